@@ -1,0 +1,116 @@
+//! Counts and other aggregates with the completeness block plus `relation` (DESIGN §2.6).
+
+use std::borrow::Cow;
+
+use serde::de::{DeserializeOwned, Error as _};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Map;
+
+use crate::completeness::{Completeness, Shape};
+use crate::reason::{Reason, StandardReason};
+
+/// How an aggregate's value relates to the truth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+pub enum Relation {
+    /// The value is exact over the whole scope.
+    Exact,
+    /// The true value is at least this.
+    LowerBound,
+    /// The value is an estimate.
+    Estimate,
+}
+
+/// An aggregate such as `{"count": 31, "relation": "lower_bound", ...completeness}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aggregate<T, R = StandardReason> {
+    name: Cow<'static, str>,
+    value: T,
+    relation: Relation,
+    completeness: Completeness<R>,
+}
+
+impl<T, R: Reason> Aggregate<T, R> {
+    /// An aggregate whose value is written under `name` (e.g. `"count"`).
+    ///
+    /// An incomplete aggregate is never exact: `Relation::Exact` on an incomplete
+    /// block becomes `Relation::LowerBound`.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        value: T,
+        relation: Relation,
+        completeness: Completeness<R>,
+    ) -> Self {
+        let relation =
+            if relation == Relation::Exact && !completeness.is_complete() { Relation::LowerBound } else { relation };
+        Aggregate { name: name.into(), value, relation, completeness }
+    }
+
+    /// A count.
+    pub fn count(value: T, relation: Relation, completeness: Completeness<R>) -> Self {
+        Aggregate::new("count", value, relation, completeness)
+    }
+
+    /// The value.
+    pub fn value(&self) -> &T {
+        &self.value
+    }
+
+    /// The member name of the value.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How the value relates to the truth.
+    pub fn relation(&self) -> Relation {
+        self.relation
+    }
+
+    /// The completeness block.
+    pub fn completeness(&self) -> &Completeness<R> {
+        &self.completeness
+    }
+
+    /// The completeness block, mutably.
+    pub fn completeness_mut(&mut self) -> &mut Completeness<R> {
+        &mut self.completeness
+    }
+}
+
+impl<T: Serialize, R: Reason> Serialize for Aggregate<T, R> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(10))?;
+        self.completeness.serialize_head(&mut map)?;
+        map.serialize_entry(self.name.as_ref(), &self.value)?;
+        map.serialize_entry("relation", &self.relation)?;
+        self.completeness.serialize_tail(&mut map, Shape::Aggregate)?;
+        map.end()
+    }
+}
+
+impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Aggregate<T, R> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut object = Map::deserialize(deserializer)?;
+        let completeness = Completeness::take_from(&mut object, Shape::Aggregate)?;
+        let relation: Relation = match object.remove("relation") {
+            Some(v) => serde_json::from_value(v).map_err(|e| D::Error::custom(format!("`relation`: {e}")))?,
+            None => return Err(D::Error::custom("missing `relation`")),
+        };
+        if relation == Relation::Exact && !completeness.is_complete() {
+            return Err(D::Error::custom("`relation` is \"exact\" but the aggregate is incomplete"));
+        }
+        let mut rest = object.into_iter();
+        let (name, value) = match (rest.next(), rest.next()) {
+            (Some(only), None) => only,
+            (None, _) => return Err(D::Error::custom("an aggregate needs its value member (e.g. `count`)")),
+            (Some((a, _)), Some((b, _))) => {
+                return Err(D::Error::custom(format!("an aggregate has one value member, found `{a}` and `{b}`")));
+            }
+        };
+        let value = serde_json::from_value(value).map_err(|e| D::Error::custom(format!("`{name}`: {e}")))?;
+        Ok(Aggregate { name: Cow::Owned(name), value, relation, completeness })
+    }
+}

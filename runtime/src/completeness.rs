@@ -1,0 +1,403 @@
+//! The completeness block every collection response carries (DESIGN §2.1).
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::continuation::Continuation;
+use crate::reason::{Reason, ReasonCode, StandardReason, reasons_from_wire};
+use crate::scope::{PageInfo, Scope};
+use crate::warning::Warning;
+
+/// `"complete"` or `"partial"`: derived from `complete`, never set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// The response covers the whole requested scope.
+    Complete,
+    /// It does not; `incomplete_reasons` say why.
+    Partial,
+}
+
+impl Status {
+    /// The wire form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Complete => "complete",
+            Status::Partial => "partial",
+        }
+    }
+}
+
+/// Whether a response covers its whole requested scope, why not, and how to continue.
+///
+/// The invariants of DESIGN §2.1 hold by construction: a value is complete exactly
+/// when it has no reasons (there is no way to build one otherwise), `status` and
+/// `truncated` are derived when serializing, the continuation is the recovery of the
+/// first reason that has one, `next_cursor` comes from the reason that carries a
+/// cursor, and evidence is kept only while the value is complete.
+///
+/// ```
+/// use completeness_runtime::{Completeness, Scope, StandardReason};
+/// use completeness_runtime::reason::MorePagesAvailable;
+///
+/// let scope = Scope::new("service_accounts", "service accounts readable by credential 'north'");
+/// let mut c: Completeness<StandardReason> = Completeness::complete(scope);
+/// assert!(c.is_complete());
+/// c.push_reason(MorePagesAvailable::new("c1.k1.abc"));
+/// assert!(!c.is_complete());
+/// assert_eq!(c.next_cursor(), Some("c1.k1.abc"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completeness<R = StandardReason> {
+    reasons: Vec<R>,
+    continuation: Option<Continuation>,
+    next_cursor: Option<String>,
+    page: Option<PageInfo>,
+    scope: Scope,
+    warnings: Vec<Warning>,
+    evidence: Option<String>,
+}
+
+/// Which members a completeness block writes: collections carry `page` and `evidence`,
+/// aggregates do not (DESIGN §2.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A list or search response.
+    Collection,
+    /// A count or other aggregate.
+    Aggregate,
+}
+
+impl Shape {
+    /// The members this shape owns, in wire order (the data members go after `truncated`).
+    pub fn members(self) -> &'static [&'static str] {
+        match self {
+            Shape::Collection => &[
+                "status",
+                "complete",
+                "truncated",
+                "incomplete_reasons",
+                "continuation",
+                "next_cursor",
+                "page",
+                "scope",
+                "warnings",
+                "evidence",
+            ],
+            Shape::Aggregate => &[
+                "status",
+                "complete",
+                "truncated",
+                "incomplete_reasons",
+                "continuation",
+                "next_cursor",
+                "scope",
+                "warnings",
+            ],
+        }
+    }
+}
+
+impl<R: Reason> Completeness<R> {
+    /// A complete answer over `scope`.
+    pub fn complete(scope: Scope) -> Self {
+        Completeness {
+            reasons: Vec::new(),
+            continuation: None,
+            next_cursor: None,
+            page: None,
+            scope,
+            warnings: Vec::new(),
+            evidence: None,
+        }
+    }
+
+    /// An incomplete answer over `scope`, for `reason`.
+    pub fn incomplete(scope: Scope, reason: impl Into<R>) -> Self {
+        let mut completeness = Completeness::complete(scope);
+        completeness.push_reason(reason);
+        completeness
+    }
+
+    /// Adds a reason; the value is incomplete from now on and loses any evidence.
+    pub fn push_reason(&mut self, reason: impl Into<R>) {
+        let reason = reason.into();
+        let recovery = reason.recovery();
+        if let Some(Continuation::NextCursor { cursor }) = &recovery {
+            if self.next_cursor.is_none() {
+                self.next_cursor = Some(cursor.clone());
+            }
+        }
+        if self.continuation.is_none() {
+            self.continuation = recovery;
+        }
+        self.evidence = None;
+        self.reasons.push(reason);
+    }
+
+    /// [`Completeness::push_reason`], by value.
+    pub fn with_reason(mut self, reason: impl Into<R>) -> Self {
+        self.push_reason(reason);
+        self
+    }
+
+    /// Sets the page facts.
+    pub fn with_page(mut self, page: PageInfo) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sets the page facts in place.
+    pub fn set_page(&mut self, page: Option<PageInfo>) {
+        self.page = page;
+    }
+
+    /// Adds a warning (it never changes `complete`).
+    pub fn with_warning(mut self, warning: Warning) -> Self {
+        self.warnings.push(warning);
+        self
+    }
+
+    /// Adds a warning in place.
+    pub fn push_warning(&mut self, warning: Warning) {
+        self.warnings.push(warning);
+    }
+
+    /// True only when the response covers the whole requested scope.
+    pub fn is_complete(&self) -> bool {
+        self.reasons.is_empty()
+    }
+
+    /// `complete` or `partial`.
+    pub fn status(&self) -> Status {
+        if self.is_complete() { Status::Complete } else { Status::Partial }
+    }
+
+    /// True when a truncation reason is present.
+    pub fn is_truncated(&self) -> bool {
+        self.reasons.iter().any(|r| r.code().is_truncation())
+    }
+
+    /// The reasons, in the order they were reported.
+    pub fn reasons(&self) -> &[R] {
+        &self.reasons
+    }
+
+    /// The codes of the reasons.
+    pub fn reason_codes(&self) -> Vec<ReasonCode> {
+        self.reasons.iter().map(Reason::code).collect()
+    }
+
+    /// True when a reason with `code` is present.
+    pub fn has_reason(&self, code: &ReasonCode) -> bool {
+        self.reasons.iter().any(|r| &r.code() == code)
+    }
+
+    /// How to recover; `None` when complete or when no reason has a recovery.
+    /// A `None` never means complete: only [`Completeness::is_complete`] does.
+    pub fn continuation(&self) -> Option<&Continuation> {
+        self.continuation.as_ref()
+    }
+
+    /// The cursor of the next page (or the resume cursor of a client limit).
+    pub fn next_cursor(&self) -> Option<&str> {
+        self.next_cursor.as_deref()
+    }
+
+    /// The page facts.
+    pub fn page(&self) -> Option<&PageInfo> {
+        self.page.as_ref()
+    }
+
+    /// The scope.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// The scope, mutably (the `#[completeness]` macro fills `resource`).
+    pub fn scope_mut(&mut self) -> &mut Scope {
+        &mut self.scope
+    }
+
+    /// The warnings.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The evidence token of a complete inventory response.
+    pub fn evidence(&self) -> Option<&str> {
+        self.evidence.as_deref()
+    }
+
+    /// Attaches evidence; refused (returns false) unless the value is complete.
+    #[allow(dead_code)] // used by the evidence issuer
+    pub(crate) fn attach_evidence(&mut self, token: String) -> bool {
+        if self.is_complete() {
+            self.evidence = Some(token);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Converts the reasons, keeping everything else.
+    pub fn map_reasons<R2: Reason>(self, mut f: impl FnMut(R) -> R2) -> Completeness<R2> {
+        Completeness {
+            reasons: self.reasons.into_iter().map(&mut f).collect(),
+            continuation: self.continuation,
+            next_cursor: self.next_cursor,
+            page: self.page,
+            scope: self.scope,
+            warnings: self.warnings,
+            evidence: self.evidence,
+        }
+    }
+
+    /// The same block with [`StandardReason`]s, as a client sees it.
+    pub fn to_standard(&self) -> Completeness<StandardReason> {
+        self.clone().map_reasons(|r| StandardReason::from_reason(&r))
+    }
+
+    /// Writes `status`, `complete` and `truncated`: the members before the data.
+    pub fn serialize_head<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        map.serialize_entry("status", self.status().as_str())?;
+        map.serialize_entry("complete", &self.is_complete())?;
+        map.serialize_entry("truncated", &self.is_truncated())
+    }
+
+    /// Writes the members after the data.
+    pub fn serialize_tail<M: SerializeMap>(&self, map: &mut M, shape: Shape) -> Result<(), M::Error> {
+        map.serialize_entry("incomplete_reasons", &self.reasons)?;
+        map.serialize_entry("continuation", &self.continuation)?;
+        map.serialize_entry("next_cursor", &self.next_cursor)?;
+        if shape == Shape::Collection {
+            map.serialize_entry("page", &self.page)?;
+        }
+        map.serialize_entry("scope", &self.scope)?;
+        map.serialize_entry("warnings", &self.warnings)?;
+        if shape == Shape::Collection {
+            map.serialize_entry("evidence", &self.evidence)?;
+        }
+        Ok(())
+    }
+
+    /// Strictly reads a completeness block out of a wire object, removing its members.
+    ///
+    /// Every member of `shape` must be present; every invariant of DESIGN §2.1 must hold.
+    /// The error names the violation.
+    pub fn take_from<E: serde::de::Error>(object: &mut Map<String, Value>, shape: Shape) -> Result<Self, E> {
+        for member in shape.members() {
+            if !object.contains_key(*member) {
+                return Err(E::custom(format!(
+                    "missing `{member}`: a response without it cannot be trusted to be complete"
+                )));
+            }
+        }
+        let mut take = |name: &str| object.remove(name).unwrap_or(Value::Null);
+        let complete = match take("complete") {
+            Value::Bool(b) => b,
+            other => return Err(E::custom(format!("`complete` must be a boolean, got {other}"))),
+        };
+        let status = take("status");
+        let truncated = take("truncated");
+        let reasons: Vec<R> = match take("incomplete_reasons") {
+            Value::Array(values) => reasons_from_wire(values)?,
+            _ => return Err(E::custom("`incomplete_reasons` must be an array")),
+        };
+        let continuation: Option<Continuation> =
+            serde_json::from_value(take("continuation")).map_err(|e| E::custom(format!("`continuation`: {e}")))?;
+        let next_cursor: Option<String> =
+            serde_json::from_value(take("next_cursor")).map_err(|e| E::custom(format!("`next_cursor`: {e}")))?;
+        let page: Option<PageInfo> = if shape == Shape::Collection {
+            serde_json::from_value(take("page")).map_err(|e| E::custom(format!("`page`: {e}")))?
+        } else {
+            None
+        };
+        let scope: Scope = serde_json::from_value(take("scope")).map_err(|e| E::custom(format!("`scope`: {e}")))?;
+        let warnings: Vec<Warning> =
+            serde_json::from_value(take("warnings")).map_err(|e| E::custom(format!("`warnings`: {e}")))?;
+        let evidence: Option<String> = if shape == Shape::Collection {
+            serde_json::from_value(take("evidence")).map_err(|e| E::custom(format!("`evidence`: {e}")))?
+        } else {
+            None
+        };
+        let value = Completeness { reasons, continuation, next_cursor, page, scope, warnings, evidence };
+        value.check_wire(complete, &status, &truncated).map_err(E::custom)?;
+        Ok(value)
+    }
+
+    /// Checks the wire invariants of DESIGN §2.1 against the received derived members.
+    fn check_wire(&self, complete: bool, status: &Value, truncated: &Value) -> Result<(), String> {
+        if complete != self.is_complete() {
+            return Err(if complete {
+                format!(
+                    "`complete` is true but `incomplete_reasons` lists {}",
+                    self.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ")
+                )
+            } else {
+                "`complete` is false but `incomplete_reasons` is empty".to_owned()
+            });
+        }
+        if status.as_str() != Some(self.status().as_str()) {
+            return Err(format!(
+                "`status` must be \"{}\" when `complete` is {complete}, got {status}",
+                self.status().as_str()
+            ));
+        }
+        if truncated.as_bool() != Some(self.is_truncated()) {
+            return Err(format!("`truncated` must be {} for these reasons, got {truncated}", self.is_truncated()));
+        }
+        if complete && self.continuation.is_some() {
+            return Err("`continuation` must be null when `complete` is true".into());
+        }
+        if !complete && self.evidence.is_some() {
+            return Err(
+                "`evidence` must be null when `complete` is false: evidence is never made from a partial read".into()
+            );
+        }
+        let more_pages = self.has_reason(&ReasonCode::MorePagesAvailable);
+        let client_limit = self.has_reason(&ReasonCode::ClientLimitReached);
+        match (&self.next_cursor, more_pages) {
+            (None, true) => return Err("MORE_PAGES_AVAILABLE is present but `next_cursor` is null".into()),
+            (Some(_), false) if !client_limit => {
+                return Err(
+                    "`next_cursor` is set but no MORE_PAGES_AVAILABLE (or CLIENT_LIMIT_REACHED) reason is present"
+                        .into(),
+                );
+            }
+            _ => {}
+        }
+        if let Some(Continuation::NextCursor { cursor }) = &self.continuation {
+            if self.next_cursor.as_deref() != Some(cursor.as_str()) {
+                return Err("`continuation.cursor` must equal `next_cursor`".into());
+            }
+        }
+        let needs_recovery =
+            more_pages || self.has_reason(&ReasonCode::QuotaExhausted) || self.has_reason(&ReasonCode::SnapshotExpired);
+        if needs_recovery && self.continuation.is_none() {
+            return Err("`continuation` is null although a reason has a recovery path".into());
+        }
+        if let Some(page) = &self.page {
+            if page.cursor.is_some() != self.next_cursor.is_some() && more_pages {
+                return Err("`page.cursor` must describe `next_cursor` when there is one".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Reason> Serialize for Completeness<R> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        self.serialize_head(&mut map)?;
+        self.serialize_tail(&mut map, Shape::Collection)?;
+        map.end()
+    }
+}
+
+impl<'de, R: Reason> Deserialize<'de> for Completeness<R> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut object = Map::deserialize(deserializer)?;
+        Completeness::take_from(&mut object, Shape::Collection)
+    }
+}

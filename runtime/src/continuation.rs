@@ -1,0 +1,60 @@
+//! Typed recovery paths of an incomplete answer (DESIGN §2.3).
+
+use serde::{Deserialize, Serialize};
+
+/// How a caller can recover the part of the answer it did not get.
+///
+/// A continuation is always a real recovery path: never one that repeats the
+/// same query and hopes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+pub enum Continuation {
+    /// Fetch the next page with this cursor.
+    NextCursor {
+        /// The opaque cursor to send back.
+        cursor: String,
+    },
+    /// Ask again after this many seconds.
+    RetryAfter {
+        /// Seconds to wait.
+        seconds: u64,
+    },
+    /// Ask again with a time budget of at least this many seconds.
+    RetryWithDeadline {
+        /// The smallest budget that could help, in seconds.
+        minimum_seconds: u64,
+    },
+    /// Ask a narrower question; the hint says how.
+    NarrowQuery {
+        /// What to narrow, in words.
+        hint: String,
+    },
+    /// Start a new traversal; results of the old one cannot be combined with it.
+    Restart {
+        /// Why the old traversal cannot continue.
+        reason: String,
+    },
+}
+
+impl Continuation {
+    /// The wire name of this continuation's kind, e.g. `"next_cursor"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Continuation::NextCursor { .. } => "next_cursor",
+            Continuation::RetryAfter { .. } => "retry_after",
+            Continuation::RetryWithDeadline { .. } => "retry_with_deadline",
+            Continuation::NarrowQuery { .. } => "narrow_query",
+            Continuation::Restart { .. } => "restart",
+        }
+    }
+
+    /// The cursor, when this is a `next_cursor` continuation.
+    pub fn cursor(&self) -> Option<&str> {
+        match self {
+            Continuation::NextCursor { cursor } => Some(cursor),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! The ready-made collection envelope `{status, complete, truncated, items, ...}`.
+
+use serde::de::{DeserializeOwned, Error as _};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::completeness::{Completeness, Shape};
+use crate::reason::{Reason, StandardReason};
+use crate::scope::Scope;
+
+/// A list or search response: the items and their completeness block.
+///
+/// ```
+/// use completeness_runtime::{Envelope, Scope, StandardReason};
+/// use completeness_runtime::reason::VisibilityRestricted;
+///
+/// let scope = Scope::new("service_accounts", "service accounts readable by credential 'north'");
+/// let page: Envelope<String> = Envelope::incomplete(vec![], scope, VisibilityRestricted::new());
+/// let json = serde_json::to_value(&page).unwrap();
+/// assert_eq!(json["complete"], false);
+/// assert_eq!(json["items"], serde_json::json!([]));
+/// assert_eq!(json["incomplete_reasons"][0]["code"], "VISIBILITY_RESTRICTED");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope<T, R = StandardReason> {
+    /// The data.
+    pub items: Vec<T>,
+    /// Whether `items` is everything in scope, and if not why.
+    pub completeness: Completeness<R>,
+}
+
+impl<T, R: Reason> Envelope<T, R> {
+    /// An envelope from items and a completeness block.
+    pub fn new(items: Vec<T>, completeness: Completeness<R>) -> Self {
+        Envelope { items, completeness }
+    }
+
+    /// A complete envelope: `items` is everything in `scope`.
+    pub fn complete(items: Vec<T>, scope: Scope) -> Self {
+        Envelope::new(items, Completeness::complete(scope))
+    }
+
+    /// An incomplete envelope with one reason.
+    pub fn incomplete(items: Vec<T>, scope: Scope, reason: impl Into<R>) -> Self {
+        Envelope::new(items, Completeness::incomplete(scope, reason))
+    }
+
+    /// True only when the items cover the whole requested scope.
+    pub fn is_complete(&self) -> bool {
+        self.completeness.is_complete()
+    }
+
+    /// The items.
+    pub fn items(&self) -> &[T] {
+        &self.items
+    }
+
+    /// Splits into items and completeness.
+    pub fn into_parts(self) -> (Vec<T>, Completeness<R>) {
+        (self.items, self.completeness)
+    }
+}
+
+impl<T: Serialize, R: Reason> Serialize for Envelope<T, R> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(11))?;
+        self.completeness.serialize_head(&mut map)?;
+        map.serialize_entry("items", &self.items)?;
+        self.completeness.serialize_tail(&mut map, Shape::Collection)?;
+        map.end()
+    }
+}
+
+impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Envelope<T, R> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut object = Map::deserialize(deserializer)?;
+        let completeness = Completeness::take_from(&mut object, Shape::Collection)?;
+        let items: Vec<T> = match object.remove("items") {
+            Some(Value::Array(values)) => values
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| serde_json::from_value(v).map_err(|e| D::Error::custom(format!("items[{i}]: {e}"))))
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(D::Error::custom("`items` must be an array")),
+            None => return Err(D::Error::custom("missing `items`")),
+        };
+        if let Some(page) = completeness.page() {
+            if page.returned != items.len() as u64 {
+                return Err(D::Error::custom(format!(
+                    "`page.returned` is {} but `items` holds {}",
+                    page.returned,
+                    items.len()
+                )));
+            }
+        }
+        Ok(Envelope { items, completeness })
+    }
+}

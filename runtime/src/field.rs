@@ -1,0 +1,134 @@
+//! Fields of single-resource reads that the server may not have filled (DESIGN §2.7).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Why a field was not filled.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Omission {
+    /// `NO_ACCESS`: the credential may not read it.
+    NoAccess,
+    /// `SOURCE_FAILED`: the source that holds it failed.
+    SourceFailed,
+    /// `NOT_REQUESTED`: it is only filled when asked for (`fields=`).
+    NotRequested,
+    /// A code this version does not know.
+    Unknown(String),
+}
+
+impl Omission {
+    /// The wire form.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Omission::NoAccess => "NO_ACCESS",
+            Omission::SourceFailed => "SOURCE_FAILED",
+            Omission::NotRequested => "NOT_REQUESTED",
+            Omission::Unknown(code) => code,
+        }
+    }
+
+    /// Parses the wire form; unknown codes are kept.
+    pub fn parse(code: &str) -> Omission {
+        match code {
+            "NO_ACCESS" => Omission::NoAccess,
+            "SOURCE_FAILED" => Omission::SourceFailed,
+            "NOT_REQUESTED" => Omission::NotRequested,
+            other => Omission::Unknown(other.to_owned()),
+        }
+    }
+}
+
+impl fmt::Display for Omission {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Omission {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Omission {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Omission::parse(&String::deserialize(deserializer)?))
+    }
+}
+
+/// A field the server fills, leaves genuinely null, or omits for a stated reason.
+///
+/// On the wire both `Null` and `Omitted` are `null`; only `Omitted` is listed in
+/// `omitted_fields`, so a client can tell "there is no value" from "you were not told".
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Field<T> {
+    /// The value.
+    Filled(T),
+    /// A genuine null: the value does not exist.
+    #[default]
+    Null,
+    /// Not filled, for this reason.
+    Omitted(Omission),
+}
+
+impl<T> Field<T> {
+    /// `Filled` for `Some`, `Null` for `None`.
+    pub fn from_option(value: Option<T>) -> Self {
+        value.map_or(Field::Null, Field::Filled)
+    }
+
+    /// The value, if filled.
+    pub fn value(&self) -> Option<&T> {
+        match self {
+            Field::Filled(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// Why it is not filled, if omitted.
+    pub fn omission(&self) -> Option<&Omission> {
+        match self {
+            Field::Omitted(why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+impl<T: Serialize> Serialize for Field<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Filled(value) => value.serialize(serializer),
+            Field::Null | Field::Omitted(_) => serializer.serialize_none(),
+        }
+    }
+}
+
+/// The `omitted_fields` member: field name → omission code.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct OmittedFields(pub BTreeMap<String, Omission>);
+
+impl OmittedFields {
+    /// Records `field` as omitted when it is.
+    pub fn note<T>(&mut self, name: &str, field: &Field<T>) {
+        if let Field::Omitted(why) = field {
+            self.0.insert(name.to_owned(), why.clone());
+        }
+    }
+
+    /// Rebuilds a field from its wire value and this map: listed → `Omitted`, null → `Null`.
+    pub fn restore<T>(&self, name: &str, value: Option<T>) -> Field<T> {
+        match (self.0.get(name), value) {
+            (Some(why), None) => Field::Omitted(why.clone()),
+            (_, Some(value)) => Field::Filled(value),
+            (None, None) => Field::Null,
+        }
+    }
+
+    /// True when nothing was omitted.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}

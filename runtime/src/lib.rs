@@ -1,0 +1,47 @@
+//! Runtime of the `completeness` framework: the wire contract's types, axum
+//! integration and the client side. Most users depend on the `completeness`
+//! facade crate, which re-exports everything here together with the macros.
+//!
+//! The invariants of the wire contract hold by construction:
+//!
+//! ```
+//! use completeness_runtime::{Envelope, Scope};
+//! use completeness_runtime::reason::MorePagesAvailable;
+//!
+//! let scope = Scope::new("service_accounts", "service accounts readable by credential 'admin'");
+//! let mut page: Envelope<u32> = Envelope::complete(vec![], scope);
+//! assert!(page.is_complete()); // complete and empty: evidence of absence
+//! page.completeness.push_reason(MorePagesAvailable::new("c1.k1.next"));
+//! let json = serde_json::to_value(&page).unwrap();
+//! assert_eq!(json["status"], "partial"); // empty, but not the end
+//! assert_eq!(json["truncated"], true);
+//! assert_eq!(json["continuation"]["cursor"], json["next_cursor"]);
+//! ```
+
+pub mod aggregate;
+pub mod completeness;
+pub mod continuation;
+pub mod envelope;
+pub mod field;
+pub mod problem;
+pub mod reason;
+pub mod report;
+#[cfg(feature = "axum")]
+pub mod response;
+pub mod scope;
+pub mod warning;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use aggregate::{Aggregate, Relation};
+pub use completeness::{Completeness, Shape, Status};
+pub use continuation::Continuation;
+pub use envelope::Envelope;
+pub use field::{Field, Omission, OmittedFields};
+pub use problem::{Problem, ProblemCode};
+pub use reason::{LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason};
+pub use report::{CompletenessReport, Exempt, ReportsCompleteness};
+pub use scope::{CursorBinding, CursorContract, PageInfo, Scope};
+pub use warning::{Warning, WarningCatalog, WarningCode};

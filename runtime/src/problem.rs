@@ -1,0 +1,248 @@
+//! RFC 9457 problem responses with stable codes.
+
+use std::fmt;
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::continuation::Continuation;
+use crate::reason::ReasonCode;
+use crate::report::CompletenessReport;
+
+macro_rules! problem_codes {
+    ($($variant:ident => $code:literal, $status:literal, $title:literal;)*) => {
+        /// A stable problem code. Programs branch on this, never on `detail`.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum ProblemCode {
+            $(
+                #[doc = concat!("`", $code, "` (", stringify!($status), "): ", $title, ".")]
+                $variant,
+            )*
+            /// A code this version does not know.
+            Other(String),
+        }
+
+        impl ProblemCode {
+            /// Every code this version knows.
+            pub const KNOWN: &'static [ProblemCode] = &[$(ProblemCode::$variant),*];
+
+            /// The wire form.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(ProblemCode::$variant => $code,)*
+                    ProblemCode::Other(code) => code,
+                }
+            }
+
+            /// Parses the wire form.
+            pub fn parse(code: &str) -> ProblemCode {
+                match code {
+                    $($code => ProblemCode::$variant,)*
+                    other => ProblemCode::Other(other.to_owned()),
+                }
+            }
+
+            /// The HTTP status this code is answered with (a default for `Other`).
+            pub fn status(&self) -> u16 {
+                match self {
+                    $(ProblemCode::$variant => $status,)*
+                    ProblemCode::Other(_) => 400,
+                }
+            }
+
+            /// A short human title.
+            pub fn title(&self) -> &'static str {
+                match self {
+                    $(ProblemCode::$variant => $title,)*
+                    ProblemCode::Other(_) => "Request failed",
+                }
+            }
+        }
+    };
+}
+
+problem_codes! {
+    InvalidPageSize => "INVALID_PAGE_SIZE", 400, "Invalid page size";
+    InvalidCursor => "INVALID_CURSOR", 400, "Invalid cursor";
+    CursorQueryMismatch => "CURSOR_QUERY_MISMATCH", 400, "Cursor does not match the query";
+    CursorCredentialMismatch => "CURSOR_CREDENTIAL_MISMATCH", 403, "Cursor belongs to another credential";
+    CursorExpired => "CURSOR_EXPIRED", 410, "Cursor expired";
+    InvalidTimeBudget => "INVALID_TIME_BUDGET", 400, "Invalid time budget";
+    InvalidRequest => "INVALID_REQUEST", 400, "Invalid request";
+    InvalidBody => "INVALID_BODY", 400, "Invalid request body";
+    Unauthenticated => "UNAUTHENTICATED", 401, "Missing or unknown credential";
+    Forbidden => "FORBIDDEN", 403, "Not allowed";
+    NotFound => "NOT_FOUND", 404, "Not found";
+    CompleteResultUnavailable => "COMPLETE_RESULT_UNAVAILABLE", 503, "A complete result is not available";
+    EvidenceRequired => "EVIDENCE_REQUIRED", 428, "Evidence required";
+    EvidenceInvalid => "EVIDENCE_INVALID", 412, "Evidence invalid";
+    EvidenceExpired => "EVIDENCE_EXPIRED", 412, "Evidence expired";
+    EvidenceCredentialMismatch => "EVIDENCE_CREDENTIAL_MISMATCH", 412, "Evidence belongs to another credential";
+    TargetNotInEvidence => "TARGET_NOT_IN_EVIDENCE", 412, "Target not in evidence";
+    TargetChanged => "TARGET_CHANGED", 409, "Target changed";
+    Internal => "INTERNAL", 500, "Internal error";
+}
+
+impl fmt::Display for ProblemCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An RFC 9457 problem: `{type, title, status, detail, code, ...extensions}`.
+///
+/// Served as `application/problem+json`; `Retry-After` is sent when known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    code: ProblemCode,
+    status: u16,
+    title: String,
+    detail: String,
+    extensions: Map<String, Value>,
+    retry_after: Option<u64>,
+}
+
+impl Problem {
+    /// A problem with the code's status and title.
+    pub fn new(code: ProblemCode, detail: impl Into<String>) -> Self {
+        Problem {
+            status: code.status(),
+            title: code.title().to_owned(),
+            code,
+            detail: detail.into(),
+            extensions: Map::new(),
+            retry_after: None,
+        }
+    }
+
+    /// Overrides the status.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// Adds an extension member.
+    pub fn with_extension(mut self, key: &str, value: impl Serialize) -> Self {
+        let value = serde_json::to_value(value).unwrap_or(Value::Null);
+        self.extensions.insert(key.to_owned(), value);
+        self
+    }
+
+    /// Adds the `continuation` extension.
+    pub fn with_continuation(self, continuation: &Continuation) -> Self {
+        self.with_extension("continuation", continuation)
+    }
+
+    /// Sets `Retry-After` (seconds).
+    pub fn with_retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds);
+        self
+    }
+
+    /// The `COMPLETE_RESULT_UNAVAILABLE` problem of DESIGN §2.8 for an incomplete result:
+    /// 403 when `VISIBILITY_RESTRICTED` is among the reasons, else 422 when
+    /// `RESULT_LIMIT_REACHED` is, else 503 with `Retry-After` when known.
+    pub fn complete_result_unavailable(report: &dyn CompletenessReport) -> Problem {
+        let codes = report.reason_codes();
+        let status = if codes.contains(&ReasonCode::VisibilityRestricted) {
+            403
+        } else if codes.contains(&ReasonCode::ResultLimitReached) {
+            422
+        } else {
+            503
+        };
+        let listed = codes.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ");
+        let mut problem = Problem::new(
+            ProblemCode::CompleteResultUnavailable,
+            format!("The request demanded a complete result; this one is incomplete ({listed})."),
+        )
+        .with_status(status)
+        .with_extension("incomplete_reasons", report.reasons_json());
+        if status == 503 {
+            if let Some(seconds) = report.retry_after_seconds() {
+                problem = problem.with_retry_after(seconds);
+            }
+        }
+        problem
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> &ProblemCode {
+        &self.code
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The human detail.
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    /// The title.
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    /// An extension member.
+    pub fn extension(&self, key: &str) -> Option<&Value> {
+        self.extensions.get(key)
+    }
+
+    /// `Retry-After`, in seconds, when known.
+    pub fn retry_after(&self) -> Option<u64> {
+        self.retry_after
+    }
+
+    /// The `type` URI: `urn:completeness:problem:` and the code in kebab case.
+    pub fn type_uri(&self) -> String {
+        format!("urn:completeness:problem:{}", self.code.as_str().to_ascii_lowercase().replace('_', "-"))
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.status, self.code, self.detail)
+    }
+}
+
+impl std::error::Error for Problem {}
+
+impl Serialize for Problem {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(5 + self.extensions.len()))?;
+        map.serialize_entry("type", &self.type_uri())?;
+        map.serialize_entry("title", &self.title)?;
+        map.serialize_entry("status", &self.status)?;
+        map.serialize_entry("detail", &self.detail)?;
+        map.serialize_entry("code", self.code.as_str())?;
+        for (key, value) in &self.extensions {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Problem {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut object = Map::deserialize(deserializer)?;
+        let code = match object.remove("code") {
+            Some(Value::String(code)) => ProblemCode::parse(&code),
+            _ => return Err(D::Error::custom("a problem needs a string `code`")),
+        };
+        let status = object
+            .remove("status")
+            .and_then(|s| s.as_u64())
+            .and_then(|s| u16::try_from(s).ok())
+            .ok_or_else(|| D::Error::custom("a problem needs a numeric `status`"))?;
+        let text = |v: Option<Value>| v.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let title = text(object.remove("title"));
+        let detail = text(object.remove("detail"));
+        object.remove("type");
+        Ok(Problem { code, status, title, detail, extensions: object, retry_after: None })
+    }
+}

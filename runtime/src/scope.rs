@@ -1,0 +1,88 @@
+//! What a response claims to cover (DESIGN §2.1 `scope`) and how it was paged (`page`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The scope a response covers: resource, visibility, snapshot and applied filters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+pub struct Scope {
+    /// The resource, e.g. `"service_accounts"`.
+    pub resource: String,
+    /// What the credential can see, in words: "service accounts readable by credential 'north'".
+    pub visibility: String,
+    /// The snapshot the answer was read at, when the resource has snapshots.
+    pub snapshot: Option<String>,
+    /// The filters that were applied, echoed.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub filters: Map<String, Value>,
+}
+
+impl Scope {
+    /// A scope over `resource` as seen by a credential described by `visibility`.
+    pub fn new(resource: impl Into<String>, visibility: impl Into<String>) -> Self {
+        Scope { resource: resource.into(), visibility: visibility.into(), snapshot: None, filters: Map::new() }
+    }
+
+    /// Sets the snapshot.
+    pub fn with_snapshot(mut self, snapshot: impl Into<String>) -> Self {
+        self.snapshot = Some(snapshot.into());
+        self
+    }
+
+    /// Echoes one applied filter.
+    pub fn with_filter(mut self, name: &str, value: impl Into<Value>) -> Self {
+        self.filters.insert(name.to_owned(), value.into());
+        self
+    }
+}
+
+/// Pagination facts of one page (DESIGN §2.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+pub struct PageInfo {
+    /// Items on this page.
+    pub returned: u64,
+    /// The page size the request asked for, echoed (`None` when it named none).
+    pub requested_size: Option<u64>,
+    /// The page size actually used.
+    pub applied_size: u64,
+    /// The total ordering, e.g. `"id ascending"`.
+    pub ordering: String,
+    /// The snapshot of the traversal.
+    pub snapshot: Option<String>,
+    /// The contract of `next_cursor`, when there is one.
+    pub cursor: Option<CursorContract>,
+}
+
+/// What a cursor promises: snapshot freezing, expiry, and what invalidates it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+pub struct CursorContract {
+    /// True when every page of the traversal is read at the first page's snapshot.
+    pub freezes_snapshot: bool,
+    /// RFC 3339 time after which the cursor is refused with `CURSOR_EXPIRED`.
+    pub expires_at: String,
+    /// What makes the cursor invalid when changed.
+    pub invalidated_by: Vec<CursorBinding>,
+}
+
+/// Something a cursor is bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+pub enum CursorBinding {
+    /// The query's filters.
+    Filters,
+    /// The ordering.
+    Ordering,
+    /// The credential and its permission epoch.
+    Credential,
+}
