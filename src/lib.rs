@@ -29,3 +29,7 @@ pub use completeness_runtime::*;
 
 #[doc(hidden)]
 pub use completeness_runtime::__private;
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
