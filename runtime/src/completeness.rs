@@ -123,10 +123,10 @@ impl<R: Reason> Completeness<R> {
     pub fn push_reason(&mut self, reason: impl Into<R>) {
         let reason = reason.into();
         let recovery = reason.recovery();
-        if let Some(Continuation::NextCursor { cursor }) = &recovery {
-            if self.next_cursor.is_none() {
-                self.next_cursor = Some(cursor.clone());
-            }
+        if let Some(Continuation::NextCursor { cursor }) = &recovery
+            && self.next_cursor.is_none()
+        {
+            self.next_cursor = Some(cursor.clone());
         }
         if self.continuation.is_none() {
             self.continuation = recovery;
@@ -367,20 +367,21 @@ impl<R: Reason> Completeness<R> {
             }
             _ => {}
         }
-        if let Some(Continuation::NextCursor { cursor }) = &self.continuation {
-            if self.next_cursor.as_deref() != Some(cursor.as_str()) {
-                return Err("`continuation.cursor` must equal `next_cursor`".into());
-            }
+        if let Some(Continuation::NextCursor { cursor }) = &self.continuation
+            && self.next_cursor.as_deref() != Some(cursor.as_str())
+        {
+            return Err("`continuation.cursor` must equal `next_cursor`".into());
         }
         let needs_recovery =
             more_pages || self.has_reason(&ReasonCode::QuotaExhausted) || self.has_reason(&ReasonCode::SnapshotExpired);
         if needs_recovery && self.continuation.is_none() {
             return Err("`continuation` is null although a reason has a recovery path".into());
         }
-        if let Some(page) = &self.page {
-            if page.cursor.is_some() != self.next_cursor.is_some() && more_pages {
-                return Err("`page.cursor` must describe `next_cursor` when there is one".into());
-            }
+        if let Some(page) = &self.page
+            && page.cursor.is_some() != self.next_cursor.is_some()
+            && more_pages
+        {
+            return Err("`page.cursor` must describe `next_cursor` when there is one".into());
         }
         Ok(())
     }

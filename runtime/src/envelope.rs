@@ -85,14 +85,14 @@ impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Envelope<T, R> {
             Some(_) => return Err(D::Error::custom("`items` must be an array")),
             None => return Err(D::Error::custom("missing `items`")),
         };
-        if let Some(page) = completeness.page() {
-            if page.returned != items.len() as u64 {
-                return Err(D::Error::custom(format!(
-                    "`page.returned` is {} but `items` holds {}",
-                    page.returned,
-                    items.len()
-                )));
-            }
+        if let Some(page) = completeness.page()
+            && page.returned != items.len() as u64
+        {
+            return Err(D::Error::custom(format!(
+                "`page.returned` is {} but `items` holds {}",
+                page.returned,
+                items.len()
+            )));
         }
         Ok(Envelope { items, completeness })
     }

@@ -27,6 +27,8 @@ pub mod problem;
 pub mod reason;
 pub mod report;
 #[cfg(feature = "axum")]
+pub mod require;
+#[cfg(feature = "axum")]
 pub mod response;
 pub mod scope;
 pub mod warning;
@@ -43,5 +45,7 @@ pub use field::{Field, Omission, OmittedFields};
 pub use problem::{Problem, ProblemCode};
 pub use reason::{LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason};
 pub use report::{CompletenessReport, Exempt, ReportsCompleteness};
+#[cfg(feature = "axum")]
+pub use require::RequireComplete;
 pub use scope::{CursorBinding, CursorContract, PageInfo, Scope};
 pub use warning::{Warning, WarningCatalog, WarningCode};

@@ -159,10 +159,10 @@ impl Problem {
         )
         .with_status(status)
         .with_extension("incomplete_reasons", report.reasons_json());
-        if status == 503 {
-            if let Some(seconds) = report.retry_after_seconds() {
-                problem = problem.with_retry_after(seconds);
-            }
+        if status == 503
+            && let Some(seconds) = report.retry_after_seconds()
+        {
+            problem = problem.with_retry_after(seconds);
         }
         problem
     }
