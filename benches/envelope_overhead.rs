@@ -1,1 +1,2 @@
+//! Envelope serialization overhead versus a bare Vec (written next).
 fn main() {}
