@@ -1,0 +1,191 @@
+//! The `Credential` hook: how a service tells the framework who the caller is.
+//!
+//! The service's own authentication middleware resolves the caller and inserts a
+//! [`Credential`] into the request's extensions; the framework's extractors
+//! ([`PageRequest`](crate::page_request::PageRequest), [`RequireEvidence`](crate::evidence::RequireEvidence),
+//! [`EvidenceIssuer`](crate::evidence::EvidenceIssuer)) and handlers read it from there.
+//! Its fingerprint (name, permission epoch and tenant access) is what cursors and
+//! evidence are bound to: bump the permission epoch whenever the credential's
+//! permissions change and every cursor and evidence token it holds stops working.
+//!
+//! ```
+//! use axum::{Router, middleware::{self, Next}, extract::Request, response::{IntoResponse, Response}};
+//! use completeness_runtime::{Credential, Problem, ProblemCode};
+//!
+//! async fn authenticate(mut request: Request, next: Next) -> Response {
+//!     let bearer = request.headers().get("authorization").and_then(|v| v.to_str().ok());
+//!     let credential = match bearer {
+//!         Some("Bearer admin") => Credential::new("admin", 1).with_all_tenants(),
+//!         Some("Bearer north") => Credential::new("north", 1).with_tenant("north"),
+//!         _ => return Problem::new(ProblemCode::Unauthenticated, "send a known bearer credential").into_response(),
+//!     };
+//!     request.extensions_mut().insert(credential);
+//!     next.run(request).await
+//! }
+//!
+//! async fn whoami(credential: Credential) -> String {
+//!     credential.name().to_owned()
+//! }
+//!
+//! let app: Router = Router::new()
+//!     .route("/whoami", axum::routing::get(whoami))
+//!     .layer(middleware::from_fn(authenticate));
+//! ```
+
+use std::collections::BTreeSet;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use sha2::{Digest, Sha256};
+
+use crate::problem::{Problem, ProblemCode};
+
+/// Which tenants a credential can read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TenantAccess {
+    /// Every tenant.
+    All,
+    /// Only these tenants (possibly none).
+    Only(BTreeSet<String>),
+}
+
+/// The caller: its name, permission epoch and tenant access.
+///
+/// Inserted into the request extensions by the service's authentication middleware;
+/// extracting it in a handler without that middleware yields 401 `UNAUTHENTICATED`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credential {
+    name: String,
+    permission_epoch: u64,
+    tenants: TenantAccess,
+}
+
+impl Credential {
+    /// A credential named `name` whose permissions are at version `permission_epoch`,
+    /// with access to no tenant yet (add them with the `with_` methods).
+    pub fn new(name: impl Into<String>, permission_epoch: u64) -> Credential {
+        Credential { name: name.into(), permission_epoch, tenants: TenantAccess::Only(BTreeSet::new()) }
+    }
+
+    /// Grants every tenant.
+    pub fn with_all_tenants(mut self) -> Credential {
+        self.tenants = TenantAccess::All;
+        self
+    }
+
+    /// Grants one more tenant.
+    pub fn with_tenant(mut self, tenant: impl Into<String>) -> Credential {
+        if let TenantAccess::Only(set) = &mut self.tenants {
+            set.insert(tenant.into());
+        }
+        self
+    }
+
+    /// Grants several more tenants.
+    pub fn with_tenants<I: IntoIterator<Item = S>, S: Into<String>>(self, tenants: I) -> Credential {
+        tenants.into_iter().fold(self, Credential::with_tenant)
+    }
+
+    /// The credential's name, e.g. `"north"`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The version of its permissions; it changes whenever they change.
+    pub fn permission_epoch(&self) -> u64 {
+        self.permission_epoch
+    }
+
+    /// Which tenants it can read.
+    pub fn tenant_access(&self) -> &TenantAccess {
+        &self.tenants
+    }
+
+    /// True when it can read every tenant.
+    pub fn sees_all_tenants(&self) -> bool {
+        self.tenants == TenantAccess::All
+    }
+
+    /// True when it can read `tenant`.
+    pub fn can_read(&self, tenant: &str) -> bool {
+        match &self.tenants {
+            TenantAccess::All => true,
+            TenantAccess::Only(set) => set.contains(tenant),
+        }
+    }
+
+    /// The tenants it can read, or `None` when it can read all of them.
+    pub fn tenants(&self) -> Option<&BTreeSet<String>> {
+        match &self.tenants {
+            TenantAccess::All => None,
+            TenantAccess::Only(set) => Some(set),
+        }
+    }
+
+    /// The `scope.visibility` text: `"<what> readable by credential '<name>'"`.
+    pub fn visibility(&self, what: &str) -> String {
+        format!("{what} readable by credential '{}'", self.name)
+    }
+
+    /// SHA-256 over the name, the permission epoch and the tenant access: what cursors
+    /// and evidence are bound to.
+    pub fn fingerprint(&self) -> [u8; 32] {
+        let mut digest = Sha256::new();
+        digest.update(b"completeness/credential/v1\n");
+        digest.update((self.name.len() as u64).to_be_bytes());
+        digest.update(self.name.as_bytes());
+        digest.update(self.permission_epoch.to_be_bytes());
+        match &self.tenants {
+            TenantAccess::All => digest.update(b"*"),
+            TenantAccess::Only(set) => {
+                digest.update(b"=");
+                for tenant in set {
+                    digest.update((tenant.len() as u64).to_be_bytes());
+                    digest.update(tenant.as_bytes());
+                }
+            }
+        }
+        digest.finalize().into()
+    }
+
+    /// The credential the authentication middleware put on the request, or 401.
+    pub fn from_parts(parts: &Parts) -> Result<Credential, Problem> {
+        parts.extensions.get::<Credential>().cloned().ok_or_else(|| {
+            Problem::new(ProblemCode::Unauthenticated, "This request carries no known credential; send one.")
+        })
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Credential {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Credential::from_parts(parts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fingerprint_changes_with_name_epoch_and_tenants_but_not_grant_order() {
+        let north = Credential::new("north", 1).with_tenant("north");
+        assert_eq!(north.fingerprint(), Credential::new("north", 1).with_tenant("north").fingerprint());
+        assert_ne!(north.fingerprint(), Credential::new("north", 2).with_tenant("north").fingerprint());
+        assert_ne!(north.fingerprint(), Credential::new("south", 1).with_tenant("north").fingerprint());
+        assert_ne!(north.fingerprint(), Credential::new("north", 1).with_tenants(["north", "east"]).fingerprint());
+        assert_ne!(north.fingerprint(), Credential::new("north", 1).with_all_tenants().fingerprint());
+        let ab = Credential::new("x", 1).with_tenants(["a", "b"]);
+        let ba = Credential::new("x", 1).with_tenants(["b", "a"]);
+        assert_eq!(ab.fingerprint(), ba.fingerprint());
+    }
+
+    #[test]
+    fn tenant_access_answers_can_read() {
+        let north = Credential::new("north", 1).with_tenant("north");
+        assert!(north.can_read("north") && !north.can_read("south"));
+        let admin = Credential::new("admin", 1).with_all_tenants();
+        assert!(admin.can_read("south") && admin.sees_all_tenants() && admin.tenants().is_none());
+    }
+}

@@ -1,0 +1,216 @@
+//! `CursorKeys`: the HMAC key ring that signs cursors and evidence tokens.
+
+use std::fmt;
+use std::io::Read;
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+/// The length of every secret in the ring, in bytes.
+pub const KEY_LEN: usize = 32;
+
+/// The longest key id accepted.
+pub const MAX_KEY_ID_LEN: usize = 16;
+
+/// A key ring of HMAC-SHA256 secrets, each with a short id; the first key is the active one.
+///
+/// Tokens are signed with the active key and name its id, so any replica holding the
+/// same ring verifies them without shared state. To rotate: put the new key first and
+/// keep the old one after it while tokens signed by it may still be live; then remove it.
+/// A token whose key id is not in the ring is refused.
+///
+/// Configuration format (see [`CursorKeys::parse`]): `kid:base64key[,kid2:base64key2...]`,
+/// each key exactly 32 bytes in base64 (standard or URL-safe, padding optional),
+/// key ids of 1–16 characters from `A-Z a-z 0-9 _ -`.
+///
+/// ```
+/// use completeness_runtime::cursor::CursorKeys;
+///
+/// let keys = CursorKeys::parse("k2:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8,k1:Hx4dHBsaGRgXFhUUExIREA8ODQwLCgkIBwYFBAMCAQA").unwrap();
+/// assert_eq!(keys.active_key_id(), "k2");
+/// assert_eq!(keys.key_ids().collect::<Vec<_>>(), ["k2", "k1"]);
+/// ```
+#[derive(Clone)]
+pub struct CursorKeys {
+    ring: Arc<Vec<RingKey>>,
+}
+
+struct RingKey {
+    id: String,
+    /// The HMAC state already keyed with the secret (cloned per token).
+    mac: Hmac<Sha256>,
+}
+
+/// Why a key ring configuration was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyError {
+    /// The environment variable is not set (or not valid Unicode).
+    MissingVariable(String),
+    /// The configuration names no key.
+    Empty,
+    /// An entry is not `kid:base64key`.
+    MalformedEntry(String),
+    /// A key id is empty, too long or uses a character outside `A-Z a-z 0-9 _ -`.
+    BadKeyId(String),
+    /// Two keys share an id.
+    DuplicateKeyId(String),
+    /// A key is not base64 of exactly 32 bytes.
+    BadSecret(String),
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyError::MissingVariable(name) => {
+                write!(f, "environment variable {name} is not set; expected `kid:base64key[,kid2:base64key2]`")
+            }
+            KeyError::Empty => f.write_str("the key ring configuration names no key"),
+            KeyError::MalformedEntry(entry) => write!(f, "key ring entry '{entry}' is not `kid:base64key`"),
+            KeyError::BadKeyId(id) => {
+                write!(f, "key id '{id}' must be 1-{MAX_KEY_ID_LEN} characters from A-Z a-z 0-9 _ -")
+            }
+            KeyError::DuplicateKeyId(id) => write!(f, "key id '{id}' appears twice in the key ring"),
+            KeyError::BadSecret(id) => write!(f, "the secret of key '{id}' is not base64 of exactly {KEY_LEN} bytes"),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+impl CursorKeys {
+    /// A ring from `(key id, secret)` pairs; the first is the active key.
+    pub fn new<I, S>(keys: I) -> Result<CursorKeys, KeyError>
+    where
+        I: IntoIterator<Item = (S, [u8; KEY_LEN])>,
+        S: Into<String>,
+    {
+        let mut ring: Vec<RingKey> = Vec::new();
+        for (id, secret) in keys {
+            let id = id.into();
+            if id.is_empty()
+                || id.len() > MAX_KEY_ID_LEN
+                || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            {
+                return Err(KeyError::BadKeyId(id));
+            }
+            if ring.iter().any(|k| k.id == id) {
+                return Err(KeyError::DuplicateKeyId(id));
+            }
+            let mac = <Hmac<Sha256> as Mac>::new_from_slice(&secret).map_err(|_| KeyError::BadSecret(id.clone()))?;
+            ring.push(RingKey { id, mac });
+        }
+        if ring.is_empty() {
+            return Err(KeyError::Empty);
+        }
+        Ok(CursorKeys { ring: Arc::new(ring) })
+    }
+
+    /// Parses `kid:base64key[,kid2:base64key2...]` (the first key is active).
+    pub fn parse(spec: &str) -> Result<CursorKeys, KeyError> {
+        let mut keys = Vec::new();
+        for entry in spec.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let Some((id, secret)) = entry.split_once(':') else {
+                return Err(KeyError::MalformedEntry(redact(entry)));
+            };
+            let id = id.trim();
+            keys.push((id.to_owned(), decode_secret(secret.trim()).ok_or_else(|| KeyError::BadSecret(id.to_owned()))?));
+        }
+        CursorKeys::new(keys)
+    }
+
+    /// Reads the ring from the environment variable `name` (format of [`CursorKeys::parse`]).
+    ///
+    /// The conventional name is `COMPLETENESS_CURSOR_KEYS`.
+    pub fn from_env(name: &str) -> Result<CursorKeys, KeyError> {
+        let spec = std::env::var(name).map_err(|_| KeyError::MissingVariable(name.to_owned()))?;
+        CursorKeys::parse(&spec)
+    }
+
+    /// A ring with one fresh random key (id `eph`), for demos and tests.
+    ///
+    /// Tokens signed by it die with the process and are not accepted by other replicas:
+    /// production services configure keys with [`CursorKeys::from_env`].
+    pub fn ephemeral() -> CursorKeys {
+        CursorKeys::new([("eph", random_secret())]).unwrap_or_else(|_| unreachable!("a valid fixed key id"))
+    }
+
+    /// A 32-byte secret in the configuration's base64 form, for generating a key ring entry.
+    pub fn generate_secret() -> String {
+        URL_SAFE_NO_PAD.encode(random_secret())
+    }
+
+    /// The id of the key new tokens are signed with.
+    pub fn active_key_id(&self) -> &str {
+        &self.ring[0].id
+    }
+
+    /// Every key id, active first.
+    pub fn key_ids(&self) -> impl Iterator<Item = &str> {
+        self.ring.iter().map(|k| k.id.as_str())
+    }
+
+    /// The active key's id and a keyed HMAC state.
+    pub(crate) fn active(&self) -> (&str, Hmac<Sha256>) {
+        let key = &self.ring[0];
+        (&key.id, key.mac.clone())
+    }
+
+    /// A keyed HMAC state for key `id`, when the ring holds it.
+    pub(crate) fn mac_for(&self, id: &str) -> Option<Hmac<Sha256>> {
+        self.ring.iter().find(|k| k.id == id).map(|k| k.mac.clone())
+    }
+}
+
+impl fmt::Debug for CursorKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print secrets.
+        f.debug_struct("CursorKeys").field("key_ids", &self.key_ids().collect::<Vec<_>>()).finish()
+    }
+}
+
+fn decode_secret(text: &str) -> Option<[u8; KEY_LEN]> {
+    let normalized: String = text
+        .trim_end_matches('=')
+        .chars()
+        .map(|c| {
+            if c == '+' {
+                '-'
+            } else if c == '/' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let bytes = URL_SAFE_NO_PAD.decode(normalized).ok()?;
+    bytes.try_into().ok()
+}
+
+fn redact(entry: &str) -> String {
+    // An entry without ':' may be a bare secret: show only its start.
+    entry.chars().take(4).chain("…".chars()).collect()
+}
+
+/// 32 bytes from the operating system's random source.
+fn random_secret() -> [u8; KEY_LEN] {
+    let mut secret = [0u8; KEY_LEN];
+    let from_os = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut secret));
+    if from_os.is_err() {
+        // No /dev/urandom (e.g. Windows): std's RandomState is seeded from the OS's
+        // random source; hash several of its outputs into a secret.
+        use sha2::Digest;
+        use std::hash::{BuildHasher, Hasher};
+        let mut digest = Sha256::new();
+        for i in 0..8u64 {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_u64(i);
+            digest.update(hasher.finish().to_le_bytes());
+        }
+        digest.update(format!("{:?}", std::time::SystemTime::now()).as_bytes());
+        secret.copy_from_slice(&digest.finalize());
+    }
+    secret
+}

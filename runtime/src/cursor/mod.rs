@@ -1,0 +1,298 @@
+//! Honest cursors (DESIGN §2.4): signed, versioned, bound to query and credential, expiring.
+//!
+//! A cursor is `c1.<kid>.<payload>.<mac>` (see [`token`] for the envelope). Its payload
+//! holds the issue and expiry times, the [`QueryBinding`] fingerprint (resource, filters,
+//! ordering), the [`Credential`] fingerprint (name, permission epoch, tenants), the
+//! snapshot of the traversal and the position (the last keyset key returned).
+//!
+//! Verification ([`CursorClaims::verify`]) refuses, in this order:
+//! oversized / malformed / unknown key / altered → `INVALID_CURSOR` (400);
+//! another credential or changed permissions → `CURSOR_CREDENTIAL_MISMATCH` (403);
+//! other filters, ordering or resource → `CURSOR_QUERY_MISMATCH` (400);
+//! past its expiry → `CURSOR_EXPIRED` (410, with a `restart` continuation).
+//! An expired cursor is never turned into a fresh traversal.
+//!
+//! Most services use cursors through [`PageRequest`](crate::page_request::PageRequest).
+
+mod clock;
+mod codec;
+mod fingerprint;
+mod keys;
+pub mod token;
+
+use crate::continuation::Continuation;
+use crate::credential::Credential;
+use crate::problem::{Problem, ProblemCode};
+
+pub use clock::rfc3339;
+pub(crate) use clock::{after, now_ms};
+pub(crate) use codec::{Reader, Writer};
+pub use fingerprint::{QueryBinding, canonical_filters, filters_fingerprint};
+pub use keys::{CursorKeys, KEY_LEN, KeyError, MAX_KEY_ID_LEN};
+pub use token::TokenError;
+
+/// The version prefix of cursors.
+pub const CURSOR_VERSION: &str = "c1";
+
+/// The default longest token (cursor or evidence) accepted, in bytes. Longer ones are
+/// refused before any decoding.
+pub const DEFAULT_MAX_TOKEN_LEN: usize = 4096;
+
+/// The verified contents of a cursor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CursorClaims {
+    issued_at_ms: u64,
+    expires_at_ms: u64,
+    query: [u8; 32],
+    credential: [u8; 32],
+    snapshot: Option<String>,
+    position: String,
+}
+
+/// Why a cursor was refused. Converts into the problem of DESIGN §2.4.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CursorError {
+    /// Oversized, malformed, signed by an unknown key, or altered.
+    Invalid(TokenError),
+    /// Issued for another credential, or the credential's permissions changed since.
+    CredentialMismatch,
+    /// Issued for other filters, another ordering or another resource.
+    QueryMismatch,
+    /// Past its expiry.
+    Expired {
+        /// The snapshot of the traversal, when it had one.
+        snapshot: Option<String>,
+    },
+    /// The service no longer retains the traversal's snapshot.
+    SnapshotGone {
+        /// The snapshot.
+        snapshot: String,
+    },
+}
+
+impl CursorError {
+    /// The problem response: status and code as in DESIGN §2.4.
+    pub fn to_problem(&self) -> Problem {
+        match self {
+            CursorError::Invalid(why) => Problem::new(
+                ProblemCode::InvalidCursor,
+                format!("The cursor was refused: {}. Send a cursor exactly as the server returned it.", why.describe()),
+            )
+            .with_extension("parameter", "cursor"),
+            CursorError::CredentialMismatch => Problem::new(
+                ProblemCode::CursorCredentialMismatch,
+                "The cursor was issued to another credential, or this credential's permissions changed since. \
+                 Start a new traversal with this credential.",
+            ),
+            CursorError::QueryMismatch => Problem::new(
+                ProblemCode::CursorQueryMismatch,
+                "The cursor belongs to a query with other filters or another ordering. Send the same filters and \
+                 ordering as the first page (page_size may change), or start a new traversal.",
+            ),
+            CursorError::Expired { snapshot } => {
+                let reason = match snapshot {
+                    Some(snapshot) => format!("cursor of snapshot {snapshot} expired"),
+                    None => "cursor expired".to_owned(),
+                };
+                Problem::new(
+                    ProblemCode::CursorExpired,
+                    "The cursor expired. Start a new traversal; results from this one cannot be combined with a new one.",
+                )
+                .with_continuation(&Continuation::Restart { reason })
+            }
+            CursorError::SnapshotGone { snapshot } => Problem::new(
+                ProblemCode::CursorExpired,
+                "The snapshot this cursor belongs to is no longer retained. Start a new traversal; results from \
+                 this one cannot be combined with a new one.",
+            )
+            .with_continuation(&Continuation::Restart { reason: format!("snapshot {snapshot} is no longer retained") }),
+        }
+    }
+}
+
+impl From<CursorError> for Problem {
+    fn from(error: CursorError) -> Problem {
+        error.to_problem()
+    }
+}
+
+impl std::fmt::Display for CursorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let problem = self.to_problem();
+        write!(f, "{}: {}", problem.code(), problem.detail())
+    }
+}
+
+impl std::error::Error for CursorError {}
+
+impl CursorClaims {
+    /// Claims for the page after `position`, issued now and valid for `ttl`.
+    pub fn new(
+        query: &QueryBinding,
+        credential: &Credential,
+        snapshot: Option<&str>,
+        position: &str,
+        ttl: std::time::Duration,
+    ) -> CursorClaims {
+        let now = now_ms();
+        CursorClaims::at(query.fingerprint(), credential.fingerprint(), snapshot, position, now, after(now, ttl))
+    }
+
+    /// Claims from precomputed fingerprints and explicit times (milliseconds since the epoch).
+    pub fn at(
+        query_fingerprint: [u8; 32],
+        credential_fingerprint: [u8; 32],
+        snapshot: Option<&str>,
+        position: &str,
+        issued_at_ms: u64,
+        expires_at_ms: u64,
+    ) -> CursorClaims {
+        CursorClaims {
+            issued_at_ms,
+            expires_at_ms,
+            query: query_fingerprint,
+            credential: credential_fingerprint,
+            snapshot: snapshot.map(str::to_owned),
+            position: position.to_owned(),
+        }
+    }
+
+    /// Signs the claims with the ring's active key.
+    pub fn encode(&self, keys: &CursorKeys) -> String {
+        let mut w = Writer::with_capacity(96 + self.position.len() + self.snapshot.as_ref().map_or(0, String::len));
+        w.u64(self.issued_at_ms)
+            .u64(self.expires_at_ms)
+            .digest(&self.query)
+            .digest(&self.credential)
+            .opt_str(self.snapshot.as_deref())
+            .str(&self.position);
+        token::seal(keys, CURSOR_VERSION, &w.finish())
+    }
+
+    /// Authenticates and decodes a cursor, without checking its bindings or expiry.
+    pub fn decode(keys: &CursorKeys, cursor: &str, max_len: usize) -> Result<CursorClaims, CursorError> {
+        let payload = token::open(keys, CURSOR_VERSION, cursor, max_len).map_err(CursorError::Invalid)?;
+        let mut r = Reader::new(&payload);
+        let claims = (|| {
+            Some(CursorClaims {
+                issued_at_ms: r.u64()?,
+                expires_at_ms: r.u64()?,
+                query: r.digest()?,
+                credential: r.digest()?,
+                snapshot: r.opt_str()?.map(str::to_owned),
+                position: r.str()?.to_owned(),
+            })
+        })();
+        match claims {
+            Some(claims) if r.is_done() => Ok(claims),
+            // Signed by us yet unreadable: only a token of another format version could be.
+            _ => Err(CursorError::Invalid(TokenError::Malformed)),
+        }
+    }
+
+    /// Checks the bindings and expiry of decoded claims at `now_ms`.
+    pub fn check(
+        &self,
+        query_fingerprint: &[u8; 32],
+        credential_fingerprint: &[u8; 32],
+        now_ms: u64,
+    ) -> Result<(), CursorError> {
+        if &self.credential != credential_fingerprint {
+            return Err(CursorError::CredentialMismatch);
+        }
+        if &self.query != query_fingerprint {
+            return Err(CursorError::QueryMismatch);
+        }
+        if now_ms >= self.expires_at_ms {
+            return Err(CursorError::Expired { snapshot: self.snapshot.clone() });
+        }
+        Ok(())
+    }
+
+    /// [`CursorClaims::decode`] then [`CursorClaims::check`] at the current time.
+    pub fn verify(
+        keys: &CursorKeys,
+        cursor: &str,
+        query: &QueryBinding,
+        credential: &Credential,
+    ) -> Result<CursorClaims, CursorError> {
+        let claims = CursorClaims::decode(keys, cursor, DEFAULT_MAX_TOKEN_LEN)?;
+        claims.check(&query.fingerprint(), &credential.fingerprint(), now_ms())?;
+        Ok(claims)
+    }
+
+    /// The snapshot of the traversal, when it freezes one.
+    pub fn snapshot(&self) -> Option<&str> {
+        self.snapshot.as_deref()
+    }
+
+    /// The position: the keyset key of the last item already returned.
+    pub fn position(&self) -> &str {
+        &self.position
+    }
+
+    /// When it was issued (milliseconds since the Unix epoch).
+    pub fn issued_at_ms(&self) -> u64 {
+        self.issued_at_ms
+    }
+
+    /// When it expires (milliseconds since the Unix epoch).
+    pub fn expires_at_ms(&self) -> u64 {
+        self.expires_at_ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> (CursorKeys, QueryBinding, Credential) {
+        (
+            CursorKeys::ephemeral(),
+            QueryBinding::new("service_accounts", "id ascending").with_filter("owner", "none"),
+            Credential::new("north", 3).with_tenant("north"),
+        )
+    }
+
+    #[test]
+    fn a_cursor_round_trips_its_snapshot_and_position() {
+        let (keys, query, who) = fixture();
+        let cursor = CursorClaims::new(&query, &who, Some("1042"), "sa-000042", std::time::Duration::from_secs(60))
+            .encode(&keys);
+        assert!(cursor.starts_with("c1.eph."));
+        let claims = CursorClaims::verify(&keys, &cursor, &query, &who).unwrap();
+        assert_eq!(claims.snapshot(), Some("1042"));
+        assert_eq!(claims.position(), "sa-000042");
+        assert!(claims.expires_at_ms() > claims.issued_at_ms());
+    }
+
+    #[test]
+    fn each_binding_failure_maps_to_its_problem() {
+        let (keys, query, who) = fixture();
+        let ttl = std::time::Duration::from_secs(60);
+        let cursor = CursorClaims::new(&query, &who, None, "a", ttl).encode(&keys);
+        let other_query = query.clone().with_filter("tenant", "north");
+        let err = CursorClaims::verify(&keys, &cursor, &other_query, &who).unwrap_err();
+        assert_eq!(err, CursorError::QueryMismatch);
+        assert_eq!(err.to_problem().status(), 400);
+        let revoked = Credential::new("north", 4).with_tenant("north");
+        let err = CursorClaims::verify(&keys, &cursor, &query, &revoked).unwrap_err();
+        assert_eq!(err.to_problem().code(), &ProblemCode::CursorCredentialMismatch);
+        assert_eq!(err.to_problem().status(), 403);
+        let claims = CursorClaims::decode(&keys, &cursor, DEFAULT_MAX_TOKEN_LEN).unwrap();
+        let err = claims.check(&query.fingerprint(), &who.fingerprint(), claims.expires_at_ms()).unwrap_err();
+        let problem = err.to_problem();
+        assert_eq!((problem.status(), problem.code()), (410, &ProblemCode::CursorExpired));
+        assert_eq!(problem.extension("continuation").unwrap()["kind"], "restart");
+    }
+
+    #[test]
+    fn an_evidence_shaped_token_is_not_a_cursor() {
+        let (keys, ..) = fixture();
+        let token = token::seal(&keys, "ev1", b"whatever");
+        assert_eq!(
+            CursorClaims::decode(&keys, &token, DEFAULT_MAX_TOKEN_LEN),
+            Err(CursorError::Invalid(TokenError::Malformed))
+        );
+    }
+}
