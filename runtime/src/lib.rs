@@ -19,10 +19,24 @@
 //! ```
 
 pub mod aggregate;
+#[cfg(feature = "axum")]
+pub mod budget;
 pub mod completeness;
+#[cfg(feature = "axum")]
+pub mod config;
 pub mod continuation;
+#[cfg(feature = "axum")]
+pub mod credential;
+#[cfg(feature = "axum")]
+pub mod cursor;
 pub mod envelope;
+#[cfg(feature = "axum")]
+pub mod evidence;
+#[cfg(feature = "axum")]
+pub mod fanout;
 pub mod field;
+#[cfg(feature = "axum")]
+pub mod page_request;
 pub mod problem;
 pub mod reason;
 pub mod report;
@@ -38,10 +52,22 @@ pub mod warning;
 pub mod __private;
 
 pub use aggregate::{Aggregate, Relation};
+#[cfg(feature = "axum")]
+pub use budget::TimeBudget;
 pub use completeness::{Completeness, Shape, Status};
+#[cfg(feature = "axum")]
+pub use config::CompletenessConfig;
 pub use continuation::Continuation;
+#[cfg(feature = "axum")]
+pub use credential::Credential;
+#[cfg(feature = "axum")]
+pub use cursor::{CursorKeys, QueryBinding};
 pub use envelope::Envelope;
+#[cfg(feature = "axum")]
+pub use evidence::{Evidence, EvidenceIssuer, RequireEvidence};
 pub use field::{Field, Omission, OmittedFields};
+#[cfg(feature = "axum")]
+pub use page_request::{Page, PageRequest};
 pub use problem::{Problem, ProblemCode};
 pub use reason::{LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason};
 pub use report::{CompletenessReport, Exempt, ReportsCompleteness};

@@ -1,0 +1,262 @@
+//! `TimeBudget`: how long a request may take, capped by the server (DESIGN §2.9).
+//!
+//! A request asks with `time_budget_ms=<ms>` (query) or `Request-Timeout: <seconds>`
+//! (header, decimals allowed); when it names both, the smaller applies. Absent → the
+//! configured default; above the configured maximum → the maximum. Zero, negative or
+//! unreadable values → 400 `INVALID_TIME_BUDGET`. The applied budget is echoed in the
+//! `Time-Budget-Ms` response header (by the configuration layer) and in the
+//! `budget_ms` of any `TIME_BUDGET_EXCEEDED` reason.
+
+use std::time::Duration;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use tokio::time::Instant;
+
+use crate::config::{BudgetEcho, CompletenessConfig};
+use crate::problem::{Problem, ProblemCode};
+use crate::reason::{Progress, TimeBudgetExceeded};
+use crate::require::query_pairs;
+
+/// The request-timeout header (seconds).
+pub const REQUEST_TIMEOUT_HEADER: &str = "request-timeout";
+
+/// The time budget applied to a request, and the clock it runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeBudget {
+    applied: Duration,
+    requested: Option<Duration>,
+    max: Duration,
+    started: Instant,
+}
+
+impl TimeBudget {
+    /// A budget of `applied` (capped at `max`), starting now.
+    pub fn new(applied: Duration, max: Duration) -> TimeBudget {
+        TimeBudget { applied: applied.min(max), requested: None, max, started: Instant::now() }
+    }
+
+    /// Reads the request (what the extractor does) and records the applied budget for
+    /// the response header.
+    pub fn from_parts(parts: &Parts) -> Result<TimeBudget, Problem> {
+        let config = CompletenessConfig::from_parts(parts)?;
+        let mut requested: Option<Duration> = None;
+        for (key, value) in query_pairs(&parts.uri)? {
+            if key == "time_budget_ms" {
+                if requested.is_some() {
+                    return Err(invalid("time_budget_ms was given more than once", "time_budget_ms"));
+                }
+                requested = Some(parse_ms(&value)?);
+            }
+        }
+        for header in parts.headers.get_all(REQUEST_TIMEOUT_HEADER) {
+            let text = header.to_str().map_err(|_| invalid("Request-Timeout is not text", "Request-Timeout"))?;
+            let from_header = parse_seconds(text)?;
+            requested = Some(requested.map_or(from_header, |r| r.min(from_header)));
+        }
+        let mut budget = TimeBudget::new(requested.unwrap_or(config.default_time_budget()), config.max_time_budget());
+        budget.requested = requested;
+        if let Some(echo) = parts.extensions.get::<BudgetEcho>() {
+            echo.record(budget.applied_ms());
+        }
+        Ok(budget)
+    }
+
+    /// The budget applied.
+    pub fn applied(&self) -> Duration {
+        self.applied
+    }
+
+    /// The budget applied, in milliseconds.
+    pub fn applied_ms(&self) -> u64 {
+        u64::try_from(self.applied.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// The budget the request asked for, if it named one.
+    pub fn requested(&self) -> Option<Duration> {
+        self.requested
+    }
+
+    /// True when the request asked for more than the server allows.
+    pub fn was_capped(&self) -> bool {
+        self.requested.is_some_and(|r| r > self.applied)
+    }
+
+    /// When the budget runs out.
+    pub fn deadline(&self) -> Instant {
+        // A configured maximum too far in the future for the clock: a year is forever here.
+        self.started.checked_add(self.applied).unwrap_or_else(|| self.started + Duration::from_secs(365 * 86_400))
+    }
+
+    /// The time left (zero once spent).
+    pub fn remaining(&self) -> Duration {
+        self.deadline().saturating_duration_since(Instant::now())
+    }
+
+    /// True once the budget is spent.
+    pub fn is_spent(&self) -> bool {
+        Instant::now() >= self.deadline()
+    }
+
+    /// A progress tracker over `planned` units (`None` when unknown) named `unit`
+    /// (`"sources"`, `"rows"`, `"pages"`).
+    pub fn tracker(&self, planned: Option<u64>, unit: &str) -> BudgetTracker {
+        BudgetTracker { budget: *self, completed: 0, planned, unit: unit.to_owned() }
+    }
+
+    /// The `TIME_BUDGET_EXCEEDED` reason at `progress`. It offers `retry_with_deadline`
+    /// only when the server would allow a larger budget (a real recovery path).
+    pub fn exceeded(&self, progress: Progress) -> TimeBudgetExceeded {
+        let reason = TimeBudgetExceeded::new(self.applied_ms(), progress);
+        if self.applied < self.max {
+            let larger = self.applied.saturating_mul(2).min(self.max);
+            let seconds = larger.as_millis().div_ceil(1000).max(1);
+            reason.retry_with_deadline(u64::try_from(seconds).unwrap_or(u64::MAX))
+        } else {
+            reason
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for TimeBudget {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        TimeBudget::from_parts(parts)
+    }
+}
+
+/// Counts finished units of budgeted work and says when the budget is spent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetTracker {
+    budget: TimeBudget,
+    completed: u64,
+    planned: Option<u64>,
+    unit: String,
+}
+
+impl BudgetTracker {
+    /// Records `units` more finished units.
+    pub fn complete(&mut self, units: u64) {
+        self.completed = self.completed.saturating_add(units);
+    }
+
+    /// The progress so far, e.g. `{completed: 1, planned: 3, unit: "sources"}`.
+    pub fn progress(&self) -> Progress {
+        Progress { completed: self.completed, planned: self.planned, unit: self.unit.clone() }
+    }
+
+    /// True once the budget is spent.
+    pub fn is_spent(&self) -> bool {
+        self.budget.is_spent()
+    }
+
+    /// `Err(TIME_BUDGET_EXCEEDED)` with the progress so far once the budget is spent.
+    pub fn check(&self) -> Result<(), TimeBudgetExceeded> {
+        if self.is_spent() { Err(self.exceeded()) } else { Ok(()) }
+    }
+
+    /// The `TIME_BUDGET_EXCEEDED` reason with the progress so far.
+    pub fn exceeded(&self) -> TimeBudgetExceeded {
+        self.budget.exceeded(self.progress())
+    }
+
+    /// The budget being tracked.
+    pub fn budget(&self) -> &TimeBudget {
+        &self.budget
+    }
+}
+
+fn invalid(detail: &str, parameter: &str) -> Problem {
+    Problem::new(ProblemCode::InvalidTimeBudget, detail).with_extension("parameter", parameter)
+}
+
+fn shown(text: &str) -> String {
+    text.chars().take(32).collect()
+}
+
+fn parse_ms(text: &str) -> Result<Duration, Problem> {
+    let bad = || {
+        invalid(
+            &format!("time_budget_ms must be a positive number of milliseconds, got '{}'", shown(text)),
+            "time_budget_ms",
+        )
+    };
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    match text.parse::<u64>() {
+        Ok(0) => Err(bad()),
+        Ok(ms) => Ok(Duration::from_millis(ms)),
+        // More digits than u64 holds: a huge request, capped like any other.
+        Err(_) => Ok(Duration::MAX),
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, Problem> {
+    let bad = || {
+        invalid(
+            &format!("Request-Timeout must be a positive number of seconds, got '{}'", shown(text)),
+            "Request-Timeout",
+        )
+    };
+    let text = text.trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty()
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !fraction.bytes().all(|b| b.is_ascii_digit())
+        || (text.contains('.') && fraction.is_empty())
+    {
+        return Err(bad());
+    }
+    let seconds: u64 = whole.parse().unwrap_or(u64::MAX);
+    let millis: u64 = fraction
+        .bytes()
+        .take(3)
+        .chain(std::iter::repeat(b'0'))
+        .take(3)
+        .fold(0, |acc, digit| acc * 10 + u64::from(digit - b'0'));
+    let duration = Duration::from_secs(seconds).saturating_add(Duration::from_millis(millis));
+    if duration.is_zero() { Err(bad()) } else { Ok(duration) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_timeout_seconds_parse_with_decimals_and_reject_garbage() {
+        assert_eq!(parse_seconds("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_seconds("1.5").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_seconds("0.0255").unwrap(), Duration::from_millis(25));
+        for bad in ["", "0", "0.000", "-1", "1.", ".5", "1e3", "abc", "1,5", "2 s"] {
+            assert!(parse_seconds(bad).is_err(), "'{bad}' must be refused");
+        }
+    }
+
+    #[test]
+    fn time_budget_ms_rejects_zero_negative_and_text_but_caps_huge() {
+        for bad in ["", "0", "-5", "12ms", "1.5", " 7"] {
+            assert_eq!(parse_ms(bad).unwrap_err().code(), &ProblemCode::InvalidTimeBudget, "'{bad}'");
+        }
+        assert_eq!(parse_ms("99999999999999999999999").unwrap(), Duration::MAX);
+        let budget = TimeBudget::new(Duration::MAX, Duration::from_secs(30));
+        assert_eq!(budget.applied(), Duration::from_secs(30));
+    }
+
+    #[test]
+    fn exceeded_offers_a_larger_deadline_only_below_the_cap() {
+        let progress = Progress { completed: 1, planned: Some(3), unit: "sources".into() };
+        let small = TimeBudget::new(Duration::from_millis(400), Duration::from_secs(30));
+        let json = serde_json::to_value(crate::StandardReason::from(small.exceeded(progress.clone()))).unwrap();
+        assert_eq!(json["budget_ms"], 400);
+        assert_eq!(json["progress"]["planned"], 3);
+        use crate::Reason;
+        assert_eq!(
+            crate::StandardReason::from(small.exceeded(progress.clone())).recovery(),
+            Some(crate::Continuation::RetryWithDeadline { minimum_seconds: 1 })
+        );
+        let capped = TimeBudget::new(Duration::from_secs(30), Duration::from_secs(30));
+        assert_eq!(crate::StandardReason::from(capped.exceeded(progress)).recovery(), None);
+    }
+}

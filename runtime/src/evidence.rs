@@ -1,0 +1,336 @@
+//! Evidence for destructive actions (DESIGN §2.10).
+//!
+//! A complete inventory response carries `evidence`: a signed token (`ev1.<kid>.<payload>.<mac>`,
+//! same key ring and envelope as cursors, another version prefix) binding the resource,
+//! the applied filters, the snapshot, the credential fingerprint and an expiry. Only
+//! [`EvidenceIssuer::attach`] (and [`Page::attach_evidence`](crate::page_request::Page::attach_evidence))
+//! make one, and only for a complete response: an incomplete one never carries evidence.
+//!
+//! A destructive action extracts [`RequireEvidence<T>`]: the JSON body with its `evidence`
+//! member verified. The handler then checks what the evidence covers
+//! ([`Evidence::require_resource`], [`Evidence::require_filters`]), that the snapshot is
+//! still retained ([`Evidence::ensure_retained`]), that every target was in the inventory
+//! ([`Evidence::check_targets`]) and, at execution, that none changed
+//! ([`Evidence::targets_changed`]) — all before changing anything.
+//!
+//! | situation | status | code |
+//! | --- | --- | --- |
+//! | no evidence | 428 | `EVIDENCE_REQUIRED` |
+//! | forged, wrong resource or filters | 412 | `EVIDENCE_INVALID` |
+//! | expired or snapshot gone | 412 | `EVIDENCE_EXPIRED` |
+//! | other credential (or its permissions changed) | 412 | `EVIDENCE_CREDENTIAL_MISMATCH` |
+//! | an id not in the inventory at that snapshot | 412 | `TARGET_NOT_IN_EVIDENCE` |
+//! | a target no longer matches now | 409 | `TARGET_CHANGED` |
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::completeness::Completeness;
+use crate::config::CompletenessConfig;
+use crate::credential::Credential;
+use crate::cursor::{
+    Reader, TokenError, Writer, after, canonical_filters, filters_fingerprint, now_ms, rfc3339, token,
+};
+use crate::envelope::Envelope;
+use crate::problem::{Problem, ProblemCode};
+use crate::reason::Reason;
+
+/// The version prefix of evidence tokens.
+pub const EVIDENCE_VERSION: &str = "ev1";
+
+/// The body member that carries the evidence token.
+pub const EVIDENCE_MEMBER: &str = "evidence";
+
+/// Issues evidence on complete inventory responses for the request's credential.
+///
+/// Extracting it needs the configuration layer and a [`Credential`] (401 without one).
+#[derive(Debug, Clone)]
+pub struct EvidenceIssuer {
+    config: Arc<CompletenessConfig>,
+    credential: Credential,
+}
+
+impl EvidenceIssuer {
+    /// An issuer for `credential`.
+    pub fn new(config: Arc<CompletenessConfig>, credential: Credential) -> EvidenceIssuer {
+        EvidenceIssuer { config, credential }
+    }
+
+    /// Attaches evidence binding the block's `scope` (resource, filters, snapshot), the
+    /// credential and an expiry. Returns false, attaching nothing, when the block is
+    /// incomplete, names no resource, or the token would exceed the configured length.
+    ///
+    /// Attach it last: a reason pushed afterwards removes the evidence again.
+    pub fn attach<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
+        attach(&self.config, &self.credential, completeness)
+    }
+
+    /// [`EvidenceIssuer::attach`] on an envelope.
+    pub fn attach_to<T, R: Reason>(&self, envelope: &mut Envelope<T, R>) -> bool {
+        self.attach(&mut envelope.completeness)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for EvidenceIssuer {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(EvidenceIssuer::new(CompletenessConfig::from_parts(parts)?, Credential::from_parts(parts)?))
+    }
+}
+
+pub(crate) fn attach<R: Reason>(
+    config: &CompletenessConfig,
+    credential: &Credential,
+    completeness: &mut Completeness<R>,
+) -> bool {
+    if !completeness.is_complete() || completeness.scope().resource.is_empty() {
+        return false;
+    }
+    let scope = completeness.scope();
+    let now = now_ms();
+    let mut w = Writer::with_capacity(256);
+    w.u64(now)
+        .u64(after(now, config.evidence_ttl()))
+        .digest(&credential.fingerprint())
+        .str(credential.name())
+        .str(&scope.resource)
+        .opt_str(scope.snapshot.as_deref())
+        .str(&canonical_filters(&scope.filters));
+    let token = token::seal(config.keys(), EVIDENCE_VERSION, &w.finish());
+    token.len() <= config.max_token_len() && completeness.attach_evidence(token)
+}
+
+/// A verified evidence token: what inventory it proves complete, for whom, until when.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    resource: String,
+    filters: Map<String, Value>,
+    snapshot: Option<String>,
+    credential: String,
+    issued_at_ms: u64,
+    expires_at_ms: u64,
+}
+
+impl Evidence {
+    /// Verifies `token` for `credential`: 412 `EVIDENCE_INVALID` when forged, altered,
+    /// oversized or signed by a retired key; 412 `EVIDENCE_CREDENTIAL_MISMATCH` for
+    /// another credential or changed permissions; 412 `EVIDENCE_EXPIRED` past its expiry;
+    /// 428 `EVIDENCE_REQUIRED` when empty.
+    pub fn verify(config: &CompletenessConfig, token: &str, credential: &Credential) -> Result<Evidence, Problem> {
+        if token.is_empty() {
+            return Err(evidence_required());
+        }
+        let payload = token::open(config.keys(), EVIDENCE_VERSION, token, config.max_token_len())
+            .map_err(|why| forged(why.describe()))?;
+        let mut r = Reader::new(&payload);
+        let decoded = (|| {
+            let issued_at_ms = r.u64()?;
+            let expires_at_ms = r.u64()?;
+            let bound_credential = r.digest()?;
+            let name = r.str()?.to_owned();
+            let resource = r.str()?.to_owned();
+            let snapshot = r.opt_str()?.map(str::to_owned);
+            let filters: Map<String, Value> = serde_json::from_str(r.str()?).ok()?;
+            Some((
+                bound_credential,
+                Evidence { resource, filters, snapshot, credential: name, issued_at_ms, expires_at_ms },
+            ))
+        })();
+        let Some((bound_credential, evidence)) = decoded.filter(|_| r.is_done()) else {
+            return Err(forged(TokenError::Malformed.describe()));
+        };
+        if bound_credential != credential.fingerprint() {
+            return Err(Problem::new(
+                ProblemCode::EvidenceCredentialMismatch,
+                "The evidence was issued to another credential, or this credential's permissions changed since. \
+                 Take the inventory again with this credential.",
+            ));
+        }
+        if now_ms() >= evidence.expires_at_ms {
+            return Err(evidence_expired(format!("The evidence expired at {}.", rfc3339(evidence.expires_at_ms))));
+        }
+        Ok(evidence)
+    }
+
+    /// The inventoried resource.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// The filters the inventory applied.
+    pub fn filters(&self) -> &Map<String, Value> {
+        &self.filters
+    }
+
+    /// SHA-256 of the canonical form of [`Evidence::filters`].
+    pub fn filters_fingerprint(&self) -> [u8; 32] {
+        filters_fingerprint(&self.filters)
+    }
+
+    /// The snapshot the inventory was read at, when it had one.
+    pub fn snapshot(&self) -> Option<&str> {
+        self.snapshot.as_deref()
+    }
+
+    /// The name of the credential it was issued to (always the verifying credential).
+    pub fn credential_name(&self) -> &str {
+        &self.credential
+    }
+
+    /// When it was issued (milliseconds since the Unix epoch).
+    pub fn issued_at_ms(&self) -> u64 {
+        self.issued_at_ms
+    }
+
+    /// When it expires (milliseconds since the Unix epoch).
+    pub fn expires_at_ms(&self) -> u64 {
+        self.expires_at_ms
+    }
+
+    /// 412 `EVIDENCE_INVALID` unless it inventories `resource`.
+    pub fn require_resource(&self, resource: &str) -> Result<(), Problem> {
+        if self.resource == resource {
+            Ok(())
+        } else {
+            Err(forged(&format!("it covers '{}', not '{resource}'", self.resource)))
+        }
+    }
+
+    /// 412 `EVIDENCE_INVALID` unless its filters are exactly `expected`.
+    pub fn require_filters(&self, expected: &Map<String, Value>) -> Result<(), Problem> {
+        if canonical_filters(&self.filters) == canonical_filters(expected) {
+            Ok(())
+        } else {
+            Err(forged(&format!(
+                "it covers the filters {}, this action needs {}",
+                canonical_filters(&self.filters),
+                canonical_filters(expected)
+            )))
+        }
+    }
+
+    /// 412 `EVIDENCE_INVALID` unless filter `name` was applied with exactly `value`.
+    pub fn require_filter(&self, name: &str, value: impl Into<Value>) -> Result<(), Problem> {
+        let value = value.into();
+        match self.filters.get(name) {
+            Some(applied) if *applied == value => Ok(()),
+            _ => Err(forged(&format!("its inventory was not filtered by {name} = {value}"))),
+        }
+    }
+
+    /// 412 `EVIDENCE_EXPIRED` when its snapshot is no longer retained (`retained` is
+    /// asked only when the evidence has a snapshot).
+    pub fn ensure_retained(&self, retained: impl FnOnce(&str) -> bool) -> Result<(), Problem> {
+        match &self.snapshot {
+            Some(snapshot) if !retained(snapshot) => Err(evidence_expired(format!(
+                "The snapshot {snapshot} of this evidence is no longer retained; take the inventory again."
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// 412 `TARGET_NOT_IN_EVIDENCE` listing (in `targets`) every target for which
+    /// `in_inventory` is false: ids that were not in the inventory at the snapshot.
+    pub fn check_targets<'a, I>(&self, targets: I, mut in_inventory: impl FnMut(&str) -> bool) -> Result<(), Problem>
+    where
+        I: IntoIterator<Item = &'a str>,
+    {
+        let missing: Vec<&str> = targets.into_iter().filter(|id| !in_inventory(id)).collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(Problem::new(
+            ProblemCode::TargetNotInEvidence,
+            format!(
+                "{} target(s) were not in the inventory this evidence proves complete{}; nothing was changed.",
+                missing.len(),
+                self.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default()
+            ),
+        )
+        .with_extension("targets", missing))
+    }
+
+    /// The 409 `TARGET_CHANGED` problem listing (in `targets`) the targets that no
+    /// longer match the inventory now.
+    pub fn targets_changed<'a, I: IntoIterator<Item = &'a str>>(targets: I) -> Problem {
+        let changed: Vec<&str> = targets.into_iter().collect();
+        Problem::new(
+            ProblemCode::TargetChanged,
+            format!(
+                "{} target(s) changed since the inventory was taken; nothing was changed. Take the inventory again.",
+                changed.len()
+            ),
+        )
+        .with_extension("targets", changed)
+    }
+}
+
+fn evidence_required() -> Problem {
+    Problem::new(
+        ProblemCode::EvidenceRequired,
+        "This action needs the evidence token of a complete inventory that contains every target.",
+    )
+}
+
+fn evidence_expired(detail: String) -> Problem {
+    Problem::new(ProblemCode::EvidenceExpired, detail)
+}
+
+fn forged(why: &str) -> Problem {
+    Problem::new(ProblemCode::EvidenceInvalid, format!("The evidence was refused: {why}."))
+}
+
+/// A JSON request body whose `evidence` member holds verified [`Evidence`]; the other
+/// members are deserialized into `T`.
+///
+/// Refusals: a body that is not a JSON object, or whose other members do not fit `T`
+/// → 400 `INVALID_BODY`; no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
+/// then the refusals of [`Evidence::verify`]. It needs the configuration layer and a
+/// [`Credential`].
+#[derive(Debug, Clone)]
+pub struct RequireEvidence<T> {
+    /// The verified evidence.
+    pub evidence: Evidence,
+    /// The rest of the body.
+    pub body: T,
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for RequireEvidence<T> {
+    type Rejection = Problem;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = request.into_parts();
+        let config = CompletenessConfig::from_parts(&parts)?;
+        let credential = Credential::from_parts(&parts)?;
+        let bytes = Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(|rejection| {
+            Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
+                .with_status(rejection.status().as_u16())
+        })?;
+        let mut object: Map<String, Value> = match serde_json::from_slice(&bytes) {
+            Ok(Value::Object(object)) => object,
+            Ok(_) => return Err(Problem::new(ProblemCode::InvalidBody, "The request body must be a JSON object.")),
+            Err(error) => {
+                return Err(Problem::new(
+                    ProblemCode::InvalidBody,
+                    format!("The request body is not valid JSON: {error}"),
+                ));
+            }
+        };
+        let token = match object.remove(EVIDENCE_MEMBER) {
+            None | Some(Value::Null) => return Err(evidence_required()),
+            Some(Value::String(token)) => token,
+            Some(_) => return Err(forged("`evidence` must be the string token of an inventory response")),
+        };
+        let body: T = serde_json::from_value(Value::Object(object)).map_err(|error| {
+            Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}"))
+        })?;
+        let evidence = Evidence::verify(&config, &token, &credential)?;
+        Ok(RequireEvidence { evidence, body })
+    }
+}

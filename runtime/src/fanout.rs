@@ -1,0 +1,213 @@
+//! Fan-out: query several named sources concurrently within one time budget and merge
+//! what they return, honestly.
+//!
+//! A source that fails yields `SOURCE_UNAVAILABLE {source}`; sources still running when
+//! the budget is spent are cancelled and yield one `TIME_BUDGET_EXCEEDED` with progress
+//! `{completed, planned, unit: "sources"}` (`completed` counts the sources that answered).
+//! Items that did arrive are kept, in the order the sources were declared. The merged
+//! result is complete only when every source answered in time.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+//! use std::time::Duration;
+//! use completeness_runtime::{Completeness, Scope, StandardReason};
+//! use completeness_runtime::budget::TimeBudget;
+//! use completeness_runtime::fanout::FanOut;
+//!
+//! let budget = TimeBudget::new(Duration::from_millis(50), Duration::from_secs(1));
+//! let result = FanOut::new()
+//!     .source("directory", async { Ok::<_, String>(vec!["svc-north-00042"]) })
+//!     .source("legacy", async { Err("connection refused".to_owned()) })
+//!     .run(&budget)
+//!     .await;
+//! let mut completeness: Completeness<StandardReason> = Completeness::complete(Scope::new("search", "all records"));
+//! result.report_into(&mut completeness);
+//! assert_eq!(result.items(), ["svc-north-00042"]);
+//! assert!(!completeness.is_complete());
+//! # });
+//! ```
+//!
+//! Sources run concurrently on the calling task (no spawning, so they may borrow);
+//! wrap blocking work (e.g. a SQLite query) in `tokio::task::spawn_blocking`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
+use crate::budget::TimeBudget;
+use crate::completeness::Completeness;
+use crate::envelope::Envelope;
+use crate::reason::{Progress, Reason, SourceUnavailable, TimeBudgetExceeded};
+use crate::scope::Scope;
+
+type SourceFuture<'a, T, E> = Pin<Box<dyn Future<Output = Result<Vec<T>, E>> + Send + 'a>>;
+
+/// A set of named sources to query concurrently.
+pub struct FanOut<'a, T, E> {
+    sources: Vec<(String, SourceFuture<'a, T, E>)>,
+}
+
+impl<T, E> std::fmt::Debug for FanOut<'_, T, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FanOut").field("sources", &self.sources.iter().map(|(n, _)| n).collect::<Vec<_>>()).finish()
+    }
+}
+
+impl<T, E> Default for FanOut<'_, T, E> {
+    fn default() -> Self {
+        FanOut { sources: Vec::new() }
+    }
+}
+
+/// What happened to one source.
+#[derive(Debug)]
+pub enum SourceOutcome<E> {
+    /// It answered with this many items.
+    Answered(usize),
+    /// It failed with this error (reported as `SOURCE_UNAVAILABLE`; the error itself
+    /// stays on the server).
+    Failed(E),
+    /// It was still running when the budget was spent, and was cancelled.
+    OutOfBudget,
+}
+
+/// One source's name and outcome.
+#[derive(Debug)]
+pub struct SourceReport<E> {
+    /// The stable source id.
+    pub source: String,
+    /// What happened.
+    pub outcome: SourceOutcome<E>,
+}
+
+/// The merged items and each source's outcome.
+#[derive(Debug)]
+pub struct FanOutResult<T, E> {
+    items: Vec<T>,
+    sources: Vec<SourceReport<E>>,
+    budget: TimeBudget,
+}
+
+impl<'a, T: Send + 'a, E: Send + 'a> FanOut<'a, T, E> {
+    /// No sources yet.
+    pub fn new() -> Self {
+        FanOut::default()
+    }
+
+    /// Adds source `name` (a stable id, reported in `SOURCE_UNAVAILABLE`) queried by `query`.
+    pub fn source<F>(mut self, name: impl Into<String>, query: F) -> Self
+    where
+        F: Future<Output = Result<Vec<T>, E>> + Send + 'a,
+    {
+        self.sources.push((name.into(), Box::pin(query)));
+        self
+    }
+
+    /// Runs every source concurrently until all answered or `budget` is spent.
+    pub async fn run(self, budget: &TimeBudget) -> FanOutResult<T, E> {
+        let (names, futures): (Vec<String>, Vec<SourceFuture<'a, T, E>>) = self.sources.into_iter().unzip();
+        let mut running: Vec<Option<SourceFuture<'a, T, E>>> = futures.into_iter().map(Some).collect();
+        let mut results: Vec<Option<Result<Vec<T>, E>>> = running.iter().map(|_| None).collect();
+        let mut deadline = std::pin::pin!(tokio::time::sleep_until(budget.deadline()));
+        std::future::poll_fn(|cx| {
+            let mut pending = 0;
+            for (slot, result) in running.iter_mut().zip(results.iter_mut()) {
+                if let Some(future) = slot {
+                    match future.as_mut().poll(cx) {
+                        Poll::Ready(answer) => {
+                            *result = Some(answer);
+                            *slot = None;
+                        }
+                        Poll::Pending => pending += 1,
+                    }
+                }
+            }
+            if pending == 0 || deadline.as_mut().poll(cx).is_ready() { Poll::Ready(()) } else { Poll::Pending }
+        })
+        .await;
+        drop(running); // cancels the sources that ran out of budget
+        let mut items = Vec::new();
+        let mut sources = Vec::with_capacity(names.len());
+        for (source, result) in names.into_iter().zip(results) {
+            let outcome = match result {
+                Some(Ok(found)) => {
+                    let count = found.len();
+                    items.extend(found);
+                    SourceOutcome::Answered(count)
+                }
+                Some(Err(error)) => SourceOutcome::Failed(error),
+                None => SourceOutcome::OutOfBudget,
+            };
+            sources.push(SourceReport { source, outcome });
+        }
+        FanOutResult { items, sources, budget: *budget }
+    }
+}
+
+impl<T, E> FanOutResult<T, E> {
+    /// The items that arrived, in source order.
+    pub fn items(&self) -> &[T] {
+        &self.items
+    }
+
+    /// Each source's outcome, in declaration order.
+    pub fn sources(&self) -> &[SourceReport<E>] {
+        &self.sources
+    }
+
+    /// True only when every source answered within the budget.
+    pub fn is_complete(&self) -> bool {
+        self.sources.iter().all(|s| matches!(s.outcome, SourceOutcome::Answered(_)))
+    }
+
+    /// `{completed, planned, unit: "sources"}`: how many sources answered, of how many.
+    pub fn progress(&self) -> Progress {
+        let answered = self.sources.iter().filter(|s| matches!(s.outcome, SourceOutcome::Answered(_))).count();
+        Progress { completed: answered as u64, planned: Some(self.sources.len() as u64), unit: "sources".to_owned() }
+    }
+
+    /// One `SOURCE_UNAVAILABLE` per failed source, in declaration order.
+    pub fn unavailable(&self) -> Vec<SourceUnavailable> {
+        self.sources
+            .iter()
+            .filter(|s| matches!(s.outcome, SourceOutcome::Failed(_)))
+            .map(|s| SourceUnavailable::new(s.source.clone()))
+            .collect()
+    }
+
+    /// `TIME_BUDGET_EXCEEDED` with the progress, when a source ran out of budget.
+    pub fn budget_exceeded(&self) -> Option<TimeBudgetExceeded> {
+        self.sources
+            .iter()
+            .any(|s| matches!(s.outcome, SourceOutcome::OutOfBudget))
+            .then(|| self.budget.exceeded(self.progress()))
+    }
+
+    /// Pushes the reasons on `completeness` (unavailable sources, then the budget).
+    pub fn report_into<R>(&self, completeness: &mut Completeness<R>)
+    where
+        R: Reason + From<SourceUnavailable> + From<TimeBudgetExceeded>,
+    {
+        for reason in self.unavailable() {
+            completeness.push_reason(reason);
+        }
+        if let Some(reason) = self.budget_exceeded() {
+            completeness.push_reason(reason);
+        }
+    }
+
+    /// The envelope of the merged items over `scope`, with the reasons.
+    pub fn into_envelope<R>(self, scope: Scope) -> Envelope<T, R>
+    where
+        R: Reason + From<SourceUnavailable> + From<TimeBudgetExceeded>,
+    {
+        let mut completeness = Completeness::complete(scope);
+        self.report_into(&mut completeness);
+        Envelope::new(self.items, completeness)
+    }
+
+    /// The items, dropping the outcomes (report them first).
+    pub fn into_items(self) -> Vec<T> {
+        self.items
+    }
+}

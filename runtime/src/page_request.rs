@@ -1,0 +1,353 @@
+//! `PageRequest`: the validated page size and the authenticated cursor of a list request (DESIGN §2.4).
+//!
+//! ```
+//! use axum::{Router, routing::get};
+//! use completeness_runtime::{Credential, Envelope, Problem, Scope, StandardReason};
+//! use completeness_runtime::config::CompletenessConfig;
+//! use completeness_runtime::cursor::{CursorKeys, QueryBinding};
+//! use completeness_runtime::page_request::PageRequest;
+//!
+//! async fn list(request: PageRequest) -> Result<Envelope<u32>, Problem> {
+//!     let credential = request.credential().clone();
+//!     let scope = Scope::new("numbers", credential.visibility("numbers")).with_filter("odd", true);
+//!     let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+//!     let after: u32 = page.position().map_or(Ok(0), |p| p.parse().map_err(|_| page.unreadable_position()))?;
+//!     // Fetch one more than the page size: that extra row proves a next page exists.
+//!     let rows: Vec<u32> = (after + 1..100).filter(|n| n % 2 == 1).take(page.fetch_size()).collect();
+//!     Ok(page.envelope(scope, rows, |n| n.to_string()))
+//! }
+//!
+//! let config = CompletenessConfig::new(CursorKeys::ephemeral());
+//! let app: Router = Router::new().route("/numbers", get(list)).layer(config.layer());
+//! ```
+
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use crate::completeness::Completeness;
+use crate::config::CompletenessConfig;
+use crate::credential::Credential;
+use crate::cursor::{CursorClaims, CursorError, QueryBinding, now_ms, rfc3339};
+use crate::envelope::Envelope;
+use crate::problem::{Problem, ProblemCode};
+use crate::reason::{MorePagesAvailable, Reason};
+use crate::require::query_pairs;
+use crate::scope::{CursorBinding, CursorContract, PageInfo, Scope};
+use crate::warning::Warning;
+
+/// The page size and cursor of a list request, validated and authenticated.
+///
+/// Extracting it reads `page_size` and `cursor` from the query string and the
+/// [`Credential`] from the request (401 without one):
+/// - `page_size` absent → the configured default; `0`, negative, non-numeric or
+///   given twice → 400 `INVALID_PAGE_SIZE`; above the maximum → clamped, with a
+///   `PAGE_SIZE_REDUCED` warning on the response;
+/// - `cursor` oversized, malformed, signed by an unknown key, or altered → 400
+///   `INVALID_CURSOR`, before the handler runs.
+///
+/// The cursor's bindings are checked by [`PageRequest::bind`], once the handler knows
+/// the query's filters and ordering.
+#[derive(Debug, Clone)]
+pub struct PageRequest {
+    config: Arc<CompletenessConfig>,
+    credential: Credential,
+    requested_size: Option<u64>,
+    applied_size: u64,
+    cursor: Option<CursorClaims>,
+}
+
+impl PageRequest {
+    /// Reads and validates the request (what the extractor does).
+    pub fn from_parts(parts: &Parts) -> Result<PageRequest, Problem> {
+        let config = CompletenessConfig::from_parts(parts)?;
+        let credential = Credential::from_parts(parts)?;
+        let mut page_size: Option<String> = None;
+        let mut cursor: Option<String> = None;
+        for (key, value) in query_pairs(&parts.uri)? {
+            match key.as_str() {
+                "page_size" if page_size.is_some() => {
+                    return Err(invalid_page_size("page_size was given more than once"));
+                }
+                "page_size" => page_size = Some(value),
+                "cursor" if cursor.is_some() => {
+                    return Err(Problem::new(ProblemCode::InvalidCursor, "cursor was given more than once")
+                        .with_extension("parameter", "cursor"));
+                }
+                "cursor" => cursor = Some(value),
+                _ => {}
+            }
+        }
+        let requested_size = page_size.as_deref().map(parse_page_size).transpose()?;
+        let applied_size = requested_size.map_or(config.default_page_size(), |r| r.min(config.max_page_size()));
+        let cursor = match cursor {
+            None => None,
+            Some(text) => Some(CursorClaims::decode(config.keys(), &text, config.max_token_len())?),
+        };
+        Ok(PageRequest { config, credential, requested_size, applied_size, cursor })
+    }
+
+    /// The page size the request named, echoed as `page.requested_size`.
+    pub fn requested_size(&self) -> Option<u64> {
+        self.requested_size
+    }
+
+    /// The page size used.
+    pub fn applied_size(&self) -> u64 {
+        self.applied_size
+    }
+
+    /// The caller.
+    pub fn credential(&self) -> &Credential {
+        &self.credential
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CompletenessConfig {
+        &self.config
+    }
+
+    /// True when the request continues a traversal (carries a cursor).
+    pub fn has_cursor(&self) -> bool {
+        self.cursor.is_some()
+    }
+
+    /// Checks the cursor (if any) against this request's query and credential and
+    /// returns the page to serve.
+    ///
+    /// Refuses with 403 `CURSOR_CREDENTIAL_MISMATCH` (another credential or changed
+    /// permissions), 400 `CURSOR_QUERY_MISMATCH` (other resource, filters or ordering),
+    /// 410 `CURSOR_EXPIRED` with a `restart` continuation (expired). An expired cursor is
+    /// never served as a first page.
+    pub fn bind(&self, query: QueryBinding) -> Result<Page, Problem> {
+        let resumed = match &self.cursor {
+            Some(claims) => {
+                claims.check(&query.fingerprint(), &self.credential.fingerprint(), now_ms())?;
+                Some(claims)
+            }
+            None => None,
+        };
+        Ok(Page {
+            config: self.config.clone(),
+            credential: self.credential.clone(),
+            query,
+            requested_size: self.requested_size,
+            applied_size: self.applied_size,
+            position: resumed.map(|c| c.position().to_owned()),
+            snapshot: resumed.and_then(|c| c.snapshot().map(str::to_owned)),
+            resumed: resumed.is_some(),
+        })
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for PageRequest {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        PageRequest::from_parts(parts)
+    }
+}
+
+fn invalid_page_size(detail: impl Into<String>) -> Problem {
+    Problem::new(ProblemCode::InvalidPageSize, detail).with_extension("parameter", "page_size")
+}
+
+fn parse_page_size(text: &str) -> Result<u64, Problem> {
+    let bad = || invalid_page_size(format!("page_size must be a positive integer, got '{}'", truncate(text, 32)));
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    match text.parse::<u64>() {
+        Ok(0) | Err(_) => Err(bad()),
+        Ok(size) => Ok(size),
+    }
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        text.to_owned()
+    } else {
+        text.chars().take(max_chars).collect::<String>() + "…"
+    }
+}
+
+/// The cursor of the next page and the contract it is issued under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NextCursor {
+    /// The opaque cursor.
+    pub cursor: String,
+    /// Its contract, echoed in `page.cursor`.
+    pub contract: CursorContract,
+}
+
+/// One page of a bound traversal: sizes, position and snapshot, and the builders of
+/// the response's page facts, next cursor and evidence.
+#[derive(Debug, Clone)]
+pub struct Page {
+    config: Arc<CompletenessConfig>,
+    credential: Credential,
+    query: QueryBinding,
+    requested_size: Option<u64>,
+    applied_size: u64,
+    position: Option<String>,
+    snapshot: Option<String>,
+    resumed: bool,
+}
+
+impl Page {
+    /// The page size used.
+    pub fn applied_size(&self) -> u64 {
+        self.applied_size
+    }
+
+    /// How many rows to fetch: one more than the page size, so that a next page is
+    /// known to exist only when it does.
+    pub fn fetch_size(&self) -> usize {
+        usize::try_from(self.applied_size).unwrap_or(usize::MAX).saturating_add(1)
+    }
+
+    /// The page size the request named.
+    pub fn requested_size(&self) -> Option<u64> {
+        self.requested_size
+    }
+
+    /// The keyset key after which this page starts; `None` for a first page.
+    pub fn position(&self) -> Option<&str> {
+        self.position.as_deref()
+    }
+
+    /// The traversal's snapshot: from the cursor, or pinned by [`Page::pin_snapshot`].
+    pub fn snapshot(&self) -> Option<&str> {
+        self.snapshot.as_deref()
+    }
+
+    /// True for the first page of a traversal (no cursor).
+    pub fn is_first_page(&self) -> bool {
+        !self.resumed
+    }
+
+    /// The caller.
+    pub fn credential(&self) -> &Credential {
+        &self.credential
+    }
+
+    /// The query this page is bound to.
+    pub fn query(&self) -> &QueryBinding {
+        &self.query
+    }
+
+    /// Freezes the traversal at `current` on its first page and returns the traversal's
+    /// snapshot (on later pages: the cursor's, whatever `current` is now).
+    pub fn pin_snapshot(&mut self, current: impl Into<String>) -> &str {
+        self.snapshot.get_or_insert_with(|| current.into())
+    }
+
+    /// Refuses with 410 `CURSOR_EXPIRED` (and a `restart` continuation) when the cursor's
+    /// snapshot is no longer retained; `retained` is asked only on a resumed page.
+    pub fn ensure_retained(&self, retained: impl FnOnce(&str) -> bool) -> Result<(), Problem> {
+        match (&self.snapshot, self.resumed) {
+            (Some(snapshot), true) if !retained(snapshot) => {
+                Err(CursorError::SnapshotGone { snapshot: snapshot.clone() }.into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The 400 `INVALID_CURSOR` problem for a signed position the handler cannot read
+    /// (e.g. issued by another version of the service).
+    pub fn unreadable_position(&self) -> Problem {
+        CursorError::Invalid(crate::cursor::TokenError::Malformed).to_problem()
+    }
+
+    /// Signs the cursor of the page after `position` (the keyset key of this page's last item).
+    pub fn next_cursor(&self, position: &str) -> NextCursor {
+        let claims = CursorClaims::new(
+            &self.query,
+            &self.credential,
+            self.snapshot.as_deref(),
+            position,
+            self.config.cursor_ttl(),
+        );
+        NextCursor {
+            cursor: claims.encode(self.config.keys()),
+            contract: CursorContract {
+                freezes_snapshot: self.snapshot.is_some(),
+                expires_at: rfc3339(claims.expires_at_ms()),
+                invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
+            },
+        }
+    }
+
+    /// The `page` member for a page of `returned` items.
+    pub fn page_info(&self, returned: usize, next: Option<&NextCursor>) -> PageInfo {
+        PageInfo {
+            returned: returned as u64,
+            requested_size: self.requested_size,
+            applied_size: self.applied_size,
+            ordering: self.query.ordering().to_owned(),
+            snapshot: self.snapshot.clone(),
+            cursor: next.map(|n| n.contract.clone()),
+        }
+    }
+
+    /// The warnings paging adds: `PAGE_SIZE_REDUCED` when the requested size was clamped.
+    pub fn warnings(&self) -> Vec<Warning> {
+        match self.requested_size {
+            Some(requested) if requested > self.applied_size => {
+                vec![Warning::page_size_reduced(requested, self.applied_size)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The completeness block of a page of `returned` items: page facts, paging warnings,
+    /// the snapshot in `scope`, and `MORE_PAGES_AVAILABLE` with `next` when there is a next page.
+    ///
+    /// Further reasons (visibility, limits) are pushed on the result by the handler.
+    pub fn completeness<R: Reason + From<MorePagesAvailable>>(
+        &self,
+        mut scope: Scope,
+        returned: usize,
+        next: Option<NextCursor>,
+    ) -> Completeness<R> {
+        if scope.snapshot.is_none() {
+            scope.snapshot = self.snapshot.clone();
+        }
+        let mut completeness = Completeness::complete(scope).with_page(self.page_info(returned, next.as_ref()));
+        for warning in self.warnings() {
+            completeness.push_warning(warning);
+        }
+        if let Some(next) = next {
+            completeness.push_reason(MorePagesAvailable::new(next.cursor));
+        }
+        completeness
+    }
+
+    /// The envelope of this page from up to [`Page::fetch_size`] rows read after
+    /// [`Page::position`] in the query's ordering: keeps the first `applied_size`, and
+    /// when a row is left over, ends with `MORE_PAGES_AVAILABLE` and a cursor after the
+    /// last kept row (`key` gives a row's keyset key).
+    pub fn envelope<T, R: Reason + From<MorePagesAvailable>>(
+        &self,
+        scope: Scope,
+        mut rows: Vec<T>,
+        key: impl Fn(&T) -> String,
+    ) -> Envelope<T, R> {
+        let size = usize::try_from(self.applied_size).unwrap_or(usize::MAX);
+        let next = if rows.len() > size {
+            rows.truncate(size);
+            rows.last().map(|last| self.next_cursor(&key(last)))
+        } else {
+            None
+        };
+        let completeness = self.completeness(scope, rows.len(), next);
+        Envelope::new(rows, completeness)
+    }
+
+    /// Attaches an evidence token to a complete inventory response; see
+    /// [`EvidenceIssuer::attach`](crate::evidence::EvidenceIssuer::attach).
+    pub fn attach_evidence<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
+        crate::evidence::attach(&self.config, &self.credential, completeness)
+    }
+}
