@@ -21,6 +21,7 @@
 pub mod aggregate;
 #[cfg(feature = "axum")]
 pub mod budget;
+pub mod client;
 pub mod completeness;
 #[cfg(feature = "axum")]
 pub mod config;
@@ -37,6 +38,8 @@ pub mod fanout;
 pub mod field;
 #[cfg(feature = "axum")]
 pub mod page_request;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod problem;
 pub mod reason;
 pub mod report;
@@ -45,6 +48,8 @@ pub mod require;
 #[cfg(feature = "axum")]
 pub mod response;
 pub mod scope;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod warning;
 
 #[doc(hidden)]
@@ -54,6 +59,7 @@ pub mod __private;
 pub use aggregate::{Aggregate, Relation};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
+pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
 pub use completeness::{Completeness, Shape, Status};
 #[cfg(feature = "axum")]
 pub use config::CompletenessConfig;

@@ -1,0 +1,282 @@
+//! `ApprovalRequest`: what a person must see before an action that depends on an
+//! incomplete result (DESIGN §4, §5 rule 3).
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::client::explain::{explain_reason, noun};
+use crate::continuation::Continuation;
+use crate::envelope::Envelope;
+use crate::reason::{Reason, ReasonCode, StandardReason};
+
+/// A request for a person to approve, change or abandon an action whose evidence is
+/// incomplete. Rendered as text (`Display`) and as JSON (`Serialize`).
+///
+/// ```
+/// use completeness_runtime::client::ApprovalRequest;
+/// use completeness_runtime::reason::{Progress, TimeBudgetExceeded};
+/// use completeness_runtime::{Envelope, Scope};
+///
+/// let scope = Scope::new("service_accounts", "service accounts readable by credential 'admin'");
+/// let progress = Progress { completed: 2, planned: None, unit: "rows".into() };
+/// let listing: Envelope<serde_json::Value> = Envelope::incomplete(
+///     vec![serde_json::json!({"id": "sa-1"}), serde_json::json!({"id": "sa-2"})],
+///     scope,
+///     TimeBudgetExceeded::new(500, progress).retry_with_deadline(5),
+/// );
+/// let request = ApprovalRequest::new("archive unowned service accounts", "owner=none, all tenants", &listing);
+/// let text = request.to_string();
+/// assert!(text.contains("ran out of time after returning 2 of an unknown number of service accounts"));
+/// assert!(text.contains("retry with a deadline of at least 5 s"));
+/// assert!(text.contains("sa-1, sa-2"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApprovalRequest {
+    /// The proposed action, e.g. "archive unowned service accounts".
+    pub action: String,
+    /// What the action would apply to, e.g. "owner=none in every tenant".
+    pub target_scope: String,
+    /// Whether the evidence covers the whole scope.
+    pub complete: bool,
+    /// How many items the evidence holds.
+    pub returned: usize,
+    /// What the credential could see.
+    pub visibility: String,
+    /// The snapshot the evidence was read at.
+    pub snapshot: Option<String>,
+    /// Why the evidence is incomplete, each reason in words.
+    pub reasons: Vec<ExplainedReason>,
+    /// Warnings on the evidence, as received.
+    pub warnings: Vec<String>,
+    /// What the person can choose, fitted to the reasons.
+    pub options: Vec<RecoveryOption>,
+}
+
+/// One reason: its stable code and what it means here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExplainedReason {
+    /// The stable code.
+    pub code: String,
+    /// What it means, in plain words.
+    pub explanation: String,
+}
+
+/// A way forward a person can choose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RecoveryOption {
+    /// Collect again with a larger time budget (a new attempt).
+    RetryWithLargerDeadline {
+        /// The smallest budget that could help, when the server said.
+        minimum_seconds: Option<u64>,
+    },
+    /// Collect again later (a new attempt).
+    RetryLater {
+        /// How long to wait, when the server said.
+        after_seconds: Option<u64>,
+    },
+    /// Continue the same traversal from where it stopped.
+    ContinueCollecting {
+        /// The cursor that continues it.
+        cursor: String,
+    },
+    /// Start a new traversal: the old one's snapshot is gone.
+    RestartCollection,
+    /// Ask a narrower question that stays under the server's result limit.
+    NarrowQuery {
+        /// How, when the server said.
+        hint: Option<String>,
+    },
+    /// Run with a credential that can read the whole scope.
+    UseBroaderCredential,
+    /// Apply the action only to the items that were returned.
+    LimitToReturnedIds {
+        /// Their ids.
+        ids: Vec<String>,
+    },
+    /// Do nothing.
+    Abandon,
+}
+
+impl RecoveryOption {
+    /// The option in words.
+    pub fn describe(&self) -> String {
+        match self {
+            RecoveryOption::RetryWithLargerDeadline { minimum_seconds: Some(s) } => {
+                format!("retry with a deadline of at least {s} s (a new collection, not a continuation)")
+            }
+            RecoveryOption::RetryWithLargerDeadline { minimum_seconds: None } => {
+                "retry with a larger deadline (a new collection, not a continuation)".to_owned()
+            }
+            RecoveryOption::RetryLater { after_seconds: Some(s) } => format!("retry in {s} s (a new collection)"),
+            RecoveryOption::RetryLater { after_seconds: None } => "retry later (a new collection)".to_owned(),
+            RecoveryOption::ContinueCollecting { cursor } => {
+                format!("continue collecting from cursor {cursor} (same snapshot, nothing merged from elsewhere)")
+            }
+            RecoveryOption::RestartCollection => {
+                "start a new collection; the items above cannot be combined with it".to_owned()
+            }
+            RecoveryOption::NarrowQuery { hint: Some(hint) } => format!("narrow the query: {hint}"),
+            RecoveryOption::NarrowQuery { hint: None } => {
+                "narrow the query so it stays under the server's result limit".to_owned()
+            }
+            RecoveryOption::UseBroaderCredential => {
+                "run again with a credential that can read the whole scope".to_owned()
+            }
+            RecoveryOption::LimitToReturnedIds { ids } => format!(
+                "limit the action to the {} returned ids ({}); anything not returned stays untouched",
+                ids.len(),
+                ids.join(", ")
+            ),
+            RecoveryOption::Abandon => "abandon the action; nothing has been changed".to_owned(),
+        }
+    }
+}
+
+impl ApprovalRequest {
+    /// The request for `action` on `target_scope`, with the evidence `envelope`.
+    ///
+    /// Item ids are read from each item's `id` member, when it has one.
+    pub fn new<T: Serialize, R: Reason>(
+        action: impl Into<String>,
+        target_scope: impl Into<String>,
+        envelope: &Envelope<T, R>,
+    ) -> ApprovalRequest {
+        let completeness = envelope.completeness.to_standard();
+        let scope = completeness.scope();
+        let noun = noun(&scope.resource);
+        let returned = envelope.items.len();
+        let reasons = completeness
+            .reasons()
+            .iter()
+            .map(|r| ExplainedReason {
+                code: r.code().as_str().to_owned(),
+                explanation: explain_reason(r, returned, &noun),
+            })
+            .collect();
+        let warnings = completeness.warnings().iter().map(|w| format!("{}: {}", w.code(), w.message())).collect();
+        let ids: Vec<String> = envelope.items.iter().filter_map(item_id).collect();
+        let mut options = Vec::new();
+        for reason in completeness.reasons() {
+            let option = option_for(reason, completeness.continuation(), completeness.next_cursor());
+            if let Some(option) = option
+                && !options.contains(&option)
+            {
+                options.push(option);
+            }
+        }
+        if !completeness.is_complete() && !ids.is_empty() {
+            options.push(RecoveryOption::LimitToReturnedIds { ids });
+        }
+        options.push(RecoveryOption::Abandon);
+        ApprovalRequest {
+            action: action.into(),
+            target_scope: target_scope.into(),
+            complete: completeness.is_complete(),
+            returned,
+            visibility: scope.visibility.clone(),
+            snapshot: scope.snapshot.clone(),
+            reasons,
+            warnings,
+            options,
+        }
+    }
+
+    /// The request as JSON.
+    pub fn to_json(&self) -> Value {
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Some(options) = value.get_mut("options").and_then(Value::as_array_mut) {
+            for (option, described) in options.iter_mut().zip(&self.options) {
+                if let Some(object) = option.as_object_mut() {
+                    object.insert("description".to_owned(), Value::String(described.describe()));
+                }
+            }
+        }
+        value
+    }
+}
+
+/// The option that addresses `reason`, using the result's own continuation when it fits.
+fn option_for(
+    reason: &StandardReason,
+    continuation: Option<&Continuation>,
+    next_cursor: Option<&str>,
+) -> Option<RecoveryOption> {
+    let recovery = reason.recovery().or_else(|| continuation.cloned().filter(|c| fits(reason, c)));
+    Some(match reason.code() {
+        ReasonCode::TimeBudgetExceeded => RecoveryOption::RetryWithLargerDeadline {
+            minimum_seconds: match recovery {
+                Some(Continuation::RetryWithDeadline { minimum_seconds }) => Some(minimum_seconds),
+                _ => None,
+            },
+        },
+        ReasonCode::SourceUnavailable | ReasonCode::QuotaExhausted => RecoveryOption::RetryLater {
+            after_seconds: match recovery {
+                Some(Continuation::RetryAfter { seconds }) => Some(seconds),
+                _ => None,
+            },
+        },
+        ReasonCode::ResultLimitReached => RecoveryOption::NarrowQuery {
+            hint: match recovery {
+                Some(Continuation::NarrowQuery { hint }) => Some(hint),
+                _ => None,
+            },
+        },
+        ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached => match next_cursor {
+            Some(cursor) => RecoveryOption::ContinueCollecting { cursor: cursor.to_owned() },
+            None => RecoveryOption::RetryLater { after_seconds: None },
+        },
+        ReasonCode::SnapshotExpired => RecoveryOption::RestartCollection,
+        ReasonCode::VisibilityRestricted => RecoveryOption::UseBroaderCredential,
+        ReasonCode::Unknown(_) => return None,
+    })
+}
+
+/// True when `continuation` is a recovery for `reason`'s kind of problem.
+fn fits(reason: &StandardReason, continuation: &Continuation) -> bool {
+    matches!(
+        (reason.code(), continuation),
+        (ReasonCode::TimeBudgetExceeded, Continuation::RetryWithDeadline { .. })
+            | (ReasonCode::SourceUnavailable | ReasonCode::QuotaExhausted, Continuation::RetryAfter { .. })
+            | (ReasonCode::ResultLimitReached, Continuation::NarrowQuery { .. })
+    )
+}
+
+/// The `id` member of an item, as text.
+fn item_id<T: Serialize>(item: &T) -> Option<String> {
+    match serde_json::to_value(item).ok()?.get("id")? {
+        Value::String(id) => Some(id.clone()),
+        Value::Number(id) => Some(id.to_string()),
+        _ => None,
+    }
+}
+
+impl fmt::Display for ApprovalRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "APPROVAL REQUIRED: {}", self.action)?;
+        writeln!(f, "Target scope: {}", self.target_scope)?;
+        let snapshot = self.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
+        writeln!(f, "Evidence: {} items read as {}{snapshot}.", self.returned, self.visibility)?;
+        if self.complete {
+            writeln!(f, "The evidence is complete.")?;
+        } else {
+            writeln!(f, "The evidence is INCOMPLETE, because:")?;
+            for reason in &self.reasons {
+                writeln!(f, "  - [{}] {}", reason.code, reason.explanation)?;
+            }
+        }
+        if !self.warnings.is_empty() {
+            writeln!(f, "Warnings:")?;
+            for warning in &self.warnings {
+                writeln!(f, "  - {warning}")?;
+            }
+        }
+        writeln!(f, "Options:")?;
+        for (i, option) in self.options.iter().enumerate() {
+            writeln!(f, "  {}. {}", i + 1, option.describe())?;
+        }
+        Ok(())
+    }
+}

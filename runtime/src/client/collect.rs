@@ -1,0 +1,325 @@
+//! `collect_all`: follow `next_cursor` until `complete: true`, and report honestly
+//! what was not collected (DESIGN §2.4, §4).
+
+use std::fmt;
+use std::future::Future;
+use std::ops::Deref;
+use std::time::{Duration, Instant};
+
+use serde::{Serialize, Serializer};
+
+use crate::completeness::Completeness;
+use crate::envelope::Envelope;
+use crate::problem::{Problem, ProblemCode};
+use crate::reason::{
+    ClientLimitReached, LimitKind, Reason, ReasonCode, ReasonDetails, SnapshotExpired, StandardReason,
+};
+use crate::report::{CompletenessReport, ReportsCompleteness};
+use crate::scope::{CursorContract, PageInfo, Scope};
+use crate::warning::Warning;
+
+/// The limits a collector applies itself. Reaching one yields `CLIENT_LIMIT_REACHED`
+/// with a cursor that resumes where the collector stopped.
+///
+/// Limits are checked before each fetch: a fetched page is never cut in half (its
+/// items are kept, so `max_items` may be exceeded by at most one page), and a single
+/// slow fetch is bounded by the fetcher's own request timeout, not by `deadline`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CollectLimits {
+    /// The most pages to fetch.
+    pub max_pages: u64,
+    /// Stop before fetching another page once this many items are held.
+    pub max_items: u64,
+    /// Stop before fetching another page once this much time has passed.
+    pub deadline: Duration,
+}
+
+impl Default for CollectLimits {
+    /// 1,000 pages, 1,000,000 items, 5 minutes.
+    fn default() -> Self {
+        CollectLimits { max_pages: 1_000, max_items: 1_000_000, deadline: Duration::from_secs(300) }
+    }
+}
+
+/// Why a page could not be fetched.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FetchError {
+    /// The server answered with an RFC 9457 problem (a cursor error, 401, 403, ...).
+    Problem(Problem),
+    /// The server could not be reached or the exchange broke off.
+    Transport(String),
+    /// The server answered, but not with a valid envelope or problem: the strict
+    /// deserializer rejected it (e.g. `complete` missing or an invariant violated).
+    Contract(String),
+}
+
+impl FetchError {
+    /// The problem, when the server answered with one.
+    pub fn problem(&self) -> Option<&Problem> {
+        match self {
+            FetchError::Problem(problem) => Some(problem),
+            _ => None,
+        }
+    }
+
+    /// True for `410 CURSOR_EXPIRED`: the traversal's snapshot is gone.
+    pub fn is_cursor_expired(&self) -> bool {
+        self.problem().is_some_and(|p| *p.code() == ProblemCode::CursorExpired)
+    }
+}
+
+impl fmt::Display for FetchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FetchError::Problem(problem) => write!(f, "the server refused the request: {problem}"),
+            FetchError::Transport(message) => write!(f, "the server could not be reached: {message}"),
+            FetchError::Contract(message) => write!(f, "the response breaks the completeness contract: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for FetchError {}
+
+impl From<Problem> for FetchError {
+    fn from(problem: Problem) -> Self {
+        FetchError::Problem(problem)
+    }
+}
+
+/// The result of [`collect_all`]: every collected item with a completeness block that
+/// keeps the contract of [`Envelope`] and serializes exactly like one.
+///
+/// It is complete only when the last page was complete and no page reported any
+/// other reason; it then carries the server's evidence token from that last page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collected<T> {
+    envelope: Envelope<T, StandardReason>,
+    pages_fetched: u64,
+}
+
+impl<T> Collected<T> {
+    /// The collected envelope.
+    pub fn envelope(&self) -> &Envelope<T, StandardReason> {
+        &self.envelope
+    }
+
+    /// The collected envelope, by value.
+    pub fn into_envelope(self) -> Envelope<T, StandardReason> {
+        self.envelope
+    }
+
+    /// How many pages were fetched (successfully or not).
+    pub fn pages_fetched(&self) -> u64 {
+        self.pages_fetched
+    }
+}
+
+impl<T> Deref for Collected<T> {
+    type Target = Envelope<T, StandardReason>;
+    fn deref(&self) -> &Self::Target {
+        &self.envelope
+    }
+}
+
+impl<T: Serialize> Serialize for Collected<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.envelope.serialize(serializer)
+    }
+}
+
+impl<T> ReportsCompleteness for Collected<T> {
+    fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
+        Some(&self.envelope.completeness)
+    }
+    fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
+        Some(&mut self.envelope.completeness)
+    }
+}
+
+/// Why the loop stopped.
+enum Stop {
+    /// The last page said `complete: true`, or it was incomplete with no next page.
+    LastPage,
+    /// A limit of the collector.
+    Limit(ClientLimitReached),
+    /// `410 CURSOR_EXPIRED`, or a page read at another snapshot.
+    SnapshotGone,
+}
+
+/// Collects every page of a traversal by following `next_cursor` until a page says
+/// `complete: true`.
+///
+/// `fetch_page(None)` fetches the first page, `fetch_page(Some(cursor))` the next.
+/// The collector
+/// - never stops on a short or empty page and never fetches past a complete one;
+/// - requires every page to report the first page's `scope.snapshot` and
+///   `page.snapshot`: a page read at another snapshot is not merged, the result is
+///   incomplete with `SNAPSHOT_EXPIRED`;
+/// - on `410 CURSOR_EXPIRED` returns what it has with `SNAPSHOT_EXPIRED` (and a
+///   `restart` continuation) and never restarts by itself;
+/// - stops at its own [`CollectLimits`] with `CLIENT_LIMIT_REACHED` whose
+///   `next_cursor` resumes the traversal;
+/// - carries every reason other than `MORE_PAGES_AVAILABLE` and every warning of
+///   every page into the result (exact duplicates once).
+///
+/// Any other fetch error is returned as an error: a failed read is never reported as
+/// a shorter result.
+///
+/// ```
+/// use completeness_runtime::client::{CollectLimits, FetchError, collect_all};
+/// use completeness_runtime::reason::MorePagesAvailable;
+/// use completeness_runtime::{Envelope, Scope};
+///
+/// // Two pages: the first is empty but not the end.
+/// let fetch = |cursor: Option<String>| async move {
+///     let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
+///     Ok::<_, FetchError>(match cursor {
+///         None => Envelope::incomplete(vec![], scope, MorePagesAvailable::new("p2")),
+///         Some(_) => Envelope::complete(vec![7_u32], scope),
+///     })
+/// };
+/// let collected = block_on(collect_all(fetch, CollectLimits::default())).unwrap();
+/// assert!(collected.is_complete());
+/// assert_eq!(collected.items, vec![7]);
+/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+pub async fn collect_all<T, F, Fut>(mut fetch_page: F, limits: CollectLimits) -> Result<Collected<T>, FetchError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
+{
+    let started = Instant::now();
+    let mut items: Vec<T> = Vec::new();
+    let mut pages_fetched: u64 = 0;
+    let mut first: Option<Completeness<StandardReason>> = None;
+    let mut carried: Vec<StandardReason> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut evidence: Option<String> = None;
+    let mut cursor: Option<String> = None;
+    let mut cursor_contract: Option<CursorContract> = None;
+
+    let stop = loop {
+        if let Some(limit) = reached_limit(&limits, pages_fetched, items.len(), started) {
+            break Stop::Limit(match &cursor {
+                Some(cursor) => limit.resume_with(cursor.clone()),
+                None => limit,
+            });
+        }
+        pages_fetched += 1;
+        let page = match fetch_page(cursor.clone()).await {
+            Ok(page) => page,
+            Err(error) if error.is_cursor_expired() && cursor.is_some() => break Stop::SnapshotGone,
+            Err(error) => return Err(error),
+        };
+        let (page_items, block) = page.into_parts();
+        if let Some(first) = &first
+            && !same_snapshot(first, &block)
+        {
+            break Stop::SnapshotGone;
+        }
+        for reason in block.reasons() {
+            if reason.code() != ReasonCode::MorePagesAvailable && !carried.contains(reason) {
+                carried.push(reason.clone());
+            }
+        }
+        for warning in block.warnings() {
+            if !warnings.contains(warning) {
+                warnings.push(warning.clone());
+            }
+        }
+        items.extend(page_items);
+        let next = if block.has_reason(&ReasonCode::MorePagesAvailable) {
+            block.next_cursor().map(str::to_owned)
+        } else {
+            None
+        };
+        cursor_contract = block.page().and_then(|p| p.cursor.clone());
+        if block.is_complete() {
+            evidence = block.evidence().map(str::to_owned);
+        }
+        if first.is_none() {
+            first = Some(block);
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => break Stop::LastPage,
+        }
+    };
+
+    let mut completeness = match first {
+        Some(first) => {
+            let mut block = Completeness::complete(first.scope().clone());
+            block.set_page(first.page().map(summary_page));
+            block
+        }
+        None => Completeness::complete(Scope::default()),
+    };
+    for warning in warnings {
+        completeness.push_warning(warning);
+    }
+    for reason in carried {
+        completeness.push_reason(reason);
+    }
+    let mut resumable = false;
+    match stop {
+        Stop::LastPage => {}
+        Stop::Limit(limit) => {
+            resumable = ReasonDetails::recovery(&limit).is_some();
+            completeness.push_reason(limit);
+        }
+        Stop::SnapshotGone => {
+            let snapshot = completeness
+                .scope()
+                .snapshot
+                .clone()
+                .or_else(|| completeness.page().and_then(|p| p.snapshot.clone()))
+                .unwrap_or_else(|| "of this traversal".to_owned());
+            completeness.push_reason(SnapshotExpired::new(snapshot));
+        }
+    }
+    if let Some(page) = completeness.page().cloned() {
+        let cursor = if resumable { cursor_contract } else { None };
+        completeness.set_page(Some(PageInfo { returned: items.len() as u64, cursor, ..page }));
+    }
+    if let Some(token) = evidence {
+        // Passes the server's token through; refused unless the whole result is complete.
+        completeness.attach_evidence(token);
+    }
+    Ok(Collected { envelope: Envelope::new(items, completeness), pages_fetched })
+}
+
+/// The first limit that forbids another fetch, if any.
+fn reached_limit(limits: &CollectLimits, pages: u64, items: usize, started: Instant) -> Option<ClientLimitReached> {
+    if pages >= limits.max_pages {
+        return Some(ClientLimitReached::new(LimitKind::Pages, limits.max_pages));
+    }
+    if items as u64 >= limits.max_items {
+        return Some(ClientLimitReached::new(LimitKind::Items, limits.max_items));
+    }
+    if started.elapsed() >= limits.deadline {
+        let millis = u64::try_from(limits.deadline.as_millis()).unwrap_or(u64::MAX);
+        return Some(ClientLimitReached::new(LimitKind::Deadline, millis));
+    }
+    None
+}
+
+/// True when `page` was read at the snapshot of the traversal's first page.
+fn same_snapshot(first: &Completeness<StandardReason>, page: &Completeness<StandardReason>) -> bool {
+    first.scope().snapshot == page.scope().snapshot
+        && first.page().map(|p| &p.snapshot) == page.page().map(|p| &p.snapshot)
+}
+
+/// The `page` member of a collected result: the traversal's ordering and snapshot; the
+/// cursor contract is filled in only for a resume cursor.
+fn summary_page(first: &PageInfo) -> PageInfo {
+    PageInfo {
+        returned: 0,
+        requested_size: first.requested_size,
+        applied_size: first.applied_size,
+        ordering: first.ordering.clone(),
+        snapshot: first.snapshot.clone(),
+        cursor: None,
+    }
+}

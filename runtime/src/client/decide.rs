@@ -1,0 +1,116 @@
+//! `decide`: what a result allows an agent to do (DESIGN §5).
+
+use serde::{Deserialize, Serialize};
+
+use crate::completeness::Completeness;
+use crate::envelope::Envelope;
+use crate::reason::{Reason, ReasonCode};
+use crate::warning::WarningCode;
+
+/// What the caller means to do with a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intent {
+    /// Describe what was found.
+    Report,
+    /// Conclude that nothing matching exists.
+    ClaimAbsence,
+    /// Look into the returned items, read-only and bounded.
+    Investigate,
+    /// Change something based on the result (archive, delete, ...).
+    Mutate,
+}
+
+/// What the caller should do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The result supports the intent.
+    Proceed,
+    /// Follow `next_cursor`: the traversal is not finished.
+    ContinueSearch,
+    /// Make a new attempt (after the advised wait, or with a larger deadline);
+    /// it starts over and is never merged with this one.
+    RetryLater,
+    /// Ask a narrower question: the server stopped at a result limit.
+    NarrowQuery,
+    /// The result cannot support the intent: refuse, or show it to a person.
+    RefuseOrRequestReview,
+}
+
+/// Decides what `envelope` allows for `intent`, by the rules of DESIGN §5.
+///
+/// 1. An empty collection is evidence of absence only when `complete` is true.
+/// 2. A partial response may drive a bounded, read-only investigation
+///    ([`Intent::Investigate`] proceeds on the items it has).
+/// 3. Reasons come before actions: an incomplete result never lets [`Intent::Mutate`]
+///    proceed; the caller shows the reasons ([`crate::client::ApprovalRequest`]).
+/// 4. A continuation is never invented: [`Decision::ContinueSearch`] only when the
+///    result carries a `next_cursor`; every other recovery is a new attempt.
+/// 5. Mutations need complete evidence: a complete result with an `evidence` token,
+///    read from current state (no `STALE_INDEX` warning). Otherwise
+///    [`Decision::RefuseOrRequestReview`].
+///
+/// For an incomplete result the recovery follows the reasons, in this order: a reason
+/// no retry can fix (`VISIBILITY_RESTRICTED`, an unknown code) → refuse or review;
+/// `RESULT_LIMIT_REACHED` → narrow the query; a budget, source or snapshot reason →
+/// retry later; only pagination left (`MORE_PAGES_AVAILABLE`, a resumable
+/// `CLIENT_LIMIT_REACHED`) → continue the search. A complete result with `STALE_INDEX`
+/// proceeds for a report or an investigation, not for a claim of absence or a mutation,
+/// which need current state.
+///
+/// ```
+/// use completeness_runtime::client::{Decision, Intent, decide};
+/// use completeness_runtime::reason::MorePagesAvailable;
+/// use completeness_runtime::{Envelope, Scope};
+///
+/// let scope = Scope::new("service_accounts", "service accounts readable by credential 'admin'");
+/// let first_page: Envelope<String> = Envelope::incomplete(vec![], scope, MorePagesAvailable::new("c2"));
+/// assert_eq!(decide(&first_page, Intent::ClaimAbsence), Decision::ContinueSearch);
+/// assert_eq!(decide(&first_page, Intent::Mutate), Decision::RefuseOrRequestReview);
+/// ```
+pub fn decide<T, R: Reason>(envelope: &Envelope<T, R>, intent: Intent) -> Decision {
+    decide_on(&envelope.completeness, envelope.items.is_empty(), intent)
+}
+
+/// [`decide`] for any response with a completeness block (e.g. a struct deriving
+/// `ResultEnvelope`); `empty` says whether its collection is empty.
+pub fn decide_on<R: Reason>(completeness: &Completeness<R>, empty: bool, intent: Intent) -> Decision {
+    if completeness.is_complete() {
+        let stale = completeness.warnings().iter().any(|w| *w.code() == WarningCode::StaleIndex);
+        return match intent {
+            Intent::Report | Intent::Investigate => Decision::Proceed,
+            Intent::ClaimAbsence if stale => Decision::RefuseOrRequestReview,
+            Intent::ClaimAbsence => Decision::Proceed,
+            Intent::Mutate if stale || completeness.evidence().is_none() => Decision::RefuseOrRequestReview,
+            Intent::Mutate => Decision::Proceed,
+        };
+    }
+    match intent {
+        Intent::Mutate => Decision::RefuseOrRequestReview,
+        Intent::Investigate if !empty => Decision::Proceed,
+        Intent::Report | Intent::ClaimAbsence | Intent::Investigate => recovery(completeness),
+    }
+}
+
+/// The next step that could lead to a complete answer, by the reasons of an incomplete one.
+fn recovery<R: Reason>(completeness: &Completeness<R>) -> Decision {
+    let codes = completeness.reason_codes();
+    let any = |wanted: &[ReasonCode]| codes.iter().any(|c| wanted.contains(c));
+    if codes.iter().any(|c| matches!(c, ReasonCode::VisibilityRestricted | ReasonCode::Unknown(_))) {
+        return Decision::RefuseOrRequestReview;
+    }
+    if any(&[ReasonCode::ResultLimitReached]) {
+        return Decision::NarrowQuery;
+    }
+    if any(&[
+        ReasonCode::TimeBudgetExceeded,
+        ReasonCode::SourceUnavailable,
+        ReasonCode::QuotaExhausted,
+        ReasonCode::SnapshotExpired,
+    ]) {
+        return Decision::RetryLater;
+    }
+    // Only pagination is left: continue exactly where the result says, or start over.
+    if completeness.next_cursor().is_some() { Decision::ContinueSearch } else { Decision::RetryLater }
+}

@@ -1,0 +1,96 @@
+//! Reasons and verdicts in words a person understands.
+
+use crate::completeness::Completeness;
+use crate::reason::{LimitKind, Reason, StandardReason};
+
+/// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
+pub fn noun(resource: &str) -> String {
+    let words = resource.replace(['_', '-'], " ");
+    if words.trim().is_empty() { "items".to_owned() } else { words }
+}
+
+/// One reason in plain words, for a result that returned `returned` items of `noun`.
+///
+/// ```
+/// use completeness_runtime::client::explain::explain_reason;
+/// use completeness_runtime::reason::{Progress, TimeBudgetExceeded};
+///
+/// let reason = TimeBudgetExceeded::new(2000, Progress { completed: 842, planned: None, unit: "rows".into() });
+/// let words = explain_reason(&reason.into(), 842, "service accounts");
+/// assert!(words.starts_with("the inventory ran out of time after returning 842 of an unknown number of service accounts"));
+/// ```
+pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> String {
+    match reason {
+        StandardReason::MorePagesAvailable(_) => format!(
+            "only part of the inventory was read: {returned} {noun} were returned and further pages were never fetched"
+        ),
+        StandardReason::ResultLimitReached(r) => format!(
+            "the server stopped at its limit of {} results after returning {returned} {noun}; more may match",
+            r.limit
+        ),
+        StandardReason::TimeBudgetExceeded(r) => {
+            let total = match r.progress.planned {
+                Some(planned) if r.progress.unit == "rows" || r.progress.unit == "items" => planned.to_string(),
+                _ => "an unknown number of".to_owned(),
+            };
+            let mut text = format!(
+                "the inventory ran out of time after returning {returned} of {total} {noun} (budget {} ms)",
+                r.budget_ms
+            );
+            if let Some(planned) = r.progress.planned
+                && r.progress.unit != "rows"
+                && r.progress.unit != "items"
+            {
+                text.push_str(&format!("; {} of {planned} {} finished", r.progress.completed, r.progress.unit));
+            }
+            text
+        }
+        StandardReason::SourceUnavailable(r) => format!(
+            "the source '{}' did not answer, so {noun} held only there are missing from the {returned} returned",
+            r.source
+        ),
+        StandardReason::VisibilityRestricted(_) => format!(
+            "the credential cannot read every record in scope: {noun} it cannot see may exist but are neither listed \
+             nor counted, so the {returned} returned prove nothing about the rest"
+        ),
+        StandardReason::QuotaExhausted(r) => format!(
+            "a quota ran out after {returned} {noun} were returned; it refills in {} seconds",
+            r.retry_after_seconds
+        ),
+        StandardReason::ClientLimitReached(r) => {
+            let limit = match r.limit_kind {
+                LimitKind::Pages => format!("{} pages", r.limit),
+                LimitKind::Items => format!("{} items", r.limit),
+                LimitKind::Deadline => format!("{} ms", r.limit),
+            };
+            format!("the collecting client stopped at its own limit of {limit} after {returned} {noun}")
+        }
+        StandardReason::SnapshotExpired(r) => format!(
+            "the snapshot {} the listing was read at is gone before the last page; the {returned} {noun} returned \
+             cannot be combined with a new listing",
+            r.snapshot
+        ),
+        StandardReason::Unknown(r) => format!(
+            "the server reported '{}', a reason this client does not know ({}); it is treated as incomplete",
+            r.code, r.message
+        ),
+    }
+}
+
+/// The one-line verdict on a result: `COMPLETE: ...` or `INCOMPLETE (CODES): ...`.
+pub fn verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
+    let scope = completeness.scope();
+    let noun = noun(&scope.resource);
+    let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
+    if completeness.is_complete() {
+        let absence = if returned == 0 { "; nothing else exists in scope" } else { "" };
+        return format!("COMPLETE: {returned} {noun} cover the whole scope ({}){snapshot}{absence}.", scope.visibility);
+    }
+    let codes: Vec<String> = completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
+    let absence = if returned == 0 { "; an empty result here is not evidence of absence" } else { "" };
+    format!(
+        "INCOMPLETE ({}): {returned} {noun} returned, not the whole scope ({}){snapshot}{absence}.",
+        codes.join(", "),
+        scope.visibility
+    )
+}

@@ -1,0 +1,114 @@
+//! A reqwest-based client for completeness services: pages read with the strict
+//! deserializer, problem responses as typed errors (`client` feature).
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::client::collect::FetchError;
+use crate::envelope::Envelope;
+use crate::problem::Problem;
+use crate::reason::StandardReason;
+
+/// A client of one service, authenticating with a bearer token.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), completeness_runtime::client::FetchError> {
+/// use completeness_runtime::client::http::ServiceClient;
+/// use completeness_runtime::client::{CollectLimits, collect_all};
+///
+/// let client = ServiceClient::new("http://127.0.0.1:3000", "admin")?;
+/// let listing = client.pages::<serde_json::Value>("/service-accounts", &[("owner", "none")]);
+/// let collected = collect_all(|cursor| listing.fetch(cursor), CollectLimits::default()).await?;
+/// println!("complete: {}", collected.is_complete());
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ServiceClient {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+impl ServiceClient {
+    /// A client of the service at `base_url` (e.g. `http://127.0.0.1:3000`) using
+    /// `token`, with a 30-second timeout per request.
+    pub fn new(base_url: &str, token: &str) -> Result<ServiceClient, FetchError> {
+        ServiceClient::with_timeout(base_url, token, Duration::from_secs(30))
+    }
+
+    /// A client whose requests each time out after `timeout`.
+    pub fn with_timeout(base_url: &str, token: &str, timeout: Duration) -> Result<ServiceClient, FetchError> {
+        let http =
+            reqwest::Client::builder().timeout(timeout).build().map_err(|e| FetchError::Transport(e.to_string()))?;
+        Ok(ServiceClient { http, base: base_url.trim_end_matches('/').to_owned(), token: token.to_owned() })
+    }
+
+    /// The pages of the list at `path` with `query`, to hand to `collect_all`.
+    pub fn pages<T>(&self, path: &str, query: &[(&str, &str)]) -> PageFetcher<T> {
+        PageFetcher {
+            client: self.clone(),
+            path: path.to_owned(),
+            query: query.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+            _items: std::marker::PhantomData,
+        }
+    }
+
+    /// `GET path?query`, strictly deserialized; a problem response becomes [`FetchError::Problem`].
+    pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &[(String, String)]) -> Result<T, FetchError> {
+        let request = self.http.get(self.url(path)).bearer_auth(&self.token).query(query);
+        read(request.send().await).await
+    }
+
+    /// `POST path` with a JSON body; a problem response becomes [`FetchError::Problem`].
+    pub async fn post<B: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, FetchError> {
+        let request = self.http.post(self.url(path)).bearer_auth(&self.token).json(body);
+        read(request.send().await).await
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/{}", self.base, path.trim_start_matches('/'))
+    }
+}
+
+/// Fetches the pages of one list query; `fetch(None)` is the first page.
+#[derive(Debug, Clone)]
+pub struct PageFetcher<T> {
+    client: ServiceClient,
+    path: String,
+    query: Vec<(String, String)>,
+    _items: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: DeserializeOwned> PageFetcher<T> {
+    /// Fetches the page at `cursor` (the first page for `None`).
+    pub async fn fetch(&self, cursor: Option<String>) -> Result<Envelope<T, StandardReason>, FetchError> {
+        let mut query = self.query.clone();
+        if let Some(cursor) = cursor {
+            query.push(("cursor".to_owned(), cursor));
+        }
+        self.client.get(&self.path, &query).await
+    }
+}
+
+/// Reads a response: a success body strictly, a failure as a problem.
+async fn read<T: DeserializeOwned>(response: Result<reqwest::Response, reqwest::Error>) -> Result<T, FetchError> {
+    let response = response.map_err(|e| FetchError::Transport(e.to_string()))?;
+    let status = response.status();
+    let body = response.bytes().await.map_err(|e| FetchError::Transport(e.to_string()))?;
+    if status.is_success() {
+        return serde_json::from_slice(&body).map_err(|e| FetchError::Contract(e.to_string()));
+    }
+    match serde_json::from_slice::<Problem>(&body) {
+        Ok(problem) => Err(FetchError::Problem(problem)),
+        Err(_) => Err(FetchError::Contract(format!(
+            "status {status} without a problem body: {}",
+            String::from_utf8_lossy(&body[..body.len().min(200)])
+        ))),
+    }
+}

@@ -1,0 +1,116 @@
+//! Envelopes as MCP tool results (`mcp` feature, rmcp).
+//!
+//! An agent reading a tool result must get the completeness block, not prose about
+//! it: `structuredContent` is the whole envelope, the first text block starts with a
+//! one-line verdict (`COMPLETE: ...` or `INCOMPLETE (CODES): ...`) followed by the
+//! same JSON, and `isError` stays false for a partial result (a partial answer is an
+//! answer, and an error would hide its items). [`output_schema`] gives the JSON
+//! Schema to advertise as the tool's `outputSchema`.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::client::explain::verdict;
+use crate::completeness::Completeness;
+use crate::continuation::Continuation;
+use crate::envelope::Envelope;
+use crate::reason::Reason;
+use crate::scope::{PageInfo, Scope};
+
+/// The tool result carrying `envelope`.
+///
+/// ```
+/// use completeness_runtime::mcp::tool_result;
+/// use completeness_runtime::reason::VisibilityRestricted;
+/// use completeness_runtime::{Envelope, Scope};
+///
+/// let scope = Scope::new("service_accounts", "service accounts readable by credential 'north'");
+/// let listing: Envelope<String> = Envelope::incomplete(vec![], scope, VisibilityRestricted::new());
+/// let result = tool_result(&listing).unwrap();
+/// assert_eq!(result.is_error, Some(false));
+/// assert_eq!(result.structured_content.as_ref().unwrap()["complete"], false);
+/// let text = &result.content[0].as_text().unwrap().text;
+/// assert!(text.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): 0 service accounts returned"));
+/// ```
+pub fn tool_result<T: Serialize, R: Reason>(envelope: &Envelope<T, R>) -> Result<CallToolResult, serde_json::Error> {
+    tool_result_for(envelope, &envelope.completeness, envelope.items.len())
+}
+
+/// The tool result for any collection response (e.g. a struct deriving `ResultEnvelope`)
+/// with its completeness block and the number of items it returned.
+pub fn tool_result_for<R: Reason>(
+    response: &impl Serialize,
+    completeness: &Completeness<R>,
+    returned: usize,
+) -> Result<CallToolResult, serde_json::Error> {
+    let structured = serde_json::to_value(response)?;
+    let text = format!("{}\n{}", verdict(completeness, returned), serde_json::to_string_pretty(&structured)?);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result.is_error = Some(false);
+    Ok(result)
+}
+
+/// A tool named `name` whose `outputSchema` is the envelope of `T`.
+pub fn envelope_tool<T: JsonSchema>(
+    name: &'static str,
+    description: &'static str,
+    input_schema: Arc<JsonObject>,
+) -> Tool {
+    Tool::new(name, description, input_schema).with_raw_output_schema(output_schema::<T>())
+}
+
+/// The JSON Schema (draft 2020-12, generated with schemars) of an envelope of `T`, for
+/// a tool's `outputSchema`: every member of DESIGN §2.1 is required.
+pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let mut generator = SchemaSettings::draft2020_12().for_serialize().into_generator();
+    let item = generator.subschema_for::<T>().to_value();
+    let continuation = generator.subschema_for::<Option<Continuation>>().to_value();
+    let page = generator.subschema_for::<Option<PageInfo>>().to_value();
+    let scope = generator.subschema_for::<Scope>().to_value();
+    let definitions = generator.take_definitions(true);
+    let coded = |what: &str| {
+        json!({
+            "type": "object",
+            "description": what,
+            "required": ["code", "message"],
+            "properties": {
+                "code": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+                "message": {"type": "string"}
+            },
+            "additionalProperties": true
+        })
+    };
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Envelope",
+        "description": "A collection response with its completeness block. `complete` is the decision field: \
+                        an empty `items` is evidence of absence only when `complete` is true.",
+        "type": "object",
+        "required": ["status", "complete", "truncated", "items", "incomplete_reasons", "continuation",
+                     "next_cursor", "page", "scope", "warnings", "evidence"],
+        "properties": {
+            "status": {"type": "string", "enum": ["complete", "partial"]},
+            "complete": {"type": "boolean"},
+            "truncated": {"type": "boolean"},
+            "items": {"type": "array", "items": item},
+            "incomplete_reasons": {"type": "array", "items": coded("An incomplete reason: a stable code and details.")},
+            "continuation": continuation,
+            "next_cursor": {"type": ["string", "null"]},
+            "page": page,
+            "scope": scope,
+            "warnings": {"type": "array", "items": coded("A warning: never affects `complete`.")},
+            "evidence": {"type": ["string", "null"]}
+        },
+        "$defs": definitions
+    });
+    match schema {
+        Value::Object(object) => Arc::new(object),
+        _ => unreachable!("a json! object literal is an object"),
+    }
+}

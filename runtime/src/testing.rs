@@ -1,0 +1,11 @@
+//! Contract test kit (`testing` feature): an invariant check any service's tests can
+//! run on its JSON, an in-memory paged source with real snapshots, and proptest
+//! strategies for envelopes and paged sources.
+
+mod invariants;
+mod source;
+mod strategies;
+
+pub use invariants::{assert_envelope_invariants, check_envelope_invariants};
+pub use source::{MemorySource, Mutation};
+pub use strategies::{SourcePlan, arb_envelope, arb_reason, arb_source_plan, arb_warning};

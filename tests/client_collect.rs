@@ -1,0 +1,270 @@
+//! `collect_all` follows cursors until `complete: true` and reports what it did not collect.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use completeness::client::{CollectLimits, Collected, FetchError, collect_all};
+use completeness::reason::MorePagesAvailable;
+use completeness::testing::{MemorySource, Mutation, assert_envelope_invariants};
+use completeness::{Envelope, LimitKind, ReasonCode, Scope, StandardReason, WarningCode};
+use serde_json::{Value, json};
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+}
+
+/// Collects from `source`, applying `between(fetch_number, source)` before every fetch after the first.
+fn collect(
+    source: &RefCell<MemorySource>,
+    limits: CollectLimits,
+    between: impl Fn(u64, &mut MemorySource),
+) -> Result<Collected<u64>, FetchError> {
+    block_on(collect_all(
+        |cursor: Option<String>| {
+            let mut source = source.borrow_mut();
+            let number = source.fetches() + 1;
+            if number > 1 {
+                between(number, &mut source);
+            }
+            let page = source.fetch(cursor.as_deref());
+            async move { page }
+        },
+        limits,
+    ))
+}
+
+fn no_limits() -> CollectLimits {
+    CollectLimits { max_pages: 10_000, max_items: 1_000_000, deadline: Duration::from_secs(3600) }
+}
+
+#[test]
+fn follows_cursors_through_short_and_empty_pages_until_complete() {
+    let source = RefCell::new(MemorySource::new(20, 1).with_page_sizes(vec![0, 3, 1, 0, 7]));
+    let collected = collect(&source, no_limits(), |_, _| {}).unwrap();
+    assert!(collected.is_complete());
+    assert_eq!(collected.items, (1..=20).collect::<Vec<u64>>());
+    assert!(collected.pages_fetched() > 5, "empty and short pages were not the end");
+    assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+}
+
+#[test]
+fn an_exactly_full_last_page_is_not_followed_by_a_probe() {
+    for (count, size) in [(100_u64, 10_usize), (101, 10), (1, 1), (10, 100)] {
+        let source = RefCell::new(MemorySource::new(count, size));
+        let collected = collect(&source, no_limits(), |_, _| {}).unwrap();
+        assert!(collected.is_complete());
+        assert_eq!(collected.items.len() as u64, count);
+        assert_eq!(source.borrow().fetches(), count.div_ceil(size as u64), "{count} items in pages of {size}");
+    }
+}
+
+#[test]
+fn complete_and_empty_source_is_complete_after_one_fetch() {
+    let source = RefCell::new(MemorySource::new(0, 10));
+    let collected = collect(&source, no_limits(), |_, _| {}).unwrap();
+    assert!(collected.is_complete());
+    assert!(collected.items.is_empty());
+    assert_eq!(source.borrow().fetches(), 1);
+}
+
+#[test]
+fn a_page_read_at_another_snapshot_is_not_merged() {
+    let source = RefCell::new(MemorySource::new(30, 10).freezing_snapshots(false));
+    let collected = collect(&source, no_limits(), |n, s| {
+        if n == 2 {
+            s.apply(Mutation::Insert(1000));
+        }
+    })
+    .unwrap();
+    assert!(!collected.is_complete());
+    assert!(collected.completeness.has_reason(&ReasonCode::SnapshotExpired));
+    assert_eq!(collected.items, (1..=10).collect::<Vec<u64>>(), "only the first snapshot's page is kept");
+    assert_eq!(collected.completeness.scope().snapshot.as_deref(), Some("s-1"));
+    assert_eq!(collected.completeness.continuation().map(|c| c.kind()), Some("restart"));
+}
+
+#[test]
+fn a_frozen_snapshot_survives_mutations_between_pages() {
+    let source = RefCell::new(MemorySource::new(30, 7));
+    let collected = collect(&source, no_limits(), |n, s| {
+        s.apply(Mutation::Insert(100 + n));
+        s.apply(Mutation::Delete(0));
+    })
+    .unwrap();
+    assert!(collected.is_complete());
+    assert_eq!(collected.items, source.borrow().ids_at(1));
+}
+
+#[test]
+fn cursor_expiry_returns_what_was_collected_with_snapshot_expired_and_does_not_restart() {
+    let source = RefCell::new(MemorySource::new(30, 10));
+    let collected = collect(&source, no_limits(), |n, s| {
+        if n == 3 {
+            s.apply(Mutation::Insert(500));
+            s.apply(Mutation::ExpireOldSnapshots);
+        }
+    })
+    .unwrap();
+    assert!(!collected.is_complete());
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
+    assert_eq!(collected.items, (1..=20).collect::<Vec<u64>>());
+    assert_eq!(source.borrow().fetches(), 3, "no restart after the 410");
+    assert_eq!(collected.completeness.next_cursor(), None);
+    assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+}
+
+#[test]
+fn page_limit_reports_client_limit_with_a_cursor_that_resumes() {
+    let source = RefCell::new(MemorySource::new(50, 10));
+    let limits = CollectLimits { max_pages: 2, ..no_limits() };
+    let collected = collect(&source, limits, |_, _| {}).unwrap();
+    assert!(!collected.is_complete());
+    assert!(collected.completeness.is_truncated());
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::ClientLimitReached]);
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["incomplete_reasons"][0]["limit_kind"], "pages");
+    assert_eq!(json["incomplete_reasons"][0]["limit"], 2);
+    assert_eq!(json["continuation"]["kind"], "next_cursor");
+    assert_envelope_invariants(&json);
+
+    let resume = collected.completeness.next_cursor().unwrap().to_owned();
+    let next = source.borrow_mut().fetch(Some(&resume)).unwrap();
+    assert_eq!(next.items, (21..=30).collect::<Vec<u64>>(), "the resume cursor continues after the last page");
+}
+
+#[test]
+fn item_limit_stops_between_pages_without_dropping_fetched_items() {
+    let source = RefCell::new(MemorySource::new(50, 8));
+    let limits = CollectLimits { max_items: 10, ..no_limits() };
+    let collected = collect(&source, limits, |_, _| {}).unwrap();
+    assert_eq!(collected.items, (1..=16).collect::<Vec<u64>>());
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["incomplete_reasons"][0]["limit_kind"], "items");
+    assert_eq!(json["page"]["returned"], 16);
+    assert!(json["page"]["cursor"].is_object(), "the resume cursor's contract is kept");
+}
+
+#[test]
+fn a_spent_deadline_stops_before_fetching_and_says_so() {
+    let source = RefCell::new(MemorySource::new(5, 10));
+    let limits = CollectLimits { deadline: Duration::ZERO, ..no_limits() };
+    let collected = collect(&source, limits, |_, _| {}).unwrap();
+    assert!(!collected.is_complete());
+    assert!(collected.items.is_empty(), "incomplete and empty");
+    assert_eq!(source.borrow().fetches(), 0);
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["incomplete_reasons"][0]["limit_kind"], LimitKind::Deadline.to_json());
+    assert_envelope_invariants(&json);
+}
+
+#[test]
+fn reasons_and_warnings_of_every_page_are_carried() {
+    let source = RefCell::new(MemorySource::new(40, 6).restricted(true).warning_every(Some(2)));
+    let collected = collect(&source, no_limits(), |_, _| {}).unwrap();
+    assert!(!collected.is_complete(), "VISIBILITY_RESTRICTED on every page");
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::VisibilityRestricted]);
+    let fetches = source.borrow().fetches();
+    let stale = collected.completeness.warnings().iter().filter(|w| *w.code() == WarningCode::StaleIndex).count();
+    assert_eq!(stale as u64, fetches / 2, "one warning from every second page");
+    assert!(collected.items.iter().all(|id| id % 5 != 0));
+    assert_eq!(collected.completeness.next_cursor(), None);
+}
+
+#[test]
+fn a_failed_page_is_an_error_not_a_shorter_result() {
+    let result = block_on(collect_all(
+        |cursor: Option<String>| async move {
+            let scope = Scope::new("numbers", "all").with_snapshot("s-1");
+            match cursor {
+                None => Ok(Envelope::incomplete(vec![1_u32], scope, MorePagesAvailable::new("p2"))),
+                Some(_) => Err(FetchError::Transport("connection reset".into())),
+            }
+        },
+        no_limits(),
+    ));
+    assert_eq!(result.unwrap_err(), FetchError::Transport("connection reset".into()));
+}
+
+fn last_page(evidence: Value) -> Value {
+    json!({
+        "status": "complete", "complete": true, "truncated": false, "items": [2],
+        "incomplete_reasons": [], "continuation": null, "next_cursor": null,
+        "page": {"returned": 1, "requested_size": 1, "applied_size": 1, "ordering": "id ascending",
+                 "snapshot": "s-1", "cursor": null},
+        "scope": {"resource": "numbers", "visibility": "all", "snapshot": "s-1", "filters": {}},
+        "warnings": [], "evidence": evidence
+    })
+}
+
+fn first_page(reasons: Value) -> Value {
+    json!({
+        "status": "partial", "complete": false, "truncated": true, "items": [1],
+        "incomplete_reasons": reasons, "continuation": {"kind": "next_cursor", "cursor": "p2"},
+        "next_cursor": "p2",
+        "page": {"returned": 1, "requested_size": 1, "applied_size": 1, "ordering": "id ascending",
+                 "snapshot": "s-1", "cursor": {"freezes_snapshot": true, "expires_at": "2100-01-01T00:00:00Z",
+                 "invalidated_by": ["filters"]}},
+        "scope": {"resource": "numbers", "visibility": "all", "snapshot": "s-1", "filters": {}},
+        "warnings": [], "evidence": null
+    })
+}
+
+fn collect_json(pages: [Value; 2]) -> Collected<u32> {
+    block_on(collect_all(
+        |cursor: Option<String>| {
+            let page = pages[usize::from(cursor.is_some())].clone();
+            async move {
+                serde_json::from_value::<Envelope<u32, StandardReason>>(page)
+                    .map_err(|e| FetchError::Contract(e.to_string()))
+            }
+        },
+        no_limits(),
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_complete_collection_carries_the_evidence_of_its_last_page() {
+    let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
+    let collected = collect_json([first_page(more), last_page(json!("ev1.k1.token"))]);
+    assert!(collected.is_complete());
+    assert_eq!(collected.items, vec![1, 2]);
+    assert_eq!(collected.completeness.evidence(), Some("ev1.k1.token"));
+}
+
+#[test]
+fn an_incomplete_collection_never_carries_evidence() {
+    let reasons = json!([
+        {"code": "SOURCE_UNAVAILABLE", "message": "legacy is down", "source": "legacy"},
+        {"code": "MORE_PAGES_AVAILABLE", "message": "more"}
+    ]);
+    let collected = collect_json([first_page(reasons), last_page(json!("ev1.k1.token"))]);
+    assert!(!collected.is_complete(), "a reason seen on an earlier page keeps the result incomplete");
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SourceUnavailable]);
+    assert_eq!(collected.completeness.evidence(), None);
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["evidence"], Value::Null);
+    assert_envelope_invariants(&json);
+}
+
+#[test]
+fn a_collected_result_round_trips_through_the_strict_deserializer() {
+    let source = RefCell::new(MemorySource::new(25, 4).warning_every(Some(3)));
+    let collected = collect(&source, CollectLimits { max_pages: 3, ..no_limits() }, |_, _| {}).unwrap();
+    let json = serde_json::to_value(&collected).unwrap();
+    let back: Envelope<u64> = serde_json::from_value(json.clone()).expect("strictly valid");
+    assert_eq!(back.items, collected.items);
+    assert_eq!(serde_json::to_value(&back).unwrap(), json);
+    assert!(json["next_cursor"].is_string(), "CLIENT_LIMIT_REACHED resumes without MORE_PAGES_AVAILABLE");
+}
+
+/// `LimitKind` as its wire string.
+trait ToJson {
+    fn to_json(&self) -> Value;
+}
+
+impl ToJson for LimitKind {
+    fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap()
+    }
+}

@@ -1,0 +1,155 @@
+//! `decide` implements the rules for agents of DESIGN §5.
+
+use completeness::reason::{
+    ClientLimitReached, LimitKind, MorePagesAvailable, Progress, ResultLimitReached, TimeBudgetExceeded,
+    VisibilityRestricted,
+};
+use completeness::{Decision, Envelope, Intent, ReasonCode, Scope, StandardReason, Warning, decide};
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Deserialize)]
+struct Fixture {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    case: String,
+    response: Value,
+    intent: Intent,
+    expected_decision: Decision,
+}
+
+fn fixture() -> Vec<Case> {
+    let text = include_str!("fixtures/agent_decisions.json");
+    serde_json::from_str::<Fixture>(text).expect("the fixture parses").cases
+}
+
+fn scope() -> Scope {
+    Scope::new("service_accounts", "service accounts readable by credential 'admin'").with_snapshot("s-7")
+}
+
+#[test]
+fn every_fixture_case_gets_its_expected_decision() {
+    let cases = fixture();
+    assert!(cases.len() >= 24, "the fixture needs at least 24 cases, has {}", cases.len());
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let envelope: Envelope<Value, StandardReason> = serde_json::from_value(case.response.clone())
+            .unwrap_or_else(|e| panic!("case '{}': the strict deserializer rejects the response: {e}", case.case));
+        let decision = decide(&envelope, case.intent);
+        if decision != case.expected_decision {
+            wrong.push(format!("'{}': expected {:?}, got {decision:?}", case.case, case.expected_decision));
+        }
+    }
+    assert!(wrong.is_empty(), "wrong decisions:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn fixture_covers_every_reason_code_every_intent_and_all_four_states() {
+    let cases = fixture();
+    let mut codes = std::collections::BTreeSet::new();
+    let mut states = std::collections::BTreeSet::new();
+    let mut intents = std::collections::BTreeSet::new();
+    for case in &cases {
+        let response = &case.response;
+        for reason in response["incomplete_reasons"].as_array().unwrap() {
+            codes.insert(ReasonCode::parse(reason["code"].as_str().unwrap()));
+        }
+        let empty = response["items"].as_array().unwrap().is_empty();
+        states.insert((response["complete"].as_bool().unwrap(), empty));
+        intents.insert(format!("{:?}", case.intent));
+    }
+    for code in ReasonCode::KNOWN {
+        assert!(codes.contains(&code), "no case covers {code}");
+    }
+    assert!(codes.iter().any(|c| matches!(c, ReasonCode::Unknown(_))), "no case covers an unknown code");
+    assert_eq!(states.len(), 4, "the four states are not all covered: {states:?}");
+    assert_eq!(intents.len(), 4, "not every intent is covered: {intents:?}");
+}
+
+#[test]
+fn empty_incomplete_page_never_authorizes_cleanup() {
+    for reason in [
+        StandardReason::from(MorePagesAvailable::new("c2")),
+        VisibilityRestricted::new().into(),
+        ResultLimitReached::new(50, "add a tenant").into(),
+        TimeBudgetExceeded::new(100, Progress { completed: 0, planned: None, unit: "rows".into() }).into(),
+        ClientLimitReached::new(LimitKind::Items, 10).resume_with("c9").into(),
+    ] {
+        let page: Envelope<String> = Envelope::incomplete(vec![], scope(), reason.clone());
+        assert_eq!(decide(&page, Intent::Mutate), Decision::RefuseOrRequestReview, "{reason:?}");
+        assert_ne!(decide(&page, Intent::ClaimAbsence), Decision::Proceed, "{reason:?}");
+    }
+}
+
+#[test]
+fn empty_first_page_with_more_pages_continues_the_search_then_refuses_the_mutation() {
+    let first: Envelope<String> = Envelope::incomplete(vec![], scope(), MorePagesAvailable::new("c2"));
+    assert_eq!(decide(&first, Intent::ClaimAbsence), Decision::ContinueSearch);
+    assert_eq!(decide(&first, Intent::Mutate), Decision::RefuseOrRequestReview);
+}
+
+#[test]
+fn complete_and_empty_is_evidence_of_absence() {
+    let page: Envelope<String> = Envelope::complete(vec![], scope());
+    assert_eq!(decide(&page, Intent::ClaimAbsence), Decision::Proceed);
+}
+
+#[test]
+fn stale_index_on_a_complete_result_allows_a_report_but_not_a_mutation() {
+    let page: Envelope<String> = Envelope::complete(vec!["sa-1".into()], scope())
+        .with_warning_for_test(Warning::stale_index("audit", None, None));
+    assert_eq!(decide(&page, Intent::Report), Decision::Proceed);
+    assert_eq!(decide(&page, Intent::Mutate), Decision::RefuseOrRequestReview);
+}
+
+#[test]
+fn a_mutation_needs_an_evidence_token_even_on_a_complete_result() {
+    let without: Envelope<String> = Envelope::complete(vec!["sa-1".into()], scope());
+    assert_eq!(decide(&without, Intent::Mutate), Decision::RefuseOrRequestReview);
+}
+
+#[test]
+fn partial_items_may_drive_a_read_only_investigation_only() {
+    let page: Envelope<String> = Envelope::incomplete(vec!["sa-1".into()], scope(), VisibilityRestricted::new());
+    assert_eq!(decide(&page, Intent::Investigate), Decision::Proceed);
+    assert_eq!(decide(&page, Intent::Report), Decision::RefuseOrRequestReview);
+    assert_eq!(decide(&page, Intent::Mutate), Decision::RefuseOrRequestReview);
+}
+
+#[test]
+fn a_continuation_is_never_invented_without_a_cursor() {
+    let stopped: Envelope<String> = Envelope::incomplete(vec![], scope(), ClientLimitReached::new(LimitKind::Pages, 0));
+    assert_eq!(stopped.completeness.next_cursor(), None);
+    assert_eq!(decide(&stopped, Intent::Report), Decision::RetryLater);
+}
+
+#[test]
+fn unknown_reason_codes_count_as_incomplete() {
+    let json = serde_json::json!({
+        "status": "partial", "complete": false, "truncated": false, "items": [],
+        "incomplete_reasons": [{"code": "FUTURE_REASON", "message": "from a newer server"}],
+        "continuation": null, "next_cursor": null, "page": null,
+        "scope": {"resource": "service_accounts", "visibility": "all", "snapshot": null, "filters": {}},
+        "warnings": [], "evidence": null
+    });
+    let page: Envelope<Value> = serde_json::from_value(json).unwrap();
+    assert!(!page.is_complete());
+    for intent in [Intent::Report, Intent::ClaimAbsence, Intent::Investigate, Intent::Mutate] {
+        assert_eq!(decide(&page, intent), Decision::RefuseOrRequestReview, "{intent:?}");
+    }
+}
+
+/// Adds a warning to a test envelope.
+trait WithWarning {
+    fn with_warning_for_test(self, warning: Warning) -> Self;
+}
+
+impl<T> WithWarning for Envelope<T> {
+    fn with_warning_for_test(mut self, warning: Warning) -> Self {
+        self.completeness.push_warning(warning);
+        self
+    }
+}
