@@ -308,11 +308,12 @@ pub struct Hit {
     pub source: String,
 }
 
-/// Fan-out over `directory`, `audit`, `legacy`; `fail=` makes one fail, `slow=` makes one never answer.
+/// Fan-out over `directory`, `audit`, `legacy`; `fail=a,b` makes sources fail, `slow=a,b` makes them never answer.
 async fn search(require: RequireComplete, budget: TimeBudget, Query(q): Query<SearchQuery>) -> Response {
     let source = |name: &'static str| {
-        let fail = q.fail.as_deref() == Some(name);
-        let slow = q.slow.as_deref() == Some(name);
+        let named = |list: &Option<String>| list.as_deref().unwrap_or("").split(',').any(|n| n == name);
+        let fail = named(&q.fail);
+        let slow = named(&q.slow);
         async move {
             if slow {
                 std::future::pending::<()>().await;

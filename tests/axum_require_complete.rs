@@ -1,0 +1,90 @@
+//! DESIGN §2.8 through a real Router: `require_complete=true` / `Prefer: handling=strict`.
+
+mod axum_common;
+
+use axum::body::Body;
+use axum_common::*;
+use serde_json::json;
+
+async fn strict(app: &axum::Router, reasons: &str) -> Reply {
+    get_as(app, "admin", &format!("/strict?require_complete=true&reasons={reasons}")).await
+}
+
+#[tokio::test]
+async fn visibility_restricted_among_the_reasons_is_403() {
+    let (app, _) = app(config(K1));
+    let reply = strict(&app, "limit,visibility,source").await;
+    reply.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+    let codes: Vec<&str> =
+        reply.body["incomplete_reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["RESULT_LIMIT_REACHED", "VISIBILITY_RESTRICTED", "SOURCE_UNAVAILABLE"]);
+    assert!(reply.headers.get("retry-after").is_none());
+}
+
+#[tokio::test]
+async fn result_limit_reached_without_visibility_is_422() {
+    let (app, _) = app(config(K1));
+    let reply = strict(&app, "source,limit").await;
+    reply.assert_problem(422, "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!(reply.body["incomplete_reasons"][1]["limit"], 2);
+}
+
+#[tokio::test]
+async fn other_reasons_are_503_with_retry_after_when_known() {
+    let (app, _) = app(config(K1));
+    let reply = strict(&app, "source").await;
+    reply.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!(reply.headers["retry-after"], "7");
+    assert_eq!(reply.body["incomplete_reasons"][0]["source"], "legacy");
+    let quota = strict(&app, "quota,source").await;
+    quota.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!(quota.headers["retry-after"], "30", "the largest known wait");
+    let unknown = strict(&app, "source_unknown_retry").await;
+    unknown.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+    assert!(unknown.headers.get("retry-after").is_none(), "no Retry-After is invented");
+}
+
+#[tokio::test]
+async fn more_pages_available_alone_is_not_a_failure() {
+    let (app, _) = app(config(K1));
+    let reply = strict(&app, "more").await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body["complete"], false);
+    let paged = get_as(&app, "admin", "/accounts?require_complete=true").await;
+    assert_eq!(paged.status, 200);
+    assert_eq!(paged.body["incomplete_reasons"][0]["code"], "MORE_PAGES_AVAILABLE");
+    let mixed = strict(&app, "more,source").await;
+    mixed.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+}
+
+#[tokio::test]
+async fn prefer_handling_strict_demands_completeness_like_the_query_parameter() {
+    let (app, _) = app(config(K1));
+    let request = axum::http::Request::get("/strict?reasons=visibility")
+        .header("authorization", "Bearer admin")
+        .header("prefer", "respond-async, handling=strict")
+        .body(Body::empty())
+        .unwrap();
+    send(&app, request).await.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+    // The incomplete-and-empty page of a restricted credential is refused too.
+    let hidden = get_as(&app, "north", "/accounts?tenant=south&require_complete=true").await;
+    hidden.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+}
+
+#[tokio::test]
+async fn without_the_demand_an_incomplete_result_is_a_200_and_a_complete_one_always_is() {
+    let (app, _) = app(config(K1));
+    let lenient = get_as(&app, "admin", "/strict?reasons=visibility").await;
+    assert_eq!(lenient.status, 200);
+    assert_eq!(lenient.body["complete"], false);
+    let complete = strict(&app, "").await;
+    assert_eq!(complete.status, 200);
+    assert_eq!(complete.body["complete"], true);
+    assert_eq!(complete.body["items"], json!([1, 2]));
+}
+
+#[tokio::test]
+async fn a_malformed_require_complete_is_400_invalid_request() {
+    let (app, _) = app(config(K1));
+    get_as(&app, "admin", "/strict?require_complete=maybe").await.assert_problem(400, "INVALID_REQUEST");
+}
