@@ -1,18 +1,43 @@
-//! The service_accounts example service (minimal first version: one envelope route).
+//! The service_accounts example: an inventory of service accounts on SQLite whose every list,
+//! search and count says whether it is complete, and why not.
+//!
+//! `cargo run --example service_accounts -- --help` lists the flags.
 
-use axum::Router;
-use axum::routing::get;
-use completeness::{Envelope, Scope};
+mod service;
 
-async fn list() -> Envelope<String> {
-    let scope = Scope::new("service_accounts", "service accounts readable by anyone");
-    Envelope::complete(vec!["sa-000001".to_owned()], scope)
-}
+use service::Config;
+
+const CREDENTIALS: &str = "admin (all tenants), north (tenant north), south (tenant south)";
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let app = Router::new().route("/service-accounts", get(list));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
-    println!("serving on http://{}", listener.local_addr()?);
-    axum::serve(listener, app).await
+async fn main() {
+    let config = match Config::from_args(std::env::args().skip(1)) {
+        Ok(Some(config)) => config,
+        Ok(None) => {
+            println!("{}", service::config::USAGE);
+            return;
+        }
+        Err(message) => {
+            eprintln!("error: {message}\n{}", service::config::USAGE);
+            std::process::exit(2);
+        }
+    };
+    let running = match service::start(config).await {
+        Ok(running) => running,
+        Err(message) => {
+            eprintln!("error: {message}");
+            std::process::exit(1);
+        }
+    };
+    let url = running.url();
+    println!("service_accounts listening on {url}");
+    println!("credentials (Authorization: Bearer NAME): {CREDENTIALS}");
+    println!("try:");
+    println!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'");
+    println!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'");
+    println!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'");
+    if let Err(error) = tokio::signal::ctrl_c().await {
+        eprintln!("error: {error}");
+    }
+    let _ = running.stop().await;
 }

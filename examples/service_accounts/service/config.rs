@@ -1,0 +1,155 @@
+//! The service's configuration and its command-line flags (DESIGN §6).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything the service can be told on start.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where to listen (`--addr`).
+    pub addr: SocketAddr,
+    /// The database file (`--db PATH`); in-memory when `None`.
+    pub db: Option<PathBuf>,
+    /// How many accounts to seed into an empty database (`--accounts N`).
+    pub accounts: u32,
+    /// How long a cursor stays valid (`--cursor-ttl SECS`).
+    pub cursor_ttl: Duration,
+    /// How long a superseded snapshot stays readable (`--snapshot-retention SECS`).
+    pub snapshot_retention: Duration,
+    /// The search result cap (`--result-limit N`).
+    pub result_limit: usize,
+    /// The largest page size; larger requests are clamped (`--max-page-size N`).
+    pub max_page_size: u32,
+    /// The page size when the request names none.
+    pub default_page_size: u32,
+    /// Sources that fail every request (`--fail-source NAME`, repeatable).
+    pub fail_sources: Vec<String>,
+    /// Extra latency per source (`--slow-source NAME=MS`, repeatable).
+    pub slow_sources: Vec<(String, Duration)>,
+    /// How often the lagging `audit` index copies the accounts table.
+    pub audit_refresh: Duration,
+    /// The time budget of a search that names none.
+    pub default_time_budget: Duration,
+    /// The largest time budget a request may ask for.
+    pub max_time_budget: Duration,
+    /// How long an evidence token stays valid.
+    pub evidence_ttl: Duration,
+    /// Run the cleanup-agent tour against the service and exit (`--demo`).
+    pub demo: bool,
+}
+
+/// The sources the service knows: the three search sources and the `usage` source.
+pub const SOURCES: [&str; 4] = ["directory", "audit", "legacy", "usage"];
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            db: None,
+            accounts: 10_000,
+            cursor_ttl: Duration::from_secs(600),
+            snapshot_retention: Duration::from_secs(900),
+            result_limit: 50,
+            max_page_size: 500,
+            default_page_size: 50,
+            fail_sources: Vec::new(),
+            slow_sources: vec![("audit".to_owned(), Duration::from_millis(150))],
+            audit_refresh: Duration::from_secs(5),
+            default_time_budget: Duration::from_millis(2_000),
+            max_time_budget: Duration::from_millis(30_000),
+            evidence_ttl: Duration::from_secs(300),
+            demo: false,
+        }
+    }
+}
+
+/// The usage text printed for `--help` and for a bad flag.
+pub const USAGE: &str = "\
+usage: service_accounts [flags]
+  --addr ADDR                 listen address (default 127.0.0.1:3000)
+  --db PATH                   SQLite database file (default: in-memory)
+  --accounts N                accounts to seed into an empty database (default 10000)
+  --cursor-ttl SECS           cursor lifetime (default 600)
+  --snapshot-retention SECS   how long superseded snapshots stay readable (default 900)
+  --result-limit N            search result cap (default 50)
+  --max-page-size N           largest page size (default 500)
+  --fail-source NAME          make a source fail: directory, audit, legacy or usage (repeatable)
+  --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms)
+  --demo                      start on a free port, run the cleanup-agent tour, exit";
+
+impl Config {
+    /// The latency configured for `source`.
+    pub fn delay_of(&self, source: &str) -> Duration {
+        self.slow_sources.iter().rev().find(|(name, _)| name == source).map_or(Duration::ZERO, |(_, d)| *d)
+    }
+
+    /// True when `source` is configured to fail.
+    pub fn fails(&self, source: &str) -> bool {
+        self.fail_sources.iter().any(|name| name == source)
+    }
+
+    /// Parses the command line (without the program name). `Ok(None)` means `--help`.
+    pub fn from_args<I: IntoIterator<Item = String>>(args: I) -> Result<Option<Config>, String> {
+        let mut config = Config::default();
+        let mut args = args.into_iter();
+        while let Some(flag) = args.next() {
+            let (flag, inline) = match flag.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+                _ => (flag, None),
+            };
+            if flag == "--help" || flag == "-h" {
+                return Ok(None);
+            }
+            if flag == "--demo" {
+                config.demo = true;
+                continue;
+            }
+            let mut value = || inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{flag} needs a value"));
+            match flag.as_str() {
+                "--addr" => config.addr = value()?.parse().map_err(|e| format!("--addr: {e}"))?,
+                "--db" => config.db = Some(PathBuf::from(value()?)),
+                "--accounts" => config.accounts = number(&flag, &value()?)?,
+                "--cursor-ttl" => config.cursor_ttl = Duration::from_secs(positive(&flag, &value()?)?),
+                "--snapshot-retention" => {
+                    config.snapshot_retention = Duration::from_secs(number(&flag, &value()?)?);
+                }
+                "--result-limit" => config.result_limit = positive(&flag, &value()?)? as usize,
+                "--max-page-size" => {
+                    config.max_page_size = u32::try_from(positive(&flag, &value()?)?)
+                        .map_err(|_| format!("{flag}: too large"))?;
+                    config.default_page_size = config.default_page_size.min(config.max_page_size);
+                }
+                "--fail-source" => config.fail_sources.push(source_name(&value()?)?),
+                "--slow-source" => {
+                    let spec = value()?;
+                    let (name, ms) =
+                        spec.split_once('=').ok_or_else(|| format!("--slow-source expects NAME=MS, got '{spec}'"))?;
+                    let ms: u64 = number(&flag, ms)?;
+                    config.slow_sources.push((source_name(name)?, Duration::from_millis(ms)));
+                }
+                other => return Err(format!("unknown flag '{other}'")),
+            }
+        }
+        Ok(Some(config))
+    }
+}
+
+fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
+    text.parse().map_err(|_| format!("{flag}: '{text}' is not a non-negative number"))
+}
+
+fn positive(flag: &str, text: &str) -> Result<u64, String> {
+    match number::<u64>(flag, text)? {
+        0 => Err(format!("{flag} must be at least 1")),
+        n => Ok(n),
+    }
+}
+
+fn source_name(name: &str) -> Result<String, String> {
+    if SOURCES.contains(&name) {
+        Ok(name.to_owned())
+    } else {
+        Err(format!("unknown source '{name}' (known: {})", SOURCES.join(", ")))
+    }
+}

@@ -1,0 +1,564 @@
+//! The accounts table on SQLite: versioned rows, snapshots, keyset pages, mutations.
+//!
+//! Every row version carries `valid_from` and `valid_to` snapshot numbers. A mutation
+//! opens a new snapshot, closes the versions it replaces (`valid_to` = the new snapshot)
+//! and inserts their successors (`valid_from` = the new snapshot). A row is visible at
+//! snapshot `s` when `valid_from <= s` and (`valid_to` is null or `valid_to > s`), so a
+//! traversal pinned to `s` sees the same set whatever happens after it started.
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
+use serde::{Deserialize, Serialize};
+
+use super::clock::{now_ms, rfc3339};
+use super::seed;
+
+/// One account as stored (the current or a past version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Account {
+    /// Stable id, `sa-000042`.
+    pub id: String,
+    /// `svc-<tenant>-<digits>`.
+    pub name: String,
+    /// `north`, `south` or `east`.
+    pub tenant: String,
+    /// Who owns it; `None` for an unowned account.
+    pub owner: Option<String>,
+    /// The owner's e-mail address.
+    pub owner_email: Option<String>,
+    /// Free text; usually absent.
+    pub description: Option<String>,
+    /// RFC 3339 creation time.
+    pub created_at: String,
+    /// Fingerprint of the account's secret.
+    pub secret_fingerprint: String,
+    /// Archived accounts leave the default listing.
+    pub archived: bool,
+}
+
+/// An item of the inventory listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListItem {
+    /// Stable id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Tenant.
+    pub tenant: String,
+    /// Owner, `None` when unowned.
+    pub owner: Option<String>,
+    /// RFC 3339 creation time.
+    pub created_at: String,
+}
+
+/// Which owners a query selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnerFilter {
+    /// Any owner, or none.
+    Any,
+    /// Only unowned accounts (`owner=none`).
+    Unowned,
+    /// Only accounts owned by this owner.
+    Is(String),
+}
+
+/// The rows a query selects: owner filter and the tenants actually read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter {
+    /// The owner condition.
+    pub owner: OwnerFilter,
+    /// The tenants read (the requested ones the credential can read). Empty selects nothing.
+    pub tenants: Vec<String>,
+}
+
+impl Filter {
+    /// True when `account` (not archived) is selected.
+    pub fn matches(&self, account: &Account) -> bool {
+        !account.archived
+            && self.tenants.contains(&account.tenant)
+            && match &self.owner {
+                OwnerFilter::Any => true,
+                OwnerFilter::Unowned => account.owner.is_none(),
+                OwnerFilter::Is(owner) => account.owner.as_deref() == Some(owner.as_str()),
+            }
+    }
+
+    /// The SQL condition and its parameters, appended after `archived = 0`.
+    fn sql(&self) -> (String, Vec<String>) {
+        let mut sql = format!(" AND tenant IN ({})", vec!["?"; self.tenants.len()].join(", "));
+        let mut values = self.tenants.clone();
+        match &self.owner {
+            OwnerFilter::Any => {}
+            OwnerFilter::Unowned => sql.push_str(" AND owner IS NULL"),
+            OwnerFilter::Is(owner) => {
+                sql.push_str(" AND owner = ?");
+                values.push(owner.clone());
+            }
+        }
+        (sql, values)
+    }
+}
+
+/// A snapshot number; `s-42` on the wire.
+pub type Snapshot = u64;
+
+/// The wire form of a snapshot number.
+pub fn snapshot_label(snapshot: Snapshot) -> String {
+    format!("s-{snapshot}")
+}
+
+/// Why a read at a snapshot cannot be served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnapshotGone(pub Snapshot);
+
+/// What a store operation can fail with.
+#[derive(Debug)]
+pub enum StoreError {
+    /// No current account has this id.
+    NotFound,
+    /// The snapshot is no longer retained.
+    SnapshotGone(SnapshotGone),
+    /// SQLite failed.
+    Sql(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        StoreError::Sql(error)
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::NotFound => f.write_str("no such account"),
+            StoreError::SnapshotGone(SnapshotGone(s)) => write!(f, "snapshot {} is no longer retained", snapshot_label(*s)),
+            StoreError::Sql(e) => write!(f, "database error: {e}"),
+        }
+    }
+}
+
+/// The result of an archive request, decided and applied in one transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArchiveOutcome {
+    /// Every target was archived at this new snapshot.
+    Archived(Snapshot),
+    /// These ids were not in the inventory at the evidence's snapshot; nothing changed.
+    NotInEvidence(Vec<String>),
+    /// These ids no longer match the inventory's filters now; nothing changed.
+    Changed(Vec<String>),
+}
+
+/// A new account, as a mutation asks for it.
+#[derive(Debug, Clone)]
+pub struct NewAccount {
+    /// Name.
+    pub name: String,
+    /// Tenant.
+    pub tenant: String,
+    /// Owner, if any.
+    pub owner: Option<String>,
+}
+
+/// Something that changed in the accounts table, for the copies the sources keep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// An account was created.
+    Created(Account),
+    /// An account was deleted.
+    Deleted(String),
+    /// An account's current version was replaced (owner change, archive).
+    Updated(Account),
+}
+
+const COLUMNS: &str = "id, name, tenant, owner, owner_email, description, created_at, secret_fingerprint, archived";
+const VISIBLE_AT: &str = "valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS accounts (
+    id TEXT NOT NULL,
+    valid_from INTEGER NOT NULL,
+    valid_to INTEGER,
+    name TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    owner TEXT,
+    owner_email TEXT,
+    description TEXT,
+    created_at TEXT NOT NULL,
+    secret_fingerprint TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (id, valid_from)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    number INTEGER PRIMARY KEY,
+    created_at_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+";
+
+/// The accounts database. One connection behind a mutex: SQLite serializes writers anyway,
+/// and every operation here is a short statement or transaction.
+pub struct Store {
+    conn: Mutex<Connection>,
+    retention: Duration,
+}
+
+impl Store {
+    /// Opens (or creates) the database at `path`, in memory when `None`.
+    pub fn open(path: Option<&Path>, retention: Duration) -> Result<Store, StoreError> {
+        let conn = match path {
+            Some(path) => Connection::open(path)?,
+            None => Connection::open_in_memory()?,
+        };
+        conn.execute_batch(SCHEMA)?;
+        Ok(Store { conn: Mutex::new(conn), retention })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// True when no snapshot exists yet (a fresh database).
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        let conn = self.lock();
+        Ok(conn.query_row("SELECT COUNT(*) FROM snapshots", [], |r| r.get::<_, i64>(0))? == 0)
+    }
+
+    /// Seeds accounts `1..=count` as snapshot 1, in one transaction with one prepared statement.
+    pub fn seed(&self, count: u32) -> Result<(), StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        {
+            let mut insert = tx.prepare(&format!(
+                "INSERT INTO accounts (valid_from, valid_to, {COLUMNS}) VALUES (1, NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+            ))?;
+            for n in 1..=u64::from(count) {
+                let a = seed::seeded(n).account;
+                insert.execute(params![
+                    a.id,
+                    a.name,
+                    a.tenant,
+                    a.owner,
+                    a.owner_email,
+                    a.description,
+                    a.created_at,
+                    a.secret_fingerprint,
+                    a.archived
+                ])?;
+            }
+        }
+        tx.execute("INSERT INTO snapshots (number, created_at_ms) VALUES (1, ?1)", [now_ms()])?;
+        set_meta(&tx, "current", 1)?;
+        set_meta(&tx, "next_id", i64::from(count) + 1)?;
+        set_meta(&tx, "pruned_before", 1)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The current snapshot number.
+    pub fn current_snapshot(&self) -> Result<Snapshot, StoreError> {
+        current(&self.lock())
+    }
+
+    /// Checks that `snapshot` can still be read.
+    pub fn check_retained(&self, snapshot: Snapshot) -> Result<(), StoreError> {
+        retained(&self.lock(), snapshot, self.retention)
+    }
+
+    /// The page of `filter` at `snapshot` after id `after`, at most `limit` items, in id order.
+    pub fn page(
+        &self,
+        snapshot: Snapshot,
+        after: Option<&str>,
+        filter: &Filter,
+        limit: u32,
+    ) -> Result<Vec<ListItem>, StoreError> {
+        let conn = self.lock();
+        retained(&conn, snapshot, self.retention)?;
+        if filter.tenants.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (condition, values) = filter.sql();
+        let sql = format!(
+            "SELECT id, name, tenant, owner, created_at FROM accounts
+             WHERE id > ?2 AND {VISIBLE_AT} AND archived = 0{condition}
+             ORDER BY id LIMIT {limit}"
+        );
+        let mut statement = conn.prepare_cached(&sql)?;
+        let mut bound: Vec<rusqlite::types::Value> = vec![(snapshot as i64).into(), after.unwrap_or("").to_owned().into()];
+        bound.extend(values.into_iter().map(Into::into));
+        let rows = statement.query_map(params_from_iter(bound), |row| {
+            Ok(ListItem {
+                id: row.get(0)?,
+                name: row.get(1)?,
+                tenant: row.get(2)?,
+                owner: row.get(3)?,
+                created_at: row.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// How many accounts `filter` selects at `snapshot`.
+    pub fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
+        let conn = self.lock();
+        retained(&conn, snapshot, self.retention)?;
+        if filter.tenants.is_empty() {
+            return Ok(0);
+        }
+        let (condition, values) = filter.sql();
+        let sql = format!("SELECT COUNT(*) FROM accounts WHERE {VISIBLE_AT} AND archived = 0{condition}");
+        let mut bound: Vec<rusqlite::types::Value> = vec![(snapshot as i64).into()];
+        bound.extend(values.into_iter().map(Into::into));
+        let count: i64 = conn.query_row(&sql, params_from_iter(bound), |r| r.get(0))?;
+        Ok(count as u64)
+    }
+
+    /// The current version of account `id`.
+    pub fn get(&self, id: &str) -> Result<Option<Account>, StoreError> {
+        current_version(&self.lock(), id)
+    }
+
+    /// Every current account (id order), for the copies the search sources keep.
+    pub fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
+        let conn = self.lock();
+        let snapshot = current(&conn)?;
+        let mut statement =
+            conn.prepare_cached(&format!("SELECT {COLUMNS} FROM accounts WHERE valid_to IS NULL ORDER BY id"))?;
+        let accounts = statement.query_map([], account_row)?.collect::<Result<_, _>>()?;
+        Ok((snapshot, accounts))
+    }
+
+    /// Creates an account at a new snapshot.
+    pub fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let snapshot = open_snapshot(&tx)?;
+        let number = meta(&tx, "next_id")?;
+        set_meta(&tx, "next_id", number + 1)?;
+        let id = seed::account_id(number as u64);
+        let account = Account {
+            secret_fingerprint: seed::fingerprint(&id),
+            id,
+            owner_email: new.owner.as_deref().map(seed::owner_email),
+            name: new.name,
+            tenant: new.tenant,
+            owner: new.owner,
+            description: None,
+            created_at: rfc3339(now_ms() / 1000),
+            archived: false,
+        };
+        insert_version(&tx, &account, snapshot)?;
+        tx.commit()?;
+        Ok((account, snapshot))
+    }
+
+    /// Sets (or clears) the owner of account `id` at a new snapshot.
+    pub fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let mut account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
+        let snapshot = open_snapshot(&tx)?;
+        account.owner_email = owner.as_deref().map(seed::owner_email);
+        account.owner = owner;
+        close_version(&tx, id, snapshot)?;
+        insert_version(&tx, &account, snapshot)?;
+        tx.commit()?;
+        Ok((account, snapshot))
+    }
+
+    /// Deletes account `id` at a new snapshot (its last version is closed, not erased).
+    pub fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
+        let snapshot = open_snapshot(&tx)?;
+        close_version(&tx, id, snapshot)?;
+        tx.commit()?;
+        Ok((account, snapshot))
+    }
+
+    /// Archives `ids` atomically: each must have been selected by `then` at `snapshot` and
+    /// must still be selected by `now` at the current snapshot; otherwise nothing changes.
+    pub fn archive(
+        &self,
+        snapshot: Snapshot,
+        then: &Filter,
+        now: &Filter,
+        ids: &[String],
+    ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError> {
+        let mut conn = self.lock();
+        retained(&conn, snapshot, self.retention)?;
+        let tx = conn.transaction()?;
+        let mut missing = Vec::new();
+        for id in ids {
+            if !version_at(&tx, id, snapshot)?.is_some_and(|a| then.matches(&a)) {
+                missing.push(id.clone());
+            }
+        }
+        if !missing.is_empty() {
+            return Ok((ArchiveOutcome::NotInEvidence(missing), Vec::new()));
+        }
+        let mut changed = Vec::new();
+        let mut targets = Vec::new();
+        for id in ids {
+            match current_version(&tx, id)? {
+                Some(account) if now.matches(&account) => targets.push(account),
+                _ => changed.push(id.clone()),
+            }
+        }
+        if !changed.is_empty() {
+            return Ok((ArchiveOutcome::Changed(changed), Vec::new()));
+        }
+        let archived_at = open_snapshot(&tx)?;
+        for account in &mut targets {
+            account.archived = true;
+            close_version(&tx, &account.id, archived_at)?;
+            insert_version(&tx, account, archived_at)?;
+        }
+        tx.commit()?;
+        Ok((ArchiveOutcome::Archived(archived_at), targets))
+    }
+
+    /// Drops row versions and snapshots no retained snapshot can see. Returns the oldest retained snapshot.
+    pub fn prune(&self) -> Result<Snapshot, StoreError> {
+        let mut conn = self.lock();
+        let cutoff = now_ms() - self.retention.as_millis() as i64;
+        let tx = conn.transaction()?;
+        let before = meta(&tx, "pruned_before")? as u64;
+        // The newest snapshot created before the cutoff is the oldest one still retained:
+        // every older one was superseded before the cutoff.
+        let oldest: Option<i64> =
+            tx.query_row("SELECT MAX(number) FROM snapshots WHERE created_at_ms < ?1", [cutoff], |r| r.get(0))?;
+        let oldest = oldest.map_or(before, |n| (n as u64).max(before));
+        if oldest > before {
+            tx.execute("DELETE FROM accounts WHERE valid_to IS NOT NULL AND valid_to <= ?1", [oldest as i64])?;
+            tx.execute("DELETE FROM snapshots WHERE number < ?1", [oldest as i64])?;
+            set_meta(&tx, "pruned_before", oldest as i64)?;
+        }
+        tx.commit()?;
+        Ok(oldest)
+    }
+
+    /// How many row versions the table holds (current and past).
+    pub fn version_count(&self) -> Result<u64, StoreError> {
+        let count: i64 = self.lock().query_row("SELECT COUNT(*) FROM accounts", [], |r| r.get(0))?;
+        Ok(count as u64)
+    }
+
+    /// A digest of every row version and the snapshot counter, to prove a request changed nothing.
+    pub fn fingerprint(&self) -> Result<String, StoreError> {
+        use sha2::{Digest, Sha256};
+        let conn = self.lock();
+        let mut hasher = Sha256::new();
+        hasher.update(current(&conn)?.to_le_bytes());
+        let mut statement = conn.prepare(&format!(
+            "SELECT valid_from, IFNULL(valid_to, -1), {COLUMNS} FROM accounts ORDER BY id, valid_from"
+        ))?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            for i in 0..11 {
+                let value: rusqlite::types::Value = row.get(i)?;
+                hasher.update(format!("{value:?}|").as_bytes());
+            }
+        }
+        Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    }
+}
+
+fn account_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
+    Ok(Account {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        tenant: row.get(2)?,
+        owner: row.get(3)?,
+        owner_email: row.get(4)?,
+        description: row.get(5)?,
+        created_at: row.get(6)?,
+        secret_fingerprint: row.get(7)?,
+        archived: row.get(8)?,
+    })
+}
+
+fn meta(conn: &Connection, key: &str) -> Result<i64, StoreError> {
+    Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))?)
+}
+
+fn set_meta(conn: &Connection, key: &str, value: i64) -> Result<(), StoreError> {
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", params![key, value])?;
+    Ok(())
+}
+
+fn current(conn: &Connection) -> Result<Snapshot, StoreError> {
+    Ok(meta(conn, "current")? as u64)
+}
+
+/// A snapshot is readable while it is current, or until `retention` after the snapshot that superseded it.
+fn retained(conn: &Connection, snapshot: Snapshot, retention: Duration) -> Result<(), StoreError> {
+    let gone = Err(StoreError::SnapshotGone(SnapshotGone(snapshot)));
+    let current = current(conn)?;
+    if snapshot == 0 || snapshot > current || snapshot < meta(conn, "pruned_before")? as u64 {
+        return gone;
+    }
+    if snapshot == current {
+        return Ok(());
+    }
+    let superseded_at: Option<i64> = conn
+        .query_row("SELECT created_at_ms FROM snapshots WHERE number = ?1", [(snapshot + 1) as i64], |r| r.get(0))
+        .optional()?;
+    match superseded_at {
+        Some(at) if now_ms() - at <= retention.as_millis() as i64 => Ok(()),
+        _ => gone,
+    }
+}
+
+fn open_snapshot(tx: &Transaction<'_>) -> Result<Snapshot, StoreError> {
+    let next = current(tx)? + 1;
+    tx.execute("INSERT INTO snapshots (number, created_at_ms) VALUES (?1, ?2)", params![next as i64, now_ms()])?;
+    set_meta(tx, "current", next as i64)?;
+    Ok(next)
+}
+
+fn current_version(conn: &Connection, id: &str) -> Result<Option<Account>, StoreError> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {COLUMNS} FROM accounts WHERE id = ?1 AND valid_to IS NULL"))?
+        .query_row([id], account_row)
+        .optional()?)
+}
+
+fn version_at(conn: &Connection, id: &str, snapshot: Snapshot) -> Result<Option<Account>, StoreError> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {COLUMNS} FROM accounts WHERE id = ?2 AND {VISIBLE_AT}"))?
+        .query_row(params![snapshot as i64, id], account_row)
+        .optional()?)
+}
+
+fn close_version(conn: &Connection, id: &str, snapshot: Snapshot) -> Result<(), StoreError> {
+    conn.execute("UPDATE accounts SET valid_to = ?1 WHERE id = ?2 AND valid_to IS NULL", params![snapshot as i64, id])?;
+    Ok(())
+}
+
+fn insert_version(conn: &Connection, a: &Account, snapshot: Snapshot) -> Result<(), StoreError> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO accounts (valid_from, valid_to, {COLUMNS}) VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+    ))?
+    .execute(params![
+        snapshot as i64,
+        a.id,
+        a.name,
+        a.tenant,
+        a.owner,
+        a.owner_email,
+        a.description,
+        a.created_at,
+        a.secret_fingerprint,
+        a.archived
+    ])?;
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! Request plumbing shared by the handlers: strict query and body parsing, error mapping.
+
+use axum::body::Bytes;
+use axum::http::Uri;
+use completeness::{Problem, ProblemCode};
+use serde::de::DeserializeOwned;
+
+use super::db::{StoreError, snapshot_label};
+
+/// The query pairs of `uri`, refusing parameters outside `allowed` and repeated ones:
+/// a misspelt filter must not silently widen the scope.
+pub fn query(uri: &Uri, allowed: &[&str]) -> Result<Vec<(String, String)>, Problem> {
+    let pairs: Vec<(String, String)> = match uri.query() {
+        None => Vec::new(),
+        Some(_) => axum::extract::Query::<Vec<(String, String)>>::try_from_uri(uri)
+            .map_err(|e| Problem::new(ProblemCode::InvalidRequest, format!("the query string could not be read: {e}")))?
+            .0,
+    };
+    for (i, (key, _)) in pairs.iter().enumerate() {
+        if !allowed.contains(&key.as_str()) {
+            return Err(Problem::new(
+                ProblemCode::InvalidRequest,
+                format!("unknown query parameter '{key}'; this route accepts {}", allowed.join(", ")),
+            )
+            .with_extension("parameter", key));
+        }
+        if pairs[..i].iter().any(|(k, _)| k == key) {
+            return Err(Problem::new(ProblemCode::InvalidRequest, format!("query parameter '{key}' is repeated"))
+                .with_extension("parameter", key));
+        }
+    }
+    Ok(pairs)
+}
+
+/// The value of `key` among `pairs`.
+pub fn param<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// Parses a JSON body strictly; any mistake is a 400 `INVALID_BODY` problem.
+pub fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| Problem::new(ProblemCode::InvalidBody, format!("the request body is not what this route expects: {e}")))
+}
+
+/// The problem a store failure is answered with.
+pub fn store_problem(error: StoreError) -> Problem {
+    match error {
+        StoreError::NotFound => Problem::new(ProblemCode::NotFound, "No such service account."),
+        StoreError::SnapshotGone(gone) => {
+            let label = snapshot_label(gone.0);
+            Problem::new(
+                ProblemCode::CursorExpired,
+                format!(
+                    "Snapshot {label} is no longer retained. Start a new traversal; results from this one cannot be combined with a new one."
+                ),
+            )
+            .with_continuation(&completeness::Continuation::Restart {
+                reason: format!("snapshot {label} is no longer retained"),
+            })
+        }
+        StoreError::Sql(e) => Problem::new(ProblemCode::Internal, format!("the database failed: {e}")),
+    }
+}
+
+/// The tenant named by a request, checked against the known tenants.
+pub fn tenant_param(value: Option<&str>) -> Result<Option<String>, Problem> {
+    match value {
+        None | Some("") => Ok(None),
+        Some(t) if super::seed::TENANTS.contains(&t) => Ok(Some(t.to_owned())),
+        Some(t) => Err(Problem::new(
+            ProblemCode::InvalidRequest,
+            format!("unknown tenant '{t}'; tenants are {}", super::seed::TENANTS.join(", ")),
+        )
+        .with_extension("parameter", "tenant")),
+    }
+}

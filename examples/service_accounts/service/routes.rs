@@ -1,0 +1,46 @@
+//! The router: every route of the service, authentication, and problem answers for unknown routes.
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use completeness::{Problem, ProblemCode};
+
+use super::state::AppState;
+use super::{account, credentials, inventory, search};
+
+/// Resolves the bearer credential; 401 problem when it is missing or unknown.
+async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
+    match state.credentials.authenticate(&parts) {
+        Ok(caller) => {
+            parts.extensions.insert(caller);
+            request = Request::from_parts(parts, body);
+            next.run(request).await
+        }
+        Err(problem) => problem.into_response(),
+    }
+}
+
+async fn not_found() -> Problem {
+    Problem::new(ProblemCode::NotFound, "No such route. See /openapi.json for the routes this service serves.")
+}
+
+/// Every route of DESIGN §6.
+pub fn router(state: AppState) -> Router {
+    let authenticated = Router::new()
+        .route("/service-accounts", get(inventory::list).post(account::create_account))
+        .route("/service-accounts/count", get(inventory::count))
+        .route(
+            "/service-accounts/{id}",
+            get(account::get_account).patch(account::patch_account).delete(account::delete_account),
+        )
+        .route("/search", get(search::search))
+        .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant))
+        .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
+    Router::new()
+        .merge(authenticated)
+        .fallback(not_found)
+        .with_state(state)
+}
