@@ -3,6 +3,8 @@
 //!
 //! `cargo run --example service_accounts -- --help` lists the flags.
 
+// The service tree is shared with the end-to-end tests and benches, which use parts this binary does not.
+#[allow(dead_code)]
 mod service;
 
 use service::Config;

@@ -107,7 +107,10 @@ impl Serialize for AccountView {
 fn readable(state: &AppState, caller: &Caller, id: &str) -> Result<Account, Problem> {
     match state.store.get(id).map_err(store_problem)? {
         Some(account) if caller.can_access(&account.tenant) => Ok(account),
-        _ => Err(Problem::new(ProblemCode::NotFound, format!("No service account '{id}' is readable by this credential."))),
+        _ => Err(Problem::new(
+            ProblemCode::NotFound,
+            format!("No service account '{id}' is readable by this credential."),
+        )),
     }
 }
 
@@ -241,7 +244,10 @@ pub async fn patch_account(
         None => return Err(Problem::new(ProblemCode::InvalidBody, "the body must name `owner` (a string or null)")),
     };
     if let Some(extra) = object.keys().next() {
-        return Err(Problem::new(ProblemCode::InvalidBody, format!("unknown member `{extra}`; only `owner` can change")));
+        return Err(Problem::new(
+            ProblemCode::InvalidBody,
+            format!("unknown member `{extra}`; only `owner` can change"),
+        ));
     }
     check_owner(&owner)?;
     readable(&state, &caller, &id)?;

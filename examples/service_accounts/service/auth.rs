@@ -78,12 +78,9 @@ impl Credentials {
                 "Send `Authorization: Bearer NAME` with one of the credentials admin, north, south.",
             )
         })?;
-        let token = header
-            .to_str()
-            .ok()
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .map(str::trim)
-            .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The Authorization header must be `Bearer NAME`."))?;
+        let token = header.to_str().ok().and_then(|h| h.strip_prefix("Bearer ")).map(str::trim).ok_or_else(|| {
+            Problem::new(ProblemCode::Unauthenticated, "The Authorization header must be `Bearer NAME`.")
+        })?;
         self.caller(token)
             .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The credential is not known to this service."))
     }
@@ -91,7 +88,11 @@ impl Credentials {
     /// The current permissions of credential `name`.
     pub fn caller(&self, name: &str) -> Option<Caller> {
         let grants = self.grants.lock().unwrap_or_else(|p| p.into_inner());
-        grants.get(name).map(|(tenants, epoch)| Caller { name: name.to_owned(), tenants: tenants.clone(), epoch: *epoch })
+        grants.get(name).map(|(tenants, epoch)| Caller {
+            name: name.to_owned(),
+            tenants: tenants.clone(),
+            epoch: *epoch,
+        })
     }
 
     /// Removes `tenant` from credential `name`; bumps its epoch when that changed anything.

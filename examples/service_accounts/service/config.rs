@@ -116,8 +116,8 @@ impl Config {
                 }
                 "--result-limit" => config.result_limit = positive(&flag, &value()?)? as usize,
                 "--max-page-size" => {
-                    config.max_page_size = u32::try_from(positive(&flag, &value()?)?)
-                        .map_err(|_| format!("{flag}: too large"))?;
+                    config.max_page_size =
+                        u32::try_from(positive(&flag, &value()?)?).map_err(|_| format!("{flag}: too large"))?;
                     config.default_page_size = config.default_page_size.min(config.max_page_size);
                 }
                 "--fail-source" => config.fail_sources.push(source_name(&value()?)?),

@@ -135,7 +135,9 @@ impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StoreError::NotFound => f.write_str("no such account"),
-            StoreError::SnapshotGone(SnapshotGone(s)) => write!(f, "snapshot {} is no longer retained", snapshot_label(*s)),
+            StoreError::SnapshotGone(SnapshotGone(s)) => {
+                write!(f, "snapshot {} is no longer retained", snapshot_label(*s))
+            }
             StoreError::Sql(e) => write!(f, "database error: {e}"),
         }
     }
@@ -291,7 +293,8 @@ impl Store {
              ORDER BY id LIMIT {limit}"
         );
         let mut statement = conn.prepare_cached(&sql)?;
-        let mut bound: Vec<rusqlite::types::Value> = vec![(snapshot as i64).into(), after.unwrap_or("").to_owned().into()];
+        let mut bound: Vec<rusqlite::types::Value> =
+            vec![(snapshot as i64).into(), after.unwrap_or("").to_owned().into()];
         bound.extend(values.into_iter().map(Into::into));
         let rows = statement.query_map(params_from_iter(bound), |row| {
             Ok(ListItem {

@@ -12,9 +12,13 @@ use super::db::{StoreError, snapshot_label};
 pub fn query(uri: &Uri, allowed: &[&str]) -> Result<Vec<(String, String)>, Problem> {
     let pairs: Vec<(String, String)> = match uri.query() {
         None => Vec::new(),
-        Some(_) => axum::extract::Query::<Vec<(String, String)>>::try_from_uri(uri)
-            .map_err(|e| Problem::new(ProblemCode::InvalidRequest, format!("the query string could not be read: {e}")))?
-            .0,
+        Some(_) => {
+            axum::extract::Query::<Vec<(String, String)>>::try_from_uri(uri)
+                .map_err(|e| {
+                    Problem::new(ProblemCode::InvalidRequest, format!("the query string could not be read: {e}"))
+                })?
+                .0
+        }
     };
     for (i, (key, _)) in pairs.iter().enumerate() {
         if !allowed.contains(&key.as_str()) {
@@ -39,8 +43,9 @@ pub fn param<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
 
 /// Parses a JSON body strictly; any mistake is a 400 `INVALID_BODY` problem.
 pub fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| Problem::new(ProblemCode::InvalidBody, format!("the request body is not what this route expects: {e}")))
+    serde_json::from_slice(bytes).map_err(|e| {
+        Problem::new(ProblemCode::InvalidBody, format!("the request body is not what this route expects: {e}"))
+    })
 }
 
 /// The problem a store failure is answered with.

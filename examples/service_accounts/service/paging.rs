@@ -112,7 +112,8 @@ impl Cursors {
     }
 
     fn verify(&self, text: &str, binding: &str, caller: &Caller) -> Result<(Snapshot, String), Problem> {
-        let invalid = || Problem::new(ProblemCode::InvalidCursor, "The cursor was refused: it is not one this server issued.");
+        let invalid =
+            || Problem::new(ProblemCode::InvalidCursor, "The cursor was refused: it is not one this server issued.");
         if text.len() > MAX_CURSOR_LEN {
             return Err(invalid());
         }

@@ -27,6 +27,11 @@ async fn not_found() -> Problem {
     Problem::new(ProblemCode::NotFound, "No such route. See /openapi.json for the routes this service serves.")
 }
 
+async fn method_not_allowed() -> Problem {
+    Problem::new(ProblemCode::Other("METHOD_NOT_ALLOWED".to_owned()), "This route does not accept that method.")
+        .with_status(405)
+}
+
 /// Every route of DESIGN §6.
 pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
@@ -42,5 +47,6 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(authenticated)
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
 }

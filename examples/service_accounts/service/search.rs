@@ -8,7 +8,9 @@ use axum::Extension;
 use axum::extract::State;
 use axum::http::Uri;
 use completeness::reason::{ResultLimitReached, SourceUnavailable, TimeBudgetExceeded, VisibilityRestricted};
-use completeness::{Completeness, Envelope, Problem, ProblemCode, Progress, Scope, StandardReason, Warning};
+use completeness::{
+    Completeness, Envelope, Problem, ProblemCode, Progress, RequireComplete, Scope, StandardReason, Warning,
+};
 use tokio::task::JoinSet;
 
 use super::auth::Caller;
@@ -41,8 +43,9 @@ pub fn time_budget(state: &AppState, value: Option<&str>) -> Result<Duration, Pr
 pub async fn search(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
+    require: RequireComplete,
     uri: Uri,
-) -> Result<Envelope<Hit>, Problem> {
+) -> Result<axum::response::Response, Problem> {
     let pairs = query(&uri, &["q", "tenant", "time_budget_ms", "require_complete"])?;
     let q = param(&pairs, "q").unwrap_or("");
     if q.is_empty() || q.len() > 100 {
@@ -98,8 +101,7 @@ pub async fn search(
     overflow |= merged.len() > limit;
     let items: Vec<Hit> = merged.into_values().take(limit).collect();
 
-    let mut scope =
-        Scope::new("search", caller.visibility("records")).with_filter("q", q);
+    let mut scope = Scope::new("search", caller.visibility("records")).with_filter("q", q);
     if let Some(tenant) = &requested_tenant {
         scope = scope.with_filter("tenant", tenant.as_str());
     }
@@ -139,5 +141,5 @@ pub async fn search(
             ));
         }
     }
-    Ok(Envelope::new(items, completeness))
+    Ok(require.apply(Envelope::new(items, completeness)))
 }

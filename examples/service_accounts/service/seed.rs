@@ -59,13 +59,11 @@ pub fn owner_email(owner: &str) -> String {
 pub fn seeded(n: u64) -> Seeded {
     let r = mix(n);
     let tenant = TENANTS[(r % 3) as usize];
-    let owner = if (r >> 8) % 30 == 0 { None } else { Some(OWNERS[((r >> 16) % OWNERS.len() as u64) as usize]) };
+    let owner =
+        if (r >> 8).is_multiple_of(30) { None } else { Some(OWNERS[((r >> 16) % OWNERS.len() as u64) as usize]) };
     let created = SEED_EPOCH - 86_400 * 365 + ((r >> 24) % (86_400 * 300)) as i64;
-    let last_used_at = if (r >> 40) % 7 == 0 {
-        None
-    } else {
-        Some(rfc3339(created + ((r >> 44) % (86_400 * 60)) as i64))
-    };
+    let last_used_at =
+        if (r >> 40).is_multiple_of(7) { None } else { Some(rfc3339(created + ((r >> 44) % (86_400 * 60)) as i64)) };
     let id = account_id(n);
     Seeded {
         account: Account {
@@ -73,10 +71,10 @@ pub fn seeded(n: u64) -> Seeded {
             tenant: tenant.to_owned(),
             owner: owner.map(str::to_owned),
             owner_email: owner.map(owner_email),
-            description: ((r >> 52) % 5 == 0).then(|| format!("{tenant} batch job {}", n % 97)),
+            description: (r >> 52).is_multiple_of(5).then(|| format!("{tenant} batch job {}", n % 97)),
             created_at: rfc3339(created),
             secret_fingerprint: fingerprint(&id),
-            archived: (r >> 32) % 50 == 0,
+            archived: (r >> 32).is_multiple_of(50),
             id,
         },
         last_used_at,

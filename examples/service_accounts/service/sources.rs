@@ -59,7 +59,8 @@ pub struct SearchSource {
     refreshed_at_ms: AtomicI64,
 }
 
-const RECORDS: &str = "CREATE TABLE records (id TEXT PRIMARY KEY, name TEXT NOT NULL, tenant TEXT NOT NULL) WITHOUT ROWID";
+const RECORDS: &str =
+    "CREATE TABLE records (id TEXT PRIMARY KEY, name TEXT NOT NULL, tenant TEXT NOT NULL) WITHOUT ROWID";
 
 impl SearchSource {
     /// A source named `name` answering after `delay`; without a table when `broken`.

@@ -6,8 +6,8 @@ use sha2::Digest;
 
 use super::auth::Credentials;
 use super::config::Config;
-use super::paging::Cursors;
 use super::db::{Change, Store, StoreError};
+use super::paging::Cursors;
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
 
 /// Everything the service owns, shared by the handlers.

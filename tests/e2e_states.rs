@@ -1,0 +1,293 @@
+//! End to end over HTTP: the four states, visibility, the search reasons, require_complete,
+//! single-resource omissions and counts of the service_accounts example.
+
+mod e2e_support;
+
+use std::time::Duration;
+
+use e2e_support::{Harness, config};
+use reqwest::Method;
+use serde_json::json;
+
+/// Every inventory page of `first`, concatenated, with the last page's answer.
+async fn all_ids(h: &Harness, first: &str, token: &str) -> (Vec<String>, e2e_support::Answer) {
+    let mut pages = h.traverse(first, token).await;
+    let ids = pages.iter().flat_map(|p| p.ids()).collect();
+    (ids, pages.pop().unwrap())
+}
+
+#[tokio::test]
+async fn the_four_states_are_all_distinct_on_the_wire() {
+    let h = Harness::start(config(120)).await;
+
+    // complete with items: one page holds everything east has
+    let full = h.get("/service-accounts?tenant=east&page_size=500", "admin").await;
+    assert_eq!(full.status, 200);
+    assert_eq!(full.body["complete"], true);
+    assert_eq!(full.body["status"], "complete");
+    assert!(!full.ids().is_empty());
+    assert!(full.body["next_cursor"].is_null() && full.body["continuation"].is_null());
+    assert!(full.body["items"].as_array().unwrap().iter().all(|i| i["tenant"] == "east"));
+
+    // complete and empty: nobody owns anything under that name, and admin reads every tenant
+    let none = h.get("/service-accounts?owner=nobody-at-all", "admin").await;
+    assert_eq!(none.body["complete"], true);
+    assert_eq!(none.ids().len(), 0);
+    assert_eq!(none.reasons(), Vec::<String>::new());
+
+    // incomplete with items: a page that is not the last
+    let page = h.get("/service-accounts?page_size=2", "admin").await;
+    assert_eq!(page.body["complete"], false);
+    assert_eq!(page.body["truncated"], true);
+    assert_eq!(page.ids().len(), 2);
+    assert_eq!(page.reasons(), ["MORE_PAGES_AVAILABLE"]);
+    assert_eq!(page.body["continuation"]["kind"], "next_cursor");
+    assert_eq!(page.body["continuation"]["cursor"], page.body["next_cursor"]);
+    assert_eq!(page.body["page"]["cursor"]["freezes_snapshot"], true);
+
+    // incomplete and empty: north asks about south
+    let hidden = h.get("/service-accounts?owner=none&tenant=south", "north").await;
+    assert_eq!(hidden.status, 200);
+    assert_eq!(hidden.body["complete"], false);
+    assert_eq!(hidden.body["status"], "partial");
+    assert_eq!(hidden.body["truncated"], false);
+    assert_eq!(hidden.ids().len(), 0);
+    assert_eq!(hidden.reasons(), ["VISIBILITY_RESTRICTED"]);
+    assert!(hidden.body["continuation"].is_null(), "no recovery exists for this caller, and null is not complete");
+    assert!(hidden.body["evidence"].is_null());
+}
+
+#[tokio::test]
+async fn north_is_told_about_restricted_visibility_on_every_page_even_when_it_sees_nothing() {
+    let h = Harness::start(config(150)).await;
+    // Without a tenant filter the scope is every tenant; north reads only its own.
+    let pages = h.traverse("/service-accounts?page_size=20", "north").await;
+    assert!(pages.len() > 1);
+    for page in &pages {
+        assert_eq!(page.body["complete"], false);
+        assert!(page.reasons().contains(&"VISIBILITY_RESTRICTED".to_owned()));
+        assert!(page.body["items"].as_array().unwrap().iter().all(|i| i["tenant"] == "north"));
+    }
+    let last = pages.last().unwrap();
+    assert_eq!(last.reasons(), ["VISIBILITY_RESTRICTED"], "the last page has no more pages, yet is not complete");
+    // The empty case: east is nobody's but admin's.
+    let east = h.get("/service-accounts?tenant=east", "north").await;
+    assert_eq!((east.ids().len(), east.reasons()), (0, vec!["VISIBILITY_RESTRICTED".to_owned()]));
+    // Its own tenant alone is complete.
+    let (ids, last) = all_ids(&h, "/service-accounts?tenant=north&page_size=500", "north").await;
+    assert!(!ids.is_empty());
+    assert_eq!(last.body["complete"], true);
+    // The count follows the same rule: exact for its own tenant, a lower bound over all.
+    let own = h.get("/service-accounts/count?tenant=north", "north").await;
+    assert_eq!((own.body["count"].as_u64(), own.body["relation"].as_str()), (Some(ids.len() as u64), Some("exact")));
+    let all = h.get("/service-accounts/count", "north").await;
+    assert_eq!(all.body["relation"], "lower_bound");
+    assert_eq!(all.reasons(), ["VISIBILITY_RESTRICTED"]);
+}
+
+#[tokio::test]
+async fn an_admin_traversal_and_the_count_agree_exactly() {
+    let h = Harness::start(config(200)).await;
+    let (ids, last) = all_ids(&h, "/service-accounts?owner=none&page_size=3", "admin").await;
+    assert_eq!(last.body["complete"], true);
+    let count = h.get("/service-accounts/count?owner=none", "admin").await;
+    assert_eq!(count.body["relation"], "exact");
+    assert_eq!(count.body["count"].as_u64(), Some(ids.len() as u64));
+    let mut sorted = ids.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted, ids, "keyset pages come in id order, each id once");
+    // Every unowned account is found, archived ones are not listed.
+    for id in &ids {
+        let one = h.get(&format!("/service-accounts/{id}"), "admin").await;
+        assert_eq!((one.body["owner"].clone(), one.body["archived"].clone()), (json!(null), json!(false)));
+    }
+}
+
+#[tokio::test]
+async fn page_sizes_above_the_maximum_are_clamped_and_say_so() {
+    let mut cfg = config(60);
+    cfg.max_page_size = 25;
+    let h = Harness::start(cfg).await;
+    let page = h.get("/service-accounts?page_size=1000", "admin").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.body["page"]["requested_size"], 1000);
+    assert_eq!(page.body["page"]["applied_size"], 25);
+    assert_eq!(page.ids().len(), 25);
+    assert_eq!(page.body["warnings"][0]["code"], "PAGE_SIZE_REDUCED");
+    assert_eq!(page.body["warnings"][0]["applied"], 25);
+}
+
+#[tokio::test]
+async fn search_reports_the_result_cap_with_a_narrowing_continuation_and_completes_when_narrowed() {
+    let mut cfg = config(300);
+    cfg.result_limit = 10;
+    let h = Harness::start(cfg).await;
+    let broad = h.get("/search?q=svc-", "admin").await;
+    assert_eq!(broad.status, 200);
+    assert_eq!(broad.ids().len(), 10);
+    assert_eq!(broad.reasons(), ["RESULT_LIMIT_REACHED"]);
+    assert_eq!(broad.body["incomplete_reasons"][0]["limit"], 10);
+    assert_eq!(broad.body["truncated"], true);
+    assert_eq!(broad.body["continuation"]["kind"], "narrow_query");
+    assert!(broad.body["page"].is_null());
+    // Following the hint: one account's full name.
+    let narrow = h.get("/search?q=svc-north-00", "admin").await;
+    let name = narrow.body["items"][0]["name"].as_str().unwrap().to_owned();
+    let exact = h.get(&format!("/search?q={name}"), "admin").await;
+    assert_eq!(exact.body["complete"], true, "{:?}", exact.body);
+    assert_eq!(exact.ids().len(), 1);
+    // Demanding completeness of the capped search is 422.
+    let strict = h.get("/search?q=svc-&require_complete=true", "admin").await;
+    strict.assert_problem(422, "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!(strict.body["incomplete_reasons"][0]["code"], "RESULT_LIMIT_REACHED");
+}
+
+#[tokio::test]
+async fn the_slow_audit_source_runs_out_of_a_small_budget_with_progress() {
+    let mut cfg = config(90);
+    cfg.slow_sources = vec![("audit".into(), Duration::from_millis(400))];
+    let h = Harness::start(cfg).await;
+    let hurried = h.get("/search?q=svc-south&time_budget_ms=40", "admin").await;
+    assert_eq!(hurried.status, 200);
+    assert_eq!(hurried.body["complete"], false);
+    assert_eq!(hurried.reasons(), ["TIME_BUDGET_EXCEEDED"]);
+    let reason = &hurried.body["incomplete_reasons"][0];
+    assert_eq!(reason["budget_ms"], 40);
+    assert_eq!(reason["progress"], json!({"completed": 2, "planned": 3, "unit": "sources"}));
+    assert_eq!(hurried.body["continuation"]["kind"], "retry_with_deadline");
+    assert!(!hurried.ids().is_empty(), "what the fast sources found is kept");
+    // The recovery works: a budget of the suggested size completes.
+    let seconds = hurried.body["continuation"]["minimum_seconds"].as_u64().unwrap();
+    let patient = h.get(&format!("/search?q=svc-south&time_budget_ms={}", seconds * 1000), "admin").await;
+    assert_eq!(patient.body["complete"], true, "{:?}", patient.body);
+    // A demanded complete result is a 503.
+    let strict = h.get("/search?q=svc-south&time_budget_ms=40", "admin").await;
+    assert_eq!(strict.body["complete"], false);
+    let strict = h
+        .answer(
+            h.request(Method::GET, "/search?q=svc-south&time_budget_ms=40")
+                .bearer_auth("admin")
+                .header("Prefer", "handling=strict"),
+        )
+        .await;
+    strict.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+}
+
+#[tokio::test]
+async fn the_lagging_audit_index_warns_with_its_observed_revision_without_affecting_complete() {
+    let mut cfg = config(40);
+    cfg.audit_refresh = Duration::from_secs(3600);
+    let h = Harness::start(cfg).await;
+    let fresh = h.get("/search?q=svc-", "admin").await;
+    assert_eq!(fresh.body["warnings"], json!([]), "a fresh index does not warn");
+    let created = h.post("/service-accounts", "admin", &json!({"name": "svc-north-fresh", "tenant": "north"})).await;
+    assert_eq!(created.status, 201);
+    let stale = h.get("/search?q=svc-north-fresh", "admin").await;
+    assert_eq!(stale.body["complete"], true, "warnings never change complete");
+    assert_eq!(stale.ids().len(), 1, "the write-through directory has it");
+    let warning = &stale.body["warnings"][0];
+    assert_eq!(warning["code"], "STALE_INDEX");
+    assert_eq!(warning["source"], "audit");
+    assert_eq!(warning["observed_revision"], "r-1");
+    assert!(warning["refreshed_at"].as_str().unwrap().ends_with('Z'));
+    // Once the index catches up the warning goes away.
+    h.running.state.refresh_audit().unwrap();
+    let caught_up = h.get("/search?q=svc-north-fresh", "admin").await;
+    assert_eq!(caught_up.body["warnings"], json!([]));
+}
+
+#[tokio::test]
+async fn a_failing_legacy_source_is_reported_and_the_search_is_never_complete() {
+    let mut cfg = config(60);
+    cfg.fail_sources = vec!["legacy".into()];
+    let h = Harness::start(cfg).await;
+    for q in ["svc-", "svc-east", "no-such-name-anywhere"] {
+        let answer = h.get(&format!("/search?q={q}"), "admin").await;
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.body["complete"], false, "{q}");
+        assert!(answer.reasons().contains(&"SOURCE_UNAVAILABLE".to_owned()), "{q}");
+        let reason = answer.body["incomplete_reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["code"] == "SOURCE_UNAVAILABLE")
+            .unwrap()
+            .clone();
+        assert_eq!(reason["source"], "legacy");
+    }
+    let empty = h.get("/search?q=no-such-name-anywhere", "admin").await;
+    assert_eq!(empty.ids().len(), 0, "incomplete and empty: absence is not proven");
+    let strict = h.get("/search?q=svc-east&require_complete=true", "admin").await;
+    strict.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+}
+
+#[tokio::test]
+async fn require_complete_maps_reasons_to_statuses_and_lets_plain_pagination_through() {
+    let h = Harness::start(config(80)).await;
+    let forbidden = h.get("/service-accounts?tenant=south&require_complete=true", "north").await;
+    forbidden.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!(forbidden.body["incomplete_reasons"][0]["code"], "VISIBILITY_RESTRICTED");
+    let counted = h.get("/service-accounts/count?require_complete=true", "north").await;
+    counted.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+    let paged = h.get("/service-accounts?page_size=3&require_complete=true", "admin").await;
+    assert_eq!(paged.status, 200, "MORE_PAGES_AVAILABLE alone is not a failure");
+    assert_eq!(paged.reasons(), ["MORE_PAGES_AVAILABLE"]);
+    let own = h.get("/service-accounts?tenant=north&page_size=500&require_complete=true", "north").await;
+    assert_eq!((own.status.as_u16(), own.body["complete"].clone()), (200, json!(true)));
+}
+
+#[tokio::test]
+async fn a_single_account_lists_every_field_it_did_not_fill_and_why() {
+    let h = Harness::start(config(30)).await;
+    let north_id = h.get("/service-accounts?tenant=north&page_size=1", "admin").await.ids()[0].clone();
+    let seen = h.get(&format!("/service-accounts/{north_id}"), "north").await;
+    assert_eq!(seen.status, 200);
+    for field in [
+        "id",
+        "name",
+        "tenant",
+        "owner",
+        "owner_email",
+        "description",
+        "last_used_at",
+        "secret_fingerprint",
+        "archived",
+    ] {
+        assert!(seen.body.get(field).is_some(), "every declared field is present: {field}");
+    }
+    assert_eq!(seen.body["owner_email"], json!(null));
+    assert_eq!(seen.body["secret_fingerprint"], json!(null));
+    assert_eq!(seen.body["omitted_fields"]["owner_email"], "NO_ACCESS");
+    assert_eq!(seen.body["omitted_fields"]["secret_fingerprint"], "NOT_REQUESTED");
+    assert_eq!(seen.body["warnings"][0]["code"], "PARTIAL_FIELD_SET");
+    assert_eq!(seen.body["warnings"][0]["requestable"], json!(["secret_fingerprint"]));
+    let asked = h.get(&format!("/service-accounts/{north_id}?fields=secret_fingerprint"), "admin").await;
+    assert!(asked.body["secret_fingerprint"].as_str().unwrap().starts_with("SHA256:"));
+    assert_eq!(asked.body["omitted_fields"], json!({}));
+    assert_eq!(asked.body["warnings"], json!([]));
+    // Another tenant's account does not exist for north.
+    let south_id = h.get("/service-accounts?tenant=south&page_size=1", "admin").await.ids()[0].clone();
+    h.get(&format!("/service-accounts/{south_id}"), "north").await.assert_problem(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn a_failing_usage_source_is_an_omission_not_a_null() {
+    let mut cfg = config(10);
+    cfg.fail_sources = vec!["usage".into()];
+    let h = Harness::start(cfg).await;
+    let one = h.get("/service-accounts/sa-000001?fields=secret_fingerprint", "admin").await;
+    assert_eq!(one.status, 200);
+    assert_eq!(one.body["last_used_at"], json!(null));
+    assert_eq!(one.body["omitted_fields"], json!({"last_used_at": "SOURCE_FAILED"}));
+    assert_eq!(one.body["warnings"][0]["fields"], json!(["last_used_at"]));
+}
+
+#[tokio::test]
+async fn missing_and_unknown_credentials_get_401_problems() {
+    let h = Harness::start(config(5)).await;
+    for path in ["/service-accounts", "/service-accounts/count", "/search?q=svc", "/service-accounts/sa-000001"] {
+        h.send(Method::GET, path, None, None).await.assert_problem(401, "UNAUTHENTICATED");
+        h.send(Method::GET, path, Some("mallory"), None).await.assert_problem(401, "UNAUTHENTICATED");
+    }
+}

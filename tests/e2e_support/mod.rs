@@ -1,0 +1,158 @@
+//! Shared by the end-to-end tests: starts the service_accounts example in-process on a free
+//! loopback port and talks to it over real HTTP with reqwest.
+
+#![allow(dead_code)] // each test file uses a different part of the service and of these helpers
+
+#[path = "../../examples/service_accounts/service/mod.rs"]
+pub mod service;
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+pub use service::Config;
+
+/// A small, fast configuration: `accounts` accounts on a free port, the usual source latencies.
+pub fn config(accounts: u32) -> Config {
+    Config { addr: "127.0.0.1:0".parse().unwrap(), accounts, ..Config::default() }
+}
+
+/// A running service and a client for it.
+pub struct Harness {
+    /// The service.
+    pub running: service::Running,
+    client: reqwest::Client,
+}
+
+/// One HTTP answer: status, content type and JSON body.
+#[derive(Debug)]
+pub struct Answer {
+    /// The status.
+    pub status: StatusCode,
+    /// The `content-type` header.
+    pub content_type: String,
+    /// `Retry-After`, when sent.
+    pub retry_after: Option<String>,
+    /// The body as JSON (`Null` when empty or not JSON).
+    pub body: Value,
+}
+
+impl Answer {
+    /// The problem `code`, or "" when the body has none.
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+
+    /// The codes of `incomplete_reasons`.
+    pub fn reasons(&self) -> Vec<String> {
+        self.body["incomplete_reasons"]
+            .as_array()
+            .map(|a| a.iter().map(|r| r["code"].as_str().unwrap_or("").to_owned()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The ids of `items`.
+    pub fn ids(&self) -> Vec<String> {
+        self.body["items"]
+            .as_array()
+            .map(|a| a.iter().map(|i| i["id"].as_str().unwrap_or("").to_owned()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Asserts a 4xx problem response with `code`.
+    pub fn assert_problem(&self, status: u16, code: &str) {
+        assert_eq!(self.status.as_u16(), status, "status of {self:?}");
+        assert_eq!(self.content_type, "application/problem+json", "content type of {self:?}");
+        assert_eq!(self.code(), code, "code of {self:?}");
+        assert_eq!(self.body["status"], status, "problem status member of {self:?}");
+    }
+}
+
+impl Harness {
+    /// Starts the service with `config`.
+    pub async fn start(config: Config) -> Harness {
+        let running = service::start(config).await.expect("the service starts");
+        let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+        Harness { running, client }
+    }
+
+    /// The store, for checks that nothing changed.
+    pub fn store(&self) -> &service::db::Store {
+        &self.running.state.store
+    }
+
+    /// Sends a request with an optional bearer token and optional raw body.
+    pub async fn send(&self, method: Method, path: &str, token: Option<&str>, body: Option<Vec<u8>>) -> Answer {
+        let mut request = self.client.request(method, format!("{}{path}", self.running.url()));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.header("content-type", "application/json").body(body);
+        }
+        self.answer(request).await
+    }
+
+    /// Sends a prepared request builder's request.
+    pub async fn answer(&self, request: reqwest::RequestBuilder) -> Answer {
+        let response = request.send().await.expect("the service answers");
+        let status = response.status();
+        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let content_type = header("content-type").unwrap_or_default();
+        let retry_after = header("retry-after");
+        let bytes = response.bytes().await.expect("a body");
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Answer { status, content_type, retry_after, body }
+    }
+
+    /// A request builder for `path` (for custom headers).
+    pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.running.url()))
+    }
+
+    /// `GET path` as `token`.
+    pub async fn get(&self, path: &str, token: &str) -> Answer {
+        self.send(Method::GET, path, Some(token), None).await
+    }
+
+    /// `POST path` with a JSON body as `token`.
+    pub async fn post(&self, path: &str, token: &str, body: &Value) -> Answer {
+        self.send(Method::POST, path, Some(token), Some(serde_json::to_vec(body).unwrap())).await
+    }
+
+    /// `PATCH path` with a JSON body as `token`.
+    pub async fn patch(&self, path: &str, token: &str, body: &Value) -> Answer {
+        self.send(Method::PATCH, path, Some(token), Some(serde_json::to_vec(body).unwrap())).await
+    }
+
+    /// `DELETE path` as `token`.
+    pub async fn delete(&self, path: &str, token: &str) -> Answer {
+        self.send(Method::DELETE, path, Some(token), None).await
+    }
+
+    /// Follows `next_cursor` from `first` (a path with query) until `complete` or an error;
+    /// returns every page's answer.
+    pub async fn traverse(&self, first: &str, token: &str) -> Vec<Answer> {
+        let mut pages = vec![self.get(first, token).await];
+        let base = first.split_once('?').map_or(first, |(p, _)| p).to_owned();
+        let query = first.split_once('?').map_or("", |(_, q)| q).to_owned();
+        while let Some(cursor) = pages.last().and_then(|p| p.body["next_cursor"].as_str().map(str::to_owned)) {
+            assert!(pages.len() < 10_000, "a traversal that never ends");
+            let path = format!("{base}?{query}&cursor={}", encode(&cursor));
+            pages.push(self.get(&path, token).await);
+        }
+        pages
+    }
+}
+
+/// Percent-encodes a query value.
+pub fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
