@@ -321,9 +321,29 @@ impl<R: Reason> Completeness<R> {
         } else {
             None
         };
-        let value = Completeness { reasons, continuation, next_cursor, page, scope, warnings, evidence };
+        let mut value = Completeness { reasons, continuation, next_cursor, page, scope, warnings, evidence };
         value.check_wire(complete, &status, &truncated).map_err(E::custom)?;
+        value.restore_recoveries();
         Ok(value)
+    }
+
+    /// Gives reasons read from the wire back the recoveries that travelled beside them.
+    fn restore_recoveries(&mut self) {
+        if let Some(continuation) = &self.continuation {
+            for reason in &mut self.reasons {
+                if reason.restore_recovery(continuation) {
+                    break;
+                }
+            }
+        }
+        if let Some(cursor) = &self.next_cursor {
+            let next = Continuation::NextCursor { cursor: cursor.clone() };
+            for reason in &mut self.reasons {
+                if reason.restore_recovery(&next) {
+                    break;
+                }
+            }
+        }
     }
 
     /// Checks the wire invariants of DESIGN §2.1 against the received derived members.

@@ -75,7 +75,7 @@ pub use field::{Field, Omission, OmittedFields};
 #[cfg(feature = "axum")]
 pub use page_request::{Page, PageRequest};
 pub use problem::{Problem, ProblemCode};
-pub use reason::{LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason};
+pub use reason::{LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason, WithMessage};
 pub use report::{CompletenessReport, Exempt, ReportsCompleteness};
 #[cfg(feature = "axum")]
 pub use require::RequireComplete;

@@ -140,6 +140,10 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
 
     /// Rebuilds a reason from its wire object, or says why it cannot.
     fn from_wire(object: Map<String, Value>) -> Result<Self, String>;
+
+    /// Gives a reason rebuilt from the wire back its recovery (which travels in the
+    /// envelope's `continuation` / `next_cursor`); false when this reason cannot carry it.
+    fn restore_recovery(&mut self, recovery: &Continuation) -> bool;
 }
 
 /// Progress of a budgeted operation, e.g. `{completed: 1, planned: 3, unit: "sources"}`.
@@ -180,10 +184,42 @@ pub trait ReasonDetails: Sized {
     fn message(&self) -> String;
     /// Writes the detail members (not `code` or `message`).
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
-    /// Reads details back from a wire object (`code` already checked).
-    fn read_details(object: &Map<String, Value>, message: String) -> Result<Self, String>;
+    /// Reads details back from a wire object (`code` and `message` already taken).
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String>;
     /// How to recover, if this value knows a way.
     fn recovery(&self) -> Option<Continuation>;
+    /// Takes back a recovery that travelled separately on the wire; false when it does not fit.
+    fn restore(&mut self, _recovery: &Continuation) -> bool {
+        false
+    }
+}
+
+/// The message to keep from the wire: `None` when it is the default one.
+fn received_message<D: ReasonDetails>(details: &D, message: String) -> Option<String> {
+    if message == details.default_message() { None } else { Some(message) }
+}
+
+/// Reads a reason's details and keeps its message when it differs from the default.
+#[doc(hidden)]
+pub fn read_reason<D: ReasonDetails + WithMessage>(object: &Map<String, Value>, message: String) -> Result<D, String> {
+    let mut details = D::read_details(object)?;
+    let kept = received_message(&details, message);
+    details.set_message(kept);
+    Ok(details)
+}
+
+/// Detail structs whose message can be replaced.
+pub trait WithMessage {
+    /// Replaces the message (`None`: the default one).
+    fn set_message(&mut self, message: Option<String>);
+    /// Replaces the message, by value.
+    fn with_message(mut self, message: impl Into<String>) -> Self
+    where
+        Self: Sized,
+    {
+        self.set_message(Some(message.into()));
+        self
+    }
 }
 
 fn field<'a>(object: &'a Map<String, Value>, code: &str, name: &str) -> Result<&'a Value, String> {
@@ -203,6 +239,12 @@ fn str_field(object: &Map<String, Value>, code: &str, name: &str) -> Result<Stri
 
 macro_rules! serialize_details {
     ($ty:ty) => {
+        impl WithMessage for $ty {
+            fn set_message(&mut self, message: Option<String>) {
+                self.message = message;
+            }
+        }
+
         impl Serialize for $ty {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let mut map = serializer.serialize_map(None)?;
@@ -244,11 +286,20 @@ impl ReasonDetails for MorePagesAvailable {
     fn write_details<M: SerializeMap>(&self, _map: &mut M) -> Result<(), M::Error> {
         Ok(())
     }
-    fn read_details(_object: &Map<String, Value>, message: String) -> Result<Self, String> {
-        Ok(MorePagesAvailable { cursor: None, message: Some(message) })
+    fn read_details(_object: &Map<String, Value>) -> Result<Self, String> {
+        Ok(MorePagesAvailable { cursor: None, message: None })
     }
     fn recovery(&self) -> Option<Continuation> {
         self.cursor.clone().map(|cursor| Continuation::NextCursor { cursor })
+    }
+    fn restore(&mut self, recovery: &Continuation) -> bool {
+        match recovery {
+            Continuation::NextCursor { cursor } if self.cursor.is_none() => {
+                self.cursor = Some(cursor.clone());
+                true
+            }
+            _ => false,
+        }
     }
 }
 serialize_details!(MorePagesAvailable);
@@ -280,15 +331,20 @@ impl ReasonDetails for ResultLimitReached {
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("limit", &self.limit)
     }
-    fn read_details(object: &Map<String, Value>, message: String) -> Result<Self, String> {
-        Ok(ResultLimitReached {
-            limit: u64_field(object, "RESULT_LIMIT_REACHED", "limit")?,
-            hint: None,
-            message: Some(message),
-        })
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
+        Ok(ResultLimitReached { limit: u64_field(object, "RESULT_LIMIT_REACHED", "limit")?, hint: None, message: None })
     }
     fn recovery(&self) -> Option<Continuation> {
         self.hint.clone().map(|hint| Continuation::NarrowQuery { hint })
+    }
+    fn restore(&mut self, recovery: &Continuation) -> bool {
+        match recovery {
+            Continuation::NarrowQuery { hint } if self.hint.is_none() => {
+                self.hint = Some(hint.clone());
+                true
+            }
+            _ => false,
+        }
     }
 }
 serialize_details!(ResultLimitReached);
@@ -332,18 +388,27 @@ impl ReasonDetails for TimeBudgetExceeded {
         map.serialize_entry("budget_ms", &self.budget_ms)?;
         map.serialize_entry("progress", &self.progress)
     }
-    fn read_details(object: &Map<String, Value>, message: String) -> Result<Self, String> {
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
         let progress = serde_json::from_value(field(object, "TIME_BUDGET_EXCEEDED", "progress")?.clone())
             .map_err(|e| format!("reason TIME_BUDGET_EXCEEDED: bad `progress`: {e}"))?;
         Ok(TimeBudgetExceeded {
             budget_ms: u64_field(object, "TIME_BUDGET_EXCEEDED", "budget_ms")?,
             progress,
             minimum_seconds: None,
-            message: Some(message),
+            message: None,
         })
     }
     fn recovery(&self) -> Option<Continuation> {
         self.minimum_seconds.map(|minimum_seconds| Continuation::RetryWithDeadline { minimum_seconds })
+    }
+    fn restore(&mut self, recovery: &Continuation) -> bool {
+        match recovery {
+            Continuation::RetryWithDeadline { minimum_seconds } if self.minimum_seconds.is_none() => {
+                self.minimum_seconds = Some(*minimum_seconds);
+                true
+            }
+            _ => false,
+        }
     }
 }
 serialize_details!(TimeBudgetExceeded);
@@ -380,15 +445,24 @@ impl ReasonDetails for SourceUnavailable {
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("source", &self.source)
     }
-    fn read_details(object: &Map<String, Value>, message: String) -> Result<Self, String> {
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
         Ok(SourceUnavailable {
             source: str_field(object, "SOURCE_UNAVAILABLE", "source")?,
             retry_after_seconds: None,
-            message: Some(message),
+            message: None,
         })
     }
     fn recovery(&self) -> Option<Continuation> {
         self.retry_after_seconds.map(|seconds| Continuation::RetryAfter { seconds })
+    }
+    fn restore(&mut self, recovery: &Continuation) -> bool {
+        match recovery {
+            Continuation::RetryAfter { seconds } if self.retry_after_seconds.is_none() => {
+                self.retry_after_seconds = Some(*seconds);
+                true
+            }
+            _ => false,
+        }
     }
 }
 serialize_details!(SourceUnavailable);
@@ -419,8 +493,8 @@ impl ReasonDetails for VisibilityRestricted {
     fn write_details<M: SerializeMap>(&self, _map: &mut M) -> Result<(), M::Error> {
         Ok(())
     }
-    fn read_details(_object: &Map<String, Value>, message: String) -> Result<Self, String> {
-        Ok(VisibilityRestricted { message: Some(message) })
+    fn read_details(_object: &Map<String, Value>) -> Result<Self, String> {
+        Ok(VisibilityRestricted { message: None })
     }
     fn recovery(&self) -> Option<Continuation> {
         None
@@ -454,14 +528,17 @@ impl ReasonDetails for QuotaExhausted {
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("retry_after_seconds", &self.retry_after_seconds)
     }
-    fn read_details(object: &Map<String, Value>, message: String) -> Result<Self, String> {
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
         Ok(QuotaExhausted {
             retry_after_seconds: u64_field(object, "QUOTA_EXHAUSTED", "retry_after_seconds")?,
-            message: Some(message),
+            message: None,
         })
     }
     fn recovery(&self) -> Option<Continuation> {
         Some(Continuation::RetryAfter { seconds: self.retry_after_seconds })
+    }
+    fn restore(&mut self, recovery: &Continuation) -> bool {
+        matches!(recovery, Continuation::RetryAfter { seconds } if *seconds == self.retry_after_seconds)
     }
 }
 serialize_details!(QuotaExhausted);
@@ -506,18 +583,27 @@ impl ReasonDetails for ClientLimitReached {
         map.serialize_entry("limit_kind", &self.limit_kind)?;
         map.serialize_entry("limit", &self.limit)
     }
-    fn read_details(object: &Map<String, Value>, message: String) -> Result<Self, String> {
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
         let limit_kind = serde_json::from_value(field(object, "CLIENT_LIMIT_REACHED", "limit_kind")?.clone())
             .map_err(|e| format!("reason CLIENT_LIMIT_REACHED: bad `limit_kind`: {e}"))?;
         Ok(ClientLimitReached {
             limit_kind,
             limit: u64_field(object, "CLIENT_LIMIT_REACHED", "limit")?,
             resume_cursor: None,
-            message: Some(message),
+            message: None,
         })
     }
     fn recovery(&self) -> Option<Continuation> {
         self.resume_cursor.clone().map(|cursor| Continuation::NextCursor { cursor })
+    }
+    fn restore(&mut self, recovery: &Continuation) -> bool {
+        match recovery {
+            Continuation::NextCursor { cursor } if self.resume_cursor.is_none() => {
+                self.resume_cursor = Some(cursor.clone());
+                true
+            }
+            _ => false,
+        }
     }
 }
 serialize_details!(ClientLimitReached);
@@ -548,11 +634,14 @@ impl ReasonDetails for SnapshotExpired {
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("snapshot", &self.snapshot)
     }
-    fn read_details(object: &Map<String, Value>, message: String) -> Result<Self, String> {
-        Ok(SnapshotExpired { snapshot: str_field(object, "SNAPSHOT_EXPIRED", "snapshot")?, message: Some(message) })
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
+        Ok(SnapshotExpired { snapshot: str_field(object, "SNAPSHOT_EXPIRED", "snapshot")?, message: None })
     }
     fn recovery(&self) -> Option<Continuation> {
         Some(Continuation::Restart { reason: format!("snapshot {} is no longer retained", self.snapshot) })
+    }
+    fn restore(&mut self, recovery: &Continuation) -> bool {
+        matches!(recovery, Continuation::Restart { .. })
     }
 }
 serialize_details!(SnapshotExpired);
@@ -659,13 +748,19 @@ macro_rules! __reason_enum_impls {
                     $( $enum::$unknown(details) => details.message.clone(), )?
                 }
             }
+            fn restore_recovery(&mut self, recovery: &$crate::continuation::Continuation) -> bool {
+                match self {
+                    $( $enum::$variant(details) => $crate::reason::ReasonDetails::restore(details, recovery), )*
+                    $( $enum::$unknown(_) => false, )?
+                }
+            }
             fn from_wire(
                 mut object: $crate::__private::serde_json::Map<::std::string::String, $crate::__private::serde_json::Value>,
             ) -> ::core::result::Result<Self, ::std::string::String> {
                 let (code, message) = $crate::reason::split_wire(&mut object)?;
                 $(
                     if code == <$crate::reason::$variant as $crate::reason::ReasonDetails>::CODE {
-                        return <$crate::reason::$variant as $crate::reason::ReasonDetails>::read_details(&object, message)
+                        return $crate::reason::read_reason::<$crate::reason::$variant>(&object, message)
                             .map($enum::$variant);
                     }
                 )*
@@ -719,7 +814,9 @@ impl StandardReason {
         match serde_json::to_value(reason) {
             Ok(Value::Object(object)) => match StandardReason::from_wire(object) {
                 Ok(mut standard) => {
-                    standard.restore_recovery(reason.recovery());
+                    if let Some(recovery) = reason.recovery() {
+                        standard.restore_recovery(&recovery);
+                    }
                     standard
                 }
                 Err(message) => StandardReason::Unknown(UnknownReason {
@@ -733,26 +830,6 @@ impl StandardReason {
                 message: reason.message(),
                 details: Map::new(),
             }),
-        }
-    }
-
-    /// Puts a recovery back on a reason rebuilt from the wire (where it travels separately).
-    pub(crate) fn restore_recovery(&mut self, recovery: Option<Continuation>) {
-        match (self, recovery) {
-            (StandardReason::MorePagesAvailable(r), Some(Continuation::NextCursor { cursor })) => {
-                r.cursor = Some(cursor)
-            }
-            (StandardReason::ClientLimitReached(r), Some(Continuation::NextCursor { cursor })) => {
-                r.resume_cursor = Some(cursor)
-            }
-            (StandardReason::ResultLimitReached(r), Some(Continuation::NarrowQuery { hint })) => r.hint = Some(hint),
-            (StandardReason::TimeBudgetExceeded(r), Some(Continuation::RetryWithDeadline { minimum_seconds })) => {
-                r.minimum_seconds = Some(minimum_seconds)
-            }
-            (StandardReason::SourceUnavailable(r), Some(Continuation::RetryAfter { seconds })) => {
-                r.retry_after_seconds = Some(seconds)
-            }
-            _ => {}
         }
     }
 }

@@ -1,0 +1,455 @@
+//! The wire contract (DESIGN §2): golden fixtures, the four states, and every strict-deserializer rejection.
+
+use std::fs;
+use std::path::Path;
+
+use completeness::reason::{
+    ClientLimitReached, MorePagesAvailable, QuotaExhausted, ResultLimitReached, SnapshotExpired, SourceUnavailable,
+    TimeBudgetExceeded, VisibilityRestricted,
+};
+use completeness::{
+    Aggregate, Completeness, Continuation, Envelope, LimitKind, PageInfo, Progress, Reason, ReasonCode, Relation, Scope,
+    StandardReason, Warning, WarningCode,
+};
+use serde_json::{Map, Value, json};
+
+fn fixture(path: &str) -> Value {
+    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path);
+    let text = fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
+}
+
+/// Compares two JSON objects member by member, naming the first difference.
+fn assert_members_eq(actual: &Value, expected: &Value, what: &str) {
+    let (Some(actual), Some(expected)) = (actual.as_object(), expected.as_object()) else {
+        panic!("{what}: both sides must be objects: {actual} vs {expected}");
+    };
+    for (key, want) in expected {
+        assert_eq!(actual.get(key), Some(want), "{what}: member `{key}`");
+    }
+    for key in actual.keys() {
+        assert!(expected.contains_key(key), "{what}: unexpected member `{key}`");
+    }
+}
+
+fn scope() -> Scope {
+    Scope::new("service_accounts", "service accounts readable by credential 'admin'")
+        .with_snapshot("s-1042")
+        .with_filter("owner", "none")
+}
+
+fn every_reason() -> Vec<StandardReason> {
+    let progress = Progress { completed: 1, planned: Some(3), unit: "sources".into() };
+    vec![
+        MorePagesAvailable::new("c1.k2.AAAB.c2ln").into(),
+        ResultLimitReached::new(50, "add a tenant filter or a longer name prefix").into(),
+        TimeBudgetExceeded::new(50, progress).retry_with_deadline(2).into(),
+        SourceUnavailable::new("legacy").retry_after(5).into(),
+        VisibilityRestricted::new().into(),
+        QuotaExhausted::new(30).into(),
+        ClientLimitReached::new(LimitKind::Pages, 10).resume_with("c1.k2.AAAC.c2ln").into(),
+        SnapshotExpired::new("s-1042").into(),
+    ]
+}
+
+#[test]
+fn every_reason_code_serializes_exactly_as_its_golden_fixture() {
+    let reasons = every_reason();
+    assert_eq!(reasons.len(), ReasonCode::KNOWN.len(), "one reason per known code");
+    for reason in &reasons {
+        let code = reason.code();
+        let golden = fixture(&format!("reasons/{code}.json"));
+        assert_members_eq(&serde_json::to_value(reason).unwrap(), &golden, code.as_str());
+        let back: StandardReason = serde_json::from_value(golden.clone()).unwrap();
+        assert_eq!(back.code(), code);
+        assert_members_eq(&serde_json::to_value(&back).unwrap(), &golden, code.as_str());
+    }
+}
+
+#[test]
+fn every_continuation_kind_serializes_exactly_as_its_golden_fixture() {
+    let kinds = [
+        Continuation::NextCursor { cursor: "c1.k2.AAAB.c2ln".into() },
+        Continuation::RetryAfter { seconds: 5 },
+        Continuation::RetryWithDeadline { minimum_seconds: 2 },
+        Continuation::NarrowQuery { hint: "add a tenant filter or a longer name prefix".into() },
+        Continuation::Restart { reason: "snapshot s-1042 is no longer retained".into() },
+    ];
+    for continuation in kinds {
+        let golden = fixture(&format!("continuations/{}.json", continuation.kind()));
+        assert_members_eq(&serde_json::to_value(&continuation).unwrap(), &golden, continuation.kind());
+        let back: Continuation = serde_json::from_value(golden).unwrap();
+        assert_eq!(back, continuation);
+    }
+}
+
+#[test]
+fn each_reason_brings_its_own_recovery_as_the_continuation() {
+    let expected_kinds = [
+        Some("next_cursor"),
+        Some("narrow_query"),
+        Some("retry_with_deadline"),
+        Some("retry_after"),
+        None,
+        Some("retry_after"),
+        Some("next_cursor"),
+        Some("restart"),
+    ];
+    for (reason, kind) in every_reason().into_iter().zip(expected_kinds) {
+        let code = reason.code();
+        let c: Completeness = Completeness::incomplete(scope(), reason);
+        assert_eq!(c.continuation().map(Continuation::kind), kind, "{code}");
+    }
+}
+
+const COLLECTION_MEMBERS: [&str; 11] = [
+    "status",
+    "complete",
+    "truncated",
+    "items",
+    "incomplete_reasons",
+    "continuation",
+    "next_cursor",
+    "page",
+    "scope",
+    "warnings",
+    "evidence",
+];
+
+fn page(returned: u64, cursor: bool) -> PageInfo {
+    PageInfo {
+        returned,
+        requested_size: Some(50),
+        applied_size: 50,
+        ordering: "id ascending".into(),
+        snapshot: Some("s-1042".into()),
+        cursor: cursor.then(|| completeness::CursorContract {
+            freezes_snapshot: true,
+            expires_at: "2026-11-29T20:15:00Z".into(),
+            invalidated_by: vec![completeness::CursorBinding::Filters, completeness::CursorBinding::Credential],
+        }),
+    }
+}
+
+/// Serializes, checks the exact member set, parses strictly, and checks the wire form survives.
+fn round_trip(envelope: &Envelope<String>) -> (Value, Envelope<String>) {
+    let json = serde_json::to_value(envelope).unwrap();
+    let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut expected = COLLECTION_MEMBERS.to_vec();
+    expected.sort_unstable();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, expected, "every member always present");
+    let back: Envelope<String> = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&back).unwrap(), json, "wire form survives a round trip");
+    assert_eq!(&back, envelope, "the value survives a round trip");
+    (json, back)
+}
+
+#[test]
+fn complete_with_items_round_trips_as_complete() {
+    let envelope = Envelope::new(
+        vec!["sa-000184".to_owned()],
+        Completeness::<StandardReason>::complete(scope()).with_page(page(1, false)),
+    );
+    let (json, back) = round_trip(&envelope);
+    assert_eq!(json["status"], "complete");
+    assert_eq!(json["complete"], true);
+    assert_eq!(json["truncated"], false);
+    assert_eq!(json["incomplete_reasons"], json!([]));
+    assert_eq!(json["continuation"], Value::Null);
+    assert_eq!(json["next_cursor"], Value::Null);
+    assert!(back.is_complete());
+    assert_eq!(back.items, vec!["sa-000184".to_owned()]);
+}
+
+#[test]
+fn complete_and_empty_is_evidence_of_absence() {
+    let envelope: Envelope<String> =
+        Envelope::new(vec![], Completeness::complete(scope().with_filter("tenant", "east")).with_page(page(0, false)));
+    let (json, back) = round_trip(&envelope);
+    assert_eq!(json["complete"], true);
+    assert_eq!(json["items"], json!([]));
+    assert!(back.is_complete() && back.items.is_empty());
+}
+
+#[test]
+fn incomplete_with_items_keeps_items_and_reasons() {
+    let envelope = Envelope::new(
+        vec!["sa-000001".to_owned(), "sa-000002".to_owned()],
+        Completeness::<StandardReason>::incomplete(scope(), MorePagesAvailable::new("c1.k2.next")).with_page(page(2, true)),
+    );
+    let (json, back) = round_trip(&envelope);
+    assert_eq!(json["status"], "partial");
+    assert_eq!(json["truncated"], true);
+    assert_eq!(json["next_cursor"], "c1.k2.next");
+    assert_eq!(json["continuation"], json!({"kind": "next_cursor", "cursor": "c1.k2.next"}));
+    assert_eq!(back.items.len(), 2);
+    assert_eq!(back.completeness.next_cursor(), Some("c1.k2.next"));
+}
+
+#[test]
+fn incomplete_and_empty_is_never_read_as_absence() {
+    let envelope: Envelope<String> = Envelope::new(
+        vec![],
+        Completeness::incomplete(scope().with_filter("tenant", "south"), VisibilityRestricted::new()).with_page(page(0, false)),
+    );
+    let (json, back) = round_trip(&envelope);
+    assert_eq!(json["complete"], false);
+    assert_eq!(json["status"], "partial");
+    assert_eq!(json["truncated"], false, "visibility is not truncation");
+    assert_eq!(json["continuation"], Value::Null, "no recovery for visibility, and still not complete");
+    assert_eq!(json["incomplete_reasons"][0]["code"], "VISIBILITY_RESTRICTED");
+    assert!(!back.is_complete());
+    assert!(back.items.is_empty());
+}
+
+#[test]
+fn aggregates_round_trip_in_all_four_states() {
+    let cases: Vec<(u64, Completeness<StandardReason>, Relation)> = vec![
+        (31, Completeness::complete(scope()), Relation::Exact),
+        (0, Completeness::complete(scope()), Relation::Exact),
+        (31, Completeness::incomplete(scope(), VisibilityRestricted::new()), Relation::LowerBound),
+        (0, Completeness::incomplete(scope(), SourceUnavailable::new("legacy")), Relation::LowerBound),
+    ];
+    for (count, completeness, relation) in cases {
+        let complete = completeness.is_complete();
+        let aggregate = Aggregate::count(count, relation, completeness);
+        let json = serde_json::to_value(&aggregate).unwrap();
+        assert_eq!(json["count"], count);
+        assert_eq!(json["relation"], serde_json::to_value(relation).unwrap());
+        assert_eq!(json["complete"], complete);
+        assert!(json.get("page").is_none() && json.get("evidence").is_none(), "aggregates carry no page or evidence");
+        let back: Aggregate<u64> = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back, aggregate);
+        assert_eq!(serde_json::to_value(&back).unwrap(), json);
+    }
+}
+
+#[test]
+fn an_incomplete_aggregate_is_never_exact() {
+    let aggregate: Aggregate<u64> =
+        Aggregate::count(31, Relation::Exact, Completeness::incomplete(scope(), VisibilityRestricted::new()));
+    assert_eq!(aggregate.relation(), Relation::LowerBound);
+    let mut json = serde_json::to_value(&aggregate).unwrap();
+    json["relation"] = json!("exact");
+    let err = serde_json::from_value::<Aggregate<u64>>(json).unwrap_err().to_string();
+    assert!(err.contains("exact"), "{err}");
+}
+
+#[test]
+fn unknown_reason_codes_are_kept_and_mean_incomplete() {
+    let mut json = serde_json::to_value(Envelope::<String>::complete(vec![], scope())).unwrap();
+    json["complete"] = json!(false);
+    json["status"] = json!("partial");
+    json["incomplete_reasons"] = json!([{"code": "REGION_DRAINING", "message": "A region is draining.", "region": "eu-2"}]);
+    let back: Envelope<String> = serde_json::from_value(json.clone()).unwrap();
+    assert!(!back.is_complete());
+    assert_eq!(back.completeness.reason_codes(), vec![ReasonCode::Unknown("REGION_DRAINING".into())]);
+    let again = serde_json::to_value(&back).unwrap();
+    assert_eq!(again["incomplete_reasons"], json["incomplete_reasons"], "unknown reasons survive whole");
+}
+
+#[test]
+fn unknown_warning_codes_are_kept_and_never_change_complete() {
+    let envelope: Envelope<String> = Envelope::new(
+        vec![],
+        Completeness::complete(scope())
+            .with_warning(Warning::stale_index("audit", Some("r-981"), Some("2026-11-29T19:58:02Z"))),
+    );
+    let mut json = serde_json::to_value(&envelope).unwrap();
+    assert_eq!(json["complete"], true, "a warning never makes a result incomplete");
+    json["warnings"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"code": "SHARD_REBALANCING", "message": "m", "shard": 3}));
+    let back: Envelope<String> = serde_json::from_value(json).unwrap();
+    assert!(back.is_complete());
+    let codes: Vec<_> = back.completeness.warnings().iter().map(|w| w.code().clone()).collect();
+    assert_eq!(codes, vec![WarningCode::StaleIndex, WarningCode::Unknown("SHARD_REBALANCING".into())]);
+    assert_eq!(back.completeness.warnings()[1].details()["shard"], 3);
+}
+
+fn valid_partial() -> Value {
+    let envelope = Envelope::new(
+        vec!["a".to_owned()],
+        Completeness::<StandardReason>::incomplete(scope(), MorePagesAvailable::new("c1.next")).with_page(page(1, true)),
+    );
+    serde_json::to_value(envelope).unwrap()
+}
+
+fn valid_complete() -> Value {
+    serde_json::to_value(Envelope::<String>::complete(vec!["a".to_owned()], scope())).unwrap()
+}
+
+fn rejection(mut json: Value, edit: impl FnOnce(&mut Map<String, Value>)) -> String {
+    edit(json.as_object_mut().unwrap());
+    match serde_json::from_value::<Envelope<String>>(json) {
+        Ok(_) => panic!("the strict deserializer accepted a response that violates the contract"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn every_member_is_required() {
+    for member in COLLECTION_MEMBERS {
+        let err = rejection(valid_complete(), |o| {
+            o.remove(member);
+        });
+        assert!(err.contains(member), "missing `{member}` must be named: {err}");
+    }
+}
+
+#[test]
+fn a_missing_complete_is_rejected_never_defaulted() {
+    let err = rejection(valid_complete(), |o| {
+        o.remove("complete");
+    });
+    assert!(err.contains("missing `complete`"), "{err}");
+    let err = rejection(valid_complete(), |o| {
+        o.insert("complete".into(), json!("yes"));
+    });
+    assert!(err.contains("`complete` must be a boolean"), "{err}");
+}
+
+#[test]
+fn complete_true_with_reasons_is_rejected() {
+    let err = rejection(valid_partial(), |o| {
+        o.insert("complete".into(), json!(true));
+        o.insert("status".into(), json!("complete"));
+    });
+    assert!(err.contains("`complete` is true but `incomplete_reasons` lists MORE_PAGES_AVAILABLE"), "{err}");
+}
+
+#[test]
+fn complete_false_without_reasons_is_rejected() {
+    let err = rejection(valid_complete(), |o| {
+        o.insert("complete".into(), json!(false));
+        o.insert("status".into(), json!("partial"));
+    });
+    assert!(err.contains("`incomplete_reasons` is empty"), "{err}");
+}
+
+#[test]
+fn status_must_be_derived_from_complete() {
+    for bad in [json!("success"), json!("partial"), Value::Null] {
+        let err = rejection(valid_complete(), |o| {
+            o.insert("status".into(), bad.clone());
+        });
+        assert!(err.contains("`status` must be \"complete\""), "{err}");
+    }
+}
+
+#[test]
+fn truncated_must_be_derived_from_the_reasons() {
+    let err = rejection(valid_partial(), |o| {
+        o.insert("truncated".into(), json!(false));
+    });
+    assert!(err.contains("`truncated` must be true"), "{err}");
+    let err = rejection(valid_complete(), |o| {
+        o.insert("truncated".into(), json!(true));
+    });
+    assert!(err.contains("`truncated` must be false"), "{err}");
+}
+
+#[test]
+fn a_complete_response_cannot_carry_a_continuation() {
+    let err = rejection(valid_complete(), |o| {
+        o.insert("continuation".into(), json!({"kind": "retry_after", "seconds": 1}));
+    });
+    assert!(err.contains("`continuation` must be null"), "{err}");
+}
+
+#[test]
+fn an_incomplete_response_cannot_carry_evidence() {
+    let err = rejection(valid_partial(), |o| {
+        o.insert("evidence".into(), json!("ev1.forged"));
+    });
+    assert!(err.contains("`evidence` must be null"), "{err}");
+}
+
+#[test]
+fn more_pages_without_a_cursor_is_rejected() {
+    let err = rejection(valid_partial(), |o| {
+        o.insert("next_cursor".into(), Value::Null);
+        o.insert("continuation".into(), Value::Null);
+    });
+    assert!(err.contains("`next_cursor` is null"), "{err}");
+}
+
+#[test]
+fn a_cursor_without_more_pages_is_rejected() {
+    let err = rejection(valid_complete(), |o| {
+        o.insert("next_cursor".into(), json!("c1.dangling"));
+    });
+    assert!(err.contains("no MORE_PAGES_AVAILABLE"), "{err}");
+}
+
+#[test]
+fn continuation_cursor_must_equal_next_cursor() {
+    let err = rejection(valid_partial(), |o| {
+        o.insert("continuation".into(), json!({"kind": "next_cursor", "cursor": "c1.other"}));
+    });
+    assert!(err.contains("must equal `next_cursor`"), "{err}");
+}
+
+#[test]
+fn a_reason_with_a_recovery_needs_a_continuation() {
+    let json = serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), QuotaExhausted::new(30))).unwrap();
+    let err = rejection(json, |o| {
+        o.insert("continuation".into(), Value::Null);
+    });
+    assert!(err.contains("`continuation` is null although a reason has a recovery path"), "{err}");
+}
+
+#[test]
+fn page_returned_must_count_the_items() {
+    let err = rejection(valid_partial(), |o| {
+        o.insert("items".into(), json!(["a", "b"]));
+    });
+    assert!(err.contains("`page.returned` is 1 but `items` holds 2"), "{err}");
+}
+
+#[test]
+fn malformed_reasons_are_rejected_with_their_index() {
+    let cases = [
+        (json!([{"message": "no code"}]), "lacks its `code`"),
+        (json!([{"code": "RESULT_LIMIT_REACHED"}]), "lacks its `message`"),
+        (json!([{"code": "RESULT_LIMIT_REACHED", "message": "m"}]), "lacks its `limit`"),
+        (json!([{"code": "RESULT_LIMIT_REACHED", "message": "m", "limit": -1}]), "non-negative integer"),
+        (json!(["MORE_PAGES_AVAILABLE"]), "must be an object"),
+    ];
+    for (reasons, expected) in cases {
+        let err = rejection(valid_complete(), |o| {
+            o.insert("complete".into(), json!(false));
+            o.insert("status".into(), json!("partial"));
+            o.insert("truncated".into(), json!(true));
+            o.insert("incomplete_reasons".into(), reasons);
+        });
+        assert!(err.contains("incomplete_reasons[0]") && err.contains(expected), "{err}");
+    }
+}
+
+#[test]
+fn every_contract_example_with_a_completeness_block_is_accepted_and_preserved() {
+    let examples = fixture("contract-examples.json");
+    let mut checked = 0;
+    for example in examples["examples"].as_array().unwrap() {
+        let body = &example["body"];
+        if body.get("complete").is_none() {
+            continue;
+        }
+        let name = example["name"].as_str().unwrap();
+        let again = if body.get("count").is_some() {
+            let aggregate: Aggregate<u64> = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            serde_json::to_value(aggregate).unwrap()
+        } else {
+            let envelope: Envelope<Value> = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(envelope.is_complete(), body["complete"].as_bool().unwrap(), "{name}");
+            serde_json::to_value(envelope).unwrap()
+        };
+        assert_members_eq(&again, body, name);
+        checked += 1;
+    }
+    assert_eq!(checked, 6, "all six completeness examples were checked");
+}
