@@ -8,8 +8,8 @@ use completeness::reason::{
     TimeBudgetExceeded, VisibilityRestricted,
 };
 use completeness::{
-    Aggregate, Completeness, Continuation, Envelope, LimitKind, PageInfo, Progress, Reason, ReasonCode, Relation, Scope,
-    StandardReason, Warning, WarningCode,
+    Aggregate, Completeness, Continuation, Envelope, LimitKind, PageInfo, Progress, Reason, ReasonCode, Relation,
+    Scope, StandardReason, Warning, WarningCode,
 };
 use serde_json::{Map, Value, json};
 
@@ -177,7 +177,8 @@ fn complete_and_empty_is_evidence_of_absence() {
 fn incomplete_with_items_keeps_items_and_reasons() {
     let envelope = Envelope::new(
         vec!["sa-000001".to_owned(), "sa-000002".to_owned()],
-        Completeness::<StandardReason>::incomplete(scope(), MorePagesAvailable::new("c1.k2.next")).with_page(page(2, true)),
+        Completeness::<StandardReason>::incomplete(scope(), MorePagesAvailable::new("c1.k2.next"))
+            .with_page(page(2, true)),
     );
     let (json, back) = round_trip(&envelope);
     assert_eq!(json["status"], "partial");
@@ -192,7 +193,8 @@ fn incomplete_with_items_keeps_items_and_reasons() {
 fn incomplete_and_empty_is_never_read_as_absence() {
     let envelope: Envelope<String> = Envelope::new(
         vec![],
-        Completeness::incomplete(scope().with_filter("tenant", "south"), VisibilityRestricted::new()).with_page(page(0, false)),
+        Completeness::incomplete(scope().with_filter("tenant", "south"), VisibilityRestricted::new())
+            .with_page(page(0, false)),
     );
     let (json, back) = round_trip(&envelope);
     assert_eq!(json["complete"], false);
@@ -242,7 +244,8 @@ fn unknown_reason_codes_are_kept_and_mean_incomplete() {
     let mut json = serde_json::to_value(Envelope::<String>::complete(vec![], scope())).unwrap();
     json["complete"] = json!(false);
     json["status"] = json!("partial");
-    json["incomplete_reasons"] = json!([{"code": "REGION_DRAINING", "message": "A region is draining.", "region": "eu-2"}]);
+    json["incomplete_reasons"] =
+        json!([{"code": "REGION_DRAINING", "message": "A region is draining.", "region": "eu-2"}]);
     let back: Envelope<String> = serde_json::from_value(json.clone()).unwrap();
     assert!(!back.is_complete());
     assert_eq!(back.completeness.reason_codes(), vec![ReasonCode::Unknown("REGION_DRAINING".into())]);
@@ -254,15 +257,15 @@ fn unknown_reason_codes_are_kept_and_mean_incomplete() {
 fn unknown_warning_codes_are_kept_and_never_change_complete() {
     let envelope: Envelope<String> = Envelope::new(
         vec![],
-        Completeness::complete(scope())
-            .with_warning(Warning::stale_index("audit", Some("r-981"), Some("2026-11-29T19:58:02Z"))),
+        Completeness::complete(scope()).with_warning(Warning::stale_index(
+            "audit",
+            Some("r-981"),
+            Some("2026-11-29T19:58:02Z"),
+        )),
     );
     let mut json = serde_json::to_value(&envelope).unwrap();
     assert_eq!(json["complete"], true, "a warning never makes a result incomplete");
-    json["warnings"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"code": "SHARD_REBALANCING", "message": "m", "shard": 3}));
+    json["warnings"].as_array_mut().unwrap().push(json!({"code": "SHARD_REBALANCING", "message": "m", "shard": 3}));
     let back: Envelope<String> = serde_json::from_value(json).unwrap();
     assert!(back.is_complete());
     let codes: Vec<_> = back.completeness.warnings().iter().map(|w| w.code().clone()).collect();
@@ -273,7 +276,8 @@ fn unknown_warning_codes_are_kept_and_never_change_complete() {
 fn valid_partial() -> Value {
     let envelope = Envelope::new(
         vec!["a".to_owned()],
-        Completeness::<StandardReason>::incomplete(scope(), MorePagesAvailable::new("c1.next")).with_page(page(1, true)),
+        Completeness::<StandardReason>::incomplete(scope(), MorePagesAvailable::new("c1.next"))
+            .with_page(page(1, true)),
     );
     serde_json::to_value(envelope).unwrap()
 }
@@ -441,10 +445,12 @@ fn every_contract_example_with_a_completeness_block_is_accepted_and_preserved() 
         }
         let name = example["name"].as_str().unwrap();
         let again = if body.get("count").is_some() {
-            let aggregate: Aggregate<u64> = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let aggregate: Aggregate<u64> =
+                serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
             serde_json::to_value(aggregate).unwrap()
         } else {
-            let envelope: Envelope<Value> = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let envelope: Envelope<Value> =
+                serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(envelope.is_complete(), body["complete"].as_bool().unwrap(), "{name}");
             serde_json::to_value(envelope).unwrap()
         };

@@ -422,3 +422,32 @@ impl<'de, R: Reason> Deserialize<'de> for Completeness<R> {
         Completeness::take_from(&mut object, Shape::Collection)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reason::{SourceUnavailable, VisibilityRestricted};
+
+    fn scope() -> Scope {
+        Scope::new("service_accounts", "all")
+    }
+
+    #[test]
+    fn evidence_attaches_only_to_a_complete_block() {
+        let mut incomplete: Completeness = Completeness::incomplete(scope(), VisibilityRestricted::new());
+        assert!(!incomplete.attach_evidence("ev1.x".into()));
+        assert_eq!(incomplete.evidence(), None);
+        let mut complete: Completeness = Completeness::complete(scope());
+        assert!(complete.attach_evidence("ev1.x".into()));
+        assert_eq!(complete.evidence(), Some("ev1.x"));
+    }
+
+    #[test]
+    fn a_later_reason_removes_evidence() {
+        let mut c: Completeness = Completeness::complete(scope());
+        c.attach_evidence("ev1.x".into());
+        c.push_reason(SourceUnavailable::new("legacy"));
+        assert_eq!(c.evidence(), None, "evidence never survives on a partial read");
+        assert!(!c.is_complete());
+    }
+}

@@ -1,0 +1,134 @@
+//! Single-resource fields, the warning catalog, and problem responses.
+
+use completeness::reason::{MorePagesAvailable, ResultLimitReached, SourceUnavailable, VisibilityRestricted};
+use completeness::warning::{CatalogProblem, Date};
+use completeness::{
+    Completeness, CompletenessReport, Field, Omission, OmittedFields, Problem, ProblemCode, Scope, StandardReason,
+    WarningCatalog, WarningCode,
+};
+use serde_json::json;
+
+#[test]
+fn omitted_fields_lists_omissions_and_leaves_genuine_nulls_out() {
+    let owner_email: Field<String> = Field::Omitted(Omission::NoAccess);
+    let description: Field<String> = Field::Null;
+    let owner: Field<String> = Field::Filled("dana".into());
+    let mut omitted = OmittedFields::default();
+    omitted.note("owner_email", &owner_email);
+    omitted.note("description", &description);
+    omitted.note("owner", &owner);
+
+    assert_eq!(serde_json::to_value(&owner_email).unwrap(), json!(null));
+    assert_eq!(serde_json::to_value(&description).unwrap(), json!(null));
+    assert_eq!(serde_json::to_value(&owner).unwrap(), json!("dana"));
+    assert_eq!(serde_json::to_value(&omitted).unwrap(), json!({"owner_email": "NO_ACCESS"}));
+
+    let back: OmittedFields = serde_json::from_value(json!({"owner_email": "NO_ACCESS"})).unwrap();
+    assert_eq!(back.restore::<String>("owner_email", None), Field::Omitted(Omission::NoAccess));
+    assert_eq!(back.restore::<String>("description", None), Field::Null, "a null not listed is a genuine null");
+    assert_eq!(back.restore("owner", Some("dana".to_owned())), Field::Filled("dana".into()));
+}
+
+#[test]
+fn omission_codes_are_stable_and_unknown_ones_are_kept() {
+    for (omission, code) in [
+        (Omission::NoAccess, "NO_ACCESS"),
+        (Omission::SourceFailed, "SOURCE_FAILED"),
+        (Omission::NotRequested, "NOT_REQUESTED"),
+    ] {
+        assert_eq!(omission.as_str(), code);
+        assert_eq!(Omission::parse(code), omission);
+    }
+    assert_eq!(Omission::parse("REDACTED_BY_POLICY"), Omission::Unknown("REDACTED_BY_POLICY".into()));
+}
+
+#[test]
+fn the_catalog_fails_once_a_code_is_past_its_review_date() {
+    let catalog = WarningCatalog::new()
+        .entry(WarningCode::StaleIndex, "search-team", "2027-03-01", "audit index lags")
+        .entry(WarningCode::PageSizeReduced, "api-team", "2026-06-30", "page sizes are clamped");
+    let before = Date::parse("2026-06-30").unwrap();
+    assert_eq!(catalog.check(before), Ok(()), "on the review date itself the entry is still valid");
+    let after = Date::parse("2026-07-01").unwrap();
+    let problems = catalog.check(after).unwrap_err();
+    assert_eq!(
+        problems,
+        vec![CatalogProblem::Overdue {
+            code: WarningCode::PageSizeReduced,
+            owner: "api-team".into(),
+            review_by: Date::parse("2026-06-30").unwrap(),
+        }]
+    );
+    assert!(problems[0].to_string().contains("api-team must review it"));
+}
+
+#[test]
+fn the_catalog_fails_for_an_emitted_code_without_an_entry() {
+    let catalog = WarningCatalog::new().entry(WarningCode::StaleIndex, "search-team", "2027-03-01", "audit index lags");
+    assert_eq!(catalog.require([&WarningCode::StaleIndex]), Ok(()));
+    assert_eq!(
+        catalog.require([&WarningCode::StaleIndex, &WarningCode::DeprecatedField]),
+        Err(vec![CatalogProblem::Uncatalogued(WarningCode::DeprecatedField)])
+    );
+}
+
+#[test]
+fn dates_come_from_unix_days_correctly() {
+    assert_eq!(Date::from_unix_days(0).to_string(), "1970-01-01");
+    assert_eq!(Date::from_unix_days(11_016).to_string(), "2000-02-29");
+    assert_eq!(Date::from_unix_days(20_786).to_string(), "2026-11-29");
+    assert!(Date::parse("2026-13-01").is_err());
+    assert!(Date::parse("yesterday").is_err());
+}
+
+fn scope() -> Scope {
+    Scope::new("search", "records readable by credential 'admin'")
+}
+
+#[test]
+fn demanding_completeness_of_a_visibility_restricted_result_is_403() {
+    let c: Completeness<StandardReason> = Completeness::incomplete(scope(), ResultLimitReached::new(50, "narrow"))
+        .with_reason(VisibilityRestricted::new());
+    let problem = Problem::complete_result_unavailable(&c);
+    assert_eq!(problem.status(), 403, "visibility wins over the result limit");
+    assert_eq!(problem.code(), &ProblemCode::CompleteResultUnavailable);
+    let body = serde_json::to_value(&problem).unwrap();
+    assert_eq!(body["incomplete_reasons"][1]["code"], "VISIBILITY_RESTRICTED");
+    assert_eq!(body["type"], "urn:completeness:problem:complete-result-unavailable");
+}
+
+#[test]
+fn demanding_completeness_of_a_capped_result_is_422() {
+    let c: Completeness<StandardReason> = Completeness::incomplete(scope(), SourceUnavailable::new("legacy"))
+        .with_reason(ResultLimitReached::new(50, "narrow"));
+    assert_eq!(Problem::complete_result_unavailable(&c).status(), 422);
+}
+
+#[test]
+fn demanding_completeness_of_a_failed_source_is_503_with_retry_after_when_known() {
+    let unknown: Completeness<StandardReason> = Completeness::incomplete(scope(), SourceUnavailable::new("legacy"));
+    let problem = Problem::complete_result_unavailable(&unknown);
+    assert_eq!((problem.status(), problem.retry_after()), (503, None));
+    let known: Completeness<StandardReason> =
+        Completeness::incomplete(scope(), SourceUnavailable::new("legacy").retry_after(5));
+    let problem = Problem::complete_result_unavailable(&known);
+    assert_eq!((problem.status(), problem.retry_after()), (503, Some(5)));
+}
+
+#[test]
+fn filling_the_resource_never_overwrites_one_the_handler_set() {
+    let mut c: Completeness<StandardReason> = Completeness::complete(Scope::new("", "v"));
+    c.fill_resource("service_accounts");
+    assert_eq!(c.scope().resource, "service_accounts");
+    c.fill_resource("other");
+    assert_eq!(c.scope().resource, "service_accounts");
+}
+
+#[test]
+fn the_first_reason_with_a_recovery_chooses_the_continuation() {
+    let c: Completeness<StandardReason> = Completeness::incomplete(scope(), VisibilityRestricted::new())
+        .with_reason(ResultLimitReached::new(50, "add a tenant filter"))
+        .with_reason(MorePagesAvailable::new("c1.next"));
+    assert_eq!(c.continuation().map(|k| k.kind()), Some("narrow_query"));
+    assert_eq!(c.next_cursor(), Some("c1.next"), "next_cursor still follows MORE_PAGES_AVAILABLE");
+}
