@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use completeness::reason::MorePagesAvailable;
 use completeness::{Completeness, CursorBinding, CursorContract, Envelope, PageInfo, Scope, StandardReason, Warning};
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion};
 use serde::Serialize;
 
 #[derive(Serialize, Clone)]
@@ -108,10 +108,8 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    #[doc = "The serialization group."]
-    name = benches;
-    config = Criterion::default();
-    targets = bench
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    bench(&mut criterion);
+    criterion.final_summary();
 }
-criterion_main!(benches);
