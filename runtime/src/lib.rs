@@ -36,10 +36,10 @@ pub mod evidence;
 #[cfg(feature = "axum")]
 pub mod fanout;
 pub mod field;
-#[cfg(feature = "axum")]
-pub mod page_request;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "axum")]
+pub mod page_request;
 pub mod problem;
 pub mod reason;
 pub mod report;

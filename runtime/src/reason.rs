@@ -175,13 +175,15 @@ pub enum LimitKind {
 }
 
 /// The typed details of one reason code: its wire members and its recovery.
-pub trait ReasonDetails: Sized {
+pub trait ReasonDetails: WithMessage + Sized {
     /// The code these details belong to.
     const CODE: ReasonCode;
     /// The default human message.
     fn default_message(&self) -> String;
     /// The message to send (a custom one if set).
-    fn message(&self) -> String;
+    fn message(&self) -> String {
+        self.custom_message().map_or_else(|| self.default_message(), str::to_owned)
+    }
     /// Writes the detail members (not `code` or `message`).
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
     /// Reads details back from a wire object (`code` and `message` already taken).
@@ -191,6 +193,17 @@ pub trait ReasonDetails: Sized {
     /// Takes back a recovery that travelled separately on the wire; false when it does not fit.
     fn restore(&mut self, _recovery: &Continuation) -> bool {
         false
+    }
+}
+
+/// Fills an empty recovery slot; false when the slot is taken or there is nothing to fill it with.
+fn fill<T>(slot: &mut Option<T>, value: Option<T>) -> bool {
+    match value {
+        Some(value) if slot.is_none() => {
+            *slot = Some(value);
+            true
+        }
+        _ => false,
     }
 }
 
@@ -210,6 +223,8 @@ pub fn read_reason<D: ReasonDetails + WithMessage>(object: &Map<String, Value>, 
 
 /// Detail structs whose message can be replaced.
 pub trait WithMessage {
+    /// The custom message, when one replaces the default.
+    fn custom_message(&self) -> Option<&str>;
     /// Replaces the message (`None`: the default one).
     fn set_message(&mut self, message: Option<String>);
     /// Replaces the message, by value.
@@ -240,6 +255,9 @@ fn str_field(object: &Map<String, Value>, code: &str, name: &str) -> Result<Stri
 macro_rules! serialize_details {
     ($ty:ty) => {
         impl WithMessage for $ty {
+            fn custom_message(&self) -> Option<&str> {
+                self.message.as_deref()
+            }
             fn set_message(&mut self, message: Option<String>) {
                 self.message = message;
             }
@@ -280,9 +298,6 @@ impl ReasonDetails for MorePagesAvailable {
     fn default_message(&self) -> String {
         "More results are available; continue with next_cursor.".into()
     }
-    fn message(&self) -> String {
-        self.message.clone().unwrap_or_else(|| self.default_message())
-    }
     fn write_details<M: SerializeMap>(&self, _map: &mut M) -> Result<(), M::Error> {
         Ok(())
     }
@@ -293,13 +308,7 @@ impl ReasonDetails for MorePagesAvailable {
         self.cursor.clone().map(|cursor| Continuation::NextCursor { cursor })
     }
     fn restore(&mut self, recovery: &Continuation) -> bool {
-        match recovery {
-            Continuation::NextCursor { cursor } if self.cursor.is_none() => {
-                self.cursor = Some(cursor.clone());
-                true
-            }
-            _ => false,
-        }
+        fill(&mut self.cursor, recovery.cursor().map(str::to_owned))
     }
 }
 serialize_details!(MorePagesAvailable);
@@ -325,9 +334,6 @@ impl ReasonDetails for ResultLimitReached {
     fn default_message(&self) -> String {
         format!("The search stopped after the configured result limit of {}.", self.limit)
     }
-    fn message(&self) -> String {
-        self.message.clone().unwrap_or_else(|| self.default_message())
-    }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("limit", &self.limit)
     }
@@ -338,13 +344,11 @@ impl ReasonDetails for ResultLimitReached {
         self.hint.clone().map(|hint| Continuation::NarrowQuery { hint })
     }
     fn restore(&mut self, recovery: &Continuation) -> bool {
-        match recovery {
-            Continuation::NarrowQuery { hint } if self.hint.is_none() => {
-                self.hint = Some(hint.clone());
-                true
-            }
-            _ => false,
-        }
+        let hint = match recovery {
+            Continuation::NarrowQuery { hint } => Some(hint.clone()),
+            _ => None,
+        };
+        fill(&mut self.hint, hint)
     }
 }
 serialize_details!(ResultLimitReached);
@@ -381,9 +385,6 @@ impl ReasonDetails for TimeBudgetExceeded {
             self.budget_ms, self.progress.completed, planned, self.progress.unit
         )
     }
-    fn message(&self) -> String {
-        self.message.clone().unwrap_or_else(|| self.default_message())
-    }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("budget_ms", &self.budget_ms)?;
         map.serialize_entry("progress", &self.progress)
@@ -402,13 +403,11 @@ impl ReasonDetails for TimeBudgetExceeded {
         self.minimum_seconds.map(|minimum_seconds| Continuation::RetryWithDeadline { minimum_seconds })
     }
     fn restore(&mut self, recovery: &Continuation) -> bool {
-        match recovery {
-            Continuation::RetryWithDeadline { minimum_seconds } if self.minimum_seconds.is_none() => {
-                self.minimum_seconds = Some(*minimum_seconds);
-                true
-            }
-            _ => false,
-        }
+        let seconds = match recovery {
+            Continuation::RetryWithDeadline { minimum_seconds } => Some(*minimum_seconds),
+            _ => None,
+        };
+        fill(&mut self.minimum_seconds, seconds)
     }
 }
 serialize_details!(TimeBudgetExceeded);
@@ -439,9 +438,6 @@ impl ReasonDetails for SourceUnavailable {
     fn default_message(&self) -> String {
         format!("Source '{}' did not respond.", self.source)
     }
-    fn message(&self) -> String {
-        self.message.clone().unwrap_or_else(|| self.default_message())
-    }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("source", &self.source)
     }
@@ -456,13 +452,11 @@ impl ReasonDetails for SourceUnavailable {
         self.retry_after_seconds.map(|seconds| Continuation::RetryAfter { seconds })
     }
     fn restore(&mut self, recovery: &Continuation) -> bool {
-        match recovery {
-            Continuation::RetryAfter { seconds } if self.retry_after_seconds.is_none() => {
-                self.retry_after_seconds = Some(*seconds);
-                true
-            }
-            _ => false,
-        }
+        let seconds = match recovery {
+            Continuation::RetryAfter { seconds } => Some(*seconds),
+            _ => None,
+        };
+        fill(&mut self.retry_after_seconds, seconds)
     }
 }
 serialize_details!(SourceUnavailable);
@@ -486,9 +480,6 @@ impl ReasonDetails for VisibilityRestricted {
     const CODE: ReasonCode = ReasonCode::VisibilityRestricted;
     fn default_message(&self) -> String {
         "This credential cannot read every record in the requested scope; absence here proves nothing.".into()
-    }
-    fn message(&self) -> String {
-        self.message.clone().unwrap_or_else(|| self.default_message())
     }
     fn write_details<M: SerializeMap>(&self, _map: &mut M) -> Result<(), M::Error> {
         Ok(())
@@ -521,9 +512,6 @@ impl ReasonDetails for QuotaExhausted {
     const CODE: ReasonCode = ReasonCode::QuotaExhausted;
     fn default_message(&self) -> String {
         format!("A quota ran out; it refills in {} seconds.", self.retry_after_seconds)
-    }
-    fn message(&self) -> String {
-        self.message.clone().unwrap_or_else(|| self.default_message())
     }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("retry_after_seconds", &self.retry_after_seconds)
@@ -576,9 +564,6 @@ impl ReasonDetails for ClientLimitReached {
         };
         format!("The client stopped collecting at its own limit of {what}.")
     }
-    fn message(&self) -> String {
-        self.message.clone().unwrap_or_else(|| self.default_message())
-    }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("limit_kind", &self.limit_kind)?;
         map.serialize_entry("limit", &self.limit)
@@ -597,13 +582,7 @@ impl ReasonDetails for ClientLimitReached {
         self.resume_cursor.clone().map(|cursor| Continuation::NextCursor { cursor })
     }
     fn restore(&mut self, recovery: &Continuation) -> bool {
-        match recovery {
-            Continuation::NextCursor { cursor } if self.resume_cursor.is_none() => {
-                self.resume_cursor = Some(cursor.clone());
-                true
-            }
-            _ => false,
-        }
+        fill(&mut self.resume_cursor, recovery.cursor().map(str::to_owned))
     }
 }
 serialize_details!(ClientLimitReached);
@@ -627,9 +606,6 @@ impl ReasonDetails for SnapshotExpired {
     const CODE: ReasonCode = ReasonCode::SnapshotExpired;
     fn default_message(&self) -> String {
         format!("Snapshot {} is no longer retained; the traversal cannot be completed.", self.snapshot)
-    }
-    fn message(&self) -> String {
-        self.message.clone().unwrap_or_else(|| self.default_message())
     }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("snapshot", &self.snapshot)
