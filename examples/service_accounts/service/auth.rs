@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use completeness::{Problem, ProblemCode};
+use completeness::{Credential, Problem, ProblemCode};
 
 use super::seed::TENANTS;
 
@@ -22,6 +22,11 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// The framework's view of this caller: what cursors and evidence are bound to.
+    pub fn credential(&self) -> Credential {
+        Credential::new(self.name.clone(), self.epoch).with_tenants(self.tenants.iter().cloned())
+    }
+
     /// True when the credential may read and write `tenant`.
     pub fn can_access(&self, tenant: &str) -> bool {
         self.tenants.contains(tenant)

@@ -110,6 +110,11 @@ pub fn snapshot_label(snapshot: Snapshot) -> String {
     format!("s-{snapshot}")
 }
 
+/// The snapshot number of a wire label (`s-42` → 42).
+pub fn parse_snapshot(label: &str) -> Option<Snapshot> {
+    label.strip_prefix("s-")?.parse().ok()
+}
+
 /// Why a read at a snapshot cannot be served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SnapshotGone(pub Snapshot);
@@ -123,6 +128,8 @@ pub enum StoreError {
     SnapshotGone(SnapshotGone),
     /// SQLite failed.
     Sql(rusqlite::Error),
+    /// The service is misconfigured.
+    Config(String),
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -139,6 +146,7 @@ impl std::fmt::Display for StoreError {
                 write!(f, "snapshot {} is no longer retained", snapshot_label(*s))
             }
             StoreError::Sql(e) => write!(f, "database error: {e}"),
+            StoreError::Config(e) => write!(f, "configuration error: {e}"),
         }
     }
 }
@@ -279,7 +287,7 @@ impl Store {
         snapshot: Snapshot,
         after: Option<&str>,
         filter: &Filter,
-        limit: u32,
+        limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
         let conn = self.lock();
         retained(&conn, snapshot, self.retention)?;

@@ -4,11 +4,14 @@ use axum::Extension;
 use axum::extract::State;
 use axum::http::Uri;
 use completeness::reason::VisibilityRestricted;
-use completeness::{Aggregate, Completeness, Problem, ProblemCode, Relation, RequireComplete, Scope, StandardReason};
+use completeness::{
+    Aggregate, Completeness, Envelope, PageRequest, Problem, ProblemCode, QueryBinding, Relation, RequireComplete,
+    Scope, StandardReason,
+};
 use serde_json::Value;
 
 use super::auth::Caller;
-use super::db::{Filter, OwnerFilter, Snapshot, snapshot_label};
+use super::db::{Filter, ListItem, OwnerFilter, Snapshot, parse_snapshot, snapshot_label};
 use super::http::{param, query, store_problem, tenant_param};
 use super::state::AppState;
 
@@ -81,10 +84,10 @@ impl InventoryQuery {
         (Filter { owner: self.owner.clone(), tenants }, restricted)
     }
 
-    /// The scope of a response read by `caller` at `snapshot`.
-    pub fn scope(&self, caller: &Caller, snapshot: Snapshot) -> Scope {
-        let mut scope =
-            Scope::new(RESOURCE, caller.visibility("service accounts")).with_snapshot(snapshot_label(snapshot));
+    /// The scope of a response read by `caller`, at `snapshot` when known.
+    pub fn scope(&self, caller: &Caller, snapshot: Option<Snapshot>) -> Scope {
+        let mut scope = Scope::new(RESOURCE, caller.visibility("service accounts"));
+        scope.snapshot = snapshot.map(snapshot_label);
         for (name, value) in self.echo() {
             scope = scope.with_filter(name, value);
         }
@@ -105,7 +108,7 @@ pub async fn count(
     let (filter, restricted) = request.filter_for(&caller);
     let snapshot = state.store.current_snapshot().map_err(store_problem)?;
     let count = state.store.count(snapshot, &filter).map_err(store_problem)?;
-    let mut completeness: Completeness<StandardReason> = Completeness::complete(request.scope(&caller, snapshot));
+    let mut completeness: Completeness<StandardReason> = Completeness::complete(request.scope(&caller, Some(snapshot)));
     if restricted {
         completeness.push_reason(VisibilityRestricted::new());
     }
@@ -115,53 +118,29 @@ pub async fn count(
 /// `GET /service-accounts?owner=&tenant=&page_size=&cursor=&require_complete=`: keyset pages at a snapshot.
 ///
 /// The first page pins the current snapshot; every later page reads at the cursor's snapshot,
-/// so inserts, deletes and owner changes in between neither add, drop nor repeat an item.
+/// so inserts, deletes and owner changes in between neither add, drop nor repeat an item. The
+/// last page of a traversal that covered the whole requested scope carries evidence.
 pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     require: RequireComplete,
+    request: PageRequest,
     uri: Uri,
 ) -> Result<axum::response::Response, Problem> {
     let pairs = query(&uri, &["owner", "tenant", "page_size", "cursor", "require_complete"])?;
-    let request = InventoryQuery::parse(&pairs)?;
-    let binding = serde_json::to_string(&request.echo()).unwrap_or_default();
-    let paging = state.cursors.read(
-        param(&pairs, "page_size"),
-        param(&pairs, "cursor"),
-        &binding,
-        &caller,
-        state.config.default_page_size,
-        state.config.max_page_size,
-    )?;
-    let (filter, restricted) = request.filter_for(&caller);
-    let (snapshot, after) = match &paging.resume {
-        Some((snapshot, after)) => (*snapshot, Some(after.as_str())),
-        None => (state.store.current_snapshot().map_err(store_problem)?, None),
-    };
-    let mut items = state.store.page(snapshot, after, &filter, paging.applied + 1).map_err(store_problem)?;
-    let more = items.len() > paging.applied as usize;
-    items.truncate(paging.applied as usize);
-
-    let mut completeness: Completeness<StandardReason> = Completeness::complete(request.scope(&caller, snapshot));
-    let mut contract = None;
-    if more && let Some(last) = items.last() {
-        let (cursor, terms) = state.cursors.issue(&binding, &caller, snapshot, &last.id);
-        completeness.push_reason(completeness::reason::MorePagesAvailable::new(cursor));
-        contract = Some(terms);
-    }
+    let inventory = InventoryQuery::parse(&pairs)?;
+    let (filter, restricted) = inventory.filter_for(&caller);
+    let scope = inventory.scope(&caller, None);
+    let mut page = request.bind(QueryBinding::for_scope(&scope, ORDERING))?;
+    let current = state.store.current_snapshot().map_err(store_problem)?;
+    let snapshot =
+        parse_snapshot(page.pin_snapshot(snapshot_label(current))).ok_or_else(|| page.unreadable_position())?;
+    page.ensure_retained(|_| state.store.check_retained(snapshot).is_ok())?;
+    let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).map_err(store_problem)?;
+    let mut envelope: Envelope<ListItem> = page.envelope(scope, rows, |row| row.id.clone());
     if restricted {
-        completeness.push_reason(VisibilityRestricted::new());
+        envelope.completeness.push_reason(VisibilityRestricted::new());
     }
-    if let Some(warning) = paging.warning {
-        completeness.push_warning(warning);
-    }
-    completeness.set_page(Some(completeness::PageInfo {
-        returned: items.len() as u64,
-        requested_size: paging.requested,
-        applied_size: u64::from(paging.applied),
-        ordering: ORDERING.to_owned(),
-        snapshot: Some(snapshot_label(snapshot)),
-        cursor: contract,
-    }));
-    Ok(require.apply(completeness::Envelope::new(items, completeness)))
+    page.attach_evidence(&mut envelope.completeness);
+    Ok(require.apply(envelope))
 }

@@ -3,6 +3,7 @@
 //! start it in-process from here.
 
 pub mod account;
+pub mod archive;
 pub mod auth;
 pub mod clock;
 pub mod config;
@@ -10,7 +11,7 @@ pub mod credentials;
 pub mod db;
 pub mod http;
 pub mod inventory;
-pub mod paging;
+pub mod openapi;
 pub mod routes;
 pub mod search;
 pub mod seed;

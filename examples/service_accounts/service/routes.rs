@@ -8,13 +8,14 @@ use axum::routing::{get, post};
 use completeness::{Problem, ProblemCode};
 
 use super::state::AppState;
-use super::{account, credentials, inventory, search};
+use super::{account, archive, credentials, inventory, openapi, search};
 
 /// Resolves the bearer credential; 401 problem when it is missing or unknown.
 async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
     match state.credentials.authenticate(&parts) {
         Ok(caller) => {
+            parts.extensions.insert(caller.credential());
             parts.extensions.insert(caller);
             request = Request::from_parts(parts, body);
             next.run(request).await
@@ -37,6 +38,7 @@ pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
         .route("/service-accounts", get(inventory::list).post(account::create_account))
         .route("/service-accounts/count", get(inventory::count))
+        .route("/service-accounts/archive", post(archive::archive))
         .route(
             "/service-accounts/{id}",
             get(account::get_account).patch(account::patch_account).delete(account::delete_account),
@@ -45,8 +47,10 @@ pub fn router(state: AppState) -> Router {
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     Router::new()
+        .route("/openapi.json", get(openapi::document))
         .merge(authenticated)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(state.completeness.layer())
         .with_state(state)
 }

@@ -2,48 +2,27 @@
 //! within one time budget, merged by id, capped at the result limit.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use axum::Extension;
 use axum::extract::State;
 use axum::http::Uri;
-use completeness::reason::{ResultLimitReached, SourceUnavailable, TimeBudgetExceeded, VisibilityRestricted};
+use completeness::fanout::{FanOut, SourceOutcome};
+use completeness::reason::{ResultLimitReached, VisibilityRestricted};
 use completeness::{
-    Completeness, Envelope, Problem, ProblemCode, Progress, RequireComplete, Scope, StandardReason, Warning,
+    Completeness, Envelope, Problem, ProblemCode, RequireComplete, Scope, StandardReason, TimeBudget, Warning,
 };
-use tokio::task::JoinSet;
 
 use super::auth::Caller;
 use super::http::{param, query, tenant_param};
-use super::sources::{Hit, SEARCH_SOURCES, SourceFailure};
+use super::sources::Hit;
 use super::state::AppState;
-
-/// What one source did within the budget.
-enum Outcome {
-    Answered(Vec<Hit>),
-    Failed(SourceFailure),
-    OutOfTime,
-}
-
-/// Reads `time_budget_ms`: absent → the default; 0, negative or not a number → 400 `INVALID_TIME_BUDGET`;
-/// above the maximum → the maximum.
-pub fn time_budget(state: &AppState, value: Option<&str>) -> Result<Duration, Problem> {
-    let Some(text) = value else { return Ok(state.config.default_time_budget) };
-    match text.parse::<u64>() {
-        Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms).min(state.config.max_time_budget)),
-        _ => Err(Problem::new(
-            ProblemCode::InvalidTimeBudget,
-            format!("time_budget_ms must be a positive number of milliseconds, got '{text}'"),
-        )
-        .with_extension("parameter", "time_budget_ms")),
-    }
-}
 
 /// `GET /search`.
 pub async fn search(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     require: RequireComplete,
+    budget: TimeBudget,
     uri: Uri,
 ) -> Result<axum::response::Response, Problem> {
     let pairs = query(&uri, &["q", "tenant", "time_budget_ms", "require_complete"])?;
@@ -53,53 +32,25 @@ pub async fn search(
             .with_extension("parameter", "q"));
     }
     let requested_tenant = tenant_param(param(&pairs, "tenant"))?;
-    let budget = time_budget(&state, param(&pairs, "time_budget_ms"))?;
     let (tenants, restricted) = caller.readable(requested_tenant.as_deref());
     let limit = state.config.result_limit;
-
-    let deadline = tokio::time::Instant::now() + budget;
-    let mut tasks = JoinSet::new();
-    for index in 0..state.sources.len() {
-        let (state, q, tenants) = (state.clone(), q.to_owned(), tenants.clone());
-        tasks.spawn(async move {
-            let source = &state.sources[index];
-            let outcome = match tokio::time::timeout_at(deadline, source.search(&q, &tenants, limit + 1)).await {
-                Ok(Ok(hits)) => Outcome::Answered(hits),
-                Ok(Err(failure)) => Outcome::Failed(failure),
-                Err(_) => Outcome::OutOfTime,
-            };
-            (index, outcome)
-        });
-    }
-    let mut outcomes: Vec<Option<Outcome>> = (0..state.sources.len()).map(|_| None).collect();
-    while let Some(joined) = tasks.join_next().await {
-        if let Ok((index, outcome)) = joined {
-            outcomes[index] = Some(outcome);
-        }
-    }
-
-    let mut merged: BTreeMap<String, Hit> = BTreeMap::new();
-    let mut overflow = false;
-    let mut failed = Vec::new();
-    let mut out_of_time = Vec::new();
-    let mut audit_answered = false;
-    for (index, outcome) in outcomes.into_iter().enumerate() {
-        let name = state.sources[index].name();
-        match outcome {
-            Some(Outcome::Answered(hits)) => {
-                audit_answered |= name == "audit";
-                overflow |= hits.len() > limit;
-                for hit in hits {
-                    merged.entry(hit.id.clone()).or_insert(hit);
-                }
-            }
-            Some(Outcome::Failed(failure)) => failed.push(failure.source),
-            Some(Outcome::OutOfTime) => out_of_time.push(name),
-            None => failed.push(name),
-        }
+    // Each source is asked for one more hit than the cap: that extra hit proves the cap was reached.
+    let fan_out = state
+        .sources
+        .iter()
+        .fold(FanOut::new(), |fan_out, source| fan_out.source(source.name(), source.search(q, &tenants, limit + 1)));
+    let result = fan_out.run(&budget).await;
+    let mut overflow = result.sources().iter().any(|r| matches!(r.outcome, SourceOutcome::Answered(n) if n > limit));
+    let mut merged: BTreeMap<&str, &Hit> = BTreeMap::new();
+    for hit in result.items() {
+        merged.entry(hit.id.as_str()).or_insert(hit);
     }
     overflow |= merged.len() > limit;
-    let items: Vec<Hit> = merged.into_values().take(limit).collect();
+    let items: Vec<Hit> = merged.into_values().take(limit).cloned().collect();
+    let audit_answered = result
+        .sources()
+        .iter()
+        .any(|report| report.source == "audit" && matches!(report.outcome, SourceOutcome::Answered(_)));
 
     let mut scope = Scope::new("search", caller.visibility("records")).with_filter("q", q);
     if let Some(tenant) = &requested_tenant {
@@ -112,21 +63,7 @@ pub async fn search(
             "use a longer part of the name in q, or add tenant=<north|south|east>",
         ));
     }
-    for source in failed {
-        completeness.push_reason(SourceUnavailable::new(source));
-    }
-    if !out_of_time.is_empty() {
-        let slowest = out_of_time.iter().map(|name| state.config.delay_of(name)).max().unwrap_or_default();
-        let progress = Progress {
-            completed: (SEARCH_SOURCES.len() - out_of_time.len()) as u64,
-            planned: Some(SEARCH_SOURCES.len() as u64),
-            unit: "sources".to_owned(),
-        };
-        completeness.push_reason(
-            TimeBudgetExceeded::new(budget.as_millis() as u64, progress)
-                .retry_with_deadline(slowest.as_millis().div_ceil(1000).max(1) as u64),
-        );
-    }
+    result.report_into(&mut completeness);
     if restricted {
         completeness.push_reason(VisibilityRestricted::new());
     }

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use sha2::Digest;
+use completeness::CursorKeys;
+use completeness::config::CompletenessConfig;
 
 use super::auth::Credentials;
 use super::config::Config;
 use super::db::{Change, Store, StoreError};
-use super::paging::Cursors;
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
 
 /// Everything the service owns, shared by the handlers.
@@ -22,14 +22,22 @@ pub struct Service {
     pub usage: UsageSource,
     /// Who may read and write what.
     pub credentials: Credentials,
-    /// Signs and verifies inventory cursors.
-    pub cursors: Cursors,
+    /// Cursor and evidence keys, page sizes, time budgets: the framework's settings.
+    pub completeness: CompletenessConfig,
 }
+
+/// The environment variable holding the cursor and evidence key ring (`kid:base64key,...`).
+pub const KEYS_VARIABLE: &str = "COMPLETENESS_CURSOR_KEYS";
 
 /// The handlers' state.
 pub type AppState = Arc<Service>;
 
 impl Service {
+    /// True when the key ring comes from the environment (so cursors survive restarts and replicas).
+    pub fn keys_configured() -> bool {
+        std::env::var_os(KEYS_VARIABLE).is_some()
+    }
+
     /// Opens the store (seeding an empty one) and builds each source's copy.
     pub fn open(config: Config) -> Result<Service, StoreError> {
         let store = Store::open(config.db.as_deref(), config.snapshot_retention)?;
@@ -44,9 +52,12 @@ impl Service {
             sources.push(source);
         }
         let usage = UsageSource::new(config.accounts, config.delay_of("usage"), config.fails("usage"))?;
-        let key: [u8; 32] = sha2::Sha256::digest(format!("{}:{}", super::clock::now_ms(), std::process::id())).into();
-        let cursors = Cursors::new(key, config.cursor_ttl);
-        Ok(Service { config, store, sources, usage, credentials: Credentials::default(), cursors })
+        let completeness = CompletenessConfig::new(keys()?)
+            .with_page_sizes(u64::from(config.default_page_size), u64::from(config.max_page_size))
+            .with_cursor_ttl(config.cursor_ttl)
+            .with_evidence_ttl(config.evidence_ttl)
+            .with_time_budgets(config.default_time_budget, config.max_time_budget);
+        Ok(Service { config, store, sources, usage, credentials: Credentials::default(), completeness })
     }
 
     /// Passes a change on to the write-through sources (`audit` catches up on its own schedule).
@@ -66,5 +77,14 @@ impl Service {
         let (snapshot, accounts) = self.store.current_accounts()?;
         self.audit().reindex(snapshot, &accounts);
         Ok(())
+    }
+}
+
+/// The key ring from `COMPLETENESS_CURSOR_KEYS`, or a fresh one that lives as long as the process.
+fn keys() -> Result<CursorKeys, StoreError> {
+    if Service::keys_configured() {
+        CursorKeys::from_env(KEYS_VARIABLE).map_err(|e| StoreError::Config(e.to_string()))
+    } else {
+        Ok(CursorKeys::ephemeral())
     }
 }

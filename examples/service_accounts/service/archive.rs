@@ -1,0 +1,94 @@
+//! `POST /service-accounts/archive` `{"ids": [...], "evidence": "..."}`: the guarded destructive action.
+//!
+//! Only unowned accounts are archived, so the evidence must come from an `owner=none` inventory.
+//! Every row of DESIGN §2.10, decided before anything changes and applied in one transaction:
+//! the evidence must be a verified token of a complete inventory of this resource, for this
+//! credential, at a snapshot still retained; every id must have been in that inventory; and
+//! every id must still match the inventory's filters at execution time.
+
+use axum::extract::State;
+use axum::{Extension, Json};
+use completeness::{Evidence, Problem, ProblemCode, RequireEvidence};
+use serde::{Deserialize, Serialize};
+
+use super::auth::Caller;
+use super::db::{ArchiveOutcome, Change, StoreError, parse_snapshot, snapshot_label};
+use super::inventory::{InventoryQuery, RESOURCE};
+use super::state::AppState;
+
+/// The most ids one request may archive.
+pub const MAX_TARGETS: usize = 1000;
+
+/// The body besides `evidence`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArchiveRequest {
+    /// The accounts to archive.
+    pub ids: Vec<String>,
+}
+
+/// What an archive did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Archived {
+    /// The ids archived: exactly the ids the request named.
+    pub archived: Vec<String>,
+    /// The snapshot that holds the change.
+    pub snapshot: String,
+}
+
+fn evidence_invalid(detail: &str) -> Problem {
+    Problem::new(ProblemCode::EvidenceInvalid, format!("The evidence was refused: {detail}."))
+}
+
+/// Archives the named accounts, or refuses atomically.
+pub async fn archive(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    RequireEvidence { evidence, body }: RequireEvidence<ArchiveRequest>,
+) -> Result<Json<Archived>, Problem> {
+    if body.ids.is_empty() || body.ids.len() > MAX_TARGETS {
+        return Err(Problem::new(ProblemCode::InvalidBody, format!("`ids` must name 1 to {MAX_TARGETS} accounts")));
+    }
+    if let Some(twice) = body.ids.iter().enumerate().find(|(i, id)| body.ids[..*i].contains(id)).map(|(_, id)| id) {
+        return Err(Problem::new(ProblemCode::InvalidBody, format!("`ids` names '{twice}' twice")));
+    }
+    evidence.require_resource(RESOURCE)?;
+    // Archiving is the cleanup of unowned accounts: only an inventory of unowned accounts proves a target may go.
+    evidence.require_filter("owner", "none")?;
+    let inventory = InventoryQuery::from_echo(evidence.filters())
+        .ok_or_else(|| evidence_invalid("its filters are not this inventory's"))?;
+    let snapshot = evidence
+        .snapshot()
+        .and_then(parse_snapshot)
+        .ok_or_else(|| evidence_invalid("it names no snapshot of this inventory"))?;
+    let (filter, restricted) = inventory.filter_for(&caller);
+    if restricted {
+        // Evidence is only issued on complete responses, so this credential read the whole scope then.
+        return Err(evidence_invalid("this credential cannot read the whole scope it covers"));
+    }
+    evidence.ensure_retained(|_| state.store.check_retained(snapshot).is_ok())?;
+    let (outcome, archived) = match state.store.archive(snapshot, &filter, &filter, &body.ids) {
+        Ok(done) => done,
+        Err(StoreError::SnapshotGone(_)) => {
+            return Err(Problem::new(
+                ProblemCode::EvidenceExpired,
+                format!("The snapshot {} of this evidence is no longer retained.", snapshot_label(snapshot)),
+            ));
+        }
+        Err(other) => return Err(super::http::store_problem(other)),
+    };
+    match outcome {
+        ArchiveOutcome::NotInEvidence(missing) => {
+            // `missing` is never empty here, so the check always refuses, listing them.
+            let refused = evidence.check_targets(missing.iter().map(String::as_str), |_| false).err();
+            Err(refused.unwrap_or_else(|| Problem::new(ProblemCode::TargetNotInEvidence, "targets not in evidence")))
+        }
+        ArchiveOutcome::Changed(changed) => Err(Evidence::targets_changed(changed.iter().map(String::as_str))),
+        ArchiveOutcome::Archived(at) => {
+            for account in archived {
+                state.propagate(&Change::Updated(account));
+            }
+            Ok(Json(Archived { archived: body.ids, snapshot: snapshot_label(at) }))
+        }
+    }
+}
