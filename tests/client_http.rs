@@ -1,0 +1,110 @@
+//! The reqwest page fetcher against a real axum server on 127.0.0.1.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use completeness::client::http::ServiceClient;
+use completeness::client::{CollectLimits, FetchError, collect_all};
+use completeness::testing::{MemorySource, Mutation};
+use completeness::{Problem, ProblemCode, ReasonCode};
+use serde_json::Value;
+
+type Shared = Arc<Mutex<MemorySource>>;
+
+async fn numbers(State(source): State<Shared>, headers: HeaderMap, Query(query): Query<HashMap<String, String>>) -> Response {
+    if headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) != Some("Bearer admin") {
+        return Problem::new(ProblemCode::Unauthenticated, "unknown credential").into_response();
+    }
+    let mut source = source.lock().unwrap();
+    if source.fetches() == 2 && query.get("expire").is_some() {
+        source.apply(Mutation::Insert(999));
+        source.apply(Mutation::ExpireOldSnapshots);
+    }
+    match source.fetch(query.get("cursor").map(String::as_str)) {
+        Ok(page) => page.into_response(),
+        Err(FetchError::Problem(problem)) => problem.into_response(),
+        Err(other) => (StatusCode::INTERNAL_SERVER_ERROR, other.to_string()).into_response(),
+    }
+}
+
+/// An endpoint that breaks the contract: no `complete` member.
+async fn broken() -> Response {
+    axum::Json(serde_json::json!({"items": [], "next_cursor": null})).into_response()
+}
+
+async fn serve(source: MemorySource) -> (String, Shared) {
+    let shared = Arc::new(Mutex::new(source));
+    let app = axum::Router::new()
+        .route("/numbers", get(numbers))
+        .route("/broken", get(broken))
+        .with_state(shared.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}"), shared)
+}
+
+fn limits() -> CollectLimits {
+    CollectLimits { max_pages: 100, max_items: 10_000, deadline: Duration::from_secs(30) }
+}
+
+#[tokio::test]
+async fn collects_every_page_over_http_with_the_strict_deserializer() {
+    let (base, source) = serve(MemorySource::new(45, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let pages = client.pages::<u64>("/numbers", &[]);
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+    assert!(collected.is_complete());
+    assert_eq!(collected.items, (1..=45).collect::<Vec<u64>>());
+    assert_eq!(source.lock().unwrap().fetches(), 5, "ceil(45 / 10) requests, no probe");
+}
+
+#[tokio::test]
+async fn a_410_cursor_expired_over_http_ends_the_collection_with_snapshot_expired() {
+    let (base, source) = serve(MemorySource::new(45, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let pages = client.pages::<u64>("/numbers", &[("expire", "yes")]);
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+    assert!(!collected.is_complete());
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
+    assert_eq!(collected.items, (1..=20).collect::<Vec<u64>>());
+    assert_eq!(source.lock().unwrap().fetches(), 3, "no silent restart");
+}
+
+#[tokio::test]
+async fn a_problem_response_is_a_typed_error() {
+    let (base, _) = serve(MemorySource::new(5, 10)).await;
+    let client = ServiceClient::new(&base, "mallory").unwrap();
+    let pages = client.pages::<u64>("/numbers", &[]);
+    let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
+    let problem = error.problem().expect("a problem");
+    assert_eq!(*problem.code(), ProblemCode::Unauthenticated);
+    assert_eq!(problem.status(), 401);
+}
+
+#[tokio::test]
+async fn a_response_without_complete_is_rejected_not_defaulted() {
+    let (base, _) = serve(MemorySource::new(5, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let pages = client.pages::<Value>("/broken", &[]);
+    match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+        Err(FetchError::Contract(message)) => assert!(message.contains("complete"), "{message}"),
+        other => panic!("expected a contract error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_a_transport_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let client = ServiceClient::new(&format!("http://{address}"), "admin").unwrap();
+    let pages = client.pages::<u64>("/numbers", &[]);
+    let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
+    assert!(matches!(error, FetchError::Transport(_)), "{error:?}");
+}
