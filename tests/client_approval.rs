@@ -24,8 +24,11 @@ const ACTION: &str = "archive every unowned service account";
 #[test]
 fn a_spent_time_budget_is_explained_with_counts_and_offers_a_larger_deadline() {
     let progress = Progress { completed: 842, planned: None, unit: "rows".into() };
-    let listing: Envelope<Value> =
-        Envelope::incomplete(accounts(842), scope("admin"), TimeBudgetExceeded::new(2000, progress).retry_with_deadline(10));
+    let listing: Envelope<Value> = Envelope::incomplete(
+        accounts(842),
+        scope("admin"),
+        TimeBudgetExceeded::new(2000, progress).retry_with_deadline(10),
+    );
     let request = ApprovalRequest::new(ACTION, "owner=none in every tenant", &listing);
     let text = request.to_string();
     assert!(text.starts_with("APPROVAL REQUIRED: archive every unowned service account\n"), "{text}");
@@ -88,7 +91,9 @@ fn every_reason_gets_its_own_explanation_and_fitting_option() {
             RecoveryOption::RetryLater { after_seconds: Some(15) },
             RecoveryOption::RestartCollection,
             RecoveryOption::ContinueCollecting { cursor: "c11".into() },
-            RecoveryOption::LimitToReturnedIds { ids: vec!["sa-000001".into(), "sa-000002".into(), "sa-000003".into()] },
+            RecoveryOption::LimitToReturnedIds {
+                ids: vec!["sa-000001".into(), "sa-000002".into(), "sa-000003".into()]
+            },
             RecoveryOption::Abandon,
         ]
     );

@@ -16,12 +16,16 @@ use serde_json::Value;
 
 type Shared = Arc<Mutex<MemorySource>>;
 
-async fn numbers(State(source): State<Shared>, headers: HeaderMap, Query(query): Query<HashMap<String, String>>) -> Response {
+async fn numbers(
+    State(source): State<Shared>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
     if headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) != Some("Bearer admin") {
         return Problem::new(ProblemCode::Unauthenticated, "unknown credential").into_response();
     }
     let mut source = source.lock().unwrap();
-    if source.fetches() == 2 && query.get("expire").is_some() {
+    if source.fetches() == 2 && query.contains_key("expire") {
         source.apply(Mutation::Insert(999));
         source.apply(Mutation::ExpireOldSnapshots);
     }
@@ -39,10 +43,8 @@ async fn broken() -> Response {
 
 async fn serve(source: MemorySource) -> (String, Shared) {
     let shared = Arc::new(Mutex::new(source));
-    let app = axum::Router::new()
-        .route("/numbers", get(numbers))
-        .route("/broken", get(broken))
-        .with_state(shared.clone());
+    let app =
+        axum::Router::new().route("/numbers", get(numbers)).route("/broken", get(broken)).with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });

@@ -117,9 +117,13 @@ async fn an_incomplete_and_empty_result_reaches_the_client_with_every_completene
 
             let text = &result.content[0].as_text().expect("a text block").text;
             let verdict = text.lines().next().unwrap();
-            assert!(verdict.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): 0 service accounts returned"), "{verdict}");
+            assert!(
+                verdict.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): 0 service accounts returned"),
+                "{verdict}"
+            );
             assert!(verdict.contains("not evidence of absence"), "{verdict}");
-            let rest: Value = serde_json::from_str(&text[verdict.len()..]).expect("the envelope JSON follows the verdict");
+            let rest: Value =
+                serde_json::from_str(&text[verdict.len()..]).expect("the envelope JSON follows the verdict");
             assert_eq!(rest, expected);
 
             client.cancel().await.expect("stop client");

@@ -15,7 +15,7 @@ use crate::reason::{
     ClientLimitReached, LimitKind, Reason, ReasonCode, ReasonDetails, SnapshotExpired, StandardReason,
 };
 use crate::report::{CompletenessReport, ReportsCompleteness};
-use crate::scope::{CursorContract, PageInfo, Scope};
+use crate::scope::{PageInfo, Scope};
 use crate::warning::Warning;
 
 /// The limits a collector applies itself. Reaching one yields `CLIENT_LIMIT_REACHED`
@@ -198,7 +198,7 @@ where
     let mut warnings: Vec<Warning> = Vec::new();
     let mut evidence: Option<String> = None;
     let mut cursor: Option<String> = None;
-    let mut cursor_contract: Option<CursorContract> = None;
+    let mut last: Option<Completeness<StandardReason>> = None;
 
     let stop = loop {
         if let Some(limit) = reached_limit(&limits, pages_fetched, items.len(), started) {
@@ -235,12 +235,13 @@ where
         } else {
             None
         };
-        cursor_contract = block.page().and_then(|p| p.cursor.clone());
         if block.is_complete() {
             evidence = block.evidence().map(str::to_owned);
         }
         if first.is_none() {
             first = Some(block);
+        } else {
+            last = Some(block);
         }
         match next {
             Some(next) => cursor = Some(next),
@@ -248,7 +249,7 @@ where
         }
     };
 
-    let mut completeness = match first {
+    let mut completeness = match &first {
         Some(first) => {
             let mut block = Completeness::complete(first.scope().clone());
             block.set_page(first.page().map(summary_page));
@@ -280,7 +281,9 @@ where
         }
     }
     if let Some(page) = completeness.page().cloned() {
-        let cursor = if resumable { cursor_contract } else { None };
+        // The contract of the resume cursor is the one the last page gave for its next_cursor.
+        let last_page = last.as_ref().or(first.as_ref()).and_then(|block| block.page());
+        let cursor = if resumable { last_page.and_then(|p| p.cursor.clone()) } else { None };
         completeness.set_page(Some(PageInfo { returned: items.len() as u64, cursor, ..page }));
     }
     if let Some(token) = evidence {
