@@ -21,8 +21,9 @@
 pub mod aggregate;
 #[cfg(feature = "axum")]
 pub mod budget;
+pub mod checked;
 pub mod client;
-pub mod completeness;
+mod completeness; // private: its name would shadow the `completeness` attribute macro in `use completeness::completeness;`
 #[cfg(feature = "axum")]
 pub mod config;
 pub mod continuation;
@@ -47,6 +48,8 @@ pub mod report;
 pub mod require;
 #[cfg(feature = "axum")]
 pub mod response;
+#[cfg(feature = "axum")]
+pub mod routing;
 pub mod scope;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -59,6 +62,7 @@ pub mod __private;
 pub use aggregate::{Aggregate, Relation};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
+pub use checked::CheckedResponse;
 pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
 pub use completeness::{Completeness, Shape, Status};
 #[cfg(feature = "axum")]

@@ -1,4 +1,9 @@
 //! Support for generated code. Not public API: it may change in any release.
+//!
+//! The macros of `completeness-macros` expand to paths under `::completeness::__private`
+//! only. Where the generated code differs per feature (axum, openapi, json-schema),
+//! they call a declarative macro below whose definition is chosen by this crate's
+//! features, so the user's crate needs no feature of its own.
 
 pub use serde;
 pub use serde_json;
@@ -12,4 +17,189 @@ pub use utoipa;
 #[cfg(feature = "json-schema")]
 pub use schemars;
 
+pub use crate::__impl_envelope_into_response as impl_envelope_into_response;
+pub use crate::__impl_reason_schema as impl_reason_schema;
 pub use crate::__reason_enum_impls as reason_enum_impls;
+pub use crate::checked::CheckedResponse;
+pub use crate::completeness::{Completeness, Shape};
+pub use crate::field::{Field, OmittedFields};
+pub use crate::reason;
+pub use crate::reason::ReasonCode;
+pub use crate::report::{CompletenessReport, ReportsCompleteness};
+pub use crate::warning::WarningCode;
+
+/// Checks that a `#[completeness]` handler's response reports completeness (the call is
+/// spanned on the declared return type, so a type alias to `Json<Vec<T>>` fails there),
+/// fills `scope.resource` and keeps the caller's demand for when it is sent.
+pub fn checked_response<T: ReportsCompleteness>(response: T, resource: &str, demand: Demand) -> CheckedResponse<T> {
+    CheckedResponse::new(response, resource, demand)
+}
+
+/// The caller's demand for a complete result, as a `#[completeness]` handler receives it.
+#[cfg(feature = "axum")]
+pub type Demand = crate::require::RequireComplete;
+
+/// Without axum there is no request to read a demand from.
+#[cfg(not(feature = "axum"))]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Demand;
+
+/// The `#[envelope(completeness)]` field of a derived envelope.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a completeness block",
+    label = "a `#[envelope(completeness)]` field must have type `Completeness<R>`",
+    note = "declare it as `completeness: completeness::Completeness<YourReason>`"
+)]
+pub trait CompletenessField {
+    /// Writes `status`, `complete`, `truncated`.
+    fn head<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
+    /// Writes the collection members after the data.
+    fn tail<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
+    /// The type-erased report.
+    fn report(&self) -> &dyn CompletenessReport;
+    /// The type-erased report, mutably.
+    fn report_mut(&mut self) -> &mut dyn CompletenessReport;
+}
+
+impl<R: crate::reason::Reason> CompletenessField for Completeness<R> {
+    fn head<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        self.serialize_head(map)
+    }
+    fn tail<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        self.serialize_tail(map, Shape::Collection)
+    }
+    fn report(&self) -> &dyn CompletenessReport {
+        self
+    }
+    fn report_mut(&mut self) -> &mut dyn CompletenessReport {
+        self
+    }
+}
+
+/// Serializes a derived envelope as a JSON 200 response.
+#[cfg(feature = "axum")]
+pub fn json_response<T: serde::Serialize + ?Sized>(value: &T) -> axum::response::Response {
+    crate::response::json_response(value)
+}
+
+/// `IntoResponse` for a derived envelope (with `axum`; nothing without).
+///
+/// Input: `[impl generics] [type] [where clause]`, each as tokens in brackets.
+#[cfg(feature = "axum")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_envelope_into_response {
+    ([$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*]) => {
+        #[automatically_derived]
+        impl $($generics)* $crate::__private::axum::response::IntoResponse for $($ty)* $($where)* {
+            fn into_response(self) -> $crate::__private::axum::response::Response {
+                $crate::__private::json_response(&self)
+            }
+        }
+    };
+}
+
+/// `IntoResponse` for a derived envelope (with `axum`; nothing without).
+#[cfg(not(feature = "axum"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_envelope_into_response {
+    ($($tokens:tt)*) => {};
+}
+
+/// The OpenAPI / JSON Schema of a generated reason enum: an object whose `code`
+/// is one of the declared codes (with `openapi` / `json-schema`; nothing without).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_reason_schema {
+    ($enum:ident) => {
+        $crate::__impl_reason_schema_openapi!($enum);
+        $crate::__impl_reason_schema_json!($enum);
+    };
+}
+
+#[cfg(feature = "openapi")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_reason_schema_openapi {
+    ($enum:ident) => {
+        #[automatically_derived]
+        impl $crate::__private::utoipa::PartialSchema for $enum {
+            fn schema() -> $crate::__private::utoipa::openapi::RefOr<$crate::__private::utoipa::openapi::schema::Schema>
+            {
+                $crate::__private::reason_schema_openapi($enum::ALL)
+            }
+        }
+        #[automatically_derived]
+        impl $crate::__private::utoipa::ToSchema for $enum {}
+    };
+}
+
+#[cfg(not(feature = "openapi"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_reason_schema_openapi {
+    ($enum:ident) => {};
+}
+
+#[cfg(feature = "json-schema")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_reason_schema_json {
+    ($enum:ident) => {
+        #[automatically_derived]
+        impl $crate::__private::schemars::JsonSchema for $enum {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::core::stringify!($enum))
+            }
+            fn json_schema(
+                _: &mut $crate::__private::schemars::SchemaGenerator,
+            ) -> $crate::__private::schemars::Schema {
+                $crate::__private::reason_schema_json($enum::ALL)
+            }
+        }
+    };
+}
+
+#[cfg(not(feature = "json-schema"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_reason_schema_json {
+    ($enum:ident) => {};
+}
+
+/// The OpenAPI schema of a reason object restricted to `codes`.
+#[cfg(feature = "openapi")]
+pub fn reason_schema_openapi(codes: &[ReasonCode]) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let code = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(codes.iter().map(|c| c.as_str().to_owned())))
+        .description(Some("Stable reason code; programs branch on it."));
+    let message = ObjectBuilder::new().schema_type(Type::String).description(Some("Human text; may change."));
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .description(Some("Why the response is incomplete: one of the codes this endpoint declares, with its details."))
+        .property("code", code)
+        .required("code")
+        .property("message", message)
+        .required("message")
+        .additional_properties(Some(ObjectBuilder::new()))
+        .build()
+        .into()
+}
+
+/// The JSON Schema of a reason object restricted to `codes`.
+#[cfg(feature = "json-schema")]
+pub fn reason_schema_json(codes: &[ReasonCode]) -> schemars::Schema {
+    let codes: Vec<&str> = codes.iter().map(ReasonCode::as_str).collect();
+    schemars::json_schema!({
+        "type": "object",
+        "description": "Why the response is incomplete: one of the codes this endpoint declares, with its details.",
+        "properties": {
+            "code": { "type": "string", "enum": codes },
+            "message": { "type": "string" }
+        },
+        "required": ["code", "message"]
+    })
+}

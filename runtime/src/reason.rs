@@ -700,6 +700,8 @@ macro_rules! __reason_enum_impls {
                 match self {
                     $( $enum::$variant(details) => $crate::__private::serde::Serialize::serialize(details, serializer), )*
                     $( $enum::$unknown(details) => $crate::__private::serde::Serialize::serialize(details, serializer), )?
+                    #[allow(unreachable_patterns)]
+                    _ => ::core::unreachable!("an enum without variants has no values"),
                 }
             }
         }
@@ -710,18 +712,24 @@ macro_rules! __reason_enum_impls {
                 match self {
                     $( $enum::$variant(_) => <$crate::reason::$variant as $crate::reason::ReasonDetails>::CODE, )*
                     $( $enum::$unknown(details) => $crate::reason::ReasonCode::Unknown(details.code.clone()), )?
+                    #[allow(unreachable_patterns)]
+                    _ => ::core::unreachable!("an enum without variants has no values"),
                 }
             }
             fn recovery(&self) -> ::core::option::Option<$crate::continuation::Continuation> {
                 match self {
                     $( $enum::$variant(details) => $crate::reason::ReasonDetails::recovery(details), )*
                     $( $enum::$unknown(_) => ::core::option::Option::None, )?
+                    #[allow(unreachable_patterns)]
+                    _ => ::core::unreachable!("an enum without variants has no values"),
                 }
             }
             fn message(&self) -> ::std::string::String {
                 match self {
                     $( $enum::$variant(details) => $crate::reason::ReasonDetails::message(details), )*
                     $( $enum::$unknown(details) => details.message.clone(), )?
+                    #[allow(unreachable_patterns)]
+                    _ => ::core::unreachable!("an enum without variants has no values"),
                 }
             }
             fn restore_recovery(&mut self, recovery: &$crate::continuation::Continuation) -> bool {
