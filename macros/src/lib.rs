@@ -1,16 +1,34 @@
 //! Procedural macros of the `completeness` framework. Use them through the
-//! `completeness` facade crate.
+//! `completeness` facade crate, which documents them.
+//!
+//! Each macro is split like serde_derive and thiserror: `ast` borrows the syn input,
+//! `attr` reads the helper attributes into typed slots, `valid` runs every rule and
+//! collects every error in one shared context (`ctxt.rs`), and `expand` (infallible) writes code
+//! that names everything through `::completeness::__private`.
 
 use proc_macro::TokenStream;
 
-/// Declares a list handler's completeness contract (not implemented yet: passes the item through).
+mod codes;
+mod ctxt;
+mod envelope;
+mod handler;
+mod types;
+
+/// Declares a list handler's completeness contract.
+///
+/// `#[completeness(resource = "service_accounts", reasons(MorePagesAvailable, ...), warnings(PageSizeReduced, ...))]`
+/// on an `async fn` axum handler generates `<HandlerInCamelCase>Reason` (exactly the declared
+/// reasons), checks that the response reports completeness, fills `scope.resource`, and
+/// applies the caller's `require_complete` demand.
 #[proc_macro_attribute]
-pub fn completeness(_args: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn completeness(args: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(args.into(), item.into()).into()
 }
 
-/// Derives the completeness envelope of a response struct (not implemented yet).
+/// Derives the completeness envelope of a response struct: `Serialize`,
+/// `ReportsCompleteness` and (with `axum`) `IntoResponse`.
 #[proc_macro_derive(ResultEnvelope, attributes(envelope))]
-pub fn derive_result_envelope(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn derive_result_envelope(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    envelope::expand(&input).into()
 }

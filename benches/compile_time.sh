@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Compile-time cost of the macros: `cargo check` of a crate with 100 `#[completeness]` handlers
+# returning derived envelopes, against a twin crate with the same 100 handlers unannotated,
+# returning hand-written envelope structs (hand-written Serialize, ReportsCompleteness and
+# IntoResponse). Dependencies are checked once first; then each crate's source is touched and
+# checked REPS times, and the median times and their ratio are printed (target: <= 1.3).
+#
+# Usage: benches/compile_time.sh [REPS]   (default 3)
+set -euo pipefail
+
+REPS="${1:-3}"
+HANDLERS=100
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+mkdir -p "$WORK/annotated/src" "$WORK/plain/src"
+cat > "$WORK/Cargo.toml" <<TOML
+[workspace]
+members = ["annotated", "plain"]
+resolver = "3"
+TOML
+cp "$REPO/Cargo.lock" "$WORK/Cargo.lock"
+for crate in annotated plain; do
+  cat > "$WORK/$crate/Cargo.toml" <<TOML
+[package]
+name = "bench_$crate"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+completeness = { path = "$REPO" }
+axum = { version = "0.8", default-features = false, features = ["json", "query"] }
+serde = { version = "1", features = ["derive"] }
+TOML
+done
+
+# The annotated crate: the macros write the reason enums, Serialize and the checks.
+{
+  echo 'use axum::Router;'
+  echo 'use axum::extract::Query;'
+  echo 'use completeness::reason::{MorePagesAvailable, VisibilityRestricted};'
+  echo 'use completeness::routing::get;'
+  echo 'use completeness::{Completeness, ResultEnvelope, Scope, completeness};'
+  for i in $(seq 1 $HANDLERS); do
+    cat <<RS
+#[derive(ResultEnvelope)]
+pub struct Page$i {
+    items: Vec<String>,
+    #[envelope(completeness)]
+    completeness: Completeness<List${i}Reason>,
+}
+
+#[completeness(resource = "resource_$i", reasons(MorePagesAvailable, VisibilityRestricted))]
+pub async fn list_$i(Query(query): Query<Vec<(String, String)>>) -> Page$i {
+    let mut completeness = Completeness::complete(Scope::new("", "all"));
+    if query.is_empty() {
+        completeness.push_reason(VisibilityRestricted::new());
+    } else {
+        completeness.push_reason(MorePagesAvailable::new("next"));
+    }
+    Page$i { items: query.into_iter().map(|(k, _)| k).collect(), completeness }
+}
+RS
+  done
+  echo 'pub fn router() -> Router {'
+  echo '    Router::new()'
+  for i in $(seq 1 $HANDLERS); do echo "        .route(\"/r$i\", get(list_$i))"; done
+  echo '}'
+} > "$WORK/annotated/src/lib.rs"
+
+# The twin: the same handlers, no macros, everything written by hand.
+{
+  echo 'use axum::Router;'
+  echo 'use axum::extract::Query;'
+  echo 'use axum::response::{IntoResponse, Response};'
+  echo 'use axum::routing::get;'
+  echo 'use completeness::reason::{MorePagesAvailable, VisibilityRestricted};'
+  echo 'use completeness::{Completeness, CompletenessReport, ReportsCompleteness, Scope, Shape};'
+  echo 'use serde::ser::{Serialize, SerializeMap, Serializer};'
+  for i in $(seq 1 $HANDLERS); do
+    cat <<RS
+pub struct Page$i {
+    items: Vec<String>,
+    completeness: Completeness,
+}
+
+impl Serialize for Page$i {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        self.completeness.serialize_head(&mut map)?;
+        map.serialize_entry("items", &self.items)?;
+        self.completeness.serialize_tail(&mut map, Shape::Collection)?;
+        map.end()
+    }
+}
+
+impl ReportsCompleteness for Page$i {
+    fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
+        Some(&self.completeness)
+    }
+    fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
+        Some(&mut self.completeness)
+    }
+}
+
+impl IntoResponse for Page$i {
+    fn into_response(self) -> Response {
+        axum::Json(self).into_response()
+    }
+}
+
+pub async fn list_$i(Query(query): Query<Vec<(String, String)>>) -> Page$i {
+    let mut completeness = Completeness::complete(Scope::new("resource_$i", "all"));
+    if query.is_empty() {
+        completeness.push_reason(VisibilityRestricted::new());
+    } else {
+        completeness.push_reason(MorePagesAvailable::new("next"));
+    }
+    Page$i { items: query.into_iter().map(|(k, _)| k).collect(), completeness }
+}
+RS
+  done
+  echo 'pub fn router() -> Router {'
+  echo '    Router::new()'
+  for i in $(seq 1 $HANDLERS); do echo "        .route(\"/r$i\", get(list_$i))"; done
+  echo '}'
+} > "$WORK/plain/src/lib.rs"
+
+cd "$WORK"
+export CARGO_TARGET_DIR="$WORK/target"
+echo "warming dependencies (cargo check of both crates once)..."
+cargo check --offline --quiet --workspace
+
+measure() {
+  local crate="$1" times=()
+  for _ in $(seq 1 "$REPS"); do
+    touch "$WORK/$crate/src/lib.rs"
+    local start end
+    start=$(date +%s.%N)
+    cargo check --offline --quiet -p "bench_$crate"
+    end=$(date +%s.%N)
+    times+=("$(echo "$end - $start" | bc -l)")
+  done
+  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+annotated=$(measure annotated)
+plain=$(measure plain)
+ratio=$(echo "$annotated / $plain" | bc -l)
+printf 'cargo check, %d handlers, median of %d runs after touching the source\n' "$HANDLERS" "$REPS"
+printf '  annotated (#[completeness] + #[derive(ResultEnvelope)]): %.2f s\n' "$annotated"
+printf '  hand-written envelopes, unannotated:                    %.2f s\n' "$plain"
+printf '  ratio annotated / hand-written: %.2f (target <= 1.3)\n' "$ratio"

@@ -1,0 +1,89 @@
+//! The derive input as this macro sees it, borrowing the syn tree.
+
+use proc_macro2::Span;
+use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
+
+use super::attr::{self, FieldAttrs};
+use crate::ctxt::Ctxt;
+use crate::types;
+
+/// A struct deriving `ResultEnvelope`.
+pub(crate) struct Input<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) generics: &'a Generics,
+    pub(crate) fields: Vec<Field<'a>>,
+    /// True for a tuple struct.
+    pub(crate) tuple: bool,
+    /// Where to point errors about the struct as a whole.
+    pub(crate) span: Span,
+}
+
+/// One field with its attributes and what its type is.
+pub(crate) struct Field<'a> {
+    pub(crate) member: Member,
+    pub(crate) ty: &'a Type,
+    pub(crate) original: &'a syn::Field,
+    pub(crate) attrs: FieldAttrs,
+    pub(crate) is_collection: bool,
+    pub(crate) is_field: bool,
+}
+
+impl Field<'_> {
+    /// The wire name: the field's name, or `items` for the data of a tuple struct.
+    pub(crate) fn wire_name(&self) -> String {
+        match &self.member {
+            Member::Named(ident) => syn::ext::IdentExt::unraw(ident).to_string(),
+            Member::Unnamed(_) => "items".to_owned(),
+        }
+    }
+}
+
+impl<'a> Input<'a> {
+    /// Reads a derive input; enums and unions are reported and give `None`.
+    pub(crate) fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Input<'a>> {
+        attr::container_attrs(cx, &input.attrs);
+        let fields = match &input.data {
+            Data::Struct(data) => &data.fields,
+            Data::Enum(data) => {
+                cx.error_spanned_by(
+                    data.enum_token,
+                    "`ResultEnvelope` derives on a struct, not an enum: put the variants' data in one struct \
+                     with a `#[envelope(completeness)]` field",
+                );
+                return None;
+            }
+            Data::Union(data) => {
+                cx.error_spanned_by(data.union_token, "`ResultEnvelope` derives on a struct, not a union");
+                return None;
+            }
+        };
+        let (tuple, list): (bool, Vec<&syn::Field>) = match fields {
+            Fields::Named(named) => (false, named.named.iter().collect()),
+            Fields::Unnamed(unnamed) => (true, unnamed.unnamed.iter().collect()),
+            Fields::Unit => (false, Vec::new()),
+        };
+        let fields = list
+            .into_iter()
+            .enumerate()
+            .map(|(index, field)| Field {
+                member: field.ident.clone().map_or_else(|| Member::from(index), Member::Named),
+                ty: &field.ty,
+                original: field,
+                attrs: attr::field_attrs(cx, &field.attrs),
+                is_collection: types::is_collection(&field.ty) && !types::is_warning_list(&field.ty),
+                is_field: types::is_field(&field.ty),
+            })
+            .collect();
+        Some(Input { ident: &input.ident, generics: &input.generics, fields, tuple, span: input.ident.span() })
+    }
+
+    /// The completeness field, when there is exactly one (validation guarantees it for expansion).
+    pub(crate) fn completeness_field(&self) -> Option<&Field<'a>> {
+        self.fields.iter().find(|f| f.attrs.completeness.is_some())
+    }
+
+    /// The fields written as data members.
+    pub(crate) fn data_fields(&self) -> impl Iterator<Item = &Field<'a>> {
+        self.fields.iter().filter(|f| f.attrs.completeness.is_none())
+    }
+}

@@ -1,0 +1,78 @@
+//! `#[envelope(...)]` field attributes, read into typed slots.
+
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, LitStr, Path};
+
+use crate::ctxt::Ctxt;
+
+/// The keys of one field's `#[envelope(...)]` attributes.
+#[derive(Default)]
+pub(crate) struct FieldAttrs {
+    /// `completeness`: this field is the completeness block.
+    pub(crate) completeness: Option<Path>,
+    /// `bounded = "why"`: a deliberately small collection, with the reason.
+    pub(crate) bounded: Option<(Path, LitStr)>,
+}
+
+/// Reads every `#[envelope(...)]` attribute of a field; errors go to `cx`.
+pub(crate) fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+    let mut slots = FieldAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("envelope")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("completeness") {
+                if slots.completeness.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `completeness` key: write it once");
+                }
+                slots.completeness = Some(meta.path.clone());
+                if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                    cx.error_spanned_by(&meta.path, "`completeness` takes no value: write `#[envelope(completeness)]`");
+                    skip_value(&meta)?;
+                }
+            } else if meta.path.is_ident("bounded") {
+                if slots.bounded.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `bounded` key: give one justification");
+                }
+                if meta.input.peek(syn::Token![=]) {
+                    let why: LitStr = meta.value()?.parse()?;
+                    slots.bounded = Some((meta.path.clone(), why));
+                } else {
+                    // Validation reports the missing justification like an empty one.
+                    let span = syn::spanned::Spanned::span(&meta.path);
+                    slots.bounded = Some((meta.path.clone(), LitStr::new("", span)));
+                    skip_value(&meta)?;
+                }
+            } else {
+                let key = meta.path.get_ident().map_or_else(|| "this key".to_owned(), |i| format!("`{i}`"));
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!("unknown envelope key {key}: expected `completeness` or `bounded = \"why\"`"),
+                );
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(error) = result {
+            cx.syn_error(error);
+        }
+    }
+    slots
+}
+
+/// Reports `#[envelope(...)]` on the struct itself: the keys belong on fields.
+pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("envelope")) {
+        cx.error_spanned_by(
+            attr,
+            "`#[envelope(...)]` goes on a field: `#[envelope(completeness)]` on the completeness block, \
+             `#[envelope(bounded = \"why\")]` on a deliberately small collection",
+        );
+    }
+}
+
+/// Consumes the value of a key that was rejected, up to the next comma.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        meta.input.parse::<proc_macro2::TokenTree>()?;
+    }
+    Ok(())
+}

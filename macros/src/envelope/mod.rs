@@ -1,0 +1,29 @@
+//! `#[derive(ResultEnvelope)]`.
+
+mod ast;
+mod attr;
+mod expand;
+mod valid;
+
+use proc_macro2::TokenStream;
+
+use crate::ctxt::Ctxt;
+
+/// Parses, validates and expands one derive input. On error, the errors come out
+/// together with a stub implementation so that uses of the type do not cascade.
+pub(crate) fn expand(input: &syn::DeriveInput) -> TokenStream {
+    let cx = Ctxt::default();
+    let parsed = ast::Input::from_syn(&cx, input);
+    if let Some(parsed) = &parsed {
+        valid::check(&cx, parsed);
+    }
+    match (cx.check(), parsed) {
+        (Ok(()), Some(parsed)) => expand::envelope(&parsed),
+        (Err(errors), _) => {
+            let mut tokens = errors.to_compile_error();
+            tokens.extend(expand::stub(input));
+            tokens
+        }
+        (Ok(()), None) => expand::stub(input),
+    }
+}

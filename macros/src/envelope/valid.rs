@@ -1,0 +1,141 @@
+//! Every rule of `#[derive(ResultEnvelope)]`; all violations are reported together.
+
+use super::ast::{Field, Input};
+use crate::ctxt::Ctxt;
+
+/// Members the completeness block writes; a data field must not reuse them.
+const RESERVED: [&str; 11] = [
+    "status",
+    "complete",
+    "truncated",
+    "incomplete_reasons",
+    "continuation",
+    "next_cursor",
+    "page",
+    "scope",
+    "warnings",
+    "evidence",
+    "omitted_fields",
+];
+
+/// Runs every rule.
+pub(crate) fn check(cx: &Ctxt, input: &Input) {
+    check_not_empty(cx, input);
+    check_completeness_fields(cx, input);
+    check_bounded(cx, input);
+    check_collections_covered(cx, input);
+    check_tuple_data(cx, input);
+    check_reserved_names(cx, input);
+}
+
+fn check_not_empty(cx: &Ctxt, input: &Input) {
+    if input.fields.is_empty() {
+        cx.error_at(
+            input.span,
+            "`ResultEnvelope` needs a struct with fields: the data and, for a list, its completeness",
+        );
+    }
+}
+
+/// At most one `#[envelope(completeness)]`; it is not also `bounded`.
+fn check_completeness_fields(cx: &Ctxt, input: &Input) {
+    let mut first: Option<&Field> = None;
+    for field in &input.fields {
+        let Some(path) = &field.attrs.completeness else { continue };
+        match first {
+            None => first = Some(field),
+            Some(earlier) => cx.error_spanned_by(
+                path,
+                format!(
+                    "only one field can be `#[envelope(completeness)]`; `{}` already is: remove this one",
+                    member_name(earlier)
+                ),
+            ),
+        }
+        if let Some((bounded, _)) = &field.attrs.bounded {
+            cx.error_spanned_by(
+                bounded,
+                "the completeness block is not a data collection: remove `bounded` from this field",
+            );
+        }
+    }
+}
+
+/// `bounded` needs a non-empty justification and a collection to apply to.
+fn check_bounded(cx: &Ctxt, input: &Input) {
+    for field in &input.fields {
+        let Some((path, why)) = &field.attrs.bounded else { continue };
+        if why.value().trim().is_empty() {
+            cx.error_spanned_by(
+                why,
+                "`bounded` needs a justification: say why this collection cannot grow, \
+                 e.g. `bounded = \"a user has at most three roles\"`",
+            );
+        }
+        if !field.is_collection && field.attrs.completeness.is_none() {
+            cx.error_spanned_by(
+                path,
+                format!("`bounded` marks a collection, but `{}` is not one: remove it", member_name(field)),
+            );
+        }
+    }
+}
+
+/// Every unbounded collection needs a completeness block next to it.
+fn check_collections_covered(cx: &Ctxt, input: &Input) {
+    if input.completeness_field().is_some() {
+        return;
+    }
+    for field in input.data_fields().filter(|f| f.is_collection && f.attrs.bounded.is_none()) {
+        cx.error_spanned_by(
+            field.ty,
+            format!(
+                "collection field `{}` has no completeness metadata: add a field \
+                 `#[envelope(completeness)] completeness: Completeness<R>` to `{}`, \
+                 or mark a deliberately small collection `#[envelope(bounded = \"why it cannot grow\")]`",
+                member_name(field),
+                input.ident
+            ),
+        );
+    }
+}
+
+/// A tuple struct has one data field (written as `items`); more need names.
+fn check_tuple_data(cx: &Ctxt, input: &Input) {
+    if !input.tuple {
+        return;
+    }
+    for field in input.data_fields().skip(1) {
+        cx.error_spanned_by(
+            field.original,
+            "a tuple envelope has one data field, written as `items`: use a struct with named fields for more",
+        );
+    }
+}
+
+/// Data field names must not clash with the members the envelope writes itself.
+fn check_reserved_names(cx: &Ctxt, input: &Input) {
+    if input.tuple {
+        return;
+    }
+    let envelope_writes_block = input.completeness_field().is_some();
+    let envelope_writes_omitted = input.fields.iter().any(|f| f.is_field);
+    for field in input.data_fields() {
+        let name = field.wire_name();
+        let clash = (name == "omitted_fields" && envelope_writes_omitted)
+            || (RESERVED.contains(&name.as_str()) && name != "omitted_fields" && envelope_writes_block);
+        if clash && let Some(ident) = &field.original.ident {
+            cx.error_spanned_by(
+                ident,
+                format!("field `{name}` clashes with the envelope member of the same name: rename it"),
+            );
+        }
+    }
+}
+
+fn member_name(field: &Field) -> String {
+    match &field.member {
+        syn::Member::Named(ident) => ident.to_string(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
+    }
+}

@@ -1,0 +1,85 @@
+//! Syntactic classification of field and return types.
+
+use syn::{GenericArgument, PathArguments, Type};
+
+/// The collection types whose size has no bound (DESIGN §4).
+const COLLECTIONS: [&str; 6] = ["Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet"];
+
+/// Wrappers looked through: an `Option<Vec<T>>` is still a collection.
+const WRAPPERS: [&str; 5] = ["Option", "Box", "Rc", "Arc", "Cow"];
+
+/// The type inside parentheses or invisible groups.
+fn peel(ty: &Type) -> &Type {
+    match ty {
+        Type::Paren(inner) => peel(&inner.elem),
+        Type::Group(inner) => peel(&inner.elem),
+        other => other,
+    }
+}
+
+/// The last path segment's name and its type arguments, for a plain path type.
+pub(crate) fn last_segment(ty: &Type) -> Option<(String, Vec<&Type>)> {
+    let Type::Path(path) = peel(ty) else { return None };
+    if path.qself.is_some() {
+        return None;
+    }
+    let segment = path.path.segments.last()?;
+    let args = match &segment.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Some((segment.ident.to_string(), args))
+}
+
+/// True for a collection of unbounded size: `Vec`, `VecDeque`, `HashMap`, `BTreeMap`,
+/// `HashSet`, `BTreeSet`, slices, `Box<[T]>`, also inside `Option`, `Box`, `Rc`, `Arc`,
+/// `Cow` and references. Arrays have a fixed size and are not collections.
+pub(crate) fn is_collection(ty: &Type) -> bool {
+    match peel(ty) {
+        Type::Slice(_) => true,
+        Type::Reference(reference) => is_collection(&reference.elem),
+        other => match last_segment(other) {
+            Some((name, _)) if COLLECTIONS.contains(&name.as_str()) => true,
+            Some((name, args)) if WRAPPERS.contains(&name.as_str()) => args.first().is_some_and(|t| is_collection(t)),
+            _ => false,
+        },
+    }
+}
+
+/// True for `Field<T>` (DESIGN §2.7).
+pub(crate) fn is_field(ty: &Type) -> bool {
+    matches!(last_segment(ty), Some((name, args)) if name == "Field" && args.len() == 1)
+}
+
+/// True for `Vec<Warning>`: the warnings of a single resource (DESIGN §2.5) are metadata, not data.
+pub(crate) fn is_warning_list(ty: &Type) -> bool {
+    matches!(last_segment(ty), Some((name, args))
+        if name == "Vec" && args.first().and_then(|t| last_segment(t)).is_some_and(|(inner, _)| inner == "Warning"))
+}
+
+/// A type as a user writes it: `Json<Vec<u32>>`, not `Json < Vec < u32 > >`.
+pub(crate) fn pretty(ty: &Type) -> String {
+    let text = quote::ToTokens::to_token_stream(ty).to_string();
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' {
+            let next = chars.peek().copied();
+            let prev = out.chars().last();
+            let tight_next = matches!(next, Some('<' | '>' | ',' | ':' | ')' | ']'));
+            let tight_prev = matches!(prev, Some('<' | ':' | '(' | '[' | '&'));
+            if tight_next || tight_prev {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}

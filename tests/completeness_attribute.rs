@@ -1,0 +1,175 @@
+//! What `#[completeness]` and `#[derive(ResultEnvelope)]` do at run time: the generated reason
+//! enum, `scope.resource` filling, `require_complete` (DESIGN §2.8) through a real router, and
+//! the derived wire shape in the four states.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use completeness::reason::{MorePagesAvailable, VisibilityRestricted};
+use completeness::routing::get;
+use completeness::{
+    Completeness, Envelope, Reason, ReasonCode, ReportsCompleteness, RequireComplete, ResultEnvelope, Scope,
+    completeness,
+};
+use tower::ServiceExt;
+
+#[completeness(resource = "service_accounts", reasons(MorePagesAvailable, VisibilityRestricted))]
+async fn list_accounts(
+    axum::extract::Query(query): axum::extract::Query<Vec<(String, String)>>,
+) -> Envelope<String, ListAccountsReason> {
+    let scope = Scope::new("", "service accounts readable by credential 'north'");
+    let mut page = Envelope::complete(vec![], scope);
+    for (key, value) in query {
+        match (key.as_str(), value.as_str()) {
+            ("state", "hidden") => page.completeness.push_reason(VisibilityRestricted::new()),
+            ("state", "more") => page.completeness.push_reason(MorePagesAvailable::new("c1.k1.next")),
+            ("item", name) => page.items.push(name.to_owned()),
+            _ => {}
+        }
+    }
+    page
+}
+
+fn app() -> Router {
+    Router::new().route("/service-accounts", get(list_accounts))
+}
+
+async fn call(uri: &str) -> (StatusCode, serde_json::Value) {
+    let response = app().oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+#[test]
+fn generated_reason_enum_holds_exactly_the_declared_codes() {
+    assert_eq!(ListAccountsReason::ALL, &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted]);
+    let declared = serde_json::json!({"code": "VISIBILITY_RESTRICTED", "message": "hidden"});
+    let reason: ListAccountsReason = serde_json::from_value(declared).unwrap();
+    assert_eq!(reason.code(), ReasonCode::VisibilityRestricted);
+    let undeclared = serde_json::json!({"code": "RESULT_LIMIT_REACHED", "message": "cap", "limit": 5});
+    let error = serde_json::from_value::<ListAccountsReason>(undeclared).unwrap_err();
+    assert!(error.to_string().contains("not one this endpoint declares"), "{error}");
+}
+
+#[tokio::test]
+async fn handler_fills_an_empty_scope_resource() {
+    let query = axum::extract::Query(vec![("state".to_owned(), "hidden".to_owned())]);
+    let checked = list_accounts(RequireComplete(false), query).await;
+    assert_eq!(checked.completeness_report().map(|r| r.is_complete()), Some(false));
+    let page = checked.into_inner();
+    assert_eq!(page.completeness.scope().resource, "service_accounts");
+}
+
+#[tokio::test]
+async fn incomplete_and_empty_is_a_200_with_reasons_when_nothing_is_demanded() {
+    let (status, body) = call("/service-accounts?state=hidden").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["complete"], false);
+    assert_eq!(body["items"], serde_json::json!([]));
+    assert_eq!(body["scope"]["resource"], "service_accounts");
+    assert_eq!(body["incomplete_reasons"][0]["code"], "VISIBILITY_RESTRICTED");
+}
+
+#[tokio::test]
+async fn demanded_completeness_turns_hidden_records_into_a_403_problem() {
+    let (status, body) = call("/service-accounts?state=hidden&item=a&require_complete=true").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!(body["incomplete_reasons"][0]["code"], "VISIBILITY_RESTRICTED");
+}
+
+#[tokio::test]
+async fn demanded_completeness_lets_a_page_with_more_pages_through() {
+    let (status, body) = call("/service-accounts?state=more&item=a&require_complete=true").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["next_cursor"], "c1.k1.next");
+}
+
+#[tokio::test]
+async fn demanded_completeness_passes_complete_empty_and_complete_with_items() {
+    let (status, body) = call("/service-accounts?require_complete=true").await;
+    assert_eq!(
+        (status, body["complete"].clone(), body["items"].clone()),
+        (StatusCode::OK, true.into(), serde_json::json!([]))
+    );
+    let (status, body) = call("/service-accounts?item=a&require_complete=true").await;
+    assert_eq!((status, body["items"].clone()), (StatusCode::OK, serde_json::json!(["a"])));
+}
+
+#[tokio::test]
+async fn a_malformed_demand_is_a_400_problem() {
+    let (status, body) = call("/service-accounts?require_complete=maybe").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["code"], "INVALID_REQUEST");
+}
+
+#[derive(ResultEnvelope)]
+struct Search {
+    hits: Vec<String>,
+    sources: Vec<String>,
+    #[envelope(completeness)]
+    completeness: Completeness<ListAccountsReason>,
+}
+
+#[test]
+fn derived_envelope_writes_head_data_then_tail_in_all_four_states() {
+    let scope = || Scope::new("search", "records readable by credential 'admin'");
+    let cases = [
+        (vec!["a".to_owned()], Completeness::complete(scope()), "complete"),
+        (vec![], Completeness::complete(scope()), "complete"),
+        (vec!["a".to_owned()], Completeness::incomplete(scope(), VisibilityRestricted::new()), "partial"),
+        (vec![], Completeness::incomplete(scope(), VisibilityRestricted::new()), "partial"),
+    ];
+    for (hits, completeness, status) in cases {
+        let search = Search { hits: hits.clone(), sources: vec!["directory".into()], completeness };
+        let text = serde_json::to_string(&search).unwrap();
+        let order = [
+            "status",
+            "complete",
+            "truncated",
+            "hits",
+            "sources",
+            "incomplete_reasons",
+            "continuation",
+            "next_cursor",
+            "page",
+            "scope",
+            "warnings",
+            "evidence",
+        ];
+        let positions: Vec<usize> = order
+            .iter()
+            .map(|key| text.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("{key} missing")))
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "members out of order: {text}");
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json.as_object().unwrap().len(), order.len());
+        assert_eq!(json["status"], status);
+        assert_eq!(json["complete"], status == "complete");
+        assert_eq!(json["hits"], serde_json::json!(hits));
+    }
+}
+
+#[cfg(feature = "openapi")]
+#[test]
+fn openapi_schema_of_the_reason_enum_lists_the_declared_codes() {
+    let schema = <ListAccountsReason as utoipa::PartialSchema>::schema();
+    let json = serde_json::to_value(&schema).unwrap();
+    assert_eq!(
+        json["properties"]["code"]["enum"],
+        serde_json::json!(["MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"])
+    );
+    assert_eq!(<ListAccountsReason as utoipa::ToSchema>::name(), "ListAccountsReason");
+}
+
+#[cfg(feature = "json-schema")]
+#[test]
+fn json_schema_of_the_reason_enum_lists_the_declared_codes() {
+    let schema = schemars::schema_for!(ListAccountsReason);
+    let json = serde_json::to_value(&schema).unwrap();
+    assert_eq!(
+        json["properties"]["code"]["enum"],
+        serde_json::json!(["MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"])
+    );
+}

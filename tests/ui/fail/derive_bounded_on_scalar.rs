@@ -1,0 +1,9 @@
+use completeness::ResultEnvelope;
+
+#[derive(ResultEnvelope)]
+struct User {
+    #[envelope(bounded = "a name is one string")]
+    name: String,
+}
+
+fn main() {}

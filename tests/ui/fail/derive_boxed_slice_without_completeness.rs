@@ -1,0 +1,8 @@
+use completeness::ResultEnvelope;
+
+#[derive(ResultEnvelope)]
+struct Frozen {
+    ids: Box<[u64]>,
+}
+
+fn main() {}

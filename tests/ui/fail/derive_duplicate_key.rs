@@ -1,0 +1,10 @@
+use completeness::{Completeness, ResultEnvelope};
+
+#[derive(ResultEnvelope)]
+struct Search {
+    hits: Vec<String>,
+    #[envelope(completeness, completeness)]
+    completeness: Completeness,
+}
+
+fn main() {}

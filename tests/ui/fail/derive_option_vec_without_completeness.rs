@@ -1,0 +1,8 @@
+use completeness::ResultEnvelope;
+
+#[derive(ResultEnvelope)]
+struct Search {
+    hits: Option<Vec<String>>,
+}
+
+fn main() {}

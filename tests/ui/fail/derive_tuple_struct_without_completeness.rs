@@ -1,0 +1,6 @@
+use completeness::ResultEnvelope;
+
+#[derive(ResultEnvelope)]
+struct Names(Vec<String>);
+
+fn main() {}

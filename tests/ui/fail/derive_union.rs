@@ -1,0 +1,9 @@
+use completeness::ResultEnvelope;
+
+#[derive(ResultEnvelope)]
+union Raw {
+    count: u32,
+    flags: u32,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use completeness::{Completeness, ResultEnvelope};
+
+#[derive(ResultEnvelope)]
+struct Search {
+    #[envelope(flatten)]
+    hits: Vec<String>,
+    #[envelope(completeness)]
+    completeness: Completeness,
+}
+
+fn main() {}

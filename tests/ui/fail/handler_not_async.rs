@@ -1,0 +1,8 @@
+use completeness::{Envelope, completeness};
+
+#[completeness(resource = "service_accounts", reasons(VisibilityRestricted))]
+fn list_accounts() -> Envelope<String, ListAccountsReason> {
+    unimplemented!()
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use axum::{Json, Router};
+use completeness::routing::get;
+
+async fn list_accounts() -> Json<Vec<String>> {
+    Json(vec![])
+}
+
+fn main() {
+    let _app: Router = Router::new().route("/service-accounts", get(list_accounts));
+}

@@ -1,0 +1,25 @@
+//! An annotated handler returning a derived envelope over its generated reason enum.
+
+use axum::Router;
+use axum::extract::Query;
+use completeness::reason::{SourceUnavailable, TimeBudgetExceeded};
+use completeness::routing::get;
+use completeness::{Completeness, Progress, ResultEnvelope, Scope, completeness};
+
+#[derive(ResultEnvelope)]
+struct SearchResults {
+    hits: Vec<String>,
+    #[envelope(completeness)]
+    completeness: Completeness<SearchReason>,
+}
+
+#[completeness(resource = "search", reasons(SourceUnavailable, TimeBudgetExceeded), warnings(StaleIndex))]
+async fn search(Query(_q): Query<Vec<(String, String)>>) -> SearchResults {
+    let mut completeness = Completeness::incomplete(Scope::new("", "all records"), SourceUnavailable::new("legacy"));
+    completeness.push_reason(TimeBudgetExceeded::new(50, Progress { completed: 1, planned: Some(3), unit: "sources".into() }));
+    SearchResults { hits: vec![], completeness }
+}
+
+fn main() {
+    let _app: Router = Router::new().route("/search", get(search));
+}

@@ -1,0 +1,27 @@
+//! An annotated handler returning `Envelope` with its generated reason enum routes through
+//! `completeness::routing::get`; the enum holds exactly the declared codes.
+
+use axum::Router;
+use axum::extract::State;
+use completeness::reason::MorePagesAvailable;
+use completeness::routing::get;
+use completeness::{Envelope, ReasonCode, Scope, WarningCode, completeness};
+
+#[derive(Clone)]
+struct Db;
+
+#[completeness(resource = "service_accounts", reasons(MorePagesAvailable, VisibilityRestricted), warnings(PageSizeReduced))]
+async fn list_service_accounts(State(_db): State<Db>) -> Envelope<String, ListServiceAccountsReason> {
+    let scope = Scope::new("", "service accounts readable by credential 'north'");
+    Envelope::incomplete(vec!["svc-north-00001".to_owned()], scope, MorePagesAvailable::new("c1.k1.next"))
+}
+
+fn main() {
+    let _app: Router = Router::new().route("/service-accounts", get(list_service_accounts)).with_state(Db);
+    assert_eq!(
+        ListServiceAccountsReason::ALL,
+        &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted]
+    );
+    assert_eq!(ListServiceAccountsReason::WARNINGS, &[WarningCode::PageSizeReduced]);
+    assert_eq!(ListServiceAccountsReason::RESOURCE, "service_accounts");
+}

@@ -1,0 +1,37 @@
+//! `bounded` with a justification, a tuple envelope (data written as `items`) and a generic one.
+
+use completeness::{Completeness, ReportsCompleteness, ResultEnvelope, Scope, StandardReason};
+use serde::Serialize;
+
+#[derive(ResultEnvelope)]
+struct User {
+    name: String,
+    #[envelope(bounded = "a user has at most three roles")]
+    roles: Vec<String>,
+}
+
+#[derive(ResultEnvelope)]
+struct Names(Vec<String>, #[envelope(completeness)] Completeness);
+
+#[derive(ResultEnvelope)]
+struct Page<T: Serialize, R: completeness::Reason = StandardReason> {
+    rows: Vec<T>,
+    #[envelope(completeness)]
+    completeness: Completeness<R>,
+}
+
+fn main() {
+    let user = User { name: "dana".into(), roles: vec!["admin".into()] };
+    assert_eq!(serde_json::to_value(&user).unwrap(), serde_json::json!({"name": "dana", "roles": ["admin"]}));
+    assert!(user.completeness_report().is_none());
+
+    let names = Names(vec!["a".into()], Completeness::complete(Scope::new("names", "every name")));
+    let json = serde_json::to_value(&names).unwrap();
+    assert_eq!(json["items"], serde_json::json!(["a"]));
+    assert_eq!(json["complete"], true);
+
+    let page: Page<u32> = Page { rows: vec![], completeness: Completeness::complete(Scope::new("rows", "all")) };
+    let json = serde_json::to_value(&page).unwrap();
+    assert_eq!(json["rows"], serde_json::json!([]));
+    assert_eq!(json["status"], "complete");
+}
