@@ -3,7 +3,8 @@
 //!
 //! Compiler messages change between Rust releases, so the `.stderr` files are pinned to the
 //! toolchain recorded in `tests/ui/TOOLCHAIN`. On another toolchain this test fails and says
-//! how to regenerate them.
+//! how to regenerate them. Some messages list the types implementing `ReportsCompleteness`:
+//! adding an implementation changes them too (regenerate the same way and review the diff).
 
 use std::path::Path;
 use std::process::Command;

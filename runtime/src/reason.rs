@@ -736,6 +736,8 @@ macro_rules! __reason_enum_impls {
                 match self {
                     $( $enum::$variant(details) => $crate::reason::ReasonDetails::restore(details, recovery), )*
                     $( $enum::$unknown(_) => false, )?
+                    #[allow(unreachable_patterns)]
+                    _ => ::core::unreachable!("an enum without variants has no values"),
                 }
             }
             fn from_wire(

@@ -1,7 +1,4 @@
-use completeness::{Envelope, completeness};
-
-// Stands in for `completeness::PageRequest`: the rule looks at the argument's type name.
-struct PageRequest;
+use completeness::{Envelope, PageRequest, completeness};
 
 #[completeness(resource = "service_accounts", reasons(VisibilityRestricted))]
 async fn list_accounts(_page: PageRequest) -> Envelope<String, ListAccountsReason> {
