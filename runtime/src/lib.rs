@@ -35,6 +35,8 @@ pub mod envelope;
 #[cfg(feature = "axum")]
 pub mod evidence;
 #[cfg(feature = "axum")]
+pub mod extract;
+#[cfg(feature = "axum")]
 pub mod fanout;
 pub mod field;
 #[cfg(feature = "mcp")]
@@ -75,6 +77,8 @@ pub use cursor::{CursorKeys, QueryBinding};
 pub use envelope::Envelope;
 #[cfg(feature = "axum")]
 pub use evidence::{Evidence, EvidenceIssuer, RequireEvidence};
+#[cfg(feature = "axum")]
+pub use extract::{JsonBody, QueryParams};
 pub use field::{Field, Omission, OmittedFields};
 #[cfg(feature = "axum")]
 pub use page_request::{Page, PageRequest};

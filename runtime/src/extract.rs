@@ -1,0 +1,49 @@
+//! Body and query extractors that answer client mistakes with problem responses.
+//!
+//! axum's own `Json` and `Query` reject bad input with plain-text bodies; these answer
+//! with RFC 9457 problems (`INVALID_BODY`, `INVALID_REQUEST`) so every refusal of a
+//! completeness service has the same machine-readable shape.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use crate::problem::{Problem, ProblemCode};
+
+/// A JSON request body; a body that is unreadable, too large, not JSON or does not
+/// fit `T` is a 400 `INVALID_BODY` problem (413 when over the body limit).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = Problem;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+            Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
+                .with_status(rejection.status().as_u16())
+        })?;
+        serde_json::from_slice(&bytes)
+            .map(JsonBody)
+            .map_err(|error| Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}")))
+    }
+}
+
+/// Query parameters deserialized into `T`; unreadable values are a 400
+/// `INVALID_REQUEST` problem.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QueryParams<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T> {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::try_from_uri(&parts.uri).map(|query| QueryParams(query.0)).map_err(|rejection| {
+            Problem::new(
+                ProblemCode::InvalidRequest,
+                format!("The query string does not fit: {}", rejection.body_text()),
+            )
+        })
+    }
+}

@@ -1,0 +1,59 @@
+//! Client mistakes in bodies and query strings are problem responses, never 500s.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::Request;
+use axum::routing::{get, post};
+use completeness::{JsonBody, QueryParams};
+use serde::Deserialize;
+use tower::ServiceExt;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewAccount {
+    name: String,
+    tenant: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Filters {
+    limit: Option<u32>,
+}
+
+fn app() -> Router {
+    Router::new()
+        .route("/accounts", post(|JsonBody(a): JsonBody<NewAccount>| async move { format!("{}@{}", a.name, a.tenant) }))
+        .route("/count", get(|QueryParams(f): QueryParams<Filters>| async move { format!("{:?}", f.limit) }))
+}
+
+async fn call(request: Request<Body>) -> (u16, String, serde_json::Value) {
+    let response = app().oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let content_type =
+        response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    (status, content_type, serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null))
+}
+
+#[tokio::test]
+async fn a_bad_json_body_is_a_400_invalid_body_problem() {
+    for body in ["{", "[]", "", "{\"name\": 1, \"tenant\": \"north\"}", "{\"name\":\"a\",\"tenant\":\"b\",\"x\":1}"] {
+        let request =
+            Request::post("/accounts").header("content-type", "application/json").body(Body::from(body)).unwrap();
+        let (status, content_type, problem) = call(request).await;
+        assert_eq!((status, content_type.as_str()), (400, "application/problem+json"), "for {body:?}");
+        assert_eq!(problem["code"], "INVALID_BODY");
+    }
+    let ok = Request::post("/accounts").body(Body::from(r#"{"name":"svc","tenant":"north"}"#)).unwrap();
+    assert_eq!(call(ok).await.0, 200);
+}
+
+#[tokio::test]
+async fn an_unreadable_query_is_a_400_invalid_request_problem() {
+    for uri in ["/count?limit=abc", "/count?limit=-1", "/count?limit=99999999999"] {
+        let (status, content_type, problem) = call(Request::get(uri).body(Body::empty()).unwrap()).await;
+        assert_eq!((status, content_type.as_str()), (400, "application/problem+json"), "for {uri}");
+        assert_eq!(problem["code"], "INVALID_REQUEST");
+    }
+    assert_eq!(call(Request::get("/count?limit=5").body(Body::empty()).unwrap()).await.0, 200);
+}
