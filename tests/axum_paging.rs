@@ -148,6 +148,18 @@ async fn a_cursor_under_other_filters_is_400_cursor_query_mismatch() {
 }
 
 #[tokio::test]
+async fn a_cursor_under_another_ordering_is_400_cursor_query_mismatch() {
+    let (app, _) = app(config(K1));
+    let descending = get_as(&app, "admin", "/accounts?order=desc").await;
+    assert_eq!(descending.body["page"]["ordering"], "id descending");
+    assert_eq!(descending.ids()[0], "sa-030");
+    let cursor = enc(&descending.next_cursor().unwrap());
+    get_as(&app, "admin", &format!("/accounts?cursor={cursor}")).await.assert_problem(400, "CURSOR_QUERY_MISMATCH");
+    let next = get_as(&app, "admin", &format!("/accounts?order=desc&cursor={cursor}")).await;
+    assert_eq!(next.ids(), ["sa-026", "sa-025", "sa-024", "sa-023"]);
+}
+
+#[tokio::test]
 async fn a_cursor_of_another_credential_or_after_a_permission_change_is_403() {
     let (app, state) = app(config(K1));
     let cursor = enc(&get_as(&app, "north", "/accounts?tenant=north").await.next_cursor().unwrap());

@@ -260,3 +260,21 @@ mod tests {
         assert_eq!(crate::StandardReason::from(capped.exceeded(progress)).recovery(), None);
     }
 }
+
+#[cfg(test)]
+mod tracker_tests {
+    use super::*;
+
+    #[test]
+    fn a_tracker_reports_progress_once_the_budget_is_spent() {
+        let budget = TimeBudget::new(Duration::from_millis(1), Duration::from_secs(1));
+        let mut tracker = budget.tracker(Some(10), "rows");
+        tracker.complete(4);
+        std::thread::sleep(Duration::from_millis(3));
+        let exceeded = tracker.check().unwrap_err();
+        assert_eq!(exceeded.budget_ms, 1);
+        assert_eq!(exceeded.progress, Progress { completed: 4, planned: Some(10), unit: "rows".into() });
+        let roomy = TimeBudget::new(Duration::from_secs(60), Duration::from_secs(60)).tracker(None, "pages");
+        assert!(roomy.check().is_ok());
+    }
+}

@@ -334,3 +334,71 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for RequireEvidence<T> 
         Ok(RequireEvidence { evidence, body })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cursor::CursorKeys;
+    use crate::reason::{MorePagesAvailable, SourceUnavailable};
+    use crate::scope::Scope;
+    use crate::{Envelope, StandardReason};
+
+    fn issuer() -> EvidenceIssuer {
+        let config = CompletenessConfig::new(CursorKeys::ephemeral());
+        EvidenceIssuer::new(Arc::new(config), Credential::new("admin", 1).with_all_tenants())
+    }
+
+    fn scope() -> Scope {
+        Scope::new("service_accounts", "all").with_snapshot("7").with_filter("owner", "none")
+    }
+
+    #[test]
+    fn an_incomplete_block_never_gets_evidence() {
+        let issuer = issuer();
+        let mut partial: Envelope<u32, StandardReason> =
+            Envelope::incomplete(vec![1], scope(), SourceUnavailable::new("legacy"));
+        assert!(!issuer.attach_to(&mut partial));
+        assert_eq!(partial.completeness.evidence(), None);
+        let mut empty_partial: Envelope<u32, StandardReason> =
+            Envelope::incomplete(vec![], scope(), MorePagesAvailable::new("c"));
+        assert!(!issuer.attach_to(&mut empty_partial));
+        assert_eq!(empty_partial.completeness.evidence(), None);
+    }
+
+    #[test]
+    fn evidence_is_dropped_when_a_reason_is_added_afterwards() {
+        let issuer = issuer();
+        let mut envelope: Envelope<u32, StandardReason> = Envelope::complete(vec![], scope());
+        assert!(issuer.attach_to(&mut envelope));
+        assert!(envelope.completeness.evidence().is_some());
+        envelope.completeness.push_reason(SourceUnavailable::new("legacy"));
+        assert_eq!(envelope.completeness.evidence(), None);
+    }
+
+    #[test]
+    fn evidence_round_trips_resource_filters_snapshot_and_credential() {
+        let issuer = issuer();
+        let mut envelope: Envelope<u32, StandardReason> = Envelope::complete(vec![3], scope());
+        assert!(issuer.attach_to(&mut envelope));
+        let token = envelope.completeness.evidence().unwrap();
+        let evidence = Evidence::verify(&issuer.config, token, &issuer.credential).unwrap();
+        assert_eq!(evidence.resource(), "service_accounts");
+        assert_eq!(evidence.snapshot(), Some("7"));
+        assert_eq!(evidence.filters()["owner"], "none");
+        assert_eq!(evidence.credential_name(), "admin");
+        assert_eq!(evidence.filters_fingerprint(), filters_fingerprint(&scope().filters));
+        assert!(evidence.require_filters(&scope().filters).is_ok());
+        assert_eq!(evidence.require_resource("teams").unwrap_err().code(), &ProblemCode::EvidenceInvalid);
+    }
+
+    #[test]
+    fn no_evidence_without_a_resource_or_beyond_the_token_limit() {
+        let issuer = issuer();
+        let mut nameless: Envelope<u32, StandardReason> = Envelope::complete(vec![], Scope::new("", "all"));
+        assert!(!issuer.attach_to(&mut nameless));
+        let mut wide: Envelope<u32, StandardReason> =
+            Envelope::complete(vec![], scope().with_filter("q", "x".repeat(5000)));
+        assert!(!issuer.attach_to(&mut wide), "a token the verifier would refuse is not issued");
+        assert_eq!(wide.completeness.evidence(), None);
+    }
+}

@@ -211,3 +211,69 @@ impl<T, E> FanOutResult<T, E> {
         self.items
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::StandardReason;
+    use std::time::Duration;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap()
+    }
+
+    #[test]
+    fn sources_run_concurrently_and_items_keep_declaration_order() {
+        runtime().block_on(async {
+            let budget = TimeBudget::new(Duration::from_secs(5), Duration::from_secs(5));
+            // `second` answers first; `first` waits for it: only concurrent polling finishes.
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            let result = FanOut::<u8, &str>::new()
+                .source("first", async move {
+                    rx.await.map_err(|_| "dropped")?;
+                    Ok(vec![1, 2])
+                })
+                .source("second", async move {
+                    tx.send(()).map_err(|_| "closed")?;
+                    Ok(vec![3])
+                })
+                .run(&budget)
+                .await;
+            assert!(result.is_complete());
+            assert_eq!(result.items(), [1, 2, 3]);
+            assert_eq!(result.progress().completed, 2);
+        });
+    }
+
+    #[test]
+    fn a_spent_budget_keeps_arrived_items_and_reports_progress() {
+        runtime().block_on(async {
+            let budget = TimeBudget::new(Duration::from_millis(5), Duration::from_secs(1));
+            let result = FanOut::new()
+                .source("fast", async { Ok::<_, ()>(vec!["a"]) })
+                .source("stuck", std::future::pending())
+                .source("down", async { Err(()) })
+                .run(&budget)
+                .await;
+            assert!(!result.is_complete());
+            assert_eq!(result.items(), ["a"]);
+            assert!(matches!(result.sources()[1].outcome, SourceOutcome::OutOfBudget));
+            let envelope: Envelope<&str, StandardReason> = result.into_envelope(Scope::new("search", "all"));
+            let json = serde_json::to_value(&envelope).unwrap();
+            assert_eq!(json["incomplete_reasons"][0]["source"], "down");
+            assert_eq!(
+                json["incomplete_reasons"][1]["progress"],
+                serde_json::json!({"completed": 1, "planned": 3, "unit": "sources"})
+            );
+        });
+    }
+
+    #[test]
+    fn no_sources_is_a_complete_empty_result() {
+        runtime().block_on(async {
+            let budget = TimeBudget::new(Duration::from_millis(5), Duration::from_secs(1));
+            let result = FanOut::<u8, ()>::new().run(&budget).await;
+            assert!(result.is_complete() && result.items().is_empty());
+        });
+    }
+}

@@ -175,6 +175,8 @@ async fn authenticate(State(app): State<App>, mut request: Request, next: Next) 
 struct AccountFilters {
     owner: Option<String>,
     tenant: Option<String>,
+    /// `desc` lists in descending id order.
+    order: Option<String>,
 }
 
 fn matches(row: &Row, filters: &serde_json::Map<String, Value>) -> bool {
@@ -205,16 +207,22 @@ async fn list_accounts(
     if let Some(tenant) = &filters.tenant {
         scope = scope.with_filter("tenant", tenant.as_str());
     }
-    let mut page = request.bind(QueryBinding::for_scope(&scope, "id ascending"))?;
+    let descending = filters.order.as_deref() == Some("desc");
+    let ordering = if descending { "id descending" } else { "id ascending" };
+    let mut page = request.bind(QueryBinding::for_scope(&scope, ordering))?;
     let store = app.store.lock().unwrap();
     page.ensure_retained(|s| s.parse::<u64>().is_ok_and(|s| s >= store.oldest_retained))?;
     let snapshot: u64 = page.pin_snapshot(store.version.to_string()).parse().map_err(|_| page.unreadable_position())?;
     let after = page.position().unwrap_or("").to_owned();
-    let in_scope: Vec<&Row> =
-        store.at(snapshot).filter(|r| matches(r, &scope.filters) && r.id.as_str() > after.as_str()).collect();
+    let after_position = |r: &Row| match (page.position(), descending) {
+        (None, _) => true,
+        (Some(_), false) => r.id.as_str() > after.as_str(),
+        (Some(_), true) => r.id.as_str() < after.as_str(),
+    };
+    let in_scope: Vec<&Row> = store.at(snapshot).filter(|r| matches(r, &scope.filters) && after_position(r)).collect();
     let hidden = store.at(snapshot).any(|r| matches(r, &scope.filters) && !credential.can_read(&r.tenant));
     let mut rows: Vec<&Row> = in_scope.into_iter().filter(|r| credential.can_read(&r.tenant)).collect();
-    rows.sort_by(|a, b| a.id.cmp(&b.id));
+    rows.sort_by(|a, b| if descending { b.id.cmp(&a.id) } else { a.id.cmp(&b.id) });
     rows.truncate(page.fetch_size());
     let rows: Vec<Account> = rows.into_iter().map(account).collect();
     let mut envelope: Envelope<Account> = page.envelope(scope, rows, |a| a.id.clone());

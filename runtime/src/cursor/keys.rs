@@ -214,3 +214,51 @@ fn random_secret() -> [u8; KEY_LEN] {
     }
     secret
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+
+    #[test]
+    fn the_first_key_is_active_and_standard_or_padded_base64_is_accepted() {
+        let keys = CursorKeys::parse(&format!(" new:{SECRET}= , old:{} ", SECRET.replace('_', "/"))).unwrap();
+        assert_eq!(keys.active_key_id(), "new");
+        assert_eq!(keys.key_ids().collect::<Vec<_>>(), ["new", "old"]);
+    }
+
+    #[test]
+    fn bad_configurations_are_refused_with_a_reason() {
+        assert_eq!(CursorKeys::parse("").unwrap_err(), KeyError::Empty);
+        assert!(matches!(CursorKeys::parse("justasecretwithoutid").unwrap_err(), KeyError::MalformedEntry(_)));
+        assert_eq!(CursorKeys::parse(&format!("a.b:{SECRET}")).unwrap_err(), KeyError::BadKeyId("a.b".into()));
+        assert_eq!(CursorKeys::parse(&format!(":{SECRET}")).unwrap_err(), KeyError::BadKeyId(String::new()));
+        assert_eq!(
+            CursorKeys::parse(&format!("k:{SECRET},k:{SECRET}")).unwrap_err(),
+            KeyError::DuplicateKeyId("k".into())
+        );
+        assert_eq!(CursorKeys::parse("k:c2hvcnQ").unwrap_err(), KeyError::BadSecret("k".into()));
+        assert_eq!(CursorKeys::parse("k:!!!").unwrap_err(), KeyError::BadSecret("k".into()));
+        let missing = CursorKeys::from_env("COMPLETENESS_TEST_VARIABLE_THAT_IS_NEVER_SET").unwrap_err();
+        assert!(missing.to_string().contains("kid:base64key"));
+    }
+
+    #[test]
+    fn secrets_never_show_in_debug_or_errors() {
+        let keys = CursorKeys::parse(&format!("k1:{SECRET}")).unwrap();
+        assert!(!format!("{keys:?}").contains(SECRET));
+        let error = CursorKeys::parse(SECRET).unwrap_err().to_string();
+        assert!(!error.contains(SECRET), "{error}");
+    }
+
+    #[test]
+    fn ephemeral_rings_differ_and_generated_secrets_parse() {
+        let a = CursorKeys::ephemeral();
+        let b = CursorKeys::ephemeral();
+        let token = super::super::token::seal(&a, "t1", b"x");
+        assert!(super::super::token::open(&b, "t1", &token, 4096).is_err());
+        let secret = CursorKeys::generate_secret();
+        assert!(CursorKeys::parse(&format!("g:{secret}")).is_ok());
+    }
+}
