@@ -7,6 +7,8 @@
 #[allow(dead_code)]
 mod service;
 
+mod demo;
+
 use service::Config;
 
 const CREDENTIALS: &str = "admin (all tenants), north (tenant north), south (tenant south)";
@@ -24,6 +26,15 @@ async fn main() {
             std::process::exit(2);
         }
     };
+    if config.demo {
+        match demo::run(config).await {
+            Ok(()) => return,
+            Err(message) => {
+                eprintln!("demo failed: {message}");
+                std::process::exit(1);
+            }
+        }
+    }
     let running = match service::start(config).await {
         Ok(running) => running,
         Err(message) => {

@@ -6,6 +6,9 @@
 #[path = "../../examples/service_accounts/service/mod.rs"]
 pub mod service;
 
+#[path = "../../examples/service_accounts/demo.rs"]
+pub mod demo;
+
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};

@@ -1,0 +1,11 @@
+//! End to end: the `--demo` cleanup-agent tour runs against a real service and succeeds.
+
+mod e2e_support;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_tour_archives_with_admin_evidence_and_changes_nothing_for_north() {
+    // The tour itself checks each step: north refused without a change, admin archived
+    // every unowned account with its evidence, north refused again on an empty answer.
+    let result = e2e_support::demo::run(e2e_support::config(600)).await;
+    assert_eq!(result, Ok(()));
+}
