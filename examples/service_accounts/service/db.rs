@@ -316,6 +316,36 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The same page by `OFFSET`: what keyset pagination replaces, kept for the pagination benchmark's contrast.
+    pub fn page_by_offset(
+        &self,
+        snapshot: Snapshot,
+        offset: usize,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<ListItem>, StoreError> {
+        let conn = self.lock();
+        let (condition, values) = filter.sql();
+        let sql = format!(
+            "SELECT id, name, tenant, owner, created_at FROM accounts
+             WHERE {VISIBLE_AT} AND archived = 0{condition}
+             ORDER BY id LIMIT {limit} OFFSET {offset}"
+        );
+        let mut statement = conn.prepare_cached(&sql)?;
+        let mut bound: Vec<rusqlite::types::Value> = vec![(snapshot as i64).into()];
+        bound.extend(values.into_iter().map(Into::into));
+        let rows = statement.query_map(params_from_iter(bound), |row| {
+            Ok(ListItem {
+                id: row.get(0)?,
+                name: row.get(1)?,
+                tenant: row.get(2)?,
+                owner: row.get(3)?,
+                created_at: row.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// How many accounts `filter` selects at `snapshot`.
     pub fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
         let conn = self.lock();

@@ -11,7 +11,7 @@ use super::state::AppState;
 use super::{account, archive, credentials, inventory, openapi, search};
 
 /// Resolves the bearer credential; 401 problem when it is missing or unknown.
-async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
     match state.credentials.authenticate(&parts) {
         Ok(caller) => {

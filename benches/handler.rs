@@ -1,0 +1,105 @@
+//! In-process requests per second of the inventory list handler (100 items per page) versus a
+//! bare axum handler returning `Json<Vec<Item>>` of the same rows. Prints the throughput ratio,
+//! measured in the same run.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::Request;
+use axum::routing::get;
+use axum::{Json, middleware};
+use criterion::Criterion;
+use tower::ServiceExt;
+
+#[allow(dead_code)] // the bench drives the example service's router, not all of its parts
+#[path = "../examples/service_accounts/service/mod.rs"]
+mod service;
+
+use service::db::{Filter, ListItem, OwnerFilter};
+use service::seed::TENANTS;
+use service::{AppState, Config};
+
+const PAGE: usize = 100;
+
+/// The plain alternative: the same first 100 rows at the current snapshot, as a bare JSON array.
+async fn bare(State(state): State<AppState>) -> Json<Vec<ListItem>> {
+    let all = Filter { owner: OwnerFilter::Any, tenants: TENANTS.iter().map(|t| (*t).to_owned()).collect() };
+    let snapshot = state.store.current_snapshot().unwrap();
+    Json(state.store.page(snapshot, None, &all, PAGE).unwrap())
+}
+
+async fn call(router: &Router, uri: &str) -> usize {
+    let request = Request::get(uri).header("authorization", "Bearer admin").body(Body::empty()).unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    assert!(response.status().is_success());
+    axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().len()
+}
+
+/// Mean time per request over `rounds` requests.
+fn time_per_call(runtime: &tokio::runtime::Runtime, router: &Router, uri: &str, rounds: u32) -> Duration {
+    runtime.block_on(async {
+        let start = Instant::now();
+        for _ in 0..rounds {
+            black_box(call(router, uri).await);
+        }
+        start.elapsed() / rounds
+    })
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
+    let (state, annotated) = service::build(config).expect("the service builds");
+    // The bare handler gets the same authentication middleware: only the handler differs.
+    let plain = Router::new()
+        .route("/bare", get(bare))
+        .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate))
+        .with_state(state);
+    let listed = "/service-accounts?page_size=100";
+    runtime.block_on(async {
+        let page: serde_json::Value = serde_json::from_slice(
+            &axum::body::to_bytes(
+                annotated
+                    .clone()
+                    .oneshot(Request::get(listed).header("authorization", "Bearer admin").body(Body::empty()).unwrap())
+                    .await
+                    .unwrap()
+                    .into_body(),
+                usize::MAX,
+            )
+            .await
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(page["items"].as_array().map(Vec::len), Some(PAGE), "the list handler returns 100 items");
+        assert_eq!(page["complete"], false);
+    });
+
+    let mut criterion = Criterion::default().configure_from_args();
+    let mut group = criterion.benchmark_group("list_100_items");
+    group.sample_size(20).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(500));
+    group.bench_function("bare_json_vec", |b| b.iter(|| runtime.block_on(call(&plain, "/bare"))));
+    group.bench_function("completeness_list", |b| b.iter(|| runtime.block_on(call(&annotated, listed))));
+    group.finish();
+
+    // The ratio, measured in this run: alternating samples, fastest of each side.
+    let (mut bare_best, mut list_best) = (Duration::MAX, Duration::MAX);
+    for sample in 0..20 {
+        if sample % 2 == 0 {
+            bare_best = bare_best.min(time_per_call(&runtime, &plain, "/bare", 300));
+            list_best = list_best.min(time_per_call(&runtime, &annotated, listed, 300));
+        } else {
+            list_best = list_best.min(time_per_call(&runtime, &annotated, listed, 300));
+            bare_best = bare_best.min(time_per_call(&runtime, &plain, "/bare", 300));
+        }
+    }
+    let per_second = |d: Duration| 1.0 / d.as_secs_f64();
+    println!("\nin-process requests per second, 100 items per response (same run):");
+    println!("  bare Json<Vec<Item>>       {:>10.0} req/s ({bare_best:.2?} per request)", per_second(bare_best));
+    println!("  completeness list handler  {:>10.0} req/s ({list_best:.2?} per request)", per_second(list_best));
+    println!("  ratio {:.3} (target >= 0.95)", per_second(list_best) / per_second(bare_best));
+    criterion.final_summary();
+}

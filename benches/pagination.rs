@@ -1,0 +1,84 @@
+//! Keyset pagination on 1,000,000 accounts: the page at depth 900,000 versus the first page,
+//! with the OFFSET query beside it for contrast. Prints both ratios, measured in the same run.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+
+#[allow(dead_code)] // the bench uses the store of the example service, not its HTTP side
+#[path = "../examples/service_accounts/service/mod.rs"]
+mod service;
+
+use service::db::{Filter, ListItem, OwnerFilter, Store};
+use service::seed::TENANTS;
+
+const ROWS: u32 = 1_000_000;
+const DEPTH: usize = 900_000;
+const PAGE: usize = 50;
+
+/// Mean time per call of `f` over `rounds` calls.
+fn time_per_call(rounds: u32, mut f: impl FnMut() -> Vec<ListItem>) -> Duration {
+    let start = Instant::now();
+    for _ in 0..rounds {
+        black_box(f());
+    }
+    start.elapsed() / rounds
+}
+
+fn main() {
+    let started = Instant::now();
+    let store = Store::open(None, Duration::from_secs(3600)).expect("an in-memory database");
+    store.seed(ROWS).expect("seeding");
+    println!("seeded {ROWS} accounts in {:.2?} (one transaction, one prepared statement)", started.elapsed());
+
+    let all = Filter { owner: OwnerFilter::Any, tenants: TENANTS.iter().map(|t| (*t).to_owned()).collect() };
+    let snapshot = store.current_snapshot().unwrap();
+    // The keyset position of depth 900,000 is the id of the last row before it.
+    let before_depth = store.page_by_offset(snapshot, DEPTH - 1, &all, 1).unwrap();
+    let key = before_depth[0].id.clone();
+    let first = || store.page(snapshot, None, &all, PAGE + 1).unwrap();
+    let deep = || store.page(snapshot, Some(&key), &all, PAGE + 1).unwrap();
+    let offset = || store.page_by_offset(snapshot, DEPTH, &all, PAGE + 1).unwrap();
+    assert_eq!(deep(), offset(), "keyset and OFFSET read the same page at depth {DEPTH}");
+    assert_eq!(first().len(), PAGE + 1);
+
+    let mut criterion = Criterion::default().configure_from_args();
+    let mut group = criterion.benchmark_group("page_of_1m_rows");
+    group.sample_size(20).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(500));
+    group.bench_function("keyset_first_page", |b| b.iter(first));
+    group.bench_function("keyset_depth_900000", |b| b.iter(deep));
+    group.sample_size(10).measurement_time(Duration::from_secs(5));
+    group.bench_function("offset_depth_900000", |b| b.iter(offset));
+    group.finish();
+
+    // The ratios, measured in this run: alternating samples, fastest of each side.
+    let (mut first_best, mut deep_best, mut offset_best) = (Duration::MAX, Duration::MAX, Duration::MAX);
+    for sample in 0..20 {
+        if sample % 2 == 0 {
+            first_best = first_best.min(time_per_call(200, first));
+            deep_best = deep_best.min(time_per_call(200, deep));
+        } else {
+            deep_best = deep_best.min(time_per_call(200, deep));
+            first_best = first_best.min(time_per_call(200, first));
+        }
+    }
+    for _ in 0..3 {
+        offset_best = offset_best.min(time_per_call(2, offset));
+    }
+    println!("\npage of {PAGE} at depth {DEPTH} of {ROWS} rows versus the first page (same run):");
+    println!("  keyset first page        {first_best:>12.2?}");
+    println!(
+        "  keyset depth {DEPTH}     {deep_best:>12.2?}   ratio {:.3} (target <= 1.5)",
+        ratio(deep_best, first_best)
+    );
+    println!(
+        "  OFFSET depth {DEPTH}     {offset_best:>12.2?}   ratio {:.1} (for contrast)",
+        ratio(offset_best, first_best)
+    );
+    criterion.final_summary();
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64()
+}
