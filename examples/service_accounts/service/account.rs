@@ -4,9 +4,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
 use axum::{Extension, Json};
-use completeness::{Field, Omission, Problem, ProblemCode, Warning};
+use completeness::{Exempt, Field, Omission, Problem, ProblemCode, ResultEnvelope, Warning};
 use serde::Serialize;
-use serde::ser::SerializeMap;
 use serde_json::{Map, Value};
 
 use super::auth::Caller;
@@ -33,7 +32,7 @@ pub const FIELDS: [&str; 10] = [
 ];
 
 /// `GET /service-accounts/{id}`: every declared field present; unfilled ones listed in `omitted_fields`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ResultEnvelope)]
 pub struct AccountView {
     /// Stable id.
     pub id: String,
@@ -55,52 +54,19 @@ pub struct AccountView {
     pub secret_fingerprint: Field<String>,
     /// Archived accounts leave the default listing.
     pub archived: bool,
+    /// `PARTIAL_FIELD_SET` when a field was not filled.
+    pub warnings: Vec<Warning>,
 }
 
-impl AccountView {
-    fn omitted(&self) -> Vec<(&'static str, &Omission)> {
-        [
-            ("owner_email", self.owner_email.omission()),
-            ("last_used_at", self.last_used_at.omission()),
-            ("secret_fingerprint", self.secret_fingerprint.omission()),
-        ]
-        .into_iter()
-        .filter_map(|(name, why)| why.map(|why| (name, why)))
-        .collect()
-    }
-
-    /// The `PARTIAL_FIELD_SET` warning, when a field was not filled.
-    pub fn warnings(&self) -> Vec<Warning> {
-        let omitted = self.omitted();
-        if omitted.is_empty() {
-            return Vec::new();
-        }
-        let fields: Vec<&str> = omitted.iter().map(|(name, _)| *name).collect();
-        let requestable: Vec<&str> =
-            omitted.iter().filter(|(_, why)| **why == Omission::NotRequested).map(|(name, _)| *name).collect();
-        vec![Warning::partial_field_set(&fields, &requestable)]
-    }
-}
-
-impl Serialize for AccountView {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(12))?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("tenant", &self.tenant)?;
-        map.serialize_entry("owner", &self.owner)?;
-        map.serialize_entry("owner_email", &self.owner_email)?;
-        map.serialize_entry("description", &self.description)?;
-        map.serialize_entry("created_at", &self.created_at)?;
-        map.serialize_entry("last_used_at", &self.last_used_at)?;
-        map.serialize_entry("secret_fingerprint", &self.secret_fingerprint)?;
-        map.serialize_entry("archived", &self.archived)?;
-        let omitted: Map<String, Value> =
-            self.omitted().into_iter().map(|(name, why)| (name.to_owned(), Value::from(why.as_str()))).collect();
-        map.serialize_entry("omitted_fields", &omitted)?;
-        map.serialize_entry("warnings", &self.warnings())?;
-        map.end()
-    }
+/// The `PARTIAL_FIELD_SET` warning for the fields of `omitted` that were not filled.
+fn partial_field_set(omitted: &[(&str, &Field<String>)]) -> Vec<Warning> {
+    let fields: Vec<&str> = omitted.iter().filter(|(_, f)| f.omission().is_some()).map(|(name, _)| *name).collect();
+    let requestable: Vec<&str> = omitted
+        .iter()
+        .filter(|(_, f)| f.omission() == Some(&Omission::NotRequested))
+        .map(|(name, _)| *name)
+        .collect();
+    if fields.is_empty() { Vec::new() } else { vec![Warning::partial_field_set(&fields, &requestable)] }
 }
 
 /// The account `id` if the caller may read it; an unreadable one is indistinguishable from a missing one.
@@ -120,7 +86,7 @@ pub async fn get_account(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     uri: Uri,
-) -> Result<Json<AccountView>, Problem> {
+) -> Result<AccountView, Problem> {
     let pairs = query(&uri, &["fields"])?;
     let mut requested = Vec::new();
     for field in param(&pairs, "fields").unwrap_or("").split(',').map(str::trim).filter(|f| !f.is_empty()) {
@@ -145,7 +111,12 @@ pub async fn get_account(
     } else {
         Field::Omitted(Omission::NotRequested)
     };
-    Ok(Json(AccountView {
+    let warnings = partial_field_set(&[
+        ("owner_email", &owner_email),
+        ("last_used_at", &last_used_at),
+        ("secret_fingerprint", &secret_fingerprint),
+    ]);
+    Ok(AccountView {
         id: account.id,
         name: account.name,
         tenant: account.tenant,
@@ -156,7 +127,8 @@ pub async fn get_account(
         last_used_at,
         secret_fingerprint,
         archived: account.archived,
-    }))
+        warnings,
+    })
 }
 
 /// What a mutation answers: the account as it now is and the snapshot the change created.
@@ -170,8 +142,11 @@ pub struct Mutated {
     pub deleted: bool,
 }
 
-fn mutated(account: Account, snapshot: Snapshot, deleted: bool) -> Json<Mutated> {
-    Json(Mutated { account, snapshot: snapshot_label(snapshot), deleted })
+/// A mutation's answer is one account, not a list.
+pub type MutationResponse = Exempt<Json<Mutated>>;
+
+fn mutated(account: Account, snapshot: Snapshot, deleted: bool) -> MutationResponse {
+    Exempt::new(Json(Mutated { account, snapshot: snapshot_label(snapshot), deleted }), "one account, not a list")
 }
 
 #[derive(serde::Deserialize)]
@@ -208,7 +183,7 @@ pub async fn create_account(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     bytes: Bytes,
-) -> Result<(StatusCode, Json<Mutated>), Problem> {
+) -> Result<(StatusCode, MutationResponse), Problem> {
     let request: CreateBody = body(&bytes)?;
     check_name(&request.name)?;
     check_owner(&request.owner)?;
@@ -235,7 +210,7 @@ pub async fn patch_account(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     bytes: Bytes,
-) -> Result<Json<Mutated>, Problem> {
+) -> Result<MutationResponse, Problem> {
     let mut object: Map<String, Value> = body(&bytes)?;
     let owner = match object.remove("owner") {
         Some(Value::Null) => None,
@@ -261,7 +236,7 @@ pub async fn delete_account(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-) -> Result<Json<Mutated>, Problem> {
+) -> Result<MutationResponse, Problem> {
     readable(&state, &caller, &id)?;
     let (account, snapshot) = state.store.delete(&id).map_err(store_problem)?;
     state.propagate(&Change::Deleted(account.id.clone()));

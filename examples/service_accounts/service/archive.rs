@@ -8,7 +8,7 @@
 
 use axum::extract::State;
 use axum::{Extension, Json};
-use completeness::{Evidence, Problem, ProblemCode, RequireEvidence};
+use completeness::{Evidence, Exempt, Problem, ProblemCode, RequireEvidence};
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
@@ -45,7 +45,7 @@ pub async fn archive(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     RequireEvidence { evidence, body }: RequireEvidence<ArchiveRequest>,
-) -> Result<Json<Archived>, Problem> {
+) -> Result<Exempt<Json<Archived>>, Problem> {
     if body.ids.is_empty() || body.ids.len() > MAX_TARGETS {
         return Err(Problem::new(ProblemCode::InvalidBody, format!("`ids` must name 1 to {MAX_TARGETS} accounts")));
     }
@@ -88,7 +88,8 @@ pub async fn archive(
             for account in archived {
                 state.propagate(&Change::Updated(account));
             }
-            Ok(Json(Archived { archived: body.ids, snapshot: snapshot_label(at) }))
+            let done = Archived { archived: body.ids, snapshot: snapshot_label(at) };
+            Ok(Exempt::new(Json(done), "exactly the ids the request named, every one of them archived"))
         }
     }
 }

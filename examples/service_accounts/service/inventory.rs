@@ -5,8 +5,7 @@ use axum::extract::State;
 use axum::http::Uri;
 use completeness::reason::VisibilityRestricted;
 use completeness::{
-    Aggregate, Completeness, Envelope, PageRequest, Problem, ProblemCode, QueryBinding, Relation, RequireComplete,
-    Scope, StandardReason,
+    Aggregate, Completeness, Envelope, PageRequest, Problem, ProblemCode, QueryBinding, Relation, Scope, completeness,
 };
 use serde_json::Value;
 
@@ -97,22 +96,22 @@ impl InventoryQuery {
 
 /// `GET /service-accounts/count?owner=&tenant=`: exact when the credential reads the whole scope,
 /// a lower bound otherwise.
-pub async fn count(
+#[completeness(resource = "service_accounts", reasons(VisibilityRestricted))]
+pub async fn count_service_accounts(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    require: RequireComplete,
     uri: Uri,
-) -> Result<axum::response::Response, Problem> {
+) -> Result<Aggregate<u64, CountServiceAccountsReason>, Problem> {
     let pairs = query(&uri, &["owner", "tenant", "require_complete"])?;
     let request = InventoryQuery::parse(&pairs)?;
     let (filter, restricted) = request.filter_for(&caller);
     let snapshot = state.store.current_snapshot().map_err(store_problem)?;
     let count = state.store.count(snapshot, &filter).map_err(store_problem)?;
-    let mut completeness: Completeness<StandardReason> = Completeness::complete(request.scope(&caller, Some(snapshot)));
+    let mut completeness = Completeness::complete(request.scope(&caller, Some(snapshot)));
     if restricted {
         completeness.push_reason(VisibilityRestricted::new());
     }
-    Ok(require.apply(Aggregate::count(count, Relation::Exact, completeness)))
+    Ok(Aggregate::count(count, Relation::Exact, completeness))
 }
 
 /// `GET /service-accounts?owner=&tenant=&page_size=&cursor=&require_complete=`: keyset pages at a snapshot.
@@ -120,13 +119,17 @@ pub async fn count(
 /// The first page pins the current snapshot; every later page reads at the cursor's snapshot,
 /// so inserts, deletes and owner changes in between neither add, drop nor repeat an item. The
 /// last page of a traversal that covered the whole requested scope carries evidence.
-pub async fn list(
+#[completeness(
+    resource = "service_accounts",
+    reasons(MorePagesAvailable, VisibilityRestricted),
+    warnings(PageSizeReduced)
+)]
+pub async fn list_service_accounts(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    require: RequireComplete,
     request: PageRequest,
     uri: Uri,
-) -> Result<axum::response::Response, Problem> {
+) -> Result<Envelope<ListItem, ListServiceAccountsReason>, Problem> {
     let pairs = query(&uri, &["owner", "tenant", "page_size", "cursor", "require_complete"])?;
     let inventory = InventoryQuery::parse(&pairs)?;
     let (filter, restricted) = inventory.filter_for(&caller);
@@ -137,10 +140,10 @@ pub async fn list(
         parse_snapshot(page.pin_snapshot(snapshot_label(current))).ok_or_else(|| page.unreadable_position())?;
     page.ensure_retained(|_| state.store.check_retained(snapshot).is_ok())?;
     let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).map_err(store_problem)?;
-    let mut envelope: Envelope<ListItem> = page.envelope(scope, rows, |row| row.id.clone());
+    let mut envelope: Envelope<ListItem, ListServiceAccountsReason> = page.envelope(scope, rows, |row| row.id.clone());
     if restricted {
         envelope.completeness.push_reason(VisibilityRestricted::new());
     }
     page.attach_evidence(&mut envelope.completeness);
-    Ok(require.apply(envelope))
+    Ok(envelope)
 }

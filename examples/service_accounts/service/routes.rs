@@ -4,7 +4,7 @@ use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use completeness::routing::{delete, get, patch, post};
 use completeness::{Problem, ProblemCode};
 
 use super::state::AppState;
@@ -36,12 +36,12 @@ async fn method_not_allowed() -> Problem {
 /// Every route of DESIGN §6.
 pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
-        .route("/service-accounts", get(inventory::list).post(account::create_account))
-        .route("/service-accounts/count", get(inventory::count))
+        .route("/service-accounts", get(inventory::list_service_accounts).merge(post(account::create_account)))
+        .route("/service-accounts/count", get(inventory::count_service_accounts))
         .route("/service-accounts/archive", post(archive::archive))
         .route(
             "/service-accounts/{id}",
-            get(account::get_account).patch(account::patch_account).delete(account::delete_account),
+            get(account::get_account).merge(patch(account::patch_account)).merge(delete(account::delete_account)),
         )
         .route("/search", get(search::search))
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant))

@@ -8,9 +8,7 @@ use axum::extract::State;
 use axum::http::Uri;
 use completeness::fanout::{FanOut, SourceOutcome};
 use completeness::reason::{ResultLimitReached, VisibilityRestricted};
-use completeness::{
-    Completeness, Envelope, Problem, ProblemCode, RequireComplete, Scope, StandardReason, TimeBudget, Warning,
-};
+use completeness::{Completeness, Envelope, Problem, ProblemCode, Scope, TimeBudget, Warning, completeness};
 
 use super::auth::Caller;
 use super::http::{param, query, tenant_param};
@@ -18,13 +16,17 @@ use super::sources::Hit;
 use super::state::AppState;
 
 /// `GET /search`.
+#[completeness(
+    resource = "search",
+    reasons(ResultLimitReached, SourceUnavailable, TimeBudgetExceeded, VisibilityRestricted),
+    warnings(StaleIndex)
+)]
 pub async fn search(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    require: RequireComplete,
     budget: TimeBudget,
     uri: Uri,
-) -> Result<axum::response::Response, Problem> {
+) -> Result<Envelope<Hit, SearchReason>, Problem> {
     let pairs = query(&uri, &["q", "tenant", "time_budget_ms", "require_complete"])?;
     let q = param(&pairs, "q").unwrap_or("");
     if q.is_empty() || q.len() > 100 {
@@ -56,7 +58,7 @@ pub async fn search(
     if let Some(tenant) = &requested_tenant {
         scope = scope.with_filter("tenant", tenant.as_str());
     }
-    let mut completeness: Completeness<StandardReason> = Completeness::complete(scope);
+    let mut completeness: Completeness<SearchReason> = Completeness::complete(scope);
     if overflow {
         completeness.push_reason(ResultLimitReached::new(
             limit as u64,
@@ -78,5 +80,5 @@ pub async fn search(
             ));
         }
     }
-    Ok(require.apply(Envelope::new(items, completeness)))
+    Ok(Envelope::new(items, completeness))
 }
