@@ -291,3 +291,40 @@ async fn missing_and_unknown_credentials_get_401_problems() {
         h.send(Method::GET, path, Some("mallory"), None).await.assert_problem(401, "UNAUTHENTICATED");
     }
 }
+
+#[tokio::test]
+async fn the_openapi_document_lists_every_route_with_its_reason_enum() {
+    let h = Harness::start(config(5)).await;
+    let doc = h.send(Method::GET, "/openapi.json", None, None).await;
+    assert_eq!(doc.status, 200);
+    assert!(doc.body["openapi"].as_str().unwrap().starts_with("3."));
+    let paths = &doc.body["paths"];
+    for (route, methods) in [
+        ("/service-accounts", &["get", "post"][..]),
+        ("/service-accounts/count", &["get"]),
+        ("/service-accounts/{id}", &["get", "patch", "delete"]),
+        ("/service-accounts/archive", &["post"]),
+        ("/search", &["get"]),
+        ("/credentials/{name}/revoke-tenant/{tenant}", &["post"]),
+        ("/openapi.json", &["get"]),
+    ] {
+        for method in methods {
+            assert!(paths[route][method].is_object(), "{method} {route} is documented");
+        }
+    }
+    let schemas = &doc.body["components"]["schemas"];
+    let codes = |name: &str| schemas[name]["properties"]["code"]["enum"].clone();
+    assert_eq!(codes("ListServiceAccountsReason"), json!(["MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"]));
+    assert_eq!(codes("CountServiceAccountsReason"), json!(["VISIBILITY_RESTRICTED"]));
+    assert_eq!(
+        codes("SearchReason"),
+        json!(["RESULT_LIMIT_REACHED", "SOURCE_UNAVAILABLE", "TIME_BUDGET_EXCEEDED", "VISIBILITY_RESTRICTED"])
+    );
+    assert_eq!(codes("SearchWarning"), json!(["STALE_INDEX"]));
+    let page = &schemas["ServiceAccountPage"];
+    assert_eq!(
+        page["properties"]["incomplete_reasons"]["items"]["$ref"],
+        "#/components/schemas/ListServiceAccountsReason"
+    );
+    assert!(page["required"].as_array().unwrap().contains(&json!("complete")));
+}

@@ -61,11 +61,8 @@ pub struct AccountView {
 /// The `PARTIAL_FIELD_SET` warning for the fields of `omitted` that were not filled.
 fn partial_field_set(omitted: &[(&str, &Field<String>)]) -> Vec<Warning> {
     let fields: Vec<&str> = omitted.iter().filter(|(_, f)| f.omission().is_some()).map(|(name, _)| *name).collect();
-    let requestable: Vec<&str> = omitted
-        .iter()
-        .filter(|(_, f)| f.omission() == Some(&Omission::NotRequested))
-        .map(|(name, _)| *name)
-        .collect();
+    let requestable: Vec<&str> =
+        omitted.iter().filter(|(_, f)| f.omission() == Some(&Omission::NotRequested)).map(|(name, _)| *name).collect();
     if fields.is_empty() { Vec::new() } else { vec![Warning::partial_field_set(&fields, &requestable)] }
 }
 
