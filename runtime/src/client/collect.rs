@@ -202,15 +202,18 @@ where
 
     let stop = loop {
         if let Some(limit) = reached_limit(&limits, pages_fetched, items.len(), started) {
-            break Stop::Limit(match &cursor {
-                Some(cursor) => limit.resume_with(cursor.clone()),
+            break Stop::Limit(match cursor {
+                Some(cursor) => limit.resume_with(cursor),
                 None => limit,
             });
         }
+        // The previous page's facts are only needed to describe a resume cursor.
+        drop(last.take());
         pages_fetched += 1;
-        let page = match fetch_page(cursor.clone()).await {
+        let continuing = cursor.is_some();
+        let page = match fetch_page(cursor.take()).await {
             Ok(page) => page,
-            Err(error) if error.is_cursor_expired() && cursor.is_some() => break Stop::SnapshotGone,
+            Err(error) if error.is_cursor_expired() && continuing => break Stop::SnapshotGone,
             Err(error) => return Err(error),
         };
         let (page_items, block) = page.into_parts();
