@@ -1,0 +1,95 @@
+//! End to end: the `cleanup_agent` binary against the real service_accounts service.
+//!
+//! `cargo test` builds the examples before running tests; this test runs the built
+//! agent binary as a user would, against the service started in-process on a free
+//! loopback port.
+
+mod e2e_support;
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use e2e_support::Harness;
+
+/// The built `cleanup_agent` example, next to this test's own binary.
+fn agent_binary() -> PathBuf {
+    let test = std::env::current_exe().expect("the test binary's path");
+    let profile = test.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
+    let agent = profile.join("examples").join(format!("cleanup_agent{}", std::env::consts::EXE_SUFFIX));
+    assert!(agent.exists(), "{} is missing: build it with `cargo build --example cleanup_agent`", agent.display());
+    agent
+}
+
+async fn agent(harness: &Harness, args: &[&str]) -> (i32, String) {
+    let url = harness.running.url();
+    let output: Output = tokio::process::Command::new(agent_binary())
+        .args(["--server", url.as_str()])
+        .args(args)
+        .output()
+        .await
+        .expect("the agent runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output.status.code().expect("an exit code"), text)
+}
+
+async fn unowned_ids(harness: &Harness, token: &str) -> Vec<String> {
+    harness.traverse("/service-accounts?owner=none&page_size=100", token).await.iter().flat_map(|p| p.ids()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_archives_only_on_complete_evidence_and_otherwise_asks_for_approval() {
+    let harness = Harness::start(e2e_support::config(600)).await;
+    let unowned = unowned_ids(&harness, "admin").await;
+    assert!(!unowned.is_empty(), "the seed has unowned accounts");
+
+    // north cannot read every tenant: incomplete evidence, an approval request, no change.
+    let before = harness.store().fingerprint().unwrap();
+    let (code, out) = agent(&harness, &["--token", "north"]).await;
+    assert_eq!(code, 2, "approval required:\n{out}");
+    assert!(out.contains("INCOMPLETE (VISIBILITY_RESTRICTED"), "{out}");
+    assert!(out.contains("APPROVAL REQUIRED: archive every unowned service account"), "{out}");
+    assert!(out.contains("[VISIBILITY_RESTRICTED] the credential cannot read every record in scope"), "{out}");
+    assert!(out.contains("abandon the action; nothing has been changed"), "{out}");
+    assert_eq!(harness.store().fingerprint().unwrap(), before, "north changed nothing");
+
+    // admin's own client limit stops the collection early: incomplete, nothing changed.
+    let (code, out) = agent(&harness, &["--token", "admin", "--page-size", "5", "--max-pages", "1"]).await;
+    assert_eq!(code, 2, "a client limit is not complete evidence:\n{out}");
+    assert!(out.contains("INCOMPLETE (CLIENT_LIMIT_REACHED)"), "{out}");
+    assert!(out.contains("continue collecting from cursor"), "{out}");
+    assert_eq!(harness.store().fingerprint().unwrap(), before, "a limited admin run changed nothing");
+
+    // admin reads everything: complete evidence, every unowned account archived.
+    let (code, out) = agent(&harness, &["--token", "admin", "--page-size", "7"]).await;
+    assert_eq!(code, 0, "archived:\n{out}");
+    assert!(out.contains("COMPLETE:"), "{out}");
+    assert!(out.contains(&format!("archived {} accounts with evidence", unowned.len())), "{out}");
+    assert!(unowned_ids(&harness, "admin").await.is_empty(), "no unowned account is left");
+
+    // Again: the complete inventory is empty, which is evidence of absence; nothing to do.
+    let (code, out) = agent(&harness, &["--token", "admin"]).await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("nothing to archive"), "{out}");
+
+    // north now sees nothing, and its empty, incomplete answer still authorizes nothing.
+    let before = harness.store().fingerprint().unwrap();
+    let (code, out) = agent(&harness, &["--token", "north", "--json"]).await;
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("\"code\": \"VISIBILITY_RESTRICTED\""), "{out}");
+    assert_eq!(harness.store().fingerprint().unwrap(), before);
+    harness.running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_exits_1_on_errors_and_changes_nothing() {
+    let harness = Harness::start(e2e_support::config(60)).await;
+    let before = harness.store().fingerprint().unwrap();
+    let (code, out) = agent(&harness, &["--token", "mallory"]).await;
+    assert_eq!(code, 1, "an unknown credential is an error:\n{out}");
+    assert!(out.contains("UNAUTHENTICATED"), "{out}");
+    let (code, out) = agent(&harness, &["--token", "admin", "--max-pages", "many"]).await;
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("--max-pages: 'many' is not a number"), "{out}");
+    assert_eq!(harness.store().fingerprint().unwrap(), before);
+    harness.running.stop().await.unwrap();
+}
