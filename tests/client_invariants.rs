@@ -1,0 +1,167 @@
+//! `assert_envelope_invariants` accepts every collection of the contract examples and
+//! names each violation of DESIGN §2.1.
+
+use completeness::testing::{assert_envelope_invariants, check_envelope_invariants};
+use serde_json::{Value, json};
+
+fn contract_examples() -> Vec<(String, Value)> {
+    let text = include_str!("fixtures/contract-examples.json");
+    let file: Value = serde_json::from_str(text).unwrap();
+    file["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["status_code"] == 200 && e["body"].get("items").is_some())
+        .map(|e| (e["name"].as_str().unwrap().to_owned(), e["body"].clone()))
+        .collect()
+}
+
+#[test]
+fn every_collection_of_the_contract_examples_passes() {
+    let examples = contract_examples();
+    assert!(examples.len() >= 4, "the four states and the federated search");
+    for (name, body) in examples {
+        if let Err(violations) = check_envelope_invariants(&body) {
+            panic!("contract example '{name}' rejected: {violations:?}");
+        }
+    }
+}
+
+/// The contract's "empty first page with more pages", to break one invariant at a time.
+fn empty_first_page() -> Value {
+    contract_examples().into_iter().find(|(name, _)| name == "empty first page with more pages").unwrap().1
+}
+
+fn complete_page() -> Value {
+    contract_examples().into_iter().find(|(name, _)| name == "complete and empty").unwrap().1
+}
+
+/// Applies `breakage` and expects a violation mentioning `needle`.
+fn rejects(mut body: Value, breakage: impl FnOnce(&mut Value), needle: &str) {
+    breakage(&mut body);
+    match check_envelope_invariants(&body) {
+        Ok(()) => panic!("accepted a response that should break `{needle}`: {body}"),
+        Err(violations) => {
+            assert!(violations.iter().any(|v| v.contains(needle)), "no violation mentions `{needle}`: {violations:?}")
+        }
+    }
+}
+
+#[test]
+fn a_missing_complete_member_is_a_violation_never_a_default() {
+    rejects(complete_page(), |b| drop(b.as_object_mut().unwrap().remove("complete")), "`complete`");
+}
+
+#[test]
+fn status_success_is_a_violation() {
+    rejects(complete_page(), |b| b["status"] = json!("success"), "`status`");
+}
+
+#[test]
+fn complete_with_reasons_is_a_violation() {
+    rejects(empty_first_page(), |b| b["complete"] = json!(true), "`complete` is true");
+}
+
+#[test]
+fn incomplete_without_reasons_is_a_violation() {
+    rejects(complete_page(), |b| b["complete"] = json!(false), "`complete` is false");
+}
+
+#[test]
+fn truncated_must_follow_the_reasons() {
+    rejects(empty_first_page(), |b| b["truncated"] = json!(false), "`truncated`");
+}
+
+#[test]
+fn a_next_cursor_without_more_pages_is_a_violation() {
+    rejects(complete_page(), |b| b["next_cursor"] = json!("c9"), "`next_cursor` is set");
+}
+
+#[test]
+fn more_pages_without_a_next_cursor_is_a_violation() {
+    rejects(
+        empty_first_page(),
+        |b| {
+            b["next_cursor"] = Value::Null;
+            b["continuation"] = Value::Null;
+        },
+        "`next_cursor` is null",
+    );
+}
+
+#[test]
+fn the_continuation_cursor_must_equal_next_cursor() {
+    rejects(empty_first_page(), |b| b["continuation"]["cursor"] = json!("other"), "must equal `next_cursor`");
+}
+
+#[test]
+fn a_continuation_on_a_complete_response_is_a_violation() {
+    rejects(complete_page(), |b| b["continuation"] = json!({"kind": "retry_after", "seconds": 1}), "must be null");
+}
+
+#[test]
+fn evidence_on_a_partial_read_is_a_violation() {
+    rejects(empty_first_page(), |b| b["evidence"] = json!("ev1.forged"), "`evidence` must be null");
+}
+
+#[test]
+fn visibility_restricted_must_not_count_hidden_records() {
+    rejects(
+        empty_first_page(),
+        |b| {
+            b["incomplete_reasons"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"code": "VISIBILITY_RESTRICTED", "message": "hidden", "hidden_count": 4}));
+        },
+        "must not name or count hidden records",
+    );
+}
+
+#[test]
+fn reason_details_are_required() {
+    rejects(
+        complete_page(),
+        |b| {
+            b["complete"] = json!(false);
+            b["status"] = json!("partial");
+            b["evidence"] = Value::Null;
+            b["incomplete_reasons"] = json!([{"code": "SOURCE_UNAVAILABLE", "message": "down"}]);
+        },
+        "needs source",
+    );
+}
+
+#[test]
+fn the_continuation_belongs_to_the_first_reason_that_has_one() {
+    rejects(
+        empty_first_page(),
+        |b| {
+            b["truncated"] = json!(true);
+            b["incomplete_reasons"] = json!([
+                {"code": "MORE_PAGES_AVAILABLE", "message": "more"},
+                {"code": "QUOTA_EXHAUSTED", "message": "quota", "retry_after_seconds": 5}
+            ]);
+            b["continuation"] = json!({"kind": "retry_after", "seconds": 5});
+        },
+        "first reason that has one",
+    );
+}
+
+#[test]
+fn page_returned_must_count_the_items() {
+    rejects(complete_page(), |b| b["page"]["returned"] = json!(3), "`page.returned` is 3");
+}
+
+#[test]
+fn a_missing_member_is_named() {
+    rejects(complete_page(), |b| drop(b.as_object_mut().unwrap().remove("warnings")), "member `warnings` is missing");
+}
+
+#[test]
+#[should_panic(expected = "breaks the completeness contract")]
+fn the_assertion_panics_with_every_violation() {
+    let mut body = complete_page();
+    body["status"] = json!("success");
+    assert_envelope_invariants(&body);
+}
