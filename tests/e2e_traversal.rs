@@ -147,9 +147,17 @@ async fn an_expired_snapshot_answers_410_and_the_traversal_is_never_restarted() 
     // Still retained: the snapshot is current.
     assert_eq!(h.get(&next, "admin").await.status, 200);
     // A write supersedes the snapshot; after the retention it is gone.
-    let created = h.post("/service-accounts", "admin", &json!({"name": "svc-east-late", "tenant": "east"})).await;
-    assert_eq!(created.status, 201);
+    let versions = h.store().version_count().unwrap();
+    let id = &first.ids()[0];
+    let changed = h.patch(&format!("/service-accounts/{id}"), "admin", &json!({"owner": "someone-new"})).await;
+    assert_eq!(changed.status, 200);
+    assert_eq!(h.store().version_count().unwrap(), versions + 1, "the old version is kept while retained");
     tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        h.store().version_count().unwrap(),
+        versions,
+        "the pruner dropped the version only the old snapshot saw"
+    );
     for _ in 0..2 {
         let gone = h.get(&next, "admin").await;
         gone.assert_problem(410, "CURSOR_EXPIRED");
