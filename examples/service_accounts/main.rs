@@ -45,6 +45,12 @@ async fn main() {
     let url = running.url();
     println!("service_accounts listening on {url}");
     println!("credentials (Authorization: Bearer NAME): {CREDENTIALS}");
+    if !service::Service::keys_configured() {
+        println!(
+            "cursor and evidence keys: ephemeral (set {}=kid:base64key to keep them valid across restarts)",
+            service::state::KEYS_VARIABLE
+        );
+    }
     println!("try:");
     println!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'");
     println!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'");

@@ -528,7 +528,7 @@ fn account_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
 }
 
 fn meta(conn: &Connection, key: &str) -> Result<i64, StoreError> {
-    Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))?)
+    Ok(conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?.query_row([key], |r| r.get(0))?)
 }
 
 fn set_meta(conn: &Connection, key: &str, value: i64) -> Result<(), StoreError> {
@@ -551,7 +551,8 @@ fn retained(conn: &Connection, snapshot: Snapshot, retention: Duration) -> Resul
         return Ok(());
     }
     let superseded_at: Option<i64> = conn
-        .query_row("SELECT created_at_ms FROM snapshots WHERE number = ?1", [(snapshot + 1) as i64], |r| r.get(0))
+        .prepare_cached("SELECT created_at_ms FROM snapshots WHERE number = ?1")?
+        .query_row([(snapshot + 1) as i64], |r| r.get(0))
         .optional()?;
     match superseded_at {
         Some(at) if now_ms() - at <= retention.as_millis() as i64 => Ok(()),
