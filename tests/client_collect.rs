@@ -268,3 +268,21 @@ impl ToJson for LimitKind {
         serde_json::to_value(self).unwrap()
     }
 }
+
+#[test]
+fn a_carried_reason_keeps_the_recovery_its_page_offered() {
+    let budget = json!({
+        "status": "partial", "complete": false, "truncated": false, "items": [1],
+        "incomplete_reasons": [{"code": "TIME_BUDGET_EXCEEDED", "message": "out of time", "budget_ms": 50,
+                                "progress": {"completed": 1, "planned": null, "unit": "rows"}}],
+        "continuation": {"kind": "retry_with_deadline", "minimum_seconds": 3}, "next_cursor": null,
+        "page": null,
+        "scope": {"resource": "numbers", "visibility": "all", "snapshot": "s-1", "filters": {}},
+        "warnings": [], "evidence": null
+    });
+    let collected = collect_json([budget.clone(), budget]);
+    assert_eq!(collected.pages_fetched(), 1, "no next page without MORE_PAGES_AVAILABLE");
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["continuation"], json!({"kind": "retry_with_deadline", "minimum_seconds": 3}));
+    assert_envelope_invariants(&json);
+}
