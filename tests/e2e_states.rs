@@ -146,14 +146,14 @@ async fn search_reports_the_result_cap_with_a_narrowing_continuation_and_complet
 #[tokio::test]
 async fn the_slow_audit_source_runs_out_of_a_small_budget_with_progress() {
     let mut cfg = config(90);
-    cfg.slow_sources = vec![("audit".into(), Duration::from_millis(400))];
+    cfg.slow_sources = vec![("audit".into(), Duration::from_millis(600))];
     let h = Harness::start(cfg).await;
-    let hurried = h.get("/search?q=svc-south&time_budget_ms=40", "admin").await;
+    let hurried = h.get("/search?q=svc-south&time_budget_ms=100", "admin").await;
     assert_eq!(hurried.status, 200);
     assert_eq!(hurried.body["complete"], false);
     assert_eq!(hurried.reasons(), ["TIME_BUDGET_EXCEEDED"]);
     let reason = &hurried.body["incomplete_reasons"][0];
-    assert_eq!(reason["budget_ms"], 40);
+    assert_eq!(reason["budget_ms"], 100);
     assert_eq!(reason["progress"], json!({"completed": 2, "planned": 3, "unit": "sources"}));
     assert_eq!(hurried.body["continuation"]["kind"], "retry_with_deadline");
     assert!(!hurried.ids().is_empty(), "what the fast sources found is kept");
@@ -161,12 +161,10 @@ async fn the_slow_audit_source_runs_out_of_a_small_budget_with_progress() {
     let seconds = hurried.body["continuation"]["minimum_seconds"].as_u64().unwrap();
     let patient = h.get(&format!("/search?q=svc-south&time_budget_ms={}", seconds * 1000), "admin").await;
     assert_eq!(patient.body["complete"], true, "{:?}", patient.body);
-    // A demanded complete result is a 503.
-    let strict = h.get("/search?q=svc-south&time_budget_ms=40", "admin").await;
-    assert_eq!(strict.body["complete"], false);
+    // A demanded complete result is a 503 (here with the Prefer header).
     let strict = h
         .answer(
-            h.request(Method::GET, "/search?q=svc-south&time_budget_ms=40")
+            h.request(Method::GET, "/search?q=svc-south&time_budget_ms=100")
                 .bearer_auth("admin")
                 .header("Prefer", "handling=strict"),
         )

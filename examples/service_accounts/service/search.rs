@@ -2,6 +2,7 @@
 //! within one time budget, merged by id, capped at the result limit.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use axum::Extension;
 use axum::extract::State;
@@ -37,10 +38,9 @@ pub async fn search(
     let (tenants, restricted) = caller.readable(requested_tenant.as_deref());
     let limit = state.config.result_limit;
     // Each source is asked for one more hit than the cap: that extra hit proves the cap was reached.
-    let fan_out = state
-        .sources
-        .iter()
-        .fold(FanOut::new(), |fan_out, source| fan_out.source(source.name(), source.search(q, &tenants, limit + 1)));
+    let fan_out = state.sources.iter().fold(FanOut::new(), |fan_out, source| {
+        fan_out.source(source.name(), Arc::clone(source).search(q.to_owned(), tenants.clone(), limit + 1))
+    });
     let result = fan_out.run(&budget).await;
     let mut overflow = result.sources().iter().any(|r| matches!(r.outcome, SourceOutcome::Answered(n) if n > limit));
     let mut merged: BTreeMap<&str, &Hit> = BTreeMap::new();

@@ -17,7 +17,7 @@ pub struct Service {
     /// The accounts table.
     pub store: Store,
     /// `directory`, `audit`, `legacy`, in that order.
-    pub sources: Vec<SearchSource>,
+    pub sources: Vec<Arc<SearchSource>>,
     /// When each account was last used.
     pub usage: UsageSource,
     /// Who may read and write what.
@@ -49,7 +49,7 @@ impl Service {
         for name in SEARCH_SOURCES {
             let source = SearchSource::new(name, config.delay_of(name), config.fails(name))?;
             source.reindex(snapshot, &accounts);
-            sources.push(source);
+            sources.push(Arc::new(source));
         }
         let usage = UsageSource::new(config.accounts, config.delay_of("usage"), config.fails("usage"))?;
         let completeness = CompletenessConfig::new(keys()?)
@@ -69,7 +69,7 @@ impl Service {
 
     /// The `audit` source.
     pub fn audit(&self) -> &SearchSource {
-        self.sources.iter().find(|s| s.name() == "audit").unwrap_or(&self.sources[0])
+        self.sources.iter().find(|s| s.name() == "audit").map_or(&self.sources[0], |s| s)
     }
 
     /// Rebuilds the lagging `audit` index from the current accounts.
