@@ -15,6 +15,7 @@ use crate::report::{CompletenessReport, ReportsCompleteness};
 #[derive(Debug, Clone)]
 pub struct CheckedResponse<T> {
     response: T,
+    #[cfg_attr(not(feature = "axum"), allow(dead_code))] // without axum nothing is sent
     demand: crate::__private::Demand,
 }
 
