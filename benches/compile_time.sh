@@ -3,16 +3,18 @@
 # returning derived envelopes, against a twin crate with the same 100 handlers unannotated,
 # returning hand-written envelope structs (hand-written Serialize, ReportsCompleteness and
 # IntoResponse). Dependencies are checked once first; then each crate's source is touched and
-# checked REPS times, and the median times and their ratio are printed (target: <= 1.3).
+# checked REPS times (interleaved), and the median times and their ratio are printed
+# (target: <= 1.3).
 #
-# Usage: benches/compile_time.sh [REPS]   (default 3)
+# Usage: benches/compile_time.sh [REPS]   (default 5)
+# COMPILE_TIME_WORKDIR=DIR keeps the generated crates (and their target dir) in DIR.
 set -euo pipefail
 
-REPS="${1:-3}"
+REPS="${1:-5}"
 HANDLERS=100
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+WORK="${COMPILE_TIME_WORKDIR:-$(mktemp -d)}"
+if [ -z "${COMPILE_TIME_WORKDIR:-}" ]; then trap 'rm -rf "$WORK"' EXIT; fi
 
 mkdir -p "$WORK/annotated/src" "$WORK/plain/src"
 cat > "$WORK/Cargo.toml" <<TOML
@@ -133,21 +135,26 @@ export CARGO_TARGET_DIR="$WORK/target"
 echo "warming dependencies (cargo check of both crates once)..."
 cargo check --offline --quiet --workspace
 
-measure() {
-  local crate="$1" times=()
-  for _ in $(seq 1 "$REPS"); do
-    touch "$WORK/$crate/src/lib.rs"
-    local start end
-    start=$(date +%s.%N)
-    cargo check --offline --quiet -p "bench_$crate"
-    end=$(date +%s.%N)
-    times+=("$(echo "$end - $start" | bc -l)")
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+# One touched-source `cargo check` of a crate, in seconds.
+check_once() {
+  local crate="$1" start end
+  touch "$WORK/$crate/src/lib.rs"
+  start=$(date +%s.%N)
+  cargo check --offline --quiet -p "bench_$crate"
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc -l
 }
 
-annotated=$(measure annotated)
-plain=$(measure plain)
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# Interleaved, so that load from other processes hits both crates alike.
+annotated_times=() plain_times=()
+for _ in $(seq 1 "$REPS"); do
+  annotated_times+=("$(check_once annotated)")
+  plain_times+=("$(check_once plain)")
+done
+annotated=$(printf '%s\n' "${annotated_times[@]}" | median)
+plain=$(printf '%s\n' "${plain_times[@]}" | median)
 ratio=$(echo "$annotated / $plain" | bc -l)
 printf 'cargo check, %d handlers, median of %d runs after touching the source\n' "$HANDLERS" "$REPS"
 printf '  annotated (#[completeness] + #[derive(ResultEnvelope)]): %.2f s\n' "$annotated"

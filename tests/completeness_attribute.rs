@@ -42,11 +42,14 @@ async fn call(uri: &str) -> (StatusCode, serde_json::Value) {
 }
 
 #[test]
-fn generated_reason_enum_holds_exactly_the_declared_codes() {
+fn generated_reason_type_holds_exactly_the_declared_codes() {
     assert_eq!(ListAccountsReason::ALL, &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted]);
     let declared = serde_json::json!({"code": "VISIBILITY_RESTRICTED", "message": "hidden"});
     let reason: ListAccountsReason = serde_json::from_value(declared).unwrap();
     assert_eq!(reason.code(), ReasonCode::VisibilityRestricted);
+    assert!(matches!(reason.as_standard(), completeness::StandardReason::VisibilityRestricted(_)));
+    let reported: ListAccountsReason = MorePagesAvailable::new("c1.k1.next").into();
+    assert_eq!(reported.recovery().and_then(|c| c.cursor().map(str::to_owned)).as_deref(), Some("c1.k1.next"));
     let undeclared = serde_json::json!({"code": "RESULT_LIMIT_REACHED", "message": "cap", "limit": 5});
     let error = serde_json::from_value::<ListAccountsReason>(undeclared).unwrap_err();
     assert!(error.to_string().contains("not one this endpoint declares"), "{error}");

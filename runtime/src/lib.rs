@@ -31,6 +31,7 @@ pub mod continuation;
 pub mod credential;
 #[cfg(feature = "axum")]
 pub mod cursor;
+pub mod declared;
 pub mod envelope;
 #[cfg(feature = "axum")]
 pub mod evidence;
@@ -64,7 +65,7 @@ pub mod __private;
 pub use aggregate::{Aggregate, Relation};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
-pub use checked::CheckedResponse;
+pub use checked::{CheckedFuture, CheckedResponse};
 pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
 pub use completeness::{Completeness, Shape, Status};
 #[cfg(feature = "axum")]
@@ -74,6 +75,7 @@ pub use continuation::Continuation;
 pub use credential::Credential;
 #[cfg(feature = "axum")]
 pub use cursor::{CursorKeys, QueryBinding};
+pub use declared::{DeclaredReason, Declares, ReasonSet};
 pub use envelope::Envelope;
 #[cfg(feature = "axum")]
 pub use evidence::{Evidence, EvidenceIssuer, RequireEvidence};

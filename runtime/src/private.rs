@@ -1,9 +1,10 @@
 //! Support for generated code. Not public API: it may change in any release.
 //!
 //! The macros of `completeness-macros` expand to paths under `::completeness::__private`
-//! only. Where the generated code differs per feature (axum, openapi, json-schema),
-//! they call a declarative macro below whose definition is chosen by this crate's
-//! features, so the user's crate needs no feature of its own.
+//! only. Where the generated code differs per feature (axum), they call a declarative
+//! macro below whose definition is chosen by this crate's features, so the user's crate
+//! needs no feature of its own; the schema impls of endpoint reasons are generic
+//! (`DeclaredReason<M>`) and selected here the same way.
 
 pub use serde;
 pub use serde_json;
@@ -17,11 +18,13 @@ pub use utoipa;
 #[cfg(feature = "json-schema")]
 pub use schemars;
 
+pub use crate::__declare_reasons as declare_reasons;
+pub use crate::__envelope_report as envelope_report;
 pub use crate::__impl_envelope_into_response as impl_envelope_into_response;
-pub use crate::__impl_reason_schema as impl_reason_schema;
 pub use crate::__reason_enum_impls as reason_enum_impls;
-pub use crate::checked::CheckedResponse;
+pub use crate::checked::{CheckedFuture, CheckedResponse};
 pub use crate::completeness::{Completeness, Shape};
+pub use crate::declared::{DeclaredReason, Declares, ReasonSet};
 pub use crate::field::{Field, OmittedFields};
 pub use crate::reason;
 pub use crate::reason::ReasonCode;
@@ -31,8 +34,12 @@ pub use crate::warning::WarningCode;
 /// Checks that a `#[completeness]` handler's response reports completeness (the call is
 /// spanned on the declared return type, so a type alias to `Json<Vec<T>>` fails there),
 /// fills `scope.resource` and keeps the caller's demand for when it is sent.
-pub fn checked_response<T: ReportsCompleteness>(response: T, resource: &str, demand: Demand) -> CheckedResponse<T> {
-    CheckedResponse::new(response, resource, demand)
+pub fn checked_future<T: ReportsCompleteness, F: core::future::Future<Output = T>>(
+    future: F,
+    resource: &'static str,
+    demand: Demand,
+) -> CheckedFuture<F> {
+    CheckedFuture::new(future, resource, demand)
 }
 
 /// The caller's demand for a complete result, as a `#[completeness]` handler receives it.
@@ -76,6 +83,53 @@ impl<R: crate::reason::Reason> CompletenessField for Completeness<R> {
     }
 }
 
+/// The reason type of one endpoint: `$name` = `DeclaredReason<$marker>`, the marker declaring
+/// exactly the listed reasons (and warnings, and the resource).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __declare_reasons {
+    ($doc:literal $vis:vis $name:ident $marker:ident $resource:literal [$($reason:ident)*] [$($warning:ident)*]) => {
+        #[doc = $doc]
+        $vis type $name = $crate::declared::DeclaredReason<$marker>;
+
+        #[doc(hidden)]
+        $vis enum $marker {}
+
+        #[automatically_derived]
+        impl $crate::declared::ReasonSet for $marker {
+            const NAME: &'static str = ::core::stringify!($name);
+            const ALL: &'static [$crate::reason::ReasonCode] = &[$($crate::reason::ReasonCode::$reason),*];
+            const WARNINGS: &'static [$crate::warning::WarningCode] = &[$($crate::warning::WarningCode::$warning),*];
+            const RESOURCE: &'static str = $resource;
+        }
+
+        $(
+            #[automatically_derived]
+            impl $crate::declared::Declares<$crate::reason::$reason> for $marker {}
+        )*
+    };
+}
+
+/// `ReportsCompleteness` (reporting none) and `IntoResponse` for a derived single resource.
+///
+/// Input: `[impl generics] [type] [where clause] []`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __envelope_report {
+    ([$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] []) => {
+        #[automatically_derived]
+        impl $($generics)* $crate::report::ReportsCompleteness for $($ty)* $($where)* {
+            fn completeness_report(&self) -> ::core::option::Option<&dyn $crate::report::CompletenessReport> {
+                ::core::option::Option::None
+            }
+            fn completeness_report_mut(&mut self) -> ::core::option::Option<&mut dyn $crate::report::CompletenessReport> {
+                ::core::option::Option::None
+            }
+        }
+        $crate::__impl_envelope_into_response!([$($generics)*] [$($ty)*] [$($where)*]);
+    };
+}
+
 /// Serializes a derived envelope as a JSON 200 response.
 #[cfg(feature = "axum")]
 pub fn json_response<T: serde::Serialize + ?Sized>(value: &T) -> axum::response::Response {
@@ -105,67 +159,6 @@ macro_rules! __impl_envelope_into_response {
 #[macro_export]
 macro_rules! __impl_envelope_into_response {
     ($($tokens:tt)*) => {};
-}
-
-/// The OpenAPI / JSON Schema of a generated reason enum: an object whose `code`
-/// is one of the declared codes (with `openapi` / `json-schema`; nothing without).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __impl_reason_schema {
-    ($enum:ident) => {
-        $crate::__impl_reason_schema_openapi!($enum);
-        $crate::__impl_reason_schema_json!($enum);
-    };
-}
-
-#[cfg(feature = "openapi")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __impl_reason_schema_openapi {
-    ($enum:ident) => {
-        #[automatically_derived]
-        impl $crate::__private::utoipa::PartialSchema for $enum {
-            fn schema() -> $crate::__private::utoipa::openapi::RefOr<$crate::__private::utoipa::openapi::schema::Schema>
-            {
-                $crate::__private::reason_schema_openapi($enum::ALL)
-            }
-        }
-        #[automatically_derived]
-        impl $crate::__private::utoipa::ToSchema for $enum {}
-    };
-}
-
-#[cfg(not(feature = "openapi"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __impl_reason_schema_openapi {
-    ($enum:ident) => {};
-}
-
-#[cfg(feature = "json-schema")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __impl_reason_schema_json {
-    ($enum:ident) => {
-        #[automatically_derived]
-        impl $crate::__private::schemars::JsonSchema for $enum {
-            fn schema_name() -> ::std::borrow::Cow<'static, str> {
-                ::std::borrow::Cow::Borrowed(::core::stringify!($enum))
-            }
-            fn json_schema(
-                _: &mut $crate::__private::schemars::SchemaGenerator,
-            ) -> $crate::__private::schemars::Schema {
-                $crate::__private::reason_schema_json($enum::ALL)
-            }
-        }
-    };
-}
-
-#[cfg(not(feature = "json-schema"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __impl_reason_schema_json {
-    ($enum:ident) => {};
 }
 
 /// The OpenAPI schema of a reason object restricted to `codes`.

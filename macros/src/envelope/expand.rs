@@ -43,19 +43,33 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, "omitted_fields", &#omitted)?;
         }
     });
+    // With a completeness block the impl is written here, its calls spanned on the block's
+    // type (a wrong type is reported once, there); without one the runtime macro writes it.
     let report = match block {
         Some(member) => quote_spanned! {block_span=>
-            ::core::option::Option::Some(::completeness::__private::CompletenessField::report(&self.#member))
+            #[automatically_derived]
+            impl #impl_generics ::completeness::__private::ReportsCompleteness for #ident #ty_generics #where_clause {
+                fn completeness_report(
+                    &self,
+                ) -> ::core::option::Option<&dyn ::completeness::__private::CompletenessReport> {
+                    ::core::option::Option::Some(::completeness::__private::CompletenessField::report(&self.#member))
+                }
+                fn completeness_report_mut(
+                    &mut self,
+                ) -> ::core::option::Option<&mut dyn ::completeness::__private::CompletenessReport> {
+                    ::core::option::Option::Some(::completeness::__private::CompletenessField::report_mut(
+                        &mut self.#member,
+                    ))
+                }
+            }
+            ::completeness::__private::impl_envelope_into_response!(
+                [#impl_generics] [#ident #ty_generics] [#where_clause]
+            );
         },
-        None => quote! { ::core::option::Option::None },
-    };
-    let report_mut = match block {
-        Some(member) => quote_spanned! {block_span=>
-            ::core::option::Option::Some(::completeness::__private::CompletenessField::report_mut(&mut self.#member))
+        None => quote! {
+            ::completeness::__private::envelope_report!([#impl_generics] [#ident #ty_generics] [#where_clause] []);
         },
-        None => quote! { ::core::option::Option::None },
     };
-
     quote! {
         #[automatically_derived]
         impl #impl_generics ::completeness::__private::serde::Serialize for #ident #ty_generics #where_clause {
@@ -72,21 +86,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             }
         }
 
-        #[automatically_derived]
-        impl #impl_generics ::completeness::__private::ReportsCompleteness for #ident #ty_generics #where_clause {
-            fn completeness_report(&self) -> ::core::option::Option<&dyn ::completeness::__private::CompletenessReport> {
-                #report
-            }
-            fn completeness_report_mut(
-                &mut self,
-            ) -> ::core::option::Option<&mut dyn ::completeness::__private::CompletenessReport> {
-                #report_mut
-            }
-        }
-
-        ::completeness::__private::impl_envelope_into_response!(
-            [#impl_generics] [#ident #ty_generics] [#where_clause]
-        );
+        #report
     }
 }
 
@@ -125,20 +125,8 @@ pub(crate) fn stub(input: &DeriveInput) -> TokenStream {
             }
         }
 
-        #[automatically_derived]
-        impl #impl_generics ::completeness::__private::ReportsCompleteness for #ident #ty_generics #where_clause {
-            fn completeness_report(&self) -> ::core::option::Option<&dyn ::completeness::__private::CompletenessReport> {
-                ::core::option::Option::None
-            }
-            fn completeness_report_mut(
-                &mut self,
-            ) -> ::core::option::Option<&mut dyn ::completeness::__private::CompletenessReport> {
-                ::core::option::Option::None
-            }
-        }
-
-        ::completeness::__private::impl_envelope_into_response!(
-            [#impl_generics] [#ident #ty_generics] [#where_clause]
+        ::completeness::__private::envelope_report!(
+            [#impl_generics] [#ident #ty_generics] [#where_clause] []
         );
     }
 }

@@ -1,12 +1,46 @@
 //! The annotated handler as this macro sees it, borrowing the syn tree.
 
-use syn::{FnArg, Ident, ItemFn, PatType, ReturnType, Type};
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, FnArg, Ident, PatType, ReturnType, Signature, Type, Visibility};
 
 use crate::codes;
 
+/// A function item read only as far as the macro needs: the body stays an opaque
+/// token group (parsing every statement would cost compile time for nothing).
+pub(crate) struct HandlerFn {
+    pub(crate) attrs: Vec<Attribute>,
+    pub(crate) vis: Visibility,
+    pub(crate) sig: Signature,
+    pub(crate) block: Group,
+}
+
+impl HandlerFn {
+    /// Splits off the body without looking inside it, then parses attributes, visibility
+    /// and signature. `None` when the item is not a function with a body.
+    pub(crate) fn split(item: TokenStream) -> Option<syn::Result<HandlerFn>> {
+        let mut trees: Vec<TokenTree> = item.into_iter().collect();
+        let block = match trees.pop() {
+            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace => group,
+            _ => return None,
+        };
+        let head: TokenStream = trees.into_iter().collect();
+        if !head.clone().into_iter().any(|tree| matches!(&tree, TokenTree::Ident(ident) if ident == "fn")) {
+            return None;
+        }
+        let parser = |input: ParseStream| {
+            let attrs = input.call(Attribute::parse_outer)?;
+            let vis = input.parse()?;
+            let sig = input.parse()?;
+            Ok((attrs, vis, sig))
+        };
+        Some(parser.parse2(head).map(|(attrs, vis, sig)| HandlerFn { attrs, vis, sig, block }))
+    }
+}
+
 /// An annotated handler function.
 pub(crate) struct Handler<'a> {
-    pub(crate) function: &'a ItemFn,
+    pub(crate) function: &'a HandlerFn,
     /// `<HandlerInCamelCase>Reason`.
     pub(crate) reason_enum: Ident,
     /// The typed arguments (receivers are reported by validation).
@@ -16,7 +50,7 @@ pub(crate) struct Handler<'a> {
 }
 
 impl<'a> Handler<'a> {
-    pub(crate) fn from_syn(function: &'a ItemFn) -> Handler<'a> {
+    pub(crate) fn from_syn(function: &'a HandlerFn) -> Handler<'a> {
         let name = syn::ext::IdentExt::unraw(&function.sig.ident).to_string();
         let reason_enum = Ident::new(&format!("{}Reason", codes::camel_case(&name)), function.sig.ident.span());
         let args = function

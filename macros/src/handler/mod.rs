@@ -15,9 +15,15 @@ use crate::ctxt::Ctxt;
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::default();
     let attrs = attr::parse(&cx, args);
-    let function = match syn::parse2::<syn::ItemFn>(item.clone()) {
-        Ok(function) => function,
-        Err(_) => {
+    let function = match ast::HandlerFn::split(item.clone()) {
+        Some(Ok(function)) => function,
+        Some(Err(error)) => {
+            cx.syn_error(error);
+            let mut tokens = cx.check().err().map(|e| e.to_compile_error()).unwrap_or_default();
+            tokens.extend(item);
+            return tokens;
+        }
+        None => {
             cx.error_spanned_by(
                 &item,
                 "`#[completeness]` goes on an `async fn` axum handler: \
@@ -30,7 +36,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let handler = ast::Handler::from_syn(&function);
     valid::check(&cx, &attrs, &handler);
-    let reason_enum = expand::reason_enum(&attrs, &handler);
+    let reason_enum = expand::reason_type(&attrs, &handler);
     match cx.check() {
         Ok(()) => {
             let mut tokens = reason_enum;
@@ -40,7 +46,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(errors) => {
             let mut tokens = errors.to_compile_error();
             tokens.extend(reason_enum);
-            tokens.extend(quote::ToTokens::into_token_stream(function));
+            tokens.extend(item);
             tokens
         }
     }
