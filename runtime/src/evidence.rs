@@ -126,10 +126,8 @@ impl Evidence {
         if token.is_empty() {
             return Err(evidence_required());
         }
-        let payload = token::open(config.keys(), EVIDENCE_VERSION, token, config.max_token_len())
-            .map_err(|why| forged(why.describe()))?;
-        let mut r = Reader::new(&payload);
-        let decoded = (|| {
+        let decoded = token::open_with(config.keys(), EVIDENCE_VERSION, token, config.max_token_len(), |payload| {
+            let mut r = Reader::new(payload);
             let issued_at_ms = r.u64()?;
             let expires_at_ms = r.u64()?;
             let bound_credential = r.digest()?;
@@ -137,12 +135,11 @@ impl Evidence {
             let resource = r.str()?.to_owned();
             let snapshot = r.opt_str()?.map(str::to_owned);
             let filters: Map<String, Value> = serde_json::from_str(r.str()?).ok()?;
-            Some((
-                bound_credential,
-                Evidence { resource, filters, snapshot, credential: name, issued_at_ms, expires_at_ms },
-            ))
-        })();
-        let Some((bound_credential, evidence)) = decoded.filter(|_| r.is_done()) else {
+            let evidence = Evidence { resource, filters, snapshot, credential: name, issued_at_ms, expires_at_ms };
+            r.is_done().then_some((bound_credential, evidence))
+        })
+        .map_err(|why| forged(why.describe()))?;
+        let Some((bound_credential, evidence)) = decoded else {
             return Err(forged(TokenError::Malformed.describe()));
         };
         if bound_credential != credential.fingerprint() {

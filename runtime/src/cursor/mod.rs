@@ -171,23 +171,21 @@ impl CursorClaims {
 
     /// Authenticates and decodes a cursor, without checking its bindings or expiry.
     pub fn decode(keys: &CursorKeys, cursor: &str, max_len: usize) -> Result<CursorClaims, CursorError> {
-        let payload = token::open(keys, CURSOR_VERSION, cursor, max_len).map_err(CursorError::Invalid)?;
-        let mut r = Reader::new(&payload);
-        let claims = (|| {
-            Some(CursorClaims {
+        let claims = token::open_with(keys, CURSOR_VERSION, cursor, max_len, |payload| {
+            let mut r = Reader::new(payload);
+            let claims = CursorClaims {
                 issued_at_ms: r.u64()?,
                 expires_at_ms: r.u64()?,
                 query: r.digest()?,
                 credential: r.digest()?,
                 snapshot: r.opt_str()?.map(str::to_owned),
                 position: r.str()?.to_owned(),
-            })
-        })();
-        match claims {
-            Some(claims) if r.is_done() => Ok(claims),
-            // Signed by us yet unreadable: only a token of another format version could be.
-            _ => Err(CursorError::Invalid(TokenError::Malformed)),
-        }
+            };
+            r.is_done().then_some(claims)
+        })
+        .map_err(CursorError::Invalid)?;
+        // Signed by us yet unreadable: only a token of another format version could be.
+        claims.ok_or(CursorError::Invalid(TokenError::Malformed))
     }
 
     /// Checks the bindings and expiry of decoded claims at `now_ms`.

@@ -56,7 +56,22 @@ pub(crate) fn seal(keys: &CursorKeys, version: &str, payload: &[u8]) -> String {
 }
 
 /// Verifies a token of `version` and returns its payload bytes.
+#[cfg(test)]
 pub(crate) fn open(keys: &CursorKeys, version: &str, token: &str, max_len: usize) -> Result<Vec<u8>, TokenError> {
+    open_with(keys, version, token, max_len, |payload| payload.to_vec())
+}
+
+/// Payloads up to this many bytes are decoded on the stack.
+const STACK_PAYLOAD: usize = 512;
+
+/// Verifies a token of `version` and hands its payload bytes to `read`.
+pub(crate) fn open_with<T>(
+    keys: &CursorKeys,
+    version: &str,
+    token: &str,
+    max_len: usize,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Result<T, TokenError> {
     if token.len() > max_len {
         return Err(TokenError::Oversized);
     }
@@ -71,7 +86,14 @@ pub(crate) fn open(keys: &CursorKeys, version: &str, token: &str, max_len: usize
     let mut mac = keys.mac_for(kid).ok_or(TokenError::UnknownKey)?;
     mac.update(signed.as_bytes());
     mac.verify_slice(&tag[..tag_len]).map_err(|_| TokenError::BadSignature)?;
-    URL_SAFE_NO_PAD.decode(payload_b64).map_err(|_| TokenError::Malformed)
+    if base64::decoded_len_estimate(payload_b64.len()) <= STACK_PAYLOAD {
+        let mut buffer = [0u8; STACK_PAYLOAD];
+        let len = URL_SAFE_NO_PAD.decode_slice(payload_b64, &mut buffer).map_err(|_| TokenError::Malformed)?;
+        Ok(read(&buffer[..len]))
+    } else {
+        let payload = URL_SAFE_NO_PAD.decode(payload_b64).map_err(|_| TokenError::Malformed)?;
+        Ok(read(&payload))
+    }
 }
 
 #[cfg(test)]
