@@ -54,6 +54,19 @@ pub struct ListItem {
     pub created_at: String,
 }
 
+impl ListItem {
+    /// Reads a row selected as `id, name, tenant, owner, created_at`.
+    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ListItem> {
+        Ok(ListItem {
+            id: row.get(0)?,
+            name: row.get(1)?,
+            tenant: row.get(2)?,
+            owner: row.get(3)?,
+            created_at: row.get(4)?,
+        })
+    }
+}
+
 /// Which owners a query selects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OwnerFilter {
@@ -304,15 +317,7 @@ impl Store {
         let mut bound: Vec<rusqlite::types::Value> =
             vec![(snapshot as i64).into(), after.unwrap_or("").to_owned().into()];
         bound.extend(values.into_iter().map(Into::into));
-        let rows = statement.query_map(params_from_iter(bound), |row| {
-            Ok(ListItem {
-                id: row.get(0)?,
-                name: row.get(1)?,
-                tenant: row.get(2)?,
-                owner: row.get(3)?,
-                created_at: row.get(4)?,
-            })
-        })?;
+        let rows = statement.query_map(params_from_iter(bound), ListItem::from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -334,15 +339,7 @@ impl Store {
         let mut statement = conn.prepare_cached(&sql)?;
         let mut bound: Vec<rusqlite::types::Value> = vec![(snapshot as i64).into()];
         bound.extend(values.into_iter().map(Into::into));
-        let rows = statement.query_map(params_from_iter(bound), |row| {
-            Ok(ListItem {
-                id: row.get(0)?,
-                name: row.get(1)?,
-                tenant: row.get(2)?,
-                owner: row.get(3)?,
-                created_at: row.get(4)?,
-            })
-        })?;
+        let rows = statement.query_map(params_from_iter(bound), ListItem::from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
