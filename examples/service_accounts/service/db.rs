@@ -258,22 +258,9 @@ impl Store {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
         {
-            let mut insert = tx.prepare(&format!(
-                "INSERT INTO accounts (valid_from, valid_to, {COLUMNS}) VALUES (1, NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
-            ))?;
+            let mut insert = tx.prepare(&insert_version_sql())?;
             for n in 1..=u64::from(count) {
-                let a = seed::seeded(n).account;
-                insert.execute(params![
-                    a.id,
-                    a.name,
-                    a.tenant,
-                    a.owner,
-                    a.owner_email,
-                    a.description,
-                    a.created_at,
-                    a.secret_fingerprint,
-                    a.archived
-                ])?;
+                execute_insert(&mut insert, &seed::seeded(n).account, 1)?;
             }
         }
         tx.execute("INSERT INTO snapshots (number, created_at_ms) VALUES (1, ?1)", [now_ms()])?;
@@ -584,10 +571,20 @@ fn close_version(conn: &Connection, id: &str, snapshot: Snapshot) -> Result<(), 
 }
 
 fn insert_version(conn: &Connection, a: &Account, snapshot: Snapshot) -> Result<(), StoreError> {
-    conn.prepare_cached(&format!(
+    let mut statement = conn.prepare_cached(&insert_version_sql())?;
+    execute_insert(&mut statement, a, snapshot)
+}
+
+/// The statement that inserts one row version, valid from `?1` and open-ended.
+fn insert_version_sql() -> String {
+    format!(
         "INSERT INTO accounts (valid_from, valid_to, {COLUMNS}) VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
-    ))?
-    .execute(params![
+    )
+}
+
+/// Runs [`insert_version_sql`] for `a`, valid from `snapshot`.
+fn execute_insert(statement: &mut rusqlite::Statement<'_>, a: &Account, snapshot: Snapshot) -> Result<(), StoreError> {
+    statement.execute(params![
         snapshot as i64,
         a.id,
         a.name,
