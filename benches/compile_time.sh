@@ -38,6 +38,29 @@ serde = { version = "1", features = ["derive"] }
 TOML
 done
 
+# The body of handler $1, whose scope names resource $2 (empty: the macro fills it in).
+handler() {
+  cat <<RS
+pub async fn list_$1(Query(query): Query<Vec<(String, String)>>) -> Page$1 {
+    let mut completeness = Completeness::complete(Scope::new("$2", "all"));
+    if query.is_empty() {
+        completeness.push_reason(VisibilityRestricted::new());
+    } else {
+        completeness.push_reason(MorePagesAvailable::new("next"));
+    }
+    Page$1 { items: query.into_iter().map(|(k, _)| k).collect(), completeness }
+}
+RS
+}
+
+# The router over every handler.
+router() {
+  echo 'pub fn router() -> Router {'
+  echo '    Router::new()'
+  for i in $(seq 1 $HANDLERS); do echo "        .route(\"/r$i\", get(list_$i))"; done
+  echo '}'
+}
+
 # The annotated crate: the macros write the reason enums, Serialize and the checks.
 {
   echo 'use axum::Router;'
@@ -55,21 +78,10 @@ pub struct Page$i {
 }
 
 #[completeness(resource = "resource_$i", reasons(MorePagesAvailable, VisibilityRestricted))]
-pub async fn list_$i(Query(query): Query<Vec<(String, String)>>) -> Page$i {
-    let mut completeness = Completeness::complete(Scope::new("", "all"));
-    if query.is_empty() {
-        completeness.push_reason(VisibilityRestricted::new());
-    } else {
-        completeness.push_reason(MorePagesAvailable::new("next"));
-    }
-    Page$i { items: query.into_iter().map(|(k, _)| k).collect(), completeness }
-}
 RS
+    handler "$i" ""
   done
-  echo 'pub fn router() -> Router {'
-  echo '    Router::new()'
-  for i in $(seq 1 $HANDLERS); do echo "        .route(\"/r$i\", get(list_$i))"; done
-  echo '}'
+  router
 } > "$WORK/annotated/src/lib.rs"
 
 # The twin: the same handlers, no macros, everything written by hand.
@@ -113,21 +125,10 @@ impl IntoResponse for Page$i {
     }
 }
 
-pub async fn list_$i(Query(query): Query<Vec<(String, String)>>) -> Page$i {
-    let mut completeness = Completeness::complete(Scope::new("resource_$i", "all"));
-    if query.is_empty() {
-        completeness.push_reason(VisibilityRestricted::new());
-    } else {
-        completeness.push_reason(MorePagesAvailable::new("next"));
-    }
-    Page$i { items: query.into_iter().map(|(k, _)| k).collect(), completeness }
-}
 RS
+    handler "$i" "resource_$i"
   done
-  echo 'pub fn router() -> Router {'
-  echo '    Router::new()'
-  for i in $(seq 1 $HANDLERS); do echo "        .route(\"/r$i\", get(list_$i))"; done
-  echo '}'
+  router
 } > "$WORK/plain/src/lib.rs"
 
 cd "$WORK"
