@@ -7,7 +7,7 @@
 //! ceil(N / page_size) pages, with no probe after an exactly full last page.
 //!
 //! Two item types: bare `u64` ids (the worst case for the ratio: a page costs little
-//! more than a memcpy, so the collector's per-page clock read and bookkeeping show)
+//! more than a memcpy, so the collector's per-page bookkeeping shows)
 //! and account records shaped like the example service's.
 
 use std::cell::Cell;

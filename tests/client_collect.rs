@@ -158,6 +158,35 @@ fn a_spent_deadline_stops_before_fetching_and_says_so() {
 }
 
 #[test]
+fn a_deadline_that_passes_while_pages_wait_stops_the_traversal_with_a_resume_cursor() {
+    // Every page waits 30 ms on a timer (a fetch that returns Pending); the deadline is
+    // 50 ms, so the collector must stop after a handful of the 100 pages.
+    let source = RefCell::new(MemorySource::new(1_000, 10));
+    let limits = CollectLimits { deadline: Duration::from_millis(50), ..no_limits() };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+    let collected = runtime
+        .block_on(collect_all(
+            |cursor: Option<String>| {
+                let page = source.borrow_mut().fetch(cursor.as_deref());
+                async move {
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                    page
+                }
+            },
+            limits,
+        ))
+        .unwrap();
+    assert!(!collected.is_complete());
+    let fetched = collected.pages_fetched();
+    assert!((1..=3).contains(&fetched), "the deadline was read after each waiting page: {fetched} pages fetched");
+    assert_eq!(collected.items.len() as u64, fetched * 10);
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["incomplete_reasons"][0]["limit_kind"], LimitKind::Deadline.to_json());
+    assert!(json["next_cursor"].is_string(), "the traversal can be resumed");
+    assert_envelope_invariants(&json);
+}
+
+#[test]
 fn reasons_and_warnings_of_every_page_are_carried() {
     let source = RefCell::new(MemorySource::new(40, 6).restricted(true).warning_every(Some(2)));
     let collected = collect(&source, no_limits(), |_, _| {}).unwrap();

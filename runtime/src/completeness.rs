@@ -209,6 +209,16 @@ impl<R: Reason> Completeness<R> {
         self.page.as_ref()
     }
 
+    /// The page member, mutably (for the collector's summary of a traversal).
+    pub(crate) fn page_mut(&mut self) -> Option<&mut PageInfo> {
+        self.page.as_mut()
+    }
+
+    /// The scope and page member, by value.
+    pub(crate) fn into_scope_and_page(self) -> (Scope, Option<PageInfo>) {
+        (self.scope, self.page)
+    }
+
     /// The scope.
     pub fn scope(&self) -> &Scope {
         &self.scope

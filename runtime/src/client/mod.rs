@@ -6,6 +6,7 @@
 
 pub mod approval;
 pub mod collect;
+mod deadline;
 pub mod decide;
 pub mod explain;
 #[cfg(feature = "client")]
