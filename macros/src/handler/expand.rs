@@ -1,17 +1,60 @@
 //! Code for a validated handler. Infallible; every path is absolute.
+//!
+//! Both readers (the token-level one in `fast.rs` and the syn one) describe the handler
+//! as [`Parts`], so the emitted code does not depend on which one read it.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use proc_macro2::{Group, Ident, Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 
 use super::ast::Handler;
 use super::attr::Attrs;
 use crate::codes;
 
-/// The declared names of `table` that are known, each once, in declaration order.
-fn known<'t>(names: Option<&(syn::Path, Vec<syn::Ident>)>, table: &[(&'t str, &'t str)]) -> Vec<(syn::Ident, &'t str)> {
-    let mut out: Vec<(syn::Ident, &str)> = Vec::new();
-    for name in names.map(|(_, names)| names.as_slice()).unwrap_or_default() {
+/// What the emitted code is made of: the handler's own tokens, passed through as written,
+/// and what the attribute declares.
+pub(crate) struct Parts {
+    /// The function's outer attributes.
+    pub(crate) attrs: TokenStream,
+    pub(crate) vis: TokenStream,
+    pub(crate) name: Ident,
+    /// `<...>` and the where clause; empty when there are none.
+    pub(crate) generics: TokenStream,
+    pub(crate) where_clause: TokenStream,
+    /// The arguments, without their parentheses.
+    pub(crate) inputs: TokenStream,
+    /// The declared return type; `None` for `()`.
+    pub(crate) output: Option<TokenStream>,
+    /// Where a response that does not report completeness is reported: the return type.
+    pub(crate) output_span: Span,
+    pub(crate) block: Group,
+    /// `<HandlerInCamelCase>Reason`.
+    pub(crate) reason_type: Ident,
+    pub(crate) declared: Declared,
+}
+
+/// What the attribute declares, validated: known names, each once, in declaration order.
+pub(crate) struct Declared {
+    pub(crate) resource: String,
+    pub(crate) reasons: Vec<(Ident, &'static str)>,
+    pub(crate) warnings: Vec<(Ident, &'static str)>,
+}
+
+impl Declared {
+    /// The known names of the attribute `attrs`, each once (unknown and repeated names
+    /// have been reported by validation).
+    pub(crate) fn from_attrs(attrs: &Attrs) -> Declared {
+        Declared {
+            resource: attrs.resource.as_ref().map(syn::LitStr::value).unwrap_or_default(),
+            reasons: known(attrs.reasons.as_ref().map(|(_, names)| names.as_slice()), &codes::REASONS),
+            warnings: known(attrs.warnings.as_ref().map(|(_, names)| names.as_slice()), &codes::WARNINGS),
+        }
+    }
+}
+
+/// The names of `names` that are in `table`, each once, with their codes.
+fn known(names: Option<&[Ident]>, table: &[(&str, &'static str)]) -> Vec<(Ident, &'static str)> {
+    let mut out: Vec<(Ident, &'static str)> = Vec::new();
+    for name in names.unwrap_or_default() {
         if let Some((_, code)) = table.iter().find(|(known, _)| name == known)
             && !out.iter().any(|(seen, _)| seen == name)
         {
@@ -21,24 +64,45 @@ fn known<'t>(names: Option<&(syn::Path, Vec<syn::Ident>)>, table: &[(&'t str, &'
     out
 }
 
+impl Parts {
+    /// The parts of a handler read by syn.
+    pub(crate) fn from_syn(attrs: &Attrs, handler: &Handler) -> Parts {
+        let function = handler.function;
+        let sig = &function.sig;
+        let outer = &function.attrs;
+        Parts {
+            attrs: quote! { #(#outer)* },
+            vis: function.vis.to_token_stream(),
+            name: sig.ident.clone(),
+            generics: sig.generics.to_token_stream(),
+            where_clause: sig.generics.where_clause.to_token_stream(),
+            inputs: sig.inputs.to_token_stream(),
+            output: handler.output.map(ToTokens::to_token_stream),
+            output_span: handler.output.map_or_else(|| sig.ident.span(), syn::spanned::Spanned::span),
+            block: function.block.clone(),
+            reason_type: handler.reason_enum.clone(),
+            declared: Declared::from_attrs(attrs),
+        }
+    }
+}
+
 /// `<Handler>Reason`: a `DeclaredReason` whose marker declares exactly the listed reasons
 /// (and warnings, and the resource). The behaviour is generic in the runtime; per endpoint
 /// this is one uninhabited marker and a few empty impls.
-pub(crate) fn reason_type(attrs: &Attrs, handler: &Handler) -> TokenStream {
-    let name = &handler.reason_enum;
+pub(crate) fn reason_type(parts: &Parts) -> TokenStream {
+    let name = &parts.reason_type;
     let marker = format_ident!("__{}Set", name);
-    let vis = &handler.function.vis;
-    let handler_name = handler.function.sig.ident.to_string();
-    let reasons = known(attrs.reasons.as_ref(), &codes::REASONS);
-    let warnings = known(attrs.warnings.as_ref(), &codes::WARNINGS);
-    let resource = attrs.resource.as_ref().map(syn::LitStr::value).unwrap_or_default();
-    let codes_doc = reasons.iter().map(|(_, code)| format!("`{code}`")).collect::<Vec<_>>().join(", ");
+    let vis = &parts.vis;
+    let declared = &parts.declared;
+    let codes_doc = declared.reasons.iter().map(|(_, code)| format!("`{code}`")).collect::<Vec<_>>().join(", ");
     let doc = format!(
-        "The incomplete reasons `{handler_name}` declares: {}. Generated by `#[completeness]`.",
+        "The incomplete reasons `{}` declares: {}. Generated by `#[completeness]`.",
+        parts.name,
         if codes_doc.is_empty() { "none".to_owned() } else { codes_doc }
     );
-    let reason_names = reasons.iter().map(|(variant, _)| variant);
-    let warning_names = warnings.iter().map(|(variant, _)| variant);
+    let resource = &declared.resource;
+    let reason_names = declared.reasons.iter().map(|(variant, _)| variant);
+    let warning_names = declared.warnings.iter().map(|(variant, _)| variant);
     quote! {
         ::completeness::__private::declare_reasons!(
             #doc #vis #name #marker #resource [#(#reason_names)*] [#(#warning_names)*]
@@ -49,28 +113,16 @@ pub(crate) fn reason_type(attrs: &Attrs, handler: &Handler) -> TokenStream {
 /// The handler: a hidden `require_complete` extractor first, the user's arguments as written,
 /// and the user's body in an `async move` block whose response is checked (`scope.resource`
 /// filled, the demand applied when sent). One function, one state machine.
-pub(crate) fn handler(attrs: &Attrs, handler: &Handler) -> TokenStream {
-    let function = handler.function;
-    let sig = &function.sig;
-    let outer_attrs = &function.attrs;
-    let vis = &function.vis;
-    let name = &sig.ident;
-    let generics = &sig.generics;
-    let where_clause = &sig.generics.where_clause;
-    let inputs = &sig.inputs;
-    let demand = syn::Ident::new("__completeness_demand", Span::mixed_site());
-    let output = match handler.output {
-        Some(ty) => quote! { #ty },
-        None => quote! { () },
-    };
-    let output_span = handler.output.map_or_else(|| sig.ident.span(), |ty| ty.span());
-    let resource = attrs.resource.as_ref().map(syn::LitStr::value).unwrap_or_default();
-    let block = &function.block;
-    let checked = quote_spanned! {output_span=>
+pub(crate) fn handler(parts: &Parts) -> TokenStream {
+    let Parts { attrs, vis, name, generics, where_clause, inputs, block, .. } = parts;
+    let demand = Ident::new("__completeness_demand", Span::mixed_site());
+    let output = parts.output.clone().unwrap_or_else(|| quote! { () });
+    let resource = &parts.declared.resource;
+    let checked = quote_spanned! {parts.output_span=>
         ::completeness::__private::checked_future::<#output, _>
     };
     quote! {
-        #(#outer_attrs)*
+        #attrs
         #vis fn #name #generics (
             #demand: ::completeness::__private::Demand,
             #inputs
