@@ -55,6 +55,20 @@ fn generated_reason_type_holds_exactly_the_declared_codes() {
     assert!(error.to_string().contains("not one this endpoint declares"), "{error}");
 }
 
+/// The same reasons, declared in another order, by another endpoint.
+#[completeness(resource = "archived_accounts", reasons(VisibilityRestricted, MorePagesAvailable))]
+async fn list_archived() -> Envelope<String, ListArchivedReason> {
+    Envelope::complete(vec![], Scope::new("", "all"))
+}
+
+#[test]
+fn endpoints_declaring_the_same_reasons_share_one_reason_type() {
+    fn same_type<T>(_: std::marker::PhantomData<T>, _: std::marker::PhantomData<T>) {}
+    same_type(std::marker::PhantomData::<ListAccountsReason>, std::marker::PhantomData::<ListArchivedReason>);
+    assert_eq!(ListArchivedReason::ALL, ListAccountsReason::ALL, "codes come in code order, not declaration order");
+    let _ = list_archived;
+}
+
 #[tokio::test]
 async fn handler_fills_an_empty_scope_resource() {
     let query = axum::extract::Query(vec![("state".to_owned(), "hidden".to_owned())]);
@@ -163,7 +177,11 @@ fn openapi_schema_of_the_reason_enum_lists_the_declared_codes() {
         json["properties"]["code"]["enum"],
         serde_json::json!(["MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"])
     );
-    assert_eq!(<ListAccountsReason as utoipa::ToSchema>::name(), "ListAccountsReason");
+    assert_eq!(
+        <ListAccountsReason as utoipa::ToSchema>::name(),
+        "DeclaredReason_MorePagesAvailable_VisibilityRestricted",
+        "named for its codes: endpoints declaring the same reasons share one schema"
+    );
 }
 
 #[cfg(feature = "json-schema")]

@@ -17,10 +17,10 @@ mod types;
 /// Declares a list handler's completeness contract.
 ///
 /// `#[completeness(resource = "service_accounts", reasons(MorePagesAvailable, ...), warnings(PageSizeReduced, ...))]`
-/// on an `async fn` axum handler generates `<HandlerInCamelCase>Reason`, a
+/// on an `async fn` axum handler generates `<HandlerInCamelCase>Reason`, an alias of a
 /// `completeness::DeclaredReason` that converts from exactly the declared reasons' detail
-/// structs (with `ALL`, `WARNINGS`, `RESOURCE` and, under their features, the OpenAPI and JSON
-/// Schema impls); checks that the response reports completeness; fills `scope.resource`; and
+/// structs (with `ALL`, `WARNINGS` and, under their features, the OpenAPI and JSON Schema
+/// impls; endpoints declaring the same reasons share the type); checks that the response reports completeness; fills `scope.resource`; and
 /// applies the caller's `require_complete` demand. The handler gains a hidden first extractor
 /// and returns a `completeness::CheckedFuture` of its declared response.
 #[proc_macro_attribute]

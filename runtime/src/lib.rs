@@ -75,7 +75,7 @@ pub use continuation::Continuation;
 pub use credential::Credential;
 #[cfg(feature = "axum")]
 pub use cursor::{CursorKeys, QueryBinding};
-pub use declared::{DeclaredReason, Declares, ReasonSet};
+pub use declared::{DeclaredReason, Declares, ReasonSet, ReasonSlot, Reasons, Undeclared, WarningSet, Warnings};
 pub use envelope::Envelope;
 #[cfg(feature = "axum")]
 pub use evidence::{Evidence, EvidenceIssuer, RequireEvidence};

@@ -4,7 +4,7 @@
 //! only. Where the generated code differs per feature (axum), they call a declarative
 //! macro below whose definition is chosen by this crate's features, so the user's crate
 //! needs no feature of its own; the schema impls of endpoint reasons are generic
-//! (`DeclaredReason<M>`) and selected here the same way.
+//! (`DeclaredReason<R, W>`) and selected here the same way.
 
 pub use serde;
 pub use serde_json;
@@ -25,6 +25,15 @@ pub use crate::__reason_enum_impls as reason_enum_impls;
 pub use crate::checked::{CheckedFuture, CheckedResponse};
 pub use crate::completeness::{Completeness, Shape};
 pub use crate::declared::{DeclaredReason, Declares, ReasonSet};
+
+/// What fills the slots of `Reasons` in generated reason types.
+pub mod slot {
+    pub use crate::declared::Undeclared;
+    pub use crate::reason::{
+        ClientLimitReached, MorePagesAvailable, QuotaExhausted, ResultLimitReached, SnapshotExpired, SourceUnavailable,
+        TimeBudgetExceeded, VisibilityRestricted,
+    };
+}
 pub use crate::field::{Field, OmittedFields};
 pub use crate::reason;
 pub use crate::reason::ReasonCode;
@@ -83,30 +92,18 @@ impl<R: crate::reason::Reason> CompletenessField for Completeness<R> {
     }
 }
 
-/// The reason type of one endpoint: `$name` = `DeclaredReason<$marker>`, the marker declaring
-/// exactly the listed reasons (and warnings, and the resource).
+/// The reason type of one endpoint: `$name` = `DeclaredReason<Reasons<..>, Warnings<..>>`,
+/// the slots listing, in code order, each declared reason's details or `Undeclared`, and
+/// `$warnings` the mask of the declared warnings. One alias: no item of its own.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __declare_reasons {
-    ($doc:literal $vis:vis $name:ident $marker:ident $resource:literal [$($reason:ident)*] [$($warning:ident)*]) => {
+    ($doc:literal $vis:vis $name:ident [$($slot:ident)*] $warnings:literal) => {
         #[doc = $doc]
-        $vis type $name = $crate::declared::DeclaredReason<$marker>;
-
-        #[doc(hidden)]
-        $vis enum $marker {}
-
-        #[automatically_derived]
-        impl $crate::declared::ReasonSet for $marker {
-            const NAME: &'static str = ::core::stringify!($name);
-            const ALL: &'static [$crate::reason::ReasonCode] = &[$($crate::reason::ReasonCode::$reason),*];
-            const WARNINGS: &'static [$crate::warning::WarningCode] = &[$($crate::warning::WarningCode::$warning),*];
-            const RESOURCE: &'static str = $resource;
-        }
-
-        $(
-            #[automatically_derived]
-            impl $crate::declared::Declares<$crate::reason::$reason> for $marker {}
-        )*
+        $vis type $name = $crate::declared::DeclaredReason<
+            $crate::declared::Reasons<$($crate::__private::slot::$slot),*>,
+            $crate::declared::Warnings<$warnings>,
+        >;
     };
 }
 

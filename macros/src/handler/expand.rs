@@ -3,8 +3,8 @@
 //! Both readers (the token-level one in `fast.rs` and the syn one) describe the handler
 //! as [`Parts`], so the emitted code does not depend on which one read it.
 
-use proc_macro2::{Group, Ident, Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use proc_macro2::{Group, Ident, Literal, Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
 
 use super::ast::Handler;
 use super::attr::Attrs;
@@ -86,12 +86,11 @@ impl Parts {
     }
 }
 
-/// `<Handler>Reason`: a `DeclaredReason` whose marker declares exactly the listed reasons
-/// (and warnings, and the resource). The behaviour is generic in the runtime; per endpoint
-/// this is one uninhabited marker and a few empty impls.
+/// `<Handler>Reason`: one type alias of a `DeclaredReason` whose slots spell the declared
+/// reasons (in code order, `Undeclared` where a reason is not declared) and whose mask the
+/// declared warnings. The behaviour is generic in the runtime.
 pub(crate) fn reason_type(parts: &Parts) -> TokenStream {
     let name = &parts.reason_type;
-    let marker = format_ident!("__{}Set", name);
     let vis = &parts.vis;
     let declared = &parts.declared;
     let codes_doc = declared.reasons.iter().map(|(_, code)| format!("`{code}`")).collect::<Vec<_>>().join(", ");
@@ -100,13 +99,18 @@ pub(crate) fn reason_type(parts: &Parts) -> TokenStream {
         parts.name,
         if codes_doc.is_empty() { "none".to_owned() } else { codes_doc }
     );
-    let resource = &declared.resource;
-    let reason_names = declared.reasons.iter().map(|(variant, _)| variant);
-    let warning_names = declared.warnings.iter().map(|(variant, _)| variant);
+    let slots = codes::REASONS.iter().map(|(known, _)| match declared.reasons.iter().find(|(name, _)| name == known) {
+        Some((name, _)) => name.clone(),
+        None => Ident::new("Undeclared", Span::call_site()),
+    });
+    let warnings = codes::WARNINGS
+        .iter()
+        .enumerate()
+        .filter(|(_, (known, _))| declared.warnings.iter().any(|(name, _)| name == known))
+        .fold(0_u8, |mask, (bit, _)| mask | 1 << bit);
+    let warnings = Literal::u8_unsuffixed(warnings);
     quote! {
-        ::completeness::__private::declare_reasons!(
-            #doc #vis #name #marker #resource [#(#reason_names)*] [#(#warning_names)*]
-        );
+        ::completeness::__private::declare_reasons!(#doc #vis #name [#(#slots)*] #warnings);
     }
 }
 

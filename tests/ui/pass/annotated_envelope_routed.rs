@@ -23,5 +23,4 @@ fn main() {
         &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted]
     );
     assert_eq!(ListServiceAccountsReason::WARNINGS, &[WarningCode::PageSizeReduced]);
-    assert_eq!(ListServiceAccountsReason::RESOURCE, "service_accounts");
 }
