@@ -19,6 +19,7 @@ pub use utoipa;
 pub use schemars;
 
 pub use crate::__declare_reasons as declare_reasons;
+pub use crate::__envelope_impls as envelope_impls;
 pub use crate::__envelope_report as envelope_report;
 pub use crate::__impl_envelope_into_response as impl_envelope_into_response;
 pub use crate::__reason_enum_impls as reason_enum_impls;
@@ -104,6 +105,54 @@ macro_rules! __declare_reasons {
             $crate::declared::Reasons<$($crate::__private::slot::$slot),*>,
             $crate::declared::Warnings<$warnings>,
         >;
+    };
+}
+
+/// `Serialize`, `ReportsCompleteness` and (with `axum`) `IntoResponse` of a derived envelope:
+/// the impls' scaffolding, written once here, around what differs per struct.
+///
+/// Input, as `#[derive(ResultEnvelope)]` writes it:
+/// `[impl generics] [type] [where clause] self map serialize [statements] report [expr] [expr]`.
+/// The derive writes the statements that fill the map and the two report expressions itself,
+/// spanned on the fields' types so a type error points at the field; it passes its own `self`
+/// and `map` tokens so they resolve to what this macro declares. `report [] []` marks a single
+/// resource, which reports no completeness.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __envelope_impls {
+    (
+        [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt $map:ident
+        serialize [$($entries:tt)*] report [$($report:tt)*] [$($report_mut:tt)*]
+    ) => {
+        #[automatically_derived]
+        impl $($generics)* $crate::__private::serde::Serialize for $($ty)* $($where)* {
+            fn serialize<__CompletenessSerializer: $crate::__private::serde::Serializer>(
+                &$this,
+                serializer: __CompletenessSerializer,
+            ) -> ::core::result::Result<__CompletenessSerializer::Ok, __CompletenessSerializer::Error> {
+                let mut $map = __CompletenessSerializer::serialize_map(serializer, ::core::option::Option::None)?;
+                $($entries)*
+                $crate::__private::serde::ser::SerializeMap::end($map)
+            }
+        }
+        $crate::__envelope_impls!(@report [$($generics)*] [$($ty)*] [$($where)*] $this [$($report)*] [$($report_mut)*]);
+    };
+    (@report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt [] []) => {
+        $crate::__envelope_report!([$($generics)*] [$($ty)*] [$($where)*] []);
+    };
+    (@report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt [$($report:tt)+] [$($report_mut:tt)+]) => {
+        #[automatically_derived]
+        impl $($generics)* $crate::__private::ReportsCompleteness for $($ty)* $($where)* {
+            fn completeness_report(&$this) -> ::core::option::Option<&dyn $crate::__private::CompletenessReport> {
+                ::core::option::Option::Some($($report)+)
+            }
+            fn completeness_report_mut(
+                &mut $this,
+            ) -> ::core::option::Option<&mut dyn $crate::__private::CompletenessReport> {
+                ::core::option::Option::Some($($report_mut)+)
+            }
+        }
+        $crate::__impl_envelope_into_response!([$($generics)*] [$($ty)*] [$($where)*]);
     };
 }
 

@@ -7,10 +7,13 @@ use syn::{DeriveInput, Generics, Ident};
 
 use super::ast::Input;
 
-/// `Serialize`, `ReportsCompleteness` and `IntoResponse` for `input`.
+/// `Serialize`, `ReportsCompleteness` and `IntoResponse` for `input`. The runtime's
+/// `envelope_impls!` writes the impls' scaffolding; this writes what differs per struct:
+/// the statements that fill the map and the report expressions, each spanned on its field's
+/// type (`self` too) so a type error points at the field.
 pub(crate) fn envelope(input: &Input) -> TokenStream {
     let ident = input.ident;
-    let serializer = Ident::new("__CompletenessSerializer", Span::mixed_site());
+    let this = Ident::new("self", Span::call_site());
     let map = Ident::new("__completeness_map", Span::mixed_site());
     let omitted = Ident::new("__completeness_omitted", Span::mixed_site());
     let generics = with_bounds(input);
@@ -43,50 +46,18 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, "omitted_fields", &#omitted)?;
         }
     });
-    // With a completeness block the impl is written here, its calls spanned on the block's
-    // type (a wrong type is reported once, there); without one the runtime macro writes it.
-    let report = match block {
-        Some(member) => quote_spanned! {block_span=>
-            #[automatically_derived]
-            impl #impl_generics ::completeness::__private::ReportsCompleteness for #ident #ty_generics #where_clause {
-                fn completeness_report(
-                    &self,
-                ) -> ::core::option::Option<&dyn ::completeness::__private::CompletenessReport> {
-                    ::core::option::Option::Some(::completeness::__private::CompletenessField::report(&self.#member))
-                }
-                fn completeness_report_mut(
-                    &mut self,
-                ) -> ::core::option::Option<&mut dyn ::completeness::__private::CompletenessReport> {
-                    ::core::option::Option::Some(::completeness::__private::CompletenessField::report_mut(
-                        &mut self.#member,
-                    ))
-                }
-            }
-            ::completeness::__private::impl_envelope_into_response!(
-                [#impl_generics] [#ident #ty_generics] [#where_clause]
-            );
-        },
-        None => quote! {
-            ::completeness::__private::envelope_report!([#impl_generics] [#ident #ty_generics] [#where_clause] []);
-        },
-    };
+    let report = block.map(|member| {
+        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report(&self.#member) }
+    });
+    let report_mut = block.map(|member| {
+        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report_mut(&mut self.#member) }
+    });
     quote! {
-        #[automatically_derived]
-        impl #impl_generics ::completeness::__private::serde::Serialize for #ident #ty_generics #where_clause {
-            fn serialize<#serializer: ::completeness::__private::serde::Serializer>(
-                &self,
-                serializer: #serializer,
-            ) -> ::core::result::Result<#serializer::Ok, #serializer::Error> {
-                let mut #map = #serializer::serialize_map(serializer, ::core::option::Option::None)?;
-                #head
-                #(#data)*
-                #omitted_fields
-                #tail
-                ::completeness::__private::serde::ser::SerializeMap::end(#map)
-            }
-        }
-
-        #report
+        ::completeness::__private::envelope_impls!(
+            [#impl_generics] [#ident #ty_generics] [#where_clause] #this #map
+            serialize [#head #(#data)* #omitted_fields #tail]
+            report [#report] [#report_mut]
+        );
     }
 }
 
