@@ -99,14 +99,15 @@ pub(crate) fn reason_type(parts: &Parts) -> TokenStream {
         parts.name,
         if codes_doc.is_empty() { "none".to_owned() } else { codes_doc }
     );
-    let slots = codes::REASONS.iter().map(|(known, _)| match declared.reasons.iter().find(|(name, _)| name == known) {
+    // Matched by code: comparing a compiler identifier with a string goes through the compiler.
+    let slots = codes::REASONS.iter().map(|(_, code)| match declared.reasons.iter().find(|(_, c)| c == code) {
         Some((name, _)) => name.clone(),
         None => Ident::new("Undeclared", Span::call_site()),
     });
     let warnings = codes::WARNINGS
         .iter()
         .enumerate()
-        .filter(|(_, (known, _))| declared.warnings.iter().any(|(name, _)| name == known))
+        .filter(|(_, (_, code))| declared.warnings.iter().any(|(_, c)| c == code))
         .fold(0_u8, |mask, (bit, _)| mask | 1 << bit);
     let warnings = Literal::u8_unsuffixed(warnings);
     quote! {

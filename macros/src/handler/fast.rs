@@ -9,6 +9,9 @@
 //! argument, a return type that mentions a collection or a wrapper, any unknown,
 //! repeated or malformed argument) is left to the syn reader, which validates it and
 //! reports every mistake. Both readers produce the same [`Parts`].
+//!
+//! An identifier compared with several strings is turned into text once: each comparison of
+//! a compiler identifier with a string goes through the compiler.
 
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 use syn::spanned::Spanned;
@@ -26,7 +29,7 @@ const LOOK_CLOSER: [&str; 13] = [
 /// The parts of a handler of the common shape, or `None` to read it with syn.
 pub(crate) fn read(args: &TokenStream, item: &TokenStream) -> Option<Parts> {
     let declared = declared(args.clone())?;
-    let declares_more_pages = declared.reasons.iter().any(|(name, _)| name == "MorePagesAvailable");
+    let declares_more_pages = declared.reasons.iter().any(|(_, code)| *code == "MORE_PAGES_AVAILABLE");
     let mut trees = item.clone().into_iter().peekable();
 
     let mut attrs = TokenStream::new();
@@ -56,7 +59,7 @@ pub(crate) fn read(args: &TokenStream, item: &TokenStream) -> Option<Parts> {
         Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Parenthesis => group.stream(),
         _ => return None,
     };
-    if has_receiver(&inputs) || (!declares_more_pages && mentions(&inputs, &|i| i == "PageRequest")) {
+    if has_receiver(&inputs) || (!declares_more_pages && mentions(&inputs, "PageRequest")) {
         return None;
     }
     let mut output = None;
@@ -142,8 +145,9 @@ fn names(list: &Group, table: &[(&str, &'static str)]) -> Option<Vec<(Ident, &'s
     let mut trees = list.stream().into_iter();
     while let Some(name) = trees.next() {
         let TokenTree::Ident(name) = name else { return None };
-        let (_, code) = table.iter().find(|(known, _)| name == known)?;
-        if out.iter().any(|(seen, _)| *seen == name) {
+        let text = name.to_string();
+        let (_, code) = table.iter().find(|(known, _)| *known == text)?;
+        if out.iter().any(|(_, seen)| seen == code) {
             return None;
         }
         out.push((name, code));
@@ -167,11 +171,11 @@ fn has_receiver(inputs: &TokenStream) -> bool {
     inputs.clone().into_iter().any(|tree| matches!(&tree, TokenTree::Ident(ident) if ident == "self"))
 }
 
-/// True when an identifier in `tokens`, at any depth, satisfies `hit`.
-fn mentions(tokens: &TokenStream, hit: &dyn Fn(&Ident) -> bool) -> bool {
+/// True when the identifier `word` appears in `tokens`, at any depth.
+fn mentions(tokens: &TokenStream, word: &str) -> bool {
     tokens.clone().into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => hit(&ident),
-        TokenTree::Group(group) => mentions(&group.stream(), hit),
+        TokenTree::Ident(ident) => ident == word,
+        TokenTree::Group(group) => mentions(&group.stream(), word),
         _ => false,
     })
 }
@@ -181,7 +185,10 @@ fn mentions(tokens: &TokenStream, hit: &dyn Fn(&Ident) -> bool) -> bool {
 /// nothing is nested), and no `where` after it.
 fn plain_type(ty: &TokenStream) -> bool {
     ty.clone().into_iter().all(|tree| match tree {
-        TokenTree::Ident(ident) => ident != "where" && !LOOK_CLOSER.iter().any(|word| ident == word),
+        TokenTree::Ident(ident) => {
+            let text = ident.to_string();
+            text != "where" && !LOOK_CLOSER.contains(&text.as_str())
+        }
         TokenTree::Punct(punct) => punct.as_char() != '&',
         TokenTree::Group(_) => false,
         TokenTree::Literal(_) => true,
