@@ -32,6 +32,5 @@ pub fn completeness(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `ReportsCompleteness` and (with `axum`) `IntoResponse`.
 #[proc_macro_derive(ResultEnvelope, attributes(envelope))]
 pub fn derive_result_envelope(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    envelope::expand(&input).into()
+    envelope::derive(input.into()).into()
 }

@@ -1,43 +1,84 @@
 //! Code for a validated envelope struct. Infallible; every path is absolute.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Generics, Ident};
 
 use super::ast::Input;
 
-/// `Serialize`, `ReportsCompleteness` and `IntoResponse` for `input`. The runtime's
+/// What the emitted impls are made of, whichever reader read the struct.
+pub(crate) struct Shape {
+    pub(crate) ident: Ident,
+    /// `impl<..>`'s generics, the type's arguments and the where clause (empty when none).
+    pub(crate) impl_generics: TokenStream,
+    pub(crate) ty_generics: TokenStream,
+    pub(crate) where_clause: TokenStream,
+    /// The completeness block: its member and the span of its type.
+    pub(crate) block: Option<(TokenStream, Span)>,
+    /// The data fields in order: member, wire name, span of the type, and whether it is a `Field<T>`.
+    pub(crate) data: Vec<DataField>,
+}
+
+/// A data member of the envelope.
+pub(crate) struct DataField {
+    pub(crate) member: TokenStream,
+    pub(crate) name: String,
+    pub(crate) span: Span,
+    pub(crate) is_field: bool,
+}
+
+impl Shape {
+    /// The shape of a struct read by syn (and validated).
+    pub(crate) fn from_syn(input: &Input) -> Shape {
+        let generics = with_bounds(input);
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        Shape {
+            ident: input.ident.clone(),
+            impl_generics: impl_generics.to_token_stream(),
+            ty_generics: ty_generics.to_token_stream(),
+            where_clause: where_clause.to_token_stream(),
+            block: input.completeness_field().map(|f| (f.member.to_token_stream(), f.ty.span())),
+            data: input
+                .data_fields()
+                .map(|f| DataField {
+                    member: f.member.to_token_stream(),
+                    name: f.wire_name(),
+                    span: f.ty.span(),
+                    is_field: f.is_field,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `Serialize`, `ReportsCompleteness` and `IntoResponse` for `shape`. The runtime's
 /// `envelope_impls!` writes the impls' scaffolding; this writes what differs per struct:
 /// the statements that fill the map and the report expressions, each spanned on its field's
 /// type (`self` too) so a type error points at the field.
-pub(crate) fn envelope(input: &Input) -> TokenStream {
-    let ident = input.ident;
+pub(crate) fn envelope(shape: &Shape) -> TokenStream {
+    let Shape { ident, impl_generics, ty_generics, where_clause, .. } = shape;
     let this = Ident::new("self", Span::call_site());
     let map = Ident::new("__completeness_map", Span::mixed_site());
     let omitted = Ident::new("__completeness_omitted", Span::mixed_site());
-    let generics = with_bounds(input);
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
-    let block = input.completeness_field().map(|f| &f.member);
-    let block_span = input.completeness_field().map_or_else(Span::call_site, |f| f.ty.span());
+    let block = shape.block.as_ref().map(|(member, _)| member);
+    let block_span = shape.block.as_ref().map_or_else(Span::call_site, |(_, span)| *span);
     let head = block.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::head(&self.#member, &mut #map)?; }
     });
     let tail = block.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&self.#member, &mut #map)?; }
     });
-    let data = input.data_fields().map(|field| {
-        let member = &field.member;
-        let name = field.wire_name();
-        quote_spanned! {field.ty.span()=>
+    let data = shape.data.iter().map(|field| {
+        let DataField { member, name, span, .. } = field;
+        quote_spanned! {*span=>
             ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, #name, &self.#member)?;
         }
     });
-    let omitted_fields = input.fields.iter().any(|f| f.is_field).then(|| {
-        let notes = input.data_fields().filter(|f| f.is_field).map(|field| {
-            let member = &field.member;
-            let name = field.wire_name();
+    let omitted_fields = shape.data.iter().any(|f| f.is_field).then(|| {
+        let notes = shape.data.iter().filter(|f| f.is_field).map(|field| {
+            let DataField { member, name, .. } = field;
             quote! { #omitted.note(#name, &self.#member); }
         });
         quote! {

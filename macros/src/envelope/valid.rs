@@ -4,7 +4,7 @@ use super::ast::{Field, Input};
 use crate::ctxt::Ctxt;
 
 /// Members the completeness block writes; a data field must not reuse them.
-const RESERVED: [&str; 11] = [
+pub(crate) const RESERVED: [&str; 11] = [
     "status",
     "complete",
     "truncated",
