@@ -680,7 +680,7 @@ pub enum StandardReason {
 
 /// Implements `From<Details>` and dispatch for an enum whose variants wrap detail structs.
 ///
-/// Used by [`StandardReason`] and by the enums `#[completeness]` generates.
+/// Used by [`StandardReason`].
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __reason_enum_impls {

@@ -11,7 +11,7 @@ use proc_macro2::TokenStream;
 use crate::ctxt::Ctxt;
 
 /// Parses, validates and expands one annotated handler. On error, the errors come out
-/// with the original function (and the reason enum, when it can be named) so that one
+/// with the original function (and the reason type, when it can be named) so that one
 /// mistake does not cascade into "cannot find function".
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     match fast::read(&args, &item) {
