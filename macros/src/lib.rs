@@ -12,6 +12,8 @@ mod codes;
 mod ctxt;
 mod envelope;
 mod handler;
+#[cfg(test)]
+mod test_tokens;
 mod types;
 
 /// Declares a list handler's completeness contract.

@@ -42,27 +42,10 @@ fn expand(input: &syn::DeriveInput) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use proc_macro2::TokenTree;
     use quote::quote;
 
     use super::*;
-
-    /// The tokens, one string each, groups opened and closed, punctuation spacing ignored.
-    fn tokens(stream: TokenStream) -> Vec<String> {
-        stream
-            .into_iter()
-            .flat_map(|tree| match tree {
-                TokenTree::Group(group) => {
-                    let mut out = vec![format!("{:?}(", group.delimiter())];
-                    out.extend(tokens(group.stream()));
-                    out.push(")".to_owned());
-                    out
-                }
-                TokenTree::Punct(punct) => vec![punct.as_char().to_string()],
-                other => vec![other.to_string()],
-            })
-            .collect()
-    }
+    use crate::test_tokens::tokens;
 
     fn by_syn(item: TokenStream) -> TokenStream {
         expand(&syn::parse2(item).unwrap())

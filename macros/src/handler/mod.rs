@@ -66,28 +66,10 @@ fn expand_with_syn(args: TokenStream, item: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use proc_macro2::TokenTree;
     use quote::quote;
 
     use super::*;
-
-    /// The tokens, one string each, groups opened and closed, punctuation spacing ignored
-    /// (syn writes `>>` as two separate `>`).
-    fn tokens(stream: TokenStream) -> Vec<String> {
-        stream
-            .into_iter()
-            .flat_map(|tree| match tree {
-                TokenTree::Group(group) => {
-                    let mut out = vec![format!("{:?}(", group.delimiter())];
-                    out.extend(tokens(group.stream()));
-                    out.push(")".to_owned());
-                    out
-                }
-                TokenTree::Punct(punct) => vec![punct.as_char().to_string()],
-                other => vec![other.to_string()],
-            })
-            .collect()
-    }
+    use crate::test_tokens::tokens;
 
     /// Handlers of the common shape, and the attributes over them.
     fn common_cases() -> Vec<(TokenStream, TokenStream)> {
