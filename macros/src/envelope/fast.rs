@@ -63,6 +63,7 @@ pub(crate) fn read(input: &TokenStream) -> Option<Shape> {
         }
         data.push(DataField { member: name.to_token_stream(), name: wire, span, is_field: false });
     }
+    // Without a completeness block the collection rules apply: syn's reader checks them.
     block.as_ref()?;
     Some(Shape {
         ident,
