@@ -135,7 +135,8 @@ impl<const MASK: u8> WarningSet for Warnings<MASK> {
     const WARNINGS: &'static [WarningCode] = Self::PACKED.split_at(Self::KNOWN.count_ones() as usize).0;
 }
 
-/// The reason code of bit `index`.
+/// The reason code of bit `index`: `ReasonCode::KNOWN[index]`, written out because a
+/// `const fn` cannot take a value that has a destructor out of that array.
 const fn reason_code(index: u32) -> ReasonCode {
     match index {
         0 => ReasonCode::MorePagesAvailable,
@@ -149,7 +150,7 @@ const fn reason_code(index: u32) -> ReasonCode {
     }
 }
 
-/// The warning code of bit `index`.
+/// The warning code of bit `index`: `WarningCode::KNOWN[index]`, written out for the same reason.
 const fn warning_code(index: u32) -> WarningCode {
     match index {
         0 => WarningCode::StaleIndex,
@@ -364,6 +365,12 @@ mod tests {
         assert_eq!(Everything::ALL.len(), 8);
         assert_eq!(Everything::ALL[7], ReasonCode::SnapshotExpired);
         assert!(Nothing::ALL.is_empty());
+    }
+
+    #[test]
+    fn the_bits_follow_the_order_of_the_known_codes() {
+        assert_eq!(Everything::ALL, &ReasonCode::KNOWN);
+        assert_eq!(Warnings::<0b11_1111>::WARNINGS, &WarningCode::KNOWN);
     }
 
     #[test]

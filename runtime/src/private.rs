@@ -22,7 +22,6 @@ pub use crate::__declare_reasons as declare_reasons;
 pub use crate::__envelope_impls as envelope_impls;
 pub use crate::__envelope_report as envelope_report;
 pub use crate::__impl_envelope_into_response as impl_envelope_into_response;
-pub use crate::__reason_enum_impls as reason_enum_impls;
 pub use crate::checked::{CheckedFuture, CheckedResponse};
 pub use crate::completeness::{Completeness, Shape};
 pub use crate::declared::{DeclaredReason, Declares, ReasonSet};

@@ -678,11 +678,8 @@ pub enum StandardReason {
     Unknown(UnknownReason),
 }
 
-/// Implements `From<Details>` and dispatch for an enum whose variants wrap detail structs.
-///
-/// Used by [`StandardReason`].
-#[doc(hidden)]
-#[macro_export]
+/// Implements `From<Details>` and dispatch for [`StandardReason`], whose variants wrap
+/// detail structs.
 macro_rules! __reason_enum_impls {
     ($enum:ident { $($variant:ident),* $(,)? } unknown: $($unknown:ident)?) => {
         $(
