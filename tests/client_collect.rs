@@ -277,6 +277,41 @@ fn an_incomplete_collection_never_carries_evidence() {
 }
 
 #[test]
+fn a_resume_cursor_carries_the_contract_of_the_page_that_issued_it() {
+    let page = |n: u32, expires_at: &str| {
+        let mut page = first_page(json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]));
+        page["items"] = json!([n]);
+        page["next_cursor"] = json!(format!("p{}", n + 1));
+        page["continuation"]["cursor"] = page["next_cursor"].clone();
+        page["page"]["cursor"]["expires_at"] = json!(expires_at);
+        page
+    };
+    let pages = [page(1, "2100-01-01T00:00:00Z"), page(2, "2100-01-02T00:00:00Z"), page(3, "2100-01-03T00:00:00Z")];
+    let collected = block_on(collect_all(
+        |cursor: Option<String>| {
+            let index = match cursor.as_deref() {
+                None => 0,
+                Some("p2") => 1,
+                _ => 2,
+            };
+            let page = pages[index].clone();
+            async move {
+                serde_json::from_value::<Envelope<u32, StandardReason>>(page)
+                    .map_err(|e| FetchError::Contract(e.to_string()))
+            }
+        },
+        CollectLimits { max_pages: 2, ..no_limits() },
+    ))
+    .unwrap();
+    assert_eq!(collected.items, vec![1, 2]);
+    assert_eq!(collected.completeness.next_cursor(), Some("p3"));
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["page"]["cursor"]["expires_at"], "2100-01-02T00:00:00Z", "the contract of p3, issued by page 2");
+    assert_eq!(json["page"]["returned"], 2);
+    assert_envelope_invariants(&json);
+}
+
+#[test]
 fn a_collected_result_round_trips_through_the_strict_deserializer() {
     let source = RefCell::new(MemorySource::new(25, 4).warning_every(Some(3)));
     let collected = collect(&source, CollectLimits { max_pages: 3, ..no_limits() }, |_, _| {}).unwrap();

@@ -214,6 +214,11 @@ impl<R: Reason> Completeness<R> {
         self.page.as_mut()
     }
 
+    /// Takes `next_cursor` out, leaving `None` (the collector moves it instead of copying).
+    pub(crate) fn take_next_cursor(&mut self) -> Option<String> {
+        self.next_cursor.take()
+    }
+
     /// The scope and page member, by value.
     pub(crate) fn into_scope_and_page(self) -> (Scope, Option<PageInfo>) {
         (self.scope, self.page)

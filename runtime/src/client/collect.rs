@@ -198,78 +198,85 @@ where
     Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
 {
     let mut deadline = Deadline::start(limits.deadline);
-    let mut waited = false;
     let mut items: Vec<T> = Vec::new();
     let mut pages_fetched: u64 = 0;
     // The first page's scope and page member: the traversal's snapshot, ordering and
-    // sizes. The page member's cursor contract is replaced by each later page's, so it
-    // describes a resume cursor from the latest page.
+    // sizes. When a limit stops the traversal, the page member's cursor contract is
+    // replaced by the latest page's, so it describes the resume cursor.
     let mut head: Option<(Scope, Option<PageInfo>)> = None;
     let mut carried: Vec<StandardReason> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
     let mut evidence: Option<String> = None;
     let mut cursor: Option<String> = None;
 
-    let stop = loop {
-        if let Some(limit) = reached_limit(&limits, pages_fetched, items.len(), || deadline.passed(waited)) {
-            break Stop::Limit(match cursor {
-                Some(cursor) => limit.resume_with(cursor),
-                None => limit,
-            });
+    let stop = 'traversal: {
+        if let Some(limit) = reached_limit(&limits, 0, 0, || deadline.passed(false)) {
+            break 'traversal Stop::Limit(limit);
         }
-        pages_fetched += 1;
-        let continuing = cursor.is_some();
-        let page = {
-            let mut fetch = pin!(fetch_page(cursor.take()));
-            waited = false;
-            poll_fn(|cx| {
-                let poll = fetch.as_mut().poll(cx);
-                waited |= poll.is_pending();
-                poll
-            })
-            .await
-        };
-        let Envelope { items: page_items, completeness: block } = match page {
-            Ok(page) => page,
-            Err(error) if error.is_cursor_expired() && continuing => break Stop::SnapshotGone,
-            Err(error) => return Err(error),
-        };
-        if let Some((scope, page)) = &head
-            && !same_snapshot(scope, page.as_ref(), &block)
-        {
-            break Stop::SnapshotGone;
-        }
-        if items.is_empty() {
-            // Keeps the first page's buffer instead of copying it.
-            items = page_items;
-        } else {
-            items.extend(page_items);
-        }
-        let mut more = false;
-        for reason in block.reasons() {
-            if reason.code() == ReasonCode::MorePagesAvailable {
-                more = true;
-            } else if !carried.contains(reason) {
-                carried.push(reason.clone());
+        loop {
+            pages_fetched += 1;
+            let continuing = cursor.is_some();
+            let mut waited = false;
+            let page = {
+                let mut fetch = pin!(fetch_page(cursor.take()));
+                poll_fn(|cx| {
+                    let poll = fetch.as_mut().poll(cx);
+                    waited |= poll.is_pending();
+                    poll
+                })
+                .await
+            };
+            let Envelope { items: page_items, completeness: mut block } = match page {
+                Ok(page) => page,
+                Err(error) if error.is_cursor_expired() && continuing => break Stop::SnapshotGone,
+                Err(error) => return Err(error),
+            };
+            if let Some((scope, page)) = &head
+                && !same_snapshot(scope, page.as_ref(), &block)
+            {
+                break Stop::SnapshotGone;
             }
-        }
-        for warning in block.warnings() {
-            if !warnings.contains(warning) {
-                warnings.push(warning.clone());
+            if items.is_empty() {
+                // Keeps the first page's buffer instead of copying it.
+                items = page_items;
+            } else {
+                items.extend(page_items);
             }
-        }
-        let next = if more { block.next_cursor().map(str::to_owned) } else { None };
-        if block.is_complete() {
-            evidence = block.evidence().map(str::to_owned);
-        }
-        match &mut head {
-            None => head = Some(block.into_scope_and_page()),
-            Some((_, Some(page))) => page.cursor = block.into_scope_and_page().1.and_then(|later| later.cursor),
-            Some((_, None)) => {}
-        }
-        match next {
-            Some(next) => cursor = Some(next),
-            None => break Stop::LastPage,
+            let mut more = false;
+            for reason in block.reasons() {
+                if reason.code() == ReasonCode::MorePagesAvailable {
+                    more = true;
+                } else if !carried.contains(reason) {
+                    carried.push(reason.clone());
+                }
+            }
+            for warning in block.warnings() {
+                if !warnings.contains(warning) {
+                    warnings.push(warning.clone());
+                }
+            }
+            // Moved out of the page, not copied.
+            let next = if more { block.take_next_cursor() } else { None };
+            let Some(next) = next else {
+                if block.is_complete() {
+                    evidence = block.evidence().map(str::to_owned);
+                }
+                head.get_or_insert_with(|| block.into_scope_and_page());
+                break Stop::LastPage;
+            };
+            // The limits are checked before the next fetch, while this page is at hand.
+            if let Some(limit) = reached_limit(&limits, pages_fetched, items.len(), || deadline.passed(waited)) {
+                match &mut head {
+                    None => head = Some(block.into_scope_and_page()),
+                    Some((_, Some(page))) => page.cursor = block.page_mut().and_then(|latest| latest.cursor.take()),
+                    Some((_, None)) => {}
+                }
+                break Stop::Limit(limit.resume_with(next));
+            }
+            if head.is_none() {
+                head = Some(block.into_scope_and_page());
+            }
+            cursor = Some(next);
         }
     };
 
