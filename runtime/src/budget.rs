@@ -15,8 +15,8 @@ use tokio::time::Instant;
 
 use crate::config::{BudgetEcho, CompletenessConfig};
 use crate::problem::{Problem, ProblemCode};
+use crate::query::query_pairs;
 use crate::reason::{Progress, TimeBudgetExceeded};
-use crate::require::query_pairs;
 
 /// The request-timeout header (seconds).
 pub const REQUEST_TIMEOUT_HEADER: &str = "request-timeout";

@@ -33,6 +33,8 @@
 //! ```
 
 use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
@@ -53,29 +55,47 @@ pub enum TenantAccess {
 ///
 /// Inserted into the request extensions by the service's authentication middleware;
 /// extracting it in a handler without that middleware yields 401 `UNAUTHENTICATED`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Cloning it is cheap (the extractors clone it out of the extensions on every request).
+#[derive(Clone, PartialEq, Eq)]
 pub struct Credential {
+    inner: Arc<Grants>,
+}
+
+/// What a credential is: shared by its clones.
+#[derive(Clone, PartialEq, Eq)]
+struct Grants {
     name: String,
     permission_epoch: u64,
     tenants: TenantAccess,
+}
+
+impl fmt::Debug for Credential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credential")
+            .field("name", &self.inner.name)
+            .field("permission_epoch", &self.inner.permission_epoch)
+            .field("tenants", &self.inner.tenants)
+            .finish()
+    }
 }
 
 impl Credential {
     /// A credential named `name` whose permissions are at version `permission_epoch`,
     /// with access to no tenant yet (add them with the `with_` methods).
     pub fn new(name: impl Into<String>, permission_epoch: u64) -> Credential {
-        Credential { name: name.into(), permission_epoch, tenants: TenantAccess::Only(BTreeSet::new()) }
+        let grants = Grants { name: name.into(), permission_epoch, tenants: TenantAccess::Only(BTreeSet::new()) };
+        Credential { inner: Arc::new(grants) }
     }
 
     /// Grants every tenant.
     pub fn with_all_tenants(mut self) -> Credential {
-        self.tenants = TenantAccess::All;
+        Arc::make_mut(&mut self.inner).tenants = TenantAccess::All;
         self
     }
 
     /// Grants one more tenant.
     pub fn with_tenant(mut self, tenant: impl Into<String>) -> Credential {
-        if let TenantAccess::Only(set) = &mut self.tenants {
+        if let TenantAccess::Only(set) = &mut Arc::make_mut(&mut self.inner).tenants {
             set.insert(tenant.into());
         }
         self
@@ -88,27 +108,27 @@ impl Credential {
 
     /// The credential's name, e.g. `"north"`.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.inner.name
     }
 
     /// The version of its permissions; it changes whenever they change.
     pub fn permission_epoch(&self) -> u64 {
-        self.permission_epoch
+        self.inner.permission_epoch
     }
 
     /// Which tenants it can read.
     pub fn tenant_access(&self) -> &TenantAccess {
-        &self.tenants
+        &self.inner.tenants
     }
 
     /// True when it can read every tenant.
     pub fn sees_all_tenants(&self) -> bool {
-        self.tenants == TenantAccess::All
+        self.inner.tenants == TenantAccess::All
     }
 
     /// True when it can read `tenant`.
     pub fn can_read(&self, tenant: &str) -> bool {
-        match &self.tenants {
+        match &self.inner.tenants {
             TenantAccess::All => true,
             TenantAccess::Only(set) => set.contains(tenant),
         }
@@ -116,7 +136,7 @@ impl Credential {
 
     /// The tenants it can read, or `None` when it can read all of them.
     pub fn tenants(&self) -> Option<&BTreeSet<String>> {
-        match &self.tenants {
+        match &self.inner.tenants {
             TenantAccess::All => None,
             TenantAccess::Only(set) => Some(set),
         }
@@ -124,7 +144,7 @@ impl Credential {
 
     /// The `scope.visibility` text: `"<what> readable by credential '<name>'"`.
     pub fn visibility(&self, what: &str) -> String {
-        format!("{what} readable by credential '{}'", self.name)
+        format!("{what} readable by credential '{}'", self.inner.name)
     }
 
     /// SHA-256 over the name, the permission epoch and the tenant access: what cursors
@@ -132,10 +152,10 @@ impl Credential {
     pub fn fingerprint(&self) -> [u8; 32] {
         let mut digest = Sha256::new();
         digest.update(b"completeness/credential/v1\n");
-        digest.update((self.name.len() as u64).to_be_bytes());
-        digest.update(self.name.as_bytes());
-        digest.update(self.permission_epoch.to_be_bytes());
-        match &self.tenants {
+        digest.update((self.inner.name.len() as u64).to_be_bytes());
+        digest.update(self.inner.name.as_bytes());
+        digest.update(self.inner.permission_epoch.to_be_bytes());
+        match &self.inner.tenants {
             TenantAccess::All => digest.update(b"*"),
             TenantAccess::Only(set) => {
                 digest.update(b"=");

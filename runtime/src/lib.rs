@@ -45,6 +45,8 @@ pub mod mcp;
 #[cfg(feature = "axum")]
 pub mod page_request;
 pub mod problem;
+#[cfg(feature = "axum")]
+mod query;
 pub mod reason;
 pub mod report;
 #[cfg(feature = "axum")]

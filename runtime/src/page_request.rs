@@ -32,8 +32,8 @@ use crate::credential::Credential;
 use crate::cursor::{CursorClaims, CursorError, QueryBinding, now_ms, rfc3339};
 use crate::envelope::Envelope;
 use crate::problem::{Problem, ProblemCode};
+use crate::query::query_pairs;
 use crate::reason::{MorePagesAvailable, Reason};
-use crate::require::query_pairs;
 use crate::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::warning::Warning;
 
@@ -63,10 +63,10 @@ impl PageRequest {
     pub fn from_parts(parts: &Parts) -> Result<PageRequest, Problem> {
         let config = CompletenessConfig::from_parts(parts)?;
         let credential = Credential::from_parts(parts)?;
-        let mut page_size: Option<String> = None;
-        let mut cursor: Option<String> = None;
+        let mut page_size = None;
+        let mut cursor = None;
         for (key, value) in query_pairs(&parts.uri)? {
-            match key.as_str() {
+            match &*key {
                 "page_size" if page_size.is_some() => {
                     return Err(invalid_page_size("page_size was given more than once"));
                 }

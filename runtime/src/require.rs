@@ -5,6 +5,7 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
 use crate::problem::{Problem, ProblemCode};
+use crate::query::query_pairs;
 use crate::reason::ReasonCode;
 use crate::report::ReportsCompleteness;
 
@@ -22,7 +23,7 @@ impl RequireComplete {
         let mut demanded = false;
         for (key, value) in query_pairs(&parts.uri)? {
             if key == "require_complete" {
-                demanded = match value.as_str() {
+                demanded = match &*value {
                     "true" | "1" => true,
                     "false" | "0" => demanded,
                     other => {
@@ -85,14 +86,4 @@ impl<S: Send + Sync> FromRequestParts<S> for RequireComplete {
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         RequireComplete::from_parts(parts)
     }
-}
-
-/// The decoded query pairs of a URI, in order (duplicates kept).
-pub(crate) fn query_pairs(uri: &axum::http::Uri) -> Result<Vec<(String, String)>, Problem> {
-    if uri.query().is_none() {
-        return Ok(Vec::new());
-    }
-    axum::extract::Query::<Vec<(String, String)>>::try_from_uri(uri)
-        .map(|query| query.0)
-        .map_err(|e| Problem::new(ProblemCode::InvalidRequest, format!("the query string could not be read: {e}")))
 }

@@ -1,5 +1,7 @@
 //! One service account: the single-resource read with `omitted_fields`, and the mutations.
 
+use std::sync::Arc;
+
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
@@ -80,7 +82,7 @@ fn readable(state: &AppState, caller: &Caller, id: &str) -> Result<Account, Prob
 /// `GET /service-accounts/{id}?fields=`.
 pub async fn get_account(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     Path(id): Path<String>,
     uri: Uri,
 ) -> Result<AccountView, Problem> {
@@ -178,7 +180,7 @@ fn check_owner(owner: &Option<String>) -> Result<(), Problem> {
 /// `POST /service-accounts` `{"name", "tenant", "owner"}`: admin, or the tenant's credential.
 pub async fn create_account(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     bytes: Bytes,
 ) -> Result<(StatusCode, MutationResponse), Problem> {
     let request: CreateBody = body(&bytes)?;
@@ -204,7 +206,7 @@ pub async fn create_account(
 /// `PATCH /service-accounts/{id}` `{"owner"}`: sets or clears the owner.
 pub async fn patch_account(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     Path(id): Path<String>,
     bytes: Bytes,
 ) -> Result<MutationResponse, Problem> {
@@ -231,7 +233,7 @@ pub async fn patch_account(
 /// `DELETE /service-accounts/{id}`.
 pub async fn delete_account(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     Path(id): Path<String>,
 ) -> Result<MutationResponse, Problem> {
     readable(&state, &caller, &id)?;

@@ -6,6 +6,8 @@
 //! credential, at a snapshot still retained; every id must have been in that inventory; and
 //! every id must still match the inventory's filters at execution time.
 
+use std::sync::Arc;
+
 use axum::extract::State;
 use axum::{Extension, Json};
 use completeness::{Evidence, Exempt, Problem, ProblemCode, RequireEvidence};
@@ -43,7 +45,7 @@ fn evidence_invalid(detail: &str) -> Problem {
 /// Archives the named accounts, or refuses atomically.
 pub async fn archive(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     RequireEvidence { evidence, body }: RequireEvidence<ArchiveRequest>,
 ) -> Result<Exempt<Json<Archived>>, Problem> {
     if body.ids.is_empty() || body.ids.len() > MAX_TARGETS {

@@ -1,5 +1,7 @@
 //! `POST /credentials/{name}/revoke-tenant/{tenant}`: changes a credential's permissions.
 
+use std::sync::Arc;
+
 use axum::extract::{Path, State};
 use axum::{Extension, Json};
 use completeness::{Exempt, Problem, ProblemCode};
@@ -23,7 +25,7 @@ pub struct Grant {
 /// Removes `tenant` from credential `name` (admin only) and bumps its permission epoch.
 pub async fn revoke_tenant(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     Path((name, tenant)): Path<(String, String)>,
 ) -> Result<Exempt<Json<Grant>>, Problem> {
     if !caller.is_admin() {

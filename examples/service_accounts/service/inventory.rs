@@ -1,5 +1,7 @@
 //! The inventory: `GET /service-accounts` (paginated at a snapshot) and `GET /service-accounts/count`.
 
+use std::sync::Arc;
+
 use axum::Extension;
 use axum::extract::State;
 use axum::http::Uri;
@@ -99,7 +101,7 @@ impl InventoryQuery {
 #[completeness(resource = "service_accounts", reasons(VisibilityRestricted))]
 pub async fn count_service_accounts(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     uri: Uri,
 ) -> Result<Aggregate<u64, CountServiceAccountsReason>, Problem> {
     let pairs = query(&uri, &["owner", "tenant", "require_complete"])?;
@@ -126,7 +128,7 @@ pub async fn count_service_accounts(
 )]
 pub async fn list_service_accounts(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     request: PageRequest,
     uri: Uri,
 ) -> Result<Envelope<ListItem, ListServiceAccountsReason>, Problem> {

@@ -1,5 +1,7 @@
 //! The router: every route of the service, authentication, and problem answers for unknown routes.
 
+use std::sync::Arc;
+
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
@@ -16,7 +18,7 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
     match state.credentials.authenticate(&parts) {
         Ok(caller) => {
             parts.extensions.insert(caller.credential());
-            parts.extensions.insert(caller);
+            parts.extensions.insert(Arc::new(caller));
             request = Request::from_parts(parts, body);
             next.run(request).await
         }

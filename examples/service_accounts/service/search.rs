@@ -24,7 +24,7 @@ use super::state::AppState;
 )]
 pub async fn search(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    Extension(caller): Extension<Arc<Caller>>,
     budget: TimeBudget,
     uri: Uri,
 ) -> Result<Envelope<Hit, SearchReason>, Problem> {
