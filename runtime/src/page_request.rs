@@ -281,13 +281,17 @@ impl Page {
 
     /// The `page` member for a page of `returned` items.
     pub fn page_info(&self, returned: usize, next: Option<&NextCursor>) -> PageInfo {
+        self.page_info_with(returned, next.map(|n| n.contract.clone()))
+    }
+
+    fn page_info_with(&self, returned: usize, cursor: Option<CursorContract>) -> PageInfo {
         PageInfo {
             returned: returned as u64,
             requested_size: self.requested_size,
             applied_size: self.applied_size,
             ordering: self.query.ordering().to_owned(),
             snapshot: self.snapshot.clone(),
-            cursor: next.map(|n| n.contract.clone()),
+            cursor,
         }
     }
 
@@ -314,12 +318,13 @@ impl Page {
         if scope.snapshot.is_none() {
             scope.snapshot = self.snapshot.clone();
         }
-        let mut completeness = Completeness::complete(scope).with_page(self.page_info(returned, next.as_ref()));
+        let (cursor, contract) = next.map(|next| (next.cursor, next.contract)).unzip();
+        let mut completeness = Completeness::complete(scope).with_page(self.page_info_with(returned, contract));
         for warning in self.warnings() {
             completeness.push_warning(warning);
         }
-        if let Some(next) = next {
-            completeness.push_reason(MorePagesAvailable::new(next.cursor));
+        if let Some(cursor) = cursor {
+            completeness.push_reason(MorePagesAvailable::new(cursor));
         }
         completeness
     }

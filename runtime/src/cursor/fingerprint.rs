@@ -64,60 +64,74 @@ impl QueryBinding {
 
     /// SHA-256 of the canonical form.
     pub fn fingerprint(&self) -> [u8; 32] {
-        let mut text = String::with_capacity(64);
-        text.push_str("completeness/query/v1\n");
-        write_canonical(&Value::String(self.resource.clone()), &mut text);
-        text.push('\n');
-        write_canonical(&Value::String(self.ordering.clone()), &mut text);
-        text.push('\n');
+        let mut text = Vec::with_capacity(64);
+        text.extend_from_slice(b"completeness/query/v1\n");
+        write_json_str(&self.resource, &mut text);
+        text.push(b'\n');
+        write_json_str(&self.ordering, &mut text);
+        text.push(b'\n');
         write_canonical_map(&self.filters, &mut text);
-        Sha256::digest(text.as_bytes()).into()
+        Sha256::digest(&text).into()
     }
 }
 
 /// The canonical JSON text of a filter map: keys sorted at every depth, no whitespace.
 pub fn canonical_filters(filters: &Map<String, Value>) -> String {
-    let mut text = String::new();
+    let mut text = Vec::new();
     write_canonical_map(filters, &mut text);
-    text
+    // Only serde_json's output and ASCII punctuation were written: always UTF-8.
+    String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// SHA-256 of [`canonical_filters`].
 pub fn filters_fingerprint(filters: &Map<String, Value>) -> [u8; 32] {
-    Sha256::digest(canonical_filters(filters).as_bytes()).into()
+    let mut text = Vec::new();
+    write_canonical_map(filters, &mut text);
+    Sha256::digest(&text).into()
 }
 
-fn write_canonical_map(map: &Map<String, Value>, out: &mut String) {
+fn write_canonical_map(map: &Map<String, Value>, out: &mut Vec<u8>) {
     let mut keys: Vec<&String> = map.keys().collect();
     keys.sort();
-    out.push('{');
+    out.push(b'{');
     for (i, key) in keys.into_iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
-        write_canonical(&Value::String(key.clone()), out);
-        out.push(':');
+        write_json_str(key, out);
+        out.push(b':');
         write_canonical(&map[key], out);
     }
-    out.push('}');
+    out.push(b'}');
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => write_canonical_map(map, out),
         Value::Array(values) => {
-            out.push('[');
+            out.push(b'[');
             for (i, v) in values.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(v, out);
             }
-            out.push(']');
+            out.push(b']');
         }
         // Scalars: serde_json's compact form is already canonical for one value.
-        scalar => out.push_str(&serde_json::to_string(scalar).unwrap_or_default()),
+        scalar => write_json(scalar, out),
     }
+}
+
+/// Appends `text` as a JSON string.
+fn write_json_str(text: &str, out: &mut Vec<u8>) {
+    write_json(text, out);
+}
+
+/// Appends serde_json's compact form of `value`.
+fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    // Writing into memory cannot fail, and scalars and strings always serialize.
+    serde_json::to_writer(out, value).unwrap_or_default();
 }
 
 #[cfg(test)]
@@ -130,6 +144,17 @@ mod tests {
         let a = json!({"b": {"y": 1, "x": [2, {"d": null, "c": "é"}]}, "a": true});
         let Value::Object(a) = a else { unreachable!() };
         assert_eq!(canonical_filters(&a), r#"{"a":true,"b":{"x":[2,{"c":"é","d":null}],"y":1}}"#);
+    }
+
+    #[test]
+    fn the_fingerprint_is_sha256_of_the_documented_canonical_text() {
+        let binding = QueryBinding::new("r\"x", "id ascending").with_filter("owner", Value::Null).with_filter("a", "é");
+        let text = "completeness/query/v1\n\"r\\\"x\"\n\"id ascending\"\n{\"a\":\"é\",\"owner\":null}";
+        assert_eq!(binding.fingerprint(), <[u8; 32]>::from(Sha256::digest(text.as_bytes())));
+        assert_eq!(
+            filters_fingerprint(binding.filters()),
+            <[u8; 32]>::from(Sha256::digest(r#"{"a":"é","owner":null}"#.as_bytes()))
+        );
     }
 
     #[test]
