@@ -9,6 +9,8 @@
 #
 # Usage: benches/compile_time.sh [REPS]   (default 5)
 # COMPILE_TIME_WORKDIR=DIR keeps the generated crates (and their target dir) in DIR.
+# COMPILE_TIME_MACRO_OPT=LEVEL builds proc macros at that opt-level
+# (`[profile.dev.build-override] opt-level = LEVEL`), as a user's workspace can.
 set -euo pipefail
 
 REPS="${1:-5}"
@@ -23,6 +25,9 @@ cat > "$WORK/Cargo.toml" <<TOML
 members = ["annotated", "plain"]
 resolver = "3"
 TOML
+if [ -n "${COMPILE_TIME_MACRO_OPT:-}" ]; then
+  printf '\n[profile.dev.build-override]\nopt-level = %s\n' "$COMPILE_TIME_MACRO_OPT" >> "$WORK/Cargo.toml"
+fi
 cp "$REPO/Cargo.lock" "$WORK/Cargo.lock"
 for crate in annotated plain; do
   cat > "$WORK/$crate/Cargo.toml" <<TOML
