@@ -219,9 +219,9 @@ impl<R: Reason> Completeness<R> {
         self.next_cursor.take()
     }
 
-    /// The scope and page member, by value.
-    pub(crate) fn into_scope_and_page(self) -> (Scope, Option<PageInfo>) {
-        (self.scope, self.page)
+    /// Takes the scope and page member out, leaving an empty scope and no page member.
+    pub(crate) fn take_scope_and_page(&mut self) -> (Scope, Option<PageInfo>) {
+        (std::mem::take(&mut self.scope), self.page.take())
     }
 
     /// The scope.
