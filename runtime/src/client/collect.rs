@@ -5,6 +5,7 @@ use std::fmt;
 use std::future::{Future, poll_fn};
 use std::ops::Deref;
 use std::pin::pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use serde::{Serialize, Serializer};
@@ -197,151 +198,188 @@ where
     F: FnMut(Option<String>) -> Fut,
     Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
 {
-    let mut deadline = Deadline::start(limits.deadline);
-    let mut items: Vec<T> = Vec::new();
-    let mut pages_fetched: u64 = 0;
-    // The first page's scope and page member: the traversal's snapshot, ordering and
-    // sizes. When a limit stops the traversal, the page member's cursor contract is
-    // replaced by the latest page's, so it describes the resume cursor.
-    let mut head: Option<(Scope, Option<PageInfo>)> = None;
-    let mut carried: Vec<StandardReason> = Vec::new();
-    let mut warnings: Vec<Warning> = Vec::new();
-    let mut evidence: Option<String> = None;
-    let mut cursor: Option<String> = None;
-
+    let mut traversal = Traversal::new(limits);
     let stop = 'traversal: {
-        if let Some(limit) = reached_limit(&limits, 0, 0, || deadline.passed(false)) {
+        if let Some(limit) = traversal.reached_limit(false) {
             break 'traversal Stop::Limit(limit);
         }
+        let mut cursor: Option<String> = None;
         loop {
-            pages_fetched += 1;
             let continuing = cursor.is_some();
+            traversal.pages_fetched += 1;
+            let mut fetch = pin!(fetch_page(cursor.take()));
             let mut waited = false;
-            let mut fetched = {
-                let mut fetch = pin!(fetch_page(cursor.take()));
-                poll_fn(|cx| {
-                    let poll = fetch.as_mut().poll(cx);
-                    waited |= poll.is_pending();
-                    poll
-                })
-                .await
-            };
-            // The page is worked on where it landed: moving its block (about 360 bytes) per
-            // page cost as much as checking it.
-            let page = match fetched {
-                Ok(ref mut page) => page,
+            // Each page is taken in by reference as soon as it is ready, in the place the
+            // fetch wrote it: moving it out (its block alone is about 360 bytes) cost as
+            // much per page as checking it.
+            let step = poll_fn(|cx| match fetch.as_mut().poll(cx) {
+                Poll::Pending => {
+                    waited = true;
+                    Poll::Pending
+                }
+                Poll::Ready(Ok(ref mut page)) => Poll::Ready(Ok(traversal.take(page, waited))),
+                Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
+            })
+            .await;
+            match step {
+                Ok(Step::Fetch(next)) => cursor = Some(next),
+                Ok(Step::Stop(stop)) => break stop,
                 Err(error) if error.is_cursor_expired() && continuing => break Stop::SnapshotGone,
                 Err(error) => return Err(error),
-            };
-            if let Some((scope, first)) = &head
-                && !same_snapshot(scope, first.as_ref(), &page.completeness)
-            {
-                break Stop::SnapshotGone;
             }
-            if items.is_empty() {
-                // Keeps the first page's buffer instead of copying it.
-                items = std::mem::take(&mut page.items);
-            } else {
-                items.append(&mut page.items);
-            }
-            let block = &mut page.completeness;
-            let mut more = false;
-            for reason in block.reasons() {
-                if reason.code() == ReasonCode::MorePagesAvailable {
-                    more = true;
-                } else if !carried.contains(reason) {
-                    carried.push(reason.clone());
-                }
-            }
-            for warning in block.warnings() {
-                if !warnings.contains(warning) {
-                    warnings.push(warning.clone());
-                }
-            }
-            // Moved out of the page, not copied.
-            let next = if more { block.take_next_cursor() } else { None };
-            let Some(next) = next else {
-                if block.is_complete() {
-                    evidence = block.evidence().map(str::to_owned);
-                }
-                head.get_or_insert_with(|| block.take_scope_and_page());
-                break Stop::LastPage;
-            };
-            // The limits are checked before the next fetch, while this page is at hand.
-            if let Some(limit) = reached_limit(&limits, pages_fetched, items.len(), || deadline.passed(waited)) {
-                match &mut head {
-                    None => head = Some(block.take_scope_and_page()),
-                    Some((_, Some(first))) => first.cursor = block.page_mut().and_then(|latest| latest.cursor.take()),
-                    Some((_, None)) => {}
-                }
-                break Stop::Limit(limit.resume_with(next));
-            }
-            if head.is_none() {
-                head = Some(block.take_scope_and_page());
-            }
-            cursor = Some(next);
         }
     };
-
-    let mut completeness = match head {
-        Some((scope, page)) => {
-            let mut block = Completeness::complete(scope);
-            block.set_page(page.map(|page| PageInfo { returned: items.len() as u64, ..page }));
-            block
-        }
-        None => Completeness::complete(Scope::default()),
-    };
-    for warning in warnings {
-        completeness.push_warning(warning);
-    }
-    for reason in carried {
-        completeness.push_reason(reason);
-    }
-    let resumable = matches!(&stop, Stop::Limit(limit) if ReasonDetails::recovery(limit).is_some());
-    if let Some(page) = completeness.page_mut() {
-        // The page member describes a cursor only when the result resumes.
-        if !resumable {
-            page.cursor = None;
-        }
-    }
-    match stop {
-        Stop::LastPage => {}
-        Stop::Limit(limit) => completeness.push_reason(limit),
-        Stop::SnapshotGone => {
-            let snapshot = completeness
-                .scope()
-                .snapshot
-                .clone()
-                .or_else(|| completeness.page().and_then(|p| p.snapshot.clone()))
-                .unwrap_or_else(|| "of this traversal".to_owned());
-            completeness.push_reason(SnapshotExpired::new(snapshot));
-        }
-    }
-    if let Some(token) = evidence {
-        // Passes the server's token through; refused unless the whole result is complete.
-        completeness.attach_evidence(token);
-    }
-    Ok(Collected { envelope: Envelope::new(items, completeness), pages_fetched })
+    Ok(traversal.finish(stop))
 }
 
-/// The first limit that forbids another fetch, if any; the deadline is asked last.
-fn reached_limit(
-    limits: &CollectLimits,
-    pages: u64,
-    items: usize,
-    deadline_passed: impl FnOnce() -> bool,
-) -> Option<ClientLimitReached> {
-    if pages >= limits.max_pages {
-        return Some(ClientLimitReached::new(LimitKind::Pages, limits.max_pages));
+/// What to do after a page.
+enum Step {
+    /// Fetch the page after this cursor.
+    Fetch(String),
+    /// Stop here.
+    Stop(Stop),
+}
+
+/// The state of one traversal: what was collected, and what must be reported about it.
+struct Traversal<T> {
+    limits: CollectLimits,
+    deadline: Deadline,
+    items: Vec<T>,
+    pages_fetched: u64,
+    /// The first page's scope and page member: the traversal's snapshot, ordering and
+    /// sizes. When a limit stops the traversal, the page member's cursor contract is
+    /// replaced by the latest page's, so it describes the resume cursor.
+    head: Option<(Scope, Option<PageInfo>)>,
+    carried: Vec<StandardReason>,
+    warnings: Vec<Warning>,
+    evidence: Option<String>,
+}
+
+impl<T> Traversal<T> {
+    fn new(limits: CollectLimits) -> Self {
+        Traversal {
+            limits,
+            deadline: Deadline::start(limits.deadline),
+            items: Vec::new(),
+            pages_fetched: 0,
+            head: None,
+            carried: Vec::new(),
+            warnings: Vec::new(),
+            evidence: None,
+        }
     }
-    if items as u64 >= limits.max_items {
-        return Some(ClientLimitReached::new(LimitKind::Items, limits.max_items));
+
+    /// The first limit that forbids another fetch, if any; the deadline is asked last.
+    /// `waited` says whether the last fetch had to wait.
+    fn reached_limit(&mut self, waited: bool) -> Option<ClientLimitReached> {
+        let limits = &self.limits;
+        if self.pages_fetched >= limits.max_pages {
+            return Some(ClientLimitReached::new(LimitKind::Pages, limits.max_pages));
+        }
+        if self.items.len() as u64 >= limits.max_items {
+            return Some(ClientLimitReached::new(LimitKind::Items, limits.max_items));
+        }
+        if self.deadline.passed(waited) {
+            let millis = u64::try_from(limits.deadline.as_millis()).unwrap_or(u64::MAX);
+            return Some(ClientLimitReached::new(LimitKind::Deadline, millis));
+        }
+        None
     }
-    if deadline_passed() {
-        let millis = u64::try_from(limits.deadline.as_millis()).unwrap_or(u64::MAX);
-        return Some(ClientLimitReached::new(LimitKind::Deadline, millis));
+
+    /// Takes in a fetched page (its items are moved out) and says what comes next.
+    fn take(&mut self, page: &mut Envelope<T, StandardReason>, waited: bool) -> Step {
+        if let Some((scope, first)) = &self.head
+            && !same_snapshot(scope, first.as_ref(), &page.completeness)
+        {
+            return Step::Stop(Stop::SnapshotGone);
+        }
+        if self.items.is_empty() {
+            // Keeps the first page's buffer instead of copying it.
+            self.items = std::mem::take(&mut page.items);
+        } else {
+            self.items.append(&mut page.items);
+        }
+        let block = &mut page.completeness;
+        let mut more = false;
+        for reason in block.reasons() {
+            if reason.code() == ReasonCode::MorePagesAvailable {
+                more = true;
+            } else if !self.carried.contains(reason) {
+                self.carried.push(reason.clone());
+            }
+        }
+        for warning in block.warnings() {
+            if !self.warnings.contains(warning) {
+                self.warnings.push(warning.clone());
+            }
+        }
+        // Moved out of the page, not copied.
+        let next = if more { block.take_next_cursor() } else { None };
+        let Some(next) = next else {
+            if block.is_complete() {
+                self.evidence = block.evidence().map(str::to_owned);
+            }
+            self.head.get_or_insert_with(|| block.take_scope_and_page());
+            return Step::Stop(Stop::LastPage);
+        };
+        // The limits are checked before the next fetch, while this page is at hand.
+        if let Some(limit) = self.reached_limit(waited) {
+            match &mut self.head {
+                None => self.head = Some(block.take_scope_and_page()),
+                Some((_, Some(first))) => first.cursor = block.page_mut().and_then(|latest| latest.cursor.take()),
+                Some((_, None)) => {}
+            }
+            return Step::Stop(Stop::Limit(limit.resume_with(next)));
+        }
+        if self.head.is_none() {
+            self.head = Some(block.take_scope_and_page());
+        }
+        Step::Fetch(next)
     }
-    None
+
+    /// The result: everything collected, with a block that says why it is incomplete.
+    fn finish(self, stop: Stop) -> Collected<T> {
+        let Traversal { items, pages_fetched, head, carried, warnings, evidence, .. } = self;
+        let mut completeness = match head {
+            Some((scope, page)) => {
+                let mut block = Completeness::complete(scope);
+                block.set_page(page.map(|page| PageInfo { returned: items.len() as u64, ..page }));
+                block
+            }
+            None => Completeness::complete(Scope::default()),
+        };
+        for warning in warnings {
+            completeness.push_warning(warning);
+        }
+        for reason in carried {
+            completeness.push_reason(reason);
+        }
+        let resumable = matches!(&stop, Stop::Limit(limit) if ReasonDetails::recovery(limit).is_some());
+        if let Some(page) = completeness.page_mut() {
+            // The page member describes a cursor only when the result resumes.
+            if !resumable {
+                page.cursor = None;
+            }
+        }
+        match stop {
+            Stop::LastPage => {}
+            Stop::Limit(limit) => completeness.push_reason(limit),
+            Stop::SnapshotGone => {
+                let snapshot = completeness
+                    .scope()
+                    .snapshot
+                    .clone()
+                    .or_else(|| completeness.page().and_then(|p| p.snapshot.clone()))
+                    .unwrap_or_else(|| "of this traversal".to_owned());
+                completeness.push_reason(SnapshotExpired::new(snapshot));
+            }
+        }
+        if let Some(token) = evidence {
+            // Passes the server's token through; refused unless the whole result is complete.
+            completeness.attach_evidence(token);
+        }
+        Collected { envelope: Envelope::new(items, completeness), pages_fetched }
+    }
 }
 
 /// True when `page` was read at the snapshot of the traversal's first page.
