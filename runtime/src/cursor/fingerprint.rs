@@ -66,9 +66,9 @@ impl QueryBinding {
     pub fn fingerprint(&self) -> [u8; 32] {
         let mut text = Vec::with_capacity(64);
         text.extend_from_slice(b"completeness/query/v1\n");
-        write_json_str(&self.resource, &mut text);
+        write_json(&self.resource, &mut text);
         text.push(b'\n');
-        write_json_str(&self.ordering, &mut text);
+        write_json(&self.ordering, &mut text);
         text.push(b'\n');
         write_canonical_map(&self.filters, &mut text);
         Sha256::digest(&text).into()
@@ -98,7 +98,7 @@ fn write_canonical_map(map: &Map<String, Value>, out: &mut Vec<u8>) {
         if i > 0 {
             out.push(b',');
         }
-        write_json_str(key, out);
+        write_json(key, out);
         out.push(b':');
         write_canonical(&map[key], out);
     }
@@ -121,11 +121,6 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
         // Scalars: serde_json's compact form is already canonical for one value.
         scalar => write_json(scalar, out),
     }
-}
-
-/// Appends `text` as a JSON string.
-fn write_json_str(text: &str, out: &mut Vec<u8>) {
-    write_json(text, out);
 }
 
 /// Appends serde_json's compact form of `value`.
