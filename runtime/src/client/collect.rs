@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Serialize, Serializer};
 
 use super::deadline::Deadline;
+use super::head::Head;
 use crate::completeness::Completeness;
 use crate::envelope::Envelope;
 use crate::problem::{Problem, ProblemCode};
@@ -246,10 +247,13 @@ struct Traversal<T> {
     deadline: Deadline,
     items: Vec<T>,
     pages_fetched: u64,
-    /// The first page's scope and page member: the traversal's snapshot, ordering and
-    /// sizes. When a limit stops the traversal, the page member's cursor contract is
-    /// replaced by the latest page's, so it describes the resume cursor.
-    head: Option<(Scope, Option<PageInfo>)>,
+    /// The first page's scope and page facts: the traversal's snapshot, ordering and
+    /// sizes, kept from the first page on when more pages follow.
+    head: Option<Head>,
+    /// The result's scope and page member, once the traversal stopped after a page. When
+    /// a limit stopped it, the page member's cursor contract is the latest page's, so it
+    /// describes the resume cursor.
+    kept: Option<(Scope, Option<PageInfo>)>,
     carried: Vec<StandardReason>,
     warnings: Vec<Warning>,
     evidence: Option<String>,
@@ -263,6 +267,7 @@ impl<T> Traversal<T> {
             items: Vec::new(),
             pages_fetched: 0,
             head: None,
+            kept: None,
             carried: Vec::new(),
             warnings: Vec::new(),
             evidence: None,
@@ -288,8 +293,8 @@ impl<T> Traversal<T> {
 
     /// Takes in a fetched page (its items are moved out) and says what comes next.
     fn take(&mut self, page: &mut Envelope<T, StandardReason>, waited: bool) -> Step {
-        if let Some((scope, first)) = &self.head
-            && !same_snapshot(scope, first.as_ref(), &page.completeness)
+        if let Some(head) = &self.head
+            && !head.same_snapshot(&page.completeness)
         {
             return Step::Stop(Stop::SnapshotGone);
         }
@@ -319,28 +324,30 @@ impl<T> Traversal<T> {
             if block.is_complete() {
                 self.evidence = block.evidence().map(str::to_owned);
             }
-            self.head.get_or_insert_with(|| block.take_scope_and_page());
+            self.kept = Some(match self.head.take() {
+                None => block.take_scope_and_page(),
+                Some(head) => head.into_scope_and_page(None),
+            });
             return Step::Stop(Stop::LastPage);
         };
         // The limits are checked before the next fetch, while this page is at hand.
         if let Some(limit) = self.reached_limit(waited) {
-            match &mut self.head {
-                None => self.head = Some(block.take_scope_and_page()),
-                Some((_, Some(first))) => first.cursor = block.page_mut().and_then(|latest| latest.cursor.take()),
-                Some((_, None)) => {}
-            }
+            self.kept = Some(match self.head.take() {
+                None => block.take_scope_and_page(),
+                Some(head) => head.into_scope_and_page(block.page_mut().and_then(|latest| latest.cursor.take())),
+            });
             return Step::Stop(Stop::Limit(limit.resume_with(next)));
         }
         if self.head.is_none() {
-            self.head = Some(block.take_scope_and_page());
+            self.head = Some(Head::keep(block));
         }
         Step::Fetch(next)
     }
 
     /// The result: everything collected, with a block that says why it is incomplete.
     fn finish(self, stop: Stop) -> Collected<T> {
-        let Traversal { items, pages_fetched, head, carried, warnings, evidence, .. } = self;
-        let mut completeness = match head {
+        let Traversal { items, pages_fetched, head, kept, carried, warnings, evidence, .. } = self;
+        let mut completeness = match kept.or_else(|| head.map(|head| head.into_scope_and_page(None))) {
             Some((scope, page)) => {
                 let mut block = Completeness::complete(scope);
                 block.set_page(page.map(|page| PageInfo { returned: items.len() as u64, ..page }));
@@ -380,9 +387,4 @@ impl<T> Traversal<T> {
         }
         Collected { envelope: Envelope::new(items, completeness), pages_fetched }
     }
-}
-
-/// True when `page` was read at the snapshot of the traversal's first page.
-fn same_snapshot(scope: &Scope, page: Option<&PageInfo>, block: &Completeness<StandardReason>) -> bool {
-    scope.snapshot == block.scope().snapshot && page.map(|p| &p.snapshot) == block.page().map(|p| &p.snapshot)
 }

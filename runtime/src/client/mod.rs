@@ -9,6 +9,7 @@ pub mod collect;
 mod deadline;
 pub mod decide;
 pub mod explain;
+mod head;
 #[cfg(feature = "client")]
 pub mod http;
 
