@@ -324,24 +324,28 @@ impl<T> Traversal<T> {
             if block.is_complete() {
                 self.evidence = block.evidence().map(str::to_owned);
             }
-            self.kept = Some(match self.head.take() {
-                None => block.take_scope_and_page(),
-                Some(head) => head.into_scope_and_page(None),
-            });
+            self.keep_result(block);
             return Step::Stop(Stop::LastPage);
         };
         // The limits are checked before the next fetch, while this page is at hand.
         if let Some(limit) = self.reached_limit(waited) {
-            self.kept = Some(match self.head.take() {
-                None => block.take_scope_and_page(),
-                Some(head) => head.into_scope_and_page(block.page_mut().and_then(|latest| latest.cursor.take())),
-            });
+            self.keep_result(block);
             return Step::Stop(Stop::Limit(limit.resume_with(next)));
         }
         if self.head.is_none() {
             self.head = Some(Head::keep(block));
         }
         Step::Fetch(next)
+    }
+
+    /// Keeps the result's scope and page member when the traversal stops after `block`:
+    /// the first page's (moved out of `block` when it is the first), with `block`'s cursor
+    /// contract, which [`Traversal::finish`] keeps only when the result resumes.
+    fn keep_result(&mut self, block: &mut Completeness<StandardReason>) {
+        self.kept = Some(match self.head.take() {
+            None => block.take_scope_and_page(),
+            Some(head) => head.into_scope_and_page(block.page_mut().and_then(|latest| latest.cursor.take())),
+        });
     }
 
     /// The result: everything collected, with a block that says why it is incomplete.

@@ -94,22 +94,21 @@ impl Head {
     /// The scope and page member again, with `cursor` as the page member's cursor
     /// contract (`returned` is the caller's to set).
     pub(crate) fn into_scope_and_page(self, cursor: Option<CursorContract>) -> (Scope, Option<PageInfo>) {
-        let owned = |index| self.field(index).to_owned();
-        let scope = Scope {
-            resource: owned(RESOURCE),
-            visibility: owned(VISIBILITY),
-            snapshot: self.scope_snapshot().map(str::to_owned),
-            filters: Map::new(),
-        };
         let page = self.page.as_ref().map(|p| PageInfo {
             returned: 0,
             requested_size: p.requested_size,
             applied_size: p.applied_size,
-            ordering: owned(ORDERING),
+            ordering: self.field(ORDERING).to_owned(),
             snapshot: self.page_snapshot().map(str::to_owned),
             cursor,
         });
-        (Scope { filters: self.filters, ..scope }, page)
+        let scope = Scope {
+            resource: self.field(RESOURCE).to_owned(),
+            visibility: self.field(VISIBILITY).to_owned(),
+            snapshot: self.scope_snapshot().map(str::to_owned),
+            filters: self.filters,
+        };
+        (scope, page)
     }
 }
 
