@@ -214,11 +214,6 @@ impl<R: Reason> Completeness<R> {
         self.page.as_mut()
     }
 
-    /// Takes `next_cursor` out, leaving `None` (the collector moves it instead of copying).
-    pub(crate) fn take_next_cursor(&mut self) -> Option<String> {
-        self.next_cursor.take()
-    }
-
     /// Takes the scope and page member out, leaving an empty scope and no page member.
     pub(crate) fn take_scope_and_page(&mut self) -> (Scope, Option<PageInfo>) {
         (std::mem::take(&mut self.scope), self.page.take())

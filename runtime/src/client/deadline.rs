@@ -65,7 +65,7 @@ impl Deadline {
             // Spread the reads only while a whole stride of such fetches stays far
             // (four strides) from the deadline.
             let far = per_fetch.saturating_mul(4 * MAX_STRIDE) < remaining;
-            self.stride = if per_fetch < CHEAP_FETCH && far && !waited { (self.stride * 2).min(MAX_STRIDE) } else { 1 };
+            self.stride = if per_fetch < CHEAP_FETCH && far && !waited { MAX_STRIDE } else { 1 };
         }
         self.last_read = now;
         self.since_read = 1;
