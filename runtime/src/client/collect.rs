@@ -233,6 +233,12 @@ where
 }
 
 /// The state of one traversal: what was collected, and what must be reported about it.
+///
+/// Aligned to a cache line, so that the state read on every page lies the same way
+/// across cache lines wherever the caller's stack puts the traversal. Unaligned, the
+/// collector's cost depended on the stack's alignment: moving the stack 48 bytes at a
+/// time, every fourth position (same offset modulo 64) cost it 3% more per traversal.
+#[repr(align(64))]
 struct Traversal<T> {
     limits: CollectLimits,
     deadline: Deadline,
