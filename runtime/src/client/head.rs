@@ -24,19 +24,10 @@ const PAGE_SNAPSHOT: usize = 4;
 /// Text of up to this many bytes is kept without an allocation.
 const INLINE: usize = 128;
 
-/// The kept text: inline when it fits.
+/// The kept text: inline when it fits (its length is the last field's end).
 enum Text {
-    Inline { bytes: [u8; INLINE], len: usize },
+    Inline([u8; INLINE]),
     Heap(String),
-}
-
-impl Text {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Text::Inline { bytes, len } => &bytes[..*len],
-            Text::Heap(text) => text.as_bytes(),
-        }
-    }
 }
 
 /// The traversal's scope and page facts, as the first page reported them.
@@ -82,7 +73,7 @@ impl Head {
                 bytes[start..*field_end].copy_from_slice(field.as_bytes());
                 start = *field_end;
             }
-            Text::Inline { bytes, len: end }
+            Text::Inline(bytes)
         } else {
             Text::Heap(fields.concat())
         };
@@ -101,7 +92,11 @@ impl Head {
 
     fn field_bytes(&self, index: usize) -> &[u8] {
         let start = if index == 0 { 0 } else { self.ends[index - 1] };
-        self.text.bytes().get(start..self.ends[index]).unwrap_or_default()
+        let text = match &self.text {
+            Text::Inline(bytes) => bytes.as_slice(),
+            Text::Heap(text) => text.as_bytes(),
+        };
+        text.get(start..self.ends[index]).unwrap_or_default()
     }
 
     /// A field as text (each field was copied whole from a `str`).

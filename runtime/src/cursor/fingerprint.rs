@@ -77,17 +77,20 @@ impl QueryBinding {
 
 /// The canonical JSON text of a filter map: keys sorted at every depth, no whitespace.
 pub fn canonical_filters(filters: &Map<String, Value>) -> String {
-    let mut text = Vec::new();
-    write_canonical_map(filters, &mut text);
     // Only serde_json's output and ASCII punctuation were written: always UTF-8.
-    String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    String::from_utf8(canonical_bytes(filters)).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// SHA-256 of [`canonical_filters`].
 pub fn filters_fingerprint(filters: &Map<String, Value>) -> [u8; 32] {
+    Sha256::digest(canonical_bytes(filters)).into()
+}
+
+/// The bytes of [`canonical_filters`].
+fn canonical_bytes(filters: &Map<String, Value>) -> Vec<u8> {
     let mut text = Vec::new();
     write_canonical_map(filters, &mut text);
-    Sha256::digest(&text).into()
+    text
 }
 
 fn write_canonical_map(map: &Map<String, Value>, out: &mut Vec<u8>) {
