@@ -18,61 +18,36 @@
 //! assert_eq!(json["continuation"]["cursor"], json["next_cursor"]);
 //! ```
 
-pub mod aggregate;
-#[cfg(feature = "axum")]
-pub mod budget;
-pub mod checked;
 pub mod client;
-mod completeness; // private: its name would shadow the `completeness` attribute macro in `use completeness::completeness;`
-#[cfg(feature = "axum")]
-pub mod config;
-pub mod continuation;
-#[cfg(feature = "axum")]
-pub mod credential;
-#[cfg(feature = "axum")]
-pub mod cursor;
-pub mod declared;
-pub mod envelope;
-#[cfg(feature = "axum")]
-pub mod evidence;
-#[cfg(feature = "axum")]
-pub mod extract;
-#[cfg(feature = "axum")]
-pub mod fanout;
-pub mod field;
+pub mod contract;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-#[cfg(feature = "axum")]
-pub mod page_request;
-pub mod problem;
-#[cfg(feature = "axum")]
-mod query;
-pub mod reason;
-pub mod report;
-#[cfg(feature = "axum")]
-pub mod require;
-#[cfg(feature = "axum")]
-pub mod response;
-#[cfg(feature = "axum")]
-pub mod routing;
-pub mod scope;
+pub mod server;
 #[cfg(feature = "testing")]
 pub mod testing;
-pub mod warning;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+
+// The modules keep their short paths (`completeness::reason::MorePagesAvailable`,
+// `completeness::routing::get`): the folders above show the architecture, these the API.
+pub use contract::{aggregate, continuation, declared, envelope, field, reason, scope, warning};
+#[cfg(feature = "axum")]
+pub use server::{
+    budget, config, credential, cursor, evidence, extract, fanout, page_request, require, response, routing,
+};
+pub use server::{checked, problem, report};
 
 pub use aggregate::{Aggregate, Relation};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
 pub use checked::{CheckedFuture, CheckedResponse};
 pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
-pub use completeness::{Completeness, Shape, Status};
 #[cfg(feature = "axum")]
 pub use config::CompletenessConfig;
 pub use continuation::Continuation;
+pub use contract::{Completeness, Shape, Status};
 #[cfg(feature = "axum")]
 pub use credential::Credential;
 #[cfg(feature = "axum")]

@@ -16,11 +16,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::client::explain::verdict;
-use crate::completeness::Completeness;
-use crate::continuation::Continuation;
-use crate::envelope::Envelope;
-use crate::reason::Reason;
-use crate::scope::{PageInfo, Scope};
+use crate::contract::completeness::Completeness;
+use crate::contract::continuation::Continuation;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::Reason;
+use crate::contract::scope::{PageInfo, Scope};
 
 /// The tool result carrying `envelope`.
 ///

@@ -22,23 +22,23 @@ pub use crate::__declare_reasons as declare_reasons;
 pub use crate::__envelope_impls as envelope_impls;
 pub use crate::__envelope_report as envelope_report;
 pub use crate::__impl_envelope_into_response as impl_envelope_into_response;
-pub use crate::checked::{CheckedFuture, CheckedResponse};
-pub use crate::completeness::{Completeness, Shape};
-pub use crate::declared::{DeclaredReason, Declares, ReasonSet};
+pub use crate::contract::completeness::{Completeness, Shape};
+pub use crate::contract::declared::{DeclaredReason, Declares, ReasonSet};
+pub use crate::server::checked::{CheckedFuture, CheckedResponse};
 
 /// What fills the slots of `Reasons` in generated reason types.
 pub mod slot {
-    pub use crate::declared::Undeclared;
-    pub use crate::reason::{
+    pub use crate::contract::declared::Undeclared;
+    pub use crate::contract::reason::{
         ClientLimitReached, MorePagesAvailable, QuotaExhausted, ResultLimitReached, SnapshotExpired, SourceUnavailable,
         TimeBudgetExceeded, VisibilityRestricted,
     };
 }
-pub use crate::field::{Field, OmittedFields};
-pub use crate::reason;
-pub use crate::reason::ReasonCode;
-pub use crate::report::{CompletenessReport, ReportsCompleteness};
-pub use crate::warning::WarningCode;
+pub use crate::contract::field::{Field, OmittedFields};
+pub use crate::contract::reason;
+pub use crate::contract::reason::ReasonCode;
+pub use crate::contract::warning::WarningCode;
+pub use crate::server::report::{CompletenessReport, ReportsCompleteness};
 
 /// Checks that a `#[completeness]` handler's response reports completeness (the call is
 /// spanned on the declared return type, so a type alias to `Json<Vec<T>>` fails there),
@@ -53,7 +53,7 @@ pub fn checked_future<T: ReportsCompleteness, F: core::future::Future<Output = T
 
 /// The caller's demand for a complete result, as a `#[completeness]` handler receives it.
 #[cfg(feature = "axum")]
-pub type Demand = crate::require::RequireComplete;
+pub type Demand = crate::server::require::RequireComplete;
 
 /// Without axum there is no request to read a demand from.
 #[cfg(not(feature = "axum"))]
@@ -77,7 +77,7 @@ pub trait CompletenessField {
     fn report_mut(&mut self) -> &mut dyn CompletenessReport;
 }
 
-impl<R: crate::reason::Reason> CompletenessField for Completeness<R> {
+impl<R: crate::contract::reason::Reason> CompletenessField for Completeness<R> {
     fn head<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         self.serialize_head(map)
     }
@@ -100,9 +100,9 @@ impl<R: crate::reason::Reason> CompletenessField for Completeness<R> {
 macro_rules! __declare_reasons {
     ($doc:literal $vis:vis $name:ident [$($slot:ident)*] $warnings:literal) => {
         #[doc = $doc]
-        $vis type $name = $crate::declared::DeclaredReason<
-            $crate::declared::Reasons<$($crate::__private::slot::$slot),*>,
-            $crate::declared::Warnings<$warnings>,
+        $vis type $name = $crate::contract::declared::DeclaredReason<
+            $crate::contract::declared::Reasons<$($crate::__private::slot::$slot),*>,
+            $crate::contract::declared::Warnings<$warnings>,
         >;
     };
 }
@@ -163,11 +163,11 @@ macro_rules! __envelope_impls {
 macro_rules! __envelope_report {
     ([$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] []) => {
         #[automatically_derived]
-        impl $($generics)* $crate::report::ReportsCompleteness for $($ty)* $($where)* {
-            fn completeness_report(&self) -> ::core::option::Option<&dyn $crate::report::CompletenessReport> {
+        impl $($generics)* $crate::server::report::ReportsCompleteness for $($ty)* $($where)* {
+            fn completeness_report(&self) -> ::core::option::Option<&dyn $crate::server::report::CompletenessReport> {
                 ::core::option::Option::None
             }
-            fn completeness_report_mut(&mut self) -> ::core::option::Option<&mut dyn $crate::report::CompletenessReport> {
+            fn completeness_report_mut(&mut self) -> ::core::option::Option<&mut dyn $crate::server::report::CompletenessReport> {
                 ::core::option::Option::None
             }
         }
@@ -178,7 +178,7 @@ macro_rules! __envelope_report {
 /// Serializes a derived envelope as a JSON 200 response.
 #[cfg(feature = "axum")]
 pub fn json_response<T: serde::Serialize + ?Sized>(value: &T) -> axum::response::Response {
-    crate::response::json_response(value)
+    crate::server::response::json_response(value)
 }
 
 /// `IntoResponse` for a derived envelope (with `axum`; nothing without).
@@ -204,40 +204,4 @@ macro_rules! __impl_envelope_into_response {
 #[macro_export]
 macro_rules! __impl_envelope_into_response {
     ($($tokens:tt)*) => {};
-}
-
-/// The OpenAPI schema of a reason object restricted to `codes`.
-#[cfg(feature = "openapi")]
-pub fn reason_schema_openapi(codes: &[ReasonCode]) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    use utoipa::openapi::schema::{ObjectBuilder, Type};
-    let code = ObjectBuilder::new()
-        .schema_type(Type::String)
-        .enum_values(Some(codes.iter().map(|c| c.as_str().to_owned())))
-        .description(Some("Stable reason code; programs branch on it."));
-    let message = ObjectBuilder::new().schema_type(Type::String).description(Some("Human text; may change."));
-    ObjectBuilder::new()
-        .schema_type(Type::Object)
-        .description(Some("Why the response is incomplete: one of the codes this endpoint declares, with its details."))
-        .property("code", code)
-        .required("code")
-        .property("message", message)
-        .required("message")
-        .additional_properties(Some(ObjectBuilder::new()))
-        .build()
-        .into()
-}
-
-/// The JSON Schema of a reason object restricted to `codes`.
-#[cfg(feature = "json-schema")]
-pub fn reason_schema_json(codes: &[ReasonCode]) -> schemars::Schema {
-    let codes: Vec<&str> = codes.iter().map(ReasonCode::as_str).collect();
-    schemars::json_schema!({
-        "type": "object",
-        "description": "Why the response is incomplete: one of the codes this endpoint declares, with its details.",
-        "properties": {
-            "code": { "type": "string", "enum": codes },
-            "message": { "type": "string" }
-        },
-        "required": ["code", "message"]
-    })
 }

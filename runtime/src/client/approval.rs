@@ -7,9 +7,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::client::explain::{explain_reason, noun};
-use crate::continuation::Continuation;
-use crate::envelope::Envelope;
-use crate::reason::{Reason, ReasonCode, StandardReason};
+use crate::contract::continuation::Continuation;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::{Reason, ReasonCode, StandardReason};
 
 /// A request for a person to approve, change or abandon an action whose evidence is
 /// incomplete. Rendered as text (`Display`) and as JSON (`Serialize`).

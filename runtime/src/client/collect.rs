@@ -12,13 +12,13 @@ use serde::{Serialize, Serializer};
 
 use super::deadline::Deadline;
 use super::head::Head;
-use crate::completeness::Completeness;
-use crate::envelope::Envelope;
-use crate::problem::{Problem, ProblemCode};
-use crate::reason::{ClientLimitReached, LimitKind, ReasonDetails, SnapshotExpired, StandardReason};
-use crate::report::{CompletenessReport, ReportsCompleteness};
-use crate::scope::{PageInfo, Scope};
-use crate::warning::Warning;
+use crate::contract::completeness::Completeness;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::{ClientLimitReached, LimitKind, ReasonDetails, SnapshotExpired, StandardReason};
+use crate::contract::scope::{PageInfo, Scope};
+use crate::contract::warning::Warning;
+use crate::server::problem::{Problem, ProblemCode};
+use crate::server::report::{CompletenessReport, ReportsCompleteness};
 
 /// The limits a collector applies itself. Reaching one yields `CLIENT_LIMIT_REACHED`
 /// with a cursor that resumes where the collector stopped.

@@ -2,10 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::completeness::Completeness;
-use crate::envelope::Envelope;
-use crate::reason::{Reason, ReasonCode};
-use crate::warning::WarningCode;
+use crate::contract::completeness::Completeness;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::{Reason, ReasonCode};
+use crate::contract::warning::WarningCode;
 
 /// What the caller means to do with a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! Reasons and verdicts in words a person understands.
 
-use crate::completeness::Completeness;
-use crate::reason::{LimitKind, Reason, StandardReason};
+use crate::contract::completeness::Completeness;
+use crate::contract::reason::{LimitKind, Reason, StandardReason};
 
 /// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
 pub fn noun(resource: &str) -> String {

@@ -10,9 +10,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::completeness::Completeness;
-use crate::reason::StandardReason;
-use crate::scope::{CursorContract, PageInfo, Scope};
+use crate::contract::completeness::Completeness;
+use crate::contract::reason::StandardReason;
+use crate::contract::scope::{CursorContract, PageInfo, Scope};
 
 /// The text fields, in the order they are kept.
 const RESOURCE: usize = 0;
@@ -150,8 +150,8 @@ impl Head {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reason::MorePagesAvailable;
-    use crate::scope::CursorBinding;
+    use crate::contract::reason::MorePagesAvailable;
+    use crate::contract::scope::CursorBinding;
 
     fn contract(expires_at: &str) -> CursorContract {
         CursorContract {

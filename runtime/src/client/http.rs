@@ -7,9 +7,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::client::collect::FetchError;
-use crate::envelope::Envelope;
-use crate::problem::Problem;
-use crate::reason::StandardReason;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::StandardReason;
+use crate::server::problem::Problem;
 
 /// A client of one service, authenticating with a bearer token.
 ///

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::completeness::{Completeness, Shape};
-use crate::reason::{ReasonCode, StandardReason};
+use crate::contract::completeness::{Completeness, Shape};
+use crate::contract::reason::{ReasonCode, StandardReason};
 
 /// Panics, listing every violation, unless `response` keeps the collection contract
 /// of DESIGN §2.1. Use it in any service's tests on the JSON it serves.

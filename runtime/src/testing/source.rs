@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 
 use crate::client::collect::FetchError;
-use crate::envelope::Envelope;
-use crate::problem::{Problem, ProblemCode};
-use crate::reason::{MorePagesAvailable, StandardReason, VisibilityRestricted};
-use crate::scope::{CursorBinding, CursorContract, PageInfo, Scope};
-use crate::warning::Warning;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::{MorePagesAvailable, StandardReason, VisibilityRestricted};
+use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
+use crate::contract::warning::Warning;
+use crate::server::problem::{Problem, ProblemCode};
 
 /// A change to the source between two page fetches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

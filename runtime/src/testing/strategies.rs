@@ -5,15 +5,15 @@ use proptest::option;
 use proptest::prelude::*;
 
 use crate::client::collect::CollectLimits;
-use crate::completeness::Completeness;
-use crate::envelope::Envelope;
-use crate::reason::{
+use crate::contract::completeness::Completeness;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::{
     ClientLimitReached, LimitKind, MorePagesAvailable, Progress, QuotaExhausted, ResultLimitReached, SnapshotExpired,
     SourceUnavailable, StandardReason, TimeBudgetExceeded, UnknownReason, VisibilityRestricted,
 };
-use crate::scope::{CursorBinding, CursorContract, PageInfo, Scope};
+use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
+use crate::contract::warning::{Warning, WarningCode};
 use crate::testing::source::{MemorySource, Mutation};
-use crate::warning::{Warning, WarningCode};
 
 /// Any reason: every known code with random details, and unknown codes.
 pub fn arb_reason() -> impl Strategy<Value = StandardReason> {

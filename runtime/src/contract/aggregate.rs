@@ -7,8 +7,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Map;
 
-use crate::completeness::{Completeness, Shape};
-use crate::reason::{Reason, StandardReason};
+use crate::contract::completeness::{Completeness, Shape};
+use crate::contract::reason::{Reason, StandardReason};
 
 /// How an aggregate's value relates to the truth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -2,11 +2,11 @@
 
 use serde_json::Value;
 
-use crate::aggregate::Aggregate;
-use crate::completeness::Completeness;
-use crate::envelope::Envelope;
-use crate::problem::Problem;
-use crate::reason::{Reason, ReasonCode};
+use crate::contract::aggregate::Aggregate;
+use crate::contract::completeness::Completeness;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::{Reason, ReasonCode};
+use crate::server::problem::{Problem, ProblemCode};
 
 /// A type-erased view of a completeness block, for generic handling
 /// (`require_complete`, scope filling) without knowing the endpoint's reason type.
@@ -46,6 +46,37 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
         if self.scope().resource.is_empty() {
             self.scope_mut().resource = resource.to_owned();
         }
+    }
+}
+
+/// The problem a demand for completeness meets (it lives here, beside the report it reads,
+/// so that problems do not depend on reports).
+impl Problem {
+    /// The `COMPLETE_RESULT_UNAVAILABLE` problem of DESIGN §2.8 for an incomplete result:
+    /// 403 when `VISIBILITY_RESTRICTED` is among the reasons, else 422 when
+    /// `RESULT_LIMIT_REACHED` is, else 503 with `Retry-After` when known.
+    pub fn complete_result_unavailable(report: &dyn CompletenessReport) -> Problem {
+        let codes = report.reason_codes();
+        let status = if codes.contains(&ReasonCode::VisibilityRestricted) {
+            403
+        } else if codes.contains(&ReasonCode::ResultLimitReached) {
+            422
+        } else {
+            503
+        };
+        let listed = codes.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ");
+        let mut problem = Problem::new(
+            ProblemCode::CompleteResultUnavailable,
+            format!("The request demanded a complete result; this one is incomplete ({listed})."),
+        )
+        .with_status(status)
+        .with_extension("incomplete_reasons", report.reasons_json());
+        if status == 503
+            && let Some(seconds) = report.retry_after_seconds()
+        {
+            problem = problem.with_retry_after(seconds);
+        }
+        problem
     }
 }
 

@@ -24,12 +24,12 @@ use std::marker::PhantomData;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::continuation::Continuation;
-use crate::reason::{
+use crate::contract::continuation::Continuation;
+use crate::contract::reason::{
     ClientLimitReached, MorePagesAvailable, QuotaExhausted, Reason, ReasonCode, ResultLimitReached, SnapshotExpired,
     SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
 };
-use crate::warning::WarningCode;
+use crate::contract::warning::WarningCode;
 
 /// A set of declared reason codes.
 pub trait ReasonSet: 'static {
@@ -311,7 +311,7 @@ declared_details!(
 #[cfg(feature = "openapi")]
 impl<R: ReasonSet, W: WarningSet> utoipa::PartialSchema for DeclaredReason<R, W> {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::__private::reason_schema_openapi(R::ALL)
+        crate::contract::schema::reason_schema_openapi(R::ALL)
     }
 }
 
@@ -328,7 +328,7 @@ impl<R: ReasonSet, W: WarningSet> schemars::JsonSchema for DeclaredReason<R, W> 
         std::borrow::Cow::Owned(Self::schema_name())
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::__private::reason_schema_json(R::ALL)
+        crate::contract::schema::reason_schema_json(R::ALL)
     }
 }
 

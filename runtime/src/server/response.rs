@@ -4,10 +4,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::aggregate::Aggregate;
-use crate::envelope::Envelope;
-use crate::problem::{Problem, ProblemCode};
-use crate::reason::Reason;
+use crate::contract::aggregate::Aggregate;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::Reason;
+use crate::server::problem::{Problem, ProblemCode};
 
 /// The media type of problem responses.
 pub const PROBLEM_JSON: &str = "application/problem+json";

@@ -13,10 +13,10 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use tokio::time::Instant;
 
-use crate::config::{BudgetEcho, CompletenessConfig};
-use crate::problem::{Problem, ProblemCode};
-use crate::query::query_pairs;
-use crate::reason::{Progress, TimeBudgetExceeded};
+use crate::contract::reason::{Progress, TimeBudgetExceeded};
+use crate::server::config::{BudgetEcho, CompletenessConfig};
+use crate::server::problem::{Problem, ProblemCode};
+use crate::server::query::query_pairs;
 
 /// The request-timeout header (seconds).
 pub const REQUEST_TIMEOUT_HEADER: &str = "request-timeout";

@@ -2,8 +2,8 @@
 //!
 //! The service's own authentication middleware resolves the caller and inserts a
 //! [`Credential`] into the request's extensions; the framework's extractors
-//! ([`PageRequest`](crate::page_request::PageRequest), [`RequireEvidence`](crate::evidence::RequireEvidence),
-//! [`EvidenceIssuer`](crate::evidence::EvidenceIssuer)) and handlers read it from there.
+//! ([`PageRequest`](crate::server::page_request::PageRequest), [`RequireEvidence`](crate::server::evidence::RequireEvidence),
+//! [`EvidenceIssuer`](crate::server::evidence::EvidenceIssuer)) and handlers read it from there.
 //! Its fingerprint (name, permission epoch and tenant access) is what cursors and
 //! evidence are bound to: bump the permission epoch whenever the credential's
 //! permissions change and every cursor and evidence token it holds stops working.
@@ -40,7 +40,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
-use crate::problem::{Problem, ProblemCode};
+use crate::server::problem::{Problem, ProblemCode};
 
 /// Which tenants a credential can read.
 #[derive(Debug, Clone, PartialEq, Eq)]

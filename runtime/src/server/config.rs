@@ -26,8 +26,8 @@ use axum::http::HeaderValue;
 use axum::http::request::Parts;
 use axum::response::Response;
 
-use crate::cursor::{CursorKeys, DEFAULT_MAX_TOKEN_LEN};
-use crate::problem::{Problem, ProblemCode};
+use crate::server::cursor::{CursorKeys, DEFAULT_MAX_TOKEN_LEN};
+use crate::server::problem::{Problem, ProblemCode};
 
 /// The response header that echoes the time budget applied to a request, in milliseconds.
 pub const TIME_BUDGET_HEADER: &str = "time-budget-ms";
@@ -140,7 +140,7 @@ impl CompletenessConfig {
 
     /// The tower layer that puts this configuration on every request (for the
     /// extractors) and echoes the applied time budget in the `Time-Budget-Ms` response
-    /// header when a handler extracted a [`TimeBudget`](crate::budget::TimeBudget).
+    /// header when a handler extracted a [`TimeBudget`](crate::server::budget::TimeBudget).
     pub fn layer(&self) -> CompletenessLayer {
         CompletenessLayer { config: Arc::new(self.clone()) }
     }

@@ -26,16 +26,16 @@ use std::sync::Arc;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use crate::completeness::Completeness;
-use crate::config::CompletenessConfig;
-use crate::credential::Credential;
-use crate::cursor::{CursorClaims, CursorError, QueryBinding, now_ms, rfc3339};
-use crate::envelope::Envelope;
-use crate::problem::{Problem, ProblemCode};
-use crate::query::query_pairs;
-use crate::reason::{MorePagesAvailable, Reason};
-use crate::scope::{CursorBinding, CursorContract, PageInfo, Scope};
-use crate::warning::Warning;
+use crate::contract::completeness::Completeness;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::{MorePagesAvailable, Reason};
+use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
+use crate::contract::warning::Warning;
+use crate::server::config::CompletenessConfig;
+use crate::server::credential::Credential;
+use crate::server::cursor::{CursorClaims, CursorError, QueryBinding, now_ms, rfc3339};
+use crate::server::problem::{Problem, ProblemCode};
+use crate::server::query::query_pairs;
 
 /// The page size and cursor of a list request, validated and authenticated.
 ///
@@ -257,7 +257,7 @@ impl Page {
     /// The 400 `INVALID_CURSOR` problem for a signed position the handler cannot read
     /// (e.g. issued by another version of the service).
     pub fn unreadable_position(&self) -> Problem {
-        CursorError::Invalid(crate::cursor::TokenError::Malformed).to_problem()
+        CursorError::Invalid(crate::server::cursor::TokenError::Malformed).to_problem()
     }
 
     /// Signs the cursor of the page after `position` (the keyset key of this page's last item).
@@ -351,8 +351,8 @@ impl Page {
     }
 
     /// Attaches an evidence token to a complete inventory response; see
-    /// [`EvidenceIssuer::attach`](crate::evidence::EvidenceIssuer::attach).
+    /// [`EvidenceIssuer::attach`](crate::server::evidence::EvidenceIssuer::attach).
     pub fn attach_evidence<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
-        crate::evidence::attach(&self.config, &self.credential, completeness)
+        crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 }

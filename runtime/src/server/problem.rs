@@ -6,9 +6,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::continuation::Continuation;
-use crate::reason::ReasonCode;
-use crate::report::CompletenessReport;
+use crate::contract::continuation::Continuation;
 
 macro_rules! problem_codes {
     ($($variant:ident => $code:literal, $status:literal, $title:literal;)*) => {
@@ -138,33 +136,6 @@ impl Problem {
     pub fn with_retry_after(mut self, seconds: u64) -> Self {
         self.retry_after = Some(seconds);
         self
-    }
-
-    /// The `COMPLETE_RESULT_UNAVAILABLE` problem of DESIGN §2.8 for an incomplete result:
-    /// 403 when `VISIBILITY_RESTRICTED` is among the reasons, else 422 when
-    /// `RESULT_LIMIT_REACHED` is, else 503 with `Retry-After` when known.
-    pub fn complete_result_unavailable(report: &dyn CompletenessReport) -> Problem {
-        let codes = report.reason_codes();
-        let status = if codes.contains(&ReasonCode::VisibilityRestricted) {
-            403
-        } else if codes.contains(&ReasonCode::ResultLimitReached) {
-            422
-        } else {
-            503
-        };
-        let listed = codes.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ");
-        let mut problem = Problem::new(
-            ProblemCode::CompleteResultUnavailable,
-            format!("The request demanded a complete result; this one is incomplete ({listed})."),
-        )
-        .with_status(status)
-        .with_extension("incomplete_reasons", report.reasons_json());
-        if status == 503
-            && let Some(seconds) = report.retry_after_seconds()
-        {
-            problem = problem.with_retry_after(seconds);
-        }
-        problem
     }
 
     /// The stable code.

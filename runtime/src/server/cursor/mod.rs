@@ -12,7 +12,7 @@
 //! past its expiry → `CURSOR_EXPIRED` (410, with a `restart` continuation).
 //! An expired cursor is never turned into a fresh traversal.
 //!
-//! Most services use cursors through [`PageRequest`](crate::page_request::PageRequest).
+//! Most services use cursors through [`PageRequest`](crate::server::page_request::PageRequest).
 
 mod clock;
 mod codec;
@@ -20,9 +20,9 @@ mod fingerprint;
 mod keys;
 pub mod token;
 
-use crate::continuation::Continuation;
-use crate::credential::Credential;
-use crate::problem::{Problem, ProblemCode};
+use crate::contract::continuation::Continuation;
+use crate::server::credential::Credential;
+use crate::server::problem::{Problem, ProblemCode};
 
 pub use clock::rfc3339;
 pub(crate) use clock::{after, now_ms};

@@ -34,11 +34,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
-use crate::budget::TimeBudget;
-use crate::completeness::Completeness;
-use crate::envelope::Envelope;
-use crate::reason::{Progress, Reason, SourceUnavailable, TimeBudgetExceeded};
-use crate::scope::Scope;
+use crate::contract::completeness::Completeness;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::{Progress, Reason, SourceUnavailable, TimeBudgetExceeded};
+use crate::contract::scope::Scope;
+use crate::server::budget::TimeBudget;
 
 type SourceFuture<'a, T, E> = Pin<Box<dyn Future<Output = Result<Vec<T>, E>> + Send + 'a>>;
 

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::report::{CompletenessReport, ReportsCompleteness};
+use crate::server::report::{CompletenessReport, ReportsCompleteness};
 
 /// What a `#[completeness]` handler returns: its declared response, checked.
 ///

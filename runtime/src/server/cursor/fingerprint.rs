@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::scope::Scope;
+use crate::contract::scope::Scope;
 
 /// The query a traversal belongs to: resource, applied filters and total ordering.
 ///

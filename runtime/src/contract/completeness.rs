@@ -4,10 +4,10 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::continuation::Continuation;
-use crate::reason::{Reason, ReasonCode, StandardReason, reasons_from_wire};
-use crate::scope::{PageInfo, Scope};
-use crate::warning::Warning;
+use crate::contract::continuation::Continuation;
+use crate::contract::reason::{Reason, ReasonCode, StandardReason, reasons_from_wire};
+use crate::contract::scope::{PageInfo, Scope};
+use crate::contract::warning::Warning;
 
 /// `"complete"` or `"partial"`: derived from `complete`, never set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -436,7 +436,7 @@ impl<'de, R: Reason> Deserialize<'de> for Completeness<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reason::{SourceUnavailable, VisibilityRestricted};
+    use crate::contract::reason::{SourceUnavailable, VisibilityRestricted};
 
     fn scope() -> Scope {
         Scope::new("service_accounts", "all")

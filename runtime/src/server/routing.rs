@@ -22,7 +22,7 @@ use std::future::Future;
 use axum::handler::Handler;
 use axum::routing::MethodRouter;
 
-use crate::report::ReportsCompleteness;
+use crate::server::report::ReportsCompleteness;
 
 /// Names the response type of an async handler function (axum's `Handler` does not).
 ///

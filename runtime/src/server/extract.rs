@@ -9,7 +9,7 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use crate::problem::{Problem, ProblemCode};
+use crate::server::problem::{Problem, ProblemCode};
 
 /// A JSON request body; a body that is unreadable, too large, not JSON or does not
 /// fit `T` is a 400 `INVALID_BODY` problem (413 when over the body limit).

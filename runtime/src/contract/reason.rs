@@ -6,7 +6,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::continuation::Continuation;
+use crate::contract::continuation::Continuation;
 
 /// A stable reason code. Programs branch on this, never on the message.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -684,8 +684,8 @@ macro_rules! __reason_enum_impls {
     ($enum:ident { $($variant:ident),* $(,)? } unknown: $($unknown:ident)?) => {
         $(
             #[automatically_derived]
-            impl ::core::convert::From<$crate::reason::$variant> for $enum {
-                fn from(details: $crate::reason::$variant) -> Self {
+            impl ::core::convert::From<$crate::contract::reason::$variant> for $enum {
+                fn from(details: $crate::contract::reason::$variant) -> Self {
                     $enum::$variant(details)
                 }
             }
@@ -704,18 +704,18 @@ macro_rules! __reason_enum_impls {
         }
 
         #[automatically_derived]
-        impl $crate::reason::Reason for $enum {
-            fn code(&self) -> $crate::reason::ReasonCode {
+        impl $crate::contract::reason::Reason for $enum {
+            fn code(&self) -> $crate::contract::reason::ReasonCode {
                 match self {
-                    $( $enum::$variant(_) => <$crate::reason::$variant as $crate::reason::ReasonDetails>::CODE, )*
-                    $( $enum::$unknown(details) => $crate::reason::ReasonCode::Unknown(details.code.clone()), )?
+                    $( $enum::$variant(_) => <$crate::contract::reason::$variant as $crate::contract::reason::ReasonDetails>::CODE, )*
+                    $( $enum::$unknown(details) => $crate::contract::reason::ReasonCode::Unknown(details.code.clone()), )?
                     #[allow(unreachable_patterns)]
                     _ => ::core::unreachable!("an enum without variants has no values"),
                 }
             }
-            fn recovery(&self) -> ::core::option::Option<$crate::continuation::Continuation> {
+            fn recovery(&self) -> ::core::option::Option<$crate::contract::continuation::Continuation> {
                 match self {
-                    $( $enum::$variant(details) => $crate::reason::ReasonDetails::recovery(details), )*
+                    $( $enum::$variant(details) => $crate::contract::reason::ReasonDetails::recovery(details), )*
                     $( $enum::$unknown(_) => ::core::option::Option::None, )?
                     #[allow(unreachable_patterns)]
                     _ => ::core::unreachable!("an enum without variants has no values"),
@@ -723,15 +723,15 @@ macro_rules! __reason_enum_impls {
             }
             fn message(&self) -> ::std::string::String {
                 match self {
-                    $( $enum::$variant(details) => $crate::reason::ReasonDetails::message(details), )*
+                    $( $enum::$variant(details) => $crate::contract::reason::ReasonDetails::message(details), )*
                     $( $enum::$unknown(details) => details.message.clone(), )?
                     #[allow(unreachable_patterns)]
                     _ => ::core::unreachable!("an enum without variants has no values"),
                 }
             }
-            fn restore_recovery(&mut self, recovery: &$crate::continuation::Continuation) -> bool {
+            fn restore_recovery(&mut self, recovery: &$crate::contract::continuation::Continuation) -> bool {
                 match self {
-                    $( $enum::$variant(details) => $crate::reason::ReasonDetails::restore(details, recovery), )*
+                    $( $enum::$variant(details) => $crate::contract::reason::ReasonDetails::restore(details, recovery), )*
                     $( $enum::$unknown(_) => false, )?
                     #[allow(unreachable_patterns)]
                     _ => ::core::unreachable!("an enum without variants has no values"),
@@ -740,15 +740,15 @@ macro_rules! __reason_enum_impls {
             fn from_wire(
                 mut object: $crate::__private::serde_json::Map<::std::string::String, $crate::__private::serde_json::Value>,
             ) -> ::core::result::Result<Self, ::std::string::String> {
-                let (code, message) = $crate::reason::split_wire(&mut object)?;
+                let (code, message) = $crate::contract::reason::split_wire(&mut object)?;
                 $(
-                    if code == <$crate::reason::$variant as $crate::reason::ReasonDetails>::CODE {
-                        return $crate::reason::read_reason::<$crate::reason::$variant>(&object, message)
+                    if code == <$crate::contract::reason::$variant as $crate::contract::reason::ReasonDetails>::CODE {
+                        return $crate::contract::reason::read_reason::<$crate::contract::reason::$variant>(&object, message)
                             .map($enum::$variant);
                     }
                 )*
                 $(
-                    return ::core::result::Result::Ok($enum::$unknown($crate::reason::UnknownReason {
+                    return ::core::result::Result::Ok($enum::$unknown($crate::contract::reason::UnknownReason {
                         code: ::std::string::String::from(code.as_str()),
                         message,
                         details: object,
@@ -767,7 +767,7 @@ macro_rules! __reason_enum_impls {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
                 let object = <$crate::__private::serde_json::Map<::std::string::String, $crate::__private::serde_json::Value>
                     as $crate::__private::serde::Deserialize>::deserialize(deserializer)?;
-                <$enum as $crate::reason::Reason>::from_wire(object)
+                <$enum as $crate::contract::reason::Reason>::from_wire(object)
                     .map_err(<D::Error as $crate::__private::serde::de::Error>::custom)
             }
         }

@@ -3,7 +3,7 @@
 //! A complete inventory response carries `evidence`: a signed token (`ev1.<kid>.<payload>.<mac>`,
 //! same key ring and envelope as cursors, another version prefix) binding the resource,
 //! the applied filters, the snapshot, the credential fingerprint and an expiry. Only
-//! [`EvidenceIssuer::attach`] (and [`Page::attach_evidence`](crate::page_request::Page::attach_evidence))
+//! [`EvidenceIssuer::attach`] (and [`Page::attach_evidence`](crate::server::page_request::Page::attach_evidence))
 //! make one, and only for a complete response: an incomplete one never carries evidence.
 //!
 //! A destructive action extracts [`RequireEvidence<T>`]: the JSON body with its `evidence`
@@ -30,15 +30,15 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::completeness::Completeness;
-use crate::config::CompletenessConfig;
-use crate::credential::Credential;
-use crate::cursor::{
+use crate::contract::completeness::Completeness;
+use crate::contract::envelope::Envelope;
+use crate::contract::reason::Reason;
+use crate::server::config::CompletenessConfig;
+use crate::server::credential::Credential;
+use crate::server::cursor::{
     Reader, TokenError, Writer, after, canonical_filters, filters_fingerprint, now_ms, rfc3339, token,
 };
-use crate::envelope::Envelope;
-use crate::problem::{Problem, ProblemCode};
-use crate::reason::Reason;
+use crate::server::problem::{Problem, ProblemCode};
 
 /// The version prefix of evidence tokens.
 pub const EVIDENCE_VERSION: &str = "ev1";
@@ -335,9 +335,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for RequireEvidence<T> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cursor::CursorKeys;
-    use crate::reason::{MorePagesAvailable, SourceUnavailable};
-    use crate::scope::Scope;
+    use crate::contract::reason::{MorePagesAvailable, SourceUnavailable};
+    use crate::contract::scope::Scope;
+    use crate::server::cursor::CursorKeys;
     use crate::{Envelope, StandardReason};
 
     fn issuer() -> EvidenceIssuer {

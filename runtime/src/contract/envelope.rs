@@ -5,9 +5,9 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::completeness::{Completeness, Shape};
-use crate::reason::{Reason, StandardReason};
-use crate::scope::Scope;
+use crate::contract::completeness::{Completeness, Shape};
+use crate::contract::reason::{Reason, StandardReason};
+use crate::contract::scope::Scope;
 
 /// A list or search response: the items and their completeness block.
 ///

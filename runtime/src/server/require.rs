@@ -4,10 +4,10 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
-use crate::problem::{Problem, ProblemCode};
-use crate::query::query_pairs;
-use crate::reason::ReasonCode;
-use crate::report::ReportsCompleteness;
+use crate::contract::reason::ReasonCode;
+use crate::server::problem::{Problem, ProblemCode};
+use crate::server::query::query_pairs;
+use crate::server::report::ReportsCompleteness;
 
 /// Whether the caller demanded a complete result.
 ///

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use axum::http::Uri;
 
-use crate::problem::{Problem, ProblemCode};
+use crate::server::problem::{Problem, ProblemCode};
 
 /// The query pairs of `uri`, in order, duplicates kept; a parameter without `=` has
 /// an empty value.
