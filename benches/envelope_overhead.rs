@@ -6,7 +6,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use completeness::reason::MorePagesAvailable;
-use completeness::{Completeness, CursorBinding, CursorContract, Envelope, PageInfo, Scope, StandardReason, Warning};
+use completeness::warning::PageSizeReduced;
+use completeness::{Completeness, CursorBinding, CursorContract, Envelope, PageInfo, Scope, StandardReason};
 use criterion::{BenchmarkId, Criterion};
 use serde::Serialize;
 
@@ -49,7 +50,7 @@ fn envelope(items: Vec<Item>) -> Envelope<Item> {
                 invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
             }),
         })
-        .with_warning(Warning::page_size_reduced(500, 100));
+        .with_warning(PageSizeReduced::new(500, 100));
     Envelope::new(items, completeness)
 }
 

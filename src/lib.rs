@@ -24,7 +24,7 @@
 //! assert!(!back.is_complete());
 //! ```
 
-pub use completeness_macros::{ResultEnvelope, completeness};
+pub use completeness_macros::{Reason, ResultEnvelope, Warning, completeness};
 pub use completeness_runtime::*;
 
 #[doc(hidden)]

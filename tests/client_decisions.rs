@@ -4,6 +4,7 @@ use completeness::reason::{
     ClientLimitReached, LimitKind, MorePagesAvailable, Progress, ResultLimitReached, TimeBudgetExceeded,
     VisibilityRestricted,
 };
+use completeness::warning::StaleIndex;
 use completeness::{Decision, Envelope, Intent, ReasonCode, Scope, StandardReason, Warning, decide};
 use serde::Deserialize;
 use serde_json::Value;
@@ -64,7 +65,7 @@ fn fixture_covers_every_reason_code_every_intent_and_all_four_states() {
     for code in ReasonCode::KNOWN {
         assert!(codes.contains(&code), "no case covers {code}");
     }
-    assert!(codes.iter().any(|c| matches!(c, ReasonCode::Unknown(_))), "no case covers an unknown code");
+    assert!(codes.iter().any(|c| matches!(c, ReasonCode::Custom(_))), "no case covers an unknown code");
     assert_eq!(states.len(), 4, "the four states are not all covered: {states:?}");
     assert_eq!(intents.len(), 4, "not every intent is covered: {intents:?}");
 }
@@ -100,7 +101,7 @@ fn complete_and_empty_is_evidence_of_absence() {
 #[test]
 fn stale_index_on_a_complete_result_allows_a_report_but_not_a_mutation() {
     let page: Envelope<String> = Envelope::complete(vec!["sa-1".into()], scope())
-        .with_warning_for_test(Warning::stale_index("audit", None, None));
+        .with_warning_for_test(Warning::from(StaleIndex::new("audit")));
     assert_eq!(decide(&page, Intent::Report), Decision::Proceed);
     assert_eq!(decide(&page, Intent::Mutate), Decision::RefuseOrRequestReview);
 }

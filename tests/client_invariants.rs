@@ -128,7 +128,7 @@ fn reason_details_are_required() {
             b["evidence"] = Value::Null;
             b["incomplete_reasons"] = json!([{"code": "SOURCE_UNAVAILABLE", "message": "down"}]);
         },
-        "needs source",
+        "lacks its `source` member",
     );
 }
 
@@ -155,7 +155,7 @@ fn page_returned_must_count_the_items() {
 
 #[test]
 fn a_missing_member_is_named() {
-    rejects(complete_page(), |b| drop(b.as_object_mut().unwrap().remove("warnings")), "member `warnings` is missing");
+    rejects(complete_page(), |b| drop(b.as_object_mut().unwrap().remove("warnings")), "missing `warnings`");
 }
 
 #[test]

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use completeness::mcp::{envelope_tool, output_schema, tool_result};
 use completeness::reason::VisibilityRestricted;
 use completeness::testing::assert_envelope_invariants;
-use completeness::{Envelope, Scope, StandardReason, Warning};
+use completeness::warning::StaleIndex;
+use completeness::{Envelope, Scope, StandardReason};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientConfig, ErrorData, InitializeResult, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -28,7 +29,7 @@ fn restricted_listing() -> Envelope<Account, StandardReason> {
         .with_filter("owner", "none")
         .with_filter("tenant", "south");
     let mut listing = Envelope::incomplete(vec![], scope, VisibilityRestricted::new());
-    listing.completeness.push_warning(Warning::stale_index("audit", Some("r-981"), None));
+    listing.completeness.push_warning(StaleIndex::new("audit").observed_revision("r-981"));
     listing
 }
 

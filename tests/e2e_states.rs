@@ -316,8 +316,8 @@ async fn the_openapi_document_lists_every_route_with_its_reason_enum() {
     assert_eq!(codes("CountServiceAccountsReason"), json!(["VISIBILITY_RESTRICTED"]));
     assert_eq!(
         codes("SearchReason"),
-        json!(["RESULT_LIMIT_REACHED", "TIME_BUDGET_EXCEEDED", "SOURCE_UNAVAILABLE", "VISIBILITY_RESTRICTED"]),
-        "declared codes are listed in code order"
+        json!(["RESULT_LIMIT_REACHED", "SOURCE_UNAVAILABLE", "TIME_BUDGET_EXCEEDED", "VISIBILITY_RESTRICTED"]),
+        "declared codes are listed in declaration order"
     );
     assert_eq!(codes("SearchWarning"), json!(["STALE_INDEX"]));
     let page = &schemas["ServiceAccountPage"];

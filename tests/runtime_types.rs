@@ -3,7 +3,7 @@
 use completeness::reason::{MorePagesAvailable, ResultLimitReached, SourceUnavailable, VisibilityRestricted};
 use completeness::warning::{CatalogProblem, Date};
 use completeness::{
-    Completeness, CompletenessReport, Field, Omission, OmittedFields, Problem, ProblemCode, Scope, StandardReason,
+    Completeness, CompletenessReport, Field, IncompleteReport, Omission, OmittedFields, Problem, ProblemCode, Scope, StandardReason,
     WarningCatalog, WarningCode,
 };
 use serde_json::json;
@@ -89,7 +89,7 @@ fn scope() -> Scope {
 fn demanding_completeness_of_a_visibility_restricted_result_is_403() {
     let c: Completeness<StandardReason> = Completeness::incomplete(scope(), ResultLimitReached::new(50, "narrow"))
         .with_reason(VisibilityRestricted::new());
-    let problem = Problem::complete_result_unavailable(&c);
+    let problem = Problem::complete_result_unavailable(&IncompleteReport::of(&c));
     assert_eq!(problem.status(), 403, "visibility wins over the result limit");
     assert_eq!(problem.code(), &ProblemCode::CompleteResultUnavailable);
     let body = serde_json::to_value(&problem).unwrap();
@@ -101,17 +101,17 @@ fn demanding_completeness_of_a_visibility_restricted_result_is_403() {
 fn demanding_completeness_of_a_capped_result_is_422() {
     let c: Completeness<StandardReason> = Completeness::incomplete(scope(), SourceUnavailable::new("legacy"))
         .with_reason(ResultLimitReached::new(50, "narrow"));
-    assert_eq!(Problem::complete_result_unavailable(&c).status(), 422);
+    assert_eq!(Problem::complete_result_unavailable(&IncompleteReport::of(&c)).status(), 422);
 }
 
 #[test]
 fn demanding_completeness_of_a_failed_source_is_503_with_retry_after_when_known() {
     let unknown: Completeness<StandardReason> = Completeness::incomplete(scope(), SourceUnavailable::new("legacy"));
-    let problem = Problem::complete_result_unavailable(&unknown);
+    let problem = Problem::complete_result_unavailable(&IncompleteReport::of(&unknown));
     assert_eq!((problem.status(), problem.retry_after()), (503, None));
     let known: Completeness<StandardReason> =
         Completeness::incomplete(scope(), SourceUnavailable::new("legacy").retry_after(5));
-    let problem = Problem::complete_result_unavailable(&known);
+    let problem = Problem::complete_result_unavailable(&IncompleteReport::of(&known));
     assert_eq!((problem.status(), problem.retry_after()), (503, Some(5)));
 }
 

@@ -8,31 +8,44 @@
 
 use proc_macro::TokenStream;
 
-mod codes;
 mod ctxt;
+mod details;
 mod envelope;
 mod handler;
-#[cfg(test)]
-mod test_tokens;
+mod names;
 mod types;
 
-/// Declares a list handler's completeness contract.
+/// Declares a list handler's completeness contract. Documented in the `completeness` crate.
 ///
 /// `#[completeness(resource = "service_accounts", reasons(MorePagesAvailable, ...), warnings(PageSizeReduced, ...))]`
-/// on an `async fn` axum handler generates `<HandlerInCamelCase>Reason`, an alias of a
-/// `completeness::DeclaredReason` that converts from exactly the declared reasons' detail
-/// structs (with `ALL`, `WARNINGS` and, under their features, the OpenAPI and JSON Schema
-/// impls; endpoints declaring the same reasons share the type); checks that the response reports completeness; fills `scope.resource`; and
-/// applies the caller's `require_complete` demand. The handler gains a hidden first extractor
-/// and returns a `completeness::CheckedFuture` of its declared response.
+/// on an `async fn` axum handler generates `<HandlerInCamelCase>Reason`, the endpoint's reason
+/// type, and checks that the handler's response reports completeness over that type. The
+/// handler itself is left as written. Without arguments on an `impl` block, it does the same
+/// for each associated function annotated inside.
 #[proc_macro_attribute]
 pub fn completeness(args: TokenStream, item: TokenStream) -> TokenStream {
     handler::expand(args.into(), item.into()).into()
 }
 
 /// Derives the completeness envelope of a response struct: `Serialize`,
-/// `ReportsCompleteness` and (with `axum`) `IntoResponse`.
-#[proc_macro_derive(ResultEnvelope, attributes(envelope))]
+/// `ReportsCompleteness` and (with `axum`) `IntoResponse`. Documented in the `completeness` crate.
+#[proc_macro_derive(ResultEnvelope, attributes(envelope, serde))]
 pub fn derive_result_envelope(input: TokenStream) -> TokenStream {
     envelope::derive(input.into()).into()
+}
+
+/// Derives `ReasonDetails` for a service's own incomplete reason:
+/// `#[reason(code = "LEGAL_HOLD", kind = visibility, message = "...")]`. Documented in the
+/// `completeness` crate.
+#[proc_macro_derive(Reason, attributes(reason))]
+pub fn derive_reason(input: TokenStream) -> TokenStream {
+    details::derive(details::Which::Reason, input.into()).into()
+}
+
+/// Derives `WarningDetails` for a service's own warning:
+/// `#[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "...")]`.
+/// Documented in the `completeness` crate.
+#[proc_macro_derive(Warning, attributes(warning))]
+pub fn derive_warning(input: TokenStream) -> TokenStream {
+    details::derive(details::Which::Warning, input.into()).into()
 }

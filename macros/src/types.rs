@@ -2,11 +2,7 @@
 
 use syn::{GenericArgument, PathArguments, Type};
 
-/// The collection types whose size has no bound (DESIGN §4).
-const COLLECTIONS: [&str; 6] = ["Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet"];
-
-/// Wrappers looked through: an `Option<Vec<T>>` is still a collection.
-const WRAPPERS: [&str; 5] = ["Option", "Box", "Rc", "Arc", "Cow"];
+use completeness_codes::{COLLECTIONS, WRAPPERS};
 
 /// The type inside parentheses or invisible groups.
 fn peel(ty: &Type) -> &Type {

@@ -32,17 +32,16 @@ pub mod __private;
 
 // The modules keep their short paths (`completeness::reason::MorePagesAvailable`,
 // `completeness::routing::get`): the folders above show the architecture, these the API.
-pub use contract::{aggregate, continuation, declared, envelope, field, reason, scope, warning};
+pub use contract::{aggregate, continuation, declared, envelope, field, reason, rules, scope, warning};
 #[cfg(feature = "axum")]
 pub use server::{
     budget, config, credential, cursor, evidence, extract, fanout, page_request, require, response, routing,
 };
-pub use server::{checked, problem, report};
+pub use server::{problem, report};
 
 pub use aggregate::{Aggregate, Relation};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
-pub use checked::{CheckedFuture, CheckedResponse};
 pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
 #[cfg(feature = "axum")]
 pub use config::CompletenessConfig;
@@ -52,7 +51,7 @@ pub use contract::{Completeness, Shape, Status};
 pub use credential::Credential;
 #[cfg(feature = "axum")]
 pub use cursor::{CursorKeys, QueryBinding};
-pub use declared::{DeclaredReason, Declares, ReasonSet, ReasonSlot, Reasons, Undeclared, WarningSet, Warnings};
+pub use declared::{AcceptsWarning, DeclaredReason, Declares, DeclaresWarning, Everything, ReasonSet};
 pub use envelope::Envelope;
 #[cfg(feature = "axum")]
 pub use evidence::{Evidence, EvidenceIssuer, RequireEvidence};
@@ -62,9 +61,11 @@ pub use field::{Field, Omission, OmittedFields};
 #[cfg(feature = "axum")]
 pub use page_request::{Page, PageRequest};
 pub use problem::{Problem, ProblemCode};
-pub use reason::{LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason, WithMessage};
-pub use report::{CompletenessReport, Exempt, ReportsCompleteness};
+pub use reason::{
+    CustomReason, LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason, WithMessage,
+};
+pub use report::{CarriesReason, CompletenessReport, Exempt, IncompleteReport, ReportsCompleteness};
 #[cfg(feature = "axum")]
 pub use require::RequireComplete;
 pub use scope::{CursorBinding, CursorContract, PageInfo, Scope};
-pub use warning::{Warning, WarningCatalog, WarningCode};
+pub use warning::{Warning, WarningCatalog, WarningCode, WarningDetails};

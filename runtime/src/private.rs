@@ -3,8 +3,7 @@
 //! The macros of `completeness-macros` expand to paths under `::completeness::__private`
 //! only. Where the generated code differs per feature (axum), they call a declarative
 //! macro below whose definition is chosen by this crate's features, so the user's crate
-//! needs no feature of its own; the schema impls of endpoint reasons are generic
-//! (`DeclaredReason<R, W>`) and selected here the same way.
+//! needs no feature of its own.
 
 pub use serde;
 pub use serde_json;
@@ -18,47 +17,84 @@ pub use utoipa;
 #[cfg(feature = "json-schema")]
 pub use schemars;
 
-pub use crate::__declare_reasons as declare_reasons;
 pub use crate::__envelope_impls as envelope_impls;
 pub use crate::__envelope_report as envelope_report;
 pub use crate::__impl_envelope_into_response as impl_envelope_into_response;
 pub use crate::contract::completeness::{Completeness, Shape};
-pub use crate::contract::declared::{DeclaredReason, Declares, ReasonSet};
-pub use crate::server::checked::{CheckedFuture, CheckedResponse};
+pub use crate::contract::continuation::Continuation;
+pub use crate::contract::declared::{DeclaredReason, Declares, DeclaresWarning, ReasonSet};
+pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
+pub use crate::contract::warning::WarningDetails;
 
-/// What fills the slots of `Reasons` in generated reason types.
-pub mod slot {
-    pub use crate::contract::declared::Undeclared;
-    pub use crate::contract::reason::{
-        ClientLimitReached, MorePagesAvailable, QuotaExhausted, ResultLimitReached, SnapshotExpired, SourceUnavailable,
-        TimeBudgetExceeded, VisibilityRestricted,
-    };
+/// True when no two of `codes` are equal: a `#[completeness]` declaration checks its codes
+/// with it at compile time, since two types may declare one code.
+pub const fn distinct_codes(codes: &[ReasonCode]) -> bool {
+    let mut i = 0;
+    while i < codes.len() {
+        let mut j = i + 1;
+        while j < codes.len() {
+            if same_str(codes[i].const_str(), codes[j].const_str()) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
 }
+
+/// [`distinct_codes`] for warning codes.
+pub const fn distinct_warning_codes(codes: &[WarningCode]) -> bool {
+    let mut i = 0;
+    while i < codes.len() {
+        let mut j = i + 1;
+        while j < codes.len() {
+            if same_str(codes[i].const_str(), codes[j].const_str()) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 pub use crate::contract::field::{Field, OmittedFields};
 pub use crate::contract::reason;
 pub use crate::contract::reason::ReasonCode;
 pub use crate::contract::warning::WarningCode;
-pub use crate::server::report::{CompletenessReport, ReportsCompleteness};
+pub use crate::server::report::{CarriesReason, CompletenessReport, ReportsCompleteness};
 
-/// Checks that a `#[completeness]` handler's response reports completeness (the call is
-/// spanned on the declared return type, so a type alias to `Json<Vec<T>>` fails there),
-/// fills `scope.resource` and keeps the caller's demand for when it is sent.
-pub fn checked_future<T: ReportsCompleteness, F: core::future::Future<Output = T>>(
-    future: F,
-    resource: &'static str,
-    demand: Demand,
-) -> CheckedFuture<F> {
-    CheckedFuture::new(future, resource, demand)
+/// The check `#[completeness]` puts at the start of a handler's body, spanned on its return
+/// type: the response reports completeness, over the handler's declared reason type `R`.
+#[inline(always)]
+pub fn assert_declared<T: ReportsCompleteness + CarriesReason<R>, R>() {}
+
+/// Reads detail member `name` of a service's own reason or warning with code `code`
+/// (an absent member reads as `null`, so `Option` fields may be left out).
+pub fn read_member<T: serde::de::DeserializeOwned>(
+    object: &serde_json::Map<String, serde_json::Value>,
+    code: &str,
+    name: &str,
+) -> Result<T, String> {
+    let value = object.get(name).cloned().unwrap_or(serde_json::Value::Null);
+    serde_json::from_value(value).map_err(|e| format!("{code}: bad `{name}`: {e}"))
 }
-
-/// The caller's demand for a complete result, as a `#[completeness]` handler receives it.
-#[cfg(feature = "axum")]
-pub type Demand = crate::server::require::RequireComplete;
-
-/// Without axum there is no request to read a demand from.
-#[cfg(not(feature = "axum"))]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Demand;
 
 /// The `#[envelope(completeness)]` field of a derived envelope.
 #[diagnostic::on_unimplemented(
@@ -67,6 +103,8 @@ pub struct Demand;
     note = "declare it as `completeness: completeness::Completeness<YourReason>`"
 )]
 pub trait CompletenessField {
+    /// The block's reason type.
+    type Reason;
     /// Writes `status`, `complete`, `truncated`.
     fn head<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
     /// Writes the collection members after the data.
@@ -78,6 +116,7 @@ pub trait CompletenessField {
 }
 
 impl<R: crate::contract::reason::Reason> CompletenessField for Completeness<R> {
+    type Reason = R;
     fn head<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         self.serialize_head(map)
     }
@@ -90,21 +129,6 @@ impl<R: crate::contract::reason::Reason> CompletenessField for Completeness<R> {
     fn report_mut(&mut self) -> &mut dyn CompletenessReport {
         self
     }
-}
-
-/// The reason type of one endpoint: `$name` = `DeclaredReason<Reasons<..>, Warnings<..>>`,
-/// the slots listing, in code order, each declared reason's details or `Undeclared`, and
-/// `$warnings` the mask of the declared warnings. One alias: no item of its own.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __declare_reasons {
-    ($doc:literal $vis:vis $name:ident [$($slot:ident)*] $warnings:literal) => {
-        #[doc = $doc]
-        $vis type $name = $crate::contract::declared::DeclaredReason<
-            $crate::contract::declared::Reasons<$($crate::__private::slot::$slot),*>,
-            $crate::contract::declared::Warnings<$warnings>,
-        >;
-    };
 }
 
 /// `Serialize`, `ReportsCompleteness` and (with `axum`) `IntoResponse` of a derived envelope:
@@ -177,8 +201,10 @@ macro_rules! __envelope_report {
 
 /// Serializes a derived envelope as a JSON 200 response.
 #[cfg(feature = "axum")]
-pub fn json_response<T: serde::Serialize + ?Sized>(value: &T) -> axum::response::Response {
-    crate::server::response::json_response(value)
+pub fn json_response<T: serde::Serialize + ReportsCompleteness>(value: &T) -> axum::response::Response {
+    let mut response = crate::server::response::json_response(value);
+    crate::server::report::IncompleteReport::attach(value.completeness_report(), &mut response);
+    response
 }
 
 /// `IntoResponse` for a derived envelope (with `axum`; nothing without).

@@ -6,6 +6,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
 use axum::{Extension, Json};
+use completeness::warning::PartialFieldSet;
 use completeness::{Exempt, Field, Omission, Problem, ProblemCode, ResultEnvelope, Warning};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -65,7 +66,7 @@ fn partial_field_set(omitted: &[(&str, &Field<String>)]) -> Vec<Warning> {
     let fields: Vec<&str> = omitted.iter().filter(|(_, f)| f.omission().is_some()).map(|(name, _)| *name).collect();
     let requestable: Vec<&str> =
         omitted.iter().filter(|(_, f)| f.omission() == Some(&Omission::NotRequested)).map(|(name, _)| *name).collect();
-    if fields.is_empty() { Vec::new() } else { vec![Warning::partial_field_set(&fields, &requestable)] }
+    if fields.is_empty() { Vec::new() } else { vec![PartialFieldSet::new(&fields, &requestable).into()] }
 }
 
 /// The account `id` if the caller may read it; an unreadable one is indistinguishable from a missing one.

@@ -9,7 +9,8 @@ use axum::extract::State;
 use axum::http::Uri;
 use completeness::fanout::{FanOut, SourceOutcome};
 use completeness::reason::{ResultLimitReached, VisibilityRestricted};
-use completeness::{Completeness, Envelope, Problem, ProblemCode, Scope, TimeBudget, Warning, completeness};
+use completeness::warning::StaleIndex;
+use completeness::{Completeness, Envelope, Problem, ProblemCode, Scope, TimeBudget, completeness};
 
 use super::auth::Caller;
 use super::http::{param, query, tenant_param};
@@ -73,11 +74,11 @@ pub async fn search(
         let index = state.audit().index_state();
         let current = state.store.current_snapshot().unwrap_or(index.observed);
         if index.observed < current {
-            completeness.push_warning(Warning::stale_index(
-                "audit",
-                Some(&format!("r-{}", index.observed)),
-                Some(&index.refreshed_at),
-            ));
+            completeness.push_warning(
+                StaleIndex::new("audit")
+                    .observed_revision(format!("r-{}", index.observed))
+                    .refreshed_at(index.refreshed_at.clone()),
+            );
         }
     }
     Ok(Envelope::new(items, completeness))

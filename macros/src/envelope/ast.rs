@@ -4,6 +4,7 @@ use proc_macro2::Span;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
 
 use super::attr::{self, FieldAttrs};
+use super::serde::{self, FieldSerde};
 use crate::ctxt::Ctxt;
 use crate::types;
 
@@ -24,17 +25,19 @@ pub(crate) struct Field<'a> {
     pub(crate) ty: &'a Type,
     pub(crate) original: &'a syn::Field,
     pub(crate) attrs: FieldAttrs,
+    /// The field's serde attributes that change the wire.
+    pub(crate) serde: FieldSerde,
+    /// The member name on the wire (after serde's `rename` / `rename_all`).
+    pub(crate) wire: String,
     pub(crate) is_collection: bool,
     pub(crate) is_field: bool,
 }
 
 impl Field<'_> {
-    /// The wire name: the field's name, or `items` for the data of a tuple struct.
+    /// The wire name: the field's name as serde renames it, or `items` for the data of a
+    /// tuple struct.
     pub(crate) fn wire_name(&self) -> String {
-        match &self.member {
-            Member::Named(ident) => syn::ext::IdentExt::unraw(ident).to_string(),
-            Member::Unnamed(_) => "items".to_owned(),
-        }
+        self.wire.clone()
     }
 }
 
@@ -62,14 +65,29 @@ impl<'a> Input<'a> {
             Fields::Unnamed(unnamed) => (true, unnamed.unnamed.iter().collect()),
             Fields::Unit => (false, Vec::new()),
         };
+        let container = serde::container(cx, &input.attrs);
         let fields = list
             .into_iter()
             .enumerate()
-            .map(|(index, field)| Field {
+            .map(|(index, field)| {
+                let field_serde = serde::field(cx, &field.attrs);
+                let wire = match (&field.ident, &field_serde.rename) {
+                    (_, Some(rename)) => rename.value(),
+                    (Some(ident), None) => {
+                        let name = syn::ext::IdentExt::unraw(ident).to_string();
+                        container.rename_all.map_or(name.clone(), |case| case.apply(&name))
+                    }
+                    (None, None) => "items".to_owned(),
+                };
+                (index, field, field_serde, wire)
+            })
+            .map(|(index, field, field_serde, wire)| Field {
                 member: field.ident.clone().map_or_else(|| Member::from(index), Member::Named),
                 ty: &field.ty,
                 original: field,
                 attrs: attr::field_attrs(cx, &field.attrs),
+                serde: field_serde,
+                wire,
                 is_collection: types::is_collection(&field.ty) && !types::is_warning_list(&field.ty),
                 is_field: types::is_field(&field.ty),
             })

@@ -16,6 +16,10 @@ pub(crate) struct Shape {
     pub(crate) where_clause: TokenStream,
     /// The completeness block: its member and the span of its type.
     pub(crate) block: Option<(TokenStream, Span)>,
+    /// The completeness block's type.
+    pub(crate) block_ty: Option<TokenStream>,
+    /// The impl generics with one more type parameter, for a single resource's `CarriesReason`.
+    pub(crate) any_reason_generics: TokenStream,
     /// The data fields in order: member, wire name, span of the type, and whether it is a `Field<T>`.
     pub(crate) data: Vec<DataField>,
 }
@@ -26,6 +30,8 @@ pub(crate) struct DataField {
     pub(crate) name: String,
     pub(crate) span: Span,
     pub(crate) is_field: bool,
+    /// serde's `skip_serializing_if` function, when the field has one.
+    pub(crate) skip_if: Option<syn::ExprPath>,
 }
 
 impl Shape {
@@ -39,9 +45,17 @@ impl Shape {
             ty_generics: ty_generics.to_token_stream(),
             where_clause: where_clause.to_token_stream(),
             block: input.completeness_field().map(|f| (f.member.to_token_stream(), f.ty.span())),
+            block_ty: input.completeness_field().map(|f| f.ty.to_token_stream()),
+            any_reason_generics: {
+                let mut extended = generics.clone();
+                extended.params.push(syn::parse_quote!(__CompletenessReason));
+                extended.split_for_impl().0.to_token_stream()
+            },
             data: input
                 .data_fields()
+                .filter(|f| !f.serde.skip_serializing)
                 .map(|f| DataField {
+                    skip_if: f.serde.skip_serializing_if.clone(),
                     member: f.member.to_token_stream(),
                     name: f.wire_name(),
                     span: f.ty.span(),
@@ -71,9 +85,13 @@ pub(crate) fn envelope(shape: &Shape) -> TokenStream {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&self.#member, &mut #map)?; }
     });
     let data = shape.data.iter().map(|field| {
-        let DataField { member, name, span, .. } = field;
-        quote_spanned! {*span=>
+        let DataField { member, name, span, skip_if, .. } = field;
+        let entry = quote_spanned! {*span=>
             ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, #name, &self.#member)?;
+        };
+        match skip_if {
+            Some(skip) => quote! { if !#skip(&self.#member) { #entry } },
+            None => entry,
         }
     });
     let omitted_fields = shape.data.iter().any(|f| f.is_field).then(|| {
@@ -93,7 +111,23 @@ pub(crate) fn envelope(shape: &Shape) -> TokenStream {
     let report_mut = block.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report_mut(&mut self.#member) }
     });
+    let carries = match &shape.block_ty {
+        Some(block_ty) => quote_spanned! {block_span=>
+            #[automatically_derived]
+            impl #impl_generics ::completeness::__private::CarriesReason<
+                <#block_ty as ::completeness::__private::CompletenessField>::Reason,
+            > for #ident #ty_generics #where_clause {}
+        },
+        None => {
+            let any = &shape.any_reason_generics;
+            quote! {
+                #[automatically_derived]
+                impl #any ::completeness::__private::CarriesReason<__CompletenessReason> for #ident #ty_generics #where_clause {}
+            }
+        }
+    };
     quote! {
+        #carries
         ::completeness::__private::envelope_impls!(
             [#impl_generics] [#ident #ty_generics] [#where_clause] #this #map
             serialize [#head #(#data)* #omitted_fields #tail]

@@ -3,21 +3,6 @@
 use super::ast::{Field, Input};
 use crate::ctxt::Ctxt;
 
-/// Members the completeness block writes; a data field must not reuse them.
-pub(crate) const RESERVED: [&str; 11] = [
-    "status",
-    "complete",
-    "truncated",
-    "incomplete_reasons",
-    "continuation",
-    "next_cursor",
-    "page",
-    "scope",
-    "warnings",
-    "evidence",
-    "omitted_fields",
-];
-
 /// Runs every rule.
 pub(crate) fn check(cx: &Ctxt, input: &Input) {
     check_not_empty(cx, input);
@@ -26,6 +11,19 @@ pub(crate) fn check(cx: &Ctxt, input: &Input) {
     check_collections_covered(cx, input);
     check_tuple_data(cx, input);
     check_reserved_names(cx, input);
+    check_block_serde(cx, input);
+}
+
+/// serde attributes on the completeness block would change contract members: refused.
+fn check_block_serde(cx: &Ctxt, input: &Input) {
+    if let Some(field) = input.completeness_field()
+        && let Some(attr) = field.original.attrs.iter().find(|a| a.path().is_ident("serde"))
+    {
+        cx.error_spanned_by(
+            attr,
+            "the completeness block's members keep their contract names: remove `#[serde(...)]` from this field",
+        );
+    }
 }
 
 fn check_not_empty(cx: &Ctxt, input: &Input) {
@@ -122,8 +120,8 @@ fn check_reserved_names(cx: &Ctxt, input: &Input) {
     let envelope_writes_omitted = input.fields.iter().any(|f| f.is_field);
     for field in input.data_fields() {
         let name = field.wire_name();
-        let clash = (name == "omitted_fields" && envelope_writes_omitted)
-            || (RESERVED.contains(&name.as_str()) && name != "omitted_fields" && envelope_writes_block);
+        let clash = (name == completeness_codes::OMITTED_FIELDS && envelope_writes_omitted)
+            || (completeness_codes::COLLECTION_MEMBERS.contains(&name.as_str()) && envelope_writes_block);
         if clash && let Some(ident) = &field.original.ident {
             cx.error_spanned_by(
                 ident,

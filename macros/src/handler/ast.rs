@@ -4,7 +4,7 @@ use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, FnArg, Ident, PatType, ReturnType, Signature, Type, Visibility};
 
-use crate::codes;
+use crate::names;
 
 /// A function item read only as far as the macro needs: the body stays an opaque
 /// token group (parsing every statement would cost compile time for nothing).
@@ -42,7 +42,7 @@ impl HandlerFn {
 pub(crate) struct Handler<'a> {
     pub(crate) function: &'a HandlerFn,
     /// `<HandlerInCamelCase>Reason`.
-    pub(crate) reason_enum: Ident,
+    pub(crate) reason_type: Ident,
     /// The typed arguments (receivers are reported by validation).
     pub(crate) args: Vec<&'a PatType>,
     /// The declared return type; `None` for `()`.
@@ -52,7 +52,7 @@ pub(crate) struct Handler<'a> {
 impl<'a> Handler<'a> {
     pub(crate) fn from_syn(function: &'a HandlerFn) -> Handler<'a> {
         let name = syn::ext::IdentExt::unraw(&function.sig.ident).to_string();
-        let reason_enum = Ident::new(&format!("{}Reason", codes::camel_case(&name)), function.sig.ident.span());
+        let reason_type = Ident::new(&format!("{}Reason", names::camel_case(&name)), function.sig.ident.span());
         let args = function
             .sig
             .inputs
@@ -66,6 +66,6 @@ impl<'a> Handler<'a> {
             ReturnType::Default => None,
             ReturnType::Type(_, ty) => Some(&**ty),
         };
-        Handler { function, reason_enum, args, output }
+        Handler { function, reason_type, args, output }
     }
 }

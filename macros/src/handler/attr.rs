@@ -3,20 +3,21 @@
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Ident, LitStr, Path};
+use syn::punctuated::Punctuated;
+use syn::{LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
 
-/// The attribute's keys. Names inside `reasons(...)` / `warnings(...)` are kept as written;
-/// validation checks them.
+/// The attribute's keys. Names inside `reasons(...)` / `warnings(...)` are kept as written
+/// (paths); validation classifies them.
 #[derive(Default)]
 pub(crate) struct Attrs {
     /// `resource = "..."`.
     pub(crate) resource: Option<LitStr>,
-    /// `reasons(...)`: the key and the names.
-    pub(crate) reasons: Option<(Path, Vec<Ident>)>,
+    /// `reasons(...)`: the key and the names (possibly none: an always-complete endpoint).
+    pub(crate) reasons: Option<(Path, Vec<Path>)>,
     /// `warnings(...)`: the key and the names.
-    pub(crate) warnings: Option<(Path, Vec<Ident>)>,
+    pub(crate) warnings: Option<(Path, Vec<Path>)>,
 }
 
 /// Reads the attribute arguments; every mistake goes to `cx`.
@@ -27,7 +28,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             if attrs.resource.is_some() {
                 cx.error_spanned_by(&meta.path, "duplicate `resource` key: an endpoint lists one resource");
             }
-            if meta.input.peek(syn::Token![=]) {
+            if meta.input.peek(Token![=]) {
                 attrs.resource = Some(meta.value()?.parse()?);
             } else {
                 cx.error_spanned_by(&meta.path, "`resource` needs a name: write `resource = \"service_accounts\"`");
@@ -57,31 +58,23 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     attrs
 }
 
-/// The bare names inside `key(...)`.
-fn name_list(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Vec<Ident>> {
+/// The paths inside `key(...)`; `key()` is an empty list.
+fn name_list(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Vec<Path>> {
     let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
-    let mut names = Vec::new();
     if !meta.input.peek(syn::token::Paren) {
         cx.error_spanned_by(&meta.path, format!("`{key}` takes a list: write `{key}(Name, OtherName)`"));
         skip_value(meta)?;
-        return Ok(names);
+        return Ok(Vec::new());
     }
-    meta.parse_nested_meta(|inner| {
-        match inner.path.get_ident() {
-            Some(ident) if inner.input.is_empty() || inner.input.peek(syn::Token![,]) => names.push(ident.clone()),
-            _ => {
-                cx.error_spanned_by(&inner.path, format!("`{key}(...)` lists bare names such as `MorePagesAvailable`"));
-                skip_value(&inner)?;
-            }
-        }
-        Ok(())
-    })?;
-    Ok(names)
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let names = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
+    Ok(names.into_iter().collect())
 }
 
 /// Consumes the value of a key that was rejected, up to the next comma.
 fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
-    while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+    while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
         meta.input.parse::<proc_macro2::TokenTree>()?;
     }
     Ok(())

@@ -1,138 +1,137 @@
 //! Code for a validated handler. Infallible; every path is absolute.
 //!
-//! Both readers (the token-level one in `fast.rs` and the syn one) describe the handler
-//! as [`Parts`], so the emitted code does not depend on which one read it.
+//! For `#[completeness(resource = "r", reasons(A, B), warnings(W))] async fn list_things(..)`:
+//! - the reason type `ListThingsReason`, an alias of `DeclaredReason<__ListThingsReasonSet>`;
+//! - the uninhabited set `__ListThingsReasonSet`, with the declared resource, codes and kinds as
+//!   constants and one `Declares`/`DeclaresWarning` impl per name, and a compile-time check that
+//!   no code is declared twice;
+//! - the handler as written, its body led by a type-level check that its response reports
+//!   completeness and carries `ListThingsReason`.
 
-use proc_macro2::{Group, Ident, Literal, Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use proc_macro2::{Group, Ident, Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::Path;
 
-use super::ast::Handler;
+use super::ast::{Handler, HandlerFn};
 use super::attr::Attrs;
-use crate::codes;
+use crate::names::{self, Listed};
 
-/// What the emitted code is made of: the handler's own tokens, passed through as written,
-/// and what the attribute declares.
-pub(crate) struct Parts {
-    /// The function's outer attributes.
-    pub(crate) attrs: TokenStream,
-    pub(crate) vis: TokenStream,
-    pub(crate) name: Ident,
-    /// `<...>` and the where clause; empty when there are none.
-    pub(crate) generics: TokenStream,
-    pub(crate) where_clause: TokenStream,
-    /// The arguments, without their parentheses.
-    pub(crate) inputs: TokenStream,
-    /// The declared return type; `None` for `()`.
-    pub(crate) output: Option<TokenStream>,
-    /// Where a response that does not report completeness is reported: the return type.
-    pub(crate) output_span: Span,
-    pub(crate) block: Group,
-    /// `<HandlerInCamelCase>Reason`.
-    pub(crate) reason_type: Ident,
-    pub(crate) declared: Declared,
-}
-
-/// What the attribute declares, validated: known names, each once, in declaration order.
+/// What the attribute declares, as absolute type paths.
 pub(crate) struct Declared {
     pub(crate) resource: String,
-    pub(crate) reasons: Vec<(Ident, &'static str)>,
-    pub(crate) warnings: Vec<(Ident, &'static str)>,
+    pub(crate) reasons: Vec<TokenStream>,
+    pub(crate) warnings: Vec<TokenStream>,
+    /// Where a code declared twice is reported: the `reasons` key.
+    pub(crate) reasons_span: Span,
+    pub(crate) warnings_span: Span,
 }
 
 impl Declared {
-    /// The known names of the attribute `attrs`, each once (unknown and repeated names
-    /// have been reported by validation).
+    /// The listed names as types: a standard name becomes the runtime's type (no import
+    /// needed), any other path is used as written. Names validation rejected are left out.
     pub(crate) fn from_attrs(attrs: &Attrs) -> Declared {
+        let (reasons, warnings) = (names::reason_names(), names::warning_names());
+        let paths = |list: &Option<(Path, Vec<Path>)>, table: &[&'static str], other: &[&'static str], module: &str| {
+            let module = Ident::new(module, Span::call_site());
+            let mut out: Vec<TokenStream> = Vec::new();
+            for path in list.iter().flat_map(|(_, names)| names) {
+                let ty = match names::classify(path, table, other) {
+                    Listed::Standard(name) => {
+                        let name = Ident::new(name, path.span_of_ident());
+                        quote! { ::completeness::#module::#name }
+                    }
+                    Listed::Custom(path) => path.to_token_stream(),
+                    Listed::Misspelled(_) | Listed::OtherTable(_) => continue,
+                };
+                if !out.iter().any(|seen| seen.to_string() == ty.to_string()) {
+                    out.push(ty);
+                }
+            }
+            out
+        };
+        let span = |list: &Option<(Path, Vec<Path>)>| list.as_ref().map_or_else(Span::call_site, |(key, _)| key.span_of_ident());
         Declared {
             resource: attrs.resource.as_ref().map(syn::LitStr::value).unwrap_or_default(),
-            reasons: known(attrs.reasons.as_ref().map(|(_, names)| names.as_slice()), &codes::REASONS),
-            warnings: known(attrs.warnings.as_ref().map(|(_, names)| names.as_slice()), &codes::WARNINGS),
+            reasons: paths(&attrs.reasons, &reasons, &warnings, "reason"),
+            warnings: paths(&attrs.warnings, &warnings, &reasons, "warning"),
+            reasons_span: span(&attrs.reasons),
+            warnings_span: span(&attrs.warnings),
         }
     }
 }
 
-/// The names of `names` that are in `table`, each once, with their codes.
-fn known(names: Option<&[Ident]>, table: &[(&str, &'static str)]) -> Vec<(Ident, &'static str)> {
-    let mut out: Vec<(Ident, &'static str)> = Vec::new();
-    for name in names.unwrap_or_default() {
-        if let Some((_, code)) = table.iter().find(|(known, _)| name == known)
-            && !out.iter().any(|(seen, _)| seen == name)
-        {
-            out.push((name.clone(), code));
-        }
-    }
-    out
+/// The span of a path's first identifier (the whole path cannot be one span on stable).
+trait SpanOfIdent {
+    fn span_of_ident(&self) -> Span;
 }
 
-impl Parts {
-    /// The parts of a handler read by syn.
-    pub(crate) fn from_syn(attrs: &Attrs, handler: &Handler) -> Parts {
-        let function = handler.function;
-        let sig = &function.sig;
-        let outer = &function.attrs;
-        Parts {
-            attrs: quote! { #(#outer)* },
-            vis: function.vis.to_token_stream(),
-            name: sig.ident.clone(),
-            generics: sig.generics.to_token_stream(),
-            where_clause: sig.generics.where_clause.to_token_stream(),
-            inputs: sig.inputs.to_token_stream(),
-            output: handler.output.map(ToTokens::to_token_stream),
-            output_span: handler.output.map_or_else(|| sig.ident.span(), syn::spanned::Spanned::span),
-            block: function.block.clone(),
-            reason_type: handler.reason_enum.clone(),
-            declared: Declared::from_attrs(attrs),
-        }
+impl SpanOfIdent for Path {
+    fn span_of_ident(&self) -> Span {
+        self.segments.first().map_or_else(Span::call_site, |segment| segment.ident.span())
     }
 }
 
-/// `<Handler>Reason`: one type alias of a `DeclaredReason` whose slots spell the declared
-/// reasons (in code order, `Undeclared` where a reason is not declared) and whose mask the
-/// declared warnings. The behaviour is generic in the runtime.
-pub(crate) fn reason_type(parts: &Parts) -> TokenStream {
-    let name = &parts.reason_type;
-    let vis = &parts.vis;
-    let declared = &parts.declared;
-    let codes_doc = declared.reasons.iter().map(|(_, code)| format!("`{code}`")).collect::<Vec<_>>().join(", ");
+/// The reason type and its set, at the visibility of `handler`.
+pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream {
+    let name = &handler.reason_type;
+    let set = format_ident!("__{}Set", name);
+    let vis = &handler.function.vis;
+    let fn_name = &handler.function.sig.ident;
+    let Declared { resource, reasons, warnings, reasons_span, warnings_span } = declared;
     let doc = format!(
-        "The incomplete reasons `{}` declares: {}. Generated by `#[completeness]`.",
-        parts.name,
-        if codes_doc.is_empty() { "none".to_owned() } else { codes_doc }
+        "The incomplete reasons `{fn_name}` declares (over resource `{resource}`). Generated by `#[completeness]`; \
+         its `ALL` and `WARNINGS` list the declared codes."
     );
-    // Matched by code: comparing a compiler identifier with a string goes through the compiler.
-    let slots = codes::REASONS.iter().map(|(_, code)| match declared.reasons.iter().find(|(_, c)| c == code) {
-        Some((name, _)) => name.clone(),
-        None => Ident::new("Undeclared", Span::call_site()),
-    });
-    let warnings = codes::WARNINGS
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, code))| declared.warnings.iter().any(|(_, c)| c == code))
-        .fold(0_u8, |mask, (bit, _)| mask | 1 << bit);
-    let warnings = Literal::u8_unsuffixed(warnings);
-    quote! {
-        ::completeness::__private::declare_reasons!(#doc #vis #name [#(#slots)*] #warnings);
-    }
-}
-
-/// The handler: a hidden `require_complete` extractor first, the user's arguments as written,
-/// and the user's body in an `async move` block whose response is checked (`scope.resource`
-/// filled, the demand applied when sent). One function, one state machine.
-pub(crate) fn handler(parts: &Parts) -> TokenStream {
-    let Parts { attrs, vis, name, generics, where_clause, inputs, block, .. } = parts;
-    let demand = Ident::new("__completeness_demand", Span::mixed_site());
-    let output = parts.output.clone().unwrap_or_else(|| quote! { () });
-    let resource = &parts.declared.resource;
-    let checked = quote_spanned! {parts.output_span=>
-        ::completeness::__private::checked_future::<#output, _>
+    let private = quote! { ::completeness::__private };
+    let reasons_distinct = quote_spanned! {*reasons_span=>
+        const _: () = ::core::assert!(
+            #private::distinct_codes(<#set as #private::ReasonSet>::REASONS),
+            "this endpoint declares one reason code twice: list each code once",
+        );
+    };
+    let warnings_distinct = quote_spanned! {*warnings_span=>
+        const _: () = ::core::assert!(
+            #private::distinct_warning_codes(<#set as #private::ReasonSet>::WARNINGS),
+            "this endpoint declares one warning code twice: list each code once",
+        );
     };
     quote! {
-        #attrs
-        #vis fn #name #generics (
-            #demand: ::completeness::__private::Demand,
-            #inputs
-        ) -> ::completeness::__private::CheckedFuture<impl ::core::future::Future<Output = #output>> #where_clause {
-            #checked(async move #block, #resource, #demand)
+        #[doc = #doc]
+        #vis type #name = #private::DeclaredReason<#set>;
+
+        #[doc(hidden)]
+        #vis enum #set {}
+
+        impl #private::ReasonSet for #set {
+            const RESOURCE: ::core::option::Option<&'static str> = ::core::option::Option::Some(#resource);
+            const REASONS: &'static [#private::ReasonCode] = &[#(<#reasons as #private::ReasonDetails>::CODE),*];
+            const KINDS: &'static [#private::ReasonKind] = &[#(<#reasons as #private::ReasonDetails>::KIND),*];
+            const WARNINGS: &'static [#private::WarningCode] = &[#(<#warnings as #private::WarningDetails>::CODE),*];
         }
+        #(impl #private::Declares<#reasons> for #set {})*
+        #(impl #private::DeclaresWarning<#warnings> for #set {})*
+        #reasons_distinct
+        #warnings_distinct
+    }
+}
+
+/// The handler as written, its body led by the check that its response reports completeness
+/// and carries its declared reason type (spanned on the return type, so a type alias to
+/// `Json<Vec<T>>` or a response over another reason type fails there).
+pub(crate) fn handler(function: &HandlerFn, handler: &Handler) -> TokenStream {
+    let HandlerFn { attrs, vis, sig, block } = function;
+    let reason = &handler.reason_type;
+    let output = handler.output.map_or_else(|| quote! { () }, ToTokens::to_token_stream);
+    let span = handler.output.map_or_else(|| sig.ident.span(), syn::spanned::Spanned::span);
+    let check = quote_spanned! {span=>
+        ::completeness::__private::assert_declared::<#output, #reason>();
+    };
+    let mut body = check;
+    body.extend(block.stream());
+    let mut block = Group::new(block.delimiter(), body);
+    block.set_span(function.block.span());
+    quote! {
+        #(#attrs)*
+        #vis #sig #block
     }
 }

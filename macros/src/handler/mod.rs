@@ -1,136 +1,91 @@
-//! `#[completeness(resource = "...", reasons(...), warnings(...))]` on an axum handler.
+//! `#[completeness(resource = "...", reasons(...), warnings(...))]` on an axum handler, and
+//! `#[completeness]` on an `impl` block whose associated functions are handlers.
 
 mod ast;
 mod attr;
 mod expand;
-mod fast;
 mod valid;
 
 use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{ImplItem, ItemImpl};
 
 use crate::ctxt::Ctxt;
 
-/// Parses, validates and expands one annotated handler. On error, the errors come out
-/// with the original function (and the reason type, when it can be named) so that one
-/// mistake does not cascade into "cannot find function".
+/// Expands the attribute on a function, or on an `impl` block.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    match fast::read(&args, &item) {
-        Some(parts) => emit(&parts),
-        None => expand_with_syn(args, item),
+    if args.is_empty()
+        && let Ok(block) = syn::parse2::<ItemImpl>(item.clone())
+    {
+        return expand_impl(block);
     }
-}
-
-/// The reason type and the handler.
-fn emit(parts: &expand::Parts) -> TokenStream {
-    let mut tokens = expand::reason_type(parts);
-    tokens.extend(expand::handler(parts));
+    let (items, function) = expand_fn(args, item);
+    let mut tokens = items;
+    tokens.extend(function);
     tokens
 }
 
-/// Reads the handler with syn, reporting every mistake.
-fn expand_with_syn(args: TokenStream, item: TokenStream) -> TokenStream {
+/// One annotated function: the items that go beside it (the reason type, errors) and the
+/// function itself. On error, the errors come out with the original function (and the reason
+/// type) so that one mistake does not cascade into "cannot find function".
+fn expand_fn(args: TokenStream, item: TokenStream) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
     let attrs = attr::parse(&cx, args);
     let function = match ast::HandlerFn::split(item.clone()) {
         Some(Ok(function)) => function,
         Some(Err(error)) => {
             cx.syn_error(error);
-            let mut tokens = cx.check().err().map(|e| e.to_compile_error()).unwrap_or_default();
-            tokens.extend(item);
-            return tokens;
+            return (cx.check().err().map(|e| e.to_compile_error()).unwrap_or_default(), item);
         }
         None => {
             cx.error_spanned_by(
                 &item,
                 "`#[completeness]` goes on an `async fn` axum handler: \
-                 `#[completeness(resource = \"...\", reasons(...))] async fn list(...) -> Envelope<T, R>`",
+                 `#[completeness(resource = \"...\", reasons(...))] async fn list(...) -> Envelope<T, R>`, \
+                 or, without arguments, on an `impl` block whose handlers it annotates",
             );
-            let mut tokens = cx.check().err().map(|e| e.to_compile_error()).unwrap_or_default();
-            tokens.extend(item);
-            return tokens;
+            return (cx.check().err().map(|e| e.to_compile_error()).unwrap_or_default(), item);
         }
     };
     let handler = ast::Handler::from_syn(&function);
     valid::check(&cx, &attrs, &handler);
-    let parts = expand::Parts::from_syn(&attrs, &handler);
+    let declared = expand::Declared::from_attrs(&attrs);
+    let reason_type = expand::reason_type(&handler, &declared);
     match cx.check() {
-        Ok(()) => emit(&parts),
+        Ok(()) => (reason_type, expand::handler(&function, &handler)),
         Err(errors) => {
-            let mut tokens = errors.to_compile_error();
-            tokens.extend(expand::reason_type(&parts));
-            tokens.extend(item);
-            tokens
+            let mut items = errors.to_compile_error();
+            items.extend(reason_type);
+            (items, item)
         }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use quote::quote;
-
-    use super::*;
-    use crate::test_tokens::tokens;
-
-    /// Handlers of the common shape, and the attributes over them.
-    fn common_cases() -> Vec<(TokenStream, TokenStream)> {
-        vec![
-            (
-                quote! { resource = "service_accounts", reasons(MorePagesAvailable, VisibilityRestricted) },
-                quote! {
-                    /// Lists accounts.
-                    #[allow(unused)]
-                    pub async fn list_service_accounts(page: PageRequest, Query(q): Query<Vec<(String, String)>>)
-                        -> completeness::Envelope<Account, ListServiceAccountsReason> { todo!() }
-                },
-            ),
-            (
-                quote! { reasons(SourceUnavailable), resource = "hits", warnings(StaleIndex, PageSizeReduced), },
-                quote! { pub(crate) async fn search() -> Result<SearchPage, Problem> { SearchPage::default() } },
-            ),
-            (quote! { resource = "r", reasons(QuotaExhausted,) }, quote! { async fn nothing() {} }),
-        ]
-    }
-
-    #[test]
-    fn the_token_reader_and_syn_emit_the_same_code() {
-        for (args, item) in common_cases() {
-            let parts = fast::read(&args, &item).unwrap_or_else(|| panic!("not read as common: {item}"));
-            assert_eq!(tokens(emit(&parts)), tokens(expand_with_syn(args, item)));
+/// `#[completeness] impl Api { #[completeness(...)] async fn list(..) .. }`: each annotated
+/// associated function is expanded in place, and its reason type goes before the block (an
+/// `impl` cannot hold one), named as for a free function: `ListReason` for `list`.
+fn expand_impl(mut block: ItemImpl) -> TokenStream {
+    let mut beside = TokenStream::new();
+    for item in &mut block.items {
+        let ImplItem::Fn(function) = item else { continue };
+        let Some(position) = function.attrs.iter().position(|a| a.path().is_ident("completeness")) else { continue };
+        let attribute = function.attrs.remove(position);
+        let args = match attribute.meta {
+            syn::Meta::List(list) => list.tokens,
+            other => {
+                beside.extend(
+                    syn::Error::new_spanned(other, "write the handler's declaration: `#[completeness(resource = \"...\", reasons(...))]`")
+                        .to_compile_error(),
+                );
+                continue;
+            }
+        };
+        let (items, expanded) = expand_fn(args, quote! { #function });
+        beside.extend(items);
+        match syn::parse2::<ImplItem>(expanded) {
+            Ok(expanded) => *item = expanded,
+            Err(error) => beside.extend(error.to_compile_error()),
         }
     }
-
-    #[test]
-    fn anything_unusual_is_left_to_syn() {
-        let args = quote! { resource = "r", reasons(MorePagesAvailable) };
-        for item in [
-            quote! { async fn generic<T>() -> Page {} },
-            quote! { async fn bounded() -> Page where Page: Send {} },
-            quote! { fn not_async() -> Page {} },
-            quote! { async unsafe fn qualified() -> Page {} },
-            quote! { async fn method(&self) -> Page {} },
-            quote! { async fn list() -> Json<Vec<u32>> {} },
-            quote! { async fn list() -> Result<Vec<u32>, Problem> {} },
-            quote! { async fn list() -> impl IntoResponse {} },
-            quote! { async fn list() -> (StatusCode, Page) {} },
-            quote! { async fn list() -> &'static [u32] {} },
-            quote! { async fn r#type() -> Page {} },
-        ] {
-            assert!(fast::read(&args, &item).is_none(), "read as common: {item}");
-        }
-        let item = quote! { async fn list(page: PageRequest) -> Page {} };
-        for args in [
-            quote! { resource = "r", reasons(VisibilityRestricted) },
-            quote! { resource = "", reasons(MorePagesAvailable) },
-            quote! { reasons(MorePagesAvailable) },
-            quote! { resource = "r" },
-            quote! { resource = "r", reasons() },
-            quote! { resource = "r", reasons(MorePagesAvailable, MorePagesAvailable) },
-            quote! { resource = "r", reasons(MorePagesAvaliable) },
-            quote! { resource = "r", reasons(MorePagesAvailable), warnings(StaleIndex), warnings(StaleIndex) },
-            quote! { resource = "r", reasons(MorePagesAvailable), colour = "red" },
-            quote! { resource = r, reasons(MorePagesAvailable) },
-        ] {
-            assert!(fast::read(&args, &item).is_none(), "read as common: {args}");
-        }
-    }
+    quote! { #beside #block }
 }

@@ -1,31 +1,49 @@
 //! Every rule of `#[completeness]`; all violations are reported together.
+//!
+//! The rules, and why each exists:
+//! 1. `resource` is named and not empty: it is what `scope.resource` says, and what evidence binds.
+//! 2. `reasons(...)` is present, possibly empty: an endpoint states what it can report, and an
+//!    empty list states that it is always complete.
+//! 3. Each listed name is a standard one spelled exactly, or a path to a service's own type; a
+//!    near miss of a standard name, or a warning listed as a reason (and the reverse), is a
+//!    mistake, said with the fix. Each name is listed once. (Two types with one code are caught
+//!    when the code is compiled: `distinct_codes` in the expansion.)
+//! 4. The handler is an `async fn` without a receiver: axum handlers are.
+//! 5. The return type is not a bare list, `Json` of a list, or an opaque `impl Trait`: those say
+//!    nothing about completeness. (Type aliases are caught by the type-level check.)
+//! 6. A handler taking `PageRequest` declares `MorePagesAvailable` and `PageSizeReduced`: paging
+//!    can end a page early and clamp its size.
 
 use proc_macro2::Span;
-use syn::{FnArg, Ident, Type};
+use quote::ToTokens;
+use syn::{FnArg, Path, Type};
 
 use super::ast::Handler;
 use super::attr::Attrs;
-use crate::codes;
 use crate::ctxt::Ctxt;
+use crate::names::{self, Listed};
 use crate::types;
 
 /// Runs every rule.
 pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
     check_resource(cx, attrs);
-    check_names(cx, attrs.reasons.as_ref().map(|(_, names)| names), &codes::REASONS, "reason");
-    check_names(cx, attrs.warnings.as_ref().map(|(_, names)| names), &codes::WARNINGS, "warning");
     if attrs.reasons.is_none() {
         cx.error_at(
             Span::call_site(),
             "missing `reasons(...)`: declare every reason this endpoint can report, \
-             e.g. `reasons(MorePagesAvailable, VisibilityRestricted)`",
+             e.g. `reasons(MorePagesAvailable, VisibilityRestricted)`, or `reasons()` for an endpoint \
+             that is always complete",
         );
     }
+    let (reasons, warnings) = (names::reason_names(), names::warning_names());
+    check_names(cx, attrs.reasons.as_ref().map(|(_, names)| names), &reasons, &warnings, Kind::Reason);
+    check_names(cx, attrs.warnings.as_ref().map(|(_, names)| names), &warnings, &reasons, Kind::Warning);
     check_signature(cx, handler);
     check_return_type(cx, handler);
     check_page_request(cx, attrs, handler);
 }
 
+/// Rule 1.
 fn check_resource(cx: &Ctxt, attrs: &Attrs) {
     match &attrs.resource {
         None => cx.error_at(
@@ -40,27 +58,55 @@ fn check_resource(cx: &Ctxt, attrs: &Attrs) {
     }
 }
 
-/// Names must be known codes in CamelCase, each listed once.
-fn check_names(cx: &Ctxt, names: Option<&Vec<Ident>>, table: &[(&'static str, &'static str)], what: &str) {
-    let Some(names) = names else { return };
-    let mut seen: Vec<String> = Vec::new();
-    for name in names {
-        let written = name.to_string();
-        if !table.iter().any(|(known, _)| *known == written) {
-            let expected = table.iter().map(|(known, _)| *known).collect::<Vec<_>>().join(", ");
-            let message = match codes::suggestion(table, &written) {
-                Some(suggested) => format!("unknown {what} `{written}`: write it as `{suggested}`"),
-                None => format!("unknown {what} `{written}`: expected one of {expected}"),
-            };
-            cx.error_spanned_by(name, message);
-        } else if seen.contains(&written) {
-            cx.error_spanned_by(name, format!("duplicate {what} `{written}`: list each {what} once"));
-        } else {
-            seen.push(written);
+#[derive(Clone, Copy)]
+enum Kind {
+    Reason,
+    Warning,
+}
+
+impl Kind {
+    fn word(self) -> &'static str {
+        match self {
+            Kind::Reason => "reason",
+            Kind::Warning => "warning",
+        }
+    }
+    fn other_key(self) -> &'static str {
+        match self {
+            Kind::Reason => "warnings",
+            Kind::Warning => "reasons",
         }
     }
 }
 
+/// Rule 3.
+fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], other: &[&'static str], kind: Kind) {
+    let Some(names) = names else { return };
+    let what = kind.word();
+    let mut seen: Vec<String> = Vec::new();
+    for path in names {
+        match names::classify(path, table, other) {
+            Listed::Misspelled(suggested) => {
+                let written = path.to_token_stream().to_string();
+                cx.error_spanned_by(path, format!("unknown {what} `{written}`: write it as `{suggested}`"));
+            }
+            Listed::OtherTable(name) => cx.error_spanned_by(
+                path,
+                format!("`{name}` is a {}: list it in `{}(...)`", if what == "reason" { "warning" } else { "reason" }, kind.other_key()),
+            ),
+            Listed::Standard(_) | Listed::Custom(_) => {
+                let written = path.to_token_stream().to_string();
+                if seen.contains(&written) {
+                    cx.error_spanned_by(path, format!("duplicate {what} `{written}`: list each {what} once"));
+                } else {
+                    seen.push(written);
+                }
+            }
+        }
+    }
+}
+
+/// Rule 4.
 fn check_signature(cx: &Ctxt, handler: &Handler) {
     let sig = &handler.function.sig;
     if sig.asyncness.is_none() {
@@ -68,7 +114,10 @@ fn check_signature(cx: &Ctxt, handler: &Handler) {
     }
     for arg in &sig.inputs {
         if let FnArg::Receiver(receiver) = arg {
-            cx.error_spanned_by(receiver, "a `#[completeness]` handler is a free function: remove the `self` argument");
+            cx.error_spanned_by(
+                receiver,
+                "a `#[completeness]` handler takes no `self`: axum handlers are free or associated functions",
+            );
         }
     }
 }
@@ -89,7 +138,7 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
         Type::Tuple(tuple) => tuple.elems.iter().find_map(rejection),
         _ if types::is_collection(ty) => Some(Rejection::BareList(ty)),
         _ => match types::last_segment(ty) {
-            Some((name, args)) if name == "Json" => {
+            Some((name, args)) if completeness_codes::BODY_WRAPPERS.contains(&name.as_str()) => {
                 args.first().filter(|inner| types::is_collection(inner)).map(|_| Rejection::BareList(ty))
             }
             Some((name, args)) if name == "Result" => args.iter().find_map(|arg| rejection(arg)),
@@ -98,9 +147,10 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
     }
 }
 
+/// Rule 5.
 fn check_return_type(cx: &Ctxt, handler: &Handler) {
     let Some(output) = handler.output else { return };
-    let reason = &handler.reason_enum;
+    let reason = &handler.reason_type;
     match rejection(output) {
         Some(Rejection::BareList(list)) => cx.error_spanned_by(
             output,
@@ -121,19 +171,26 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
     }
 }
 
-/// A paginated handler can return a page that is not the last.
+/// Rule 6.
 fn check_page_request(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
-    let declares_more_pages =
-        attrs.reasons.as_ref().is_some_and(|(_, names)| names.iter().any(|name| name == "MorePagesAvailable"));
-    if declares_more_pages {
+    let declares = |list: &Option<(Path, Vec<Path>)>, name: &str| {
+        list.as_ref().is_some_and(|(_, names)| names.iter().any(|path| path.is_ident(name)))
+    };
+    let more_pages = declares(&attrs.reasons, "MorePagesAvailable");
+    let reduced = declares(&attrs.warnings, "PageSizeReduced");
+    if more_pages && reduced {
         return;
     }
     for arg in &handler.args {
         if matches!(types::last_segment(&arg.ty), Some((name, _)) if name == "PageRequest") {
+            let missing = match (more_pages, reduced) {
+                (false, false) => "add `MorePagesAvailable` to `reasons(...)` and `PageSizeReduced` to `warnings(...)`",
+                (false, true) => "add `MorePagesAvailable` to `reasons(...)`",
+                _ => "add `PageSizeReduced` to `warnings(...)`",
+            };
             cx.error_spanned_by(
                 &arg.ty,
-                "this handler takes `PageRequest`, so it can return a page that is not the last: \
-                 add `MorePagesAvailable` to `reasons(...)`",
+                format!("this handler takes `PageRequest`, so it can end a page early and clamp its size: {missing}"),
             );
         }
     }

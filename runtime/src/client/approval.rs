@@ -230,7 +230,7 @@ fn option_for(
         },
         ReasonCode::SnapshotExpired => RecoveryOption::RestartCollection,
         ReasonCode::VisibilityRestricted => RecoveryOption::UseBroaderCredential,
-        ReasonCode::Unknown(_) => return None,
+        _ => return None,
     })
 }
 

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
-use crate::contract::reason::{Reason, ReasonCode};
+use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
 use crate::contract::warning::WarningCode;
 
 /// What the caller means to do with a result.
@@ -51,9 +51,10 @@ pub enum Decision {
 ///    read from current state (no `STALE_INDEX` warning). Otherwise
 ///    [`Decision::RefuseOrRequestReview`].
 ///
-/// For an incomplete result the recovery follows the reasons, in this order: a reason
-/// no retry can fix (`VISIBILITY_RESTRICTED`, an unknown code) → refuse or review;
-/// `RESULT_LIMIT_REACHED` → narrow the query; a budget, source or snapshot reason →
+/// For an incomplete result the recovery follows the kinds of the reasons (contract §3.2), in
+/// this order: a reason no retry can fix (kind `visibility`, or a kind this client does not
+/// know) → refuse or review; a truncation that is not pagination (`RESULT_LIMIT_REACHED`, a
+/// service's own truncation) → narrow the query; a budget, source or snapshot reason →
 /// retry later; only pagination left (`MORE_PAGES_AVAILABLE`, a resumable
 /// `CLIENT_LIMIT_REACHED`) → continue the search. A complete result with `STALE_INDEX`
 /// proceeds for a report or an investigation, not for a claim of absence or a mutation,
@@ -93,22 +94,21 @@ pub fn decide_on<R: Reason>(completeness: &Completeness<R>, empty: bool, intent:
     }
 }
 
-/// The next step that could lead to a complete answer, by the reasons of an incomplete one.
+/// The next step that could lead to a complete answer, by the kinds of the reasons of an
+/// incomplete one (a service's own reasons are classified by the kind they carry).
 fn recovery<R: Reason>(completeness: &Completeness<R>) -> Decision {
-    let codes = completeness.reason_codes();
-    let any = |wanted: &[ReasonCode]| codes.iter().any(|c| wanted.contains(c));
-    if codes.iter().any(|c| matches!(c, ReasonCode::VisibilityRestricted | ReasonCode::Unknown(_))) {
+    let reasons = completeness.reasons();
+    let any_kind = |wanted: &[ReasonKind]| reasons.iter().any(|r| wanted.contains(&r.kind()));
+    // No retry shows hidden records, and a reason of unknown kind could be anything.
+    if any_kind(&[ReasonKind::Visibility, ReasonKind::Unknown]) {
         return Decision::RefuseOrRequestReview;
     }
-    if any(&[ReasonCode::ResultLimitReached]) {
+    // A cap that is not pagination: only a narrower question gets past it.
+    let pagination = [ReasonCode::MorePagesAvailable, ReasonCode::ClientLimitReached];
+    if reasons.iter().any(|r| r.kind() == ReasonKind::Truncation && !pagination.contains(&r.code())) {
         return Decision::NarrowQuery;
     }
-    if any(&[
-        ReasonCode::TimeBudgetExceeded,
-        ReasonCode::SourceUnavailable,
-        ReasonCode::QuotaExhausted,
-        ReasonCode::SnapshotExpired,
-    ]) {
+    if any_kind(&[ReasonKind::Budget, ReasonKind::Source, ReasonKind::Snapshot]) {
         return Decision::RetryLater;
     }
     // Only pagination is left: continue exactly where the result says, or start over.

@@ -70,9 +70,11 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
              cannot be combined with a new listing",
             r.snapshot
         ),
-        StandardReason::Unknown(r) => format!(
-            "the server reported '{}', a reason this client does not know ({}); it is treated as incomplete",
-            r.code, r.message
+        StandardReason::Custom(r) => format!(
+            "the server reported '{}' (kind: {}): {}; {returned} {noun} returned",
+            r.code(),
+            r.kind().as_str(),
+            r.message()
         ),
     }
 }

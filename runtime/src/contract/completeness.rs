@@ -5,7 +5,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::contract::continuation::Continuation;
-use crate::contract::reason::{Reason, ReasonCode, StandardReason, reasons_from_wire};
+use crate::contract::declared::AcceptsWarning;
+use crate::contract::rules::{self, Received, Rule, Violation};
+use crate::contract::reason::{Reason, ReasonCode, ReasonKind, StandardReason, reasons_from_wire};
 use crate::contract::scope::{PageInfo, Scope};
 use crate::contract::warning::Warning;
 
@@ -72,35 +74,29 @@ impl Shape {
     /// The members this shape owns, in wire order (the data members go after `truncated`).
     pub fn members(self) -> &'static [&'static str] {
         match self {
-            Shape::Collection => &[
-                "status",
-                "complete",
-                "truncated",
-                "incomplete_reasons",
-                "continuation",
-                "next_cursor",
-                "page",
-                "scope",
-                "warnings",
-                "evidence",
-            ],
-            Shape::Aggregate => &[
-                "status",
-                "complete",
-                "truncated",
-                "incomplete_reasons",
-                "continuation",
-                "next_cursor",
-                "scope",
-                "warnings",
-            ],
+            Shape::Collection => completeness_codes::COLLECTION_MEMBERS,
+            Shape::Aggregate => completeness_codes::AGGREGATE_MEMBERS,
         }
     }
 }
 
 impl<R: Reason> Completeness<R> {
     /// A complete answer over `scope`.
-    pub fn complete(scope: Scope) -> Self {
+    ///
+    /// Over an endpoint's declared reason type, the scope's resource is the declared one: an
+    /// empty resource is filled with it, and a different one is replaced (the declaration is
+    /// the one source; debug builds panic on the mismatch so that tests find the typo).
+    pub fn complete(mut scope: Scope) -> Self {
+        if let Some(declared) = R::declared_resource() {
+            debug_assert!(
+                scope.resource.is_empty() || scope.resource == declared,
+                "scope resource '{}' differs from the declared resource '{declared}'",
+                scope.resource
+            );
+            if scope.resource != declared {
+                scope.resource = declared.to_owned();
+            }
+        }
         Completeness {
             reasons: Vec::new(),
             continuation: None,
@@ -152,15 +148,22 @@ impl<R: Reason> Completeness<R> {
         self.page = page;
     }
 
-    /// Adds a warning (it never changes `complete`).
-    pub fn with_warning(mut self, warning: Warning) -> Self {
-        self.warnings.push(warning);
+    /// Adds a warning (it never changes `complete`); only a warning `R` accepts: a declared
+    /// endpoint's reason type accepts the warnings it declares.
+    pub fn with_warning<W: Into<Warning>>(mut self, warning: W) -> Self
+    where
+        R: AcceptsWarning<W>,
+    {
+        self.push_warning(warning);
         self
     }
 
-    /// Adds a warning in place.
-    pub fn push_warning(&mut self, warning: Warning) {
-        self.warnings.push(warning);
+    /// Adds a warning in place; see [`Completeness::with_warning`].
+    pub fn push_warning<W: Into<Warning>>(&mut self, warning: W)
+    where
+        R: AcceptsWarning<W>,
+    {
+        self.warnings.push(warning.into());
     }
 
     /// True only when the response covers the whole requested scope.
@@ -175,7 +178,7 @@ impl<R: Reason> Completeness<R> {
 
     /// True when a truncation reason is present.
     pub fn is_truncated(&self) -> bool {
-        self.reasons.iter().any(|r| r.code().is_truncation())
+        self.reasons.iter().any(|r| r.kind() == ReasonKind::Truncation)
     }
 
     /// The reasons, in the order they were reported.
@@ -293,48 +296,84 @@ impl<R: Reason> Completeness<R> {
 
     /// Strictly reads a completeness block out of a wire object, removing its members.
     ///
-    /// Every member of `shape` must be present; every invariant of DESIGN §2.1 must hold.
-    /// The error names the violation.
+    /// Every rule of contract §2.2 must hold (R1–R10, R12, R13); the error names the first
+    /// one broken.
     pub fn take_from<E: serde::de::Error>(object: &mut Map<String, Value>, shape: Shape) -> Result<Self, E> {
+        let (value, violations) = Completeness::read_checked(object, shape).map_err(E::custom)?;
+        match violations.into_iter().next() {
+            Some(violation) => Err(E::custom(violation)),
+            None => Ok(value),
+        }
+    }
+
+    /// Reads a completeness block out of a wire object and lists every rule it breaks; `Err`
+    /// when a member cannot be read at all (R1, or a member of the wrong type).
+    pub(crate) fn read_checked(
+        object: &mut Map<String, Value>,
+        shape: Shape,
+    ) -> Result<(Self, Vec<Violation>), String> {
         for member in shape.members() {
             if !object.contains_key(*member) {
-                return Err(E::custom(format!(
-                    "missing `{member}`: a response without it cannot be trusted to be complete"
-                )));
+                return Err(Violation {
+                    rule: Rule::MembersPresent,
+                    message: format!("missing `{member}`: a response without it cannot be trusted to be complete"),
+                }
+                .to_string());
             }
         }
         let mut take = |name: &str| object.remove(name).unwrap_or(Value::Null);
         let complete = match take("complete") {
             Value::Bool(b) => b,
-            other => return Err(E::custom(format!("`complete` must be a boolean, got {other}"))),
+            other => return Err(format!("`complete` must be a boolean, got {other}")),
         };
         let status = take("status");
         let truncated = take("truncated");
+        let mut violations = Vec::new();
         let reasons: Vec<R> = match take("incomplete_reasons") {
-            Value::Array(values) => reasons_from_wire(values)?,
-            _ => return Err(E::custom("`incomplete_reasons` must be an array")),
+            Value::Array(values) => {
+                for (i, value) in values.iter().enumerate() {
+                    match value {
+                        Value::Object(object) => violations.extend(rules::check_reason_object(i, object)),
+                        _ => return Err(format!("incomplete_reasons[{i}] must be an object")),
+                    }
+                }
+                if let Some(violation) = violations.first() {
+                    return Err(violation.to_string());
+                }
+                reasons_from_wire::<R, serde_json::Error>(values).map_err(|e| {
+                    Violation { rule: Rule::ReasonObject, message: e.to_string() }.to_string()
+                })?
+            }
+            _ => return Err("`incomplete_reasons` must be an array".to_owned()),
         };
         let continuation: Option<Continuation> =
-            serde_json::from_value(take("continuation")).map_err(|e| E::custom(format!("`continuation`: {e}")))?;
+            serde_json::from_value(take("continuation")).map_err(|e| format!("`continuation`: {e}"))?;
         let next_cursor: Option<String> =
-            serde_json::from_value(take("next_cursor")).map_err(|e| E::custom(format!("`next_cursor`: {e}")))?;
+            serde_json::from_value(take("next_cursor")).map_err(|e| format!("`next_cursor`: {e}"))?;
         let page: Option<PageInfo> = if shape == Shape::Collection {
-            serde_json::from_value(take("page")).map_err(|e| E::custom(format!("`page`: {e}")))?
+            serde_json::from_value(take("page")).map_err(|e| format!("`page`: {e}"))?
         } else {
             None
         };
-        let scope: Scope = serde_json::from_value(take("scope")).map_err(|e| E::custom(format!("`scope`: {e}")))?;
-        let warnings: Vec<Warning> =
-            serde_json::from_value(take("warnings")).map_err(|e| E::custom(format!("`warnings`: {e}")))?;
+        let scope: Scope = serde_json::from_value(take("scope")).map_err(|e| format!("`scope`: {e}"))?;
+        let warnings = match take("warnings") {
+            Value::Array(values) => {
+                if let Some(violation) = values.iter().enumerate().find_map(|(i, w)| rules::check_warning_object(i, w)) {
+                    return Err(violation.to_string());
+                }
+                serde_json::from_value::<Vec<Warning>>(Value::Array(values)).map_err(|e| format!("`warnings`: {e}"))?
+            }
+            other => return Err(format!("`warnings` must be an array, got {other}")),
+        };
         let evidence: Option<String> = if shape == Shape::Collection {
-            serde_json::from_value(take("evidence")).map_err(|e| E::custom(format!("`evidence`: {e}")))?
+            serde_json::from_value(take("evidence")).map_err(|e| format!("`evidence`: {e}"))?
         } else {
             None
         };
         let mut value = Completeness { reasons, continuation, next_cursor, page, scope, warnings, evidence };
-        value.check_wire(complete, &status, &truncated).map_err(E::custom)?;
+        violations.extend(rules::check_block(&value, &Received { complete, status: &status, truncated: &truncated }));
         value.restore_recoveries();
-        Ok(value)
+        Ok((value, violations))
     }
 
     /// Gives reasons read from the wire back the recoveries that travelled beside them.
@@ -354,66 +393,6 @@ impl<R: Reason> Completeness<R> {
                 }
             }
         }
-    }
-
-    /// Checks the wire invariants of DESIGN §2.1 against the received derived members.
-    fn check_wire(&self, complete: bool, status: &Value, truncated: &Value) -> Result<(), String> {
-        if complete != self.is_complete() {
-            return Err(if complete {
-                format!(
-                    "`complete` is true but `incomplete_reasons` lists {}",
-                    self.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ")
-                )
-            } else {
-                "`complete` is false but `incomplete_reasons` is empty".to_owned()
-            });
-        }
-        if status.as_str() != Some(self.status().as_str()) {
-            return Err(format!(
-                "`status` must be \"{}\" when `complete` is {complete}, got {status}",
-                self.status().as_str()
-            ));
-        }
-        if truncated.as_bool() != Some(self.is_truncated()) {
-            return Err(format!("`truncated` must be {} for these reasons, got {truncated}", self.is_truncated()));
-        }
-        if complete && self.continuation.is_some() {
-            return Err("`continuation` must be null when `complete` is true".into());
-        }
-        if !complete && self.evidence.is_some() {
-            return Err(
-                "`evidence` must be null when `complete` is false: evidence is never made from a partial read".into()
-            );
-        }
-        let more_pages = self.has_reason(&ReasonCode::MorePagesAvailable);
-        let client_limit = self.has_reason(&ReasonCode::ClientLimitReached);
-        match (&self.next_cursor, more_pages) {
-            (None, true) => return Err("MORE_PAGES_AVAILABLE is present but `next_cursor` is null".into()),
-            (Some(_), false) if !client_limit => {
-                return Err(
-                    "`next_cursor` is set but no MORE_PAGES_AVAILABLE (or CLIENT_LIMIT_REACHED) reason is present"
-                        .into(),
-                );
-            }
-            _ => {}
-        }
-        if let Some(Continuation::NextCursor { cursor }) = &self.continuation
-            && self.next_cursor.as_deref() != Some(cursor.as_str())
-        {
-            return Err("`continuation.cursor` must equal `next_cursor`".into());
-        }
-        let needs_recovery =
-            more_pages || self.has_reason(&ReasonCode::QuotaExhausted) || self.has_reason(&ReasonCode::SnapshotExpired);
-        if needs_recovery && self.continuation.is_none() {
-            return Err("`continuation` is null although a reason has a recovery path".into());
-        }
-        if let Some(page) = &self.page
-            && page.cursor.is_some() != self.next_cursor.is_some()
-            && more_pages
-        {
-            return Err("`page.cursor` must describe `next_cursor` when there is one".into());
-        }
-        Ok(())
     }
 }
 

@@ -1,22 +1,18 @@
-//! The reason type `#[completeness]` generates for an endpoint: a standard reason restricted
-//! to the codes the endpoint declares (DESIGN §2.2, §4).
+//! The reasons and warnings one endpoint declares, as types (contract §4).
 //!
-//! `#[completeness(reasons(MorePagesAvailable, VisibilityRestricted))] async fn list_accounts(..)`
-//! generates
+//! `#[completeness(reasons(MorePagesAvailable, LegalHold), warnings(StaleIndex))] async fn list_accounts(..)`
+//! generates an uninhabited marker type that implements [`ReasonSet`] (the declared codes, as
+//! constants) and one [`Declares`] or [`DeclaresWarning`] impl per declared name, and the alias
 //!
 //! ```text
-//! type ListAccountsReason = DeclaredReason<
-//!     Reasons<MorePagesAvailable, Undeclared, Undeclared, Undeclared, VisibilityRestricted, Undeclared, Undeclared, Undeclared>,
-//!     Warnings<0>,
-//! >;
+//! type ListAccountsReason = DeclaredReason<__ListAccountsReasonSet>;
 //! ```
 //!
-//! The declared set is spelled in the type: one slot per standard reason, in code order,
-//! holding the reason's detail struct when it is declared and [`Undeclared`] when not. `From`
-//! exists only for the details of a filled slot, so reporting an undeclared reason does not
-//! compile, and reading one from the wire is an error. All behaviour lives here, once: an
-//! endpoint costs the compiler one type alias, and endpoints that declare the same reasons
-//! share one type.
+//! `From` exists only for the details of a declared reason, and a completeness block over
+//! `ListAccountsReason` accepts only declared warnings, so reporting anything undeclared does
+//! not compile; reading an undeclared code from the wire is an error. There is no limit on how
+//! many reasons an endpoint declares, and a service's own reasons are declared like standard
+//! ones. All behaviour lives here, once.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -25,21 +21,19 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::contract::continuation::Continuation;
-use crate::contract::reason::{
-    ClientLimitReached, MorePagesAvailable, QuotaExhausted, Reason, ReasonCode, ResultLimitReached, SnapshotExpired,
-    SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
-};
-use crate::contract::warning::WarningCode;
+use crate::contract::reason::{Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason};
+use crate::contract::warning::{WarningCode, WarningDetails};
 
-/// A set of declared reason codes.
+/// The reasons and warnings one endpoint declares. Implemented by the marker type
+/// `#[completeness]` generates; [`Everything`] declares every standard code.
 pub trait ReasonSet: 'static {
-    /// The declared codes, in code order.
-    const ALL: &'static [ReasonCode];
-}
-
-/// A set of declared warning codes.
-pub trait WarningSet: 'static {
-    /// The declared codes, in code order.
+    /// The resource the endpoint lists (`resource = "..."`), which its scope carries.
+    const RESOURCE: Option<&'static str>;
+    /// The declared reason codes, in declaration order.
+    const REASONS: &'static [ReasonCode];
+    /// The kind of each declared reason, in the same order.
+    const KINDS: &'static [ReasonKind];
+    /// The declared warning codes, in declaration order.
     const WARNINGS: &'static [WarningCode];
 }
 
@@ -51,142 +45,35 @@ pub trait WarningSet: 'static {
 )]
 pub trait Declares<D>: ReasonSet {}
 
-/// A slot of [`Reasons`] whose reason is not declared.
-#[derive(Debug)]
-pub enum Undeclared {}
+/// The set declares the warning whose details are `W`.
+#[diagnostic::on_unimplemented(
+    message = "this endpoint does not declare the warning `{W}`",
+    label = "`{W}` is not among the warnings this endpoint declares",
+    note = "add it to `warnings(...)` in the handler's `#[completeness]` attribute, or push a declared warning"
+)]
+pub trait DeclaresWarning<W>: ReasonSet {}
 
-/// What fills a slot of [`Reasons`]: [`Undeclared`], or the details of the slot's reason.
-pub trait ReasonSlot: 'static {
-    /// The slot's bit in the set's mask (0 for [`Undeclared`]).
-    const BIT: u8;
-}
+/// A reason type whose completeness blocks accept the warning `W`: [`StandardReason`] accepts
+/// every warning (it is what clients read), a [`DeclaredReason`] only the declared ones.
+#[diagnostic::on_unimplemented(
+    message = "a completeness block over `{Self}` does not accept the warning `{W}`",
+    note = "add the warning to `warnings(...)` in the handler's `#[completeness]` attribute"
+)]
+pub trait AcceptsWarning<W> {}
 
-impl ReasonSlot for Undeclared {
-    const BIT: u8 = 0;
-}
+impl<W> AcceptsWarning<W> for StandardReason {}
 
-/// The reasons an endpoint declares: one slot per standard reason, in code order
-/// (`MORE_PAGES_AVAILABLE`, `RESULT_LIMIT_REACHED`, `TIME_BUDGET_EXCEEDED`,
-/// `SOURCE_UNAVAILABLE`, `VISIBILITY_RESTRICTED`, `QUOTA_EXHAUSTED`, `CLIENT_LIMIT_REACHED`,
-/// `SNAPSHOT_EXPIRED`), each the reason's detail struct or [`Undeclared`]. Only a type.
-pub struct Reasons<A, B, C, D, E, F, G, H> {
-    #[allow(clippy::type_complexity)] // one slot per standard reason, held without owning any
-    slots: PhantomData<fn() -> (A, B, C, D, E, F, G, H)>,
-}
+impl<S: DeclaresWarning<W>, W: WarningDetails> AcceptsWarning<W> for DeclaredReason<S> {}
 
-impl<A, B, C, D, E, F, G, H> Reasons<A, B, C, D, E, F, G, H>
-where
-    A: ReasonSlot,
-    B: ReasonSlot,
-    C: ReasonSlot,
-    D: ReasonSlot,
-    E: ReasonSlot,
-    F: ReasonSlot,
-    G: ReasonSlot,
-    H: ReasonSlot,
-{
-    const MASK: u8 = A::BIT | B::BIT | C::BIT | D::BIT | E::BIT | F::BIT | G::BIT | H::BIT;
-    /// The declared codes first; the rest repeats the first code and is cut off.
-    const PACKED: &'static [ReasonCode; 8] = &[
-        reason_code(nth_bit(Self::MASK, 0)),
-        reason_code(nth_bit(Self::MASK, 1)),
-        reason_code(nth_bit(Self::MASK, 2)),
-        reason_code(nth_bit(Self::MASK, 3)),
-        reason_code(nth_bit(Self::MASK, 4)),
-        reason_code(nth_bit(Self::MASK, 5)),
-        reason_code(nth_bit(Self::MASK, 6)),
-        reason_code(nth_bit(Self::MASK, 7)),
-    ];
-}
-
-impl<A, B, C, D, E, F, G, H> ReasonSet for Reasons<A, B, C, D, E, F, G, H>
-where
-    A: ReasonSlot,
-    B: ReasonSlot,
-    C: ReasonSlot,
-    D: ReasonSlot,
-    E: ReasonSlot,
-    F: ReasonSlot,
-    G: ReasonSlot,
-    H: ReasonSlot,
-{
-    const ALL: &'static [ReasonCode] = Self::PACKED.split_at(Self::MASK.count_ones() as usize).0;
-}
-
-/// The warnings an endpoint declares, as a mask over the warning codes in code order
-/// (bit 0 `STALE_INDEX`, 1 `PARTIAL_FIELD_SET`, 2 `DEFAULT_SCOPE_APPLIED`,
-/// 3 `PAGE_SIZE_REDUCED`, 4 `ORDERING_DEFAULTED`, 5 `DEPRECATED_FIELD`). Only a type.
-pub struct Warnings<const MASK: u8>;
-
-impl<const MASK: u8> Warnings<MASK> {
-    const KNOWN: u8 = MASK & 0b11_1111;
-    /// The declared codes first; the rest repeats the first code and is cut off.
-    const PACKED: &'static [WarningCode; 6] = &[
-        warning_code(nth_bit(Self::KNOWN, 0)),
-        warning_code(nth_bit(Self::KNOWN, 1)),
-        warning_code(nth_bit(Self::KNOWN, 2)),
-        warning_code(nth_bit(Self::KNOWN, 3)),
-        warning_code(nth_bit(Self::KNOWN, 4)),
-        warning_code(nth_bit(Self::KNOWN, 5)),
-    ];
-}
-
-impl<const MASK: u8> WarningSet for Warnings<MASK> {
-    const WARNINGS: &'static [WarningCode] = Self::PACKED.split_at(Self::KNOWN.count_ones() as usize).0;
-}
-
-/// The reason code of bit `index`: `ReasonCode::KNOWN[index]`, written out because a
-/// `const fn` cannot take a value that has a destructor out of that array.
-const fn reason_code(index: u32) -> ReasonCode {
-    match index {
-        0 => ReasonCode::MorePagesAvailable,
-        1 => ReasonCode::ResultLimitReached,
-        2 => ReasonCode::TimeBudgetExceeded,
-        3 => ReasonCode::SourceUnavailable,
-        4 => ReasonCode::VisibilityRestricted,
-        5 => ReasonCode::QuotaExhausted,
-        6 => ReasonCode::ClientLimitReached,
-        _ => ReasonCode::SnapshotExpired,
-    }
-}
-
-/// The warning code of bit `index`: `WarningCode::KNOWN[index]`, written out for the same reason.
-const fn warning_code(index: u32) -> WarningCode {
-    match index {
-        0 => WarningCode::StaleIndex,
-        1 => WarningCode::PartialFieldSet,
-        2 => WarningCode::DefaultScopeApplied,
-        3 => WarningCode::PageSizeReduced,
-        4 => WarningCode::OrderingDefaulted,
-        _ => WarningCode::DeprecatedField,
-    }
-}
-
-/// The index of the `n`-th set bit of `mask` (0 when there are not that many).
-const fn nth_bit(mask: u8, n: u32) -> u32 {
-    let (mut index, mut seen) = (0, 0);
-    while index < 8 {
-        if mask & (1 << index) != 0 {
-            if seen == n {
-                return index;
-            }
-            seen += 1;
-        }
-        index += 1;
-    }
-    0
-}
-
-/// A reason of one endpoint: one of the codes its set `R` declares; `W` is the set of
-/// warnings it declares.
+/// A reason of one endpoint: one of the codes its set `S` declares.
 ///
 /// Match on [`DeclaredReason::as_standard`] to branch on the details.
-pub struct DeclaredReason<R, W = Warnings<0>> {
+pub struct DeclaredReason<S> {
     reason: StandardReason,
-    declared: PhantomData<fn() -> (R, W)>,
+    declared: PhantomData<fn() -> S>,
 }
 
-impl<R, W> DeclaredReason<R, W> {
+impl<S> DeclaredReason<S> {
     /// The reason with its typed details.
     pub fn as_standard(&self) -> &StandardReason {
         &self.reason
@@ -198,17 +85,17 @@ impl<R, W> DeclaredReason<R, W> {
     }
 }
 
-impl<R: ReasonSet, W: WarningSet> DeclaredReason<R, W> {
-    /// Every reason code the endpoint declares, in code order, for contract tests.
-    pub const ALL: &'static [ReasonCode] = R::ALL;
-    /// Every warning code the endpoint declares, in code order.
-    pub const WARNINGS: &'static [WarningCode] = W::WARNINGS;
+impl<S: ReasonSet> DeclaredReason<S> {
+    /// Every reason code the endpoint declares, in declaration order, for contract tests.
+    pub const ALL: &'static [ReasonCode] = S::REASONS;
+    /// Every warning code the endpoint declares, in declaration order.
+    pub const WARNINGS: &'static [WarningCode] = S::WARNINGS;
 
     /// The schema name of the declared set, e.g. `"DeclaredReason_MorePagesAvailable_VisibilityRestricted"`:
     /// endpoints that declare the same reasons share one schema.
     pub fn schema_name() -> String {
         let mut name = String::from("DeclaredReason");
-        for code in R::ALL {
+        for code in S::REASONS {
             name.push('_');
             for word in code.as_str().split('_') {
                 let mut letters = word.chars();
@@ -218,42 +105,50 @@ impl<R: ReasonSet, W: WarningSet> DeclaredReason<R, W> {
         }
         name
     }
+
+    /// The declared kind of `code`, when it is declared.
+    fn declared_kind(code: &ReasonCode) -> Option<ReasonKind> {
+        S::REASONS.iter().position(|declared| declared == code).and_then(|i| S::KINDS.get(i).copied())
+    }
 }
 
-impl<R, W> fmt::Debug for DeclaredReason<R, W> {
+impl<S> fmt::Debug for DeclaredReason<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.reason, f)
     }
 }
 
-impl<R, W> Clone for DeclaredReason<R, W> {
+impl<S> Clone for DeclaredReason<S> {
     fn clone(&self) -> Self {
         DeclaredReason { reason: self.reason.clone(), declared: PhantomData }
     }
 }
 
-impl<R, W> PartialEq for DeclaredReason<R, W> {
+impl<S> PartialEq for DeclaredReason<S> {
     fn eq(&self, other: &Self) -> bool {
         self.reason == other.reason
     }
 }
 
-impl<R, W> Serialize for DeclaredReason<R, W> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl<S> Serialize for DeclaredReason<S> {
+    fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
         self.reason.serialize(serializer)
     }
 }
 
-impl<'de, R: ReasonSet, W: WarningSet> Deserialize<'de> for DeclaredReason<R, W> {
+impl<'de, S: ReasonSet> Deserialize<'de> for DeclaredReason<S> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let object = Map::<String, Value>::deserialize(deserializer)?;
         Self::from_wire(object).map_err(serde::de::Error::custom)
     }
 }
 
-impl<R: ReasonSet, W: WarningSet> Reason for DeclaredReason<R, W> {
+impl<S: ReasonSet> Reason for DeclaredReason<S> {
     fn code(&self) -> ReasonCode {
         self.reason.code()
+    }
+    fn kind(&self) -> ReasonKind {
+        self.reason.kind()
     }
     fn recovery(&self) -> Option<Continuation> {
         self.reason.recovery()
@@ -264,120 +159,105 @@ impl<R: ReasonSet, W: WarningSet> Reason for DeclaredReason<R, W> {
     fn from_wire(object: Map<String, Value>) -> Result<Self, String> {
         let reason = StandardReason::from_wire(object)?;
         let code = reason.code();
-        if R::ALL.contains(&code) {
-            Ok(DeclaredReason { reason, declared: PhantomData })
-        } else {
-            Err(format!("reason code {code} is not one this endpoint declares"))
+        match Self::declared_kind(&code) {
+            None => Err(format!("reason code {code} is not one this endpoint declares")),
+            Some(declared) if declared != reason.kind() => Err(format!(
+                "reason {code} is declared of kind `{}`, but the response says `{}`",
+                declared.as_str(),
+                reason.kind().as_str()
+            )),
+            Some(_) => Ok(DeclaredReason { reason, declared: PhantomData }),
         }
     }
     fn restore_recovery(&mut self, recovery: &Continuation) -> bool {
         self.reason.restore_recovery(recovery)
     }
+    fn declared_resource() -> Option<&'static str> {
+        S::RESOURCE
+    }
 }
 
-/// For each reason, in code order: its bit, the slot it fills, and `From` for its details.
-macro_rules! declared_details {
-    ($($bit:literal $details:ident [$($before:ident)*] [$($after:ident)*]),* $(,)?) => {$(
-        impl ReasonSlot for $details {
-            const BIT: u8 = 1 << $bit;
-        }
-
-        // Not listed in errors: the note of `Declares` says what to do.
-        #[diagnostic::do_not_recommend]
-        impl<$($before: ReasonSlot,)* $($after: ReasonSlot),*> Declares<$details>
-            for Reasons<$($before,)* $details, $($after),*>
-        {
-        }
-
-        impl<R: Declares<$details>, W> From<$details> for DeclaredReason<R, W> {
-            fn from(details: $details) -> Self {
-                DeclaredReason { reason: StandardReason::$details(details), declared: PhantomData }
-            }
-        }
-    )*};
+impl<S: Declares<D>, D: ReasonDetails> From<D> for DeclaredReason<S> {
+    fn from(details: D) -> Self {
+        DeclaredReason { reason: details.into_reason(), declared: PhantomData }
+    }
 }
 
-declared_details!(
-    0 MorePagesAvailable [] [B C D E F G H],
-    1 ResultLimitReached [A] [C D E F G H],
-    2 TimeBudgetExceeded [A B] [D E F G H],
-    3 SourceUnavailable [A B C] [E F G H],
-    4 VisibilityRestricted [A B C D] [F G H],
-    5 QuotaExhausted [A B C D E] [G H],
-    6 ClientLimitReached [A B C D E F] [H],
-    7 SnapshotExpired [A B C D E F G] [],
-);
+/// The set of every standard reason and warning: what a handler that reports anything
+/// standard may use, and what a contract test compares generated sets with.
+#[derive(Debug)]
+pub enum Everything {}
+
+macro_rules! everything_reasons {
+    ($($name:ident $code:literal $kind:ident,)*) => {
+        $(impl Declares<crate::contract::reason::$name> for Everything {})*
+        const EVERY_REASON: &[ReasonCode] = &[$(ReasonCode::$name),*];
+        const EVERY_KIND: &[ReasonKind] = &[$(ReasonKind::$kind),*];
+    };
+}
+completeness_codes::for_each_reason!(everything_reasons);
+
+macro_rules! everything_warnings {
+    ($($name:ident $code:literal,)*) => {
+        $(impl DeclaresWarning<crate::contract::warning::$name> for Everything {})*
+        const EVERY_WARNING: &[WarningCode] = &[$(WarningCode::$name),*];
+    };
+}
+completeness_codes::for_each_warning!(everything_warnings);
+
+impl ReasonSet for Everything {
+    const RESOURCE: Option<&'static str> = None;
+    const REASONS: &'static [ReasonCode] = EVERY_REASON;
+    const KINDS: &'static [ReasonKind] = EVERY_KIND;
+    const WARNINGS: &'static [WarningCode] = EVERY_WARNING;
+}
 
 #[cfg(feature = "openapi")]
-impl<R: ReasonSet, W: WarningSet> utoipa::PartialSchema for DeclaredReason<R, W> {
+impl<S: ReasonSet> utoipa::PartialSchema for DeclaredReason<S> {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::contract::schema::reason_schema_openapi(R::ALL)
+        crate::contract::schema::reason_schema_openapi(S::REASONS, S::KINDS)
     }
 }
 
 #[cfg(feature = "openapi")]
-impl<R: ReasonSet, W: WarningSet> utoipa::ToSchema for DeclaredReason<R, W> {
+impl<S: ReasonSet> utoipa::ToSchema for DeclaredReason<S> {
     fn name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Owned(Self::schema_name())
     }
 }
 
 #[cfg(feature = "json-schema")]
-impl<R: ReasonSet, W: WarningSet> schemars::JsonSchema for DeclaredReason<R, W> {
+impl<S: ReasonSet> schemars::JsonSchema for DeclaredReason<S> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Owned(Self::schema_name())
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::contract::schema::reason_schema_json(R::ALL)
+        crate::contract::schema::reason_schema_json(S::REASONS, S::KINDS)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::reason::{MorePagesAvailable, ResultLimitReached, VisibilityRestricted};
 
-    type Paginated = Reasons<
-        MorePagesAvailable,
-        Undeclared,
-        Undeclared,
-        Undeclared,
-        VisibilityRestricted,
-        Undeclared,
-        Undeclared,
-        Undeclared,
-    >;
-    type Everything = Reasons<
-        MorePagesAvailable,
-        ResultLimitReached,
-        TimeBudgetExceeded,
-        SourceUnavailable,
-        VisibilityRestricted,
-        QuotaExhausted,
-        ClientLimitReached,
-        SnapshotExpired,
-    >;
-    type Nothing =
-        Reasons<Undeclared, Undeclared, Undeclared, Undeclared, Undeclared, Undeclared, Undeclared, Undeclared>;
-
-    #[test]
-    fn the_slots_spell_the_declared_codes_in_code_order() {
-        assert_eq!(Paginated::ALL, &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted]);
-        assert_eq!(Everything::ALL.len(), 8);
-        assert_eq!(Everything::ALL[7], ReasonCode::SnapshotExpired);
-        assert!(Nothing::ALL.is_empty());
+    enum Paginated {}
+    impl ReasonSet for Paginated {
+        const RESOURCE: Option<&'static str> = Some("service_accounts");
+        const REASONS: &'static [ReasonCode] = &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted];
+        const KINDS: &'static [ReasonKind] = &[ReasonKind::Truncation, ReasonKind::Visibility];
+        const WARNINGS: &'static [WarningCode] = &[];
     }
+    impl Declares<MorePagesAvailable> for Paginated {}
+    impl Declares<VisibilityRestricted> for Paginated {}
 
     #[test]
-    fn the_bits_follow_the_order_of_the_known_codes() {
-        assert_eq!(Everything::ALL, &ReasonCode::KNOWN);
-        assert_eq!(Warnings::<0b11_1111>::WARNINGS, &WarningCode::KNOWN);
-    }
-
-    #[test]
-    fn the_warning_mask_spells_the_declared_codes_in_code_order() {
-        assert_eq!(Warnings::<0b1001>::WARNINGS, &[WarningCode::StaleIndex, WarningCode::PageSizeReduced]);
-        assert!(Warnings::<0>::WARNINGS.is_empty());
-        assert_eq!(Warnings::<0b11_1111>::WARNINGS.len(), 6);
+    fn everything_spells_the_standard_table() {
+        assert_eq!(DeclaredReason::<Everything>::ALL, ReasonCode::KNOWN);
+        assert_eq!(DeclaredReason::<Everything>::WARNINGS, WarningCode::KNOWN);
+        for (code, kind) in Everything::REASONS.iter().zip(Everything::KINDS) {
+            assert_eq!(code.standard_kind(), *kind, "{code}");
+        }
     }
 
     #[test]
@@ -397,6 +277,5 @@ mod tests {
             DeclaredReason::<Paginated>::schema_name(),
             "DeclaredReason_MorePagesAvailable_VisibilityRestricted"
         );
-        assert_eq!(DeclaredReason::<Nothing>::schema_name(), "DeclaredReason");
     }
 }

@@ -11,6 +11,7 @@ pub mod declared;
 pub mod envelope;
 pub mod field;
 pub mod reason;
+pub mod rules;
 #[cfg(any(feature = "openapi", feature = "json-schema"))]
 pub(crate) mod schema;
 pub mod scope;

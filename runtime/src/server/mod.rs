@@ -1,13 +1,11 @@
 //! The server side: what an axum service uses to produce honest answers.
 //!
-//! Responses that report completeness ([`report`]), the checked response of an annotated
-//! handler ([`checked`]), problem responses ([`problem`]) and, with the `axum` feature,
-//! routing, extractors (page requests, cursors, time budgets, demands, evidence), fan-out
-//! over sources and the service's configuration.
+//! Responses that report completeness ([`report`]), problem responses ([`problem`]) and, with
+//! the `axum` feature, routing, extractors (page requests, cursors, time budgets, demands,
+//! evidence), fan-out over sources and the service's configuration.
 
 #[cfg(feature = "axum")]
 pub mod budget;
-pub mod checked;
 #[cfg(feature = "axum")]
 pub mod config;
 #[cfg(feature = "axum")]

@@ -30,7 +30,8 @@ use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{MorePagesAvailable, Reason};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
-use crate::contract::warning::Warning;
+use crate::contract::declared::AcceptsWarning;
+use crate::contract::warning::PageSizeReduced;
 use crate::server::config::CompletenessConfig;
 use crate::server::credential::Credential;
 use crate::server::cursor::{CursorClaims, CursorError, QueryBinding, now_ms, rfc3339};
@@ -295,13 +296,11 @@ impl Page {
         }
     }
 
-    /// The warnings paging adds: `PAGE_SIZE_REDUCED` when the requested size was clamped.
-    pub fn warnings(&self) -> Vec<Warning> {
+    /// The warning paging adds: `PAGE_SIZE_REDUCED` when the requested size was clamped.
+    pub fn page_size_reduced(&self) -> Option<PageSizeReduced> {
         match self.requested_size {
-            Some(requested) if requested > self.applied_size => {
-                vec![Warning::page_size_reduced(requested, self.applied_size)]
-            }
-            _ => Vec::new(),
+            Some(requested) if requested > self.applied_size => Some(PageSizeReduced::new(requested, self.applied_size)),
+            _ => None,
         }
     }
 
@@ -309,7 +308,7 @@ impl Page {
     /// the snapshot in `scope`, and `MORE_PAGES_AVAILABLE` with `next` when there is a next page.
     ///
     /// Further reasons (visibility, limits) are pushed on the result by the handler.
-    pub fn completeness<R: Reason + From<MorePagesAvailable>>(
+    pub fn completeness<R: Reason + From<MorePagesAvailable> + AcceptsWarning<PageSizeReduced>>(
         &self,
         mut scope: Scope,
         returned: usize,
@@ -320,7 +319,7 @@ impl Page {
         }
         let (cursor, contract) = next.map(|next| (next.cursor, next.contract)).unzip();
         let mut completeness = Completeness::complete(scope).with_page(self.page_info_with(returned, contract));
-        for warning in self.warnings() {
+        if let Some(warning) = self.page_size_reduced() {
             completeness.push_warning(warning);
         }
         if let Some(cursor) = cursor {
@@ -333,7 +332,7 @@ impl Page {
     /// [`Page::position`] in the query's ordering: keeps the first `applied_size`, and
     /// when a row is left over, ends with `MORE_PAGES_AVAILABLE` and a cursor after the
     /// last kept row (`key` gives a row's keyset key).
-    pub fn envelope<T, R: Reason + From<MorePagesAvailable>>(
+    pub fn envelope<T, R: Reason + From<MorePagesAvailable> + AcceptsWarning<PageSizeReduced>>(
         &self,
         scope: Scope,
         mut rows: Vec<T>,

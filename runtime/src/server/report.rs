@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::contract::aggregate::Aggregate;
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
-use crate::contract::reason::{Reason, ReasonCode};
+use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
 use crate::server::problem::{Problem, ProblemCode};
 
 /// A type-erased view of a completeness block, for generic handling
@@ -15,6 +15,8 @@ pub trait CompletenessReport {
     fn is_complete(&self) -> bool;
     /// The reason codes.
     fn reason_codes(&self) -> Vec<ReasonCode>;
+    /// The kind of each reason.
+    fn reason_kinds(&self) -> Vec<ReasonKind>;
     /// The reasons as wire objects.
     fn reasons_json(&self) -> Vec<Value>;
     /// The largest `retry_after` among the recoveries, when any is known.
@@ -29,6 +31,9 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
     }
     fn reason_codes(&self) -> Vec<ReasonCode> {
         Completeness::reason_codes(self)
+    }
+    fn reason_kinds(&self) -> Vec<ReasonKind> {
+        self.reasons().iter().map(Reason::kind).collect()
     }
     fn reasons_json(&self) -> Vec<Value> {
         self.reasons().iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)).collect()
@@ -49,30 +54,66 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
     }
 }
 
+/// What an incomplete response reported, kept in its extensions for the demand check (`require::DemandLayer`): its
+/// reason codes and kinds, the reasons as wire objects, and the longest `retry_after`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IncompleteReport {
+    /// The reason codes, in order.
+    pub codes: Vec<ReasonCode>,
+    /// The kind of each reason.
+    pub kinds: Vec<ReasonKind>,
+    /// The reasons as wire objects.
+    pub reasons: Vec<serde_json::Value>,
+    /// The largest `retry_after` among the recoveries, when any is known.
+    pub retry_after_seconds: Option<u64>,
+}
+
+impl IncompleteReport {
+    /// What `report` says (empty lists when it is complete).
+    pub fn of(report: &dyn CompletenessReport) -> IncompleteReport {
+        if report.is_complete() {
+            return IncompleteReport::default();
+        }
+        IncompleteReport {
+            codes: report.reason_codes(),
+            kinds: report.reason_kinds(),
+            reasons: report.reasons_json(),
+            retry_after_seconds: report.retry_after_seconds(),
+        }
+    }
+
+    /// Leaves the report of an incomplete response in `response`'s extensions.
+    #[cfg(feature = "axum")]
+    pub fn attach(report: Option<&dyn CompletenessReport>, response: &mut axum::response::Response) {
+        if let Some(report) = report.filter(|report| !report.is_complete()) {
+            response.extensions_mut().insert(IncompleteReport::of(report));
+        }
+    }
+}
+
 /// The problem a demand for completeness meets (it lives here, beside the report it reads,
 /// so that problems do not depend on reports).
 impl Problem {
-    /// The `COMPLETE_RESULT_UNAVAILABLE` problem of DESIGN §2.8 for an incomplete result:
-    /// 403 when `VISIBILITY_RESTRICTED` is among the reasons, else 422 when
+    /// The `COMPLETE_RESULT_UNAVAILABLE` problem of contract §5.3 for an incomplete result:
+    /// 403 when a reason of kind visibility is among the reasons, else 422 when
     /// `RESULT_LIMIT_REACHED` is, else 503 with `Retry-After` when known.
-    pub fn complete_result_unavailable(report: &dyn CompletenessReport) -> Problem {
-        let codes = report.reason_codes();
-        let status = if codes.contains(&ReasonCode::VisibilityRestricted) {
+    pub fn complete_result_unavailable(report: &IncompleteReport) -> Problem {
+        let status = if report.kinds.contains(&ReasonKind::Visibility) {
             403
-        } else if codes.contains(&ReasonCode::ResultLimitReached) {
+        } else if report.codes.contains(&ReasonCode::ResultLimitReached) {
             422
         } else {
             503
         };
-        let listed = codes.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ");
+        let listed = report.codes.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ");
         let mut problem = Problem::new(
             ProblemCode::CompleteResultUnavailable,
             format!("The request demanded a complete result; this one is incomplete ({listed})."),
         )
         .with_status(status)
-        .with_extension("incomplete_reasons", report.reasons_json());
+        .with_extension("incomplete_reasons", report.reasons.clone());
         if status == 503
-            && let Some(seconds) = report.retry_after_seconds()
+            && let Some(seconds) = report.retry_after_seconds
         {
             problem = problem.with_retry_after(seconds);
         }
@@ -117,6 +158,23 @@ impl<T, R: Reason> ReportsCompleteness for Aggregate<T, R> {
     }
 }
 
+/// A response whose completeness block is over the reason type `R`: what a `#[completeness]`
+/// handler must return, so that it reports exactly the reasons it declares.
+///
+/// Responses without a block (problems, status codes, [`Exempt`]) carry every reason type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not report over this endpoint's reason type `{R}`",
+    label = "the response's reasons are not the ones the handler declares",
+    note = "return `completeness::Envelope<T, {R}>`, `completeness::Aggregate<T, {R}>`, or a derived envelope whose \
+            `#[envelope(completeness)]` field is `Completeness<{R}>`"
+)]
+pub trait CarriesReason<R> {}
+
+impl<T, R> CarriesReason<R> for Envelope<T, R> {}
+impl<T, R> CarriesReason<R> for Aggregate<T, R> {}
+impl<T, R> CarriesReason<R> for Exempt<T> {}
+impl<T: CarriesReason<R>, E, R> CarriesReason<R> for Result<T, E> {}
+
 /// Implements [`ReportsCompleteness`] for responses that are not collections.
 macro_rules! not_a_collection {
     ($($ty:ty),*) => {$(
@@ -128,6 +186,8 @@ macro_rules! not_a_collection {
                 None
             }
         }
+
+        impl<R> CarriesReason<R> for $ty {}
     )*};
 }
 
@@ -136,28 +196,56 @@ not_a_collection!(Problem, ());
 #[cfg(feature = "axum")]
 not_a_collection!(axum::http::StatusCode);
 
-impl<T: ReportsCompleteness, E: ReportsCompleteness> ReportsCompleteness for Result<T, E> {
+/// An error is not a list: `Result<R, E>` reports what `R` reports and nothing for `E`, for
+/// any error type (`Problem`, a service's own error enum, `(StatusCode, String)`, ...). An
+/// error response is never read as an answer, so it cannot be taken for a complete one; a
+/// handler under `#[completeness]` whose error side is itself a collection is still refused
+/// by the macro.
+impl<T: ReportsCompleteness, E> ReportsCompleteness for Result<T, E> {
     fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
-        match self {
-            Ok(value) => value.completeness_report(),
-            Err(error) => error.completeness_report(),
-        }
+        self.as_ref().ok().and_then(ReportsCompleteness::completeness_report)
     }
     fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
-        match self {
-            Ok(value) => value.completeness_report_mut(),
-            Err(error) => error.completeness_report_mut(),
-        }
+        self.as_mut().ok().and_then(ReportsCompleteness::completeness_report_mut)
     }
 }
 
+/// Response parts before a response, as axum accepts them: `(StatusCode, R)`,
+/// `(HeaderMap, R)`, `([(K, V); N], R)`, `(Parts, R)`, `(Extensions, R)`, and the same after a
+/// status code. They report what `R` reports.
 #[cfg(feature = "axum")]
-impl<T: ReportsCompleteness> ReportsCompleteness for (axum::http::StatusCode, T) {
-    fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
-        self.1.completeness_report()
+mod parts {
+    use axum::http::{Extensions, HeaderMap, StatusCode};
+    use axum::response::AppendHeaders;
+
+    use super::{CarriesReason, CompletenessReport, ReportsCompleteness};
+
+    macro_rules! response_parts {
+        ($([$($generics:tt)*] ($($part:ty),+) $last:tt;)*) => {$(
+            impl<$($generics)* R: ReportsCompleteness> ReportsCompleteness for ($($part,)+ R) {
+                fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
+                    self.$last.completeness_report()
+                }
+                fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
+                    self.$last.completeness_report_mut()
+                }
+            }
+
+            impl<$($generics)* R: CarriesReason<X>, X> CarriesReason<X> for ($($part,)+ R) {}
+        )*};
     }
-    fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
-        self.1.completeness_report_mut()
+
+    response_parts! {
+        [] (StatusCode) 1;
+        [] (HeaderMap) 1;
+        [] (Extensions) 1;
+        [] (axum::http::response::Parts) 1;
+        [K, V, const N: usize,] ([(K, V); N]) 1;
+        [I,] (AppendHeaders<I>) 1;
+        [] (StatusCode, HeaderMap) 2;
+        [K, V, const N: usize,] (StatusCode, [(K, V); N]) 2;
+        [I,] (StatusCode, AppendHeaders<I>) 2;
+        [] (StatusCode, Extensions) 2;
     }
 }
 

@@ -1,10 +1,22 @@
-//! `require_complete=true` / `Prefer: handling=strict`: an incomplete result becomes an error (DESIGN §2.8).
+//! `require_complete=true` / `Prefer: handling=strict`: an incomplete result becomes an error
+//! (contract §5.3).
+//!
+//! The demand is applied on the way out by [`DemandLayer`], which `completeness::routing`
+//! installs on every route it builds: the handler stays the function its author wrote. A
+//! response that reports completeness leaves an [`IncompleteReport`] in its extensions when it
+//! is incomplete; the layer turns it into the `COMPLETE_RESULT_UNAVAILABLE` problem when the
+//! request demanded a complete result.
 
-use axum::extract::FromRequestParts;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
 use crate::contract::reason::ReasonCode;
+use crate::server::report::IncompleteReport;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::ReportsCompleteness;
@@ -55,19 +67,21 @@ impl RequireComplete {
     ///
     /// `MORE_PAGES_AVAILABLE` alone is not a failure of a paginated endpoint.
     pub fn check<T: ReportsCompleteness + ?Sized>(self, response: &T) -> Result<(), Problem> {
-        if !self.0 {
+        match response.completeness_report() {
+            Some(report) => self.check_report(&IncompleteReport::of(report)),
+            None => Ok(()),
+        }
+    }
+
+    /// [`RequireComplete::check`] on what a sent response reported.
+    pub fn check_report(self, report: &IncompleteReport) -> Result<(), Problem> {
+        if !self.0 || report.codes.is_empty() {
             return Ok(());
         }
-        match response.completeness_report() {
-            Some(report) if !report.is_complete() => {
-                let codes = report.reason_codes();
-                if codes.iter().all(|c| *c == ReasonCode::MorePagesAvailable) {
-                    Ok(())
-                } else {
-                    Err(Problem::complete_result_unavailable(report))
-                }
-            }
-            _ => Ok(()),
+        if report.codes.iter().all(|c| *c == ReasonCode::MorePagesAvailable) {
+            Ok(())
+        } else {
+            Err(Problem::complete_result_unavailable(report))
         }
     }
 
@@ -85,5 +99,58 @@ impl<S: Send + Sync> FromRequestParts<S> for RequireComplete {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         RequireComplete::from_parts(parts)
+    }
+}
+
+/// Applies the caller's demand for a complete result to every response of the routes it
+/// wraps; `completeness::routing` installs it on each route. A malformed `require_complete`
+/// is answered with the 400 problem before the handler runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DemandLayer;
+
+impl<S> tower::Layer<S> for DemandLayer {
+    type Service = DemandService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        DemandService { inner }
+    }
+}
+
+/// The service of [`DemandLayer`].
+#[derive(Debug, Clone)]
+pub struct DemandService<S> {
+    inner: S,
+}
+
+impl<S> tower::Service<Request> for DemandService<S>
+where
+    S: tower::Service<Request, Response = Response> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let (parts, body) = request.into_parts();
+        match RequireComplete::from_parts(&parts) {
+            Err(problem) => Box::pin(std::future::ready(Ok(problem.into_response()))),
+            Ok(demand) => {
+                let response = self.inner.call(Request::from_parts(parts, body));
+                Box::pin(async move {
+                    let response = response.await?;
+                    let refused = response.extensions().get::<IncompleteReport>().map(|r| demand.check_report(r));
+                    Ok(match refused {
+                        Some(Err(problem)) => problem.into_response(),
+                        _ => response,
+                    })
+                })
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@ use crate::contract::aggregate::Aggregate;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::Reason;
 use crate::server::problem::{Problem, ProblemCode};
+use crate::server::report::IncompleteReport;
 
 /// The media type of problem responses.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -36,13 +37,17 @@ fn envelope_capacity(items: usize) -> usize {
 
 impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
     fn into_response(self) -> Response {
-        json_response_sized(&self, envelope_capacity(self.items.len()))
+        let mut response = json_response_sized(&self, envelope_capacity(self.items.len()));
+        IncompleteReport::attach(Some(&self.completeness), &mut response);
+        response
     }
 }
 
 impl<T: Serialize, R: Reason> IntoResponse for Aggregate<T, R> {
     fn into_response(self) -> Response {
-        json_response(&self)
+        let mut response = json_response(&self);
+        IncompleteReport::attach(Some(self.completeness()), &mut response);
+        response
     }
 }
 

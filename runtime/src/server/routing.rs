@@ -15,7 +15,8 @@
 //! ```
 //!
 //! A handler returning `Json<Vec<T>>` does not compile here: its response says
-//! nothing about completeness.
+//! nothing about completeness. Each route also gets the [`DemandLayer`], which applies a
+//! caller's `require_complete` / `Prefer: handling=strict` to the handler's response.
 
 use std::future::Future;
 
@@ -23,6 +24,7 @@ use axum::handler::Handler;
 use axum::routing::MethodRouter;
 
 use crate::server::report::ReportsCompleteness;
+use crate::server::require::DemandLayer;
 
 /// Names the response type of an async handler function (axum's `Handler` does not).
 ///
@@ -79,54 +81,54 @@ impl_handler_response!(T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T
 /// Routes `GET` (and `HEAD`) requests to `handler`, whose response must report completeness.
 pub fn get<H, T, S>(handler: H) -> MethodRouter<S>
 where
-    H: Handler<T, S> + HandlerResponse<T>,
+    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::get(handler)
+    axum::routing::get(handler.layer(DemandLayer))
 }
 
 /// Routes `POST` requests to `handler`, whose response must report completeness.
 pub fn post<H, T, S>(handler: H) -> MethodRouter<S>
 where
-    H: Handler<T, S> + HandlerResponse<T>,
+    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::post(handler)
+    axum::routing::post(handler.layer(DemandLayer))
 }
 
 /// Routes `PUT` requests to `handler`, whose response must report completeness.
 pub fn put<H, T, S>(handler: H) -> MethodRouter<S>
 where
-    H: Handler<T, S> + HandlerResponse<T>,
+    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::put(handler)
+    axum::routing::put(handler.layer(DemandLayer))
 }
 
 /// Routes `PATCH` requests to `handler`, whose response must report completeness.
 pub fn patch<H, T, S>(handler: H) -> MethodRouter<S>
 where
-    H: Handler<T, S> + HandlerResponse<T>,
+    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::patch(handler)
+    axum::routing::patch(handler.layer(DemandLayer))
 }
 
 /// Routes `DELETE` requests to `handler`, whose response must report completeness.
 pub fn delete<H, T, S>(handler: H) -> MethodRouter<S>
 where
-    H: Handler<T, S> + HandlerResponse<T>,
+    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::delete(handler)
+    axum::routing::delete(handler.layer(DemandLayer))
 }

@@ -6,7 +6,7 @@ use crate::client::collect::FetchError;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{MorePagesAvailable, StandardReason, VisibilityRestricted};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
-use crate::contract::warning::Warning;
+use crate::contract::warning::StaleIndex;
 use crate::server::problem::{Problem, ProblemCode};
 
 /// A change to the source between two page fetches.
@@ -181,7 +181,7 @@ impl MemorySource {
             page.completeness.push_reason(MorePagesAvailable::new(next));
         }
         if self.warn_every.is_some_and(|n| self.fetches.is_multiple_of(n)) {
-            page.completeness.push_warning(Warning::stale_index("numbers", Some(&format!("r-{}", self.fetches)), None));
+            page.completeness.push_warning(StaleIndex::new("numbers").observed_revision(format!("r-{}", self.fetches)));
         }
         page.items = items;
         Ok(page)

@@ -9,10 +9,10 @@ use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{
     ClientLimitReached, LimitKind, MorePagesAvailable, Progress, QuotaExhausted, ResultLimitReached, SnapshotExpired,
-    SourceUnavailable, StandardReason, TimeBudgetExceeded, UnknownReason, VisibilityRestricted,
+    Reason, ReasonKind, SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
 };
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
-use crate::contract::warning::{Warning, WarningCode};
+use crate::contract::warning::{OrderingDefaulted, PageSizeReduced, PartialFieldSet, StaleIndex, Warning};
 use crate::testing::source::{MemorySource, Mutation};
 
 /// Any reason: every known code with random details, and unknown codes.
@@ -39,22 +39,30 @@ pub fn arb_reason() -> impl Strategy<Value = StandardReason> {
         (prop_oneof![Just(LimitKind::Pages), Just(LimitKind::Items), Just(LimitKind::Deadline)], 1..100_u64)
             .prop_map(|(kind, limit)| ClientLimitReached::new(kind, limit).into()),
         "[0-9]{1,4}".prop_map(|s| SnapshotExpired::new(format!("s-{s}")).into()),
-        "[A-Z]{3,10}".prop_map(|code| StandardReason::Unknown(UnknownReason {
-            code: format!("FUTURE_{code}"),
-            message: "a code from a newer server".into(),
-            details: Default::default(),
-        })),
+        ("[A-Z]{3,10}", option::of(0..5_usize)).prop_map(|(code, kind)| {
+            // A service's own reason, or one from a newer server: with a declared kind, or without.
+            let mut object = serde_json::Map::new();
+            object.insert("code".into(), format!("FUTURE_{code}").into());
+            object.insert("message".into(), "a code this client does not know".into());
+            if let Some(kind) = kind {
+                object.insert("kind".into(), ReasonKind::DECLARABLE[kind].as_str().into());
+            }
+            StandardReason::from_wire(object).expect("a custom reason object reads")
+        }),
     ]
 }
 
 /// Any warning.
 pub fn arb_warning() -> impl Strategy<Value = Warning> {
     prop_oneof![
-        "[a-z]{1,8}".prop_map(|s| Warning::stale_index(&s, Some("r-1"), None)),
-        Just(Warning::partial_field_set(&["owner_email"], &[])),
-        (1..500_u64).prop_map(|r| Warning::page_size_reduced(r + 100, 100)),
-        Just(Warning::ordering_defaulted("id ascending")),
-        "[A-Z]{3,8}".prop_map(|c| Warning::new(WarningCode::Unknown(format!("NEW_{c}")), "a newer warning")),
+        "[a-z]{1,8}".prop_map(|s| StaleIndex::new(s).observed_revision("r-1").into()),
+        Just(PartialFieldSet::new(&["owner_email"], &[]).into()),
+        (1..500_u64).prop_map(|r| PageSizeReduced::new(r + 100, 100).into()),
+        Just(OrderingDefaulted::new("id ascending").into()),
+        "[A-Z]{3,8}".prop_map(|c| {
+            serde_json::from_value(serde_json::json!({"code": format!("NEW_{c}"), "message": "a newer warning"}))
+                .expect("a warning object reads")
+        }),
     ]
 }
 

@@ -1,0 +1,232 @@
+//! The tables of the completeness wire contract, in one place: the standard reason and warning
+//! codes, the members a completeness block owns, and the type names that make a response a list.
+//!
+//! The runtime builds its `ReasonCode` and `WarningCode` enums from [`for_each_reason!`] and
+//! [`for_each_warning!`]; the macros and the migration audit read the constant tables built
+//! from the same lines. Adding a standard code is one line here (and its details type in the
+//! runtime, which the compiler then asks for). The rules these tables serve are numbered in
+//! the contract document, `docs/contract.md`.
+//!
+//! This crate has no dependencies, so that the proc-macro crate can use it.
+
+#![no_std]
+
+/// Calls `$callback!` with every standard reason as `Name "CODE" Kind,` in contract order
+/// (contract §3.2).
+#[macro_export]
+macro_rules! for_each_reason {
+    ($callback:ident) => {
+        $callback! {
+            MorePagesAvailable "MORE_PAGES_AVAILABLE" Truncation,
+            ResultLimitReached "RESULT_LIMIT_REACHED" Truncation,
+            TimeBudgetExceeded "TIME_BUDGET_EXCEEDED" Budget,
+            SourceUnavailable "SOURCE_UNAVAILABLE" Source,
+            VisibilityRestricted "VISIBILITY_RESTRICTED" Visibility,
+            QuotaExhausted "QUOTA_EXHAUSTED" Budget,
+            ClientLimitReached "CLIENT_LIMIT_REACHED" Truncation,
+            SnapshotExpired "SNAPSHOT_EXPIRED" Snapshot,
+        }
+    };
+}
+
+/// Calls `$callback!` with every standard warning as `Name "CODE",` in contract order
+/// (contract §3.5).
+#[macro_export]
+macro_rules! for_each_warning {
+    ($callback:ident) => {
+        $callback! {
+            StaleIndex "STALE_INDEX",
+            PartialFieldSet "PARTIAL_FIELD_SET",
+            DefaultScopeApplied "DEFAULT_SCOPE_APPLIED",
+            PageSizeReduced "PAGE_SIZE_REDUCED",
+            OrderingDefaulted "ORDERING_DEFAULTED",
+            DeprecatedField "DEPRECATED_FIELD",
+        }
+    };
+}
+
+/// What family a reason belongs to; it decides `truncated` and how clients classify the
+/// reason (contract §3.2). Every reason has one; a reason read from the wire without a
+/// `kind` member and with a code the reader does not know is [`ReasonKind::Unknown`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ReasonKind {
+    /// The answer was cut short; `truncated` is true.
+    Truncation,
+    /// A time or quota budget ran out.
+    Budget,
+    /// A source failed.
+    Source,
+    /// Records were hidden from this credential.
+    Visibility,
+    /// The snapshot is gone.
+    Snapshot,
+    /// Not known to this reader: treated as the most cautious of all.
+    Unknown,
+}
+
+impl ReasonKind {
+    /// Every kind a reason can declare, in contract order.
+    pub const DECLARABLE: [ReasonKind; 5] =
+        [ReasonKind::Truncation, ReasonKind::Budget, ReasonKind::Source, ReasonKind::Visibility, ReasonKind::Snapshot];
+
+    /// The wire form (`"truncation"`, ...).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ReasonKind::Truncation => "truncation",
+            ReasonKind::Budget => "budget",
+            ReasonKind::Source => "source",
+            ReasonKind::Visibility => "visibility",
+            ReasonKind::Snapshot => "snapshot",
+            ReasonKind::Unknown => "unknown",
+        }
+    }
+
+    /// Reads a wire form; `None` for anything that is not a declarable kind.
+    pub fn parse(text: &str) -> Option<ReasonKind> {
+        ReasonKind::DECLARABLE.into_iter().find(|kind| kind.as_str() == text)
+    }
+}
+
+/// One standard reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReasonEntry {
+    /// The type name (`MorePagesAvailable`), as written in `reasons(...)`.
+    pub name: &'static str,
+    /// The wire code (`MORE_PAGES_AVAILABLE`).
+    pub code: &'static str,
+    /// Its kind.
+    pub kind: ReasonKind,
+}
+
+/// One standard warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarningEntry {
+    /// The type name (`StaleIndex`), as written in `warnings(...)`.
+    pub name: &'static str,
+    /// The wire code (`STALE_INDEX`).
+    pub code: &'static str,
+}
+
+macro_rules! reason_table {
+    ($($name:ident $code:literal $kind:ident,)*) => {
+        /// Every standard reason, in contract order.
+        pub const REASONS: &[ReasonEntry] =
+            &[$(ReasonEntry { name: stringify!($name), code: $code, kind: ReasonKind::$kind }),*];
+    };
+}
+for_each_reason!(reason_table);
+
+macro_rules! warning_table {
+    ($($name:ident $code:literal,)*) => {
+        /// Every standard warning, in contract order.
+        pub const WARNINGS: &[WarningEntry] = &[$(WarningEntry { name: stringify!($name), code: $code }),*];
+    };
+}
+for_each_warning!(warning_table);
+
+/// The members a collection's completeness block owns, in wire order; the data members go
+/// after `truncated` (contract §2.1).
+pub const COLLECTION_MEMBERS: &[&str] = &[
+    "status",
+    "complete",
+    "truncated",
+    "incomplete_reasons",
+    "continuation",
+    "next_cursor",
+    "page",
+    "scope",
+    "warnings",
+    "evidence",
+];
+
+/// The members an aggregate's completeness block owns, in wire order (contract §2.6).
+pub const AGGREGATE_MEMBERS: &[&str] =
+    &["status", "complete", "truncated", "incomplete_reasons", "continuation", "next_cursor", "scope", "warnings"];
+
+/// The member a single resource adds for the fields it did not fill (contract §2.7).
+pub const OMITTED_FIELDS: &str = "omitted_fields";
+
+/// The members of a reason object that are not its details (contract §3.1).
+pub const REASON_HEAD_MEMBERS: &[&str] = &["code", "message", "kind"];
+
+/// The members of a warning object that are not its details (contract §3.5).
+pub const WARNING_HEAD_MEMBERS: &[&str] = &["code", "message"];
+
+/// Collection types of unbounded size: a field or response of one of these is a list.
+pub const COLLECTIONS: &[&str] = &["Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "IndexMap", "IndexSet"];
+
+/// Wrappers looked through when classifying a type: an `Option<Vec<T>>` is still a list.
+pub const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc", "Cow"];
+
+/// Response types that serialize what they hold: `Json<Vec<T>>` is a list.
+pub const BODY_WRAPPERS: &[&str] = &["Json"];
+
+/// Response types of the runtime that report completeness, or say they need not.
+pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Exempt", "CheckedResponse", "Problem"];
+
+/// True for a code of the wire form: SCREAMING_SNAKE_CASE, starting with a letter, no empty
+/// word (`LEGAL_HOLD`, not `legal_hold`, `_HOLD` or `LEGAL__HOLD`).
+pub fn is_wire_code(code: &str) -> bool {
+    !code.is_empty()
+        && code.split('_').all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
+        && code.as_bytes()[0].is_ascii_uppercase()
+}
+
+/// The standard reason with this wire code.
+pub fn standard_reason(code: &str) -> Option<&'static ReasonEntry> {
+    REASONS.iter().find(|entry| entry.code == code)
+}
+
+/// The standard warning with this wire code.
+pub fn standard_warning(code: &str) -> Option<&'static WarningEntry> {
+    WARNINGS.iter().find(|entry| entry.code == code)
+}
+
+/// True when `a` and `b` are the same name but for case and underscores
+/// (`MorePagesAvaliable` is not, `more_pages_available` is `MorePagesAvailable`).
+pub fn same_name_loosely(a: &str, b: &str) -> bool {
+    fn fold(s: &str) -> impl Iterator<Item = char> + '_ {
+        s.chars().filter(|c| *c != '_').flat_map(char::to_lowercase)
+    }
+    fold(a).eq(fold(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_standard_code_is_a_wire_code_listed_once() {
+        for (i, entry) in REASONS.iter().enumerate() {
+            assert!(is_wire_code(entry.code), "{}", entry.code);
+            assert!(same_name_loosely(entry.name, entry.code), "{} spells {}", entry.name, entry.code);
+            assert!(REASONS[..i].iter().all(|other| other.code != entry.code));
+        }
+        for (i, entry) in WARNINGS.iter().enumerate() {
+            assert!(is_wire_code(entry.code), "{}", entry.code);
+            assert!(same_name_loosely(entry.name, entry.code), "{} spells {}", entry.name, entry.code);
+            assert!(WARNINGS[..i].iter().all(|other| other.code != entry.code));
+            assert!(standard_reason(entry.code).is_none(), "{} is both a reason and a warning", entry.code);
+        }
+    }
+
+    #[test]
+    fn wire_codes_are_screaming_snake_case() {
+        for good in ["LEGAL_HOLD", "A", "SHARD_2_REBALANCING"] {
+            assert!(is_wire_code(good), "{good}");
+        }
+        for bad in ["", "legal_hold", "LegalHold", "_HOLD", "LEGAL__HOLD", "HOLD_", "2_HOLD", "LEGAL-HOLD"] {
+            assert!(!is_wire_code(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn kinds_read_back_their_wire_form() {
+        for kind in ReasonKind::DECLARABLE {
+            assert_eq!(ReasonKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(ReasonKind::parse("unknown"), None);
+        assert_eq!(ReasonKind::parse("Truncation"), None);
+    }
+}

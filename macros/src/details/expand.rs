@@ -1,0 +1,87 @@
+//! The details impl of a validated reason or warning. Infallible; every path is absolute.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{DeriveInput, Ident};
+
+use super::Which;
+use super::attr::Attrs;
+
+/// `ReasonDetails` or `WarningDetails` for the struct.
+pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: &[&Ident]) -> TokenStream {
+    let private = quote! { ::completeness::__private };
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let code = attrs.code.as_ref().map(syn::LitStr::value).unwrap_or_default();
+    let message = &attrs.message;
+    let names: Vec<String> = fields.iter().map(ToString::to_string).collect();
+    // The message may name fields (`"{hold_id}"`): they are bound first.
+    let message_fn = quote! {
+        #[allow(unused_variables)]
+        let Self { #(#fields,)* .. } = self;
+        ::std::format!(#message)
+    };
+    let write = quote! {
+        #(#private::serde::ser::SerializeMap::serialize_entry(map, #names, &self.#fields)?;)*
+        ::core::result::Result::Ok(())
+    };
+    let read = quote! {
+        ::core::result::Result::Ok(Self { #(#fields: #private::read_member(object, #code, #names)?,)* })
+    };
+    match which {
+        Which::Reason => {
+            let kind = attrs.kind.as_ref().map(|kind| Ident::new(&super::super::names::camel_case(&kind.to_string()), kind.span()));
+            let recovery = match &attrs.recovery {
+                Some(path) => quote! { #path(self) },
+                None => quote! { ::core::option::Option::None },
+            };
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #private::ReasonDetails for #ident #ty_generics #where_clause {
+                    const CODE: #private::ReasonCode = #private::ReasonCode::custom(#code);
+                    const KIND: #private::ReasonKind = #private::ReasonKind::#kind;
+                    fn default_message(&self) -> ::std::string::String {
+                        #message_fn
+                    }
+                    fn write_details<M: #private::serde::ser::SerializeMap>(&self, map: &mut M) -> ::core::result::Result<(), M::Error> {
+                        #write
+                    }
+                    fn read_details(
+                        object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
+                    ) -> ::core::result::Result<Self, ::std::string::String> {
+                        #read
+                    }
+                    fn recovery(&self) -> ::core::option::Option<#private::Continuation> {
+                        #recovery
+                    }
+                    fn into_reason(self) -> #private::StandardReason {
+                        #private::StandardReason::Custom(#private::CustomReason::from_details(&self))
+                    }
+                }
+            }
+        }
+        Which::Warning => {
+            let owner = &attrs.owner;
+            let review_by = &attrs.review_by;
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #private::WarningDetails for #ident #ty_generics #where_clause {
+                    const CODE: #private::WarningCode = #private::WarningCode::custom(#code);
+                    const OWNER: ::core::option::Option<&'static str> = ::core::option::Option::Some(#owner);
+                    const REVIEW_BY: ::core::option::Option<&'static str> = ::core::option::Option::Some(#review_by);
+                    fn message(&self) -> ::std::string::String {
+                        #message_fn
+                    }
+                    fn write_details<M: #private::serde::ser::SerializeMap>(&self, map: &mut M) -> ::core::result::Result<(), M::Error> {
+                        #write
+                    }
+                    fn read_details(
+                        object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
+                    ) -> ::core::result::Result<Self, ::std::string::String> {
+                        #read
+                    }
+                }
+            }
+        }
+    }
+}

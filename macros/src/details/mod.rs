@@ -1,0 +1,74 @@
+//! `#[derive(Reason)]` and `#[derive(Warning)]`: a service's own reasons and warnings.
+//!
+//! Both read a struct with named fields (its detail members) or a unit struct, and one helper
+//! attribute (`#[reason(...)]` or `#[warning(...)]`); `attr.rs` reads the attribute, `valid.rs`
+//! checks it against the contract's tables, `expand.rs` writes the details impl.
+
+mod attr;
+mod expand;
+mod valid;
+
+use proc_macro2::TokenStream;
+use syn::{Data, DeriveInput, Fields, Ident};
+
+use crate::ctxt::Ctxt;
+
+/// Which derive.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Which {
+    Reason,
+    Warning,
+}
+
+impl Which {
+    /// The helper attribute's name.
+    pub(crate) fn attribute(self) -> &'static str {
+        match self {
+            Which::Reason => "reason",
+            Which::Warning => "warning",
+        }
+    }
+}
+
+/// Expands one derive input; on error, the errors and nothing else (the type still exists).
+pub(crate) fn derive(which: Which, input: TokenStream) -> TokenStream {
+    let input = match syn::parse2::<DeriveInput>(input) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    let cx = Ctxt::default();
+    let fields = fields(&cx, which, &input);
+    let attrs = attr::parse(&cx, which, &input);
+    valid::check(&cx, which, &attrs, &fields);
+    match cx.check() {
+        Ok(()) => expand::details(which, &input, &attrs, &fields),
+        Err(errors) => errors.to_compile_error(),
+    }
+}
+
+/// The named fields (none for a unit struct); anything else is reported.
+fn fields<'a>(cx: &Ctxt, which: Which, input: &'a DeriveInput) -> Vec<&'a Ident> {
+    let what = which.attribute();
+    match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => named.named.iter().filter_map(|f| f.ident.as_ref()).collect(),
+            Fields::Unit => Vec::new(),
+            Fields::Unnamed(unnamed) => {
+                cx.error_spanned_by(
+                    unnamed,
+                    format!("a {what} needs named fields: they are its wire members (or no fields at all)"),
+                );
+                Vec::new()
+            }
+        },
+        _ => {
+            cx.error_spanned_by(&input.ident, format!("`#[derive({})]` goes on a struct", capitalized(what)));
+            Vec::new()
+        }
+    }
+}
+
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}

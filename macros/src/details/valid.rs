@@ -1,0 +1,114 @@
+//! The rules of a service's own reason or warning, and why each exists:
+//! 1. `code` is a wire code (SCREAMING_SNAKE_CASE): clients branch on it (contract §3.1).
+//! 2. `code` is not a standard one: a standard code has its own type with its own details,
+//!    and one code means one thing.
+//! 3. A reason has a `kind` among the declarable ones: the kind decides `truncated` and how
+//!    clients classify a code they do not know (contract §3.3).
+//! 4. `message` is given: every reason and warning says in words what happened.
+//! 5. A warning has an `owner` and a valid `review_by` date: every warning code is owned and
+//!    reviewed (contract §3.5).
+//! 6. No field is named like a member the object already has (`code`, `message`, `kind`).
+
+use proc_macro2::Span;
+use syn::Ident;
+
+use super::Which;
+use super::attr::Attrs;
+use crate::ctxt::Ctxt;
+
+/// Runs every rule.
+pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
+    let name = which.attribute();
+    let at = |cx: &Ctxt, message: String| match &attrs.attribute {
+        Some(path) => cx.error_spanned_by(path, message),
+        None => cx.error_at(Span::call_site(), message),
+    };
+    if attrs.attribute.is_none() {
+        let example = match which {
+            Which::Reason => "#[reason(code = \"LEGAL_HOLD\", kind = visibility, message = \"...\")]",
+            Which::Warning => {
+                "#[warning(code = \"REPLICA_LAG\", owner = \"storage-team\", review_by = \"2027-06-30\", message = \"...\")]"
+            }
+        };
+        cx.error_at(Span::call_site(), format!("missing `#[{name}(...)]`: declare the code, e.g. `{example}`"));
+        return;
+    }
+    // Rules 1 and 2.
+    match &attrs.code {
+        None => at(cx, format!("missing `code`: write `code = \"SCREAMING_SNAKE_CASE\"` in `#[{name}(...)]`")),
+        Some(code) => {
+            let text = code.value();
+            if !completeness_codes::is_wire_code(&text) {
+                cx.error_spanned_by(code, format!("`{text}` is not a wire code: write it in SCREAMING_SNAKE_CASE, e.g. `\"LEGAL_HOLD\"`"));
+            } else if let Some(entry) = completeness_codes::standard_reason(&text) {
+                cx.error_spanned_by(
+                    code,
+                    format!("`{text}` is a standard reason: report `completeness::reason::{}` instead", entry.name),
+                );
+            } else if let Some(entry) = completeness_codes::standard_warning(&text) {
+                cx.error_spanned_by(
+                    code,
+                    format!("`{text}` is a standard warning: push `completeness::warning::{}` instead", entry.name),
+                );
+            }
+        }
+    }
+    // Rule 3.
+    if which == Which::Reason {
+        let kinds = completeness_codes::ReasonKind::DECLARABLE.map(|kind| kind.as_str());
+        match &attrs.kind {
+            None => at(cx, format!("missing `kind`: write `kind = ` one of {}", kinds.join(", "))),
+            Some(kind) if !kinds.contains(&kind.to_string().as_str()) => {
+                cx.error_spanned_by(kind, format!("unknown kind `{kind}`: expected one of {}", kinds.join(", ")))
+            }
+            Some(_) => {}
+        }
+    }
+    // Rule 4.
+    if attrs.message.is_none() {
+        at(cx, format!("missing `message`: write `message = \"...\"` (it may name fields, as in `\"{{field}}\"`)"));
+    }
+    // Rule 5.
+    if which == Which::Warning {
+        match &attrs.owner {
+            None => at(cx, "missing `owner`: name the team answerable for this warning, e.g. `owner = \"storage-team\"`".into()),
+            Some(owner) if owner.value().trim().is_empty() => cx.error_spanned_by(owner, "`owner` must not be empty"),
+            Some(_) => {}
+        }
+        match &attrs.review_by {
+            None => at(cx, "missing `review_by`: write the date it must be reviewed by, e.g. `review_by = \"2027-06-30\"`".into()),
+            Some(date) if !is_date(&date.value()) => {
+                cx.error_spanned_by(date, format!("`{}` is not a date: write it as YYYY-MM-DD", date.value()))
+            }
+            Some(_) => {}
+        }
+    }
+    // Rule 6.
+    for field in fields {
+        let field_name = field.to_string();
+        if completeness_codes::REASON_HEAD_MEMBERS.contains(&field_name.as_str()) {
+            cx.error_spanned_by(field, format!("field `{field_name}` clashes with the {name} object's own member: rename it"));
+        }
+    }
+}
+
+/// True for a real calendar date written `YYYY-MM-DD`.
+fn is_date(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('-').collect();
+    let [year, month, day] = parts.as_slice() else { return false };
+    if year.len() != 4 || month.len() != 2 || day.len() != 2 {
+        return false;
+    }
+    let (Ok(year), Ok(month), Ok(day)) = (year.parse::<u32>(), month.parse::<u32>(), day.parse::<u32>()) else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}

@@ -1,0 +1,171 @@
+//! The `#[serde(...)]` attributes of a derived envelope: the ones that change what is written
+//! are honoured, those that only change reading are accepted (this derive only writes), and
+//! every other one is refused with a spanned error. None is ignored silently.
+//!
+//! Honoured: on the struct `rename_all = "..."` (data members only: the completeness members
+//! keep their contract names, contract §2.1) and `rename` (a struct's name is not on the
+//! wire); on a field `rename = "..."`, `skip_serializing_if = "path"` and `skip_serializing`.
+//! Accepted as reading-only: `deny_unknown_fields`, `default`, `alias`, `deserialize_with`,
+//! `skip_deserializing`, `borrow`, `bound`.
+
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, ExprPath, LitStr};
+
+use crate::ctxt::Ctxt;
+
+/// How `rename_all` spells a field name.
+#[derive(Clone, Copy)]
+pub(crate) enum Case {
+    Lower,
+    Upper,
+    Pascal,
+    Camel,
+    Snake,
+    ScreamingSnake,
+    Kebab,
+    ScreamingKebab,
+}
+
+impl Case {
+    const ALL: [(&'static str, Case); 8] = [
+        ("lowercase", Case::Lower),
+        ("UPPERCASE", Case::Upper),
+        ("PascalCase", Case::Pascal),
+        ("camelCase", Case::Camel),
+        ("snake_case", Case::Snake),
+        ("SCREAMING_SNAKE_CASE", Case::ScreamingSnake),
+        ("kebab-case", Case::Kebab),
+        ("SCREAMING-KEBAB-CASE", Case::ScreamingKebab),
+    ];
+
+    /// A snake_case field name in this case.
+    pub(crate) fn apply(self, field: &str) -> String {
+        let words: Vec<&str> = field.split('_').filter(|w| !w.is_empty()).collect();
+        let capitalized = |w: &str| {
+            let mut chars = w.chars();
+            chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
+        };
+        match self {
+            Case::Lower => field.to_lowercase(),
+            Case::Upper => field.to_uppercase(),
+            Case::Pascal => words.iter().map(|w| capitalized(w)).collect(),
+            Case::Camel => {
+                let pascal: String = words.iter().map(|w| capitalized(w)).collect();
+                let mut chars = pascal.chars();
+                chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
+            }
+            Case::Snake => field.to_owned(),
+            Case::ScreamingSnake => field.to_uppercase(),
+            Case::Kebab => words.join("-"),
+            Case::ScreamingKebab => words.join("-").to_uppercase(),
+        }
+    }
+}
+
+/// The struct's serde attributes that change the wire.
+#[derive(Default)]
+pub(crate) struct ContainerSerde {
+    pub(crate) rename_all: Option<Case>,
+}
+
+/// A field's serde attributes that change the wire.
+#[derive(Default)]
+pub(crate) struct FieldSerde {
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) skip_serializing_if: Option<ExprPath>,
+    pub(crate) skip_serializing: bool,
+}
+
+const READING_ONLY_CONTAINER: [&str; 4] = ["deny_unknown_fields", "default", "bound", "expecting"];
+const READING_ONLY_FIELD: [&str; 6] = ["default", "alias", "deserialize_with", "skip_deserializing", "borrow", "bound"];
+
+/// Reads the struct's `#[serde(...)]`.
+pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerSerde {
+    let mut out = ContainerSerde::default();
+    each(cx, attrs, |meta, key| {
+        match key {
+            "rename_all" => {
+                let value: LitStr = meta.value()?.parse()?;
+                match Case::ALL.iter().find(|(name, _)| *name == value.value()) {
+                    Some((_, case)) => out.rename_all = Some(*case),
+                    None => cx.error_spanned_by(
+                        &value,
+                        format!(
+                            "unknown `rename_all` case `{}`: expected one of {}",
+                            value.value(),
+                            Case::ALL.map(|(name, _)| name).join(", ")
+                        ),
+                    ),
+                }
+            }
+            "rename" => {
+                let _: LitStr = meta.value()?.parse()?;
+            }
+            key if READING_ONLY_CONTAINER.contains(&key) => skip(meta)?,
+            _ => {
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!(
+                        "`#[serde({key})]` cannot be honoured on a `ResultEnvelope`: its members are the data \
+                         fields and the completeness block; use `rename_all`, or a field's `rename` / \
+                         `skip_serializing_if`"
+                    ),
+                );
+                skip(meta)?;
+            }
+        }
+        Ok(())
+    });
+    out
+}
+
+/// Reads a field's `#[serde(...)]`.
+pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
+    let mut out = FieldSerde::default();
+    each(cx, attrs, |meta, key| {
+        match key {
+            "rename" => out.rename = Some(meta.value()?.parse()?),
+            "skip_serializing_if" => {
+                let path: LitStr = meta.value()?.parse()?;
+                match path.parse::<ExprPath>() {
+                    Ok(parsed) => out.skip_serializing_if = Some(parsed),
+                    Err(_) => cx.error_spanned_by(&path, "`skip_serializing_if` names a function: write `\"Option::is_none\"`"),
+                }
+            }
+            "skip_serializing" => out.skip_serializing = true,
+            key if READING_ONLY_FIELD.contains(&key) => skip(meta)?,
+            _ => {
+                let why = if key == "flatten" {
+                    "its members would mix with the completeness members; nest the struct as a named field instead"
+                } else {
+                    "only `rename`, `skip_serializing_if` and `skip_serializing` change how a data field is written"
+                };
+                cx.error_spanned_by(&meta.path, format!("`#[serde({key})]` cannot be honoured on a `ResultEnvelope` field: {why}"));
+                skip(meta)?;
+            }
+        }
+        Ok(())
+    });
+    out
+}
+
+/// Calls `f` with each key of every `#[serde(...)]` in `attrs`.
+fn each(cx: &Ctxt, attrs: &[Attribute], mut f: impl FnMut(&ParseNestedMeta, &str) -> syn::Result<()>) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let result = attr.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            f(&meta, &key)
+        });
+        if let Err(error) = result {
+            cx.syn_error(error);
+        }
+    }
+}
+
+/// Consumes a key's value (`= ...` or `(...)`), if any.
+fn skip(meta: &ParseNestedMeta) -> syn::Result<()> {
+    while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        meta.input.parse::<proc_macro2::TokenTree>()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,173 @@
+//! Incomplete reasons (contract §3): stable codes, typed details, and the reason types that
+//! endpoints report and clients read.
+//!
+//! - [`ReasonCode`] and [`ReasonKind`] (`code.rs`): what a reason is called and what family it
+//!   belongs to; the standard table lives in `completeness-codes`.
+//! - The standard reasons' details (`details.rs`): [`MorePagesAvailable`], [`ResultLimitReached`], ….
+//! - A service's own reasons (`custom.rs`): a type with `#[derive(Reason)]` is converted into a
+//!   [`CustomReason`] when it is reported, and read back from one.
+//! - [`StandardReason`] (`standard.rs`): any reason, as a client holds it.
+
+mod code;
+mod custom;
+mod details;
+mod standard;
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::{Map, Value};
+
+pub use code::{ReasonCode, ReasonKind};
+pub use custom::CustomReason;
+pub use details::{
+    ClientLimitReached, LimitKind, MorePagesAvailable, Progress, QuotaExhausted, ResultLimitReached, SnapshotExpired,
+    SourceUnavailable, TimeBudgetExceeded, VisibilityRestricted,
+};
+pub use standard::StandardReason;
+
+use crate::contract::continuation::Continuation;
+
+/// One incomplete reason, as a completeness block holds it.
+///
+/// Implemented by [`StandardReason`] (every code, for clients) and by
+/// [`DeclaredReason`](crate::contract::declared::DeclaredReason) (exactly the codes one
+/// endpoint declares, so reporting an undeclared reason does not compile).
+pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
+    /// The stable code.
+    fn code(&self) -> ReasonCode;
+
+    /// The family of the reason: it decides `truncated` (contract §2.1 rule R3).
+    fn kind(&self) -> ReasonKind;
+
+    /// How to recover from this reason, if there is a way.
+    fn recovery(&self) -> Option<Continuation>;
+
+    /// The human message (may change between versions; never branch on it).
+    fn message(&self) -> String;
+
+    /// Rebuilds a reason from its wire object, or says why it cannot.
+    fn from_wire(object: Map<String, Value>) -> Result<Self, String>;
+
+    /// Gives a reason rebuilt from the wire back its recovery (which travels in the
+    /// envelope's `continuation` / `next_cursor`); false when this reason cannot carry it.
+    fn restore_recovery(&mut self, recovery: &Continuation) -> bool;
+
+    /// The resource an endpoint declares (`#[completeness(resource = "...")]`): a block over
+    /// its reason type carries it in `scope.resource`. `None` for reason types of no endpoint.
+    fn declared_resource() -> Option<&'static str>
+    where
+        Self: Sized,
+    {
+        None
+    }
+}
+
+/// The typed details of one reason code: its wire members and its recovery.
+///
+/// The standard reasons implement it in this crate; a service's own reasons implement it with
+/// `#[derive(Reason)]`, which checks the code and the kind at compile time.
+pub trait ReasonDetails: Clone + fmt::Debug + Send + Sync + Sized + 'static {
+    /// The code these details belong to.
+    const CODE: ReasonCode;
+    /// The family of the code.
+    const KIND: ReasonKind;
+    /// The default human message.
+    fn default_message(&self) -> String;
+    /// The message to send.
+    fn message(&self) -> String {
+        self.default_message()
+    }
+    /// Writes the detail members (not `code`, `message` or `kind`).
+    fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
+    /// Reads details back from a wire object (`code`, `message` and `kind` already taken).
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String>;
+    /// How to recover, if this value knows a way.
+    fn recovery(&self) -> Option<Continuation>;
+    /// Takes back a recovery that travelled separately on the wire; false when it does not fit.
+    fn restore(&mut self, _recovery: &Continuation) -> bool {
+        false
+    }
+    /// The reason as every client holds it.
+    fn into_reason(self) -> StandardReason;
+}
+
+/// Standard detail structs whose message can be replaced.
+pub trait WithMessage {
+    /// The custom message, when one replaces the default.
+    fn custom_message(&self) -> Option<&str>;
+    /// Replaces the message (`None`: the default one).
+    fn set_message(&mut self, message: Option<String>);
+    /// Replaces the message, by value.
+    fn with_message(mut self, message: impl Into<String>) -> Self
+    where
+        Self: Sized,
+    {
+        self.set_message(Some(message.into()));
+        self
+    }
+}
+
+/// Fills an empty recovery slot; false when the slot is taken or there is nothing to fill it with.
+fn fill<T>(slot: &mut Option<T>, value: Option<T>) -> bool {
+    match value {
+        Some(value) if slot.is_none() => {
+            *slot = Some(value);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Reads a standard reason's details and keeps its message when it differs from the default.
+fn read_reason<D: ReasonDetails + WithMessage>(object: &Map<String, Value>, message: String) -> Result<D, String> {
+    let mut details = D::read_details(object)?;
+    let kept = if message == details.default_message() { None } else { Some(message) };
+    details.set_message(kept);
+    Ok(details)
+}
+
+fn field<'a>(object: &'a Map<String, Value>, code: &str, name: &str) -> Result<&'a Value, String> {
+    object.get(name).ok_or_else(|| format!("reason {code} lacks its `{name}` member"))
+}
+
+fn u64_field(object: &Map<String, Value>, code: &str, name: &str) -> Result<u64, String> {
+    field(object, code, name)?.as_u64().ok_or_else(|| format!("reason {code}: `{name}` must be a non-negative integer"))
+}
+
+fn str_field(object: &Map<String, Value>, code: &str, name: &str) -> Result<String, String> {
+    field(object, code, name)?
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("reason {code}: `{name}` must be a string"))
+}
+
+/// Splits a wire reason object into its code and message, checking both are present.
+pub fn split_wire(object: &mut Map<String, Value>) -> Result<(ReasonCode, String), String> {
+    let code = match object.remove("code") {
+        Some(Value::String(code)) if !code.is_empty() => code,
+        Some(_) => return Err("a reason's `code` must be a non-empty string".into()),
+        None => return Err("a reason lacks its `code` member".into()),
+    };
+    let message = match object.remove("message") {
+        Some(Value::String(message)) => message,
+        Some(_) => return Err(format!("reason {code}: `message` must be a string")),
+        None => return Err(format!("reason {code} lacks its `message` member")),
+    };
+    Ok((ReasonCode::parse(&code), message))
+}
+
+/// Deserializes a list of reasons with a serde error naming the bad one.
+pub(crate) fn reasons_from_wire<R: Reason, E: serde::de::Error>(values: Vec<Value>) -> Result<Vec<R>, E> {
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| match value {
+            Value::Object(object) => {
+                R::from_wire(object).map_err(|e| E::custom(format!("incomplete_reasons[{i}]: {e}")))
+            }
+            _ => Err(E::custom(format!("incomplete_reasons[{i}] must be an object"))),
+        })
+        .collect()
+}

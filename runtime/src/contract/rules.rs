@@ -1,0 +1,272 @@
+//! The rules of the wire contract that a received completeness block must keep, in one list
+//! (contract §2.2). The strict deserializer rejects a block on the first broken rule; the test
+//! kit ([`crate::testing::check_envelope_invariants`] with the `testing` feature) lists them all.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::contract::completeness::Completeness;
+use crate::contract::continuation::Continuation;
+use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
+
+/// A rule of contract §2.2, by its stable number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Rule {
+    /// R1: every member of the shape is present; none is omitted.
+    MembersPresent,
+    /// R2: `complete` is true exactly when `incomplete_reasons` is empty.
+    CompleteIffNoReasons,
+    /// R3: `status` is `"complete"` or `"partial"`, derived from `complete`.
+    StatusDerived,
+    /// R4: `truncated` is true exactly when a reason of kind truncation is present.
+    TruncatedDerived,
+    /// R5: `continuation` is null when `complete` is true.
+    NoContinuationWhenComplete,
+    /// R6: `continuation` is the recovery of the first reason that has one, and is present
+    /// whenever a reason that always has one is.
+    ContinuationOfFirstReason,
+    /// R7: `next_cursor` is set exactly when `MORE_PAGES_AVAILABLE` (or a resumable
+    /// `CLIENT_LIMIT_REACHED`) is present.
+    NextCursorIffMorePages,
+    /// R8: a `next_cursor` continuation carries the same cursor as `next_cursor`.
+    ContinuationCursorMatches,
+    /// R9: `evidence` is null unless `complete` is true.
+    EvidenceOnlyWhenComplete,
+    /// R10: `page.cursor` describes `next_cursor` when there is a next page.
+    PageCursorDescribesNext,
+    /// R11: `page.returned` is the number of items in the data member.
+    PageReturnedCountsItems,
+    /// R12: a reason object has a wire `code`, a string `message`, its code's detail members,
+    /// and a declarable `kind` when it carries one; `VISIBILITY_RESTRICTED` carries no details.
+    ReasonObject,
+    /// R13: a warning object has a wire `code` and a string `message`.
+    WarningObject,
+}
+
+impl Rule {
+    /// Every rule, in contract order.
+    pub const ALL: [Rule; 13] = [
+        Rule::MembersPresent,
+        Rule::CompleteIffNoReasons,
+        Rule::StatusDerived,
+        Rule::TruncatedDerived,
+        Rule::NoContinuationWhenComplete,
+        Rule::ContinuationOfFirstReason,
+        Rule::NextCursorIffMorePages,
+        Rule::ContinuationCursorMatches,
+        Rule::EvidenceOnlyWhenComplete,
+        Rule::PageCursorDescribesNext,
+        Rule::PageReturnedCountsItems,
+        Rule::ReasonObject,
+        Rule::WarningObject,
+    ];
+
+    /// The stable number, `"R1"` to `"R13"`.
+    pub fn number(self) -> String {
+        let index = Rule::ALL.iter().position(|rule| *rule == self).unwrap_or(0);
+        format!("R{}", index + 1)
+    }
+}
+
+/// A broken rule, with what broke it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The rule.
+    pub rule: Rule,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl Violation {
+    fn new(rule: Rule, message: impl Into<String>) -> Violation {
+        Violation { rule, message: message.into() }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (contract §2.2 {})", self.message, self.rule.number())
+    }
+}
+
+/// The members a block derives from its reasons, as received.
+pub(crate) struct Received<'a> {
+    pub(crate) complete: bool,
+    pub(crate) status: &'a Value,
+    pub(crate) truncated: &'a Value,
+}
+
+/// The standard codes that always come with a recovery.
+const ALWAYS_RECOVERABLE: [ReasonCode; 3] =
+    [ReasonCode::MorePagesAvailable, ReasonCode::QuotaExhausted, ReasonCode::SnapshotExpired];
+
+/// The continuation kinds that recover from `code`; `None` when this reader cannot tell
+/// (a code outside the standard table).
+fn recovers(code: &ReasonCode) -> Option<&'static [&'static str]> {
+    Some(match code {
+        ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached => &["next_cursor"],
+        ReasonCode::ResultLimitReached => &["narrow_query"],
+        ReasonCode::TimeBudgetExceeded => &["retry_with_deadline"],
+        ReasonCode::SourceUnavailable | ReasonCode::QuotaExhausted => &["retry_after"],
+        ReasonCode::SnapshotExpired => &["restart"],
+        ReasonCode::VisibilityRestricted => &[],
+        _ => return None,
+    })
+}
+
+/// Rules R2 to R10 on a block read from the wire: every one it breaks.
+pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Received<'_>) -> Vec<Violation> {
+    let mut v = Vec::new();
+    let complete = received.complete;
+    let codes = block.reason_codes();
+    let has = |code: &ReasonCode| codes.contains(code);
+    // R2
+    if complete != block.is_complete() {
+        v.push(Violation::new(
+            Rule::CompleteIffNoReasons,
+            if complete {
+                let listed = codes.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ");
+                format!("`complete` is true but `incomplete_reasons` lists {listed}")
+            } else {
+                "`complete` is false but `incomplete_reasons` is empty".to_owned()
+            },
+        ));
+    }
+    // R3
+    let status = if complete { "complete" } else { "partial" };
+    if received.status.as_str() != Some(status) {
+        v.push(Violation::new(
+            Rule::StatusDerived,
+            format!("`status` must be \"{status}\" when `complete` is {complete}, got {}", received.status),
+        ));
+    }
+    // R4: a reason whose kind this reader does not know may be a truncation, so `truncated`
+    // may then be true without a known truncation reason.
+    let truncated = block.is_truncated();
+    let unknown_kind = block.reasons().iter().any(|r| r.kind() == ReasonKind::Unknown);
+    match received.truncated.as_bool() {
+        Some(got) if got == truncated || (got && unknown_kind) => {}
+        _ => v.push(Violation::new(
+            Rule::TruncatedDerived,
+            format!("`truncated` must be {truncated} for these reasons, got {}", received.truncated),
+        )),
+    }
+    // R5
+    if complete && block.continuation().is_some() {
+        v.push(Violation::new(Rule::NoContinuationWhenComplete, "`continuation` must be null when `complete` is true"));
+    }
+    // R6
+    check_continuation(block.continuation(), &codes, &mut v);
+    // R7
+    let more_pages = has(&ReasonCode::MorePagesAvailable);
+    match (block.next_cursor(), more_pages) {
+        (None, true) => {
+            v.push(Violation::new(Rule::NextCursorIffMorePages, "MORE_PAGES_AVAILABLE is present but `next_cursor` is null"))
+        }
+        (Some(_), false) if !has(&ReasonCode::ClientLimitReached) => v.push(Violation::new(
+            Rule::NextCursorIffMorePages,
+            "`next_cursor` is set but no MORE_PAGES_AVAILABLE (or CLIENT_LIMIT_REACHED) reason is present",
+        )),
+        _ => {}
+    }
+    // R8
+    if let Some(Continuation::NextCursor { cursor }) = block.continuation()
+        && block.next_cursor() != Some(cursor.as_str())
+    {
+        v.push(Violation::new(Rule::ContinuationCursorMatches, "`continuation.cursor` must equal `next_cursor`"));
+    }
+    // R9
+    if !complete && block.evidence().is_some() {
+        v.push(Violation::new(
+            Rule::EvidenceOnlyWhenComplete,
+            "`evidence` must be null when `complete` is false: evidence is never made from a partial read",
+        ));
+    }
+    // R10
+    if let Some(page) = block.page()
+        && more_pages
+        && page.cursor.is_none()
+    {
+        v.push(Violation::new(Rule::PageCursorDescribesNext, "`page.cursor` must describe `next_cursor` when there is one"));
+    }
+    v
+}
+
+/// R6: the continuation recovers from the first reason that has a recovery.
+fn check_continuation(continuation: Option<&Continuation>, codes: &[ReasonCode], v: &mut Vec<Violation>) {
+    let Some(continuation) = continuation else {
+        if let Some(code) = codes.iter().find(|c| ALWAYS_RECOVERABLE.contains(c)) {
+            v.push(Violation::new(
+                Rule::ContinuationOfFirstReason,
+                format!("`continuation` is null although {code} always has a recovery path"),
+            ));
+        }
+        return;
+    };
+    if codes.is_empty() {
+        return; // R5 covers it
+    }
+    let kind = continuation.kind();
+    match codes.iter().position(|c| recovers(c).is_none_or(|kinds| kinds.contains(&kind))) {
+        None => v.push(Violation::new(
+            Rule::ContinuationOfFirstReason,
+            format!("`continuation` of kind {kind} recovers from none of the reasons"),
+        )),
+        Some(at) => {
+            if let Some(earlier) = codes[..at].iter().find(|c| ALWAYS_RECOVERABLE.contains(c)) {
+                v.push(Violation::new(
+                    Rule::ContinuationOfFirstReason,
+                    format!("`continuation` must be the recovery of the first reason that has one ({earlier}), not {kind}"),
+                ));
+            }
+        }
+    }
+}
+
+/// R12 on one raw reason object, before it is read: what the reader cannot see afterwards.
+pub(crate) fn check_reason_object(index: usize, object: &Map<String, Value>) -> Option<Violation> {
+    let code = object.get("code").and_then(Value::as_str).unwrap_or("");
+    if !completeness_codes::is_wire_code(code) {
+        return Some(Violation::new(
+            Rule::ReasonObject,
+            format!("incomplete_reasons[{index}] needs a SCREAMING_SNAKE_CASE string `code`"),
+        ));
+    }
+    if let Some(kind) = object.get("kind")
+        && completeness_codes::standard_reason(code).is_none()
+        && kind.as_str().and_then(ReasonKind::parse).is_none()
+    {
+        return Some(Violation::new(
+            Rule::ReasonObject,
+            format!("incomplete_reasons[{index}] ({code}) has `kind` {kind}, which is not a reason kind"),
+        ));
+    }
+    let details: Vec<&str> = object
+        .keys()
+        .map(String::as_str)
+        .filter(|member| !completeness_codes::REASON_HEAD_MEMBERS.contains(member))
+        .collect();
+    if code == "VISIBILITY_RESTRICTED" && !details.is_empty() {
+        return Some(Violation::new(
+            Rule::ReasonObject,
+            format!(
+                "incomplete_reasons[{index}] (VISIBILITY_RESTRICTED) must not name or count hidden records; it has {}",
+                details.join(", ")
+            ),
+        ));
+    }
+    None
+}
+
+/// R13 on one raw warning object.
+pub(crate) fn check_warning_object(index: usize, object: &Value) -> Option<Violation> {
+    let ok = object.as_object().is_some_and(|w| {
+        w.get("code").and_then(Value::as_str).is_some_and(completeness_codes::is_wire_code)
+            && w.get("message").is_some_and(Value::is_string)
+    });
+    (!ok).then(|| {
+        Violation::new(Rule::WarningObject, format!("warnings[{index}] needs a SCREAMING_SNAKE_CASE `code` and a string `message`"))
+    })
+}

@@ -1,0 +1,200 @@
+//! Warnings (contract §3.5): they change confidence, freshness or interpretation, never
+//! `complete`.
+//!
+//! - [`WarningCode`] and the erased [`Warning`] a completeness block holds (here);
+//! - the standard warnings' details (`standard.rs`): [`StaleIndex`], [`PageSizeReduced`], …;
+//!   a service's own warnings implement [`WarningDetails`] with `#[derive(Warning)]`;
+//! - the catalog of owners and review-by dates (`catalog.rs`).
+
+mod catalog;
+mod standard;
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+pub use catalog::{CatalogEntry, CatalogProblem, Date, WarningCatalog};
+pub use standard::{DefaultScopeApplied, DeprecatedField, OrderingDefaulted, PageSizeReduced, PartialFieldSet, StaleIndex};
+
+macro_rules! warning_codes {
+    ($($name:ident $code:literal,)*) => {
+        /// A stable warning code.
+        ///
+        /// The standard codes are variants; any other code (a service's own warning, or one
+        /// from a newer version) is [`WarningCode::Custom`]. New standard codes may be added
+        /// in any release (contract §7), hence `#[non_exhaustive]`.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum WarningCode {
+            $(
+                #[doc = concat!("`", $code, "`.")]
+                $name,
+            )*
+            /// A code outside the standard table: a service's own warning, or one this version
+            /// does not know; kept as received.
+            Custom(Cow<'static, str>),
+        }
+
+        impl WarningCode {
+            /// Every standard code, in contract order.
+            pub const KNOWN: &'static [WarningCode] = &[$(WarningCode::$name),*];
+
+            /// The SCREAMING_SNAKE_CASE wire form.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(WarningCode::$name => $code,)*
+                    WarningCode::Custom(code) => code,
+                }
+            }
+
+            /// The wire form, in a `const` context (a code that owns its text, which only a
+            /// wire read makes, gives `""`).
+            pub const fn const_str(&self) -> &str {
+                match self {
+                    $(WarningCode::$name => $code,)*
+                    WarningCode::Custom(Cow::Borrowed(code)) => code,
+                    WarningCode::Custom(Cow::Owned(_)) => "",
+                }
+            }
+        }
+    };
+}
+completeness_codes::for_each_warning!(warning_codes);
+
+impl WarningCode {
+    /// Parses a wire code; a code outside the standard table is kept as [`WarningCode::Custom`].
+    pub fn parse(code: &str) -> WarningCode {
+        WarningCode::KNOWN
+            .iter()
+            .find(|known| known.as_str() == code)
+            .cloned()
+            .unwrap_or_else(|| WarningCode::Custom(Cow::Owned(code.to_owned())))
+    }
+
+    /// A service's own code, as `#[derive(Warning)]` declares it.
+    pub const fn custom(code: &'static str) -> WarningCode {
+        WarningCode::Custom(Cow::Borrowed(code))
+    }
+}
+
+impl fmt::Display for WarningCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for WarningCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for WarningCode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(WarningCode::parse(&String::deserialize(deserializer)?))
+    }
+}
+
+/// The typed details of one warning code.
+///
+/// The standard warnings implement it in this crate; a service's own warnings implement it
+/// with `#[derive(Warning)]`, which checks the code, the owner and the review-by date.
+pub trait WarningDetails: Sized + 'static {
+    /// The code these details belong to.
+    const CODE: WarningCode;
+    /// Who answers for a service's own code (`None` for the standard ones).
+    const OWNER: Option<&'static str> = None;
+    /// When a service's own code must be reviewed again, `YYYY-MM-DD` (`None` for the standard ones).
+    const REVIEW_BY: Option<&'static str> = None;
+    /// The human message.
+    fn message(&self) -> String;
+    /// Writes the detail members (not `code` or `message`).
+    fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
+    /// Reads details back from a wire object (`code` and `message` already taken).
+    fn read_details(object: &Map<String, Value>) -> Result<Self, String>;
+}
+
+/// One warning, as a completeness block holds it: `{"code", "message", ...details}`.
+///
+/// Built from typed details (`Warning::from(StaleIndex::new("audit"))`); a declared endpoint
+/// accepts only the details it declares, so `Completeness::push_warning` takes those.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    code: WarningCode,
+    message: String,
+    details: Map<String, Value>,
+}
+
+impl<W: WarningDetails> From<W> for Warning {
+    fn from(details: W) -> Self {
+        let members = serde_json::value::Serializer
+            .serialize_map(None)
+            .and_then(|mut map| details.write_details(&mut map).and_then(|()| SerializeMap::end(map)));
+        let details_map = match members {
+            Ok(Value::Object(map)) => map,
+            // Members that cannot be written as JSON are left out: the code still warns.
+            _ => Map::new(),
+        };
+        Warning { code: W::CODE, message: details.message(), details: details_map }
+    }
+}
+
+impl Warning {
+    /// The code.
+    pub fn code(&self) -> &WarningCode {
+        &self.code
+    }
+
+    /// The human message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The detail members.
+    pub fn details(&self) -> &Map<String, Value> {
+        &self.details
+    }
+
+    /// The typed details `W`, when this warning has `W`'s code: `None` for another code, an
+    /// error when the details do not read as `W`.
+    pub fn to_details<W: WarningDetails>(&self) -> Option<Result<W, String>> {
+        (self.code == W::CODE).then(|| W::read_details(&self.details))
+    }
+}
+
+impl Serialize for Warning {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2 + self.details.len()))?;
+        map.serialize_entry("code", &self.code)?;
+        map.serialize_entry("message", &self.message)?;
+        for (key, value) in &self.details {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Warning {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut object = Map::deserialize(deserializer)?;
+        let code = match object.remove("code") {
+            Some(Value::String(code)) if !code.is_empty() => WarningCode::parse(&code),
+            _ => return Err(D::Error::custom("a warning needs a non-empty string `code`")),
+        };
+        let message = match object.remove("message") {
+            Some(Value::String(message)) => message,
+            _ => return Err(D::Error::custom(format!("warning {code} needs a string `message`"))),
+        };
+        Ok(Warning { code, message, details: object })
+    }
+}
+
+/// Reads member `name` of a warning's wire object.
+fn member<T: serde::de::DeserializeOwned>(object: &Map<String, Value>, code: &str, name: &str) -> Result<T, String> {
+    let value = object.get(name).cloned().unwrap_or(Value::Null);
+    serde_json::from_value(value).map_err(|e| format!("warning {code}: bad `{name}`: {e}"))
+}
