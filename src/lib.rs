@@ -30,6 +30,11 @@ pub use completeness_runtime::*;
 #[doc(hidden)]
 pub use completeness_runtime::__private;
 
+/// The wire contract, normative: every member, rule (R1–R13), code and compatibility promise.
+/// The code cites its sections as `contract §N`.
+#[doc = include_str!("../docs/contract.md")]
+pub mod wire_contract {}
+
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

@@ -1,4 +1,4 @@
-//! DESIGN §2.9 and fan-out through a real Router: time budgets, their echo, and honest merging.
+//! contract §5.2 and fan-out through a real Router: time budgets, their echo, and honest merging.
 
 mod axum_common;
 

@@ -1,4 +1,4 @@
-//! DESIGN §2.10 through a real Router: every evidence row, atomically (nothing changes on refusal).
+//! contract §6 through a real Router: every evidence row, atomically (nothing changes on refusal).
 
 mod axum_common;
 

@@ -1,4 +1,4 @@
-//! DESIGN §2.4 through a real Router: page sizes, honest cursors and every cursor error row.
+//! contract §2.5 through a real Router: page sizes, honest cursors and every cursor error row.
 
 mod axum_common;
 

@@ -1,4 +1,4 @@
-//! DESIGN §2.8 through a real Router: `require_complete=true` / `Prefer: handling=strict`.
+//! contract §5.3 through a real Router: `require_complete=true` / `Prefer: handling=strict`.
 
 mod axum_common;
 

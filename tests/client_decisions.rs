@@ -1,4 +1,4 @@
-//! `decide` implements the rules for agents of DESIGN §5.
+//! `decide` implements the rules for agents of contract §8.
 
 use completeness::reason::{
     ClientLimitReached, LimitKind, MorePagesAvailable, Progress, ResultLimitReached, TimeBudgetExceeded,

@@ -1,5 +1,5 @@
 //! `assert_envelope_invariants` accepts every collection of the contract examples and
-//! names each violation of DESIGN §2.1.
+//! names each violation of contract §2.1.
 
 use completeness::testing::{assert_envelope_invariants, check_envelope_invariants};
 use serde_json::{Value, json};

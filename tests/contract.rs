@@ -1,4 +1,4 @@
-//! The wire contract (DESIGN §2): golden fixtures, the four states, and every strict-deserializer rejection.
+//! The wire contract (contract §2): golden fixtures, the four states, and every strict-deserializer rejection.
 
 use std::fs;
 use std::path::Path;

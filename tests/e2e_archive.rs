@@ -1,4 +1,4 @@
-//! End to end over HTTP: every row of the DESIGN §2.10 evidence table for
+//! End to end over HTTP: every row of the contract §6 evidence table for
 //! `POST /service-accounts/archive`, each refusal atomic (the database is unchanged).
 
 mod e2e_support;

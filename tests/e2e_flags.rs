@@ -1,4 +1,4 @@
-//! End to end: the command-line flags of DESIGN §6 parse as documented, and `--db PATH`
+//! End to end: the command-line flags of the example's README parse as documented, and `--db PATH`
 //! keeps the versioned inventory across restarts.
 
 mod e2e_support;

@@ -49,12 +49,12 @@ pub(crate) fn is_collection(ty: &Type) -> bool {
     }
 }
 
-/// True for `Field<T>` (DESIGN §2.7).
+/// True for `Field<T>` (contract §2.7).
 pub(crate) fn is_field(ty: &Type) -> bool {
     matches!(last_segment(ty), Some((name, args)) if name == "Field" && args.len() == 1)
 }
 
-/// True for `Vec<Warning>`: the warnings of a single resource (DESIGN §2.5) are metadata, not data.
+/// True for `Vec<Warning>`: the warnings of a single resource (contract §3.5) are metadata, not data.
 pub(crate) fn is_warning_list(ty: &Type) -> bool {
     matches!(last_segment(ty), Some((name, args))
         if name == "Vec" && args.first().and_then(|t| last_segment(t)).is_some_and(|(inner, _)| inner == "Warning"))

@@ -66,7 +66,7 @@ pub fn envelope_tool<T: JsonSchema>(
 }
 
 /// The JSON Schema (draft 2020-12, generated with schemars) of an envelope of `T`, for
-/// a tool's `outputSchema`: every member of DESIGN §2.1 is required.
+/// a tool's `outputSchema`: every member of contract §2.1 is required.
 pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
     let mut generator = SchemaSettings::draft2020_12().for_serialize().into_generator();
     let item = generator.subschema_for::<T>().to_value();

@@ -1,7 +1,7 @@
 //! `POST /service-accounts/archive` `{"ids": [...], "evidence": "..."}`: the guarded destructive action.
 //!
 //! Only unowned accounts are archived, so the evidence must come from an `owner=none` inventory.
-//! Every row of DESIGN §2.10, decided before anything changes and applied in one transaction:
+//! Every row of contract §6, decided before anything changes and applied in one transaction:
 //! the evidence must be a verified token of a complete inventory of this resource, for this
 //! credential, at a snapshot still retained; every id must have been in that inventory; and
 //! every id must still match the inventory's filters at execution time.

@@ -1,4 +1,4 @@
-//! The service's configuration and its command-line flags (DESIGN §6).
+//! The service's configuration and its command-line flags (see the example's README).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

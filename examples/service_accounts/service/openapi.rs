@@ -70,7 +70,7 @@ fn warning_schema(codes: &[WarningCode]) -> RefOr<Schema> {
         .into()
 }
 
-/// The members every completeness block carries (DESIGN §2.1), with this endpoint's reason and warning schemas.
+/// The members every completeness block carries (contract §2.1), with this endpoint's reason and warning schemas.
 fn completeness_members(reason: &str, warning: &str, collection: bool) -> Vec<(&'static str, RefOr<Schema>)> {
     let mut members = vec![
         ("status", string().enum_values(Some(["complete", "partial"])).into()),
@@ -83,7 +83,7 @@ fn completeness_members(reason: &str, warning: &str, collection: bool) -> Vec<(&
         ("warnings", array_of(reference(warning)).into()),
     ];
     if collection {
-        members.push(("page", nullable(Type::Object).description(Some("Pagination facts (DESIGN 2.4).")).into()));
+        members.push(("page", nullable(Type::Object).description(Some("Pagination facts (contract §2.5).")).into()));
         members.push(("evidence", nullable(Type::String).description(Some("Only on a complete inventory.")).into()));
     }
     members
@@ -143,7 +143,7 @@ const COMMON_PROBLEMS: &str = "INVALID_REQUEST, UNAUTHENTICATED, COMPLETE_RESULT
 pub fn openapi() -> OpenApi {
     let owner = query("owner", "`none` for unowned accounts, or an owner's name");
     let tenant = query("tenant", "north, south or east; absent: every tenant");
-    let require = query("require_complete", "true: an incomplete result is a problem response (DESIGN 2.8)");
+    let require = query("require_complete", "true: an incomplete result is a problem response (contract §5.3)");
     let list = OperationBuilder::new()
         .operation_id(Some("list_service_accounts"))
         .summary(Some("The inventory, keyset-paginated at a snapshot"))

@@ -35,7 +35,7 @@ async fn method_not_allowed() -> Problem {
         .with_status(405)
 }
 
-/// Every route of DESIGN §6.
+/// Every route of the example's README.
 pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
         .route("/service-accounts", get(inventory::list_service_accounts).merge(post(account::create_account)))

@@ -1,21 +1,19 @@
 //! `collect_all`: follow `next_cursor` until `complete: true`, and report honestly
-//! what was not collected (DESIGN §2.4, §4).
+//! what was not collected (contract §2.5, §4).
 
 use std::fmt;
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::ops::Deref;
-use std::pin::pin;
-use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Serialize, Serializer};
 
-use super::deadline::Deadline;
-use super::head::Head;
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
-use crate::contract::reason::{ClientLimitReached, LimitKind, ReasonDetails, SnapshotExpired, StandardReason};
-use crate::contract::scope::{PageInfo, Scope};
+use crate::contract::reason::{
+    ClientLimitReached, LimitKind, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
+};
+use crate::contract::scope::{CursorContract, PageInfo, Scope};
 use crate::contract::warning::Warning;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::{CompletenessReport, ReportsCompleteness};
@@ -33,11 +31,6 @@ pub struct CollectLimits {
     /// Stop before fetching another page once this many items are held.
     pub max_items: u64,
     /// Stop before fetching another page once this much time has passed.
-    ///
-    /// The clock is read before every fetch that follows a fetch that had to wait, and
-    /// otherwise while fetches are measured to cost more than 2 µs or the deadline is
-    /// near; runs of cheaper fetches far from the deadline read it at most 16 fetches
-    /// apart, so the check costs nothing next to pages served from memory.
     pub deadline: Duration,
 }
 
@@ -143,14 +136,25 @@ impl<T> ReportsCompleteness for Collected<T> {
     }
 }
 
-/// Why the loop stopped.
+/// Why a traversal stopped.
 enum Stop {
     /// The last page said `complete: true`, or it was incomplete with no next page.
     LastPage,
-    /// A limit of the collector.
+    /// A limit of the collector, with the cursor that resumes the traversal (when a page
+    /// offered one).
     Limit(ClientLimitReached),
     /// `410 CURSOR_EXPIRED`, or a page read at another snapshot.
     SnapshotGone,
+    /// A page said `MORE_PAGES_AVAILABLE` without a cursor: the traversal cannot go on.
+    NoCursor,
+}
+
+/// What to do after a page.
+enum Next {
+    /// Fetch the page after it, with this cursor.
+    Fetch(String),
+    /// Stop here.
+    Stop(Stop),
 }
 
 /// Collects every page of a traversal by following `next_cursor` until a page says
@@ -198,63 +202,40 @@ where
     Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
 {
     let mut traversal = Traversal::new(limits);
-    if let Some(limit) = traversal.reached_limit(false) {
-        return Ok(traversal.finish(Stop::Limit(limit)));
-    }
+    let mut cursor: Option<String> = None;
     loop {
-        let continuing = traversal.cursor.is_some();
+        if let Some(limit) = traversal.reached_limit() {
+            let limit = match cursor {
+                Some(cursor) => limit.resume_with(cursor),
+                None => limit,
+            };
+            return Ok(traversal.finish(Stop::Limit(limit)));
+        }
+        let continuing = cursor.is_some();
         traversal.pages_fetched += 1;
-        let mut fetch = pin!(fetch_page(traversal.cursor.take()));
-        let mut waited = false;
-        // Each page is taken in by reference as soon as it is ready, in the place the
-        // fetch wrote it: moving it out (its block alone is about 360 bytes) cost as
-        // much per page as checking it.
-        let more = poll_fn(|cx| match fetch.as_mut().poll(cx) {
-            Poll::Pending => {
-                waited = true;
-                Poll::Pending
-            }
-            Poll::Ready(Ok(ref mut page)) => Poll::Ready(Ok(traversal.take(page, waited))),
-            Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
-        })
-        .await;
-        match more {
-            Ok(true) => {}
-            Ok(false) => {
-                let stop = traversal.stop.take().unwrap_or(Stop::LastPage);
-                return Ok(traversal.finish(stop));
-            }
-            Err(error) if error.is_cursor_expired() && continuing => {
-                return Ok(traversal.finish(Stop::SnapshotGone));
-            }
+        let page = match fetch_page(cursor.take()).await {
+            Ok(page) => page,
+            Err(error) if error.is_cursor_expired() && continuing => return Ok(traversal.finish(Stop::SnapshotGone)),
             Err(error) => return Err(error),
+        };
+        match traversal.take(page) {
+            Next::Fetch(next) => cursor = Some(next),
+            Next::Stop(stop) => return Ok(traversal.finish(stop)),
         }
     }
 }
 
 /// The state of one traversal: what was collected, and what must be reported about it.
-///
-/// Aligned to a cache line, so that the state read on every page lies the same way
-/// across cache lines wherever the caller's stack puts the traversal. Unaligned, the
-/// collector's cost depended on the stack's alignment: moving the stack 48 bytes at a
-/// time, every fourth position (same offset modulo 64) cost it 3% more per traversal.
-#[repr(align(64))]
 struct Traversal<T> {
     limits: CollectLimits,
-    deadline: Deadline,
+    started: Instant,
     items: Vec<T>,
     pages_fetched: u64,
-    /// The cursor of the next page to fetch.
-    cursor: Option<String>,
-    /// Why the traversal stopped after a page, once it did.
-    stop: Option<Stop>,
-    /// The first page's scope and page facts: the traversal's snapshot, ordering and
-    /// sizes, kept from the first page on when more pages follow.
-    head: Option<Head>,
-    /// The result's scope and page member, once the traversal stopped after a page. When
-    /// a limit stopped it, the page member's cursor contract is the latest page's, so it
-    /// describes the resume cursor.
-    kept: Option<(Scope, Option<PageInfo>)>,
+    /// The first page's scope and page member: the traversal's snapshot, ordering and sizes.
+    first: Option<(Scope, Option<PageInfo>)>,
+    /// The latest page's cursor contract: it describes the resume cursor when a limit stops
+    /// the traversal.
+    latest_cursor: Option<CursorContract>,
     carried: Vec<StandardReason>,
     warnings: Vec<Warning>,
     evidence: Option<String>,
@@ -264,22 +245,19 @@ impl<T> Traversal<T> {
     fn new(limits: CollectLimits) -> Self {
         Traversal {
             limits,
-            deadline: Deadline::start(limits.deadline),
+            started: Instant::now(),
             items: Vec::new(),
             pages_fetched: 0,
-            cursor: None,
-            stop: None,
-            head: None,
-            kept: None,
+            first: None,
+            latest_cursor: None,
             carried: Vec::new(),
             warnings: Vec::new(),
             evidence: None,
         }
     }
 
-    /// The first limit that forbids another fetch, if any; the deadline is asked last.
-    /// `waited` says whether the last fetch had to wait.
-    fn reached_limit(&mut self, waited: bool) -> Option<ClientLimitReached> {
+    /// The first limit that forbids another fetch, if any.
+    fn reached_limit(&self) -> Option<ClientLimitReached> {
         let limits = &self.limits;
         if self.pages_fetched >= limits.max_pages {
             return Some(ClientLimitReached::new(LimitKind::Pages, limits.max_pages));
@@ -287,32 +265,28 @@ impl<T> Traversal<T> {
         if self.items.len() as u64 >= limits.max_items {
             return Some(ClientLimitReached::new(LimitKind::Items, limits.max_items));
         }
-        if self.deadline.passed(waited) {
+        if self.started.elapsed() >= limits.deadline {
             let millis = u64::try_from(limits.deadline.as_millis()).unwrap_or(u64::MAX);
             return Some(ClientLimitReached::new(LimitKind::Deadline, millis));
         }
         None
     }
 
-    /// Takes in a fetched page (its items are moved out). True when the next page is to
-    /// be fetched (with `self.cursor`); false when the traversal stops here (`self.stop`
-    /// says why).
-    fn take(&mut self, page: &mut Envelope<T, StandardReason>, waited: bool) -> bool {
-        if let Some(head) = &self.head
-            && !head.same_snapshot(&page.completeness)
+    /// Takes in a fetched page, and says what comes next.
+    fn take(&mut self, page: Envelope<T, StandardReason>) -> Next {
+        let Envelope { mut items, completeness: block } = page;
+        if let Some((scope, page)) = &self.first
+            && (scope.snapshot != block.scope().snapshot
+                || page.as_ref().map(|p| &p.snapshot) != block.page().map(|p| &p.snapshot))
         {
             // A page of another snapshot is not merged.
-            self.stop = Some(Stop::SnapshotGone);
-            return false;
+            return Next::Stop(Stop::SnapshotGone);
         }
-        // The first page's items are copied too rather than kept in its buffer: for the
-        // same reason as the cursor below, that measured faster.
-        self.items.append(&mut page.items);
-        let block = &mut page.completeness;
-        let mut more = false;
+        self.items.append(&mut items);
+        let mut more_pages = false;
         for reason in block.reasons() {
             if let StandardReason::MorePagesAvailable(_) = reason {
-                more = true;
+                more_pages = true;
             } else if !self.carried.contains(reason) {
                 self.carried.push(reason.clone());
             }
@@ -322,77 +296,59 @@ impl<T> Traversal<T> {
                 self.warnings.push(warning.clone());
             }
         }
-        // Copied, not moved out: the page is then freed whole before the next fetch, as
-        // in a plain loop. Keeping one of its strings alive into the next fetch made
-        // each later page's allocations slower in glibc (one more slow-path allocation
-        // a page, about 7% on pages of 250 ids; `cargo bench --bench collect`).
-        let next = if more { block.next_cursor().map(str::to_owned) } else { None };
-        let Some(next) = next else {
-            if block.is_complete() {
-                self.evidence = block.evidence().map(str::to_owned);
+        if self.first.is_none() {
+            self.first = Some((block.scope().clone(), block.page().cloned()));
+        }
+        self.latest_cursor = block.page().and_then(|page| page.cursor.clone());
+        match (more_pages, block.next_cursor()) {
+            (true, Some(next)) => Next::Fetch(next.to_owned()),
+            (true, None) => Next::Stop(Stop::NoCursor),
+            (false, _) => {
+                if block.is_complete() {
+                    self.evidence = block.evidence().map(str::to_owned);
+                }
+                Next::Stop(Stop::LastPage)
             }
-            self.keep_result(block);
-            self.stop = Some(Stop::LastPage);
-            return false;
-        };
-        // The limits are checked before the next fetch, while this page is at hand.
-        if let Some(limit) = self.reached_limit(waited) {
-            self.keep_result(block);
-            self.stop = Some(Stop::Limit(limit.resume_with(next)));
-            return false;
         }
-        if self.head.is_none() {
-            self.head = Some(Head::keep(block));
-        }
-        self.cursor = Some(next);
-        true
-    }
-
-    /// Keeps the result's scope and page member when the traversal stops after `block`:
-    /// the first page's (moved out of `block` when it is the first), with `block`'s cursor
-    /// contract, which [`Traversal::finish`] keeps only when the result resumes.
-    fn keep_result(&mut self, block: &mut Completeness<StandardReason>) {
-        self.kept = Some(match self.head.take() {
-            None => block.take_scope_and_page(),
-            Some(head) => head.into_scope_and_page(block.page_mut().and_then(|latest| latest.cursor.take())),
-        });
     }
 
     /// The result: everything collected, with a block that says why it is incomplete.
     fn finish(self, stop: Stop) -> Collected<T> {
-        let Traversal { items, pages_fetched, head, kept, carried, warnings, evidence, .. } = self;
-        let mut completeness = match kept.or_else(|| head.map(|head| head.into_scope_and_page(None))) {
-            Some((scope, page)) => {
-                let mut block = Completeness::complete(scope);
-                block.set_page(page.map(|page| PageInfo { returned: items.len() as u64, ..page }));
-                block
-            }
-            None => Completeness::complete(Scope::default()),
-        };
+        let Traversal { items, pages_fetched, first, latest_cursor, carried, warnings, evidence, .. } = self;
+        let (scope, page) = first.unwrap_or_default();
+        let resumable = matches!(&stop, Stop::Limit(limit) if ReasonDetails::recovery(limit).is_some());
+        // The page member describes a cursor only when the result resumes.
+        let cursor = if resumable { latest_cursor } else { None };
+        let page = page.map(|page| PageInfo { returned: items.len() as u64, cursor, ..page });
+        let mut completeness = Completeness::complete(scope);
+        completeness.set_page(page);
         for warning in warnings {
             completeness.push_warning(warning);
         }
         for reason in carried {
             completeness.push_reason(reason);
         }
-        let resumable = matches!(&stop, Stop::Limit(limit) if ReasonDetails::recovery(limit).is_some());
-        if let Some(page) = completeness.page_mut() {
-            // The page member describes a cursor only when the result resumes.
-            if !resumable {
-                page.cursor = None;
-            }
-        }
+        let snapshot = || {
+            completeness
+                .scope()
+                .snapshot
+                .clone()
+                .or_else(|| completeness.page().and_then(|p| p.snapshot.clone()))
+                .unwrap_or_else(|| "of this traversal".to_owned())
+        };
         match stop {
             Stop::LastPage => {}
             Stop::Limit(limit) => completeness.push_reason(limit),
             Stop::SnapshotGone => {
-                let snapshot = completeness
-                    .scope()
-                    .snapshot
-                    .clone()
-                    .or_else(|| completeness.page().and_then(|p| p.snapshot.clone()))
-                    .unwrap_or_else(|| "of this traversal".to_owned());
-                completeness.push_reason(SnapshotExpired::new(snapshot));
+                let expired = SnapshotExpired::new(snapshot());
+                completeness.push_reason(expired);
+            }
+            Stop::NoCursor => {
+                let broken = SnapshotExpired::new(snapshot()).with_message(
+                    "A page said more pages are available but gave no cursor: the traversal cannot be \
+                     continued and must be restarted.",
+                );
+                completeness.push_reason(broken);
             }
         }
         if let Some(token) = evidence {

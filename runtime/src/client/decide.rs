@@ -1,4 +1,4 @@
-//! `decide`: what a result allows an agent to do (DESIGN §5).
+//! `decide`: what a result allows an agent to do (contract §8).
 
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +38,7 @@ pub enum Decision {
     RefuseOrRequestReview,
 }
 
-/// Decides what `envelope` allows for `intent`, by the rules of DESIGN §5.
+/// Decides what `envelope` allows for `intent`, by the rules of contract §8.
 ///
 /// 1. An empty collection is evidence of absence only when `complete` is true.
 /// 2. A partial response may drive a bounded, read-only investigation

@@ -1,15 +1,13 @@
 //! The client side of the contract: collect every page honestly, decide what a
-//! result allows, and ask a person when it does not allow enough (DESIGN §4, §5).
+//! result allows, and ask a person when it does not allow enough (contract §4, §8).
 //!
 //! [`collect_all`], [`decide()`] and [`ApprovalRequest`] need no feature; the
 //! reqwest-based page fetcher lives in [`http`] behind the `client` feature.
 
 pub mod approval;
 pub mod collect;
-mod deadline;
 pub mod decide;
 pub mod explain;
-mod head;
 #[cfg(feature = "client")]
 pub mod http;
 

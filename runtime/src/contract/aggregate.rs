@@ -1,4 +1,4 @@
-//! Counts and other aggregates with the completeness block plus `relation` (DESIGN §2.6).
+//! Counts and other aggregates with the completeness block plus `relation` (contract §2.6).
 
 use std::borrow::Cow;
 

@@ -1,4 +1,4 @@
-//! The completeness block every collection response carries (DESIGN §2.1).
+//! The completeness block every collection response carries (contract §2.1).
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -32,7 +32,7 @@ impl Status {
 
 /// Whether a response covers its whole requested scope, why not, and how to continue.
 ///
-/// The invariants of DESIGN §2.1 hold by construction: a value is complete exactly
+/// The invariants of contract §2.1 hold by construction: a value is complete exactly
 /// when it has no reasons (there is no way to build one otherwise), `status` and
 /// `truncated` are derived when serializing, the continuation is the recovery of the
 /// first reason that has one, `next_cursor` comes from the reason that carries a
@@ -61,7 +61,7 @@ pub struct Completeness<R = StandardReason> {
 }
 
 /// Which members a completeness block writes: collections carry `page` and `evidence`,
-/// aggregates do not (DESIGN §2.6).
+/// aggregates do not (contract §2.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     /// A list or search response.
@@ -210,16 +210,6 @@ impl<R: Reason> Completeness<R> {
     /// The page facts.
     pub fn page(&self) -> Option<&PageInfo> {
         self.page.as_ref()
-    }
-
-    /// The page member, mutably (for the collector's summary of a traversal).
-    pub(crate) fn page_mut(&mut self) -> Option<&mut PageInfo> {
-        self.page.as_mut()
-    }
-
-    /// Takes the scope and page member out, leaving an empty scope and no page member.
-    pub(crate) fn take_scope_and_page(&mut self) -> (Scope, Option<PageInfo>) {
-        (std::mem::take(&mut self.scope), self.page.take())
     }
 
     /// The scope.

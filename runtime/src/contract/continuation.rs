@@ -1,4 +1,4 @@
-//! Typed recovery paths of an incomplete answer (DESIGN §2.3).
+//! Typed recovery paths of an incomplete answer (contract §2.4).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Fields of single-resource reads that the server may not have filled (DESIGN §2.7).
+//! Fields of single-resource reads that the server may not have filled (contract §2.7).
 
 use std::collections::BTreeMap;
 use std::fmt;

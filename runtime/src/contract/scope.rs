@@ -1,4 +1,4 @@
-//! What a response claims to cover (DESIGN §2.1 `scope`) and how it was paged (`page`).
+//! What a response claims to cover (contract §2.1 `scope`) and how it was paged (`page`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -39,7 +39,7 @@ impl Scope {
     }
 }
 
-/// Pagination facts of one page (DESIGN §2.4).
+/// Pagination facts of one page (contract §2.5).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -1,4 +1,4 @@
-//! `TimeBudget`: how long a request may take, capped by the server (DESIGN §2.9).
+//! `TimeBudget`: how long a request may take, capped by the server (contract §5.2).
 //!
 //! A request asks with `time_budget_ms=<ms>` (query) or `Request-Timeout: <seconds>`
 //! (header, decimals allowed); when it names both, the smaller applies. Absent → the

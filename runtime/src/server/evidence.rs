@@ -1,4 +1,4 @@
-//! Evidence for destructive actions (DESIGN §2.10).
+//! Evidence for destructive actions (contract §6).
 //!
 //! A complete inventory response carries `evidence`: a signed token (`ev1.<kid>.<payload>.<mac>`,
 //! same key ring and envelope as cursors, another version prefix) binding the resource,

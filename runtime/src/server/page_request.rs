@@ -1,4 +1,4 @@
-//! `PageRequest`: the validated page size and the authenticated cursor of a list request (DESIGN §2.4).
+//! `PageRequest`: the validated page size and the authenticated cursor of a list request (contract §2.5).
 //!
 //! ```
 //! use axum::{Router, routing::get};

@@ -24,7 +24,7 @@ pub enum Mutation {
 /// ids, ascending.
 ///
 /// Every mutation makes a new snapshot. With `freezes_snapshot`, a cursor reads at
-/// the snapshot of the traversal's first page (as DESIGN §2.4 asks), and a cursor
+/// the snapshot of the traversal's first page (as contract §2.5 asks), and a cursor
 /// whose snapshot was dropped gets `410 CURSOR_EXPIRED`; without it, every page reads
 /// the current snapshot and says so, like a server that does not freeze snapshots.
 /// With `restricted`, ids divisible by 5 are hidden from the caller and every page

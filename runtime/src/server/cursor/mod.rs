@@ -1,4 +1,4 @@
-//! Honest cursors (DESIGN §2.4): signed, versioned, bound to query and credential, expiring.
+//! Honest cursors (contract §2.5): signed, versioned, bound to query and credential, expiring.
 //!
 //! A cursor is `c1.<kid>.<payload>.<mac>` (see [`token`] for the envelope). Its payload
 //! holds the issue and expiry times, the [`QueryBinding`] fingerprint (resource, filters,
@@ -49,7 +49,7 @@ pub struct CursorClaims {
     position: String,
 }
 
-/// Why a cursor was refused. Converts into the problem of DESIGN §2.4.
+/// Why a cursor was refused. Converts into the problem of contract §2.5.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CursorError {
     /// Oversized, malformed, signed by an unknown key, or altered.
@@ -71,7 +71,7 @@ pub enum CursorError {
 }
 
 impl CursorError {
-    /// The problem response: status and code as in DESIGN §2.4.
+    /// The problem response: status and code as in contract §2.5.
     pub fn to_problem(&self) -> Problem {
         match self {
             CursorError::Invalid(why) => Problem::new(

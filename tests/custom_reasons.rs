@@ -1,0 +1,285 @@
+//! A service's own reasons and warnings (contract §3.3, §3.5): declared next to standard ones,
+//! routed through a real `Router`, read back typed by a client that knows them and kept whole by
+//! one that does not, classified by kind, listed in the schemas and the MCP verdict.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use completeness::routing::get;
+use completeness::testing::{arb_envelope, assert_envelope_invariants};
+use completeness::warning::StaleIndex;
+use completeness::{
+    Completeness, Continuation, Decision, Envelope, Intent, Reason, ReasonCode, ReasonKind, Scope, StandardReason,
+    Warning, WarningCatalog, WarningCode, completeness, decide,
+};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+/// Records under a legal hold are hidden from everyone but the legal team.
+#[derive(Debug, Clone, PartialEq, completeness::Reason)]
+#[reason(code = "LEGAL_HOLD", kind = visibility, message = "Records under legal hold {hold} are hidden.")]
+pub struct LegalHold {
+    hold: String,
+}
+
+/// The upstream API cut its answer short without saying where.
+#[derive(Debug, Clone, PartialEq, completeness::Reason)]
+#[reason(code = "UPSTREAM_TRUNCATED", kind = truncation, message = "The upstream API may have cut its answer.", recovery = UpstreamTruncated::narrow)]
+pub struct UpstreamTruncated;
+
+impl UpstreamTruncated {
+    fn narrow(&self) -> Option<Continuation> {
+        Some(Continuation::NarrowQuery { hint: "ask for one tenant at a time".into() })
+    }
+}
+
+/// A replica serving reads lags behind the primary.
+#[derive(Debug, Clone, PartialEq, completeness::Warning)]
+#[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "The replica lags by {seconds} s.")]
+pub struct ReplicaLag {
+    seconds: u64,
+}
+
+mod reasons {
+    /// A shard is being rebalanced: its records are missing for now.
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "SHARD_REBALANCING", kind = source, message = "Shard {shard} is being rebalanced.")]
+    pub struct ShardRebalancing {
+        pub shard: u32,
+    }
+}
+
+#[completeness(
+    resource = "documents",
+    reasons(MorePagesAvailable, LegalHold, UpstreamTruncated, reasons::ShardRebalancing, VisibilityRestricted),
+    warnings(StaleIndex, ReplicaLag)
+)]
+async fn list_documents(
+    axum::extract::Query(query): axum::extract::Query<Vec<(String, String)>>,
+) -> Envelope<String, ListDocumentsReason> {
+    let mut page = Envelope::complete(vec![], Scope::new("", "documents readable by credential 'clerk'"));
+    for (key, value) in query {
+        match (key.as_str(), value.as_str()) {
+            ("hold", hold) => page.completeness.push_reason(LegalHold { hold: hold.to_owned() }),
+            ("upstream", _) => page.completeness.push_reason(UpstreamTruncated),
+            ("shard", shard) => {
+                page.completeness.push_reason(reasons::ShardRebalancing { shard: shard.parse().unwrap_or(0) })
+            }
+            ("lag", seconds) => page.completeness.push_warning(ReplicaLag { seconds: seconds.parse().unwrap_or(0) }),
+            ("item", item) => page.items.push(item.to_owned()),
+            _ => {}
+        }
+    }
+    page
+}
+
+async fn call(uri: &str) -> (StatusCode, Value) {
+    let app: Router = Router::new().route("/documents", get(list_documents));
+    let response = app.oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+#[test]
+fn the_declaration_lists_custom_codes_beside_standard_ones_in_order() {
+    assert_eq!(
+        ListDocumentsReason::ALL,
+        &[
+            ReasonCode::MorePagesAvailable,
+            ReasonCode::custom("LEGAL_HOLD"),
+            ReasonCode::custom("UPSTREAM_TRUNCATED"),
+            ReasonCode::custom("SHARD_REBALANCING"),
+            ReasonCode::VisibilityRestricted,
+        ]
+    );
+    assert_eq!(ListDocumentsReason::WARNINGS, &[WarningCode::StaleIndex, WarningCode::custom("REPLICA_LAG")]);
+}
+
+#[tokio::test]
+async fn incomplete_and_empty_with_a_custom_visibility_reason() {
+    let (status, body) = call("/documents?hold=h-17").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_envelope_invariants(&body);
+    assert_eq!((body["complete"].clone(), body["items"].clone()), (json!(false), json!([])));
+    assert_eq!(body["truncated"], false, "a visibility reason does not truncate");
+    assert_eq!(
+        body["incomplete_reasons"][0],
+        json!({"code": "LEGAL_HOLD", "message": "Records under legal hold h-17 are hidden.", "kind": "visibility", "hold": "h-17"})
+    );
+    assert_eq!(body["continuation"], Value::Null);
+    assert_eq!(body["scope"]["resource"], "documents");
+}
+
+#[tokio::test]
+async fn a_custom_truncation_sets_truncated_and_offers_its_recovery() {
+    let (status, body) = call("/documents?upstream=1&item=a").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_envelope_invariants(&body);
+    assert_eq!(body["truncated"], true);
+    assert_eq!(body["continuation"], json!({"kind": "narrow_query", "hint": "ask for one tenant at a time"}));
+    let page: Envelope<String> = serde_json::from_value(body).unwrap();
+    assert_eq!(decide(&page, Intent::ClaimAbsence), Decision::NarrowQuery);
+    assert_eq!(decide(&page, Intent::Mutate), Decision::RefuseOrRequestReview);
+}
+
+#[tokio::test]
+async fn the_four_states_with_custom_reasons_and_warnings() {
+    for (query, complete, empty) in
+        [("", true, true), ("item=a&lag=3", true, false), ("shard=4&item=a", false, false), ("shard=4", false, true)]
+    {
+        let (status, body) = call(&format!("/documents?{query}")).await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+        assert_envelope_invariants(&body);
+        assert_eq!(body["complete"], complete, "{query}");
+        assert_eq!(body["items"].as_array().unwrap().is_empty(), empty, "{query}");
+    }
+    let (_, body) = call("/documents?lag=3").await;
+    assert_eq!(body["warnings"][0], json!({"code": "REPLICA_LAG", "message": "The replica lags by 3 s.", "seconds": 3}));
+}
+
+#[tokio::test]
+async fn demanding_completeness_of_a_custom_visibility_reason_is_403() {
+    let (status, body) = call("/documents?hold=h-1&require_complete=true").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!(body["incomplete_reasons"][0]["code"], "LEGAL_HOLD");
+    let (status, _) = call("/documents?shard=2&require_complete=true").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "a source kind is retryable");
+}
+
+#[tokio::test]
+async fn a_client_that_knows_the_type_reads_it_back_through_the_strict_deserializer() {
+    let (_, body) = call("/documents?hold=h-17&shard=9").await;
+    let page: Envelope<String, ListDocumentsReason> = serde_json::from_value(body).unwrap();
+    let reasons = page.completeness.reasons();
+    assert_eq!(reasons[0].kind(), ReasonKind::Visibility);
+    let hold = reasons[0].as_standard().to_details::<LegalHold>().expect("LEGAL_HOLD").expect("reads");
+    assert_eq!(hold, LegalHold { hold: "h-17".into() });
+    let shard = reasons[1].as_standard().to_details::<reasons::ShardRebalancing>().unwrap().unwrap();
+    assert_eq!(shard.shard, 9);
+    assert!(reasons[0].as_standard().to_details::<UpstreamTruncated>().is_none(), "another code");
+}
+
+#[tokio::test]
+async fn an_old_client_keeps_an_unknown_code_whole_and_classifies_it_by_kind() {
+    let (_, body) = call("/documents?shard=9&item=a").await;
+    let page: Envelope<String> = serde_json::from_value(body.clone()).unwrap();
+    assert!(!page.is_complete());
+    let StandardReason::Custom(reason) = &page.completeness.reasons()[0] else { panic!("kept as a custom reason") };
+    assert_eq!((reason.code(), reason.kind()), ("SHARD_REBALANCING", ReasonKind::Source));
+    assert_eq!(reason.details()["shard"], 9);
+    assert_eq!(decide(&page, Intent::ClaimAbsence), Decision::RetryLater, "a source reason: retry later");
+    assert_eq!(serde_json::to_value(&page).unwrap()["incomplete_reasons"], body["incomplete_reasons"], "kept whole");
+}
+
+#[test]
+fn a_reason_without_a_kind_is_treated_as_the_most_cautious() {
+    let mut body = serde_json::to_value(Envelope::<String>::complete(vec![], Scope::new("documents", "all"))).unwrap();
+    body["complete"] = json!(false);
+    body["status"] = json!("partial");
+    body["evidence"] = Value::Null;
+    body["incomplete_reasons"] = json!([{"code": "REGION_DRAINING", "message": "A region is draining."}]);
+    for truncated in [false, true] {
+        body["truncated"] = json!(truncated);
+        let page: Envelope<String> = serde_json::from_value(body.clone()).expect("an unknown kind may truncate or not");
+        assert_eq!(page.completeness.reasons()[0].kind(), ReasonKind::Unknown);
+        assert_eq!(decide(&page, Intent::ClaimAbsence), Decision::RefuseOrRequestReview);
+        assert_eq!(decide(&page, Intent::Investigate), Decision::RefuseOrRequestReview);
+    }
+    body["incomplete_reasons"][0]["kind"] = json!("sideways");
+    let error = serde_json::from_value::<Envelope<String>>(body).unwrap_err().to_string();
+    assert!(error.contains("not a reason kind") && error.contains("R12"), "{error}");
+}
+
+#[test]
+fn a_declared_reason_of_another_kind_on_the_wire_is_refused() {
+    let wire = json!({"code": "LEGAL_HOLD", "message": "m", "kind": "budget", "hold": "h"});
+    let error = serde_json::from_value::<ListDocumentsReason>(wire).unwrap_err().to_string();
+    assert!(error.contains("declared of kind `visibility`"), "{error}");
+}
+
+#[test]
+fn the_catalog_takes_owner_and_review_date_from_the_warning_type() {
+    let catalog = WarningCatalog::new().declare::<ReplicaLag>("reads may miss the latest writes");
+    let entry = catalog.get(&WarningCode::custom("REPLICA_LAG")).expect("catalogued");
+    assert_eq!(entry.owner, "storage-team");
+    assert_eq!(entry.review_by.to_string(), "2027-06-30");
+    assert!(catalog.require([&WarningCode::custom("REPLICA_LAG")]).is_ok());
+}
+
+#[test]
+fn a_warning_reads_back_typed() {
+    let warning = Warning::from(ReplicaLag { seconds: 12 });
+    assert_eq!(warning.to_details::<ReplicaLag>(), Some(Ok(ReplicaLag { seconds: 12 })));
+    assert!(warning.to_details::<StaleIndex>().is_none());
+}
+
+#[cfg(feature = "openapi")]
+#[test]
+fn the_openapi_schema_lists_custom_codes_and_their_kinds() {
+    let json = serde_json::to_value(<ListDocumentsReason as utoipa::PartialSchema>::schema()).unwrap();
+    let codes = &json["properties"]["code"]["enum"];
+    assert_eq!(codes[1], "LEGAL_HOLD");
+    assert_eq!(json["properties"]["kind"]["enum"], json!(["source", "truncation", "visibility"]));
+}
+
+#[cfg(feature = "json-schema")]
+#[test]
+fn the_json_schema_lists_custom_codes() {
+    let json = serde_json::to_value(schemars::schema_for!(ListDocumentsReason)).unwrap();
+    assert_eq!(json["properties"]["code"]["enum"][3], "SHARD_REBALANCING");
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn the_mcp_verdict_names_custom_codes() {
+    let page: Envelope<String, ListDocumentsReason> =
+        Envelope::incomplete(vec![], Scope::new("documents", "all"), LegalHold { hold: "h-2".into() });
+    let result = completeness::mcp::tool_result(&page).unwrap();
+    let text = serde_json::to_value(&result.content[0]).unwrap()["text"].as_str().unwrap().to_owned();
+    assert!(text.starts_with("INCOMPLETE") && text.contains("LEGAL_HOLD"), "{text}");
+}
+
+/// Every standard reason and warning declared on one endpoint.
+#[completeness(
+    resource = "everything",
+    reasons(
+        MorePagesAvailable,
+        ResultLimitReached,
+        TimeBudgetExceeded,
+        SourceUnavailable,
+        VisibilityRestricted,
+        QuotaExhausted,
+        ClientLimitReached,
+        SnapshotExpired
+    ),
+    warnings(StaleIndex, PartialFieldSet, DefaultScopeApplied, PageSizeReduced, OrderingDefaulted, DeprecatedField)
+)]
+async fn list_everything() -> Envelope<String, ListEverythingReason> {
+    Envelope::complete(vec![], Scope::new("everything", "all"))
+}
+
+#[test]
+fn declaring_every_standard_name_gives_the_runtime_tables() {
+    assert_eq!(ListEverythingReason::ALL, ReasonCode::KNOWN);
+    assert_eq!(ListEverythingReason::WARNINGS, WarningCode::KNOWN);
+    let _ = list_everything;
+}
+
+proptest! {
+    /// Any envelope, standard and custom reasons in the mix, keeps every rule on the wire and
+    /// reads back as it was written.
+    #[test]
+    fn envelopes_with_custom_reasons_keep_the_rules(envelope in arb_envelope()) {
+        let wire = serde_json::to_value(&envelope).unwrap();
+        assert_envelope_invariants(&wire);
+        let back: Envelope<u32> = serde_json::from_value(wire.clone()).unwrap();
+        prop_assert_eq!(serde_json::to_value(&back).unwrap(), wire);
+        let custom = back.completeness.reasons().iter().filter(|r| matches!(r, StandardReason::Custom(_))).count();
+        let codes = back.completeness.reason_codes();
+        prop_assert_eq!(custom, codes.iter().filter(|c| !c.is_standard()).count());
+        let _ = Completeness::<StandardReason>::complete(Scope::default());
+    }
+}
