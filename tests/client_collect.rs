@@ -350,3 +350,30 @@ fn a_carried_reason_keeps_the_recovery_its_page_offered() {
     assert_eq!(json["continuation"], json!({"kind": "retry_with_deadline", "minimum_seconds": 3}));
     assert_envelope_invariants(&json);
 }
+
+#[test]
+fn a_page_with_more_pages_and_no_cursor_makes_the_result_incomplete() {
+    use completeness::Reason;
+    let cursorless = StandardReason::from_wire(
+        json!({"code": "MORE_PAGES_AVAILABLE", "message": "more"}).as_object().unwrap().clone(),
+    )
+    .unwrap();
+    let fetches = RefCell::new(0);
+    let collected = block_on(collect_all(
+        |_cursor: Option<String>| {
+            *fetches.borrow_mut() += 1;
+            let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
+            let page: Envelope<u64> = Envelope::incomplete(vec![1, 2], scope, cursorless.clone());
+            async move { Ok::<_, FetchError>(page) }
+        },
+        no_limits(),
+    ))
+    .unwrap();
+    assert_eq!(*fetches.borrow(), 1, "nothing to follow");
+    assert!(!collected.is_complete(), "a traversal that cannot go on is not complete");
+    assert_eq!(collected.items, vec![1, 2]);
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
+    assert!(collected.completeness.reasons()[0].message().contains("no cursor"));
+    assert_eq!(collected.completeness.continuation().map(|c| c.kind()), Some("restart"));
+    assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+}
