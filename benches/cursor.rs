@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use completeness::Credential;
 use completeness::cursor::{CursorClaims, CursorKeys, DEFAULT_MAX_TOKEN_LEN, QueryBinding};
 use criterion::Criterion;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 const SECRET: [u8; 32] = *b"bench-secret-0123456789abcdefghi";
@@ -56,7 +56,7 @@ fn signed(f: &Fixture) -> &[u8] {
 }
 
 fn bare_hmac(bytes: &[u8]) -> [u8; 32] {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&SECRET).unwrap();
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&SECRET).unwrap();
     mac.update(bytes);
     mac.finalize().into_bytes().into()
 }
@@ -96,7 +96,7 @@ fn main() {
     criterion.final_summary();
 
     // Same-run comparison, interleaved so drift hits all three alike.
-    let keyed = <Hmac<Sha256> as Mac>::new_from_slice(&SECRET).unwrap();
+    let keyed = <Hmac<Sha256> as KeyInit>::new_from_slice(&SECRET).unwrap();
     let (mut enc, mut ver, mut bare, mut pre) = (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
     for _ in 0..5 {
         enc = enc.min(per_call(3, 20_000, || encode(&f)));

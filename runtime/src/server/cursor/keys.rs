@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit};
 use sha2::Sha256;
 
 /// The length of every secret in the ring, in bytes.
@@ -99,7 +99,7 @@ impl CursorKeys {
             if ring.iter().any(|k| k.id == id) {
                 return Err(KeyError::DuplicateKeyId(id));
             }
-            let mac = <Hmac<Sha256> as Mac>::new_from_slice(&secret).map_err(|_| KeyError::BadSecret(id.clone()))?;
+            let mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&secret).map_err(|_| KeyError::BadSecret(id.clone()))?;
             ring.push(RingKey { id, mac });
         }
         if ring.is_empty() {
