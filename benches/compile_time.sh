@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compile-time cost of the macros: `cargo check` of a crate with 100 `#[completeness]` handlers
-# (64 different combinations of declared reasons) returning derived envelopes, against a twin
+# (64 different combinations of declared reasons; 25 of them also declare one of four reasons and
+# one of two warnings of the service's own) returning derived envelopes, against a twin
 # crate with the same 100 handlers unannotated,
 # returning hand-written envelope structs (hand-written Serialize, ReportsCompleteness and
 # IntoResponse). Dependencies are checked once first; then each crate's source is touched and
@@ -41,11 +42,22 @@ publish = false
 completeness = { path = "$REPO" }
 axum = { version = "0.8", default-features = false, features = ["json", "query"] }
 serde = { version = "1", features = ["derive"] }
+serde_json = "1"
 TOML
 done
 
+# Handlers 1 to $OWN also report a reason and a warning of the service's own.
+OWN=25
+
 # The body of handler $1, whose scope names resource $2 (empty: the macro fills it in).
 handler() {
+  local own=""
+  if (( $1 <= OWN )); then
+    own="    if query.len() > 3 {
+        completeness.push_reason(own::Reason$(( $1 % 4 )) { shard: 1 });
+        completeness.push_warning(own::Warning$(( $1 % 2 )) { seconds: 2 });
+    }"
+  fi
   cat <<RS
 pub async fn list_$1(Query(query): Query<Vec<(String, String)>>) -> Page$1 {
     let mut completeness = Completeness::complete(Scope::new("$2", "all"));
@@ -54,9 +66,91 @@ pub async fn list_$1(Query(query): Query<Vec<(String, String)>>) -> Page$1 {
     } else {
         completeness.push_reason(MorePagesAvailable::new("next"));
     }
+$own
     Page$1 { items: query.into_iter().map(|(k, _)| k).collect(), completeness }
 }
 RS
+}
+
+# The service's own reasons and warnings, declared with the derives.
+own_derived() {
+  echo 'pub mod own {'
+  for r in 0 1 2 3; do
+    cat <<RS
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "OWN_REASON_$r", kind = source, message = "Shard {shard} is away ($r).")]
+    pub struct Reason$r {
+        pub shard: u32,
+    }
+RS
+  done
+  for w in 0 1; do
+    cat <<RS
+    #[derive(Debug, Clone, completeness::Warning)]
+    #[warning(code = "OWN_WARNING_$w", owner = "team", review_by = "2030-01-01", message = "Lag {seconds} s ($w).")]
+    pub struct Warning$w {
+        pub seconds: u64,
+    }
+RS
+  done
+  echo '}'
+}
+
+# The same reasons and warnings, written by hand.
+own_by_hand() {
+  echo 'pub mod own {'
+  echo '    use completeness::__private::serde::ser::SerializeMap;'
+  echo '    use completeness::{Continuation, ReasonCode, ReasonDetails, ReasonKind, StandardReason, WarningCode, WarningDetails};'
+  echo '    use serde_json::{Map, Value};'
+  for r in 0 1 2 3; do
+    cat <<RS
+    #[derive(Debug, Clone)]
+    pub struct Reason$r {
+        pub shard: u32,
+    }
+    impl ReasonDetails for Reason$r {
+        const CODE: ReasonCode = ReasonCode::custom("OWN_REASON_$r");
+        const KIND: ReasonKind = ReasonKind::Source;
+        fn default_message(&self) -> String {
+            format!("Shard {} is away ($r).", self.shard)
+        }
+        fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+            map.serialize_entry("shard", &self.shard)
+        }
+        fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
+            let shard = object.get("shard").and_then(Value::as_u64).ok_or("bad shard")?;
+            Ok(Reason$r { shard: shard as u32 })
+        }
+        fn recovery(&self) -> Option<Continuation> {
+            None
+        }
+        fn into_reason(self) -> StandardReason {
+            StandardReason::Custom(completeness::CustomReason::from_details(&self))
+        }
+    }
+RS
+  done
+  for w in 0 1; do
+    cat <<RS
+    #[derive(Debug, Clone)]
+    pub struct Warning$w {
+        pub seconds: u64,
+    }
+    impl WarningDetails for Warning$w {
+        const CODE: WarningCode = WarningCode::custom("OWN_WARNING_$w");
+        fn message(&self) -> String {
+            format!("Lag {} s ($w).", self.seconds)
+        }
+        fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+            map.serialize_entry("seconds", &self.seconds)
+        }
+        fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
+            Ok(Warning$w { seconds: object.get("seconds").and_then(Value::as_u64).ok_or("bad seconds")? })
+        }
+    }
+RS
+  done
+  echo '}'
 }
 
 # The reasons handler $1 declares: the two its body reports, plus a different combination of
@@ -79,14 +173,19 @@ router() {
   echo '}'
 }
 
-# The annotated crate: the macros write the reason enums, Serialize and the checks.
+# The annotated crate: the macros write the reason types, Serialize and the checks.
 {
   echo 'use axum::Router;'
   echo 'use axum::extract::Query;'
   echo 'use completeness::reason::{MorePagesAvailable, VisibilityRestricted};'
   echo 'use completeness::routing::get;'
   echo 'use completeness::{Completeness, ResultEnvelope, Scope, completeness};'
+  own_derived
   for i in $(seq 1 $HANDLERS); do
+    declared="reasons($(reasons "$i"))"
+    if (( i <= OWN )); then
+      declared="reasons($(reasons "$i"), own::Reason$(( i % 4 ))), warnings(own::Warning$(( i % 2 )))"
+    fi
     cat <<RS
 #[derive(ResultEnvelope)]
 pub struct Page$i {
@@ -95,7 +194,7 @@ pub struct Page$i {
     completeness: Completeness<List${i}Reason>,
 }
 
-#[completeness(resource = "resource_$i", reasons($(reasons "$i")))]
+#[completeness(resource = "resource_$i", $declared)]
 RS
     handler "$i" ""
   done
@@ -111,6 +210,7 @@ RS
   echo 'use completeness::reason::{MorePagesAvailable, VisibilityRestricted};'
   echo 'use completeness::{Completeness, CompletenessReport, ReportsCompleteness, Scope, Shape};'
   echo 'use serde::ser::{Serialize, SerializeMap, Serializer};'
+  own_by_hand
   for i in $(seq 1 $HANDLERS); do
     cat <<RS
 pub struct Page$i {

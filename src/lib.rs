@@ -23,6 +23,120 @@
 //! let back: Envelope<String> = serde_json::from_value(json).unwrap();
 //! assert!(!back.is_complete());
 //! ```
+//!
+//! The wire contract, normative, is [`wire_contract`] (`docs/contract.md` in the repository).
+//!
+//! # `#[completeness]`
+//!
+//! On an `async fn` axum handler:
+//!
+//! | key | example | meaning |
+//! | --- | --- | --- |
+//! | `resource` | `resource = "service_accounts"` | the resource the endpoint covers; its scope carries it (required) |
+//! | `reasons(...)` | `reasons(MorePagesAvailable, crate::reasons::LegalHold)` | every reason it can report; `reasons()` for an endpoint that is always complete (required) |
+//! | `warnings(...)` | `warnings(PageSizeReduced, ReplicaLag)` | every warning it can push (optional) |
+//!
+//! Standard names need no import; a service's own reasons and warnings are named by path.
+//!
+//! What it generates for `async fn list_accounts(..)`:
+//! - `ListAccountsReason`, the endpoint's reason type: an alias of [`DeclaredReason`] over a
+//!   hidden set type. `ListAccountsReason::ALL` and `::WARNINGS` list the declared codes; its
+//!   OpenAPI and JSON schemas list them too. A completeness block over it accepts only the
+//!   declared reasons (`push_reason`) and warnings (`push_warning`): anything else does not
+//!   compile. Its scope's resource is the declared one.
+//! - The handler, as written: same signature, same extractors (axum's limit), callable directly
+//!   in a unit test. Its body starts with a type-level check that its return type reports
+//!   completeness over `ListAccountsReason` ([`ReportsCompleteness`], [`CarriesReason`]).
+//!
+//! It refuses a bare list, `Json<Vec<T>>` or `impl IntoResponse` return type, an unknown or
+//! repeated name, a code declared twice, and a handler taking [`PageRequest`] that does not
+//! declare `MorePagesAvailable` and `PageSizeReduced`. `Result<R, E>` is accepted for any error
+//! type (an error is not a list), and so are response parts before the response
+//! (`(StatusCode, R)`, `([(HeaderName, V); N], R)`, `(HeaderMap, R)`, ...).
+//!
+//! A caller's `require_complete=true` / `Prefer: handling=strict` is applied when the response
+//! goes out, by the layer `completeness::routing` puts on every route (contract §5.3).
+//!
+//! Associated functions: put `#[completeness]` (no arguments) on the `impl` block as well; the
+//! reason type of `Api::list` is `ListReason`, next to the block.
+//!
+//! ```
+//! use completeness::{Envelope, Scope, completeness};
+//!
+//! struct Api;
+//!
+//! #[completeness]
+//! impl Api {
+//!     #[completeness(resource = "tags", reasons())]
+//!     async fn list_tags() -> Envelope<String, ListTagsReason> {
+//!         Envelope::complete(vec!["blue".into()], Scope::new("tags", "every tag"))
+//!     }
+//! }
+//!
+//! // A handler is the function its author wrote: call it directly.
+//! let page = futures_lite_block_on(Api::list_tags());
+//! assert!(page.is_complete());
+//! assert_eq!(page.completeness.scope().resource, "tags");
+//! # fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
+//! #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+//! # }
+//! ```
+//!
+//! # `#[derive(ResultEnvelope)]`
+//!
+//! On a response struct: `Serialize`, [`ReportsCompleteness`] and, with `axum`, `IntoResponse`.
+//!
+//! | attribute | on | meaning |
+//! | --- | --- | --- |
+//! | `#[envelope(completeness)]` | a field of type `Completeness<R>` | the completeness block; its members are written around the data (contract §2.1) |
+//! | `#[envelope(bounded = "why")]` | a collection field | a deliberately small collection, with the justification (required text) |
+//!
+//! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Option`/`Box`)
+//!   must have a completeness field; without one, the error points at the collection.
+//! - A struct without collection or completeness field is a single resource: it reports no
+//!   completeness and may be returned by any handler. Its `Field<T>` fields fill `omitted_fields`
+//!   (contract §2.7).
+//! - A tuple struct writes its one data field as `items`.
+//! - Data fields must not reuse a contract member name (`status`, `scope`, ...).
+//! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`
+//!   on data fields are honoured (completeness members keep their contract names); attributes
+//!   that only affect reading are accepted; any other is refused with an error.
+//!
+//! # `#[derive(Reason)]` and `#[derive(Warning)]`
+//!
+//! A service's own reason: `#[reason(code = "LEGAL_HOLD", kind = visibility, message = "...")]`,
+//! with an optional `recovery = path` to a `fn(&Self) -> Option<Continuation>`. The message may
+//! name fields (`"{hold}"`); the fields are the reason's detail members. The code must be
+//! SCREAMING_SNAKE_CASE and not a standard one; the kind is one of `truncation`, `budget`,
+//! `source`, `visibility`, `snapshot` (contract §3.4).
+//!
+//! A service's own warning: `#[warning(code = "REPLICA_LAG", owner = "storage-team",
+//! review_by = "2027-06-30", message = "...")]`; `WarningCatalog::declare::<ReplicaLag>(..)`
+//! catalogs it with its owner and date.
+//!
+//! ```
+//! use completeness::{Envelope, Reason, Scope, Warning, completeness};
+//!
+//! #[derive(Debug, Clone, Reason)]
+//! #[reason(code = "SHARD_REBALANCING", kind = source, message = "Shard {shard} is being rebalanced.")]
+//! struct ShardRebalancing {
+//!     shard: u32,
+//! }
+//!
+//! #[derive(Debug, Clone, Warning)]
+//! #[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "Lag: {seconds} s.")]
+//! struct ReplicaLag {
+//!     seconds: u64,
+//! }
+//!
+//! #[completeness(resource = "orders", reasons(MorePagesAvailable, ShardRebalancing), warnings(ReplicaLag))]
+//! async fn list_orders() -> Envelope<u64, ListOrdersReason> {
+//!     let mut page = Envelope::incomplete(vec![7], Scope::new("orders", "all"), ShardRebalancing { shard: 3 });
+//!     page.completeness.push_warning(ReplicaLag { seconds: 2 });
+//!     page
+//! }
+//! # let _ = list_orders;
+//! ```
 
 pub use completeness_macros::{Reason, ResultEnvelope, Warning, completeness};
 pub use completeness_runtime::*;

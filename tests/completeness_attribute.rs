@@ -167,7 +167,7 @@ fn derived_envelope_writes_head_data_then_tail_in_all_four_states() {
 
 #[cfg(feature = "openapi")]
 #[test]
-fn openapi_schema_of_the_reason_enum_lists_the_declared_codes() {
+fn openapi_schema_of_the_reason_type_lists_the_declared_codes() {
     let schema = <ListAccountsReason as utoipa::PartialSchema>::schema();
     let json = serde_json::to_value(&schema).unwrap();
     assert_eq!(
@@ -183,7 +183,7 @@ fn openapi_schema_of_the_reason_enum_lists_the_declared_codes() {
 
 #[cfg(feature = "json-schema")]
 #[test]
-fn json_schema_of_the_reason_enum_lists_the_declared_codes() {
+fn json_schema_of_the_reason_type_lists_the_declared_codes() {
     let schema = schemars::schema_for!(ListAccountsReason);
     let json = serde_json::to_value(&schema).unwrap();
     assert_eq!(

@@ -291,7 +291,7 @@ async fn missing_and_unknown_credentials_get_401_problems() {
 }
 
 #[tokio::test]
-async fn the_openapi_document_lists_every_route_with_its_reason_enum() {
+async fn the_openapi_document_lists_every_route_with_its_reason_type() {
     let h = Harness::start(config(5)).await;
     let doc = h.send(Method::GET, "/openapi.json", None, None).await;
     assert_eq!(doc.status, 200);

@@ -163,7 +163,7 @@ pub const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc", "Cow"];
 pub const BODY_WRAPPERS: &[&str] = &["Json"];
 
 /// Response types of the runtime that report completeness, or say they need not.
-pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Exempt", "CheckedResponse", "Problem"];
+pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Exempt", "Problem"];
 
 /// True for a code of the wire form: SCREAMING_SNAKE_CASE, starting with a letter, no empty
 /// word (`LEGAL_HOLD`, not `legal_hold`, `_HOLD` or `LEGAL__HOLD`).

@@ -1,5 +1,5 @@
 //! `GET /openapi.json`: the OpenAPI 3.1 document of every route, built with utoipa. Each list,
-//! search and count documents its own reason enum, taken from the enum `#[completeness]`
+//! search and count documents its own reason type, taken from the type `#[completeness]`
 //! generated for the handler, so the document cannot drift from what the code can report.
 
 use axum::Json;

@@ -70,7 +70,10 @@ impl<'a> Input<'a> {
             .into_iter()
             .enumerate()
             .map(|(index, field)| {
-                let field_serde = serde::field(cx, &field.attrs);
+                let attrs = attr::field_attrs(cx, &field.attrs);
+                // The block's serde attributes are checked by validation, not honoured here.
+                let field_serde =
+                    if attrs.completeness.is_some() { FieldSerde::default() } else { serde::field(cx, &field.attrs) };
                 let wire = match (&field.ident, &field_serde.rename) {
                     (_, Some(rename)) => rename.value(),
                     (Some(ident), None) => {
@@ -79,13 +82,13 @@ impl<'a> Input<'a> {
                     }
                     (None, None) => "items".to_owned(),
                 };
-                (index, field, field_serde, wire)
+                (index, field, attrs, field_serde, wire)
             })
-            .map(|(index, field, field_serde, wire)| Field {
+            .map(|(index, field, attrs, field_serde, wire)| Field {
                 member: field.ident.clone().map_or_else(|| Member::from(index), Member::Named),
                 ty: &field.ty,
                 original: field,
-                attrs: attr::field_attrs(cx, &field.attrs),
+                attrs,
                 serde: field_serde,
                 wire,
                 is_collection: types::is_collection(&field.ty) && !types::is_warning_list(&field.ty),

@@ -14,15 +14,21 @@ pub(crate) fn check(cx: &Ctxt, input: &Input) {
     check_block_serde(cx, input);
 }
 
-/// serde attributes on the completeness block would change contract members: refused.
+/// serde attributes on the completeness block would change contract members: refused, but for
+/// `flatten`, which says what the derive does anyway (and lets a `Deserialize` derive read the
+/// block back).
 fn check_block_serde(cx: &Ctxt, input: &Input) {
-    if let Some(field) = input.completeness_field()
-        && let Some(attr) = field.original.attrs.iter().find(|a| a.path().is_ident("serde"))
-    {
-        cx.error_spanned_by(
-            attr,
-            "the completeness block's members keep their contract names: remove `#[serde(...)]` from this field",
-        );
+    let Some(field) = input.completeness_field() else { return };
+    for attr in field.original.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let only_flatten = attr
+            .parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+            .is_ok_and(|paths| paths.iter().all(|path| path.is_ident("flatten")));
+        if !only_flatten {
+            cx.error_spanned_by(
+                attr,
+                "the completeness block's members keep their contract names: only `#[serde(flatten)]` goes on this field",
+            );
+        }
     }
 }
 

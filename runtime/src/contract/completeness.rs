@@ -233,7 +233,6 @@ impl<R: Reason> Completeness<R> {
     }
 
     /// Attaches evidence; refused (returns false) unless the value is complete.
-    #[allow(dead_code)] // used by the evidence issuer
     pub(crate) fn attach_evidence(&mut self, token: String) -> bool {
         if self.is_complete() {
             self.evidence = Some(token);

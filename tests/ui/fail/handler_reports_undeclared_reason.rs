@@ -1,4 +1,4 @@
-// The generated enum holds exactly the declared reasons: reporting another does not compile.
+// The generated reason type holds exactly the declared reasons: reporting another does not compile.
 use completeness::reason::ResultLimitReached;
 use completeness::{Envelope, Scope, completeness};
 

@@ -1,4 +1,4 @@
-// Three mistakes, three errors; the function and its reason enum are still emitted,
+// Three mistakes, three errors; the function and its reason type are still emitted,
 // so `main` adds no "cannot find" error.
 use axum::Json;
 use completeness::completeness;

@@ -1,4 +1,4 @@
-//! An annotated handler returning a derived envelope over its generated reason enum.
+//! An annotated handler returning a derived envelope over its generated reason type.
 
 use axum::Router;
 use axum::extract::Query;

@@ -1,4 +1,4 @@
-//! An annotated handler returning `Envelope` with its generated reason enum routes through
+//! An annotated handler returning `Envelope` with its generated reason type routes through
 //! `completeness::routing::get`; the enum holds exactly the declared codes.
 
 use axum::Router;

@@ -1,11 +1,11 @@
-//! A paginated handler that declares `MorePagesAvailable` takes `PageRequest` and routes.
+//! A paginated handler that declares `MorePagesAvailable` and `PageSizeReduced` takes `PageRequest` and routes.
 
 use axum::Router;
 use completeness::cursor::QueryBinding;
 use completeness::routing::get;
 use completeness::{Envelope, PageRequest, Problem, Scope, completeness};
 
-#[completeness(resource = "numbers", reasons(MorePagesAvailable, VisibilityRestricted))]
+#[completeness(resource = "numbers", reasons(MorePagesAvailable, VisibilityRestricted), warnings(PageSizeReduced))]
 async fn list_numbers(request: PageRequest) -> Result<Envelope<u32, ListNumbersReason>, Problem> {
     let scope = Scope::new("numbers", "every number");
     let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;

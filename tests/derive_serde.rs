@@ -1,0 +1,76 @@
+//! A derived envelope honours serde's attributes that change the wire, and a camelCase envelope
+//! round-trips through a `Deserialize` derive that reads its completeness block strictly.
+
+use completeness::reason::MorePagesAvailable;
+use completeness::testing::assert_envelope_invariants;
+use completeness::{Completeness, ResultEnvelope, Scope, StandardReason, completeness};
+use serde::Deserialize;
+use serde_json::json;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Ticket {
+    ticket_id: String,
+}
+
+#[derive(ResultEnvelope, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TicketPage<R: completeness::Reason = StandardReason> {
+    ticket_list: Vec<Ticket>,
+    #[serde(rename = "queueName")]
+    queue: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    next_hint: Option<String>,
+    #[serde(flatten)]
+    #[envelope(completeness)]
+    completeness: Completeness<R>,
+}
+
+impl serde::Serialize for Ticket {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        json!({"ticketId": self.ticket_id}).serialize(serializer)
+    }
+}
+
+#[completeness(resource = "tickets", reasons(MorePagesAvailable))]
+async fn list_tickets() -> TicketPage<ListTicketsReason> {
+    let completeness = Completeness::incomplete(Scope::new("tickets", "open tickets"), MorePagesAvailable::new("c2"));
+    TicketPage {
+        ticket_list: vec![Ticket { ticket_id: "t-1".into() }],
+        queue: "support".into(),
+        next_hint: None,
+        completeness,
+    }
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+}
+
+#[test]
+fn data_members_are_renamed_and_completeness_members_keep_their_names() {
+    let json = serde_json::to_value(block_on(list_tickets())).unwrap();
+    assert_eq!(json["ticketList"], json!([{"ticketId": "t-1"}]));
+    assert_eq!(json["queueName"], "support");
+    assert!(json.get("nextHint").is_none(), "skip_serializing_if is honoured");
+    for member in ["complete", "incomplete_reasons", "next_cursor", "page", "scope", "warnings", "evidence"] {
+        assert!(json.get(member).is_some(), "{member} keeps its contract name");
+    }
+    assert_envelope_invariants(&json);
+}
+
+#[test]
+fn a_camel_case_envelope_round_trips_through_the_strict_deserializer() {
+    let json = serde_json::to_value(block_on(list_tickets())).unwrap();
+    let back: TicketPage<ListTicketsReason> = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(back.ticket_list, vec![Ticket { ticket_id: "t-1".into() }]);
+    assert_eq!(back.queue, "support");
+    assert!(!back.completeness.is_complete());
+    assert_eq!(back.completeness.next_cursor(), Some("c2"));
+    assert_eq!(serde_json::to_value(&back).unwrap(), json, "written again exactly");
+
+    let mut broken = json;
+    broken.as_object_mut().unwrap().remove("complete");
+    let error = serde_json::from_value::<TicketPage>(broken).err().expect("strict").to_string();
+    assert!(error.contains("missing `complete`"), "{error}");
+}
