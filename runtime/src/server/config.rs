@@ -26,6 +26,7 @@ use axum::http::HeaderValue;
 use axum::http::request::Parts;
 use axum::response::Response;
 
+use crate::server::credential::Credential;
 use crate::server::cursor::{CursorKeys, DEFAULT_MAX_TOKEN_LEN};
 use crate::server::problem::{Problem, ProblemCode};
 
@@ -47,6 +48,8 @@ pub struct CompletenessConfig {
     default_time_budget: Duration,
     max_time_budget: Duration,
     max_token_len: usize,
+    /// The credential of requests that bring none (a service without authentication).
+    anonymous: Option<Credential>,
 }
 
 impl CompletenessConfig {
@@ -61,6 +64,7 @@ impl CompletenessConfig {
             default_time_budget: Duration::from_secs(5),
             max_time_budget: Duration::from_secs(30),
             max_token_len: DEFAULT_MAX_TOKEN_LEN,
+            anonymous: None,
         }
     }
 
@@ -138,6 +142,21 @@ impl CompletenessConfig {
         self.max_token_len
     }
 
+    /// For a service without authentication: every request that brings no [`Credential`]
+    /// gets [`Credential::anonymous`], which reads every tenant. Cursors and evidence are
+    /// still bound to it, so they keep working across requests.
+    ///
+    /// ```
+    /// use completeness_runtime::config::CompletenessConfig;
+    /// use completeness_runtime::cursor::CursorKeys;
+    /// let config = CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential();
+    /// # let _ = config;
+    /// ```
+    pub fn with_anonymous_credential(mut self) -> CompletenessConfig {
+        self.anonymous = Some(Credential::anonymous());
+        self
+    }
+
     /// The tower layer that puts this configuration on every request (for the
     /// extractors) and echoes the applied time budget in the `Time-Budget-Ms` response
     /// header when a handler extracted a [`TimeBudget`](crate::server::budget::TimeBudget).
@@ -211,6 +230,11 @@ where
     fn call(&mut self, mut request: Request) -> Self::Future {
         let echo = BudgetEcho::default();
         request.extensions_mut().insert(self.config.clone());
+        if let Some(anonymous) = &self.config.anonymous
+            && request.extensions().get::<Credential>().is_none()
+        {
+            request.extensions_mut().insert(anonymous.clone());
+        }
         request.extensions_mut().insert(echo.clone());
         let response = self.inner.call(request);
         Box::pin(async move {

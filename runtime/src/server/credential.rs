@@ -80,6 +80,13 @@ impl fmt::Debug for Credential {
 }
 
 impl Credential {
+    /// The caller of a service without authentication: named `anonymous`, reading every
+    /// tenant. [`CompletenessConfig::with_anonymous_credential`](crate::server::config::CompletenessConfig::with_anonymous_credential)
+    /// gives it to every request that brings no credential.
+    pub fn anonymous() -> Credential {
+        Credential::new("anonymous", 0).with_all_tenants()
+    }
+
     /// A credential named `name` whose permissions are at version `permission_epoch`,
     /// with access to no tenant yet (add them with the `with_` methods).
     pub fn new(name: impl Into<String>, permission_epoch: u64) -> Credential {

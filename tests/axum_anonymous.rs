@@ -1,0 +1,57 @@
+//! A service without authentication: one line of configuration gives every request the
+//! anonymous credential, and paging with honest cursors works without any middleware.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use completeness::config::CompletenessConfig;
+use completeness::cursor::{CursorKeys, QueryBinding};
+use completeness::routing::get;
+use completeness::{Envelope, PageRequest, Problem, Scope, completeness};
+use serde_json::Value;
+use tower::ServiceExt;
+
+#[completeness(resource = "numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
+async fn list_numbers(request: PageRequest) -> Result<Envelope<u64, ListNumbersReason>, Problem> {
+    let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
+    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+    let after: u64 = page.position().map_or(Ok(0), str::parse).unwrap_or(0);
+    let rows: Vec<u64> = (after + 1..=25).take(page.fetch_size()).collect();
+    Ok(page.envelope(scope, rows, u64::to_string))
+}
+
+fn app(config: CompletenessConfig) -> Router {
+    Router::new().route("/numbers", get(list_numbers)).layer(config.layer())
+}
+
+async fn call(app: &Router, uri: &str) -> (StatusCode, Value) {
+    let response = app.clone().oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+#[tokio::test]
+async fn without_a_credential_layer_a_request_is_401() {
+    let app = app(CompletenessConfig::new(CursorKeys::ephemeral()));
+    let (status, body) = call(&app, "/numbers").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(body["code"], "UNAUTHENTICATED");
+}
+
+#[tokio::test]
+async fn the_anonymous_credential_pages_through_everything() {
+    let app = app(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential());
+    let mut uri = "/numbers?page_size=10".to_owned();
+    let mut seen = Vec::new();
+    loop {
+        let (status, body) = call(&app, &uri).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        seen.extend(body["items"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()));
+        if body["complete"] == true {
+            break;
+        }
+        uri = format!("/numbers?page_size=10&cursor={}", body["next_cursor"].as_str().unwrap());
+    }
+    assert_eq!(seen, (1..=25).collect::<Vec<_>>());
+}
