@@ -110,9 +110,8 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
             if !quiet {
                 eprintln!("audit: wrote {count} findings to {}", path.display());
             }
-        } else {
-            baseline::apply(&mut report, path)?;
         }
+        baseline::apply(&mut report, path)?;
     }
     let out = match args.format {
         Format::Table => report::table::render(&report),
