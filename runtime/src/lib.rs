@@ -19,6 +19,8 @@
 //! ```
 
 pub mod aggregate;
+#[cfg(feature = "audit")]
+pub mod audit_layer;
 #[cfg(feature = "axum")]
 pub mod budget;
 pub mod checked;
@@ -65,6 +67,8 @@ pub mod warning;
 pub mod __private;
 
 pub use aggregate::{Aggregate, Relation};
+#[cfg(feature = "audit")]
+pub use audit_layer::{AuditLayer, AuditSnapshot};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
 pub use checked::{CheckedFuture, CheckedResponse};

@@ -1,0 +1,391 @@
+//! A tower layer for services in the middle of a migration: it watches JSON responses and
+//! counts, per route, those that are lists without completeness.
+//!
+//! Rules, applied to every response whose `content-type` is `application/json`:
+//! 1. A body whose size is not known up front (streamed) or is larger than
+//!    [`AuditLayer::max_bytes`] passes untouched and is counted as not inspected.
+//! 2. A body that is not valid JSON is counted as bad JSON; the client gets it as it was.
+//! 3. A top-level array is flagged `bare-array`.
+//! 4. A top-level object with an array member and no `complete` member is flagged
+//!    `array-without-complete`.
+//! 5. A flag is a `tracing` warning (target `completeness::audit`) with the method and route
+//!    (axum's `MatchedPath` when the layer wraps a `Router`, the request path otherwise), a count
+//!    in [`AuditLayer::snapshot`], and with [`AuditLayer::with_header`] a response header
+//!    [`AUDIT_HEADER`] naming the problem.
+//!
+//! The body's bytes are never changed.
+//!
+//! ```
+//! use axum::{Json, Router, routing::get};
+//! use completeness_runtime::audit_layer::AuditLayer;
+//!
+//! let audit = AuditLayer::new().max_bytes(64 * 1024).with_header();
+//! let app: Router = Router::new()
+//!     .route("/names", get(|| async { Json(vec!["a", "b"]) }))
+//!     .layer(audit.clone());
+//! // Later, e.g. from an admin endpoint or a periodic log line:
+//! let counts = serde_json::to_value(audit.snapshot()).unwrap();
+//! # let _ = (app, counts);
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use axum::body::{Body, HttpBody};
+use axum::extract::{MatchedPath, Request};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::Response;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use tower::{Layer, Service};
+
+/// The response header naming the problem, when [`AuditLayer::with_header`] is on.
+pub const AUDIT_HEADER: &str = "completeness-audit";
+
+/// The default of [`AuditLayer::max_bytes`]: 256 KiB.
+pub const DEFAULT_MAX_BYTES: usize = 256 * 1024;
+
+/// What the layer found in one JSON body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    /// Rule 3: the body is a JSON array.
+    BareArray,
+    /// Rule 4: an object with an array member and no `complete` member.
+    ArrayWithoutComplete,
+}
+
+impl Problem {
+    /// The header value and log name of the problem.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Problem::BareArray => "bare-array",
+            Problem::ArrayWithoutComplete => "array-without-complete",
+        }
+    }
+}
+
+/// The counts of one route (`"GET /users/{id}"`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteCounts {
+    /// JSON responses seen.
+    pub json_responses: u64,
+    /// JSON bodies read and checked.
+    pub inspected: u64,
+    /// Rule 3 flags.
+    pub bare_array: u64,
+    /// Rule 4 flags.
+    pub array_without_complete: u64,
+    /// Rule 1: streamed or larger than the limit, passed untouched.
+    pub not_inspected: u64,
+    /// Rule 2: bodies that are not JSON.
+    pub bad_json: u64,
+}
+
+impl RouteCounts {
+    /// Responses flagged by rule 3 or 4.
+    pub fn flagged(&self) -> u64 {
+        self.bare_array + self.array_without_complete
+    }
+}
+
+/// The counts of every route seen so far, by `"METHOD route"`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditSnapshot {
+    /// Per route.
+    pub routes: BTreeMap<String, RouteCounts>,
+}
+
+impl AuditSnapshot {
+    /// Flagged responses over every route: zero once the migration is done.
+    pub fn flagged(&self) -> u64 {
+        self.routes.values().map(RouteCounts::flagged).sum()
+    }
+
+    /// The routes with at least one flag.
+    pub fn flagged_routes(&self) -> Vec<&str> {
+        self.routes.iter().filter(|(_, c)| c.flagged() > 0).map(|(r, _)| r.as_str()).collect()
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    max_bytes: usize,
+    header: bool,
+    counts: Mutex<BTreeMap<String, RouteCounts>>,
+}
+
+/// The audit layer; clones share their counts. Wrap a whole `Router` with `.layer(audit.clone())`.
+#[derive(Debug, Clone)]
+pub struct AuditLayer {
+    shared: Arc<Shared>,
+}
+
+impl Default for AuditLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AuditLayer {
+    /// A layer that inspects bodies up to [`DEFAULT_MAX_BYTES`] and adds no header.
+    pub fn new() -> Self {
+        AuditLayer {
+            shared: Arc::new(Shared {
+                max_bytes: DEFAULT_MAX_BYTES,
+                header: false,
+                counts: Mutex::new(BTreeMap::new()),
+            }),
+        }
+    }
+
+    /// Inspects bodies of at most `bytes` bytes (rule 1). Resets the counts.
+    pub fn max_bytes(self, bytes: usize) -> Self {
+        AuditLayer {
+            shared: Arc::new(Shared { max_bytes: bytes, header: self.shared.header, counts: Mutex::default() }),
+        }
+    }
+
+    /// Adds the [`AUDIT_HEADER`] header to flagged responses (rule 5). Resets the counts.
+    pub fn with_header(self) -> Self {
+        AuditLayer {
+            shared: Arc::new(Shared { max_bytes: self.shared.max_bytes, header: true, counts: Mutex::default() }),
+        }
+    }
+
+    /// The counts so far.
+    pub fn snapshot(&self) -> AuditSnapshot {
+        AuditSnapshot { routes: self.shared.counts.lock().unwrap_or_else(|e| e.into_inner()).clone() }
+    }
+}
+
+impl<S> Layer<S> for AuditLayer {
+    type Service = AuditService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        AuditService { inner, shared: self.shared.clone() }
+    }
+}
+
+/// The service [`AuditLayer`] wraps around a router or route.
+#[derive(Clone)]
+pub struct AuditService<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S: fmt::Debug> fmt::Debug for AuditService<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuditService").field("inner", &self.inner).finish_non_exhaustive()
+    }
+}
+
+impl<S> Service<Request> for AuditService<S>
+where
+    S: Service<Request, Response = Response> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let route = match request.extensions().get::<MatchedPath>() {
+            Some(matched) => matched.as_str().to_owned(),
+            None => request.uri().path().to_owned(),
+        };
+        let key = format!("{} {route}", request.method());
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let shared = self.shared.clone();
+        Box::pin(async move {
+            let response = inner.call(request).await?;
+            Ok(shared.inspect(key, response).await)
+        })
+    }
+}
+
+impl Shared {
+    /// Rules 1 to 5 for one response.
+    async fn inspect(&self, key: String, response: Response) -> Response {
+        if !is_json(response.headers()) {
+            return response;
+        }
+        let (mut parts, body) = response.into_parts();
+        let size = body.size_hint().exact();
+        let Some(size) = size.filter(|n| *n <= self.max_bytes as u64) else {
+            self.count(&key, |c| c.not_inspected += 1);
+            return Response::from_parts(parts, body);
+        };
+        let bytes = match axum::body::to_bytes(body, size as usize).await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                // A body that announced its size but failed to deliver it: nothing to hand on.
+                self.count(&key, |c| c.not_inspected += 1);
+                return Response::from_parts(parts, Body::empty());
+            }
+        };
+        match shape(&bytes) {
+            Err(_) => self.count(&key, |c| {
+                c.inspected += 1;
+                c.bad_json += 1;
+            }),
+            Ok(None) => self.count(&key, |c| c.inspected += 1),
+            Ok(Some(problem)) => {
+                self.count(&key, |c| {
+                    c.inspected += 1;
+                    match problem {
+                        Problem::BareArray => c.bare_array += 1,
+                        Problem::ArrayWithoutComplete => c.array_without_complete += 1,
+                    }
+                });
+                tracing::warn!(
+                    target: "completeness::audit",
+                    route = %key,
+                    problem = problem.as_str(),
+                    "a JSON response holds a list without completeness"
+                );
+                if self.header {
+                    parts.headers.insert(AUDIT_HEADER, HeaderValue::from_static(problem.as_str()));
+                }
+            }
+        }
+        Response::from_parts(parts, Body::from(bytes))
+    }
+
+    fn count(&self, key: &str, update: impl FnOnce(&mut RouteCounts)) {
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = counts.entry(key.to_owned()).or_default();
+        entry.json_responses += 1;
+        update(entry);
+    }
+}
+
+/// `application/json`, with or without parameters (`application/problem+json` is not a list).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Rules 3 and 4 on a JSON text, reading only the top level into memory.
+pub fn shape(bytes: &[u8]) -> Result<Option<Problem>, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let top = deserializer.deserialize_any(TopVisitor)?;
+    deserializer.end()?;
+    Ok(top)
+}
+
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Option<Problem>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Some(Problem::BareArray))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut complete, mut array) = (false, false);
+        while let Some(key) = map.next_key::<Key>()? {
+            complete |= key.0;
+            array |= map.next_value::<Member>()?.0;
+        }
+        Ok((array && !complete).then_some(Problem::ArrayWithoutComplete))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// A member name: true for `complete`.
+struct Key(bool);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+                Ok(Key(key == "complete"))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// A member value: true for an array. Its contents are skipped, not kept.
+struct Member(bool);
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MemberVisitor;
+        impl<'de> Visitor<'de> for MemberVisitor {
+            type Value = Member;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Member, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Member(true))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Member, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Member(false))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Member, E> {
+                Ok(Member(false))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Member, E> {
+                Ok(Member(false))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Member, E> {
+                Ok(Member(false))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Member, E> {
+                Ok(Member(false))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Member, E> {
+                Ok(Member(false))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Member, E> {
+                Ok(Member(false))
+            }
+        }
+        deserializer.deserialize_any(MemberVisitor)
+    }
+}
