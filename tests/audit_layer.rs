@@ -176,3 +176,17 @@ async fn without_with_header_no_header_is_added() {
     assert_eq!(fetch(&app, "/bare").await.1, None);
     assert_eq!(audit.snapshot().flagged(), 1, "still counted");
 }
+
+#[tokio::test]
+async fn a_route_declared_bounded_counts_objects_as_bounded_but_still_flags_bare_arrays() {
+    let audit = AuditLayer::new().with_header().bounded("GET /object").bounded("GET /bare");
+    let app = app().layer(audit.clone());
+    assert_eq!(fetch(&app, "/object").await.1, None);
+    assert_eq!(fetch(&app, "/bare").await.1.as_deref(), Some("bare-array"));
+    let snapshot = audit.snapshot();
+    assert_eq!(
+        counts(&snapshot, "GET /object"),
+        RouteCounts { json_responses: 1, inspected: 1, bounded: 1, ..Default::default() }
+    );
+    assert_eq!(snapshot.flagged(), 1);
+}

@@ -8,6 +8,8 @@
 //! 3. A top-level array is flagged `bare-array`.
 //! 4. A top-level object with an array member and no `complete` member is flagged
 //!    `array-without-complete`.
+//!    On a route declared [`AuditLayer::bounded`] (a single resource with a small collection)
+//!    it is counted as `bounded` instead.
 //! 5. A flag is a `tracing` warning (target `completeness::audit`) with the method and route
 //!    (axum's `MatchedPath` when the layer wraps a `Router`, the request path otherwise), a count
 //!    in [`AuditLayer::snapshot`], and with [`AuditLayer::with_header`] a response header
@@ -28,7 +30,7 @@
 //! # let _ = (app, counts);
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -80,6 +82,8 @@ pub struct RouteCounts {
     pub bare_array: u64,
     /// Rule 4 flags.
     pub array_without_complete: u64,
+    /// Rule 4 on a route declared [`AuditLayer::bounded`]: counted, not flagged.
+    pub bounded: u64,
     /// Rule 1: streamed or larger than the limit, passed untouched.
     pub not_inspected: u64,
     /// Rule 2: bodies that are not JSON.
@@ -112,17 +116,26 @@ impl AuditSnapshot {
     }
 }
 
-#[derive(Debug)]
-struct Shared {
+#[derive(Debug, Clone)]
+struct Config {
     max_bytes: usize,
     header: bool,
-    counts: Mutex<BTreeMap<String, RouteCounts>>,
+    bounded: BTreeSet<String>,
+}
+
+type Counts = Arc<Mutex<BTreeMap<String, RouteCounts>>>;
+
+#[derive(Debug)]
+struct Shared {
+    config: Arc<Config>,
+    counts: Counts,
 }
 
 /// The audit layer; clones share their counts. Wrap a whole `Router` with `.layer(audit.clone())`.
 #[derive(Debug, Clone)]
 pub struct AuditLayer {
-    shared: Arc<Shared>,
+    config: Arc<Config>,
+    counts: Counts,
 }
 
 impl Default for AuditLayer {
@@ -135,31 +148,34 @@ impl AuditLayer {
     /// A layer that inspects bodies up to [`DEFAULT_MAX_BYTES`] and adds no header.
     pub fn new() -> Self {
         AuditLayer {
-            shared: Arc::new(Shared {
-                max_bytes: DEFAULT_MAX_BYTES,
-                header: false,
-                counts: Mutex::new(BTreeMap::new()),
-            }),
+            config: Arc::new(Config { max_bytes: DEFAULT_MAX_BYTES, header: false, bounded: BTreeSet::new() }),
+            counts: Counts::default(),
         }
     }
 
-    /// Inspects bodies of at most `bytes` bytes (rule 1). Resets the counts.
-    pub fn max_bytes(self, bytes: usize) -> Self {
-        AuditLayer {
-            shared: Arc::new(Shared { max_bytes: bytes, header: self.shared.header, counts: Mutex::default() }),
-        }
+    /// Inspects bodies of at most `bytes` bytes (rule 1).
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        Arc::make_mut(&mut self.config).max_bytes = bytes;
+        self
     }
 
-    /// Adds the [`AUDIT_HEADER`] header to flagged responses (rule 5). Resets the counts.
-    pub fn with_header(self) -> Self {
-        AuditLayer {
-            shared: Arc::new(Shared { max_bytes: self.shared.max_bytes, header: true, counts: Mutex::default() }),
-        }
+    /// Adds the [`AUDIT_HEADER`] header to flagged responses (rule 5).
+    pub fn with_header(mut self) -> Self {
+        Arc::make_mut(&mut self.config).header = true;
+        self
+    }
+
+    /// Declares `route` (`"GET /products/{id}"`) a single resource whose collections are bounded
+    /// (`#[envelope(bounded = "why")]`): rule 4 counts its responses as `bounded`, not as flags.
+    /// A bare array on it is still flagged.
+    pub fn bounded(mut self, route: &str) -> Self {
+        Arc::make_mut(&mut self.config).bounded.insert(route.to_owned());
+        self
     }
 
     /// The counts so far.
     pub fn snapshot(&self) -> AuditSnapshot {
-        AuditSnapshot { routes: self.shared.counts.lock().unwrap_or_else(|e| e.into_inner()).clone() }
+        AuditSnapshot { routes: self.counts.lock().unwrap_or_else(|e| e.into_inner()).clone() }
     }
 }
 
@@ -167,7 +183,7 @@ impl<S> Layer<S> for AuditLayer {
     type Service = AuditService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        AuditService { inner, shared: self.shared.clone() }
+        AuditService { inner, shared: Arc::new(Shared { config: self.config.clone(), counts: self.counts.clone() }) }
     }
 }
 
@@ -221,7 +237,7 @@ impl Shared {
         }
         let (mut parts, body) = response.into_parts();
         let size = body.size_hint().exact();
-        let Some(size) = size.filter(|n| *n <= self.max_bytes as u64) else {
+        let Some(size) = size.filter(|n| *n <= self.config.max_bytes as u64) else {
             self.count(&key, |c| c.not_inspected += 1);
             return Response::from_parts(parts, body);
         };
@@ -239,6 +255,10 @@ impl Shared {
                 c.bad_json += 1;
             }),
             Ok(None) => self.count(&key, |c| c.inspected += 1),
+            Ok(Some(Problem::ArrayWithoutComplete)) if self.config.bounded.contains(&key) => self.count(&key, |c| {
+                c.inspected += 1;
+                c.bounded += 1;
+            }),
             Ok(Some(problem)) => {
                 self.count(&key, |c| {
                     c.inspected += 1;
@@ -253,7 +273,7 @@ impl Shared {
                     problem = problem.as_str(),
                     "a JSON response holds a list without completeness"
                 );
-                if self.header {
+                if self.config.header {
                     parts.headers.insert(AUDIT_HEADER, HeaderValue::from_static(problem.as_str()));
                 }
             }
