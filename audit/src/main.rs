@@ -2,6 +2,7 @@
 //! whether it reports completeness. Exit status: 0, or 1 when `--deny` finds a denied verdict
 //! that no baseline lists, or 2 when the audit could not run.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -118,7 +119,8 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
         Format::Json => report::json(&report),
         Format::Sarif => report::sarif::render(&report),
     };
-    println!("{}", out.trim_end());
+    // A closed pipe (`| head`) ends the output, not the audit: the exit status still counts.
+    let _ = writeln!(std::io::stdout().lock(), "{}", out.trim_end());
     let denied: usize = args.deny.iter().map(|d| report.count(d.verdict(), true)).sum();
     if denied > 0 {
         if !quiet {
