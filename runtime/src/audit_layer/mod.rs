@@ -4,7 +4,8 @@
 //! Rules, applied to every response whose `content-type` is `application/json`:
 //! 1. A body whose size is not known up front (streamed) or is larger than
 //!    [`AuditLayer::max_bytes`] passes untouched and is counted as not inspected.
-//! 2. A body that is not valid JSON is counted as bad JSON; the client gets it as it was.
+//! 2. A body that is not JSON (see [`shape`] for the check) is counted as bad JSON; the client
+//!    gets it as it was.
 //! 3. A top-level array is flagged `bare-array`.
 //! 4. A top-level object with an array member and no `complete` member is flagged
 //!    `array-without-complete`.
@@ -42,9 +43,12 @@ use axum::extract::{MatchedPath, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use tower::{Layer, Service};
+
+mod shape;
+
+pub use shape::{BadJson, shape};
 
 /// The response header naming the problem, when [`AuditLayer::with_header`] is on.
 pub const AUDIT_HEADER: &str = "completeness-audit";
@@ -296,116 +300,4 @@ fn is_json(headers: &HeaderMap) -> bool {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
-}
-
-/// Rules 3 and 4 on a JSON text, reading only the top level into memory.
-pub fn shape(bytes: &[u8]) -> Result<Option<Problem>, serde_json::Error> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let top = deserializer.deserialize_any(TopVisitor)?;
-    deserializer.end()?;
-    Ok(top)
-}
-
-struct TopVisitor;
-
-impl<'de> Visitor<'de> for TopVisitor {
-    type Value = Option<Problem>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Some(Problem::BareArray))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut complete, mut array) = (false, false);
-        while let Some(key) = map.next_key::<Key>()? {
-            complete |= key.0;
-            array |= map.next_value::<Member>()?.0;
-        }
-        Ok((array && !complete).then_some(Problem::ArrayWithoutComplete))
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-}
-
-/// A member name: true for `complete`.
-struct Key(bool);
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-                Ok(Key(key == "complete"))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-/// A member value: true for an array. Its contents are skipped, not kept.
-struct Member(bool);
-
-impl<'de> Deserialize<'de> for Member {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MemberVisitor;
-        impl<'de> Visitor<'de> for MemberVisitor {
-            type Value = Member;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Member, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Member(true))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Member, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Member(false))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Member, E> {
-                Ok(Member(false))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Member, E> {
-                Ok(Member(false))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Member, E> {
-                Ok(Member(false))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Member, E> {
-                Ok(Member(false))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Member, E> {
-                Ok(Member(false))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Member, E> {
-                Ok(Member(false))
-            }
-        }
-        deserializer.deserialize_any(MemberVisitor)
-    }
 }
