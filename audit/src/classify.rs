@@ -325,10 +325,10 @@ impl<'i, 's> Classifier<'i, 's> {
             }
             Expr::Path(p) => {
                 let segs = segments(&p.path);
-                if segs.len() == 1 {
-                    if let Some(class) = self.local(f, &segs[0]) {
-                        return class;
-                    }
+                if segs.len() == 1
+                    && let Some(class) = self.local(f, &segs[0])
+                {
+                    return class;
                 }
                 if segs.iter().any(|s| s == "StatusCode")
                     || segs.last().is_some_and(|s| s.chars().all(|c| c.is_uppercase() || c == '_'))
@@ -367,10 +367,11 @@ impl<'i, 's> Classifier<'i, 's> {
                         return self.definition(found.module, found.def, &owner[owner.len() - 1]);
                     }
                 }
-                if last.chars().next().is_some_and(char::is_uppercase) && segs.len() == 1 {
-                    if let Some(found) = self.index.find_type(f.module, &segs) {
-                        return self.definition(found.module, found.def, last);
-                    }
+                if last.chars().next().is_some_and(char::is_uppercase)
+                    && segs.len() == 1
+                    && let Some(found) = self.index.find_type(f.module, &segs)
+                {
+                    return self.definition(found.module, found.def, last);
                 }
                 unknown()
             }

@@ -92,7 +92,7 @@ fn main() -> ExitCode {
 fn run(args: &Audit) -> Result<ExitCode, String> {
     let quiet = args.quiet;
     let mut progress = |files: usize| {
-        if !quiet && files % 100 == 0 {
+        if !quiet && files.is_multiple_of(100) {
             eprintln!("audit: {files} files parsed");
         }
     };
