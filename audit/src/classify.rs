@@ -7,7 +7,7 @@
 //!    completeness, collections, structs of the audited sources (by their fields), aliases
 //!    (followed), wrappers and `Result`/`Json`/tuples (looked through).
 //! 3. `impl IntoResponse`, `Response` and other opaque types: the values the body returns decide
-//!    ([`Classifier::expr`]).
+//!    (`Classifier::expr`).
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
 
 use syn::visit::Visit;
@@ -426,7 +426,8 @@ impl<'i, 's> Classifier<'i, 's> {
     }
 }
 
-/// True for response types whose shape only the body shows: `impl IntoResponse`, `Response`, `Box<dyn ..>`.
+/// True for response types whose shape only the body shows: `impl IntoResponse`, `Response`,
+/// `Box<dyn ..>`, `Json<Value>`.
 fn opaque(ty: &Type) -> bool {
     match ty {
         Type::ImplTrait(_) | Type::TraitObject(_) => true,
@@ -434,7 +435,7 @@ fn opaque(ty: &Type) -> bool {
         Type::Path(p) => p.path.segments.last().is_some_and(|s| {
             let name = s.ident.to_string();
             OPAQUE_RESPONSES.contains(&name.as_str())
-                || ((WRAPPERS.contains(&name.as_str()) || name == "Result")
+                || ((WRAPPERS.contains(&name.as_str()) || BODY_WRAPPERS.contains(&name.as_str()))
                     && type_args(&s.arguments).first().is_some_and(|t| opaque(t)))
         }),
         _ => false,

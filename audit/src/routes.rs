@@ -1,7 +1,7 @@
 //! Route registrations: every `Router` built in the audited sources, followed through local
 //! bindings, helper functions, `nest` (prefixes joined) and `merge`, down to `(method, path, handler)`.
 //!
-//! Each function is evaluated once into a [`Value`]. A router that no other router takes in
+//! Each function is evaluated once into a `Value`. A router that no other router takes in
 //! (`nest`, `merge`, a call whose result is used) is a root; the registrations of every root are
 //! the service's routes.
 
@@ -432,7 +432,10 @@ impl<'i, 's> Eval<'i, 's> {
                     handler.unresolved = Some(format!("`{}` is not a function of the audited sources", handler.text));
                 }
             }
-            Expr::Closure(c) => handler.closure = Some(&c.body),
+            Expr::Closure(c) => {
+                handler.text = format!("closure (line {})", handler.line);
+                handler.closure = Some(&c.body);
+            }
             _ => {
                 handler.unresolved =
                     Some(format!("the handler `{}` is an expression the audit does not follow", handler.text))
@@ -525,4 +528,18 @@ pub fn text(node: &impl ToTokens) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join;
+
+    #[test]
+    fn nest_prefixes_join_as_axum_joins_them() {
+        assert_eq!(join("/api", "/users"), "/api/users");
+        assert_eq!(join("/api/", "/users"), "/api/users");
+        assert_eq!(join("/api", "/"), "/api");
+        assert_eq!(join("/", "/users"), "/users");
+        assert_eq!(join("", "/"), "/");
+    }
 }

@@ -72,6 +72,7 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/account", "not_a_list"),
         ("GET", "/impl-single", "not_a_list"),
         ("GET", "/foreign", "unknown"),
+        ("GET", "/json-value", "list_without_completeness"),
         ("GET", "/closure", "unknown"),
         ("GET", "/annotated", "reports_completeness"),
         ("GET", "/enveloped", "reports_completeness"),
@@ -91,6 +92,8 @@ fn a_finding_names_handler_location_and_fix() {
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
     assert_eq!(finding["line"], 39);
+    let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
+    assert!(closure["handler"].as_str().unwrap().starts_with("closure (line "), "{closure}");
     assert!(finding["why"].as_str().unwrap().contains("`Items`"), "{finding}");
     assert!(finding["fix"].as_str().unwrap().contains("Envelope<Item>"), "{finding}");
     let nested = report["findings"]

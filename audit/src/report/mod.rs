@@ -1,4 +1,4 @@
-//! Rendering a [`Report`](crate::model::Report): a table for people, JSON, SARIF 2.1.0 for code
+//! Rendering a [`crate::model::Report`]: a table for people, JSON, SARIF 2.1.0 for code
 //! scanning, and baselines of known findings.
 
 pub mod baseline;

@@ -16,7 +16,8 @@ pub struct Target {
 /// The targets under `path`:
 /// 1. a `Cargo.toml` (or a directory holding one) with `[workspace]`: the targets of every member,
 ///    and of the root package when there is one;
-/// 2. a `Cargo.toml` with `[package]`: its library, binaries and examples, declared or auto-discovered;
+/// 2. a `Cargo.toml` with `[package]`: its library, binaries and examples, declared or
+///    auto-discovered (tests and benches serve no one and are not audited);
 /// 3. a directory without `Cargo.toml`: its `main.rs`, `lib.rs` or `mod.rs` when there is one,
 ///    otherwise each `.rs` file in it;
 /// 4. a `.rs` file: that file.
