@@ -40,6 +40,8 @@ pub use server::{
 pub use server::{problem, report};
 
 pub use aggregate::{Aggregate, Relation};
+#[cfg(feature = "audit")]
+pub use server::audit_layer::{self, AuditLayer, AuditSnapshot};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
 pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};

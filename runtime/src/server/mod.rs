@@ -2,8 +2,11 @@
 //!
 //! Responses that report completeness ([`report`]), problem responses ([`problem`]) and, with
 //! the `axum` feature, routing, extractors (page requests, cursors, time budgets, demands,
-//! evidence), fan-out over sources and the service's configuration.
+//! evidence), fan-out over sources and the service's configuration; with `audit`, the layer
+//! that finds responses without completeness in a service mid-migration.
 
+#[cfg(feature = "audit")]
+pub mod audit_layer;
 #[cfg(feature = "axum")]
 pub mod budget;
 #[cfg(feature = "axum")]

@@ -1,0 +1,555 @@
+//! The verdict on one handler: what its response is, read from its signature, the types it names
+//! and, for `impl IntoResponse` and `Response`, the values its body returns.
+//!
+//! Rules, first match wins:
+//! 1. A handler annotated `#[completeness]` reports completeness.
+//! 2. The declared response type decides ([`Classifier::ty`]): framework types that report
+//!    completeness, collections, structs of the audited sources (by their fields), aliases
+//!    (followed), wrappers and `Result`/`Json`/tuples (looked through).
+//! 3. `impl IntoResponse`, `Response` and other opaque types: the values the body returns decide
+//!    (`Classifier::expr`).
+//! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
+
+use syn::visit::Visit;
+use syn::{Expr, Fields, GenericArgument, PathArguments, ReturnType, Stmt, Type};
+
+use crate::index::{FnItem, Index, TypeDef, segments};
+use crate::model::Verdict;
+use crate::routes::text;
+use crate::shapes::{
+    BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, HANDLER_ATTRIBUTE, LIST_MEMBERS, NOT_LISTS,
+    OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
+};
+use crate::source::ModuleId;
+
+/// What a response is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Class {
+    /// Reports completeness; the string says how.
+    Reports(String),
+    /// A list without completeness.
+    List {
+        /// The type (or expression) as written.
+        shown: String,
+        /// The item type, when known.
+        item: Option<String>,
+        /// The struct of the audited sources that carries the list, if one does.
+        owner: Option<String>,
+    },
+    /// A struct of the audited sources holding a collection beside other members.
+    Nested {
+        /// The struct.
+        owner: String,
+        /// Its collection member.
+        field: String,
+    },
+    /// Cannot tell, and why.
+    Unknown(String),
+    /// Not a list: what it is.
+    NotAList(String),
+}
+
+impl Class {
+    /// The verdict this class gives.
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            Class::Reports(_) => Verdict::ReportsCompleteness,
+            Class::List { .. } => Verdict::ListWithoutCompleteness,
+            Class::Nested { .. } => Verdict::NestedCollection,
+            Class::Unknown(_) => Verdict::Unknown,
+            Class::NotAList(_) => Verdict::NotAList,
+        }
+    }
+
+    /// Of two parts of one response (tuple members, branches), the one that decides: a list
+    /// anywhere makes the response a list; a reported block beats parts the audit cannot see.
+    fn worst(self, other: Class) -> Class {
+        let rank = |c: &Class| match c {
+            Class::List { .. } => 0,
+            Class::Nested { .. } => 1,
+            Class::Unknown(_) => 2,
+            Class::Reports(_) => 3,
+            Class::NotAList(_) => 4,
+        };
+        if rank(&other) < rank(&self) { other } else { self }
+    }
+
+    /// Parts of one tuple response: a reporting part covers the parts the audit cannot see.
+    fn with_part(self, other: Class) -> Class {
+        match (&self, &other) {
+            (Class::Reports(_), Class::Unknown(_) | Class::NotAList(_)) => self,
+            (Class::Unknown(_) | Class::NotAList(_), Class::Reports(_)) => other,
+            _ => self.worst(other),
+        }
+    }
+}
+
+/// Classifies types and expressions seen from one module.
+pub struct Classifier<'i, 's> {
+    index: &'i Index<'s>,
+    depth: usize,
+}
+
+impl<'i, 's> Classifier<'i, 's> {
+    /// A classifier over `index`.
+    pub fn new(index: &'i Index<'s>) -> Self {
+        Classifier { index, depth: 0 }
+    }
+
+    /// Rules 1 to 3 for a handler function.
+    pub fn handler(&mut self, f: &FnItem<'s>) -> Class {
+        if f.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == HANDLER_ATTRIBUTE)) {
+            return Class::Reports("annotated with `#[completeness]`".to_owned());
+        }
+        match &f.sig.output {
+            ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
+            ReturnType::Type(_, ty) => match self.ty(f.module, ty) {
+                Class::Unknown(why) if opaque(ty) => self.body(f, why),
+                other => other,
+            },
+        }
+    }
+
+    /// Rule 3: the values `f`'s body returns, for a response type that does not say.
+    fn body(&mut self, f: &FnItem<'s>, why: String) -> Class {
+        let mut returns = Returns::default();
+        returns.tail(f.block.stmts.last());
+        returns.visit_block(f.block);
+        if returns.exprs.is_empty() {
+            return Class::Unknown(why);
+        }
+        let mut class: Option<Class> = None;
+        for expr in returns.exprs {
+            let next = self.expr(f, expr);
+            class = Some(match class {
+                None => next,
+                Some(prev) => prev.worst(next),
+            });
+        }
+        class.unwrap_or(Class::Unknown(why))
+    }
+
+    /// Rule 2: what a response type is.
+    pub fn ty(&mut self, module: ModuleId, ty: &Type) -> Class {
+        if self.depth > 24 {
+            return Class::Unknown("the type is nested too deeply to follow".to_owned());
+        }
+        self.depth += 1;
+        let class = self.ty_inner(module, ty);
+        self.depth -= 1;
+        class
+    }
+
+    fn ty_inner(&mut self, module: ModuleId, ty: &Type) -> Class {
+        match ty {
+            Type::Paren(t) => self.ty(module, &t.elem),
+            Type::Group(t) => self.ty(module, &t.elem),
+            Type::Reference(r) => self.ty(module, &r.elem),
+            Type::Slice(s) => Class::List { shown: text(ty), item: Some(text(&s.elem)), owner: None },
+            Type::Array(_) => Class::NotAList(format!("`{}` has a fixed size", text(ty))),
+            Type::Tuple(t) if t.elems.is_empty() => Class::NotAList("returns `()`".to_owned()),
+            Type::Tuple(t) => {
+                let mut parts = t.elems.iter().map(|e| self.ty(module, e));
+                let first = parts.next().unwrap_or(Class::NotAList(String::new()));
+                parts.fold(first, Class::with_part)
+            }
+            Type::ImplTrait(_) => Class::Unknown(format!("`{}` does not name the response", text(ty))),
+            Type::TraitObject(_) => Class::Unknown(format!("`{}` does not name the response", text(ty))),
+            Type::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else { return Class::Unknown(text(ty)) };
+                let name = last.ident.to_string();
+                let args = type_args(&last.arguments);
+                if name == "Box" && args.first().is_some_and(|a| matches!(a, Type::Slice(_))) {
+                    return Class::List { shown: text(ty), item: None, owner: None };
+                }
+                if REPORTING.contains(&name.as_str()) {
+                    return Class::Reports(format!("returns `{name}`"));
+                }
+                if COLLECTIONS.contains(&name.as_str()) {
+                    let item = if name.ends_with("Map") { args.get(1) } else { args.first() };
+                    return Class::List { shown: text(ty), item: item.map(|t| text(*t)), owner: None };
+                }
+                if WRAPPERS.contains(&name.as_str()) || BODY_WRAPPERS.contains(&name.as_str()) {
+                    return match args.first() {
+                        Some(inner) => match self.ty(module, inner) {
+                            Class::List { item, owner, .. } => Class::List { shown: text(ty), item, owner },
+                            other => other,
+                        },
+                        None => Class::Unknown(format!("`{}` without its type argument", text(ty))),
+                    };
+                }
+                if let Some(found) = self.index.find_type(module, &segments(&p.path)) {
+                    return self.definition(found.module, found.def, &name);
+                }
+                if NOT_LISTS.contains(&name.as_str()) {
+                    return Class::NotAList(format!("returns `{name}`"));
+                }
+                if OPAQUE_RESPONSES.contains(&name.as_str()) {
+                    return Class::Unknown(format!("`{name}` can hold any JSON, the type does not say which"));
+                }
+                Class::Unknown(format!("`{}` is defined outside the audited sources", text(ty)))
+            }
+            _ => Class::Unknown(format!("the audit does not follow the type `{}`", text(ty))),
+        }
+    }
+
+    /// A struct, enum or alias of the audited sources.
+    fn definition(&mut self, module: ModuleId, def: TypeDef<'s>, name: &str) -> Class {
+        match def {
+            TypeDef::Alias(alias) => match self.ty(module, &alias.ty) {
+                Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
+                other => other,
+            },
+            TypeDef::Struct(s) => {
+                if derives(&s.attrs, ENVELOPE_DERIVE) {
+                    return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
+                }
+                self.fields(module, name, &s.fields)
+            }
+            TypeDef::Enum(e) => {
+                if derives(&e.attrs, ENVELOPE_DERIVE) {
+                    return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
+                }
+                let mut class = Class::NotAList(format!("`{name}` is an enum without collections"));
+                for variant in &e.variants {
+                    class = class.worst(match self.fields(module, name, &variant.fields) {
+                        Class::List { item, .. } => Class::Nested {
+                            owner: name.to_owned(),
+                            field: format!("{}({})", variant.ident, item.unwrap_or_default()),
+                        },
+                        other => other,
+                    });
+                }
+                class
+            }
+        }
+    }
+
+    /// A struct by its fields: a completeness block reports; a collection under a list member
+    /// name (or beside pagination members only) is a list; any other collection is nested.
+    fn fields(&mut self, module: ModuleId, owner: &str, fields: &Fields) -> Class {
+        let mut collections = Vec::new();
+        let mut others = Vec::new();
+        for (i, field) in fields.iter().enumerate() {
+            let name = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_else(|| i.to_string());
+            if crate::index::last_ident(&field.ty).is_some_and(|t| t == COMPLETENESS_BLOCK) {
+                return Class::Reports(format!("`{owner}` carries a `Completeness` block"));
+            }
+            match collection_item(&field.ty) {
+                Some(item) if !is_warning_list(&field.ty) => collections.push((name, item)),
+                _ => others.push(name),
+            }
+        }
+        let _ = module;
+        let Some((field, item)) = collections.first().cloned() else {
+            return Class::NotAList(format!("`{owner}` has no collection member"));
+        };
+        let unnamed = matches!(fields, Fields::Unnamed(_));
+        let listed = collections.iter().find(|(name, _)| LIST_MEMBERS.contains(&name.as_str()));
+        if unnamed || listed.is_some() || others.iter().all(|o| PAGINATION_MEMBERS.contains(&o.as_str())) {
+            let (field, item) = listed.cloned().unwrap_or((field, item));
+            let _ = field;
+            return Class::List { shown: owner.to_owned(), item: Some(item), owner: Some(owner.to_owned()) };
+        }
+        Class::Nested { owner: owner.to_owned(), field }
+    }
+
+    /// Rule 3 for one returned expression of `f`.
+    fn expr(&mut self, f: &FnItem<'s>, expr: &Expr) -> Class {
+        if self.depth > 24 {
+            return Class::Unknown("the body is nested too deeply to follow".to_owned());
+        }
+        self.depth += 1;
+        let class = self.expr_inner(f, expr);
+        self.depth -= 1;
+        class
+    }
+
+    fn expr_inner(&mut self, f: &FnItem<'s>, expr: &Expr) -> Class {
+        let line = syn::spanned::Spanned::span(expr).start().line;
+        let unknown = || Class::Unknown(format!("cannot see the shape of `{}` (line {line})", shorten(&text(expr))));
+        match expr {
+            Expr::Paren(e) => self.expr(f, &e.expr),
+            Expr::Group(e) => self.expr(f, &e.expr),
+            Expr::Reference(e) => self.expr(f, &e.expr),
+            Expr::Block(b) => match b.block.stmts.last() {
+                Some(Stmt::Expr(e, None)) => self.expr(f, e),
+                _ => unknown(),
+            },
+            Expr::If(e) => {
+                let then = match e.then_branch.stmts.last() {
+                    Some(Stmt::Expr(t, None)) => self.expr(f, t),
+                    _ => unknown(),
+                };
+                match &e.else_branch {
+                    Some((_, other)) => then.worst(self.expr(f, other)),
+                    None => then,
+                }
+            }
+            Expr::Match(m) => {
+                let mut class: Option<Class> = None;
+                for arm in &m.arms {
+                    let next = self.expr(f, &arm.body);
+                    class = Some(match class {
+                        None => next,
+                        Some(prev) => prev.worst(next),
+                    });
+                }
+                class.unwrap_or_else(unknown)
+            }
+            Expr::Tuple(t) => {
+                let mut parts = t.elems.iter().map(|e| self.expr(f, e));
+                let first = parts.next().unwrap_or(Class::NotAList("returns `()`".to_owned()));
+                parts.fold(first, Class::with_part)
+            }
+            Expr::Array(_) => Class::NotAList("an array literal has a fixed size".to_owned()),
+            Expr::Lit(_) => Class::NotAList("a literal".to_owned()),
+            Expr::Struct(s) => match self.index.find_type(f.module, &segments(&s.path)) {
+                Some(found) => {
+                    let name = s.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                    self.definition(found.module, found.def, &name)
+                }
+                None => unknown(),
+            },
+            Expr::Macro(m) => {
+                let name = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let first = m.mac.tokens.clone().into_iter().next();
+                match name.as_str() {
+                    "vec" => Class::List { shown: "vec![..]".to_owned(), item: None, owner: None },
+                    "json" if matches!(&first, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket) => {
+                        Class::List { shown: "json!([..])".to_owned(), item: None, owner: None }
+                    }
+                    "format" => Class::NotAList("a formatted string".to_owned()),
+                    _ => unknown(),
+                }
+            }
+            Expr::Path(p) => {
+                let segs = segments(&p.path);
+                if segs.len() == 1
+                    && let Some(class) = self.local(f, &segs[0])
+                {
+                    return class;
+                }
+                if segs.iter().any(|s| s == "StatusCode")
+                    || segs.last().is_some_and(|s| s.chars().all(|c| c.is_uppercase() || c == '_'))
+                {
+                    return Class::NotAList("a constant".to_owned());
+                }
+                unknown()
+            }
+            Expr::Call(call) => {
+                let Expr::Path(func) = &*call.func else { return unknown() };
+                let segs = segments(&func.path);
+                let last = segs.last().map(String::as_str).unwrap_or_default();
+                if BODY_WRAPPERS.contains(&last) || matches!(last, "Ok" | "Some") {
+                    return match call.args.first() {
+                        Some(inner) => self.expr(f, inner),
+                        None => unknown(),
+                    };
+                }
+                if segs.len() >= 2 {
+                    let owner = &segs[segs.len() - 2];
+                    if REPORTING.contains(&owner.as_str()) {
+                        return Class::Reports(format!("returns `{owner}`"));
+                    }
+                }
+                if REPORTING.contains(&last) {
+                    return Class::Reports(format!("returns `{last}`"));
+                }
+                if let Some(callee) = self.index.find_fn(f.module, f.self_ty.as_deref(), &segs)
+                    && callee.id != f.id
+                {
+                    return self.handler_like(&callee);
+                }
+                if segs.len() >= 2 {
+                    let owner = &segs[..segs.len() - 1];
+                    if let Some(found) = self.index.find_type(f.module, owner) {
+                        return self.definition(found.module, found.def, &owner[owner.len() - 1]);
+                    }
+                }
+                if last.chars().next().is_some_and(char::is_uppercase)
+                    && segs.len() == 1
+                    && let Some(found) = self.index.find_type(f.module, &segs)
+                {
+                    return self.definition(found.module, found.def, last);
+                }
+                unknown()
+            }
+            Expr::MethodCall(call) => {
+                let method = call.method.to_string();
+                match method.as_str() {
+                    "into_response" | "into" | "clone" | "to_owned" => self.expr(f, &call.receiver),
+                    "to_vec" => Class::List { shown: ".to_vec()".to_owned(), item: None, owner: None },
+                    "collect" => match call.turbofish.as_ref().and_then(|t| t.args.first()) {
+                        Some(GenericArgument::Type(ty)) => self.ty(f.module, ty),
+                        _ => unknown(),
+                    },
+                    "to_string" => Class::NotAList("a string".to_owned()),
+                    _ => unknown(),
+                }
+            }
+            _ => unknown(),
+        }
+    }
+
+    /// A helper function's response: its declared type, else its body.
+    fn handler_like(&mut self, f: &FnItem<'s>) -> Class {
+        match &f.sig.output {
+            ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
+            ReturnType::Type(_, ty) => match self.ty(f.module, ty) {
+                Class::Unknown(why) if opaque(ty) => self.body(f, why),
+                other => other,
+            },
+        }
+    }
+
+    /// The class of the local `name` of `f`: its `let` (annotated type, else its value) or its parameter type.
+    fn local(&mut self, f: &FnItem<'s>, name: &str) -> Option<Class> {
+        let mut lets = Lets { name, found: None };
+        lets.visit_block(f.block);
+        if let Some(local) = lets.found {
+            if let syn::Pat::Type(t) = &local.pat {
+                return Some(self.ty(f.module, &t.ty));
+            }
+            if let Some(init) = &local.init {
+                return Some(self.expr(f, &init.expr));
+            }
+        }
+        for input in &f.sig.inputs {
+            if let syn::FnArg::Typed(t) = input
+                && matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == name)
+            {
+                return Some(self.ty(f.module, &t.ty));
+            }
+        }
+        None
+    }
+}
+
+/// True for response types whose shape only the body shows: `impl IntoResponse`, `Response`,
+/// `Box<dyn ..>`, `Json<Value>`.
+fn opaque(ty: &Type) -> bool {
+    match ty {
+        Type::ImplTrait(_) | Type::TraitObject(_) => true,
+        Type::Paren(t) => opaque(&t.elem),
+        Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            OPAQUE_RESPONSES.contains(&name.as_str())
+                || ((WRAPPERS.contains(&name.as_str()) || BODY_WRAPPERS.contains(&name.as_str()))
+                    && type_args(&s.arguments).first().is_some_and(|t| opaque(t)))
+        }),
+        _ => false,
+    }
+}
+
+/// The type arguments of a path segment.
+fn type_args(args: &PathArguments) -> Vec<&Type> {
+    match args {
+        PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// For a collection type (the macros' classification), its item type as written.
+fn collection_item(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Paren(t) => collection_item(&t.elem),
+        Type::Group(t) => collection_item(&t.elem),
+        Type::Reference(r) => collection_item(&r.elem),
+        Type::Slice(s) => Some(text(&s.elem)),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            let args = type_args(&last.arguments);
+            if COLLECTIONS.contains(&name.as_str()) {
+                let item = if name.ends_with("Map") { args.get(1) } else { args.first() };
+                return Some(item.map(|t| text(*t)).unwrap_or_default());
+            }
+            if WRAPPERS.contains(&name.as_str()) {
+                return args.first().and_then(|t| collection_item(t));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// `Vec<Warning>`: a resource's warnings are metadata, not data (the macros skip it too).
+fn is_warning_list(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"
+        && type_args(&s.arguments).first().and_then(|t| crate::index::last_ident(t)).is_some_and(|i| i == "Warning")))
+}
+
+/// True when `attrs` hold `#[derive(.., name, ..)]`.
+fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            if meta.path.segments.last().is_some_and(|s| s.ident == name) {
+                found = true;
+            }
+            Ok(())
+        });
+        found
+    })
+}
+
+fn shorten(text: &str) -> String {
+    if text.chars().count() > 60 { format!("{}..", text.chars().take(57).collect::<String>()) } else { text.to_owned() }
+}
+
+/// The expressions a function body returns: its tail and every `return`, closures left out.
+#[derive(Default)]
+struct Returns<'a> {
+    exprs: Vec<&'a Expr>,
+}
+
+impl<'a> Returns<'a> {
+    fn tail(&mut self, stmt: Option<&'a Stmt>) {
+        if let Some(Stmt::Expr(e, None)) = stmt {
+            self.exprs.push(e);
+        }
+    }
+}
+
+impl<'a> Visit<'a> for Returns<'a> {
+    fn visit_expr_return(&mut self, node: &'a syn::ExprReturn) {
+        if let Some(e) = &node.expr {
+            self.exprs.push(e);
+        }
+    }
+    fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// Finds the last `let NAME` of a body.
+struct Lets<'n, 'a> {
+    name: &'n str,
+    found: Option<&'a syn::Local>,
+}
+
+impl<'a> Visit<'a> for Lets<'_, 'a> {
+    fn visit_local(&mut self, node: &'a syn::Local) {
+        let bound = match &node.pat {
+            syn::Pat::Ident(i) => Some(&i.ident),
+            syn::Pat::Type(t) => match &*t.pat {
+                syn::Pat::Ident(i) => Some(&i.ident),
+                _ => None,
+            },
+            _ => None,
+        };
+        if bound.is_some_and(|i| i == self.name) {
+            self.found = Some(node);
+        }
+        syn::visit::visit_local(self, node);
+    }
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+}

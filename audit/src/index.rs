@@ -1,0 +1,373 @@
+//! Names of the audited sources: functions, methods, types, string constants and `use`
+//! imports of every module, and the resolution of a path written in one module to the item it names.
+
+use std::collections::HashMap;
+
+use syn::{Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemStruct, ItemType, Lit, Signature, Type, UseTree};
+
+use crate::source::{ModuleId, Sources};
+
+/// A function or method of the audited sources.
+#[derive(Clone)]
+pub struct FnItem<'s> {
+    /// Its position in [`Index::fns`].
+    pub id: usize,
+    /// The module it is defined in.
+    pub module: ModuleId,
+    /// For a method, the last segment of the `impl` block's type.
+    pub self_ty: Option<String>,
+    /// Its attributes.
+    pub attrs: &'s [Attribute],
+    /// Its signature.
+    pub sig: &'s Signature,
+    /// Its body.
+    pub block: &'s Block,
+}
+
+/// A type definition of the audited sources.
+#[derive(Clone, Copy)]
+pub enum TypeDef<'s> {
+    /// A struct.
+    Struct(&'s ItemStruct),
+    /// An enum.
+    Enum(&'s ItemEnum),
+    /// A type alias.
+    Alias(&'s ItemType),
+}
+
+/// A type definition and the module it is in.
+#[derive(Clone, Copy)]
+pub struct TypeItem<'s> {
+    /// The module it is defined in.
+    pub module: ModuleId,
+    /// The definition.
+    pub def: TypeDef<'s>,
+}
+
+/// Everything the audit looks names up in.
+pub struct Index<'s> {
+    /// The sources indexed.
+    pub sources: &'s Sources,
+    fns: Vec<FnItem<'s>>,
+    fns_by_name: HashMap<(&'s str, String), Vec<usize>>,
+    types: Vec<TypeItem<'s>>,
+    types_by_name: HashMap<(&'s str, String), Vec<usize>>,
+    consts: HashMap<(ModuleId, String), String>,
+    /// Per module: imported name → absolute path (`crate::...` or an external crate's path).
+    uses: Vec<HashMap<String, Vec<String>>>,
+    /// Per module: the absolute paths of its glob imports.
+    globs: Vec<Vec<Vec<String>>>,
+    modules_by_path: HashMap<(&'s str, Vec<String>), ModuleId>,
+}
+
+impl<'s> Index<'s> {
+    /// Indexes every module of `sources`.
+    pub fn new(sources: &'s Sources) -> Index<'s> {
+        let mut index = Index {
+            sources,
+            fns: Vec::new(),
+            fns_by_name: HashMap::new(),
+            types: Vec::new(),
+            types_by_name: HashMap::new(),
+            consts: HashMap::new(),
+            uses: vec![HashMap::new(); sources.modules.len()],
+            globs: vec![Vec::new(); sources.modules.len()],
+            modules_by_path: HashMap::new(),
+        };
+        for (id, module) in sources.modules.iter().enumerate() {
+            index.modules_by_path.insert((module.target.as_str(), module.path.clone()), id);
+        }
+        for (id, module) in sources.modules.iter().enumerate() {
+            let target = module.target.as_str();
+            for item in &module.items {
+                match item {
+                    Item::Fn(f) => index.add_fn(
+                        target,
+                        FnItem { id: 0, module: id, self_ty: None, attrs: &f.attrs, sig: &f.sig, block: &f.block },
+                    ),
+                    Item::Impl(imp) => {
+                        let self_ty = last_ident(&imp.self_ty);
+                        for inner in &imp.items {
+                            if let ImplItem::Fn(f) = inner {
+                                index.add_fn(
+                                    target,
+                                    FnItem {
+                                        id: 0,
+                                        module: id,
+                                        self_ty: self_ty.clone(),
+                                        attrs: &f.attrs,
+                                        sig: &f.sig,
+                                        block: &f.block,
+                                    },
+                                );
+                            }
+                        }
+                    }
+                    Item::Struct(s) => index.add_type(target, s.ident.to_string(), id, TypeDef::Struct(s)),
+                    Item::Enum(e) => index.add_type(target, e.ident.to_string(), id, TypeDef::Enum(e)),
+                    Item::Type(t) => index.add_type(target, t.ident.to_string(), id, TypeDef::Alias(t)),
+                    Item::Const(c) => {
+                        if let Expr::Lit(lit) = &*c.expr
+                            && let Lit::Str(text) = &lit.lit
+                        {
+                            index.consts.insert((id, c.ident.to_string()), text.value());
+                        }
+                    }
+                    Item::Use(u) => {
+                        let mut found = Vec::new();
+                        use_paths(&u.tree, Vec::new(), &mut found);
+                        for (name, path) in found {
+                            let absolute = index.absolute(id, &path);
+                            match name {
+                                Some(name) => {
+                                    index.uses[id].insert(name, absolute);
+                                }
+                                None => index.globs[id].push(absolute),
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        index
+    }
+
+    fn add_fn(&mut self, target: &'s str, mut item: FnItem<'s>) {
+        item.id = self.fns.len();
+        self.fns_by_name.entry((target, item.sig.ident.to_string())).or_default().push(self.fns.len());
+        self.fns.push(item);
+    }
+
+    fn add_type(&mut self, target: &'s str, name: String, module: ModuleId, def: TypeDef<'s>) {
+        self.types_by_name.entry((target, name)).or_default().push(self.types.len());
+        self.types.push(TypeItem { module, def });
+    }
+
+    /// Every function and method, in source order.
+    pub fn fns(&self) -> &[FnItem<'s>] {
+        &self.fns
+    }
+
+    /// The string value of the constant `name` seen from `module`.
+    pub fn string_const(&self, module: ModuleId, segments: &[String]) -> Option<&str> {
+        let name = segments.last()?;
+        let absolute = self.absolute(module, segments);
+        let owner = self.module_at(module, &absolute[..absolute.len() - 1]).unwrap_or(module);
+        self.consts.get(&(owner, name.clone())).map(String::as_str)
+    }
+
+    /// `segments` as written in `module`, made absolute: `crate::a::b`, or an external path left as written.
+    pub fn absolute(&self, module: ModuleId, segments: &[String]) -> Vec<String> {
+        let here = &self.sources.modules[module];
+        let Some(first) = segments.first() else { return Vec::new() };
+        let crate_path = |rest: &[String]| {
+            let mut path = vec!["crate".to_owned()];
+            path.extend(rest.iter().cloned());
+            path
+        };
+        match first.as_str() {
+            "crate" => crate_path(&segments[1..]),
+            "self" => {
+                let mut path = here.path.clone();
+                path.extend(segments[1..].iter().cloned());
+                crate_path(&path)
+            }
+            "super" => {
+                let mut path = here.path.clone();
+                let mut rest = segments;
+                while rest.first().is_some_and(|s| s == "super") {
+                    path.pop();
+                    rest = &rest[1..];
+                }
+                path.extend(rest.iter().cloned());
+                crate_path(&path)
+            }
+            _ => {
+                if let Some(imported) = self.uses.get(module).and_then(|uses| uses.get(first)) {
+                    let mut path = imported.clone();
+                    path.extend(segments[1..].iter().cloned());
+                    return path;
+                }
+                let local = here.children.contains(first)
+                    || (segments.len() == 1 && self.defines(module, first))
+                    || self.defines_type(module, first);
+                if local {
+                    let mut path = here.path.clone();
+                    path.extend(segments.iter().cloned());
+                    return crate_path(&path);
+                }
+                segments.to_vec()
+            }
+        }
+    }
+
+    /// The module at the absolute module path `path` (`["crate", "a"]`) in `from`'s target.
+    fn module_at(&self, from: ModuleId, path: &[String]) -> Option<ModuleId> {
+        let (first, rest) = path.split_first()?;
+        if first != "crate" {
+            return None;
+        }
+        let target = self.sources.modules[from].target.as_str();
+        self.modules_by_path.get(&(target, rest.to_vec())).copied()
+    }
+
+    fn defines(&self, module: ModuleId, name: &str) -> bool {
+        let target = self.sources.modules[module].target.as_str();
+        self.fns_by_name
+            .get(&(target, name.to_owned()))
+            .is_some_and(|ids| ids.iter().any(|&i| self.fns[i].module == module && self.fns[i].self_ty.is_none()))
+    }
+
+    fn defines_type(&self, module: ModuleId, name: &str) -> bool {
+        let target = self.sources.modules[module].target.as_str();
+        self.types_by_name
+            .get(&(target, name.to_owned()))
+            .is_some_and(|ids| ids.iter().any(|&i| self.types[i].module == module))
+    }
+
+    /// The function or method `segments` names in `module` (`self_ty` is the type `Self` stands for).
+    pub fn find_fn(&self, module: ModuleId, self_ty: Option<&str>, segments: &[String]) -> Option<FnItem<'s>> {
+        let name = segments.last()?;
+        let target = self.sources.modules[module].target.as_str();
+        let candidates: Vec<&FnItem<'s>> =
+            self.fns_by_name.get(&(target, name.clone())).into_iter().flatten().map(|&i| &self.fns[i]).collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        // `Self::f` and `Type::f`: a method of that type.
+        if segments.len() >= 2 {
+            let owner = &segments[segments.len() - 2];
+            let owner = if owner == "Self" { self_ty.unwrap_or_default() } else { owner.as_str() };
+            if let Some(method) = candidates.iter().find(|f| f.self_ty.as_deref() == Some(owner)) {
+                return Some((*method).clone());
+            }
+        }
+        let free = |module_path: &[String]| {
+            candidates
+                .iter()
+                .find(|f| f.self_ty.is_none() && self.sources.modules[f.module].path == module_path)
+                .map(|f| (*f).clone())
+        };
+        let mut absolute = self.absolute(module, segments);
+        for _ in 0..8 {
+            if absolute.first().is_some_and(|s| s == "crate") {
+                let owner_path = &absolute[1..absolute.len() - 1];
+                if let Some(found) = free(owner_path) {
+                    return Some(found);
+                }
+                // A re-export: `pub use inner::f;` in the owner module.
+                let owner = self.module_at(module, &absolute[..absolute.len() - 1]);
+                match owner.and_then(|m| self.uses[m].get(name)) {
+                    Some(next) if *next != absolute => absolute = next.clone(),
+                    _ => break,
+                }
+            } else {
+                break;
+            }
+        }
+        if segments.len() == 1 {
+            for glob in &self.globs[module] {
+                let mut path = glob.clone();
+                path.push(name.clone());
+                if path.first().is_some_and(|s| s == "crate")
+                    && let Some(found) = free(&path[1..path.len() - 1])
+                {
+                    return Some(found);
+                }
+            }
+        }
+        // Last resort: the one free function of that name in the target whose module path ends as written.
+        let written: Vec<&String> = segments[..segments.len() - 1]
+            .iter()
+            .filter(|s| !matches!(s.as_str(), "crate" | "self" | "super"))
+            .collect();
+        let matching: Vec<&&FnItem<'s>> = candidates
+            .iter()
+            .filter(|f| f.self_ty.is_none())
+            .filter(|f| {
+                let path = &self.sources.modules[f.module].path;
+                path.len() >= written.len()
+                    && path[path.len() - written.len()..].iter().zip(&written).all(|(a, b)| a == *b)
+            })
+            .collect();
+        match matching.as_slice() {
+            [one] => Some((**one).clone()),
+            _ => None,
+        }
+    }
+
+    /// The type definition `segments` names in `module`.
+    pub fn find_type(&self, module: ModuleId, segments: &[String]) -> Option<TypeItem<'s>> {
+        let name = segments.last()?;
+        let target = self.sources.modules[module].target.as_str();
+        let candidates: Vec<TypeItem<'s>> =
+            self.types_by_name.get(&(target, name.clone())).into_iter().flatten().map(|&i| self.types[i]).collect();
+        let absolute = self.absolute(module, segments);
+        if absolute.first().is_some_and(|s| s == "crate") {
+            let owner_path = &absolute[1..absolute.len() - 1];
+            if let Some(found) = candidates.iter().find(|t| self.sources.modules[t.module].path == owner_path) {
+                return Some(*found);
+            }
+        } else if segments.len() > 1 || self.uses[module].contains_key(name) {
+            // Written or imported as an external path: not ours.
+            return None;
+        }
+        match candidates.as_slice() {
+            [one] => Some(*one),
+            _ => candidates.iter().find(|t| t.module == module).copied(),
+        }
+    }
+
+    /// True when `segments`, written in `module`, names an item of the crate `krate` (an external crate).
+    pub fn is_from(&self, module: ModuleId, segments: &[String], krate: &str) -> bool {
+        self.absolute(module, segments).first().is_some_and(|s| s == krate)
+    }
+}
+
+/// The imports of a `use` tree: `(Some(name), path)` for a name, `(None, path)` for a glob.
+fn use_paths(tree: &UseTree, prefix: Vec<String>, out: &mut Vec<(Option<String>, Vec<String>)>) {
+    match tree {
+        UseTree::Path(p) => {
+            let mut next = prefix;
+            next.push(p.ident.to_string());
+            use_paths(&p.tree, next, out);
+        }
+        UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            if name == "self" {
+                if let Some(last) = prefix.last() {
+                    out.push((Some(last.clone()), prefix.clone()));
+                }
+            } else {
+                let mut path = prefix;
+                path.push(name.clone());
+                out.push((Some(name), path));
+            }
+        }
+        UseTree::Rename(r) => {
+            let mut path = prefix;
+            path.push(r.ident.to_string());
+            out.push((Some(r.rename.to_string()), path));
+        }
+        UseTree::Glob(_) => out.push((None, prefix)),
+        UseTree::Group(g) => {
+            for item in &g.items {
+                use_paths(item, prefix.clone(), out);
+            }
+        }
+    }
+}
+
+/// The last identifier of a path type (`Api` for `crate::Api<S>`).
+pub fn last_ident(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The segments of a path as strings.
+pub fn segments(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}

@@ -1,0 +1,117 @@
+//! `cargo completeness audit`: the inventory of an axum service's endpoints that can return
+//! partial results, read from source with syn (the audited code is never compiled).
+//!
+//! [`audit`] loads every target under a path ([`source`]), indexes its names ([`index`]),
+//! follows every `Router` it builds ([`routes`]) and gives each route and method a
+//! [`Verdict`](model::Verdict) ([`classify`]). [`report`] renders the result.
+
+pub mod classify;
+pub mod index;
+pub mod model;
+pub mod report;
+pub mod routes;
+pub mod shapes;
+pub mod source;
+
+use std::path::Path;
+
+use classify::{Class, Classifier};
+use model::{Finding, Report};
+use source::Sources;
+
+/// Audits the crate, workspace or directory at `path`. `progress` receives the number of files
+/// parsed so far. Files that do not parse are listed in [`Report::skipped`].
+pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, String> {
+    let sources = Sources::load(path, progress)?;
+    let index = index::Index::new(&sources);
+    let mut classifier = Classifier::new(&index);
+    let mut findings = Vec::new();
+    for registration in routes::registrations(&index) {
+        let handler = &registration.handler;
+        let (class, file, line) = match (&handler.target, handler.closure) {
+            (Some(f), _) => {
+                let line = f.sig.ident.span().start().line;
+                (classifier.handler(f), sources.modules[f.module].file.clone(), line)
+            }
+            (None, Some(_)) => (
+                Class::Unknown("a closure handler: move it into a named function".to_owned()),
+                handler.file.clone(),
+                handler.line,
+            ),
+            (None, None) => (
+                Class::Unknown(handler.unresolved.clone().unwrap_or_else(|| "the handler was not found".to_owned())),
+                handler.file.clone(),
+                handler.line,
+            ),
+        };
+        // Rule 4 of `classify`: `completeness::routing` refuses what does not report completeness.
+        let class = match class {
+            Class::Unknown(_) if handler.checked => {
+                Class::Reports("registered with `completeness::routing`, which checks the response".to_owned())
+            }
+            other => other,
+        };
+        findings.push(finding(
+            &registration.method,
+            &registration.path,
+            &handler.text,
+            sources.display(&file),
+            line,
+            class,
+        ));
+    }
+    findings.sort_by(|a, b| (&a.path, &a.method, &a.handler).cmp(&(&b.path, &b.method, &b.handler)));
+    Ok(Report { findings, skipped: sources.skipped.clone(), files: sources.files })
+}
+
+/// A finding with its explanation and suggested fix.
+fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, class: Class) -> Finding {
+    let routing = match method {
+        "*" | "ANY" => "completeness::routing".to_owned(),
+        m => format!("completeness::routing::{}", m.to_lowercase()),
+    };
+    let verdict = class.verdict();
+    let (why, fix) = match class {
+        Class::Reports(why) => (why, None),
+        Class::NotAList(why) => (why, None),
+        Class::List { shown, item, owner } => {
+            let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "T".to_owned());
+            let fix = match &owner {
+                Some(owner) => format!(
+                    "derive `ResultEnvelope` on `{owner}` with an `#[envelope(completeness)] completeness: Completeness` \
+                     member, or return `Envelope<{item}>`; annotate the handler with `#[completeness(resource = \"..\")]` \
+                     and register it with `{routing}`"
+                ),
+                None => format!(
+                    "return `Envelope<{item}>`, annotate the handler with `#[completeness(resource = \"..\")]` and \
+                     register it with `{routing}`"
+                ),
+            };
+            (format!("returns `{shown}`, a list without a completeness block"), Some(fix))
+        }
+        Class::Nested { owner, field } => (
+            format!("`{owner}` is a single resource whose `{field}` member is a collection"),
+            Some(format!(
+                "derive `ResultEnvelope` on `{owner}` and mark `{field}` with `#[envelope(bounded = \"why it stays small\")]`"
+            )),
+        ),
+        Class::Unknown(why) => (
+            why,
+            Some(format!(
+                "name the response type in the signature, or register the handler with `{routing}` so the compiler checks it \
+                 (wrap a response that is not a list in `Exempt<_>`)"
+            )),
+        ),
+    };
+    Finding {
+        method: method.to_owned(),
+        path: path.to_owned(),
+        handler: handler.to_owned(),
+        file,
+        line,
+        verdict,
+        why,
+        fix,
+        baselined: false,
+    }
+}

@@ -1,0 +1,132 @@
+//! `cargo completeness audit [PATH]`: lists every route of an axum service with a verdict on
+//! whether it reports completeness. Exit status: 0, or 1 when `--deny` finds a denied verdict
+//! that no baseline lists, or 2 when the audit could not run.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cargo_completeness::model::Verdict;
+use cargo_completeness::report::{self, baseline};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Cargo runs `cargo-completeness completeness ...` for `cargo completeness ...`.
+#[derive(Parser)]
+#[command(name = "cargo", bin_name = "cargo", version, about)]
+enum Cargo {
+    /// Completeness tooling for axum services.
+    #[command(subcommand)]
+    Completeness(Command),
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lists every route with a verdict: reports completeness, list without completeness,
+    /// single resource with a nested collection, unknown, or not a list.
+    Audit(Audit),
+}
+
+#[derive(Args)]
+struct Audit {
+    /// A crate, a workspace (its `Cargo.toml` or directory) or a directory of `.rs` files.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Exit with status 1 while a finding of this kind remains (repeatable).
+    #[arg(long, value_enum)]
+    deny: Vec<Deny>,
+    /// A baseline of known findings: they are reported but do not fail `--deny`.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write the current findings to the `--baseline` file instead of reading it.
+    #[arg(long, requires = "baseline")]
+    write_baseline: bool,
+    /// Leave out findings and skipped files under this path, relative to PATH (repeatable).
+    #[arg(long, value_name = "DIR")]
+    exclude: Vec<String>,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Table,
+    Json,
+    Sarif,
+}
+
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum Deny {
+    /// Lists without completeness.
+    List,
+    /// Single resources with a nested collection.
+    Nested,
+    /// Handlers the audit cannot see through.
+    Unknown,
+}
+
+impl Deny {
+    fn verdict(self) -> Verdict {
+        match self {
+            Deny::List => Verdict::ListWithoutCompleteness,
+            Deny::Nested => Verdict::NestedCollection,
+            Deny::Unknown => Verdict::Unknown,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let Cargo::Completeness(Command::Audit(args)) = Cargo::parse();
+    match run(&args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &Audit) -> Result<ExitCode, String> {
+    let quiet = args.quiet;
+    let mut progress = |files: usize| {
+        if !quiet && files.is_multiple_of(100) {
+            eprintln!("audit: {files} files parsed");
+        }
+    };
+    let mut report = cargo_completeness::audit(&args.path, &mut progress)?;
+    let excluded = |file: &str| {
+        args.exclude.iter().any(|dir| {
+            let dir = dir.trim_end_matches('/');
+            file == dir || file.starts_with(&format!("{dir}/"))
+        })
+    };
+    report.findings.retain(|f| !excluded(&f.file));
+    report.skipped.retain(|s| !excluded(&s.file));
+    if let Some(path) = &args.baseline {
+        if args.write_baseline {
+            let count = baseline::write(&report, path)?;
+            if !quiet {
+                eprintln!("audit: wrote {count} findings to {}", path.display());
+            }
+        }
+        baseline::apply(&mut report, path)?;
+    }
+    let out = match args.format {
+        Format::Table => report::table::render(&report),
+        Format::Json => report::json(&report),
+        Format::Sarif => report::sarif::render(&report),
+    };
+    // A closed pipe (`| head`) ends the output, not the audit: the exit status still counts.
+    let _ = writeln!(std::io::stdout().lock(), "{}", out.trim_end());
+    let denied: usize = args.deny.iter().map(|d| report.count(d.verdict(), true)).sum();
+    if denied > 0 {
+        if !quiet {
+            eprintln!("audit: {denied} denied findings (not in a baseline)");
+        }
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,117 @@
+//! What an audit finds: one finding per route and method, and the files it skipped.
+
+use serde::{Deserialize, Serialize};
+
+/// The verdict on one route and method, most severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Returns a list (or a struct carrying one) without a completeness block.
+    ListWithoutCompleteness,
+    /// Returns a single resource with a collection inside: probably bounded, but say why.
+    NestedCollection,
+    /// The audit cannot see what the handler returns; `why` says what stopped it.
+    Unknown,
+    /// Annotated with `#[completeness]`, or returns a type that reports completeness.
+    ReportsCompleteness,
+    /// Returns something that is not a list.
+    NotAList,
+}
+
+impl Verdict {
+    /// Every verdict, most severe first.
+    pub const ALL: [Verdict; 5] = [
+        Verdict::ListWithoutCompleteness,
+        Verdict::NestedCollection,
+        Verdict::Unknown,
+        Verdict::ReportsCompleteness,
+        Verdict::NotAList,
+    ];
+
+    /// The verdict as the table prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::ListWithoutCompleteness => "list without completeness",
+            Verdict::NestedCollection => "single resource with nested collection",
+            Verdict::Unknown => "unknown",
+            Verdict::ReportsCompleteness => "reports completeness",
+            Verdict::NotAList => "not a list",
+        }
+    }
+
+    /// The stable code of the verdict (JSON, SARIF rule ids, baselines).
+    pub fn code(self) -> &'static str {
+        match self {
+            Verdict::ListWithoutCompleteness => "list_without_completeness",
+            Verdict::NestedCollection => "nested_collection",
+            Verdict::Unknown => "unknown",
+            Verdict::ReportsCompleteness => "reports_completeness",
+            Verdict::NotAList => "not_a_list",
+        }
+    }
+
+    /// True when the finding asks for a change.
+    pub fn needs_attention(self) -> bool {
+        matches!(self, Verdict::ListWithoutCompleteness | Verdict::NestedCollection | Verdict::Unknown)
+    }
+}
+
+/// One route and method of the audited service.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// `GET`, `POST`, ... (`ANY` for `any(handler)`).
+    pub method: String,
+    /// The full path, with the prefixes of every `nest` joined.
+    pub path: String,
+    /// The handler as registered (`inventory::list`, `Self::list`).
+    pub handler: String,
+    /// The handler's file, relative to the audited directory (the registration's when the handler was not found).
+    pub file: String,
+    /// The line of the handler's name in `file`.
+    pub line: usize,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// What the verdict rests on.
+    pub why: String,
+    /// What to change, when something should change.
+    pub fix: Option<String>,
+    /// True when a baseline lists this finding: it is known and does not fail `--deny`.
+    #[serde(default)]
+    pub baselined: bool,
+}
+
+impl Finding {
+    /// The identity of a finding across runs: lines move, routes and handlers rarely do.
+    pub fn key(&self) -> String {
+        format!("{} {} {} {}", self.verdict.code(), self.method, self.path, self.handler)
+    }
+}
+
+/// A file the audit could not read or parse; it was skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// The file, relative to the audited directory.
+    pub file: String,
+    /// The line of the error (1 when unknown).
+    pub line: usize,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// The result of one audit.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Report {
+    /// Every route and method found, sorted by path then method.
+    pub findings: Vec<Finding>,
+    /// Files that were skipped.
+    pub skipped: Vec<Skipped>,
+    /// How many files were parsed.
+    pub files: usize,
+}
+
+impl Report {
+    /// How many findings have `verdict`, baselined ones excluded when `new_only`.
+    pub fn count(&self, verdict: Verdict, new_only: bool) -> usize {
+        self.findings.iter().filter(|f| f.verdict == verdict && !(new_only && f.baselined)).count()
+    }
+}

@@ -1,0 +1,98 @@
+//! SARIF 2.1.0: one result per finding that asks for a change, and one per skipped file, so code
+//! scanning shows them inline.
+
+use serde_json::{Value, json};
+
+use crate::model::{Report, Verdict};
+
+/// The schema the log declares.
+pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// The rule id of a skipped file.
+pub const UNPARSEABLE: &str = "unparseable-file";
+
+/// The rules: one per verdict that asks for a change, and one for skipped files.
+fn rules() -> Vec<Value> {
+    let mut rules: Vec<Value> = Verdict::ALL
+        .iter()
+        .filter(|v| v.needs_attention())
+        .map(|v| {
+            json!({
+                "id": v.code(),
+                "name": v.code(),
+                "shortDescription": {"text": v.label()},
+                "defaultConfiguration": {"level": level(*v)},
+            })
+        })
+        .collect();
+    rules.push(json!({
+        "id": UNPARSEABLE,
+        "name": UNPARSEABLE,
+        "shortDescription": {"text": "a file the audit could not parse; its routes were not audited"},
+        "defaultConfiguration": {"level": "warning"},
+    }));
+    rules
+}
+
+fn level(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::ListWithoutCompleteness => "error",
+        Verdict::NestedCollection => "warning",
+        _ => "note",
+    }
+}
+
+/// The report as a SARIF 2.1.0 log.
+pub fn render(report: &Report) -> String {
+    let mut results: Vec<Value> = report
+        .findings
+        .iter()
+        .filter(|f| f.verdict.needs_attention())
+        .map(|f| {
+            let mut text = format!("{} {} ({}): {}: {}.", f.method, f.path, f.handler, f.verdict.label(), f.why);
+            if let Some(fix) = &f.fix {
+                text.push_str(&format!(" Fix: {fix}."));
+            }
+            let mut result = json!({
+                "ruleId": f.verdict.code(),
+                "level": level(f.verdict),
+                "message": {"text": text},
+                "locations": [location(&f.file, f.line)],
+                "partialFingerprints": {"route/v1": f.key()},
+            });
+            if f.baselined {
+                result["baselineState"] = json!("unchanged");
+            }
+            result
+        })
+        .collect();
+    results.extend(report.skipped.iter().map(|s| {
+        json!({
+            "ruleId": UNPARSEABLE,
+            "level": "warning",
+            "message": {"text": format!("skipped: {}", s.error)},
+            "locations": [location(&s.file, s.line)],
+        })
+    }));
+    let log = json!({
+        "version": "2.1.0",
+        "$schema": SCHEMA,
+        "runs": [{
+            "tool": {"driver": {
+                "name": "cargo-completeness",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://example.invalid/completeness",
+                "rules": rules(),
+            }},
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&log).unwrap_or_default()
+}
+
+fn location(file: &str, line: usize) -> Value {
+    json!({"physicalLocation": {
+        "artifactLocation": {"uri": file},
+        "region": {"startLine": line.max(1)},
+    }})
+}

@@ -1,0 +1,545 @@
+//! Route registrations: every `Router` built in the audited sources, followed through local
+//! bindings, helper functions, `nest` (prefixes joined) and `merge`, down to `(method, path, handler)`.
+//!
+//! Each function is evaluated once into a `Value`. A router that no other router takes in
+//! (`nest`, `merge`, a call whose result is used) is a root; the registrations of every root are
+//! the service's routes.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Block, Expr, Lit, Pat, Stmt};
+
+use crate::index::{FnItem, Index, segments};
+use crate::shapes::{ROUTER_PASS_THROUGH, method_of};
+use crate::source::ModuleId;
+
+/// The handler of one registration, as written and as resolved.
+#[derive(Clone)]
+pub struct HandlerRef<'s> {
+    /// The handler as written (`inventory::list`, `Self::list`, `|| async { .. }`).
+    pub text: String,
+    /// The function it names, when the audited sources define it.
+    pub target: Option<FnItem<'s>>,
+    /// A closure handler's body.
+    pub closure: Option<&'s Expr>,
+    /// Why the handler could not be resolved, when it could not.
+    pub unresolved: Option<String>,
+    /// True when registered through `completeness::routing`, which checks the response at compile time.
+    pub checked: bool,
+    /// The module the registration is written in.
+    pub module: ModuleId,
+    /// The file and line of the registration.
+    pub file: PathBuf,
+    /// The line of the registration.
+    pub line: usize,
+}
+
+/// One route and method.
+#[derive(Clone)]
+pub struct Registration<'s> {
+    /// `GET`, `POST`, ...; `*` when the method router was built outside the audited code.
+    pub method: String,
+    /// The full path.
+    pub path: String,
+    /// The handler.
+    pub handler: HandlerRef<'s>,
+}
+
+/// What an expression evaluates to, as far as routing goes.
+#[derive(Clone)]
+enum Value<'s> {
+    Router(Vec<Registration<'s>>),
+    Methods(Vec<(String, HandlerRef<'s>)>),
+    Other,
+}
+
+/// The bindings of one function body.
+struct Frame<'s> {
+    module: ModuleId,
+    self_ty: Option<String>,
+    locals: HashMap<String, (Value<'s>, bool)>,
+    returned: Option<Value<'s>>,
+}
+
+struct Eval<'i, 's> {
+    index: &'i Index<'s>,
+    memo: HashMap<usize, Value<'s>>,
+    in_progress: HashSet<usize>,
+    called: HashSet<usize>,
+    roots: Vec<Vec<Registration<'s>>>,
+}
+
+/// Every route registration reachable from a root router, deduplicated, in source order.
+pub fn registrations<'s>(index: &Index<'s>) -> Vec<Registration<'s>> {
+    let mut eval =
+        Eval { index, memo: HashMap::new(), in_progress: HashSet::new(), called: HashSet::new(), roots: Vec::new() };
+    for id in 0..index.fns().len() {
+        eval.eval_fn(id);
+    }
+    let mut returned: Vec<(usize, Vec<Registration<'s>>)> = eval
+        .memo
+        .iter()
+        .filter(|(id, _)| !eval.called.contains(id))
+        .filter_map(|(id, value)| match value {
+            Value::Router(routes) => Some((*id, routes.clone())),
+            _ => None,
+        })
+        .collect();
+    returned.sort_by_key(|(id, _)| *id);
+    let mut all = eval.roots;
+    all.extend(returned.into_iter().map(|(_, routes)| routes));
+    let mut seen = HashSet::new();
+    all.into_iter()
+        .flatten()
+        .filter(|r| {
+            seen.insert((
+                r.method.clone(),
+                r.path.clone(),
+                r.handler.text.clone(),
+                r.handler.file.clone(),
+                r.handler.line,
+            ))
+        })
+        .collect()
+}
+
+impl<'i, 's> Eval<'i, 's> {
+    fn eval_fn(&mut self, id: usize) -> Value<'s> {
+        if let Some(value) = self.memo.get(&id) {
+            return value.clone();
+        }
+        if !self.in_progress.insert(id) {
+            return Value::Other;
+        }
+        let item = self.index.fns()[id].clone();
+        let mut frame =
+            Frame { module: item.module, self_ty: item.self_ty.clone(), locals: HashMap::new(), returned: None };
+        let mut value = self.eval_block(item.block, &mut frame);
+        if !matches!(value, Value::Router(_))
+            && let Some(returned) = frame.returned.take()
+        {
+            value = returned;
+        }
+        let mut unconsumed: Vec<(String, Vec<Registration<'s>>)> = frame
+            .locals
+            .into_iter()
+            .filter_map(|(name, (value, consumed))| match value {
+                Value::Router(routes) if !consumed => Some((name, routes)),
+                _ => None,
+            })
+            .collect();
+        unconsumed.sort_by(|a, b| a.0.cmp(&b.0));
+        self.roots.extend(unconsumed.into_iter().map(|(_, routes)| routes));
+        self.in_progress.remove(&id);
+        self.memo.insert(id, value.clone());
+        value
+    }
+
+    fn eval_block(&mut self, block: &'s Block, frame: &mut Frame<'s>) -> Value<'s> {
+        let mut tail = Value::Other;
+        let last = block.stmts.len().saturating_sub(1);
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            match stmt {
+                Stmt::Local(local) => {
+                    let Some(init) = &local.init else { continue };
+                    match binding_name(&local.pat) {
+                        Some(name) => {
+                            let value = self.eval(&init.expr, frame, true);
+                            frame.locals.insert(name, (value, false));
+                        }
+                        None => {
+                            self.eval_free(&init.expr, frame);
+                        }
+                    }
+                }
+                Stmt::Expr(expr, semi) => {
+                    if i == last && semi.is_none() {
+                        tail = self.eval(expr, frame, true);
+                    } else {
+                        self.eval_free(expr, frame);
+                    }
+                }
+                Stmt::Item(_) | Stmt::Macro(_) => {}
+            }
+        }
+        tail
+    }
+
+    /// Evaluates an expression whose value is not kept: a router built there is a root.
+    fn eval_free(&mut self, expr: &'s Expr, frame: &mut Frame<'s>) {
+        let value = self.eval(expr, frame, false);
+        if let Value::Router(routes) = value
+            && !is_local(expr, frame)
+        {
+            self.roots.push(routes);
+        }
+    }
+
+    /// `consuming`: the value moves into another router or binding, so a local read here is used up.
+    fn eval(&mut self, expr: &'s Expr, frame: &mut Frame<'s>, consuming: bool) -> Value<'s> {
+        match expr {
+            Expr::Paren(e) => self.eval(&e.expr, frame, consuming),
+            Expr::Group(e) => self.eval(&e.expr, frame, consuming),
+            Expr::Reference(e) => self.eval(&e.expr, frame, consuming),
+            Expr::Await(e) => self.eval(&e.base, frame, consuming),
+            Expr::Try(e) => self.eval(&e.expr, frame, consuming),
+            Expr::Path(p) => {
+                let Some(name) = p.path.get_ident().map(|i| i.to_string()) else { return Value::Other };
+                match frame.locals.get_mut(&name) {
+                    Some((value, consumed)) => {
+                        if consuming {
+                            *consumed = true;
+                        }
+                        value.clone()
+                    }
+                    None => Value::Other,
+                }
+            }
+            Expr::Call(call) => {
+                let Expr::Path(func) = &*call.func else {
+                    for arg in &call.args {
+                        self.eval_free(arg, frame);
+                    }
+                    return Value::Other;
+                };
+                let segs = segments(&func.path);
+                let last = segs.last().map(String::as_str).unwrap_or_default();
+                let owner = segs.len().checked_sub(2).map(|i| segs[i].as_str());
+                if last == "new" && owner == Some("Router") {
+                    return Value::Router(Vec::new());
+                }
+                if last == "new" && owner == Some("MethodRouter") {
+                    return Value::Methods(Vec::new());
+                }
+                let absolute = self.index.absolute(frame.module, &segs);
+                let ours = absolute.first().is_some_and(|s| s == "crate") || owner == Some("Self");
+                if ours && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs) {
+                    for arg in &call.args {
+                        self.eval(arg, frame, false);
+                    }
+                    self.called.insert(f.id);
+                    return self.eval_fn(f.id);
+                }
+                let checked = absolute.first().is_some_and(|s| s == "completeness" || s == "completeness_runtime");
+                if let Some(method) = method_of(last)
+                    && call.args.len() == 1
+                {
+                    let handler = self.handler(&call.args[0], frame, checked);
+                    return Value::Methods(vec![(method.to_owned(), handler)]);
+                }
+                if last == "on" && call.args.len() == 2 {
+                    let handler = self.handler(&call.args[1], frame, checked);
+                    return Value::Methods(vec![(filter_method(&call.args[0]), handler)]);
+                }
+                for arg in &call.args {
+                    self.eval_free(arg, frame);
+                }
+                Value::Other
+            }
+            Expr::MethodCall(call) => self.eval_method(call, frame, consuming),
+            Expr::Block(b) => self.eval_block(&b.block, frame),
+            Expr::Async(b) => self.eval_block(&b.block, frame),
+            Expr::Unsafe(b) => self.eval_block(&b.block, frame),
+            Expr::Closure(c) => {
+                self.eval_free(&c.body, frame);
+                Value::Other
+            }
+            Expr::Assign(assign) => {
+                if let Expr::Path(left) = &*assign.left
+                    && let Some(name) = left.path.get_ident()
+                {
+                    let value = self.eval(&assign.right, frame, true);
+                    frame.locals.insert(name.to_string(), (value, false));
+                } else {
+                    self.eval_free(&assign.right, frame);
+                }
+                Value::Other
+            }
+            Expr::Return(r) => {
+                if let Some(e) = &r.expr {
+                    let value = self.eval(e, frame, true);
+                    if matches!(value, Value::Router(_)) && frame.returned.is_none() {
+                        frame.returned = Some(value);
+                    }
+                }
+                Value::Other
+            }
+            Expr::If(e) => {
+                let mut value = self.eval_block(&e.then_branch, frame);
+                if let Some((_, other)) = &e.else_branch {
+                    value = union(value, self.eval(other, frame, consuming));
+                }
+                value
+            }
+            Expr::Match(m) => {
+                let mut value = Value::Other;
+                for arm in &m.arms {
+                    value = union(value, self.eval(&arm.body, frame, consuming));
+                }
+                value
+            }
+            Expr::ForLoop(l) => {
+                self.eval_block(&l.body, frame);
+                Value::Other
+            }
+            Expr::While(l) => {
+                self.eval_block(&l.body, frame);
+                Value::Other
+            }
+            Expr::Loop(l) => {
+                self.eval_block(&l.body, frame);
+                Value::Other
+            }
+            Expr::Tuple(t) => {
+                for e in &t.elems {
+                    self.eval_free(e, frame);
+                }
+                Value::Other
+            }
+            _ => Value::Other,
+        }
+    }
+
+    fn eval_method(&mut self, call: &'s syn::ExprMethodCall, frame: &mut Frame<'s>, consuming: bool) -> Value<'s> {
+        let name = call.method.to_string();
+        let args: Vec<&'s Expr> = call.args.iter().collect();
+        match (name.as_str(), args.as_slice()) {
+            ("route", [path, methods]) => {
+                let mut routes = self.router(&call.receiver, frame);
+                let path = self.path_text(path, frame);
+                match self.eval(methods, frame, true) {
+                    Value::Methods(list) => routes.extend(list.into_iter().map(|(method, handler)| Registration {
+                        method,
+                        path: path.clone(),
+                        handler,
+                    })),
+                    _ => {
+                        let handler =
+                            self.opaque_handler(methods, frame, "the method router is built outside the audited code");
+                        routes.push(Registration { method: "*".to_owned(), path, handler });
+                    }
+                }
+                Value::Router(routes)
+            }
+            ("nest", [prefix, inner]) => {
+                let mut routes = self.router(&call.receiver, frame);
+                let prefix = self.path_text(prefix, frame);
+                if let Value::Router(inner) = self.eval(inner, frame, true) {
+                    routes.extend(inner.into_iter().map(|r| Registration { path: join(&prefix, &r.path), ..r }));
+                }
+                Value::Router(routes)
+            }
+            ("merge", [other]) => {
+                let receiver = self.eval(&call.receiver, frame, true);
+                let other = self.eval(other, frame, true);
+                match (receiver, other) {
+                    (Value::Methods(mut a), Value::Methods(b)) => {
+                        a.extend(b);
+                        Value::Methods(a)
+                    }
+                    (Value::Methods(a), _) => Value::Methods(a),
+                    (Value::Router(mut a), Value::Router(b)) => {
+                        a.extend(b);
+                        Value::Router(a)
+                    }
+                    (Value::Other, Value::Router(b)) => Value::Router(b),
+                    (a, _) => a,
+                }
+            }
+            ("on", [filter, handler]) => match self.eval(&call.receiver, frame, true) {
+                Value::Methods(mut list) => {
+                    let handler = self.handler(handler, frame, false);
+                    list.push((filter_method(filter), handler));
+                    Value::Methods(list)
+                }
+                other => other,
+            },
+            (method, [handler]) if method_of(method).is_some() => match self.eval(&call.receiver, frame, true) {
+                Value::Methods(mut list) => {
+                    let checked = list.first().is_some_and(|(_, h)| h.checked);
+                    let handler = self.handler(handler, frame, checked);
+                    list.push((method_of(method).unwrap_or("*").to_owned(), handler));
+                    Value::Methods(list)
+                }
+                other => other,
+            },
+            (method, _) if ROUTER_PASS_THROUGH.contains(&method) || method == "clone" => {
+                for arg in &args {
+                    self.eval(arg, frame, false);
+                }
+                self.eval(&call.receiver, frame, consuming)
+            }
+            _ => {
+                self.eval(&call.receiver, frame, false);
+                for arg in args {
+                    self.eval_free(arg, frame);
+                }
+                Value::Other
+            }
+        }
+    }
+
+    /// The receiver of `.route`/`.nest` as a router; an expression the audit cannot follow starts empty.
+    fn router(&mut self, receiver: &'s Expr, frame: &mut Frame<'s>) -> Vec<Registration<'s>> {
+        match self.eval(receiver, frame, true) {
+            Value::Router(routes) => routes,
+            _ => Vec::new(),
+        }
+    }
+
+    fn path_text(&self, expr: &Expr, frame: &Frame<'s>) -> String {
+        match expr {
+            Expr::Lit(lit) => match &lit.lit {
+                Lit::Str(s) => s.value(),
+                _ => text(expr),
+            },
+            Expr::Path(p) => self
+                .index
+                .string_const(frame.module, &segments(&p.path))
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("{{{}}}", text(expr))),
+            Expr::Reference(r) => self.path_text(&r.expr, frame),
+            _ => format!("{{{}}}", text(expr)),
+        }
+    }
+
+    fn handler(&mut self, expr: &'s Expr, frame: &Frame<'s>, checked: bool) -> HandlerRef<'s> {
+        let module = &self.index.sources.modules[frame.module];
+        let mut handler = HandlerRef {
+            text: text(expr),
+            target: None,
+            closure: None,
+            unresolved: None,
+            checked,
+            module: frame.module,
+            file: module.file.clone(),
+            line: expr.span().start().line,
+        };
+        let mut written = expr;
+        // `handler.layer(..)`, `handler.with_state(..)`: the function underneath.
+        while let Expr::MethodCall(call) = written {
+            written = &call.receiver;
+        }
+        match written {
+            Expr::Path(p) => {
+                handler.text = text(written);
+                let segs = segments(&p.path);
+                handler.target = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs);
+                if handler.target.is_none() {
+                    handler.unresolved = Some(format!("`{}` is not a function of the audited sources", handler.text));
+                }
+            }
+            Expr::Closure(c) => {
+                handler.text = format!("closure (line {})", handler.line);
+                handler.closure = Some(&c.body);
+            }
+            _ => {
+                handler.unresolved =
+                    Some(format!("the handler `{}` is an expression the audit does not follow", handler.text))
+            }
+        }
+        handler
+    }
+
+    fn opaque_handler(&self, expr: &'s Expr, frame: &Frame<'s>, why: &str) -> HandlerRef<'s> {
+        let module = &self.index.sources.modules[frame.module];
+        HandlerRef {
+            text: text(expr),
+            target: None,
+            closure: None,
+            unresolved: Some(why.to_owned()),
+            checked: false,
+            module: frame.module,
+            file: module.file.clone(),
+            line: expr.span().start().line,
+        }
+    }
+}
+
+/// Two possible values of a branch: routers are combined, anything else keeps the router.
+fn union<'s>(a: Value<'s>, b: Value<'s>) -> Value<'s> {
+    match (a, b) {
+        (Value::Router(mut x), Value::Router(y)) => {
+            x.extend(y);
+            Value::Router(x)
+        }
+        (Value::Methods(mut x), Value::Methods(y)) => {
+            x.extend(y);
+            Value::Methods(x)
+        }
+        (Value::Other, b) => b,
+        (a, _) => a,
+    }
+}
+
+/// `prefix` and `path` joined as `Router::nest` joins them (a nested `/` is the prefix itself).
+pub fn join(prefix: &str, path: &str) -> String {
+    let prefix = prefix.trim_end_matches('/');
+    if path == "/" || path.is_empty() {
+        if prefix.is_empty() { "/".to_owned() } else { prefix.to_owned() }
+    } else if path.starts_with('/') {
+        format!("{prefix}{path}")
+    } else {
+        format!("{prefix}/{path}")
+    }
+}
+
+/// `MethodFilter::GET` → `GET`.
+fn filter_method(expr: &Expr) -> String {
+    match expr {
+        Expr::Path(p) => {
+            p.path.segments.last().map(|s| s.ident.to_string().to_uppercase()).unwrap_or_else(|| "*".to_owned())
+        }
+        _ => "*".to_owned(),
+    }
+}
+
+/// The name a `let` binds, for a plain (possibly `mut`, possibly typed) identifier pattern.
+fn binding_name(pat: &Pat) -> Option<String> {
+    match pat {
+        Pat::Ident(p) => Some(p.ident.to_string()),
+        Pat::Type(t) => binding_name(&t.pat),
+        _ => None,
+    }
+}
+
+fn is_local(expr: &Expr, frame: &Frame) -> bool {
+    matches!(expr, Expr::Path(p) if p.path.get_ident().is_some_and(|i| frame.locals.contains_key(&i.to_string())))
+}
+
+/// Source text of a syntax node, spaced as a user writes it.
+pub fn text(node: &impl ToTokens) -> String {
+    let raw = node.to_token_stream().to_string();
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' {
+            let next = chars.peek().copied();
+            let prev = out.chars().last();
+            let tight_next = matches!(next, Some('<' | '>' | ',' | ':' | ')' | ']' | '(' | '.' | '?'));
+            let tight_prev = matches!(prev, Some('<' | ':' | '(' | '[' | '&' | '.' | '!'));
+            if tight_next || tight_prev {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join;
+
+    #[test]
+    fn nest_prefixes_join_as_axum_joins_them() {
+        assert_eq!(join("/api", "/users"), "/api/users");
+        assert_eq!(join("/api/", "/users"), "/api/users");
+        assert_eq!(join("/api", "/"), "/api");
+        assert_eq!(join("/", "/users"), "/users");
+        assert_eq!(join("", "/"), "/");
+    }
+}

@@ -1,0 +1,121 @@
+//! The shape tables the audit classifies types with.
+//!
+//! The first two tables mirror the classification of `completeness-macros`
+//! (`macros/src/types.rs`): the same collection and wrapper names, so the audit calls a type a
+//! list exactly when `#[derive(ResultEnvelope)]` would ask for a completeness block or a
+//! `bounded` justification. Keep them in step until both read one shared table.
+
+/// The collection types whose size has no bound (DESIGN §4). Slices and `Box<[T]>` count too.
+pub const COLLECTIONS: [&str; 6] = ["Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet"];
+
+/// Wrappers looked through: an `Option<Vec<T>>` is still a collection.
+pub const WRAPPERS: [&str; 5] = ["Option", "Box", "Rc", "Arc", "Cow"];
+
+/// Response types of the framework that report completeness (or are declared exempt).
+pub const REPORTING: [&str; 5] = ["Envelope", "Aggregate", "Exempt", "CheckedResponse", "Collected"];
+
+/// The type of a completeness block: a struct holding one reports completeness by hand.
+pub const COMPLETENESS_BLOCK: &str = "Completeness";
+
+/// The derive that makes a struct report completeness.
+pub const ENVELOPE_DERIVE: &str = "ResultEnvelope";
+
+/// The handler attribute that makes a handler report completeness.
+pub const HANDLER_ATTRIBUTE: &str = "completeness";
+
+/// Response wrappers whose body is their first type argument: `Json<T>`, `Result<T, E>`.
+pub const BODY_WRAPPERS: [&str; 3] = ["Json", "Result", "Form"];
+
+/// Member names that hold the items of a list response: a struct with a collection under one of
+/// these names is a list, not a resource that happens to have a collection.
+pub const LIST_MEMBERS: [&str; 14] = [
+    "items", "data", "results", "entries", "records", "rows", "values", "hits", "elements", "list", "nodes", "edges",
+    "objects", "page",
+];
+
+/// Member names of a hand-rolled pagination block: a struct whose only other members are these is
+/// a list page.
+pub const PAGINATION_MEMBERS: [&str; 14] = [
+    "total",
+    "count",
+    "total_count",
+    "next",
+    "next_cursor",
+    "cursor",
+    "prev_cursor",
+    "previous",
+    "next_page",
+    "page_size",
+    "offset",
+    "limit",
+    "has_more",
+    "more",
+];
+
+/// Types that are never lists: scalars, text and the usual non-JSON responses.
+pub const NOT_LISTS: [&str; 31] = [
+    "String",
+    "str",
+    "bool",
+    "char",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "f32",
+    "f64",
+    "StatusCode",
+    "HeaderMap",
+    "Html",
+    "Redirect",
+    "Bytes",
+    "Infallible",
+    "NoContent",
+    "Problem",
+    "Uuid",
+    "ProblemDetails",
+    "Sse",
+    "CookieJar",
+    "Empty",
+];
+
+/// Types whose JSON shape the audit cannot see from the type: it looks at the handler's body instead.
+pub const OPAQUE_RESPONSES: [&str; 3] = ["Response", "Value", "Body"];
+
+/// The method-router constructors of `axum::routing` and `completeness::routing`, with the method each routes.
+pub const METHODS: [(&str, &str); 9] = [
+    ("get", "GET"),
+    ("post", "POST"),
+    ("put", "PUT"),
+    ("patch", "PATCH"),
+    ("delete", "DELETE"),
+    ("head", "HEAD"),
+    ("options", "OPTIONS"),
+    ("trace", "TRACE"),
+    ("any", "ANY"),
+];
+
+/// Router methods that hand back the same routes (layers, state, fallbacks).
+pub const ROUTER_PASS_THROUGH: [&str; 8] = [
+    "layer",
+    "route_layer",
+    "with_state",
+    "fallback",
+    "fallback_service",
+    "method_not_allowed_fallback",
+    "into_service",
+    "reset_fallback",
+];
+
+/// The method of a method-router constructor or method name, if it is one.
+pub fn method_of(name: &str) -> Option<&'static str> {
+    METHODS.iter().find(|(function, _)| *function == name).map(|(_, method)| *method)
+}

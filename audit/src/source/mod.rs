@@ -1,0 +1,46 @@
+//! Reading the audited sources: the crates of a workspace, the module tree of each target, parsed
+//! with syn (nothing is compiled).
+
+mod modules;
+mod workspace;
+
+use std::path::{Path, PathBuf};
+
+pub use modules::{Module, ModuleId};
+pub use workspace::{Target, targets};
+
+use crate::model::Skipped;
+
+/// Every module of every target under the audited path.
+pub struct Sources {
+    /// The audited directory; file names are reported relative to it.
+    pub root: PathBuf,
+    /// The modules, each with its items; `ModuleId` indexes this.
+    pub modules: Vec<Module>,
+    /// Files that could not be read or parsed.
+    pub skipped: Vec<Skipped>,
+    /// How many files were parsed.
+    pub files: usize,
+}
+
+impl Sources {
+    /// Loads every target under `path` (a crate, a workspace, or a directory of `.rs` files).
+    /// `progress` receives the number of files parsed so far.
+    pub fn load(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Sources, String> {
+        let root =
+            if path.is_file() { path.parent().unwrap_or(Path::new(".")).to_path_buf() } else { path.to_path_buf() };
+        let targets = targets(path)?;
+        let mut loader = modules::Loader::new(root.clone(), progress);
+        for target in &targets {
+            loader.load_target(target);
+        }
+        let (modules, skipped, files) = loader.finish();
+        Ok(Sources { root, modules, skipped, files })
+    }
+
+    /// `file` relative to the audited directory, with `/` separators.
+    pub fn display(&self, file: &Path) -> String {
+        let relative = file.strip_prefix(&self.root).unwrap_or(file);
+        relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+    }
+}

@@ -1,0 +1,174 @@
+//! The module tree of a target: `mod` declarations followed from the root file, `#[path]` included.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, Item, Lit, Meta};
+
+use super::Target;
+use crate::model::Skipped;
+
+/// Index of a module in [`super::Sources::modules`].
+pub type ModuleId = usize;
+
+/// One module: its place in its target and its items (child modules are modules of their own).
+pub struct Module {
+    /// The target the module belongs to (names resolve within a target).
+    pub target: String,
+    /// The module's path below the target root: `["service", "routes"]`.
+    pub path: Vec<String>,
+    /// The file the module's items are in.
+    pub file: PathBuf,
+    /// The items, child `mod` items left out.
+    pub items: Vec<Item>,
+    /// The names of the child modules.
+    pub children: Vec<String>,
+}
+
+/// Reads files and builds modules, recording what it could not read.
+pub(super) struct Loader<'p> {
+    root: PathBuf,
+    modules: Vec<Module>,
+    skipped: Vec<Skipped>,
+    files: usize,
+    progress: &'p mut dyn FnMut(usize),
+}
+
+impl<'p> Loader<'p> {
+    pub(super) fn new(root: PathBuf, progress: &'p mut dyn FnMut(usize)) -> Loader<'p> {
+        Loader { root, modules: Vec::new(), skipped: Vec::new(), files: 0, progress }
+    }
+
+    pub(super) fn finish(self) -> (Vec<Module>, Vec<Skipped>, usize) {
+        (self.modules, self.skipped, self.files)
+    }
+
+    /// Loads the target's root file and every module below it.
+    pub(super) fn load_target(&mut self, target: &Target) {
+        let dir = target.root.parent().unwrap_or(Path::new(".")).to_path_buf();
+        self.load_file(&target.name, Vec::new(), &target.root, dir, 0);
+    }
+
+    /// Parses `file` as the module `path`; `dir` is where its child module files live.
+    fn load_file(&mut self, target: &str, path: Vec<String>, file: &Path, dir: PathBuf, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let text = match fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(error) => return self.skip(file, 1, format!("cannot read: {error}")),
+        };
+        let parsed = match syn::parse_file(&text) {
+            Ok(parsed) => parsed,
+            Err(error) => return self.skip(file, error.span().start().line.max(1), format!("does not parse: {error}")),
+        };
+        self.files += 1;
+        (self.progress)(self.files);
+        self.add_module(target, path, file, dir, parsed.items, depth, false);
+    }
+
+    /// Adds a module with `items` and follows its `mod` declarations.
+    #[allow(clippy::too_many_arguments)]
+    fn add_module(
+        &mut self,
+        target: &str,
+        path: Vec<String>,
+        file: &Path,
+        dir: PathBuf,
+        items: Vec<Item>,
+        depth: usize,
+        inline: bool,
+    ) {
+        let mut kept = Vec::with_capacity(items.len());
+        let mut children = Vec::new();
+        let mut pending = Vec::new();
+        for item in items {
+            match item {
+                Item::Mod(module) => {
+                    let name = module.ident.to_string();
+                    children.push(name.clone());
+                    pending.push((name, module));
+                }
+                other => kept.push(other),
+            }
+        }
+        self.modules.push(Module {
+            target: target.to_owned(),
+            path: path.clone(),
+            file: file.to_path_buf(),
+            items: kept,
+            children,
+        });
+        for (name, module) in pending {
+            let mut child = path.clone();
+            child.push(name.clone());
+            let explicit = path_attribute(&module.attrs);
+            match module.content {
+                Some((_, items)) => {
+                    let child_dir = match &explicit {
+                        Some(p) => dir.join(p),
+                        None => dir.join(&name),
+                    };
+                    self.add_module(target, child, file, child_dir, items, depth + 1, true);
+                }
+                None => {
+                    let line = module.span().start().line;
+                    let found = match explicit {
+                        // A file named by `#[path]` is relative to the declaring file's directory
+                        // (to the module's directory inside inline modules); its children sit beside it.
+                        Some(p) => {
+                            let base = if inline {
+                                dir.clone()
+                            } else {
+                                file.parent().unwrap_or(Path::new(".")).to_path_buf()
+                            };
+                            let target_file = base.join(p);
+                            let child_dir = target_file.parent().unwrap_or(Path::new(".")).to_path_buf();
+                            Some((target_file, child_dir))
+                        }
+                        None => {
+                            let flat = dir.join(format!("{name}.rs"));
+                            let nested = dir.join(&name).join("mod.rs");
+                            if flat.is_file() {
+                                Some((flat, dir.join(&name)))
+                            } else if nested.is_file() {
+                                Some((nested, dir.join(&name)))
+                            } else {
+                                None
+                            }
+                        }
+                    };
+                    match found {
+                        Some((child_file, child_dir)) => {
+                            self.load_file(target, child, &child_file, child_dir, depth + 1)
+                        }
+                        None => self.skip(file, line, format!("module `{name}`: no file {name}.rs or {name}/mod.rs")),
+                    }
+                }
+            }
+        }
+    }
+
+    fn skip(&mut self, file: &Path, line: usize, error: String) {
+        let relative = file.strip_prefix(&self.root).unwrap_or(file);
+        let file = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        if !self.skipped.iter().any(|s| s.file == file && s.line == line) {
+            self.skipped.push(Skipped { file, line, error });
+        }
+    }
+}
+
+/// The value of `#[path = "..."]`, if any.
+fn path_attribute(attrs: &[Attribute]) -> Option<String> {
+    attrs.iter().find_map(|attr| match &attr.meta {
+        Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            Expr::Lit(lit) => match &lit.lit {
+                Lit::Str(s) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    })
+}

@@ -1,0 +1,137 @@
+//! The targets to audit: every member of a workspace, every target of a crate.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One compilation root: a library, a binary, an example, or a loose directory's root file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Target {
+    /// A name unique in the audit (`package/kind/name`): items of different targets never resolve to each other.
+    pub name: String,
+    /// The root file (`src/lib.rs`, `src/main.rs`, `examples/x/main.rs`, ...).
+    pub root: PathBuf,
+}
+
+/// The targets under `path`:
+/// 1. a `Cargo.toml` (or a directory holding one) with `[workspace]`: the targets of every member,
+///    and of the root package when there is one;
+/// 2. a `Cargo.toml` with `[package]`: its library, binaries and examples, declared or
+///    auto-discovered (tests and benches serve no one and are not audited);
+/// 3. a directory without `Cargo.toml`: its `main.rs`, `lib.rs` or `mod.rs` when there is one,
+///    otherwise each `.rs` file in it;
+/// 4. a `.rs` file: that file.
+pub fn targets(path: &Path) -> Result<Vec<Target>, String> {
+    if path.is_file() && path.extension().is_some_and(|e| e == "rs") {
+        return Ok(vec![Target { name: path.display().to_string(), root: path.to_path_buf() }]);
+    }
+    let manifest = if path.is_file() { path.to_path_buf() } else { path.join("Cargo.toml") };
+    if !manifest.is_file() {
+        if !path.is_dir() {
+            return Err(format!("{}: no such crate, workspace or directory", path.display()));
+        }
+        return Ok(loose_directory(path));
+    }
+    let mut found = BTreeSet::new();
+    crate_targets(&manifest, true, &mut found)?;
+    let mut roots = BTreeSet::new();
+    Ok(found.into_iter().filter(|target| roots.insert(target.root.clone())).collect())
+}
+
+/// Rule 3: a directory of sources without a manifest.
+fn loose_directory(dir: &Path) -> Vec<Target> {
+    for root in ["main.rs", "lib.rs", "mod.rs"] {
+        let file = dir.join(root);
+        if file.is_file() {
+            return vec![Target { name: dir.display().to_string(), root: file }];
+        }
+    }
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    files.into_iter().map(|root| Target { name: root.display().to_string(), root }).collect()
+}
+
+/// Rules 1 and 2 for one manifest; `follow_members` is false for members (no nested workspaces).
+fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Target>) -> Result<(), String> {
+    let text = fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let doc: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let dir = manifest.parent().unwrap_or(Path::new("."));
+    if follow_members
+        && let Some(members) = doc.get("workspace").and_then(|w| w.get("members")).and_then(|m| m.as_array())
+    {
+        for member in members.iter().filter_map(|m| m.as_str()) {
+            for member_dir in expand_member(dir, member) {
+                let member_manifest = member_dir.join("Cargo.toml");
+                if member_manifest.is_file() {
+                    crate_targets(&member_manifest, false, found)?;
+                }
+            }
+        }
+    }
+    let Some(package) = doc.get("package") else { return Ok(()) };
+    let package_name = package.get("name").and_then(|n| n.as_str()).unwrap_or("crate").to_owned();
+    let mut add = |kind: &str, name: &str, root: PathBuf| {
+        if root.is_file() {
+            found.insert(Target { name: format!("{package_name}/{kind}/{name}"), root });
+        }
+    };
+    let declared = |key: &str| -> Vec<(String, Option<PathBuf>)> {
+        let entries = match doc.get(key) {
+            Some(toml::Value::Array(entries)) => entries.iter().collect(),
+            Some(entry @ toml::Value::Table(_)) => vec![entry],
+            _ => Vec::new(),
+        };
+        entries
+            .into_iter()
+            .map(|entry| {
+                let name = entry.get("name").and_then(|n| n.as_str()).unwrap_or(&package_name).to_owned();
+                (name, entry.get("path").and_then(|p| p.as_str()).map(|p| dir.join(p)))
+            })
+            .collect()
+    };
+    let lib = declared("lib").into_iter().next();
+    add("lib", "lib", lib.and_then(|(_, path)| path).unwrap_or_else(|| dir.join("src/lib.rs")));
+    add("bin", &package_name, dir.join("src/main.rs"));
+    for (name, path) in declared("bin") {
+        add("bin", &name, path.unwrap_or_else(|| dir.join("src/bin").join(format!("{name}.rs"))));
+    }
+    for (kind, folder) in [("bin", "src/bin"), ("example", "examples")] {
+        for entry in fs::read_dir(dir.join(folder)).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            if path.extension().is_some_and(|e| e == "rs") {
+                add(kind, &name, path);
+            } else if path.is_dir() {
+                add(kind, &name, path.join("main.rs"));
+            }
+        }
+    }
+    for (name, path) in declared("example") {
+        add("example", &name, path.unwrap_or_else(|| dir.join("examples").join(format!("{name}.rs"))));
+    }
+    Ok(())
+}
+
+/// The directories a `members` entry names: a path, or a path ending in `/*`.
+fn expand_member(dir: &Path, member: &str) -> Vec<PathBuf> {
+    match member.strip_suffix("/*") {
+        Some(parent) => {
+            let mut dirs: Vec<PathBuf> = fs::read_dir(dir.join(parent))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect();
+            dirs.sort();
+            dirs
+        }
+        None => vec![dir.join(member)],
+    }
+}

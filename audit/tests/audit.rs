@@ -1,0 +1,256 @@
+//! The audit binary on fixture crates: verdicts per shape, routers across files, a file that
+//! does not parse, SARIF structure, `--deny` and `--baseline` exit codes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn run(path: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-completeness"))
+        .args(["completeness", "audit"])
+        .arg(path)
+        .args(extra)
+        .output()
+        .expect("the audit binary runs")
+}
+
+fn json(path: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    let out = run(path, &args);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// `(method, path) -> verdict` of a JSON report.
+fn verdicts(report: &Value) -> Vec<(String, String, String)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["method"].as_str().unwrap().to_owned(),
+                f["path"].as_str().unwrap().to_owned(),
+                f["verdict"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn verdict_of(report: &Value, method: &str, path: &str) -> String {
+    verdicts(report)
+        .into_iter()
+        .find(|(m, p, _)| m == method && p == path)
+        .map(|(_, _, v)| v)
+        .unwrap_or_else(|| panic!("no finding for {method} {path} in {report:#}"))
+}
+
+#[test]
+fn every_shape_gets_its_verdict() {
+    let report = json(&fixture("shapes"), &[]);
+    let expected = [
+        ("GET", "/bare-vec", "list_without_completeness"),
+        ("GET", "/plain-vec", "list_without_completeness"),
+        ("GET", "/slice", "list_without_completeness"),
+        ("GET", "/map", "list_without_completeness"),
+        ("GET", "/set", "list_without_completeness"),
+        ("GET", "/result", "list_without_completeness"),
+        ("GET", "/alias", "list_without_completeness"),
+        ("GET", "/page-struct", "list_without_completeness"),
+        ("GET", "/impl-list", "list_without_completeness"),
+        ("GET", "/api/listed", "list_without_completeness"),
+        ("GET", "/profile", "nested_collection"),
+        ("POST", "/profile", "not_a_list"),
+        ("POST", "/api/listed", "not_a_list"),
+        ("GET", "/account", "not_a_list"),
+        ("GET", "/impl-single", "not_a_list"),
+        ("GET", "/foreign", "unknown"),
+        ("GET", "/json-value", "list_without_completeness"),
+        ("GET", "/closure", "unknown"),
+        ("GET", "/annotated", "reports_completeness"),
+        ("GET", "/enveloped", "reports_completeness"),
+        ("GET", "/derived", "reports_completeness"),
+        ("GET", "/exempt", "reports_completeness"),
+    ];
+    for (method, path, verdict) in expected {
+        assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
+    }
+    assert_eq!(report["findings"].as_array().unwrap().len(), expected.len(), "{report:#}");
+}
+
+#[test]
+fn a_finding_names_handler_location_and_fix() {
+    let report = json(&fixture("shapes"), &[]);
+    let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
+    assert_eq!(finding["handler"], "alias");
+    assert_eq!(finding["file"], "src/main.rs");
+    assert_eq!(finding["line"], 39);
+    let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
+    assert!(closure["handler"].as_str().unwrap().starts_with("closure (line "), "{closure}");
+    assert!(finding["why"].as_str().unwrap().contains("`Items`"), "{finding}");
+    assert!(finding["fix"].as_str().unwrap().contains("Envelope<Item>"), "{finding}");
+    let nested = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "/profile" && f["method"] == "GET")
+        .unwrap();
+    assert!(nested["fix"].as_str().unwrap().contains("#[envelope(bounded"), "{nested}");
+    let method_router = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "/api/listed" && f["method"] == "GET")
+        .unwrap();
+    assert_eq!(method_router["handler"], "Self::listed");
+}
+
+#[test]
+fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths() {
+    let report = json(&fixture("nested"), &[]);
+    let mut found = verdicts(&report);
+    found.sort();
+    let mut expected: Vec<(String, String, String)> = [
+        ("GET", "/api/v1/admin/audit-log", "list_without_completeness"),
+        ("GET", "/api/v1/users", "list_without_completeness"),
+        ("GET", "/api/v1/users/{id}/groups", "list_without_completeness"),
+        ("GET", "/health", "not_a_list"),
+        ("GET", "/tags", "list_without_completeness"),
+    ]
+    .map(|(m, p, v)| (m.to_owned(), p.to_owned(), v.to_owned()))
+    .to_vec();
+    expected.sort();
+    assert_eq!(found, expected);
+    let admin = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/api/v1/admin/audit-log").unwrap();
+    assert_eq!(admin["file"], "crates/api/src/handlers.rs", "the handler is found through `use` in a `#[path]` module");
+}
+
+#[test]
+fn a_file_that_does_not_parse_is_reported_and_skipped() {
+    let out = run(&fixture("broken"), &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let skipped = report["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{report:#}");
+    assert_eq!(skipped[0]["file"], "src/half_written.rs");
+    assert!(skipped[0]["error"].as_str().unwrap().contains("does not parse"));
+    assert_eq!(verdict_of(&report, "GET", "/list"), "list_without_completeness", "the rest is still audited");
+    let table = String::from_utf8(run(&fixture("broken"), &[]).stdout).unwrap();
+    assert!(table.contains("skipped src/half_written.rs"), "{table}");
+}
+
+#[test]
+fn sarif_has_the_required_structure_of_2_1_0() {
+    let log = json(&fixture("shapes"), &[]);
+    let _ = log;
+    let out = run(&fixture("broken"), &["--format", "sarif"]);
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    assert!(log["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let runs = log["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let driver = &runs[0]["tool"]["driver"];
+    assert_eq!(driver["name"], "cargo-completeness");
+    let rules: Vec<&str> = driver["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let results = runs[0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "one list, one skipped file: {log:#}");
+    for result in results {
+        let rule = result["ruleId"].as_str().unwrap();
+        assert!(rules.contains(&rule), "{rule} is declared in rules");
+        assert!(["none", "note", "warning", "error"].contains(&result["level"].as_str().unwrap()));
+        assert!(!result["message"]["text"].as_str().unwrap().is_empty());
+        let location = &result["locations"][0]["physicalLocation"];
+        assert!(location["artifactLocation"]["uri"].as_str().unwrap().starts_with("src/"));
+        assert!(location["region"]["startLine"].as_u64().unwrap() >= 1);
+    }
+    assert_eq!(results[0]["ruleId"], "list_without_completeness");
+    assert_eq!(results[0]["level"], "error");
+    assert_eq!(results[1]["ruleId"], "unparseable-file");
+}
+
+#[test]
+fn deny_list_fails_while_a_list_remains_and_passes_without_one() {
+    assert_eq!(run(&fixture("shapes"), &["--deny", "list", "-q"]).status.code(), Some(1));
+    assert_eq!(run(&fixture("shapes"), &["-q"]).status.code(), Some(0), "without --deny the audit only reports");
+    let clean = scratch("clean");
+    fs::create_dir_all(clean.join("src")).unwrap();
+    fs::write(clean.join("Cargo.toml"), "[package]\nname = \"clean\"\nversion = \"0.1.0\"\nedition = \"2024\"\n")
+        .unwrap();
+    fs::write(
+        clean.join("src/main.rs"),
+        "use completeness::routing::get;\n#[completeness::completeness(resource = \"x\")]\nasync fn list() -> completeness::Envelope<u8, ListReason> { todo!() }\nfn main() { let _r: axum::Router = axum::Router::new().route(\"/x\", get(list)); }\n",
+    )
+    .unwrap();
+    assert_eq!(run(&clean, &["--deny", "list", "-q"]).status.code(), Some(0));
+    assert_eq!(run(Path::new("/nonexistent/audit/path"), &["-q"]).status.code(), Some(2), "an audit that cannot run");
+}
+
+#[test]
+fn a_baseline_lets_known_findings_pass_and_fails_new_ones() {
+    let copy = scratch("baseline");
+    copy_dir(&fixture("shapes"), &copy);
+    let baseline = copy.join("completeness-baseline.json");
+    let baseline_arg = baseline.to_str().unwrap();
+    let written = run(&copy, &["--baseline", baseline_arg, "--write-baseline", "--deny", "list", "-q"]);
+    assert_eq!(written.status.code(), Some(0), "writing a baseline accepts what it wrote");
+    assert_eq!(run(&copy, &["--baseline", baseline_arg, "--deny", "list", "-q"]).status.code(), Some(0));
+
+    // A new bare list: the known ones still pass, the new one fails.
+    let main = copy.join("src/main.rs");
+    let text = fs::read_to_string(&main).unwrap();
+    let text = text.replace(
+        ".route(\"/bare-vec\", get(bare_vec))",
+        ".route(\"/bare-vec\", get(bare_vec))\n        .route(\"/new-list\", get(plain_vec))",
+    );
+    fs::write(&main, text).unwrap();
+    let out = run(&copy, &["--baseline", baseline_arg, "--deny", "list", "--format", "json", "-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fresh: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["verdict"] == "list_without_completeness" && f["baselined"] == false)
+        .collect();
+    assert_eq!(fresh.len(), 1, "{report:#}");
+    assert_eq!(fresh[0]["path"], "/new-list");
+    assert_eq!(run(&copy, &["--baseline", "/nonexistent/baseline.json", "-q"]).status.code(), Some(2));
+}
+
+#[test]
+fn this_repository_s_examples_audit_clean_except_the_legacy_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let out = run(root, &["--deny", "list", "--exclude", "examples/legacy_inventory", "--format", "json", "-q"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert!(report["findings"].as_array().unwrap().len() >= 10, "the service example's routes are found: {report:#}");
+    let legacy = run(&root.join("examples/legacy_inventory"), &["--deny", "list", "-q"]);
+    assert_eq!(legacy.status.code(), Some(1), "the un-migrated example is the deliberate exception");
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("completeness-audit-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

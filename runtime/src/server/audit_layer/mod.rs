@@ -1,0 +1,303 @@
+//! A tower layer for services in the middle of a migration: it watches JSON responses and
+//! counts, per route, those that are lists without completeness.
+//!
+//! Rules, applied to every response whose `content-type` is `application/json`:
+//! 1. A body whose size is not known up front (streamed) or is larger than
+//!    [`AuditLayer::max_bytes`] passes untouched and is counted as not inspected.
+//! 2. A body that is not JSON (see [`shape`] for the check) is counted as bad JSON; the client
+//!    gets it as it was.
+//! 3. A top-level array is flagged `bare-array`.
+//! 4. A top-level object with an array member and no `complete` member is flagged
+//!    `array-without-complete`.
+//!    On a route declared [`AuditLayer::bounded`] (a single resource with a small collection)
+//!    it is counted as `bounded` instead.
+//! 5. A flag is a `tracing` warning (target `completeness::audit`) with the method and route
+//!    (axum's `MatchedPath` when the layer wraps a `Router`, the request path otherwise), a count
+//!    in [`AuditLayer::snapshot`], and with [`AuditLayer::with_header`] a response header
+//!    [`AUDIT_HEADER`] naming the problem.
+//!
+//! The body's bytes are never changed.
+//!
+//! ```
+//! use axum::{Json, Router, routing::get};
+//! use completeness_runtime::audit_layer::AuditLayer;
+//!
+//! let audit = AuditLayer::new().max_bytes(64 * 1024).with_header();
+//! let app: Router = Router::new()
+//!     .route("/names", get(|| async { Json(vec!["a", "b"]) }))
+//!     .layer(audit.clone());
+//! // Later, e.g. from an admin endpoint or a periodic log line:
+//! let counts = serde_json::to_value(audit.snapshot()).unwrap();
+//! # let _ = (app, counts);
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use axum::body::{Body, HttpBody};
+use axum::extract::{MatchedPath, Request};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use tower::{Layer, Service};
+
+mod shape;
+
+pub use shape::{BadJson, shape};
+
+/// The response header naming the problem, when [`AuditLayer::with_header`] is on.
+pub const AUDIT_HEADER: &str = "completeness-audit";
+
+/// The default of [`AuditLayer::max_bytes`]: 256 KiB.
+pub const DEFAULT_MAX_BYTES: usize = 256 * 1024;
+
+/// What the layer found in one JSON body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    /// Rule 3: the body is a JSON array.
+    BareArray,
+    /// Rule 4: an object with an array member and no `complete` member.
+    ArrayWithoutComplete,
+}
+
+impl Problem {
+    /// The header value and log name of the problem.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Problem::BareArray => "bare-array",
+            Problem::ArrayWithoutComplete => "array-without-complete",
+        }
+    }
+}
+
+/// The counts of one route (`"GET /users/{id}"`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteCounts {
+    /// JSON responses seen.
+    pub json_responses: u64,
+    /// JSON bodies read and checked.
+    pub inspected: u64,
+    /// Rule 3 flags.
+    pub bare_array: u64,
+    /// Rule 4 flags.
+    pub array_without_complete: u64,
+    /// Rule 4 on a route declared [`AuditLayer::bounded`]: counted, not flagged.
+    pub bounded: u64,
+    /// Rule 1: streamed or larger than the limit, passed untouched.
+    pub not_inspected: u64,
+    /// Rule 2: bodies that are not JSON.
+    pub bad_json: u64,
+}
+
+impl RouteCounts {
+    /// Responses flagged by rule 3 or 4.
+    pub fn flagged(&self) -> u64 {
+        self.bare_array + self.array_without_complete
+    }
+}
+
+/// The counts of every route seen so far, by `"METHOD route"`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditSnapshot {
+    /// Per route.
+    pub routes: BTreeMap<String, RouteCounts>,
+}
+
+impl AuditSnapshot {
+    /// Flagged responses over every route: zero once the migration is done.
+    pub fn flagged(&self) -> u64 {
+        self.routes.values().map(RouteCounts::flagged).sum()
+    }
+
+    /// The routes with at least one flag.
+    pub fn flagged_routes(&self) -> Vec<&str> {
+        self.routes.iter().filter(|(_, c)| c.flagged() > 0).map(|(r, _)| r.as_str()).collect()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Config {
+    max_bytes: usize,
+    header: bool,
+    bounded: BTreeSet<String>,
+}
+
+type Counts = Arc<Mutex<BTreeMap<String, RouteCounts>>>;
+
+#[derive(Debug)]
+struct Shared {
+    config: Arc<Config>,
+    counts: Counts,
+}
+
+/// The audit layer; clones share their counts. Wrap a whole `Router` with `.layer(audit.clone())`.
+#[derive(Debug, Clone)]
+pub struct AuditLayer {
+    config: Arc<Config>,
+    counts: Counts,
+}
+
+impl Default for AuditLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AuditLayer {
+    /// A layer that inspects bodies up to [`DEFAULT_MAX_BYTES`] and adds no header.
+    pub fn new() -> Self {
+        AuditLayer {
+            config: Arc::new(Config { max_bytes: DEFAULT_MAX_BYTES, header: false, bounded: BTreeSet::new() }),
+            counts: Counts::default(),
+        }
+    }
+
+    /// Inspects bodies of at most `bytes` bytes (rule 1).
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        Arc::make_mut(&mut self.config).max_bytes = bytes;
+        self
+    }
+
+    /// Adds the [`AUDIT_HEADER`] header to flagged responses (rule 5).
+    pub fn with_header(mut self) -> Self {
+        Arc::make_mut(&mut self.config).header = true;
+        self
+    }
+
+    /// Declares `route` (`"GET /products/{id}"`) a single resource whose collections are bounded
+    /// (`#[envelope(bounded = "why")]`): rule 4 counts its responses as `bounded`, not as flags.
+    /// A bare array on it is still flagged.
+    pub fn bounded(mut self, route: &str) -> Self {
+        Arc::make_mut(&mut self.config).bounded.insert(route.to_owned());
+        self
+    }
+
+    /// The counts so far.
+    pub fn snapshot(&self) -> AuditSnapshot {
+        AuditSnapshot { routes: self.counts.lock().unwrap_or_else(|e| e.into_inner()).clone() }
+    }
+}
+
+impl<S> Layer<S> for AuditLayer {
+    type Service = AuditService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        AuditService { inner, shared: Arc::new(Shared { config: self.config.clone(), counts: self.counts.clone() }) }
+    }
+}
+
+/// The service [`AuditLayer`] wraps around a router or route.
+#[derive(Clone)]
+pub struct AuditService<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S: fmt::Debug> fmt::Debug for AuditService<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuditService").field("inner", &self.inner).finish_non_exhaustive()
+    }
+}
+
+impl<S> Service<Request> for AuditService<S>
+where
+    S: Service<Request, Response = Response> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let route = match request.extensions().get::<MatchedPath>() {
+            Some(matched) => matched.as_str().to_owned(),
+            None => request.uri().path().to_owned(),
+        };
+        let key = format!("{} {route}", request.method());
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let shared = self.shared.clone();
+        Box::pin(async move {
+            let response = inner.call(request).await?;
+            Ok(shared.inspect(key, response).await)
+        })
+    }
+}
+
+impl Shared {
+    /// Rules 1 to 5 for one response.
+    async fn inspect(&self, key: String, response: Response) -> Response {
+        if !is_json(response.headers()) {
+            return response;
+        }
+        let (mut parts, body) = response.into_parts();
+        let size = body.size_hint().exact();
+        let Some(size) = size.filter(|n| *n <= self.config.max_bytes as u64) else {
+            self.count(&key, |c| c.not_inspected += 1);
+            return Response::from_parts(parts, body);
+        };
+        let bytes = match axum::body::to_bytes(body, size as usize).await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                // A body that announced its size but failed to deliver it: nothing to hand on.
+                self.count(&key, |c| c.not_inspected += 1);
+                return Response::from_parts(parts, Body::empty());
+            }
+        };
+        match shape(&bytes) {
+            Err(_) => self.count(&key, |c| {
+                c.inspected += 1;
+                c.bad_json += 1;
+            }),
+            Ok(None) => self.count(&key, |c| c.inspected += 1),
+            Ok(Some(Problem::ArrayWithoutComplete)) if self.config.bounded.contains(&key) => self.count(&key, |c| {
+                c.inspected += 1;
+                c.bounded += 1;
+            }),
+            Ok(Some(problem)) => {
+                self.count(&key, |c| {
+                    c.inspected += 1;
+                    match problem {
+                        Problem::BareArray => c.bare_array += 1,
+                        Problem::ArrayWithoutComplete => c.array_without_complete += 1,
+                    }
+                });
+                tracing::warn!(
+                    target: "completeness::audit",
+                    route = %key,
+                    problem = problem.as_str(),
+                    "a JSON response holds a list without completeness"
+                );
+                if self.config.header {
+                    parts.headers.insert(AUDIT_HEADER, HeaderValue::from_static(problem.as_str()));
+                }
+            }
+        }
+        Response::from_parts(parts, Body::from(bytes))
+    }
+
+    fn count(&self, key: &str, update: impl FnOnce(&mut RouteCounts)) {
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = counts.entry(key.to_owned()).or_default();
+        entry.json_responses += 1;
+        update(entry);
+    }
+}
+
+/// `application/json`, with or without parameters (`application/problem+json` is not a list).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}

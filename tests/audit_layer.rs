@@ -1,0 +1,192 @@
+//! The audit layer through a real `Router`: bare arrays and unreported lists are flagged,
+//! enveloped responses are not, large and streamed bodies pass untouched, bad JSON is counted,
+//! and the bytes a client receives are the same with and without the layer.
+
+use axum::body::{Body, Bytes};
+use axum::http::{Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use completeness::audit_layer::{AUDIT_HEADER, AuditLayer, AuditSnapshot, RouteCounts};
+use completeness::reason::VisibilityRestricted;
+use completeness::{Envelope, Scope};
+use serde_json::json;
+use tower::ServiceExt;
+
+const LIMIT: usize = 1024;
+
+fn scope() -> Scope {
+    Scope::new("names", "every name")
+}
+
+fn json_response(text: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+}
+
+fn app() -> Router {
+    let users = Router::new().route("/{id}/groups", get(|| async { Json(vec!["admins"]) }));
+    Router::new()
+        .route("/bare", get(|| async { Json(vec![1, 2, 3]) }))
+        .route("/empty-bare", get(|| async { Json(Vec::<u32>::new()) }))
+        .route("/object", get(|| async { Json(json!({"items": [1, 2], "next": null})) }))
+        .route("/single", get(|| async { Json(json!({"id": 1, "name": "a"})) }))
+        .route("/complete", get(|| async { Envelope::<String>::complete(vec!["a".to_owned()], scope()) }))
+        .route("/complete-empty", get(|| async { Envelope::<String>::complete(vec![], scope()) }))
+        .route(
+            "/incomplete",
+            get(|| async {
+                Envelope::<String>::incomplete(vec!["a".to_owned()], scope(), VisibilityRestricted::new())
+            }),
+        )
+        .route(
+            "/incomplete-empty",
+            get(|| async { Envelope::<String>::incomplete(vec![], scope(), VisibilityRestricted::new()) }),
+        )
+        .route("/large", get(|| async { Json(vec![7u32; LIMIT]) }))
+        .route(
+            "/streamed",
+            get(|| async {
+                let chunks = vec![Ok::<_, std::io::Error>(Bytes::from_static(b"[1,")), Ok(Bytes::from_static(b"2]"))];
+                ([(header::CONTENT_TYPE, "application/json")], Body::from_stream(futures_util::stream::iter(chunks)))
+            }),
+        )
+        .route("/bad", get(|| async { json_response("[1, 2,") }))
+        .route("/trailing", get(|| async { json_response("{} []") }))
+        .route("/text", get(|| async { "[1, 2, 3]" }))
+        .nest("/users", users)
+}
+
+async fn fetch(app: &Router, path: &str) -> (StatusCode, Option<String>, Bytes) {
+    let response = app.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+    let status = response.status();
+    let flag = response.headers().get(AUDIT_HEADER).map(|v| v.to_str().unwrap().to_owned());
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    (status, flag, bytes)
+}
+
+fn audited() -> (AuditLayer, Router) {
+    let audit = AuditLayer::new().max_bytes(LIMIT).with_header();
+    (audit.clone(), app().layer(audit))
+}
+
+fn counts(snapshot: &AuditSnapshot, route: &str) -> RouteCounts {
+    snapshot.routes.get(route).cloned().unwrap_or_else(|| panic!("no counts for {route}: {snapshot:#?}"))
+}
+
+#[tokio::test]
+async fn arrays_and_unreported_lists_are_flagged_per_route() {
+    let (audit, app) = audited();
+    assert_eq!(fetch(&app, "/bare").await.1.as_deref(), Some("bare-array"));
+    assert_eq!(fetch(&app, "/bare").await.1.as_deref(), Some("bare-array"));
+    assert_eq!(
+        fetch(&app, "/empty-bare").await.1.as_deref(),
+        Some("bare-array"),
+        "an empty bare list proves nothing either"
+    );
+    assert_eq!(fetch(&app, "/object").await.1.as_deref(), Some("array-without-complete"));
+    assert_eq!(fetch(&app, "/users/7/groups").await.1.as_deref(), Some("bare-array"));
+    let snapshot = audit.snapshot();
+    assert_eq!(
+        counts(&snapshot, "GET /bare"),
+        RouteCounts { json_responses: 2, inspected: 2, bare_array: 2, ..Default::default() }
+    );
+    assert_eq!(counts(&snapshot, "GET /object").array_without_complete, 1);
+    assert_eq!(counts(&snapshot, "GET /users/{id}/groups").bare_array, 1, "counted by matched route, not by URI");
+    assert_eq!(snapshot.flagged(), 5);
+    let json = serde_json::to_value(&snapshot).unwrap();
+    assert_eq!(json["routes"]["GET /bare"]["bare_array"], 2, "the snapshot serializes: {json}");
+}
+
+#[tokio::test]
+async fn enveloped_and_single_responses_are_not_flagged() {
+    let (audit, app) = audited();
+    for path in ["/complete", "/complete-empty", "/incomplete", "/incomplete-empty", "/single"] {
+        let (status, flag, _) = fetch(&app, path).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(flag, None, "{path}");
+        let counts = counts(&audit.snapshot(), &format!("GET {path}"));
+        assert_eq!(counts, RouteCounts { json_responses: 1, inspected: 1, ..Default::default() }, "{path}");
+    }
+    assert_eq!(audit.snapshot().flagged(), 0);
+}
+
+#[tokio::test]
+async fn large_and_streamed_bodies_pass_untouched_and_are_counted_as_not_inspected() {
+    let (audit, app) = audited();
+    let (_, flag, large) = fetch(&app, "/large").await;
+    assert_eq!(flag, None);
+    assert!(large.len() > LIMIT);
+    let (_, flag, streamed) = fetch(&app, "/streamed").await;
+    assert_eq!(flag, None);
+    assert_eq!(&streamed[..], b"[1,2]");
+    let snapshot = audit.snapshot();
+    for route in ["GET /large", "GET /streamed"] {
+        assert_eq!(counts(&snapshot, route), RouteCounts { json_responses: 1, not_inspected: 1, ..Default::default() });
+    }
+}
+
+#[tokio::test]
+async fn bad_json_is_counted_never_an_error_to_the_client() {
+    let (audit, app) = audited();
+    for (path, body) in [("/bad", &b"[1, 2,"[..]), ("/trailing", &b"{} []"[..])] {
+        let (status, flag, bytes) = fetch(&app, path).await;
+        assert_eq!((status, flag, &bytes[..]), (StatusCode::OK, None, body), "{path}");
+        assert_eq!(counts(&audit.snapshot(), &format!("GET {path}")).bad_json, 1, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn responses_that_are_not_json_are_not_counted() {
+    let (audit, app) = audited();
+    fetch(&app, "/text").await;
+    assert!(!audit.snapshot().routes.contains_key("GET /text"));
+}
+
+#[tokio::test]
+async fn the_body_bytes_are_identical_with_and_without_the_layer() {
+    let (_, with) = audited();
+    let without = app();
+    for path in [
+        "/bare",
+        "/empty-bare",
+        "/object",
+        "/single",
+        "/complete",
+        "/complete-empty",
+        "/incomplete",
+        "/incomplete-empty",
+        "/large",
+        "/streamed",
+        "/bad",
+        "/trailing",
+        "/text",
+        "/users/1/groups",
+    ] {
+        let (status_with, _, bytes_with) = fetch(&with, path).await;
+        let (status_without, _, bytes_without) = fetch(&without, path).await;
+        assert_eq!(status_with, status_without, "{path}");
+        assert_eq!(bytes_with, bytes_without, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn without_with_header_no_header_is_added() {
+    let audit = AuditLayer::new();
+    let app = app().layer(audit.clone());
+    assert_eq!(fetch(&app, "/bare").await.1, None);
+    assert_eq!(audit.snapshot().flagged(), 1, "still counted");
+}
+
+#[tokio::test]
+async fn a_route_declared_bounded_counts_objects_as_bounded_but_still_flags_bare_arrays() {
+    let audit = AuditLayer::new().with_header().bounded("GET /object").bounded("GET /bare");
+    let app = app().layer(audit.clone());
+    assert_eq!(fetch(&app, "/object").await.1, None);
+    assert_eq!(fetch(&app, "/bare").await.1.as_deref(), Some("bare-array"));
+    let snapshot = audit.snapshot();
+    assert_eq!(
+        counts(&snapshot, "GET /object"),
+        RouteCounts { json_responses: 1, inspected: 1, bounded: 1, ..Default::default() }
+    );
+    assert_eq!(snapshot.flagged(), 1);
+}

@@ -1,0 +1,48 @@
+//! The before-and-after example through the audit layer: the legacy service's lists are flagged,
+//! the migrated one's counts are zero for the same requests.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::Request;
+use completeness::audit_layer::{AuditLayer, AuditSnapshot};
+use tower::ServiceExt;
+
+#[allow(dead_code)]
+#[path = "../examples/legacy_inventory/api/mod.rs"]
+mod legacy;
+
+#[allow(dead_code)]
+#[path = "../examples/inventory_migrated/api/mod.rs"]
+mod migrated;
+
+const TOUR: [&str; 5] =
+    ["/health", "/api/products", "/api/products/search?q=bolt", "/api/products/p-3", "/api/warehouses"];
+
+async fn tour(app: Router, audit: &AuditLayer) -> AuditSnapshot {
+    for path in TOUR {
+        let response = app.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+        assert!(response.status().is_success(), "{path}: {}", response.status());
+        axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    }
+    audit.snapshot()
+}
+
+#[tokio::test]
+async fn the_legacy_service_is_flagged_on_every_list_route() {
+    let audit = AuditLayer::new();
+    let snapshot = tour(legacy::router().layer(audit.clone()), &audit).await;
+    assert_eq!(
+        snapshot.flagged_routes(),
+        ["GET /api/products", "GET /api/products/search", "GET /api/products/{id}", "GET /api/warehouses"]
+    );
+    assert_eq!(snapshot.flagged(), 4);
+}
+
+#[tokio::test]
+async fn the_migrated_service_counts_zero_flags() {
+    let audit = AuditLayer::new().bounded("GET /api/products/{id}");
+    let snapshot = tour(migrated::router().layer(audit.clone()), &audit).await;
+    assert_eq!(snapshot.flagged(), 0, "{snapshot:#?}");
+    assert_eq!(snapshot.routes["GET /api/products/{id}"].bounded, 1);
+    assert_eq!(snapshot.routes.values().map(|c| c.inspected).sum::<u64>(), 4);
+}
