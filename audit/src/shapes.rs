@@ -1,18 +1,15 @@
 //! The shape tables the audit classifies types with.
 //!
-//! The first two tables mirror the classification of `completeness-macros`
-//! (`macros/src/types.rs`): the same collection and wrapper names, so the audit calls a type a
-//! list exactly when `#[derive(ResultEnvelope)]` would ask for a completeness block or a
-//! `bounded` justification. Keep them in step until both read one shared table.
+//! The collection and wrapper names are the contract's own (`completeness-codes`), the tables
+//! the macros classify with: the audit calls a type a list exactly when
+//! `#[derive(ResultEnvelope)]` would ask for a completeness block or a `bounded` justification.
 
-/// The collection types whose size has no bound (DESIGN §4). Slices and `Box<[T]>` count too.
-pub const COLLECTIONS: [&str; 6] = ["Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet"];
+/// The collection types whose size has no bound (contract §4). Slices and `Box<[T]>` count too.
+pub use completeness_codes::{COLLECTIONS, WRAPPERS};
 
-/// Wrappers looked through: an `Option<Vec<T>>` is still a collection.
-pub const WRAPPERS: [&str; 5] = ["Option", "Box", "Rc", "Arc", "Cow"];
 
 /// Response types of the framework that report completeness (or are declared exempt).
-pub const REPORTING: [&str; 5] = ["Envelope", "Aggregate", "Exempt", "CheckedResponse", "Collected"];
+pub const REPORTING: [&str; 5] = ["Envelope", "Aggregate", "Exempt", "Problem", "Collected"];
 
 /// The type of a completeness block: a struct holding one reports completeness by hand.
 pub const COMPLETENESS_BLOCK: &str = "Completeness";
