@@ -185,9 +185,6 @@ impl Config {
         if self.result_limit == 0 || self.max_page_size == 0 || self.default_page_size == 0 {
             return Err("--result-limit and --max-page-size must be at least 1".to_owned());
         }
-        if self.default_page_size > self.max_page_size || self.default_time_budget > self.max_time_budget {
-            return Err("a default (page size, time budget) exceeds its maximum".to_owned());
-        }
         if self.audit_refresh.is_zero() || self.cursor_ttl.is_zero() || self.evidence_ttl.is_zero() {
             return Err("the audit refresh, cursor and evidence lifetimes must be positive".to_owned());
         }
