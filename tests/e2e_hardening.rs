@@ -172,6 +172,11 @@ async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_a
         let refused = Config::from_args(args.iter().map(|a| (*a).to_owned())).unwrap_err();
         assert!(refused.contains(says) && refused.contains("largest accepted"), "{args:?}: {refused}");
     }
+    // `--help` states each bound.
+    let usage = e2e_support::service::config::USAGE;
+    for bound in [limits::ACCOUNTS.to_string(), limits::RETENTION_SECS.to_string(), limits::RESULT_LIMIT.to_string()] {
+        assert!(usage.contains(&format!("at most {bound}")), "--help states {bound}");
+    }
     // Settings made in code are held to the same bounds.
     let unbounded = Config { result_limit: usize::MAX, ..config(5) };
     let refused = e2e_support::service::start(unbounded).await.err().expect("refused");

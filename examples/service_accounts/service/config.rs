@@ -88,13 +88,13 @@ pub const USAGE: &str = "\
 usage: service_accounts [flags]
   --addr ADDR                 listen address (default 127.0.0.1:3000)
   --db PATH                   SQLite database file (default: in-memory)
-  --accounts N                accounts to seed into an empty database (default 10000)
-  --cursor-ttl SECS           cursor lifetime (default 600)
-  --snapshot-retention SECS   how long superseded snapshots stay readable (default 900)
-  --result-limit N            search result cap (default 50)
-  --max-page-size N           largest page size (default 500)
+  --accounts N                accounts to seed into an empty database (default 10000, at most 1000000)
+  --cursor-ttl SECS           cursor lifetime (default 600, at most 31622400: a year)
+  --snapshot-retention SECS   how long superseded snapshots stay readable (default 900, at most a year)
+  --result-limit N            search result cap (default 50, at most 10000)
+  --max-page-size N           largest page size (default 500, at most 10000)
   --fail-source NAME          make a source fail: directory, audit, legacy or usage (repeatable)
-  --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms)
+  --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms; at most 600000)
   --demo                      start on a free port, run the cleanup-agent tour, exit";
 
 impl Config {

@@ -47,6 +47,16 @@ impl Running {
         format!("http://{}", self.addr)
     }
 
+    /// Resolves only if the server stops on its own, which it does on an error: the caller
+    /// then exits with it rather than idling without a server.
+    pub async fn failed(&mut self) -> std::io::Error {
+        match (&mut self.server).await {
+            Ok(Err(error)) => error,
+            Ok(Ok(())) => std::io::Error::other("the server stopped"),
+            Err(error) => std::io::Error::other(format!("the server task ended: {error}")),
+        }
+    }
+
     /// Stops accepting requests and ends the background tasks.
     pub async fn stop(mut self) -> std::io::Result<()> {
         if let Some(stop) = self.stop.take() {
