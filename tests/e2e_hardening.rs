@@ -129,6 +129,35 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
 }
 
 #[tokio::test]
+async fn a_chunked_body_over_the_limit_is_a_413_problem_too() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = Harness::start(config(5)).await;
+    let mut stream = tokio::net::TcpStream::connect(h.running.addr).await.unwrap();
+    let head = "POST /service-accounts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\
+                Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    let chunk = format!("{:x}\r\n{}\r\n", 8192, "a".repeat(8192));
+    let (mut reader, mut writer) = stream.split();
+    // The server may answer and close before the whole body is written; a failed write is expected then.
+    let (_, answer) = tokio::join!(
+        async {
+            writer.write_all(head.as_bytes()).await?;
+            for _ in 0..10 {
+                writer.write_all(chunk.as_bytes()).await?;
+            }
+            writer.write_all(b"0\r\n\r\n").await
+        },
+        async {
+            let mut answer = Vec::new();
+            let _ = reader.read_to_end(&mut answer).await;
+            String::from_utf8_lossy(&answer).into_owned()
+        }
+    );
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("content-type: application/problem+json"), "{answer}");
+    assert!(answer.contains("\"code\":\"INVALID_BODY\""), "{answer}");
+}
+
+#[tokio::test]
 async fn input_rules_are_consistent() {
     let h = Harness::start(config(20)).await;
     // A wrongly typed member is a body mistake, whichever member it is.
