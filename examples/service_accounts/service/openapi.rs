@@ -155,10 +155,6 @@ fn problem_response(codes: &str) -> utoipa::openapi::Response {
         .build()
 }
 
-fn described(description: &str, schema: ObjectBuilder) -> Option<RefOr<Schema>> {
-    Some(schema.description(Some(description)).into())
-}
-
 fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openapi::path::Parameter {
     ParameterBuilder::new()
         .name(name)
