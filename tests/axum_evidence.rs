@@ -70,13 +70,17 @@ async fn forged_altered_oversized_or_cursor_tokens_are_412_evidence_invalid() {
         json!(cursor),
         json!(other_key),
         json!("ev1.k1.".to_owned() + &"A".repeat(1 << 20)),
-        json!(42),
-        json!(["ev1"]),
     ];
     for token in tokens {
         archive(&app, "admin", json!({"ids": ["sa-003"], "evidence": token}))
             .await
             .assert_problem(412, "EVIDENCE_INVALID");
+    }
+    // Not a string at all: a wrongly typed member, like any other (400 INVALID_BODY).
+    for not_a_token in [json!(42), json!(["ev1"]), json!({})] {
+        archive(&app, "admin", json!({"ids": ["sa-003"], "evidence": not_a_token}))
+            .await
+            .assert_problem(400, "INVALID_BODY");
     }
     unchanged(&state, &before);
 }

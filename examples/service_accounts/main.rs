@@ -35,7 +35,7 @@ async fn main() {
             }
         }
     }
-    let running = match service::start(config).await {
+    let mut running = match service::start(config).await {
         Ok(running) => running,
         Err(message) => {
             eprintln!("error: {message}");
@@ -55,8 +55,16 @@ async fn main() {
     println!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'");
     println!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'");
     println!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'");
-    if let Err(error) = tokio::signal::ctrl_c().await {
-        eprintln!("error: {error}");
+    tokio::select! {
+        signal = tokio::signal::ctrl_c() => {
+            if let Err(error) = signal {
+                eprintln!("error: {error}");
+            }
+        }
+        error = running.failed() => {
+            eprintln!("error: {error}");
+            std::process::exit(1);
+        }
     }
     let _ = running.stop().await;
 }

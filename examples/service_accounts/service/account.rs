@@ -89,7 +89,7 @@ pub async fn get_account(
 ) -> Result<AccountView, Problem> {
     let pairs = query(&uri, &["fields"])?;
     let mut requested = Vec::new();
-    for field in param(&pairs, "fields").unwrap_or("").split(',').map(str::trim).filter(|f| !f.is_empty()) {
+    for field in param(&pairs, "fields").map(|list| list.split(',')).into_iter().flatten() {
         if !FIELDS.contains(&field) {
             return Err(Problem::new(
                 ProblemCode::InvalidRequest,
@@ -100,6 +100,12 @@ pub async fn get_account(
         requested.push(field);
     }
     let account = readable(&state, &caller, &id)?;
+    Ok(view(&state, &caller, account, &requested).await)
+}
+
+/// `account` as `caller` may see it: the one field policy of every response that carries an
+/// account (reads and mutations alike). `requested` are the fields asked for with `fields=`.
+pub async fn view(state: &AppState, caller: &Caller, account: Account, requested: &[&str]) -> AccountView {
     let last_used_at = match state.usage.last_used_at(&account.id).await {
         Ok(value) => Field::from_option(value),
         Err(_) => Field::Omitted(Omission::SourceFailed),
@@ -116,7 +122,7 @@ pub async fn get_account(
         ("last_used_at", &last_used_at),
         ("secret_fingerprint", &secret_fingerprint),
     ]);
-    Ok(AccountView {
+    AccountView {
         id: account.id,
         name: account.name,
         tenant: account.tenant,
@@ -128,14 +134,15 @@ pub async fn get_account(
         secret_fingerprint,
         archived: account.archived,
         warnings,
-    })
+    }
 }
 
-/// What a mutation answers: the account as it now is and the snapshot the change created.
+/// What a mutation answers: the account as it now is, under the same field policy as `GET`
+/// (with `omitted_fields`), and the snapshot the change created.
 #[derive(Debug, Clone, Serialize)]
 pub struct Mutated {
     /// The account after the change (before it, for a delete).
-    pub account: Account,
+    pub account: AccountView,
     /// The snapshot that holds the change.
     pub snapshot: String,
     /// True for a delete.
@@ -145,8 +152,18 @@ pub struct Mutated {
 /// A mutation's answer is one account, not a list.
 pub type MutationResponse = Exempt<Json<Mutated>>;
 
-fn mutated(account: Account, snapshot: Snapshot, deleted: bool) -> MutationResponse {
-    Exempt::new(Json(Mutated { account, snapshot: snapshot_label(snapshot), deleted }), "one account, not a list")
+/// Why a mutation's answer carries no completeness block (also stated in the OpenAPI document).
+pub const MUTATION_EXEMPT: &str = "one account, not a list";
+
+async fn mutated(
+    state: &AppState,
+    caller: &Caller,
+    account: Account,
+    snapshot: Snapshot,
+    deleted: bool,
+) -> MutationResponse {
+    let account = view(state, caller, account, &[]).await;
+    Exempt::new(Json(Mutated { account, snapshot: snapshot_label(snapshot), deleted }), MUTATION_EXEMPT)
 }
 
 #[derive(serde::Deserialize)]
@@ -157,6 +174,13 @@ struct CreateBody {
     #[serde(default)]
     owner: Option<String>,
 }
+
+/// The rule for account names, as the OpenAPI document states it.
+pub const NAME_PATTERN: &str = "^[a-z0-9-]{1,64}$";
+
+/// The rule for owner names, as the OpenAPI document states it: `none` is what `owner=none`
+/// selects unowned accounts with, so no owner may be called that.
+pub const OWNER_PATTERN: &str = "^(?!none$)[a-z][a-z0-9-]{0,63}$";
 
 fn check_name(name: &str) -> Result<(), Problem> {
     let ok = !name.is_empty()
@@ -169,11 +193,24 @@ fn check_name(name: &str) -> Result<(), Problem> {
     }
 }
 
+/// True when `owner` is a valid owner name ([`OWNER_PATTERN`]).
+pub fn is_owner_name(owner: &str) -> bool {
+    owner != "none"
+        && owner.len() <= 64
+        && owner.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
+        && owner.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
 fn check_owner(owner: &Option<String>) -> Result<(), Problem> {
     match owner {
-        Some(o) if o.trim().is_empty() || o.len() > 64 => {
-            Err(Problem::new(ProblemCode::InvalidBody, "`owner` must be null or a name of 1-64 characters"))
-        }
+        Some(o) if o == "none" => Err(Problem::new(
+            ProblemCode::InvalidBody,
+            "`owner` cannot be \"none\": `owner=none` selects unowned accounts; send null to clear the owner",
+        )),
+        Some(o) if !is_owner_name(o) => Err(Problem::new(
+            ProblemCode::InvalidBody,
+            "`owner` must be null or a name of 1-64 characters of a-z, 0-9 and '-', starting with a letter",
+        )),
         _ => Ok(()),
     }
 }
@@ -201,7 +238,7 @@ pub async fn create_account(
         .create(NewAccount { name: request.name, tenant: request.tenant, owner: request.owner })
         .map_err(store_problem)?;
     state.propagate(&Change::Created(account.clone()));
-    Ok((StatusCode::CREATED, mutated(account, snapshot, false)))
+    Ok((StatusCode::CREATED, mutated(&state, &caller, account, snapshot, false).await))
 }
 
 /// `PATCH /service-accounts/{id}` `{"owner"}`: sets or clears the owner.
@@ -228,7 +265,7 @@ pub async fn patch_account(
     readable(&state, &caller, &id)?;
     let (account, snapshot) = state.store.set_owner(&id, owner).map_err(store_problem)?;
     state.propagate(&Change::Updated(account.clone()));
-    Ok(mutated(account, snapshot, false))
+    Ok(mutated(&state, &caller, account, snapshot, false).await)
 }
 
 /// `DELETE /service-accounts/{id}`.
@@ -240,5 +277,5 @@ pub async fn delete_account(
     readable(&state, &caller, &id)?;
     let (account, snapshot) = state.store.delete(&id).map_err(store_problem)?;
     state.propagate(&Change::Deleted(account.id.clone()));
-    Ok(mutated(account, snapshot, true))
+    Ok(mutated(&state, &caller, account, snapshot, true).await)
 }

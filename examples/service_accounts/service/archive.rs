@@ -21,6 +21,9 @@ use super::state::AppState;
 /// The most ids one request may archive.
 pub const MAX_TARGETS: usize = 1000;
 
+/// Why an archive's answer carries no completeness block (also stated in the OpenAPI document).
+pub const ARCHIVE_EXEMPT: &str = "exactly the ids the request named, every one of them archived";
+
 /// The body besides `evidence`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -91,7 +94,7 @@ pub async fn archive(
                 state.propagate(&Change::Updated(account));
             }
             let done = Archived { archived: body.ids, snapshot: snapshot_label(at) };
-            Ok(Exempt::new(Json(done), "exactly the ids the request named, every one of them archived"))
+            Ok(Exempt::new(Json(done), ARCHIVE_EXEMPT))
         }
     }
 }

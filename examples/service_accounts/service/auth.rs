@@ -1,13 +1,16 @@
 //! Bearer credentials `admin`, `north`, `south`: the tenants each may read and write, and a
-//! permission epoch that changes whenever those tenants change.
+//! permission epoch that changes whenever those tenants change. Both are stored with the data
+//! and read on every request, so a revocation holds across restarts and across processes
+//! sharing the database.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
+use std::collections::BTreeSet;
 
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use completeness::{Credential, Problem, ProblemCode};
 
+use super::db::Store;
+use super::http::store_problem;
 use super::seed::TENANTS;
 
 /// A credential as a request presents it, with its permissions at that moment.
@@ -55,58 +58,29 @@ impl Caller {
     }
 }
 
-/// The credential registry.
-#[derive(Debug)]
-pub struct Credentials {
-    grants: Mutex<BTreeMap<String, (BTreeSet<String>, u64)>>,
-}
+/// The credentials a fresh database starts with, and their tenants.
+pub const DEFAULT_GRANTS: [(&str, &[&str]); 3] =
+    [("admin", &["north", "south", "east"]), ("north", &["north"]), ("south", &["south"])];
 
-impl Default for Credentials {
-    fn default() -> Self {
-        let all: BTreeSet<String> = TENANTS.iter().map(|t| (*t).to_owned()).collect();
-        let one = |t: &str| BTreeSet::from([t.to_owned()]);
-        let grants = BTreeMap::from([
-            ("admin".to_owned(), (all, 1)),
-            ("north".to_owned(), (one("north"), 1)),
-            ("south".to_owned(), (one("south"), 1)),
-        ]);
-        Credentials { grants: Mutex::new(grants) }
-    }
-}
-
-impl Credentials {
-    /// The credential named by `Authorization: Bearer NAME`, or a 401 problem.
-    pub fn authenticate(&self, parts: &Parts) -> Result<Caller, Problem> {
-        let header = parts.headers.get(AUTHORIZATION).ok_or_else(|| {
-            Problem::new(
-                ProblemCode::Unauthenticated,
-                "Send `Authorization: Bearer NAME` with one of the credentials admin, north, south.",
-            )
-        })?;
-        let token = header.to_str().ok().and_then(|h| h.strip_prefix("Bearer ")).map(str::trim).ok_or_else(|| {
+/// The credential named by `Authorization: Bearer NAME`, with its permissions as stored now,
+/// or a 401 problem.
+pub fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Problem> {
+    let header = parts.headers.get(AUTHORIZATION).ok_or_else(|| {
+        Problem::new(
+            ProblemCode::Unauthenticated,
+            "Send `Authorization: Bearer NAME` with one of the credentials admin, north, south.",
+        )
+    })?;
+    let token =
+        header.to_str().ok().and_then(|h| h.strip_prefix("Bearer ")).map(str::trim).ok_or_else(|| {
             Problem::new(ProblemCode::Unauthenticated, "The Authorization header must be `Bearer NAME`.")
         })?;
-        self.caller(token)
-            .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The credential is not known to this service."))
-    }
+    caller(store, token)?
+        .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The credential is not known to this service."))
+}
 
-    /// The current permissions of credential `name`.
-    pub fn caller(&self, name: &str) -> Option<Caller> {
-        let grants = self.grants.lock().unwrap_or_else(|p| p.into_inner());
-        grants.get(name).map(|(tenants, epoch)| Caller {
-            name: name.to_owned(),
-            tenants: tenants.clone(),
-            epoch: *epoch,
-        })
-    }
-
-    /// Removes `tenant` from credential `name`; bumps its epoch when that changed anything.
-    pub fn revoke_tenant(&self, name: &str, tenant: &str) -> Option<Caller> {
-        let mut grants = self.grants.lock().unwrap_or_else(|p| p.into_inner());
-        let (tenants, epoch) = grants.get_mut(name)?;
-        if tenants.remove(tenant) {
-            *epoch += 1;
-        }
-        Some(Caller { name: name.to_owned(), tenants: tenants.clone(), epoch: *epoch })
-    }
+/// The current permissions of credential `name`, as stored.
+pub fn caller(store: &Store, name: &str) -> Result<Option<Caller>, Problem> {
+    let grant = store.grant(name).map_err(store_problem)?;
+    Ok(grant.map(|grant| Caller { name: name.to_owned(), tenants: grant.tenants, epoch: grant.epoch }))
 }

@@ -37,6 +37,24 @@ pub struct Config {
     pub evidence_ttl: Duration,
     /// Run the cleanup-agent tour against the service and exit (`--demo`).
     pub demo: bool,
+    /// The cursor and evidence key ring; when `None`, `COMPLETENESS_CURSOR_KEYS` or a fresh one.
+    pub cursor_keys: Option<completeness::CursorKeys>,
+}
+
+/// The largest value each numeric setting accepts: beyond these the service would be useless
+/// (hours of seeding, years of retention), and every sum and difference on them stays far from
+/// overflowing.
+pub mod limits {
+    /// `--accounts`.
+    pub const ACCOUNTS: u32 = 1_000_000;
+    /// `--cursor-ttl` and `--snapshot-retention`, in seconds: one year.
+    pub const RETENTION_SECS: u64 = 366 * 24 * 3600;
+    /// `--result-limit`.
+    pub const RESULT_LIMIT: usize = 10_000;
+    /// `--max-page-size`.
+    pub const PAGE_SIZE: u32 = 10_000;
+    /// `--slow-source NAME=MS`, in milliseconds: ten minutes.
+    pub const DELAY_MS: u64 = 600_000;
 }
 
 /// The sources the service knows: the three search sources and the `usage` source.
@@ -60,6 +78,7 @@ impl Default for Config {
             max_time_budget: Duration::from_millis(30_000),
             evidence_ttl: Duration::from_secs(300),
             demo: false,
+            cursor_keys: None,
         }
     }
 }
@@ -69,13 +88,13 @@ pub const USAGE: &str = "\
 usage: service_accounts [flags]
   --addr ADDR                 listen address (default 127.0.0.1:3000)
   --db PATH                   SQLite database file (default: in-memory)
-  --accounts N                accounts to seed into an empty database (default 10000)
-  --cursor-ttl SECS           cursor lifetime (default 600)
-  --snapshot-retention SECS   how long superseded snapshots stay readable (default 900)
-  --result-limit N            search result cap (default 50)
-  --max-page-size N           largest page size (default 500)
+  --accounts N                accounts to seed into an empty database (default 10000, at most 1000000)
+  --cursor-ttl SECS           cursor lifetime (default 600, at most 31622400: a year)
+  --snapshot-retention SECS   how long superseded snapshots stay readable (default 900, at most a year)
+  --result-limit N            search result cap (default 50, at most 10000)
+  --max-page-size N           largest page size (default 500, at most 10000)
   --fail-source NAME          make a source fail: directory, audit, legacy or usage (repeatable)
-  --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms)
+  --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms; at most 600000)
   --demo                      start on a free port, run the cleanup-agent tour, exit";
 
 impl Config {
@@ -109,15 +128,22 @@ impl Config {
             match flag.as_str() {
                 "--addr" => config.addr = value()?.parse().map_err(|e| format!("--addr: {e}"))?,
                 "--db" => config.db = Some(PathBuf::from(value()?)),
-                "--accounts" => config.accounts = number(&flag, &value()?)?,
-                "--cursor-ttl" => config.cursor_ttl = Duration::from_secs(positive(&flag, &value()?)?),
-                "--snapshot-retention" => {
-                    config.snapshot_retention = Duration::from_secs(number(&flag, &value()?)?);
+                "--accounts" => config.accounts = at_most(&flag, number(&flag, &value()?)?, limits::ACCOUNTS)?,
+                "--cursor-ttl" => {
+                    config.cursor_ttl =
+                        Duration::from_secs(at_most(&flag, positive(&flag, &value()?)?, limits::RETENTION_SECS)?);
                 }
-                "--result-limit" => config.result_limit = positive(&flag, &value()?)? as usize,
+                "--snapshot-retention" => {
+                    config.snapshot_retention =
+                        Duration::from_secs(at_most(&flag, number(&flag, &value()?)?, limits::RETENTION_SECS)?);
+                }
+                "--result-limit" => {
+                    config.result_limit =
+                        at_most(&flag, positive(&flag, &value()?)?, limits::RESULT_LIMIT as u64)? as usize;
+                }
                 "--max-page-size" => {
                     config.max_page_size =
-                        u32::try_from(positive(&flag, &value()?)?).map_err(|_| format!("{flag}: too large"))?;
+                        at_most(&flag, positive(&flag, &value()?)?, u64::from(limits::PAGE_SIZE))? as u32;
                     config.default_page_size = config.default_page_size.min(config.max_page_size);
                 }
                 "--fail-source" => config.fail_sources.push(source_name(&value()?)?),
@@ -125,14 +151,49 @@ impl Config {
                     let spec = value()?;
                     let (name, ms) =
                         spec.split_once('=').ok_or_else(|| format!("--slow-source expects NAME=MS, got '{spec}'"))?;
-                    let ms: u64 = number(&flag, ms)?;
+                    let ms: u64 = at_most(&flag, number(&flag, ms)?, limits::DELAY_MS)?;
                     config.slow_sources.push((source_name(name)?, Duration::from_millis(ms)));
                 }
                 other => return Err(format!("unknown flag '{other}'")),
             }
         }
+        config.validate()?;
         Ok(Some(config))
     }
+
+    /// Checks every setting against [`limits`], whether it came from flags or from code; the
+    /// service refuses to start on a failure, with this message.
+    pub fn validate(&self) -> Result<(), String> {
+        let secs = |d: Duration| d.as_secs() + u64::from(d.subsec_nanos() > 0);
+        let checks = [
+            ("--accounts", u64::from(self.accounts), u64::from(limits::ACCOUNTS)),
+            ("--cursor-ttl", secs(self.cursor_ttl), limits::RETENTION_SECS),
+            ("--snapshot-retention", secs(self.snapshot_retention), limits::RETENTION_SECS),
+            ("--result-limit", self.result_limit as u64, limits::RESULT_LIMIT as u64),
+            ("--max-page-size", u64::from(self.max_page_size), u64::from(limits::PAGE_SIZE)),
+            ("evidence lifetime", secs(self.evidence_ttl), limits::RETENTION_SECS),
+            ("audit refresh", secs(self.audit_refresh), limits::RETENTION_SECS),
+            ("time budget", secs(self.max_time_budget), limits::RETENTION_SECS),
+        ];
+        for (name, value, max) in checks {
+            at_most(name, value, max)?;
+        }
+        for (source, delay) in &self.slow_sources {
+            let ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+            at_most(&format!("--slow-source {source}"), ms, limits::DELAY_MS)?;
+        }
+        if self.result_limit == 0 || self.max_page_size == 0 || self.default_page_size == 0 {
+            return Err("--result-limit and --max-page-size must be at least 1".to_owned());
+        }
+        if self.audit_refresh.is_zero() || self.cursor_ttl.is_zero() || self.evidence_ttl.is_zero() {
+            return Err("the audit refresh, cursor and evidence lifetimes must be positive".to_owned());
+        }
+        Ok(())
+    }
+}
+
+fn at_most<T: PartialOrd + std::fmt::Display>(flag: &str, value: T, max: T) -> Result<T, String> {
+    if value > max { Err(format!("{flag}: {value} is more than the largest accepted value, {max}")) } else { Ok(value) }
 }
 
 fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {

@@ -8,6 +8,7 @@ use completeness::{Exempt, Problem, ProblemCode};
 use serde::Serialize;
 
 use super::auth::Caller;
+use super::http::store_problem;
 use super::seed::TENANTS;
 use super::state::AppState;
 
@@ -21,6 +22,9 @@ pub struct Grant {
     /// The new permission epoch: cursors and evidence issued under an older one are refused.
     pub permission_epoch: u64,
 }
+
+/// Why a grant carries no completeness block (also stated in the OpenAPI document).
+pub const GRANT_EXEMPT: &str = "one credential's grant: at most the three tenants there are";
 
 /// Removes `tenant` from credential `name` (admin only) and bumps its permission epoch.
 pub async fn revoke_tenant(
@@ -38,13 +42,11 @@ pub async fn revoke_tenant(
         ));
     }
     let changed = state
-        .credentials
+        .store
         .revoke_tenant(&name, &tenant)
+        .map_err(store_problem)?
         .ok_or_else(|| Problem::new(ProblemCode::NotFound, format!("no credential '{name}'")))?;
-    let grant = Grant {
-        credential: changed.name,
-        tenants: changed.tenants.into_iter().collect(),
-        permission_epoch: changed.epoch,
-    };
-    Ok(Exempt::new(Json(grant), "one credential's grant: at most the three tenants there are"))
+    let grant =
+        Grant { credential: name, tenants: changed.tenants.into_iter().collect(), permission_epoch: changed.epoch };
+    Ok(Exempt::new(Json(grant), GRANT_EXEMPT))
 }

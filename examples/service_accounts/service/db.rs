@@ -1,4 +1,7 @@
-//! The accounts table on SQLite: versioned rows, snapshots, keyset pages, mutations.
+//! The store on SQLite: the accounts table (versioned rows, snapshots, keyset pages,
+//! mutations) and the credentials' grants and permission epochs. Every SQL statement of the
+//! service lives here; the rest of the service sees plain values, so another backend can
+//! implement the same methods.
 //!
 //! Every row version carries `valid_from` and `valid_to` snapshot numbers. A mutation
 //! opens a new snapshot, closes the versions it replaces (`valid_to` = the new snapshot)
@@ -6,6 +9,7 @@
 //! snapshot `s` when `valid_from <= s` and (`valid_to` is null or `valid_to > s`), so a
 //! traversal pinned to `s` sees the same set whatever happens after it started.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -223,7 +227,26 @@ CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS credentials (
+    name TEXT PRIMARY KEY,
+    permission_epoch INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS grants (
+    credential TEXT NOT NULL REFERENCES credentials (name),
+    tenant TEXT NOT NULL,
+    PRIMARY KEY (credential, tenant)
+) WITHOUT ROWID;
 ";
+
+/// A credential's permissions as stored: the tenants it may read and write, and its permission
+/// epoch, bumped on every change of those tenants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// The tenants.
+    pub tenants: BTreeSet<String>,
+    /// The permission epoch.
+    pub epoch: u64,
+}
 
 /// The accounts database. One connection behind a mutex: SQLite serializes writers anyway,
 /// and every operation here is a short statement or transaction.
@@ -269,6 +292,43 @@ impl Store {
         set_meta(&tx, "pruned_before", 1)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Stores `grants` (credential, tenants) at epoch 1 when no credential is stored yet. A
+    /// database that has credentials keeps them as they are: a revocation survives restarts.
+    pub fn seed_grants(&self, grants: &[(&str, &[&str])]) -> Result<(), StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let stored: i64 = tx.query_row("SELECT COUNT(*) FROM credentials", [], |r| r.get(0))?;
+        if stored == 0 {
+            for (name, tenants) in grants {
+                tx.execute("INSERT INTO credentials (name, permission_epoch) VALUES (?1, 1)", [name])?;
+                for tenant in *tenants {
+                    tx.execute("INSERT INTO grants (credential, tenant) VALUES (?1, ?2)", [name, tenant])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The stored permissions of credential `name`, read afresh: another process's revocation is seen at once.
+    pub fn grant(&self, name: &str) -> Result<Option<Grant>, StoreError> {
+        grant_of(&self.lock(), name)
+    }
+
+    /// Removes `tenant` from credential `name`, bumping its epoch when that changed anything, in
+    /// one transaction. `None` when there is no such credential.
+    pub fn revoke_tenant(&self, name: &str, tenant: &str) -> Result<Option<Grant>, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let removed = tx.execute("DELETE FROM grants WHERE credential = ?1 AND tenant = ?2", [name, tenant])?;
+        if removed > 0 {
+            tx.execute("UPDATE credentials SET permission_epoch = permission_epoch + 1 WHERE name = ?1", [name])?;
+        }
+        let grant = grant_of(&tx, name)?;
+        tx.commit()?;
+        Ok(grant)
     }
 
     /// The current snapshot number.
@@ -454,7 +514,7 @@ impl Store {
     /// Drops row versions and snapshots no retained snapshot can see. Returns the oldest retained snapshot.
     pub fn prune(&self) -> Result<Snapshot, StoreError> {
         let mut conn = self.lock();
-        let cutoff = now_ms() - self.retention.as_millis() as i64;
+        let cutoff = now_ms().saturating_sub(i64::try_from(self.retention.as_millis()).unwrap_or(i64::MAX));
         let tx = conn.transaction()?;
         let before = meta(&tx, "pruned_before")? as u64;
         // The newest snapshot created before the cutoff is the oldest one still retained:
@@ -511,6 +571,17 @@ fn account_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
     })
 }
 
+fn grant_of(conn: &Connection, name: &str) -> Result<Option<Grant>, StoreError> {
+    let epoch: Option<i64> = conn
+        .prepare_cached("SELECT permission_epoch FROM credentials WHERE name = ?1")?
+        .query_row([name], |r| r.get(0))
+        .optional()?;
+    let Some(epoch) = epoch else { return Ok(None) };
+    let mut statement = conn.prepare_cached("SELECT tenant FROM grants WHERE credential = ?1")?;
+    let tenants = statement.query_map([name], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok(Some(Grant { tenants, epoch: epoch as u64 }))
+}
+
 fn meta(conn: &Connection, key: &str) -> Result<i64, StoreError> {
     Ok(conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?.query_row([key], |r| r.get(0))?)
 }
@@ -539,7 +610,7 @@ fn retained(conn: &Connection, snapshot: Snapshot, retention: Duration) -> Resul
         .query_row([(snapshot + 1) as i64], |r| r.get(0))
         .optional()?;
     match superseded_at {
-        Some(at) if now_ms() - at <= retention.as_millis() as i64 => Ok(()),
+        Some(at) if now_ms().saturating_sub(at) <= i64::try_from(retention.as_millis()).unwrap_or(i64::MAX) => Ok(()),
         _ => gone,
     }
 }

@@ -72,7 +72,7 @@ pub fn store_problem(error: StoreError) -> Problem {
 /// The tenant named by a request, checked against the known tenants.
 pub fn tenant_param(value: Option<&str>) -> Result<Option<String>, Problem> {
     match value {
-        None | Some("") => Ok(None),
+        None => Ok(None),
         Some(t) if super::seed::TENANTS.contains(&t) => Ok(Some(t.to_owned())),
         Some(t) => Err(Problem::new(
             ProblemCode::InvalidRequest,

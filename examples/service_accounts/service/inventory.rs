@@ -37,11 +37,14 @@ impl InventoryQuery {
         let owner = match param(pairs, "owner") {
             None => OwnerFilter::Any,
             Some("none") => OwnerFilter::Unowned,
-            Some("") => {
-                return Err(Problem::new(ProblemCode::InvalidRequest, "`owner` must be `none` or an owner's name")
-                    .with_extension("parameter", "owner"));
+            Some(owner) if super::account::is_owner_name(owner) => OwnerFilter::Is(owner.to_owned()),
+            Some(_) => {
+                return Err(Problem::new(
+                    ProblemCode::InvalidRequest,
+                    "`owner` must be `none` or an owner's name (1-64 characters of a-z, 0-9 and '-', starting with a letter)",
+                )
+                .with_extension("parameter", "owner"));
             }
-            Some(owner) => OwnerFilter::Is(owner.to_owned()),
         };
         Ok(InventoryQuery { owner, tenant: tenant_param(param(pairs, "tenant"))? })
     }

@@ -12,6 +12,7 @@ pub mod db;
 pub mod http;
 pub mod inventory;
 pub mod openapi;
+pub mod refusals;
 pub mod routes;
 pub mod search;
 pub mod seed;
@@ -46,6 +47,16 @@ impl Running {
         format!("http://{}", self.addr)
     }
 
+    /// Resolves only if the server stops on its own, which it does on an error: the caller
+    /// then exits with it rather than idling without a server.
+    pub async fn failed(&mut self) -> std::io::Error {
+        match (&mut self.server).await {
+            Ok(Err(error)) => error,
+            Ok(Ok(())) => std::io::Error::other("the server stopped"),
+            Err(error) => std::io::Error::other(format!("the server task ended: {error}")),
+        }
+    }
+
     /// Stops accepting requests and ends the background tasks.
     pub async fn stop(mut self) -> std::io::Result<()> {
         if let Some(stop) = self.stop.take() {
@@ -69,6 +80,7 @@ impl Drop for Running {
 
 /// Builds the state and the router without listening (benches drive it in-process).
 pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
+    config.validate()?;
     let service = Service::open(config).map_err(|e| format!("could not open the database: {e}"))?;
     let state: AppState = Arc::new(service);
     Ok((state.clone(), routes::router(state)))
@@ -94,24 +106,47 @@ pub async fn start(config: Config) -> Result<Running, String> {
 
 /// The lagging `audit` index: it copies the accounts table every `audit_refresh`.
 fn spawn_audit_indexer(state: AppState) -> JoinHandle<()> {
+    let every = state.config.audit_refresh;
     tokio::spawn(async move {
-        let mut ticks = tokio::time::interval(state.config.audit_refresh);
+        let mut ticks = tokio::time::interval(every);
         ticks.tick().await;
         loop {
             ticks.tick().await;
-            let _ = state.refresh_audit();
+            chore("audit indexer", every, || state.refresh_audit());
         }
     })
 }
 
 /// Drops snapshots older than the retention (and the row versions only they could see).
 fn spawn_pruner(state: AppState) -> JoinHandle<()> {
+    let every = (state.config.snapshot_retention / 2).clamp(Duration::from_millis(50), Duration::from_secs(5));
     tokio::spawn(async move {
-        let every = (state.config.snapshot_retention / 2).clamp(Duration::from_millis(50), Duration::from_secs(5));
         let mut ticks = tokio::time::interval(every);
         loop {
             ticks.tick().await;
-            let _ = state.store.prune();
+            chore("snapshot pruner", every, || state.store.prune().map(|_| ()));
         }
     })
+}
+
+/// Runs one round of a background task. A failure or a panic is reported on stderr and the
+/// task carries on at its next round (`every` later): it never stops silently. Returns whether
+/// the round succeeded.
+pub fn chore<E: std::fmt::Display>(name: &str, every: Duration, round: impl FnOnce() -> Result<(), E>) -> bool {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(round)) {
+        Ok(Ok(())) => true,
+        Ok(Err(error)) => {
+            eprintln!("{name}: {error}; retrying in {every:?}");
+            false
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_owned());
+            eprintln!("{name} panicked: {what}; restarting in {every:?}");
+            false
+        }
+    }
 }

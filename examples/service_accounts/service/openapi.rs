@@ -1,25 +1,39 @@
 //! `GET /openapi.json`: the OpenAPI 3.1 document of every route, built with utoipa. Each list,
 //! search and count documents its own reason type, taken from the type `#[completeness]`
-//! generated for the handler, so the document cannot drift from what the code can report.
+//! generated for the handler, so the document cannot drift from what the code can report; the
+//! same declaration fills each operation's `x-completeness` member. Every problem status an
+//! operation answers with is listed with the problem schema, bodies and parameters carry the
+//! constraints the handlers enforce, and every route but this one requires the bearer scheme.
 
 use axum::Json;
-use completeness::{Exempt, ReasonCode, WarningCode};
-use serde_json::Value;
+use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
+use serde_json::{Value, json};
+use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
 use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, HttpMethod, InfoBuilder, OpenApi, OpenApiBuilder, PathItem, PathsBuilder, Ref,
     RefOr, Required, ResponseBuilder, Schema,
 };
 
-use super::inventory::{CountServiceAccountsReason, ListServiceAccountsReason};
+use super::account::{FIELDS, MUTATION_EXEMPT, NAME_PATTERN, OWNER_PATTERN};
+use super::archive::{ARCHIVE_EXEMPT, MAX_TARGETS};
+use super::auth::DEFAULT_GRANTS;
+use super::credentials::GRANT_EXEMPT;
+use super::inventory::{CountServiceAccountsReason, ListServiceAccountsReason, RESOURCE};
+use super::refusals;
 use super::search::SearchReason;
+use super::seed::TENANTS;
+
+/// Why the document carries no completeness block.
+pub const DOCUMENT_EXEMPT: &str = "the API description, not a list";
 
 /// `GET /openapi.json`.
 pub async fn document() -> Exempt<Json<Value>> {
     let value = serde_json::to_value(openapi()).unwrap_or(Value::Null);
-    Exempt::new(Json(value), "the API description, not a list")
+    Exempt::new(Json(value), DOCUMENT_EXEMPT)
 }
 
 fn string() -> ObjectBuilder {
@@ -47,6 +61,25 @@ fn object(description: &str, properties: Vec<(&str, RefOr<Schema>)>) -> RefOr<Sc
     builder.into()
 }
 
+/// An object schema for a request body: only `properties`, the `required` ones among them.
+fn strict(description: &str, properties: Vec<(&str, RefOr<Schema>)>, required: &[&str]) -> RefOr<Schema> {
+    let mut builder = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .description(Some(description))
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    for (name, schema) in properties {
+        builder = builder.property(name, schema);
+    }
+    for name in required {
+        builder = builder.required(*name);
+    }
+    builder.into()
+}
+
+fn owner_schema(description: &str) -> RefOr<Schema> {
+    nullable(Type::String).pattern(Some(OWNER_PATTERN)).max_length(Some(64)).description(Some(description)).into()
+}
+
 /// The reason objects one endpoint can report: `code` is exactly its declared codes.
 fn reason_schema(endpoint: &str, codes: &[ReasonCode]) -> RefOr<Schema> {
     let codes: Vec<&str> = codes.iter().map(ReasonCode::as_str).collect();
@@ -57,6 +90,19 @@ fn reason_schema(endpoint: &str, codes: &[ReasonCode]) -> RefOr<Schema> {
         .property("message", string())
         .required("message")
         .into()
+}
+
+/// The `warnings` array of an endpoint that declares `codes`, its items the component `name`;
+/// an endpoint that declares none gets an array that must stay empty, never an empty enum.
+fn warnings(name: &str, codes: &[WarningCode]) -> RefOr<Schema> {
+    if codes.is_empty() {
+        array_of(ObjectBuilder::new().into())
+            .max_items(Some(0))
+            .description(Some("always empty: this endpoint declares no warnings"))
+            .into()
+    } else {
+        array_of(reference(name)).into()
+    }
 }
 
 fn warning_schema(codes: &[WarningCode]) -> RefOr<Schema> {
@@ -71,7 +117,7 @@ fn warning_schema(codes: &[WarningCode]) -> RefOr<Schema> {
 }
 
 /// The members every completeness block carries (contract §2.1), with this endpoint's reason and warning schemas.
-fn completeness_members(reason: &str, warning: &str, collection: bool) -> Vec<(&'static str, RefOr<Schema>)> {
+fn completeness_members(reason: &str, warnings: RefOr<Schema>, collection: bool) -> Vec<(&'static str, RefOr<Schema>)> {
     let mut members = vec![
         ("status", string().enum_values(Some(["complete", "partial"])).into()),
         ("complete", ObjectBuilder::new().schema_type(Type::Boolean).into()),
@@ -80,7 +126,7 @@ fn completeness_members(reason: &str, warning: &str, collection: bool) -> Vec<(&
         ("continuation", nullable(Type::Object).description(Some("How to recover; null when complete.")).into()),
         ("next_cursor", nullable(Type::String).into()),
         ("scope", reference("Scope")),
-        ("warnings", array_of(reference(warning)).into()),
+        ("warnings", warnings),
     ];
     if collection {
         members.push(("page", nullable(Type::Object).description(Some("Pagination facts (contract §2.5).")).into()));
@@ -89,8 +135,8 @@ fn completeness_members(reason: &str, warning: &str, collection: bool) -> Vec<(&
     members
 }
 
-fn collection(description: &str, item: &str, reason: &str, warning: &str) -> RefOr<Schema> {
-    let mut members = completeness_members(reason, warning, true);
+fn collection(description: &str, item: &str, reason: &str, warnings: RefOr<Schema>) -> RefOr<Schema> {
+    let mut members = completeness_members(reason, warnings, true);
     members.push(("items", array_of(reference(item)).into()));
     object(description, members)
 }
@@ -109,22 +155,22 @@ fn problem_response(codes: &str) -> utoipa::openapi::Response {
         .build()
 }
 
-fn query(name: &str, description: &str) -> utoipa::openapi::path::Parameter {
+fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openapi::path::Parameter {
     ParameterBuilder::new()
         .name(name)
         .parameter_in(ParameterIn::Query)
         .required(Required::False)
         .description(Some(description))
-        .schema(Some(string()))
+        .schema(Some(schema))
         .build()
 }
 
-fn path(name: &str) -> utoipa::openapi::path::Parameter {
+fn path(name: &str, schema: ObjectBuilder) -> utoipa::openapi::path::Parameter {
     ParameterBuilder::new()
         .name(name)
         .parameter_in(ParameterIn::Path)
         .required(Required::True)
-        .schema(Some(string()))
+        .schema(Some(schema))
         .build()
 }
 
@@ -137,85 +183,257 @@ fn body(schema: &str) -> Option<utoipa::openapi::request_body::RequestBody> {
     )
 }
 
-const COMMON_PROBLEMS: &str = "INVALID_REQUEST, UNAUTHENTICATED, COMPLETE_RESULT_UNAVAILABLE";
+fn tenant_schema() -> ObjectBuilder {
+    string().enum_values(Some(TENANTS))
+}
+
+/// The problem statuses an operation answers with, and the codes behind each.
+type Problems = Vec<(u16, String)>;
+
+/// The statuses every operation can be refused with before its handler runs ([`refusals`]).
+fn transport(problems: &mut Problems, body: bool) {
+    for (status, code, _) in refusals::REFUSALS {
+        let applies = match status {
+            414 | 431 => true,
+            413 => body,
+            _ => false,
+        };
+        if applies {
+            add(problems, status, code);
+        }
+    }
+}
+
+fn add(problems: &mut Problems, status: u16, code: &str) {
+    match problems.iter_mut().find(|(s, _)| *s == status) {
+        Some((_, codes)) if !codes.split(", ").any(|c| c == code) => {
+            codes.push_str(", ");
+            codes.push_str(code);
+        }
+        Some(_) => {}
+        None => problems.push((status, code.to_owned())),
+    }
+}
+
+/// The statuses of an operation's problems, from the codes it can answer with: each code's
+/// own status, plus the statuses `require_complete=true` maps its declared reasons to
+/// (DESIGN §2.8, the rule of `Problem::complete_result_unavailable`).
+fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticated: bool, body: bool) -> Problems {
+    let mut problems = Problems::new();
+    if authenticated {
+        add(&mut problems, 401, ProblemCode::Unauthenticated.as_str());
+    }
+    for code in codes {
+        add(&mut problems, code.status(), code.as_str());
+    }
+    if let Some(reasons) = declared {
+        let unavailable = ProblemCode::CompleteResultUnavailable;
+        for reason in reasons {
+            match reason {
+                ReasonCode::MorePagesAvailable => {}
+                ReasonCode::VisibilityRestricted => add(&mut problems, 403, unavailable.as_str()),
+                ReasonCode::ResultLimitReached => add(&mut problems, 422, unavailable.as_str()),
+                _ => add(&mut problems, 503, unavailable.as_str()),
+            }
+        }
+    }
+    transport(&mut problems, body);
+    problems.sort_by_key(|(status, _)| *status);
+    problems
+}
+
+fn with_problems(mut operation: OperationBuilder, problems: Problems) -> OperationBuilder {
+    for (status, codes) in problems {
+        operation = operation.response(status.to_string(), problem_response(&codes));
+    }
+    operation
+}
+
+/// The `x-completeness` member of an operation: what its handler declared it can report.
+fn declared(resource: &str, reasons: &[ReasonCode], warnings: &[WarningCode]) -> Extensions {
+    let reasons: Vec<&str> = reasons.iter().map(ReasonCode::as_str).collect();
+    let warnings: Vec<&str> = warnings.iter().map(WarningCode::as_str).collect();
+    ExtensionsBuilder::new()
+        .add(EXTENSION, json!({"resource": resource, "reasons": reasons, "warnings": warnings}))
+        .build()
+}
+
+/// The `x-completeness` member of an operation whose answer needs no completeness block, with why.
+fn exempt(why: &str) -> Extensions {
+    ExtensionsBuilder::new().add(EXTENSION, json!({"exempt": why})).build()
+}
+
+/// The extension member naming what each operation can report.
+pub const EXTENSION: &str = "x-completeness";
+
+/// The security scheme every route but `/openapi.json` requires.
+pub const BEARER: &str = "bearer";
 
 /// The document.
 pub fn openapi() -> OpenApi {
-    let owner = query("owner", "`none` for unowned accounts, or an owner's name");
-    let tenant = query("tenant", "north, south or east; absent: every tenant");
-    let require = query("require_complete", "true: an incomplete result is a problem response (contract §5.3)");
+    use ProblemCode::*;
+    let owner = query(
+        "owner",
+        "`none` for unowned accounts, or an owner's name",
+        string().pattern(Some("^[a-z][a-z0-9-]{0,63}$")),
+    );
+    let tenant = query("tenant", "absent: every tenant the credential can read", tenant_schema());
+    let require = query(
+        "require_complete",
+        "true: an incomplete result is a problem response (contract §5.3)",
+        string().enum_values(Some(["true", "false", "1", "0"])),
+    );
+    let id = || path("id", string().pattern(Some("^sa-[0-9]{6,}$")));
     let list = OperationBuilder::new()
         .operation_id(Some("list_service_accounts"))
         .summary(Some("The inventory, keyset-paginated at a snapshot"))
+        .description(Some(
+            "`time_budget_ms` is not accepted here: the inventory reads one local table at a snapshot, \
+             with no source that could run out of time, so a budget could never change the answer.",
+        ))
         .parameters(Some([
             owner.clone(),
             tenant.clone(),
-            query("page_size", "positive integer; clamped to the maximum"),
-            query("cursor", "next_cursor of the previous page"),
+            query(
+                "page_size",
+                "a positive integer; any size above the maximum, however large, is clamped to it with a \
+                 PAGE_SIZE_REDUCED warning",
+                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
+            ),
+            query("cursor", "next_cursor of the previous page", string().min_length(Some(1))),
             require.clone(),
         ]))
         .response("200", json_response("A page of the inventory", "ServiceAccountPage"))
-        .response(
-            "4XX",
-            problem_response(&format!(
-                "{COMMON_PROBLEMS}, INVALID_PAGE_SIZE, INVALID_CURSOR, CURSOR_QUERY_MISMATCH, \
-                 CURSOR_CREDENTIAL_MISMATCH, CURSOR_EXPIRED"
-            )),
-        );
+        .extensions(Some(declared(RESOURCE, ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS)));
+    let list = with_problems(
+        list,
+        problems(
+            &[
+                InvalidRequest,
+                InvalidPageSize,
+                InvalidCursor,
+                CursorQueryMismatch,
+                CursorCredentialMismatch,
+                CursorExpired,
+            ],
+            Some(ListServiceAccountsReason::ALL),
+            true,
+            false,
+        ),
+    );
     let create = OperationBuilder::new()
         .operation_id(Some("create_service_account"))
         .request_body(body("NewServiceAccount"))
         .response("201", json_response("The account and the snapshot holding the change", "Mutation"))
-        .response("4XX", problem_response("INVALID_BODY, UNAUTHENTICATED, FORBIDDEN"));
+        .extensions(Some(exempt(MUTATION_EXEMPT)));
+    let create = with_problems(create, problems(&[InvalidBody, Forbidden], None, true, true));
     let count = OperationBuilder::new()
         .operation_id(Some("count_service_accounts"))
         .parameters(Some([owner, tenant.clone(), require.clone()]))
         .response("200", json_response("The count with its relation", "ServiceAccountCount"))
-        .response("4XX", problem_response(COMMON_PROBLEMS));
+        .extensions(Some(declared(RESOURCE, CountServiceAccountsReason::ALL, CountServiceAccountsReason::WARNINGS)));
+    let count = with_problems(count, problems(&[InvalidRequest], Some(CountServiceAccountsReason::ALL), true, false));
+    let field_list = format!("^({0})(,({0}))*$", FIELDS.join("|"));
     let get = OperationBuilder::new()
         .operation_id(Some("get_service_account"))
-        .parameters(Some([path("id"), query("fields", "comma-separated fields to fill, e.g. secret_fingerprint")]))
+        .parameters(Some([
+            id(),
+            query(
+                "fields",
+                "comma-separated fields to fill, e.g. secret_fingerprint",
+                string().pattern(Some(field_list)),
+            ),
+        ]))
         .response("200", json_response("Every declared field; unfilled ones in omitted_fields", "ServiceAccount"))
-        .response("4XX", problem_response("INVALID_REQUEST, UNAUTHENTICATED, NOT_FOUND"));
+        .extensions(Some(
+            ExtensionsBuilder::new()
+                .add(
+                    EXTENSION,
+                    json!({"omitted_fields": ["NO_ACCESS", "SOURCE_FAILED", "NOT_REQUESTED"],
+                           "warnings": [WarningCode::PartialFieldSet.as_str()]}),
+                )
+                .build(),
+        ));
+    let get = with_problems(get, problems(&[InvalidRequest, NotFound], None, true, false));
     let patch = OperationBuilder::new()
         .operation_id(Some("set_service_account_owner"))
-        .parameter(path("id"))
+        .parameter(id())
         .request_body(body("OwnerChange"))
         .response("200", json_response("The account and the snapshot holding the change", "Mutation"))
-        .response("4XX", problem_response("INVALID_BODY, UNAUTHENTICATED, NOT_FOUND"));
+        .extensions(Some(exempt(MUTATION_EXEMPT)));
+    let patch = with_problems(patch, problems(&[InvalidRequest, InvalidBody, NotFound], None, true, true));
     let delete = OperationBuilder::new()
         .operation_id(Some("delete_service_account"))
-        .parameter(path("id"))
+        .parameter(id())
         .response("200", json_response("The deleted account and the snapshot holding the change", "Mutation"))
-        .response("4XX", problem_response("UNAUTHENTICATED, NOT_FOUND"));
+        .extensions(Some(exempt(MUTATION_EXEMPT)));
+    let delete = with_problems(delete, problems(&[InvalidRequest, NotFound], None, true, false));
     let archive = OperationBuilder::new()
         .operation_id(Some("archive_service_accounts"))
         .summary(Some("Archive unowned accounts, with the evidence of a complete owner=none inventory"))
         .request_body(body("ArchiveRequest"))
         .response("200", json_response("Every named account was archived", "Archived"))
-        .response(
-            "4XX",
-            problem_response(
-                "EVIDENCE_REQUIRED (428), EVIDENCE_INVALID, EVIDENCE_EXPIRED, EVIDENCE_CREDENTIAL_MISMATCH, \
-                 TARGET_NOT_IN_EVIDENCE (412), TARGET_CHANGED (409), INVALID_BODY",
-            ),
-        );
+        .extensions(Some(exempt(ARCHIVE_EXEMPT)));
+    let archive = with_problems(
+        archive,
+        problems(
+            &[
+                InvalidBody,
+                EvidenceRequired,
+                EvidenceInvalid,
+                EvidenceExpired,
+                EvidenceCredentialMismatch,
+                TargetNotInEvidence,
+                TargetChanged,
+            ],
+            None,
+            true,
+            true,
+        ),
+    );
     let search = OperationBuilder::new()
         .operation_id(Some("search"))
         .summary(Some("Federated search over directory, audit and legacy"))
         .parameters(Some([
-            query("q", "part of the name"),
+            ParameterBuilder::new()
+                .name("q")
+                .parameter_in(ParameterIn::Query)
+                .required(Required::True)
+                .description(Some("part of the name"))
+                .schema(Some(string().min_length(Some(1)).max_length(Some(100))))
+                .build(),
             tenant,
-            query("time_budget_ms", "positive milliseconds; capped by the server"),
+            query(
+                "time_budget_ms",
+                "positive milliseconds; any budget above the server's maximum, however large, is capped to it",
+                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
+            ),
             require,
         ]))
         .response("200", json_response("The merged hits", "SearchResult"))
-        .response("4XX", problem_response(&format!("{COMMON_PROBLEMS}, INVALID_TIME_BUDGET")));
+        .extensions(Some(declared("search", SearchReason::ALL, SearchReason::WARNINGS)));
+    let search =
+        with_problems(search, problems(&[InvalidRequest, InvalidTimeBudget], Some(SearchReason::ALL), true, false));
+    let credential_names: Vec<&str> = DEFAULT_GRANTS.iter().map(|(name, _)| *name).collect();
     let revoke = OperationBuilder::new()
         .operation_id(Some("revoke_tenant"))
-        .parameters(Some([path("name"), path("tenant")]))
+        .parameters(Some([path("name", string().enum_values(Some(credential_names))), path("tenant", tenant_schema())]))
         .response("200", json_response("The credential's new grant and permission epoch", "Grant"))
-        .response("4XX", problem_response("INVALID_REQUEST, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND"));
+        .extensions(Some(exempt(GRANT_EXEMPT)));
+    let revoke = with_problems(revoke, problems(&[InvalidRequest, Forbidden, NotFound], None, true, false));
+    let document = OperationBuilder::new()
+        .operation_id(Some("openapi_document"))
+        .summary(Some("This document; the only route that needs no credential"))
+        .securities(Some(Vec::<SecurityRequirement>::new()))
+        .response(
+            "200",
+            ResponseBuilder::new()
+                .description("This document")
+                .content("application/json", ContentBuilder::new().schema(Some(ObjectBuilder::new())).build())
+                .build(),
+        )
+        .extensions(Some(exempt(DOCUMENT_EXEMPT)));
+    let document = with_problems(document, problems(&[], None, false, false));
 
     let mut service_accounts = PathItem::new(HttpMethod::Get, list);
     service_accounts.post = Some(create.build());
@@ -229,24 +447,16 @@ pub fn openapi() -> OpenApi {
         .path("/service-accounts/{id}", one)
         .path("/search", PathItem::new(HttpMethod::Get, search))
         .path("/credentials/{name}/revoke-tenant/{tenant}", PathItem::new(HttpMethod::Post, revoke))
-        .path(
-            "/openapi.json",
-            PathItem::new(
-                HttpMethod::Get,
-                OperationBuilder::new().response(
-                    "200",
-                    ResponseBuilder::new()
-                        .description("This document")
-                        .content("application/json", ContentBuilder::new().build())
-                        .build(),
-                ),
-            ),
-        );
+        .path("/openapi.json", PathItem::new(HttpMethod::Get, document));
 
     let text = |d: &str| -> RefOr<Schema> { string().description(Some(d)).into() };
     let opt_text = |d: &str| -> RefOr<Schema> { nullable(Type::String).description(Some(d)).into() };
     let flag = || -> RefOr<Schema> { ObjectBuilder::new().schema_type(Type::Boolean).into() };
-    let mut count_members = completeness_members("CountServiceAccountsReason", "ServiceAccountCountWarning", false);
+    let mut count_members = completeness_members(
+        "CountServiceAccountsReason",
+        warnings("CountServiceAccountsWarning", CountServiceAccountsReason::WARNINGS),
+        false,
+    );
     count_members.push(("count", ObjectBuilder::new().schema_type(Type::Integer).into()));
     count_members.push(("relation", string().enum_values(Some(["exact", "lower_bound", "estimate"])).into()));
     let components = ComponentsBuilder::new()
@@ -256,7 +466,6 @@ pub fn openapi() -> OpenApi {
             "CountServiceAccountsReason",
             reason_schema("GET /service-accounts/count", CountServiceAccountsReason::ALL),
         )
-        .schema("ServiceAccountCountWarning", warning_schema(CountServiceAccountsReason::WARNINGS))
         .schema("SearchReason", reason_schema("GET /search", SearchReason::ALL))
         .schema("SearchWarning", warning_schema(SearchReason::WARNINGS))
         .schema(
@@ -265,10 +474,18 @@ pub fn openapi() -> OpenApi {
                 "A page of the inventory",
                 "ServiceAccountItem",
                 "ListServiceAccountsReason",
-                "ListServiceAccountsWarning",
+                warnings("ListServiceAccountsWarning", ListServiceAccountsReason::WARNINGS),
             ),
         )
-        .schema("SearchResult", collection("Merged search hits", "SearchHit", "SearchReason", "SearchWarning"))
+        .schema(
+            "SearchResult",
+            collection(
+                "Merged search hits",
+                "SearchHit",
+                "SearchReason",
+                warnings("SearchWarning", SearchReason::WARNINGS),
+            ),
+        )
         .schema("ServiceAccountCount", object("A count and how it relates to the truth", count_members))
         .schema(
             "Scope",
@@ -325,7 +542,12 @@ pub fn openapi() -> OpenApi {
                     (
                         "omitted_fields",
                         ObjectBuilder::new()
-                            .description(Some("field -> NO_ACCESS | SOURCE_FAILED | NOT_REQUESTED"))
+                            .description(Some("field -> why it was not filled"))
+                            .additional_properties(Some(string().enum_values(Some([
+                                "NO_ACCESS",
+                                "SOURCE_FAILED",
+                                "NOT_REQUESTED",
+                            ]))))
                             .into(),
                     ),
                     ("warnings", array_of(reference("ServiceAccountWarning")).into()),
@@ -335,22 +557,26 @@ pub fn openapi() -> OpenApi {
         .schema("ServiceAccountWarning", warning_schema(&[WarningCode::PartialFieldSet]))
         .schema(
             "NewServiceAccount",
-            object(
+            strict(
                 "A new account",
                 vec![
-                    ("name", text("1-64 of a-z, 0-9, -")),
-                    ("tenant", text("north, south or east")),
-                    ("owner", opt_text("owner or null")),
+                    ("name", string().pattern(Some(NAME_PATTERN)).min_length(Some(1)).max_length(Some(64)).into()),
+                    ("tenant", tenant_schema().into()),
+                    ("owner", owner_schema("the owner; null or absent: unowned")),
                 ],
+                &["name", "tenant"],
             ),
         )
-        .schema("OwnerChange", object("The new owner", vec![("owner", opt_text("owner or null"))]))
+        .schema(
+            "OwnerChange",
+            strict("The new owner", vec![("owner", owner_schema("the new owner; null clears it"))], &["owner"]),
+        )
         .schema(
             "Mutation",
             object(
                 "A mutation's result",
                 vec![
-                    ("account", ObjectBuilder::new().into()),
+                    ("account", reference("ServiceAccount")),
                     ("snapshot", text("the snapshot holding the change")),
                     ("deleted", flag()),
                 ],
@@ -358,9 +584,23 @@ pub fn openapi() -> OpenApi {
         )
         .schema(
             "ArchiveRequest",
-            object(
+            strict(
                 "Targets and the evidence of a complete owner=none inventory that contains them",
-                vec![("ids", array_of(string().into()).into()), ("evidence", text("the inventory's evidence token"))],
+                vec![
+                    (
+                        "ids",
+                        array_of(string().pattern(Some("^sa-[0-9]{6,}$")).into())
+                            .min_items(Some(1))
+                            .max_items(Some(MAX_TARGETS))
+                            .unique_items(true)
+                            .into(),
+                    ),
+                    (
+                        "evidence",
+                        string().min_length(Some(1)).description(Some("the inventory's evidence token")).into(),
+                    ),
+                ],
+                &["ids", "evidence"],
             ),
         )
         .schema(
@@ -394,6 +634,15 @@ pub fn openapi() -> OpenApi {
                 ],
             ),
         )
+        .security_scheme(
+            BEARER,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("the credential's name: admin, north or south"))
+                    .build(),
+            ),
+        )
         .build();
     OpenApiBuilder::new()
         .info(
@@ -404,5 +653,6 @@ pub fn openapi() -> OpenApi {
         )
         .paths(paths)
         .components(Some(components))
+        .security(Some([SecurityRequirement::new(BEARER, Vec::<String>::new())]))
         .build()
 }

@@ -1,21 +1,23 @@
-//! The router: every route of the service, authentication, and problem answers for unknown routes.
+//! The router: every route of the service, authentication, request limits, and problem answers
+//! for every refusal outside the handlers.
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Request, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use completeness::Problem;
 use completeness::routing::{delete, get, patch, post};
-use completeness::{Problem, ProblemCode};
 
 use super::state::AppState;
-use super::{account, archive, credentials, inventory, openapi, search};
+use super::{account, archive, auth, credentials, inventory, openapi, refusals, search};
 
 /// Resolves the bearer credential; 401 problem when it is missing or unknown.
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
-    match state.credentials.authenticate(&parts) {
+    match auth::authenticate(&state.store, &parts) {
         Ok(caller) => {
             parts.extensions.insert(caller.credential());
             parts.extensions.insert(Arc::new(caller));
@@ -27,12 +29,11 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
 }
 
 async fn not_found() -> Problem {
-    Problem::new(ProblemCode::NotFound, "No such route. See /openapi.json for the routes this service serves.")
+    refusals::refusal(StatusCode::NOT_FOUND)
 }
 
 async fn method_not_allowed() -> Problem {
-    Problem::new(ProblemCode::Other("METHOD_NOT_ALLOWED".to_owned()), "This route does not accept that method.")
-        .with_status(405)
+    refusals::refusal(StatusCode::METHOD_NOT_ALLOWED)
 }
 
 /// Every route of the example's README.
@@ -54,5 +55,8 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(state.completeness.layer())
+        .layer(DefaultBodyLimit::max(refusals::MAX_BODY_BYTES))
+        .layer(middleware::map_response(refusals::as_problem))
+        .layer(middleware::from_fn(refusals::limits))
         .with_state(state)
 }

@@ -31,7 +31,7 @@ pub async fn search(
 ) -> Result<Envelope<Hit, SearchReason>, Problem> {
     let pairs = query(&uri, &["q", "tenant", "time_budget_ms", "require_complete"])?;
     let q = param(&pairs, "q").unwrap_or("");
-    if q.is_empty() || q.len() > 100 {
+    if q.is_empty() || q.chars().count() > 100 {
         return Err(Problem::new(ProblemCode::InvalidRequest, "`q` must be 1-100 characters of the name to look for")
             .with_extension("parameter", "q"));
     }
@@ -40,7 +40,7 @@ pub async fn search(
     let limit = state.config.result_limit;
     // Each source is asked for one more hit than the cap: that extra hit proves the cap was reached.
     let fan_out = state.sources.iter().fold(FanOut::new(), |fan_out, source| {
-        fan_out.source(source.name(), Arc::clone(source).search(q.to_owned(), tenants.clone(), limit + 1))
+        fan_out.source(source.name(), Arc::clone(source).search(q.to_owned(), tenants.clone(), limit.saturating_add(1)))
     });
     let result = fan_out.run(&budget).await;
     let mut overflow = result.sources().iter().any(|r| matches!(r.outcome, SourceOutcome::Answered(n) if n > limit));

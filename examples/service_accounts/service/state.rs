@@ -1,11 +1,11 @@
-//! The shared state every handler reads: configuration, the accounts store, the sources, the credentials.
+//! The shared state every handler reads: configuration, the store (accounts and credentials), the sources.
 
 use std::sync::Arc;
 
 use completeness::CursorKeys;
 use completeness::config::CompletenessConfig;
 
-use super::auth::Credentials;
+use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
 use super::db::{Change, Store, StoreError};
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
@@ -14,14 +14,12 @@ use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
 pub struct Service {
     /// The configuration it was started with.
     pub config: Config,
-    /// The accounts table.
+    /// The accounts table and the credentials' grants.
     pub store: Store,
     /// `directory`, `audit`, `legacy`, in that order.
     pub sources: Vec<Arc<SearchSource>>,
     /// When each account was last used.
     pub usage: UsageSource,
-    /// Who may read and write what.
-    pub credentials: Credentials,
     /// Cursor and evidence keys, page sizes, time budgets: the framework's settings.
     pub completeness: CompletenessConfig,
 }
@@ -44,6 +42,7 @@ impl Service {
         if store.is_empty()? {
             store.seed(config.accounts)?;
         }
+        store.seed_grants(&DEFAULT_GRANTS)?;
         let (snapshot, accounts) = store.current_accounts()?;
         let mut sources = Vec::new();
         for name in SEARCH_SOURCES {
@@ -52,12 +51,16 @@ impl Service {
             sources.push(Arc::new(source));
         }
         let usage = UsageSource::new(config.accounts, config.delay_of("usage"), config.fails("usage"))?;
-        let completeness = CompletenessConfig::new(keys()?)
+        let keys = match &config.cursor_keys {
+            Some(keys) => keys.clone(),
+            None => keys()?,
+        };
+        let completeness = CompletenessConfig::new(keys)
             .with_page_sizes(u64::from(config.default_page_size), u64::from(config.max_page_size))
             .with_cursor_ttl(config.cursor_ttl)
             .with_evidence_ttl(config.evidence_ttl)
             .with_time_budgets(config.default_time_budget, config.max_time_budget);
-        Ok(Service { config, store, sources, usage, credentials: Credentials::default(), completeness })
+        Ok(Service { config, store, sources, usage, completeness })
     }
 
     /// Passes a change on to the write-through sources (`audit` catches up on its own schedule).

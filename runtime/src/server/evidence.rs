@@ -286,8 +286,8 @@ fn forged(why: &str) -> Problem {
 /// A JSON request body whose `evidence` member holds verified [`Evidence`]; the other
 /// members are deserialized into `T`.
 ///
-/// Refusals: a body that is not a JSON object, or whose other members do not fit `T`
-/// → 400 `INVALID_BODY`; no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
+/// Refusals: a body that is not a JSON object, whose `evidence` is not a string, or whose
+/// other members do not fit `T` → 400 `INVALID_BODY`; no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
 /// then the refusals of [`Evidence::verify`]. It needs the configuration layer and a
 /// [`Credential`].
 #[derive(Debug, Clone)]
@@ -322,7 +322,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for RequireEvidence<T> 
         let token = match object.remove(EVIDENCE_MEMBER) {
             None | Some(Value::Null) => return Err(evidence_required()),
             Some(Value::String(token)) => token,
-            Some(_) => return Err(forged("`evidence` must be the string token of an inventory response")),
+            Some(_) => {
+                return Err(Problem::new(
+                    ProblemCode::InvalidBody,
+                    "`evidence` must be a string: the token of an inventory response.",
+                ));
+            }
         };
         let body: T = serde_json::from_value(Value::Object(object)).map_err(|error| {
             Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}"))

@@ -99,7 +99,8 @@ impl CursorKeys {
             if ring.iter().any(|k| k.id == id) {
                 return Err(KeyError::DuplicateKeyId(id));
             }
-            let mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&secret).map_err(|_| KeyError::BadSecret(id.clone()))?;
+            let mac =
+                <Hmac<Sha256> as KeyInit>::new_from_slice(&secret).map_err(|_| KeyError::BadSecret(id.clone()))?;
             ring.push(RingKey { id, mac });
         }
         if ring.is_empty() {

@@ -1,0 +1,93 @@
+//! Refusals made outside the handlers, each answered as an RFC 9457 problem with a stable code.
+//!
+//! - [`limits`] enforces the request limits below hyper's own, so an oversized URI, header
+//!   block or body is refused here, with a problem body, before hyper would refuse it without one.
+//! - [`as_problem`] turns any other error response that is not a problem yet (an axum
+//!   extractor's plain-text rejection, a fallback) into one, keyed by its status in [`REFUSALS`].
+//!
+//! Where no body is possible: hyper itself answers, with an empty body and before any of this
+//! code runs, a request line whose URI is longer than 65,534 bytes (414), a request head larger
+//! than its read buffer (about 400 KiB) or with more than 100 headers (431), and a request that
+//! is not HTTP at all (400). Every request within those bounds gets a problem.
+
+use axum::extract::Request;
+use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use completeness::{Problem, ProblemCode};
+
+/// The longest request target (path and query) served, in bytes.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// The largest header block served (names and values), in bytes.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
+/// The largest request body read, in bytes (a thousand archive targets fit with room to spare).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The problem code and detail of each status a refusal outside the handlers can have:
+/// the one table both [`as_problem`] and the OpenAPI document read.
+pub const REFUSALS: [(u16, &str, &str); 7] = [
+    (400, "INVALID_REQUEST", "The request could not be read."),
+    (404, "NOT_FOUND", "No such route. See /openapi.json for the routes this service serves."),
+    (405, "METHOD_NOT_ALLOWED", "This route does not accept that method; `Allow` lists the ones it does."),
+    (413, "INVALID_BODY", "The request body is larger than 65536 bytes."),
+    (414, "URI_TOO_LONG", "The request target is longer than 8192 bytes."),
+    (415, "INVALID_BODY", "The request body must be JSON."),
+    (431, "HEADERS_TOO_LARGE", "The request headers are larger than 16384 bytes."),
+];
+
+/// The problem a refusal with `status` is answered with.
+pub fn refusal(status: StatusCode) -> Problem {
+    let (code, detail) = REFUSALS.iter().find(|(s, _, _)| *s == status.as_u16()).map_or(
+        if status.is_server_error() {
+            ("INTERNAL", "The server failed.")
+        } else {
+            ("INVALID_REQUEST", "The request was refused.")
+        },
+        |(_, code, detail)| (*code, *detail),
+    );
+    Problem::new(ProblemCode::parse(code), detail).with_status(status.as_u16())
+}
+
+/// Refuses a request over [`MAX_URI_BYTES`], [`MAX_HEADER_BYTES`] or (by its
+/// `Content-Length`) [`MAX_BODY_BYTES`]; a body without a length is cut at the same size
+/// when it is read.
+pub async fn limits(request: Request, next: Next) -> Response {
+    let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    let headers: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len()).sum();
+    let declared_body = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0);
+    if target > MAX_URI_BYTES {
+        return refusal(StatusCode::URI_TOO_LONG).into_response();
+    }
+    if headers > MAX_HEADER_BYTES {
+        return refusal(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE).into_response();
+    }
+    if declared_body > MAX_BODY_BYTES as u64 {
+        return refusal(StatusCode::PAYLOAD_TOO_LARGE).into_response();
+    }
+    next.run(request).await
+}
+
+/// Replaces the body of an error response that is not a problem yet with the problem of its
+/// status, keeping `Allow`.
+pub async fn as_problem(response: Response) -> Response {
+    let status = response.status();
+    let is_problem =
+        response.headers().get(CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+        return response;
+    }
+    let allow: Option<HeaderValue> = response.headers().get(ALLOW).cloned();
+    let mut problem = refusal(status).into_response();
+    if let Some(allow) = allow {
+        problem.headers_mut().insert(ALLOW, allow);
+    }
+    problem
+}

@@ -1,0 +1,302 @@
+//! End to end over HTTP: what an attacker and a schema fuzzer found, each fixed and held.
+//! No field leaks through mutations; revocations are stored with the data; every refusal is a
+//! problem; input rules are consistent; operator flags are bounded; the OpenAPI document
+//! promises what the service does.
+
+mod e2e_support;
+
+use std::time::Duration;
+
+use completeness::CursorKeys;
+use e2e_support::service::config::limits;
+use e2e_support::{Config, Harness, config};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+/// Asserts that `account` (a mutation's `account` member) hides what north's `GET` hides.
+fn assert_north_view(account: &Value) {
+    assert_eq!(account["owner_email"], Value::Null, "{account}");
+    assert_eq!(account["omitted_fields"]["owner_email"], "NO_ACCESS", "{account}");
+    assert_eq!(account["secret_fingerprint"], Value::Null, "{account}");
+    assert_eq!(account["omitted_fields"]["secret_fingerprint"], "NOT_REQUESTED", "{account}");
+    assert_eq!(account["warnings"][0]["code"], "PARTIAL_FIELD_SET", "{account}");
+}
+
+#[tokio::test]
+async fn mutation_responses_apply_the_field_policy_of_get() {
+    let h = Harness::start(config(30)).await;
+    let created =
+        h.post("/service-accounts", "north", &json!({"name": "svc-north-new", "tenant": "north", "owner": "li"})).await;
+    assert_eq!(created.status, 201, "{:?}", created.body);
+    assert_north_view(&created.body["account"]);
+    let id = created.body["account"]["id"].as_str().unwrap().to_owned();
+    let got = h.get(&format!("/service-accounts/{id}"), "north").await;
+    assert_eq!(got.body["omitted_fields"], created.body["account"]["omitted_fields"], "POST answers as GET does");
+
+    let patched = h.patch(&format!("/service-accounts/{id}"), "north", &json!({"owner": "dana"})).await;
+    assert_eq!(patched.status, 200, "{:?}", patched.body);
+    assert_north_view(&patched.body["account"]);
+    assert_eq!(patched.body["account"]["owner"], "dana");
+
+    let deleted = h.delete(&format!("/service-accounts/{id}"), "north").await;
+    assert_eq!(deleted.status, 200, "{:?}", deleted.body);
+    assert_north_view(&deleted.body["account"]);
+
+    // The admin credential reads e-mail addresses, in mutations as in GET.
+    let by_admin =
+        h.post("/service-accounts", "admin", &json!({"name": "svc-east-new", "tenant": "east", "owner": "li"})).await;
+    assert_eq!(by_admin.body["account"]["owner_email"], "li@example.com");
+    assert!(by_admin.body["account"]["omitted_fields"].get("owner_email").is_none());
+}
+
+fn database(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("service-accounts-hardening-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("inventory.sqlite");
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[tokio::test]
+async fn a_revocation_survives_a_restart_and_holds_in_another_process_on_the_same_database() {
+    let path = database("revocation");
+    let keys = CursorKeys::parse(&format!("k1:{}", CursorKeys::generate_secret())).unwrap();
+    let with_file = || Config { db: Some(path.clone()), cursor_keys: Some(keys.clone()), ..config(400) };
+
+    let h = Harness::start(with_file()).await;
+    let pages = h.traverse("/service-accounts?owner=none&tenant=north&page_size=500", "north").await;
+    let last = pages.last().unwrap();
+    assert_eq!(last.body["complete"], true, "{:?}", last.body);
+    let evidence = last.body["evidence"].clone();
+    assert!(evidence.is_string(), "a complete inventory carries evidence");
+    let ids: Vec<String> = pages.iter().flat_map(|p| p.ids()).collect();
+    assert!(!ids.is_empty(), "the seed has unowned north accounts");
+    let revoked = h.post("/credentials/north/revoke-tenant/north", "admin", &json!({})).await;
+    assert_eq!(revoked.status, 200, "{:?}", revoked.body);
+    h.running.stop().await.unwrap();
+
+    // A restart on the same database and keys: north still cannot read north, and the evidence
+    // it was issued before the revocation is refused.
+    let h = Harness::start(with_file()).await;
+    h.get(&format!("/service-accounts/{}", ids[0]), "north").await.assert_problem(404, "NOT_FOUND");
+    let archive = h.post("/service-accounts/archive", "north", &json!({"ids": [ids[0]], "evidence": evidence})).await;
+    assert_eq!(archive.status, 412, "{:?}", archive.body);
+    assert_eq!(archive.content_type, "application/problem+json");
+    let count = h.get("/service-accounts/count?tenant=north", "north").await;
+    assert_eq!(count.body["count"], 0);
+    assert_eq!(count.reasons(), ["VISIBILITY_RESTRICTED"]);
+
+    // Another service on the same database sees a revocation made through this one at once.
+    let other = Harness::start(with_file()).await;
+    assert_eq!(other.get("/service-accounts/count?tenant=south", "south").await.reasons(), Vec::<String>::new());
+    let revoked = h.post("/credentials/south/revoke-tenant/south", "admin", &json!({})).await;
+    assert_eq!(revoked.body["permission_epoch"], 2);
+    let after = other.get("/service-accounts/count?tenant=south", "south").await;
+    assert_eq!(after.reasons(), ["VISIBILITY_RESTRICTED"], "{:?}", after.body);
+    assert_eq!(after.body["count"], 0);
+    drop(other);
+    drop(h);
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[tokio::test]
+async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
+    let h = Harness::start(config(5)).await;
+    let big = json!({"name": "svc-x", "tenant": "north", "owner": "a".repeat(100 * 1024)});
+    h.post("/service-accounts", "admin", &big).await.assert_problem(413, "INVALID_BODY");
+    h.patch("/service-accounts/sa-000001", "admin", &json!({"owner": "a".repeat(100 * 1024)}))
+        .await
+        .assert_problem(413, "INVALID_BODY");
+    let evidence = "e".repeat(100 * 1024);
+    h.post("/service-accounts/archive", "admin", &json!({"ids": ["sa-000001"], "evidence": evidence}))
+        .await
+        .assert_problem(413, "INVALID_BODY");
+
+    let long_query = format!("/service-accounts?owner={}", "a".repeat(10_000));
+    h.get(&long_query, "admin").await.assert_problem(414, "URI_TOO_LONG");
+    let huge_header =
+        h.request(Method::GET, "/service-accounts").bearer_auth("admin").header("x-filler", "f".repeat(20_000));
+    h.answer(huge_header).await.assert_problem(431, "HEADERS_TOO_LARGE");
+
+    h.send(Method::GET, "/nowhere", Some("admin"), None).await.assert_problem(404, "NOT_FOUND");
+    let put = h.send(Method::PUT, "/service-accounts/sa-000001", Some("admin"), Some(b"{}".to_vec())).await;
+    put.assert_problem(405, "METHOD_NOT_ALLOWED");
+    let allow = h.request(Method::PUT, "/service-accounts/sa-000001").bearer_auth("admin").send().await.unwrap();
+    let allow = allow.headers().get("allow").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    assert!(allow.contains("GET") && allow.contains("PATCH") && allow.contains("DELETE"), "Allow: {allow}");
+    // A path parameter that is not UTF-8: axum's own rejection, answered as a problem.
+    h.get("/service-accounts/%FF%FE", "admin").await.assert_problem(400, "INVALID_REQUEST");
+}
+
+#[tokio::test]
+async fn a_chunked_body_over_the_limit_is_a_413_problem_too() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = Harness::start(config(5)).await;
+    let mut stream = tokio::net::TcpStream::connect(h.running.addr).await.unwrap();
+    let head = "POST /service-accounts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\
+                Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    let chunk = format!("{:x}\r\n{}\r\n", 8192, "a".repeat(8192));
+    let (mut reader, mut writer) = stream.split();
+    // The server may answer and close before the whole body is written; a failed write is expected then.
+    let (_, answer) = tokio::join!(
+        async {
+            writer.write_all(head.as_bytes()).await?;
+            for _ in 0..10 {
+                writer.write_all(chunk.as_bytes()).await?;
+            }
+            writer.write_all(b"0\r\n\r\n").await
+        },
+        async {
+            let mut answer = Vec::new();
+            let _ = reader.read_to_end(&mut answer).await;
+            String::from_utf8_lossy(&answer).into_owned()
+        }
+    );
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("content-type: application/problem+json"), "{answer}");
+    assert!(answer.contains("\"code\":\"INVALID_BODY\""), "{answer}");
+}
+
+#[tokio::test]
+async fn input_rules_are_consistent() {
+    let h = Harness::start(config(20)).await;
+    // A wrongly typed member is a body mistake, whichever member it is.
+    for body in [json!({"evidence": {}, "ids": []}), json!({"evidence": 7, "ids": ["sa-000001"]})] {
+        h.post("/service-accounts/archive", "admin", &body).await.assert_problem(400, "INVALID_BODY");
+    }
+    // One rule for page sizes: any positive integer, however long, is clamped to the maximum.
+    for huge in ["18446744073709551615", "99999999999999999999999"] {
+        let page = h.get(&format!("/service-accounts?page_size={huge}"), "admin").await;
+        assert_eq!(page.status, 200, "{huge}: {:?}", page.body);
+        assert_eq!(page.body["warnings"][0]["code"], "PAGE_SIZE_REDUCED", "{huge}");
+        assert_eq!(page.body["page"]["applied_size"], 500, "{huge}");
+    }
+    // `none` is how `owner=none` names unowned accounts: no owner may be called that.
+    h.patch("/service-accounts/sa-000001", "admin", &json!({"owner": "none"}))
+        .await
+        .assert_problem(400, "INVALID_BODY");
+    h.post("/service-accounts", "admin", &json!({"name": "svc-x", "tenant": "north", "owner": "none"}))
+        .await
+        .assert_problem(400, "INVALID_BODY");
+    h.get("/service-accounts?owner=", "admin").await.assert_problem(400, "INVALID_REQUEST");
+    h.get("/service-accounts?tenant=", "admin").await.assert_problem(400, "INVALID_REQUEST");
+    h.get("/service-accounts/sa-000001?fields=", "admin").await.assert_problem(400, "INVALID_REQUEST");
+    // The inventory takes no time budget, and says why, in the refusal's route and in its document.
+    h.get("/service-accounts?time_budget_ms=100", "admin").await.assert_problem(400, "INVALID_REQUEST");
+    let doc = h.send(Method::GET, "/openapi.json", None, None).await;
+    let described = doc.body["paths"]["/service-accounts"]["get"]["description"].as_str().unwrap_or("");
+    assert!(described.contains("time_budget_ms"), "{described}");
+}
+
+#[tokio::test]
+async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_and_carry_on() {
+    for (args, says) in [
+        (&["--result-limit", "18446744073709551615"][..], "--result-limit"),
+        (&["--snapshot-retention", "18446744073709551615"], "--snapshot-retention"),
+        (&["--cursor-ttl", "99999999999"], "--cursor-ttl"),
+        (&["--accounts", "4000000000"], "--accounts"),
+        (&["--max-page-size", "4294967295"], "--max-page-size"),
+        (&["--slow-source", "audit=18446744073709551615"], "--slow-source"),
+    ] {
+        let refused = Config::from_args(args.iter().map(|a| (*a).to_owned())).unwrap_err();
+        assert!(refused.contains(says) && refused.contains("largest accepted"), "{args:?}: {refused}");
+    }
+    // `--help` states each bound.
+    let usage = e2e_support::service::config::USAGE;
+    for bound in [limits::ACCOUNTS.to_string(), limits::RETENTION_SECS.to_string(), limits::RESULT_LIMIT.to_string()] {
+        assert!(usage.contains(&format!("at most {bound}")), "--help states {bound}");
+    }
+    // Settings made in code are held to the same bounds.
+    let unbounded = Config { result_limit: usize::MAX, ..config(5) };
+    let refused = e2e_support::service::start(unbounded).await.err().expect("refused");
+    assert!(refused.contains("--result-limit"), "{refused}");
+
+    // The largest accepted values serve, search and prune without overflowing.
+    let largest = Config {
+        result_limit: limits::RESULT_LIMIT,
+        snapshot_retention: Duration::from_secs(limits::RETENTION_SECS),
+        ..config(30)
+    };
+    let h = Harness::start(largest).await;
+    let found = h.get("/search?q=svc&time_budget_ms=5000", "admin").await;
+    assert_eq!(found.status, 200, "{:?}", found.body);
+    assert_eq!(h.post("/service-accounts", "admin", &json!({"name": "svc-x", "tenant": "east"})).await.status, 201);
+    assert!(h.store().prune().is_ok());
+
+    // A failing or panicking round is reported and does not end its task.
+    use e2e_support::service::chore;
+    let every = Duration::from_secs(1);
+    assert!(!chore("test chore", every, || -> Result<(), String> { panic!("boom") }));
+    assert!(!chore("test chore", every, || Err("the database is locked")));
+    assert!(chore("test chore", every, || Ok::<(), String>(())));
+}
+
+/// Every `enum` member anywhere in `value`.
+fn enums(value: &Value, found: &mut Vec<Value>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(e) = map.get("enum") {
+                found.push(e.clone());
+            }
+            map.values().for_each(|v| enums(v, found));
+        }
+        Value::Array(items) => items.iter().for_each(|v| enums(v, found)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn the_openapi_document_states_security_statuses_constraints_and_each_operations_contract() {
+    let h = Harness::start(config(5)).await;
+    let doc = h.send(Method::GET, "/openapi.json", None, None).await.body;
+    assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
+    assert_eq!(doc["security"], json!([{"bearer": []}]));
+    assert_eq!(doc["paths"]["/openapi.json"]["get"]["security"], json!([]), "the document needs no credential");
+
+    let mut found = Vec::new();
+    enums(&doc, &mut found);
+    assert!(!found.is_empty() && found.iter().all(|e| e.as_array().is_some_and(|a| !a.is_empty())), "{found:?}");
+
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            assert!(operation["operationId"].is_string(), "{method} {path} has an operationId");
+            assert!(operation["x-completeness"].is_object(), "{method} {path} has x-completeness");
+            for (status, response) in operation["responses"].as_object().unwrap() {
+                assert!(status.len() == 3 && status.bytes().all(|b| b.is_ascii_digit()), "{method} {path}: {status}");
+                if status.starts_with('4') || status.starts_with('5') {
+                    let schema = &response["content"]["application/problem+json"]["schema"]["$ref"];
+                    assert_eq!(schema, "#/components/schemas/Problem", "{method} {path} {status}");
+                }
+            }
+        }
+    }
+    let statuses = |path: &str, method: &str| -> Vec<String> {
+        doc["paths"][path][method]["responses"].as_object().unwrap().keys().cloned().collect()
+    };
+    for status in ["400", "401", "403", "414", "422", "431", "503"] {
+        assert!(statuses("/search", "get").contains(&status.to_owned()), "search lists {status}");
+    }
+    for status in ["400", "401", "409", "412", "413", "428"] {
+        assert!(statuses("/service-accounts/archive", "post").contains(&status.to_owned()), "archive lists {status}");
+    }
+    assert!(statuses("/service-accounts", "get").contains(&"410".to_owned()));
+
+    // The declared reasons and warnings, from the handlers' declarations.
+    let search = &doc["paths"]["/search"]["get"]["x-completeness"];
+    assert_eq!(
+        search["reasons"],
+        json!(["RESULT_LIMIT_REACHED", "TIME_BUDGET_EXCEEDED", "SOURCE_UNAVAILABLE", "VISIBILITY_RESTRICTED"])
+    );
+    assert_eq!(search["warnings"], json!(["STALE_INDEX"]));
+    assert_eq!(doc["paths"]["/service-accounts/count"]["get"]["x-completeness"]["warnings"], json!([]));
+
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(schemas["NewServiceAccount"]["required"], json!(["name", "tenant"]), "owner is optional");
+    assert_eq!(schemas["NewServiceAccount"]["additionalProperties"], false);
+    assert_eq!(schemas["ArchiveRequest"]["properties"]["ids"]["maxItems"], 1000);
+    let list = doc["paths"]["/service-accounts"]["get"]["parameters"].as_array().unwrap();
+    let tenant = list.iter().find(|p| p["name"] == "tenant").unwrap();
+    assert_eq!(tenant["schema"]["enum"], json!(["north", "south", "east"]));
+    let page_size = list.iter().find(|p| p["name"] == "page_size").unwrap();
+    assert_eq!(page_size["schema"]["minimum"], 1);
+}
