@@ -217,7 +217,7 @@ fn add(problems: &mut Problems, status: u16, code: &str) {
 
 /// The statuses of an operation's problems, from the codes it can answer with: each code's
 /// own status, plus the statuses `require_complete=true` maps its declared reasons to
-/// (DESIGN §2.8, the rule of `Problem::complete_result_unavailable`).
+/// (contract §5.3, the rule of `Problem::complete_result_unavailable`).
 fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticated: bool, body: bool) -> Problems {
     let mut problems = Problems::new();
     if authenticated {
