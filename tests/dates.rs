@@ -67,3 +67,11 @@ fn review_by_dates_parse_and_render_as_before() {
     }
 }
 
+#[test]
+fn a_review_by_date_the_calendar_lacks_is_refused() {
+    // The hand-written parser took any day up to 31; a catalog typo must not pass silently.
+    for text in ["2026-02-29", "2026-04-31", "2026-6-30", "+2026-06-30", "2026-06-30T00:00"] {
+        assert!(Date::parse(text).is_err(), "'{text}' must be refused");
+    }
+    assert_eq!(Date::parse("2028-02-29").unwrap().to_string(), "2028-02-29");
+}
