@@ -6,6 +6,8 @@ use crate::contract::aggregate::Aggregate;
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{Reason, ReasonCode};
+use crate::contract::scope::PageInfo;
+use crate::contract::warning::WarningCode;
 use crate::server::problem::{Problem, ProblemCode};
 
 /// A type-erased view of a completeness block, for generic handling
@@ -21,6 +23,14 @@ pub trait CompletenessReport {
     fn retry_after_seconds(&self) -> Option<u64>;
     /// Fills `scope.resource` when the handler left it empty.
     fn fill_resource(&mut self, resource: &str);
+    /// The warning codes.
+    fn warning_codes(&self) -> Vec<WarningCode> {
+        Vec::new()
+    }
+    /// The page facts, when the response is a page.
+    fn page(&self) -> Option<&PageInfo> {
+        None
+    }
 }
 
 impl<R: Reason> CompletenessReport for Completeness<R> {
@@ -46,6 +56,12 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
         if self.scope().resource.is_empty() {
             self.scope_mut().resource = resource.to_owned();
         }
+    }
+    fn warning_codes(&self) -> Vec<WarningCode> {
+        self.warnings().iter().map(|w| w.code().clone()).collect()
+    }
+    fn page(&self) -> Option<&PageInfo> {
+        Completeness::page(self)
     }
 }
 

@@ -75,7 +75,7 @@ impl RequireComplete {
     pub fn apply<T: ReportsCompleteness + IntoResponse>(self, response: T) -> Response {
         match self.check(&response) {
             Ok(()) => response.into_response(),
-            Err(problem) => problem.into_response(),
+            Err(problem) => crate::server::observe::strict_refusal(problem.into_response(), &response),
         }
     }
 }

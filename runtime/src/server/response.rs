@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::contract::aggregate::Aggregate;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::Reason;
+use crate::server::observe::{self, Observation};
 use crate::server::problem::{Problem, ProblemCode};
 
 /// The media type of problem responses.
@@ -36,13 +37,14 @@ fn envelope_capacity(items: usize) -> usize {
 
 impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
     fn into_response(self) -> Response {
-        json_response_sized(&self, envelope_capacity(self.items.len()))
+        let observation = Observation::of(&self.completeness, Some(self.items.len()));
+        observation.tag(json_response_sized(&self, envelope_capacity(self.items.len())))
     }
 }
 
 impl<T: Serialize, R: Reason> IntoResponse for Aggregate<T, R> {
     fn into_response(self) -> Response {
-        json_response(&self)
+        Observation::of(self.completeness(), None).tag(json_response(&self))
     }
 }
 
@@ -52,6 +54,7 @@ impl IntoResponse for Problem {
         let body = serde_json::to_vec(&self).unwrap_or_else(|_| b"{\"code\":\"INTERNAL\"}".to_vec());
         let mut response =
             (status, [(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON))], body).into_response();
+        observe::tag_problem(self.code(), &mut response);
         if let Some(seconds) = self.retry_after() {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }

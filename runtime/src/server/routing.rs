@@ -16,12 +16,16 @@
 //!
 //! A handler returning `Json<Vec<T>>` does not compile here: its response says
 //! nothing about completeness.
+//!
+//! Every route built here carries the [`observe`] layer: incomplete answers and refused
+//! tokens are traced and counted under the route's template.
 
 use std::future::Future;
 
 use axum::handler::Handler;
 use axum::routing::MethodRouter;
 
+use crate::server::observe;
 use crate::server::report::ReportsCompleteness;
 
 /// Names the response type of an async handler function (axum's `Handler` does not).
@@ -84,7 +88,7 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::get(handler)
+    axum::routing::get(handler).layer(observe::layer())
 }
 
 /// Routes `POST` requests to `handler`, whose response must report completeness.
@@ -95,7 +99,7 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::post(handler)
+    axum::routing::post(handler).layer(observe::layer())
 }
 
 /// Routes `PUT` requests to `handler`, whose response must report completeness.
@@ -106,7 +110,7 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::put(handler)
+    axum::routing::put(handler).layer(observe::layer())
 }
 
 /// Routes `PATCH` requests to `handler`, whose response must report completeness.
@@ -117,7 +121,7 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::patch(handler)
+    axum::routing::patch(handler).layer(observe::layer())
 }
 
 /// Routes `DELETE` requests to `handler`, whose response must report completeness.
@@ -128,5 +132,5 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::delete(handler)
+    axum::routing::delete(handler).layer(observe::layer())
 }
