@@ -54,6 +54,9 @@ impl<T: ReportsCompleteness> ReportsCompleteness for CheckedResponse<T> {
     fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
         self.response.completeness_report_mut()
     }
+    fn items_returned(&self) -> Option<usize> {
+        self.response.items_returned()
+    }
 }
 
 #[cfg(feature = "axum")]

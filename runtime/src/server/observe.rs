@@ -139,7 +139,7 @@ impl Observation {
 
     /// The observation of a response, when it is a collection.
     pub(crate) fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<Observation> {
-        response.completeness_report().map(|report| Observation::of(report, None))
+        response.completeness_report().map(|report| Observation::of(report, response.items_returned()))
     }
 
     /// Puts the observation on `response`, unless one is there already (set closer to the data).

@@ -113,6 +113,10 @@ pub trait ReportsCompleteness {
     fn completeness_report(&self) -> Option<&dyn CompletenessReport>;
     /// The completeness block, mutably.
     fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport>;
+    /// How many items the response carries, when it knows (for operators' events).
+    fn items_returned(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
@@ -121,6 +125,9 @@ impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
     }
     fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
         Some(&mut self.completeness)
+    }
+    fn items_returned(&self) -> Option<usize> {
+        Some(self.items.len())
     }
 }
 
@@ -165,6 +172,12 @@ impl<T: ReportsCompleteness, E: ReportsCompleteness> ReportsCompleteness for Res
             Err(error) => error.completeness_report_mut(),
         }
     }
+    fn items_returned(&self) -> Option<usize> {
+        match self {
+            Ok(value) => value.items_returned(),
+            Err(error) => error.items_returned(),
+        }
+    }
 }
 
 #[cfg(feature = "axum")]
@@ -174,6 +187,9 @@ impl<T: ReportsCompleteness> ReportsCompleteness for (axum::http::StatusCode, T)
     }
     fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
         self.1.completeness_report_mut()
+    }
+    fn items_returned(&self) -> Option<usize> {
+        self.1.items_returned()
     }
 }
 
