@@ -4,6 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::telemetry::LogFormat;
+
 /// Everything the service can be told on start.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -37,6 +39,8 @@ pub struct Config {
     pub evidence_ttl: Duration,
     /// Run the cleanup-agent tour against the service and exit (`--demo`).
     pub demo: bool,
+    /// How log lines are written (`--log-format human|json`).
+    pub log_format: LogFormat,
 }
 
 /// The sources the service knows: the three search sources and the `usage` source.
@@ -60,6 +64,7 @@ impl Default for Config {
             max_time_budget: Duration::from_millis(30_000),
             evidence_ttl: Duration::from_secs(300),
             demo: false,
+            log_format: LogFormat::Human,
         }
     }
 }
@@ -76,6 +81,8 @@ usage: service_accounts [flags]
   --max-page-size N           largest page size (default 500)
   --fail-source NAME          make a source fail: directory, audit, legacy or usage (repeatable)
   --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms)
+  --log-format FORMAT         request log and events on stderr: human (default) or json;
+                              RUST_LOG filters them (default: info)
   --demo                      start on a free port, run the cleanup-agent tour, exit";
 
 impl Config {
@@ -120,6 +127,7 @@ impl Config {
                         u32::try_from(positive(&flag, &value()?)?).map_err(|_| format!("{flag}: too large"))?;
                     config.default_page_size = config.default_page_size.min(config.max_page_size);
                 }
+                "--log-format" => config.log_format = LogFormat::parse(&value()?)?,
                 "--fail-source" => config.fail_sources.push(source_name(&value()?)?),
                 "--slow-source" => {
                     let spec = value()?;

@@ -10,7 +10,7 @@ use completeness::routing::{delete, get, patch, post};
 use completeness::{Problem, ProblemCode};
 
 use super::state::AppState;
-use super::{account, archive, credentials, inventory, openapi, search};
+use super::{account, archive, credentials, inventory, openapi, search, telemetry};
 
 /// Resolves the bearer credential; 401 problem when it is missing or unknown.
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
@@ -35,7 +35,7 @@ async fn method_not_allowed() -> Problem {
         .with_status(405)
 }
 
-/// Every route of DESIGN §6.
+/// Every route of DESIGN §6, `GET /metrics`, and the request log.
 pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
         .route("/service-accounts", get(inventory::list_service_accounts).merge(post(account::create_account)))
@@ -48,11 +48,12 @@ pub fn router(state: AppState) -> Router {
         .route("/search", get(search::search))
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
-    Router::new()
+    let router = Router::new()
         .route("/openapi.json", get(openapi::document))
+        .route("/metrics", get(telemetry::metrics))
         .merge(authenticated)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(state.completeness.layer())
-        .with_state(state)
+        .layer(state.completeness.layer());
+    telemetry::request_log(router).with_state(state)
 }
