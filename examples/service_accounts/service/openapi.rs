@@ -241,6 +241,21 @@ pub fn openapi() -> OpenApi {
                         .build(),
                 ),
             ),
+        )
+        .path(
+            "/metrics",
+            PathItem::new(
+                HttpMethod::Get,
+                OperationBuilder::new()
+                    .summary(Some("Counters in the Prometheus text format; no credential needed"))
+                    .response(
+                        "200",
+                        ResponseBuilder::new()
+                            .description("The framework's counters (completeness_*_total)")
+                            .content("text/plain", ContentBuilder::new().build())
+                            .build(),
+                    ),
+            ),
         );
 
     let text = |d: &str| -> RefOr<Schema> { string().description(Some(d)).into() };
