@@ -21,7 +21,7 @@
 //! # Tracing events
 //!
 //! Every event has the target `completeness` and a field `event` naming it, so a filter such
-//! as `RUST_LOG=completeness=info` or a JSON query on `fields.event` selects them.
+//! as `RUST_LOG=completeness=info`, or a query on the `event` member of JSON logs, selects them.
 //!
 //! | `event` | level | when | fields |
 //! | --- | --- | --- | --- |
