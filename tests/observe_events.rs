@@ -15,7 +15,10 @@ use completeness::cursor::{CursorKeys, QueryBinding};
 use completeness::page_request::PageRequest;
 use completeness::reason::SourceUnavailable;
 use completeness::routing::{get, post};
-use completeness::{Credential, Envelope, Exempt, Problem, RequireEvidence, Scope, completeness};
+use completeness::{
+    Completeness, Credential, Envelope, Exempt, Problem, RequireEvidence, ResultEnvelope, Scope, StandardReason,
+    completeness,
+};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
 use observe_support::{Capture, Captured, value};
 use serde::Deserialize;
@@ -41,6 +44,20 @@ async fn complete() -> Envelope<String, CompleteReason> {
 #[completeness(resource = "accounts", reasons(SourceUnavailable))]
 async fn empty_complete() -> Envelope<String, EmptyCompleteReason> {
     Envelope::complete(vec![], Scope::new("", "all"))
+}
+
+/// A derived envelope with two data fields, routed without `#[completeness]`.
+#[derive(ResultEnvelope)]
+struct Hits {
+    hits: Vec<String>,
+    sources: Vec<String>,
+    #[envelope(completeness)]
+    completeness: Completeness<StandardReason>,
+}
+
+async fn hits() -> Hits {
+    let completeness = Completeness::incomplete(Scope::new("hits", "all"), SourceUnavailable::new("legacy"));
+    Hits { hits: vec!["a".into()], sources: vec!["directory".into()], completeness }
 }
 
 /// Odd numbers below 100, paged.
@@ -75,6 +92,7 @@ fn app() -> Router {
         .route("/complete", get(complete))
         .route("/numbers", get(numbers))
         .route("/archive", post(archive))
+        .route("/hits", get(hits))
         // axum's own routing: the layer is installed by hand (twice here: observed once all the same).
         .route("/plain/{id}", axum::routing::get(empty_complete))
         .route_layer(completeness::observe::layer())
@@ -136,6 +154,16 @@ fn a_partial_answer_emits_one_info_event_with_route_method_reasons_and_items() {
     let reasons =
         value(&metrics, "completeness_reasons_total", &[("route", "/partial"), ("code", "SOURCE_UNAVAILABLE")]);
     assert_eq!(reasons, 1.0);
+}
+
+#[test]
+fn a_derived_envelope_routed_without_the_attribute_is_observed_too() {
+    let (capture, metrics, _) = run(vec![get_request("/hits")]);
+    let event = only(capture.of_kind("response"));
+    assert_eq!((event.level, event.field("route"), event.field("complete")), (Level::INFO, "/hits", "false"));
+    assert_eq!((event.field("reasons"), event.field("items")), ("SOURCE_UNAVAILABLE", ""), "no single item count");
+    let partial = [("route", "/hits"), ("method", "GET"), ("complete", "false")];
+    assert_eq!(value(&metrics, "completeness_responses_total", &partial), 1.0);
 }
 
 #[test]

@@ -175,10 +175,12 @@ macro_rules! __envelope_report {
     };
 }
 
-/// Serializes a derived envelope as a JSON 200 response.
+/// Serializes a derived envelope as a JSON 200 response that carries what it says about its
+/// completeness to the `observe` layer.
 #[cfg(feature = "axum")]
-pub fn json_response<T: serde::Serialize + ?Sized>(value: &T) -> axum::response::Response {
-    crate::server::response::json_response(value)
+pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: &T) -> axum::response::Response {
+    let observation = crate::server::observe::Observation::of_response(value);
+    crate::server::observe::tag(observation, crate::server::response::json_response(value))
 }
 
 /// `IntoResponse` for a derived envelope (with `axum`; nothing without).

@@ -62,10 +62,7 @@ impl<T: ReportsCompleteness> ReportsCompleteness for CheckedResponse<T> {
 #[cfg(feature = "axum")]
 impl<T: ReportsCompleteness + axum::response::IntoResponse> axum::response::IntoResponse for CheckedResponse<T> {
     fn into_response(self) -> axum::response::Response {
-        crate::server::observe::tag(
-            crate::server::observe::Observation::of_response(&self.response),
-            self.demand.apply(self.response),
-        )
+        self.demand.apply(self.response)
     }
 }
 

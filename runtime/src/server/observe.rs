@@ -92,7 +92,8 @@ pub const CURSOR_REFUSALS_TOTAL: &str = "completeness_cursor_refusals_total";
 /// `completeness_evidence_refusals_total`.
 pub const EVIDENCE_REFUSALS_TOTAL: &str = "completeness_evidence_refusals_total";
 
-/// Gives every counter of this module its help text in the installed recorder.
+/// Gives every counter of this module its help text in the installed recorder (with the
+/// `metrics` feature; without it there are no counters and this does nothing).
 pub fn describe_metrics() {
     #[cfg(feature = "metrics")]
     {
