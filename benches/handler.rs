@@ -1,6 +1,8 @@
 //! In-process requests per second of the inventory list handler (100 items per page) versus a
-//! bare axum handler returning `Json<Vec<Item>>` of the same rows. Prints the throughput ratio,
-//! measured in the same run.
+//! bare axum handler returning `Json<Vec<Item>>` of the same rows; and of the list handler with
+//! an operator's tracing subscriber (the request log and the framework's events, formatted at
+//! `info` into a sink) and a Prometheus metrics recorder installed versus without them. Prints
+//! both throughput ratios, measured in the same run.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -12,7 +14,11 @@ use axum::http::Request;
 use axum::routing::get;
 use axum::{Json, middleware};
 use criterion::Criterion;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
 use tower::ServiceExt;
+use tracing::Dispatch;
+use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::layer::SubscriberExt;
 
 #[allow(dead_code)] // the bench drives the example service's router, not all of its parts
 #[path = "../examples/service_accounts/service/mod.rs"]
@@ -38,6 +44,26 @@ async fn call(router: &Router, uri: &str) -> usize {
     axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().len()
 }
 
+/// What an operator installs: a subscriber formatting `info` events (into a sink, not a
+/// terminal) and a Prometheus recorder.
+struct Observers {
+    subscriber: Dispatch,
+    recorder: PrometheusRecorder,
+}
+
+impl Observers {
+    fn new() -> Observers {
+        let log = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(std::io::sink);
+        let subscriber = Dispatch::new(tracing_subscriber::registry().with(log).with(LevelFilter::INFO));
+        Observers { subscriber, recorder: PrometheusBuilder::new().build_recorder() }
+    }
+
+    /// Runs `f` with the subscriber and the recorder installed on this thread.
+    fn installed<T>(&self, f: impl FnOnce() -> T) -> T {
+        tracing::dispatcher::with_default(&self.subscriber, || metrics::with_local_recorder(&self.recorder, f))
+    }
+}
+
 /// Mean time per request over `rounds` requests.
 fn time_per_call(runtime: &tokio::runtime::Runtime, router: &Router, uri: &str, rounds: u32) -> Duration {
     runtime.block_on(async {
@@ -53,11 +79,13 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
     let (state, annotated) = service::build(config).expect("the service builds");
-    // The bare handler gets the same authentication middleware: only the handler differs.
-    let plain = Router::new()
-        .route("/bare", get(bare))
-        .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate))
-        .with_state(state);
+    // The bare handler gets the same authentication middleware and request log: only the handler differs.
+    let plain = service::telemetry::request_log(
+        Router::new()
+            .route("/bare", get(bare))
+            .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate)),
+    )
+    .with_state(state);
     let listed = "/service-accounts?page_size=100";
     runtime.block_on(async {
         let page: serde_json::Value = serde_json::from_slice(
@@ -83,6 +111,10 @@ fn main() {
     group.sample_size(20).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(500));
     group.bench_function("bare_json_vec", |b| b.iter(|| runtime.block_on(call(&plain, "/bare"))));
     group.bench_function("completeness_list", |b| b.iter(|| runtime.block_on(call(&annotated, listed))));
+    let observers = Observers::new();
+    observers.installed(|| {
+        group.bench_function("completeness_list_observed", |b| b.iter(|| runtime.block_on(call(&annotated, listed))))
+    });
     group.finish();
 
     // The ratio, measured in this run: 31 adjacent pairs of samples in alternating order, so that
@@ -102,6 +134,28 @@ fn main() {
         pairs.push(bare_time.as_secs_f64() / list_time.as_secs_f64());
     }
     pairs.sort_by(f64::total_cmp);
+
+    // The same for the list handler observed versus not.
+    let mut observed_pairs = Vec::new();
+    let (mut quiet_best, mut observed_best) = (Duration::MAX, Duration::MAX);
+    for sample in 0..31 {
+        let quiet = || time_per_call(&runtime, &annotated, listed, 600);
+        let observed = || observers.installed(|| time_per_call(&runtime, &annotated, listed, 600));
+        let (quiet_time, observed_time) = if sample % 2 == 0 {
+            let quiet_time = quiet();
+            (quiet_time, observed())
+        } else {
+            let observed_time = observed();
+            (quiet(), observed_time)
+        };
+        quiet_best = quiet_best.min(quiet_time);
+        observed_best = observed_best.min(observed_time);
+        observed_pairs.push(quiet_time.as_secs_f64() / observed_time.as_secs_f64());
+    }
+    observed_pairs.sort_by(f64::total_cmp);
+    let counted = observers.recorder.handle().render();
+    assert!(counted.contains("completeness_responses_total"), "the recorder counted the answers:\n{counted}");
+
     let per_second = |d: Duration| 1.0 / d.as_secs_f64();
     println!("\nin-process requests per second, 100 items per response (same run):");
     println!("  bare Json<Vec<Item>>       {:>10.0} req/s (best {bare_best:.2?} per request)", per_second(bare_best));
@@ -116,6 +170,19 @@ fn main() {
     println!(
         "  throughput ratio list/bare, fastest sample of each side: {:.3}",
         per_second(list_best) / per_second(bare_best)
+    );
+    println!("\nthe list handler with a tracing subscriber and a metrics recorder installed (same run):");
+    println!("  without                    {:>10.0} req/s (best {quiet_best:.2?} per request)", per_second(quiet_best));
+    println!(
+        "  with                       {:>10.0} req/s (best {observed_best:.2?} per request)",
+        per_second(observed_best)
+    );
+    println!(
+        "  throughput ratio with/without: median of {} paired samples {:.3} (quartiles {:.3}..{:.3}); target >= 0.97",
+        observed_pairs.len(),
+        observed_pairs[observed_pairs.len() / 2],
+        observed_pairs[observed_pairs.len() / 4],
+        observed_pairs[3 * observed_pairs.len() / 4]
     );
     criterion.final_summary();
 }

@@ -305,6 +305,7 @@ async fn the_openapi_document_lists_every_route_with_its_reason_type() {
         ("/search", &["get"]),
         ("/credentials/{name}/revoke-tenant/{tenant}", &["post"]),
         ("/openapi.json", &["get"]),
+        ("/metrics", &["get"]),
     ] {
         for method in methods {
             assert!(paths[route][method].is_object(), "{method} {route} is documented");

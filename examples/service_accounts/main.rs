@@ -35,6 +35,11 @@ async fn main() {
             }
         }
     }
+    // The tour prints its own story; the request log is the running service's.
+    if let Err(message) = service::telemetry::init_logging(config.log_format) {
+        eprintln!("error: {message}");
+        std::process::exit(2);
+    }
     let mut running = match service::start(config).await {
         Ok(running) => running,
         Err(message) => {
@@ -51,6 +56,7 @@ async fn main() {
             service::state::KEYS_VARIABLE
         );
     }
+    println!("metrics (no credential needed): {url}/metrics");
     println!("try:");
     println!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'");
     println!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'");

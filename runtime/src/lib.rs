@@ -35,7 +35,7 @@ pub mod __private;
 pub use contract::{aggregate, continuation, declared, envelope, field, reason, rules, scope, warning};
 #[cfg(feature = "axum")]
 pub use server::{
-    budget, config, credential, cursor, evidence, extract, fanout, page_request, require, response, routing,
+    budget, config, credential, cursor, evidence, extract, fanout, observe, page_request, require, response, routing,
 };
 pub use server::{problem, report};
 

@@ -199,10 +199,12 @@ macro_rules! __envelope_report {
     };
 }
 
-/// Serializes a derived envelope as a JSON 200 response.
+/// Serializes a derived envelope as a JSON 200 response that carries what it says about its
+/// completeness to the `observe` and demand layers.
 #[cfg(feature = "axum")]
-pub fn json_response<T: serde::Serialize + ReportsCompleteness>(value: &T) -> axum::response::Response {
-    let mut response = crate::server::response::json_response(value);
+pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: &T) -> axum::response::Response {
+    let observation = crate::server::observe::Observation::of_response(value);
+    let mut response = crate::server::observe::tag(observation, crate::server::response::json_response(value));
     crate::server::report::IncompleteReport::attach(value.completeness_report(), &mut response);
     response
 }

@@ -4,6 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::telemetry::LogFormat;
+
 /// Everything the service can be told on start.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -39,6 +41,8 @@ pub struct Config {
     pub demo: bool,
     /// The cursor and evidence key ring; when `None`, `COMPLETENESS_CURSOR_KEYS` or a fresh one.
     pub cursor_keys: Option<completeness::CursorKeys>,
+    /// How log lines are written (`--log-format human|json`).
+    pub log_format: LogFormat,
 }
 
 /// The largest value each numeric setting accepts: beyond these the service would be useless
@@ -79,6 +83,7 @@ impl Default for Config {
             evidence_ttl: Duration::from_secs(300),
             demo: false,
             cursor_keys: None,
+            log_format: LogFormat::Human,
         }
     }
 }
@@ -95,6 +100,8 @@ usage: service_accounts [flags]
   --max-page-size N           largest page size (default 500, at most 10000)
   --fail-source NAME          make a source fail: directory, audit, legacy or usage (repeatable)
   --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms; at most 600000)
+  --log-format FORMAT         request log and events on stderr: human (default) or json;
+                              RUST_LOG filters them (default: info)
   --demo                      start on a free port, run the cleanup-agent tour, exit";
 
 impl Config {
@@ -146,6 +153,7 @@ impl Config {
                         at_most(&flag, positive(&flag, &value()?)?, u64::from(limits::PAGE_SIZE))? as u32;
                     config.default_page_size = config.default_page_size.min(config.max_page_size);
                 }
+                "--log-format" => config.log_format = LogFormat::parse(&value()?)?,
                 "--fail-source" => config.fail_sources.push(source_name(&value()?)?),
                 "--slow-source" => {
                     let spec = value()?;

@@ -18,6 +18,7 @@ pub mod search;
 pub mod seed;
 pub mod sources;
 pub mod state;
+pub mod telemetry;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -86,9 +87,11 @@ pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
     Ok((state.clone(), routes::router(state)))
 }
 
-/// Opens the database, binds `config.addr` (port 0 picks a free one) and serves.
+/// Opens the database, installs the metrics recorder (once per process), binds `config.addr`
+/// (port 0 picks a free one) and serves.
 pub async fn start(config: Config) -> Result<Running, String> {
     let addr = config.addr;
+    telemetry::install_metrics();
     let (state, router) = build(config)?;
     let listener = TcpListener::bind(addr).await.map_err(|e| format!("could not listen on {addr}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;

@@ -447,7 +447,24 @@ pub fn openapi() -> OpenApi {
         .path("/service-accounts/{id}", one)
         .path("/search", PathItem::new(HttpMethod::Get, search))
         .path("/credentials/{name}/revoke-tenant/{tenant}", PathItem::new(HttpMethod::Post, revoke))
-        .path("/openapi.json", PathItem::new(HttpMethod::Get, document));
+        .path("/openapi.json", PathItem::new(HttpMethod::Get, document))
+        .path(
+            "/metrics",
+            PathItem::new(
+                HttpMethod::Get,
+                OperationBuilder::new()
+                    .operation_id(Some("metrics"))
+                    .summary(Some("Counters in the Prometheus text format; no credential needed"))
+                    .securities(Some(Vec::<SecurityRequirement>::new()))
+                    .response(
+                        "200",
+                        ResponseBuilder::new()
+                            .description("The framework's counters (completeness_*_total)")
+                            .content("text/plain", ContentBuilder::new().schema(Some(ObjectBuilder::new().schema_type(Type::String))).build())
+                            .build(),
+                    ),
+            ),
+        );
 
     let text = |d: &str| -> RefOr<Schema> { string().description(Some(d)).into() };
     let opt_text = |d: &str| -> RefOr<Schema> { nullable(Type::String).description(Some(d)).into() };

@@ -12,7 +12,7 @@ use completeness::Problem;
 use completeness::routing::{delete, get, patch, post};
 
 use super::state::AppState;
-use super::{account, archive, auth, credentials, inventory, openapi, refusals, search};
+use super::{account, archive, auth, credentials, inventory, openapi, refusals, search, telemetry};
 
 /// Resolves the bearer credential; 401 problem when it is missing or unknown.
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
@@ -36,7 +36,7 @@ async fn method_not_allowed() -> Problem {
     refusals::refusal(StatusCode::METHOD_NOT_ALLOWED)
 }
 
-/// Every route of the example's README.
+/// Every route of the example's README, `GET /metrics`, and the request log.
 pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
         .route("/service-accounts", get(inventory::list_service_accounts).merge(post(account::create_account)))
@@ -49,14 +49,15 @@ pub fn router(state: AppState) -> Router {
         .route("/search", get(search::search))
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
-    Router::new()
+    let router = Router::new()
         .route("/openapi.json", get(openapi::document))
+        .route("/metrics", get(telemetry::metrics))
         .merge(authenticated)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(state.completeness.layer())
         .layer(DefaultBodyLimit::max(refusals::MAX_BODY_BYTES))
         .layer(middleware::map_response(refusals::as_problem))
-        .layer(middleware::from_fn(refusals::limits))
-        .with_state(state)
+        .layer(middleware::from_fn(refusals::limits));
+    telemetry::request_log(router).with_state(state)
 }

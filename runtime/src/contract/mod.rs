@@ -7,6 +7,7 @@
 pub mod aggregate;
 pub(crate) mod completeness;
 pub mod continuation;
+mod date;
 pub mod declared;
 pub mod envelope;
 pub mod field;

@@ -22,6 +22,8 @@ pub mod extract;
 #[cfg(feature = "axum")]
 pub mod fanout;
 #[cfg(feature = "axum")]
+pub mod observe;
+#[cfg(feature = "axum")]
 pub mod page_request;
 pub mod problem;
 #[cfg(feature = "axum")]

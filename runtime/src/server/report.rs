@@ -6,6 +6,8 @@ use crate::contract::aggregate::Aggregate;
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
+use crate::contract::scope::PageInfo;
+use crate::contract::warning::WarningCode;
 use crate::server::problem::{Problem, ProblemCode};
 
 /// A type-erased view of a completeness block, for generic handling
@@ -23,6 +25,14 @@ pub trait CompletenessReport {
     fn retry_after_seconds(&self) -> Option<u64>;
     /// Fills `scope.resource` when the handler left it empty.
     fn fill_resource(&mut self, resource: &str);
+    /// The warning codes.
+    fn warning_codes(&self) -> Vec<WarningCode> {
+        Vec::new()
+    }
+    /// The page facts, when the response is a page.
+    fn page(&self) -> Option<&PageInfo> {
+        None
+    }
 }
 
 impl<R: Reason> CompletenessReport for Completeness<R> {
@@ -51,6 +61,12 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
         if self.scope().resource.is_empty() {
             self.scope_mut().resource = resource.to_owned();
         }
+    }
+    fn warning_codes(&self) -> Vec<WarningCode> {
+        self.warnings().iter().map(|w| w.code().clone()).collect()
+    }
+    fn page(&self) -> Option<&PageInfo> {
+        Completeness::page(self)
     }
 }
 
@@ -138,6 +154,10 @@ pub trait ReportsCompleteness {
     fn completeness_report(&self) -> Option<&dyn CompletenessReport>;
     /// The completeness block, mutably.
     fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport>;
+    /// How many items the response carries, when it knows (for operators' events).
+    fn items_returned(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
@@ -146,6 +166,9 @@ impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
     }
     fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
         Some(&mut self.completeness)
+    }
+    fn items_returned(&self) -> Option<usize> {
+        Some(self.items.len())
     }
 }
 
@@ -208,6 +231,12 @@ impl<T: ReportsCompleteness, E> ReportsCompleteness for Result<T, E> {
     fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
         self.as_mut().ok().and_then(ReportsCompleteness::completeness_report_mut)
     }
+    fn items_returned(&self) -> Option<usize> {
+        match self {
+            Ok(value) => value.items_returned(),
+            Err(error) => error.items_returned(),
+        }
+    }
 }
 
 /// Response parts before a response, as axum accepts them: `(StatusCode, R)`,
@@ -228,6 +257,9 @@ mod parts {
                 }
                 fn completeness_report_mut(&mut self) -> Option<&mut dyn CompletenessReport> {
                     self.$last.completeness_report_mut()
+                }
+                fn items_returned(&self) -> Option<usize> {
+                    self.$last.items_returned()
                 }
             }
 

@@ -89,7 +89,7 @@ impl RequireComplete {
     pub fn apply<T: ReportsCompleteness + IntoResponse>(self, response: T) -> Response {
         match self.check(&response) {
             Ok(()) => response.into_response(),
-            Err(problem) => problem.into_response(),
+            Err(problem) => crate::server::observe::strict_refusal(problem.into_response(), &response),
         }
     }
 }
@@ -146,7 +146,7 @@ where
                     let response = response.await?;
                     let refused = response.extensions().get::<IncompleteReport>().map(|r| demand.check_report(r));
                     Ok(match refused {
-                        Some(Err(problem)) => problem.into_response(),
+                        Some(Err(problem)) => crate::server::observe::refused_instead(&response, problem.into_response()),
                         _ => response,
                     })
                 })

@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::contract::aggregate::Aggregate;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::Reason;
+use crate::server::observe::{self, Observation};
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::IncompleteReport;
 
@@ -37,7 +38,8 @@ fn envelope_capacity(items: usize) -> usize {
 
 impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
     fn into_response(self) -> Response {
-        let mut response = json_response_sized(&self, envelope_capacity(self.items.len()));
+        let observation = Observation::of(&self.completeness, Some(self.items.len()));
+        let mut response = observation.tag(json_response_sized(&self, envelope_capacity(self.items.len())));
         IncompleteReport::attach(Some(&self.completeness), &mut response);
         response
     }
@@ -45,7 +47,7 @@ impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
 
 impl<T: Serialize, R: Reason> IntoResponse for Aggregate<T, R> {
     fn into_response(self) -> Response {
-        let mut response = json_response(&self);
+        let mut response = Observation::of(self.completeness(), None).tag(json_response(&self));
         IncompleteReport::attach(Some(self.completeness()), &mut response);
         response
     }
@@ -57,6 +59,7 @@ impl IntoResponse for Problem {
         let body = serde_json::to_vec(&self).unwrap_or_else(|_| b"{\"code\":\"INTERNAL\"}".to_vec());
         let mut response =
             (status, [(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON))], body).into_response();
+        observe::tag_problem(self.code(), &mut response);
         if let Some(seconds) = self.retry_after() {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }

@@ -16,13 +16,16 @@
 //!
 //! A handler returning `Json<Vec<T>>` does not compile here: its response says
 //! nothing about completeness. Each route also gets the [`DemandLayer`], which applies a
-//! caller's `require_complete` / `Prefer: handling=strict` to the handler's response.
+//! caller's `require_complete` / `Prefer: handling=strict` to the handler's response, and the
+//! [`observe`] layer: incomplete answers and refused tokens are traced and counted under the
+//! route's template.
 
 use std::future::Future;
 
 use axum::handler::Handler;
 use axum::routing::MethodRouter;
 
+use crate::server::observe;
 use crate::server::report::ReportsCompleteness;
 use crate::server::require::DemandLayer;
 
@@ -86,7 +89,7 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::get(handler.layer(DemandLayer))
+    axum::routing::get(handler.layer(DemandLayer)).layer(observe::layer())
 }
 
 /// Routes `POST` requests to `handler`, whose response must report completeness.
@@ -97,7 +100,7 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::post(handler.layer(DemandLayer))
+    axum::routing::post(handler.layer(DemandLayer)).layer(observe::layer())
 }
 
 /// Routes `PUT` requests to `handler`, whose response must report completeness.
@@ -108,7 +111,7 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::put(handler.layer(DemandLayer))
+    axum::routing::put(handler.layer(DemandLayer)).layer(observe::layer())
 }
 
 /// Routes `PATCH` requests to `handler`, whose response must report completeness.
@@ -119,7 +122,7 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::patch(handler.layer(DemandLayer))
+    axum::routing::patch(handler.layer(DemandLayer)).layer(observe::layer())
 }
 
 /// Routes `DELETE` requests to `handler`, whose response must report completeness.
@@ -130,5 +133,5 @@ where
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::delete(handler.layer(DemandLayer))
+    axum::routing::delete(handler.layer(DemandLayer)).layer(observe::layer())
 }

@@ -6,58 +6,7 @@ use std::fmt;
 
 use super::{WarningCode, WarningDetails};
 
-/// A calendar date, `YYYY-MM-DD`, for review-by dates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Date {
-    /// Year.
-    pub year: i32,
-    /// Month, 1–12.
-    pub month: u8,
-    /// Day, 1–31.
-    pub day: u8,
-}
-
-impl Date {
-    /// Parses `YYYY-MM-DD`.
-    pub fn parse(text: &str) -> Result<Date, String> {
-        let bad = || format!("'{text}' is not a YYYY-MM-DD date");
-        let mut parts = text.splitn(3, '-');
-        let year = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
-        let month: u8 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
-        let day: u8 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
-        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-            return Err(bad());
-        }
-        Ok(Date { year, month, day })
-    }
-
-    /// The date `days` days after 1970-01-01 (proleptic Gregorian calendar).
-    pub fn from_unix_days(days: i64) -> Date {
-        // Howard Hinnant's civil-from-days algorithm.
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z.rem_euclid(146_097);
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-        let year = (yoe + era * 400 + i64::from(month <= 2)) as i32;
-        Date { year, month, day }
-    }
-
-    /// Today's date in UTC.
-    pub fn today() -> Date {
-        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
-        Date::from_unix_days(secs.div_euclid(86_400))
-    }
-}
-
-impl fmt::Display for Date {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
-    }
-}
+pub use crate::contract::date::Date;
 
 /// Who owns a warning code and when it must be reviewed again.
 #[derive(Debug, Clone, PartialEq, Eq)]

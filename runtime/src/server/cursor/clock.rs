@@ -1,12 +1,12 @@
-//! Wall-clock milliseconds and RFC 3339 rendering for token expiry.
+//! Wall-clock milliseconds and RFC 3339 rendering for token expiry, through jiff.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use crate::contract::warning::Date;
+use jiff::{SignedDuration, Timestamp, civil};
 
-/// Milliseconds since the Unix epoch, now.
+/// Milliseconds since the Unix epoch, now (0 before the epoch).
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    u64::try_from(Timestamp::now().as_millisecond()).unwrap_or(0)
 }
 
 /// `now + ttl` in milliseconds, saturating.
@@ -14,13 +14,14 @@ pub(crate) fn after(now_ms: u64, ttl: Duration) -> u64 {
     now_ms.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// RFC 3339 UTC with second precision, e.g. `2026-11-29T20:15:00Z`.
+/// RFC 3339 UTC with second precision, e.g. `2026-11-29T20:15:00Z`; times past
+/// 9999-12-31T23:59:59Z render as that instant.
 pub fn rfc3339(unix_ms: u64) -> String {
-    let secs = unix_ms / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
-    let in_day = secs % 86_400;
-    let date = Date::from_unix_days(days);
-    format!("{date}T{:02}:{:02}:{:02}Z", in_day / 3600, in_day / 60 % 60, in_day % 60)
+    let seconds = i64::try_from(unix_ms / 1000).unwrap_or(i64::MAX);
+    // Civil time in UTC: jiff's timestamps stop a day short of the year 10000, its civil times do not.
+    let epoch = civil::DateTime::constant(1970, 1, 1, 0, 0, 0, 0);
+    let at = epoch.checked_add(SignedDuration::from_secs(seconds)).unwrap_or(civil::DateTime::MAX);
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 #[cfg(test)]
@@ -31,5 +32,6 @@ mod tests {
     fn renders_rfc3339_utc() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(1_795_983_300_000), "2026-11-29T20:15:00Z");
+        assert_eq!(rfc3339(u64::MAX), "9999-12-31T23:59:59Z");
     }
 }

@@ -1,0 +1,417 @@
+//! What operators see: a tracing event for every incomplete answer and every refused token,
+//! and (with the `metrics` feature) counters through the [`metrics`](https://docs.rs/metrics)
+//! facade, so that a service that answers partially once in ten thousand requests can be told
+//! apart from one that answers partially on every request since a source broke.
+//!
+//! # Where it happens
+//!
+//! Responses carry what they said about their completeness to [`ObserveLayer`], which knows
+//! the request's route template ([`MatchedPath`]), method and [`Credential`], and emits there:
+//!
+//! - the routing functions of [`crate::server::routing`] install the layer on every route
+//!   they build, inside any `route_layer` added afterwards (so the credential an
+//!   authentication `route_layer` puts on the request is known);
+//! - a service that routes with `axum::routing` installs it itself, before its
+//!   authentication layer: `.route_layer(completeness::observe::layer())`.
+//!
+//! A response observed once is not observed again by a second layer. The route is the
+//! template (`/service-accounts/{id}`), never the path: label values stay bounded; a request
+//! no route matched is labelled [`UNMATCHED`].
+//!
+//! # Tracing events
+//!
+//! Every event has the target `completeness` and a field `event` naming it, so a filter such
+//! as `RUST_LOG=completeness=info`, or a query on the `event` member of JSON logs, selects them.
+//!
+//! | `event` | level | when | fields |
+//! | --- | --- | --- | --- |
+//! | `response` | `INFO` | a routed handler answered with `complete: false` | `route`, `method`, `complete`, `reasons`, `warnings`, `items` |
+//! | `response` | `DEBUG` | a routed handler answered with `complete: true` | the same |
+//! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items` |
+//! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
+//! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
+//!
+//! Fields: `route` is the route template; `method` the HTTP method; `complete` the answer's
+//! decision field; `reasons` and `warnings` the codes in wire order, comma-separated (empty
+//! when none); `items` the number of items returned, when the response knows it (an
+//! [`Envelope`](crate::Envelope)'s items, else `page.returned`); `status` the HTTP status
+//! sent; `code` the problem's stable code (`INVALID_CURSOR`, `EVIDENCE_INVALID`, ...);
+//! `credential` the name of the credential the request carried. A token's content is never
+//! logged.
+//!
+//! # Metrics
+//!
+//! Counters, all with bounded labels (route templates, methods, codes, statuses):
+//!
+//! | name | labels | counts |
+//! | --- | --- | --- |
+//! | `completeness_responses_total` | `route`, `method`, `complete` (`true`/`false`) | answers of routed handlers, including those a strict demand refused |
+//! | `completeness_reasons_total` | `route`, `code` | incomplete reasons, one per reason of each answer |
+//! | `completeness_warnings_total` | `route`, `code` | warnings, one per warning of each answer |
+//! | `completeness_page_size_reduced_total` | `route` | answers whose page size was clamped (`PAGE_SIZE_REDUCED`) |
+//! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
+//! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
+//! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
+//!
+//! Install any recorder (for Prometheus: `metrics-exporter-prometheus`) and call
+//! [`describe_metrics`] once to give them help texts.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::extract::{MatchedPath, Request};
+use axum::http::Method;
+use axum::response::{IntoResponse, Response};
+
+use crate::contract::reason::ReasonCode;
+use crate::contract::warning::WarningCode;
+use crate::server::credential::Credential;
+use crate::server::problem::ProblemCode;
+use crate::server::report::{CompletenessReport, ReportsCompleteness};
+
+/// The tracing target of every event.
+pub const TARGET: &str = "completeness";
+
+/// The `route` of a request no route matched.
+pub const UNMATCHED: &str = "unmatched";
+
+/// `completeness_responses_total`.
+pub const RESPONSES_TOTAL: &str = "completeness_responses_total";
+/// `completeness_reasons_total`.
+pub const REASONS_TOTAL: &str = "completeness_reasons_total";
+/// `completeness_warnings_total`.
+pub const WARNINGS_TOTAL: &str = "completeness_warnings_total";
+/// `completeness_page_size_reduced_total`.
+pub const PAGE_SIZE_REDUCED_TOTAL: &str = "completeness_page_size_reduced_total";
+/// `completeness_strict_refusals_total`.
+pub const STRICT_REFUSALS_TOTAL: &str = "completeness_strict_refusals_total";
+/// `completeness_cursor_refusals_total`.
+pub const CURSOR_REFUSALS_TOTAL: &str = "completeness_cursor_refusals_total";
+/// `completeness_evidence_refusals_total`.
+pub const EVIDENCE_REFUSALS_TOTAL: &str = "completeness_evidence_refusals_total";
+
+/// Gives every counter of this module its help text in the installed recorder (with the
+/// `metrics` feature; without it there are no counters and this does nothing).
+pub fn describe_metrics() {
+    #[cfg(feature = "metrics")]
+    {
+        use metrics::describe_counter;
+        describe_counter!(RESPONSES_TOTAL, "Answers of routed handlers, by route, method and completeness.");
+        describe_counter!(REASONS_TOTAL, "Incomplete reasons of answers, by route and reason code.");
+        describe_counter!(WARNINGS_TOTAL, "Warnings of answers, by route and warning code.");
+        describe_counter!(PAGE_SIZE_REDUCED_TOTAL, "Answers whose requested page size was clamped, by route.");
+        describe_counter!(
+            STRICT_REFUSALS_TOTAL,
+            "Incomplete answers refused under a strict demand, by route and status."
+        );
+        describe_counter!(CURSOR_REFUSALS_TOTAL, "Refused cursors, by route and problem code.");
+        describe_counter!(
+            EVIDENCE_REFUSALS_TOTAL,
+            "Refused evidence for destructive actions, by route and problem code."
+        );
+    }
+}
+
+/// What an answer said about its completeness, carried from where it is turned into a
+/// response to [`ObserveLayer`] in the response's extensions.
+#[derive(Debug, Clone)]
+pub(crate) struct Observation {
+    complete: bool,
+    reasons: Vec<ReasonCode>,
+    warnings: Vec<WarningCode>,
+    items: Option<u64>,
+    /// The status of the problem a strict demand answered instead.
+    refused_with: Option<u16>,
+}
+
+impl Observation {
+    /// The observation of a completeness block; `items` when the caller knows the count.
+    pub(crate) fn of(report: &dyn CompletenessReport, items: Option<usize>) -> Observation {
+        Observation {
+            complete: report.is_complete(),
+            reasons: report.reason_codes(),
+            warnings: report.warning_codes(),
+            items: items.map(|n| n as u64).or_else(|| report.page().map(|page| page.returned)),
+            refused_with: None,
+        }
+    }
+
+    /// The observation of a response, when it is a collection.
+    pub(crate) fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<Observation> {
+        response.completeness_report().map(|report| Observation::of(report, response.items_returned()))
+    }
+
+    /// Puts the observation on `response`, unless one is there already (set closer to the data).
+    pub(crate) fn tag(self, mut response: Response) -> Response {
+        if response.extensions().get::<Observation>().is_none() {
+            response.extensions_mut().insert(self);
+        }
+        response
+    }
+}
+
+/// [`Observation::tag`] when there is an observation.
+pub(crate) fn tag(observation: Option<Observation>, response: Response) -> Response {
+    match observation {
+        Some(observation) => observation.tag(response),
+        None => response,
+    }
+}
+
+/// The problem response a strict demand sent instead of `answer`, marked as such.
+pub(crate) fn strict_refusal<T: ReportsCompleteness + ?Sized>(problem: Response, answer: &T) -> Response {
+    let Some(mut observation) = Observation::of_response(answer) else { return problem };
+    observation.refused_with = Some(problem.status().as_u16());
+    let mut problem = problem;
+    problem.extensions_mut().insert(observation);
+    problem
+}
+
+/// The problem response a strict demand sent instead of the response `answer`, marked with
+/// what `answer` said, as [`strict_refusal`] does for a typed answer.
+pub(crate) fn refused_instead(answer: &Response, mut problem: Response) -> Response {
+    if let Some(observation) = answer.extensions().get::<Observation>() {
+        let mut observation = observation.clone();
+        observation.refused_with = Some(problem.status().as_u16());
+        problem.extensions_mut().insert(observation);
+    }
+    problem
+}
+
+/// Which tokens a problem code refuses: the one table the layer reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refused {
+    Cursor,
+    Evidence,
+}
+
+fn refused(code: &ProblemCode) -> Option<Refused> {
+    match code {
+        ProblemCode::InvalidCursor
+        | ProblemCode::CursorQueryMismatch
+        | ProblemCode::CursorCredentialMismatch
+        | ProblemCode::CursorExpired => Some(Refused::Cursor),
+        ProblemCode::EvidenceRequired
+        | ProblemCode::EvidenceInvalid
+        | ProblemCode::EvidenceExpired
+        | ProblemCode::EvidenceCredentialMismatch
+        | ProblemCode::TargetNotInEvidence
+        | ProblemCode::TargetChanged => Some(Refused::Evidence),
+        _ => None,
+    }
+}
+
+/// The refusal a problem response carries to the layer.
+#[derive(Debug, Clone)]
+struct Refusal {
+    refused: Refused,
+    code: ProblemCode,
+}
+
+/// Marks a problem response whose code refuses a cursor or evidence.
+pub(crate) fn tag_problem(code: &ProblemCode, response: &mut Response) {
+    if let Some(refused) = refused(code) {
+        response.extensions_mut().insert(Refusal { refused, code: code.clone() });
+    }
+}
+
+/// Codes in wire order, comma-separated, written only when an event is recorded.
+struct Codes<'a, C>(&'a [C]);
+
+impl<C: fmt::Display> fmt::Display for Codes<'_, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, code) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            fmt::Display::fmt(code, f)?;
+        }
+        Ok(())
+    }
+}
+
+/// A bounded method label: the standard methods by name, any other as `OTHER`.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        _ => "OTHER",
+    }
+}
+
+/// What the layer knows about a request.
+#[derive(Debug, Clone)]
+struct Caller {
+    route: Option<MatchedPath>,
+    method: &'static str,
+    credential: Option<Credential>,
+}
+
+impl Caller {
+    fn of(request: &Request) -> Caller {
+        Caller {
+            route: request.extensions().get::<MatchedPath>().cloned(),
+            method: method_label(request.method()),
+            credential: request.extensions().get::<Credential>().cloned(),
+        }
+    }
+
+    fn route(&self) -> &str {
+        self.route.as_ref().map_or(UNMATCHED, MatchedPath::as_str)
+    }
+
+    /// Emits what `response` carries, and takes it off so no other layer emits it again.
+    fn observe(&self, response: &mut Response) {
+        if let Some(observation) = response.extensions_mut().remove::<Observation>() {
+            answered(self.route(), self.method, &observation);
+        } else if let Some(refusal) = response.extensions_mut().remove::<Refusal>() {
+            let credential = self.credential.as_ref().map(Credential::name);
+            token_refused(self.route(), self.method, &refusal, response.status().as_u16(), credential);
+        }
+    }
+}
+
+/// Emits the event and counts of one answer.
+fn answered(route: &str, method: &'static str, observation: &Observation) {
+    let Observation { complete, reasons, warnings, items, refused_with } = observation;
+    let (reason_codes, warning_codes) = (Codes(reasons), Codes(warnings));
+    match refused_with {
+        Some(status) => tracing::warn!(
+            target: TARGET, event = "strict_refusal", route, method, status, reasons = %reason_codes, items,
+            "a complete result was demanded; the answer was incomplete and refused"
+        ),
+        None if *complete => tracing::debug!(
+            target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
+            warnings = %warning_codes, items, "complete answer"
+        ),
+        None => tracing::info!(
+            target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
+            warnings = %warning_codes, items, "incomplete answer"
+        ),
+    }
+    #[cfg(feature = "metrics")]
+    {
+        use metrics::counter;
+        let route = route.to_owned();
+        let complete_label = if *complete { "true" } else { "false" };
+        counter!(RESPONSES_TOTAL, "route" => route.clone(), "method" => method, "complete" => complete_label)
+            .increment(1);
+        for code in reasons {
+            counter!(REASONS_TOTAL, "route" => route.clone(), "code" => code.as_str().to_owned()).increment(1);
+        }
+        for code in warnings {
+            counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => code.as_str().to_owned()).increment(1);
+        }
+        if warnings.contains(&WarningCode::PageSizeReduced) {
+            counter!(PAGE_SIZE_REDUCED_TOTAL, "route" => route.clone()).increment(1);
+        }
+        if let Some(status) = refused_with {
+            counter!(STRICT_REFUSALS_TOTAL, "route" => route, "status" => status.to_string()).increment(1);
+        }
+    }
+}
+
+/// Emits the event and count of one refused token.
+fn token_refused(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
+    let code = refusal.code.as_str();
+    match refusal.refused {
+        Refused::Cursor => tracing::warn!(
+            target: TARGET, event = "cursor_refused", route, method, code, status, credential,
+            "a cursor was refused"
+        ),
+        Refused::Evidence => tracing::warn!(
+            target: TARGET, event = "evidence_refused", route, method, code, status, credential,
+            "evidence for a destructive action was refused"
+        ),
+    }
+    #[cfg(feature = "metrics")]
+    {
+        let name = match refusal.refused {
+            Refused::Cursor => CURSOR_REFUSALS_TOTAL,
+            Refused::Evidence => EVIDENCE_REFUSALS_TOTAL,
+        };
+        metrics::counter!(name, "route" => route.to_owned(), "code" => code.to_owned()).increment(1);
+    }
+}
+
+/// The layer that emits what responses say; see the [module documentation](self).
+pub fn layer() -> ObserveLayer {
+    ObserveLayer
+}
+
+/// Emits the events and counts of the responses of the services it wraps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ObserveLayer;
+
+impl<S> tower::Layer<S> for ObserveLayer {
+    type Service = ObserveService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ObserveService { inner }
+    }
+}
+
+/// The service of [`ObserveLayer`].
+#[derive(Debug, Clone)]
+pub struct ObserveService<S> {
+    inner: S,
+}
+
+impl<S> tower::Service<Request> for ObserveService<S>
+where
+    S: tower::Service<Request>,
+    S::Response: IntoResponse,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = ObserveFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let caller = Caller::of(&request);
+        ObserveFuture { inner: Box::pin(self.inner.call(request)), caller }
+    }
+}
+
+/// The future of [`ObserveService`].
+pub struct ObserveFuture<F> {
+    inner: Pin<Box<F>>,
+    caller: Caller,
+}
+
+impl<F> fmt::Debug for ObserveFuture<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ObserveFuture").field("route", &self.caller.route()).finish_non_exhaustive()
+    }
+}
+
+impl<F, R, E> Future for ObserveFuture<F>
+where
+    F: Future<Output = Result<R, E>>,
+    R: IntoResponse,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        match this.inner.as_mut().poll(cx) {
+            Poll::Ready(Ok(response)) => {
+                let mut response = response.into_response();
+                this.caller.observe(&mut response);
+                Poll::Ready(Ok(response))
+            }
+            Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! What operators see, through a real Router: the tracing events of a partial answer, a
+//! complete answer, a forged cursor, refused evidence and a strict refusal, with their fields
+//! and without any token text; and the counters they add, in a local Prometheus recorder.
+
+mod observe_support;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use completeness::config::CompletenessConfig;
+use completeness::cursor::{CursorKeys, QueryBinding};
+use completeness::page_request::PageRequest;
+use completeness::reason::SourceUnavailable;
+use completeness::routing::{get, post};
+use completeness::{
+    Completeness, Credential, Envelope, Exempt, Problem, RequireEvidence, ResultEnvelope, Scope, StandardReason,
+    completeness,
+};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
+use observe_support::{Capture, Captured, value};
+use serde::Deserialize;
+use tower::ServiceExt;
+use tracing::Level;
+use tracing_subscriber::layer::SubscriberExt;
+
+#[completeness(resource = "accounts", reasons(SourceUnavailable))]
+async fn partial() -> Envelope<String, PartialReason> {
+    Envelope::incomplete(vec!["a".into(), "b".into()], Scope::new("", "all"), SourceUnavailable::new("legacy"))
+}
+
+#[completeness(resource = "accounts", reasons(SourceUnavailable))]
+async fn empty_partial() -> Envelope<String, EmptyPartialReason> {
+    Envelope::incomplete(vec![], Scope::new("", "all"), SourceUnavailable::new("legacy"))
+}
+
+#[completeness(resource = "accounts", reasons(SourceUnavailable))]
+async fn complete() -> Envelope<String, CompleteReason> {
+    Envelope::complete(vec!["a".into()], Scope::new("", "all"))
+}
+
+#[completeness(resource = "accounts", reasons(SourceUnavailable))]
+async fn empty_complete() -> Envelope<String, EmptyCompleteReason> {
+    Envelope::complete(vec![], Scope::new("", "all"))
+}
+
+/// A derived envelope with two data fields, routed without `#[completeness]`.
+#[derive(ResultEnvelope)]
+struct Hits {
+    hits: Vec<String>,
+    sources: Vec<String>,
+    #[envelope(completeness)]
+    completeness: Completeness<StandardReason>,
+}
+
+async fn hits() -> Hits {
+    let completeness = Completeness::incomplete(Scope::new("hits", "all"), SourceUnavailable::new("legacy"));
+    Hits { hits: vec!["a".into()], sources: vec!["directory".into()], completeness }
+}
+
+/// Odd numbers below 100, paged.
+async fn numbers(request: PageRequest) -> Result<Envelope<u32>, Problem> {
+    let scope = Scope::new("numbers", "all numbers");
+    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+    let after: u32 = page.position().map_or(Ok(0), |p| p.parse().map_err(|_| page.unreadable_position()))?;
+    let rows: Vec<u32> = (after + 1..100).filter(|n| n % 2 == 1).take(page.fetch_size()).collect();
+    Ok(page.envelope(scope, rows, |n| n.to_string()))
+}
+
+#[derive(Debug, Deserialize)]
+struct ArchiveBody {
+    #[allow(dead_code)] // refused before it is read
+    ids: Vec<String>,
+}
+
+async fn archive(RequireEvidence { body, .. }: RequireEvidence<ArchiveBody>) -> Exempt<StatusCode> {
+    let _ = body;
+    Exempt::new(StatusCode::NO_CONTENT, "an action, not a list")
+}
+
+async fn authenticate(mut request: Request, next: Next) -> Response {
+    request.extensions_mut().insert(Credential::new("north", 1).with_tenant("north"));
+    next.run(request).await
+}
+
+fn app() -> Router {
+    Router::new()
+        .route("/partial", get(partial))
+        .route("/empty-partial", get(empty_partial))
+        .route("/complete", get(complete))
+        .route("/numbers", get(numbers))
+        .route("/archive", post(archive))
+        .route("/hits", get(hits))
+        // axum's own routing: the layer is installed by hand (twice here: observed once all the same).
+        .route("/plain/{id}", axum::routing::get(empty_complete))
+        .route_layer(completeness::observe::layer())
+        .route_layer(middleware::from_fn(authenticate))
+        .layer(completeness::observe::layer())
+        .layer(CompletenessConfig::new(CursorKeys::ephemeral()).with_page_sizes(5, 10).layer())
+}
+
+/// Sends the requests to a fresh app with the capture and a local recorder installed.
+fn run(requests: Vec<Request>) -> (Capture, String, Vec<StatusCode>) {
+    let capture = Capture::default();
+    let subscriber = tracing_subscriber::registry().with(capture.clone());
+    let recorder: PrometheusRecorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let statuses = tracing::subscriber::with_default(subscriber, || {
+        metrics::with_local_recorder(&recorder, || {
+            runtime.block_on(async {
+                let app = app();
+                let mut statuses = Vec::new();
+                for request in requests {
+                    statuses.push(app.clone().oneshot(request).await.unwrap().status());
+                }
+                statuses
+            })
+        })
+    });
+    (capture, handle.render(), statuses)
+}
+
+fn get_request(uri: &str) -> Request {
+    Request::get(uri).body(Body::empty()).unwrap()
+}
+
+fn only(events: Vec<Captured>) -> Captured {
+    assert_eq!(events.len(), 1, "exactly one event: {events:#?}");
+    events.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_partial_answer_emits_one_info_event_with_route_method_reasons_and_items() {
+    let (capture, metrics, statuses) = run(vec![get_request("/partial")]);
+    assert_eq!(statuses, [StatusCode::OK]);
+    let event = only(capture.of_kind("response"));
+    assert_eq!(event.level, Level::INFO);
+    assert_eq!((event.field("route"), event.field("method"), event.field("complete")), ("/partial", "GET", "false"));
+    assert_eq!(
+        (event.field("reasons"), event.field("items"), event.field("warnings")),
+        ("SOURCE_UNAVAILABLE", "2", "")
+    );
+    let responses = |complete| {
+        value(
+            &metrics,
+            "completeness_responses_total",
+            &[("route", "/partial"), ("method", "GET"), ("complete", complete)],
+        )
+    };
+    assert_eq!((responses("false"), responses("true")), (1.0, 0.0));
+    let reasons =
+        value(&metrics, "completeness_reasons_total", &[("route", "/partial"), ("code", "SOURCE_UNAVAILABLE")]);
+    assert_eq!(reasons, 1.0);
+}
+
+#[test]
+fn a_derived_envelope_routed_without_the_attribute_is_observed_too() {
+    let (capture, metrics, _) = run(vec![get_request("/hits")]);
+    let event = only(capture.of_kind("response"));
+    assert_eq!((event.level, event.field("route"), event.field("complete")), (Level::INFO, "/hits", "false"));
+    assert_eq!((event.field("reasons"), event.field("items")), ("SOURCE_UNAVAILABLE", ""), "no single item count");
+    let partial = [("route", "/hits"), ("method", "GET"), ("complete", "false")];
+    assert_eq!(value(&metrics, "completeness_responses_total", &partial), 1.0);
+}
+
+#[test]
+fn an_incomplete_empty_answer_is_not_mistaken_for_a_complete_one() {
+    let (capture, metrics, _) = run(vec![get_request("/empty-partial")]);
+    let event = only(capture.of_kind("response"));
+    assert_eq!((event.level, event.field("complete"), event.field("items")), (Level::INFO, "false", "0"));
+    let partial = [("route", "/empty-partial"), ("method", "GET"), ("complete", "false")];
+    assert_eq!(value(&metrics, "completeness_responses_total", &partial), 1.0);
+}
+
+#[test]
+fn complete_answers_emit_at_debug_only() {
+    let (capture, metrics, _) = run(vec![get_request("/complete"), get_request("/plain/7")]);
+    let events = capture.of_kind("response");
+    assert_eq!(events.len(), 2, "one event per answer, even under two layers: {events:#?}");
+    for event in &events {
+        assert_eq!((event.level, event.field("complete"), event.field("reasons")), (Level::DEBUG, "true", ""));
+    }
+    assert_eq!((events[0].field("route"), events[0].field("items")), ("/complete", "1"));
+    assert_eq!(
+        (events[1].field("route"), events[1].field("items")),
+        ("/plain/{id}", "0"),
+        "the template, not the path"
+    );
+    let complete = [("route", "/plain/{id}"), ("method", "GET"), ("complete", "true")];
+    assert_eq!(value(&metrics, "completeness_responses_total", &complete), 1.0);
+}
+
+#[test]
+fn a_clamped_page_counts_its_warning_and_its_reduced_size() {
+    let (capture, metrics, _) = run(vec![get_request("/numbers?page_size=1000")]);
+    let event = only(capture.of_kind("response"));
+    assert_eq!((event.field("reasons"), event.field("warnings")), ("MORE_PAGES_AVAILABLE", "PAGE_SIZE_REDUCED"));
+    assert_eq!(event.field("items"), "10");
+    let warning = [("route", "/numbers"), ("code", "PAGE_SIZE_REDUCED")];
+    assert_eq!(value(&metrics, "completeness_warnings_total", &warning), 1.0);
+    assert_eq!(value(&metrics, "completeness_page_size_reduced_total", &[("route", "/numbers")]), 1.0);
+}
+
+#[test]
+fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_token() {
+    let forged = "c1.eph.Zm9yZ2VkLXBheWxvYWQtc2VjcmV0.bWFj";
+    let (capture, metrics, statuses) = run(vec![get_request(&format!("/numbers?cursor={forged}"))]);
+    assert_eq!(statuses, [StatusCode::BAD_REQUEST]);
+    let event = only(capture.of_kind("cursor_refused"));
+    assert_eq!(event.level, Level::WARN);
+    assert_eq!(
+        (event.field("code"), event.field("route"), event.field("method"), event.field("credential")),
+        ("INVALID_CURSOR", "/numbers", "GET", "north")
+    );
+    assert_eq!(event.field("status"), "400");
+    assert_no_token_text(&capture, &["Zm9yZ2VkLXBheWxvYWQtc2VjcmV0", "bWFj"]);
+    assert!(capture.of_kind("response").is_empty(), "a refusal is not an answer");
+    let refused = [("route", "/numbers"), ("code", "INVALID_CURSOR")];
+    assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &refused), 1.0);
+}
+
+#[test]
+fn refused_evidence_emits_a_warning_with_code_route_and_credential_but_not_the_token() {
+    let forged = "ev1.eph.c2VjcmV0LWV2aWRlbmNlLXBheWxvYWQ.c2ln";
+    let body = serde_json::json!({"ids": ["sa-1"], "evidence": forged}).to_string();
+    let archive = Request::post("/archive").header("content-type", "application/json").body(Body::from(body)).unwrap();
+    let missing = Request::post("/archive").body(Body::from(r#"{"ids": ["sa-1"]}"#)).unwrap();
+    let (capture, metrics, statuses) = run(vec![archive, missing]);
+    assert_eq!(statuses, [StatusCode::PRECONDITION_FAILED, StatusCode::PRECONDITION_REQUIRED]);
+    let events = capture.of_kind("evidence_refused");
+    assert_eq!(events.len(), 2, "{events:#?}");
+    for (event, (code, status)) in events.iter().zip([("EVIDENCE_INVALID", "412"), ("EVIDENCE_REQUIRED", "428")]) {
+        assert_eq!(event.level, Level::WARN);
+        assert_eq!((event.field("code"), event.field("status")), (code, status));
+        assert_eq!(
+            (event.field("route"), event.field("method"), event.field("credential")),
+            ("/archive", "POST", "north")
+        );
+    }
+    assert_no_token_text(&capture, &["c2VjcmV0LWV2aWRlbmNlLXBheWxvYWQ", "c2ln"]);
+    for code in ["EVIDENCE_INVALID", "EVIDENCE_REQUIRED"] {
+        assert_eq!(
+            value(&metrics, "completeness_evidence_refusals_total", &[("route", "/archive"), ("code", code)]),
+            1.0
+        );
+    }
+}
+
+#[test]
+fn a_strict_refusal_emits_the_status_it_chose() {
+    let (capture, metrics, statuses) = run(vec![get_request("/partial?require_complete=true")]);
+    assert_eq!(statuses, [StatusCode::SERVICE_UNAVAILABLE]);
+    let event = only(capture.of_kind("strict_refusal"));
+    assert_eq!(event.level, Level::WARN);
+    assert_eq!(
+        (event.field("status"), event.field("route"), event.field("reasons"), event.field("items")),
+        ("503", "/partial", "SOURCE_UNAVAILABLE", "2")
+    );
+    assert!(capture.of_kind("response").is_empty(), "the refusal is the one event of this answer");
+    assert_eq!(value(&metrics, "completeness_strict_refusals_total", &[("route", "/partial"), ("status", "503")]), 1.0);
+    let partial = [("route", "/partial"), ("method", "GET"), ("complete", "false")];
+    assert_eq!(value(&metrics, "completeness_responses_total", &partial), 1.0);
+}
+
+fn assert_no_token_text(capture: &Capture, secrets: &[&str]) {
+    for event in capture.events() {
+        for (name, text) in &event.fields {
+            for secret in secrets {
+                assert!(!text.contains(secret), "field {name} of {event:?} holds token text");
+            }
+        }
+    }
+}
