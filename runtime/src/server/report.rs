@@ -232,10 +232,7 @@ impl<T: ReportsCompleteness, E> ReportsCompleteness for Result<T, E> {
         self.as_mut().ok().and_then(ReportsCompleteness::completeness_report_mut)
     }
     fn items_returned(&self) -> Option<usize> {
-        match self {
-            Ok(value) => value.items_returned(),
-            Err(error) => error.items_returned(),
-        }
+        self.as_ref().ok().and_then(ReportsCompleteness::items_returned)
     }
 }
 
