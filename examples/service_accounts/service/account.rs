@@ -87,8 +87,20 @@ pub async fn get_account(
     uri: Uri,
 ) -> Result<AccountView, Problem> {
     let pairs = query(&uri, &["fields"])?;
+    let fields = param(&pairs, "fields").unwrap_or("").split(',').map(str::trim).filter(|f| !f.is_empty());
+    account_view(&state, &caller, &id, fields).await
+}
+
+/// The account `id` as `caller` may read it, with the optional `fields` filled: what
+/// `GET /service-accounts/{id}` and the MCP tool `get_service_account` answer.
+pub async fn account_view<'a>(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    fields: impl IntoIterator<Item = &'a str>,
+) -> Result<AccountView, Problem> {
     let mut requested = Vec::new();
-    for field in param(&pairs, "fields").unwrap_or("").split(',').map(str::trim).filter(|f| !f.is_empty()) {
+    for field in fields {
         if !FIELDS.contains(&field) {
             return Err(Problem::new(
                 ProblemCode::InvalidRequest,
@@ -98,7 +110,7 @@ pub async fn get_account(
         }
         requested.push(field);
     }
-    let account = readable(&state, &caller, &id)?;
+    let account = readable(state, caller, id)?;
     let last_used_at = match state.usage.last_used_at(&account.id).await {
         Ok(value) => Field::from_option(value),
         Err(_) => Field::Omitted(Omission::SourceFailed),

@@ -11,6 +11,7 @@ pub mod credentials;
 pub mod db;
 pub mod http;
 pub mod inventory;
+pub mod mcp;
 pub mod openapi;
 pub mod routes;
 pub mod search;
@@ -36,6 +37,7 @@ pub struct Running {
     /// Its state (tests inspect the store through it).
     pub state: AppState,
     stop: Option<oneshot::Sender<()>>,
+    mcp_sessions: tokio_util::sync::CancellationToken,
     server: JoinHandle<std::io::Result<()>>,
     chores: Vec<JoinHandle<()>>,
 }
@@ -51,6 +53,7 @@ impl Running {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        self.mcp_sessions.cancel();
         for chore in &self.chores {
             chore.abort();
         }
@@ -60,6 +63,7 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
+        self.mcp_sessions.cancel();
         for chore in &self.chores {
             chore.abort();
         }
@@ -67,17 +71,20 @@ impl Drop for Running {
     }
 }
 
-/// Builds the state and the router without listening (benches drive it in-process).
+/// Builds the state and the REST router without listening (benches drive it in-process).
 pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
     let service = Service::open(config).map_err(|e| format!("could not open the database: {e}"))?;
     let state: AppState = Arc::new(service);
     Ok((state.clone(), routes::router(state)))
 }
 
-/// Opens the database, binds `config.addr` (port 0 picks a free one) and serves.
+/// Opens the database, binds `config.addr` (port 0 picks a free one) and serves the REST routes
+/// and the MCP endpoint (`/mcp`) on it.
 pub async fn start(config: Config) -> Result<Running, String> {
     let addr = config.addr;
     let (state, router) = build(config)?;
+    let mcp_sessions = tokio_util::sync::CancellationToken::new();
+    let router = router.merge(mcp::router(state.clone(), mcp_sessions.clone()));
     let listener = TcpListener::bind(addr).await.map_err(|e| format!("could not listen on {addr}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (stop, stopped) = oneshot::channel::<()>();
@@ -89,7 +96,7 @@ pub async fn start(config: Config) -> Result<Running, String> {
             .await
     });
     let chores = vec![spawn_audit_indexer(state.clone()), spawn_pruner(state.clone())];
-    Ok(Running { addr, state, stop: Some(stop), server, chores })
+    Ok(Running { addr, state, stop: Some(stop), mcp_sessions, server, chores })
 }
 
 /// The lagging `audit` index: it copies the accounts table every `audit_refresh`.
