@@ -54,7 +54,12 @@ pub async fn archive(
 
 /// Archives `ids` on the strength of `evidence`, or refuses atomically: what
 /// `POST /service-accounts/archive` and the MCP tool `archive_service_accounts` do.
-pub fn archive_with(state: &Service, caller: &Caller, evidence: &Evidence, ids: Vec<String>) -> Result<Archived, Problem> {
+pub fn archive_with(
+    state: &Service,
+    caller: &Caller,
+    evidence: &Evidence,
+    ids: Vec<String>,
+) -> Result<Archived, Problem> {
     let body = ArchiveRequest { ids };
     if body.ids.is_empty() || body.ids.len() > MAX_TARGETS {
         return Err(Problem::new(ProblemCode::InvalidBody, format!("`ids` must name 1 to {MAX_TARGETS} accounts")));

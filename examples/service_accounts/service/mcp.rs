@@ -98,8 +98,10 @@ impl InventoryTools {
     }
 
     fn list(&self, caller: &Caller, args: ListArgs) -> Result<CallToolResult, Problem> {
-        let request = PageRequest::new(self.config.clone(), caller.credential(), args.page_size, args.cursor.as_deref())?;
-        let envelope = inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?)?;
+        let request =
+            PageRequest::new(self.config.clone(), caller.credential(), args.page_size, args.cursor.as_deref())?;
+        let envelope =
+            inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?)?;
         RequireComplete(args.require_complete).check(&envelope)?;
         tool_result(&envelope).map_err(internal)
     }
@@ -282,7 +284,9 @@ fn internal(error: serde_json::Error) -> Problem {
 fn tools() -> Vec<Tool> {
     let document = serde_json::to_value(openapi::openapi()).unwrap_or(Value::Null);
     let output = |component: &str| output_schema(&document, component);
-    let read_only = |title: &str| ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false);
+    let read_only = |title: &str| {
+        ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)
+    };
     vec![
         Tool::new(
             LIST,
@@ -408,8 +412,13 @@ fn field_verdict(view: &AccountView) -> Result<String, Problem> {
     Ok(if omitted.is_empty() {
         format!("ACCOUNT {}: every field filled.", view.id)
     } else {
-        let why: Vec<String> = omitted.iter().map(|(field, code)| format!("{field}: {}", code.as_str().unwrap_or("?"))).collect();
-        format!("ACCOUNT {} (PARTIAL_FIELD_SET): not filled, so null does not mean no value: {}.", view.id, why.join(", "))
+        let why: Vec<String> =
+            omitted.iter().map(|(field, code)| format!("{field}: {}", code.as_str().unwrap_or("?"))).collect();
+        format!(
+            "ACCOUNT {} (PARTIAL_FIELD_SET): not filled, so null does not mean no value: {}.",
+            view.id,
+            why.join(", ")
+        )
     })
 }
 
