@@ -79,6 +79,7 @@ pub fn structured_result(response: &impl Serialize, verdict: &str) -> Result<Cal
 /// assert_eq!(result.is_error, Some(true));
 /// let text = &result.content[0].as_text().unwrap().text;
 /// assert!(text.starts_with("REFUSED (CURSOR_EXPIRED): Snapshot s-9 is no longer retained.\n{"));
+/// assert_eq!(completeness_runtime::mcp::refusal_problem(&result), Some(problem));
 /// ```
 pub fn tool_error(problem: &Problem, guidance: &str) -> CallToolResult {
     let json = serde_json::to_string_pretty(problem).unwrap_or_default();
@@ -89,6 +90,16 @@ pub fn tool_error(problem: &Problem, guidance: &str) -> CallToolResult {
     }
     text.push_str(&json);
     CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// The problem a [`tool_error`] carries, read back by a client; `None` for a result that is
+/// not an error or carries no problem.
+pub fn refusal_problem(result: &CallToolResult) -> Option<Problem> {
+    if result.is_error != Some(true) {
+        return None;
+    }
+    let text = &result.content.first()?.as_text()?.text;
+    serde_json::from_str(&text[text.find("\n{")?..]).ok()
 }
 
 /// A tool named `name` whose `outputSchema` is the envelope of `T`.
