@@ -42,6 +42,41 @@ async fn mcp_page(client: &Client) -> usize {
     result.structured_content.as_ref().and_then(|e| e["items"].as_array()).map_or(0, Vec::len)
 }
 
+/// An MCP session opened by hand: `initialize`, `notifications/initialized`; returns the session id.
+async fn raw_session(http: &reqwest::Client, endpoint: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}});
+    let response = raw_post(http, endpoint, None, &initialize).send().await.unwrap();
+    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    response.bytes().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    raw_post(http, endpoint, Some(&session), &initialized).send().await.unwrap().bytes().await.unwrap();
+    session
+}
+
+fn raw_post(http: &reqwest::Client, endpoint: &str, session: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
+    let mut request = http
+        .post(endpoint)
+        .bearer_auth("admin")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(body);
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    request
+}
+
+/// One MCP page through a bare HTTP client: the SSE event's envelope item count.
+async fn raw_mcp_page(http: &reqwest::Client, endpoint: &str, session: &str) -> usize {
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "list_service_accounts", "arguments": {"page_size": PAGE}}});
+    let text = raw_post(http, endpoint, Some(session), &call).send().await.unwrap().text().await.unwrap();
+    let data = text.lines().filter_map(|l| l.strip_prefix("data:")).find(|d| d.contains("\"result\"")).unwrap();
+    let message: Value = serde_json::from_str(data.trim()).unwrap();
+    message["result"]["structuredContent"]["items"].as_array().map_or(0, Vec::len)
+}
+
 /// Mean time per call over `CALLS_PER_SAMPLE` calls of `page`.
 async fn per_call<F: Future<Output = usize>>(mut page: impl FnMut() -> F) -> Duration {
     let start = Instant::now();
@@ -67,6 +102,13 @@ fn main() {
             .expect("an MCP session");
         assert_eq!(rest_page(&http, &url).await, PAGE, "REST returns a page of 100");
         assert_eq!(mcp_page(&client).await, PAGE, "MCP returns the same page of 100");
+        let endpoint = format!("{}/mcp", running.url());
+        let session = raw_session(&http, &endpoint).await;
+        assert_eq!(raw_mcp_page(&http, &endpoint, &session).await, PAGE, "so does a bare MCP POST");
+        let mut raw_best = Duration::MAX;
+        for _ in 0..5 {
+            raw_best = raw_best.min(per_call(|| raw_mcp_page(&http, &endpoint, &session)).await);
+        }
 
         // Warm both paths, then alternate their order sample by sample so that drift and load
         // from other processes hit both alike; the median of the paired ratios is the answer.
@@ -89,6 +131,7 @@ fn main() {
         println!("\nper-call latency, the same page of {PAGE} service accounts over loopback (same run):");
         println!("  REST GET /service-accounts              best {rest_best:>9.2?} per call");
         println!("  MCP tools/call list_service_accounts    best {mcp_best:>9.2?} per call");
+        println!("    the same call in a 2025-06-18 session, POSTed by reqwest: best {raw_best:.2?} per call");
         println!(
             "  latency ratio MCP/REST: median of {SAMPLES} paired samples of {CALLS_PER_SAMPLE} calls {:.3} \
              (quartiles {:.3}..{:.3}); target <= 1.5",

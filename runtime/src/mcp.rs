@@ -58,7 +58,7 @@ pub fn tool_result_for<R: Reason>(
 /// block, such as a single resource with `omitted_fields`.
 pub fn structured_result(response: &impl Serialize, verdict: &str) -> Result<CallToolResult, serde_json::Error> {
     let structured = serde_json::to_value(response)?;
-    let text = format!("{verdict}\n{}", serde_json::to_string_pretty(&structured)?);
+    let text = format!("{verdict}\n{}", serde_json::to_string(&structured)?);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(structured);
     result.is_error = Some(false);

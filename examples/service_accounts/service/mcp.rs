@@ -21,8 +21,10 @@ use axum::Router;
 use axum::http::request::Parts;
 use axum::middleware;
 use completeness::config::CompletenessConfig;
-use completeness::mcp::{structured_result, tool_error, tool_result, tool_result_for};
-use completeness::{Evidence, PageRequest, Problem, ProblemCode, RequireComplete, TimeBudget};
+use completeness::mcp::{structured_result, tool_error, tool_result};
+use completeness::{
+    Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, Relation, RequireComplete, TimeBudget,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
@@ -40,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 use super::account::{self, AccountView};
 use super::archive;
 use super::auth::Caller;
-use super::inventory::{self, InventoryQuery};
+use super::inventory::{self, CountServiceAccountsReason, InventoryQuery};
 use super::search;
 use super::seed::TENANTS;
 use super::state::AppState;
@@ -62,7 +64,8 @@ const READING: &str = "Read `complete` before anything else: true means the resu
 /// routes. Cancelling `stop` ends every session (and its event streams), so the server can stop.
 pub fn router(state: AppState, stop: CancellationToken) -> Router {
     let tools = InventoryTools::new(state.clone());
-    let config = StreamableHttpServerConfig::default().with_cancellation_token(stop);
+    // Sessions for the protocol versions that have them; a plain JSON answer where there are none.
+    let config = StreamableHttpServerConfig::default().with_json_response(true).with_cancellation_token(stop);
     let service = StreamableHttpService::new(move || Ok(tools.clone()), LocalSessionManager::default().into(), config);
     Router::new()
         .nest_service(PATH, service)
@@ -124,7 +127,7 @@ impl InventoryTools {
     fn count(&self, caller: &Caller, args: CountArgs) -> Result<CallToolResult, Problem> {
         let aggregate = inventory::count(&self.state, caller, &inventory_query(&args.owner, &args.tenant)?)?;
         RequireComplete(args.require_complete).check(&aggregate)?;
-        tool_result_for(&aggregate, aggregate.completeness(), 1).map_err(internal)
+        structured_result(&aggregate, &count_verdict(&aggregate)).map_err(internal)
     }
 
     async fn get(&self, caller: &Caller, args: GetArgs) -> Result<CallToolResult, Problem> {
@@ -158,6 +161,10 @@ impl ServerHandler for InventoryTools {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
     }
 
     async fn call_tool(
@@ -250,7 +257,7 @@ struct GetArgs {
     /// The account's id, e.g. `sa-000001`.
     #[schemars(length(min = 1))]
     id: String,
-    /// Fields filled only on request (`secret_fingerprint`).
+    /// Fields to fill: any field name; `secret_fingerprint` is only filled when named here.
     #[serde(default)]
     fields: Vec<String>,
 }
@@ -260,7 +267,7 @@ struct GetArgs {
 #[serde(deny_unknown_fields)]
 struct ArchiveArgs {
     /// The accounts to archive: ids from the inventory the evidence comes from.
-    #[schemars(length(min = 1, max = 1000))]
+    #[schemars(length(min = 1, max = archive::MAX_TARGETS))]
     ids: Vec<String>,
     /// `evidence` of the last page of a complete `list_service_accounts` traversal with owner `none`.
     evidence: Option<String>,
@@ -360,7 +367,7 @@ fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
             tenant["enum"] = Value::Array(tenants);
         }
         if let Some(fields) = properties.get_mut("fields") {
-            fields["items"] = json!({"enum": account::REQUESTABLE});
+            fields["items"] = json!({"enum": account::FIELDS});
             fields["uniqueItems"] = Value::Bool(true);
         }
     }
@@ -420,6 +427,23 @@ fn field_verdict(view: &AccountView) -> Result<String, Problem> {
             why.join(", ")
         )
     })
+}
+
+/// The verdict line of a count: complete or why not, and whether the number is exact.
+fn count_verdict(aggregate: &Aggregate<u64, CountServiceAccountsReason>) -> String {
+    let completeness = aggregate.completeness();
+    let head = if completeness.is_complete() {
+        "COMPLETE".to_owned()
+    } else {
+        let codes: Vec<String> = completeness.reasons().iter().map(|r| r.code().as_str().to_owned()).collect();
+        format!("INCOMPLETE ({})", codes.join(", "))
+    };
+    let relation = match aggregate.relation() {
+        Relation::Exact => "exactly",
+        Relation::LowerBound => "at least",
+        Relation::Estimate => "about",
+    };
+    format!("{head}: {relation} {} service accounts in scope.", aggregate.value())
 }
 
 fn archived_verdict(done: &archive::Archived) -> String {
