@@ -93,3 +93,47 @@ async fn the_agent_exits_1_on_errors_and_changes_nothing() {
     assert_eq!(harness.store().fingerprint().unwrap(), before);
     harness.running.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_mcp_the_agent_takes_the_same_tour_with_the_same_exit_codes() {
+    let harness = Harness::start(e2e_support::config(600)).await;
+    let unowned = unowned_ids(&harness, "admin").await;
+    assert!(!unowned.is_empty(), "the seed has unowned accounts");
+
+    // north: incomplete evidence, an approval request, exit 2, no change.
+    let before = harness.store().fingerprint().unwrap();
+    let (code, out) = agent(&harness, &mcp(&["--token", "north"])).await;
+    assert_eq!(code, 2, "approval required:\n{out}");
+    assert!(out.contains("INCOMPLETE (VISIBILITY_RESTRICTED"), "{out}");
+    assert!(out.contains("APPROVAL REQUIRED: archive every unowned service account"), "{out}");
+    assert!(out.contains("abandon the action; nothing has been changed"), "{out}");
+    assert_eq!(harness.store().fingerprint().unwrap(), before, "north changed nothing");
+
+    // A client limit: exit 2, no change.
+    let (code, out) = agent(&harness, &mcp(&["--token", "admin", "--page-size", "5", "--max-pages", "1"])).await;
+    assert_eq!(code, 2, "a client limit is not complete evidence:\n{out}");
+    assert!(out.contains("INCOMPLETE (CLIENT_LIMIT_REACHED)"), "{out}");
+    assert_eq!(harness.store().fingerprint().unwrap(), before, "a limited admin run changed nothing");
+
+    // admin, paging by cursor over MCP: complete evidence, every unowned account archived, exit 0.
+    let (code, out) = agent(&harness, &mcp(&["--token", "admin", "--page-size", "7"])).await;
+    assert_eq!(code, 0, "archived:\n{out}");
+    assert!(out.contains("COMPLETE:"), "{out}");
+    assert!(out.contains(&format!("archived {} accounts with evidence", unowned.len())), "{out}");
+    assert!(unowned_ids(&harness, "admin").await.is_empty(), "no unowned account is left");
+
+    // An unknown credential gets no session: exit 1, no change.
+    let before = harness.store().fingerprint().unwrap();
+    let (code, out) = agent(&harness, &mcp(&["--token", "mallory"])).await;
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no MCP session") && out.contains("UNAUTHENTICATED"), "{out}");
+    let (code, out) = agent(&harness, &["--transport", "carrier-pigeon", "--token", "admin"]).await;
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(harness.store().fingerprint().unwrap(), before);
+    harness.running.stop().await.unwrap();
+}
+
+/// The agent's arguments for the MCP transport.
+fn mcp<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    [&["--transport", "mcp"], args].concat()
+}

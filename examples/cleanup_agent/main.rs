@@ -2,16 +2,20 @@
 //!
 //! ```sh
 //! cargo run --example cleanup_agent -- --server http://127.0.0.1:3000 --token admin
+//! cargo run --example cleanup_agent -- --transport mcp --server http://127.0.0.1:3000 --token admin
 //! ```
 //!
-//! It collects every unowned account (`GET /service-accounts?owner=none`) with
+//! It collects every unowned account (`GET /service-accounts?owner=none`, or over MCP the
+//! `list_service_accounts` tool of `/mcp` with owner `none`) with
 //! `collect_all`, asks `decide(.., Intent::Mutate)`, and
 //! - on `Proceed` archives exactly the collected ids with the inventory's evidence
-//!   (`POST /service-accounts/archive`) and exits 0;
+//!   (`POST /service-accounts/archive`, or the `archive_service_accounts` tool) and exits 0;
 //! - otherwise prints the approval request (why the evidence is incomplete, what can
 //!   be done), changes nothing and exits 2.
 //!
 //! Any error (bad arguments, unreachable server, a refused request) exits 1.
+
+mod mcp;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -20,13 +24,31 @@ use completeness::client::explain::verdict;
 use completeness::client::http::ServiceClient;
 use completeness::client::{CollectLimits, Collected, collect_all};
 use completeness::{ApprovalRequest, Decision, Intent, decide};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-const USAGE: &str = "usage: cleanup_agent --server URL --token NAME [--page-size N] [--max-pages N] \
-                     [--max-items N] [--deadline-secs S] [--json]";
+use mcp::McpInventory;
+
+const USAGE: &str = "usage: cleanup_agent [--transport rest|mcp] --server URL --token NAME [--page-size N] \
+                     [--max-pages N] [--max-items N] [--deadline-secs S] [--json]";
+
+/// How the agent talks to the service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    /// The REST routes.
+    Rest,
+    /// The MCP tools at `/mcp`.
+    Mcp,
+}
+
+/// A connection over one transport.
+enum Link {
+    Rest(ServiceClient),
+    Mcp(McpInventory),
+}
 
 /// What the agent was asked to do.
 struct Options {
+    transport: Transport,
     server: String,
     token: String,
     page_size: Option<String>,
@@ -37,11 +59,19 @@ struct Options {
 fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut args = args.peekable();
     let (mut server, mut token, mut page_size, mut json) = (None, None, None, false);
+    let mut transport = Transport::Rest;
     let mut limits = CollectLimits { max_pages: 200, max_items: 100_000, deadline: Duration::from_secs(60) };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         let number = |text: String| text.parse::<u64>().map_err(|_| format!("{flag}: '{text}' is not a number"));
         match flag.as_str() {
+            "--transport" => {
+                transport = match value()?.as_str() {
+                    "rest" => Transport::Rest,
+                    "mcp" => Transport::Mcp,
+                    other => return Err(format!("--transport: '{other}' is not rest or mcp")),
+                }
+            }
             "--server" => server = Some(value()?),
             "--token" => token = Some(value()?),
             "--page-size" => page_size = Some(number(value()?)?.to_string()),
@@ -54,6 +84,7 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         }
     }
     Ok(Options {
+        transport,
         server: server.ok_or_else(|| format!("--server is required\n{USAGE}"))?,
         token: token.ok_or_else(|| format!("--token is required\n{USAGE}"))?,
         page_size,
@@ -82,14 +113,38 @@ async fn main() -> ExitCode {
 
 /// Collects, decides, and acts; returns the exit code.
 async fn run(options: &Options) -> Result<u8, String> {
-    let client = ServiceClient::new(&options.server, &options.token).map_err(|e| e.to_string())?;
-    let mut query = vec![("owner", "none")];
-    if let Some(size) = &options.page_size {
-        query.push(("page_size", size.as_str()));
+    let link = match options.transport {
+        Transport::Rest => Link::Rest(ServiceClient::new(&options.server, &options.token).map_err(|e| e.to_string())?),
+        Transport::Mcp => Link::Mcp(McpInventory::connect(&options.server, &options.token).await?),
+    };
+    let outcome = tour(&link, options).await;
+    if let Link::Mcp(session) = link {
+        session.close().await;
     }
-    let listing = client.pages::<Value>("/service-accounts", &query);
-    let collected: Collected<Value> =
-        collect_all(|cursor| listing.fetch(cursor), options.limits).await.map_err(|e| e.to_string())?;
+    outcome
+}
+
+/// The same tour over either transport.
+async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
+    let collected: Collected<Value> = match link {
+        Link::Rest(client) => {
+            let mut query = vec![("owner", "none")];
+            if let Some(size) = &options.page_size {
+                query.push(("page_size", size.as_str()));
+            }
+            let listing = client.pages::<Value>("/service-accounts", &query);
+            collect_all(|cursor| listing.fetch(cursor), options.limits).await
+        }
+        Link::Mcp(session) => {
+            let mut arguments = Map::new();
+            arguments.insert("owner".to_owned(), json!("none"));
+            if let Some(size) = &options.page_size {
+                arguments.insert("page_size".to_owned(), json!(size.parse::<u64>().unwrap_or(0)));
+            }
+            collect_all(|cursor| session.page(&arguments, cursor), options.limits).await
+        }
+    }
+    .map_err(|e| e.to_string())?;
 
     println!("{}", verdict(&collected.completeness, collected.items.len()));
     println!("pages fetched: {}", collected.pages_fetched());
@@ -97,7 +152,7 @@ async fn run(options: &Options) -> Result<u8, String> {
     println!("decision for archiving: {}", serde_json::to_value(decision).unwrap_or(Value::Null));
 
     match (decision, collected.completeness.evidence()) {
-        (Decision::Proceed, Some(evidence)) => archive(&client, &collected, evidence).await,
+        (Decision::Proceed, Some(evidence)) => archive(link, &collected, evidence).await,
         _ => {
             let scope = format!("unowned service accounts (owner=none) visible to credential '{}'", options.token);
             let request = ApprovalRequest::new("archive every unowned service account", scope, &collected);
@@ -114,7 +169,7 @@ async fn run(options: &Options) -> Result<u8, String> {
 }
 
 /// Archives exactly the collected ids with the inventory's evidence.
-async fn archive(client: &ServiceClient, collected: &Collected<Value>, evidence: &str) -> Result<u8, String> {
+async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str) -> Result<u8, String> {
     let ids: Vec<&str> = collected.items.iter().filter_map(|item| item["id"].as_str()).collect();
     if ids.len() != collected.items.len() {
         return Err("some collected accounts have no string id; refusing to guess".to_owned());
@@ -123,8 +178,13 @@ async fn archive(client: &ServiceClient, collected: &Collected<Value>, evidence:
         println!("the complete inventory holds no unowned accounts: nothing to archive.");
         return Ok(0);
     }
-    let body = json!({"ids": ids, "evidence": evidence});
-    let answer: Value = client.post("/service-accounts/archive", &body).await.map_err(|e| e.to_string())?;
+    let answer: Value = match link {
+        Link::Rest(client) => {
+            let body = json!({"ids": ids, "evidence": evidence});
+            client.post("/service-accounts/archive", &body).await.map_err(|e| e.to_string())?
+        }
+        Link::Mcp(session) => session.archive(&ids, evidence).await?,
+    };
     println!("archived {} accounts with evidence from snapshot {}:", ids.len(), snapshot(collected));
     println!("{}", serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?);
     Ok(0)

@@ -48,7 +48,7 @@ async fn main() {
         }
     };
     let url = running.url();
-    println!("service_accounts listening on {url}");
+    println!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)");
     println!("credentials (Authorization: Bearer NAME): {CREDENTIALS}");
     if !service::Service::keys_configured() {
         println!(
@@ -61,6 +61,7 @@ async fn main() {
     println!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'");
     println!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'");
     println!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'");
+    println!("  cargo run --example cleanup_agent -- --transport mcp --server {url} --token north");
     tokio::select! {
         signal = tokio::signal::ctrl_c() => {
             if let Err(error) = signal {

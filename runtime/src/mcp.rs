@@ -5,7 +5,8 @@
 //! one-line verdict (`COMPLETE: ...` or `INCOMPLETE (CODES): ...`) followed by the
 //! same JSON, and `isError` stays false for a partial result (a partial answer is an
 //! answer, and an error would hide its items). [`output_schema`] gives the JSON
-//! Schema to advertise as the tool's `outputSchema`.
+//! Schema to advertise as the tool's `outputSchema`. A refusal (an expired cursor,
+//! missing evidence) is a tool error carrying the problem: [`tool_error`].
 
 use std::sync::Arc;
 
@@ -21,6 +22,7 @@ use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::Reason;
 use crate::contract::scope::{PageInfo, Scope};
+use crate::server::problem::Problem;
 
 /// The tool result carrying `envelope`.
 ///
@@ -48,12 +50,56 @@ pub fn tool_result_for<R: Reason>(
     completeness: &Completeness<R>,
     returned: usize,
 ) -> Result<CallToolResult, serde_json::Error> {
+    structured_result(response, &verdict(completeness, returned))
+}
+
+/// The tool result carrying `response` whole as `structuredContent`, with a first text block
+/// of `verdict` (one line) followed by the same JSON; for responses without a completeness
+/// block, such as a single resource with `omitted_fields`.
+pub fn structured_result(response: &impl Serialize, verdict: &str) -> Result<CallToolResult, serde_json::Error> {
     let structured = serde_json::to_value(response)?;
-    let text = format!("{}\n{}", verdict(completeness, returned), serde_json::to_string_pretty(&structured)?);
+    let text = format!("{verdict}\n{}", serde_json::to_string(&structured)?);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(structured);
     result.is_error = Some(false);
     Ok(result)
+}
+
+/// The tool error for a refusal: `isError: true`, the first text block starts with the
+/// one-line `REFUSED (CODE): detail`, then `guidance` (what the caller can do; may be
+/// empty), then the RFC 9457 problem as JSON. No `structuredContent`: an error is not
+/// the envelope the `outputSchema` describes.
+///
+/// ```
+/// use completeness_runtime::mcp::tool_error;
+/// use completeness_runtime::{Problem, ProblemCode};
+///
+/// let problem = Problem::new(ProblemCode::CursorExpired, "Snapshot s-9 is no longer retained.");
+/// let result = tool_error(&problem, "");
+/// assert_eq!(result.is_error, Some(true));
+/// let text = &result.content[0].as_text().unwrap().text;
+/// assert!(text.starts_with("REFUSED (CURSOR_EXPIRED): Snapshot s-9 is no longer retained.\n{"));
+/// assert_eq!(completeness_runtime::mcp::refusal_problem(&result), Some(problem));
+/// ```
+pub fn tool_error(problem: &Problem, guidance: &str) -> CallToolResult {
+    let json = serde_json::to_string_pretty(problem).unwrap_or_default();
+    let mut text = format!("REFUSED ({}): {}\n", problem.code(), problem.detail());
+    if !guidance.is_empty() {
+        text.push_str(guidance.trim_end());
+        text.push('\n');
+    }
+    text.push_str(&json);
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// The problem a [`tool_error`] carries, read back by a client; `None` for a result that is
+/// not an error or carries no problem.
+pub fn refusal_problem(result: &CallToolResult) -> Option<Problem> {
+    if result.is_error != Some(true) {
+        return None;
+    }
+    let text = &result.content.first()?.as_text()?.text;
+    serde_json::from_str(&text[text.find("\n{")?..]).ok()
 }
 
 /// A tool named `name` whose `outputSchema` is the envelope of `T`.

@@ -88,8 +88,21 @@ pub async fn get_account(
     uri: Uri,
 ) -> Result<AccountView, Problem> {
     let pairs = query(&uri, &["fields"])?;
+    // Every name is checked, an empty one too: `fields=` names no field and is refused.
+    let fields = param(&pairs, "fields").map(|list| list.split(',')).into_iter().flatten();
+    account_view(&state, &caller, &id, fields).await
+}
+
+/// The account `id` as `caller` may read it, with the optional `fields` filled: what
+/// `GET /service-accounts/{id}` and the MCP tool `get_service_account` answer.
+pub async fn account_view<'a>(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    fields: impl IntoIterator<Item = &'a str>,
+) -> Result<AccountView, Problem> {
     let mut requested = Vec::new();
-    for field in param(&pairs, "fields").map(|list| list.split(',')).into_iter().flatten() {
+    for field in fields {
         if !FIELDS.contains(&field) {
             return Err(Problem::new(
                 ProblemCode::InvalidRequest,
@@ -99,8 +112,8 @@ pub async fn get_account(
         }
         requested.push(field);
     }
-    let account = readable(&state, &caller, &id)?;
-    Ok(view(&state, &caller, account, &requested).await)
+    let account = readable(state, caller, id)?;
+    Ok(view(state, caller, account, &requested).await)
 }
 
 /// `account` as `caller` may see it: the one field policy of every response that carries an

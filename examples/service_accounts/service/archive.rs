@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::Caller;
 use super::db::{ArchiveOutcome, Change, StoreError, parse_snapshot, snapshot_label};
 use super::inventory::{InventoryQuery, RESOURCE};
-use super::state::AppState;
+use super::state::{AppState, Service};
 
 /// The most ids one request may archive.
 pub const MAX_TARGETS: usize = 1000;
@@ -51,6 +51,19 @@ pub async fn archive(
     Extension(caller): Extension<Arc<Caller>>,
     RequireEvidence { evidence, body }: RequireEvidence<ArchiveRequest>,
 ) -> Result<Exempt<Json<Archived>>, Problem> {
+    let done = archive_with(&state, &caller, &evidence, body.ids)?;
+    Ok(Exempt::new(Json(done), ARCHIVE_EXEMPT))
+}
+
+/// Archives `ids` on the strength of `evidence`, or refuses atomically: what
+/// `POST /service-accounts/archive` and the MCP tool `archive_service_accounts` do.
+pub fn archive_with(
+    state: &Service,
+    caller: &Caller,
+    evidence: &Evidence,
+    ids: Vec<String>,
+) -> Result<Archived, Problem> {
+    let body = ArchiveRequest { ids };
     if body.ids.is_empty() || body.ids.len() > MAX_TARGETS {
         return Err(Problem::new(ProblemCode::InvalidBody, format!("`ids` must name 1 to {MAX_TARGETS} accounts")));
     }
@@ -66,7 +79,7 @@ pub async fn archive(
         .snapshot()
         .and_then(parse_snapshot)
         .ok_or_else(|| evidence_invalid("it names no snapshot of this inventory"))?;
-    let (filter, restricted) = inventory.filter_for(&caller);
+    let (filter, restricted) = inventory.filter_for(caller);
     if restricted {
         // Evidence is only issued on complete responses, so this credential read the whole scope then.
         return Err(evidence_invalid("this credential cannot read the whole scope it covers"));
@@ -93,8 +106,7 @@ pub async fn archive(
             for account in archived {
                 state.propagate(&Change::Updated(account));
             }
-            let done = Archived { archived: body.ids, snapshot: snapshot_label(at) };
-            Ok(Exempt::new(Json(done), ARCHIVE_EXEMPT))
+            Ok(Archived { archived: body.ids, snapshot: snapshot_label(at) })
         }
     }
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::auth::Caller;
 use super::db::{Filter, ListItem, OwnerFilter, Snapshot, parse_snapshot, snapshot_label};
 use super::http::{param, query, store_problem, tenant_param};
-use super::state::AppState;
+use super::state::{AppState, Service};
 
 /// The resource name in every inventory scope.
 pub const RESOURCE: &str = "service_accounts";
@@ -108,11 +108,20 @@ pub async fn count_service_accounts(
     uri: Uri,
 ) -> Result<Aggregate<u64, CountServiceAccountsReason>, Problem> {
     let pairs = query(&uri, &["owner", "tenant", "require_complete"])?;
-    let request = InventoryQuery::parse(&pairs)?;
-    let (filter, restricted) = request.filter_for(&caller);
+    count(&state, &caller, &InventoryQuery::parse(&pairs)?)
+}
+
+/// The count of `request` read by `caller`: what `GET /service-accounts/count` and the MCP tool
+/// `count_service_accounts` answer.
+pub fn count(
+    state: &Service,
+    caller: &Caller,
+    request: &InventoryQuery,
+) -> Result<Aggregate<u64, CountServiceAccountsReason>, Problem> {
+    let (filter, restricted) = request.filter_for(caller);
     let snapshot = state.store.current_snapshot().map_err(store_problem)?;
     let count = state.store.count(snapshot, &filter).map_err(store_problem)?;
-    let mut completeness = Completeness::complete(request.scope(&caller, Some(snapshot)));
+    let mut completeness = Completeness::complete(request.scope(caller, Some(snapshot)));
     if restricted {
         completeness.push_reason(VisibilityRestricted::new());
     }
@@ -136,9 +145,19 @@ pub async fn list_service_accounts(
     uri: Uri,
 ) -> Result<Envelope<ListItem, ListServiceAccountsReason>, Problem> {
     let pairs = query(&uri, &["owner", "tenant", "page_size", "cursor", "require_complete"])?;
-    let inventory = InventoryQuery::parse(&pairs)?;
-    let (filter, restricted) = inventory.filter_for(&caller);
-    let scope = inventory.scope(&caller, None);
+    list_page(&state, &caller, &request, &InventoryQuery::parse(&pairs)?)
+}
+
+/// The page of `inventory` that `request` asks for, read by `caller`: what `GET /service-accounts`
+/// and the MCP tool `list_service_accounts` answer.
+pub fn list_page(
+    state: &Service,
+    caller: &Caller,
+    request: &PageRequest,
+    inventory: &InventoryQuery,
+) -> Result<Envelope<ListItem, ListServiceAccountsReason>, Problem> {
+    let (filter, restricted) = inventory.filter_for(caller);
+    let scope = inventory.scope(caller, None);
     let mut page = request.bind(QueryBinding::for_scope(&scope, ORDERING))?;
     let current = state.store.current_snapshot().map_err(store_problem)?;
     let snapshot =

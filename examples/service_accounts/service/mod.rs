@@ -11,6 +11,7 @@ pub mod credentials;
 pub mod db;
 pub mod http;
 pub mod inventory;
+pub mod mcp;
 pub mod openapi;
 pub mod refusals;
 pub mod routes;
@@ -38,6 +39,7 @@ pub struct Running {
     /// Its state (tests inspect the store through it).
     pub state: AppState,
     stop: Option<oneshot::Sender<()>>,
+    mcp_sessions: tokio_util::sync::CancellationToken,
     server: JoinHandle<std::io::Result<()>>,
     chores: Vec<JoinHandle<()>>,
 }
@@ -63,6 +65,7 @@ impl Running {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        self.mcp_sessions.cancel();
         for chore in &self.chores {
             chore.abort();
         }
@@ -72,6 +75,7 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
+        self.mcp_sessions.cancel();
         for chore in &self.chores {
             chore.abort();
         }
@@ -79,7 +83,7 @@ impl Drop for Running {
     }
 }
 
-/// Builds the state and the router without listening (benches drive it in-process).
+/// Builds the state and the REST router without listening (benches drive it in-process).
 pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
     config.validate()?;
     let service = Service::open(config).map_err(|e| format!("could not open the database: {e}"))?;
@@ -88,15 +92,21 @@ pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
 }
 
 /// Opens the database, installs the metrics recorder (once per process), binds `config.addr`
-/// (port 0 picks a free one) and serves.
+/// (port 0 picks a free one) and serves the REST routes and the MCP endpoint (`/mcp`) on it.
 pub async fn start(config: Config) -> Result<Running, String> {
     let addr = config.addr;
     telemetry::install_metrics();
     let (state, router) = build(config)?;
+    let mcp_sessions = tokio_util::sync::CancellationToken::new();
+    let router = router.merge(mcp::router(state.clone(), mcp_sessions.clone()));
     let listener = TcpListener::bind(addr).await.map_err(|e| format!("could not listen on {addr}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {
+        // Without Nagle's delay: an MCP answer is an event stream written in several small chunks.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 let _ = stopped.await;
@@ -104,7 +114,7 @@ pub async fn start(config: Config) -> Result<Running, String> {
             .await
     });
     let chores = vec![spawn_audit_indexer(state.clone()), spawn_pruner(state.clone())];
-    Ok(Running { addr, state, stop: Some(stop), server, chores })
+    Ok(Running { addr, state, stop: Some(stop), mcp_sessions, server, chores })
 }
 
 /// The lagging `audit` index: it copies the accounts table every `audit_refresh`.

@@ -15,7 +15,7 @@ use completeness::{Completeness, Envelope, Problem, ProblemCode, Scope, TimeBudg
 use super::auth::Caller;
 use super::http::{param, query, tenant_param};
 use super::sources::Hit;
-use super::state::AppState;
+use super::state::{AppState, Service};
 
 /// `GET /search`.
 #[completeness(
@@ -30,19 +30,30 @@ pub async fn search(
     uri: Uri,
 ) -> Result<Envelope<Hit, SearchReason>, Problem> {
     let pairs = query(&uri, &["q", "tenant", "time_budget_ms", "require_complete"])?;
-    let q = param(&pairs, "q").unwrap_or("");
+    search_records(&state, &caller, param(&pairs, "q").unwrap_or(""), param(&pairs, "tenant"), &budget).await
+}
+
+/// The merged hits for `q` (in `tenant`, when named) read by `caller` within `budget`: what
+/// `GET /search` and the MCP tool `search_service_accounts` answer.
+pub async fn search_records(
+    state: &Service,
+    caller: &Caller,
+    q: &str,
+    tenant: Option<&str>,
+    budget: &TimeBudget,
+) -> Result<Envelope<Hit, SearchReason>, Problem> {
     if q.is_empty() || q.chars().count() > 100 {
         return Err(Problem::new(ProblemCode::InvalidRequest, "`q` must be 1-100 characters of the name to look for")
             .with_extension("parameter", "q"));
     }
-    let requested_tenant = tenant_param(param(&pairs, "tenant"))?;
+    let requested_tenant = tenant_param(tenant)?;
     let (tenants, restricted) = caller.readable(requested_tenant.as_deref());
     let limit = state.config.result_limit;
     // Each source is asked for one more hit than the cap: that extra hit proves the cap was reached.
     let fan_out = state.sources.iter().fold(FanOut::new(), |fan_out, source| {
         fan_out.source(source.name(), Arc::clone(source).search(q.to_owned(), tenants.clone(), limit.saturating_add(1)))
     });
-    let result = fan_out.run(&budget).await;
+    let result = fan_out.run(budget).await;
     let mut overflow = result.sources().iter().any(|r| matches!(r.outcome, SourceOutcome::Answered(n) if n > limit));
     let mut merged: BTreeMap<&str, &Hit> = BTreeMap::new();
     for hit in result.items() {

@@ -81,12 +81,27 @@ impl PageRequest {
             }
         }
         let requested_size = page_size.as_deref().map(parse_page_size).transpose()?;
-        let applied_size = requested_size.map_or(config.default_page_size(), |r| r.min(config.max_page_size()));
+        PageRequest::new(config, credential, requested_size, cursor.as_deref())
+    }
+
+    /// A request from values already read (e.g. the arguments of an MCP tool call), with the
+    /// extractor's checks: a `page_size` of 0 → 400 `INVALID_PAGE_SIZE`, above the maximum →
+    /// clamped; a bad `cursor` → 400 `INVALID_CURSOR`.
+    pub fn new(
+        config: Arc<CompletenessConfig>,
+        credential: Credential,
+        page_size: Option<u64>,
+        cursor: Option<&str>,
+    ) -> Result<PageRequest, Problem> {
+        if page_size == Some(0) {
+            return Err(invalid_page_size("page_size must be a positive integer, got '0'"));
+        }
+        let applied_size = page_size.map_or(config.default_page_size(), |r| r.min(config.max_page_size()));
         let cursor = match cursor {
             None => None,
-            Some(text) => Some(CursorClaims::decode(config.keys(), &text, config.max_token_len())?),
+            Some(text) => Some(CursorClaims::decode(config.keys(), text, config.max_token_len())?),
         };
-        Ok(PageRequest { config, credential, requested_size, applied_size, cursor })
+        Ok(PageRequest { config, credential, requested_size: page_size, applied_size, cursor })
     }
 
     /// The page size the request named, echoed as `page.requested_size`.

@@ -1,0 +1,145 @@
+//! Per-call latency of the same page of 100 service accounts over MCP (`tools/call
+//! list_service_accounts` through an rmcp client over streamable HTTP) and over REST
+//! (`GET /service-accounts` through reqwest), against one service on loopback. Prints the
+//! latency ratio MCP/REST, measured in the same run.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+#[allow(dead_code)] // the bench serves the example service, not all of its parts
+#[path = "../examples/service_accounts/service/mod.rs"]
+mod service;
+
+use service::Config;
+
+const PAGE: usize = 100;
+const CALLS_PER_SAMPLE: u32 = 100;
+const SAMPLES: usize = 21;
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// One REST page: the parsed envelope's item count.
+async fn rest_page(http: &reqwest::Client, url: &str) -> usize {
+    let response = http.get(url).bearer_auth("admin").send().await.unwrap();
+    assert!(response.status().is_success());
+    let page: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+    page["items"].as_array().map_or(0, Vec::len)
+}
+
+/// One MCP page: the structured envelope's item count.
+async fn mcp_page(client: &Client) -> usize {
+    let Value::Object(arguments) = json!({"page_size": PAGE}) else { unreachable!() };
+    let params = CallToolRequestParams::new("list_service_accounts").with_arguments(arguments);
+    let result = client.call_tool(params).await.unwrap();
+    assert_eq!(result.is_error, Some(false));
+    result.structured_content.as_ref().and_then(|e| e["items"].as_array()).map_or(0, Vec::len)
+}
+
+/// An MCP session opened by hand: `initialize`, `notifications/initialized`; returns the session id.
+async fn raw_session(http: &reqwest::Client, endpoint: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}});
+    let response = raw_post(http, endpoint, None, &initialize).send().await.unwrap();
+    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    response.bytes().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    raw_post(http, endpoint, Some(&session), &initialized).send().await.unwrap().bytes().await.unwrap();
+    session
+}
+
+fn raw_post(http: &reqwest::Client, endpoint: &str, session: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
+    let mut request = http
+        .post(endpoint)
+        .bearer_auth("admin")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(body);
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    request
+}
+
+/// One MCP page through a bare HTTP client: the SSE event's envelope item count.
+async fn raw_mcp_page(http: &reqwest::Client, endpoint: &str, session: &str) -> usize {
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "list_service_accounts", "arguments": {"page_size": PAGE}}});
+    let text = raw_post(http, endpoint, Some(session), &call).send().await.unwrap().text().await.unwrap();
+    let data = text.lines().filter_map(|l| l.strip_prefix("data:")).find(|d| d.contains("\"result\"")).unwrap();
+    let message: Value = serde_json::from_str(data.trim()).unwrap();
+    message["result"]["structuredContent"]["items"].as_array().map_or(0, Vec::len)
+}
+
+/// Mean time per call over `CALLS_PER_SAMPLE` calls of `page`.
+async fn per_call<F: Future<Output = usize>>(mut page: impl FnMut() -> F) -> Duration {
+    let start = Instant::now();
+    for _ in 0..CALLS_PER_SAMPLE {
+        black_box(page().await);
+    }
+    start.elapsed() / CALLS_PER_SAMPLE
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
+        let running = service::start(config).await.expect("the service starts");
+        let url = format!("{}/service-accounts?page_size={PAGE}", running.url());
+        let http = reqwest::Client::new();
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", running.url())).auth_header("admin"),
+        );
+        let client = ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench", "1.0.0"))
+            .serve(transport)
+            .await
+            .expect("an MCP session");
+        assert_eq!(rest_page(&http, &url).await, PAGE, "REST returns a page of 100");
+        assert_eq!(mcp_page(&client).await, PAGE, "MCP returns the same page of 100");
+        let endpoint = format!("{}/mcp", running.url());
+        let session = raw_session(&http, &endpoint).await;
+        assert_eq!(raw_mcp_page(&http, &endpoint, &session).await, PAGE, "so does a bare MCP POST");
+        let mut raw_best = Duration::MAX;
+        for _ in 0..5 {
+            raw_best = raw_best.min(per_call(|| raw_mcp_page(&http, &endpoint, &session)).await);
+        }
+
+        // Warm both paths, then alternate their order sample by sample so that drift and load
+        // from other processes hit both alike; the median of the paired ratios is the answer.
+        per_call(|| rest_page(&http, &url)).await;
+        per_call(|| mcp_page(&client)).await;
+        let (mut ratios, mut rest_best, mut mcp_best) = (Vec::new(), Duration::MAX, Duration::MAX);
+        for sample in 0..SAMPLES {
+            let (rest, mcp) = if sample % 2 == 0 {
+                let rest = per_call(|| rest_page(&http, &url)).await;
+                (rest, per_call(|| mcp_page(&client)).await)
+            } else {
+                let mcp = per_call(|| mcp_page(&client)).await;
+                (per_call(|| rest_page(&http, &url)).await, mcp)
+            };
+            rest_best = rest_best.min(rest);
+            mcp_best = mcp_best.min(mcp);
+            ratios.push(mcp.as_secs_f64() / rest.as_secs_f64());
+        }
+        ratios.sort_by(f64::total_cmp);
+        println!("\nper-call latency, the same page of {PAGE} service accounts over loopback (same run):");
+        println!("  REST GET /service-accounts              best {rest_best:>9.2?} per call");
+        println!("  MCP tools/call list_service_accounts    best {mcp_best:>9.2?} per call");
+        println!("    the same call in a 2025-06-18 session, POSTed by reqwest: best {raw_best:.2?} per call");
+        println!(
+            "  latency ratio MCP/REST: median of {SAMPLES} paired samples of {CALLS_PER_SAMPLE} calls {:.3} \
+             (quartiles {:.3}..{:.3}); target <= 1.5",
+            ratios[SAMPLES / 2],
+            ratios[SAMPLES / 4],
+            ratios[3 * SAMPLES / 4]
+        );
+        client.cancel().await.expect("the session ends");
+        running.stop().await.expect("the service stops");
+    });
+}

@@ -1,0 +1,81 @@
+//! The agent's MCP transport: the service's `/mcp` tools through an rmcp client over
+//! streamable HTTP, read with the same strictness as the REST answers.
+
+use completeness::client::FetchError;
+use completeness::mcp::refusal_problem;
+use completeness::{Envelope, StandardReason};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Map, Value, json};
+
+/// An MCP session with the service, as one credential.
+pub struct McpInventory {
+    client: RunningService<RoleClient, ClientConfig>,
+}
+
+impl McpInventory {
+    /// Starts a session with the MCP endpoint of the service at `server` (its base URL, or the
+    /// endpoint itself when it ends with `/mcp`), authenticated as `token`.
+    pub async fn connect(server: &str, token: &str) -> Result<McpInventory, String> {
+        let server = server.trim_end_matches('/');
+        let endpoint = if server.ends_with("/mcp") { server.to_owned() } else { format!("{server}/mcp") };
+        let config = StreamableHttpClientTransportConfig::with_uri(endpoint.as_str()).auth_header(token);
+        let client = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("cleanup_agent", env!("CARGO_PKG_VERSION")),
+        )
+        .serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .map_err(|e| format!("no MCP session with {endpoint} as '{token}': {e}"))?;
+        Ok(McpInventory { client })
+    }
+
+    /// One page of `list_service_accounts` with `arguments` and `cursor`: the envelope, strictly
+    /// read from `structuredContent`, or the refusal's problem.
+    pub async fn page(
+        &self,
+        arguments: &Map<String, Value>,
+        cursor: Option<String>,
+    ) -> Result<Envelope<Value, StandardReason>, FetchError> {
+        let mut arguments = arguments.clone();
+        if let Some(cursor) = cursor {
+            arguments.insert("cursor".to_owned(), Value::String(cursor));
+        }
+        let result = self.call("list_service_accounts", arguments).await.map_err(FetchError::Transport)?;
+        let structured = answer(&result).map_err(|refused| match refusal_problem(&result) {
+            Some(problem) => FetchError::Problem(problem),
+            None => FetchError::Contract(refused),
+        })?;
+        serde_json::from_value(structured).map_err(|e| FetchError::Contract(e.to_string()))
+    }
+
+    /// `archive_service_accounts` of `ids` with `evidence`: what was archived, or why not.
+    pub async fn archive(&self, ids: &[&str], evidence: &str) -> Result<Value, String> {
+        let arguments = json!({"ids": ids, "evidence": evidence});
+        let Value::Object(arguments) = arguments else { unreachable!("a json! object literal is an object") };
+        let result = self.call("archive_service_accounts", arguments).await?;
+        answer(&result)
+    }
+
+    /// Ends the session.
+    pub async fn close(self) {
+        let _ = self.client.cancel().await;
+    }
+
+    async fn call(&self, tool: &str, arguments: Map<String, Value>) -> Result<CallToolResult, String> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        self.client.call_tool(params).await.map_err(|e| format!("{tool}: {e}"))
+    }
+}
+
+/// The `structuredContent` of a successful result; the text of a refusal otherwise.
+fn answer(result: &CallToolResult) -> Result<Value, String> {
+    let text = || result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
+    match (&result.structured_content, result.is_error) {
+        (Some(structured), Some(false) | None) => Ok(structured.clone()),
+        _ => Err(text()),
+    }
+}

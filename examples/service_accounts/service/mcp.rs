@@ -1,0 +1,478 @@
+//! `/mcp`: the inventory as MCP tools over streamable HTTP (rmcp), on the same app and port as
+//! the REST routes and behind the same bearer credentials.
+//!
+//! Every tool calls the function its REST route calls, so an agent gets the same pages,
+//! cursors, evidence and refusals:
+//! 1. `structuredContent` is the whole response and the first text block is a one-line verdict
+//!    followed by the same JSON; a partial result is a result (`isError: false`).
+//! 2. A refusal of the shared logic (an expired or foreign cursor, missing evidence, a value
+//!    outside the `inputSchema`'s constraints) is a tool error whose text starts with
+//!    `REFUSED (CODE)` and ends with the RFC 9457 problem; nothing has changed.
+//! 3. Arguments that cannot be read (a wrong type, a missing or unknown member) and unknown
+//!    tools are JSON-RPC invalid-params errors, before anything runs.
+//! 4. The caller is the credential of the HTTP request that carries the call (the session id
+//!    grants nothing): a request with an unknown credential is refused with a 401 problem.
+//! 5. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
+//!    document, so the two cannot drift apart.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::request::Parts;
+use axum::middleware;
+use completeness::config::CompletenessConfig;
+use completeness::mcp::{structured_result, tool_error, tool_result};
+use completeness::{
+    Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, Relation, RequireComplete, TimeBudget,
+};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::account::{self, AccountView};
+use super::archive;
+use super::auth::Caller;
+use super::inventory::{self, CountServiceAccountsReason, InventoryQuery};
+use super::search;
+use super::seed::TENANTS;
+use super::state::AppState;
+use super::{openapi, routes};
+
+/// Where the MCP endpoint is mounted.
+pub const PATH: &str = "/mcp";
+
+/// How every tool's description tells an agent to read a result.
+const READING: &str = "Read `complete` before anything else: true means the result covers the whole scope \
+     (an empty `items` then proves absence); false means it does not, and `incomplete_reasons` says why, one \
+     stable `code` each (VISIBILITY_RESTRICTED: this credential cannot see part of the scope; \
+     MORE_PAGES_AVAILABLE: call again with `cursor` set to `next_cursor`; TIME_BUDGET_EXCEEDED, \
+     SOURCE_UNAVAILABLE, RESULT_LIMIT_REACHED: what was returned is a part). `continuation` is the next step \
+     to take, when there is one. The first text line is the verdict; the JSON after it is `structuredContent`. \
+     A refusal is a tool error starting with `REFUSED (CODE)`.";
+
+/// The `/mcp` routes: the streamable HTTP service behind the bearer authentication of the REST
+/// routes. Cancelling `stop` ends every session (and its event streams), so the server can stop.
+pub fn router(state: AppState, stop: CancellationToken) -> Router {
+    let tools = InventoryTools::new(state.clone());
+    // Sessions for the protocol versions that have them; a plain JSON answer where there are none.
+    let config = StreamableHttpServerConfig::default().with_json_response(true).with_cancellation_token(stop);
+    let service = StreamableHttpService::new(move || Ok(tools.clone()), LocalSessionManager::default().into(), config);
+    Router::new()
+        .nest_service(PATH, service)
+        .layer(middleware::from_fn_with_state(state.clone(), routes::authenticate))
+        .with_state(state)
+}
+
+/// The MCP server: the tools over the service's state.
+#[derive(Clone)]
+pub struct InventoryTools {
+    state: AppState,
+    config: Arc<CompletenessConfig>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl InventoryTools {
+    /// The tools over `state`.
+    pub fn new(state: AppState) -> InventoryTools {
+        let config = Arc::new(state.completeness.clone());
+        InventoryTools { state, config, tools: Arc::new(tools()) }
+    }
+
+    async fn call(&self, caller: &Caller, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+        let outcome = match name {
+            LIST => self.list(caller, read(arguments)?),
+            SEARCH => self.search(caller, read(arguments)?).await,
+            COUNT => self.count(caller, read(arguments)?),
+            GET => self.get(caller, read(arguments)?).await,
+            ARCHIVE => return Ok(self.archive(caller, read(arguments)?)),
+            unknown => return Err(ErrorData::invalid_params(format!("unknown tool '{unknown}'"), None)),
+        };
+        Ok(outcome.unwrap_or_else(|problem| tool_error(&problem, "")))
+    }
+
+    fn list(&self, caller: &Caller, args: ListArgs) -> Result<CallToolResult, Problem> {
+        let request =
+            PageRequest::new(self.config.clone(), caller.credential(), args.page_size, args.cursor.as_deref())?;
+        let envelope =
+            inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?)?;
+        RequireComplete(args.require_complete).check(&envelope)?;
+        tool_result(&envelope).map_err(internal)
+    }
+
+    async fn search(&self, caller: &Caller, args: SearchArgs) -> Result<CallToolResult, Problem> {
+        let budget = match args.time_budget_ms {
+            Some(0) => {
+                return Err(Problem::new(ProblemCode::InvalidTimeBudget, "time_budget_ms must be at least 1")
+                    .with_extension("parameter", "time_budget_ms"));
+            }
+            Some(ms) => std::time::Duration::from_millis(ms),
+            None => self.config.default_time_budget(),
+        };
+        let budget = TimeBudget::new(budget, self.config.max_time_budget());
+        let envelope = search::search_records(&self.state, caller, &args.q, args.tenant.as_deref(), &budget).await?;
+        RequireComplete(args.require_complete).check(&envelope)?;
+        tool_result(&envelope).map_err(internal)
+    }
+
+    fn count(&self, caller: &Caller, args: CountArgs) -> Result<CallToolResult, Problem> {
+        let aggregate = inventory::count(&self.state, caller, &inventory_query(&args.owner, &args.tenant)?)?;
+        RequireComplete(args.require_complete).check(&aggregate)?;
+        structured_result(&aggregate, &count_verdict(&aggregate)).map_err(internal)
+    }
+
+    async fn get(&self, caller: &Caller, args: GetArgs) -> Result<CallToolResult, Problem> {
+        let view = account::account_view(&self.state, caller, &args.id, args.fields.iter().map(String::as_str)).await?;
+        structured_result(&view, &field_verdict(&view)?).map_err(internal)
+    }
+
+    fn archive(&self, caller: &Caller, args: ArchiveArgs) -> CallToolResult {
+        let verified = Evidence::verify(&self.config, args.evidence.as_deref().unwrap_or(""), &caller.credential());
+        let done = verified.and_then(|evidence| archive::archive_with(&self.state, caller, &evidence, args.ids));
+        match done.and_then(|done| structured_result(&done, &archived_verdict(&done)).map_err(internal)) {
+            Ok(result) => result,
+            Err(problem) => tool_error(&problem, &approval_request(caller, &problem)),
+        }
+    }
+}
+
+impl ServerHandler for InventoryTools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("service_accounts", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "An inventory of service accounts whose every list, search and count says whether it is complete. \
+                 {READING} Archive only with the `evidence` of a complete owner=none inventory."
+            ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // The authentication layer put the caller on the HTTP request that carried this call.
+        let caller = context
+            .extensions
+            .get::<Parts>()
+            .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
+            .cloned()
+            .ok_or_else(|| ErrorData::internal_error("the request carries no authenticated credential", None))?;
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        self.call(&caller, &request.name, arguments).await.map(CallToolResponse::from)
+    }
+}
+
+const LIST: &str = "list_service_accounts";
+const SEARCH: &str = "search_service_accounts";
+const COUNT: &str = "count_service_accounts";
+const GET: &str = "get_service_account";
+const ARCHIVE: &str = "archive_service_accounts";
+
+/// The inventory filters of `list` and `count`, as the REST query reads them.
+fn inventory_query(owner: &Option<String>, tenant: &Option<String>) -> Result<InventoryQuery, Problem> {
+    let pairs: Vec<(String, String)> = [("owner", owner), ("tenant", tenant)]
+        .into_iter()
+        .filter_map(|(name, value)| value.as_ref().map(|v| (name.to_owned(), v.clone())))
+        .collect();
+    InventoryQuery::parse(&pairs)
+}
+
+/// `list_service_accounts` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListArgs {
+    /// `none` for accounts without an owner, or an owner's name; absent for every account.
+    #[schemars(length(min = 1))]
+    owner: Option<String>,
+    /// One tenant; absent for every tenant the credential can read.
+    tenant: Option<String>,
+    /// Items per page; above the server's maximum it is reduced (with a PAGE_SIZE_REDUCED warning).
+    #[schemars(range(min = 1))]
+    page_size: Option<u64>,
+    /// `next_cursor` of the previous page, with the same filters; absent for the first page.
+    cursor: Option<String>,
+    /// True to get a tool error (COMPLETE_RESULT_UNAVAILABLE) instead of a result that is
+    /// incomplete for any reason but MORE_PAGES_AVAILABLE.
+    #[serde(default)]
+    require_complete: bool,
+}
+
+/// `search_service_accounts` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    /// Part of an account's name.
+    #[schemars(length(min = 1, max = 100))]
+    q: String,
+    /// One tenant; absent for every tenant the credential can read.
+    tenant: Option<String>,
+    /// How long the search may take, in milliseconds; capped by the server.
+    #[schemars(range(min = 1))]
+    time_budget_ms: Option<u64>,
+    /// True to get a tool error (COMPLETE_RESULT_UNAVAILABLE) instead of an incomplete result.
+    #[serde(default)]
+    require_complete: bool,
+}
+
+/// `count_service_accounts` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CountArgs {
+    /// `none` for accounts without an owner, or an owner's name; absent for every account.
+    #[schemars(length(min = 1))]
+    owner: Option<String>,
+    /// One tenant; absent for every tenant the credential can read.
+    tenant: Option<String>,
+    /// True to get a tool error (COMPLETE_RESULT_UNAVAILABLE) instead of a lower bound.
+    #[serde(default)]
+    require_complete: bool,
+}
+
+/// `get_service_account` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GetArgs {
+    /// The account's id, e.g. `sa-000001`.
+    #[schemars(length(min = 1))]
+    id: String,
+    /// Fields to fill: any field name; `secret_fingerprint` is only filled when named here.
+    #[serde(default)]
+    fields: Vec<String>,
+}
+
+/// `archive_service_accounts` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ArchiveArgs {
+    /// The accounts to archive: ids from the inventory the evidence comes from.
+    #[schemars(length(min = 1, max = archive::MAX_TARGETS))]
+    ids: Vec<String>,
+    /// `evidence` of the last page of a complete `list_service_accounts` traversal with owner `none`.
+    evidence: Option<String>,
+}
+
+/// Reads a tool's arguments; what does not fit is a JSON-RPC invalid-params error.
+fn read<T: DeserializeOwned>(arguments: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(arguments).map_err(|e| {
+        ErrorData::invalid_params(
+            format!("the arguments do not fit the tool's inputSchema: {e}"),
+            Some(json!({"code": "INVALID_ARGUMENTS"})),
+        )
+    })
+}
+
+fn internal(error: serde_json::Error) -> Problem {
+    Problem::new(ProblemCode::Internal, format!("the result could not be serialized: {error}"))
+}
+
+/// The tools, in the order of the REST routes.
+fn tools() -> Vec<Tool> {
+    let document = serde_json::to_value(openapi::openapi()).unwrap_or(Value::Null);
+    let output = |component: &str| output_schema(&document, component);
+    let read_only = |title: &str| {
+        ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)
+    };
+    vec![
+        Tool::new(
+            LIST,
+            format!(
+                "List service accounts (GET /service-accounts), a page at a time at a frozen snapshot. Page with \
+                 `cursor` = `next_cursor` (same filters) until `complete` is true; the last page of a complete \
+                 traversal carries `evidence`. {READING}"
+            ),
+            input_schema::<ListArgs>(),
+        )
+        .with_raw_output_schema(output("ServiceAccountPage"))
+        .with_annotations(read_only("List service accounts")),
+        Tool::new(
+            SEARCH,
+            format!(
+                "Search service accounts by name (GET /search) across the directory, audit and legacy sources \
+                 within a time budget. {READING}"
+            ),
+            input_schema::<SearchArgs>(),
+        )
+        .with_raw_output_schema(output("SearchResult"))
+        .with_annotations(read_only("Search service accounts")),
+        Tool::new(
+            COUNT,
+            format!(
+                "Count service accounts (GET /service-accounts/count): `relation` says whether `value` is exact; \
+                 with `complete` false it counts only what this credential can read. {READING}"
+            ),
+            input_schema::<CountArgs>(),
+        )
+        .with_raw_output_schema(output("ServiceAccountCount"))
+        .with_annotations(read_only("Count service accounts")),
+        Tool::new(
+            GET,
+            "Read one service account (GET /service-accounts/{id}). Every field is present; a field this call did \
+             not fill is null and named in `omitted_fields` with why (NO_ACCESS, SOURCE_FAILED, NOT_REQUESTED), so \
+             null there means \"not told\", never \"no value\". A refusal is a tool error starting with \
+             `REFUSED (CODE)`.",
+            input_schema::<GetArgs>(),
+        )
+        .with_raw_output_schema(output("ServiceAccount"))
+        .with_annotations(read_only("Read a service account")),
+        Tool::new(
+            ARCHIVE,
+            "Archive unowned service accounts (POST /service-accounts/archive). Needs `evidence` from the last page \
+             of a complete list_service_accounts traversal with owner `none` (complete: true), naming only ids of \
+             that inventory. Without evidence, with evidence of another or an incomplete inventory, or when a \
+             target changed since, it is refused as a whole with a tool error (`REFUSED (CODE)`, what is missing, \
+             the options) and nothing is archived.",
+            input_schema::<ArchiveArgs>(),
+        )
+        .with_raw_output_schema(output("Archived"))
+        .with_annotations(
+            ToolAnnotations::with_title("Archive service accounts")
+                .read_only(false)
+                .destructive(true)
+                .idempotent(true)
+                .open_world(false),
+        ),
+    ]
+}
+
+/// The JSON Schema of a tool's arguments (draft 2020-12), with the tenants and requestable
+/// fields as the REST routes check them.
+fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>();
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        if let Some(tenant) = properties.get_mut("tenant") {
+            let mut tenants: Vec<Value> = TENANTS.iter().map(|t| Value::from(*t)).collect();
+            tenants.push(Value::Null);
+            tenant["enum"] = Value::Array(tenants);
+        }
+        if let Some(fields) = properties.get_mut("fields") {
+            fields["items"] = json!({"enum": account::FIELDS});
+            fields["uniqueItems"] = Value::Bool(true);
+        }
+    }
+    match schema.to_value() {
+        Value::Object(object) => Arc::new(object),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// The schema of OpenAPI component `component` as a standalone JSON Schema: the document's
+/// components become `$defs`.
+fn output_schema(document: &Value, component: &str) -> Arc<JsonObject> {
+    let mut components = document["components"]["schemas"].clone();
+    relocate_refs(&mut components);
+    let mut root = match components.get(component) {
+        Some(Value::Object(schema)) => schema.clone(),
+        _ => JsonObject::new(),
+    };
+    root.insert("$schema".to_owned(), json!("https://json-schema.org/draft/2020-12/schema"));
+    root.insert("type".to_owned(), json!("object"));
+    root.insert("$defs".to_owned(), components);
+    Arc::new(root)
+}
+
+/// Rewrites `#/components/schemas/X` references to `#/$defs/X`.
+fn relocate_refs(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            for (key, member) in object.iter_mut() {
+                match member {
+                    Value::String(target) if key == "$ref" => {
+                        if let Some(name) = target.strip_prefix("#/components/schemas/") {
+                            *target = format!("#/$defs/{name}");
+                        }
+                    }
+                    other => relocate_refs(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(relocate_refs),
+        _ => {}
+    }
+}
+
+/// The verdict line of a single account: which fields were not filled, and why.
+fn field_verdict(view: &AccountView) -> Result<String, Problem> {
+    let json = serde_json::to_value(view).map_err(internal)?;
+    let omitted = json["omitted_fields"].as_object().cloned().unwrap_or_default();
+    Ok(if omitted.is_empty() {
+        format!("ACCOUNT {}: every field filled.", view.id)
+    } else {
+        let why: Vec<String> =
+            omitted.iter().map(|(field, code)| format!("{field}: {}", code.as_str().unwrap_or("?"))).collect();
+        format!(
+            "ACCOUNT {} (PARTIAL_FIELD_SET): not filled, so null does not mean no value: {}.",
+            view.id,
+            why.join(", ")
+        )
+    })
+}
+
+/// The verdict line of a count: complete or why not, and whether the number is exact.
+fn count_verdict(aggregate: &Aggregate<u64, CountServiceAccountsReason>) -> String {
+    let completeness = aggregate.completeness();
+    let head = if completeness.is_complete() {
+        "COMPLETE".to_owned()
+    } else {
+        let codes: Vec<String> = completeness.reasons().iter().map(|r| r.code().as_str().to_owned()).collect();
+        format!("INCOMPLETE ({})", codes.join(", "))
+    };
+    let relation = match aggregate.relation() {
+        Relation::Exact => "exactly",
+        Relation::LowerBound => "at least",
+        Relation::Estimate => "about",
+    };
+    format!("{head}: {relation} {} service accounts in scope.", aggregate.value())
+}
+
+fn archived_verdict(done: &archive::Archived) -> String {
+    format!("ARCHIVED: {} service accounts, in snapshot {}.", done.archived.len(), done.snapshot)
+}
+
+/// What a person must see before the archive can go ahead: the evidence that is missing and the options.
+fn approval_request(caller: &Caller, problem: &Problem) -> String {
+    let missing = match problem.code() {
+        ProblemCode::EvidenceRequired => {
+            "no evidence was given: an incomplete inventory (complete: false, e.g. VISIBILITY_RESTRICTED or a \
+             traversal stopped before its last page) never carries any"
+        }
+        ProblemCode::EvidenceExpired => "the evidence expired, or its snapshot is no longer retained",
+        ProblemCode::EvidenceCredentialMismatch => {
+            "the evidence was issued to another credential, or this credential's permissions changed since"
+        }
+        ProblemCode::TargetNotInEvidence => "some targets are not in the inventory the evidence covers",
+        ProblemCode::TargetChanged => "some targets changed since the inventory (no longer unowned, or gone)",
+        _ => "the evidence does not prove a complete inventory of unowned accounts that holds every target",
+    };
+    format!(
+        "APPROVAL REQUIRED to archive service accounts as credential '{}': nothing has been changed.\n\
+         Missing: {missing}.\n\
+         Options:\n\
+         1. take the inventory again: call {LIST} with owner \"none\" and follow `next_cursor` until `complete` is \
+         true, then call {ARCHIVE} with ids from it and its `evidence`;\n\
+         2. if the inventory says VISIBILITY_RESTRICTED, ask a person holding a credential that reads every tenant;\n\
+         3. abandon the action.",
+        caller.name
+    )
+}

@@ -1,0 +1,511 @@
+//! End to end over MCP: an rmcp client speaks streamable HTTP to the `/mcp` endpoint of the
+//! service_accounts example, started in-process on a free loopback port.
+
+mod e2e_support;
+
+use std::time::Duration;
+
+use completeness::Envelope;
+use completeness::testing::assert_envelope_invariants;
+use e2e_support::{Harness, config};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, Tool,
+};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// An rmcp client of `h`'s `/mcp` endpoint, authenticated as `token`, asking for `version`.
+async fn connect_with(h: &Harness, token: &str, version: ProtocolVersion) -> Result<Client, String> {
+    let uri = format!("{}/mcp", h.running.url());
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(uri).auth_header(token),
+    );
+    ClientConfig::new(ClientCapabilities::default(), Implementation::new("e2e_mcp", "1.0.0"))
+        .with_protocol_version(version)
+        .serve(transport)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn connect(h: &Harness, token: &str) -> Client {
+    connect_with(h, token, ProtocolVersion::LATEST_WITH_INITIALIZE).await.expect("the MCP session starts")
+}
+
+/// `tools/call` of `tool` with `arguments`.
+async fn call(client: &Client, tool: &str, arguments: Value) -> Result<CallToolResult, ServiceError> {
+    let Value::Object(arguments) = arguments else { panic!("arguments are an object") };
+    client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments)).await
+}
+
+/// A tool result that is not an error: its envelope, checked against its text block.
+async fn answer(client: &Client, tool: &str, arguments: Value) -> Value {
+    let result = call(client, tool, arguments.clone()).await.expect("tools/call answers");
+    assert_eq!(result.is_error, Some(false), "{tool}({arguments}) is a result: {result:?}");
+    let structured = result.structured_content.clone().expect("structuredContent");
+    let text = &result.content[0].as_text().expect("a text block").text;
+    let (verdict, json) = text.split_once('\n').expect("a verdict line, then the JSON");
+    assert!(!verdict.is_empty() && !verdict.starts_with('{'), "{verdict}");
+    assert_eq!(serde_json::from_str::<Value>(json).expect("JSON after the verdict"), structured);
+    structured
+}
+
+/// A tool error: its problem `code`, and its text.
+async fn refusal(client: &Client, tool: &str, arguments: Value) -> (String, String) {
+    let result = call(client, tool, arguments.clone()).await.expect("tools/call answers");
+    assert_eq!(result.is_error, Some(true), "{tool}({arguments}) is refused: {result:?}");
+    assert!(result.structured_content.is_none(), "a refusal is not an envelope");
+    let text = result.content[0].as_text().expect("a text block").text.clone();
+    let problem: Value = serde_json::from_str(&text[text.find("\n{").expect("the problem JSON")..]).unwrap();
+    let code = problem["code"].as_str().expect("a problem code").to_owned();
+    assert!(text.starts_with(&format!("REFUSED ({code}): ")), "{text}");
+    (code, text)
+}
+
+fn codes(envelope: &Value) -> Vec<&str> {
+    envelope["incomplete_reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect()
+}
+
+fn ids(envelope: &Value) -> Vec<String> {
+    envelope["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// Every page of `list_service_accounts` with `arguments`, following `next_cursor`; `between` runs
+/// before each later page.
+async fn traverse(client: &Client, arguments: Value, mut between: impl AsyncFnMut(usize)) -> Vec<Value> {
+    let mut pages = vec![answer(client, "list_service_accounts", arguments.clone()).await];
+    while let Some(cursor) = pages.last().unwrap()["next_cursor"].as_str().map(str::to_owned) {
+        assert!(pages.len() < 1000, "a traversal that never ends");
+        between(pages.len()).await;
+        let mut next = arguments.clone();
+        next["cursor"] = json!(cursor);
+        pages.push(answer(client, "list_service_accounts", next).await);
+    }
+    pages
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on_an_empty_result() {
+    let h = Harness::start(config(120)).await;
+    let admin = connect(&h, "admin").await;
+    let north = connect(&h, "north").await;
+
+    // Complete with items: the whole unowned inventory in one page, with evidence.
+    let all = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
+    assert_envelope_invariants(&all);
+    assert_eq!(all["complete"], true);
+    assert!(!ids(&all).is_empty());
+    assert!(all["evidence"].is_string(), "a complete inventory carries evidence");
+    let back: Envelope<Value> = serde_json::from_value(all.clone()).expect("the strict deserializer accepts it");
+    assert!(back.is_complete());
+
+    // Complete and empty: nobody owns anything under that name; the absence is proven.
+    let none = answer(&admin, "list_service_accounts", json!({"owner": "nobody-at-all"})).await;
+    assert_envelope_invariants(&none);
+    assert_eq!((none["complete"].clone(), none["items"].clone()), (json!(true), json!([])));
+
+    // Incomplete with items: one page of several, still a result.
+    let page = answer(&admin, "list_service_accounts", json!({"tenant": "east", "page_size": 5})).await;
+    assert_envelope_invariants(&page);
+    assert_eq!(page["complete"], false);
+    assert_eq!(ids(&page).len(), 5);
+    assert_eq!(codes(&page), ["MORE_PAGES_AVAILABLE"]);
+    assert!(page["next_cursor"].is_string());
+    assert_eq!(page["evidence"], Value::Null);
+
+    // Incomplete and empty: north asks for tenant south, which it cannot read.
+    let result = call(&north, "list_service_accounts", json!({"owner": "none", "tenant": "south"})).await.unwrap();
+    assert_eq!(result.is_error, Some(false), "a partial answer is not an error");
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): 0 service accounts returned"), "{text}");
+    let hidden = result.structured_content.unwrap();
+    assert_envelope_invariants(&hidden);
+    assert_eq!((hidden["complete"].clone(), hidden["items"].clone()), (json!(false), json!([])));
+    assert_eq!(codes(&hidden), ["VISIBILITY_RESTRICTED"]);
+    assert_eq!(hidden["evidence"], Value::Null);
+
+    // The same over count and search: a lower bound, a partial search.
+    let count = answer(&north, "count_service_accounts", json!({"tenant": "south"})).await;
+    assert_eq!((count["count"].clone(), count["complete"].clone()), (json!(0), json!(false)));
+    assert_eq!(codes(&count), ["VISIBILITY_RESTRICTED"]);
+    let result = call(&north, "count_service_accounts", json!({"tenant": "south"})).await.unwrap();
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): at least 0 service accounts in scope."), "{text}");
+    let search = answer(&north, "search_service_accounts", json!({"q": "svc-south", "tenant": "south"})).await;
+    assert_eq!((search["complete"].clone(), search["items"].clone()), (json!(false), json!([])));
+    assert!(codes(&search).contains(&"VISIBILITY_RESTRICTED"), "{search}");
+
+    // require_complete turns the partial answer into a refusal carrying the code.
+    let (code, _) =
+        refusal(&north, "count_service_accounts", json!({"tenant": "south", "require_complete": true})).await;
+    assert_eq!(code, "COMPLETE_RESULT_UNAVAILABLE");
+
+    // The REST route gives the same envelope for the same question.
+    let rest = h.get("/service-accounts?owner=none&tenant=south", "north").await;
+    assert_eq!(rest.body["incomplete_reasons"], hidden["incomplete_reasons"]);
+    assert_eq!(rest.body["scope"]["filters"], hidden["scope"]["filters"]);
+    assert_eq!(rest.body["scope"]["visibility"], hidden["scope"]["visibility"]);
+    admin.cancel().await.unwrap();
+    north.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_traversal_under_writes_returns_exactly_its_snapshot() {
+    let h = Harness::start(config(160)).await;
+    let admin = connect(&h, "admin").await;
+    let whole = answer(&admin, "list_service_accounts", json!({"tenant": "north", "page_size": 500})).await;
+    let expected = ids(&whole);
+    assert!(expected.len() > 30, "several pages of 7");
+
+    let mut written = 0;
+    let pages = traverse(&admin, json!({"tenant": "north", "page_size": 7}), async |page| {
+        // Between pages: a new account, an owner change and a delete, all in the traversed tenant.
+        let created =
+            h.post("/service-accounts", "admin", &json!({"name": format!("mcp-new-{page}"), "tenant": "north"})).await;
+        assert_eq!(created.status, 201);
+        let id = &expected[page % expected.len()];
+        assert_eq!(h.patch(&format!("/service-accounts/{id}"), "admin", &json!({"owner": "moved"})).await.status, 200);
+        if page % 3 == 0 {
+            let gone = &expected[(page * 5 + 1) % expected.len()];
+            let _ = h.delete(&format!("/service-accounts/{gone}"), "admin").await;
+        }
+        written += 1;
+    })
+    .await;
+    assert!(written >= 4, "writes happened between pages");
+    let seen: Vec<String> = pages.iter().flat_map(ids).collect();
+    assert_eq!(seen, expected, "no item missed, none repeated, none added");
+    let last = pages.last().unwrap();
+    assert_eq!(last["complete"], true);
+    assert!(pages.iter().all(|p| p["page"]["snapshot"] == pages[0]["page"]["snapshot"]), "one frozen snapshot");
+    let now = answer(&admin, "list_service_accounts", json!({"tenant": "north", "page_size": 500})).await;
+    assert_ne!(ids(&now), expected, "the writes are real");
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expired_and_foreign_cursors_are_tool_errors_with_the_problem_code() {
+    let mut cfg = config(40);
+    cfg.cursor_ttl = Duration::from_millis(200);
+    let h = Harness::start(cfg).await;
+    let admin = connect(&h, "admin").await;
+    let north = connect(&h, "north").await;
+    let first = answer(&admin, "list_service_accounts", json!({"page_size": 4})).await;
+    let cursor = first["next_cursor"].as_str().unwrap().to_owned();
+
+    let (code, _) = refusal(&north, "list_service_accounts", json!({"page_size": 4, "cursor": cursor})).await;
+    assert_eq!(code, "CURSOR_CREDENTIAL_MISMATCH", "another credential's cursor");
+    let (code, _) =
+        refusal(&admin, "list_service_accounts", json!({"page_size": 4, "owner": "none", "cursor": cursor})).await;
+    assert_eq!(code, "CURSOR_QUERY_MISMATCH", "a cursor of other filters");
+    let (code, _) = refusal(&admin, "list_service_accounts", json!({"cursor": "not-a-cursor"})).await;
+    assert_eq!(code, "INVALID_CURSOR");
+
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (code, text) = refusal(&admin, "list_service_accounts", json!({"page_size": 4, "cursor": cursor})).await;
+    assert_eq!(code, "CURSOR_EXPIRED", "never an empty success");
+    assert!(text.contains("\"kind\": \"restart\""), "the problem says to restart: {text}");
+    admin.cancel().await.unwrap();
+    north.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_accepted_with_it() {
+    let h = Harness::start(config(600)).await;
+    let admin = connect(&h, "admin").await;
+    let north = connect(&h, "north").await;
+    let before = h.store().fingerprint().unwrap();
+
+    // north's inventory is incomplete (VISIBILITY_RESTRICTED), so it carries no evidence.
+    let partial = answer(&north, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
+    assert_eq!(codes(&partial), ["VISIBILITY_RESTRICTED"]);
+    let targets = ids(&partial);
+    assert!(!targets.is_empty());
+    let (code, text) =
+        refusal(&north, "archive_service_accounts", json!({"ids": targets, "evidence": partial["evidence"]})).await;
+    assert_eq!(code, "EVIDENCE_REQUIRED");
+    assert!(text.contains("APPROVAL REQUIRED"), "{text}");
+    assert!(text.contains("Missing: no evidence was given"), "{text}");
+    assert!(text.contains("Options:"), "{text}");
+    assert!(text.contains("nothing has been changed"), "{text}");
+
+    // Without evidence at all.
+    let (code, _) = refusal(&admin, "archive_service_accounts", json!({"ids": targets})).await;
+    assert_eq!(code, "EVIDENCE_REQUIRED");
+
+    // The first page of admin's traversal is incomplete too: no evidence to use.
+    let page = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 3})).await;
+    assert_eq!(page["evidence"], Value::Null);
+    let (code, _) =
+        refusal(&admin, "archive_service_accounts", json!({"ids": ids(&page), "evidence": page["evidence"]})).await;
+    assert_eq!(code, "EVIDENCE_REQUIRED");
+
+    // A forged token.
+    let (code, text) =
+        refusal(&admin, "archive_service_accounts", json!({"ids": ids(&page), "evidence": "forged"})).await;
+    assert_eq!(code, "EVIDENCE_INVALID");
+    assert!(text.contains("APPROVAL REQUIRED"), "{text}");
+    assert_eq!(h.store().fingerprint().unwrap(), before, "nothing changed");
+
+    // A complete inventory's evidence archives exactly the named accounts.
+    let complete = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
+    assert_eq!(complete["complete"], true);
+    let unowned = ids(&complete);
+    let archived =
+        answer(&admin, "archive_service_accounts", json!({"ids": unowned[..3], "evidence": complete["evidence"]}))
+            .await;
+    assert_eq!(archived["archived"], json!(unowned[..3]));
+    assert_ne!(h.store().fingerprint().unwrap(), before);
+    let after = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
+    assert_eq!(ids(&after), unowned[3..].to_vec(), "the three are no longer listed");
+    admin.cancel().await.unwrap();
+    north.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+
+/// The tool named `name` of `tools`.
+fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
+    tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("tool {name} is listed"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
+    let h = Harness::start(config(600)).await;
+    let admin = connect(&h, "admin").await;
+    let north = connect(&h, "north").await;
+    let tools = admin.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "list_service_accounts",
+            "search_service_accounts",
+            "count_service_accounts",
+            "get_service_account",
+            "archive_service_accounts"
+        ]
+    );
+    for t in &tools {
+        let description = t.description.as_deref().unwrap_or("");
+        assert!(description.contains("REFUSED (CODE)"), "{}: {description}", t.name);
+        let annotations = t.annotations.as_ref().expect("annotations");
+        let destructive = t.name == "archive_service_accounts";
+        assert_eq!(annotations.read_only_hint, Some(!destructive), "{}", t.name);
+        assert_eq!(annotations.destructive_hint, Some(destructive), "{}", t.name);
+        assert_eq!(annotations.idempotent_hint, Some(true), "{}", t.name);
+        assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+        assert_eq!(t.input_schema["additionalProperties"], false, "{}: unknown arguments are refused", t.name);
+        jsonschema::draft202012::meta::validate(&Value::Object(t.input_schema.as_ref().clone()))
+            .unwrap_or_else(|e| panic!("{} inputSchema: {e}", t.name));
+    }
+    for name in ["list_service_accounts", "search_service_accounts", "count_service_accounts"] {
+        let description = tool(&tools, name).description.as_deref().unwrap();
+        for member in ["`complete`", "`incomplete_reasons`", "`continuation`"] {
+            assert!(description.contains(member), "{name} explains {member}");
+        }
+    }
+    let list_input = &tool(&tools, "list_service_accounts").input_schema;
+    assert_eq!(list_input["properties"]["page_size"]["minimum"], 1);
+    assert_eq!(list_input["properties"]["tenant"]["enum"], json!(["north", "south", "east", null]));
+    let search_input = &tool(&tools, "search_service_accounts").input_schema;
+    assert_eq!(
+        (search_input["properties"]["q"]["minLength"].clone(), search_input["properties"]["q"]["maxLength"].clone()),
+        (json!(1), json!(100))
+    );
+    assert_eq!(search_input["required"], json!(["q"]));
+    let archive_input = &tool(&tools, "archive_service_accounts").input_schema;
+    assert_eq!(archive_input["properties"]["ids"]["maxItems"], 1000);
+
+    let complete = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
+    let some = ids(&complete);
+    let north_id = ids(&answer(&north, "list_service_accounts", json!({"page_size": 1})).await)[0].clone();
+    let answers = [
+        ("list_service_accounts", complete.clone()),
+        ("list_service_accounts", answer(&admin, "list_service_accounts", json!({"page_size": 5})).await),
+        ("list_service_accounts", answer(&north, "list_service_accounts", json!({"tenant": "east"})).await),
+        ("list_service_accounts", answer(&admin, "list_service_accounts", json!({"owner": "nobody"})).await),
+        ("search_service_accounts", answer(&admin, "search_service_accounts", json!({"q": "svc-north"})).await),
+        (
+            "search_service_accounts",
+            answer(&north, "search_service_accounts", json!({"q": "svc", "tenant": "south"})).await,
+        ),
+        ("count_service_accounts", answer(&admin, "count_service_accounts", json!({"owner": "none"})).await),
+        ("count_service_accounts", answer(&north, "count_service_accounts", json!({})).await),
+        (
+            "get_service_account",
+            answer(&admin, "get_service_account", json!({"id": some[0], "fields": ["secret_fingerprint"]})).await,
+        ),
+        ("get_service_account", answer(&north, "get_service_account", json!({"id": north_id})).await),
+        (
+            "archive_service_accounts",
+            answer(&admin, "archive_service_accounts", json!({"ids": [some[0]], "evidence": complete["evidence"]}))
+                .await,
+        ),
+    ];
+    for (name, value) in &answers {
+        let schema =
+            Value::Object(tool(&tools, name).output_schema.as_ref().expect("an outputSchema").as_ref().clone());
+        assert_eq!(schema["type"], "object", "{name}");
+        let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{name} outputSchema: {e}"));
+        let errors: Vec<String> =
+            validator.iter_errors(value).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{name} answered outside its outputSchema: {errors:?}\n{value}");
+    }
+    admin.cancel().await.unwrap();
+    north.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors() {
+    let h = Harness::start(config(30)).await;
+    let before = h.store().fingerprint().unwrap();
+    let refused = connect_with(&h, "mallory", ProtocolVersion::LATEST_WITH_INITIALIZE).await;
+    assert!(refused.is_err(), "an unknown credential gets no session");
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "curl", "version": "1"}}});
+    let denied = h
+        .answer(
+            h.request(reqwest::Method::POST, "/mcp")
+                .bearer_auth("mallory")
+                .header("accept", "application/json, text/event-stream")
+                .json(&initialize),
+        )
+        .await;
+    denied.assert_problem(401, "UNAUTHENTICATED");
+
+    let admin = connect(&h, "admin").await;
+    let invalid_params = |error: ServiceError| match error {
+        ServiceError::McpError(data) => (data.code.0, data.message.to_string()),
+        other => panic!("a JSON-RPC error, not {other:?}"),
+    };
+    let (code, message) = invalid_params(call(&admin, "drop_all_tables", json!({})).await.unwrap_err());
+    assert_eq!(code, -32602, "{message}");
+    assert!(message.contains("unknown tool"), "{message}");
+    for malformed in [
+        json!({"page_size": "ten"}),
+        json!({"page_size": -1}),
+        json!({"owner": 7}),
+        json!({"ownr": "none"}),
+        json!({"cursor": ["a"]}),
+    ] {
+        let (code, message) =
+            invalid_params(call(&admin, "list_service_accounts", malformed.clone()).await.unwrap_err());
+        assert_eq!(code, -32602, "{malformed}: {message}");
+    }
+    let (code, _) = invalid_params(call(&admin, "search_service_accounts", json!({})).await.unwrap_err());
+    assert_eq!(code, -32602, "q is required");
+    let (code, _) = invalid_params(call(&admin, "archive_service_accounts", json!({"ids": "sa-1"})).await.unwrap_err());
+    assert_eq!(code, -32602);
+
+    // Values the schema excludes but the type allows are refused by the shared logic, with its code.
+    let (code, _) = refusal(&admin, "list_service_accounts", json!({"page_size": 0})).await;
+    assert_eq!(code, "INVALID_PAGE_SIZE");
+    let (code, _) = refusal(&admin, "list_service_accounts", json!({"tenant": "west"})).await;
+    assert_eq!(code, "INVALID_REQUEST");
+    let (code, _) = refusal(&admin, "search_service_accounts", json!({"q": ""})).await;
+    assert_eq!(code, "INVALID_REQUEST");
+    let (code, _) = refusal(&admin, "get_service_account", json!({"id": "sa-000001", "fields": ["password"]})).await;
+    assert_eq!(code, "INVALID_REQUEST");
+    let (code, _) = refusal(&admin, "get_service_account", json!({"id": "sa-999999"})).await;
+    assert_eq!(code, "NOT_FOUND");
+    let (code, _) = refusal(&admin, "archive_service_accounts", json!({"ids": [], "evidence": "x"})).await;
+    assert_eq!(code, "EVIDENCE_INVALID");
+
+    // The session still works, and nothing changed.
+    let rest = h.get("/service-accounts/count", "admin").await;
+    assert_eq!(answer(&admin, "count_service_accounts", json!({})).await["count"], rest.body["count"]);
+    assert_eq!(h.store().fingerprint().unwrap(), before);
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+
+/// One JSON-RPC message of an MCP HTTP answer (plain JSON or the `data:` of an SSE event).
+fn message(body: &str) -> Value {
+    if let Ok(value) = serde_json::from_str(body) {
+        return value;
+    }
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|m| m.get("id").is_some())
+        .unwrap_or_else(|| panic!("no JSON-RPC answer in {body}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
+    let h = Harness::start(config(30)).await;
+    let post = |session: Option<&str>, version: Option<&str>, body: Value| {
+        let mut request = h
+            .request(reqwest::Method::POST, "/mcp")
+            .bearer_auth("admin")
+            .header("accept", "application/json, text/event-stream")
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        if let Some(version) = version {
+            request = request.header("mcp-protocol-version", version);
+        }
+        request.send()
+    };
+    for version in [ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(), "2025-06-18"] {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+        let response = post(None, None, initialize).await.unwrap();
+        assert_eq!(response.status(), 200);
+        let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        assert!(!session.is_empty(), "a session id");
+        let accepted = message(&response.text().await.unwrap());
+        assert_eq!(accepted["result"]["protocolVersion"], version, "the requested version is accepted");
+        assert!(accepted["result"]["capabilities"]["tools"].is_object());
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_eq!(post(Some(&session), Some(version), initialized).await.unwrap().status(), 202);
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "list_service_accounts", "arguments": {"tenant": "east", "page_size": 2}}});
+        let response = post(Some(&session), Some(version), call).await.unwrap();
+        assert_eq!(response.status(), 200);
+        let result = message(&response.text().await.unwrap());
+        assert_eq!(result["result"]["isError"], false, "{result}");
+        assert_eq!(result["result"]["structuredContent"]["incomplete_reasons"][0]["code"], "MORE_PAGES_AVAILABLE");
+        // A malformed call is a JSON-RPC error, not an HTTP failure.
+        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "list_service_accounts", "arguments": {"page_size": "x"}}});
+        let response = post(Some(&session), Some(version), call).await.unwrap();
+        assert!(response.status().is_success());
+        assert_eq!(message(&response.text().await.unwrap())["error"]["code"], -32602);
+        let ended = h
+            .request(reqwest::Method::DELETE, "/mcp")
+            .bearer_auth("admin")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", version)
+            .send()
+            .await
+            .unwrap();
+        assert!(ended.status().is_success(), "the session ends: {}", ended.status());
+    }
+    // An unknown version is answered with one the server speaks.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let offer = message(&post(None, None, initialize).await.unwrap().text().await.unwrap());
+    let offered = offer["result"]["protocolVersion"].as_str().unwrap_or_default().to_owned();
+    assert!(ProtocolVersion::KNOWN_VERSIONS.iter().any(|v| v.as_str() == offered), "{offer}");
+
+    // rmcp clients of both versions, and of its default, work.
+    let rest = h.get("/service-accounts/count", "admin").await;
+    for version in [ProtocolVersion::LATEST_WITH_INITIALIZE, ProtocolVersion::V_2025_06_18, ProtocolVersion::default()]
+    {
+        let client = connect_with(&h, "admin", version.clone()).await.unwrap_or_else(|e| panic!("{version}: {e}"));
+        let count = answer(&client, "count_service_accounts", json!({})).await;
+        assert_eq!(count["count"], rest.body["count"], "{version}");
+        client.cancel().await.unwrap();
+    }
+    h.running.stop().await.unwrap();
+}
