@@ -99,8 +99,10 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
         #[doc = #doc]
         #vis type #name = #private::DeclaredReason<#set>;
 
+        // Public whatever the handler's visibility: the reason type may appear in a public
+        // response struct, and the set is part of it.
         #[doc(hidden)]
-        #vis enum #set {}
+        pub enum #set {}
 
         impl #private::ReasonSet for #set {
             const RESOURCE: ::core::option::Option<&'static str> = ::core::option::Option::Some(#resource);
