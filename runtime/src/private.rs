@@ -1,4 +1,5 @@
-//! Support for generated code. Not public API: it may change in any release.
+//! Support for generated code, and only that: every item here is named by the code the macros
+//! write. Not public API: it may change in any release.
 //!
 //! The macros of `completeness-macros` expand to paths under `::completeness::__private`
 //! only. Where the generated code differs per feature (axum), they call a declarative
@@ -11,16 +12,9 @@ pub use serde_json;
 #[cfg(feature = "axum")]
 pub use axum;
 
-#[cfg(feature = "openapi")]
-pub use utoipa;
-
-#[cfg(feature = "json-schema")]
-pub use schemars;
-
 pub use crate::__envelope_impls as envelope_impls;
 pub use crate::__envelope_report as envelope_report;
-pub use crate::__impl_envelope_into_response as impl_envelope_into_response;
-pub use crate::contract::completeness::{Completeness, Shape};
+use crate::contract::completeness::{Completeness, Shape};
 pub use crate::contract::continuation::Continuation;
 pub use crate::contract::declared::{DeclaredReason, Declares, DeclaresWarning, ReasonSet};
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
@@ -74,8 +68,7 @@ const fn same_str(a: &str, b: &str) -> bool {
     true
 }
 
-pub use crate::contract::field::{Field, OmittedFields};
-pub use crate::contract::reason;
+pub use crate::contract::field::OmittedFields;
 pub use crate::contract::reason::ReasonCode;
 pub use crate::contract::warning::WarningCode;
 pub use crate::server::report::{CarriesReason, CompletenessReport, ReportsCompleteness};

@@ -24,6 +24,7 @@ pub enum Intent {
 /// What the caller should do next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Decision {
     /// The result supports the intent.
     Proceed,

@@ -12,6 +12,7 @@ macro_rules! problem_codes {
     ($($variant:ident => $code:literal, $status:literal, $title:literal;)*) => {
         /// A stable problem code. Programs branch on this, never on `detail`.
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum ProblemCode {
             $(
                 #[doc = concat!("`", $code, "` (", stringify!($status), "): ", $title, ".")]
