@@ -30,6 +30,9 @@ use super::seed::TENANTS;
 /// Why the document carries no completeness block.
 pub const DOCUMENT_EXEMPT: &str = "the API description, not a list";
 
+/// Why `GET /metrics` carries no completeness block.
+pub const METRICS_EXEMPT: &str = "the service's counters in the Prometheus text format, not a list";
+
 /// `GET /openapi.json`.
 pub async fn document() -> Exempt<Json<Value>> {
     let value = serde_json::to_value(openapi()).unwrap_or(Value::Null);
@@ -456,6 +459,7 @@ pub fn openapi() -> OpenApi {
                     .operation_id(Some("metrics"))
                     .summary(Some("Counters in the Prometheus text format; no credential needed"))
                     .securities(Some(Vec::<SecurityRequirement>::new()))
+                    .extensions(Some(exempt(METRICS_EXEMPT)))
                     .response(
                         "200",
                         ResponseBuilder::new()

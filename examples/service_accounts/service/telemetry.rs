@@ -81,7 +81,7 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
 pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], String)> {
     let text = METRICS.get().and_then(Option::as_ref).map(PrometheusHandle::render).unwrap_or_default();
     let content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
-    Exempt::new(([(header::CONTENT_TYPE, content_type)], text), "a metrics exposition, not a list")
+    Exempt::new(([(header::CONTENT_TYPE, content_type)], text), super::openapi::METRICS_EXEMPT)
 }
 
 /// The request log: an `x-request-id` on every request (kept when the client sent one) and
