@@ -204,7 +204,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 if derives(&s.attrs, ENVELOPE_DERIVE) {
                     return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
                 }
-                self.fields(module, name, &s.fields)
+                self.fields(name, &s.fields)
             }
             TypeDef::Enum(e) => {
                 if derives(&e.attrs, ENVELOPE_DERIVE) {
@@ -212,7 +212,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 }
                 let mut class = Class::NotAList(format!("`{name}` is an enum without collections"));
                 for variant in &e.variants {
-                    class = class.worst(match self.fields(module, name, &variant.fields) {
+                    class = class.worst(match self.fields(name, &variant.fields) {
                         Class::List { item, .. } => Class::Nested {
                             owner: name.to_owned(),
                             field: format!("{}({})", variant.ident, item.unwrap_or_default()),
@@ -227,7 +227,7 @@ impl<'i, 's> Classifier<'i, 's> {
 
     /// A struct by its fields: a completeness block reports; a collection under a list member
     /// name (or beside pagination members only) is a list; any other collection is nested.
-    fn fields(&mut self, module: ModuleId, owner: &str, fields: &Fields) -> Class {
+    fn fields(&mut self, owner: &str, fields: &Fields) -> Class {
         let mut collections = Vec::new();
         let mut others = Vec::new();
         for (i, field) in fields.iter().enumerate() {
@@ -240,15 +240,13 @@ impl<'i, 's> Classifier<'i, 's> {
                 _ => others.push(name),
             }
         }
-        let _ = module;
         let Some((field, item)) = collections.first().cloned() else {
             return Class::NotAList(format!("`{owner}` has no collection member"));
         };
         let unnamed = matches!(fields, Fields::Unnamed(_));
         let listed = collections.iter().find(|(name, _)| LIST_MEMBERS.contains(&name.as_str()));
         if unnamed || listed.is_some() || others.iter().all(|o| PAGINATION_MEMBERS.contains(&o.as_str())) {
-            let (field, item) = listed.cloned().unwrap_or((field, item));
-            let _ = field;
+            let item = listed.map_or(item, |(_, listed_item)| listed_item.clone());
             return Class::List { shown: owner.to_owned(), item: Some(item), owner: Some(owner.to_owned()) };
         }
         Class::Nested { owner: owner.to_owned(), field }
