@@ -281,11 +281,11 @@ async fn the_openapi_document_states_security_statuses_constraints_and_each_oper
     }
     assert!(statuses("/service-accounts", "get").contains(&"410".to_owned()));
 
-    // The declared reasons and warnings, from the handlers' declarations.
+    // The declared reasons and warnings, from the handlers' declarations, in declaration order.
     let search = &doc["paths"]["/search"]["get"]["x-completeness"];
     assert_eq!(
         search["reasons"],
-        json!(["RESULT_LIMIT_REACHED", "TIME_BUDGET_EXCEEDED", "SOURCE_UNAVAILABLE", "VISIBILITY_RESTRICTED"])
+        json!(["RESULT_LIMIT_REACHED", "SOURCE_UNAVAILABLE", "TIME_BUDGET_EXCEEDED", "VISIBILITY_RESTRICTED"])
     );
     assert_eq!(search["warnings"], json!(["STALE_INDEX"]));
     assert_eq!(doc["paths"]["/service-accounts/count"]["get"]["x-completeness"]["warnings"], json!([]));
