@@ -100,8 +100,8 @@ fn complete_and_empty_is_evidence_of_absence() {
 
 #[test]
 fn stale_index_on_a_complete_result_allows_a_report_but_not_a_mutation() {
-    let page: Envelope<String> = Envelope::complete(vec!["sa-1".into()], scope())
-        .with_warning_for_test(Warning::from(StaleIndex::new("audit")));
+    let page: Envelope<String> =
+        Envelope::complete(vec!["sa-1".into()], scope()).with_warning_for_test(Warning::from(StaleIndex::new("audit")));
     assert_eq!(decide(&page, Intent::Report), Decision::Proceed);
     assert_eq!(decide(&page, Intent::Mutate), Decision::RefuseOrRequestReview);
 }

@@ -8,8 +8,7 @@ use axum::http::{Request, StatusCode};
 use completeness::reason::{MorePagesAvailable, VisibilityRestricted};
 use completeness::routing::get;
 use completeness::{
-    Completeness, Envelope, Reason, ReasonCode, ReportsCompleteness, ResultEnvelope, Scope,
-    completeness,
+    Completeness, Envelope, Reason, ReasonCode, ReportsCompleteness, ResultEnvelope, Scope, completeness,
 };
 use tower::ServiceExt;
 

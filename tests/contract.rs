@@ -258,9 +258,8 @@ fn unknown_reason_codes_are_kept_and_mean_incomplete() {
 fn unknown_warning_codes_are_kept_and_never_change_complete() {
     let envelope: Envelope<String> = Envelope::new(
         vec![],
-        Completeness::complete(scope()).with_warning(
-            StaleIndex::new("audit").observed_revision("r-981").refreshed_at("2026-11-29T19:58:02Z"),
-        ),
+        Completeness::complete(scope())
+            .with_warning(StaleIndex::new("audit").observed_revision("r-981").refreshed_at("2026-11-29T19:58:02Z")),
     );
     let mut json = serde_json::to_value(&envelope).unwrap();
     assert_eq!(json["complete"], true, "a warning never makes a result incomplete");

@@ -36,7 +36,12 @@ impl UpstreamTruncated {
 
 /// A replica serving reads lags behind the primary.
 #[derive(Debug, Clone, PartialEq, completeness::Warning)]
-#[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "The replica lags by {seconds} s.")]
+#[warning(
+    code = "REPLICA_LAG",
+    owner = "storage-team",
+    review_by = "2027-06-30",
+    message = "The replica lags by {seconds} s."
+)]
 pub struct ReplicaLag {
     seconds: u64,
 }
@@ -136,7 +141,10 @@ async fn the_four_states_with_custom_reasons_and_warnings() {
         assert_eq!(body["items"].as_array().unwrap().is_empty(), empty, "{query}");
     }
     let (_, body) = call("/documents?lag=3").await;
-    assert_eq!(body["warnings"][0], json!({"code": "REPLICA_LAG", "message": "The replica lags by 3 s.", "seconds": 3}));
+    assert_eq!(
+        body["warnings"][0],
+        json!({"code": "REPLICA_LAG", "message": "The replica lags by 3 s.", "seconds": 3})
+    );
 }
 
 #[tokio::test]

@@ -3,8 +3,8 @@
 use completeness::reason::{MorePagesAvailable, ResultLimitReached, SourceUnavailable, VisibilityRestricted};
 use completeness::warning::{CatalogProblem, Date};
 use completeness::{
-    Completeness, CompletenessReport, Field, IncompleteReport, Omission, OmittedFields, Problem, ProblemCode, Scope, StandardReason,
-    WarningCatalog, WarningCode,
+    Completeness, CompletenessReport, Field, IncompleteReport, Omission, OmittedFields, Problem, ProblemCode, Scope,
+    StandardReason, WarningCatalog, WarningCode,
 };
 use serde_json::json;
 

@@ -7,7 +7,6 @@
 /// The collection types whose size has no bound (contract §4). Slices and `Box<[T]>` count too.
 pub use completeness_codes::{COLLECTIONS, WRAPPERS};
 
-
 /// Response types of the framework that report completeness (or are declared exempt).
 pub const REPORTING: [&str; 5] = ["Envelope", "Aggregate", "Exempt", "Problem", "Collected"];
 

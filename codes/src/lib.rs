@@ -154,7 +154,8 @@ pub const REASON_HEAD_MEMBERS: &[&str] = &["code", "message", "kind"];
 pub const WARNING_HEAD_MEMBERS: &[&str] = &["code", "message"];
 
 /// Collection types of unbounded size: a field or response of one of these is a list.
-pub const COLLECTIONS: &[&str] = &["Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "IndexMap", "IndexSet"];
+pub const COLLECTIONS: &[&str] =
+    &["Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "IndexMap", "IndexSet"];
 
 /// Wrappers looked through when classifying a type: an `Option<Vec<T>>` is still a list.
 pub const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc", "Cow"];
@@ -169,7 +170,9 @@ pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Exempt", "Probl
 /// word (`LEGAL_HOLD`, not `legal_hold`, `_HOLD` or `LEGAL__HOLD`).
 pub fn is_wire_code(code: &str) -> bool {
     !code.is_empty()
-        && code.split('_').all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
+        && code
+            .split('_')
+            .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
         && code.as_bytes()[0].is_ascii_uppercase()
 }
 

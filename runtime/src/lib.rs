@@ -40,8 +40,6 @@ pub use server::{
 pub use server::{problem, report};
 
 pub use aggregate::{Aggregate, Relation};
-#[cfg(feature = "audit")]
-pub use server::audit_layer::{self, AuditLayer, AuditSnapshot};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
 pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
@@ -70,4 +68,6 @@ pub use report::{CarriesReason, CompletenessReport, Exempt, IncompleteReport, Re
 #[cfg(feature = "axum")]
 pub use require::RequireComplete;
 pub use scope::{CursorBinding, CursorContract, PageInfo, Scope};
+#[cfg(feature = "audit")]
+pub use server::audit_layer::{self, AuditLayer, AuditSnapshot};
 pub use warning::{Warning, WarningCatalog, WarningCode, WarningDetails};

@@ -464,7 +464,12 @@ pub fn openapi() -> OpenApi {
                         "200",
                         ResponseBuilder::new()
                             .description("The framework's counters (completeness_*_total)")
-                            .content("text/plain", ContentBuilder::new().schema(Some(ObjectBuilder::new().schema_type(Type::String))).build())
+                            .content(
+                                "text/plain",
+                                ContentBuilder::new()
+                                    .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+                                    .build(),
+                            )
                             .build(),
                     ),
             ),

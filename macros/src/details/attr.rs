@@ -44,7 +44,10 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
                         Which::Reason => "`code`, `kind`, `message` or `recovery`",
                         Which::Warning => "`code`, `owner`, `review_by` or `message`",
                     };
-                    cx.error_spanned_by(&meta.path, format!("unknown key `{key}` in `#[{name}(...)]`: expected {expected}"));
+                    cx.error_spanned_by(
+                        &meta.path,
+                        format!("unknown key `{key}` in `#[{name}(...)]`: expected {expected}"),
+                    );
                     while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
                         meta.input.parse::<proc_macro2::TokenTree>()?;
                     }

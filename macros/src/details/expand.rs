@@ -30,7 +30,10 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     };
     match which {
         Which::Reason => {
-            let kind = attrs.kind.as_ref().map(|kind| Ident::new(&super::super::names::camel_case(&kind.to_string()), kind.span()));
+            let kind = attrs
+                .kind
+                .as_ref()
+                .map(|kind| Ident::new(&super::super::names::camel_case(&kind.to_string()), kind.span()));
             let recovery = match &attrs.recovery {
                 Some(path) => quote! { #path(self) },
                 None => quote! { ::core::option::Option::None },

@@ -39,7 +39,10 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
         Some(code) => {
             let text = code.value();
             if !completeness_codes::is_wire_code(&text) {
-                cx.error_spanned_by(code, format!("`{text}` is not a wire code: write it in SCREAMING_SNAKE_CASE, e.g. `\"LEGAL_HOLD\"`"));
+                cx.error_spanned_by(
+                    code,
+                    format!("`{text}` is not a wire code: write it in SCREAMING_SNAKE_CASE, e.g. `\"LEGAL_HOLD\"`"),
+                );
             } else if let Some(entry) = completeness_codes::standard_reason(&text) {
                 cx.error_spanned_by(
                     code,
@@ -71,12 +74,18 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
     // Rule 5.
     if which == Which::Warning {
         match &attrs.owner {
-            None => at(cx, "missing `owner`: name the team answerable for this warning, e.g. `owner = \"storage-team\"`".into()),
+            None => at(
+                cx,
+                "missing `owner`: name the team answerable for this warning, e.g. `owner = \"storage-team\"`".into(),
+            ),
             Some(owner) if owner.value().trim().is_empty() => cx.error_spanned_by(owner, "`owner` must not be empty"),
             Some(_) => {}
         }
         match &attrs.review_by {
-            None => at(cx, "missing `review_by`: write the date it must be reviewed by, e.g. `review_by = \"2027-06-30\"`".into()),
+            None => at(
+                cx,
+                "missing `review_by`: write the date it must be reviewed by, e.g. `review_by = \"2027-06-30\"`".into(),
+            ),
             Some(date) if !is_date(&date.value()) => {
                 cx.error_spanned_by(date, format!("`{}` is not a date: write it as YYYY-MM-DD", date.value()))
             }
@@ -87,7 +96,10 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
     for field in fields {
         let field_name = field.to_string();
         if completeness_codes::REASON_HEAD_MEMBERS.contains(&field_name.as_str()) {
-            cx.error_spanned_by(field, format!("field `{field_name}` clashes with the {name} object's own member: rename it"));
+            cx.error_spanned_by(
+                field,
+                format!("field `{field_name}` clashes with the {name} object's own member: rename it"),
+            );
         }
     }
 }

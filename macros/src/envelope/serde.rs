@@ -129,7 +129,8 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
                 let path: LitStr = meta.value()?.parse()?;
                 match path.parse::<ExprPath>() {
                     Ok(parsed) => out.skip_serializing_if = Some(parsed),
-                    Err(_) => cx.error_spanned_by(&path, "`skip_serializing_if` names a function: write `\"Option::is_none\"`"),
+                    Err(_) => cx
+                        .error_spanned_by(&path, "`skip_serializing_if` names a function: write `\"Option::is_none\"`"),
                 }
             }
             "skip_serializing" => out.skip_serializing = true,
@@ -140,7 +141,10 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
                 } else {
                     "only `rename`, `skip_serializing_if` and `skip_serializing` change how a data field is written"
                 };
-                cx.error_spanned_by(&meta.path, format!("`#[serde({key})]` cannot be honoured on a `ResultEnvelope` field: {why}"));
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!("`#[serde({key})]` cannot be honoured on a `ResultEnvelope` field: {why}"),
+                );
                 skip(meta)?;
             }
         }

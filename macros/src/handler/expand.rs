@@ -49,7 +49,9 @@ impl Declared {
             }
             out
         };
-        let span = |list: &Option<(Path, Vec<Path>)>| list.as_ref().map_or_else(Span::call_site, |(key, _)| key.span_of_ident());
+        let span = |list: &Option<(Path, Vec<Path>)>| {
+            list.as_ref().map_or_else(Span::call_site, |(key, _)| key.span_of_ident())
+        };
         Declared {
             resource: attrs.resource.as_ref().map(syn::LitStr::value).unwrap_or_default(),
             reasons: paths(&attrs.reasons, &reasons, &warnings, "reason"),

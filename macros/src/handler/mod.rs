@@ -74,8 +74,11 @@ fn expand_impl(mut block: ItemImpl) -> TokenStream {
             syn::Meta::List(list) => list.tokens,
             other => {
                 beside.extend(
-                    syn::Error::new_spanned(other, "write the handler's declaration: `#[completeness(resource = \"...\", reasons(...))]`")
-                        .to_compile_error(),
+                    syn::Error::new_spanned(
+                        other,
+                        "write the handler's declaration: `#[completeness(resource = \"...\", reasons(...))]`",
+                    )
+                    .to_compile_error(),
                 );
                 continue;
             }

@@ -92,7 +92,11 @@ fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], oth
             }
             Listed::OtherTable(name) => cx.error_spanned_by(
                 path,
-                format!("`{name}` is a {}: list it in `{}(...)`", if what == "reason" { "warning" } else { "reason" }, kind.other_key()),
+                format!(
+                    "`{name}` is a {}: list it in `{}(...)`",
+                    if what == "reason" { "warning" } else { "reason" },
+                    kind.other_key()
+                ),
             ),
             Listed::Standard(_) | Listed::Custom(_) => {
                 let written = path.to_token_stream().to_string();

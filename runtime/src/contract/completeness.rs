@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::AcceptsWarning;
-use crate::contract::rules::{self, Received, Rule, Violation};
 use crate::contract::reason::{Reason, ReasonCode, ReasonKind, StandardReason, reasons_from_wire};
+use crate::contract::rules::{self, Received, Rule, Violation};
 use crate::contract::scope::{PageInfo, Scope};
 use crate::contract::warning::Warning;
 
@@ -329,9 +329,8 @@ impl<R: Reason> Completeness<R> {
                 if let Some(violation) = violations.first() {
                     return Err(violation.to_string());
                 }
-                reasons_from_wire::<R, serde_json::Error>(values).map_err(|e| {
-                    Violation { rule: Rule::ReasonObject, message: e.to_string() }.to_string()
-                })?
+                reasons_from_wire::<R, serde_json::Error>(values)
+                    .map_err(|e| Violation { rule: Rule::ReasonObject, message: e.to_string() }.to_string())?
             }
             _ => return Err("`incomplete_reasons` must be an array".to_owned()),
         };
@@ -347,7 +346,8 @@ impl<R: Reason> Completeness<R> {
         let scope: Scope = serde_json::from_value(take("scope")).map_err(|e| format!("`scope`: {e}"))?;
         let warnings = match take("warnings") {
             Value::Array(values) => {
-                if let Some(violation) = values.iter().enumerate().find_map(|(i, w)| rules::check_warning_object(i, w)) {
+                if let Some(violation) = values.iter().enumerate().find_map(|(i, w)| rules::check_warning_object(i, w))
+                {
                     return Err(violation.to_string());
                 }
                 serde_json::from_value::<Vec<Warning>>(Value::Array(values)).map_err(|e| format!("`warnings`: {e}"))?

@@ -162,9 +162,10 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
     // R7
     let more_pages = has(&ReasonCode::MorePagesAvailable);
     match (block.next_cursor(), more_pages) {
-        (None, true) => {
-            v.push(Violation::new(Rule::NextCursorIffMorePages, "MORE_PAGES_AVAILABLE is present but `next_cursor` is null"))
-        }
+        (None, true) => v.push(Violation::new(
+            Rule::NextCursorIffMorePages,
+            "MORE_PAGES_AVAILABLE is present but `next_cursor` is null",
+        )),
         (Some(_), false) if !has(&ReasonCode::ClientLimitReached) => v.push(Violation::new(
             Rule::NextCursorIffMorePages,
             "`next_cursor` is set but no MORE_PAGES_AVAILABLE (or CLIENT_LIMIT_REACHED) reason is present",
@@ -189,7 +190,10 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
         && more_pages
         && page.cursor.is_none()
     {
-        v.push(Violation::new(Rule::PageCursorDescribesNext, "`page.cursor` must describe `next_cursor` when there is one"));
+        v.push(Violation::new(
+            Rule::PageCursorDescribesNext,
+            "`page.cursor` must describe `next_cursor` when there is one",
+        ));
     }
     v
 }
@@ -218,7 +222,9 @@ fn check_continuation(continuation: Option<&Continuation>, codes: &[ReasonCode],
             if let Some(earlier) = codes[..at].iter().find(|c| ALWAYS_RECOVERABLE.contains(c)) {
                 v.push(Violation::new(
                     Rule::ContinuationOfFirstReason,
-                    format!("`continuation` must be the recovery of the first reason that has one ({earlier}), not {kind}"),
+                    format!(
+                        "`continuation` must be the recovery of the first reason that has one ({earlier}), not {kind}"
+                    ),
                 ));
             }
         }
@@ -267,6 +273,9 @@ pub(crate) fn check_warning_object(index: usize, object: &Value) -> Option<Viola
             && w.get("message").is_some_and(Value::is_string)
     });
     (!ok).then(|| {
-        Violation::new(Rule::WarningObject, format!("warnings[{index}] needs a SCREAMING_SNAKE_CASE `code` and a string `message`"))
+        Violation::new(
+            Rule::WarningObject,
+            format!("warnings[{index}] needs a SCREAMING_SNAKE_CASE `code` and a string `message`"),
+        )
     })
 }

@@ -5,7 +5,10 @@ use crate::contract::reason::{ReasonCode, ReasonKind};
 
 /// The OpenAPI schema of a reason object restricted to `codes`.
 #[cfg(feature = "openapi")]
-pub fn reason_schema_openapi(codes: &[ReasonCode], kinds: &[ReasonKind]) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+pub fn reason_schema_openapi(
+    codes: &[ReasonCode],
+    kinds: &[ReasonKind],
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     use utoipa::openapi::schema::{ObjectBuilder, Type};
     let code = ObjectBuilder::new()
         .schema_type(Type::String)

@@ -27,10 +27,10 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
 use crate::contract::completeness::Completeness;
+use crate::contract::declared::AcceptsWarning;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{MorePagesAvailable, Reason};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
-use crate::contract::declared::AcceptsWarning;
 use crate::contract::warning::PageSizeReduced;
 use crate::server::config::CompletenessConfig;
 use crate::server::credential::Credential;
@@ -317,7 +317,9 @@ impl Page {
     /// The warning paging adds: `PAGE_SIZE_REDUCED` when the requested size was clamped.
     pub fn page_size_reduced(&self) -> Option<PageSizeReduced> {
         match self.requested_size {
-            Some(requested) if requested > self.applied_size => Some(PageSizeReduced::new(requested, self.applied_size)),
+            Some(requested) if requested > self.applied_size => {
+                Some(PageSizeReduced::new(requested, self.applied_size))
+            }
             _ => None,
         }
     }

@@ -16,9 +16,9 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
 use crate::contract::reason::ReasonCode;
-use crate::server::report::IncompleteReport;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
+use crate::server::report::IncompleteReport;
 use crate::server::report::ReportsCompleteness;
 
 /// Whether the caller demanded a complete result.
@@ -146,7 +146,9 @@ where
                     let response = response.await?;
                     let refused = response.extensions().get::<IncompleteReport>().map(|r| demand.check_report(r));
                     Ok(match refused {
-                        Some(Err(problem)) => crate::server::observe::refused_instead(&response, problem.into_response()),
+                        Some(Err(problem)) => {
+                            crate::server::observe::refused_instead(&response, problem.into_response())
+                        }
                         _ => response,
                     })
                 })

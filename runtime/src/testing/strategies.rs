@@ -8,8 +8,8 @@ use crate::client::collect::CollectLimits;
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{
-    ClientLimitReached, LimitKind, MorePagesAvailable, Progress, QuotaExhausted, ResultLimitReached, SnapshotExpired,
-    Reason, ReasonKind, SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
+    ClientLimitReached, LimitKind, MorePagesAvailable, Progress, QuotaExhausted, Reason, ReasonKind,
+    ResultLimitReached, SnapshotExpired, SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
 };
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::{OrderingDefaulted, PageSizeReduced, PartialFieldSet, StaleIndex, Warning};

@@ -36,7 +36,6 @@ pub enum LimitKind {
     Deadline,
 }
 
-
 macro_rules! serialize_details {
     ($ty:ty) => {
         impl WithMessage for $ty {

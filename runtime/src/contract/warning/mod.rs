@@ -17,7 +17,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 pub use catalog::{CatalogEntry, CatalogProblem, Date, WarningCatalog};
-pub use standard::{DefaultScopeApplied, DeprecatedField, OrderingDefaulted, PageSizeReduced, PartialFieldSet, StaleIndex};
+pub use standard::{
+    DefaultScopeApplied, DeprecatedField, OrderingDefaulted, PageSizeReduced, PartialFieldSet, StaleIndex,
+};
 
 macro_rules! warning_codes {
     ($($name:ident $code:literal,)*) => {
