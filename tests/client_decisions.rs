@@ -63,7 +63,7 @@ fn fixture_covers_every_reason_code_every_intent_and_all_four_states() {
         intents.insert(format!("{:?}", case.intent));
     }
     for code in ReasonCode::KNOWN {
-        assert!(codes.contains(&code), "no case covers {code}");
+        assert!(codes.contains(code), "no case covers {code}");
     }
     assert!(codes.iter().any(|c| matches!(c, ReasonCode::Custom(_))), "no case covers an unknown code");
     assert_eq!(states.len(), 4, "the four states are not all covered: {states:?}");

@@ -69,7 +69,7 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
     }
     // Rule 4.
     if attrs.message.is_none() {
-        at(cx, format!("missing `message`: write `message = \"...\"` (it may name fields, as in `\"{{field}}\"`)"));
+        at(cx, "missing `message`: write `message = \"...\"` (it may name fields, as in `\"{field}\"`)".to_owned());
     }
     // Rule 5.
     if which == Which::Warning {
