@@ -23,7 +23,7 @@ fn main() {
         owner_email: Field::Omitted(Omission::NoAccess),
         description: Field::Null,
         archived: false,
-        warnings: vec![Warning::partial_field_set(&["owner_email"], &[])],
+        warnings: vec![completeness::warning::PartialFieldSet::new(&["owner_email"], &[]).into()],
     };
     let json = serde_json::to_value(&account).unwrap();
     assert_eq!(json["owner_email"], serde_json::Value::Null);
