@@ -13,7 +13,7 @@ use crate::contract::envelope::Envelope;
 use crate::contract::reason::{
     ClientLimitReached, LimitKind, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
 };
-use crate::contract::scope::{CursorContract, PageInfo, Scope};
+use crate::contract::scope::{PageInfo, Scope};
 use crate::contract::warning::Warning;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::{CompletenessReport, ReportsCompleteness};
@@ -233,9 +233,9 @@ struct Traversal<T> {
     pages_fetched: u64,
     /// The first page's scope and page member: the traversal's snapshot, ordering and sizes.
     first: Option<(Scope, Option<PageInfo>)>,
-    /// The latest page's cursor contract: it describes the resume cursor when a limit stops
-    /// the traversal.
-    latest_cursor: Option<CursorContract>,
+    /// The latest page's block, kept whole (moved, not copied): its cursor contract describes
+    /// the resume cursor when a limit stops the traversal.
+    last: Option<Completeness<StandardReason>>,
     carried: Vec<StandardReason>,
     warnings: Vec<Warning>,
     evidence: Option<String>,
@@ -249,7 +249,7 @@ impl<T> Traversal<T> {
             items: Vec::new(),
             pages_fetched: 0,
             first: None,
-            latest_cursor: None,
+            last: None,
             carried: Vec::new(),
             warnings: Vec::new(),
             evidence: None,
@@ -274,7 +274,7 @@ impl<T> Traversal<T> {
 
     /// Takes in a fetched page, and says what comes next.
     fn take(&mut self, page: Envelope<T, StandardReason>) -> Next {
-        let Envelope { mut items, completeness: block } = page;
+        let Envelope { mut items, completeness: mut block } = page;
         if let Some((scope, page)) = &self.first
             && (scope.snapshot != block.scope().snapshot
                 || page.as_ref().map(|p| &p.snapshot) != block.page().map(|p| &p.snapshot))
@@ -299,9 +299,8 @@ impl<T> Traversal<T> {
         if self.first.is_none() {
             self.first = Some((block.scope().clone(), block.page().cloned()));
         }
-        self.latest_cursor = block.page().and_then(|page| page.cursor.clone());
-        match (more_pages, block.next_cursor()) {
-            (true, Some(next)) => Next::Fetch(next.to_owned()),
+        let next = match (more_pages, block.take_next_cursor()) {
+            (true, Some(next)) => Next::Fetch(next),
             (true, None) => Next::Stop(Stop::NoCursor),
             (false, _) => {
                 if block.is_complete() {
@@ -309,16 +308,19 @@ impl<T> Traversal<T> {
                 }
                 Next::Stop(Stop::LastPage)
             }
-        }
+        };
+        self.last = Some(block);
+        next
     }
 
     /// The result: everything collected, with a block that says why it is incomplete.
     fn finish(self, stop: Stop) -> Collected<T> {
-        let Traversal { items, pages_fetched, first, latest_cursor, carried, warnings, evidence, .. } = self;
+        let Traversal { items, pages_fetched, first, last, carried, warnings, evidence, .. } = self;
         let (scope, page) = first.unwrap_or_default();
         let resumable = matches!(&stop, Stop::Limit(limit) if ReasonDetails::recovery(limit).is_some());
         // The page member describes a cursor only when the result resumes.
-        let cursor = if resumable { latest_cursor } else { None };
+        let cursor =
+            if resumable { last.and_then(|block| block.page().and_then(|page| page.cursor.clone())) } else { None };
         let page = page.map(|page| PageInfo { returned: items.len() as u64, cursor, ..page });
         let mut completeness = Completeness::complete(scope);
         completeness.set_page(page);

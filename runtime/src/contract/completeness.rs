@@ -207,6 +207,12 @@ impl<R: Reason> Completeness<R> {
         self.next_cursor.as_deref()
     }
 
+    /// Moves the next cursor out, for a collector that is done with this block (its
+    /// `continuation` keeps the cursor's copy).
+    pub(crate) fn take_next_cursor(&mut self) -> Option<String> {
+        self.next_cursor.take()
+    }
+
     /// The page facts.
     pub fn page(&self) -> Option<&PageInfo> {
         self.page.as_ref()
