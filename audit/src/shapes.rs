@@ -8,7 +8,7 @@
 pub use completeness_codes::{COLLECTIONS, WRAPPERS};
 
 /// Response types of the framework that report completeness (or are declared exempt).
-pub const REPORTING: [&str; 5] = ["Envelope", "Aggregate", "Exempt", "Problem", "Collected"];
+pub use completeness_codes::REPORTING_TYPES as REPORTING;
 
 /// The type of a completeness block: a struct holding one reports completeness by hand.
 pub const COMPLETENESS_BLOCK: &str = "Completeness";

@@ -163,8 +163,9 @@ pub const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc", "Cow"];
 /// Response types that serialize what they hold: `Json<Vec<T>>` is a list.
 pub const BODY_WRAPPERS: &[&str] = &["Json"];
 
-/// Response types of the runtime that report completeness, or say they need not.
-pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Exempt", "Problem"];
+/// Response types of the runtime that report completeness, or say they need not (a collector's
+/// `Collected` reports like the envelope it holds).
+pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Exempt", "Problem", "Collected"];
 
 /// True for a code of the wire form: SCREAMING_SNAKE_CASE, starting with a letter, no empty
 /// word (`LEGAL_HOLD`, not `legal_hold`, `_HOLD` or `LEGAL__HOLD`).

@@ -20,37 +20,32 @@ pub use crate::contract::declared::{DeclaredReason, Declares, DeclaresWarning, R
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
 pub use crate::contract::warning::WarningDetails;
 
-/// True when no two of `codes` are equal: a `#[completeness]` declaration checks its codes
-/// with it at compile time, since two types may declare one code.
-pub const fn distinct_codes(codes: &[ReasonCode]) -> bool {
-    let mut i = 0;
-    while i < codes.len() {
-        let mut j = i + 1;
-        while j < codes.len() {
-            if same_str(codes[i].const_str(), codes[j].const_str()) {
-                return false;
+/// `distinct_codes` and `distinct_warning_codes`: true when no two of `codes` are equal. A
+/// `#[completeness]` declaration checks its codes with them at compile time, since two types may
+/// declare one code.
+macro_rules! distinct {
+    ($($name:ident($code:ty);)*) => {$(
+        #[doc = concat!("True when no two of `codes` are equal (`", stringify!($code), "`).")]
+        pub const fn $name(codes: &[$code]) -> bool {
+            let mut i = 0;
+            while i < codes.len() {
+                let mut j = i + 1;
+                while j < codes.len() {
+                    if same_str(codes[i].const_str(), codes[j].const_str()) {
+                        return false;
+                    }
+                    j += 1;
+                }
+                i += 1;
             }
-            j += 1;
+            true
         }
-        i += 1;
-    }
-    true
+    )*};
 }
 
-/// [`distinct_codes`] for warning codes.
-pub const fn distinct_warning_codes(codes: &[WarningCode]) -> bool {
-    let mut i = 0;
-    while i < codes.len() {
-        let mut j = i + 1;
-        while j < codes.len() {
-            if same_str(codes[i].const_str(), codes[j].const_str()) {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
+distinct! {
+    distinct_codes(ReasonCode);
+    distinct_warning_codes(WarningCode);
 }
 
 const fn same_str(a: &str, b: &str) -> bool {

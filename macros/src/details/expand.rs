@@ -28,6 +28,17 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let read = quote! {
         ::core::result::Result::Ok(Self { #(#fields: #private::read_member(object, #code, #names)?,)* })
     };
+    // The detail members are written and read the same way for reasons and warnings.
+    let members = quote! {
+        fn write_details<M: #private::serde::ser::SerializeMap>(&self, map: &mut M) -> ::core::result::Result<(), M::Error> {
+            #write
+        }
+        fn read_details(
+            object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
+        ) -> ::core::result::Result<Self, ::std::string::String> {
+            #read
+        }
+    };
     match which {
         Which::Reason => {
             let kind = attrs
@@ -46,14 +57,7 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
                     fn default_message(&self) -> ::std::string::String {
                         #message_fn
                     }
-                    fn write_details<M: #private::serde::ser::SerializeMap>(&self, map: &mut M) -> ::core::result::Result<(), M::Error> {
-                        #write
-                    }
-                    fn read_details(
-                        object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
-                    ) -> ::core::result::Result<Self, ::std::string::String> {
-                        #read
-                    }
+                    #members
                     fn recovery(&self) -> ::core::option::Option<#private::Continuation> {
                         #recovery
                     }
@@ -75,14 +79,7 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
                     fn message(&self) -> ::std::string::String {
                         #message_fn
                     }
-                    fn write_details<M: #private::serde::ser::SerializeMap>(&self, map: &mut M) -> ::core::result::Result<(), M::Error> {
-                        #write
-                    }
-                    fn read_details(
-                        object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
-                    ) -> ::core::result::Result<Self, ::std::string::String> {
-                        #read
-                    }
+                    #members
                 }
             }
         }
