@@ -548,6 +548,6 @@ async fn the_current_protocol_without_sessions_keeps_credentials_and_the_contrac
     assert_eq!(pages.last().unwrap()["complete"], true);
 
     // A credential the service does not know is refused before anything runs.
-    let refused = connect_current(&h, "mallory").await.err().expect("an unknown credential is refused");
+    let refused = connect_current(&h, "mallory").await.expect_err("an unknown credential is refused");
     assert!(refused.contains("401"), "{refused}");
 }
