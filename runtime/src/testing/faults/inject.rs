@@ -98,7 +98,9 @@ pub fn inject(
                     let kept = keep_prefix(items, below(rng, n + 1));
                     let budget_ms = facts.time_budget_ms.unwrap_or(1_000);
                     let progress = Progress { completed: kept, planned: Some(n), unit: "items".to_owned() };
-                    TimeBudgetExceeded::new(budget_ms, progress).retry_with_deadline(budget_ms.div_ceil(500).max(1)).into()
+                    TimeBudgetExceeded::new(budget_ms, progress)
+                        .retry_with_deadline(budget_ms.div_ceil(500).max(1))
+                        .into()
                 }
                 ReasonCode::ResultLimitReached => {
                     let limit = keep_prefix(items, below(rng, n));

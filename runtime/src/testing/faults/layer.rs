@@ -158,8 +158,11 @@ where
         let n = shared.next.fetch_add(1, Ordering::SeqCst);
         if shared.max_requests.is_some_and(|max| n >= max) {
             shared.exceeded.notify_one();
-            let problem = Problem::new(ProblemCode::parse("REQUEST_LIMIT_REACHED"), "the fault layer's request limit was reached")
-                .with_status(429);
+            let problem = Problem::new(
+                ProblemCode::parse("REQUEST_LIMIT_REACHED"),
+                "the fault layer's request limit was reached",
+            )
+            .with_status(429);
             return Box::pin(std::future::ready(Ok(problem.into_response())));
         }
         let (parts, body) = request.into_parts();
@@ -248,8 +251,10 @@ impl Shared {
         let mut rng = self.schedule.rng(n, Draw::Shape);
         record.fault = Some(fault.clone());
         match inject(&fault, &value, declared, facts, &mut rng) {
-            Err(error) => Problem::new(ProblemCode::Internal, format!("the fault {fault} could not be applied: {error}"))
-                .into_response(),
+            Err(error) => {
+                Problem::new(ProblemCode::Internal, format!("the fault {fault} could not be applied: {error}"))
+                    .into_response()
+            }
             Ok(Faulted::Problem(problem)) => {
                 record.complete = None;
                 record.reasons.clear();
