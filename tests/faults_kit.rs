@@ -194,3 +194,41 @@ async fn the_kit_catches_a_client_that_takes_an_empty_page_for_absence_with_a_re
         names(failure.log.iter().filter_map(|r| r.fault.clone()))
     );
 }
+
+/// Archives whatever it collected, complete or not.
+async fn reckless_client(target: Target) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let body = serde_json::json!({"ids": ids(&listing), "evidence": listing.completeness.evidence().unwrap_or("none")});
+    let _: Result<Value, _> = client.post("/service-accounts/archive", &body).await;
+    Ok(Conclusion::Complete("archived".to_owned()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_destructive_action_on_an_incomplete_inventory() {
+    let report = kit().schedules(20).run(reckless_client).await;
+    let failure = report.failures.first().expect("the reckless client must be caught");
+    let text = failure.to_string();
+    assert!(text.contains("POST /service-accounts/archive after a traversal that was not complete"), "{text}");
+}
+
+/// Starts over until it gets a complete listing, however long that takes.
+async fn stubborn_client(target: Target) -> Result<Conclusion, String> {
+    loop {
+        let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+        if listing.completeness.is_complete() {
+            return Ok(Conclusion::Complete(format!("{:?}", ids(&listing))));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_stops_and_reports_a_client_that_never_stops_retrying() {
+    let report = kit().schedules(5).max_requests(40).run(stubborn_client).await;
+    let text = report.failures.iter().map(ToString::to_string).collect::<String>();
+    let schedules: Vec<String> = report.failures.iter().map(|f| f.schedule.to_string()).collect();
+    assert!(schedules.contains(&"always VISIBILITY_RESTRICTED".to_owned()), "{schedules:?}");
+    assert!(text.contains("more than 40 requests without concluding"), "{text}");
+}
+

@@ -221,6 +221,8 @@ impl<M: Fn() -> Router> Kit<M> {
             outcome = client(target) => Some(outcome),
             () = layer.exceeded() => None,
         };
+        // A client that ends on the limit's refusal was stopped all the same.
+        let outcome = outcome.filter(|_| !layer.was_exceeded());
         server.abort();
         let log = layer.log();
         let violations = judge(truth, outcome.as_ref(), &log, self.max_requests);

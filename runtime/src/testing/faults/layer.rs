@@ -77,6 +77,11 @@ impl FaultLayer {
     pub(crate) async fn exceeded(&self) {
         self.shared.exceeded.notified().await;
     }
+
+    /// True once a request past the limit arrived.
+    pub(crate) fn was_exceeded(&self) -> bool {
+        self.shared.max_requests.is_some_and(|max| self.shared.next.load(Ordering::SeqCst) > max)
+    }
 }
 
 impl<S> tower::Layer<S> for FaultLayer {
