@@ -232,3 +232,62 @@ async fn the_kit_stops_and_reports_a_client_that_never_stops_retrying() {
     assert!(text.contains("more than 40 requests without concluding"), "{text}");
 }
 
+#[test]
+fn the_example_refuses_bad_faults_values_clearly() {
+    let parse = |value: &str| service::Config::from_args(["--faults".to_owned(), value.to_owned()]);
+    let config = parse("42:0.25").unwrap().unwrap();
+    assert_eq!(config.faults, Some(completeness::testing::faults::Schedule::seeded(42, 0.25)));
+    assert_eq!(service::Config::from_args(Vec::<String>::new()).unwrap().unwrap().faults, None, "off by default");
+    for (bad, says) in [("abc", "--faults: the seed"), ("7:1.5", "--faults: the probability"), ("7:", "probability")] {
+        let error = parse(bad).unwrap_err();
+        assert!(error.contains(says), "{bad}: {error}");
+    }
+    assert!(service::Config::from_args(["--faults".to_owned()]).unwrap_err().contains("--faults needs a value"));
+}
+
+/// The built `service_accounts` example, next to this test's own binary.
+fn service_binary() -> PathBuf {
+    let agent = agent_binary();
+    agent.with_file_name(format!("service_accounts{}", std::env::consts::EXE_SUFFIX))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_started_with_faults_says_so_and_misbehaves_on_purpose() {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(service_binary())
+        .args(["--addr", "127.0.0.1:0", "--accounts", "60", "--faults", "5:1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut url, mut banner) = (None, None);
+    while let Some(line) = lines.next_line().await.expect("the banner is readable") {
+        if let Some(rest) = line.strip_prefix("service_accounts listening on ") {
+            url = rest.split_whitespace().next().map(str::to_owned);
+        }
+        if line.contains("FAULT INJECTION ON") {
+            banner = Some(line);
+            break;
+        }
+    }
+    let banner = banner.expect("the banner says faults are injected");
+    assert!(banner.contains("seed 5, probability 1"), "{banner}");
+    let url = url.expect("the banner names the address");
+    let client = reqwest::Client::new();
+    let page: Value = client
+        .get(format!("{url}/service-accounts?owner=none"))
+        .header("Authorization", "Bearer admin")
+        .header("completeness-fault", "VISIBILITY_RESTRICTED")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    completeness::testing::assert_envelope_invariants(&page);
+    assert_eq!(page["complete"], false, "{page}");
+    assert_eq!(page["incomplete_reasons"].as_array().unwrap().last().unwrap()["code"], "VISIBILITY_RESTRICTED");
+    child.kill().await.expect("the example stops");
+}

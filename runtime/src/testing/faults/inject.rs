@@ -49,8 +49,8 @@ impl RequestFacts {
 /// A faulted answer.
 #[derive(Debug, Clone)]
 pub enum Faulted {
-    /// The collection, made incomplete or warned: its JSON and its completeness block.
-    Page(Value, Completeness<StandardReason>),
+    /// The collection, made incomplete or warned.
+    Page(FaultedPage),
     /// A problem sent instead (`410 CURSOR_EXPIRED`).
     Problem(Problem),
 }
@@ -136,9 +136,28 @@ pub fn inject(
         }
     }
     let returned = items.len() as u64;
-    let block = page.finish(returned);
-    let value = serde_json::to_value(Whole { block: &block, data: &data }).map_err(|e| e.to_string())?;
-    Ok(Faulted::Page(value, block))
+    Ok(Faulted::Page(FaultedPage { block: page.finish(returned), data }))
+}
+
+/// A faulted collection: its new completeness block and its data members.
+#[derive(Debug, Clone)]
+pub struct FaultedPage {
+    /// The rebuilt completeness block.
+    pub block: Completeness<StandardReason>,
+    /// The data members, the items among them.
+    pub data: Map<String, Value>,
+}
+
+impl FaultedPage {
+    /// The response as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(Whole { block: &self.block, data: &self.data }).unwrap_or(Value::Null)
+    }
+
+    /// The response body, its members in the contract's order (`docs/contract.md` §2.1).
+    pub fn to_body(&self) -> Vec<u8> {
+        serde_json::to_vec(&Whole { block: &self.block, data: &self.data }).unwrap_or_default()
+    }
 }
 
 /// The array of items: `items`, or the first array among the data members.

@@ -265,15 +265,15 @@ impl Shared {
                 record.reasons.clear();
                 problem.into_response()
             }
-            Ok(Faulted::Page(value, block)) => {
-                record.complete = Some(block.is_complete());
-                record.reasons = codes(&value);
-                let report = IncompleteReport::of(&block);
+            Ok(Faulted::Page(page)) => {
+                record.complete = Some(page.block.is_complete());
+                record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
+                let report = IncompleteReport::of(&page.block);
                 if let Err(problem) = demand.check_report(&report) {
                     record.complete = None;
                     return problem.into_response();
                 }
-                let body = serde_json::to_vec(&value).unwrap_or_default();
+                let body = page.to_body();
                 parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 parts.headers.remove(header::CONTENT_LENGTH);
                 Response::from_parts(parts, Body::from(body))

@@ -54,7 +54,7 @@ mod layer;
 mod schedule;
 
 pub use fault::Fault;
-pub use inject::{Faulted, RequestFacts, UNNAMED_SOURCE, inject};
+pub use inject::{Faulted, FaultedPage, RequestFacts, UNNAMED_SOURCE, inject};
 pub use kit::{Conclusion, Kit, KitReport, Target};
 pub use layer::{FAULT_HEADER, FaultLayer, FaultRecord, FaultService};
 pub use schedule::{DEFAULT_PROBABILITY, Schedule};
