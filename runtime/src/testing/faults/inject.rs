@@ -50,7 +50,7 @@ impl RequestFacts {
 #[derive(Debug, Clone)]
 pub enum Faulted {
     /// The collection, made incomplete or warned.
-    Page(FaultedPage),
+    Page(Box<FaultedPage>),
     /// A problem sent instead (`410 CURSOR_EXPIRED`).
     Problem(Problem),
 }
@@ -136,7 +136,7 @@ pub fn inject(
         }
     }
     let returned = items.len() as u64;
-    Ok(Faulted::Page(FaultedPage { block: page.finish(returned), data }))
+    Ok(Faulted::Page(Box::new(FaultedPage { block: page.finish(returned), data })))
 }
 
 /// A faulted collection: its new completeness block and its data members.

@@ -31,7 +31,9 @@
 //! `next_cursor` recomputed) and carries no evidence. A request that demanded a complete
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
-//! declaration, other methods and other statuses pass through untouched.
+//! declaration, other methods and other statuses pass through untouched, and so do aggregates
+//! (a count cannot be cut without altering it) and `#[derive(ResultEnvelope)]` structs: the
+//! layer faults the [`Envelope`](crate::Envelope)s of declared handlers.
 //!
 //! # Choosing faults
 //!
