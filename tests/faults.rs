@@ -400,3 +400,35 @@ async fn a_faulted_body_keeps_the_member_order_of_the_contract() {
     let order = ["status", "complete", "truncated", "items", "incomplete_reasons", "continuation", "page", "evidence"];
     assert!(order.windows(2).all(|pair| at(pair[0]) < at(pair[1])), "{text}");
 }
+
+#[test]
+fn weights_pick_among_faults_and_a_zero_weight_never_picks() {
+    use completeness::ReasonCode;
+    let offered = [
+        Fault::Reason(ReasonCode::VisibilityRestricted),
+        Fault::Reason(ReasonCode::SourceUnavailable),
+        Fault::Reason(ReasonCode::QuotaExhausted),
+    ];
+    let schedule = Schedule::seeded(11, 1.0).weight("SOURCE_UNAVAILABLE", 0.0).weight("QUOTA_EXHAUSTED", 3.0);
+    let picks: Vec<String> = (0..400).map(|n| schedule.choose(n, &offered).unwrap().to_string()).collect();
+    let count = |name: &str| picks.iter().filter(|p| *p == name).count();
+    assert_eq!(count("SOURCE_UNAVAILABLE"), 0);
+    assert!(count("QUOTA_EXHAUSTED") > 2 * count("VISIBILITY_RESTRICTED"), "{picks:?}");
+    assert!(count("VISIBILITY_RESTRICTED") > 0);
+    assert!((0..100).all(|n| Schedule::seeded(11, 0.0).choose(n, &offered).is_none()), "probability 0: no fault");
+}
+
+#[test]
+fn a_seed_draws_the_same_faults_on_every_platform() {
+    use completeness::ReasonCode;
+    let offered = [Fault::Reason(ReasonCode::VisibilityRestricted), Fault::CursorExpired];
+    let drawn: String = (0..24)
+        .map(|n| match Schedule::seeded(2026, 0.5).choose(n, &offered) {
+            None => '.',
+            Some(Fault::CursorExpired) => 'C',
+            Some(_) => 'V',
+        })
+        .collect();
+    // The draws are ChaCha streams keyed by seed and request number, pinned here.
+    assert_eq!(drawn, "VCCVC..V.V...VC..C.....V");
+}
