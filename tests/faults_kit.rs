@@ -291,3 +291,29 @@ async fn the_example_started_with_faults_says_so_and_misbehaves_on_purpose() {
     assert_eq!(page["incomplete_reasons"].as_array().unwrap().last().unwrap()["code"], "VISIBILITY_RESTRICTED");
     child.kill().await.expect("the example stops");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_faulted_inventory_carries_no_evidence() {
+    use axum::body::{Body, to_bytes};
+    use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
+    use tower::ServiceExt;
+    let app = make_router().layer(FaultLayer::new(Schedule::header_only()));
+    let get = |fault: Option<&str>| {
+        let mut request = axum::http::Request::get("/service-accounts?owner=none&page_size=100")
+            .header("Authorization", "Bearer admin");
+        if let Some(fault) = fault {
+            request = request.header(FAULT_HEADER, fault);
+        }
+        app.clone().oneshot(request.body(Body::empty()).unwrap())
+    };
+    let body = |response: axum::response::Response| async move {
+        serde_json::from_slice::<Value>(&to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap()
+    };
+    let real = body(get(None).await.unwrap()).await;
+    assert_eq!(real["complete"], true, "{real}");
+    assert!(real["evidence"].is_string(), "the complete inventory carries evidence: {real}");
+    let faulted = body(get(Some("VISIBILITY_RESTRICTED")).await.unwrap()).await;
+    completeness::testing::assert_envelope_invariants(&faulted);
+    assert_eq!(faulted["complete"], false);
+    assert_eq!(faulted["evidence"], Value::Null, "{faulted}");
+}
