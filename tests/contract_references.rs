@@ -117,3 +117,44 @@ fn a_dangling_reference_would_be_found() {
     assert_eq!(refs[1], ("2.9".to_owned(), Some("R4".to_owned())));
     assert!(sections.contains("2.1") && !sections.contains("2.9") && !sections.contains("3"));
 }
+
+/// The rows of the standard reasons' table (§3.2): code, kind and usual continuation.
+fn reason_rows(doc: &str) -> Vec<(String, String, String)> {
+    let start = doc.find("### 3.2").expect("§3.2 exists");
+    doc[start..]
+        .lines()
+        .skip_while(|line| !line.starts_with("| `"))
+        .take_while(|line| line.starts_with("| `"))
+        .map(|line| {
+            let line = line.replace("\\|", "/"); // an escaped bar inside a cell
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let bare = |cell: &str| cell.split_whitespace().next().unwrap_or("").trim_matches('`').to_owned();
+            (bare(cells[1]), cells[2].to_owned(), bare(cells[4]))
+        })
+        .collect()
+}
+
+#[test]
+fn the_standard_reasons_table_of_the_contract_is_the_code_table() {
+    use completeness::ReasonCode;
+    let rows = reason_rows(&contract());
+    let table: Vec<(String, String, String)> = ReasonCode::KNOWN
+        .iter()
+        .map(|code| {
+            let recovery = code.recovery().and_then(|r| r.continuation()).unwrap_or("—");
+            (code.as_str().to_owned(), code.standard_kind().as_str().to_owned(), recovery.to_owned())
+        })
+        .collect();
+    assert_eq!(rows, table, "§3.2 lists each standard code with its kind and continuation, in table order");
+
+    // R6 names the codes that always come with their continuation.
+    let doc = contract();
+    let r6 = doc.lines().skip_while(|l| !l.starts_with("- **R6**")).take_while(|l| !l.starts_with("- **R7**"));
+    let r6: String = r6.collect::<Vec<_>>().join(" ");
+    let always = r6.split("always have one").next().unwrap_or("");
+    for code in ReasonCode::KNOWN {
+        let named = always.contains(&format!("`{}`", code.as_str()));
+        let is_always = code.recovery().is_some_and(|r| r.is_always());
+        assert_eq!(named, is_always, "R6 and the table disagree on {code}");
+    }
+}

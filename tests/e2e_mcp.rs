@@ -509,3 +509,45 @@ async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
     }
     h.running.stop().await.unwrap();
 }
+
+/// An rmcp client at the current protocol (2026-07-28): no `initialize`, no session; every call
+/// carries its own metadata and is answered with plain JSON.
+async fn connect_current(h: &Harness, token: &str) -> Result<Client, String> {
+    let uri = format!("{}/mcp", h.running.url());
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(uri).auth_header(token),
+    );
+    let lifecycle = rmcp::ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    rmcp::ClientServiceExt::serve_with_lifecycle(
+        ClientConfig::new(ClientCapabilities::default(), Implementation::new("e2e_mcp", "1.0.0")),
+        transport,
+        lifecycle,
+    )
+    .await
+    .map_err(|e| e.to_string())
+}
+
+#[tokio::test]
+async fn the_current_protocol_without_sessions_keeps_credentials_and_the_contract() {
+    let h = Harness::start(config(120)).await;
+    let admin = connect_current(&h, "admin").await.expect("a client at the current protocol");
+    let north = connect_current(&h, "north").await.expect("a client at the current protocol");
+
+    // Each call is authenticated by its own request: north still cannot see south.
+    let hidden = answer(&north, "list_service_accounts", json!({"owner": "none", "tenant": "south"})).await;
+    assert_envelope_invariants(&hidden);
+    assert_eq!((hidden["complete"].clone(), hidden["items"].clone()), (json!(false), json!([])));
+    assert_eq!(codes(&hidden), ["VISIBILITY_RESTRICTED"]);
+
+    // A cursor issued to one call continues in the next, exactly as in a session.
+    let whole = answer(&admin, "list_service_accounts", json!({"tenant": "east", "page_size": 500})).await;
+    assert_eq!(whole["complete"], true);
+    let pages = traverse(&admin, json!({"tenant": "east", "page_size": 7}), async |_| {}).await;
+    let paged: Vec<String> = pages.iter().flat_map(ids).collect();
+    assert_eq!(paged, ids(&whole), "the traversal returns the whole tenant once, in order");
+    assert_eq!(pages.last().unwrap()["complete"], true);
+
+    // A credential the service does not know is refused before anything runs.
+    let refused = connect_current(&h, "mallory").await.expect_err("an unknown credential is refused");
+    assert!(refused.contains("401"), "{refused}");
+}

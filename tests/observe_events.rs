@@ -197,6 +197,8 @@ fn complete_answers_emit_at_debug_only() {
 fn a_clamped_page_counts_its_warning_and_its_reduced_size() {
     let (capture, metrics, _) = run(vec![get_request("/numbers?page_size=1000")]);
     let event = only(capture.of_kind("response"));
+    assert_eq!(event.level, Level::DEBUG, "a page whose only reason is more pages is the normal course of paging");
+    assert_eq!(event.field("complete"), "false");
     assert_eq!((event.field("reasons"), event.field("warnings")), ("MORE_PAGES_AVAILABLE", "PAGE_SIZE_REDUCED"));
     assert_eq!(event.field("items"), "10");
     let warning = [("route", "/numbers"), ("code", "PAGE_SIZE_REDUCED")];

@@ -11,20 +11,21 @@
 
 #![no_std]
 
-/// Calls `$callback!` with every standard reason as `Name "CODE" Kind,` in contract order
-/// (contract §3.2).
+/// Calls `$callback!` with every standard reason as `Name "CODE" Kind Recovery,` in contract
+/// order (contract §3.2), where `Recovery` is a [`Recovery`] variant written as an expression:
+/// `Always("next_cursor")`, `Sometimes("retry_after")` or `Never`.
 #[macro_export]
 macro_rules! for_each_reason {
     ($callback:ident) => {
         $callback! {
-            MorePagesAvailable "MORE_PAGES_AVAILABLE" Truncation,
-            ResultLimitReached "RESULT_LIMIT_REACHED" Truncation,
-            TimeBudgetExceeded "TIME_BUDGET_EXCEEDED" Budget,
-            SourceUnavailable "SOURCE_UNAVAILABLE" Source,
-            VisibilityRestricted "VISIBILITY_RESTRICTED" Visibility,
-            QuotaExhausted "QUOTA_EXHAUSTED" Budget,
-            ClientLimitReached "CLIENT_LIMIT_REACHED" Truncation,
-            SnapshotExpired "SNAPSHOT_EXPIRED" Snapshot,
+            MorePagesAvailable "MORE_PAGES_AVAILABLE" Truncation Always("next_cursor"),
+            ResultLimitReached "RESULT_LIMIT_REACHED" Truncation Sometimes("narrow_query"),
+            TimeBudgetExceeded "TIME_BUDGET_EXCEEDED" Budget Sometimes("retry_with_deadline"),
+            SourceUnavailable "SOURCE_UNAVAILABLE" Source Sometimes("retry_after"),
+            VisibilityRestricted "VISIBILITY_RESTRICTED" Visibility Never,
+            QuotaExhausted "QUOTA_EXHAUSTED" Budget Always("retry_after"),
+            ClientLimitReached "CLIENT_LIMIT_REACHED" Truncation Sometimes("next_cursor"),
+            SnapshotExpired "SNAPSHOT_EXPIRED" Snapshot Always("restart"),
         }
     };
 }
@@ -88,6 +89,34 @@ impl ReasonKind {
     }
 }
 
+/// Which continuation recovers from a standard reason (contract §2.4, rule R6): the `kind` of
+/// the continuation, and whether the reason always comes with one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// The reason always comes with a continuation of this kind (`MORE_PAGES_AVAILABLE` always
+    /// has its `next_cursor`).
+    Always(&'static str),
+    /// A continuation of this kind recovers from the reason when the server knows one.
+    Sometimes(&'static str),
+    /// No continuation recovers from it (`VISIBILITY_RESTRICTED`: only another credential does).
+    Never,
+}
+
+impl Recovery {
+    /// The continuation kind that recovers, if any.
+    pub const fn continuation(self) -> Option<&'static str> {
+        match self {
+            Recovery::Always(kind) | Recovery::Sometimes(kind) => Some(kind),
+            Recovery::Never => None,
+        }
+    }
+
+    /// True when the reason always comes with its continuation.
+    pub const fn is_always(self) -> bool {
+        matches!(self, Recovery::Always(_))
+    }
+}
+
 /// One standard reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReasonEntry {
@@ -97,6 +126,8 @@ pub struct ReasonEntry {
     pub code: &'static str,
     /// Its kind.
     pub kind: ReasonKind,
+    /// The continuation that recovers from it.
+    pub recovery: Recovery,
 }
 
 /// One standard warning.
@@ -109,10 +140,14 @@ pub struct WarningEntry {
 }
 
 macro_rules! reason_table {
-    ($($name:ident $code:literal $kind:ident,)*) => {
+    ($($name:ident $code:literal $kind:ident $recovery:ident $(($continuation:literal))?,)*) => {
         /// Every standard reason, in contract order.
-        pub const REASONS: &[ReasonEntry] =
-            &[$(ReasonEntry { name: stringify!($name), code: $code, kind: ReasonKind::$kind }),*];
+        pub const REASONS: &[ReasonEntry] = &[$(ReasonEntry {
+            name: stringify!($name),
+            code: $code,
+            kind: ReasonKind::$kind,
+            recovery: Recovery::$recovery $(($continuation))?,
+        }),*];
     };
 }
 for_each_reason!(reason_table);

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::client::explain::{explain_reason, noun};
 use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
-use crate::contract::reason::{Reason, ReasonCode, StandardReason};
+use crate::contract::reason::{Reason, ReasonCode, Recovery, StandardReason};
 
 /// A request for a person to approve, change or abandon an action whose evidence is
 /// incomplete. Rendered as text (`Display`) and as JSON (`Serialize`).
@@ -236,12 +236,7 @@ fn option_for(
 
 /// True when `continuation` is a recovery for `reason`'s kind of problem.
 fn fits(reason: &StandardReason, continuation: &Continuation) -> bool {
-    matches!(
-        (reason.code(), continuation),
-        (ReasonCode::TimeBudgetExceeded, Continuation::RetryWithDeadline { .. })
-            | (ReasonCode::SourceUnavailable | ReasonCode::QuotaExhausted, Continuation::RetryAfter { .. })
-            | (ReasonCode::ResultLimitReached, Continuation::NarrowQuery { .. })
-    )
+    reason.code().recovery().and_then(Recovery::continuation) == Some(continuation.kind())
 }
 
 /// The `id` member of an item, as text.

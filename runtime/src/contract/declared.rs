@@ -205,7 +205,7 @@ impl<S: Declares<D>, D: ReasonDetails> From<D> for DeclaredReason<S> {
 pub enum Everything {}
 
 macro_rules! everything_reasons {
-    ($($name:ident $code:literal $kind:ident,)*) => {
+    ($($name:ident $code:literal $kind:ident $recovery:ident $(($continuation:literal))?,)*) => {
         $(impl Declares<crate::contract::reason::$name> for Everything {})*
         const EVERY_REASON: &[ReasonCode] = &[$(ReasonCode::$name),*];
         const EVERY_KIND: &[ReasonKind] = &[$(ReasonKind::$kind),*];

@@ -98,24 +98,6 @@ pub(crate) struct Received<'a> {
     pub(crate) truncated: &'a Value,
 }
 
-/// The standard codes that always come with a recovery.
-const ALWAYS_RECOVERABLE: [ReasonCode; 3] =
-    [ReasonCode::MorePagesAvailable, ReasonCode::QuotaExhausted, ReasonCode::SnapshotExpired];
-
-/// The continuation kinds that recover from `code`; `None` when this reader cannot tell
-/// (a code outside the standard table).
-fn recovers(code: &ReasonCode) -> Option<&'static [&'static str]> {
-    Some(match code {
-        ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached => &["next_cursor"],
-        ReasonCode::ResultLimitReached => &["narrow_query"],
-        ReasonCode::TimeBudgetExceeded => &["retry_with_deadline"],
-        ReasonCode::SourceUnavailable | ReasonCode::QuotaExhausted => &["retry_after"],
-        ReasonCode::SnapshotExpired => &["restart"],
-        ReasonCode::VisibilityRestricted => &[],
-        _ => return None,
-    })
-}
-
 /// Rules R2 to R10 on a block read from the wire: every one it breaks.
 pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Received<'_>) -> Vec<Violation> {
     let mut v = Vec::new();
@@ -201,7 +183,7 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
 /// R6: the continuation recovers from the first reason that has a recovery.
 fn check_continuation(continuation: Option<&Continuation>, codes: &[ReasonCode], v: &mut Vec<Violation>) {
     let Some(continuation) = continuation else {
-        if let Some(code) = codes.iter().find(|c| ALWAYS_RECOVERABLE.contains(c)) {
+        if let Some(code) = codes.iter().find(|c| always_recovers(c)) {
             v.push(Violation::new(
                 Rule::ContinuationOfFirstReason,
                 format!("`continuation` is null although {code} always has a recovery path"),
@@ -213,13 +195,15 @@ fn check_continuation(continuation: Option<&Continuation>, codes: &[ReasonCode],
         return; // R5 covers it
     }
     let kind = continuation.kind();
-    match codes.iter().position(|c| recovers(c).is_none_or(|kinds| kinds.contains(&kind))) {
+    // A custom code's recovery is not in the table: any continuation may be its own.
+    let recovers = |code: &ReasonCode| code.recovery().is_none_or(|r| r.continuation() == Some(kind));
+    match codes.iter().position(recovers) {
         None => v.push(Violation::new(
             Rule::ContinuationOfFirstReason,
             format!("`continuation` of kind {kind} recovers from none of the reasons"),
         )),
         Some(at) => {
-            if let Some(earlier) = codes[..at].iter().find(|c| ALWAYS_RECOVERABLE.contains(c)) {
+            if let Some(earlier) = codes[..at].iter().find(|c| always_recovers(c)) {
                 v.push(Violation::new(
                     Rule::ContinuationOfFirstReason,
                     format!(
@@ -229,6 +213,11 @@ fn check_continuation(continuation: Option<&Continuation>, codes: &[ReasonCode],
             }
         }
     }
+}
+
+/// True when `code` always comes with its continuation (the table in `completeness-codes`).
+fn always_recovers(code: &ReasonCode) -> bool {
+    code.recovery().is_some_and(|recovery| recovery.is_always())
 }
 
 /// R12 on one raw reason object, before it is read: what the reader cannot see afterwards.

@@ -25,8 +25,8 @@
 //!
 //! | `event` | level | when | fields |
 //! | --- | --- | --- | --- |
-//! | `response` | `INFO` | a routed handler answered with `complete: false` | `route`, `method`, `complete`, `reasons`, `warnings`, `items` |
-//! | `response` | `DEBUG` | a routed handler answered with `complete: true` | the same |
+//! | `response` | `INFO` | a routed handler answered with `complete: false` for a reason other than more pages | `route`, `method`, `complete`, `reasons`, `warnings`, `items` |
+//! | `response` | `DEBUG` | a routed handler answered with `complete: true`, or with `MORE_PAGES_AVAILABLE` as its only reason | the same |
 //! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
@@ -291,6 +291,10 @@ fn answered(route: &str, method: &'static str, observation: &Observation) {
             target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
             warnings = %warning_codes, items, "complete answer"
         ),
+        None if only_paging(reasons) => tracing::debug!(
+            target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
+            warnings = %warning_codes, items, "incomplete answer: a page, more pages follow"
+        ),
         None => tracing::info!(
             target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
             warnings = %warning_codes, items, "incomplete answer"
@@ -316,6 +320,13 @@ fn answered(route: &str, method: &'static str, observation: &Observation) {
             counter!(STRICT_REFUSALS_TOTAL, "route" => route, "status" => status.to_string()).increment(1);
         }
     }
+}
+
+/// True when the answer's only reason is `MORE_PAGES_AVAILABLE`: a page of a traversal whose
+/// caller is told how to go on. Such pages are the normal course of paging, so their event is
+/// `DEBUG`: at `INFO`, every page of every traversal would bury the answers that miss data.
+fn only_paging(reasons: &[ReasonCode]) -> bool {
+    !reasons.is_empty() && reasons.iter().all(|code| *code == ReasonCode::MorePagesAvailable)
 }
 
 /// Emits the event and count of one refused token.

@@ -5,10 +5,10 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-pub use completeness_codes::ReasonKind;
+pub use completeness_codes::{ReasonKind, Recovery};
 
 macro_rules! reason_codes {
-    ($($name:ident $code:literal $kind:ident,)*) => {
+    ($($name:ident $code:literal $kind:ident $recovery:ident $(($continuation:literal))?,)*) => {
         /// A stable reason code. Programs branch on this, never on the message.
         ///
         /// The standard codes are variants; any other code (a service's own reason, or one
@@ -54,6 +54,15 @@ macro_rules! reason_codes {
                 match self {
                     $(ReasonCode::$name => ReasonKind::$kind,)*
                     ReasonCode::Custom(_) => ReasonKind::Unknown,
+                }
+            }
+
+            /// The continuation that recovers from a standard code; `None` for a custom one,
+            /// which this table cannot know (its recovery travels in the reason itself).
+            pub const fn recovery(&self) -> Option<Recovery> {
+                match self {
+                    $(ReasonCode::$name => Some(Recovery::$recovery $(($continuation))?),)*
+                    ReasonCode::Custom(_) => None,
                 }
             }
         }

@@ -8,7 +8,7 @@ use super::{CustomReason, Reason, ReasonCode, ReasonDetails, ReasonKind, read_re
 use crate::contract::continuation::Continuation;
 
 macro_rules! standard_reason {
-    ($($name:ident $code:literal $kind:ident,)*) => {
+    ($($name:ident $code:literal $kind:ident $recovery:ident $(($continuation:literal))?,)*) => {
         /// Every reason code with its typed details; the reason type clients use.
         ///
         /// A code outside the standard table (a service's own, or one from a newer version) is
