@@ -341,23 +341,26 @@ fn operator_schedules_are_parsed_or_refused_clearly() {
 }
 
 fn things_page() -> impl Strategy<Value = (Value, bool)> {
-    (prop::collection::vec((0u32..1000, prop::sample::select(vec!["alpha", "beta", "gamma"])), 0..12), any::<bool>())
-        .prop_map(|(rows, more)| {
-            let items: Vec<Value> = rows.iter().map(|(id, source)| json!({"id": id, "source": source})).collect();
-            let mut page: Envelope<Value, ListThingsReason> =
-                Envelope::complete(items, Scope::new("things", "things readable by everyone"));
-            if more {
-                page.completeness.push_reason(completeness::reason::MorePagesAvailable::new("c-next"));
-            }
-            (serde_json::to_value(&page).unwrap(), more)
-        })
+    let rows = prop::collection::vec((0u32..1000, prop::sample::select(vec!["alpha", "beta", "gamma"])), 0..12);
+    (rows, any::<bool>(), any::<bool>()).prop_map(|(rows, more, hidden)| {
+        let items: Vec<Value> = rows.iter().map(|(id, source)| json!({"id": id, "source": source})).collect();
+        let mut page: Envelope<Value, ListThingsReason> =
+            Envelope::complete(items, Scope::new("things", "things readable by everyone"));
+        if more {
+            page.completeness.push_reason(completeness::reason::MorePagesAvailable::new("c-next"));
+        }
+        if hidden {
+            page.completeness.push_reason(completeness::reason::VisibilityRestricted::new());
+        }
+        (serde_json::to_value(&page).unwrap(), more || hidden)
+    })
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn faults_never_add_or_alter_items((page, more) in things_page(), seed in any::<u64>(), n in 0u64..1000, cursor in any::<bool>(), pick in any::<prop::sample::Index>()) {
+    fn faults_never_add_or_alter_items((page, incomplete) in things_page(), seed in any::<u64>(), n in 0u64..1000, cursor in any::<bool>(), pick in any::<prop::sample::Index>()) {
         use completeness::Reason;
         let declared = ListThingsReason::declared_set().unwrap();
         let offered = Fault::offered(&declared, cursor);
@@ -375,10 +378,13 @@ proptest! {
                 prop_assert!(is_subsequence(kept, all), "{} is not a part of {}", faulted["items"], page["items"]);
                 prop_assert_eq!(&faulted["evidence"], &Value::Null);
                 prop_assert_eq!(&faulted["scope"], &page["scope"]);
+                let codes: Vec<&Value> = faulted["incomplete_reasons"].as_array().unwrap().iter().map(|r| &r["code"]).collect();
+                let hidden = codes.iter().filter(|c| **c == "VISIBILITY_RESTRICTED").count();
+                prop_assert!(hidden <= 1, "one reason is not given twice: {:?}", codes);
                 if matches!(fault, Fault::Reason(_)) {
                     prop_assert_eq!(&faulted["complete"], &json!(false));
                 } else {
-                    prop_assert_eq!(&faulted["complete"], &json!(!more));
+                    prop_assert_eq!(&faulted["complete"], &json!(!incomplete));
                     prop_assert_eq!(kept, all);
                 }
                 // Same seed and request number, same answer.

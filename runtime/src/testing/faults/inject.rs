@@ -238,7 +238,8 @@ impl Rebuild {
             }
             rebuilt.push_reason(old.clone());
         }
-        if let Some(reason) = reason {
+        // A reason the answer already gives (the same hidden records) is not given twice.
+        if let Some(reason) = reason.filter(|reason| !rebuilt.reasons().contains(reason)) {
             rebuilt.push_reason(reason);
         }
         for old in block.warnings() {
