@@ -57,7 +57,7 @@ mod schedule;
 
 pub use fault::Fault;
 pub use inject::{Faulted, FaultedPage, RequestFacts, UNNAMED_SOURCE, inject};
-pub use kit::{Conclusion, Kit, KitReport, Target};
+pub use kit::{Conclusion, Failure, Kit, KitReport, Run, Target};
 pub use layer::{FAULT_HEADER, FaultLayer, FaultRecord, FaultService};
 pub use schedule::{DEFAULT_PROBABILITY, Schedule};
 
