@@ -40,6 +40,7 @@ async fn main() {
         eprintln!("error: {message}");
         std::process::exit(2);
     }
+    let faults = config.faults.clone();
     let mut running = match service::start(config).await {
         Ok(running) => running,
         Err(message) => {
@@ -50,6 +51,12 @@ async fn main() {
     let url = running.url();
     println!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)");
     println!("credentials (Authorization: Bearer NAME): {CREDENTIALS}");
+    if let Some(schedule) = faults {
+        println!(
+            "FAULT INJECTION ON (--faults, {schedule}): answers are incomplete on purpose; a request names one with the header {}: CODE",
+            completeness::testing::faults::FAULT_HEADER
+        );
+    }
     if !service::Service::keys_configured() {
         println!(
             "cursor and evidence keys: ephemeral (set {}=kid:base64key to keep them valid across restarts)",

@@ -43,6 +43,8 @@ pub struct Config {
     pub cursor_keys: Option<completeness::CursorKeys>,
     /// How log lines are written (`--log-format human|json`).
     pub log_format: LogFormat,
+    /// Fault injection on purpose (`--faults SEED[:PROBABILITY]`); none when `None`.
+    pub faults: Option<completeness::testing::faults::Schedule>,
 }
 
 /// The largest value each numeric setting accepts: beyond these the service would be useless
@@ -84,6 +86,7 @@ impl Default for Config {
             demo: false,
             cursor_keys: None,
             log_format: LogFormat::Human,
+            faults: None,
         }
     }
 }
@@ -102,6 +105,8 @@ usage: service_accounts [flags]
   --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms; at most 600000)
   --log-format FORMAT         request log and events on stderr: human (default) or json;
                               RUST_LOG filters them (default: info)
+  --faults SEED[:PROBABILITY] make answers incomplete on purpose, in the ways each route declares
+                              (seeded; probability 0-1 per request, default 0.5)
   --demo                      start on a free port, run the cleanup-agent tour, exit";
 
 impl Config {
@@ -154,6 +159,7 @@ impl Config {
                     config.default_page_size = config.default_page_size.min(config.max_page_size);
                 }
                 "--log-format" => config.log_format = LogFormat::parse(&value()?)?,
+                "--faults" => config.faults = Some(value()?.parse().map_err(|e| format!("--faults: {e}"))?),
                 "--fail-source" => config.fail_sources.push(source_name(&value()?)?),
                 "--slow-source" => {
                     let spec = value()?;

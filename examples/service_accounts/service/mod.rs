@@ -96,9 +96,13 @@ pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
 pub async fn start(config: Config) -> Result<Running, String> {
     let addr = config.addr;
     telemetry::install_metrics();
+    let faults = config.faults.clone();
     let (state, router) = build(config)?;
     let mcp_sessions = tokio_util::sync::CancellationToken::new();
-    let router = router.merge(mcp::router(state.clone(), mcp_sessions.clone()));
+    let mut router = router.merge(mcp::router(state.clone(), mcp_sessions.clone()));
+    if let Some(schedule) = faults {
+        router = router.layer(completeness::testing::faults::FaultLayer::new(schedule));
+    }
     let listener = TcpListener::bind(addr).await.map_err(|e| format!("could not listen on {addr}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (stop, stopped) = oneshot::channel::<()>();

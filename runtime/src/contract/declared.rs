@@ -175,6 +175,22 @@ impl<S: ReasonSet> Reason for DeclaredReason<S> {
     fn declared_resource() -> Option<&'static str> {
         S::RESOURCE
     }
+    fn declared_set() -> Option<DeclaredSet> {
+        Some(DeclaredSet { reasons: S::REASONS, kinds: S::KINDS, warnings: S::WARNINGS })
+    }
+}
+
+/// What one endpoint declares, as values: a response over a [`DeclaredReason`] carries it in
+/// its extensions, so a layer outside the router (the `faults` layer) knows the route's
+/// reasons and warnings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeclaredSet {
+    /// The declared reason codes, in declaration order.
+    pub reasons: &'static [ReasonCode],
+    /// The kind of each declared reason, in the same order.
+    pub kinds: &'static [ReasonKind],
+    /// The declared warning codes, in declaration order.
+    pub warnings: &'static [WarningCode],
 }
 
 impl<S: Declares<D>, D: ReasonDetails> From<D> for DeclaredReason<S> {

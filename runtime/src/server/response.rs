@@ -41,6 +41,9 @@ impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
         let observation = Observation::of(&self.completeness, Some(self.items.len()));
         let mut response = observation.tag(json_response_sized(&self, envelope_capacity(self.items.len())));
         IncompleteReport::attach(Some(&self.completeness), &mut response);
+        if let Some(declared) = R::declared_set() {
+            response.extensions_mut().insert(declared);
+        }
         response
     }
 }

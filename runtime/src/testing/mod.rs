@@ -2,6 +2,8 @@
 //! run on its JSON, an in-memory paged source with real snapshots, and proptest
 //! strategies for envelopes and paged sources.
 
+#[cfg(feature = "faults")]
+pub mod faults;
 mod invariants;
 mod source;
 mod strategies;

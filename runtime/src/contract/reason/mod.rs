@@ -62,6 +62,16 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
     {
         None
     }
+
+    /// The reasons and warnings an endpoint declares (`#[completeness(reasons(..), warnings(..))]`),
+    /// which a response over this reason type carries to outer layers. `None` for reason types
+    /// of no endpoint.
+    fn declared_set() -> Option<crate::contract::declared::DeclaredSet>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// The typed details of one reason code: its wire members and its recovery.

@@ -1,0 +1,85 @@
+//! [`Fault`]: one way a response can be made incomplete, and which faults a route offers.
+
+use std::fmt;
+
+use crate::contract::declared::DeclaredSet;
+use crate::contract::reason::{ReasonCode, ReasonKind};
+use crate::contract::warning::WarningCode;
+
+/// One fault the layer can apply to a response, named on the wire by its code.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fault {
+    /// Report this declared reason, removing the items it stands for.
+    Reason(ReasonCode),
+    /// Refuse a request that carries a cursor with `410 CURSOR_EXPIRED`.
+    CursorExpired,
+    /// Add this declared warning; the items and `complete` stay as they are.
+    Warning(WarningCode),
+}
+
+/// The name of [`Fault::CursorExpired`].
+const CURSOR_EXPIRED: &str = "CURSOR_EXPIRED";
+
+impl Fault {
+    /// The code that names the fault (`SOURCE_UNAVAILABLE`, `CURSOR_EXPIRED`, `STALE_INDEX`).
+    pub fn name(&self) -> &str {
+        match self {
+            Fault::Reason(code) => code.as_str(),
+            Fault::CursorExpired => CURSOR_EXPIRED,
+            Fault::Warning(code) => code.as_str(),
+        }
+    }
+
+    /// The faults a route that declares `declared` can produce on one request, in declaration
+    /// order: every declared reason a server reports (not `MORE_PAGES_AVAILABLE`, which is
+    /// pagination, nor `CLIENT_LIMIT_REACHED`, which collectors report); `SNAPSHOT_EXPIRED`
+    /// and `CURSOR_EXPIRED` only on a request that continues a traversal (`CURSOR_EXPIRED` on
+    /// a paginated route); and every declared warning whose details the layer can state
+    /// truthfully (`STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, a service's
+    /// own warnings).
+    pub fn offered(declared: &DeclaredSet, has_cursor: bool) -> Vec<Fault> {
+        let mut faults = Vec::new();
+        for code in declared.reasons {
+            match code {
+                ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached => {}
+                ReasonCode::SnapshotExpired if !has_cursor => {}
+                code => faults.push(Fault::Reason(code.clone())),
+            }
+        }
+        if has_cursor && declared.reasons.contains(&ReasonCode::MorePagesAvailable) {
+            faults.push(Fault::CursorExpired);
+        }
+        for code in declared.warnings {
+            match code {
+                WarningCode::PageSizeReduced | WarningCode::PartialFieldSet | WarningCode::DeprecatedField => {}
+                code => faults.push(Fault::Warning(code.clone())),
+            }
+        }
+        faults
+    }
+
+    /// The fault named `name` among `offered`, when it is there.
+    pub fn find<'a>(offered: &'a [Fault], name: &str) -> Option<&'a Fault> {
+        offered.iter().find(|fault| fault.name() == name)
+    }
+
+    /// The declared kind of a reason fault.
+    pub(crate) fn kind_in(&self, declared: &DeclaredSet) -> ReasonKind {
+        match self {
+            Fault::Reason(code) => declared
+                .reasons
+                .iter()
+                .position(|declared| declared == code)
+                .and_then(|i| declared.kinds.get(i).copied())
+                .unwrap_or_else(|| code.standard_kind()),
+            Fault::CursorExpired => ReasonKind::Snapshot,
+            Fault::Warning(_) => ReasonKind::Unknown,
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

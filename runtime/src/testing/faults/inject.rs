@@ -1,0 +1,278 @@
+//! What a fault does to one response, on its JSON: remove items, add a reason or a warning,
+//! and rebuild the completeness block with the contract's own types.
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::{Map, Value, json};
+
+use super::fault::Fault;
+use super::schedule::{below, unit};
+use crate::contract::completeness::{Completeness, Shape};
+use crate::contract::continuation::Continuation;
+use crate::contract::declared::DeclaredSet;
+use crate::contract::reason::{
+    CustomReason, Progress, QuotaExhausted, Reason, ReasonCode, ReasonKind, ResultLimitReached, SnapshotExpired,
+    SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
+};
+use crate::contract::warning::{DefaultScopeApplied, OrderingDefaulted, StaleIndex, Warning, WarningCode};
+use crate::server::problem::{Problem, ProblemCode};
+use proptest::test_runner::TestRng;
+
+/// The source named by `SOURCE_UNAVAILABLE` when the items carry no `source` member.
+pub const UNNAMED_SOURCE: &str = "injected";
+
+/// What the layer knows about the request it faults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestFacts {
+    /// The request continues a traversal (its query has a `cursor`).
+    pub has_cursor: bool,
+    /// The request's `time_budget_ms`, when it names one.
+    pub time_budget_ms: Option<u64>,
+}
+
+impl RequestFacts {
+    /// Reads the facts from a query string (without the `?`).
+    pub fn from_query(query: Option<&str>) -> RequestFacts {
+        let mut facts = RequestFacts::default();
+        for pair in query.unwrap_or("").split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            match key {
+                "cursor" => facts.has_cursor = true,
+                "time_budget_ms" => facts.time_budget_ms = value.parse().ok(),
+                _ => {}
+            }
+        }
+        facts
+    }
+}
+
+/// A faulted answer.
+#[derive(Debug, Clone)]
+pub enum Faulted {
+    /// The collection, made incomplete or warned.
+    Page(Box<FaultedPage>),
+    /// A problem sent instead (`410 CURSOR_EXPIRED`).
+    Problem(Problem),
+}
+
+/// Applies `fault` to the collection `response` of a route that declares `declared`, with
+/// the random numbers of `rng`: the items it keeps are a subset of the response's, in their
+/// order and unaltered; the block gains the fault's reason or warning and loses any evidence.
+/// An error when `response` is not a collection that keeps the contract.
+pub fn inject(
+    fault: &Fault,
+    response: &Value,
+    declared: &DeclaredSet,
+    facts: &RequestFacts,
+    rng: &mut TestRng,
+) -> Result<Faulted, String> {
+    let mut data = response.as_object().cloned().ok_or("a collection response is a JSON object")?;
+    let block = Completeness::<StandardReason>::take_from::<serde_json::Error>(&mut data, Shape::Collection)
+        .map_err(|e| e.to_string())?;
+    let items = items_of(&mut data).ok_or("a collection response has an array of items")?;
+    let mut page = Rebuild { block, ends_traversal: false, reason: None, warning: None };
+    match fault {
+        Fault::CursorExpired => {
+            return Ok(Faulted::Problem(
+                Problem::new(
+                    ProblemCode::CursorExpired,
+                    "The cursor expired (fault injection). Start a new traversal; results from this one cannot \
+                     be combined with a new one.",
+                )
+                .with_continuation(&Continuation::Restart { reason: "cursor expired (fault injection)".to_owned() }),
+            ));
+        }
+        Fault::Warning(code) => page.warning = Some(warning(code, &page.block)),
+        Fault::Reason(code) => {
+            let n = items.len() as u64;
+            let reason: StandardReason = match code {
+                ReasonCode::VisibilityRestricted => {
+                    keep_subset(items, rng);
+                    VisibilityRestricted::new().into()
+                }
+                ReasonCode::SourceUnavailable => {
+                    let source = drop_source(items, rng);
+                    SourceUnavailable::new(source).retry_after(1 + below(rng, 30)).into()
+                }
+                ReasonCode::TimeBudgetExceeded => {
+                    let kept = keep_prefix(items, below(rng, n + 1));
+                    let budget_ms = facts.time_budget_ms.unwrap_or(1_000);
+                    let progress = Progress { completed: kept, planned: Some(n), unit: "items".to_owned() };
+                    TimeBudgetExceeded::new(budget_ms, progress)
+                        .retry_with_deadline(budget_ms.div_ceil(500).max(1))
+                        .into()
+                }
+                ReasonCode::ResultLimitReached => {
+                    let limit = keep_prefix(items, below(rng, n));
+                    ResultLimitReached::new(limit, "narrow the query: add a filter").into()
+                }
+                ReasonCode::QuotaExhausted => {
+                    keep_prefix(items, below(rng, n + 1));
+                    QuotaExhausted::new(1 + below(rng, 60)).into()
+                }
+                ReasonCode::SnapshotExpired => {
+                    keep_prefix(items, below(rng, n + 1));
+                    page.ends_traversal = true;
+                    let snapshot = page.block.page().and_then(|p| p.snapshot.clone());
+                    let snapshot = snapshot.or_else(|| page.block.scope().snapshot.clone());
+                    SnapshotExpired::new(snapshot.unwrap_or_else(|| "unknown".to_owned())).into()
+                }
+                code => {
+                    let kind = fault.kind_in(declared);
+                    match kind {
+                        ReasonKind::Truncation | ReasonKind::Budget => {
+                            keep_prefix(items, below(rng, n + 1));
+                        }
+                        ReasonKind::Snapshot => {
+                            keep_prefix(items, below(rng, n + 1));
+                            page.ends_traversal = true;
+                        }
+                        _ => keep_subset(items, rng),
+                    }
+                    custom(code, kind)
+                }
+            };
+            page.reason = Some(reason);
+        }
+    }
+    let returned = items.len() as u64;
+    Ok(Faulted::Page(Box::new(FaultedPage { block: page.finish(returned), data })))
+}
+
+/// A faulted collection: its new completeness block and its data members.
+#[derive(Debug, Clone)]
+pub struct FaultedPage {
+    /// The rebuilt completeness block.
+    pub block: Completeness<StandardReason>,
+    /// The data members, the items among them.
+    pub data: Map<String, Value>,
+}
+
+impl FaultedPage {
+    /// The response as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(Whole { block: &self.block, data: &self.data }).unwrap_or(Value::Null)
+    }
+
+    /// The response body, its members in the contract's order (`docs/contract.md` §2.1).
+    pub fn to_body(&self) -> Vec<u8> {
+        serde_json::to_vec(&Whole { block: &self.block, data: &self.data }).unwrap_or_default()
+    }
+}
+
+/// The array of items: `items`, or the first array among the data members.
+fn items_of(data: &mut Map<String, Value>) -> Option<&mut Vec<Value>> {
+    let name = if data.get("items").is_some_and(Value::is_array) {
+        "items".to_owned()
+    } else {
+        data.iter().find(|(_, v)| v.is_array()).map(|(k, _)| k.clone())?
+    };
+    data.get_mut(&name).and_then(Value::as_array_mut)
+}
+
+/// Keeps each item with probability 1/2.
+fn keep_subset(items: &mut Vec<Value>, rng: &mut TestRng) {
+    items.retain(|_| unit(rng) < 0.5);
+}
+
+/// Keeps the first `k` items; returns how many are left.
+fn keep_prefix(items: &mut Vec<Value>, k: u64) -> u64 {
+    items.truncate(usize::try_from(k).unwrap_or(usize::MAX));
+    items.len() as u64
+}
+
+/// Removes the items of one source (named by the items' `source` members, drawn among
+/// them), or a random subset under [`UNNAMED_SOURCE`] when the items name none; the name.
+fn drop_source(items: &mut Vec<Value>, rng: &mut TestRng) -> String {
+    let mut sources: Vec<&str> = items.iter().filter_map(|item| item.get("source").and_then(Value::as_str)).collect();
+    sources.sort_unstable();
+    sources.dedup();
+    if sources.is_empty() {
+        keep_subset(items, rng);
+        return UNNAMED_SOURCE.to_owned();
+    }
+    let source = sources[below(rng, sources.len() as u64) as usize].to_owned();
+    items.retain(|item| item.get("source").and_then(Value::as_str) != Some(source.as_str()));
+    source
+}
+
+/// A service's own reason `code` of `kind`.
+fn custom(code: &ReasonCode, kind: ReasonKind) -> StandardReason {
+    let mut details = Map::new();
+    details.insert("kind".to_owned(), json!(kind.as_str()));
+    let message = format!("{code}: items were left out (fault injection)");
+    StandardReason::Custom(CustomReason::from_wire(code.as_str().to_owned(), message, details))
+}
+
+/// The warning `code`, with details taken from the response itself.
+fn warning(code: &WarningCode, block: &Completeness<StandardReason>) -> Warning {
+    match code {
+        WarningCode::StaleIndex => StaleIndex::new(UNNAMED_SOURCE).into(),
+        WarningCode::DefaultScopeApplied => DefaultScopeApplied::new(block.scope().visibility.clone()).into(),
+        WarningCode::OrderingDefaulted => {
+            OrderingDefaulted::new(block.page().map_or_else(|| "default".to_owned(), |p| p.ordering.clone())).into()
+        }
+        code => serde_json::from_value(json!({"code": code.as_str(), "message": format!("{code} (fault injection)")}))
+            .unwrap_or_else(|_| StaleIndex::new(UNNAMED_SOURCE).into()),
+    }
+}
+
+/// The block being rebuilt around what the fault changed.
+struct Rebuild {
+    block: Completeness<StandardReason>,
+    ends_traversal: bool,
+    reason: Option<StandardReason>,
+    warning: Option<Warning>,
+}
+
+impl Rebuild {
+    /// The new block: the old reasons (without pagination when the traversal ended), the
+    /// fault's reason, the old warnings and the fault's, the page facts recounted, no evidence.
+    fn finish(self, returned: u64) -> Completeness<StandardReason> {
+        let Rebuild { block, ends_traversal, reason, warning } = self;
+        let mut rebuilt = Completeness::<StandardReason>::complete(block.scope().clone());
+        let mut page = block.page().cloned();
+        for old in block.reasons() {
+            if ends_traversal && old.code() == ReasonCode::MorePagesAvailable {
+                continue;
+            }
+            rebuilt.push_reason(old.clone());
+        }
+        // A reason the answer already gives (the same hidden records) is not given twice.
+        if let Some(reason) = reason.filter(|reason| !rebuilt.reasons().contains(reason)) {
+            rebuilt.push_reason(reason);
+        }
+        for old in block.warnings() {
+            rebuilt.push_warning(old.clone());
+        }
+        if let Some(warning) = warning {
+            rebuilt.push_warning(warning);
+        }
+        if let Some(page) = page.as_mut() {
+            page.returned = returned;
+            if rebuilt.next_cursor().is_none() {
+                page.cursor = None;
+            }
+        }
+        rebuilt.set_page(page);
+        rebuilt
+    }
+}
+
+/// A collection written in the contract's member order: head, data, tail.
+struct Whole<'a> {
+    block: &'a Completeness<StandardReason>,
+    data: &'a Map<String, Value>,
+}
+
+impl Serialize for Whole<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        self.block.serialize_head(&mut map)?;
+        for (name, value) in self.data {
+            map.serialize_entry(name, value)?;
+        }
+        self.block.serialize_tail(&mut map, Shape::Collection)?;
+        map.end()
+    }
+}

@@ -1,0 +1,291 @@
+//! [`FaultLayer`]: the tower layer that faults a router's real responses.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use axum::body::{Body, to_bytes};
+use axum::extract::Request;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::sync::Notify;
+
+use super::fault::Fault;
+use super::inject::{Faulted, RequestFacts, inject};
+use super::schedule::{Draw, Schedule};
+use crate::contract::declared::DeclaredSet;
+use crate::contract::reason::ReasonCode;
+use crate::server::problem::{Problem, ProblemCode};
+use crate::server::report::IncompleteReport;
+use crate::server::require::RequireComplete;
+
+/// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
+/// or `none`); read only by [`FaultLayer`], so it does nothing where the layer is not installed.
+pub const FAULT_HEADER: &str = "completeness-fault";
+
+/// Makes the real responses of the routes it wraps incomplete, in the ways each route declares.
+/// See the [module documentation](super).
+#[derive(Debug, Clone)]
+pub struct FaultLayer {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    schedule: Schedule,
+    next: AtomicU64,
+    max_requests: Option<u64>,
+    exceeded: Notify,
+    log: Mutex<Vec<FaultRecord>>,
+}
+
+impl FaultLayer {
+    /// A layer that faults by `schedule`.
+    pub fn new(schedule: Schedule) -> FaultLayer {
+        FaultLayer::with_limit(schedule, None)
+    }
+
+    /// A layer that answers a `429 REQUEST_LIMIT_REACHED` problem past `max_requests` requests and
+    /// wakes [`FaultLayer::exceeded`]: the conformance kit's bound on a client that loops.
+    pub(crate) fn with_limit(schedule: Schedule, max_requests: Option<u64>) -> FaultLayer {
+        FaultLayer {
+            shared: Arc::new(Shared {
+                schedule,
+                next: AtomicU64::new(0),
+                max_requests,
+                exceeded: Notify::new(),
+                log: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// The schedule.
+    pub fn schedule(&self) -> &Schedule {
+        &self.shared.schedule
+    }
+
+    /// What happened to every request so far, in the order they were answered.
+    pub fn log(&self) -> Vec<FaultRecord> {
+        self.shared.log.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Resolves once a request past the limit arrived.
+    pub(crate) async fn exceeded(&self) {
+        self.shared.exceeded.notified().await;
+    }
+
+    /// True once a request past the limit arrived.
+    pub(crate) fn was_exceeded(&self) -> bool {
+        self.shared.max_requests.is_some_and(|max| self.shared.next.load(Ordering::SeqCst) > max)
+    }
+}
+
+impl<S> tower::Layer<S> for FaultLayer {
+    type Service = FaultService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        FaultService { inner, shared: Arc::clone(&self.shared) }
+    }
+}
+
+/// The service of [`FaultLayer`].
+#[derive(Debug, Clone)]
+pub struct FaultService<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+/// What the layer did with one request, and what the client was answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultRecord {
+    /// The request's number, from 0.
+    pub request: u64,
+    /// The method.
+    pub method: String,
+    /// The path and query.
+    pub uri: String,
+    /// The request continued a traversal (it carried a cursor).
+    pub had_cursor: bool,
+    /// The faults the route offered for this request (empty: not a declared collection).
+    pub offered: Vec<Fault>,
+    /// The fault applied, if any.
+    pub fault: Option<Fault>,
+    /// The status answered.
+    pub status: u16,
+    /// `complete` of the answer, when it was a collection.
+    pub complete: Option<bool>,
+    /// The reason codes of the answer (none for a problem).
+    pub reasons: Vec<String>,
+}
+
+impl FaultRecord {
+    /// True when the answer was a collection or problem that is not a complete result, for a
+    /// reason other than pagination.
+    pub fn is_incomplete(&self) -> bool {
+        self.status != 200 || self.reasons.iter().any(|code| code != ReasonCode::MorePagesAvailable.as_str())
+    }
+}
+
+impl fmt::Display for FaultRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fault = self.fault.as_ref().map_or("no fault", Fault::name);
+        write!(f, "#{} {} {}: {fault} -> {}", self.request, self.method, self.uri, self.status)?;
+        match self.complete {
+            Some(true) => f.write_str(" complete"),
+            Some(false) => write!(f, " partial ({})", self.reasons.join(", ")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<S> tower::Service<Request> for FaultService<S>
+where
+    S: tower::Service<Request, Response = Response> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let fresh = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, fresh);
+        let shared = Arc::clone(&self.shared);
+        let n = shared.next.fetch_add(1, Ordering::SeqCst);
+        if shared.max_requests.is_some_and(|max| n >= max) {
+            shared.exceeded.notify_one();
+            let problem = Problem::new(
+                ProblemCode::parse("REQUEST_LIMIT_REACHED"),
+                "the fault layer's request limit was reached",
+            )
+            .with_status(429);
+            return Box::pin(std::future::ready(Ok(problem.into_response())));
+        }
+        let (parts, body) = request.into_parts();
+        let asked = parts.headers.get(FAULT_HEADER).map(|v| v.to_str().unwrap_or("").trim().to_owned());
+        let facts = RequestFacts::from_query(parts.uri.query());
+        let demand = RequireComplete::from_parts(&parts).unwrap_or_default();
+        let mut record = FaultRecord {
+            request: n,
+            method: parts.method.to_string(),
+            uri: parts.uri.path_and_query().map_or_else(|| parts.uri.to_string(), ToString::to_string),
+            had_cursor: facts.has_cursor,
+            offered: Vec::new(),
+            fault: None,
+            status: 0,
+            complete: None,
+            reasons: Vec::new(),
+        };
+        let faultable = parts.method == Method::GET;
+        let future = inner.call(Request::from_parts(parts, body));
+        Box::pin(async move {
+            let response = future.await?;
+            let declared = response.extensions().get::<DeclaredSet>().copied().filter(|_| faultable);
+            let response = match declared {
+                Some(declared) if response.status() == StatusCode::OK => {
+                    shared.fault(n, asked, &facts, demand, &declared, response, &mut record).await
+                }
+                _ => response,
+            };
+            record.status = response.status().as_u16();
+            shared.log.lock().unwrap_or_else(PoisonError::into_inner).push(record);
+            Ok(response)
+        })
+    }
+}
+
+impl Shared {
+    /// Faults one answered collection, by the header or the schedule.
+    #[allow(clippy::too_many_arguments)]
+    async fn fault(
+        &self,
+        n: u64,
+        asked: Option<String>,
+        facts: &RequestFacts,
+        demand: RequireComplete,
+        declared: &DeclaredSet,
+        response: Response,
+        record: &mut FaultRecord,
+    ) -> Response {
+        let offered = Fault::offered(declared, facts.has_cursor);
+        let fault = match asked.as_deref() {
+            Some("none") => None,
+            Some(name) => match Fault::find(&offered, name) {
+                Some(fault) => Some(fault.clone()),
+                None => {
+                    let names: Vec<&str> = offered.iter().map(Fault::name).collect();
+                    return Problem::new(
+                        ProblemCode::InvalidRequest,
+                        format!(
+                            "{FAULT_HEADER}: '{name}' is not a fault this route offers on this request (offered: {})",
+                            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                        ),
+                    )
+                    .with_extension("parameter", FAULT_HEADER)
+                    .into_response();
+                }
+            },
+            None => self.schedule.choose(n, &offered),
+        };
+        record.offered = offered;
+        let (mut parts, body) = response.into_parts();
+        let bytes = match to_bytes(body, usize::MAX).await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                return Problem::new(ProblemCode::Internal, format!("the response could not be read: {error}"))
+                    .into_response();
+            }
+        };
+        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+            return Response::from_parts(parts, Body::from(bytes));
+        };
+        record.complete = value.get("complete").and_then(Value::as_bool);
+        record.reasons = codes(&value);
+        let Some(fault) = fault else {
+            return Response::from_parts(parts, Body::from(bytes));
+        };
+        let mut rng = self.schedule.rng(n, Draw::Shape);
+        record.fault = Some(fault.clone());
+        match inject(&fault, &value, declared, facts, &mut rng) {
+            Err(error) => {
+                Problem::new(ProblemCode::Internal, format!("the fault {fault} could not be applied: {error}"))
+                    .into_response()
+            }
+            Ok(Faulted::Problem(problem)) => {
+                record.complete = None;
+                record.reasons.clear();
+                problem.into_response()
+            }
+            Ok(Faulted::Page(page)) => {
+                record.complete = Some(page.block.is_complete());
+                record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
+                let report = IncompleteReport::of(&page.block);
+                if let Err(problem) = demand.check_report(&report) {
+                    record.complete = None;
+                    return problem.into_response();
+                }
+                let body = page.to_body();
+                parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                parts.headers.remove(header::CONTENT_LENGTH);
+                Response::from_parts(parts, Body::from(body))
+            }
+        }
+    }
+}
+
+/// The reason codes of a collection's JSON.
+fn codes(value: &Value) -> Vec<String> {
+    value["incomplete_reasons"]
+        .as_array()
+        .map(|reasons| reasons.iter().filter_map(|r| r["code"].as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}

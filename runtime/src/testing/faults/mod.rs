@@ -1,0 +1,67 @@
+//! Fault injection (`faults` feature): make a real service answer incompletely, on purpose, in
+//! every way its routes declare, so that a client's handling of each shape is tested before
+//! production does it.
+//!
+//! **Never part of a default build**: the module exists only with the `faults` feature, and a
+//! service faults only where [`FaultLayer`] is installed explicitly.
+//!
+//! # The layer
+//!
+//! [`FaultLayer`] is installed around a router built with `completeness::routing` (outside it:
+//! `router.layer(FaultLayer::new(schedule))`). A route whose handler declares its reasons and
+//! warnings with `#[completeness]` answers with its declared set attached; the layer reads it
+//! and, on `GET` requests answered `200`, applies one fault among those the route offers
+//! ([`Fault::offered`]):
+//!
+//! | fault | what the client receives |
+//! | --- | --- |
+//! | `VISIBILITY_RESTRICTED` | a random subset of the items is removed |
+//! | `SOURCE_UNAVAILABLE` | the items of one source (their `source` member) are removed; `retry_after` |
+//! | `TIME_BUDGET_EXCEEDED` | the items are cut; `progress` counts them; `retry_with_deadline` |
+//! | `RESULT_LIMIT_REACHED` | the items are cut to `limit`; `narrow_query` |
+//! | `QUOTA_EXHAUSTED` | the items are cut; `retry_after` |
+//! | a service's own reason | by its declared kind: cut (truncation, budget, snapshot) or a subset removed |
+//! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |
+//! | `CURSOR_EXPIRED` (requests with a cursor, paginated routes) | `410` problem with `restart` |
+//! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added |
+//!
+//! It only removes items and adds reasons or warnings: it never adds or alters an item. The
+//! completeness block is rebuilt with the contract's own types, so every faulted answer keeps
+//! the rules of `docs/contract.md` §2.2 (`page.returned` recounted, `continuation` and
+//! `next_cursor` recomputed) and carries no evidence. A request that demanded a complete
+//! result (`require_complete=true`, `Prefer: handling=strict`) gets the
+//! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
+//! declaration, other methods and other statuses pass through untouched, and so do aggregates
+//! (a count cannot be cut without altering it) and `#[derive(ResultEnvelope)]` structs: the
+//! layer faults the [`Envelope`](crate::Envelope)s of declared handlers.
+//!
+//! # Choosing faults
+//!
+//! A [`Schedule`] decides: a seed and a probability ([`Schedule::seeded`], with per-fault
+//! weights), a fixed sequence, one fault on every request, or only the [`FAULT_HEADER`]
+//! header, which names the fault of one request and is honoured only where the layer is
+//! installed. The same schedule gives the same faults, so a failure is replayed from its seed.
+//! [`FaultLayer::log`] lists what every request got.
+//!
+//! # The conformance kit
+//!
+//! [`Kit`] runs a client against the service with the layer, under every fault the routes
+//! offer and a few hundred seeded schedules, and checks what every client of the contract must
+//! keep; see its documentation.
+
+mod fault;
+mod inject;
+mod kit;
+mod layer;
+mod schedule;
+
+pub use fault::Fault;
+pub use inject::{Faulted, FaultedPage, RequestFacts, UNNAMED_SOURCE, inject};
+pub use kit::{Conclusion, Failure, Kit, KitReport, Run, Target};
+pub use layer::{FAULT_HEADER, FaultLayer, FaultRecord, FaultService};
+pub use schedule::{DEFAULT_PROBABILITY, Schedule};
+
+/// The random numbers [`inject`] uses for request `n` under `seed`, as the layer draws them.
+pub fn shape_rng(seed: u64, n: u64) -> proptest::test_runner::TestRng {
+    schedule::stream(seed, n, schedule::Draw::Shape)
+}

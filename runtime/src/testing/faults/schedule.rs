@@ -1,0 +1,198 @@
+//! [`Schedule`]: which fault each request gets, reproducibly.
+
+use std::fmt;
+use std::str::FromStr;
+
+use proptest::prelude::Rng;
+use proptest::test_runner::{RngAlgorithm, TestRng};
+
+use super::fault::Fault;
+
+/// Which fault each request gets. Request `n` (counted from 0 by the layer) is decided by the
+/// schedule and `n` alone, so the same schedule gives the same faults on every run and
+/// platform, and a failing client test is replayed by its schedule.
+///
+/// A request may also name its fault in the [`FAULT_HEADER`](super::FAULT_HEADER) header,
+/// which wins over the schedule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule {
+    plan: Plan,
+    weights: Vec<(String, f64)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Plan {
+    /// No fault unless a request names one in the header.
+    HeaderOnly,
+    /// Faults drawn from a seed: a request is faulted with `probability`.
+    Seeded { seed: u64, probability: f64 },
+    /// Request `n` gets the fault named at position `n` (`None`: none), when its route offers it.
+    Sequence(Vec<Option<String>>),
+    /// Every request gets the named fault when its route offers it.
+    Always(String),
+}
+
+impl Schedule {
+    /// No fault, unless a request names one in the header.
+    pub fn header_only() -> Schedule {
+        Schedule { plan: Plan::HeaderOnly, weights: Vec::new() }
+    }
+
+    /// Each request is faulted with `probability` (clamped to 0..=1), the fault drawn among
+    /// those its route offers (equally likely unless [`Schedule::weight`] says otherwise),
+    /// all from `seed`.
+    pub fn seeded(seed: u64, probability: f64) -> Schedule {
+        let probability = if probability.is_nan() { 0.0 } else { probability.clamp(0.0, 1.0) };
+        Schedule { plan: Plan::Seeded { seed, probability }, weights: Vec::new() }
+    }
+
+    /// Request `n` gets the fault named at position `n` (`None`: no fault); requests past the
+    /// end get none. A named fault the request's route does not offer is not applied.
+    pub fn sequence<I, S>(faults: I) -> Schedule
+    where
+        I: IntoIterator<Item = Option<S>>,
+        S: Into<String>,
+    {
+        Schedule { plan: Plan::Sequence(faults.into_iter().map(|f| f.map(Into::into)).collect()), weights: Vec::new() }
+    }
+
+    /// Every request whose route offers the fault named `name` gets it.
+    pub fn always(name: impl Into<String>) -> Schedule {
+        Schedule { plan: Plan::Always(name.into()), weights: Vec::new() }
+    }
+
+    /// Sets the relative weight of the fault named `name` in a seeded draw (default 1; 0
+    /// never picks it).
+    pub fn weight(mut self, name: impl Into<String>, weight: f64) -> Schedule {
+        let weight = if weight.is_nan() { 0.0 } else { weight.max(0.0) };
+        self.weights.push((name.into(), weight));
+        self
+    }
+
+    /// The seed of the draws (0 for schedules without one).
+    pub fn seed(&self) -> u64 {
+        match self.plan {
+            Plan::Seeded { seed, .. } => seed,
+            _ => 0,
+        }
+    }
+
+    /// The fault of request `n`, among the faults its route `offered`.
+    pub fn choose(&self, n: u64, offered: &[Fault]) -> Option<Fault> {
+        match &self.plan {
+            Plan::HeaderOnly => None,
+            Plan::Always(name) => Fault::find(offered, name).cloned(),
+            Plan::Sequence(names) => {
+                let name = names.get(usize::try_from(n).ok()?)?.as_deref()?;
+                Fault::find(offered, name).cloned()
+            }
+            Plan::Seeded { probability, .. } => {
+                let mut rng = self.rng(n, Draw::Choice);
+                if offered.is_empty() || unit(&mut rng) >= *probability {
+                    return None;
+                }
+                let weights: Vec<f64> = offered.iter().map(|fault| self.weight_of(fault.name())).collect();
+                let total: f64 = weights.iter().sum();
+                if total <= 0.0 {
+                    return None;
+                }
+                let mut point = unit(&mut rng) * total;
+                for (fault, weight) in offered.iter().zip(&weights) {
+                    if point < *weight {
+                        return Some(fault.clone());
+                    }
+                    point -= weight;
+                }
+                offered.iter().zip(&weights).rev().find(|(_, w)| **w > 0.0).map(|(f, _)| f.clone())
+            }
+        }
+    }
+
+    fn weight_of(&self, name: &str) -> f64 {
+        self.weights.iter().rev().find(|(n, _)| n == name).map_or(1.0, |(_, w)| *w)
+    }
+
+    /// The random numbers of request `n` for one purpose: a ChaCha stream keyed by the
+    /// seed, the request number and the purpose.
+    pub(crate) fn rng(&self, n: u64, draw: Draw) -> TestRng {
+        stream(self.seed(), n, draw)
+    }
+}
+
+/// What a request's random numbers are for: each purpose has its own stream.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Draw {
+    /// Whether, and which, fault.
+    Choice = 1,
+    /// Which items the fault removes, and its numbers.
+    Shape = 2,
+}
+
+/// The ChaCha stream of `seed`, request `n` and `draw`.
+pub(crate) fn stream(seed: u64, n: u64, draw: Draw) -> TestRng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key[8..16].copy_from_slice(&n.to_le_bytes());
+    key[16] = draw as u8;
+    TestRng::from_seed(RngAlgorithm::ChaCha, &key)
+}
+
+/// A number in `0..1`.
+pub(crate) fn unit(rng: &mut TestRng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// A number in `0..bound` (0 when `bound` is 0).
+pub(crate) fn below(rng: &mut TestRng, bound: u64) -> u64 {
+    if bound == 0 { 0 } else { rng.next_u64() % bound }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.plan {
+            Plan::HeaderOnly => f.write_str("header only")?,
+            Plan::Seeded { seed, probability } => write!(f, "seed {seed}, probability {probability}")?,
+            Plan::Always(name) => write!(f, "always {name}")?,
+            Plan::Sequence(names) => {
+                f.write_str("sequence [")?;
+                for (i, name) in names.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{}", name.as_deref().unwrap_or("none"))?;
+                }
+                f.write_str("]")?;
+            }
+        }
+        for (name, weight) in &self.weights {
+            write!(f, ", weight {name}={weight}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The probability of `SEED` without `:PROBABILITY`.
+pub const DEFAULT_PROBABILITY: f64 = 0.5;
+
+/// Parses `SEED[:PROBABILITY]` (an operator's flag, e.g. `--faults 42:0.3`): a seed of
+/// 0..=2^64-1 and a probability of 0..=1, 0.5 when left out.
+impl FromStr for Schedule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Schedule, String> {
+        let (seed, probability) = match text.split_once(':') {
+            Some((seed, probability)) => (seed, Some(probability)),
+            None => (text, None),
+        };
+        let seed: u64 = seed
+            .trim()
+            .parse()
+            .map_err(|_| format!("the seed must be a whole number from 0 to {}, got '{seed}'", u64::MAX))?;
+        let probability = match probability {
+            None => DEFAULT_PROBABILITY,
+            Some(p) => match p.trim().parse::<f64>() {
+                Ok(p) if (0.0..=1.0).contains(&p) => p,
+                _ => return Err(format!("the probability must be a number from 0 to 1, got '{p}'")),
+            },
+        };
+        Ok(Schedule::seeded(seed, probability))
+    }
+}

@@ -1,0 +1,322 @@
+//! The client conformance kit against the service_accounts example with the fault layer, over
+//! real HTTP on loopback: our own clients (`collect_all`, `decide`, the approval flow, the
+//! cleanup agent) keep every property under every declared fault and hundreds of seeded
+//! schedules; a naive client that takes an empty page for absence is caught, with a schedule
+//! that replays the failure.
+
+mod e2e_support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use completeness::client::http::ServiceClient;
+use completeness::testing::faults::{Conclusion, Fault, Kit, Target};
+use completeness::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
+use e2e_support::service;
+use serde_json::Value;
+
+/// A fresh service of 300 accounts (about ten unowned), sources without added latency.
+fn make_router() -> axum::Router {
+    let config = service::Config { slow_sources: Vec::new(), ..e2e_support::config(300) };
+    service::build(config).expect("the service builds").1
+}
+
+fn kit() -> Kit<fn() -> axum::Router> {
+    Kit::new(make_router as fn() -> axum::Router)
+}
+
+async fn collect(target: &Target, path: &str, query: &[(&str, &str)]) -> Result<Collected<Value>, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let pages = client.pages::<Value>(path, query);
+    let limits = CollectLimits { max_pages: 50, ..CollectLimits::default() };
+    collect_all(|cursor| pages.fetch(cursor), limits).await.map_err(|e| e.to_string())
+}
+
+/// The sorted ids a collection holds.
+fn ids(collected: &Collected<Value>) -> Vec<String> {
+    let mut ids: Vec<String> = collected.items.iter().filter_map(|i| i["id"].as_str().map(str::to_owned)).collect();
+    ids.sort();
+    ids
+}
+
+fn reasons(collected: &Collected<Value>) -> Vec<String> {
+    collected.completeness.reason_codes().iter().map(ToString::to_string).collect()
+}
+
+const UNOWNED: (&str, &[(&str, &str)]) = ("/service-accounts", &[("owner", "none"), ("page_size", "3")]);
+const SEARCH: (&str, &[(&str, &str)]) = ("/search", &[("q", "svc-north-000")]);
+
+/// `collect_all` over the paginated listing and the fanned-out search: complete only when both are.
+async fn collect_all_client(target: Target) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    let search = collect(&target, SEARCH.0, SEARCH.1).await?;
+    if listing.completeness.is_complete() && search.completeness.is_complete() {
+        Ok(Conclusion::Complete(format!("unowned {:?}; search {:?}", ids(&listing), ids(&search))))
+    } else {
+        Ok(Conclusion::Incomplete([reasons(&listing), reasons(&search)].concat()))
+    }
+}
+
+/// Claims absence of every account not found, only when `decide` allows it.
+async fn decide_client(target: Target) -> Result<Conclusion, String> {
+    let search = collect(&target, SEARCH.0, SEARCH.1).await?;
+    match decide(&search, Intent::ClaimAbsence) {
+        Decision::Proceed => Ok(Conclusion::Complete(format!("{:?}", ids(&search)))),
+        decision => Ok(Conclusion::Incomplete(
+            [vec![format!("{decision:?}")], reasons(&search), search.completeness.warning_codes_text()].concat(),
+        )),
+    }
+}
+
+/// Acts only when `decide(.., Mutate)` proceeds; otherwise asks a person with an approval request.
+async fn approval_client(target: Target) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    if decide(&listing, Intent::Mutate) == Decision::Proceed && listing.completeness.evidence().is_some() {
+        return Ok(Conclusion::Complete(format!("{:?}", ids(&listing))));
+    }
+    let request = ApprovalRequest::new("archive every unowned service account", "owner=none", &listing);
+    let mut uncovered: Vec<String> = request.reasons.iter().map(|r| format!("{}: {}", r.code, r.explanation)).collect();
+    uncovered.extend(request.warnings.iter().cloned());
+    Ok(Conclusion::Incomplete(uncovered))
+}
+
+/// A client that takes an empty first page for proof that no account is unowned.
+async fn naive_client(target: Target) -> Result<Conclusion, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let query = [("owner".to_owned(), "none".to_owned()), ("page_size".to_owned(), "3".to_owned())];
+    let page: Value = client.get("/service-accounts", &query).await.map_err(|e| e.to_string())?;
+    let empty = page["items"].as_array().is_none_or(Vec::is_empty);
+    Ok(Conclusion::Complete(if empty { "no unowned accounts" } else { "some unowned accounts" }.to_owned()))
+}
+
+trait WarningText {
+    fn warning_codes_text(&self) -> Vec<String>;
+}
+
+impl<R: completeness::Reason> WarningText for completeness::Completeness<R> {
+    fn warning_codes_text(&self) -> Vec<String> {
+        self.warnings().iter().map(|w| w.code().to_string()).collect()
+    }
+}
+
+fn names(faults: impl IntoIterator<Item = Fault>) -> Vec<String> {
+    faults.into_iter().map(|f| f.to_string()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn collect_all_keeps_the_client_contract_under_every_fault() {
+    let report = kit().run(collect_all_client).await;
+    report.assert_passes();
+    assert!(report.runs > 300, "{} runs", report.runs);
+    let offered = names(report.offered.clone());
+    for fault in [
+        "VISIBILITY_RESTRICTED",
+        "SOURCE_UNAVAILABLE",
+        "TIME_BUDGET_EXCEEDED",
+        "RESULT_LIMIT_REACHED",
+        "CURSOR_EXPIRED",
+        "STALE_INDEX",
+    ] {
+        assert!(offered.contains(&fault.to_owned()), "{fault} offered: {offered:?}");
+    }
+    assert!(report.not_covered().is_empty(), "every offered fault was applied: {:?}", report.not_covered());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decide_keeps_the_client_contract_under_every_fault() {
+    let report = kit().run(decide_client).await;
+    report.assert_passes();
+    assert!(report.not_covered().is_empty(), "{:?}", report.not_covered());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_approval_flow_keeps_the_client_contract_under_every_fault() {
+    let report = kit().run(approval_client).await;
+    report.assert_passes();
+    assert!(report.not_covered().is_empty(), "{:?}", report.not_covered());
+}
+
+/// The built `cleanup_agent` example, next to this test's own binary.
+fn agent_binary() -> PathBuf {
+    let test = std::env::current_exe().expect("the test binary's path");
+    let profile = test.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
+    let agent = profile.join("examples").join(format!("cleanup_agent{}", std::env::consts::EXE_SUFFIX));
+    assert!(agent.exists(), "{} is missing: build it with `cargo build --example cleanup_agent`", agent.display());
+    agent
+}
+
+/// The cleanup agent binary, as a user runs it: exit 0 archived on complete evidence, 2 asked
+/// for approval (its output says why), 1 an error.
+async fn cleanup_agent(target: Target) -> Result<Conclusion, String> {
+    let output = tokio::process::Command::new(agent_binary())
+        .args(["--server", target.url.as_str(), "--token", "admin", "--page-size", "3"])
+        .output()
+        .await
+        .map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    match output.status.code() {
+        Some(0) => Ok(Conclusion::Complete("archived".to_owned())),
+        Some(2) => Ok(Conclusion::Incomplete(stdout.lines().filter(|l| l.contains("_")).map(str::to_owned).collect())),
+        _ => Err(format!("{stdout}{}", String::from_utf8_lossy(&output.stderr))),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cleanup_agent_never_archives_on_an_incomplete_inventory() {
+    let report = kit().run(cleanup_agent).await;
+    report.assert_passes();
+    assert_eq!(report.truth, Some(Ok(Conclusion::Complete("archived".to_owned()))), "without faults it archives");
+    assert!(report.not_covered().is_empty(), "{:?}", report.not_covered());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_takes_an_empty_page_for_absence_with_a_replayable_seed() {
+    let kit = kit();
+    let report = kit.run(naive_client).await;
+    assert!(!report.failures.is_empty(), "the naive client must be caught");
+    let failure = report.failures.iter().find(|f| f.schedule.seed() != 0).expect("a seeded schedule catches it");
+    let text = failure.to_string();
+    assert!(text.contains(&format!("seed {}", failure.schedule.seed())), "{text}");
+    assert!(text.contains("took an incomplete answer for a complete one"), "{text}");
+    assert!(text.contains("GET /service-accounts?owner=none&page_size=3"), "the fault sequence is printed: {text}");
+    let panic = std::panic::catch_unwind(|| report.assert_passes()).expect_err("assert_passes fails");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("seed"), "{message}");
+
+    // Replaying the schedule breaks the client the same way.
+    let truth = Conclusion::Complete("some unowned accounts".to_owned());
+    let replay = kit.replay(failure.schedule.clone(), Some(&truth), &naive_client).await;
+    assert_eq!(replay.violations, failure.violations);
+    assert_eq!(
+        names(replay.log.iter().filter_map(|r| r.fault.clone())),
+        names(failure.log.iter().filter_map(|r| r.fault.clone()))
+    );
+}
+
+/// Archives whatever it collected, complete or not.
+async fn reckless_client(target: Target) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let body = serde_json::json!({"ids": ids(&listing), "evidence": listing.completeness.evidence().unwrap_or("none")});
+    let _: Result<Value, _> = client.post("/service-accounts/archive", &body).await;
+    Ok(Conclusion::Complete("archived".to_owned()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_destructive_action_on_an_incomplete_inventory() {
+    let report = kit().schedules(20).run(reckless_client).await;
+    let failure = report.failures.first().expect("the reckless client must be caught");
+    let text = failure.to_string();
+    assert!(text.contains("POST /service-accounts/archive after a traversal that was not complete"), "{text}");
+}
+
+/// Starts over until it gets a complete listing, however long that takes.
+async fn stubborn_client(target: Target) -> Result<Conclusion, String> {
+    loop {
+        let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+        if listing.completeness.is_complete() {
+            return Ok(Conclusion::Complete(format!("{:?}", ids(&listing))));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_stops_and_reports_a_client_that_never_stops_retrying() {
+    let report = kit().schedules(5).max_requests(40).run(stubborn_client).await;
+    let text = report.failures.iter().map(ToString::to_string).collect::<String>();
+    let schedules: Vec<String> = report.failures.iter().map(|f| f.schedule.to_string()).collect();
+    assert!(schedules.contains(&"always VISIBILITY_RESTRICTED".to_owned()), "{schedules:?}");
+    assert!(text.contains("more than 40 requests without concluding"), "{text}");
+}
+
+#[test]
+fn the_example_refuses_bad_faults_values_clearly() {
+    let parse = |value: &str| service::Config::from_args(["--faults".to_owned(), value.to_owned()]);
+    let config = parse("42:0.25").unwrap().unwrap();
+    assert_eq!(config.faults, Some(completeness::testing::faults::Schedule::seeded(42, 0.25)));
+    assert_eq!(service::Config::from_args(Vec::<String>::new()).unwrap().unwrap().faults, None, "off by default");
+    for (bad, says) in [("abc", "--faults: the seed"), ("7:1.5", "--faults: the probability"), ("7:", "probability")] {
+        let error = parse(bad).unwrap_err();
+        assert!(error.contains(says), "{bad}: {error}");
+    }
+    assert!(service::Config::from_args(["--faults".to_owned()]).unwrap_err().contains("--faults needs a value"));
+}
+
+/// The built `service_accounts` example, next to this test's own binary.
+fn service_binary() -> PathBuf {
+    let agent = agent_binary();
+    agent.with_file_name(format!("service_accounts{}", std::env::consts::EXE_SUFFIX))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_started_with_faults_says_so_and_misbehaves_on_purpose() {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(service_binary())
+        .args(["--addr", "127.0.0.1:0", "--accounts", "60", "--faults", "5:1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut url, mut banner) = (None, None);
+    while let Some(line) = lines.next_line().await.expect("the banner is readable") {
+        if let Some(rest) = line.strip_prefix("service_accounts listening on ") {
+            url = rest.split_whitespace().next().map(str::to_owned);
+        }
+        if line.contains("FAULT INJECTION ON") {
+            banner = Some(line);
+            break;
+        }
+        if line.starts_with("metrics") {
+            break; // the banner went past where the fault line belongs
+        }
+    }
+    let banner = banner.expect("the banner says faults are injected");
+    assert!(banner.contains("seed 5, probability 1"), "{banner}");
+    let url = url.expect("the banner names the address");
+    let client = reqwest::Client::new();
+    let page: Value = client
+        .get(format!("{url}/service-accounts?owner=none"))
+        .header("Authorization", "Bearer admin")
+        .header("completeness-fault", "VISIBILITY_RESTRICTED")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    completeness::testing::assert_envelope_invariants(&page);
+    assert_eq!(page["complete"], false, "{page}");
+    assert_eq!(page["incomplete_reasons"].as_array().unwrap().last().unwrap()["code"], "VISIBILITY_RESTRICTED");
+    child.kill().await.expect("the example stops");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_faulted_inventory_carries_no_evidence() {
+    use axum::body::{Body, to_bytes};
+    use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
+    use tower::ServiceExt;
+    let app = make_router().layer(FaultLayer::new(Schedule::header_only()));
+    let get = |fault: Option<&str>| {
+        let mut request = axum::http::Request::get("/service-accounts?owner=none&page_size=100")
+            .header("Authorization", "Bearer admin");
+        if let Some(fault) = fault {
+            request = request.header(FAULT_HEADER, fault);
+        }
+        app.clone().oneshot(request.body(Body::empty()).unwrap())
+    };
+    let body = |response: axum::response::Response| async move {
+        serde_json::from_slice::<Value>(&to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap()
+    };
+    let real = body(get(None).await.unwrap()).await;
+    assert_eq!(real["complete"], true, "{real}");
+    assert!(real["evidence"].is_string(), "the complete inventory carries evidence: {real}");
+    let faulted = body(get(Some("VISIBILITY_RESTRICTED")).await.unwrap()).await;
+    completeness::testing::assert_envelope_invariants(&faulted);
+    assert_eq!(faulted["complete"], false);
+    assert_eq!(faulted["evidence"], Value::Null, "{faulted}");
+}
