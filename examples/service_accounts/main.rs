@@ -40,6 +40,7 @@ async fn main() {
         eprintln!("error: {message}");
         std::process::exit(2);
     }
+    let keys_file = config.keys_file.is_some();
     let mut running = match service::start(config).await {
         Ok(running) => running,
         Err(message) => {
@@ -50,7 +51,7 @@ async fn main() {
     let url = running.url();
     println!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)");
     println!("credentials (Authorization: Bearer NAME): {CREDENTIALS}");
-    if !service::Service::keys_configured() {
+    if !service::Service::keys_configured() && !keys_file {
         println!(
             "cursor and evidence keys: ephemeral (set {}=kid:base64key to keep them valid across restarts)",
             service::state::KEYS_VARIABLE

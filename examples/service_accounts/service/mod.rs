@@ -11,6 +11,7 @@ pub mod credentials;
 pub mod db;
 pub mod http;
 pub mod inventory;
+pub mod keyring;
 pub mod mcp;
 pub mod openapi;
 pub mod refusals;
@@ -19,6 +20,7 @@ pub mod search;
 pub mod seed;
 pub mod sources;
 pub mod state;
+pub mod store;
 pub mod telemetry;
 
 use std::net::SocketAddr;
@@ -84,9 +86,9 @@ impl Drop for Running {
 }
 
 /// Builds the state and the REST router without listening (benches drive it in-process).
-pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
+pub async fn build(config: Config) -> Result<(AppState, axum::Router), String> {
     config.validate()?;
-    let service = Service::open(config).map_err(|e| format!("could not open the database: {e}"))?;
+    let service = Service::open(config).await.map_err(|e| format!("could not open the database: {e}"))?;
     let state: AppState = Arc::new(service);
     Ok((state.clone(), routes::router(state)))
 }
@@ -96,7 +98,7 @@ pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
 pub async fn start(config: Config) -> Result<Running, String> {
     let addr = config.addr;
     telemetry::install_metrics();
-    let (state, router) = build(config)?;
+    let (state, router) = build(config).await?;
     let mcp_sessions = tokio_util::sync::CancellationToken::new();
     let router = router.merge(mcp::router(state.clone(), mcp_sessions.clone()));
     let listener = TcpListener::bind(addr).await.map_err(|e| format!("could not listen on {addr}: {e}"))?;
@@ -125,7 +127,8 @@ fn spawn_audit_indexer(state: AppState) -> JoinHandle<()> {
         ticks.tick().await;
         loop {
             ticks.tick().await;
-            chore("audit indexer", every, || state.refresh_audit());
+            let round = state.refresh_audit().await;
+            chore("audit indexer", every, || round);
         }
     })
 }
@@ -137,7 +140,8 @@ fn spawn_pruner(state: AppState) -> JoinHandle<()> {
         let mut ticks = tokio::time::interval(every);
         loop {
             ticks.tick().await;
-            chore("snapshot pruner", every, || state.store.prune().map(|_| ()));
+            let round = state.store.prune().await;
+            chore("snapshot pruner", every, || round.map(|_| ()));
         }
     })
 }
