@@ -221,7 +221,7 @@ async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_a
     let found = h.get("/search?q=svc&time_budget_ms=5000", "admin").await;
     assert_eq!(found.status, 200, "{:?}", found.body);
     assert_eq!(h.post("/service-accounts", "admin", &json!({"name": "svc-x", "tenant": "east"})).await.status, 201);
-    assert!(h.store().prune().is_ok());
+    assert!(h.store().prune().await.is_ok());
 
     // A failing or panicking round is reported and does not end its task.
     use e2e_support::service::chore;

@@ -221,7 +221,7 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
     let h = Harness::start(config(600)).await;
     let admin = connect(&h, "admin").await;
     let north = connect(&h, "north").await;
-    let before = h.store().fingerprint().unwrap();
+    let before = h.store().fingerprint().await.unwrap();
 
     // north's inventory is incomplete (VISIBILITY_RESTRICTED), so it carries no evidence.
     let partial = answer(&north, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
@@ -252,7 +252,7 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
         refusal(&admin, "archive_service_accounts", json!({"ids": ids(&page), "evidence": "forged"})).await;
     assert_eq!(code, "EVIDENCE_INVALID");
     assert!(text.contains("APPROVAL REQUIRED"), "{text}");
-    assert_eq!(h.store().fingerprint().unwrap(), before, "nothing changed");
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing changed");
 
     // A complete inventory's evidence archives exactly the named accounts.
     let complete = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
@@ -262,7 +262,7 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
         answer(&admin, "archive_service_accounts", json!({"ids": unowned[..3], "evidence": complete["evidence"]}))
             .await;
     assert_eq!(archived["archived"], json!(unowned[..3]));
-    assert_ne!(h.store().fingerprint().unwrap(), before);
+    assert_ne!(h.store().fingerprint().await.unwrap(), before);
     let after = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
     assert_eq!(ids(&after), unowned[3..].to_vec(), "the three are no longer listed");
     admin.cancel().await.unwrap();
@@ -366,7 +366,7 @@ async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors() {
     let h = Harness::start(config(30)).await;
-    let before = h.store().fingerprint().unwrap();
+    let before = h.store().fingerprint().await.unwrap();
     let refused = connect_with(&h, "mallory", ProtocolVersion::LATEST_WITH_INITIALIZE).await;
     assert!(refused.is_err(), "an unknown credential gets no session");
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -422,7 +422,7 @@ async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors
     // The session still works, and nothing changed.
     let rest = h.get("/service-accounts/count", "admin").await;
     assert_eq!(answer(&admin, "count_service_accounts", json!({})).await["count"], rest.body["count"]);
-    assert_eq!(h.store().fingerprint().unwrap(), before);
+    assert_eq!(h.store().fingerprint().await.unwrap(), before);
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }

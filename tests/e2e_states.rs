@@ -190,7 +190,7 @@ async fn the_lagging_audit_index_warns_with_its_observed_revision_without_affect
     assert_eq!(warning["observed_revision"], "r-1");
     assert!(warning["refreshed_at"].as_str().unwrap().ends_with('Z'));
     // Once the index catches up the warning goes away.
-    h.running.state.refresh_audit().unwrap();
+    h.running.state.refresh_audit().await.unwrap();
     let caught_up = h.get("/search?q=svc-north-fresh", "admin").await;
     assert_eq!(caught_up.body["warnings"], json!([]));
 }

@@ -147,14 +147,14 @@ async fn an_expired_snapshot_answers_410_and_the_traversal_is_never_restarted() 
     // Still retained: the snapshot is current.
     assert_eq!(h.get(&next, "admin").await.status, 200);
     // A write supersedes the snapshot; after the retention it is gone.
-    let versions = h.store().version_count().unwrap();
+    let versions = h.store().version_count().await.unwrap();
     let id = &first.ids()[0];
     let changed = h.patch(&format!("/service-accounts/{id}"), "admin", &json!({"owner": "someone-new"})).await;
     assert_eq!(changed.status, 200);
-    assert_eq!(h.store().version_count().unwrap(), versions + 1, "the old version is kept while retained");
+    assert_eq!(h.store().version_count().await.unwrap(), versions + 1, "the old version is kept while retained");
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(
-        h.store().version_count().unwrap(),
+        h.store().version_count().await.unwrap(),
         versions,
         "the pruner dropped the version only the old snapshot saw"
     );

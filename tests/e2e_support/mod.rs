@@ -81,7 +81,7 @@ impl Harness {
     }
 
     /// The store, for checks that nothing changed.
-    pub fn store(&self) -> &service::db::Store {
+    pub fn store(&self) -> &service::store::Store {
         &self.running.state.store
     }
 

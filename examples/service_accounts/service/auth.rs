@@ -9,9 +9,9 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use completeness::{Credential, Problem, ProblemCode};
 
-use super::store::Store;
 use super::http::store_problem;
 use super::seed::TENANTS;
+use super::store::Store;
 
 /// A credential as a request presents it, with its permissions at that moment.
 #[derive(Debug, Clone, PartialEq, Eq)]

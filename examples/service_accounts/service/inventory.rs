@@ -164,8 +164,7 @@ pub async fn list_page(
         parse_snapshot(page.pin_snapshot(snapshot_label(current))).ok_or_else(|| page.unreadable_position())?;
     let retained = state.store.check_retained(snapshot).await.is_ok();
     page.ensure_retained(|_| retained)?;
-    let rows =
-        state.store.page(snapshot, page.position(), &filter, page.fetch_size()).await.map_err(store_problem)?;
+    let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).await.map_err(store_problem)?;
     let mut envelope: Envelope<ListItem, ListServiceAccountsReason> = page.envelope(scope, rows, |row| row.id.clone());
     if restricted {
         envelope.completeness.push_reason(VisibilityRestricted::new());

@@ -127,8 +127,9 @@ fn spawn_audit_indexer(state: AppState) -> JoinHandle<()> {
         ticks.tick().await;
         loop {
             ticks.tick().await;
-            let round = state.refresh_audit().await;
-            chore("audit indexer", every, || round);
+            let indexing = state.clone();
+            let round = tokio::spawn(async move { indexing.refresh_audit().await }).await;
+            chore("audit indexer", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })
 }
@@ -140,8 +141,10 @@ fn spawn_pruner(state: AppState) -> JoinHandle<()> {
         let mut ticks = tokio::time::interval(every);
         loop {
             ticks.tick().await;
-            let round = state.store.prune().await;
-            chore("snapshot pruner", every, || round.map(|_| ()));
+            // Run as its own task so a panic in the round is reported by `chore`, not fatal to the loop.
+            let pruning = state.clone();
+            let round = tokio::spawn(async move { pruning.store.prune().await.map(|_| ()) }).await;
+            chore("snapshot pruner", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })
 }

@@ -8,8 +8,8 @@ use completeness::config::CompletenessConfig;
 use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
 use super::db::{Change, StoreError};
-use super::store::{Location, Store};
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
+use super::store::{Location, Store};
 
 /// Everything the service owns, shared by the handlers.
 pub struct Service {

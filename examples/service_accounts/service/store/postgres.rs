@@ -156,11 +156,8 @@ impl PgStore {
             let end = (start + SEED_CHUNK - 1).min(u64::from(count));
             let accounts: Vec<Account> = (start..=end).map(|n| seed::seeded(n).account).collect();
             let column = |f: fn(&Account) -> Option<String>| accounts.iter().map(f).collect::<Vec<_>>();
-            let (ids, names, tenants) = (
-                column(|a| Some(a.id.clone())),
-                column(|a| Some(a.name.clone())),
-                column(|a| Some(a.tenant.clone())),
-            );
+            let (ids, names, tenants) =
+                (column(|a| Some(a.id.clone())), column(|a| Some(a.name.clone())), column(|a| Some(a.tenant.clone())));
             let (owners, emails, descriptions) =
                 (column(|a| a.owner.clone()), column(|a| a.owner_email.clone()), column(|a| a.description.clone()));
             let (created, fingerprints) =
@@ -217,8 +214,7 @@ impl PgStore {
 
     /// Locks the snapshot counter for this transaction (every writer takes it first) and returns it.
     async fn lock_current(tx: &deadpool_postgres::Transaction<'_>) -> Result<Snapshot, StoreError> {
-        let row =
-            tx.query_one("SELECT value FROM meta WHERE key = 'current' FOR UPDATE", &[]).await.map_err(pg)?;
+        let row = tx.query_one("SELECT value FROM meta WHERE key = 'current' FOR UPDATE", &[]).await.map_err(pg)?;
         Ok(row.get::<_, i64>(0) as u64)
     }
 
@@ -247,7 +243,11 @@ impl PgStore {
         Ok(())
     }
 
-    async fn insert_version(tx: &deadpool_postgres::Transaction<'_>, a: &Account, at: Snapshot) -> Result<(), StoreError> {
+    async fn insert_version(
+        tx: &deadpool_postgres::Transaction<'_>,
+        a: &Account,
+        at: Snapshot,
+    ) -> Result<(), StoreError> {
         tx.execute(
             &format!(
                 "INSERT INTO accounts (valid_from, valid_to, {COLUMNS}) VALUES ($1, NULL, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
@@ -271,10 +271,8 @@ impl PgStore {
     }
 
     async fn grant_of(client: &impl GenericClient, name: &str) -> Result<Option<Grant>, StoreError> {
-        let Some(row) = client
-            .query_opt("SELECT permission_epoch FROM credentials WHERE name = $1", &[&name])
-            .await
-            .map_err(pg)?
+        let Some(row) =
+            client.query_opt("SELECT permission_epoch FROM credentials WHERE name = $1", &[&name]).await.map_err(pg)?
         else {
             return Ok(None);
         };
@@ -338,12 +336,8 @@ impl AccountStore for PgStore {
     }
 
     async fn current_snapshot(&self) -> Result<Snapshot, StoreError> {
-        let row = self
-            .client()
-            .await?
-            .query_one("SELECT value FROM meta WHERE key = 'current'", &[])
-            .await
-            .map_err(pg)?;
+        let row =
+            self.client().await?.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?;
         Ok(row.get::<_, i64>(0) as u64)
     }
 
@@ -512,10 +506,10 @@ impl AccountStore for PgStore {
         let mut missing = Vec::new();
         for id in ids {
             let row = tx
-                .query_opt(&format!("SELECT {COLUMNS} FROM accounts WHERE id = $2 AND {VISIBLE_AT}"), &[
-                    &(snapshot as i64),
-                    id,
-                ])
+                .query_opt(
+                    &format!("SELECT {COLUMNS} FROM accounts WHERE id = $2 AND {VISIBLE_AT}"),
+                    &[&(snapshot as i64), id],
+                )
                 .await
                 .map_err(pg)?;
             if !row.as_ref().map(account).is_some_and(|a| then.matches(&a)) {
@@ -554,9 +548,10 @@ impl AccountStore for PgStore {
             tx.query_one("SELECT value FROM meta WHERE key = 'pruned_before'", &[]).await.map_err(pg)?.get(0);
         // The newest snapshot created before the cutoff is the oldest one still retained.
         let oldest: Option<i64> = tx
-            .query_one(&format!("SELECT MAX(number) FROM snapshots WHERE created_at_ms < {NOW_MS} - $1"), &[
-                &self.retention_ms,
-            ])
+            .query_one(
+                &format!("SELECT MAX(number) FROM snapshots WHERE created_at_ms < {NOW_MS} - $1"),
+                &[&self.retention_ms],
+            )
             .await
             .map_err(pg)?
             .get(0);

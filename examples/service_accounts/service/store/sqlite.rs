@@ -3,8 +3,10 @@
 //! `spawn_blocking`): the embedded database answers in microseconds, and the handler waits for
 //! it either way.
 
+use super::super::db::{
+    Account, ArchiveOutcome, Filter, Grant, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
+};
 use super::AccountStore;
-use super::super::db::{Account, ArchiveOutcome, Filter, Grant, ListItem, NewAccount, Snapshot, SqliteStore, StoreError};
 
 #[async_trait::async_trait]
 impl AccountStore for SqliteStore {
