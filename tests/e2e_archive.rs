@@ -27,6 +27,7 @@ fn refused(answer: Answer, status: u16, code: &str) -> Answer {
     answer
 }
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn every_row_of_the_evidence_table_refuses_atomically() {
     let mut cfg = config(300);
@@ -98,7 +99,9 @@ async fn every_row_of_the_evidence_table_refuses_atomically() {
     // archiving again: they no longer match the inventory now
     refused(archive(&h, "admin", &still, json!(evidence)).await, 409, "TARGET_CHANGED");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn evidence_expires_with_its_lifetime_with_its_snapshot_and_with_the_credentials_permissions() {
     let mut cfg = config(200);
@@ -127,7 +130,9 @@ async fn evidence_expires_with_its_lifetime_with_its_snapshot_and_with_the_crede
     assert_eq!(h.post("/credentials/south/revoke-tenant/south", "admin", &json!({})).await.status, 200);
     refused(archive(&h, "south", &ids[..1], json!(evidence)).await, 412, "EVIDENCE_CREDENTIAL_MISMATCH");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn incomplete_inventories_never_carry_evidence() {
     let h = Harness::start(config(200)).await;
@@ -139,4 +144,5 @@ async fn incomplete_inventories_never_carry_evidence() {
     assert!(last.body["evidence"].is_string(), "the last page of a whole traversal is");
     let search = h.get("/search?q=svc", "admin").await;
     assert!(search.body["evidence"].is_null(), "a search is not an inventory");
+}
 }
