@@ -6,6 +6,7 @@ mod e2e_support;
 use e2e_support::{Harness, config, encode};
 use reqwest::Method;
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_changes_nothing() {
     let h = Harness::start(config(40)).await;
@@ -114,6 +115,7 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
 
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no malformed request changed the database");
     assert_eq!(h.store().version_count().await.unwrap(), versions);
+}
 }
 
 /// Sends `GET path` over a plain TCP connection and returns the response's status line.

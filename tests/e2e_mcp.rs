@@ -88,6 +88,7 @@ async fn traverse(client: &Client, arguments: Value, mut between: impl AsyncFnMu
     pages
 }
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on_an_empty_result() {
     let h = Harness::start(config(120)).await;
@@ -153,7 +154,9 @@ async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cursor_traversal_under_writes_returns_exactly_its_snapshot() {
     let h = Harness::start(config(160)).await;
@@ -188,7 +191,9 @@ async fn a_cursor_traversal_under_writes_returns_exactly_its_snapshot() {
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expired_and_foreign_cursors_are_tool_errors_with_the_problem_code() {
     let mut cfg = config(40);
@@ -215,7 +220,9 @@ async fn expired_and_foreign_cursors_are_tool_errors_with_the_problem_code() {
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_accepted_with_it() {
     let h = Harness::start(config(600)).await;
@@ -269,12 +276,14 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
 /// The tool named `name` of `tools`.
 fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
     tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("tool {name} is listed"))
 }
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
     let h = Harness::start(config(600)).await;
@@ -362,7 +371,9 @@ async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors() {
     let h = Harness::start(config(30)).await;
@@ -426,6 +437,7 @@ async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
 /// One JSON-RPC message of an MCP HTTP answer (plain JSON or the `data:` of an SSE event).
 fn message(body: &str) -> Value {
@@ -439,6 +451,7 @@ fn message(body: &str) -> Value {
         .unwrap_or_else(|| panic!("no JSON-RPC answer in {body}"))
 }
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
     let h = Harness::start(config(30)).await;
@@ -508,4 +521,5 @@ async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
         client.cancel().await.unwrap();
     }
     h.running.stop().await.unwrap();
+}
 }
