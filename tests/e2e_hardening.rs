@@ -51,7 +51,11 @@ async fn mutation_responses_apply_the_field_policy_of_get() {
 }
 }
 
-fn database(name: &str) -> std::path::PathBuf {
+/// A database that outlives one service: a SQLite file, or a fresh PostgreSQL database.
+async fn database(name: &str) -> std::path::PathBuf {
+    if e2e_support::backend() == e2e_support::Backend::Postgres {
+        return e2e_support::postgres::fresh_database().await.into();
+    }
     let dir = std::env::temp_dir().join(format!("service-accounts-hardening-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("inventory.sqlite");
@@ -62,7 +66,7 @@ fn database(name: &str) -> std::path::PathBuf {
 e2e_support::both_backends! {
 #[tokio::test]
 async fn a_revocation_survives_a_restart_and_holds_in_another_process_on_the_same_database() {
-    let path = database("revocation");
+    let path = database("revocation").await;
     let keys = CursorKeys::parse(&format!("k1:{}", CursorKeys::generate_secret())).unwrap();
     let with_file = || Config { db: Some(path.clone()), cursor_keys: Some(keys.clone()), ..config(400) };
 

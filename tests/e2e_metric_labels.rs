@@ -36,7 +36,6 @@ async fn requests_naming(h: &Harness, i: usize) {
     h.post("/service-accounts/archive", "admin", &forged).await.assert_problem(412, "EVIDENCE_INVALID");
 }
 
-e2e_support::both_backends! {
 #[tokio::test]
 async fn a_thousand_requests_to_distinct_ids_add_no_series() {
     let mut cfg = config(20);
@@ -59,5 +58,4 @@ async fn a_thousand_requests_to_distinct_ids_add_no_series() {
             assert!(!label.contains("sa-") && !label.contains("forged"), "an id or token in a label: {sample:?}");
         }
     }
-}
 }
