@@ -44,6 +44,7 @@ pub fn backend() -> Backend {
 }
 
 /// Runs each test function once on SQLite and once on PostgreSQL: `mod NAME { fn sqlite; fn postgres }`.
+#[allow(unused_macros)] // a test file whose cases run on one backend only does not use it
 macro_rules! both_backends {
     ($( $(#[$meta:meta])* async fn $name:ident() $body:block )*) => {$(
         mod $name {
@@ -60,6 +61,7 @@ macro_rules! both_backends {
         }
     )*};
 }
+#[allow(unused_imports)]
 pub(crate) use both_backends;
 
 /// A running service and a client for it.
