@@ -1,7 +1,8 @@
-//! The store on SQLite: the accounts table (versioned rows, snapshots, keyset pages,
-//! mutations) and the credentials' grants and permission epochs. Every SQL statement of the
-//! service lives here; the rest of the service sees plain values, so another backend can
-//! implement the same methods.
+//! The store's shared types (accounts, filters, snapshots, errors) and its SQLite engine: the
+//! accounts table (versioned rows, snapshots, keyset pages, mutations) and the credentials'
+//! grants and permission epochs. Every SQLite statement of the service lives here; the
+//! PostgreSQL engine's are in `store/postgres.rs`, and the handlers see both through the
+//! `store::AccountStore` trait.
 //!
 //! Every row version carries `valid_from` and `valid_to` snapshot numbers. A mutation
 //! opens a new snapshot, closes the versions it replaces (`valid_to` = the new snapshot)
