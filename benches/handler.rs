@@ -33,8 +33,8 @@ const PAGE: usize = 100;
 /// The plain alternative: the same first 100 rows at the current snapshot, as a bare JSON array.
 async fn bare(State(state): State<AppState>) -> Json<Vec<ListItem>> {
     let all = Filter { owner: OwnerFilter::Any, tenants: TENANTS.iter().map(|t| (*t).to_owned()).collect() };
-    let snapshot = state.store.current_snapshot().unwrap();
-    Json(state.store.page(snapshot, None, &all, PAGE).unwrap())
+    let snapshot = state.store.current_snapshot().await.unwrap();
+    Json(state.store.page(snapshot, None, &all, PAGE).await.unwrap())
 }
 
 async fn call(router: &Router, uri: &str) -> usize {
@@ -78,7 +78,7 @@ fn time_per_call(runtime: &tokio::runtime::Runtime, router: &Router, uri: &str, 
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
-    let (state, annotated) = service::build(config).expect("the service builds");
+    let (state, annotated) = runtime.block_on(service::build(config)).expect("the service builds");
     // The bare handler gets the same authentication middleware and request log: only the handler differs.
     let plain = service::telemetry::request_log(
         Router::new()

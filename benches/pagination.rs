@@ -10,7 +10,7 @@ use criterion::Criterion;
 #[path = "../examples/service_accounts/service/mod.rs"]
 mod service;
 
-use service::db::{Filter, ListItem, OwnerFilter, Store};
+use service::db::{Filter, ListItem, OwnerFilter, SqliteStore};
 use service::seed::TENANTS;
 
 const ROWS: u32 = 1_000_000;
@@ -28,7 +28,7 @@ fn time_per_call(rounds: u32, mut f: impl FnMut() -> Vec<ListItem>) -> Duration 
 
 fn main() {
     let started = Instant::now();
-    let store = Store::open(None, Duration::from_secs(3600)).expect("an in-memory database");
+    let store = SqliteStore::open(None, Duration::from_secs(3600)).expect("an in-memory database");
     store.seed(ROWS).expect("seeding");
     println!("seeded {ROWS} accounts in {:.2?} (one transaction, one prepared statement)", started.elapsed());
 
@@ -87,6 +87,79 @@ fn main() {
         ratio(offset_best, first_best)
     );
     criterion.final_summary();
+    postgres(&all);
+}
+
+/// The environment variable naming a PostgreSQL server for the second half of this bench.
+const POSTGRES_VARIABLE: &str = "COMPLETENESS_BENCH_POSTGRES_URL";
+
+/// The same measurement on PostgreSQL, in a fresh database `completeness_bench` on the server
+/// `COMPLETENESS_BENCH_POSTGRES_URL` names (e.g. `$(bash scripts/postgres.sh start)`).
+fn postgres(all: &Filter) {
+    use service::store::AccountStore;
+    use service::store::postgres::PgStore;
+    let Ok(url) = std::env::var(POSTGRES_VARIABLE) else {
+        println!(
+            "\nPostgreSQL part skipped: set {POSTGRES_VARIABLE} to a server URL, for example\n  \
+             {POSTGRES_VARIABLE}=\"$(bash scripts/postgres.sh start)\" cargo bench --bench pagination"
+        );
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let database = url.rsplit_once('/').map_or(url.clone(), |(server, _)| format!("{server}/completeness_bench"));
+    let store = runtime.block_on(async {
+        let (admin, connection) =
+            tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("PostgreSQL answers");
+        tokio::spawn(connection);
+        admin.batch_execute("DROP DATABASE IF EXISTS completeness_bench").await.expect("drop the bench database");
+        admin.batch_execute("CREATE DATABASE completeness_bench").await.expect("create the bench database");
+        let started = Instant::now();
+        let store = PgStore::connect(&database, Duration::from_secs(3600)).await.expect("connect");
+        store.prepare(ROWS, &[]).await.expect("seeding");
+        println!(
+            "\nPostgreSQL: seeded {ROWS} accounts in {:.2?} (INSERT … SELECT unnest, 20,000 rows a statement)",
+            started.elapsed()
+        );
+        store
+    });
+    let snapshot = runtime.block_on(store.current_snapshot()).unwrap();
+    let key = runtime.block_on(store.page_by_offset(snapshot, DEPTH - 1, all, 1)).unwrap()[0].id.clone();
+    let first = || runtime.block_on(store.page(snapshot, None, all, PAGE + 1)).unwrap();
+    let deep = || runtime.block_on(store.page(snapshot, Some(&key), all, PAGE + 1)).unwrap();
+    let offset = || runtime.block_on(store.page_by_offset(snapshot, DEPTH, all, PAGE + 1)).unwrap();
+    assert_eq!(deep(), offset(), "keyset and OFFSET read the same page at depth {DEPTH}");
+    let mut pairs = Vec::new();
+    let (mut first_best, mut deep_best, mut offset_best) = (Duration::MAX, Duration::MAX, Duration::MAX);
+    for sample in 0..21 {
+        let (first_time, deep_time) = if sample % 2 == 0 {
+            let first_time = time_per_call(50, first);
+            (first_time, time_per_call(50, deep))
+        } else {
+            let deep_time = time_per_call(50, deep);
+            (time_per_call(50, first), deep_time)
+        };
+        first_best = first_best.min(first_time);
+        deep_best = deep_best.min(deep_time);
+        pairs.push(ratio(deep_time, first_time));
+    }
+    pairs.sort_by(f64::total_cmp);
+    for _ in 0..3 {
+        offset_best = offset_best.min(time_per_call(2, offset));
+    }
+    println!("PostgreSQL page of {PAGE} at depth {DEPTH} of {ROWS} rows versus the first page (same run):");
+    println!("  keyset first page        best {first_best:>10.2?}");
+    println!("  keyset depth {DEPTH}     best {deep_best:>10.2?}");
+    println!(
+        "  keyset ratio depth/first: median of {} paired samples {:.3} (quartiles {:.3}..{:.3}); target <= 1.5",
+        pairs.len(),
+        pairs[pairs.len() / 2],
+        pairs[pairs.len() / 4],
+        pairs[3 * pairs.len() / 4]
+    );
+    println!(
+        "  OFFSET depth {DEPTH}     best {offset_best:>10.2?}   ratio to the keyset first page {:.0} (for contrast)",
+        ratio(offset_best, first_best)
+    );
 }
 
 fn ratio(a: Duration, b: Duration) -> f64 {

@@ -43,21 +43,21 @@ async fn the_agent_archives_only_on_complete_evidence_and_otherwise_asks_for_app
     assert!(!unowned.is_empty(), "the seed has unowned accounts");
 
     // north cannot read every tenant: incomplete evidence, an approval request, no change.
-    let before = harness.store().fingerprint().unwrap();
+    let before = harness.store().fingerprint().await.unwrap();
     let (code, out) = agent(&harness, &["--token", "north"]).await;
     assert_eq!(code, 2, "approval required:\n{out}");
     assert!(out.contains("INCOMPLETE (VISIBILITY_RESTRICTED"), "{out}");
     assert!(out.contains("APPROVAL REQUIRED: archive every unowned service account"), "{out}");
     assert!(out.contains("[VISIBILITY_RESTRICTED] the credential cannot read every record in scope"), "{out}");
     assert!(out.contains("abandon the action; nothing has been changed"), "{out}");
-    assert_eq!(harness.store().fingerprint().unwrap(), before, "north changed nothing");
+    assert_eq!(harness.store().fingerprint().await.unwrap(), before, "north changed nothing");
 
     // admin's own client limit stops the collection early: incomplete, nothing changed.
     let (code, out) = agent(&harness, &["--token", "admin", "--page-size", "5", "--max-pages", "1"]).await;
     assert_eq!(code, 2, "a client limit is not complete evidence:\n{out}");
     assert!(out.contains("INCOMPLETE (CLIENT_LIMIT_REACHED)"), "{out}");
     assert!(out.contains("continue collecting from cursor"), "{out}");
-    assert_eq!(harness.store().fingerprint().unwrap(), before, "a limited admin run changed nothing");
+    assert_eq!(harness.store().fingerprint().await.unwrap(), before, "a limited admin run changed nothing");
 
     // admin reads everything: complete evidence, every unowned account archived.
     let (code, out) = agent(&harness, &["--token", "admin", "--page-size", "7"]).await;
@@ -72,25 +72,25 @@ async fn the_agent_archives_only_on_complete_evidence_and_otherwise_asks_for_app
     assert!(out.contains("nothing to archive"), "{out}");
 
     // north now sees nothing, and its empty, incomplete answer still authorizes nothing.
-    let before = harness.store().fingerprint().unwrap();
+    let before = harness.store().fingerprint().await.unwrap();
     let (code, out) = agent(&harness, &["--token", "north", "--json"]).await;
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("\"code\": \"VISIBILITY_RESTRICTED\""), "{out}");
-    assert_eq!(harness.store().fingerprint().unwrap(), before);
+    assert_eq!(harness.store().fingerprint().await.unwrap(), before);
     harness.running.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_exits_1_on_errors_and_changes_nothing() {
     let harness = Harness::start(e2e_support::config(60)).await;
-    let before = harness.store().fingerprint().unwrap();
+    let before = harness.store().fingerprint().await.unwrap();
     let (code, out) = agent(&harness, &["--token", "mallory"]).await;
     assert_eq!(code, 1, "an unknown credential is an error:\n{out}");
     assert!(out.contains("UNAUTHENTICATED"), "{out}");
     let (code, out) = agent(&harness, &["--token", "admin", "--max-pages", "many"]).await;
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("--max-pages: 'many' is not a number"), "{out}");
-    assert_eq!(harness.store().fingerprint().unwrap(), before);
+    assert_eq!(harness.store().fingerprint().await.unwrap(), before);
     harness.running.stop().await.unwrap();
 }
 
@@ -101,19 +101,19 @@ async fn over_mcp_the_agent_takes_the_same_tour_with_the_same_exit_codes() {
     assert!(!unowned.is_empty(), "the seed has unowned accounts");
 
     // north: incomplete evidence, an approval request, exit 2, no change.
-    let before = harness.store().fingerprint().unwrap();
+    let before = harness.store().fingerprint().await.unwrap();
     let (code, out) = agent(&harness, &mcp(&["--token", "north"])).await;
     assert_eq!(code, 2, "approval required:\n{out}");
     assert!(out.contains("INCOMPLETE (VISIBILITY_RESTRICTED"), "{out}");
     assert!(out.contains("APPROVAL REQUIRED: archive every unowned service account"), "{out}");
     assert!(out.contains("abandon the action; nothing has been changed"), "{out}");
-    assert_eq!(harness.store().fingerprint().unwrap(), before, "north changed nothing");
+    assert_eq!(harness.store().fingerprint().await.unwrap(), before, "north changed nothing");
 
     // A client limit: exit 2, no change.
     let (code, out) = agent(&harness, &mcp(&["--token", "admin", "--page-size", "5", "--max-pages", "1"])).await;
     assert_eq!(code, 2, "a client limit is not complete evidence:\n{out}");
     assert!(out.contains("INCOMPLETE (CLIENT_LIMIT_REACHED)"), "{out}");
-    assert_eq!(harness.store().fingerprint().unwrap(), before, "a limited admin run changed nothing");
+    assert_eq!(harness.store().fingerprint().await.unwrap(), before, "a limited admin run changed nothing");
 
     // admin, paging by cursor over MCP: complete evidence, every unowned account archived, exit 0.
     let (code, out) = agent(&harness, &mcp(&["--token", "admin", "--page-size", "7"])).await;
@@ -123,13 +123,13 @@ async fn over_mcp_the_agent_takes_the_same_tour_with_the_same_exit_codes() {
     assert!(unowned_ids(&harness, "admin").await.is_empty(), "no unowned account is left");
 
     // An unknown credential gets no session: exit 1, no change.
-    let before = harness.store().fingerprint().unwrap();
+    let before = harness.store().fingerprint().await.unwrap();
     let (code, out) = agent(&harness, &mcp(&["--token", "mallory"])).await;
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("no MCP session") && out.contains("UNAUTHENTICATED"), "{out}");
     let (code, out) = agent(&harness, &["--transport", "carrier-pigeon", "--token", "admin"]).await;
     assert_eq!(code, 1, "{out}");
-    assert_eq!(harness.store().fingerprint().unwrap(), before);
+    assert_eq!(harness.store().fingerprint().await.unwrap(), before);
     harness.running.stop().await.unwrap();
 }
 

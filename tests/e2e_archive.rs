@@ -27,6 +27,7 @@ fn refused(answer: Answer, status: u16, code: &str) -> Answer {
     answer
 }
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn every_row_of_the_evidence_table_refuses_atomically() {
     let mut cfg = config(300);
@@ -35,7 +36,7 @@ async fn every_row_of_the_evidence_table_refuses_atomically() {
     let (unowned, evidence) = inventory(&h, "", "admin").await;
     assert!(unowned.len() >= 4, "enough unowned accounts: {}", unowned.len());
     let targets = unowned[..3].to_vec();
-    let before = h.store().fingerprint().unwrap();
+    let before = h.store().fingerprint().await.unwrap();
 
     // no evidence
     let none = h.post("/service-accounts/archive", "admin", &json!({"ids": targets})).await;
@@ -72,15 +73,15 @@ async fn every_row_of_the_evidence_table_refuses_atomically() {
     let missing = refused(archive(&h, "admin", &mixed, json!(evidence)).await, 412, "TARGET_NOT_IN_EVIDENCE");
     assert_eq!(missing.body["targets"], json!([owned[0], "sa-999999"]));
 
-    assert_eq!(h.store().fingerprint().unwrap(), before, "no refusal changed anything");
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refusal changed anything");
 
     // a target changed after the inventory: someone took ownership
     let adopted = &targets[1];
     assert_eq!(h.patch(&format!("/service-accounts/{adopted}"), "admin", &json!({"owner": "li"})).await.status, 200);
-    let after_patch = h.store().fingerprint().unwrap();
+    let after_patch = h.store().fingerprint().await.unwrap();
     let changed = refused(archive(&h, "admin", &targets, json!(evidence)).await, 409, "TARGET_CHANGED");
     assert_eq!(changed.body["targets"], json!([adopted]));
-    assert_eq!(h.store().fingerprint().unwrap(), after_patch, "the other targets were not archived either");
+    assert_eq!(h.store().fingerprint().await.unwrap(), after_patch, "the other targets were not archived either");
     for id in [&targets[0], &targets[2]] {
         assert_eq!(h.get(&format!("/service-accounts/{id}"), "admin").await.body["archived"], false);
     }
@@ -98,7 +99,9 @@ async fn every_row_of_the_evidence_table_refuses_atomically() {
     // archiving again: they no longer match the inventory now
     refused(archive(&h, "admin", &still, json!(evidence)).await, 409, "TARGET_CHANGED");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn evidence_expires_with_its_lifetime_with_its_snapshot_and_with_the_credentials_permissions() {
     let mut cfg = config(200);
@@ -107,9 +110,9 @@ async fn evidence_expires_with_its_lifetime_with_its_snapshot_and_with_the_crede
     let h = Harness::start(cfg).await;
     let (ids, evidence) = inventory(&h, "", "admin").await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before = h.store().fingerprint().unwrap();
+    let before = h.store().fingerprint().await.unwrap();
     refused(archive(&h, "admin", &ids[..1], json!(evidence)).await, 412, "EVIDENCE_EXPIRED");
-    assert_eq!(h.store().fingerprint().unwrap(), before);
+    assert_eq!(h.store().fingerprint().await.unwrap(), before);
 
     let mut cfg = config(200);
     cfg.snapshot_retention = Duration::from_millis(150);
@@ -117,17 +120,19 @@ async fn evidence_expires_with_its_lifetime_with_its_snapshot_and_with_the_crede
     let (ids, evidence) = inventory(&h, "", "admin").await;
     assert_eq!(h.post("/service-accounts", "admin", &json!({"name": "svc-x", "tenant": "east"})).await.status, 201);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before = h.store().fingerprint().unwrap();
+    let before = h.store().fingerprint().await.unwrap();
     let gone = refused(archive(&h, "admin", &ids[..1], json!(evidence)).await, 412, "EVIDENCE_EXPIRED");
     assert!(gone.body["detail"].as_str().unwrap().contains("no longer retained"));
-    assert_eq!(h.store().fingerprint().unwrap(), before);
+    assert_eq!(h.store().fingerprint().await.unwrap(), before);
 
     let h = Harness::start(config(200)).await;
     let (ids, evidence) = inventory(&h, "&tenant=south", "south").await;
     assert_eq!(h.post("/credentials/south/revoke-tenant/south", "admin", &json!({})).await.status, 200);
     refused(archive(&h, "south", &ids[..1], json!(evidence)).await, 412, "EVIDENCE_CREDENTIAL_MISMATCH");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn incomplete_inventories_never_carry_evidence() {
     let h = Harness::start(config(200)).await;
@@ -139,4 +144,5 @@ async fn incomplete_inventories_never_carry_evidence() {
     assert!(last.body["evidence"].is_string(), "the last page of a whole traversal is");
     let search = h.get("/search?q=svc", "admin").await;
     assert!(search.body["evidence"].is_null(), "a search is not an inventory");
+}
 }

@@ -22,6 +22,7 @@ fn assert_north_view(account: &Value) {
     assert_eq!(account["warnings"][0]["code"], "PARTIAL_FIELD_SET", "{account}");
 }
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn mutation_responses_apply_the_field_policy_of_get() {
     let h = Harness::start(config(30)).await;
@@ -48,8 +49,13 @@ async fn mutation_responses_apply_the_field_policy_of_get() {
     assert_eq!(by_admin.body["account"]["owner_email"], "li@example.com");
     assert!(by_admin.body["account"]["omitted_fields"].get("owner_email").is_none());
 }
+}
 
-fn database(name: &str) -> std::path::PathBuf {
+/// A database that outlives one service: a SQLite file, or a fresh PostgreSQL database.
+async fn database(name: &str) -> std::path::PathBuf {
+    if e2e_support::backend() == e2e_support::Backend::Postgres {
+        return e2e_support::postgres::fresh_database().await.into();
+    }
     let dir = std::env::temp_dir().join(format!("service-accounts-hardening-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("inventory.sqlite");
@@ -57,9 +63,10 @@ fn database(name: &str) -> std::path::PathBuf {
     path
 }
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn a_revocation_survives_a_restart_and_holds_in_another_process_on_the_same_database() {
-    let path = database("revocation");
+    let path = database("revocation").await;
     let keys = CursorKeys::parse(&format!("k1:{}", CursorKeys::generate_secret())).unwrap();
     let with_file = || Config { db: Some(path.clone()), cursor_keys: Some(keys.clone()), ..config(400) };
 
@@ -98,7 +105,9 @@ async fn a_revocation_survives_a_restart_and_holds_in_another_process_on_the_sam
     drop(h);
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
     let h = Harness::start(config(5)).await;
@@ -127,7 +136,9 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
     // A path parameter that is not UTF-8: axum's own rejection, answered as a problem.
     h.get("/service-accounts/%FF%FE", "admin").await.assert_problem(400, "INVALID_REQUEST");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn a_chunked_body_over_the_limit_is_a_413_problem_too() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -156,7 +167,9 @@ async fn a_chunked_body_over_the_limit_is_a_413_problem_too() {
     assert!(answer.to_ascii_lowercase().contains("content-type: application/problem+json"), "{answer}");
     assert!(answer.contains("\"code\":\"INVALID_BODY\""), "{answer}");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn input_rules_are_consistent() {
     let h = Harness::start(config(20)).await;
@@ -187,7 +200,9 @@ async fn input_rules_are_consistent() {
     let described = doc.body["paths"]["/service-accounts"]["get"]["description"].as_str().unwrap_or("");
     assert!(described.contains("time_budget_ms"), "{described}");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_and_carry_on() {
     for (args, says) in [
@@ -221,7 +236,7 @@ async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_a
     let found = h.get("/search?q=svc&time_budget_ms=5000", "admin").await;
     assert_eq!(found.status, 200, "{:?}", found.body);
     assert_eq!(h.post("/service-accounts", "admin", &json!({"name": "svc-x", "tenant": "east"})).await.status, 201);
-    assert!(h.store().prune().is_ok());
+    assert!(h.store().prune().await.is_ok());
 
     // A failing or panicking round is reported and does not end its task.
     use e2e_support::service::chore;
@@ -229,6 +244,7 @@ async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_a
     assert!(!chore("test chore", every, || -> Result<(), String> { panic!("boom") }));
     assert!(!chore("test chore", every, || Err("the database is locked")));
     assert!(chore("test chore", every, || Ok::<(), String>(())));
+}
 }
 
 /// Every `enum` member anywhere in `value`.
@@ -245,6 +261,7 @@ fn enums(value: &Value, found: &mut Vec<Value>) {
     }
 }
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn the_openapi_document_states_security_statuses_constraints_and_each_operations_contract() {
     let h = Harness::start(config(5)).await;
@@ -299,4 +316,5 @@ async fn the_openapi_document_states_security_statuses_constraints_and_each_oper
     assert_eq!(tenant["schema"]["enum"], json!(["north", "south", "east"]));
     let page_size = list.iter().find(|p| p["name"] == "page_size").unwrap();
     assert_eq!(page_size["schema"]["minimum"], 1);
+}
 }

@@ -6,11 +6,12 @@ mod e2e_support;
 use e2e_support::{Harness, config, encode};
 use reqwest::Method;
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_changes_nothing() {
     let h = Harness::start(config(40)).await;
-    let before = h.store().fingerprint().unwrap();
-    let versions = h.store().version_count().unwrap();
+    let before = h.store().fingerprint().await.unwrap();
+    let versions = h.store().version_count().await.unwrap();
 
     let first = h.get("/service-accounts?page_size=3", "admin").await;
     let cursor = first.body["next_cursor"].as_str().unwrap().to_owned();
@@ -112,8 +113,9 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
     let status = raw_status_line(&h, &format!("/service-accounts?cursor=c1.k1.{}", "A".repeat(1 << 20))).await;
     assert!(status.starts_with("HTTP/1.1 4"), "{status}");
 
-    assert_eq!(h.store().fingerprint().unwrap(), before, "no malformed request changed the database");
-    assert_eq!(h.store().version_count().unwrap(), versions);
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "no malformed request changed the database");
+    assert_eq!(h.store().version_count().await.unwrap(), versions);
+}
 }
 
 /// Sends `GET path` over a plain TCP connection and returns the response's status line.

@@ -88,6 +88,7 @@ async fn traverse(client: &Client, arguments: Value, mut between: impl AsyncFnMu
     pages
 }
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on_an_empty_result() {
     let h = Harness::start(config(120)).await;
@@ -153,7 +154,9 @@ async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cursor_traversal_under_writes_returns_exactly_its_snapshot() {
     let h = Harness::start(config(160)).await;
@@ -188,7 +191,9 @@ async fn a_cursor_traversal_under_writes_returns_exactly_its_snapshot() {
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expired_and_foreign_cursors_are_tool_errors_with_the_problem_code() {
     let mut cfg = config(40);
@@ -215,13 +220,15 @@ async fn expired_and_foreign_cursors_are_tool_errors_with_the_problem_code() {
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_accepted_with_it() {
     let h = Harness::start(config(600)).await;
     let admin = connect(&h, "admin").await;
     let north = connect(&h, "north").await;
-    let before = h.store().fingerprint().unwrap();
+    let before = h.store().fingerprint().await.unwrap();
 
     // north's inventory is incomplete (VISIBILITY_RESTRICTED), so it carries no evidence.
     let partial = answer(&north, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
@@ -252,7 +259,7 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
         refusal(&admin, "archive_service_accounts", json!({"ids": ids(&page), "evidence": "forged"})).await;
     assert_eq!(code, "EVIDENCE_INVALID");
     assert!(text.contains("APPROVAL REQUIRED"), "{text}");
-    assert_eq!(h.store().fingerprint().unwrap(), before, "nothing changed");
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing changed");
 
     // A complete inventory's evidence archives exactly the named accounts.
     let complete = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
@@ -262,12 +269,13 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
         answer(&admin, "archive_service_accounts", json!({"ids": unowned[..3], "evidence": complete["evidence"]}))
             .await;
     assert_eq!(archived["archived"], json!(unowned[..3]));
-    assert_ne!(h.store().fingerprint().unwrap(), before);
+    assert_ne!(h.store().fingerprint().await.unwrap(), before);
     let after = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
     assert_eq!(ids(&after), unowned[3..].to_vec(), "the three are no longer listed");
     admin.cancel().await.unwrap();
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
+}
 }
 
 /// The tool named `name` of `tools`.
@@ -275,6 +283,7 @@ fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
     tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("tool {name} is listed"))
 }
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
     let h = Harness::start(config(600)).await;
@@ -362,11 +371,13 @@ async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors() {
     let h = Harness::start(config(30)).await;
-    let before = h.store().fingerprint().unwrap();
+    let before = h.store().fingerprint().await.unwrap();
     let refused = connect_with(&h, "mallory", ProtocolVersion::LATEST_WITH_INITIALIZE).await;
     assert!(refused.is_err(), "an unknown credential gets no session");
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -422,9 +433,10 @@ async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors
     // The session still works, and nothing changed.
     let rest = h.get("/service-accounts/count", "admin").await;
     assert_eq!(answer(&admin, "count_service_accounts", json!({})).await["count"], rest.body["count"]);
-    assert_eq!(h.store().fingerprint().unwrap(), before);
+    assert_eq!(h.store().fingerprint().await.unwrap(), before);
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
+}
 }
 
 /// One JSON-RPC message of an MCP HTTP answer (plain JSON or the `data:` of an SSE event).
@@ -439,6 +451,7 @@ fn message(body: &str) -> Value {
         .unwrap_or_else(|| panic!("no JSON-RPC answer in {body}"))
 }
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
     let h = Harness::start(config(30)).await;
@@ -509,6 +522,7 @@ async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
     }
     h.running.stop().await.unwrap();
 }
+}
 
 /// An rmcp client at the current protocol (2026-07-28): no `initialize`, no session; every call
 /// carries its own metadata and is answered with plain JSON.
@@ -527,6 +541,7 @@ async fn connect_current(h: &Harness, token: &str) -> Result<Client, String> {
     .map_err(|e| e.to_string())
 }
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn the_current_protocol_without_sessions_keeps_credentials_and_the_contract() {
     let h = Harness::start(config(120)).await;
@@ -550,4 +565,5 @@ async fn the_current_protocol_without_sessions_keeps_credentials_and_the_contrac
     // A credential the service does not know is refused before anything runs.
     let refused = connect_current(&h, "mallory").await.expect_err("an unknown credential is refused");
     assert!(refused.contains("401"), "{refused}");
+}
 }

@@ -17,6 +17,7 @@ async fn scrape(h: &Harness) -> String {
     response.text().await.unwrap()
 }
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn a_failing_source_shows_in_the_counters() {
     let mut cfg = config(40);
@@ -52,4 +53,5 @@ async fn a_failing_source_shows_in_the_counters() {
     let evidence = [("route", "/service-accounts/archive"), ("code", "EVIDENCE_INVALID")];
     assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
     assert!(after.contains("# HELP completeness_responses_total"), "counters are described:\n{after}");
+}
 }

@@ -16,6 +16,7 @@ async fn all_ids(h: &Harness, first: &str, token: &str) -> (Vec<String>, e2e_sup
     (ids, pages.pop().unwrap())
 }
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn the_four_states_are_all_distinct_on_the_wire() {
     let h = Harness::start(config(120)).await;
@@ -56,7 +57,9 @@ async fn the_four_states_are_all_distinct_on_the_wire() {
     assert!(hidden.body["continuation"].is_null(), "no recovery exists for this caller, and null is not complete");
     assert!(hidden.body["evidence"].is_null());
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn north_is_told_about_restricted_visibility_on_every_page_even_when_it_sees_nothing() {
     let h = Harness::start(config(150)).await;
@@ -84,7 +87,9 @@ async fn north_is_told_about_restricted_visibility_on_every_page_even_when_it_se
     assert_eq!(all.body["relation"], "lower_bound");
     assert_eq!(all.reasons(), ["VISIBILITY_RESTRICTED"]);
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn an_admin_traversal_and_the_count_agree_exactly() {
     let h = Harness::start(config(200)).await;
@@ -103,7 +108,9 @@ async fn an_admin_traversal_and_the_count_agree_exactly() {
         assert_eq!((one.body["owner"].clone(), one.body["archived"].clone()), (json!(null), json!(false)));
     }
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn page_sizes_above_the_maximum_are_clamped_and_say_so() {
     let mut cfg = config(60);
@@ -117,7 +124,9 @@ async fn page_sizes_above_the_maximum_are_clamped_and_say_so() {
     assert_eq!(page.body["warnings"][0]["code"], "PAGE_SIZE_REDUCED");
     assert_eq!(page.body["warnings"][0]["applied"], 25);
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn search_reports_the_result_cap_with_a_narrowing_continuation_and_completes_when_narrowed() {
     let mut cfg = config(300);
@@ -142,7 +151,9 @@ async fn search_reports_the_result_cap_with_a_narrowing_continuation_and_complet
     strict.assert_problem(422, "COMPLETE_RESULT_UNAVAILABLE");
     assert_eq!(strict.body["incomplete_reasons"][0]["code"], "RESULT_LIMIT_REACHED");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn the_slow_audit_source_runs_out_of_a_small_budget_with_progress() {
     let mut cfg = config(90);
@@ -171,7 +182,9 @@ async fn the_slow_audit_source_runs_out_of_a_small_budget_with_progress() {
         .await;
     strict.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn the_lagging_audit_index_warns_with_its_observed_revision_without_affecting_complete() {
     let mut cfg = config(40);
@@ -190,11 +203,13 @@ async fn the_lagging_audit_index_warns_with_its_observed_revision_without_affect
     assert_eq!(warning["observed_revision"], "r-1");
     assert!(warning["refreshed_at"].as_str().unwrap().ends_with('Z'));
     // Once the index catches up the warning goes away.
-    h.running.state.refresh_audit().unwrap();
+    h.running.state.refresh_audit().await.unwrap();
     let caught_up = h.get("/search?q=svc-north-fresh", "admin").await;
     assert_eq!(caught_up.body["warnings"], json!([]));
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn a_failing_legacy_source_is_reported_and_the_search_is_never_complete() {
     let mut cfg = config(60);
@@ -219,7 +234,9 @@ async fn a_failing_legacy_source_is_reported_and_the_search_is_never_complete() 
     let strict = h.get("/search?q=svc-east&require_complete=true", "admin").await;
     strict.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn require_complete_maps_reasons_to_statuses_and_lets_plain_pagination_through() {
     let h = Harness::start(config(80)).await;
@@ -234,7 +251,9 @@ async fn require_complete_maps_reasons_to_statuses_and_lets_plain_pagination_thr
     let own = h.get("/service-accounts?tenant=north&page_size=500&require_complete=true", "north").await;
     assert_eq!((own.status.as_u16(), own.body["complete"].clone()), (200, json!(true)));
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn a_single_account_lists_every_field_it_did_not_fill_and_why() {
     let h = Harness::start(config(30)).await;
@@ -268,7 +287,9 @@ async fn a_single_account_lists_every_field_it_did_not_fill_and_why() {
     let south_id = h.get("/service-accounts?tenant=south&page_size=1", "admin").await.ids()[0].clone();
     h.get(&format!("/service-accounts/{south_id}"), "north").await.assert_problem(404, "NOT_FOUND");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn a_failing_usage_source_is_an_omission_not_a_null() {
     let mut cfg = config(10);
@@ -280,7 +301,9 @@ async fn a_failing_usage_source_is_an_omission_not_a_null() {
     assert_eq!(one.body["omitted_fields"], json!({"last_used_at": "SOURCE_FAILED"}));
     assert_eq!(one.body["warnings"][0]["fields"], json!(["last_used_at"]));
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn missing_and_unknown_credentials_get_401_problems() {
     let h = Harness::start(config(5)).await;
@@ -289,7 +312,9 @@ async fn missing_and_unknown_credentials_get_401_problems() {
         h.send(Method::GET, path, Some("mallory"), None).await.assert_problem(401, "UNAUTHENTICATED");
     }
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn the_openapi_document_lists_every_route_with_its_reason_type() {
     let h = Harness::start(config(5)).await;
@@ -327,4 +352,5 @@ async fn the_openapi_document_lists_every_route_with_its_reason_type() {
         "#/components/schemas/ListServiceAccountsReason"
     );
     assert!(page["required"].as_array().unwrap().contains(&json!("complete")));
+}
 }

@@ -108,6 +108,7 @@ async fn snapshot_listing(h: &Harness, filter: &str) -> (Vec<String>, Value) {
     (pages.iter().flat_map(|p| p.ids()).collect(), last.body["scope"]["snapshot"].clone())
 }
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_size_7_traversal_under_concurrent_writes_returns_exactly_its_snapshot() {
     let h = Harness::start(config(160)).await;
@@ -120,7 +121,9 @@ async fn a_page_size_7_traversal_under_concurrent_writes_returns_exactly_its_sna
     assert_ne!(now_snapshot, snapshot);
     assert_ne!(now, expected);
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unowned_traversal_ignores_owner_changes_made_while_it_runs() {
     let mut cfg = config(1000);
@@ -135,7 +138,9 @@ async fn an_unowned_traversal_ignores_owner_changes_made_while_it_runs() {
     let (now, _) = snapshot_listing(&h, "owner=none").await;
     assert_ne!(now, expected, "owners really changed");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn an_expired_snapshot_answers_410_and_the_traversal_is_never_restarted() {
     let mut cfg = config(50);
@@ -147,14 +152,14 @@ async fn an_expired_snapshot_answers_410_and_the_traversal_is_never_restarted() 
     // Still retained: the snapshot is current.
     assert_eq!(h.get(&next, "admin").await.status, 200);
     // A write supersedes the snapshot; after the retention it is gone.
-    let versions = h.store().version_count().unwrap();
+    let versions = h.store().version_count().await.unwrap();
     let id = &first.ids()[0];
     let changed = h.patch(&format!("/service-accounts/{id}"), "admin", &json!({"owner": "someone-new"})).await;
     assert_eq!(changed.status, 200);
-    assert_eq!(h.store().version_count().unwrap(), versions + 1, "the old version is kept while retained");
+    assert_eq!(h.store().version_count().await.unwrap(), versions + 1, "the old version is kept while retained");
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(
-        h.store().version_count().unwrap(),
+        h.store().version_count().await.unwrap(),
         versions,
         "the pruner dropped the version only the old snapshot saw"
     );
@@ -168,7 +173,9 @@ async fn an_expired_snapshot_answers_410_and_the_traversal_is_never_restarted() 
     let fresh = h.get("/service-accounts?page_size=5", "admin").await;
     assert_ne!(fresh.body["page"]["snapshot"], first.body["page"]["snapshot"]);
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn a_cursor_past_its_lifetime_answers_410() {
     let mut cfg = config(30);
@@ -181,7 +188,9 @@ async fn a_cursor_past_its_lifetime_answers_410() {
     late.assert_problem(410, "CURSOR_EXPIRED");
     assert_eq!(late.body["continuation"]["kind"], "restart");
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn revoking_a_tenant_mid_traversal_refuses_the_cursor() {
     let h = Harness::start(config(60)).await;
@@ -209,7 +218,9 @@ async fn revoking_a_tenant_mid_traversal_refuses_the_cursor() {
     assert_eq!(again.reasons(), ["VISIBILITY_RESTRICTED"]);
     assert!(again.body["items"].as_array().unwrap().iter().all(|i| i["tenant"] != "east"));
 }
+}
 
+e2e_support::both_backends! {
 #[tokio::test]
 async fn a_cursor_is_bound_to_its_filters_and_credential_but_not_to_the_page_size() {
     let h = Harness::start(config(60)).await;
@@ -227,4 +238,5 @@ async fn a_cursor_is_bound_to_its_filters_and_credential_but_not_to_the_page_siz
     h.get(&format!("/service-accounts?tenant=north&page_size=3&cursor={cursor}"), "admin")
         .await
         .assert_problem(403, "CURSOR_CREDENTIAL_MISMATCH");
+}
 }

@@ -16,14 +16,17 @@ use e2e_support::service;
 use serde_json::Value;
 
 /// A fresh service of 300 accounts (about ten unowned), sources without added latency.
-fn make_router() -> axum::Router {
+async fn make_router() -> axum::Router {
     let config = service::Config { slow_sources: Vec::new(), ..e2e_support::config(300) };
-    service::build(config).expect("the service builds").1
+    service::build(config).await.expect("the service builds").1
 }
 
-fn kit() -> Kit<fn() -> axum::Router> {
-    Kit::new(make_router as fn() -> axum::Router)
+fn kit() -> Kit<impl Fn() -> BoxFuture> {
+    Kit::new(|| Box::pin(make_router()) as BoxFuture)
 }
+
+/// The router a kit run starts from.
+type BoxFuture = std::pin::Pin<Box<dyn std::future::Future<Output = axum::Router>>>;
 
 async fn collect(target: &Target, path: &str, query: &[(&str, &str)]) -> Result<Collected<Value>, String> {
     let client =
@@ -300,7 +303,7 @@ async fn a_faulted_inventory_carries_no_evidence() {
     use axum::body::{Body, to_bytes};
     use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
     use tower::ServiceExt;
-    let app = make_router().layer(FaultLayer::new(Schedule::header_only()));
+    let app = make_router().await.layer(FaultLayer::new(Schedule::header_only()));
     let get = |fault: Option<&str>| {
         let mut request = axum::http::Request::get("/service-accounts?owner=none&page_size=100")
             .header("Authorization", "Bearer admin");

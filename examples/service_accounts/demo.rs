@@ -24,11 +24,11 @@ pub async fn run(mut config: Config) -> Result<(), String> {
     let url = running.url();
     println!("== cleanup-agent tour against {url}\n");
 
-    let before = running.state.store.fingerprint().map_err(|e| e.to_string())?;
+    let before = running.state.store.fingerprint().await.map_err(|e| e.to_string())?;
     println!("-- 1. north: a credential that cannot read every tenant");
     let north = ServiceClient::new(&url, "north").map_err(|e| format!("{e:?}"))?;
     refuse(&north).await?;
-    if running.state.store.fingerprint().map_err(|e| e.to_string())? != before {
+    if running.state.store.fingerprint().await.map_err(|e| e.to_string())? != before {
         return Err("north's tour changed the database".into());
     }
     println!("nothing changed\n");
@@ -56,9 +56,9 @@ pub async fn run(mut config: Config) -> Result<(), String> {
     println!("unowned accounts left: {}\n", after.items.len());
 
     println!("-- 3. north again: now it sees nothing, and an empty incomplete answer still proves nothing");
-    let before = running.state.store.fingerprint().map_err(|e| e.to_string())?;
+    let before = running.state.store.fingerprint().await.map_err(|e| e.to_string())?;
     refuse(&north).await?;
-    if running.state.store.fingerprint().map_err(|e| e.to_string())? != before {
+    if running.state.store.fingerprint().await.map_err(|e| e.to_string())? != before {
         return Err("north's tour changed the database".into());
     }
     println!("nothing changed");

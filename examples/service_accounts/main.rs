@@ -41,6 +41,7 @@ async fn main() {
         std::process::exit(2);
     }
     let faults = config.faults.clone();
+    let keys_file = config.keys_file.is_some();
     let mut running = match service::start(config).await {
         Ok(running) => running,
         Err(message) => {
@@ -57,7 +58,7 @@ async fn main() {
             completeness::testing::faults::FAULT_HEADER
         );
     }
-    if !service::Service::keys_configured() {
+    if !service::Service::keys_configured() && !keys_file {
         println!(
             "cursor and evidence keys: ephemeral (set {}=kid:base64key to keep them valid across restarts)",
             service::state::KEYS_VARIABLE

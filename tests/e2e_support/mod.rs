@@ -9,6 +9,9 @@ pub mod service;
 #[path = "../../examples/service_accounts/demo.rs"]
 pub mod demo;
 
+#[path = "../postgres_support/mod.rs"]
+pub mod postgres;
+
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
@@ -20,6 +23,46 @@ pub use service::Config;
 pub fn config(accounts: u32) -> Config {
     Config { addr: "127.0.0.1:0".parse().unwrap(), accounts, ..Config::default() }
 }
+
+/// The store a test's services run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// Embedded SQLite in memory (the example's default).
+    Sqlite,
+    /// A fresh database on the test PostgreSQL server (see `postgres_support`).
+    Postgres,
+}
+
+tokio::task_local! {
+    /// The backend of the running test case, set by [`both_backends!`].
+    pub static BACKEND: Backend;
+}
+
+/// The running test case's backend: SQLite unless [`both_backends!`] says otherwise.
+pub fn backend() -> Backend {
+    BACKEND.try_with(|b| *b).unwrap_or(Backend::Sqlite)
+}
+
+/// Runs each test function once on SQLite and once on PostgreSQL: `mod NAME { fn sqlite; fn postgres }`.
+#[allow(unused_macros)] // a test file whose cases run on one backend only does not use it
+macro_rules! both_backends {
+    ($( $(#[$meta:meta])* async fn $name:ident() $body:block )*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            $(#[$meta])*
+            async fn sqlite() {
+                $crate::e2e_support::BACKEND.scope($crate::e2e_support::Backend::Sqlite, async move $body).await
+            }
+            $(#[$meta])*
+            async fn postgres() {
+                $crate::e2e_support::BACKEND.scope($crate::e2e_support::Backend::Postgres, async move $body).await
+            }
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use both_backends;
 
 /// A running service and a client for it.
 pub struct Harness {
@@ -73,15 +116,19 @@ impl Answer {
 }
 
 impl Harness {
-    /// Starts the service with `config`.
-    pub async fn start(config: Config) -> Harness {
+    /// Starts the service with `config`, on a fresh PostgreSQL database when the test case runs
+    /// on PostgreSQL and `config` names no database.
+    pub async fn start(mut config: Config) -> Harness {
+        if backend() == Backend::Postgres && config.db.is_none() {
+            config.db = Some(postgres::fresh_database().await.into());
+        }
         let running = service::start(config).await.expect("the service starts");
         let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
         Harness { running, client }
     }
 
     /// The store, for checks that nothing changed.
-    pub fn store(&self) -> &service::db::Store {
+    pub fn store(&self) -> &service::store::Store {
         &self.running.state.store
     }
 

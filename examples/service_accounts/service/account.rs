@@ -70,8 +70,8 @@ fn partial_field_set(omitted: &[(&str, &Field<String>)]) -> Vec<Warning> {
 }
 
 /// The account `id` if the caller may read it; an unreadable one is indistinguishable from a missing one.
-fn readable(state: &AppState, caller: &Caller, id: &str) -> Result<Account, Problem> {
-    match state.store.get(id).map_err(store_problem)? {
+async fn readable(state: &AppState, caller: &Caller, id: &str) -> Result<Account, Problem> {
+    match state.store.get(id).await.map_err(store_problem)? {
         Some(account) if caller.can_access(&account.tenant) => Ok(account),
         _ => Err(Problem::new(
             ProblemCode::NotFound,
@@ -112,7 +112,7 @@ pub async fn account_view<'a>(
         }
         requested.push(field);
     }
-    let account = readable(state, caller, id)?;
+    let account = readable(state, caller, id).await?;
     Ok(view(state, caller, account, &requested).await)
 }
 
@@ -249,6 +249,7 @@ pub async fn create_account(
     let (account, snapshot) = state
         .store
         .create(NewAccount { name: request.name, tenant: request.tenant, owner: request.owner })
+        .await
         .map_err(store_problem)?;
     state.propagate(&Change::Created(account.clone()));
     Ok((StatusCode::CREATED, mutated(&state, &caller, account, snapshot, false).await))
@@ -275,8 +276,8 @@ pub async fn patch_account(
         ));
     }
     check_owner(&owner)?;
-    readable(&state, &caller, &id)?;
-    let (account, snapshot) = state.store.set_owner(&id, owner).map_err(store_problem)?;
+    readable(&state, &caller, &id).await?;
+    let (account, snapshot) = state.store.set_owner(&id, owner).await.map_err(store_problem)?;
     state.propagate(&Change::Updated(account.clone()));
     Ok(mutated(&state, &caller, account, snapshot, false).await)
 }
@@ -287,8 +288,8 @@ pub async fn delete_account(
     Extension(caller): Extension<Arc<Caller>>,
     Path(id): Path<String>,
 ) -> Result<MutationResponse, Problem> {
-    readable(&state, &caller, &id)?;
-    let (account, snapshot) = state.store.delete(&id).map_err(store_problem)?;
+    readable(&state, &caller, &id).await?;
+    let (account, snapshot) = state.store.delete(&id).await.map_err(store_problem)?;
     state.propagate(&Change::Deleted(account.id.clone()));
     Ok(mutated(&state, &caller, account, snapshot, true).await)
 }

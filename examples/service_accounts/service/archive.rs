@@ -51,13 +51,13 @@ pub async fn archive(
     Extension(caller): Extension<Arc<Caller>>,
     RequireEvidence { evidence, body }: RequireEvidence<ArchiveRequest>,
 ) -> Result<Exempt<Json<Archived>>, Problem> {
-    let done = archive_with(&state, &caller, &evidence, body.ids)?;
+    let done = archive_with(&state, &caller, &evidence, body.ids).await?;
     Ok(Exempt::new(Json(done), ARCHIVE_EXEMPT))
 }
 
 /// Archives `ids` on the strength of `evidence`, or refuses atomically: what
 /// `POST /service-accounts/archive` and the MCP tool `archive_service_accounts` do.
-pub fn archive_with(
+pub async fn archive_with(
     state: &Service,
     caller: &Caller,
     evidence: &Evidence,
@@ -84,8 +84,9 @@ pub fn archive_with(
         // Evidence is only issued on complete responses, so this credential read the whole scope then.
         return Err(evidence_invalid("this credential cannot read the whole scope it covers"));
     }
-    evidence.ensure_retained(|_| state.store.check_retained(snapshot).is_ok())?;
-    let (outcome, archived) = match state.store.archive(snapshot, &filter, &filter, &body.ids) {
+    let retained = state.store.check_retained(snapshot).await.is_ok();
+    evidence.ensure_retained(|_| retained)?;
+    let (outcome, archived) = match state.store.archive(snapshot, &filter, &filter, &body.ids).await {
         Ok(done) => done,
         Err(StoreError::SnapshotGone(_)) => {
             return Err(Problem::new(

@@ -9,9 +9,9 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use completeness::{Credential, Problem, ProblemCode};
 
-use super::db::Store;
 use super::http::store_problem;
 use super::seed::TENANTS;
+use super::store::Store;
 
 /// A credential as a request presents it, with its permissions at that moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub const DEFAULT_GRANTS: [(&str, &[&str]); 3] =
 
 /// The credential named by `Authorization: Bearer NAME`, with its permissions as stored now,
 /// or a 401 problem.
-pub fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Problem> {
+pub async fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Problem> {
     let header = parts.headers.get(AUTHORIZATION).ok_or_else(|| {
         Problem::new(
             ProblemCode::Unauthenticated,
@@ -75,12 +75,13 @@ pub fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Problem> {
         header.to_str().ok().and_then(|h| h.strip_prefix("Bearer ")).map(str::trim).ok_or_else(|| {
             Problem::new(ProblemCode::Unauthenticated, "The Authorization header must be `Bearer NAME`.")
         })?;
-    caller(store, token)?
+    caller(store, token)
+        .await?
         .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The credential is not known to this service."))
 }
 
 /// The current permissions of credential `name`, as stored.
-pub fn caller(store: &Store, name: &str) -> Result<Option<Caller>, Problem> {
-    let grant = store.grant(name).map_err(store_problem)?;
+pub async fn caller(store: &Store, name: &str) -> Result<Option<Caller>, Problem> {
+    let grant = store.grant(name).await.map_err(store_problem)?;
     Ok(grant.map(|grant| Caller { name: name.to_owned(), tenants: grant.tenants, epoch: grant.epoch }))
 }

@@ -11,7 +11,7 @@ use super::telemetry::LogFormat;
 pub struct Config {
     /// Where to listen (`--addr`).
     pub addr: SocketAddr,
-    /// The database file (`--db PATH`); in-memory when `None`.
+    /// The database (`--db PATH`, `sqlite:PATH` or `postgres://…`); in-memory SQLite when `None`.
     pub db: Option<PathBuf>,
     /// How many accounts to seed into an empty database (`--accounts N`).
     pub accounts: u32,
@@ -41,6 +41,8 @@ pub struct Config {
     pub demo: bool,
     /// The cursor and evidence key ring; when `None`, `COMPLETENESS_CURSOR_KEYS` or a fresh one.
     pub cursor_keys: Option<completeness::CursorKeys>,
+    /// A file holding the key ring (`--keys-file PATH`), read when `cursor_keys` is `None`.
+    pub keys_file: Option<PathBuf>,
     /// How log lines are written (`--log-format human|json`).
     pub log_format: LogFormat,
     /// Fault injection on purpose (`--faults SEED[:PROBABILITY]`); none when `None`.
@@ -85,6 +87,7 @@ impl Default for Config {
             evidence_ttl: Duration::from_secs(300),
             demo: false,
             cursor_keys: None,
+            keys_file: None,
             log_format: LogFormat::Human,
             faults: None,
         }
@@ -95,7 +98,10 @@ impl Default for Config {
 pub const USAGE: &str = "\
 usage: service_accounts [flags]
   --addr ADDR                 listen address (default 127.0.0.1:3000)
-  --db PATH                   SQLite database file (default: in-memory)
+  --db PATH|URL               SQLite database file (or sqlite:PATH), or a PostgreSQL URL
+                              postgres://user@host:port/db shared by replicas (default: in-memory SQLite)
+  --keys-file PATH            cursor and evidence key ring, kid:base64key per line, active key first
+                              (default: COMPLETENESS_CURSOR_KEYS, else an ephemeral key)
   --accounts N                accounts to seed into an empty database (default 10000, at most 1000000)
   --cursor-ttl SECS           cursor lifetime (default 600, at most 31622400: a year)
   --snapshot-retention SECS   how long superseded snapshots stay readable (default 900, at most a year)
@@ -140,6 +146,7 @@ impl Config {
             match flag.as_str() {
                 "--addr" => config.addr = value()?.parse().map_err(|e| format!("--addr: {e}"))?,
                 "--db" => config.db = Some(PathBuf::from(value()?)),
+                "--keys-file" => config.keys_file = Some(PathBuf::from(value()?)),
                 "--accounts" => config.accounts = at_most(&flag, number(&flag, &value()?)?, limits::ACCOUNTS)?,
                 "--cursor-ttl" => {
                     config.cursor_ttl =

@@ -44,6 +44,7 @@ pub async fn revoke_tenant(
     let changed = state
         .store
         .revoke_tenant(&name, &tenant)
+        .await
         .map_err(store_problem)?
         .ok_or_else(|| Problem::new(ProblemCode::NotFound, format!("no credential '{name}'")))?;
     let grant =

@@ -1,7 +1,8 @@
-//! The store on SQLite: the accounts table (versioned rows, snapshots, keyset pages,
-//! mutations) and the credentials' grants and permission epochs. Every SQL statement of the
-//! service lives here; the rest of the service sees plain values, so another backend can
-//! implement the same methods.
+//! The store's shared types (accounts, filters, snapshots, errors) and its SQLite engine: the
+//! accounts table (versioned rows, snapshots, keyset pages, mutations) and the credentials'
+//! grants and permission epochs. Every SQLite statement of the service lives here; the
+//! PostgreSQL engine's are in `store/postgres.rs`, and the handlers see both through the
+//! `store::AccountStore` trait.
 //!
 //! Every row version carries `valid_from` and `valid_to` snapshot numbers. A mutation
 //! opens a new snapshot, closes the versions it replaces (`valid_to` = the new snapshot)
@@ -145,6 +146,8 @@ pub enum StoreError {
     SnapshotGone(SnapshotGone),
     /// SQLite failed.
     Sql(rusqlite::Error),
+    /// PostgreSQL (or its connection pool) failed.
+    Postgres(String),
     /// The service is misconfigured.
     Config(String),
 }
@@ -163,6 +166,7 @@ impl std::fmt::Display for StoreError {
                 write!(f, "snapshot {} is no longer retained", snapshot_label(*s))
             }
             StoreError::Sql(e) => write!(f, "database error: {e}"),
+            StoreError::Postgres(e) => write!(f, "database error: {e}"),
             StoreError::Config(e) => write!(f, "configuration error: {e}"),
         }
     }
@@ -248,22 +252,22 @@ pub struct Grant {
     pub epoch: u64,
 }
 
-/// The accounts database. One connection behind a mutex: SQLite serializes writers anyway,
+/// The accounts database on SQLite. One connection behind a mutex: SQLite serializes writers anyway,
 /// and every operation here is a short statement or transaction.
-pub struct Store {
+pub struct SqliteStore {
     conn: Mutex<Connection>,
     retention: Duration,
 }
 
-impl Store {
+impl SqliteStore {
     /// Opens (or creates) the database at `path`, in memory when `None`.
-    pub fn open(path: Option<&Path>, retention: Duration) -> Result<Store, StoreError> {
+    pub fn open(path: Option<&Path>, retention: Duration) -> Result<SqliteStore, StoreError> {
         let conn = match path {
             Some(path) => Connection::open(path)?,
             None => Connection::open_in_memory()?,
         };
         conn.execute_batch(SCHEMA)?;
-        Ok(Store { conn: Mutex::new(conn), retention })
+        Ok(SqliteStore { conn: Mutex::new(conn), retention })
     }
 
     fn lock(&self) -> MutexGuard<'_, Connection> {

@@ -65,6 +65,7 @@ pub fn store_problem(error: StoreError) -> Problem {
             })
         }
         StoreError::Sql(e) => Problem::new(ProblemCode::Internal, format!("the database failed: {e}")),
+        StoreError::Postgres(e) => Problem::new(ProblemCode::Internal, format!("the database failed: {e}")),
         StoreError::Config(e) => Problem::new(ProblemCode::Internal, e),
     }
 }

@@ -108,19 +108,19 @@ pub async fn count_service_accounts(
     uri: Uri,
 ) -> Result<Aggregate<u64, CountServiceAccountsReason>, Problem> {
     let pairs = query(&uri, &["owner", "tenant", "require_complete"])?;
-    count(&state, &caller, &InventoryQuery::parse(&pairs)?)
+    count(&state, &caller, &InventoryQuery::parse(&pairs)?).await
 }
 
 /// The count of `request` read by `caller`: what `GET /service-accounts/count` and the MCP tool
 /// `count_service_accounts` answer.
-pub fn count(
+pub async fn count(
     state: &Service,
     caller: &Caller,
     request: &InventoryQuery,
 ) -> Result<Aggregate<u64, CountServiceAccountsReason>, Problem> {
     let (filter, restricted) = request.filter_for(caller);
-    let snapshot = state.store.current_snapshot().map_err(store_problem)?;
-    let count = state.store.count(snapshot, &filter).map_err(store_problem)?;
+    let snapshot = state.store.current_snapshot().await.map_err(store_problem)?;
+    let count = state.store.count(snapshot, &filter).await.map_err(store_problem)?;
     let mut completeness = Completeness::complete(request.scope(caller, Some(snapshot)));
     if restricted {
         completeness.push_reason(VisibilityRestricted::new());
@@ -145,12 +145,12 @@ pub async fn list_service_accounts(
     uri: Uri,
 ) -> Result<Envelope<ListItem, ListServiceAccountsReason>, Problem> {
     let pairs = query(&uri, &["owner", "tenant", "page_size", "cursor", "require_complete"])?;
-    list_page(&state, &caller, &request, &InventoryQuery::parse(&pairs)?)
+    list_page(&state, &caller, &request, &InventoryQuery::parse(&pairs)?).await
 }
 
 /// The page of `inventory` that `request` asks for, read by `caller`: what `GET /service-accounts`
 /// and the MCP tool `list_service_accounts` answer.
-pub fn list_page(
+pub async fn list_page(
     state: &Service,
     caller: &Caller,
     request: &PageRequest,
@@ -159,11 +159,12 @@ pub fn list_page(
     let (filter, restricted) = inventory.filter_for(caller);
     let scope = inventory.scope(caller, None);
     let mut page = request.bind(QueryBinding::for_scope(&scope, ORDERING))?;
-    let current = state.store.current_snapshot().map_err(store_problem)?;
+    let current = state.store.current_snapshot().await.map_err(store_problem)?;
     let snapshot =
         parse_snapshot(page.pin_snapshot(snapshot_label(current))).ok_or_else(|| page.unreadable_position())?;
-    page.ensure_retained(|_| state.store.check_retained(snapshot).is_ok())?;
-    let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).map_err(store_problem)?;
+    let retained = state.store.check_retained(snapshot).await.is_ok();
+    page.ensure_retained(|_| retained)?;
+    let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).await.map_err(store_problem)?;
     let mut envelope: Envelope<ListItem, ListServiceAccountsReason> = page.envelope(scope, rows, |row| row.id.clone());
     if restricted {
         envelope.completeness.push_reason(VisibilityRestricted::new());

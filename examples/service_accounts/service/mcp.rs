@@ -90,21 +90,21 @@ impl InventoryTools {
 
     async fn call(&self, caller: &Caller, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
         let outcome = match name {
-            LIST => self.list(caller, read(arguments)?),
+            LIST => self.list(caller, read(arguments)?).await,
             SEARCH => self.search(caller, read(arguments)?).await,
-            COUNT => self.count(caller, read(arguments)?),
+            COUNT => self.count(caller, read(arguments)?).await,
             GET => self.get(caller, read(arguments)?).await,
-            ARCHIVE => return Ok(self.archive(caller, read(arguments)?)),
+            ARCHIVE => return Ok(self.archive(caller, read(arguments)?).await),
             unknown => return Err(ErrorData::invalid_params(format!("unknown tool '{unknown}'"), None)),
         };
         Ok(outcome.unwrap_or_else(|problem| tool_error(&problem, "")))
     }
 
-    fn list(&self, caller: &Caller, args: ListArgs) -> Result<CallToolResult, Problem> {
+    async fn list(&self, caller: &Caller, args: ListArgs) -> Result<CallToolResult, Problem> {
         let request =
             PageRequest::new(self.config.clone(), caller.credential(), args.page_size, args.cursor.as_deref())?;
         let envelope =
-            inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?)?;
+            inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?).await?;
         RequireComplete(args.require_complete).check(&envelope)?;
         tool_result(&envelope).map_err(internal)
     }
@@ -124,8 +124,8 @@ impl InventoryTools {
         tool_result(&envelope).map_err(internal)
     }
 
-    fn count(&self, caller: &Caller, args: CountArgs) -> Result<CallToolResult, Problem> {
-        let aggregate = inventory::count(&self.state, caller, &inventory_query(&args.owner, &args.tenant)?)?;
+    async fn count(&self, caller: &Caller, args: CountArgs) -> Result<CallToolResult, Problem> {
+        let aggregate = inventory::count(&self.state, caller, &inventory_query(&args.owner, &args.tenant)?).await?;
         RequireComplete(args.require_complete).check(&aggregate)?;
         structured_result(&aggregate, &count_verdict(&aggregate)).map_err(internal)
     }
@@ -135,9 +135,12 @@ impl InventoryTools {
         structured_result(&view, &field_verdict(&view)?).map_err(internal)
     }
 
-    fn archive(&self, caller: &Caller, args: ArchiveArgs) -> CallToolResult {
+    async fn archive(&self, caller: &Caller, args: ArchiveArgs) -> CallToolResult {
         let verified = Evidence::verify(&self.config, args.evidence.as_deref().unwrap_or(""), &caller.credential());
-        let done = verified.and_then(|evidence| archive::archive_with(&self.state, caller, &evidence, args.ids));
+        let done = match verified {
+            Ok(evidence) => archive::archive_with(&self.state, caller, &evidence, args.ids).await,
+            Err(problem) => Err(problem),
+        };
         match done.and_then(|done| structured_result(&done, &archived_verdict(&done)).map_err(internal)) {
             Ok(result) => result,
             Err(problem) => tool_error(&problem, &approval_request(caller, &problem)),

@@ -11,6 +11,7 @@ pub mod credentials;
 pub mod db;
 pub mod http;
 pub mod inventory;
+pub mod keyring;
 pub mod mcp;
 pub mod openapi;
 pub mod refusals;
@@ -19,6 +20,7 @@ pub mod search;
 pub mod seed;
 pub mod sources;
 pub mod state;
+pub mod store;
 pub mod telemetry;
 
 use std::net::SocketAddr;
@@ -84,9 +86,9 @@ impl Drop for Running {
 }
 
 /// Builds the state and the REST router without listening (benches drive it in-process).
-pub fn build(config: Config) -> Result<(AppState, axum::Router), String> {
+pub async fn build(config: Config) -> Result<(AppState, axum::Router), String> {
     config.validate()?;
-    let service = Service::open(config).map_err(|e| format!("could not open the database: {e}"))?;
+    let service = Service::open(config).await.map_err(|e| format!("could not open the database: {e}"))?;
     let state: AppState = Arc::new(service);
     Ok((state.clone(), routes::router(state)))
 }
@@ -97,7 +99,7 @@ pub async fn start(config: Config) -> Result<Running, String> {
     let addr = config.addr;
     telemetry::install_metrics();
     let faults = config.faults.clone();
-    let (state, router) = build(config)?;
+    let (state, router) = build(config).await?;
     let mcp_sessions = tokio_util::sync::CancellationToken::new();
     let mut router = router.merge(mcp::router(state.clone(), mcp_sessions.clone()));
     if let Some(schedule) = faults {
@@ -129,7 +131,9 @@ fn spawn_audit_indexer(state: AppState) -> JoinHandle<()> {
         ticks.tick().await;
         loop {
             ticks.tick().await;
-            chore("audit indexer", every, || state.refresh_audit());
+            let indexing = state.clone();
+            let round = tokio::spawn(async move { indexing.refresh_audit().await }).await;
+            chore("audit indexer", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })
 }
@@ -141,7 +145,10 @@ fn spawn_pruner(state: AppState) -> JoinHandle<()> {
         let mut ticks = tokio::time::interval(every);
         loop {
             ticks.tick().await;
-            chore("snapshot pruner", every, || state.store.prune().map(|_| ()));
+            // Run as its own task so a panic in the round is reported by `chore`, not fatal to the loop.
+            let pruning = state.clone();
+            let round = tokio::spawn(async move { pruning.store.prune().await.map(|_| ()) }).await;
+            chore("snapshot pruner", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })
 }

@@ -17,7 +17,7 @@ use super::{account, archive, auth, credentials, inventory, openapi, refusals, s
 /// Resolves the bearer credential; 401 problem when it is missing or unknown.
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
-    match auth::authenticate(&state.store, &parts) {
+    match auth::authenticate(&state.store, &parts).await {
         Ok(caller) => {
             parts.extensions.insert(caller.credential());
             parts.extensions.insert(Arc::new(caller));

@@ -83,7 +83,7 @@ pub async fn search_records(
     }
     if audit_answered {
         let index = state.audit().index_state();
-        let current = state.store.current_snapshot().unwrap_or(index.observed);
+        let current = state.store.current_snapshot().await.unwrap_or(index.observed);
         if index.observed < current {
             completeness.push_warning(
                 StaleIndex::new("audit")

@@ -7,8 +7,9 @@ use completeness::config::CompletenessConfig;
 
 use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
-use super::db::{Change, Store, StoreError};
+use super::db::{Change, StoreError};
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
+use super::store::{Location, Store};
 
 /// Everything the service owns, shared by the handlers.
 pub struct Service {
@@ -37,13 +38,11 @@ impl Service {
     }
 
     /// Opens the store (seeding an empty one) and builds each source's copy.
-    pub fn open(config: Config) -> Result<Service, StoreError> {
-        let store = Store::open(config.db.as_deref(), config.snapshot_retention)?;
-        if store.is_empty()? {
-            store.seed(config.accounts)?;
-        }
-        store.seed_grants(&DEFAULT_GRANTS)?;
-        let (snapshot, accounts) = store.current_accounts()?;
+    pub async fn open(config: Config) -> Result<Service, StoreError> {
+        let location = config.db.as_deref().map_or(Location::Memory, |db| Location::parse(&db.to_string_lossy()));
+        let store = super::store::open(&location, config.snapshot_retention).await?;
+        store.prepare(config.accounts, &DEFAULT_GRANTS).await?;
+        let (snapshot, accounts) = store.current_accounts().await?;
         let mut sources = Vec::new();
         for name in SEARCH_SOURCES {
             let source = SearchSource::new(name, config.delay_of(name), config.fails(name))?;
@@ -51,9 +50,10 @@ impl Service {
             sources.push(Arc::new(source));
         }
         let usage = UsageSource::new(config.accounts, config.delay_of("usage"), config.fails("usage"))?;
-        let keys = match &config.cursor_keys {
-            Some(keys) => keys.clone(),
-            None => keys()?,
+        let keys = match (&config.cursor_keys, &config.keys_file) {
+            (Some(keys), _) => keys.clone(),
+            (None, Some(file)) => super::keyring::from_file(file).map_err(StoreError::Config)?,
+            (None, None) => keys()?,
         };
         let completeness = CompletenessConfig::new(keys)
             .with_page_sizes(u64::from(config.default_page_size), u64::from(config.max_page_size))
@@ -76,8 +76,8 @@ impl Service {
     }
 
     /// Rebuilds the lagging `audit` index from the current accounts.
-    pub fn refresh_audit(&self) -> Result<(), StoreError> {
-        let (snapshot, accounts) = self.store.current_accounts()?;
+    pub async fn refresh_audit(&self) -> Result<(), StoreError> {
+        let (snapshot, accounts) = self.store.current_accounts().await?;
         self.audit().reindex(snapshot, &accounts);
         Ok(())
     }

@@ -128,8 +128,13 @@ impl KitReport {
     }
 }
 
-impl<M: Fn() -> Router> Kit<M> {
-    /// A kit over the routers `make_router` builds: 300 seeded schedules from seed 1, each
+impl<M, R> Kit<M>
+where
+    M: Fn() -> R,
+    R: Future<Output = Router>,
+{
+    /// A kit over the routers `make_router` builds (async: a real service opens its store
+    /// first): 300 seeded schedules from seed 1, each
     /// request faulted with probability 0.5, at most 200 requests a run.
     pub fn new(make_router: M) -> Kit<M> {
         Kit { make_router, schedules: 300, first_seed: 1, probability: DEFAULT_PROBABILITY, max_requests: 200 }
@@ -206,7 +211,7 @@ impl<M: Fn() -> Router> Kit<M> {
         F: Future<Output = Result<Conclusion, String>>,
     {
         let layer = FaultLayer::with_limit(schedule.clone(), Some(self.max_requests));
-        let router = (self.make_router)().layer(layer.clone());
+        let router = (self.make_router)().await.layer(layer.clone());
         let listener = match tokio::net::TcpListener::bind(("127.0.0.1", 0)).await {
             Ok(listener) => listener,
             Err(error) => return Run::broken(schedule, format!("could not listen on 127.0.0.1: {error}")),

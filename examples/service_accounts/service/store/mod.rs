@@ -1,0 +1,110 @@
+//! The store behind the service: one trait, [`AccountStore`], and two implementations, SQLite
+//! ([`super::db::SqliteStore`], embedded, the default) and PostgreSQL ([`postgres::PgStore`],
+//! shared by several replicas). The shared types (accounts, filters, snapshots, errors) live in
+//! [`super::db`]; each engine writes its own SQL for them.
+//!
+//! The trait is object-safe through `async-trait`: the backend is chosen at run time from
+//! `--db`, so the service holds an `Arc<dyn AccountStore>`, and native `async fn` in traits
+//! cannot be called through `dyn`.
+
+pub mod postgres;
+pub mod sqlite;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::db::{Account, ArchiveOutcome, Filter, Grant, ListItem, NewAccount, Snapshot, SqliteStore, StoreError};
+
+/// Where the data lives, as `--db` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// SQLite in memory (no `--db`).
+    Memory,
+    /// A SQLite file (`--db PATH` or `--db sqlite:PATH`).
+    SqliteFile(std::path::PathBuf),
+    /// A PostgreSQL database (`--db postgres://…` or `postgresql://…`).
+    Postgres(String),
+}
+
+impl Location {
+    /// Reads a `--db` value.
+    pub fn parse(value: &str) -> Location {
+        if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+            Location::Postgres(value.to_owned())
+        } else {
+            let path = value.strip_prefix("sqlite://").or_else(|| value.strip_prefix("sqlite:")).unwrap_or(value);
+            if path == ":memory:" { Location::Memory } else { Location::SqliteFile(path.into()) }
+        }
+    }
+}
+
+/// The accounts table, the snapshots and the credentials' grants, whatever the engine.
+#[async_trait::async_trait]
+pub trait AccountStore: Send + Sync {
+    /// Creates the schema when missing, seeds `accounts` accounts into an empty database and
+    /// stores `grants` when no credential is stored. Safe to run from several processes at once.
+    async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<(), StoreError>;
+    /// The stored permissions of credential `name`, read afresh.
+    async fn grant(&self, name: &str) -> Result<Option<Grant>, StoreError>;
+    /// Removes `tenant` from credential `name`, bumping its epoch when that changed anything.
+    async fn revoke_tenant(&self, name: &str, tenant: &str) -> Result<Option<Grant>, StoreError>;
+    /// The current snapshot number.
+    async fn current_snapshot(&self) -> Result<Snapshot, StoreError>;
+    /// Checks that `snapshot` can still be read.
+    async fn check_retained(&self, snapshot: Snapshot) -> Result<(), StoreError>;
+    /// The keyset page of `filter` at `snapshot` after id `after`, at most `limit` items, in id order.
+    async fn page(
+        &self,
+        snapshot: Snapshot,
+        after: Option<&str>,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<ListItem>, StoreError>;
+    /// The same page by `OFFSET`, for the pagination benchmark's contrast.
+    async fn page_by_offset(
+        &self,
+        snapshot: Snapshot,
+        offset: usize,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<ListItem>, StoreError>;
+    /// How many accounts `filter` selects at `snapshot`.
+    async fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError>;
+    /// The current version of account `id`.
+    async fn get(&self, id: &str) -> Result<Option<Account>, StoreError>;
+    /// Every current account (id order) and the snapshot they were read at.
+    async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError>;
+    /// Creates an account at a new snapshot.
+    async fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError>;
+    /// Sets (or clears) the owner of account `id` at a new snapshot.
+    async fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError>;
+    /// Deletes account `id` at a new snapshot.
+    async fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError>;
+    /// Archives `ids` atomically when each was selected by `then` at `snapshot` and is still
+    /// selected by `now`; otherwise nothing changes. Concurrent archives are serialized.
+    async fn archive(
+        &self,
+        snapshot: Snapshot,
+        then: &Filter,
+        now: &Filter,
+        ids: &[String],
+    ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError>;
+    /// Drops row versions and snapshots no retained snapshot can see; returns the oldest retained snapshot.
+    async fn prune(&self) -> Result<Snapshot, StoreError>;
+    /// How many row versions the table holds.
+    async fn version_count(&self) -> Result<u64, StoreError>;
+    /// A digest of every row version and the snapshot counter, to prove a request changed nothing.
+    async fn fingerprint(&self) -> Result<String, StoreError>;
+}
+
+/// The store the handlers share.
+pub type Store = Arc<dyn AccountStore>;
+
+/// Opens the store `location` names, with `retention` for superseded snapshots.
+pub async fn open(location: &Location, retention: Duration) -> Result<Store, StoreError> {
+    Ok(match location {
+        Location::Memory => Arc::new(SqliteStore::open(None, retention)?),
+        Location::SqliteFile(path) => Arc::new(SqliteStore::open(Some(path), retention)?),
+        Location::Postgres(url) => Arc::new(postgres::PgStore::connect(url, retention).await?),
+    })
+}

@@ -1,0 +1,604 @@
+//! [`AccountStore`] on PostgreSQL, shared by several replicas of the service.
+//!
+//! The tables are those of the SQLite store, written for PostgreSQL. What makes replicas agree:
+//! - Snapshot numbers come from the one-row counter `meta.current`. Every mutation (and the
+//!   pruner) first locks that row (`SELECT … FOR UPDATE`), so writers run one after another,
+//!   snapshot `n` is committed before `n + 1` is handed out, and a reader that sees `current = n`
+//!   sees every row version of snapshots up to `n`. Two archives of one target through
+//!   different replicas are therefore decided one after the other: the second sees the first's
+//!   archived row and answers "changed".
+//! - Snapshot times and the retention cutoff use the database's clock, not the replicas'.
+//! - Reads at a snapshot (retention check, then rows) run in one repeatable-read transaction,
+//!   so the pruner cannot remove rows between the check and the read.
+//! - Schema creation and seeding run in one transaction under `pg_advisory_xact_lock`: replicas
+//!   starting at the same moment against an empty database seed it once.
+
+use std::time::Duration;
+
+use deadpool_postgres::{GenericClient, Pool, Runtime};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{IsolationLevel, NoTls, Row};
+
+use super::super::db::{
+    Account, ArchiveOutcome, Filter, Grant, ListItem, NewAccount, OwnerFilter, Snapshot, SnapshotGone, StoreError,
+};
+use super::super::{clock, seed};
+use super::AccountStore;
+
+/// The key of the advisory lock held while the schema is created and seeded.
+const PREPARE_LOCK: i64 = 0x636f_6d70_6c65;
+
+/// Milliseconds since the epoch, on the database's clock.
+const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+const COLUMNS: &str = "id, name, tenant, owner, owner_email, description, created_at, secret_fingerprint, archived";
+const VISIBLE_AT: &str = "valid_from <= $1 AND (valid_to IS NULL OR valid_to > $1)";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS accounts (
+    id TEXT NOT NULL,
+    valid_from BIGINT NOT NULL,
+    valid_to BIGINT,
+    name TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    owner TEXT,
+    owner_email TEXT,
+    description TEXT,
+    created_at TEXT NOT NULL,
+    secret_fingerprint TEXT NOT NULL,
+    archived BOOLEAN NOT NULL DEFAULT FALSE,
+    PRIMARY KEY (id, valid_from)
+);
+CREATE INDEX IF NOT EXISTS accounts_current ON accounts (id) WHERE valid_to IS NULL;
+CREATE TABLE IF NOT EXISTS snapshots (
+    number BIGINT PRIMARY KEY,
+    created_at_ms BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS credentials (
+    name TEXT PRIMARY KEY,
+    permission_epoch BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS grants (
+    credential TEXT NOT NULL REFERENCES credentials (name),
+    tenant TEXT NOT NULL,
+    PRIMARY KEY (credential, tenant)
+);
+";
+
+/// How many accounts one seeding statement inserts.
+const SEED_CHUNK: u64 = 20_000;
+
+/// The PostgreSQL store: a pool of connections to one database.
+pub struct PgStore {
+    pool: Pool,
+    retention_ms: i64,
+}
+
+fn pg(error: tokio_postgres::Error) -> StoreError {
+    match error.as_db_error() {
+        Some(db) => StoreError::Postgres(format!("{} ({})", db.message(), db.code().code())),
+        None => StoreError::Postgres(error.to_string()),
+    }
+}
+
+fn pool_error(error: deadpool_postgres::PoolError) -> StoreError {
+    StoreError::Postgres(format!("no connection from the pool: {error}"))
+}
+
+fn list_item(row: &Row) -> ListItem {
+    ListItem { id: row.get(0), name: row.get(1), tenant: row.get(2), owner: row.get(3), created_at: row.get(4) }
+}
+
+fn account(row: &Row) -> Account {
+    Account {
+        id: row.get(0),
+        name: row.get(1),
+        tenant: row.get(2),
+        owner: row.get(3),
+        owner_email: row.get(4),
+        description: row.get(5),
+        created_at: row.get(6),
+        secret_fingerprint: row.get(7),
+        archived: row.get(8),
+    }
+}
+
+/// The condition `filter` adds after `NOT archived`, its parameters numbered from `$first`.
+fn condition<'a>(filter: &'a Filter, first: usize, params: &mut Vec<&'a (dyn ToSql + Sync)>) -> String {
+    let mut sql = format!(" AND tenant = ANY(${first})");
+    params.push(&filter.tenants);
+    match &filter.owner {
+        OwnerFilter::Any => {}
+        OwnerFilter::Unowned => sql.push_str(" AND owner IS NULL"),
+        OwnerFilter::Is(owner) => {
+            sql.push_str(&format!(" AND owner = ${}", first + 1));
+            params.push(owner);
+        }
+    }
+    sql
+}
+
+impl PgStore {
+    /// Connects a pool to the database at `url` (`postgres://user@host:port/db`).
+    pub async fn connect(url: &str, retention: Duration) -> Result<PgStore, StoreError> {
+        let mut config = deadpool_postgres::Config::new();
+        config.url = Some(url.to_owned());
+        config.pool = Some(deadpool_postgres::PoolConfig::new(8));
+        let pool = config
+            .create_pool(Some(Runtime::Tokio1), NoTls)
+            .map_err(|e| StoreError::Config(format!("the PostgreSQL URL: {e}")))?;
+        let store = PgStore { pool, retention_ms: i64::try_from(retention.as_millis()).unwrap_or(i64::MAX) };
+        // Fail on start, with the driver's reason, rather than on the first request.
+        drop(store.pool.get().await.map_err(pool_error)?);
+        Ok(store)
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        self.pool.get().await.map_err(pool_error)
+    }
+
+    /// Seeds accounts `1..=count` as snapshot 1 inside `tx`, one `INSERT … SELECT unnest(…)` per chunk.
+    async fn seed(tx: &deadpool_postgres::Transaction<'_>, count: u32) -> Result<(), StoreError> {
+        let insert = tx
+            .prepare(&format!(
+                "INSERT INTO accounts (valid_from, valid_to, {COLUMNS})
+                 SELECT 1, NULL, * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                                              $6::text[], $7::text[], $8::text[], $9::bool[])"
+            ))
+            .await
+            .map_err(pg)?;
+        let mut start = 1;
+        while start <= u64::from(count) {
+            let end = (start + SEED_CHUNK - 1).min(u64::from(count));
+            let accounts: Vec<Account> = (start..=end).map(|n| seed::seeded(n).account).collect();
+            let column = |f: fn(&Account) -> Option<String>| accounts.iter().map(f).collect::<Vec<_>>();
+            let (ids, names, tenants) =
+                (column(|a| Some(a.id.clone())), column(|a| Some(a.name.clone())), column(|a| Some(a.tenant.clone())));
+            let (owners, emails, descriptions) =
+                (column(|a| a.owner.clone()), column(|a| a.owner_email.clone()), column(|a| a.description.clone()));
+            let (created, fingerprints) =
+                (column(|a| Some(a.created_at.clone())), column(|a| Some(a.secret_fingerprint.clone())));
+            let archived: Vec<bool> = accounts.iter().map(|a| a.archived).collect();
+            tx.execute(
+                &insert,
+                &[&ids, &names, &tenants, &owners, &emails, &descriptions, &created, &fingerprints, &archived],
+            )
+            .await
+            .map_err(pg)?;
+            start = end + 1;
+        }
+        tx.execute(&format!("INSERT INTO snapshots (number, created_at_ms) VALUES (1, {NOW_MS})"), &[])
+            .await
+            .map_err(pg)?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('current', 1), ('next_id', $1), ('pruned_before', 1)",
+            &[&(i64::from(count) + 1)],
+        )
+        .await
+        .map_err(pg)?;
+        Ok(())
+    }
+
+    /// Checks that `snapshot` can still be read, in `client`'s transaction.
+    async fn retained(&self, client: &impl GenericClient, snapshot: Snapshot) -> Result<(), StoreError> {
+        let gone = Err(StoreError::SnapshotGone(SnapshotGone(snapshot)));
+        let Ok(number) = i64::try_from(snapshot) else { return gone };
+        let row = client
+            .query_one(
+                &format!(
+                    "SELECT (SELECT value FROM meta WHERE key = 'current'),
+                            (SELECT value FROM meta WHERE key = 'pruned_before'),
+                            (SELECT created_at_ms FROM snapshots WHERE number = $1::bigint + 1),
+                            {NOW_MS}"
+                ),
+                &[&number],
+            )
+            .await
+            .map_err(pg)?;
+        let (current, pruned_before): (i64, i64) = (row.get(0), row.get(1));
+        if number == 0 || number > current || number < pruned_before {
+            return gone;
+        }
+        if number == current {
+            return Ok(());
+        }
+        match row.get::<_, Option<i64>>(2) {
+            Some(at) if row.get::<_, i64>(3).saturating_sub(at) <= self.retention_ms => Ok(()),
+            _ => gone,
+        }
+    }
+
+    /// Locks the snapshot counter for this transaction (every writer takes it first) and returns it.
+    async fn lock_current(tx: &deadpool_postgres::Transaction<'_>) -> Result<Snapshot, StoreError> {
+        let row = tx.query_one("SELECT value FROM meta WHERE key = 'current' FOR UPDATE", &[]).await.map_err(pg)?;
+        Ok(row.get::<_, i64>(0) as u64)
+    }
+
+    /// Opens snapshot `locked + 1` (the counter is locked by [`Self::lock_current`]).
+    async fn open_snapshot(tx: &deadpool_postgres::Transaction<'_>, locked: Snapshot) -> Result<Snapshot, StoreError> {
+        let next = locked as i64 + 1;
+        tx.execute(&format!("INSERT INTO snapshots (number, created_at_ms) VALUES ($1, {NOW_MS})"), &[&next])
+            .await
+            .map_err(pg)?;
+        tx.execute("UPDATE meta SET value = $1 WHERE key = 'current'", &[&next]).await.map_err(pg)?;
+        Ok(next as u64)
+    }
+
+    async fn current_version(client: &impl GenericClient, id: &str) -> Result<Option<Account>, StoreError> {
+        let row = client
+            .query_opt(&format!("SELECT {COLUMNS} FROM accounts WHERE id = $1 AND valid_to IS NULL"), &[&id])
+            .await
+            .map_err(pg)?;
+        Ok(row.as_ref().map(account))
+    }
+
+    async fn close_version(tx: &deadpool_postgres::Transaction<'_>, id: &str, at: Snapshot) -> Result<(), StoreError> {
+        tx.execute("UPDATE accounts SET valid_to = $1 WHERE id = $2 AND valid_to IS NULL", &[&(at as i64), &id])
+            .await
+            .map_err(pg)?;
+        Ok(())
+    }
+
+    async fn insert_version(
+        tx: &deadpool_postgres::Transaction<'_>,
+        a: &Account,
+        at: Snapshot,
+    ) -> Result<(), StoreError> {
+        tx.execute(
+            &format!(
+                "INSERT INTO accounts (valid_from, valid_to, {COLUMNS}) VALUES ($1, NULL, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            ),
+            &[
+                &(at as i64),
+                &a.id,
+                &a.name,
+                &a.tenant,
+                &a.owner,
+                &a.owner_email,
+                &a.description,
+                &a.created_at,
+                &a.secret_fingerprint,
+                &a.archived,
+            ],
+        )
+        .await
+        .map_err(pg)?;
+        Ok(())
+    }
+
+    async fn grant_of(client: &impl GenericClient, name: &str) -> Result<Option<Grant>, StoreError> {
+        let Some(row) =
+            client.query_opt("SELECT permission_epoch FROM credentials WHERE name = $1", &[&name]).await.map_err(pg)?
+        else {
+            return Ok(None);
+        };
+        let tenants = client
+            .query("SELECT tenant FROM grants WHERE credential = $1", &[&name])
+            .await
+            .map_err(pg)?
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .collect();
+        Ok(Some(Grant { tenants, epoch: row.get::<_, i64>(0) as u64 }))
+    }
+}
+
+#[async_trait::async_trait]
+impl AccountStore for PgStore {
+    async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<(), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg)?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&PREPARE_LOCK]).await.map_err(pg)?;
+        tx.batch_execute(SCHEMA).await.map_err(pg)?;
+        let snapshots: i64 = tx.query_one("SELECT COUNT(*) FROM snapshots", &[]).await.map_err(pg)?.get(0);
+        if snapshots == 0 {
+            Self::seed(&tx, accounts).await?;
+        }
+        let credentials: i64 = tx.query_one("SELECT COUNT(*) FROM credentials", &[]).await.map_err(pg)?.get(0);
+        if credentials == 0 {
+            for (name, tenants) in grants {
+                tx.execute("INSERT INTO credentials (name, permission_epoch) VALUES ($1, 1)", &[name])
+                    .await
+                    .map_err(pg)?;
+                for tenant in *tenants {
+                    tx.execute("INSERT INTO grants (credential, tenant) VALUES ($1, $2)", &[name, tenant])
+                        .await
+                        .map_err(pg)?;
+                }
+            }
+        }
+        tx.commit().await.map_err(pg)
+    }
+
+    async fn grant(&self, name: &str) -> Result<Option<Grant>, StoreError> {
+        Self::grant_of(&self.client().await?, name).await
+    }
+
+    async fn revoke_tenant(&self, name: &str, tenant: &str) -> Result<Option<Grant>, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg)?;
+        let removed = tx
+            .execute("DELETE FROM grants WHERE credential = $1 AND tenant = $2", &[&name, &tenant])
+            .await
+            .map_err(pg)?;
+        if removed > 0 {
+            tx.execute("UPDATE credentials SET permission_epoch = permission_epoch + 1 WHERE name = $1", &[&name])
+                .await
+                .map_err(pg)?;
+        }
+        let grant = Self::grant_of(&tx, name).await?;
+        tx.commit().await.map_err(pg)?;
+        Ok(grant)
+    }
+
+    async fn current_snapshot(&self) -> Result<Snapshot, StoreError> {
+        let row =
+            self.client().await?.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?;
+        Ok(row.get::<_, i64>(0) as u64)
+    }
+
+    async fn check_retained(&self, snapshot: Snapshot) -> Result<(), StoreError> {
+        self.retained(&self.client().await?, snapshot).await
+    }
+
+    async fn page(
+        &self,
+        snapshot: Snapshot,
+        after: Option<&str>,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<ListItem>, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(pg)?;
+        self.retained(&tx, snapshot).await?;
+        if filter.tenants.is_empty() {
+            return Ok(Vec::new());
+        }
+        let number = snapshot as i64;
+        let after = after.unwrap_or("");
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number, &after];
+        let condition = condition(filter, 3, &mut params);
+        let sql = format!(
+            "SELECT id, name, tenant, owner, created_at FROM accounts
+             WHERE id > $2 AND {VISIBLE_AT} AND NOT archived{condition}
+             ORDER BY id LIMIT {limit}"
+        );
+        let rows = tx.query(&sql, &params).await.map_err(pg)?;
+        Ok(rows.iter().map(list_item).collect())
+    }
+
+    async fn page_by_offset(
+        &self,
+        snapshot: Snapshot,
+        offset: usize,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<ListItem>, StoreError> {
+        let client = self.client().await?;
+        let number = snapshot as i64;
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number];
+        let condition = condition(filter, 2, &mut params);
+        let sql = format!(
+            "SELECT id, name, tenant, owner, created_at FROM accounts
+             WHERE {VISIBLE_AT} AND NOT archived{condition}
+             ORDER BY id LIMIT {limit} OFFSET {offset}"
+        );
+        let rows = client.query(&sql, &params).await.map_err(pg)?;
+        Ok(rows.iter().map(list_item).collect())
+    }
+
+    async fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(pg)?;
+        self.retained(&tx, snapshot).await?;
+        if filter.tenants.is_empty() {
+            return Ok(0);
+        }
+        let number = snapshot as i64;
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number];
+        let condition = condition(filter, 2, &mut params);
+        let sql = format!("SELECT COUNT(*) FROM accounts WHERE {VISIBLE_AT} AND NOT archived{condition}");
+        let count: i64 = tx.query_one(&sql, &params).await.map_err(pg)?.get(0);
+        Ok(count as u64)
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Account>, StoreError> {
+        Self::current_version(&self.client().await?, id).await
+    }
+
+    async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(pg)?;
+        let snapshot: i64 = tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
+        let rows = tx
+            .query(&format!("SELECT {COLUMNS} FROM accounts WHERE valid_to IS NULL ORDER BY id"), &[])
+            .await
+            .map_err(pg)?;
+        Ok((snapshot as u64, rows.iter().map(account).collect()))
+    }
+
+    async fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg)?;
+        let locked = Self::lock_current(&tx).await?;
+        let snapshot = Self::open_snapshot(&tx, locked).await?;
+        let number: i64 = tx
+            .query_one("UPDATE meta SET value = value + 1 WHERE key = 'next_id' RETURNING value - 1", &[])
+            .await
+            .map_err(pg)?
+            .get(0);
+        let id = seed::account_id(number as u64);
+        let account = Account {
+            secret_fingerprint: seed::fingerprint(&id),
+            id,
+            owner_email: new.owner.as_deref().map(seed::owner_email),
+            name: new.name,
+            tenant: new.tenant,
+            owner: new.owner,
+            description: None,
+            created_at: clock::rfc3339(clock::now_ms() / 1000),
+            archived: false,
+        };
+        Self::insert_version(&tx, &account, snapshot).await?;
+        tx.commit().await.map_err(pg)?;
+        Ok((account, snapshot))
+    }
+
+    async fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg)?;
+        let locked = Self::lock_current(&tx).await?;
+        let mut account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
+        let snapshot = Self::open_snapshot(&tx, locked).await?;
+        account.owner_email = owner.as_deref().map(seed::owner_email);
+        account.owner = owner;
+        Self::close_version(&tx, id, snapshot).await?;
+        Self::insert_version(&tx, &account, snapshot).await?;
+        tx.commit().await.map_err(pg)?;
+        Ok((account, snapshot))
+    }
+
+    async fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg)?;
+        let locked = Self::lock_current(&tx).await?;
+        let account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
+        let snapshot = Self::open_snapshot(&tx, locked).await?;
+        Self::close_version(&tx, id, snapshot).await?;
+        tx.commit().await.map_err(pg)?;
+        Ok((account, snapshot))
+    }
+
+    async fn archive(
+        &self,
+        snapshot: Snapshot,
+        then: &Filter,
+        now: &Filter,
+        ids: &[String],
+    ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg)?;
+        // Taken first: a concurrent archive of the same targets waits here, then sees this one's rows.
+        let locked = Self::lock_current(&tx).await?;
+        self.retained(&tx, snapshot).await?;
+        let mut missing = Vec::new();
+        for id in ids {
+            let row = tx
+                .query_opt(
+                    &format!("SELECT {COLUMNS} FROM accounts WHERE id = $2 AND {VISIBLE_AT}"),
+                    &[&(snapshot as i64), id],
+                )
+                .await
+                .map_err(pg)?;
+            if !row.as_ref().map(account).is_some_and(|a| then.matches(&a)) {
+                missing.push(id.clone());
+            }
+        }
+        if !missing.is_empty() {
+            return Ok((ArchiveOutcome::NotInEvidence(missing), Vec::new()));
+        }
+        let mut changed = Vec::new();
+        let mut targets = Vec::new();
+        for id in ids {
+            match Self::current_version(&tx, id).await? {
+                Some(account) if now.matches(&account) => targets.push(account),
+                _ => changed.push(id.clone()),
+            }
+        }
+        if !changed.is_empty() {
+            return Ok((ArchiveOutcome::Changed(changed), Vec::new()));
+        }
+        let archived_at = Self::open_snapshot(&tx, locked).await?;
+        for account in &mut targets {
+            account.archived = true;
+            Self::close_version(&tx, &account.id, archived_at).await?;
+            Self::insert_version(&tx, account, archived_at).await?;
+        }
+        tx.commit().await.map_err(pg)?;
+        Ok((ArchiveOutcome::Archived(archived_at), targets))
+    }
+
+    async fn prune(&self) -> Result<Snapshot, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg)?;
+        Self::lock_current(&tx).await?;
+        let before: i64 =
+            tx.query_one("SELECT value FROM meta WHERE key = 'pruned_before'", &[]).await.map_err(pg)?.get(0);
+        // The newest snapshot created before the cutoff is the oldest one still retained.
+        let oldest: Option<i64> = tx
+            .query_one(
+                &format!("SELECT MAX(number) FROM snapshots WHERE created_at_ms < {NOW_MS} - $1"),
+                &[&self.retention_ms],
+            )
+            .await
+            .map_err(pg)?
+            .get(0);
+        let oldest = oldest.map_or(before, |n| n.max(before));
+        if oldest > before {
+            tx.execute("DELETE FROM accounts WHERE valid_to IS NOT NULL AND valid_to <= $1", &[&oldest])
+                .await
+                .map_err(pg)?;
+            tx.execute("DELETE FROM snapshots WHERE number < $1", &[&oldest]).await.map_err(pg)?;
+            tx.execute("UPDATE meta SET value = $1 WHERE key = 'pruned_before'", &[&oldest]).await.map_err(pg)?;
+        }
+        tx.commit().await.map_err(pg)?;
+        Ok(oldest as u64)
+    }
+
+    async fn version_count(&self) -> Result<u64, StoreError> {
+        let row = self.client().await?.query_one("SELECT COUNT(*) FROM accounts", &[]).await.map_err(pg)?;
+        Ok(row.get::<_, i64>(0) as u64)
+    }
+
+    async fn fingerprint(&self) -> Result<String, StoreError> {
+        use sha2::{Digest, Sha256};
+        let mut client = self.client().await?;
+        let tx = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(pg)?;
+        let current: i64 = tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
+        let mut hasher = Sha256::new();
+        hasher.update((current as u64).to_le_bytes());
+        let rows = tx
+            .query(
+                &format!(
+                    "SELECT concat_ws('|', valid_from, COALESCE(valid_to, -1), {COLUMNS})
+                     FROM accounts ORDER BY id, valid_from"
+                ),
+                &[],
+            )
+            .await
+            .map_err(pg)?;
+        for row in rows {
+            hasher.update(row.get::<_, String>(0).as_bytes());
+            hasher.update(b"\n");
+        }
+        Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    }
+}

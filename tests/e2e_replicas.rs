@@ -1,0 +1,278 @@
+//! Three replicas of the service_accounts example, as separate processes of the built example
+//! binary, over one PostgreSQL database and one key ring, talked to over real HTTP: cursors,
+//! evidence and revocations hold whichever replica answers.
+
+mod postgres_support;
+
+use std::collections::BTreeSet;
+use std::process::Stdio;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+const K1: &str = "k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+const K2: &str = "k2:Hx4dHBsaGRgXFhUUExIREA8ODQwLCgkIBwYFBAMCAQA";
+
+/// One replica: its process and its URL.
+struct Replica {
+    child: Child,
+    url: String,
+}
+
+/// The example binary `cargo test` built next to this test.
+fn example_binary() -> std::path::PathBuf {
+    let test = std::env::current_exe().expect("the test binary's path");
+    let profile = test.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
+    let binary = profile.join("examples").join(format!("service_accounts{}", std::env::consts::EXE_SUFFIX));
+    assert!(binary.exists(), "{} is missing: build it with `cargo build --example service_accounts`", binary.display());
+    binary
+}
+
+/// Starts replicas of the example on free loopback ports over `db`, one per key ring in
+/// `rings`, all at once (they create and seed the empty database concurrently).
+async fn replicas(db: &str, rings: &[&str], extra: &[&str]) -> Vec<Replica> {
+    let mut children = Vec::new();
+    for ring in rings {
+        let child = Command::new(example_binary())
+            .args(["--addr", "127.0.0.1:0", "--db", db, "--accounts", "160"])
+            .args(extra)
+            .env("COMPLETENESS_CURSOR_KEYS", ring)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the example starts");
+        children.push(child);
+    }
+    let mut started = Vec::new();
+    for mut child in children {
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let banner = lines.next_line().await.unwrap().unwrap_or_else(|| panic!("a replica exited: {child:?}"));
+        let url = banner
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no URL in the banner '{banner}'"))
+            .to_owned();
+        // Keep reading the banner so the replica never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        started.push(Replica { child, url });
+    }
+    started
+}
+
+/// Three replicas on one fresh database, all with the key ring `K1`.
+async fn three(extra: &[&str]) -> Vec<Replica> {
+    let db = postgres_support::fresh_database().await;
+    replicas(&db, &[K1, K1, K1], extra).await
+}
+
+struct Answer {
+    status: StatusCode,
+    body: Value,
+}
+
+impl Answer {
+    fn ids(&self) -> Vec<String> {
+        self.body["items"]
+            .as_array()
+            .map(|a| a.iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect())
+            .unwrap_or_default()
+    }
+    fn assert_problem(&self, status: u16, code: &str) {
+        assert_eq!((self.status.as_u16(), self.body["code"].as_str()), (status, Some(code)), "{}", self.body);
+    }
+}
+
+async fn send(request: reqwest::RequestBuilder) -> Answer {
+    let response = request.bearer_auth("admin").send().await.expect("the replica answers");
+    let status = response.status();
+    Answer { status, body: response.json().await.unwrap_or(Value::Null) }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::new()
+}
+
+async fn get(url: &str, path: &str) -> Answer {
+    send(client().get(format!("{url}{path}"))).await
+}
+
+fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The whole listing of `filter` in one page of 500, with its snapshot.
+async fn listing(url: &str, filter: &str) -> (Vec<String>, Value, Value) {
+    let page = get(url, &format!("/service-accounts?{filter}&page_size=500")).await;
+    assert_eq!(page.body["complete"], true, "{}", page.body);
+    (page.ids(), page.body["page"]["snapshot"].clone(), page.body["evidence"].clone())
+}
+
+/// Traverses `tenant=north` in pages of 7, page `i` from the next live replica in turn, while
+/// writes go through every replica between pages. After `kill_after` pages one replica is
+/// killed by its PID. Returns the ids seen and the expected ones.
+async fn traverse_round_robin(nodes: &mut [Replica], kill_after: Option<usize>) -> (Vec<String>, Vec<String>) {
+    let urls: Vec<String> = nodes.iter().map(|n| n.url.clone()).collect();
+    let (expected, _, _) = listing(&urls[0], "tenant=north").await;
+    assert!(expected.len() > 30);
+    let mut live: Vec<usize> = (0..urls.len()).collect();
+    let mut seen: Vec<String> = Vec::new();
+    let mut snapshots = BTreeSet::new();
+    let mut path = "/service-accounts?tenant=north&page_size=7".to_owned();
+    let mut writes = 0;
+    for turn in 0.. {
+        if kill_after == Some(turn) {
+            let pid = nodes[1].child.id().expect("a running replica");
+            let killed = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+            assert!(killed.success());
+            nodes[1].child.wait().await.unwrap();
+            live.retain(|&i| i != 1);
+        }
+        let page = get(&urls[live[turn % live.len()]], &path).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        snapshots.insert(page.body["page"]["snapshot"].to_string());
+        seen.extend(page.ids());
+        let Some(cursor) = page.body["next_cursor"].as_str() else { break };
+        // Between pages: an insert, deletes ahead of and behind the cursor, owner changes ahead,
+        // each through another live replica.
+        let writer = |k: usize| urls[live[(turn + k) % live.len()]].clone();
+        let name = format!("svc-north-new{turn}");
+        let created = send(
+            client().post(format!("{}/service-accounts", writer(1))).json(&json!({"name": name, "tenant": "north"})),
+        )
+        .await;
+        assert_eq!(created.status, 201, "{}", created.body);
+        let ahead = &expected[seen.len().min(expected.len())..];
+        if let Some(id) = ahead.first() {
+            assert_eq!(send(client().delete(format!("{}/service-accounts/{id}", writer(2)))).await.status, 200);
+        }
+        if let Some(id) = seen.last() {
+            let gone = send(client().delete(format!("{}/service-accounts/{id}", writer(0)))).await;
+            assert!(gone.status == 200 || gone.status == 404, "{}", gone.body);
+        }
+        if let Some(id) = ahead.get(1) {
+            let owner = send(
+                client()
+                    .patch(format!("{}/service-accounts/{id}", writer(1)))
+                    .json(&json!({"owner": "newly-assigned"})),
+            )
+            .await;
+            assert_eq!(owner.status, 200, "{}", owner.body);
+        }
+        writes += 4;
+        path = format!("/service-accounts?tenant=north&page_size=7&cursor={}", encode(cursor));
+    }
+    assert_eq!(snapshots.len(), 1, "every page is read at the first page's snapshot: {snapshots:?}");
+    assert!(writes > 10, "the writes really happened between pages");
+    let (now, _, _) = listing(&urls[live[0]], "tenant=north").await;
+    assert_ne!(now, expected, "the writes changed the current listing");
+    (seen, expected)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_traversal_across_three_replicas_under_writes_returns_exactly_its_snapshot() {
+    let mut nodes = three(&[]).await;
+    let (seen, expected) = traverse_round_robin(&mut nodes, None).await;
+    assert_eq!(seen, expected, "no item missed, none repeated, none added");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_traversal_goes_on_exactly_when_a_replica_is_killed_mid_way() {
+    let mut nodes = three(&[]).await;
+    let (seen, expected) = traverse_round_robin(&mut nodes, Some(3)).await;
+    assert_eq!(seen, expected, "no item missed, none repeated, none added");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revocation_through_one_replica_refuses_cursors_and_evidence_on_the_others() {
+    let nodes = three(&[]).await;
+    let first = get(&nodes[2].url, "/service-accounts?page_size=5").await;
+    let next = format!("/service-accounts?page_size=5&cursor={}", encode(first.body["next_cursor"].as_str().unwrap()));
+    assert_eq!(get(&nodes[2].url, &next).await.status, 200, "the cursor works before the revocation");
+    let (unowned, _, evidence) = listing(&nodes[1].url, "owner=none").await;
+
+    let revoked = send(client().post(format!("{}/credentials/admin/revoke-tenant/east", nodes[0].url))).await;
+    assert_eq!(revoked.status, 200, "{}", revoked.body);
+
+    get(&nodes[2].url, &next).await.assert_problem(403, "CURSOR_CREDENTIAL_MISMATCH");
+    let archive = json!({"ids": [unowned[0]], "evidence": evidence});
+    let refused = send(client().post(format!("{}/service-accounts/archive", nodes[1].url)).json(&archive)).await;
+    refused.assert_problem(412, "EVIDENCE_CREDENTIAL_MISMATCH");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evidence_from_one_replica_archives_through_another_and_concurrent_archives_let_exactly_one_through() {
+    let nodes = three(&[]).await;
+    let (unowned, _, evidence) = listing(&nodes[1].url, "owner=none").await;
+    assert!(unowned.len() >= 2);
+    let archive = |url: &str, id: &str| {
+        send(client().post(format!("{url}/service-accounts/archive")).json(&json!({"ids": [id], "evidence": evidence})))
+    };
+    let done = archive(&nodes[2].url, &unowned[0]).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+
+    let (a, b, c) = tokio::join!(
+        archive(&nodes[0].url, &unowned[1]),
+        archive(&nodes[1].url, &unowned[1]),
+        archive(&nodes[2].url, &unowned[1])
+    );
+    let statuses: Vec<u16> = [&a, &b, &c].iter().map(|r| r.status.as_u16()).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 1, "exactly one archive succeeds: {statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 2, "the others are conflicts: {statuses:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pruned_snapshot_answers_410_on_every_replica() {
+    let nodes = three(&["--snapshot-retention", "0"]).await;
+    let first = get(&nodes[0].url, "/service-accounts?page_size=5").await;
+    let next = format!("/service-accounts?page_size=5&cursor={}", encode(first.body["next_cursor"].as_str().unwrap()));
+    let id = &first.ids()[0];
+    let changed =
+        send(client().patch(format!("{}/service-accounts/{id}", nodes[1].url)).json(&json!({"owner": "someone-new"})))
+            .await;
+    assert_eq!(changed.status, 200);
+    // The pruners of the replicas run every 50 ms with no retention: wait until one has pruned.
+    let mut tries = 0;
+    while get(&nodes[2].url, &next).await.status != 410 {
+        tries += 1;
+        assert!(tries < 400, "the superseded snapshot is never pruned");
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    for node in &nodes {
+        let gone = get(&node.url, &next).await;
+        gone.assert_problem(410, "CURSOR_EXPIRED");
+        assert_eq!(gone.body["continuation"]["kind"], "restart");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rotated_ring_accepts_old_tokens_until_the_old_key_is_removed() {
+    let db = postgres_support::fresh_database().await;
+    let rotated_ring = format!("{K2},{K1}");
+    let nodes = replicas(&db, &[K1, &rotated_ring, K2], &[]).await;
+    let (old, rotated, retired) = (&nodes[0].url, &nodes[1].url, &nodes[2].url);
+    let first = get(old, "/service-accounts?page_size=5").await;
+    let old_cursor = encode(first.body["next_cursor"].as_str().unwrap());
+    // A replica on the rotated ring (new key first, old key still in it) continues the old ring's cursor.
+    let second = get(rotated, &format!("/service-accounts?page_size=5&cursor={old_cursor}")).await;
+    assert_eq!(second.status, 200, "{}", second.body);
+    let new_cursor = second.body["next_cursor"].as_str().unwrap();
+    assert!(new_cursor.starts_with("c1.k2."), "new cursors are signed by the new key: {new_cursor}");
+    // Once the old key is removed, the old ring's tokens are refused with the rotation message.
+    let refused = get(retired, &format!("/service-accounts?page_size=5&cursor={old_cursor}")).await;
+    refused.assert_problem(400, "INVALID_CURSOR");
+    assert!(refused.body["detail"].as_str().unwrap().contains("no longer accepts"), "{}", refused.body);
+    // The new key's cursors go on on the retired ring.
+    let third = get(retired, &format!("/service-accounts?page_size=5&cursor={}", encode(new_cursor))).await;
+    assert_eq!(third.status, 200, "{}", third.body);
+}

@@ -1,0 +1,57 @@
+//! A PostgreSQL server for the tests, and a fresh database on it per test.
+//!
+//! The server is `COMPLETENESS_TEST_POSTGRES_URL` when set, otherwise the throwaway cluster
+//! `scripts/postgres.sh start` starts (or reuses). When neither works the test fails with the
+//! script's reason: PostgreSQL tests are never skipped.
+
+#![allow(dead_code)] // each test file uses a different part
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The variable that names a running server instead of the script's cluster.
+pub const URL_VARIABLE: &str = "COMPLETENESS_TEST_POSTGRES_URL";
+
+/// The server's URL (its `postgres` database), found once per test binary.
+pub fn server_url() -> &'static str {
+    static URL: OnceLock<Result<String, String>> = OnceLock::new();
+    let found = URL.get_or_init(|| {
+        if let Ok(url) = std::env::var(URL_VARIABLE) {
+            return Ok(url);
+        }
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/postgres.sh");
+        let output = std::process::Command::new("bash")
+            .args([script, "start"])
+            .output()
+            .map_err(|e| format!("could not run {script}: {e}"))?;
+        let url = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+        if output.status.success() && !url.is_empty() {
+            Ok(url)
+        } else {
+            Err(format!("`bash scripts/postgres.sh start` failed: {}", String::from_utf8_lossy(&output.stderr).trim()))
+        }
+    });
+    match found {
+        Ok(url) => url,
+        Err(why) => {
+            panic!("PostgreSQL is needed by this test and could not be started ({URL_VARIABLE} is unset): {why}")
+        }
+    }
+}
+
+/// Creates an empty database with a name no other test uses and returns its URL.
+pub async fn fresh_database() -> String {
+    static SERIAL: AtomicU32 = AtomicU32::new(0);
+    let server = server_url();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    let name = format!("test_{}_{}_{nanos}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed));
+    let (client, connection) = tokio_postgres::connect(server, tokio_postgres::NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {server} does not answer: {e}"));
+    let connection = tokio::spawn(connection);
+    client.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("a fresh database");
+    drop(client);
+    let _ = connection.await;
+    let (base, _) = server.rsplit_once('/').expect("a URL ending in /DATABASE");
+    format!("{base}/{name}")
+}
