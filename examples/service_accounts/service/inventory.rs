@@ -162,8 +162,12 @@ pub async fn list_page(
     let current = state.store.current_snapshot().await.map_err(store_problem)?;
     let snapshot =
         parse_snapshot(page.pin_snapshot(snapshot_label(current))).ok_or_else(|| page.unreadable_position())?;
-    let retained = state.store.check_retained(snapshot).await.is_ok();
-    page.ensure_retained(|_| retained)?;
+    // A resumed page reads at its cursor's snapshot, which may have been pruned since; a first
+    // page reads at the current one, which is always retained.
+    if !page.is_first_page() {
+        let retained = state.store.check_retained(snapshot).await.is_ok();
+        page.ensure_retained(|_| retained)?;
+    }
     let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).await.map_err(store_problem)?;
     let mut envelope: Envelope<ListItem, ListServiceAccountsReason> = page.envelope(scope, rows, |row| row.id.clone());
     if restricted {
