@@ -83,10 +83,51 @@ async fn list_plain() -> Envelope<u32, ListPlainReason> {
     Envelope::complete(vec![1, 2, 3, 4], Scope::new("plain", "everything"))
 }
 
+/// A derived envelope whose items are `tickets`.
+#[derive(completeness::ResultEnvelope)]
+pub struct TicketPage {
+    tickets: Vec<Value>,
+    #[envelope(completeness)]
+    completeness: completeness::Completeness<ListTicketsReason>,
+}
+
+/// Six tickets, complete; declares a cut and a hidden subset.
+#[completeness(resource = "tickets", reasons(ResultLimitReached, VisibilityRestricted))]
+async fn list_tickets() -> TicketPage {
+    let tickets = (0..6).map(|i| json!({"id": format!("k-{i}")})).collect();
+    TicketPage { tickets, completeness: completeness::Completeness::complete(Scope::new("tickets", "every ticket")) }
+}
+
 const SOURCES: [&str; 2] = ["alpha", "beta"];
 
 fn router() -> Router {
-    Router::new().route("/things", get(list_things)).route("/plain", get(list_plain))
+    Router::new()
+        .route("/things", get(list_things))
+        .route("/plain", get(list_plain))
+        .route("/tickets", get(list_tickets))
+}
+
+#[tokio::test]
+async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
+    let app = || router().layer(FaultLayer::new(Schedule::header_only()));
+    let (status, _, clean) = send(app(), "/tickets", None).await;
+    assert_eq!((status, clean["complete"].clone()), (StatusCode::OK, json!(true)), "{clean}");
+    let whole = clean["tickets"].as_array().unwrap().clone();
+    assert_eq!(whole.len(), 6);
+    for fault in ["RESULT_LIMIT_REACHED", "VISIBILITY_RESTRICTED"] {
+        let (status, _, body) = send(app(), "/tickets", Some(fault)).await;
+        assert_eq!(status, StatusCode::OK, "{fault}: {body}");
+        check_envelope_invariants(&body).unwrap_or_else(|v| panic!("{fault}: {v:?}"));
+        assert_eq!(body["complete"], false, "{fault}: {body}");
+        assert_eq!(body["incomplete_reasons"][0]["code"], fault);
+        let kept = body["tickets"].as_array().expect("the items keep their member name");
+        assert!(kept.len() < whole.len() || fault == "VISIBILITY_RESTRICTED", "{fault}: {body}");
+        assert!(is_subsequence(kept, &whole), "{fault}: only removed, never added or altered: {body}");
+        assert!(body.get("items").is_none(), "no member is invented: {body}");
+    }
+    // A fault the route does not declare is refused, as on any other route.
+    let (status, _, body) = send(app(), "/tickets", Some("SOURCE_UNAVAILABLE")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 }
 
 async fn send(app: Router, uri: &str, fault: Option<&str>) -> (StatusCode, Option<String>, Value) {

@@ -194,6 +194,9 @@ pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: 
     let observation = crate::server::observe::Observation::of_response(value);
     let mut response = crate::server::observe::tag(observation, crate::server::response::json_response(value));
     crate::server::report::IncompleteReport::attach(value.completeness_report(), &mut response);
+    if let Some(declared) = value.completeness_report().and_then(|report| report.declared_set()) {
+        response.extensions_mut().insert(declared);
+    }
     response
 }
 

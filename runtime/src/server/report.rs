@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::contract::aggregate::Aggregate;
 use crate::contract::completeness::Completeness;
+use crate::contract::declared::DeclaredSet;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
 use crate::contract::scope::PageInfo;
@@ -33,6 +34,10 @@ pub trait CompletenessReport {
     fn page(&self) -> Option<&PageInfo> {
         None
     }
+    /// What the endpoint declared with `#[completeness]`, when it did (the fault layer reads it).
+    fn declared_set(&self) -> Option<DeclaredSet> {
+        None
+    }
 }
 
 impl<R: Reason> CompletenessReport for Completeness<R> {
@@ -44,6 +49,9 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
     }
     fn reason_kinds(&self) -> Vec<ReasonKind> {
         self.reasons().iter().map(Reason::kind).collect()
+    }
+    fn declared_set(&self) -> Option<DeclaredSet> {
+        R::declared_set()
     }
     fn reasons_json(&self) -> Vec<Value> {
         self.reasons().iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)).collect()

@@ -160,6 +160,14 @@ impl FaultedPage {
     }
 }
 
+/// True when `response` is a collection: its data members (those outside the completeness
+/// block) hold an array of items. An aggregate or a single resource has nothing to remove.
+pub(crate) fn has_items(response: &Value) -> bool {
+    let Some(mut data) = response.as_object().cloned() else { return false };
+    Completeness::<StandardReason>::take_from::<serde_json::Error>(&mut data, Shape::Collection).is_ok()
+        && items_of(&mut data).is_some()
+}
+
 /// The array of items: `items`, or the first array among the data members.
 fn items_of(data: &mut Map<String, Value>) -> Option<&mut Vec<Value>> {
     let name = if data.get("items").is_some_and(Value::is_array) {

@@ -32,8 +32,10 @@
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
 //! declaration, other methods and other statuses pass through untouched, and so do aggregates
-//! (a count cannot be cut without altering it) and `#[derive(ResultEnvelope)]` structs: the
-//! layer faults the [`Envelope`](crate::Envelope)s of declared handlers.
+//! and single resources (a count cannot be cut without altering it). The layer faults the
+//! collections of declared handlers: [`Envelope`](crate::Envelope)s, and
+//! `#[derive(ResultEnvelope)]` structs, whose items are their first array member whatever its
+//! name.
 //!
 //! # Choosing faults
 //!
