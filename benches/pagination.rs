@@ -52,40 +52,7 @@ fn main() {
     group.bench_function("offset_depth_900000", |b| b.iter(offset));
     group.finish();
 
-    // The ratios, measured in this run: adjacent pairs in alternating order (so load from other
-    // processes hits both sides alike), the median of the pair ratios.
-    let mut pairs = Vec::new();
-    let (mut first_best, mut deep_best, mut offset_best) = (Duration::MAX, Duration::MAX, Duration::MAX);
-    for sample in 0..31 {
-        let (first_time, deep_time) = if sample % 2 == 0 {
-            let first_time = time_per_call(200, first);
-            (first_time, time_per_call(200, deep))
-        } else {
-            let deep_time = time_per_call(200, deep);
-            (time_per_call(200, first), deep_time)
-        };
-        first_best = first_best.min(first_time);
-        deep_best = deep_best.min(deep_time);
-        pairs.push(ratio(deep_time, first_time));
-    }
-    pairs.sort_by(f64::total_cmp);
-    for _ in 0..3 {
-        offset_best = offset_best.min(time_per_call(2, offset));
-    }
-    println!("\npage of {PAGE} at depth {DEPTH} of {ROWS} rows versus the first page (same run):");
-    println!("  keyset first page        best {first_best:>10.2?}");
-    println!("  keyset depth {DEPTH}     best {deep_best:>10.2?}");
-    println!(
-        "  keyset ratio depth/first: median of {} paired samples {:.3} (quartiles {:.3}..{:.3}); target <= 1.5",
-        pairs.len(),
-        pairs[pairs.len() / 2],
-        pairs[pairs.len() / 4],
-        pairs[3 * pairs.len() / 4]
-    );
-    println!(
-        "  OFFSET depth {DEPTH}     best {offset_best:>10.2?}   ratio to the keyset first page {:.0} (for contrast)",
-        ratio(offset_best, first_best)
-    );
+    depth_ratios("SQLite", 31, 200, first, deep, offset);
     criterion.final_summary();
     postgres(&all);
 }
@@ -128,15 +95,29 @@ fn postgres(all: &Filter) {
     let deep = || runtime.block_on(store.page(snapshot, Some(&key), all, PAGE + 1)).unwrap();
     let offset = || runtime.block_on(store.page_by_offset(snapshot, DEPTH, all, PAGE + 1)).unwrap();
     assert_eq!(deep(), offset(), "keyset and OFFSET read the same page at depth {DEPTH}");
+    depth_ratios("PostgreSQL", 21, 50, first, deep, offset);
+}
+
+/// Prints the keyset ratio depth/first of `engine`, measured in this run: `samples` adjacent
+/// pairs of `calls` calls each, in alternating order (so load from other processes hits both
+/// sides alike), the median of the pair ratios; and OFFSET at depth beside it, for contrast.
+fn depth_ratios(
+    engine: &str,
+    samples: usize,
+    calls: u32,
+    mut first: impl FnMut() -> Vec<ListItem>,
+    mut deep: impl FnMut() -> Vec<ListItem>,
+    mut offset: impl FnMut() -> Vec<ListItem>,
+) {
     let mut pairs = Vec::new();
     let (mut first_best, mut deep_best, mut offset_best) = (Duration::MAX, Duration::MAX, Duration::MAX);
-    for sample in 0..21 {
+    for sample in 0..samples {
         let (first_time, deep_time) = if sample % 2 == 0 {
-            let first_time = time_per_call(50, first);
-            (first_time, time_per_call(50, deep))
+            let first_time = time_per_call(calls, &mut first);
+            (first_time, time_per_call(calls, &mut deep))
         } else {
-            let deep_time = time_per_call(50, deep);
-            (time_per_call(50, first), deep_time)
+            let deep_time = time_per_call(calls, &mut deep);
+            (time_per_call(calls, &mut first), deep_time)
         };
         first_best = first_best.min(first_time);
         deep_best = deep_best.min(deep_time);
@@ -144,9 +125,9 @@ fn postgres(all: &Filter) {
     }
     pairs.sort_by(f64::total_cmp);
     for _ in 0..3 {
-        offset_best = offset_best.min(time_per_call(2, offset));
+        offset_best = offset_best.min(time_per_call(2, &mut offset));
     }
-    println!("PostgreSQL page of {PAGE} at depth {DEPTH} of {ROWS} rows versus the first page (same run):");
+    println!("\n{engine}: page of {PAGE} at depth {DEPTH} of {ROWS} rows versus the first page (same run):");
     println!("  keyset first page        best {first_best:>10.2?}");
     println!("  keyset depth {DEPTH}     best {deep_best:>10.2?}");
     println!(

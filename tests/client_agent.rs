@@ -4,25 +4,16 @@
 //! agent binary as a user would, against the service started in-process on a free
 //! loopback port.
 
+mod built_example;
 mod e2e_support;
 
-use std::path::PathBuf;
 use std::process::Output;
 
 use e2e_support::Harness;
 
-/// The built `cleanup_agent` example, next to this test's own binary.
-fn agent_binary() -> PathBuf {
-    let test = std::env::current_exe().expect("the test binary's path");
-    let profile = test.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
-    let agent = profile.join("examples").join(format!("cleanup_agent{}", std::env::consts::EXE_SUFFIX));
-    assert!(agent.exists(), "{} is missing: build it with `cargo build --example cleanup_agent`", agent.display());
-    agent
-}
-
 async fn agent(harness: &Harness, args: &[&str]) -> (i32, String) {
     let url = harness.running.url();
-    let output: Output = tokio::process::Command::new(agent_binary())
+    let output: Output = tokio::process::Command::new(built_example::binary("cleanup_agent"))
         .args(["--server", url.as_str()])
         .args(args)
         .output()

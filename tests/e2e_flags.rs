@@ -69,15 +69,10 @@ fn bad_flags_are_refused_with_a_reason() {
     }
 }
 
-#[tokio::test]
-async fn a_database_file_keeps_accounts_and_snapshots_across_restarts() {
-    let dir = std::env::temp_dir().join(format!("service-accounts-e2e-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("inventory.sqlite");
-    let _ = std::fs::remove_file(&path);
-    let with_file = || Config { db: Some(path.clone()), ..config(40) };
-
-    let h = Harness::start(with_file()).await;
+/// Starts the service on `database`, creates an account, restarts it on the same database:
+/// the account, the snapshot counter and the seed (not repeated) survive the restart.
+async fn survives_a_restart(database: impl Fn() -> Config) {
+    let h = Harness::start(database()).await;
     let created = h.post("/service-accounts", "admin", &json!({"name": "svc-south-kept", "tenant": "south"})).await;
     assert_eq!(created.status, 201);
     let id = created.body["account"]["id"].as_str().unwrap().to_owned();
@@ -85,14 +80,22 @@ async fn a_database_file_keeps_accounts_and_snapshots_across_restarts() {
     let before = h.get("/service-accounts/count", "admin").await.body["count"].clone();
     h.running.stop().await.unwrap();
 
-    let h = Harness::start(with_file()).await;
+    let h = Harness::start(database()).await;
     let again = h.get(&format!("/service-accounts/{id}"), "admin").await;
     assert_eq!(again.body["name"], "svc-south-kept");
     let page = h.get("/service-accounts?page_size=1", "admin").await;
     assert_eq!(page.body["page"]["snapshot"], "s-2", "the snapshot counter survived the restart");
     let count = h.get("/service-accounts/count", "admin").await;
     assert_eq!(count.body["count"], before, "the seed was not repeated on a non-empty database");
-    drop(h);
+}
+
+#[tokio::test]
+async fn a_database_file_keeps_accounts_and_snapshots_across_restarts() {
+    let dir = std::env::temp_dir().join(format!("service-accounts-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("inventory.sqlite");
+    let _ = std::fs::remove_file(&path);
+    survives_a_restart(|| Config { db: Some(path.clone()), ..config(40) }).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -100,21 +103,5 @@ async fn a_database_file_keeps_accounts_and_snapshots_across_restarts() {
 #[tokio::test]
 async fn a_postgres_database_keeps_accounts_and_snapshots_across_restarts() {
     let url = e2e_support::postgres::fresh_database().await;
-    let with_url = || Config { db: Some(url.clone().into()), ..config(40) };
-
-    let h = Harness::start(with_url()).await;
-    let created = h.post("/service-accounts", "admin", &json!({"name": "svc-south-kept", "tenant": "south"})).await;
-    assert_eq!(created.status, 201);
-    let id = created.body["account"]["id"].as_str().unwrap().to_owned();
-    assert_eq!(created.body["snapshot"], "s-2");
-    let before = h.get("/service-accounts/count", "admin").await.body["count"].clone();
-    h.running.stop().await.unwrap();
-
-    let h = Harness::start(with_url()).await;
-    let again = h.get(&format!("/service-accounts/{id}"), "admin").await;
-    assert_eq!(again.body["name"], "svc-south-kept");
-    let page = h.get("/service-accounts?page_size=1", "admin").await;
-    assert_eq!(page.body["page"]["snapshot"], "s-2", "the snapshot counter survived the restart");
-    let count = h.get("/service-accounts/count", "admin").await;
-    assert_eq!(count.body["count"], before, "the seed was not repeated on a non-empty database");
+    survives_a_restart(|| Config { db: Some(url.clone().into()), ..config(40) }).await;
 }

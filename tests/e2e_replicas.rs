@@ -2,6 +2,7 @@
 //! binary, over one PostgreSQL database and one key ring, talked to over real HTTP: cursors,
 //! evidence and revocations hold whichever replica answers.
 
+mod built_example;
 mod postgres_support;
 
 use std::collections::BTreeSet;
@@ -21,21 +22,12 @@ struct Replica {
     url: String,
 }
 
-/// The example binary `cargo test` built next to this test.
-fn example_binary() -> std::path::PathBuf {
-    let test = std::env::current_exe().expect("the test binary's path");
-    let profile = test.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
-    let binary = profile.join("examples").join(format!("service_accounts{}", std::env::consts::EXE_SUFFIX));
-    assert!(binary.exists(), "{} is missing: build it with `cargo build --example service_accounts`", binary.display());
-    binary
-}
-
 /// Starts replicas of the example on free loopback ports over `db`, one per key ring in
 /// `rings`, all at once (they create and seed the empty database concurrently).
 async fn replicas(db: &str, rings: &[&str], extra: &[&str]) -> Vec<Replica> {
     let mut children = Vec::new();
     for ring in rings {
-        let child = Command::new(example_binary())
+        let child = Command::new(built_example::binary("service_accounts"))
             .args(["--addr", "127.0.0.1:0", "--db", db, "--accounts", "160"])
             .args(extra)
             .env("COMPLETENESS_CURSOR_KEYS", ring)

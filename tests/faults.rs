@@ -408,6 +408,7 @@ proptest! {
         let fault = &offered[pick.index(offered.len())];
         let facts = RequestFacts { has_cursor: cursor, time_budget_ms: Some(250) };
         match inject(fault, &page, &declared, &facts, &mut shape_rng(seed, n)).unwrap() {
+            Faulted::Unchanged => prop_assert!(false, "a page of items is always faulted"),
             Faulted::Problem(problem) => {
                 prop_assert_eq!(fault, &Fault::CursorExpired);
                 prop_assert_eq!(problem.status(), 410);

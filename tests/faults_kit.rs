@@ -4,9 +4,9 @@
 //! schedules; a naive client that takes an empty page for absence is caught, with a schedule
 //! that replays the failure.
 
+mod built_example;
 mod e2e_support;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use completeness::client::http::ServiceClient;
@@ -141,19 +141,10 @@ async fn the_approval_flow_keeps_the_client_contract_under_every_fault() {
     assert!(report.not_covered().is_empty(), "{:?}", report.not_covered());
 }
 
-/// The built `cleanup_agent` example, next to this test's own binary.
-fn agent_binary() -> PathBuf {
-    let test = std::env::current_exe().expect("the test binary's path");
-    let profile = test.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
-    let agent = profile.join("examples").join(format!("cleanup_agent{}", std::env::consts::EXE_SUFFIX));
-    assert!(agent.exists(), "{} is missing: build it with `cargo build --example cleanup_agent`", agent.display());
-    agent
-}
-
 /// The cleanup agent binary, as a user runs it: exit 0 archived on complete evidence, 2 asked
 /// for approval (its output says why), 1 an error.
 async fn cleanup_agent(target: Target) -> Result<Conclusion, String> {
-    let output = tokio::process::Command::new(agent_binary())
+    let output = tokio::process::Command::new(built_example::binary("cleanup_agent"))
         .args(["--server", target.url.as_str(), "--token", "admin", "--page-size", "3"])
         .output()
         .await
@@ -248,16 +239,10 @@ fn the_example_refuses_bad_faults_values_clearly() {
     assert!(service::Config::from_args(["--faults".to_owned()]).unwrap_err().contains("--faults needs a value"));
 }
 
-/// The built `service_accounts` example, next to this test's own binary.
-fn service_binary() -> PathBuf {
-    let agent = agent_binary();
-    agent.with_file_name(format!("service_accounts{}", std::env::consts::EXE_SUFFIX))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_example_started_with_faults_says_so_and_misbehaves_on_purpose() {
     use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(service_binary())
+    let mut child = tokio::process::Command::new(built_example::binary("service_accounts"))
         .args(["--addr", "127.0.0.1:0", "--accounts", "60", "--faults", "5:1"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

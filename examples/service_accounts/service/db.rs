@@ -205,7 +205,8 @@ pub enum Change {
     Updated(Account),
 }
 
-const COLUMNS: &str = "id, name, tenant, owner, owner_email, description, created_at, secret_fingerprint, archived";
+/// The columns of an account row, in the order both engines read them.
+pub const COLUMNS: &str = "id, name, tenant, owner, owner_email, description, created_at, secret_fingerprint, archived";
 const VISIBLE_AT: &str = "valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)";
 
 const SCHEMA: &str = "

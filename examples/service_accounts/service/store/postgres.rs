@@ -20,7 +20,8 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{IsolationLevel, NoTls, Row};
 
 use super::super::db::{
-    Account, ArchiveOutcome, Filter, Grant, ListItem, NewAccount, OwnerFilter, Snapshot, SnapshotGone, StoreError,
+    Account, ArchiveOutcome, COLUMNS, Filter, Grant, ListItem, NewAccount, OwnerFilter, Snapshot, SnapshotGone,
+    StoreError,
 };
 use super::super::{clock, seed};
 use super::AccountStore;
@@ -31,7 +32,6 @@ const PREPARE_LOCK: i64 = 0x636f_6d70_6c65;
 /// Milliseconds since the epoch, on the database's clock.
 const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
-const COLUMNS: &str = "id, name, tenant, owner, owner_email, description, created_at, secret_fingerprint, archived";
 const VISIBLE_AT: &str = "valid_from <= $1 AND (valid_to IS NULL OR valid_to > $1)";
 
 const SCHEMA: &str = "
@@ -353,13 +353,7 @@ impl AccountStore for PgStore {
         limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
         let mut client = self.client().await?;
-        let tx = client
-            .build_transaction()
-            .isolation_level(IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await
-            .map_err(pg)?;
+        let tx = consistent_read(&mut client).await?;
         self.retained(&tx, snapshot).await?;
         if filter.tenants.is_empty() {
             return Ok(Vec::new());
@@ -399,13 +393,7 @@ impl AccountStore for PgStore {
 
     async fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
         let mut client = self.client().await?;
-        let tx = client
-            .build_transaction()
-            .isolation_level(IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await
-            .map_err(pg)?;
+        let tx = consistent_read(&mut client).await?;
         self.retained(&tx, snapshot).await?;
         if filter.tenants.is_empty() {
             return Ok(0);
@@ -424,13 +412,7 @@ impl AccountStore for PgStore {
 
     async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
         let mut client = self.client().await?;
-        let tx = client
-            .build_transaction()
-            .isolation_level(IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await
-            .map_err(pg)?;
+        let tx = consistent_read(&mut client).await?;
         let snapshot: i64 = tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
         let rows = tx
             .query(&format!("SELECT {COLUMNS} FROM accounts WHERE valid_to IS NULL ORDER BY id"), &[])
@@ -575,13 +557,7 @@ impl AccountStore for PgStore {
     async fn fingerprint(&self) -> Result<String, StoreError> {
         use sha2::{Digest, Sha256};
         let mut client = self.client().await?;
-        let tx = client
-            .build_transaction()
-            .isolation_level(IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await
-            .map_err(pg)?;
+        let tx = consistent_read(&mut client).await?;
         let current: i64 = tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
         let mut hasher = Sha256::new();
         hasher.update((current as u64).to_le_bytes());
@@ -601,4 +577,12 @@ impl AccountStore for PgStore {
         }
         Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
     }
+}
+
+/// A read-only transaction that sees one state of the database throughout (repeatable read),
+/// so a page, a count or a dump reads one snapshot whatever writers do meanwhile.
+async fn consistent_read(
+    client: &mut deadpool_postgres::Object,
+) -> Result<deadpool_postgres::Transaction<'_>, StoreError> {
+    client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start().await.map_err(pg)
 }

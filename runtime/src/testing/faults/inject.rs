@@ -53,6 +53,8 @@ pub enum Faulted {
     Page(Box<FaultedPage>),
     /// A problem sent instead (`410 CURSOR_EXPIRED`).
     Problem(Problem),
+    /// Nothing to fault: the response has no array of items (a bound, a single resource).
+    Unchanged,
 }
 
 /// Applies `fault` to the collection `response` of a route that declares `declared`, with
@@ -69,7 +71,7 @@ pub fn inject(
     let mut data = response.as_object().cloned().ok_or("a collection response is a JSON object")?;
     let block = Completeness::<StandardReason>::take_from::<serde_json::Error>(&mut data, Shape::Collection)
         .map_err(|e| e.to_string())?;
-    let items = items_of(&mut data).ok_or("a collection response has an array of items")?;
+    let Some(items) = items_of(&mut data) else { return Ok(Faulted::Unchanged) };
     let mut page = Rebuild { block, ends_traversal: false, reason: None, warning: None };
     match fault {
         Fault::CursorExpired => {
@@ -158,14 +160,6 @@ impl FaultedPage {
     pub fn to_body(&self) -> Vec<u8> {
         serde_json::to_vec(&Whole { block: &self.block, data: &self.data }).unwrap_or_default()
     }
-}
-
-/// True when `response` is a collection: its data members (those outside the completeness
-/// block) hold an array of items. An aggregate or a single resource has nothing to remove.
-pub(crate) fn has_items(response: &Value) -> bool {
-    let Some(mut data) = response.as_object().cloned() else { return false };
-    Completeness::<StandardReason>::take_from::<serde_json::Error>(&mut data, Shape::Collection).is_ok()
-        && items_of(&mut data).is_some()
 }
 
 /// The array of items: `items`, or the first array among the data members.

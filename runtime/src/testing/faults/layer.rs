@@ -15,7 +15,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use super::fault::Fault;
-use super::inject::{Faulted, RequestFacts, has_items, inject};
+use super::inject::{Faulted, RequestFacts, inject};
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::reason::ReasonCode;
@@ -253,17 +253,17 @@ impl Shared {
         let Some(fault) = fault else {
             return Response::from_parts(parts, Body::from(bytes));
         };
-        if !has_items(&value) {
-            // A derived response without an array of items (a bound, a single resource).
-            record.offered.clear();
-            return Response::from_parts(parts, Body::from(bytes));
-        }
         let mut rng = self.schedule.rng(n, Draw::Shape);
         record.fault = Some(fault.clone());
         match inject(&fault, &value, declared, facts, &mut rng) {
             Err(error) => {
                 Problem::new(ProblemCode::Internal, format!("the fault {fault} could not be applied: {error}"))
                     .into_response()
+            }
+            Ok(Faulted::Unchanged) => {
+                record.fault = None;
+                record.offered.clear();
+                Response::from_parts(parts, Body::from(bytes))
             }
             Ok(Faulted::Problem(problem)) => {
                 record.complete = None;
