@@ -13,7 +13,7 @@ use completeness::testing::check_envelope_invariants;
 use completeness::testing::faults::{
     FAULT_HEADER, Fault, FaultLayer, Faulted, RequestFacts, Schedule, inject, shape_rng,
 };
-use completeness::{Envelope, Scope, completeness};
+use completeness::{Aggregate, Envelope, Relation, Scope, completeness};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -98,6 +98,27 @@ async fn list_tickets() -> TicketPage {
     TicketPage { tickets, completeness: completeness::Completeness::complete(Scope::new("tickets", "every ticket")) }
 }
 
+/// `?relation=exact|estimate`: a count of 42 things, complete; declares what a count can lose.
+#[completeness(
+    resource = "things",
+    reasons(
+        VisibilityRestricted,
+        SourceUnavailable,
+        TimeBudgetExceeded,
+        ResultLimitReached,
+        QuotaExhausted,
+        LegalHold
+    ),
+    warnings(StaleIndex)
+)]
+async fn count_things(
+    axum::extract::Query(query): axum::extract::Query<Vec<(String, String)>>,
+) -> Aggregate<u64, CountThingsReason> {
+    let estimate = query.iter().any(|(k, v)| k == "relation" && v == "estimate");
+    let relation = if estimate { Relation::Estimate } else { Relation::Exact };
+    Aggregate::count(42, relation, completeness::Completeness::complete(Scope::new("things", "every thing")))
+}
+
 const SOURCES: [&str; 2] = ["alpha", "beta"];
 
 fn router() -> Router {
@@ -105,6 +126,47 @@ fn router() -> Router {
         .route("/things", get(list_things))
         .route("/plain", get(list_plain))
         .route("/tickets", get(list_tickets))
+        .route("/things/count", get(count_things))
+}
+
+#[tokio::test]
+async fn an_aggregate_keeps_its_value_and_is_no_longer_exact() {
+    let app = || router().layer(FaultLayer::new(Schedule::header_only()));
+    let faults = ["VISIBILITY_RESTRICTED", "SOURCE_UNAVAILABLE", "TIME_BUDGET_EXCEEDED", "RESULT_LIMIT_REACHED"];
+    for (query, relation) in [("/things/count", "exact"), ("/things/count?relation=estimate", "estimate")] {
+        let (_, _, clean) = send(router(), query, None).await;
+        assert_eq!((clean["count"].clone(), clean["relation"].clone()), (json!(42), json!(relation)), "{clean}");
+        for fault in faults.iter().chain(&["QUOTA_EXHAUSTED", "LEGAL_HOLD"]) {
+            let (status, _, body) = send(app(), query, Some(fault)).await;
+            let context = format!("{fault} on {query}: {body}");
+            assert_eq!(status, StatusCode::OK, "{context}");
+            let strict: Aggregate<u64> =
+                serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{context}: {e}"));
+            assert_eq!(*strict.value(), 42, "the value is never altered: {context}");
+            assert!(!strict.completeness().is_complete(), "{context}");
+            assert_eq!(strict.completeness().reason_codes()[0].as_str(), *fault, "{context}");
+            let expected = if relation == "exact" { Relation::LowerBound } else { Relation::Estimate };
+            assert_eq!(strict.relation(), expected, "{context}");
+            assert!(body.get("page").is_none() && body.get("evidence").is_none(), "aggregate members only: {context}");
+        }
+        // A warning leaves the count and its relation as they were.
+        let (_, _, warned) = send(app(), query, Some("STALE_INDEX")).await;
+        assert_eq!((warned["complete"].clone(), warned["relation"].clone()), (json!(true), json!(relation)));
+        assert_eq!(warned["warnings"][0]["code"], "STALE_INDEX", "{warned}");
+    }
+    let (status, _, body) = send(app(), "/things/count?require_complete=true", Some("SOURCE_UNAVAILABLE")).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{body}");
+
+    // A seeded schedule faults counts like collections, and only with what the route declares.
+    let layer = FaultLayer::new(Schedule::seeded(11, 1.0));
+    let seeded = router().layer(layer.clone());
+    for _ in 0..30 {
+        let (_, _, body) = send(seeded.clone(), "/things/count", None).await;
+        let strict: Aggregate<u64> = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{body}: {e}"));
+        assert_eq!(*strict.value(), 42);
+    }
+    assert!(layer.log().iter().all(|r| r.fault.is_some()), "probability 1 faults every count");
 }
 
 #[tokio::test]
@@ -434,6 +496,40 @@ proptest! {
                 let Faulted::Page(again) = again else { unreachable!() };
                 prop_assert_eq!(again.to_json(), faulted);
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn faults_never_alter_an_aggregate_value(count in any::<u64>(), relation in prop::sample::select(vec![Relation::Exact, Relation::LowerBound, Relation::Estimate]), hidden in any::<bool>(), seed in any::<u64>(), pick in any::<prop::sample::Index>()) {
+        use completeness::Reason;
+        let mut block = completeness::Completeness::<CountThingsReason>::complete(Scope::new("things", "every thing"));
+        if hidden {
+            block.push_reason(completeness::reason::VisibilityRestricted::new());
+        }
+        let aggregate = serde_json::to_value(Aggregate::count(count, relation, block)).unwrap();
+        let declared = CountThingsReason::declared_set().unwrap();
+        let offered = Fault::offered(&declared, false);
+        let fault = &offered[pick.index(offered.len())];
+        let facts = RequestFacts::default();
+        let Faulted::Page(faulted) = inject(fault, &aggregate, &declared, &facts, &mut shape_rng(seed, 0)).unwrap() else {
+            panic!("an aggregate is always faulted");
+        };
+        let faulted = faulted.to_json();
+        let strict: Aggregate<u64> = serde_json::from_value(faulted.clone()).map_err(|e| TestCaseError::fail(format!("{faulted}: {e}")))?;
+        prop_assert_eq!(*strict.value(), count);
+        prop_assert_eq!(&faulted["scope"], &aggregate["scope"]);
+        let was = serde_json::from_value::<Aggregate<u64>>(aggregate.clone()).unwrap().relation();
+        if matches!(fault, Fault::Reason(_)) {
+            prop_assert!(!strict.completeness().is_complete());
+            let lowered = if was == Relation::Exact { Relation::LowerBound } else { was };
+            prop_assert_eq!(strict.relation(), lowered);
+        } else {
+            prop_assert_eq!(strict.relation(), was);
+            prop_assert_eq!(strict.completeness().is_complete(), !hidden);
         }
     }
 }

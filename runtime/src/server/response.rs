@@ -52,6 +52,9 @@ impl<T: Serialize, R: Reason> IntoResponse for Aggregate<T, R> {
     fn into_response(self) -> Response {
         let mut response = Observation::of(self.completeness(), None).tag(json_response(&self));
         IncompleteReport::attach(Some(self.completeness()), &mut response);
+        if let Some(declared) = R::declared_set() {
+            response.extensions_mut().insert(declared);
+        }
         response
     }
 }

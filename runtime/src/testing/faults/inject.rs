@@ -1,5 +1,5 @@
-//! What a fault does to one response, on its JSON: remove items, add a reason or a warning,
-//! and rebuild the completeness block with the contract's own types.
+//! What a fault does to one response, on its JSON: remove items (never an aggregate's value),
+//! add a reason or a warning, and rebuild the completeness block with the contract's own types.
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::fault::Fault;
 use super::schedule::{below, unit};
+use crate::contract::aggregate::{Aggregate, Relation};
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
@@ -49,18 +50,24 @@ impl RequestFacts {
 /// A faulted answer.
 #[derive(Debug, Clone)]
 pub enum Faulted {
-    /// The collection, made incomplete or warned.
+    /// The collection or aggregate, made incomplete or warned.
     Page(Box<FaultedPage>),
     /// A problem sent instead (`410 CURSOR_EXPIRED`).
     Problem(Problem),
-    /// Nothing to fault: the response has no array of items (a bound, a single resource).
+    /// Nothing to fault: the response is neither an aggregate nor has an array of items.
     Unchanged,
 }
 
-/// Applies `fault` to the collection `response` of a route that declares `declared`, with
-/// the random numbers of `rng`: the items it keeps are a subset of the response's, in their
-/// order and unaltered; the block gains the fault's reason or warning and loses any evidence.
-/// An error when `response` is not a collection that keeps the contract.
+/// Applies `fault` to the `response` of a route that declares `declared`, with the random
+/// numbers of `rng`.
+///
+/// - A collection keeps a subset of its items, in their order and unaltered.
+/// - An aggregate (contract §2.6, recognised by its `relation` member beside one value member)
+///   keeps its value; an `exact` value becomes a `lower_bound`, since the fault's reason says
+///   part of the scope was not counted. An `estimate` stays one.
+///
+/// Either way the block gains the fault's reason or warning and loses any evidence. An error
+/// when `response` does not keep the contract.
 pub fn inject(
     fault: &Fault,
     response: &Value,
@@ -68,10 +75,17 @@ pub fn inject(
     facts: &RequestFacts,
     rng: &mut TestRng,
 ) -> Result<Faulted, String> {
-    let mut data = response.as_object().cloned().ok_or("a collection response is a JSON object")?;
-    let block = Completeness::<StandardReason>::take_from::<serde_json::Error>(&mut data, Shape::Collection)
-        .map_err(|e| e.to_string())?;
-    let Some(items) = items_of(&mut data) else { return Ok(Faulted::Unchanged) };
+    let mut data = response.as_object().cloned().ok_or("a response that reports completeness is a JSON object")?;
+    let shape = if is_aggregate(&data) { Shape::Aggregate } else { Shape::Collection };
+    let block =
+        Completeness::<StandardReason>::take_from::<serde_json::Error>(&mut data, shape).map_err(|e| e.to_string())?;
+    let mut target = match shape {
+        Shape::Aggregate => Target::Value(data.values().find_map(Value::as_u64)),
+        Shape::Collection => match items_of(&mut data) {
+            Some(items) => Target::Items(items),
+            None => return Ok(Faulted::Unchanged),
+        },
+    };
     let mut page = Rebuild { block, ends_traversal: false, reason: None, warning: None };
     match fault {
         Fault::CursorExpired => {
@@ -86,34 +100,34 @@ pub fn inject(
         }
         Fault::Warning(code) => page.warning = Some(warning(code, &page.block)),
         Fault::Reason(code) => {
-            let n = items.len() as u64;
+            let n = target.len();
             let reason: StandardReason = match code {
                 ReasonCode::VisibilityRestricted => {
-                    keep_subset(items, rng);
+                    target.keep_subset(rng);
                     VisibilityRestricted::new().into()
                 }
                 ReasonCode::SourceUnavailable => {
-                    let source = drop_source(items, rng);
+                    let source = target.drop_source(rng);
                     SourceUnavailable::new(source).retry_after(1 + below(rng, 30)).into()
                 }
                 ReasonCode::TimeBudgetExceeded => {
-                    let kept = keep_prefix(items, below(rng, n + 1));
+                    let kept = target.keep_prefix(below(rng, n + 1));
                     let budget_ms = facts.time_budget_ms.unwrap_or(1_000);
-                    let progress = Progress { completed: kept, planned: Some(n), unit: "items".to_owned() };
+                    let progress = Progress { completed: kept, planned: target.planned(n), unit: "items".to_owned() };
                     TimeBudgetExceeded::new(budget_ms, progress)
                         .retry_with_deadline(budget_ms.div_ceil(500).max(1))
                         .into()
                 }
                 ReasonCode::ResultLimitReached => {
-                    let limit = keep_prefix(items, below(rng, n));
+                    let limit = target.keep_prefix(below(rng, n));
                     ResultLimitReached::new(limit, "narrow the query: add a filter").into()
                 }
                 ReasonCode::QuotaExhausted => {
-                    keep_prefix(items, below(rng, n + 1));
+                    target.keep_prefix(below(rng, n + 1));
                     QuotaExhausted::new(1 + below(rng, 60)).into()
                 }
                 ReasonCode::SnapshotExpired => {
-                    keep_prefix(items, below(rng, n + 1));
+                    target.keep_prefix(below(rng, n + 1));
                     page.ends_traversal = true;
                     let snapshot = page.block.page().and_then(|p| p.snapshot.clone());
                     let snapshot = snapshot.or_else(|| page.block.scope().snapshot.clone());
@@ -123,13 +137,13 @@ pub fn inject(
                     let kind = fault.kind_in(declared);
                     match kind {
                         ReasonKind::Truncation | ReasonKind::Budget => {
-                            keep_prefix(items, below(rng, n + 1));
+                            target.keep_prefix(below(rng, n + 1));
                         }
                         ReasonKind::Snapshot => {
-                            keep_prefix(items, below(rng, n + 1));
+                            target.keep_prefix(below(rng, n + 1));
                             page.ends_traversal = true;
                         }
-                        _ => keep_subset(items, rng),
+                        _ => target.keep_subset(rng),
                     }
                     custom(code, kind)
                 }
@@ -137,28 +151,105 @@ pub fn inject(
             page.reason = Some(reason);
         }
     }
-    let returned = items.len() as u64;
-    Ok(Faulted::Page(Box::new(FaultedPage { block: page.finish(returned), data })))
+    let returned = target.len();
+    let block = page.finish(returned);
+    if shape == Shape::Aggregate {
+        lower_the_relation(&mut data, &block)?;
+    }
+    Ok(Faulted::Page(Box::new(FaultedPage { block, data, shape })))
 }
 
-/// A faulted collection: its new completeness block and its data members.
+/// True when `data` is an aggregate's: a `relation` member beside exactly one value member.
+fn is_aggregate(data: &Map<String, Value>) -> bool {
+    let members = Shape::Aggregate.members();
+    let values = data.keys().filter(|k| !members.contains(&k.as_str()) && *k != "relation").count();
+    data.get("relation").and_then(Value::as_str).is_some() && values == 1
+}
+
+/// Writes the aggregate's `relation` as [`Aggregate::new`] states it under `block`: an exact
+/// value of a block made incomplete becomes a lower bound.
+fn lower_the_relation(data: &mut Map<String, Value>, block: &Completeness<StandardReason>) -> Result<(), String> {
+    let relation: Relation =
+        serde_json::from_value(data["relation"].clone()).map_err(|e| format!("`relation`: {e}"))?;
+    let stated = Aggregate::new("value", (), relation, block.clone()).relation();
+    data.insert("relation".to_owned(), json!(stated));
+    Ok(())
+}
+
+/// What a fault can take from: a collection's items, or nothing from an aggregate's value
+/// (a count, when it is one), which stays as it was.
+enum Target<'a> {
+    Items(&'a mut Vec<Value>),
+    Value(Option<u64>),
+}
+
+impl Target<'_> {
+    /// The items, or the counted value (0 for a value that is not a count).
+    fn len(&self) -> u64 {
+        match self {
+            Target::Items(items) => items.len() as u64,
+            Target::Value(count) => count.unwrap_or(0),
+        }
+    }
+
+    /// What a traversal planned to read: the items there were; unknown for an aggregate.
+    fn planned(&self, n: u64) -> Option<u64> {
+        matches!(self, Target::Items(_)).then_some(n)
+    }
+
+    /// Keeps each item with probability 1/2.
+    fn keep_subset(&mut self, rng: &mut TestRng) {
+        if let Target::Items(items) = self {
+            items.retain(|_| unit(rng) < 0.5);
+        }
+    }
+
+    /// Keeps the first `k` items; returns how many are left (an aggregate's value is kept).
+    fn keep_prefix(&mut self, k: u64) -> u64 {
+        if let Target::Items(items) = self {
+            items.truncate(usize::try_from(k).unwrap_or(usize::MAX));
+        }
+        self.len()
+    }
+
+    /// Removes the items of one source (named by the items' `source` members, drawn among
+    /// them), or a random subset under [`UNNAMED_SOURCE`] when the items name none; the name.
+    fn drop_source(&mut self, rng: &mut TestRng) -> String {
+        let Target::Items(items) = self else { return UNNAMED_SOURCE.to_owned() };
+        let mut sources: Vec<&str> =
+            items.iter().filter_map(|item| item.get("source").and_then(Value::as_str)).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        if sources.is_empty() {
+            self.keep_subset(rng);
+            return UNNAMED_SOURCE.to_owned();
+        }
+        let source = sources[below(rng, sources.len() as u64) as usize].to_owned();
+        items.retain(|item| item.get("source").and_then(Value::as_str) != Some(source.as_str()));
+        source
+    }
+}
+
+/// A faulted collection or aggregate: its new completeness block and its data members.
 #[derive(Debug, Clone)]
 pub struct FaultedPage {
     /// The rebuilt completeness block.
     pub block: Completeness<StandardReason>,
-    /// The data members, the items among them.
+    /// The data members: the items among them, or an aggregate's value and `relation`.
     pub data: Map<String, Value>,
+    /// A collection or an aggregate.
+    pub shape: Shape,
 }
 
 impl FaultedPage {
     /// The response as JSON.
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(Whole { block: &self.block, data: &self.data }).unwrap_or(Value::Null)
+        serde_json::to_value(Whole { block: &self.block, data: &self.data, shape: self.shape }).unwrap_or(Value::Null)
     }
 
     /// The response body, its members in the contract's order (`docs/contract.md` §2.1).
     pub fn to_body(&self) -> Vec<u8> {
-        serde_json::to_vec(&Whole { block: &self.block, data: &self.data }).unwrap_or_default()
+        serde_json::to_vec(&Whole { block: &self.block, data: &self.data, shape: self.shape }).unwrap_or_default()
     }
 }
 
@@ -170,32 +261,6 @@ fn items_of(data: &mut Map<String, Value>) -> Option<&mut Vec<Value>> {
         data.iter().find(|(_, v)| v.is_array()).map(|(k, _)| k.clone())?
     };
     data.get_mut(&name).and_then(Value::as_array_mut)
-}
-
-/// Keeps each item with probability 1/2.
-fn keep_subset(items: &mut Vec<Value>, rng: &mut TestRng) {
-    items.retain(|_| unit(rng) < 0.5);
-}
-
-/// Keeps the first `k` items; returns how many are left.
-fn keep_prefix(items: &mut Vec<Value>, k: u64) -> u64 {
-    items.truncate(usize::try_from(k).unwrap_or(usize::MAX));
-    items.len() as u64
-}
-
-/// Removes the items of one source (named by the items' `source` members, drawn among
-/// them), or a random subset under [`UNNAMED_SOURCE`] when the items name none; the name.
-fn drop_source(items: &mut Vec<Value>, rng: &mut TestRng) -> String {
-    let mut sources: Vec<&str> = items.iter().filter_map(|item| item.get("source").and_then(Value::as_str)).collect();
-    sources.sort_unstable();
-    sources.dedup();
-    if sources.is_empty() {
-        keep_subset(items, rng);
-        return UNNAMED_SOURCE.to_owned();
-    }
-    let source = sources[below(rng, sources.len() as u64) as usize].to_owned();
-    items.retain(|item| item.get("source").and_then(Value::as_str) != Some(source.as_str()));
-    source
 }
 
 /// A service's own reason `code` of `kind`.
@@ -261,10 +326,11 @@ impl Rebuild {
     }
 }
 
-/// A collection written in the contract's member order: head, data, tail.
+/// A response written in the contract's member order: head, data, tail.
 struct Whole<'a> {
     block: &'a Completeness<StandardReason>,
     data: &'a Map<String, Value>,
+    shape: Shape,
 }
 
 impl Serialize for Whole<'_> {
@@ -274,7 +340,7 @@ impl Serialize for Whole<'_> {
         for (name, value) in self.data {
             map.serialize_entry(name, value)?;
         }
-        self.block.serialize_tail(&mut map, Shape::Collection)?;
+        self.block.serialize_tail(&mut map, self.shape)?;
         map.end()
     }
 }

@@ -31,11 +31,15 @@
 //! `next_cursor` recomputed) and carries no evidence. A request that demanded a complete
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
-//! declaration, other methods and other statuses pass through untouched, and so do aggregates
-//! and single resources (a count cannot be cut without altering it). The layer faults the
-//! collections of declared handlers: [`Envelope`](crate::Envelope)s, and
+//! declaration, other methods, other statuses and single resources pass through untouched.
+//! The layer faults the collections of declared handlers: [`Envelope`](crate::Envelope)s, and
 //! `#[derive(ResultEnvelope)]` structs, whose items are their first array member whatever its
 //! name.
+//!
+//! It faults declared [`Aggregate`](crate::Aggregate)s too, without altering their value: the
+//! count stays, the reason is added, and an `exact` relation becomes `lower_bound` (the value
+//! still holds as one: the fault says part of the scope was not counted). An `estimate` stays
+//! one. So a client learns that a count can be partial as well.
 //!
 //! # Choosing faults
 //!
