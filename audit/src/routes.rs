@@ -359,8 +359,9 @@ impl<'i, 's> Eval<'i, 's> {
             },
             (method, [handler]) if method_of(method).is_some() => match self.eval(&call.receiver, frame, true) {
                 Value::Methods(mut list) => {
-                    let checked = list.first().is_some_and(|(_, h)| h.checked);
-                    let handler = self.handler(handler, frame, checked);
+                    // A method chained on a method router is axum's own, even after a first one
+                    // of `completeness::routing`: the compiler checked nothing about it.
+                    let handler = self.handler(handler, frame, false);
                     list.push((method_of(method).unwrap_or("*").to_owned(), handler));
                     Value::Methods(list)
                 }

@@ -15,7 +15,13 @@
 //! ```
 //!
 //! A handler returning `Json<Vec<T>>` does not compile here: its response says
-//! nothing about completeness. Each route also gets the [`DemandLayer`], which applies a
+//! nothing about completeness.
+//!
+//! Each function returns axum's own `MethodRouter`, since `Router::route` takes no other. So
+//! a method chained on it (`get(list).post(create)`) is axum's, and unchecked. Give each
+//! method its own call instead: `.route("/names", get(list)).route("/names", post(create))`;
+//! axum merges them. The repository's `clippy.toml` refuses the chained methods
+//! (`disallowed-methods`), and `cargo completeness audit` reports them. Each route also gets the [`DemandLayer`], which applies a
 //! caller's `require_complete` / `Prefer: handling=strict` to the handler's response, and the
 //! [`observe`] layer: incomplete answers and refused tokens are traced and counted under the
 //! route's template.
