@@ -93,14 +93,9 @@ async fn get(url: &str, path: &str) -> Answer {
     send(client().get(format!("{url}{path}"))).await
 }
 
+/// Percent-encodes a query value (`application/x-www-form-urlencoded`).
 fn encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
 
 /// The whole listing of `filter` in one page of 500, with its snapshot.

@@ -196,13 +196,7 @@ impl Harness {
     }
 }
 
-/// Percent-encodes a query value.
+/// Percent-encodes a query value (`application/x-www-form-urlencoded`).
 pub fn encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
