@@ -13,7 +13,7 @@ use completeness::testing::check_envelope_invariants;
 use completeness::testing::faults::{
     FAULT_HEADER, Fault, FaultLayer, Faulted, RequestFacts, Schedule, inject, shape_rng,
 };
-use completeness::{Aggregate, Envelope, Relation, Scope, completeness};
+use completeness::{Aggregate, Envelope, ReasonCode, Relation, Reported, Scope, completeness};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -190,6 +190,19 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
     // A fault the route does not declare is refused, as on any other route.
     let (status, _, body) = send(app(), "/tickets", Some("SOURCE_UNAVAILABLE")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+}
+
+#[tokio::test]
+async fn a_faulted_response_reports_what_its_body_says_to_outer_layers() {
+    let app = router().layer(FaultLayer::new(Schedule::header_only()));
+    let request = Request::get("/things?n=6").header(FAULT_HEADER, "RESULT_LIMIT_REACHED").body(Body::empty()).unwrap();
+    let response = app.oneshot(request).await.unwrap();
+    let reported = response.extensions().get::<Reported>().cloned().expect("the faulted answer carries its report");
+    let body: Value = serde_json::from_slice(&to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap();
+    assert!(!reported.complete, "{reported:?}");
+    assert_eq!(reported.reason_codes(), [ReasonCode::ResultLimitReached]);
+    assert_eq!(reported.items, Some(body["items"].as_array().unwrap().len() as u64), "{body}");
+    assert!(reported.declared.is_some(), "the declaration stays with the answer");
 }
 
 async fn send(app: Router, uri: &str, fault: Option<&str>) -> (StatusCode, Option<String>, Value) {

@@ -191,11 +191,9 @@ macro_rules! __envelope_report {
 /// completeness to the `observe` and demand layers.
 #[cfg(feature = "axum")]
 pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: &T) -> axum::response::Response {
-    let observation = crate::server::observe::Observation::of_response(value);
-    let mut response = crate::server::observe::tag(observation, crate::server::response::json_response(value));
-    crate::server::report::IncompleteReport::attach(value.completeness_report(), &mut response);
-    if let Some(declared) = value.completeness_report().and_then(|report| report.declared_set()) {
-        response.extensions_mut().insert(declared);
+    let mut response = crate::server::response::json_response(value);
+    if let Some(reported) = crate::server::report::Reported::of_response(value) {
+        reported.attach(&mut response);
     }
     response
 }

@@ -66,10 +66,9 @@ use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 
 use crate::contract::reason::ReasonCode;
-use crate::contract::warning::WarningCode;
 use crate::server::credential::Credential;
 use crate::server::problem::ProblemCode;
-use crate::server::report::{CompletenessReport, ReportsCompleteness};
+use crate::server::report::{Reported, ReportsCompleteness};
 
 /// The tracing target of every event.
 pub const TARGET: &str = "completeness";
@@ -114,69 +113,28 @@ pub fn describe_metrics() {
     }
 }
 
-/// What an answer said about its completeness, carried from where it is turned into a
-/// response to [`ObserveLayer`] in the response's extensions.
-#[derive(Debug, Clone)]
-pub(crate) struct Observation {
-    complete: bool,
-    reasons: Vec<ReasonCode>,
-    warnings: Vec<WarningCode>,
-    items: Option<u64>,
-    /// The status of the problem a strict demand answered instead.
-    refused_with: Option<u16>,
-}
-
-impl Observation {
-    /// The observation of a completeness block; `items` when the caller knows the count.
-    pub(crate) fn of(report: &dyn CompletenessReport, items: Option<usize>) -> Observation {
-        Observation {
-            complete: report.is_complete(),
-            reasons: report.reason_codes(),
-            warnings: report.warning_codes(),
-            items: items.map(|n| n as u64).or_else(|| report.page().map(|page| page.returned)),
-            refused_with: None,
-        }
-    }
-
-    /// The observation of a response, when it is a collection.
-    pub(crate) fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<Observation> {
-        response.completeness_report().map(|report| Observation::of(report, response.items_returned()))
-    }
-
-    /// Puts the observation on `response`, unless one is there already (set closer to the data).
-    pub(crate) fn tag(self, mut response: Response) -> Response {
-        if response.extensions().get::<Observation>().is_none() {
-            response.extensions_mut().insert(self);
-        }
-        response
-    }
-}
-
-/// [`Observation::tag`] when there is an observation.
-pub(crate) fn tag(observation: Option<Observation>, response: Response) -> Response {
-    match observation {
-        Some(observation) => observation.tag(response),
-        None => response,
-    }
-}
-
-/// The problem response a strict demand sent instead of `answer`, marked as such.
+/// The problem response a strict demand sent instead of `answer`, marked with what `answer`
+/// said and the status it was refused with.
 pub(crate) fn strict_refusal<T: ReportsCompleteness + ?Sized>(problem: Response, answer: &T) -> Response {
-    let Some(mut observation) = Observation::of_response(answer) else { return problem };
-    observation.refused_with = Some(problem.status().as_u16());
-    let mut problem = problem;
-    problem.extensions_mut().insert(observation);
-    problem
+    match Reported::of_response(answer) {
+        Some(reported) => mark_refused(reported, problem),
+        None => problem,
+    }
 }
 
-/// The problem response a strict demand sent instead of the response `answer`, marked with
-/// what `answer` said, as [`strict_refusal`] does for a typed answer.
-pub(crate) fn refused_instead(answer: &Response, mut problem: Response) -> Response {
-    if let Some(observation) = answer.extensions().get::<Observation>() {
-        let mut observation = observation.clone();
-        observation.refused_with = Some(problem.status().as_u16());
-        problem.extensions_mut().insert(observation);
+/// The problem response a strict demand sent instead of the response `answer`, marked as
+/// [`strict_refusal`] does for a typed answer.
+pub(crate) fn refused_instead(answer: &Response, problem: Response) -> Response {
+    match answer.extensions().get::<Reported>() {
+        Some(reported) => mark_refused(reported.clone(), problem),
+        None => problem,
     }
+}
+
+/// `problem`, carrying `reported` with the status it was refused with.
+fn mark_refused(mut reported: Reported, mut problem: Response) -> Response {
+    reported.refused_with = Some(problem.status().as_u16());
+    problem.extensions_mut().insert(reported);
     problem
 }
 
@@ -267,10 +225,13 @@ impl Caller {
         self.route.as_ref().map_or(UNMATCHED, MatchedPath::as_str)
     }
 
-    /// Emits what `response` carries, and takes it off so no other layer emits it again.
+    /// Emits what `response` carries, once: a second layer finds it observed.
     fn observe(&self, response: &mut Response) {
-        if let Some(observation) = response.extensions_mut().remove::<Observation>() {
-            answered(self.route(), self.method, &observation);
+        if let Some(reported) = response.extensions_mut().get_mut::<Reported>() {
+            if !reported.observed {
+                reported.observed = true;
+                answered(self.route(), self.method, reported);
+            }
         } else if let Some(refusal) = response.extensions_mut().remove::<Refusal>() {
             let credential = self.credential.as_ref().map(Credential::name);
             token_refused(self.route(), self.method, &refusal, response.status().as_u16(), credential);
@@ -279,8 +240,9 @@ impl Caller {
 }
 
 /// Emits the event and counts of one answer.
-fn answered(route: &str, method: &'static str, observation: &Observation) {
-    let Observation { complete, reasons, warnings, items, refused_with } = observation;
+fn answered(route: &str, method: &'static str, reported: &Reported) {
+    let Reported { complete, warnings, items, refused_with, .. } = reported;
+    let reasons = reported.reason_codes();
     let (reason_codes, warning_codes) = (Codes(reasons), Codes(warnings));
     match refused_with {
         Some(status) => tracing::warn!(
@@ -313,7 +275,7 @@ fn answered(route: &str, method: &'static str, observation: &Observation) {
         for code in warnings {
             counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => code.as_str().to_owned()).increment(1);
         }
-        if warnings.contains(&WarningCode::PageSizeReduced) {
+        if warnings.contains(&crate::contract::warning::WarningCode::PageSizeReduced) {
             counter!(PAGE_SIZE_REDUCED_TOTAL, "route" => route.clone()).increment(1);
         }
         if let Some(status) = refused_with {

@@ -78,8 +78,8 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
     }
 }
 
-/// What an incomplete response reported, kept in its extensions for the demand check (`require::DemandLayer`): its
-/// reason codes and kinds, the reasons as wire objects, and the longest `retry_after`.
+/// The reasons of an incomplete response, as the demand check (`require::DemandLayer`) reads
+/// them: codes and kinds, the reasons as wire objects, and the longest `retry_after`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IncompleteReport {
     /// The reason codes, in order.
@@ -105,12 +105,60 @@ impl IncompleteReport {
             retry_after_seconds: report.retry_after_seconds(),
         }
     }
+}
 
-    /// Leaves the report of an incomplete response in `response`'s extensions.
+/// What a response said about its completeness: the one extension a response that reports
+/// completeness carries, from where it is turned into a response to the layers that act on
+/// it. The demand check reads `incomplete`, the observe layer emits it once, and the fault
+/// layer reads `declared`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reported {
+    /// True only when the response covers the whole requested scope.
+    pub complete: bool,
+    /// Its reasons (empty when it is complete).
+    pub incomplete: IncompleteReport,
+    /// Its warning codes.
+    pub warnings: Vec<WarningCode>,
+    /// How many items it carried, when known.
+    pub items: Option<u64>,
+    /// What the endpoint declared with `#[completeness]`, when it did.
+    pub declared: Option<DeclaredSet>,
+    /// The status of the problem a strict demand answered instead.
+    pub(crate) refused_with: Option<u16>,
+    /// Set once the observe layer emitted it, so that a second layer does not.
+    pub(crate) observed: bool,
+}
+
+impl Reported {
+    /// What `report` says; `items` when the caller knows the count (else the page's).
+    pub fn of(report: &dyn CompletenessReport, items: Option<usize>) -> Reported {
+        Reported {
+            complete: report.is_complete(),
+            incomplete: IncompleteReport::of(report),
+            warnings: report.warning_codes(),
+            items: items.map(|n| n as u64).or_else(|| report.page().map(|page| page.returned)),
+            declared: report.declared_set(),
+            refused_with: None,
+            observed: false,
+        }
+    }
+
+    /// What `response` says, when it is a collection or an aggregate.
+    pub fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<Reported> {
+        response.completeness_report().map(|report| Reported::of(report, response.items_returned()))
+    }
+
+    /// The reason codes (empty when complete).
+    pub fn reason_codes(&self) -> &[ReasonCode] {
+        &self.incomplete.codes
+    }
+
+    /// Leaves this in `response`'s extensions, unless a report is there already (set closer
+    /// to the data).
     #[cfg(feature = "axum")]
-    pub fn attach(report: Option<&dyn CompletenessReport>, response: &mut axum::response::Response) {
-        if let Some(report) = report.filter(|report| !report.is_complete()) {
-            response.extensions_mut().insert(IncompleteReport::of(report));
+    pub fn attach(self, response: &mut axum::response::Response) {
+        if response.extensions().get::<Reported>().is_none() {
+            response.extensions_mut().insert(self);
         }
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! The demand is applied on the way out by [`DemandLayer`], which `completeness::routing`
 //! installs on every route it builds: the handler stays the function its author wrote. A
-//! response that reports completeness leaves an [`IncompleteReport`] in its extensions when it
-//! is incomplete; the layer turns it into the `COMPLETE_RESULT_UNAVAILABLE` problem when the
+//! response that reports completeness leaves a [`Reported`] in its extensions; when it is
+//! incomplete, the layer turns it into the `COMPLETE_RESULT_UNAVAILABLE` problem if the
 //! request demanded a complete result.
 
 use std::future::Future;
@@ -18,8 +18,7 @@ use axum::response::{IntoResponse, Response};
 use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
-use crate::server::report::IncompleteReport;
-use crate::server::report::ReportsCompleteness;
+use crate::server::report::{IncompleteReport, Reported, ReportsCompleteness};
 
 /// Whether the caller demanded a complete result.
 ///
@@ -144,7 +143,7 @@ where
                 let response = self.inner.call(Request::from_parts(parts, body));
                 Box::pin(async move {
                     let response = response.await?;
-                    let refused = response.extensions().get::<IncompleteReport>().map(|r| demand.check_report(r));
+                    let refused = response.extensions().get::<Reported>().map(|r| demand.check_report(&r.incomplete));
                     Ok(match refused {
                         Some(Err(problem)) => {
                             crate::server::observe::refused_instead(&response, problem.into_response())

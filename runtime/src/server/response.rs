@@ -7,9 +7,9 @@ use serde::Serialize;
 use crate::contract::aggregate::Aggregate;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::Reason;
-use crate::server::observe::{self, Observation};
+use crate::server::observe;
 use crate::server::problem::{Problem, ProblemCode};
-use crate::server::report::IncompleteReport;
+use crate::server::report::Reported;
 
 /// The media type of problem responses.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -38,23 +38,16 @@ fn envelope_capacity(items: usize) -> usize {
 
 impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
     fn into_response(self) -> Response {
-        let observation = Observation::of(&self.completeness, Some(self.items.len()));
-        let mut response = observation.tag(json_response_sized(&self, envelope_capacity(self.items.len())));
-        IncompleteReport::attach(Some(&self.completeness), &mut response);
-        if let Some(declared) = R::declared_set() {
-            response.extensions_mut().insert(declared);
-        }
+        let mut response = json_response_sized(&self, envelope_capacity(self.items.len()));
+        Reported::of(&self.completeness, Some(self.items.len())).attach(&mut response);
         response
     }
 }
 
 impl<T: Serialize, R: Reason> IntoResponse for Aggregate<T, R> {
     fn into_response(self) -> Response {
-        let mut response = Observation::of(self.completeness(), None).tag(json_response(&self));
-        IncompleteReport::attach(Some(self.completeness()), &mut response);
-        if let Some(declared) = R::declared_set() {
-            response.extensions_mut().insert(declared);
-        }
+        let mut response = json_response(&self);
+        Reported::of(self.completeness(), None).attach(&mut response);
         response
     }
 }

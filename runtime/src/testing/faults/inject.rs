@@ -247,19 +247,32 @@ impl FaultedPage {
         serde_json::to_value(Whole { block: &self.block, data: &self.data, shape: self.shape }).unwrap_or(Value::Null)
     }
 
+    /// How many items a faulted collection keeps; `None` for an aggregate.
+    pub fn items_returned(&self) -> Option<u64> {
+        if self.shape == Shape::Aggregate {
+            return None;
+        }
+        let member = items_member(&self.data)?;
+        self.data[&member].as_array().map(|items| items.len() as u64)
+    }
+
     /// The response body, its members in the contract's order (`docs/contract.md` §2.1).
     pub fn to_body(&self) -> Vec<u8> {
         serde_json::to_vec(&Whole { block: &self.block, data: &self.data, shape: self.shape }).unwrap_or_default()
     }
 }
 
-/// The array of items: `items`, or the first array among the data members.
+/// The member that holds the items: `items`, or the first array among the data members.
+fn items_member(data: &Map<String, Value>) -> Option<String> {
+    if data.get("items").is_some_and(Value::is_array) {
+        return Some("items".to_owned());
+    }
+    data.iter().find(|(_, v)| v.is_array()).map(|(k, _)| k.clone())
+}
+
+/// The array of items, by [`items_member`].
 fn items_of(data: &mut Map<String, Value>) -> Option<&mut Vec<Value>> {
-    let name = if data.get("items").is_some_and(Value::is_array) {
-        "items".to_owned()
-    } else {
-        data.iter().find(|(_, v)| v.is_array()).map(|(k, _)| k.clone())?
-    };
+    let name = items_member(data)?;
     data.get_mut(&name).and_then(Value::as_array_mut)
 }
 

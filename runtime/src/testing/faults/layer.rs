@@ -20,7 +20,7 @@ use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
-use crate::server::report::IncompleteReport;
+use crate::server::report::Reported;
 use crate::server::require::RequireComplete;
 
 /// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
@@ -189,7 +189,7 @@ where
         let future = inner.call(Request::from_parts(parts, body));
         Box::pin(async move {
             let response = future.await?;
-            let declared = response.extensions().get::<DeclaredSet>().copied().filter(|_| faultable);
+            let declared = response.extensions().get::<Reported>().and_then(|r| r.declared).filter(|_| faultable);
             let response = match declared {
                 Some(declared) if response.status() == StatusCode::OK => {
                     shared.fault(n, asked, &facts, demand, &declared, response, &mut record).await
@@ -273,11 +273,18 @@ impl Shared {
             Ok(Faulted::Page(page)) => {
                 record.complete = Some(page.block.is_complete());
                 record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
-                let report = IncompleteReport::of(&page.block);
-                if let Err(problem) = demand.check_report(&report) {
+                let mut reported = Reported::of(&page.block, None);
+                reported.items = page.items_returned();
+                if let Err(problem) = demand.check_report(&reported.incomplete) {
                     record.complete = None;
                     return problem.into_response();
                 }
+                // The response says what its faulted body says; the real answer was observed already.
+                if let Some(real) = parts.extensions.get::<Reported>() {
+                    reported.declared = real.declared;
+                    reported.observed = real.observed;
+                }
+                parts.extensions.insert(reported);
                 let body = page.to_body();
                 parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 parts.headers.remove(header::CONTENT_LENGTH);
