@@ -199,7 +199,7 @@ async fn a_faulted_response_reports_what_its_body_says_to_outer_layers() {
     let response = app.oneshot(request).await.unwrap();
     let reported = response.extensions().get::<Reported>().cloned().expect("the faulted answer carries its report");
     let body: Value = serde_json::from_slice(&to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap();
-    assert!(!reported.complete, "{reported:?}");
+    assert!(!reported.is_complete(), "{reported:?}");
     assert_eq!(reported.reason_codes(), [ReasonCode::ResultLimitReached]);
     assert_eq!(reported.items, Some(body["items"].as_array().unwrap().len() as u64), "{body}");
     assert!(reported.declared.is_some(), "the declaration stays with the answer");

@@ -241,7 +241,8 @@ impl Caller {
 
 /// Emits the event and counts of one answer.
 fn answered(route: &str, method: &'static str, reported: &Reported) {
-    let Reported { complete, warnings, items, refused_with, .. } = reported;
+    let Reported { warnings, items, refused_with, .. } = reported;
+    let complete = &reported.is_complete();
     let reasons = reported.reason_codes();
     let (reason_codes, warning_codes) = (Codes(reasons), Codes(warnings));
     match refused_with {

@@ -113,9 +113,7 @@ impl IncompleteReport {
 /// layer reads `declared`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reported {
-    /// True only when the response covers the whole requested scope.
-    pub complete: bool,
-    /// Its reasons (empty when it is complete).
+    /// Its reasons (empty exactly when it is complete, rule R2).
     pub incomplete: IncompleteReport,
     /// Its warning codes.
     pub warnings: Vec<WarningCode>,
@@ -133,7 +131,6 @@ impl Reported {
     /// What `report` says; `items` when the caller knows the count (else the page's).
     pub fn of(report: &dyn CompletenessReport, items: Option<usize>) -> Reported {
         Reported {
-            complete: report.is_complete(),
             incomplete: IncompleteReport::of(report),
             warnings: report.warning_codes(),
             items: items.map(|n| n as u64).or_else(|| report.page().map(|page| page.returned)),
@@ -146,6 +143,11 @@ impl Reported {
     /// What `response` says, when it is a collection or an aggregate.
     pub fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<Reported> {
         response.completeness_report().map(|report| Reported::of(report, response.items_returned()))
+    }
+
+    /// True only when the response covers the whole requested scope: it gave no reason.
+    pub fn is_complete(&self) -> bool {
+        self.incomplete.codes.is_empty()
     }
 
     /// The reason codes (empty when complete).
