@@ -29,12 +29,17 @@ async fn list_accounts(
     page
 }
 
+/// `POST` is chained on the same checked method router (a search taking its filters by query).
 fn app() -> Router {
-    Router::new().route("/service-accounts", get(list_accounts))
+    Router::new().route("/service-accounts", get(list_accounts).post(list_accounts).into())
 }
 
 async fn call(uri: &str) -> (StatusCode, serde_json::Value) {
-    let response = app().oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
+    send(Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
+async fn send(request: Request<Body>) -> (StatusCode, serde_json::Value) {
+    let response = app().oneshot(request).await.unwrap();
     let status = response.status();
     let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
     (status, serde_json::from_slice(&bytes).unwrap())
@@ -90,6 +95,16 @@ async fn demanded_completeness_turns_hidden_records_into_a_403_problem() {
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE");
     assert_eq!(body["incomplete_reasons"][0]["code"], "VISIBILITY_RESTRICTED");
+}
+
+#[tokio::test]
+async fn a_chained_method_gets_the_demand_like_the_first() {
+    let post = |uri: &str| Request::post(uri).body(Body::empty()).unwrap();
+    let (status, body) = send(post("/service-accounts?state=hidden&require_complete=true")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE");
+    let (status, body) = send(post("/service-accounts?state=hidden")).await;
+    assert_eq!((status, body["complete"].clone()), (StatusCode::OK, false.into()));
 }
 
 #[tokio::test]

@@ -80,7 +80,7 @@ async fn list_documents(
 }
 
 async fn call(uri: &str) -> (StatusCode, Value) {
-    let app: Router = Router::new().route("/documents", get(list_documents));
+    let app: Router = Router::new().route("/documents", get(list_documents).into());
     let response = app.oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
     let status = response.status();
     let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();

@@ -123,10 +123,10 @@ const SOURCES: [&str; 2] = ["alpha", "beta"];
 
 fn router() -> Router {
     Router::new()
-        .route("/things", get(list_things))
-        .route("/plain", get(list_plain))
-        .route("/tickets", get(list_tickets))
-        .route("/things/count", get(count_things))
+        .route("/things", get(list_things).into())
+        .route("/plain", get(list_plain).into())
+        .route("/tickets", get(list_tickets).into())
+        .route("/things/count", get(count_things).into())
 }
 
 #[tokio::test]

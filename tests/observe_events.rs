@@ -87,12 +87,12 @@ async fn authenticate(mut request: Request, next: Next) -> Response {
 
 fn app() -> Router {
     Router::new()
-        .route("/partial", get(partial))
-        .route("/empty-partial", get(empty_partial))
-        .route("/complete", get(complete))
-        .route("/numbers", get(numbers))
-        .route("/archive", post(archive))
-        .route("/hits", get(hits))
+        .route("/partial", get(partial).into())
+        .route("/empty-partial", get(empty_partial).into())
+        .route("/complete", get(complete).into())
+        .route("/numbers", get(numbers).into())
+        .route("/archive", post(archive).into())
+        .route("/hits", get(hits).into())
         // axum's own routing: the layer is installed by hand (twice here: observed once all the same).
         .route("/plain/{id}", axum::routing::get(empty_complete))
         .route_layer(completeness::observe::layer())

@@ -52,7 +52,9 @@ pub struct Registration<'s> {
 #[derive(Clone)]
 enum Value<'s> {
     Router(Vec<Registration<'s>>),
-    Methods(Vec<(String, HandlerRef<'s>)>),
+    /// A method router: its methods, and whether one chained on it is checked (true for
+    /// `completeness::routing::CheckedMethods`, false once it is axum's own `MethodRouter`).
+    Methods(Vec<(String, HandlerRef<'s>)>, bool),
     Other,
 }
 
@@ -212,7 +214,14 @@ impl<'i, 's> Eval<'i, 's> {
                     return Value::Router(Vec::new());
                 }
                 if last == "new" && owner == Some("MethodRouter") {
-                    return Value::Methods(Vec::new());
+                    return Value::Methods(Vec::new(), false);
+                }
+                // `MethodRouter::from(get(list))`: axum's own from here on.
+                if last == "from" && owner == Some("MethodRouter") && call.args.len() == 1 {
+                    return match self.eval(&call.args[0], frame, true) {
+                        Value::Methods(list, _) => Value::Methods(list, false),
+                        other => other,
+                    };
                 }
                 let absolute = self.index.absolute(frame.module, &segs);
                 let ours = absolute.first().is_some_and(|s| s == "crate") || owner == Some("Self");
@@ -228,11 +237,11 @@ impl<'i, 's> Eval<'i, 's> {
                     && call.args.len() == 1
                 {
                     let handler = self.handler(&call.args[0], frame, checked);
-                    return Value::Methods(vec![(method.to_owned(), handler)]);
+                    return Value::Methods(vec![(method.to_owned(), handler)], checked);
                 }
                 if last == "on" && call.args.len() == 2 {
                     let handler = self.handler(&call.args[1], frame, checked);
-                    return Value::Methods(vec![(filter_method(&call.args[0]), handler)]);
+                    return Value::Methods(vec![(filter_method(&call.args[0]), handler)], false);
                 }
                 for arg in &call.args {
                     self.eval_free(arg, frame);
@@ -311,7 +320,7 @@ impl<'i, 's> Eval<'i, 's> {
                 let mut routes = self.router(&call.receiver, frame);
                 let path = self.path_text(path, frame);
                 match self.eval(methods, frame, true) {
-                    Value::Methods(list) => routes.extend(list.into_iter().map(|(method, handler)| Registration {
+                    Value::Methods(list, _) => routes.extend(list.into_iter().map(|(method, handler)| Registration {
                         method,
                         path: path.clone(),
                         handler,
@@ -336,11 +345,11 @@ impl<'i, 's> Eval<'i, 's> {
                 let receiver = self.eval(&call.receiver, frame, true);
                 let other = self.eval(other, frame, true);
                 match (receiver, other) {
-                    (Value::Methods(mut a), Value::Methods(b)) => {
+                    (Value::Methods(mut a, chain), Value::Methods(b, _)) => {
                         a.extend(b);
-                        Value::Methods(a)
+                        Value::Methods(a, chain)
                     }
-                    (Value::Methods(a), _) => Value::Methods(a),
+                    (Value::Methods(a, chain), _) => Value::Methods(a, chain),
                     (Value::Router(mut a), Value::Router(b)) => {
                         a.extend(b);
                         Value::Router(a)
@@ -350,21 +359,26 @@ impl<'i, 's> Eval<'i, 's> {
                 }
             }
             ("on", [filter, handler]) => match self.eval(&call.receiver, frame, true) {
-                Value::Methods(mut list) => {
+                Value::Methods(mut list, chain) => {
                     let handler = self.handler(handler, frame, false);
                     list.push((filter_method(filter), handler));
-                    Value::Methods(list)
+                    Value::Methods(list, chain)
                 }
                 other => other,
             },
             (method, [handler]) if method_of(method).is_some() => match self.eval(&call.receiver, frame, true) {
-                Value::Methods(mut list) => {
-                    // A method chained on a method router is axum's own, even after a first one
-                    // of `completeness::routing`: the compiler checked nothing about it.
-                    let handler = self.handler(handler, frame, false);
+                Value::Methods(mut list, chain) => {
+                    // Chained on `completeness::routing`'s `CheckedMethods`, the method is checked
+                    // like the first; on axum's own `MethodRouter` nothing about it is.
+                    let handler = self.handler(handler, frame, chain);
                     list.push((method_of(method).unwrap_or("*").to_owned(), handler));
-                    Value::Methods(list)
+                    Value::Methods(list, chain)
                 }
+                other => other,
+            },
+            // `.into()` hands a `CheckedMethods` to `Router::route` as axum's own method router.
+            ("into", []) => match self.eval(&call.receiver, frame, consuming) {
+                Value::Methods(list, _) => Value::Methods(list, false),
                 other => other,
             },
             (method, _) if ROUTER_PASS_THROUGH.contains(&method) || method == "clone" => {
@@ -467,9 +481,9 @@ fn union<'s>(a: Value<'s>, b: Value<'s>) -> Value<'s> {
             x.extend(y);
             Value::Router(x)
         }
-        (Value::Methods(mut x), Value::Methods(y)) => {
+        (Value::Methods(mut x, chain), Value::Methods(y, other)) => {
             x.extend(y);
-            Value::Methods(x)
+            Value::Methods(x, chain && other)
         }
         (Value::Other, b) => b,
         (a, _) => a,

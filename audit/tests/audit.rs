@@ -75,9 +75,12 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/json-value", "list_without_completeness"),
         ("GET", "/closure", "unknown"),
         ("GET", "/annotated", "reports_completeness"),
-        // Chained on a checked method router, yet axum's own: unchecked, so not taken on trust.
+        // Chained on `completeness::routing`'s method router: checked like the first method.
         ("GET", "/chained", "reports_completeness"),
-        ("POST", "/chained", "unknown"),
+        ("POST", "/chained", "reports_completeness"),
+        // Chained after conversion to axum's own method router: unchecked, so not taken on trust.
+        ("GET", "/unchecked-chain", "reports_completeness"),
+        ("POST", "/unchecked-chain", "unknown"),
         ("GET", "/enveloped", "reports_completeness"),
         ("GET", "/derived", "reports_completeness"),
         ("GET", "/exempt", "reports_completeness"),

@@ -10,7 +10,7 @@ use completeness::routing::get;
 /// Every route of the service.
 pub fn router() -> Router {
     let api = Router::new().merge(products::router()).nest("/warehouses", warehouses::router());
-    Router::new().route("/health", get(health)).nest("/api", api)
+    Router::new().route("/health", get(health).into()).nest("/api", api)
 }
 
 /// Not a list: exempt, and routed through `completeness::routing` like the rest.

@@ -41,9 +41,9 @@ const SEARCH_LIMIT: usize = 3;
 
 pub fn router() -> Router {
     Router::new()
-        .route("/products", get(list_products))
-        .route("/products/search", get(search_products))
-        .route("/products/{id}", get(get_product))
+        .route("/products", get(list_products).into())
+        .route("/products/search", get(search_products).into())
+        .route("/products/{id}", get(get_product).into())
 }
 
 /// `GET /api/products`: the first ten, and a reason when there are more.

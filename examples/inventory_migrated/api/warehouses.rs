@@ -20,7 +20,7 @@ pub struct WarehousePage {
 }
 
 pub fn router() -> Router {
-    Router::new().route("/", get(list_warehouses))
+    Router::new().route("/", get(list_warehouses).into())
 }
 
 /// `GET /api/warehouses`: three warehouses, all of them.

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::Problem;
-use completeness::routing::{delete, get, patch, post};
+use completeness::routing::{get, post};
 
 use super::state::AppState;
 use super::{account, archive, auth, credentials, inventory, openapi, refusals, search, telemetry};
@@ -39,19 +39,19 @@ async fn method_not_allowed() -> Problem {
 /// Every route of the example's README, `GET /metrics`, and the request log.
 pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
-        .route("/service-accounts", get(inventory::list_service_accounts).merge(post(account::create_account)))
-        .route("/service-accounts/count", get(inventory::count_service_accounts))
-        .route("/service-accounts/archive", post(archive::archive))
+        .route("/service-accounts", get(inventory::list_service_accounts).post(account::create_account).into())
+        .route("/service-accounts/count", get(inventory::count_service_accounts).into())
+        .route("/service-accounts/archive", post(archive::archive).into())
         .route(
             "/service-accounts/{id}",
-            get(account::get_account).merge(patch(account::patch_account)).merge(delete(account::delete_account)),
+            get(account::get_account).patch(account::patch_account).delete(account::delete_account).into(),
         )
-        .route("/search", get(search::search))
-        .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant))
+        .route("/search", get(search::search).into())
+        .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant).into())
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     let router = Router::new()
-        .route("/openapi.json", get(openapi::document))
-        .route("/metrics", get(telemetry::metrics))
+        .route("/openapi.json", get(openapi::document).into())
+        .route("/metrics", get(telemetry::metrics).into())
         .merge(authenticated)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -1,5 +1,5 @@
-//! Drop-in replacements for `axum::routing::{get, post, put, patch, delete}` that accept only
-//! handlers whose response implements [`ReportsCompleteness`].
+//! Checked counterparts of `axum::routing::{get, post, put, patch, delete}`: they accept only
+//! handlers whose response implements [`ReportsCompleteness`], first method or chained.
 //!
 //! ```
 //! use axum::Router;
@@ -9,27 +9,29 @@
 //! async fn list() -> Envelope<String> {
 //!     Envelope::complete(vec![], Scope::new("names", "every name"))
 //! }
+//! async fn search() -> Envelope<String> {
+//!     Envelope::complete(vec![], Scope::new("names", "names matching a query"))
+//! }
 //!
-//! let app: Router = Router::new().route("/names", get(list));
+//! let app: Router = Router::new().route("/names", get(list).post(search).into());
 //! # let _ = app;
 //! ```
 //!
-//! A handler returning `Json<Vec<T>>` does not compile here: its response says
-//! nothing about completeness.
+//! A handler returning `Json<Vec<T>>` does not compile here, first or chained: its response
+//! says nothing about completeness.
 //!
-//! Each function returns axum's own `MethodRouter`, since `Router::route` takes no other. So
-//! a method chained on it (`get(list).post(create)`) is axum's, and unchecked. Give each
-//! method its own call instead: `.route("/names", get(list)).route("/names", post(create))`;
-//! axum merges them. The repository's `clippy.toml` refuses the chained methods
-//! (`disallowed-methods`), and `cargo completeness audit` reports them. Each route also gets the [`DemandLayer`], which applies a
-//! caller's `require_complete` / `Prefer: handling=strict` to the handler's response, and the
-//! [`observe`] layer: incomplete answers and refused tokens are traced and counted under the
-//! route's template.
+//! Each function returns a [`CheckedMethods`], whose chained methods are checked like the
+//! first; `.into()` turns it into the axum `MethodRouter` that `Router::route` takes. A
+//! method that must stay unchecked gets its own `.route(path, axum::routing::post(create))`;
+//! axum merges routes of one path. Each checked method also gets the [`DemandLayer`], which
+//! applies a caller's `require_complete` / `Prefer: handling=strict` to the handler's
+//! response, and the [`observe`] layer: incomplete answers and refused tokens are traced and
+//! counted under the route's template.
 
 use std::future::Future;
 
 use axum::handler::Handler;
-use axum::routing::MethodRouter;
+use axum::routing::{MethodFilter, MethodRouter};
 
 use crate::server::observe;
 use crate::server::report::ReportsCompleteness;
@@ -87,57 +89,149 @@ impl_handler_response!(T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T
 impl_handler_response!(T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15);
 impl_handler_response!(T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15, T16);
 
+/// A method router whose every method is checked: what [`get`], [`post`], [`put`], [`patch`]
+/// and [`delete`] return, and what their chained forms (`get(list).post(search)`) extend.
+///
+/// axum's `Router::route` takes only axum's own `MethodRouter`, so hand it over with `.into()`:
+/// `.route("/names", get(list).post(search).into())`. To chain a method deliberately left
+/// unchecked, convert first: `axum::routing::MethodRouter::from(get(list)).post(create)`.
+#[must_use = "a method router does nothing until it is routed: `.route(path, methods.into())`"]
+pub struct CheckedMethods<S = ()> {
+    router: MethodRouter<S>,
+}
+
+impl<S> std::fmt::Debug for CheckedMethods<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckedMethods").finish_non_exhaustive()
+    }
+}
+
+impl<S> From<CheckedMethods<S>> for MethodRouter<S> {
+    fn from(methods: CheckedMethods<S>) -> MethodRouter<S> {
+        methods.router
+    }
+}
+
+/// `handler` behind the demand and observe layers, routed for `filter` only.
+fn checked<H, T, S>(filter: MethodFilter, handler: H) -> MethodRouter<S>
+where
+    H: Handler<T, S> + Clone + Send + Sync + 'static,
+    T: 'static,
+    S: Clone + Send + Sync + 'static,
+{
+    axum::routing::on(filter, handler.layer(DemandLayer)).layer(observe::layer())
+}
+
 /// Routes `GET` (and `HEAD`) requests to `handler`, whose response must report completeness.
-pub fn get<H, T, S>(handler: H) -> MethodRouter<S>
+pub fn get<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::get(handler.layer(DemandLayer)).layer(observe::layer())
+    CheckedMethods { router: checked(MethodFilter::GET, handler) }
 }
 
 /// Routes `POST` requests to `handler`, whose response must report completeness.
-pub fn post<H, T, S>(handler: H) -> MethodRouter<S>
+pub fn post<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::post(handler.layer(DemandLayer)).layer(observe::layer())
+    CheckedMethods { router: checked(MethodFilter::POST, handler) }
 }
 
 /// Routes `PUT` requests to `handler`, whose response must report completeness.
-pub fn put<H, T, S>(handler: H) -> MethodRouter<S>
+pub fn put<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::put(handler.layer(DemandLayer)).layer(observe::layer())
+    CheckedMethods { router: checked(MethodFilter::PUT, handler) }
 }
 
 /// Routes `PATCH` requests to `handler`, whose response must report completeness.
-pub fn patch<H, T, S>(handler: H) -> MethodRouter<S>
+pub fn patch<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::patch(handler.layer(DemandLayer)).layer(observe::layer())
+    CheckedMethods { router: checked(MethodFilter::PATCH, handler) }
 }
 
 /// Routes `DELETE` requests to `handler`, whose response must report completeness.
-pub fn delete<H, T, S>(handler: H) -> MethodRouter<S>
+pub fn delete<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: Clone + Send + Sync + 'static,
 {
-    axum::routing::delete(handler.layer(DemandLayer)).layer(observe::layer())
+    CheckedMethods { router: checked(MethodFilter::DELETE, handler) }
+}
+
+// The chained forms are written out like the free functions above, rather than generated,
+// so that a refused handler's error points at a plain function signature.
+impl<S: Clone + Send + Sync + 'static> CheckedMethods<S> {
+    /// Also routes `GET` (and `HEAD`) requests to `handler`, checked like the first method
+    /// (panics, as axum does, if `GET` (and `HEAD`) is routed already).
+    pub fn get<H, T>(self, handler: H) -> CheckedMethods<S>
+    where
+        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        <H as HandlerResponse<T>>::Response: ReportsCompleteness,
+        T: 'static,
+    {
+        CheckedMethods { router: self.router.merge(checked(MethodFilter::GET, handler)) }
+    }
+
+    /// Also routes `POST` requests to `handler`, checked like the first method
+    /// (panics, as axum does, if `POST` is routed already).
+    pub fn post<H, T>(self, handler: H) -> CheckedMethods<S>
+    where
+        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        <H as HandlerResponse<T>>::Response: ReportsCompleteness,
+        T: 'static,
+    {
+        CheckedMethods { router: self.router.merge(checked(MethodFilter::POST, handler)) }
+    }
+
+    /// Also routes `PUT` requests to `handler`, checked like the first method
+    /// (panics, as axum does, if `PUT` is routed already).
+    pub fn put<H, T>(self, handler: H) -> CheckedMethods<S>
+    where
+        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        <H as HandlerResponse<T>>::Response: ReportsCompleteness,
+        T: 'static,
+    {
+        CheckedMethods { router: self.router.merge(checked(MethodFilter::PUT, handler)) }
+    }
+
+    /// Also routes `PATCH` requests to `handler`, checked like the first method
+    /// (panics, as axum does, if `PATCH` is routed already).
+    pub fn patch<H, T>(self, handler: H) -> CheckedMethods<S>
+    where
+        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        <H as HandlerResponse<T>>::Response: ReportsCompleteness,
+        T: 'static,
+    {
+        CheckedMethods { router: self.router.merge(checked(MethodFilter::PATCH, handler)) }
+    }
+
+    /// Also routes `DELETE` requests to `handler`, checked like the first method
+    /// (panics, as axum does, if `DELETE` is routed already).
+    pub fn delete<H, T>(self, handler: H) -> CheckedMethods<S>
+    where
+        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        <H as HandlerResponse<T>>::Response: ReportsCompleteness,
+        T: 'static,
+    {
+        CheckedMethods { router: self.router.merge(checked(MethodFilter::DELETE, handler)) }
+    }
 }

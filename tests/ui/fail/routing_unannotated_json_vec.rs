@@ -6,5 +6,5 @@ async fn list_accounts() -> Json<Vec<String>> {
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/service-accounts", get(list_accounts));
+    let _app: Router = Router::new().route("/service-accounts", get(list_accounts).into());
 }

@@ -7,5 +7,5 @@ async fn import_accounts(Json(names): Json<Vec<String>>) -> Result<Json<Vec<Stri
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/service-accounts/import", post(import_accounts));
+    let _app: Router = Router::new().route("/service-accounts/import", post(import_accounts).into());
 }

@@ -21,5 +21,5 @@ async fn search(Query(_q): Query<Vec<(String, String)>>) -> SearchResults {
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/search", get(search));
+    let _app: Router = Router::new().route("/search", get(search).into());
 }

@@ -17,7 +17,7 @@ async fn list_service_accounts(State(_db): State<Db>) -> Envelope<String, ListSe
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/service-accounts", get(list_service_accounts)).with_state(Db);
+    let _app: Router = Router::new().route("/service-accounts", get(list_service_accounts).into()).with_state(Db);
     assert_eq!(
         ListServiceAccountsReason::ALL,
         &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted]

@@ -14,5 +14,5 @@ async fn list_numbers(request: PageRequest) -> Result<Envelope<u32, ListNumbersR
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/numbers", get(list_numbers));
+    let _app: Router = Router::new().route("/numbers", get(list_numbers).into());
 }

@@ -14,7 +14,7 @@ async fn search_accounts() -> Result<Envelope<String, SearchAccountsReason>, Pro
 
 fn main() {
     let _app: Router = Router::new()
-        .route("/search", get(search_accounts))
-        .route("/search", post(search_accounts));
+        .route("/search", get(search_accounts).into())
+        .route("/search", post(search_accounts).into());
     assert_eq!(SearchAccountsReason::ALL.len(), 2);
 }

@@ -9,5 +9,5 @@ async fn health() -> Exempt<Json<Vec<&'static str>>> {
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/health", get(health));
+    let _app: Router = Router::new().route("/health", get(health).into());
 }

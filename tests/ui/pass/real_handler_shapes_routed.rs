@@ -47,8 +47,8 @@ impl Api {
 fn main() {
     assert!(ListCachedReason::ALL.is_empty(), "reasons() declares an always-complete endpoint");
     let _app: Router = Router::new()
-        .route("/tickets", get(list_tickets))
-        .route("/open", get(list_open))
-        .route("/cached", get(list_cached))
-        .route("/tags", get(Api::list_tags));
+        .route("/tickets", get(list_tickets).into())
+        .route("/open", get(list_open).into())
+        .route("/cached", get(list_cached).into())
+        .route("/tags", get(Api::list_tags).into());
 }

@@ -58,5 +58,5 @@ async fn list_documents() -> Envelope<String, ListDocumentsReason> {
 
 fn main() {
     assert_eq!(ListDocumentsReason::ALL.len(), 12);
-    let _app: Router = Router::new().route("/documents", get(list_documents));
+    let _app: Router = Router::new().route("/documents", get(list_documents).into());
 }

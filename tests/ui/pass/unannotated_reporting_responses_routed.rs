@@ -4,7 +4,7 @@
 use axum::Router;
 use axum::extract::Path;
 use axum::http::StatusCode;
-use completeness::routing::{delete, get, patch, post, put};
+use completeness::routing::{get, patch};
 use completeness::{Aggregate, Completeness, Envelope, Problem, Relation, Scope};
 
 async fn list() -> Envelope<String> {
@@ -27,7 +27,7 @@ async fn remove(Path(_id): Path<String>) {}
 
 fn main() {
     let _app: Router = Router::new()
-        .route("/names", get(list).merge(post(create)))
-        .route("/names/count", get(count))
-        .route("/names/{id}", patch(rename).merge(put(rename)).merge(delete(remove)));
+        .route("/names", get(list).post(create).into())
+        .route("/names/count", get(count).into())
+        .route("/names/{id}", patch(rename).put(rename).delete(remove).into());
 }

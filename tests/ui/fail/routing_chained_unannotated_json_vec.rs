@@ -1,0 +1,15 @@
+use axum::{Json, Router};
+use completeness::routing::get;
+use completeness::{Envelope, Scope};
+
+async fn list_accounts() -> Envelope<String> {
+    Envelope::complete(vec![], Scope::new("service-accounts", "every account"))
+}
+
+async fn import_accounts() -> Json<Vec<String>> {
+    Json(vec![])
+}
+
+fn main() {
+    let _app: Router = Router::new().route("/service-accounts", get(list_accounts).post(import_accounts).into());
+}
