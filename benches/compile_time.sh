@@ -165,11 +165,12 @@ reasons() {
   echo "$list"
 }
 
-# The router over every handler.
+# The router over every handler; $1 is what follows `get(list_N)` (`.into()` for the checked
+# method router of `completeness::routing`).
 router() {
   echo 'pub fn router() -> Router {'
   echo '    Router::new()'
-  for i in $(seq 1 $HANDLERS); do echo "        .route(\"/r$i\", get(list_$i))"; done
+  for i in $(seq 1 $HANDLERS); do echo "        .route(\"/r$i\", get(list_$i)$1)"; done
   echo '}'
 }
 
@@ -198,7 +199,7 @@ pub struct Page$i {
 RS
     handler "$i" ""
   done
-  router
+  router '.into()'
 } > "$WORK/annotated/src/lib.rs"
 
 # The twin: the same handlers, no macros, everything written by hand.
@@ -246,7 +247,7 @@ impl IntoResponse for Page$i {
 RS
     handler "$i" "resource_$i"
   done
-  router
+  router ''
 } > "$WORK/plain/src/lib.rs"
 
 cd "$WORK"
