@@ -1,10 +1,14 @@
 //! In-process requests per second of the inventory list handler (100 items per page) versus a
 //! bare axum handler returning `Json<Vec<Item>>` of the same rows; and of the list handler with
 //! an operator's tracing subscriber (the request log and the framework's events, formatted at
-//! `info` into a sink) and a Prometheus metrics recorder installed versus without them. Prints
-//! both throughput ratios, measured in the same run.
+//! `info` into a byte counter) and a Prometheus metrics recorder installed versus without them;
+//! and of the bare handler, under the same request log, with versus without them, which is what
+//! observing costs with nothing of completeness in the request. Prints the throughput ratios,
+//! measured in the same run.
 
 use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -44,18 +48,41 @@ async fn call(router: &Router, uri: &str) -> usize {
     axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().len()
 }
 
-/// What an operator installs: a subscriber formatting `info` events (into a sink, not a
-/// terminal) and a Prometheus recorder.
+/// What an operator installs: a subscriber formatting `info` events (into a writer that only
+/// counts the bytes, not a terminal) and a Prometheus recorder.
 struct Observers {
     subscriber: Dispatch,
     recorder: PrometheusRecorder,
+    logged: Arc<AtomicU64>,
+}
+
+/// A log writer that keeps nothing but the number of bytes written.
+#[derive(Clone)]
+struct CountingWriter(Arc<AtomicU64>);
+
+impl std::io::Write for CountingWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl Observers {
     fn new() -> Observers {
-        let log = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(std::io::sink);
+        let logged = Arc::new(AtomicU64::new(0));
+        let writer = CountingWriter(logged.clone());
+        let log = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(move || writer.clone());
         let subscriber = Dispatch::new(tracing_subscriber::registry().with(log).with(LevelFilter::INFO));
-        Observers { subscriber, recorder: PrometheusBuilder::new().build_recorder() }
+        Observers { subscriber, recorder: PrometheusBuilder::new().build_recorder(), logged }
+    }
+
+    /// Bytes the subscriber has written so far.
+    fn logged(&self) -> u64 {
+        self.logged.load(Ordering::Relaxed)
     }
 
     /// Runs `f` with the subscriber and the recorder installed on this thread.
@@ -64,7 +91,9 @@ impl Observers {
     }
 }
 
-/// Mean time per request over `rounds` requests.
+/// Mean time per request over `rounds` requests. Not inlined, so that every side of a comparison
+/// runs the same machine code and only what is installed around it differs.
+#[inline(never)]
 fn time_per_call(runtime: &tokio::runtime::Runtime, router: &Router, uri: &str, rounds: u32) -> Duration {
     runtime.block_on(async {
         let start = Instant::now();
@@ -136,6 +165,7 @@ fn main() {
     pairs.sort_by(f64::total_cmp);
 
     // The same for the list handler observed versus not.
+    let logged_before = observers.logged();
     let mut observed_pairs = Vec::new();
     let (mut quiet_best, mut observed_best) = (Duration::MAX, Duration::MAX);
     for sample in 0..31 {
@@ -153,6 +183,25 @@ fn main() {
         observed_pairs.push(quiet_time.as_secs_f64() / observed_time.as_secs_f64());
     }
     observed_pairs.sort_by(f64::total_cmp);
+    let logged_per_request = (observers.logged() - logged_before) / (31 * 600);
+    assert!(logged_per_request > 0, "the subscriber formatted the request log of the observed requests");
+
+    // The same for the bare handler, whose request log is the same: what observing costs
+    // without anything of completeness in the request.
+    let mut bare_observed_pairs = Vec::new();
+    for sample in 0..31 {
+        let quiet = || time_per_call(&runtime, &plain, "/bare", 600);
+        let observed = || observers.installed(|| time_per_call(&runtime, &plain, "/bare", 600));
+        let (quiet_time, observed_time) = if sample % 2 == 0 {
+            let quiet_time = quiet();
+            (quiet_time, observed())
+        } else {
+            let observed_time = observed();
+            (quiet(), observed_time)
+        };
+        bare_observed_pairs.push(quiet_time.as_secs_f64() / observed_time.as_secs_f64());
+    }
+    bare_observed_pairs.sort_by(f64::total_cmp);
     let counted = observers.recorder.handle().render();
     assert!(counted.contains("completeness_responses_total"), "the recorder counted the answers:\n{counted}");
 
@@ -183,6 +232,14 @@ fn main() {
         observed_pairs[observed_pairs.len() / 2],
         observed_pairs[observed_pairs.len() / 4],
         observed_pairs[3 * observed_pairs.len() / 4]
+    );
+    println!("  the subscriber wrote {logged_per_request} bytes of log per observed request");
+    println!(
+        "  the bare handler, same request log, with/without: median of {} paired samples {:.3} (quartiles {:.3}..{:.3})",
+        bare_observed_pairs.len(),
+        bare_observed_pairs[bare_observed_pairs.len() / 2],
+        bare_observed_pairs[bare_observed_pairs.len() / 4],
+        bare_observed_pairs[3 * bare_observed_pairs.len() / 4]
     );
     criterion.final_summary();
 }
