@@ -126,6 +126,15 @@ async fn an_incomplete_and_empty_result_reaches_the_client_with_every_completene
             let rest: Value =
                 serde_json::from_str(&text[verdict.len()..]).expect("the envelope JSON follows the verdict");
             assert_eq!(rest, expected);
+            assert_eq!(
+                text[verdict.len()..].trim_start(),
+                serde_json::to_string(&restricted_listing()).unwrap(),
+                "the text copy is the REST body, in the contract's member order"
+            );
+            assert!(
+                text[verdict.len()..].trim_start().starts_with(r#"{"status":"partial","complete":false"#),
+                "{text}"
+            );
 
             client.cancel().await.expect("stop client");
             server.cancel().await.expect("stop server");

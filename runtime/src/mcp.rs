@@ -56,9 +56,13 @@ pub fn tool_result_for<R: Reason>(
 /// The tool result carrying `response` whole as `structuredContent`, with a first text block
 /// of `verdict` (one line) followed by the same JSON; for responses without a completeness
 /// block, such as a single resource with `omitted_fields`.
+///
+/// The JSON after the verdict is written from `response` itself, so it is the REST body byte
+/// for byte, in the contract's member order (`status`, `complete`, `truncated` before the
+/// items); a `Value` would sort the members by name.
 pub fn structured_result(response: &impl Serialize, verdict: &str) -> Result<CallToolResult, serde_json::Error> {
     let structured = serde_json::to_value(response)?;
-    let text = format!("{verdict}\n{}", serde_json::to_string(&structured)?);
+    let text = format!("{verdict}\n{}", serde_json::to_string(response)?);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(structured);
     result.is_error = Some(false);
