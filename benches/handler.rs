@@ -91,9 +91,7 @@ impl Observers {
     }
 }
 
-/// Mean time per request over `rounds` requests. Not inlined, so that every side of a comparison
-/// runs the same machine code and only what is installed around it differs.
-#[inline(never)]
+/// Mean time per request over `rounds` requests.
 fn time_per_call(runtime: &tokio::runtime::Runtime, router: &Router, uri: &str, rounds: u32) -> Duration {
     runtime.block_on(async {
         let start = Instant::now();
@@ -102,6 +100,51 @@ fn time_per_call(runtime: &tokio::runtime::Runtime, router: &Router, uri: &str, 
         }
         start.elapsed() / rounds
     })
+}
+
+/// Paired samples per comparison, and requests per sample.
+const SAMPLES: u32 = 31;
+const ROUNDS: u32 = 600;
+
+/// One comparison measured in this run: `SAMPLES` adjacent pairs of samples of `a` and `b`, in
+/// alternating order so that load from other processes and drift hit both sides alike.
+struct Paired {
+    /// The throughput ratio b/a of each pair (time of `a` over time of `b`), sorted.
+    ratios: Vec<f64>,
+    best_a: Duration,
+    best_b: Duration,
+}
+
+impl Paired {
+    fn measure(mut a: impl FnMut() -> Duration, mut b: impl FnMut() -> Duration) -> Paired {
+        let (mut ratios, mut best_a, mut best_b) = (Vec::new(), Duration::MAX, Duration::MAX);
+        for sample in 0..SAMPLES {
+            let (a_time, b_time) = if sample % 2 == 0 {
+                let a_time = a();
+                (a_time, b())
+            } else {
+                let b_time = b();
+                (a(), b_time)
+            };
+            best_a = best_a.min(a_time);
+            best_b = best_b.min(b_time);
+            ratios.push(a_time.as_secs_f64() / b_time.as_secs_f64());
+        }
+        ratios.sort_by(f64::total_cmp);
+        Paired { ratios, best_a, best_b }
+    }
+
+    /// "median of N paired samples M (quartiles Q1..Q3)".
+    fn summary(&self) -> String {
+        let r = &self.ratios;
+        format!(
+            "median of {} paired samples {:.3} (quartiles {:.3}..{:.3})",
+            r.len(),
+            r[r.len() / 2],
+            r[r.len() / 4],
+            r[3 * r.len() / 4]
+        )
+    }
 }
 
 fn main() {
@@ -146,100 +189,38 @@ fn main() {
     });
     group.finish();
 
-    // The ratio, measured in this run: 31 adjacent pairs of samples in alternating order, so that
-    // load from other processes and drift hit both sides alike; the median of the pair ratios.
-    let mut pairs = Vec::new();
-    let (mut bare_best, mut list_best) = (Duration::MAX, Duration::MAX);
-    for sample in 0..31 {
-        let (bare_time, list_time) = if sample % 2 == 0 {
-            let bare_time = time_per_call(&runtime, &plain, "/bare", 600);
-            (bare_time, time_per_call(&runtime, &annotated, listed, 600))
-        } else {
-            let list_time = time_per_call(&runtime, &annotated, listed, 600);
-            (time_per_call(&runtime, &plain, "/bare", 600), list_time)
-        };
-        bare_best = bare_best.min(bare_time);
-        list_best = list_best.min(list_time);
-        pairs.push(bare_time.as_secs_f64() / list_time.as_secs_f64());
-    }
-    pairs.sort_by(f64::total_cmp);
-
-    // The same for the list handler observed versus not.
+    let bare = || time_per_call(&runtime, &plain, "/bare", ROUNDS);
+    let list = || time_per_call(&runtime, &annotated, listed, ROUNDS);
+    let listed_vs_bare = Paired::measure(bare, list);
     let logged_before = observers.logged();
-    let mut observed_pairs = Vec::new();
-    let (mut quiet_best, mut observed_best) = (Duration::MAX, Duration::MAX);
-    for sample in 0..31 {
-        let quiet = || time_per_call(&runtime, &annotated, listed, 600);
-        let observed = || observers.installed(|| time_per_call(&runtime, &annotated, listed, 600));
-        let (quiet_time, observed_time) = if sample % 2 == 0 {
-            let quiet_time = quiet();
-            (quiet_time, observed())
-        } else {
-            let observed_time = observed();
-            (quiet(), observed_time)
-        };
-        quiet_best = quiet_best.min(quiet_time);
-        observed_best = observed_best.min(observed_time);
-        observed_pairs.push(quiet_time.as_secs_f64() / observed_time.as_secs_f64());
-    }
-    observed_pairs.sort_by(f64::total_cmp);
-    let logged_per_request = (observers.logged() - logged_before) / (31 * 600);
+    let observed_vs_quiet = Paired::measure(list, || observers.installed(list));
+    let logged_per_request = (observers.logged() - logged_before) / u64::from(SAMPLES * ROUNDS);
     assert!(logged_per_request > 0, "the subscriber formatted the request log of the observed requests");
-
-    // The same for the bare handler, whose request log is the same: what observing costs
-    // without anything of completeness in the request.
-    let mut bare_observed_pairs = Vec::new();
-    for sample in 0..31 {
-        let quiet = || time_per_call(&runtime, &plain, "/bare", 600);
-        let observed = || observers.installed(|| time_per_call(&runtime, &plain, "/bare", 600));
-        let (quiet_time, observed_time) = if sample % 2 == 0 {
-            let quiet_time = quiet();
-            (quiet_time, observed())
-        } else {
-            let observed_time = observed();
-            (quiet(), observed_time)
-        };
-        bare_observed_pairs.push(quiet_time.as_secs_f64() / observed_time.as_secs_f64());
-    }
-    bare_observed_pairs.sort_by(f64::total_cmp);
+    // The bare handler has the same request log: what observing costs with nothing of
+    // completeness in the request.
+    let bare_observed_vs_quiet = Paired::measure(bare, || observers.installed(bare));
     let counted = observers.recorder.handle().render();
     assert!(counted.contains("completeness_responses_total"), "the recorder counted the answers:\n{counted}");
 
     let per_second = |d: Duration| 1.0 / d.as_secs_f64();
+    let (bare_best, list_best) = (listed_vs_bare.best_a, listed_vs_bare.best_b);
     println!("\nin-process requests per second, 100 items per response (same run):");
     println!("  bare Json<Vec<Item>>       {:>10.0} req/s (best {bare_best:.2?} per request)", per_second(bare_best));
     println!("  completeness list handler  {:>10.0} req/s (best {list_best:.2?} per request)", per_second(list_best));
-    println!(
-        "  throughput ratio list/bare: median of {} paired samples {:.3} (quartiles {:.3}..{:.3}); target >= 0.95",
-        pairs.len(),
-        pairs[pairs.len() / 2],
-        pairs[pairs.len() / 4],
-        pairs[3 * pairs.len() / 4]
-    );
+    println!("  throughput ratio list/bare: {}; target >= 0.95", listed_vs_bare.summary());
     println!(
         "  throughput ratio list/bare, fastest sample of each side: {:.3}",
         per_second(list_best) / per_second(bare_best)
     );
+    let (quiet_best, observed_best) = (observed_vs_quiet.best_a, observed_vs_quiet.best_b);
     println!("\nthe list handler with a tracing subscriber and a metrics recorder installed (same run):");
     println!("  without                    {:>10.0} req/s (best {quiet_best:.2?} per request)", per_second(quiet_best));
     println!(
         "  with                       {:>10.0} req/s (best {observed_best:.2?} per request)",
         per_second(observed_best)
     );
-    println!(
-        "  throughput ratio with/without: median of {} paired samples {:.3} (quartiles {:.3}..{:.3}); target >= 0.97",
-        observed_pairs.len(),
-        observed_pairs[observed_pairs.len() / 2],
-        observed_pairs[observed_pairs.len() / 4],
-        observed_pairs[3 * observed_pairs.len() / 4]
-    );
+    println!("  throughput ratio with/without: {}; target >= 0.97", observed_vs_quiet.summary());
     println!("  the subscriber wrote {logged_per_request} bytes of log per observed request");
-    println!(
-        "  the bare handler, same request log, with/without: median of {} paired samples {:.3} (quartiles {:.3}..{:.3})",
-        bare_observed_pairs.len(),
-        bare_observed_pairs[bare_observed_pairs.len() / 2],
-        bare_observed_pairs[bare_observed_pairs.len() / 4],
-        bare_observed_pairs[3 * bare_observed_pairs.len() / 4]
-    );
+    println!("  the bare handler, same request log, with/without: {}", bare_observed_vs_quiet.summary());
     criterion.final_summary();
 }

@@ -242,7 +242,7 @@ impl Caller {
 /// Emits the event and counts of one answer.
 fn answered(route: &str, method: &'static str, reported: &Reported) {
     let Reported { warnings, items, refused_with, .. } = reported;
-    let complete = &reported.is_complete();
+    let complete = reported.is_complete();
     let reasons = reported.reason_codes();
     let (reason_codes, warning_codes) = (Codes(reasons), Codes(warnings));
     match refused_with {
@@ -250,7 +250,7 @@ fn answered(route: &str, method: &'static str, reported: &Reported) {
             target: TARGET, event = "strict_refusal", route, method, status, reasons = %reason_codes, items,
             "a complete result was demanded; the answer was incomplete and refused"
         ),
-        None if *complete => tracing::debug!(
+        None if complete => tracing::debug!(
             target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
             warnings = %warning_codes, items, "complete answer"
         ),
@@ -267,7 +267,7 @@ fn answered(route: &str, method: &'static str, reported: &Reported) {
     {
         use metrics::counter;
         let route = route.to_owned();
-        let complete_label = if *complete { "true" } else { "false" };
+        let complete_label = if complete { "true" } else { "false" };
         counter!(RESPONSES_TOTAL, "route" => route.clone(), "method" => method, "complete" => complete_label)
             .increment(1);
         for code in reasons {

@@ -181,7 +181,7 @@ where
 // so that a refused handler's error points at a plain function signature.
 impl<S: Clone + Send + Sync + 'static> CheckedMethods<S> {
     /// Also routes `GET` (and `HEAD`) requests to `handler`, checked like the first method
-    /// (panics, as axum does, if `GET` (and `HEAD`) is routed already).
+    /// (panics, as axum does, if `GET` is routed already).
     pub fn get<H, T>(self, handler: H) -> CheckedMethods<S>
     where
         H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
