@@ -166,9 +166,10 @@ reasons() {
 }
 
 # The router over every handler; $1 is what follows `get(list_N)` (`.into()` for the checked
-# method router of `completeness::routing`).
+# method router of `completeness::routing`), $2 the router's state (the checked routes read
+# the framework's settings from it).
 router() {
-  echo 'pub fn router() -> Router {'
+  echo "pub fn router() -> Router<$2> {"
   echo '    Router::new()'
   for i in $(seq 1 $HANDLERS); do echo "        .route(\"/r$i\", get(list_$i)$1)"; done
   echo '}'
@@ -199,7 +200,7 @@ pub struct Page$i {
 RS
     handler "$i" ""
   done
-  router '.into()'
+  router '.into()' completeness::CompletenessConfig
 } > "$WORK/annotated/src/lib.rs"
 
 # The twin: the same handlers, no macros, everything written by hand.
@@ -247,7 +248,7 @@ impl IntoResponse for Page$i {
 RS
     handler "$i" "resource_$i"
   done
-  router ''
+  router '' '()'
 } > "$WORK/plain/src/lib.rs"
 
 cd "$WORK"

@@ -82,6 +82,31 @@
 //! # }
 //! ```
 //!
+//! # Routing and settings
+//!
+//! - `completeness::routing::{get, post, put, patch, delete}` accept only handlers whose
+//!   response reports completeness, first method or chained; `.into()` hands the method
+//!   router to axum's `Router::route`.
+//! - The settings ([`CompletenessConfig`]: cursor keys, page sizes, time budgets) are the
+//!   router's state, or part of it through [`config::CompletenessState`]. A router without them
+//!   does not compile: "the router state `()` does not carry the completeness settings".
+//! - A service without authentication sets `.with_anonymous_credential()`; every other one
+//!   puts a [`Credential`] on each request in its authentication middleware.
+//!
+//! ```
+//! use axum::Router;
+//! use completeness::routing::get;
+//! use completeness::{CompletenessConfig, CursorKeys, Envelope, Scope};
+//!
+//! async fn list() -> Envelope<String> {
+//!     Envelope::complete(vec![], Scope::new("names", "every name"))
+//! }
+//!
+//! let settings = CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential();
+//! let app: Router = Router::new().route("/names", get(list).into()).with_state(settings);
+//! # let _ = app;
+//! ```
+//!
 //! # `#[derive(ResultEnvelope)]`
 //!
 //! On a response struct: `Serialize`, [`ReportsCompleteness`] and, with `axum`, `IntoResponse`.

@@ -21,7 +21,7 @@ async fn list_numbers(request: PageRequest) -> Result<Envelope<u64, ListNumbersR
 }
 
 fn app(config: CompletenessConfig) -> Router {
-    Router::new().route("/numbers", get(list_numbers).into()).layer(config.layer())
+    Router::new().route("/numbers", get(list_numbers).into()).with_state(config)
 }
 
 async fn call(app: &Router, uri: &str) -> (StatusCode, Value) {

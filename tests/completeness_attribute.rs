@@ -10,6 +10,7 @@ use completeness::routing::get;
 use completeness::{
     Completeness, Envelope, Reason, ReasonCode, ReportsCompleteness, ResultEnvelope, Scope, completeness,
 };
+use completeness::{CompletenessConfig, CursorKeys};
 use tower::ServiceExt;
 
 #[completeness(resource = "service_accounts", reasons(MorePagesAvailable, VisibilityRestricted))]
@@ -31,7 +32,9 @@ async fn list_accounts(
 
 /// `POST` is chained on the same checked method router (a search taking its filters by query).
 fn app() -> Router {
-    Router::new().route("/service-accounts", get(list_accounts).post(list_accounts).into())
+    Router::new()
+        .route("/service-accounts", get(list_accounts).post(list_accounts).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
 }
 
 async fn call(uri: &str) -> (StatusCode, serde_json::Value) {

@@ -8,6 +8,7 @@ use axum::http::{Request, StatusCode};
 use completeness::routing::get;
 use completeness::testing::{arb_envelope, assert_envelope_invariants};
 use completeness::warning::StaleIndex;
+use completeness::{CompletenessConfig, CursorKeys};
 use completeness::{
     Continuation, Decision, Envelope, Intent, Reason, ReasonCode, ReasonKind, Scope, StandardReason, Warning,
     WarningCatalog, WarningCode, completeness, decide,
@@ -80,7 +81,9 @@ async fn list_documents(
 }
 
 async fn call(uri: &str) -> (StatusCode, Value) {
-    let app: Router = Router::new().route("/documents", get(list_documents).into());
+    let app: Router = Router::new()
+        .route("/documents", get(list_documents).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
     let response = app.oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
     let status = response.status();
     let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();

@@ -14,6 +14,7 @@ use completeness::testing::faults::{
     FAULT_HEADER, Fault, FaultLayer, Faulted, RequestFacts, Schedule, inject, shape_rng,
 };
 use completeness::{Aggregate, Envelope, ReasonCode, Relation, Reported, Scope, completeness};
+use completeness::{CompletenessConfig, CursorKeys};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -127,6 +128,7 @@ fn router() -> Router {
         .route("/plain", get(list_plain).into())
         .route("/tickets", get(list_tickets).into())
         .route("/things/count", get(count_things).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
 }
 
 #[tokio::test]

@@ -98,11 +98,23 @@ fn app() -> Router {
         .route_layer(completeness::observe::layer())
         .route_layer(middleware::from_fn(authenticate))
         .layer(completeness::observe::layer())
-        .layer(CompletenessConfig::new(CursorKeys::ephemeral()).with_page_sizes(5, 10).layer())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_page_sizes(5, 10))
+}
+
+/// A service without authentication: its settings give requests the anonymous credential.
+fn anonymous_app() -> Router {
+    Router::new()
+        .route("/numbers", get(numbers).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential())
 }
 
 /// Sends the requests to a fresh app with the capture and a local recorder installed.
 fn run(requests: Vec<Request>) -> (Capture, String, Vec<StatusCode>) {
+    run_on(app, requests)
+}
+
+/// [`run`] against the router `app` builds.
+fn run_on(app: fn() -> Router, requests: Vec<Request>) -> (Capture, String, Vec<StatusCode>) {
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
     let recorder: PrometheusRecorder = PrometheusBuilder::new().build_recorder();
@@ -222,6 +234,15 @@ fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_to
     assert!(capture.of_kind("response").is_empty(), "a refusal is not an answer");
     let refused = [("route", "/numbers"), ("code", "INVALID_CURSOR")];
     assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &refused), 1.0);
+}
+
+#[test]
+fn a_refusal_names_the_anonymous_credential_of_a_service_without_authentication() {
+    let forged = "c1.eph.Zm9yZ2VkLXBheWxvYWQtc2VjcmV0.bWFj";
+    let (capture, _, statuses) = run_on(anonymous_app, vec![get_request(&format!("/numbers?cursor={forged}"))]);
+    assert_eq!(statuses, [StatusCode::BAD_REQUEST]);
+    let event = only(capture.of_kind("cursor_refused"));
+    assert_eq!((event.field("code"), event.field("credential")), ("INVALID_CURSOR", "anonymous"));
 }
 
 #[test]

@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Query, Request, State};
+use axum::extract::{FromRef, Query, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use completeness::budget::TimeBudget;
-use completeness::config::CompletenessConfig;
+use completeness::config::{CompletenessConfig, CompletenessState};
 use completeness::cursor::{CursorKeys, QueryBinding};
 use completeness::evidence::{Evidence, EvidenceIssuer, RequireEvidence};
 use completeness::fanout::FanOut;
@@ -140,7 +140,27 @@ pub fn app_with_store(config: CompletenessConfig, store: Store) -> (Router, App)
     (router(config, state.clone()), state)
 }
 
+/// One replica's router state: the shared service state and this replica's settings.
+#[derive(Clone)]
+struct Replica {
+    app: App,
+    config: CompletenessConfig,
+}
+
+impl FromRef<Replica> for App {
+    fn from_ref(replica: &Replica) -> App {
+        replica.app.clone()
+    }
+}
+
+impl CompletenessState for Replica {
+    fn completeness(&self) -> &CompletenessConfig {
+        &self.config
+    }
+}
+
 /// The same service state behind another configuration (another replica, rotated keys).
+/// Routed with `axum::routing`, so the budget echo is a route layer of its own.
 pub fn router(config: CompletenessConfig, state: App) -> Router {
     Router::new()
         .route("/accounts", get(list_accounts))
@@ -149,9 +169,9 @@ pub fn router(config: CompletenessConfig, state: App) -> Router {
         .route("/strict", get(strict))
         .route("/search", get(search))
         .route("/budget", get(budget_echo))
+        .route_layer(completeness::budget::echo_layer())
         .layer(middleware::from_fn_with_state(state.clone(), authenticate))
-        .layer(config.layer())
-        .with_state(state)
+        .with_state(Replica { app: state, config })
 }
 
 async fn authenticate(State(app): State<App>, mut request: Request, next: Next) -> Response {

@@ -4,13 +4,17 @@ mod products;
 mod warehouses;
 
 use axum::Router;
-use completeness::Exempt;
 use completeness::routing::get;
+use completeness::{CompletenessConfig, CursorKeys, Exempt};
 
-/// Every route of the service.
+/// Every route of the service, with the framework's settings as the router state (ephemeral
+/// keys: this service issues no cursor that must outlive it).
 pub fn router() -> Router {
     let api = Router::new().merge(products::router()).nest("/warehouses", warehouses::router());
-    Router::new().route("/health", get(health).into()).nest("/api", api)
+    Router::new()
+        .route("/health", get(health).into())
+        .nest("/api", api)
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
 }
 
 /// Not a list: exempt, and routed through `completeness::routing` like the rest.

@@ -3,6 +3,7 @@
 
 use axum::Router;
 use axum::extract::{Path, Query};
+use completeness::CompletenessConfig;
 use completeness::reason::{MorePagesAvailable, ResultLimitReached};
 use completeness::routing::get;
 use completeness::{Envelope, Problem, ProblemCode, ResultEnvelope, Scope, completeness};
@@ -39,7 +40,7 @@ pub fn catalog() -> Vec<Product> {
 const PAGE: usize = 10;
 const SEARCH_LIMIT: usize = 3;
 
-pub fn router() -> Router {
+pub fn router() -> Router<CompletenessConfig> {
     Router::new()
         .route("/products", get(list_products).into())
         .route("/products/search", get(search_products).into())

@@ -1,6 +1,7 @@
 //! Warehouses, migrated: the hand-rolled page became a derived envelope.
 
 use axum::Router;
+use completeness::CompletenessConfig;
 use completeness::routing::get;
 use completeness::{Completeness, ResultEnvelope, Scope, completeness};
 use serde::Serialize;
@@ -19,7 +20,7 @@ pub struct WarehousePage {
     pub completeness: Completeness<ListWarehousesReason>,
 }
 
-pub fn router() -> Router {
+pub fn router() -> Router<CompletenessConfig> {
     Router::new().route("/", get(list_warehouses).into())
 }
 

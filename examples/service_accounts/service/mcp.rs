@@ -77,14 +77,14 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router {
 #[derive(Clone)]
 pub struct InventoryTools {
     state: AppState,
-    config: Arc<CompletenessConfig>,
+    config: CompletenessConfig,
     tools: Arc<Vec<Tool>>,
 }
 
 impl InventoryTools {
     /// The tools over `state`.
     pub fn new(state: AppState) -> InventoryTools {
-        let config = Arc::new(state.completeness.clone());
+        let config = state.completeness.clone();
         InventoryTools { state, config, tools: Arc::new(tools()) }
     }
 

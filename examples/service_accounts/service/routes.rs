@@ -55,7 +55,6 @@ pub fn router(state: AppState) -> Router {
         .merge(authenticated)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(state.completeness.layer())
         .layer(DefaultBodyLimit::max(refusals::MAX_BODY_BYTES))
         .layer(middleware::map_response(refusals::as_problem))
         .layer(middleware::from_fn(refusals::limits));

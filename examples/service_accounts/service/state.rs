@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use completeness::CursorKeys;
-use completeness::config::CompletenessConfig;
+use completeness::config::{CompletenessConfig, CompletenessState};
 
 use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
@@ -23,6 +23,13 @@ pub struct Service {
     pub usage: UsageSource,
     /// Cursor and evidence keys, page sizes, time budgets: the framework's settings.
     pub completeness: CompletenessConfig,
+}
+
+/// The checked routes and the extractors find the framework's settings here.
+impl CompletenessState for Service {
+    fn completeness(&self) -> &CompletenessConfig {
+        &self.completeness
+    }
 }
 
 /// The environment variable holding the cursor and evidence key ring (`kid:base64key,...`).

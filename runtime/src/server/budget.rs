@@ -4,19 +4,28 @@
 //! (header, decimals allowed); when it names both, the smaller applies. Absent → the
 //! configured default; above the configured maximum → the maximum. Zero, negative or
 //! unreadable values → 400 `INVALID_TIME_BUDGET`. The applied budget is echoed in the
-//! `Time-Budget-Ms` response header (by the configuration layer) and in the
+//! `Time-Budget-Ms` response header (by the checked routes of [`crate::server::routing`]) and in the
 //! `budget_ms` of any `TIME_BUDGET_EXCEEDED` reason.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::HeaderValue;
 use axum::http::request::Parts;
+use axum::response::Response;
 use tokio::time::Instant;
 
 use crate::contract::reason::{Progress, TimeBudgetExceeded};
-use crate::server::config::{BudgetEcho, CompletenessConfig};
+use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
+
+/// The response header that echoes the time budget applied to a request, in milliseconds.
+pub const TIME_BUDGET_HEADER: &str = "time-budget-ms";
 
 /// The request-timeout header (seconds).
 pub const REQUEST_TIMEOUT_HEADER: &str = "request-timeout";
@@ -38,8 +47,7 @@ impl TimeBudget {
 
     /// Reads the request (what the extractor does) and records the applied budget for
     /// the response header.
-    pub fn from_parts(parts: &Parts) -> Result<TimeBudget, Problem> {
-        let config = CompletenessConfig::from_parts(parts)?;
+    pub fn from_parts(parts: &Parts, config: &CompletenessConfig) -> Result<TimeBudget, Problem> {
         let mut requested: Option<Duration> = None;
         for (key, value) in query_pairs(&parts.uri)? {
             if key == "time_budget_ms" {
@@ -118,11 +126,11 @@ impl TimeBudget {
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for TimeBudget {
+impl<S: CompletenessState> FromRequestParts<S> for TimeBudget {
     type Rejection = Problem;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        TimeBudget::from_parts(parts)
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        TimeBudget::from_parts(parts, state.completeness())
     }
 }
 
@@ -276,5 +284,73 @@ mod tracker_tests {
         assert_eq!(exceeded.progress, Progress { completed: 4, planned: Some(10), unit: "rows".into() });
         let roomy = TimeBudget::new(Duration::from_secs(60), Duration::from_secs(60)).tracker(None, "pages");
         assert!(roomy.check().is_ok());
+    }
+}
+
+/// Where the time budget extractor records the applied budget for the response header.
+#[derive(Debug, Clone, Default)]
+struct BudgetEcho(Arc<Mutex<Option<u64>>>);
+
+impl BudgetEcho {
+    fn record(&self, applied_ms: u64) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(applied_ms);
+        }
+    }
+
+    fn recorded(&self) -> Option<u64> {
+        self.0.lock().ok().and_then(|slot| *slot)
+    }
+}
+
+/// The layer that echoes the applied budget in the `Time-Budget-Ms` response header when the
+/// handler extracted a [`TimeBudget`]. The checked routes of [`crate::server::routing`] have it;
+/// a handler routed with `axum::routing` gets it with `.route_layer(completeness::budget::echo_layer())`.
+pub fn echo_layer() -> EchoLayer {
+    EchoLayer
+}
+
+/// See [`echo_layer`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EchoLayer;
+
+impl<S> tower::Layer<S> for EchoLayer {
+    type Service = EchoService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        EchoService { inner }
+    }
+}
+
+/// The service of [`EchoLayer`].
+#[derive(Debug, Clone)]
+pub struct EchoService<S> {
+    inner: S,
+}
+
+impl<S> tower::Service<Request> for EchoService<S>
+where
+    S: tower::Service<Request, Response = Response> + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let echo = BudgetEcho::default();
+        request.extensions_mut().insert(echo.clone());
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let mut response = response.await?;
+            if let Some(applied_ms) = echo.recorded() {
+                response.headers_mut().insert(TIME_BUDGET_HEADER, HeaderValue::from(applied_ms));
+            }
+            Ok(response)
+        })
     }
 }

@@ -4,13 +4,15 @@
 //! [`Credential`] into the request's extensions; the framework's extractors
 //! ([`PageRequest`](crate::server::page_request::PageRequest), [`RequireEvidence`](crate::server::evidence::RequireEvidence),
 //! [`EvidenceIssuer`](crate::server::evidence::EvidenceIssuer)) and handlers read it from there.
+//! A service without authentication sets
+//! [`CompletenessConfig::with_anonymous_credential`] instead.
 //! Its fingerprint (name, permission epoch and tenant access) is what cursors and
 //! evidence are bound to: bump the permission epoch whenever the credential's
 //! permissions change and every cursor and evidence token it holds stops working.
 //!
 //! ```
 //! use axum::{Router, middleware::{self, Next}, extract::Request, response::{IntoResponse, Response}};
-//! use completeness_runtime::{Credential, Problem, ProblemCode};
+//! use completeness_runtime::{CompletenessConfig, Credential, CursorKeys, Problem, ProblemCode};
 //!
 //! async fn authenticate(mut request: Request, next: Next) -> Response {
 //!     let bearer = request.headers().get("authorization").and_then(|v| v.to_str().ok());
@@ -29,7 +31,8 @@
 //!
 //! let app: Router = Router::new()
 //!     .route("/whoami", axum::routing::get(whoami))
-//!     .layer(middleware::from_fn(authenticate));
+//!     .layer(middleware::from_fn(authenticate))
+//!     .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 //! ```
 
 use std::collections::BTreeSet;
@@ -40,6 +43,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
+use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::problem::{Problem, ProblemCode};
 
 /// Which tenants a credential can read.
@@ -175,19 +179,24 @@ impl Credential {
         digest.finalize().into()
     }
 
-    /// The credential the authentication middleware put on the request, or 401.
-    pub fn from_parts(parts: &Parts) -> Result<Credential, Problem> {
-        parts.extensions.get::<Credential>().cloned().ok_or_else(|| {
-            Problem::new(ProblemCode::Unauthenticated, "This request carries no known credential; send one.")
-        })
+    /// The credential the authentication middleware put on the request; else the
+    /// configured anonymous credential ([`CompletenessConfig::with_anonymous_credential`]);
+    /// else 401 `UNAUTHENTICATED`.
+    pub fn from_parts(parts: &Parts, config: &CompletenessConfig) -> Result<Credential, Problem> {
+        match parts.extensions.get::<Credential>().or(config.anonymous_credential()) {
+            Some(credential) => Ok(credential.clone()),
+            None => {
+                Err(Problem::new(ProblemCode::Unauthenticated, "This request carries no known credential; send one."))
+            }
+        }
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for Credential {
+impl<S: CompletenessState> FromRequestParts<S> for Credential {
     type Rejection = Problem;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Credential::from_parts(parts)
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Credential::from_parts(parts, state.completeness())
     }
 }
 

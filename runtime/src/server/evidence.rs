@@ -22,8 +22,6 @@
 //! | an id not in the inventory at that snapshot | 412 | `TARGET_NOT_IN_EVIDENCE` |
 //! | a target no longer matches now | 409 | `TARGET_CHANGED` |
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -33,7 +31,7 @@ use serde_json::{Map, Value};
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::Reason;
-use crate::server::config::CompletenessConfig;
+use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::credential::Credential;
 use crate::server::cursor::{
     Reader, TokenError, Writer, after, canonical_filters, filters_fingerprint, now_ms, rfc3339, token,
@@ -48,16 +46,17 @@ pub const EVIDENCE_MEMBER: &str = "evidence";
 
 /// Issues evidence on complete inventory responses for the request's credential.
 ///
-/// Extracting it needs the configuration layer and a [`Credential`] (401 without one).
+/// Extracting it needs the settings in the router state ([`CompletenessState`]) and a
+/// [`Credential`] (401 without one).
 #[derive(Debug, Clone)]
 pub struct EvidenceIssuer {
-    config: Arc<CompletenessConfig>,
+    config: CompletenessConfig,
     credential: Credential,
 }
 
 impl EvidenceIssuer {
     /// An issuer for `credential`.
-    pub fn new(config: Arc<CompletenessConfig>, credential: Credential) -> EvidenceIssuer {
+    pub fn new(config: CompletenessConfig, credential: Credential) -> EvidenceIssuer {
         EvidenceIssuer { config, credential }
     }
 
@@ -76,11 +75,12 @@ impl EvidenceIssuer {
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for EvidenceIssuer {
+impl<S: CompletenessState> FromRequestParts<S> for EvidenceIssuer {
     type Rejection = Problem;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(EvidenceIssuer::new(CompletenessConfig::from_parts(parts)?, Credential::from_parts(parts)?))
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let config = state.completeness();
+        Ok(EvidenceIssuer::new(config.clone(), Credential::from_parts(parts, config)?))
     }
 }
 
@@ -288,7 +288,7 @@ fn forged(why: &str) -> Problem {
 ///
 /// Refusals: a body that is not a JSON object, whose `evidence` is not a string, or whose
 /// other members do not fit `T` → 400 `INVALID_BODY`; no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
-/// then the refusals of [`Evidence::verify`]. It needs the configuration layer and a
+/// then the refusals of [`Evidence::verify`]. It needs the settings in the router state and a
 /// [`Credential`].
 #[derive(Debug, Clone)]
 pub struct RequireEvidence<T> {
@@ -298,13 +298,13 @@ pub struct RequireEvidence<T> {
     pub body: T,
 }
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for RequireEvidence<T> {
+impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEvidence<T> {
     type Rejection = Problem;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
         let (parts, body) = request.into_parts();
-        let config = CompletenessConfig::from_parts(&parts)?;
-        let credential = Credential::from_parts(&parts)?;
+        let config = state.completeness();
+        let credential = Credential::from_parts(&parts, config)?;
         let bytes = Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(|rejection| {
             Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
                 .with_status(rejection.status().as_u16())
@@ -332,7 +332,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for RequireEvidence<T> 
         let body: T = serde_json::from_value(Value::Object(object)).map_err(|error| {
             Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}"))
         })?;
-        let evidence = Evidence::verify(&config, &token, &credential)?;
+        let evidence = Evidence::verify(config, &token, &credential)?;
         Ok(RequireEvidence { evidence, body })
     }
 }
@@ -347,7 +347,7 @@ mod tests {
 
     fn issuer() -> EvidenceIssuer {
         let config = CompletenessConfig::new(CursorKeys::ephemeral());
-        EvidenceIssuer::new(Arc::new(config), Credential::new("admin", 1).with_all_tenants())
+        EvidenceIssuer::new(config, Credential::new("admin", 1).with_all_tenants())
     }
 
     fn scope() -> Scope {

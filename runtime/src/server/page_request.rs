@@ -18,10 +18,8 @@
 //! }
 //!
 //! let config = CompletenessConfig::new(CursorKeys::ephemeral());
-//! let app: Router = Router::new().route("/numbers", get(list)).layer(config.layer());
+//! let app: Router = Router::new().route("/numbers", get(list)).with_state(config);
 //! ```
-
-use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
@@ -32,7 +30,7 @@ use crate::contract::envelope::Envelope;
 use crate::contract::reason::{MorePagesAvailable, Reason};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::PageSizeReduced;
-use crate::server::config::CompletenessConfig;
+use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::credential::Credential;
 use crate::server::cursor::{CursorClaims, CursorError, QueryBinding, now_ms, rfc3339};
 use crate::server::problem::{Problem, ProblemCode};
@@ -52,7 +50,7 @@ use crate::server::query::query_pairs;
 /// the query's filters and ordering.
 #[derive(Debug, Clone)]
 pub struct PageRequest {
-    config: Arc<CompletenessConfig>,
+    config: CompletenessConfig,
     credential: Credential,
     requested_size: Option<u64>,
     applied_size: u64,
@@ -61,9 +59,8 @@ pub struct PageRequest {
 
 impl PageRequest {
     /// Reads and validates the request (what the extractor does).
-    pub fn from_parts(parts: &Parts) -> Result<PageRequest, Problem> {
-        let config = CompletenessConfig::from_parts(parts)?;
-        let credential = Credential::from_parts(parts)?;
+    pub fn from_parts(parts: &Parts, config: &CompletenessConfig) -> Result<PageRequest, Problem> {
+        let credential = Credential::from_parts(parts, config)?;
         let mut page_size = None;
         let mut cursor = None;
         for (key, value) in query_pairs(&parts.uri)? {
@@ -81,14 +78,14 @@ impl PageRequest {
             }
         }
         let requested_size = page_size.as_deref().map(parse_page_size).transpose()?;
-        PageRequest::new(config, credential, requested_size, cursor.as_deref())
+        PageRequest::new(config.clone(), credential, requested_size, cursor.as_deref())
     }
 
     /// A request from values already read (e.g. the arguments of an MCP tool call), with the
     /// extractor's checks: a `page_size` of 0 → 400 `INVALID_PAGE_SIZE`, above the maximum →
     /// clamped; a bad `cursor` → 400 `INVALID_CURSOR`.
     pub fn new(
-        config: Arc<CompletenessConfig>,
+        config: CompletenessConfig,
         credential: Credential,
         page_size: Option<u64>,
         cursor: Option<&str>,
@@ -157,11 +154,11 @@ impl PageRequest {
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for PageRequest {
+impl<S: CompletenessState> FromRequestParts<S> for PageRequest {
     type Rejection = Problem;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        PageRequest::from_parts(parts)
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        PageRequest::from_parts(parts, state.completeness())
     }
 }
 
@@ -204,7 +201,7 @@ pub struct NextCursor {
 /// the response's page facts, next cursor and evidence.
 #[derive(Debug, Clone)]
 pub struct Page {
-    config: Arc<CompletenessConfig>,
+    config: CompletenessConfig,
     credential: Credential,
     query: QueryBinding,
     requested_size: Option<u64>,

@@ -4,7 +4,7 @@
 //! ```
 //! use axum::Router;
 //! use completeness_runtime::routing::get;
-//! use completeness_runtime::{Envelope, Scope};
+//! use completeness_runtime::{CompletenessConfig, CursorKeys, Envelope, Scope};
 //!
 //! async fn list() -> Envelope<String> {
 //!     Envelope::complete(vec![], Scope::new("names", "every name"))
@@ -13,7 +13,9 @@
 //!     Envelope::complete(vec![], Scope::new("names", "names matching a query"))
 //! }
 //!
-//! let app: Router = Router::new().route("/names", get(list).post(search).into());
+//! let app: Router = Router::new()
+//!     .route("/names", get(list).post(search).into())
+//!     .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 //! # let _ = app;
 //! ```
 //!
@@ -25,14 +27,22 @@
 //! method that must stay unchecked gets its own `.route(path, axum::routing::post(create))`;
 //! axum merges routes of one path. Each checked method also gets the [`DemandLayer`], which
 //! applies a caller's `require_complete` / `Prefer: handling=strict` to the handler's
-//! response, and the [`observe`] layer: incomplete answers and refused tokens are traced and
-//! counted under the route's template.
+//! response, the [`observe`] layer: incomplete answers and refused tokens are traced and
+//! counted under the route's template, and the [`budget::echo_layer`].
+//!
+//! The router's state must carry the settings ([`CompletenessState`]): a router without them
+//! is refused when it is compiled, at the checked route ("the router state `()` does not carry
+//! the completeness settings").
 
 use std::future::Future;
 
+use axum::extract::Request;
 use axum::handler::Handler;
 use axum::routing::{MethodFilter, MethodRouter};
 
+use crate::server::budget;
+use crate::server::config::CompletenessState;
+use crate::server::credential::Credential;
 use crate::server::observe;
 use crate::server::report::ReportsCompleteness;
 use crate::server::require::DemandLayer;
@@ -112,23 +122,47 @@ impl<S> From<CheckedMethods<S>> for MethodRouter<S> {
     }
 }
 
-/// `handler` behind the demand and observe layers, routed for `filter` only.
+/// `handler` behind the budget echo, demand and observe layers, routed for `filter` only.
 fn checked<H, T, S>(filter: MethodFilter, handler: H) -> MethodRouter<S>
 where
     H: Handler<T, S> + Clone + Send + Sync + 'static,
     T: 'static,
-    S: Clone + Send + Sync + 'static,
+    S: CompletenessState + Clone + 'static,
 {
-    axum::routing::on(filter, handler.layer(DemandLayer)).layer(observe::layer())
+    let layered = handler.layer(budget::echo_layer()).layer(DemandLayer).layer(observe::layer());
+    axum::routing::on(filter, Configured(layered))
+}
+
+/// A checked handler's outermost part, the one that has the router's state: a request that
+/// brings no [`Credential`] gets the configured anonymous one here, so that the observe layer
+/// inside names it in its events.
+#[derive(Clone)]
+struct Configured<H>(H);
+
+impl<H, T, S> Handler<T, S> for Configured<H>
+where
+    H: Handler<T, S>,
+    S: CompletenessState + Clone + 'static,
+{
+    type Future = H::Future;
+
+    fn call(self, mut request: Request, state: S) -> Self::Future {
+        if request.extensions().get::<Credential>().is_none()
+            && let Some(anonymous) = state.completeness().anonymous_credential()
+        {
+            request.extensions_mut().insert(anonymous.clone());
+        }
+        self.0.call(request, state)
+    }
 }
 
 /// Routes `GET` (and `HEAD`) requests to `handler`, whose response must report completeness.
 pub fn get<H, T, S>(handler: H) -> CheckedMethods<S>
 where
+    S: CompletenessState + Clone + 'static,
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
-    S: Clone + Send + Sync + 'static,
 {
     CheckedMethods { router: checked(MethodFilter::GET, handler) }
 }
@@ -136,10 +170,10 @@ where
 /// Routes `POST` requests to `handler`, whose response must report completeness.
 pub fn post<H, T, S>(handler: H) -> CheckedMethods<S>
 where
+    S: CompletenessState + Clone + 'static,
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
-    S: Clone + Send + Sync + 'static,
 {
     CheckedMethods { router: checked(MethodFilter::POST, handler) }
 }
@@ -147,10 +181,10 @@ where
 /// Routes `PUT` requests to `handler`, whose response must report completeness.
 pub fn put<H, T, S>(handler: H) -> CheckedMethods<S>
 where
+    S: CompletenessState + Clone + 'static,
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
-    S: Clone + Send + Sync + 'static,
 {
     CheckedMethods { router: checked(MethodFilter::PUT, handler) }
 }
@@ -158,10 +192,10 @@ where
 /// Routes `PATCH` requests to `handler`, whose response must report completeness.
 pub fn patch<H, T, S>(handler: H) -> CheckedMethods<S>
 where
+    S: CompletenessState + Clone + 'static,
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
-    S: Clone + Send + Sync + 'static,
 {
     CheckedMethods { router: checked(MethodFilter::PATCH, handler) }
 }
@@ -169,17 +203,17 @@ where
 /// Routes `DELETE` requests to `handler`, whose response must report completeness.
 pub fn delete<H, T, S>(handler: H) -> CheckedMethods<S>
 where
+    S: CompletenessState + Clone + 'static,
     H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
-    S: Clone + Send + Sync + 'static,
 {
     CheckedMethods { router: checked(MethodFilter::DELETE, handler) }
 }
 
 // The chained forms are written out like the free functions above, rather than generated,
 // so that a refused handler's error points at a plain function signature.
-impl<S: Clone + Send + Sync + 'static> CheckedMethods<S> {
+impl<S: CompletenessState + Clone + 'static> CheckedMethods<S> {
     /// Also routes `GET` (and `HEAD`) requests to `handler`, checked like the first method
     /// (panics, as axum does, if `GET` is routed already).
     pub fn get<H, T>(self, handler: H) -> CheckedMethods<S>

@@ -19,5 +19,5 @@ async fn report() -> Report {
 }
 
 fn main() {
-    let _ = completeness::routing::get::<_, _, ()>(report);
+    let _ = completeness::routing::get::<_, _, completeness::CompletenessConfig>(report);
 }

@@ -1,5 +1,6 @@
 use axum::{Json, Router};
 use completeness::routing::get;
+use completeness::{CompletenessConfig, CursorKeys};
 use completeness::{Envelope, Scope};
 
 async fn list_accounts() -> Envelope<String> {
@@ -11,5 +12,7 @@ async fn import_accounts() -> Json<Vec<String>> {
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/service-accounts", get(list_accounts).post(import_accounts).into());
+    let _app: Router = Router::new()
+        .route("/service-accounts", get(list_accounts).post(import_accounts).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 }

@@ -5,6 +5,7 @@ use axum::extract::Query;
 use completeness::reason::{SourceUnavailable, TimeBudgetExceeded};
 use completeness::routing::get;
 use completeness::{Completeness, Progress, ResultEnvelope, Scope, completeness};
+use completeness::{CompletenessConfig, CursorKeys};
 
 #[derive(ResultEnvelope)]
 struct SearchResults {
@@ -16,10 +17,12 @@ struct SearchResults {
 #[completeness(resource = "search", reasons(SourceUnavailable, TimeBudgetExceeded), warnings(StaleIndex))]
 async fn search(Query(_q): Query<Vec<(String, String)>>) -> SearchResults {
     let mut completeness = Completeness::incomplete(Scope::new("", "all records"), SourceUnavailable::new("legacy"));
-    completeness.push_reason(TimeBudgetExceeded::new(50, Progress { completed: 1, planned: Some(3), unit: "sources".into() }));
+    completeness
+        .push_reason(TimeBudgetExceeded::new(50, Progress { completed: 1, planned: Some(3), unit: "sources".into() }));
     SearchResults { hits: vec![], completeness }
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/search", get(search).into());
+    let _app: Router =
+        Router::new().route("/search", get(search).into()).with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 }

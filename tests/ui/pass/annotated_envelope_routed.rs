@@ -3,24 +3,38 @@
 
 use axum::Router;
 use axum::extract::State;
+use completeness::config::CompletenessState;
 use completeness::reason::MorePagesAvailable;
 use completeness::routing::get;
+use completeness::{CompletenessConfig, CursorKeys};
 use completeness::{Envelope, ReasonCode, Scope, WarningCode, completeness};
 
+/// The service's state carries the framework's settings.
 #[derive(Clone)]
-struct Db;
+struct Db {
+    completeness: CompletenessConfig,
+}
 
-#[completeness(resource = "service_accounts", reasons(MorePagesAvailable, VisibilityRestricted), warnings(PageSizeReduced))]
+impl CompletenessState for Db {
+    fn completeness(&self) -> &CompletenessConfig {
+        &self.completeness
+    }
+}
+
+#[completeness(
+    resource = "service_accounts",
+    reasons(MorePagesAvailable, VisibilityRestricted),
+    warnings(PageSizeReduced)
+)]
 async fn list_service_accounts(State(_db): State<Db>) -> Envelope<String, ListServiceAccountsReason> {
     let scope = Scope::new("", "service accounts readable by credential 'north'");
     Envelope::incomplete(vec!["svc-north-00001".to_owned()], scope, MorePagesAvailable::new("c1.k1.next"))
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/service-accounts", get(list_service_accounts).into()).with_state(Db);
-    assert_eq!(
-        ListServiceAccountsReason::ALL,
-        &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted]
-    );
+    let _app: Router = Router::new()
+        .route("/service-accounts", get(list_service_accounts).into())
+        .with_state(Db { completeness: CompletenessConfig::new(CursorKeys::ephemeral()) });
+    assert_eq!(ListServiceAccountsReason::ALL, &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted]);
     assert_eq!(ListServiceAccountsReason::WARNINGS, &[WarningCode::PageSizeReduced]);
 }

@@ -3,6 +3,7 @@
 use axum::Router;
 use completeness::cursor::QueryBinding;
 use completeness::routing::get;
+use completeness::{CompletenessConfig, CursorKeys};
 use completeness::{Envelope, PageRequest, Problem, Scope, completeness};
 
 #[completeness(resource = "numbers", reasons(MorePagesAvailable, VisibilityRestricted), warnings(PageSizeReduced))]
@@ -14,5 +15,7 @@ async fn list_numbers(request: PageRequest) -> Result<Envelope<u32, ListNumbersR
 }
 
 fn main() {
-    let _app: Router = Router::new().route("/numbers", get(list_numbers).into());
+    let _app: Router = Router::new()
+        .route("/numbers", get(list_numbers).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 }

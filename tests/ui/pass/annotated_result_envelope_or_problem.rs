@@ -2,6 +2,7 @@
 
 use axum::Router;
 use completeness::routing::{get, post};
+use completeness::{CompletenessConfig, CursorKeys};
 use completeness::{Envelope, Problem, ProblemCode, Scope, completeness};
 
 #[completeness(resource = "service_accounts", reasons(ResultLimitReached, TimeBudgetExceeded))]
@@ -15,6 +16,7 @@ async fn search_accounts() -> Result<Envelope<String, SearchAccountsReason>, Pro
 fn main() {
     let _app: Router = Router::new()
         .route("/search", get(search_accounts).into())
-        .route("/search", post(search_accounts).into());
+        .route("/search", post(search_accounts).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
     assert_eq!(SearchAccountsReason::ALL.len(), 2);
 }

@@ -5,6 +5,7 @@ use axum::Router;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use completeness::routing::get;
+use completeness::{CompletenessConfig, CursorKeys};
 use completeness::{Envelope, Scope, completeness};
 
 enum AppError {
@@ -50,5 +51,6 @@ fn main() {
         .route("/tickets", get(list_tickets).into())
         .route("/open", get(list_open).into())
         .route("/cached", get(list_cached).into())
-        .route("/tags", get(Api::list_tags).into());
+        .route("/tags", get(Api::list_tags).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 }

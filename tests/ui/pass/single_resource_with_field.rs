@@ -17,7 +17,7 @@ async fn show() -> ServiceAccount {
 }
 
 fn main() {
-    let _ = get::<_, _, ()>(show);
+    let _ = get::<_, _, completeness::CompletenessConfig>(show);
     let account = ServiceAccount {
         id: "sa-000042".into(),
         owner_email: Field::Omitted(Omission::NoAccess),

@@ -3,6 +3,7 @@
 
 use axum::Router;
 use completeness::routing::get;
+use completeness::{CompletenessConfig, CursorKeys};
 use completeness::{Envelope, Scope, completeness};
 
 mod own {
@@ -58,5 +59,7 @@ async fn list_documents() -> Envelope<String, ListDocumentsReason> {
 
 fn main() {
     assert_eq!(ListDocumentsReason::ALL.len(), 12);
-    let _app: Router = Router::new().route("/documents", get(list_documents).into());
+    let _app: Router = Router::new()
+        .route("/documents", get(list_documents).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 }

@@ -6,6 +6,7 @@ use axum::extract::Path;
 use axum::http::StatusCode;
 use completeness::routing::{get, patch};
 use completeness::{Aggregate, Completeness, Envelope, Problem, Relation, Scope};
+use completeness::{CompletenessConfig, CursorKeys};
 
 async fn list() -> Envelope<String> {
     Envelope::complete(vec![], Scope::new("names", "every name"))
@@ -29,5 +30,6 @@ fn main() {
     let _app: Router = Router::new()
         .route("/names", get(list).post(create).into())
         .route("/names/count", get(count).into())
-        .route("/names/{id}", patch(rename).put(rename).delete(remove).into());
+        .route("/names/{id}", patch(rename).put(rename).delete(remove).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 }
