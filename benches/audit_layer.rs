@@ -14,6 +14,11 @@ use completeness::audit_layer::AuditLayer;
 use serde::Serialize;
 use tower::ServiceExt;
 
+#[path = "support/paired.rs"]
+mod paired;
+
+use paired::Paired;
+
 #[derive(Clone, Serialize)]
 struct Item {
     id: String,
@@ -70,23 +75,9 @@ fn main() {
     assert_eq!(audit.snapshot().flagged(), 1, "the layer inspects and flags the list");
     assert_eq!(size, runtime.block_on(call(&plain)), "same bytes with and without the layer");
 
-    // 31 adjacent pairs of samples in alternating order, so that load from other processes and
-    // drift hit both sides alike; the median of the pair ratios.
-    let mut pairs = Vec::new();
-    let (mut plain_best, mut audited_best) = (Duration::MAX, Duration::MAX);
-    for sample in 0..31 {
-        let (plain_time, audited_time) = if sample % 2 == 0 {
-            let plain_time = time_per_call(&runtime, &plain, 800);
-            (plain_time, time_per_call(&runtime, &audited, 800))
-        } else {
-            let audited_time = time_per_call(&runtime, &audited, 800);
-            (time_per_call(&runtime, &plain, 800), audited_time)
-        };
-        plain_best = plain_best.min(plain_time);
-        audited_best = audited_best.min(audited_time);
-        pairs.push(plain_time.as_secs_f64() / audited_time.as_secs_f64());
-    }
-    pairs.sort_by(f64::total_cmp);
+    let plain_vs_audited =
+        Paired::measure(31, || time_per_call(&runtime, &plain, 800), || time_per_call(&runtime, &audited, 800));
+    let (plain_best, audited_best) = (plain_vs_audited.best_a, plain_vs_audited.best_b);
     let per_second = |d: Duration| 1.0 / d.as_secs_f64();
     println!("in-process requests per second, a 100-item JSON list of {size} bytes (same run):");
     println!("  without the audit layer  {:>10.0} req/s (best {plain_best:.2?} per request)", per_second(plain_best));
@@ -94,11 +85,5 @@ fn main() {
         "  with the audit layer     {:>10.0} req/s (best {audited_best:.2?} per request)",
         per_second(audited_best)
     );
-    println!(
-        "  throughput ratio with/without: median of {} paired samples {:.3} (quartiles {:.3}..{:.3}); target >= 0.9",
-        pairs.len(),
-        pairs[pairs.len() / 2],
-        pairs[pairs.len() / 4],
-        pairs[3 * pairs.len() / 4]
-    );
+    println!("  throughput ratio with/without: {}; target >= 0.9", plain_vs_audited.summary());
 }

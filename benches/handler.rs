@@ -24,9 +24,13 @@ use tracing::Dispatch;
 use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::SubscriberExt;
 
+#[path = "support/paired.rs"]
+mod paired;
 #[allow(dead_code)] // the bench drives the example service's router, not all of its parts
 #[path = "../examples/service_accounts/service/mod.rs"]
 mod service;
+
+use paired::Paired;
 
 use service::db::{Filter, ListItem, OwnerFilter};
 use service::seed::TENANTS;
@@ -106,47 +110,6 @@ fn time_per_call(runtime: &tokio::runtime::Runtime, router: &Router, uri: &str, 
 const SAMPLES: u32 = 31;
 const ROUNDS: u32 = 600;
 
-/// One comparison measured in this run: `SAMPLES` adjacent pairs of samples of `a` and `b`, in
-/// alternating order so that load from other processes and drift hit both sides alike.
-struct Paired {
-    /// The throughput ratio b/a of each pair (time of `a` over time of `b`), sorted.
-    ratios: Vec<f64>,
-    best_a: Duration,
-    best_b: Duration,
-}
-
-impl Paired {
-    fn measure(mut a: impl FnMut() -> Duration, mut b: impl FnMut() -> Duration) -> Paired {
-        let (mut ratios, mut best_a, mut best_b) = (Vec::new(), Duration::MAX, Duration::MAX);
-        for sample in 0..SAMPLES {
-            let (a_time, b_time) = if sample % 2 == 0 {
-                let a_time = a();
-                (a_time, b())
-            } else {
-                let b_time = b();
-                (a(), b_time)
-            };
-            best_a = best_a.min(a_time);
-            best_b = best_b.min(b_time);
-            ratios.push(a_time.as_secs_f64() / b_time.as_secs_f64());
-        }
-        ratios.sort_by(f64::total_cmp);
-        Paired { ratios, best_a, best_b }
-    }
-
-    /// "median of N paired samples M (quartiles Q1..Q3)".
-    fn summary(&self) -> String {
-        let r = &self.ratios;
-        format!(
-            "median of {} paired samples {:.3} (quartiles {:.3}..{:.3})",
-            r.len(),
-            r[r.len() / 2],
-            r[r.len() / 4],
-            r[3 * r.len() / 4]
-        )
-    }
-}
-
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
@@ -191,14 +154,14 @@ fn main() {
 
     let bare = || time_per_call(&runtime, &plain, "/bare", ROUNDS);
     let list = || time_per_call(&runtime, &annotated, listed, ROUNDS);
-    let listed_vs_bare = Paired::measure(bare, list);
+    let listed_vs_bare = Paired::measure(SAMPLES, bare, list);
     let logged_before = observers.logged();
-    let observed_vs_quiet = Paired::measure(list, || observers.installed(list));
+    let observed_vs_quiet = Paired::measure(SAMPLES, list, || observers.installed(list));
     let logged_per_request = (observers.logged() - logged_before) / u64::from(SAMPLES * ROUNDS);
     assert!(logged_per_request > 0, "the subscriber formatted the request log of the observed requests");
     // The bare handler has the same request log: what observing costs with nothing of
     // completeness in the request.
-    let bare_observed_vs_quiet = Paired::measure(bare, || observers.installed(bare));
+    let bare_observed_vs_quiet = Paired::measure(SAMPLES, bare, || observers.installed(bare));
     let counted = observers.recorder.handle().render();
     assert!(counted.contains("completeness_responses_total"), "the recorder counted the answers:\n{counted}");
 

@@ -6,10 +6,13 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 
+#[path = "support/paired.rs"]
+mod paired;
 #[allow(dead_code)] // the bench uses the store of the example service, not its HTTP side
 #[path = "../examples/service_accounts/service/mod.rs"]
 mod service;
 
+use paired::Paired;
 use service::db::{Filter, ListItem, OwnerFilter, SqliteStore};
 use service::seed::TENANTS;
 
@@ -103,40 +106,23 @@ fn postgres(all: &Filter) {
 /// sides alike), the median of the pair ratios; and OFFSET at depth beside it, for contrast.
 fn depth_ratios(
     engine: &str,
-    samples: usize,
+    samples: u32,
     calls: u32,
     mut first: impl FnMut() -> Vec<ListItem>,
     mut deep: impl FnMut() -> Vec<ListItem>,
     mut offset: impl FnMut() -> Vec<ListItem>,
 ) {
-    let mut pairs = Vec::new();
-    let (mut first_best, mut deep_best, mut offset_best) = (Duration::MAX, Duration::MAX, Duration::MAX);
-    for sample in 0..samples {
-        let (first_time, deep_time) = if sample % 2 == 0 {
-            let first_time = time_per_call(calls, &mut first);
-            (first_time, time_per_call(calls, &mut deep))
-        } else {
-            let deep_time = time_per_call(calls, &mut deep);
-            (time_per_call(calls, &mut first), deep_time)
-        };
-        first_best = first_best.min(first_time);
-        deep_best = deep_best.min(deep_time);
-        pairs.push(ratio(deep_time, first_time));
-    }
-    pairs.sort_by(f64::total_cmp);
+    let deep_vs_first =
+        Paired::measure(samples, || time_per_call(calls, &mut deep), || time_per_call(calls, &mut first));
+    let (deep_best, first_best) = (deep_vs_first.best_a, deep_vs_first.best_b);
+    let mut offset_best = Duration::MAX;
     for _ in 0..3 {
         offset_best = offset_best.min(time_per_call(2, &mut offset));
     }
     println!("\n{engine}: page of {PAGE} at depth {DEPTH} of {ROWS} rows versus the first page (same run):");
     println!("  keyset first page        best {first_best:>10.2?}");
     println!("  keyset depth {DEPTH}     best {deep_best:>10.2?}");
-    println!(
-        "  keyset ratio depth/first: median of {} paired samples {:.3} (quartiles {:.3}..{:.3}); target <= 1.5",
-        pairs.len(),
-        pairs[pairs.len() / 2],
-        pairs[pairs.len() / 4],
-        pairs[3 * pairs.len() / 4]
-    );
+    println!("  keyset ratio depth/first: {}; target <= 1.5", deep_vs_first.summary());
     println!(
         "  OFFSET depth {DEPTH}     best {offset_best:>10.2?}   ratio to the keyset first page {:.0} (for contrast)",
         ratio(offset_best, first_best)

@@ -20,7 +20,6 @@ use std::sync::Arc;
 use axum::Router;
 use axum::http::request::Parts;
 use axum::middleware;
-use completeness::config::CompletenessConfig;
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::{
     Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, Relation, RequireComplete, TimeBudget,
@@ -77,15 +76,13 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router {
 #[derive(Clone)]
 pub struct InventoryTools {
     state: AppState,
-    config: CompletenessConfig,
     tools: Arc<Vec<Tool>>,
 }
 
 impl InventoryTools {
     /// The tools over `state`.
     pub fn new(state: AppState) -> InventoryTools {
-        let config = state.completeness.clone();
-        InventoryTools { state, config, tools: Arc::new(tools()) }
+        InventoryTools { state, tools: Arc::new(tools()) }
     }
 
     async fn call(&self, caller: &Caller, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
@@ -101,8 +98,12 @@ impl InventoryTools {
     }
 
     async fn list(&self, caller: &Caller, args: ListArgs) -> Result<CallToolResult, Problem> {
-        let request =
-            PageRequest::new(self.config.clone(), caller.credential(), args.page_size, args.cursor.as_deref())?;
+        let request = PageRequest::new(
+            self.state.completeness.clone(),
+            caller.credential(),
+            args.page_size,
+            args.cursor.as_deref(),
+        )?;
         let envelope =
             inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?).await?;
         RequireComplete(args.require_complete).check(&envelope)?;
@@ -116,9 +117,9 @@ impl InventoryTools {
                     .with_extension("parameter", "time_budget_ms"));
             }
             Some(ms) => std::time::Duration::from_millis(ms),
-            None => self.config.default_time_budget(),
+            None => self.state.completeness.default_time_budget(),
         };
-        let budget = TimeBudget::new(budget, self.config.max_time_budget());
+        let budget = TimeBudget::new(budget, self.state.completeness.max_time_budget());
         let envelope = search::search_records(&self.state, caller, &args.q, args.tenant.as_deref(), &budget).await?;
         RequireComplete(args.require_complete).check(&envelope)?;
         tool_result(&envelope).map_err(internal)
@@ -136,7 +137,8 @@ impl InventoryTools {
     }
 
     async fn archive(&self, caller: &Caller, args: ArchiveArgs) -> CallToolResult {
-        let verified = Evidence::verify(&self.config, args.evidence.as_deref().unwrap_or(""), &caller.credential());
+        let verified =
+            Evidence::verify(&self.state.completeness, args.evidence.as_deref().unwrap_or(""), &caller.credential());
         let done = match verified {
             Ok(evidence) => archive::archive_with(&self.state, caller, &evidence, args.ids).await,
             Err(problem) => Err(problem),

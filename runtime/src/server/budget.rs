@@ -9,7 +9,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -65,7 +65,7 @@ impl TimeBudget {
         let mut budget = TimeBudget::new(requested.unwrap_or(config.default_time_budget()), config.max_time_budget());
         budget.requested = requested;
         if let Some(echo) = parts.extensions.get::<BudgetEcho>() {
-            echo.record(budget.applied_ms());
+            let _ = echo.0.set(budget.applied_ms());
         }
         Ok(budget)
     }
@@ -287,21 +287,10 @@ mod tracker_tests {
     }
 }
 
-/// Where the time budget extractor records the applied budget for the response header.
+/// Where the time budget extractor records the applied budget for the response header
+/// (a request's budget is the same however often it is extracted: the first record stands).
 #[derive(Debug, Clone, Default)]
-struct BudgetEcho(Arc<Mutex<Option<u64>>>);
-
-impl BudgetEcho {
-    fn record(&self, applied_ms: u64) {
-        if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(applied_ms);
-        }
-    }
-
-    fn recorded(&self) -> Option<u64> {
-        self.0.lock().ok().and_then(|slot| *slot)
-    }
-}
+struct BudgetEcho(Arc<OnceLock<u64>>);
 
 /// The layer that echoes the applied budget in the `Time-Budget-Ms` response header when the
 /// handler extracted a [`TimeBudget`]. The checked routes of [`crate::server::routing`] have it;
@@ -347,7 +336,7 @@ where
         let response = self.inner.call(request);
         Box::pin(async move {
             let mut response = response.await?;
-            if let Some(applied_ms) = echo.recorded() {
+            if let Some(&applied_ms) = echo.0.get() {
                 response.headers_mut().insert(TIME_BUDGET_HEADER, HeaderValue::from(applied_ms));
             }
             Ok(response)

@@ -135,7 +135,8 @@ where
 
 /// A checked handler's outermost part, the one that has the router's state: a request that
 /// brings no [`Credential`] gets the configured anonymous one here, so that the observe layer
-/// inside names it in its events.
+/// inside names it in its events. (The extractors need no such help: [`Credential::from_parts`]
+/// falls back to the anonymous credential itself, on any route.)
 #[derive(Clone)]
 struct Configured<H>(H);
 
