@@ -16,15 +16,19 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
 
+#[path = "support/paired.rs"]
+mod paired;
 #[allow(dead_code)] // the bench serves the example service, not all of its parts
 #[path = "../examples/service_accounts/service/mod.rs"]
 mod service;
 
+use paired::Paired;
 use service::Config;
+use tokio::runtime::Runtime;
 
 const PAGE: usize = 100;
 const CALLS_PER_SAMPLE: u32 = 100;
-const SAMPLES: usize = 21;
+const SAMPLES: u32 = 21;
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
@@ -100,32 +104,20 @@ async fn connect(endpoint: &str, lifecycle: ClientLifecycleMode) -> Client {
         .expect("an MCP client")
 }
 
-/// Median and quartiles of the MCP/REST ratio over `SAMPLES` paired samples, alternating
-/// their order sample by sample so that drift and load from other processes hit both alike;
-/// and the best per-call time of each side.
-async fn paired(http: &reqwest::Client, url: &str, client: &Client) -> ([f64; 3], Duration, Duration) {
-    per_call(|| rest_page(http, url)).await;
-    per_call(|| mcp_page(client)).await;
-    let (mut ratios, mut rest_best, mut mcp_best) = (Vec::new(), Duration::MAX, Duration::MAX);
-    for sample in 0..SAMPLES {
-        let (rest, mcp) = if sample % 2 == 0 {
-            let rest = per_call(|| rest_page(http, url)).await;
-            (rest, per_call(|| mcp_page(client)).await)
-        } else {
-            let mcp = per_call(|| mcp_page(client)).await;
-            (per_call(|| rest_page(http, url)).await, mcp)
-        };
-        rest_best = rest_best.min(rest);
-        mcp_best = mcp_best.min(mcp);
-        ratios.push(mcp.as_secs_f64() / rest.as_secs_f64());
-    }
-    ratios.sort_by(f64::total_cmp);
-    ([ratios[SAMPLES / 2], ratios[SAMPLES / 4], ratios[3 * SAMPLES / 4]], rest_best, mcp_best)
+/// The MCP/REST latency ratio over `SAMPLES` paired samples, after one warm-up sample of each.
+fn paired(runtime: &Runtime, http: &reqwest::Client, url: &str, client: &Client) -> Paired {
+    runtime.block_on(per_call(|| rest_page(http, url)));
+    runtime.block_on(per_call(|| mcp_page(client)));
+    Paired::measure(
+        SAMPLES,
+        || runtime.block_on(per_call(|| mcp_page(client))),
+        || runtime.block_on(per_call(|| rest_page(http, url))),
+    )
 }
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    runtime.block_on(async {
+    let (running, http, url, current, session, raw_best) = runtime.block_on(async {
         let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
         let running = service::start(config).await.expect("the service starts");
         let url = format!("{}/service-accounts?page_size={PAGE}", running.url());
@@ -143,23 +135,26 @@ fn main() {
         for _ in 0..5 {
             raw_best = raw_best.min(per_call(|| raw_mcp_page(&http, &endpoint, &raw_session)).await);
         }
+        (running, http, url, current, session, raw_best)
+    });
 
-        let (current_ratio, rest_best, current_best) = paired(&http, &url, &current).await;
-        let (session_ratio, rest_best_2, session_best) = paired(&http, &url, &session).await;
-        println!("\nper-call latency, the same page of {PAGE} service accounts over loopback (same run):");
+    let current_ratio = paired(&runtime, &http, &url, &current);
+    let session_ratio = paired(&runtime, &http, &url, &session);
+    println!("\nper-call latency, the same page of {PAGE} service accounts over loopback (same run):");
+    println!(
+        "  REST GET /service-accounts                        best {:>9.2?} per call",
+        current_ratio.best_b.min(session_ratio.best_b)
+    );
+    println!("  MCP tools/call, current protocol (no session)     best {:>9.2?} per call", current_ratio.best_a);
+    println!("  MCP tools/call, 2025-11-25 session (event stream) best {:>9.2?} per call", session_ratio.best_a);
+    println!("    the same call in a 2025-06-18 session, POSTed by reqwest: best {raw_best:.2?} per call");
+    for (name, ratio) in [("current protocol", &current_ratio), ("session", &session_ratio)] {
         println!(
-            "  REST GET /service-accounts                        best {:>9.2?} per call",
-            rest_best.min(rest_best_2)
+            "  latency ratio MCP/REST, {name} ({CALLS_PER_SAMPLE} calls a sample): {}; target <= 1.5",
+            ratio.summary()
         );
-        println!("  MCP tools/call, current protocol (no session)     best {current_best:>9.2?} per call");
-        println!("  MCP tools/call, 2025-11-25 session (event stream) best {session_best:>9.2?} per call");
-        println!("    the same call in a 2025-06-18 session, POSTed by reqwest: best {raw_best:.2?} per call");
-        for (name, [median, low, high]) in [("current protocol", current_ratio), ("session", session_ratio)] {
-            println!(
-                "  latency ratio MCP/REST, {name}: median of {SAMPLES} paired samples of {CALLS_PER_SAMPLE} calls \
-                 {median:.3} (quartiles {low:.3}..{high:.3}); target <= 1.5"
-            );
-        }
+    }
+    runtime.block_on(async {
         current.cancel().await.expect("the client ends");
         session.cancel().await.expect("the session ends");
         running.stop().await.expect("the service stops");
