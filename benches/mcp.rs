@@ -4,6 +4,10 @@
 //! latency ratio MCP/REST, measured in the same run, for both ways a client can connect:
 //! the current protocol (2026-07-28: no session, each call answered with plain JSON) and the
 //! session-based protocol (2025-11-25 `initialize`: a session, each answer an event stream).
+//!
+//! The rmcp clients share REST's pooled reqwest client, so both sides keep one connection.
+//! rmcp's default client opens a new connection for every call (it turns pooling off); it is
+//! measured too, as its own line.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -93,11 +97,14 @@ async fn per_call<F: Future<Output = usize>>(mut page: impl FnMut() -> F) -> Dur
     start.elapsed() / CALLS_PER_SAMPLE
 }
 
-/// An rmcp client of `endpoint` that connects with `lifecycle`.
-async fn connect(endpoint: &str, lifecycle: ClientLifecycleMode) -> Client {
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(endpoint.to_owned()).auth_header("admin"),
-    );
+/// An rmcp client of `endpoint` that connects with `lifecycle`, over `http` (a pooled client)
+/// or, without one, over rmcp's default client, which opens a new connection for every call.
+async fn connect(endpoint: &str, lifecycle: ClientLifecycleMode, http: Option<&reqwest::Client>) -> Client {
+    let config = StreamableHttpClientTransportConfig::with_uri(endpoint.to_owned()).auth_header("admin");
+    let transport = match http {
+        Some(http) => StreamableHttpClientTransport::with_client(http.clone(), config),
+        None => StreamableHttpClientTransport::from_config(config),
+    };
     ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench", "1.0.0"))
         .serve_with_lifecycle(transport, lifecycle)
         .await
@@ -117,46 +124,52 @@ fn paired(runtime: &Runtime, http: &reqwest::Client, url: &str, client: &Client)
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let (running, http, url, current, session, raw_best) = runtime.block_on(async {
+    let (running, http, url, clients, raw_best) = runtime.block_on(async {
         let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
         let running = service::start(config).await.expect("the service starts");
         let url = format!("{}/service-accounts?page_size={PAGE}", running.url());
         let endpoint = format!("{}/mcp", running.url());
         let http = reqwest::Client::new();
-        let current = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
-        let current = connect(&endpoint, current).await;
-        let session = connect(&endpoint, ClientLifecycleMode::Initialize).await;
+        let current = || ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+        let clients = [
+            ("current protocol (no session)", connect(&endpoint, current(), Some(&http)).await),
+            ("current protocol, rmcp's default client", connect(&endpoint, current(), None).await),
+            (
+                "2025-11-25 session (event stream)",
+                connect(&endpoint, ClientLifecycleMode::Initialize, Some(&http)).await,
+            ),
+        ];
         assert_eq!(rest_page(&http, &url).await, PAGE, "REST returns a page of 100");
-        assert_eq!(mcp_page(&current).await, PAGE, "MCP at the current protocol returns the same page of 100");
-        assert_eq!(mcp_page(&session).await, PAGE, "so does MCP in a session");
+        for (name, client) in &clients {
+            assert_eq!(mcp_page(client).await, PAGE, "MCP, {name}, returns the same page of 100");
+        }
         let raw_session = raw_session(&http, &endpoint).await;
         assert_eq!(raw_mcp_page(&http, &endpoint, &raw_session).await, PAGE, "so does a bare MCP POST");
         let mut raw_best = Duration::MAX;
         for _ in 0..5 {
             raw_best = raw_best.min(per_call(|| raw_mcp_page(&http, &endpoint, &raw_session)).await);
         }
-        (running, http, url, current, session, raw_best)
+        (running, http, url, clients, raw_best)
     });
 
-    let current_ratio = paired(&runtime, &http, &url, &current);
-    let session_ratio = paired(&runtime, &http, &url, &session);
+    let ratios = clients.each_ref().map(|(name, client)| (*name, paired(&runtime, &http, &url, client)));
+    let rest_best = ratios.iter().map(|(_, ratio)| ratio.best_b).min().unwrap_or_default();
     println!("\nper-call latency, the same page of {PAGE} service accounts over loopback (same run):");
-    println!(
-        "  REST GET /service-accounts                        best {:>9.2?} per call",
-        current_ratio.best_b.min(session_ratio.best_b)
-    );
-    println!("  MCP tools/call, current protocol (no session)     best {:>9.2?} per call", current_ratio.best_a);
-    println!("  MCP tools/call, 2025-11-25 session (event stream) best {:>9.2?} per call", session_ratio.best_a);
+    println!("  REST GET /service-accounts, reqwest: best {rest_best:.2?} per call");
+    for (name, ratio) in &ratios {
+        println!("  MCP tools/call, {name}: best {:.2?} per call", ratio.best_a);
+    }
     println!("    the same call in a 2025-06-18 session, POSTed by reqwest: best {raw_best:.2?} per call");
-    for (name, ratio) in [("current protocol", &current_ratio), ("session", &session_ratio)] {
+    for (name, ratio) in &ratios {
         println!(
             "  latency ratio MCP/REST, {name} ({CALLS_PER_SAMPLE} calls a sample): {}; target <= 1.5",
             ratio.summary()
         );
     }
     runtime.block_on(async {
-        current.cancel().await.expect("the client ends");
-        session.cancel().await.expect("the session ends");
+        for (_, client) in clients {
+            client.cancel().await.expect("the client ends");
+        }
         running.stop().await.expect("the service stops");
     });
 }

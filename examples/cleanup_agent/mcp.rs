@@ -23,11 +23,17 @@ impl McpInventory {
         let server = server.trim_end_matches('/');
         let endpoint = if server.ends_with("/mcp") { server.to_owned() } else { format!("{server}/mcp") };
         let config = StreamableHttpClientTransportConfig::with_uri(endpoint.as_str()).auth_header(token);
+        // One pooled connection for the whole tour: rmcp's default client opens a new one for every
+        // call. The endpoint never redirects, so a redirect is an error rather than a hop.
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("no HTTP client: {e}"))?;
         let client = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("cleanup_agent", env!("CARGO_PKG_VERSION")),
         )
-        .serve(StreamableHttpClientTransport::from_config(config))
+        .serve(StreamableHttpClientTransport::with_client(http, config))
         .await
         .map_err(|e| format!("no MCP session with {endpoint} as '{token}': {e}"))?;
         Ok(McpInventory { client })
