@@ -132,10 +132,13 @@ fn main() {
         let http = reqwest::Client::new();
         let current = || ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
         let clients = [
-            ("current protocol (no session)", connect(&endpoint, current(), Some(&http)).await),
-            ("current protocol, rmcp's default client", connect(&endpoint, current(), None).await),
+            ("current protocol (no session), one pooled connection", connect(&endpoint, current(), Some(&http)).await),
             (
-                "2025-11-25 session (event stream)",
+                "current protocol, rmcp's default client (a connection per call)",
+                connect(&endpoint, current(), None).await,
+            ),
+            (
+                "2025-11-25 session (event stream), one pooled connection",
                 connect(&endpoint, ClientLifecycleMode::Initialize, Some(&http)).await,
             ),
         ];
