@@ -42,6 +42,25 @@ pub(crate) fn classify<'a>(path: &'a Path, names: &[&'static str], other: &[&'st
     }
 }
 
+/// A listed path as written (`own::LegalHold`), to tell whether two listed names are the same
+/// and to quote it in a message.
+pub(crate) fn path_key(path: &Path) -> String {
+    let mut key = String::new();
+    if path.leading_colon.is_some() {
+        key.push_str("::");
+    }
+    for (i, segment) in path.segments.iter().enumerate() {
+        if i > 0 {
+            key.push_str("::");
+        }
+        key.push_str(&segment.ident.to_string());
+        if !segment.arguments.is_none() {
+            key.push_str(&quote::ToTokens::to_token_stream(&segment.arguments).to_string());
+        }
+    }
+    key
+}
+
 /// The standard reasons' type names.
 pub(crate) fn reason_names() -> Vec<&'static str> {
     completeness_codes::REASONS.iter().map(|entry| entry.name).collect()

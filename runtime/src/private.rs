@@ -14,6 +14,7 @@ pub use axum;
 
 pub use crate::__envelope_impls as envelope_impls;
 pub use crate::__envelope_report as envelope_report;
+pub use crate::__reason_set as reason_set;
 use crate::contract::completeness::{Completeness, Shape};
 pub use crate::contract::continuation::Continuation;
 pub use crate::contract::declared::{DeclaredReason, Declares, DeclaresWarning, ReasonSet};
@@ -117,6 +118,43 @@ impl<R: crate::contract::reason::Reason> CompletenessField for Completeness<R> {
     fn report_mut(&mut self) -> &mut dyn CompletenessReport {
         self
     }
+}
+
+/// The reason type of one `#[completeness]` handler and the set behind it, written once here.
+///
+/// Input, as `#[completeness]` writes it (the names as absolute paths, in declaration order):
+/// `#[doc = "..."] vis type Name = Set; resource "..."; reasons [A, B] warnings [W]`.
+/// Out come the alias `Name` of `DeclaredReason<Set>`, the uninhabited `Set` with the declared
+/// resource, codes and kinds as constants, and one `Declares` / `DeclaresWarning` impl per name,
+/// which is what lets the handler report that name and no other.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __reason_set {
+    (
+        $(#[$doc:meta])* $vis:vis type $name:ident = $set:ident;
+        resource $resource:literal;
+        reasons [$($reason:ty),*] warnings [$($warning:ty),*]
+    ) => {
+        $(#[$doc])*
+        $vis type $name = $crate::__private::DeclaredReason<$set>;
+
+        // Public whatever the handler's visibility: the reason type may appear in a public
+        // response struct, and the set is part of it.
+        #[doc(hidden)]
+        pub enum $set {}
+
+        impl $crate::__private::ReasonSet for $set {
+            const RESOURCE: ::core::option::Option<&'static str> = ::core::option::Option::Some($resource);
+            const REASONS: &'static [$crate::__private::ReasonCode] =
+                &[$(<$reason as $crate::__private::ReasonDetails>::CODE),*];
+            const KINDS: &'static [$crate::__private::ReasonKind] =
+                &[$(<$reason as $crate::__private::ReasonDetails>::KIND),*];
+            const WARNINGS: &'static [$crate::__private::WarningCode] =
+                &[$(<$warning as $crate::__private::WarningDetails>::CODE),*];
+        }
+        $(impl $crate::__private::Declares<$reason> for $set {})*
+        $(impl $crate::__private::DeclaresWarning<$warning> for $set {})*
+    };
 }
 
 /// `Serialize`, `ReportsCompleteness` and (with `axum`) `IntoResponse` of a derived envelope:

@@ -99,7 +99,7 @@ fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], oth
                 ),
             ),
             Listed::Standard(_) | Listed::Custom(_) => {
-                let written = path.to_token_stream().to_string();
+                let written = names::path_key(path);
                 if seen.contains(&written) {
                     cx.error_spanned_by(path, format!("duplicate {what} `{written}`: list each {what} once"));
                 } else {
