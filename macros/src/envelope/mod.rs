@@ -27,7 +27,7 @@ fn expand(input: &syn::DeriveInput) -> TokenStream {
         valid::check(&cx, parsed);
     }
     match (cx.check(), parsed) {
-        (Ok(()), Some(parsed)) => expand::envelope(&expand::Shape::from_syn(&parsed)),
+        (Ok(()), Some(parsed)) => expand::envelope(&parsed),
         (Err(errors), _) => {
             let mut tokens = errors.to_compile_error();
             tokens.extend(expand::stub(input));

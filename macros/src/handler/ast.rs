@@ -7,9 +7,11 @@ use syn::{Attribute, FnArg, Ident, PatType, ReturnType, Signature, Type, Visibil
 use crate::names;
 
 /// A function item read only as far as the macro needs: the body stays an opaque
-/// token group (parsing every statement would cost compile time for nothing).
+/// token group (parsing every statement would cost compile time for nothing), and the tokens
+/// before it are kept as written, to be emitted again unchanged.
 pub(crate) struct HandlerFn {
-    pub(crate) attrs: Vec<Attribute>,
+    /// The attributes, visibility and signature, as written.
+    pub(crate) head: TokenStream,
     pub(crate) vis: Visibility,
     pub(crate) sig: Signature,
     pub(crate) block: Group,
@@ -29,12 +31,12 @@ impl HandlerFn {
             return None;
         }
         let parser = |input: ParseStream| {
-            let attrs = input.call(Attribute::parse_outer)?;
+            input.call(Attribute::parse_outer)?;
             let vis = input.parse()?;
             let sig = input.parse()?;
-            Ok((attrs, vis, sig))
+            Ok((vis, sig))
         };
-        Some(parser.parse2(head).map(|(attrs, vis, sig)| HandlerFn { attrs, vis, sig, block }))
+        Some(parser.parse2(head.clone()).map(|(vis, sig)| HandlerFn { head, vis, sig, block }))
     }
 }
 

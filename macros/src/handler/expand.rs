@@ -10,7 +10,7 @@
 //! - the handler as written, its body led by a type-level check that its response reports
 //!   completeness and carries `ListThingsReason`.
 
-use proc_macro2::{Group, Ident, Span, TokenStream};
+use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Path;
 
@@ -141,19 +141,17 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
 /// and carries its declared reason type (spanned on the return type, so a type alias to
 /// `Json<Vec<T>>` or a response over another reason type fails there).
 pub(crate) fn handler(function: &HandlerFn, handler: &Handler) -> TokenStream {
-    let HandlerFn { attrs, vis, sig, block } = function;
+    let HandlerFn { head, sig, block, .. } = function;
     let reason = &handler.reason_type;
     let output = handler.output.map_or_else(|| quote! { () }, ToTokens::to_token_stream);
     let span = handler.output.map_or_else(|| sig.ident.span(), syn::spanned::Spanned::span);
-    let check = quote_spanned! {span=>
+    let mut body = quote_spanned! {span=>
         ::completeness::__private::assert_declared::<#output, #reason>();
     };
-    let mut body = check;
-    body.extend(block.stream());
-    let mut block = Group::new(block.delimiter(), body);
-    block.set_span(function.block.span());
-    quote! {
-        #(#attrs)*
-        #vis #sig #block
-    }
+    body.extend([block.stream()]);
+    let mut new_block = Group::new(block.delimiter(), body);
+    new_block.set_span(block.span());
+    let mut function = head.clone();
+    function.extend([TokenTree::Group(new_block)]);
+    function
 }
