@@ -12,6 +12,10 @@
 # COMPILE_TIME_WORKDIR=DIR keeps the generated crates (and their target dir) in DIR.
 # COMPILE_TIME_MACRO_OPT=LEVEL builds proc macros at that opt-level
 # (`[profile.dev.build-override] opt-level = LEVEL`), as a user's workspace can.
+# COMPILE_TIME_INSTRUCTIONS=1 also counts the instructions of one touched-source check of each
+# crate's own rustc, under valgrind's callgrind (valgrind must be installed). Wall time moves
+# with the machine's load; the instruction count of the same input does not, so a change to
+# the macros can be measured to the percent.
 set -euo pipefail
 
 REPS="${1:-5}"
@@ -281,3 +285,34 @@ printf 'cargo check, %d handlers, median of %d runs after touching the source\n'
 printf '  annotated (#[completeness] + #[derive(ResultEnvelope)]): %.2f s\n' "$annotated"
 printf '  hand-written envelopes, unannotated:                    %.2f s\n' "$plain"
 printf '  ratio annotated / hand-written: %.2f (target <= 1.3)\n' "$ratio"
+
+if [ -n "${COMPILE_TIME_INSTRUCTIONS:-}" ]; then
+  command -v valgrind > /dev/null || { echo "COMPILE_TIME_INSTRUCTIONS needs valgrind on PATH" >&2; exit 1; }
+  # cargo runs every rustc through this wrapper; it runs the bench crates' own rustc under
+  # callgrind when asked to, and everything else as is.
+  cat > "$WORK/count.sh" <<'SH'
+#!/usr/bin/env bash
+case " $* " in
+  *" --crate-name bench_"*)
+    if [ -n "${COUNT_LOG:-}" ]; then
+      exec valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$COUNT_LOG" "$@"
+    fi ;;
+esac
+exec "$@"
+SH
+  chmod +x "$WORK/count.sh"
+  export RUSTC_WRAPPER="$WORK/count.sh"
+  # The wrapper is part of cargo's fingerprint: check once through it, then count a touched check.
+  cargo check --offline --quiet --workspace
+  count() {
+    touch "$WORK/$1/src/lib.rs"
+    COUNT_LOG="$WORK/count.$1.log" cargo check --offline --quiet -p "bench_$1"
+    grep -o 'Collected : [0-9]*' "$WORK/count.$1.log" | awk '{print $3}'
+  }
+  annotated_instructions=$(count annotated)
+  plain_instructions=$(count plain)
+  printf 'instructions of rustc, one touched-source check (cargo itself not counted)\n'
+  printf '  annotated:    %d\n' "$annotated_instructions"
+  printf '  hand-written: %d\n' "$plain_instructions"
+  printf '  ratio annotated / hand-written: %.2f\n' "$(echo "$annotated_instructions / $plain_instructions" | bc -l)"
+fi
