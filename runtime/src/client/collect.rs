@@ -46,7 +46,7 @@ impl Default for CollectLimits {
 pub enum FetchError {
     /// The server answered with an RFC 9457 problem (a cursor error, 401, 403, ...).
     Problem(Problem),
-    /// The server could not be reached or the exchange broke off.
+    /// No answer: the server could not be reached, the exchange broke off, or it timed out.
     Transport(String),
     /// The server answered, but not with a valid envelope or problem: the strict
     /// deserializer rejected it (e.g. `complete` missing or an invariant violated).
@@ -72,7 +72,7 @@ impl fmt::Display for FetchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FetchError::Problem(problem) => write!(f, "the server refused the request: {problem}"),
-            FetchError::Transport(message) => write!(f, "the server could not be reached: {message}"),
+            FetchError::Transport(message) => write!(f, "no answer from the server: {message}"),
             FetchError::Contract(message) => write!(f, "the response breaks the completeness contract: {message}"),
         }
     }

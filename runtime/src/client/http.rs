@@ -29,6 +29,8 @@ pub struct ServiceClient {
     http: reqwest::Client,
     base: String,
     token: String,
+    /// How long one request may take.
+    timeout: Duration,
 }
 
 impl ServiceClient {
@@ -40,9 +42,8 @@ impl ServiceClient {
 
     /// A client whose requests each time out after `timeout`.
     pub fn with_timeout(base_url: &str, token: &str, timeout: Duration) -> Result<ServiceClient, FetchError> {
-        let http =
-            reqwest::Client::builder().timeout(timeout).build().map_err(|e| FetchError::Transport(e.to_string()))?;
-        Ok(ServiceClient { http, base: base_url.trim_end_matches('/').to_owned(), token: token.to_owned() })
+        let http = reqwest::Client::builder().timeout(timeout).build().map_err(|e| transport(e, timeout))?;
+        Ok(ServiceClient { http, base: base_url.trim_end_matches('/').to_owned(), token: token.to_owned(), timeout })
     }
 
     /// The pages of the list at `path` with `query`, to hand to `collect_all`.
@@ -58,7 +59,7 @@ impl ServiceClient {
     /// `GET path?query`, strictly deserialized; a problem response becomes [`FetchError::Problem`].
     pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &[(String, String)]) -> Result<T, FetchError> {
         let request = self.http.get(self.url(path)).bearer_auth(&self.token).query(query);
-        read(request.send().await).await
+        read(request.send().await, self.timeout).await
     }
 
     /// `POST path` with a JSON body; a problem response becomes [`FetchError::Problem`].
@@ -68,7 +69,7 @@ impl ServiceClient {
         body: &B,
     ) -> Result<T, FetchError> {
         let request = self.http.post(self.url(path)).bearer_auth(&self.token).json(body);
-        read(request.send().await).await
+        read(request.send().await, self.timeout).await
     }
 
     fn url(&self, path: &str) -> String {
@@ -97,10 +98,13 @@ impl<T: DeserializeOwned> PageFetcher<T> {
 }
 
 /// Reads a response: a success body strictly, a failure as a problem.
-async fn read<T: DeserializeOwned>(response: Result<reqwest::Response, reqwest::Error>) -> Result<T, FetchError> {
-    let response = response.map_err(|e| FetchError::Transport(e.to_string()))?;
+async fn read<T: DeserializeOwned>(
+    response: Result<reqwest::Response, reqwest::Error>,
+    timeout: Duration,
+) -> Result<T, FetchError> {
+    let response = response.map_err(|e| transport(e, timeout))?;
     let status = response.status();
-    let body = response.bytes().await.map_err(|e| FetchError::Transport(e.to_string()))?;
+    let body = response.bytes().await.map_err(|e| transport(e, timeout))?;
     if status.is_success() {
         return serde_json::from_slice(&body).map_err(|e| FetchError::Contract(e.to_string()));
     }
@@ -111,4 +115,21 @@ async fn read<T: DeserializeOwned>(response: Result<reqwest::Response, reqwest::
             String::from_utf8_lossy(&body[..body.len().min(200)])
         ))),
     }
+}
+
+/// A request that got no answer: a timeout says so, any other failure comes with its causes
+/// (reqwest's own message names only the request, not why it failed).
+fn transport(error: reqwest::Error, timeout: Duration) -> FetchError {
+    let url = error.url().map(|url| format!(" ({url})")).unwrap_or_default();
+    if error.is_timeout() {
+        return FetchError::Transport(format!("timed out after {} s{url}", timeout.as_secs_f64()));
+    }
+    let mut message = error.to_string();
+    let mut cause = std::error::Error::source(&error);
+    while let Some(error) = cause {
+        message.push_str(": ");
+        message.push_str(&error.to_string());
+        cause = error.source();
+    }
+    FetchError::Transport(message)
 }
