@@ -12,10 +12,15 @@ use std::process::Output;
 use e2e_support::Harness;
 
 async fn agent(harness: &Harness, args: &[&str]) -> (i32, String) {
-    let url = harness.running.url();
+    agent_at(&harness.running.url(), args).await
+}
+
+/// The agent's exit code and output, run against the server at `url`.
+async fn agent_at(url: &str, args: &[&str]) -> (i32, String) {
     let output: Output = tokio::process::Command::new(built_example::binary("cleanup_agent"))
-        .args(["--server", url.as_str()])
+        .args(["--server", url])
         .args(args)
+        .kill_on_drop(true)
         .output()
         .await
         .expect("the agent runs");
@@ -81,6 +86,9 @@ async fn the_agent_exits_1_on_errors_and_changes_nothing() {
     let (code, out) = agent(&harness, &["--token", "admin", "--max-pages", "many"]).await;
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("--max-pages: 'many' is not a number"), "{out}");
+    let (code, out) = agent(&harness, &["--token", "admin", "--timeout-secs", "0"]).await;
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("--timeout-secs must be at least 1"), "{out}");
     assert_eq!(harness.store().fingerprint().await.unwrap(), before);
     harness.running.stop().await.unwrap();
 }
@@ -122,6 +130,29 @@ async fn over_mcp_the_agent_takes_the_same_tour_with_the_same_exit_codes() {
     assert_eq!(code, 1, "{out}");
     assert_eq!(harness.store().fingerprint().await.unwrap(), before);
     harness.running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_gives_up_on_a_server_that_accepts_and_never_answers() {
+    // A loopback server that takes every connection and never writes a byte.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let silent = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((connection, _)) = listener.accept().await {
+            held.push(connection);
+        }
+    });
+    for transport in ["rest", "mcp"] {
+        let args = ["--transport", transport, "--token", "admin", "--timeout-secs", "1"];
+        // Without a timeout the agent would wait forever; this bound only turns that into a failure.
+        let (code, out) = tokio::time::timeout(std::time::Duration::from_secs(120), agent_at(&url, &args))
+            .await
+            .unwrap_or_else(|_| panic!("over {transport}, the agent still waits on a server that never answers"));
+        assert_eq!(code, 1, "over {transport}, no answer is an error:\n{out}");
+        assert!(out.contains("timed out after 1 s"), "over {transport}:\n{out}");
+    }
+    silent.abort();
 }
 
 /// The agent's arguments for the MCP transport.

@@ -13,7 +13,8 @@
 //! - otherwise prints the approval request (why the evidence is incomplete, what can
 //!   be done), changes nothing and exits 2.
 //!
-//! Any error (bad arguments, unreachable server, a refused request) exits 1.
+//! Any error (bad arguments, unreachable server, a server that does not answer a request within
+//! `--timeout-secs`, 30 by default, a refused request) exits 1.
 
 mod mcp;
 
@@ -29,7 +30,7 @@ use serde_json::{Map, Value, json};
 use mcp::McpInventory;
 
 const USAGE: &str = "usage: cleanup_agent [--transport rest|mcp] --server URL --token NAME [--page-size N] \
-                     [--max-pages N] [--max-items N] [--deadline-secs S] [--json]";
+                     [--max-pages N] [--max-items N] [--deadline-secs S] [--timeout-secs S] [--json]";
 
 /// How the agent talks to the service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,12 +54,15 @@ struct Options {
     token: String,
     page_size: Option<String>,
     limits: CollectLimits,
+    /// How long one request may take, over either transport.
+    timeout: Duration,
     json: bool,
 }
 
 fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut args = args.peekable();
     let (mut server, mut token, mut page_size, mut json) = (None, None, None, false);
+    let mut timeout = Duration::from_secs(30);
     let mut transport = Transport::Rest;
     let mut limits = CollectLimits { max_pages: 200, max_items: 100_000, deadline: Duration::from_secs(60) };
     while let Some(flag) = args.next() {
@@ -78,6 +82,10 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--max-pages" => limits.max_pages = number(value()?)?,
             "--max-items" => limits.max_items = number(value()?)?,
             "--deadline-secs" => limits.deadline = Duration::from_secs(number(value()?)?),
+            "--timeout-secs" => match number(value()?)? {
+                0 => return Err("--timeout-secs must be at least 1".to_owned()),
+                seconds => timeout = Duration::from_secs(seconds),
+            },
             "--json" => json = true,
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument '{other}'\n{USAGE}")),
@@ -89,6 +97,7 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         token: token.ok_or_else(|| format!("--token is required\n{USAGE}"))?,
         page_size,
         limits,
+        timeout,
         json,
     })
 }
@@ -114,8 +123,10 @@ async fn main() -> ExitCode {
 /// Collects, decides, and acts; returns the exit code.
 async fn run(options: &Options) -> Result<u8, String> {
     let link = match options.transport {
-        Transport::Rest => Link::Rest(ServiceClient::new(&options.server, &options.token).map_err(|e| e.to_string())?),
-        Transport::Mcp => Link::Mcp(McpInventory::connect(&options.server, &options.token).await?),
+        Transport::Rest => Link::Rest(
+            ServiceClient::with_timeout(&options.server, &options.token, options.timeout).map_err(|e| e.to_string())?,
+        ),
+        Transport::Mcp => Link::Mcp(McpInventory::connect(&options.server, &options.token, options.timeout).await?),
     };
     let outcome = tour(&link, options).await;
     if let Link::Mcp(session) = link {

@@ -1,6 +1,8 @@
 //! The agent's MCP transport: the service's `/mcp` tools through an rmcp client over
 //! streamable HTTP, read with the same strictness as the REST answers.
 
+use std::time::Duration;
+
 use completeness::client::FetchError;
 use completeness::mcp::refusal_problem;
 use completeness::{Envelope, StandardReason};
@@ -14,12 +16,18 @@ use serde_json::{Map, Value, json};
 /// An MCP session with the service, as one credential.
 pub struct McpInventory {
     client: RunningService<RoleClient, ClientConfig>,
+    /// How long one request (the handshake, a tool call, the close) may take.
+    timeout: Duration,
 }
 
 impl McpInventory {
     /// Starts a session with the MCP endpoint of the service at `server` (its base URL, or the
-    /// endpoint itself when it ends with `/mcp`), authenticated as `token`.
-    pub async fn connect(server: &str, token: &str) -> Result<McpInventory, String> {
+    /// endpoint itself when it ends with `/mcp`), authenticated as `token`. Each request of the
+    /// session gives up after `timeout`, as a REST request does.
+    ///
+    /// The limit is on each MCP request, not on the HTTP client: a whole-request timeout there
+    /// would also cut the session's long-lived event stream.
+    pub async fn connect(server: &str, token: &str, timeout: Duration) -> Result<McpInventory, String> {
         let server = server.trim_end_matches('/');
         let endpoint = if server.ends_with("/mcp") { server.to_owned() } else { format!("{server}/mcp") };
         let config = StreamableHttpClientTransportConfig::with_uri(endpoint.as_str()).auth_header(token);
@@ -29,14 +37,16 @@ impl McpInventory {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("no HTTP client: {e}"))?;
-        let client = ClientConfig::new(
+        let handshake = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("cleanup_agent", env!("CARGO_PKG_VERSION")),
         )
-        .serve(StreamableHttpClientTransport::with_client(http, config))
-        .await
-        .map_err(|e| format!("no MCP session with {endpoint} as '{token}': {e}"))?;
-        Ok(McpInventory { client })
+        .serve(StreamableHttpClientTransport::with_client(http, config));
+        let client = within(timeout, handshake)
+            .await
+            .map_err(|late| format!("no MCP session with {endpoint} as '{token}': {late}"))?
+            .map_err(|e| format!("no MCP session with {endpoint} as '{token}': {e}"))?;
+        Ok(McpInventory { client, timeout })
     }
 
     /// One page of `list_service_accounts` with `arguments` and `cursor`: the envelope, strictly
@@ -66,15 +76,23 @@ impl McpInventory {
         answer(&result)
     }
 
-    /// Ends the session.
+    /// Ends the session (waiting at most the request timeout for the server to hear it).
     pub async fn close(self) {
-        let _ = self.client.cancel().await;
+        let _ = within(self.timeout, self.client.cancel()).await;
     }
 
     async fn call(&self, tool: &str, arguments: Map<String, Value>) -> Result<CallToolResult, String> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        self.client.call_tool(params).await.map_err(|e| format!("{tool}: {e}"))
+        within(self.timeout, self.client.call_tool(params))
+            .await
+            .map_err(|late| format!("{tool}: {late}"))?
+            .map_err(|e| format!("{tool}: {e}"))
     }
+}
+
+/// `request`'s output, or the error that it got no answer within `timeout`.
+async fn within<T>(timeout: Duration, request: impl Future<Output = T>) -> Result<T, String> {
+    tokio::time::timeout(timeout, request).await.map_err(|_| format!("timed out after {} s", timeout.as_secs_f64()))
 }
 
 /// The `structuredContent` of a successful result; the text of a refusal otherwise.
