@@ -17,7 +17,7 @@ pub use crate::__envelope_report as envelope_report;
 pub use crate::__reason_set as reason_set;
 use crate::contract::completeness::{Completeness, Shape};
 pub use crate::contract::continuation::Continuation;
-pub use crate::contract::declared::{DeclaredReason, Declares, DeclaresWarning, ReasonSet};
+pub use crate::contract::declared::{DeclaredReason, DeclaredSet, Declares, DeclaresWarning, ReasonSet};
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
 pub use crate::contract::warning::WarningDetails;
 
@@ -125,7 +125,7 @@ impl<R: crate::contract::reason::Reason> CompletenessField for Completeness<R> {
 /// Input, as `#[completeness]` writes it (the names as absolute paths, in declaration order):
 /// `#[doc = "..."] vis type Name = Set; resource "..."; reasons [A, B] warnings [W]`.
 /// Out come the alias `Name` of `DeclaredReason<Set>`, the uninhabited `Set` with the declared
-/// resource, codes and kinds as constants, and one `Declares` / `DeclaresWarning` impl per name,
+/// resource, codes and kinds as one constant, and one `Declares` / `DeclaresWarning` impl per name,
 /// which is what lets the handler report that name and no other.
 #[doc(hidden)]
 #[macro_export]
@@ -144,13 +144,12 @@ macro_rules! __reason_set {
         pub enum $set {}
 
         impl $crate::__private::ReasonSet for $set {
-            const RESOURCE: ::core::option::Option<&'static str> = ::core::option::Option::Some($resource);
-            const REASONS: &'static [$crate::__private::ReasonCode] =
-                &[$(<$reason as $crate::__private::ReasonDetails>::CODE),*];
-            const KINDS: &'static [$crate::__private::ReasonKind] =
-                &[$(<$reason as $crate::__private::ReasonDetails>::KIND),*];
-            const WARNINGS: &'static [$crate::__private::WarningCode] =
-                &[$(<$warning as $crate::__private::WarningDetails>::CODE),*];
+            const DECLARED: $crate::__private::DeclaredSet = $crate::__private::DeclaredSet {
+                resource: ::core::option::Option::Some($resource),
+                reasons: &[$(<$reason as $crate::__private::ReasonDetails>::CODE),*],
+                kinds: &[$(<$reason as $crate::__private::ReasonDetails>::KIND),*],
+                warnings: &[$(<$warning as $crate::__private::WarningDetails>::CODE),*],
+            };
         }
         $(impl $crate::__private::Declares<$reason> for $set {})*
         $(impl $crate::__private::DeclaresWarning<$warning> for $set {})*

@@ -3,8 +3,8 @@
 //! For `#[completeness(resource = "r", reasons(A, B), warnings(W))] async fn list_things(..)`:
 //! - through the runtime's `reason_set!`, the reason type `ListThingsReason`, an alias of
 //!   `DeclaredReason<__ListThingsReasonSet>`, and the uninhabited set `__ListThingsReasonSet`, with
-//!   the declared resource, codes and kinds as constants and one `Declares`/`DeclaresWarning` impl
-//!   per name;
+//!   the declared resource, codes and kinds as one constant and one `Declares`/`DeclaresWarning`
+//!   impl per name;
 //! - when a service's own type is listed beside others, a compile-time check that no code is
 //!   declared twice;
 //! - the handler as written, its body led by a type-level check that its response reports
@@ -109,7 +109,7 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
         quote_spanned! {*reasons_span=>
             const _: () = ::core::assert!(
                 ::completeness::__private::distinct_codes(
-                    <#set as ::completeness::__private::ReasonSet>::REASONS,
+                    <#set as ::completeness::__private::ReasonSet>::DECLARED.reasons,
                 ),
                 "this endpoint declares one reason code twice: list each code once",
             );
@@ -119,7 +119,7 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
         quote_spanned! {*warnings_span=>
             const _: () = ::core::assert!(
                 ::completeness::__private::distinct_warning_codes(
-                    <#set as ::completeness::__private::ReasonSet>::WARNINGS,
+                    <#set as ::completeness::__private::ReasonSet>::DECLARED.warnings,
                 ),
                 "this endpoint declares one warning code twice: list each code once",
             );

@@ -1,8 +1,8 @@
 //! The reasons and warnings one endpoint declares, as types (contract §4).
 //!
 //! `#[completeness(reasons(MorePagesAvailable, LegalHold), warnings(StaleIndex))] async fn list_accounts(..)`
-//! generates an uninhabited marker type that implements [`ReasonSet`] (the declared codes, as
-//! constants) and one [`Declares`] or [`DeclaresWarning`] impl per declared name, and the alias
+//! generates an uninhabited marker type that implements [`ReasonSet`] (what it declares, as
+//! one constant) and one [`Declares`] or [`DeclaresWarning`] impl per declared name, and the alias
 //!
 //! ```text
 //! type ListAccountsReason = DeclaredReason<__ListAccountsReasonSet>;
@@ -27,14 +27,9 @@ use crate::contract::warning::{WarningCode, WarningDetails};
 /// The reasons and warnings one endpoint declares. Implemented by the marker type
 /// `#[completeness]` generates; [`Everything`] declares every standard code.
 pub trait ReasonSet: 'static {
-    /// The resource the endpoint lists (`resource = "..."`), which its scope carries.
-    const RESOURCE: Option<&'static str>;
-    /// The declared reason codes, in declaration order.
-    const REASONS: &'static [ReasonCode];
-    /// The kind of each declared reason, in the same order.
-    const KINDS: &'static [ReasonKind];
-    /// The declared warning codes, in declaration order.
-    const WARNINGS: &'static [WarningCode];
+    /// What the endpoint declares: its resource, its reason codes with their kinds, and its
+    /// warning codes, in declaration order.
+    const DECLARED: DeclaredSet;
 }
 
 /// The set declares the reason whose details are `D`.
@@ -87,15 +82,15 @@ impl<S> DeclaredReason<S> {
 
 impl<S: ReasonSet> DeclaredReason<S> {
     /// Every reason code the endpoint declares, in declaration order, for contract tests.
-    pub const ALL: &'static [ReasonCode] = S::REASONS;
+    pub const ALL: &'static [ReasonCode] = S::DECLARED.reasons;
     /// Every warning code the endpoint declares, in declaration order.
-    pub const WARNINGS: &'static [WarningCode] = S::WARNINGS;
+    pub const WARNINGS: &'static [WarningCode] = S::DECLARED.warnings;
 
     /// The schema name of the declared set, e.g. `"DeclaredReason_MorePagesAvailable_VisibilityRestricted"`:
     /// endpoints that declare the same reasons share one schema.
     pub fn schema_name() -> String {
         let mut name = String::from("DeclaredReason");
-        for code in S::REASONS {
+        for code in S::DECLARED.reasons {
             name.push('_');
             for word in code.as_str().split('_') {
                 let mut letters = word.chars();
@@ -108,7 +103,8 @@ impl<S: ReasonSet> DeclaredReason<S> {
 
     /// The declared kind of `code`, when it is declared.
     fn declared_kind(code: &ReasonCode) -> Option<ReasonKind> {
-        S::REASONS.iter().position(|declared| declared == code).and_then(|i| S::KINDS.get(i).copied())
+        let DeclaredSet { reasons, kinds, .. } = S::DECLARED;
+        reasons.iter().position(|declared| declared == code).and_then(|i| kinds.get(i).copied())
     }
 }
 
@@ -173,10 +169,10 @@ impl<S: ReasonSet> Reason for DeclaredReason<S> {
         self.reason.restore_recovery(recovery)
     }
     fn declared_resource() -> Option<&'static str> {
-        S::RESOURCE
+        S::DECLARED.resource
     }
     fn declared_set() -> Option<DeclaredSet> {
-        Some(DeclaredSet { reasons: S::REASONS, kinds: S::KINDS, warnings: S::WARNINGS })
+        Some(S::DECLARED)
     }
 }
 
@@ -185,6 +181,9 @@ impl<S: ReasonSet> Reason for DeclaredReason<S> {
 /// reasons and warnings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeclaredSet {
+    /// The resource the endpoint lists (`resource = "..."`), which its scope carries; `None`
+    /// for [`Everything`].
+    pub resource: Option<&'static str>,
     /// The declared reason codes, in declaration order.
     pub reasons: &'static [ReasonCode],
     /// The kind of each declared reason, in the same order.
@@ -222,16 +221,14 @@ macro_rules! everything_warnings {
 completeness_codes::for_each_warning!(everything_warnings);
 
 impl ReasonSet for Everything {
-    const RESOURCE: Option<&'static str> = None;
-    const REASONS: &'static [ReasonCode] = EVERY_REASON;
-    const KINDS: &'static [ReasonKind] = EVERY_KIND;
-    const WARNINGS: &'static [WarningCode] = EVERY_WARNING;
+    const DECLARED: DeclaredSet =
+        DeclaredSet { resource: None, reasons: EVERY_REASON, kinds: EVERY_KIND, warnings: EVERY_WARNING };
 }
 
 #[cfg(feature = "openapi")]
 impl<S: ReasonSet> utoipa::PartialSchema for DeclaredReason<S> {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::contract::schema::reason_schema_openapi(S::REASONS, S::KINDS)
+        crate::contract::schema::reason_schema_openapi(S::DECLARED.reasons, S::DECLARED.kinds)
     }
 }
 
@@ -248,7 +245,7 @@ impl<S: ReasonSet> schemars::JsonSchema for DeclaredReason<S> {
         std::borrow::Cow::Owned(Self::schema_name())
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::contract::schema::reason_schema_json(S::REASONS, S::KINDS)
+        crate::contract::schema::reason_schema_json(S::DECLARED.reasons, S::DECLARED.kinds)
     }
 }
 
@@ -259,10 +256,12 @@ mod tests {
 
     enum Paginated {}
     impl ReasonSet for Paginated {
-        const RESOURCE: Option<&'static str> = Some("service_accounts");
-        const REASONS: &'static [ReasonCode] = &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted];
-        const KINDS: &'static [ReasonKind] = &[ReasonKind::Truncation, ReasonKind::Visibility];
-        const WARNINGS: &'static [WarningCode] = &[];
+        const DECLARED: DeclaredSet = DeclaredSet {
+            resource: Some("service_accounts"),
+            reasons: &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted],
+            kinds: &[ReasonKind::Truncation, ReasonKind::Visibility],
+            warnings: &[],
+        };
     }
     impl Declares<MorePagesAvailable> for Paginated {}
     impl Declares<VisibilityRestricted> for Paginated {}
@@ -271,7 +270,7 @@ mod tests {
     fn everything_spells_the_standard_table() {
         assert_eq!(DeclaredReason::<Everything>::ALL, ReasonCode::KNOWN);
         assert_eq!(DeclaredReason::<Everything>::WARNINGS, WarningCode::KNOWN);
-        for (code, kind) in Everything::REASONS.iter().zip(Everything::KINDS) {
+        for (code, kind) in Everything::DECLARED.reasons.iter().zip(Everything::DECLARED.kinds) {
             assert_eq!(code.standard_kind(), *kind, "{code}");
         }
     }
