@@ -87,7 +87,7 @@ impl<R: Reason> Completeness<R> {
     /// empty resource is filled with it, and a different one is replaced (the declaration is
     /// the one source; debug builds panic on the mismatch so that tests find the typo).
     pub fn complete(mut scope: Scope) -> Self {
-        if let Some(declared) = R::declared_resource() {
+        if let Some(declared) = R::declared_set().and_then(|set| set.resource) {
             debug_assert!(
                 scope.resource.is_empty() || scope.resource == declared,
                 "scope resource '{}' differs from the declared resource '{declared}'",

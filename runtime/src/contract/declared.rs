@@ -168,9 +168,6 @@ impl<S: ReasonSet> Reason for DeclaredReason<S> {
     fn restore_recovery(&mut self, recovery: &Continuation) -> bool {
         self.reason.restore_recovery(recovery)
     }
-    fn declared_resource() -> Option<&'static str> {
-        S::DECLARED.resource
-    }
     fn declared_set() -> Option<DeclaredSet> {
         Some(S::DECLARED)
     }

@@ -54,18 +54,9 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
     /// envelope's `continuation` / `next_cursor`); false when this reason cannot carry it.
     fn restore_recovery(&mut self, recovery: &Continuation) -> bool;
 
-    /// The resource an endpoint declares (`#[completeness(resource = "...")]`): a block over
-    /// its reason type carries it in `scope.resource`. `None` for reason types of no endpoint.
-    fn declared_resource() -> Option<&'static str>
-    where
-        Self: Sized,
-    {
-        None
-    }
-
-    /// The reasons and warnings an endpoint declares (`#[completeness(reasons(..), warnings(..))]`),
-    /// which a response over this reason type carries to outer layers. `None` for reason types
-    /// of no endpoint.
+    /// What an endpoint declares (`#[completeness(resource = "..", reasons(..), warnings(..))]`):
+    /// a block over this reason type carries the resource in `scope.resource`, and a response
+    /// carries the set to outer layers. `None` for reason types of no endpoint.
     fn declared_set() -> Option<crate::contract::declared::DeclaredSet>
     where
         Self: Sized,
