@@ -62,7 +62,7 @@ struct Options {
 fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut args = args.peekable();
     let (mut server, mut token, mut page_size, mut json) = (None, None, None, false);
-    let mut timeout = Duration::from_secs(30);
+    let mut timeout = ServiceClient::DEFAULT_TIMEOUT;
     let mut transport = Transport::Rest;
     let mut limits = CollectLimits { max_pages: 200, max_items: 100_000, deadline: Duration::from_secs(60) };
     while let Some(flag) = args.next() {

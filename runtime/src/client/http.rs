@@ -34,10 +34,13 @@ pub struct ServiceClient {
 }
 
 impl ServiceClient {
+    /// How long one request may take unless the client is built with another timeout.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
     /// A client of the service at `base_url` (e.g. `http://127.0.0.1:3000`) using
-    /// `token`, with a 30-second timeout per request.
+    /// `token`, with [`ServiceClient::DEFAULT_TIMEOUT`] per request.
     pub fn new(base_url: &str, token: &str) -> Result<ServiceClient, FetchError> {
-        ServiceClient::with_timeout(base_url, token, Duration::from_secs(30))
+        ServiceClient::with_timeout(base_url, token, ServiceClient::DEFAULT_TIMEOUT)
     }
 
     /// A client whose requests each time out after `timeout`.
@@ -124,12 +127,6 @@ fn transport(error: reqwest::Error, timeout: Duration) -> FetchError {
     if error.is_timeout() {
         return FetchError::Transport(format!("timed out after {} s{url}", timeout.as_secs_f64()));
     }
-    let mut message = error.to_string();
-    let mut cause = std::error::Error::source(&error);
-    while let Some(error) = cause {
-        message.push_str(": ");
-        message.push_str(&error.to_string());
-        cause = error.source();
-    }
-    FetchError::Transport(message)
+    let causes = std::iter::successors(std::error::Error::source(&error), |cause| cause.source());
+    FetchError::Transport(causes.fold(error.to_string(), |message, cause| format!("{message}: {cause}")))
 }
