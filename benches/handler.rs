@@ -114,12 +114,13 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
     let (state, annotated) = runtime.block_on(service::build(config)).expect("the service builds");
-    // The bare handler gets the same authentication middleware and request log: only the handler differs.
-    let plain = service::telemetry::request_log(
+    // The bare handler gets the example's middleware too (authentication, the refusals of bad
+    // requests and the request log): only the handler differs.
+    let plain = service::telemetry::request_log(service::refusals::around(
         Router::new()
             .route("/bare", get(bare))
             .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate)),
-    )
+    ))
     .with_state(state);
     let listed = "/service-accounts?page_size=100";
     runtime.block_on(async {

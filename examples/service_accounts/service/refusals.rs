@@ -4,16 +4,18 @@
 //!   block or body is refused here, with a problem body, before hyper would refuse it without one.
 //! - [`as_problem`] turns any other error response that is not a problem yet (an axum
 //!   extractor's plain-text rejection, a fallback) into one, keyed by its status in [`REFUSALS`].
+//! - [`around`] puts both, and axum's body limit, around a router.
 //!
 //! Where no body is possible: hyper itself answers, with an empty body and before any of this
 //! code runs, a request line whose URI is longer than 65,534 bytes (414), a request head larger
 //! than its read buffer (about 400 KiB) or with more than 100 headers (431), and a request that
 //! is not HTTP at all (400). Every request within those bounds gets a problem.
 
-use axum::extract::Request;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
-use axum::middleware::Next;
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::{Problem, ProblemCode};
 
@@ -49,6 +51,15 @@ pub fn refusal(status: StatusCode) -> Problem {
         |(_, code, detail)| (*code, *detail),
     );
     Problem::new(ProblemCode::parse(code), detail).with_status(status.as_u16())
+}
+
+/// `router` behind the refusals: [`limits`] first, then every error response below it
+/// answered [`as_problem`], and a body read cut at [`MAX_BODY_BYTES`].
+pub fn around<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
+    router
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::map_response(as_problem))
+        .layer(middleware::from_fn(limits))
 }
 
 /// Refuses a request over [`MAX_URI_BYTES`], [`MAX_HEADER_BYTES`] or (by its

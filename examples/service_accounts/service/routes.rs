@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -54,9 +54,6 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(telemetry::metrics).into())
         .merge(authenticated)
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(refusals::MAX_BODY_BYTES))
-        .layer(middleware::map_response(refusals::as_problem))
-        .layer(middleware::from_fn(refusals::limits));
-    telemetry::request_log(router).with_state(state)
+        .method_not_allowed_fallback(method_not_allowed);
+    telemetry::request_log(refusals::around(router)).with_state(state)
 }
