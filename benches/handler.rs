@@ -4,7 +4,8 @@
 //! `info` into a byte counter) and a Prometheus metrics recorder installed versus without them;
 //! and of the bare handler, under the same request log, with versus without them, which is what
 //! observing costs with nothing of completeness in the request. Prints the throughput ratios,
-//! measured in the same run.
+//! measured in the same run, each with a 95% interval of its median, and the bare handler
+//! against itself: the ratio this run's noise alone produces.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -107,7 +108,7 @@ fn time_per_call(runtime: &tokio::runtime::Runtime, router: &Router, uri: &str, 
 }
 
 /// Paired samples per comparison, and requests per sample.
-const SAMPLES: u32 = 31;
+const SAMPLES: u32 = 101;
 const ROUNDS: u32 = 600;
 
 fn main() {
@@ -156,6 +157,8 @@ fn main() {
     let bare = || time_per_call(&runtime, &plain, "/bare", ROUNDS);
     let list = || time_per_call(&runtime, &annotated, listed, ROUNDS);
     let listed_vs_bare = Paired::measure(SAMPLES, bare, list);
+    // Both sides the same: how far this run's noise alone moves a ratio.
+    let bare_vs_bare = Paired::measure(SAMPLES, bare, bare);
     let logged_before = observers.logged();
     let observed_vs_quiet = Paired::measure(SAMPLES, list, || observers.installed(list));
     let logged_per_request = (observers.logged() - logged_before) / u64::from(SAMPLES * ROUNDS);
@@ -176,6 +179,7 @@ fn main() {
         "  throughput ratio list/bare, fastest sample of each side: {:.3}",
         per_second(list_best) / per_second(bare_best)
     );
+    println!("  the bare handler against itself (this run's noise): {}", bare_vs_bare.summary());
     let (quiet_best, observed_best) = (observed_vs_quiet.best_a, observed_vs_quiet.best_b);
     println!("\nthe list handler with a tracing subscriber and a metrics recorder installed (same run):");
     println!("  without                    {:>10.0} req/s (best {quiet_best:.2?} per request)", per_second(quiet_best));

@@ -33,11 +33,24 @@ impl Paired {
         Paired { ratios, best_a, best_b }
     }
 
-    /// "median of N paired samples M (quartiles Q1..Q3)" of the ratios `a`/`b`.
+    /// A 95% confidence interval of the median ratio, free of any assumption on the
+    /// distribution: the order statistics `n/2 ± 0.98·√n` (the normal approximation of the
+    /// binomial count of samples below the true median). A target is settled by this run
+    /// only when the whole interval lies on one side of it.
+    pub fn median_interval(&self) -> (f64, f64) {
+        let n = self.ratios.len() as f64;
+        let half_width = 0.98 * n.sqrt();
+        let low = ((n / 2.0 - half_width).floor().max(0.0)) as usize;
+        let high = ((n / 2.0 + half_width).ceil() as usize).min(self.ratios.len() - 1);
+        (self.ratios[low], self.ratios[high])
+    }
+
+    /// "median of N paired samples M (95% interval L..H; quartiles Q1..Q3)" of the ratios `a`/`b`.
     pub fn summary(&self) -> String {
         let r = &self.ratios;
+        let (low, high) = self.median_interval();
         format!(
-            "median of {} paired samples {:.3} (quartiles {:.3}..{:.3})",
+            "median of {} paired samples {:.3} (95% interval of the median {low:.3}..{high:.3}; quartiles {:.3}..{:.3})",
             r.len(),
             r[r.len() / 2],
             r[r.len() / 4],
