@@ -20,6 +20,7 @@ use axum::routing::get;
 use axum::{Json, middleware};
 use criterion::Criterion;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
+use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tracing::Dispatch;
 use tracing_subscriber::filter::LevelFilter;
@@ -114,7 +115,8 @@ const ROUNDS: u32 = 600;
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
-    let (state, annotated) = runtime.block_on(service::build(config)).expect("the service builds");
+    let (state, annotated) =
+        runtime.block_on(service::build(config, CancellationToken::new())).expect("the service builds");
     // The bare handler gets the example's middleware too (authentication, the refusals of bad
     // requests and the request log): only the handler differs.
     let plain = service::telemetry::request_log(service::refusals::around(

@@ -567,3 +567,91 @@ async fn the_current_protocol_without_sessions_keeps_credentials_and_the_contrac
     assert!(refused.contains("401"), "{refused}");
 }
 }
+
+e2e_support::both_backends! {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_errors() {
+    let h = Harness::start(config(10)).await;
+    let before = h.store().fingerprint().await.unwrap();
+    let both = "application/json, text/event-stream";
+    let post = |accept: Option<&str>, content_type: &str, body: Vec<u8>| {
+        let mut request = h.request(reqwest::Method::POST, "/mcp").bearer_auth("admin").header("content-type", content_type);
+        if let Some(accept) = accept {
+            request = request.header("accept", accept);
+        }
+        request.body(body)
+    };
+    let call = br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#.to_vec();
+    let cases = [
+        ("a body that is not JSON", post(Some(both), "application/json", b"{not json".to_vec()), 415, "INVALID_BODY"),
+        ("a body that is not typed JSON", post(Some(both), "text/plain", call.clone()), 415, "INVALID_BODY"),
+        ("no Accept", post(None, "application/json", call.clone()), 406, "NOT_ACCEPTABLE"),
+        ("an Accept without event streams", post(Some("application/json"), "application/json", call.clone()), 406, "NOT_ACCEPTABLE"),
+        ("PUT", h.request(reqwest::Method::PUT, "/mcp").bearer_auth("admin"), 405, "METHOD_NOT_ALLOWED"),
+        ("DELETE without a session", h.request(reqwest::Method::DELETE, "/mcp").bearer_auth("admin"), 400, "INVALID_REQUEST"),
+        ("a target over the limit", h.request(reqwest::Method::POST, &format!("/mcp?{}", "a".repeat(9_000))).bearer_auth("admin"), 414, "URI_TOO_LONG"),
+    ];
+    for (what, request, status, code) in cases {
+        let answer = h.answer(request).await;
+        assert_eq!(answer.status.as_u16(), status, "{what}: {answer:?}");
+        answer.assert_problem(status, code);
+        assert!(answer.body["detail"].as_str().is_some_and(|d| !d.is_empty()), "{what} explains itself");
+    }
+
+    // A body over the limit, with its length declared or without one (cut as it is read). Sent
+    // raw: the server answers before it reads the body, which an HTTP client may report as a
+    // failed write.
+    let head = |framing: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\
+             Content-Type: application/json\r\nAccept: {both}\r\n{framing}\r\nConnection: close\r\n\r\n"
+        )
+    };
+    let declared = head("Content-Length: 70000") + &" ".repeat(70_000);
+    let chunk = format!("{:x}\r\n{}\r\n", 10_000, " ".repeat(10_000));
+    let chunked = head("Transfer-Encoding: chunked") + &chunk.repeat(7) + "0\r\n\r\n";
+    for request in [declared, chunked] {
+        let (status, body) = raw_exchange(&h, request).await;
+        assert!(status.starts_with("HTTP/1.1 413"), "{status}");
+        assert!(body.contains(r#""code":"INVALID_BODY""#), "{body}");
+    }
+
+    // A JSON-RPC error stays the JSON-RPC message an MCP client reads, not a problem.
+    let unknown = json!({"jsonrpc": "2.0", "id": 7, "method": "no/such/method", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let answer = h
+        .answer(
+            h.request(reqwest::Method::POST, "/mcp")
+                .bearer_auth("admin")
+                .header("accept", both)
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "no/such/method")
+                .json(&unknown),
+        )
+        .await;
+    assert_eq!(answer.status.as_u16(), 404, "{answer:?}");
+    assert_eq!(answer.content_type, "application/json", "{answer:?}");
+    assert_eq!(answer.body["id"], 7, "{answer:?}");
+    assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
+
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refused request changed anything");
+    h.running.stop().await.unwrap();
+}
+}
+
+/// Writes `request` on a plain TCP connection (which the request closes) and returns the
+/// response's status line and everything after it.
+async fn raw_exchange(h: &Harness, request: String) -> (String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(h.running.addr).await.unwrap();
+    let (mut reader, mut writer) = stream.split();
+    // The server may answer and close before the whole body is written; a failed write is expected then.
+    let (_, response) = tokio::join!(writer.write_all(request.as_bytes()), async {
+        let mut response = Vec::new();
+        let _ = reader.read_to_end(&mut response).await;
+        response
+    });
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let (status, rest) = response.split_once("\r\n").unwrap_or((&response, ""));
+    (status.to_owned(), rest.to_owned())
+}

@@ -18,7 +18,7 @@ use serde_json::Value;
 /// A fresh service of 300 accounts (about ten unowned), sources without added latency.
 async fn make_router() -> axum::Router {
     let config = service::Config { slow_sources: Vec::new(), ..e2e_support::config(300) };
-    service::build(config).await.expect("the service builds").1
+    service::build(config, tokio_util::sync::CancellationToken::new()).await.expect("the service builds").1
 }
 
 fn kit() -> Kit<impl Fn() -> BoxFuture> {

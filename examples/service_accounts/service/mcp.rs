@@ -45,7 +45,7 @@ use super::inventory::{self, CountServiceAccountsReason, InventoryQuery};
 use super::search;
 use super::seed::TENANTS;
 use super::state::AppState;
-use super::{openapi, routes};
+use super::{openapi, refusals, routes};
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -60,16 +60,18 @@ const READING: &str = "Read `complete` before anything else: true means the resu
      A refusal is a tool error starting with `REFUSED (CODE)`.";
 
 /// The `/mcp` routes: the streamable HTTP service behind the bearer authentication of the REST
-/// routes. Cancelling `stop` ends every session (and its event streams), so the server can stop.
-pub fn router(state: AppState, stop: CancellationToken) -> Router {
+/// routes; [`routes::router`] puts them behind the same refusals and request log. Cancelling
+/// `stop` ends every session (and its event streams), so the server can stop.
+pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     let tools = InventoryTools::new(state.clone());
     // Sessions for the protocol versions that have them; a plain JSON answer where there are none.
-    let config = StreamableHttpServerConfig::default().with_json_response(true).with_cancellation_token(stop);
+    // A body without a length is cut where the REST routes cut it.
+    let config = StreamableHttpServerConfig::default()
+        .with_json_response(true)
+        .with_max_request_body_bytes(refusals::MAX_BODY_BYTES)
+        .with_cancellation_token(stop);
     let service = StreamableHttpService::new(move || Ok(tools.clone()), LocalSessionManager::default().into(), config);
-    Router::new()
-        .nest_service(PATH, service)
-        .layer(middleware::from_fn_with_state(state.clone(), routes::authenticate))
-        .with_state(state)
+    Router::new().nest_service(PATH, service).route_layer(middleware::from_fn_with_state(state, routes::authenticate))
 }
 
 /// The MCP server: the tools over the service's state.

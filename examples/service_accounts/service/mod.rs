@@ -30,6 +30,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 pub use config::Config;
 pub use state::{AppState, Service};
@@ -41,7 +42,7 @@ pub struct Running {
     /// Its state (tests inspect the store through it).
     pub state: AppState,
     stop: Option<oneshot::Sender<()>>,
-    mcp_sessions: tokio_util::sync::CancellationToken,
+    mcp_sessions: CancellationToken,
     server: JoinHandle<std::io::Result<()>>,
     chores: Vec<JoinHandle<()>>,
 }
@@ -85,12 +86,13 @@ impl Drop for Running {
     }
 }
 
-/// Builds the state and the REST router without listening (benches drive it in-process).
-pub async fn build(config: Config) -> Result<(AppState, axum::Router), String> {
+/// Builds the state and the router without listening (benches drive it in-process).
+/// Cancelling `mcp_sessions` ends the MCP sessions.
+pub async fn build(config: Config, mcp_sessions: CancellationToken) -> Result<(AppState, axum::Router), String> {
     config.validate()?;
     let service = Service::open(config).await.map_err(|e| format!("could not open the database: {e}"))?;
     let state: AppState = Arc::new(service);
-    Ok((state.clone(), routes::router(state)))
+    Ok((state.clone(), routes::router(state, mcp_sessions)))
 }
 
 /// Opens the database, installs the metrics recorder (once per process), binds `config.addr`
@@ -99,9 +101,8 @@ pub async fn start(config: Config) -> Result<Running, String> {
     let addr = config.addr;
     telemetry::install_metrics();
     let faults = config.faults.clone();
-    let (state, router) = build(config).await?;
-    let mcp_sessions = tokio_util::sync::CancellationToken::new();
-    let mut router = router.merge(mcp::router(state.clone(), mcp_sessions.clone()));
+    let mcp_sessions = CancellationToken::new();
+    let (state, mut router) = build(config, mcp_sessions.clone()).await?;
     if let Some(schedule) = faults {
         router = router.layer(completeness::testing::faults::FaultLayer::new(schedule));
     }

@@ -30,10 +30,15 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The problem code and detail of each status a refusal outside the handlers can have:
 /// the one table both [`as_problem`] and the OpenAPI document read.
-pub const REFUSALS: [(u16, &str, &str); 7] = [
+pub const REFUSALS: [(u16, &str, &str); 8] = [
     (400, "INVALID_REQUEST", "The request could not be read."),
     (404, "NOT_FOUND", "No such route. See /openapi.json for the routes this service serves."),
     (405, "METHOD_NOT_ALLOWED", "This route does not accept that method; `Allow` lists the ones it does."),
+    (
+        406,
+        "NOT_ACCEPTABLE",
+        "The answer cannot be given in a media type the request accepts; /mcp needs `Accept: application/json, text/event-stream`.",
+    ),
     (413, "INVALID_BODY", "The request body is larger than 65536 bytes."),
     (414, "URI_TOO_LONG", "The request target is longer than 8192 bytes."),
     (415, "INVALID_BODY", "The request body must be JSON."),
@@ -86,13 +91,16 @@ pub async fn limits(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-/// Replaces the body of an error response that is not a problem yet with the problem of its
-/// status, keeping `Allow`.
+/// Replaces the body of an error response that is not JSON yet with the problem of its
+/// status, keeping `Allow`. A JSON body is kept: it is a problem already, or the JSON-RPC error
+/// the MCP endpoint answers a call with, which an MCP client reads.
 pub async fn as_problem(response: Response) -> Response {
     let status = response.status();
-    let is_problem =
-        response.headers().get(CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+    let is_json = response.headers().get(CONTENT_TYPE).is_some_and(|v| {
+        let essence = v.to_str().unwrap_or("").split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("application/json") || essence.eq_ignore_ascii_case("application/problem+json")
+    });
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
         return response;
     }
     let allow: Option<HeaderValue> = response.headers().get(ALLOW).cloned();

@@ -10,9 +10,10 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::Problem;
 use completeness::routing::{get, post};
+use tokio_util::sync::CancellationToken;
 
 use super::state::AppState;
-use super::{account, archive, auth, credentials, inventory, openapi, refusals, search, telemetry};
+use super::{account, archive, auth, credentials, inventory, mcp, openapi, refusals, search, telemetry};
 
 /// Resolves the bearer credential; 401 problem when it is missing or unknown.
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
@@ -36,8 +37,9 @@ async fn method_not_allowed() -> Problem {
     refusals::refusal(StatusCode::METHOD_NOT_ALLOWED)
 }
 
-/// Every route of the example's README, `GET /metrics`, and the request log.
-pub fn router(state: AppState) -> Router {
+/// Every route of the example's README, `GET /metrics` and the MCP endpoint, behind the
+/// refusals and the request log. Cancelling `mcp_sessions` ends the MCP sessions.
+pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
     let authenticated = Router::new()
         .route("/service-accounts", get(inventory::list_service_accounts).post(account::create_account).into())
         .route("/service-accounts/count", get(inventory::count_service_accounts).into())
@@ -53,6 +55,7 @@ pub fn router(state: AppState) -> Router {
         .route("/openapi.json", get(openapi::document).into())
         .route("/metrics", get(telemetry::metrics).into())
         .merge(authenticated)
+        .merge(mcp::router(state.clone(), mcp_sessions))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
     telemetry::request_log(refusals::around(router)).with_state(state)

@@ -40,8 +40,9 @@ impl LogFormat {
     }
 }
 
-/// The filter when `RUST_LOG` names none: the request log and the framework's events at `info`.
-pub const DEFAULT_FILTER: &str = "info";
+/// The filter when `RUST_LOG` names none: the request log and the framework's events at `info`;
+/// rmcp's from `warn`, since it logs the start and end of every MCP call at `info`.
+pub const DEFAULT_FILTER: &str = "info,rmcp=warn";
 
 /// Writes log lines to standard error in `format`, filtered by `RUST_LOG` (e.g.
 /// `RUST_LOG=info,completeness=debug`), from now on.
