@@ -5,7 +5,8 @@
 //! and of the bare handler, under the same request log, with versus without them, which is what
 //! observing costs with nothing of completeness in the request. Prints the throughput ratios,
 //! measured in the same run, each with a 95% interval of its median, and the bare handler
-//! against itself: the ratio this run's noise alone produces.
+//! against itself: the ratio this run's noise alone produces. `benches/handler_instructions.sh`
+//! counts the same sides in instructions instead.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -144,6 +145,32 @@ fn main() {
         assert_eq!(page["items"].as_array().map(Vec::len), Some(PAGE), "the list handler returns 100 items");
         assert_eq!(page["complete"], false);
     });
+
+    // `benches/handler_instructions.sh` counts one side at a time: no criterion, no pairs.
+    if let Ok(side) = std::env::var("HANDLER_BENCH_SIDE") {
+        let requests: u32 = std::env::var("HANDLER_BENCH_REQUESTS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .expect("HANDLER_BENCH_REQUESTS is the number of requests to send");
+        let (router, uri) = match side.trim_end_matches("_observed") {
+            "bare" => (&plain, "/bare"),
+            "list" => (&annotated, listed),
+            other => panic!("HANDLER_BENCH_SIDE is bare, list, bare_observed or list_observed, not {other}"),
+        };
+        let run = || {
+            runtime.block_on(async {
+                for _ in 0..requests {
+                    black_box(call(router, uri).await);
+                }
+            })
+        };
+        if side.ends_with("_observed") {
+            Observers::new().installed(run)
+        } else {
+            run()
+        }
+        return;
+    }
 
     let mut criterion = Criterion::default().configure_from_args();
     let mut group = criterion.benchmark_group("list_100_items");
