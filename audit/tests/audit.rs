@@ -196,6 +196,11 @@ fn deny_list_fails_while_a_list_remains_and_passes_without_one() {
     .unwrap();
     assert_eq!(run(&clean, &["--deny", "list", "-q"]).status.code(), Some(0));
     assert_eq!(run(Path::new("/nonexistent/audit/path"), &["-q"]).status.code(), Some(2), "an audit that cannot run");
+    fs::write(clean.join("notes.txt"), "[package]\n").unwrap();
+    let not_a_manifest = run(&clean.join("notes.txt"), &["-q"]);
+    assert_eq!(not_a_manifest.status.code(), Some(2), "a path that is neither a manifest nor a source");
+    let said = String::from_utf8_lossy(&not_a_manifest.stderr);
+    assert!(said.contains("not a Cargo.toml, a .rs file or a directory"), "{said}");
 }
 
 #[test]

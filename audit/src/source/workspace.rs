@@ -25,6 +25,9 @@ pub fn targets(path: &Path) -> Result<Vec<Target>, String> {
     if path.is_file() && path.extension().is_some_and(|e| e == "rs") {
         return Ok(vec![Target { name: path.display().to_string(), root: path.to_path_buf() }]);
     }
+    if path.is_file() && path.file_name().is_none_or(|name| name != "Cargo.toml") {
+        return Err(format!("{}: not a Cargo.toml, a .rs file or a directory", path.display()));
+    }
     let manifest = if path.is_file() { path.to_path_buf() } else { path.join("Cargo.toml") };
     if !manifest.is_file() {
         if !path.is_dir() {
