@@ -611,7 +611,7 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     let chunk = format!("{:x}\r\n{}\r\n", 10_000, " ".repeat(10_000));
     let chunked = head("Transfer-Encoding: chunked") + &chunk.repeat(7) + "0\r\n\r\n";
     for request in [declared, chunked] {
-        let (status, body) = raw_exchange(&h, request).await;
+        let (status, body) = h.raw(&request).await;
         assert!(status.starts_with("HTTP/1.1 413"), "{status}");
         assert!(body.contains(r#""code":"INVALID_BODY""#), "{body}");
     }
@@ -637,21 +637,4 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refused request changed anything");
     h.running.stop().await.unwrap();
 }
-}
-
-/// Writes `request` on a plain TCP connection (which the request closes) and returns the
-/// response's status line and everything after it.
-async fn raw_exchange(h: &Harness, request: String) -> (String, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(h.running.addr).await.unwrap();
-    let (mut reader, mut writer) = stream.split();
-    // The server may answer and close before the whole body is written; a failed write is expected then.
-    let (_, response) = tokio::join!(writer.write_all(request.as_bytes()), async {
-        let mut response = Vec::new();
-        let _ = reader.read_to_end(&mut response).await;
-        response
-    });
-    let response = String::from_utf8_lossy(&response).into_owned();
-    let (status, rest) = response.split_once("\r\n").unwrap_or((&response, ""));
-    (status.to_owned(), rest.to_owned())
 }

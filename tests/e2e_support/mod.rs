@@ -156,6 +156,25 @@ impl Harness {
         Answer { status, content_type, retry_after, body }
     }
 
+    /// Writes `request` (a whole HTTP/1.1 request, which should ask to close the connection) on a
+    /// plain TCP connection, and returns the response's status line and everything after it. For
+    /// what an HTTP client library cannot send, or reports as a failed write when the server
+    /// answers before it has read the whole request.
+    pub async fn raw(&self, request: &str) -> (String, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(self.running.addr).await.unwrap();
+        let (mut reader, mut writer) = stream.split();
+        // The server may answer and close before the whole request is written; a failed write is expected then.
+        let (_, response) = tokio::join!(writer.write_all(request.as_bytes()), async {
+            let mut response = Vec::new();
+            let _ = reader.read_to_end(&mut response).await;
+            response
+        });
+        let response = String::from_utf8_lossy(&response).into_owned();
+        let (status, rest) = response.split_once("\r\n").unwrap_or((&response, ""));
+        (status.to_owned(), rest.to_owned())
+    }
+
     /// A request builder for `path` (for custom headers).
     pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.client.request(method, format!("{}{path}", self.running.url()))
