@@ -585,6 +585,7 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     let cases = [
         ("a body that is not JSON", post(Some(both), "application/json", b"{not json".to_vec()), 415, "INVALID_BODY"),
         ("a body that is not typed JSON", post(Some(both), "text/plain", call.clone()), 415, "INVALID_BODY"),
+        ("JSON that is not a JSON-RPC message", post(Some(both), "application/json", b"{\"a\": 1}".to_vec()), 415, "INVALID_BODY"),
         ("no Accept", post(None, "application/json", call.clone()), 406, "NOT_ACCEPTABLE"),
         ("an Accept without event streams", post(Some("application/json"), "application/json", call.clone()), 406, "NOT_ACCEPTABLE"),
         ("PUT", h.request(reqwest::Method::PUT, "/mcp").bearer_auth("admin"), 405, "METHOD_NOT_ALLOWED"),

@@ -41,7 +41,11 @@ pub const REFUSALS: [(u16, &str, &str); 8] = [
     ),
     (413, "INVALID_BODY", "The request body is larger than 65536 bytes."),
     (414, "URI_TOO_LONG", "The request target is longer than 8192 bytes."),
-    (415, "INVALID_BODY", "The request body must be JSON."),
+    (
+        415,
+        "INVALID_BODY",
+        "The request body must be JSON sent as `Content-Type: application/json`; on /mcp, one JSON-RPC message.",
+    ),
     (431, "HEADERS_TOO_LARGE", "The request headers are larger than 16384 bytes."),
 ];
 
