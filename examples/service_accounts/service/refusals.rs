@@ -17,6 +17,7 @@ use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use completeness::server::response::PROBLEM_JSON;
 use completeness::{Problem, ProblemCode};
 
 /// The longest request target (path and query) served, in bytes.
@@ -100,10 +101,15 @@ pub async fn limits(request: Request, next: Next) -> Response {
 /// the MCP endpoint answers a call with, which an MCP client reads.
 pub async fn as_problem(response: Response) -> Response {
     let status = response.status();
-    let is_json = response.headers().get(CONTENT_TYPE).is_some_and(|v| {
-        let essence = v.to_str().unwrap_or("").split(';').next().unwrap_or("").trim();
-        essence.eq_ignore_ascii_case("application/json") || essence.eq_ignore_ascii_case("application/problem+json")
-    });
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .map(str::trim)
+        .is_some_and(|essence| {
+            essence.eq_ignore_ascii_case("application/json") || essence.eq_ignore_ascii_case(PROBLEM_JSON)
+        });
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return response;
     }
