@@ -330,7 +330,8 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
             }
         };
         let body: T = serde_json::from_value(Value::Object(object)).map_err(|error| {
-            Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}"))
+            // serde names only `T`'s members; `evidence` was taken out before, so say so.
+            Problem::new(ProblemCode::InvalidBody, format!("The request body besides `evidence` does not fit: {error}"))
         })?;
         let evidence = Evidence::verify(config, &token, &credential)?;
         Ok(RequireEvidence { evidence, body })
