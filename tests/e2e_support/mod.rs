@@ -112,6 +112,14 @@ impl Answer {
         assert_eq!(self.content_type, "application/problem+json", "content type of {self:?}");
         assert_eq!(self.code(), code, "code of {self:?}");
         assert_eq!(self.body["status"], status, "problem status member of {self:?}");
+        // One title per code: the runtime's for its codes, the service's own for the others.
+        let title = self.body["title"].as_str().unwrap_or_default();
+        match completeness::ProblemCode::parse(code) {
+            completeness::ProblemCode::Other(_) => {
+                assert!(!title.is_empty() && title != "Request failed", "a title of its own in {self:?}")
+            }
+            known => assert_eq!(title, known.title(), "title of {self:?}"),
+        }
     }
 }
 

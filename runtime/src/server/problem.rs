@@ -121,6 +121,13 @@ impl Problem {
         self
     }
 
+    /// Overrides the title: for a code of the service's own, whose default title is the
+    /// generic "Request failed". Keep one title per code (RFC 9457 §3.1.3).
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+
     /// Adds an extension member.
     pub fn with_extension(mut self, key: &str, value: impl Serialize) -> Self {
         let value = serde_json::to_value(value).unwrap_or(Value::Null);
