@@ -311,6 +311,30 @@ async fn missing_and_unknown_credentials_get_401_problems() {
         h.send(Method::GET, path, None, None).await.assert_problem(401, "UNAUTHENTICATED");
         h.send(Method::GET, path, Some("mallory"), None).await.assert_problem(401, "UNAUTHENTICATED");
     }
+    let with = |values: &[&str]| {
+        let mut request = h.request(Method::GET, "/service-accounts?page_size=1");
+        for value in values {
+            request = request.header("authorization", *value);
+        }
+        request
+    };
+    // The scheme is case-insensitive, and the name may follow more than one space.
+    for value in ["bearer admin", "BEARER admin", "Bearer  admin"] {
+        let answer = h.answer(with(&[value])).await;
+        assert_eq!(answer.status, 200, "{value}: {answer:?}");
+    }
+    // Another scheme, no name, or two headers (which one would be meant?) are refused.
+    for (values, detail) in [
+        (&["Basic YWRtaW46"][..], "The Authorization header must be `Bearer NAME`."),
+        (&["Bearer "], "The Authorization header must be `Bearer NAME`."),
+        (&["Bearer"], "The Authorization header must be `Bearer NAME`."),
+        (&["Bearer admin", "Bearer north"], "Send one Authorization header, not several."),
+        (&["Bearer admin", "Bearer admin"], "Send one Authorization header, not several."),
+    ] {
+        let answer = h.answer(with(values)).await;
+        answer.assert_problem(401, "UNAUTHENTICATED");
+        assert_eq!(answer.body["detail"], detail, "{values:?}");
+    }
 }
 }
 

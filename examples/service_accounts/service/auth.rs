@@ -63,18 +63,26 @@ pub const DEFAULT_GRANTS: [(&str, &[&str]); 3] =
     [("admin", &["north", "south", "east"]), ("north", &["north"]), ("south", &["south"])];
 
 /// The credential named by `Authorization: Bearer NAME`, with its permissions as stored now,
-/// or a 401 problem.
+/// or a 401 problem. The scheme is case-insensitive (RFC 9110 §11.1); a request with two
+/// `Authorization` headers is refused rather than read by one of them.
 pub async fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Problem> {
-    let header = parts.headers.get(AUTHORIZATION).ok_or_else(|| {
-        Problem::new(
-            ProblemCode::Unauthenticated,
-            "Send `Authorization: Bearer NAME` with one of the credentials admin, north, south.",
-        )
-    })?;
-    let token =
-        header.to_str().ok().and_then(|h| h.strip_prefix("Bearer ")).map(str::trim).ok_or_else(|| {
-            Problem::new(ProblemCode::Unauthenticated, "The Authorization header must be `Bearer NAME`.")
-        })?;
+    let mut headers = parts.headers.get_all(AUTHORIZATION).iter();
+    let (Some(header), None) = (headers.next(), headers.next()) else {
+        let detail = if parts.headers.contains_key(AUTHORIZATION) {
+            "Send one Authorization header, not several."
+        } else {
+            "Send `Authorization: Bearer NAME` with one of the credentials admin, north, south."
+        };
+        return Err(Problem::new(ProblemCode::Unauthenticated, detail));
+    };
+    let token = header
+        .to_str()
+        .ok()
+        .and_then(|h| h.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .filter(|token| !token.is_empty())
+        .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The Authorization header must be `Bearer NAME`."))?;
     caller(store, token)
         .await?
         .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The credential is not known to this service."))
