@@ -362,6 +362,12 @@ async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
         let schema =
             Value::Object(tool(&tools, name).output_schema.as_ref().expect("an outputSchema").as_ref().clone());
         assert_eq!(schema["type"], "object", "{name}");
+        // `$defs` holds what the schema reaches and nothing else: every byte of `tools/list` is
+        // read by the agent.
+        let text = schema.to_string();
+        for def in schema["$defs"].as_object().into_iter().flat_map(|defs| defs.keys()) {
+            assert!(text.contains(&format!("\"#/$defs/{def}\"")), "{name} carries `{def}`, which it never refers to");
+        }
         let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{name} outputSchema: {e}"));
         let errors: Vec<String> =
             validator.iter_errors(value).map(|e| format!("{e} at {}", e.instance_path())).collect();
@@ -634,6 +640,28 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert_eq!(answer.content_type, "application/json", "{answer:?}");
     assert_eq!(answer.body["id"], 7, "{answer:?}");
     assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
+
+    // A call whose params do not fit the protocol (`arguments` is not an object) is an
+    // invalid-params error: the method exists, its params are wrong.
+    let unfit = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "name": "list_service_accounts", "arguments": [], "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let answer = h
+        .answer(
+            h.request(reqwest::Method::POST, "/mcp")
+                .bearer_auth("admin")
+                .header("accept", both)
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "list_service_accounts")
+                .json(&unfit),
+        )
+        .await;
+    assert_eq!(answer.content_type, "application/json", "{answer:?}");
+    assert_eq!(answer.body["id"], 8, "{answer:?}");
+    assert_eq!(answer.body["error"]["code"], -32602, "{answer:?}");
+    assert_eq!(answer.body["error"]["data"]["code"], "INVALID_ARGUMENTS", "{answer:?}");
+    assert!(answer.body["error"]["message"].as_str().is_some_and(|m| m.contains("expected a map")), "{answer:?}");
 
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refused request changed anything");
     h.running.stop().await.unwrap();

@@ -8,8 +8,9 @@
 //! 2. A refusal of the shared logic (an expired or foreign cursor, missing evidence, a value
 //!    outside the `inputSchema`'s constraints) is a tool error whose text starts with
 //!    `REFUSED (CODE)` and ends with the RFC 9457 problem; nothing has changed.
-//! 3. Arguments that cannot be read (a wrong type, a missing or unknown member) and unknown
-//!    tools are JSON-RPC invalid-params errors, before anything runs.
+//! 3. Arguments that cannot be read (a wrong type, a missing or unknown member, `arguments`
+//!    that are not an object) and unknown tools are JSON-RPC invalid-params errors, before
+//!    anything runs.
 //! 4. The caller is the credential of the HTTP request that carries the call (the session id
 //!    grants nothing): a request with an unknown credential is refused with a 401 problem.
 //! 5. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
@@ -25,7 +26,8 @@ use completeness::{
     Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, Relation, RequireComplete, TimeBudget,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject, ListToolsResult,
+    CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult, ConstString, CustomRequest,
+    CustomResult, ErrorCode, Implementation, JsonObject, ListToolsRequestMethod, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
@@ -188,6 +190,29 @@ impl ServerHandler for InventoryTools {
             .ok_or_else(|| ErrorData::internal_error("the request carries no authenticated credential", None))?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         self.call(&caller, &request.name, arguments).await.map(CallToolResponse::from)
+    }
+
+    /// rmcp hands over any request it could not read as the method it names. For a method
+    /// this server serves, that means params that do not fit the protocol's schema (say
+    /// `arguments: []`): an invalid-params error saying why, not "method not found", which
+    /// would tell an agent that the server has no tools at all.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let unfit = match request.method.as_str() {
+            CallToolRequestMethod::VALUE => request.params_as::<CallToolRequestParams>().map(|_| ()),
+            ListToolsRequestMethod::VALUE => request.params_as::<PaginatedRequestParams>().map(|_| ()),
+            method => {
+                return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("unknown method `{method}`"), None));
+            }
+        };
+        let reason = unfit.err().map_or_else(|| "they are missing".to_owned(), |e| e.to_string());
+        Err(ErrorData::invalid_params(
+            format!("the params of `{}` do not fit the protocol's schema: {reason}", request.method),
+            Some(json!({"code": "INVALID_ARGUMENTS"})),
+        ))
     }
 }
 
@@ -384,8 +409,9 @@ fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
     }
 }
 
-/// The schema of OpenAPI component `component` as a standalone JSON Schema: the document's
-/// components become `$defs`.
+/// The schema of OpenAPI component `component` as a standalone JSON Schema: `$defs` holds the
+/// components it reaches, and only those. An agent reads every byte of `tools/list`, and the
+/// whole document's components in each of five tools would be most of it.
 fn output_schema(document: &Value, component: &str) -> Arc<JsonObject> {
     let mut components = document["components"]["schemas"].clone();
     relocate_refs(&mut components);
@@ -393,9 +419,20 @@ fn output_schema(document: &Value, component: &str) -> Arc<JsonObject> {
         Some(Value::Object(schema)) => schema.clone(),
         _ => JsonObject::new(),
     };
+    let mut defs = JsonObject::new();
+    let mut pending = Vec::new();
+    refs_in(&Value::Object(root.clone()), &mut pending);
+    while let Some(name) = pending.pop() {
+        if let (false, Some(schema)) = (defs.contains_key(&name), components.get(&name)) {
+            refs_in(schema, &mut pending);
+            defs.insert(name, schema.clone());
+        }
+    }
     root.insert("$schema".to_owned(), json!("https://json-schema.org/draft/2020-12/schema"));
     root.insert("type".to_owned(), json!("object"));
-    root.insert("$defs".to_owned(), components);
+    if !defs.is_empty() {
+        root.insert("$defs".to_owned(), Value::Object(defs));
+    }
     Arc::new(root)
 }
 
@@ -415,6 +452,24 @@ fn relocate_refs(value: &mut Value) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(relocate_refs),
+        _ => {}
+    }
+}
+
+/// Pushes the name of every `#/$defs/X` that `value` refers to.
+fn refs_in(value: &Value, names: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            for (key, member) in object {
+                match member {
+                    Value::String(target) if key == "$ref" => {
+                        names.extend(target.strip_prefix("#/$defs/").map(str::to_owned));
+                    }
+                    other => refs_in(other, names),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| refs_in(item, names)),
         _ => {}
     }
 }
