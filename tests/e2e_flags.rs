@@ -69,6 +69,28 @@ fn bad_flags_are_refused_with_a_reason() {
     }
 }
 
+#[tokio::test]
+async fn a_store_or_key_ring_that_cannot_be_opened_is_refused_with_its_cause() {
+    let refused = |config: Config| async move {
+        match e2e_support::service::build(config, tokio_util::sync::CancellationToken::new()).await {
+            Ok(_) => panic!("the service started"),
+            Err(error) => error,
+        }
+    };
+    // A misconfiguration is not blamed on the database.
+    let mut missing_keys = config(5);
+    missing_keys.keys_file = Some("/nonexistent/keys".into());
+    let error = refused(missing_keys).await;
+    assert!(error.starts_with("--keys-file /nonexistent/keys: "), "{error}");
+    // A PostgreSQL server that is not there: the cause, not only "error connecting to server".
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut nobody = config(5);
+    nobody.db = Some(format!("postgres://nobody@127.0.0.1:{port}/inventory").into());
+    let error = refused(nobody).await;
+    assert!(error.starts_with("could not open the database: "), "{error}");
+    assert!(error.contains("Connection refused"), "{error}");
+}
+
 /// Starts the service on `database`, creates an account, restarts it on the same database:
 /// the account, the snapshot counter and the seed (not repeated) survive the restart.
 async fn survives_a_restart(database: impl Fn() -> Config) {

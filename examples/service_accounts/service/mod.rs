@@ -35,6 +35,8 @@ use tokio_util::sync::CancellationToken;
 pub use config::Config;
 pub use state::{AppState, Service};
 
+use db::StoreError;
+
 /// A service started on a listener, with its background tasks.
 pub struct Running {
     /// The address it listens on.
@@ -90,7 +92,10 @@ impl Drop for Running {
 /// Cancelling `mcp_sessions` ends the MCP sessions.
 pub async fn build(config: Config, mcp_sessions: CancellationToken) -> Result<(AppState, axum::Router), String> {
     config.validate()?;
-    let service = Service::open(config).await.map_err(|e| format!("could not open the database: {e}"))?;
+    let service = Service::open(config).await.map_err(|e| match e {
+        StoreError::Config(detail) => detail,
+        other => format!("could not open the database: {other}"),
+    })?;
     let state: AppState = Arc::new(service);
     Ok((state.clone(), routes::router(state, mcp_sessions)))
 }

@@ -81,12 +81,23 @@ pub struct PgStore {
 fn pg(error: tokio_postgres::Error) -> StoreError {
     match error.as_db_error() {
         Some(db) => StoreError::Postgres(format!("{} ({})", db.message(), db.code().code())),
-        None => StoreError::Postgres(error.to_string()),
+        None => StoreError::Postgres(with_causes(&error)),
     }
 }
 
 fn pool_error(error: deadpool_postgres::PoolError) -> StoreError {
-    StoreError::Postgres(format!("no connection from the pool: {error}"))
+    StoreError::Postgres(format!("no connection from the pool: {}", with_causes(&error)))
+}
+
+/// `error` and its causes, each said once: "error connecting to server" alone does not say
+/// that the connection was refused. A wrapper that already ends with its cause's text is not
+/// repeated.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let causes = std::iter::successors(error.source(), |cause| cause.source());
+    causes.fold(error.to_string(), |message, cause| {
+        let cause = cause.to_string();
+        if message.ends_with(&cause) { message } else { format!("{message}: {cause}") }
+    })
 }
 
 fn list_item(row: &Row) -> ListItem {
