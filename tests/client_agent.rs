@@ -89,6 +89,15 @@ async fn the_agent_exits_1_on_errors_and_changes_nothing() {
     let (code, out) = agent(&harness, &["--token", "admin", "--timeout-secs", "0"]).await;
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("--timeout-secs must be at least 1"), "{out}");
+    for server in ["notaurl", "ftp://127.0.0.1/", "http://"] {
+        let (code, out) = agent(&harness, &["--token", "admin", "--server", server]).await;
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains(&format!("--server: '{server}' is not an http:// or https:// URL")), "{out}");
+    }
+    // Asked for, the usage is an answer, not an error.
+    let (code, out) = agent(&harness, &["--help"]).await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("usage: cleanup_agent"), "{out}");
     assert_eq!(harness.store().fingerprint().await.unwrap(), before);
     harness.running.stop().await.unwrap();
 }

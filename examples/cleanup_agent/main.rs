@@ -59,7 +59,8 @@ struct Options {
     json: bool,
 }
 
-fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
+/// The options, `None` for `--help`, or why the arguments cannot be used.
+fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
     let mut args = args.peekable();
     let (mut server, mut token, mut page_size, mut json) = (None, None, None, false);
     let mut timeout = ServiceClient::DEFAULT_TIMEOUT;
@@ -76,7 +77,15 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
                     other => return Err(format!("--transport: '{other}' is not rest or mcp")),
                 }
             }
-            "--server" => server = Some(value()?),
+            "--server" => {
+                let url = value()?;
+                match reqwest::Url::parse(&url) {
+                    Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.has_host() => {
+                        server = Some(url)
+                    }
+                    _ => return Err(format!("--server: '{url}' is not an http:// or https:// URL")),
+                }
+            }
             "--token" => token = Some(value()?),
             "--page-size" => page_size = Some(number(value()?)?.to_string()),
             "--max-pages" => limits.max_pages = number(value()?)?,
@@ -87,11 +96,11 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
                 seconds => timeout = Duration::from_secs(seconds),
             },
             "--json" => json = true,
-            "--help" | "-h" => return Err(USAGE.to_owned()),
+            "--help" | "-h" => return Ok(None),
             other => return Err(format!("unknown argument '{other}'\n{USAGE}")),
         }
     }
-    Ok(Options {
+    Ok(Some(Options {
         transport,
         server: server.ok_or_else(|| format!("--server is required\n{USAGE}"))?,
         token: token.ok_or_else(|| format!("--token is required\n{USAGE}"))?,
@@ -99,13 +108,17 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         limits,
         timeout,
         json,
-    })
+    }))
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let options = match parse(std::env::args().skip(1)) {
-        Ok(options) => options,
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(1);
