@@ -132,3 +132,16 @@ fn the_first_reason_with_a_recovery_chooses_the_continuation() {
     assert_eq!(c.continuation().map(|k| k.kind()), Some("narrow_query"));
     assert_eq!(c.next_cursor(), Some("c1.next"), "next_cursor still follows MORE_PAGES_AVAILABLE");
 }
+
+#[test]
+fn a_problem_code_of_the_services_own_carries_the_title_it_is_given() {
+    let generic = Problem::new(ProblemCode::parse("METHOD_NOT_ALLOWED"), "not here").with_status(405);
+    assert_eq!(generic.title(), "Request failed", "a code the runtime does not know has a generic title");
+    let titled = generic.with_title("Method not allowed");
+    let body = serde_json::to_value(&titled).unwrap();
+    assert_eq!(body["title"], "Method not allowed");
+    assert_eq!(body["type"], "urn:completeness:problem:method-not-allowed");
+    assert_eq!(body["status"], 405);
+    let back: Problem = serde_json::from_value(body).unwrap();
+    assert_eq!(back, titled, "a client reads the title back");
+}
