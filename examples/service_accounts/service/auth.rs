@@ -63,7 +63,7 @@ pub const DEFAULT_GRANTS: [(&str, &[&str]); 3] =
     [("admin", &["north", "south", "east"]), ("north", &["north"]), ("south", &["south"])];
 
 /// The credential named by `Authorization: Bearer NAME`, with its permissions as stored now,
-/// or a 401 problem. The scheme is case-insensitive (RFC 9110 §11.1); a request with two
+/// or a 401 problem. The scheme is case-insensitive (RFC 9110, section 11.1); a request with two
 /// `Authorization` headers is refused rather than read by one of them.
 pub async fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Problem> {
     let mut headers = parts.headers.get_all(AUTHORIZATION).iter();

@@ -122,7 +122,7 @@ impl Problem {
     }
 
     /// Overrides the title: for a code of the service's own, whose default title is the
-    /// generic "Request failed". Keep one title per code (RFC 9457 §3.1.3).
+    /// generic "Request failed". Keep one title per code (RFC 9457, section 3.1.3).
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
         self.title = title.into();
         self
