@@ -1,5 +1,6 @@
-//! End to end: the example service with its `legacy` source failing, a scenario over real
-//! HTTP, then a scrape of `GET /metrics` (Prometheus text, no credential) showing what went up.
+//! End to end: scenarios over real HTTP (the example service with its `legacy` source failing;
+//! partial answers and refusals over MCP), each followed by a scrape of `GET /metrics`
+//! (Prometheus text, no credential) showing what went up.
 
 mod e2e_support;
 mod observe_support;
@@ -9,13 +10,9 @@ use observe_support::value;
 use reqwest::Method;
 use serde_json::json;
 
-async fn scrape(h: &Harness) -> String {
-    let response = h.request(Method::GET, "/metrics").send().await.expect("the service answers");
-    assert_eq!(response.status(), 200, "/metrics needs no credential");
-    let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
-    assert!(content_type.starts_with("text/plain"), "{content_type}");
-    response.text().await.unwrap()
-}
+/// The counters are the process's: the cases of this file take turns, so that each one's
+/// deltas are its own.
+static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 e2e_support::both_backends! {
 #[tokio::test]
@@ -24,7 +21,8 @@ async fn a_failing_source_shows_in_the_counters() {
     cfg.fail_sources = vec!["legacy".to_owned()];
     cfg.slow_sources.clear();
     let h = Harness::start(cfg).await;
-    let before = scrape(&h).await;
+    let _turn = TURN.lock().await;
+    let before = h.metrics().await;
 
     for q in ["svc-north", "svc-south", "svc-east"] {
         let answer = h.get(&format!("/search?q={q}"), "admin").await;
@@ -37,7 +35,7 @@ async fn a_failing_source_shows_in_the_counters() {
     let forged = json!({"ids": ["sa-000001"], "evidence": "ev1.k1.Zm9yZ2Vk.bWFj"});
     h.post("/service-accounts/archive", "admin", &forged).await.assert_problem(412, "EVIDENCE_INVALID");
 
-    let after = scrape(&h).await;
+    let after = h.metrics().await;
     let delta = |name: &str, labels: &[(&str, &str)]| value(&after, name, labels) - value(&before, name, labels);
     let search_partial = [("route", "/search"), ("method", "GET"), ("complete", "false")];
     assert_eq!(delta("completeness_responses_total", &search_partial), 4.0, "three partial answers and one refused");
@@ -53,5 +51,61 @@ async fn a_failing_source_shows_in_the_counters() {
     let evidence = [("route", "/service-accounts/archive"), ("code", "EVIDENCE_INVALID")];
     assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
     assert!(after.contains("# HELP completeness_responses_total"), "counters are described:\n{after}");
+}
+}
+
+/// One MCP tool call as `token`, on the current protocol (no session): the JSON-RPC result.
+async fn tool_call(h: &Harness, token: &str, tool: &str, arguments: serde_json::Value) -> serde_json::Value {
+    let version = "2026-07-28";
+    let meta =
+        json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}});
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": meta}});
+    let request = h
+        .request(Method::POST, "/mcp")
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", version)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .json(&call);
+    let answer = h.answer(request).await;
+    assert_eq!(answer.status.as_u16(), 200, "{answer:?}");
+    answer.body["result"].clone()
+}
+
+e2e_support::both_backends! {
+#[tokio::test]
+async fn partial_answers_and_refusals_over_mcp_show_in_the_counters_under_their_tool() {
+    let h = Harness::start(config(40)).await;
+    let _turn = TURN.lock().await;
+    let before = h.metrics().await;
+
+    // Incomplete and empty: north asks for a tenant it cannot read.
+    let hidden = tool_call(&h, "north", "list_service_accounts", json!({"tenant": "south"})).await;
+    assert_eq!((hidden["isError"].clone(), hidden["structuredContent"]["complete"].clone()), (json!(false), json!(false)));
+    // The same demanded complete: refused (403, a visibility reason).
+    let strict = tool_call(&h, "north", "count_service_accounts", json!({"tenant": "south", "require_complete": true})).await;
+    assert_eq!(strict["isError"], true, "{strict}");
+    // A forged cursor, and an archive without evidence.
+    let forged = tool_call(&h, "admin", "list_service_accounts", json!({"cursor": "c1.k1.Zm9yZ2Vk.bWFj"})).await;
+    assert_eq!(forged["isError"], true, "{forged}");
+    let bare = tool_call(&h, "admin", "archive_service_accounts", json!({"ids": ["sa-000001"]})).await;
+    assert_eq!(bare["isError"], true, "{bare}");
+
+    let after = h.metrics().await;
+    let delta = |name: &str, labels: &[(&str, &str)]| value(&after, name, labels) - value(&before, name, labels);
+    let list_partial = [("route", "list_service_accounts"), ("method", "MCP"), ("complete", "false")];
+    assert_eq!(delta("completeness_responses_total", &list_partial), 1.0);
+    let hidden_reason = [("route", "list_service_accounts"), ("code", "VISIBILITY_RESTRICTED")];
+    assert_eq!(delta("completeness_reasons_total", &hidden_reason), 1.0);
+    let count_partial = [("route", "count_service_accounts"), ("method", "MCP"), ("complete", "false")];
+    assert_eq!(delta("completeness_responses_total", &count_partial), 1.0, "the refused answer is counted too");
+    let refused = [("route", "count_service_accounts"), ("status", "403")];
+    assert_eq!(delta("completeness_strict_refusals_total", &refused), 1.0);
+    let cursor = [("route", "list_service_accounts"), ("code", "INVALID_CURSOR")];
+    assert_eq!(delta("completeness_cursor_refusals_total", &cursor), 1.0);
+    let evidence = [("route", "archive_service_accounts"), ("code", "EVIDENCE_REQUIRED")];
+    assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
 }
 }

@@ -12,12 +12,13 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use completeness::config::CompletenessConfig;
 use completeness::cursor::{CursorKeys, QueryBinding};
+use completeness::observe::EntryPoint;
 use completeness::page_request::PageRequest;
 use completeness::reason::SourceUnavailable;
 use completeness::routing::{get, post};
 use completeness::{
-    Completeness, Credential, Envelope, Exempt, Problem, RequireEvidence, ResultEnvelope, Scope, StandardReason,
-    completeness,
+    Completeness, Credential, Envelope, Exempt, Problem, ProblemCode, RequireComplete, RequireEvidence, ResultEnvelope,
+    Scope, StandardReason, completeness,
 };
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
 use observe_support::{Capture, Captured, value};
@@ -296,4 +297,60 @@ fn assert_no_token_text(capture: &Capture, secrets: &[&str]) {
             }
         }
     }
+}
+
+/// Runs `f` with the capture and a local recorder installed: what an entry point outside the
+/// routes (an MCP tool) emits.
+fn observing(f: impl FnOnce()) -> (Capture, String) {
+    let capture = Capture::default();
+    let subscriber = tracing_subscriber::registry().with(capture.clone());
+    let recorder: PrometheusRecorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    tracing::subscriber::with_default(subscriber, || metrics::with_local_recorder(&recorder, f));
+    (capture, handle.render())
+}
+
+#[test]
+fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
+    let tool = EntryPoint::new("list_accounts", "MCP").with_credential("north");
+    let empty_partial: Envelope<String> =
+        Envelope::incomplete(vec![], Scope::new("accounts", "all"), SourceUnavailable::new("legacy"));
+    let forged = "c1.eph.Zm9yZ2VkLXBheWxvYWQtc2VjcmV0.bWFj";
+    let config = CompletenessConfig::new(CursorKeys::ephemeral());
+    let cursor_refusal = PageRequest::new(config, Credential::new("north", 1), None, Some(forged))
+        .expect_err("a forged cursor is refused");
+    let (capture, metrics) = observing(|| {
+        // An incomplete, empty answer; the same answer under a strict demand; a refused cursor;
+        // and a problem that refuses no token.
+        assert!(tool.answer(RequireComplete(false), &empty_partial).is_ok());
+        let strict = tool.answer(RequireComplete(true), &empty_partial).expect_err("refused under a strict demand");
+        assert_eq!(strict.status(), 503);
+        tool.refused(&cursor_refusal);
+        tool.refused(&Problem::new(ProblemCode::NotFound, "no such account"));
+    });
+
+    let answer = only(capture.of_kind("response"));
+    assert_eq!((answer.level, answer.field("route"), answer.field("method")), (Level::INFO, "list_accounts", "MCP"));
+    assert_eq!(
+        (answer.field("complete"), answer.field("reasons"), answer.field("items")),
+        ("false", "SOURCE_UNAVAILABLE", "0")
+    );
+    let strict = only(capture.of_kind("strict_refusal"));
+    assert_eq!((strict.level, strict.field("route"), strict.field("status")), (Level::WARN, "list_accounts", "503"));
+    let refused = only(capture.of_kind("cursor_refused"));
+    assert_eq!(
+        (refused.level, refused.field("route"), refused.field("code"), refused.field("credential")),
+        (Level::WARN, "list_accounts", "INVALID_CURSOR", "north")
+    );
+    assert_eq!(capture.events().len(), 3, "a problem that refuses no token is not an event: {:#?}", capture.events());
+    assert_no_token_text(&capture, &["Zm9yZ2VkLXBheWxvYWQtc2VjcmV0", "bWFj"]);
+
+    let partial = [("route", "list_accounts"), ("method", "MCP"), ("complete", "false")];
+    assert_eq!(value(&metrics, "completeness_responses_total", &partial), 2.0, "both answers, the refused one too");
+    let reasons = [("route", "list_accounts"), ("code", "SOURCE_UNAVAILABLE")];
+    assert_eq!(value(&metrics, "completeness_reasons_total", &reasons), 2.0);
+    let strict = [("route", "list_accounts"), ("status", "503")];
+    assert_eq!(value(&metrics, "completeness_strict_refusals_total", &strict), 1.0);
+    let cursors = [("route", "list_accounts"), ("code", "INVALID_CURSOR")];
+    assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &cursors), 1.0);
 }

@@ -188,6 +188,16 @@ impl Harness {
         self.client.request(method, format!("{}{path}", self.running.url()))
     }
 
+    /// `GET /metrics` (no credential): the counters in the Prometheus text format. They are
+    /// the process's, shared by every service a test binary starts.
+    pub async fn metrics(&self) -> String {
+        let response = self.request(Method::GET, "/metrics").send().await.expect("the service answers");
+        assert_eq!(response.status(), 200, "/metrics needs no credential");
+        let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+        assert!(content_type.starts_with("text/plain"), "{content_type}");
+        response.text().await.unwrap()
+    }
+
     /// `GET path` as `token`.
     pub async fn get(&self, path: &str, token: &str) -> Answer {
         self.send(Method::GET, path, Some(token), None).await

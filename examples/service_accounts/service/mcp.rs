@@ -22,6 +22,7 @@ use axum::Router;
 use axum::http::request::Parts;
 use axum::middleware;
 use completeness::mcp::{structured_result, tool_error, tool_result};
+use completeness::observe::EntryPoint;
 use completeness::{
     Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, Relation, RequireComplete, TimeBudget,
 };
@@ -90,18 +91,26 @@ impl InventoryTools {
     }
 
     async fn call(&self, caller: &Caller, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
-        let outcome = match name {
-            LIST => self.list(caller, read(arguments)?).await,
-            SEARCH => self.search(caller, read(arguments)?).await,
-            COUNT => self.count(caller, read(arguments)?).await,
-            GET => self.get(caller, read(arguments)?).await,
-            ARCHIVE => return Ok(self.archive(caller, read(arguments)?).await),
-            unknown => return Err(ErrorData::invalid_params(format!("unknown tool '{unknown}'"), None)),
+        let Some(tool) = [LIST, SEARCH, COUNT, GET, ARCHIVE].into_iter().find(|tool| *tool == name) else {
+            return Err(ErrorData::invalid_params(format!("unknown tool '{name}'"), None));
         };
-        Ok(outcome.unwrap_or_else(|problem| tool_error(&problem, "")))
+        // Answers and refusals show in the log and the counters as those of the REST routes
+        // do, under the tool's name and the method `MCP`.
+        let entry = EntryPoint::new(tool, "MCP").with_credential(&caller.name);
+        let outcome = match tool {
+            LIST => self.list(&entry, caller, read(arguments)?).await,
+            SEARCH => self.search(&entry, caller, read(arguments)?).await,
+            COUNT => self.count(&entry, caller, read(arguments)?).await,
+            GET => self.get(caller, read(arguments)?).await,
+            _ /* ARCHIVE, the only tool left */ => return Ok(self.archive(&entry, caller, read(arguments)?).await),
+        };
+        Ok(outcome.unwrap_or_else(|problem| {
+            entry.refused(&problem);
+            tool_error(&problem, "")
+        }))
     }
 
-    async fn list(&self, caller: &Caller, args: ListArgs) -> Result<CallToolResult, Problem> {
+    async fn list(&self, entry: &EntryPoint<'_>, caller: &Caller, args: ListArgs) -> Result<CallToolResult, Problem> {
         let request = PageRequest::new(
             self.state.completeness.clone(),
             caller.credential(),
@@ -110,11 +119,16 @@ impl InventoryTools {
         )?;
         let envelope =
             inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?).await?;
-        RequireComplete(args.require_complete).check(&envelope)?;
+        entry.answer(RequireComplete(args.require_complete), &envelope)?;
         tool_result(&envelope).map_err(internal)
     }
 
-    async fn search(&self, caller: &Caller, args: SearchArgs) -> Result<CallToolResult, Problem> {
+    async fn search(
+        &self,
+        entry: &EntryPoint<'_>,
+        caller: &Caller,
+        args: SearchArgs,
+    ) -> Result<CallToolResult, Problem> {
         let budget = match args.time_budget_ms {
             Some(0) => {
                 return Err(Problem::new(ProblemCode::InvalidTimeBudget, "time_budget_ms must be at least 1")
@@ -125,13 +139,13 @@ impl InventoryTools {
         };
         let budget = TimeBudget::new(budget, self.state.completeness.max_time_budget());
         let envelope = search::search_records(&self.state, caller, &args.q, args.tenant.as_deref(), &budget).await?;
-        RequireComplete(args.require_complete).check(&envelope)?;
+        entry.answer(RequireComplete(args.require_complete), &envelope)?;
         tool_result(&envelope).map_err(internal)
     }
 
-    async fn count(&self, caller: &Caller, args: CountArgs) -> Result<CallToolResult, Problem> {
+    async fn count(&self, entry: &EntryPoint<'_>, caller: &Caller, args: CountArgs) -> Result<CallToolResult, Problem> {
         let aggregate = inventory::count(&self.state, caller, &inventory_query(&args.owner, &args.tenant)?).await?;
-        RequireComplete(args.require_complete).check(&aggregate)?;
+        entry.answer(RequireComplete(args.require_complete), &aggregate)?;
         structured_result(&aggregate, &count_verdict(&aggregate)).map_err(internal)
     }
 
@@ -140,7 +154,7 @@ impl InventoryTools {
         structured_result(&view, &field_verdict(&view)?).map_err(internal)
     }
 
-    async fn archive(&self, caller: &Caller, args: ArchiveArgs) -> CallToolResult {
+    async fn archive(&self, entry: &EntryPoint<'_>, caller: &Caller, args: ArchiveArgs) -> CallToolResult {
         let verified =
             Evidence::verify(&self.state.completeness, args.evidence.as_deref().unwrap_or(""), &caller.credential());
         let done = match verified {
@@ -149,7 +163,10 @@ impl InventoryTools {
         };
         match done.and_then(|done| structured_result(&done, &archived_verdict(&done)).map_err(internal)) {
             Ok(result) => result,
-            Err(problem) => tool_error(&problem, &approval_request(caller, &problem)),
+            Err(problem) => {
+                entry.refused(&problem);
+                tool_error(&problem, &approval_request(caller, &problem))
+            }
         }
     }
 }

@@ -18,6 +18,11 @@
 //! template (`/service-accounts/{id}`), never the path: label values stay bounded; a request
 //! no route matched is labelled [`UNMATCHED`].
 //!
+//! An answer given outside a route (an MCP tool call, a job) is observed through an
+//! [`EntryPoint`], which emits the same events and counts under the `route` and `method` it is
+//! given: for an MCP tool, the tool's name and `MCP`. Agents mostly call tools, so their
+//! partial answers must show as much as those of REST clients.
+//!
 //! # Tracing events
 //!
 //! Every event has the target `completeness` and a field `event` naming it, so a filter such
@@ -31,7 +36,8 @@
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
 //!
-//! Fields: `route` is the route template; `method` the HTTP method; `complete` the answer's
+//! Fields: `route` is the route template (or an [`EntryPoint`]'s name); `method` the HTTP
+//! method (or an [`EntryPoint`]'s label); `complete` the answer's
 //! decision field; `reasons` and `warnings` the codes in wire order, comma-separated (empty
 //! when none); `items` the number of items returned, when the response knows it (an
 //! [`Envelope`](crate::Envelope)'s items, else `page.returned`); `status` the HTTP status
@@ -67,8 +73,9 @@ use axum::response::{IntoResponse, Response};
 
 use crate::contract::reason::ReasonCode;
 use crate::server::credential::Credential;
-use crate::server::problem::ProblemCode;
+use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::{Reported, ReportsCompleteness};
+use crate::server::require::RequireComplete;
 
 /// The tracing target of every event.
 pub const TARGET: &str = "completeness";
@@ -312,6 +319,66 @@ fn token_refused(route: &str, method: &'static str, refusal: &Refusal, status: u
             Refused::Evidence => EVIDENCE_REFUSALS_TOTAL,
         };
         metrics::counter!(name, "route" => route.to_owned(), "code" => code.to_owned()).increment(1);
+    }
+}
+
+/// An entry point other than a route, such as an MCP tool: it observes the answers and
+/// refusals it gives as [`ObserveLayer`] does those of a routed handler.
+///
+/// ```
+/// use completeness_runtime::observe::EntryPoint;
+/// use completeness_runtime::reason::SourceUnavailable;
+/// use completeness_runtime::{Envelope, Problem, RequireComplete, Scope};
+///
+/// fn list_tool(require_complete: bool) -> Result<Envelope<String>, Problem> {
+///     let envelope = Envelope::incomplete(vec![], Scope::new("accounts", "all"), SourceUnavailable::new("legacy"));
+///     // One `INFO` event and the counts, under route `list_accounts` and method `MCP`; or,
+///     // when completeness was demanded, the `strict_refusal` and the problem.
+///     EntryPoint::new("list_accounts", "MCP").answer(RequireComplete(require_complete), &envelope)?;
+///     Ok(envelope)
+/// }
+/// assert!(list_tool(false).is_ok());
+/// assert!(list_tool(true).is_err());
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct EntryPoint<'a> {
+    route: &'a str,
+    method: &'static str,
+    credential: Option<&'a str>,
+}
+
+impl<'a> EntryPoint<'a> {
+    /// An entry point named `route` (the `route` label and field), called by `method` (the
+    /// `method` label and field, e.g. `MCP`). Both are label values: keep them bounded, a
+    /// fixed name per tool, never one built from a request.
+    pub fn new(route: &'a str, method: &'static str) -> Self {
+        EntryPoint { route, method, credential: None }
+    }
+
+    /// The name of the credential the call carries, for the events of refused tokens.
+    pub fn with_credential(mut self, name: &'a str) -> Self {
+        self.credential = Some(name);
+        self
+    }
+
+    /// Checks `answer` against `require` as [`RequireComplete::check`] does, and observes it:
+    /// its `response` event and counts, or its `strict_refusal` when the demand refuses it.
+    pub fn answer<T: ReportsCompleteness + ?Sized>(&self, require: RequireComplete, answer: &T) -> Result<(), Problem> {
+        let checked = require.check(answer);
+        if let Some(mut reported) = Reported::of_response(answer) {
+            reported.refused_with = checked.as_ref().err().map(Problem::status);
+            answered(self.route, self.method, &reported);
+        }
+        checked
+    }
+
+    /// Observes a refusal: a refused cursor or evidence token emits its event and count
+    /// (never the token); any other problem nothing.
+    pub fn refused(&self, problem: &Problem) {
+        if let Some(refused) = refused(problem.code()) {
+            let refusal = Refusal { refused, code: problem.code().clone() };
+            token_refused(self.route, self.method, &refusal, problem.status(), self.credential);
+        }
     }
 }
 
