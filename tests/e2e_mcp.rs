@@ -597,6 +597,9 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         ("PUT", h.request(reqwest::Method::PUT, "/mcp").bearer_auth("admin"), 405, "METHOD_NOT_ALLOWED"),
         ("DELETE without a session", h.request(reqwest::Method::DELETE, "/mcp").bearer_auth("admin"), 400, "INVALID_REQUEST"),
         ("a target over the limit", h.request(reqwest::Method::POST, &format!("/mcp?{}", "a".repeat(9_000))).bearer_auth("admin"), 414, "URI_TOO_LONG"),
+        ("a session that ended or never was", post(Some(both), "application/json", call.clone()).header("mcp-session-id", "gone").header("mcp-protocol-version", "2025-06-18"), 404, "NOT_FOUND"),
+        ("an unsupported protocol version", post(Some(both), "application/json", call.clone()).header("mcp-protocol-version", "1999-01-01"), 400, "INVALID_REQUEST"),
+        ("a Host that is not this server", post(Some(both), "application/json", call.clone()).header("host", "evil.example"), 403, "FORBIDDEN"),
     ];
     for (what, request, status, code) in cases {
         let answer = h.answer(request).await;
@@ -604,6 +607,13 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         answer.assert_problem(status, code);
         assert!(answer.body["detail"].as_str().is_some_and(|d| !d.is_empty()), "{what} explains itself");
     }
+    // The transport's own words reach the client, and a gone session says how to go on.
+    let detail = |answer: &e2e_support::Answer| answer.body["detail"].as_str().unwrap_or_default().to_owned();
+    let gone = h.answer(post(Some(both), "application/json", call.clone()).header("mcp-session-id", "gone")).await;
+    assert!(detail(&gone).contains("Send `initialize` without one to start a new session."), "{gone:?}");
+    assert!(detail(&gone).contains("Session not found"), "{gone:?}");
+    let old = h.answer(post(Some(both), "application/json", call.clone()).header("mcp-protocol-version", "1999-01-01")).await;
+    assert!(detail(&old).contains("Unsupported MCP-Protocol-Version: 1999-01-01"), "{old:?}");
 
     // A body over the limit, with its length declared or without one (cut as it is read). Sent
     // raw: the server answers before it reads the body, which an HTTP client may report as a

@@ -19,8 +19,11 @@
 use std::sync::Arc;
 
 use axum::Router;
+use axum::http::StatusCode;
+use axum::http::header::ALLOW;
 use axum::http::request::Parts;
 use axum::middleware;
+use axum::response::{IntoResponse, Response};
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::EntryPoint;
 use completeness::{
@@ -74,7 +77,41 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
         .with_max_request_body_bytes(refusals::MAX_BODY_BYTES)
         .with_cancellation_token(stop);
     let service = StreamableHttpService::new(move || Ok(tools.clone()), LocalSessionManager::default().into(), config);
-    Router::new().nest_service(PATH, service).route_layer(middleware::from_fn_with_state(state, routes::authenticate))
+    Router::new()
+        .nest_service(PATH, service)
+        .layer(middleware::map_response(transport_refusal))
+        .route_layer(middleware::from_fn_with_state(state, routes::authenticate))
+}
+
+/// rmcp refuses what its transport cannot take with a status and one line of plain text
+/// ("Bad Request: Unsupported MCP-Protocol-Version: 1999-01-01", "Not Found: Session not
+/// found"). The refusal becomes the problem of its status, as every refusal does, and keeps
+/// that line, so the client learns why; a 404 also says how to start a new session. JSON
+/// answers (JSON-RPC errors, the authentication's problems) pass as they are.
+async fn transport_refusal(response: Response) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) || refusals::is_json(&response) {
+        return response;
+    }
+    let allow = response.headers().get(ALLOW).cloned();
+    let said = axum::body::to_bytes(response.into_body(), 1024)
+        .await
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty());
+    let said = said.map(|line| format!("The MCP transport said: \"{line}\"."));
+    let mut problem = if status == StatusCode::NOT_FOUND {
+        let gone = "No MCP session has this `Mcp-Session-Id`: it ended or never existed. Send `initialize` without one to start a new session.";
+        Problem::new(ProblemCode::NotFound, said.map_or_else(|| gone.to_owned(), |said| format!("{gone} {said}")))
+    } else {
+        refusals::refusal_saying(status, said.as_deref())
+    }
+    .into_response();
+    if let Some(allow) = allow {
+        problem.headers_mut().insert(ALLOW, allow);
+    }
+    problem
 }
 
 /// The MCP server: the tools over the service's state.

@@ -32,8 +32,9 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// The problem code, title and detail of each status a refusal outside the handlers can have:
 /// the one table both [`as_problem`] and the OpenAPI document read. A code the runtime knows
 /// keeps the runtime's title for it; the service's own codes get theirs here.
-pub const REFUSALS: [(u16, &str, &str, &str); 8] = [
+pub const REFUSALS: [(u16, &str, &str, &str); 9] = [
     (400, "INVALID_REQUEST", "Invalid request", "The request could not be read."),
+    (403, "FORBIDDEN", "Not allowed", "This request is not allowed here."),
     (404, "NOT_FOUND", "Not found", "No such route. See /openapi.json for the routes this service serves."),
     (
         405,
@@ -60,6 +61,11 @@ pub const REFUSALS: [(u16, &str, &str, &str); 8] = [
 
 /// The problem a refusal with `status` is answered with.
 pub fn refusal(status: StatusCode) -> Problem {
+    refusal_saying(status, None)
+}
+
+/// [`refusal`], its detail followed by `also` (what the part that refused said) when given.
+pub fn refusal_saying(status: StatusCode, also: Option<&str>) -> Problem {
     let (code, title, detail) = REFUSALS.iter().find(|(s, ..)| *s == status.as_u16()).map_or(
         if status.is_server_error() {
             ("INTERNAL", "Internal error", "The server failed.")
@@ -68,6 +74,10 @@ pub fn refusal(status: StatusCode) -> Problem {
         },
         |(_, code, title, detail)| (*code, *title, *detail),
     );
+    let detail = match also {
+        Some(also) => format!("{detail} {also}"),
+        None => detail.to_owned(),
+    };
     Problem::new(ProblemCode::parse(code), detail).with_status(status.as_u16()).with_title(title)
 }
 
@@ -109,16 +119,7 @@ pub async fn limits(request: Request, next: Next) -> Response {
 /// the MCP endpoint answers a call with, which an MCP client reads.
 pub async fn as_problem(response: Response) -> Response {
     let status = response.status();
-    let is_json = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .map(str::trim)
-        .is_some_and(|essence| {
-            essence.eq_ignore_ascii_case("application/json") || essence.eq_ignore_ascii_case(PROBLEM_JSON)
-        });
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+    if !(status.is_client_error() || status.is_server_error()) || is_json(&response) {
         return response;
     }
     let allow: Option<HeaderValue> = response.headers().get(ALLOW).cloned();
@@ -127,4 +128,17 @@ pub async fn as_problem(response: Response) -> Response {
         problem.headers_mut().insert(ALLOW, allow);
     }
     problem
+}
+
+/// True when `response` has a JSON body (`application/json` or a problem).
+pub fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .map(str::trim)
+        .is_some_and(|essence| {
+            essence.eq_ignore_ascii_case("application/json") || essence.eq_ignore_ascii_case(PROBLEM_JSON)
+        })
 }
