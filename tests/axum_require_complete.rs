@@ -60,12 +60,14 @@ async fn more_pages_available_alone_is_not_a_failure() {
 #[tokio::test]
 async fn prefer_handling_strict_demands_completeness_like_the_query_parameter() {
     let (app, _) = app(config(K1));
-    let request = axum::http::Request::get("/strict?reasons=visibility")
-        .header("authorization", "Bearer admin")
-        .header("prefer", "respond-async, handling=strict")
-        .body(Body::empty())
-        .unwrap();
-    send(&app, request).await.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+    for prefer in ["respond-async, handling=strict", "handling = \"strict\"; reason=audit"] {
+        let request = axum::http::Request::get("/strict?reasons=visibility")
+            .header("authorization", "Bearer admin")
+            .header("prefer", prefer)
+            .body(Body::empty())
+            .unwrap();
+        send(&app, request).await.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+    }
     // The incomplete-and-empty page of a restricted credential is refused too.
     let hidden = get_as(&app, "north", "/accounts?tenant=south&require_complete=true").await;
     hidden.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");

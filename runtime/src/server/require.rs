@@ -47,11 +47,9 @@ impl RequireComplete {
                 };
             }
         }
-        for prefer in parts.headers.get_all(axum::http::header::HeaderName::from_static("prefer")) {
-            let Ok(text) = prefer.to_str() else { continue };
-            if text.split(',').flat_map(|p| p.split(';')).any(|p| p.trim().eq_ignore_ascii_case("handling=strict")) {
-                demanded = true;
-            }
+        let prefer = parts.headers.get_all(axum::http::header::HeaderName::from_static("prefer"));
+        if prefer.iter().filter_map(|value| value.to_str().ok()).any(prefers_strict_handling) {
+            demanded = true;
         }
         Ok(RequireComplete(demanded))
     }
@@ -91,6 +89,24 @@ impl RequireComplete {
             Err(problem) => crate::server::observe::strict_refusal(problem.into_response(), &response),
         }
     }
+}
+
+/// True when a `Prefer` header value (RFC 7240) holds the preference `handling=strict`: its
+/// preferences are comma-separated, each `name [= value]` followed by `;` parameters (which are
+/// not preferences), with optional whitespace around `=` and an optionally quoted value; names
+/// and this value compare case-insensitively.
+fn prefers_strict_handling(header: &str) -> bool {
+    header.split(',').any(|preference| {
+        let preference = preference.split(';').next().unwrap_or_default();
+        match preference.split_once('=') {
+            Some((name, value)) => {
+                let value = value.trim();
+                let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+                name.trim().eq_ignore_ascii_case("handling") && value.eq_ignore_ascii_case("strict")
+            }
+            None => false,
+        }
+    })
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for RequireComplete {
@@ -152,6 +168,31 @@ where
                     })
                 })
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefers_strict_handling;
+
+    #[test]
+    fn the_strict_preference_is_read_as_rfc_7240_writes_it() {
+        for strict in [
+            "handling=strict",
+            "HANDLING=Strict",
+            "respond-async, handling=strict",
+            "handling = strict",
+            "handling=\"strict\"",
+            "handling=strict; reason=audit",
+            "wait=10,handling=strict",
+        ] {
+            assert!(prefers_strict_handling(strict), "{strict}");
+        }
+        for lenient in
+            ["", "handling=lenient", "respond-async", "return=minimal; handling=strict", "handling", "strict"]
+        {
+            assert!(!prefers_strict_handling(lenient), "{lenient}");
         }
     }
 }
