@@ -181,6 +181,16 @@ async fn the_slow_audit_source_runs_out_of_a_small_budget_with_progress() {
         )
         .await;
     strict.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+    // RFC 7240: the preference was honoured, and the response says so; a complete answer too.
+    assert_eq!(strict.preference_applied.as_deref(), Some("handling=strict"));
+    let honoured = h
+        .answer(h.request(Method::GET, &format!("/search?q=svc-south&time_budget_ms={}", seconds * 1000)).bearer_auth("admin").header("Prefer", "handling=strict"))
+        .await;
+    assert_eq!((honoured.status.as_u16(), honoured.preference_applied.as_deref()), (200, Some("handling=strict")));
+    // Demanded by the query parameter, or not at all: no such header.
+    let by_query = h.get("/search?q=svc-south&time_budget_ms=100&require_complete=true", "admin").await;
+    by_query.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!((by_query.preference_applied, patient.preference_applied), (None, None));
 }
 }
 

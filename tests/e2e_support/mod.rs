@@ -80,6 +80,8 @@ pub struct Answer {
     pub content_type: String,
     /// `Retry-After`, when sent.
     pub retry_after: Option<String>,
+    /// `Preference-Applied`, when sent.
+    pub preference_applied: Option<String>,
     /// The body as JSON (`Null` when empty or not JSON).
     pub body: Value,
 }
@@ -159,9 +161,10 @@ impl Harness {
         let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let content_type = header("content-type").unwrap_or_default();
         let retry_after = header("retry-after");
+        let preference_applied = header("preference-applied");
         let bytes = response.bytes().await.expect("a body");
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        Answer { status, content_type, retry_after, body }
+        Answer { status, content_type, retry_after, preference_applied, body }
     }
 
     /// Writes `request` (a whole HTTP/1.1 request, which should ask to close the connection) on a

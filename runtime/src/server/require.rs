@@ -13,12 +13,18 @@ use std::task::{Context, Poll};
 
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::{IncompleteReport, Reported, ReportsCompleteness};
+
+/// The request header of RFC 7240 preferences.
+const PREFER: HeaderName = HeaderName::from_static("prefer");
+/// The response header naming the preferences a server honoured (RFC 7240).
+const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("preference-applied");
 
 /// Whether the caller demanded a complete result.
 ///
@@ -47,11 +53,7 @@ impl RequireComplete {
                 };
             }
         }
-        let prefer = parts.headers.get_all(axum::http::header::HeaderName::from_static("prefer"));
-        if prefer.iter().filter_map(|value| value.to_str().ok()).any(prefers_strict_handling) {
-            demanded = true;
-        }
-        Ok(RequireComplete(demanded))
+        Ok(RequireComplete(demanded || prefers_strict(&parts.headers)))
     }
 
     /// True when the caller demanded a complete result.
@@ -82,13 +84,20 @@ impl RequireComplete {
         }
     }
 
-    /// [`RequireComplete::check`], then the response itself or the problem.
+    /// [`RequireComplete::check`], then the response itself or the problem. (Routes of
+    /// `completeness::routing` apply the demand themselves, and also say
+    /// `Preference-Applied: handling=strict` when it came as a `Prefer` header.)
     pub fn apply<T: ReportsCompleteness + IntoResponse>(self, response: T) -> Response {
         match self.check(&response) {
             Ok(()) => response.into_response(),
             Err(problem) => crate::server::observe::strict_refusal(problem.into_response(), &response),
         }
     }
+}
+
+/// True when a `Prefer` header of `headers` holds `handling=strict`.
+fn prefers_strict(headers: &HeaderMap) -> bool {
+    headers.get_all(PREFER).iter().filter_map(|value| value.to_str().ok()).any(prefers_strict_handling)
 }
 
 /// True when a `Prefer` header value (RFC 7240) holds the preference `handling=strict`: its
@@ -119,7 +128,10 @@ impl<S: Send + Sync> FromRequestParts<S> for RequireComplete {
 
 /// Applies the caller's demand for a complete result to every response of the routes it
 /// wraps; `completeness::routing` installs it on each route. A malformed `require_complete`
-/// is answered with the 400 problem before the handler runs.
+/// is answered with the 400 problem before the handler runs. When the demand came as
+/// `Prefer: handling=strict` and met an answer with completeness metadata, the response (the
+/// answer, or the problem that replaced it) says `Preference-Applied: handling=strict`
+/// (RFC 7240).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DemandLayer;
 
@@ -156,16 +168,21 @@ where
         match RequireComplete::from_parts(&parts) {
             Err(problem) => Box::pin(std::future::ready(Ok(problem.into_response()))),
             Ok(demand) => {
+                let preferred = prefers_strict(&parts.headers);
                 let response = self.inner.call(Request::from_parts(parts, body));
                 Box::pin(async move {
                     let response = response.await?;
-                    let refused = response.extensions().get::<Reported>().map(|r| demand.check_report(&r.incomplete));
-                    Ok(match refused {
-                        Some(Err(problem)) => {
-                            crate::server::observe::refused_instead(&response, problem.into_response())
-                        }
-                        _ => response,
-                    })
+                    let Some(reported) = response.extensions().get::<Reported>() else {
+                        return Ok(response);
+                    };
+                    let mut response = match demand.check_report(&reported.incomplete) {
+                        Err(problem) => crate::server::observe::refused_instead(&response, problem.into_response()),
+                        Ok(()) => response,
+                    };
+                    if preferred {
+                        response.headers_mut().insert(PREFERENCE_APPLIED, HeaderValue::from_static("handling=strict"));
+                    }
+                    Ok(response)
                 })
             }
         }
