@@ -377,6 +377,15 @@ async fn require_complete_gets_the_status_of_the_faulted_answer() {
     let (got, _, body) = send(app(), "/things?n=5&require_complete=true", Some("STALE_INDEX")).await;
     assert_eq!(got, StatusCode::OK, "a warning does not make a result incomplete: {body}");
     assert_eq!(body["complete"], true);
+    // Demanded with `Prefer`, the refusal of a faulted answer still says the preference was applied.
+    let request = Request::get("/things?n=5")
+        .header(FAULT_HEADER, "SOURCE_UNAVAILABLE")
+        .header("prefer", "handling=strict")
+        .body(Body::empty())
+        .unwrap();
+    let refused = app().oneshot(request).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers().get("preference-applied").map(|v| v.to_str().unwrap()), Some("handling=strict"));
 }
 
 #[tokio::test]

@@ -24,7 +24,7 @@ use crate::server::report::{IncompleteReport, Reported, ReportsCompleteness};
 /// The request header of RFC 7240 preferences.
 const PREFER: HeaderName = HeaderName::from_static("prefer");
 /// The response header naming the preferences a server honoured (RFC 7240).
-const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("preference-applied");
+pub(crate) const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("preference-applied");
 
 /// Whether the caller demanded a complete result.
 ///

@@ -21,7 +21,7 @@ use crate::contract::declared::DeclaredSet;
 use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::Reported;
-use crate::server::require::RequireComplete;
+use crate::server::require::{PREFERENCE_APPLIED, RequireComplete};
 
 /// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
 /// or `none`); read only by [`FaultLayer`], so it does nothing where the layer is not installed.
@@ -277,7 +277,12 @@ impl Shared {
                 reported.items = page.items_returned();
                 if let Err(problem) = demand.check_report(&reported.incomplete) {
                     record.complete = None;
-                    return problem.into_response();
+                    let mut refused = problem.into_response();
+                    // The acknowledgement of a `Prefer` demand stays on the problem that replaces the answer.
+                    if let Some(applied) = parts.headers.get(PREFERENCE_APPLIED) {
+                        refused.headers_mut().insert(PREFERENCE_APPLIED, applied.clone());
+                    }
+                    return refused;
                 }
                 // The response says what its faulted body says; the real answer was observed already.
                 if let Some(real) = parts.extensions.get::<Reported>() {
