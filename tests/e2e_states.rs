@@ -386,5 +386,21 @@ async fn the_openapi_document_lists_every_route_with_its_reason_type() {
         "#/components/schemas/ListServiceAccountsReason"
     );
     assert!(page["required"].as_array().unwrap().contains(&json!("complete")));
+    // Every route that takes the demand for completeness documents both ways to make it, and
+    // the acknowledgement of the header on its answers and on the refusal.
+    for route in ["/service-accounts", "/service-accounts/count", "/search"] {
+        let operation = &paths[route]["get"];
+        let parameters: Vec<(&str, &str)> = operation["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["name"].as_str().unwrap(), p["in"].as_str().unwrap()))
+            .collect();
+        assert!(parameters.contains(&("require_complete", "query")), "{route}: {parameters:?}");
+        assert!(parameters.contains(&("Prefer", "header")), "{route}: {parameters:?}");
+        assert!(operation["responses"]["200"]["headers"]["Preference-Applied"].is_object(), "{route}");
+        assert!(operation["responses"]["403"]["headers"]["Preference-Applied"].is_object(), "{route}");
+    }
+    assert!(paths["/search"]["get"]["responses"]["503"]["headers"]["Retry-After"].is_object());
 }
 }

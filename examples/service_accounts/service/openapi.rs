@@ -9,6 +9,7 @@ use axum::Json;
 use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
 use serde_json::{Value, json};
 use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
+use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, SchemaType, Type};
@@ -151,10 +152,47 @@ fn json_response(description: &str, schema: &str) -> utoipa::openapi::Response {
         .build()
 }
 
-fn problem_response(codes: &str) -> utoipa::openapi::Response {
-    ResponseBuilder::new()
+/// The answer of a route that takes the demand for completeness: `Preference-Applied` when
+/// the demand came as `Prefer: handling=strict`.
+fn demand_response(description: &str, schema: &str) -> utoipa::openapi::Response {
+    let mut response = json_response(description, schema);
+    response.headers.insert(PREFERENCE_APPLIED.to_owned(), RefOr::T(preference_applied()));
+    response
+}
+
+fn preference_applied() -> Header {
+    HeaderBuilder::new()
+        .schema(Some(string().enum_values(Some(["handling=strict"]))))
+        .description(Some("sent when the request preferred `handling=strict` (RFC 7240)"))
+        .build()
+}
+
+const PREFERENCE_APPLIED: &str = "Preference-Applied";
+
+/// A problem response with `status`: `Retry-After` may come with a 503, and a refusal of an
+/// incomplete answer says whether a `Prefer` demand was applied.
+fn problem_response(status: u16, codes: &str) -> utoipa::openapi::Response {
+    let mut response = ResponseBuilder::new()
         .description(format!("RFC 9457 problem; codes: {codes}"))
-        .content("application/problem+json", ContentBuilder::new().schema(Some(reference("Problem"))).build())
+        .content("application/problem+json", ContentBuilder::new().schema(Some(reference("Problem"))).build());
+    if status == 503 {
+        let seconds = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0));
+        let retry = HeaderBuilder::new().schema(Some(seconds)).description(Some("seconds, when known")).build();
+        response = response.header("Retry-After", retry);
+    }
+    if codes.split(", ").any(|code| code == ProblemCode::CompleteResultUnavailable.as_str()) {
+        response = response.header(PREFERENCE_APPLIED, preference_applied());
+    }
+    response.build()
+}
+
+fn header(name: &str, description: &str) -> utoipa::openapi::path::Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .description(Some(description))
+        .schema(Some(string()))
         .build()
 }
 
@@ -247,7 +285,7 @@ fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticate
 
 fn with_problems(mut operation: OperationBuilder, problems: Problems) -> OperationBuilder {
     for (status, codes) in problems {
-        operation = operation.response(status.to_string(), problem_response(&codes));
+        operation = operation.response(status.to_string(), problem_response(status, &codes));
     }
     operation
 }
@@ -286,6 +324,11 @@ pub fn openapi() -> OpenApi {
         "true: an incomplete result is a problem response (contract §5.3)",
         string().enum_values(Some(["true", "false", "1", "0"])),
     );
+    // RFC 7240: unknown preferences are ignored, so any value is valid.
+    let prefer = header(
+        "Prefer",
+        "`handling=strict`: the same demand as require_complete=true (contract §5.3); other preferences are ignored",
+    );
     let id = || path("id", string().pattern(Some("^sa-[0-9]{6,}$")));
     let list = OperationBuilder::new()
         .operation_id(Some("list_service_accounts"))
@@ -305,8 +348,9 @@ pub fn openapi() -> OpenApi {
             ),
             query("cursor", "next_cursor of the previous page", string().min_length(Some(1))),
             require.clone(),
+            prefer.clone(),
         ]))
-        .response("200", json_response("A page of the inventory", "ServiceAccountPage"))
+        .response("200", demand_response("A page of the inventory", "ServiceAccountPage"))
         .extensions(Some(declared(RESOURCE, ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS)));
     let list = with_problems(
         list,
@@ -332,8 +376,8 @@ pub fn openapi() -> OpenApi {
     let create = with_problems(create, problems(&[InvalidBody, Forbidden], None, true, true));
     let count = OperationBuilder::new()
         .operation_id(Some("count_service_accounts"))
-        .parameters(Some([owner, tenant.clone(), require.clone()]))
-        .response("200", json_response("The count with its relation", "ServiceAccountCount"))
+        .parameters(Some([owner, tenant.clone(), require.clone(), prefer.clone()]))
+        .response("200", demand_response("The count with its relation", "ServiceAccountCount"))
         .extensions(Some(declared(RESOURCE, CountServiceAccountsReason::ALL, CountServiceAccountsReason::WARNINGS)));
     let count = with_problems(count, problems(&[InvalidRequest], Some(CountServiceAccountsReason::ALL), true, false));
     let field_list = format!("^({0})(,({0}))*$", FIELDS.join("|"));
@@ -412,8 +456,9 @@ pub fn openapi() -> OpenApi {
                 ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
             ),
             require,
+            prefer,
         ]))
-        .response("200", json_response("The merged hits", "SearchResult"))
+        .response("200", demand_response("The merged hits", "SearchResult"))
         .extensions(Some(declared("search", SearchReason::ALL, SearchReason::WARNINGS)));
     let search =
         with_problems(search, problems(&[InvalidRequest, InvalidTimeBudget], Some(SearchReason::ALL), true, false));
