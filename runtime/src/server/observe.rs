@@ -120,31 +120,6 @@ pub fn describe_metrics() {
     }
 }
 
-/// The problem response a strict demand sent instead of `answer`, marked with what `answer`
-/// said and the status it was refused with.
-pub(crate) fn strict_refusal<T: ReportsCompleteness + ?Sized>(problem: Response, answer: &T) -> Response {
-    match Reported::of_response(answer) {
-        Some(reported) => mark_refused(reported, problem),
-        None => problem,
-    }
-}
-
-/// The problem response a strict demand sent instead of the response `answer`, marked as
-/// [`strict_refusal`] does for a typed answer.
-pub(crate) fn refused_instead(answer: &Response, problem: Response) -> Response {
-    match answer.extensions().get::<Reported>() {
-        Some(reported) => mark_refused(reported.clone(), problem),
-        None => problem,
-    }
-}
-
-/// `problem`, carrying `reported` with the status it was refused with.
-fn mark_refused(mut reported: Reported, mut problem: Response) -> Response {
-    reported.refused_with = Some(problem.status().as_u16());
-    problem.extensions_mut().insert(reported);
-    problem
-}
-
 /// Which tokens a problem code refuses: the one table the layer reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Refused {

@@ -163,6 +163,15 @@ impl Reported {
             response.extensions_mut().insert(self);
         }
     }
+
+    /// `problem`, which a strict demand sent instead of the answer this reports, carrying this
+    /// report and the status it was refused with: the observe layer emits the refusal from it.
+    #[cfg(feature = "axum")]
+    pub(crate) fn refused_by(mut self, mut problem: axum::response::Response) -> axum::response::Response {
+        self.refused_with = Some(problem.status().as_u16());
+        problem.extensions_mut().insert(self);
+        problem
+    }
 }
 
 /// The problem a demand for completeness meets (it lives here, beside the report it reads,

@@ -90,7 +90,10 @@ impl RequireComplete {
     pub fn apply<T: ReportsCompleteness + IntoResponse>(self, response: T) -> Response {
         match self.check(&response) {
             Ok(()) => response.into_response(),
-            Err(problem) => crate::server::observe::strict_refusal(problem.into_response(), &response),
+            Err(problem) => match Reported::of_response(&response) {
+                Some(reported) => reported.refused_by(problem.into_response()),
+                None => problem.into_response(),
+            },
         }
     }
 }
@@ -176,7 +179,7 @@ where
                         return Ok(response);
                     };
                     let mut response = match demand.check_report(&reported.incomplete) {
-                        Err(problem) => crate::server::observe::refused_instead(&response, problem.into_response()),
+                        Err(problem) => reported.clone().refused_by(problem.into_response()),
                         Ok(()) => response,
                     };
                     if preferred {
