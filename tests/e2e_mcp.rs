@@ -633,25 +633,8 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         assert!(body.contains(r#""code":"INVALID_BODY""#), "{body}");
     }
 
-    // One JSON-RPC request on the current protocol, stateless: its method (and the tool it
-    // names) in the headers too, as that protocol asks.
-    let rpc = |id: u64, method: &str, tool: Option<&str>, mut params: Value| {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
-        let mut request = h
-            .request(reqwest::Method::POST, "/mcp")
-            .bearer_auth("admin")
-            .header("accept", both)
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", method);
-        if let Some(tool) = tool {
-            request = request.header("mcp-name", tool);
-        }
-        request.json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-    };
-
     // A JSON-RPC error stays the JSON-RPC message an MCP client reads, not a problem.
-    let answer = h.answer(rpc(7, "no/such/method", None, json!({}))).await;
+    let answer = h.answer(h.mcp_request("admin", 7, "no/such/method", None, json!({}))).await;
     assert_eq!(answer.status.as_u16(), 404, "{answer:?}");
     assert_eq!(answer.content_type, "application/json", "{answer:?}");
     assert_eq!(answer.body["id"], 7, "{answer:?}");
@@ -660,7 +643,8 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     // A call whose params do not fit the protocol (`arguments` is not an object) is an
     // invalid-params error: the method exists, its params are wrong.
     let list = "list_service_accounts";
-    let answer = h.answer(rpc(8, "tools/call", Some(list), json!({"name": list, "arguments": []}))).await;
+    let unfit = json!({"name": list, "arguments": []});
+    let answer = h.answer(h.mcp_request("admin", 8, "tools/call", Some(list), unfit)).await;
     assert_eq!(answer.content_type, "application/json", "{answer:?}");
     assert_eq!(answer.body["id"], 8, "{answer:?}");
     assert_eq!(answer.body["error"]["code"], -32602, "{answer:?}");

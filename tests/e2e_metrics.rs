@@ -7,12 +7,16 @@ mod observe_support;
 
 use e2e_support::{Harness, config};
 use observe_support::value;
-use reqwest::Method;
 use serde_json::json;
 
 /// The counters are the process's: the cases of this file take turns, so that each one's
 /// deltas are its own.
 static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// How much a counter (by name and labels) went up between the scrapes `before` and `after`.
+fn went_up<'a>(before: &'a str, after: &'a str) -> impl Fn(&str, &[(&str, &str)]) -> f64 + 'a {
+    move |name, labels| value(after, name, labels) - value(before, name, labels)
+}
 
 e2e_support::both_backends! {
 #[tokio::test]
@@ -36,7 +40,7 @@ async fn a_failing_source_shows_in_the_counters() {
     h.post("/service-accounts/archive", "admin", &forged).await.assert_problem(412, "EVIDENCE_INVALID");
 
     let after = h.metrics().await;
-    let delta = |name: &str, labels: &[(&str, &str)]| value(&after, name, labels) - value(&before, name, labels);
+    let delta = went_up(&before, &after);
     let search_partial = [("route", "/search"), ("method", "GET"), ("complete", "false")];
     assert_eq!(delta("completeness_responses_total", &search_partial), 4.0, "three partial answers and one refused");
     assert_eq!(delta("completeness_reasons_total", &[("route", "/search"), ("code", "SOURCE_UNAVAILABLE")]), 4.0);
@@ -56,20 +60,8 @@ async fn a_failing_source_shows_in_the_counters() {
 
 /// One MCP tool call as `token`, on the current protocol (no session): the JSON-RPC result.
 async fn tool_call(h: &Harness, token: &str, tool: &str, arguments: serde_json::Value) -> serde_json::Value {
-    let version = "2026-07-28";
-    let meta =
-        json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}});
-    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments, "_meta": meta}});
-    let request = h
-        .request(Method::POST, "/mcp")
-        .bearer_auth(token)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", version)
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
-        .json(&call);
-    let answer = h.answer(request).await;
+    let call = json!({"name": tool, "arguments": arguments});
+    let answer = h.answer(h.mcp_request(token, 1, "tools/call", Some(tool), call)).await;
     assert_eq!(answer.status.as_u16(), 200, "{answer:?}");
     answer.body["result"].clone()
 }
@@ -94,7 +86,7 @@ async fn partial_answers_and_refusals_over_mcp_show_in_the_counters_under_their_
     assert_eq!(bare["isError"], true, "{bare}");
 
     let after = h.metrics().await;
-    let delta = |name: &str, labels: &[(&str, &str)]| value(&after, name, labels) - value(&before, name, labels);
+    let delta = went_up(&before, &after);
     let list_partial = [("route", "list_service_accounts"), ("method", "MCP"), ("complete", "false")];
     assert_eq!(delta("completeness_responses_total", &list_partial), 1.0);
     let hidden_reason = [("route", "list_service_accounts"), ("code", "VISIBILITY_RESTRICTED")];

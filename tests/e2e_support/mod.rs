@@ -191,6 +191,35 @@ impl Harness {
         self.client.request(method, format!("{}{path}", self.running.url()))
     }
 
+    /// `POST /mcp` as `token`, carrying the JSON-RPC request `method` with `params` (and `id`)
+    /// on the current protocol, which needs no session: `_meta` in the params, the method (and
+    /// the `tool` it names) in headers too, as that protocol asks. For what an MCP client
+    /// library would not send.
+    pub fn mcp_request(
+        &self,
+        token: &str,
+        id: u64,
+        method: &str,
+        tool: Option<&str>,
+        mut params: Value,
+    ) -> reqwest::RequestBuilder {
+        let version = rmcp::model::ProtocolVersion::V_2026_07_28.to_string();
+        params["_meta"] = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        let mut request = self
+            .request(Method::POST, "/mcp")
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", &version)
+            .header("mcp-method", method);
+        if let Some(tool) = tool {
+            request = request.header("mcp-name", tool);
+        }
+        request.json(&serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+    }
+
     /// `GET /metrics` (no credential): the counters in the Prometheus text format. They are
     /// the process's, shared by every service a test binary starts.
     pub async fn metrics(&self) -> String {
