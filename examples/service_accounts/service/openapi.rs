@@ -233,7 +233,7 @@ type Problems = Vec<(u16, String)>;
 
 /// The statuses every operation can be refused with before its handler runs ([`refusals`]).
 fn transport(problems: &mut Problems, body: bool) {
-    for (status, code, ..) in refusals::REFUSALS {
+    for (status, code, _) in refusals::REFUSALS {
         let applies = match status {
             414 | 431 => true,
             413 => body,

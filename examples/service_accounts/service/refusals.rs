@@ -29,34 +29,35 @@ pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 /// The largest request body read, in bytes (a thousand archive targets fit with room to spare).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The problem code, title and detail of each status a refusal outside the handlers can have:
-/// the one table both [`as_problem`] and the OpenAPI document read. A code the runtime knows
-/// keeps the runtime's title for it; the service's own codes get theirs here.
-pub const REFUSALS: [(u16, &str, &str, &str); 9] = [
-    (400, "INVALID_REQUEST", "Invalid request", "The request could not be read."),
-    (403, "FORBIDDEN", "Not allowed", "This request is not allowed here."),
-    (404, "NOT_FOUND", "Not found", "No such route. See /openapi.json for the routes this service serves."),
-    (
-        405,
-        "METHOD_NOT_ALLOWED",
-        "Method not allowed",
-        "This route does not accept that method; `Allow` lists the ones it does.",
-    ),
+/// The problem code and detail of each status a refusal outside the handlers can have:
+/// the one table both [`as_problem`] and the OpenAPI document read.
+pub const REFUSALS: [(u16, &str, &str); 9] = [
+    (400, "INVALID_REQUEST", "The request could not be read."),
+    (403, "FORBIDDEN", "This request is not allowed here."),
+    (404, "NOT_FOUND", "No such route. See /openapi.json for the routes this service serves."),
+    (405, "METHOD_NOT_ALLOWED", "This route does not accept that method; `Allow` lists the ones it does."),
     (
         406,
         "NOT_ACCEPTABLE",
-        "Not acceptable",
         "The answer cannot be given in a media type the request accepts; /mcp needs `Accept: application/json, text/event-stream`.",
     ),
-    (413, "INVALID_BODY", "Invalid request body", "The request body is larger than 65536 bytes."),
-    (414, "URI_TOO_LONG", "Request target too long", "The request target is longer than 8192 bytes."),
+    (413, "INVALID_BODY", "The request body is larger than 65536 bytes."),
+    (414, "URI_TOO_LONG", "The request target is longer than 8192 bytes."),
     (
         415,
         "INVALID_BODY",
-        "Invalid request body",
         "The request body must be JSON sent as `Content-Type: application/json`; on /mcp, one JSON-RPC message.",
     ),
-    (431, "HEADERS_TOO_LARGE", "Request headers too large", "The request headers are larger than 16384 bytes."),
+    (431, "HEADERS_TOO_LARGE", "The request headers are larger than 16384 bytes."),
+];
+
+/// The titles of the problem codes of this service's own in [`REFUSALS`]; a code the runtime
+/// knows has the runtime's title.
+const OWN_TITLES: [(&str, &str); 4] = [
+    ("METHOD_NOT_ALLOWED", "Method not allowed"),
+    ("NOT_ACCEPTABLE", "Not acceptable"),
+    ("URI_TOO_LONG", "Request target too long"),
+    ("HEADERS_TOO_LARGE", "Request headers too large"),
 ];
 
 /// The problem a refusal with `status` is answered with.
@@ -66,19 +67,23 @@ pub fn refusal(status: StatusCode) -> Problem {
 
 /// [`refusal`], its detail followed by `also` (what the part that refused said) when given.
 pub fn refusal_saying(status: StatusCode, also: Option<&str>) -> Problem {
-    let (code, title, detail) = REFUSALS.iter().find(|(s, ..)| *s == status.as_u16()).map_or(
+    let (code, detail) = REFUSALS.iter().find(|(s, ..)| *s == status.as_u16()).map_or(
         if status.is_server_error() {
-            ("INTERNAL", "Internal error", "The server failed.")
+            ("INTERNAL", "The server failed.")
         } else {
-            ("INVALID_REQUEST", "Invalid request", "The request was refused.")
+            ("INVALID_REQUEST", "The request was refused.")
         },
-        |(_, code, title, detail)| (*code, *title, *detail),
+        |(_, code, detail)| (*code, *detail),
     );
     let detail = match also {
         Some(also) => format!("{detail} {also}"),
         None => detail.to_owned(),
     };
-    Problem::new(ProblemCode::parse(code), detail).with_status(status.as_u16()).with_title(title)
+    let problem = Problem::new(ProblemCode::parse(code), detail).with_status(status.as_u16());
+    match OWN_TITLES.iter().find(|(own, _)| *own == code) {
+        Some((_, title)) => problem.with_title(*title),
+        None => problem,
+    }
 }
 
 /// `router` behind the refusals: [`limits`] first, then every error response below it
