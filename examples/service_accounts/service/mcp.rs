@@ -467,21 +467,22 @@ fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
 /// components it reaches, and only those. An agent reads every byte of `tools/list`, and the
 /// whole document's components in each of five tools would be most of it.
 fn output_schema(document: &Value, component: &str) -> Arc<JsonObject> {
-    let mut components = document["components"]["schemas"].clone();
-    relocate_refs(&mut components);
-    let mut root = match components.get(component) {
-        Some(Value::Object(schema)) => schema.clone(),
-        _ => JsonObject::new(),
-    };
-    let mut defs = JsonObject::new();
+    let components = &document["components"]["schemas"];
+    let mut root = components.get(component).cloned().unwrap_or_else(|| Value::Object(JsonObject::new()));
     let mut pending = Vec::new();
-    refs_in(&Value::Object(root.clone()), &mut pending);
+    relocate_refs(&mut root, &mut pending);
+    let mut defs = JsonObject::new();
     while let Some(name) = pending.pop() {
         if let (false, Some(schema)) = (defs.contains_key(&name), components.get(&name)) {
-            refs_in(schema, &mut pending);
-            defs.insert(name, schema.clone());
+            let mut schema = schema.clone();
+            relocate_refs(&mut schema, &mut pending);
+            defs.insert(name, schema);
         }
     }
+    let mut root = match root {
+        Value::Object(schema) => schema,
+        _ => JsonObject::new(),
+    };
     root.insert("$schema".to_owned(), json!("https://json-schema.org/draft/2020-12/schema"));
     root.insert("type".to_owned(), json!("object"));
     if !defs.is_empty() {
@@ -490,40 +491,23 @@ fn output_schema(document: &Value, component: &str) -> Arc<JsonObject> {
     Arc::new(root)
 }
 
-/// Rewrites `#/components/schemas/X` references to `#/$defs/X`.
-fn relocate_refs(value: &mut Value) {
+/// Rewrites `#/components/schemas/X` references to `#/$defs/X`, pushing each `X` on `reached`.
+fn relocate_refs(value: &mut Value, reached: &mut Vec<String>) {
     match value {
         Value::Object(object) => {
             for (key, member) in object.iter_mut() {
                 match member {
                     Value::String(target) if key == "$ref" => {
                         if let Some(name) = target.strip_prefix("#/components/schemas/") {
+                            reached.push(name.to_owned());
                             *target = format!("#/$defs/{name}");
                         }
                     }
-                    other => relocate_refs(other),
+                    other => relocate_refs(other, reached),
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(relocate_refs),
-        _ => {}
-    }
-}
-
-/// Pushes the name of every `#/$defs/X` that `value` refers to.
-fn refs_in(value: &Value, names: &mut Vec<String>) {
-    match value {
-        Value::Object(object) => {
-            for (key, member) in object {
-                match member {
-                    Value::String(target) if key == "$ref" => {
-                        names.extend(target.strip_prefix("#/$defs/").map(str::to_owned));
-                    }
-                    other => refs_in(other, names),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|item| refs_in(item, names)),
+        Value::Array(items) => items.iter_mut().for_each(|item| relocate_refs(item, reached)),
         _ => {}
     }
 }
