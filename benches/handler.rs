@@ -157,17 +157,11 @@ fn main() {
             "list" => (&annotated, listed),
             other => panic!("HANDLER_BENCH_SIDE is bare, list, bare_observed or list_observed, not {other}"),
         };
-        let run = || {
-            runtime.block_on(async {
-                for _ in 0..requests {
-                    black_box(call(router, uri).await);
-                }
-            })
-        };
+        let run = || time_per_call(&runtime, router, uri, requests);
         if side.ends_with("_observed") {
-            Observers::new().installed(run)
+            Observers::new().installed(run);
         } else {
-            run()
+            run();
         }
         return;
     }
