@@ -116,24 +116,27 @@ fn run(requests: Vec<Request>) -> (Capture, String, Vec<StatusCode>) {
 
 /// [`run`] against the router `app` builds.
 fn run_on(app: fn() -> Router, requests: Vec<Request>) -> (Capture, String, Vec<StatusCode>) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut statuses = Vec::new();
+    let (capture, metrics) = observing(|| {
+        runtime.block_on(async {
+            let app = app();
+            for request in requests {
+                statuses.push(app.clone().oneshot(request).await.unwrap().status());
+            }
+        })
+    });
+    (capture, metrics, statuses)
+}
+
+/// Runs `f` with the capture and a local recorder installed: what it emitted and counted.
+fn observing(f: impl FnOnce()) -> (Capture, String) {
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
     let recorder: PrometheusRecorder = PrometheusBuilder::new().build_recorder();
     let handle = recorder.handle();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let statuses = tracing::subscriber::with_default(subscriber, || {
-        metrics::with_local_recorder(&recorder, || {
-            runtime.block_on(async {
-                let app = app();
-                let mut statuses = Vec::new();
-                for request in requests {
-                    statuses.push(app.clone().oneshot(request).await.unwrap().status());
-                }
-                statuses
-            })
-        })
-    });
-    (capture, handle.render(), statuses)
+    tracing::subscriber::with_default(subscriber, || metrics::with_local_recorder(&recorder, f));
+    (capture, handle.render())
 }
 
 fn get_request(uri: &str) -> Request {
@@ -297,17 +300,6 @@ fn assert_no_token_text(capture: &Capture, secrets: &[&str]) {
             }
         }
     }
-}
-
-/// Runs `f` with the capture and a local recorder installed: what an entry point outside the
-/// routes (an MCP tool) emits.
-fn observing(f: impl FnOnce()) -> (Capture, String) {
-    let capture = Capture::default();
-    let subscriber = tracing_subscriber::registry().with(capture.clone());
-    let recorder: PrometheusRecorder = PrometheusBuilder::new().build_recorder();
-    let handle = recorder.handle();
-    tracing::subscriber::with_default(subscriber, || metrics::with_local_recorder(&recorder, f));
-    (capture, handle.render())
 }
 
 #[test]
