@@ -139,6 +139,8 @@
 //! review_by = "2027-06-30", message = "...")]`; `WarningCatalog::declare::<ReplicaLag>(..)`
 //! catalogs it with its owner and date.
 //!
+//! The keys may be spread over several attributes, as serde's may (each key once).
+//!
 //! ```
 //! use completeness::{Envelope, Reason, Scope, Warning, completeness};
 //!

@@ -24,9 +24,11 @@ pub struct LegalHold {
     hold: String,
 }
 
-/// The upstream API cut its answer short without saying where.
+/// The upstream API cut its answer short without saying where. (Its keys are spread over two
+/// attributes, as serde's may be: the tests below read all four back.)
 #[derive(Debug, Clone, PartialEq, completeness::Reason)]
-#[reason(code = "UPSTREAM_TRUNCATED", kind = truncation, message = "The upstream API may have cut its answer.", recovery = UpstreamTruncated::narrow)]
+#[reason(code = "UPSTREAM_TRUNCATED", kind = truncation)]
+#[reason(message = "The upstream API may have cut its answer.", recovery = UpstreamTruncated::narrow)]
 pub struct UpstreamTruncated;
 
 impl UpstreamTruncated {
@@ -126,6 +128,10 @@ async fn a_custom_truncation_sets_truncated_and_offers_its_recovery() {
     assert_eq!(status, StatusCode::OK);
     assert_envelope_invariants(&body);
     assert_eq!(body["truncated"], true);
+    assert_eq!(
+        body["incomplete_reasons"][0],
+        json!({"code": "UPSTREAM_TRUNCATED", "message": "The upstream API may have cut its answer.", "kind": "truncation"})
+    );
     assert_eq!(body["continuation"], json!({"kind": "narrow_query", "hint": "ask for one tenant at a time"}));
     let page: Envelope<String> = serde_json::from_value(body).unwrap();
     assert_eq!(decide(&page, Intent::ClaimAbsence), Decision::NarrowQuery);

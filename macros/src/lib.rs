@@ -12,6 +12,7 @@ mod ctxt;
 mod details;
 mod envelope;
 mod handler;
+mod meta;
 mod names;
 mod types;
 

@@ -2,22 +2,37 @@
 //! `#[warning(code = "...", owner = "...", review_by = "YYYY-MM-DD", message = "...")]`.
 
 use syn::meta::ParseNestedMeta;
-use syn::{DeriveInput, Ident, LitStr, Path, Token};
+use syn::parse::Parse;
+use syn::{DeriveInput, Ident, LitStr, Path};
 
 use super::Which;
 use crate::ctxt::Ctxt;
+use crate::meta;
 
 /// The keys, each as written (validation checks the values).
 #[derive(Default)]
 pub(crate) struct Attrs {
-    /// The attribute itself, for errors about a missing key.
+    /// The first attribute, for errors about a missing key.
     pub(crate) attribute: Option<Path>,
-    pub(crate) code: Option<LitStr>,
-    pub(crate) kind: Option<Ident>,
-    pub(crate) message: Option<LitStr>,
-    pub(crate) recovery: Option<Path>,
-    pub(crate) owner: Option<LitStr>,
-    pub(crate) review_by: Option<LitStr>,
+    pub(crate) code: Slot<LitStr>,
+    pub(crate) kind: Slot<Ident>,
+    pub(crate) message: Slot<LitStr>,
+    pub(crate) recovery: Slot<Path>,
+    pub(crate) owner: Slot<LitStr>,
+    pub(crate) review_by: Slot<LitStr>,
+}
+
+/// One key: whether it was given, and its value when that could be read (an unreadable value
+/// is reported where it is read, so a given key is never also reported missing).
+pub(crate) struct Slot<T> {
+    pub(crate) given: bool,
+    pub(crate) value: Option<T>,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot { given: false, value: None }
+    }
 }
 
 /// Reads the helper attribute; every mistake goes to `cx`.
@@ -25,20 +40,22 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
     let mut attrs = Attrs::default();
     let name = which.attribute();
     for attribute in input.attrs.iter().filter(|a| a.path().is_ident(name)) {
-        if attrs.attribute.is_some() {
-            cx.error_spanned_by(attribute, format!("duplicate `#[{name}(...)]`: write every key in one attribute"));
-            continue;
-        }
-        attrs.attribute = Some(attribute.path().clone());
+        // Keys may be spread over several attributes, as serde's may; a key given twice is
+        // reported by `set`.
+        attrs.attribute.get_or_insert_with(|| attribute.path().clone());
         let result = attribute.parse_nested_meta(|meta| {
             let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
             match (which, key.as_str()) {
-                (_, "code") => set(cx, &meta, &mut attrs.code, |m| m.value()?.parse()),
-                (_, "message") => set(cx, &meta, &mut attrs.message, |m| m.value()?.parse()),
-                (Which::Reason, "kind") => set(cx, &meta, &mut attrs.kind, |m| m.value()?.parse()),
-                (Which::Reason, "recovery") => set(cx, &meta, &mut attrs.recovery, |m| m.value()?.parse()),
-                (Which::Warning, "owner") => set(cx, &meta, &mut attrs.owner, |m| m.value()?.parse()),
-                (Which::Warning, "review_by") => set(cx, &meta, &mut attrs.review_by, |m| m.value()?.parse()),
+                (_, "code") => set(cx, &meta, &mut attrs.code, "a string", "code = \"LEGAL_HOLD\""),
+                (_, "message") => set(cx, &meta, &mut attrs.message, "a string", "message = \"...\""),
+                (Which::Reason, "kind") => set(cx, &meta, &mut attrs.kind, "a name", "kind = visibility"),
+                (Which::Reason, "recovery") => {
+                    set(cx, &meta, &mut attrs.recovery, "a path", "recovery = LegalHold::narrow")
+                }
+                (Which::Warning, "owner") => set(cx, &meta, &mut attrs.owner, "a string", "owner = \"storage-team\""),
+                (Which::Warning, "review_by") => {
+                    set(cx, &meta, &mut attrs.review_by, "a string", "review_by = \"2027-06-30\"")
+                }
                 _ => {
                     let expected = match which {
                         Which::Reason => "`code`, `kind`, `message` or `recovery`",
@@ -48,10 +65,7 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
                         &meta.path,
                         format!("unknown key `{key}` in `#[{name}(...)]`: expected {expected}"),
                     );
-                    while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-                        meta.input.parse::<proc_macro2::TokenTree>()?;
-                    }
-                    Ok(())
+                    meta::skip_value(&meta)
                 }
             }
         });
@@ -63,18 +77,12 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
 }
 
 /// Reads a key's value into its slot, once.
-fn set<T>(
-    cx: &Ctxt,
-    meta: &ParseNestedMeta,
-    slot: &mut Option<T>,
-    read: impl FnOnce(&ParseNestedMeta) -> syn::Result<T>,
-) -> syn::Result<()> {
-    let value = read(meta)?;
-    if slot.is_some() {
-        let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
-        cx.error_spanned_by(&meta.path, format!("duplicate `{key}` key"));
+fn set<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, slot: &mut Slot<T>, what: &str, example: &str) -> syn::Result<()> {
+    let value = meta::value(cx, meta, what, example)?;
+    if slot.given {
+        cx.error_spanned_by(&meta.path, format!("duplicate `{}` key: give it once", meta::key(meta)));
     } else {
-        *slot = Some(value);
+        *slot = Slot { given: true, value };
     }
     Ok(())
 }

@@ -12,8 +12,8 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let private = quote! { ::completeness::__private };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let code = attrs.code.as_ref().map(syn::LitStr::value).unwrap_or_default();
-    let message = &attrs.message;
+    let code = attrs.code.value.as_ref().map(syn::LitStr::value).unwrap_or_default();
+    let message = &attrs.message.value;
     let names: Vec<String> = fields.iter().map(ToString::to_string).collect();
     // The message may name fields (`"{hold_id}"`): they are bound first.
     let message_fn = quote! {
@@ -43,9 +43,10 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
         Which::Reason => {
             let kind = attrs
                 .kind
+                .value
                 .as_ref()
                 .map(|kind| Ident::new(&super::super::names::camel_case(&kind.to_string()), kind.span()));
-            let recovery = match &attrs.recovery {
+            let recovery = match &attrs.recovery.value {
                 Some(path) => quote! { #path(self) },
                 None => quote! { ::core::option::Option::None },
             };
@@ -68,8 +69,8 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
             }
         }
         Which::Warning => {
-            let owner = &attrs.owner;
-            let review_by = &attrs.review_by;
+            let owner = &attrs.owner.value;
+            let review_by = &attrs.review_by.value;
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #private::WarningDetails for #ident #ty_generics #where_clause {

@@ -62,7 +62,13 @@ fn fields<'a>(cx: &Ctxt, which: Which, input: &'a DeriveInput) -> Vec<&'a Ident>
             }
         },
         _ => {
-            cx.error_spanned_by(&input.ident, format!("`#[derive({})]` goes on a struct", capitalized(what)));
+            cx.error_spanned_by(
+                &input.ident,
+                format!(
+                    "`#[derive({})]` goes on a struct: its named fields are the {what}'s wire members",
+                    capitalized(what)
+                ),
+            );
             Vec::new()
         }
     }

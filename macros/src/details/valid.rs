@@ -34,7 +34,8 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
         return;
     }
     // Rules 1 and 2.
-    match &attrs.code {
+    match &attrs.code.value {
+        None if attrs.code.given => {}
         None => at(cx, format!("missing `code`: write `code = \"SCREAMING_SNAKE_CASE\"` in `#[{name}(...)]`")),
         Some(code) => {
             let text = code.value();
@@ -59,7 +60,8 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
     // Rule 3.
     if which == Which::Reason {
         let kinds = completeness_codes::ReasonKind::DECLARABLE.map(|kind| kind.as_str());
-        match &attrs.kind {
+        match &attrs.kind.value {
+            None if attrs.kind.given => {}
             None => at(cx, format!("missing `kind`: write `kind = ` one of {}", kinds.join(", "))),
             Some(kind) if !kinds.contains(&kind.to_string().as_str()) => {
                 cx.error_spanned_by(kind, format!("unknown kind `{kind}`: expected one of {}", kinds.join(", ")))
@@ -68,20 +70,25 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
         }
     }
     // Rule 4.
-    if attrs.message.is_none() {
+    if !attrs.message.given {
         at(cx, "missing `message`: write `message = \"...\"` (it may name fields, as in `\"{field}\"`)".to_owned());
     }
     // Rule 5.
     if which == Which::Warning {
-        match &attrs.owner {
+        match &attrs.owner.value {
+            None if attrs.owner.given => {}
             None => at(
                 cx,
                 "missing `owner`: name the team answerable for this warning, e.g. `owner = \"storage-team\"`".into(),
             ),
-            Some(owner) if owner.value().trim().is_empty() => cx.error_spanned_by(owner, "`owner` must not be empty"),
+            Some(owner) if owner.value().trim().is_empty() => cx.error_spanned_by(
+                owner,
+                "`owner` must not be empty: name the team answerable for this warning, e.g. `owner = \"storage-team\"`",
+            ),
             Some(_) => {}
         }
-        match &attrs.review_by {
+        match &attrs.review_by.value {
+            None if attrs.review_by.given => {}
             None => at(
                 cx,
                 "missing `review_by`: write the date it must be reviewed by, e.g. `review_by = \"2027-06-30\"`".into(),

@@ -1,9 +1,9 @@
 //! `#[envelope(...)]` field attributes, read into typed slots.
 
-use syn::meta::ParseNestedMeta;
 use syn::{Attribute, LitStr, Path};
 
 use crate::ctxt::Ctxt;
+use crate::meta;
 
 /// The keys of one field's `#[envelope(...)]` attributes.
 #[derive(Default)]
@@ -26,28 +26,32 @@ pub(crate) fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 slots.completeness = Some(meta.path.clone());
                 if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
                     cx.error_spanned_by(&meta.path, "`completeness` takes no value: write `#[envelope(completeness)]`");
-                    skip_value(&meta)?;
+                    meta::skip_value(&meta)?;
                 }
             } else if meta.path.is_ident("bounded") {
                 if slots.bounded.is_some() {
                     cx.error_spanned_by(&meta.path, "duplicate `bounded` key: give one justification");
                 }
                 if meta.input.peek(syn::Token![=]) {
-                    let why: LitStr = meta.value()?.parse()?;
-                    slots.bounded = Some((meta.path.clone(), why));
+                    let example = "bounded = \"a user has at most three roles\"";
+                    if let Some(why) = meta::value(cx, &meta, "a string", example)? {
+                        slots.bounded = Some((meta.path.clone(), why));
+                    }
                 } else {
                     // Validation reports the missing justification like an empty one.
                     let span = syn::spanned::Spanned::span(&meta.path);
                     slots.bounded = Some((meta.path.clone(), LitStr::new("", span)));
-                    skip_value(&meta)?;
+                    meta::skip_value(&meta)?;
                 }
             } else {
-                let key = meta.path.get_ident().map_or_else(|| "this key".to_owned(), |i| format!("`{i}`"));
                 cx.error_spanned_by(
                     &meta.path,
-                    format!("unknown envelope key {key}: expected `completeness` or `bounded = \"why\"`"),
+                    format!(
+                        "unknown envelope key `{}`: expected `completeness` or `bounded = \"why\"`",
+                        meta::key(&meta)
+                    ),
                 );
-                skip_value(&meta)?;
+                meta::skip_value(&meta)?;
             }
             Ok(())
         });
@@ -67,12 +71,4 @@ pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) {
              `#[envelope(bounded = \"why\")]` on a deliberately small collection",
         );
     }
-}
-
-/// Consumes the value of a key that was rejected, up to the next comma.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
-    while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-        meta.input.parse::<proc_macro2::TokenTree>()?;
-    }
-    Ok(())
 }

@@ -12,6 +12,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Attribute, ExprPath, LitStr};
 
 use crate::ctxt::Ctxt;
+use crate::meta;
 
 /// How `rename_all` spells a field name.
 #[derive(Clone, Copy)]
@@ -85,7 +86,9 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerSerde {
     each(cx, attrs, |meta, key| {
         match key {
             "rename_all" => {
-                let value: LitStr = meta.value()?.parse()?;
+                let Some(value) = meta::value::<LitStr>(cx, meta, "a string", "rename_all = \"camelCase\"")? else {
+                    return Ok(());
+                };
                 match Case::ALL.iter().find(|(name, _)| *name == value.value()) {
                     Some((_, case)) => out.rename_all = Some(*case),
                     None => cx.error_spanned_by(
@@ -99,9 +102,9 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerSerde {
                 }
             }
             "rename" => {
-                let _: LitStr = meta.value()?.parse()?;
+                meta::value::<LitStr>(cx, meta, "a string", "rename = \"Page\"")?;
             }
-            key if READING_ONLY_CONTAINER.contains(&key) => skip(meta)?,
+            key if READING_ONLY_CONTAINER.contains(&key) => meta::skip_value(meta)?,
             _ => {
                 cx.error_spanned_by(
                     &meta.path,
@@ -111,7 +114,7 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerSerde {
                          `skip_serializing_if`"
                     ),
                 );
-                skip(meta)?;
+                meta::skip_value(meta)?;
             }
         }
         Ok(())
@@ -124,9 +127,10 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
     let mut out = FieldSerde::default();
     each(cx, attrs, |meta, key| {
         match key {
-            "rename" => out.rename = Some(meta.value()?.parse()?),
+            "rename" => out.rename = meta::value(cx, meta, "a string", "rename = \"name\"")?,
             "skip_serializing_if" => {
-                let path: LitStr = meta.value()?.parse()?;
+                let example = "skip_serializing_if = \"Option::is_none\"";
+                let Some(path) = meta::value::<LitStr>(cx, meta, "a string", example)? else { return Ok(()) };
                 match path.parse::<ExprPath>() {
                     Ok(parsed) => out.skip_serializing_if = Some(parsed),
                     Err(_) => cx
@@ -134,7 +138,7 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
                 }
             }
             "skip_serializing" => out.skip_serializing = true,
-            key if READING_ONLY_FIELD.contains(&key) => skip(meta)?,
+            key if READING_ONLY_FIELD.contains(&key) => meta::skip_value(meta)?,
             _ => {
                 let why = if key == "flatten" {
                     "its members would mix with the completeness members; nest the struct as a named field instead"
@@ -145,7 +149,7 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
                     &meta.path,
                     format!("`#[serde({key})]` cannot be honoured on a `ResultEnvelope` field: {why}"),
                 );
-                skip(meta)?;
+                meta::skip_value(meta)?;
             }
         }
         Ok(())
@@ -164,12 +168,4 @@ fn each(cx: &Ctxt, attrs: &[Attribute], mut f: impl FnMut(&ParseNestedMeta, &str
             cx.syn_error(error);
         }
     }
-}
-
-/// Consumes a key's value (`= ...` or `(...)`), if any.
-fn skip(meta: &ParseNestedMeta) -> syn::Result<()> {
-    while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-        meta.input.parse::<proc_macro2::TokenTree>()?;
-    }
-    Ok(())
 }

@@ -1,0 +1,14 @@
+// Inside an annotated `impl` block, each handler still states its declaration.
+use completeness::{Envelope, completeness};
+
+struct Api;
+
+#[completeness]
+impl Api {
+    #[completeness]
+    async fn list_accounts() -> Envelope<String, ListAccountsReason> {
+        unimplemented!()
+    }
+}
+
+fn main() {}
