@@ -51,8 +51,10 @@ pub trait DeclaresWarning<W>: ReasonSet {}
 /// A reason type whose completeness blocks accept the warning `W`: [`StandardReason`] accepts
 /// every warning (it is what clients read), a [`DeclaredReason`] only the declared ones.
 #[diagnostic::on_unimplemented(
-    message = "a completeness block over `{Self}` does not accept the warning `{W}`",
-    note = "add the warning to `warnings(...)` in the handler's `#[completeness]` attribute"
+    message = "a completeness block over `{Self}` does not accept every warning",
+    label = "the warnings a block accepts depend on its reason type `{Self}`",
+    note = "in a handler, add the warning to `warnings(...)` of its `#[completeness]` attribute",
+    note = "in a function generic over the reason type `R`, require it: `R: completeness::AcceptsWarning<TheWarning>`"
 )]
 pub trait AcceptsWarning<W> {}
 

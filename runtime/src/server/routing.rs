@@ -161,7 +161,7 @@ where
 pub fn get<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     S: CompletenessState + Clone + 'static,
-    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+    H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
 {
@@ -172,7 +172,7 @@ where
 pub fn post<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     S: CompletenessState + Clone + 'static,
-    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+    H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
 {
@@ -183,7 +183,7 @@ where
 pub fn put<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     S: CompletenessState + Clone + 'static,
-    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+    H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
 {
@@ -194,7 +194,7 @@ where
 pub fn patch<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     S: CompletenessState + Clone + 'static,
-    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+    H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
 {
@@ -205,7 +205,7 @@ where
 pub fn delete<H, T, S>(handler: H) -> CheckedMethods<S>
 where
     S: CompletenessState + Clone + 'static,
-    H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+    H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
     <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
 {
@@ -219,7 +219,7 @@ impl<S: CompletenessState + Clone + 'static> CheckedMethods<S> {
     /// (panics, as axum does, if `GET` is routed already).
     pub fn get<H, T>(self, handler: H) -> CheckedMethods<S>
     where
-        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
         <H as HandlerResponse<T>>::Response: ReportsCompleteness,
         T: 'static,
     {
@@ -230,7 +230,7 @@ impl<S: CompletenessState + Clone + 'static> CheckedMethods<S> {
     /// (panics, as axum does, if `POST` is routed already).
     pub fn post<H, T>(self, handler: H) -> CheckedMethods<S>
     where
-        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
         <H as HandlerResponse<T>>::Response: ReportsCompleteness,
         T: 'static,
     {
@@ -241,7 +241,7 @@ impl<S: CompletenessState + Clone + 'static> CheckedMethods<S> {
     /// (panics, as axum does, if `PUT` is routed already).
     pub fn put<H, T>(self, handler: H) -> CheckedMethods<S>
     where
-        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
         <H as HandlerResponse<T>>::Response: ReportsCompleteness,
         T: 'static,
     {
@@ -252,7 +252,7 @@ impl<S: CompletenessState + Clone + 'static> CheckedMethods<S> {
     /// (panics, as axum does, if `PATCH` is routed already).
     pub fn patch<H, T>(self, handler: H) -> CheckedMethods<S>
     where
-        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
         <H as HandlerResponse<T>>::Response: ReportsCompleteness,
         T: 'static,
     {
@@ -263,7 +263,7 @@ impl<S: CompletenessState + Clone + 'static> CheckedMethods<S> {
     /// (panics, as axum does, if `DELETE` is routed already).
     pub fn delete<H, T>(self, handler: H) -> CheckedMethods<S>
     where
-        H: Handler<T, S> + HandlerResponse<T> + Clone + Send + Sync + 'static,
+        H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
         <H as HandlerResponse<T>>::Response: ReportsCompleteness,
         T: 'static,
     {
