@@ -31,9 +31,10 @@ fn ui_cases_fail_and_pass_as_recorded() {
 }
 
 /// Every message the macros can emit is seen by a compile-fail case: each string literal of
-/// `macros/src` that reads as a message (a space, at least twelve characters) appears, its
-/// `{...}` placeholders filled by anything, in one recorded `.stderr`. A new diagnostic
-/// without a case fails here, naming its file and line.
+/// `macros/src` that reads as a message (a space, at least twelve characters), and the message
+/// of each `#[diagnostic::on_unimplemented]` of the runtime, appears, its `{...}` placeholders
+/// filled by anything, in one recorded `.stderr`. A new diagnostic without a case fails here,
+/// naming its file and line.
 #[test]
 fn every_macro_diagnostic_has_a_compile_fail_case() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -62,9 +63,26 @@ fn every_macro_diagnostic_has_a_compile_fail_case() {
             }
         }
     }
+    // The type-level checks the macros and `completeness::routing` rely on speak through
+    // `#[diagnostic::on_unimplemented]` messages of the runtime: each is seen by a case too.
+    let mut runtime = Vec::new();
+    rust_files(&root.join("runtime/src"), &mut runtime);
+    for path in runtime {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (at, _) in text.match_indices("#[diagnostic::on_unimplemented(") {
+            let attribute = &text[at..];
+            let Some(message) = string_literals(attribute).into_iter().next().map(|(_, m)| squeeze(&m)) else {
+                continue;
+            };
+            if !stderr.iter().any(|recorded| appears_in(&message, recorded)) {
+                let line = text[..at].lines().count() + 1;
+                uncovered.push(format!("{}:{line}: {message}", path.strip_prefix(root).unwrap().display()));
+            }
+        }
+    }
     assert!(
         uncovered.is_empty(),
-        "these messages of the macros appear in no tests/ui/fail/*.stderr; add a case that emits each:\n{}",
+        "these messages appear in no tests/ui/fail/*.stderr; add a case that emits each:\n{}",
         uncovered.join("\n")
     );
 }
