@@ -88,7 +88,9 @@
 //!   response reports completeness, first method or chained; `.into()` hands the method
 //!   router to axum's `Router::route`.
 //! - The settings ([`CompletenessConfig`]: cursor keys, page sizes, time budgets) are the
-//!   router's state, or part of it through [`config::CompletenessState`]. A router without them
+//!   router's state, or part of it as axum states carry their parts:
+//!   `impl FromRef<AppState> for CompletenessConfig` ([`config::CompletenessState`]; an
+//!   `Arc<AppState>` state gives what `AppState` gives). A router without them
 //!   does not compile: "the router state `()` does not carry the completeness settings".
 //! - A service without authentication sets `.with_anonymous_credential()`; every other one
 //!   puts a [`Credential`] on each request in its authentication middleware.

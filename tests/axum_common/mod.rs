@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use completeness::budget::TimeBudget;
-use completeness::config::{CompletenessConfig, CompletenessState};
+use completeness::config::CompletenessConfig;
 use completeness::cursor::{CursorKeys, QueryBinding};
 use completeness::evidence::{Evidence, EvidenceIssuer, RequireEvidence};
 use completeness::fanout::FanOut;
@@ -153,9 +153,9 @@ impl FromRef<Replica> for App {
     }
 }
 
-impl CompletenessState for Replica {
-    fn completeness(&self) -> &CompletenessConfig {
-        &self.config
+impl FromRef<Replica> for CompletenessConfig {
+    fn from_ref(replica: &Replica) -> CompletenessConfig {
+        replica.config.clone()
     }
 }
 

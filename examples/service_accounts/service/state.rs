@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
+use axum::extract::FromRef;
 use completeness::CursorKeys;
-use completeness::config::{CompletenessConfig, CompletenessState};
+use completeness::config::CompletenessConfig;
 
 use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
@@ -25,10 +26,11 @@ pub struct Service {
     pub completeness: CompletenessConfig,
 }
 
-/// The checked routes and the extractors find the framework's settings here.
-impl CompletenessState for Service {
-    fn completeness(&self) -> &CompletenessConfig {
-        &self.completeness
+/// The checked routes and the extractors find the framework's settings here (the router's
+/// state is `Arc<Service>`, which gives what `Service` gives).
+impl FromRef<Service> for CompletenessConfig {
+    fn from_ref(service: &Service) -> CompletenessConfig {
+        service.completeness.clone()
     }
 }
 

@@ -130,7 +130,7 @@ impl<S: CompletenessState> FromRequestParts<S> for TimeBudget {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        TimeBudget::from_parts(parts, state.completeness())
+        TimeBudget::from_parts(parts, &state.completeness())
     }
 }
 

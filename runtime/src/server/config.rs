@@ -28,10 +28,12 @@
 //! let app: Router = Router::new().route("/names", get(list).into()).with_state(config);
 //! ```
 //!
-//! A service with a state of its own implements [`CompletenessState`] for it:
+//! A service with a state of its own gives the settings as axum states give their parts,
+//! through `FromRef` (by hand, or with axum's `#[derive(FromRef)]`):
 //!
 //! ```
 //! use std::sync::Arc;
+//! use axum::extract::FromRef;
 //! use completeness_runtime::config::{CompletenessConfig, CompletenessState};
 //!
 //! struct Service {
@@ -39,14 +41,15 @@
 //!     // the database pool, clients, ...
 //! }
 //!
-//! impl CompletenessState for Service {
-//!     fn completeness(&self) -> &CompletenessConfig {
-//!         &self.completeness
+//! impl FromRef<Service> for CompletenessConfig {
+//!     fn from_ref(service: &Service) -> CompletenessConfig {
+//!         service.completeness.clone()
 //!     }
 //! }
 //!
-//! // `Arc<Service>` is a `CompletenessState` too: route with `.with_state(Arc::new(service))`.
+//! // `Arc<Service>` gives them too: route with `.with_state(Arc::new(service))`.
 //! fn needs_settings<S: CompletenessState>() {}
+//! needs_settings::<Service>();
 //! needs_settings::<Arc<Service>>();
 //! ```
 //!
@@ -67,6 +70,8 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+
+use axum::extract::FromRef;
 
 use crate::server::credential::Credential;
 use crate::server::cursor::{CursorKeys, DEFAULT_MAX_TOKEN_LEN};
@@ -211,32 +216,47 @@ impl CompletenessConfig {
     }
 }
 
-/// A router state that carries the [`CompletenessConfig`].
+/// A router state that carries the [`CompletenessConfig`], the way axum states carry their
+/// parts: `CompletenessConfig: FromRef<S>`.
 ///
 /// The checked routing functions and the extractors that need settings require it of the
 /// router's state, so a router without the settings is refused when it is compiled, not
-/// answered with an error at request time. Implemented for `CompletenessConfig` itself
-/// (`.with_state(config)`) and for `Arc<T>` of any implementor; implement it for a
-/// service's own state.
+/// answered with an error at request time. Every state the settings can be taken from is one:
+/// `CompletenessConfig` itself (`.with_state(config)`), a service's own state with
+/// `impl FromRef<AppState> for CompletenessConfig` (or axum's `#[derive(FromRef)]`), and an
+/// `Arc` of either.
 #[diagnostic::on_unimplemented(
     message = "the router state `{Self}` does not carry the completeness settings",
     label = "the checked routes and extractors read a `CompletenessConfig` from the router's state",
-    note = "give the router its settings: `.with_state(CompletenessConfig::new(keys))`, or implement \
-            `completeness::config::CompletenessState` for your own state so that it returns its `CompletenessConfig`"
+    note = "give the router its settings: `.with_state(CompletenessConfig::new(keys))`, or let your own state \
+            give them as axum states give their parts: `impl FromRef<AppState> for CompletenessConfig` \
+            (which also serves an `Arc<AppState>` state)"
 )]
 pub trait CompletenessState: Send + Sync {
-    /// The settings.
-    fn completeness(&self) -> &CompletenessConfig;
+    /// The settings (a cheap clone: they are shared).
+    fn completeness(&self) -> CompletenessConfig;
 }
 
-impl CompletenessState for CompletenessConfig {
-    fn completeness(&self) -> &CompletenessConfig {
-        self
+// Errors name the state, not this impl's `FromRef` bound: "the router state `()` does not
+// carry the completeness settings" with the fix, rather than "`FromRef<()>` is not implemented".
+#[diagnostic::do_not_recommend]
+impl<S: Send + Sync> CompletenessState for S
+where
+    CompletenessConfig: FromRef<S>,
+{
+    fn completeness(&self) -> CompletenessConfig {
+        CompletenessConfig::from_ref(self)
     }
 }
 
-impl<T: CompletenessState + ?Sized> CompletenessState for Arc<T> {
-    fn completeness(&self) -> &CompletenessConfig {
-        (**self).completeness()
+/// A state shared behind an `Arc` carries the settings its inner state carries, so a service
+/// whose router state is `Arc<AppState>` writes `impl FromRef<AppState> for CompletenessConfig`
+/// (the orphan rule forbids it an impl for `Arc<AppState>`).
+impl<T> FromRef<Arc<T>> for CompletenessConfig
+where
+    CompletenessConfig: FromRef<T>,
+{
+    fn from_ref(state: &Arc<T>) -> CompletenessConfig {
+        CompletenessConfig::from_ref(state)
     }
 }

@@ -196,7 +196,7 @@ impl<S: CompletenessState> FromRequestParts<S> for Credential {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        Credential::from_parts(parts, state.completeness())
+        Credential::from_parts(parts, &state.completeness())
     }
 }
 

@@ -80,7 +80,8 @@ impl<S: CompletenessState> FromRequestParts<S> for EvidenceIssuer {
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let config = state.completeness();
-        Ok(EvidenceIssuer::new(config.clone(), Credential::from_parts(parts, config)?))
+        let credential = Credential::from_parts(parts, &config)?;
+        Ok(EvidenceIssuer::new(config, credential))
     }
 }
 
@@ -304,7 +305,7 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
         let (parts, body) = request.into_parts();
         let config = state.completeness();
-        let credential = Credential::from_parts(&parts, config)?;
+        let credential = Credential::from_parts(&parts, &config)?;
         let bytes = Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(|rejection| {
             Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
                 .with_status(rejection.status().as_u16())
@@ -333,7 +334,7 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
             // serde names only `T`'s members; `evidence` was taken out before, so say so.
             Problem::new(ProblemCode::InvalidBody, format!("The request body besides `evidence` does not fit: {error}"))
         })?;
-        let evidence = Evidence::verify(config, &token, &credential)?;
+        let evidence = Evidence::verify(&config, &token, &credential)?;
         Ok(RequireEvidence { evidence, body })
     }
 }

@@ -158,7 +158,7 @@ impl<S: CompletenessState> FromRequestParts<S> for PageRequest {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        PageRequest::from_parts(parts, state.completeness())
+        PageRequest::from_parts(parts, &state.completeness())
     }
 }
 

@@ -2,22 +2,21 @@
 //! `completeness::routing::get`; the enum holds exactly the declared codes.
 
 use axum::Router;
-use axum::extract::State;
-use completeness::config::CompletenessState;
+use axum::extract::{FromRef, State};
 use completeness::reason::MorePagesAvailable;
 use completeness::routing::get;
 use completeness::{CompletenessConfig, CursorKeys};
 use completeness::{Envelope, ReasonCode, Scope, WarningCode, completeness};
 
-/// The service's state carries the framework's settings.
+/// The service's state carries the framework's settings, as axum states carry their parts.
 #[derive(Clone)]
 struct Db {
     completeness: CompletenessConfig,
 }
 
-impl CompletenessState for Db {
-    fn completeness(&self) -> &CompletenessConfig {
-        &self.completeness
+impl FromRef<Db> for CompletenessConfig {
+    fn from_ref(db: &Db) -> CompletenessConfig {
+        db.completeness.clone()
     }
 }
 
