@@ -10,7 +10,10 @@
 //!    when the code is compiled: `distinct_codes` in the expansion.)
 //! 4. The handler is an `async fn` without a receiver: axum handlers are.
 //! 5. The return type is not a bare list, `Json` of a list, or an opaque `impl Trait`: those say
-//!    nothing about completeness. (Type aliases are caught by the type-level check.)
+//!    nothing about completeness. Nor is it `Json` of anything else: an envelope is a JSON
+//!    response itself, and wrapped in `Json` its block would go out unseen by the layers that
+//!    enforce `require_complete` and observe answers. (Type aliases are caught by the
+//!    type-level check.)
 //! 6. A handler taking `PageRequest` declares `MorePagesAvailable` and `PageSizeReduced`: paging
 //!    can end a page early and clamp its size.
 
@@ -134,6 +137,8 @@ enum Rejection<'a> {
     BareList(&'a Type),
     /// `impl Trait`: the type cannot be checked.
     Opaque,
+    /// `Json<T>` of something that is not a list: the envelope wrapped in a plain body.
+    Wrapped(&'a Type),
 }
 
 fn rejection(ty: &Type) -> Option<Rejection<'_>> {
@@ -144,9 +149,10 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
         Type::Tuple(tuple) => tuple.elems.iter().find_map(rejection),
         _ if types::is_collection(ty) => Some(Rejection::BareList(ty)),
         _ => match types::last_segment(ty) {
-            Some((name, args)) if completeness_codes::BODY_WRAPPERS.contains(&name.as_str()) => {
-                args.first().filter(|inner| types::is_collection(inner)).map(|_| Rejection::BareList(ty))
-            }
+            Some((name, args)) if completeness_codes::BODY_WRAPPERS.contains(&name.as_str()) => match args.first() {
+                Some(inner) if types::is_collection(inner) => Some(Rejection::BareList(ty)),
+                _ => Some(Rejection::Wrapped(ty)),
+            },
             Some((name, args)) if name == "Result" => args.iter().find_map(|arg| rejection(arg)),
             _ => None,
         },
@@ -171,6 +177,15 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
             format!(
                 "an opaque `impl` return type hides whether the response reports completeness: \
                  name the type, e.g. `completeness::Envelope<T, {reason}>`"
+            ),
+        ),
+        Some(Rejection::Wrapped(wrapped)) => cx.error_spanned_by(
+            wrapped,
+            format!(
+                "`{}` hides the completeness block from the framework: return the envelope itself, \
+                 `completeness::Envelope<T, {reason}>` or a `#[derive(ResultEnvelope)]` struct (each is a \
+                 JSON response), without `Json`",
+                types::pretty(wrapped)
             ),
         ),
         None => {}

@@ -214,7 +214,8 @@ impl Problem {
     message = "`{Self}` is a list response without completeness metadata",
     label = "this response does not say whether it is complete",
     note = "return `completeness::Envelope<T, R>`, or a struct with `#[derive(ResultEnvelope)]` and a `#[envelope(completeness)]` field",
-    note = "for a response that is not a list, wrap it in `completeness::Exempt::new(value, \"why it cannot be truncated\")`"
+    note = "for a response that is not a list, wrap it in `completeness::Exempt::new(value, \"why it cannot be truncated\")`",
+    note = "an envelope is a JSON response itself: return it as it is, not wrapped in `Json(...)`"
 )]
 pub trait ReportsCompleteness {
     /// The completeness block, or `None` for a response that is not a collection.
