@@ -10,10 +10,11 @@
 //!    when the code is compiled: `distinct_codes` in the expansion.)
 //! 4. The handler is an `async fn` without a receiver: axum handlers are.
 //! 5. The return type is not a bare list, `Json` of a list, or an opaque `impl Trait`: those say
-//!    nothing about completeness. Nor is it `Json` of anything else: an envelope is a JSON
-//!    response itself, and wrapped in `Json` its block would go out unseen by the layers that
-//!    enforce `require_complete` and observe answers. (Type aliases are caught by the
-//!    type-level check.)
+//!    nothing about completeness. Nor is the answer `Json` of anything else: an envelope is a
+//!    JSON response itself, and wrapped in `Json` its block would go out unseen by the layers
+//!    that enforce `require_complete` and observe answers (on a `Result`'s error side,
+//!    `Json<ErrorBody>` is an error body and fine). (Type aliases are caught by the type-level
+//!    check.)
 //! 6. A handler taking `PageRequest` declares `MorePagesAvailable` and `PageSizeReduced`: paging
 //!    can end a page early and clamp its size.
 
@@ -141,19 +142,31 @@ enum Rejection<'a> {
     Wrapped(&'a Type),
 }
 
-fn rejection(ty: &Type) -> Option<Rejection<'_>> {
+/// Where a type sits in the return type: the answer, or the error side of a `Result` (where
+/// `Json<ErrorBody>` is an ordinary error body, but a list is still refused).
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Answer,
+    Error,
+}
+
+fn rejection(ty: &Type, side: Side) -> Option<Rejection<'_>> {
     match ty {
-        Type::Paren(inner) => rejection(&inner.elem),
-        Type::Group(inner) => rejection(&inner.elem),
+        Type::Paren(inner) => rejection(&inner.elem, side),
+        Type::Group(inner) => rejection(&inner.elem, side),
         Type::ImplTrait(_) => Some(Rejection::Opaque),
-        Type::Tuple(tuple) => tuple.elems.iter().find_map(rejection),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(|elem| rejection(elem, side)),
         _ if types::is_collection(ty) => Some(Rejection::BareList(ty)),
         _ => match types::last_segment(ty) {
             Some((name, args)) if completeness_codes::BODY_WRAPPERS.contains(&name.as_str()) => match args.first() {
                 Some(inner) if types::is_collection(inner) => Some(Rejection::BareList(ty)),
-                _ => Some(Rejection::Wrapped(ty)),
+                _ if side == Side::Answer => Some(Rejection::Wrapped(ty)),
+                _ => None,
             },
-            Some((name, args)) if name == "Result" => args.iter().find_map(|arg| rejection(arg)),
+            Some((name, args)) if name == "Result" => {
+                let ok = args.first().and_then(|answer| rejection(answer, side));
+                ok.or_else(|| args.get(1).and_then(|error| rejection(error, Side::Error)))
+            }
             _ => None,
         },
     }
@@ -163,7 +176,7 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
 fn check_return_type(cx: &Ctxt, handler: &Handler) {
     let Some(output) = handler.output else { return };
     let reason = &handler.reason_type;
-    match rejection(output) {
+    match rejection(output, Side::Answer) {
         Some(Rejection::BareList(list)) => cx.error_spanned_by(
             output,
             format!(
