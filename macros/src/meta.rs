@@ -16,36 +16,56 @@ pub(crate) fn key(meta: &ParseNestedMeta) -> String {
     segments.join("::")
 }
 
+/// One key of an attribute: whether it was given, and its value when that could be read. A
+/// given key whose value could not be read was reported where it was read, so validation
+/// never also calls it missing.
+pub(crate) struct Slot<T> {
+    pub(crate) given: bool,
+    pub(crate) value: Option<T>,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot { given: false, value: None }
+    }
+}
+
+impl<T: Parse> Slot<T> {
+    /// Reads `key = value` into this slot (see [`value`]): given, with its value if readable.
+    pub(crate) fn read(cx: &Ctxt, meta: &ParseNestedMeta, what: &str, example: &str) -> syn::Result<Slot<T>> {
+        Ok(Slot { given: true, value: value(cx, meta, what, example)? })
+    }
+}
+
 /// The value of `key = value`, parsed as `T`. A missing or unreadable value is reported,
 /// saying that the key takes `what` and to write `example`, and skipped: `None`.
 pub(crate) fn value<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, what: &str, example: &str) -> syn::Result<Option<T>> {
+    let equals = meta.input.parse::<Option<Token![=]>>()?;
+    let tokens = rest_of_key(meta)?;
+    if equals.is_some()
+        && let Ok(value) = syn::parse2::<T>(tokens.clone())
+    {
+        return Ok(Some(value));
+    }
     let key = key(meta);
-    if meta.input.parse::<Option<Token![=]>>()?.is_none() {
+    if equals.is_none() || tokens.is_empty() {
         cx.error_spanned_by(&meta.path, format!("`{key}` needs a value: write `{example}`"));
-        skip_value(meta)?;
-        return Ok(None);
+    } else {
+        cx.error_spanned_by(tokens, format!("`{key}` takes {what}: write `{example}`"));
     }
-    let mut tokens = TokenStream::new();
-    while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-        tokens.extend([meta.input.parse::<TokenTree>()?]);
-    }
-    match syn::parse2::<T>(tokens.clone()) {
-        Ok(value) => Ok(Some(value)),
-        Err(_) if tokens.is_empty() => {
-            cx.error_spanned_by(&meta.path, format!("`{key}` needs a value: write `{example}`"));
-            Ok(None)
-        }
-        Err(_) => {
-            cx.error_spanned_by(tokens, format!("`{key}` takes {what}: write `{example}`"));
-            Ok(None)
-        }
-    }
+    Ok(None)
 }
 
 /// Consumes the value of a key that was rejected (`= ...` or `(...)`), up to the next comma.
 pub(crate) fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    rest_of_key(meta).map(drop)
+}
+
+/// Consumes what follows the key up to the next comma, and returns it.
+fn rest_of_key(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
+    let mut tokens = TokenStream::new();
     while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-        meta.input.parse::<TokenTree>()?;
+        tokens.extend([meta.input.parse::<TokenTree>()?]);
     }
-    Ok(())
+    Ok(tokens)
 }

@@ -7,7 +7,7 @@ use syn::{DeriveInput, Ident, LitStr, Path};
 
 use super::Which;
 use crate::ctxt::Ctxt;
-use crate::meta;
+use crate::meta::{self, Slot};
 
 /// The keys, each as written (validation checks the values).
 #[derive(Default)]
@@ -20,19 +20,6 @@ pub(crate) struct Attrs {
     pub(crate) recovery: Slot<Path>,
     pub(crate) owner: Slot<LitStr>,
     pub(crate) review_by: Slot<LitStr>,
-}
-
-/// One key: whether it was given, and its value when that could be read (an unreadable value
-/// is reported where it is read, so a given key is never also reported missing).
-pub(crate) struct Slot<T> {
-    pub(crate) given: bool,
-    pub(crate) value: Option<T>,
-}
-
-impl<T> Default for Slot<T> {
-    fn default() -> Self {
-        Slot { given: false, value: None }
-    }
 }
 
 /// Reads the helper attribute; every mistake goes to `cx`.
@@ -78,11 +65,11 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
 
 /// Reads a key's value into its slot, once.
 fn set<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, slot: &mut Slot<T>, what: &str, example: &str) -> syn::Result<()> {
-    let value = meta::value(cx, meta, what, example)?;
+    let read = Slot::read(cx, meta, what, example)?;
     if slot.given {
         cx.error_spanned_by(&meta.path, format!("duplicate `{}` key: give it once", meta::key(meta)));
     } else {
-        *slot = Slot { given: true, value };
+        *slot = read;
     }
     Ok(())
 }

@@ -7,16 +7,14 @@ use syn::punctuated::Punctuated;
 use syn::{LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
-use crate::meta;
+use crate::meta::{self, Slot};
 
 /// The attribute's keys. Names inside `reasons(...)` / `warnings(...)` are kept as written
 /// (paths); validation classifies them.
 #[derive(Default)]
 pub(crate) struct Attrs {
-    /// The `resource` key, as written (present even when its value is missing).
-    pub(crate) resource_key: Option<Path>,
     /// `resource = "..."`.
-    pub(crate) resource: Option<LitStr>,
+    pub(crate) resource: Slot<LitStr>,
     /// `reasons(...)`: the key and the names (possibly none: an always-complete endpoint).
     pub(crate) reasons: Option<(Path, Vec<Path>)>,
     /// `warnings(...)`: the key and the names.
@@ -28,11 +26,10 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut attrs = Attrs::default();
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("resource") {
-            if attrs.resource_key.is_some() {
+            if attrs.resource.given {
                 cx.error_spanned_by(&meta.path, "duplicate `resource` key: an endpoint lists one resource");
             }
-            attrs.resource_key = Some(meta.path.clone());
-            attrs.resource = meta::value(cx, &meta, "a string", "resource = \"service_accounts\"")?;
+            attrs.resource = Slot::read(cx, &meta, "a string", "resource = \"service_accounts\"")?;
         } else if meta.path.is_ident("reasons") || meta.path.is_ident("warnings") {
             let names = name_list(cx, &meta)?;
             let slot = if meta.path.is_ident("reasons") { &mut attrs.reasons } else { &mut attrs.warnings };

@@ -71,7 +71,7 @@ impl Declared {
         Declared {
             custom_reasons: custom(&attrs.reasons, &reasons, &warnings),
             custom_warnings: custom(&attrs.warnings, &warnings, &reasons),
-            resource: attrs.resource.as_ref().map(syn::LitStr::value).unwrap_or_default(),
+            resource: attrs.resource.value.as_ref().map(syn::LitStr::value).unwrap_or_default(),
             reasons: paths(&attrs.reasons, &reasons, &warnings, "reason"),
             warnings: paths(&attrs.warnings, &warnings, &reasons, "warning"),
             reasons_span: span(&attrs.reasons),

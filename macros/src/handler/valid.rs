@@ -49,9 +49,8 @@ pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
 
 /// Rule 1.
 fn check_resource(cx: &Ctxt, attrs: &Attrs) {
-    match &attrs.resource {
-        // A key without its value was reported when the attribute was read.
-        None if attrs.resource_key.is_some() => {}
+    match &attrs.resource.value {
+        None if attrs.resource.given => {}
         None => cx.error_at(
             Span::call_site(),
             "missing `resource = \"...\"`: name the resource this endpoint lists, e.g. `resource = \"service_accounts\"`",
