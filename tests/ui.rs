@@ -9,6 +9,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+
 #[test]
 fn ui_cases_fail_and_pass_as_recorded() {
     let pinned_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/TOOLCHAIN");
@@ -68,14 +70,12 @@ fn every_macro_diagnostic_has_a_compile_fail_case() {
     let mut runtime = Vec::new();
     rust_files(&root.join("runtime/src"), &mut runtime);
     for path in runtime {
-        let text = std::fs::read_to_string(&path).unwrap();
-        for (at, _) in text.match_indices("#[diagnostic::on_unimplemented(") {
-            let attribute = &text[at..];
-            let Some(message) = string_literals(attribute).into_iter().next().map(|(_, m)| squeeze(&m)) else {
-                continue;
-            };
+        let tokens: TokenStream = std::fs::read_to_string(&path).unwrap().parse().expect("the file tokenizes");
+        let mut messages = Vec::new();
+        on_unimplemented_messages(tokens, &mut messages);
+        for (line, message) in messages {
+            let message = squeeze(&message);
             if !stderr.iter().any(|recorded| appears_in(&message, recorded)) {
-                let line = text[..at].lines().count() + 1;
                 uncovered.push(format!("{}:{line}: {message}", path.strip_prefix(root).unwrap().display()));
             }
         }
@@ -98,64 +98,57 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The string literals of Rust source `text`, unescaped (a `\` line continuation joins the
-/// lines), with the line each starts on; comments are skipped.
+/// The string literals of Rust source `text`, with the line each starts on, as proc-macro2
+/// tokenizes it: comments are gone, doc comments (`[doc = "..."]`) are skipped, and literals
+/// inside macro calls (`format!`, `quote!`) are kept.
 fn string_literals(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut chars = text.chars().peekable();
-    let mut line = 1;
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' => line += 1,
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        line += 1;
-                        break;
+    fn collect(tokens: TokenStream, out: &mut Vec<(usize, String)>) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Group(group) if !is_doc(&group) => collect(group.stream(), out),
+                TokenTree::Literal(literal) => {
+                    let line = literal.span().start().line;
+                    if let syn::Lit::Str(string) = syn::Lit::new(literal) {
+                        out.push((line, string.value()));
                     }
                 }
+                _ => {}
             }
-            '\'' => {
-                // A char literal such as '"' or '\'', or a lifetime: skip what a literal holds.
-                let rest: String = chars.clone().take(3).collect();
-                if rest.starts_with("\\") {
-                    chars.nth(2);
-                } else if rest.chars().nth(1) == Some('\'') {
-                    chars.nth(1);
-                }
-            }
-            '"' => {
-                let start = line;
-                let mut literal = String::new();
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '\\' => match chars.next() {
-                            Some('\n') => {
-                                line += 1;
-                                while chars.peek().is_some_and(|c| c.is_whitespace()) {
-                                    if chars.next() == Some('\n') {
-                                        line += 1;
-                                    }
-                                }
-                            }
-                            Some('n') => literal.push('\n'),
-                            Some(escaped) => literal.push(escaped),
-                            None => break,
-                        },
-                        '\n' => {
-                            line += 1;
-                            literal.push('\n');
-                        }
-                        c => literal.push(c),
-                    }
-                }
-                out.push((start, literal));
-            }
-            _ => {}
         }
     }
+    let mut out = Vec::new();
+    collect(text.parse().expect("the file tokenizes"), &mut out);
     out
+}
+
+/// True for the `[doc = "..."]` of a doc comment.
+fn is_doc(group: &Group) -> bool {
+    group.delimiter() == Delimiter::Bracket
+        && matches!(group.stream().into_iter().next(), Some(TokenTree::Ident(name)) if name == "doc")
+}
+
+/// The `message` of each `#[diagnostic::on_unimplemented(...)]` in `tokens`, with its line.
+fn on_unimplemented_messages(tokens: TokenStream, out: &mut Vec<(usize, String)>) {
+    for tree in tokens {
+        let TokenTree::Group(group) = tree else { continue };
+        let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+        match inner.as_slice() {
+            [TokenTree::Ident(tool), _, _, TokenTree::Ident(name), TokenTree::Group(arguments)]
+                if tool == "diagnostic" && name == "on_unimplemented" =>
+            {
+                let arguments: Vec<TokenTree> = arguments.stream().into_iter().collect();
+                for window in arguments.windows(3) {
+                    if let [TokenTree::Ident(key), TokenTree::Punct(_), TokenTree::Literal(literal)] = window
+                        && key == "message"
+                        && let syn::Lit::Str(message) = syn::Lit::new(literal.clone())
+                    {
+                        out.push((literal.span().start().line, message.value()));
+                    }
+                }
+            }
+            _ => on_unimplemented_messages(group.stream(), out),
+        }
+    }
 }
 
 /// `text` with every run of whitespace made one space.
