@@ -37,23 +37,7 @@ pub struct RequireComplete(pub bool);
 impl RequireComplete {
     /// Reads the demand from request parts.
     pub fn from_parts(parts: &Parts) -> Result<Self, Problem> {
-        let mut demanded = false;
-        for (key, value) in query_pairs(&parts.uri)? {
-            if key == "require_complete" {
-                demanded = match &*value {
-                    "true" | "1" => true,
-                    "false" | "0" => demanded,
-                    other => {
-                        return Err(Problem::new(
-                            ProblemCode::InvalidRequest,
-                            format!("require_complete must be true or false, got '{other}'"),
-                        )
-                        .with_extension("parameter", "require_complete"));
-                    }
-                };
-            }
-        }
-        Ok(RequireComplete(demanded || prefers_strict(&parts.headers)))
+        Ok(RequireComplete(demanded_by_query(parts)? || prefers_strict(&parts.headers)))
     }
 
     /// True when the caller demanded a complete result.
@@ -96,6 +80,28 @@ impl RequireComplete {
             },
         }
     }
+}
+
+/// The `require_complete` query parameter: true when it demands a complete result; a malformed
+/// value is the 400 problem.
+fn demanded_by_query(parts: &Parts) -> Result<bool, Problem> {
+    let mut demanded = false;
+    for (key, value) in query_pairs(&parts.uri)? {
+        if key == "require_complete" {
+            demanded = match &*value {
+                "true" | "1" => true,
+                "false" | "0" => demanded,
+                other => {
+                    return Err(Problem::new(
+                        ProblemCode::InvalidRequest,
+                        format!("require_complete must be true or false, got '{other}'"),
+                    )
+                    .with_extension("parameter", "require_complete"));
+                }
+            };
+        }
+    }
+    Ok(demanded)
 }
 
 /// True when a `Prefer` header of `headers` holds `handling=strict`.
@@ -168,10 +174,11 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let (parts, body) = request.into_parts();
-        match RequireComplete::from_parts(&parts) {
+        match demanded_by_query(&parts) {
             Err(problem) => Box::pin(std::future::ready(Ok(problem.into_response()))),
-            Ok(demand) => {
+            Ok(by_query) => {
                 let preferred = prefers_strict(&parts.headers);
+                let demand = RequireComplete(by_query || preferred);
                 let response = self.inner.call(Request::from_parts(parts, body));
                 Box::pin(async move {
                     let response = response.await?;
