@@ -23,7 +23,7 @@ use axum::http::StatusCode;
 use axum::http::header::ALLOW;
 use axum::http::request::Parts;
 use axum::middleware;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::EntryPoint;
 use completeness::{
@@ -89,10 +89,10 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
 /// that line, so the client learns why; a 404 also says how to start a new session. JSON
 /// answers (JSON-RPC errors, the authentication's problems) pass as they are.
 async fn transport_refusal(response: Response) -> Response {
-    let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) || refusals::is_json(&response) {
+    if !refusals::is_unexplained_error(&response) {
         return response;
     }
+    let status = response.status();
     let allow = response.headers().get(ALLOW).cloned();
     let said = axum::body::to_bytes(response.into_body(), 1024)
         .await
@@ -101,17 +101,13 @@ async fn transport_refusal(response: Response) -> Response {
         .map(|text| text.trim().to_owned())
         .filter(|text| !text.is_empty());
     let said = said.map(|line| format!("The MCP transport said: \"{line}\"."));
-    let mut problem = if status == StatusCode::NOT_FOUND {
+    let problem = if status == StatusCode::NOT_FOUND {
         let gone = "No MCP session has this `Mcp-Session-Id`: it ended or never existed. Send `initialize` without one to start a new session.";
         Problem::new(ProblemCode::NotFound, said.map_or_else(|| gone.to_owned(), |said| format!("{gone} {said}")))
     } else {
         refusals::refusal_saying(status, said.as_deref())
-    }
-    .into_response();
-    if let Some(allow) = allow {
-        problem.headers_mut().insert(ALLOW, allow);
-    }
-    problem
+    };
+    refusals::replacing(problem, allow)
 }
 
 /// The MCP server: the tools over the service's state.

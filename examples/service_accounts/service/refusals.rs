@@ -123,20 +123,30 @@ pub async fn limits(request: Request, next: Next) -> Response {
 /// status, keeping `Allow`. A JSON body is kept: it is a problem already, or the JSON-RPC error
 /// the MCP endpoint answers a call with, which an MCP client reads.
 pub async fn as_problem(response: Response) -> Response {
-    let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) || is_json(&response) {
+    if !is_unexplained_error(&response) {
         return response;
     }
-    let allow: Option<HeaderValue> = response.headers().get(ALLOW).cloned();
-    let mut problem = refusal(status).into_response();
+    let allow = response.headers().get(ALLOW).cloned();
+    replacing(refusal(response.status()), allow)
+}
+
+/// True when `response` is an error whose body is not JSON yet: one to answer with a problem.
+pub fn is_unexplained_error(response: &Response) -> bool {
+    let status = response.status();
+    (status.is_client_error() || status.is_server_error()) && !is_json(response)
+}
+
+/// `problem` as the response that replaces a refusal, keeping the refusal's `Allow`.
+pub fn replacing(problem: Problem, allow: Option<HeaderValue>) -> Response {
+    let mut response = problem.into_response();
     if let Some(allow) = allow {
-        problem.headers_mut().insert(ALLOW, allow);
+        response.headers_mut().insert(ALLOW, allow);
     }
-    problem
+    response
 }
 
 /// True when `response` has a JSON body (`application/json` or a problem).
-pub fn is_json(response: &Response) -> bool {
+fn is_json(response: &Response) -> bool {
     response
         .headers()
         .get(CONTENT_TYPE)
