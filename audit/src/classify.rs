@@ -5,7 +5,8 @@
 //! 1. A handler annotated `#[completeness]` reports completeness.
 //! 2. The declared response type decides ([`Classifier::ty`]): framework types that report
 //!    completeness, collections, structs of the audited sources (by their fields), aliases
-//!    (followed), wrappers and `Result`/`Json`/tuples (looked through).
+//!    (followed), wrappers and `Result`/`Json`/tuples (looked through; a reporting response
+//!    inside `Json` still reports, with advice: `Json` hides its block from the layer).
 //! 3. `impl IntoResponse`, `Response` and other opaque types: the values the body returns decide
 //!    (`Classifier::expr`).
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
@@ -27,6 +28,9 @@ use crate::source::ModuleId;
 pub enum Class {
     /// Reports completeness; the string says how.
     Reports(String),
+    /// Reports completeness in its body, but wrapped in `Json`, which hides the block from
+    /// the completeness layer; the string says how the wrapped response reports.
+    InJson(String),
     /// A list without completeness.
     List {
         /// The type (or expression) as written.
@@ -53,7 +57,7 @@ impl Class {
     /// The verdict this class gives.
     pub fn verdict(&self) -> Verdict {
         match self {
-            Class::Reports(_) => Verdict::ReportsCompleteness,
+            Class::Reports(_) | Class::InJson(_) => Verdict::ReportsCompleteness,
             Class::List { .. } => Verdict::ListWithoutCompleteness,
             Class::Nested { .. } => Verdict::NestedCollection,
             Class::Unknown(_) => Verdict::Unknown,
@@ -68,7 +72,7 @@ impl Class {
             Class::List { .. } => 0,
             Class::Nested { .. } => 1,
             Class::Unknown(_) => 2,
-            Class::Reports(_) => 3,
+            Class::Reports(_) | Class::InJson(_) => 3,
             Class::NotAList(_) => 4,
         };
         if rank(&other) < rank(&self) { other } else { self }
@@ -77,8 +81,8 @@ impl Class {
     /// Parts of one tuple response: a reporting part covers the parts the audit cannot see.
     fn with_part(self, other: Class) -> Class {
         match (&self, &other) {
-            (Class::Reports(_), Class::Unknown(_) | Class::NotAList(_)) => self,
-            (Class::Unknown(_) | Class::NotAList(_), Class::Reports(_)) => other,
+            (Class::Reports(_) | Class::InJson(_), Class::Unknown(_) | Class::NotAList(_)) => self,
+            (Class::Unknown(_) | Class::NotAList(_), Class::Reports(_) | Class::InJson(_)) => other,
             _ => self.worst(other),
         }
     }
@@ -173,7 +177,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     return match args.first() {
                         Some(inner) => match self.ty(module, inner) {
                             Class::List { item, owner, .. } => Class::List { shown: text(ty), item, owner },
-                            other => other,
+                            other => in_json(&name, other),
                         },
                         None => Class::Unknown(format!("`{}` without its type argument", text(ty))),
                     };
@@ -341,7 +345,10 @@ impl<'i, 's> Classifier<'i, 's> {
                 let last = segs.last().map(String::as_str).unwrap_or_default();
                 if BODY_WRAPPERS.contains(&last) || matches!(last, "Ok" | "Some") {
                     return match call.args.first() {
-                        Some(inner) => self.expr(f, inner),
+                        Some(inner) => {
+                            let class = self.expr(f, inner);
+                            in_json(last, class)
+                        }
                         None => unknown(),
                     };
                 }
@@ -421,6 +428,15 @@ impl<'i, 's> Classifier<'i, 's> {
             }
         }
         None
+    }
+}
+
+/// `class` seen through the wrapper `wrapper`: a reporting response inside `Json` still carries
+/// its block on the wire, but the response no longer says so to the completeness layer.
+fn in_json(wrapper: &str, class: Class) -> Class {
+    match class {
+        Class::Reports(why) if wrapper == "Json" => Class::InJson(why),
+        other => other,
     }
 }
 

@@ -73,6 +73,13 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
     let verdict = class.verdict();
     let (why, fix) = match class {
         Class::Reports(why) => (why, None),
+        Class::InJson(why) => (
+            format!(
+                "{why}, inside `Json`: the body carries the completeness block, but the response hides it from the \
+                 completeness layer (`require_complete`, the events and counters)"
+            ),
+            Some("return the response itself instead of `Json(..)` around it: it is its own `IntoResponse`".to_owned()),
+        ),
         Class::NotAList(why) => (why, None),
         Class::List { shown, item, owner } => {
             let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "T".to_owned());

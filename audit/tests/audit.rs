@@ -82,6 +82,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/unchecked-chain", "reports_completeness"),
         ("POST", "/unchecked-chain", "unknown"),
         ("GET", "/enveloped", "reports_completeness"),
+        // On the wire, but hidden from the completeness layer: reported with a fix.
+        ("GET", "/json-enveloped", "reports_completeness"),
+        ("GET", "/impl-json-enveloped", "reports_completeness"),
         ("GET", "/derived", "reports_completeness"),
         ("GET", "/exempt", "reports_completeness"),
     ];
@@ -116,6 +119,13 @@ fn a_finding_names_handler_location_and_fix() {
         .find(|f| f["path"] == "/api/listed" && f["method"] == "GET")
         .unwrap();
     assert_eq!(method_router["handler"], "Self::listed");
+    for path in ["/json-enveloped", "/impl-json-enveloped"] {
+        let wrapped = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == path).unwrap();
+        assert!(wrapped["why"].as_str().unwrap().contains("inside `Json`"), "{wrapped}");
+        assert!(wrapped["fix"].as_str().unwrap().contains("instead of `Json(..)`"), "{wrapped}");
+    }
+    let unwrapped = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/enveloped").unwrap();
+    assert_eq!(unwrapped["fix"], Value::Null, "{unwrapped}");
 }
 
 #[test]

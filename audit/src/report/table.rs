@@ -31,7 +31,8 @@ pub fn render(report: &Report) -> String {
     line(&mut out, &header);
     for (row, f) in rows.iter().zip(&order) {
         line(&mut out, row);
-        if f.verdict.needs_attention() {
+        // A reporting response can still come with advice (a block hidden inside `Json`).
+        if f.verdict.needs_attention() || f.fix.is_some() {
             let _ = writeln!(out, "    why: {}", f.why);
             if let Some(fix) = &f.fix {
                 let _ = writeln!(out, "    fix: {fix}");
