@@ -8,12 +8,19 @@
 //! The rmcp clients share REST's pooled reqwest client, so both sides keep one connection.
 //! rmcp's default client opens a new connection for every call (it turns pooling off); it is
 //! measured too, as its own line.
+//!
+//! Then where the gap goes: the two steps whose work differs between the protocols, timed in
+//! process on the bodies this run exchanged. The server encodes the envelope once for REST, and
+//! for MCP twice (`structuredContent` and the text block) inside a JSON-RPC message; the client
+//! decodes the REST body as JSON, and the MCP message through rmcp's model (what rmcp's client
+//! does with every response), printed beside the same message decoded as plain JSON.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use rmcp::model::ProtocolVersion;
+use completeness::Envelope;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{NumberOrString, ProtocolVersion, ServerJsonRpcMessage, ServerResult};
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -28,6 +35,8 @@ mod service;
 
 use paired::Paired;
 use service::Config;
+use service::db::ListItem;
+use service::inventory::ListServiceAccountsReason;
 use tokio::runtime::Runtime;
 
 const PAGE: usize = 100;
@@ -88,6 +97,65 @@ async fn raw_mcp_page(http: &reqwest::Client, endpoint: &str, session: &str) -> 
     message["result"]["structuredContent"]["items"].as_array().map_or(0, Vec::len)
 }
 
+/// The median over 11 samples of the mean time of 100 runs of `step`.
+fn step_time<T>(mut step: impl FnMut() -> T) -> Duration {
+    let mut samples: Vec<Duration> = (0..11)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..100 {
+                black_box(step());
+            }
+            start.elapsed() / 100
+        })
+        .collect();
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Prints the encoding and decoding steps of one page on each side, from the REST body of this
+/// run (read back as the typed envelope the server wrote), against `gap`, the measured per-call
+/// difference between MCP and REST.
+fn where_the_gap_goes(rest_body: &[u8], gap: Duration) {
+    let envelope: Envelope<ListItem, ListServiceAccountsReason> =
+        serde_json::from_slice(rest_body).expect("the REST body reads back as the typed envelope");
+    let message = |envelope: &Envelope<ListItem, ListServiceAccountsReason>| {
+        let result = completeness::mcp::tool_result(envelope).expect("the envelope serializes");
+        // What rmcp's server writes for a call answered with plain JSON.
+        serde_json::to_vec(&ServerJsonRpcMessage::response(
+            ServerResult::CallToolResult(result),
+            NumberOrString::Number(1),
+        ))
+        .expect("the message serializes")
+    };
+    let mcp_body = message(&envelope);
+    let parsed: ServerJsonRpcMessage = serde_json::from_slice(&mcp_body).expect("rmcp reads the message");
+    assert!(matches!(parsed.into_response(), Some((ServerResult::CallToolResult(_), _))), "a tool result");
+
+    let encode_rest = step_time(|| serde_json::to_vec(&envelope).unwrap());
+    let encode_mcp = step_time(|| message(&envelope));
+    let decode_rest = step_time(|| serde_json::from_slice::<Value>(rest_body).unwrap());
+    let decode_mcp = step_time(|| serde_json::from_slice::<ServerJsonRpcMessage>(&mcp_body).unwrap());
+    let decode_plain = step_time(|| serde_json::from_slice::<Value>(&mcp_body).unwrap());
+    let explained = (encode_mcp + decode_mcp).saturating_sub(encode_rest + decode_rest);
+    println!(
+        "\nwhere the gap goes, per call, one page ({} bytes over REST, {} over MCP):",
+        rest_body.len(),
+        mcp_body.len()
+    );
+    println!(
+        "  server, encode: REST envelope {encode_rest:.2?}; MCP tool result in its JSON-RPC message {encode_mcp:.2?} (+{:.2?})",
+        encode_mcp.saturating_sub(encode_rest)
+    );
+    println!(
+        "  client, decode: REST body as JSON {decode_rest:.2?}; MCP message through rmcp's model {decode_mcp:.2?} (+{:.2?}), \
+         the same message as plain JSON {decode_plain:.2?}",
+        decode_mcp.saturating_sub(decode_rest)
+    );
+    println!(
+        "  together {explained:.2?} of the {gap:.2?} per-call gap (best MCP call, current protocol, minus best REST call)"
+    );
+}
+
 /// Mean time per call over `CALLS_PER_SAMPLE` calls of `page`.
 async fn per_call<F: Future<Output = usize>>(mut page: impl FnMut() -> F) -> Duration {
     let start = Instant::now();
@@ -124,7 +192,7 @@ fn paired(runtime: &Runtime, http: &reqwest::Client, url: &str, client: &Client)
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let (running, http, url, clients, raw_best) = runtime.block_on(async {
+    let (running, http, url, clients, raw_best, rest_body) = runtime.block_on(async {
         let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
         let running = service::start(config).await.expect("the service starts");
         let url = format!("{}/service-accounts?page_size={PAGE}", running.url());
@@ -152,7 +220,8 @@ fn main() {
         for _ in 0..5 {
             raw_best = raw_best.min(per_call(|| raw_mcp_page(&http, &endpoint, &raw_session)).await);
         }
-        (running, http, url, clients, raw_best)
+        let rest_body = http.get(&url).bearer_auth("admin").send().await.unwrap().bytes().await.unwrap();
+        (running, http, url, clients, raw_best, rest_body)
     });
 
     let ratios = clients.each_ref().map(|(name, client)| (*name, paired(&runtime, &http, &url, client)));
@@ -169,6 +238,8 @@ fn main() {
             ratio.summary()
         );
     }
+    // The first client is the current protocol over the pooled connection.
+    where_the_gap_goes(&rest_body, ratios[0].1.best_a.saturating_sub(rest_best));
     runtime.block_on(async {
         for (_, client) in clients {
             client.cancel().await.expect("the client ends");
