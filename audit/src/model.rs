@@ -81,6 +81,12 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// True when the reports show this finding: it asks for a change, or it reports
+    /// completeness but comes with advice (a block hidden inside `Json`).
+    pub fn is_shown(&self) -> bool {
+        self.verdict.needs_attention() || self.fix.is_some()
+    }
+
     /// The identity of a finding across runs: lines move, routes and handlers rarely do.
     pub fn key(&self) -> String {
         format!("{} {} {} {}", self.verdict.code(), self.method, self.path, self.handler)

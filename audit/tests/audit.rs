@@ -187,6 +187,19 @@ fn sarif_has_the_required_structure_of_2_1_0() {
     assert_eq!(results[0]["ruleId"], "list_without_completeness");
     assert_eq!(results[0]["level"], "error");
     assert_eq!(results[1]["ruleId"], "unparseable-file");
+
+    // A reporting response with advice is a note; the routes that need nothing are not results.
+    let out = run(&fixture("shapes"), &["--format", "sarif"]);
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let advice: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == "reports_completeness").collect();
+    assert_eq!(advice.len(), 2, "the two routes returning an envelope inside Json: {log:#}");
+    for note in advice {
+        assert_eq!(note["level"], "note");
+        let text = note["message"]["text"].as_str().unwrap();
+        assert!(text.contains("json-enveloped") && text.contains("Fix: return the response itself"), "{text}");
+    }
+    assert!(!results.iter().any(|r| r["message"]["text"].as_str().unwrap().contains("GET /enveloped ")), "{log:#}");
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! SARIF 2.1.0: one result per finding that asks for a change, and one per skipped file, so code
-//! scanning shows them inline.
+//! SARIF 2.1.0: one result per finding that asks for a change or comes with advice, and one per
+//! skipped file, so code scanning shows them inline.
 
 use serde_json::{Value, json};
 
@@ -11,11 +11,12 @@ pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The rule id of a skipped file.
 pub const UNPARSEABLE: &str = "unparseable-file";
 
-/// The rules: one per verdict that asks for a change, and one for skipped files.
+/// The rules: one per verdict a result can have (those that ask for a change, and
+/// `reports_completeness` for advice), and one for skipped files.
 fn rules() -> Vec<Value> {
     let mut rules: Vec<Value> = Verdict::ALL
         .iter()
-        .filter(|v| v.needs_attention())
+        .filter(|v| v.needs_attention() || **v == Verdict::ReportsCompleteness)
         .map(|v| {
             json!({
                 "id": v.code(),
@@ -47,7 +48,7 @@ pub fn render(report: &Report) -> String {
     let mut results: Vec<Value> = report
         .findings
         .iter()
-        .filter(|f| f.verdict.needs_attention())
+        .filter(|f| f.is_shown())
         .map(|f| {
             let mut text = format!("{} {} ({}): {}: {}.", f.method, f.path, f.handler, f.verdict.label(), f.why);
             if let Some(fix) = &f.fix {

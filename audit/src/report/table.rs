@@ -31,8 +31,7 @@ pub fn render(report: &Report) -> String {
     line(&mut out, &header);
     for (row, f) in rows.iter().zip(&order) {
         line(&mut out, row);
-        // A reporting response can still come with advice (a block hidden inside `Json`).
-        if f.verdict.needs_attention() || f.fix.is_some() {
+        if f.is_shown() {
             let _ = writeln!(out, "    why: {}", f.why);
             if let Some(fix) = &f.fix {
                 let _ = writeln!(out, "    fix: {fix}");
