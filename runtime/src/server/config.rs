@@ -257,6 +257,6 @@ where
     CompletenessConfig: FromRef<T>,
 {
     fn from_ref(state: &Arc<T>) -> CompletenessConfig {
-        CompletenessConfig::from_ref(state)
+        <CompletenessConfig as FromRef<T>>::from_ref(state.as_ref())
     }
 }
