@@ -31,9 +31,23 @@ impl<T> Default for Slot<T> {
 }
 
 impl<T: Parse> Slot<T> {
-    /// Reads `key = value` into this slot (see [`value`]): given, with its value if readable.
-    pub(crate) fn read(cx: &Ctxt, meta: &ParseNestedMeta, what: &str, example: &str) -> syn::Result<Slot<T>> {
-        Ok(Slot { given: true, value: value(cx, meta, what, example)? })
+    /// Reads `key = value` (see [`value`]) into this slot, once: a key given again is reported
+    /// with `duplicate`, and the first value is kept.
+    pub(crate) fn fill(
+        &mut self,
+        cx: &Ctxt,
+        meta: &ParseNestedMeta,
+        what: &str,
+        example: &str,
+        duplicate: &str,
+    ) -> syn::Result<()> {
+        let read = value(cx, meta, what, example)?;
+        if self.given {
+            cx.error_spanned_by(&meta.path, duplicate);
+        } else {
+            *self = Slot { given: true, value: read };
+        }
+        Ok(())
     }
 }
 

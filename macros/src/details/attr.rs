@@ -1,8 +1,6 @@
 //! `#[reason(code = "...", kind = ..., message = "...", recovery = path)]` and
 //! `#[warning(code = "...", owner = "...", review_by = "YYYY-MM-DD", message = "...")]`.
 
-use syn::meta::ParseNestedMeta;
-use syn::parse::Parse;
 use syn::{DeriveInput, Ident, LitStr, Path};
 
 use super::Which;
@@ -28,20 +26,23 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
     let name = which.attribute();
     for attribute in input.attrs.iter().filter(|a| a.path().is_ident(name)) {
         // Keys may be spread over several attributes, as serde's may; a key given twice is
-        // reported by `set`.
+        // reported by `Slot::fill`.
         attrs.attribute.get_or_insert_with(|| attribute.path().clone());
         let result = attribute.parse_nested_meta(|meta| {
             let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            let duplicate = format!("duplicate `{key}` key: give it once");
             match (which, key.as_str()) {
-                (_, "code") => set(cx, &meta, &mut attrs.code, "a string", "code = \"LEGAL_HOLD\""),
-                (_, "message") => set(cx, &meta, &mut attrs.message, "a string", "message = \"...\""),
-                (Which::Reason, "kind") => set(cx, &meta, &mut attrs.kind, "a name", "kind = visibility"),
+                (_, "code") => attrs.code.fill(cx, &meta, "a string", "code = \"LEGAL_HOLD\"", &duplicate),
+                (_, "message") => attrs.message.fill(cx, &meta, "a string", "message = \"...\"", &duplicate),
+                (Which::Reason, "kind") => attrs.kind.fill(cx, &meta, "a name", "kind = visibility", &duplicate),
                 (Which::Reason, "recovery") => {
-                    set(cx, &meta, &mut attrs.recovery, "a path", "recovery = LegalHold::narrow")
+                    attrs.recovery.fill(cx, &meta, "a path", "recovery = LegalHold::narrow", &duplicate)
                 }
-                (Which::Warning, "owner") => set(cx, &meta, &mut attrs.owner, "a string", "owner = \"storage-team\""),
+                (Which::Warning, "owner") => {
+                    attrs.owner.fill(cx, &meta, "a string", "owner = \"storage-team\"", &duplicate)
+                }
                 (Which::Warning, "review_by") => {
-                    set(cx, &meta, &mut attrs.review_by, "a string", "review_by = \"2027-06-30\"")
+                    attrs.review_by.fill(cx, &meta, "a string", "review_by = \"2027-06-30\"", &duplicate)
                 }
                 _ => {
                     let expected = match which {
@@ -61,15 +62,4 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
         }
     }
     attrs
-}
-
-/// Reads a key's value into its slot, once.
-fn set<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, slot: &mut Slot<T>, what: &str, example: &str) -> syn::Result<()> {
-    let read = Slot::read(cx, meta, what, example)?;
-    if slot.given {
-        cx.error_spanned_by(&meta.path, format!("duplicate `{}` key: give it once", meta::key(meta)));
-    } else {
-        *slot = read;
-    }
-    Ok(())
 }

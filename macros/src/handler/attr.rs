@@ -26,10 +26,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut attrs = Attrs::default();
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("resource") {
-            if attrs.resource.given {
-                cx.error_spanned_by(&meta.path, "duplicate `resource` key: an endpoint lists one resource");
-            }
-            attrs.resource = Slot::read(cx, &meta, "a string", "resource = \"service_accounts\"")?;
+            let duplicate = "duplicate `resource` key: an endpoint lists one resource";
+            attrs.resource.fill(cx, &meta, "a string", "resource = \"service_accounts\"", duplicate)?;
         } else if meta.path.is_ident("reasons") || meta.path.is_ident("warnings") {
             let names = name_list(cx, &meta)?;
             let slot = if meta.path.is_ident("reasons") { &mut attrs.reasons } else { &mut attrs.warnings };
