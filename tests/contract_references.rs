@@ -1,6 +1,7 @@
 //! The contract document (`docs/contract.md`) is the one the code cites: every `§` reference in
 //! code, tests and documents resolves to a section of it, every rule the strict reader enforces
-//! is numbered in it, and nothing cites the old design brief.
+//! is numbered in it, its tables of codes are the code's tables, and nothing cites the old
+//! design brief.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -36,7 +37,7 @@ fn rules(doc: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every source and document file of the repository (not `target/`).
+/// Every source, document, fixture and settings file of the repository (not `target/`).
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
@@ -45,7 +46,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
             if !name.starts_with('.') && name != "target" {
                 files(&path, out);
             }
-        } else if name.ends_with(".rs") || name.ends_with(".md") || name.ends_with(".sh") {
+        } else if [".rs", ".md", ".sh", ".json", ".toml"].iter().any(|ext| name.ends_with(ext)) {
             out.push(path);
         }
     }
@@ -84,7 +85,8 @@ fn every_section_reference_resolves_to_the_contract() {
     for path in all {
         let text = fs::read_to_string(&path).unwrap_or_default();
         let shown = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
-        let old_brief = ["DESIGN", " §"].concat();
+        // The brief the contract replaced, cited in any form (by file name, section or `§`).
+        let old_brief = ["DES", "IGN"].concat();
         assert!(!text.contains(&old_brief), "{shown} cites the old design brief; cite docs/contract.md");
         for (section, rule) in references(&text) {
             cited += 1;
@@ -157,4 +159,64 @@ fn the_standard_reasons_table_of_the_contract_is_the_code_table() {
         let is_always = code.recovery().is_some_and(|r| r.is_always());
         assert_eq!(named, is_always, "R6 and the table disagree on {code}");
     }
+}
+
+/// The first cell of each row of the first table after `heading`, without its backticks.
+fn first_cells(doc: &str, heading: &str) -> Vec<String> {
+    let start = doc.find(heading).unwrap_or_else(|| panic!("{heading} exists"));
+    doc[start..]
+        .lines()
+        .skip_while(|line| !line.starts_with("| `"))
+        .take_while(|line| line.starts_with("| `"))
+        .map(|line| line.split('|').nth(1).unwrap_or("").trim().trim_matches('`').to_owned())
+        .collect()
+}
+
+#[test]
+fn the_warnings_table_of_the_contract_is_the_code_table() {
+    use completeness::WarningCode;
+    let rows = first_cells(&contract(), "### 3.5");
+    let table: Vec<String> = WarningCode::KNOWN.iter().map(|code| code.as_str().to_owned()).collect();
+    assert_eq!(rows, table, "§3.5 lists each standard warning code, in table order");
+}
+
+/// The refusal tables (§2.5 for cursors, §6 for evidence): rows `| situation | status | `CODE` |`.
+#[test]
+fn the_refusal_tables_of_the_contract_give_each_problem_code_its_status() {
+    use completeness::ProblemCode;
+    let doc = contract();
+    let mut rows = 0;
+    for line in doc.lines().filter(|line| line.starts_with("| ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).filter(|cell| !cell.is_empty()).collect();
+        let [.., status, code] = cells.as_slice() else { continue };
+        let (Ok(status), Some(code)) = (status.parse::<u16>(), code.strip_prefix('`')) else { continue };
+        let code = code.split('`').next().unwrap_or("");
+        let problem = ProblemCode::parse(code);
+        assert!(ProblemCode::KNOWN.contains(&problem), "the contract's problem code {code} is not a ProblemCode");
+        assert_eq!(problem.status(), status, "the contract gives {code} status {status}");
+        rows += 1;
+    }
+    assert_eq!(rows, 10, "the cursor table has four rows and the evidence table six");
+}
+
+/// A code the document names is a code of one of the code's tables: reasons, warnings,
+/// problems, or the omissions of a single resource (§2.7).
+#[test]
+fn every_code_the_contract_names_is_in_a_code_table() {
+    use completeness::{Omission, ProblemCode, ReasonCode, WarningCode};
+    let doc = contract();
+    let mut named = 0;
+    for piece in doc.split('`').skip(1).step_by(2) {
+        let is_code = piece.len() > 2 && piece.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+        if !is_code {
+            continue;
+        }
+        named += 1;
+        let known = ReasonCode::KNOWN.iter().any(|c| c.as_str() == piece)
+            || WarningCode::KNOWN.iter().any(|c| c.as_str() == piece)
+            || ProblemCode::KNOWN.contains(&ProblemCode::parse(piece))
+            || !matches!(Omission::parse(piece), Omission::Unknown(_));
+        assert!(known, "the contract names `{piece}`, which no table of the code holds");
+    }
+    assert!(named > 25, "the contract names its codes ({named} found)");
 }

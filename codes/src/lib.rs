@@ -47,7 +47,7 @@ macro_rules! for_each_warning {
 }
 
 /// What family a reason belongs to; it decides `truncated` and how clients classify the
-/// reason (contract §3.2). Every reason has one; a reason read from the wire without a
+/// reason (contract §3.4). Every reason has one; a reason read from the wire without a
 /// `kind` member and with a code the reader does not know is [`ReasonKind::Unknown`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]

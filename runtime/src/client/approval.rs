@@ -1,5 +1,5 @@
 //! `ApprovalRequest`: what a person must see before an action that depends on an
-//! incomplete result (contract §4, §8 rule 3).
+//! incomplete result (contract §8 rule 3).
 
 use std::fmt;
 

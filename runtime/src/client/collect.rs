@@ -1,5 +1,5 @@
 //! `collect_all`: follow `next_cursor` until `complete: true`, and report honestly
-//! what was not collected (contract §2.5, §4).
+//! what was not collected (contract §2.5, §8).
 
 use std::fmt;
 use std::future::Future;

@@ -1,5 +1,5 @@
 //! The client side of the contract: collect every page honestly, decide what a
-//! result allows, and ask a person when it does not allow enough (contract §4, §8).
+//! result allows, and ask a person when it does not allow enough (contract §8).
 //!
 //! [`collect_all`], [`decide()`] and [`ApprovalRequest`] need no feature; the
 //! reqwest-based page fetcher lives in [`http`] behind the `client` feature.

@@ -38,7 +38,7 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
     /// The stable code.
     fn code(&self) -> ReasonCode;
 
-    /// The family of the reason: it decides `truncated` (contract §2.1 rule R3).
+    /// The family of the reason: it decides `truncated` (contract §2.2 R4).
     fn kind(&self) -> ReasonKind;
 
     /// How to recover from this reason, if there is a way.
