@@ -37,6 +37,20 @@ impl UpstreamTruncated {
     }
 }
 
+/// An upstream that pages on its own: the answer stops where the upstream's page did, and its
+/// cursor is the way on (contract §2.2 R7: a service's own reason may offer a next page).
+#[derive(Debug, Clone, PartialEq, completeness::Reason)]
+#[reason(code = "UPSTREAM_PAGED", kind = truncation, message = "The upstream has more.", recovery = UpstreamPaged::next)]
+pub struct UpstreamPaged {
+    cursor: String,
+}
+
+impl UpstreamPaged {
+    fn next(&self) -> Option<Continuation> {
+        Some(Continuation::NextCursor { cursor: self.cursor.clone() })
+    }
+}
+
 /// A replica serving reads lags behind the primary.
 #[derive(Debug, Clone, PartialEq, completeness::Warning)]
 #[warning(
@@ -298,4 +312,25 @@ proptest! {
         let codes = back.completeness.reason_codes();
         prop_assert_eq!(custom, codes.iter().filter(|c| !c.is_standard()).count());
     }
+}
+
+/// What a server builds from a service's own reason that offers a next page, its own strict
+/// reader accepts: `next_cursor` and the continuation carry the cursor, for any client.
+#[test]
+fn a_custom_reason_offering_a_next_page_sets_next_cursor_and_reads_back() {
+    let page = Envelope::<String, StandardReason>::incomplete(
+        vec!["a".into()],
+        Scope::new("documents", "all"),
+        UpstreamPaged { cursor: "u-2".into() },
+    );
+    let body = serde_json::to_value(&page).unwrap();
+    assert_envelope_invariants(&body);
+    assert_eq!(body["next_cursor"], "u-2");
+    assert_eq!(body["continuation"], json!({"kind": "next_cursor", "cursor": "u-2"}));
+    let read: Envelope<String> = serde_json::from_value(body).expect("the strict reader accepts it");
+    assert_eq!(read.completeness.next_cursor(), Some("u-2"));
+    assert_eq!(read.completeness.reasons()[0].kind(), ReasonKind::Truncation);
+    // The cursor could be any reason's: `decide` takes the cautious way past a truncation of
+    // the service's own, a narrower question.
+    assert_eq!(decide(&read, Intent::ClaimAbsence), Decision::NarrowQuery);
 }

@@ -3,8 +3,8 @@
 use completeness::reason::{MorePagesAvailable, ResultLimitReached, SourceUnavailable, VisibilityRestricted};
 use completeness::warning::{CatalogProblem, Date};
 use completeness::{
-    Completeness, CompletenessReport, Field, IncompleteReport, Omission, OmittedFields, Problem, ProblemCode, Scope,
-    StandardReason, WarningCatalog, WarningCode,
+    Completeness, CompletenessReport, Envelope, Field, IncompleteReport, Omission, OmittedFields, Problem, ProblemCode,
+    Scope, StandardReason, WarningCatalog, WarningCode,
 };
 use serde_json::json;
 
@@ -113,6 +113,20 @@ fn demanding_completeness_of_a_failed_source_is_503_with_retry_after_when_known(
         Completeness::incomplete(scope(), SourceUnavailable::new("legacy").retry_after(5));
     let problem = Problem::complete_result_unavailable(&IncompleteReport::of(&known));
     assert_eq!((problem.status(), problem.retry_after()), (503, Some(5)));
+}
+
+/// A reason relayed from upstream without a kind this server knows is the most cautious kind
+/// (contract §3.4), as a visibility reason is: no retry fixes it.
+#[test]
+fn demanding_completeness_of_a_reason_of_no_known_kind_is_403() {
+    let mut wire = serde_json::to_value(Envelope::<String>::complete(vec![], scope())).unwrap();
+    wire["complete"] = json!(false);
+    wire["status"] = json!("partial");
+    wire["truncated"] = json!(true);
+    wire["incomplete_reasons"] = json!([{"code": "REGION_DRAINING", "message": "A region is draining."}]);
+    let relayed: Envelope<String> = serde_json::from_value(wire).unwrap();
+    let problem = Problem::complete_result_unavailable(&IncompleteReport::of(&relayed.completeness));
+    assert_eq!(problem.status(), 403);
 }
 
 #[test]

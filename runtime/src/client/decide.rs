@@ -52,10 +52,11 @@ pub enum Decision {
 ///    read from current state (no `STALE_INDEX` warning). Otherwise
 ///    [`Decision::RefuseOrRequestReview`].
 ///
-/// For an incomplete result the recovery follows the kinds of the reasons (contract §3.2), in
+/// For an incomplete result the recovery follows the kinds of the reasons (contract §3.4), in
 /// this order: a reason no retry can fix (kind `visibility`, or a kind this client does not
 /// know) → refuse or review; a truncation that is not pagination (`RESULT_LIMIT_REACHED`, a
-/// service's own truncation) → narrow the query; a budget, source or snapshot reason →
+/// service's own truncation, even one that offers a next page: a reader cannot tell whose
+/// cursor `next_cursor` is) → narrow the query; a budget, source or snapshot reason →
 /// retry later; only pagination left (`MORE_PAGES_AVAILABLE`, a resumable
 /// `CLIENT_LIMIT_REACHED`) → continue the search. A complete result with `STALE_INDEX`
 /// proceeds for a report or an investigation, not for a claim of absence or a mutation,

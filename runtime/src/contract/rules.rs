@@ -27,8 +27,9 @@ pub enum Rule {
     /// R6: `continuation` is the recovery of the first reason that has one, and is present
     /// whenever a reason that always has one is.
     ContinuationOfFirstReason,
-    /// R7: `next_cursor` is set exactly when `MORE_PAGES_AVAILABLE` (or a resumable
-    /// `CLIENT_LIMIT_REACHED`) is present.
+    /// R7: `next_cursor` is set exactly when `MORE_PAGES_AVAILABLE` is present, or another
+    /// reason (a resumable `CLIENT_LIMIT_REACHED`, a service's own reason) offers a
+    /// `next_cursor` continuation.
     NextCursorIffMorePages,
     /// R8: a `next_cursor` continuation carries the same cursor as `next_cursor`.
     ContinuationCursorMatches,
@@ -141,16 +142,19 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
     }
     // R6
     check_continuation(block.continuation(), &codes, &mut v);
-    // R7
+    // R7: besides MORE_PAGES_AVAILABLE, only a collector's CLIENT_LIMIT_REACHED or a reason
+    // outside the table (a service's own, or one newer than this reader) may bring a cursor.
     let more_pages = has(&ReasonCode::MorePagesAvailable);
+    let may_resume = codes.iter().any(|code| *code == ReasonCode::ClientLimitReached || !code.is_standard());
     match (block.next_cursor(), more_pages) {
         (None, true) => v.push(Violation::new(
             Rule::NextCursorIffMorePages,
             "MORE_PAGES_AVAILABLE is present but `next_cursor` is null",
         )),
-        (Some(_), false) if !has(&ReasonCode::ClientLimitReached) => v.push(Violation::new(
+        (Some(_), false) if !may_resume => v.push(Violation::new(
             Rule::NextCursorIffMorePages,
-            "`next_cursor` is set but no MORE_PAGES_AVAILABLE (or CLIENT_LIMIT_REACHED) reason is present",
+            "`next_cursor` is set but no reason offers a next page (MORE_PAGES_AVAILABLE, a resumable \
+             CLIENT_LIMIT_REACHED or a service's own reason)",
         )),
         _ => {}
     }

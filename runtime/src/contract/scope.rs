@@ -5,7 +5,6 @@ use serde_json::{Map, Value};
 
 /// The scope a response covers: resource, visibility, snapshot and applied filters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct Scope {
@@ -41,7 +40,6 @@ impl Scope {
 
 /// Pagination facts of one page (contract §2.5).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct PageInfo {
@@ -61,7 +59,6 @@ pub struct PageInfo {
 
 /// What a cursor promises: snapshot freezing, expiry, and what invalidates it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct CursorContract {

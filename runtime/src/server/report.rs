@@ -178,10 +178,12 @@ impl Reported {
 /// so that problems do not depend on reports).
 impl Problem {
     /// The `COMPLETE_RESULT_UNAVAILABLE` problem of contract §5.3 for an incomplete result:
-    /// 403 when a reason of kind visibility is among the reasons, else 422 when
-    /// `RESULT_LIMIT_REACHED` is, else 503 with `Retry-After` when known.
+    /// 403 when a reason of kind visibility is among the reasons (or one of no known kind,
+    /// relayed from upstream: the most cautious, §3.4), else 422 when `RESULT_LIMIT_REACHED`
+    /// is, else 503 with `Retry-After` when known.
     pub fn complete_result_unavailable(report: &IncompleteReport) -> Problem {
-        let status = if report.kinds.contains(&ReasonKind::Visibility) {
+        let no_retry_fixes = |kind: &ReasonKind| matches!(kind, ReasonKind::Visibility | ReasonKind::Unknown);
+        let status = if report.kinds.iter().any(no_retry_fixes) {
             403
         } else if report.codes.contains(&ReasonCode::ResultLimitReached) {
             422

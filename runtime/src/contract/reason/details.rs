@@ -10,7 +10,6 @@ use crate::contract::continuation::Continuation;
 
 /// Progress of a budgeted operation, e.g. `{completed: 1, planned: 3, unit: "sources"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct Progress {
