@@ -165,3 +165,33 @@ fn the_assertion_panics_with_every_violation() {
     body["status"] = json!("success");
     assert_envelope_invariants(&body);
 }
+
+/// The kit lists every broken rule at once (contract §2.2), also when a member cannot be read:
+/// a malformed reason (R12) hides neither the status (R3), the evidence (R9), a malformed
+/// warning (R13) nor the count of items (R11).
+#[test]
+fn every_broken_rule_is_listed_at_once() {
+    let mut body = empty_first_page();
+    body["incomplete_reasons"][0].as_object_mut().unwrap().remove("message");
+    body["status"] = json!("complete");
+    body["evidence"] = json!("ev1.forged");
+    body["warnings"] = json!([{"code": "lowercase", "message": "m"}]);
+    body["items"] = json!(["a"]);
+    let violations = check_envelope_invariants(&body).expect_err("five rules are broken");
+    for rule in ["R3", "R9", "R11", "R12", "R13"] {
+        assert!(
+            violations.iter().any(|v| v.contains(&format!("§2.2 {rule})"))),
+            "{rule} is not listed: {violations:#?}"
+        );
+    }
+
+    // Every missing member is named, not only the first.
+    let mut body = complete_page();
+    for member in ["complete", "scope", "warnings"] {
+        body.as_object_mut().unwrap().remove(member);
+    }
+    let violations = check_envelope_invariants(&body).expect_err("three members are missing");
+    for member in ["complete", "scope", "warnings"] {
+        assert!(violations.iter().any(|v| v.contains(&format!("missing `{member}`"))), "{member}: {violations:#?}");
+    }
+}

@@ -411,6 +411,66 @@ fn page_returned_must_count_the_items() {
     assert!(err.contains("`page.returned` is 1 but `items` holds 2"), "{err}");
 }
 
+/// Each rule of §2.2, broken alone on a valid response: the strict reader's error names it.
+#[test]
+fn every_rule_is_named_by_the_rejection_of_a_response_that_breaks_it() {
+    /// A rule, the valid response to start from, and the edit that breaks the rule alone.
+    type Case = (&'static str, fn() -> Value, fn(&mut Map<String, Value>));
+    let cases: [Case; 13] = [
+        ("R1", valid_complete, |o| drop(o.remove("scope"))),
+        ("R2", valid_complete, |o| {
+            o.insert("complete".into(), json!(false));
+            o.insert("status".into(), json!("partial"));
+        }),
+        ("R3", valid_complete, |o| drop(o.insert("status".into(), json!("partial")))),
+        ("R4", valid_partial, |o| drop(o.insert("truncated".into(), json!(false)))),
+        ("R5", valid_complete, |o| drop(o.insert("continuation".into(), json!({"kind": "retry_after", "seconds": 1})))),
+        ("R6", valid_partial, |o| drop(o.insert("continuation".into(), Value::Null))),
+        ("R7", valid_complete, |o| drop(o.insert("next_cursor".into(), json!("c1.dangling")))),
+        ("R8", valid_partial, |o| {
+            o.insert("continuation".into(), json!({"kind": "next_cursor", "cursor": "c1.other"}));
+        }),
+        ("R9", valid_partial, |o| drop(o.insert("evidence".into(), json!("ev1.forged")))),
+        ("R10", valid_partial, |o| drop(o["page"].as_object_mut().unwrap().insert("cursor".into(), Value::Null))),
+        ("R11", valid_partial, |o| drop(o.insert("items".into(), json!(["a", "b"])))),
+        ("R12", valid_partial, |o| drop(o["incomplete_reasons"][0].as_object_mut().unwrap().remove("message"))),
+        ("R13", valid_complete, |o| drop(o.insert("warnings".into(), json!([{"code": "stale", "message": "m"}])))),
+    ];
+    for (rule, valid, edit) in cases {
+        let err = rejection(valid(), edit);
+        assert!(err.contains(&format!("§2.2 {rule})")), "breaking {rule} alone: {err}");
+    }
+    // The collection reader names R1 for its own data member too.
+    let err = rejection(valid_complete(), |o| drop(o.remove("items")));
+    assert!(err.contains("missing `items`") && err.contains("§2.2 R1)"), "{err}");
+}
+
+/// §7: `scope`, `page`, `page.cursor`, a continuation and a reason's `progress` may gain
+/// members in a minor release; a reader ignores them, as it does new members of the response.
+#[test]
+fn members_a_reader_does_not_know_are_ignored_at_every_level() {
+    let mut json = serde_json::to_value(Envelope::<String>::incomplete(
+        vec![],
+        scope(),
+        TimeBudgetExceeded::new(200, Progress { completed: 1, planned: Some(3), unit: "sources".into() })
+            .retry_with_deadline(2),
+    ))
+    .unwrap();
+    json["incomplete_reasons"][0]["progress"]["eta_ms"] = json!(40);
+    assert_eq!(json["continuation"]["kind"], "retry_with_deadline");
+    json["continuation"]["jitter_ms"] = json!(5);
+    json["scope"]["tenant_count"] = json!(4);
+    json["served_by"] = json!("replica-2");
+    let page: Envelope<String> = serde_json::from_value(json).expect("unknown members are ignored");
+    assert_eq!(page.completeness.reason_codes(), vec![ReasonCode::TimeBudgetExceeded]);
+
+    let mut json = valid_partial();
+    json["page"]["total_estimate"] = json!(1000);
+    json["page"]["cursor"]["renewable"] = json!(false);
+    let page: Envelope<String> = serde_json::from_value(json).expect("unknown page members are ignored");
+    assert_eq!(page.completeness.next_cursor(), Some("c1.next"));
+}
+
 #[test]
 fn malformed_reasons_are_rejected_with_their_index() {
     let cases = [

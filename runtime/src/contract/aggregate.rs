@@ -9,6 +9,7 @@ use serde_json::Map;
 
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::reason::{Reason, StandardReason};
+use crate::contract::rules::{Rule, Violation};
 
 /// How an aggregate's value relates to the truth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -97,10 +98,10 @@ impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Aggregate<T, R> {
         let completeness = Completeness::take_from(&mut object, Shape::Aggregate)?;
         let relation: Relation = match object.remove("relation") {
             Some(v) => serde_json::from_value(v).map_err(|e| D::Error::custom(format!("`relation`: {e}")))?,
-            None => return Err(D::Error::custom("missing `relation`")),
+            None => return Err(D::Error::custom(Violation::new(Rule::MembersPresent, "missing `relation`"))),
         };
         if relation == Relation::Exact && !completeness.is_complete() {
-            return Err(D::Error::custom("`relation` is \"exact\" but the aggregate is incomplete"));
+            return Err(D::Error::custom("`relation` is \"exact\" but the aggregate is incomplete (contract §2.6)"));
         }
         let mut rest = object.into_iter();
         let (name, value) = match (rest.next(), rest.next()) {

@@ -294,79 +294,81 @@ impl<R: Reason> Completeness<R> {
     /// Every rule of contract §2.2 must hold (R1–R10, R12, R13); the error names the first
     /// one broken.
     pub fn take_from<E: serde::de::Error>(object: &mut Map<String, Value>, shape: Shape) -> Result<Self, E> {
-        let (value, violations) = Completeness::read_checked(object, shape).map_err(E::custom)?;
-        match violations.into_iter().next() {
-            Some(violation) => Err(E::custom(violation)),
-            None => Ok(value),
+        match Completeness::read_checked(object, shape) {
+            Ok((value, violations)) => match violations.into_iter().next() {
+                Some(violation) => Err(E::custom(violation)),
+                None => Ok(value),
+            },
+            Err(problems) => Err(E::custom(problems.into_iter().next().unwrap_or_default())),
         }
     }
 
-    /// Reads a completeness block out of a wire object and lists every rule it breaks; `Err`
-    /// when a member cannot be read at all (R1, or a member of the wrong type).
+    /// Reads a completeness block out of a wire object and lists every rule it breaks. `Err`
+    /// when a member is missing (R1), a member has the wrong type, or a reason or warning object
+    /// is malformed (R12, R13): then it lists every such problem, with every rule among R3, R5
+    /// and R9 the members received still break.
     pub(crate) fn read_checked(
         object: &mut Map<String, Value>,
         shape: Shape,
-    ) -> Result<(Self, Vec<Violation>), String> {
-        for member in shape.members() {
-            if !object.contains_key(*member) {
-                return Err(Violation {
-                    rule: Rule::MembersPresent,
-                    message: format!("missing `{member}`: a response without it cannot be trusted to be complete"),
-                }
-                .to_string());
-            }
+    ) -> Result<(Self, Vec<Violation>), Vec<String>> {
+        let missing: Vec<String> = shape
+            .members()
+            .iter()
+            .filter(|member| !object.contains_key(**member))
+            .map(|member| {
+                let message = format!("missing `{member}`: a response without it cannot be trusted to be complete");
+                Violation::new(Rule::MembersPresent, message).to_string()
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(missing);
         }
         let mut take = |name: &str| object.remove(name).unwrap_or(Value::Null);
         let complete = match take("complete") {
             Value::Bool(b) => b,
-            other => return Err(format!("`complete` must be a boolean, got {other}")),
+            other => return Err(vec![format!("`complete` must be a boolean, got {other}")]),
         };
-        let status = take("status");
-        let truncated = take("truncated");
-        let mut violations = Vec::new();
-        let reasons: Vec<R> = match take("incomplete_reasons") {
-            Value::Array(values) => {
-                for (i, value) in values.iter().enumerate() {
-                    match value {
-                        Value::Object(object) => violations.extend(rules::check_reason_object(i, object)),
-                        _ => return Err(format!("incomplete_reasons[{i}] must be an object")),
-                    }
-                }
-                if let Some(violation) = violations.first() {
-                    return Err(violation.to_string());
-                }
-                reasons_from_wire::<R, serde_json::Error>(values)
-                    .map_err(|e| Violation { rule: Rule::ReasonObject, message: e.to_string() }.to_string())?
-            }
-            _ => return Err("`incomplete_reasons` must be an array".to_owned()),
+        let (status, truncated, continuation) = (take("status"), take("truncated"), take("continuation"));
+        let (reasons, next_cursor, scope, warnings) =
+            (take("incomplete_reasons"), take("next_cursor"), take("scope"), take("warnings"));
+        // An aggregate has neither: they read as null.
+        let (page, evidence) =
+            if shape == Shape::Collection { (take("page"), take("evidence")) } else { (Value::Null, Value::Null) };
+        let received = Received {
+            complete,
+            status: &status,
+            truncated: &truncated,
+            continuation: &continuation,
+            evidence: &evidence,
         };
-        let continuation: Option<Continuation> =
-            serde_json::from_value(take("continuation")).map_err(|e| format!("`continuation`: {e}"))?;
-        let next_cursor: Option<String> =
-            serde_json::from_value(take("next_cursor")).map_err(|e| format!("`next_cursor`: {e}"))?;
-        let page: Option<PageInfo> = if shape == Shape::Collection {
-            serde_json::from_value(take("page")).map_err(|e| format!("`page`: {e}"))?
-        } else {
-            None
-        };
-        let scope: Scope = serde_json::from_value(take("scope")).map_err(|e| format!("`scope`: {e}"))?;
-        let warnings = match take("warnings") {
-            Value::Array(values) => {
-                if let Some(violation) = values.iter().enumerate().find_map(|(i, w)| rules::check_warning_object(i, w))
-                {
-                    return Err(violation.to_string());
-                }
-                serde_json::from_value::<Vec<Warning>>(Value::Array(values)).map_err(|e| format!("`warnings`: {e}"))?
-            }
-            other => return Err(format!("`warnings` must be an array, got {other}")),
-        };
-        let evidence: Option<String> = if shape == Shape::Collection {
-            serde_json::from_value(take("evidence")).map_err(|e| format!("`evidence`: {e}"))?
-        } else {
-            None
+
+        // Each member is read on its own, so that one unreadable member hides no other problem.
+        let mut problems: Vec<String> = Vec::new();
+        let continuation: Option<Option<Continuation>> = read_member("continuation", &continuation, &mut problems);
+        let next_cursor: Option<Option<String>> = read_member("next_cursor", &next_cursor, &mut problems);
+        let page: Option<Option<PageInfo>> = read_member("page", &page, &mut problems);
+        let scope: Option<Scope> = read_member("scope", &scope, &mut problems);
+        let evidence: Option<Option<String>> = read_member("evidence", &evidence, &mut problems);
+        let reasons = read_reasons::<R>(reasons).map_err(|found| problems.extend(found)).ok();
+        let warnings = read_warnings(warnings).map_err(|found| problems.extend(found)).ok();
+
+        let mut violations = rules::check_received(&received);
+        let (
+            Some(reasons),
+            Some(continuation),
+            Some(next_cursor),
+            Some(page),
+            Some(scope),
+            Some(warnings),
+            Some(evidence),
+        ) = (reasons, continuation, next_cursor, page, scope, warnings, evidence)
+        else {
+            problems.extend(violations.iter().map(ToString::to_string));
+            return Err(problems);
         };
         let mut value = Completeness { reasons, continuation, next_cursor, page, scope, warnings, evidence };
-        violations.extend(rules::check_block(&value, &Received { complete, status: &status, truncated: &truncated }));
+        violations.extend(rules::check_block(&value, &received));
+        violations.sort_by_key(|violation| violation.rule);
         value.restore_recoveries();
         Ok((value, violations))
     }
@@ -389,6 +391,47 @@ impl<R: Reason> Completeness<R> {
             }
         }
     }
+}
+
+/// One member as received, or `None` with the problem noted.
+fn read_member<T: serde::de::DeserializeOwned>(what: &str, value: &Value, problems: &mut Vec<String>) -> Option<T> {
+    T::deserialize(value).map_err(|e| problems.push(format!("`{what}`: {e}"))).ok()
+}
+
+/// `incomplete_reasons` as received: every malformed reason object (R12), or the reasons.
+fn read_reasons<R: Reason>(value: Value) -> Result<Vec<R>, Vec<String>> {
+    let Value::Array(values) = value else {
+        return Err(vec!["`incomplete_reasons` must be an array".to_owned()]);
+    };
+    let problems: Vec<String> = values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, value)| match value {
+            Value::Object(object) => rules::check_reason_object(i, object).map(|violation| violation.to_string()),
+            _ => Some(format!("incomplete_reasons[{i}] must be an object")),
+        })
+        .collect();
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    reasons_from_wire::<R, serde_json::Error>(values)
+        .map_err(|e| vec![Violation::new(Rule::ReasonObject, e.to_string()).to_string()])
+}
+
+/// `warnings` as received: every malformed warning object (R13), or the warnings.
+fn read_warnings(value: Value) -> Result<Vec<Warning>, Vec<String>> {
+    let Value::Array(values) = value else {
+        return Err(vec![format!("`warnings` must be an array, got {value}")]);
+    };
+    let problems: Vec<String> = values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, warning)| rules::check_warning_object(i, warning).map(|violation| violation.to_string()))
+        .collect();
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    serde_json::from_value(Value::Array(values)).map_err(|e| vec![format!("`warnings`: {e}")])
 }
 
 impl<R: Reason> Serialize for Completeness<R> {

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::reason::{Reason, StandardReason};
+use crate::contract::rules::{self, Rule, Violation};
 use crate::contract::scope::Scope;
 
 /// A list or search response: the items and their completeness block.
@@ -83,16 +84,12 @@ impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Envelope<T, R> {
                 .map(|(i, v)| serde_json::from_value(v).map_err(|e| D::Error::custom(format!("items[{i}]: {e}"))))
                 .collect::<Result<_, _>>()?,
             Some(_) => return Err(D::Error::custom("`items` must be an array")),
-            None => return Err(D::Error::custom("missing `items`")),
+            None => return Err(D::Error::custom(Violation::new(Rule::MembersPresent, "missing `items`"))),
         };
-        if let Some(page) = completeness.page()
-            && page.returned != items.len() as u64
+        if let Some(violation) =
+            completeness.page().and_then(|page| rules::check_page_returned(page.returned, "items", items.len()))
         {
-            return Err(D::Error::custom(format!(
-                "`page.returned` is {} but `items` holds {}",
-                page.returned,
-                items.len()
-            )));
+            return Err(D::Error::custom(violation));
         }
         Ok(Envelope { items, completeness })
     }

@@ -1,6 +1,10 @@
 //! The rules of the wire contract that a received completeness block must keep, in one list
 //! (contract §2.2). The strict deserializer rejects a block on the first broken rule; the test
 //! kit ([`crate::testing::check_envelope_invariants`] with the `testing` feature) lists them all.
+//!
+//! The checks come in the order a block is read: R1 on the members present; R12 and R13 on
+//! each raw reason and warning object; R3, R5 and R9 on the members as received; the rest
+//! (R2, R4, R6–R8, R10) on the block once it is read; R11 where the data member is read.
 
 use std::fmt;
 
@@ -81,7 +85,7 @@ pub struct Violation {
 }
 
 impl Violation {
-    fn new(rule: Rule, message: impl Into<String>) -> Violation {
+    pub(crate) fn new(rule: Rule, message: impl Into<String>) -> Violation {
         Violation { rule, message: message.into() }
     }
 }
@@ -92,14 +96,43 @@ impl fmt::Display for Violation {
     }
 }
 
-/// The members a block derives from its reasons, as received.
+/// The members that `complete` constrains, as received (`evidence` is null for a shape without it).
 pub(crate) struct Received<'a> {
     pub(crate) complete: bool,
     pub(crate) status: &'a Value,
     pub(crate) truncated: &'a Value,
+    pub(crate) continuation: &'a Value,
+    pub(crate) evidence: &'a Value,
 }
 
-/// Rules R2 to R10 on a block read from the wire: every one it breaks.
+/// R3, R5 and R9: the rules that compare one member with `complete`, checked even when other
+/// members cannot be read, so that a broken response shows every rule it breaks.
+pub(crate) fn check_received(received: &Received<'_>) -> Vec<Violation> {
+    let mut v = Vec::new();
+    let complete = received.complete;
+    // R3
+    let status = if complete { "complete" } else { "partial" };
+    if received.status.as_str() != Some(status) {
+        v.push(Violation::new(
+            Rule::StatusDerived,
+            format!("`status` must be \"{status}\" when `complete` is {complete}, got {}", received.status),
+        ));
+    }
+    // R5
+    if complete && !received.continuation.is_null() {
+        v.push(Violation::new(Rule::NoContinuationWhenComplete, "`continuation` must be null when `complete` is true"));
+    }
+    // R9
+    if !complete && !received.evidence.is_null() {
+        v.push(Violation::new(
+            Rule::EvidenceOnlyWhenComplete,
+            "`evidence` must be null when `complete` is false: evidence is never made from a partial read",
+        ));
+    }
+    v
+}
+
+/// R2, R4, R6, R7, R8 and R10 on a block read from the wire: every one it breaks.
 pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Received<'_>) -> Vec<Violation> {
     let mut v = Vec::new();
     let complete = received.complete;
@@ -117,14 +150,6 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
             },
         ));
     }
-    // R3
-    let status = if complete { "complete" } else { "partial" };
-    if received.status.as_str() != Some(status) {
-        v.push(Violation::new(
-            Rule::StatusDerived,
-            format!("`status` must be \"{status}\" when `complete` is {complete}, got {}", received.status),
-        ));
-    }
     // R4: a reason whose kind this reader does not know may be a truncation, so `truncated`
     // may then be true without a known truncation reason.
     let truncated = block.is_truncated();
@@ -135,10 +160,6 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
             Rule::TruncatedDerived,
             format!("`truncated` must be {truncated} for these reasons, got {}", received.truncated),
         )),
-    }
-    // R5
-    if complete && block.continuation().is_some() {
-        v.push(Violation::new(Rule::NoContinuationWhenComplete, "`continuation` must be null when `complete` is true"));
     }
     // R6
     check_continuation(block.continuation(), &codes, &mut v);
@@ -163,13 +184,6 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
         && block.next_cursor() != Some(cursor.as_str())
     {
         v.push(Violation::new(Rule::ContinuationCursorMatches, "`continuation.cursor` must equal `next_cursor`"));
-    }
-    // R9
-    if !complete && block.evidence().is_some() {
-        v.push(Violation::new(
-            Rule::EvidenceOnlyWhenComplete,
-            "`evidence` must be null when `complete` is false: evidence is never made from a partial read",
-        ));
     }
     // R10
     if let Some(page) = block.page()
@@ -222,6 +236,16 @@ fn check_continuation(continuation: Option<&Continuation>, codes: &[ReasonCode],
 /// True when `code` always comes with its continuation (the table in `completeness-codes`).
 fn always_recovers(code: &ReasonCode) -> bool {
     code.recovery().is_some_and(|recovery| recovery.is_always())
+}
+
+/// R11: `page.returned` against the items of the data member `name`.
+pub(crate) fn check_page_returned(returned: u64, name: &str, items: usize) -> Option<Violation> {
+    (returned != items as u64).then(|| {
+        Violation::new(
+            Rule::PageReturnedCountsItems,
+            format!("`page.returned` is {returned} but `{name}` holds {items}"),
+        )
+    })
 }
 
 /// R12 on one raw reason object, before it is read: what the reader cannot see afterwards.

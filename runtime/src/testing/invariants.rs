@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::reason::StandardReason;
-use crate::contract::rules::{Rule, Violation};
+use crate::contract::rules;
 
 /// Panics, listing every violation, unless `response` keeps the collection contract
 /// (contract §2.2). Use it in any service's tests on the JSON it serves.
@@ -44,22 +44,14 @@ pub fn check_envelope_invariants(response: &Value) -> Result<(), Vec<String>> {
     }
     let mut copy = object.clone();
     match Completeness::<StandardReason>::read_checked(&mut copy, Shape::Collection) {
-        Err(unreadable) => v.push(unreadable),
-        Ok((block, violations)) => {
-            v.extend(violations.iter().map(ToString::to_string));
-            let items = data.iter().find(|(k, _)| *k == "items").or_else(|| data.iter().find(|(_, d)| d.is_array()));
-            if let (Some(page), Some((name, Value::Array(items)))) = (block.page(), items)
-                && page.returned != items.len() as u64
-            {
-                v.push(
-                    Violation {
-                        rule: Rule::PageReturnedCountsItems,
-                        message: format!("`page.returned` is {} but `{name}` holds {}", page.returned, items.len()),
-                    }
-                    .to_string(),
-                );
-            }
-        }
+        Err(unreadable) => v.extend(unreadable),
+        Ok((_, violations)) => v.extend(violations.iter().map(ToString::to_string)),
+    }
+    // R11, on the members as received, so that it is checked whatever else is broken.
+    let items = data.iter().find(|(k, _)| *k == "items").or_else(|| data.iter().find(|(_, d)| d.is_array()));
+    let returned = object.get("page").and_then(|page| page.get("returned")).and_then(Value::as_u64);
+    if let (Some(returned), Some((name, Value::Array(items)))) = (returned, items) {
+        v.extend(rules::check_page_returned(returned, name, items.len()).map(|broken| broken.to_string()));
     }
     if v.is_empty() { Ok(()) } else { Err(v) }
 }
