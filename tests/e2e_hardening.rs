@@ -194,6 +194,21 @@ async fn input_rules_are_consistent() {
     h.get("/service-accounts?owner=", "admin").await.assert_problem(400, "INVALID_REQUEST");
     h.get("/service-accounts?tenant=", "admin").await.assert_problem(400, "INVALID_REQUEST");
     h.get("/service-accounts/sa-000001?fields=", "admin").await.assert_problem(400, "INVALID_REQUEST");
+    // An id or a name with a NUL character names nothing, on either engine (PostgreSQL's text
+    // cannot hold one): 404, as any unknown id, and an archive of it is refused as one the
+    // evidence does not cover; nothing changes.
+    let before = h.get("/service-accounts/count", "admin").await.body["count"].clone();
+    h.get("/service-accounts/sa-0%00", "admin").await.assert_problem(404, "NOT_FOUND");
+    h.patch("/service-accounts/sa-0%00", "admin", &json!({"owner": "zed"})).await.assert_problem(404, "NOT_FOUND");
+    h.delete("/service-accounts/sa-0%00", "admin").await.assert_problem(404, "NOT_FOUND");
+    h.post("/credentials/no%00rth/revoke-tenant/north", "admin", &json!({})).await.assert_problem(404, "NOT_FOUND");
+    let pages = h.traverse("/service-accounts?owner=none&page_size=500", "admin").await;
+    let evidence = pages.last().unwrap().body["evidence"].clone();
+    assert!(evidence.is_string(), "a complete inventory carries evidence");
+    h.post("/service-accounts/archive", "admin", &json!({"ids": ["sa-0\u{0}"], "evidence": evidence}))
+        .await
+        .assert_problem(412, "TARGET_NOT_IN_EVIDENCE");
+    assert_eq!(h.get("/service-accounts/count", "admin").await.body["count"], before);
     // The inventory takes no time budget, and says why, in the refusal's route and in its document.
     h.get("/service-accounts?time_budget_ms=100", "admin").await.assert_problem(400, "INVALID_REQUEST");
     let doc = h.send(Method::GET, "/openapi.json", None, None).await;
