@@ -196,5 +196,10 @@ async fn a_body_that_is_not_json_or_does_not_fit_is_400_invalid_body() {
         // serde lists only the body type's members: the detail says `evidence` is taken apart.
         assert_eq!(reply.body["detail"], format!("The request body besides `evidence` does not fit: {detail}"));
     }
+    // `ids` twice: archiving either list would be a guess at which one the client meant.
+    let twice = format!(r#"{{"ids": ["sa-003"], "evidence": "{evidence}", "ids": ["sa-004"]}}"#);
+    let reply = post_raw_as(&app, "admin", "/accounts/archive", twice.into_bytes()).await;
+    reply.assert_problem(400, "INVALID_BODY");
+    assert!(reply.body["detail"].as_str().unwrap().contains("member `ids` is given twice"), "{:?}", reply.body);
     unchanged(&state, &before);
 }

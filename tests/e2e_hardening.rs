@@ -184,6 +184,12 @@ async fn input_rules_are_consistent() {
         assert_eq!(page.body["warnings"][0]["code"], "PAGE_SIZE_REDUCED", "{huge}");
         assert_eq!(page.body["page"]["applied_size"], 500, "{huge}");
     }
+    // A member given twice is refused, not resolved by taking the last; nothing changes.
+    let owner = h.get("/service-accounts/sa-000001", "admin").await.body["account"]["owner"].clone();
+    let twice = br#"{"owner": "zed", "owner": null}"#.to_vec();
+    let reply = h.send(Method::PATCH, "/service-accounts/sa-000001", Some("admin"), Some(twice)).await;
+    reply.assert_problem(400, "INVALID_BODY");
+    assert_eq!(h.get("/service-accounts/sa-000001", "admin").await.body["account"]["owner"], owner);
     // `none` is how `owner=none` names unowned accounts: no owner may be called that.
     h.patch("/service-accounts/sa-000001", "admin", &json!({"owner": "none"}))
         .await

@@ -7,9 +7,9 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
 use axum::{Extension, Json};
 use completeness::warning::PartialFieldSet;
-use completeness::{Exempt, Field, Omission, Problem, ProblemCode, ResultEnvelope, Warning};
+use completeness::{Exempt, Field, JsonObject, Omission, Problem, ProblemCode, ResultEnvelope, Warning};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::auth::Caller;
 use super::db::{Account, Change, NewAccount, Snapshot, snapshot_label};
@@ -262,7 +262,8 @@ pub async fn patch_account(
     Path(id): Path<String>,
     bytes: Bytes,
 ) -> Result<MutationResponse, Problem> {
-    let mut object: Map<String, Value> = body(&bytes)?;
+    // Distinct members: `{"owner": "zed", "owner": null}` is a mistake, not a clear.
+    let JsonObject(mut object) = body(&bytes)?;
     let owner = match object.remove("owner") {
         Some(Value::Null) => None,
         Some(Value::String(owner)) => Some(owner),

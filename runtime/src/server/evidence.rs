@@ -36,6 +36,7 @@ use crate::server::credential::Credential;
 use crate::server::cursor::{
     Reader, TokenError, Writer, after, canonical_filters, filters_fingerprint, now_ms, rfc3339, token,
 };
+use crate::server::extract::JsonObject;
 use crate::server::problem::{Problem, ProblemCode};
 
 /// The version prefix of evidence tokens.
@@ -310,16 +311,13 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
             Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
                 .with_status(rejection.status().as_u16())
         })?;
-        let mut object: Map<String, Value> = match serde_json::from_slice(&bytes) {
-            Ok(Value::Object(object)) => object,
-            Ok(_) => return Err(Problem::new(ProblemCode::InvalidBody, "The request body must be a JSON object.")),
-            Err(error) => {
-                return Err(Problem::new(
-                    ProblemCode::InvalidBody,
-                    format!("The request body is not valid JSON: {error}"),
-                ));
-            }
-        };
+        // Distinct members: with `ids` given twice, which ones the evidence is for is a guess.
+        let JsonObject(mut object) = serde_json::from_slice(&bytes).map_err(|error| {
+            Problem::new(
+                ProblemCode::InvalidBody,
+                format!("The request body must be a JSON object with distinct members: {error}"),
+            )
+        })?;
         let token = match object.remove(EVIDENCE_MEMBER) {
             None | Some(Value::Null) => return Err(evidence_required()),
             Some(Value::String(token)) => token,

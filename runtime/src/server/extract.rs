@@ -4,10 +4,14 @@
 //! with RFC 9457 problems (`INVALID_BODY`, `INVALID_REQUEST`) so every refusal of a
 //! completeness service has the same machine-readable shape.
 
+use std::fmt;
+
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, Error as _, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 
 use crate::server::problem::{Problem, ProblemCode};
 
@@ -27,6 +31,39 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         serde_json::from_slice(&bytes)
             .map(JsonBody)
             .map_err(|error| Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}")))
+    }
+}
+
+/// A JSON object whose members all have distinct names: a member named twice is an error.
+///
+/// serde_json's `Map` keeps the last of two members of one name, so `{"ids": [a], "ids": [b]}`
+/// would act on `b` alone; a route that changes things must not guess which was meant. Read a
+/// body as `JsonBody<JsonObject>`, or `serde_json::from_slice::<JsonObject>`. Only the object's
+/// own members are checked, not those of objects nested in it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JsonObject(pub Map<String, Value>);
+
+impl<'de> Deserialize<'de> for JsonObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = JsonObject;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<JsonObject, A::Error> {
+                let mut members = Map::new();
+                while let Some(name) = access.next_key::<String>()? {
+                    if members.contains_key(&name) {
+                        return Err(A::Error::custom(format!("member `{name}` is given twice; give it once")));
+                    }
+                    let value = access.next_value()?;
+                    members.insert(name, value);
+                }
+                Ok(JsonObject(members))
+            }
+        }
+        deserializer.deserialize_map(Members)
     }
 }
 
