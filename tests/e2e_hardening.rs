@@ -184,6 +184,15 @@ async fn input_rules_are_consistent() {
         assert_eq!(page.body["warnings"][0]["code"], "PAGE_SIZE_REDUCED", "{huge}");
         assert_eq!(page.body["page"]["applied_size"], 500, "{huge}");
     }
+    // A write takes no query parameter: `?dry_run=true` is refused before anything changes.
+    let count = h.get("/service-accounts/count", "admin").await.body["count"].clone();
+    h.delete("/service-accounts/sa-000002?dry_run=true", "admin").await.assert_problem(400, "INVALID_REQUEST");
+    h.post("/service-accounts?dry_run=true", "admin", &json!({"name": "svc-q", "tenant": "north"}))
+        .await
+        .assert_problem(400, "INVALID_REQUEST");
+    h.patch("/service-accounts/sa-000002?x", "admin", &json!({"owner": "zed"})).await.assert_problem(400, "INVALID_REQUEST");
+    assert_eq!(h.get("/service-accounts/count", "admin").await.body["count"], count);
+    assert_eq!(h.get("/service-accounts/sa-000002", "admin").await.status.as_u16(), 200, "the account is still there");
     // A member given twice is refused, not resolved by taking the last; nothing changes.
     let owner = h.get("/service-accounts/sa-000001", "admin").await.body["account"]["owner"].clone();
     let twice = br#"{"owner": "zed", "owner": null}"#.to_vec();

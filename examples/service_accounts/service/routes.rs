@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use completeness::Problem;
 use completeness::routing::{get, post};
+use completeness::{Problem, ProblemCode};
 use tokio_util::sync::CancellationToken;
 
 use super::state::AppState;
@@ -27,6 +27,23 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
         }
         Err(problem) => problem.into_response(),
     }
+}
+
+/// A write takes its input from its path and body only: a query parameter on one is refused
+/// before it runs (400 `INVALID_REQUEST`), so that `DELETE ...?dry_run=true` cannot delete
+/// while the client believes it only asked.
+pub async fn writes_take_no_query(request: Request, next: Next) -> Response {
+    let write = !matches!(request.method(), &Method::GET | &Method::HEAD | &Method::OPTIONS);
+    if write && let Some(key) = request.uri().query().and_then(|q| q.split('&').find(|pair| !pair.is_empty())) {
+        let key = key.split('=').next().unwrap_or(key);
+        let problem = Problem::new(
+            ProblemCode::InvalidRequest,
+            format!("unknown query parameter '{key}'; a {} takes no query parameters", request.method()),
+        )
+        .with_extension("parameter", key);
+        return problem.into_response();
+    }
+    next.run(request).await
 }
 
 async fn not_found() -> Problem {
@@ -50,6 +67,7 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
         )
         .route("/search", get(search::search).into())
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant).into())
+        .route_layer(middleware::from_fn(writes_take_no_query))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     let router = Router::new()
         .route("/openapi.json", get(openapi::document).into())
