@@ -19,11 +19,12 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::http::StatusCode;
+use axum::extract::{Request, State};
 use axum::http::header::ALLOW;
 use axum::http::request::Parts;
-use axum::middleware;
-use axum::response::Response;
+use axum::http::{Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::EntryPoint;
 use completeness::{
@@ -35,6 +36,9 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::common::server_side_http::SessionId;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -76,11 +80,32 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
         .with_json_response(true)
         .with_max_request_body_bytes(refusals::MAX_BODY_BYTES)
         .with_cancellation_token(stop);
-    let service = StreamableHttpService::new(move || Ok(tools.clone()), LocalSessionManager::default().into(), config);
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service = StreamableHttpService::new(move || Ok(tools.clone()), sessions.clone(), config);
+    // `/mcp` itself, not the paths below it: those are unknown routes.
     Router::new()
-        .nest_service(PATH, service)
+        .route_service(PATH, service)
+        .layer(middleware::from_fn_with_state(sessions, unknown_session_ends))
         .layer(middleware::map_response(transport_refusal))
         .route_layer(middleware::from_fn_with_state(state, routes::authenticate))
+}
+
+/// rmcp answers a `DELETE` of a session it does not hold with 202, as if it had ended one. Here
+/// it is refused as every other request of an unknown session is (404, through
+/// [`transport_refusal`]), so a client learns that its session was already gone.
+async fn unknown_session_ends(
+    State(sessions): State<Arc<LocalSessionManager>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let session = request.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
+    if request.method() == Method::DELETE
+        && let Some(id) = session
+        && !sessions.has_session(&SessionId::from(id)).await.unwrap_or(false)
+    {
+        return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+    }
+    next.run(request).await
 }
 
 /// rmcp refuses what its transport cannot take with a status and one line of plain text
