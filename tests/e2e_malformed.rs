@@ -105,6 +105,9 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
         assert_eq!(answer.status.as_u16(), status, "{method} {shown}: {:?}", answer.body);
         answer.assert_problem(status, code);
         assert!(answer.body["detail"].as_str().is_some_and(|d| !d.is_empty()), "{method} {shown} explains itself");
+        // RFC 9110, section 11.6.1: a 401 names the scheme to authenticate with.
+        let challenge = (status == 401).then_some("Bearer");
+        assert_eq!(answer.www_authenticate.as_deref(), challenge, "{method} {shown}");
     }
 
     // A 1 MB cursor cannot even be put in a URI by an HTTP client library; sent raw, the HTTP

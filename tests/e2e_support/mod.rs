@@ -82,6 +82,8 @@ pub struct Answer {
     pub retry_after: Option<String>,
     /// `Preference-Applied`, when sent.
     pub preference_applied: Option<String>,
+    /// `WWW-Authenticate`, when sent.
+    pub www_authenticate: Option<String>,
     /// The body as JSON (`Null` when empty or not JSON).
     pub body: Value,
 }
@@ -162,9 +164,10 @@ impl Harness {
         let content_type = header("content-type").unwrap_or_default();
         let retry_after = header("retry-after");
         let preference_applied = header("preference-applied");
+        let www_authenticate = header("www-authenticate");
         let bytes = response.bytes().await.expect("a body");
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        Answer { status, content_type, retry_after, preference_applied, body }
+        Answer { status, content_type, retry_after, preference_applied, www_authenticate, body }
     }
 
     /// Writes `request` (a whole HTTP/1.1 request, which should ask to close the connection) on a

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode};
+use axum::http::header::WWW_AUTHENTICATE;
+use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::routing::{get, post};
@@ -27,6 +28,16 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
         }
         Err(problem) => problem.into_response(),
     }
+}
+
+/// RFC 9110, section 11.6.1: a 401 of the REST routes names the scheme to authenticate with.
+/// (Not on `/mcp`: there an MCP client takes the header for the start of an OAuth flow this
+/// server does not offer, and no longer shows the problem that says what is wrong.)
+pub async fn challenge(mut response: Response) -> Response {
+    if response.status() == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    response
 }
 
 /// A write takes its input from its path and body only: a query parameter on one is refused
@@ -68,7 +79,8 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
         .route("/search", get(search::search).into())
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant).into())
         .route_layer(middleware::from_fn(writes_take_no_query))
-        .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
+        .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
+        .route_layer(middleware::map_response(challenge));
     let router = Router::new()
         .route("/openapi.json", get(openapi::document).into())
         .route("/metrics", get(telemetry::metrics).into())
