@@ -63,6 +63,10 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--slow-source", "audit"], "NAME=MS"),
         (&["--result-limit", "0"], "at least 1"),
         (&["--addr"], "needs a value"),
+        // An empty `--db` (a script that printed nothing) never falls back to a throwaway database.
+        (&["--db", ""], "no database named"),
+        (&["--db", "sqlite:"], "no database named"),
+        (&["--db", "mysql://inventory"], "unsupported scheme 'mysql://'"),
     ] {
         let error = parse(args).unwrap_err();
         assert!(error.contains(says), "{args:?}: {error}");

@@ -42,6 +42,7 @@ async fn main() {
     }
     let faults = config.faults.clone();
     let keys_file = config.keys_file.is_some();
+    let store = config.location().map_or_else(|message| message, |location| location.to_string());
     let mut running = match service::start(config).await {
         Ok(running) => running,
         Err(message) => {
@@ -51,6 +52,7 @@ async fn main() {
     };
     let url = running.url();
     println!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)");
+    println!("store: {store}");
     println!("credentials (Authorization: Bearer NAME): {CREDENTIALS}");
     if let Some(schedule) = faults {
         println!(

@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::store::Location;
 use super::telemetry::LogFormat;
 
 /// Everything the service can be told on start.
@@ -116,6 +117,11 @@ usage: service_accounts [flags]
   --demo                      start on a free port, run the cleanup-agent tour, exit";
 
 impl Config {
+    /// Where the data lives, from `--db` (in-memory SQLite without it).
+    pub fn location(&self) -> Result<Location, String> {
+        self.db.as_deref().map_or(Ok(Location::Memory), |db| Location::parse(&db.to_string_lossy()))
+    }
+
     /// The latency configured for `source`.
     pub fn delay_of(&self, source: &str) -> Duration {
         self.slow_sources.iter().rev().find(|(name, _)| name == source).map_or(Duration::ZERO, |(_, d)| *d)
@@ -145,7 +151,11 @@ impl Config {
             let mut value = || inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{flag} needs a value"));
             match flag.as_str() {
                 "--addr" => config.addr = value()?.parse().map_err(|e| format!("--addr: {e}"))?,
-                "--db" => config.db = Some(PathBuf::from(value()?)),
+                "--db" => {
+                    let db = value()?;
+                    Location::parse(&db)?;
+                    config.db = Some(PathBuf::from(db));
+                }
                 "--keys-file" => config.keys_file = Some(PathBuf::from(value()?)),
                 "--accounts" => config.accounts = at_most(&flag, number(&flag, &value()?)?, limits::ACCOUNTS)?,
                 "--cursor-ttl" => {

@@ -10,7 +10,7 @@ use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
 use super::db::{Change, StoreError};
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
-use super::store::{Location, Store};
+use super::store::Store;
 
 /// Everything the service owns, shared by the handlers.
 pub struct Service {
@@ -48,7 +48,7 @@ impl Service {
 
     /// Opens the store (seeding an empty one) and builds each source's copy.
     pub async fn open(config: Config) -> Result<Service, StoreError> {
-        let location = config.db.as_deref().map_or(Location::Memory, |db| Location::parse(&db.to_string_lossy()));
+        let location = config.location().map_err(StoreError::Config)?;
         let store = super::store::open(&location, config.snapshot_retention).await?;
         store.prepare(config.accounts, &DEFAULT_GRANTS).await?;
         let (snapshot, accounts) = store.current_accounts().await?;

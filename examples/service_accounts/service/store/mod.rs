@@ -27,13 +27,41 @@ pub enum Location {
 }
 
 impl Location {
-    /// Reads a `--db` value.
-    pub fn parse(value: &str) -> Location {
+    /// Reads a `--db` value. An empty one, or a scheme other than SQLite's and PostgreSQL's, is
+    /// an error: running on a throwaway database the operator did not ask for would look like
+    /// success (as when `--db "$(bash scripts/postgres.sh start)"` gets nothing from a script
+    /// that failed).
+    pub fn parse(value: &str) -> Result<Location, String> {
         if value.starts_with("postgres://") || value.starts_with("postgresql://") {
-            Location::Postgres(value.to_owned())
-        } else {
-            let path = value.strip_prefix("sqlite://").or_else(|| value.strip_prefix("sqlite:")).unwrap_or(value);
-            if path == ":memory:" { Location::Memory } else { Location::SqliteFile(path.into()) }
+            return Ok(Location::Postgres(value.to_owned()));
+        }
+        if let Some((scheme, _)) = value.split_once("://")
+            && scheme != "sqlite"
+        {
+            return Err(format!(
+                "--db: unsupported scheme '{scheme}://'; give a SQLite file path, sqlite:PATH or postgres://..."
+            ));
+        }
+        let path = value.strip_prefix("sqlite://").or_else(|| value.strip_prefix("sqlite:")).unwrap_or(value);
+        match path {
+            "" => Err("--db: no database named; give a SQLite file path, sqlite:PATH or postgres://...".to_owned()),
+            ":memory:" => Ok(Location::Memory),
+            path => Ok(Location::SqliteFile(path.into())),
+        }
+    }
+}
+
+impl std::fmt::Display for Location {
+    /// What the start-up banner says: the engine and where, without a password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Memory => f.write_str("SQLite in memory (gone when the service stops)"),
+            Location::SqliteFile(path) => write!(f, "SQLite file {}", path.display()),
+            Location::Postgres(url) => {
+                let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+                let server = rest.rsplit_once('@').map_or(rest, |(_, server)| server);
+                write!(f, "PostgreSQL at {scheme}://{server}")
+            }
         }
     }
 }
