@@ -17,15 +17,19 @@ async fn agent(harness: &Harness, args: &[&str]) -> (i32, String) {
 
 /// The agent's exit code and output, run against the server at `url`.
 async fn agent_at(url: &str, args: &[&str]) -> (i32, String) {
-    let output: Output = tokio::process::Command::new(built_example::binary("cleanup_agent"))
+    let output = run_agent(url, args).await;
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output.status.code().expect("an exit code"), text)
+}
+
+async fn run_agent(url: &str, args: &[&str]) -> Output {
+    tokio::process::Command::new(built_example::binary("cleanup_agent"))
         .args(["--server", url])
         .args(args)
         .kill_on_drop(true)
         .output()
         .await
-        .expect("the agent runs");
-    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    (output.status.code().expect("an exit code"), text)
+        .expect("the agent runs")
 }
 
 async fn unowned_ids(harness: &Harness, token: &str) -> Vec<String> {
@@ -69,9 +73,12 @@ async fn the_agent_archives_only_on_complete_evidence_and_otherwise_asks_for_app
 
     // north now sees nothing, and its empty, incomplete answer still authorizes nothing.
     let before = harness.store().fingerprint().await.unwrap();
-    let (code, out) = agent(&harness, &["--token", "north", "--json"]).await;
-    assert_eq!(code, 2, "{out}");
-    assert!(out.contains("\"code\": \"VISIBILITY_RESTRICTED\""), "{out}");
+    let output = run_agent(&harness.running.url(), &["--token", "north", "--json"]).await;
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    // Standard output is one JSON document, the approval request; the story is on stderr.
+    let request: serde_json::Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON alone");
+    assert!(request.to_string().contains(r#""code":"VISIBILITY_RESTRICTED""#), "{request}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nothing was changed."), "{output:?}");
     assert_eq!(harness.store().fingerprint().await.unwrap(), before);
     harness.running.stop().await.unwrap();
 }
@@ -86,9 +93,11 @@ async fn the_agent_exits_1_on_errors_and_changes_nothing() {
     let (code, out) = agent(&harness, &["--token", "admin", "--max-pages", "many"]).await;
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("--max-pages: 'many' is not a number"), "{out}");
-    let (code, out) = agent(&harness, &["--token", "admin", "--timeout-secs", "0"]).await;
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("--timeout-secs must be at least 1"), "{out}");
+    for flag in ["--timeout-secs", "--max-pages", "--max-items", "--deadline-secs"] {
+        let (code, out) = agent(&harness, &["--token", "admin", flag, "0"]).await;
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains(&format!("{flag} must be at least 1")), "{out}");
+    }
     for server in ["notaurl", "ftp://127.0.0.1/", "http://"] {
         let (code, out) = agent(&harness, &["--token", "admin", "--server", server]).await;
         assert_eq!(code, 1, "{out}");

@@ -15,6 +15,9 @@
 //!
 //! Any error (bad arguments, unreachable server, a server that does not answer a request within
 //! `--timeout-secs`, 30 by default, a refused request) exits 1.
+//!
+//! With `--json`, standard output carries one JSON document (the approval request, or the
+//! archive's answer) and the story goes to standard error.
 
 mod mcp;
 
@@ -30,7 +33,11 @@ use serde_json::{Map, Value, json};
 use mcp::McpInventory;
 
 const USAGE: &str = "usage: cleanup_agent [--transport rest|mcp] --server URL --token NAME [--page-size N] \
-                     [--max-pages N] [--max-items N] [--deadline-secs S] [--timeout-secs S] [--json]";
+                     [--max-pages N] [--max-items N] [--deadline-secs S] [--timeout-secs S] [--json]\n\
+                     On a complete inventory with evidence it ARCHIVES every unowned account it collected; \
+                     otherwise it changes nothing and exits 2.\n\
+                     --json: standard output is one JSON document (the approval request or the archive's \
+                     answer); the story goes to standard error.";
 
 /// How the agent talks to the service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +76,8 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         let number = |text: String| text.parse::<u64>().map_err(|_| format!("{flag}: '{text}' is not a number"));
+        // A limit of zero would stop before the first page, and say nothing useful.
+        let at_least_one = |n: u64| if n == 0 { Err(format!("{flag} must be at least 1")) } else { Ok(n) };
         match flag.as_str() {
             "--transport" => {
                 transport = match value()?.as_str() {
@@ -88,13 +97,10 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
             }
             "--token" => token = Some(value()?),
             "--page-size" => page_size = Some(number(value()?)?.to_string()),
-            "--max-pages" => limits.max_pages = number(value()?)?,
-            "--max-items" => limits.max_items = number(value()?)?,
-            "--deadline-secs" => limits.deadline = Duration::from_secs(number(value()?)?),
-            "--timeout-secs" => match number(value()?)? {
-                0 => return Err("--timeout-secs must be at least 1".to_owned()),
-                seconds => timeout = Duration::from_secs(seconds),
-            },
+            "--max-pages" => limits.max_pages = at_least_one(number(value()?)?)?,
+            "--max-items" => limits.max_items = at_least_one(number(value()?)?)?,
+            "--deadline-secs" => limits.deadline = Duration::from_secs(at_least_one(number(value()?)?)?),
+            "--timeout-secs" => timeout = Duration::from_secs(at_least_one(number(value()?)?)?),
             "--json" => json = true,
             "--help" | "-h" => return Ok(None),
             other => return Err(format!("unknown argument '{other}'\n{USAGE}")),
@@ -130,6 +136,39 @@ async fn main() -> ExitCode {
             eprintln!("cleanup_agent: {message}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Where the agent writes: the story, and the result a program reads (`--json`: only JSON on
+/// standard output, the story on standard error). A reader that closes its end early (`| head`)
+/// does not stop the agent: what it does does not depend on being watched.
+#[derive(Clone, Copy)]
+struct Out {
+    json: bool,
+}
+
+impl Out {
+    /// A line of the story.
+    fn say(self, text: &str) {
+        if self.json {
+            write_ignoring_closed(std::io::stderr(), text)
+        } else {
+            write_ignoring_closed(std::io::stdout(), text)
+        }
+    }
+
+    /// The result: the approval request or the archive's answer.
+    fn result(self, text: &str) {
+        write_ignoring_closed(std::io::stdout(), text);
+    }
+}
+
+/// Writes `text` and a newline; a closed pipe is not an error here, any other failure is reported once.
+fn write_ignoring_closed(mut to: impl std::io::Write, text: &str) {
+    if let Err(error) = writeln!(to, "{text}")
+        && error.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("cleanup_agent: cannot write: {error}");
     }
 }
 
@@ -170,36 +209,39 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
     }
     .map_err(|e| e.to_string())?;
 
-    println!("{}", verdict(&collected.completeness, collected.items.len()));
-    println!("pages fetched: {}", collected.pages_fetched());
+    let out = Out { json: options.json };
+    out.say(&verdict(&collected.completeness, collected.items.len()));
+    out.say(&format!("pages fetched: {}", collected.pages_fetched()));
     let decision = decide(&collected, Intent::Mutate);
-    println!("decision for archiving: {}", serde_json::to_value(decision).unwrap_or(Value::Null));
+    out.say(&format!("decision for archiving: {}", serde_json::to_value(decision).unwrap_or(Value::Null)));
 
     match (decision, collected.completeness.evidence()) {
-        (Decision::Proceed, Some(evidence)) => archive(link, &collected, evidence).await,
+        (Decision::Proceed, Some(evidence)) => archive(link, &collected, evidence, out).await,
         _ => {
             let scope = format!("unowned service accounts (owner=none) visible to credential '{}'", options.token);
             let request = ApprovalRequest::new("archive every unowned service account", scope, &collected);
             if options.json {
-                let text = serde_json::to_string_pretty(&request.to_json()).map_err(|e| e.to_string())?;
-                println!("{text}");
+                out.result(&serde_json::to_string_pretty(&request.to_json()).map_err(|e| e.to_string())?);
             } else {
-                print!("{request}");
+                out.say(request.to_string().trim_end());
             }
-            println!("nothing was changed.");
+            out.say("nothing was changed.");
             Ok(2)
         }
     }
 }
 
 /// Archives exactly the collected ids with the inventory's evidence.
-async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str) -> Result<u8, String> {
+async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out: Out) -> Result<u8, String> {
     let ids: Vec<&str> = collected.items.iter().filter_map(|item| item["id"].as_str()).collect();
     if ids.len() != collected.items.len() {
         return Err("some collected accounts have no string id; refusing to guess".to_owned());
     }
     if ids.is_empty() {
-        println!("the complete inventory holds no unowned accounts: nothing to archive.");
+        out.say("the complete inventory holds no unowned accounts: nothing to archive.");
+        if out.json {
+            out.result(&json!({"archived": [], "snapshot": snapshot(collected)}).to_string());
+        }
         return Ok(0);
     }
     let answer: Value = match link {
@@ -209,8 +251,8 @@ async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str) -> R
         }
         Link::Mcp(session) => session.archive(&ids, evidence).await?,
     };
-    println!("archived {} accounts with evidence from snapshot {}:", ids.len(), snapshot(collected));
-    println!("{}", serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?);
+    out.say(&format!("archived {} accounts with evidence from snapshot {}:", ids.len(), snapshot(collected)));
+    out.result(&serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?);
     Ok(0)
 }
 
