@@ -130,12 +130,16 @@ impl CursorKeys {
         CursorKeys::parse(&spec)
     }
 
-    /// A ring with one fresh random key (id `eph`), for demos and tests.
+    /// A ring with one fresh random key, for demos and tests. Its id is `eph-` and eight random
+    /// hex digits, so that a token of an earlier run is refused as signed with a key this
+    /// server no longer accepts, not as a forgery.
     ///
     /// Tokens signed by it die with the process and are not accepted by other replicas:
     /// production services configure keys with [`CursorKeys::from_env`].
     pub fn ephemeral() -> CursorKeys {
-        CursorKeys::new([("eph", random_secret())]).unwrap_or_else(|_| unreachable!("a valid fixed key id"))
+        let id: String = random_secret()[..4].iter().map(|byte| format!("{byte:02x}")).collect();
+        CursorKeys::new([(format!("eph-{id}"), random_secret())])
+            .unwrap_or_else(|_| unreachable!("`eph-` and 8 hex digits is a valid key id"))
     }
 
     /// A 32-byte secret in the configuration's base64 form, for generating a key ring entry.
@@ -258,7 +262,12 @@ mod tests {
         let a = CursorKeys::ephemeral();
         let b = CursorKeys::ephemeral();
         let token = super::super::token::seal(&a, "t1", b"x");
-        assert!(super::super::token::open(&b, "t1", &token, 4096).is_err());
+        // Another run's key is a key this ring does not hold, not a forgery.
+        assert_eq!(
+            super::super::token::open(&b, "t1", &token, 4096).err(),
+            Some(super::super::token::TokenError::UnknownKey)
+        );
+        assert_ne!(a.active_key_id(), b.active_key_id());
         let secret = CursorKeys::generate_secret();
         assert!(CursorKeys::parse(&format!("g:{secret}")).is_ok());
     }

@@ -257,7 +257,7 @@ mod tests {
         let (keys, query, who) = fixture();
         let cursor = CursorClaims::new(&query, &who, Some("1042"), "sa-000042", std::time::Duration::from_secs(60))
             .encode(&keys);
-        assert!(cursor.starts_with("c1.eph."));
+        assert!(cursor.starts_with("c1.eph-"));
         let claims = CursorClaims::verify(&keys, &cursor, &query, &who).unwrap();
         assert_eq!(claims.snapshot(), Some("1042"));
         assert_eq!(claims.position(), "sa-000042");
