@@ -192,6 +192,16 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
     // A fault the route does not declare is refused, as on any other route.
     let (status, _, body) = send(app(), "/tickets", Some("SOURCE_UNAVAILABLE")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    // So are an empty header and two of them: no one fault is named.
+    let (status, _, body) = send(app(), "/tickets", Some("")).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("INVALID_REQUEST")), "{body}");
+    let twice = Request::get("/tickets")
+        .header(FAULT_HEADER, "VISIBILITY_RESTRICTED")
+        .header(FAULT_HEADER, "RESULT_LIMIT_REACHED")
+        .body(Body::empty())
+        .unwrap();
+    let response = app().oneshot(twice).await.unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST, "two faults named at once are refused");
 }
 
 #[tokio::test]

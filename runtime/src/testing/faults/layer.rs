@@ -171,7 +171,10 @@ where
             return Box::pin(std::future::ready(Ok(problem.into_response())));
         }
         let (parts, body) = request.into_parts();
-        let asked = parts.headers.get(FAULT_HEADER).map(|v| v.to_str().unwrap_or("").trim().to_owned());
+        // Every value, so that two headers are refused as no one fault, not read as the first.
+        let values: Vec<&str> =
+            parts.headers.get_all(FAULT_HEADER).iter().map(|v| v.to_str().unwrap_or("").trim()).collect();
+        let asked = (!values.is_empty()).then(|| values.join(", "));
         let facts = RequestFacts::from_query(parts.uri.query());
         let demand = RequireComplete::from_parts(&parts).unwrap_or_default();
         let mut record = FaultRecord {
