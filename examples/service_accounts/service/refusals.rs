@@ -46,7 +46,7 @@ pub const REFUSALS: [(u16, &str, &str); 9] = [
     (
         415,
         "INVALID_BODY",
-        "The request body must be JSON sent as `Content-Type: application/json`; on /mcp, one JSON-RPC message.",
+        "The body of an MCP request must be one JSON-RPC message, sent as `Content-Type: application/json`.",
     ),
     (431, "HEADERS_TOO_LARGE", "The request headers are larger than 16384 bytes."),
 ];
