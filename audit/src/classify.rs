@@ -18,8 +18,8 @@ use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
-    BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, HANDLER_ATTRIBUTE, LIST_MEMBERS, NOT_LISTS,
-    OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
+    BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
+    NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
 };
 use crate::source::ModuleId;
 
@@ -47,6 +47,8 @@ pub enum Class {
         /// Its collection member.
         field: String,
     },
+    /// Declared not to need a block (`Exempt`); the string says how.
+    Exempt(String),
     /// Cannot tell, and why.
     Unknown(String),
     /// Not a list: what it is.
@@ -61,6 +63,7 @@ impl Class {
             Class::List { .. } => Verdict::ListWithoutCompleteness,
             Class::Nested { .. } => Verdict::NestedCollection,
             Class::Unknown(_) => Verdict::Unknown,
+            Class::Exempt(_) => Verdict::Exempt,
             Class::NotAList(_) => Verdict::NotAList,
         }
     }
@@ -73,16 +76,20 @@ impl Class {
             Class::Nested { .. } => 1,
             Class::Unknown(_) => 2,
             Class::Reports(_) | Class::InJson(_) => 3,
-            Class::NotAList(_) => 4,
+            Class::Exempt(_) => 4,
+            Class::NotAList(_) => 5,
         };
         if rank(&other) < rank(&self) { other } else { self }
     }
 
-    /// Parts of one tuple response: a reporting part covers the parts the audit cannot see.
+    /// Parts of one tuple response: a reporting or exempt part covers the parts the audit
+    /// cannot see.
     fn with_part(self, other: Class) -> Class {
+        let covers = |c: &Class| matches!(c, Class::Reports(_) | Class::InJson(_) | Class::Exempt(_));
+        let covered = |c: &Class| matches!(c, Class::Unknown(_) | Class::NotAList(_));
         match (&self, &other) {
-            (Class::Reports(_) | Class::InJson(_), Class::Unknown(_) | Class::NotAList(_)) => self,
-            (Class::Unknown(_) | Class::NotAList(_), Class::Reports(_) | Class::InJson(_)) => other,
+            (a, b) if covers(a) && covered(b) => self,
+            (a, b) if covered(a) && covers(b) => other,
             _ => self.worst(other),
         }
     }
@@ -165,6 +172,9 @@ impl<'i, 's> Classifier<'i, 's> {
                 let args = type_args(&last.arguments);
                 if name == "Box" && args.first().is_some_and(|a| matches!(a, Type::Slice(_))) {
                     return Class::List { shown: text(ty), item: None, owner: None };
+                }
+                if name == EXEMPT {
+                    return exempt();
                 }
                 if REPORTING.contains(&name.as_str()) {
                     return Class::Reports(format!("returns `{name}`"));
@@ -354,9 +364,15 @@ impl<'i, 's> Classifier<'i, 's> {
                 }
                 if segs.len() >= 2 {
                     let owner = &segs[segs.len() - 2];
+                    if owner == EXEMPT {
+                        return exempt();
+                    }
                     if REPORTING.contains(&owner.as_str()) {
                         return Class::Reports(format!("returns `{owner}`"));
                     }
+                }
+                if last == EXEMPT {
+                    return exempt();
                 }
                 if REPORTING.contains(&last) {
                     return Class::Reports(format!("returns `{last}`"));
@@ -429,6 +445,13 @@ impl<'i, 's> Classifier<'i, 's> {
         }
         None
     }
+}
+
+/// A response declared exempt: its reason is the handler's to give, not the audit's to judge.
+fn exempt() -> Class {
+    Class::Exempt(format!(
+        "returns `{EXEMPT}`: declared, with its reason, to need no completeness block (not a migration)"
+    ))
 }
 
 /// `class` seen through the wrapper `wrapper`: a reporting response inside `Json` still carries

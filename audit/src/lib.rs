@@ -80,7 +80,7 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
             ),
             Some("return the response itself instead of `Json(..)` around it: it is its own `IntoResponse`".to_owned()),
         ),
-        Class::NotAList(why) => (why, None),
+        Class::NotAList(why) | Class::Exempt(why) => (why, None),
         Class::List { shown, item, owner } => {
             let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "T".to_owned());
             let fix = match &owner {

@@ -14,17 +14,21 @@ pub enum Verdict {
     Unknown,
     /// Annotated with `#[completeness]`, or returns a type that reports completeness.
     ReportsCompleteness,
+    /// Returns `Exempt`: the handler declares, with a reason in its code, that its answer needs
+    /// no completeness block. Counted apart, so that an exemption is never taken for a migration.
+    Exempt,
     /// Returns something that is not a list.
     NotAList,
 }
 
 impl Verdict {
     /// Every verdict, most severe first.
-    pub const ALL: [Verdict; 5] = [
+    pub const ALL: [Verdict; 6] = [
         Verdict::ListWithoutCompleteness,
         Verdict::NestedCollection,
         Verdict::Unknown,
         Verdict::ReportsCompleteness,
+        Verdict::Exempt,
         Verdict::NotAList,
     ];
 
@@ -35,6 +39,7 @@ impl Verdict {
             Verdict::NestedCollection => "single resource with nested collection",
             Verdict::Unknown => "unknown",
             Verdict::ReportsCompleteness => "reports completeness",
+            Verdict::Exempt => "exempt",
             Verdict::NotAList => "not a list",
         }
     }
@@ -46,6 +51,7 @@ impl Verdict {
             Verdict::NestedCollection => "nested_collection",
             Verdict::Unknown => "unknown",
             Verdict::ReportsCompleteness => "reports_completeness",
+            Verdict::Exempt => "exempt",
             Verdict::NotAList => "not_a_list",
         }
     }

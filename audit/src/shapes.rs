@@ -7,8 +7,11 @@
 /// The collection types whose size has no bound (contract §4). Slices and `Box<[T]>` count too.
 pub use completeness_codes::{COLLECTIONS, WRAPPERS};
 
-/// Response types of the framework that report completeness (or are declared exempt).
+/// Response types of the framework that report completeness.
 pub use completeness_codes::REPORTING_TYPES as REPORTING;
+
+/// The framework's response type declared to need no completeness block.
+pub use completeness_codes::EXEMPT_TYPE as EXEMPT;
 
 /// The type of a completeness block: a struct holding one reports completeness by hand.
 pub const COMPLETENESS_BLOCK: &str = "Completeness";

@@ -198,9 +198,13 @@ pub const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc", "Cow"];
 /// Response types that serialize what they hold: `Json<Vec<T>>` is a list.
 pub const BODY_WRAPPERS: &[&str] = &["Json"];
 
-/// Response types of the runtime that report completeness, or say they need not (a collector's
-/// `Collected` reports like the envelope it holds).
-pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Exempt", "Problem", "Collected"];
+/// Response types of the runtime that report completeness (a collector's `Collected` reports
+/// like the envelope it holds; a `Problem` is a refusal, never taken for an answer).
+pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Problem", "Collected"];
+
+/// The response type of the runtime that declares, with a reason, that an answer needs no
+/// completeness block.
+pub const EXEMPT_TYPE: &str = "Exempt";
 
 /// True for a code of the wire form: SCREAMING_SNAKE_CASE, starting with a letter, no empty
 /// word (`LEGAL_HOLD`, not `legal_hold`, `_HOLD` or `LEGAL__HOLD`).
