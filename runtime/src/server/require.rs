@@ -94,7 +94,7 @@ fn demanded_by_query(parts: &Parts) -> Result<bool, Problem> {
                 other => {
                     return Err(Problem::new(
                         ProblemCode::InvalidRequest,
-                        format!("require_complete must be true or false, got '{other}'"),
+                        format!("require_complete must be true or false (or 1 or 0), got '{other}'"),
                     )
                     .with_extension("parameter", "require_complete"));
                 }
