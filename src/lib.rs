@@ -126,8 +126,9 @@
 //! - A tuple struct writes its one data field as `items`.
 //! - Data fields must not reuse a contract member name (`status`, `scope`, ...).
 //! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`
-//!   on data fields are honoured (completeness members keep their contract names); attributes
-//!   that only affect reading are accepted; any other is refused with an error.
+//!   on data fields are honoured (completeness members keep their contract names), but for
+//!   collections and `Field<T>` fields, which are always written (contract §2.1, §2.7);
+//!   attributes that only affect reading are accepted; any other is refused with an error.
 //!
 //! # `#[derive(Reason)]` and `#[derive(Warning)]`
 //!

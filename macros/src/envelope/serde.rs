@@ -75,6 +75,8 @@ pub(crate) struct FieldSerde {
     pub(crate) rename: Option<LitStr>,
     pub(crate) skip_serializing_if: Option<ExprPath>,
     pub(crate) skip_serializing: bool,
+    /// The key of a `skip_serializing_if` or `skip_serializing`, where a rule refusing it points.
+    pub(crate) skip_key: Option<syn::Path>,
 }
 
 const READING_ONLY_CONTAINER: [&str; 4] = ["deny_unknown_fields", "default", "bound", "expecting"];
@@ -129,6 +131,7 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
         match key {
             "rename" => out.rename = meta::value(cx, meta, "a string", "rename = \"name\"")?,
             "skip_serializing_if" => {
+                out.skip_key = Some(meta.path.clone());
                 let example = "skip_serializing_if = \"Option::is_none\"";
                 let Some(path) = meta::value::<LitStr>(cx, meta, "a string", example)? else { return Ok(()) };
                 match path.parse::<ExprPath>() {
@@ -137,7 +140,10 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
                         .error_spanned_by(&path, "`skip_serializing_if` names a function: write `\"Option::is_none\"`"),
                 }
             }
-            "skip_serializing" => out.skip_serializing = true,
+            "skip_serializing" => {
+                out.skip_key = Some(meta.path.clone());
+                out.skip_serializing = true;
+            }
             key if READING_ONLY_FIELD.contains(&key) => meta::skip_value(meta)?,
             _ => {
                 let why = if key == "flatten" {

@@ -12,6 +12,23 @@ pub(crate) fn check(cx: &Ctxt, input: &Input) {
     check_tuple_data(cx, input);
     check_reserved_names(cx, input);
     check_block_serde(cx, input);
+    check_always_written(cx, input);
+}
+
+/// A collection and a declared `Field<T>` are always written (contract §2.1, §2.7): an empty
+/// list is `[]` and an unfilled field is `null` listed in `omitted_fields`. Skipping one would
+/// make "complete and empty", the one answer that proves absence, a response no reader accepts.
+fn check_always_written(cx: &Ctxt, input: &Input) {
+    for field in input.data_fields().filter(|f| f.is_collection || f.is_field) {
+        let Some(key) = &field.serde.skip_key else { continue };
+        let key_name = key.get_ident().map(ToString::to_string).unwrap_or_default();
+        let why = if field.is_field {
+            "a field the server did not fill is written as `null` and listed in `omitted_fields`"
+        } else {
+            "an empty collection is written as `[]`, never left out"
+        };
+        cx.error_spanned_by(key, format!("`{}` is always written: {why}; remove `{key_name}`", member_name(field)));
+    }
 }
 
 /// serde attributes on the completeness block would change contract members: refused, but for
