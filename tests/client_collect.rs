@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use completeness::client::{CollectLimits, Collected, FetchError, collect_all};
+use completeness::client::{CollectLimits, Collected, FetchError, collect_all, resume};
 use completeness::reason::MorePagesAvailable;
 use completeness::testing::{MemorySource, Mutation, assert_envelope_invariants};
 use completeness::{Envelope, LimitKind, ReasonCode, Scope, StandardReason, WarningCode};
@@ -376,4 +376,106 @@ fn a_page_with_more_pages_and_no_cursor_makes_the_result_incomplete() {
     assert!(collected.completeness.reasons()[0].message().contains("no cursor"));
     assert_eq!(collected.completeness.continuation().map(|c| c.kind()), Some("restart"));
     assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+}
+
+/// Fetches pages of `source`, applying `between(source)` before every fetch.
+fn fetcher<'a>(
+    source: &'a RefCell<MemorySource>,
+    between: impl Fn(&mut MemorySource) + 'a,
+) -> impl FnMut(Option<String>) -> std::future::Ready<Result<Envelope<u64, StandardReason>, FetchError>> + 'a {
+    move |cursor: Option<String>| {
+        let mut source = source.borrow_mut();
+        between(&mut source);
+        std::future::ready(source.fetch(cursor.as_deref()))
+    }
+}
+
+/// A traversal a limit stopped goes on from its resume cursor, under writes between pages, and
+/// is complete only once the whole snapshot is collected: exactly its ids, fetched once each.
+#[test]
+fn a_traversal_stopped_at_a_limit_resumes_to_exactly_the_whole_snapshot() {
+    let source = RefCell::new(MemorySource::new(50, 10));
+    let two_pages = CollectLimits { max_pages: 2, ..no_limits() };
+    // Writes before every fetch but the first: the traversal reads the first page's snapshot.
+    let write = |s: &mut MemorySource| {
+        if s.fetches() > 0 {
+            let next = 1_000 + s.fetches();
+            s.apply(Mutation::Insert(next));
+            s.apply(Mutation::Delete(3));
+        }
+    };
+    let first = block_on(collect_all(fetcher(&source, write), two_pages)).unwrap();
+    assert_eq!(first.completeness.reason_codes(), vec![ReasonCode::ClientLimitReached]);
+    assert_eq!(first.items.len(), 20);
+
+    let second = block_on(resume(first, fetcher(&source, write), two_pages)).unwrap();
+    assert_eq!(second.completeness.reason_codes(), vec![ReasonCode::ClientLimitReached], "two more pages, no more");
+    assert_eq!(second.items.len(), 40);
+    assert_envelope_invariants(&serde_json::to_value(&second).unwrap());
+
+    let whole = block_on(resume(second, fetcher(&source, write), no_limits())).unwrap();
+    assert!(whole.is_complete(), "{:?}", whole.completeness.reason_codes());
+    assert_eq!(whole.items, source.borrow().ids_at(1), "exactly the first page's snapshot");
+    assert_eq!((whole.pages_fetched(), source.borrow().fetches()), (5, 5), "ceil(50 / 10) fetches in all");
+    assert_envelope_invariants(&serde_json::to_value(&whole).unwrap());
+}
+
+/// A resumed traversal carries the server's evidence only when the whole of it is complete,
+/// and what the earlier run reported stays reported.
+#[test]
+fn a_resumed_traversal_carries_evidence_only_when_the_whole_is_complete() {
+    let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
+    let pages = [first_page(more), last_page(json!("ev1.k1.token"))];
+    let fetch = |cursor: Option<String>| {
+        let page = pages[usize::from(cursor.is_some())].clone();
+        async move {
+            serde_json::from_value::<Envelope<u32, StandardReason>>(page)
+                .map_err(|e| FetchError::Contract(e.to_string()))
+        }
+    };
+    let stopped = block_on(collect_all(fetch, CollectLimits { max_pages: 1, ..no_limits() })).unwrap();
+    assert_eq!(stopped.completeness.evidence(), None);
+    let whole = block_on(resume(stopped, fetch, no_limits())).unwrap();
+    assert!(whole.is_complete());
+    assert_eq!(whole.items, vec![1, 2]);
+    assert_eq!(whole.completeness.evidence(), Some("ev1.k1.token"));
+
+    // An earlier run's other reason stays: the whole is then incomplete, without evidence.
+    let source = json!([{"code": "SOURCE_UNAVAILABLE", "message": "down", "source": "legacy"},
+                        {"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
+    let pages = [first_page(source), last_page(json!("ev1.k1.token"))];
+    let fetch = |cursor: Option<String>| {
+        let page = pages[usize::from(cursor.is_some())].clone();
+        async move {
+            serde_json::from_value::<Envelope<u32, StandardReason>>(page)
+                .map_err(|e| FetchError::Contract(e.to_string()))
+        }
+    };
+    let stopped = block_on(collect_all(fetch, CollectLimits { max_pages: 1, ..no_limits() })).unwrap();
+    let resumed = block_on(resume(stopped, fetch, no_limits())).unwrap();
+    assert_eq!(resumed.completeness.reason_codes(), vec![ReasonCode::SourceUnavailable]);
+    assert_eq!(resumed.completeness.evidence(), None);
+}
+
+/// Only a stop at the collector's own limit resumes; anything else comes back unchanged,
+/// without a fetch. A snapshot gone while resuming keeps what was collected and says so.
+#[test]
+fn only_a_limit_resumes_and_an_expired_snapshot_ends_the_resumed_traversal() {
+    let source = RefCell::new(MemorySource::new(5, 10));
+    let complete = block_on(collect_all(fetcher(&source, |_| {}), no_limits())).unwrap();
+    let unchanged =
+        block_on(resume(complete.clone(), |_| async { panic!("no fetch for a complete result") }, no_limits()));
+    assert_eq!(unchanged.unwrap(), complete);
+
+    let source = RefCell::new(MemorySource::new(30, 10));
+    let stopped =
+        block_on(collect_all(fetcher(&source, |_| {}), CollectLimits { max_pages: 1, ..no_limits() })).unwrap();
+    let expire = |s: &mut MemorySource| {
+        s.apply(Mutation::Insert(500));
+        s.apply(Mutation::ExpireOldSnapshots);
+    };
+    let ended = block_on(resume(stopped, fetcher(&source, expire), no_limits())).unwrap();
+    assert_eq!(ended.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
+    assert_eq!(ended.items, (1..=10).collect::<Vec<u64>>(), "what the first run collected is kept");
+    assert_eq!(ended.completeness.evidence(), None);
 }

@@ -176,6 +176,10 @@ enum Next {
 /// Any other fetch error is returned as an error: a failed read is never reported as
 /// a shorter result.
 ///
+/// `fetch_page(None)` must fetch the first page of the scope: a run that starts from a
+/// cursor sees only the rest of the traversal, and its last page would call that rest
+/// complete. To go on from `CLIENT_LIMIT_REACHED`, pass the result to [`resume`].
+///
 /// ```
 /// use completeness_runtime::client::{CollectLimits, FetchError, collect_all};
 /// use completeness_runtime::reason::MorePagesAvailable;
@@ -196,13 +200,72 @@ enum Next {
 /// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
 /// # }
 /// ```
-pub async fn collect_all<T, F, Fut>(mut fetch_page: F, limits: CollectLimits) -> Result<Collected<T>, FetchError>
+pub async fn collect_all<T, F, Fut>(fetch_page: F, limits: CollectLimits) -> Result<Collected<T>, FetchError>
 where
     F: FnMut(Option<String>) -> Fut,
     Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
 {
-    let mut traversal = Traversal::new(limits);
-    let mut cursor: Option<String> = None;
+    run(Traversal::new(limits), None, fetch_page).await
+}
+
+/// Goes on with a traversal that one of the collector's own limits stopped
+/// (`CLIENT_LIMIT_REACHED` with a resume cursor): fetches from that cursor with
+/// `fetch_page`, keeps every item, reason and warning collected so far, and is complete
+/// (with the server's evidence) only when the whole traversal, from its first page, is.
+///
+/// `limits` apply to this run: `max_pages` and `deadline` count from now, `max_items`
+/// counts every item held. A result that cannot be resumed (complete, or stopped for
+/// another reason) is returned as it is, with no fetch.
+///
+/// ```
+/// use completeness_runtime::client::{CollectLimits, FetchError, collect_all, resume};
+/// use completeness_runtime::reason::MorePagesAvailable;
+/// use completeness_runtime::{Envelope, Scope};
+///
+/// let fetch = |cursor: Option<String>| async move {
+///     let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
+///     Ok::<_, FetchError>(match cursor {
+///         None => Envelope::incomplete(vec![1_u32], scope, MorePagesAvailable::new("p2")),
+///         Some(_) => Envelope::complete(vec![2], scope),
+///     })
+/// };
+/// let one_page = CollectLimits { max_pages: 1, ..CollectLimits::default() };
+/// let stopped = block_on(collect_all(fetch, one_page)).unwrap();
+/// assert!(!stopped.is_complete());
+/// let whole = block_on(resume(stopped, fetch, CollectLimits::default())).unwrap();
+/// assert!(whole.is_complete());
+/// assert_eq!(whole.items, vec![1, 2]);
+/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+pub async fn resume<T, F, Fut>(
+    previous: Collected<T>,
+    fetch_page: F,
+    limits: CollectLimits,
+) -> Result<Collected<T>, FetchError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
+{
+    let stopped_by_limit =
+        previous.completeness.reasons().iter().any(|r| matches!(r, StandardReason::ClientLimitReached(_)));
+    let Some(cursor) = previous.completeness.next_cursor().filter(|_| stopped_by_limit).map(str::to_owned) else {
+        return Ok(previous);
+    };
+    run(Traversal::resuming(previous, limits), Some(cursor), fetch_page).await
+}
+
+/// Fetches from `cursor` (the first page when `None`) until the traversal stops.
+async fn run<T, F, Fut>(
+    mut traversal: Traversal<T>,
+    mut cursor: Option<String>,
+    mut fetch_page: F,
+) -> Result<Collected<T>, FetchError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
+{
     loop {
         if let Some(limit) = traversal.reached_limit() {
             let limit = match cursor {
@@ -231,6 +294,8 @@ struct Traversal<T> {
     started: Instant,
     items: Vec<T>,
     pages_fetched: u64,
+    /// Pages fetched by an earlier run this one resumes: `max_pages` counts from here.
+    pages_before: u64,
     /// The first page's scope and page member: the traversal's snapshot, ordering and sizes.
     first: Option<(Scope, Option<PageInfo>)>,
     /// The latest page's block, kept whole (moved, not copied): its cursor contract describes
@@ -248,6 +313,7 @@ impl<T> Traversal<T> {
             started: Instant::now(),
             items: Vec::new(),
             pages_fetched: 0,
+            pages_before: 0,
             first: None,
             last: None,
             carried: Vec::new(),
@@ -256,10 +322,34 @@ impl<T> Traversal<T> {
         }
     }
 
+    /// The traversal `previous` stopped at a limit, taken up again under `limits`: what it
+    /// collected and must report, but not its limit, its evidence (it had none) or its cursor.
+    fn resuming(previous: Collected<T>, limits: CollectLimits) -> Self {
+        let Collected { envelope: Envelope { items, completeness }, pages_fetched } = previous;
+        let carried = completeness
+            .reasons()
+            .iter()
+            .filter(|r| !matches!(r, StandardReason::ClientLimitReached(_)))
+            .cloned()
+            .collect();
+        Traversal {
+            limits,
+            started: Instant::now(),
+            items,
+            pages_fetched,
+            pages_before: pages_fetched,
+            first: Some((completeness.scope().clone(), completeness.page().cloned())),
+            last: None,
+            carried,
+            warnings: completeness.warnings().to_vec(),
+            evidence: None,
+        }
+    }
+
     /// The first limit that forbids another fetch, if any.
     fn reached_limit(&self) -> Option<ClientLimitReached> {
         let limits = &self.limits;
-        if self.pages_fetched >= limits.max_pages {
+        if self.pages_fetched - self.pages_before >= limits.max_pages {
             return Some(ClientLimitReached::new(LimitKind::Pages, limits.max_pages));
         }
         if self.items.len() as u64 >= limits.max_items {

@@ -12,5 +12,5 @@ pub mod explain;
 pub mod http;
 
 pub use approval::{ApprovalRequest, ExplainedReason, RecoveryOption};
-pub use collect::{CollectLimits, Collected, FetchError, collect_all};
+pub use collect::{CollectLimits, Collected, FetchError, collect_all, resume};
 pub use decide::{Decision, Intent, decide, decide_on};
