@@ -213,7 +213,7 @@ impl Problem {
 /// carrying a [`Completeness`] block; responses that are not lists (problems, status
 /// codes, [`Exempt`]) implement it by saying so.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is a list response without completeness metadata",
+    message = "`{Self}` does not report completeness",
     label = "this response does not say whether it is complete",
     note = "return `completeness::Envelope<T, R>`, or a struct with `#[derive(ResultEnvelope)]` and a `#[envelope(completeness)]` field",
     note = "for a response that is not a list, wrap it in `completeness::Exempt::new(value, \"why it cannot be truncated\")`",

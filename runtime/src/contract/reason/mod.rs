@@ -69,6 +69,12 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
 ///
 /// The standard reasons implement it in this crate; a service's own reasons implement it with
 /// `#[derive(Reason)]`, which checks the code and the kind at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a reason",
+    label = "not a reason type",
+    note = "derive it: `#[derive(Debug, Clone, completeness::Reason)]` with `#[reason(code = \"...\", kind = ...)]`",
+    note = "if it is a warning, list it in `warnings(...)` and push it with `push_warning`"
+)]
 pub trait ReasonDetails: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     /// The code these details belong to.
     const CODE: ReasonCode;

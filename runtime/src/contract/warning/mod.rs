@@ -104,6 +104,12 @@ impl<'de> Deserialize<'de> for WarningCode {
 ///
 /// The standard warnings implement it in this crate; a service's own warnings implement it
 /// with `#[derive(Warning)]`, which checks the code, the owner and the review-by date.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a warning",
+    label = "not a warning type",
+    note = "derive it: `#[derive(Debug, Clone, completeness::Warning)]` with `#[warning(code = \"...\", owner = \"...\", review_by = \"...\")]`",
+    note = "if it is a reason, list it in `reasons(...)` and report it with `push_reason`"
+)]
 pub trait WarningDetails: Sized + 'static {
     /// The code these details belong to.
     const CODE: WarningCode;
