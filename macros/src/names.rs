@@ -26,10 +26,17 @@ pub(crate) enum Listed<'a> {
     Custom(&'a Path),
 }
 
-/// Classifies `path` against the standard `names` (and the `other` table's).
+/// Classifies `path` against the standard `names` (and the `other` table's). A standard name
+/// counts bare (`MorePagesAvailable`) or by the facade's path (`completeness::reason::MorePagesAvailable`).
 pub(crate) fn classify<'a>(path: &'a Path, names: &[&'static str], other: &[&'static str]) -> Listed<'a> {
-    let Some(ident) = path.get_ident() else { return Listed::Custom(path) };
-    let written = ident.to_string();
+    let segments: Vec<String> = path.segments.iter().map(|segment| segment.ident.to_string()).collect();
+    let written = match segments.as_slice() {
+        [name] if path.leading_colon.is_none() => name.clone(),
+        [facade, module, name] if facade == "completeness" && (module == "reason" || module == "warning") => {
+            name.clone()
+        }
+        _ => return Listed::Custom(path),
+    };
     if let Some(name) = names.iter().find(|name| **name == written) {
         return Listed::Standard(name);
     }
@@ -59,6 +66,28 @@ pub(crate) fn path_key(path: &Path) -> String {
         }
     }
     key
+}
+
+/// The candidate `written` is most likely a slip of: at most two letters added, dropped or
+/// changed (`reason` for `reasons`), for a "did you mean" in a message.
+pub(crate) fn near_miss<'c>(written: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    candidates.iter().copied().map(|c| (edits(written, c), c)).filter(|(n, _)| *n <= 2).min().map(|(_, c)| c)
+}
+
+/// Levenshtein distance between `a` and `b`, by characters.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb)).min(above + 1).min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// The standard reasons' type names.

@@ -8,6 +8,7 @@ use syn::{LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
 use crate::meta::{self, Slot};
+use crate::names;
 
 /// The attribute's keys. Names inside `reasons(...)` / `warnings(...)` are kept as written
 /// (paths); validation classifies them.
@@ -19,6 +20,9 @@ pub(crate) struct Attrs {
     pub(crate) reasons: Option<(Path, Vec<Path>)>,
     /// `warnings(...)`: the key and the names.
     pub(crate) warnings: Option<(Path, Vec<Path>)>,
+    /// An unknown key was reported: a missing key is then probably that one, misspelled, and
+    /// is not reported again.
+    pub(crate) unknown_key: bool,
 }
 
 /// Reads the attribute arguments; every mistake goes to `cx`.
@@ -37,13 +41,15 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             }
             *slot = Some((meta.path.clone(), names));
         } else {
+            let key = meta::key(&meta);
+            let hint = names::near_miss(&key, &["resource", "reasons", "warnings"])
+                .map(|near| format!(" (did you mean `{near}`?)"))
+                .unwrap_or_default();
             cx.error_spanned_by(
                 &meta.path,
-                format!(
-                    "unknown key `{}`: expected `resource = \"...\"`, `reasons(...)` or `warnings(...)`",
-                    meta::key(&meta)
-                ),
+                format!("unknown key `{key}`{hint}: expected `resource = \"...\"`, `reasons(...)` or `warnings(...)`"),
             );
+            attrs.unknown_key = true;
             meta::skip_value(&meta)?;
         }
         Ok(())
@@ -64,6 +70,19 @@ fn name_list(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Vec<Path>> {
     }
     let content;
     syn::parenthesized!(content in meta.input);
+    if content.peek(LitStr) {
+        // A wire code where a type name goes: say which name it is.
+        let code: LitStr = content.parse()?;
+        let named = completeness_codes::REASONS
+            .iter()
+            .map(|entry| (entry.code, entry.name))
+            .chain(completeness_codes::WARNINGS.iter().map(|entry| (entry.code, entry.name)))
+            .find(|(wire, _)| *wire == code.value())
+            .map_or("TheTypeName", |(_, name)| name);
+        cx.error_spanned_by(&code, format!("`{key}` takes type names, not codes: write `{named}`"));
+        content.parse::<proc_macro2::TokenStream>()?;
+        return Ok(Vec::new());
+    }
     let names = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
     Ok(names.into_iter().collect())
 }

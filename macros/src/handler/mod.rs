@@ -68,7 +68,9 @@ fn expand_impl(mut block: ItemImpl) -> TokenStream {
     let mut beside = TokenStream::new();
     for item in &mut block.items {
         let ImplItem::Fn(function) = item else { continue };
-        let Some(position) = function.attrs.iter().position(|a| a.path().is_ident("completeness")) else { continue };
+        // `#[completeness(..)]` or `#[completeness::completeness(..)]`, as on a free function.
+        let ours = |a: &syn::Attribute| a.path().segments.last().is_some_and(|s| s.ident == "completeness");
+        let Some(position) = function.attrs.iter().position(ours) else { continue };
         let attribute = function.attrs.remove(position);
         let args = match attribute.meta {
             syn::Meta::List(list) => list.tokens,

@@ -9,12 +9,13 @@
 //!    mistake, said with the fix. Each name is listed once. (Two types with one code are caught
 //!    when the code is compiled: `distinct_codes` in the expansion.)
 //! 4. The handler is an `async fn` without a receiver: axum handlers are.
-//! 5. The return type is not a bare list, `Json` of a list, or an opaque `impl Trait`: those say
-//!    nothing about completeness. Nor is the answer `Json` of anything else: an envelope is a
-//!    JSON response itself, and wrapped in `Json` its block would go out unseen by the layers
-//!    that enforce `require_complete` and observe answers (on a `Result`'s error side,
-//!    `Json<ErrorBody>` is an error body and fine). (Type aliases are caught by the type-level
-//!    check.)
+//! 5. The answer is not a bare list, `Json` of a list, or an opaque `impl Trait`: those say
+//!    nothing about completeness. Nor is it `Json` of anything else: an envelope is a JSON
+//!    response itself, and wrapped in `Json` its block would go out unseen by the layers that
+//!    enforce `require_complete` and observe answers. A `Result`'s error side is never read as
+//!    an answer, so any named error type is fine there, a list of field errors too; an opaque
+//!    one is not, since the type-level check names the whole type. (Type aliases are caught by
+//!    the type-level check.)
 //! 6. A handler taking `PageRequest` declares `MorePagesAvailable` and `PageSizeReduced`: paging
 //!    can end a page early and clamp its size.
 
@@ -31,7 +32,7 @@ use crate::types;
 /// Runs every rule.
 pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
     check_resource(cx, attrs);
-    if attrs.reasons.is_none() {
+    if attrs.reasons.is_none() && !attrs.unknown_key {
         cx.error_at(
             Span::call_site(),
             "missing `reasons(...)`: declare every reason this endpoint can report, \
@@ -50,7 +51,7 @@ pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
 /// Rule 1.
 fn check_resource(cx: &Ctxt, attrs: &Attrs) {
     match &attrs.resource.value {
-        None if attrs.resource.given => {}
+        None if attrs.resource.given || attrs.unknown_key => {}
         None => cx.error_at(
             Span::call_site(),
             "missing `resource = \"...\"`: name the resource this endpoint lists, e.g. `resource = \"service_accounts\"`",
@@ -141,31 +142,24 @@ enum Rejection<'a> {
     Wrapped(&'a Type),
 }
 
-/// Where a type sits in the return type: the answer, or the error side of a `Result` (where
-/// `Json<ErrorBody>` is an ordinary error body, but a list is still refused).
-#[derive(Clone, Copy, PartialEq)]
-enum Side {
-    Answer,
-    Error,
-}
-
-fn rejection(ty: &Type, side: Side) -> Option<Rejection<'_>> {
+/// What is wrong with the answer `ty`, if anything; of a `Result`, only the answer is looked at.
+fn rejection(ty: &Type) -> Option<Rejection<'_>> {
     match ty {
-        Type::Paren(inner) => rejection(&inner.elem, side),
-        Type::Group(inner) => rejection(&inner.elem, side),
+        Type::Paren(inner) => rejection(&inner.elem),
+        Type::Group(inner) => rejection(&inner.elem),
         Type::ImplTrait(_) => Some(Rejection::Opaque),
-        Type::Tuple(tuple) => tuple.elems.iter().find_map(|elem| rejection(elem, side)),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(rejection),
         _ if types::is_collection(ty) => Some(Rejection::BareList(ty)),
         _ => match types::last_segment(ty) {
             Some((name, args)) if completeness_codes::BODY_WRAPPERS.contains(&name.as_str()) => match args.first() {
                 Some(inner) if types::is_collection(inner) => Some(Rejection::BareList(ty)),
-                _ if side == Side::Answer => Some(Rejection::Wrapped(ty)),
-                _ => None,
+                _ => Some(Rejection::Wrapped(ty)),
             },
-            Some((name, args)) if name == "Result" => {
-                let ok = args.first().and_then(|answer| rejection(answer, side));
-                ok.or_else(|| args.get(1).and_then(|error| rejection(error, Side::Error)))
-            }
+            // The error side is never read as an answer; but the check names the whole type.
+            Some((name, args)) if name == "Result" => args
+                .first()
+                .and_then(|answer| rejection(answer))
+                .or_else(|| args.get(1).filter(|error| matches!(error, Type::ImplTrait(_))).map(|_| Rejection::Opaque)),
             _ => None,
         },
     }
@@ -175,9 +169,9 @@ fn rejection(ty: &Type, side: Side) -> Option<Rejection<'_>> {
 fn check_return_type(cx: &Ctxt, handler: &Handler) {
     let Some(output) = handler.output else { return };
     let reason = &handler.reason_type;
-    match rejection(output, Side::Answer) {
+    match rejection(output) {
         Some(Rejection::BareList(list)) => cx.error_spanned_by(
-            output,
+            list,
             format!(
                 "`{}` is a list without completeness metadata: return `completeness::Envelope<T, {reason}>` \
                  or a `#[derive(ResultEnvelope)]` struct instead",
@@ -206,11 +200,15 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
 
 /// Rule 6.
 fn check_page_request(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
-    let declares = |list: &Option<(Path, Vec<Path>)>, name: &str| {
-        list.as_ref().is_some_and(|(_, names)| names.iter().any(|path| path.is_ident(name)))
+    // A standard name counts however it is written: `MorePagesAvailable` or its full path.
+    let (reasons, warnings) = (names::reason_names(), names::warning_names());
+    let declares = |list: &Option<(Path, Vec<Path>)>, name: &str, table: &[&'static str], other: &[&'static str]| {
+        list.as_ref().is_some_and(|(_, names)| {
+            names.iter().any(|path| matches!(names::classify(path, table, other), Listed::Standard(n) if n == name))
+        })
     };
-    let more_pages = declares(&attrs.reasons, "MorePagesAvailable");
-    let reduced = declares(&attrs.warnings, "PageSizeReduced");
+    let more_pages = declares(&attrs.reasons, "MorePagesAvailable", &reasons, &warnings);
+    let reduced = declares(&attrs.warnings, "PageSizeReduced", &warnings, &reasons);
     if more_pages && reduced {
         return;
     }

@@ -1,6 +1,7 @@
 //! Real handler code: a service's own error type, `(StatusCode, String)` and JSON error
-//! bodies, response parts before the envelope, an always-complete endpoint, and associated
-//! functions of an `impl`.
+//! bodies (a list of field errors too: an error is never read as an answer), response parts
+//! before the envelope, an always-complete endpoint, associated functions
+//! of an `impl` (the attribute also by its full path), and standard names by their full path.
 
 use axum::{Json, Router};
 use axum::http::{StatusCode, header};
@@ -47,12 +48,42 @@ async fn list_mine() -> Result<Envelope<String, ListMineReason>, Json<ErrorBody>
     Err(Json(ErrorBody { message: "who are you?".into() }))
 }
 
+/// One error of a request's validation.
+#[derive(serde::Serialize)]
+struct FieldError {
+    field: String,
+}
+
+#[completeness(resource = "tickets", reasons(VisibilityRestricted))]
+async fn list_checked() -> Result<Envelope<String, ListCheckedReason>, (StatusCode, Json<Vec<FieldError>>)> {
+    Err((StatusCode::UNPROCESSABLE_ENTITY, Json(vec![FieldError { field: "owner".into() }])))
+}
+
+#[completeness::completeness(
+    resource = "tickets",
+    reasons(completeness::reason::MorePagesAvailable),
+    warnings(completeness::warning::PageSizeReduced)
+)]
+async fn list_paged(_page: completeness::PageRequest) -> Envelope<String, ListPagedReason> {
+    Envelope::complete(vec![], Scope::new("tickets", "all"))
+}
+
 #[completeness(resource = "tickets", reasons())]
 async fn list_cached() -> ([(header::HeaderName, &'static str); 1], Envelope<String, ListCachedReason>) {
     ([(header::CACHE_CONTROL, "no-store")], Envelope::complete(vec![], Scope::new("tickets", "all")))
 }
 
 struct Api;
+
+struct Groups;
+
+#[completeness::completeness]
+impl Groups {
+    #[completeness::completeness(resource = "groups", reasons(MorePagesAvailable))]
+    async fn list_groups() -> Envelope<String, ListGroupsReason> {
+        Envelope::complete(vec![], Scope::new("groups", "all"))
+    }
+}
 
 #[completeness]
 impl Api {
@@ -71,5 +102,8 @@ fn main() {
         .route("/mine", get(list_mine).into())
         .route("/cached", get(list_cached).into())
         .route("/tags", get(Api::list_tags).into())
+        .route("/checked", get(list_checked).into())
+        .route("/paged", get(list_paged).into())
+        .route("/groups", get(Groups::list_groups).into())
         .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 }
