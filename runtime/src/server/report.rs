@@ -291,9 +291,8 @@ not_a_collection!(axum::http::StatusCode);
 
 /// An error is not a list: `Result<R, E>` reports what `R` reports and nothing for `E`, for
 /// any error type (`Problem`, a service's own error enum, `(StatusCode, String)`, ...). An
-/// error response is never read as an answer, so it cannot be taken for a complete one; a
-/// handler under `#[completeness]` whose error side is itself a collection is still refused
-/// by the macro.
+/// error response is never read as an answer, so it cannot be taken for a complete one (a
+/// list of field errors on the error side is fine, under `#[completeness]` too).
 impl<T: ReportsCompleteness, E> ReportsCompleteness for Result<T, E> {
     fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
         self.as_ref().ok().and_then(ReportsCompleteness::completeness_report)
