@@ -58,20 +58,30 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
             sources.display(&file),
             line,
             class,
+            handler.checked,
         ));
     }
     findings.sort_by(|a, b| (&a.path, &a.method, &a.handler).cmp(&(&b.path, &b.method, &b.handler)));
     Ok(Report { findings, skipped: sources.skipped.clone(), files: sources.files })
 }
 
-/// A finding with its explanation and suggested fix.
-fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, class: Class) -> Finding {
+/// A finding with its explanation and suggested fix; `checked` when the route is registered
+/// with `completeness::routing`.
+fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, class: Class, checked: bool) -> Finding {
     let routing = match method {
         "*" | "ANY" => "completeness::routing".to_owned(),
         m => format!("completeness::routing::{}", m.to_lowercase()),
     };
     let verdict = class.verdict();
     let (why, fix) = match class {
+        // The body carries the block, but only the checked routes act on it.
+        Class::Reports(why) if !checked => (
+            format!(
+                "{why}, registered with `axum::routing`: the body carries the completeness block, but \
+                 `require_complete` and `Prefer: handling=strict` are not enforced and no events or counters are kept"
+            ),
+            Some(format!("register it with `{routing}`")),
+        ),
         Class::Reports(why) => (why, None),
         Class::InJson(why) => (
             format!(

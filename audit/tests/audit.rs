@@ -124,8 +124,12 @@ fn a_finding_names_handler_location_and_fix() {
         assert!(wrapped["why"].as_str().unwrap().contains("inside `Json`"), "{wrapped}");
         assert!(wrapped["fix"].as_str().unwrap().contains("instead of `Json(..)`"), "{wrapped}");
     }
-    let unwrapped = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/enveloped").unwrap();
-    assert_eq!(unwrapped["fix"], Value::Null, "{unwrapped}");
+    // A reporting response under `axum::routing` carries its block, but nothing acts on it.
+    let unchecked = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/enveloped").unwrap();
+    assert!(unchecked["why"].as_str().unwrap().contains("registered with `axum::routing`"), "{unchecked}");
+    assert_eq!(unchecked["fix"], "register it with `completeness::routing::get`", "{unchecked}");
+    let checked = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/annotated").unwrap();
+    assert_eq!(checked["fix"], Value::Null, "{checked}");
 }
 
 #[test]
@@ -193,13 +197,17 @@ fn sarif_has_the_required_structure_of_2_1_0() {
     let log: Value = serde_json::from_slice(&out.stdout).unwrap();
     let results = log["runs"][0]["results"].as_array().unwrap();
     let advice: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == "reports_completeness").collect();
-    assert_eq!(advice.len(), 2, "the two routes returning an envelope inside Json: {log:#}");
+    // Two return an envelope inside `Json`; two more report through `axum::routing`.
+    assert_eq!(advice.len(), 4, "{log:#}");
     for note in advice {
         assert_eq!(note["level"], "note");
         let text = note["message"]["text"].as_str().unwrap();
-        assert!(text.contains("json-enveloped") && text.contains("Fix: return the response itself"), "{text}");
+        let wrapped = text.contains("json-enveloped") && text.contains("Fix: return the response itself");
+        let unchecked = text.contains("Fix: register it with `completeness::routing::get`");
+        assert!(wrapped || unchecked, "{text}");
     }
-    assert!(!results.iter().any(|r| r["message"]["text"].as_str().unwrap().contains("GET /enveloped ")), "{log:#}");
+    let texts: Vec<&str> = results.iter().map(|r| r["message"]["text"].as_str().unwrap()).collect();
+    assert!(!texts.iter().any(|t| t.contains("GET /annotated ")), "a checked route needs nothing: {log:#}");
 }
 
 #[test]
