@@ -7,7 +7,7 @@ use completeness::mcp::{envelope_tool, output_schema, tool_result};
 use completeness::reason::VisibilityRestricted;
 use completeness::testing::assert_envelope_invariants;
 use completeness::warning::StaleIndex;
-use completeness::{Envelope, Scope, StandardReason};
+use completeness::{Completeness, Envelope, PageInfo, Scope, StandardReason};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientConfig, ErrorData, InitializeResult, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -151,6 +151,29 @@ fn a_complete_result_says_complete_first() {
     let text = &result.content[0].as_text().unwrap().text;
     assert!(text.starts_with("COMPLETE: 1 service accounts cover the whole scope"), "{text}");
     assert_eq!(result.structured_content.unwrap()["complete"], true);
+}
+
+/// A paginated answer is one page: complete, it is the last page of a traversal whose earlier
+/// pages the server does not see, so the verdict speaks of this page and of the traversal.
+#[test]
+fn a_complete_page_says_it_ends_the_traversal_not_that_it_holds_the_scope() {
+    let scope = Scope::new("service_accounts", "service accounts readable by credential 'admin'").with_snapshot("s-1");
+    let page = PageInfo {
+        returned: 1,
+        requested_size: Some(3),
+        applied_size: 3,
+        ordering: "id ascending".into(),
+        snapshot: Some("s-1".into()),
+        cursor: None,
+    };
+    let last: Envelope<Account> = Envelope::new(
+        vec![Account { id: "sa-000009".into(), name: "svc-north-00009".into() }],
+        Completeness::complete(scope).with_page(page),
+    );
+    let result = tool_result(&last).unwrap();
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.starts_with("COMPLETE: 1 service accounts on this page, the last of the traversal"), "{text}");
+    assert!(!text.contains("nothing else exists"), "{text}");
 }
 
 #[test]

@@ -16,7 +16,7 @@ use schemars::generate::SchemaSettings;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::client::explain::verdict;
+use crate::client::explain::{page_verdict, verdict};
 use crate::contract::completeness::Completeness;
 use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
@@ -50,7 +50,14 @@ pub fn tool_result_for<R: Reason>(
     completeness: &Completeness<R>,
     returned: usize,
 ) -> Result<CallToolResult, serde_json::Error> {
-    structured_result(response, &verdict(completeness, returned))
+    // A paginated answer is one page: complete, it ends a traversal, whose earlier pages the
+    // server does not see; the whole result's verdict would overstate what this page holds.
+    let line = if completeness.page().is_some() {
+        page_verdict(completeness, returned)
+    } else {
+        verdict(completeness, returned)
+    };
+    structured_result(response, &line)
 }
 
 /// The tool result carrying `response` whole as `structuredContent`, with a first text block

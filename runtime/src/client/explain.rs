@@ -79,6 +79,23 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
     }
 }
 
+/// The one-line verdict on one page of a traversal (a response with `page`): a complete page
+/// is the last one, so it speaks of what this page holds and says the traversal covers the
+/// scope, which is right for the first page as for one reached with a cursor.
+pub fn page_verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
+    if !completeness.is_complete() {
+        return verdict(completeness, returned);
+    }
+    let scope = completeness.scope();
+    let noun = noun(&scope.resource);
+    let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
+    format!(
+        "COMPLETE: {returned} {noun} on this page, the last of the traversal: with the pages before it, the \
+         traversal covers the whole scope ({}){snapshot}.",
+        scope.visibility
+    )
+}
+
 /// The one-line verdict on a result: `COMPLETE: ...` or `INCOMPLETE (CODES): ...`.
 pub fn verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
     let scope = completeness.scope();
