@@ -36,6 +36,30 @@ async fn numbers(
     }
 }
 
+/// A source that is down, and says when to ask again (in the header only).
+async fn busy() -> Response {
+    Problem::new(ProblemCode::parse("SOURCE_DOWN"), "the source is down")
+        .with_status(503)
+        .with_retry_after(12)
+        .into_response()
+}
+
+/// A body that contradicts its status: 500, but a body that says 410 `CURSOR_EXPIRED`.
+async fn contradicting() -> Response {
+    let problem = Problem::new(ProblemCode::CursorExpired, "expired");
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        [(header::CONTENT_TYPE, "application/problem+json")],
+        serde_json::to_string(&problem).unwrap(),
+    )
+        .into_response()
+}
+
+/// A gateway's page in front of the service.
+async fn gateway() -> Response {
+    (StatusCode::BAD_GATEWAY, [(header::CONTENT_TYPE, "text/html")], "<html>502 Bad Gateway</html>").into_response()
+}
+
 /// An endpoint that breaks the contract: no `complete` member.
 async fn broken() -> Response {
     axum::Json(serde_json::json!({"items": [], "next_cursor": null})).into_response()
@@ -43,8 +67,13 @@ async fn broken() -> Response {
 
 async fn serve(source: MemorySource) -> (String, Shared) {
     let shared = Arc::new(Mutex::new(source));
-    let app =
-        axum::Router::new().route("/numbers", get(numbers)).route("/broken", get(broken)).with_state(shared.clone());
+    let app = axum::Router::new()
+        .route("/numbers", get(numbers))
+        .route("/broken", get(broken))
+        .route("/busy", get(busy))
+        .route("/contradicting", get(contradicting))
+        .route("/gateway", get(gateway))
+        .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -76,6 +105,11 @@ async fn a_410_cursor_expired_over_http_ends_the_collection_with_snapshot_expire
     assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
     assert_eq!(collected.items, (1..=20).collect::<Vec<u64>>());
     assert_eq!(source.lock().unwrap().fetches(), 3, "no silent restart");
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(
+        json["incomplete_reasons"][0]["message"], "snapshot s-1 is no longer retained",
+        "the server's own words"
+    );
 }
 
 #[tokio::test]
@@ -109,4 +143,28 @@ async fn an_unreachable_server_is_a_transport_error() {
     let pages = client.pages::<u64>("/numbers", &[]);
     let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
     assert!(matches!(error, FetchError::Transport(_)), "{error:?}");
+}
+
+/// What the server said beside the body is kept (`Retry-After`); a body that contradicts its
+/// status is not trusted; a proxy's error page is no answer from the service.
+#[tokio::test]
+async fn problems_keep_retry_after_and_bodies_that_contradict_or_lack_a_problem_are_told_apart() {
+    let (base, _) = serve(MemorySource::new(5, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let fetch = |path: &'static str| {
+        let pages = client.pages::<u64>(path, &[]);
+        async move { collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err() }
+    };
+    let busy = fetch("/busy").await;
+    assert_eq!(busy.problem().map(Problem::retry_after), Some(Some(12)), "{busy:?}");
+    match fetch("/contradicting").await {
+        FetchError::Contract(message) => assert!(message.contains("says status 410"), "{message}"),
+        other => panic!("expected a contract error, got {other:?}"),
+    }
+    match fetch("/gateway").await {
+        FetchError::Transport(message) => {
+            assert!(message.contains("502") && message.contains("Bad Gateway"), "{message}")
+        }
+        other => panic!("expected a transport error, got {other:?}"),
+    }
 }

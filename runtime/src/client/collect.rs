@@ -143,8 +143,8 @@ enum Stop {
     /// A limit of the collector, with the cursor that resumes the traversal (when a page
     /// offered one).
     Limit(ClientLimitReached),
-    /// `410 CURSOR_EXPIRED`, or a page read at another snapshot.
-    SnapshotGone,
+    /// `410 CURSOR_EXPIRED` (with what the server said), or a page read at another snapshot.
+    SnapshotGone(Option<String>),
     /// A page said `MORE_PAGES_AVAILABLE` without a cursor: the traversal cannot go on.
     NoCursor,
 }
@@ -278,7 +278,10 @@ where
         traversal.pages_fetched += 1;
         let page = match fetch_page(cursor.take()).await {
             Ok(page) => page,
-            Err(error) if error.is_cursor_expired() && continuing => return Ok(traversal.finish(Stop::SnapshotGone)),
+            Err(error) if error.is_cursor_expired() && continuing => {
+                let said = error.problem().map(|problem| problem.detail().to_owned());
+                return Ok(traversal.finish(Stop::SnapshotGone(said)));
+            }
             Err(error) => return Err(error),
         };
         match traversal.take(page) {
@@ -370,7 +373,7 @@ impl<T> Traversal<T> {
                 || page.as_ref().map(|p| &p.snapshot) != block.page().map(|p| &p.snapshot))
         {
             // A page of another snapshot is not merged.
-            return Next::Stop(Stop::SnapshotGone);
+            return Next::Stop(Stop::SnapshotGone(None));
         }
         self.items.append(&mut items);
         let mut more_pages = false;
@@ -431,8 +434,12 @@ impl<T> Traversal<T> {
         match stop {
             Stop::LastPage => {}
             Stop::Limit(limit) => completeness.push_reason(limit),
-            Stop::SnapshotGone => {
-                let expired = SnapshotExpired::new(snapshot());
+            Stop::SnapshotGone(said) => {
+                // The server's own words, when it refused the cursor: "expired" is not "pruned".
+                let expired = match said.filter(|said| !said.is_empty()) {
+                    Some(said) => SnapshotExpired::new(snapshot()).with_message(said),
+                    None => SnapshotExpired::new(snapshot()),
+                };
                 completeness.push_reason(expired);
             }
             Stop::NoCursor => {

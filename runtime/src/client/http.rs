@@ -107,16 +107,35 @@ async fn read<T: DeserializeOwned>(
 ) -> Result<T, FetchError> {
     let response = response.map_err(|e| transport(e, timeout))?;
     let status = response.status();
+    // Seconds only; an HTTP date is left to the problem body, when it says.
+    let retry_after = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
     let body = response.bytes().await.map_err(|e| transport(e, timeout))?;
+    let excerpt = || String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
     if status.is_success() {
-        return serde_json::from_slice(&body).map_err(|e| FetchError::Contract(e.to_string()));
+        return serde_json::from_slice(&body).map_err(|e| {
+            FetchError::Contract(format!("status {status}, a body that does not read: {e}: {}", excerpt()))
+        });
     }
     match serde_json::from_slice::<Problem>(&body) {
-        Ok(problem) => Err(FetchError::Problem(problem)),
-        Err(_) => Err(FetchError::Contract(format!(
-            "status {status} without a problem body: {}",
-            String::from_utf8_lossy(&body[..body.len().min(200)])
+        // A body that contradicts its status is not trusted to say what went wrong.
+        Ok(problem) if problem.status() != status.as_u16() => Err(FetchError::Contract(format!(
+            "status {status} with a problem body that says status {}: {}",
+            problem.status(),
+            excerpt()
         ))),
+        Ok(problem) => Err(FetchError::Problem(match (problem.retry_after(), retry_after) {
+            (None, Some(seconds)) => problem.with_retry_after(seconds),
+            _ => problem,
+        })),
+        // A server error without a problem is most likely a proxy's page: the service did not answer.
+        Err(_) if status.is_server_error() => {
+            Err(FetchError::Transport(format!("status {status} without a problem body: {}", excerpt())))
+        }
+        Err(_) => Err(FetchError::Contract(format!("status {status} without a problem body: {}", excerpt()))),
     }
 }
 
