@@ -177,3 +177,17 @@ async fn the_agent_gives_up_on_a_server_that_accepts_and_never_answers() {
 fn mcp<'a>(args: &[&'a str]) -> Vec<&'a str> {
     [&["--transport", "mcp"], args].concat()
 }
+
+/// More unowned accounts than one archive request may name: the agent archives them all, in
+/// batches the service accepts, on the one complete inventory's evidence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_archives_more_than_one_request_holds_in_batches() {
+    let harness = Harness::start(e2e_support::config(32_000)).await;
+    let unowned = unowned_ids(&harness, "admin").await;
+    assert!(unowned.len() > 1000, "the seed has more unowned accounts than one request may archive: {}", unowned.len());
+    let (code, out) = agent(&harness, &["--token", "admin", "--page-size", "500"]).await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("archived {} accounts with evidence", unowned.len())), "{out}");
+    assert!(unowned_ids(&harness, "admin").await.is_empty(), "no unowned account is left");
+    harness.running.stop().await.unwrap();
+}

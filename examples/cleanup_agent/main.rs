@@ -231,7 +231,13 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
     }
 }
 
-/// Archives exactly the collected ids with the inventory's evidence.
+/// The most ids one archive request names: the service's limit (`MAX_TARGETS` of its archive
+/// route, `maxItems` of its archive tool).
+const BATCH: usize = 1000;
+
+/// Archives exactly the collected ids with the inventory's evidence, in batches of [`BATCH`]
+/// (each batch is atomic; the evidence covers them all). A refused batch stops the agent with
+/// what the batches before it archived.
 async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out: Out) -> Result<u8, String> {
     let ids: Vec<&str> = collected.items.iter().filter_map(|item| item["id"].as_str()).collect();
     if ids.len() != collected.items.len() {
@@ -244,14 +250,29 @@ async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out:
         }
         return Ok(0);
     }
-    let answer: Value = match link {
-        Link::Rest(client) => {
-            let body = json!({"ids": ids, "evidence": evidence});
-            client.post("/service-accounts/archive", &body).await.map_err(|e| e.to_string())?
-        }
-        Link::Mcp(session) => session.archive(&ids, evidence).await?,
-    };
-    out.say(&format!("archived {} accounts with evidence from snapshot {}:", ids.len(), snapshot(collected)));
+    let mut archived: Vec<Value> = Vec::new();
+    let mut last_snapshot = Value::Null;
+    for (n, batch) in ids.chunks(BATCH).enumerate() {
+        let answer: Result<Value, String> = match link {
+            Link::Rest(client) => {
+                let body = json!({"ids": batch, "evidence": evidence});
+                client.post("/service-accounts/archive", &body).await.map_err(|e| e.to_string())
+            }
+            Link::Mcp(session) => session.archive(batch, evidence).await,
+        };
+        let answer = answer.map_err(|refused| {
+            format!(
+                "batch {} of {} was refused ({refused}); {} accounts were archived before it",
+                n + 1,
+                ids.len().div_ceil(BATCH),
+                archived.len()
+            )
+        })?;
+        archived.extend(answer["archived"].as_array().cloned().unwrap_or_default());
+        last_snapshot = answer["snapshot"].clone();
+    }
+    out.say(&format!("archived {} accounts with evidence from snapshot {}:", archived.len(), snapshot(collected)));
+    let answer = json!({"archived": archived, "snapshot": last_snapshot});
     out.result(&serde_json::to_string_pretty(&answer).map_err(|e| e.to_string())?);
     Ok(0)
 }
