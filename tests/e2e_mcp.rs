@@ -333,6 +333,23 @@ async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
     assert_eq!(search_input["required"], json!(["q"]));
     let archive_input = &tool(&tools, "archive_service_accounts").input_schema;
     assert_eq!(archive_input["properties"]["ids"]["maxItems"], 1000);
+    // The same constraints as the REST parameters, as the service's OpenAPI document states them.
+    let document = h.send(reqwest::Method::GET, "/openapi.json", None, None).await.body;
+    let parameter = |path: &str, name: &str| {
+        let parameters = document["paths"][path]["get"]["parameters"].as_array().cloned().unwrap_or_default();
+        parameters.into_iter().find(|p| p["name"] == name).map(|p| p["schema"].clone()).unwrap_or(Value::Null)
+    };
+    let get_input = &tool(&tools, "get_service_account").input_schema;
+    let mcp_and_rest = [
+        (&list_input["properties"]["owner"]["pattern"], parameter("/service-accounts", "owner")["pattern"].clone()),
+        (&list_input["properties"]["cursor"]["minLength"], parameter("/service-accounts", "cursor")["minLength"].clone()),
+        (&get_input["properties"]["id"]["pattern"], parameter("/service-accounts/{id}", "id")["pattern"].clone()),
+        (&archive_input["properties"]["ids"]["items"]["pattern"], parameter("/service-accounts/{id}", "id")["pattern"].clone()),
+    ];
+    for (mcp, rest) in mcp_and_rest {
+        assert!(!rest.is_null(), "the REST document states the constraint");
+        assert_eq!(*mcp, rest, "an MCP argument is constrained as its REST parameter is");
+    }
 
     let complete = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
     let some = ids(&complete);

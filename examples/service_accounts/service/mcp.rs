@@ -311,7 +311,7 @@ fn inventory_query(owner: &Option<String>, tenant: &Option<String>) -> Result<In
 #[serde(deny_unknown_fields)]
 struct ListArgs {
     /// `none` for accounts without an owner, or an owner's name; absent for every account.
-    #[schemars(length(min = 1))]
+    #[schemars(pattern(openapi::OWNER_FILTER_PATTERN))]
     owner: Option<String>,
     /// One tenant; absent for every tenant the credential can read.
     tenant: Option<String>,
@@ -319,6 +319,7 @@ struct ListArgs {
     #[schemars(range(min = 1))]
     page_size: Option<u64>,
     /// `next_cursor` of the previous page, with the same filters; absent for the first page.
+    #[schemars(length(min = 1))]
     cursor: Option<String>,
     /// True to get a tool error (COMPLETE_RESULT_UNAVAILABLE) instead of a result that is
     /// incomplete for any reason but MORE_PAGES_AVAILABLE.
@@ -348,7 +349,7 @@ struct SearchArgs {
 #[serde(deny_unknown_fields)]
 struct CountArgs {
     /// `none` for accounts without an owner, or an owner's name; absent for every account.
-    #[schemars(length(min = 1))]
+    #[schemars(pattern(openapi::OWNER_FILTER_PATTERN))]
     owner: Option<String>,
     /// One tenant; absent for every tenant the credential can read.
     tenant: Option<String>,
@@ -362,7 +363,7 @@ struct CountArgs {
 #[serde(deny_unknown_fields)]
 struct GetArgs {
     /// The account's id, e.g. `sa-000001`.
-    #[schemars(length(min = 1))]
+    #[schemars(pattern(openapi::ACCOUNT_ID_PATTERN))]
     id: String,
     /// Fields to fill: any field name; `secret_fingerprint` is only filled when named here.
     #[serde(default)]
@@ -374,7 +375,7 @@ struct GetArgs {
 #[serde(deny_unknown_fields)]
 struct ArchiveArgs {
     /// The accounts to archive: ids from the inventory the evidence comes from.
-    #[schemars(length(min = 1, max = archive::MAX_TARGETS))]
+    #[schemars(length(min = 1, max = archive::MAX_TARGETS), inner(pattern(openapi::ACCOUNT_ID_PATTERN)))]
     ids: Vec<String>,
     /// `evidence` of the last page of a complete `list_service_accounts` traversal with owner `none`.
     evidence: Option<String>,

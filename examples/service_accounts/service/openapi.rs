@@ -224,6 +224,12 @@ fn body(schema: &str) -> Option<utoipa::openapi::request_body::RequestBody> {
     )
 }
 
+/// The `owner` filter: `none` or an owner's name. The MCP tools' input schemas say the same.
+pub const OWNER_FILTER_PATTERN: &str = "^[a-z][a-z0-9-]{0,63}$";
+
+/// An account id. The MCP tools' input schemas say the same.
+pub const ACCOUNT_ID_PATTERN: &str = "^sa-[0-9]{6,}$";
+
 fn tenant_schema() -> ObjectBuilder {
     string().enum_values(Some(TENANTS))
 }
@@ -313,11 +319,8 @@ pub const BEARER: &str = "bearer";
 /// The document.
 pub fn openapi() -> OpenApi {
     use ProblemCode::*;
-    let owner = query(
-        "owner",
-        "`none` for unowned accounts, or an owner's name",
-        string().pattern(Some("^[a-z][a-z0-9-]{0,63}$")),
-    );
+    let owner =
+        query("owner", "`none` for unowned accounts, or an owner's name", string().pattern(Some(OWNER_FILTER_PATTERN)));
     let tenant = query("tenant", "absent: every tenant the credential can read", tenant_schema());
     let require = query(
         "require_complete",
@@ -329,7 +332,7 @@ pub fn openapi() -> OpenApi {
         "Prefer",
         "`handling=strict`: the same demand as require_complete=true (contract §5.3); other preferences are ignored",
     );
-    let id = || path("id", string().pattern(Some("^sa-[0-9]{6,}$")));
+    let id = || path("id", string().pattern(Some(ACCOUNT_ID_PATTERN)));
     let list = OperationBuilder::new()
         .operation_id(Some("list_service_accounts"))
         .summary(Some("The inventory, keyset-paginated at a snapshot"))
@@ -660,7 +663,7 @@ pub fn openapi() -> OpenApi {
                 vec![
                     (
                         "ids",
-                        array_of(string().pattern(Some("^sa-[0-9]{6,}$")).into())
+                        array_of(string().pattern(Some(ACCOUNT_ID_PATTERN)).into())
                             .min_items(Some(1))
                             .max_items(Some(MAX_TARGETS))
                             .unique_items(true)
