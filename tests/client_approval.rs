@@ -115,3 +115,71 @@ fn reasons_read_back_from_the_wire_still_get_their_recovery_options() {
     assert_eq!(request.options[0], RecoveryOption::RetryWithLargerDeadline { minimum_seconds: Some(4) });
     assert!(request.reasons[0].explanation.contains("1 of 3 sources finished"), "{:?}", request.reasons);
 }
+
+/// The first option is the step `decide` takes: with more pages and a spent budget, `decide`
+/// says retry, so a new attempt comes before going on with the traversal.
+#[test]
+fn the_first_option_is_the_step_decide_takes() {
+    use completeness::{Decision, Intent, decide};
+    let progress = Progress { completed: 1, planned: Some(2), unit: "sources".into() };
+    let mut listing: Envelope<Value> = Envelope::incomplete(accounts(2), scope("admin"), MorePagesAvailable::new("c2"));
+    listing.completeness.push_reason(TimeBudgetExceeded::new(200, progress).retry_with_deadline(3));
+    assert_eq!(decide(&listing, Intent::ClaimAbsence), Decision::RetryLater);
+    let request = ApprovalRequest::new(ACTION, "owner=none", &listing);
+    assert_eq!(request.options[0], RecoveryOption::RetryWithLargerDeadline { minimum_seconds: Some(3) });
+    assert_eq!(request.options[1], RecoveryOption::ContinueCollecting { cursor: "c2".into() });
+}
+
+/// A service's own reasons get options by their kind and the recovery they offer.
+#[test]
+fn a_services_own_reasons_get_options_by_kind_and_recovery() {
+    use completeness::Continuation;
+
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "REPLICA_BEHIND", kind = source, message = "A replica is behind.", recovery = ReplicaBehind::wait)]
+    struct ReplicaBehind;
+    impl ReplicaBehind {
+        fn wait(&self) -> Option<Continuation> {
+            Some(Continuation::RetryAfter { seconds: 7 })
+        }
+    }
+
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "LEGAL_HOLD", kind = visibility, message = "Some records are on hold.")]
+    struct LegalHold;
+
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "UPSTREAM_CUT", kind = truncation, message = "The upstream cut its answer.")]
+    struct UpstreamCut;
+
+    let cases = [
+        (
+            Envelope::<Value>::incomplete(accounts(1), scope("admin"), ReplicaBehind),
+            RecoveryOption::RetryLater { after_seconds: Some(7) },
+        ),
+        (Envelope::incomplete(accounts(1), scope("admin"), LegalHold), RecoveryOption::UseBroaderCredential),
+        (Envelope::incomplete(accounts(1), scope("admin"), UpstreamCut), RecoveryOption::NarrowQuery { hint: None }),
+    ];
+    for (listing, first) in cases {
+        let request = ApprovalRequest::new(ACTION, "owner=none", &listing);
+        assert_eq!(request.options[0], first, "{:?}", request.reasons);
+    }
+}
+
+/// A complete answer that still cannot back a change says why, and offers to read again.
+#[test]
+fn a_complete_answer_without_evidence_or_on_a_stale_index_offers_to_read_again() {
+    use completeness::warning::StaleIndex;
+    let listing: Envelope<Value> = Envelope::complete(accounts(2), scope("admin"));
+    let request = ApprovalRequest::new(ACTION, "owner=none", &listing);
+    assert!(matches!(&request.options[0], RecoveryOption::ReadAgain { why } if why.contains("no evidence token")));
+    assert!(request.to_string().contains("covers the whole scope"), "{request}");
+
+    let mut stale: Envelope<Value> = Envelope::complete(accounts(2), scope("admin"));
+    stale.completeness.push_warning(StaleIndex::new("directory"));
+    let request = ApprovalRequest::new(ACTION, "owner=none", &stale);
+    assert!(
+        request.options.iter().any(|o| matches!(o, RecoveryOption::ReadAgain { why } if why.contains("STALE_INDEX")))
+    );
+    assert_eq!(request.options.last(), Some(&RecoveryOption::Abandon));
+}

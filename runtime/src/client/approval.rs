@@ -9,7 +9,8 @@ use serde_json::Value;
 use crate::client::explain::{explain_reason, noun};
 use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
-use crate::contract::reason::{Reason, ReasonCode, Recovery, StandardReason};
+use crate::contract::reason::{Reason, ReasonCode, ReasonKind, Recovery, StandardReason};
+use crate::contract::warning::WarningCode;
 
 /// A request for a person to approve, change or abandon an action whose evidence is
 /// incomplete. Rendered as text (`Display`) and as JSON (`Serialize`).
@@ -91,6 +92,11 @@ pub enum RecoveryOption {
     },
     /// Run with a credential that can read the whole scope.
     UseBroaderCredential,
+    /// Read the scope again: this complete answer cannot back a change as it is.
+    ReadAgain {
+        /// Why not: no evidence token, or an index that lags its source.
+        why: String,
+    },
     /// Apply the action only to the items that were returned.
     LimitToReturnedIds {
         /// Their ids.
@@ -101,6 +107,21 @@ pub enum RecoveryOption {
 }
 
 impl RecoveryOption {
+    /// Where the option stands in the list: the order of `decide`'s recoveries (contract §8).
+    fn rank(&self) -> u8 {
+        match self {
+            RecoveryOption::UseBroaderCredential => 0,
+            RecoveryOption::NarrowQuery { .. } => 1,
+            RecoveryOption::RetryWithLargerDeadline { .. }
+            | RecoveryOption::RetryLater { .. }
+            | RecoveryOption::RestartCollection
+            | RecoveryOption::ReadAgain { .. } => 2,
+            RecoveryOption::ContinueCollecting { .. } => 3,
+            RecoveryOption::LimitToReturnedIds { .. } => 4,
+            RecoveryOption::Abandon => 5,
+        }
+    }
+
     /// The option in words.
     pub fn describe(&self) -> String {
         match self {
@@ -125,6 +146,7 @@ impl RecoveryOption {
             RecoveryOption::UseBroaderCredential => {
                 "run again with a credential that can read the whole scope".to_owned()
             }
+            RecoveryOption::ReadAgain { why } => format!("read the scope again: {why}"),
             RecoveryOption::LimitToReturnedIds { ids } => format!(
                 "limit the action to the {} returned ids ({}); anything not returned stays untouched",
                 ids.len(),
@@ -167,10 +189,24 @@ impl ApprovalRequest {
                 options.push(option);
             }
         }
+        // A complete answer that still cannot back a change (contract §8 rule 5) says why.
+        if completeness.is_complete() {
+            if completeness.evidence().is_none() {
+                let why = "this complete answer carries no evidence token, which a change needs".to_owned();
+                options.push(RecoveryOption::ReadAgain { why });
+            }
+            if completeness.warnings().iter().any(|w| *w.code() == WarningCode::StaleIndex) {
+                let why = "an index it was read from lags its source (STALE_INDEX); read when it is current".to_owned();
+                options.push(RecoveryOption::ReadAgain { why });
+            }
+        }
         if !completeness.is_complete() && !ids.is_empty() {
             options.push(RecoveryOption::LimitToReturnedIds { ids });
         }
         options.push(RecoveryOption::Abandon);
+        // The first option is the step `decide` takes: what no retry fixes first, then a
+        // narrower question, then a new attempt, then going on with the same traversal.
+        options.sort_by_key(RecoveryOption::rank);
         ApprovalRequest {
             action: action.into(),
             target_scope: target_scope.into(),
@@ -230,7 +266,25 @@ fn option_for(
         },
         ReasonCode::SnapshotExpired => RecoveryOption::RestartCollection,
         ReasonCode::VisibilityRestricted => RecoveryOption::UseBroaderCredential,
-        _ => return None,
+        // A service's own reason, by its kind and the recovery it offered (known on the side
+        // that built it; a reader cannot tell which reason the result's continuation is for).
+        _ => match (reason.kind(), reason.recovery()) {
+            (ReasonKind::Visibility, _) => RecoveryOption::UseBroaderCredential,
+            (ReasonKind::Truncation, Some(Continuation::NarrowQuery { hint })) => {
+                RecoveryOption::NarrowQuery { hint: Some(hint) }
+            }
+            (ReasonKind::Truncation, _) => RecoveryOption::NarrowQuery { hint: None },
+            (ReasonKind::Budget, Some(Continuation::RetryWithDeadline { minimum_seconds })) => {
+                RecoveryOption::RetryWithLargerDeadline { minimum_seconds: Some(minimum_seconds) }
+            }
+            (ReasonKind::Budget | ReasonKind::Source, Some(Continuation::RetryAfter { seconds })) => {
+                RecoveryOption::RetryLater { after_seconds: Some(seconds) }
+            }
+            (ReasonKind::Budget | ReasonKind::Source, _) => RecoveryOption::RetryLater { after_seconds: None },
+            (ReasonKind::Snapshot, _) => RecoveryOption::RestartCollection,
+            // A kind this client does not know: nothing to offer but abandoning or asking.
+            _ => return None,
+        },
     })
 }
 
@@ -255,7 +309,7 @@ impl fmt::Display for ApprovalRequest {
         let snapshot = self.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
         writeln!(f, "Evidence: {} items read as {}{snapshot}.", self.returned, self.visibility)?;
         if self.complete {
-            writeln!(f, "The evidence is complete.")?;
+            writeln!(f, "The evidence covers the whole scope.")?;
         } else {
             writeln!(f, "The evidence is INCOMPLETE, because:")?;
             for reason in &self.reasons {

@@ -13,7 +13,8 @@ use crate::contract::warning::WarningCode;
 pub enum Intent {
     /// Describe what was found.
     Report,
-    /// Conclude that nothing matching exists.
+    /// Conclude that nothing matching exists beyond the items returned (none, for an empty
+    /// result).
     ClaimAbsence,
     /// Look into the returned items, read-only and bounded.
     Investigate,

@@ -82,6 +82,12 @@ impl CustomReason {
         self.recovery.as_ref()
     }
 
+    /// Keeps `recovery` as this reason's own: for a conversion of a reason that offered it
+    /// (never for a continuation read from the wire, which could be another reason's).
+    pub(crate) fn keep_recovery(&mut self, recovery: Continuation) {
+        self.recovery = Some(recovery);
+    }
+
     /// The typed reason `D`, when this is one: `None` for another code, an error when the
     /// details do not read as `D`.
     pub fn to_details<D: ReasonDetails>(&self) -> Option<Result<D, String>> {

@@ -102,7 +102,13 @@ impl StandardReason {
             StandardReason::Custom(CustomReason::from_wire(reason.code().as_str().to_owned(), reason.message(), object))
         });
         if let Some(recovery) = reason.recovery() {
-            standard.restore_recovery(&recovery);
+            match &mut standard {
+                // The reason's own offer, kept whole: the wire form does not carry it.
+                StandardReason::Custom(custom) => custom.keep_recovery(recovery),
+                _ => {
+                    standard.restore_recovery(&recovery);
+                }
+            }
         }
         standard
     }
