@@ -208,3 +208,17 @@ fn json_schema_of_the_reason_type_lists_the_declared_codes() {
         serde_json::json!(["MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"])
     );
 }
+
+#[completeness(resource = "users", reasons())]
+async fn list_users() -> Envelope<String, ListUsersReason> {
+    // A typo: the scope names another resource than the attribute.
+    Envelope::complete(vec![], completeness::Scope::new("accounts", "all"))
+}
+
+/// The declared resource is the one the answer names, even when the handler's scope says
+/// another; a request is never made to panic over it (a warning event names both).
+#[tokio::test]
+async fn a_scope_naming_another_resource_is_answered_with_the_declared_one() {
+    let page = list_users().await;
+    assert_eq!(page.completeness.scope().resource, "users");
+}

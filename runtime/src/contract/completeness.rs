@@ -85,17 +85,22 @@ impl<R: Reason> Completeness<R> {
     ///
     /// Over an endpoint's declared reason type, the scope's resource is the declared one: an
     /// empty resource is filled with it, and a different one is replaced (the declaration is
-    /// the one source; debug builds panic on the mismatch so that tests find the typo).
+    /// the one source), with a `WARN` event under the target `completeness` that names both,
+    /// so that the typo is seen; never a panic in a request.
     pub fn complete(mut scope: Scope) -> Self {
-        if let Some(declared) = R::declared_set().and_then(|set| set.resource) {
-            debug_assert!(
-                scope.resource.is_empty() || scope.resource == declared,
-                "scope resource '{}' differs from the declared resource '{declared}'",
-                scope.resource
-            );
-            if scope.resource != declared {
-                scope.resource = declared.to_owned();
+        if let Some(declared) = R::declared_set().and_then(|set| set.resource)
+            && scope.resource != declared
+        {
+            #[cfg(feature = "axum")]
+            if !scope.resource.is_empty() {
+                tracing::warn!(
+                    target: "completeness",
+                    declared,
+                    written = %scope.resource,
+                    "the scope names another resource than the handler declares; the declared one is used"
+                );
             }
+            scope.resource = declared.to_owned();
         }
         Completeness {
             reasons: Vec::new(),
