@@ -95,6 +95,7 @@ impl<R: Reason> Completeness<R> {
             if !scope.resource.is_empty() {
                 tracing::warn!(
                     target: "completeness",
+                    event = "resource_replaced",
                     declared,
                     written = %scope.resource,
                     "the scope names another resource than the handler declares; the declared one is used"

@@ -35,6 +35,7 @@
 //! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
+//! | `resource_replaced` | `WARN` | a handler's scope named another resource than its `#[completeness]` declares (the declared one is used) | `declared`, `written` |
 //!
 //! Fields: `route` is the route template (or an [`EntryPoint`]'s name); `method` the HTTP
 //! method (or an [`EntryPoint`]'s label); `complete` the answer's
