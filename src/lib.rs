@@ -111,7 +111,8 @@
 //!
 //! # `#[derive(ResultEnvelope)]`
 //!
-//! On a response struct: `Serialize`, [`ReportsCompleteness`] and, with `axum`, `IntoResponse`.
+//! On a response struct: `Serialize`, [`ReportsCompleteness`] and, with `axum`, `IntoResponse`
+//! (so the struct derives `ResultEnvelope` instead of serde's `Serialize`, not beside it).
 //!
 //! | attribute | on | meaning |
 //! | --- | --- | --- |

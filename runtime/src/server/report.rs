@@ -259,7 +259,9 @@ impl<T, R: Reason> ReportsCompleteness for Aggregate<T, R> {
     message = "`{Self}` does not report over this endpoint's reason type `{R}`",
     label = "the response's reasons are not the ones the handler declares",
     note = "return `completeness::Envelope<T, {R}>`, `completeness::Aggregate<T, {R}>`, or a derived envelope whose \
-            `#[envelope(completeness)]` field is `Completeness<{R}>`"
+            `#[envelope(completeness)]` field is `Completeness<{R}>`",
+    note = "in code, that reason type is the alias `#[completeness]` generates from the handler's name: \
+            `ListUsersReason` for `list_users`"
 )]
 pub trait CarriesReason<R> {}
 
