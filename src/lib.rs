@@ -58,7 +58,8 @@
 //! goes out, by the layer `completeness::routing` puts on every route (contract §5.3).
 //!
 //! Associated functions: put `#[completeness]` (no arguments) on the `impl` block as well; the
-//! reason type of `Api::list` is `ListReason`, next to the block.
+//! reason type of `Api::list` is `ApiListReason`, next to the block (so two blocks of one
+//! module may each have a `list`).
 //!
 //! ```
 //! use completeness::{Envelope, Scope, completeness};
@@ -68,7 +69,7 @@
 //! #[completeness]
 //! impl Api {
 //!     #[completeness(resource = "tags", reasons())]
-//!     async fn list_tags() -> Envelope<String, ListTagsReason> {
+//!     async fn list_tags() -> Envelope<String, ApiListTagsReason> {
 //!         Envelope::complete(vec!["blue".into()], Scope::new("tags", "every tag"))
 //!     }
 //! }

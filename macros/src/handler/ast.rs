@@ -43,7 +43,8 @@ impl HandlerFn {
 /// An annotated handler function.
 pub(crate) struct Handler<'a> {
     pub(crate) function: &'a HandlerFn,
-    /// `<HandlerInCamelCase>Reason`.
+    /// `<HandlerInCamelCase>Reason`, after the `impl`'s type for an associated function
+    /// (`ApiListReason` for `Api::list`).
     pub(crate) reason_type: Ident,
     /// The typed arguments (receivers are reported by validation).
     pub(crate) args: Vec<&'a PatType>,
@@ -52,9 +53,9 @@ pub(crate) struct Handler<'a> {
 }
 
 impl<'a> Handler<'a> {
-    pub(crate) fn from_syn(function: &'a HandlerFn) -> Handler<'a> {
+    pub(crate) fn from_syn(function: &'a HandlerFn, owner: &str) -> Handler<'a> {
         let name = syn::ext::IdentExt::unraw(&function.sig.ident).to_string();
-        let reason_type = Ident::new(&format!("{}Reason", names::camel_case(&name)), function.sig.ident.span());
+        let reason_type = Ident::new(&format!("{owner}{}Reason", names::camel_case(&name)), function.sig.ident.span());
         let args = function
             .sig
             .inputs

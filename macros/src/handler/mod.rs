@@ -19,7 +19,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     {
         return expand_impl(block);
     }
-    let (items, function) = expand_fn(args, item);
+    let (items, function) = expand_fn(args, item, "");
     let mut tokens = items;
     tokens.extend(function);
     tokens
@@ -28,7 +28,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 /// One annotated function: the items that go beside it (the reason type, errors) and the
 /// function itself. On error, the errors come out with the original function (and the reason
 /// type) so that one mistake does not cascade into "cannot find function".
-fn expand_fn(args: TokenStream, item: TokenStream) -> (TokenStream, TokenStream) {
+fn expand_fn(args: TokenStream, item: TokenStream, owner: &str) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
     let attrs = attr::parse(&cx, args);
     let function = match ast::HandlerFn::split(item.clone()) {
@@ -47,7 +47,7 @@ fn expand_fn(args: TokenStream, item: TokenStream) -> (TokenStream, TokenStream)
             return (cx.check().err().map(|e| e.to_compile_error()).unwrap_or_default(), item);
         }
     };
-    let handler = ast::Handler::from_syn(&function);
+    let handler = ast::Handler::from_syn(&function, owner);
     valid::check(&cx, &attrs, &handler);
     let declared = expand::Declared::from_attrs(&attrs);
     let reason_type = expand::reason_type(&handler, &declared);
@@ -63,9 +63,14 @@ fn expand_fn(args: TokenStream, item: TokenStream) -> (TokenStream, TokenStream)
 
 /// `#[completeness] impl Api { #[completeness(...)] async fn list(..) .. }`: each annotated
 /// associated function is expanded in place, and its reason type goes before the block (an
-/// `impl` cannot hold one), named as for a free function: `ListReason` for `list`.
+/// `impl` cannot hold one), named after the type and the function: `ApiListReason` for
+/// `Api::list`, so that two blocks of one module may each have a `list`.
 fn expand_impl(mut block: ItemImpl) -> TokenStream {
     let mut beside = TokenStream::new();
+    let owner = match &*block.self_ty {
+        syn::Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+        _ => String::new(),
+    };
     for item in &mut block.items {
         let ImplItem::Fn(function) = item else { continue };
         // `#[completeness(..)]` or `#[completeness::completeness(..)]`, as on a free function.
@@ -85,7 +90,7 @@ fn expand_impl(mut block: ItemImpl) -> TokenStream {
                 continue;
             }
         };
-        let (items, expanded) = expand_fn(args, quote! { #function });
+        let (items, expanded) = expand_fn(args, quote! { #function }, &owner);
         beside.extend(items);
         match syn::parse2::<ImplItem>(expanded) {
             Ok(expanded) => *item = expanded,

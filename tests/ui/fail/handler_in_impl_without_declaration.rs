@@ -6,7 +6,7 @@ struct Api;
 #[completeness]
 impl Api {
     #[completeness]
-    async fn list_accounts() -> Envelope<String, ListAccountsReason> {
+    async fn list_accounts() -> Envelope<String, ApiListAccountsReason> {
         unimplemented!()
     }
 }

@@ -6,7 +6,7 @@ struct Api;
 #[completeness]
 impl Api {
     #[completeness(resource = "service_accounts", reasons(VisibilityRestricted))]
-    async fn list_accounts(&self) -> Envelope<String, ListAccountsReason> {
+    async fn list_accounts(&self) -> Envelope<String, ApiListAccountsReason> {
         unimplemented!()
     }
 }

@@ -80,15 +80,21 @@ struct Groups;
 #[completeness::completeness]
 impl Groups {
     #[completeness::completeness(resource = "groups", reasons(MorePagesAvailable))]
-    async fn list_groups() -> Envelope<String, ListGroupsReason> {
+    async fn list_groups() -> Envelope<String, GroupsListGroupsReason> {
         Envelope::complete(vec![], Scope::new("groups", "all"))
+    }
+
+    // The same name as `Api::list_tags` in this module: each reason type is named after its type.
+    #[completeness(resource = "group_tags", reasons(VisibilityRestricted))]
+    async fn list_tags() -> Envelope<String, GroupsListTagsReason> {
+        Envelope::complete(vec![], Scope::new("group_tags", "all"))
     }
 }
 
 #[completeness]
 impl Api {
     #[completeness(resource = "tags", reasons(MorePagesAvailable))]
-    async fn list_tags() -> Envelope<String, ListTagsReason> {
+    async fn list_tags() -> Envelope<String, ApiListTagsReason> {
         Envelope::complete(vec![], Scope::new("tags", "all"))
     }
 }
@@ -105,5 +111,6 @@ fn main() {
         .route("/checked", get(list_checked).into())
         .route("/paged", get(list_paged).into())
         .route("/groups", get(Groups::list_groups).into())
+        .route("/groups/tags", get(Groups::list_tags).into())
         .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
 }
