@@ -123,7 +123,9 @@ fn main() {
     let plain = service::telemetry::request_log(service::refusals::around(
         Router::new()
             .route("/bare", get(bare))
-            .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate)),
+            .route_layer(middleware::from_fn(service::routes::writes_take_no_query))
+            .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate))
+            .route_layer(middleware::map_response(service::routes::challenge)),
     ))
     .with_state(state);
     let listed = "/service-accounts?page_size=100";
