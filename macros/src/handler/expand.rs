@@ -26,10 +26,10 @@ pub(crate) struct Declared {
     /// Where a code declared twice is reported: the `reasons` key.
     pub(crate) reasons_span: Span,
     pub(crate) warnings_span: Span,
-    /// Whether a service's own type is listed: only then can two names share a code
+    /// The service's own types listed, as written: only with one can two names share a code
     /// (standard names have distinct codes, and validation refuses a name listed twice).
-    pub(crate) custom_reasons: bool,
-    pub(crate) custom_warnings: bool,
+    pub(crate) custom_reasons: Vec<String>,
+    pub(crate) custom_warnings: Vec<String>,
 }
 
 impl Declared {
@@ -66,7 +66,9 @@ impl Declared {
         let custom = |list: &Option<(Path, Vec<Path>)>, table: &[&'static str], other: &[&'static str]| {
             list.iter()
                 .flat_map(|(_, names)| names)
-                .any(|path| matches!(names::classify(path, table, other), Listed::Custom(_)))
+                .filter(|path| matches!(names::classify(path, table, other), Listed::Custom(_)))
+                .map(|path| format!("`{}`", names::path_key(path)))
+                .collect::<Vec<_>>()
         };
         Declared {
             custom_reasons: custom(&attrs.reasons, &reasons, &warnings),
@@ -105,23 +107,34 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
          its `ALL` and `WARNINGS` list the declared codes."
     );
     // The codes of a service's own types are known only to the compiler: it checks them.
-    let reasons_distinct = (*custom_reasons && reasons.len() > 1).then(|| {
+    // The message is a literal (a constant's panic cannot format), naming the types that can clash.
+    let reasons_distinct = (!custom_reasons.is_empty() && reasons.len() > 1).then(|| {
+        let message = format!(
+            "this endpoint declares one reason code twice: {} has the code of another listed reason; \
+             list each code once",
+            custom_reasons.join(" or ")
+        );
         quote_spanned! {*reasons_span=>
             const _: () = ::core::assert!(
                 ::completeness::__private::distinct_codes(
                     <#set as ::completeness::__private::ReasonSet>::DECLARED.reasons,
                 ),
-                "this endpoint declares one reason code twice: list each code once",
+                #message,
             );
         }
     });
-    let warnings_distinct = (*custom_warnings && warnings.len() > 1).then(|| {
+    let warnings_distinct = (!custom_warnings.is_empty() && warnings.len() > 1).then(|| {
+        let message = format!(
+            "this endpoint declares one warning code twice: {} has the code of another listed warning; \
+             list each code once",
+            custom_warnings.join(" or ")
+        );
         quote_spanned! {*warnings_span=>
             const _: () = ::core::assert!(
                 ::completeness::__private::distinct_warning_codes(
                     <#set as ::completeness::__private::ReasonSet>::DECLARED.warnings,
                 ),
-                "this endpoint declares one warning code twice: list each code once",
+                #message,
             );
         }
     });
