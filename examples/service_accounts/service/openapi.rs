@@ -462,7 +462,7 @@ pub fn openapi() -> OpenApi {
             prefer,
         ]))
         .response("200", demand_response("The merged hits", "SearchResult"))
-        .extensions(Some(declared("search", SearchReason::ALL, SearchReason::WARNINGS)));
+        .extensions(Some(declared("search_results", SearchReason::ALL, SearchReason::WARNINGS)));
     let search =
         with_problems(search, problems(&[InvalidRequest, InvalidTimeBudget], Some(SearchReason::ALL), true, false));
     let credential_names: Vec<&str> = DEFAULT_GRANTS.iter().map(|(name, _)| *name).collect();

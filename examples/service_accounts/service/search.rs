@@ -19,7 +19,7 @@ use super::state::{AppState, Service};
 
 /// `GET /search`.
 #[completeness(
-    resource = "search",
+    resource = "search_results",
     reasons(ResultLimitReached, SourceUnavailable, TimeBudgetExceeded, VisibilityRestricted),
     warnings(StaleIndex)
 )]
@@ -66,7 +66,7 @@ pub async fn search_records(
         .iter()
         .any(|report| report.source == "audit" && matches!(report.outcome, SourceOutcome::Answered(_)));
 
-    let mut scope = Scope::new("search", caller.visibility("records")).with_filter("q", q);
+    let mut scope = Scope::new("search_results", caller.visibility("records")).with_filter("q", q);
     if let Some(tenant) = &requested_tenant {
         scope = scope.with_filter("tenant", tenant.as_str());
     }
