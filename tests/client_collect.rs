@@ -238,18 +238,19 @@ fn first_page(reasons: Value) -> Value {
     })
 }
 
+/// A traversal of two JSON pages, read with the strict deserializer: the first without a
+/// cursor, the second with one.
+fn two_pages(
+    pages: &[Value; 2],
+) -> impl Fn(Option<String>) -> std::future::Ready<Result<Envelope<u32, StandardReason>, FetchError>> + Copy + '_ {
+    |cursor: Option<String>| {
+        let page = pages[usize::from(cursor.is_some())].clone();
+        std::future::ready(serde_json::from_value(page).map_err(|e| FetchError::Contract(e.to_string())))
+    }
+}
+
 fn collect_json(pages: [Value; 2]) -> Collected<u32> {
-    block_on(collect_all(
-        |cursor: Option<String>| {
-            let page = pages[usize::from(cursor.is_some())].clone();
-            async move {
-                serde_json::from_value::<Envelope<u32, StandardReason>>(page)
-                    .map_err(|e| FetchError::Contract(e.to_string()))
-            }
-        },
-        no_limits(),
-    ))
-    .unwrap()
+    block_on(collect_all(two_pages(&pages), no_limits())).unwrap()
 }
 
 #[test]
@@ -426,13 +427,7 @@ fn a_traversal_stopped_at_a_limit_resumes_to_exactly_the_whole_snapshot() {
 fn a_resumed_traversal_carries_evidence_only_when_the_whole_is_complete() {
     let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
     let pages = [first_page(more), last_page(json!("ev1.k1.token"))];
-    let fetch = |cursor: Option<String>| {
-        let page = pages[usize::from(cursor.is_some())].clone();
-        async move {
-            serde_json::from_value::<Envelope<u32, StandardReason>>(page)
-                .map_err(|e| FetchError::Contract(e.to_string()))
-        }
-    };
+    let fetch = two_pages(&pages);
     let stopped = block_on(collect_all(fetch, CollectLimits { max_pages: 1, ..no_limits() })).unwrap();
     assert_eq!(stopped.completeness.evidence(), None);
     let whole = block_on(resume(stopped, fetch, no_limits())).unwrap();
@@ -444,13 +439,7 @@ fn a_resumed_traversal_carries_evidence_only_when_the_whole_is_complete() {
     let source = json!([{"code": "SOURCE_UNAVAILABLE", "message": "down", "source": "legacy"},
                         {"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
     let pages = [first_page(source), last_page(json!("ev1.k1.token"))];
-    let fetch = |cursor: Option<String>| {
-        let page = pages[usize::from(cursor.is_some())].clone();
-        async move {
-            serde_json::from_value::<Envelope<u32, StandardReason>>(page)
-                .map_err(|e| FetchError::Contract(e.to_string()))
-        }
-    };
+    let fetch = two_pages(&pages);
     let stopped = block_on(collect_all(fetch, CollectLimits { max_pages: 1, ..no_limits() })).unwrap();
     let resumed = block_on(resume(stopped, fetch, no_limits())).unwrap();
     assert_eq!(resumed.completeness.reason_codes(), vec![ReasonCode::SourceUnavailable]);
