@@ -230,7 +230,9 @@ impl CompletenessConfig {
     label = "the checked routes and extractors read a `CompletenessConfig` from the router's state",
     note = "give the router its settings: `.with_state(CompletenessConfig::new(keys))`, or let your own state \
             give them as axum states give their parts: `impl FromRef<AppState> for CompletenessConfig` \
-            (which also serves an `Arc<AppState>` state)"
+            (which also serves an `Arc<AppState>` state)",
+    note = "if the router's state does carry them, a handler's `State<...>` names another state type: \
+            a mismatched types error says which"
 )]
 pub trait CompletenessState: Send + Sync {
     /// The settings (a cheap clone: they are shared).
