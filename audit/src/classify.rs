@@ -173,11 +173,8 @@ impl<'i, 's> Classifier<'i, 's> {
                 if name == "Box" && args.first().is_some_and(|a| matches!(a, Type::Slice(_))) {
                     return Class::List { shown: text(ty), item: None, owner: None };
                 }
-                if name == EXEMPT {
-                    return exempt();
-                }
-                if REPORTING.contains(&name.as_str()) {
-                    return Class::Reports(format!("returns `{name}`"));
+                if let Some(class) = framework_response(&name) {
+                    return class;
                 }
                 if COLLECTIONS.contains(&name.as_str()) {
                     let item = if name.ends_with("Map") { args.get(1) } else { args.first() };
@@ -362,20 +359,10 @@ impl<'i, 's> Classifier<'i, 's> {
                         None => unknown(),
                     };
                 }
-                if segs.len() >= 2 {
-                    let owner = &segs[segs.len() - 2];
-                    if owner == EXEMPT {
-                        return exempt();
-                    }
-                    if REPORTING.contains(&owner.as_str()) {
-                        return Class::Reports(format!("returns `{owner}`"));
-                    }
-                }
-                if last == EXEMPT {
-                    return exempt();
-                }
-                if REPORTING.contains(&last) {
-                    return Class::Reports(format!("returns `{last}`"));
+                // `Envelope::complete(..)` names the type before the function; `Exempt(..)` is the type.
+                let owner = segs.len().checked_sub(2).map(|i| segs[i].as_str());
+                if let Some(class) = owner.and_then(framework_response).or_else(|| framework_response(last)) {
+                    return class;
                 }
                 if let Some(callee) = self.index.find_fn(f.module, f.self_ty.as_deref(), &segs)
                     && callee.id != f.id
@@ -447,11 +434,15 @@ impl<'i, 's> Classifier<'i, 's> {
     }
 }
 
-/// A response declared exempt: its reason is the handler's to give, not the audit's to judge.
-fn exempt() -> Class {
-    Class::Exempt(format!(
-        "returns `{EXEMPT}`: declared, with its reason, to need no completeness block (not a migration)"
-    ))
+/// The class of a response type of the framework, by its name: one that reports completeness,
+/// or `Exempt`, whose reason is the handler's to give, not the audit's to judge.
+fn framework_response(name: &str) -> Option<Class> {
+    if name == EXEMPT {
+        return Some(Class::Exempt(format!(
+            "returns `{EXEMPT}`: declared, with its reason, to need no completeness block (not a migration)"
+        )));
+    }
+    REPORTING.contains(&name).then(|| Class::Reports(format!("returns `{name}`")))
 }
 
 /// `class` seen through the wrapper `wrapper`: a reporting response inside `Json` still carries
