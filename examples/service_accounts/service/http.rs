@@ -22,9 +22,14 @@ pub fn query(uri: &Uri, allowed: &[&str]) -> Result<Vec<(String, String)>, Probl
     };
     for (i, (key, _)) in pairs.iter().enumerate() {
         if !allowed.contains(&key.as_str()) {
+            let accepted = if allowed.is_empty() {
+                "this route takes no query parameters".to_owned()
+            } else {
+                format!("this route accepts {}", allowed.join(", "))
+            };
             return Err(Problem::new(
                 ProblemCode::InvalidRequest,
-                format!("unknown query parameter '{key}'; this route accepts {}", allowed.join(", ")),
+                format!("unknown query parameter '{key}'; {accepted}"),
             )
             .with_extension("parameter", key));
         }

@@ -9,12 +9,12 @@ use axum::http::header::WWW_AUTHENTICATE;
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use completeness::Problem;
 use completeness::routing::{get, post};
-use completeness::{Problem, ProblemCode};
 use tokio_util::sync::CancellationToken;
 
 use super::state::AppState;
-use super::{account, archive, auth, credentials, inventory, mcp, openapi, refusals, search, telemetry};
+use super::{account, archive, auth, credentials, http, inventory, mcp, openapi, refusals, search, telemetry};
 
 /// Resolves the bearer credential; 401 problem when it is missing or unknown.
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
@@ -45,13 +45,7 @@ pub async fn challenge(mut response: Response) -> Response {
 /// while the client believes it only asked.
 pub async fn writes_take_no_query(request: Request, next: Next) -> Response {
     let write = !matches!(request.method(), &Method::GET | &Method::HEAD | &Method::OPTIONS);
-    if write && let Some(key) = request.uri().query().and_then(|q| q.split('&').find(|pair| !pair.is_empty())) {
-        let key = key.split('=').next().unwrap_or(key);
-        let problem = Problem::new(
-            ProblemCode::InvalidRequest,
-            format!("unknown query parameter '{key}'; a {} takes no query parameters", request.method()),
-        )
-        .with_extension("parameter", key);
+    if write && let Err(problem) = http::query(request.uri(), &[]) {
         return problem.into_response();
     }
     next.run(request).await
