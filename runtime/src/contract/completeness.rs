@@ -344,17 +344,17 @@ impl<R: Reason> Completeness<R> {
             complete,
             status: &status,
             truncated: &truncated,
-            continuation: &continuation,
-            evidence: &evidence,
+            has_continuation: !continuation.is_null(),
+            has_evidence: !evidence.is_null(),
         };
 
         // Each member is read on its own, so that one unreadable member hides no other problem.
         let mut problems: Vec<String> = Vec::new();
-        let continuation: Option<Option<Continuation>> = read_member("continuation", &continuation, &mut problems);
-        let next_cursor: Option<Option<String>> = read_member("next_cursor", &next_cursor, &mut problems);
-        let page: Option<Option<PageInfo>> = read_member("page", &page, &mut problems);
-        let scope: Option<Scope> = read_member("scope", &scope, &mut problems);
-        let evidence: Option<Option<String>> = read_member("evidence", &evidence, &mut problems);
+        let continuation: Option<Option<Continuation>> = read_member("continuation", continuation, &mut problems);
+        let next_cursor: Option<Option<String>> = read_member("next_cursor", next_cursor, &mut problems);
+        let page: Option<Option<PageInfo>> = read_member("page", page, &mut problems);
+        let scope: Option<Scope> = read_member("scope", scope, &mut problems);
+        let evidence: Option<Option<String>> = read_member("evidence", evidence, &mut problems);
         let reasons = read_reasons::<R>(reasons).map_err(|found| problems.extend(found)).ok();
         let warnings = read_warnings(warnings).map_err(|found| problems.extend(found)).ok();
 
@@ -400,8 +400,8 @@ impl<R: Reason> Completeness<R> {
 }
 
 /// One member as received, or `None` with the problem noted.
-fn read_member<T: serde::de::DeserializeOwned>(what: &str, value: &Value, problems: &mut Vec<String>) -> Option<T> {
-    T::deserialize(value).map_err(|e| problems.push(format!("`{what}`: {e}"))).ok()
+fn read_member<T: serde::de::DeserializeOwned>(what: &str, value: Value, problems: &mut Vec<String>) -> Option<T> {
+    serde_json::from_value(value).map_err(|e| problems.push(format!("`{what}`: {e}"))).ok()
 }
 
 /// `incomplete_reasons` as received: every malformed reason object (R12), or the reasons.

@@ -96,13 +96,14 @@ impl fmt::Display for Violation {
     }
 }
 
-/// The members that `complete` constrains, as received (`evidence` is null for a shape without it).
+/// The members that `complete` constrains, as received: `status` and `truncated` as they are,
+/// and whether `continuation` and `evidence` are set (`evidence` is not, for a shape without it).
 pub(crate) struct Received<'a> {
     pub(crate) complete: bool,
     pub(crate) status: &'a Value,
     pub(crate) truncated: &'a Value,
-    pub(crate) continuation: &'a Value,
-    pub(crate) evidence: &'a Value,
+    pub(crate) has_continuation: bool,
+    pub(crate) has_evidence: bool,
 }
 
 /// R3, R5 and R9: the rules that compare one member with `complete`, checked even when other
@@ -119,11 +120,11 @@ pub(crate) fn check_received(received: &Received<'_>) -> Vec<Violation> {
         ));
     }
     // R5
-    if complete && !received.continuation.is_null() {
+    if complete && received.has_continuation {
         v.push(Violation::new(Rule::NoContinuationWhenComplete, "`continuation` must be null when `complete` is true"));
     }
     // R9
-    if !complete && !received.evidence.is_null() {
+    if !complete && received.has_evidence {
         v.push(Violation::new(
             Rule::EvidenceOnlyWhenComplete,
             "`evidence` must be null when `complete` is false: evidence is never made from a partial read",
