@@ -25,6 +25,9 @@ pub(crate) struct Attrs {
     pub(crate) unknown_key: bool,
 }
 
+/// The attribute's keys, for a "did you mean" when another is written.
+const KEYS: [&str; 3] = ["resource", "reasons", "warnings"];
+
 /// Reads the attribute arguments; every mistake goes to `cx`.
 pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut attrs = Attrs::default();
@@ -42,9 +45,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             *slot = Some((meta.path.clone(), names));
         } else {
             let key = meta::key(&meta);
-            let hint = names::near_miss(&key, &["resource", "reasons", "warnings"])
-                .map(|near| format!(" (did you mean `{near}`?)"))
-                .unwrap_or_default();
+            let hint =
+                names::near_miss(&key, &KEYS).map(|near| format!(" (did you mean `{near}`?)")).unwrap_or_default();
             cx.error_spanned_by(
                 &meta.path,
                 format!("unknown key `{key}`{hint}: expected `resource = \"...\"`, `reasons(...)` or `warnings(...)`"),

@@ -45,7 +45,7 @@ pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
     check_names(cx, attrs.warnings.as_ref().map(|(_, names)| names), &warnings, &reasons, Kind::Warning);
     check_signature(cx, handler);
     check_return_type(cx, handler);
-    check_page_request(cx, attrs, handler);
+    check_page_request(cx, attrs, handler, &reasons, &warnings);
 }
 
 /// Rule 1.
@@ -199,16 +199,21 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
 }
 
 /// Rule 6.
-fn check_page_request(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
+fn check_page_request(
+    cx: &Ctxt,
+    attrs: &Attrs,
+    handler: &Handler,
+    reasons: &[&'static str],
+    warnings: &[&'static str],
+) {
     // A standard name counts however it is written: `MorePagesAvailable` or its full path.
-    let (reasons, warnings) = (names::reason_names(), names::warning_names());
     let declares = |list: &Option<(Path, Vec<Path>)>, name: &str, table: &[&'static str], other: &[&'static str]| {
         list.as_ref().is_some_and(|(_, names)| {
             names.iter().any(|path| matches!(names::classify(path, table, other), Listed::Standard(n) if n == name))
         })
     };
-    let more_pages = declares(&attrs.reasons, "MorePagesAvailable", &reasons, &warnings);
-    let reduced = declares(&attrs.warnings, "PageSizeReduced", &warnings, &reasons);
+    let more_pages = declares(&attrs.reasons, "MorePagesAvailable", reasons, warnings);
+    let reduced = declares(&attrs.warnings, "PageSizeReduced", warnings, reasons);
     if more_pages && reduced {
         return;
     }
