@@ -83,24 +83,26 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
 /// is the last one, so it speaks of what this page holds and says the traversal covers the
 /// scope, which is right for the first page as for one reached with a cursor.
 pub fn page_verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
-    if !completeness.is_complete() {
-        return verdict(completeness, returned);
-    }
-    let scope = completeness.scope();
-    let noun = noun(&scope.resource);
-    let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
-    format!(
-        "COMPLETE: {returned} {noun} on this page, the last of the traversal: with the pages before it, the \
-         traversal covers the whole scope ({}){snapshot}.",
-        scope.visibility
-    )
+    one_line(completeness, returned, true)
 }
 
 /// The one-line verdict on a result: `COMPLETE: ...` or `INCOMPLETE (CODES): ...`.
 pub fn verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
+    one_line(completeness, returned, false)
+}
+
+/// The verdict; `one_page` when the answer is one page of a traversal, not a whole result.
+fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page: bool) -> String {
     let scope = completeness.scope();
     let noun = noun(&scope.resource);
     let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
+    if completeness.is_complete() && one_page {
+        return format!(
+            "COMPLETE: {returned} {noun} on this page, the last of the traversal: with the pages before it, the \
+             traversal covers the whole scope ({}){snapshot}.",
+            scope.visibility
+        );
+    }
     if completeness.is_complete() {
         let absence = if returned == 0 { "; nothing else exists in scope" } else { "" };
         return format!("COMPLETE: {returned} {noun} cover the whole scope ({}){snapshot}{absence}.", scope.visibility);
