@@ -101,3 +101,41 @@ async fn partial_answers_and_refusals_over_mcp_show_in_the_counters_under_their_
     assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
 }
 }
+
+/// With fault injection on, the counters and the request log are those of the answer the
+/// client received: the faults are applied inside the request log and observed as sent.
+#[tokio::test]
+async fn faulted_answers_are_counted_as_sent() {
+    let mut cfg = config(40);
+    cfg.slow_sources.clear();
+    cfg.faults = Some(completeness::testing::faults::Schedule::header_only());
+    let h = Harness::start(cfg).await;
+    let _turn = TURN.lock().await;
+    let before = h.metrics().await;
+
+    let faulted = |path: &str| {
+        h.request(reqwest::Method::GET, path).bearer_auth("admin").header("completeness-fault", "SOURCE_UNAVAILABLE")
+    };
+    let partial = faulted("/search?q=svc").send().await.unwrap();
+    assert_eq!(partial.status(), 200);
+    assert!(partial.headers().contains_key("x-request-id"), "a faulted answer carries its request id");
+    let body: serde_json::Value = partial.json().await.unwrap();
+    assert_eq!(body["complete"], false);
+    let refused = faulted("/search?q=svc&require_complete=true").send().await.unwrap();
+    assert_eq!(refused.status(), 503, "the faulted answer is refused under the demand");
+    assert!(refused.headers().contains_key("x-request-id"), "a refusal the fault caused carries its request id");
+
+    let after = h.metrics().await;
+    let delta = went_up(&before, &after);
+    let search = |complete| [("route", "/search"), ("method", "GET"), ("complete", complete)];
+    assert_eq!(
+        (
+            delta("completeness_responses_total", &search("false")),
+            delta("completeness_responses_total", &search("true"))
+        ),
+        (2.0, 0.0),
+        "the two answers sent were partial; the complete ones the handler gave were replaced"
+    );
+    assert_eq!(delta("completeness_reasons_total", &[("route", "/search"), ("code", "SOURCE_UNAVAILABLE")]), 2.0);
+    assert_eq!(delta("completeness_strict_refusals_total", &[("route", "/search"), ("status", "503")]), 1.0);
+}

@@ -16,6 +16,7 @@ use completeness::observe::EntryPoint;
 use completeness::page_request::PageRequest;
 use completeness::reason::SourceUnavailable;
 use completeness::routing::{get, post};
+use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
 use completeness::{
     Completeness, Credential, Envelope, Exempt, Problem, ProblemCode, RequireComplete, RequireEvidence, ResultEnvelope,
     Scope, StandardReason, completeness,
@@ -70,6 +71,16 @@ async fn numbers(request: PageRequest) -> Result<Envelope<u32>, Problem> {
     Ok(page.envelope(scope, rows, |n| n.to_string()))
 }
 
+/// [`numbers`], declared: the fault layer faults only what a route declares.
+#[completeness(resource = "numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
+async fn declared_numbers(request: PageRequest) -> Result<Envelope<u32, DeclaredNumbersReason>, Problem> {
+    let scope = Scope::new("numbers", "all numbers");
+    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+    let after: u32 = page.position().map_or(Ok(0), |p| p.parse().map_err(|_| page.unreadable_position()))?;
+    let rows: Vec<u32> = (after + 1..100).filter(|n| n % 2 == 1).take(page.fetch_size()).collect();
+    Ok(page.envelope(scope, rows, |n| n.to_string()))
+}
+
 #[derive(Debug, Deserialize)]
 struct ArchiveBody {
     #[allow(dead_code)] // refused before it is read
@@ -91,6 +102,7 @@ fn app() -> Router {
         .route("/empty-partial", get(empty_partial).into())
         .route("/complete", get(complete).into())
         .route("/numbers", get(numbers).into())
+        .route("/declared-numbers", get(declared_numbers).into())
         .route("/archive", post(archive).into())
         .route("/hits", get(hits).into())
         // axum's own routing: the layer is installed by hand (twice here: observed once all the same).
@@ -299,6 +311,76 @@ fn assert_no_token_text(capture: &Capture, secrets: &[&str]) {
             }
         }
     }
+}
+
+/// [`app`] behind a fault layer that applies the fault a request names.
+fn faulted_app() -> Router {
+    app().layer(FaultLayer::new(Schedule::header_only()))
+}
+
+/// A request that names the fault to apply.
+fn faulted_request(uri: &str, fault: &str) -> Request {
+    Request::get(uri).header(FAULT_HEADER, fault).body(Body::empty()).unwrap()
+}
+
+#[test]
+fn a_faulted_answer_is_observed_as_the_client_received_it() {
+    let requests = vec![
+        faulted_request("/complete", "SOURCE_UNAVAILABLE"),
+        faulted_request("/complete", "none"),
+        faulted_request("/complete?require_complete=true", "SOURCE_UNAVAILABLE"),
+    ];
+    let (capture, metrics, statuses) = run_on(faulted_app, requests);
+    assert_eq!(statuses, [StatusCode::OK, StatusCode::OK, StatusCode::SERVICE_UNAVAILABLE]);
+    let events = capture.of_kind("response");
+    assert_eq!(events.len(), 2, "one event per answer sent, none for the answers replaced: {events:#?}");
+    assert_eq!(
+        (events[0].level, events[0].field("complete"), events[0].field("reasons")),
+        (Level::INFO, "false", "SOURCE_UNAVAILABLE"),
+        "the faulted answer, not the complete one the handler gave"
+    );
+    assert_eq!((events[1].level, events[1].field("complete")), (Level::DEBUG, "true"), "not faulted");
+    let refusal = only(capture.of_kind("strict_refusal"));
+    assert_eq!((refusal.field("status"), refusal.field("reasons")), ("503", "SOURCE_UNAVAILABLE"));
+    let responses = |complete| {
+        value(
+            &metrics,
+            "completeness_responses_total",
+            &[("route", "/complete"), ("method", "GET"), ("complete", complete)],
+        )
+    };
+    assert_eq!((responses("false"), responses("true")), (2.0, 1.0));
+    let reasons =
+        value(&metrics, "completeness_reasons_total", &[("route", "/complete"), ("code", "SOURCE_UNAVAILABLE")]);
+    assert_eq!(reasons, 2.0);
+    let strict = [("route", "/complete"), ("status", "503")];
+    assert_eq!(value(&metrics, "completeness_strict_refusals_total", &strict), 1.0);
+}
+
+#[test]
+fn a_faulted_cursor_refusal_is_observed_as_a_refused_cursor() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut statuses = Vec::new();
+    let (capture, metrics) = observing(|| {
+        runtime.block_on(async {
+            let app = faulted_app();
+            let first = app.clone().oneshot(faulted_request("/declared-numbers?page_size=5", "none")).await.unwrap();
+            let body = axum::body::to_bytes(first.into_body(), usize::MAX).await.unwrap();
+            let page: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            let cursor = page["next_cursor"].as_str().expect("a first page of five numbers has a next page");
+            let uri = format!("/declared-numbers?page_size=5&cursor={cursor}");
+            statuses.push(app.oneshot(faulted_request(&uri, "CURSOR_EXPIRED")).await.unwrap().status());
+        })
+    });
+    assert_eq!(statuses, [StatusCode::GONE]);
+    let event = only(capture.of_kind("cursor_refused"));
+    assert_eq!(
+        (event.field("code"), event.field("route"), event.field("credential")),
+        ("CURSOR_EXPIRED", "/declared-numbers", "north")
+    );
+    assert_eq!(capture.of_kind("response").len(), 1, "the first page only: the second was refused");
+    let refused = [("route", "/declared-numbers"), ("code", "CURSOR_EXPIRED")];
+    assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &refused), 1.0);
 }
 
 #[test]

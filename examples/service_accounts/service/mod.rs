@@ -92,12 +92,13 @@ impl Drop for Running {
 /// Cancelling `mcp_sessions` ends the MCP sessions.
 pub async fn build(config: Config, mcp_sessions: CancellationToken) -> Result<(AppState, axum::Router), String> {
     config.validate()?;
+    let faults = config.faults.clone();
     let service = Service::open(config).await.map_err(|e| match e {
         StoreError::Config(detail) => detail,
         other => format!("could not open the database: {other}"),
     })?;
     let state: AppState = Arc::new(service);
-    Ok((state.clone(), routes::router(state, mcp_sessions)))
+    Ok((state.clone(), routes::router(state, mcp_sessions, faults)))
 }
 
 /// Opens the database, installs the metrics recorder (once per process), binds `config.addr`
@@ -105,12 +106,8 @@ pub async fn build(config: Config, mcp_sessions: CancellationToken) -> Result<(A
 pub async fn start(config: Config) -> Result<Running, String> {
     let addr = config.addr;
     telemetry::install_metrics();
-    let faults = config.faults.clone();
     let mcp_sessions = CancellationToken::new();
-    let (state, mut router) = build(config, mcp_sessions.clone()).await?;
-    if let Some(schedule) = faults {
-        router = router.layer(completeness::testing::faults::FaultLayer::new(schedule));
-    }
+    let (state, router) = build(config, mcp_sessions.clone()).await?;
     let listener = TcpListener::bind(addr).await.map_err(|e| format!("could not listen on {addr}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (stop, stopped) = oneshot::channel::<()>();

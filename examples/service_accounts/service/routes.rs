@@ -11,6 +11,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::Problem;
 use completeness::routing::{get, post};
+use completeness::testing::faults::{FaultLayer, Schedule};
 use tokio_util::sync::CancellationToken;
 
 use super::state::AppState;
@@ -60,8 +61,10 @@ async fn method_not_allowed() -> Problem {
 }
 
 /// Every route of the example's README, `GET /metrics` and the MCP endpoint, behind the
-/// refusals and the request log. Cancelling `mcp_sessions` ends the MCP sessions.
-pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
+/// refusals and the request log. Cancelling `mcp_sessions` ends the MCP sessions. With
+/// `faults`, answers are faulted inside the request log, so that the log, the request id and
+/// the events are those of the answer sent.
+pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<Schedule>) -> Router {
     let authenticated = Router::new()
         .route("/service-accounts", get(inventory::list_service_accounts).post(account::create_account).into())
         .route("/service-accounts/count", get(inventory::count_service_accounts).into())
@@ -82,5 +85,9 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
         .merge(mcp::router(state.clone(), mcp_sessions))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
+    let router = match faults {
+        Some(schedule) => router.layer(FaultLayer::new(schedule)),
+        None => router,
+    };
     telemetry::request_log(refusals::around(router)).with_state(state)
 }

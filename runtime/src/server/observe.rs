@@ -14,7 +14,10 @@
 //! - a service that routes with `axum::routing` installs it itself, before its
 //!   authentication layer: `.route_layer(completeness::observe::layer())`.
 //!
-//! A response observed once is not observed again by a second layer. The route is the
+//! A response observed once is not observed again by a second layer. A layer outside the
+//! route that may replace the answer (the fault layer of [`crate::testing::faults`]) asks the
+//! inner layer to leave the observing to it ([`ObservedOutside`]), so that what is emitted is
+//! what the client received. The route is the
 //! template (`/service-accounts/{id}`), never the path: label values stay bounded; a request
 //! no route matched is labelled [`UNMATCHED`].
 //!
@@ -141,6 +144,28 @@ fn refused(code: &ProblemCode) -> Option<Refused> {
         | ProblemCode::TargetNotInEvidence
         | ProblemCode::TargetChanged => Some(Refused::Evidence),
         _ => None,
+    }
+}
+
+/// A request extension set by a layer outside the routes that may replace their answers: the
+/// observe layer then leaves its caller on the response ([`Deferred`]) instead of emitting, and
+/// the outer layer emits for the answer it sends.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ObservedOutside;
+
+/// The caller an inner observe layer left on a response for the layer outside it.
+#[derive(Debug, Clone)]
+pub(crate) struct Deferred(Caller);
+
+impl Deferred {
+    /// Takes the caller an inner observe layer left on `response`.
+    pub(crate) fn take(response: &mut Response) -> Option<Deferred> {
+        response.extensions_mut().remove::<Deferred>()
+    }
+
+    /// Emits what `response`, the answer sent, carries.
+    pub(crate) fn observe(self, response: &mut Response) {
+        self.0.observe(response);
     }
 }
 
@@ -396,7 +421,8 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let caller = Caller::of(&request);
-        ObserveFuture { inner: Box::pin(self.inner.call(request)), caller }
+        let deferred = request.extensions().get::<ObservedOutside>().is_some();
+        ObserveFuture { inner: Box::pin(self.inner.call(request)), caller, deferred }
     }
 }
 
@@ -404,6 +430,8 @@ where
 pub struct ObserveFuture<F> {
     inner: Pin<Box<F>>,
     caller: Caller,
+    /// A layer outside observes the answer it sends ([`ObservedOutside`]).
+    deferred: bool,
 }
 
 impl<F> fmt::Debug for ObserveFuture<F> {
@@ -424,7 +452,14 @@ where
         match this.inner.as_mut().poll(cx) {
             Poll::Ready(Ok(response)) => {
                 let mut response = response.into_response();
-                this.caller.observe(&mut response);
+                if this.deferred {
+                    // The innermost layer's caller: it knows the credential an authentication layer set.
+                    if response.extensions().get::<Deferred>().is_none() {
+                        response.extensions_mut().insert(Deferred(this.caller.clone()));
+                    }
+                } else {
+                    this.caller.observe(&mut response);
+                }
                 Poll::Ready(Ok(response))
             }
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),

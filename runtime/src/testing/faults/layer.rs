@@ -19,6 +19,7 @@ use super::inject::{Faulted, RequestFacts, inject};
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::reason::ReasonCode;
+use crate::server::observe::{Deferred, ObservedOutside};
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::Reported;
 use crate::server::require::{PREFERENCE_APPLIED, RequireComplete};
@@ -189,9 +190,13 @@ where
             reasons: Vec::new(),
         };
         let faultable = parts.method == Method::GET;
-        let future = inner.call(Request::from_parts(parts, body));
+        let mut request = Request::from_parts(parts, body);
+        // The answer sent may not be the route's: the events and counts are of the one sent.
+        request.extensions_mut().insert(ObservedOutside);
+        let future = inner.call(request);
         Box::pin(async move {
-            let response = future.await?;
+            let mut response = future.await?;
+            let deferred = Deferred::take(&mut response);
             let declared = response.extensions().get::<Reported>().and_then(|r| r.declared).filter(|_| faultable);
             let response = match declared {
                 Some(declared) if response.status() == StatusCode::OK => {
@@ -199,6 +204,10 @@ where
                 }
                 _ => response,
             };
+            let mut response = response;
+            if let Some(deferred) = deferred {
+                deferred.observe(&mut response);
+            }
             record.status = response.status().as_u16();
             shared.log.lock().unwrap_or_else(PoisonError::into_inner).push(record);
             Ok(response)
@@ -278,6 +287,9 @@ impl Shared {
                 record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
                 let mut reported = Reported::of(&page.block, None);
                 reported.items = page.items_returned();
+                if let Some(real) = parts.extensions.get::<Reported>() {
+                    reported.declared = real.declared;
+                }
                 if let Err(problem) = demand.check_report(&reported.incomplete) {
                     record.complete = None;
                     let mut refused = problem.into_response();
@@ -285,13 +297,9 @@ impl Shared {
                     if let Some(applied) = parts.headers.get(PREFERENCE_APPLIED) {
                         refused.headers_mut().insert(PREFERENCE_APPLIED, applied.clone());
                     }
-                    return refused;
+                    return reported.refused_by(refused);
                 }
-                // The response says what its faulted body says; the real answer was observed already.
-                if let Some(real) = parts.extensions.get::<Reported>() {
-                    reported.declared = real.declared;
-                    reported.observed = real.observed;
-                }
+                // The response says what its faulted body says, and is observed as such.
                 parts.extensions.insert(reported);
                 let body = page.to_body();
                 parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
