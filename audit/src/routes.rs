@@ -387,12 +387,26 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 self.eval(&call.receiver, frame, consuming)
             }
+            // A tower service mounted on the router: its responses are not a handler's to read,
+            // unless it is a handler turned into a service (`list.into_service()`).
+            ("route_service" | "nest_service", [path, service]) => {
+                let mut routes = self.router(&call.receiver, frame);
+                let path = self.path_text(path, frame);
+                let handler = self.service(&name, service, frame);
+                routes.push(Registration { method: "*".to_owned(), path, handler });
+                Value::Router(routes)
+            }
             _ => {
-                self.eval(&call.receiver, frame, false);
+                // A method the audit does not know, on a router or method router (an extension
+                // trait's `.with_tracing()`, `.boxed()`): the routes it was given are still served.
+                let receiver = self.eval(&call.receiver, frame, consuming);
                 for arg in args {
                     self.eval_free(arg, frame);
                 }
-                Value::Other
+                match receiver {
+                    kept @ (Value::Router(_) | Value::Methods(..)) => kept,
+                    Value::Other => Value::Other,
+                }
             }
         }
     }
@@ -457,6 +471,25 @@ impl<'i, 's> Eval<'i, 's> {
             }
         }
         handler
+    }
+
+    /// The handler of a `route_service`/`nest_service` registration: a handler of the audited
+    /// sources turned into a service, or a service whose responses the audit cannot see.
+    fn service(&mut self, registered_with: &str, expr: &'s Expr, frame: &Frame<'s>) -> HandlerRef<'s> {
+        let mut written = expr;
+        while let Expr::MethodCall(call) = written {
+            written = &call.receiver;
+        }
+        if let Expr::Path(p) = written
+            && self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segments(&p.path)).is_some()
+        {
+            return self.handler(expr, frame, false);
+        }
+        let why = format!(
+            "`{registered_with}` mounts the tower service `{}`, not a handler: the audit cannot see its responses",
+            text(expr)
+        );
+        self.opaque_handler(expr, frame, &why)
     }
 
     fn opaque_handler(&self, expr: &'s Expr, frame: &Frame<'s>, why: &str) -> HandlerRef<'s> {

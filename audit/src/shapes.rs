@@ -102,8 +102,8 @@ pub const METHODS: [(&str, &str); 9] = [
     ("any", "ANY"),
 ];
 
-/// Router methods that hand back the same routes (layers, state, fallbacks).
-pub const ROUTER_PASS_THROUGH: [&str; 8] = [
+/// Router methods that hand back the same routes (layers, state, fallbacks, the service `axum::serve` takes).
+pub const ROUTER_PASS_THROUGH: [&str; 11] = [
     "layer",
     "route_layer",
     "with_state",
@@ -112,6 +112,9 @@ pub const ROUTER_PASS_THROUGH: [&str; 8] = [
     "method_not_allowed_fallback",
     "into_service",
     "reset_fallback",
+    "into_make_service",
+    "into_make_service_with_connect_info",
+    "handle_error",
 ];
 
 /// The method of a method-router constructor or method name, if it is one.

@@ -87,6 +87,10 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/impl-json-enveloped", "reports_completeness"),
         ("GET", "/derived", "reports_completeness"),
         ("GET", "/exempt", "exempt"),
+        // Beside tower services, in a router handed to `axum::serve` as `into_make_service()`.
+        ("GET", "/bare-vec-service", "list_without_completeness"),
+        ("*", "/assets", "unknown"),
+        ("*", "/as-service", "list_without_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -130,6 +134,8 @@ fn a_finding_names_handler_location_and_fix() {
     assert_eq!(unchecked["fix"], "register it with `completeness::routing::get`", "{unchecked}");
     let checked = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/annotated").unwrap();
     assert_eq!(checked["fix"], Value::Null, "{checked}");
+    let service = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/assets").unwrap();
+    assert!(service["why"].as_str().unwrap().contains("`nest_service` mounts the tower service"), "{service}");
 }
 
 #[test]
