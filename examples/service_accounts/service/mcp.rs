@@ -47,6 +47,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::account::{self, AccountView};
 use super::archive;
@@ -55,7 +56,7 @@ use super::inventory::{self, CountServiceAccountsReason, InventoryQuery};
 use super::search;
 use super::seed::TENANTS;
 use super::state::AppState;
-use super::{openapi, refusals, routes};
+use super::{openapi, refusals, routes, telemetry};
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -257,14 +258,17 @@ impl ServerHandler for InventoryTools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // The authentication layer put the caller on the HTTP request that carried this call.
-        let caller = context
-            .extensions
-            .get::<Parts>()
+        let parts = context.extensions.get::<Parts>();
+        let caller = parts
             .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
             .cloned()
             .ok_or_else(|| ErrorData::internal_error("the request carries no authenticated credential", None))?;
+        // rmcp runs the call outside the request's span: its events go in the same span again,
+        // so that they carry the request id.
+        let span =
+            parts.map_or_else(tracing::Span::none, |parts| telemetry::request_span(&parts.extensions, &parts.method));
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        self.call(&caller, &request.name, arguments).await.map(CallToolResponse::from)
+        self.call(&caller, &request.name, arguments).instrument(span).await.map(CallToolResponse::from)
     }
 
     /// rmcp hands over any request it could not read as the method it names. For a method

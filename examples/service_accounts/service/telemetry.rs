@@ -15,7 +15,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
-use tracing_subscriber::filter::Targets;
+use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -44,13 +44,54 @@ impl LogFormat {
 /// rmcp's from `warn`, since it logs the start and end of every MCP call at `info`.
 pub const DEFAULT_FILTER: &str = "info,rmcp=warn";
 
+/// The most rmcp may log: below it, its events carry whole messages (see [`log_filter`]).
+const RMCP_CAP: LevelFilter = LevelFilter::INFO;
+
+/// The level names a bare `RUST_LOG` directive may be.
+const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+
+/// The filter `RUST_LOG` asks for (`None`: unset, the default filter).
+///
+/// Stricter than the directive syntax, which reads any bare word as a target: a bare word must
+/// be a level, so that a mistyped level (`inof`) is refused rather than silencing the whole
+/// log; a target is named with its level (`completeness=debug`). An empty or non-UTF-8 value
+/// is refused too. rmcp is capped at `info`: at `debug` it writes every tool call's arguments
+/// and result, cursors and evidence included, and a token's content is never logged.
+pub fn log_filter(rust_log: Option<&std::ffi::OsStr>) -> Result<Targets, String> {
+    let Some(text) = rust_log else {
+        return DEFAULT_FILTER.parse().map_err(|e| format!("the default filter: {e}"));
+    };
+    let text = text.to_str().ok_or("RUST_LOG is not UTF-8")?;
+    if text.trim().is_empty() {
+        return Err(format!("RUST_LOG is empty: unset it for the default ({DEFAULT_FILTER}), or name a level"));
+    }
+    for directive in text.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        if !directive.contains('=') && !LEVELS.contains(&directive.to_ascii_lowercase().as_str()) {
+            return Err(format!(
+                "RUST_LOG: '{directive}' is not a level ({}); name a target with its level, e.g. {directive}=debug",
+                LEVELS.join(", ")
+            ));
+        }
+    }
+    let asked: Targets = text.parse().map_err(|e| format!("RUST_LOG: {e}"))?;
+    let is_rmcp = |target: &str| target == "rmcp" || target.starts_with("rmcp::");
+    let mut filter = Targets::new();
+    if let Some(level) = asked.default_level() {
+        filter = filter.with_default(level);
+        if level > RMCP_CAP && !asked.iter().any(|(target, _)| target == "rmcp") {
+            filter = filter.with_target("rmcp", RMCP_CAP);
+        }
+    }
+    for (target, level) in asked.iter() {
+        filter = filter.with_target(target, if is_rmcp(target) { level.min(RMCP_CAP) } else { level });
+    }
+    Ok(filter)
+}
+
 /// Writes log lines to standard error in `format`, filtered by `RUST_LOG` (e.g.
-/// `RUST_LOG=info,completeness=debug`), from now on.
+/// `RUST_LOG=info,completeness=debug`; see [`log_filter`]), from now on.
 pub fn init_logging(format: LogFormat) -> Result<(), String> {
-    let filter: Targets = std::env::var("RUST_LOG")
-        .unwrap_or_else(|_| DEFAULT_FILTER.to_owned())
-        .parse()
-        .map_err(|e| format!("RUST_LOG: {e}"))?;
+    let filter = log_filter(std::env::var_os("RUST_LOG").as_deref())?;
     let registry = tracing_subscriber::registry().with(filter);
     let writer = std::io::stderr;
     let installed = match format {
@@ -89,25 +130,49 @@ pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], String
 /// echoed on the response, a span per request with that id, the method and the route
 /// template, and one `INFO` line per response with its status and latency. The framework's
 /// events are written inside that span, so they carry the request id too.
+///
+/// A client's `x-request-id` is kept only when it is printable ASCII and not empty; any other
+/// is replaced by a fresh one, so that the id in the log is always the one echoed.
 pub fn request_log<S>(router: axum::Router<S>) -> axum::Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {
     let trace = TraceLayer::new_for_http()
-        .make_span_with(|request: &Request<axum::body::Body>| {
-            let id = request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
-            let route = request.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str());
-            tracing::info_span!(
-                "request",
-                id = id.unwrap_or("-"),
-                method = %request.method(),
-                route = route.unwrap_or(completeness::observe::UNMATCHED),
-            )
-        })
+        .make_span_with(|request: &Request<axum::body::Body>| request_span(request.extensions(), request.method()))
         .on_response(DefaultOnResponse::new().level(Level::INFO));
-    // Layers wrap what comes before them: the id is set first, then traced, then echoed.
+    // Layers wrap what comes before them: an unusable id is dropped first, then one is set,
+    // then traced, then echoed.
     router
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(trace)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(axum::middleware::map_request(drop_unusable_request_id))
 }
+
+/// The span of one request: its id, method and route template. Also what an MCP tool call
+/// runs in, rebuilt from the extensions of the HTTP request that carried it, since rmcp runs
+/// the call in a task of its own, outside the request's span.
+pub fn request_span(extensions: &axum::http::Extensions, method: &axum::http::Method) -> tracing::Span {
+    let id = extensions.get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
+    let route = extensions.get::<axum::extract::MatchedPath>().map(|p| p.as_str());
+    tracing::info_span!(
+        parent: None,
+        "request",
+        id = id.unwrap_or("-"),
+        method = %method,
+        route = route.unwrap_or(completeness::observe::UNMATCHED),
+    )
+}
+
+/// Removes the client's `x-request-id` when it could not be logged as sent (not printable
+/// ASCII, or empty), so that a fresh one is set in its place.
+async fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extract::Request {
+    let usable = |value: &HeaderValue| value.to_str().is_ok_and(|text| !text.trim().is_empty());
+    if request.headers().get_all(X_REQUEST_ID).iter().any(|value| !usable(value)) {
+        request.headers_mut().remove(X_REQUEST_ID);
+    }
+    request
+}
+
+/// The request id header.
+const X_REQUEST_ID: &str = "x-request-id";

@@ -30,6 +30,9 @@
 //!
 //! Every event has the target `completeness` and a field `event` naming it, so a filter such
 //! as `RUST_LOG=completeness=info`, or a query on the `event` member of JSON logs, selects them.
+//! The spans they are written in (a service's request span, with its request id) show only
+//! where the filter enables those spans' targets too: `RUST_LOG=info` keeps them,
+//! `RUST_LOG=completeness=info` alone drops them.
 //!
 //! | `event` | level | when | fields |
 //! | --- | --- | --- | --- |

@@ -1,0 +1,139 @@
+//! End to end: the example's request log. `RUST_LOG` is read strictly (a mistyped level is
+//! refused, not a silenced log) and never lets rmcp write whole messages; the request id in
+//! the log is the one echoed to the client; and the events of an MCP tool call are written in
+//! the span of the HTTP request that carried it.
+
+mod e2e_support;
+
+use std::ffi::OsStr;
+use std::sync::{Arc, Mutex};
+
+use e2e_support::service::telemetry::{DEFAULT_FILTER, log_filter};
+use e2e_support::{Harness, config};
+use reqwest::header::HeaderValue;
+use serde_json::json;
+use tracing::Level;
+use tracing_subscriber::layer::SubscriberExt;
+
+fn filter(text: &str) -> Result<tracing_subscriber::filter::Targets, String> {
+    log_filter(Some(OsStr::new(text)))
+}
+
+#[test]
+fn rust_log_names_levels_and_targets_or_is_refused() {
+    let default = log_filter(None).unwrap();
+    assert!(default.would_enable("completeness", &Level::INFO) && !default.would_enable("rmcp", &Level::INFO));
+    assert!(DEFAULT_FILTER.contains("rmcp=warn"));
+
+    for (text, says) in [
+        ("", "RUST_LOG is empty"),
+        ("  ", "RUST_LOG is empty"),
+        ("inof", "'inof' is not a level"),
+        ("info,completeness", "completeness=debug"),
+        ("{", "'{' is not a level"),
+        ("completeness=verbose", "RUST_LOG"),
+    ] {
+        let refused = filter(text).expect_err(text);
+        assert!(refused.contains(says), "RUST_LOG={text:?}: {refused}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let refused = log_filter(Some(OsStr::from_bytes(b"\xff"))).unwrap_err();
+        assert_eq!(refused, "RUST_LOG is not UTF-8");
+    }
+
+    let asked = filter("warn,completeness=debug").unwrap();
+    assert!(asked.would_enable("completeness", &Level::DEBUG));
+    assert!(!asked.would_enable("tower_http::trace", &Level::INFO));
+    assert!(filter("INFO").unwrap().would_enable("tower_http::trace", &Level::INFO), "level names in any case");
+}
+
+#[test]
+fn rmcp_never_logs_below_info_since_its_debug_events_carry_tokens() {
+    for text in ["debug", "trace", "info,rmcp=trace", "rmcp::service=debug,info"] {
+        let capped = filter(text).unwrap();
+        assert!(!capped.would_enable("rmcp::service", &Level::DEBUG), "RUST_LOG={text}");
+        assert!(capped.would_enable("rmcp::service", &Level::INFO), "RUST_LOG={text}");
+    }
+    assert!(filter("debug").unwrap().would_enable("completeness", &Level::DEBUG), "only rmcp is capped");
+    let quiet = filter("completeness=debug").unwrap();
+    assert!(!quiet.would_enable("rmcp", &Level::WARN), "a filter that names no default enables no rmcp");
+}
+
+/// The log lines written while `f` runs, in the example's human format.
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl Lines {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+fn human_log() -> (impl tracing::Subscriber + Send + Sync, Lines) {
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let writer = {
+        let buffer = Arc::clone(&buffer);
+        move || BufferWriter(Arc::clone(&buffer))
+    };
+    let subscriber = tracing_subscriber::registry()
+        .with(filter("info").unwrap())
+        .with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(writer));
+    (subscriber, Lines(buffer))
+}
+
+struct BufferWriter(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for BufferWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_request_id_logged_is_the_one_echoed() {
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let h = Harness::start(config(20)).await;
+
+    let sent = |id: HeaderValue| {
+        h.request(reqwest::Method::GET, "/service-accounts/count").bearer_auth("admin").header("x-request-id", id)
+    };
+    let kept = sent(HeaderValue::from_static("client-id-7")).send().await.unwrap();
+    assert_eq!(kept.headers()["x-request-id"], "client-id-7", "a printable id is kept");
+    for unusable in [HeaderValue::from_static(""), HeaderValue::from_bytes(b"caf\xe9-id").unwrap()] {
+        let answer = sent(unusable.clone()).send().await.unwrap();
+        let echoed = answer.headers()["x-request-id"].to_str().expect("the echoed id is printable").to_owned();
+        assert!(!echoed.is_empty() && echoed.as_bytes() != unusable.as_bytes(), "{unusable:?} was replaced");
+        let log = lines.text();
+        assert!(log.contains(&format!("request{{id=\"{echoed}\"")), "the log names the echoed id {echoed}:\n{log}");
+    }
+    assert!(!lines.text().contains("id=\"-\""), "every request has an id in the log");
+}
+
+#[tokio::test]
+async fn the_events_of_an_mcp_tool_call_are_in_its_request_span() {
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let mut cfg = config(20);
+    cfg.fail_sources = vec!["legacy".to_owned()];
+    cfg.slow_sources.clear();
+    let h = Harness::start(cfg).await;
+
+    let call = json!({"name": "search_service_accounts", "arguments": {"q": "svc"}});
+    let request = h.mcp_request("admin", 1, "tools/call", Some("search_service_accounts"), call);
+    let answer = h.answer(request.header("x-request-id", "mcp-call-1")).await;
+    assert_eq!(answer.status.as_u16(), 200, "{answer:?}");
+    assert_eq!(answer.body["result"]["structuredContent"]["complete"], false, "the legacy source failed");
+
+    let log = lines.text();
+    let event = log
+        .lines()
+        .find(|line| line.contains("route=\"search_service_accounts\"") && line.contains("SOURCE_UNAVAILABLE"))
+        .unwrap_or_else(|| panic!("the tool's incomplete answer is logged:\n{log}"));
+    assert!(event.contains("request{id=\"mcp-call-1\" method=POST route=\"/mcp\"}"), "{event}");
+}
