@@ -190,7 +190,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     };
                 }
                 if let Some(found) = self.index.find_type(module, &segments(&p.path)) {
-                    return self.definition(found.module, found.def, &name);
+                    return self.definition(found.module, found.def, &name, &args);
                 }
                 if NOT_LISTS.contains(&name.as_str()) {
                     return Class::NotAList(format!("returns `{name}`"));
@@ -204,26 +204,43 @@ impl<'i, 's> Classifier<'i, 's> {
         }
     }
 
-    /// A struct, enum or alias of the audited sources.
-    fn definition(&mut self, module: ModuleId, def: TypeDef<'s>, name: &str) -> Class {
+    /// A struct, enum or alias of the audited sources, its type parameters bound to `args`, the
+    /// type arguments as written where it is used (`ApiResponse<Vec<User>>`).
+    fn definition(&mut self, module: ModuleId, def: TypeDef<'s>, name: &str, args: &[&Type]) -> Class {
         match def {
-            TypeDef::Alias(alias) => match self.ty(module, &alias.ty) {
-                Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
-                other => other,
-            },
+            TypeDef::Alias(alias) => {
+                let bound = bind(&alias.generics, args);
+                match self.ty(module, &substituted(&alias.ty, &bound)) {
+                    Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
+                    other => other,
+                }
+            }
             TypeDef::Struct(s) => {
                 if derives(&s.attrs, ENVELOPE_DERIVE) {
                     return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
                 }
-                self.fields(name, &s.fields)
+                let bound = bind(&s.generics, args);
+                // A generic newtype (`struct AppJson<T>(T)`) is a body wrapper like `Json`: the
+                // response is its argument, and the fix belongs to the argument, not the wrapper.
+                if let [field] = s.fields.iter().collect::<Vec<_>>().as_slice()
+                    && field.ident.is_none()
+                    && let Some((_, inner)) = bound.iter().find(|(param, _)| is_param(&field.ty, param))
+                {
+                    return match self.ty(module, inner) {
+                        Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
+                        other => other,
+                    };
+                }
+                self.fields(name, &substituted_fields(&s.fields, &bound))
             }
             TypeDef::Enum(e) => {
                 if derives(&e.attrs, ENVELOPE_DERIVE) {
                     return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
                 }
+                let bound = bind(&e.generics, args);
                 let mut class = Class::NotAList(format!("`{name}` is an enum without collections"));
                 for variant in &e.variants {
-                    class = class.worst(match self.fields(name, &variant.fields) {
+                    class = class.worst(match self.fields(name, &substituted_fields(&variant.fields, &bound)) {
                         Class::List { item, .. } => Class::Nested {
                             owner: name.to_owned(),
                             field: format!("{}({})", variant.ident, item.unwrap_or_default()),
@@ -316,7 +333,7 @@ impl<'i, 's> Classifier<'i, 's> {
             Expr::Struct(s) => match self.index.find_type(f.module, &segments(&s.path)) {
                 Some(found) => {
                     let name = s.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                    self.definition(found.module, found.def, &name)
+                    self.definition(found.module, found.def, &name, &[])
                 }
                 None => unknown(),
             },
@@ -372,14 +389,14 @@ impl<'i, 's> Classifier<'i, 's> {
                 if segs.len() >= 2 {
                     let owner = &segs[..segs.len() - 1];
                     if let Some(found) = self.index.find_type(f.module, owner) {
-                        return self.definition(found.module, found.def, &owner[owner.len() - 1]);
+                        return self.definition(found.module, found.def, &owner[owner.len() - 1], &[]);
                     }
                 }
                 if last.chars().next().is_some_and(char::is_uppercase)
                     && segs.len() == 1
                     && let Some(found) = self.index.find_type(f.module, &segs)
                 {
-                    return self.definition(found.module, found.def, last);
+                    return self.definition(found.module, found.def, last, &[]);
                 }
                 unknown()
             }
@@ -468,6 +485,69 @@ fn opaque(ty: &Type) -> bool {
         }),
         _ => false,
     }
+}
+
+/// The type parameters of `generics` bound to the type arguments `args` of a use, in order; a
+/// parameter without an argument takes its default, if it has one.
+fn bind(generics: &syn::Generics, args: &[&Type]) -> Vec<(syn::Ident, Type)> {
+    let mut args = args.iter();
+    generics
+        .type_params()
+        .filter_map(|param| {
+            let arg = args.next().map(|t| (*t).clone()).or_else(|| param.default.clone().map(|(_, ty)| ty))?;
+            Some((param.ident.clone(), arg))
+        })
+        .collect()
+}
+
+/// True when `ty` is the type parameter `param` itself.
+fn is_param(ty: &Type, param: &syn::Ident) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(param))
+}
+
+/// `ty` with every bound type parameter replaced by its argument (`data: T` → `data: Vec<User>`).
+fn substituted(ty: &Type, bound: &[(syn::Ident, Type)]) -> Type {
+    let mut ty = ty.clone();
+    if !bound.is_empty() {
+        substitute(&mut ty, bound);
+    }
+    ty
+}
+
+fn substitute(ty: &mut Type, bound: &[(syn::Ident, Type)]) {
+    if let Some((_, arg)) = bound.iter().find(|(param, _)| is_param(ty, param)) {
+        *ty = arg.clone();
+        return;
+    }
+    match ty {
+        Type::Path(p) => {
+            for segment in &mut p.path.segments {
+                if let PathArguments::AngleBracketed(a) = &mut segment.arguments {
+                    for arg in &mut a.args {
+                        if let GenericArgument::Type(t) = arg {
+                            substitute(t, bound);
+                        }
+                    }
+                }
+            }
+        }
+        Type::Reference(r) => substitute(&mut r.elem, bound),
+        Type::Slice(s) => substitute(&mut s.elem, bound),
+        Type::Array(a) => substitute(&mut a.elem, bound),
+        Type::Paren(p) => substitute(&mut p.elem, bound),
+        Type::Group(g) => substitute(&mut g.elem, bound),
+        Type::Tuple(t) => t.elems.iter_mut().for_each(|e| substitute(e, bound)),
+        _ => {}
+    }
+}
+
+/// `fields` with their types [`substituted`].
+fn substituted_fields(fields: &Fields, bound: &[(syn::Ident, Type)]) -> Fields {
+    let mut fields = fields.clone();
+    if !bound.is_empty() {
+        fields.iter_mut().for_each(|f| f.ty = substituted(&f.ty, bound));
+    }
+    fields
 }
 
 /// The type arguments of a path segment.

@@ -91,6 +91,11 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/bare-vec-service", "list_without_completeness"),
         ("*", "/assets", "unknown"),
         ("*", "/as-service", "list_without_completeness"),
+        // Generic structs and aliases, their parameters bound to the arguments of the use.
+        ("GET", "/generic-list", "list_without_completeness"),
+        ("GET", "/generic-single", "not_a_list"),
+        ("GET", "/generic-newtype", "list_without_completeness"),
+        ("GET", "/generic-alias", "list_without_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -134,6 +139,8 @@ fn a_finding_names_handler_location_and_fix() {
     assert_eq!(unchecked["fix"], "register it with `completeness::routing::get`", "{unchecked}");
     let checked = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/annotated").unwrap();
     assert_eq!(checked["fix"], Value::Null, "{checked}");
+    let newtype = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/generic-newtype").unwrap();
+    assert!(newtype["fix"].as_str().unwrap().starts_with("return `Envelope<Item>`"), "{newtype}");
     let service = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/assets").unwrap();
     assert!(service["why"].as_str().unwrap().contains("`nest_service` mounts the tower service"), "{service}");
 }
