@@ -168,7 +168,8 @@ impl<'i, 's> Classifier<'i, 's> {
             Type::TraitObject(_) => Class::Unknown(format!("`{}` does not name the response", text(ty))),
             Type::Path(p) if p.qself.is_none() => {
                 let Some(last) = p.path.segments.last() else { return Class::Unknown(text(ty)) };
-                let name = last.ident.to_string();
+                // Compared by the name it has where it is defined (`use axum::Json as J;`).
+                let name = self.index.resolved_name(module, &segments(&p.path));
                 let args = type_args(&last.arguments);
                 if name == "Box" && args.first().is_some_and(|a| matches!(a, Type::Slice(_))) {
                     return Class::List { shown: text(ty), item: None, owner: None };
@@ -366,7 +367,9 @@ impl<'i, 's> Classifier<'i, 's> {
             Expr::Call(call) => {
                 let Expr::Path(func) = &*call.func else { return unknown() };
                 let segs = segments(&func.path);
-                let last = segs.last().map(String::as_str).unwrap_or_default();
+                // Compared by the names they have where they are defined (`use axum::Json as J;`).
+                let absolute = self.index.absolute(f.module, &segs);
+                let last = absolute.last().map(String::as_str).unwrap_or_default();
                 if BODY_WRAPPERS.contains(&last) || matches!(last, "Ok" | "Some") {
                     return match call.args.first() {
                         Some(inner) => {
@@ -377,7 +380,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     };
                 }
                 // `Envelope::complete(..)` names the type before the function; `Exempt(..)` is the type.
-                let owner = segs.len().checked_sub(2).map(|i| segs[i].as_str());
+                let owner = absolute.len().checked_sub(2).map(|i| absolute[i].as_str());
                 if let Some(class) = owner.and_then(framework_response).or_else(|| framework_response(last)) {
                     return class;
                 }

@@ -226,59 +226,67 @@ impl<'s> Index<'s> {
             .is_some_and(|ids| ids.iter().any(|&i| self.types[i].module == module))
     }
 
-    /// The function or method `segments` names in `module` (`self_ty` is the type `Self` stands for).
+    /// The function or method `segments` names in `module` (`self_ty` is the type `Self` stands
+    /// for), through `use` imports and re-exports, renaming ones (`pub use users::list as people;`) included.
     pub fn find_fn(&self, module: ModuleId, self_ty: Option<&str>, segments: &[String]) -> Option<FnItem<'s>> {
-        let name = segments.last()?;
+        let written = segments.last()?;
         let target = self.sources.modules[module].target.as_str();
-        let candidates: Vec<&FnItem<'s>> =
-            self.fns_by_name.get(&(target, name.clone())).into_iter().flatten().map(|&i| &self.fns[i]).collect();
-        if candidates.is_empty() {
-            return None;
-        }
-        // `Self::f` and `Type::f`: a method of that type.
-        if segments.len() >= 2 {
-            let owner = &segments[segments.len() - 2];
-            let owner = if owner == "Self" { self_ty.unwrap_or_default() } else { owner.as_str() };
-            if let Some(method) = candidates.iter().find(|f| f.self_ty.as_deref() == Some(owner)) {
-                return Some((*method).clone());
-            }
-        }
-        let free = |module_path: &[String]| {
-            candidates
-                .iter()
+        let named = |name: &str| -> Vec<&FnItem<'s>> {
+            self.fns_by_name.get(&(target, name.to_owned())).into_iter().flatten().map(|&i| &self.fns[i]).collect()
+        };
+        let free = |name: &str, module_path: &[String]| {
+            named(name)
+                .into_iter()
                 .find(|f| f.self_ty.is_none() && self.sources.modules[f.module].path == module_path)
-                .map(|f| (*f).clone())
+                .cloned()
         };
         let mut absolute = self.absolute(module, segments);
-        for _ in 0..8 {
-            if absolute.first().is_some_and(|s| s == "crate") {
-                let owner_path = &absolute[1..absolute.len() - 1];
-                if let Some(found) = free(owner_path) {
-                    return Some(found);
-                }
-                // A re-export: `pub use inner::f;` in the owner module.
-                let owner = self.module_at(module, &absolute[..absolute.len() - 1]);
-                match owner.and_then(|m| self.uses[m].get(name)) {
-                    Some(next) if *next != absolute => absolute = next.clone(),
-                    _ => break,
-                }
+        // `Self::f` and `Type::f` (the type possibly imported under another name): a method of that type.
+        if segments.len() >= 2 && absolute.len() >= 2 {
+            let owner = if segments[segments.len() - 2] == "Self" {
+                self_ty.unwrap_or_default()
             } else {
-                break;
+                absolute[absolute.len() - 2].as_str()
+            };
+            if let Some(method) = named(written).into_iter().find(|f| f.self_ty.as_deref() == Some(owner)) {
+                return Some(method.clone());
             }
         }
+        for _ in 0..8 {
+            if absolute.first().is_none_or(|s| s != "crate") {
+                break;
+            }
+            let name = absolute[absolute.len() - 1].clone();
+            let owner_path = &absolute[..absolute.len() - 1];
+            if let Some(found) = free(&name, &owner_path[1..]) {
+                return Some(found);
+            }
+            // A re-export in the owner module: `pub use inner::f;`, `pub use inner::f as g;`, `pub use inner::*;`.
+            let Some(owner) = self.module_at(module, owner_path) else { break };
+            if let Some(found) = self.globs[owner].iter().find_map(|glob| match glob.split_first() {
+                Some((first, rest)) if first == "crate" => free(&name, rest),
+                _ => None,
+            }) {
+                return Some(found);
+            }
+            match self.uses[owner].get(&name) {
+                Some(next) if *next != absolute => absolute = next.clone(),
+                _ => break,
+            }
+        }
+        let candidates = named(written);
         if segments.len() == 1 {
             for glob in &self.globs[module] {
-                let mut path = glob.clone();
-                path.push(name.clone());
-                if path.first().is_some_and(|s| s == "crate")
-                    && let Some(found) = free(&path[1..path.len() - 1])
+                if let Some((first, rest)) = glob.split_first()
+                    && first == "crate"
+                    && let Some(found) = free(written, rest)
                 {
                     return Some(found);
                 }
             }
         }
         // Last resort: the one free function of that name in the target whose module path ends as written.
-        let written: Vec<&String> = segments[..segments.len() - 1]
+        let written_path: Vec<&String> = segments[..segments.len() - 1]
             .iter()
             .filter(|s| !matches!(s.as_str(), "crate" | "self" | "super"))
             .collect();
@@ -287,8 +295,8 @@ impl<'s> Index<'s> {
             .filter(|f| f.self_ty.is_none())
             .filter(|f| {
                 let path = &self.sources.modules[f.module].path;
-                path.len() >= written.len()
-                    && path[path.len() - written.len()..].iter().zip(&written).all(|(a, b)| a == *b)
+                path.len() >= written_path.len()
+                    && path[path.len() - written_path.len()..].iter().zip(&written_path).all(|(a, b)| a == *b)
             })
             .collect();
         match matching.as_slice() {
@@ -301,9 +309,11 @@ impl<'s> Index<'s> {
     pub fn find_type(&self, module: ModuleId, segments: &[String]) -> Option<TypeItem<'s>> {
         let name = segments.last()?;
         let target = self.sources.modules[module].target.as_str();
-        let candidates: Vec<TypeItem<'s>> =
-            self.types_by_name.get(&(target, name.clone())).into_iter().flatten().map(|&i| self.types[i]).collect();
         let absolute = self.absolute(module, segments);
+        // Imported under another name (`use crate::model::Page as P;`): looked up by its own name.
+        let own_name = absolute.last().unwrap_or(name);
+        let candidates: Vec<TypeItem<'s>> =
+            self.types_by_name.get(&(target, own_name.clone())).into_iter().flatten().map(|&i| self.types[i]).collect();
         if absolute.first().is_some_and(|s| s == "crate") {
             let owner_path = &absolute[1..absolute.len() - 1];
             if let Some(found) = candidates.iter().find(|t| self.sources.modules[t.module].path == owner_path) {
@@ -317,6 +327,12 @@ impl<'s> Index<'s> {
             [one] => Some(*one),
             _ => candidates.iter().find(|t| t.module == module).copied(),
         }
+    }
+
+    /// The name of the item `segments` names in `module`: the last segment of its [`absolute`](Self::absolute)
+    /// path, so that `J` of `use axum::Json as J;` is `Json`.
+    pub fn resolved_name(&self, module: ModuleId, segments: &[String]) -> String {
+        self.absolute(module, segments).pop().unwrap_or_default()
     }
 
     /// True when `segments`, written in `module`, names an item of the crate `krate` (an external crate).

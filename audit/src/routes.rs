@@ -208,8 +208,10 @@ impl<'i, 's> Eval<'i, 's> {
                     return Value::Other;
                 };
                 let segs = segments(&func.path);
-                let last = segs.last().map(String::as_str).unwrap_or_default();
-                let owner = segs.len().checked_sub(2).map(|i| segs[i].as_str());
+                // Compared by the names they have where they are defined (`use completeness::routing::get as cget;`).
+                let absolute = self.index.absolute(frame.module, &segs);
+                let last = absolute.last().map(String::as_str).unwrap_or_default();
+                let owner = absolute.len().checked_sub(2).map(|i| absolute[i].as_str());
                 if last == "new" && owner == Some("Router") {
                     return Value::Router(Vec::new());
                 }
@@ -223,7 +225,6 @@ impl<'i, 's> Eval<'i, 's> {
                         other => other,
                     };
                 }
-                let absolute = self.index.absolute(frame.module, &segs);
                 let ours = absolute.first().is_some_and(|s| s == "crate") || owner == Some("Self");
                 if ours && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs) {
                     for arg in &call.args {

@@ -96,6 +96,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/generic-single", "not_a_list"),
         ("GET", "/generic-newtype", "list_without_completeness"),
         ("GET", "/generic-alias", "list_without_completeness"),
+        // `Json` and `completeness::routing::get` imported under other names.
+        ("GET", "/renamed-json", "list_without_completeness"),
+        ("GET", "/renamed-checked", "reports_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -109,7 +112,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 39);
+    assert_eq!(finding["line"], 42);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert!(closure["handler"].as_str().unwrap().starts_with("closure (line "), "{closure}");
     assert!(finding["why"].as_str().unwrap().contains("`Items`"), "{finding}");
@@ -154,6 +157,8 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
         ("GET", "/api/v1/admin/audit-log", "list_without_completeness"),
         ("GET", "/api/v1/users", "list_without_completeness"),
         ("GET", "/api/v1/users/{id}/groups", "list_without_completeness"),
+        // Re-exported under another name.
+        ("GET", "/api/v1/users/people", "list_without_completeness"),
         ("GET", "/health", "not_a_list"),
         ("GET", "/tags", "list_without_completeness"),
     ]
