@@ -219,6 +219,38 @@ async fn evidence_from_one_replica_archives_through_another_and_concurrent_archi
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_through_one_replica_is_warned_about_then_gone_from_the_search_of_the_others() {
+    let nodes = three(&[]).await;
+    let name = get(&nodes[0].url, "/service-accounts/sa-000005").await.body["name"].as_str().unwrap().to_owned();
+    let deleted = send(client().delete(format!("{}/service-accounts/sa-000005", nodes[0].url))).await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+
+    let search = format!("/search?q={name}");
+    let right_after = get(&nodes[1].url, &search).await;
+    let warned = |answer: &Answer, source: &str| {
+        answer.body["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "STALE_INDEX" && w["source"] == source)
+    };
+    for hit in right_after.body["items"].as_array().unwrap() {
+        let source = hit["source"].as_str().unwrap();
+        assert!(
+            warned(&right_after, source),
+            "a copy still holding the deleted account says it may be stale: {}",
+            right_after.body
+        );
+    }
+    // Each replica copies its sources again at its audit refresh (every 5 s by default).
+    let mut last = right_after;
+    for _ in 0..60 {
+        if last.ids().is_empty() && last.body["warnings"] == json!([]) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        last = get(&nodes[1].url, &search).await;
+    }
+    panic!("another replica's search still misses the delete after 15 s: {}", last.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pruned_snapshot_answers_410_on_every_replica() {
     let nodes = three(&["--snapshot-retention", "0"]).await;
     let first = get(&nodes[0].url, "/service-accounts?page_size=5").await;

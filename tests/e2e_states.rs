@@ -213,9 +213,35 @@ async fn the_lagging_audit_index_warns_with_its_observed_revision_without_affect
     assert_eq!(warning["observed_revision"], "r-1");
     assert!(warning["refreshed_at"].as_str().unwrap().ends_with('Z'));
     // Once the index catches up the warning goes away.
-    h.running.state.refresh_audit().await.unwrap();
+    h.running.state.refresh_sources().await.unwrap();
     let caught_up = h.get("/search?q=svc-north-fresh", "admin").await;
     assert_eq!(caught_up.body["warnings"], json!([]));
+}
+}
+
+e2e_support::both_backends! {
+#[tokio::test]
+async fn a_write_the_write_through_copies_missed_warns_until_they_are_copied_again() {
+    let mut cfg = config(40);
+    cfg.audit_refresh = Duration::from_secs(3600);
+    let h = Harness::start(cfg).await;
+    let name = h.get("/service-accounts/sa-000001", "admin").await.body["name"].as_str().unwrap().to_owned();
+    let search = format!("/search?q={name}");
+    let before = h.get(&search, "admin").await;
+    assert_eq!((before.ids(), &before.body["warnings"]), (vec!["sa-000001".to_owned()], &json!([])));
+
+    // A delete made through the database alone, as another replica sharing it makes one: this
+    // service's copies do not see it.
+    h.store().delete("sa-000001").await.unwrap();
+    let stale = h.get(&search, "admin").await;
+    assert_eq!(stale.body["complete"], true, "warnings never change complete");
+    let warned: Vec<&str> = stale.body["warnings"].as_array().unwrap().iter().map(|w| w["source"].as_str().unwrap()).collect();
+    assert_eq!(warned, ["directory", "audit", "legacy"], "every copy that may miss the delete says so: {}", stale.body);
+    assert!(stale.body["warnings"].as_array().unwrap().iter().all(|w| w["code"] == "STALE_INDEX"));
+
+    h.running.state.refresh_sources().await.unwrap();
+    let fresh = h.get(&search, "admin").await;
+    assert_eq!((fresh.ids(), &fresh.body["warnings"]), (Vec::<String>::new(), &json!([])), "copied again: {}", fresh.body);
 }
 }
 

@@ -251,7 +251,7 @@ pub async fn create_account(
         .create(NewAccount { name: request.name, tenant: request.tenant, owner: request.owner })
         .await
         .map_err(store_problem)?;
-    state.propagate(&Change::Created(account.clone()));
+    state.propagate(&Change::Created(account.clone()), snapshot);
     Ok((StatusCode::CREATED, mutated(&state, &caller, account, snapshot, false).await))
 }
 
@@ -279,7 +279,7 @@ pub async fn patch_account(
     check_owner(&owner)?;
     readable(&state, &caller, &id).await?;
     let (account, snapshot) = state.store.set_owner(&id, owner).await.map_err(store_problem)?;
-    state.propagate(&Change::Updated(account.clone()));
+    state.propagate(&Change::Updated(account.clone()), snapshot);
     Ok(mutated(&state, &caller, account, snapshot, false).await)
 }
 
@@ -291,6 +291,6 @@ pub async fn delete_account(
 ) -> Result<MutationResponse, Problem> {
     readable(&state, &caller, &id).await?;
     let (account, snapshot) = state.store.delete(&id).await.map_err(store_problem)?;
-    state.propagate(&Change::Deleted(account.id.clone()));
+    state.propagate(&Change::Deleted(account.id.clone()), snapshot);
     Ok(mutated(&state, &caller, account, snapshot, true).await)
 }

@@ -105,7 +105,7 @@ pub async fn archive_with(
         ArchiveOutcome::Changed(changed) => Err(Evidence::targets_changed(changed.iter().map(String::as_str))),
         ArchiveOutcome::Archived(at) => {
             for account in archived {
-                state.propagate(&Change::Updated(account));
+                state.propagate(&Change::Updated(account), at);
             }
             Ok(Archived { archived: body.ids, snapshot: snapshot_label(at) })
         }

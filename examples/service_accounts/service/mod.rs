@@ -135,7 +135,7 @@ fn spawn_audit_indexer(state: AppState) -> JoinHandle<()> {
         loop {
             ticks.tick().await;
             let indexing = state.clone();
-            let round = tokio::spawn(async move { indexing.refresh_audit().await }).await;
+            let round = tokio::spawn(async move { indexing.refresh_sources().await }).await;
             chore("audit indexer", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })

@@ -61,10 +61,12 @@ pub async fn search_records(
     }
     overflow |= merged.len() > limit;
     let items: Vec<Hit> = merged.into_values().take(limit).cloned().collect();
-    let audit_answered = result
+    let answered: Vec<&str> = result
         .sources()
         .iter()
-        .any(|report| report.source == "audit" && matches!(report.outcome, SourceOutcome::Answered(_)));
+        .filter(|report| matches!(report.outcome, SourceOutcome::Answered(_)))
+        .map(|report| report.source.as_ref())
+        .collect();
 
     let mut scope = Scope::new("search_results", caller.visibility("records")).with_filter("q", q);
     if let Some(tenant) = &requested_tenant {
@@ -81,15 +83,19 @@ pub async fn search_records(
     if restricted {
         completeness.push_reason(VisibilityRestricted::new());
     }
-    if audit_answered {
-        let index = state.audit().index_state();
-        let current = state.store.current_snapshot().await.unwrap_or(index.observed);
-        if index.observed < current {
-            completeness.push_warning(
-                StaleIndex::new("audit")
-                    .observed_revision(format!("r-{}", index.observed))
-                    .refreshed_at(index.refreshed_at.clone()),
-            );
+    // A copy older than the current snapshot may miss a write (the lagging `audit` index; a
+    // write-through copy that missed a write made through another replica): it says so.
+    if !answered.is_empty() {
+        let current = state.store.current_snapshot().await.ok();
+        for source in state.sources.iter().filter(|source| answered.contains(&source.name())) {
+            let index = source.index_state();
+            if current.is_none_or(|current| index.observed < current) {
+                completeness.push_warning(
+                    StaleIndex::new(source.name())
+                        .observed_revision(format!("r-{}", index.observed))
+                        .refreshed_at(index.refreshed_at.clone()),
+                );
+            }
         }
     }
     Ok(Envelope::new(items, completeness))

@@ -1,9 +1,12 @@
 //! The search sources and the usage source: each is its own SQLite database holding its own copy.
 //!
-//! `directory` and `legacy` are written through on every create and delete. `audit` is an
-//! index rebuilt from the accounts table by a background task, so it lags behind: it
-//! remembers the snapshot it last copied (its observed revision) and when. A source
-//! configured to fail has no table at all, so every query against it genuinely errors.
+//! `directory` and `legacy` are written through on every write made through this service.
+//! `audit` is an index rebuilt from the accounts table by a background task, so it lags
+//! behind. Each source remembers the snapshot its copy is current as of (its observed
+//! revision) and when it last copied the table: a write-through copy misses the writes made
+//! through another replica until it is copied again, and a search over a copy older than the
+//! current snapshot says so (`STALE_INDEX`). A source configured to fail has no table at all,
+//! so every query against it genuinely errors.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -107,20 +110,27 @@ impl SearchSource {
         }
     }
 
-    /// Applies one change to the copy (write-through sources).
-    pub fn apply(&self, change: &Change) {
+    /// Applies one change, made at `snapshot`, to the copy (write-through sources). The copy is
+    /// then current as of `snapshot` only when it was current as of the snapshot before: a
+    /// write made in between through another replica (or not yet applied here) leaves a gap,
+    /// which only the next copy of the table closes.
+    pub fn apply(&self, change: &Change, snapshot: Snapshot) {
         let conn = self.lock();
         // A broken source has no table; the write fails exactly like its reads do.
-        let _ = match change {
+        let written = match change {
             Change::Created(a) | Change::Updated(a) => conn.execute(
                 "INSERT OR REPLACE INTO records (id, name, tenant) VALUES (?1, ?2, ?3)",
                 params![a.id, a.name, a.tenant],
             ),
             Change::Deleted(id) => conn.execute("DELETE FROM records WHERE id = ?1", [id]),
         };
+        let observed = self.observed.load(Ordering::SeqCst);
+        if written.is_ok() && snapshot <= observed.saturating_add(1) {
+            self.observed.store(observed.max(snapshot), Ordering::SeqCst);
+        }
     }
 
-    /// The index's freshness (meaningful for the lagging `audit` index).
+    /// The copy's freshness: the snapshot it is current as of, and when the table was last copied.
     pub fn index_state(&self) -> IndexState {
         IndexState {
             observed: self.observed.load(Ordering::SeqCst),

@@ -8,7 +8,7 @@ use completeness::config::CompletenessConfig;
 
 use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
-use super::db::{Change, StoreError};
+use super::db::{Change, Snapshot, StoreError};
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
 use super::store::Store;
 
@@ -72,10 +72,11 @@ impl Service {
         Ok(Service { config, store, sources, usage, completeness })
     }
 
-    /// Passes a change on to the write-through sources (`audit` catches up on its own schedule).
-    pub fn propagate(&self, change: &Change) {
+    /// Passes a change made at `snapshot` on to the write-through sources (`audit` catches up on
+    /// its own schedule).
+    pub fn propagate(&self, change: &Change, snapshot: Snapshot) {
         for source in self.sources.iter().filter(|s| s.name() != "audit") {
-            source.apply(change);
+            source.apply(change, snapshot);
         }
     }
 
@@ -84,10 +85,15 @@ impl Service {
         self.sources.iter().find(|s| s.name() == "audit").map_or(&self.sources[0], |s| s)
     }
 
-    /// Rebuilds the lagging `audit` index from the current accounts.
-    pub async fn refresh_audit(&self) -> Result<(), StoreError> {
+    /// Rebuilds the lagging `audit` index from the current accounts, and every write-through
+    /// copy that missed a write (one made through another replica sharing the database).
+    pub async fn refresh_sources(&self) -> Result<(), StoreError> {
         let (snapshot, accounts) = self.store.current_accounts().await?;
-        self.audit().reindex(snapshot, &accounts);
+        for source in &self.sources {
+            if source.name() == "audit" || source.index_state().observed < snapshot {
+                source.reindex(snapshot, &accounts);
+            }
+        }
         Ok(())
     }
 }
