@@ -146,8 +146,11 @@ pub enum StoreError {
     SnapshotGone(SnapshotGone),
     /// SQLite failed.
     Sql(rusqlite::Error),
-    /// PostgreSQL (or its connection pool) failed.
+    /// PostgreSQL failed on a statement.
     Postgres(String),
+    /// The database cannot be reached now (no connection could be had, or the server closed or
+    /// refused it): a passing outage rather than a fault of the request or of the service.
+    Unavailable(String),
     /// The service is misconfigured.
     Config(String),
 }
@@ -167,6 +170,7 @@ impl std::fmt::Display for StoreError {
             }
             StoreError::Sql(e) => write!(f, "database error: {e}"),
             StoreError::Postgres(e) => write!(f, "database error: {e}"),
+            StoreError::Unavailable(e) => write!(f, "database unavailable: {e}"),
             StoreError::Config(e) => write!(f, "configuration error: {e}"),
         }
     }

@@ -1,11 +1,12 @@
 //! Request plumbing shared by the handlers: strict query and body parsing, error mapping.
 
 use axum::body::Bytes;
-use axum::http::Uri;
+use axum::http::{StatusCode, Uri};
 use completeness::{Problem, ProblemCode};
 use serde::de::DeserializeOwned;
 
 use super::db::{StoreError, snapshot_label};
+use super::refusals::refusal_saying;
 
 /// The query pairs of `uri`, refusing parameters outside `allowed` and repeated ones:
 /// a misspelt filter must not silently widen the scope.
@@ -53,7 +54,15 @@ pub fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
     })
 }
 
-/// The problem a store failure is answered with.
+/// How long a client is told to wait (`Retry-After`, seconds) before retrying a request the
+/// database could not serve.
+pub const OUTAGE_RETRY_AFTER_SECS: u64 = 5;
+
+/// The problem a store failure is answered with. A database that cannot be reached is a 503
+/// `SERVICE_UNAVAILABLE` with `Retry-After`, any other failure a 500 `INTERNAL`; neither says
+/// more than that to the client (the driver's text names databases, hosts and users, and is
+/// the same for every request, whoever sends it): the cause is logged at error level instead,
+/// inside the request's span.
 pub fn store_problem(error: StoreError) -> Problem {
     match error {
         StoreError::NotFound => Problem::new(ProblemCode::NotFound, "No such service account."),
@@ -69,9 +78,29 @@ pub fn store_problem(error: StoreError) -> Problem {
                 reason: format!("snapshot {label} is no longer retained"),
             })
         }
-        StoreError::Sql(e) => Problem::new(ProblemCode::Internal, format!("the database failed: {e}")),
-        StoreError::Postgres(e) => Problem::new(ProblemCode::Internal, format!("the database failed: {e}")),
-        StoreError::Config(e) => Problem::new(ProblemCode::Internal, e),
+        error if is_outage(&error) => {
+            tracing::error!(error = %error, "the database cannot be reached; answering 503");
+            refusal_saying(StatusCode::SERVICE_UNAVAILABLE, Some("Its database cannot be reached."))
+                .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
+        }
+        error => {
+            tracing::error!(error = %error, "the database failed; answering 500");
+            Problem::new(ProblemCode::Internal, "The server failed; the cause is in its log.")
+        }
+    }
+}
+
+/// True when `error` says the database cannot serve now, rather than that a statement failed:
+/// PostgreSQL without a connection, or SQLite's file locked by another process for longer than
+/// its busy timeout.
+fn is_outage(error: &StoreError) -> bool {
+    match error {
+        StoreError::Unavailable(_) => true,
+        StoreError::Sql(e) => matches!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        ),
+        _ => false,
     }
 }
 

@@ -6,6 +6,7 @@
 //! constraints the handlers enforce, and every route but this one requires the bearer scheme.
 
 use axum::Json;
+use axum::http::StatusCode;
 use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
 use serde_json::{Value, json};
 use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
@@ -269,6 +270,9 @@ fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticate
     let mut problems = Problems::new();
     if authenticated {
         add(&mut problems, 401, ProblemCode::Unauthenticated.as_str());
+        // Authentication reads the credential from the database, so a route behind it answers
+        // a database outage (`http::store_problem`) whatever else it does.
+        add(&mut problems, 503, refusals::refusal(StatusCode::SERVICE_UNAVAILABLE).code().as_str());
     }
     for code in codes {
         add(&mut problems, code.status(), code.as_str());

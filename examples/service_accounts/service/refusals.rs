@@ -29,9 +29,11 @@ pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 /// The largest request body read, in bytes (a thousand archive targets fit with room to spare).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The problem code and detail of each status a refusal outside the handlers can have:
-/// the one table both [`as_problem`] and the OpenAPI document read.
-pub const REFUSALS: [(u16, &str, &str); 9] = [
+/// The problem code and detail of each status a refusal outside the handlers can have (and the
+/// 503 of a database outage, which [`super::http::store_problem`] answers wherever the store is
+/// read, authentication included): the one table both [`as_problem`] and the OpenAPI document
+/// read.
+pub const REFUSALS: [(u16, &str, &str); 10] = [
     (400, "INVALID_REQUEST", "The request could not be read."),
     (403, "FORBIDDEN", "This request is not allowed here."),
     (404, "NOT_FOUND", "No such route. See /openapi.json for the routes this service serves."),
@@ -49,15 +51,17 @@ pub const REFUSALS: [(u16, &str, &str); 9] = [
         "The body of an MCP request must be one JSON-RPC message, sent as `Content-Type: application/json`.",
     ),
     (431, "HEADERS_TOO_LARGE", "The request headers are larger than 16384 bytes."),
+    (503, "SERVICE_UNAVAILABLE", "The service cannot answer right now; retry after the seconds `Retry-After` gives."),
 ];
 
 /// The titles of the problem codes of this service's own in [`REFUSALS`]; a code the runtime
 /// knows has the runtime's title.
-const OWN_TITLES: [(&str, &str); 4] = [
+const OWN_TITLES: [(&str, &str); 5] = [
     ("METHOD_NOT_ALLOWED", "Method not allowed"),
     ("NOT_ACCEPTABLE", "Not acceptable"),
     ("URI_TOO_LONG", "Request target too long"),
     ("HEADERS_TOO_LARGE", "Request headers too large"),
+    ("SERVICE_UNAVAILABLE", "Service unavailable"),
 ];
 
 /// The problem a refusal with `status` is answered with.

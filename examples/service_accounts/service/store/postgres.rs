@@ -16,6 +16,7 @@
 use std::time::Duration;
 
 use deadpool_postgres::{GenericClient, Pool, Runtime};
+use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{IsolationLevel, NoTls, Row};
 
@@ -85,15 +86,42 @@ pub struct PgStore {
     retention_ms: i64,
 }
 
+/// A statement's failure: [`StoreError::Unavailable`] when the connection is gone or the server
+/// says it cannot serve now, [`StoreError::Postgres`] for anything else.
 fn pg(error: tokio_postgres::Error) -> StoreError {
     match error.as_db_error() {
+        Some(db) if is_outage(db.code()) => StoreError::Unavailable(format!("{} ({})", db.message(), db.code().code())),
         Some(db) => StoreError::Postgres(format!("{} ({})", db.message(), db.code().code())),
+        // No answer from the server at all: the connection closed or its socket failed.
+        None if error.is_closed() || io_cause(&error) => StoreError::Unavailable(with_causes(&error)),
         None => StoreError::Postgres(with_causes(&error)),
     }
 }
 
+/// True for the SQLSTATEs of a server that cannot serve now, whatever the statement: a broken
+/// connection (class 08), too many connections or no resources (class 53), and a server that
+/// is shutting down, crashed or is still starting (57P01, 57P02, 57P03).
+fn is_outage(code: &SqlState) -> bool {
+    let code = code.code();
+    code.starts_with("08") || code.starts_with("53") || matches!(code, "57P01" | "57P02" | "57P03")
+}
+
+/// True when an I/O error is among the causes of `error`.
+fn io_cause(error: &tokio_postgres::Error) -> bool {
+    let mut cause = std::error::Error::source(error);
+    while let Some(error) = cause {
+        if error.is::<std::io::Error>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
+}
+
+/// Every pool failure is an outage: no connection could be had (the server refused, did not
+/// answer in time, or every connection stayed busy past the wait timeout).
 fn pool_error(error: deadpool_postgres::PoolError) -> StoreError {
-    StoreError::Postgres(format!("no connection from the pool: {}", with_causes(&error)))
+    StoreError::Unavailable(format!("no connection from the pool: {}", with_causes(&error)))
 }
 
 /// `error` and its causes, each said once: "error connecting to server" alone does not say

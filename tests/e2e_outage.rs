@@ -1,0 +1,81 @@
+//! End to end over HTTP on PostgreSQL: while the database cannot be reached, every request that
+//! needs it is answered 503 `SERVICE_UNAVAILABLE` with `Retry-After` (a client mistake and an
+//! unknown credential too, since authentication reads the database first), never a 500 and
+//! never with the driver's text; the service answers again once the database does.
+
+mod e2e_support;
+
+use e2e_support::{Config, Harness, config};
+use reqwest::Method;
+use serde_json::Value;
+
+/// Runs `sql` as the test server's superuser, on its maintenance database.
+async fn on_server(sql: &str) {
+    let server = e2e_support::postgres::server_url();
+    let (client, connection) = tokio_postgres::connect(server, tokio_postgres::NoTls).await.expect("the test server");
+    let connection = tokio::spawn(connection);
+    client.batch_execute(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    drop(client);
+    let _ = connection.await;
+}
+
+#[tokio::test]
+async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let name = url.rsplit_once('/').unwrap().1.to_owned();
+    let h = Harness::start(Config { db: Some(url.clone().into()), ..config(20) }).await;
+    assert_eq!(h.get("/service-accounts?page_size=1", "admin").await.status, 200);
+
+    // The outage: the database takes no new connection, and the pool's sessions are ended.
+    on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")).await;
+    on_server(&format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")).await;
+
+    let create: &[u8] = br#"{"name": "svc-north-new", "tenant": "north"}"#;
+    let cases = [
+        (Method::GET, "/service-accounts?page_size=1", Some("admin"), None),
+        // A client mistake: authentication runs first, and it cannot read the credential either.
+        (Method::GET, "/service-accounts?page_size=0", Some("admin"), None),
+        (Method::GET, "/service-accounts", Some("root"), None),
+        (Method::GET, "/service-accounts/count", Some("north"), None),
+        (Method::GET, "/service-accounts/sa-000001", Some("admin"), None),
+        (Method::POST, "/service-accounts", Some("admin"), Some(create)),
+        (Method::DELETE, "/service-accounts/sa-000002", Some("admin"), None),
+    ];
+    for (method, path, token, body) in cases {
+        let answer = h.send(method.clone(), path, token, body.map(<[u8]>::to_vec)).await;
+        answer.assert_problem(503, "SERVICE_UNAVAILABLE");
+        assert_eq!(answer.retry_after.as_deref(), Some("5"), "{method} {path}");
+        let detail = answer.body["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains("database cannot be reached"), "{method} {path}: {detail}");
+        for internal in [name.as_str(), "FATAL", "pool", "accepting connections", "127.0.0.1"] {
+            assert!(!detail.contains(internal), "{method} {path} leaks '{internal}': {detail}");
+        }
+    }
+    // What does not need the database is still served.
+    assert_eq!(h.send(Method::GET, "/openapi.json", None, None).await.status, 200);
+
+    // The end of the outage ends the refusals: the pool connects again.
+    on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).await;
+    let again = h.get("/service-accounts?page_size=1", "admin").await;
+    assert_eq!(again.status, 200, "{:?}", again.body);
+}
+
+#[tokio::test]
+async fn the_openapi_document_declares_the_outage_answer_of_every_authenticated_operation() {
+    let h = Harness::start(config(5)).await;
+    let doc = h.send(Method::GET, "/openapi.json", None, None).await.body;
+    let mut authenticated = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            if operation["security"] == Value::Array(Vec::new()) {
+                continue;
+            }
+            authenticated += 1;
+            let outage = &operation["responses"]["503"];
+            let description = outage["description"].as_str().unwrap_or_default();
+            assert!(description.contains("SERVICE_UNAVAILABLE"), "{method} {path}: {outage}");
+            assert!(outage["headers"]["Retry-After"].is_object(), "{method} {path}: {outage}");
+        }
+    }
+    assert!(authenticated >= 8, "{authenticated} authenticated operations");
+}
