@@ -12,7 +12,7 @@
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
 
 use syn::visit::Visit;
-use syn::{Expr, Fields, GenericArgument, PathArguments, ReturnType, Stmt, Type};
+use syn::{Block, Expr, Fields, GenericArgument, PathArguments, ReturnType, Stmt, Type};
 
 use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::model::Verdict;
@@ -95,6 +95,19 @@ impl Class {
     }
 }
 
+/// The code a returned expression is read in: a function's body, or a closure handler's.
+struct Code<'b> {
+    module: ModuleId,
+    /// The type `Self` stands for.
+    self_ty: Option<&'b str>,
+    /// The function, when the code is one: a helper that calls itself is not followed again.
+    id: Option<usize>,
+    /// The block whose `let` bindings name the locals.
+    block: Option<&'b Block>,
+    /// The typed parameters.
+    params: Vec<&'b syn::PatType>,
+}
+
 /// Classifies types and expressions seen from one module.
 pub struct Classifier<'i, 's> {
     index: &'i Index<'s>,
@@ -121,17 +134,58 @@ impl<'i, 's> Classifier<'i, 's> {
         }
     }
 
+    /// Rule 3 for a closure handler written in `module` (in an `impl` of `self_ty`): the values
+    /// its body returns.
+    pub fn closure(&mut self, module: ModuleId, self_ty: Option<&str>, body: &Expr) -> Class {
+        let block = match body {
+            Expr::Async(b) => Some(&b.block),
+            Expr::Block(b) => Some(&b.block),
+            _ => None,
+        };
+        let code = Code { module, self_ty, id: None, block, params: Vec::new() };
+        let class = match block {
+            Some(block) => self.returned(&code, block, "it returns nothing the audit can see".to_owned()),
+            None => self.expr(&code, body),
+        };
+        match class {
+            Class::Unknown(why) => Class::Unknown(format!(
+                "{why}; a closure handler: move it into a named function that names its response type"
+            )),
+            other => other,
+        }
+    }
+
     /// Rule 3: the values `f`'s body returns, for a response type that does not say.
     fn body(&mut self, f: &FnItem<'s>, why: String) -> Class {
+        let code = Code {
+            module: f.module,
+            self_ty: f.self_ty.as_deref(),
+            id: Some(f.id),
+            block: Some(f.block),
+            params: f
+                .sig
+                .inputs
+                .iter()
+                .filter_map(|input| match input {
+                    syn::FnArg::Typed(t) => Some(t),
+                    syn::FnArg::Receiver(_) => None,
+                })
+                .collect(),
+        };
+        self.returned(&code, f.block, why)
+    }
+
+    /// The values `block` of `code` returns (its tail and every `return`), the worst deciding.
+    fn returned(&mut self, code: &Code<'_>, block: &Block, why: String) -> Class {
         let mut returns = Returns::default();
-        returns.tail(f.block.stmts.last());
-        returns.visit_block(f.block);
+        returns.tail(block.stmts.last());
+        returns.visit_block(block);
         if returns.exprs.is_empty() {
             return Class::Unknown(why);
         }
         let mut class: Option<Class> = None;
         for expr in returns.exprs {
-            let next = self.expr(f, expr);
+            let next = self.expr(code, expr);
             class = Some(match class {
                 None => next,
                 Some(prev) => prev.worst(next),
@@ -281,42 +335,43 @@ impl<'i, 's> Classifier<'i, 's> {
         Class::Nested { owner: owner.to_owned(), field }
     }
 
-    /// Rule 3 for one returned expression of `f`.
-    fn expr(&mut self, f: &FnItem<'s>, expr: &Expr) -> Class {
+    /// Rule 3 for one returned expression of `code`.
+    fn expr(&mut self, code: &Code<'_>, expr: &Expr) -> Class {
         if self.depth > 24 {
             return Class::Unknown("the body is nested too deeply to follow".to_owned());
         }
         self.depth += 1;
-        let class = self.expr_inner(f, expr);
+        let class = self.expr_inner(code, expr);
         self.depth -= 1;
         class
     }
 
-    fn expr_inner(&mut self, f: &FnItem<'s>, expr: &Expr) -> Class {
+    fn expr_inner(&mut self, code: &Code<'_>, expr: &Expr) -> Class {
         let line = syn::spanned::Spanned::span(expr).start().line;
         let unknown = || Class::Unknown(format!("cannot see the shape of `{}` (line {line})", shorten(&text(expr))));
         match expr {
-            Expr::Paren(e) => self.expr(f, &e.expr),
-            Expr::Group(e) => self.expr(f, &e.expr),
-            Expr::Reference(e) => self.expr(f, &e.expr),
+            Expr::Paren(e) => self.expr(code, &e.expr),
+            Expr::Group(e) => self.expr(code, &e.expr),
+            Expr::Reference(e) => self.expr(code, &e.expr),
+            Expr::Await(e) => self.expr(code, &e.base),
             Expr::Block(b) => match b.block.stmts.last() {
-                Some(Stmt::Expr(e, None)) => self.expr(f, e),
+                Some(Stmt::Expr(e, None)) => self.expr(code, e),
                 _ => unknown(),
             },
             Expr::If(e) => {
                 let then = match e.then_branch.stmts.last() {
-                    Some(Stmt::Expr(t, None)) => self.expr(f, t),
+                    Some(Stmt::Expr(t, None)) => self.expr(code, t),
                     _ => unknown(),
                 };
                 match &e.else_branch {
-                    Some((_, other)) => then.worst(self.expr(f, other)),
+                    Some((_, other)) => then.worst(self.expr(code, other)),
                     None => then,
                 }
             }
             Expr::Match(m) => {
                 let mut class: Option<Class> = None;
                 for arm in &m.arms {
-                    let next = self.expr(f, &arm.body);
+                    let next = self.expr(code, &arm.body);
                     class = Some(match class {
                         None => next,
                         Some(prev) => prev.worst(next),
@@ -325,13 +380,13 @@ impl<'i, 's> Classifier<'i, 's> {
                 class.unwrap_or_else(unknown)
             }
             Expr::Tuple(t) => {
-                let mut parts = t.elems.iter().map(|e| self.expr(f, e));
+                let mut parts = t.elems.iter().map(|e| self.expr(code, e));
                 let first = parts.next().unwrap_or(Class::NotAList("returns `()`".to_owned()));
                 parts.fold(first, Class::with_part)
             }
             Expr::Array(_) => Class::NotAList("an array literal has a fixed size".to_owned()),
             Expr::Lit(_) => Class::NotAList("a literal".to_owned()),
-            Expr::Struct(s) => match self.index.find_type(f.module, &segments(&s.path)) {
+            Expr::Struct(s) => match self.index.find_type(code.module, &segments(&s.path)) {
                 Some(found) => {
                     let name = s.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                     self.definition(found.module, found.def, &name, &[])
@@ -353,7 +408,7 @@ impl<'i, 's> Classifier<'i, 's> {
             Expr::Path(p) => {
                 let segs = segments(&p.path);
                 if segs.len() == 1
-                    && let Some(class) = self.local(f, &segs[0])
+                    && let Some(class) = self.local(code, &segs[0])
                 {
                     return class;
                 }
@@ -368,12 +423,12 @@ impl<'i, 's> Classifier<'i, 's> {
                 let Expr::Path(func) = &*call.func else { return unknown() };
                 let segs = segments(&func.path);
                 // Compared by the names they have where they are defined (`use axum::Json as J;`).
-                let absolute = self.index.absolute(f.module, &segs);
+                let absolute = self.index.absolute(code.module, &segs);
                 let last = absolute.last().map(String::as_str).unwrap_or_default();
                 if BODY_WRAPPERS.contains(&last) || matches!(last, "Ok" | "Some") {
                     return match call.args.first() {
                         Some(inner) => {
-                            let class = self.expr(f, inner);
+                            let class = self.expr(code, inner);
                             in_json(last, class)
                         }
                         None => unknown(),
@@ -384,20 +439,20 @@ impl<'i, 's> Classifier<'i, 's> {
                 if let Some(class) = owner.and_then(framework_response).or_else(|| framework_response(last)) {
                     return class;
                 }
-                if let Some(callee) = self.index.find_fn(f.module, f.self_ty.as_deref(), &segs)
-                    && callee.id != f.id
+                if let Some(callee) = self.index.find_fn(code.module, code.self_ty, &segs)
+                    && Some(callee.id) != code.id
                 {
                     return self.handler_like(&callee);
                 }
                 if segs.len() >= 2 {
                     let owner = &segs[..segs.len() - 1];
-                    if let Some(found) = self.index.find_type(f.module, owner) {
+                    if let Some(found) = self.index.find_type(code.module, owner) {
                         return self.definition(found.module, found.def, &owner[owner.len() - 1], &[]);
                     }
                 }
                 if last.chars().next().is_some_and(char::is_uppercase)
                     && segs.len() == 1
-                    && let Some(found) = self.index.find_type(f.module, &segs)
+                    && let Some(found) = self.index.find_type(code.module, &segs)
                 {
                     return self.definition(found.module, found.def, last, &[]);
                 }
@@ -406,10 +461,10 @@ impl<'i, 's> Classifier<'i, 's> {
             Expr::MethodCall(call) => {
                 let method = call.method.to_string();
                 match method.as_str() {
-                    "into_response" | "into" | "clone" | "to_owned" => self.expr(f, &call.receiver),
+                    "into_response" | "into" | "clone" | "to_owned" => self.expr(code, &call.receiver),
                     "to_vec" => Class::List { shown: ".to_vec()".to_owned(), item: None, owner: None },
                     "collect" => match call.turbofish.as_ref().and_then(|t| t.args.first()) {
-                        Some(GenericArgument::Type(ty)) => self.ty(f.module, ty),
+                        Some(GenericArgument::Type(ty)) => self.ty(code.module, ty),
                         _ => unknown(),
                     },
                     "to_string" => Class::NotAList("a string".to_owned()),
@@ -431,23 +486,21 @@ impl<'i, 's> Classifier<'i, 's> {
         }
     }
 
-    /// The class of the local `name` of `f`: its `let` (annotated type, else its value) or its parameter type.
-    fn local(&mut self, f: &FnItem<'s>, name: &str) -> Option<Class> {
+    /// The class of the local `name` of `code`: its `let` (annotated type, else its value) or its parameter type.
+    fn local(&mut self, code: &Code<'_>, name: &str) -> Option<Class> {
         let mut lets = Lets { name, found: None };
-        lets.visit_block(f.block);
+        lets.visit_block(code.block?);
         if let Some(local) = lets.found {
             if let syn::Pat::Type(t) = &local.pat {
-                return Some(self.ty(f.module, &t.ty));
+                return Some(self.ty(code.module, &t.ty));
             }
             if let Some(init) = &local.init {
-                return Some(self.expr(f, &init.expr));
+                return Some(self.expr(code, &init.expr));
             }
         }
-        for input in &f.sig.inputs {
-            if let syn::FnArg::Typed(t) = input
-                && matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == name)
-            {
-                return Some(self.ty(f.module, &t.ty));
+        for t in &code.params {
+            if matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == name) {
+                return Some(self.ty(code.module, &t.ty));
             }
         }
         None

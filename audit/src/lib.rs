@@ -33,8 +33,8 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
                 let line = f.sig.ident.span().start().line;
                 (classifier.handler(f), sources.modules[f.module].file.clone(), line)
             }
-            (None, Some(_)) => (
-                Class::Unknown("a closure handler: move it into a named function".to_owned()),
+            (None, Some(body)) => (
+                classifier.closure(handler.module, handler.self_ty.as_deref(), body),
                 handler.file.clone(),
                 handler.line,
             ),

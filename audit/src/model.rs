@@ -69,7 +69,7 @@ pub struct Finding {
     pub method: String,
     /// The full path, with the prefixes of every `nest` joined.
     pub path: String,
-    /// The handler as registered (`inventory::list`, `Self::list`).
+    /// The handler as registered (`inventory::list`, `Self::list`; `closure` for a closure).
     pub handler: String,
     /// The handler's file, relative to the audited directory (the registration's when the handler was not found).
     pub file: String,
@@ -93,7 +93,8 @@ impl Finding {
         self.verdict.needs_attention() || self.fix.is_some()
     }
 
-    /// The identity of a finding across runs: lines move, routes and handlers rarely do.
+    /// The identity of a finding across runs: lines move, routes and handlers rarely do, so
+    /// nothing in it depends on a line (a closure handler is `closure`, wherever it is).
     pub fn key(&self) -> String {
         format!("{} {} {} {}", self.verdict.code(), self.method, self.path, self.handler)
     }

@@ -31,6 +31,8 @@ pub struct HandlerRef<'s> {
     pub checked: bool,
     /// The module the registration is written in.
     pub module: ModuleId,
+    /// The type `Self` stands for where the registration is written.
+    pub self_ty: Option<String>,
     /// The file and line of the registration.
     pub file: PathBuf,
     /// The line of the registration.
@@ -445,6 +447,7 @@ impl<'i, 's> Eval<'i, 's> {
             unresolved: None,
             checked,
             module: frame.module,
+            self_ty: frame.self_ty.clone(),
             file: module.file.clone(),
             line: expr.span().start().line,
         };
@@ -463,7 +466,9 @@ impl<'i, 's> Eval<'i, 's> {
                 }
             }
             Expr::Closure(c) => {
-                handler.text = format!("closure (line {})", handler.line);
+                // Named without its line: the text is part of the finding's baseline key, and
+                // the line is in the finding already.
+                handler.text = "closure".to_owned();
                 handler.closure = Some(&c.body);
             }
             _ => {
@@ -502,6 +507,7 @@ impl<'i, 's> Eval<'i, 's> {
             unresolved: Some(why.to_owned()),
             checked: false,
             module: frame.module,
+            self_ty: frame.self_ty.clone(),
             file: module.file.clone(),
             line: expr.span().start().line,
         }
