@@ -33,18 +33,29 @@ pub const LIST_MEMBERS: [&str; 14] = [
 ];
 
 /// Member names of a hand-rolled pagination block: a struct whose only other members are these is
-/// a list page.
-pub const PAGINATION_MEMBERS: [&str; 14] = [
+/// a list page. (`page` is here as a page number and in [`LIST_MEMBERS`] as a collection.)
+pub const PAGINATION_MEMBERS: [&str; 25] = [
     "total",
     "count",
     "total_count",
+    "total_items",
     "next",
     "next_cursor",
     "cursor",
     "prev_cursor",
     "previous",
+    "prev",
     "next_page",
+    "prev_page",
+    "previous_page",
+    "next_page_token",
+    "page_token",
+    "page",
+    "page_number",
+    "per_page",
     "page_size",
+    "total_pages",
+    "page_count",
     "offset",
     "limit",
     "has_more",

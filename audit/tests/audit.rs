@@ -64,6 +64,7 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/result", "list_without_completeness"),
         ("GET", "/alias", "list_without_completeness"),
         ("GET", "/page-struct", "list_without_completeness"),
+        ("GET", "/numbered-page", "list_without_completeness"),
         ("GET", "/impl-list", "list_without_completeness"),
         ("GET", "/api/listed", "list_without_completeness"),
         ("GET", "/profile", "nested_collection"),
