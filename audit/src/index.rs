@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use syn::{Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemStruct, ItemType, Lit, Signature, Type, UseTree};
 
-use crate::source::{ModuleId, Sources};
+use crate::source::{ModuleId, Sources, test_only};
 
 /// A function or method of the audited sources.
 #[derive(Clone)]
@@ -88,7 +88,9 @@ impl<'s> Index<'s> {
                     Item::Impl(imp) => {
                         let self_ty = last_ident(&imp.self_ty);
                         for inner in &imp.items {
-                            if let ImplItem::Fn(f) = inner {
+                            if let ImplItem::Fn(f) = inner
+                                && !test_only(&f.attrs)
+                            {
                                 index.add_fn(
                                     target,
                                     FnItem {

@@ -6,7 +6,7 @@ mod workspace;
 
 use std::path::{Path, PathBuf};
 
-pub use modules::{Module, ModuleId};
+pub use modules::{Module, ModuleId, test_only};
 pub use workspace::{Target, targets};
 
 use crate::model::Skipped;

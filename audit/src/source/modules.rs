@@ -85,6 +85,8 @@ impl<'p> Loader<'p> {
         let mut pending = Vec::new();
         for item in items {
             match item {
+                // Code only tests compile: no service serves its routes.
+                item if item_attrs(&item).is_some_and(test_only) => {}
                 Item::Mod(module) => {
                     let name = module.ident.to_string();
                     children.push(name.clone());
@@ -159,6 +161,54 @@ impl<'p> Loader<'p> {
     }
 }
 
+/// True for attributes of code that only tests compile: `#[cfg(test)]` (also inside
+/// `all(..)`) and test functions (`#[test]`, `#[tokio::test]`).
+pub fn test_only(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let path = attr.path();
+        if path.segments.last().is_some_and(|s| s.ident == "test") {
+            return true;
+        }
+        if !path.is_ident("cfg") {
+            return false;
+        }
+        let mut test = false;
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("test") {
+                test = true;
+            } else if meta.path.is_ident("all") {
+                meta.parse_nested_meta(|inner| {
+                    test |= inner.path.is_ident("test");
+                    // Skip a `feature = ".."` value.
+                    if inner.input.peek(syn::Token![=]) {
+                        inner.value()?.parse::<Expr>()?;
+                    } else if inner.input.peek(syn::token::Paren) {
+                        inner.parse_nested_meta(|_| Ok(()))?;
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        });
+        test
+    })
+}
+
+/// The attributes of an item, for the kinds that can be test-only.
+fn item_attrs(item: &Item) -> Option<&[Attribute]> {
+    Some(match item {
+        Item::Mod(i) => &i.attrs,
+        Item::Fn(i) => &i.attrs,
+        Item::Impl(i) => &i.attrs,
+        Item::Struct(i) => &i.attrs,
+        Item::Enum(i) => &i.attrs,
+        Item::Type(i) => &i.attrs,
+        Item::Const(i) => &i.attrs,
+        Item::Use(i) => &i.attrs,
+        _ => return None,
+    })
+}
+
 /// The value of `#[path = "..."]`, if any.
 fn path_attribute(attrs: &[Attribute]) -> Option<String> {
     attrs.iter().find_map(|attr| match &attr.meta {
@@ -171,4 +221,23 @@ fn path_attribute(attrs: &[Attribute]) -> Option<String> {
         },
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_only;
+
+    fn attrs(source: &str) -> Vec<syn::Attribute> {
+        syn::parse_str::<syn::ItemFn>(&format!("{source} fn f() {{}}")).unwrap().attrs
+    }
+
+    #[test]
+    fn test_only_code_is_told_by_its_attributes() {
+        for source in ["#[cfg(test)]", "#[cfg(all(test, feature = \"x\"))]", "#[test]", "#[tokio::test]"] {
+            assert!(test_only(&attrs(source)), "{source}");
+        }
+        for source in ["#[cfg(not(test))]", "#[cfg(feature = \"test\")]", "#[cfg(any(test, unix))]", "#[inline]", ""] {
+            assert!(!test_only(&attrs(source)), "{source}");
+        }
+    }
 }
