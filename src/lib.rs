@@ -36,7 +36,9 @@
 //! | `reasons(...)` | `reasons(MorePagesAvailable, crate::reasons::LegalHold)` | every reason it can report; `reasons()` for an endpoint that is always complete (required) |
 //! | `warnings(...)` | `warnings(PageSizeReduced, ReplicaLag)` | every warning it can push (optional) |
 //!
-//! Standard names need no import; a service's own reasons and warnings are named by path.
+//! Standard names need no import (the attribute names the runtime's types itself, so an import
+//! used only there is unused, and rustc says so); a service's own reasons and warnings are
+//! named by path.
 //!
 //! What it generates for `async fn list_accounts(..)`:
 //! - `ListAccountsReason`, the endpoint's reason type: an alias of [`DeclaredReason`] over a
