@@ -78,9 +78,20 @@ impl Deny {
     }
 }
 
+/// The stack of the thread the audit runs on. Parsing and following a router are recursive, so
+/// a chain of a thousand `.route` calls or a deeply nested expression needs more than the main
+/// thread's few megabytes; the memory is only reserved, not used, until something is that deep.
+const AUDIT_STACK_BYTES: usize = 512 * 1024 * 1024;
+
 fn main() -> ExitCode {
     let Cargo::Completeness(Command::Audit(args)) = Cargo::parse();
-    match run(&args) {
+    let audit =
+        std::thread::Builder::new().name("audit".to_owned()).stack_size(AUDIT_STACK_BYTES).spawn(move || run(&args));
+    let result = match audit {
+        Ok(thread) => thread.join().unwrap_or_else(|_| Err("the audit stopped on an internal error".to_owned())),
+        Err(error) => Err(format!("cannot start the audit: {error}")),
+    };
+    match result {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error}");

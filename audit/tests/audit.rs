@@ -301,6 +301,25 @@ fn this_repository_s_examples_audit_clean_except_the_legacy_one() {
     assert_eq!(legacy.status.code(), Some(1), "the un-migrated example is the deliberate exception");
 }
 
+#[test]
+fn a_long_chain_and_a_deep_expression_are_audited_not_a_stack_overflow() {
+    let dir = scratch("deep");
+    let routes: String = (0..1200).map(|i| format!("\n        .route(\"/r{i}\", get(list))")).collect();
+    let deep = format!("{}1{}", "(".repeat(200), ")".repeat(200));
+    fs::write(
+        dir.join("main.rs"),
+        format!(
+            "use axum::{{Json, Router, routing::get}};\nasync fn list() -> Json<Vec<u8>> {{ Json(vec![]) }}\n\
+             const DEEP: u32 = {deep};\nfn main() {{ let _app: Router = Router::new(){routes}; }}\n"
+        ),
+    )
+    .unwrap();
+    let out = run(&dir, &["--format", "json", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1200);
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("completeness-audit-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
