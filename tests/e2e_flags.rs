@@ -1,6 +1,7 @@
 //! End to end: the command-line flags of the example's README parse as documented, and `--db PATH`
 //! keeps the versioned inventory across restarts.
 
+mod built_example;
 mod e2e_support;
 
 use std::time::Duration;
@@ -67,10 +68,84 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--db", ""], "no database named"),
         (&["--db", "sqlite:"], "no database named"),
         (&["--db", "mysql://inventory"], "unsupported scheme 'mysql://'"),
+        // The key ring is read with the flags, not when the service opens its database.
+        (&["--keys-file", "/nonexistent/keys"], "--keys-file /nonexistent/keys: "),
     ] {
         let error = parse(args).unwrap_err();
         assert!(error.contains(says), "{args:?}: {error}");
     }
+}
+
+#[test]
+fn a_keys_file_is_read_with_the_flags() {
+    let dir = std::env::temp_dir().join(format!("service-accounts-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (good, bad) = (dir.join("keys.txt"), dir.join("bad-keys.txt"));
+    let secret = completeness::CursorKeys::generate_secret();
+    std::fs::write(&good, format!("# the active key first\nk2:{secret}\n\nk1:{secret}\n")).unwrap();
+    std::fs::write(&bad, "k1:short\n").unwrap();
+
+    let config = parse(&["--keys-file", good.to_str().unwrap()]).unwrap().unwrap();
+    let ids: Vec<&str> = config.cursor_keys.as_ref().expect("the ring, read").key_ids().collect();
+    assert_eq!(ids, ["k2", "k1"]);
+    let error = parse(&["--keys-file", bad.to_str().unwrap()]).unwrap_err();
+    assert!(error.starts_with(&format!("--keys-file {}: ", bad.display())), "{error}");
+    assert!(error.contains("the secret of key 'k1'"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs the built example with `args` and `env` (and no key ring from the test's own
+/// environment); it must exit within 30 seconds. Returns its exit code and standard error.
+async fn exit_of(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let child = tokio::process::Command::new(built_example::binary("service_accounts"))
+        .args(args)
+        .env_remove(e2e_support::service::state::KEYS_VARIABLE)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("the example did not exit within 30 s: {args:?}"))
+        .unwrap();
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// A bad `--keys-file` or `COMPLETENESS_CURSOR_KEYS` is a flag error: exit 2, a one-line reason
+/// and the usage, before the database is opened: an empty database stays empty, and a database
+/// that is down is not what the operator is told about.
+#[tokio::test]
+async fn a_bad_key_ring_exits_2_before_the_database_is_touched() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let down = format!("postgres://nobody@127.0.0.1:{port}/inventory");
+    let missing = ["--keys-file", "/nonexistent/keys"];
+    let cases = [
+        ([&["--db", &db][..], &missing].concat(), None, "error: --keys-file /nonexistent/keys: "),
+        ([&["--db", &down][..], &missing].concat(), None, "error: --keys-file /nonexistent/keys: "),
+        (vec!["--db", &db], Some(("COMPLETENESS_CURSOR_KEYS", "k1:short")), "error: COMPLETENESS_CURSOR_KEYS: "),
+        (vec!["--db", &down], Some(("COMPLETENESS_CURSOR_KEYS", "")), "error: COMPLETENESS_CURSOR_KEYS: "),
+    ];
+    for (args, env, says) in cases {
+        let (code, stderr) = exit_of(&args, env.as_slice()).await;
+        assert_eq!(code, Some(2), "{args:?} {env:?}: {stderr}");
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(first.starts_with(says), "{args:?} {env:?}: {stderr}");
+        assert!(stderr.contains("\nusage: service_accounts"), "{args:?} {env:?}: {stderr}");
+        assert!(!stderr.contains("could not open the database"), "{args:?} {env:?}: {stderr}");
+    }
+
+    let (client, connection) = tokio_postgres::connect(&db, tokio_postgres::NoTls).await.unwrap();
+    let connection = tokio::spawn(connection);
+    let tables = client
+        .query_one("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", &[])
+        .await
+        .unwrap();
+    assert_eq!(tables.get::<_, i64>(0), 0, "the database was neither created into nor seeded");
+    drop(client);
+    let _ = connection.await;
 }
 
 #[tokio::test]

@@ -4,6 +4,10 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use completeness::CursorKeys;
+
+use super::keyring;
+use super::state::KEYS_VARIABLE;
 use super::store::Location;
 use super::telemetry::LogFormat;
 
@@ -41,7 +45,8 @@ pub struct Config {
     /// Run the cleanup-agent tour against the service and exit (`--demo`).
     pub demo: bool,
     /// The cursor and evidence key ring; when `None`, `COMPLETENESS_CURSOR_KEYS` or a fresh one.
-    pub cursor_keys: Option<completeness::CursorKeys>,
+    /// [`Config::from_args`] fills it from `--keys-file` or the variable.
+    pub cursor_keys: Option<CursorKeys>,
     /// A file holding the key ring (`--keys-file PATH`), read when `cursor_keys` is `None`.
     pub keys_file: Option<PathBuf>,
     /// How log lines are written (`--log-format human|json`).
@@ -122,6 +127,24 @@ impl Config {
         self.db.as_deref().map_or(Ok(Location::Memory), |db| Location::parse(&db.to_string_lossy()))
     }
 
+    /// The key ring the service will sign and verify with: `cursor_keys`, else the one in
+    /// `--keys-file`, else the one in `COMPLETENESS_CURSOR_KEYS`; `None` when none is given (the
+    /// service then makes an ephemeral one). A file that cannot be read or a ring that does not
+    /// parse is an error that names where the ring came from.
+    pub fn key_ring(&self) -> Result<Option<CursorKeys>, String> {
+        if let Some(keys) = &self.cursor_keys {
+            return Ok(Some(keys.clone()));
+        }
+        if let Some(file) = &self.keys_file {
+            return keyring::from_file(file).map(Some);
+        }
+        match std::env::var(KEYS_VARIABLE) {
+            Ok(spec) => CursorKeys::parse(&spec).map(Some).map_err(|e| format!("{KEYS_VARIABLE}: {e}")),
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => Err(format!("{KEYS_VARIABLE}: not valid Unicode")),
+        }
+    }
+
     /// The latency configured for `source`.
     pub fn delay_of(&self, source: &str) -> Duration {
         self.slow_sources.iter().rev().find(|(name, _)| name == source).map_or(Duration::ZERO, |(_, d)| *d)
@@ -188,6 +211,9 @@ impl Config {
                 other => return Err(format!("unknown flag '{other}'")),
             }
         }
+        // Read with the flags, so that a bad ring is refused like a bad flag, before the
+        // database is opened (or created and seeded), and read once.
+        config.cursor_keys = config.key_ring()?;
         config.validate()?;
         Ok(Some(config))
     }
@@ -208,6 +234,11 @@ impl Config {
         ];
         for (name, value, max) in checks {
             at_most(name, value, max)?;
+        }
+        // A configuration built in code names its ring file without reading it: read it now,
+        // before the service touches the database.
+        if self.cursor_keys.is_none() {
+            self.key_ring()?;
         }
         for (source, delay) in &self.slow_sources {
             let ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
