@@ -232,12 +232,12 @@ impl<'s> Index<'s> {
     /// for), through `use` imports and re-exports, renaming ones (`pub use users::list as people;`) included.
     pub fn find_fn(&self, module: ModuleId, self_ty: Option<&str>, segments: &[String]) -> Option<FnItem<'s>> {
         let written = segments.last()?;
-        let target = self.sources.modules[module].target.as_str();
-        let named = |name: &str| -> Vec<&FnItem<'s>> {
+        let named = |module: ModuleId, name: &str| -> Vec<&FnItem<'s>> {
+            let target = self.sources.modules[module].target.as_str();
             self.fns_by_name.get(&(target, name.to_owned())).into_iter().flatten().map(|&i| &self.fns[i]).collect()
         };
-        let free = |name: &str, module_path: &[String]| {
-            named(name)
+        let free = |module: ModuleId, name: &str, module_path: &[String]| {
+            named(module, name)
                 .into_iter()
                 .find(|f| f.self_ty.is_none() && self.sources.modules[f.module].path == module_path)
                 .cloned()
@@ -250,23 +250,29 @@ impl<'s> Index<'s> {
             } else {
                 absolute[absolute.len() - 2].as_str()
             };
-            if let Some(method) = named(written).into_iter().find(|f| f.self_ty.as_deref() == Some(owner)) {
+            if let Some(method) = named(module, written).into_iter().find(|f| f.self_ty.as_deref() == Some(owner)) {
                 return Some(method.clone());
             }
         }
+        // The crate the path is in: this target's, or another library of the workspace.
+        let mut krate = module;
         for _ in 0..8 {
+            if let Some(&library) = absolute.first().and_then(|first| self.sources.libraries.get(first)) {
+                krate = library;
+                absolute[0] = "crate".to_owned();
+            }
             if absolute.first().is_none_or(|s| s != "crate") {
                 break;
             }
             let name = absolute[absolute.len() - 1].clone();
             let owner_path = &absolute[..absolute.len() - 1];
-            if let Some(found) = free(&name, &owner_path[1..]) {
+            if let Some(found) = free(krate, &name, &owner_path[1..]) {
                 return Some(found);
             }
             // A re-export in the owner module: `pub use inner::f;`, `pub use inner::f as g;`, `pub use inner::*;`.
-            let Some(owner) = self.module_at(module, owner_path) else { break };
+            let Some(owner) = self.module_at(krate, owner_path) else { break };
             if let Some(found) = self.globs[owner].iter().find_map(|glob| match glob.split_first() {
-                Some((first, rest)) if first == "crate" => free(&name, rest),
+                Some((first, rest)) if first == "crate" => free(krate, &name, rest),
                 _ => None,
             }) {
                 return Some(found);
@@ -276,12 +282,12 @@ impl<'s> Index<'s> {
                 _ => break,
             }
         }
-        let candidates = named(written);
+        let candidates = named(module, written);
         if segments.len() == 1 {
             for glob in &self.globs[module] {
                 if let Some((first, rest)) = glob.split_first()
                     && first == "crate"
-                    && let Some(found) = free(written, rest)
+                    && let Some(found) = free(module, written, rest)
                 {
                     return Some(found);
                 }
@@ -307,11 +313,39 @@ impl<'s> Index<'s> {
         }
     }
 
+    /// The method `name` (taking `self`) called in `module` on a value of type `self_ty`, or,
+    /// when the type is not known, the only method of that name in the target.
+    pub fn find_method(&self, module: ModuleId, self_ty: Option<&str>, name: &str) -> Option<FnItem<'s>> {
+        let target = self.sources.modules[module].target.as_str();
+        let methods: Vec<&FnItem<'s>> = self
+            .fns_by_name
+            .get(&(target, name.to_owned()))
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.fns[i])
+            .filter(|f| f.self_ty.is_some() && f.sig.receiver().is_some())
+            .filter(|f| self_ty.is_none_or(|ty| f.self_ty.as_deref() == Some(ty)))
+            .collect();
+        match methods.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        }
+    }
+
     /// The type definition `segments` names in `module`.
     pub fn find_type(&self, module: ModuleId, segments: &[String]) -> Option<TypeItem<'s>> {
         let name = segments.last()?;
         let target = self.sources.modules[module].target.as_str();
         let absolute = self.absolute(module, segments);
+        // A type of another library of the workspace: looked up there.
+        if let Some((first, rest)) = absolute.split_first()
+            && let Some(&library) = self.sources.libraries.get(first)
+            && library != module
+        {
+            let mut path = vec!["crate".to_owned()];
+            path.extend(rest.iter().cloned());
+            return self.find_type(library, &path);
+        }
         // Imported under another name (`use crate::model::Page as P;`): looked up by its own name.
         let own_name = absolute.last().unwrap_or(name);
         let candidates: Vec<TypeItem<'s>> =
@@ -335,6 +369,14 @@ impl<'s> Index<'s> {
     /// path, so that `J` of `use axum::Json as J;` is `Json`.
     pub fn resolved_name(&self, module: ModuleId, segments: &[String]) -> String {
         self.absolute(module, segments).pop().unwrap_or_default()
+    }
+
+    /// True when `segments`, written in `module`, names an item of the audited sources: of its
+    /// own crate, or of a library of the audited workspace.
+    pub fn is_ours(&self, module: ModuleId, segments: &[String]) -> bool {
+        self.absolute(module, segments)
+            .first()
+            .is_some_and(|first| first == "crate" || self.sources.libraries.contains_key(first))
     }
 
     /// True when `segments`, written in `module`, names an item of the crate `krate` (an external crate).

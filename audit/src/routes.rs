@@ -227,7 +227,7 @@ impl<'i, 's> Eval<'i, 's> {
                         other => other,
                     };
                 }
-                let ours = absolute.first().is_some_and(|s| s == "crate") || owner == Some("Self");
+                let ours = self.index.is_ours(frame.module, &segs) || owner == Some("Self");
                 if ours && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs) {
                     for arg in &call.args {
                         self.eval(arg, frame, false);
@@ -339,8 +339,18 @@ impl<'i, 's> Eval<'i, 's> {
             ("nest", [prefix, inner]) => {
                 let mut routes = self.router(&call.receiver, frame);
                 let prefix = self.path_text(prefix, frame);
-                if let Value::Router(inner) = self.eval(inner, frame, true) {
-                    routes.extend(inner.into_iter().map(|r| Registration { path: join(&prefix, &r.path), ..r }));
+                match self.eval(inner, frame, true) {
+                    Value::Router(nested) => {
+                        routes.extend(nested.into_iter().map(|r| Registration { path: join(&prefix, &r.path), ..r }))
+                    }
+                    // Its routes are served under the prefix, whatever they are: say so, rather than
+                    // leave the prefix out.
+                    _ => {
+                        let why =
+                            format!("the router `{}` nested here is built where the audit cannot follow", text(*inner));
+                        let handler = self.opaque_handler(inner, frame, &why);
+                        routes.push(Registration { method: "*".to_owned(), path: prefix, handler });
+                    }
                 }
                 Value::Router(routes)
             }
@@ -408,9 +418,25 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 match receiver {
                     kept @ (Value::Router(_) | Value::Methods(..)) => kept,
-                    Value::Other => Value::Other,
+                    // A method of the audited sources that builds a router (`orders.routes()`).
+                    Value::Other => self.method_router(&call.receiver, &name, frame),
                 }
             }
+        }
+    }
+
+    /// The router the method `name` of the audited sources returns, called on `receiver`: a
+    /// method of `Self` for `self.name()`, otherwise the one method of that name in the target.
+    fn method_router(&mut self, receiver: &Expr, name: &str, frame: &Frame<'s>) -> Value<'s> {
+        let on_self = matches!(receiver, Expr::Path(p) if p.path.is_ident("self"));
+        let self_ty = if on_self { frame.self_ty.as_deref() } else { None };
+        let Some(method) = self.index.find_method(frame.module, self_ty, name) else { return Value::Other };
+        match self.eval_fn(method.id) {
+            Value::Router(routes) => {
+                self.called.insert(method.id);
+                Value::Router(routes)
+            }
+            _ => Value::Other,
         }
     }
 

@@ -168,6 +168,11 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
         ("GET", "/api/v1/users/people", "list_without_completeness"),
         ("GET", "/health", "not_a_list"),
         ("GET", "/tags", "list_without_completeness"),
+        // Nested from another member's library, and from a method.
+        ("GET", "/members", "list_without_completeness"),
+        ("GET", "/orders", "list_without_completeness"),
+        // A router the audit cannot follow: its prefix is still reported.
+        ("*", "/external", "unknown"),
     ]
     .map(|(m, p, v)| (m.to_owned(), p.to_owned(), v.to_owned()))
     .to_vec();

@@ -4,6 +4,7 @@
 mod modules;
 mod workspace;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use modules::{Module, ModuleId, test_only};
@@ -21,6 +22,9 @@ pub struct Sources {
     pub skipped: Vec<Skipped>,
     /// How many files were parsed.
     pub files: usize,
+    /// The root module of each library of the audited workspace, by crate name: a path
+    /// `users_api::router` written in another member resolves into it.
+    pub libraries: HashMap<String, ModuleId>,
 }
 
 impl Sources {
@@ -31,11 +35,16 @@ impl Sources {
             if path.is_file() { path.parent().unwrap_or(Path::new(".")).to_path_buf() } else { path.to_path_buf() };
         let targets = targets(path)?;
         let mut loader = modules::Loader::new(root.clone(), progress);
+        let mut libraries = HashMap::new();
         for target in &targets {
-            loader.load_target(target);
+            if let Some(root) = loader.load_target(target)
+                && let Some(name) = &target.library
+            {
+                libraries.insert(name.clone(), root);
+            }
         }
         let (modules, skipped, files) = loader.finish();
-        Ok(Sources { root, modules, skipped, files })
+        Ok(Sources { root, modules, skipped, files, libraries })
     }
 
     /// `file` relative to the audited directory, with `/` separators.

@@ -44,10 +44,13 @@ impl<'p> Loader<'p> {
         (self.modules, self.skipped, self.files)
     }
 
-    /// Loads the target's root file and every module below it.
-    pub(super) fn load_target(&mut self, target: &Target) {
+    /// Loads the target's root file and every module below it; the root module's id, unless the
+    /// root file was skipped.
+    pub(super) fn load_target(&mut self, target: &Target) -> Option<ModuleId> {
         let dir = target.root.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let root = self.modules.len();
         self.load_file(&target.name, Vec::new(), &target.root, dir, 0);
+        (self.modules.len() > root).then_some(root)
     }
 
     /// Parses `file` as the module `path`; `dir` is where its child module files live.

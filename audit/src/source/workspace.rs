@@ -11,6 +11,8 @@ pub struct Target {
     pub name: String,
     /// The root file (`src/lib.rs`, `src/main.rs`, `examples/x/main.rs`, ...).
     pub root: PathBuf,
+    /// For a library, the crate name other targets use it by (`users_api` for `users-api`).
+    pub library: Option<String>,
 }
 
 /// The targets under `path`:
@@ -23,7 +25,7 @@ pub struct Target {
 /// 4. a `.rs` file: that file.
 pub fn targets(path: &Path) -> Result<Vec<Target>, String> {
     if path.is_file() && path.extension().is_some_and(|e| e == "rs") {
-        return Ok(vec![Target { name: path.display().to_string(), root: path.to_path_buf() }]);
+        return Ok(vec![Target { name: path.display().to_string(), root: path.to_path_buf(), library: None }]);
     }
     if path.is_file() && path.file_name().is_none_or(|name| name != "Cargo.toml") {
         return Err(format!("{}: not a Cargo.toml, a .rs file or a directory", path.display()));
@@ -46,7 +48,7 @@ fn loose_directory(dir: &Path) -> Vec<Target> {
     for root in ["main.rs", "lib.rs", "mod.rs"] {
         let file = dir.join(root);
         if file.is_file() {
-            return vec![Target { name: dir.display().to_string(), root: file }];
+            return vec![Target { name: dir.display().to_string(), root: file, library: None }];
         }
     }
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
@@ -57,7 +59,7 @@ fn loose_directory(dir: &Path) -> Vec<Target> {
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
         .collect();
     files.sort();
-    files.into_iter().map(|root| Target { name: root.display().to_string(), root }).collect()
+    files.into_iter().map(|root| Target { name: root.display().to_string(), root, library: None }).collect()
 }
 
 /// Rules 1 and 2 for one manifest; `follow_members` is false for members (no nested workspaces).
@@ -81,7 +83,8 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
     let package_name = package.get("name").and_then(|n| n.as_str()).unwrap_or("crate").to_owned();
     let mut add = |kind: &str, name: &str, root: PathBuf| {
         if root.is_file() {
-            found.insert(Target { name: format!("{package_name}/{kind}/{name}"), root });
+            let library = (kind == "lib").then(|| name.replace('-', "_"));
+            found.insert(Target { name: format!("{package_name}/{kind}/{name}"), root, library });
         }
     };
     let declared = |key: &str| -> Vec<(String, Option<PathBuf>)> {
@@ -98,8 +101,8 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
             })
             .collect()
     };
-    let lib = declared("lib").into_iter().next();
-    add("lib", "lib", lib.and_then(|(_, path)| path).unwrap_or_else(|| dir.join("src/lib.rs")));
+    let (lib_name, lib_path) = declared("lib").into_iter().next().unwrap_or_else(|| (package_name.clone(), None));
+    add("lib", &lib_name, lib_path.unwrap_or_else(|| dir.join("src/lib.rs")));
     add("bin", &package_name, dir.join("src/main.rs"));
     for (name, path) in declared("bin") {
         add("bin", &name, path.unwrap_or_else(|| dir.join("src/bin").join(format!("{name}.rs"))));
