@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use syn::{Block, Expr, Lit, Pat, Stmt};
 
 use crate::index::{FnItem, Index, segments};
-use crate::shapes::{ROUTER_PASS_THROUGH, method_of};
+use crate::shapes::{ROUTER_PASS_THROUGH, ROUTING_MACRO_NAMES, method_of};
 use crate::source::ModuleId;
 
 /// The handler of one registration, as written and as resolved.
@@ -166,7 +166,15 @@ impl<'i, 's> Eval<'i, 's> {
                         self.eval_free(expr, frame);
                     }
                 }
-                Stmt::Item(_) | Stmt::Macro(_) => {}
+                Stmt::Macro(m) => {
+                    let tail_position = i == last && m.semi_token.is_none();
+                    match self.eval_macro(&m.mac, frame, tail_position) {
+                        value if tail_position => tail = value,
+                        Value::Router(routes) => self.roots.push(routes),
+                        _ => {}
+                    }
+                }
+                Stmt::Item(_) => {}
             }
         }
         tail
@@ -252,6 +260,7 @@ impl<'i, 's> Eval<'i, 's> {
                 Value::Other
             }
             Expr::MethodCall(call) => self.eval_method(call, frame, consuming),
+            Expr::Macro(m) => self.eval_macro(&m.mac, frame, consuming),
             Expr::Block(b) => self.eval_block(&b.block, frame),
             Expr::Async(b) => self.eval_block(&b.block, frame),
             Expr::Unsafe(b) => self.eval_block(&b.block, frame),
@@ -425,6 +434,50 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
+    /// A macro invocation. The audit does not expand macros, so one that is handed a router or
+    /// names routing (`list_route!(r, "/widgets", list)`) is an unknown route that says so, with
+    /// the routes of the routers it was handed; any other macro is no router.
+    fn eval_macro(&mut self, mac: &'s syn::Macro, frame: &mut Frame<'s>, consuming: bool) -> Value<'s> {
+        let mut tokens = MacroTokens::default();
+        tokens.read(mac.tokens.clone());
+        let routers: Vec<String> = tokens
+            .idents
+            .iter()
+            .filter(|i| matches!(frame.locals.get(*i), Some((Value::Router(_), _))))
+            .cloned()
+            .collect();
+        if routers.is_empty() && !tokens.builds_routes {
+            return Value::Other;
+        }
+        let mut routes = Vec::new();
+        for name in routers {
+            if let Some((Value::Router(handed), consumed)) = frame.locals.get_mut(&name) {
+                routes.extend(handed.iter().cloned());
+                *consumed |= consuming;
+            }
+        }
+        let name = text(&mac.path);
+        let why = format!(
+            "routes built by the macro `{name}!` are not expanded by the audit: check what it registers, or register \
+             its routes without the macro"
+        );
+        let module = &self.index.sources.modules[frame.module];
+        let handler = HandlerRef {
+            text: format!("{name}!(..)"),
+            target: None,
+            closure: None,
+            unresolved: Some(why),
+            checked: false,
+            module: frame.module,
+            self_ty: frame.self_ty.clone(),
+            file: module.file.clone(),
+            line: mac.path.span().start().line,
+        };
+        let path = tokens.strings.into_iter().find(|p| p.starts_with('/')).unwrap_or_else(|| format!("{{{name}!}}"));
+        routes.push(Registration { method: "*".to_owned(), path, handler });
+        Value::Router(routes)
+    }
+
     /// The router the method `name` of the audited sources returns, called on `receiver`: a
     /// method of `Self` for `self.name()`, otherwise the one method of that name in the target.
     fn method_router(&mut self, receiver: &Expr, name: &str, frame: &Frame<'s>) -> Value<'s> {
@@ -565,6 +618,47 @@ pub fn join(prefix: &str, path: &str) -> String {
         format!("{prefix}{path}")
     } else {
         format!("{prefix}/{path}")
+    }
+}
+
+/// What the audit reads in a macro's tokens, groups included.
+#[derive(Default)]
+struct MacroTokens {
+    /// Every identifier (a router handed in is one).
+    idents: Vec<String>,
+    /// Every string literal (a route's path is one).
+    strings: Vec<String>,
+    /// True when the tokens call a routing method (`.route(`) or name `Router::`.
+    builds_routes: bool,
+}
+
+impl MacroTokens {
+    fn read(&mut self, tokens: proc_macro2::TokenStream) {
+        let tokens: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
+        for (i, token) in tokens.iter().enumerate() {
+            let after_dot = i > 0 && matches!(&tokens[i - 1], proc_macro2::TokenTree::Punct(p) if p.as_char() == '.');
+            let next = tokens.get(i + 1);
+            match token {
+                proc_macro2::TokenTree::Ident(ident) => {
+                    let name = ident.to_string();
+                    let called = matches!(next, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                    let path = matches!(next, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':');
+                    if (after_dot && called && ROUTING_MACRO_NAMES.contains(&name.as_str()))
+                        || (name == "Router" && path)
+                    {
+                        self.builds_routes = true;
+                    }
+                    self.idents.push(name);
+                }
+                proc_macro2::TokenTree::Literal(literal) => {
+                    if let Ok(Lit::Str(s)) = syn::parse_str::<Lit>(&literal.to_string()) {
+                        self.strings.push(s.value());
+                    }
+                }
+                proc_macro2::TokenTree::Group(group) => self.read(group.stream()),
+                proc_macro2::TokenTree::Punct(_) => {}
+            }
+        }
     }
 }
 

@@ -128,6 +128,10 @@ pub const ROUTER_PASS_THROUGH: [&str; 11] = [
     "handle_error",
 ];
 
+/// Router methods that, called inside a macro's arguments (`.route(..)`), show that it builds
+/// routes (the audit does not expand macros).
+pub const ROUTING_MACRO_NAMES: [&str; 5] = ["route", "nest", "merge", "route_service", "nest_service"];
+
 /// The method of a method-router constructor or method name, if it is one.
 pub fn method_of(name: &str) -> Option<&'static str> {
     METHODS.iter().find(|(function, _)| *function == name).map(|(_, method)| *method)

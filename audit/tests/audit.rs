@@ -103,6 +103,9 @@ fn every_shape_gets_its_verdict() {
         // `Json` and `completeness::routing::get` imported under other names.
         ("GET", "/renamed-json", "list_without_completeness"),
         ("GET", "/renamed-checked", "reports_completeness"),
+        // Handed to a macro: the router's routes, and the macro's as unknown.
+        ("GET", "/before-macro", "list_without_completeness"),
+        ("*", "/macro", "unknown"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -151,6 +154,9 @@ fn a_finding_names_handler_location_and_fix() {
     assert_eq!(checked["fix"], Value::Null, "{checked}");
     let newtype = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/generic-newtype").unwrap();
     assert!(newtype["fix"].as_str().unwrap().starts_with("return `Envelope<Item>`"), "{newtype}");
+    let by_macro = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/macro").unwrap();
+    assert_eq!(by_macro["handler"], "list_route!(..)", "{by_macro}");
+    assert!(by_macro["why"].as_str().unwrap().contains("not expanded by the audit"), "{by_macro}");
     let service = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/assets").unwrap();
     assert!(service["why"].as_str().unwrap().contains("`nest_service` mounts the tower service"), "{service}");
 }
