@@ -170,6 +170,49 @@ async fn a_store_or_key_ring_that_cannot_be_opened_is_refused_with_its_cause() {
     assert!(error.contains("Connection refused"), "{error}");
 }
 
+/// A listener that accepts connections and never says a word on them, as a server that hangs
+/// would; returns its port.
+async fn silent_server() -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((connection, _)) = listener.accept().await {
+            held.push(connection);
+        }
+    });
+    port
+}
+
+/// A PostgreSQL server that accepts the connection and never answers does not hold the start-up
+/// forever: it fails after the URL's `connect_timeout`, or 10 s without one, saying so in one line.
+#[tokio::test]
+async fn a_database_that_never_answers_fails_the_start_up_in_time() {
+    let port = silent_server().await;
+    for (query, within) in [("?connect_timeout=1", 1), ("", 10)] {
+        let mut silent = config(5);
+        silent.db = Some(format!("postgres://nobody@127.0.0.1:{port}/inventory{query}").into());
+        let started = std::time::Instant::now();
+        let build = e2e_support::service::build(silent, tokio_util::sync::CancellationToken::new());
+        let error = match tokio::time::timeout(Duration::from_secs(within + 20), build).await {
+            Err(_) => panic!("the start-up still waits after {} s", within + 20),
+            Ok(Ok(_)) => panic!("the service started"),
+            Ok(Err(error)) => error,
+        };
+        assert!(started.elapsed() >= Duration::from_secs(within), "{error}");
+        assert!(error.starts_with("could not open the database: "), "{error}");
+        assert!(error.contains(&format!("did not finish connecting within {within} s")), "{error}");
+        assert!(!error.contains('\n'), "{error}");
+    }
+
+    // The built example exits with that line.
+    let db = format!("postgres://nobody@127.0.0.1:{port}/inventory?connect_timeout=1");
+    let (code, stderr) = exit_of(&["--db", &db, "--addr", "127.0.0.1:0"], &[]).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("error: could not open the database: ") && last.contains("within 1 s"), "{stderr}");
+}
+
 /// Starts the service on `database`, creates an account, restarts it on the same database:
 /// the account, the snapshot counter and the seed (not repeated) survive the restart.
 async fn survives_a_restart(database: impl Fn() -> Config) {

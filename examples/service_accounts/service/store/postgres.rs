@@ -15,7 +15,9 @@
 
 use std::time::Duration;
 
-use deadpool_postgres::{GenericClient, Pool, Runtime};
+use deadpool_postgres::{
+    GenericClient, Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType,
+};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{IsolationLevel, NoTls, Row};
@@ -84,7 +86,18 @@ const SEED_CHUNK: u64 = 20_000;
 pub struct PgStore {
     pool: Pool,
     retention_ms: i64,
+    /// How long making one connection may take, handshake included.
+    connect_timeout: Duration,
 }
+
+/// How long connecting may take when the URL sets no `connect_timeout` (or sets 0).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a request waits for a pooled connection while all of them are busy.
+pub const POOL_WAIT: Duration = Duration::from_secs(10);
+
+/// How many connections the pool holds at most.
+const POOL_SIZE: usize = 8;
 
 /// A statement's failure: [`StoreError::Unavailable`] when the connection is gone or the server
 /// says it cannot serve now, [`StoreError::Postgres`] for anything else.
@@ -119,9 +132,19 @@ fn io_cause(error: &tokio_postgres::Error) -> bool {
 }
 
 /// Every pool failure is an outage: no connection could be had (the server refused, did not
-/// answer in time, or every connection stayed busy past the wait timeout).
-fn pool_error(error: deadpool_postgres::PoolError) -> StoreError {
-    StoreError::Unavailable(format!("no connection from the pool: {}", with_causes(&error)))
+/// finish connecting within `connect` (see [`PgStore::connect`]), or every connection stayed
+/// busy past [`POOL_WAIT`]).
+fn pool_error(error: PoolError, connect: Duration) -> StoreError {
+    let why = match &error {
+        PoolError::Timeout(TimeoutType::Create | TimeoutType::Recycle) => {
+            format!("PostgreSQL did not finish connecting within {} s (connect_timeout)", connect.as_secs_f64())
+        }
+        PoolError::Timeout(TimeoutType::Wait) => {
+            format!("every pooled connection stayed busy for {} s", POOL_WAIT.as_secs_f64())
+        }
+        _ => with_causes(&error),
+    };
+    StoreError::Unavailable(format!("no connection from the pool: {why}"))
 }
 
 /// `error` and its causes, each said once: "error connecting to server" alone does not say
@@ -170,21 +193,35 @@ fn condition<'a>(filter: &'a Filter, first: usize, params: &mut Vec<&'a (dyn ToS
 
 impl PgStore {
     /// Connects a pool to the database at `url` (`postgres://user@host:port/db`).
+    ///
+    /// Nothing waits forever: tokio-postgres bounds only the TCP connection by `connect_timeout`,
+    /// so a server that accepts and then never answers would hold the start-up (and later every
+    /// request) for good. The pool bounds the whole of making a connection, PostgreSQL's
+    /// start-up handshake included, by the same time (as libpq's `connect_timeout` does), and
+    /// the wait for a busy pool by [`POOL_WAIT`].
     pub async fn connect(url: &str, retention: Duration) -> Result<PgStore, StoreError> {
-        let mut config = deadpool_postgres::Config::new();
-        config.url = Some(url.to_owned());
-        config.pool = Some(deadpool_postgres::PoolConfig::new(8));
-        let pool = config
-            .create_pool(Some(Runtime::Tokio1), NoTls)
-            .map_err(|e| StoreError::Config(format!("the PostgreSQL URL: {e}")))?;
-        let store = PgStore { pool, retention_ms: i64::try_from(retention.as_millis()).unwrap_or(i64::MAX) };
+        let mut config: tokio_postgres::Config =
+            url.parse().map_err(|e| StoreError::Config(format!("the PostgreSQL URL: {e}")))?;
+        let connect_timeout = config.get_connect_timeout().copied().unwrap_or(CONNECT_TIMEOUT);
+        config.connect_timeout(connect_timeout);
+        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .create_timeout(Some(connect_timeout))
+            .recycle_timeout(Some(connect_timeout))
+            .wait_timeout(Some(POOL_WAIT))
+            .build()
+            .map_err(|e| StoreError::Config(format!("the PostgreSQL connection pool: {e}")))?;
+        let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+        let store = PgStore { pool, retention_ms, connect_timeout };
         // Fail on start, with the driver's reason, rather than on the first request.
-        drop(store.pool.get().await.map_err(pool_error)?);
+        drop(store.client().await?);
         Ok(store)
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
-        self.pool.get().await.map_err(pool_error)
+        self.pool.get().await.map_err(|e| pool_error(e, self.connect_timeout))
     }
 
     /// Seeds accounts `1..=count` as snapshot 1 inside `tx`, one `INSERT … SELECT unnest(…)` per chunk.
