@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cargo_completeness::model::Verdict;
+use cargo_completeness::model::{Report, Verdict};
 use cargo_completeness::report::{self, baseline};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -66,15 +66,20 @@ enum Deny {
     Nested,
     /// Handlers the audit cannot see through.
     Unknown,
+    /// Files the audit could not read or parse: their routes were not audited.
+    Skipped,
 }
 
 impl Deny {
-    fn verdict(self) -> Verdict {
-        match self {
+    /// How many findings of this kind `report` holds that no baseline lists.
+    fn count(self, report: &Report) -> usize {
+        let verdict = match self {
             Deny::List => Verdict::ListWithoutCompleteness,
             Deny::Nested => Verdict::NestedCollection,
             Deny::Unknown => Verdict::Unknown,
-        }
+            Deny::Skipped => return report.skipped.len(),
+        };
+        report.count(verdict, true)
     }
 }
 
@@ -132,7 +137,7 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
     };
     // A closed pipe (`| head`) ends the output, not the audit: the exit status still counts.
     let _ = writeln!(std::io::stdout().lock(), "{}", out.trim_end());
-    let denied: usize = args.deny.iter().map(|d| report.count(d.verdict(), true)).sum();
+    let denied: usize = args.deny.iter().map(|d| d.count(&report)).sum();
     if denied > 0 {
         if !quiet {
             eprintln!("audit: {denied} denied findings (not in a baseline)");

@@ -196,10 +196,17 @@ fn a_file_that_does_not_parse_is_reported_and_skipped() {
     let skipped = report["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{report:#}");
     assert_eq!(skipped[0]["file"], "src/half_written.rs");
-    assert!(skipped[0]["error"].as_str().unwrap().contains("does not parse"));
+    assert!(skipped[0]["error"].as_str().unwrap().contains("does not parse: an unclosed or mismatched delimiter"));
     assert_eq!(verdict_of(&report, "GET", "/list"), "list_without_completeness", "the rest is still audited");
     let table = String::from_utf8(run(&fixture("broken"), &[]).stdout).unwrap();
     assert!(table.contains("skipped src/half_written.rs"), "{table}");
+    assert_eq!(
+        run(&fixture("broken"), &["--deny", "skipped", "-q"]).status.code(),
+        Some(1),
+        "a skipped file is denied"
+    );
+    let excluded = run(&fixture("broken"), &["--deny", "skipped", "--exclude", "src/half_written.rs", "-q"]);
+    assert_eq!(excluded.status.code(), Some(0), "unless it is excluded");
 }
 
 #[test]

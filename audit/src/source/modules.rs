@@ -64,7 +64,7 @@ impl<'p> Loader<'p> {
         };
         let parsed = match syn::parse_file(&text) {
             Ok(parsed) => parsed,
-            Err(error) => return self.skip(file, error.span().start().line.max(1), format!("does not parse: {error}")),
+            Err(error) => return self.skip(file, error.span().start().line.max(1), parse_error(&error)),
         };
         self.files += 1;
         (self.progress)(self.files);
@@ -162,6 +162,18 @@ impl<'p> Loader<'p> {
             self.skipped.push(Skipped { file, line, error });
         }
     }
+}
+
+/// What a parse error says. The tokenizer's own error ("cannot parse string into token stream")
+/// names no cause; the causes it has are these.
+fn parse_error(error: &syn::Error) -> String {
+    let message = error.to_string();
+    if message == "cannot parse string into token stream" {
+        return "does not parse: an unclosed or mismatched delimiter, or an unterminated string, character or \
+                comment (the line is where the tokenizer stopped)"
+            .to_owned();
+    }
+    format!("does not parse: {message}")
 }
 
 /// True for attributes of code that only tests compile: `#[cfg(test)]` (also inside
