@@ -20,9 +20,26 @@ use model::{Finding, Report};
 use source::Sources;
 
 /// Audits the crate, workspace or directory at `path`. `progress` receives the number of files
-/// parsed so far. Files that do not parse are listed in [`Report::skipped`].
+/// parsed so far. Files that do not parse are listed in [`Report::skipped`]; when no file parses
+/// (or there is none), the audit fails.
 pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, String> {
     let sources = Sources::load(path, progress)?;
+    // An audit of nothing would pass every gate: it is an error, not a clean report.
+    if sources.files == 0 {
+        return Err(match sources.skipped.first() {
+            Some(s) => format!(
+                "{}: nothing audited, every file was skipped ({}:{}: {})",
+                path.display(),
+                s.file,
+                s.line,
+                s.error
+            ),
+            None => format!(
+                "{}: nothing audited, no Rust sources found (no Cargo.toml, main.rs, lib.rs or .rs file)",
+                path.display()
+            ),
+        });
+    }
     let index = index::Index::new(&sources);
     let mut classifier = Classifier::new(&index);
     let mut findings = Vec::new();

@@ -268,6 +268,14 @@ fn deny_list_fails_while_a_list_remains_and_passes_without_one() {
     .unwrap();
     assert_eq!(run(&clean, &["--deny", "list", "-q"]).status.code(), Some(0));
     assert_eq!(run(Path::new("/nonexistent/audit/path"), &["-q"]).status.code(), Some(2), "an audit that cannot run");
+    let empty = scratch("empty");
+    let nothing = run(&empty, &["-q"]);
+    assert_eq!(nothing.status.code(), Some(2), "an audit of nothing is no pass");
+    assert!(String::from_utf8_lossy(&nothing.stderr).contains("nothing audited"), "{nothing:?}");
+    // Sources under src/ without a manifest are still found.
+    fs::create_dir_all(empty.join("src")).unwrap();
+    fs::copy(fixture("shapes").join("src/model.rs"), empty.join("src/main.rs")).unwrap();
+    assert_eq!(run(&empty, &["-q"]).status.code(), Some(0));
     fs::write(clean.join("notes.txt"), "[package]\n").unwrap();
     let not_a_manifest = run(&clean.join("notes.txt"), &["-q"]);
     assert_eq!(not_a_manifest.status.code(), Some(2), "a path that is neither a manifest nor a source");

@@ -21,7 +21,7 @@ pub struct Target {
 /// 2. a `Cargo.toml` with `[package]`: its library, binaries and examples, declared or
 ///    auto-discovered (tests and benches serve no one and are not audited);
 /// 3. a directory without `Cargo.toml`: its `main.rs`, `lib.rs` or `mod.rs` when there is one,
-///    otherwise each `.rs` file in it;
+///    otherwise each `.rs` file in it, otherwise the same in its `src/`;
 /// 4. a `.rs` file: that file.
 pub fn targets(path: &Path) -> Result<Vec<Target>, String> {
     if path.is_file() && path.extension().is_some_and(|e| e == "rs") {
@@ -43,7 +43,7 @@ pub fn targets(path: &Path) -> Result<Vec<Target>, String> {
     Ok(found.into_iter().filter(|target| roots.insert(target.root.clone())).collect())
 }
 
-/// Rule 3: a directory of sources without a manifest.
+/// Rule 3: a directory of sources without a manifest (its `src/` when it has no sources of its own).
 fn loose_directory(dir: &Path) -> Vec<Target> {
     for root in ["main.rs", "lib.rs", "mod.rs"] {
         let file = dir.join(root);
@@ -59,6 +59,9 @@ fn loose_directory(dir: &Path) -> Vec<Target> {
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
         .collect();
     files.sort();
+    if files.is_empty() && dir.join("src").is_dir() {
+        return loose_directory(&dir.join("src"));
+    }
     files.into_iter().map(|root| Target { name: root.display().to_string(), root, library: None }).collect()
 }
 
