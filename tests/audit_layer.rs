@@ -7,7 +7,7 @@ use axum::http::{Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use completeness::audit_layer::{AUDIT_HEADER, AuditLayer, AuditSnapshot, RouteCounts};
+use completeness::audit_layer::{AUDIT_HEADER, AuditLayer, AuditSnapshot, RouteCounts, UNMATCHED_ROUTE};
 use completeness::reason::VisibilityRestricted;
 use completeness::{Envelope, Scope};
 use serde_json::json;
@@ -189,4 +189,17 @@ async fn a_route_declared_bounded_counts_objects_as_bounded_but_still_flags_bare
         RouteCounts { json_responses: 1, inspected: 1, bounded: 1, ..Default::default() }
     );
     assert_eq!(snapshot.flagged(), 1);
+}
+
+#[tokio::test]
+async fn requests_no_route_matched_share_one_entry_however_many_paths_are_scanned() {
+    let audit = AuditLayer::new();
+    let app = app().fallback(|| async { (StatusCode::NOT_FOUND, Json(vec!["no such route"])) }).layer(audit.clone());
+    for i in 0..200 {
+        let (status, _, _) = fetch(&app, &format!("/scan/{i}.php")).await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+    let snapshot = audit.snapshot();
+    assert_eq!(snapshot.routes.len(), 1, "{:?}", snapshot.routes.keys().take(3).collect::<Vec<_>>());
+    assert_eq!(counts(&snapshot, UNMATCHED_ROUTE).bare_array, 200);
 }

@@ -12,7 +12,9 @@
 //!    On a route declared [`AuditLayer::bounded`] (a single resource with a small collection)
 //!    it is counted as `bounded` instead.
 //! 5. A flag is a `tracing` warning (target `completeness::audit`) with the method and route
-//!    (axum's `MatchedPath` when the layer wraps a `Router`, the request path otherwise), a count
+//!    (axum's `MatchedPath` when the layer wraps a `Router`; a request no route matched, such as
+//!    one the fallback answers, is counted under the one key [`UNMATCHED_ROUTE`], so that
+//!    scanned paths do not each add an entry), a count
 //!    in [`AuditLayer::snapshot`], and with [`AuditLayer::with_header`] a response header
 //!    [`AUDIT_HEADER`] naming the problem.
 //!
@@ -52,6 +54,11 @@ pub use shape::{BadJson, shape};
 
 /// The response header naming the problem, when [`AuditLayer::with_header`] is on.
 pub const AUDIT_HEADER: &str = "completeness-audit";
+
+/// The key of the counts of every request without axum's `MatchedPath` (no route matched, or
+/// the layer wraps something that is not a `Router`'s route): the raw path would give each
+/// scanned URL an entry of its own.
+pub const UNMATCHED_ROUTE: &str = "* (unmatched)";
 
 /// The default of [`AuditLayer::max_bytes`]: 256 KiB.
 pub const DEFAULT_MAX_BYTES: usize = 256 * 1024;
@@ -218,11 +225,10 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let route = match request.extensions().get::<MatchedPath>() {
-            Some(matched) => matched.as_str().to_owned(),
-            None => request.uri().path().to_owned(),
+        let key = match request.extensions().get::<MatchedPath>() {
+            Some(matched) => format!("{} {}", request.method(), matched.as_str()),
+            None => UNMATCHED_ROUTE.to_owned(),
         };
-        let key = format!("{} {route}", request.method());
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let shared = self.shared.clone();
