@@ -3,7 +3,7 @@
 //! that no baseline lists, or 2 when the audit could not run.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use cargo_completeness::model::{Report, Verdict};
@@ -43,7 +43,7 @@ struct Audit {
     /// Write the current findings to the `--baseline` file instead of reading it.
     #[arg(long, requires = "baseline")]
     write_baseline: bool,
-    /// Leave out findings and skipped files under this path, relative to PATH (repeatable).
+    /// Leave out findings and skipped files under this path, relative to PATH or absolute (repeatable).
     #[arg(long, value_name = "DIR")]
     exclude: Vec<String>,
     /// No progress on stderr.
@@ -105,6 +105,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// An `--exclude` written as the report writes files: relative to the audited directory `root`
+/// (an absolute path under it is made relative), without `./`, with `/` separators.
+fn exclude_prefix(dir: &str, root: &Path) -> String {
+    let path = Path::new(dir);
+    let relative = match (path.is_absolute(), path.canonicalize(), root.canonicalize()) {
+        (true, Ok(path), Ok(root)) => path.strip_prefix(&root).map(Path::to_path_buf).unwrap_or(path),
+        _ => path.to_path_buf(),
+    };
+    let parts: Vec<String> = relative
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
 fn run(args: &Audit) -> Result<ExitCode, String> {
     let quiet = args.quiet;
     let mut progress = |files: usize| {
@@ -113,12 +129,16 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
         }
     };
     let mut report = cargo_completeness::audit(&args.path, &mut progress)?;
-    let excluded = |file: &str| {
-        args.exclude.iter().any(|dir| {
-            let dir = dir.trim_end_matches('/');
-            file == dir || file.starts_with(&format!("{dir}/"))
-        })
-    };
+    let root = if args.path.is_file() { args.path.parent().unwrap_or(Path::new(".")) } else { &args.path };
+    let excludes: Vec<String> = args.exclude.iter().map(|dir| exclude_prefix(dir, root)).collect();
+    let under = |file: &str, dir: &str| file == dir || file.starts_with(&format!("{dir}/"));
+    for (written, dir) in args.exclude.iter().zip(&excludes) {
+        let matches = report.findings.iter().map(|f| &f.file).chain(report.skipped.iter().map(|s| &s.file));
+        if !matches.into_iter().any(|file| under(file, dir)) {
+            eprintln!("warning: --exclude {written} leaves nothing out: no finding or skipped file is under it");
+        }
+    }
+    let excluded = |file: &str| excludes.iter().any(|dir| under(file, dir));
     report.findings.retain(|f| !excluded(&f.file));
     report.skipped.retain(|s| !excluded(&s.file));
     if let Some(path) = &args.baseline {

@@ -207,6 +207,16 @@ fn a_file_that_does_not_parse_is_reported_and_skipped() {
     );
     let excluded = run(&fixture("broken"), &["--deny", "skipped", "--exclude", "src/half_written.rs", "-q"]);
     assert_eq!(excluded.status.code(), Some(0), "unless it is excluded");
+    let absolute = fixture("broken").join("src");
+    for written in ["./src/half_written.rs", "src/", absolute.to_str().unwrap()] {
+        let out = run(&fixture("broken"), &["--deny", "skipped", "--exclude", written, "-q"]);
+        assert_eq!(out.status.code(), Some(0), "--exclude {written}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let nothing = run(&fixture("broken"), &["--deny", "skipped", "--exclude", "src/nowhere", "-q"]);
+    assert_eq!(nothing.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&nothing.stderr);
+    assert!(said.contains("warning: --exclude src/nowhere leaves nothing out"), "{said}");
 }
 
 #[test]
