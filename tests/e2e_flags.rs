@@ -68,6 +68,13 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--db", ""], "no database named"),
         (&["--db", "sqlite:"], "no database named"),
         (&["--db", "mysql://inventory"], "unsupported scheme 'mysql://'"),
+        // A PostgreSQL URL the driver would refuse on connecting is refused as a flag.
+        (&["--db", "postgres://"], "names no host"),
+        (&["--db", "postgres://user@db.example"], "names no database"),
+        (&["--db", "postgresql://user@db.example/"], "names no database"),
+        (&["--db", "postgres://user@db.example/inventory?connect_timeout=abc"], "`connect_timeout`"),
+        (&["--db", "postgres://user@db.example/inventory?colour=blue"], "colour"),
+        (&["--db", "postgres://user@[::1/inventory"], "--db: invalid connection string"),
         // The key ring is read with the flags, not when the service opens its database.
         (&["--keys-file", "/nonexistent/keys"], "--keys-file /nonexistent/keys: "),
     ] {
@@ -168,6 +175,21 @@ async fn a_store_or_key_ring_that_cannot_be_opened_is_refused_with_its_cause() {
     let error = refused(nobody).await;
     assert!(error.starts_with("could not open the database: "), "{error}");
     assert!(error.contains("Connection refused"), "{error}");
+}
+
+/// A malformed PostgreSQL URL exits as every other bad `--db` value does: 2, with the reason
+/// and the usage.
+#[tokio::test]
+async fn a_malformed_postgres_url_exits_2_with_the_usage() {
+    for (db, says) in [
+        ("postgres://", "error: --db: the PostgreSQL URL names no host"),
+        ("postgres://nobody@127.0.0.1/inventory?connect_timeout=abc", "error: --db: invalid connection string: "),
+    ] {
+        let (code, stderr) = exit_of(&["--db", db], &[]).await;
+        assert_eq!(code, Some(2), "{db}: {stderr}");
+        assert!(stderr.starts_with(says), "{db}: {stderr}");
+        assert!(stderr.contains("\nusage: service_accounts"), "{db}: {stderr}");
+    }
 }
 
 /// A listener that accepts connections and never says a word on them, as a server that hangs

@@ -30,9 +30,11 @@ impl Location {
     /// Reads a `--db` value. An empty one, or a scheme other than SQLite's and PostgreSQL's, is
     /// an error: running on a throwaway database the operator did not ask for would look like
     /// success (as when `--db "$(bash scripts/postgres.sh start)"` gets nothing from a script
-    /// that failed).
+    /// that failed). A PostgreSQL URL is read by the driver's own parser, so that one it would
+    /// refuse on connecting is refused here, as a bad flag.
     pub fn parse(value: &str) -> Result<Location, String> {
         if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+            check_postgres_url(value)?;
             return Ok(Location::Postgres(value.to_owned()));
         }
         if let Some((scheme, _)) = value.split_once("://")
@@ -49,6 +51,27 @@ impl Location {
             path => Ok(Location::SqliteFile(path.into())),
         }
     }
+}
+
+/// Refuses a PostgreSQL URL the driver cannot read, and one that names no host or no database:
+/// without a host the driver cannot connect at all, and without a database it would connect to
+/// the one named like the user, which the operator did not name.
+fn check_postgres_url(url: &str) -> Result<(), String> {
+    const FORM: &str = "give postgres://user@host:port/db";
+    let config: tokio_postgres::Config = url.parse().map_err(|error: tokio_postgres::Error| {
+        // The driver's own text is only "invalid connection string"; its cause says what is wrong.
+        match std::error::Error::source(&error) {
+            Some(cause) => format!("--db: {error}: {cause}; {FORM}"),
+            None => format!("--db: {error}; {FORM}"),
+        }
+    })?;
+    if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
+        return Err(format!("--db: the PostgreSQL URL names no host; {FORM}"));
+    }
+    if config.get_dbname().is_none() {
+        return Err(format!("--db: the PostgreSQL URL names no database; {FORM}"));
+    }
+    Ok(())
 }
 
 impl std::fmt::Display for Location {
