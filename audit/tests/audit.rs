@@ -245,6 +245,22 @@ fn sarif_has_the_required_structure_of_2_1_0() {
     assert_eq!(results[0]["level"], "error");
     assert_eq!(results[1]["ruleId"], "unparseable-file");
 
+    // A module file under a directory with a space, reached with `..`: a clean relative URI.
+    let spaced = scratch("sarif-uri");
+    fs::create_dir_all(spaced.join("my api")).unwrap();
+    fs::create_dir_all(spaced.join("src")).unwrap();
+    fs::write(spaced.join("Cargo.toml"), "[package]\nname = \"spaced\"\nversion = \"0.1.0\"\nedition = \"2024\"\n")
+        .unwrap();
+    fs::write(spaced.join("src/main.rs"), "#[path = \"../my api/list.rs\"]\nmod list;\nfn main() {}\n").unwrap();
+    fs::write(
+        spaced.join("my api/list.rs"),
+        "async fn list() -> axum::Json<Vec<u8>> { todo!() }\npub fn app() -> axum::Router { axum::Router::new().route(\"/l\", axum::routing::get(list)) }\n",
+    )
+    .unwrap();
+    let log: Value = serde_json::from_slice(&run(&spaced, &["--format", "sarif"]).stdout).unwrap();
+    let location = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "my%20api/list.rs", "{log:#}");
+
     // A reporting response with advice is a note; the routes that need nothing are not results.
     let out = run(&fixture("shapes"), &["--format", "sarif"]);
     let log: Value = serde_json::from_slice(&out.stdout).unwrap();

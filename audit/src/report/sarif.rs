@@ -93,7 +93,33 @@ pub fn render(report: &Report) -> String {
 
 fn location(file: &str, line: usize) -> Value {
     json!({"physicalLocation": {
-        "artifactLocation": {"uri": file},
+        "artifactLocation": {"uri": uri(file)},
         "region": {"startLine": line.max(1)},
     }})
+}
+
+/// `file` (`/`-separated, relative to the audited directory) as a URI reference: every byte but
+/// the unreserved characters of RFC 3986 and the separators is percent-encoded (`my api` is `my%20api`).
+fn uri(file: &str) -> String {
+    let mut out = String::with_capacity(file.len());
+    for byte in file.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uri;
+
+    #[test]
+    fn a_file_uri_is_percent_encoded() {
+        assert_eq!(uri("src/main.rs"), "src/main.rs");
+        assert_eq!(uri("my api/main.rs"), "my%20api/main.rs");
+        assert_eq!(uri("src/r\u{e9}sum\u{e9}#1.rs"), "src/r%C3%A9sum%C3%A9%231.rs");
+    }
 }

@@ -49,7 +49,23 @@ impl Sources {
 
     /// `file` relative to the audited directory, with `/` separators.
     pub fn display(&self, file: &Path) -> String {
-        let relative = file.strip_prefix(&self.root).unwrap_or(file);
-        relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+        relative(&self.root, file)
     }
+}
+
+/// `file` relative to `root`, with `/` separators, `.` and `..` resolved as far as the path
+/// allows (`src/../shared/x.rs` of a `#[path]` is `shared/x.rs`).
+pub(crate) fn relative(root: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(root).unwrap_or(file);
+    let mut parts: Vec<String> = Vec::new();
+    for component in relative.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if parts.last().is_some_and(|p| p != ".." && p != "/") => {
+                parts.pop();
+            }
+            other => parts.push(other.as_os_str().to_string_lossy().into_owned()),
+        }
+    }
+    parts.join("/")
 }

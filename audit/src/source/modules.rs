@@ -156,8 +156,7 @@ impl<'p> Loader<'p> {
     }
 
     fn skip(&mut self, file: &Path, line: usize, error: String) {
-        let relative = file.strip_prefix(&self.root).unwrap_or(file);
-        let file = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let file = super::relative(&self.root, file);
         if !self.skipped.iter().any(|s| s.file == file && s.line == line) {
             self.skipped.push(Skipped { file, line, error });
         }
