@@ -252,7 +252,8 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 if last == "on" && call.args.len() == 2 {
                     let handler = self.handler(&call.args[1], frame, checked);
-                    return Value::Methods(vec![(filter_method(&call.args[0]), handler)], false);
+                    let methods = filter_methods(&call.args[0]).into_iter().map(|m| (m, handler.clone())).collect();
+                    return Value::Methods(methods, false);
                 }
                 for arg in &call.args {
                     self.eval_free(arg, frame);
@@ -383,7 +384,7 @@ impl<'i, 's> Eval<'i, 's> {
             ("on", [filter, handler]) => match self.eval(&call.receiver, frame, true) {
                 Value::Methods(mut list, chain) => {
                     let handler = self.handler(handler, frame, false);
-                    list.push((filter_method(filter), handler));
+                    list.extend(filter_methods(filter).into_iter().map(|m| (m, handler.clone())));
                     Value::Methods(list, chain)
                 }
                 other => other,
@@ -662,13 +663,21 @@ impl MacroTokens {
     }
 }
 
-/// `MethodFilter::GET` → `GET`.
-fn filter_method(expr: &Expr) -> String {
+/// `MethodFilter::GET` → `GET`; `MethodFilter::GET.or(MethodFilter::POST)` → `GET`, `POST`;
+/// `*` for a filter built elsewhere.
+fn filter_methods(expr: &Expr) -> Vec<String> {
     match expr {
-        Expr::Path(p) => {
-            p.path.segments.last().map(|s| s.ident.to_string().to_uppercase()).unwrap_or_else(|| "*".to_owned())
+        Expr::Path(p) => match p.path.segments.last() {
+            Some(s) => vec![s.ident.to_string().to_uppercase()],
+            None => vec!["*".to_owned()],
+        },
+        Expr::MethodCall(call) if call.method == "or" && call.args.len() == 1 => {
+            let mut methods = filter_methods(&call.receiver);
+            methods.extend(filter_methods(&call.args[0]));
+            methods
         }
-        _ => "*".to_owned(),
+        Expr::Paren(p) => filter_methods(&p.expr),
+        _ => vec!["*".to_owned()],
     }
 }
 

@@ -103,6 +103,9 @@ fn every_shape_gets_its_verdict() {
         // `Json` and `completeness::routing::get` imported under other names.
         ("GET", "/renamed-json", "list_without_completeness"),
         ("GET", "/renamed-checked", "reports_completeness"),
+        // `on` with two methods.
+        ("GET", "/filtered", "not_a_list"),
+        ("POST", "/filtered", "not_a_list"),
         // Handed to a macro: the router's routes, and the macro's as unknown.
         ("GET", "/before-macro", "list_without_completeness"),
         ("*", "/macro", "unknown"),
