@@ -140,6 +140,54 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
 
 e2e_support::both_backends! {
 #[tokio::test]
+async fn a_write_body_not_sent_as_json_is_a_415_problem_and_changes_nothing() {
+    let h = Harness::start(config(5)).await;
+    let before = h.store().fingerprint().await.unwrap();
+    let create = br#"{"name": "svc-north-typed", "tenant": "north"}"#.to_vec();
+    let owner = br#"{"owner": "li"}"#.to_vec();
+    let archive = br#"{"ids": ["sa-000001"], "evidence": "ev1.x.y.z"}"#.to_vec();
+    let writes = [
+        (Method::POST, "/service-accounts", &create),
+        (Method::PATCH, "/service-accounts/sa-000001", &owner),
+        (Method::POST, "/service-accounts/archive", &archive),
+    ];
+    for (method, path, body) in writes {
+        for content_type in [Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("json"), None] {
+            let mut request = h.request(method.clone(), path).bearer_auth("admin").body(body.clone());
+            if let Some(content_type) = content_type {
+                request = request.header("content-type", content_type);
+            }
+            let answer = h.answer(request).await;
+            answer.assert_problem(415, "INVALID_BODY");
+            let detail = answer.body["detail"].as_str().unwrap_or_default();
+            assert!(detail.contains("application/json"), "{method} {path} {content_type:?}: {detail}");
+        }
+    }
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refused write changed anything");
+
+    // Parameters and case do not matter; a write without a body needs no Content-Type.
+    let typed = h
+        .request(Method::POST, "/service-accounts")
+        .bearer_auth("admin")
+        .header("content-type", "Application/JSON; charset=utf-8")
+        .body(create.clone());
+    assert_eq!(h.answer(typed).await.status, 201);
+    let deleted = h.answer(h.request(Method::DELETE, "/service-accounts/sa-000002").bearer_auth("admin")).await;
+    assert_eq!(deleted.status, 200, "{:?}", deleted.body);
+    let revoked = h.answer(h.request(Method::POST, "/credentials/south/revoke-tenant/south").bearer_auth("admin")).await;
+    assert_eq!(revoked.status, 200, "{:?}", revoked.body);
+
+    // The document says so.
+    let doc = h.send(Method::GET, "/openapi.json", None, None).await.body;
+    for (path, method) in [("/service-accounts", "post"), ("/service-accounts/{id}", "patch"), ("/service-accounts/archive", "post")] {
+        let refused = &doc["paths"][path][method]["responses"]["415"]["description"];
+        assert!(refused.as_str().is_some_and(|d| d.contains("INVALID_BODY")), "{method} {path}: {refused}");
+    }
+}
+}
+
+e2e_support::both_backends! {
+#[tokio::test]
 async fn a_chunked_body_over_the_limit_is_a_413_problem_too() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let h = Harness::start(config(5)).await;

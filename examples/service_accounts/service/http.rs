@@ -1,7 +1,8 @@
 //! Request plumbing shared by the handlers: strict query and body parsing, error mapping.
 
 use axum::body::Bytes;
-use axum::http::{StatusCode, Uri};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, StatusCode, Uri};
 use completeness::{Problem, ProblemCode};
 use serde::de::DeserializeOwned;
 
@@ -52,6 +53,29 @@ pub fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
     serde_json::from_slice(bytes).map_err(|e| {
         Problem::new(ProblemCode::InvalidBody, format!("the request body is not what this route expects: {e}"))
     })
+}
+
+/// Refuses a write whose body is not declared as JSON: the routes take `application/json` only
+/// (as the OpenAPI document says), so a body sent as another media type, or with no
+/// `Content-Type` at all, is answered 415 `INVALID_BODY` rather than read as JSON anyway.
+/// `has_body` is false for a request that carries no body, which needs no `Content-Type`.
+pub fn json_content_type(headers: &HeaderMap, has_body: bool) -> Result<(), Problem> {
+    let declared = headers.get(CONTENT_TYPE).map(|value| value.to_str().unwrap_or("(not text)"));
+    let essence = declared.and_then(|value| value.split(';').next()).map(str::trim);
+    match essence {
+        Some(essence) if essence.eq_ignore_ascii_case("application/json") => Ok(()),
+        None if !has_body => Ok(()),
+        _ => {
+            let sent = declared.map_or("without a `Content-Type`".to_owned(), |value| format!("as `{value}`"));
+            Err(Problem::new(
+                ProblemCode::InvalidBody,
+                format!(
+                    "The body of this route must be JSON, sent as `Content-Type: application/json`; it was sent {sent}."
+                ),
+            )
+            .with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE.as_u16()))
+        }
+    }
 }
 
 /// How long a client is told to wait (`Retry-After`, seconds) before retrying a request the

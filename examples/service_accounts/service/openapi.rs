@@ -243,7 +243,7 @@ fn transport(problems: &mut Problems, body: bool) {
     for (status, code, _) in refusals::REFUSALS {
         let applies = match status {
             414 | 431 => true,
-            413 => body,
+            413 | 415 => body,
             _ => false,
         };
         if applies {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use axum::Router;
+use axum::body::HttpBody;
 use axum::extract::{Request, State};
 use axum::http::header::WWW_AUTHENTICATE;
 use axum::http::{HeaderValue, Method, StatusCode};
@@ -52,6 +53,18 @@ pub async fn writes_take_no_query(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
+/// A write's body must be declared as JSON (see [`http::json_content_type`]): refused here,
+/// before the route reads it, so that every write route (the archive's evidence extractor
+/// included) holds to the media type the OpenAPI document declares.
+pub async fn writes_take_json(request: Request, next: Next) -> Response {
+    let write = !matches!(request.method(), &Method::GET | &Method::HEAD | &Method::OPTIONS);
+    let has_body = !request.body().is_end_stream();
+    if write && let Err(problem) = http::json_content_type(request.headers(), has_body) {
+        return problem.into_response();
+    }
+    next.run(request).await
+}
+
 async fn not_found() -> Problem {
     refusals::refusal(StatusCode::NOT_FOUND)
 }
@@ -75,6 +88,7 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         )
         .route("/search", get(search::search).into())
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant).into())
+        .route_layer(middleware::from_fn(writes_take_json))
         .route_layer(middleware::from_fn(writes_take_no_query))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
         .route_layer(middleware::map_response(challenge));
