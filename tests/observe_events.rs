@@ -14,12 +14,13 @@ use completeness::config::CompletenessConfig;
 use completeness::cursor::{CursorKeys, QueryBinding};
 use completeness::observe::EntryPoint;
 use completeness::page_request::PageRequest;
-use completeness::reason::SourceUnavailable;
+use completeness::reason::{MorePagesAvailable, Reason, SourceUnavailable};
 use completeness::routing::{get, post};
 use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
+use completeness::warning::PageSizeReduced;
 use completeness::{
-    Completeness, Credential, Envelope, Exempt, Problem, ProblemCode, RequireComplete, RequireEvidence, ResultEnvelope,
-    Scope, StandardReason, completeness,
+    AcceptsWarning, Completeness, Credential, Envelope, Exempt, Problem, ProblemCode, RequireComplete, RequireEvidence,
+    ResultEnvelope, Scope, StandardReason, completeness,
 };
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
 use observe_support::{Capture, Captured, value};
@@ -64,6 +65,14 @@ async fn hits() -> Hits {
 
 /// Odd numbers below 100, paged.
 async fn numbers(request: PageRequest) -> Result<Envelope<u32>, Problem> {
+    odd_numbers(request)
+}
+
+/// The page of odd numbers below 100 that `request` asks for, over any reason type.
+fn odd_numbers<R>(request: PageRequest) -> Result<Envelope<u32, R>, Problem>
+where
+    R: Reason + From<MorePagesAvailable> + AcceptsWarning<PageSizeReduced>,
+{
     let scope = Scope::new("numbers", "all numbers");
     let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
     let after: u32 = page.position().map_or(Ok(0), |p| p.parse().map_err(|_| page.unreadable_position()))?;
@@ -74,11 +83,7 @@ async fn numbers(request: PageRequest) -> Result<Envelope<u32>, Problem> {
 /// [`numbers`], declared: the fault layer faults only what a route declares.
 #[completeness(resource = "numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
 async fn declared_numbers(request: PageRequest) -> Result<Envelope<u32, DeclaredNumbersReason>, Problem> {
-    let scope = Scope::new("numbers", "all numbers");
-    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
-    let after: u32 = page.position().map_or(Ok(0), |p| p.parse().map_err(|_| page.unreadable_position()))?;
-    let rows: Vec<u32> = (after + 1..100).filter(|n| n % 2 == 1).take(page.fetch_size()).collect();
-    Ok(page.envelope(scope, rows, |n| n.to_string()))
+    odd_numbers(request)
 }
 
 #[derive(Debug, Deserialize)]
