@@ -112,7 +112,7 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
 
     // A 1 MB cursor cannot even be put in a URI by an HTTP client library; sent raw, the HTTP
     // layer refuses the oversized request head with a bodiless 4xx before the application sees
-    // it (the one refusal that cannot carry a problem; see `refusals`).
+    // it (a refusal that cannot carry a problem; see `refusals`).
     let huge = format!(
         "GET /service-accounts?cursor=c1.k1.{} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\
          Connection: close\r\n\r\n",
@@ -120,6 +120,17 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
     );
     let (status, _) = h.raw(&huge).await;
     assert!(status.starts_with("HTTP/1.1 4"), "{status}");
+    // Likewise a body length the HTTP layer cannot read (documented with the refusals): a 400
+    // without a body.
+    for length in ["Content-Length: abc", "Content-Length: -1", "Content-Length: 2\r\nContent-Length: 3"] {
+        let request = format!(
+            "POST /service-accounts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\
+             Content-Type: application/json\r\n{length}\r\nConnection: close\r\n\r\n{{}}"
+        );
+        let (status, rest) = h.raw(&request).await;
+        assert!(status.starts_with("HTTP/1.1 400"), "{length}: {status}");
+        assert!(rest.to_ascii_lowercase().contains("content-length: 0\r\n"), "{length}: {rest}");
+    }
 
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no malformed request changed the database");
     assert_eq!(h.store().version_count().await.unwrap(), versions);

@@ -8,8 +8,9 @@
 //!
 //! Where no body is possible: hyper itself answers, with an empty body and before any of this
 //! code runs, a request line whose URI is longer than 65,534 bytes (414), a request head larger
-//! than its read buffer (about 400 KiB) or with more than 100 headers (431), and a request that
-//! is not HTTP at all (400). Every request within those bounds gets a problem.
+//! than its read buffer (about 400 KiB) or with more than 100 headers (431), a request whose
+//! body length cannot be read (a `Content-Length` that is not a number, or two that differ: 400),
+//! and a request that is not HTTP at all (400). Every request within those bounds gets a problem.
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
