@@ -86,7 +86,7 @@ impl Deny {
 /// The stack of the thread the audit runs on. Parsing and following a router are recursive, so
 /// a chain of a thousand `.route` calls or a deeply nested expression needs more than the main
 /// thread's few megabytes; the memory is only reserved, not used, until something is that deep.
-const AUDIT_STACK_BYTES: usize = 512 * 1024 * 1024;
+const AUDIT_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 fn main() -> ExitCode {
     let Cargo::Completeness(Command::Audit(args)) = Cargo::parse();
