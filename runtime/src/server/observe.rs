@@ -15,8 +15,8 @@
 //!   authentication layer: `.route_layer(completeness::observe::layer())`.
 //!
 //! A response observed once is not observed again by a second layer. A layer outside the
-//! route that may replace the answer (the fault layer of [`crate::testing::faults`]) asks the
-//! inner layer to leave the observing to it ([`ObservedOutside`]), so that what is emitted is
+//! route that may replace the answer (the fault layer of `completeness::testing::faults`) asks
+//! the inner layer to leave the observing to it, so that what is emitted is
 //! what the client received. The route is the
 //! template (`/service-accounts/{id}`), never the path: label values stay bounded; a request
 //! no route matched is labelled [`UNMATCHED`].
