@@ -3,6 +3,7 @@
 //! layer is installed; the same seed gives the same faults; items are never added or altered.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
@@ -13,7 +14,7 @@ use completeness::testing::check_envelope_invariants;
 use completeness::testing::faults::{
     FAULT_HEADER, Fault, FaultLayer, Faulted, RequestFacts, Schedule, inject, shape_rng,
 };
-use completeness::{Aggregate, Envelope, ReasonCode, Relation, Reported, Scope, completeness};
+use completeness::{Aggregate, Envelope, ReasonCode, Relation, Reported, Scope, TimeBudget, completeness};
 use completeness::{CompletenessConfig, CursorKeys};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -63,6 +64,9 @@ async fn list_things(
     if more {
         page.completeness.push_reason(completeness::reason::MorePagesAvailable::new("c-next"));
     }
+    if param("capped").is_some() {
+        page.completeness.push_reason(completeness::reason::ResultLimitReached::new(n as u64, "add a filter"));
+    }
     page.completeness.set_page(Some(PageInfo {
         returned: n as u64,
         requested_size: None,
@@ -84,19 +88,38 @@ async fn list_plain() -> Envelope<u32, ListPlainReason> {
     Envelope::complete(vec![1, 2, 3, 4], Scope::new("plain", "everything"))
 }
 
-/// A derived envelope whose items are `tickets`.
+/// A derived envelope whose items are `tickets`, its first collection, beside a short list
+/// whose name sorts before it.
 #[derive(completeness::ResultEnvelope)]
 pub struct TicketPage {
     tickets: Vec<Value>,
+    #[envelope(bounded = "the labels the query applied, a few at most")]
+    applied_labels: Vec<String>,
     #[envelope(completeness)]
     completeness: completeness::Completeness<ListTicketsReason>,
 }
 
-/// Six tickets, complete; declares a cut and a hidden subset.
+/// Six tickets in one page, complete; declares a cut and a hidden subset.
 #[completeness(resource = "tickets", reasons(ResultLimitReached, VisibilityRestricted))]
 async fn list_tickets() -> TicketPage {
     let tickets = (0..6).map(|i| json!({"id": format!("k-{i}")})).collect();
-    TicketPage { tickets, completeness: completeness::Completeness::complete(Scope::new("tickets", "every ticket")) }
+    let mut completeness = completeness::Completeness::complete(Scope::new("tickets", "every ticket"));
+    completeness.set_page(Some(PageInfo {
+        returned: 6,
+        requested_size: None,
+        applied_size: 10,
+        ordering: "id ascending".to_owned(),
+        snapshot: None,
+        cursor: None,
+    }));
+    TicketPage { tickets, applied_labels: vec!["open".to_owned(), "urgent".to_owned()], completeness }
+}
+
+/// `?time_budget_ms=`: six things within the request's time budget; declares running out.
+#[completeness(resource = "things", reasons(TimeBudgetExceeded))]
+async fn list_budgeted(_budget: TimeBudget) -> Envelope<Value, ListBudgetedReason> {
+    let items = (0..6).map(|i| json!({"id": format!("b-{i}")})).collect();
+    Envelope::complete(items, Scope::new("things", "every thing"))
 }
 
 /// `?relation=exact|estimate`: a count of 42 things, complete; declares what a count can lose.
@@ -127,9 +150,16 @@ fn router() -> Router {
         .route("/things", get(list_things).into())
         .route("/plain", get(list_plain).into())
         .route("/tickets", get(list_tickets).into())
+        .route("/budgeted", get(list_budgeted).into())
         .route("/things/count", get(count_things).into())
-        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
+        .with_state(
+            CompletenessConfig::new(CursorKeys::ephemeral())
+                .with_time_budgets(Duration::from_secs(2), Duration::from_secs(MAX_BUDGET_SECS)),
+        )
 }
+
+/// The largest time budget the router grants.
+const MAX_BUDGET_SECS: u64 = 30;
 
 #[tokio::test]
 async fn an_aggregate_keeps_its_value_and_is_no_longer_exact() {
@@ -178,6 +208,7 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
     assert_eq!((status, clean["complete"].clone()), (StatusCode::OK, json!(true)), "{clean}");
     let whole = clean["tickets"].as_array().unwrap().clone();
     assert_eq!(whole.len(), 6);
+    check_envelope_invariants(&clean).unwrap_or_else(|v| panic!("the real answer keeps the contract: {v:?}"));
     for fault in ["RESULT_LIMIT_REACHED", "VISIBILITY_RESTRICTED"] {
         let (status, _, body) = send(app(), "/tickets", Some(fault)).await;
         assert_eq!(status, StatusCode::OK, "{fault}: {body}");
@@ -188,6 +219,8 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
         assert!(kept.len() < whole.len() || fault == "VISIBILITY_RESTRICTED", "{fault}: {body}");
         assert!(is_subsequence(kept, &whole), "{fault}: only removed, never added or altered: {body}");
         assert!(body.get("items").is_none(), "no member is invented: {body}");
+        assert_eq!(body["applied_labels"], clean["applied_labels"], "{fault}: the items are the first collection");
+        assert_eq!(body["page"]["returned"], kept.len(), "{fault}: {body}");
     }
     // A fault the route does not declare is refused, as on any other route.
     let (status, _, body) = send(app(), "/tickets", Some("SOURCE_UNAVAILABLE")).await;
@@ -202,6 +235,50 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
         .unwrap();
     let response = app().oneshot(twice).await.unwrap();
     assert_eq!(response.status(), StatusCode::BAD_REQUEST, "two faults named at once are refused");
+}
+
+#[tokio::test]
+async fn a_faulted_time_budget_is_the_one_the_route_applied_with_its_real_recovery() {
+    let app = || router().layer(FaultLayer::new(Schedule::header_only()));
+    for (asked, applied_ms, retry) in [
+        ("?time_budget_ms=999999", MAX_BUDGET_SECS * 1000, None),
+        ("", 2_000, Some(4)),
+        ("?time_budget_ms=100", 100, Some(1)),
+    ] {
+        let request = Request::get(format!("/budgeted{asked}"))
+            .header(FAULT_HEADER, "TIME_BUDGET_EXCEEDED")
+            .body(Body::empty())
+            .unwrap();
+        let response = app().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let header = response.headers()["time-budget-ms"].to_str().unwrap().to_owned();
+        let body: Value = serde_json::from_slice(&to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap();
+        check_envelope_invariants(&body).unwrap_or_else(|v| panic!("{asked}: {v:?}"));
+        let reason = &body["incomplete_reasons"][0];
+        assert_eq!(reason["budget_ms"], applied_ms, "{asked}: the budget applied, as echoed: {body}");
+        assert_eq!(header, applied_ms.to_string(), "{asked}");
+        match retry {
+            None => assert_eq!(body["continuation"], Value::Null, "{asked}: no larger budget exists: {body}"),
+            Some(seconds) => {
+                assert_eq!(body["continuation"]["kind"], "retry_with_deadline", "{asked}: {body}");
+                assert_eq!(body["continuation"]["minimum_seconds"], seconds, "{asked}: {body}");
+            }
+        }
+        let kept = body["items"].as_array().unwrap().len();
+        assert!(kept < 6, "{asked}: work that ran out left something out: {body}");
+        assert_eq!(reason["progress"]["completed"], kept, "{asked}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn a_result_limit_fault_on_a_capped_answer_gives_one_lower_limit() {
+    let app = router().layer(FaultLayer::new(Schedule::header_only()));
+    let (status, _, body) = send(app, "/things?n=6&capped=1", Some("RESULT_LIMIT_REACHED")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    check_envelope_invariants(&body).unwrap_or_else(|v| panic!("{v:?}"));
+    let reasons = body["incomplete_reasons"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "one limit, the one the answer now stops at: {body}");
+    assert_eq!(reasons[0]["limit"], body["items"].as_array().unwrap().len(), "{body}");
 }
 
 #[tokio::test]
@@ -295,8 +372,10 @@ async fn every_declared_reason_fault_keeps_the_contract_and_only_removes_items()
                     "TIME_BUDGET_EXCEEDED" => {
                         assert_eq!(reason["progress"]["completed"], kept, "{context}");
                         assert_eq!(reason["progress"]["planned"], n, "{context}");
+                        assert!(n == 0 || kept < n as u64, "work that ran out left something out: {context}");
                         if own_continuation {
-                            assert_eq!(body["continuation"]["kind"], "retry_with_deadline", "{context}");
+                            // `/things` takes no budget: there is no larger one to offer.
+                            assert_eq!(body["continuation"], Value::Null, "{context}");
                         }
                     }
                     "RESULT_LIMIT_REACHED" => {
@@ -502,7 +581,7 @@ proptest! {
         let declared = ListThingsReason::declared_set().unwrap();
         let offered = Fault::offered(&declared, cursor);
         let fault = &offered[pick.index(offered.len())];
-        let facts = RequestFacts { has_cursor: cursor, time_budget_ms: Some(250) };
+        let facts = RequestFacts { has_cursor: cursor, time_budget_ms: Some(250), ..RequestFacts::default() };
         match inject(fault, &page, &declared, &facts, &mut shape_rng(seed, n)).unwrap() {
             Faulted::Unchanged => prop_assert!(false, "a page of items is always faulted"),
             Faulted::Problem(problem) => {

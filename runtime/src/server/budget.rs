@@ -65,7 +65,7 @@ impl TimeBudget {
         let mut budget = TimeBudget::new(requested.unwrap_or(config.default_time_budget()), config.max_time_budget());
         budget.requested = requested;
         if let Some(echo) = parts.extensions.get::<BudgetEcho>() {
-            let _ = echo.0.set(budget.applied_ms());
+            let _ = echo.0.set(budget);
         }
         Ok(budget)
     }
@@ -287,13 +287,14 @@ mod tracker_tests {
     }
 }
 
-/// Where the time budget extractor records the applied budget for the response header
-/// (a request's budget is the same however often it is extracted: the first record stands).
+/// Where the time budget extractor records the budget for the response (a request's budget is
+/// the same however often it is extracted: the first record stands).
 #[derive(Debug, Clone, Default)]
-struct BudgetEcho(Arc<OnceLock<u64>>);
+struct BudgetEcho(Arc<OnceLock<TimeBudget>>);
 
 /// The layer that echoes the applied budget in the `Time-Budget-Ms` response header when the
-/// handler extracted a [`TimeBudget`]. The checked routes of [`crate::server::routing`] have it;
+/// handler extracted a [`TimeBudget`], and leaves the budget in the response's extensions for
+/// the layers outside (the fault layer's `TIME_BUDGET_EXCEEDED` is the one this budget gives). The checked routes of [`crate::server::routing`] have it;
 /// a handler routed with `axum::routing` gets it with `.route_layer(completeness::budget::echo_layer())`.
 pub fn echo_layer() -> EchoLayer {
     EchoLayer
@@ -336,8 +337,9 @@ where
         let response = self.inner.call(request);
         Box::pin(async move {
             let mut response = response.await?;
-            if let Some(&applied_ms) = echo.0.get() {
-                response.headers_mut().insert(TIME_BUDGET_HEADER, HeaderValue::from(applied_ms));
+            if let Some(&budget) = echo.0.get() {
+                response.headers_mut().insert(TIME_BUDGET_HEADER, HeaderValue::from(budget.applied_ms()));
+                response.extensions_mut().insert(budget);
             }
             Ok(response)
         })

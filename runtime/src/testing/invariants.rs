@@ -47,11 +47,19 @@ pub fn check_envelope_invariants(response: &Value) -> Result<(), Vec<String>> {
         Err(unreadable) => v.extend(unreadable),
         Ok((_, violations)) => v.extend(violations.iter().map(ToString::to_string)),
     }
-    // R11, on the members as received, so that it is checked whatever else is broken.
-    let items = data.iter().find(|(k, _)| *k == "items").or_else(|| data.iter().find(|(_, d)| d.is_array()));
+    // R11, on the members as received, so that it is checked whatever else is broken. The
+    // items are `items`; without it, a parsed object no longer says which of several arrays
+    // its struct declared first, so the count must match one of them.
+    let arrays: Vec<(&str, usize)> = data
+        .iter()
+        .filter(|(k, _)| !object.contains_key("items") || *k == "items")
+        .filter_map(|(k, d)| d.as_array().map(|items| (k.as_str(), items.len())))
+        .collect();
     let returned = object.get("page").and_then(|page| page.get("returned")).and_then(Value::as_u64);
-    if let (Some(returned), Some((name, Value::Array(items)))) = (returned, items) {
-        v.extend(rules::check_page_returned(returned, name, items.len()).map(|broken| broken.to_string()));
+    if let (Some(returned), Some(&(name, len))) = (returned, arrays.first())
+        && !arrays.iter().any(|&(_, len)| len as u64 == returned)
+    {
+        v.extend(rules::check_page_returned(returned, name, len).map(|broken| broken.to_string()));
     }
     if v.is_empty() { Ok(()) } else { Err(v) }
 }

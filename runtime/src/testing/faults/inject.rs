@@ -16,19 +16,58 @@ use crate::contract::reason::{
     SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
 };
 use crate::contract::warning::{DefaultScopeApplied, OrderingDefaulted, StaleIndex, Warning, WarningCode};
+use crate::server::budget::TimeBudget;
 use crate::server::problem::{Problem, ProblemCode};
 use proptest::test_runner::TestRng;
 
 /// The source named by `SOURCE_UNAVAILABLE` when the items carry no `source` member.
 pub const UNNAMED_SOURCE: &str = "injected";
 
-/// What the layer knows about the request it faults.
+/// What the layer knows about the request it faults, and about the answer the route gave.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestFacts {
     /// The request continues a traversal (its query has a `cursor`).
     pub has_cursor: bool,
     /// The request's `time_budget_ms`, when it names one.
     pub time_budget_ms: Option<u64>,
+    /// The budget the route applied, when it took one ([`TimeBudget`]): a faulted
+    /// `TIME_BUDGET_EXCEEDED` is the one this budget gives, with its recovery.
+    pub budget: Option<TimeBudget>,
+    /// The data member holding the items, as the answer's body told (its first array member);
+    /// `None`: `items`, or else the first array member by name.
+    pub items_member: Option<String>,
+}
+
+/// The data member that holds the items of the collection `body`: `items`, or else its first
+/// array data member in the order the body writes them (a derived envelope's first collection
+/// field), which a parsed [`Value`] no longer keeps. `None` when `body` is not such an object.
+pub(crate) fn items_member_of(body: &[u8]) -> Option<String> {
+    struct FirstArray(Option<String>);
+    impl<'de> serde::Deserialize<'de> for FirstArray {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_map(FirstArrayVisitor)
+        }
+    }
+    struct FirstArrayVisitor;
+    impl<'de> serde::de::Visitor<'de> for FirstArrayVisitor {
+        type Value = FirstArray;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<FirstArray, A::Error> {
+            let members = Shape::Collection.members();
+            let mut first = None;
+            while let Some(name) = map.next_key::<String>()? {
+                let value: Value = map.next_value()?;
+                let data = !members.contains(&name.as_str());
+                if data && value.is_array() && (first.is_none() || name == "items") {
+                    first = Some(name);
+                }
+            }
+            Ok(FirstArray(first))
+        }
+    }
+    serde_json::from_slice::<FirstArray>(body).ok().and_then(|found| found.0)
 }
 
 impl RequestFacts {
@@ -79,9 +118,16 @@ pub fn inject(
     let shape = if is_aggregate(&data) { Shape::Aggregate } else { Shape::Collection };
     let block =
         Completeness::<StandardReason>::take_from::<serde_json::Error>(&mut data, shape).map_err(|e| e.to_string())?;
-    let mut target = match shape {
-        Shape::Aggregate => Target::Value(data.values().find_map(Value::as_u64)),
-        Shape::Collection => match items_of(&mut data) {
+    let items_member = match shape {
+        Shape::Aggregate => None,
+        Shape::Collection => match items_member(&data, facts.items_member.as_deref()) {
+            Some(name) => Some(name),
+            None => return Ok(Faulted::Unchanged),
+        },
+    };
+    let mut target = match &items_member {
+        None => Target::Value(data.values().find_map(Value::as_u64)),
+        Some(name) => match data.get_mut(name).and_then(Value::as_array_mut) {
             Some(items) => Target::Items(items),
             None => return Ok(Faulted::Unchanged),
         },
@@ -111,12 +157,16 @@ pub fn inject(
                     SourceUnavailable::new(source).retry_after(1 + below(rng, 30)).into()
                 }
                 ReasonCode::TimeBudgetExceeded => {
-                    let kept = target.keep_prefix(below(rng, n + 1));
-                    let budget_ms = facts.time_budget_ms.unwrap_or(1_000);
+                    // Work stopped before the end: at least one item is left out, when there is one.
+                    let kept = target.keep_prefix(below(rng, n));
                     let progress = Progress { completed: kept, planned: target.planned(n), unit: "items".to_owned() };
-                    TimeBudgetExceeded::new(budget_ms, progress)
-                        .retry_with_deadline(budget_ms.div_ceil(500).max(1))
-                        .into()
+                    match facts.budget {
+                        // What the route's budget says when it runs out: a larger deadline only
+                        // below the server's cap.
+                        Some(budget) => budget.exceeded(progress).into(),
+                        // A route without a budget of its own: no deadline to offer.
+                        None => TimeBudgetExceeded::new(facts.time_budget_ms.unwrap_or(1_000), progress).into(),
+                    }
                 }
                 ReasonCode::ResultLimitReached => {
                     let limit = target.keep_prefix(below(rng, n));
@@ -156,7 +206,7 @@ pub fn inject(
     if shape == Shape::Aggregate {
         lower_the_relation(&mut data, &block)?;
     }
-    Ok(Faulted::Page(Box::new(FaultedPage { block, data, shape })))
+    Ok(Faulted::Page(Box::new(FaultedPage { block, data, shape, items_member })))
 }
 
 /// True when `data` is an aggregate's: a `relation` member beside exactly one value member.
@@ -239,6 +289,8 @@ pub struct FaultedPage {
     pub data: Map<String, Value>,
     /// A collection or an aggregate.
     pub shape: Shape,
+    /// The data member holding a collection's items; `None` for an aggregate.
+    pub items_member: Option<String>,
 }
 
 impl FaultedPage {
@@ -252,8 +304,8 @@ impl FaultedPage {
         if self.shape == Shape::Aggregate {
             return None;
         }
-        let member = items_member(&self.data)?;
-        self.data[&member].as_array().map(|items| items.len() as u64)
+        let member = self.items_member.as_ref()?;
+        self.data.get(member).and_then(Value::as_array).map(|items| items.len() as u64)
     }
 
     /// The response body, its members in the contract's order (`docs/contract.md` §2.1).
@@ -262,18 +314,17 @@ impl FaultedPage {
     }
 }
 
-/// The member that holds the items: `items`, or the first array among the data members.
-fn items_member(data: &Map<String, Value>) -> Option<String> {
-    if data.get("items").is_some_and(Value::is_array) {
+/// The member that holds the items: `named` (from the body, `items_member_of`), else
+/// `items`, else the first array among the data members by name.
+fn items_member(data: &Map<String, Value>, named: Option<&str>) -> Option<String> {
+    let array = |name: &str| data.get(name).is_some_and(Value::is_array);
+    if let Some(name) = named.filter(|name| array(name)) {
+        return Some(name.to_owned());
+    }
+    if array("items") {
         return Some("items".to_owned());
     }
     data.iter().find(|(_, v)| v.is_array()).map(|(k, _)| k.clone())
-}
-
-/// The array of items, by [`items_member`].
-fn items_of(data: &mut Map<String, Value>) -> Option<&mut Vec<Value>> {
-    let name = items_member(data)?;
-    data.get_mut(&name).and_then(Value::as_array_mut)
 }
 
 /// A service's own reason `code` of `kind`.
@@ -316,6 +367,12 @@ impl Rebuild {
             if ends_traversal && old.code() == ReasonCode::MorePagesAvailable {
                 continue;
             }
+            // The fault cut the answer again: its reason says where the answer now stops (a
+            // lower limit, less progress), in place of the one the answer gave. Unavailable
+            // sources are one reason each.
+            if reason.as_ref().is_some_and(|reason| replaces(reason, old)) {
+                continue;
+            }
             rebuilt.push_reason(old.clone());
         }
         // A reason the answer already gives (the same hidden records) is not given twice.
@@ -337,6 +394,12 @@ impl Rebuild {
         rebuilt.set_page(page);
         rebuilt
     }
+}
+
+/// True when the fault's `reason` takes the place of the answer's `old` one: the same code,
+/// except for unavailable sources, where each source is a reason of its own.
+fn replaces(reason: &StandardReason, old: &StandardReason) -> bool {
+    reason.code() == old.code() && !matches!(reason, StandardReason::SourceUnavailable(_))
 }
 
 /// A response written in the contract's member order: head, data, tail.

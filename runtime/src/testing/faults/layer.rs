@@ -15,10 +15,11 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use super::fault::Fault;
-use super::inject::{Faulted, RequestFacts, inject};
+use super::inject::{Faulted, RequestFacts, inject, items_member_of};
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::reason::ReasonCode;
+use crate::server::budget::TimeBudget;
 use crate::server::observe::{Deferred, ObservedOutside};
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::Reported;
@@ -250,6 +251,7 @@ impl Shared {
         };
         record.offered = offered;
         let (mut parts, body) = response.into_parts();
+
         let bytes = match to_bytes(body, usize::MAX).await {
             Ok(bytes) => bytes,
             Err(error) => {
@@ -259,6 +261,11 @@ impl Shared {
         };
         let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
             return Response::from_parts(parts, Body::from(bytes));
+        };
+        let facts = &RequestFacts {
+            budget: parts.extensions.get::<TimeBudget>().copied(),
+            items_member: items_member_of(&bytes),
+            ..facts.clone()
         };
         record.complete = value.get("complete").and_then(Value::as_bool);
         record.reasons = codes(&value);

@@ -17,8 +17,8 @@
 //! | --- | --- |
 //! | `VISIBILITY_RESTRICTED` | a random subset of the items is removed |
 //! | `SOURCE_UNAVAILABLE` | the items of one source (their `source` member) are removed; `retry_after` |
-//! | `TIME_BUDGET_EXCEEDED` | the items are cut; `progress` counts them; `retry_with_deadline` |
-//! | `RESULT_LIMIT_REACHED` | the items are cut to `limit`; `narrow_query` |
+//! | `TIME_BUDGET_EXCEEDED` | at least one item is cut; `progress` counts them; the budget is the one the route applied ([`TimeBudget`](crate::TimeBudget)), with `retry_with_deadline` only below the server's cap |
+//! | `RESULT_LIMIT_REACHED` | the items are cut to `limit` (replacing a limit the answer already gave); `narrow_query` |
 //! | `QUOTA_EXHAUSTED` | the items are cut; `retry_after` |
 //! | a service's own reason | by its declared kind: cut (truncation, budget, snapshot) or a subset removed |
 //! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |
@@ -33,8 +33,8 @@
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
 //! declaration, other methods, other statuses and single resources pass through untouched.
 //! The layer faults the collections of declared handlers: [`Envelope`](crate::Envelope)s, and
-//! `#[derive(ResultEnvelope)]` structs, whose items are their first array member whatever its
-//! name.
+//! `#[derive(ResultEnvelope)]` structs, whose items are their first array member in the
+//! order the body writes them (the first collection field), whatever its name.
 //!
 //! It faults declared [`Aggregate`](crate::Aggregate)s too, without altering their value: the
 //! count stays, the reason is added, and an `exact` relation becomes `lower_bound` (the value
