@@ -156,10 +156,13 @@ fn refused(code: &ProblemCode) -> Option<Refused> {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ObservedOutside;
 
-/// The caller an inner observe layer left on a response for the layer outside it.
+/// The caller an inner observe layer left on a response for the layer outside it. Only the
+/// fault layer (feature `faults`) takes it back.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "faults"), allow(dead_code))]
 pub(crate) struct Deferred(Caller);
 
+#[cfg_attr(not(feature = "faults"), allow(dead_code))]
 impl Deferred {
     /// Takes the caller an inner observe layer left on `response`.
     pub(crate) fn take(response: &mut Response) -> Option<Deferred> {
