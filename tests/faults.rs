@@ -543,6 +543,7 @@ async fn the_same_seed_gives_the_same_faults() {
 fn operator_schedules_are_parsed_or_refused_clearly() {
     assert_eq!("42".parse::<Schedule>().unwrap(), Schedule::seeded(42, 0.5));
     assert_eq!("7:0.25".parse::<Schedule>().unwrap(), Schedule::seeded(7, 0.25));
+    assert_eq!("7:-0".parse::<Schedule>().unwrap().to_string(), "seed 7, probability 0", "minus zero is zero");
     for (bad, says) in [
         ("", "seed"),
         ("x", "seed"),

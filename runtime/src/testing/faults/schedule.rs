@@ -42,7 +42,8 @@ impl Schedule {
     /// those its route offers (equally likely unless [`Schedule::weight`] says otherwise),
     /// all from `seed`.
     pub fn seeded(seed: u64, probability: f64) -> Schedule {
-        let probability = if probability.is_nan() { 0.0 } else { probability.clamp(0.0, 1.0) };
+        // `-0.0` is zero too, and prints as `0`.
+        let probability = if probability.is_nan() { 0.0 } else { probability.clamp(0.0, 1.0) + 0.0 };
         Schedule { plan: Plan::Seeded { seed, probability }, weights: Vec::new() }
     }
 
