@@ -50,6 +50,10 @@ pub struct Registration<'s> {
     pub handler: HandlerRef<'s>,
 }
 
+/// The path of the unknown route that stands for the routes of a merged router the audit cannot
+/// follow: they can be anywhere (`nest` joins its prefix to it, `/api/*`).
+pub const MERGED_UNSEEN: &str = "/*";
+
 /// What an expression evaluates to, as far as routing goes.
 #[derive(Clone)]
 enum Value<'s> {
@@ -364,17 +368,37 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 Value::Router(routes)
             }
-            ("merge", [other]) => {
+            ("merge", [merged]) => {
                 let receiver = self.eval(&call.receiver, frame, true);
-                let other = self.eval(other, frame, true);
+                let other = self.eval(merged, frame, true);
                 match (receiver, other) {
                     (Value::Methods(mut a, chain), Value::Methods(b, _)) => {
                         a.extend(b);
                         Value::Methods(a, chain)
                     }
-                    (Value::Methods(a, chain), _) => Value::Methods(a, chain),
+                    // Its methods are served at the route's path, whatever they are: say so.
+                    (Value::Methods(mut a, chain), _) => {
+                        let why = format!(
+                            "the method router `{}` merged here is built where the audit cannot follow",
+                            text(*merged)
+                        );
+                        a.push(("*".to_owned(), self.opaque_handler(merged, frame, &why)));
+                        Value::Methods(a, chain)
+                    }
                     (Value::Router(mut a), Value::Router(b)) => {
                         a.extend(b);
+                        Value::Router(a)
+                    }
+                    // Its routes are served beside the others, at paths the audit cannot see: one
+                    // unknown route at `/*` (under the prefix of a `nest`) says so, rather than
+                    // leaving them out.
+                    (Value::Router(mut a), _) => {
+                        let why = format!(
+                            "the router `{}` merged here is built where the audit cannot follow",
+                            text(*merged)
+                        );
+                        let handler = self.opaque_handler(merged, frame, &why);
+                        a.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
                         Value::Router(a)
                     }
                     (Value::Other, Value::Router(b)) => Value::Router(b),

@@ -182,6 +182,10 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
         ("GET", "/orders", "list_without_completeness"),
         // A router the audit cannot follow: its prefix is still reported.
         ("*", "/external", "unknown"),
+        // Merged routers and method routers the audit cannot follow: unknown, where they are served.
+        ("*", "/*", "unknown"),
+        ("*", "/api/v1/*", "unknown"),
+        ("*", "/health", "unknown"),
     ]
     .map(|(m, p, v)| (m.to_owned(), p.to_owned(), v.to_owned()))
     .to_vec();
@@ -189,6 +193,9 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
     assert_eq!(found, expected);
     let admin = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/api/v1/admin/audit-log").unwrap();
     assert_eq!(admin["file"], "crates/api/src/handlers.rs", "the handler is found through `use` in a `#[path]` module");
+    let merged = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/api/v1/*").unwrap();
+    assert_eq!(merged["handler"], "plugins::router()", "{merged}");
+    assert!(merged["why"].as_str().unwrap().contains("merged here is built where the audit cannot follow"), "{merged}");
 }
 
 #[test]
