@@ -42,25 +42,21 @@ pub async fn challenge(mut response: Response) -> Response {
     response
 }
 
-/// A write takes its input from its path and body only: a query parameter on one is refused
-/// before it runs (400 `INVALID_REQUEST`), so that `DELETE ...?dry_run=true` cannot delete
-/// while the client believes it only asked.
-pub async fn writes_take_no_query(request: Request, next: Next) -> Response {
-    let write = !matches!(request.method(), &Method::GET | &Method::HEAD | &Method::OPTIONS);
-    if write && let Err(problem) = http::query(request.uri(), &[]) {
-        return problem.into_response();
-    }
-    next.run(request).await
-}
-
-/// A write's body must be declared as JSON (see [`http::json_content_type`]): refused here,
-/// before the route reads it, so that every write route (the archive's evidence extractor
-/// included) holds to the media type the OpenAPI document declares.
-pub async fn writes_take_json(request: Request, next: Next) -> Response {
-    let write = !matches!(request.method(), &Method::GET | &Method::HEAD | &Method::OPTIONS);
-    let has_body = !request.body().is_end_stream();
-    if write && let Err(problem) = http::json_content_type(request.headers(), has_body) {
-        return problem.into_response();
+/// A write takes its input from its path and a JSON body only. A query parameter on one is
+/// refused before it runs (400 `INVALID_REQUEST`), so that `DELETE ...?dry_run=true` cannot
+/// delete while the client believes it only asked; a body not declared as JSON is refused
+/// before the route reads it (415, see [`http::json_content_type`]), so that every write route
+/// (the archive's evidence extractor included) holds to the media type the OpenAPI document
+/// declares. One layer for both: reads pass through it untouched.
+pub async fn writes_take_path_and_json(request: Request, next: Next) -> Response {
+    if !matches!(request.method(), &Method::GET | &Method::HEAD | &Method::OPTIONS) {
+        let has_body = !request.body().is_end_stream();
+        let checked = http::query(request.uri(), &[])
+            .map(drop)
+            .and_then(|()| http::json_content_type(request.headers(), has_body));
+        if let Err(problem) = checked {
+            return problem.into_response();
+        }
     }
     next.run(request).await
 }
@@ -88,8 +84,7 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         )
         .route("/search", get(search::search).into())
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant).into())
-        .route_layer(middleware::from_fn(writes_take_json))
-        .route_layer(middleware::from_fn(writes_take_no_query))
+        .route_layer(middleware::from_fn(writes_take_path_and_json))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
         .route_layer(middleware::map_response(challenge));
     let router = Router::new()
