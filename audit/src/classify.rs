@@ -7,8 +7,8 @@
 //!    completeness, collections, structs of the audited sources (by their fields), aliases
 //!    (followed), wrappers and `Result`/`Json`/tuples (looked through; a reporting response
 //!    inside `Json` still reports, with advice: `Json` hides its block from the layer).
-//! 3. `impl IntoResponse`, `Response` and other opaque types: the values the body returns decide
-//!    (`Classifier::expr`).
+//! 3. `impl IntoResponse`, `Response` and other opaque types, also behind an alias or a generic
+//!    newtype (`ApiResult<impl IntoResponse>`): the values the body returns decide (`Classifier::expr`).
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
 
 use syn::visit::Visit;
@@ -128,7 +128,7 @@ impl<'i, 's> Classifier<'i, 's> {
         match &f.sig.output {
             ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
             ReturnType::Type(_, ty) => match self.ty(f.module, ty) {
-                Class::Unknown(why) if opaque(ty) => self.body(f, why),
+                Class::Unknown(why) if self.opaque(f.module, ty, 0) => self.body(f, why),
                 other => other,
             },
         }
@@ -480,9 +480,55 @@ impl<'i, 's> Classifier<'i, 's> {
         match &f.sig.output {
             ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
             ReturnType::Type(_, ty) => match self.ty(f.module, ty) {
-                Class::Unknown(why) if opaque(ty) => self.body(f, why),
+                Class::Unknown(why) if self.opaque(f.module, ty, 0) => self.body(f, why),
                 other => other,
             },
+        }
+    }
+
+    /// True for response types whose shape only the body shows: `impl IntoResponse`, `Response`,
+    /// `Box<dyn ..>`, `Json<Value>`, and aliases and generic newtypes of the audited sources
+    /// around one (`type ApiResult<T> = Result<T, AppError>` used as `ApiResult<impl IntoResponse>`).
+    /// `depth` stops at aliases that name each other.
+    fn opaque(&self, module: ModuleId, ty: &Type, depth: usize) -> bool {
+        if depth > 24 {
+            return false;
+        }
+        match ty {
+            Type::ImplTrait(_) | Type::TraitObject(_) => true,
+            Type::Paren(t) => self.opaque(module, &t.elem, depth + 1),
+            Type::Group(t) => self.opaque(module, &t.elem, depth + 1),
+            Type::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else { return false };
+                let name = self.index.resolved_name(module, &segments(&p.path));
+                let args = type_args(&last.arguments);
+                if OPAQUE_RESPONSES.contains(&name.as_str()) {
+                    return true;
+                }
+                if WRAPPERS.contains(&name.as_str()) || BODY_WRAPPERS.contains(&name.as_str()) {
+                    return args.first().is_some_and(|t| self.opaque(module, t, depth + 1));
+                }
+                let Some(found) = self.index.find_type(module, &segments(&p.path)) else { return false };
+                match found.def {
+                    TypeDef::Alias(alias) => {
+                        let bound = bind(&alias.generics, &args);
+                        self.opaque(found.module, &substituted(&alias.ty, &bound), depth + 1)
+                    }
+                    // A generic newtype is looked through as `definition` looks through it.
+                    TypeDef::Struct(s) => {
+                        let bound = bind(&s.generics, &args);
+                        match s.fields.iter().collect::<Vec<_>>().as_slice() {
+                            [field] if field.ident.is_none() => bound
+                                .iter()
+                                .find(|(param, _)| is_param(&field.ty, param))
+                                .is_some_and(|(_, inner)| self.opaque(module, inner, depth + 1)),
+                            _ => false,
+                        }
+                    }
+                    TypeDef::Enum(_) => false,
+                }
+            }
+            _ => false,
         }
     }
 
@@ -524,22 +570,6 @@ fn in_json(wrapper: &str, class: Class) -> Class {
     match class {
         Class::Reports(why) if wrapper == "Json" => Class::InJson(why),
         other => other,
-    }
-}
-
-/// True for response types whose shape only the body shows: `impl IntoResponse`, `Response`,
-/// `Box<dyn ..>`, `Json<Value>`.
-fn opaque(ty: &Type) -> bool {
-    match ty {
-        Type::ImplTrait(_) | Type::TraitObject(_) => true,
-        Type::Paren(t) => opaque(&t.elem),
-        Type::Path(p) => p.path.segments.last().is_some_and(|s| {
-            let name = s.ident.to_string();
-            OPAQUE_RESPONSES.contains(&name.as_str())
-                || ((WRAPPERS.contains(&name.as_str()) || BODY_WRAPPERS.contains(&name.as_str()))
-                    && type_args(&s.arguments).first().is_some_and(|t| opaque(t)))
-        }),
-        _ => false,
     }
 }
 

@@ -100,6 +100,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/generic-single", "not_a_list"),
         ("GET", "/generic-newtype", "list_without_completeness"),
         ("GET", "/generic-alias", "list_without_completeness"),
+        // An alias around `impl IntoResponse`: the body decides.
+        ("GET", "/alias-impl-list", "list_without_completeness"),
+        ("GET", "/alias-impl-single", "not_a_list"),
         // `Json` and `completeness::routing::get` imported under other names.
         ("GET", "/renamed-json", "list_without_completeness"),
         ("GET", "/renamed-checked", "reports_completeness"),
