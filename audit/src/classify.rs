@@ -277,9 +277,8 @@ impl<'i, 's> Classifier<'i, 's> {
                 let bound = bind(&s.generics, args);
                 // A generic newtype (`struct AppJson<T>(T)`) is a body wrapper like `Json`: the
                 // response is its argument, and the fix belongs to the argument, not the wrapper.
-                if let [field] = s.fields.iter().collect::<Vec<_>>().as_slice()
-                    && field.ident.is_none()
-                    && let Some((_, inner)) = bound.iter().find(|(param, _)| is_param(&field.ty, param))
+                if let Some(param) = newtype_param(s)
+                    && let Some((_, inner)) = bound.iter().find(|(bound, _)| bound == param)
                 {
                     return match self.ty(module, inner) {
                         Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
@@ -434,6 +433,16 @@ impl<'i, 's> Classifier<'i, 's> {
                         None => unknown(),
                     };
                 }
+                // A generic newtype of the audited sources built here (`AppJson(vec![..])`) is a
+                // body wrapper like `Json(..)`: its argument is the response. Its type parameter is
+                // not written, so the struct's fields cannot say what it holds.
+                if let [inner] = call.args.iter().collect::<Vec<_>>().as_slice()
+                    && let Some(found) = self.index.find_type(code.module, &segs)
+                    && let TypeDef::Struct(s) = found.def
+                    && newtype_param(s).is_some()
+                {
+                    return self.expr(code, inner);
+                }
                 // `Envelope::complete(..)` names the type before the function; `Exempt(..)` is the type.
                 let owner = absolute.len().checked_sub(2).map(|i| absolute[i].as_str());
                 if let Some(class) = owner.and_then(framework_response).or_else(|| framework_response(last)) {
@@ -515,16 +524,12 @@ impl<'i, 's> Classifier<'i, 's> {
                         self.opaque(found.module, &substituted(&alias.ty, &bound), depth + 1)
                     }
                     // A generic newtype is looked through as `definition` looks through it.
-                    TypeDef::Struct(s) => {
-                        let bound = bind(&s.generics, &args);
-                        match s.fields.iter().collect::<Vec<_>>().as_slice() {
-                            [field] if field.ident.is_none() => bound
-                                .iter()
-                                .find(|(param, _)| is_param(&field.ty, param))
-                                .is_some_and(|(_, inner)| self.opaque(module, inner, depth + 1)),
-                            _ => false,
-                        }
-                    }
+                    TypeDef::Struct(s) => newtype_param(s).is_some_and(|param| {
+                        bind(&s.generics, &args)
+                            .iter()
+                            .find(|(bound, _)| bound == param)
+                            .is_some_and(|(_, inner)| self.opaque(module, inner, depth + 1))
+                    }),
                     TypeDef::Enum(_) => false,
                 }
             }
@@ -584,6 +589,16 @@ fn bind(generics: &syn::Generics, args: &[&Type]) -> Vec<(syn::Ident, Type)> {
             Some((param.ident.clone(), arg))
         })
         .collect()
+}
+
+/// The type parameter a generic newtype (`struct AppJson<T>(T)`) wraps: its only member is
+/// unnamed and is of that parameter. Such a wrapper is looked through like `Json`.
+fn newtype_param(s: &syn::ItemStruct) -> Option<&syn::Ident> {
+    let [field] = s.fields.iter().collect::<Vec<_>>()[..] else { return None };
+    if field.ident.is_some() {
+        return None;
+    }
+    s.generics.type_params().map(|p| &p.ident).find(|param| is_param(&field.ty, param))
 }
 
 /// True when `ty` is the type parameter `param` itself.

@@ -103,6 +103,9 @@ fn every_shape_gets_its_verdict() {
         // An alias around `impl IntoResponse`: the body decides.
         ("GET", "/alias-impl-list", "list_without_completeness"),
         ("GET", "/alias-impl-single", "not_a_list"),
+        // A generic newtype built in an `impl IntoResponse` body: its argument decides.
+        ("GET", "/impl-newtype-list", "list_without_completeness"),
+        ("GET", "/impl-newtype-single", "not_a_list"),
         // `Json` and `completeness::routing::get` imported under other names.
         ("GET", "/renamed-json", "list_without_completeness"),
         ("GET", "/renamed-checked", "reports_completeness"),
