@@ -285,7 +285,7 @@ impl<'i, 's> Classifier<'i, 's> {
                         other => other,
                     };
                 }
-                self.fields(name, &substituted_fields(&s.fields, &bound))
+                self.fields(name, &substituted_fields(&s.fields, &bound), &s.generics)
             }
             TypeDef::Enum(e) => {
                 if derives(&e.attrs, ENVELOPE_DERIVE) {
@@ -294,28 +294,72 @@ impl<'i, 's> Classifier<'i, 's> {
                 let bound = bind(&e.generics, args);
                 let mut class = Class::NotAList(format!("`{name}` is an enum without collections"));
                 for variant in &e.variants {
-                    class = class.worst(match self.fields(name, &substituted_fields(&variant.fields, &bound)) {
-                        Class::List { item, .. } => Class::Nested {
-                            owner: name.to_owned(),
-                            field: format!("{}({})", variant.ident, item.unwrap_or_default()),
+                    class = class.worst(
+                        match self.fields(name, &substituted_fields(&variant.fields, &bound), &e.generics) {
+                            Class::List { item, .. } => Class::Nested {
+                                owner: name.to_owned(),
+                                field: format!("{}({})", variant.ident, item.unwrap_or_default()),
+                            },
+                            other => other,
                         },
-                        other => other,
-                    });
+                    );
                 }
                 class
             }
         }
     }
 
+    /// The type arguments of a generic struct built in `code` from `values` (its members and
+    /// their values), which do not name them: a parameter that is the type of a member whose
+    /// value is a list stands for a `Vec` of its items, one whose value is not a list for `()`
+    /// (a member that is no collection); one the values do not show stays itself, unbound.
+    fn built_args(&mut self, code: &Code<'_>, def: TypeDef<'s>, values: &[(syn::Member, &Expr)]) -> Vec<Type> {
+        let TypeDef::Struct(s) = def else { return Vec::new() };
+        let mut args = Vec::new();
+        for param in s.generics.type_params() {
+            let value = s.fields.iter().enumerate().find_map(|(i, field)| {
+                if !is_param(&field.ty, &param.ident) {
+                    return None;
+                }
+                let member = match &field.ident {
+                    Some(ident) => syn::Member::Named(ident.clone()),
+                    None => syn::Member::from(i),
+                };
+                values.iter().find(|(m, _)| *m == member).map(|(_, value)| *value)
+            });
+            let arg = match value.map(|value| self.expr(code, value)) {
+                Some(Class::List { item, .. }) => {
+                    let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "_".to_owned());
+                    syn::parse_str::<Type>(&format!("Vec<{item}>")).unwrap_or_else(|_| syn::parse_quote!(Vec<_>))
+                }
+                Some(Class::NotAList(_)) => syn::parse_quote!(()),
+                _ => {
+                    let ident = &param.ident;
+                    syn::parse_quote!(#ident)
+                }
+            };
+            args.push(arg);
+        }
+        args
+    }
+
     /// A struct by its fields: a completeness block reports; a collection under a list member
     /// name (or beside pagination members only) is a list; any other collection is nested.
-    fn fields(&mut self, owner: &str, fields: &Fields) -> Class {
+    /// `generics` are the owner's: a member whose type is still one of its parameters (not bound
+    /// where the type is used or built) could be a collection.
+    fn fields(&mut self, owner: &str, fields: &Fields, generics: &syn::Generics) -> Class {
         let mut collections = Vec::new();
         let mut others = Vec::new();
+        let mut unbound = None;
         for (i, field) in fields.iter().enumerate() {
             let name = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_else(|| i.to_string());
             if crate::index::last_ident(&field.ty).is_some_and(|t| t == COMPLETENESS_BLOCK) {
                 return Class::Reports(format!("`{owner}` carries a `Completeness` block"));
+            }
+            if unbound.is_none()
+                && let Some(param) = generics.type_params().find(|p| is_param(&field.ty, &p.ident))
+            {
+                unbound = Some((name.clone(), param.ident.to_string()));
             }
             match collection_item(&field.ty) {
                 Some(item) if !is_warning_list(&field.ty) => collections.push((name, item)),
@@ -323,7 +367,13 @@ impl<'i, 's> Classifier<'i, 's> {
             }
         }
         let Some((field, item)) = collections.first().cloned() else {
-            return Class::NotAList(format!("`{owner}` has no collection member"));
+            return match unbound {
+                Some((field, param)) => Class::Unknown(format!(
+                    "the member `{field}` of `{owner}` is of its type parameter `{param}`, which the audit cannot \
+                     see bound here: it may be a list"
+                )),
+                None => Class::NotAList(format!("`{owner}` has no collection member")),
+            };
         };
         let unnamed = matches!(fields, Fields::Unnamed(_));
         let listed = collections.iter().find(|(name, _)| LIST_MEMBERS.contains(&name.as_str()));
@@ -387,8 +437,18 @@ impl<'i, 's> Classifier<'i, 's> {
             Expr::Lit(_) => Class::NotAList("a literal".to_owned()),
             Expr::Struct(s) => match self.index.find_type(code.module, &segments(&s.path)) {
                 Some(found) => {
-                    let name = s.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                    self.definition(found.module, found.def, &name, &[])
+                    let last = s.path.segments.last();
+                    let name = last.map(|s| s.ident.to_string()).unwrap_or_default();
+                    let written: Vec<Type> =
+                        last.map(|l| type_args(&l.arguments).into_iter().cloned().collect()).unwrap_or_default();
+                    let args = if written.is_empty() {
+                        let values: Vec<(syn::Member, &Expr)> =
+                            s.fields.iter().map(|f| (f.member.clone(), &f.expr)).collect();
+                        self.built_args(code, found.def, &values)
+                    } else {
+                        written
+                    };
+                    self.definition(found.module, found.def, &name, &args.iter().collect::<Vec<_>>())
                 }
                 None => unknown(),
             },
@@ -463,7 +523,10 @@ impl<'i, 's> Classifier<'i, 's> {
                     && segs.len() == 1
                     && let Some(found) = self.index.find_type(code.module, &segs)
                 {
-                    return self.definition(found.module, found.def, last, &[]);
+                    let values: Vec<(syn::Member, &Expr)> =
+                        call.args.iter().enumerate().map(|(i, arg)| (syn::Member::from(i), arg)).collect();
+                    let args = self.built_args(code, found.def, &values);
+                    return self.definition(found.module, found.def, last, &args.iter().collect::<Vec<_>>());
                 }
                 unknown()
             }

@@ -109,7 +109,8 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
         ),
         Class::NotAList(why) | Class::Exempt(why) => (why, None),
         Class::List { shown, item, owner } => {
-            let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "T".to_owned());
+            // `_`: a collection built in a body whose item type the audit did not see.
+            let item = item.filter(|i| !i.is_empty() && i != "_").unwrap_or_else(|| "T".to_owned());
             let fix = match &owner {
                 Some(owner) => format!(
                     "derive `ResultEnvelope` on `{owner}` with an `#[envelope(completeness)] completeness: Completeness` \

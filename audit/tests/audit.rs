@@ -106,6 +106,11 @@ fn every_shape_gets_its_verdict() {
         // A generic newtype built in an `impl IntoResponse` body: its argument decides.
         ("GET", "/impl-newtype-list", "list_without_completeness"),
         ("GET", "/impl-newtype-single", "not_a_list"),
+        // A generic struct built in a body: the values of its generic members decide; a value
+        // the audit cannot see leaves it unknown, not "not a list".
+        ("GET", "/impl-generic-list", "list_without_completeness"),
+        ("GET", "/impl-generic-single", "not_a_list"),
+        ("GET", "/impl-generic-unseen", "unknown"),
         // `Json` and `completeness::routing::get` imported under other names.
         ("GET", "/renamed-json", "list_without_completeness"),
         ("GET", "/renamed-checked", "reports_completeness"),
@@ -163,6 +168,8 @@ fn a_finding_names_handler_location_and_fix() {
     assert_eq!(checked["fix"], Value::Null, "{checked}");
     let newtype = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/generic-newtype").unwrap();
     assert!(newtype["fix"].as_str().unwrap().starts_with("return `Envelope<Item>`"), "{newtype}");
+    let unseen = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/impl-generic-unseen").unwrap();
+    assert!(unseen["why"].as_str().unwrap().contains("type parameter `T`"), "{unseen}");
     let by_macro = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/macro").unwrap();
     assert_eq!(by_macro["handler"], "list_route!(..)", "{by_macro}");
     assert!(by_macro["why"].as_str().unwrap().contains("not expanded by the audit"), "{by_macro}");
