@@ -241,8 +241,11 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 let ours = self.index.is_ours(frame.module, &segs) || owner == Some("Self");
                 if ours && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs) {
+                    // The function is evaluated once, without its arguments: a router built in
+                    // one (`with_docs(Router::new().route(..))`) is served, so it is a root rather
+                    // than lost (its routes keep their own paths).
                     for arg in &call.args {
-                        self.eval(arg, frame, false);
+                        self.eval_free(arg, frame);
                     }
                     self.called.insert(f.id);
                     return self.eval_fn(f.id);

@@ -120,6 +120,9 @@ fn every_shape_gets_its_verdict() {
         // Handed to a macro: the router's routes, and the macro's as unknown.
         ("GET", "/before-macro", "list_without_completeness"),
         ("*", "/macro", "unknown"),
+        // Built in the argument of a helper, and added by the helper.
+        ("GET", "/handed", "list_without_completeness"),
+        ("GET", "/added", "list_without_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
