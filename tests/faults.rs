@@ -88,13 +88,13 @@ async fn list_plain() -> Envelope<u32, ListPlainReason> {
     Envelope::complete(vec![1, 2, 3, 4], Scope::new("plain", "everything"))
 }
 
-/// A derived envelope whose items are `tickets`, its first collection, beside a short list
-/// whose name sorts before it.
+/// A derived envelope whose items are `tickets`, its first collection that is not bounded,
+/// after a short list declared (and named) before it.
 #[derive(completeness::ResultEnvelope)]
 pub struct TicketPage {
-    tickets: Vec<Value>,
     #[envelope(bounded = "the labels the query applied, a few at most")]
     applied_labels: Vec<String>,
+    tickets: Vec<Value>,
     #[envelope(completeness)]
     completeness: completeness::Completeness<ListTicketsReason>,
 }
@@ -219,7 +219,10 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
         assert!(kept.len() < whole.len() || fault == "VISIBILITY_RESTRICTED", "{fault}: {body}");
         assert!(is_subsequence(kept, &whole), "{fault}: only removed, never added or altered: {body}");
         assert!(body.get("items").is_none(), "no member is invented: {body}");
-        assert_eq!(body["applied_labels"], clean["applied_labels"], "{fault}: the items are the first collection");
+        assert_eq!(
+            body["applied_labels"], clean["applied_labels"],
+            "{fault}: the items are the first unbounded collection"
+        );
         assert_eq!(body["page"]["returned"], kept.len(), "{fault}: {body}");
     }
     // A fault the route does not declare is refused, as on any other route.

@@ -160,17 +160,18 @@ macro_rules! __reason_set {
 /// the impls' scaffolding, written once here, around what differs per struct.
 ///
 /// Input, as `#[derive(ResultEnvelope)]` writes it:
-/// `[impl generics] [type] [where clause] self map serialize [statements] report [expr] [expr]`.
-/// The derive writes the statements that fill the map and the two report expressions itself,
-/// spanned on the fields' types so a type error points at the field; it passes its own `self`
-/// and `map` tokens so they resolve to what this macro declares. `report [] []` marks a single
-/// resource, which reports no completeness.
+/// `[impl generics] [type] [where clause] self map serialize [statements] report [expr] [expr]
+/// items [expr]`. The derive writes the statements that fill the map and the two report
+/// expressions itself, spanned on the fields' types so a type error points at the field; it
+/// passes its own `self` and `map` tokens so they resolve to what this macro declares.
+/// `report [] []` marks a single resource, which reports no completeness. `items` is the wire
+/// name of the member holding the items, as an `Option<&'static str>`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __envelope_impls {
     (
         [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt $map:ident
-        serialize [$($entries:tt)*] report [$($report:tt)*] [$($report_mut:tt)*]
+        serialize [$($entries:tt)*] report [$($report:tt)*] [$($report_mut:tt)*] items [$($items:tt)*]
     ) => {
         #[automatically_derived]
         impl $($generics)* $crate::__private::serde::Serialize for $($ty)* $($where)* {
@@ -183,12 +184,17 @@ macro_rules! __envelope_impls {
                 $crate::__private::serde::ser::SerializeMap::end($map)
             }
         }
-        $crate::__envelope_impls!(@report [$($generics)*] [$($ty)*] [$($where)*] $this [$($report)*] [$($report_mut)*]);
+        $crate::__envelope_impls!(
+            @report [$($generics)*] [$($ty)*] [$($where)*] $this [$($report)*] [$($report_mut)*] [$($items)*]
+        );
     };
-    (@report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt [] []) => {
+    (@report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt [] [] [$($items:tt)*]) => {
         $crate::__envelope_report!([$($generics)*] [$($ty)*] [$($where)*] []);
     };
-    (@report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt [$($report:tt)+] [$($report_mut:tt)+]) => {
+    (
+        @report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt
+        [$($report:tt)+] [$($report_mut:tt)+] [$($items:tt)*]
+    ) => {
         #[automatically_derived]
         impl $($generics)* $crate::__private::ReportsCompleteness for $($ty)* $($where)* {
             fn completeness_report(&$this) -> ::core::option::Option<&dyn $crate::__private::CompletenessReport> {
@@ -198,6 +204,9 @@ macro_rules! __envelope_impls {
                 &mut $this,
             ) -> ::core::option::Option<&mut dyn $crate::__private::CompletenessReport> {
                 ::core::option::Option::Some($($report_mut)+)
+            }
+            fn items_member(&$this) -> ::core::option::Option<&'static str> {
+                $($items)*
             }
         }
         $crate::__impl_envelope_into_response!([$($generics)*] [$($ty)*] [$($where)*]);

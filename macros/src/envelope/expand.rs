@@ -57,6 +57,13 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let report_mut = block_member.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report_mut(&mut self.#member) }
     });
+    // The items: the first collection that is not a bounded side list, which `page.returned`
+    // counts and the fault layer cuts (a parsed body no longer says which array came first).
+    let items = data.iter().find(|field| field.is_collection && field.attrs.bounded.is_none()).map(|field| &field.wire);
+    let items = match items {
+        Some(name) => quote!(::core::option::Option::Some(#name)),
+        None => quote!(::core::option::Option::None),
+    };
     let carries = match block {
         Some(field) => {
             let block_ty = field.ty;
@@ -84,7 +91,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
         ::completeness::__private::envelope_impls!(
             [#impl_generics] [#ident #ty_generics] [#where_clause] #this #map
             serialize [#head #(#entries)* #omitted_fields #tail]
-            report [#report] [#report_mut]
+            report [#report] [#report_mut] items [#items]
         );
     }
 }

@@ -121,6 +121,8 @@ pub struct Reported {
     pub items: Option<u64>,
     /// What the endpoint declared with `#[completeness]`, when it did.
     pub declared: Option<DeclaredSet>,
+    /// The data member holding the items ([`ReportsCompleteness::items_member`]), when known.
+    pub items_member: Option<&'static str>,
     /// The status of the problem a strict demand answered instead.
     pub(crate) refused_with: Option<u16>,
     /// Set once the observe layer emitted it, so that a second layer does not.
@@ -135,6 +137,7 @@ impl Reported {
             warnings: report.warning_codes(),
             items: items.map(|n| n as u64).or_else(|| report.page().map(|page| page.returned)),
             declared: report.declared_set(),
+            items_member: None,
             refused_with: None,
             observed: false,
         }
@@ -142,7 +145,10 @@ impl Reported {
 
     /// What `response` says, when it is a collection or an aggregate.
     pub fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<Reported> {
-        response.completeness_report().map(|report| Reported::of(report, response.items_returned()))
+        response.completeness_report().map(|report| Reported {
+            items_member: response.items_member(),
+            ..Reported::of(report, response.items_returned())
+        })
     }
 
     /// True only when the response covers the whole requested scope: it gave no reason.
@@ -228,6 +234,12 @@ pub trait ReportsCompleteness {
     fn items_returned(&self) -> Option<usize> {
         None
     }
+    /// The wire name of the data member holding the items (`items` for an [`Envelope`]; a
+    /// derived envelope's first collection that is not bounded), when the response is a
+    /// collection: what `page.returned` counts, and what the fault layer cuts.
+    fn items_member(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
@@ -239,6 +251,9 @@ impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
     }
     fn items_returned(&self) -> Option<usize> {
         Some(self.items.len())
+    }
+    fn items_member(&self) -> Option<&'static str> {
+        Some("items")
     }
 }
 
@@ -305,6 +320,9 @@ impl<T: ReportsCompleteness, E> ReportsCompleteness for Result<T, E> {
     fn items_returned(&self) -> Option<usize> {
         self.as_ref().ok().and_then(ReportsCompleteness::items_returned)
     }
+    fn items_member(&self) -> Option<&'static str> {
+        self.as_ref().ok().and_then(ReportsCompleteness::items_member)
+    }
 }
 
 /// Response parts before a response, as axum accepts them: `(StatusCode, R)`,
@@ -328,6 +346,9 @@ mod parts {
                 }
                 fn items_returned(&self) -> Option<usize> {
                     self.$last.items_returned()
+                }
+                fn items_member(&self) -> Option<&'static str> {
+                    self.$last.items_member()
                 }
             }
 

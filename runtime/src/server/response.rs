@@ -39,7 +39,9 @@ fn envelope_capacity(items: usize) -> usize {
 impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
     fn into_response(self) -> Response {
         let mut response = json_response_sized(&self, envelope_capacity(self.items.len()));
-        Reported::of(&self.completeness, Some(self.items.len())).attach(&mut response);
+        if let Some(reported) = Reported::of_response(&self) {
+            reported.attach(&mut response);
+        }
         response
     }
 }

@@ -31,7 +31,10 @@ pub fn assert_envelope_invariants(response: &Value) {
 /// Every violation of the contract's rules (contract §2.2) in `response`, or `Ok(())`.
 ///
 /// The rules are the strict deserializer's ([`crate::rules`]); this adds only those that need
-/// the whole response: a data member exists, and `page.returned` counts its items (R11).
+/// the whole response: a data member exists, and `page.returned` counts its items (R11). The
+/// items are `items`. A struct's response without `items` but with several arrays (its items
+/// and a bounded side list) does not say, once parsed, which array holds them: R11 then holds
+/// when one of them has `page.returned` entries, which is weaker than the rule itself.
 pub fn check_envelope_invariants(response: &Value) -> Result<(), Vec<String>> {
     let Some(object) = response.as_object() else {
         return Err(vec!["a collection response must be a JSON object".to_owned()]);

@@ -264,7 +264,14 @@ impl Shared {
         };
         let facts = &RequestFacts {
             budget: parts.extensions.get::<TimeBudget>().copied(),
-            items_member: items_member_of(&bytes),
+            // The response names its items member when it knows it (a derived envelope's first
+            // collection that is not bounded); else the body's first array, in its order.
+            items_member: parts
+                .extensions
+                .get::<Reported>()
+                .and_then(|reported| reported.items_member)
+                .map(str::to_owned)
+                .or_else(|| items_member_of(&bytes)),
             ..facts.clone()
         };
         record.complete = value.get("complete").and_then(Value::as_bool);
@@ -296,6 +303,7 @@ impl Shared {
                 reported.items = page.items_returned();
                 if let Some(real) = parts.extensions.get::<Reported>() {
                     reported.declared = real.declared;
+                    reported.items_member = real.items_member;
                 }
                 if let Err(problem) = demand.check_report(&reported.incomplete) {
                     record.complete = None;
