@@ -41,7 +41,8 @@ async fn main() {
         std::process::exit(2);
     }
     let faults = config.faults.clone();
-    let keys_file = config.keys_file.is_some();
+    // The flags read the ring from the file or the environment, when one was given.
+    let ephemeral_keys = config.cursor_keys.is_none();
     let store = config.location().map_or_else(|message| message, |location| location.to_string());
     let mut running = match service::start(config).await {
         Ok(running) => running,
@@ -60,7 +61,7 @@ async fn main() {
             completeness::testing::faults::FAULT_HEADER
         );
     }
-    if !service::Service::keys_configured() && !keys_file {
+    if ephemeral_keys {
         println!(
             "cursor and evidence keys: ephemeral (set {}=kid:base64key to keep them valid across restarts)",
             service::state::KEYS_VARIABLE

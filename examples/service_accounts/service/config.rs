@@ -34,7 +34,8 @@ pub struct Config {
     pub fail_sources: Vec<String>,
     /// Extra latency per source (`--slow-source NAME=MS`, repeatable).
     pub slow_sources: Vec<(String, Duration)>,
-    /// How often the lagging `audit` index copies the accounts table.
+    /// How often the lagging `audit` index copies the accounts table (and every write-through
+    /// copy that missed a write made through another replica).
     pub audit_refresh: Duration,
     /// The time budget of a search that names none.
     pub default_time_budget: Duration,
@@ -234,11 +235,6 @@ impl Config {
         ];
         for (name, value, max) in checks {
             at_most(name, value, max)?;
-        }
-        // A configuration built in code names its ring file without reading it: read it now,
-        // before the service touches the database.
-        if self.cursor_keys.is_none() {
-            self.key_ring()?;
         }
         for (source, delay) in &self.slow_sources {
             let ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);

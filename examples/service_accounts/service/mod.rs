@@ -90,8 +90,13 @@ impl Drop for Running {
 
 /// Builds the state and the router without listening (benches drive it in-process).
 /// Cancelling `mcp_sessions` ends the MCP sessions.
-pub async fn build(config: Config, mcp_sessions: CancellationToken) -> Result<(AppState, axum::Router), String> {
+pub async fn build(mut config: Config, mcp_sessions: CancellationToken) -> Result<(AppState, axum::Router), String> {
     config.validate()?;
+    // The flags read the ring already; a configuration built in code may only name its file.
+    // Either way it is read once, before the service touches the database.
+    if config.cursor_keys.is_none() {
+        config.cursor_keys = config.key_ring()?;
+    }
     let faults = config.faults.clone();
     let service = Service::open(config).await.map_err(|e| match e {
         StoreError::Config(detail) => detail,
@@ -122,12 +127,13 @@ pub async fn start(config: Config) -> Result<Running, String> {
             })
             .await
     });
-    let chores = vec![spawn_audit_indexer(state.clone()), spawn_pruner(state.clone())];
+    let chores = vec![spawn_source_refresh(state.clone()), spawn_pruner(state.clone())];
     Ok(Running { addr, state, stop: Some(stop), mcp_sessions, server, chores })
 }
 
-/// The lagging `audit` index: it copies the accounts table every `audit_refresh`.
-fn spawn_audit_indexer(state: AppState) -> JoinHandle<()> {
+/// The search copies' refresh, every `audit_refresh`: the lagging `audit` index copies the
+/// accounts table, and so does every write-through copy that missed a write.
+fn spawn_source_refresh(state: AppState) -> JoinHandle<()> {
     let every = state.config.audit_refresh;
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
@@ -136,7 +142,7 @@ fn spawn_audit_indexer(state: AppState) -> JoinHandle<()> {
             ticks.tick().await;
             let indexing = state.clone();
             let round = tokio::spawn(async move { indexing.refresh_sources().await }).await;
-            chore("audit indexer", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
+            chore("source refresh", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })
 }

@@ -41,11 +41,6 @@ pub const KEYS_VARIABLE: &str = "COMPLETENESS_CURSOR_KEYS";
 pub type AppState = Arc<Service>;
 
 impl Service {
-    /// True when the key ring comes from the environment (so cursors survive restarts and replicas).
-    pub fn keys_configured() -> bool {
-        std::env::var_os(KEYS_VARIABLE).is_some()
-    }
-
     /// Opens the store (seeding an empty one) and builds each source's copy.
     pub async fn open(config: Config) -> Result<Service, StoreError> {
         let location = config.location().map_err(StoreError::Config)?;
@@ -59,11 +54,9 @@ impl Service {
             sources.push(Arc::new(source));
         }
         let usage = UsageSource::new(config.accounts, config.delay_of("usage"), config.fails("usage"))?;
-        let keys = match (&config.cursor_keys, &config.keys_file) {
-            (Some(keys), _) => keys.clone(),
-            (None, Some(file)) => super::keyring::from_file(file).map_err(StoreError::Config)?,
-            (None, None) => keys()?,
-        };
+        // The ring `build` read from the flags, the file or the environment; without one, a
+        // key that lives as long as the process.
+        let keys = config.cursor_keys.clone().unwrap_or_else(CursorKeys::ephemeral);
         let completeness = CompletenessConfig::new(keys)
             .with_page_sizes(u64::from(config.default_page_size), u64::from(config.max_page_size))
             .with_cursor_ttl(config.cursor_ttl)
@@ -95,14 +88,5 @@ impl Service {
             }
         }
         Ok(())
-    }
-}
-
-/// The key ring from `COMPLETENESS_CURSOR_KEYS`, or a fresh one that lives as long as the process.
-fn keys() -> Result<CursorKeys, StoreError> {
-    if Service::keys_configured() {
-        CursorKeys::from_env(KEYS_VARIABLE).map_err(|e| StoreError::Config(e.to_string()))
-    } else {
-        Ok(CursorKeys::ephemeral())
     }
 }
