@@ -6,7 +6,8 @@
 //! 2. The declared response type decides ([`Classifier::ty`]): framework types that report
 //!    completeness, collections, structs of the audited sources (by their fields), aliases
 //!    (followed), wrappers and `Result`/`Json`/tuples (looked through; a reporting response
-//!    inside `Json` still reports, with advice: `Json` hides its block from the layer).
+//!    inside `Json` still reports, with advice: `Json` hides its block from the layer). The type
+//!    arguments of a generic alias or newtype are read where they are written.
 //! 3. `impl IntoResponse`, `Response` and other opaque types, also behind an alias or a generic
 //!    newtype (`ApiResult<impl IntoResponse>`): the values the body returns decide (`Classifier::expr`).
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
@@ -14,7 +15,7 @@
 use syn::visit::Visit;
 use syn::{Block, Expr, Fields, GenericArgument, PathArguments, ReturnType, Stmt, Type};
 
-use crate::index::{FnItem, Index, TypeDef, segments};
+use crate::index::{FnItem, Index, TypeDef, TypeItem, segments};
 use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
@@ -108,6 +109,53 @@ struct Code<'b> {
     params: Vec<&'b syn::PatType>,
 }
 
+/// Where a type is read: its module and, inside a generic alias or newtype, that definition's
+/// type parameters bound to the arguments of the use. An argument is read where it is written,
+/// not in the module of the definition: `Wrapped<Users>` names the `Users` the handler's module
+/// imports, whichever `Users` the module of `Wrapped` has.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    module: ModuleId,
+    bound: &'a [Bound<'a>],
+}
+
+/// A type parameter bound to its argument, and the scope the argument is read in.
+struct Bound<'a> {
+    param: syn::Ident,
+    arg: Type,
+    read: Scope<'a>,
+}
+
+impl<'a> Scope<'a> {
+    /// Types written in `module`, outside any generic definition.
+    fn at(module: ModuleId) -> Scope<'a> {
+        Scope { module, bound: &[] }
+    }
+
+    /// When `ty` is one of the bound type parameters: its argument, and where to read it.
+    fn argument(&self, ty: &Type) -> Option<(&'a Type, Scope<'a>)> {
+        let bound: &'a [Bound<'a>] = self.bound;
+        bound.iter().find(|b| is_param(ty, &b.param)).map(|b| (&b.arg, b.read))
+    }
+
+    /// `ty` with every bound parameter replaced by its argument, itself expanded where it is read:
+    /// the type as it reads once the definitions are applied, for what only looks at its shape
+    /// (members, collections, the text a report shows).
+    fn expand(&self, ty: &Type) -> Type {
+        substituted(ty, &expanded(self.bound))
+    }
+
+    /// `ty` as a report shows it.
+    fn text(&self, ty: &Type) -> String {
+        text(&self.expand(ty))
+    }
+}
+
+/// The parameters of `bound` and their arguments, expanded where they are read.
+fn expanded(bound: &[Bound<'_>]) -> Vec<(syn::Ident, Type)> {
+    bound.iter().map(|b| (b.param.clone(), b.read.expand(&b.arg))).collect()
+}
+
 /// Classifies types and expressions seen from one module.
 pub struct Classifier<'i, 's> {
     index: &'i Index<'s>,
@@ -128,7 +176,7 @@ impl<'i, 's> Classifier<'i, 's> {
         match &f.sig.output {
             ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
             ReturnType::Type(_, ty) => match self.ty(f.module, ty) {
-                Class::Unknown(why) if self.opaque(f.module, ty, 0) => self.body(f, why),
+                Class::Unknown(why) if self.opaque(Scope::at(f.module), ty, 0) => self.body(f, why),
                 other => other,
             },
         }
@@ -194,58 +242,67 @@ impl<'i, 's> Classifier<'i, 's> {
         class.unwrap_or(Class::Unknown(why))
     }
 
-    /// Rule 2: what a response type is.
+    /// Rule 2: what a response type is, written in `module`.
     pub fn ty(&mut self, module: ModuleId, ty: &Type) -> Class {
+        self.ty_in(Scope::at(module), ty)
+    }
+
+    fn ty_in(&mut self, scope: Scope<'_>, ty: &Type) -> Class {
         if self.depth > 24 {
             return Class::Unknown("the type is nested too deeply to follow".to_owned());
         }
         self.depth += 1;
-        let class = self.ty_inner(module, ty);
+        let class = self.ty_inner(scope, ty);
         self.depth -= 1;
         class
     }
 
-    fn ty_inner(&mut self, module: ModuleId, ty: &Type) -> Class {
+    fn ty_inner(&mut self, scope: Scope<'_>, ty: &Type) -> Class {
+        let module = scope.module;
         match ty {
-            Type::Paren(t) => self.ty(module, &t.elem),
-            Type::Group(t) => self.ty(module, &t.elem),
-            Type::Reference(r) => self.ty(module, &r.elem),
-            Type::Slice(s) => Class::List { shown: text(ty), item: Some(text(&s.elem)), owner: None },
-            Type::Array(_) => Class::NotAList(format!("`{}` has a fixed size", text(ty))),
+            Type::Paren(t) => self.ty_in(scope, &t.elem),
+            Type::Group(t) => self.ty_in(scope, &t.elem),
+            Type::Reference(r) => self.ty_in(scope, &r.elem),
+            Type::Slice(s) => Class::List { shown: scope.text(ty), item: Some(scope.text(&s.elem)), owner: None },
+            Type::Array(_) => Class::NotAList(format!("`{}` has a fixed size", scope.text(ty))),
             Type::Tuple(t) if t.elems.is_empty() => Class::NotAList("returns `()`".to_owned()),
             Type::Tuple(t) => {
-                let mut parts = t.elems.iter().map(|e| self.ty(module, e));
+                let mut parts = t.elems.iter().map(|e| self.ty_in(scope, e));
                 let first = parts.next().unwrap_or(Class::NotAList(String::new()));
                 parts.fold(first, Class::with_part)
             }
-            Type::ImplTrait(_) => Class::Unknown(format!("`{}` does not name the response", text(ty))),
-            Type::TraitObject(_) => Class::Unknown(format!("`{}` does not name the response", text(ty))),
+            Type::ImplTrait(_) => Class::Unknown(format!("`{}` does not name the response", scope.text(ty))),
+            Type::TraitObject(_) => Class::Unknown(format!("`{}` does not name the response", scope.text(ty))),
             Type::Path(p) if p.qself.is_none() => {
-                let Some(last) = p.path.segments.last() else { return Class::Unknown(text(ty)) };
+                // A type parameter of the definition being read: its argument, where it is written.
+                if let Some((arg, read)) = scope.argument(ty) {
+                    return self.ty_in(read, arg);
+                }
+                let Some(last) = p.path.segments.last() else { return Class::Unknown(scope.text(ty)) };
                 // Compared by the name it has where it is defined (`use axum::Json as J;`).
                 let name = self.index.resolved_name(module, &segments(&p.path));
                 let args = type_args(&last.arguments);
                 if name == "Box" && args.first().is_some_and(|a| matches!(a, Type::Slice(_))) {
-                    return Class::List { shown: text(ty), item: None, owner: None };
+                    return Class::List { shown: scope.text(ty), item: None, owner: None };
                 }
                 if let Some(class) = framework_response(&name) {
                     return class;
                 }
                 if COLLECTIONS.contains(&name.as_str()) {
                     let item = if name.ends_with("Map") { args.get(1) } else { args.first() };
-                    return Class::List { shown: text(ty), item: item.map(|t| text(*t)), owner: None };
+                    return Class::List { shown: scope.text(ty), item: item.map(|t| scope.text(t)), owner: None };
                 }
                 if WRAPPERS.contains(&name.as_str()) || BODY_WRAPPERS.contains(&name.as_str()) {
                     return match args.first() {
-                        Some(inner) => match self.ty(module, inner) {
-                            Class::List { item, owner, .. } => Class::List { shown: text(ty), item, owner },
+                        Some(inner) => match self.ty_in(scope, inner) {
+                            Class::List { item, owner, .. } => Class::List { shown: scope.text(ty), item, owner },
                             other => in_json(&name, other),
                         },
-                        None => Class::Unknown(format!("`{}` without its type argument", text(ty))),
+                        None => Class::Unknown(format!("`{}` without its type argument", scope.text(ty))),
                     };
                 }
                 if let Some(found) = self.index.find_type(module, &segments(&p.path)) {
-                    return self.definition(found.module, found.def, &name, &args);
+                    return self.definition(scope, found, &name, &args);
                 }
                 if NOT_LISTS.contains(&name.as_str()) {
                     return Class::NotAList(format!("returns `{name}`"));
@@ -253,19 +310,19 @@ impl<'i, 's> Classifier<'i, 's> {
                 if OPAQUE_RESPONSES.contains(&name.as_str()) {
                     return Class::Unknown(format!("`{name}` can hold any JSON, the type does not say which"));
                 }
-                Class::Unknown(format!("`{}` is defined outside the audited sources", text(ty)))
+                Class::Unknown(format!("`{}` is defined outside the audited sources", scope.text(ty)))
             }
-            _ => Class::Unknown(format!("the audit does not follow the type `{}`", text(ty))),
+            _ => Class::Unknown(format!("the audit does not follow the type `{}`", scope.text(ty))),
         }
     }
 
     /// A struct, enum or alias of the audited sources, its type parameters bound to `args`, the
-    /// type arguments as written where it is used (`ApiResponse<Vec<User>>`).
-    fn definition(&mut self, module: ModuleId, def: TypeDef<'s>, name: &str, args: &[&Type]) -> Class {
-        match def {
+    /// type arguments as written where it is used (`ApiResponse<Vec<User>>`), in `used`.
+    fn definition(&mut self, used: Scope<'_>, found: TypeItem<'s>, name: &str, args: &[&Type]) -> Class {
+        match found.def {
             TypeDef::Alias(alias) => {
-                let bound = bind(&alias.generics, args);
-                match self.ty(module, &substituted(&alias.ty, &bound)) {
+                let bound = bind(&alias.generics, args, used, found.module);
+                match self.ty_in(Scope { module: found.module, bound: &bound }, &alias.ty) {
                     Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
                     other => other,
                 }
@@ -274,24 +331,24 @@ impl<'i, 's> Classifier<'i, 's> {
                 if derives(&s.attrs, ENVELOPE_DERIVE) {
                     return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
                 }
-                let bound = bind(&s.generics, args);
+                let bound = bind(&s.generics, args, used, found.module);
                 // A generic newtype (`struct AppJson<T>(T)`) is a body wrapper like `Json`: the
                 // response is its argument, and the fix belongs to the argument, not the wrapper.
                 if let Some(param) = newtype_param(s)
-                    && let Some((_, inner)) = bound.iter().find(|(bound, _)| bound == param)
+                    && let Some(inner) = bound.iter().find(|b| b.param == *param)
                 {
-                    return match self.ty(module, inner) {
+                    return match self.ty_in(inner.read, &inner.arg) {
                         Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
                         other => other,
                     };
                 }
-                self.fields(name, &substituted_fields(&s.fields, &bound), &s.generics)
+                self.fields(name, &substituted_fields(&s.fields, &expanded(&bound)), &s.generics)
             }
             TypeDef::Enum(e) => {
                 if derives(&e.attrs, ENVELOPE_DERIVE) {
                     return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
                 }
-                let bound = bind(&e.generics, args);
+                let bound = expanded(&bind(&e.generics, args, used, found.module));
                 let mut class = Class::NotAList(format!("`{name}` is an enum without collections"));
                 for variant in &e.variants {
                     class = class.worst(
@@ -448,7 +505,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     } else {
                         written
                     };
-                    self.definition(found.module, found.def, &name, &args.iter().collect::<Vec<_>>())
+                    self.definition(Scope::at(code.module), found, &name, &args.iter().collect::<Vec<_>>())
                 }
                 None => unknown(),
             },
@@ -516,7 +573,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 if segs.len() >= 2 {
                     let owner = &segs[..segs.len() - 1];
                     if let Some(found) = self.index.find_type(code.module, owner) {
-                        return self.definition(found.module, found.def, &owner[owner.len() - 1], &[]);
+                        return self.definition(Scope::at(code.module), found, &owner[owner.len() - 1], &[]);
                     }
                 }
                 if last.chars().next().is_some_and(char::is_uppercase)
@@ -526,7 +583,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     let values: Vec<(syn::Member, &Expr)> =
                         call.args.iter().enumerate().map(|(i, arg)| (syn::Member::from(i), arg)).collect();
                     let args = self.built_args(code, found.def, &values);
-                    return self.definition(found.module, found.def, last, &args.iter().collect::<Vec<_>>());
+                    return self.definition(Scope::at(code.module), found, last, &args.iter().collect::<Vec<_>>());
                 }
                 unknown()
             }
@@ -552,7 +609,7 @@ impl<'i, 's> Classifier<'i, 's> {
         match &f.sig.output {
             ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
             ReturnType::Type(_, ty) => match self.ty(f.module, ty) {
-                Class::Unknown(why) if self.opaque(f.module, ty, 0) => self.body(f, why),
+                Class::Unknown(why) if self.opaque(Scope::at(f.module), ty, 0) => self.body(f, why),
                 other => other,
             },
         }
@@ -562,15 +619,19 @@ impl<'i, 's> Classifier<'i, 's> {
     /// `Box<dyn ..>`, `Json<Value>`, and aliases and generic newtypes of the audited sources
     /// around one (`type ApiResult<T> = Result<T, AppError>` used as `ApiResult<impl IntoResponse>`).
     /// `depth` stops at aliases that name each other.
-    fn opaque(&self, module: ModuleId, ty: &Type, depth: usize) -> bool {
+    fn opaque(&self, scope: Scope<'_>, ty: &Type, depth: usize) -> bool {
         if depth > 24 {
             return false;
         }
+        let module = scope.module;
         match ty {
             Type::ImplTrait(_) | Type::TraitObject(_) => true,
-            Type::Paren(t) => self.opaque(module, &t.elem, depth + 1),
-            Type::Group(t) => self.opaque(module, &t.elem, depth + 1),
+            Type::Paren(t) => self.opaque(scope, &t.elem, depth + 1),
+            Type::Group(t) => self.opaque(scope, &t.elem, depth + 1),
             Type::Path(p) if p.qself.is_none() => {
+                if let Some((arg, read)) = scope.argument(ty) {
+                    return self.opaque(read, arg, depth + 1);
+                }
                 let Some(last) = p.path.segments.last() else { return false };
                 let name = self.index.resolved_name(module, &segments(&p.path));
                 let args = type_args(&last.arguments);
@@ -578,20 +639,20 @@ impl<'i, 's> Classifier<'i, 's> {
                     return true;
                 }
                 if WRAPPERS.contains(&name.as_str()) || BODY_WRAPPERS.contains(&name.as_str()) {
-                    return args.first().is_some_and(|t| self.opaque(module, t, depth + 1));
+                    return args.first().is_some_and(|t| self.opaque(scope, t, depth + 1));
                 }
                 let Some(found) = self.index.find_type(module, &segments(&p.path)) else { return false };
                 match found.def {
                     TypeDef::Alias(alias) => {
-                        let bound = bind(&alias.generics, &args);
-                        self.opaque(found.module, &substituted(&alias.ty, &bound), depth + 1)
+                        let bound = bind(&alias.generics, &args, scope, found.module);
+                        self.opaque(Scope { module: found.module, bound: &bound }, &alias.ty, depth + 1)
                     }
                     // A generic newtype is looked through as `definition` looks through it.
                     TypeDef::Struct(s) => newtype_param(s).is_some_and(|param| {
-                        bind(&s.generics, &args)
+                        bind(&s.generics, &args, scope, found.module)
                             .iter()
-                            .find(|(bound, _)| bound == param)
-                            .is_some_and(|(_, inner)| self.opaque(module, inner, depth + 1))
+                            .find(|b| b.param == *param)
+                            .is_some_and(|inner| self.opaque(inner.read, &inner.arg, depth + 1))
                     }),
                     TypeDef::Enum(_) => false,
                 }
@@ -641,15 +702,19 @@ fn in_json(wrapper: &str, class: Class) -> Class {
     }
 }
 
-/// The type parameters of `generics` bound to the type arguments `args` of a use, in order; a
-/// parameter without an argument takes its default, if it has one.
-fn bind(generics: &syn::Generics, args: &[&Type]) -> Vec<(syn::Ident, Type)> {
+/// The type parameters of `generics`, defined in `module`, bound to the type arguments `args` of
+/// a use in `used`, in order; a parameter without an argument takes its default, if it has one.
+/// An argument is read where the use is, a default where the definition is.
+fn bind<'a>(generics: &syn::Generics, args: &[&Type], used: Scope<'a>, module: ModuleId) -> Vec<Bound<'a>> {
     let mut args = args.iter();
     generics
         .type_params()
         .filter_map(|param| {
-            let arg = args.next().map(|t| (*t).clone()).or_else(|| param.default.clone().map(|(_, ty)| ty))?;
-            Some((param.ident.clone(), arg))
+            let (arg, read) = match args.next() {
+                Some(arg) => ((*arg).clone(), used),
+                None => (param.default.clone()?.1, Scope::at(module)),
+            };
+            Some(Bound { param: param.ident.clone(), arg, read })
         })
         .collect()
 }

@@ -100,6 +100,11 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/generic-single", "not_a_list"),
         ("GET", "/generic-newtype", "list_without_completeness"),
         ("GET", "/generic-alias", "list_without_completeness"),
+        // Their type arguments read where they are written, not in the wrapper's module.
+        ("GET", "/argument-same-name", "list_without_completeness"),
+        ("GET", "/argument-renamed", "list_without_completeness"),
+        ("GET", "/argument-renamed-alias", "list_without_completeness"),
+        ("GET", "/argument-through-aliases", "list_without_completeness"),
         // An alias around `impl IntoResponse`: the body decides.
         ("GET", "/alias-impl-list", "list_without_completeness"),
         ("GET", "/alias-impl-single", "not_a_list"),
@@ -136,7 +141,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 42);
+    assert_eq!(finding["line"], 45);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
