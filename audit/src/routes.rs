@@ -12,7 +12,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Lit, Pat, Stmt};
 
-use crate::index::{FnItem, Index, segments};
+use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{ROUTER_PASS_THROUGH, ROUTING_MACRO_NAMES, method_of};
 use crate::source::ModuleId;
 
@@ -70,6 +70,9 @@ struct Frame<'s> {
     self_ty: Option<String>,
     locals: HashMap<String, (Value<'s>, bool)>,
     returned: Option<Value<'s>>,
+    /// True when the function's declared return type is a router: the value of a macro at the
+    /// tail of its body is then used as one.
+    returns_router: bool,
 }
 
 struct Eval<'i, 's> {
@@ -123,8 +126,17 @@ impl<'i, 's> Eval<'i, 's> {
             return Value::Other;
         }
         let item = self.index.fns()[id].clone();
-        let mut frame =
-            Frame { module: item.module, self_ty: item.self_ty.clone(), locals: HashMap::new(), returned: None };
+        let returns_router = match &item.sig.output {
+            syn::ReturnType::Type(_, ty) => self.names_router(item.module, ty, 0),
+            syn::ReturnType::Default => false,
+        };
+        let mut frame = Frame {
+            module: item.module,
+            self_ty: item.self_ty.clone(),
+            locals: HashMap::new(),
+            returned: None,
+            returns_router,
+        };
         let mut value = self.eval_block(item.block, &mut frame);
         if !matches!(value, Value::Router(_))
             && let Some(returned) = frame.returned.take()
@@ -172,7 +184,10 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 Stmt::Macro(m) => {
                     let tail_position = i == last && m.semi_token.is_none();
-                    match self.eval_macro(&m.mac, frame, tail_position) {
+                    // A statement's value is dropped; a tail's is the router only where the
+                    // function returns one (the tail of `main` is not).
+                    let used_as_router = tail_position && frame.returns_router;
+                    match self.eval_macro(&m.mac, frame, used_as_router) {
                         value if tail_position => tail = value,
                         Value::Router(routes) => self.roots.push(routes),
                         _ => {}
@@ -462,10 +477,13 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
-    /// A macro invocation. The audit does not expand macros, so one that is handed a router or
-    /// names routing (`list_route!(r, "/widgets", list)`) is an unknown route that says so, with
-    /// the routes of the routers it was handed; any other macro is no router.
-    fn eval_macro(&mut self, mac: &'s syn::Macro, frame: &mut Frame<'s>, consuming: bool) -> Value<'s> {
+    /// A macro invocation. The audit does not expand macros, so one that calls a routing method
+    /// in its tokens (`.route(`, `Router::`), or is handed a router and gives a value `used` as a
+    /// router (`list_route!(r, "/widgets", list)` as the value of a function returning a router),
+    /// is an unknown route that says so, with the routes of the routers it was handed. Any other
+    /// macro is no router, also one that only mentions a router (`tracing::info!(?app)`,
+    /// `tokio::select! { _ = axum::serve(listener, app) => {} }`): the router keeps its routes.
+    fn eval_macro(&mut self, mac: &'s syn::Macro, frame: &mut Frame<'s>, used: bool) -> Value<'s> {
         let mut tokens = MacroTokens::default();
         tokens.read(mac.tokens.clone());
         let routers: Vec<String> = tokens
@@ -474,14 +492,14 @@ impl<'i, 's> Eval<'i, 's> {
             .filter(|i| matches!(frame.locals.get(*i), Some((Value::Router(_), _))))
             .cloned()
             .collect();
-        if routers.is_empty() && !tokens.builds_routes {
+        if !tokens.builds_routes && (routers.is_empty() || !used) {
             return Value::Other;
         }
         let mut routes = Vec::new();
         for name in routers {
             if let Some((Value::Router(handed), consumed)) = frame.locals.get_mut(&name) {
                 routes.extend(handed.iter().cloned());
-                *consumed |= consuming;
+                *consumed |= used;
             }
         }
         let name = text(&mac.path);
@@ -504,6 +522,23 @@ impl<'i, 's> Eval<'i, 's> {
         let path = tokens.strings.into_iter().find(|p| p.starts_with('/')).unwrap_or_else(|| format!("{{{name}!}}"));
         routes.push(Registration { method: "*".to_owned(), path, handler });
         Value::Router(routes)
+    }
+
+    /// True when the type `ty`, written in `module`, names a router (`Router<S>`, `MethodRouter`,
+    /// `Result<Router, E>`), also through aliases of the audited sources; `depth` stops at
+    /// aliases that name each other.
+    fn names_router(&self, module: ModuleId, ty: &syn::Type, depth: usize) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        let mut tokens = MacroTokens::default();
+        tokens.read(ty.to_token_stream());
+        tokens.idents.iter().any(|ident| {
+            ident == "Router"
+                || ident == "MethodRouter"
+                || matches!(self.index.find_type(module, std::slice::from_ref(ident)),
+                    Some(found) if matches!(found.def, TypeDef::Alias(alias) if self.names_router(found.module, &alias.ty, depth + 1)))
+        })
     }
 
     /// The router the method `name` of the audited sources returns, called on `receiver`: a

@@ -125,6 +125,8 @@ fn every_shape_gets_its_verdict() {
         // Handed to a macro: the router's routes, and the macro's as unknown.
         ("GET", "/before-macro", "list_without_completeness"),
         ("*", "/macro", "unknown"),
+        // Mentioned in `tracing::info!`, `tokio::join!` and `tokio::select!`, which add no route.
+        ("GET", "/served", "list_without_completeness"),
         // Built in the argument of a helper, and added by the helper.
         ("GET", "/handed", "list_without_completeness"),
         ("GET", "/added", "list_without_completeness"),
@@ -133,6 +135,13 @@ fn every_shape_gets_its_verdict() {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
     }
     assert_eq!(report["findings"].as_array().unwrap().len(), expected.len(), "{report:#}");
+    let by_macros: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["handler"].as_str().filter(|h| h.ends_with("!(..)")))
+        .collect();
+    assert_eq!(by_macros, ["list_route!(..)"], "only the macro that gives a router is a route");
 }
 
 #[test]
