@@ -3,11 +3,12 @@
 //! that no baseline lists, or 2 when the audit could not run.
 
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use cargo_completeness::model::{Report, Verdict};
 use cargo_completeness::report::{self, baseline};
+use cargo_completeness::source;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Cargo runs `cargo-completeness completeness ...` for `cargo completeness ...`.
@@ -106,19 +107,14 @@ fn main() -> ExitCode {
 }
 
 /// An `--exclude` written as the report writes files: relative to the audited directory `root`
-/// (an absolute path under it is made relative), without `./`, with `/` separators.
+/// (an absolute path under it is made relative), normalised as the reported files are (`./`
+/// dropped, `..` resolved, `/` separators), so that `src/../gen` leaves out `gen/x.rs`.
 fn exclude_prefix(dir: &str, root: &Path) -> String {
     let path = Path::new(dir);
-    let relative = match (path.is_absolute(), path.canonicalize(), root.canonicalize()) {
-        (true, Ok(path), Ok(root)) => path.strip_prefix(&root).map(Path::to_path_buf).unwrap_or(path),
-        _ => path.to_path_buf(),
-    };
-    let parts: Vec<String> = relative
-        .components()
-        .filter(|c| !matches!(c, Component::CurDir))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
+    match (path.is_absolute(), path.canonicalize(), root.canonicalize()) {
+        (true, Ok(path), Ok(root)) => source::relative(&root, &path),
+        _ => source::relative(Path::new(""), path),
+    }
 }
 
 fn run(args: &Audit) -> Result<ExitCode, String> {

@@ -55,7 +55,7 @@ impl Sources {
 
 /// `file` relative to `root`, with `/` separators, `.` and `..` resolved as far as the path
 /// allows (`src/../shared/x.rs` of a `#[path]` is `shared/x.rs`).
-pub(crate) fn relative(root: &Path, file: &Path) -> String {
+pub fn relative(root: &Path, file: &Path) -> String {
     let relative = file.strip_prefix(root).unwrap_or(file);
     let mut parts: Vec<String> = Vec::new();
     for component in relative.components() {
