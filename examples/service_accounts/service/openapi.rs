@@ -28,6 +28,7 @@ use super::inventory::{CountServiceAccountsReason, ListServiceAccountsReason, RE
 use super::refusals;
 use super::search::SearchReason;
 use super::seed::TENANTS;
+use super::sources::SEARCH_SOURCES;
 
 /// Why the document carries no completeness block.
 pub const DOCUMENT_EXEMPT: &str = "the API description, not a list";
@@ -598,7 +599,7 @@ pub fn openapi() -> OpenApi {
                     ("id", text("account id")),
                     ("name", text("account name")),
                     ("tenant", text("tenant")),
-                    ("source", string().enum_values(Some(["directory", "audit", "legacy"])).into()),
+                    ("source", string().enum_values(Some(SEARCH_SOURCES)).into()),
                 ],
             ),
         )

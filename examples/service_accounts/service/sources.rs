@@ -20,7 +20,10 @@ use super::db::{Account, Change, Snapshot};
 use super::seed;
 
 /// The search sources, in the order they are queried and merged.
-pub const SEARCH_SOURCES: [&str; 3] = ["directory", "audit", "legacy"];
+pub const SEARCH_SOURCES: [&str; 3] = ["directory", LAGGING_SOURCE, "legacy"];
+
+/// The source rebuilt by a background task, not written through.
+pub const LAGGING_SOURCE: &str = "audit";
 
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +87,12 @@ impl SearchSource {
     /// The stable source id.
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// True for a copy every write made through this service goes to ([`SearchSource::apply`]);
+    /// false for the lagging index, which only the background task copies.
+    pub fn writes_through(&self) -> bool {
+        self.name != LAGGING_SOURCE
     }
 
     fn lock(&self) -> MutexGuard<'_, Connection> {

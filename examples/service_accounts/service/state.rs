@@ -68,14 +68,14 @@ impl Service {
     /// Passes a change made at `snapshot` on to the write-through sources (`audit` catches up on
     /// its own schedule).
     pub fn propagate(&self, change: &Change, snapshot: Snapshot) {
-        for source in self.sources.iter().filter(|s| s.name() != "audit") {
+        for source in self.sources.iter().filter(|s| s.writes_through()) {
             source.apply(change, snapshot);
         }
     }
 
     /// The `audit` source.
     pub fn audit(&self) -> &SearchSource {
-        self.sources.iter().find(|s| s.name() == "audit").map_or(&self.sources[0], |s| s)
+        self.sources.iter().find(|s| !s.writes_through()).map_or(&self.sources[0], |s| s)
     }
 
     /// Rebuilds the lagging `audit` index from the current accounts, and every write-through
@@ -83,7 +83,7 @@ impl Service {
     pub async fn refresh_sources(&self) -> Result<(), StoreError> {
         let (snapshot, accounts) = self.store.current_accounts().await?;
         for source in &self.sources {
-            if source.name() == "audit" || source.index_state().observed < snapshot {
+            if !source.writes_through() || source.index_state().observed < snapshot {
                 source.reindex(snapshot, &accounts);
             }
         }
