@@ -128,14 +128,11 @@ impl Config {
         self.db.as_deref().map_or(Ok(Location::Memory), |db| Location::parse(&db.to_string_lossy()))
     }
 
-    /// The key ring the service will sign and verify with: `cursor_keys`, else the one in
-    /// `--keys-file`, else the one in `COMPLETENESS_CURSOR_KEYS`; `None` when none is given (the
-    /// service then makes an ephemeral one). A file that cannot be read or a ring that does not
-    /// parse is an error that names where the ring came from.
+    /// Reads the key ring named by `--keys-file`, else the one in `COMPLETENESS_CURSOR_KEYS`;
+    /// `None` when neither is given (the service then makes an ephemeral one). A file that
+    /// cannot be read or a ring that does not parse is an error that names where the ring came
+    /// from. The flags, or `build` for a configuration built in code, keep it in `cursor_keys`.
     pub fn key_ring(&self) -> Result<Option<CursorKeys>, String> {
-        if let Some(keys) = &self.cursor_keys {
-            return Ok(Some(keys.clone()));
-        }
         if let Some(file) = &self.keys_file {
             return keyring::from_file(file).map(Some);
         }

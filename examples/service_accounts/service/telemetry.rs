@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use axum::http::{HeaderValue, Request, header};
 use completeness::Exempt;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use tower::util::MapRequestLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
@@ -146,7 +147,7 @@ where
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(trace)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-        .layer(axum::middleware::map_request(drop_unusable_request_id))
+        .layer(MapRequestLayer::new(drop_unusable_request_id))
 }
 
 /// The span of one request: its id, method and route template. Also what an MCP tool call
@@ -166,7 +167,7 @@ pub fn request_span(extensions: &axum::http::Extensions, method: &axum::http::Me
 
 /// Removes the client's `x-request-id` when it could not be logged as sent (not printable
 /// ASCII, or empty), so that a fresh one is set in its place.
-async fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extract::Request {
+fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extract::Request {
     let usable = |value: &HeaderValue| value.to_str().is_ok_and(|text| !text.trim().is_empty());
     if request.headers().get_all(X_REQUEST_ID).iter().any(|value| !usable(value)) {
         request.headers_mut().remove(X_REQUEST_ID);
