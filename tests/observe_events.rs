@@ -159,6 +159,11 @@ fn get_request(uri: &str) -> Request {
     Request::get(uri).body(Body::empty()).unwrap()
 }
 
+/// The count of `GET` answers of `route` whose `complete` label is `complete`.
+fn responses(metrics: &str, route: &str, complete: &str) -> f64 {
+    value(metrics, "completeness_responses_total", &[("route", route), ("method", "GET"), ("complete", complete)])
+}
+
 fn only(events: Vec<Captured>) -> Captured {
     assert_eq!(events.len(), 1, "exactly one event: {events:#?}");
     events.into_iter().next().unwrap()
@@ -175,14 +180,7 @@ fn a_partial_answer_emits_one_info_event_with_route_method_reasons_and_items() {
         (event.field("reasons"), event.field("items"), event.field("warnings")),
         ("SOURCE_UNAVAILABLE", "2", "")
     );
-    let responses = |complete| {
-        value(
-            &metrics,
-            "completeness_responses_total",
-            &[("route", "/partial"), ("method", "GET"), ("complete", complete)],
-        )
-    };
-    assert_eq!((responses("false"), responses("true")), (1.0, 0.0));
+    assert_eq!((responses(&metrics, "/partial", "false"), responses(&metrics, "/partial", "true")), (1.0, 0.0));
     let reasons =
         value(&metrics, "completeness_reasons_total", &[("route", "/partial"), ("code", "SOURCE_UNAVAILABLE")]);
     assert_eq!(reasons, 1.0);
@@ -347,14 +345,7 @@ fn a_faulted_answer_is_observed_as_the_client_received_it() {
     assert_eq!((events[1].level, events[1].field("complete")), (Level::DEBUG, "true"), "not faulted");
     let refusal = only(capture.of_kind("strict_refusal"));
     assert_eq!((refusal.field("status"), refusal.field("reasons")), ("503", "SOURCE_UNAVAILABLE"));
-    let responses = |complete| {
-        value(
-            &metrics,
-            "completeness_responses_total",
-            &[("route", "/complete"), ("method", "GET"), ("complete", complete)],
-        )
-    };
-    assert_eq!((responses("false"), responses("true")), (2.0, 1.0));
+    assert_eq!((responses(&metrics, "/complete", "false"), responses(&metrics, "/complete", "true")), (2.0, 1.0));
     let reasons =
         value(&metrics, "completeness_reasons_total", &[("route", "/complete"), ("code", "SOURCE_UNAVAILABLE")]);
     assert_eq!(reasons, 2.0);
