@@ -61,13 +61,6 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
                 handler.line,
             ),
         };
-        // Rule 4 of `classify`: `completeness::routing` refuses what does not report completeness.
-        let class = match class {
-            Class::Unknown(_) if handler.checked => {
-                Class::Reports("registered with `completeness::routing`, which checks the response".to_owned())
-            }
-            other => other,
-        };
         findings.push(finding(
             &registration.method,
             &registration.path,
@@ -83,11 +76,18 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
 }
 
 /// A finding with its explanation and suggested fix; `checked` when the route is registered
-/// with `completeness::routing`.
+/// with `completeness::routing`, the two rules that depend on it sit together here.
 fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, class: Class, checked: bool) -> Finding {
     let routing = match method {
         "*" | "ANY" => "completeness::routing".to_owned(),
         m => format!("completeness::routing::{}", m.to_lowercase()),
+    };
+    // Rule 4 of `classify`: `completeness::routing` refuses what does not report completeness.
+    let class = match class {
+        Class::Unknown(_) if checked => {
+            Class::Reports("registered with `completeness::routing`, which checks the response".to_owned())
+        }
+        other => other,
     };
     let verdict = class.verdict();
     let (why, fix) = match class {
