@@ -173,13 +173,7 @@ impl<'i, 's> Classifier<'i, 's> {
         if f.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == HANDLER_ATTRIBUTE)) {
             return Class::Reports("annotated with `#[completeness]`".to_owned());
         }
-        match &f.sig.output {
-            ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
-            ReturnType::Type(_, ty) => match self.ty(f.module, ty) {
-                Class::Unknown(why) if self.opaque(Scope::at(f.module), ty, 0) => self.body(f, why),
-                other => other,
-            },
-        }
+        self.handler_like(f)
     }
 
     /// Rule 3 for a closure handler written in `module` (in an `impl` of `self_ty`): the values
