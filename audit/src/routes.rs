@@ -624,14 +624,9 @@ impl<'i, 's> Eval<'i, 's> {
     /// The handler of a `route_service`/`nest_service` registration: a handler of the audited
     /// sources turned into a service, or a service whose responses the audit cannot see.
     fn service(&mut self, registered_with: &str, expr: &'s Expr, frame: &Frame<'s>) -> HandlerRef<'s> {
-        let mut written = expr;
-        while let Expr::MethodCall(call) = written {
-            written = &call.receiver;
-        }
-        if let Expr::Path(p) = written
-            && self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segments(&p.path)).is_some()
-        {
-            return self.handler(expr, frame, false);
+        let handler = self.handler(expr, frame, false);
+        if handler.target.is_some() {
+            return handler;
         }
         let why = format!(
             "`{registered_with}` mounts the tower service `{}`, not a handler: the audit cannot see its responses",
