@@ -214,11 +214,14 @@ impl<'s> Index<'s> {
         self.modules_by_path.get(&(target, rest.to_vec())).copied()
     }
 
-    fn defines(&self, module: ModuleId, name: &str) -> bool {
+    /// The functions and methods called `name` in `module`'s target.
+    fn fns_named<'a>(&'a self, module: ModuleId, name: &str) -> impl Iterator<Item = &'a FnItem<'s>> + use<'a, 's> {
         let target = self.sources.modules[module].target.as_str();
-        self.fns_by_name
-            .get(&(target, name.to_owned()))
-            .is_some_and(|ids| ids.iter().any(|&i| self.fns[i].module == module && self.fns[i].self_ty.is_none()))
+        self.fns_by_name.get(&(target, name.to_owned())).into_iter().flatten().map(|&i| &self.fns[i])
+    }
+
+    fn defines(&self, module: ModuleId, name: &str) -> bool {
+        self.fns_named(module, name).any(|f| f.module == module && f.self_ty.is_none())
     }
 
     fn defines_type(&self, module: ModuleId, name: &str) -> bool {
@@ -232,13 +235,8 @@ impl<'s> Index<'s> {
     /// for), through `use` imports and re-exports, renaming ones (`pub use users::list as people;`) included.
     pub fn find_fn(&self, module: ModuleId, self_ty: Option<&str>, segments: &[String]) -> Option<FnItem<'s>> {
         let written = segments.last()?;
-        let named = |module: ModuleId, name: &str| -> Vec<&FnItem<'s>> {
-            let target = self.sources.modules[module].target.as_str();
-            self.fns_by_name.get(&(target, name.to_owned())).into_iter().flatten().map(|&i| &self.fns[i]).collect()
-        };
         let free = |module: ModuleId, name: &str, module_path: &[String]| {
-            named(module, name)
-                .into_iter()
+            self.fns_named(module, name)
                 .find(|f| f.self_ty.is_none() && self.sources.modules[f.module].path == module_path)
                 .cloned()
         };
@@ -250,7 +248,7 @@ impl<'s> Index<'s> {
             } else {
                 absolute[absolute.len() - 2].as_str()
             };
-            if let Some(method) = named(module, written).into_iter().find(|f| f.self_ty.as_deref() == Some(owner)) {
+            if let Some(method) = self.fns_named(module, written).find(|f| f.self_ty.as_deref() == Some(owner)) {
                 return Some(method.clone());
             }
         }
@@ -282,7 +280,7 @@ impl<'s> Index<'s> {
                 _ => break,
             }
         }
-        let candidates = named(module, written);
+        let candidates: Vec<&FnItem<'s>> = self.fns_named(module, written).collect();
         if segments.len() == 1 {
             for glob in &self.globs[module] {
                 if let Some((first, rest)) = glob.split_first()
@@ -316,13 +314,8 @@ impl<'s> Index<'s> {
     /// The method `name` (taking `self`) called in `module` on a value of type `self_ty`, or,
     /// when the type is not known, the only method of that name in the target.
     pub fn find_method(&self, module: ModuleId, self_ty: Option<&str>, name: &str) -> Option<FnItem<'s>> {
-        let target = self.sources.modules[module].target.as_str();
         let methods: Vec<&FnItem<'s>> = self
-            .fns_by_name
-            .get(&(target, name.to_owned()))
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.fns[i])
+            .fns_named(module, name)
             .filter(|f| f.self_ty.is_some() && f.sig.receiver().is_some())
             .filter(|f| self_ty.is_none_or(|ty| f.self_ty.as_deref() == Some(ty)))
             .collect();
