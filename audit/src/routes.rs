@@ -13,7 +13,10 @@ use syn::spanned::Spanned;
 use syn::{Block, Expr, Lit, Pat, Stmt};
 
 use crate::index::{FnItem, Index, TypeDef, segments};
-use crate::shapes::{ROUTER_PASS_THROUGH, ROUTING_MACRO_NAMES, method_of};
+use crate::shapes::{
+    MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH, ROUTER_TYPES,
+    ROUTING_METHODS, method_of,
+};
 use crate::source::ModuleId;
 
 /// The handler of one registration, as written and as resolved.
@@ -241,14 +244,14 @@ impl<'i, 's> Eval<'i, 's> {
                 let absolute = self.index.absolute(frame.module, &segs);
                 let last = absolute.last().map(String::as_str).unwrap_or_default();
                 let owner = absolute.len().checked_sub(2).map(|i| absolute[i].as_str());
-                if last == "new" && owner == Some("Router") {
+                if last == "new" && owner == Some(ROUTER) {
                     return Value::Router(Vec::new());
                 }
-                if last == "new" && owner == Some("MethodRouter") {
+                if last == "new" && owner == Some(METHOD_ROUTER) {
                     return Value::Methods(Vec::new(), false);
                 }
                 // `MethodRouter::from(get(list))`: axum's own from here on.
-                if last == "from" && owner == Some("MethodRouter") && call.args.len() == 1 {
+                if last == "from" && owner == Some(METHOD_ROUTER) && call.args.len() == 1 {
                     return match self.eval(&call.args[0], frame, true) {
                         Value::Methods(list, _) => Value::Methods(list, false),
                         other => other,
@@ -347,11 +350,13 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
+    /// The value of a method call. Its routing arms match on the constants of
+    /// [`ROUTING_METHODS`], one arm for each, so a new routing method is added there.
     fn eval_method(&mut self, call: &'s syn::ExprMethodCall, frame: &mut Frame<'s>, consuming: bool) -> Value<'s> {
         let name = call.method.to_string();
         let args: Vec<&'s Expr> = call.args.iter().collect();
         match (name.as_str(), args.as_slice()) {
-            ("route", [path, methods]) => {
+            (ROUTE, [path, methods]) => {
                 let mut routes = self.router(&call.receiver, frame);
                 let path = self.path_text(path, frame);
                 match self.eval(methods, frame, true) {
@@ -368,7 +373,7 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 Value::Router(routes)
             }
-            ("nest", [prefix, inner]) => {
+            (NEST, [prefix, inner]) => {
                 let mut routes = self.router(&call.receiver, frame);
                 let prefix = self.path_text(prefix, frame);
                 match self.eval(inner, frame, true) {
@@ -386,7 +391,7 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 Value::Router(routes)
             }
-            ("merge", [merged]) => {
+            (MERGE, [merged]) => {
                 let receiver = self.eval(&call.receiver, frame, true);
                 let other = self.eval(merged, frame, true);
                 match (receiver, other) {
@@ -454,7 +459,7 @@ impl<'i, 's> Eval<'i, 's> {
             }
             // A tower service mounted on the router: its responses are not a handler's to read,
             // unless it is a handler turned into a service (`list.into_service()`).
-            ("route_service" | "nest_service", [path, service]) => {
+            (ROUTE_SERVICE | NEST_SERVICE, [path, service]) => {
                 let mut routes = self.router(&call.receiver, frame);
                 let path = self.path_text(path, frame);
                 let handler = self.service(&name, service, frame);
@@ -534,8 +539,7 @@ impl<'i, 's> Eval<'i, 's> {
         let mut tokens = MacroTokens::default();
         tokens.read(ty.to_token_stream());
         tokens.idents.iter().any(|ident| {
-            ident == "Router"
-                || ident == "MethodRouter"
+            ROUTER_TYPES.contains(&ident.as_str())
                 || matches!(self.index.find_type(module, std::slice::from_ref(ident)),
                     Some(found) if matches!(found.def, TypeDef::Alias(alias) if self.names_router(found.module, &alias.ty, depth + 1)))
         })
@@ -701,9 +705,7 @@ impl MacroTokens {
                     let name = ident.to_string();
                     let called = matches!(next, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
                     let path = matches!(next, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':');
-                    if (after_dot && called && ROUTING_MACRO_NAMES.contains(&name.as_str()))
-                        || (name == "Router" && path)
-                    {
+                    if (after_dot && called && ROUTING_METHODS.contains(&name.as_str())) || (name == ROUTER && path) {
                         self.builds_routes = true;
                     }
                     self.idents.push(name);

@@ -128,9 +128,28 @@ pub const ROUTER_PASS_THROUGH: [&str; 11] = [
     "handle_error",
 ];
 
-/// Router methods that, called inside a macro's arguments (`.route(..)`), show that it builds
-/// routes (the audit does not expand macros).
-pub const ROUTING_MACRO_NAMES: [&str; 5] = ["route", "nest", "merge", "route_service", "nest_service"];
+/// axum's `Router`: the routes of a service.
+pub const ROUTER: &str = "Router";
+/// axum's `MethodRouter`: the handlers of one route, by method.
+pub const METHOD_ROUTER: &str = "MethodRouter";
+/// The router types: a type that names one of them is a router.
+pub const ROUTER_TYPES: [&str; 2] = [ROUTER, METHOD_ROUTER];
+
+/// `Router::route`.
+pub const ROUTE: &str = "route";
+/// `Router::nest`.
+pub const NEST: &str = "nest";
+/// `Router::merge`, `MethodRouter::merge`.
+pub const MERGE: &str = "merge";
+/// `Router::route_service`.
+pub const ROUTE_SERVICE: &str = "route_service";
+/// `Router::nest_service`.
+pub const NEST_SERVICE: &str = "nest_service";
+/// The router methods that add routes: each is an arm of `Eval::eval_method` in `routes`, which
+/// matches on these constants, and, called inside a macro's arguments (`.route(..)`), one shows
+/// that the macro builds routes (the audit does not expand macros). A new routing method is
+/// added here and given its arm there.
+pub const ROUTING_METHODS: [&str; 5] = [ROUTE, NEST, MERGE, ROUTE_SERVICE, NEST_SERVICE];
 
 /// The method of a method-router constructor or method name, if it is one.
 pub fn method_of(name: &str) -> Option<&'static str> {
