@@ -39,6 +39,12 @@ impl Field<'_> {
     pub(crate) fn wire_name(&self) -> String {
         self.wire.clone()
     }
+
+    /// A collection that is not a bounded side list: it needs a completeness block beside it,
+    /// and the first one holds the items.
+    pub(crate) fn is_unbounded_collection(&self) -> bool {
+        self.is_collection && self.attrs.bounded.is_none()
+    }
 }
 
 impl<'a> Input<'a> {

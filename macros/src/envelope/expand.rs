@@ -59,7 +59,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     });
     // The items: the first collection that is not a bounded side list, which `page.returned`
     // counts and the fault layer cuts (a parsed body no longer says which array came first).
-    let items = data.iter().find(|field| field.is_collection && field.attrs.bounded.is_none()).map(|field| &field.wire);
+    let items = data.iter().find(|field| field.is_unbounded_collection()).map(|field| &field.wire);
     let items = match items {
         Some(name) => quote!(::core::option::Option::Some(#name)),
         None => quote!(::core::option::Option::None),

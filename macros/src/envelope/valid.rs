@@ -107,7 +107,7 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
     if input.completeness_field().is_some() {
         return;
     }
-    for field in input.data_fields().filter(|f| f.is_collection && f.attrs.bounded.is_none()) {
+    for field in input.data_fields().filter(|f| f.is_unbounded_collection()) {
         cx.error_spanned_by(
             field.ty,
             format!(

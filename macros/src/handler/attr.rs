@@ -75,12 +75,11 @@ fn name_list(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Vec<Path>> {
     if content.peek(LitStr) {
         // A wire code where a type name goes: say which name it is.
         let code: LitStr = content.parse()?;
-        let named = completeness_codes::REASONS
-            .iter()
-            .map(|entry| (entry.code, entry.name))
-            .chain(completeness_codes::WARNINGS.iter().map(|entry| (entry.code, entry.name)))
-            .find(|(wire, _)| *wire == code.value())
-            .map_or("TheTypeName", |(_, name)| name);
+        let wire = code.value();
+        let named = completeness_codes::standard_reason(&wire)
+            .map(|entry| entry.name)
+            .or_else(|| completeness_codes::standard_warning(&wire).map(|entry| entry.name))
+            .unwrap_or("TheTypeName");
         cx.error_spanned_by(&code, format!("`{key}` takes type names, not codes: write `{named}`"));
         content.parse::<proc_macro2::TokenStream>()?;
         return Ok(Vec::new());
