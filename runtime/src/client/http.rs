@@ -127,15 +127,16 @@ async fn read<T: DeserializeOwned>(
             problem.status(),
             excerpt()
         ))),
-        Ok(problem) => Err(FetchError::Problem(match (problem.retry_after(), retry_after) {
-            (None, Some(seconds)) => problem.with_retry_after(seconds),
-            _ => problem,
+        // `Retry-After` travels in the header only: the problem read from the body takes it from there.
+        Ok(problem) => Err(FetchError::Problem(match retry_after {
+            Some(seconds) => problem.with_retry_after(seconds),
+            None => problem,
         })),
-        // A server error without a problem is most likely a proxy's page: the service did not answer.
-        Err(_) if status.is_server_error() => {
-            Err(FetchError::Transport(format!("status {status} without a problem body: {}", excerpt())))
+        Err(_) => {
+            let said = format!("status {status} without a problem body: {}", excerpt());
+            // A server error without a problem is most likely a proxy's page: the service did not answer.
+            Err(if status.is_server_error() { FetchError::Transport(said) } else { FetchError::Contract(said) })
         }
-        Err(_) => Err(FetchError::Contract(format!("status {status} without a problem body: {}", excerpt()))),
     }
 }
 

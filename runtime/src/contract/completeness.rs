@@ -94,7 +94,7 @@ impl<R: Reason> Completeness<R> {
             #[cfg(feature = "axum")]
             if !scope.resource.is_empty() {
                 tracing::warn!(
-                    target: "completeness",
+                    target: crate::server::observe::TARGET,
                     event = "resource_replaced",
                     declared,
                     written = %scope.resource,
