@@ -125,7 +125,7 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
         }
     };
     let mut report = cargo_completeness::audit(&args.path, &mut progress)?;
-    let root = if args.path.is_file() { args.path.parent().unwrap_or(Path::new(".")) } else { &args.path };
+    let root = source::root_of(&args.path);
     let excludes: Vec<String> = args.exclude.iter().map(|dir| exclude_prefix(dir, root)).collect();
     let under = |file: &str, dir: &str| file == dir || file.starts_with(&format!("{dir}/"));
     for (written, dir) in args.exclude.iter().zip(&excludes) {

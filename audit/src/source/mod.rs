@@ -31,8 +31,7 @@ impl Sources {
     /// Loads every target under `path` (a crate, a workspace, or a directory of `.rs` files).
     /// `progress` receives the number of files parsed so far.
     pub fn load(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Sources, String> {
-        let root =
-            if path.is_file() { path.parent().unwrap_or(Path::new(".")).to_path_buf() } else { path.to_path_buf() };
+        let root = root_of(path).to_path_buf();
         let targets = targets(path)?;
         let mut loader = modules::Loader::new(root.clone(), progress);
         let mut libraries = HashMap::new();
@@ -51,6 +50,12 @@ impl Sources {
     pub fn display(&self, file: &Path) -> String {
         relative(&self.root, file)
     }
+}
+
+/// The directory the paths of an audit of `path` are relative to: the parent if `path` is a
+/// file, else `path`.
+pub fn root_of(path: &Path) -> &Path {
+    if path.is_file() { path.parent().unwrap_or(Path::new(".")) } else { path }
 }
 
 /// `file` relative to `root`, with `/` separators, `.` and `..` resolved as far as the path
