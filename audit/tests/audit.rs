@@ -351,6 +351,10 @@ fn deny_list_fails_while_a_list_remains_and_passes_without_one() {
     fs::create_dir_all(empty.join("src")).unwrap();
     fs::copy(fixture("shapes").join("src/model.rs"), empty.join("src/main.rs")).unwrap();
     assert_eq!(run(&empty, &["-q"]).status.code(), Some(0));
+    let found = run(&empty, &["--format", "json", "-q"]);
+    assert_eq!(found.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(report["files"], 1, "the one source under src/ is audited: {report:#}");
     fs::write(clean.join("notes.txt"), "[package]\n").unwrap();
     let not_a_manifest = run(&clean.join("notes.txt"), &["-q"]);
     assert_eq!(not_a_manifest.status.code(), Some(2), "a path that is neither a manifest nor a source");
