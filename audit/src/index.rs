@@ -255,7 +255,7 @@ impl<'s> Index<'s> {
         // The crate the path is in: this target's, or another library of the workspace.
         let mut krate = module;
         for _ in 0..8 {
-            if let Some(&library) = absolute.first().and_then(|first| self.sources.libraries.get(first)) {
+            if let Some(library) = self.library_of(&absolute) {
                 krate = library;
                 absolute[0] = "crate".to_owned();
             }
@@ -331,12 +331,11 @@ impl<'s> Index<'s> {
         let target = self.sources.modules[module].target.as_str();
         let absolute = self.absolute(module, segments);
         // A type of another library of the workspace: looked up there.
-        if let Some((first, rest)) = absolute.split_first()
-            && let Some(&library) = self.sources.libraries.get(first)
+        if let Some(library) = self.library_of(&absolute)
             && library != module
         {
             let mut path = vec!["crate".to_owned()];
-            path.extend(rest.iter().cloned());
+            path.extend(absolute[1..].iter().cloned());
             return self.find_type(library, &path);
         }
         // Imported under another name (`use crate::model::Page as P;`): looked up by its own name.
@@ -367,9 +366,13 @@ impl<'s> Index<'s> {
     /// True when `segments`, written in `module`, names an item of the audited sources: of its
     /// own crate, or of a library of the audited workspace.
     pub fn is_ours(&self, module: ModuleId, segments: &[String]) -> bool {
-        self.absolute(module, segments)
-            .first()
-            .is_some_and(|first| first == "crate" || self.sources.libraries.contains_key(first))
+        let absolute = self.absolute(module, segments);
+        absolute.first().is_some_and(|first| first == "crate") || self.library_of(&absolute).is_some()
+    }
+
+    /// The root module of the workspace library an absolute path starts with (`users_api::router`).
+    fn library_of(&self, absolute: &[String]) -> Option<ModuleId> {
+        absolute.first().and_then(|first| self.sources.libraries.get(first)).copied()
     }
 
     /// True when `segments`, written in `module`, names an item of the crate `krate` (an external crate).
