@@ -316,10 +316,7 @@ impl<'i, 's> Classifier<'i, 's> {
         match found.def {
             TypeDef::Alias(alias) => {
                 let bound = bind(&alias.generics, args, used, found.module);
-                match self.ty_in(Scope { module: found.module, bound: &bound }, &alias.ty) {
-                    Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
-                    other => other,
-                }
+                shown_as(name, self.ty_in(Scope { module: found.module, bound: &bound }, &alias.ty))
             }
             TypeDef::Struct(s) => {
                 if derives(&s.attrs, ENVELOPE_DERIVE) {
@@ -331,10 +328,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 if let Some(param) = newtype_param(s)
                     && let Some(inner) = bound.iter().find(|b| b.param == *param)
                 {
-                    return match self.ty_in(inner.read, &inner.arg) {
-                        Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
-                        other => other,
-                    };
+                    return shown_as(name, self.ty_in(inner.read, &inner.arg));
                 }
                 self.fields(name, &substituted_fields(&s.fields, &expanded(&bound)), &s.generics)
             }
@@ -692,6 +686,15 @@ fn framework_response(name: &str) -> Option<Class> {
 fn in_json(wrapper: &str, class: Class) -> Class {
     match class {
         Class::Reports(why) if wrapper == "Json" => Class::InJson(why),
+        other => other,
+    }
+}
+
+/// `class` read through the alias or generic newtype `name`: a list is shown as `name`, and its
+/// fix belongs to the list inside, not to an owner to derive on.
+fn shown_as(name: &str, class: Class) -> Class {
+    match class {
+        Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
         other => other,
     }
 }
