@@ -26,6 +26,19 @@ pub(crate) enum Listed<'a> {
     Custom(&'a Path),
 }
 
+impl Listed<'_> {
+    /// What tells two listed names apart: a standard name by its type name, however it was
+    /// written (bare or by the facade's path), a service's own type by the path as written.
+    /// `None` for a name validation refuses.
+    pub(crate) fn key(&self) -> Option<String> {
+        match self {
+            Listed::Standard(name) => Some((*name).to_owned()),
+            Listed::Custom(path) => Some(path_key(path)),
+            Listed::Misspelled(_) | Listed::OtherTable(_) => None,
+        }
+    }
+}
+
 /// Classifies `path` against the standard `names` (and the `other` table's). A standard name
 /// counts bare (`MorePagesAvailable`) or by the facade's path (`completeness::reason::MorePagesAvailable`).
 pub(crate) fn classify<'a>(path: &'a Path, names: &[&'static str], other: &[&'static str]) -> Listed<'a> {

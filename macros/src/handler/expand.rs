@@ -44,15 +44,15 @@ impl Declared {
             let mut seen: Vec<String> = Vec::new();
             let mut out: Vec<TokenStream> = Vec::new();
             for path in list.iter().flat_map(|(_, names)| names) {
-                let ty = match names::classify(path, table, other) {
+                let listed = names::classify(path, table, other);
+                let Some(key) = listed.key() else { continue };
+                let ty = match listed {
                     Listed::Standard(name) => {
                         let name = Ident::new(name, path.span_of_ident());
                         quote! { ::completeness::#module::#name }
                     }
-                    Listed::Custom(path) => path.to_token_stream(),
-                    Listed::Misspelled(_) | Listed::OtherTable(_) => continue,
+                    _ => path.to_token_stream(),
                 };
-                let key = names::path_key(path);
                 if !seen.contains(&key) {
                     seen.push(key);
                     out.push(ty);

@@ -91,7 +91,8 @@ fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], oth
     let what = kind.word();
     let mut seen: Vec<String> = Vec::new();
     for path in names {
-        match names::classify(path, table, other) {
+        let listed = names::classify(path, table, other);
+        match listed {
             Listed::Misspelled(suggested) => {
                 let written = path.to_token_stream().to_string();
                 cx.error_spanned_by(path, format!("unknown {what} `{written}`: write it as `{suggested}`"));
@@ -105,11 +106,12 @@ fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], oth
                 ),
             ),
             Listed::Standard(_) | Listed::Custom(_) => {
-                let written = names::path_key(path);
-                if seen.contains(&written) {
+                let key = listed.key().unwrap_or_default();
+                if seen.contains(&key) {
+                    let written = names::path_key(path);
                     cx.error_spanned_by(path, format!("duplicate {what} `{written}`: list each {what} once"));
                 } else {
-                    seen.push(written);
+                    seen.push(key);
                 }
             }
         }
