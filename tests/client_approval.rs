@@ -130,6 +130,50 @@ fn the_first_option_is_the_step_decide_takes() {
     assert_eq!(request.options[1], RecoveryOption::ContinueCollecting { cursor: "c2".into() });
 }
 
+/// The options are ordered as `decide`'s recoveries for every pair of reasons of different
+/// kinds, not only one hand-picked case: the option first is the step `decide` takes.
+#[test]
+fn the_first_option_is_the_step_decide_takes_for_every_pair_of_kinds() {
+    use completeness::{Decision, Intent, Reason, StandardReason, decide};
+    let progress = || Progress { completed: 1, planned: Some(2), unit: "sources".into() };
+    let one_of_each_kind: Vec<StandardReason> = vec![
+        VisibilityRestricted::new().into(),
+        ResultLimitReached::new(2, "add a filter").into(),
+        TimeBudgetExceeded::new(200, progress()).retry_with_deadline(3).into(),
+        SourceUnavailable::new("legacy").into(),
+        SnapshotExpired::new("s-1042").into(),
+        MorePagesAvailable::new("c2").into(),
+    ];
+    // The decision each option stands for.
+    let step = |option: &RecoveryOption| match option {
+        RecoveryOption::UseBroaderCredential => Decision::RefuseOrRequestReview,
+        RecoveryOption::NarrowQuery { .. } => Decision::NarrowQuery,
+        RecoveryOption::RetryWithLargerDeadline { .. }
+        | RecoveryOption::RetryLater { .. }
+        | RecoveryOption::RestartCollection => Decision::RetryLater,
+        RecoveryOption::ContinueCollecting { .. } => Decision::ContinueSearch,
+        other => panic!("{other:?} is not a step decide takes"),
+    };
+    for first in &one_of_each_kind {
+        for second in &one_of_each_kind {
+            let mut listing: Envelope<Value> = Envelope::incomplete(accounts(2), scope("admin"), first.clone());
+            if second != first {
+                listing.completeness.push_reason(second.clone());
+            }
+            let request = ApprovalRequest::new(ACTION, "owner=none", &listing);
+            let decided = decide(&listing, Intent::ClaimAbsence);
+            assert_eq!(
+                step(&request.options[0]),
+                decided,
+                "{:?} + {:?}: {:?}",
+                first.code(),
+                second.code(),
+                request.options
+            );
+        }
+    }
+}
+
 /// A service's own reasons get options by their kind and the recovery they offer.
 #[test]
 fn a_services_own_reasons_get_options_by_kind_and_recovery() {
