@@ -161,9 +161,21 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
             Some((name, args)) if name == "Result" => args
                 .first()
                 .and_then(|answer| rejection(answer))
-                .or_else(|| args.get(1).filter(|error| matches!(error, Type::ImplTrait(_))).map(|_| Rejection::Opaque)),
+                .or_else(|| args.get(1).filter(|error| is_opaque(error)).map(|_| Rejection::Opaque)),
             _ => None,
         },
+    }
+}
+
+/// True when `ty` is, or holds as a part of a tuple, an `impl Trait`: not a type the check
+/// can name.
+fn is_opaque(ty: &Type) -> bool {
+    match ty {
+        Type::ImplTrait(_) => true,
+        Type::Paren(inner) => is_opaque(&inner.elem),
+        Type::Group(inner) => is_opaque(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().any(is_opaque),
+        _ => false,
     }
 }
 
