@@ -6,11 +6,11 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::client::decide::read_from_a_stale_index;
 use crate::client::explain::{explain_reason, noun};
 use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{Reason, ReasonCode, ReasonKind, Recovery, StandardReason};
-use crate::contract::warning::WarningCode;
 
 /// A request for a person to approve, change or abandon an action whose evidence is
 /// incomplete. Rendered as text (`Display`) and as JSON (`Serialize`).
@@ -195,7 +195,7 @@ impl ApprovalRequest {
                 let why = "this complete answer carries no evidence token, which a change needs".to_owned();
                 options.push(RecoveryOption::ReadAgain { why });
             }
-            if completeness.warnings().iter().any(|w| *w.code() == WarningCode::StaleIndex) {
+            if read_from_a_stale_index(&completeness) {
                 let why = "an index it was read from lags its source (STALE_INDEX); read when it is current".to_owned();
                 options.push(RecoveryOption::ReadAgain { why });
             }

@@ -81,7 +81,7 @@ pub fn decide<T, R: Reason>(envelope: &Envelope<T, R>, intent: Intent) -> Decisi
 /// `ResultEnvelope`); `empty` says whether its collection is empty.
 pub fn decide_on<R: Reason>(completeness: &Completeness<R>, empty: bool, intent: Intent) -> Decision {
     if completeness.is_complete() {
-        let stale = completeness.warnings().iter().any(|w| *w.code() == WarningCode::StaleIndex);
+        let stale = read_from_a_stale_index(completeness);
         return match intent {
             Intent::Report | Intent::Investigate => Decision::Proceed,
             Intent::ClaimAbsence if stale => Decision::RefuseOrRequestReview,
@@ -95,6 +95,12 @@ pub fn decide_on<R: Reason>(completeness: &Completeness<R>, empty: bool, intent:
         Intent::Investigate if !empty => Decision::Proceed,
         Intent::Report | Intent::ClaimAbsence | Intent::Investigate => recovery(completeness),
     }
+}
+
+/// True when an index the answer was read from lags its source (`STALE_INDEX`): a complete
+/// answer then backs neither an absence claim nor a change (rule 5).
+pub(crate) fn read_from_a_stale_index<R: Reason>(completeness: &Completeness<R>) -> bool {
+    completeness.warnings().iter().any(|w| *w.code() == WarningCode::StaleIndex)
 }
 
 /// The next step that could lead to a complete answer, by the kinds of the reasons of an
