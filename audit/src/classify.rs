@@ -11,6 +11,9 @@
 //! 3. `impl IntoResponse`, `Response` and other opaque types, also behind an alias or a generic
 //!    newtype (`ApiResult<impl IntoResponse>`): the values the body returns decide (`Classifier::expr`).
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
+//! 5. A route that mounts a tower service instead of a handler (`nest_service`, `route_service`):
+//!    a known non-list service, tower-http's file services ([`NON_LIST_SERVICES`]), is exempt
+//!    ([`non_list_service`]); the audit cannot see what any other service answers.
 
 use syn::visit::Visit;
 use syn::{Block, Expr, Fields, GenericArgument, PathArguments, ReturnType, Stmt, Type};
@@ -20,7 +23,7 @@ use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
     BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
-    NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
+    NON_LIST_SERVICES, NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
 };
 use crate::source::ModuleId;
 
@@ -679,6 +682,15 @@ fn framework_response(name: &str) -> Option<Class> {
         )));
     }
     REPORTING.contains(&name).then(|| Class::Reports(format!("returns `{name}`")))
+}
+
+/// Rule 5: the class of a route that mounts the known non-list service `name` ([`NON_LIST_SERVICES`]).
+/// Exempt rather than not a list: the audit does not read the files, which may hold JSON.
+pub fn non_list_service(name: &str) -> Class {
+    let serves = NON_LIST_SERVICES.iter().find(|(service, _)| *service == name).map_or("serves files", |(_, s)| s);
+    Class::Exempt(format!(
+        "mounts tower-http's `{name}`, which {serves}: a file service, not a list endpoint (the files are not read)"
+    ))
 }
 
 /// `class` seen through the wrapper `wrapper`: a reporting response inside `Json` still carries

@@ -45,17 +45,18 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
     let mut findings = Vec::new();
     for registration in routes::registrations(&index) {
         let handler = &registration.handler;
-        let (class, file, line) = match (&handler.target, handler.closure) {
-            (Some(f), _) => {
+        let (class, file, line) = match (&handler.target, handler.closure, handler.service) {
+            (Some(f), _, _) => {
                 let line = f.sig.ident.span().start().line;
                 (classifier.handler(f), sources.modules[f.module].file.clone(), line)
             }
-            (None, Some(body)) => (
+            (None, Some(body), _) => (
                 classifier.closure(handler.module, handler.self_ty.as_deref(), body),
                 handler.file.clone(),
                 handler.line,
             ),
-            (None, None) => (
+            (None, None, Some(service)) => (classify::non_list_service(service), handler.file.clone(), handler.line),
+            (None, None, None) => (
                 Class::Unknown(handler.unresolved.clone().unwrap_or_else(|| "the handler was not found".to_owned())),
                 handler.file.clone(),
                 handler.line,

@@ -23,7 +23,8 @@ enum Cargo {
 #[derive(Subcommand)]
 enum Command {
     /// Lists every route with a verdict: reports completeness, list without completeness,
-    /// single resource with a nested collection, unknown, exempt (`Exempt`), or not a list.
+    /// single resource with a nested collection, unknown, exempt (`Exempt`, or a file service
+    /// such as tower-http's `ServeDir`), or not a list.
     Audit(Audit),
 }
 

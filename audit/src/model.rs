@@ -15,7 +15,9 @@ pub enum Verdict {
     /// Annotated with `#[completeness]`, or returns a type that reports completeness.
     ReportsCompleteness,
     /// Returns `Exempt`: the handler declares, with a reason in its code, that its answer needs
-    /// no completeness block. Counted apart, so that an exemption is never taken for a migration.
+    /// no completeness block; or the route mounts a file service (tower-http's `ServeDir`,
+    /// `ServeFile`), which is no list endpoint. Counted apart, so that an exemption is never
+    /// taken for a migration.
     Exempt,
     /// Returns something that is not a list.
     NotAList,

@@ -14,8 +14,8 @@ use syn::{Block, Expr, Lit, Pat, Stmt};
 
 use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{
-    MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH, ROUTER_TYPES,
-    ROUTING_METHODS, method_of,
+    MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, NON_LIST_SERVICES, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH,
+    ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, method_of,
 };
 use crate::source::ModuleId;
 
@@ -30,6 +30,8 @@ pub struct HandlerRef<'s> {
     pub closure: Option<&'s Expr>,
     /// Why the handler could not be resolved, when it could not.
     pub unresolved: Option<String>,
+    /// The known non-list service mounted in place of a handler ([`NON_LIST_SERVICES`]), when it is one.
+    pub service: Option<&'static str>,
     /// True when registered through `completeness::routing`, which checks the response at compile time.
     pub checked: bool,
     /// The module the registration is written in.
@@ -64,6 +66,8 @@ enum Value<'s> {
     /// A method router: its methods, and whether one chained on it is checked (true for
     /// `completeness::routing::CheckedMethods`, false once it is axum's own `MethodRouter`).
     Methods(Vec<(String, HandlerRef<'s>)>, bool),
+    /// A known non-list service ([`NON_LIST_SERVICES`]), bound to a local to be mounted.
+    Service(&'static str),
     Other,
 }
 
@@ -170,7 +174,10 @@ impl<'i, 's> Eval<'i, 's> {
                     let Some(init) = &local.init else { continue };
                     match binding_name(&local.pat) {
                         Some(name) => {
-                            let value = self.eval(&init.expr, frame, true);
+                            let value = match self.non_list_service(&init.expr, frame) {
+                                Some(service) => Value::Service(service),
+                                None => self.eval(&init.expr, frame, true),
+                            };
                             frame.locals.insert(name, (value, false));
                         }
                         None => {
@@ -476,7 +483,7 @@ impl<'i, 's> Eval<'i, 's> {
                 match receiver {
                     kept @ (Value::Router(_) | Value::Methods(..)) => kept,
                     // A method of the audited sources that builds a router (`orders.routes()`).
-                    Value::Other => self.method_router(&call.receiver, &name, frame),
+                    Value::Other | Value::Service(_) => self.method_router(&call.receiver, &name, frame),
                 }
             }
         }
@@ -518,6 +525,7 @@ impl<'i, 's> Eval<'i, 's> {
             target: None,
             closure: None,
             unresolved: Some(why),
+            service: None,
             checked: false,
             module: frame.module,
             self_ty: frame.self_ty.clone(),
@@ -591,6 +599,7 @@ impl<'i, 's> Eval<'i, 's> {
             target: None,
             closure: None,
             unresolved: None,
+            service: None,
             checked,
             module: frame.module,
             self_ty: frame.self_ty.clone(),
@@ -626,17 +635,58 @@ impl<'i, 's> Eval<'i, 's> {
     }
 
     /// The handler of a `route_service`/`nest_service` registration: a handler of the audited
-    /// sources turned into a service, or a service whose responses the audit cannot see.
+    /// sources turned into a service, a known non-list service, or a service whose responses
+    /// the audit cannot see.
     fn service(&mut self, registered_with: &str, expr: &'s Expr, frame: &Frame<'s>) -> HandlerRef<'s> {
         let handler = self.handler(expr, frame, false);
         if handler.target.is_some() {
             return handler;
+        }
+        if let Some(service) = self.non_list_service(expr, frame) {
+            return HandlerRef { unresolved: None, service: Some(service), ..handler };
         }
         let why = format!(
             "`{registered_with}` mounts the tower service `{}`, not a handler: the audit cannot see its responses",
             text(expr)
         );
         self.opaque_handler(expr, frame, &why)
+    }
+
+    /// The known non-list service ([`NON_LIST_SERVICES`]) `expr` is: built by a function of the
+    /// type (`ServeDir::new("assets")`), named by its path or as imported but not a type of the
+    /// audited sources; a local bound to one; or one with methods chained on it that keep it
+    /// one ([`SERVICE_SETTINGS`], `clone`, and [`SERVICE_FALLBACKS`] handed a known one too).
+    fn non_list_service(&self, expr: &Expr, frame: &Frame<'s>) -> Option<&'static str> {
+        match expr {
+            Expr::Paren(e) => self.non_list_service(&e.expr, frame),
+            Expr::Group(e) => self.non_list_service(&e.expr, frame),
+            Expr::Path(p) => match frame.locals.get(&p.path.get_ident()?.to_string()) {
+                Some((Value::Service(service), _)) => Some(service),
+                _ => None,
+            },
+            Expr::Call(call) => {
+                let Expr::Path(func) = &*call.func else { return None };
+                let segs = segments(&func.path);
+                let (_, owner) = segs.split_last()?;
+                if owner.is_empty() || self.index.is_ours(frame.module, owner) {
+                    return None;
+                }
+                // Compared by the name it has where it is defined (`use tower_http::services::ServeDir as Dir;`).
+                let name = self.index.resolved_name(frame.module, owner);
+                NON_LIST_SERVICES.iter().map(|(service, _)| *service).find(|service| *service == name)
+            }
+            Expr::MethodCall(call) => {
+                let service = self.non_list_service(&call.receiver, frame)?;
+                let method = call.method.to_string();
+                let kept = if SERVICE_FALLBACKS.contains(&method.as_str()) {
+                    call.args.iter().all(|fallback| self.non_list_service(fallback, frame).is_some())
+                } else {
+                    SERVICE_SETTINGS.contains(&method.as_str()) || method == "clone"
+                };
+                kept.then_some(service)
+            }
+            _ => None,
+        }
     }
 
     fn opaque_handler(&self, expr: &'s Expr, frame: &Frame<'s>, why: &str) -> HandlerRef<'s> {
@@ -646,6 +696,7 @@ impl<'i, 's> Eval<'i, 's> {
             target: None,
             closure: None,
             unresolved: Some(why.to_owned()),
+            service: None,
             checked: false,
             module: frame.module,
             self_ty: frame.self_ty.clone(),

@@ -100,6 +100,29 @@ pub const NOT_LISTS: [&str; 31] = [
 /// Types whose JSON shape the audit cannot see from the type: it looks at the handler's body instead.
 pub const OPAQUE_RESPONSES: [&str; 3] = ["Response", "Value", "Body"];
 
+/// Tower services that are never list endpoints, by the name of their type, with what they
+/// serve: tower-http's file services. A route that mounts one (`nest_service`, `route_service`)
+/// is exempt (rule 5 of `classify`).
+pub const NON_LIST_SERVICES: [(&str, &str); 2] =
+    [("ServeDir", "serves the files of a directory"), ("ServeFile", "serves a file")];
+
+/// The methods of [`NON_LIST_SERVICES`] that configure one and give it back: chained on one, it
+/// still serves files. A method not listed here (`map_response(..)`) may change what it answers,
+/// so the service is no longer taken for a file service.
+pub const SERVICE_SETTINGS: [&str; 7] = [
+    "append_index_html_on_directories",
+    "with_buf_chunk_size",
+    "precompressed_gzip",
+    "precompressed_br",
+    "precompressed_deflate",
+    "precompressed_zstd",
+    "call_fallback_on_method_not_allowed",
+];
+
+/// The methods of [`NON_LIST_SERVICES`] that hand one another service to answer with where it
+/// finds no file: it is still a file service only when that service is one too.
+pub const SERVICE_FALLBACKS: [&str; 2] = ["fallback", "not_found_service"];
+
 /// The method-router constructors of `axum::routing` and `completeness::routing`, with the method each routes.
 pub const METHODS: [(&str, &str); 9] = [
     ("get", "GET"),

@@ -93,7 +93,16 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/exempt", "exempt"),
         // Beside tower services, in a router handed to `axum::serve` as `into_make_service()`.
         ("GET", "/bare-vec-service", "list_without_completeness"),
-        ("*", "/assets", "unknown"),
+        // tower-http's file services serve files, not lists; the services they fall back to are
+        // seen through, and any other service is one the audit cannot see.
+        ("*", "/assets", "exempt"),
+        ("*", "/favicon.ico", "exempt"),
+        ("*", "/spa", "exempt"),
+        ("*", "/downloads", "exempt"),
+        ("*", "/legacy", "unknown"),
+        ("*", "/docs", "unknown"),
+        ("*", "/rewritten", "unknown"),
+        ("*", "/own-file", "unknown"),
         ("*", "/as-service", "list_without_completeness"),
         // Generic structs and aliases, their parameters bound to the arguments of the use.
         ("GET", "/generic-list", "list_without_completeness"),
@@ -150,7 +159,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 45);
+    assert_eq!(finding["line"], 46);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
@@ -190,8 +199,11 @@ fn a_finding_names_handler_location_and_fix() {
     let by_macro = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/macro").unwrap();
     assert_eq!(by_macro["handler"], "list_route!(..)", "{by_macro}");
     assert!(by_macro["why"].as_str().unwrap().contains("not expanded by the audit"), "{by_macro}");
-    let service = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/assets").unwrap();
+    let service = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/legacy").unwrap();
     assert!(service["why"].as_str().unwrap().contains("`nest_service` mounts the tower service"), "{service}");
+    let files = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/assets").unwrap();
+    assert!(files["why"].as_str().unwrap().contains("tower-http's `ServeDir`"), "{files}");
+    assert_eq!(files["fix"], Value::Null, "{files}");
 }
 
 #[test]
