@@ -9,7 +9,10 @@
 //!    inside `Json` still reports, with advice: `Json` hides its block from the layer). The type
 //!    arguments of a generic alias or newtype are read where they are written.
 //! 3. `impl IntoResponse`, `Response` and other opaque types, also behind an alias or a generic
-//!    newtype (`ApiResult<impl IntoResponse>`): the values the body returns decide (`Classifier::expr`).
+//!    newtype (`ApiResult<impl IntoResponse>`): the values the body returns decide (`Classifier::expr`),
+//!    its tail and every `return`. Their error side is not read, as a declared `Result`'s is not:
+//!    an `Err(..)`, returned early or not, gives way to the success values, and `value?` is what
+//!    `value` holds on success.
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
 //! 5. A route that mounts a tower service instead of a handler (`nest_service`, `route_service`):
 //!    a known non-list service, tower-http's file services ([`NON_LIST_SERVICES`]), is exempt
@@ -57,6 +60,9 @@ pub enum Class {
     Unknown(String),
     /// Not a list: what it is.
     NotAList(String),
+    /// The error side of a `Result` (`Err(..)`), which is not read (rule 3): any other part of
+    /// the response decides over it.
+    Error,
 }
 
 impl Class {
@@ -68,7 +74,7 @@ impl Class {
             Class::Nested { .. } => Verdict::NestedCollection,
             Class::Unknown(_) => Verdict::Unknown,
             Class::Exempt(_) => Verdict::Exempt,
-            Class::NotAList(_) => Verdict::NotAList,
+            Class::NotAList(_) | Class::Error => Verdict::NotAList,
         }
     }
 
@@ -82,6 +88,7 @@ impl Class {
             Class::Reports(_) | Class::InJson(_) => 3,
             Class::Exempt(_) => 4,
             Class::NotAList(_) => 5,
+            Class::Error => 6,
         };
         if rank(&other) < rank(&self) { other } else { self }
     }
@@ -451,6 +458,8 @@ impl<'i, 's> Classifier<'i, 's> {
             Expr::Group(e) => self.expr(code, &e.expr),
             Expr::Reference(e) => self.expr(code, &e.expr),
             Expr::Await(e) => self.expr(code, &e.base),
+            // What the value holds on success; its error goes back to the caller, unread.
+            Expr::Try(e) => self.expr(code, &e.expr),
             Expr::Block(b) => match b.block.stmts.last() {
                 Some(Stmt::Expr(e, None)) => self.expr(code, e),
                 _ => unknown(),
@@ -532,6 +541,9 @@ impl<'i, 's> Classifier<'i, 's> {
                 // Compared by the names they have where they are defined (`use axum::Json as J;`).
                 let absolute = self.index.absolute(code.module, &segs);
                 let last = absolute.last().map(String::as_str).unwrap_or_default();
+                if last == "Err" {
+                    return Class::Error;
+                }
                 if BODY_WRAPPERS.contains(&last) || matches!(last, "Ok" | "Some") {
                     return match call.args.first() {
                         Some(inner) => {

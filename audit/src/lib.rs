@@ -109,6 +109,7 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
             Some("return the response itself instead of `Json(..)` around it: it is its own `IntoResponse`".to_owned()),
         ),
         Class::NotAList(why) | Class::Exempt(why) => (why, None),
+        Class::Error => ("returns only errors (`Err(..)`)".to_owned(), None),
         Class::List { shown, item, owner } => {
             // `_`: a collection built in a body whose item type the audit did not see.
             let item = item.filter(|i| !i.is_empty() && i != "_").unwrap_or_else(|| "T".to_owned());

@@ -125,6 +125,13 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/impl-generic-list", "list_without_completeness"),
         ("GET", "/impl-generic-single", "not_a_list"),
         ("GET", "/impl-generic-unseen", "unknown"),
+        // The error side of an `impl IntoResponse` body (`return Err(..)`, an `Err` arm, what `?`
+        // passes up) is not read, as the error of a declared `Result` is not.
+        ("GET", "/early-error-single", "not_a_list"),
+        ("GET", "/early-error-list", "list_without_completeness"),
+        ("GET", "/error-arm-enveloped", "reports_completeness"),
+        ("GET", "/try-list", "list_without_completeness"),
+        ("GET", "/try-single", "not_a_list"),
         // `Json` and `completeness::routing::get` imported under other names.
         ("GET", "/renamed-json", "list_without_completeness"),
         ("GET", "/renamed-checked", "reports_completeness"),
@@ -327,8 +334,8 @@ fn sarif_has_the_required_structure_of_2_1_0() {
     let log: Value = serde_json::from_slice(&out.stdout).unwrap();
     let results = log["runs"][0]["results"].as_array().unwrap();
     let advice: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == "reports_completeness").collect();
-    // Two return an envelope inside `Json`; two more report through `axum::routing`.
-    assert_eq!(advice.len(), 4, "{log:#}");
+    // Two return an envelope inside `Json`; three more report through `axum::routing`.
+    assert_eq!(advice.len(), 5, "{log:#}");
     for note in advice {
         assert_eq!(note["level"], "note");
         let text = note["message"]["text"].as_str().unwrap();
