@@ -7,7 +7,8 @@
 //!    completeness, collections, structs of the audited sources (by their fields), aliases
 //!    (followed), wrappers and `Result`/`Json`/tuples (looked through; a reporting response
 //!    inside `Json` still reports, with advice: `Json` hides its block from the layer). The type
-//!    arguments of a generic alias or newtype are read where they are written.
+//!    arguments of a generic alias or newtype are read where they are written; `Self` in a
+//!    method's signature is the type of its `impl` (`fn new(..) -> Self`).
 //! 3. `impl IntoResponse`, `Response` and other opaque types, also behind an alias or a generic
 //!    newtype (`ApiResult<impl IntoResponse>`): the values the body returns decide (`Classifier::expr`),
 //!    its tail and every `return`. Their error side is not read, as a declared `Result`'s is not:
@@ -18,6 +19,7 @@
 //!    a known non-list service, tower-http's file services ([`NON_LIST_SERVICES`]), is exempt
 //!    ([`non_list_service`]); the audit cannot see what any other service answers.
 
+use proc_macro2::Span;
 use syn::visit::Visit;
 use syn::{Block, Expr, Fields, GenericArgument, PathArguments, ReturnType, Stmt, Type};
 
@@ -607,14 +609,21 @@ impl<'i, 's> Classifier<'i, 's> {
         }
     }
 
-    /// A helper function's response: its declared type, else its body.
+    /// A helper function's response: its declared type, else its body. In a method's signature,
+    /// `Self` is the type of its `impl` (`fn new(..) -> Self`), written in the same module.
     fn handler_like(&mut self, f: &FnItem<'s>) -> Class {
         match &f.sig.output {
             ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
-            ReturnType::Type(_, ty) => match self.ty(f.module, ty) {
-                Class::Unknown(why) if self.opaque(Scope::at(f.module), ty, 0) => self.body(f, why),
-                other => other,
-            },
+            ReturnType::Type(_, ty) => {
+                let ty = match f.impl_ty {
+                    Some(impl_ty) => substituted(ty, &[(syn::Ident::new("Self", Span::call_site()), impl_ty.clone())]),
+                    None => (**ty).clone(),
+                };
+                match self.ty(f.module, &ty) {
+                    Class::Unknown(why) if self.opaque(Scope::at(f.module), &ty, 0) => self.body(f, why),
+                    other => other,
+                }
+            }
         }
     }
 

@@ -16,6 +16,8 @@ pub struct FnItem<'s> {
     pub module: ModuleId,
     /// For a method, the last segment of the `impl` block's type.
     pub self_ty: Option<String>,
+    /// For a method, the `impl` block's type as written, which `Self` in its signature stands for.
+    pub impl_ty: Option<&'s Type>,
     /// Its attributes.
     pub attrs: &'s [Attribute],
     /// Its signature.
@@ -83,7 +85,15 @@ impl<'s> Index<'s> {
                 match item {
                     Item::Fn(f) => index.add_fn(
                         target,
-                        FnItem { id: 0, module: id, self_ty: None, attrs: &f.attrs, sig: &f.sig, block: &f.block },
+                        FnItem {
+                            id: 0,
+                            module: id,
+                            self_ty: None,
+                            impl_ty: None,
+                            attrs: &f.attrs,
+                            sig: &f.sig,
+                            block: &f.block,
+                        },
                     ),
                     Item::Impl(imp) => {
                         let self_ty = last_ident(&imp.self_ty);
@@ -97,6 +107,7 @@ impl<'s> Index<'s> {
                                         id: 0,
                                         module: id,
                                         self_ty: self_ty.clone(),
+                                        impl_ty: Some(&imp.self_ty),
                                         attrs: &f.attrs,
                                         sig: &f.sig,
                                         block: &f.block,

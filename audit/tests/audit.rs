@@ -132,6 +132,12 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/error-arm-enveloped", "reports_completeness"),
         ("GET", "/try-list", "list_without_completeness"),
         ("GET", "/try-single", "not_a_list"),
+        // A constructor declared `-> Self` (or `Result<Self, _>`): the type of its `impl`. A generic
+        // one's parameter is not bound by the call's arguments: unknown, and the finding says why.
+        ("GET", "/constructed-list", "list_without_completeness"),
+        ("GET", "/constructed-single", "not_a_list"),
+        ("GET", "/constructed-result", "not_a_list"),
+        ("GET", "/constructed-generic", "unknown"),
         // `Json` and `completeness::routing::get` imported under other names.
         ("GET", "/renamed-json", "list_without_completeness"),
         ("GET", "/renamed-checked", "reports_completeness"),
@@ -203,6 +209,8 @@ fn a_finding_names_handler_location_and_fix() {
     assert!(newtype["fix"].as_str().unwrap().starts_with("return `Envelope<Item>`"), "{newtype}");
     let unseen = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/impl-generic-unseen").unwrap();
     assert!(unseen["why"].as_str().unwrap().contains("type parameter `T`"), "{unseen}");
+    let generic = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/constructed-generic").unwrap();
+    assert!(generic["why"].as_str().unwrap().contains("type parameter `T`"), "{generic}");
     let by_macro = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/macro").unwrap();
     assert_eq!(by_macro["handler"], "list_route!(..)", "{by_macro}");
     assert!(by_macro["why"].as_str().unwrap().contains("not expanded by the audit"), "{by_macro}");
