@@ -3,11 +3,11 @@
 //! and the bytes a client receives are the same with and without the layer.
 
 use axum::body::{Body, Bytes};
-use axum::http::{Request, StatusCode, header};
+use axum::http::{Method, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::{Json, Router};
-use completeness::audit_layer::{AUDIT_HEADER, AuditLayer, AuditSnapshot, RouteCounts, UNMATCHED_ROUTE};
+use completeness::audit_layer::{AUDIT_HEADER, AuditLayer, AuditSnapshot, OTHER_METHOD, RouteCounts, UNMATCHED_ROUTE};
 use completeness::reason::VisibilityRestricted;
 use completeness::{Envelope, Scope};
 use serde_json::json;
@@ -57,7 +57,12 @@ fn app() -> Router {
 }
 
 async fn fetch(app: &Router, path: &str) -> (StatusCode, Option<String>, Bytes) {
-    let response = app.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+    send(app, Method::GET, path).await
+}
+
+async fn send(app: &Router, method: Method, path: &str) -> (StatusCode, Option<String>, Bytes) {
+    let request = Request::builder().method(method).uri(path).body(Body::empty()).unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let flag = response.headers().get(AUDIT_HEADER).map(|v| v.to_str().unwrap().to_owned());
     let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
@@ -192,14 +197,37 @@ async fn a_route_declared_bounded_counts_objects_as_bounded_but_still_flags_bare
 }
 
 #[tokio::test]
-async fn requests_no_route_matched_share_one_entry_however_many_paths_are_scanned() {
+async fn requests_no_route_matched_share_one_entry_per_method_however_many_paths_are_scanned() {
     let audit = AuditLayer::new();
     let app = app().fallback(|| async { (StatusCode::NOT_FOUND, Json(vec!["no such route"])) }).layer(audit.clone());
     for i in 0..200 {
         let (status, _, _) = fetch(&app, &format!("/scan/{i}.php")).await;
         assert_eq!(status, StatusCode::NOT_FOUND);
+        send(&app, Method::POST, &format!("/scan/{i}.php")).await;
     }
     let snapshot = audit.snapshot();
-    assert_eq!(snapshot.routes.len(), 1, "{:?}", snapshot.routes.keys().take(3).collect::<Vec<_>>());
-    assert_eq!(counts(&snapshot, UNMATCHED_ROUTE).bare_array, 200);
+    let keys: Vec<&String> = snapshot.routes.keys().collect();
+    assert_eq!(keys, ["GET (unmatched)", "POST (unmatched)"], "the method, as for a matched route");
+    assert_eq!(counts(&snapshot, &format!("GET {UNMATCHED_ROUTE}")).bare_array, 200);
+    assert_eq!(counts(&snapshot, &format!("POST {UNMATCHED_ROUTE}")).bare_array, 200);
+}
+
+#[tokio::test]
+async fn invented_methods_share_one_entry_matched_or_not() {
+    let audit = AuditLayer::new();
+    let app = app()
+        .route("/anything", any(|| async { Json(vec![1]) }))
+        .fallback(|| async { (StatusCode::NOT_FOUND, Json(vec!["no such route"])) })
+        .layer(audit.clone());
+    for i in 0..100 {
+        let method = Method::from_bytes(format!("SCAN{i}").as_bytes()).unwrap();
+        send(&app, method.clone(), "/anything").await;
+        send(&app, method, &format!("/scan/{i}")).await;
+    }
+    send(&app, Method::PUT, "/anything").await;
+    let snapshot = audit.snapshot();
+    let keys: Vec<&String> = snapshot.routes.keys().collect();
+    assert_eq!(keys, ["OTHER (unmatched)", "OTHER /anything", "PUT /anything"]);
+    assert_eq!(counts(&snapshot, &format!("{OTHER_METHOD} /anything")).bare_array, 100);
+    assert_eq!(counts(&snapshot, &format!("{OTHER_METHOD} {UNMATCHED_ROUTE}")).bare_array, 100);
 }

@@ -12,11 +12,15 @@
 //!    On a route declared [`AuditLayer::bounded`] (a single resource with a small collection)
 //!    it is counted as `bounded` instead.
 //! 5. A flag is a `tracing` warning (target `completeness::audit`) with the method and route
-//!    (axum's `MatchedPath` when the layer wraps a `Router`; a request no route matched, such as
-//!    one the fallback answers, is counted under the one key [`UNMATCHED_ROUTE`], so that
-//!    scanned paths do not each add an entry), a count
-//!    in [`AuditLayer::snapshot`], and with [`AuditLayer::with_header`] a response header
+//!    (axum's `MatchedPath` when the layer wraps a `Router`), a count in
+//!    [`AuditLayer::snapshot`], and with [`AuditLayer::with_header`] a response header
 //!    [`AUDIT_HEADER`] naming the problem.
+//! 6. Counts are kept by `"METHOD route"` (`"GET /users/{id}"`), and whatever clients send, the
+//!    keys stay few: a request no route matched, such as one the fallback answers, has the route
+//!    [`UNMATCHED_ROUTE`] (`"GET (unmatched)"`), so that scanned paths do not each add an entry;
+//!    a method no route can be registered for (an extension method) is [`OTHER_METHOD`], so that
+//!    invented methods do not either. The method of an unmatched request is kept, as `observe`
+//!    keeps it: a fallback that answers lists to `GET` and errors to `POST` shows as such.
 //!
 //! The body's bytes are never changed.
 //!
@@ -45,6 +49,7 @@ use axum::extract::{MatchedPath, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
+use axum::routing::MethodFilter;
 use serde::{Deserialize, Serialize};
 use tower::{Layer, Service};
 
@@ -55,10 +60,15 @@ pub use shape::{BadJson, shape};
 /// The response header naming the problem, when [`AuditLayer::with_header`] is on.
 pub const AUDIT_HEADER: &str = "completeness-audit";
 
-/// The key of the counts of every request without axum's `MatchedPath` (no route matched, or
-/// the layer wraps something that is not a `Router`'s route): the raw path would give each
-/// scanned URL an entry of its own.
-pub const UNMATCHED_ROUTE: &str = "* (unmatched)";
+/// The route of the key of every request without axum's `MatchedPath` (no route matched, or
+/// the layer wraps something that is not a `Router`'s route), after its method like any route's
+/// (`"GET (unmatched)"`): the raw path would give each scanned URL an entry of its own (rule 6).
+pub const UNMATCHED_ROUTE: &str = "(unmatched)";
+
+/// The method of the key of a request whose method no route can be registered for (not one of
+/// axum's `MethodFilter`s, such as an extension method): each would add an entry of its own
+/// (rule 6).
+pub const OTHER_METHOD: &str = "OTHER";
 
 /// The default of [`AuditLayer::max_bytes`]: 256 KiB.
 pub const DEFAULT_MAX_BYTES: usize = 256 * 1024;
@@ -108,7 +118,7 @@ impl RouteCounts {
     }
 }
 
-/// The counts of every route seen so far, by `"METHOD route"`.
+/// The counts of every route seen so far, by `"METHOD route"` (rule 6).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditSnapshot {
     /// Per route.
@@ -225,10 +235,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let key = match request.extensions().get::<MatchedPath>() {
-            Some(matched) => format!("{} {}", request.method(), matched.as_str()),
-            None => UNMATCHED_ROUTE.to_owned(),
-        };
+        let key = key(&request);
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let shared = self.shared.clone();
@@ -297,6 +304,16 @@ impl Shared {
         entry.json_responses += 1;
         update(entry);
     }
+}
+
+/// The key of `request`'s counts, `"METHOD route"`, by rule 6.
+fn key(request: &Request) -> String {
+    let method = match MethodFilter::try_from(request.method().clone()) {
+        Ok(_) => request.method().as_str(),
+        Err(_) => OTHER_METHOD,
+    };
+    let route = request.extensions().get::<MatchedPath>().map_or(UNMATCHED_ROUTE, MatchedPath::as_str);
+    format!("{method} {route}")
 }
 
 /// `application/json`, with or without parameters (`application/problem+json` is not a list).
