@@ -21,32 +21,32 @@ pub use crate::contract::declared::{DeclaredReason, DeclaredSet, Declares, Decla
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
 pub use crate::contract::warning::WarningDetails;
 
-/// `distinct_codes` and `distinct_warning_codes`: true when no two of `codes` are equal. A
-/// `#[completeness]` declaration checks its codes with them at compile time, since two types may
-/// declare one code.
-macro_rules! distinct {
+/// `same_reason_code` and `same_warning_code`: the positions of the first two of `codes` that
+/// are equal, if any. A `#[completeness]` declaration checks its codes with them at compile
+/// time, since two types may declare one code, and names the two types in its message.
+macro_rules! same_code {
     ($($name:ident($code:ty);)*) => {$(
-        #[doc = concat!("True when no two of `codes` are equal (`", stringify!($code), "`).")]
-        pub const fn $name(codes: &[$code]) -> bool {
+        #[doc = concat!("The positions of the first two equal `", stringify!($code), "`s of `codes`.")]
+        pub const fn $name(codes: &[$code]) -> Option<(usize, usize)> {
             let mut i = 0;
             while i < codes.len() {
                 let mut j = i + 1;
                 while j < codes.len() {
                     if same_str(codes[i].const_str(), codes[j].const_str()) {
-                        return false;
+                        return Some((i, j));
                     }
                     j += 1;
                 }
                 i += 1;
             }
-            true
+            None
         }
     )*};
 }
 
-distinct! {
-    distinct_codes(ReasonCode);
-    distinct_warning_codes(WarningCode);
+same_code! {
+    same_reason_code(ReasonCode);
+    same_warning_code(WarningCode);
 }
 
 const fn same_str(a: &str, b: &str) -> bool {

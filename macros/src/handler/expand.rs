@@ -21,61 +21,66 @@ use crate::names::{self, Listed};
 /// What the attribute declares, as absolute type paths.
 pub(crate) struct Declared {
     pub(crate) resource: String,
-    pub(crate) reasons: Vec<TokenStream>,
-    pub(crate) warnings: Vec<TokenStream>,
+    pub(crate) reasons: Vec<DeclaredType>,
+    pub(crate) warnings: Vec<DeclaredType>,
     /// Where a code declared twice is reported: the `reasons` key.
     pub(crate) reasons_span: Span,
     pub(crate) warnings_span: Span,
-    /// The service's own types listed, as written: only with one can two names share a code
-    /// (standard names have distinct codes, and validation refuses a name listed twice).
-    pub(crate) custom_reasons: Vec<String>,
-    pub(crate) custom_warnings: Vec<String>,
+}
+
+/// One listed name, in the order written.
+pub(crate) struct DeclaredType {
+    /// The type: a standard name as the runtime's type (no import needed), any other path as written.
+    pub(crate) ty: TokenStream,
+    /// How a message names it: as written.
+    pub(crate) shown: String,
+    /// Where it is written: its last segment, the type's own name.
+    pub(crate) span: Span,
+    /// A service's own type: only with one can two listed names share a code (standard names
+    /// have distinct codes, and validation refuses a name listed twice).
+    pub(crate) custom: bool,
 }
 
 impl Declared {
-    /// The listed names as types: a standard name becomes the runtime's type (no import
-    /// needed), any other path is used as written. Names validation rejected are left out.
+    /// The listed names, less those validation rejected.
     pub(crate) fn from_attrs(attrs: &Attrs) -> Declared {
         let (reasons, warnings) = (names::reason_names(), names::warning_names());
-        let paths = |list: &Option<(Path, Vec<Path>)>, table: &[&'static str], other: &[&'static str], module: &str| {
+        let types = |list: &Option<(Path, Vec<Path>)>, table: &[&'static str], other: &[&'static str], module: &str| {
             let module = Ident::new(module, Span::call_site());
             // A name listed twice is reported by validation; it is listed here once so that
             // the error does not cascade into conflicting impls.
             let mut seen: Vec<String> = Vec::new();
-            let mut out: Vec<TokenStream> = Vec::new();
+            let mut out: Vec<DeclaredType> = Vec::new();
             for path in list.iter().flat_map(|(_, names)| names) {
                 let listed = names::classify(path, table, other);
                 let Some(key) = listed.key() else { continue };
-                let ty = match listed {
+                if seen.contains(&key) {
+                    continue;
+                }
+                let (ty, custom) = match listed {
                     Listed::Standard(name) => {
                         let name = Ident::new(name, path.span_of_ident());
-                        quote! { ::completeness::#module::#name }
+                        (quote! { ::completeness::#module::#name }, false)
                     }
-                    _ => path.to_token_stream(),
+                    _ => (path.to_token_stream(), true),
                 };
-                if !seen.contains(&key) {
-                    seen.push(key);
-                    out.push(ty);
-                }
+                out.push(DeclaredType {
+                    ty,
+                    shown: format!("`{}`", names::path_key(path)),
+                    span: path.segments.last().map_or_else(Span::call_site, |segment| segment.ident.span()),
+                    custom,
+                });
+                seen.push(key);
             }
             out
         };
         let span = |list: &Option<(Path, Vec<Path>)>| {
             list.as_ref().map_or_else(Span::call_site, |(key, _)| key.span_of_ident())
         };
-        let custom = |list: &Option<(Path, Vec<Path>)>, table: &[&'static str], other: &[&'static str]| {
-            list.iter()
-                .flat_map(|(_, names)| names)
-                .filter(|path| matches!(names::classify(path, table, other), Listed::Custom(_)))
-                .map(|path| format!("`{}`", names::path_key(path)))
-                .collect::<Vec<_>>()
-        };
         Declared {
-            custom_reasons: custom(&attrs.reasons, &reasons, &warnings),
-            custom_warnings: custom(&attrs.warnings, &warnings, &reasons),
             resource: attrs.resource.value.as_ref().map(syn::LitStr::value).unwrap_or_default(),
-            reasons: paths(&attrs.reasons, &reasons, &warnings, "reason"),
-            warnings: paths(&attrs.warnings, &warnings, &reasons, "warning"),
+            reasons: types(&attrs.reasons, &reasons, &warnings, "reason"),
+            warnings: types(&attrs.warnings, &warnings, &reasons, "warning"),
             reasons_span: span(&attrs.reasons),
             warnings_span: span(&attrs.warnings),
         }
@@ -94,50 +99,21 @@ impl SpanOfIdent for Path {
 }
 
 /// The reason type and its set, at the visibility of `handler`: the runtime's `reason_set!`
-/// writes them from the declared names, and this adds the check that no code is declared twice.
+/// writes them from the declared names, and this adds the checks that no code is declared twice.
 pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream {
     let name = &handler.reason_type;
     let set = format_ident!("__{}Set", name);
     let vis = &handler.function.vis;
     let fn_name = &handler.function.sig.ident;
-    let Declared { resource, reasons, warnings, reasons_span, warnings_span, custom_reasons, custom_warnings } =
-        declared;
+    let Declared { resource, reasons, warnings, reasons_span, warnings_span } = declared;
     let doc = format!(
         "The incomplete reasons `{fn_name}` declares (over resource `{resource}`). Generated by `#[completeness]`; \
          its `ALL` and `WARNINGS` list the declared codes."
     );
-    // The codes of a service's own types are known only to the compiler: it checks them.
-    // The message is a literal (a constant's panic cannot format), naming the types that can clash.
-    let reasons_distinct = (!custom_reasons.is_empty() && reasons.len() > 1).then(|| {
-        let message = format!(
-            "this endpoint declares one reason code twice: {} has the code of another listed reason; \
-             list each code once",
-            custom_reasons.join(" or ")
-        );
-        quote_spanned! {*reasons_span=>
-            const _: () = ::core::assert!(
-                ::completeness::__private::distinct_codes(
-                    <#set as ::completeness::__private::ReasonSet>::DECLARED.reasons,
-                ),
-                #message,
-            );
-        }
-    });
-    let warnings_distinct = (!custom_warnings.is_empty() && warnings.len() > 1).then(|| {
-        let message = format!(
-            "this endpoint declares one warning code twice: {} has the code of another listed warning; \
-             list each code once",
-            custom_warnings.join(" or ")
-        );
-        quote_spanned! {*warnings_span=>
-            const _: () = ::core::assert!(
-                ::completeness::__private::distinct_warning_codes(
-                    <#set as ::completeness::__private::ReasonSet>::DECLARED.warnings,
-                ),
-                #message,
-            );
-        }
-    });
+    let declared_set = quote! { <#set as ::completeness::__private::ReasonSet>::DECLARED };
+    let reasons_distinct = distinct(reasons, *reasons_span, "reason", quote! { #declared_set.reasons });
+    let warnings_distinct = distinct(warnings, *warnings_span, "warning", quote! { #declared_set.warnings });
+    let (reasons, warnings) = (reasons.iter().map(|r| &r.ty), warnings.iter().map(|w| &w.ty));
     quote! {
         ::completeness::__private::reason_set! {
             #[doc = #doc]
@@ -148,6 +124,38 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
         #reasons_distinct
         #warnings_distinct
     }
+}
+
+/// The check that no two of `listed` share a code, when one of them is a service's own type
+/// (only the compiler knows its code). The runtime's `same_reason_code` (or `same_warning_code`)
+/// finds the first pair sharing
+/// one; each pair that can share one has its message, a literal naming the two (a constant's
+/// panic cannot format), spanned on the second.
+fn distinct(listed: &[DeclaredType], span: Span, kind: &str, codes: TokenStream) -> Option<TokenStream> {
+    if !listed.iter().any(|listed| listed.custom) || listed.len() < 2 {
+        return None;
+    }
+    let same_code = format_ident!("same_{kind}_code");
+    let arms = listed.iter().enumerate().flat_map(|(i, first)| {
+        listed.iter().enumerate().skip(i + 1).filter(move |(_, second)| first.custom || second.custom).map(
+            move |(j, second)| {
+                let message = format!(
+                    "this endpoint declares one {kind} code twice: {} and {} have the same code; list only one of them",
+                    first.shown, second.shown
+                );
+                let span = second.span;
+                quote_spanned! {span=> ::core::option::Option::Some((#i, #j)) => ::core::panic!(#message), }
+            },
+        )
+    });
+    Some(quote_spanned! {span=>
+        const _: () = match ::completeness::__private::#same_code(#codes) {
+            ::core::option::Option::None => {}
+            #(#arms)*
+            // Two standard names never share a code.
+            ::core::option::Option::Some(_) => ::core::unreachable!(),
+        };
+    })
 }
 
 /// The handler as written, its body led by the check that its response reports completeness

@@ -1,4 +1,5 @@
-// Two types with one code declared on one endpoint: caught when the declaration compiles.
+// Two types with one code declared on one endpoint: caught when the declaration compiles, and
+// the message names the two.
 use completeness::{Envelope, Scope, completeness};
 
 mod a {
@@ -13,7 +14,7 @@ mod b {
     pub struct LegalHold;
 }
 
-#[completeness(resource = "documents", reasons(a::LegalHold, b::LegalHold))]
+#[completeness(resource = "documents", reasons(a::LegalHold, MorePagesAvailable, b::LegalHold))]
 async fn list_documents() -> Envelope<String, ListDocumentsReason> {
     Envelope::complete(vec![], Scope::new("documents", "all"))
 }
