@@ -22,6 +22,9 @@ pub(crate) enum Listed<'a> {
     Misspelled(&'static str),
     /// A standard name of the other table (a warning listed as a reason, or the reverse).
     OtherTable(&'static str),
+    /// A standard name by the facade's path through the other table's module
+    /// (`completeness::warning::MorePagesAvailable`): no such item.
+    WrongModule(&'static str),
     /// A service's own type, by the path the user wrote.
     Custom(&'a Path),
 }
@@ -34,24 +37,27 @@ impl Listed<'_> {
         match self {
             Listed::Standard(name) => Some((*name).to_owned()),
             Listed::Custom(path) => Some(path_key(path)),
-            Listed::Misspelled(_) | Listed::OtherTable(_) => None,
+            Listed::Misspelled(_) | Listed::OtherTable(_) | Listed::WrongModule(_) => None,
         }
     }
 }
 
-/// Classifies `path` against the standard `names` (and the `other` table's). A standard name
-/// counts bare (`MorePagesAvailable`) or by the facade's path (`completeness::reason::MorePagesAvailable`).
-pub(crate) fn classify<'a>(path: &'a Path, names: &[&'static str], other: &[&'static str]) -> Listed<'a> {
+/// Classifies `path` against the standard `names`, whose module in the facade is `module`
+/// (`reason` or `warning`), and the `other` table's. A standard name counts bare
+/// (`MorePagesAvailable`) or by the facade's path (`completeness::reason::MorePagesAvailable`).
+pub(crate) fn classify<'a>(path: &'a Path, names: &[&'static str], module: &str, other: &[&'static str]) -> Listed<'a> {
     let segments: Vec<String> = path.segments.iter().map(|segment| segment.ident.to_string()).collect();
-    let written = match segments.as_slice() {
-        [name] if path.leading_colon.is_none() => name.clone(),
-        [facade, module, name] if facade == "completeness" && (module == "reason" || module == "warning") => {
-            name.clone()
+    let (written, right_module) = match segments.as_slice() {
+        [name] if path.leading_colon.is_none() => (name.clone(), true),
+        [facade, written_module, name]
+            if facade == "completeness" && (written_module == "reason" || written_module == "warning") =>
+        {
+            (name.clone(), written_module == module)
         }
         _ => return Listed::Custom(path),
     };
     if let Some(name) = names.iter().find(|name| **name == written) {
-        return Listed::Standard(name);
+        return if right_module { Listed::Standard(name) } else { Listed::WrongModule(name) };
     }
     if let Some(name) = other.iter().find(|name| **name == written) {
         return Listed::OtherTable(name);

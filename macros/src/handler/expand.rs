@@ -46,13 +46,13 @@ impl Declared {
     pub(crate) fn from_attrs(attrs: &Attrs) -> Declared {
         let (reasons, warnings) = (names::reason_names(), names::warning_names());
         let types = |list: &Option<(Path, Vec<Path>)>, table: &[&'static str], other: &[&'static str], module: &str| {
-            let module = Ident::new(module, Span::call_site());
+            let module_ident = Ident::new(module, Span::call_site());
             // A name listed twice is reported by validation; it is listed here once so that
             // the error does not cascade into conflicting impls.
             let mut seen: Vec<String> = Vec::new();
             let mut out: Vec<DeclaredType> = Vec::new();
             for path in list.iter().flat_map(|(_, names)| names) {
-                let listed = names::classify(path, table, other);
+                let listed = names::classify(path, table, module, other);
                 let Some(key) = listed.key() else { continue };
                 if seen.contains(&key) {
                     continue;
@@ -60,7 +60,7 @@ impl Declared {
                 let (ty, custom) = match listed {
                     Listed::Standard(name) => {
                         let name = Ident::new(name, path.span_of_ident());
-                        (quote! { ::completeness::#module::#name }, false)
+                        (quote! { ::completeness::#module_ident::#name }, false)
                     }
                     _ => (path.to_token_stream(), true),
                 };

@@ -91,7 +91,7 @@ fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], oth
     let what = kind.word();
     let mut seen: Vec<String> = Vec::new();
     for path in names {
-        let listed = names::classify(path, table, other);
+        let listed = names::classify(path, table, what, other);
         match listed {
             Listed::Misspelled(suggested) => {
                 let written = path.to_token_stream().to_string();
@@ -105,6 +105,13 @@ fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], oth
                     kind.other_key()
                 ),
             ),
+            Listed::WrongModule(name) => {
+                let written = names::path_key(path);
+                cx.error_spanned_by(
+                    path,
+                    format!("`{written}` does not exist: `{name}` is a {what}, write `{name}` or `completeness::{what}::{name}`"),
+                );
+            }
             Listed::Standard(_) | Listed::Custom(_) => {
                 let key = listed.key().unwrap_or_default();
                 if seen.contains(&key) {
@@ -221,13 +228,16 @@ fn check_page_request(
     warnings: &[&'static str],
 ) {
     // A standard name counts however it is written: `MorePagesAvailable` or its full path.
-    let declares = |list: &Option<(Path, Vec<Path>)>, name: &str, table: &[&'static str], other: &[&'static str]| {
-        list.as_ref().is_some_and(|(_, names)| {
-            names.iter().any(|path| matches!(names::classify(path, table, other), Listed::Standard(n) if n == name))
-        })
-    };
-    let more_pages = declares(&attrs.reasons, "MorePagesAvailable", reasons, warnings);
-    let reduced = declares(&attrs.warnings, "PageSizeReduced", warnings, reasons);
+    let declares =
+        |list: &Option<(Path, Vec<Path>)>, name: &str, table: &[&'static str], module: &str, other: &[&'static str]| {
+            list.as_ref().is_some_and(|(_, names)| {
+                names
+                    .iter()
+                    .any(|path| matches!(names::classify(path, table, module, other), Listed::Standard(n) if n == name))
+            })
+        };
+    let more_pages = declares(&attrs.reasons, "MorePagesAvailable", reasons, "reason", warnings);
+    let reduced = declares(&attrs.warnings, "PageSizeReduced", warnings, "warning", reasons);
     if more_pages && reduced {
         return;
     }
