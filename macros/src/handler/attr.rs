@@ -20,9 +20,10 @@ pub(crate) struct Attrs {
     pub(crate) reasons: Option<(Path, Vec<Path>)>,
     /// `warnings(...)`: the key and the names.
     pub(crate) warnings: Option<(Path, Vec<Path>)>,
-    /// An unknown key was reported: a missing key is then probably that one, misspelled, and
-    /// is not reported again.
-    pub(crate) unknown_key: bool,
+    /// The keys an unknown key was reported as a near miss of (`reason` for `reasons`): such a
+    /// key is then not also reported missing. An unknown key unlike any leaves the missing ones
+    /// reported, so that one build shows every mistake.
+    pub(crate) misspelled: Vec<&'static str>,
 }
 
 /// The attribute's keys, for a "did you mean" when another is written.
@@ -45,13 +46,13 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             *slot = Some((meta.path.clone(), names));
         } else {
             let key = meta::key(&meta);
-            let hint =
-                names::near_miss(&key, &KEYS).map(|near| format!(" (did you mean `{near}`?)")).unwrap_or_default();
+            let near = names::near_miss(&key, &KEYS);
+            let hint = near.map(|near| format!(" (did you mean `{near}`?)")).unwrap_or_default();
             cx.error_spanned_by(
                 &meta.path,
                 format!("unknown key `{key}`{hint}: expected `resource = \"...\"`, `reasons(...)` or `warnings(...)`"),
             );
-            attrs.unknown_key = true;
+            attrs.misspelled.extend(near);
             meta::skip_value(&meta)?;
         }
         Ok(())

@@ -32,7 +32,7 @@ use crate::types;
 /// Runs every rule.
 pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
     check_resource(cx, attrs);
-    if attrs.reasons.is_none() && !attrs.unknown_key {
+    if attrs.reasons.is_none() && !attrs.misspelled.contains(&"reasons") {
         cx.error_at(
             Span::call_site(),
             "missing `reasons(...)`: declare every reason this endpoint can report, \
@@ -51,7 +51,7 @@ pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
 /// Rule 1.
 fn check_resource(cx: &Ctxt, attrs: &Attrs) {
     match &attrs.resource.value {
-        None if attrs.resource.given || attrs.unknown_key => {}
+        None if attrs.resource.given || attrs.misspelled.contains(&"resource") => {}
         None => cx.error_at(
             Span::call_site(),
             "missing `resource = \"...\"`: name the resource this endpoint lists, e.g. `resource = \"service_accounts\"`",
