@@ -468,3 +468,53 @@ fn only_a_limit_resumes_and_an_expired_snapshot_ends_the_resumed_traversal() {
     assert_eq!(ended.items, (1..=10).collect::<Vec<u64>>(), "what the first run collected is kept");
     assert_eq!(ended.completeness.evidence(), None);
 }
+
+/// `resume` goes on from the cursor of the collector's own `CLIENT_LIMIT_REACHED`, the last
+/// reason of the stopped result, not from another reason's cursor: here a gateway's page
+/// carries a `CLIENT_LIMIT_REACHED` of its own, with the cursor of that page, which stays
+/// reported after the resumed traversal.
+#[test]
+fn resume_goes_on_from_the_collectors_own_limit_not_a_carried_one() {
+    let page = |n: u32, reasons: Value, next: Option<&str>| {
+        json!({
+            "status": if next.is_some() { "partial" } else { "complete" }, "complete": next.is_none(),
+            "truncated": next.is_some(), "items": [n], "incomplete_reasons": reasons,
+            "continuation": next.map(|cursor| json!({"kind": "next_cursor", "cursor": cursor})),
+            "next_cursor": next,
+            "page": {"returned": 1, "requested_size": 1, "applied_size": 1, "ordering": "id ascending",
+                     "snapshot": "s-1", "cursor": next.map(|_| json!({"freezes_snapshot": true,
+                     "expires_at": "2100-01-01T00:00:00Z", "invalidated_by": ["filters"]}))},
+            "scope": {"resource": "numbers", "visibility": "all", "snapshot": "s-1", "filters": {}},
+            "warnings": [], "evidence": null
+        })
+    };
+    let gateway = json!({"code": "CLIENT_LIMIT_REACHED", "message": "the gateway stopped",
+                         "limit_kind": "pages", "limit": 1});
+    let more = json!({"code": "MORE_PAGES_AVAILABLE", "message": "more"});
+    let pages =
+        [page(1, json!([gateway, more]), Some("p2")), page(2, json!([more]), Some("p3")), page(3, json!([]), None)];
+    let fetched = RefCell::new(Vec::new());
+    let fetch = |cursor: Option<String>| {
+        fetched.borrow_mut().push(cursor.clone());
+        let n = match cursor.as_deref() {
+            None => 0,
+            Some("p2") => 1,
+            Some("p3") => 2,
+            Some(other) => panic!("no page {other}"),
+        };
+        std::future::ready(
+            serde_json::from_value::<Envelope<u32, StandardReason>>(pages[n].clone())
+                .map_err(|e| FetchError::Contract(e.to_string())),
+        )
+    };
+    let stopped = block_on(collect_all(fetch, CollectLimits { max_pages: 2, ..no_limits() })).unwrap();
+    assert_eq!(stopped.items, vec![1, 2]);
+    assert_eq!(stopped.completeness.next_cursor(), Some("p3"), "the collector's own resume cursor");
+    let resumed = block_on(resume(stopped, fetch, no_limits())).unwrap();
+    assert_eq!(resumed.items, vec![1, 2, 3], "each item once: the traversal went on after page 2");
+    assert_eq!(*fetched.borrow(), [None, Some("p2".to_owned()), Some("p3".to_owned())]);
+    // The gateway's limit is the server's word that its answer was cut: it stays reported.
+    assert!(!resumed.is_complete());
+    assert_eq!(resumed.completeness.reason_codes(), vec![ReasonCode::ClientLimitReached]);
+    assert_eq!(resumed.completeness.next_cursor(), None, "nothing to resume: the traversal reached its end");
+}

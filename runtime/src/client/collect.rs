@@ -95,6 +95,10 @@ impl From<Problem> for FetchError {
 pub struct Collected<T> {
     envelope: Envelope<T, StandardReason>,
     pages_fetched: u64,
+    /// The cursor of the collector's own `CLIENT_LIMIT_REACHED`, when a limit stopped it: what
+    /// [`resume`] goes on from. Kept apart from the block, whose reasons may include a page's
+    /// own `CLIENT_LIMIT_REACHED` (a gateway's) with another cursor.
+    resume_cursor: Option<String>,
 }
 
 impl<T> Collected<T> {
@@ -248,9 +252,7 @@ where
     F: FnMut(Option<String>) -> Fut,
     Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
 {
-    let stopped_by_limit =
-        previous.completeness.reasons().iter().any(|r| matches!(r, StandardReason::ClientLimitReached(_)));
-    let Some(cursor) = previous.completeness.next_cursor().filter(|_| stopped_by_limit).map(str::to_owned) else {
+    let Some(cursor) = previous.resume_cursor.clone() else {
         return Ok(previous);
     };
     run(Traversal::resuming(previous, limits), Some(cursor), fetch_page).await
@@ -328,13 +330,13 @@ impl<T> Traversal<T> {
     /// The traversal `previous` stopped at a limit, taken up again under `limits`: what it
     /// collected and must report, but not its limit, its evidence (it had none) or its cursor.
     fn resuming(previous: Collected<T>, limits: CollectLimits) -> Self {
-        let Collected { envelope: Envelope { items, completeness }, pages_fetched } = previous;
-        let carried = completeness
-            .reasons()
-            .iter()
-            .filter(|r| !matches!(r, StandardReason::ClientLimitReached(_)))
-            .cloned()
-            .collect();
+        let Collected { envelope: Envelope { items, completeness }, pages_fetched, resume_cursor } = previous;
+        let mut carried = completeness.reasons().to_vec();
+        // The collector's own limit, which `finish` pushes last; a page's own
+        // `CLIENT_LIMIT_REACHED` (a gateway's) stays reported.
+        if resume_cursor.is_some() {
+            carried.pop();
+        }
         Traversal {
             limits,
             started: Instant::now(),
@@ -380,8 +382,18 @@ impl<T> Traversal<T> {
         for reason in block.reasons() {
             if let StandardReason::MorePagesAvailable(_) = reason {
                 more_pages = true;
-            } else if !self.carried.contains(reason) {
-                self.carried.push(reason.clone());
+            } else {
+                // A page's own limit (a gateway's) stays reported, but its cursor is that page's:
+                // only this traversal's own stop may say where to go on from.
+                let reason = match reason {
+                    StandardReason::ClientLimitReached(limit) => {
+                        StandardReason::ClientLimitReached(limit.clone().without_resume())
+                    }
+                    other => other.clone(),
+                };
+                if !self.carried.contains(&reason) {
+                    self.carried.push(reason);
+                }
             }
         }
         for warning in block.warnings() {
@@ -410,7 +422,11 @@ impl<T> Traversal<T> {
     fn finish(self, stop: Stop) -> Collected<T> {
         let Traversal { items, pages_fetched, first, last, carried, warnings, evidence, .. } = self;
         let (scope, page) = first.unwrap_or_default();
-        let resumable = matches!(&stop, Stop::Limit(limit) if ReasonDetails::recovery(limit).is_some());
+        let resume_cursor = match &stop {
+            Stop::Limit(limit) => ReasonDetails::recovery(limit).and_then(|c| c.cursor().map(str::to_owned)),
+            _ => None,
+        };
+        let resumable = resume_cursor.is_some();
         // The page member describes a cursor only when the result resumes.
         let cursor =
             if resumable { last.and_then(|block| block.page().and_then(|page| page.cursor.clone())) } else { None };
@@ -454,6 +470,6 @@ impl<T> Traversal<T> {
             // Passes the server's token through; refused unless the whole result is complete.
             completeness.attach_evidence(token);
         }
-        Collected { envelope: Envelope::new(items, completeness), pages_fetched }
+        Collected { envelope: Envelope::new(items, completeness), pages_fetched, resume_cursor }
     }
 }
