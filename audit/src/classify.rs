@@ -15,7 +15,8 @@
 //!    an `Err(..)`, returned early or not, gives way to the success values, and `value?` is what
 //!    `value` holds on success.
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
-//! 5. A route that mounts a tower service instead of a handler (`nest_service`, `route_service`):
+//! 5. A route that mounts a tower service instead of a handler (`nest_service`, `route_service`,
+//!    `get_service` and the other methods' `_service` forms):
 //!    a known non-list service, tower-http's file services ([`NON_LIST_SERVICES`]), is exempt
 //!    ([`non_list_service`]); the audit cannot see what any other service answers.
 

@@ -15,7 +15,7 @@ use syn::{Block, Expr, Lit, Pat, Stmt};
 use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{
     MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, NON_LIST_SERVICES, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH,
-    ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, method_of,
+    ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, method_of, service_method_of,
 };
 use crate::source::ModuleId;
 
@@ -282,6 +282,13 @@ impl<'i, 's> Eval<'i, 's> {
                     let handler = self.handler(&call.args[0], frame, checked);
                     return Value::Methods(vec![(method.to_owned(), handler)], checked);
                 }
+                // `get_service(ServeFile::new(..))`: a tower service for one method.
+                if let Some(method) = service_method_of(last)
+                    && call.args.len() == 1
+                {
+                    let handler = self.service(last, &call.args[0], frame);
+                    return Value::Methods(vec![(method.to_owned(), handler)], false);
+                }
                 if last == "on" && call.args.len() == 2 {
                     let handler = self.handler(&call.args[1], frame, checked);
                     let methods = filter_methods(&call.args[0]).into_iter().map(|m| (m, handler.clone())).collect();
@@ -453,6 +460,17 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 other => other,
             },
+            // `.post_service(..)`: a tower service for one more method.
+            (method, [service]) if service_method_of(method).is_some() => {
+                match self.eval(&call.receiver, frame, true) {
+                    Value::Methods(mut list, chain) => {
+                        let handler = self.service(method, service, frame);
+                        list.push((service_method_of(method).unwrap_or("*").to_owned(), handler));
+                        Value::Methods(list, chain)
+                    }
+                    other => other,
+                }
+            }
             // `.into()` hands a `CheckedMethods` to `Router::route` as axum's own method router.
             ("into", []) => match self.eval(&call.receiver, frame, consuming) {
                 Value::Methods(list, _) => Value::Methods(list, false),

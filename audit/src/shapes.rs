@@ -178,3 +178,9 @@ pub const ROUTING_METHODS: [&str; 5] = [ROUTE, NEST, MERGE, ROUTE_SERVICE, NEST_
 pub fn method_of(name: &str) -> Option<&'static str> {
     METHODS.iter().find(|(function, _)| *function == name).map(|(_, method)| *method)
 }
+
+/// The method of a method-router constructor or method that takes a tower service instead of a
+/// handler (`get_service`, `.post_service(..)`), if it is one.
+pub fn service_method_of(name: &str) -> Option<&'static str> {
+    name.strip_suffix("_service").and_then(method_of)
+}

@@ -104,6 +104,9 @@ fn every_shape_gets_its_verdict() {
         ("*", "/rewritten", "unknown"),
         ("*", "/own-file", "unknown"),
         ("*", "/as-service", "list_without_completeness"),
+        ("GET", "/robots.txt", "exempt"),
+        ("GET", "/upload", "exempt"),
+        ("POST", "/upload", "unknown"),
         // Generic structs and aliases, their parameters bound to the arguments of the use.
         ("GET", "/generic-list", "list_without_completeness"),
         ("GET", "/generic-single", "not_a_list"),
