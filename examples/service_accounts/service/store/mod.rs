@@ -55,7 +55,8 @@ impl Location {
 
 /// Refuses a PostgreSQL URL the driver cannot read, and one that names no host or no database:
 /// without a host the driver cannot connect at all, and without a database it would connect to
-/// the one named like the user, which the operator did not name.
+/// the one named like the user, which the operator did not name. A `statement_timeout` in its
+/// `options` must be a positive duration (see [`postgres::url_statement_timeout`]).
 fn check_postgres_url(url: &str) -> Result<(), String> {
     const FORM: &str = "give postgres://user@host:port/db";
     let config: tokio_postgres::Config = url.parse().map_err(|error: tokio_postgres::Error| {
@@ -71,6 +72,7 @@ fn check_postgres_url(url: &str) -> Result<(), String> {
     if config.get_dbname().is_none() {
         return Err(format!("--db: the PostgreSQL URL names no database; {FORM}"));
     }
+    postgres::url_statement_timeout(&config).map_err(|why| format!("--db: {why}"))?;
     Ok(())
 }
 

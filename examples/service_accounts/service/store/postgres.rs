@@ -12,11 +12,34 @@
 //!   so the pruner cannot remove rows between the check and the read.
 //! - Schema creation and seeding run in one transaction under `pg_advisory_xact_lock`: replicas
 //!   starting at the same moment against an empty database seed it once.
+//!
+//! Nothing waits on the database for good:
+//! - Making a connection, PostgreSQL's handshake included, is bounded by the URL's
+//!   `connect_timeout` ([`CONNECT_TIMEOUT`] without one), and waiting for a busy pool by
+//!   [`POOL_WAIT`].
+//! - Every statement is bounded by PostgreSQL's own `statement_timeout`, which the service sets
+//!   on its connections ([`STATEMENT_TIMEOUT`]) unless the URL's `options` set it
+//!   (`?options=-c%20statement_timeout%3D5s`; the value is read as PostgreSQL reads it, and one
+//!   that is not a positive duration is refused as a bad `--db`). The server cancels a statement
+//!   that runs longer, one waiting on a lock held by someone else included (SQLSTATE 57014, and
+//!   55P03 when the URL also sets a `lock_timeout`).
+//! - Every store operation, from the moment it has a connection, is bounded on the client too,
+//!   by the statement timeout plus [`DEADLINE_MARGIN`] ([`PgStore::bounded`]): a server that
+//!   stops answering altogether cannot hold a request either. The connection of an operation
+//!   cut short this way is closed, never handed to the next request: a reply it still owes
+//!   would come first on it. Closing it ends its open transaction, if any, without a commit.
+//! - Either way the operation fails with [`StoreError::Unavailable`], answered 503, and a write
+//!   cut short changes nothing: it runs in one transaction, which is rolled back (unless the
+//!   deadline passes while its `COMMIT` is on its way, when the outcome is unknown to the client).
+//! - Creating the schema and seeding an empty database at start-up is one transaction that may
+//!   take longer than a request should (seeding a million accounts, or waiting for another
+//!   replica that seeds them): it is bounded by [`PREPARE_TIMEOUT`] (or the statement timeout
+//!   when longer), on the server and on the client alike.
 
 use std::time::Duration;
 
 use deadpool_postgres::{
-    GenericClient, Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType,
+    GenericClient, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType,
 };
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
@@ -88,6 +111,8 @@ pub struct PgStore {
     retention_ms: i64,
     /// How long making one connection may take, handshake included.
     connect_timeout: Duration,
+    /// How long one statement may run: the `statement_timeout` set on every connection.
+    statement_timeout: Duration,
 }
 
 /// How long connecting may take when the URL sets no `connect_timeout` (or sets 0).
@@ -99,10 +124,49 @@ pub const POOL_WAIT: Duration = Duration::from_secs(10);
 /// How many connections the pool holds at most.
 const POOL_SIZE: usize = 8;
 
+/// How long one statement may run (PostgreSQL's `statement_timeout`) when the URL's `options`
+/// set no `statement_timeout`.
+pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How much longer than the statement timeout a store operation may take, from the moment it
+/// has a connection, before the service stops waiting for the server: time for the server's own
+/// cancellation to arrive, and for the operation's other, short statements.
+pub const DEADLINE_MARGIN: Duration = Duration::from_secs(2);
+
+/// How long creating the schema and seeding an empty database may take at start-up, waiting
+/// for another replica's seeding included (when the statement timeout is shorter).
+pub const PREPARE_TIMEOUT: Duration = Duration::from_secs(600);
+
+tokio::task_local! {
+    /// The statement timeout in force for the store operation being run, so that [`pg`] can say
+    /// which bound a cancelled statement hit. Set by [`PgStore::within`].
+    static STATEMENT_BOUND: Duration;
+}
+
+/// `duration` in seconds, as the messages say it ("10 s", "0.5 s").
+fn seconds(duration: Duration) -> String {
+    format!("{} s", duration.as_secs_f64())
+}
+
 /// A statement's failure: [`StoreError::Unavailable`] when the connection is gone or the server
 /// says it cannot serve now, [`StoreError::Postgres`] for anything else.
+///
+/// A statement the server cancelled because it hit the statement timeout (57014) or waited
+/// longer than `lock_timeout` for a lock (55P03) is an outage too, saying which bound it hit:
+/// the statement itself was fine, and the same request may well succeed later.
 fn pg(error: tokio_postgres::Error) -> StoreError {
     match error.as_db_error() {
+        Some(db) if *db.code() == SqlState::QUERY_CANCELED => {
+            let within = STATEMENT_BOUND.try_with(|bound| format!(" within {}", seconds(*bound))).unwrap_or_default();
+            StoreError::Unavailable(format!(
+                "the statement did not finish{within} (statement_timeout); the server says: {} (57014)",
+                db.message()
+            ))
+        }
+        Some(db) if *db.code() == SqlState::LOCK_NOT_AVAILABLE => StoreError::Unavailable(format!(
+            "the statement waited for a lock for longer than lock_timeout allows; the server says: {} (55P03)",
+            db.message()
+        )),
         Some(db) if is_outage(db.code()) => StoreError::Unavailable(format!("{} ({})", db.message(), db.code().code())),
         Some(db) => StoreError::Postgres(format!("{} ({})", db.message(), db.code().code())),
         // No answer from the server at all: the connection closed or its socket failed.
@@ -158,6 +222,93 @@ fn with_causes(error: &dyn std::error::Error) -> String {
     })
 }
 
+/// The `statement_timeout` the URL's `options` set, or `None` when they set none.
+///
+/// The options are read as PostgreSQL reads them: split at white space (a backslash escapes the
+/// next character), each setting given as `-c NAME=VALUE`, `-cNAME=VALUE` or `--NAME=VALUE`, a
+/// dash in the name standing for an underscore, the name in any case, the last setting of a
+/// name counting. The value is PostgreSQL's too: a number, decimals allowed, then optionally a
+/// unit (`us`, `ms`, `s`, `min`, `h` or `d`; milliseconds without one), rounded to whole
+/// milliseconds. A value that is not a duration, that PostgreSQL would refuse as too large,
+/// or that is 0 (which turns the bound off) is an error saying so.
+pub fn url_statement_timeout(config: &tokio_postgres::Config) -> Result<Option<Duration>, String> {
+    let Some(value) = config.get_options().and_then(|options| option_value(options, "statement_timeout")) else {
+        return Ok(None);
+    };
+    timeout_value(&value)
+        .map(Some)
+        .map_err(|why| format!("the URL's options set statement_timeout to '{value}', {why}"))
+}
+
+/// White space as PostgreSQL's `isspace` sees it in the options.
+fn pg_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
+
+/// The value the last setting of `name` in the startup `options` gives (`""` for a setting
+/// without `=`), or `None` when none names it.
+fn option_value(options: &str, name: &str) -> Option<String> {
+    let mut words = Vec::new();
+    let mut chars = options.chars().peekable();
+    loop {
+        while chars.next_if(|c| pg_space(*c)).is_some() {}
+        if chars.peek().is_none() {
+            break;
+        }
+        let mut word = String::new();
+        while let Some(c) = chars.next_if(|c| !pg_space(*c)) {
+            match c {
+                '\\' => word.extend(chars.next()),
+                c => word.push(c),
+            }
+        }
+        words.push(word);
+    }
+    let mut found = None;
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
+        let setting = match word.strip_prefix("--").or_else(|| word.strip_prefix("-c")) {
+            Some("") if word == "-c" => words.next(),
+            Some(setting) => Some(setting.to_owned()),
+            None => None,
+        };
+        let Some(setting) = setting else { continue };
+        let (key, value) = setting.split_once('=').unwrap_or((&setting, ""));
+        if key.replace('-', "_").eq_ignore_ascii_case(name) {
+            found = Some(value.to_owned());
+        }
+    }
+    found
+}
+
+/// A `statement_timeout` value as PostgreSQL reads it, or why it is not one this service accepts.
+fn timeout_value(value: &str) -> Result<Duration, String> {
+    const EXAMPLE: &str = "give a positive duration such as 5s, 500ms or 2min";
+    let text = value.trim_matches(pg_space);
+    let (number, unit) = text.split_at(text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len()));
+    let number: f64 =
+        number.parse().map_err(|_| format!("which is not a duration: {EXAMPLE} (milliseconds without a unit)"))?;
+    let unit_ms = match unit.trim_start_matches(pg_space) {
+        "us" => 0.001,
+        "" | "ms" => 1.0,
+        "s" => 1_000.0,
+        "min" => 60_000.0,
+        "h" => 3_600_000.0,
+        "d" => 86_400_000.0,
+        other => return Err(format!("whose unit '{other}' is none of us, ms, s, min, h and d: {EXAMPLE}")),
+    };
+    let ms = (number * unit_ms).round_ties_even();
+    if ms > f64::from(i32::MAX) {
+        return Err(format!("which is more than PostgreSQL accepts ({} ms, about 24 days)", i32::MAX));
+    }
+    if ms < 1.0 {
+        return Err(format!(
+            "which is 0 ms in whole milliseconds and turns the bound off: a statement waiting on a lock would hold its request for ever; {EXAMPLE}"
+        ));
+    }
+    Ok(Duration::from_millis(ms as u64))
+}
+
 fn list_item(row: &Row) -> ListItem {
     ListItem { id: row.get(0), name: row.get(1), tenant: row.get(2), owner: row.get(3), created_at: row.get(4) }
 }
@@ -198,12 +349,21 @@ impl PgStore {
     /// so a server that accepts and then never answers would hold the start-up (and later every
     /// request) for good. The pool bounds the whole of making a connection, PostgreSQL's
     /// start-up handshake included, by the same time (as libpq's `connect_timeout` does), and
-    /// the wait for a busy pool by [`POOL_WAIT`].
+    /// the wait for a busy pool by [`POOL_WAIT`]. Every connection is made with the URL's
+    /// `statement_timeout`, else with [`STATEMENT_TIMEOUT`] added to its `options`; a value
+    /// [`url_statement_timeout`] refuses is a configuration error.
     pub async fn connect(url: &str, retention: Duration) -> Result<PgStore, StoreError> {
         let mut config: tokio_postgres::Config =
             url.parse().map_err(|e| StoreError::Config(format!("the PostgreSQL URL: {e}")))?;
         let connect_timeout = config.get_connect_timeout().copied().unwrap_or(CONNECT_TIMEOUT);
         config.connect_timeout(connect_timeout);
+        let theirs =
+            url_statement_timeout(&config).map_err(|e| StoreError::Config(format!("the PostgreSQL URL: {e}")))?;
+        if theirs.is_none() {
+            let ours = format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis());
+            config.options(config.get_options().map_or_else(|| ours.clone(), |options| format!("{options} {ours}")));
+        }
+        let statement_timeout = theirs.unwrap_or(STATEMENT_TIMEOUT);
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
@@ -214,14 +374,51 @@ impl PgStore {
             .build()
             .map_err(|e| StoreError::Config(format!("the PostgreSQL connection pool: {e}")))?;
         let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
-        let store = PgStore { pool, retention_ms, connect_timeout };
+        let store = PgStore { pool, retention_ms, connect_timeout, statement_timeout };
         // Fail on start, with the driver's reason, rather than on the first request.
         drop(store.client().await?);
         Ok(store)
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+    async fn client(&self) -> Result<Object, StoreError> {
         self.pool.get().await.map_err(|e| pool_error(e, self.connect_timeout))
+    }
+
+    /// Runs one store operation on a connection from the pool, bounded by the statement timeout
+    /// plus [`DEADLINE_MARGIN`]: see [`Self::within`].
+    async fn bounded<T>(&self, work: impl AsyncFnOnce(&mut Object) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        self.within(self.statement_timeout, work).await
+    }
+
+    /// Runs one store operation on a connection from the pool: `work` gets the connection, whose
+    /// statements the server cancels after `limit` (the `statement_timeout` in force), and has
+    /// `limit` plus [`DEADLINE_MARGIN`] to finish. Past that the server does not answer, or too
+    /// slowly: `work` is dropped where it stands, and the connection with it. It is taken out of
+    /// the pool and closed rather than recycled, since the reply to the statement it was waiting
+    /// for would come first on it, or never (the pool's recycling only checks that a connection
+    /// is not closed); closing it also ends its open transaction, if any, without a commit. The
+    /// pool makes a new connection for the next request. A connection whose statement the
+    /// server cancelled is fine, by contrast: the error came back on it, and the transaction it
+    /// was in is rolled back when dropped.
+    async fn within<T>(
+        &self,
+        limit: Duration,
+        work: impl AsyncFnOnce(&mut Object) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut client = self.client().await?;
+        let deadline = limit + DEADLINE_MARGIN;
+        match tokio::time::timeout(deadline, STATEMENT_BOUND.scope(limit, work(&mut client))).await {
+            Ok(done) => done,
+            Err(_) => {
+                drop(Object::take(client));
+                Err(StoreError::Unavailable(format!(
+                    "PostgreSQL did not answer within {} (statement_timeout {} + {}); the connection was closed",
+                    seconds(deadline),
+                    seconds(limit),
+                    seconds(DEADLINE_MARGIN)
+                )))
+            }
+        }
     }
 
     /// Seeds accounts `1..=count` as snapshot 1 inside `tx`, one `INSERT … SELECT unnest(…)` per chunk.
@@ -379,62 +576,71 @@ impl PgStore {
 #[async_trait::async_trait]
 impl AccountStore for PgStore {
     async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<(), StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg)?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&PREPARE_LOCK]).await.map_err(pg)?;
-        tx.batch_execute(SCHEMA).await.map_err(pg)?;
-        let snapshots: i64 = tx.query_one("SELECT COUNT(*) FROM snapshots", &[]).await.map_err(pg)?.get(0);
-        if snapshots == 0 {
-            Self::seed(&tx, accounts).await?;
-        }
-        let credentials: i64 = tx.query_one("SELECT COUNT(*) FROM credentials", &[]).await.map_err(pg)?.get(0);
-        if credentials == 0 {
-            for (name, tenants) in grants {
-                tx.execute("INSERT INTO credentials (name, permission_epoch) VALUES ($1, 1)", &[name])
-                    .await
-                    .map_err(pg)?;
-                for tenant in *tenants {
-                    tx.execute("INSERT INTO grants (credential, tenant) VALUES ($1, $2)", &[name, tenant])
+        // Longer than a request's bound: seeding many accounts, or waiting for another replica that does.
+        let limit = PREPARE_TIMEOUT.max(self.statement_timeout);
+        self.within(limit, async |client| {
+            let tx = client.transaction().await.map_err(pg)?;
+            tx.batch_execute(&format!("SET LOCAL statement_timeout = {}", limit.as_millis())).await.map_err(pg)?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&PREPARE_LOCK]).await.map_err(pg)?;
+            tx.batch_execute(SCHEMA).await.map_err(pg)?;
+            let snapshots: i64 = tx.query_one("SELECT COUNT(*) FROM snapshots", &[]).await.map_err(pg)?.get(0);
+            if snapshots == 0 {
+                Self::seed(&tx, accounts).await?;
+            }
+            let credentials: i64 = tx.query_one("SELECT COUNT(*) FROM credentials", &[]).await.map_err(pg)?.get(0);
+            if credentials == 0 {
+                for (name, tenants) in grants {
+                    tx.execute("INSERT INTO credentials (name, permission_epoch) VALUES ($1, 1)", &[name])
                         .await
                         .map_err(pg)?;
+                    for tenant in *tenants {
+                        tx.execute("INSERT INTO grants (credential, tenant) VALUES ($1, $2)", &[name, tenant])
+                            .await
+                            .map_err(pg)?;
+                    }
                 }
             }
-        }
-        tx.commit().await.map_err(pg)
+            tx.commit().await.map_err(pg)
+        })
+        .await
     }
 
     async fn grant(&self, name: &str) -> Result<Option<Grant>, StoreError> {
-        Self::grant_of(&self.client().await?, name).await
+        self.bounded(async |client| Self::grant_of(&*client, name).await).await
     }
 
     async fn revoke_tenant(&self, name: &str, tenant: &str) -> Result<Option<Grant>, StoreError> {
         if !storable(name) {
             return Ok(None);
         }
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg)?;
-        let removed = tx
-            .execute("DELETE FROM grants WHERE credential = $1 AND tenant = $2", &[&name, &tenant])
-            .await
-            .map_err(pg)?;
-        if removed > 0 {
-            tx.execute("UPDATE credentials SET permission_epoch = permission_epoch + 1 WHERE name = $1", &[&name])
+        self.bounded(async |client| {
+            let tx = client.transaction().await.map_err(pg)?;
+            let removed = tx
+                .execute("DELETE FROM grants WHERE credential = $1 AND tenant = $2", &[&name, &tenant])
                 .await
                 .map_err(pg)?;
-        }
-        let grant = Self::grant_of(&tx, name).await?;
-        tx.commit().await.map_err(pg)?;
-        Ok(grant)
+            if removed > 0 {
+                tx.execute("UPDATE credentials SET permission_epoch = permission_epoch + 1 WHERE name = $1", &[&name])
+                    .await
+                    .map_err(pg)?;
+            }
+            let grant = Self::grant_of(&tx, name).await?;
+            tx.commit().await.map_err(pg)?;
+            Ok(grant)
+        })
+        .await
     }
 
     async fn current_snapshot(&self) -> Result<Snapshot, StoreError> {
-        let row =
-            self.client().await?.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?;
-        Ok(row.get::<_, i64>(0) as u64)
+        self.bounded(async |client| {
+            let row = client.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?;
+            Ok(row.get::<_, i64>(0) as u64)
+        })
+        .await
     }
 
     async fn check_retained(&self, snapshot: Snapshot) -> Result<(), StoreError> {
-        self.retained(&self.client().await?, snapshot).await
+        self.bounded(async |client| self.retained(&*client, snapshot).await).await
     }
 
     async fn page(
@@ -444,23 +650,25 @@ impl AccountStore for PgStore {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
-        let mut client = self.client().await?;
-        let tx = consistent_read(&mut client).await?;
-        self.retained(&tx, snapshot).await?;
-        if filter.tenants.is_empty() {
-            return Ok(Vec::new());
-        }
-        let number = snapshot as i64;
-        let after = after.unwrap_or("");
-        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number, &after];
-        let condition = condition(filter, 3, &mut params);
-        let sql = format!(
-            "SELECT id, name, tenant, owner, created_at FROM accounts
-             WHERE id > $2 AND {VISIBLE_AT} AND NOT archived{condition}
-             ORDER BY id LIMIT {limit}"
-        );
-        let rows = tx.query(&sql, &params).await.map_err(pg)?;
-        Ok(rows.iter().map(list_item).collect())
+        self.bounded(async |client| {
+            let tx = consistent_read(client).await?;
+            self.retained(&tx, snapshot).await?;
+            if filter.tenants.is_empty() {
+                return Ok(Vec::new());
+            }
+            let number = snapshot as i64;
+            let after = after.unwrap_or("");
+            let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number, &after];
+            let condition = condition(filter, 3, &mut params);
+            let sql = format!(
+                "SELECT id, name, tenant, owner, created_at FROM accounts
+                 WHERE id > $2 AND {VISIBLE_AT} AND NOT archived{condition}
+                 ORDER BY id LIMIT {limit}"
+            );
+            let rows = tx.query(&sql, &params).await.map_err(pg)?;
+            Ok(rows.iter().map(list_item).collect())
+        })
+        .await
     }
 
     async fn page_by_offset(
@@ -470,99 +678,112 @@ impl AccountStore for PgStore {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
-        let client = self.client().await?;
-        let number = snapshot as i64;
-        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number];
-        let condition = condition(filter, 2, &mut params);
-        let sql = format!(
-            "SELECT id, name, tenant, owner, created_at FROM accounts
-             WHERE {VISIBLE_AT} AND NOT archived{condition}
-             ORDER BY id LIMIT {limit} OFFSET {offset}"
-        );
-        let rows = client.query(&sql, &params).await.map_err(pg)?;
-        Ok(rows.iter().map(list_item).collect())
+        self.bounded(async |client| {
+            let number = snapshot as i64;
+            let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number];
+            let condition = condition(filter, 2, &mut params);
+            let sql = format!(
+                "SELECT id, name, tenant, owner, created_at FROM accounts
+                 WHERE {VISIBLE_AT} AND NOT archived{condition}
+                 ORDER BY id LIMIT {limit} OFFSET {offset}"
+            );
+            let rows = client.query(&sql, &params).await.map_err(pg)?;
+            Ok(rows.iter().map(list_item).collect())
+        })
+        .await
     }
 
     async fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
-        let mut client = self.client().await?;
-        let tx = consistent_read(&mut client).await?;
-        self.retained(&tx, snapshot).await?;
-        if filter.tenants.is_empty() {
-            return Ok(0);
-        }
-        let number = snapshot as i64;
-        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number];
-        let condition = condition(filter, 2, &mut params);
-        let sql = format!("SELECT COUNT(*) FROM accounts WHERE {VISIBLE_AT} AND NOT archived{condition}");
-        let count: i64 = tx.query_one(&sql, &params).await.map_err(pg)?.get(0);
-        Ok(count as u64)
+        self.bounded(async |client| {
+            let tx = consistent_read(client).await?;
+            self.retained(&tx, snapshot).await?;
+            if filter.tenants.is_empty() {
+                return Ok(0);
+            }
+            let number = snapshot as i64;
+            let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number];
+            let condition = condition(filter, 2, &mut params);
+            let sql = format!("SELECT COUNT(*) FROM accounts WHERE {VISIBLE_AT} AND NOT archived{condition}");
+            let count: i64 = tx.query_one(&sql, &params).await.map_err(pg)?.get(0);
+            Ok(count as u64)
+        })
+        .await
     }
 
     async fn get(&self, id: &str) -> Result<Option<Account>, StoreError> {
-        Self::current_version(&self.client().await?, id).await
+        self.bounded(async |client| Self::current_version(&*client, id).await).await
     }
 
     async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
-        let mut client = self.client().await?;
-        let tx = consistent_read(&mut client).await?;
-        let snapshot: i64 = tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
-        let rows = tx
-            .query(&format!("SELECT {COLUMNS} FROM accounts WHERE valid_to IS NULL ORDER BY id"), &[])
-            .await
-            .map_err(pg)?;
-        Ok((snapshot as u64, rows.iter().map(account).collect()))
+        self.bounded(async |client| {
+            let tx = consistent_read(client).await?;
+            let snapshot: i64 =
+                tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
+            let rows = tx
+                .query(&format!("SELECT {COLUMNS} FROM accounts WHERE valid_to IS NULL ORDER BY id"), &[])
+                .await
+                .map_err(pg)?;
+            Ok((snapshot as u64, rows.iter().map(account).collect()))
+        })
+        .await
     }
 
     async fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg)?;
-        let locked = Self::lock_current(&tx).await?;
-        let snapshot = Self::open_snapshot(&tx, locked).await?;
-        let number: i64 = tx
-            .query_one("UPDATE meta SET value = value + 1 WHERE key = 'next_id' RETURNING value - 1", &[])
-            .await
-            .map_err(pg)?
-            .get(0);
-        let id = seed::account_id(number as u64);
-        let account = Account {
-            secret_fingerprint: seed::fingerprint(&id),
-            id,
-            owner_email: new.owner.as_deref().map(seed::owner_email),
-            name: new.name,
-            tenant: new.tenant,
-            owner: new.owner,
-            description: None,
-            created_at: clock::rfc3339(clock::now_ms() / 1000),
-            archived: false,
-        };
-        Self::insert_version(&tx, &account, snapshot).await?;
-        tx.commit().await.map_err(pg)?;
-        Ok((account, snapshot))
+        self.bounded(async move |client| {
+            let tx = client.transaction().await.map_err(pg)?;
+            let locked = Self::lock_current(&tx).await?;
+            let snapshot = Self::open_snapshot(&tx, locked).await?;
+            let number: i64 = tx
+                .query_one("UPDATE meta SET value = value + 1 WHERE key = 'next_id' RETURNING value - 1", &[])
+                .await
+                .map_err(pg)?
+                .get(0);
+            let id = seed::account_id(number as u64);
+            let account = Account {
+                secret_fingerprint: seed::fingerprint(&id),
+                id,
+                owner_email: new.owner.as_deref().map(seed::owner_email),
+                name: new.name,
+                tenant: new.tenant,
+                owner: new.owner,
+                description: None,
+                created_at: clock::rfc3339(clock::now_ms() / 1000),
+                archived: false,
+            };
+            Self::insert_version(&tx, &account, snapshot).await?;
+            tx.commit().await.map_err(pg)?;
+            Ok((account, snapshot))
+        })
+        .await
     }
 
     async fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg)?;
-        let locked = Self::lock_current(&tx).await?;
-        let mut account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
-        let snapshot = Self::open_snapshot(&tx, locked).await?;
-        account.owner_email = owner.as_deref().map(seed::owner_email);
-        account.owner = owner;
-        Self::close_version(&tx, id, snapshot).await?;
-        Self::insert_version(&tx, &account, snapshot).await?;
-        tx.commit().await.map_err(pg)?;
-        Ok((account, snapshot))
+        self.bounded(async move |client| {
+            let tx = client.transaction().await.map_err(pg)?;
+            let locked = Self::lock_current(&tx).await?;
+            let mut account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
+            let snapshot = Self::open_snapshot(&tx, locked).await?;
+            account.owner_email = owner.as_deref().map(seed::owner_email);
+            account.owner = owner;
+            Self::close_version(&tx, id, snapshot).await?;
+            Self::insert_version(&tx, &account, snapshot).await?;
+            tx.commit().await.map_err(pg)?;
+            Ok((account, snapshot))
+        })
+        .await
     }
 
     async fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg)?;
-        let locked = Self::lock_current(&tx).await?;
-        let account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
-        let snapshot = Self::open_snapshot(&tx, locked).await?;
-        Self::close_version(&tx, id, snapshot).await?;
-        tx.commit().await.map_err(pg)?;
-        Ok((account, snapshot))
+        self.bounded(async |client| {
+            let tx = client.transaction().await.map_err(pg)?;
+            let locked = Self::lock_current(&tx).await?;
+            let account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
+            let snapshot = Self::open_snapshot(&tx, locked).await?;
+            Self::close_version(&tx, id, snapshot).await?;
+            tx.commit().await.map_err(pg)?;
+            Ok((account, snapshot))
+        })
+        .await
     }
 
     async fn archive(
@@ -572,113 +793,121 @@ impl AccountStore for PgStore {
         now: &Filter,
         ids: &[String],
     ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg)?;
-        // Taken first: a concurrent archive of the same targets waits here, then sees this one's rows.
-        let locked = Self::lock_current(&tx).await?;
-        self.retained(&tx, snapshot).await?;
-        let mut missing = Vec::new();
-        for id in ids {
-            if !storable(id) {
-                missing.push(id.clone());
-                continue;
+        self.bounded(async |client| {
+            let tx = client.transaction().await.map_err(pg)?;
+            // Taken first: a concurrent archive of the same targets waits here, then sees this one's rows.
+            let locked = Self::lock_current(&tx).await?;
+            self.retained(&tx, snapshot).await?;
+            let mut missing = Vec::new();
+            for id in ids {
+                if !storable(id) {
+                    missing.push(id.clone());
+                    continue;
+                }
+                let row = tx
+                    .query_opt(
+                        &format!("SELECT {COLUMNS} FROM accounts WHERE id = $2 AND {VISIBLE_AT}"),
+                        &[&(snapshot as i64), id],
+                    )
+                    .await
+                    .map_err(pg)?;
+                if !row.as_ref().map(account).is_some_and(|a| then.matches(&a)) {
+                    missing.push(id.clone());
+                }
             }
-            let row = tx
-                .query_opt(
-                    &format!("SELECT {COLUMNS} FROM accounts WHERE id = $2 AND {VISIBLE_AT}"),
-                    &[&(snapshot as i64), id],
-                )
-                .await
-                .map_err(pg)?;
-            if !row.as_ref().map(account).is_some_and(|a| then.matches(&a)) {
-                missing.push(id.clone());
+            if !missing.is_empty() {
+                return Ok((ArchiveOutcome::NotInEvidence(missing), Vec::new()));
             }
-        }
-        if !missing.is_empty() {
-            return Ok((ArchiveOutcome::NotInEvidence(missing), Vec::new()));
-        }
-        let mut changed = Vec::new();
-        let mut targets = Vec::new();
-        for id in ids {
-            match Self::current_version(&tx, id).await? {
-                Some(account) if now.matches(&account) => targets.push(account),
-                _ => changed.push(id.clone()),
+            let mut changed = Vec::new();
+            let mut targets = Vec::new();
+            for id in ids {
+                match Self::current_version(&tx, id).await? {
+                    Some(account) if now.matches(&account) => targets.push(account),
+                    _ => changed.push(id.clone()),
+                }
             }
-        }
-        if !changed.is_empty() {
-            return Ok((ArchiveOutcome::Changed(changed), Vec::new()));
-        }
-        let archived_at = Self::open_snapshot(&tx, locked).await?;
-        for account in &mut targets {
-            account.archived = true;
-            Self::close_version(&tx, &account.id, archived_at).await?;
-            Self::insert_version(&tx, account, archived_at).await?;
-        }
-        tx.commit().await.map_err(pg)?;
-        Ok((ArchiveOutcome::Archived(archived_at), targets))
+            if !changed.is_empty() {
+                return Ok((ArchiveOutcome::Changed(changed), Vec::new()));
+            }
+            let archived_at = Self::open_snapshot(&tx, locked).await?;
+            for account in &mut targets {
+                account.archived = true;
+                Self::close_version(&tx, &account.id, archived_at).await?;
+                Self::insert_version(&tx, account, archived_at).await?;
+            }
+            tx.commit().await.map_err(pg)?;
+            Ok((ArchiveOutcome::Archived(archived_at), targets))
+        })
+        .await
     }
 
     async fn prune(&self) -> Result<Snapshot, StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg)?;
-        Self::lock_current(&tx).await?;
-        let before: i64 =
-            tx.query_one("SELECT value FROM meta WHERE key = 'pruned_before'", &[]).await.map_err(pg)?.get(0);
-        // The newest snapshot created before the cutoff is the oldest one still retained.
-        let oldest: Option<i64> = tx
-            .query_one(
-                &format!("SELECT MAX(number) FROM snapshots WHERE created_at_ms < {NOW_MS} - $1"),
-                &[&self.retention_ms],
-            )
-            .await
-            .map_err(pg)?
-            .get(0);
-        let oldest = oldest.map_or(before, |n| n.max(before));
-        if oldest > before {
-            tx.execute("DELETE FROM accounts WHERE valid_to IS NOT NULL AND valid_to <= $1", &[&oldest])
+        self.bounded(async |client| {
+            let tx = client.transaction().await.map_err(pg)?;
+            Self::lock_current(&tx).await?;
+            let before: i64 =
+                tx.query_one("SELECT value FROM meta WHERE key = 'pruned_before'", &[]).await.map_err(pg)?.get(0);
+            // The newest snapshot created before the cutoff is the oldest one still retained.
+            let oldest: Option<i64> = tx
+                .query_one(
+                    &format!("SELECT MAX(number) FROM snapshots WHERE created_at_ms < {NOW_MS} - $1"),
+                    &[&self.retention_ms],
+                )
                 .await
-                .map_err(pg)?;
-            tx.execute("DELETE FROM snapshots WHERE number < $1", &[&oldest]).await.map_err(pg)?;
-            tx.execute("UPDATE meta SET value = $1 WHERE key = 'pruned_before'", &[&oldest]).await.map_err(pg)?;
-        }
-        tx.commit().await.map_err(pg)?;
-        Ok(oldest as u64)
+                .map_err(pg)?
+                .get(0);
+            let oldest = oldest.map_or(before, |n| n.max(before));
+            if oldest > before {
+                tx.execute("DELETE FROM accounts WHERE valid_to IS NOT NULL AND valid_to <= $1", &[&oldest])
+                    .await
+                    .map_err(pg)?;
+                tx.execute("DELETE FROM snapshots WHERE number < $1", &[&oldest]).await.map_err(pg)?;
+                tx.execute("UPDATE meta SET value = $1 WHERE key = 'pruned_before'", &[&oldest]).await.map_err(pg)?;
+            }
+            tx.commit().await.map_err(pg)?;
+            Ok(oldest as u64)
+        })
+        .await
     }
 
     async fn version_count(&self) -> Result<u64, StoreError> {
-        let row = self.client().await?.query_one("SELECT COUNT(*) FROM accounts", &[]).await.map_err(pg)?;
-        Ok(row.get::<_, i64>(0) as u64)
+        self.bounded(async |client| {
+            let row = client.query_one("SELECT COUNT(*) FROM accounts", &[]).await.map_err(pg)?;
+            Ok(row.get::<_, i64>(0) as u64)
+        })
+        .await
     }
 
     async fn fingerprint(&self) -> Result<String, StoreError> {
         use sha2::{Digest, Sha256};
-        let mut client = self.client().await?;
-        let tx = consistent_read(&mut client).await?;
-        let current: i64 = tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
-        let mut hasher = Sha256::new();
-        hasher.update((current as u64).to_le_bytes());
-        let rows = tx
-            .query(
-                &format!(
-                    "SELECT concat_ws('|', valid_from, COALESCE(valid_to, -1), {COLUMNS})
-                     FROM accounts ORDER BY id, valid_from"
-                ),
-                &[],
-            )
-            .await
-            .map_err(pg)?;
-        for row in rows {
-            hasher.update(row.get::<_, String>(0).as_bytes());
-            hasher.update(b"\n");
-        }
-        Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+        self.bounded(async |client| {
+            let tx = consistent_read(client).await?;
+            let current: i64 =
+                tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
+            let mut hasher = Sha256::new();
+            hasher.update((current as u64).to_le_bytes());
+            let rows = tx
+                .query(
+                    &format!(
+                        "SELECT concat_ws('|', valid_from, COALESCE(valid_to, -1), {COLUMNS})
+                         FROM accounts ORDER BY id, valid_from"
+                    ),
+                    &[],
+                )
+                .await
+                .map_err(pg)?;
+            for row in rows {
+                hasher.update(row.get::<_, String>(0).as_bytes());
+                hasher.update(b"\n");
+            }
+            Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+        })
+        .await
     }
 }
 
 /// A read-only transaction that sees one state of the database throughout (repeatable read),
 /// so a page, a count or a dump reads one snapshot whatever writers do meanwhile.
-async fn consistent_read(
-    client: &mut deadpool_postgres::Object,
-) -> Result<deadpool_postgres::Transaction<'_>, StoreError> {
+async fn consistent_read(client: &mut Object) -> Result<deadpool_postgres::Transaction<'_>, StoreError> {
     client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start().await.map_err(pg)
 }
