@@ -1,0 +1,312 @@
+//! End to end on PostgreSQL: a statement on a live connection is bounded in time. A request
+//! whose statement waits on a lock another session holds is answered 503 `SERVICE_UNAVAILABLE`
+//! with `Retry-After` once the `statement_timeout` passes, and so is one whose server stops
+//! answering altogether, once the client's deadline passes (the statement timeout plus a margin);
+//! neither hangs. A write cut short changes nothing, the pool serves again afterwards, and a
+//! connection abandoned at the deadline is closed, not handed to the next request. The bound is
+//! the URL's `options=-c statement_timeout=...` (10 s without one), refused at start-up (exit 2)
+//! when it is not a positive duration.
+
+mod built_example;
+mod e2e_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use e2e_support::service::db::StoreError;
+use e2e_support::service::store::postgres::url_statement_timeout;
+use e2e_support::{Answer, Config, Harness, config};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A statement timeout of one second, in a URL's query.
+const ONE_SECOND: &str = "options=-c%20statement_timeout%3D1s";
+
+/// No request may take longer than this: the guard against a hang, not a measure of the bound.
+const HANG: Duration = Duration::from_secs(30);
+
+/// Sends the request within [`HANG`], or fails saying it hung.
+async fn within_hang(what: &str, request: impl Future<Output = Answer>) -> Answer {
+    tokio::time::timeout(HANG, request).await.unwrap_or_else(|_| panic!("{what} did not answer within {HANG:?}"))
+}
+
+/// Asserts the answer to a request the database could not serve in time.
+fn assert_outage(answer: &Answer, what: &str) {
+    answer.assert_problem(503, "SERVICE_UNAVAILABLE");
+    assert_eq!(answer.retry_after.as_deref(), Some("5"), "{what}: {answer:?}");
+    let detail = answer.body["detail"].as_str().unwrap_or_default();
+    for internal in ["statement_timeout", "57014", "cancel", "PostgreSQL"] {
+        assert!(!detail.contains(internal), "{what} leaks '{internal}': {detail}");
+    }
+}
+
+/// A session of its own on the database at `url` that holds `LOCK TABLE accounts IN MODE` until
+/// [`Lock::release`], as a migration would.
+struct Lock {
+    client: tokio_postgres::Client,
+    connection: tokio::task::JoinHandle<Result<(), tokio_postgres::Error>>,
+}
+
+impl Lock {
+    async fn take(url: &str, mode: &str) -> Lock {
+        let (client, connection) =
+            tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("the test database");
+        let connection = tokio::spawn(connection);
+        client.batch_execute(&format!("BEGIN; LOCK TABLE accounts IN {mode} MODE")).await.expect("the lock");
+        Lock { client, connection }
+    }
+
+    async fn release(self) {
+        self.client.batch_execute("ROLLBACK").await.expect("the lock is released");
+        drop(self.client);
+        let _ = self.connection.await;
+    }
+}
+
+/// The message of a store error that must be an outage.
+fn unavailable<T: std::fmt::Debug>(result: Result<T, StoreError>) -> String {
+    match result {
+        Err(StoreError::Unavailable(message)) => message,
+        other => panic!("expected StoreError::Unavailable, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_request_waiting_on_a_locked_table_is_a_503_and_the_same_request_succeeds_after() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let h = Harness::start(Config { db: Some(format!("{url}?{ONE_SECOND}").into()), ..config(20) }).await;
+    let list = "/service-accounts?page_size=5";
+    let before = h.get(list, "admin").await;
+    assert_eq!(before.status, 200, "{:?}", before.body);
+    assert_eq!(before.ids().len(), 5);
+
+    let lock = Lock::take(&url, "ACCESS EXCLUSIVE").await;
+    for path in [list, "/service-accounts/count", "/service-accounts/sa-000001"] {
+        let answer = within_hang(path, h.get(path, "admin")).await;
+        assert_outage(&answer, path);
+    }
+    // What the log says: the server cancelled the statement at the URL's bound.
+    let message = unavailable(h.store().version_count().await);
+    assert!(message.contains("did not finish within 1 s (statement_timeout)"), "{message}");
+    assert!(message.contains("(57014)"), "{message}");
+    lock.release().await;
+
+    // The pool serves again, on the same connections.
+    let after = within_hang(list, h.get(list, "admin")).await;
+    assert_eq!(after.status, 200, "{:?}", after.body);
+    assert_eq!(after.ids(), before.ids());
+    assert_eq!(h.store().version_count().await.expect("a count after the lock"), 20);
+}
+
+#[tokio::test]
+async fn an_archive_under_a_lock_changes_nothing_and_succeeds_once_the_lock_is_gone() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let h = Harness::start(Config { db: Some(format!("{url}?{ONE_SECOND}").into()), ..config(300) }).await;
+    let pages = h.traverse("/service-accounts?owner=none&page_size=500", "admin").await;
+    let last = pages.last().unwrap();
+    assert_eq!(last.body["complete"], true, "{:?}", last.reasons());
+    let evidence = last.body["evidence"].clone();
+    let targets: Vec<String> = pages.iter().flat_map(Answer::ids).take(3).collect();
+    assert_eq!(targets.len(), 3, "enough unowned accounts");
+    let before = h.store().fingerprint().await.unwrap();
+    let snapshot = h.store().current_snapshot().await.unwrap();
+    let archive = json!({"ids": targets, "evidence": evidence});
+
+    // ACCESS EXCLUSIVE stops the archive at its first read of the table; EXCLUSIVE lets it read,
+    // open a new snapshot (a row in `snapshots`, the counter in `meta`) and stops it at its first
+    // write to the table: what it wrote before must be rolled back too.
+    for mode in ["ACCESS EXCLUSIVE", "EXCLUSIVE"] {
+        let lock = Lock::take(&url, mode).await;
+        let answer = within_hang(mode, h.post("/service-accounts/archive", "admin", &archive)).await;
+        assert_outage(&answer, mode);
+        lock.release().await;
+        assert_eq!(h.store().fingerprint().await.unwrap(), before, "an archive under {mode} changed the database");
+        assert_eq!(h.store().current_snapshot().await.unwrap(), snapshot, "under {mode}");
+    }
+
+    // The evidence still holds, nothing having changed: the same archive now goes through.
+    let done = within_hang("the archive", h.post("/service-accounts/archive", "admin", &archive)).await;
+    assert_eq!(done.status, 200, "{:?}", done.body);
+    assert_eq!(done.body["archived"], json!(targets));
+    assert_ne!(h.store().fingerprint().await.unwrap(), before, "the archive is seen in the fingerprint");
+    assert_eq!(h.store().current_snapshot().await.unwrap(), snapshot + 1);
+}
+
+#[tokio::test]
+async fn without_one_in_the_url_the_statement_timeout_is_10_s_and_the_urls_options_are_kept() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let h = Harness::start(Config {
+        db: Some(format!("{url}?options=-c%20application_name%3Dbounded_inventory").into()),
+        ..config(5)
+    })
+    .await;
+    let lock = Lock::take(&url, "ACCESS EXCLUSIVE").await;
+    let cut = tokio::time::timeout(HANG, h.store().version_count()).await.expect("the count did not hang");
+    let message = unavailable(cut);
+    assert!(message.contains("did not finish within 10 s (statement_timeout)"), "{message}");
+    let name = url.rsplit_once('/').unwrap().1;
+    let named: i64 = lock
+        .client
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'bounded_inventory'",
+            &[&name],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(named >= 1, "the service's connections lost the URL's own options");
+    lock.release().await;
+    assert_eq!(h.store().version_count().await.expect("a count after the lock"), 5);
+}
+
+/// A TCP proxy to the test server that can stop passing the server's replies on, as a server
+/// that stops answering would (what the service sends still reaches the server).
+struct Proxy {
+    port: u16,
+    silent: Arc<AtomicBool>,
+    /// How many connections the service has closed.
+    closed: Arc<AtomicUsize>,
+}
+
+impl Proxy {
+    async fn to(server: (String, u16)) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (silent, closed) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
+        let proxy = Proxy { port, silent: silent.clone(), closed: closed.clone() };
+        tokio::spawn(async move {
+            while let Ok((service, _)) = listener.accept().await {
+                let Ok(upstream) = tokio::net::TcpStream::connect(server.clone()).await else { continue };
+                let (mut from_service, mut to_service) = service.into_split();
+                let (mut from_server, mut to_server) = upstream.into_split();
+                let closed = closed.clone();
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut from_service, &mut to_server).await;
+                    closed.fetch_add(1, Ordering::SeqCst);
+                });
+                let silent = silent.clone();
+                tokio::spawn(async move {
+                    let mut buffer = vec![0; 16 * 1024];
+                    while let Ok(read @ 1..) = from_server.read(&mut buffer).await {
+                        while silent.load(Ordering::SeqCst) {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                        }
+                        if to_service.write_all(&buffer[..read]).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        proxy
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_stops_answering_is_cut_off_at_the_deadline_and_its_connection_closed() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let server: tokio_postgres::Config = url.parse().unwrap();
+    let host = match &server.get_hosts()[0] {
+        tokio_postgres::config::Host::Tcp(host) => host.clone(),
+        other => panic!("the test server is not on TCP: {other:?}"),
+    };
+    let proxy = Proxy::to((host, server.get_ports()[0])).await;
+    let user = server.get_user().unwrap();
+    let name = server.get_dbname().unwrap();
+    // A short connect_timeout too: while the server is silent, new connections cannot be made either.
+    let through = format!("postgres://{user}@127.0.0.1:{}/{name}?connect_timeout=2&{ONE_SECOND}", proxy.port);
+    let h = Harness::start(Config { db: Some(through.into()), ..config(20) }).await;
+    let list = "/service-accounts?page_size=5";
+    assert_eq!(h.get(list, "admin").await.status, 200);
+    // Several pooled connections, so that the operations below find an idle one.
+    let warm: Vec<_> = (0..4).map(|_| h.store().fingerprint()).collect();
+    for done in futures_util::future::join_all(warm).await {
+        done.expect("a fingerprint");
+    }
+
+    let closed = proxy.closed.load(Ordering::SeqCst);
+    proxy.silent.store(true, Ordering::SeqCst);
+    let cut = tokio::time::timeout(HANG, h.store().current_snapshot()).await.expect("the store did not hang");
+    let message = unavailable(cut);
+    assert!(message.contains("PostgreSQL did not answer within 3 s (statement_timeout 1 s + 2 s)"), "{message}");
+    let answer = within_hang(list, h.get(list, "admin")).await;
+    assert_outage(&answer, list);
+    // Each connection cut off was closed rather than put back into the pool.
+    let waited = tokio::time::Instant::now();
+    while proxy.closed.load(Ordering::SeqCst) < closed + 2 {
+        assert!(waited.elapsed() < HANG, "the connections cut off were not closed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    proxy.silent.store(false, Ordering::SeqCst);
+    let again = within_hang(list, h.get(list, "admin")).await;
+    assert_eq!(again.status, 200, "{:?}", again.body);
+    assert_eq!(again.ids().len(), 5);
+}
+
+#[test]
+fn the_urls_statement_timeout_is_read_as_postgresql_reads_it() {
+    let timeout = |options: &str| {
+        let url = format!("postgres://nobody@db.example/inventory?options={options}");
+        url_statement_timeout(&url.parse().unwrap())
+    };
+    let ms = Duration::from_millis;
+    let cases = [
+        ("-c%20statement_timeout%3D5s", Some(ms(5_000))),
+        ("-cstatement_timeout=500ms", Some(ms(500))),
+        ("--statement-timeout=2min", Some(ms(120_000))),
+        ("-c%20Statement_Timeout=1500", Some(ms(1_500))),
+        ("-c%20statement_timeout=1.5s", Some(ms(1_500))),
+        ("-c%20statement_timeout=1%5C%20h", Some(ms(3_600_000))),
+        ("-c%20statement_timeout=0%20-c%20statement_timeout=3s", Some(ms(3_000))),
+        ("-c%20application_name=inventory%20-c%20lock_timeout=0", None),
+        ("-c%20application_name=statement_timeout=0", None),
+    ];
+    for (options, expected) in cases {
+        assert_eq!(timeout(options), Ok(expected), "{options}");
+    }
+    assert_eq!(url_statement_timeout(&"postgres://nobody@db.example/inventory".parse().unwrap()), Ok(None));
+}
+
+#[test]
+fn a_statement_timeout_that_is_not_a_positive_duration_is_a_bad_db_flag() {
+    let cases = [
+        ("-c%20statement_timeout%3Dsoon", "statement_timeout to 'soon', which is not a duration"),
+        ("-c%20statement_timeout=-5s", "which is not a duration"),
+        ("-c%20statement_timeout=5sec", "whose unit 'sec' is none of us, ms, s, min, h and d"),
+        ("-c%20statement_timeout=0", "turns the bound off"),
+        ("-c%20statement_timeout=200us", "turns the bound off"),
+        ("--statement-timeout=0", "turns the bound off"),
+        ("-c%20statement_timeout=3s%20-c%20statement_timeout=0", "turns the bound off"),
+        ("-c%20statement_timeout", "statement_timeout to '', which is not a duration"),
+        ("-c%20statement_timeout=3000000000", "more than PostgreSQL accepts"),
+    ];
+    for (options, says) in cases {
+        let db = format!("postgres://nobody@db.example/inventory?options={options}");
+        let error = Config::from_args(["--db".to_owned(), db]).expect_err(options);
+        assert!(error.starts_with("--db: the URL's options set statement_timeout to '"), "{options}: {error}");
+        assert!(error.contains(says), "{options}: {error}");
+    }
+}
+
+/// The built example refuses a bad bound as every bad flag: exit 2, the reason and the usage,
+/// before it tries to connect (nothing listens at the URL's port).
+#[tokio::test]
+async fn the_example_exits_2_on_a_bad_statement_timeout() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let db = format!("postgres://nobody@127.0.0.1:{port}/inventory?options=-c%20statement_timeout%3D0");
+    let child = tokio::process::Command::new(built_example::binary("service_accounts"))
+        .args(["--db", &db])
+        .env_remove(e2e_support::service::state::KEYS_VARIABLE)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let output = tokio::time::timeout(HANG, child.wait_with_output()).await.expect("the example exits").unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("error: --db: the URL's options set statement_timeout to '0'"), "{stderr}");
+    assert!(stderr.contains("\nusage: service_accounts"), "{stderr}");
+}
