@@ -125,8 +125,12 @@
 //! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Option`/`Box`)
 //!   must have a completeness field; without one, the error points at the collection.
 //! - A struct without collection or completeness field is a single resource: it reports no
-//!   completeness and may be returned by any handler. Its `Field<T>` fields fill `omitted_fields`
+//!   completeness, so a `#[completeness]` handler may return it only if it declares `reasons()`
+//!   (it could report none of the others). Its `Field<T>` fields fill `omitted_fields`
 //!   (contract §2.7).
+//! - Collections are recognised by their written type: a list behind a type alias, a newtype or
+//!   `serde_json::Value` is not seen as one. Write such a field as `Vec<T>`, or give the struct
+//!   a completeness field; a handler that declares a reason and returns such a struct is refused.
 //! - A tuple struct writes its one data field as `items`.
 //! - Data fields must not reuse a contract member name (`status`, `scope`, ...).
 //! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`

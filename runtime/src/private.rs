@@ -17,7 +17,9 @@ pub use crate::__envelope_report as envelope_report;
 pub use crate::__reason_set as reason_set;
 use crate::contract::completeness::{Completeness, Shape};
 pub use crate::contract::continuation::Continuation;
-pub use crate::contract::declared::{DeclaredReason, DeclaredSet, Declares, DeclaresWarning, ReasonSet};
+pub use crate::contract::declared::{
+    DeclaredReason, DeclaredSet, Declares, DeclaresNoReason, DeclaresWarning, ReasonSet,
+};
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
 pub use crate::contract::warning::WarningDetails;
 
@@ -153,7 +155,12 @@ macro_rules! __reason_set {
         }
         $(impl $crate::__private::Declares<$reason> for $set {})*
         $(impl $crate::__private::DeclaresWarning<$warning> for $set {})*
+        $crate::__private::reason_set!(@no_reason $set [$($reason),*]);
     };
+    (@no_reason $set:ident []) => {
+        impl $crate::__private::DeclaresNoReason for $set {}
+    };
+    (@no_reason $set:ident [$($reason:ty),+]) => {};
 }
 
 /// `Serialize`, `ReportsCompleteness` and (with `axum`) `IntoResponse` of a derived envelope:

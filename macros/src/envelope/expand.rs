@@ -75,14 +75,15 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             }
         }
         None => {
-            // A single resource carries any reason type: it reports none.
+            // A single resource reports no reason: it serves an endpoint that declares none.
             let mut any = generics.clone();
-            any.params.push(syn::parse_quote!(__CompletenessReason));
+            any.params.push(syn::parse_quote!(__CompletenessSet: ::completeness::__private::DeclaresNoReason));
             let (any_generics, _, _) = any.split_for_impl();
             quote! {
                 #[automatically_derived]
-                impl #any_generics ::completeness::__private::CarriesReason<__CompletenessReason>
-                    for #ident #ty_generics #where_clause {}
+                impl #any_generics ::completeness::__private::CarriesReason<
+                    ::completeness::__private::DeclaredReason<__CompletenessSet>,
+                > for #ident #ty_generics #where_clause {}
             }
         }
     };

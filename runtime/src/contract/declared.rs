@@ -48,6 +48,18 @@ pub trait Declares<D>: ReasonSet {}
 )]
 pub trait DeclaresWarning<W>: ReasonSet {}
 
+/// The set declares no reason (`reasons()`): its endpoint is always complete, so a response
+/// without a completeness block, a single resource, may serve it. A set that declares a reason
+/// does not implement it: that reason could never be reported.
+#[diagnostic::on_unimplemented(
+    message = "this response reports no completeness, but the endpoint declares reasons it could never report",
+    label = "a single resource: no completeness block",
+    note = "a derived struct without an `#[envelope(completeness)]` field is a single resource; a list behind a type \
+            alias or a newtype is not seen as one: write its field as `Vec<T>`, or give the struct a completeness field",
+    note = "for an endpoint that is always complete, declare `reasons()`"
+)]
+pub trait DeclaresNoReason: ReasonSet {}
+
 /// A reason type whose completeness blocks accept the warning `W`: [`StandardReason`] accepts
 /// every warning (it is what clients read), a [`DeclaredReason`] only the declared ones.
 #[diagnostic::on_unimplemented(

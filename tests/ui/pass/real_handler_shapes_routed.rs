@@ -1,6 +1,6 @@
 //! Real handler code: a service's own error type, `(StatusCode, String)` and JSON error
 //! bodies (a list of field errors too: an error is never read as an answer), response parts
-//! before the envelope, an always-complete endpoint, associated functions
+//! before the envelope, an always-complete endpoint (one of them a single resource), associated functions
 //! of an `impl` (the attribute also by its full path), and standard names by their full path.
 
 use axum::{Json, Router};
@@ -73,6 +73,18 @@ async fn list_cached() -> ([(header::HeaderName, &'static str); 1], Envelope<Str
     ([(header::CACHE_CONTROL, "no-store")], Envelope::complete(vec![], Scope::new("tickets", "all")))
 }
 
+/// A single resource (no completeness block) serves an endpoint that declares no reason.
+#[derive(completeness::ResultEnvelope)]
+struct TicketDetail {
+    id: String,
+    title: String,
+}
+
+#[completeness(resource = "tickets", reasons())]
+async fn show_ticket() -> Result<TicketDetail, AppError> {
+    Ok(TicketDetail { id: "t-1".into(), title: "printer".into() })
+}
+
 struct Api;
 
 struct Groups;
@@ -107,6 +119,7 @@ fn main() {
         .route("/closed", get(list_closed).into())
         .route("/mine", get(list_mine).into())
         .route("/cached", get(list_cached).into())
+        .route("/tickets/{id}", get(show_ticket).into())
         .route("/tags", get(Api::list_tags).into())
         .route("/checked", get(list_checked).into())
         .route("/paged", get(list_paged).into())
