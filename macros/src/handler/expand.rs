@@ -166,13 +166,31 @@ pub(crate) fn handler(function: &HandlerFn, handler: &Handler) -> TokenStream {
     let reason = &handler.reason_type;
     let output = handler.output.map_or_else(|| quote! { () }, ToTokens::to_token_stream);
     let span = handler.output.map_or_else(|| sig.ident.span(), syn::spanned::Spanned::span);
-    let mut body = quote_spanned! {span=>
+    // The body's inner attributes (`#![allow(..)]`) stay first, where Rust requires them.
+    let mut rest = block.stream().into_iter();
+    let mut body = TokenStream::new();
+    while let Some(inner) = inner_attribute(&mut rest) {
+        body.extend(inner);
+    }
+    body.extend(quote_spanned! {span=>
         ::completeness::__private::assert_declared::<#output, #reason>();
-    };
-    body.extend([block.stream()]);
+    });
+    body.extend(rest);
     let mut new_block = Group::new(block.delimiter(), body);
     new_block.set_span(block.span());
     let mut function = head.clone();
     function.extend([TokenTree::Group(new_block)]);
     function
+}
+
+/// The next inner attribute (`#![..]`) at the front of `tokens`, taken off it, if there is one.
+fn inner_attribute(tokens: &mut (impl Iterator<Item = TokenTree> + Clone)) -> Option<Vec<TokenTree>> {
+    let mut ahead = tokens.clone();
+    let pound = ahead.next().filter(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '#'))?;
+    let bang = ahead.next().filter(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '!'))?;
+    let brackets = ahead
+        .next()
+        .filter(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Bracket))?;
+    *tokens = ahead;
+    Some(vec![pound, bang, brackets])
 }

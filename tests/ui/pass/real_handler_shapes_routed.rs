@@ -1,6 +1,7 @@
 //! Real handler code: a service's own error type, `(StatusCode, String)` and JSON error
 //! bodies (a list of field errors too: an error is never read as an answer), response parts
-//! before the envelope, an always-complete endpoint (one of them a single resource), associated functions
+//! before the envelope, an always-complete endpoint (one of them a single resource, its body
+//! led by inner attributes), associated functions
 //! of an `impl` (the attribute also by its full path), and standard names by their full path.
 
 use axum::{Json, Router};
@@ -82,6 +83,10 @@ struct TicketDetail {
 
 #[completeness(resource = "tickets", reasons())]
 async fn show_ticket() -> Result<TicketDetail, AppError> {
+    // Inner attributes stay first in the body.
+    #![allow(unused_variables)]
+    #![allow(clippy::needless_return)]
+    let unused = 1;
     Ok(TicketDetail { id: "t-1".into(), title: "printer".into() })
 }
 
