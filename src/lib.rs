@@ -52,8 +52,9 @@
 //!
 //! It refuses a bare list, `Json<Vec<T>>` or `impl IntoResponse` return type, an unknown or
 //! repeated name, a code declared twice, and a handler taking [`PageRequest`] that does not
-//! declare `MorePagesAvailable` and `PageSizeReduced`. `Result<R, E>` is accepted for any error
-//! type (an error is not a list), and so are response parts before the response
+//! declare `MorePagesAvailable` and `PageSizeReduced`. `Result<R, E>` is accepted for any named error
+//! type (an error is not a list; an `impl Trait` there is refused, since the check must name
+//! the whole type), and so are response parts before the response
 //! (`(StatusCode, R)`, `([(HeaderName, V); N], R)`, `(HeaderMap, R)`, ...).
 //!
 //! A caller's `require_complete=true` / `Prefer: handling=strict` is applied when the response

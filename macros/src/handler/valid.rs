@@ -145,8 +145,11 @@ fn check_signature(cx: &Ctxt, handler: &Handler) {
 enum Rejection<'a> {
     /// A list without completeness metadata.
     BareList(&'a Type),
-    /// `impl Trait`: the type cannot be checked.
-    Opaque,
+    /// `impl Trait` as the answer: the type cannot be checked.
+    Opaque(&'a Type),
+    /// `impl Trait` in a `Result`'s error side: the check names the whole type, so it cannot
+    /// be written.
+    OpaqueError(&'a Type),
     /// `Json<T>` of something that is not a list: the envelope wrapped in a plain body.
     Wrapped(&'a Type),
 }
@@ -156,7 +159,7 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
     match ty {
         Type::Paren(inner) => rejection(&inner.elem),
         Type::Group(inner) => rejection(&inner.elem),
-        Type::ImplTrait(_) => Some(Rejection::Opaque),
+        Type::ImplTrait(_) => Some(Rejection::Opaque(ty)),
         Type::Tuple(tuple) => tuple.elems.iter().find_map(rejection),
         _ if types::is_collection(ty) => Some(Rejection::BareList(ty)),
         _ => match types::last_segment(ty) {
@@ -168,21 +171,20 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
             Some((name, args)) if name == "Result" => args
                 .first()
                 .and_then(|answer| rejection(answer))
-                .or_else(|| args.get(1).filter(|error| is_opaque(error)).map(|_| Rejection::Opaque)),
+                .or_else(|| args.get(1).and_then(|error| opaque_part(error)).map(Rejection::OpaqueError)),
             _ => None,
         },
     }
 }
 
-/// True when `ty` is, or holds as a part of a tuple, an `impl Trait`: not a type the check
-/// can name.
-fn is_opaque(ty: &Type) -> bool {
+/// The `impl Trait` that `ty` is, or holds as a part of a tuple: not a type the check can name.
+fn opaque_part(ty: &Type) -> Option<&Type> {
     match ty {
-        Type::ImplTrait(_) => true,
-        Type::Paren(inner) => is_opaque(&inner.elem),
-        Type::Group(inner) => is_opaque(&inner.elem),
-        Type::Tuple(tuple) => tuple.elems.iter().any(is_opaque),
-        _ => false,
+        Type::ImplTrait(_) => Some(ty),
+        Type::Paren(inner) => opaque_part(&inner.elem),
+        Type::Group(inner) => opaque_part(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(opaque_part),
+        _ => None,
     }
 }
 
@@ -199,12 +201,17 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
                 types::pretty(list)
             ),
         ),
-        Some(Rejection::Opaque) => cx.error_spanned_by(
-            output,
+        Some(Rejection::Opaque(opaque)) => cx.error_spanned_by(
+            opaque,
             format!(
                 "an opaque `impl` return type hides whether the response reports completeness: \
                  name the type, e.g. `completeness::Envelope<T, {reason}>`"
             ),
+        ),
+        Some(Rejection::OpaqueError(opaque)) => cx.error_spanned_by(
+            opaque,
+            "an opaque `impl` error type cannot be named by the completeness check: name the error type, \
+             e.g. `completeness::Problem`, `(StatusCode, String)` or the service's own error enum",
         ),
         Some(Rejection::Wrapped(wrapped)) => cx.error_spanned_by(
             wrapped,
