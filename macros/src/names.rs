@@ -18,7 +18,8 @@ pub(crate) fn camel_case(snake: &str) -> String {
 pub(crate) enum Listed<'a> {
     /// A standard code, by its type name in the runtime (`MorePagesAvailable`).
     Standard(&'static str),
-    /// Almost a standard name: the one it was probably meant to be.
+    /// Almost a standard name (its case or underscores, or a letter or two, differ): the one it
+    /// was probably meant to be.
     Misspelled(&'static str),
     /// A standard name of the other table (a warning listed as a reason, or the reverse).
     OtherTable(&'static str),
@@ -62,7 +63,10 @@ pub(crate) fn classify<'a>(path: &'a Path, names: &[&'static str], module: &str,
     if let Some(name) = other.iter().find(|name| **name == written) {
         return Listed::OtherTable(name);
     }
-    match names.iter().find(|name| completeness_codes::same_name_loosely(name, &written)) {
+    // A slip of case or underscores (`MORE_PAGES_AVAILABLE`), or of a letter or two
+    // (`MorePageAvailable`), as the keys' "did you mean" counts them.
+    let slip = names.iter().copied().find(|name| completeness_codes::same_name_loosely(name, &written));
+    match slip.or_else(|| near_miss(&written, names)) {
         Some(name) => Listed::Misspelled(name),
         None => Listed::Custom(path),
     }

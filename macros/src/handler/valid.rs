@@ -95,7 +95,13 @@ fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], oth
         match listed {
             Listed::Misspelled(suggested) => {
                 let written = path.to_token_stream().to_string();
-                cx.error_spanned_by(path, format!("unknown {what} `{written}`: write it as `{suggested}`"));
+                // Letters that differ may also be a service's own type, meant as such.
+                let own = if completeness_codes::same_name_loosely(suggested, &written) {
+                    String::new()
+                } else {
+                    format!(", or name a service's own type by its path (`crate::{what}s::{written}`)")
+                };
+                cx.error_spanned_by(path, format!("unknown {what} `{written}`: write it as `{suggested}`{own}"));
             }
             Listed::OtherTable(name) => cx.error_spanned_by(
                 path,

@@ -36,7 +36,9 @@ pub trait ReasonSet: 'static {
 #[diagnostic::on_unimplemented(
     message = "this endpoint does not declare the reason `{D}`",
     label = "`{D}` is not among the reasons this endpoint declares",
-    note = "add it to `reasons(...)` in the handler's `#[completeness]` attribute, or report a declared reason"
+    note = "add it to `reasons(...)` in the handler's `#[completeness]` attribute, or report a declared reason",
+    note = "a bare standard name in `reasons(...)` (`QuotaExhausted`) is the standard reason, whatever is imported: \
+            list a service's own type of that name by its path (`crate::reasons::QuotaExhausted`)"
 )]
 pub trait Declares<D>: ReasonSet {}
 
@@ -44,7 +46,9 @@ pub trait Declares<D>: ReasonSet {}
 #[diagnostic::on_unimplemented(
     message = "this endpoint does not declare the warning `{W}`",
     label = "`{W}` is not among the warnings this endpoint declares",
-    note = "add it to `warnings(...)` in the handler's `#[completeness]` attribute, or push a declared warning"
+    note = "add it to `warnings(...)` in the handler's `#[completeness]` attribute, or push a declared warning",
+    note = "a bare standard name in `warnings(...)` (`StaleIndex`) is the standard warning, whatever is imported: \
+            list a service's own type of that name by its path (`crate::warnings::StaleIndex`)"
 )]
 pub trait DeclaresWarning<W>: ReasonSet {}
 
