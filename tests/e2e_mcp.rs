@@ -608,9 +608,14 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     };
     let call = br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#.to_vec();
     let cases = [
-        ("a body that is not JSON", post(Some(both), "application/json", b"{not json".to_vec()), 415, "INVALID_BODY"),
+        ("a body that is not JSON", post(Some(both), "application/json", b"{not json".to_vec()), 400, "INVALID_BODY"),
+        ("a body that is not JSON at all", post(Some(both), "application/json", b"hello".to_vec()), 400, "INVALID_BODY"),
         ("a body that is not typed JSON", post(Some(both), "text/plain", call.clone()), 415, "INVALID_BODY"),
-        ("JSON that is not a JSON-RPC message", post(Some(both), "application/json", b"{\"a\": 1}".to_vec()), 415, "INVALID_BODY"),
+        ("a body typed as something else", post(Some(both), "application/x-www-form-urlencoded", call.clone()), 415, "INVALID_BODY"),
+        ("JSON that is not a JSON-RPC message", post(Some(both), "application/json", b"{\"a\": 1}".to_vec()), 400, "INVALID_BODY"),
+        ("an empty array", post(Some(both), "application/json", b"[]".to_vec()), 400, "INVALID_BODY"),
+        ("a batch", post(Some(both), "application/json", [b"[".as_slice(), &call, b"]"].concat()), 400, "INVALID_BODY"),
+        ("JSON-RPC 1.0", post(Some(both), "application/json", br#"{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}"#.to_vec()), 400, "INVALID_BODY"),
         ("no Accept", post(None, "application/json", call.clone()), 406, "NOT_ACCEPTABLE"),
         ("an Accept without event streams", post(Some("application/json"), "application/json", call.clone()), 406, "NOT_ACCEPTABLE"),
         ("PUT", h.request(reqwest::Method::PUT, "/mcp").bearer_auth("admin"), 405, "METHOD_NOT_ALLOWED"),
@@ -635,6 +640,10 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert!(detail(&gone).contains("Session not found"), "{gone:?}");
     let old = h.answer(post(Some(both), "application/json", call.clone()).header("mcp-protocol-version", "1999-01-01")).await;
     assert!(detail(&old).contains("Unsupported MCP-Protocol-Version: 1999-01-01"), "{old:?}");
+    let unread = h.answer(post(Some(both), "application/json", b"hello".to_vec())).await;
+    assert!(detail(&unread).contains("one JSON-RPC message"), "{unread:?}");
+    let untyped = h.answer(post(Some(both), "text/plain", call.clone())).await;
+    assert!(detail(&untyped).contains("`Content-Type: application/json`"), "{untyped:?}");
 
     // A body over the limit, with its length declared or without one (cut as it is read). Sent
     // raw: the server answers before it reads the body, which an HTTP client may report as a

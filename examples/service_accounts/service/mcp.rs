@@ -20,9 +20,9 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::header::ALLOW;
+use axum::http::header::{ALLOW, CONTENT_TYPE};
 use axum::http::request::Parts;
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::mcp::{structured_result, tool_error, tool_result};
@@ -87,7 +87,7 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     Router::new()
         .route_service(PATH, service)
         .layer(middleware::from_fn_with_state(sessions, unknown_session_ends))
-        .layer(middleware::map_response(transport_refusal))
+        .layer(middleware::from_fn(transport_refusal))
         .route_layer(middleware::from_fn_with_state(state, routes::authenticate))
 }
 
@@ -112,9 +112,14 @@ async fn unknown_session_ends(
 /// rmcp refuses what its transport cannot take with a status and one line of plain text
 /// ("Bad Request: Unsupported MCP-Protocol-Version: 1999-01-01", "Not Found: Session not
 /// found"). The refusal becomes the problem of its status, as every refusal does, and keeps
-/// that line, so the client learns why; a 404 also says how to start a new session. JSON
-/// answers (JSON-RPC errors, the authentication's problems) pass as they are.
-async fn transport_refusal(response: Response) -> Response {
+/// that line, so the client learns why; a 404 also says how to start a new session. rmcp
+/// answers 415 both to a body not sent as JSON and to a JSON body that is not one JSON-RPC
+/// message (`hello`, `[]`, a batch, `"jsonrpc": "1.0"`); the latter is a 400 `INVALID_BODY`
+/// here, since its media type was right. JSON answers (JSON-RPC errors, problems) pass as
+/// they are.
+async fn transport_refusal(request: Request, next: Next) -> Response {
+    let sent_as_json = declares_json(request.headers());
+    let response = next.run(request).await;
     if !refusals::is_unexplained_error(&response) {
         return response;
     }
@@ -127,13 +132,32 @@ async fn transport_refusal(response: Response) -> Response {
         .map(|text| text.trim().to_owned())
         .filter(|text| !text.is_empty());
     let said = said.map(|line| format!("The MCP transport said: \"{line}\"."));
-    let problem = if status == StatusCode::NOT_FOUND {
-        let gone = "No MCP session has this `Mcp-Session-Id`: it ended or never existed. Send `initialize` without one to start a new session.";
-        Problem::new(ProblemCode::NotFound, said.map_or_else(|| gone.to_owned(), |said| format!("{gone} {said}")))
-    } else {
-        refusals::refusal_saying(status, said.as_deref())
+    let problem = match status {
+        StatusCode::NOT_FOUND => {
+            let gone = "No MCP session has this `Mcp-Session-Id`: it ended or never existed. Send `initialize` without one to start a new session.";
+            Problem::new(ProblemCode::NotFound, said.map_or_else(|| gone.to_owned(), |said| format!("{gone} {said}")))
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE if sent_as_json => {
+            let unread = "The body of an MCP request must be one JSON-RPC message: a JSON object with \
+                          `\"jsonrpc\": \"2.0\"` (a batch is not accepted).";
+            Problem::new(
+                ProblemCode::InvalidBody,
+                said.map_or_else(|| unread.to_owned(), |said| format!("{unread} {said}")),
+            )
+            .with_status(StatusCode::BAD_REQUEST.as_u16())
+        }
+        _ => refusals::refusal_saying(status, said.as_deref()),
     };
     refusals::replacing(problem, allow)
+}
+
+/// True when `headers` declare a JSON body (`Content-Type: application/json`, any parameters).
+fn declares_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
 }
 
 /// The MCP server: the tools over the service's state.

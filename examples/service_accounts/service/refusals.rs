@@ -46,11 +46,7 @@ pub const REFUSALS: [(u16, &str, &str); 10] = [
     ),
     (413, "INVALID_BODY", "The request body is larger than 65536 bytes."),
     (414, "URI_TOO_LONG", "The request target is longer than 8192 bytes."),
-    (
-        415,
-        "INVALID_BODY",
-        "The body of an MCP request must be one JSON-RPC message, sent as `Content-Type: application/json`.",
-    ),
+    (415, "INVALID_BODY", "The body of an MCP request must be sent as `Content-Type: application/json`."),
     (431, "HEADERS_TOO_LARGE", "The request headers are larger than 16384 bytes."),
     (503, "SERVICE_UNAVAILABLE", "The service cannot answer right now; retry after the seconds `Retry-After` gives."),
 ];
