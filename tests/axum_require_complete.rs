@@ -68,6 +68,20 @@ async fn prefer_handling_strict_demands_completeness_like_the_query_parameter() 
             .unwrap();
         send(&app, request).await.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
     }
+    // Both answers of the URL depend on the preference, so a shared cache keys them by it
+    // (`RequireComplete::apply`; the routes' own layer is tested with `#[completeness]`).
+    let lenient = get_as(&app, "admin", "/strict?reasons=visibility").await;
+    assert_eq!((lenient.status.as_u16(), lenient.body["complete"].clone()), (200, json!(false)));
+    let request = axum::http::Request::get("/strict?reasons=visibility")
+        .header("authorization", "Bearer admin")
+        .header("prefer", "handling=strict")
+        .body(Body::empty())
+        .unwrap();
+    let refused = send(&app, request).await;
+    for reply in [&lenient, &refused] {
+        let vary: Vec<_> = reply.headers.get_all("vary").iter().map(|v| v.to_str().unwrap().to_owned()).collect();
+        assert!(vary.iter().any(|v| v.eq_ignore_ascii_case("prefer")), "Vary: {vary:?}");
+    }
     // The incomplete-and-empty page of a restricted credential is refused too.
     let hidden = get_as(&app, "north", "/accounts?tenant=south&require_complete=true").await;
     hidden.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");

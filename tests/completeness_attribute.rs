@@ -110,6 +110,25 @@ async fn a_chained_method_gets_the_demand_like_the_first() {
     assert_eq!((status, body["complete"].clone()), (StatusCode::OK, false.into()));
 }
 
+/// The answer of a route depends on `Prefer: handling=strict`, so every answer that reports
+/// completeness says `Vary: Prefer`, lenient or refused, and a refusal the preference asked
+/// for says it was applied.
+#[tokio::test]
+async fn answers_vary_by_the_strict_preference() {
+    let vary_prefer = |response: &axum::response::Response| {
+        response.headers().get_all("vary").iter().any(|v| v.to_str().is_ok_and(|v| v.eq_ignore_ascii_case("prefer")))
+    };
+    let lenient = app().oneshot(Request::get("/service-accounts?state=hidden").body(Body::empty()).unwrap()).await;
+    let lenient = lenient.unwrap();
+    assert_eq!(lenient.status(), StatusCode::OK);
+    assert!(vary_prefer(&lenient), "{:?}", lenient.headers());
+    let strict = Request::get("/service-accounts?state=hidden").header("prefer", "handling=strict");
+    let refused = app().oneshot(strict.body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    assert!(vary_prefer(&refused), "{:?}", refused.headers());
+    assert_eq!(refused.headers().get("preference-applied").unwrap(), "handling=strict");
+}
+
 #[tokio::test]
 async fn demanded_completeness_lets_a_page_with_more_pages_through() {
     let (status, body) = call("/service-accounts?state=more&item=a&require_complete=true").await;

@@ -12,6 +12,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::extract::{FromRequestParts, Request};
+use axum::http::header::VARY;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
@@ -71,15 +72,27 @@ impl RequireComplete {
     /// [`RequireComplete::check`], then the response itself or the problem. (Routes of
     /// `completeness::routing` apply the demand themselves, and also say
     /// `Preference-Applied: handling=strict` when it came as a `Prefer` header.)
+    /// A response that reports completeness says `Vary: Prefer`, as the routes' layer does.
     pub fn apply<T: ReportsCompleteness + IntoResponse>(self, response: T) -> Response {
-        match self.check(&response) {
+        let Some(reported) = Reported::of_response(&response) else {
+            return match self.check(&response) {
+                Ok(()) => response.into_response(),
+                Err(problem) => problem.into_response(),
+            };
+        };
+        let mut response = match self.check(&response) {
             Ok(()) => response.into_response(),
-            Err(problem) => match Reported::of_response(&response) {
-                Some(reported) => reported.refused_by(problem.into_response()),
-                None => problem.into_response(),
-            },
-        }
+            Err(problem) => reported.refused_by(problem.into_response()),
+        };
+        vary_by_preference(&mut response);
+        response
     }
+}
+
+/// Says that the answer to this URL depends on `Prefer` (RFC 7240, section 2): a cache must not
+/// hand a lenient partial answer to a strict caller, or the reverse.
+fn vary_by_preference(response: &mut Response) {
+    response.headers_mut().append(VARY, HeaderValue::from_static("prefer"));
 }
 
 /// The `require_complete` query parameter: true when it demands a complete result; a malformed
@@ -192,6 +205,7 @@ where
                     if preferred {
                         response.headers_mut().insert(PREFERENCE_APPLIED, HeaderValue::from_static("handling=strict"));
                     }
+                    vary_by_preference(&mut response);
                     Ok(response)
                 })
             }
