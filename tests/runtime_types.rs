@@ -1,10 +1,10 @@
-//! Single-resource fields, the warning catalog, and problem responses.
+//! Single-resource fields, aggregates, the warning catalog, and problem responses.
 
 use completeness::reason::{MorePagesAvailable, ResultLimitReached, SourceUnavailable, VisibilityRestricted};
 use completeness::warning::{CatalogProblem, Date};
 use completeness::{
-    Completeness, CompletenessReport, Envelope, Field, IncompleteReport, Omission, OmittedFields, Problem, ProblemCode,
-    Scope, StandardReason, WarningCatalog, WarningCode,
+    Aggregate, Completeness, CompletenessReport, Envelope, Field, IncompleteReport, Omission, OmittedFields, Problem,
+    ProblemCode, Relation, Scope, StandardReason, WarningCatalog, WarningCode,
 };
 use serde_json::json;
 
@@ -158,4 +158,20 @@ fn a_problem_code_of_the_services_own_carries_the_title_it_is_given() {
     assert_eq!(body["status"], 405);
     let back: Problem = serde_json::from_value(body).unwrap();
     assert_eq!(back, titled, "a client reads the title back");
+}
+
+/// An aggregate's value may not be named like one of the aggregate's own members: it would be
+/// written over it, and the answer could not be read back (contract §2.1, §2.6).
+#[test]
+fn an_aggregate_value_named_like_one_of_its_members_is_refused_where_it_is_built() {
+    let block = || Completeness::<StandardReason>::complete(Scope::new("accounts", "all"));
+    for member in ["status", "complete", "truncated", "incomplete_reasons", "relation", "scope", "warnings"] {
+        let built = std::panic::catch_unwind(|| Aggregate::new(member, 3_u64, Relation::Exact, block()));
+        let message = built.err().and_then(|e| e.downcast::<String>().ok()).map(|m| *m).unwrap_or_default();
+        assert!(message.contains(&format!("`{member}` is a member of the aggregate")), "{member}: {message:?}");
+    }
+    let by_status = Aggregate::new("by_status", json!({"open": 3}), Relation::Exact, block());
+    let read: Aggregate<serde_json::Value> = serde_json::from_value(serde_json::to_value(&by_status).unwrap()).unwrap();
+    assert_eq!(read.name(), "by_status");
+    assert_eq!(read.value(), &json!({"open": 3}));
 }

@@ -25,6 +25,9 @@ pub enum Relation {
     Estimate,
 }
 
+/// The member that says how an aggregate's value relates to the truth.
+const RELATION: &str = "relation";
+
 /// An aggregate such as `{"count": 31, "relation": "lower_bound", ...completeness}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Aggregate<T, R = StandardReason> {
@@ -39,15 +42,27 @@ impl<T, R: Reason> Aggregate<T, R> {
     ///
     /// An incomplete aggregate is never exact: `Relation::Exact` on an incomplete
     /// block becomes `Relation::LowerBound`.
+    ///
+    /// # Panics
+    ///
+    /// When `name` is one of the aggregate's own members (`status`, `complete`, `relation`,
+    /// `scope`, ...): the value would be written over it, and the answer could not be read
+    /// back (contract §2.1). A derived envelope refuses such a field name when it compiles.
     pub fn new(
         name: impl Into<Cow<'static, str>>,
         value: T,
         relation: Relation,
         completeness: Completeness<R>,
     ) -> Self {
+        let name = name.into();
+        assert!(
+            !completeness_codes::AGGREGATE_MEMBERS.contains(&name.as_ref()) && name != RELATION,
+            "the aggregate's value name `{name}` is a member of the aggregate itself (contract §2.1, §2.6): \
+             name the value otherwise, e.g. `count`"
+        );
         let relation =
             if relation == Relation::Exact && !completeness.is_complete() { Relation::LowerBound } else { relation };
-        Aggregate { name: name.into(), value, relation, completeness }
+        Aggregate { name, value, relation, completeness }
     }
 
     /// A count.
@@ -86,7 +101,7 @@ impl<T: Serialize, R: Reason> Serialize for Aggregate<T, R> {
         let mut map = serializer.serialize_map(Some(10))?;
         self.completeness.serialize_head(&mut map)?;
         map.serialize_entry(self.name.as_ref(), &self.value)?;
-        map.serialize_entry("relation", &self.relation)?;
+        map.serialize_entry(RELATION, &self.relation)?;
         self.completeness.serialize_tail(&mut map, Shape::Aggregate)?;
         map.end()
     }
@@ -96,7 +111,7 @@ impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Aggregate<T, R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut object = Map::deserialize(deserializer)?;
         let completeness = Completeness::take_from(&mut object, Shape::Aggregate)?;
-        let relation: Relation = match object.remove("relation") {
+        let relation: Relation = match object.remove(RELATION) {
             Some(v) => serde_json::from_value(v).map_err(|e| D::Error::custom(format!("`relation`: {e}")))?,
             None => return Err(D::Error::custom(Violation::new(Rule::MembersPresent, "missing `relation`"))),
         };
