@@ -607,6 +607,8 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         request.body(body)
     };
     let call = br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#.to_vec();
+    let authority = h.running.addr.to_string();
+    let other_port = h.running.addr.port().wrapping_add(1).max(1);
     let cases = [
         ("a body that is not JSON", post(Some(both), "application/json", b"{not json".to_vec()), 400, "INVALID_BODY"),
         ("a body that is not JSON at all", post(Some(both), "application/json", b"hello".to_vec()), 400, "INVALID_BODY"),
@@ -626,6 +628,13 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         ("a path below the endpoint", h.request(reqwest::Method::POST, "/mcp/deeper").bearer_auth("admin").header("accept", both).header("content-type", "application/json").body(call.clone()), 404, "NOT_FOUND"),
         ("an unsupported protocol version", post(Some(both), "application/json", call.clone()).header("mcp-protocol-version", "1999-01-01"), 400, "INVALID_REQUEST"),
         ("a Host that is not this server", post(Some(both), "application/json", call.clone()).header("host", "evil.example"), 403, "FORBIDDEN"),
+        ("an Origin of another site", post(Some(both), "application/json", call.clone()).header("origin", "http://evil.example"), 403, "FORBIDDEN"),
+        ("an Origin of this host on another port", post(Some(both), "application/json", call.clone()).header("origin", format!("http://127.0.0.1:{}", other_port)), 403, "FORBIDDEN"),
+        ("an https Origin of this host", post(Some(both), "application/json", call.clone()).header("origin", format!("https://{authority}")), 403, "FORBIDDEN"),
+        ("the Origin of a sandboxed page", post(Some(both), "application/json", call.clone()).header("origin", "null"), 403, "FORBIDDEN"),
+        ("an Origin that is not one", post(Some(both), "application/json", call.clone()).header("origin", "evil"), 403, "FORBIDDEN"),
+        ("a GET from another site", h.request(reqwest::Method::GET, "/mcp").bearer_auth("admin").header("accept", "text/event-stream").header("origin", "http://evil.example"), 403, "FORBIDDEN"),
+        ("a DELETE from another site", h.request(reqwest::Method::DELETE, "/mcp").bearer_auth("admin").header("mcp-session-id", "gone").header("origin", "http://evil.example"), 403, "FORBIDDEN"),
     ];
     for (what, request, status, code) in cases {
         let answer = h.answer(request).await;
@@ -644,6 +653,20 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert!(detail(&unread).contains("one JSON-RPC message"), "{unread:?}");
     let untyped = h.answer(post(Some(both), "text/plain", call.clone())).await;
     assert!(detail(&untyped).contains("`Content-Type: application/json`"), "{untyped:?}");
+
+    // Without an Origin (a client that is not a browser) and from this server's own origin,
+    // the same request is served.
+    for origin in [None, Some(format!("http://{authority}")), Some(format!("http://localhost:{}", h.running.addr.port()))] {
+        let mut request = h.mcp_request("admin", 9, "tools/list", None, json!({}));
+        if let Some(origin) = &origin {
+            request = request.header("origin", origin);
+            if origin.contains("localhost") {
+                request = request.header("host", format!("localhost:{}", h.running.addr.port()));
+            }
+        }
+        let answer = h.answer(request).await;
+        assert_eq!(answer.status.as_u16(), 200, "Origin {origin:?}: {answer:?}");
+    }
 
     // A body over the limit, with its length declared or without one (cut as it is read). Sent
     // raw: the server answers before it reads the body, which an HTTP client may report as a

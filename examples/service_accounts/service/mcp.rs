@@ -13,6 +13,9 @@
 //!    anything runs.
 //! 4. The caller is the credential of the HTTP request that carries the call (the session id
 //!    grants nothing): a request with an unknown credential is refused with a 401 problem.
+//!    Against DNS rebinding, a request whose `Host` is not this server is refused with 403
+//!    `FORBIDDEN` (rmcp's check), and so is one whose `Origin` is another site's: only requests
+//!    without an `Origin` (clients that are not browsers) and same-origin ones are served.
 //! 5. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
 //!    document, so the two cannot drift apart.
 
@@ -20,9 +23,10 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::header::{ALLOW, CONTENT_TYPE};
+use axum::http::header::{ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::uri::Authority;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::mcp::{structured_result, tool_error, tool_result};
@@ -87,6 +91,7 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     Router::new()
         .route_service(PATH, service)
         .layer(middleware::from_fn_with_state(sessions, unknown_session_ends))
+        .layer(middleware::from_fn(same_origin_only))
         .layer(middleware::from_fn(transport_refusal))
         .route_layer(middleware::from_fn_with_state(state, routes::authenticate))
 }
@@ -158,6 +163,41 @@ fn declares_json(headers: &HeaderMap) -> bool {
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.split(';').next())
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// MCP's streamable HTTP transport: a server must validate `Origin`, so that a page of another
+/// site cannot call it from a browser. A request without `Origin` (a client that is not a
+/// browser) passes, and so does a same-origin one: `http://` and the authority of its own
+/// `Host`, which rmcp checks. Any other `Origin` (`null` included) is refused with 403
+/// `FORBIDDEN`, as a foreign `Host` is, before anything runs.
+async fn same_origin_only(request: Request, next: Next) -> Response {
+    if let Some(origin) = request.headers().get(ORIGIN) {
+        let host = request.headers().get(HOST).and_then(|host| host.to_str().ok()).map(str::to_owned);
+        let host = host.or_else(|| request.uri().authority().map(|authority| authority.as_str().to_owned()));
+        if !is_same_origin(origin, host.as_deref()) {
+            let why = "A request that carries an `Origin` is served only from this server's own origin \
+                       (http:// and its `Host`): a page of another site may not call /mcp.";
+            return refusals::refusal_saying(StatusCode::FORBIDDEN, Some(why)).into_response();
+        }
+    }
+    next.run(request).await
+}
+
+/// True when `origin` is `http://` followed by `host` (the port of either defaulting to 80).
+fn is_same_origin(origin: &HeaderValue, host: Option<&str>) -> bool {
+    let origin = origin.to_str().ok().and_then(|origin| origin.parse::<Uri>().ok());
+    let host = host.and_then(|host| host.parse::<Authority>().ok());
+    let (Some(origin), Some(host)) = (origin, host) else {
+        return false;
+    };
+    let Some(authority) = origin.authority() else {
+        return false;
+    };
+    origin.scheme_str() == Some("http")
+        && origin.path_and_query().is_none_or(|path| path.as_str() == "/")
+        && !authority.as_str().contains('@')
+        && authority.host().eq_ignore_ascii_case(host.host())
+        && authority.port_u16().unwrap_or(80) == host.port_u16().unwrap_or(80)
 }
 
 /// The MCP server: the tools over the service's state.
