@@ -51,7 +51,9 @@ pub use contract::{Completeness, Shape, Status};
 pub use credential::Credential;
 #[cfg(feature = "axum")]
 pub use cursor::{CursorKeys, QueryBinding};
-pub use declared::{AcceptsWarning, DeclaredReason, Declares, DeclaresWarning, Everything, ReasonSet};
+pub use declared::{
+    AcceptsWarning, DeclaredReason, Declares, DeclaresNoReason, DeclaresWarning, Everything, ReasonSet,
+};
 pub use envelope::Envelope;
 #[cfg(feature = "axum")]
 pub use evidence::{Evidence, EvidenceIssuer, RequireEvidence};
