@@ -708,3 +708,48 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     h.running.stop().await.unwrap();
 }
 }
+
+const COUNT: &str = "count_service_accounts";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_is_served_at_the_address_the_service_listens_on_and_foreign_hosts_stay_refused() {
+    // Any address of 127.0.0.0/8 is loopback.
+    let mut cfg = config(30);
+    cfg.addr = "127.0.0.2:0".parse().unwrap();
+    let h = Harness::start(cfg).await;
+    assert_eq!(h.running.addr.ip().to_string(), "127.0.0.2");
+    let rest = h.get("/service-accounts/count", "admin").await;
+    assert_eq!(rest.status, 200, "{rest:?}");
+    for version in [ProtocolVersion::LATEST_WITH_INITIALIZE, ProtocolVersion::V_2025_06_18] {
+        let client = connect_with(&h, "admin", version.clone()).await.unwrap_or_else(|e| panic!("{version}: {e}"));
+        assert_eq!(answer(&client, COUNT, json!({})).await["count"], rest.body["count"], "{version}");
+        client.cancel().await.unwrap();
+    }
+    let current = connect_current(&h, "admin").await.expect("a client at the current protocol");
+    assert_eq!(answer(&current, COUNT, json!({})).await["count"], rest.body["count"]);
+
+    // Against DNS rebinding, a name, or another address, is still refused.
+    let port = h.running.addr.port();
+    for host in [
+        "evil.example".to_owned(),
+        format!("evil.example:{port}"),
+        format!("127.0.0.3:{port}"),
+        format!("127.0.0.2.evil.example:{port}"),
+    ] {
+        let answer = h.answer(h.mcp_request("admin", 1, "tools/list", None, json!({})).header("host", &host)).await;
+        answer.assert_problem(403, "FORBIDDEN");
+    }
+
+    // What other binds serve: the loopback names always, and the address listened on.
+    use e2e_support::service::mcp::allowed_hosts;
+    let hosts = |addr: &str| allowed_hosts(addr.parse().unwrap());
+    let loopback = ["localhost", "127.0.0.1", "::1"];
+    assert_eq!(hosts("127.0.0.1:3000"), loopback, "no address twice");
+    assert_eq!(hosts("[::1]:3000"), loopback, "no address twice");
+    assert_eq!(hosts("127.0.0.2:3000"), ["localhost", "127.0.0.1", "::1", "127.0.0.2"]);
+    assert_eq!(hosts("[fd00::5]:3000"), ["localhost", "127.0.0.1", "::1", "[fd00::5]"]);
+    assert_eq!(hosts("0.0.0.0:3000"), ["localhost", "127.0.0.1", "::1", "0.0.0.0"], "what the banner prints");
+    assert_eq!(hosts("[::]:3000"), ["localhost", "127.0.0.1", "::1", "[::]"], "what the banner prints");
+    current.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}

@@ -13,12 +13,14 @@
 //!    anything runs.
 //! 4. The caller is the credential of the HTTP request that carries the call (the session id
 //!    grants nothing): a request with an unknown credential is refused with a 401 problem.
-//!    Against DNS rebinding, a request whose `Host` is not this server is refused with 403
-//!    `FORBIDDEN` (rmcp's check), and so is one whose `Origin` is another site's: only requests
-//!    without an `Origin` (clients that are not browsers) and same-origin ones are served.
+//!    Against DNS rebinding, a request whose `Host` is not this server (a loopback name or the
+//!    address the service listens on) is refused with 403 `FORBIDDEN`, and so is one whose
+//!    `Origin` is another site's: only requests without an `Origin` (clients that are not
+//!    browsers) and same-origin ones are served.
 //! 5. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
 //!    document, so the two cannot drift apart.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
@@ -84,6 +86,7 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     let config = StreamableHttpServerConfig::default()
         .with_json_response(true)
         .with_max_request_body_bytes(refusals::MAX_BODY_BYTES)
+        .with_allowed_hosts(allowed_hosts(state.config.addr))
         .with_cancellation_token(stop);
     let sessions = Arc::new(LocalSessionManager::default());
     let service = StreamableHttpService::new(move || Ok(tools.clone()), sessions.clone(), config);
@@ -112,6 +115,27 @@ async fn unknown_session_ends(
         return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
     }
     next.run(request).await
+}
+
+/// The `Host`s `/mcp` answers to: rmcp's loopback names (`localhost`, `127.0.0.1`, `::1`) and
+/// the address the service listens on, `addr`, each with any port. A client reaching the
+/// service at `--addr 127.0.0.2:3000` sends `Host: 127.0.0.2:3000`, which rmcp would refuse
+/// otherwise. Every other `Host` is refused (403), a name above all: a page that rebinds its
+/// own name to this address still sends that name. An unspecified `addr` (`0.0.0.0`, `::`)
+/// listens on every address of the machine, which are not known here: only the loopback names
+/// and the unspecified address itself (what the start-up banner prints, which a client on the
+/// same machine can use) are served; to serve `/mcp` at another address, listen on that address.
+pub fn allowed_hosts(addr: SocketAddr) -> Vec<String> {
+    let mut hosts = StreamableHttpServerConfig::default().allowed_hosts;
+    let own = match addr.ip() {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    let normalized = own.trim_matches(['[', ']']);
+    if !hosts.iter().any(|host| host.trim_matches(['[', ']']) == normalized) {
+        hosts.push(own);
+    }
+    hosts
 }
 
 /// rmcp refuses what its transport cannot take with a status and one line of plain text
@@ -168,8 +192,8 @@ fn declares_json(headers: &HeaderMap) -> bool {
 /// MCP's streamable HTTP transport: a server must validate `Origin`, so that a page of another
 /// site cannot call it from a browser. A request without `Origin` (a client that is not a
 /// browser) passes, and so does a same-origin one: `http://` and the authority of its own
-/// `Host`, which rmcp checks. Any other `Origin` (`null` included) is refused with 403
-/// `FORBIDDEN`, as a foreign `Host` is, before anything runs.
+/// `Host`, which rmcp checks against [`allowed_hosts`]. Any other `Origin` (`null` included)
+/// is refused with 403 `FORBIDDEN`, as a foreign `Host` is, before anything runs.
 async fn same_origin_only(request: Request, next: Next) -> Response {
     if let Some(origin) = request.headers().get(ORIGIN) {
         let host = request.headers().get(HOST).and_then(|host| host.to_str().ok()).map(str::to_owned);
