@@ -753,3 +753,74 @@ async fn mcp_is_served_at_the_address_the_service_listens_on_and_foreign_hosts_s
     current.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+
+e2e_support::both_backends! {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_answers_only_the_credential_that_opened_it() {
+    let h = Harness::start(config(30)).await;
+    let version = "2025-06-18";
+    let both = "application/json, text/event-stream";
+    let post = |token: &str, session: Option<&str>, body: Value| {
+        let mut request =
+            h.request(reqwest::Method::POST, "/mcp").bearer_auth(token).header("accept", both).json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session).header("mcp-protocol-version", version);
+        }
+        request
+    };
+    let stream = |token: &str, session: &str| {
+        h.request(reqwest::Method::GET, "/mcp")
+            .bearer_auth(token)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", version)
+    };
+    let end = |token: &str, session: &str| {
+        h.request(reqwest::Method::DELETE, "/mcp")
+            .bearer_auth(token)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", version)
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = post("north", None, initialize).send().await.unwrap();
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post("north", Some(&session), initialized).send().await.unwrap().status(), 202);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": COUNT, "arguments": {}}});
+
+    // Any other credential naming north's session gets what a session that never existed gets.
+    let never = h.answer(post("south", Some("never-was"), call.clone())).await;
+    never.assert_problem(404, "NOT_FOUND");
+    for token in ["south", "admin"] {
+        let requests = [
+            ("tools/call", post(token, Some(&session), call.clone())),
+            ("the event stream", stream(token, &session)),
+            ("ending it", end(token, &session)),
+        ];
+        for (what, request) in requests {
+            let answer = h.answer(request).await;
+            answer.assert_problem(404, "NOT_FOUND");
+            assert_eq!(answer.body, never.body, "{token}, {what}: nothing tells the session exists");
+        }
+    }
+
+    // north's session is untouched: it answers north, and its event stream opens.
+    let answered = post("north", Some(&session), call.clone()).send().await.unwrap();
+    assert_eq!(answered.status(), 200);
+    let result = message(&answered.text().await.unwrap());
+    assert_eq!(result["result"]["isError"], false, "{result}");
+    assert_eq!(result["result"]["structuredContent"]["incomplete_reasons"][0]["code"], "VISIBILITY_RESTRICTED");
+    let events = stream("north", &session).send().await.unwrap();
+    assert_eq!(events.status(), 200);
+    assert!(events.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    drop(events);
+
+    // Ended by north, it is gone for north too.
+    assert!(h.answer(end("north", &session)).await.status.is_success());
+    h.answer(post("north", Some(&session), call.clone())).await.assert_problem(404, "NOT_FOUND");
+    h.answer(end("north", &session)).await.assert_problem(404, "NOT_FOUND");
+    h.running.stop().await.unwrap();
+}
+}

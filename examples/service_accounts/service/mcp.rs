@@ -11,8 +11,10 @@
 //! 3. Arguments that cannot be read (a wrong type, a missing or unknown member, `arguments`
 //!    that are not an object) and unknown tools are JSON-RPC invalid-params errors, before
 //!    anything runs.
-//! 4. The caller is the credential of the HTTP request that carries the call (the session id
-//!    grants nothing): a request with an unknown credential is refused with a 401 problem.
+//! 4. The caller is the credential of the HTTP request that carries the call: a request with an
+//!    unknown credential is refused with a 401 problem. A session grants nothing either: it is
+//!    bound to the credential that opened it, and a request of another credential naming it is
+//!    answered as if it did not exist (404 `NOT_FOUND`).
 //!    Against DNS rebinding, a request whose `Host` is not this server (a loopback name or the
 //!    address the service listens on) is refused with 403 `FORBIDDEN`, and so is one whose
 //!    `Origin` is another site's: only requests without an `Origin` (clients that are not
@@ -20,8 +22,9 @@
 //! 5. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
 //!    document, so the two cannot drift apart.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -79,6 +82,10 @@ const READING: &str = "Read `complete` before anything else: true means the resu
 /// The `/mcp` routes: the streamable HTTP service behind the bearer authentication of the REST
 /// routes; [`routes::router`] puts them behind the same refusals and request log. Cancelling
 /// `stop` ends every session (and its event streams), so the server can stop.
+///
+/// Around the service, outermost first: the authentication, [`transport_refusal`] (rmcp's
+/// refusals as problems), [`same_origin_only`] and [`sessions_of_their_credential`]; rmcp
+/// itself checks `Host` against [`allowed_hosts`].
 pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     let tools = InventoryTools::new(state.clone());
     // Sessions for the protocol versions that have them; a plain JSON answer where there are none.
@@ -88,33 +95,16 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
         .with_max_request_body_bytes(refusals::MAX_BODY_BYTES)
         .with_allowed_hosts(allowed_hosts(state.config.addr))
         .with_cancellation_token(stop);
-    let sessions = Arc::new(LocalSessionManager::default());
-    let service = StreamableHttpService::new(move || Ok(tools.clone()), sessions.clone(), config);
+    let manager = Arc::new(LocalSessionManager::default());
+    let sessions = Sessions { manager: manager.clone(), owners: Arc::default() };
+    let service = StreamableHttpService::new(move || Ok(tools.clone()), manager, config);
     // `/mcp` itself, not the paths below it: those are unknown routes.
     Router::new()
         .route_service(PATH, service)
-        .layer(middleware::from_fn_with_state(sessions, unknown_session_ends))
+        .layer(middleware::from_fn_with_state(sessions, sessions_of_their_credential))
         .layer(middleware::from_fn(same_origin_only))
         .layer(middleware::from_fn(transport_refusal))
         .route_layer(middleware::from_fn_with_state(state, routes::authenticate))
-}
-
-/// rmcp answers a `DELETE` of a session it does not hold with 202, as if it had ended one. Here
-/// it is refused as every other request of an unknown session is (404, through
-/// [`transport_refusal`]), so a client learns that its session was already gone.
-async fn unknown_session_ends(
-    State(sessions): State<Arc<LocalSessionManager>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let session = request.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
-    if request.method() == Method::DELETE
-        && let Some(id) = session
-        && !sessions.has_session(&SessionId::from(id)).await.unwrap_or(false)
-    {
-        return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
-    }
-    next.run(request).await
 }
 
 /// The `Host`s `/mcp` answers to: rmcp's loopback names (`localhost`, `127.0.0.1`, `::1`) and
@@ -222,6 +212,75 @@ fn is_same_origin(origin: &HeaderValue, host: Option<&str>) -> bool {
         && !authority.as_str().contains('@')
         && authority.host().eq_ignore_ascii_case(host.host())
         && authority.port_u16().unwrap_or(80) == host.port_u16().unwrap_or(80)
+}
+
+/// The live MCP sessions and the credential that opened each.
+#[derive(Clone)]
+struct Sessions {
+    manager: Arc<LocalSessionManager>,
+    /// Session id → the name of the credential whose `initialize` opened it. Only live
+    /// sessions are kept: an ended one is forgotten when it is ended (`DELETE`), when a request
+    /// names it, and whenever a session opens.
+    owners: Arc<Mutex<HashMap<String, String>>>,
+}
+
+impl Sessions {
+    fn owner(&self, id: &str) -> Option<String> {
+        self.owners.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
+    }
+
+    fn forget(&self, id: &str) {
+        self.owners.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
+    }
+
+    /// Binds session `id` to `credential`, forgetting every session that has ended since
+    /// (expired ones included), so that the map holds no more entries than live sessions.
+    async fn bind(&self, id: &str, credential: String) {
+        let live = self.manager.sessions.read().await;
+        let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+        owners.retain(|id, _| live.contains_key(id.as_str()));
+        owners.insert(id.to_owned(), credential);
+    }
+}
+
+/// A session belongs to the credential that opened it. rmcp knows sessions by id alone, so any
+/// credential naming one could call in it, attach to its event stream (`GET`) or end it
+/// (`DELETE`). Here a request naming a session that another credential opened is answered as
+/// one naming a session that never existed (404, through [`transport_refusal`]), revealing
+/// nothing, and so is a `DELETE` of a session rmcp does not hold (which rmcp would answer 202, as
+/// if it had ended one). The id a successful `initialize` answers with is bound to its caller.
+async fn sessions_of_their_credential(State(sessions): State<Sessions>, request: Request, next: Next) -> Response {
+    let caller = request.extensions().get::<Arc<Caller>>().map(|caller| caller.name.clone());
+    let Some(named) = request.headers().get(HEADER_SESSION_ID) else {
+        let response = next.run(request).await;
+        let opened = response.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
+        if let (true, Some(id), Some(caller)) = (response.status().is_success(), opened, caller) {
+            sessions.bind(id, caller).await;
+        }
+        return response;
+    };
+    let Ok(id) = named.to_str().map(str::to_owned) else {
+        return session_not_found();
+    };
+    let live = sessions.manager.has_session(&SessionId::from(id.as_str())).await.unwrap_or(false);
+    if !live {
+        sessions.forget(&id);
+        return session_not_found();
+    }
+    if caller.is_none() || sessions.owner(&id) != caller {
+        return session_not_found();
+    }
+    let ends = request.method() == Method::DELETE;
+    let response = next.run(request).await;
+    if ends && response.status().is_success() {
+        sessions.forget(&id);
+    }
+    response
+}
+
+/// rmcp's own answer to a session it does not hold, which [`transport_refusal`] explains.
+fn session_not_found() -> Response {
+    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
 /// The MCP server: the tools over the service's state.
