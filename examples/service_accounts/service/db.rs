@@ -44,6 +44,24 @@ pub struct Account {
     pub archived: bool,
 }
 
+impl Account {
+    /// The account `new` becomes as the `number`th created, now; both stores create it so.
+    pub fn created(new: NewAccount, number: u64) -> Account {
+        let id = seed::account_id(number);
+        Account {
+            secret_fingerprint: seed::fingerprint(&id),
+            id,
+            owner_email: new.owner.as_deref().map(seed::owner_email),
+            name: new.name,
+            tenant: new.tenant,
+            owner: new.owner,
+            description: None,
+            created_at: rfc3339(now_ms() / 1000),
+            archived: false,
+        }
+    }
+}
+
 /// An item of the inventory listing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListItem {
@@ -436,18 +454,7 @@ impl SqliteStore {
         let snapshot = open_snapshot(&tx)?;
         let number = meta(&tx, "next_id")?;
         set_meta(&tx, "next_id", number + 1)?;
-        let id = seed::account_id(number as u64);
-        let account = Account {
-            secret_fingerprint: seed::fingerprint(&id),
-            id,
-            owner_email: new.owner.as_deref().map(seed::owner_email),
-            name: new.name,
-            tenant: new.tenant,
-            owner: new.owner,
-            description: None,
-            created_at: rfc3339(now_ms() / 1000),
-            archived: false,
-        };
+        let account = Account::created(new, number as u64);
         insert_version(&tx, &account, snapshot)?;
         tx.commit()?;
         Ok((account, snapshot))

@@ -49,7 +49,7 @@ use super::super::db::{
     Account, ArchiveOutcome, COLUMNS, Filter, Grant, ListItem, NewAccount, OwnerFilter, Snapshot, SnapshotGone,
     StoreError,
 };
-use super::super::{clock, seed};
+use super::super::seed;
 use super::AccountStore;
 
 /// The key of the advisory lock held while the schema is created and seeded.
@@ -738,18 +738,7 @@ impl AccountStore for PgStore {
                 .await
                 .map_err(pg)?
                 .get(0);
-            let id = seed::account_id(number as u64);
-            let account = Account {
-                secret_fingerprint: seed::fingerprint(&id),
-                id,
-                owner_email: new.owner.as_deref().map(seed::owner_email),
-                name: new.name,
-                tenant: new.tenant,
-                owner: new.owner,
-                description: None,
-                created_at: clock::rfc3339(clock::now_ms() / 1000),
-                archived: false,
-            };
+            let account = Account::created(new, number as u64);
             Self::insert_version(&tx, &account, snapshot).await?;
             tx.commit().await.map_err(pg)?;
             Ok((account, snapshot))
