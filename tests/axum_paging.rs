@@ -262,3 +262,32 @@ async fn a_request_without_a_credential_is_401_problem() {
     let request = axum::http::Request::get("/accounts").body(axum::body::Body::empty()).unwrap();
     send(&app, request).await.assert_problem(401, "UNAUTHENTICATED");
 }
+
+/// A handler that filters a page's items after building it (a permission post-filter) still
+/// sends a `page.returned` that counts what it sends (contract §2.2 R11): the strict reader
+/// takes the answer.
+#[tokio::test]
+async fn page_returned_counts_the_items_that_go_out_after_a_filter() {
+    use axum::response::IntoResponse;
+    use completeness::reason::VisibilityRestricted;
+    use completeness::scope::PageInfo;
+    use completeness::{Completeness, Scope, StandardReason};
+
+    let page = PageInfo {
+        returned: 4,
+        requested_size: Some(4),
+        applied_size: 4,
+        ordering: "id ascending".into(),
+        snapshot: Some("s-1".into()),
+        cursor: None,
+    };
+    let block = Completeness::complete(Scope::new("tickets", "all").with_snapshot("s-1")).with_page(page);
+    let mut envelope: Envelope<u32, StandardReason> = Envelope::new(vec![1, 2, 3, 4], block);
+    envelope.items.retain(|id| id % 2 == 0);
+    envelope.completeness.push_reason(VisibilityRestricted::new());
+    let body = axum::body::to_bytes(envelope.into_response().into_body(), usize::MAX).await.unwrap();
+    let sent: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(sent["page"]["returned"], 2, "{sent}");
+    let read: Envelope<u32, StandardReason> = serde_json::from_value(sent).expect("the strict reader takes it");
+    assert_eq!(read.items, vec![2, 4]);
+}
