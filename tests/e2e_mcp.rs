@@ -21,7 +21,13 @@ type Client = RunningService<RoleClient, ClientConfig>;
 
 /// An rmcp client of `h`'s `/mcp` endpoint, authenticated as `token`, asking for `version`.
 async fn connect_with(h: &Harness, token: &str, version: ProtocolVersion) -> Result<Client, String> {
-    let uri = format!("{}/mcp", h.running.url());
+    connect_at(&h.running.url(), token, version).await
+}
+
+/// An rmcp client of the `/mcp` endpoint at `base` (`http://HOST:PORT`), authenticated as
+/// `token`, asking for `version`.
+async fn connect_at(base: &str, token: &str, version: ProtocolVersion) -> Result<Client, String> {
+    let uri = format!("{base}/mcp");
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(uri).auth_header(token),
     );
@@ -552,7 +558,12 @@ async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
 /// An rmcp client at the current protocol (2026-07-28): no `initialize`, no session; every call
 /// carries its own metadata and is answered with plain JSON.
 async fn connect_current(h: &Harness, token: &str) -> Result<Client, String> {
-    let uri = format!("{}/mcp", h.running.url());
+    connect_current_at(&h.running.url(), token).await
+}
+
+/// [`connect_current`] to the `/mcp` endpoint at `base`.
+async fn connect_current_at(base: &str, token: &str) -> Result<Client, String> {
+    let uri = format!("{base}/mcp");
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(uri).auth_header(token),
     );
@@ -709,7 +720,10 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
 }
 }
 
+const LIST: &str = "list_service_accounts";
 const COUNT: &str = "count_service_accounts";
+const GET: &str = "get_service_account";
+const ARCHIVE: &str = "archive_service_accounts";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_is_served_at_the_address_the_service_listens_on_and_foreign_hosts_stay_refused() {
@@ -821,6 +835,172 @@ async fn a_session_answers_only_the_credential_that_opened_it() {
     assert!(h.answer(end("north", &session)).await.status.is_success());
     h.answer(post("north", Some(&session), call.clone())).await.assert_problem(404, "NOT_FOUND");
     h.answer(end("north", &session)).await.assert_problem(404, "NOT_FOUND");
+    h.running.stop().await.unwrap();
+}
+}
+
+/// The `_meta` every request of the current protocol carries (as `Harness::mcp_request` sends).
+fn current_meta() -> String {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": ProtocolVersion::V_2026_07_28.to_string(),
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+    .to_string()
+}
+
+/// `POST /mcp` as `token` of the JSON-RPC message `text`, written out by hand because no client
+/// library sends it (a member given twice, a number serde_json cannot hold), at the current
+/// protocol: `method` (and the `tool` it names) in the headers too.
+fn raw_message(h: &Harness, token: &str, method: &str, tool: Option<&str>, text: String) -> reqwest::RequestBuilder {
+    let version = ProtocolVersion::V_2026_07_28.to_string();
+    let mut request = h
+        .request(reqwest::Method::POST, "/mcp")
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", &version)
+        .header("mcp-method", method);
+    if let Some(tool) = tool {
+        request = request.header("mcp-name", tool);
+    }
+    request.body(text)
+}
+
+/// `tools/call` of `tool` as `token` (request `id`), its `arguments` the JSON text `arguments`.
+fn raw_call(h: &Harness, token: &str, id: u64, tool: &str, arguments: &str) -> reqwest::RequestBuilder {
+    let text = format!(
+        r#"{{"jsonrpc": "2.0", "id": {id}, "method": "tools/call", "params": {{"_meta": {}, "name": "{tool}", "arguments": {arguments}}}}}"#,
+        current_meta()
+    );
+    raw_message(h, token, "tools/call", Some(tool), text)
+}
+
+/// A proxy at `http://127.0.0.1:PORT` in front of `h`'s `/mcp`, for an rmcp client, which
+/// cannot send a member twice: in each message it forwards, a member named `twice:NAME` is
+/// renamed `NAME`, so that an object that has both names NAME twice. Answers come back as they
+/// are, read whole; a `GET` (the event stream a client may open) is answered 405, which tells an
+/// rmcp client there is none.
+async fn doubling_proxy(h: &Harness) -> String {
+    use axum::body::{Body, Bytes};
+    use axum::http::header::{CONTENT_LENGTH, HOST, TRANSFER_ENCODING};
+    use axum::http::{HeaderMap, Method, StatusCode};
+    use axum::response::{IntoResponse, Response};
+
+    let target = format!("{}/mcp", h.running.url());
+    let client = reqwest::Client::new();
+    let forward = move |method: Method, headers: HeaderMap, body: Bytes| {
+        let (target, client) = (target.clone(), client.clone());
+        async move {
+            if method == Method::GET {
+                return StatusCode::METHOD_NOT_ALLOWED.into_response();
+            }
+            let body = String::from_utf8_lossy(&body).replace("\"twice:", "\"");
+            let mut request = client.request(method, &target).body(body);
+            for (name, value) in &headers {
+                if name != HOST && name != CONTENT_LENGTH {
+                    request = request.header(name, value);
+                }
+            }
+            let response = request.send().await.expect("the service answers");
+            let mut answer = Response::builder().status(response.status());
+            for (name, value) in response.headers() {
+                if name != CONTENT_LENGTH && name != TRANSFER_ENCODING {
+                    answer = answer.header(name, value);
+                }
+            }
+            answer.body(Body::from(response.bytes().await.expect("a whole answer"))).unwrap()
+        }
+    };
+    let app = axum::Router::new().route("/mcp", axum::routing::any(forward));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    base
+}
+
+e2e_support::both_backends! {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_given_twice_is_refused_before_any_tool_runs_and_nothing_changes() {
+    let h = Harness::start(config(200)).await;
+    let admin = connect(&h, "admin").await;
+    let complete = answer(&admin, LIST, json!({"owner": "none", "page_size": 500})).await;
+    let unowned = ids(&complete);
+    let evidence = complete["evidence"].as_str().expect("a complete inventory's evidence").to_owned();
+    let before = h.store().fingerprint().await.unwrap();
+
+    // The REST route refuses a body that names `ids` twice rather than archive the last.
+    let twice = format!(r#"{{"ids": ["{}"], "ids": ["{}"], "evidence": "{evidence}"}}"#, unowned[0], unowned[1]);
+    h.send(reqwest::Method::POST, "/service-accounts/archive", Some("admin"), Some(twice.clone().into_bytes()))
+        .await
+        .assert_problem(400, "INVALID_BODY");
+    // So does the tool: the call's JSON-RPC error, naming the member, with the problem code.
+    let refused = h.answer(raw_call(&h, "admin", 11, ARCHIVE, &twice)).await;
+    assert_eq!((refused.status.as_u16(), refused.content_type.as_str()), (200, "application/json"), "{refused:?}");
+    assert_eq!(refused.body["id"], 11, "{refused:?}");
+    assert_eq!(refused.body["error"]["code"], -32602, "{refused:?}");
+    assert_eq!(refused.body["error"]["data"]["code"], "INVALID_BODY", "{refused:?}");
+    let message = refused.body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("member `ids`") && message.contains("twice"), "{message}");
+    assert!(refused.body["result"].is_null(), "{refused:?}");
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");
+
+    // `tenant` twice: REST refuses the repeated parameter, and the tool does not pick one either.
+    h.get("/service-accounts?tenant=north&tenant=south", "north").await.assert_problem(400, "INVALID_REQUEST");
+    let refused = h.answer(raw_call(&h, "north", 12, LIST, r#"{"tenant": "north", "tenant": "south"}"#)).await;
+    assert_eq!(refused.body["error"]["code"], -32602, "{refused:?}");
+    assert!(refused.body["error"]["message"].as_str().unwrap_or_default().contains("member `tenant`"), "{refused:?}");
+
+    // Twice among the params themselves, or deeper in the arguments: the same, each named.
+    let meta = current_meta();
+    let cases = [
+        (format!(r#"{{"_meta": {meta}, "name": "{COUNT}", "name": "{LIST}", "arguments": {{}}}}"#), "name", COUNT),
+        (format!(r#"{{"_meta": {meta}, "name": "{GET}", "arguments": {{"id": "sa-000001", "fields": ["id"], "fields": ["secret_fingerprint"]}}}}"#), "fields", GET),
+        (format!(r#"{{"_meta": {meta}, "name": "{LIST}", "arguments": {{"owner": {{"a": 1, "a": 2}}}}}}"#), "a", LIST),
+    ];
+    for (params, member, tool) in cases {
+        let text = format!(r#"{{"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {params}}}"#);
+        let refused = h.answer(raw_message(&h, "admin", "tools/call", Some(tool), text)).await;
+        assert_eq!((refused.body["id"].clone(), refused.body["error"]["code"].clone()), (json!(13), json!(-32602)), "{refused:?}");
+        let message = refused.body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(&format!("member `{member}`")) && !message.contains("missing"), "{message}");
+    }
+    // A message that leaves no request to answer (its own `id` twice, a notification) is a problem.
+    let unanswerable = [
+        ("tools/list", r#"{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "tools/list"}"#),
+        ("notifications/initialized", r#"{"jsonrpc": "2.0", "method": "notifications/initialized", "params": {"a": 1, "a": 2}}"#),
+    ];
+    for (method, text) in unanswerable {
+        let refused = h.answer(raw_message(&h, "admin", method, None, text.to_owned())).await;
+        refused.assert_problem(400, "INVALID_BODY");
+        assert!(refused.body["detail"].as_str().unwrap_or_default().contains("is given twice"), "{refused:?}");
+    }
+
+    // rmcp's own client reads the refusal as the call's error, in a session and without one,
+    // and goes on.
+    let proxy = doubling_proxy(&h).await;
+    let clients = [
+        connect_at(&proxy, "admin", ProtocolVersion::LATEST_WITH_INITIALIZE).await.expect("a session through the proxy"),
+        connect_current_at(&proxy, "admin").await.expect("a client at the current protocol through the proxy"),
+    ];
+    for client in clients {
+        let arguments = json!({"ids": [unowned[0]], "twice:ids": [unowned[1]], "evidence": evidence});
+        match call(&client, ARCHIVE, arguments).await {
+            Err(ServiceError::McpError(error)) => {
+                assert_eq!(error.code.0, -32602, "{error:?}");
+                assert_eq!(error.data.as_ref().map(|data| data["code"].clone()), Some(json!("INVALID_BODY")), "{error:?}");
+                assert!(error.message.contains("member `ids`"), "{error:?}");
+            }
+            other => panic!("a JSON-RPC error of the call, not {other:?}"),
+        }
+        assert_eq!(answer(&client, COUNT, json!({})).await["complete"], true, "the client goes on");
+        client.cancel().await.unwrap();
+    }
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");
+
+    // Given once, the same ids archive.
+    let archived = answer(&admin, ARCHIVE, json!({"ids": [unowned[1]], "evidence": evidence})).await;
+    assert_eq!(archived["archived"], json!([unowned[1]]));
+    admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
 }

@@ -11,15 +11,19 @@
 //! 3. Arguments that cannot be read (a wrong type, a missing or unknown member, `arguments`
 //!    that are not an object) and unknown tools are JSON-RPC invalid-params errors, before
 //!    anything runs.
-//! 4. The caller is the credential of the HTTP request that carries the call: a request with an
+//! 4. A message naming a member twice in any of its objects (`"ids"` twice in `arguments`, say)
+//!    is refused before rmcp reads it, since rmcp would keep the last one as REST never does:
+//!    a request gets the JSON-RPC error `-32602` naming the member, `data.code` `INVALID_BODY`,
+//!    answered `200` as `application/json`; any other message a 400 `INVALID_BODY` problem.
+//! 5. The caller is the credential of the HTTP request that carries the call: a request with an
 //!    unknown credential is refused with a 401 problem. A session grants nothing either: it is
 //!    bound to the credential that opened it, and a request of another credential naming it is
 //!    answered as if it did not exist (404 `NOT_FOUND`).
-//!    Against DNS rebinding, a request whose `Host` is not this server (a loopback name or the
+//! 6. Against DNS rebinding, a request whose `Host` is not this server (a loopback name or the
 //!    address the service listens on) is refused with 403 `FORBIDDEN`, and so is one whose
 //!    `Origin` is another site's: only requests without an `Origin` (clients that are not
 //!    browsers) and same-origin ones are served.
-//! 5. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
+//! 7. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
 //!    document, so the two cannot drift apart.
 
 use std::collections::HashMap;
@@ -27,6 +31,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::header::{ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::request::Parts;
@@ -39,6 +44,7 @@ use completeness::observe::EntryPoint;
 use completeness::{
     Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, Relation, RequireComplete, TimeBudget,
 };
+use futures_util::StreamExt;
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult, ConstString, CustomRequest,
     CustomResult, ErrorCode, Implementation, JsonObject, ListToolsRequestMethod, ListToolsResult,
@@ -52,8 +58,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -84,8 +90,8 @@ const READING: &str = "Read `complete` before anything else: true means the resu
 /// `stop` ends every session (and its event streams), so the server can stop.
 ///
 /// Around the service, outermost first: the authentication, [`transport_refusal`] (rmcp's
-/// refusals as problems), [`same_origin_only`] and [`sessions_of_their_credential`]; rmcp
-/// itself checks `Host` against [`allowed_hosts`].
+/// refusals as problems), [`same_origin_only`], [`sessions_of_their_credential`] and
+/// [`members_given_once`]; rmcp itself checks `Host` against [`allowed_hosts`].
 pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     let tools = InventoryTools::new(state.clone());
     // Sessions for the protocol versions that have them; a plain JSON answer where there are none.
@@ -101,6 +107,7 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     // `/mcp` itself, not the paths below it: those are unknown routes.
     Router::new()
         .route_service(PATH, service)
+        .layer(middleware::from_fn(members_given_once))
         .layer(middleware::from_fn_with_state(sessions, sessions_of_their_credential))
         .layer(middleware::from_fn(same_origin_only))
         .layer(middleware::from_fn(transport_refusal))
@@ -283,6 +290,173 @@ fn session_not_found() -> Response {
     (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
+/// rmcp reads a message into serde_json's `Map`, which keeps the last of two members of one
+/// name: `{"ids": ["sa-000001"], "ids": ["sa-000122"]}` would archive sa-000122, where the REST
+/// route refuses the same body (`member `ids` is given twice`). So the body of a `POST` sent as
+/// JSON is read here first (at most [`refusals::MAX_BODY_BYTES`], 413 beyond) and a message
+/// with an object that names a member twice, anywhere in it, is refused without reaching rmcp,
+/// changing nothing: a request whose `params` do it gets the JSON-RPC error `-32602` with its
+/// `id`, any other message a 400 `INVALID_BODY` problem. A body that is not JSON at all is
+/// left to rmcp to refuse.
+async fn members_given_once(request: Request, next: Next) -> Response {
+    if request.method() != Method::POST || !declares_json(request.headers()) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused,
+    };
+    if let Some(twice) = member_given_twice(&bytes) {
+        return refuse_twice(&bytes, &twice);
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// The whole body, refused with 413 beyond [`refusals::MAX_BODY_BYTES`] however it is framed.
+async fn read_body(body: Body) -> Result<Bytes, Response> {
+    let mut stream = body.into_data_stream();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else {
+            let unread = "The request body could not be read to its end.";
+            return Err(refusals::refusal_saying(StatusCode::BAD_REQUEST, Some(unread)).into_response());
+        };
+        if bytes.len() + chunk.len() > refusals::MAX_BODY_BYTES {
+            return Err(refusals::refusal(StatusCode::PAYLOAD_TOO_LARGE).into_response());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(bytes))
+}
+
+/// A member named twice in one object of a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Twice {
+    /// Where the object is (`params.arguments`, `params.arguments.ids[0]`); empty for the
+    /// message itself.
+    within: String,
+    /// The member's name.
+    member: String,
+}
+
+/// The first member given twice in one object of the JSON text `bytes`, if any (`None` also
+/// when `bytes` is not JSON, which rmcp then refuses).
+fn member_given_twice(bytes: &[u8]) -> Option<Twice> {
+    let found = std::cell::RefCell::new(None);
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    let _ = Walk { path: String::new(), found: &found }.deserialize(&mut reader);
+    found.into_inner()
+}
+
+/// Walks a JSON value, stopping at the first object that names a member twice.
+struct Walk<'a> {
+    path: String,
+    found: &'a std::cell::RefCell<Option<Twice>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        while items.next_element_seed(Walk { path: format!("{}[{index}]", self.path), found: self.found })?.is_some() {
+            index += 1;
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(), A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(member) = members.next_key::<String>()? {
+            if seen.contains(&member) {
+                *self.found.borrow_mut() = Some(Twice { within: self.path, member });
+                return Err(de::Error::custom("a member is given twice"));
+            }
+            let path = if self.path.is_empty() { member.clone() } else { format!("{}.{member}", self.path) };
+            members.next_value_seed(Walk { path, found: self.found })?;
+            seen.insert(member);
+        }
+        Ok(())
+    }
+}
+
+/// The refusal of a message that names `twice.member` twice: the JSON-RPC error `-32602` when
+/// the message is a request and the member is in its `params` (served `200` as
+/// `application/json`, as rmcp serves the invalid-params errors of the calls it reads, which
+/// every MCP client, rmcp's included, reads as the call's error); otherwise, with no request to
+/// answer (a notification, a response, the message's own members given twice, its `id` among
+/// them), a 400 `INVALID_BODY` problem.
+fn refuse_twice(bytes: &[u8], twice: &Twice) -> Response {
+    let member = shown(&twice.member);
+    let message: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+    let id = message.get("id").filter(|id| id.is_string() || id.is_number());
+    let is_request = message.get("method").is_some_and(Value::is_string) && id.is_some();
+    let in_params =
+        twice.within == "params" || twice.within.starts_with("params.") || twice.within.starts_with("params[");
+    if !(is_request && in_params) {
+        let within = if twice.within.is_empty() {
+            "the JSON-RPC message".to_owned()
+        } else {
+            format!("`{}`", shown(&twice.within))
+        };
+        let detail = format!("Member `{member}` of {within} is given twice; give it once. Nothing was done.");
+        return Problem::new(ProblemCode::InvalidBody, detail).into_response();
+    }
+    let error = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": ErrorCode::INVALID_PARAMS.0,
+            "message": format!("member `{member}` of `{}` is given twice; give it once", shown(&twice.within)),
+            "data": {"code": ProblemCode::InvalidBody.as_str(), "member": member, "within": shown(&twice.within)},
+        },
+    });
+    (StatusCode::OK, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], error.to_string()).into_response()
+}
+
+/// At most 64 characters of a name the client chose, for a message.
+fn shown(name: &str) -> String {
+    const MAX: usize = 64;
+    if name.chars().count() <= MAX { name.to_owned() } else { name.chars().take(MAX).collect::<String>() + "…" }
+}
+
 /// The MCP server: the tools over the service's state.
 #[derive(Clone)]
 pub struct InventoryTools {
@@ -428,13 +602,19 @@ impl ServerHandler for InventoryTools {
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let unfit = match request.method.as_str() {
-            CallToolRequestMethod::VALUE => request.params_as::<CallToolRequestParams>().map(|_| ()),
-            ListToolsRequestMethod::VALUE => request.params_as::<PaginatedRequestParams>().map(|_| ()),
+            CallToolRequestMethod::VALUE => request.params_as::<CallToolRequestParams>().map(|read| read.is_some()),
+            ListToolsRequestMethod::VALUE => request.params_as::<PaginatedRequestParams>().map(|read| read.is_some()),
             method => {
                 return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("unknown method `{method}`"), None));
             }
         };
-        let reason = unfit.err().map_or_else(|| "they are missing".to_owned(), |e| e.to_string());
+        let reason = match unfit {
+            Err(e) => e.to_string(),
+            Ok(false) => "they are missing".to_owned(),
+            // They fit, read on their own: what failed was reading them as sent (a member given
+            // twice is refused before, by `members_given_once`).
+            Ok(true) => "they could not be read as sent".to_owned(),
+        };
         Err(ErrorData::invalid_params(
             format!("the params of `{}` do not fit the protocol's schema: {reason}", request.method),
             Some(json!({"code": "INVALID_ARGUMENTS"})),
