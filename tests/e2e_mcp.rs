@@ -721,6 +721,7 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
 }
 
 const LIST: &str = "list_service_accounts";
+const SEARCH: &str = "search_service_accounts";
 const COUNT: &str = "count_service_accounts";
 const GET: &str = "get_service_account";
 const ARCHIVE: &str = "archive_service_accounts";
@@ -1003,4 +1004,89 @@ async fn a_member_given_twice_is_refused_before_any_tool_runs_and_nothing_change
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
+
+/// The service's log lines (its human format, `debug`, rmcp capped as the service caps it)
+/// written while the returned subscriber is the default.
+fn captured_log() -> (impl tracing::Subscriber + Send + Sync, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    use tracing_subscriber::layer::SubscriberExt;
+    struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Lines {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let writer = {
+        let buffer = std::sync::Arc::clone(&buffer);
+        move || Lines(std::sync::Arc::clone(&buffer))
+    };
+    let filter = e2e_support::service::telemetry::log_filter(Some(std::ffi::OsStr::new("debug"))).unwrap();
+    let subscriber = tracing_subscriber::registry()
+        .with(filter)
+        .with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(writer));
+    (subscriber, buffer)
+}
+
+// One thread, so that the log of every task the service spawns is captured.
+#[tokio::test]
+async fn argument_errors_name_the_argument_and_its_type_and_no_value_reaches_the_log() {
+    let (subscriber, log) = captured_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let h = Harness::start(config(20)).await;
+    let admin = connect(&h, "admin").await;
+    const SECRET: &str = "c1.secret-token-never-logged";
+    // Every argument of every tool, of a JSON type it cannot have and carrying SECRET, the
+    // others valid.
+    let cases = [
+        (LIST, "owner", json!({"owner": {"o": SECRET}}), "a string or null"),
+        (LIST, "tenant", json!({"tenant": [SECRET]}), "a string or null"),
+        (LIST, "page_size", json!({"page_size": SECRET}), "an integer or null"),
+        (LIST, "cursor", json!({"cursor": [SECRET]}), "a string or null"),
+        (LIST, "require_complete", json!({"require_complete": SECRET}), "a boolean"),
+        (SEARCH, "q", json!({"q": [SECRET]}), "a string"),
+        (SEARCH, "tenant", json!({"q": "svc", "tenant": {"t": SECRET}}), "a string or null"),
+        (SEARCH, "time_budget_ms", json!({"q": "svc", "time_budget_ms": SECRET}), "an integer or null"),
+        (SEARCH, "require_complete", json!({"q": "svc", "require_complete": SECRET}), "a boolean"),
+        (COUNT, "owner", json!({"owner": [SECRET]}), "a string or null"),
+        (COUNT, "tenant", json!({"tenant": {"t": SECRET}}), "a string or null"),
+        (COUNT, "require_complete", json!({"require_complete": SECRET}), "a boolean"),
+        (GET, "id", json!({"id": {"id": SECRET}}), "a string"),
+        (GET, "fields", json!({"id": "sa-000001", "fields": SECRET}), "an array of strings"),
+        (GET, "fields", json!({"id": "sa-000001", "fields": [{"f": SECRET}]}), "an array of strings"),
+        (ARCHIVE, "ids", json!({"ids": SECRET}), "an array of strings"),
+        (ARCHIVE, "ids", json!({"ids": [[SECRET]]}), "an array of strings"),
+        (ARCHIVE, "evidence", json!({"ids": ["sa-000001"], "evidence": [SECRET]}), "a string or null"),
+    ];
+    for (tool, argument, arguments, expected) in cases {
+        let error = match call(&admin, tool, arguments.clone()).await {
+            Err(ServiceError::McpError(error)) => error,
+            other => panic!("{tool}({arguments}): a JSON-RPC error, not {other:?}"),
+        };
+        assert_eq!(error.code.0, -32602, "{error:?}");
+        assert_eq!(error.message, format!("argument `{argument}` must be {expected}"), "{tool}({arguments})");
+        assert_eq!(error.data.as_ref().map(|data| data["argument"].clone()), Some(json!(argument)), "{error:?}");
+        assert!(!format!("{error:?}").contains("secret-token"), "{error:?}");
+    }
+    // A missing or unknown argument is named too.
+    let error = call(&admin, SEARCH, json!({})).await.unwrap_err();
+    assert!(format!("{error:?}").contains("argument `q` is missing"), "{error:?}");
+    let error = call(&admin, LIST, json!({"ownr": "none"})).await.unwrap_err();
+    assert!(format!("{error:?}").contains("unknown argument `ownr`"), "{error:?}");
+    // `arguments` that are not an object: the protocol's error, without the value either.
+    for arguments in [json!(SECRET), json!([SECRET])] {
+        let params = json!({"name": ARCHIVE, "arguments": arguments});
+        let answer = h.answer(h.mcp_request("admin", 3, "tools/call", Some(ARCHIVE), params)).await;
+        assert_eq!(answer.body["error"]["code"], -32602, "{answer:?}");
+        assert!(!answer.body.to_string().contains("secret-token"), "{answer:?}");
+    }
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+    let log = String::from_utf8_lossy(&log.lock().unwrap()).into_owned();
+    assert!(log.contains("must be an array of strings"), "rmcp logs the errors it answers with:\n{log}");
+    assert!(!log.contains("secret-token"), "a value reached the log:\n{log}");
 }

@@ -8,9 +8,10 @@
 //! 2. A refusal of the shared logic (an expired or foreign cursor, missing evidence, a value
 //!    outside the `inputSchema`'s constraints) is a tool error whose text starts with
 //!    `REFUSED (CODE)` and ends with the RFC 9457 problem; nothing has changed.
-//! 3. Arguments that cannot be read (a wrong type, a missing or unknown member, `arguments`
-//!    that are not an object) and unknown tools are JSON-RPC invalid-params errors, before
-//!    anything runs.
+//! 3. Arguments that cannot be read (a wrong JSON type, a missing or unknown member,
+//!    `arguments` that are not an object) and unknown tools are JSON-RPC invalid-params errors,
+//!    before anything runs. The message names the argument and the type it must have, never the
+//!    value, which may be a cursor or an evidence token: rmcp logs these errors.
 //! 4. A message naming a member twice in any of its objects (`"ids"` twice in `arguments`, say)
 //!    is refused before rmcp reads it, since rmcp would keep the last one as REST never does:
 //!    a request gets the JSON-RPC error `-32602` naming the member, `data.code` `INVALID_BODY`,
@@ -470,19 +471,20 @@ impl InventoryTools {
         InventoryTools { state, tools: Arc::new(tools()) }
     }
 
-    async fn call(&self, caller: &Caller, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
-        let Some(tool) = [LIST, SEARCH, COUNT, GET, ARCHIVE].into_iter().find(|tool| *tool == name) else {
-            return Err(ErrorData::invalid_params(format!("unknown tool '{name}'"), None));
+    async fn call(&self, caller: &Caller, name: &str, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+        let Some(tool) = self.tools.iter().find(|tool| tool.name == name) else {
+            return Err(ErrorData::invalid_params(format!("unknown tool '{}'", shown(name)), None));
         };
+        let schema = tool.input_schema.as_ref();
         // Answers and refusals show in the log and the counters as those of the REST routes
         // do, under the tool's name and the method `MCP`.
-        let entry = EntryPoint::new(tool, "MCP").with_credential(&caller.name);
-        let outcome = match tool {
-            LIST => self.list(&entry, caller, read(arguments)?).await,
-            SEARCH => self.search(&entry, caller, read(arguments)?).await,
-            COUNT => self.count(&entry, caller, read(arguments)?).await,
-            GET => self.get(caller, read(arguments)?).await,
-            _ /* ARCHIVE, the only tool left */ => return Ok(self.archive(&entry, caller, read(arguments)?).await),
+        let entry = EntryPoint::new(&tool.name, "MCP").with_credential(&caller.name);
+        let outcome = match name {
+            LIST => self.list(&entry, caller, read(schema, arguments)?).await,
+            SEARCH => self.search(&entry, caller, read(schema, arguments)?).await,
+            COUNT => self.count(&entry, caller, read(schema, arguments)?).await,
+            GET => self.get(caller, read(schema, arguments)?).await,
+            _ /* ARCHIVE, the only tool left */ => return Ok(self.archive(&entry, caller, read(schema, arguments)?).await),
         };
         Ok(outcome.unwrap_or_else(|problem| {
             entry.refused(&problem);
@@ -588,14 +590,15 @@ impl ServerHandler for InventoryTools {
         // so that they carry the request id.
         let span =
             parts.map_or_else(tracing::Span::none, |parts| telemetry::request_span(&parts.extensions, &parts.method));
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let arguments = request.arguments.unwrap_or_default();
         self.call(&caller, &request.name, arguments).instrument(span).await.map(CallToolResponse::from)
     }
 
     /// rmcp hands over any request it could not read as the method it names. For a method
     /// this server serves, that means params that do not fit the protocol's schema (say
     /// `arguments: []`): an invalid-params error saying why, not "method not found", which
-    /// would tell an agent that the server has no tools at all.
+    /// would tell an agent that the server has no tools at all. serde's reason is told without
+    /// the value it quotes (a string there may be an evidence token: rmcp logs the error).
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -605,11 +608,15 @@ impl ServerHandler for InventoryTools {
             CallToolRequestMethod::VALUE => request.params_as::<CallToolRequestParams>().map(|read| read.is_some()),
             ListToolsRequestMethod::VALUE => request.params_as::<PaginatedRequestParams>().map(|read| read.is_some()),
             method => {
-                return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("unknown method `{method}`"), None));
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("unknown method `{}`", shown(method)),
+                    None,
+                ));
             }
         };
         let reason = match unfit {
-            Err(e) => e.to_string(),
+            Err(e) => without_values(&e.to_string()),
             Ok(false) => "they are missing".to_owned(),
             // They fit, read on their own: what failed was reading them as sent (a member given
             // twice is refused before, by `members_given_once`).
@@ -620,6 +627,21 @@ impl ServerHandler for InventoryTools {
             Some(json!({"code": "INVALID_ARGUMENTS"})),
         ))
     }
+}
+
+/// serde's message without the value it quotes: `invalid type: string "…", expected a map`
+/// becomes `invalid type: string, expected a map`.
+fn without_values(message: &str) -> String {
+    for lead in ["invalid type: ", "invalid value: "] {
+        if let Some(start) = message.find(lead) {
+            let rest = &message[start + lead.len()..];
+            if let Some(end) = rest.rfind(", expected ") {
+                let kind = rest[..end].split(['`', '"']).next().unwrap_or_default().trim();
+                return format!("{}{lead}{kind}{}", &message[..start], &rest[end..]);
+            }
+        }
+    }
+    message.to_owned()
 }
 
 const LIST: &str = "list_service_accounts";
@@ -712,14 +734,85 @@ struct ArchiveArgs {
     evidence: Option<String>,
 }
 
-/// Reads a tool's arguments; what does not fit is a JSON-RPC invalid-params error.
-fn read<T: DeserializeOwned>(arguments: Value) -> Result<T, ErrorData> {
-    serde_json::from_value(arguments).map_err(|e| {
+/// Reads a tool's arguments, checked against its `inputSchema` first: an unknown member, a
+/// missing one, or one of the wrong JSON type is a JSON-RPC invalid-params error naming the
+/// argument and the type it must have, never its value (which may be a cursor or an evidence
+/// token, and rmcp logs the error). Any JSON number passes where the schema says `integer`:
+/// which numbers are valid is the shared logic's to say, with its problem code.
+fn read<T: DeserializeOwned>(schema: &JsonObject, arguments: JsonObject) -> Result<T, ErrorData> {
+    let unfit = |argument: &str, message: String| {
+        ErrorData::invalid_params(message, Some(json!({"code": "INVALID_ARGUMENTS", "argument": shown(argument)})))
+    };
+    let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    for (name, value) in &arguments {
+        let Some(property) = properties.get(name) else {
+            let known: Vec<String> = properties.keys().map(|name| format!("`{name}`")).collect();
+            let message = format!("unknown argument `{}`; this tool takes {}", shown(name), known.join(", "));
+            return Err(unfit(name, message));
+        };
+        if !fits(value, property) {
+            return Err(unfit(name, format!("argument `{name}` must be {}", expected(property))));
+        }
+    }
+    let required = schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+    if let Some(missing) = required.into_iter().find(|name| !arguments.contains_key(*name)) {
+        return Err(unfit(missing, format!("argument `{missing}` is missing")));
+    }
+    serde_json::from_value(Value::Object(arguments)).map_err(|_| {
         ErrorData::invalid_params(
-            format!("the arguments do not fit the tool's inputSchema: {e}"),
+            "the arguments do not fit the tool's inputSchema",
             Some(json!({"code": "INVALID_ARGUMENTS"})),
         )
     })
+}
+
+/// The JSON types `schema` allows (its `type`, one name or several); empty when it says none.
+fn types(schema: &Value) -> Vec<&str> {
+    match &schema["type"] {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(several) => several.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// True when `value` has a JSON type `schema` allows, and so does each item of an array.
+fn fits(value: &Value, schema: &Value) -> bool {
+    let allowed = types(schema);
+    let is = |name: &str| allowed.is_empty() || allowed.contains(&name);
+    match value {
+        Value::Null => is("null"),
+        Value::Bool(_) => is("boolean"),
+        Value::Number(_) => is("number") || is("integer"),
+        Value::String(_) => is("string"),
+        Value::Object(_) => is("object"),
+        Value::Array(items) => is("array") && items.iter().all(|item| fits(item, &schema["items"])),
+    }
+}
+
+/// What a value of `schema` is, in words: "a string or null", "an array of strings".
+fn expected(schema: &Value) -> String {
+    let one = |name: &str| match name {
+        "array" => {
+            let items: Vec<&str> = types(&schema["items"])
+                .into_iter()
+                .map(|item| match item {
+                    "string" => "strings",
+                    "integer" => "integers",
+                    "number" => "numbers",
+                    "boolean" => "booleans",
+                    "object" => "objects",
+                    _ => "values",
+                })
+                .collect();
+            if items.is_empty() { "an array".to_owned() } else { format!("an array of {}", items.join(" or ")) }
+        }
+        "integer" => "an integer".to_owned(),
+        "object" => "an object".to_owned(),
+        "null" => "null".to_owned(),
+        other => format!("a {other}"),
+    };
+    let all: Vec<String> = types(schema).into_iter().map(one).collect();
+    if all.is_empty() { "a JSON value".to_owned() } else { all.join(" or ") }
 }
 
 fn internal(error: serde_json::Error) -> Problem {
@@ -806,7 +899,7 @@ fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
             tenant["enum"] = Value::Array(tenants);
         }
         if let Some(fields) = properties.get_mut("fields") {
-            fields["items"] = json!({"enum": account::FIELDS});
+            fields["items"] = json!({"type": "string", "enum": account::FIELDS});
             fields["uniqueItems"] = Value::Bool(true);
         }
     }
