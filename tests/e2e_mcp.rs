@@ -433,7 +433,7 @@ async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors
     assert!(message.contains("unknown tool"), "{message}");
     for malformed in [
         json!({"page_size": "ten"}),
-        json!({"page_size": -1}),
+        json!({"page_size": {}}),
         json!({"owner": 7}),
         json!({"ownr": "none"}),
         json!({"cursor": ["a"]}),
@@ -876,6 +876,12 @@ fn raw_call(h: &Harness, token: &str, id: u64, tool: &str, arguments: &str) -> r
     raw_message(h, token, "tools/call", Some(tool), text)
 }
 
+/// The problem a tool error of a raw answer's `result` carries.
+fn problem_in(result: &Value) -> Value {
+    let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text block in {result}"));
+    serde_json::from_str(&text[text.find("\n{").expect("the problem JSON")..]).unwrap()
+}
+
 /// A proxy at `http://127.0.0.1:PORT` in front of `h`'s `/mcp`, for an rmcp client, which
 /// cannot send a member twice: in each message it forwards, a member named `twice:NAME` is
 /// renamed `NAME`, so that an object that has both names NAME twice. Answers come back as they
@@ -1089,4 +1095,59 @@ async fn argument_errors_name_the_argument_and_its_type_and_no_value_reaches_the
     let log = String::from_utf8_lossy(&log.lock().unwrap()).into_owned();
     assert!(log.contains("must be an array of strings"), "rmcp logs the errors it answers with:\n{log}");
     assert!(!log.contains("secret-token"), "a value reached the log:\n{log}");
+}
+
+e2e_support::both_backends! {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_number_argument_gets_the_rest_answer_whatever_its_json_form() {
+    let h = Harness::start(config(40)).await;
+    let sizes = ["-1", "-0", "0", "2.0", "1e2", "1E2", "3", "18446744073709551615", "18446744073709551616", "99999999999999999999999"];
+    for text in sizes {
+        let rest = h.get(&format!("/service-accounts?tenant=east&page_size={}", e2e_support::encode(text)), "admin").await;
+        let arguments = format!(r#"{{"tenant": "east", "page_size": {text}}}"#);
+        let mcp = h.answer(raw_call(&h, "admin", 1, LIST, &arguments)).await;
+        let result = &mcp.body["result"];
+        if rest.status == 200 {
+            assert_eq!(result["isError"], false, "page_size {text}: {mcp:?}");
+            let page = &result["structuredContent"]["page"];
+            for member in ["requested_size", "applied_size"] {
+                assert_eq!(page[member], rest.body["page"][member], "page_size {text}: {member}");
+            }
+            assert_eq!(result["structuredContent"]["warnings"], rest.body["warnings"], "page_size {text}");
+        } else {
+            assert_eq!(result["isError"], true, "page_size {text}: {mcp:?}");
+            let problem = problem_in(result);
+            assert_eq!((problem["code"].clone(), problem["detail"].clone()), (rest.body["code"].clone(), rest.body["detail"].clone()), "page_size {text}");
+        }
+    }
+    let budgets = ["-5", "0", "100.0", "1e3", "2000", "18446744073709551616"];
+    for text in budgets {
+        let rest = h.get(&format!("/search?q=svc-east&time_budget_ms={}", e2e_support::encode(text)), "admin").await;
+        let arguments = format!(r#"{{"q": "svc-east", "time_budget_ms": {text}}}"#);
+        let mcp = h.answer(raw_call(&h, "admin", 2, SEARCH, &arguments)).await;
+        let result = &mcp.body["result"];
+        if rest.status == 200 {
+            assert_eq!(result["isError"], false, "time_budget_ms {text}: {mcp:?}");
+        } else {
+            assert_eq!(result["isError"], true, "time_budget_ms {text}: {mcp:?}");
+            let problem = problem_in(result);
+            assert_eq!((problem["code"].clone(), problem["detail"].clone()), (rest.body["code"].clone(), rest.body["detail"].clone()), "time_budget_ms {text}");
+        }
+    }
+    // A JSON type that is not a number at all stays a JSON-RPC error.
+    let unfit = [
+        (LIST, r#"{"page_size": "10"}"#),
+        (LIST, r#"{"page_size": {}}"#),
+        (LIST, r#"{"page_size": [1]}"#),
+        (LIST, r#"{"page_size": true}"#),
+        (SEARCH, r#"{"q": "svc", "time_budget_ms": "50"}"#),
+        (SEARCH, r#"{"q": "svc", "time_budget_ms": {"ms": 50}}"#),
+    ];
+    for (tool, arguments) in unfit {
+        let answer = h.answer(raw_call(&h, "admin", 3, tool, arguments)).await;
+        assert_eq!(answer.body["error"]["code"], -32602, "{arguments}: {answer:?}");
+        assert!(answer.body["error"]["message"].as_str().unwrap_or_default().contains("must be an integer"), "{answer:?}");
+    }
+    h.running.stop().await.unwrap();
+}
 }

@@ -7,7 +7,10 @@
 //!    followed by the same JSON; a partial result is a result (`isError: false`).
 //! 2. A refusal of the shared logic (an expired or foreign cursor, missing evidence, a value
 //!    outside the `inputSchema`'s constraints) is a tool error whose text starts with
-//!    `REFUSED (CODE)` and ends with the RFC 9457 problem; nothing has changed.
+//!    `REFUSED (CODE)` and ends with the RFC 9457 problem; nothing has changed. `page_size` and
+//!    `time_budget_ms` are read from their JSON text by the REST routes' own parsing, so any
+//!    number gets the REST answer: `-1` or `2.0` the same `INVALID_PAGE_SIZE` or
+//!    `INVALID_TIME_BUDGET`, `18446744073709551616` the same clamping.
 //! 3. Arguments that cannot be read (a wrong JSON type, a missing or unknown member,
 //!    `arguments` that are not an object) and unknown tools are JSON-RPC invalid-params errors,
 //!    before anything runs. The message names the argument and the type it must have, never the
@@ -61,7 +64,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use serde_json::{Value, json};
+use serde_json::value::RawValue;
+use serde_json::{Number, Value, json};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -291,6 +295,12 @@ fn session_not_found() -> Response {
     (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
+/// The JSON text of each number among a `tools/call`'s `arguments`, by argument name, as the
+/// body carried it: `18446744073709551616` stays that, where serde_json's `Number` would hold
+/// an approximation. See [`InventoryTools::number_text`].
+#[derive(Debug, Clone, Default)]
+struct ArgumentNumbers(HashMap<String, String>);
+
 /// rmcp reads a message into serde_json's `Map`, which keeps the last of two members of one
 /// name: `{"ids": ["sa-000001"], "ids": ["sa-000122"]}` would archive sa-000122, where the REST
 /// route refuses the same body (`member `ids` is given twice`). So the body of a `POST` sent as
@@ -298,18 +308,22 @@ fn session_not_found() -> Response {
 /// with an object that names a member twice, anywhere in it, is refused without reaching rmcp,
 /// changing nothing: a request whose `params` do it gets the JSON-RPC error `-32602` with its
 /// `id`, any other message a 400 `INVALID_BODY` problem. A body that is not JSON at all is
-/// left to rmcp to refuse.
+/// left to rmcp to refuse. The numbers among the arguments are kept as written
+/// ([`ArgumentNumbers`]) for the tool.
 async fn members_given_once(request: Request, next: Next) -> Response {
     if request.method() != Method::POST || !declares_json(request.headers()) {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let bytes = match read_body(body).await {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
     if let Some(twice) = member_given_twice(&bytes) {
         return refuse_twice(&bytes, &twice);
+    }
+    if let Some(numbers) = argument_numbers(&bytes) {
+        parts.extensions.insert(numbers);
     }
     next.run(Request::from_parts(parts, Body::from(bytes))).await
 }
@@ -458,6 +472,27 @@ fn shown(name: &str) -> String {
     if name.chars().count() <= MAX { name.to_owned() } else { name.chars().take(MAX).collect::<String>() + "…" }
 }
 
+/// The numbers among the `params.arguments` of the message `bytes`, as written.
+fn argument_numbers(bytes: &[u8]) -> Option<ArgumentNumbers> {
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        arguments: Option<HashMap<String, &'a RawValue>>,
+    }
+    let arguments = serde_json::from_slice::<Message<'_>>(bytes).ok()?.params?.arguments?;
+    let numbers = arguments
+        .into_iter()
+        .map(|(name, raw)| (name, raw.get().to_owned()))
+        .filter(|(_, text)| text.starts_with(|c: char| c == '-' || c.is_ascii_digit()))
+        .collect();
+    Some(ArgumentNumbers(numbers))
+}
+
 /// The MCP server: the tools over the service's state.
 #[derive(Clone)]
 pub struct InventoryTools {
@@ -471,7 +506,13 @@ impl InventoryTools {
         InventoryTools { state, tools: Arc::new(tools()) }
     }
 
-    async fn call(&self, caller: &Caller, name: &str, arguments: JsonObject) -> Result<CallToolResult, ErrorData> {
+    async fn call(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: JsonObject,
+        numbers: &ArgumentNumbers,
+    ) -> Result<CallToolResult, ErrorData> {
         let Some(tool) = self.tools.iter().find(|tool| tool.name == name) else {
             return Err(ErrorData::invalid_params(format!("unknown tool '{}'", shown(name)), None));
         };
@@ -480,8 +521,8 @@ impl InventoryTools {
         // do, under the tool's name and the method `MCP`.
         let entry = EntryPoint::new(&tool.name, "MCP").with_credential(&caller.name);
         let outcome = match name {
-            LIST => self.list(&entry, caller, read(schema, arguments)?).await,
-            SEARCH => self.search(&entry, caller, read(schema, arguments)?).await,
+            LIST => self.list(&entry, caller, read(schema, arguments)?, numbers).await,
+            SEARCH => self.search(&entry, caller, read(schema, arguments)?, numbers).await,
             COUNT => self.count(&entry, caller, read(schema, arguments)?).await,
             GET => self.get(caller, read(schema, arguments)?).await,
             _ /* ARCHIVE, the only tool left */ => return Ok(self.archive(&entry, caller, read(schema, arguments)?).await),
@@ -492,13 +533,24 @@ impl InventoryTools {
         }))
     }
 
-    async fn list(&self, entry: &EntryPoint<'_>, caller: &Caller, args: ListArgs) -> Result<CallToolResult, Problem> {
-        let request = PageRequest::new(
-            self.state.completeness.clone(),
-            caller.credential(),
-            args.page_size,
-            args.cursor.as_deref(),
-        )?;
+    /// The JSON text of number argument `name` as the call carried it (see [`ArgumentNumbers`];
+    /// serde_json's own rendering of `number` where the body was not read for it).
+    fn number_text(numbers: &ArgumentNumbers, name: &str, number: &Number) -> String {
+        numbers.0.get(name).cloned().unwrap_or_else(|| number.to_string())
+    }
+
+    async fn list(
+        &self,
+        entry: &EntryPoint<'_>,
+        caller: &Caller,
+        args: ListArgs,
+        numbers: &ArgumentNumbers,
+    ) -> Result<CallToolResult, Problem> {
+        // `page_size` and `cursor` are read by the REST route's extractor, from the query it
+        // would have been sent: the same number gets the same code, or the same clamping.
+        let page_size = args.page_size.as_ref().map(|size| Self::number_text(numbers, "page_size", size));
+        let query = rest_query(caller, [("page_size", page_size), ("cursor", args.cursor)]);
+        let request = PageRequest::from_parts(&query, &self.state.completeness)?;
         let envelope =
             inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?).await?;
         entry.answer(RequireComplete(args.require_complete), &envelope)?;
@@ -510,16 +562,12 @@ impl InventoryTools {
         entry: &EntryPoint<'_>,
         caller: &Caller,
         args: SearchArgs,
+        numbers: &ArgumentNumbers,
     ) -> Result<CallToolResult, Problem> {
-        let budget = match args.time_budget_ms {
-            Some(0) => {
-                return Err(Problem::new(ProblemCode::InvalidTimeBudget, "time_budget_ms must be at least 1")
-                    .with_extension("parameter", "time_budget_ms"));
-            }
-            Some(ms) => std::time::Duration::from_millis(ms),
-            None => self.state.completeness.default_time_budget(),
-        };
-        let budget = TimeBudget::new(budget, self.state.completeness.max_time_budget());
+        // As `page_size`: the REST route's extractor reads the budget, capped the same way.
+        let budget_ms = args.time_budget_ms.as_ref().map(|ms| Self::number_text(numbers, "time_budget_ms", ms));
+        let budget =
+            TimeBudget::from_parts(&rest_query(caller, [("time_budget_ms", budget_ms)]), &self.state.completeness)?;
         let envelope = search::search_records(&self.state, caller, &args.q, args.tenant.as_deref(), &budget).await?;
         entry.answer(RequireComplete(args.require_complete), &envelope)?;
         tool_result(&envelope).map_err(internal)
@@ -551,6 +599,22 @@ impl InventoryTools {
             }
         }
     }
+}
+
+/// The request parts the REST route would have read `pairs` from (its query) as `caller`, for
+/// the extractors that read them ([`PageRequest::from_parts`], [`TimeBudget::from_parts`]).
+fn rest_query<const N: usize>(caller: &Caller, pairs: [(&str, Option<String>); N]) -> Parts {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in pairs {
+        if let Some(value) = value {
+            query.append_pair(name, &value);
+        }
+    }
+    let uri = Uri::try_from(format!("{PATH}?{}", query.finish())).unwrap_or_else(|_| Uri::from_static(PATH));
+    let (mut parts, ()) = axum::http::Request::new(()).into_parts();
+    parts.uri = uri;
+    parts.extensions.insert(caller.credential());
+    parts
 }
 
 impl ServerHandler for InventoryTools {
@@ -586,12 +650,13 @@ impl ServerHandler for InventoryTools {
             .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
             .cloned()
             .ok_or_else(|| ErrorData::internal_error("the request carries no authenticated credential", None))?;
+        let numbers = parts.and_then(|parts| parts.extensions.get::<ArgumentNumbers>()).cloned().unwrap_or_default();
         // rmcp runs the call outside the request's span: its events go in the same span again,
         // so that they carry the request id.
         let span =
             parts.map_or_else(tracing::Span::none, |parts| telemetry::request_span(&parts.extensions, &parts.method));
         let arguments = request.arguments.unwrap_or_default();
-        self.call(&caller, &request.name, arguments).instrument(span).await.map(CallToolResponse::from)
+        self.call(&caller, &request.name, arguments, &numbers).instrument(span).await.map(CallToolResponse::from)
     }
 
     /// rmcp hands over any request it could not read as the method it names. For a method
@@ -668,9 +733,10 @@ struct ListArgs {
     owner: Option<String>,
     /// One tenant; absent for every tenant the credential can read.
     tenant: Option<String>,
-    /// Items per page; above the server's maximum it is reduced (with a PAGE_SIZE_REDUCED warning).
-    #[schemars(range(min = 1))]
-    page_size: Option<u64>,
+    /// Items per page, a positive integer; any size above the server's maximum, however large,
+    /// is reduced to it (with a PAGE_SIZE_REDUCED warning).
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    page_size: Option<Number>,
     /// `next_cursor` of the previous page, with the same filters; absent for the first page.
     #[schemars(length(min = 1))]
     cursor: Option<String>,
@@ -689,9 +755,10 @@ struct SearchArgs {
     q: String,
     /// One tenant; absent for every tenant the credential can read.
     tenant: Option<String>,
-    /// How long the search may take, in milliseconds; capped by the server.
-    #[schemars(range(min = 1))]
-    time_budget_ms: Option<u64>,
+    /// How long the search may take, in milliseconds, a positive integer; any budget above the
+    /// server's maximum, however large, is capped to it.
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    time_budget_ms: Option<Number>,
     /// True to get a tool error (COMPLETE_RESULT_UNAVAILABLE) instead of an incomplete result.
     #[serde(default)]
     require_complete: bool,
