@@ -1151,3 +1151,44 @@ async fn a_number_argument_gets_the_rest_answer_whatever_its_json_form() {
     h.running.stop().await.unwrap();
 }
 }
+
+e2e_support::both_backends! {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_an_archive_refused_for_its_evidence_carries_the_approval_request() {
+    let h = Harness::start(config(200)).await;
+    let admin = connect(&h, "admin").await;
+    let complete = answer(&admin, LIST, json!({"owner": "none", "page_size": 500})).await;
+    let unowned = ids(&complete);
+    let evidence = complete["evidence"].clone();
+    let before = h.store().fingerprint().await.unwrap();
+
+    // Refused for what the call names, not for its evidence: an approval would mend nothing.
+    let malformed = [json!({"ids": [], "evidence": evidence}), json!({"ids": [unowned[0], unowned[0]], "evidence": evidence})];
+    for arguments in malformed {
+        let rest = h.post("/service-accounts/archive", "admin", &arguments).await;
+        rest.assert_problem(400, "INVALID_BODY");
+        let (code, text) = refusal(&admin, ARCHIVE, arguments.clone()).await;
+        assert_eq!(code, "INVALID_BODY", "{arguments}");
+        for approval in ["APPROVAL REQUIRED", "Missing:", "Options:"] {
+            assert!(!text.contains(approval), "{arguments}: {text}");
+        }
+        assert!(text.contains("Nothing has been archived."), "{text}");
+    }
+    // Refused for the evidence: the approval request says what is missing and the options.
+    let for_evidence = [
+        (json!({"ids": [unowned[0]]}), "EVIDENCE_REQUIRED"),
+        (json!({"ids": [unowned[0]], "evidence": "forged"}), "EVIDENCE_INVALID"),
+        (json!({"ids": ["sa-999999"], "evidence": evidence}), "TARGET_NOT_IN_EVIDENCE"),
+    ];
+    for (arguments, expected) in for_evidence {
+        let (code, text) = refusal(&admin, ARCHIVE, arguments.clone()).await;
+        assert_eq!(code, expected, "{arguments}");
+        for approval in ["APPROVAL REQUIRED", "Missing:", "Options:"] {
+            assert!(text.contains(approval), "{arguments}: {text}");
+        }
+    }
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+}

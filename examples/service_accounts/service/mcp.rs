@@ -10,7 +10,8 @@
 //!    `REFUSED (CODE)` and ends with the RFC 9457 problem; nothing has changed. `page_size` and
 //!    `time_budget_ms` are read from their JSON text by the REST routes' own parsing, so any
 //!    number gets the REST answer: `-1` or `2.0` the same `INVALID_PAGE_SIZE` or
-//!    `INVALID_TIME_BUDGET`, `18446744073709551616` the same clamping.
+//!    `INVALID_TIME_BUDGET`, `18446744073709551616` the same clamping. Only an archive refused
+//!    for its evidence carries the approval request (what is missing, the options).
 //! 3. Arguments that cannot be read (a wrong JSON type, a missing or unknown member,
 //!    `arguments` that are not an object) and unknown tools are JSON-RPC invalid-params errors,
 //!    before anything runs. The message names the argument and the type it must have, never the
@@ -529,7 +530,7 @@ impl InventoryTools {
         };
         Ok(outcome.unwrap_or_else(|problem| {
             entry.refused(&problem);
-            tool_error(&problem, "")
+            tool_error(&problem, &retry_guidance(&problem))
         }))
     }
 
@@ -595,10 +596,21 @@ impl InventoryTools {
             Ok(result) => result,
             Err(problem) => {
                 entry.refused(&problem);
-                tool_error(&problem, &approval_request(caller, &problem))
+                // The approval request answers a refusal for the evidence alone: the options it
+                // gives (take the inventory again, ask for a wider credential) fix nothing else.
+                let guidance = approval_request(caller, &problem).unwrap_or_else(|| {
+                    format!("Nothing has been archived. {}", retry_guidance(&problem)).trim_end().to_owned()
+                });
+                tool_error(&problem, &guidance)
             }
         }
     }
+}
+
+/// What to do about a refusal that only time mends (a database outage: the REST route's
+/// `Retry-After`, which a tool result has no header for); empty for any other.
+fn retry_guidance(problem: &Problem) -> String {
+    problem.retry_after().map_or_else(String::new, |seconds| format!("Call again in {seconds} seconds."))
 }
 
 /// The request parts the REST route would have read `pairs` from (its query) as `caller`, for
@@ -937,11 +949,12 @@ fn tools() -> Vec<Tool> {
         .with_annotations(read_only("Read a service account")),
         Tool::new(
             ARCHIVE,
-            "Archive unowned service accounts (POST /service-accounts/archive). Needs `evidence` from the last page \
-             of a complete list_service_accounts traversal with owner `none` (complete: true), naming only ids of \
-             that inventory. Without evidence, with evidence of another or an incomplete inventory, or when a \
-             target changed since, it is refused as a whole with a tool error (`REFUSED (CODE)`, what is missing, \
-             the options) and nothing is archived.",
+            "Archive unowned service accounts (POST /service-accounts/archive); `archived` lists them. Needs \
+             `evidence` from the last page of a complete list_service_accounts traversal with owner `none` \
+             (complete: true), naming only ids of that inventory. Without evidence, with evidence of another or an \
+             incomplete inventory, or when a target changed since, it is refused as a whole with a tool error \
+             (`REFUSED (CODE)`, what is missing, the options) and nothing is archived; any other refusal archives \
+             nothing either.",
             input_schema::<ArchiveArgs>(),
         )
         .with_raw_output_schema(output("Archived"))
@@ -1063,8 +1076,10 @@ fn archived_verdict(done: &archive::Archived) -> String {
     format!("ARCHIVED: {} service accounts, in snapshot {}.", done.archived.len(), done.snapshot)
 }
 
-/// What a person must see before the archive can go ahead: the evidence that is missing and the options.
-fn approval_request(caller: &Caller, problem: &Problem) -> String {
+/// What a person must see before the archive can go ahead: the evidence that is missing and
+/// the options. `None` for a refusal that is not about the evidence (an empty or repeated
+/// `ids`, an outage), which no new inventory or wider credential mends.
+fn approval_request(caller: &Caller, problem: &Problem) -> Option<String> {
     let missing = match problem.code() {
         ProblemCode::EvidenceRequired => {
             "no evidence was given: an incomplete inventory (complete: false, e.g. VISIBILITY_RESTRICTED or a \
@@ -1076,9 +1091,12 @@ fn approval_request(caller: &Caller, problem: &Problem) -> String {
         }
         ProblemCode::TargetNotInEvidence => "some targets are not in the inventory the evidence covers",
         ProblemCode::TargetChanged => "some targets changed since the inventory (no longer unowned, or gone)",
-        _ => "the evidence does not prove a complete inventory of unowned accounts that holds every target",
+        ProblemCode::EvidenceInvalid => {
+            "the evidence does not prove a complete inventory of unowned accounts that holds every target"
+        }
+        _ => return None,
     };
-    format!(
+    Some(format!(
         "APPROVAL REQUIRED to archive service accounts as credential '{}': nothing has been changed.\n\
          Missing: {missing}.\n\
          Options:\n\
@@ -1087,5 +1105,5 @@ fn approval_request(caller: &Caller, problem: &Problem) -> String {
          2. if the inventory says VISIBILITY_RESTRICTED, ask a person holding a credential that reads every tenant;\n\
          3. abandon the action.",
         caller.name
-    )
+    ))
 }
