@@ -1192,3 +1192,58 @@ async fn only_an_archive_refused_for_its_evidence_carries_the_approval_request()
     h.running.stop().await.unwrap();
 }
 }
+
+/// Every property name and every string value an `enum` allows, anywhere in `schema`.
+fn names_in(schema: &Value, names: &mut std::collections::BTreeSet<String>) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(Value::Object(properties)) = object.get("properties") {
+                names.extend(properties.keys().cloned());
+            }
+            if let Some(Value::Array(values)) = object.get("enum") {
+                names.extend(values.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            object.values().for_each(|member| names_in(member, names));
+        }
+        Value::Array(items) => items.iter().for_each(|item| names_in(item, names)),
+        _ => {}
+    }
+}
+
+e2e_support::both_backends! {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn descriptions_name_only_what_their_tool_takes_and_answers_with() {
+    let h = Harness::start(config(20)).await;
+    let admin = connect(&h, "admin").await;
+    let tools = admin.list_all_tools().await.expect("tools/list");
+    for t in &tools {
+        let input = Value::Object(t.input_schema.as_ref().clone());
+        let output = Value::Object(t.output_schema.as_ref().expect("an outputSchema").as_ref().clone());
+        let mut known = std::collections::BTreeSet::from(["structuredContent".to_owned(), "none".to_owned()]);
+        names_in(&input, &mut known);
+        names_in(&output, &mut known);
+        let description = t.description.as_deref().unwrap_or_default();
+        // Each member it names in backticks is one its tool takes or answers with.
+        for named in description.split('`').skip(1).step_by(2) {
+            if named.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                assert!(known.contains(named), "{} names `{named}`, which it neither takes nor answers with", t.name);
+            }
+        }
+        // It explains exactly the reason codes its answers can carry.
+        if let Some(reason) = output["properties"]["incomplete_reasons"]["items"]["$ref"].as_str() {
+            let reason = reason.trim_start_matches("#/$defs/");
+            let declared: std::collections::BTreeSet<&str> =
+                output["$defs"][reason]["properties"]["code"]["enum"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+            let explained: std::collections::BTreeSet<&str> = description
+                .split(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+                .filter(|word| word.contains('_') && word.len() > 4)
+                .collect();
+            assert_eq!(explained, declared, "{}: {description}", t.name);
+        }
+    }
+    let count = tool(&tools, COUNT).description.as_deref().unwrap_or_default();
+    assert!(count.contains("`relation`") && count.contains("`count`") && !count.contains("`value`"), "{count}");
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+}

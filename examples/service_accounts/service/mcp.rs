@@ -47,7 +47,7 @@ use axum::response::{IntoResponse, Response};
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::EntryPoint;
 use completeness::{
-    Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, Relation, RequireComplete, TimeBudget,
+    Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, ReasonCode, Relation, RequireComplete, TimeBudget,
 };
 use futures_util::StreamExt;
 use rmcp::model::{
@@ -73,23 +73,14 @@ use tracing::Instrument;
 use super::account::{self, AccountView};
 use super::archive;
 use super::auth::Caller;
-use super::inventory::{self, CountServiceAccountsReason, InventoryQuery};
-use super::search;
+use super::inventory::{self, CountServiceAccountsReason, InventoryQuery, ListServiceAccountsReason};
+use super::search::{self, SearchReason};
 use super::seed::TENANTS;
 use super::state::AppState;
 use super::{openapi, refusals, routes, telemetry};
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
-
-/// How every tool's description tells an agent to read a result.
-const READING: &str = "Read `complete` before anything else: true means the result covers the whole scope \
-     (an empty `items` then proves absence); false means it does not, and `incomplete_reasons` says why, one \
-     stable `code` each (VISIBILITY_RESTRICTED: this credential cannot see part of the scope; \
-     MORE_PAGES_AVAILABLE: call again with `cursor` set to `next_cursor`; TIME_BUDGET_EXCEEDED, \
-     SOURCE_UNAVAILABLE, RESULT_LIMIT_REACHED: what was returned is a part). `continuation` is the next step \
-     to take, when there is one. The first text line is the verdict; the JSON after it is `structuredContent`. \
-     A refusal is a tool error starting with `REFUSED (CODE)`.";
 
 /// The `/mcp` routes: the streamable HTTP service behind the bearer authentication of the REST
 /// routes; [`routes::router`] puts them behind the same refusals and request log. Cancelling
@@ -633,10 +624,12 @@ impl ServerHandler for InventoryTools {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("service_accounts", env!("CARGO_PKG_VERSION")))
-            .with_instructions(format!(
+            .with_instructions(
                 "An inventory of service accounts whose every list, search and count says whether it is complete. \
-                 {READING} Archive only with the `evidence` of a complete owner=none inventory."
-            ))
+                 Read `complete` before anything else, and `incomplete_reasons` when it is false; each tool's \
+                 description says what its reasons mean. A refusal is a tool error starting with `REFUSED (CODE)`. \
+                 Archive only with the `evidence` of a complete owner=none inventory.",
+            )
     }
 
     async fn list_tools(
@@ -898,6 +891,28 @@ fn internal(error: serde_json::Error) -> Problem {
     Problem::new(ProblemCode::Internal, format!("the result could not be serialized: {error}"))
 }
 
+/// How to read a list, search or count whose incomplete reasons can be `reasons` (what
+/// `complete` true and false mean for it, `whole` and `part`): what each reason means and what
+/// to do about it, so that a description names no code its tool never answers with.
+fn reading(reasons: &[ReasonCode], whole: &str, part: &str) -> String {
+    let meaning = |code: &ReasonCode| match code {
+        ReasonCode::VisibilityRestricted => "this credential cannot read part of the scope",
+        ReasonCode::MorePagesAvailable => "call again with `cursor` set to `next_cursor`",
+        ReasonCode::TimeBudgetExceeded => "the time budget ran out first; a larger `time_budget_ms` may reach more",
+        ReasonCode::SourceUnavailable => "a source failed to answer",
+        ReasonCode::ResultLimitReached => "there are more matches than the result limit; narrow `q` or name a `tenant`",
+        _ => "what was returned is a part",
+    };
+    let codes: Vec<String> = reasons.iter().map(|code| format!("{}: {}", code.as_str(), meaning(code))).collect();
+    format!(
+        "Read `complete` before anything else: true means {whole}; false means {part}, and `incomplete_reasons` \
+         says why, one stable `code` each ({}). `continuation` is the next step to take, when there is one. The \
+         first text line is the verdict; the JSON after it is `structuredContent`. A refusal is a tool error \
+         starting with `REFUSED (CODE)`.",
+        codes.join("; ")
+    )
+}
+
 /// The tools, in the order of the REST routes.
 fn tools() -> Vec<Tool> {
     let document = serde_json::to_value(openapi::openapi()).unwrap_or(Value::Null);
@@ -905,13 +920,16 @@ fn tools() -> Vec<Tool> {
     let read_only = |title: &str| {
         ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)
     };
+    let whole = "the result covers the whole scope (an empty `items` then proves absence)";
+    let part = "it does not";
     vec![
         Tool::new(
             LIST,
             format!(
                 "List service accounts (GET /service-accounts), a page at a time at a frozen snapshot. Page with \
                  `cursor` = `next_cursor` (same filters) until `complete` is true; the last page of a complete \
-                 traversal carries `evidence`. {READING}"
+                 traversal carries `evidence`. {}",
+                reading(ListServiceAccountsReason::ALL, whole, part)
             ),
             input_schema::<ListArgs>(),
         )
@@ -921,7 +939,8 @@ fn tools() -> Vec<Tool> {
             SEARCH,
             format!(
                 "Search service accounts by name (GET /search) across the directory, audit and legacy sources \
-                 within a time budget. {READING}"
+                 within a time budget. {}",
+                reading(SearchReason::ALL, whole, part)
             ),
             input_schema::<SearchArgs>(),
         )
@@ -930,8 +949,14 @@ fn tools() -> Vec<Tool> {
         Tool::new(
             COUNT,
             format!(
-                "Count service accounts (GET /service-accounts/count): `relation` says whether `value` is exact; \
-                 with `complete` false it counts only what this credential can read. {READING}"
+                "Count service accounts (GET /service-accounts/count): `relation` says how `count` relates to the \
+                 truth: `exact`, or `lower_bound` when `complete` is false (it then counts only what this credential \
+                 can read). {}",
+                reading(
+                    CountServiceAccountsReason::ALL,
+                    "`count` is exact over the whole scope",
+                    "it is a lower bound"
+                )
             ),
             input_schema::<CountArgs>(),
         )
