@@ -1247,3 +1247,35 @@ async fn descriptions_name_only_what_their_tool_takes_and_answers_with() {
     h.running.stop().await.unwrap();
 }
 }
+
+e2e_support::both_backends! {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_schemas_accept_what_the_tools_accept_and_refuse_what_they_refuse() {
+    let h = Harness::start(config(200)).await;
+    let admin = connect(&h, "admin").await;
+    let tools = admin.list_all_tools().await.expect("tools/list");
+    // Each inputSchema accepts what the tool accepts and refuses what it refuses, as REST's
+    // schemas do: `fields` may name a field twice (as `fields=id,id` may), `ids` may not (as the
+    // REST body's `uniqueItems` says).
+    let complete = answer(&admin, LIST, json!({"owner": "none", "page_size": 500})).await;
+    let some = ids(&complete);
+    let document = h.send(reqwest::Method::GET, "/openapi.json", None, None).await.body;
+    let rest_archive = &document["components"]["schemas"]["ArchiveRequest"]["properties"];
+    let validator = |name: &str| {
+        jsonschema::draft202012::new(&Value::Object(tool(&tools, name).input_schema.as_ref().clone())).unwrap()
+    };
+    let repeated_fields = json!({"id": some[0], "fields": ["id", "id"]});
+    assert!(validator(GET).is_valid(&repeated_fields), "the schema allows a field twice");
+    assert_eq!(h.get(&format!("/service-accounts/{}?fields=id,id", some[0]), "admin").await.status, 200);
+    answer(&admin, GET, repeated_fields).await;
+    let archive_input = &tool(&tools, ARCHIVE).input_schema;
+    assert_eq!(archive_input["properties"]["ids"]["uniqueItems"], rest_archive["ids"]["uniqueItems"]);
+    assert_eq!(archive_input["properties"]["evidence"]["minLength"], rest_archive["evidence"]["minLength"]);
+    let repeated_ids = json!({"ids": [some[0], some[0]], "evidence": complete["evidence"]});
+    assert!(!validator(ARCHIVE).is_valid(&repeated_ids), "the schema refuses an id twice");
+    assert_eq!(refusal(&admin, ARCHIVE, repeated_ids).await.0, "INVALID_BODY");
+    assert!(validator(ARCHIVE).is_valid(&json!({"ids": [some[0]], "evidence": complete["evidence"]})));
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+}

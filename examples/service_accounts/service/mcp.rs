@@ -790,7 +790,8 @@ struct GetArgs {
     /// The account's id, e.g. `sa-000001`.
     #[schemars(pattern(openapi::ACCOUNT_ID_PATTERN))]
     id: String,
-    /// Fields to fill: any field name; `secret_fingerprint` is only filled when named here.
+    /// Fields to fill: any field name; `secret_fingerprint` is only filled when named here. A
+    /// field named twice is filled once, as in the REST route's `fields=`.
     #[serde(default)]
     fields: Vec<String>,
 }
@@ -799,10 +800,15 @@ struct GetArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ArchiveArgs {
-    /// The accounts to archive: ids from the inventory the evidence comes from.
-    #[schemars(length(min = 1, max = archive::MAX_TARGETS), inner(pattern(openapi::ACCOUNT_ID_PATTERN)))]
+    /// The accounts to archive, each named once: ids from the inventory the evidence comes from.
+    #[schemars(
+        length(min = 1, max = archive::MAX_TARGETS),
+        inner(pattern(openapi::ACCOUNT_ID_PATTERN)),
+        extend("uniqueItems" = true)
+    )]
     ids: Vec<String>,
     /// `evidence` of the last page of a complete `list_service_accounts` traversal with owner `none`.
+    #[schemars(length(min = 1))]
     evidence: Option<String>,
 }
 
@@ -1003,9 +1009,9 @@ fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
             tenants.push(Value::Null);
             tenant["enum"] = Value::Array(tenants);
         }
+        // Any field, each as often as wanted: the REST route's `fields=id,id` fills `id` once.
         if let Some(fields) = properties.get_mut("fields") {
             fields["items"] = json!({"type": "string", "enum": account::FIELDS});
-            fields["uniqueItems"] = Value::Bool(true);
         }
     }
     match schema.to_value() {
