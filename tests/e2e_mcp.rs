@@ -715,6 +715,19 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert_eq!(answer.body["error"]["data"]["code"], "INVALID_ARGUMENTS", "{answer:?}");
     assert!(answer.body["error"]["message"].as_str().is_some_and(|m| m.contains("expected a map")), "{answer:?}");
 
+    // Every tool is on the first page of tools/list, which names no next one: any cursor is
+    // invalid (MCP's pagination: -32602), not a request for the first page again.
+    let listed = h.answer(h.mcp_request("admin", 9, "tools/list", None, json!({}))).await;
+    assert_eq!(listed.body["result"]["tools"].as_array().map(Vec::len), Some(5), "{listed:?}");
+    assert!(listed.body["result"]["nextCursor"].is_null(), "one page: {listed:?}");
+    for cursor in [json!("bogus"), json!(""), json!("0")] {
+        let answer = h.answer(h.mcp_request("admin", 10, "tools/list", None, json!({"cursor": cursor}))).await;
+        assert_eq!(answer.body["id"], 10, "{answer:?}");
+        assert_eq!(answer.body["error"]["code"], -32602, "cursor {cursor}: {answer:?}");
+        assert_eq!(answer.body["error"]["data"]["code"], "INVALID_CURSOR", "{answer:?}");
+        assert!(answer.body["result"].is_null(), "no list for a bogus cursor: {answer:?}");
+    }
+
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refused request changed anything");
     h.running.stop().await.unwrap();
 }

@@ -632,11 +632,20 @@ impl ServerHandler for InventoryTools {
             )
     }
 
+    /// Every tool, on one page. A `cursor` can only come from a page that named a next one,
+    /// and none does, so any `cursor` is invalid: `-32602`, as MCP's pagination asks.
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if request.is_some_and(|request| request.cursor.is_some()) {
+            return Err(ErrorData::invalid_params(
+                "invalid `cursor`: every tool is listed on the first page, which names no next one; \
+                 call tools/list without a cursor",
+                Some(json!({"code": ProblemCode::InvalidCursor.as_str()})),
+            ));
+        }
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
     }
 
