@@ -23,13 +23,21 @@ pub use crate::contract::declared::{
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
 pub use crate::contract::warning::WarningDetails;
 
-/// `same_reason_code` and `same_warning_code`: the positions of the first two of `codes` that
-/// are equal, if any. A `#[completeness]` declaration checks its codes with them at compile
-/// time, since two types may declare one code, and names the two types in its message.
+/// The compile-time checks of a `#[completeness]` declaration that no two listed types share a
+/// code (two types may declare one code):
+/// - `distinct_reason_codes` and `distinct_warning_codes`: true when no two of `codes` are
+///   equal, for a declaration with one service-owned type (its message names it);
+/// - `same_reason_code` and `same_warning_code`: the positions of the first two equal codes, for
+///   a declaration with several, whose message names the two.
 macro_rules! same_code {
-    ($($name:ident($code:ty);)*) => {$(
+    ($($distinct:ident, $same:ident($code:ty);)*) => {$(
+        #[doc = concat!("True when no two of `codes` are equal (`", stringify!($code), "`).")]
+        pub const fn $distinct(codes: &[$code]) -> bool {
+            $same(codes).is_none()
+        }
+
         #[doc = concat!("The positions of the first two equal `", stringify!($code), "`s of `codes`.")]
-        pub const fn $name(codes: &[$code]) -> Option<(usize, usize)> {
+        pub const fn $same(codes: &[$code]) -> Option<(usize, usize)> {
             let mut i = 0;
             while i < codes.len() {
                 let mut j = i + 1;
@@ -47,8 +55,8 @@ macro_rules! same_code {
 }
 
 same_code! {
-    same_reason_code(ReasonCode);
-    same_warning_code(WarningCode);
+    distinct_reason_codes, same_reason_code(ReasonCode);
+    distinct_warning_codes, same_warning_code(WarningCode);
 }
 
 const fn same_str(a: &str, b: &str) -> bool {
@@ -155,12 +163,7 @@ macro_rules! __reason_set {
         }
         $(impl $crate::__private::Declares<$reason> for $set {})*
         $(impl $crate::__private::DeclaresWarning<$warning> for $set {})*
-        $crate::__private::reason_set!(@no_reason $set [$($reason),*]);
     };
-    (@no_reason $set:ident []) => {
-        impl $crate::__private::DeclaresNoReason for $set {}
-    };
-    (@no_reason $set:ident [$($reason:ty),+]) => {};
 }
 
 /// `Serialize`, `ReportsCompleteness` and (with `axum`) `IntoResponse` of a derived envelope:

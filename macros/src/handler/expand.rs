@@ -32,10 +32,8 @@ pub(crate) struct Declared {
 pub(crate) struct DeclaredType {
     /// The type: a standard name as the runtime's type (no import needed), any other path as written.
     pub(crate) ty: TokenStream,
-    /// How a message names it: as written.
-    pub(crate) shown: String,
-    /// Where it is written: its last segment, the type's own name.
-    pub(crate) span: Span,
+    /// The name as written, for a message.
+    pub(crate) path: Path,
     /// A service's own type: only with one can two listed names share a code (standard names
     /// have distinct codes, and validation refuses a name listed twice).
     pub(crate) custom: bool,
@@ -64,12 +62,7 @@ impl Declared {
                     }
                     _ => (path.to_token_stream(), true),
                 };
-                out.push(DeclaredType {
-                    ty,
-                    shown: format!("`{}`", names::path_key(path)),
-                    span: path.segments.last().map_or_else(Span::call_site, |segment| segment.ident.span()),
-                    custom,
-                });
+                out.push(DeclaredType { ty, path: path.clone(), custom });
                 seen.push(key);
             }
             out
@@ -114,6 +107,10 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
     let reasons_distinct = distinct(reasons, *reasons_span, "reason", quote! { #declared_set.reasons });
     let warnings_distinct = distinct(warnings, *warnings_span, "warning", quote! { #declared_set.warnings });
     let (reasons, warnings) = (reasons.iter().map(|r| &r.ty), warnings.iter().map(|w| &w.ty));
+    // Only a set that declares no reason accepts a response that reports none.
+    let no_reason = declared.reasons.is_empty().then(|| {
+        quote! { impl ::completeness::__private::DeclaresNoReason for #set {} }
+    });
     quote! {
         ::completeness::__private::reason_set! {
             #[doc = #doc]
@@ -121,41 +118,66 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
             resource #resource;
             reasons [#(#reasons),*] warnings [#(#warnings),*]
         }
+        #no_reason
         #reasons_distinct
         #warnings_distinct
     }
 }
 
 /// The check that no two of `listed` share a code, when one of them is a service's own type
-/// (only the compiler knows its code). The runtime's `same_reason_code` (or `same_warning_code`)
-/// finds the first pair sharing
-/// one; each pair that can share one has its message, a literal naming the two (a constant's
-/// panic cannot format), spanned on the second.
+/// (only the compiler knows its code). With one such type, the runtime's
+/// `distinct_reason_codes` (or `distinct_warning_codes`) and a message naming it: it shares its
+/// code with a standard name. With several, `same_reason_code` (or `same_warning_code`) finds the
+/// first pair sharing one, and each pair that can has its message naming the two, spanned on
+/// the second. (A constant's panic cannot format, so each message is a literal; one per pair
+/// costs compile time, which a declaration with one own type, the usual one, does not pay.)
 fn distinct(listed: &[DeclaredType], span: Span, kind: &str, codes: TokenStream) -> Option<TokenStream> {
-    if !listed.iter().any(|listed| listed.custom) || listed.len() < 2 {
-        return None;
+    let own: Vec<&DeclaredType> = listed.iter().filter(|listed| listed.custom).collect();
+    match own.as_slice() {
+        [] => None,
+        _ if listed.len() < 2 => None,
+        [one] => {
+            let distinct = format_ident!("distinct_{kind}_codes");
+            let message = format!(
+                "this endpoint declares one {kind} code twice: {} has the code of a standard {kind} listed beside \
+                 it; list only one of them",
+                shown(one)
+            );
+            Some(quote_spanned! {span=>
+                const _: () = ::core::assert!(::completeness::__private::#distinct(#codes), #message);
+            })
+        }
+        _ => {
+            let same = format_ident!("same_{kind}_code");
+            let arms = listed.iter().enumerate().flat_map(|(i, first)| {
+                listed.iter().enumerate().skip(i + 1).filter(move |(_, second)| first.custom || second.custom).map(
+                    move |(j, second)| {
+                        let message = format!(
+                            "this endpoint declares one {kind} code twice: {} and {} have the same code; list only \
+                             one of them",
+                            shown(first),
+                            shown(second)
+                        );
+                        let span = second.path.segments.last().map_or(span, |segment| segment.ident.span());
+                        quote_spanned! {span=> ::core::option::Option::Some((#i, #j)) => ::core::panic!(#message), }
+                    },
+                )
+            });
+            Some(quote_spanned! {span=>
+                const _: () = match ::completeness::__private::#same(#codes) {
+                    ::core::option::Option::None => {}
+                    #(#arms)*
+                    // Two standard names never share a code.
+                    ::core::option::Option::Some(_) => ::core::unreachable!(),
+                };
+            })
+        }
     }
-    let same_code = format_ident!("same_{kind}_code");
-    let arms = listed.iter().enumerate().flat_map(|(i, first)| {
-        listed.iter().enumerate().skip(i + 1).filter(move |(_, second)| first.custom || second.custom).map(
-            move |(j, second)| {
-                let message = format!(
-                    "this endpoint declares one {kind} code twice: {} and {} have the same code; list only one of them",
-                    first.shown, second.shown
-                );
-                let span = second.span;
-                quote_spanned! {span=> ::core::option::Option::Some((#i, #j)) => ::core::panic!(#message), }
-            },
-        )
-    });
-    Some(quote_spanned! {span=>
-        const _: () = match ::completeness::__private::#same_code(#codes) {
-            ::core::option::Option::None => {}
-            #(#arms)*
-            // Two standard names never share a code.
-            ::core::option::Option::Some(_) => ::core::unreachable!(),
-        };
-    })
+}
+
+/// A listed name as a message quotes it.
+fn shown(listed: &DeclaredType) -> String {
+    format!("`{}`", names::path_key(&listed.path))
 }
 
 /// The handler as written, its body led by the check that its response reports completeness
@@ -167,15 +189,23 @@ pub(crate) fn handler(function: &HandlerFn, handler: &Handler) -> TokenStream {
     let output = handler.output.map_or_else(|| quote! { () }, ToTokens::to_token_stream);
     let span = handler.output.map_or_else(|| sig.ident.span(), syn::spanned::Spanned::span);
     // The body's inner attributes (`#![allow(..)]`) stay first, where Rust requires them.
-    let mut rest = block.stream().into_iter();
-    let mut body = TokenStream::new();
-    while let Some(inner) = inner_attribute(&mut rest) {
-        body.extend(inner);
-    }
-    body.extend(quote_spanned! {span=>
+    let check = quote_spanned! {span=>
         ::completeness::__private::assert_declared::<#output, #reason>();
-    });
-    body.extend(rest);
+    };
+    let stream = block.stream();
+    let mut body = TokenStream::new();
+    if starts_with_pound(&stream) {
+        // The body's inner attributes (`#![allow(..)]`) stay first, where Rust requires them.
+        let mut rest = stream.into_iter();
+        while let Some(inner) = inner_attribute(&mut rest) {
+            body.extend(inner);
+        }
+        body.extend(check);
+        body.extend(rest);
+    } else {
+        body.extend(check);
+        body.extend([stream]);
+    }
     let mut new_block = Group::new(block.delimiter(), body);
     new_block.set_span(block.span());
     let mut function = head.clone();
@@ -193,4 +223,10 @@ fn inner_attribute(tokens: &mut (impl Iterator<Item = TokenTree> + Clone)) -> Op
         .filter(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Bracket))?;
     *tokens = ahead;
     Some(vec![pound, bang, brackets])
+}
+
+/// True when `stream` begins with `#`, as a body led by an inner attribute does: the body is
+/// split into tokens only then, since splitting every handler's body costs compile time.
+fn starts_with_pound(stream: &TokenStream) -> bool {
+    matches!(stream.clone().into_iter().next(), Some(TokenTree::Punct(p)) if p.as_char() == '#')
 }
