@@ -6,10 +6,9 @@
 mod e2e_support;
 
 use std::ffi::OsStr;
-use std::sync::{Arc, Mutex};
 
 use e2e_support::service::telemetry::{DEFAULT_FILTER, log_filter};
-use e2e_support::{Harness, config};
+use e2e_support::{Harness, LogBuffer, config};
 use reqwest::header::HeaderValue;
 use serde_json::json;
 use tracing::Level;
@@ -62,36 +61,16 @@ fn rmcp_never_logs_below_info_since_its_debug_events_carry_tokens() {
 }
 
 /// The log lines written while `f` runs, in the example's human format.
-struct Lines(Arc<Mutex<Vec<u8>>>);
-
-impl Lines {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-fn human_log() -> (impl tracing::Subscriber + Send + Sync, Lines) {
-    let buffer = Arc::new(Mutex::new(Vec::new()));
+fn human_log() -> (impl tracing::Subscriber + Send + Sync, LogBuffer) {
+    let log = LogBuffer::default();
     let writer = {
-        let buffer = Arc::clone(&buffer);
-        move || BufferWriter(Arc::clone(&buffer))
+        let log = log.clone();
+        move || log.clone()
     };
     let subscriber = tracing_subscriber::registry()
         .with(filter("info").unwrap())
         .with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(writer));
-    (subscriber, Lines(buffer))
-}
-
-struct BufferWriter(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for BufferWriter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+    (subscriber, log)
 }
 
 #[tokio::test]

@@ -1027,28 +1027,18 @@ async fn a_member_given_twice_is_refused_before_any_tool_runs_and_nothing_change
 
 /// The service's log lines (its human format, `debug`, rmcp capped as the service caps it)
 /// written while the returned subscriber is the default.
-fn captured_log() -> (impl tracing::Subscriber + Send + Sync, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+fn captured_log() -> (impl tracing::Subscriber + Send + Sync, e2e_support::LogBuffer) {
     use tracing_subscriber::layer::SubscriberExt;
-    struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Lines {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = e2e_support::LogBuffer::default();
     let writer = {
-        let buffer = std::sync::Arc::clone(&buffer);
-        move || Lines(std::sync::Arc::clone(&buffer))
+        let log = log.clone();
+        move || log.clone()
     };
     let filter = e2e_support::service::telemetry::log_filter(Some(std::ffi::OsStr::new("debug"))).unwrap();
     let subscriber = tracing_subscriber::registry()
         .with(filter)
         .with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(writer));
-    (subscriber, buffer)
+    (subscriber, log)
 }
 
 // One thread, so that the log of every task the service spawns is captured.
@@ -1105,7 +1095,7 @@ async fn argument_errors_name_the_argument_and_its_type_and_no_value_reaches_the
     }
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
-    let log = String::from_utf8_lossy(&log.lock().unwrap()).into_owned();
+    let log = log.text();
     assert!(log.contains("must be an array of strings"), "rmcp logs the errors it answers with:\n{log}");
     assert!(!log.contains("secret-token"), "a value reached the log:\n{log}");
 }
