@@ -141,6 +141,8 @@
 //! - Collections are recognised by their written type: a list behind a type alias, a newtype or
 //!   `serde_json::Value` is not seen as one. Write such a field as `Vec<T>`, or give the struct
 //!   a completeness field; a handler that declares a reason and returns such a struct is refused.
+//! - A list beside a completeness block is never `Option<Vec<T>>`: `None` would go out as
+//!   `null`. Write `Vec<T>` and, when the list could not be read, report why with a reason.
 //! - A tuple struct writes its one data field as `items`.
 //! - Data fields must not reuse a contract member name (`status`, `scope`, ...).
 //! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`

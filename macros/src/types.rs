@@ -49,6 +49,21 @@ pub(crate) fn is_collection(ty: &Type) -> bool {
     }
 }
 
+/// The `Option` a collection is reached through (`Option<Vec<T>>`, `Box<Option<Vec<T>>>`) and the
+/// type it holds, when there is one.
+pub(crate) fn optional_collection(ty: &Type) -> Option<(&Type, &Type)> {
+    match peel(ty) {
+        Type::Reference(reference) => optional_collection(&reference.elem),
+        other => match last_segment(other) {
+            Some((name, args)) if name == "Option" => args.first().filter(|t| is_collection(t)).map(|t| (other, *t)),
+            Some((name, args)) if WRAPPERS.contains(&name.as_str()) => {
+                args.first().and_then(|t| optional_collection(t))
+            }
+            _ => None,
+        },
+    }
+}
+
 /// True for `Field<T>` (contract §2.7).
 pub(crate) fn is_field(ty: &Type) -> bool {
     matches!(last_segment(ty), Some((name, args)) if name == "Field" && args.len() == 1)

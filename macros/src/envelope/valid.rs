@@ -2,6 +2,7 @@
 
 use super::ast::{Field, Input};
 use crate::ctxt::Ctxt;
+use crate::types;
 
 /// Runs every rule.
 pub(crate) fn check(cx: &Ctxt, input: &Input) {
@@ -13,6 +14,7 @@ pub(crate) fn check(cx: &Ctxt, input: &Input) {
     check_reserved_names(cx, input);
     check_block_serde(cx, input);
     check_always_written(cx, input);
+    check_lists_not_optional(cx, input);
 }
 
 /// A collection and a declared `Field<T>` are always written (contract §2.1, §2.7): an empty
@@ -28,6 +30,25 @@ fn check_always_written(cx: &Ctxt, input: &Input) {
             "an empty collection is written as `[]`, never left out"
         };
         cx.error_spanned_by(key, format!("`{}` is always written: {why}; remove `{key_name}`", member_name(field)));
+    }
+}
+
+/// A list is always written (contract §2.1): `None` in an `Option<Vec<T>>` would go out as `null`,
+/// beside a block that may say complete, and a reader could take it for "nothing exists" or
+/// fail on it. A list that could not be read is `[]` with a reason saying why.
+fn check_lists_not_optional(cx: &Ctxt, input: &Input) {
+    for field in input.data_fields().filter(|f| f.is_unbounded_collection()) {
+        let Some((option, inner)) = types::optional_collection(field.ty) else { continue };
+        cx.error_spanned_by(
+            option,
+            format!(
+                "`{}` is a list and is always written, but `{}` would write `null` for `None`: \
+                 use `{}` (an empty list is `[]`) and report why it is empty in the completeness block",
+                member_name(field),
+                types::pretty(option),
+                types::pretty(inner)
+            ),
+        );
     }
 }
 
