@@ -1120,6 +1120,9 @@ fn archived_verdict(done: &archive::Archived) -> String {
 /// the options. `None` for a refusal that is not about the evidence (an empty or repeated
 /// `ids`, an outage), which no new inventory or wider credential mends.
 fn approval_request(caller: &Caller, problem: &Problem) -> Option<String> {
+    if !problem.code().refuses_evidence() {
+        return None;
+    }
     let missing = match problem.code() {
         ProblemCode::EvidenceRequired => {
             "no evidence was given: an incomplete inventory (complete: false, e.g. VISIBILITY_RESTRICTED or a \
@@ -1131,10 +1134,7 @@ fn approval_request(caller: &Caller, problem: &Problem) -> Option<String> {
         }
         ProblemCode::TargetNotInEvidence => "some targets are not in the inventory the evidence covers",
         ProblemCode::TargetChanged => "some targets changed since the inventory (no longer unowned, or gone)",
-        ProblemCode::EvidenceInvalid => {
-            "the evidence does not prove a complete inventory of unowned accounts that holds every target"
-        }
-        _ => return None,
+        _ => "the evidence does not prove a complete inventory of unowned accounts that holds every target",
     };
     Some(format!(
         "APPROVAL REQUIRED to archive service accounts as credential '{}': nothing has been changed.\n\

@@ -363,14 +363,7 @@ pub fn openapi() -> OpenApi {
     let list = with_problems(
         list,
         problems(
-            &[
-                InvalidRequest,
-                InvalidPageSize,
-                InvalidCursor,
-                CursorQueryMismatch,
-                CursorCredentialMismatch,
-                CursorExpired,
-            ],
+            &[&[InvalidRequest, InvalidPageSize], ProblemCode::CURSOR_REFUSALS].concat(),
             Some(ListServiceAccountsReason::ALL),
             true,
             false,
@@ -429,23 +422,8 @@ pub fn openapi() -> OpenApi {
         .request_body(body("ArchiveRequest"))
         .response("200", json_response("Every named account was archived", "Archived"))
         .extensions(Some(exempt(ARCHIVE_EXEMPT)));
-    let archive = with_problems(
-        archive,
-        problems(
-            &[
-                InvalidBody,
-                EvidenceRequired,
-                EvidenceInvalid,
-                EvidenceExpired,
-                EvidenceCredentialMismatch,
-                TargetNotInEvidence,
-                TargetChanged,
-            ],
-            None,
-            true,
-            true,
-        ),
-    );
+    let archive =
+        with_problems(archive, problems(&[&[InvalidBody], ProblemCode::EVIDENCE_REFUSALS].concat(), None, true, true));
     let search = OperationBuilder::new()
         .operation_id(Some("search"))
         .summary(Some("Federated search over directory, audit and legacy"))

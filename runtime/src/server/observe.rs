@@ -135,18 +135,12 @@ enum Refused {
 }
 
 fn refused(code: &ProblemCode) -> Option<Refused> {
-    match code {
-        ProblemCode::InvalidCursor
-        | ProblemCode::CursorQueryMismatch
-        | ProblemCode::CursorCredentialMismatch
-        | ProblemCode::CursorExpired => Some(Refused::Cursor),
-        ProblemCode::EvidenceRequired
-        | ProblemCode::EvidenceInvalid
-        | ProblemCode::EvidenceExpired
-        | ProblemCode::EvidenceCredentialMismatch
-        | ProblemCode::TargetNotInEvidence
-        | ProblemCode::TargetChanged => Some(Refused::Evidence),
-        _ => None,
+    if code.refuses_cursor() {
+        Some(Refused::Cursor)
+    } else if code.refuses_evidence() {
+        Some(Refused::Evidence)
+    } else {
+        None
     }
 }
 

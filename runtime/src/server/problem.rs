@@ -83,6 +83,37 @@ problem_codes! {
     Internal => "INTERNAL", 500, "Internal error";
 }
 
+impl ProblemCode {
+    /// The refusals of a cursor (contract §2.5): what a traversal can meet when it resumes.
+    pub const CURSOR_REFUSALS: &'static [ProblemCode] = &[
+        ProblemCode::InvalidCursor,
+        ProblemCode::CursorQueryMismatch,
+        ProblemCode::CursorCredentialMismatch,
+        ProblemCode::CursorExpired,
+    ];
+
+    /// The refusals of a destructive action's evidence or of its targets (contract §6): each is
+    /// mended by a new complete inventory, never by retrying the same request.
+    pub const EVIDENCE_REFUSALS: &'static [ProblemCode] = &[
+        ProblemCode::EvidenceRequired,
+        ProblemCode::EvidenceInvalid,
+        ProblemCode::EvidenceExpired,
+        ProblemCode::EvidenceCredentialMismatch,
+        ProblemCode::TargetNotInEvidence,
+        ProblemCode::TargetChanged,
+    ];
+
+    /// True for a code of [`ProblemCode::CURSOR_REFUSALS`].
+    pub fn refuses_cursor(&self) -> bool {
+        Self::CURSOR_REFUSALS.contains(self)
+    }
+
+    /// True for a code of [`ProblemCode::EVIDENCE_REFUSALS`].
+    pub fn refuses_evidence(&self) -> bool {
+        Self::EVIDENCE_REFUSALS.contains(self)
+    }
+}
+
 impl fmt::Display for ProblemCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
