@@ -241,3 +241,49 @@ async fn a_scope_naming_another_resource_is_answered_with_the_declared_one() {
     let page = list_users().await;
     assert_eq!(page.completeness.scope().resource, "users");
 }
+
+#[expect(dead_code, reason = "declared for its generated reason type, never routed")]
+#[completeness(resource = "service_accounts", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
+async fn list_paged() -> Envelope<String, ListPagedReason> {
+    Envelope::complete(vec![], Scope::new("", "all"))
+}
+
+/// A block built over the standard reasons (e.g. by shared paging code) and converted into an
+/// endpoint's declared type goes out as that endpoint declares: its resource, and only its
+/// warnings (a typed reader of the endpoint would refuse another code).
+#[test]
+fn a_block_mapped_into_a_declared_type_keeps_only_what_it_declares() {
+    use completeness::warning::{PageSizeReduced, StaleIndex};
+    let shared: Completeness =
+        Completeness::incomplete(Scope::new("accounts", "all"), MorePagesAvailable::new("c1.k1.n"))
+            .with_warning(PageSizeReduced::new(500, 100))
+            .with_warning(StaleIndex::new("search"));
+    let mapped: Completeness<ListPagedReason> = shared.map_reasons(|reason| match reason {
+        completeness::StandardReason::MorePagesAvailable(more) => more.into(),
+        other => panic!("not declared: {other:?}"),
+    });
+    assert_eq!(mapped.scope().resource, "service_accounts");
+    let codes: Vec<_> = mapped.warnings().iter().map(|w| w.code().as_str().to_owned()).collect();
+    assert_eq!(codes, ["PAGE_SIZE_REDUCED"]);
+    assert_eq!(mapped.next_cursor(), Some("c1.k1.n"), "the reasons and their continuation are kept");
+    let wire = serde_json::to_value(Envelope::new(Vec::<String>::new(), mapped)).unwrap();
+    assert_eq!(wire["warnings"].as_array().map(Vec::len), Some(1));
+    assert_eq!(wire["scope"]["resource"], "service_accounts");
+}
+
+/// `scope_mut` may change the scope's description, filters and snapshot, but not the declared
+/// resource: the change is undone when the borrow ends.
+#[test]
+fn scope_mut_keeps_the_declared_resource() {
+    let mut block: Completeness<ListPagedReason> = Completeness::complete(Scope::new("", "all"));
+    {
+        let mut scope = block.scope_mut();
+        scope.resource = "another_resource".to_owned();
+        scope.visibility = "accounts of tenant north".to_owned();
+    }
+    assert_eq!(block.scope().resource, "service_accounts");
+    assert_eq!(block.scope().visibility, "accounts of tenant north");
+    let mut open: Completeness = Completeness::complete(Scope::new("", "all"));
+    open.scope_mut().resource = "accounts".to_owned();
+    assert_eq!(open.scope().resource, "accounts", "a block of no endpoint takes any resource");
+}

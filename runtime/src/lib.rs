@@ -46,7 +46,7 @@ pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, co
 #[cfg(feature = "axum")]
 pub use config::CompletenessConfig;
 pub use continuation::Continuation;
-pub use contract::{Completeness, Shape, Status};
+pub use contract::{Completeness, ScopeMut, Shape, Status};
 #[cfg(feature = "axum")]
 pub use credential::Credential;
 #[cfg(feature = "axum")]

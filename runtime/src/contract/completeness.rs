@@ -1,5 +1,8 @@
 //! The completeness block every collection response carries (contract §2.1).
 
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -60,6 +63,56 @@ pub struct Completeness<R = StandardReason> {
     evidence: Option<String>,
 }
 
+/// Over an endpoint's declared reason type, the scope's resource is the declared one: an empty
+/// resource is filled with it, and a different one is replaced (the declaration is the one
+/// source), with a `WARN` event under the target `completeness` that names both, so that the
+/// typo is seen; never a panic in a request.
+fn keep_declared_resource<R: Reason>(scope: &mut Scope) {
+    if let Some(declared) = R::declared_set().and_then(|set| set.resource)
+        && scope.resource != declared
+    {
+        #[cfg(feature = "axum")]
+        if !scope.resource.is_empty() {
+            tracing::warn!(
+                target: crate::server::observe::TARGET,
+                event = "resource_replaced",
+                declared,
+                written = %scope.resource,
+                "the scope names another resource than the handler declares; the declared one is used"
+            );
+        }
+        scope.resource = declared.to_owned();
+    }
+}
+
+/// The scope of a block, borrowed mutably by [`Completeness::scope_mut`]; when dropped, the
+/// resource is the declared one again.
+#[derive(Debug)]
+pub struct ScopeMut<'a, R: Reason> {
+    scope: &'a mut Scope,
+    reasons: PhantomData<R>,
+}
+
+impl<R: Reason> Deref for ScopeMut<'_, R> {
+    type Target = Scope;
+
+    fn deref(&self) -> &Scope {
+        self.scope
+    }
+}
+
+impl<R: Reason> DerefMut for ScopeMut<'_, R> {
+    fn deref_mut(&mut self) -> &mut Scope {
+        self.scope
+    }
+}
+
+impl<R: Reason> Drop for ScopeMut<'_, R> {
+    fn drop(&mut self) {
+        keep_declared_resource::<R>(self.scope);
+    }
+}
+
 /// Which members a completeness block writes: collections carry `page` and `evidence`,
 /// aggregates do not (contract §2.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,28 +134,11 @@ impl Shape {
 }
 
 impl<R: Reason> Completeness<R> {
-    /// A complete answer over `scope`.
-    ///
-    /// Over an endpoint's declared reason type, the scope's resource is the declared one: an
-    /// empty resource is filled with it, and a different one is replaced (the declaration is
-    /// the one source), with a `WARN` event under the target `completeness` that names both,
-    /// so that the typo is seen; never a panic in a request.
+    /// A complete answer over `scope`. Over an endpoint's declared reason type the resource is
+    /// the declared one: an empty one is filled, another one replaced with a `WARN` event under
+    /// the target `completeness` that names both (never a panic in a request).
     pub fn complete(mut scope: Scope) -> Self {
-        if let Some(declared) = R::declared_set().and_then(|set| set.resource)
-            && scope.resource != declared
-        {
-            #[cfg(feature = "axum")]
-            if !scope.resource.is_empty() {
-                tracing::warn!(
-                    target: crate::server::observe::TARGET,
-                    event = "resource_replaced",
-                    declared,
-                    written = %scope.resource,
-                    "the scope names another resource than the handler declares; the declared one is used"
-                );
-            }
-            scope.resource = declared.to_owned();
-        }
+        keep_declared_resource::<R>(&mut scope);
         Completeness {
             reasons: Vec::new(),
             continuation: None,
@@ -155,6 +191,7 @@ impl<R: Reason> Completeness<R> {
     }
 
     /// Makes the page facts count `returned` items: the envelope's own count, as it goes out.
+    #[cfg(feature = "axum")]
     pub(crate) fn count_returned(&mut self, returned: usize) {
         if let Some(page) = &mut self.page {
             page.returned = returned as u64;
@@ -236,9 +273,11 @@ impl<R: Reason> Completeness<R> {
         &self.scope
     }
 
-    /// The scope, mutably (the `#[completeness]` macro fills `resource`).
-    pub fn scope_mut(&mut self) -> &mut Scope {
-        &mut self.scope
+    /// The scope, mutably. Over an endpoint's declared reason type the resource stays the
+    /// declared one: a change to it is undone when the guard is dropped, as in
+    /// [`Completeness::complete`].
+    pub fn scope_mut(&mut self) -> ScopeMut<'_, R> {
+        ScopeMut { scope: &mut self.scope, reasons: PhantomData }
     }
 
     /// The warnings.
@@ -261,15 +300,37 @@ impl<R: Reason> Completeness<R> {
         }
     }
 
-    /// Converts the reasons, keeping everything else.
+    /// Converts the reasons, keeping everything else but what `R2` does not declare: over an
+    /// endpoint's declared reason type, the scope's resource becomes the declared one (as in
+    /// [`Completeness::complete`]) and a warning the endpoint does not declare is left out, each
+    /// with a `WARN` event under the target `completeness` (a typed reader of the endpoint
+    /// refuses an undeclared code, and its OpenAPI document does not list it).
     pub fn map_reasons<R2: Reason>(self, mut f: impl FnMut(R) -> R2) -> Completeness<R2> {
+        let mut scope = self.scope;
+        keep_declared_resource::<R2>(&mut scope);
+        let mut warnings = self.warnings;
+        if let Some(declared) = R2::declared_set() {
+            warnings.retain(|warning| {
+                let kept = declared.warnings.contains(warning.code());
+                #[cfg(feature = "axum")]
+                if !kept {
+                    tracing::warn!(
+                        target: crate::server::observe::TARGET,
+                        event = "warning_left_out",
+                        warning = %warning.code(),
+                        "a warning the handler does not declare was left out"
+                    );
+                }
+                kept
+            });
+        }
         Completeness {
             reasons: self.reasons.into_iter().map(&mut f).collect(),
             continuation: self.continuation,
             next_cursor: self.next_cursor,
             page: self.page,
-            scope: self.scope,
-            warnings: self.warnings,
+            scope,
+            warnings,
             evidence: self.evidence,
         }
     }

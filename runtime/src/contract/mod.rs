@@ -18,4 +18,4 @@ pub(crate) mod schema;
 pub mod scope;
 pub mod warning;
 
-pub use completeness::{Completeness, Shape, Status};
+pub use completeness::{Completeness, ScopeMut, Shape, Status};
