@@ -2,10 +2,11 @@
 //! whose statement waits on a lock another session holds is answered 503 `SERVICE_UNAVAILABLE`
 //! with `Retry-After` once the `statement_timeout` passes, and so is one whose server stops
 //! answering altogether, once the client's deadline passes (the statement timeout plus a margin);
-//! neither hangs. A write cut short changes nothing, the pool serves again afterwards, and a
-//! connection abandoned at the deadline is closed, not handed to the next request. The bound is
-//! the URL's `options=-c statement_timeout=...` (10 s without one), refused at start-up (exit 2)
-//! when it is not a positive duration.
+//! neither hangs. A write cut short changes nothing (over MCP too, where the tool error says when
+//! to call again), the pool serves again afterwards, and a connection abandoned at the deadline
+//! is closed, not handed to the next request. The bound is the URL's
+//! `options=-c statement_timeout=...` (10 s without one), refused at start-up (exit 2) when it is
+//! not a positive duration.
 
 mod built_example;
 mod e2e_support;
@@ -22,6 +23,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A statement timeout of one second, in a URL's query.
 const ONE_SECOND: &str = "options=-c%20statement_timeout%3D1s";
+
+/// The MCP tool of `POST /service-accounts/archive`.
+const ARCHIVE: &str = "archive_service_accounts";
 
 /// No request may take longer than this: the guard against a hang, not a measure of the bound.
 const HANG: Duration = Duration::from_secs(30);
@@ -120,6 +124,17 @@ async fn an_archive_under_a_lock_changes_nothing_and_succeeds_once_the_lock_is_g
         let lock = Lock::take(&url, mode).await;
         let answer = within_hang(mode, h.post("/service-accounts/archive", "admin", &archive)).await;
         assert_outage(&answer, mode);
+        // The same archive as an MCP tool: a tool error that says nothing was archived and when
+        // to call again (the route's `Retry-After`), not an approval request, which would mend
+        // nothing here.
+        let call =
+            h.mcp_request("admin", 1, "tools/call", Some(ARCHIVE), json!({"name": ARCHIVE, "arguments": archive}));
+        let answer = within_hang(mode, h.answer(call)).await;
+        assert_eq!(answer.body["result"]["isError"], true, "{mode}: {answer:?}");
+        let text = answer.body["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.starts_with("REFUSED (SERVICE_UNAVAILABLE): "), "{mode}: {text}");
+        assert!(text.contains("Nothing has been archived. Call again in 5 seconds."), "{mode}: {text}");
+        assert!(!text.contains("APPROVAL REQUIRED"), "{mode}: {text}");
         lock.release().await;
         assert_eq!(h.store().fingerprint().await.unwrap(), before, "an archive under {mode} changed the database");
         assert_eq!(h.store().current_snapshot().await.unwrap(), snapshot, "under {mode}");
