@@ -55,3 +55,60 @@ async fn the_anonymous_credential_pages_through_everything() {
     }
     assert_eq!(seen, (1..=25).collect::<Vec<_>>());
 }
+
+/// The same list, with the next page's reason added by hand: after the page facts, or before
+/// them. Either way `page.cursor` states the contract of the cursor (contract §2.2 R10).
+#[completeness(resource = "numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
+async fn list_numbers_by_hand(
+    axum::extract::Query(order): axum::extract::Query<std::collections::HashMap<String, String>>,
+    request: PageRequest,
+) -> Result<Envelope<u64, ListNumbersByHandReason>, Problem> {
+    use completeness::reason::MorePagesAvailable;
+    let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
+    let mut page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+    page.pin_snapshot("s-1");
+    let after: u64 = page.position().map_or(Ok(0), str::parse).unwrap_or(0);
+    let size = page.applied_size();
+    let rows: Vec<u64> = (after + 1..=25).take(usize::try_from(size).unwrap()).collect();
+    let more = rows.last().filter(|last| **last < 25).map(|last| page.next_cursor(&last.to_string()));
+    let completeness = if order.get("reason").map(String::as_str) == Some("first") {
+        let mut block = completeness::Completeness::complete(scope);
+        if let Some(next) = more {
+            block.push_reason(MorePagesAvailable::from(next));
+        }
+        block.with_page(page.page_info(rows.len(), None))
+    } else {
+        let mut block = page.completeness(scope, rows.len(), None);
+        if let Some(next) = more {
+            block.push_reason(MorePagesAvailable::from(next));
+        }
+        block
+    };
+    Ok(Envelope::new(rows, completeness))
+}
+
+#[tokio::test]
+async fn a_next_page_added_by_hand_states_its_cursor_contract() {
+    let config = CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential();
+    let app = Router::new().route("/numbers", get(list_numbers_by_hand).into()).with_state(config);
+    for order in ["reason=first", "reason=last"] {
+        let mut uri = format!("/numbers?page_size=10&{order}");
+        let mut seen = Vec::new();
+        loop {
+            let (status, body) = call(&app, &uri).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            completeness::testing::assert_envelope_invariants(&body);
+            seen.extend(body["items"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()));
+            if body["complete"] == true {
+                assert!(body["page"]["cursor"].is_null(), "{order}: no next page, no contract: {body}");
+                break;
+            }
+            let contract = &body["page"]["cursor"];
+            assert_eq!(contract["freezes_snapshot"], true, "{order}: {body}");
+            assert!(contract["expires_at"].as_str().is_some_and(|at| at.ends_with('Z')), "{order}: {body}");
+            assert_eq!(contract["invalidated_by"], serde_json::json!(["filters", "ordering", "credential"]));
+            uri = format!("/numbers?page_size=10&{order}&cursor={}", body["next_cursor"].as_str().unwrap());
+        }
+        assert_eq!(seen, (1..=25).collect::<Vec<_>>(), "{order}");
+    }
+}

@@ -171,6 +171,18 @@ impl<R: Reason> Completeness<R> {
         }
         self.evidence = None;
         self.reasons.push(reason);
+        self.state_cursor_contract();
+    }
+
+    /// R10: page facts without a cursor contract take the one the reason carrying
+    /// `next_cursor` was issued with, whichever of the two was set first.
+    fn state_cursor_contract(&mut self) {
+        if let Some(page) = &mut self.page
+            && page.cursor.is_none()
+            && self.next_cursor.is_some()
+        {
+            page.cursor = self.reasons.iter().find_map(Reason::cursor_contract).cloned();
+        }
     }
 
     /// [`Completeness::push_reason`], by value.
@@ -181,13 +193,14 @@ impl<R: Reason> Completeness<R> {
 
     /// Sets the page facts.
     pub fn with_page(mut self, page: PageInfo) -> Self {
-        self.page = Some(page);
+        self.set_page(Some(page));
         self
     }
 
     /// Sets the page facts in place.
     pub fn set_page(&mut self, page: Option<PageInfo>) {
         self.page = page;
+        self.state_cursor_contract();
     }
 
     /// Makes the page facts count `returned` items: the envelope's own count, as it goes out.

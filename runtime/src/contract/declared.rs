@@ -167,6 +167,9 @@ impl<S: ReasonSet> Reason for DeclaredReason<S> {
     fn recovery(&self) -> Option<Continuation> {
         self.reason.recovery()
     }
+    fn cursor_contract(&self) -> Option<&crate::contract::scope::CursorContract> {
+        self.reason.cursor_contract()
+    }
     fn message(&self) -> String {
         self.reason.message()
     }

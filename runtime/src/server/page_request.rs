@@ -197,6 +197,14 @@ pub struct NextCursor {
     pub contract: CursorContract,
 }
 
+/// The reason a next page gives, with the cursor's contract, which the block's page facts
+/// state when they do not already (R10): for a handler that adds the reason itself.
+impl From<NextCursor> for MorePagesAvailable {
+    fn from(next: NextCursor) -> Self {
+        MorePagesAvailable::issued(next.cursor, next.contract)
+    }
+}
+
 /// One page of a bound traversal: sizes, position and snapshot, and the builders of
 /// the response's page facts, next cursor and evidence.
 #[derive(Debug, Clone)]

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{ReasonCode, ReasonDetails, ReasonKind, StandardReason, WithMessage, field, fill, str_field, u64_field};
 use crate::contract::continuation::Continuation;
+use crate::contract::scope::CursorContract;
 
 /// Progress of a budgeted operation, e.g. `{completed: 1, planned: 3, unit: "sources"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,16 +64,28 @@ macro_rules! serialize_details {
 pub struct MorePagesAvailable {
     cursor: Option<String>,
     message: Option<String>,
+    contract: Option<CursorContract>,
 }
 
 impl MorePagesAvailable {
-    /// More pages follow; `cursor` fetches the next one.
+    /// More pages follow; `cursor` fetches the next one. A server states what the cursor
+    /// promises in `page.cursor` (R10): build the reason with [`MorePagesAvailable::issued`]
+    /// (a `NextCursor` converts into it), or give the page facts the contract yourself.
     pub fn new(cursor: impl Into<String>) -> Self {
-        MorePagesAvailable { cursor: Some(cursor.into()), message: None }
+        MorePagesAvailable { cursor: Some(cursor.into()), message: None, contract: None }
+    }
+    /// More pages follow; `cursor` fetches the next one under `contract`, which a block with
+    /// page facts states in `page.cursor` when they do not already (R10).
+    pub fn issued(cursor: impl Into<String>, contract: CursorContract) -> Self {
+        MorePagesAvailable { cursor: Some(cursor.into()), message: None, contract: Some(contract) }
     }
     /// The cursor, when this value was built on the server side.
     pub fn cursor(&self) -> Option<&str> {
         self.cursor.as_deref()
+    }
+    /// The contract the cursor was issued under, when built with [`MorePagesAvailable::issued`].
+    pub fn cursor_contract(&self) -> Option<&CursorContract> {
+        self.contract.as_ref()
     }
 }
 
@@ -92,7 +105,7 @@ impl ReasonDetails for MorePagesAvailable {
         Ok(())
     }
     fn read_details(_object: &Map<String, Value>) -> Result<Self, String> {
-        Ok(MorePagesAvailable { cursor: None, message: None })
+        Ok(MorePagesAvailable { cursor: None, message: None, contract: None })
     }
     fn recovery(&self) -> Option<Continuation> {
         self.cursor.clone().map(|cursor| Continuation::NextCursor { cursor })

@@ -50,6 +50,12 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
     /// Rebuilds a reason from its wire object, or says why it cannot.
     fn from_wire(object: Map<String, Value>) -> Result<Self, String>;
 
+    /// The contract of the cursor this reason continues with, when it was issued with one: a
+    /// block with page facts states it in `page.cursor` (contract §2.2 R10).
+    fn cursor_contract(&self) -> Option<&crate::contract::scope::CursorContract> {
+        None
+    }
+
     /// Gives a reason rebuilt from the wire back its recovery (which travels in the
     /// envelope's `continuation` / `next_cursor`); false when this reason cannot carry it.
     fn restore_recovery(&mut self, recovery: &Continuation) -> bool;

@@ -58,6 +58,12 @@ macro_rules! standard_reason {
                     StandardReason::Custom(reason) => reason.message().to_owned(),
                 }
             }
+            fn cursor_contract(&self) -> Option<&crate::contract::scope::CursorContract> {
+                match self {
+                    StandardReason::MorePagesAvailable(details) => details.cursor_contract(),
+                    _ => None,
+                }
+            }
             fn restore_recovery(&mut self, recovery: &Continuation) -> bool {
                 match self {
                     $(StandardReason::$name(details) => details.restore(recovery),)*
