@@ -354,7 +354,8 @@ impl<'s> Index<'s> {
         let candidates: Vec<TypeItem<'s>> =
             self.types_by_name.get(&(target, own_name.clone())).into_iter().flatten().map(|&i| self.types[i]).collect();
         if absolute.first().is_some_and(|s| s == "crate") {
-            let owner_path = &absolute[1..absolute.len() - 1];
+            // `crate` alone (a segment of a path read one name at a time) names no type.
+            let [_, owner_path @ .., _] = absolute.as_slice() else { return None };
             if let Some(found) = candidates.iter().find(|t| self.sources.modules[t.module].path == owner_path) {
                 return Some(*found);
             }

@@ -672,7 +672,8 @@ impl<'i, 's> Eval<'i, 's> {
 
     /// The known non-list service ([`NON_LIST_SERVICES`]) `expr` is: built by a function of the
     /// type (`ServeDir::new("assets")`), named by its path or as imported but not a type of the
-    /// audited sources; a local bound to one; or one with methods chained on it that keep it
+    /// audited sources; returned by a function of the audited sources declared to return one;
+    /// a local bound to one; or one with methods chained on it that keep it
     /// one ([`SERVICE_SETTINGS`], `clone`, and [`SERVICE_FALLBACKS`] handed a known one too).
     fn non_list_service(&self, expr: &Expr, frame: &Frame<'s>) -> Option<&'static str> {
         match expr {
@@ -686,6 +687,19 @@ impl<'i, 's> Eval<'i, 's> {
                 let Expr::Path(func) = &*call.func else { return None };
                 let segs = segments(&func.path);
                 let (_, owner) = segs.split_last()?;
+                // A function of the audited sources declared to return one (`fn assets() -> ServeDir`).
+                if (self.index.is_ours(frame.module, &segs) || owner.first().is_some_and(|s| s == "Self"))
+                    && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs)
+                {
+                    let syn::ReturnType::Type(_, returned) = &f.sig.output else { return None };
+                    let syn::Type::Path(returned) = &**returned else { return None };
+                    let returned = segments(&returned.path);
+                    if self.index.is_ours(f.module, &returned) {
+                        return None;
+                    }
+                    let name = self.index.resolved_name(f.module, &returned);
+                    return NON_LIST_SERVICES.iter().map(|(service, _)| *service).find(|service| *service == name);
+                }
                 if owner.is_empty() || self.index.is_ours(frame.module, owner) {
                     return None;
                 }

@@ -105,6 +105,9 @@ fn every_shape_gets_its_verdict() {
         ("*", "/own-file", "unknown"),
         ("*", "/as-service", "list_without_completeness"),
         ("GET", "/robots.txt", "exempt"),
+        ("GET", "/built-file", "exempt"),
+        ("*", "/built-dir", "exempt"),
+        ("*", "/built-own", "unknown"),
         ("GET", "/upload", "exempt"),
         ("POST", "/upload", "unknown"),
         // Generic structs and aliases, their parameters bound to the arguments of the use.
