@@ -1,7 +1,7 @@
 //! `GET /search?q=&tenant=&time_budget_ms=`: one query fanned out to `directory`, `audit` and `legacy`
 //! within one time budget, merged by id, capped at the result limit.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use axum::Extension;
@@ -54,18 +54,15 @@ pub async fn search_records(
         fan_out.source(source.name(), Arc::clone(source).search(q.to_owned(), tenants.clone(), limit.saturating_add(1)))
     });
     let result = fan_out.run(budget).await;
-    let mut overflow = result.sources().iter().any(|r| matches!(r.outcome, SourceOutcome::Answered(n) if n > limit));
-    let mut merged: BTreeMap<&str, &Hit> = BTreeMap::new();
-    for hit in result.items() {
-        merged.entry(hit.id.as_str()).or_insert(hit);
-    }
-    overflow |= merged.len() > limit;
-    let items: Vec<Hit> = merged.into_values().take(limit).cloned().collect();
-    let answered: Vec<&str> = result
+    // Hits of several sources may name the same account: the cap counts accounts.
+    let distinct: BTreeSet<&str> = result.items().iter().map(|hit| hit.id.as_str()).collect();
+    let overflow = distinct.len() > limit
+        || result.sources().iter().any(|r| matches!(r.outcome, SourceOutcome::Answered(n) if n > limit));
+    let answered: Vec<String> = result
         .sources()
         .iter()
         .filter(|report| matches!(report.outcome, SourceOutcome::Answered(_)))
-        .map(|report| report.source.as_ref())
+        .map(|report| report.source.clone())
         .collect();
 
     let mut scope = Scope::new("search_results", caller.visibility("records")).with_filter("q", q);
@@ -79,7 +76,11 @@ pub async fn search_records(
             "use a longer part of the name in q, or add tenant=<north|south|east>",
         ));
     }
-    result.report_into(&mut completeness);
+    let mut merged: BTreeMap<String, Hit> = BTreeMap::new();
+    for hit in result.report_into(&mut completeness) {
+        merged.entry(hit.id.clone()).or_insert(hit);
+    }
+    let items: Vec<Hit> = merged.into_values().take(limit).collect();
     if restricted {
         completeness.push_reason(VisibilityRestricted::new());
     }
@@ -87,7 +88,7 @@ pub async fn search_records(
     // write-through copy that missed a write made through another replica): it says so.
     if !answered.is_empty() {
         let current = state.store.current_snapshot().await.ok();
-        for source in state.sources.iter().filter(|source| answered.contains(&source.name())) {
+        for source in state.sources.iter().filter(|source| answered.iter().any(|name| name == source.name())) {
             let index = source.index_state();
             if current.is_none_or(|current| index.observed < current) {
                 completeness.push_warning(

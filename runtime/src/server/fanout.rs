@@ -21,8 +21,8 @@
 //!     .run(&budget)
 //!     .await;
 //! let mut completeness: Completeness<StandardReason> = Completeness::complete(Scope::new("search", "all records"));
-//! result.report_into(&mut completeness);
-//! assert_eq!(result.items(), ["svc-north-00042"]);
+//! let items = result.report_into(&mut completeness);
+//! assert_eq!(items, ["svc-north-00042"]);
 //! assert!(!completeness.is_complete());
 //! # });
 //! ```
@@ -80,8 +80,11 @@ pub struct SourceReport<E> {
     pub outcome: SourceOutcome<E>,
 }
 
-/// The merged items and each source's outcome.
+/// The merged items and each source's outcome. The items are handed out owned only with the
+/// outcomes reported ([`FanOutResult::report_into`], [`FanOutResult::into_envelope`]), so that a
+/// source that failed cannot be dropped on the way to a response that says complete.
 #[derive(Debug)]
+#[must_use = "a failed or late source is a reason: report it with `report_into` or `into_envelope`"]
 pub struct FanOutResult<T, E> {
     items: Vec<T>,
     sources: Vec<SourceReport<E>>,
@@ -145,7 +148,8 @@ impl<'a, T: Send + 'a, E: Send + 'a> FanOut<'a, T, E> {
 }
 
 impl<T, E> FanOutResult<T, E> {
-    /// The items that arrived, in source order.
+    /// The items that arrived, in source order, to look at before reporting (e.g. to tell whether
+    /// a cap was reached); [`FanOutResult::report_into`] hands them out.
     pub fn items(&self) -> &[T] {
         &self.items
     }
@@ -183,8 +187,9 @@ impl<T, E> FanOutResult<T, E> {
             .then(|| self.budget.exceeded(self.progress()))
     }
 
-    /// Pushes the reasons on `completeness` (unavailable sources, then the budget).
-    pub fn report_into<R>(&self, completeness: &mut Completeness<R>)
+    /// Pushes the reasons on `completeness` (unavailable sources, then the budget) and hands out
+    /// the items.
+    pub fn report_into<R>(self, completeness: &mut Completeness<R>) -> Vec<T>
     where
         R: Reason + From<SourceUnavailable> + From<TimeBudgetExceeded>,
     {
@@ -194,6 +199,7 @@ impl<T, E> FanOutResult<T, E> {
         if let Some(reason) = self.budget_exceeded() {
             completeness.push_reason(reason);
         }
+        self.items
     }
 
     /// The envelope of the merged items over `scope`, with the reasons.
@@ -202,13 +208,8 @@ impl<T, E> FanOutResult<T, E> {
         R: Reason + From<SourceUnavailable> + From<TimeBudgetExceeded>,
     {
         let mut completeness = Completeness::complete(scope);
-        self.report_into(&mut completeness);
-        Envelope::new(self.items, completeness)
-    }
-
-    /// The items, dropping the outcomes (report them first).
-    pub fn into_items(self) -> Vec<T> {
-        self.items
+        let items = self.report_into(&mut completeness);
+        Envelope::new(items, completeness)
     }
 }
 
