@@ -287,3 +287,36 @@ fn scope_mut_keeps_the_declared_resource() {
     open.scope_mut().resource = "accounts".to_owned();
     assert_eq!(open.scope().resource, "accounts", "a block of no endpoint takes any resource");
 }
+
+/// Page facts built for three rows, of which the handler drops one (hidden from the caller):
+/// `page.returned` counts what goes out (contract §2.2 R11), in a derived envelope, in an
+/// `Envelope` serialized as it is (e.g. into an MCP tool result), and over HTTP.
+#[tokio::test]
+async fn page_returned_counts_the_items_written_whatever_the_page_facts_said() {
+    let facts = completeness::PageInfo {
+        returned: 3,
+        requested_size: None,
+        applied_size: 3,
+        ordering: "id ascending".to_owned(),
+        snapshot: None,
+        cursor: None,
+    };
+    let block = || -> Completeness<ListAccountsReason> {
+        Completeness::incomplete(Scope::new("", "all"), VisibilityRestricted::new()).with_page(facts.clone())
+    };
+    let kept = vec!["a".to_owned(), "c".to_owned()];
+    let derived = Search { hits: kept.clone(), sources: vec![], completeness: block() };
+    let envelope = Envelope::new(kept.clone(), block());
+    for (what, json) in [
+        ("derived", serde_json::to_value(&derived).unwrap()),
+        ("envelope", serde_json::to_value(&envelope).unwrap()),
+        ("tool result", completeness::mcp::tool_result(&envelope).unwrap().structured_content.unwrap()),
+    ] {
+        assert_eq!(json["page"]["returned"], 2, "{what}: {json}");
+        completeness::testing::assert_envelope_invariants(&json);
+    }
+    let response = axum::response::IntoResponse::into_response(derived);
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(json["page"]["returned"], 2, "over HTTP: {json}");
+}

@@ -106,8 +106,9 @@ pub trait CompletenessField {
     type Reason;
     /// Writes `status`, `complete`, `truncated`.
     fn head<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
-    /// Writes the collection members after the data.
-    fn tail<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
+    /// Writes the collection members after the data, which held `returned` items when the
+    /// derive can count them.
+    fn tail<M: serde::ser::SerializeMap>(&self, map: &mut M, returned: Option<usize>) -> Result<(), M::Error>;
     /// The type-erased report.
     fn report(&self) -> &dyn CompletenessReport;
     /// The type-erased report, mutably.
@@ -119,8 +120,11 @@ impl<R: crate::contract::reason::Reason> CompletenessField for Completeness<R> {
     fn head<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         self.serialize_head(map)
     }
-    fn tail<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
-        self.serialize_tail(map, Shape::Collection)
+    fn tail<M: serde::ser::SerializeMap>(&self, map: &mut M, returned: Option<usize>) -> Result<(), M::Error> {
+        match returned {
+            Some(returned) => self.serialize_collection_tail(map, returned),
+            None => self.serialize_tail(map, Shape::Collection),
+        }
     }
     fn report(&self) -> &dyn CompletenessReport {
         self

@@ -25,8 +25,17 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let head = block_member.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::head(&self.#member, &mut #map)?; }
     });
+    // `page.returned` counts the items as they are written (R11): the first collection that is
+    // not a bounded side list.
+    let returned = match input.data_fields().find(|field| field.is_unbounded_collection()) {
+        Some(field) => {
+            let member = &field.member;
+            quote_spanned! {field.ty.span()=> ::core::option::Option::Some(self.#member.len()) }
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let tail = block_member.map(|member| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&self.#member, &mut #map)?; }
+        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&self.#member, &mut #map, #returned)?; }
     });
     // Fields serde skips are not written.
     let data: Vec<&Field> = input.data_fields().filter(|field| !field.serde.skip_serializing).collect();

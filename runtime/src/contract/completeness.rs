@@ -362,11 +362,26 @@ impl<R: Reason> Completeness<R> {
 
     /// Writes the members after the data.
     pub fn serialize_tail<M: SerializeMap>(&self, map: &mut M, shape: Shape) -> Result<(), M::Error> {
+        self.write_tail(map, shape, None)
+    }
+
+    /// Writes the members after the data of a collection that wrote `returned` items:
+    /// `page.returned` says that many (contract §2.2 R11), whatever the page facts were built with.
+    pub fn serialize_collection_tail<M: SerializeMap>(&self, map: &mut M, returned: usize) -> Result<(), M::Error> {
+        self.write_tail(map, Shape::Collection, Some(returned))
+    }
+
+    fn write_tail<M: SerializeMap>(&self, map: &mut M, shape: Shape, returned: Option<usize>) -> Result<(), M::Error> {
         map.serialize_entry("incomplete_reasons", &self.reasons)?;
         map.serialize_entry("continuation", &self.continuation)?;
         map.serialize_entry("next_cursor", &self.next_cursor)?;
         if shape == Shape::Collection {
-            map.serialize_entry("page", &self.page)?;
+            match (&self.page, returned.map(|n| n as u64)) {
+                (Some(page), Some(returned)) if page.returned != returned => {
+                    map.serialize_entry("page", &PageInfo { returned, ..page.clone() })?;
+                }
+                (page, _) => map.serialize_entry("page", page)?,
+            }
         }
         map.serialize_entry("scope", &self.scope)?;
         map.serialize_entry("warnings", &self.warnings)?;

@@ -68,7 +68,7 @@ impl<T: Serialize, R: Reason> Serialize for Envelope<T, R> {
         let mut map = serializer.serialize_map(Some(11))?;
         self.completeness.serialize_head(&mut map)?;
         map.serialize_entry("items", &self.items)?;
-        self.completeness.serialize_tail(&mut map, Shape::Collection)?;
+        self.completeness.serialize_collection_tail(&mut map, self.items.len())?;
         map.end()
     }
 }
