@@ -262,6 +262,34 @@ fn a_complete_collection_carries_the_evidence_of_its_last_page() {
     assert_eq!(collected.completeness.evidence(), Some("ev1.k1.token"));
 }
 
+/// A later page that answers another query (other filters, resource, visibility or ordering,
+/// at the same snapshot) is not merged into the first one's answer, whatever it says: the result
+/// is incomplete with a restart, and carries no evidence (contract §2.5).
+#[test]
+fn a_page_of_another_query_is_not_merged_and_the_result_says_restart() {
+    let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
+    let changes: [(&str, fn(&mut Value)); 4] = [
+        ("filters", |page| page["scope"]["filters"] = json!({"owner": "bob"})),
+        ("resource", |page| page["scope"]["resource"] = json!("teams")),
+        ("visibility", |page| page["scope"]["visibility"] = json!("tenant north")),
+        ("ordering", |page| page["page"]["ordering"] = json!("name ascending")),
+    ];
+    for (what, change) in changes {
+        let mut other = last_page(json!("ev1.k1.token"));
+        change(&mut other);
+        let collected = collect_json([first_page(more.clone()), other]);
+        assert!(!collected.is_complete(), "{what}");
+        assert_eq!(collected.items, vec![1], "{what}: the other query's items are not merged");
+        assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired], "{what}");
+        assert_eq!(collected.completeness.evidence(), None, "{what}");
+        let json = serde_json::to_value(&collected).unwrap();
+        assert_eq!(json["continuation"]["kind"], "restart", "{what}: {json}");
+        assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains("another query"), "{json}");
+        assert_eq!(json["scope"]["filters"], json!({}), "{what}: the first page's scope is the result's");
+        assert_envelope_invariants(&json);
+    }
+}
+
 #[test]
 fn an_incomplete_collection_never_carries_evidence() {
     let reasons = json!([

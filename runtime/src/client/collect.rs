@@ -149,9 +149,16 @@ enum Stop {
     Limit(ClientLimitReached),
     /// `410 CURSOR_EXPIRED` (with what the server said), or a page read at another snapshot.
     SnapshotGone(Option<String>),
-    /// A page said `MORE_PAGES_AVAILABLE` without a cursor: the traversal cannot go on.
-    NoCursor,
+    /// A page that cannot continue this traversal, in words: it said `MORE_PAGES_AVAILABLE`
+    /// without a cursor, or answered another query.
+    Broken(&'static str),
 }
+
+/// Why a page cannot continue its traversal (each is a server's bug, or a proxy's).
+const NO_CURSOR: &str =
+    "A page said more pages are available but gave no cursor: the traversal cannot be continued and must be restarted.";
+const ANOTHER_QUERY: &str = "A page answered another query than the first page (its scope or its ordering differs): \
+     it is not merged, and the traversal must be restarted.";
 
 /// What to do after a page.
 enum Next {
@@ -170,6 +177,9 @@ enum Next {
 /// - requires every page to report the first page's `scope.snapshot` and
 ///   `page.snapshot`: a page read at another snapshot is not merged, the result is
 ///   incomplete with `SNAPSHOT_EXPIRED`;
+/// - requires every page to answer the first page's query (the same `scope` and
+///   `page.ordering`): a page of another query is not merged, and the result is incomplete
+///   with `SNAPSHOT_EXPIRED` and a `restart`;
 /// - on `410 CURSOR_EXPIRED` returns what it has with `SNAPSHOT_EXPIRED` (and a
 ///   `restart` continuation) and never restarts by itself;
 /// - stops at its own [`CollectLimits`] with `CLIENT_LIMIT_REACHED` whose
@@ -370,12 +380,17 @@ impl<T> Traversal<T> {
     /// Takes in a fetched page, and says what comes next.
     fn take(&mut self, page: Envelope<T, StandardReason>) -> Next {
         let Envelope { mut items, completeness: mut block } = page;
-        if let Some((scope, page)) = &self.first
-            && (scope.snapshot != block.scope().snapshot
-                || page.as_ref().map(|p| &p.snapshot) != block.page().map(|p| &p.snapshot))
-        {
+        if let Some((scope, page)) = &self.first {
             // A page of another snapshot is not merged.
-            return Next::Stop(Stop::SnapshotGone(None));
+            if scope.snapshot != block.scope().snapshot
+                || page.as_ref().map(|p| &p.snapshot) != block.page().map(|p| &p.snapshot)
+            {
+                return Next::Stop(Stop::SnapshotGone(None));
+            }
+            // Nor is a page of another query: one complete answer is one traversal (contract §2.5).
+            if scope != block.scope() || page.as_ref().map(|p| &p.ordering) != block.page().map(|p| &p.ordering) {
+                return Next::Stop(Stop::Broken(ANOTHER_QUERY));
+            }
         }
         self.items.append(&mut items);
         let mut more_pages = false;
@@ -406,7 +421,7 @@ impl<T> Traversal<T> {
         }
         let next = match (more_pages, block.take_next_cursor()) {
             (true, Some(next)) => Next::Fetch(next),
-            (true, None) => Next::Stop(Stop::NoCursor),
+            (true, None) => Next::Stop(Stop::Broken(NO_CURSOR)),
             (false, _) => {
                 if block.is_complete() {
                     self.evidence = block.evidence().map(str::to_owned);
@@ -458,13 +473,7 @@ impl<T> Traversal<T> {
                 };
                 completeness.push_reason(expired);
             }
-            Stop::NoCursor => {
-                let broken = SnapshotExpired::new(snapshot()).with_message(
-                    "A page said more pages are available but gave no cursor: the traversal cannot be \
-                     continued and must be restarted.",
-                );
-                completeness.push_reason(broken);
-            }
+            Stop::Broken(why) => completeness.push_reason(SnapshotExpired::new(snapshot()).with_message(why)),
         }
         if let Some(token) = evidence {
             // Passes the server's token through; refused unless the whole result is complete.
