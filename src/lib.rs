@@ -138,9 +138,14 @@
 //!   completeness, so a `#[completeness]` handler may return it only if it declares `reasons()`
 //!   (it could report none of the others). Its `Field<T>` fields fill `omitted_fields`
 //!   (contract §2.7).
-//! - Collections are recognised by their written type: a list behind a type alias, a newtype or
-//!   `serde_json::Value` is not seen as one. Write such a field as `Vec<T>`, or give the struct
-//!   a completeness field; a handler that declares a reason and returns such a struct is refused.
+//! - Collections are recognised by their written type: the standard collections (and `IndexMap`,
+//!   `IndexSet`), slices, and those inside `Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`, a
+//!   reference or a tuple. A field of a type parameter (`data: T`) may be a list, so it needs the
+//!   completeness field too, or `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>`
+//!   is a single resource's warnings only when it holds `completeness::Warning`. A list behind a
+//!   type alias, a newtype or `serde_json::Value` is not seen as one: write such a field as
+//!   `Vec<T>`, or give the struct a completeness field; a handler that declares a reason and
+//!   returns such a struct is refused.
 //! - A list beside a completeness block is never `Option<Vec<T>>`: `None` would go out as
 //!   `null`. Write `Vec<T>` and, when the list could not be read, report why with a reason.
 //! - A tuple struct writes its one data field as `items`.

@@ -189,11 +189,22 @@ pub const REASON_HEAD_MEMBERS: &[&str] = &["code", "message", "kind"];
 pub const WARNING_HEAD_MEMBERS: &[&str] = &["code", "message"];
 
 /// Collection types of unbounded size: a field or response of one of these is a list.
-pub const COLLECTIONS: &[&str] =
-    &["Vec", "VecDeque", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "IndexMap", "IndexSet"];
+pub const COLLECTIONS: &[&str] = &[
+    "Vec",
+    "VecDeque",
+    "LinkedList",
+    "BinaryHeap",
+    "HashMap",
+    "BTreeMap",
+    "HashSet",
+    "BTreeSet",
+    "IndexMap",
+    "IndexSet",
+];
 
-/// Wrappers looked through when classifying a type: an `Option<Vec<T>>` is still a list.
-pub const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc", "Cow"];
+/// Wrappers looked through when classifying a type: an `Option<Vec<T>>` is still a list, and
+/// so is a `Field<Vec<T>>` (contract §2.7).
+pub const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc", "Cow", "Field"];
 
 /// Response types that serialize what they hold: `Json<Vec<T>>` is a list.
 pub const BODY_WRAPPERS: &[&str] = &["Json"];

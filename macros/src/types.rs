@@ -41,11 +41,49 @@ pub(crate) fn is_collection(ty: &Type) -> bool {
     match peel(ty) {
         Type::Slice(_) => true,
         Type::Reference(reference) => is_collection(&reference.elem),
+        // `(Vec<T>, u64)` holds a list.
+        Type::Tuple(tuple) => tuple.elems.iter().any(is_collection),
         other => match last_segment(other) {
             Some((name, _)) if COLLECTIONS.contains(&name.as_str()) => true,
             Some((name, args)) if WRAPPERS.contains(&name.as_str()) => args.first().is_some_and(|t| is_collection(t)),
             _ => false,
         },
+    }
+}
+
+/// True for a collection whose items `.len()` counts: one of `COLLECTIONS`, a slice, or one
+/// behind a reference, `Box`, `Rc`, `Arc` or `Cow` (not `Option`, `Field` or a tuple).
+pub(crate) fn has_len(ty: &Type) -> bool {
+    match peel(ty) {
+        Type::Slice(_) => true,
+        Type::Reference(reference) => has_len(&reference.elem),
+        other => match last_segment(other) {
+            Some((name, _)) if COLLECTIONS.contains(&name.as_str()) => true,
+            Some((name, args)) if matches!(name.as_str(), "Box" | "Rc" | "Arc" | "Cow") => {
+                args.first().is_some_and(|t| has_len(t))
+            }
+            _ => false,
+        },
+    }
+}
+
+/// The type parameter among `params` that `ty` is, directly or through a wrapper or reference
+/// (`T`, `Option<T>`, `Box<T>`): a field of that type may be a list, whatever it is here.
+pub(crate) fn generic_param<'p>(ty: &Type, params: &'p [syn::Ident]) -> Option<&'p syn::Ident> {
+    match peel(ty) {
+        Type::Reference(reference) => generic_param(&reference.elem, params),
+        Type::Path(path) if path.qself.is_none() => {
+            if let Some(ident) = path.path.get_ident() {
+                return params.iter().find(|param| *param == ident);
+            }
+            match last_segment(ty) {
+                Some((name, args)) if WRAPPERS.contains(&name.as_str()) => {
+                    args.first().and_then(|t| generic_param(t, params))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

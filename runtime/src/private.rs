@@ -95,6 +95,22 @@ pub fn read_member<T: serde::de::DeserializeOwned>(
     serde_json::from_value(value).map_err(|e| format!("{code}: bad `{name}`: {e}"))
 }
 
+/// A derived single resource's `Vec<Warning>` field: the derive reads it as the resource's
+/// warnings (contract §3.5), not as a list of items, only when it is the runtime's `Warning`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a list of `completeness::Warning`, so it is a list of items",
+    label = "read as the resource's warnings by its name, but another `Warning` type",
+    note = "a single resource's warnings are `Vec<completeness::Warning>` (contract §3.5); a list of a type of \
+            your own is data, and a list needs completeness metadata: give the struct an \
+            `#[envelope(completeness)]` field"
+)]
+pub trait WarningList {}
+
+impl WarningList for Vec<crate::contract::warning::Warning> {}
+
+/// Compiles only for a [`WarningList`]; the derive calls it with a `Vec<Warning>` field's type.
+pub fn assert_warning_list<T: WarningList>() {}
+
 /// The `#[envelope(completeness)]` field of a derived envelope.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a completeness block",

@@ -31,6 +31,8 @@ pub(crate) struct Field<'a> {
     pub(crate) wire: String,
     pub(crate) is_collection: bool,
     pub(crate) is_field: bool,
+    /// The struct's type parameter this field's type is (`data: T`): it may be a list.
+    pub(crate) generic: Option<syn::Ident>,
 }
 
 impl Field<'_> {
@@ -72,6 +74,7 @@ impl<'a> Input<'a> {
             Fields::Unit => (false, Vec::new()),
         };
         let container = serde::container(cx, &input.attrs);
+        let params: Vec<syn::Ident> = input.generics.type_params().map(|param| param.ident.clone()).collect();
         let fields = list
             .into_iter()
             .enumerate()
@@ -99,6 +102,7 @@ impl<'a> Input<'a> {
                 wire,
                 is_collection: types::is_collection(&field.ty) && !types::is_warning_list(&field.ty),
                 is_field: types::is_field(&field.ty),
+                generic: types::generic_param(&field.ty, &params).cloned(),
             })
             .collect();
         Some(Input { ident: &input.ident, generics: &input.generics, fields, tuple, span: input.ident.span() })

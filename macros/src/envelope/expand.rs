@@ -6,6 +6,7 @@ use syn::spanned::Spanned;
 use syn::{DeriveInput, Generics, Ident};
 
 use super::ast::{Field, Input};
+use crate::types;
 
 /// `Serialize`, `ReportsCompleteness` and `IntoResponse` for a validated struct. The runtime's
 /// `envelope_impls!` writes the impls' scaffolding; this writes what differs per struct:
@@ -28,11 +29,11 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     // `page.returned` counts the items as they are written (R11): the first collection that is
     // not a bounded side list.
     let returned = match input.data_fields().find(|field| field.is_unbounded_collection()) {
-        Some(field) => {
+        Some(field) if types::has_len(field.ty) => {
             let member = &field.member;
             quote_spanned! {field.ty.span()=> ::core::option::Option::Some(self.#member.len()) }
         }
-        None => quote!(::core::option::Option::None),
+        _ => quote!(::core::option::Option::None),
     };
     let tail = block_member.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&self.#member, &mut #map, #returned)?; }
@@ -96,8 +97,21 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             }
         }
     };
+    // A `Vec<Warning>` read as a single resource's warnings must hold the runtime's `Warning`:
+    // a list of a service's own type of that name is a list of items.
+    let asserts: Vec<TokenStream> = input
+        .data_fields()
+        .filter(|field| block.is_none() && types::is_warning_list(field.ty))
+        .map(|field| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> ::completeness::__private::assert_warning_list::<#ty>(); }
+        })
+        .collect();
+    let warning_lists =
+        (!asserts.is_empty()).then(|| quote! { const _: () = { fn __completeness_warning_lists() { #(#asserts)* } }; });
     quote! {
         #carries
+        #warning_lists
         ::completeness::__private::envelope_impls!(
             [#impl_generics] [#ident #ty_generics] [#where_clause] #this #map
             serialize [#head #(#entries)* #omitted_fields #tail]

@@ -114,7 +114,7 @@ fn check_bounded(cx: &Ctxt, input: &Input) {
                  e.g. `bounded = \"a user has at most three roles\"`",
             );
         }
-        if !field.is_collection && field.attrs.completeness.is_none() {
+        if !field.is_collection && field.generic.is_none() && field.attrs.completeness.is_none() {
             cx.error_spanned_by(
                 path,
                 format!("`bounded` marks a collection, but `{}` is not one: remove it", member_name(field)),
@@ -136,6 +136,22 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
                  `#[envelope(completeness)] completeness: Completeness<R>` to `{}`, \
                  or mark a deliberately small collection `#[envelope(bounded = \"why it cannot grow\")]`",
                 member_name(field),
+                input.ident
+            ),
+        );
+    }
+    // A field of a type parameter is a list when the parameter is one (`ApiResponse<Vec<Account>>`),
+    // and the derive cannot see the uses: it needs the block, or a reason why it never is a list.
+    for field in input.data_fields().filter(|f| !f.is_collection && f.attrs.bounded.is_none()) {
+        let Some(param) = &field.generic else { continue };
+        cx.error_spanned_by(
+            field.ty,
+            format!(
+                "field `{}` has the type parameter `{param}`, which can be a list (`{}<Vec<..>>`): add a field \
+                 `#[envelope(completeness)] completeness: Completeness<R>` to `{}`, or, when `{param}` is never a \
+                 list, say why with `#[envelope(bounded = \"why {param} is one resource\")]`",
+                member_name(field),
+                input.ident,
                 input.ident
             ),
         );

@@ -1,4 +1,5 @@
-//! `bounded` with a justification, a tuple envelope (data written as `items`) and a generic one.
+//! `bounded` with a justification, a tuple envelope (data written as `items`), a generic one, and
+//! a generic payload marked as never a list.
 
 use completeness::{Completeness, ReportsCompleteness, ResultEnvelope, Scope, StandardReason};
 use serde::Serialize;
@@ -20,7 +21,19 @@ struct Page<T: Serialize, R: completeness::Reason = StandardReason> {
     completeness: Completeness<R>,
 }
 
+/// A generic payload that is never a list, said so.
+#[derive(ResultEnvelope)]
+struct One<T: Serialize> {
+    #[envelope(bounded = "an endpoint returns one record here, never a list")]
+    data: T,
+    request_id: String,
+}
+
 fn main() {
+    let one = One { data: 7_u32, request_id: "r-1".into() };
+    assert_eq!(serde_json::to_value(&one).unwrap(), serde_json::json!({"data": 7, "request_id": "r-1"}));
+    assert!(one.completeness_report().is_none());
+
     let user = User { name: "dana".into(), roles: vec!["admin".into()] };
     assert_eq!(serde_json::to_value(&user).unwrap(), serde_json::json!({"name": "dana", "roles": ["admin"]}));
     assert!(user.completeness_report().is_none());
