@@ -12,10 +12,11 @@
 //! 5. The answer is not a bare list, `Json` of a list, or an opaque `impl Trait`: those say
 //!    nothing about completeness. Nor is it `Json` of anything else: an envelope is a JSON
 //!    response itself, and wrapped in `Json` its block would go out unseen by the layers that
-//!    enforce `require_complete` and observe answers. A `Result`'s error side is never read as
-//!    an answer, so any named error type is fine there, a list of field errors too; an opaque
-//!    one is not, since the type-level check names the whole type. (Type aliases are caught by
-//!    the type-level check.)
+//!    enforce `require_complete` and observe answers. A `Result`'s error side is not checked as
+//!    an answer, so any named error type is fine there, a list of field errors with a status
+//!    too (`(StatusCode, Json<Vec<E>>)`); but not a bare list or `Json` of one, which goes out
+//!    as a 200 and reads as an answer, nor an opaque type, since the type-level check names the
+//!    whole type. (Type aliases are caught by the type-level check.)
 //! 6. A handler taking `PageRequest` declares `MorePagesAvailable` and `PageSizeReduced`: paging
 //!    can end a page early and clamp its size.
 
@@ -158,6 +159,8 @@ enum Rejection<'a> {
     OpaqueError(&'a Type),
     /// `Json<T>` of something that is not a list: the envelope wrapped in a plain body.
     Wrapped(&'a Type),
+    /// A list as the error side, which goes out as a 200 like an answer.
+    ListError(&'a Type),
 }
 
 /// What is wrong with the answer `ty`, if anything; of a `Result`, only the answer is looked at.
@@ -173,13 +176,26 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
                 Some(inner) if types::is_collection(inner) => Some(Rejection::BareList(ty)),
                 _ => Some(Rejection::Wrapped(ty)),
             },
-            // The error side is never read as an answer; but the check names the whole type.
-            Some((name, args)) if name == "Result" => args
-                .first()
-                .and_then(|answer| rejection(answer))
-                .or_else(|| args.get(1).and_then(|error| opaque_part(error)).map(Rejection::OpaqueError)),
+            // The error side is not checked as an answer, but the check names the whole type, and
+            // a bare list there goes out as a 200 like one.
+            Some((name, args)) if name == "Result" => args.first().and_then(|answer| rejection(answer)).or_else(|| {
+                let error = args.get(1)?;
+                opaque_part(error).map(Rejection::OpaqueError).or_else(|| list_error(error).map(Rejection::ListError))
+            }),
             _ => None,
         },
+    }
+}
+
+/// The error type `ty` when it answers a list with axum's default status, 200: a collection, or
+/// `Json` of one (a tuple naming a status, `(StatusCode, Json<Vec<E>>)`, is an error response).
+fn list_error(ty: &Type) -> Option<&Type> {
+    match types::last_segment(ty) {
+        _ if types::is_collection(ty) && !matches!(ty, Type::Tuple(_)) => Some(ty),
+        Some((name, args)) if completeness_codes::BODY_WRAPPERS.contains(&name.as_str()) => {
+            args.first().filter(|inner| types::is_collection(inner)).map(|_| ty)
+        }
+        _ => None,
     }
 }
 
@@ -219,6 +235,18 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
             "an opaque `impl` error type cannot be named by the completeness check: name the error type, \
              e.g. `completeness::Problem`, `(StatusCode, String)` or the service's own error enum",
         ),
+        Some(Rejection::ListError(list)) => {
+            let shown = types::pretty(list);
+            let body = if types::is_collection(list) { format!("Json<{shown}>") } else { shown.clone() };
+            cx.error_spanned_by(
+                list,
+                format!(
+                    "the error side `{shown}` is a list, which goes out as a 200 like an answer, without \
+                     completeness metadata: return an error with a status, e.g. `completeness::Problem` or \
+                     `(StatusCode, {body})`"
+                ),
+            );
+        }
         Some(Rejection::Wrapped(wrapped)) => cx.error_spanned_by(
             wrapped,
             format!(
