@@ -238,6 +238,33 @@ fn an_incomplete_aggregate_is_never_exact() {
     json["relation"] = json!("exact");
     let err = serde_json::from_value::<Aggregate<u64>>(json).unwrap_err().to_string();
     assert!(err.contains("exact"), "{err}");
+
+    // Exact when counted, then a reason: the count is what was visible, a lower bound.
+    let mut later: Aggregate<u64> = Aggregate::count(31, Relation::Exact, Completeness::complete(scope()));
+    assert_eq!(later.relation(), Relation::Exact);
+    later.completeness_mut().push_reason(VisibilityRestricted::new());
+    assert_eq!(later.relation(), Relation::LowerBound);
+    let json = serde_json::to_value(&later).unwrap();
+    assert_eq!(json["relation"], "lower_bound");
+    assert!(serde_json::from_value::<Aggregate<u64>>(json).is_ok(), "what is written is read back");
+}
+
+/// A value named like a member of the contract would be read as that member (`evidence` on a
+/// count would look like the evidence of a complete inventory): refused on both sides.
+#[test]
+fn an_aggregate_value_never_takes_a_member_name() {
+    for name in ["evidence", "page", "relation", "scope"] {
+        let mut json =
+            serde_json::to_value(Aggregate::<u64>::count(3, Relation::Exact, Completeness::complete(scope()))).unwrap();
+        let count = json.as_object_mut().unwrap().remove("count").unwrap();
+        json.as_object_mut().unwrap().insert(name.to_owned(), count);
+        let err = serde_json::from_value::<Aggregate<u64>>(json).unwrap_err().to_string();
+        assert!(err.contains(name), "{name}: {err}");
+        let built = std::panic::catch_unwind(|| {
+            Aggregate::<u64>::new(name, 3, Relation::Exact, Completeness::complete(scope()))
+        });
+        assert!(built.is_err(), "{name}: an aggregate cannot be built with it");
+    }
 }
 
 #[test]

@@ -28,6 +28,14 @@ pub enum Relation {
 /// The member that says how an aggregate's value relates to the truth.
 const RELATION: &str = "relation";
 
+/// True for a name the value cannot have: a member of the aggregate, or of a collection
+/// response (`page`, `evidence`), which a reader would take for that member (contract §2.1).
+fn reserved(name: &str) -> bool {
+    name == RELATION
+        || completeness_codes::AGGREGATE_MEMBERS.contains(&name)
+        || completeness_codes::COLLECTION_MEMBERS.contains(&name)
+}
+
 /// An aggregate such as `{"count": 31, "relation": "lower_bound", ...completeness}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Aggregate<T, R = StandardReason> {
@@ -40,14 +48,16 @@ pub struct Aggregate<T, R = StandardReason> {
 impl<T, R: Reason> Aggregate<T, R> {
     /// An aggregate whose value is written under `name` (e.g. `"count"`).
     ///
-    /// An incomplete aggregate is never exact: `Relation::Exact` on an incomplete
-    /// block becomes `Relation::LowerBound`.
+    /// An incomplete aggregate is never exact: `Relation::Exact` is written
+    /// `Relation::LowerBound` while the block is incomplete, also when a reason is pushed
+    /// after this (see [`Aggregate::relation`]).
     ///
     /// # Panics
     ///
-    /// When `name` is one of the aggregate's own members (`status`, `complete`, `relation`,
-    /// `scope`, ...): the value would be written over it, and the answer could not be read
-    /// back (contract §2.1). A derived envelope refuses such a field name when it compiles.
+    /// When `name` is a member of the aggregate or of a collection response (`status`,
+    /// `complete`, `relation`, `scope`, `page`, `evidence`, ...): the value would be written over
+    /// it, or read as it, and the answer could not be read back (contract §2.1). A derived
+    /// envelope refuses such a field name when it compiles.
     pub fn new(
         name: impl Into<Cow<'static, str>>,
         value: T,
@@ -56,12 +66,10 @@ impl<T, R: Reason> Aggregate<T, R> {
     ) -> Self {
         let name = name.into();
         assert!(
-            !completeness_codes::AGGREGATE_MEMBERS.contains(&name.as_ref()) && name != RELATION,
-            "the aggregate's value name `{name}` is a member of the aggregate itself (contract §2.1, §2.6): \
+            !reserved(&name),
+            "the aggregate's value name `{name}` is a member of the contract (contract §2.1, §2.6): \
              name the value otherwise, e.g. `count`"
         );
-        let relation =
-            if relation == Relation::Exact && !completeness.is_complete() { Relation::LowerBound } else { relation };
         Aggregate { name, value, relation, completeness }
     }
 
@@ -80,9 +88,13 @@ impl<T, R: Reason> Aggregate<T, R> {
         &self.name
     }
 
-    /// How the value relates to the truth.
+    /// How the value relates to the truth: never `Exact` while the block is incomplete, where
+    /// the true value is at least this one (an `Exact` one is `LowerBound`).
     pub fn relation(&self) -> Relation {
-        self.relation
+        match self.relation {
+            Relation::Exact if !self.completeness.is_complete() => Relation::LowerBound,
+            relation => relation,
+        }
     }
 
     /// The completeness block.
@@ -101,7 +113,7 @@ impl<T: Serialize, R: Reason> Serialize for Aggregate<T, R> {
         let mut map = serializer.serialize_map(Some(10))?;
         self.completeness.serialize_head(&mut map)?;
         map.serialize_entry(self.name.as_ref(), &self.value)?;
-        map.serialize_entry(RELATION, &self.relation)?;
+        map.serialize_entry(RELATION, &self.relation())?;
         self.completeness.serialize_tail(&mut map, Shape::Aggregate)?;
         map.end()
     }
@@ -126,6 +138,11 @@ impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Aggregate<T, R> {
                 return Err(D::Error::custom(format!("an aggregate has one value member, found `{a}` and `{b}`")));
             }
         };
+        if reserved(&name) {
+            return Err(D::Error::custom(format!(
+                "an aggregate's value cannot be called `{name}`, a member of the contract (contract §2.1)"
+            )));
+        }
         let value = serde_json::from_value(value).map_err(|e| D::Error::custom(format!("`{name}`: {e}")))?;
         Ok(Aggregate { name: Cow::Owned(name), value, relation, completeness })
     }
