@@ -543,3 +543,28 @@ fn every_contract_example_with_a_completeness_block_is_accepted_and_preserved() 
     }
     assert_eq!(checked, 6, "all six completeness examples were checked");
 }
+
+/// A member given twice would read one way here (serde keeps the last) and another way in a
+/// reader that keeps the first: `"complete": false, ..., "complete": true` is refused, for a
+/// collection, an aggregate and a bare block.
+#[test]
+fn a_member_given_twice_is_refused() {
+    let partial =
+        serde_json::to_string(&Envelope::<String>::incomplete(vec![], scope(), VisibilityRestricted::new())).unwrap();
+    let twice = format!(
+        r#"{},"status":"complete","complete":true,"incomplete_reasons":[],"continuation":null}}"#,
+        partial.trim_end_matches('}')
+    );
+    let err = serde_json::from_str::<Envelope<String>>(&twice).unwrap_err().to_string();
+    assert!(err.contains("given twice"), "{err}");
+    let err = serde_json::from_str::<Completeness<StandardReason>>(&twice.replace(r#""items":[],"#, ""))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("given twice"), "{err}");
+    let count =
+        serde_json::to_string(&Aggregate::<u64>::count(3, Relation::LowerBound, Completeness::complete(scope())))
+            .unwrap();
+    let twice = format!(r#"{},"count":300}}"#, count.trim_end_matches('}'));
+    let err = serde_json::from_str::<Aggregate<u64>>(&twice).unwrap_err().to_string();
+    assert!(err.contains("member `count` is given twice"), "{err}");
+}

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Map;
 
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::reason::{Reason, StandardReason};
@@ -121,7 +120,7 @@ impl<T: Serialize, R: Reason> Serialize for Aggregate<T, R> {
 
 impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Aggregate<T, R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut object = Map::deserialize(deserializer)?;
+        let mut object = crate::contract::members::distinct_members(deserializer)?;
         let completeness = Completeness::take_from(&mut object, Shape::Aggregate)?;
         let relation: Relation = match object.remove(RELATION) {
             Some(v) => serde_json::from_value(v).map_err(|e| D::Error::custom(format!("`relation`: {e}")))?,

@@ -547,7 +547,7 @@ impl<R: Reason> Serialize for Completeness<R> {
 
 impl<'de, R: Reason> Deserialize<'de> for Completeness<R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut object = Map::deserialize(deserializer)?;
+        let mut object = crate::contract::members::distinct_members(deserializer)?;
         Completeness::take_from(&mut object, Shape::Collection)
     }
 }

@@ -3,7 +3,7 @@
 use serde::de::{DeserializeOwned, Error as _};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::reason::{Reason, StandardReason};
@@ -75,7 +75,7 @@ impl<T: Serialize, R: Reason> Serialize for Envelope<T, R> {
 
 impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Envelope<T, R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut object = Map::deserialize(deserializer)?;
+        let mut object = crate::contract::members::distinct_members(deserializer)?;
         let completeness = Completeness::take_from(&mut object, Shape::Collection)?;
         let items: Vec<T> = match object.remove("items") {
             Some(Value::Array(values)) => values

@@ -11,6 +11,7 @@ mod date;
 pub mod declared;
 pub mod envelope;
 pub mod field;
+pub(crate) mod members;
 pub mod reason;
 pub mod rules;
 #[cfg(any(feature = "openapi", feature = "json-schema"))]

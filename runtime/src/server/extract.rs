@@ -4,12 +4,10 @@
 //! with RFC 9457 problems (`INVALID_BODY`, `INVALID_REQUEST`) so every refusal of a
 //! completeness service has the same machine-readable shape.
 
-use std::fmt;
-
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use serde::de::{DeserializeOwned, Error as _, MapAccess, Visitor};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -45,25 +43,7 @@ pub struct JsonObject(pub Map<String, Value>);
 
 impl<'de> Deserialize<'de> for JsonObject {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Members;
-        impl<'de> Visitor<'de> for Members {
-            type Value = JsonObject;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<JsonObject, A::Error> {
-                let mut members = Map::new();
-                while let Some(name) = access.next_key::<String>()? {
-                    if members.contains_key(&name) {
-                        return Err(A::Error::custom(format!("member `{name}` is given twice; give it once")));
-                    }
-                    let value = access.next_value()?;
-                    members.insert(name, value);
-                }
-                Ok(JsonObject(members))
-            }
-        }
-        deserializer.deserialize_map(Members)
+        crate::contract::members::distinct_members(deserializer).map(JsonObject)
     }
 }
 
