@@ -112,3 +112,41 @@ async fn a_next_page_added_by_hand_states_its_cursor_contract() {
         assert_eq!(seen, (1..=25).collect::<Vec<_>>(), "{order}");
     }
 }
+
+/// Two endpoints that leave the resource for `#[completeness]` to fill, with the same (no)
+/// filters and ordering.
+#[completeness(resource = "even_numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
+async fn list_even(request: PageRequest) -> Result<Envelope<u64, ListEvenReason>, Problem> {
+    let scope = Scope::new("", "every even number");
+    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+    let after: u64 = page.position().map_or(Ok(0), str::parse).unwrap_or(0);
+    let rows: Vec<u64> = (after + 1..=40).filter(|n| n % 2 == 0).take(page.fetch_size()).collect();
+    Ok(page.envelope(scope, rows, u64::to_string))
+}
+
+#[completeness(resource = "odd_numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
+async fn list_odd(request: PageRequest) -> Result<Envelope<u64, ListOddReason>, Problem> {
+    let scope = Scope::new("", "every odd number");
+    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+    let after: u64 = page.position().map_or(Ok(0), str::parse).unwrap_or(0);
+    let rows: Vec<u64> = (after + 1..=40).filter(|n| n % 2 == 1).take(page.fetch_size()).collect();
+    Ok(page.envelope(scope, rows, u64::to_string))
+}
+
+/// A cursor of one is refused by the other (the route binds it when the scope names no
+/// resource yet), rather than resuming the odd numbers after an even one, which would skip
+/// some without a word.
+#[tokio::test]
+async fn endpoints_that_leave_the_resource_to_the_declaration_do_not_share_cursors() {
+    let config = CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential();
+    let app =
+        Router::new().route("/even", get(list_even).into()).route("/odd", get(list_odd).into()).with_state(config);
+    let (status, even) = call(&app, "/even?page_size=5").await;
+    assert_eq!(status, StatusCode::OK, "{even}");
+    let cursor = even["next_cursor"].as_str().expect("a next page");
+    let (status, odd) = call(&app, &format!("/odd?page_size=5&cursor={cursor}")).await;
+    assert_eq!((status, odd["code"].as_str()), (StatusCode::BAD_REQUEST, Some("CURSOR_QUERY_MISMATCH")), "{odd}");
+    let (status, next) = call(&app, &format!("/even?page_size=5&cursor={cursor}")).await;
+    assert_eq!(status, StatusCode::OK, "{next}");
+    assert_eq!(next["items"], serde_json::json!([12, 14, 16, 18, 20]));
+}

@@ -21,7 +21,7 @@
 //! let app: Router = Router::new().route("/numbers", get(list)).with_state(config);
 //! ```
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::request::Parts;
 
 use crate::contract::completeness::Completeness;
@@ -55,6 +55,8 @@ pub struct PageRequest {
     requested_size: Option<u64>,
     applied_size: u64,
     cursor: Option<CursorClaims>,
+    /// The route's template, which binds the cursor when the query names no resource.
+    route: Option<String>,
 }
 
 impl PageRequest {
@@ -78,7 +80,9 @@ impl PageRequest {
             }
         }
         let requested_size = page_size.as_deref().map(parse_page_size).transpose()?;
-        PageRequest::new(config.clone(), credential, requested_size, cursor.as_deref())
+        let mut request = PageRequest::new(config.clone(), credential, requested_size, cursor.as_deref())?;
+        request.route = parts.extensions.get::<MatchedPath>().map(|path| path.as_str().to_owned());
+        Ok(request)
     }
 
     /// A request from values already read (e.g. the arguments of an MCP tool call), with the
@@ -98,7 +102,7 @@ impl PageRequest {
             None => None,
             Some(text) => Some(CursorClaims::decode(config.keys(), text, config.max_token_len())?),
         };
-        Ok(PageRequest { config, credential, requested_size: page_size, applied_size, cursor })
+        Ok(PageRequest { config, credential, requested_size: page_size, applied_size, cursor, route: None })
     }
 
     /// The page size the request named, echoed as `page.requested_size`.
@@ -133,7 +137,16 @@ impl PageRequest {
     /// permissions), 400 `CURSOR_QUERY_MISMATCH` (other resource, filters or ordering),
     /// 410 `CURSOR_EXPIRED` with a `restart` continuation (expired). An expired cursor is
     /// never served as a first page.
-    pub fn bind(&self, query: QueryBinding) -> Result<Page, Problem> {
+    ///
+    /// A query that names no resource (a scope left for `#[completeness]` to fill) is bound to
+    /// the route instead, so that two such endpoints with the same filters and ordering do not
+    /// take each other's cursors.
+    pub fn bind(&self, mut query: QueryBinding) -> Result<Page, Problem> {
+        if query.resource().is_empty()
+            && let Some(route) = &self.route
+        {
+            query.bind_route(route);
+        }
         let resumed = match &self.cursor {
             Some(claims) => {
                 claims.check(&query.fingerprint(), &self.credential.fingerprint(), now_ms())?;

@@ -47,6 +47,11 @@ impl QueryBinding {
         self
     }
 
+    /// Binds a query that names no resource to the route it is served at instead.
+    pub(crate) fn bind_route(&mut self, route: &str) {
+        self.resource = format!("route {route}");
+    }
+
     /// The resource.
     pub fn resource(&self) -> &str {
         &self.resource
