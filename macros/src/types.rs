@@ -2,7 +2,7 @@
 
 use syn::{GenericArgument, PathArguments, Type};
 
-use completeness_codes::{COLLECTIONS, WRAPPERS};
+use completeness_codes::{COLLECTIONS, REPORTING_TYPES, WRAPPERS};
 
 /// The type inside parentheses or invisible groups.
 fn peel(ty: &Type) -> &Type {
@@ -97,6 +97,19 @@ pub(crate) fn optional_collection(ty: &Type) -> Option<(&Type, &Type)> {
             Some((name, args)) if WRAPPERS.contains(&name.as_str()) => {
                 args.first().and_then(|t| optional_collection(t))
             }
+            _ => None,
+        },
+    }
+}
+
+/// The response type of the runtime that reports completeness (`Envelope`, `Aggregate`,
+/// `Collected`) that `ty` is or holds through a wrapper or reference, by name.
+pub(crate) fn reporting(ty: &Type) -> Option<String> {
+    match peel(ty) {
+        Type::Reference(reference) => reporting(&reference.elem),
+        other => match last_segment(other) {
+            Some((name, _)) if REPORTING_TYPES.contains(&name.as_str()) && name != "Problem" => Some(name),
+            Some((name, args)) if WRAPPERS.contains(&name.as_str()) => args.first().and_then(|t| reporting(t)),
             _ => None,
         },
     }

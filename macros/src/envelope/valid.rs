@@ -140,6 +140,22 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
             ),
         );
     }
+    // A response nested in a single resource reports to no one: the endpoint's declared reasons
+    // and a caller's demand for a complete answer see the outer struct only.
+    for field in input.data_fields() {
+        let Some(name) = types::reporting(field.ty) else { continue };
+        cx.error_spanned_by(
+            field.ty,
+            format!(
+                "field `{}` holds a response of its own, `{name}`, whose completeness `{}` would not report (its reasons go out unseen \
+                 by the endpoint's declaration and by `require_complete`): return the `{name}` itself, or give \
+                 `{}` a field `#[envelope(completeness)] completeness: Completeness<R>` that reports its reasons",
+                member_name(field),
+                input.ident,
+                input.ident
+            ),
+        );
+    }
     // A field of a type parameter is a list when the parameter is one (`ApiResponse<Vec<Account>>`),
     // and the derive cannot see the uses: it needs the block, or a reason why it never is a list.
     for field in input.data_fields().filter(|f| !f.is_collection && f.attrs.bounded.is_none()) {
