@@ -65,6 +65,16 @@ async fn broken() -> Response {
     axum::Json(serde_json::json!({"items": [], "next_cursor": null})).into_response()
 }
 
+/// A page of 100,000 numbers, streamed without a length.
+async fn streamed() -> Response {
+    let chunks = (0..100).map(|i| {
+        let head = if i == 0 { "{\"items\": [" } else { "," };
+        let numbers: Vec<String> = (0..1000).map(|n| (i * 1000 + n).to_string()).collect();
+        Ok::<_, std::io::Error>(format!("{head}{}", numbers.join(",")))
+    });
+    axum::body::Body::from_stream(futures_util::stream::iter(chunks)).into_response()
+}
+
 async fn serve(source: MemorySource) -> (String, Shared) {
     let shared = Arc::new(Mutex::new(source));
     let app = axum::Router::new()
@@ -73,6 +83,7 @@ async fn serve(source: MemorySource) -> (String, Shared) {
         .route("/busy", get(busy))
         .route("/contradicting", get(contradicting))
         .route("/gateway", get(gateway))
+        .route("/streamed", get(streamed))
         .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -110,6 +121,25 @@ async fn a_410_cursor_expired_over_http_ends_the_collection_with_snapshot_expire
         json["incomplete_reasons"][0]["message"], "snapshot s-1 is no longer retained",
         "the server's own words"
     );
+}
+
+/// A body longer than the client's bound is refused, not read whole into memory: with its
+/// length said up front, or streamed.
+#[tokio::test]
+async fn a_body_over_the_clients_bound_is_a_contract_error() {
+    let (base, _) = serve(MemorySource::new(45, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap().with_max_body(300);
+    for path in ["/numbers", "/streamed"] {
+        let pages = client.pages::<u64>(path, &[]);
+        match pages.fetch(None).await {
+            Err(FetchError::Contract(message)) => {
+                assert!(message.contains("a body longer than 300 bytes"), "{path}: {message}");
+            }
+            other => panic!("{path}: expected a contract error, got {other:?}"),
+        }
+    }
+    let whole = ServiceClient::new(&base, "admin").unwrap();
+    assert!(whole.pages::<u64>("/numbers", &[]).fetch(None).await.is_ok(), "under the default bound");
 }
 
 #[tokio::test]

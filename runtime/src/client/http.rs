@@ -31,11 +31,16 @@ pub struct ServiceClient {
     token: String,
     /// How long one request may take.
     timeout: Duration,
+    /// The largest response body read.
+    max_body: usize,
 }
 
 impl ServiceClient {
     /// How long one request may take unless the client is built with another timeout.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+    /// The largest response body read unless the client is built with another bound: 64 MiB.
+    pub const DEFAULT_MAX_BODY: usize = 64 << 20;
 
     /// A client of the service at `base_url` (e.g. `http://127.0.0.1:3000`) using
     /// `token`, with [`ServiceClient::DEFAULT_TIMEOUT`] per request.
@@ -46,7 +51,21 @@ impl ServiceClient {
     /// A client whose requests each time out after `timeout`.
     pub fn with_timeout(base_url: &str, token: &str, timeout: Duration) -> Result<ServiceClient, FetchError> {
         let http = reqwest::Client::builder().timeout(timeout).build().map_err(|e| transport(e, timeout))?;
-        Ok(ServiceClient { http, base: base_url.trim_end_matches('/').to_owned(), token: token.to_owned(), timeout })
+        Ok(ServiceClient {
+            http,
+            base: base_url.trim_end_matches('/').to_owned(),
+            token: token.to_owned(),
+            timeout,
+            max_body: ServiceClient::DEFAULT_MAX_BODY,
+        })
+    }
+
+    /// The same client reading response bodies of at most `bytes`: a longer one is a
+    /// [`FetchError::Contract`], read no further (the timeout bounds a response's time, this
+    /// its memory).
+    pub fn with_max_body(mut self, bytes: usize) -> ServiceClient {
+        self.max_body = bytes;
+        self
     }
 
     /// The pages of the list at `path` with `query`, to hand to `collect_all`.
@@ -62,7 +81,7 @@ impl ServiceClient {
     /// `GET path?query`, strictly deserialized; a problem response becomes [`FetchError::Problem`].
     pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &[(String, String)]) -> Result<T, FetchError> {
         let request = self.http.get(self.url(path)).bearer_auth(&self.token).query(query);
-        read(request.send().await, self.timeout).await
+        read(request.send().await, self.timeout, self.max_body).await
     }
 
     /// `POST path` with a JSON body; a problem response becomes [`FetchError::Problem`].
@@ -72,7 +91,7 @@ impl ServiceClient {
         body: &B,
     ) -> Result<T, FetchError> {
         let request = self.http.post(self.url(path)).bearer_auth(&self.token).json(body);
-        read(request.send().await, self.timeout).await
+        read(request.send().await, self.timeout, self.max_body).await
     }
 
     fn url(&self, path: &str) -> String {
@@ -104,8 +123,9 @@ impl<T: DeserializeOwned> PageFetcher<T> {
 async fn read<T: DeserializeOwned>(
     response: Result<reqwest::Response, reqwest::Error>,
     timeout: Duration,
+    max_body: usize,
 ) -> Result<T, FetchError> {
-    let response = response.map_err(|e| transport(e, timeout))?;
+    let mut response = response.map_err(|e| transport(e, timeout))?;
     let status = response.status();
     // Seconds only; an HTTP date is left to the problem body, when it says.
     let retry_after = response
@@ -113,7 +133,17 @@ async fn read<T: DeserializeOwned>(
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<u64>().ok());
-    let body = response.bytes().await.map_err(|e| transport(e, timeout))?;
+    let too_long = || FetchError::Contract(format!("status {status}, a body longer than {max_body} bytes"));
+    if response.content_length().is_some_and(|length| length > max_body as u64) {
+        return Err(too_long());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| transport(e, timeout))? {
+        if body.len() + chunk.len() > max_body {
+            return Err(too_long());
+        }
+        body.extend_from_slice(&chunk);
+    }
     let excerpt = || String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
     if status.is_success() {
         return serde_json::from_slice(&body).map_err(|e| {
