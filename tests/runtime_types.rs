@@ -160,15 +160,18 @@ fn a_problem_code_of_the_services_own_carries_the_title_it_is_given() {
     assert_eq!(back, titled, "a client reads the title back");
 }
 
-/// An aggregate's value may not be named like one of the aggregate's own members: it would be
-/// written over it, and the answer could not be read back (contract §2.1, §2.6).
+/// An aggregate's value may not be named like a member of the contract: it would be written
+/// over one of the aggregate's own, or read as a collection's (`evidence`), and the answer could
+/// not be read back as sent (contract §2.1, §2.6).
 #[test]
 fn an_aggregate_value_named_like_one_of_its_members_is_refused_where_it_is_built() {
     let block = || Completeness::<StandardReason>::complete(Scope::new("accounts", "all"));
-    for member in ["status", "complete", "truncated", "incomplete_reasons", "relation", "scope", "warnings"] {
+    let members =
+        ["status", "complete", "truncated", "incomplete_reasons", "relation", "scope", "warnings", "page", "evidence"];
+    for member in members {
         let built = std::panic::catch_unwind(|| Aggregate::new(member, 3_u64, Relation::Exact, block()));
         let message = built.err().and_then(|e| e.downcast::<String>().ok()).map(|m| *m).unwrap_or_default();
-        assert!(message.contains(&format!("`{member}` is a member of the aggregate")), "{member}: {message:?}");
+        assert!(message.contains(&format!("`{member}` is a member of the contract")), "{member}: {message:?}");
     }
     let by_status = Aggregate::new("by_status", json!({"open": 3}), Relation::Exact, block());
     let read: Aggregate<serde_json::Value> = serde_json::from_value(serde_json::to_value(&by_status).unwrap()).unwrap();
