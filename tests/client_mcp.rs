@@ -176,6 +176,24 @@ fn a_complete_page_says_it_ends_the_traversal_not_that_it_holds_the_scope() {
     assert!(!text.contains("nothing else exists"), "{text}");
 }
 
+/// A complete, empty answer read from a stale copy does not tell an agent that nothing exists:
+/// `decide` refuses that claim, and so does the verdict it reads.
+#[test]
+fn a_complete_empty_answer_from_a_stale_index_claims_no_absence() {
+    let scope = || Scope::new("service_accounts", "service accounts readable by credential 'admin'");
+    let fresh: Envelope<Account> = Envelope::complete(vec![], scope());
+    let text = tool_result(&fresh).unwrap().content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("nothing else exists in scope"), "{text}");
+    let stale: Envelope<Account> = Envelope::new(
+        vec![],
+        Completeness::complete(scope()).with_warning(completeness::warning::StaleIndex::new("search")),
+    );
+    let text = tool_result(&stale).unwrap().content[0].as_text().unwrap().text.clone();
+    assert!(text.starts_with("COMPLETE: 0 service accounts"), "{text}");
+    assert!(!text.contains("nothing else exists"), "{text}");
+    assert!(text.contains("STALE_INDEX"), "{text}");
+}
+
 #[test]
 fn the_output_schema_describes_items_and_the_completeness_block() {
     let schema = output_schema::<Account>();

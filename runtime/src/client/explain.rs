@@ -104,7 +104,12 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
         );
     }
     if completeness.is_complete() {
-        let absence = if returned == 0 { "; nothing else exists in scope" } else { "" };
+        // `decide` refuses to claim absence from a stale copy: the verdict does not claim it either.
+        let absence = match (returned, crate::client::decide::read_from_a_stale_index(completeness)) {
+            (0, false) => "; nothing else exists in scope",
+            (0, true) => "; but read from a stale index (STALE_INDEX): not evidence of absence",
+            _ => "",
+        };
         return format!("COMPLETE: {returned} {noun} cover the whole scope ({}){snapshot}{absence}.", scope.visibility);
     }
     let codes: Vec<String> = completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
