@@ -178,7 +178,7 @@ impl<'i, 's> Eval<'i, 's> {
                                 Some(service) => Value::Service(service),
                                 None => self.eval(&init.expr, frame, true),
                             };
-                            frame.locals.insert(name, (value, false));
+                            self.bind(frame, name, value);
                         }
                         None => {
                             self.eval_free(&init.expr, frame);
@@ -207,6 +207,15 @@ impl<'i, 's> Eval<'i, 's> {
             }
         }
         tail
+    }
+
+    /// Binds the local `name` to `value`. A router the name held before and nothing took in
+    /// is still served: handed to something the audit does not follow through
+    /// (`let app = SomeLayer::new().layer(app);`), it is a root rather than lost to the new binding.
+    fn bind(&mut self, frame: &mut Frame<'s>, name: String, value: Value<'s>) {
+        if let Some((Value::Router(routes), false)) = frame.locals.insert(name, (value, false)) {
+            self.roots.push(routes);
+        }
     }
 
     /// Evaluates an expression whose value is not kept: a router built there is a root.
@@ -266,14 +275,27 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 let ours = self.index.is_ours(frame.module, &segs) || owner == Some("Self");
                 if ours && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs) {
-                    // The function is evaluated once, without its arguments: a router built in
-                    // one (`with_docs(Router::new().route(..))`) is served, so it is a root rather
-                    // than lost (its routes keep their own paths).
+                    // The function is evaluated once, without its arguments. A router handed to a
+                    // function declared to return one flows through it (`with_cors(app)`,
+                    // `with_more(Router::new().route(..))`): its routes are part of the result, under
+                    // the prefix of a `nest` the result goes to. A router handed to any other
+                    // function is served, so it is a root rather than lost (its routes keep their
+                    // own paths).
+                    let returns_router =
+                        matches!(&f.sig.output, syn::ReturnType::Type(_, ty) if self.names_router(f.module, ty, 0));
+                    let mut handed = Vec::new();
                     for arg in &call.args {
-                        self.eval_free(arg, frame);
+                        if let Value::Router(routes) = self.eval(arg, frame, returns_router) {
+                            if returns_router {
+                                handed.extend(routes);
+                            } else if !is_local(arg, frame) {
+                                self.roots.push(routes);
+                            }
+                        }
                     }
                     self.called.insert(f.id);
-                    return self.eval_fn(f.id);
+                    let value = self.eval_fn(f.id);
+                    return if handed.is_empty() { value } else { union(Value::Router(handed), value) };
                 }
                 let checked = absolute.first().is_some_and(|s| s == "completeness" || s == "completeness_runtime");
                 if let Some(method) = method_of(last)
@@ -313,7 +335,7 @@ impl<'i, 's> Eval<'i, 's> {
                     && let Some(name) = left.path.get_ident()
                 {
                     let value = self.eval(&assign.right, frame, true);
-                    frame.locals.insert(name.to_string(), (value, false));
+                    self.bind(frame, name.to_string(), value);
                 } else {
                     self.eval_free(&assign.right, frame);
                 }

@@ -158,6 +158,12 @@ fn every_shape_gets_its_verdict() {
         // Built in the argument of a helper, and added by the helper.
         ("GET", "/handed", "list_without_completeness"),
         ("GET", "/added", "list_without_completeness"),
+        // Handed to a helper or a layer and bound again: still served; through a helper declared
+        // to return a router, under the prefix of the `nest` it goes to.
+        ("GET", "/rebound-helper", "list_without_completeness"),
+        ("GET", "/rebound-layer", "list_without_completeness"),
+        ("GET", "/reassigned", "list_without_completeness"),
+        ("GET", "/wrapped/inner", "list_without_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
