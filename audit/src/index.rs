@@ -270,12 +270,15 @@ impl<'s> Index<'s> {
                 krate = library;
                 absolute[0] = "crate".to_owned();
             }
-            if absolute.first().is_none_or(|s| s != "crate") {
+            // `crate` alone (a library's name called as a function, `db()` where `db` is a
+            // parameter) names no function.
+            let [first, module_path @ .., name] = absolute.as_slice() else { break };
+            if first != "crate" {
                 break;
             }
-            let name = absolute[absolute.len() - 1].clone();
+            let name = name.clone();
             let owner_path = &absolute[..absolute.len() - 1];
-            if let Some(found) = free(krate, &name, &owner_path[1..]) {
+            if let Some(found) = free(krate, &name, module_path) {
                 return Some(found);
             }
             // A re-export in the owner module: `pub use inner::f;`, `pub use inner::f as g;`, `pub use inner::*;`.
