@@ -15,7 +15,8 @@
 //!    enforce `require_complete` and observe answers. A `Result`'s error side is not checked as
 //!    an answer, so any named error type is fine there, a list of field errors with a status
 //!    too (`(StatusCode, Json<Vec<E>>)`); but not a bare list or `Json` of one, which goes out
-//!    as a 200 and reads as an answer, nor an opaque type, since the type-level check names the
+//!    as a 200 and reads as an answer, nor `Json` of an envelope (there or inside `Exempt`),
+//!    whose block goes out unseen, nor an opaque type, since the type-level check names the
 //!    whole type. (Type aliases are caught by the type-level check.)
 //! 6. A handler taking `PageRequest` declares `MorePagesAvailable` and `PageSizeReduced`: paging
 //!    can end a page early and clamp its size.
@@ -180,8 +181,16 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
             // a bare list there goes out as a 200 like one.
             Some((name, args)) if name == "Result" => args.first().and_then(|answer| rejection(answer)).or_else(|| {
                 let error = args.get(1)?;
-                opaque_part(error).map(Rejection::OpaqueError).or_else(|| list_error(error).map(Rejection::ListError))
+                opaque_part(error)
+                    .map(Rejection::OpaqueError)
+                    .or_else(|| list_error(error).map(Rejection::ListError))
+                    .or_else(|| json_of_response(error).map(Rejection::Wrapped))
             }),
+            // `Exempt` lets a value through unchecked, but an envelope in `Json` inside it still
+            // goes out unseen by the layers (an `Exempt<Envelope>` carries its report along).
+            Some((name, args)) if name == "Exempt" => {
+                args.first().and_then(|inner| json_of_response(inner)).map(Rejection::Wrapped)
+            }
             _ => None,
         },
     }
@@ -196,6 +205,22 @@ fn list_error(ty: &Type) -> Option<&Type> {
             args.first().filter(|inner| types::is_collection(inner)).map(|_| ty)
         }
         _ => None,
+    }
+}
+
+/// The `Json` of a response that reports completeness (`Json<Envelope<..>>`, by name) that `ty`
+/// is or holds in a tuple: its block would go out unseen by the layers.
+fn json_of_response(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Paren(inner) => json_of_response(&inner.elem),
+        Type::Group(inner) => json_of_response(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(json_of_response),
+        _ => match types::last_segment(ty) {
+            Some((name, args)) if completeness_codes::BODY_WRAPPERS.contains(&name.as_str()) => {
+                args.first().and_then(|inner| types::reporting(inner)).map(|_| ty)
+            }
+            _ => None,
+        },
     }
 }
 
