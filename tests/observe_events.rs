@@ -63,6 +63,17 @@ async fn hits() -> Hits {
     Hits { hits: vec!["a".into()], sources: vec!["directory".into()], completeness }
 }
 
+/// A gateway's answer: an upstream page relayed as it came, with the upstream's own codes.
+async fn relayed(axum::extract::Path(shard): axum::extract::Path<u32>) -> Envelope<String> {
+    let code = format!("SHARD_{shard}_DOWN");
+    let upstream = Envelope::<String>::complete(vec![], Scope::new("hits", "all"));
+    let mut wire = serde_json::to_value(upstream).unwrap();
+    wire["complete"] = serde_json::json!(false);
+    wire["status"] = serde_json::json!("partial");
+    wire["incomplete_reasons"] = serde_json::json!([{"code": code, "message": "a shard is down"}]);
+    serde_json::from_value(wire).unwrap()
+}
+
 /// Odd numbers below 100, paged.
 async fn numbers(request: PageRequest) -> Result<Envelope<u32>, Problem> {
     odd_numbers(request)
@@ -110,6 +121,7 @@ fn app() -> Router {
         .route("/declared-numbers", get(declared_numbers).into())
         .route("/archive", post(archive).into())
         .route("/hits", get(hits).into())
+        .route("/relayed/{shard}", get(relayed).into())
         // axum's own routing: the layer is installed by hand (twice here: observed once all the same).
         .route("/plain/{id}", axum::routing::get(empty_complete))
         .route_layer(completeness::observe::layer())
@@ -184,6 +196,23 @@ fn a_partial_answer_emits_one_info_event_with_route_method_reasons_and_items() {
     let reasons =
         value(&metrics, "completeness_reasons_total", &[("route", "/partial"), ("code", "SOURCE_UNAVAILABLE")]);
     assert_eq!(reasons, 1.0);
+}
+
+/// Codes relayed from an upstream are not bounded: each is named in its event, but counted
+/// under `OTHER`, so fifty shards add one series, not fifty.
+#[test]
+fn codes_neither_standard_nor_declared_are_counted_as_other() {
+    let requests = (0..50).map(|shard| get_request(&format!("/relayed/{shard}"))).collect();
+    let (capture, metrics, _) = run(requests);
+    let events = capture.of_kind("response");
+    assert_eq!(events.len(), 50);
+    assert!(events.iter().any(|event| event.field("reasons") == "SHARD_7_DOWN"));
+    let route = "/relayed/{shard}";
+    assert_eq!(value(&metrics, "completeness_reasons_total", &[("route", route), ("code", "OTHER")]), 50.0);
+    assert!(!metrics.contains("SHARD_7_DOWN"), "{metrics}");
+    let (_, metrics, _) = run(vec![get_request("/partial")]);
+    let standard = [("route", "/partial"), ("code", "SOURCE_UNAVAILABLE")];
+    assert_eq!(value(&metrics, "completeness_reasons_total", &standard), 1.0, "standard codes keep their label");
 }
 
 #[test]

@@ -61,6 +61,10 @@
 //! | `completeness_responses_total` | `route`, `method`, `complete` (`true`/`false`) | answers of routed handlers, including those a strict demand refused |
 //! | `completeness_reasons_total` | `route`, `code` | incomplete reasons, one per reason of each answer |
 //! | `completeness_warnings_total` | `route`, `code` | warnings, one per warning of each answer |
+//!
+//! A reason or warning `code` label is the code when it is a standard one or one the route's
+//! handler declares, and `OTHER` for any other (codes relayed from an upstream's answers are
+//! not bounded); the event names the code itself.
 //! | `completeness_page_size_reduced_total` | `route` | answers whose page size was clamped (`PAGE_SIZE_REDUCED`) |
 //! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
@@ -198,6 +202,10 @@ impl<C: fmt::Display> fmt::Display for Codes<'_, C> {
     }
 }
 
+/// The `code` label of a reason or warning neither standard nor declared by the route.
+#[cfg(feature = "metrics")]
+const OTHER_CODE: &str = "OTHER";
+
 /// A bounded method label: the standard methods by name, any other as `OTHER`.
 fn method_label(method: &Method) -> &'static str {
     match *method {
@@ -278,11 +286,16 @@ fn answered(route: &str, method: &'static str, reported: &Reported) {
         let complete_label = if complete { "true" } else { "false" };
         counter!(RESPONSES_TOTAL, "route" => route.clone(), "method" => method, "complete" => complete_label)
             .increment(1);
+        let declared = reported.declared.as_ref();
         for code in reasons {
-            counter!(REASONS_TOTAL, "route" => route.clone(), "code" => code.as_str().to_owned()).increment(1);
+            let known = code.is_standard() || declared.is_some_and(|set| set.reasons.contains(code));
+            let label = if known { code.as_str().to_owned() } else { OTHER_CODE.to_owned() };
+            counter!(REASONS_TOTAL, "route" => route.clone(), "code" => label).increment(1);
         }
         for code in warnings {
-            counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => code.as_str().to_owned()).increment(1);
+            let known = code.is_standard() || declared.is_some_and(|set| set.warnings.contains(code));
+            let label = if known { code.as_str().to_owned() } else { OTHER_CODE.to_owned() };
+            counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => label).increment(1);
         }
         if warnings.contains(&crate::contract::warning::WarningCode::PageSizeReduced) {
             counter!(PAGE_SIZE_REDUCED_TOTAL, "route" => route.clone()).increment(1);

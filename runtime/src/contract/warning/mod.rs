@@ -76,6 +76,11 @@ impl WarningCode {
             .unwrap_or_else(|| WarningCode::Custom(Cow::Owned(code.to_owned())))
     }
 
+    /// True for a code of the standard table.
+    pub fn is_standard(&self) -> bool {
+        !matches!(self, WarningCode::Custom(_))
+    }
+
     /// A service's own code, as `#[derive(Warning)]` declares it.
     pub const fn custom(code: &'static str) -> WarningCode {
         WarningCode::Custom(Cow::Borrowed(code))
