@@ -28,8 +28,8 @@ use crate::index::{FnItem, Index, TypeDef, TypeItem, segments};
 use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
-    BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
-    NON_LIST_SERVICES, NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
+    BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, FRAMEWORK_CRATES, HANDLER_ATTRIBUTE,
+    LIST_MEMBERS, NON_LIST_SERVICES, NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
 };
 use crate::source::ModuleId;
 
@@ -292,7 +292,9 @@ impl<'i, 's> Classifier<'i, 's> {
                 if name == "Box" && args.first().is_some_and(|a| matches!(a, Type::Slice(_))) {
                     return Class::List { shown: scope.text(ty), item: None, owner: None };
                 }
-                if let Some(class) = framework_response(&name) {
+                if let Some(class) = framework_response(&name)
+                    && !self.index.defines_own_type(module, &segments(&p.path), &FRAMEWORK_CRATES)
+                {
                     return class;
                 }
                 if COLLECTIONS.contains(&name.as_str()) {
@@ -566,9 +568,15 @@ impl<'i, 's> Classifier<'i, 's> {
                 {
                     return self.expr(code, inner);
                 }
-                // `Envelope::complete(..)` names the type before the function; `Exempt(..)` is the type.
-                let owner = absolute.len().checked_sub(2).map(|i| absolute[i].as_str());
-                if let Some(class) = owner.and_then(framework_response).or_else(|| framework_response(last)) {
+                // `Envelope::complete(..)` names the type before the function; `Exempt(..)` is the
+                // type. Not a type of the same name that the sources define (their own `Envelope`).
+                let framework = |written: &[String]| {
+                    let name = self.index.resolved_name(code.module, written);
+                    framework_response(&name)
+                        .filter(|_| !self.index.defines_own_type(code.module, written, &FRAMEWORK_CRATES))
+                };
+                let owner = segs.split_last().map(|(_, owner)| owner).filter(|owner| !owner.is_empty());
+                if let Some(class) = owner.and_then(framework).or_else(|| framework(&segs)) {
                     return class;
                 }
                 if let Some(callee) = self.index.find_fn(code.module, code.self_ty, &segs)

@@ -372,6 +372,35 @@ impl<'s> Index<'s> {
         }
     }
 
+    /// True when the type `segments`, written in `module`, is one the audited sources define
+    /// for themselves rather than one of the crates `framework` (a team's own `Envelope`, by
+    /// name one of the framework's): the sources define a type it resolves to, by its path or
+    /// imports, or, for a bare name that neither resolves (a glob import), one of that name
+    /// while no glob import of the module is from `framework`. A path into a crate of
+    /// `framework`, or a type written in one, is the framework's.
+    pub fn defines_own_type(&self, module: ModuleId, segments: &[String], framework: &[&str]) -> bool {
+        let absolute = self.absolute(module, segments);
+        let in_framework = |krate: &str| framework.contains(&krate);
+        let package = self.sources.modules[module].target.split('/').next().unwrap_or_default().replace('-', "_");
+        if absolute.first().is_none_or(|s| in_framework(s)) || in_framework(&package) {
+            return false;
+        }
+        if self.is_ours(module, segments) {
+            // Resolved into the sources, but a re-export there (`pub use completeness::Envelope;`)
+            // is not a definition: the sources must define a type of that name.
+            let re_exported = absolute.split_last().is_some_and(|(name, owner)| {
+                self.module_at(module, owner)
+                    .and_then(|owner| self.uses[owner].get(name))
+                    .is_some_and(|path| path.first().is_some_and(|s| in_framework(s)))
+            });
+            return !re_exported && self.find_type(module, segments).is_some();
+        }
+        let [name] = segments else { return false };
+        !self.uses[module].contains_key(name)
+            && !self.globs[module].iter().any(|glob| glob.first().is_some_and(|s| in_framework(s)))
+            && self.find_type(module, segments).is_some()
+    }
+
     /// The name of the item `segments` names in `module`: the last segment of its [`absolute`](Self::absolute)
     /// path, so that `J` of `use axum::Json as J;` is `Json`.
     pub fn resolved_name(&self, module: ModuleId, segments: &[String]) -> String {

@@ -14,8 +14,9 @@ use syn::{Block, Expr, Lit, Pat, Stmt};
 
 use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{
-    MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, NON_LIST_SERVICES, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH,
-    ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, method_of, service_method_of,
+    FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, NON_LIST_SERVICES, ROUTE, ROUTE_SERVICE, ROUTER,
+    ROUTER_PASS_THROUGH, ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, method_of,
+    service_method_of,
 };
 use crate::source::ModuleId;
 
@@ -297,7 +298,7 @@ impl<'i, 's> Eval<'i, 's> {
                     let value = self.eval_fn(f.id);
                     return if handed.is_empty() { value } else { union(Value::Router(handed), value) };
                 }
-                let checked = absolute.first().is_some_and(|s| s == "completeness" || s == "completeness_runtime");
+                let checked = absolute.first().is_some_and(|s| FRAMEWORK_CRATES.contains(&s.as_str()));
                 if let Some(method) = method_of(last)
                     && call.args.len() == 1
                 {

@@ -13,6 +13,10 @@ pub use completeness_codes::REPORTING_TYPES as REPORTING;
 /// The framework's response type declared to need no completeness block.
 pub use completeness_codes::EXEMPT_TYPE as EXEMPT;
 
+/// The framework's crates, as a path names them: a response type or routing function is the
+/// framework's when its path leads into one of them (or it is written in one), not merely by its name.
+pub const FRAMEWORK_CRATES: [&str; 2] = ["completeness", "completeness_runtime"];
+
 /// The type of a completeness block: a struct holding one reports completeness by hand.
 pub const COMPLETENESS_BLOCK: &str = "Completeness";
 

@@ -164,6 +164,12 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/rebound-layer", "list_without_completeness"),
         ("GET", "/reassigned", "list_without_completeness"),
         ("GET", "/wrapped/inner", "list_without_completeness"),
+        // The service's own types with the names of the framework's: read by their fields.
+        ("GET", "/own-envelope", "list_without_completeness"),
+        ("GET", "/own-envelope-built", "list_without_completeness"),
+        ("GET", "/own-aggregate", "list_without_completeness"),
+        ("GET", "/own-exempt", "nested_collection"),
+        ("GET", "/re-exported-envelope", "reports_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -184,7 +190,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 46);
+    assert_eq!(finding["line"], 47);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
