@@ -254,12 +254,28 @@ impl<'s> Index<'s> {
         let mut absolute = self.absolute(module, segments);
         // `Self::f` and `Type::f` (the type possibly imported under another name): a method of that type.
         if segments.len() >= 2 && absolute.len() >= 2 {
-            let owner = if segments[segments.len() - 2] == "Self" {
-                self_ty.unwrap_or_default()
-            } else {
-                absolute[absolute.len() - 2].as_str()
+            let on_self = segments[segments.len() - 2] == "Self";
+            let owner = if on_self { self_ty.unwrap_or_default() } else { absolute[absolute.len() - 2].as_str() };
+            let methods: Vec<&FnItem<'s>> =
+                self.fns_named(module, written).filter(|f| f.self_ty.as_deref() == Some(owner)).collect();
+            // Types of the same name in two modules (`health::Routes`, `users::Routes`): the
+            // method of the one meant. `Self` is the type of the `impl` around the call, in the
+            // module of the call; a written type is the one its path resolves to.
+            let type_path = &absolute[..absolute.len() - 1];
+            let method = match methods.as_slice() {
+                [one] => Some(*one),
+                _ if on_self => methods.iter().find(|f| f.module == module).copied(),
+                _ => methods
+                    .iter()
+                    .find(|f| {
+                        f.impl_ty.is_some_and(|ty| match ty {
+                            Type::Path(p) => self.absolute(f.module, &crate::index::segments(&p.path)) == type_path,
+                            _ => false,
+                        })
+                    })
+                    .copied(),
             };
-            if let Some(method) = self.fns_named(module, written).find(|f| f.self_ty.as_deref() == Some(owner)) {
+            if let Some(method) = method {
                 return Some(method.clone());
             }
         }

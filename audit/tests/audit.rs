@@ -170,6 +170,11 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/own-aggregate", "list_without_completeness"),
         ("GET", "/own-exempt", "nested_collection"),
         ("GET", "/re-exported-envelope", "reports_completeness"),
+        // Methods of types of the same name in two modules: the type's own, by `Self` or by path.
+        ("GET", "/twin-self-single", "not_a_list"),
+        ("GET", "/twin-self-list", "list_without_completeness"),
+        ("GET", "/twin-path-single", "not_a_list"),
+        ("GET", "/twin-path-list", "list_without_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -190,7 +195,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 47);
+    assert_eq!(finding["line"], 48);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
