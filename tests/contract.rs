@@ -567,4 +567,14 @@ fn a_member_given_twice_is_refused() {
     let twice = format!(r#"{},"count":300}}"#, count.trim_end_matches('}'));
     let err = serde_json::from_str::<Aggregate<u64>>(&twice).unwrap_err().to_string();
     assert!(err.contains("member `count` is given twice"), "{err}");
+
+    // Inside a reason: the first `code` says records are hidden, the last that a page follows.
+    let hidden = partial.replacen(
+        r#""code":"VISIBILITY_RESTRICTED""#,
+        r#""code":"VISIBILITY_RESTRICTED","code":"MORE_PAGES_AVAILABLE""#,
+        1,
+    );
+    assert_ne!(hidden, partial);
+    let err = serde_json::from_str::<Envelope<String>>(&hidden).unwrap_err().to_string();
+    assert!(err.contains("member `code` is given twice"), "{err}");
 }

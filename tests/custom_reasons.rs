@@ -334,3 +334,40 @@ fn a_custom_reason_offering_a_next_page_sets_next_cursor_and_reads_back() {
     // the service's own, a narrower question.
     assert_eq!(decide(&read, Intent::ClaimAbsence), Decision::NarrowQuery);
 }
+
+/// A reason whose details are written by hand, and write a member of the reason's own head.
+#[derive(Debug, Clone)]
+struct HandWritten;
+
+impl completeness::ReasonDetails for HandWritten {
+    const CODE: completeness::ReasonCode = completeness::ReasonCode::custom("HAND_WRITTEN");
+    const KIND: completeness::ReasonKind = completeness::ReasonKind::Visibility;
+    fn default_message(&self) -> String {
+        "written by hand".to_owned()
+    }
+    fn write_details<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        map.serialize_entry("kind", "truncation")?;
+        map.serialize_entry("region", "eu-2")
+    }
+    fn read_details(_object: &serde_json::Map<String, Value>) -> Result<Self, String> {
+        Ok(HandWritten)
+    }
+    fn recovery(&self) -> Option<completeness::Continuation> {
+        None
+    }
+    fn into_reason(self) -> completeness::StandardReason {
+        completeness::StandardReason::Custom(completeness::reason::CustomReason::from_details(&self))
+    }
+}
+
+/// Its `kind` goes out once, the one it declares: a second `kind` would read as visibility here
+/// and as truncation in a reader that keeps the last, and the strict reader refuses it.
+#[test]
+fn details_written_by_hand_never_name_a_head_member_twice() {
+    let envelope: Envelope<String> = Envelope::incomplete(vec![], Scope::new("records", "all"), HandWritten);
+    let text = serde_json::to_string(&envelope).unwrap();
+    assert_eq!(text.matches(r#""kind":"#).count(), 1, "{text}");
+    let back: Envelope<String> = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.completeness.reasons()[0].kind(), completeness::ReasonKind::Visibility);
+    assert!(text.contains(r#""region":"eu-2""#), "{text}");
+}

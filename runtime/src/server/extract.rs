@@ -36,8 +36,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 ///
 /// serde_json's `Map` keeps the last of two members of one name, so `{"ids": [a], "ids": [b]}`
 /// would act on `b` alone; a route that changes things must not guess which was meant. Read a
-/// body as `JsonBody<JsonObject>`, or `serde_json::from_slice::<JsonObject>`. Only the object's
-/// own members are checked, not those of objects nested in it.
+/// body as `JsonBody<JsonObject>`, or `serde_json::from_slice::<JsonObject>`. Objects nested in
+/// it are checked too.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JsonObject(pub Map<String, Value>);
 

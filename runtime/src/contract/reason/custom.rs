@@ -29,12 +29,15 @@ impl CustomReason {
         let members = serde_json::value::Serializer
             .serialize_map(None)
             .and_then(|mut map| details.write_details(&mut map).and_then(|()| SerializeMap::end(map)));
-        let details_map = match members {
+        let mut details_map = match members {
             Ok(Value::Object(map)) => map,
             // Detail members that cannot be written as JSON are left out rather than fail the
             // response: the code, kind and message still say the answer is incomplete.
             _ => Map::new(),
         };
+        // A hand-written `write_details` that writes `code`, `message` or `kind` would name a
+        // member twice, which a strict reader refuses: the reason's own are written, not those.
+        details_map.retain(|name, _| !completeness_codes::REASON_HEAD_MEMBERS.contains(&name.as_str()));
         CustomReason {
             code: D::CODE.as_str().to_owned(),
             kind: D::KIND,
