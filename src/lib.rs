@@ -53,12 +53,17 @@
 //! It refuses a bare list, `Json<Vec<T>>` or `impl IntoResponse` return type, an unknown or
 //! repeated name, a code declared twice, and a handler taking [`PageRequest`] that does not
 //! declare `MorePagesAvailable` and `PageSizeReduced`. `Result<R, E>` is accepted for any named error
-//! type (an error is not a list; an `impl Trait` there is refused, since the check must name
-//! the whole type), and so are response parts before the response
+//! type with a status of its own (an `impl Trait` there is refused, since the check must name
+//! the whole type; a bare list or `Json` of a list or of an envelope too, since it goes out as a
+//! 200), and so are response parts before the response
 //! (`(StatusCode, R)`, `([(HeaderName, V); N], R)`, `(HeaderMap, R)`, ...).
 //!
 //! A caller's `require_complete=true` / `Prefer: handling=strict` is applied when the response
-//! goes out, by the layer `completeness::routing` puts on every route (contract §5.3).
+//! goes out, by the layer `completeness::routing` puts on every route (contract §5.3). A handler
+//! routed with `axum::routing` instead gets none of it: its partial answers go out as 200s to a
+//! strict caller, and are not observed unless the observe layer is added by hand. The audit
+//! (`cargo completeness audit`) names such routes; route them with `completeness::routing`, or
+//! apply the demand yourself with `RequireComplete::apply`.
 //!
 //! Associated functions: put `#[completeness]` (no arguments) on the `impl` block as well; the
 //! reason type of `Api::list` is `ApiListReason`, next to the block (so two blocks of one

@@ -7,6 +7,12 @@
 //! answer, and an error would hide its items). [`output_schema`] gives the JSON
 //! Schema to advertise as the tool's `outputSchema`. A refusal (an expired cursor,
 //! missing evidence) is a tool error carrying the problem: [`tool_error`].
+//!
+//! These functions only shape results: a tool call is not an HTTP route, so neither a
+//! caller's demand for a complete answer nor the observe layer's events and counts apply by
+//! themselves. Pass each answer through
+//! [`EntryPoint::answer`](crate::server::observe::EntryPoint::answer) first, which applies the
+//! demand and emits what the observe layer would.
 
 use std::sync::Arc;
 
