@@ -173,12 +173,14 @@ fn expanded(bound: &[Bound<'_>]) -> Vec<(syn::Ident, Type)> {
 pub struct Classifier<'i, 's> {
     index: &'i Index<'s>,
     depth: usize,
+    /// The structs and enums being read, by module and name: one that holds itself is read once.
+    reading: Vec<(ModuleId, String)>,
 }
 
 impl<'i, 's> Classifier<'i, 's> {
     /// A classifier over `index`.
     pub fn new(index: &'i Index<'s>) -> Self {
-        Classifier { index, depth: 0 }
+        Classifier { index, depth: 0, reading: Vec::new() }
     }
 
     /// Rules 1 to 3 for a handler function.
@@ -345,25 +347,39 @@ impl<'i, 's> Classifier<'i, 's> {
                 {
                     return shown_as(name, self.ty_in(inner.read, &inner.arg));
                 }
-                self.fields(name, &substituted_fields(&s.fields, &expanded(&bound)), &s.generics)
+                // A type that holds itself (`next: Option<Box<Node>>`) is read once; the same
+                // generic type with other arguments (`ApiResponse<ApiResponse<Page>>`) is another.
+                let key = (found.module, reading_key(name, args, used));
+                if self.reading.contains(&key) {
+                    return Class::NotAList(format!("`{name}` holds itself"));
+                }
+                self.reading.push(key);
+                let class = self.fields(name, Scope { module: found.module, bound: &bound }, &s.fields, &s.generics);
+                self.reading.pop();
+                class
             }
             TypeDef::Enum(e) => {
                 if derives(&e.attrs, ENVELOPE_DERIVE) {
                     return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
                 }
-                let bound = expanded(&bind(&e.generics, args, used, found.module));
+                let bound = bind(&e.generics, args, used, found.module);
+                let key = (found.module, reading_key(name, args, used));
+                if self.reading.contains(&key) {
+                    return Class::NotAList(format!("`{name}` holds itself"));
+                }
+                self.reading.push(key);
                 let mut class = Class::NotAList(format!("`{name}` is an enum without collections"));
                 for variant in &e.variants {
-                    class = class.worst(
-                        match self.fields(name, &substituted_fields(&variant.fields, &bound), &e.generics) {
-                            Class::List { item, .. } => Class::Nested {
-                                owner: name.to_owned(),
-                                field: format!("{}({})", variant.ident, item.unwrap_or_default()),
-                            },
-                            other => other,
+                    let scope = Scope { module: found.module, bound: &bound };
+                    class = class.worst(match self.fields(name, scope, &variant.fields, &e.generics) {
+                        Class::List { item, .. } => Class::Nested {
+                            owner: name.to_owned(),
+                            field: format!("{}({})", variant.ident, item.unwrap_or_default()),
                         },
-                    );
+                        other => other,
+                    });
                 }
+                self.reading.pop();
                 class
             }
         }
@@ -403,36 +419,75 @@ impl<'i, 's> Classifier<'i, 's> {
         args
     }
 
-    /// A struct by its fields: a completeness block reports; a collection under a list member
-    /// name (or beside pagination members only) is a list; any other collection is nested.
+    /// A struct (or an enum variant) by its fields, their types read in `scope` (the definition's
+    /// module, its type parameters bound to the arguments of the use): a completeness block
+    /// reports; a collection under a list member name (or beside pagination members only) is a
+    /// list; any other collection is nested. A member that is no collection by its name is read as
+    /// a response type is: an alias of a collection is a collection; a type of the sources that
+    /// is a list (`data: UserPage`, `page: Option<Page>`, flattened or not) makes this one a
+    /// list; a member whose type does not say what it holds (`serde_json::Value`, a generic type
+    /// of another crate over a type of the sources) leaves it unknown rather than not a list. A
+    /// type of another crate without such an argument (a timestamp, an id) is taken for no list.
     /// `generics` are the owner's: a member whose type is still one of its parameters (not bound
     /// where the type is used or built) could be a collection.
-    fn fields(&mut self, owner: &str, fields: &Fields, generics: &syn::Generics) -> Class {
+    fn fields(&mut self, owner: &str, scope: Scope<'_>, fields: &Fields, generics: &syn::Generics) -> Class {
         let mut collections = Vec::new();
         let mut others = Vec::new();
         let mut unbound = None;
+        let mut page = None;
+        let mut unseen = None;
         for (i, field) in fields.iter().enumerate() {
             let name = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_else(|| i.to_string());
-            if crate::index::last_ident(&field.ty).is_some_and(|t| t == COMPLETENESS_BLOCK) {
+            let ty = scope.expand(&field.ty);
+            if crate::index::last_ident(&ty).is_some_and(|t| t == COMPLETENESS_BLOCK) {
                 return Class::Reports(format!("`{owner}` carries a `Completeness` block"));
             }
-            if unbound.is_none()
-                && let Some(param) = generics.type_params().find(|p| is_param(&field.ty, &p.ident))
-            {
-                unbound = Some((name.clone(), param.ident.to_string()));
+            if let Some(param) = generics.type_params().find(|p| is_param(&ty, &p.ident)) {
+                if unbound.is_none() {
+                    unbound = Some((name.clone(), param.ident.to_string()));
+                }
+                others.push(name);
+                continue;
             }
-            match collection_item(&field.ty) {
-                Some(item) if !is_warning_list(&field.ty) => collections.push((name, item)),
+            if let Some(item) = collection_item(&ty) {
+                if is_warning_list(&ty) {
+                    others.push(name);
+                } else {
+                    collections.push((name, item));
+                }
+                continue;
+            }
+            match self.ty_in(scope, &field.ty) {
+                Class::List { owner: Some(inner), item, .. } => {
+                    if page.is_none() {
+                        page = Some((name.clone(), inner, item));
+                    }
+                    others.push(name);
+                }
+                Class::List { owner: None, item, .. } => collections.push((name, item.unwrap_or_default())),
+                Class::Unknown(why) if self.unseen_member(scope, &field.ty) => {
+                    if unseen.is_none() {
+                        unseen = Some((name.clone(), why));
+                    }
+                    others.push(name);
+                }
                 _ => others.push(name),
             }
         }
+        // A list one level down: the response is that list.
+        if let Some((field, inner, item)) = page {
+            return Class::List { shown: format!("{owner}.{field} ({inner})"), item, owner: Some(owner.to_owned()) };
+        }
         let Some((field, item)) = collections.first().cloned() else {
-            return match unbound {
-                Some((field, param)) => Class::Unknown(format!(
+            return match (unseen, unbound) {
+                (Some((field, why)), _) => Class::Unknown(format!(
+                    "the member `{field}` of `{owner}` does not say what it holds ({why}): it may be a list"
+                )),
+                (None, Some((field, param))) => Class::Unknown(format!(
                     "the member `{field}` of `{owner}` is of its type parameter `{param}`, which the audit cannot \
                      see bound here: it may be a list"
                 )),
-                None => Class::NotAList(format!("`{owner}` has no collection member")),
+                (None, None) => Class::NotAList(format!("`{owner}` has no collection member")),
             };
         };
         let unnamed = matches!(fields, Fields::Unnamed(_));
@@ -442,6 +497,24 @@ impl<'i, 's> Classifier<'i, 's> {
             return Class::List { shown: owner.to_owned(), item: Some(item), owner: Some(owner.to_owned()) };
         }
         Class::Nested { owner: owner.to_owned(), field }
+    }
+
+    /// True when a member of type `ty`, read in `scope`, may hold a list the type does not show:
+    /// its type is opaque JSON (`serde_json::Value`, also in `Option`), or a generic type of
+    /// another crate with a type of the audited sources among its arguments (`other::Page<Item>`).
+    fn unseen_member(&self, scope: Scope<'_>, ty: &Type) -> bool {
+        if self.opaque(scope, ty, 0) {
+            return true;
+        }
+        let Type::Path(p) = scope.expand(ty) else { return false };
+        let Some(last) = p.path.segments.last() else { return false };
+        if WRAPPERS.contains(&last.ident.to_string().as_str()) {
+            return type_args(&last.arguments).first().is_some_and(|inner| self.unseen_member(scope, inner));
+        }
+        self.index.find_type(scope.module, &segments(&p.path)).is_none()
+            && type_args(&last.arguments).iter().any(
+                |arg| matches!(arg, Type::Path(a) if self.index.find_type(scope.module, &segments(&a.path)).is_some()),
+            )
     }
 
     /// Rule 3 for one returned expression of `code`.
@@ -714,6 +787,13 @@ fn framework_response(name: &str) -> Option<Class> {
     REPORTING.contains(&name).then(|| Class::Reports(format!("returns `{name}`")))
 }
 
+/// The name a definition is read under while its members are read: its name and its type
+/// arguments as they read once expanded where they are written.
+fn reading_key(name: &str, args: &[&Type], used: Scope<'_>) -> String {
+    let args: Vec<String> = args.iter().map(|arg| used.text(arg)).collect();
+    format!("{name}<{}>", args.join(", "))
+}
+
 /// Rule 5: the class of a route that mounts the known non-list service `name` ([`NON_LIST_SERVICES`]).
 /// Exempt rather than not a list: the audit does not read the files, which may hold JSON.
 pub fn non_list_service(name: &str) -> Class {
@@ -807,15 +887,6 @@ fn substitute(ty: &mut Type, bound: &[(syn::Ident, Type)]) {
         Type::Tuple(t) => t.elems.iter_mut().for_each(|e| substitute(e, bound)),
         _ => {}
     }
-}
-
-/// `fields` with their types [`substituted`].
-fn substituted_fields(fields: &Fields, bound: &[(syn::Ident, Type)]) -> Fields {
-    let mut fields = fields.clone();
-    if !bound.is_empty() {
-        fields.iter_mut().for_each(|f| f.ty = substituted(&f.ty, bound));
-    }
-    fields
 }
 
 /// The type arguments of a path segment.

@@ -175,6 +175,17 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/twin-self-list", "list_without_completeness"),
         ("GET", "/twin-path-single", "not_a_list"),
         ("GET", "/twin-path-list", "list_without_completeness"),
+        // Lists one level down, in members read as response types are.
+        ("GET", "/member-page", "list_without_completeness"),
+        ("GET", "/member-double-wrapped", "list_without_completeness"),
+        ("GET", "/member-alias", "list_without_completeness"),
+        ("GET", "/member-alias-nested", "nested_collection"),
+        ("GET", "/member-flatten", "list_without_completeness"),
+        ("GET", "/member-option-page", "list_without_completeness"),
+        ("GET", "/member-value", "unknown"),
+        ("GET", "/member-foreign", "unknown"),
+        ("GET", "/member-stamped", "not_a_list"),
+        ("GET", "/member-recursive", "not_a_list"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -195,7 +206,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 48);
+    assert_eq!(finding["line"], 49);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
