@@ -602,7 +602,7 @@ impl<'i, 's> Classifier<'i, 's> {
             Expr::Path(p) => {
                 let segs = segments(&p.path);
                 if segs.len() == 1
-                    && let Some(class) = self.local(code, &segs[0])
+                    && let Some(class) = self.local(code, &segs[0], position(p).0)
                 {
                     return class;
                 }
@@ -755,17 +755,30 @@ impl<'i, 's> Classifier<'i, 's> {
         }
     }
 
-    /// The class of the local `name` of `code`: its `let` (annotated type, else its value) or its parameter type.
-    fn local(&mut self, code: &Code<'_>, name: &str) -> Option<Class> {
-        let mut lets = Lets { name, found: None };
+    /// The class of the local `name` of `code` read at `at` (a line and column): the binding in
+    /// scope there, its `let` (annotated type, else its value), else its parameter type. A `let`
+    /// in a block that does not hold `at`, or after it, is another variable (`let body =
+    /// to_csv(&body);` in an inner block does not decide the outer `body`). Bound by a pattern
+    /// (`if let`, a `match` arm, a closure's or a `for` loop's) closest to the use: unknown.
+    fn local(&mut self, code: &Code<'_>, name: &str, at: (usize, usize)) -> Option<Class> {
+        let mut lets = Lets { name, blocks: Vec::new(), found: Vec::new() };
         lets.visit_block(code.block?);
-        if let Some(local) = lets.found {
+        let in_scope = lets
+            .found
+            .into_iter()
+            .filter(|b| b.from <= at && b.scope.0 <= at && at <= b.scope.1)
+            .max_by_key(|b| b.from);
+        if let Some(binding) = in_scope {
+            let Some(local) = binding.local else {
+                return Some(Class::Unknown(format!(
+                    "`{name}` (line {}) is bound by a pattern the audit does not read",
+                    at.0
+                )));
+            };
             if let syn::Pat::Type(t) = &local.pat {
                 return Some(self.ty(code.module, &t.ty));
             }
-            if let Some(init) = &local.init {
-                return Some(self.expr(code, &init.expr));
-            }
+            return local.init.as_ref().map(|init| self.expr(code, &init.expr));
         }
         for t in &code.params {
             if matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == name) {
@@ -977,13 +990,62 @@ impl<'a> Visit<'a> for Returns<'a> {
     fn visit_item(&mut self, _: &'a syn::Item) {}
 }
 
-/// Finds the last `let NAME` of a body.
+/// The lines and columns where `node` starts and ends.
+fn position(node: &impl syn::spanned::Spanned) -> ((usize, usize), (usize, usize)) {
+    let span = node.span();
+    ((span.start().line, span.start().column), (span.end().line, span.end().column))
+}
+
+/// A binding of a name in a body: from where it is seen, up to the end of its scope.
+struct Binding<'a> {
+    /// Its `let`; `None` for a pattern's binding (`if let`, a `match` arm, a closure's or a `for`
+    /// loop's parameters).
+    local: Option<&'a syn::Local>,
+    /// Where it starts to be seen: the end of its `let`, or the start of the code the pattern binds in.
+    from: (usize, usize),
+    /// The start and end of the block (or the code) it is seen in.
+    scope: ((usize, usize), (usize, usize)),
+}
+
+/// Finds every binding of a name in a body, with the block each one is seen in.
 struct Lets<'n, 'a> {
     name: &'n str,
-    found: Option<&'a syn::Local>,
+    /// The starts and ends of the blocks around the node being visited, innermost last.
+    blocks: Vec<((usize, usize), (usize, usize))>,
+    found: Vec<Binding<'a>>,
+}
+
+impl<'a> Lets<'_, 'a> {
+    /// Records a binding by a pattern, seen in `scope`, when `pat` binds the name.
+    fn pattern(&mut self, pat: &syn::Pat, scope: &impl syn::spanned::Spanned) {
+        let mut binds = Binds { name: self.name, found: false };
+        binds.visit_pat(pat);
+        if binds.found {
+            let scope = position(scope);
+            self.found.push(Binding { local: None, from: scope.0, scope });
+        }
+    }
+
+    /// Records the bindings of the `let` conditions of an `if` or `while` (`if let`, let chains), seen in `body`.
+    fn conditions(&mut self, cond: &Expr, body: &syn::Block) {
+        match cond {
+            Expr::Let(l) => self.pattern(&l.pat, body),
+            Expr::Binary(b) => {
+                self.conditions(&b.left, body);
+                self.conditions(&b.right, body);
+            }
+            Expr::Paren(p) => self.conditions(&p.expr, body),
+            _ => {}
+        }
+    }
 }
 
 impl<'a> Visit<'a> for Lets<'_, 'a> {
+    fn visit_block(&mut self, node: &'a syn::Block) {
+        self.blocks.push(position(node));
+        syn::visit::visit_block(self, node);
+        self.blocks.pop();
+    }
     fn visit_local(&mut self, node: &'a syn::Local) {
         let bound = match &node.pat {
             syn::Pat::Ident(i) => Some(&i.ident),
@@ -993,10 +1055,57 @@ impl<'a> Visit<'a> for Lets<'_, 'a> {
             },
             _ => None,
         };
-        if bound.is_some_and(|i| i == self.name) {
-            self.found = Some(node);
+        if let Some(&scope) = self.blocks.last() {
+            let from = position(node).1;
+            if bound.is_some_and(|i| i == self.name) {
+                self.found.push(Binding { local: Some(node), from, scope });
+            } else if bound.is_none() {
+                // A destructuring `let` (`let (a, body) = ..;`): bound, but not read here.
+                let mut binds = Binds { name: self.name, found: false };
+                binds.visit_pat(&node.pat);
+                if binds.found {
+                    self.found.push(Binding { local: None, from, scope });
+                }
+            }
         }
         syn::visit::visit_local(self, node);
     }
+    fn visit_expr_if(&mut self, node: &'a syn::ExprIf) {
+        self.conditions(&node.cond, &node.then_branch);
+        syn::visit::visit_expr_if(self, node);
+    }
+    fn visit_expr_while(&mut self, node: &'a syn::ExprWhile) {
+        self.conditions(&node.cond, &node.body);
+        syn::visit::visit_expr_while(self, node);
+    }
+    fn visit_arm(&mut self, node: &'a syn::Arm) {
+        self.pattern(&node.pat, node);
+        syn::visit::visit_arm(self, node);
+    }
+    fn visit_expr_closure(&mut self, node: &'a syn::ExprClosure) {
+        for input in &node.inputs {
+            self.pattern(input, &node.body);
+        }
+        syn::visit::visit_expr_closure(self, node);
+    }
+    fn visit_expr_for_loop(&mut self, node: &'a syn::ExprForLoop) {
+        self.pattern(&node.pat, &node.body);
+        syn::visit::visit_expr_for_loop(self, node);
+    }
     fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// True (in `found`) when a pattern binds `name`.
+struct Binds<'n> {
+    name: &'n str,
+    found: bool,
+}
+
+impl<'a> Visit<'a> for Binds<'_> {
+    fn visit_pat_ident(&mut self, node: &'a syn::PatIdent) {
+        if node.ident == self.name {
+            self.found = true;
+        }
+        syn::visit::visit_pat_ident(self, node);
+    }
 }

@@ -186,6 +186,11 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/member-foreign", "unknown"),
         ("GET", "/member-stamped", "not_a_list"),
         ("GET", "/member-recursive", "not_a_list"),
+        // Variables of the same name: the binding in scope where the value is returned.
+        ("GET", "/shadowed-csv", "list_without_completeness"),
+        ("GET", "/shadowed-inner-list", "not_a_list"),
+        ("GET", "/closure-let", "list_without_completeness"),
+        ("GET", "/pattern-bound", "unknown"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -206,7 +211,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 49);
+    assert_eq!(finding["line"], 50);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
