@@ -60,6 +60,9 @@ pub struct Registration<'s> {
 /// follow: they can be anywhere (`nest` joins its prefix to it, `/api/*`).
 pub const MERGED_UNSEEN: &str = "/*";
 
+/// The path a router's fallback is reported at: it answers the requests no route matches.
+pub const FALLBACK_PATH: &str = "(fallback)";
+
 /// What an expression evaluates to, as far as routing goes.
 #[derive(Clone)]
 enum Value<'s> {
@@ -498,6 +501,46 @@ impl<'i, 's> Eval<'i, 's> {
             ("into", []) => match self.eval(&call.receiver, frame, consuming) {
                 Value::Methods(list, _) => Value::Methods(list, false),
                 other => other,
+            },
+            // A fallback answers the requests no route matches: its handler is reported as a route
+            // of its own, at [`FALLBACK_PATH`] (under the prefix of a `nest`).
+            ("fallback", [handler]) => {
+                let receiver = self.eval(&call.receiver, frame, consuming);
+                let handler = self.handler(handler, frame, false);
+                match receiver {
+                    Value::Router(mut routes) => {
+                        routes.push(Registration { method: "*".to_owned(), path: FALLBACK_PATH.to_owned(), handler });
+                        Value::Router(routes)
+                    }
+                    // A method router's fallback answers the methods it has no handler for.
+                    Value::Methods(mut list, chain) => {
+                        list.push(("*".to_owned(), handler));
+                        Value::Methods(list, chain)
+                    }
+                    other => other,
+                }
+            }
+            // A router as the fallback service serves its routes as they are; any other service
+            // is reported at [`FALLBACK_PATH`], as a service mounted with `route_service` is.
+            ("fallback_service", [service]) => match self.eval(&call.receiver, frame, consuming) {
+                Value::Router(mut routes) => {
+                    match self.eval(service, frame, true) {
+                        Value::Router(served) => routes.extend(served),
+                        _ => {
+                            let handler = self.service(&name, service, frame);
+                            routes.push(Registration {
+                                method: "*".to_owned(),
+                                path: FALLBACK_PATH.to_owned(),
+                                handler,
+                            });
+                        }
+                    }
+                    Value::Router(routes)
+                }
+                other => {
+                    self.eval_free(service, frame);
+                    other
+                }
             },
             (method, _) if ROUTER_PASS_THROUGH.contains(&method) || method == "clone" => {
                 for arg in &args {

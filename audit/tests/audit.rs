@@ -191,6 +191,13 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/shadowed-inner-list", "not_a_list"),
         ("GET", "/closure-let", "list_without_completeness"),
         ("GET", "/pattern-bound", "unknown"),
+        // Fallbacks: a handler is a route of its own; a router as a fallback service serves its routes.
+        ("GET", "/fallback-home", "not_a_list"),
+        ("*", "(fallback)", "list_without_completeness"),
+        ("GET", "/nested-fallback/one", "not_a_list"),
+        ("*", "/nested-fallback/(fallback)", "list_without_completeness"),
+        ("GET", "/fallback-service-home", "not_a_list"),
+        ("GET", "/legacy-fallback/items", "list_without_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -211,7 +218,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 50);
+    assert_eq!(finding["line"], 51);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
