@@ -480,6 +480,42 @@ fn this_repository_s_examples_audit_clean_except_the_legacy_one() {
 }
 
 #[test]
+fn workspace_members_named_by_a_pattern_are_audited_and_one_that_names_nothing_is_an_error() {
+    let dir = scratch("member-patterns");
+    for service in ["svc-users", "svc-orders", "other"] {
+        fs::create_dir_all(dir.join("services").join(service).join("src")).unwrap();
+        fs::write(
+            dir.join("services").join(service).join("Cargo.toml"),
+            format!("[package]\nname = \"{service}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n"),
+        )
+        .unwrap();
+        fs::write(
+            dir.join("services").join(service).join("src/main.rs"),
+            format!(
+                "async fn list() -> axum::Json<Vec<u8>> {{ todo!() }}\n\
+                 fn main() {{ let _app: axum::Router = axum::Router::new().route(\"/{service}\", axum::routing::get(list)); }}\n"
+            ),
+        )
+        .unwrap();
+    }
+    let manifest = |members: &str| {
+        fs::write(dir.join("Cargo.toml"), format!("[workspace]\nmembers = [{members}]\nresolver = \"3\"\n")).unwrap()
+    };
+    manifest("\"services/svc-*\"");
+    let report = json(&dir, &[]);
+    let mut paths: Vec<String> = verdicts(&report).into_iter().map(|(_, path, _)| path).collect();
+    paths.sort();
+    assert_eq!(paths, ["/svc-orders", "/svc-users"], "{report:#}");
+    for members in ["\"services/none-*\"", "\"serv*/svc-users\"", "\"services/[s]vc-users\"", "\"services/missing\""] {
+        manifest(members);
+        let out = run(&dir, &["-q"]);
+        assert_eq!(out.status.code(), Some(2), "members = [{members}]: an audit that leaves a member out is no pass");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("workspace member"), "{said}");
+    }
+}
+
+#[test]
 fn a_long_chain_and_a_deep_expression_are_audited_not_a_stack_overflow() {
     let dir = scratch("deep");
     let routes: String = (0..1200).map(|i| format!("\n        .route(\"/r{i}\", get(list))")).collect();

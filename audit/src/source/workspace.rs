@@ -73,12 +73,32 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
     if follow_members
         && let Some(members) = doc.get("workspace").and_then(|w| w.get("members")).and_then(|m| m.as_array())
     {
+        let excluded: Vec<PathBuf> = doc
+            .get("workspace")
+            .and_then(|w| w.get("exclude"))
+            .and_then(|e| e.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.as_str())
+            .map(|e| dir.join(e.trim_end_matches('/')))
+            .collect();
         for member in members.iter().filter_map(|m| m.as_str()) {
-            for member_dir in expand_member(dir, member) {
-                let member_manifest = member_dir.join("Cargo.toml");
-                if member_manifest.is_file() {
-                    crate_targets(&member_manifest, false, found)?;
-                }
+            let manifests: Vec<PathBuf> = expand_member(dir, member)?
+                .into_iter()
+                .filter(|member_dir| !excluded.contains(member_dir))
+                .map(|member_dir| member_dir.join("Cargo.toml"))
+                .filter(|manifest| manifest.is_file())
+                .collect();
+            // A member the audit cannot find would leave its routes out without a word: as for
+            // cargo, it is an error.
+            if manifests.is_empty() {
+                return Err(format!(
+                    "{}: the workspace member `{member}` names no crate (no directory with a Cargo.toml)",
+                    manifest.display()
+                ));
+            }
+            for member_manifest in manifests {
+                crate_targets(&member_manifest, false, found)?;
             }
         }
     }
@@ -127,20 +147,80 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
     Ok(())
 }
 
-/// The directories a `members` entry names: a path, or a path ending in `/*`.
-fn expand_member(dir: &Path, member: &str) -> Vec<PathBuf> {
-    match member.strip_suffix("/*") {
-        Some(parent) => {
-            let mut dirs: Vec<PathBuf> = fs::read_dir(dir.join(parent))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect();
-            dirs.sort();
-            dirs
+/// The directories a `members` entry names: a path, or a path whose last segment is a pattern
+/// (`crates/*`, `services/svc-*`, `?` for one character). A pattern elsewhere in the path, or
+/// other glob syntax (`[..]`, `**`), is an error rather than a member silently left out.
+fn expand_member(dir: &Path, member: &str) -> Result<Vec<PathBuf>, String> {
+    let member = member.trim_end_matches('/');
+    let (parent, last) = member.rsplit_once('/').unwrap_or(("", member));
+    let is_pattern = |s: &str| s.contains(['*', '?', '[', ']']);
+    if !is_pattern(last) {
+        if is_pattern(parent) {
+            return Err(unsupported(member));
         }
-        None => vec![dir.join(member)],
+        return Ok(vec![dir.join(member)]);
+    }
+    if is_pattern(parent) || last.contains(['[', ']']) || last.contains("**") {
+        return Err(unsupported(member));
+    }
+    let mut dirs: Vec<PathBuf> = fs::read_dir(dir.join(parent))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .filter(|p| p.file_name().is_some_and(|name| matches_pattern(last, &name.to_string_lossy())))
+        .collect();
+    dirs.sort();
+    Ok(dirs)
+}
+
+fn unsupported(member: &str) -> String {
+    format!(
+        "the workspace member `{member}` uses a pattern the audit does not expand (only `*` and `?` in the \
+         last segment): list the members, or audit each one"
+    )
+}
+
+/// True when `name` matches `pattern`, where `*` stands for any run of characters and `?` for one.
+fn matches_pattern(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    // The classic two-pointer match, going back to the last `*` on a mismatch.
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        if p < pattern.len() && (pattern[p] == '?' || pattern[p] == name[n]) {
+            p += 1;
+            n += 1;
+        } else if p < pattern.len() && pattern[p] == '*' {
+            star = Some((p, n));
+            p += 1;
+        } else if let Some((star_p, star_n)) = star {
+            p = star_p + 1;
+            n = star_n + 1;
+            star = Some((star_p, star_n + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches_pattern;
+
+    #[test]
+    fn member_patterns_match_as_cargo_s_globs_do() {
+        assert!(matches_pattern("*", "api"));
+        assert!(matches_pattern("svc-*", "svc-users"));
+        assert!(matches_pattern("svc-*", "svc-"));
+        assert!(!matches_pattern("svc-*", "users"));
+        assert!(matches_pattern("*-api", "users-api"));
+        assert!(matches_pattern("a*b*c", "aXbYc"));
+        assert!(!matches_pattern("a*b*c", "aXbY"));
+        assert!(matches_pattern("svc-?", "svc-a"));
+        assert!(!matches_pattern("svc-?", "svc-ab"));
     }
 }
