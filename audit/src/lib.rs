@@ -62,7 +62,7 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
                 handler.line,
             ),
         };
-        findings.push(finding(
+        let mut found = finding(
             &registration.method,
             &registration.path,
             &handler.text,
@@ -70,10 +70,21 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
             line,
             class,
             handler.checked,
-        ));
+        );
+        found.krate = package_of(&sources.modules[handler.module].target).to_owned();
+        findings.push(found);
     }
     findings.sort_by(|a, b| (&a.path, &a.method, &a.handler).cmp(&(&b.path, &b.method, &b.handler)));
     Ok(Report { findings, skipped: sources.skipped.clone(), files: sources.files })
+}
+
+/// The package of a target named `package/kind/name` (a crate's library, binary or example);
+/// empty for sources audited without a manifest, whose targets are named by their path.
+fn package_of(target: &str) -> &str {
+    match target.splitn(3, '/').collect::<Vec<_>>().as_slice() {
+        [package, "lib" | "bin" | "example", _] if !package.is_empty() => package,
+        _ => "",
+    }
 }
 
 /// A finding with its explanation and suggested fix; `checked` when the route is registered
@@ -149,6 +160,7 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
         verdict,
         why,
         fix,
+        krate: String::new(),
         baselined: false,
     }
 }

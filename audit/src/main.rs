@@ -39,7 +39,9 @@ struct Audit {
     /// Exit with status 1 while a finding of this kind remains (repeatable).
     #[arg(long, value_enum)]
     deny: Vec<Deny>,
-    /// A baseline of known findings: they are reported but do not fail `--deny`.
+    /// A baseline of known findings: they are reported but do not fail `--deny`. Findings are
+    /// keyed by package, so a route known in one service is not known in another; an entry of an
+    /// older baseline, without its package, matches only a route no other package has.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// Write the current findings to the `--baseline` file instead of reading it.
@@ -145,7 +147,9 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
                 eprintln!("audit: wrote {count} findings to {}", path.display());
             }
         }
-        baseline::apply(&mut report, path)?;
+        for warning in baseline::apply(&mut report, path)? {
+            eprintln!("{warning}");
+        }
     }
     let out = match args.format {
         Format::Table => report::table::render(&report),

@@ -73,6 +73,10 @@ pub struct Finding {
     pub path: String,
     /// The handler as registered (`inventory::list`, `Self::list`; `closure` for a closure).
     pub handler: String,
+    /// The package the route is registered in (`svc-users`); empty for sources audited without
+    /// a manifest. Part of the baseline key: two services of a workspace can have the same route.
+    #[serde(rename = "crate", default)]
+    pub krate: String,
     /// The handler's file, relative to the audited directory (the registration's when the handler was not found).
     pub file: String,
     /// The line of the handler's name in `file`.
@@ -96,8 +100,19 @@ impl Finding {
     }
 
     /// The identity of a finding across runs: lines move, routes and handlers rarely do, so
-    /// nothing in it depends on a line (a closure handler is `closure`, wherever it is).
+    /// nothing in it depends on a line (a closure handler is `closure`, wherever it is). It
+    /// starts with the package (`svc-users list_without_completeness GET /users list`), so that
+    /// a route known in one service of a workspace is not taken as known in another.
     pub fn key(&self) -> String {
+        if self.krate.is_empty() {
+            return self.key_without_crate();
+        }
+        format!("{} {}", self.krate, self.key_without_crate())
+    }
+
+    /// The identity of a finding without its package, as baselines of version 1 list it (and
+    /// SARIF's fingerprint, whose location tells services apart).
+    pub fn key_without_crate(&self) -> String {
         format!("{} {} {} {}", self.verdict.code(), self.method, self.path, self.handler)
     }
 }

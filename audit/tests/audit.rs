@@ -468,6 +468,56 @@ fn a_baseline_lets_known_findings_pass_and_fails_new_ones() {
     assert_eq!(run(&copy, &["--baseline", "/nonexistent/baseline.json", "-q"]).status.code(), Some(2));
 }
 
+/// Writes the package `name` under `dir/services`, serving `GET /orders` from `list_orders`.
+fn service(dir: &Path, name: &str) {
+    let root = dir.join("services").join(name);
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n"),
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/main.rs"),
+        "async fn list_orders() -> axum::Json<Vec<u8>> { todo!() }\n\
+         fn main() { let _app: axum::Router = axum::Router::new().route(\"/orders\", axum::routing::get(list_orders)); }\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_baseline_entry_of_one_service_does_not_pass_the_same_route_of_another() {
+    let dir = scratch("baseline-services");
+    fs::write(dir.join("Cargo.toml"), "[workspace]\nmembers = [\"services/*\"]\nresolver = \"3\"\n").unwrap();
+    service(&dir, "orders");
+    let baseline = dir.join("baseline.json");
+    let baseline_arg = baseline.to_str().unwrap();
+    let written = run(&dir, &["--baseline", baseline_arg, "--write-baseline", "--deny", "list", "-q"]);
+    assert_eq!(written.status.code(), Some(0));
+    let keys = fs::read_to_string(&baseline).unwrap();
+    assert!(keys.contains("\"orders list_without_completeness GET /orders list_orders\""), "{keys}");
+    // Another service with the same route and handler: new, so it fails.
+    service(&dir, "billing");
+    let out = run(&dir, &["--baseline", baseline_arg, "--deny", "list", "--format", "json", "-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fresh: Vec<&Value> =
+        report["findings"].as_array().unwrap().iter().filter(|f| f["baselined"] == false).collect();
+    assert_eq!(fresh.len(), 1, "{report:#}");
+    assert_eq!(fresh[0]["crate"], "billing");
+
+    // A baseline of version 1 has no package in its keys: its entry matches while one service
+    // has the route, and neither once two have it (with a warning).
+    fs::write(&baseline, "{\"version\": 1, \"findings\": [\"list_without_completeness GET /orders list_orders\"]}\n")
+        .unwrap();
+    let both = run(&dir, &["--baseline", baseline_arg, "--deny", "list", "-q"]);
+    assert_eq!(both.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&both.stderr);
+    assert!(said.contains("names no package, and several packages have that route"), "{said}");
+    fs::remove_dir_all(dir.join("services/billing")).unwrap();
+    assert_eq!(run(&dir, &["--baseline", baseline_arg, "--deny", "list", "-q"]).status.code(), Some(0));
+}
+
 #[test]
 fn this_repository_s_examples_audit_clean_except_the_legacy_one() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();

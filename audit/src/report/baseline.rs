@@ -1,8 +1,14 @@
 //! Baselines: the findings known when the baseline was written. A finding in the baseline does
-//! not fail `--deny`; a new one does. Findings are matched by verdict, method, path and handler
-//! (not by line, which moves with every edit).
+//! not fail `--deny`; a new one does. Findings are matched by package, verdict, method, path and
+//! handler (not by line, which moves with every edit): a route known in one service of a
+//! workspace is not known in another that has the same route.
+//!
+//! A baseline of version 1 lists its findings without their package. Such an entry still matches
+//! a finding, but only when exactly one finding of the audit has that key without its package: where
+//! two services have the route, the audit cannot tell which one was known, so neither is, and
+//! a warning asks for the baseline to be written again (`--write-baseline`, version 2).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
 
@@ -13,29 +19,60 @@ use crate::model::Report;
 /// The file format: a version and the sorted keys of the known findings.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Baseline {
-    /// Format version, 1.
+    /// Format version: 2 (keys with their package); 1 (keys without) is still read.
     pub version: u32,
     /// [`Finding::key`](crate::model::Finding::key) of every finding that asks for a change.
     pub findings: BTreeSet<String>,
 }
+
+/// The version [`write`] writes.
+pub const VERSION: u32 = 2;
 
 /// Writes the findings of `report` that ask for a change to `path`.
 pub fn write(report: &Report, path: &Path) -> Result<usize, String> {
     let findings: BTreeSet<String> =
         report.findings.iter().filter(|f| f.verdict.needs_attention()).map(|f| f.key()).collect();
     let count = findings.len();
-    let text = serde_json::to_string_pretty(&Baseline { version: 1, findings }).unwrap_or_default();
+    let text = serde_json::to_string_pretty(&Baseline { version: VERSION, findings }).unwrap_or_default();
     fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(count)
 }
 
-/// Marks the findings of `report` that `path` lists as baselined.
-pub fn apply(report: &mut Report, path: &Path) -> Result<(), String> {
+/// Marks the findings of `report` that `path` lists as baselined; returns warnings to show
+/// (entries without a package that match routes of several packages).
+pub fn apply(report: &mut Report, path: &Path) -> Result<Vec<String>, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let baseline: Baseline =
         serde_json::from_str(&text).map_err(|e| format!("{}: not a baseline: {e}", path.display()))?;
-    for finding in &mut report.findings {
-        finding.baselined = baseline.findings.contains(&finding.key());
+    if baseline.version > VERSION {
+        return Err(format!(
+            "{}: a baseline of version {}, newer than this audit reads",
+            path.display(),
+            baseline.version
+        ));
     }
-    Ok(())
+    // How many findings share each key without a package: an entry of version 1 names one only
+    // when one finding has it.
+    let mut sharing: HashMap<String, usize> = HashMap::new();
+    for finding in &report.findings {
+        *sharing.entry(finding.key_without_crate()).or_default() += 1;
+    }
+    let mut ambiguous = BTreeSet::new();
+    for finding in &mut report.findings {
+        let old = finding.key_without_crate();
+        let by_old_key = !finding.krate.is_empty() && baseline.findings.contains(&old);
+        finding.baselined = baseline.findings.contains(&finding.key()) || (by_old_key && sharing[&old] == 1);
+        if by_old_key && sharing[&old] > 1 {
+            ambiguous.insert(old);
+        }
+    }
+    Ok(ambiguous
+        .into_iter()
+        .map(|key| {
+            format!(
+                "warning: the baseline entry `{key}` names no package, and several packages have that route: \
+                 none of them is taken as known; write the baseline again with --write-baseline"
+            )
+        })
+        .collect())
 }

@@ -59,7 +59,7 @@ pub fn render(report: &Report) -> String {
                 "level": level(f.verdict),
                 "message": {"text": text},
                 "locations": [location(&f.file, f.line)],
-                "partialFingerprints": {"route/v1": f.key()},
+                "partialFingerprints": {"route/v1": f.key_without_crate()},
             });
             if f.baselined {
                 result["baselineState"] = json!("unchanged");
