@@ -368,14 +368,21 @@ impl<'i, 's> Classifier<'i, 's> {
                     return Class::NotAList(format!("`{name}` holds itself"));
                 }
                 self.reading.push(key);
+                // A variant is read as a struct is: one that would make a struct a list
+                // (`Success { data: Vec<User> }`, `Page(Vec<Item>)`) makes the enum a list, as a
+                // list is answered whenever that variant is.
                 let mut class = Class::NotAList(format!("`{name}` is an enum without collections"));
                 for variant in &e.variants {
                     let scope = Scope { module: found.module, bound: &bound };
                     class = class.worst(match self.fields(name, scope, &variant.fields, &e.generics) {
-                        Class::List { item, .. } => Class::Nested {
-                            owner: name.to_owned(),
-                            field: format!("{}({})", variant.ident, item.unwrap_or_default()),
+                        Class::List { item, .. } => Class::List {
+                            shown: format!("{name}::{}", variant.ident),
+                            item,
+                            owner: Some(name.to_owned()),
                         },
+                        Class::Nested { field, .. } => {
+                            Class::Nested { owner: name.to_owned(), field: format!("{}.{field}", variant.ident) }
+                        }
                         other => other,
                     });
                 }

@@ -198,6 +198,11 @@ fn every_shape_gets_its_verdict() {
         ("*", "/nested-fallback/(fallback)", "list_without_completeness"),
         ("GET", "/fallback-service-home", "not_a_list"),
         ("GET", "/legacy-fallback/items", "list_without_completeness"),
+        // Enums: a variant that would make a struct a list makes the enum one.
+        ("GET", "/enum-generic-list", "list_without_completeness"),
+        ("GET", "/enum-generic-single", "not_a_list"),
+        ("GET", "/enum-tuple-list", "list_without_completeness"),
+        ("GET", "/enum-nested", "nested_collection"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
@@ -218,7 +223,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 51);
+    assert_eq!(finding["line"], 52);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
