@@ -53,9 +53,9 @@
 //! It refuses a bare list, `Json<Vec<T>>` or `impl IntoResponse` return type, an unknown or
 //! repeated name, a code declared twice, and a handler taking [`PageRequest`] that does not
 //! declare `MorePagesAvailable` and `PageSizeReduced`. `Result<R, E>` is accepted for any named error
-//! type with a status of its own (an `impl Trait` there is refused, since the check must name
-//! the whole type; a bare list or `Json` of a list or of an envelope too, since it goes out as a
-//! 200), and so are response parts before the response
+//! type (give it a status: the macro refuses there only a bare list, `Json` of a list or of an
+//! envelope, which go out as a 200, and `impl Trait`, since the check must name the whole
+//! type; `Exempt<Json<Envelope<..>>>` is refused too), and so are response parts before the response
 //! (`(StatusCode, R)`, `([(HeaderName, V); N], R)`, `(HeaderMap, R)`, ...).
 //!
 //! A caller's `require_complete=true` / `Prefer: handling=strict` is applied when the response
@@ -135,10 +135,11 @@
 //! | attribute | on | meaning |
 //! | --- | --- | --- |
 //! | `#[envelope(completeness)]` | a field of type `Completeness<R>` | the completeness block; its members are written around the data (contract §2.1) |
-//! | `#[envelope(bounded = "why")]` | a collection field | a deliberately small collection, with the justification (required text) |
+//! | `#[envelope(bounded = "why")]` | a collection field, or a field of a type parameter | a deliberately small collection (or a parameter that is never a list), with the justification (required text) |
 //!
-//! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Option`/`Box`)
-//!   must have a completeness field; without one, the error points at the collection.
+//! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Box`, `Field` or
+//!   a tuple) needs a completeness field, or `bounded` on the field; without either, the error
+//!   points at the collection.
 //! - A struct without collection or completeness field is a single resource: it reports no
 //!   completeness, so a `#[completeness]` handler may return it only if it declares `reasons()`
 //!   (it could report none of the others). Its `Field<T>` fields fill `omitted_fields`
@@ -151,8 +152,14 @@
 //!   type alias, a newtype or `serde_json::Value` is not seen as one: write such a field as
 //!   `Vec<T>`, or give the struct a completeness field; a handler that declares a reason and
 //!   returns such a struct is refused.
-//! - A list beside a completeness block is never `Option<Vec<T>>`: `None` would go out as
-//!   `null`. Write `Vec<T>` and, when the list could not be read, report why with a reason.
+//! - A list is never `Option<Vec<T>>` (unless it is a side list marked `bounded`): `None` would
+//!   go out as `null`. Write `Vec<T>` and, when the list could not be read, report why with a
+//!   reason.
+//! - A struct without a completeness block cannot hold an `Envelope`, `Aggregate` or `Collected`
+//!   (also inside `Option` or `Box`): their reasons would go out unseen by the endpoint's
+//!   declaration and by `require_complete`. Return it, or give the struct a block.
+//! - A `Vec` of a type named `Warning` that is not `completeness::Warning` is refused when the
+//!   struct compiles: it is a list of items, not the resource's warnings.
 //! - A tuple struct writes its one data field as `items`.
 //! - Data fields must not reuse a contract member name (`status`, `scope`, ...).
 //! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`

@@ -948,7 +948,8 @@ fn collection_item(ty: &Type) -> Option<String> {
     }
 }
 
-/// `Vec<Warning>`: a resource's warnings are metadata, not data (the macros skip it too).
+/// `Vec<Warning>`: a resource's warnings are metadata, not data (the macros skip it too when it
+/// is `completeness::Warning`, and refuse a `Vec` of another type of that name).
 fn is_warning_list(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"
         && type_args(&s.arguments).first().and_then(|t| crate::index::last_ident(t)).is_some_and(|i| i == "Warning")))

@@ -67,9 +67,10 @@ impl Verdict {
 /// One route and method of the audited service.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
-    /// `GET`, `POST`, ... (`ANY` for `any(handler)`).
+    /// `GET`, `POST`, ... (`ANY` for `any(handler)`; `*` for a service or a router's fallback).
     pub method: String,
-    /// The full path, with the prefixes of every `nest` joined.
+    /// The full path, with the prefixes of every `nest` joined (`(fallback)` for a router's
+    /// fallback).
     pub path: String,
     /// The handler as registered (`inventory::list`, `Self::list`; `closure` for a closure).
     pub handler: String,

@@ -1,8 +1,11 @@
 //! The shape tables the audit classifies types with.
 //!
 //! The collection and wrapper names are the contract's own (`completeness-codes`), the tables
-//! the macros classify with: the audit calls a type a list exactly when
+//! the macros classify with: the audit calls a type a list roughly when
 //! `#[derive(ResultEnvelope)]` would ask for a completeness block or a `bounded` justification.
+//! (The derive also asks it of tuples holding a list and of fields of a type parameter; the
+//! audit, which sees the whole sources, also calls a struct a list when a member's type is a
+//! struct that is one, and reads `serde_json::Value` as unknown.)
 
 /// The collection types whose size has no bound (contract §4). Slices and `Box<[T]>` count too.
 pub use completeness_codes::{COLLECTIONS, WRAPPERS};
@@ -140,7 +143,8 @@ pub const METHODS: [(&str, &str); 9] = [
     ("any", "ANY"),
 ];
 
-/// Router methods that hand back the same routes (layers, state, fallbacks, the service `axum::serve` takes).
+/// Router methods that hand back the same routes (layers, state, fallbacks, the service `axum::serve` takes);
+/// a fallback's handler or service is also reported, as a route (`Eval::eval_method`).
 pub const ROUTER_PASS_THROUGH: [&str; 11] = [
     "layer",
     "route_layer",

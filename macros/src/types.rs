@@ -34,9 +34,10 @@ pub(crate) fn last_segment(ty: &Type) -> Option<(String, Vec<&Type>)> {
     Some((segment.ident.to_string(), args))
 }
 
-/// True for a collection of unbounded size: `Vec`, `VecDeque`, `HashMap`, `BTreeMap`,
-/// `HashSet`, `BTreeSet`, slices, `Box<[T]>`, also inside `Option`, `Box`, `Rc`, `Arc`,
-/// `Cow` and references. Arrays have a fixed size and are not collections.
+/// True for a collection of unbounded size: one of `COLLECTIONS` (`Vec`, `VecDeque`,
+/// `LinkedList`, `BinaryHeap`, the maps and sets, `IndexMap`, `IndexSet`), slices, `Box<[T]>`,
+/// also inside one of `WRAPPERS` (`Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`), a reference or
+/// a tuple. Arrays have a fixed size and are not collections.
 pub(crate) fn is_collection(ty: &Type) -> bool {
     match peel(ty) {
         Type::Slice(_) => true,

@@ -25,7 +25,7 @@ pub struct Baseline {
     pub findings: BTreeSet<String>,
 }
 
-/// The version [`write`] writes.
+/// The version [`write`](fn@write) writes.
 pub const VERSION: u32 = 2;
 
 /// Writes the findings of `report` that ask for a change to `path`.

@@ -164,7 +164,8 @@ enum Rejection<'a> {
     ListError(&'a Type),
 }
 
-/// What is wrong with the answer `ty`, if anything; of a `Result`, only the answer is looked at.
+/// What is wrong with the answer `ty`, if anything; of a `Result`'s error side, only what goes
+/// out as a 200 answer (a list, `Json` of a list or of an envelope) and an opaque type.
 fn rejection(ty: &Type) -> Option<Rejection<'_>> {
     match ty {
         Type::Paren(inner) => rejection(&inner.elem),

@@ -49,7 +49,8 @@ pub enum FetchError {
     /// No answer: the server could not be reached, the exchange broke off, or it timed out.
     Transport(String),
     /// The server answered, but not with a valid envelope or problem: the strict
-    /// deserializer rejected it (e.g. `complete` missing or an invariant violated).
+    /// deserializer rejected it (e.g. `complete` missing or an invariant violated), or its
+    /// body exceeded the client's bound.
     Contract(String),
 }
 

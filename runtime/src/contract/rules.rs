@@ -18,7 +18,7 @@ use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Rule {
-    /// R1: every member of the shape is present; none is omitted.
+    /// R1: every member of the shape is present, once; none is omitted.
     MembersPresent,
     /// R2: `complete` is true exactly when `incomplete_reasons` is empty.
     CompleteIffNoReasons,

@@ -41,7 +41,8 @@
 //! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
-//! | `resource_replaced` | `WARN` | a handler's scope named another resource than its `#[completeness]` declares (the declared one is used) | `declared`, `written` |
+//! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
+//! | `warning_left_out` | `WARN` | `map_reasons` into a handler's declared type met a warning the handler does not declare (left out) | `warning` |
 //!
 //! Fields: `route` is the route template (or an [`EntryPoint`]'s name); `method` the HTTP
 //! method (or an [`EntryPoint`]'s label); `complete` the answer's
@@ -61,14 +62,14 @@
 //! | `completeness_responses_total` | `route`, `method`, `complete` (`true`/`false`) | answers of routed handlers, including those a strict demand refused |
 //! | `completeness_reasons_total` | `route`, `code` | incomplete reasons, one per reason of each answer |
 //! | `completeness_warnings_total` | `route`, `code` | warnings, one per warning of each answer |
-//!
-//! A reason or warning `code` label is the code when it is a standard one or one the route's
-//! handler declares, and `OTHER` for any other (codes relayed from an upstream's answers are
-//! not bounded); the event names the code itself.
 //! | `completeness_page_size_reduced_total` | `route` | answers whose page size was clamped (`PAGE_SIZE_REDUCED`) |
 //! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
 //! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
+//!
+//! A reason or warning `code` label is the code when it is a standard one or one the route's
+//! handler declares, and `OTHER` for any other (codes relayed from an upstream's answers are
+//! not bounded); the event names the code itself.
 //!
 //! Install any recorder (for Prometheus: `metrics-exporter-prometheus`) and call
 //! [`describe_metrics`] once to give them help texts.

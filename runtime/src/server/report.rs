@@ -371,7 +371,9 @@ mod parts {
 }
 
 /// The explicit, justified escape hatch: a response that is not a list, or a
-/// collection that cannot be truncated, with the reason written down.
+/// collection that cannot be truncated, with the reason written down. An envelope inside it
+/// still reports (its response carries the report), but not one wrapped in `Json`, which
+/// `#[completeness]` refuses here.
 ///
 /// ```
 /// use completeness_runtime::Exempt;
