@@ -45,8 +45,8 @@ fn assert_outage(answer: &Answer, what: &str) {
     }
 }
 
-/// A session of its own on the database at `url` that holds `LOCK TABLE accounts IN MODE` until
-/// [`Lock::release`], as a migration would.
+/// A session of its own on the database at `url` that holds `LOCK TABLE <table> IN <mode> MODE`
+/// until [`Lock::release`], as a migration would.
 struct Lock {
     client: tokio_postgres::Client,
     connection: tokio::task::JoinHandle<Result<(), tokio_postgres::Error>>,
@@ -54,10 +54,14 @@ struct Lock {
 
 impl Lock {
     async fn take(url: &str, mode: &str) -> Lock {
+        Lock::take_on(url, "accounts", mode).await
+    }
+
+    async fn take_on(url: &str, table: &str, mode: &str) -> Lock {
         let (client, connection) =
             tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("the test database");
         let connection = tokio::spawn(connection);
-        client.batch_execute(&format!("BEGIN; LOCK TABLE accounts IN {mode} MODE")).await.expect("the lock");
+        client.batch_execute(&format!("BEGIN; LOCK TABLE {table} IN {mode} MODE")).await.expect("the lock");
         Lock { client, connection }
     }
 
@@ -101,6 +105,40 @@ async fn a_request_waiting_on_a_locked_table_is_a_503_and_the_same_request_succe
     assert_eq!(after.status, 200, "{:?}", after.body);
     assert_eq!(after.ids(), before.ids());
     assert_eq!(h.store().version_count().await.expect("a count after the lock"), 20);
+}
+
+/// Whether a cursor's or an evidence token's snapshot is still retained is a question to the
+/// database: when it cannot answer in time, the answer is the outage (503, call again), not
+/// "expired" (410 or 412, start over), which would tell a client its traversal or its inventory
+/// can never be used, while the snapshot is still there.
+#[tokio::test]
+async fn a_store_that_cannot_say_whether_a_snapshot_is_retained_is_an_outage_not_an_expiry() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let h = Harness::start(Config { db: Some(format!("{url}?{ONE_SECOND}").into()), ..config(300) }).await;
+    let first = h.get("/service-accounts?page_size=2", "admin").await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    let cursor = first.body["next_cursor"].as_str().expect("a next page").to_owned();
+    let next = format!("/service-accounts?page_size=2&cursor={cursor}");
+    let pages = h.traverse("/service-accounts?owner=none&page_size=500", "admin").await;
+    let last = pages.last().unwrap();
+    assert_eq!(last.body["complete"], true, "{:?}", last.reasons());
+    let targets: Vec<String> = pages.iter().flat_map(Answer::ids).take(2).collect();
+    assert_eq!(targets.len(), 2, "enough unowned accounts");
+    let archive = json!({"ids": targets, "evidence": last.body["evidence"]});
+    let before = h.store().fingerprint().await.unwrap();
+
+    let lock = Lock::take_on(&url, "snapshots", "ACCESS EXCLUSIVE").await;
+    assert_outage(&within_hang("a resumed page", h.get(&next, "admin")).await, "a resumed page");
+    let refused = within_hang("an archive", h.post("/service-accounts/archive", "admin", &archive)).await;
+    assert_outage(&refused, "an archive");
+    lock.release().await;
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");
+
+    // The snapshot was retained all along: the same cursor and evidence serve now.
+    let resumed = within_hang("a resumed page", h.get(&next, "admin")).await;
+    assert_eq!(resumed.status, 200, "{:?}", resumed.body);
+    let done = within_hang("the archive", h.post("/service-accounts/archive", "admin", &archive)).await;
+    assert_eq!(done.status, 200, "{:?}", done.body);
 }
 
 #[tokio::test]

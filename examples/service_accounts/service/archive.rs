@@ -84,7 +84,12 @@ pub async fn archive_with(
         // Evidence is only issued on complete responses, so this credential read the whole scope then.
         return Err(evidence_invalid("this credential cannot read the whole scope it covers"));
     }
-    let retained = state.store.check_retained(snapshot).await.is_ok();
+    // Only a pruned snapshot makes the evidence expired; a store that cannot answer is an outage.
+    let retained = match state.store.check_retained(snapshot).await {
+        Ok(()) => true,
+        Err(StoreError::SnapshotGone(_)) => false,
+        Err(other) => return Err(super::http::store_problem(other)),
+    };
     evidence.ensure_retained(|_| retained)?;
     let (outcome, archived) = match state.store.archive(snapshot, &filter, &filter, &body.ids).await {
         Ok(done) => done,

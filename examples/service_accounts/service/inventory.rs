@@ -12,7 +12,7 @@ use completeness::{
 use serde_json::Value;
 
 use super::auth::Caller;
-use super::db::{Filter, ListItem, OwnerFilter, Snapshot, parse_snapshot, snapshot_label};
+use super::db::{Filter, ListItem, OwnerFilter, Snapshot, StoreError, parse_snapshot, snapshot_label};
 use super::http::{param, query, store_problem, tenant_param};
 use super::state::{AppState, Service};
 
@@ -165,7 +165,12 @@ pub async fn list_page(
     // A resumed page reads at its cursor's snapshot, which may have been pruned since; a first
     // page reads at the current one, which is always retained.
     if !page.is_first_page() {
-        let retained = state.store.check_retained(snapshot).await.is_ok();
+        // Only a pruned snapshot expires the cursor; a store that cannot answer is an outage.
+        let retained = match state.store.check_retained(snapshot).await {
+            Ok(()) => true,
+            Err(StoreError::SnapshotGone(_)) => false,
+            Err(other) => return Err(store_problem(other)),
+        };
         page.ensure_retained(|_| retained)?;
     }
     let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).await.map_err(store_problem)?;
