@@ -6,7 +6,9 @@
 //! to call again), the pool serves again afterwards, and a connection abandoned at the deadline
 //! is closed, not handed to the next request. The bound is the URL's
 //! `options=-c statement_timeout=...` (10 s without one), refused at start-up (exit 2) when it is
-//! not a positive duration.
+//! not a positive duration. A write the server rolls back for a concurrent one (a serialization
+//! failure, a deadlock) is a 503 as well, and a retention check the database cannot answer is
+//! an outage, not an expired cursor or evidence.
 
 mod built_example;
 mod e2e_support;
@@ -362,4 +364,34 @@ async fn the_example_exits_2_on_a_bad_statement_timeout() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.starts_with("error: --db: the URL's options set statement_timeout to '0'"), "{stderr}");
     assert!(stderr.contains("\nusage: service_accounts"), "{stderr}");
+}
+
+/// Under a stricter `default_transaction_isolation` (here `serializable`, set in the URL), a
+/// write whose row another transaction changed since its snapshot is rolled back by the server
+/// (40001). That is a conflict the same request retried can pass: 503 with `Retry-After`, never
+/// a 500, and nothing written.
+#[tokio::test]
+async fn a_write_rolled_back_for_a_concurrent_one_is_a_503_to_retry() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let serializable = "options=-c%20default_transaction_isolation%3Dserializable";
+    let h = Harness::start(Config { db: Some(format!("{url}?{serializable}").into()), ..config(20) }).await;
+
+    // Another session changes the row and holds its lock; the request's write waits on it, with
+    // its snapshot taken, and is refused once that session commits.
+    let (other, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("the test database");
+    let connection = tokio::spawn(connection);
+    other.batch_execute("BEGIN; UPDATE accounts SET owner = 'kim' WHERE id = 'sa-000001'").await.expect("the update");
+    let body = json!({"owner": "dana"});
+    let patch = h.patch("/service-accounts/sa-000001", "admin", &body);
+    let commit = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        other.batch_execute("COMMIT").await.expect("the commit");
+    };
+    let (answer, ()) = tokio::join!(within_hang("the patch", patch), commit);
+    answer.assert_problem(503, "SERVICE_UNAVAILABLE");
+    assert_eq!(answer.retry_after.as_deref(), Some("5"), "{answer:?}");
+    drop(other);
+    let _ = connection.await;
+    let account = h.get("/service-accounts/sa-000001", "admin").await;
+    assert_eq!(account.body["owner"], "kim", "the request wrote nothing: {:?}", account.body);
 }

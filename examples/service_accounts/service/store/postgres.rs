@@ -176,11 +176,17 @@ fn pg(error: tokio_postgres::Error) -> StoreError {
 }
 
 /// True for the SQLSTATEs of a server that cannot serve now, whatever the statement: a broken
-/// connection (class 08), too many connections or no resources (class 53), and a server that
-/// is shutting down, crashed or is still starting (57P01, 57P02, 57P03).
+/// connection (class 08), too many connections or no resources (class 53), a server that is
+/// shutting down, crashed or is still starting (57P01, 57P02, 57P03), and a transaction the
+/// server rolled back for a conflict with a concurrent one (class 40: a serialization failure
+/// under a stricter `default_transaction_isolation`, a deadlock), which the same request
+/// retried later can pass. Each rolls back whole: nothing was written.
 fn is_outage(code: &SqlState) -> bool {
     let code = code.code();
-    code.starts_with("08") || code.starts_with("53") || matches!(code, "57P01" | "57P02" | "57P03")
+    code.starts_with("08")
+        || code.starts_with("53")
+        || code.starts_with("40")
+        || matches!(code, "57P01" | "57P02" | "57P03")
 }
 
 /// True when an I/O error is among the causes of `error`.
