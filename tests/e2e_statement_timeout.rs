@@ -15,7 +15,7 @@ mod e2e_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use e2e_support::service::db::StoreError;
 use e2e_support::service::store::postgres::url_statement_timeout;
@@ -394,4 +394,76 @@ async fn a_write_rolled_back_for_a_concurrent_one_is_a_503_to_retry() {
     let _ = connection.await;
     let account = h.get("/service-accounts/sa-000001", "admin").await;
     assert_eq!(account.body["owner"], "kim", "the request wrote nothing: {:?}", account.body);
+}
+
+/// A revocation and an archive of the same credential are ordered on PostgreSQL too, across
+/// replicas: an archive already waiting commits before the revocation answers, and an archive
+/// authenticated before a revocation committed, but reaching the store after it, is refused
+/// (the epoch it was authenticated at is no longer the credential's). Another session holds
+/// the snapshot counter, as a long write would, so that both requests wait there.
+#[tokio::test]
+async fn a_revocation_and_an_archive_of_the_same_credential_are_ordered() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let h = Harness::start(Config { db: Some(url.clone().into()), ..config(300) }).await;
+    let inventory = |tenant: &'static str| {
+        let h = &h;
+        async move {
+            let pages =
+                h.traverse(&format!("/service-accounts?owner=none&tenant={tenant}&page_size=500"), tenant).await;
+            let last = pages.last().unwrap();
+            assert_eq!(last.body["complete"], true, "{:?}", last.reasons());
+            let targets: Vec<String> = pages.iter().flat_map(Answer::ids).take(2).collect();
+            assert_eq!(targets.len(), 2, "enough unowned accounts in {tenant}");
+            json!({"ids": targets, "evidence": last.body["evidence"]})
+        }
+    };
+    let hold = async || {
+        let (session, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("the database");
+        let connection = tokio::spawn(connection);
+        session.batch_execute("BEGIN; SELECT value FROM meta WHERE key = 'current' FOR UPDATE").await.expect("lock");
+        (session, connection)
+    };
+    let later = |millis| tokio::time::sleep(Duration::from_millis(millis));
+
+    // The archive waits first: the revocation answers only after it committed.
+    let north = inventory("north").await;
+    let (session, connection) = hold().await;
+    let archive = async { within_hang("the archive", h.post("/service-accounts/archive", "north", &north)).await };
+    let revoke = async {
+        later(300).await;
+        let answer =
+            within_hang("the revocation", h.post("/credentials/north/revoke-tenant/north", "admin", &json!({}))).await;
+        (answer, Instant::now())
+    };
+    let release = async {
+        later(900).await;
+        session.batch_execute("COMMIT").await.expect("the release");
+        Instant::now()
+    };
+    let (archived, (revoked, revoked_at), released_at) = tokio::join!(archive, revoke, release);
+    assert_eq!(archived.status, 200, "{:?}", archived.body);
+    assert_eq!(revoked.status, 200, "{:?}", revoked.body);
+    assert!(revoked_at > released_at, "the revocation did not wait for the archive in flight");
+    drop(connection);
+
+    // The revocation waits first: the archive, authenticated before it committed, is refused.
+    let south = inventory("south").await;
+    let before = h.store().fingerprint().await.unwrap();
+    let (session, connection) = hold().await;
+    let revoke = async {
+        within_hang("the revocation", h.post("/credentials/south/revoke-tenant/south", "admin", &json!({}))).await
+    };
+    let archive = async {
+        later(300).await;
+        within_hang("the archive", h.post("/service-accounts/archive", "south", &south)).await
+    };
+    let release = async {
+        later(900).await;
+        session.batch_execute("COMMIT").await.expect("the release");
+    };
+    let (revoked, refused, ()) = tokio::join!(revoke, archive, release);
+    assert_eq!(revoked.status, 200, "{:?}", revoked.body);
+    refused.assert_problem(412, "EVIDENCE_CREDENTIAL_MISMATCH");
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");
+    drop(connection);
 }

@@ -14,7 +14,7 @@ use completeness::{Evidence, Exempt, Problem, ProblemCode, RequireEvidence};
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
-use super::db::{ArchiveOutcome, Change, StoreError, parse_snapshot, snapshot_label};
+use super::db::{ArchiveOutcome, Change, Grantee, StoreError, parse_snapshot, snapshot_label};
 use super::inventory::{InventoryQuery, RESOURCE};
 use super::state::{AppState, Service};
 
@@ -91,7 +91,8 @@ pub async fn archive_with(
         Err(other) => return Err(super::http::store_problem(other)),
     };
     evidence.ensure_retained(|_| retained)?;
-    let (outcome, archived) = match state.store.archive(snapshot, &filter, &filter, &body.ids).await {
+    let by = Grantee { name: &caller.name, epoch: caller.epoch };
+    let (outcome, archived) = match state.store.archive(&by, snapshot, &filter, &filter, &body.ids).await {
         Ok(done) => done,
         Err(StoreError::SnapshotGone(_)) => {
             return Err(Problem::new(
@@ -108,6 +109,11 @@ pub async fn archive_with(
             Err(refused.unwrap_or_else(|| Problem::new(ProblemCode::TargetNotInEvidence, "targets not in evidence")))
         }
         ArchiveOutcome::Changed(changed) => Err(Evidence::targets_changed(changed.iter().map(String::as_str))),
+        ArchiveOutcome::PermissionsChanged => Err(Problem::new(
+            ProblemCode::EvidenceCredentialMismatch,
+            "This credential's permissions changed while the archive was waiting; nothing has been archived. \
+             Take the inventory again with the permissions it has now.",
+        )),
         ArchiveOutcome::Archived(at) => {
             for account in archived {
                 state.propagate(&Change::Updated(account), at);

@@ -203,6 +203,19 @@ pub enum ArchiveOutcome {
     NotInEvidence(Vec<String>),
     /// These ids no longer match the inventory's filters now; nothing changed.
     Changed(Vec<String>),
+    /// The caller's permissions changed since its request was authenticated (a revocation
+    /// committed in between); nothing changed.
+    PermissionsChanged,
+}
+
+/// Who acts, with the permission epoch its request was authenticated at: a write on the
+/// strength of those permissions is refused when the epoch changed since.
+#[derive(Debug, Clone, Copy)]
+pub struct Grantee<'a> {
+    /// The credential's name.
+    pub name: &'a str,
+    /// Its permission epoch when the request was authenticated.
+    pub epoch: u64,
 }
 
 /// A new account, as a mutation asks for it.
@@ -489,6 +502,7 @@ impl SqliteStore {
     /// must still be selected by `now` at the current snapshot; otherwise nothing changes.
     pub fn archive(
         &self,
+        by: &Grantee,
         snapshot: Snapshot,
         then: &Filter,
         now: &Filter,
@@ -497,6 +511,9 @@ impl SqliteStore {
         let mut conn = self.lock();
         retained(&conn, snapshot, self.retention)?;
         let tx = conn.transaction()?;
+        if grant_of(&tx, by.name)?.map(|grant| grant.epoch) != Some(by.epoch) {
+            return Ok((ArchiveOutcome::PermissionsChanged, Vec::new()));
+        }
         let mut missing = Vec::new();
         for id in ids {
             if !version_at(&tx, id, snapshot)?.is_some_and(|a| then.matches(&a)) {

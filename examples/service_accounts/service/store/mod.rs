@@ -13,7 +13,9 @@ pub mod sqlite;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::db::{Account, ArchiveOutcome, Filter, Grant, ListItem, NewAccount, Snapshot, SqliteStore, StoreError};
+use super::db::{
+    Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
+};
 
 /// Where the data lives, as `--db` names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +139,7 @@ pub trait AccountStore: Send + Sync {
     /// selected by `now`; otherwise nothing changes. Concurrent archives are serialized.
     async fn archive(
         &self,
+        by: &Grantee<'_>,
         snapshot: Snapshot,
         then: &Filter,
         now: &Filter,

@@ -46,8 +46,8 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{IsolationLevel, NoTls, Row};
 
 use super::super::db::{
-    Account, ArchiveOutcome, COLUMNS, Filter, Grant, ListItem, NewAccount, OwnerFilter, Snapshot, SnapshotGone,
-    StoreError,
+    Account, ArchiveOutcome, COLUMNS, Filter, Grant, Grantee, ListItem, NewAccount, OwnerFilter, Snapshot,
+    SnapshotGone, StoreError,
 };
 use super::super::seed;
 use super::AccountStore;
@@ -621,6 +621,9 @@ impl AccountStore for PgStore {
         }
         self.bounded(async |client| {
             let tx = client.transaction().await.map_err(pg)?;
+            // Ordered with archives (each takes the counter first): one in flight commits before
+            // this, or reads the new permission epoch after it and is refused.
+            Self::lock_current(&tx).await?;
             let removed = tx
                 .execute("DELETE FROM grants WHERE credential = $1 AND tenant = $2", &[&name, &tenant])
                 .await
@@ -783,6 +786,7 @@ impl AccountStore for PgStore {
 
     async fn archive(
         &self,
+        by: &Grantee<'_>,
         snapshot: Snapshot,
         then: &Filter,
         now: &Filter,
@@ -790,8 +794,13 @@ impl AccountStore for PgStore {
     ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError> {
         self.bounded(async |client| {
             let tx = client.transaction().await.map_err(pg)?;
-            // Taken first: a concurrent archive of the same targets waits here, then sees this one's rows.
+            // Taken first: a concurrent archive of the same targets waits here, then sees this one's
+            // rows; a revocation takes it too, so it is ordered with archives.
             let locked = Self::lock_current(&tx).await?;
+            // Acting on permissions a revocation committed before this lock ended is refused.
+            if Self::grant_of(&tx, by.name).await?.map(|grant| grant.epoch) != Some(by.epoch) {
+                return Ok((ArchiveOutcome::PermissionsChanged, Vec::new()));
+            }
             self.retained(&tx, snapshot).await?;
             let mut missing = Vec::new();
             for id in ids {

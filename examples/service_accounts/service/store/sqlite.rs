@@ -4,7 +4,7 @@
 //! it either way.
 
 use super::super::db::{
-    Account, ArchiveOutcome, Filter, Grant, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
+    Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
 };
 use super::AccountStore;
 
@@ -66,12 +66,13 @@ impl AccountStore for SqliteStore {
     }
     async fn archive(
         &self,
+        by: &Grantee<'_>,
         snapshot: Snapshot,
         then: &Filter,
         now: &Filter,
         ids: &[String],
     ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError> {
-        SqliteStore::archive(self, snapshot, then, now, ids)
+        SqliteStore::archive(self, by, snapshot, then, now, ids)
     }
     async fn prune(&self) -> Result<Snapshot, StoreError> {
         SqliteStore::prune(self)
