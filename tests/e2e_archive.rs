@@ -133,6 +133,26 @@ async fn evidence_expires_with_its_lifetime_with_its_snapshot_and_with_the_crede
 }
 
 e2e_support::both_backends! {
+/// The store refuses an archive on the strength of a permission epoch a revocation has ended,
+/// whatever passed before it (a request authenticated just before the revocation committed):
+/// nothing is archived.
+#[tokio::test]
+async fn the_store_refuses_an_archive_at_a_revoked_permission_epoch() {
+    use e2e_support::service::db::{ArchiveOutcome, Filter, Grantee, OwnerFilter};
+    let h = Harness::start(config(200)).await;
+    let (ids, _) = inventory(&h, "&tenant=south", "south").await;
+    let epoch = h.store().grant("south").await.unwrap().expect("south has a grant").epoch;
+    let snapshot = h.store().current_snapshot().await.unwrap();
+    let south = Filter { owner: OwnerFilter::Unowned, tenants: vec!["south".to_owned()] };
+    assert_eq!(h.post("/credentials/south/revoke-tenant/south", "admin", &json!({})).await.status, 200);
+    let before = h.store().fingerprint().await.unwrap();
+    let stale = Grantee { name: "south", epoch };
+    let (outcome, archived) = h.store().archive(&stale, snapshot, &south, &south, &ids[..1]).await.unwrap();
+    assert!(matches!(outcome, ArchiveOutcome::PermissionsChanged), "{outcome:?}");
+    assert!(archived.is_empty());
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");
+}
+
 #[tokio::test]
 async fn incomplete_inventories_never_carry_evidence() {
     let h = Harness::start(config(200)).await;
