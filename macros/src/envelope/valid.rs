@@ -142,7 +142,7 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
     }
     // A response nested in a single resource reports to no one: the endpoint's declared reasons
     // and a caller's demand for a complete answer see the outer struct only.
-    for field in input.data_fields() {
+    for field in input.data_fields().filter(|f| !f.serde.skip_serializing) {
         let Some(name) = types::reporting(field.ty) else { continue };
         cx.error_spanned_by(
             field.ty,
@@ -158,7 +158,10 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
     }
     // A field of a type parameter is a list when the parameter is one (`ApiResponse<Vec<Account>>`),
     // and the derive cannot see the uses: it needs the block, or a reason why it never is a list.
-    for field in input.data_fields().filter(|f| !f.is_collection && f.attrs.bounded.is_none()) {
+    // (A field serde never writes is not on the wire, whatever its type.)
+    for field in
+        input.data_fields().filter(|f| !f.is_collection && f.attrs.bounded.is_none() && !f.serde.skip_serializing)
+    {
         let Some(param) = &field.generic else { continue };
         cx.error_spanned_by(
             field.ty,

@@ -29,7 +29,18 @@ struct One<T: Serialize> {
     request_id: String,
 }
 
+/// A generic field serde never writes is not on the wire: no justification needed.
+#[derive(ResultEnvelope)]
+struct Cached<T: Serialize> {
+    id: String,
+    #[serde(skip_serializing)]
+    cache: Option<T>,
+}
+
 fn main() {
+    let cached = Cached::<Vec<u32>> { id: "c-1".into(), cache: Some(vec![1, 2]) };
+    assert_eq!(serde_json::to_value(&cached).unwrap(), serde_json::json!({"id": "c-1"}));
+
     let one = One { data: 7_u32, request_id: "r-1".into() };
     assert_eq!(serde_json::to_value(&one).unwrap(), serde_json::json!({"data": 7, "request_id": "r-1"}));
     assert!(one.completeness_report().is_none());
