@@ -320,3 +320,21 @@ async fn page_returned_counts_the_items_written_whatever_the_page_facts_said() {
     let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(json["page"]["returned"], 2, "over HTTP: {json}");
 }
+
+/// A count has no pages to follow: `MORE_PAGES_AVAILABLE` alone on an aggregate is an
+/// incomplete count, refused under a strict demand, where a list's page passes (contract §5.3).
+#[tokio::test]
+async fn a_strict_demand_refuses_an_aggregate_whose_only_reason_is_more_pages() {
+    use completeness::{Aggregate, Relation};
+    async fn count() -> Aggregate<u64> {
+        let block = Completeness::incomplete(Scope::new("service_accounts", "all"), MorePagesAvailable::new("c1"));
+        Aggregate::count(40, Relation::LowerBound, block)
+    }
+    let app =
+        Router::new().route("/count", get(count).into()).with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
+    let request = Request::get("/count?require_complete=true").body(Body::empty()).unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let lenient = app.oneshot(Request::get("/count").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(lenient.status(), StatusCode::OK, "without a demand the count is answered, partial");
+}

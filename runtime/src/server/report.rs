@@ -90,10 +90,14 @@ pub struct IncompleteReport {
     pub reasons: Vec<serde_json::Value>,
     /// The largest `retry_after` among the recoveries, when any is known.
     pub retry_after_seconds: Option<u64>,
+    /// True for a page of a collection (it has items or page facts): `MORE_PAGES_AVAILABLE`
+    /// alone is then the normal course of paging, not a failure (contract §5.3). An aggregate
+    /// has no pages to follow.
+    pub paged: bool,
 }
 
 impl IncompleteReport {
-    /// What `report` says (empty lists when it is complete).
+    /// What `report` says (empty lists when it is complete); paged when it has page facts.
     pub fn of(report: &dyn CompletenessReport) -> IncompleteReport {
         if report.is_complete() {
             return IncompleteReport::default();
@@ -103,7 +107,19 @@ impl IncompleteReport {
             kinds: report.reason_kinds(),
             reasons: report.reasons_json(),
             retry_after_seconds: report.retry_after_seconds(),
+            paged: report.page().is_some(),
         }
+    }
+
+    /// What `response` says: [`IncompleteReport::of`] its block, paged when it also carries
+    /// items.
+    pub fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<IncompleteReport> {
+        response.completeness_report().map(|report| {
+            let mut incomplete = IncompleteReport::of(report);
+            incomplete.paged |= !incomplete.codes.is_empty()
+                && (response.items_member().is_some() || response.items_returned().is_some());
+            incomplete
+        })
     }
 }
 
@@ -145,7 +161,9 @@ impl Reported {
 
     /// What `response` says, when it is a collection or an aggregate.
     pub fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<Reported> {
+        let incomplete = IncompleteReport::of_response(response)?;
         response.completeness_report().map(|report| Reported {
+            incomplete,
             items_member: response.items_member(),
             ..Reported::of(report, response.items_returned())
         })

@@ -49,10 +49,11 @@ impl RequireComplete {
     /// Checks a response: when completeness was demanded and the response is an
     /// incomplete collection, returns the `COMPLETE_RESULT_UNAVAILABLE` problem.
     ///
-    /// `MORE_PAGES_AVAILABLE` alone is not a failure of a paginated endpoint.
+    /// `MORE_PAGES_AVAILABLE` alone is not a failure of a page of a collection (one with items
+    /// or page facts); of an aggregate it is.
     pub fn check<T: ReportsCompleteness + ?Sized>(self, response: &T) -> Result<(), Problem> {
-        match response.completeness_report() {
-            Some(report) => self.check_report(&IncompleteReport::of(report)),
+        match IncompleteReport::of_response(response) {
+            Some(report) => self.check_report(&report),
             None => Ok(()),
         }
     }
@@ -62,7 +63,7 @@ impl RequireComplete {
         if !self.0 || report.codes.is_empty() {
             return Ok(());
         }
-        if report.codes.iter().all(|c| *c == ReasonCode::MorePagesAvailable) {
+        if report.paged && report.codes.iter().all(|c| *c == ReasonCode::MorePagesAvailable) {
             Ok(())
         } else {
             Err(Problem::complete_result_unavailable(report))
