@@ -60,7 +60,7 @@ pub(crate) fn has_len(ty: &Type) -> bool {
         Type::Reference(reference) => has_len(&reference.elem),
         other => match last_segment(other) {
             Some((name, _)) if COLLECTIONS.contains(&name.as_str()) => true,
-            Some((name, args)) if matches!(name.as_str(), "Box" | "Rc" | "Arc" | "Cow") => {
+            Some((name, args)) if WRAPPERS.contains(&name.as_str()) && !matches!(name.as_str(), "Option" | "Field") => {
                 args.first().is_some_and(|t| has_len(t))
             }
             _ => false,
@@ -68,52 +68,53 @@ pub(crate) fn has_len(ty: &Type) -> bool {
     }
 }
 
+/// What `found` finds in `ty`, or in the type a reference or one of `WRAPPERS` holds, outermost
+/// first.
+fn through_wrappers<'t, T>(ty: &'t Type, found: &impl Fn(&'t Type) -> Option<T>) -> Option<T> {
+    let ty = peel(ty);
+    if let Some(hit) = found(ty) {
+        return Some(hit);
+    }
+    match ty {
+        Type::Reference(reference) => through_wrappers(&reference.elem, found),
+        other => match last_segment(other) {
+            Some((name, args)) if WRAPPERS.contains(&name.as_str()) => {
+                args.first().and_then(|t| through_wrappers(t, found))
+            }
+            _ => None,
+        },
+    }
+}
+
 /// The type parameter among `params` that `ty` is, directly or through a wrapper or reference
 /// (`T`, `Option<T>`, `Box<T>`): a field of that type may be a list, whatever it is here.
 pub(crate) fn generic_param<'p>(ty: &Type, params: &'p [syn::Ident]) -> Option<&'p syn::Ident> {
-    match peel(ty) {
-        Type::Reference(reference) => generic_param(&reference.elem, params),
+    through_wrappers(ty, &|ty| match ty {
         Type::Path(path) if path.qself.is_none() => {
-            if let Some(ident) = path.path.get_ident() {
-                return params.iter().find(|param| *param == ident);
-            }
-            match last_segment(ty) {
-                Some((name, args)) if WRAPPERS.contains(&name.as_str()) => {
-                    args.first().and_then(|t| generic_param(t, params))
-                }
-                _ => None,
-            }
+            path.path.get_ident().and_then(|ident| params.iter().find(|param| *param == ident))
         }
         _ => None,
-    }
+    })
 }
 
 /// The `Option` a collection is reached through (`Option<Vec<T>>`, `Box<Option<Vec<T>>>`) and the
 /// type it holds, when there is one.
 pub(crate) fn optional_collection(ty: &Type) -> Option<(&Type, &Type)> {
-    match peel(ty) {
-        Type::Reference(reference) => optional_collection(&reference.elem),
-        other => match last_segment(other) {
-            Some((name, args)) if name == "Option" => args.first().filter(|t| is_collection(t)).map(|t| (other, *t)),
-            Some((name, args)) if WRAPPERS.contains(&name.as_str()) => {
-                args.first().and_then(|t| optional_collection(t))
-            }
-            _ => None,
-        },
-    }
+    through_wrappers(ty, &|ty| match last_segment(ty) {
+        Some((name, args)) if name == "Option" => args.first().filter(|t| is_collection(t)).map(|t| (ty, *t)),
+        _ => None,
+    })
 }
 
 /// The response type of the runtime that reports completeness (`Envelope`, `Aggregate`,
 /// `Collected`) that `ty` is or holds through a wrapper or reference, by name.
 pub(crate) fn reporting(ty: &Type) -> Option<String> {
-    match peel(ty) {
-        Type::Reference(reference) => reporting(&reference.elem),
-        other => match last_segment(other) {
-            Some((name, _)) if REPORTING_TYPES.contains(&name.as_str()) && name != "Problem" => Some(name),
-            Some((name, args)) if WRAPPERS.contains(&name.as_str()) => args.first().and_then(|t| reporting(t)),
-            _ => None,
-        },
-    }
+    // (`Problem` is among them as a refusal, never an answer.)
+    through_wrappers(ty, &|ty| {
+        last_segment(ty)
+            .map(|(name, _)| name)
+            .filter(|name| REPORTING_TYPES.contains(&name.as_str()) && name != "Problem")
+    })
 }
 
 /// True for `Field<T>` (contract §2.7).

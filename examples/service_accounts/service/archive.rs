@@ -84,12 +84,7 @@ pub async fn archive_with(
         // Evidence is only issued on complete responses, so this credential read the whole scope then.
         return Err(evidence_invalid("this credential cannot read the whole scope it covers"));
     }
-    // Only a pruned snapshot makes the evidence expired; a store that cannot answer is an outage.
-    let retained = match state.store.check_retained(snapshot).await {
-        Ok(()) => true,
-        Err(StoreError::SnapshotGone(_)) => false,
-        Err(other) => return Err(super::http::store_problem(other)),
-    };
+    let retained = super::http::snapshot_retained(&state.store, snapshot).await?;
     evidence.ensure_retained(|_| retained)?;
     let by = Grantee { name: &caller.name, epoch: caller.epoch };
     let (outcome, archived) = match state.store.archive(&by, snapshot, &filter, &filter, &body.ids).await {

@@ -6,7 +6,8 @@ use axum::http::{HeaderMap, StatusCode, Uri};
 use completeness::{Problem, ProblemCode};
 use serde::de::DeserializeOwned;
 
-use super::db::{StoreError, snapshot_label};
+use super::db::{Snapshot, StoreError, snapshot_label};
+use super::store::Store;
 use super::refusals::refusal_saying;
 
 /// The query pairs of `uri`, refusing parameters outside `allowed` and repeated ones:
@@ -81,6 +82,17 @@ pub fn json_content_type(headers: &HeaderMap, has_body: bool) -> Result<(), Prob
 /// How long a client is told to wait (`Retry-After`, seconds) before retrying a request the
 /// database could not serve.
 pub const OUTAGE_RETRY_AFTER_SECS: u64 = 5;
+
+/// Whether `snapshot` is still retained, as a resumed cursor or an evidence token asks: only a
+/// pruned snapshot is `false` (an expiry); a store that cannot answer is its problem (an outage,
+/// 503), never taken for an expiry.
+pub async fn snapshot_retained(store: &Store, snapshot: Snapshot) -> Result<bool, Problem> {
+    match store.check_retained(snapshot).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::SnapshotGone(_)) => Ok(false),
+        Err(other) => Err(store_problem(other)),
+    }
+}
 
 /// The problem a store failure is answered with. A database that cannot be reached is a 503
 /// `SERVICE_UNAVAILABLE` with `Retry-After`, any other failure a 500 `INTERNAL`; neither says

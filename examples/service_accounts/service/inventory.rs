@@ -12,8 +12,8 @@ use completeness::{
 use serde_json::Value;
 
 use super::auth::Caller;
-use super::db::{Filter, ListItem, OwnerFilter, Snapshot, StoreError, parse_snapshot, snapshot_label};
-use super::http::{param, query, store_problem, tenant_param};
+use super::db::{Filter, ListItem, OwnerFilter, Snapshot, parse_snapshot, snapshot_label};
+use super::http::{param, query, snapshot_retained, store_problem, tenant_param};
 use super::state::{AppState, Service};
 
 /// The resource name in every inventory scope.
@@ -165,12 +165,7 @@ pub async fn list_page(
     // A resumed page reads at its cursor's snapshot, which may have been pruned since; a first
     // page reads at the current one, which is always retained.
     if !page.is_first_page() {
-        // Only a pruned snapshot expires the cursor; a store that cannot answer is an outage.
-        let retained = match state.store.check_retained(snapshot).await {
-            Ok(()) => true,
-            Err(StoreError::SnapshotGone(_)) => false,
-            Err(other) => return Err(store_problem(other)),
-        };
+        let retained = snapshot_retained(&state.store, snapshot).await?;
         page.ensure_retained(|_| retained)?;
     }
     let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).await.map_err(store_problem)?;

@@ -200,13 +200,13 @@ fn rejection(ty: &Type) -> Option<Rejection<'_>> {
 /// The error type `ty` when it answers a list with axum's default status, 200: a collection, or
 /// `Json` of one (a tuple naming a status, `(StatusCode, Json<Vec<E>>)`, is an error response).
 fn list_error(ty: &Type) -> Option<&Type> {
-    match types::last_segment(ty) {
-        _ if types::is_collection(ty) && !matches!(ty, Type::Tuple(_)) => Some(ty),
+    let listed = match types::last_segment(ty) {
         Some((name, args)) if completeness_codes::BODY_WRAPPERS.contains(&name.as_str()) => {
-            args.first().filter(|inner| types::is_collection(inner)).map(|_| ty)
+            args.first().is_some_and(|inner| types::is_collection(inner))
         }
-        _ => None,
-    }
+        _ => !matches!(ty, Type::Tuple(_)) && types::is_collection(ty),
+    };
+    listed.then_some(ty)
 }
 
 /// The `Json` of a response that reports completeness (`Json<Envelope<..>>`, by name) that `ty`

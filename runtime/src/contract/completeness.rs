@@ -203,14 +203,6 @@ impl<R: Reason> Completeness<R> {
         self.state_cursor_contract();
     }
 
-    /// Makes the page facts count `returned` items: the envelope's own count, as it goes out.
-    #[cfg(feature = "axum")]
-    pub(crate) fn count_returned(&mut self, returned: usize) {
-        if let Some(page) = &mut self.page {
-            page.returned = returned as u64;
-        }
-    }
-
     /// Adds a warning (it never changes `complete`); only a warning `R` accepts: a declared
     /// endpoint's reason type accepts the warnings it declares.
     pub fn with_warning<W: Into<Warning>>(mut self, warning: W) -> Self

@@ -203,9 +203,12 @@ impl<C: fmt::Display> fmt::Display for Codes<'_, C> {
     }
 }
 
-/// The `code` label of a reason or warning neither standard nor declared by the route.
+/// The `code` label of a reason or warning: the code when it is `known` (standard, or declared
+/// by the route), `OTHER` otherwise, so that codes relayed from elsewhere add no series.
 #[cfg(feature = "metrics")]
-const OTHER_CODE: &str = "OTHER";
+fn code_label(code: &str, known: bool) -> String {
+    if known { code } else { "OTHER" }.to_owned()
+}
 
 /// A bounded method label: the standard methods by name, any other as `OTHER`.
 fn method_label(method: &Method) -> &'static str {
@@ -290,13 +293,11 @@ fn answered(route: &str, method: &'static str, reported: &Reported) {
         let declared = reported.declared.as_ref();
         for code in reasons {
             let known = code.is_standard() || declared.is_some_and(|set| set.reasons.contains(code));
-            let label = if known { code.as_str().to_owned() } else { OTHER_CODE.to_owned() };
-            counter!(REASONS_TOTAL, "route" => route.clone(), "code" => label).increment(1);
+            counter!(REASONS_TOTAL, "route" => route.clone(), "code" => code_label(code.as_str(), known)).increment(1);
         }
         for code in warnings {
             let known = code.is_standard() || declared.is_some_and(|set| set.warnings.contains(code));
-            let label = if known { code.as_str().to_owned() } else { OTHER_CODE.to_owned() };
-            counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => label).increment(1);
+            counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => code_label(code.as_str(), known)).increment(1);
         }
         if warnings.contains(&crate::contract::warning::WarningCode::PageSizeReduced) {
             counter!(PAGE_SIZE_REDUCED_TOTAL, "route" => route.clone()).increment(1);

@@ -114,13 +114,15 @@ impl IncompleteReport {
     /// What `response` says: [`IncompleteReport::of`] its block, paged when it also carries
     /// items.
     pub fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<IncompleteReport> {
-        response.completeness_report().map(|report| {
-            let mut incomplete = IncompleteReport::of(report);
-            incomplete.paged |= !incomplete.codes.is_empty()
-                && (response.items_member().is_some() || response.items_returned().is_some());
-            incomplete
-        })
+        let mut incomplete = IncompleteReport::of(response.completeness_report()?);
+        incomplete.paged |= carries_items(response);
+        Some(incomplete)
     }
+}
+
+/// True for a response with items (a collection's page), whether or not it has page facts.
+fn carries_items<T: ReportsCompleteness + ?Sized>(response: &T) -> bool {
+    response.items_member().is_some() || response.items_returned().is_some()
 }
 
 /// What a response said about its completeness: the one extension a response that reports
@@ -161,12 +163,10 @@ impl Reported {
 
     /// What `response` says, when it is a collection or an aggregate.
     pub fn of_response<T: ReportsCompleteness + ?Sized>(response: &T) -> Option<Reported> {
-        let incomplete = IncompleteReport::of_response(response)?;
-        response.completeness_report().map(|report| Reported {
-            incomplete,
-            items_member: response.items_member(),
-            ..Reported::of(report, response.items_returned())
-        })
+        let mut reported = Reported::of(response.completeness_report()?, response.items_returned());
+        reported.items_member = response.items_member();
+        reported.incomplete.paged |= carries_items(response);
+        Some(reported)
     }
 
     /// True only when the response covers the whole requested scope: it gave no reason.

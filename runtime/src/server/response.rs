@@ -37,10 +37,8 @@ fn envelope_capacity(items: usize) -> usize {
 }
 
 impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
-    fn into_response(mut self) -> Response {
-        // `page.returned` counts the items that go out (contract §2.2 R11), also when the
-        // handler filtered `items` after the page was built.
-        self.completeness.count_returned(self.items.len());
+    fn into_response(self) -> Response {
+        // (`page.returned` counts the items that go out, R11: `Envelope`'s `Serialize` writes it.)
         let mut response = json_response_sized(&self, envelope_capacity(self.items.len()));
         if let Some(reported) = Reported::of_response(&self) {
             reported.attach(&mut response);
