@@ -47,12 +47,12 @@ pub enum Class {
         shown: String,
         /// The item type, when known.
         item: Option<String>,
-        /// The struct of the audited sources that carries the list, if one does.
+        /// The struct or enum of the audited sources that carries the list, if one does.
         owner: Option<String>,
     },
-    /// A struct of the audited sources holding a collection beside other members.
+    /// A struct or enum of the audited sources holding a collection beside other members.
     Nested {
-        /// The struct.
+        /// The struct or enum.
         owner: String,
         /// Its collection member.
         field: String,
@@ -948,8 +948,9 @@ fn collection_item(ty: &Type) -> Option<String> {
     }
 }
 
-/// `Vec<Warning>`: a resource's warnings are metadata, not data (the macros skip it too when it
-/// is `completeness::Warning`, and refuse a `Vec` of another type of that name).
+/// `Vec<Warning>`: a resource's warnings are metadata, not data. By its last name only: the macros
+/// skip it only when it is `completeness::Warning` (and refuse another type of that name), so
+/// here a service's own `Warning` list is taken for warnings too.
 fn is_warning_list(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"
         && type_args(&s.arguments).first().and_then(|t| crate::index::last_ident(t)).is_some_and(|i| i == "Warning")))

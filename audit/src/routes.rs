@@ -137,10 +137,7 @@ impl<'i, 's> Eval<'i, 's> {
             return Value::Other;
         }
         let item = self.index.fns()[id].clone();
-        let returns_router = match &item.sig.output {
-            syn::ReturnType::Type(_, ty) => self.names_router(item.module, ty, 0),
-            syn::ReturnType::Default => false,
-        };
+        let returns_router = self.returns_router(&item);
         let mut frame = Frame {
             module: item.module,
             self_ty: item.self_ty.clone(),
@@ -222,6 +219,11 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
+    /// True when `f` is declared to return a router (also through aliases of the sources).
+    fn returns_router(&self, f: &FnItem<'s>) -> bool {
+        matches!(&f.sig.output, syn::ReturnType::Type(_, ty) if self.names_router(f.module, ty, 0))
+    }
+
     /// Evaluates an expression whose value is not kept: a router built there is a root.
     fn eval_free(&mut self, expr: &'s Expr, frame: &mut Frame<'s>) {
         let value = self.eval(expr, frame, false);
@@ -285,16 +287,13 @@ impl<'i, 's> Eval<'i, 's> {
                     // the prefix of a `nest` the result goes to. A router handed to any other
                     // function is served, so it is a root rather than lost (its routes keep their
                     // own paths).
-                    let returns_router =
-                        matches!(&f.sig.output, syn::ReturnType::Type(_, ty) if self.names_router(f.module, ty, 0));
+                    let returns_router = self.returns_router(&f);
                     let mut handed = Vec::new();
                     for arg in &call.args {
-                        if let Value::Router(routes) = self.eval(arg, frame, returns_router) {
-                            if returns_router {
-                                handed.extend(routes);
-                            } else if !is_local(arg, frame) {
-                                self.roots.push(routes);
-                            }
+                        if !returns_router {
+                            self.eval_free(arg, frame);
+                        } else if let Value::Router(routes) = self.eval(arg, frame, true) {
+                            handed.extend(routes);
                         }
                     }
                     self.called.insert(f.id);
@@ -509,7 +508,7 @@ impl<'i, 's> Eval<'i, 's> {
                 let handler = self.handler(handler, frame, false);
                 match receiver {
                     Value::Router(mut routes) => {
-                        routes.push(Registration { method: "*".to_owned(), path: FALLBACK_PATH.to_owned(), handler });
+                        routes.push(fallback_route(handler));
                         Value::Router(routes)
                     }
                     // A method router's fallback answers the methods it has no handler for.
@@ -526,14 +525,7 @@ impl<'i, 's> Eval<'i, 's> {
                 Value::Router(mut routes) => {
                     match self.eval(service, frame, true) {
                         Value::Router(served) => routes.extend(served),
-                        _ => {
-                            let handler = self.service(&name, service, frame);
-                            routes.push(Registration {
-                                method: "*".to_owned(),
-                                path: FALLBACK_PATH.to_owned(),
-                                handler,
-                            });
-                        }
+                        _ => routes.push(fallback_route(self.service(&name, service, frame))),
                     }
                     Value::Router(routes)
                 }
@@ -802,6 +794,11 @@ impl<'i, 's> Eval<'i, 's> {
             line: expr.span().start().line,
         }
     }
+}
+
+/// A router's fallback, reported as a route of its own at [`FALLBACK_PATH`].
+fn fallback_route(handler: HandlerRef<'_>) -> Registration<'_> {
+    Registration { method: "*".to_owned(), path: FALLBACK_PATH.to_owned(), handler }
 }
 
 /// Two possible values of a branch: routers are combined, anything else keeps the router.

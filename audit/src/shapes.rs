@@ -143,14 +143,12 @@ pub const METHODS: [(&str, &str); 9] = [
     ("any", "ANY"),
 ];
 
-/// Router methods that hand back the same routes (layers, state, fallbacks, the service `axum::serve` takes);
-/// a fallback's handler or service is also reported, as a route (`Eval::eval_method`).
-pub const ROUTER_PASS_THROUGH: [&str; 11] = [
+/// Router methods that hand back the same routes (layers, state, the service `axum::serve`
+/// takes). (`fallback` and `fallback_service` add a route of their own: `Eval::eval_method`.)
+pub const ROUTER_PASS_THROUGH: [&str; 9] = [
     "layer",
     "route_layer",
     "with_state",
-    "fallback",
-    "fallback_service",
     "method_not_allowed_fallback",
     "into_service",
     "reset_fallback",
