@@ -139,7 +139,8 @@ async fn a_body_over_the_clients_bound_is_a_contract_error() {
         }
     }
     let whole = ServiceClient::new(&base, "admin").unwrap();
-    assert!(whole.pages::<u64>("/numbers", &[]).fetch(None).await.is_ok(), "under the default bound");
+    let page = whole.pages::<u64>("/numbers", &[]).fetch(None).await.expect("under the default bound");
+    assert_eq!(page.items, (1..=10).collect::<Vec<u64>>(), "the first page, read whole");
 }
 
 #[tokio::test]
