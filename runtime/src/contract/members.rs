@@ -65,7 +65,7 @@ impl<'de> Visitor<'de> for Distinct {
         Ok(Value::String(value))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut values = Vec::with_capacity(access.size_hint().unwrap_or(0).min(4096));
+        let mut values = Vec::new();
         while let Some(DistinctValue(value)) = access.next_element()? {
             values.push(value);
         }

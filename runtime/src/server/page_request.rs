@@ -56,7 +56,7 @@ pub struct PageRequest {
     applied_size: u64,
     cursor: Option<CursorClaims>,
     /// The route's template, which binds the cursor when the query names no resource.
-    route: Option<String>,
+    route: Option<MatchedPath>,
 }
 
 impl PageRequest {
@@ -81,7 +81,7 @@ impl PageRequest {
         }
         let requested_size = page_size.as_deref().map(parse_page_size).transpose()?;
         let mut request = PageRequest::new(config.clone(), credential, requested_size, cursor.as_deref())?;
-        request.route = parts.extensions.get::<MatchedPath>().map(|path| path.as_str().to_owned());
+        request.route = parts.extensions.get::<MatchedPath>().cloned();
         Ok(request)
     }
 
@@ -145,7 +145,7 @@ impl PageRequest {
         if query.resource().is_empty()
             && let Some(route) = &self.route
         {
-            query.bind_route(route);
+            query.bind_route(route.as_str());
         }
         let resumed = match &self.cursor {
             Some(claims) => {
