@@ -28,8 +28,8 @@ use crate::index::{FnItem, Index, TypeDef, TypeItem, segments};
 use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
-    BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, FRAMEWORK_CRATES, HANDLER_ATTRIBUTE,
-    LIST_MEMBERS, NON_LIST_SERVICES, NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
+    BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
+    NON_LIST_SERVICES, NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
 };
 use crate::source::ModuleId;
 
@@ -295,7 +295,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     return Class::List { shown: scope.text(ty), item: None, owner: None };
                 }
                 if let Some(class) = framework_response(&name)
-                    && !self.index.defines_own_type(module, &segments(&p.path), &FRAMEWORK_CRATES)
+                    && !self.index.defines_own_type(module, &segments(&p.path))
                 {
                     return class;
                 }
@@ -652,8 +652,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 // type. Not a type of the same name that the sources define (their own `Envelope`).
                 let framework = |written: &[String]| {
                     let name = self.index.resolved_name(code.module, written);
-                    framework_response(&name)
-                        .filter(|_| !self.index.defines_own_type(code.module, written, &FRAMEWORK_CRATES))
+                    framework_response(&name).filter(|_| !self.index.defines_own_type(code.module, written))
                 };
                 let owner = segs.split_last().map(|(_, owner)| owner).filter(|owner| !owner.is_empty());
                 if let Some(class) = owner.and_then(framework).or_else(|| framework(&segs)) {

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use syn::{Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemStruct, ItemType, Lit, Signature, Type, UseTree};
 
-use crate::source::{ModuleId, Sources, test_only};
+use crate::shapes::FRAMEWORK_CRATES;
+use crate::source::{ModuleId, Sources, package_of, test_only};
 
 /// A function or method of the audited sources.
 #[derive(Clone)]
@@ -389,15 +390,15 @@ impl<'s> Index<'s> {
     }
 
     /// True when the type `segments`, written in `module`, is one the audited sources define
-    /// for themselves rather than one of the crates `framework` (a team's own `Envelope`, by
-    /// name one of the framework's): the sources define a type it resolves to, by its path or
-    /// imports, or, for a bare name that neither resolves (a glob import), one of that name
-    /// while no glob import of the module is from `framework`. A path into a crate of
-    /// `framework`, or a type written in one, is the framework's.
-    pub fn defines_own_type(&self, module: ModuleId, segments: &[String], framework: &[&str]) -> bool {
+    /// for themselves rather than one of the framework's crates ([`FRAMEWORK_CRATES`]; a team's
+    /// own `Envelope`, by name one of the framework's): the sources define a type it resolves
+    /// to, by its path or imports, or, for a bare name that neither resolves (a glob import), one
+    /// of that name while no glob import of the module is from the framework. A path into a
+    /// crate of the framework, or a type written in one, is the framework's.
+    pub fn defines_own_type(&self, module: ModuleId, segments: &[String]) -> bool {
         let absolute = self.absolute(module, segments);
-        let in_framework = |krate: &str| framework.contains(&krate);
-        let package = self.sources.modules[module].target.split('/').next().unwrap_or_default().replace('-', "_");
+        let in_framework = |krate: &str| FRAMEWORK_CRATES.contains(&krate);
+        let package = package_of(&self.sources.modules[module].target).replace('-', "_");
         if absolute.first().is_none_or(|s| in_framework(s)) || in_framework(&package) {
             return false;
         }

@@ -71,20 +71,11 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
             class,
             handler.checked,
         );
-        found.krate = package_of(&sources.modules[handler.module].target).to_owned();
+        found.krate = source::package_of(&sources.modules[handler.module].target).to_owned();
         findings.push(found);
     }
     findings.sort_by(|a, b| (&a.path, &a.method, &a.handler).cmp(&(&b.path, &b.method, &b.handler)));
     Ok(Report { findings, skipped: sources.skipped.clone(), files: sources.files })
-}
-
-/// The package of a target named `package/kind/name` (a crate's library, binary or example);
-/// empty for sources audited without a manifest, whose targets are named by their path.
-fn package_of(target: &str) -> &str {
-    match target.splitn(3, '/').collect::<Vec<_>>().as_slice() {
-        [package, "lib" | "bin" | "example", _] if !package.is_empty() => package,
-        _ => "",
-    }
 }
 
 /// A finding with its explanation and suggested fix; `checked` when the route is registered
