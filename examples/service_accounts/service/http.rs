@@ -7,8 +7,8 @@ use completeness::{Problem, ProblemCode};
 use serde::de::DeserializeOwned;
 
 use super::db::{Snapshot, StoreError, snapshot_label};
-use super::store::Store;
 use super::refusals::refusal_saying;
+use super::store::Store;
 
 /// The query pairs of `uri`, refusing parameters outside `allowed` and repeated ones:
 /// a misspelt filter must not silently widen the scope.
