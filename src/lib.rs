@@ -177,7 +177,11 @@
 //!
 //! A service's own warning: `#[warning(code = "REPLICA_LAG", owner = "storage-team",
 //! review_by = "2027-06-30", message = "...")]`; `WarningCatalog::declare::<ReplicaLag>(..)`
-//! catalogs it with its owner and date.
+//! catalogs it with its owner and date. Add `stale` when the warning means the answer was not
+//! read from current state (a lagging replica, index or cache): it is sent as `"stale": true`,
+//! and a client then treats a complete answer as it treats one with `STALE_INDEX`: good for a
+//! report, not for a claim of absence or a change (contract §3.5, §8). Without `stale`, a
+//! complete and empty answer with the warning is evidence of absence.
 //!
 //! The keys may be spread over several attributes, as serde's may (each key once).
 //!
@@ -192,6 +196,7 @@
 //!
 //! #[derive(Debug, Clone, Warning)]
 //! #[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "Lag: {seconds} s.")]
+//! #[warning(stale)]
 //! struct ReplicaLag {
 //!     seconds: u64,
 //! }

@@ -51,13 +51,14 @@ impl UpstreamPaged {
     }
 }
 
-/// A replica serving reads lags behind the primary.
+/// A replica serving reads lags behind the primary: what it answers may be out of date.
 #[derive(Debug, Clone, PartialEq, completeness::Warning)]
 #[warning(
     code = "REPLICA_LAG",
     owner = "storage-team",
     review_by = "2027-06-30",
-    message = "The replica lags by {seconds} s."
+    message = "The replica lags by {seconds} s.",
+    stale
 )]
 pub struct ReplicaLag {
     seconds: u64,
@@ -166,8 +167,52 @@ async fn the_four_states_with_custom_reasons_and_warnings() {
     let (_, body) = call("/documents?lag=3").await;
     assert_eq!(
         body["warnings"][0],
-        json!({"code": "REPLICA_LAG", "message": "The replica lags by 3 s.", "seconds": 3})
+        json!({"code": "REPLICA_LAG", "message": "The replica lags by 3 s.", "stale": true, "seconds": 3})
     );
+}
+
+#[tokio::test]
+async fn a_stale_custom_warning_keeps_a_complete_empty_answer_from_proving_absence() {
+    let (status, body) = call("/documents?lag=3").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_envelope_invariants(&body);
+    assert_eq!((body["complete"].clone(), body["items"].clone()), (json!(true), json!([])));
+    // A client that knows the type and one that does not read the same `stale`.
+    let known: Envelope<String, ListDocumentsReason> = serde_json::from_value(body.clone()).unwrap();
+    let unknown: Envelope<String> = serde_json::from_value(body.clone()).unwrap();
+    for warning in [&known.completeness.warnings()[0], &unknown.completeness.warnings()[0]] {
+        assert!(warning.is_stale(), "{warning:?}");
+        assert_eq!(warning.to_details::<ReplicaLag>(), Some(Ok(ReplicaLag { seconds: 3 })), "`stale` is no detail");
+    }
+    assert_eq!(decide(&unknown, Intent::Report), Decision::Proceed);
+    assert_eq!(decide(&unknown, Intent::ClaimAbsence), Decision::RefuseOrRequestReview);
+    assert_eq!(decide(&known, Intent::ClaimAbsence), Decision::RefuseOrRequestReview);
+    assert_eq!(serde_json::to_value(&unknown).unwrap()["warnings"], body["warnings"], "kept whole");
+
+    // The same answer without the warning proves absence: the warning made the difference.
+    let (_, current) = call("/documents").await;
+    let current: Envelope<String> = serde_json::from_value(current).unwrap();
+    assert_eq!(decide(&current, Intent::ClaimAbsence), Decision::Proceed);
+}
+
+#[test]
+fn stale_on_the_wire_is_a_boolean_and_absent_means_current() {
+    let read = |warning: Value| serde_json::from_value::<Warning>(warning);
+    let current = read(json!({"code": "CACHE_WARM", "message": "m"})).unwrap();
+    assert!(!current.is_stale());
+    let said_false = read(json!({"code": "CACHE_WARM", "message": "m", "stale": false})).unwrap();
+    assert!(!said_false.is_stale() && said_false.details().is_empty(), "{said_false:?}");
+    assert!(read(json!({"code": "CACHE_COLD", "message": "m", "stale": true})).unwrap().is_stale());
+    // STALE_INDEX is stale by its code, and sends no `stale` member (readers before it know).
+    let index = Warning::from(StaleIndex::new("audit"));
+    assert!(index.is_stale());
+    assert_eq!(serde_json::to_value(&index).unwrap().get("stale"), None);
+
+    // The strict reader refuses a `stale` it cannot read as true or false (R13).
+    let mut body = serde_json::to_value(Envelope::<String>::complete(vec![], Scope::new("documents", "all"))).unwrap();
+    body["warnings"] = json!([{"code": "REPLICA_LAG", "message": "m", "stale": "yes"}]);
+    let error = serde_json::from_value::<Envelope<String>>(body).unwrap_err().to_string();
+    assert!(error.contains("R13") && error.contains("not a boolean"), "{error}");
 }
 
 #[tokio::test]
@@ -265,6 +310,27 @@ fn the_json_schema_lists_custom_codes() {
 
 #[cfg(feature = "mcp")]
 #[test]
+fn the_mcp_verdict_claims_no_absence_under_a_stale_custom_warning() {
+    let mut page: Envelope<String, ListDocumentsReason> = Envelope::complete(vec![], Scope::new("documents", "all"));
+    page.completeness.push_warning(ReplicaLag { seconds: 4 });
+    let result = completeness::mcp::tool_result(&page).unwrap();
+    let text = serde_json::to_value(&result.content[0]).unwrap()["text"].as_str().unwrap().to_owned();
+    assert!(text.contains("not read from current state (REPLICA_LAG)"), "{text}");
+    assert!(!text.contains("nothing else exists"), "{text}");
+}
+
+#[test]
+fn an_approval_request_on_a_stale_complete_answer_says_to_read_again() {
+    let mut page: Envelope<String, ListDocumentsReason> =
+        Envelope::complete(vec!["doc-1".into()], Scope::new("documents", "all"));
+    page.completeness.push_warning(ReplicaLag { seconds: 4 });
+    let request = completeness::client::ApprovalRequest::new("archive", "documents", &page);
+    let text = request.to_string();
+    assert!(text.contains("not read from current state (REPLICA_LAG)"), "{text}");
+}
+
+#[cfg(feature = "mcp")]
+#[test]
 fn the_mcp_verdict_names_custom_codes() {
     let page: Envelope<String, ListDocumentsReason> =
         Envelope::incomplete(vec![], Scope::new("documents", "all"), LegalHold { hold: "h-2".into() });
@@ -333,6 +399,34 @@ fn a_custom_reason_offering_a_next_page_sets_next_cursor_and_reads_back() {
     // The cursor could be any reason's: `decide` takes the cautious way past a truncation of
     // the service's own, a narrower question.
     assert_eq!(decide(&read, Intent::ClaimAbsence), Decision::NarrowQuery);
+}
+
+/// A warning whose details are written by hand, and write the members of its own head.
+#[derive(Debug, Clone)]
+struct HandWrittenWarning;
+
+impl completeness::WarningDetails for HandWrittenWarning {
+    const CODE: WarningCode = WarningCode::custom("HAND_WRITTEN");
+    const STALE: bool = true;
+    fn message(&self) -> String {
+        "written by hand".to_owned()
+    }
+    fn write_details<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        map.serialize_entry("stale", &false)?;
+        map.serialize_entry("code", "OTHER_CODE")?;
+        map.serialize_entry("message", "another message")?;
+        map.serialize_entry("region", "eu-2")
+    }
+    fn read_details(_object: &serde_json::Map<String, Value>) -> Result<Self, String> {
+        Ok(HandWrittenWarning)
+    }
+}
+
+/// Its head goes out once, the one it declares.
+#[test]
+fn warning_details_written_by_hand_never_name_a_head_member_twice() {
+    let text = serde_json::to_string(&Warning::from(HandWrittenWarning)).unwrap();
+    assert_eq!(text, r#"{"code":"HAND_WRITTEN","message":"written by hand","stale":true,"region":"eu-2"}"#);
 }
 
 /// A reason whose details are written by hand, and write a member of the reason's own head.

@@ -186,7 +186,7 @@ pub const OMITTED_FIELDS: &str = "omitted_fields";
 pub const REASON_HEAD_MEMBERS: &[&str] = &["code", "message", "kind"];
 
 /// The members of a warning object that are not its details (contract §3.5).
-pub const WARNING_HEAD_MEMBERS: &[&str] = &["code", "message"];
+pub const WARNING_HEAD_MEMBERS: &[&str] = &["code", "message", "stale"];
 
 /// Collection types of unbounded size: a field or response of one of these is a list.
 pub const COLLECTIONS: &[&str] = &[

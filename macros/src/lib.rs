@@ -44,8 +44,8 @@ pub fn derive_reason(input: TokenStream) -> TokenStream {
 }
 
 /// Derives `WarningDetails` for a service's own warning:
-/// `#[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "...")]`.
-/// Documented in the `completeness` crate.
+/// `#[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "...")]`,
+/// and `stale` when it means the answer was not read from current state. Documented in the `completeness` crate.
 #[proc_macro_derive(Warning, attributes(warning))]
 pub fn derive_warning(input: TokenStream) -> TokenStream {
     details::derive(details::Which::Warning, input.into()).into()

@@ -70,6 +70,27 @@ pub(crate) fn value<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, what: &str, exa
     Ok(None)
 }
 
+/// Reads a key that takes no value (`completeness`, `stale`) into `slot`, once: a key given
+/// again is reported with `duplicate`, a value after it is reported (saying to write
+/// `example`) and skipped.
+pub(crate) fn flag(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    slot: &mut Option<syn::Path>,
+    example: &str,
+    duplicate: &str,
+) -> syn::Result<()> {
+    if slot.is_some() {
+        cx.error_spanned_by(&meta.path, duplicate);
+    }
+    slot.get_or_insert_with(|| meta.path.clone());
+    if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        cx.error_spanned_by(&meta.path, format!("`{}` takes no value: write `{example}`", key(meta)));
+        skip_value(meta)?;
+    }
+    Ok(())
+}
+
 /// Consumes the value of a key that was rejected (`= ...` or `(...)`), up to the next comma.
 pub(crate) fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     rest_of_key(meta).map(drop)

@@ -149,6 +149,11 @@ pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
             "additionalProperties": true
         })
     };
+    let mut warning = coded(
+        "A warning: never affects `complete`. `stale: true` (or code STALE_INDEX): not read from current state, so \
+         a complete answer is not evidence of absence.",
+    );
+    warning["properties"]["stale"] = json!({"type": "boolean"});
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Envelope",
@@ -167,7 +172,7 @@ pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
             "next_cursor": {"type": ["string", "null"]},
             "page": page,
             "scope": scope,
-            "warnings": {"type": "array", "items": coded("A warning: never affects `complete`.")},
+            "warnings": {"type": "array", "items": warning},
             "evidence": {"type": ["string", "null"]}
         },
         "$defs": definitions

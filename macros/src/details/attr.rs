@@ -1,5 +1,5 @@
 //! `#[reason(code = "...", kind = ..., message = "...", recovery = path)]` and
-//! `#[warning(code = "...", owner = "...", review_by = "YYYY-MM-DD", message = "...")]`.
+//! `#[warning(code = "...", owner = "...", review_by = "YYYY-MM-DD", message = "...", stale)]`.
 
 use syn::{DeriveInput, Ident, LitStr, Path};
 
@@ -18,6 +18,8 @@ pub(crate) struct Attrs {
     pub(crate) recovery: Slot<Path>,
     pub(crate) owner: Slot<LitStr>,
     pub(crate) review_by: Slot<LitStr>,
+    /// `stale`: the warning says the answer was not read from current state.
+    pub(crate) stale: Option<Path>,
 }
 
 /// Reads the helper attribute; every mistake goes to `cx`.
@@ -44,10 +46,13 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
                 (Which::Warning, "review_by") => {
                     attrs.review_by.fill(cx, &meta, "a string", "review_by = \"2027-06-30\"", &duplicate)
                 }
+                (Which::Warning, "stale") => {
+                    meta::flag(cx, &meta, &mut attrs.stale, "#[warning(stale, ...)]", &duplicate)
+                }
                 _ => {
                     let expected = match which {
                         Which::Reason => "`code`, `kind`, `message` or `recovery`",
-                        Which::Warning => "`code`, `owner`, `review_by` or `message`",
+                        Which::Warning => "`code`, `owner`, `review_by`, `message` or `stale`",
                     };
                     cx.error_spanned_by(
                         &meta.path,

@@ -71,12 +71,14 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
         Which::Warning => {
             let owner = &attrs.owner.value;
             let review_by = &attrs.review_by.value;
+            let stale = attrs.stale.is_some();
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #private::WarningDetails for #ident #ty_generics #where_clause {
                     const CODE: #private::WarningCode = #private::WarningCode::custom(#code);
                     const OWNER: ::core::option::Option<&'static str> = ::core::option::Option::Some(#owner);
                     const REVIEW_BY: ::core::option::Option<&'static str> = ::core::option::Option::Some(#review_by);
+                    const STALE: bool = #stale;
                     fn message(&self) -> ::std::string::String {
                         #message_fn
                     }

@@ -7,7 +7,8 @@
 //! 4. `message` is given: every reason and warning says in words what happened.
 //! 5. A warning has an `owner` and a valid `review_by` date: every warning code is owned and
 //!    reviewed (contract §3.5).
-//! 6. No field is named like a member the object already has (`code`, `message`, `kind`).
+//! 6. No field is named like a member the object already has (`code`, `message`, and `kind`
+//!    for a reason or `stale` for a warning): the wire object would name it twice.
 
 use proc_macro2::Span;
 use syn::Ident;
@@ -102,7 +103,11 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
     // Rule 6.
     for field in fields {
         let field_name = field.to_string();
-        if completeness_codes::REASON_HEAD_MEMBERS.contains(&field_name.as_str()) {
+        let head = match which {
+            Which::Reason => completeness_codes::REASON_HEAD_MEMBERS,
+            Which::Warning => completeness_codes::WARNING_HEAD_MEMBERS,
+        };
+        if head.contains(&field_name.as_str()) {
             cx.error_spanned_by(
                 field,
                 format!("field `{field_name}` clashes with the {name} object's own member: rename it"),

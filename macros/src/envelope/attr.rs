@@ -20,14 +20,8 @@ pub(crate) fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     for attr in attrs.iter().filter(|a| a.path().is_ident("envelope")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("completeness") {
-                if slots.completeness.is_some() {
-                    cx.error_spanned_by(&meta.path, "duplicate `completeness` key: write it once");
-                }
-                slots.completeness = Some(meta.path.clone());
-                if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                    cx.error_spanned_by(&meta.path, "`completeness` takes no value: write `#[envelope(completeness)]`");
-                    meta::skip_value(&meta)?;
-                }
+                let duplicate = "duplicate `completeness` key: write it once";
+                meta::flag(cx, &meta, &mut slots.completeness, "#[envelope(completeness)]", duplicate)?;
             } else if meta.path.is_ident("bounded") {
                 if slots.bounded.is_some() {
                     cx.error_spanned_by(&meta.path, "duplicate `bounded` key: give one justification");

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::client::decide::read_from_a_stale_index;
+use crate::client::decide::stale_warnings;
 use crate::client::explain::{explain_reason, noun};
 use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
@@ -195,8 +195,9 @@ impl ApprovalRequest {
                 let why = "this complete answer carries no evidence token, which a change needs".to_owned();
                 options.push(RecoveryOption::ReadAgain { why });
             }
-            if read_from_a_stale_index(&completeness) {
-                let why = "an index it was read from lags its source (STALE_INDEX); read when it is current".to_owned();
+            let stale = stale_warnings(&completeness);
+            if !stale.is_empty() {
+                let why = format!("it was not read from current state ({}); read when it is current", stale.join(", "));
                 options.push(RecoveryOption::ReadAgain { why });
             }
         }

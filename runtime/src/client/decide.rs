@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
-use crate::contract::warning::WarningCode;
+use crate::contract::warning::Warning;
 
 /// What the caller means to do with a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -50,8 +50,8 @@ pub enum Decision {
 /// 4. A continuation is never invented: [`Decision::ContinueSearch`] only when the
 ///    result carries a `next_cursor`; every other recovery is a new attempt.
 /// 5. Mutations need complete evidence: a complete result with an `evidence` token,
-///    read from current state (no `STALE_INDEX` warning). Otherwise
-///    [`Decision::RefuseOrRequestReview`].
+///    read from current state (no stale warning: `STALE_INDEX`, or a warning that carries
+///    `"stale": true`). Otherwise [`Decision::RefuseOrRequestReview`].
 ///
 /// For an incomplete result the recovery follows the kinds of the reasons (contract §3.4), in
 /// this order: a reason no retry can fix (kind `visibility`, or a kind this client does not
@@ -59,7 +59,7 @@ pub enum Decision {
 /// service's own truncation, even one that offers a next page: a reader cannot tell whose
 /// cursor `next_cursor` is) → narrow the query; a budget, source or snapshot reason →
 /// retry later; only pagination left (`MORE_PAGES_AVAILABLE`, a resumable
-/// `CLIENT_LIMIT_REACHED`) → continue the search. A complete result with `STALE_INDEX`
+/// `CLIENT_LIMIT_REACHED`) → continue the search. A complete result with a stale warning
 /// proceeds for a report or an investigation, not for a claim of absence or a mutation,
 /// which need current state.
 ///
@@ -81,7 +81,7 @@ pub fn decide<T, R: Reason>(envelope: &Envelope<T, R>, intent: Intent) -> Decisi
 /// `ResultEnvelope`); `empty` says whether its collection is empty.
 pub fn decide_on<R: Reason>(completeness: &Completeness<R>, empty: bool, intent: Intent) -> Decision {
     if completeness.is_complete() {
-        let stale = read_from_a_stale_index(completeness);
+        let stale = read_from_stale_state(completeness);
         return match intent {
             Intent::Report | Intent::Investigate => Decision::Proceed,
             Intent::ClaimAbsence if stale => Decision::RefuseOrRequestReview,
@@ -97,10 +97,16 @@ pub fn decide_on<R: Reason>(completeness: &Completeness<R>, empty: bool, intent:
     }
 }
 
-/// True when an index the answer was read from lags its source (`STALE_INDEX`): a complete
-/// answer then backs neither an absence claim nor a change (rule 5).
-pub(crate) fn read_from_a_stale_index<R: Reason>(completeness: &Completeness<R>) -> bool {
-    completeness.warnings().iter().any(|w| *w.code() == WarningCode::StaleIndex)
+/// The codes of the warnings that say the answer was not read from current state
+/// ([`Warning::is_stale`]): a complete answer with one backs neither an absence claim nor a
+/// change (rule 5). Empty when the answer is current.
+pub(crate) fn stale_warnings<R: Reason>(completeness: &Completeness<R>) -> Vec<&str> {
+    completeness.warnings().iter().filter(|w| w.is_stale()).map(|w| w.code().as_str()).collect()
+}
+
+/// True when a warning says the answer was not read from current state.
+fn read_from_stale_state<R: Reason>(completeness: &Completeness<R>) -> bool {
+    completeness.warnings().iter().any(Warning::is_stale)
 }
 
 /// The next step that could lead to a complete answer, by the kinds of the reasons of an

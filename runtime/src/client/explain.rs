@@ -105,10 +105,11 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
     }
     if completeness.is_complete() {
         // `decide` refuses to claim absence from a stale copy: the verdict does not claim it either.
-        let absence = match (returned, crate::client::decide::read_from_a_stale_index(completeness)) {
-            (0, false) => "; nothing else exists in scope",
-            (0, true) => "; but read from a stale index (STALE_INDEX): not evidence of absence",
-            _ => "",
+        let stale = crate::client::decide::stale_warnings(completeness);
+        let absence = match (returned, stale.is_empty()) {
+            (0, true) => "; nothing else exists in scope".to_owned(),
+            (0, false) => format!("; but not read from current state ({}): not evidence of absence", stale.join(", ")),
+            _ => String::new(),
         };
         return format!("COMPLETE: {returned} {noun} cover the whole scope ({}){snapshot}{absence}.", scope.visibility);
     }

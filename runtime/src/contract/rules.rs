@@ -46,7 +46,8 @@ pub enum Rule {
     /// R12: a reason object has a wire `code`, a string `message`, its code's detail members,
     /// and a declarable `kind` when it carries one; `VISIBILITY_RESTRICTED` carries no details.
     ReasonObject,
-    /// R13: a warning object has a wire `code` and a string `message`.
+    /// R13: a warning object has a wire `code`, a string `message`, and a boolean `stale` when
+    /// it has one.
     WarningObject,
 }
 
@@ -290,10 +291,14 @@ pub(crate) fn check_warning_object(index: usize, object: &Value) -> Option<Viola
         w.get("code").and_then(Value::as_str).is_some_and(completeness_codes::is_wire_code)
             && w.get("message").is_some_and(Value::is_string)
     });
-    (!ok).then(|| {
-        Violation::new(
+    if !ok {
+        return Some(Violation::new(
             Rule::WarningObject,
             format!("warnings[{index}] needs a SCREAMING_SNAKE_CASE `code` and a string `message`"),
-        )
-    })
+        ));
+    }
+    // A `stale` a reader cannot read as true or false would leave it guessing whether the
+    // answer is current.
+    let stale = object.get("stale").filter(|stale| !stale.is_boolean())?;
+    Some(Violation::new(Rule::WarningObject, format!("warnings[{index}] has `stale` {stale}, which is not a boolean")))
 }

@@ -59,9 +59,9 @@ pub fn arb_warning() -> impl Strategy<Value = Warning> {
         Just(PartialFieldSet::new(&["owner_email"], &[]).into()),
         (1..500_u64).prop_map(|r| PageSizeReduced::new(r + 100, 100).into()),
         Just(OrderingDefaulted::new("id ascending").into()),
-        "[A-Z]{3,8}".prop_map(|c| {
-            serde_json::from_value(serde_json::json!({"code": format!("NEW_{c}"), "message": "a newer warning"}))
-                .expect("a warning object reads")
+        ("[A-Z]{3,8}", any::<bool>()).prop_map(|(c, stale)| {
+            let wire = serde_json::json!({"code": format!("NEW_{c}"), "message": "a newer warning", "stale": stale});
+            serde_json::from_value(wire).expect("a warning object reads")
         }),
     ]
 }

@@ -122,6 +122,11 @@ pub trait WarningDetails: Sized + 'static {
     const OWNER: Option<&'static str> = None;
     /// When a service's own code must be reviewed again, `YYYY-MM-DD` (`None` for the standard ones).
     const REVIEW_BY: Option<&'static str> = None;
+    /// True when the warning says the answer was not read from current state (a lagging index,
+    /// replica or cache): a complete answer with it backs no claim of absence and no change
+    /// (contract §3.5). `STALE_INDEX` is; a service's own warning says so with
+    /// `#[warning(stale, ..)]`.
+    const STALE: bool = false;
     /// The human message.
     fn message(&self) -> String;
     /// Writes the detail members (not `code` or `message`).
@@ -138,6 +143,8 @@ pub trait WarningDetails: Sized + 'static {
 pub struct Warning {
     code: WarningCode,
     message: String,
+    /// Sent as `"stale": true`, except by `STALE_INDEX`, which is stale by its code.
+    stale: bool,
     details: Map<String, Value>,
 }
 
@@ -146,12 +153,15 @@ impl<W: WarningDetails> From<W> for Warning {
         let members = serde_json::value::Serializer
             .serialize_map(None)
             .and_then(|mut map| details.write_details(&mut map).and_then(|()| SerializeMap::end(map)));
-        let details_map = match members {
+        let mut details_map = match members {
             Ok(Value::Object(map)) => map,
             // Members that cannot be written as JSON are left out: the code still warns.
             _ => Map::new(),
         };
-        Warning { code: W::CODE, message: details.message(), details: details_map }
+        // Details written by hand may name a member of the warning's own head: it would go
+        // out twice, and readers keeping the first or the last would disagree (contract R1).
+        details_map.retain(|name, _| !completeness_codes::WARNING_HEAD_MEMBERS.contains(&name.as_str()));
+        Warning { code: W::CODE, message: details.message(), stale: W::STALE, details: details_map }
     }
 }
 
@@ -164,6 +174,13 @@ impl Warning {
     /// The human message.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// True when the answer was not read from current state: `STALE_INDEX`, or a warning that
+    /// carries `"stale": true` (contract §3.5). A complete answer with a stale warning backs
+    /// neither a claim of absence nor a change (contract §8).
+    pub fn is_stale(&self) -> bool {
+        self.stale || self.code == WarningCode::StaleIndex
     }
 
     /// The detail members.
@@ -180,9 +197,15 @@ impl Warning {
 
 impl Serialize for Warning {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2 + self.details.len()))?;
+        // `STALE_INDEX` is stale by its code, which every reader knows; any other stale code
+        // says so on the wire (contract §3.5, §7).
+        let say_stale = self.stale && self.code != WarningCode::StaleIndex;
+        let mut map = serializer.serialize_map(Some(2 + usize::from(say_stale) + self.details.len()))?;
         map.serialize_entry("code", &self.code)?;
         map.serialize_entry("message", &self.message)?;
+        if say_stale {
+            map.serialize_entry("stale", &true)?;
+        }
         for (key, value) in &self.details {
             map.serialize_entry(key, value)?;
         }
@@ -202,7 +225,12 @@ impl<'de> Deserialize<'de> for Warning {
             Some(Value::String(message)) => message,
             _ => return Err(D::Error::custom(format!("warning {code} needs a string `message`"))),
         };
-        Ok(Warning { code, message, details: object })
+        let stale = match object.remove("stale") {
+            None => false,
+            Some(Value::Bool(stale)) => stale,
+            Some(other) => return Err(D::Error::custom(format!("warning {code} has `stale` {other}, not a boolean"))),
+        };
+        Ok(Warning { code, message, stale, details: object })
     }
 }
 

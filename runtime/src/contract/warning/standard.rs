@@ -35,6 +35,7 @@ impl StaleIndex {
 
 impl WarningDetails for StaleIndex {
     const CODE: WarningCode = WarningCode::StaleIndex;
+    const STALE: bool = true;
     fn message(&self) -> String {
         format!("The {} index lags its source.", self.source)
     }
