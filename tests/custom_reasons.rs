@@ -211,8 +211,14 @@ fn stale_on_the_wire_is_a_boolean_and_absent_means_current() {
     // The strict reader refuses a `stale` it cannot read as true or false (R13).
     let mut body = serde_json::to_value(Envelope::<String>::complete(vec![], Scope::new("documents", "all"))).unwrap();
     body["warnings"] = json!([{"code": "REPLICA_LAG", "message": "m", "stale": "yes"}]);
-    let error = serde_json::from_value::<Envelope<String>>(body).unwrap_err().to_string();
+    let error = serde_json::from_value::<Envelope<String>>(body.clone()).unwrap_err().to_string();
     assert!(error.contains("R13") && error.contains("not a boolean"), "{error}");
+    // Evidence beside a stale warning (an older server's) is read, but backs no change.
+    body["warnings"] = json!([{"code": "REPLICA_LAG", "message": "m", "stale": true}]);
+    body["evidence"] = json!("ev1.k.p.m");
+    let read: Envelope<String> = serde_json::from_value(body).expect("R9 holds: the answer is complete");
+    assert_eq!(read.completeness.evidence(), Some("ev1.k.p.m"));
+    assert_eq!(decide(&read, Intent::Mutate), Decision::RefuseOrRequestReview);
 }
 
 #[tokio::test]

@@ -213,12 +213,18 @@ impl<R: Reason> Completeness<R> {
         self
     }
 
-    /// Adds a warning in place; see [`Completeness::with_warning`].
+    /// Adds a warning in place; see [`Completeness::with_warning`]. A stale warning
+    /// ([`Warning::is_stale`]) removes any evidence: a change needs current state.
     pub fn push_warning<W: Into<Warning>>(&mut self, warning: W)
     where
         R: AcceptsWarning<W>,
     {
-        self.warnings.push(warning.into());
+        let warning = warning.into();
+        // Evidence backs a change, which needs current state (contract §6).
+        if warning.is_stale() {
+            self.evidence = None;
+        }
+        self.warnings.push(warning);
     }
 
     /// True only when the response covers the whole requested scope.
@@ -295,9 +301,10 @@ impl<R: Reason> Completeness<R> {
         self.evidence.as_deref()
     }
 
-    /// Attaches evidence; refused (returns false) unless the value is complete.
+    /// Attaches evidence; refused (returns false) unless the value is complete and read from
+    /// current state (no stale warning, contract §6).
     pub(crate) fn attach_evidence(&mut self, token: String) -> bool {
-        if self.is_complete() {
+        if self.is_complete() && !self.warnings.iter().any(Warning::is_stale) {
             self.evidence = Some(token);
             true
         } else {
@@ -570,5 +577,19 @@ mod tests {
         c.push_reason(SourceUnavailable::new("legacy"));
         assert_eq!(c.evidence(), None, "evidence never survives on a partial read");
         assert!(!c.is_complete());
+    }
+
+    #[test]
+    fn a_stale_warning_removes_evidence_and_keeps_it_off() {
+        use crate::contract::warning::{PageSizeReduced, StaleIndex};
+        let mut c: Completeness = Completeness::complete(scope());
+        assert!(c.attach_evidence("ev1.x".into()));
+        c.push_warning(PageSizeReduced::new(500, 100));
+        assert_eq!(c.evidence(), Some("ev1.x"), "a warning that is not stale keeps it");
+        c.push_warning(StaleIndex::new("audit"));
+        assert_eq!(c.evidence(), None, "evidence never survives on a stale read");
+        assert!(!c.attach_evidence("ev1.y".into()));
+        assert_eq!(c.evidence(), None);
+        assert!(c.is_complete(), "a warning never changes `complete`");
     }
 }

@@ -4,7 +4,9 @@
 //! same key ring and envelope as cursors, another version prefix) binding the resource,
 //! the applied filters, the snapshot, the credential fingerprint and an expiry. Only
 //! [`EvidenceIssuer::attach`] (and [`Page::attach_evidence`](crate::server::page_request::Page::attach_evidence))
-//! make one, and only for a complete response: an incomplete one never carries evidence.
+//! make one, and only for a complete response read from current state: an incomplete one, or
+//! one with a stale warning (`STALE_INDEX`, or a service's own `#[warning(stale)]`), never
+//! carries evidence.
 //!
 //! A destructive action extracts [`RequireEvidence<T>`]: the JSON body with its `evidence`
 //! member verified. The handler then checks what the evidence covers
@@ -63,9 +65,10 @@ impl EvidenceIssuer {
 
     /// Attaches evidence binding the block's `scope` (resource, filters, snapshot), the
     /// credential and an expiry. Returns false, attaching nothing, when the block is
-    /// incomplete, names no resource, or the token would exceed the configured length.
+    /// incomplete, carries a stale warning, names no resource, or the token would exceed the
+    /// configured length.
     ///
-    /// Attach it last: a reason pushed afterwards removes the evidence again.
+    /// Attach it last: a reason or a stale warning pushed afterwards removes the evidence again.
     pub fn attach<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
         attach(&self.config, &self.credential, completeness)
     }
@@ -375,6 +378,16 @@ mod tests {
         assert!(envelope.completeness.evidence().is_some());
         envelope.completeness.push_reason(SourceUnavailable::new("legacy"));
         assert_eq!(envelope.completeness.evidence(), None);
+    }
+
+    #[test]
+    fn a_complete_block_read_from_stale_state_never_gets_evidence() {
+        let issuer = issuer();
+        let mut stale: Envelope<u32, StandardReason> = Envelope::complete(vec![], scope());
+        stale.completeness.push_warning(crate::contract::warning::StaleIndex::new("audit"));
+        assert!(!issuer.attach_to(&mut stale));
+        assert_eq!(stale.completeness.evidence(), None);
+        assert!(stale.is_complete());
     }
 
     #[test]
