@@ -48,6 +48,7 @@ use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::EntryPoint;
 use completeness::{
     Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, ReasonCode, Relation, RequireComplete, TimeBudget,
+    WarningCode,
 };
 use futures_util::StreamExt;
 use rmcp::model::{
@@ -906,10 +907,11 @@ fn internal(error: serde_json::Error) -> Problem {
     Problem::new(ProblemCode::Internal, format!("the result could not be serialized: {error}"))
 }
 
-/// How to read a list, search or count whose incomplete reasons can be `reasons` (what
-/// `complete` true and false mean for it, `whole` and `part`): what each reason means and what
-/// to do about it, so that a description names no code its tool never answers with.
-fn reading(reasons: &[ReasonCode], whole: &str, part: &str) -> String {
+/// How to read a list, search or count whose incomplete reasons can be `reasons` and whose
+/// warnings can be `warnings` (what `complete` true and false mean for it, `whole` and `part`):
+/// what each reason means and what to do about it, and what a stale warning takes away, so
+/// that a description names no code its tool never answers with.
+fn reading(reasons: &[ReasonCode], warnings: &[WarningCode], whole: &str, part: &str) -> String {
     let meaning = |code: &ReasonCode| match code {
         ReasonCode::VisibilityRestricted => "this credential cannot read part of the scope",
         ReasonCode::MorePagesAvailable => "call again with `cursor` set to `next_cursor`",
@@ -919,12 +921,19 @@ fn reading(reasons: &[ReasonCode], whole: &str, part: &str) -> String {
         _ => "what was returned is a part",
     };
     let codes: Vec<String> = reasons.iter().map(|code| format!("{}: {}", code.as_str(), meaning(code))).collect();
+    let stale = if warnings.contains(&WarningCode::StaleIndex) {
+        " A STALE_INDEX warning (or any warning with `stale: true`) means part of the answer came from a copy that \
+         lags: even when `complete` is true, an empty `items` then does not prove absence; ask again later."
+    } else {
+        ""
+    };
     format!(
         "Read `complete` before anything else: true means {whole}; false means {part}, and `incomplete_reasons` \
          says why, one stable `code` each ({}). `continuation` is the next step to take, when there is one. The \
          first text line is the verdict; the JSON after it is `structuredContent`. A refusal is a tool error \
-         starting with `REFUSED (CODE)`.",
-        codes.join("; ")
+         starting with `REFUSED (CODE)`.{}",
+        codes.join("; "),
+        stale
     )
 }
 
@@ -944,7 +953,7 @@ fn tools() -> Vec<Tool> {
                 "List service accounts (GET /service-accounts), a page at a time at a frozen snapshot. Page with \
                  `cursor` = `next_cursor` (same filters) until `complete` is true; the last page of a complete \
                  traversal carries `evidence`. {}",
-                reading(ListServiceAccountsReason::ALL, whole, part)
+                reading(ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS, whole, part)
             ),
             input_schema::<ListArgs>(),
         )
@@ -955,7 +964,7 @@ fn tools() -> Vec<Tool> {
             format!(
                 "Search service accounts by name (GET /search) across the directory, audit and legacy sources \
                  within a time budget. {}",
-                reading(SearchReason::ALL, whole, part)
+                reading(SearchReason::ALL, SearchReason::WARNINGS, whole, part)
             ),
             input_schema::<SearchArgs>(),
         )
@@ -969,6 +978,7 @@ fn tools() -> Vec<Tool> {
                  can read). {}",
                 reading(
                     CountServiceAccountsReason::ALL,
+                    CountServiceAccountsReason::WARNINGS,
                     "`count` is exact over the whole scope",
                     "it is a lower bound"
                 )
