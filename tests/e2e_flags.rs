@@ -6,6 +6,7 @@ mod e2e_support;
 
 use std::time::Duration;
 
+use e2e_support::service::StartError;
 use e2e_support::{Config, Harness, config};
 use serde_json::json;
 
@@ -167,14 +168,48 @@ async fn a_store_or_key_ring_that_cannot_be_opened_is_refused_with_its_cause() {
     let mut missing_keys = config(5);
     missing_keys.keys_file = Some("/nonexistent/keys".into());
     let error = refused(missing_keys).await;
+    assert!(matches!(error, StartError::Config(_)), "{error:?}");
+    let error = error.to_string();
     assert!(error.starts_with("--keys-file /nonexistent/keys: "), "{error}");
     // A PostgreSQL server that is not there: the cause, not only "error connecting to server".
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut nobody = config(5);
     nobody.db = Some(format!("postgres://nobody@127.0.0.1:{port}/inventory").into());
     let error = refused(nobody).await;
+    assert!(matches!(error, StartError::Failed(_)), "an outage may pass: {error:?}");
+    let error = error.to_string();
     assert!(error.starts_with("could not open the database: "), "{error}");
     assert!(error.contains("Connection refused"), "{error}");
+}
+
+/// A PostgreSQL URL naming a database or a role the server does not have is a setting to fix,
+/// not an outage to wait out: exit 2 with the server's reason and what to change, as for a bad
+/// flag, where a server that does not answer exits 1.
+#[tokio::test]
+async fn a_database_or_role_the_server_does_not_have_exits_2() {
+    let server = e2e_support::postgres::server_url();
+    let (base, _) = server.rsplit_once('/').expect("a URL ending in /DATABASE");
+    let missing_database = format!("{base}/no_such_inventory");
+    let (scheme, rest) = server.split_once("://").expect("a URL with a scheme");
+    let at_host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    let missing_role = format!("{scheme}://no_such_role@{at_host}");
+    for (db, code, fix) in
+        [(&missing_database, "3D000", "name a database that exists"), (&missing_role, "28", "name a role")]
+    {
+        let mut settings = config(5);
+        settings.db = Some(db.as_str().into());
+        let error = e2e_support::service::build(settings, tokio_util::sync::CancellationToken::new())
+            .await
+            .err()
+            .expect("refused");
+        let StartError::Config(message) = &error else { panic!("{db}: a setting to fix, not an outage: {error:?}") };
+        assert!(message.starts_with("--db: the server refuses the URL: "), "{db}: {message}");
+        assert!(message.contains(&format!("({code}")) && message.contains(fix), "{db}: {message}");
+
+        let (exit, stderr) = exit_of(&["--db", db], &[]).await;
+        assert_eq!(exit, Some(2), "{db}: {stderr}");
+        assert!(stderr.starts_with("error: --db: the server refuses the URL: "), "{db}: {stderr}");
+    }
 }
 
 /// A malformed PostgreSQL URL exits as every other bad `--db` value does: 2, with the reason
@@ -221,6 +256,8 @@ async fn a_database_that_never_answers_fails_the_start_up_in_time() {
             Ok(Ok(_)) => panic!("the service started"),
             Ok(Err(error)) => error,
         };
+        assert!(matches!(error, StartError::Failed(_)), "{error:?}");
+        let error = error.to_string();
         assert!(started.elapsed() >= Duration::from_secs(within), "{error}");
         assert!(error.starts_with("could not open the database: "), "{error}");
         assert!(error.contains(&format!("did not finish connecting within {within} s")), "{error}");

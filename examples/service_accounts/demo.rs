@@ -20,7 +20,7 @@ const ACTION: &str = "archive every unowned service account";
 /// Runs the tour and stops the service; an error says which step went differently.
 pub async fn run(mut config: Config) -> Result<(), String> {
     config.addr = "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?;
-    let running = service::start(config).await?;
+    let running = service::start(config).await.map_err(|e| e.to_string())?;
     let url = running.url();
     println!("== cleanup-agent tour against {url}\n");
 

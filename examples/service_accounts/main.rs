@@ -46,9 +46,12 @@ async fn main() {
     let store = config.location().map_or_else(|message| message, |location| location.to_string());
     let mut running = match service::start(config).await {
         Ok(running) => running,
-        Err(message) => {
-            eprintln!("error: {message}");
-            std::process::exit(1);
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::exit(match error {
+                service::StartError::Config(_) => 2,
+                service::StartError::Failed(_) => 1,
+            });
         }
     };
     let url = running.url();

@@ -37,6 +37,26 @@ pub use state::{AppState, Service};
 
 use db::StoreError;
 
+/// Why the service did not start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartError {
+    /// The settings cannot work, whenever it is tried: a bound exceeded, a key ring that
+    /// cannot be read, a database or role the server does not have. The binary exits 2, as on
+    /// a bad flag.
+    Config(String),
+    /// Something the service needs failed now: the database could not be reached, the address
+    /// is taken. The binary exits 1.
+    Failed(String),
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Config(message) | StartError::Failed(message) => f.write_str(message),
+        }
+    }
+}
+
 /// A service started on a listener, with its background tasks.
 pub struct Running {
     /// The address it listens on.
@@ -90,17 +110,20 @@ impl Drop for Running {
 
 /// Builds the state and the router without listening (benches drive it in-process).
 /// Cancelling `mcp_sessions` ends the MCP sessions.
-pub async fn build(mut config: Config, mcp_sessions: CancellationToken) -> Result<(AppState, axum::Router), String> {
-    config.validate()?;
+pub async fn build(
+    mut config: Config,
+    mcp_sessions: CancellationToken,
+) -> Result<(AppState, axum::Router), StartError> {
+    config.validate().map_err(StartError::Config)?;
     // The flags read the ring already; a configuration built in code may only name its file.
     // Either way it is read once, before the service touches the database.
     if config.cursor_keys.is_none() {
-        config.cursor_keys = config.key_ring()?;
+        config.cursor_keys = config.key_ring().map_err(StartError::Config)?;
     }
     let faults = config.faults.clone();
     let service = Service::open(config).await.map_err(|e| match e {
-        StoreError::Config(detail) => detail,
-        other => format!("could not open the database: {other}"),
+        StoreError::Config(detail) => StartError::Config(detail),
+        other => StartError::Failed(format!("could not open the database: {other}")),
     })?;
     let state: AppState = Arc::new(service);
     Ok((state.clone(), routes::router(state, mcp_sessions, faults)))
@@ -108,13 +131,14 @@ pub async fn build(mut config: Config, mcp_sessions: CancellationToken) -> Resul
 
 /// Opens the database, installs the metrics recorder (once per process), binds `config.addr`
 /// (port 0 picks a free one) and serves the REST routes and the MCP endpoint (`/mcp`) on it.
-pub async fn start(config: Config) -> Result<Running, String> {
+pub async fn start(config: Config) -> Result<Running, StartError> {
     let addr = config.addr;
     telemetry::install_metrics();
     let mcp_sessions = CancellationToken::new();
     let (state, router) = build(config, mcp_sessions.clone()).await?;
-    let listener = TcpListener::bind(addr).await.map_err(|e| format!("could not listen on {addr}: {e}"))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let listener =
+        TcpListener::bind(addr).await.map_err(|e| StartError::Failed(format!("could not listen on {addr}: {e}")))?;
+    let addr = listener.local_addr().map_err(|e| StartError::Failed(e.to_string()))?;
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {
         // Without Nagle's delay: an MCP answer is an event stream written in several small chunks.

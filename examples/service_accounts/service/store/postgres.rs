@@ -175,6 +175,21 @@ fn pg(error: tokio_postgres::Error) -> StoreError {
     }
 }
 
+/// Why the server refused the URL's settings on connecting, when it did: the database does
+/// not exist (3D000), or the role does not, or may not log in with these credentials (class
+/// 28). Asked again, the server would refuse again; the URL must change. On a live service the
+/// same codes are an outage (someone dropped the database): only start-up reads them so.
+fn refused_settings(error: &tokio_postgres::Error) -> Option<String> {
+    let db = error.as_db_error()?;
+    let code = db.code().code();
+    let fix = match code {
+        "3D000" => "name a database that exists on that server (create it first)",
+        _ if code.starts_with("28") => "name a role that exists and may log in, with its password",
+        _ => return None,
+    };
+    Some(format!("the server refuses the URL: {} ({code}); {fix}", db.message()))
+}
+
 /// True for the SQLSTATEs of a server that cannot serve now, whatever the statement: a broken
 /// connection (class 08), too many connections or no resources (class 53), a server that is
 /// shutting down, crashed or is still starting (57P01, 57P02, 57P03), and a transaction the
@@ -382,7 +397,13 @@ impl PgStore {
         let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
         let store = PgStore { pool, retention_ms, connect_timeout, statement_timeout };
         // Fail on start, with the driver's reason, rather than on the first request.
-        drop(store.client().await?);
+        match store.pool.get().await {
+            Ok(client) => drop(client),
+            Err(PoolError::Backend(error)) if let Some(why) = refused_settings(&error) => {
+                return Err(StoreError::Config(format!("--db: {why}")));
+            }
+            Err(error) => return Err(pool_error(error, connect_timeout)),
+        }
         Ok(store)
     }
 
