@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, KeyInit};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 /// The length of every secret in the ring, in bytes.
@@ -157,6 +157,17 @@ impl CursorKeys {
         self.ring.iter().map(|k| k.id.as_str())
     }
 
+    /// Every key id, active first, with a check value of its secret: the key's MAC of a fixed
+    /// label, as 16 hex digits. Replicas compare rings with it: the same id with another check
+    /// value holds another secret, so one replica's tokens fail at the other. It reveals
+    /// nothing of the secret.
+    pub fn key_checks(&self) -> impl Iterator<Item = (&str, String)> {
+        self.ring.iter().map(|key| {
+            let check = key.mac.clone().chain_update(b"completeness key check").finalize().into_bytes();
+            (key.id.as_str(), check[..8].iter().map(|byte| format!("{byte:02x}")).collect())
+        })
+    }
+
     /// The active key's id and a keyed HMAC state.
     pub(crate) fn active(&self) -> (&str, Hmac<Sha256>) {
         let key = &self.ring[0];
@@ -225,6 +236,20 @@ mod tests {
     use super::*;
 
     const SECRET: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+
+    #[test]
+    fn key_checks_tell_secrets_apart_without_showing_them() {
+        let other = "Hx4dHBsaGRgXFhUUExIREA8ODQwLCgkIBwYFBAMCAQA";
+        let ring = CursorKeys::parse(&format!("k1:{SECRET},k2:{other}")).unwrap();
+        let again = CursorKeys::parse(&format!("k1:{SECRET}")).unwrap();
+        let changed = CursorKeys::parse(&format!("k1:{other}")).unwrap();
+        let checks: Vec<(&str, String)> = ring.key_checks().collect();
+        assert_eq!(checks.iter().map(|(id, _)| *id).collect::<Vec<_>>(), ["k1", "k2"]);
+        assert_eq!(checks[0].1.len(), 16);
+        assert_eq!(again.key_checks().next().unwrap().1, checks[0].1, "the same secret, the same check");
+        assert_ne!(changed.key_checks().next().unwrap().1, checks[0].1, "another secret, another check");
+        assert_eq!(changed.key_checks().next().unwrap().1, checks[1].1, "it depends on the secret, not the id");
+    }
 
     #[test]
     fn the_first_key_is_active_and_standard_or_padded_base64_is_accepted() {
