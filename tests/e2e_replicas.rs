@@ -301,3 +301,33 @@ async fn a_rotated_ring_accepts_old_tokens_until_the_old_key_is_removed() {
     let third = get(retired, &format!("/service-accounts?page_size=5&cursor={}", encode(new_cursor))).await;
     assert_eq!(third.status, 200, "{}", third.body);
 }
+
+/// A replica started with a retention the others do not keep logs a warning saying so, and how
+/// to fix it, on its start-up (the answers stay correct: each refusal is the replica's own).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_whose_retention_differs_warns_in_its_log() {
+    let db = postgres_support::fresh_database().await;
+    let _first = replicas(&db, &[K1], &[]).await;
+    let mut second = Command::new(built_example::binary("service_accounts"))
+        .args(["--addr", "127.0.0.1:0", "--db", &db, "--accounts", "160", "--snapshot-retention", "300"])
+        .env("COMPLETENESS_CURSOR_KEYS", K1)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let mut log = BufReader::new(second.stderr.take().unwrap()).lines();
+    let warning = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(line) = log.next_line().await.unwrap() {
+            if line.contains("keeps superseded snapshots") {
+                return line;
+            }
+        }
+        panic!("the replica exited without the warning: {:?}", second.try_wait());
+    })
+    .await
+    .expect("the warning within 30 s");
+    assert!(warning.contains("WARN") && warning.contains("for 900 s, this one for 300 s"), "{warning}");
+    assert!(warning.contains("start every replica with the same --snapshot-retention"), "{warning}");
+}

@@ -15,6 +15,7 @@ pub mod keyring;
 pub mod mcp;
 pub mod openapi;
 pub mod refusals;
+pub mod replicas;
 pub mod routes;
 pub mod search;
 pub mod seed;
@@ -171,7 +172,8 @@ fn spawn_source_refresh(state: AppState) -> JoinHandle<()> {
     })
 }
 
-/// Drops snapshots older than the retention (and the row versions only they could see).
+/// Drops snapshots older than the retention (and the row versions only they could see), and
+/// checks this replica in with the others ([`state::Service::check_in`]).
 fn spawn_pruner(state: AppState) -> JoinHandle<()> {
     let every = (state.config.snapshot_retention / 2).clamp(Duration::from_millis(50), Duration::from_secs(5));
     tokio::spawn(async move {
@@ -180,7 +182,11 @@ fn spawn_pruner(state: AppState) -> JoinHandle<()> {
             ticks.tick().await;
             // Run as its own task so a panic in the round is reported by `chore`, not fatal to the loop.
             let pruning = state.clone();
-            let round = tokio::spawn(async move { pruning.store.prune().await.map(|_| ()) }).await;
+            let round = tokio::spawn(async move {
+                pruning.store.prune().await?;
+                pruning.check_in().await.map(drop)
+            })
+            .await;
             chore("snapshot pruner", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })

@@ -1,6 +1,6 @@
 //! The shared state every handler reads: configuration, the store (accounts and credentials), the sources.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::FromRef;
 use completeness::CursorKeys;
@@ -9,6 +9,7 @@ use completeness::config::CompletenessConfig;
 use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
 use super::db::{Change, Snapshot, StoreError};
+use super::replicas::{self, ReplicaSettings};
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
 use super::store::Store;
 
@@ -24,6 +25,10 @@ pub struct Service {
     pub usage: UsageSource,
     /// Cursor and evidence keys, page sizes, time budgets: the framework's settings.
     pub completeness: CompletenessConfig,
+    /// The settings this replica records for the others (see `replicas`).
+    pub replica: ReplicaSettings,
+    /// What the last check-in found other replicas disagree on, each logged once.
+    disagreements: Mutex<Vec<String>>,
 }
 
 /// The checked routes and the extractors find the framework's settings here (the router's
@@ -57,12 +62,29 @@ impl Service {
         // The ring `build` read from the flags, the file or the environment; without one, a
         // key that lives as long as the process.
         let keys = config.cursor_keys.clone().unwrap_or_else(CursorKeys::ephemeral);
+        let replica = ReplicaSettings::of_this_process(config.snapshot_retention, &keys);
         let completeness = CompletenessConfig::new(keys)
             .with_page_sizes(u64::from(config.default_page_size), u64::from(config.max_page_size))
             .with_cursor_ttl(config.cursor_ttl)
             .with_evidence_ttl(config.evidence_ttl)
             .with_time_budgets(config.default_time_budget, config.max_time_budget);
-        Ok(Service { config, store, sources, usage, completeness })
+        let service = Service { config, store, sources, usage, completeness, replica, disagreements: Mutex::default() };
+        service.check_in().await?;
+        Ok(service)
+    }
+
+    /// Records this replica's settings in the store, and logs a warning for each way a live
+    /// replica's differ from them, once for as long as they differ. Returns what differs.
+    pub async fn check_in(&self) -> Result<Vec<String>, StoreError> {
+        let others = self.store.check_in(&self.replica, replicas::ALIVE).await?;
+        let found: Vec<String> =
+            others.iter().flat_map(|other| replicas::disagreements(&self.replica, other)).collect();
+        let mut reported = self.disagreements.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for disagreement in found.iter().filter(|found| !reported.contains(found)) {
+            tracing::warn!(target: "service_accounts::replicas", "{disagreement}");
+        }
+        reported.clone_from(&found);
+        Ok(found)
     }
 
     /// Passes a change made at `snapshot` on to the write-through sources (`audit` catches up on

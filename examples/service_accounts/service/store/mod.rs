@@ -16,6 +16,7 @@ use std::time::Duration;
 use super::db::{
     Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
 };
+use super::replicas::ReplicaSettings;
 
 /// Where the data lives, as `--db` names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,6 +152,13 @@ pub trait AccountStore: Send + Sync {
     async fn version_count(&self) -> Result<u64, StoreError>;
     /// A digest of every row version and the snapshot counter, to prove a request changed nothing.
     async fn fingerprint(&self) -> Result<String, StoreError>;
+    /// Records `me` as a live replica of this database, and returns the settings of the other
+    /// replicas that checked in within `alive`. A store one process owns, as SQLite's is (the
+    /// service holds its only connection), has no other replica.
+    async fn check_in(&self, me: &ReplicaSettings, alive: Duration) -> Result<Vec<ReplicaSettings>, StoreError> {
+        let _ = (me, alive);
+        Ok(Vec::new())
+    }
 }
 
 /// The store the handlers share.

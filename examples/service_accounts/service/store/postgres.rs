@@ -12,6 +12,8 @@
 //!   so the pruner cannot remove rows between the check and the read.
 //! - Schema creation and seeding run in one transaction under `pg_advisory_xact_lock`: replicas
 //!   starting at the same moment against an empty database seed it once.
+//! - Each replica records the settings its clients depend on in `replicas`, and reads the
+//!   others' there ([`AccountStore::check_in`], see `replicas`).
 //!
 //! Nothing waits on the database for good:
 //! - Making a connection, PostgreSQL's handshake included, is bounded by the URL's
@@ -49,6 +51,7 @@ use super::super::db::{
     Account, ArchiveOutcome, COLUMNS, Filter, Grant, Grantee, ListItem, NewAccount, OwnerFilter, Snapshot,
     SnapshotGone, StoreError,
 };
+use super::super::replicas::ReplicaSettings;
 use super::super::seed;
 use super::AccountStore;
 
@@ -99,6 +102,12 @@ CREATE TABLE IF NOT EXISTS grants (
     credential TEXT NOT NULL REFERENCES credentials (name),
     tenant TEXT NOT NULL,
     PRIMARY KEY (credential, tenant)
+);
+CREATE TABLE IF NOT EXISTS replicas (
+    replica TEXT PRIMARY KEY,
+    retention_ms BIGINT NOT NULL,
+    keys TEXT NOT NULL,
+    seen_at_ms BIGINT NOT NULL
 );
 ";
 
@@ -926,6 +935,40 @@ impl AccountStore for PgStore {
                 hasher.update(b"\n");
             }
             Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+        })
+        .await
+    }
+
+    async fn check_in(&self, me: &ReplicaSettings, alive: Duration) -> Result<Vec<ReplicaSettings>, StoreError> {
+        let alive_ms = i64::try_from(alive.as_millis()).unwrap_or(i64::MAX);
+        self.bounded(async |client| {
+            client
+                .execute(
+                    &format!(
+                        "INSERT INTO replicas (replica, retention_ms, keys, seen_at_ms) VALUES ($1, $2, $3, {NOW_MS})
+                         ON CONFLICT (replica) DO UPDATE SET retention_ms = EXCLUDED.retention_ms,
+                             keys = EXCLUDED.keys, seen_at_ms = EXCLUDED.seen_at_ms"
+                    ),
+                    &[&me.replica, &me.retention_ms, &me.keys_text()],
+                )
+                .await
+                .map_err(pg)?;
+            // Replicas long gone are forgotten, so the table stays as small as the fleet.
+            client
+                .execute(&format!("DELETE FROM replicas WHERE seen_at_ms < {NOW_MS} - 10 * $1::bigint"), &[&alive_ms])
+                .await
+                .map_err(pg)?;
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT replica, retention_ms, keys FROM replicas
+                         WHERE replica <> $1 AND seen_at_ms >= {NOW_MS} - $2::bigint ORDER BY replica"
+                    ),
+                    &[&me.replica, &alive_ms],
+                )
+                .await
+                .map_err(pg)?;
+            Ok(rows.iter().map(|row| ReplicaSettings::from_stored(row.get(0), row.get(1), row.get(2))).collect())
         })
         .await
     }

@@ -1,0 +1,110 @@
+//! Replicas of one PostgreSQL database whose settings break a promise to clients say so: a
+//! replica keeping snapshots for another time, or signing tokens with a key another's ring
+//! lacks, or holding another secret under one key id. Replicas that agree, a key rotation in
+//! progress among them, say nothing.
+
+mod e2e_support;
+
+use std::time::Duration;
+
+use completeness::CursorKeys;
+use e2e_support::service::replicas::{ReplicaSettings, disagreements};
+use e2e_support::service::{AppState, build};
+use e2e_support::{Config, config};
+use tokio_util::sync::CancellationToken;
+
+const K1: &str = "k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+const K2: &str = "k2:Hx4dHBsaGRgXFhUUExIREA8ODQwLCgkIBwYFBAMCAQA";
+/// Key id `k1` holding another secret.
+const K1_OTHER: &str = "k1:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8";
+
+/// A replica on `db` keeping snapshots for `retention` s, with the key ring `ring`.
+async fn replica(db: &str, retention: u64, ring: &str) -> AppState {
+    let settings = Config {
+        db: Some(db.into()),
+        snapshot_retention: Duration::from_secs(retention),
+        cursor_keys: Some(CursorKeys::parse(ring).expect("a key ring")),
+        ..config(10)
+    };
+    build(settings, CancellationToken::new()).await.expect("the replica starts").0
+}
+
+#[tokio::test]
+async fn replicas_that_agree_say_nothing_even_while_a_key_rotates() {
+    let db = e2e_support::postgres::fresh_database().await;
+    // The rotation's first step: every ring accepts the new key `k2`, `k1` still signs.
+    let both = format!("{K1},{K2}");
+    let first = replica(&db, 60, &both).await;
+    assert_eq!(first.check_in().await.unwrap(), Vec::<String>::new(), "alone");
+    let same = replica(&db, 60, &both).await;
+    // Its second step, on one replica: `k2` signs.
+    let rotated = replica(&db, 60, &format!("{K2},{K1}")).await;
+    for state in [&first, &same, &rotated] {
+        assert_eq!(state.check_in().await.unwrap(), Vec::<String>::new());
+    }
+}
+
+#[tokio::test]
+async fn each_setting_that_breaks_a_promise_is_named_by_both_sides() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let first = replica(&db, 60, K1).await;
+    let other = replica(&db, 300, K2).await;
+    let found = other.check_in().await.unwrap();
+    assert_eq!(found.len(), 3, "{found:#?}");
+    let who = &first.replica.replica;
+    assert!(found[0].contains(&format!("replica {who} keeps superseded snapshots for 60 s, this one for 300 s")));
+    assert!(found[1].contains("signs cursors and evidence with key 'k1', which this replica's ring lacks"));
+    assert!(found[2].contains("this replica signs cursors and evidence with key 'k2'"), "{}", found[2]);
+    // The first replica sees the same, from its side, at its next check-in.
+    let seen = first.check_in().await.unwrap();
+    assert_eq!(seen.len(), 3, "{seen:#?}");
+    assert!(seen.iter().all(|line| line.contains(&other.replica.replica)), "{seen:#?}");
+
+    // Another secret under the same key id.
+    let forged = replica(&db, 60, K1_OTHER).await;
+    let found = forged.check_in().await.unwrap();
+    let about_first: Vec<&String> = found.iter().filter(|line| line.contains(who.as_str())).collect();
+    assert_eq!(about_first.len(), 1, "{found:#?}");
+    assert!(about_first[0].contains("holds another secret under key id 'k1'"), "{}", about_first[0]);
+}
+
+/// Settings of replica `replica`, written out.
+fn settings(replica: &str, retention_s: i64, keys: &[(&str, &str)]) -> ReplicaSettings {
+    let keys = keys.iter().map(|(id, check)| ((*id).to_owned(), (*check).to_owned())).collect();
+    ReplicaSettings { replica: replica.to_owned(), retention_ms: retention_s * 1000, keys }
+}
+
+#[test]
+fn replicas_with_the_same_settings_agree() {
+    let a = settings("a", 900, &[("k1", "c1")]);
+    assert!(disagreements(&a, &settings("b", 900, &[("k1", "c1")])).is_empty());
+}
+
+#[test]
+fn a_rotation_in_progress_is_no_disagreement() {
+    // Every ring holds both keys; one replica already signs with the new one.
+    let old = settings("a", 900, &[("k1", "c1"), ("k2", "c2")]);
+    let new = settings("b", 900, &[("k2", "c2"), ("k1", "c1")]);
+    assert!(disagreements(&old, &new).is_empty());
+    assert!(disagreements(&new, &old).is_empty());
+}
+
+#[test]
+fn each_broken_promise_is_named_with_its_fix() {
+    let me = settings("a", 60, &[("k1", "c1"), ("k3", "c3")]);
+    let other = settings("b", 900, &[("k2", "c2"), ("k3", "another")]);
+    let found = disagreements(&me, &other);
+    assert_eq!(found.len(), 4, "{found:#?}");
+    assert!(found[0].contains("for 900 s, this one for 60 s") && found[0].contains("--snapshot-retention"));
+    assert!(found[1].starts_with("replica b signs") && found[1].contains("'k2'") && found[1].contains("refused here"));
+    assert!(found[2].starts_with("this replica signs") && found[2].contains("'k1'"), "{}", found[2]);
+    assert!(found[2].contains("ring of replica b lacks: they are refused there"), "{}", found[2]);
+    assert!(found[3].contains("another secret under key id 'k3'"), "{}", found[3]);
+}
+
+#[test]
+fn the_stored_ring_reads_back() {
+    let me = settings("a", 1, &[("k1", "00ff"), ("k-2", "ab12")]);
+    assert_eq!(ReplicaSettings::from_stored("a".into(), 1000, &me.keys_text()), me);
+    assert!(settings("a", 1, &[]).keys_text().is_empty());
+}
