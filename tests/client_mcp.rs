@@ -174,6 +174,18 @@ fn a_complete_page_says_it_ends_the_traversal_not_that_it_holds_the_scope() {
     let text = &result.content[0].as_text().unwrap().text;
     assert!(text.starts_with("COMPLETE: 1 service accounts on this page, the last of the traversal"), "{text}");
     assert!(!text.contains("nothing else exists"), "{text}");
+    assert!(!text.contains("current state"), "{text}");
+
+    // The same last page read from a stale copy says so too.
+    let stale =
+        Envelope::new(last.items, last.completeness.with_warning(completeness::warning::StaleIndex::new("search")));
+    let text = tool_result(&stale).unwrap().content[0].as_text().unwrap().text.clone();
+    assert!(text.starts_with("COMPLETE: 1 service accounts on this page, the last of the traversal"), "{text}");
+    let verdict = text.lines().next().unwrap_or_default();
+    assert!(
+        verdict.ends_with("; but not read from current state (STALE_INDEX): not evidence of absence now."),
+        "{text}"
+    );
 }
 
 /// A complete, empty answer read from a stale copy does not tell an agent that nothing exists:

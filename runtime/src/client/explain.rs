@@ -96,19 +96,21 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
     let scope = completeness.scope();
     let noun = noun(&scope.resource);
     let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
+    // `decide` refuses to claim absence from a stale copy: the verdict does not claim it either.
+    let stale = crate::client::decide::stale_warnings(completeness);
+    let not_current = |what: &str| format!("; but not read from current state ({}): {what}", stale.join(", "));
     if completeness.is_complete() && one_page {
+        let caveat = if stale.is_empty() { String::new() } else { not_current("not evidence of absence now") };
         return format!(
             "COMPLETE: {returned} {noun} on this page, the last of the traversal: with the pages before it, the \
-             traversal covers the whole scope ({}){snapshot}.",
+             traversal covers the whole scope ({}){snapshot}{caveat}.",
             scope.visibility
         );
     }
     if completeness.is_complete() {
-        // `decide` refuses to claim absence from a stale copy: the verdict does not claim it either.
-        let stale = crate::client::decide::stale_warnings(completeness);
         let absence = match (returned, stale.is_empty()) {
             (0, true) => "; nothing else exists in scope".to_owned(),
-            (0, false) => format!("; but not read from current state ({}): not evidence of absence", stale.join(", ")),
+            (0, false) => not_current("not evidence of absence"),
             _ => String::new(),
         };
         return format!("COMPLETE: {returned} {noun} cover the whole scope ({}){snapshot}{absence}.", scope.visibility);
