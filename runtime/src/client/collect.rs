@@ -91,7 +91,8 @@ impl From<Problem> for FetchError {
 /// keeps the contract of [`Envelope`] and serializes exactly like one.
 ///
 /// It is complete only when the last page was complete and no page reported any
-/// other reason; it then carries the server's evidence token from that last page.
+/// other reason; it then carries the server's evidence token from that last page, unless a
+/// page carried a stale warning (evidence needs current state, contract §6).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Collected<T> {
     envelope: Envelope<T, StandardReason>,

@@ -129,7 +129,7 @@ pub trait WarningDetails: Sized + 'static {
     const STALE: bool = false;
     /// The human message.
     fn message(&self) -> String;
-    /// Writes the detail members (not `code` or `message`).
+    /// Writes the detail members (not `code`, `message` or `stale`).
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
     /// Reads details back from a wire object (`code` and `message` already taken).
     fn read_details(object: &Map<String, Value>) -> Result<Self, String>;
@@ -143,7 +143,8 @@ pub trait WarningDetails: Sized + 'static {
 pub struct Warning {
     code: WarningCode,
     message: String,
-    /// Sent as `"stale": true`, except by `STALE_INDEX`, which is stale by its code.
+    /// True for `STALE_INDEX` and for every warning sent with `"stale": true`; sent as
+    /// `"stale": true`, except by `STALE_INDEX`, which is stale by its code.
     stale: bool,
     details: Map<String, Value>,
 }
@@ -180,7 +181,7 @@ impl Warning {
     /// carries `"stale": true` (contract §3.5). A complete answer with a stale warning backs
     /// neither a claim of absence nor a change (contract §8).
     pub fn is_stale(&self) -> bool {
-        self.stale || self.code == WarningCode::StaleIndex
+        self.stale
     }
 
     /// The detail members.
@@ -225,11 +226,14 @@ impl<'de> Deserialize<'de> for Warning {
             Some(Value::String(message)) => message,
             _ => return Err(D::Error::custom(format!("warning {code} needs a string `message`"))),
         };
-        let stale = match object.remove("stale") {
+        let said = match object.remove("stale") {
             None => false,
             Some(Value::Bool(stale)) => stale,
             Some(other) => return Err(D::Error::custom(format!("warning {code} has `stale` {other}, not a boolean"))),
         };
+        // As `Warning::from(StaleIndex)` is, so that the same warning compares equal however
+        // it was made (the collector keeps each warning once).
+        let stale = said || code == WarningCode::StaleIndex;
         Ok(Warning { code, message, stale, details: object })
     }
 }
