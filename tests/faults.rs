@@ -16,6 +16,7 @@ use completeness::testing::faults::{
 };
 use completeness::{Aggregate, Envelope, ReasonCode, Relation, Reported, Scope, TimeBudget, completeness};
 use completeness::{CompletenessConfig, CursorKeys};
+use completeness::{Decision, Intent, decide};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -34,7 +35,7 @@ pub struct UpstreamTruncated;
 
 /// A replica serving reads lags behind the primary.
 #[derive(Debug, Clone, PartialEq, completeness::Warning)]
-#[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "The replica lags.")]
+#[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "The replica lags.", stale)]
 pub struct ReplicaLag;
 
 /// `?n=ITEMS&more=1&cursor=..`: `n` items from two sources, a next page when `more` is set.
@@ -443,6 +444,15 @@ async fn declared_warnings_are_added_without_changing_completeness_or_items() {
             assert_eq!(body["complete"], complete, "{body}");
             assert_eq!(body["items"], real["items"]);
             assert_eq!(body["warnings"][0]["code"], warning, "{body}");
+            // Stale as the service's own would be: `REPLICA_LAG` is declared `stale`, and
+            // `STALE_INDEX` is stale by its code; neither then proves absence.
+            let says_stale = body["warnings"][0].get("stale").cloned();
+            assert_eq!(says_stale, (warning == "REPLICA_LAG").then_some(json!(true)), "{body}");
+            let read: Envelope<Value> = serde_json::from_value(body.clone()).unwrap();
+            assert!(read.completeness.warnings()[0].is_stale(), "{body}");
+            if complete {
+                assert_eq!(decide(&read, Intent::ClaimAbsence), Decision::RefuseOrRequestReview, "{body}");
+            }
         }
     }
 }

@@ -155,7 +155,7 @@ impl<R: crate::contract::reason::Reason> CompletenessField for Completeness<R> {
 /// Input, as `#[completeness]` writes it (the names as absolute paths, in declaration order):
 /// `#[doc = "..."] vis type Name = Set; resource "..."; reasons [A, B] warnings [W]`.
 /// Out come the alias `Name` of `DeclaredReason<Set>`, the uninhabited `Set` with the declared
-/// resource, codes and kinds as one constant, and one `Declares` / `DeclaresWarning` impl per name,
+/// resource, codes, kinds and staleness as one constant, and one `Declares` / `DeclaresWarning` impl per name,
 /// which is what lets the handler report that name and no other.
 #[doc(hidden)]
 #[macro_export]
@@ -179,6 +179,7 @@ macro_rules! __reason_set {
                 reasons: &[$(<$reason as $crate::__private::ReasonDetails>::CODE),*],
                 kinds: &[$(<$reason as $crate::__private::ReasonDetails>::KIND),*],
                 warnings: &[$(<$warning as $crate::__private::WarningDetails>::CODE),*],
+                stale: &[$(<$warning as $crate::__private::WarningDetails>::STALE),*],
             };
         }
         $(impl $crate::__private::Declares<$reason> for $set {})*

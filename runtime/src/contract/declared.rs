@@ -208,6 +208,9 @@ pub struct DeclaredSet {
     pub kinds: &'static [ReasonKind],
     /// The declared warning codes, in declaration order.
     pub warnings: &'static [WarningCode],
+    /// Whether each declared warning is stale ([`crate::WarningDetails::STALE`]), in the same
+    /// order.
+    pub stale: &'static [bool],
 }
 
 impl<S: Declares<D>, D: ReasonDetails> From<D> for DeclaredReason<S> {
@@ -234,13 +237,19 @@ macro_rules! everything_warnings {
     ($($name:ident $code:literal,)*) => {
         $(impl DeclaresWarning<crate::contract::warning::$name> for Everything {})*
         const EVERY_WARNING: &[WarningCode] = &[$(WarningCode::$name),*];
+        const EVERY_STALE: &[bool] = &[$(<crate::contract::warning::$name as WarningDetails>::STALE),*];
     };
 }
 completeness_codes::for_each_warning!(everything_warnings);
 
 impl ReasonSet for Everything {
-    const DECLARED: DeclaredSet =
-        DeclaredSet { resource: None, reasons: EVERY_REASON, kinds: EVERY_KIND, warnings: EVERY_WARNING };
+    const DECLARED: DeclaredSet = DeclaredSet {
+        resource: None,
+        reasons: EVERY_REASON,
+        kinds: EVERY_KIND,
+        warnings: EVERY_WARNING,
+        stale: EVERY_STALE,
+    };
 }
 
 #[cfg(feature = "openapi")]
@@ -279,6 +288,7 @@ mod tests {
             reasons: &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted],
             kinds: &[ReasonKind::Truncation, ReasonKind::Visibility],
             warnings: &[],
+            stale: &[],
         };
     }
     impl Declares<MorePagesAvailable> for Paginated {}

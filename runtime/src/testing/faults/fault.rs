@@ -76,6 +76,14 @@ impl Fault {
             Fault::Warning(_) => ReasonKind::Unknown,
         }
     }
+
+    /// True when this fault's warning is declared stale (a service's own `#[warning(stale)]`,
+    /// or `STALE_INDEX`), so that the injected warning says what the service's would.
+    pub(crate) fn is_stale_in(&self, declared: &DeclaredSet) -> bool {
+        let Fault::Warning(code) = self else { return false };
+        let position = declared.warnings.iter().position(|declared| declared == code);
+        position.and_then(|i| declared.stale.get(i).copied()).unwrap_or(*code == WarningCode::StaleIndex)
+    }
 }
 
 impl fmt::Display for Fault {

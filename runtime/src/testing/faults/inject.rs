@@ -144,7 +144,7 @@ pub fn inject(
                 .with_continuation(&Continuation::Restart { reason: "cursor expired (fault injection)".to_owned() }),
             ));
         }
-        Fault::Warning(code) => page.warning = Some(warning(code, &page.block)),
+        Fault::Warning(code) => page.warning = Some(warning(code, fault.is_stale_in(declared), &page.block)),
         Fault::Reason(code) => {
             let n = target.len();
             let reason: StandardReason = match code {
@@ -335,16 +335,19 @@ fn custom(code: &ReasonCode, kind: ReasonKind) -> StandardReason {
     StandardReason::Custom(CustomReason::from_wire(code.as_str().to_owned(), message, details))
 }
 
-/// The warning `code`, with details taken from the response itself.
-fn warning(code: &WarningCode, block: &Completeness<StandardReason>) -> Warning {
+/// The warning `code` (`stale` as declared), with details taken from the response itself.
+fn warning(code: &WarningCode, stale: bool, block: &Completeness<StandardReason>) -> Warning {
     match code {
         WarningCode::StaleIndex => StaleIndex::new(UNNAMED_SOURCE).into(),
         WarningCode::DefaultScopeApplied => DefaultScopeApplied::new(block.scope().visibility.clone()).into(),
         WarningCode::OrderingDefaulted => {
             OrderingDefaulted::new(block.page().map_or_else(|| "default".to_owned(), |p| p.ordering.clone())).into()
         }
-        code => serde_json::from_value(json!({"code": code.as_str(), "message": format!("{code} (fault injection)")}))
-            .unwrap_or_else(|_| StaleIndex::new(UNNAMED_SOURCE).into()),
+        code => {
+            let message = format!("{code} (fault injection)");
+            serde_json::from_value(json!({"code": code.as_str(), "message": message, "stale": stale}))
+                .unwrap_or_else(|_| StaleIndex::new(UNNAMED_SOURCE).into())
+        }
     }
 }
 
