@@ -250,13 +250,15 @@ async fn list_paged() -> Envelope<String, ListPagedReason> {
 
 /// A block built over the standard reasons (e.g. by shared paging code) and converted into an
 /// endpoint's declared type goes out as that endpoint declares: its resource, and only its
-/// warnings (a typed reader of the endpoint would refuse another code).
+/// warnings (its OpenAPI document lists no other code), but for a stale one, which is kept:
+/// without it the answer would read as current.
 #[test]
 fn a_block_mapped_into_a_declared_type_keeps_only_what_it_declares() {
-    use completeness::warning::{PageSizeReduced, StaleIndex};
+    use completeness::warning::{OrderingDefaulted, PageSizeReduced, StaleIndex};
     let shared: Completeness =
         Completeness::incomplete(Scope::new("accounts", "all"), MorePagesAvailable::new("c1.k1.n"))
             .with_warning(PageSizeReduced::new(500, 100))
+            .with_warning(OrderingDefaulted::new("id"))
             .with_warning(StaleIndex::new("search"));
     let mapped: Completeness<ListPagedReason> = shared.map_reasons(|reason| match reason {
         completeness::StandardReason::MorePagesAvailable(more) => more.into(),
@@ -264,10 +266,10 @@ fn a_block_mapped_into_a_declared_type_keeps_only_what_it_declares() {
     });
     assert_eq!(mapped.scope().resource, "service_accounts");
     let codes: Vec<_> = mapped.warnings().iter().map(|w| w.code().as_str().to_owned()).collect();
-    assert_eq!(codes, ["PAGE_SIZE_REDUCED"]);
+    assert_eq!(codes, ["PAGE_SIZE_REDUCED", "STALE_INDEX"]);
     assert_eq!(mapped.next_cursor(), Some("c1.k1.n"), "the reasons and their continuation are kept");
     let wire = serde_json::to_value(Envelope::new(Vec::<String>::new(), mapped)).unwrap();
-    assert_eq!(wire["warnings"].as_array().map(Vec::len), Some(1));
+    assert_eq!(wire["warnings"].as_array().map(Vec::len), Some(2));
     assert_eq!(wire["scope"]["resource"], "service_accounts");
 }
 

@@ -314,26 +314,34 @@ impl<R: Reason> Completeness<R> {
 
     /// Converts the reasons, keeping everything else but what `R2` does not declare: over an
     /// endpoint's declared reason type, the scope's resource becomes the declared one (as in
-    /// [`Completeness::complete`]) and a warning the endpoint does not declare is left out, each
-    /// with a `WARN` event under the target `completeness` (a typed reader of the endpoint
-    /// refuses an undeclared code, and its OpenAPI document does not list it).
+    /// [`Completeness::complete`]) and a warning the endpoint does not declare is left out (its
+    /// OpenAPI document does not list it), each with a `WARN` event under the target
+    /// `completeness`. A stale warning ([`Warning::is_stale`]) is kept even then, with its own
+    /// `WARN` event: without it the answer would read as current (contract §3.5).
     pub fn map_reasons<R2: Reason>(self, mut f: impl FnMut(R) -> R2) -> Completeness<R2> {
         let mut scope = self.scope;
         keep_declared_resource::<R2>(&mut scope);
         let mut warnings = self.warnings;
         if let Some(declared) = R2::declared_set() {
             warnings.retain(|warning| {
-                let kept = declared.warnings.contains(warning.code());
+                let declared = declared.warnings.contains(warning.code());
                 #[cfg(feature = "axum")]
-                if !kept {
-                    tracing::warn!(
+                match (declared, warning.is_stale()) {
+                    (true, _) => {}
+                    (false, true) => tracing::warn!(
+                        target: crate::server::observe::TARGET,
+                        event = "stale_warning_kept",
+                        warning = %warning.code(),
+                        "a stale warning the handler does not declare was kept: the answer is not current"
+                    ),
+                    (false, false) => tracing::warn!(
                         target: crate::server::observe::TARGET,
                         event = "warning_left_out",
                         warning = %warning.code(),
                         "a warning the handler does not declare was left out"
-                    );
+                    ),
                 }
-                kept
+                declared || warning.is_stale()
             });
         }
         Completeness {

@@ -43,6 +43,7 @@
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
 //! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
 //! | `warning_left_out` | `WARN` | `map_reasons` into a handler's declared type met a warning the handler does not declare (left out) | `warning` |
+//! | `stale_warning_kept` | `WARN` | the same, for a stale warning, which is kept: without it the answer would read as current | `warning` |
 //!
 //! Fields: `route` is the route template (or an [`EntryPoint`]'s name); `method` the HTTP
 //! method (or an [`EntryPoint`]'s label); `complete` the answer's
