@@ -120,6 +120,12 @@ fn the_declaration_lists_custom_codes_beside_standard_ones_in_order() {
         ]
     );
     assert_eq!(ListDocumentsReason::WARNINGS, &[WarningCode::StaleIndex, WarningCode::custom("REPLICA_LAG")]);
+    let declared = <ListDocumentsReason as Reason>::declared_set().expect("a declared set");
+    assert_eq!(declared.stale, &[true, true], "STALE_INDEX by its code, REPLICA_LAG by `#[warning(stale)]`");
+    let everything = <ListEverythingReason as Reason>::declared_set().unwrap();
+    let stale: Vec<&WarningCode> =
+        everything.warnings.iter().zip(everything.stale).filter(|(_, s)| **s).map(|(c, _)| c).collect();
+    assert_eq!(stale, [&WarningCode::StaleIndex], "the one stale standard warning");
 }
 
 #[tokio::test]
@@ -203,10 +209,16 @@ fn stale_on_the_wire_is_a_boolean_and_absent_means_current() {
     let said_false = read(json!({"code": "CACHE_WARM", "message": "m", "stale": false})).unwrap();
     assert!(!said_false.is_stale() && said_false.details().is_empty(), "{said_false:?}");
     assert!(read(json!({"code": "CACHE_COLD", "message": "m", "stale": true})).unwrap().is_stale());
-    // STALE_INDEX is stale by its code, and sends no `stale` member (readers before it know).
+    // STALE_INDEX is stale by its code, and sends no `stale` member (readers before it know);
+    // read back, with or without one, it is the same warning.
     let index = Warning::from(StaleIndex::new("audit"));
     assert!(index.is_stale());
-    assert_eq!(serde_json::to_value(&index).unwrap().get("stale"), None);
+    let wire = serde_json::to_value(&index).unwrap();
+    assert_eq!(wire.get("stale"), None);
+    assert_eq!(read(wire.clone()).unwrap(), index);
+    let mut said = wire;
+    said["stale"] = json!(true);
+    assert_eq!(read(said).unwrap(), index);
 
     // The strict reader refuses a `stale` it cannot read as true or false (R13).
     let mut body = serde_json::to_value(Envelope::<String>::complete(vec![], Scope::new("documents", "all"))).unwrap();
@@ -216,6 +228,9 @@ fn stale_on_the_wire_is_a_boolean_and_absent_means_current() {
     // Evidence beside a stale warning (an older server's) is read, but backs no change.
     body["warnings"] = json!([{"code": "REPLICA_LAG", "message": "m", "stale": true}]);
     body["evidence"] = json!("ev1.k.p.m");
+    // The test kit, which checks a server's own answers, names the server's rule it breaks.
+    let broken = completeness::testing::check_envelope_invariants(&body).unwrap_err();
+    assert!(broken.iter().any(|v| v.contains("beside a stale warning") && v.contains("§6")), "{broken:?}");
     let read: Envelope<String> = serde_json::from_value(body).expect("R9 holds: the answer is complete");
     assert_eq!(read.completeness.evidence(), Some("ev1.k.p.m"));
     assert_eq!(decide(&read, Intent::Mutate), Decision::RefuseOrRequestReview);

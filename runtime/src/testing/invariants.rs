@@ -1,10 +1,12 @@
-//! Checks every rule of the wire contract (contract §2.2) on any JSON collection response.
+//! Checks every rule of the wire contract (contract §2.2), and the server's rule on evidence
+//! (§6), on any JSON collection response.
 
 use serde_json::Value;
 
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::reason::StandardReason;
 use crate::contract::rules;
+use crate::contract::warning::Warning;
 
 /// Panics, listing every violation, unless `response` keeps the collection contract
 /// (contract §2.2). Use it in any service's tests on the JSON it serves.
@@ -31,7 +33,8 @@ pub fn assert_envelope_invariants(response: &Value) {
 /// Every violation of the contract's rules (contract §2.2) in `response`, or `Ok(())`.
 ///
 /// The rules are the strict deserializer's ([`crate::rules`]); this adds only those that need
-/// the whole response: a data member exists, and `page.returned` counts its items (R11). The
+/// the whole response: a data member exists, `page.returned` counts its items (R11), and no
+/// evidence goes beside a stale warning (contract §6, which binds servers only). The
 /// items are `items`. A struct's response without `items` but with several arrays (its items
 /// and a bounded side list) does not say, once parsed, which array holds them: R11 then holds
 /// when one of them has `page.returned` entries, which is weaker than the rule itself.
@@ -48,7 +51,14 @@ pub fn check_envelope_invariants(response: &Value) -> Result<(), Vec<String>> {
     let mut copy = object.clone();
     match Completeness::<StandardReason>::read_checked(&mut copy, Shape::Collection) {
         Err(unreadable) => v.extend(unreadable),
-        Ok((_, violations)) => v.extend(violations.iter().map(ToString::to_string)),
+        Ok((block, violations)) => {
+            v.extend(violations.iter().map(ToString::to_string));
+            // §6, a server's rule a reader cannot hold an older server to: no evidence beside
+            // a stale warning, since a change needs current state.
+            if block.evidence().is_some() && block.warnings().iter().any(Warning::is_stale) {
+                v.push("`evidence` is set beside a stale warning: a server issues evidence only for an answer read from current state (contract §6)".to_owned());
+            }
+        }
     }
     // R11, on the members as received, so that it is checked whatever else is broken. The
     // items are `items`; without it, a parsed object no longer says which of several arrays
