@@ -95,12 +95,6 @@ fn reason_schema(endpoint: &str, codes: &[ReasonCode]) -> RefOr<Schema> {
         .required("code")
         .property("message", string())
         .required("message")
-        .property(
-            "stale",
-            ObjectBuilder::new()
-                .schema_type(Type::Boolean)
-                .description(Some("True: not read from current state (STALE_INDEX is, without it).")),
-        )
         .into()
 }
 
