@@ -68,6 +68,26 @@ async fn each_setting_that_breaks_a_promise_is_named_by_both_sides() {
     assert!(about_first[0].contains("holds another secret under key id 'k1'"), "{}", about_first[0]);
 }
 
+/// A replica that stopped is forgotten at once: the process started in its place with another
+/// setting is not compared with it.
+#[tokio::test]
+async fn a_replica_that_stopped_is_no_longer_compared() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let settings = |retention: u64| Config {
+        db: Some(db.as_str().into()),
+        snapshot_retention: Duration::from_secs(retention),
+        cursor_keys: Some(CursorKeys::parse(K1).unwrap()),
+        ..config(10)
+    };
+    let before = e2e_support::service::start(settings(900)).await.expect("the first process starts");
+    let watching = replica(&db, 300, K1).await;
+    assert_eq!(watching.check_in().await.unwrap().len(), 1, "the first process keeps another retention");
+    before.stop().await.unwrap();
+    assert_eq!(watching.check_in().await.unwrap(), Vec::<String>::new(), "it checked out");
+    let after = build(settings(300), CancellationToken::new()).await.expect("its successor starts").0;
+    assert_eq!(after.check_in().await.unwrap(), Vec::<String>::new());
+}
+
 /// Settings of replica `replica`, written out.
 fn settings(replica: &str, retention_s: i64, keys: &[(&str, &str)]) -> ReplicaSettings {
     let keys = keys.iter().map(|(id, check)| ((*id).to_owned(), (*check).to_owned())).collect();

@@ -86,7 +86,8 @@ impl Running {
         }
     }
 
-    /// Stops accepting requests and ends the background tasks.
+    /// Stops accepting requests, ends the background tasks and checks this replica out
+    /// (`replicas`; a failure to is reported on stderr, the others then forget it later).
     pub async fn stop(mut self) -> std::io::Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
@@ -95,7 +96,11 @@ impl Running {
         for chore in &self.chores {
             chore.abort();
         }
-        (&mut self.server).await.unwrap_or(Ok(()))
+        let served = (&mut self.server).await.unwrap_or(Ok(()));
+        if let Err(error) = self.state.store.check_out(&self.state.replica.replica).await {
+            eprintln!("replica check-out: {error}; the other replicas forget this one within {:?}", replicas::ALIVE);
+        }
+        served
     }
 }
 

@@ -9,19 +9,22 @@
 //! rolling change (a key rotation adds the new key to every ring before any replica signs with
 //! it, and such rings do not disagree here).
 
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use completeness::CursorKeys;
 
 /// A replica that has not checked in for this long is taken to be gone: its settings no longer
-/// matter. Replicas check in at every pruning round, at least every 5 s.
+/// matter. Replicas check in at every pruning round, at least every 5 s, and a replica that
+/// stops cleanly checks out at once; one that crashed counts as live for this long.
 pub const ALIVE: Duration = Duration::from_secs(30);
 
 /// The settings a replica's clients depend on, as it records them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplicaSettings {
-    /// Which replica: its process id, which service of the process, and when it started.
+    /// Which replica: its process id, which service of the process, a random number, and when
+    /// it started.
     pub replica: String,
     /// How long a superseded snapshot stays readable, in milliseconds.
     pub retention_ms: i64,
@@ -36,8 +39,11 @@ impl ReplicaSettings {
         static STARTED: AtomicU32 = AtomicU32::new(0);
         let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         let nth = STARTED.fetch_add(1, Ordering::Relaxed);
+        // Pids repeat across machines (every container's first process is 1): a random number
+        // from std's hasher keys, which the OS seeds, tells replicas started together apart.
+        let nonce = std::hash::RandomState::new().hash_one(nth);
         ReplicaSettings {
-            replica: format!("pid {} #{nth} (started at {} ms)", std::process::id(), started.as_millis()),
+            replica: format!("pid {} #{nth} {nonce:016x} (started at {} ms)", std::process::id(), started.as_millis()),
             retention_ms: i64::try_from(retention.as_millis()).unwrap_or(i64::MAX),
             keys: keys.key_checks().map(|(id, check)| (id.to_owned(), check)).collect(),
         }

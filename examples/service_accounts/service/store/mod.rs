@@ -159,6 +159,12 @@ pub trait AccountStore: Send + Sync {
         let _ = (me, alive);
         Ok(Vec::new())
     }
+    /// Forgets `replica`, which is stopping, so that the others stop comparing with it (and a
+    /// process started in its place is not compared with its predecessor).
+    async fn check_out(&self, replica: &str) -> Result<(), StoreError> {
+        let _ = replica;
+        Ok(())
+    }
 }
 
 /// The store the handlers share.

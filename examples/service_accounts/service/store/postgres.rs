@@ -972,6 +972,13 @@ impl AccountStore for PgStore {
         })
         .await
     }
+
+    async fn check_out(&self, replica: &str) -> Result<(), StoreError> {
+        self.bounded(async |client| {
+            client.execute("DELETE FROM replicas WHERE replica = $1", &[&replica]).await.map_err(pg).map(drop)
+        })
+        .await
+    }
 }
 
 /// A read-only transaction that sees one state of the database throughout (repeatable read),
