@@ -204,6 +204,17 @@ fn a_complete_empty_answer_from_a_stale_index_claims_no_absence() {
     assert!(text.starts_with("COMPLETE: 0 service accounts"), "{text}");
     assert!(!text.contains("nothing else exists"), "{text}");
     assert!(text.contains("STALE_INDEX"), "{text}");
+    // With items too: they are not all that exists, for all the answer knows.
+    let with_items: Envelope<Account> = Envelope::new(
+        vec![Account { id: "sa-000001".into(), name: "svc-north-00001".into() }],
+        Completeness::complete(scope()).with_warning(completeness::warning::StaleIndex::new("search")),
+    );
+    let text = tool_result(&with_items).unwrap().content[0].as_text().unwrap().text.clone();
+    let verdict = text.lines().next().unwrap_or_default();
+    assert!(
+        verdict.ends_with("not read from current state (STALE_INDEX): not evidence that nothing else exists."),
+        "{verdict}"
+    );
 }
 
 #[test]

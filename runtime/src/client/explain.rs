@@ -111,7 +111,8 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
         let absence = match (returned, stale.is_empty()) {
             (0, true) => "; nothing else exists in scope".to_owned(),
             (0, false) => not_current("not evidence of absence"),
-            _ => String::new(),
+            (_, true) => String::new(),
+            (_, false) => not_current("not evidence that nothing else exists"),
         };
         return format!("COMPLETE: {returned} {noun} cover the whole scope ({}){snapshot}{absence}.", scope.visibility);
     }
