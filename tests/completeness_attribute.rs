@@ -273,6 +273,29 @@ fn a_block_mapped_into_a_declared_type_keeps_only_what_it_declares() {
     assert_eq!(wire["scope"]["resource"], "service_accounts");
 }
 
+/// A relayed answer (an older upstream's, with evidence beside a stale warning, which readers
+/// accept) goes out of an endpoint without the evidence: a change needs current state.
+#[test]
+fn a_block_mapped_into_a_declared_type_drops_evidence_beside_a_stale_warning() {
+    let upstream = serde_json::json!({
+        "status": "complete", "complete": true, "truncated": false, "incomplete_reasons": [],
+        "continuation": null, "next_cursor": null, "page": null, "evidence": "ev1.k1.p.m",
+        "scope": {"resource": "service_accounts", "visibility": "all", "snapshot": "s-4", "filters": {}},
+        "warnings": [{"code": "STALE_INDEX", "message": "The index lags.", "source": "search"}]
+    });
+    let read: Completeness = serde_json::from_value(upstream.clone()).expect("readers accept it");
+    assert_eq!(read.evidence(), Some("ev1.k1.p.m"));
+    assert_eq!(read.to_standard().evidence(), Some("ev1.k1.p.m"), "a client's copy keeps what it read");
+    let mapped: Completeness<ListPagedReason> = read.map_reasons(|reason| panic!("complete: {reason:?}"));
+    assert_eq!(mapped.evidence(), None);
+    assert_eq!(mapped.warnings().len(), 1, "the stale warning stays");
+    let mut current = upstream;
+    current["warnings"] = serde_json::json!([]);
+    let read: Completeness = serde_json::from_value(current).unwrap();
+    let mapped: Completeness<ListPagedReason> = read.map_reasons(|reason| panic!("complete: {reason:?}"));
+    assert_eq!(mapped.evidence(), Some("ev1.k1.p.m"), "a current answer keeps its evidence");
+}
+
 /// `scope_mut` may change the scope's description, filters and snapshot, but not the declared
 /// resource: the change is undone when the borrow ends.
 #[test]

@@ -317,11 +317,14 @@ impl<R: Reason> Completeness<R> {
     /// [`Completeness::complete`]) and a warning the endpoint does not declare is left out (its
     /// OpenAPI document does not list it), each with a `WARN` event under the target
     /// `completeness`. A stale warning ([`Warning::is_stale`]) is kept even then, with its own
-    /// `WARN` event: without it the answer would read as current (contract §3.5).
+    /// `WARN` event: without it the answer would read as current (contract §3.5); and the
+    /// evidence goes when a stale warning stays (§6). A block of no endpoint (as
+    /// [`Completeness::to_standard`] makes for a client) keeps both as they are.
     pub fn map_reasons<R2: Reason>(self, mut f: impl FnMut(R) -> R2) -> Completeness<R2> {
         let mut scope = self.scope;
         keep_declared_resource::<R2>(&mut scope);
         let mut warnings = self.warnings;
+        let mut evidence = self.evidence;
         if let Some(declared) = R2::declared_set() {
             warnings.retain(|warning| {
                 let declared = declared.warnings.contains(warning.code());
@@ -343,6 +346,11 @@ impl<R: Reason> Completeness<R> {
                 }
                 declared || warning.is_stale()
             });
+            // An endpoint's answer: its evidence never goes beside a stale warning (contract
+            // §6), whoever made the block (an older upstream's answer, relayed).
+            if warnings.iter().any(Warning::is_stale) {
+                evidence = None;
+            }
         }
         Completeness {
             reasons: self.reasons.into_iter().map(&mut f).collect(),
@@ -351,7 +359,7 @@ impl<R: Reason> Completeness<R> {
             page: self.page,
             scope,
             warnings,
-            evidence: self.evidence,
+            evidence,
         }
     }
 
