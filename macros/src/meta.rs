@@ -71,13 +71,13 @@ pub(crate) fn value<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, what: &str, exa
 }
 
 /// Reads a key that takes no value (`completeness`, `stale`) into `slot`, once: a key given
-/// again is reported with `duplicate`, a value after it is reported (saying to write
-/// `example`) and skipped.
+/// again is reported with `duplicate`, a value after it is reported (saying `how`, e.g.
+/// "write `#[envelope(completeness)]`") and skipped.
 pub(crate) fn flag(
     cx: &Ctxt,
     meta: &ParseNestedMeta,
     slot: &mut Option<syn::Path>,
-    example: &str,
+    how: &str,
     duplicate: &str,
 ) -> syn::Result<()> {
     if slot.is_some() {
@@ -85,7 +85,7 @@ pub(crate) fn flag(
     }
     slot.get_or_insert_with(|| meta.path.clone());
     if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-        cx.error_spanned_by(&meta.path, format!("`{}` takes no value: write `{example}`", key(meta)));
+        cx.error_spanned_by(&meta.path, format!("`{}` takes no value: {how}", key(meta)));
         skip_value(meta)?;
     }
     Ok(())

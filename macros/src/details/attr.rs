@@ -47,7 +47,17 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
                     attrs.review_by.fill(cx, &meta, "a string", "review_by = \"2027-06-30\"", &duplicate)
                 }
                 (Which::Warning, "stale") => {
-                    meta::flag(cx, &meta, &mut attrs.stale, "#[warning(stale, ...)]", &duplicate)
+                    let how = "write `#[warning(stale, ...)]` for a warning that the answer is not current, and leave \
+                               it out otherwise";
+                    meta::flag(cx, &meta, &mut attrs.stale, how, &duplicate)
+                }
+                (Which::Reason, "stale") => {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        "a reason has no `stale`: a stale answer is still complete, so say it with a warning \
+                         (`#[derive(Warning)]` with `#[warning(stale, ...)]`, pushed with `push_warning`)",
+                    );
+                    meta::skip_value(&meta)
                 }
                 _ => {
                     let expected = match which {

@@ -21,7 +21,7 @@ pub(crate) fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("completeness") {
                 let duplicate = "duplicate `completeness` key: write it once";
-                meta::flag(cx, &meta, &mut slots.completeness, "#[envelope(completeness)]", duplicate)?;
+                meta::flag(cx, &meta, &mut slots.completeness, "write `#[envelope(completeness)]`", duplicate)?;
             } else if meta.path.is_ident("bounded") {
                 if slots.bounded.is_some() {
                     cx.error_spanned_by(&meta.path, "duplicate `bounded` key: give one justification");

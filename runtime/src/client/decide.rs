@@ -42,7 +42,8 @@ pub enum Decision {
 
 /// Decides what `envelope` allows for `intent`, by the rules of contract §8.
 ///
-/// 1. An empty collection is evidence of absence only when `complete` is true.
+/// 1. An empty collection is evidence of absence only when `complete` is true and no warning
+///    is stale (`STALE_INDEX`, or a warning that carries `"stale": true`).
 /// 2. A partial response may drive a bounded, read-only investigation
 ///    ([`Intent::Investigate`] proceeds on the items it has).
 /// 3. Reasons come before actions: an incomplete result never lets [`Intent::Mutate`]
