@@ -486,3 +486,69 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
     assert_eq!(back.completeness.reasons()[0].kind(), completeness::ReasonKind::Visibility);
     assert!(text.contains(r#""region":"eu-2""#), "{text}");
 }
+
+/// `?stale_page=N`: numbers 1 to 9 in keyset order, page `N` (1-based) read from a lagging
+/// replica; every page asks for evidence.
+#[completeness(resource = "numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced, ReplicaLag))]
+async fn list_numbers(
+    request: completeness::page_request::PageRequest,
+    axum::extract::Query(query): axum::extract::Query<Vec<(String, String)>>,
+) -> Result<Envelope<u64, ListNumbersReason>, completeness::Problem> {
+    let stale_page: Option<u64> = query.iter().find(|(k, _)| k == "stale_page").and_then(|(_, v)| v.parse().ok());
+    let scope = Scope::new("numbers", "every number");
+    let mut page = request.bind(completeness::QueryBinding::for_scope(&scope, "ascending"))?;
+    page.pin_snapshot("s-1");
+    let after: u64 = page.position().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let this_page = after / page.applied_size() + 1;
+    let stale = stale_page == Some(this_page);
+    if stale {
+        page.mark_stale();
+    }
+    let rows: Vec<u64> = (after + 1..=9).take(page.fetch_size()).collect();
+    let mut envelope: Envelope<u64, ListNumbersReason> = page.envelope(scope, rows, |n| format!("{n}"));
+    if stale {
+        envelope.completeness.push_warning(ReplicaLag { seconds: 7 });
+    }
+    page.attach_evidence(&mut envelope.completeness);
+    Ok(envelope)
+}
+
+/// Every page of a traversal by cursor, in order.
+async fn traverse(query: &str) -> Vec<Value> {
+    let app: Router = Router::new()
+        .route("/numbers", get(list_numbers).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential());
+    let mut pages = Vec::new();
+    let mut uri = format!("/numbers?page_size=3&{query}");
+    loop {
+        let response = app.clone().oneshot(Request::get(&uri).body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value =
+            serde_json::from_slice(&axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap()).unwrap();
+        assert_envelope_invariants(&body);
+        let next = body["next_cursor"].as_str().map(str::to_owned);
+        pages.push(body);
+        match next {
+            Some(cursor) => uri = format!("/numbers?page_size=3&{query}&cursor={cursor}"),
+            None => return pages,
+        }
+    }
+}
+
+/// A traversal one page of which was read from stale state backs no change: its last page is
+/// complete and current, yet gets no evidence (contract §6); a current traversal's does.
+#[tokio::test]
+async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
+    let current = traverse("").await;
+    assert_eq!(current.len(), 3);
+    assert!(current[2]["evidence"].is_string(), "a current traversal ends with evidence: {}", current[2]);
+
+    let pages = traverse("stale_page=2").await;
+    assert_eq!(pages.len(), 3);
+    assert_eq!(pages[1]["warnings"][0]["stale"], true, "{}", pages[1]);
+    let last = &pages[2];
+    assert_eq!((last["complete"].clone(), last["warnings"].clone()), (json!(true), json!([])), "{last}");
+    assert_eq!(last["evidence"], Value::Null, "{last}");
+    let read: Envelope<u64> = serde_json::from_value(last.clone()).unwrap();
+    assert_eq!(decide(&read, Intent::Mutate), Decision::RefuseOrRequestReview);
+}

@@ -163,6 +163,7 @@ impl PageRequest {
             position: resumed.map(|c| c.position().to_owned()),
             snapshot: resumed.and_then(|c| c.snapshot().map(str::to_owned)),
             resumed: resumed.is_some(),
+            stale: resumed.is_some_and(CursorClaims::is_stale),
         })
     }
 }
@@ -230,6 +231,8 @@ pub struct Page {
     position: Option<String>,
     snapshot: Option<String>,
     resumed: bool,
+    /// A page of the traversal, this one included, was read from stale state.
+    stale: bool,
 }
 
 impl Page {
@@ -262,6 +265,22 @@ impl Page {
     /// True for the first page of a traversal (no cursor).
     pub fn is_first_page(&self) -> bool {
         !self.resumed
+    }
+
+    /// Says that this page is read from stale state (a lagging replica, index or cache; the
+    /// page also carries the stale warning that says so, contract §3.5). Call it before
+    /// [`Page::envelope`] or [`Page::next_cursor`]: the cursors this page issues carry the
+    /// mark, and no page of the traversal from here on gets evidence
+    /// ([`Page::attach_evidence`] refuses), since a change needs an inventory read from current
+    /// state throughout (§6).
+    pub fn mark_stale(&mut self) {
+        self.stale = true;
+    }
+
+    /// True when this page or an earlier page of the traversal was read from stale state
+    /// ([`Page::mark_stale`]).
+    pub fn is_stale(&self) -> bool {
+        self.stale
     }
 
     /// The caller.
@@ -299,13 +318,16 @@ impl Page {
 
     /// Signs the cursor of the page after `position` (the keyset key of this page's last item).
     pub fn next_cursor(&self, position: &str) -> NextCursor {
-        let claims = CursorClaims::new(
+        let mut claims = CursorClaims::new(
             &self.query,
             &self.credential,
             self.snapshot.as_deref(),
             position,
             self.config.cursor_ttl(),
         );
+        if self.stale {
+            claims = claims.read_stale_state();
+        }
         NextCursor {
             cursor: claims.encode(self.config.keys()),
             contract: CursorContract {
@@ -388,8 +410,10 @@ impl Page {
     }
 
     /// Attaches an evidence token to a complete inventory response; see
-    /// [`EvidenceIssuer::attach`](crate::server::evidence::EvidenceIssuer::attach).
+    /// [`EvidenceIssuer::attach`](crate::server::evidence::EvidenceIssuer::attach). Refused
+    /// (false) as well when a page of the traversal was read from stale state
+    /// ([`Page::mark_stale`]), though this page may be current.
     pub fn attach_evidence<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
-        crate::server::evidence::attach(&self.config, &self.credential, completeness)
+        !self.stale && crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 }

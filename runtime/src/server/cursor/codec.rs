@@ -46,6 +46,13 @@ impl Writer {
         }
     }
 
+    /// A mark of one byte, for a field written only when it holds (so that a payload without
+    /// it is the payload of before the field existed).
+    pub(crate) fn mark(&mut self, value: u8) -> &mut Self {
+        self.bytes.push(value);
+        self
+    }
+
     pub(crate) fn finish(self) -> Vec<u8> {
         self.bytes
     }
@@ -89,6 +96,15 @@ impl<'a> Reader<'a> {
             1 => self.str().map(Some),
             _ => None,
         }
+    }
+
+    /// The mark `value` when it comes next, `Some(false)` at the end of the payload, `None`
+    /// for anything else.
+    pub(crate) fn optional_mark(&mut self, value: u8) -> Option<bool> {
+        if self.is_done() {
+            return Some(false);
+        }
+        (self.take(1)?[0] == value).then_some(true)
     }
 
     /// True when every byte was read (trailing bytes make a payload malformed).

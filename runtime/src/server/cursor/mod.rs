@@ -3,7 +3,9 @@
 //! A cursor is `c1.<kid>.<payload>.<mac>` (see [`token`] for the envelope). Its payload
 //! holds the issue and expiry times, the [`QueryBinding`] fingerprint (resource, filters,
 //! ordering), the [`Credential`] fingerprint (name, permission epoch, tenants), the
-//! snapshot of the traversal and the position (the last keyset key returned).
+//! snapshot of the traversal and the position (the last keyset key returned), and, when a page
+//! of the traversal was read from stale state, a mark saying so (contract §6: such a
+//! traversal backs no evidence).
 //!
 //! Verification ([`CursorClaims::verify`]) refuses, in this order:
 //! oversized / malformed / unknown key / altered → `INVALID_CURSOR` (400);
@@ -47,7 +49,11 @@ pub struct CursorClaims {
     credential: [u8; 32],
     snapshot: Option<String>,
     position: String,
+    stale: bool,
 }
+
+/// The byte that marks a cursor of a traversal a page of which was read from stale state.
+const STALE_MARK: u8 = 0x53;
 
 /// Why a cursor was refused. Converts into the problem of contract §2.5.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,7 +160,20 @@ impl CursorClaims {
             credential: credential_fingerprint,
             snapshot: snapshot.map(str::to_owned),
             position: position.to_owned(),
+            stale: false,
         }
+    }
+
+    /// The same claims, for a traversal a page of which was read from stale state (a lagging
+    /// replica, index or cache): no later page of it gets evidence (contract §6).
+    pub fn read_stale_state(mut self) -> CursorClaims {
+        self.stale = true;
+        self
+    }
+
+    /// True when a page of the traversal was read from stale state.
+    pub fn is_stale(&self) -> bool {
+        self.stale
     }
 
     /// Signs the claims with the ring's active key.
@@ -166,6 +185,10 @@ impl CursorClaims {
             .digest(&self.credential)
             .opt_str(self.snapshot.as_deref())
             .str(&self.position);
+        // Written only when it holds: a current traversal's cursor reads as it always did.
+        if self.stale {
+            w.mark(STALE_MARK);
+        }
         token::seal(keys, CURSOR_VERSION, &w.finish())
     }
 
@@ -180,6 +203,7 @@ impl CursorClaims {
                 credential: r.digest()?,
                 snapshot: r.opt_str()?.map(str::to_owned),
                 position: r.str()?.to_owned(),
+                stale: r.optional_mark(STALE_MARK)?,
             };
             r.is_done().then_some(claims)
         })
@@ -262,6 +286,24 @@ mod tests {
         assert_eq!(claims.snapshot(), Some("1042"));
         assert_eq!(claims.position(), "sa-000042");
         assert!(claims.expires_at_ms() > claims.issued_at_ms());
+    }
+
+    #[test]
+    fn the_stale_mark_round_trips_and_a_current_cursor_is_unchanged() {
+        let (keys, query, who) = fixture();
+        let ttl = std::time::Duration::from_secs(60);
+        let current = CursorClaims::at(query.fingerprint(), who.fingerprint(), Some("7"), "a", 1, 2);
+        let stale = current.clone().read_stale_state();
+        let read = |claims: &CursorClaims| CursorClaims::decode(&keys, &claims.encode(&keys), 4096).unwrap();
+        assert!(!read(&current).is_stale());
+        assert!(read(&stale).is_stale());
+        assert_eq!(read(&stale), stale);
+        // The mark adds one byte to the payload and nothing else: a current traversal's cursor
+        // is the one of before the mark existed.
+        let payload = |claims: &CursorClaims| claims.encode(&keys).split('.').nth(2).unwrap().len();
+        assert!(payload(&stale) > payload(&current));
+        let fresh = CursorClaims::new(&query, &who, None, "a", ttl);
+        assert!(!CursorClaims::verify(&keys, &fresh.encode(&keys), &query, &who).unwrap().is_stale());
     }
 
     #[test]
