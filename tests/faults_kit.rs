@@ -50,8 +50,26 @@ fn reasons(collected: &Collected<Value>) -> Vec<String> {
 const UNOWNED: (&str, &[(&str, &str)]) = ("/service-accounts", &[("owner", "none"), ("page_size", "3")]);
 const SEARCH: (&str, &[(&str, &str)]) = ("/search", &[("q", "svc-north-000")]);
 
-/// `collect_all` over the paginated listing and the fanned-out search: complete only when both are.
+/// The stale warnings of a collection (contract §3.5).
+fn stale(collected: &Collected<Value>) -> Vec<String> {
+    collected.completeness.warnings().iter().filter(|w| w.is_stale()).map(|w| w.code().to_string()).collect()
+}
+
+/// `collect_all` over the paginated listing and the fanned-out search: complete only when both
+/// are, and read from current state.
 async fn collect_all_client(target: Target) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    let search = collect(&target, SEARCH.0, SEARCH.1).await?;
+    let not_current = [stale(&listing), stale(&search)].concat();
+    if listing.completeness.is_complete() && search.completeness.is_complete() && not_current.is_empty() {
+        Ok(Conclusion::Complete(format!("unowned {:?}; search {:?}", ids(&listing), ids(&search))))
+    } else {
+        Ok(Conclusion::Incomplete([reasons(&listing), reasons(&search), not_current].concat()))
+    }
+}
+
+/// The same, blind to stale warnings: it claims absent what a lagging index did not show.
+async fn stale_blind_client(target: Target) -> Result<Conclusion, String> {
     let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
     let search = collect(&target, SEARCH.0, SEARCH.1).await?;
     if listing.completeness.is_complete() && search.completeness.is_complete() {
@@ -125,6 +143,21 @@ async fn collect_all_keeps_the_client_contract_under_every_fault() {
         assert!(offered.contains(&fault.to_owned()), "{fault} offered: {offered:?}");
     }
     assert!(report.not_covered().is_empty(), "every offered fault was applied: {:?}", report.not_covered());
+}
+
+/// A client that concludes complete on an answer with a stale warning is caught: the layer
+/// injects `STALE_INDEX` into the search, which takes away no item, so only the warning tells.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_blind_to_stale_warnings() {
+    let report = Kit::new(|| Box::pin(make_router()) as BoxFuture).schedules(20).run(stale_blind_client).await;
+    let caught: Vec<&String> = report
+        .failures
+        .iter()
+        .flat_map(|failure| &failure.violations)
+        .filter(|violation| violation.contains("answered with a stale warning"))
+        .collect();
+    assert!(!caught.is_empty(), "the stale-blind client must be caught: {:?}", report.failures);
+    assert!(caught.iter().all(|v| v.contains("GET /search")), "{caught:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

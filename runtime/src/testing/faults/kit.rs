@@ -36,10 +36,12 @@ pub enum Conclusion {
 ///
 /// 1. **No claim of completeness on an incomplete answer.** A [`Conclusion::Complete`] must
 ///    equal what the client concludes with no fault: the layer only removes items, so any
-///    other conclusion took an incomplete answer (or an empty one) for the whole scope.
+///    other conclusion took an incomplete answer (or an empty one) for the whole scope. Nor
+///    may it follow an answer with a stale warning (contract §3.5): the client then claims
+///    absent what it did not read from current state.
 /// 2. **No destructive action on an incomplete answer.** A request other than `GET`/`HEAD`
 ///    must follow a finished traversal (its last answer complete) in which every answer was
-///    complete but for pagination.
+///    complete but for pagination, and none had a stale warning.
 /// 3. **No endless loop on a continuation.** A run may send at most `max_requests` requests;
 ///    past them it is stopped and fails.
 /// 4. **It reports what it could not cover.** A [`Conclusion::Incomplete`] names something.
@@ -281,6 +283,13 @@ fn judge(
                      incomplete answer for a complete one"
                 ));
             }
+            if let Some(stale) = stale_in_latest_traversal(log) {
+                violations.push(format!(
+                    "the client concluded complete after {} {} answered with a stale warning: what it did not read \
+                     from current state, it cannot claim absent",
+                    stale.method, stale.uri
+                ));
+            }
         }
         Some(Ok(Conclusion::Incomplete(uncovered))) => {
             if uncovered.iter().all(|what| what.trim().is_empty()) {
@@ -290,6 +299,8 @@ fn judge(
         Some(Err(_)) => {}
     }
     // Rule 2: the state of the latest traversal when each destructive request was sent.
+    // (A collection answer is one the layer could fault, or one that said `complete`; a
+    // request without a cursor starts a traversal.)
     let mut latest: Option<(bool, bool)> = None; // (every answer complete but for pagination, finished)
     for record in log {
         match record.method.as_str() {
@@ -298,17 +309,74 @@ fn judge(
                     continue;
                 }
                 let (clean, _) = if record.had_cursor { latest.unwrap_or((false, false)) } else { (true, false) };
-                latest = Some((clean && !record.is_incomplete(), record.complete == Some(true)));
+                latest = Some((clean && !record.is_incomplete() && !record.stale, record.complete == Some(true)));
             }
             _ => match latest {
                 Some((true, true)) => {}
                 _ => violations.push(format!(
-                    "the client sent {} {} after a traversal that was not complete: a destructive action on an \
-                     incomplete answer",
+                    "the client sent {} {} after a traversal that was not complete, or not read from current \
+                     state: a destructive action on an incomplete or stale answer",
                     record.method, record.uri
                 )),
             },
         }
     }
     violations
+}
+
+/// The first answer with a stale warning in the run's latest traversal (from its last
+/// collection request without a cursor), if any: a retry that starts over is judged alone.
+fn stale_in_latest_traversal(log: &[FaultRecord]) -> Option<&FaultRecord> {
+    let answers: Vec<&FaultRecord> = log
+        .iter()
+        .filter(|r| matches!(r.method.as_str(), "GET" | "HEAD"))
+        .filter(|r| !r.offered.is_empty() || r.complete.is_some() || r.had_cursor)
+        .collect();
+    let start = answers.iter().rposition(|r| !r.had_cursor).unwrap_or(0);
+    answers[start..].iter().copied().find(|r| r.stale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request of a run, as the layer logs it.
+    fn record(request: u64, method: &str, had_cursor: bool, complete: bool, stale: bool) -> FaultRecord {
+        FaultRecord {
+            request,
+            method: method.to_owned(),
+            uri: format!("/things?request={request}"),
+            had_cursor,
+            offered: Vec::new(),
+            fault: None,
+            status: 200,
+            complete: (method == "GET").then_some(complete),
+            reasons: if complete || method != "GET" { Vec::new() } else { vec!["MORE_PAGES_AVAILABLE".to_owned()] },
+            stale,
+        }
+    }
+
+    #[test]
+    fn a_stale_answer_in_the_latest_traversal_forbids_a_complete_conclusion_and_a_change() {
+        let truth = Conclusion::Complete("all".to_owned());
+        let concluded = Some(Ok(Conclusion::Complete("all".to_owned())));
+        // Two pages, the first stale, then a change.
+        let stale_run = [
+            record(0, "GET", false, false, true),
+            record(1, "GET", true, true, false),
+            record(2, "POST", false, true, false),
+        ];
+        let violations = judge(Some(&truth), concluded.as_ref(), &stale_run, 10);
+        assert_eq!(violations.len(), 2, "{violations:?}");
+        assert!(violations[0].contains("answered with a stale warning"), "{}", violations[0]);
+        assert!(violations[1].contains("not read from current state"), "{}", violations[1]);
+        // Started over, and current throughout: nothing to say.
+        let retried = [
+            record(0, "GET", false, true, true),
+            record(1, "GET", false, false, false),
+            record(2, "GET", true, true, false),
+            record(3, "POST", false, true, false),
+        ];
+        assert_eq!(judge(Some(&truth), concluded.as_ref(), &retried, 10), Vec::<String>::new());
+    }
 }

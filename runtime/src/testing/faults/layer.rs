@@ -11,6 +11,7 @@ use axum::body::{Body, to_bytes};
 use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
@@ -19,6 +20,7 @@ use super::inject::{Faulted, RequestFacts, inject, items_member_of};
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::reason::ReasonCode;
+use crate::contract::warning::Warning;
 use crate::server::budget::TimeBudget;
 use crate::server::observe::{Deferred, ObservedOutside};
 use crate::server::problem::{Problem, ProblemCode};
@@ -122,6 +124,9 @@ pub struct FaultRecord {
     pub complete: Option<bool>,
     /// The reason codes of the answer (none for a problem).
     pub reasons: Vec<String>,
+    /// A warning of the answer was stale (contract §3.5): complete or not, it was not read
+    /// from current state.
+    pub stale: bool,
 }
 
 impl FaultRecord {
@@ -189,6 +194,7 @@ where
             status: 0,
             complete: None,
             reasons: Vec::new(),
+            stale: false,
         };
         let faultable = parts.method == Method::GET;
         let mut request = Request::from_parts(parts, body);
@@ -276,6 +282,7 @@ impl Shared {
         };
         record.complete = value.get("complete").and_then(Value::as_bool);
         record.reasons = codes(&value);
+        record.stale = has_stale_warning(&value);
         let Some(fault) = fault else {
             return Response::from_parts(parts, Body::from(bytes));
         };
@@ -294,11 +301,13 @@ impl Shared {
             Ok(Faulted::Problem(problem)) => {
                 record.complete = None;
                 record.reasons.clear();
+                record.stale = false;
                 problem.into_response()
             }
             Ok(Faulted::Page(page)) => {
                 record.complete = Some(page.block.is_complete());
                 record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
+                record.stale = page.block.warnings().iter().any(Warning::is_stale);
                 let mut reported = Reported::of(&page.block, None);
                 reported.items = page.items_returned();
                 if let Some(real) = parts.extensions.get::<Reported>() {
@@ -325,6 +334,12 @@ impl Shared {
             }
         }
     }
+}
+
+/// True when a warning of a collection's JSON is stale ([`Warning::is_stale`]).
+fn has_stale_warning(value: &Value) -> bool {
+    let warnings = Vec::<Warning>::deserialize(&value["warnings"]).unwrap_or_default();
+    warnings.iter().any(Warning::is_stale)
 }
 
 /// The reason codes of a collection's JSON.
