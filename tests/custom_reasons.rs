@@ -348,6 +348,15 @@ fn an_approval_request_on_a_stale_complete_answer_says_to_read_again() {
     let request = completeness::client::ApprovalRequest::new("archive", "documents", &page);
     let text = request.to_string();
     assert!(text.contains("not read from current state (REPLICA_LAG)"), "{text}");
+    assert!(text.contains("covers the whole scope as it was read, not as it is now (REPLICA_LAG)"), "{text}");
+    // A program reading the request learns which warnings are stale without parsing prose.
+    assert_eq!(request.stale_warnings, ["REPLICA_LAG"]);
+    assert_eq!(request.to_json()["stale_warnings"], json!(["REPLICA_LAG"]));
+    let current: Envelope<String, ListDocumentsReason> =
+        Envelope::complete(vec!["doc-1".into()], Scope::new("documents", "all"));
+    let request = completeness::client::ApprovalRequest::new("archive", "documents", &current);
+    assert!(request.stale_warnings.is_empty());
+    assert!(request.to_string().contains("The evidence covers the whole scope.\n"));
 }
 
 #[cfg(feature = "mcp")]

@@ -51,6 +51,9 @@ pub struct ApprovalRequest {
     pub reasons: Vec<ExplainedReason>,
     /// Warnings on the evidence, as received.
     pub warnings: Vec<String>,
+    /// The codes of the warnings that say the evidence was not read from current state
+    /// (contract §3.5): while any is left, the evidence backs no change.
+    pub stale_warnings: Vec<String>,
     /// What the person can choose, fitted to the reasons.
     pub options: Vec<RecoveryOption>,
 }
@@ -179,6 +182,7 @@ impl ApprovalRequest {
             })
             .collect();
         let warnings = completeness.warnings().iter().map(|w| format!("{}: {}", w.code(), w.message())).collect();
+        let stale: Vec<String> = stale_warnings(&completeness).into_iter().map(str::to_owned).collect();
         let ids: Vec<String> = envelope.items.iter().filter_map(item_id).collect();
         let mut options = Vec::new();
         for reason in completeness.reasons() {
@@ -195,7 +199,6 @@ impl ApprovalRequest {
                 let why = "this complete answer carries no evidence token, which a change needs".to_owned();
                 options.push(RecoveryOption::ReadAgain { why });
             }
-            let stale = stale_warnings(&completeness);
             if !stale.is_empty() {
                 let why = format!("it was not read from current state ({}); read when it is current", stale.join(", "));
                 options.push(RecoveryOption::ReadAgain { why });
@@ -217,6 +220,7 @@ impl ApprovalRequest {
             snapshot: scope.snapshot.clone(),
             reasons,
             warnings,
+            stale_warnings: stale,
             options,
         }
     }
@@ -309,7 +313,10 @@ impl fmt::Display for ApprovalRequest {
         writeln!(f, "Target scope: {}", self.target_scope)?;
         let snapshot = self.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
         writeln!(f, "Evidence: {} items read as {}{snapshot}.", self.returned, self.visibility)?;
-        if self.complete {
+        if self.complete && !self.stale_warnings.is_empty() {
+            let stale = self.stale_warnings.join(", ");
+            writeln!(f, "The evidence covers the whole scope as it was read, not as it is now ({stale}).")?;
+        } else if self.complete {
             writeln!(f, "The evidence covers the whole scope.")?;
         } else {
             writeln!(f, "The evidence is INCOMPLETE, because:")?;
