@@ -22,19 +22,27 @@ struct Replica {
     url: String,
 }
 
+/// The command of one replica of the example on a free loopback port over `db`, with the key
+/// ring `ring` and the flags `extra`, logging warnings.
+fn replica_command(db: &str, ring: &str, extra: &[&str]) -> Command {
+    let mut command = Command::new(built_example::binary("service_accounts"));
+    command
+        .args(["--addr", "127.0.0.1:0", "--db", db, "--accounts", "160"])
+        .args(extra)
+        .env("COMPLETENESS_CURSOR_KEYS", ring)
+        .env("RUST_LOG", "warn")
+        .kill_on_drop(true);
+    command
+}
+
 /// Starts replicas of the example on free loopback ports over `db`, one per key ring in
 /// `rings`, all at once (they create and seed the empty database concurrently).
 async fn replicas(db: &str, rings: &[&str], extra: &[&str]) -> Vec<Replica> {
     let mut children = Vec::new();
     for ring in rings {
-        let child = Command::new(built_example::binary("service_accounts"))
-            .args(["--addr", "127.0.0.1:0", "--db", db, "--accounts", "160"])
-            .args(extra)
-            .env("COMPLETENESS_CURSOR_KEYS", ring)
-            .env("RUST_LOG", "warn")
+        let child = replica_command(db, ring, extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .kill_on_drop(true)
             .spawn()
             .expect("the example starts");
         children.push(child);
@@ -308,13 +316,9 @@ async fn a_rotated_ring_accepts_old_tokens_until_the_old_key_is_removed() {
 async fn a_replica_whose_retention_differs_warns_in_its_log() {
     let db = postgres_support::fresh_database().await;
     let _first = replicas(&db, &[K1], &[]).await;
-    let mut second = Command::new(built_example::binary("service_accounts"))
-        .args(["--addr", "127.0.0.1:0", "--db", &db, "--accounts", "160", "--snapshot-retention", "300"])
-        .env("COMPLETENESS_CURSOR_KEYS", K1)
-        .env("RUST_LOG", "warn")
+    let mut second = replica_command(&db, K1, &["--snapshot-retention", "300"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
         .spawn()
         .expect("the example starts");
     let mut log = BufReader::new(second.stderr.take().unwrap()).lines();
