@@ -29,10 +29,9 @@ const RELATION: &str = "relation";
 
 /// True for a name the value cannot have: a member of the aggregate, or of a collection
 /// response (`page`, `evidence`), which a reader would take for that member (contract §2.1).
+/// The aggregate's own members are among the collection's.
 fn reserved(name: &str) -> bool {
-    name == RELATION
-        || completeness_codes::AGGREGATE_MEMBERS.contains(&name)
-        || completeness_codes::COLLECTION_MEMBERS.contains(&name)
+    name == RELATION || completeness_codes::COLLECTION_MEMBERS.contains(&name)
 }
 
 /// An aggregate such as `{"count": 31, "relation": "lower_bound", ...completeness}`.
