@@ -17,7 +17,7 @@
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
 //! 5. A route that mounts a tower service instead of a handler (`nest_service`, `route_service`,
 //!    `get_service` and the other methods' `_service` forms):
-//!    a known non-list service, tower-http's file services ([`NON_LIST_SERVICES`]), is exempt
+//!    a known non-list service, tower-http's file services ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)), is exempt
 //!    ([`non_list_service`]); the audit cannot see what any other service answers.
 
 use proc_macro2::Span;
@@ -29,7 +29,7 @@ use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
     BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
-    NON_LIST_SERVICES, NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS,
+    NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS, known_service,
 };
 use crate::source::ModuleId;
 
@@ -813,10 +813,10 @@ fn reading_key(name: &str, args: &[&Type], used: Scope<'_>) -> String {
     format!("{name}<{}>", args.join(", "))
 }
 
-/// Rule 5: the class of a route that mounts the known non-list service `name` ([`NON_LIST_SERVICES`]).
+/// Rule 5: the class of a route that mounts the known non-list service `name` ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)).
 /// Exempt rather than not a list: the audit does not read the files, which may hold JSON.
 pub fn non_list_service(name: &str) -> Class {
-    let serves = NON_LIST_SERVICES.iter().find(|(service, _)| *service == name).map_or("serves files", |(_, s)| s);
+    let serves = known_service(name).map_or("serves files", |(_, serves)| serves);
     Class::Exempt(format!(
         "mounts tower-http's `{name}`, which {serves}: a file service, not a list endpoint (the files are not read)"
     ))

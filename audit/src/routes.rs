@@ -14,9 +14,8 @@ use syn::{Block, Expr, Lit, Pat, Stmt};
 
 use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{
-    FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, NON_LIST_SERVICES, ROUTE, ROUTE_SERVICE, ROUTER,
-    ROUTER_PASS_THROUGH, ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, method_of,
-    service_method_of,
+    FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH,
+    ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, known_service, method_of, service_method_of,
 };
 use crate::source::ModuleId;
 
@@ -31,7 +30,7 @@ pub struct HandlerRef<'s> {
     pub closure: Option<&'s Expr>,
     /// Why the handler could not be resolved, when it could not.
     pub unresolved: Option<String>,
-    /// The known non-list service mounted in place of a handler ([`NON_LIST_SERVICES`]), when it is one.
+    /// The known non-list service mounted in place of a handler ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)), when it is one.
     pub service: Option<&'static str>,
     /// True when registered through `completeness::routing`, which checks the response at compile time.
     pub checked: bool,
@@ -70,7 +69,7 @@ enum Value<'s> {
     /// A method router: its methods, and whether one chained on it is checked (true for
     /// `completeness::routing::CheckedMethods`, false once it is axum's own `MethodRouter`).
     Methods(Vec<(String, HandlerRef<'s>)>, bool),
-    /// A known non-list service ([`NON_LIST_SERVICES`]), bound to a local to be mounted.
+    /// A known non-list service ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)), bound to a local to be mounted.
     Service(&'static str),
     Other,
 }
@@ -728,7 +727,7 @@ impl<'i, 's> Eval<'i, 's> {
         self.opaque_handler(expr, frame, &why)
     }
 
-    /// The known non-list service ([`NON_LIST_SERVICES`]) `expr` is: built by a function of the
+    /// The known non-list service ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)) `expr` is: built by a function of the
     /// type (`ServeDir::new("assets")`), named by its path or as imported but not a type of the
     /// audited sources; returned by a function of the audited sources declared to return one;
     /// a local bound to one; or one with methods chained on it that keep it
@@ -756,14 +755,14 @@ impl<'i, 's> Eval<'i, 's> {
                         return None;
                     }
                     let name = self.index.resolved_name(f.module, &returned);
-                    return NON_LIST_SERVICES.iter().map(|(service, _)| *service).find(|service| *service == name);
+                    return known_service(&name).map(|(service, _)| service);
                 }
                 if owner.is_empty() || self.index.is_ours(frame.module, owner) {
                     return None;
                 }
                 // Compared by the name it has where it is defined (`use tower_http::services::ServeDir as Dir;`).
                 let name = self.index.resolved_name(frame.module, owner);
-                NON_LIST_SERVICES.iter().map(|(service, _)| *service).find(|service| *service == name)
+                known_service(&name).map(|(service, _)| service)
             }
             Expr::MethodCall(call) => {
                 let service = self.non_list_service(&call.receiver, frame)?;

@@ -113,6 +113,11 @@ pub const OPAQUE_RESPONSES: [&str; 3] = ["Response", "Value", "Body"];
 pub const NON_LIST_SERVICES: [(&str, &str); 2] =
     [("ServeDir", "serves the files of a directory"), ("ServeFile", "serves a file")];
 
+/// The entry of [`NON_LIST_SERVICES`] for the type named `name`: its name and what it serves.
+pub fn known_service(name: &str) -> Option<(&'static str, &'static str)> {
+    NON_LIST_SERVICES.iter().find(|(service, _)| *service == name).copied()
+}
+
 /// The methods of [`NON_LIST_SERVICES`] that configure one and give it back: chained on one, it
 /// still serves files. A method not listed here (`map_response(..)`) may change what it answers,
 /// so the service is no longer taken for a file service.
