@@ -218,6 +218,14 @@ pub struct Grantee<'a> {
     pub epoch: u64,
 }
 
+impl Grantee<'_> {
+    /// True when `stored`, the credential's grant as stored now, is still the one the request
+    /// was authenticated with (the same epoch): no revocation came between.
+    pub fn still_holds(&self, stored: Option<&Grant>) -> bool {
+        stored.map(|grant| grant.epoch) == Some(self.epoch)
+    }
+}
+
 /// A new account, as a mutation asks for it.
 #[derive(Debug, Clone)]
 pub struct NewAccount {
@@ -511,7 +519,7 @@ impl SqliteStore {
         let mut conn = self.lock();
         retained(&conn, snapshot, self.retention)?;
         let tx = conn.transaction()?;
-        if grant_of(&tx, by.name)?.map(|grant| grant.epoch) != Some(by.epoch) {
+        if !by.still_holds(grant_of(&tx, by.name)?.as_ref()) {
             return Ok((ArchiveOutcome::PermissionsChanged, Vec::new()));
         }
         let mut missing = Vec::new();

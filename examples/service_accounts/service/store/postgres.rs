@@ -828,7 +828,7 @@ impl AccountStore for PgStore {
             // rows; a revocation takes it too, so it is ordered with archives.
             let locked = Self::lock_current(&tx).await?;
             // Acting on permissions a revocation committed before this lock ended is refused.
-            if Self::grant_of(&tx, by.name).await?.map(|grant| grant.epoch) != Some(by.epoch) {
+            if !by.still_holds(Self::grant_of(&tx, by.name).await?.as_ref()) {
                 return Ok((ArchiveOutcome::PermissionsChanged, Vec::new()));
             }
             self.retained(&tx, snapshot).await?;
