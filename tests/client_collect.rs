@@ -407,6 +407,65 @@ fn a_page_with_more_pages_and_no_cursor_makes_the_result_incomplete() {
     assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
 }
 
+/// A server whose cursors loop (`a`, `b`, then `a` again) would be followed without end, each
+/// round adding the same items again: the collector stops before it follows a cursor twice.
+#[test]
+fn a_cursor_given_again_is_not_followed_and_makes_the_result_incomplete() {
+    use completeness::Reason;
+    for cycle in [vec!["a"], vec!["a", "b"], vec!["a", "b", "c"]] {
+        let fetched = RefCell::new(Vec::new());
+        let collected = block_on(collect_all(
+            |cursor: Option<String>| {
+                let mut fetched = fetched.borrow_mut();
+                fetched.push(cursor.clone());
+                let next = cycle[(fetched.len() - 1) % cycle.len()];
+                let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
+                let page: Envelope<u64> =
+                    Envelope::incomplete(vec![fetched.len() as u64], scope, MorePagesAvailable::new(next));
+                async move { Ok::<_, FetchError>(page) }
+            },
+            no_limits(),
+        ))
+        .unwrap();
+        let expected: Vec<Option<String>> =
+            std::iter::once(None).chain(cycle.iter().map(|c| Some(c.to_string()))).collect();
+        assert_eq!(*fetched.borrow(), expected, "each cursor of {cycle:?} followed once");
+        assert_eq!(collected.items, (1..=cycle.len() as u64 + 1).collect::<Vec<_>>(), "no page read twice");
+        assert!(!collected.is_complete());
+        assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
+        assert!(collected.completeness.reasons()[0].message().contains("already followed"));
+        assert_eq!(collected.completeness.continuation().map(|c| c.kind()), Some("restart"));
+        assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+    }
+}
+
+/// A traversal resumed from its resume cursor does not follow that cursor again either.
+#[test]
+fn a_resumed_traversal_does_not_follow_its_resume_cursor_again() {
+    use completeness::Reason;
+    let page = |item: u64, next: &str| -> Envelope<u64> {
+        let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
+        Envelope::incomplete(vec![item], scope, MorePagesAvailable::new(next))
+    };
+    let one_page = CollectLimits { max_pages: 1, ..no_limits() };
+    let first = block_on(collect_all(|_| std::future::ready(Ok::<_, FetchError>(page(1, "r"))), one_page)).unwrap();
+    assert_eq!(first.completeness.next_cursor(), Some("r"));
+    let fetched = RefCell::new(Vec::new());
+    let resumed = block_on(resume(
+        first,
+        |cursor: Option<String>| {
+            fetched.borrow_mut().push(cursor);
+            std::future::ready(Ok::<_, FetchError>(page(2, "r")))
+        },
+        no_limits(),
+    ))
+    .unwrap();
+    assert_eq!(*fetched.borrow(), vec![Some("r".to_owned())], "the resume cursor, once");
+    assert_eq!(resumed.items, vec![1, 2]);
+    assert!(!resumed.is_complete());
+    assert!(resumed.completeness.reasons().iter().any(|r| r.message().contains("already followed")));
+}
+
 /// Fetches pages of `source`, applying `between(source)` before every fetch.
 fn fetcher<'a>(
     source: &'a RefCell<MemorySource>,

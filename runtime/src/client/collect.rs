@@ -1,6 +1,7 @@
 //! `collect_all`: follow `next_cursor` until `complete: true`, and report honestly
 //! what was not collected (contract §2.5, §8).
 
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::ops::Deref;
@@ -152,13 +153,15 @@ enum Stop {
     /// `410 CURSOR_EXPIRED` (with what the server said), or a page read at another snapshot.
     SnapshotGone(Option<String>),
     /// A page that cannot continue this traversal, in words: it said `MORE_PAGES_AVAILABLE`
-    /// without a cursor, or answered another query.
+    /// without a cursor or with a cursor already followed, or answered another query.
     Broken(&'static str),
 }
 
 /// Why a page cannot continue its traversal (each is a server's bug, or a proxy's).
 const NO_CURSOR: &str =
     "A page said more pages are available but gave no cursor: the traversal cannot be continued and must be restarted.";
+const REPEATED_CURSOR: &str = "A page gave a cursor this traversal had already followed: following it again would read \
+     the same pages again, without end; the traversal must be restarted.";
 const ANOTHER_QUERY: &str = "A page answered another query than the first page (its scope or its ordering differs): \
      it is not merged, and the traversal must be restarted.";
 
@@ -182,6 +185,8 @@ enum Next {
 /// - requires every page to answer the first page's query (the same `scope` and
 ///   `page.ordering`): a page of another query is not merged, and the result is incomplete
 ///   with `SNAPSHOT_EXPIRED` and a `restart`;
+/// - never follows a cursor twice: a page giving one it already followed (a loop) stops the
+///   traversal, incomplete with `SNAPSHOT_EXPIRED` and a `restart` (contract §2.5);
 /// - on `410 CURSOR_EXPIRED` returns what it has with `SNAPSHOT_EXPIRED` (and a
 ///   `restart` continuation) and never restarts by itself;
 /// - stops at its own [`CollectLimits`] with `CLIENT_LIMIT_REACHED` whose
@@ -321,6 +326,8 @@ struct Traversal<T> {
     carried: Vec<StandardReason>,
     warnings: Vec<Warning>,
     evidence: Option<String>,
+    /// The cursors this run followed: a server that hands one out again loops.
+    followed: HashSet<String>,
 }
 
 impl<T> Traversal<T> {
@@ -336,6 +343,7 @@ impl<T> Traversal<T> {
             carried: Vec::new(),
             warnings: Vec::new(),
             evidence: None,
+            followed: HashSet::new(),
         }
     }
 
@@ -349,6 +357,8 @@ impl<T> Traversal<T> {
         if resume_cursor.is_some() {
             carried.pop();
         }
+        // The resume cursor is this run's first fetch.
+        let followed = resume_cursor.into_iter().collect();
         Traversal {
             limits,
             started: Instant::now(),
@@ -360,6 +370,7 @@ impl<T> Traversal<T> {
             carried,
             warnings: completeness.warnings().to_vec(),
             evidence: None,
+            followed,
         }
     }
 
@@ -422,7 +433,11 @@ impl<T> Traversal<T> {
             self.first = Some((block.scope().clone(), block.page().cloned()));
         }
         let next = match (more_pages, block.take_next_cursor()) {
-            (true, Some(next)) => Next::Fetch(next),
+            (true, Some(next)) if self.followed.contains(&next) => Next::Stop(Stop::Broken(REPEATED_CURSOR)),
+            (true, Some(next)) => {
+                self.followed.insert(next.clone());
+                Next::Fetch(next)
+            }
             (true, None) => Next::Stop(Stop::Broken(NO_CURSOR)),
             (false, _) => {
                 if block.is_complete() {

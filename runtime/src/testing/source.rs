@@ -174,9 +174,13 @@ impl MemorySource {
             page.completeness.push_reason(VisibilityRestricted::new());
         }
         if more {
+            // Each cursor names the fetch that issued it, as a signed cursor carries its issue
+            // time: an empty page's cursor resumes at the same position, but is a new cursor
+            // (a client does not follow one cursor twice, contract §2.5).
+            let fetch = self.fetches;
             let next = match position {
-                Some(position) => format!("s{snapshot}.a{position}"),
-                None => format!("s{snapshot}.a-"),
+                Some(position) => format!("s{snapshot}.a{position}.n{fetch}"),
+                None => format!("s{snapshot}.a-.n{fetch}"),
             };
             page.completeness.push_reason(MorePagesAvailable::new(next));
         }
@@ -192,8 +196,11 @@ fn live(born: u64, died: Option<u64>, snapshot: u64) -> bool {
     born <= snapshot && died.is_none_or(|d| d > snapshot)
 }
 
-/// `s{snapshot}.a{after}` or `s{snapshot}.a-` (before the first id).
+/// `s{snapshot}.a{after}.n{fetch}` or `s{snapshot}.a-.n{fetch}` (before the first id), where
+/// `fetch` numbers the fetch that issued the cursor.
 fn parse_cursor(cursor: &str) -> Option<(u64, Option<u64>)> {
+    let (cursor, fetch) = cursor.rsplit_once(".n")?;
+    fetch.parse::<u64>().ok()?;
     let (snapshot, after) = cursor.strip_prefix('s')?.split_once(".a")?;
     let snapshot = snapshot.parse().ok()?;
     let after = if after == "-" { None } else { Some(after.parse().ok()?) };
