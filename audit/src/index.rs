@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use syn::{Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemStruct, ItemType, Lit, Signature, Type, UseTree};
 
 use crate::shapes::FRAMEWORK_CRATES;
-use crate::source::{ModuleId, Sources, package_of, test_only};
+use crate::source::{ModuleId, Sources, test_only};
 
 /// A function or method of the audited sources.
 #[derive(Clone)]
@@ -398,7 +398,7 @@ impl<'s> Index<'s> {
     pub fn defines_own_type(&self, module: ModuleId, segments: &[String]) -> bool {
         let absolute = self.absolute(module, segments);
         let in_framework = |krate: &str| FRAMEWORK_CRATES.contains(&krate);
-        let package = package_of(&self.sources.modules[module].target).replace('-', "_");
+        let package = self.sources.modules[module].package.replace('-', "_");
         if absolute.first().is_none_or(|s| in_framework(s)) || in_framework(&package) {
             return false;
         }

@@ -71,7 +71,7 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
             class,
             handler.checked,
         );
-        found.krate = source::package_of(&sources.modules[handler.module].target).to_owned();
+        found.krate = sources.modules[handler.module].package.clone();
         findings.push(found);
     }
     findings.sort_by(|a, b| (&a.path, &a.method, &a.handler).cmp(&(&b.path, &b.method, &b.handler)));

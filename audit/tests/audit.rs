@@ -523,6 +523,30 @@ fn a_baseline_entry_of_one_service_does_not_pass_the_same_route_of_another() {
     assert_eq!(run(&dir, &["--baseline", baseline_arg, "--deny", "list", "-q"]).status.code(), Some(0));
 }
 
+/// Sources audited without a manifest belong to no package, whatever their path looks like: a
+/// file at `tools/bin/report.rs` is not of a package `tools` (a baseline key carries the package).
+#[test]
+fn a_loose_file_is_of_no_package_whatever_its_path() {
+    let dir = scratch("loose-package");
+    fs::create_dir_all(dir.join("tools/bin")).unwrap();
+    fs::write(
+        dir.join("tools/bin/report.rs"),
+        "async fn list_orders() -> axum::Json<Vec<u8>> { todo!() }\n\
+         fn main() { let _app: axum::Router = axum::Router::new().route(\"/orders\", axum::routing::get(list_orders)); }\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-completeness"))
+        .args(["completeness", "audit", "tools/bin/report.rs", "--format", "json", "-q"])
+        .current_dir(&dir)
+        .output()
+        .expect("the audit binary runs");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_eq!(findings[0]["path"], "/orders");
+    assert_eq!(findings[0]["crate"], "", "{report:#}");
+}
+
 #[test]
 fn this_repository_s_examples_audit_clean_except_the_legacy_one() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();

@@ -12,15 +12,6 @@ pub use workspace::{Target, targets};
 
 use crate::model::Skipped;
 
-/// The package of a target named `package/kind/name` (a crate's library, binary or example);
-/// empty for sources audited without a manifest, whose targets are named by their path.
-pub fn package_of(target: &str) -> &str {
-    match target.splitn(3, '/').collect::<Vec<_>>().as_slice() {
-        [package, "lib" | "bin" | "example", _] if !package.is_empty() => package,
-        _ => "",
-    }
-}
-
 /// Every module of every target under the audited path.
 pub struct Sources {
     /// The audited directory; file names are reported relative to it.

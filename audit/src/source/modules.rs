@@ -16,6 +16,8 @@ pub type ModuleId = usize;
 pub struct Module {
     /// The target the module belongs to (names resolve within a target).
     pub target: String,
+    /// The package of that target; empty for sources audited without a manifest.
+    pub package: String,
     /// The module's path below the target root: `["service", "routes"]`.
     pub path: Vec<String>,
     /// The file the module's items are in.
@@ -49,12 +51,12 @@ impl<'p> Loader<'p> {
     pub(super) fn load_target(&mut self, target: &Target) -> Option<ModuleId> {
         let dir = target.root.parent().unwrap_or(Path::new(".")).to_path_buf();
         let root = self.modules.len();
-        self.load_file(&target.name, Vec::new(), &target.root, dir, 0);
+        self.load_file(target, Vec::new(), &target.root, dir, 0);
         (self.modules.len() > root).then_some(root)
     }
 
     /// Parses `file` as the module `path`; `dir` is where its child module files live.
-    fn load_file(&mut self, target: &str, path: Vec<String>, file: &Path, dir: PathBuf, depth: usize) {
+    fn load_file(&mut self, target: &Target, path: Vec<String>, file: &Path, dir: PathBuf, depth: usize) {
         if depth > 64 {
             return;
         }
@@ -75,7 +77,7 @@ impl<'p> Loader<'p> {
     #[allow(clippy::too_many_arguments)]
     fn add_module(
         &mut self,
-        target: &str,
+        target: &Target,
         path: Vec<String>,
         file: &Path,
         dir: PathBuf,
@@ -99,7 +101,8 @@ impl<'p> Loader<'p> {
             }
         }
         self.modules.push(Module {
-            target: target.to_owned(),
+            target: target.name.clone(),
+            package: target.package.clone(),
             path: path.clone(),
             file: file.to_path_buf(),
             items: kept,

@@ -13,6 +13,15 @@ pub struct Target {
     pub root: PathBuf,
     /// For a library, the crate name other targets use it by (`users_api` for `users-api`).
     pub library: Option<String>,
+    /// The package the target belongs to; empty for sources audited without a manifest.
+    pub package: String,
+}
+
+impl Target {
+    /// A target of sources without a manifest, named by its root file or directory.
+    fn loose(name: &Path, root: PathBuf) -> Target {
+        Target { name: name.display().to_string(), root, library: None, package: String::new() }
+    }
 }
 
 /// The targets under `path`:
@@ -25,7 +34,7 @@ pub struct Target {
 /// 4. a `.rs` file: that file.
 pub fn targets(path: &Path) -> Result<Vec<Target>, String> {
     if path.is_file() && path.extension().is_some_and(|e| e == "rs") {
-        return Ok(vec![Target { name: path.display().to_string(), root: path.to_path_buf(), library: None }]);
+        return Ok(vec![Target::loose(path, path.to_path_buf())]);
     }
     if path.is_file() && path.file_name().is_none_or(|name| name != "Cargo.toml") {
         return Err(format!("{}: not a Cargo.toml, a .rs file or a directory", path.display()));
@@ -48,7 +57,7 @@ fn loose_directory(dir: &Path) -> Vec<Target> {
     for root in ["main.rs", "lib.rs", "mod.rs"] {
         let file = dir.join(root);
         if file.is_file() {
-            return vec![Target { name: dir.display().to_string(), root: file, library: None }];
+            return vec![Target::loose(dir, file)];
         }
     }
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
@@ -62,7 +71,7 @@ fn loose_directory(dir: &Path) -> Vec<Target> {
     if files.is_empty() && dir.join("src").is_dir() {
         return loose_directory(&dir.join("src"));
     }
-    files.into_iter().map(|root| Target { name: root.display().to_string(), root, library: None }).collect()
+    files.into_iter().map(|root| Target::loose(&root, root.clone())).collect()
 }
 
 /// Rules 1 and 2 for one manifest; `follow_members` is false for members (no nested workspaces).
@@ -107,7 +116,8 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
     let mut add = |kind: &str, name: &str, root: PathBuf| {
         if root.is_file() {
             let library = (kind == "lib").then(|| name.replace('-', "_"));
-            found.insert(Target { name: format!("{package_name}/{kind}/{name}"), root, library });
+            let package = package_name.clone();
+            found.insert(Target { name: format!("{package_name}/{kind}/{name}"), root, library, package });
         }
     };
     let declared = |key: &str| -> Vec<(String, Option<PathBuf>)> {
