@@ -39,7 +39,7 @@ pub enum Rule {
     ContinuationCursorMatches,
     /// R9: `evidence` is null unless `complete` is true.
     EvidenceOnlyWhenComplete,
-    /// R10: `page.cursor` describes `next_cursor` when there is a next page.
+    /// R10: `page.cursor` describes `next_cursor` when there is a next page and page facts.
     PageCursorDescribesNext,
     /// R11: `page.returned` is the number of items in the data member.
     PageReturnedCountsItems,
