@@ -11,7 +11,8 @@
 //!    method's signature is the type of its `impl` (`fn new(..) -> Self`).
 //! 3. `impl IntoResponse`, `Response` and other opaque types, also behind an alias or a generic
 //!    newtype (`ApiResult<impl IntoResponse>`): the values the body returns decide (`Classifier::expr`),
-//!    its tail and every `return`. Their error side is not read, as a declared `Result`'s is not:
+//!    its tail and every `return`. A `json!` shows what it writes (`Classifier::json`), and
+//!    `serde_json::to_value(x)` is `x`. Their error side is not read, as a declared `Result`'s is not:
 //!    an `Err(..)`, returned early or not, gives way to the success values, and `value?` is what
 //!    `value` holds on success.
 //! 4. Registered through `completeness::routing`: the compiler has checked what rule 2 and 3 could not see.
@@ -32,6 +33,9 @@ use crate::shapes::{
     NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS, known_service,
 };
 use crate::source::ModuleId;
+
+/// How a `json!` object is named in findings.
+pub const JSON_OBJECT: &str = "json!({..})";
 
 /// What a response is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -596,12 +600,9 @@ impl<'i, 's> Classifier<'i, 's> {
             },
             Expr::Macro(m) => {
                 let name = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                let first = m.mac.tokens.clone().into_iter().next();
                 match name.as_str() {
                     "vec" => Class::List { shown: "vec![..]".to_owned(), item: None, owner: None },
-                    "json" if matches!(&first, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket) => {
-                        Class::List { shown: "json!([..])".to_owned(), item: None, owner: None }
-                    }
+                    "json" => self.json(code, m.mac.tokens.clone()).unwrap_or_else(unknown),
                     "format" => Class::NotAList("a formatted string".to_owned()),
                     _ => unknown(),
                 }
@@ -628,6 +629,13 @@ impl<'i, 's> Classifier<'i, 's> {
                 let last = absolute.last().map(String::as_str).unwrap_or_default();
                 if last == "Err" {
                     return Class::Error;
+                }
+                // `serde_json::to_value(&users)` is the JSON of its argument.
+                if absolute.first().is_some_and(|krate| krate == "serde_json") && last == "to_value" {
+                    return match call.args.first() {
+                        Some(value) => self.expr(code, value),
+                        None => unknown(),
+                    };
                 }
                 if BODY_WRAPPERS.contains(&last) || matches!(last, "Ok" | "Some") {
                     return match call.args.first() {
@@ -684,6 +692,8 @@ impl<'i, 's> Classifier<'i, 's> {
                 let method = call.method.to_string();
                 match method.as_str() {
                     "into_response" | "into" | "clone" | "to_owned" => self.expr(code, &call.receiver),
+                    // What the value holds on success, as for `value?`.
+                    "unwrap" | "expect" => self.expr(code, &call.receiver),
                     "to_vec" => Class::List { shown: ".to_vec()".to_owned(), item: None, owner: None },
                     "collect" => match call.turbofish.as_ref().and_then(|t| t.args.first()) {
                         Some(GenericArgument::Type(ty)) => self.ty(code.module, ty),
@@ -695,6 +705,81 @@ impl<'i, 's> Classifier<'i, 's> {
             }
             _ => unknown(),
         }
+    }
+
+    /// The JSON a `json!(..)` of `code` writes, when its tokens show it: an array is a list; an
+    /// object is read as a struct's members are (`Classifier::fields`): a member whose value
+    /// is a list makes it a list under a list member name (or beside pagination members only),
+    /// else a nested collection; `null`, `true`, `false` and literals are no list; any other
+    /// value is the Rust expression it is (`json!(users)` is what `users` holds). `None` when
+    /// the tokens do not parse.
+    fn json(&mut self, code: &Code<'_>, tokens: proc_macro2::TokenStream) -> Option<Class> {
+        use proc_macro2::{Delimiter, TokenTree};
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        match trees.as_slice() {
+            [TokenTree::Group(g)] if g.delimiter() == Delimiter::Bracket => {
+                return Some(Class::List { shown: "json!([..])".to_owned(), item: None, owner: None });
+            }
+            [TokenTree::Group(g)] if g.delimiter() == Delimiter::Brace => return self.json_object(code, g.stream()),
+            [TokenTree::Ident(i)] if matches!(i.to_string().as_str(), "null" | "true" | "false") => {
+                return Some(Class::NotAList(format!("`{i}`")));
+            }
+            _ => {}
+        }
+        let expr: Expr = syn::parse2(trees.into_iter().collect()).ok()?;
+        Some(self.expr(code, &expr))
+    }
+
+    /// `Classifier::json` of an object's members (`"key": value, ..`).
+    fn json_object(&mut self, code: &Code<'_>, members: proc_macro2::TokenStream) -> Option<Class> {
+        use proc_macro2::{Spacing, TokenTree};
+        let mut collections = Vec::new();
+        let mut others = Vec::new();
+        let mut unseen = None;
+        let trees: Vec<TokenTree> = members.into_iter().collect();
+        let is_comma = |t: &TokenTree| matches!(t, TokenTree::Punct(p) if p.as_char() == ',');
+        for member in trees.split(is_comma).filter(|member| !member.is_empty()) {
+            let [key, TokenTree::Punct(colon), value @ ..] = member else { return None };
+            if colon.as_char() != ':' || colon.spacing() != Spacing::Alone || value.is_empty() {
+                return None;
+            }
+            let name = match syn::parse2::<syn::LitStr>(key.clone().into()) {
+                Ok(lit) => lit.value(),
+                Err(_) => key.to_string(),
+            };
+            match self.json(code, value.iter().cloned().collect()) {
+                Some(Class::List { .. }) => collections.push(name),
+                Some(Class::Nested { field, .. }) => collections.push(format!("{name}.{field}")),
+                Some(Class::Unknown(why)) | Some(Class::Reports(why)) | Some(Class::InJson(why)) => {
+                    if unseen.is_none() {
+                        unseen = Some((name.clone(), why));
+                    }
+                    others.push(name);
+                }
+                None => {
+                    if unseen.is_none() {
+                        unseen = Some((name.clone(), "its value does not parse".to_owned()));
+                    }
+                    others.push(name);
+                }
+                Some(_) => others.push(name),
+            }
+        }
+        let shown = JSON_OBJECT;
+        let Some(first) = collections.first().cloned() else {
+            return Some(match unseen {
+                Some((field, why)) => Class::Unknown(format!(
+                    "the member `{field}` of `{shown}` does not show what it holds ({why}): it may be a list"
+                )),
+                None => Class::NotAList("a JSON object without a list member".to_owned()),
+            });
+        };
+        let listed = collections.iter().find(|name| LIST_MEMBERS.contains(&name.as_str()));
+        if listed.is_some() || others.iter().all(|o| PAGINATION_MEMBERS.contains(&o.as_str())) {
+            let field = listed.unwrap_or(&first);
+            return Some(Class::List { shown: format!("json!({{\"{field}\": ..}})"), item: None, owner: None });
+        }
+        Some(Class::Nested { owner: shown.to_owned(), field: first })
     }
 
     /// A helper function's response: its declared type, else its body. In a method's signature,

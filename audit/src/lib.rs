@@ -128,12 +128,20 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
             };
             (format!("returns `{shown}`, a list without a completeness block"), Some(fix))
         }
-        Class::Nested { owner, field } => (
-            format!("`{owner}` is a single resource whose `{field}` member is a collection"),
-            Some(format!(
-                "derive `ResultEnvelope` on `{owner}` and mark `{field}` with `#[envelope(bounded = \"why it stays small\")]`"
-            )),
-        ),
+        Class::Nested { owner, field } => {
+            // A `json!` object has no type to derive on: a struct of its members takes its place.
+            let target = if owner == classify::JSON_OBJECT {
+                format!("a struct of its members, returned in place of `{owner}`,")
+            } else {
+                format!("`{owner}`")
+            };
+            (
+                format!("`{owner}` is a single resource whose `{field}` member is a collection"),
+                Some(format!(
+                    "derive `ResultEnvelope` on {target} and mark `{field}` with `#[envelope(bounded = \"why it stays small\")]`"
+                )),
+            )
+        }
         Class::Unknown(why) => (
             why,
             Some(format!(

@@ -191,6 +191,13 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/shadowed-inner-list", "not_a_list"),
         ("GET", "/closure-let", "list_without_completeness"),
         ("GET", "/pattern-bound", "unknown"),
+        // `json!` and `serde_json::to_value`: what the tokens show.
+        ("GET", "/json-of-variable", "list_without_completeness"),
+        ("GET", "/json-wrapped", "list_without_completeness"),
+        ("GET", "/json-nested", "nested_collection"),
+        ("GET", "/json-single", "not_a_list"),
+        ("GET", "/json-converted", "list_without_completeness"),
+        ("GET", "/json-opaque", "unknown"),
         // Fallbacks: a handler is a route of its own; a router as a fallback service serves its routes.
         ("GET", "/fallback-home", "not_a_list"),
         ("*", "(fallback)", "list_without_completeness"),
@@ -223,7 +230,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 52);
+    assert_eq!(finding["line"], 53);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
@@ -231,6 +238,12 @@ fn a_finding_names_handler_location_and_fix() {
     assert!(opaque["why"].as_str().unwrap().contains("move it into a named function"), "{opaque}");
     assert!(finding["why"].as_str().unwrap().contains("`Items`"), "{finding}");
     assert!(finding["fix"].as_str().unwrap().contains("Envelope<Item>"), "{finding}");
+    let object = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/json-nested").unwrap();
+    assert!(object["why"].as_str().unwrap().contains("whose `tags` member is a collection"), "{object}");
+    assert!(
+        object["fix"].as_str().unwrap().contains("a struct of its members, returned in place of `json!({..})`"),
+        "{object}"
+    );
     let nested = report["findings"]
         .as_array()
         .unwrap()
