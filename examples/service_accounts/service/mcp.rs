@@ -254,6 +254,9 @@ impl Sessions {
 /// one naming a session that never existed (404, through [`transport_refusal`]), revealing
 /// nothing, and so is a `DELETE` of a session rmcp does not hold (which rmcp would answer 202, as
 /// if it had ended one). The id a successful `initialize` answers with is bound to its caller.
+/// A session ended by `DELETE` is answered `204 No Content`: rmcp has closed it by the time it
+/// answers, where its `202 Accepted` would say the end is still to come (and the MCP Python SDK
+/// takes anything but 200 and 204 for a failed termination).
 async fn sessions_of_their_credential(State(sessions): State<Sessions>, request: Request, next: Next) -> Response {
     let caller = request.extensions().get::<Arc<Caller>>().map(|caller| caller.name.clone());
     let Some(named) = request.headers().get(HEADER_SESSION_ID) else {
@@ -279,6 +282,7 @@ async fn sessions_of_their_credential(State(sessions): State<Sessions>, request:
     let response = next.run(request).await;
     if ends && response.status().is_success() {
         sessions.forget(&id);
+        return StatusCode::NO_CONTENT.into_response();
     }
     response
 }
