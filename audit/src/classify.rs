@@ -192,7 +192,7 @@ impl<'i, 's> Classifier<'i, 's> {
         if f.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == HANDLER_ATTRIBUTE)) {
             return Class::Reports("annotated with `#[completeness]`".to_owned());
         }
-        self.handler_like(f)
+        self.handler_like(f, &[])
     }
 
     /// Rule 3 for a closure handler written in `module` (in an `impl` of `self_ty`): the values
@@ -405,7 +405,7 @@ impl<'i, 's> Classifier<'i, 's> {
         let mut args = Vec::new();
         for param in s.generics.type_params() {
             let value = s.fields.iter().enumerate().find_map(|(i, field)| {
-                if !is_param(&field.ty, &param.ident) {
+                if !holds_param(&field.ty, &param.ident) {
                     return None;
                 }
                 let member = match &field.ident {
@@ -415,10 +415,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 values.iter().find(|(m, _)| *m == member).map(|(_, value)| *value)
             });
             let arg = match value.map(|value| self.expr(code, value)) {
-                Some(Class::List { item, .. }) => {
-                    let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "_".to_owned());
-                    syn::parse_str::<Type>(&format!("Vec<{item}>")).unwrap_or_else(|_| syn::parse_quote!(Vec<_>))
-                }
+                Some(Class::List { item, .. }) => list_of(item),
                 Some(Class::NotAList(_)) => syn::parse_quote!(()),
                 _ => {
                     let ident = &param.ident;
@@ -453,7 +450,7 @@ impl<'i, 's> Classifier<'i, 's> {
             if crate::index::last_ident(&ty).is_some_and(|t| t == COMPLETENESS_BLOCK) {
                 return Class::Reports(format!("`{owner}` carries a `Completeness` block"));
             }
-            if let Some(param) = generics.type_params().find(|p| is_param(&ty, &p.ident)) {
+            if let Some(param) = generics.type_params().find(|p| holds_param(&ty, &p.ident)) {
                 if unbound.is_none() {
                     unbound = Some((name.clone(), param.ident.to_string()));
                 }
@@ -669,7 +666,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 if let Some(callee) = self.index.find_fn(code.module, code.self_ty, &segs)
                     && Some(callee.id) != code.id
                 {
-                    return self.handler_like(&callee);
+                    return self.called(code, &callee, &call.args.iter().collect::<Vec<_>>());
                 }
                 if segs.len() >= 2 {
                     let owner = &segs[..segs.len() - 1];
@@ -782,9 +779,41 @@ impl<'i, 's> Classifier<'i, 's> {
         Some(Class::Nested { owner: shown.to_owned(), field: first })
     }
 
+    /// A call of `f` with `args` written in `code` (`f(..)` or `Type::f(..)`): the response
+    /// `f` declares, its type parameters (and its `impl`'s) bound by the arguments passed for
+    /// the parameters that hold them: to `Vec<Item>` for a list, to `()` for a value that is no
+    /// list. So `wrap(items)` of `fn wrap<T>(data: T) -> Json<Resp<T>>` reads as
+    /// `Json<Resp<Vec<Item>>>`; a parameter no argument shows stays itself.
+    fn called(&mut self, code: &Code<'_>, f: &FnItem<'s>, args: &[&Expr]) -> Class {
+        // `Type::method(value, ..)` passes the receiver first.
+        let args = if f.sig.receiver().is_some() { args.get(1..).unwrap_or_default() } else { args };
+        let inputs: Vec<&Type> = f
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(t) => Some(&*t.ty),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let params = f.sig.generics.type_params().chain(f.impl_generics.into_iter().flat_map(|g| g.type_params()));
+        let mut bound = Vec::new();
+        for param in params {
+            let passed = inputs.iter().zip(args).find(|(ty, _)| holds_param(ty, &param.ident));
+            let Some((_, arg)) = passed else { continue };
+            match self.expr(code, arg) {
+                Class::List { item, .. } => bound.push((param.ident.clone(), list_of(item))),
+                Class::NotAList(_) => bound.push((param.ident.clone(), syn::parse_quote!(()))),
+                _ => {}
+            }
+        }
+        self.handler_like(f, &bound)
+    }
+
     /// A helper function's response: its declared type, else its body. In a method's signature,
-    /// `Self` is the type of its `impl` (`fn new(..) -> Self`), written in the same module.
-    fn handler_like(&mut self, f: &FnItem<'s>) -> Class {
+    /// `Self` is the type of its `impl` (`fn new(..) -> Self`), written in the same module;
+    /// `bound` gives type parameters a call bound ([`Classifier::called`]).
+    fn handler_like(&mut self, f: &FnItem<'s>, bound: &[(syn::Ident, Type)]) -> Class {
         match &f.sig.output {
             ReturnType::Default => Class::NotAList("returns `()`".to_owned()),
             ReturnType::Type(_, ty) => {
@@ -792,6 +821,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     Some(impl_ty) => substituted(ty, &[(syn::Ident::new("Self", Span::call_site()), impl_ty.clone())]),
                     None => (**ty).clone(),
                 };
+                let ty = substituted(&ty, bound);
                 match self.ty(f.module, &ty) {
                     Class::Unknown(why) if self.opaque(Scope::at(f.module), &ty, 0) => self.body(f, why),
                     other => other,
@@ -955,6 +985,29 @@ fn newtype_param(s: &syn::ItemStruct) -> Option<&syn::Ident> {
 /// True when `ty` is the type parameter `param` itself.
 fn is_param(ty: &Type, param: &syn::Ident) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(param))
+}
+
+/// The type a parameter bound to a list of `item` stands for: `Vec<item>` (`Vec<_>` when the
+/// item type is not known).
+fn list_of(item: Option<String>) -> Type {
+    let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "_".to_owned());
+    syn::parse_str::<Type>(&format!("Vec<{item}>")).unwrap_or_else(|_| syn::parse_quote!(Vec<_>))
+}
+
+/// True when `ty` is the type parameter `param`, or holds it through a reference or wrappers
+/// (`&T`, `Option<T>`, `Box<T>`): a member `data: Option<T>` is a list when `T` is one, as
+/// `data: T` is.
+fn holds_param(ty: &Type, param: &syn::Ident) -> bool {
+    if is_param(ty, param) {
+        return true;
+    }
+    if let Type::Reference(r) = ty {
+        return holds_param(&r.elem, param);
+    }
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    WRAPPERS.contains(&last.ident.to_string().as_str())
+        && matches!(type_args(&last.arguments).as_slice(), [inner] if holds_param(inner, param))
 }
 
 /// `ty` with every bound type parameter replaced by its argument (`data: T` → `data: Vec<User>`).

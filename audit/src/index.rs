@@ -19,6 +19,8 @@ pub struct FnItem<'s> {
     pub self_ty: Option<String>,
     /// For a method, the `impl` block's type as written, which `Self` in its signature stands for.
     pub impl_ty: Option<&'s Type>,
+    /// For a method, the `impl` block's generics (`impl<T> Page<T>`).
+    pub impl_generics: Option<&'s syn::Generics>,
     /// Its attributes.
     pub attrs: &'s [Attribute],
     /// Its signature.
@@ -91,6 +93,7 @@ impl<'s> Index<'s> {
                             module: id,
                             self_ty: None,
                             impl_ty: None,
+                            impl_generics: None,
                             attrs: &f.attrs,
                             sig: &f.sig,
                             block: &f.block,
@@ -109,6 +112,7 @@ impl<'s> Index<'s> {
                                         module: id,
                                         self_ty: self_ty.clone(),
                                         impl_ty: Some(&imp.self_ty),
+                                        impl_generics: Some(&imp.generics),
                                         attrs: &f.attrs,
                                         sig: &f.sig,
                                         block: &f.block,

@@ -139,11 +139,15 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/try-list", "list_without_completeness"),
         ("GET", "/try-single", "not_a_list"),
         // A constructor declared `-> Self` (or `Result<Self, _>`): the type of its `impl`. A generic
-        // one's parameter is not bound by the call's arguments: unknown, and the finding says why.
+        // one's (or a generic helper's) parameter is bound by the argument passed for it; when the
+        // argument does not show what it is, unknown, and the finding says why.
         ("GET", "/constructed-list", "list_without_completeness"),
         ("GET", "/constructed-single", "not_a_list"),
         ("GET", "/constructed-result", "not_a_list"),
-        ("GET", "/constructed-generic", "unknown"),
+        ("GET", "/constructed-generic", "list_without_completeness"),
+        ("GET", "/constructed-generic-unseen", "unknown"),
+        ("GET", "/helper-wrapped", "list_without_completeness"),
+        ("GET", "/option-member-unbound", "unknown"),
         // `Json` and `completeness::routing::get` imported under other names.
         ("GET", "/renamed-json", "list_without_completeness"),
         ("GET", "/renamed-checked", "reports_completeness"),
@@ -230,7 +234,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 53);
+    assert_eq!(finding["line"], 55);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
@@ -273,7 +277,8 @@ fn a_finding_names_handler_location_and_fix() {
     assert!(newtype["fix"].as_str().unwrap().starts_with("return `Envelope<Item>`"), "{newtype}");
     let unseen = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/impl-generic-unseen").unwrap();
     assert!(unseen["why"].as_str().unwrap().contains("type parameter `T`"), "{unseen}");
-    let generic = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/constructed-generic").unwrap();
+    let generic =
+        report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/constructed-generic-unseen").unwrap();
     assert!(generic["why"].as_str().unwrap().contains("type parameter `T`"), "{generic}");
     let by_macro = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/macro").unwrap();
     assert_eq!(by_macro["handler"], "list_route!(..)", "{by_macro}");
