@@ -433,10 +433,12 @@ impl<T> Traversal<T> {
             self.first = Some((block.scope().clone(), block.page().cloned()));
         }
         let next = match (more_pages, block.take_next_cursor()) {
-            (true, Some(next)) if self.followed.contains(&next) => Next::Stop(Stop::Broken(REPEATED_CURSOR)),
             (true, Some(next)) => {
-                self.followed.insert(next.clone());
-                Next::Fetch(next)
+                if self.followed.insert(next.clone()) {
+                    Next::Fetch(next)
+                } else {
+                    Next::Stop(Stop::Broken(REPEATED_CURSOR))
+                }
             }
             (true, None) => Next::Stop(Stop::Broken(NO_CURSOR)),
             (false, _) => {
