@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use syn::{Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemStruct, ItemType, Lit, Signature, Type, UseTree};
 
 use crate::shapes::FRAMEWORK_CRATES;
-use crate::source::{ModuleId, Sources, test_only};
+use crate::source::{ModuleId, Sources, name, test_only};
 
 /// A function or method of the audited sources.
 #[derive(Clone)]
@@ -121,9 +121,9 @@ impl<'s> Index<'s> {
                             }
                         }
                     }
-                    Item::Struct(s) => index.add_type(target, s.ident.to_string(), id, TypeDef::Struct(s)),
-                    Item::Enum(e) => index.add_type(target, e.ident.to_string(), id, TypeDef::Enum(e)),
-                    Item::Type(t) => index.add_type(target, t.ident.to_string(), id, TypeDef::Alias(t)),
+                    Item::Struct(s) => index.add_type(target, name(&s.ident), id, TypeDef::Struct(s)),
+                    Item::Enum(e) => index.add_type(target, name(&e.ident), id, TypeDef::Enum(e)),
+                    Item::Type(t) => index.add_type(target, name(&t.ident), id, TypeDef::Alias(t)),
                     Item::Const(c) => {
                         if let Expr::Lit(lit) = &*c.expr
                             && let Lit::Str(text) = &lit.lit
@@ -153,7 +153,7 @@ impl<'s> Index<'s> {
 
     fn add_fn(&mut self, target: &'s str, mut item: FnItem<'s>) {
         item.id = self.fns.len();
-        self.fns_by_name.entry((target, item.sig.ident.to_string())).or_default().push(self.fns.len());
+        self.fns_by_name.entry((target, name(&item.sig.ident))).or_default().push(self.fns.len());
         self.fns.push(item);
     }
 
@@ -451,25 +451,25 @@ fn use_paths(tree: &UseTree, prefix: Vec<String>, out: &mut Vec<(Option<String>,
     match tree {
         UseTree::Path(p) => {
             let mut next = prefix;
-            next.push(p.ident.to_string());
+            next.push(name(&p.ident));
             use_paths(&p.tree, next, out);
         }
         UseTree::Name(n) => {
-            let name = n.ident.to_string();
-            if name == "self" {
+            let written = name(&n.ident);
+            if written == "self" {
                 if let Some(last) = prefix.last() {
                     out.push((Some(last.clone()), prefix.clone()));
                 }
             } else {
                 let mut path = prefix;
-                path.push(name.clone());
-                out.push((Some(name), path));
+                path.push(written.clone());
+                out.push((Some(written), path));
             }
         }
         UseTree::Rename(r) => {
             let mut path = prefix;
-            path.push(r.ident.to_string());
-            out.push((Some(r.rename.to_string()), path));
+            path.push(name(&r.ident));
+            out.push((Some(name(&r.rename)), path));
         }
         UseTree::Glob(_) => out.push((None, prefix)),
         UseTree::Group(g) => {
@@ -490,5 +490,5 @@ pub fn last_ident(ty: &Type) -> Option<String> {
 
 /// The segments of a path as strings.
 pub fn segments(path: &syn::Path) -> Vec<String> {
-    path.segments.iter().map(|s| s.ident.to_string()).collect()
+    path.segments.iter().map(|s| name(&s.ident)).collect()
 }

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
@@ -539,6 +539,25 @@ fn a_baseline_entry_of_one_service_does_not_pass_the_same_route_of_another() {
     assert!(said.contains("names no package, and several packages have that route"), "{said}");
     fs::remove_dir_all(dir.join("services/billing")).unwrap();
     assert_eq!(run(&dir, &["--baseline", baseline_arg, "--deny", "list", "-q"]).status.code(), Some(0));
+}
+
+/// `mod r#type;` is the module `type`, in `type.rs`: its routes are audited, not its file skipped.
+#[test]
+fn a_module_with_a_raw_name_is_read_from_its_file() {
+    let dir = scratch("raw-module");
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::write(dir.join("Cargo.toml"), "[package]\nname = \"raw\"\nversion = \"0.1.0\"\nedition = \"2024\"\n").unwrap();
+    fs::write(dir.join("src/main.rs"), "mod r#type;\nfn main() { let _app: axum::Router = r#type::router(); }\n")
+        .unwrap();
+    fs::write(
+        dir.join("src/type.rs"),
+        "async fn r#match() -> axum::Json<Vec<u8>> { todo!() }\n\
+         pub fn router() -> axum::Router { axum::Router::new().route(\"/types\", axum::routing::get(r#match)) }\n",
+    )
+    .unwrap();
+    let report = json(&dir, &["-q"]);
+    assert_eq!(report["skipped"], json!([]), "{report:#}");
+    assert_eq!(verdicts(&report), [("GET".to_owned(), "/types".to_owned(), "list_without_completeness".to_owned())]);
 }
 
 /// Sources audited without a manifest belong to no package, whatever their path looks like: a

@@ -12,6 +12,12 @@ pub use workspace::{Target, targets};
 
 use crate::model::Skipped;
 
+/// An item's or module's name as the audit keeps it: without `r#`, so that `r#type::router`
+/// names the module `type` (in `type.rs`) and `fn r#match` is found as `match`.
+pub fn name(ident: &syn::Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
+}
+
 /// Every module of every target under the audited path.
 pub struct Sources {
     /// The audited directory; file names are reported relative to it.

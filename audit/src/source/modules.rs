@@ -93,7 +93,8 @@ impl<'p> Loader<'p> {
                 // Code only tests compile: no service serves its routes.
                 item if item_attrs(&item).is_some_and(test_only) => {}
                 Item::Mod(module) => {
-                    let name = module.ident.to_string();
+                    // `mod r#type;` is the module `type`, in `type.rs` (paths are read without `r#`).
+                    let name = super::name(&module.ident);
                     children.push(name.clone());
                     pending.push((name, module));
                 }
