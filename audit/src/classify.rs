@@ -500,7 +500,8 @@ impl<'i, 's> Classifier<'i, 's> {
         };
         let unnamed = matches!(fields, Fields::Unnamed(_));
         let listed = collections.iter().find(|(name, _)| LIST_MEMBERS.contains(&name.as_str()));
-        if unnamed || listed.is_some() || others.iter().all(|o| PAGINATION_MEMBERS.contains(&o.as_str())) {
+        let names: Vec<&str> = collections.iter().map(|(name, _)| name.as_str()).collect();
+        if unnamed || listed.is_some() || only_pagination(&others, &names) {
             let item = listed.map_or(item, |(_, listed_item)| listed_item.clone());
             return Class::List { shown: owner.to_owned(), item: Some(item), owner: Some(owner.to_owned()) };
         }
@@ -772,7 +773,8 @@ impl<'i, 's> Classifier<'i, 's> {
             });
         };
         let listed = collections.iter().find(|name| LIST_MEMBERS.contains(&name.as_str()));
-        if listed.is_some() || others.iter().all(|o| PAGINATION_MEMBERS.contains(&o.as_str())) {
+        let names: Vec<&str> = collections.iter().map(String::as_str).collect();
+        if listed.is_some() || only_pagination(&others, &names) {
             let field = listed.unwrap_or(&first);
             return Some(Class::List { shown: format!("json!({{\"{field}\": ..}})"), item: None, owner: None });
         }
@@ -985,6 +987,20 @@ fn newtype_param(s: &syn::ItemStruct) -> Option<&syn::Ident> {
 /// True when `ty` is the type parameter `param` itself.
 fn is_param(ty: &Type, param: &syn::Ident) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(param))
+}
+
+/// True when the members `others` beside the collections named `collections` are those of a
+/// page: pagination members ([`PAGINATION_MEMBERS`]), or counts of one of the collections
+/// (`articles_count`, `articlesCount`, `total_articles`). Such a struct is a list page, not a
+/// resource that happens to have a collection.
+fn only_pagination(others: &[String], collections: &[&str]) -> bool {
+    let counts = |member: &str| {
+        collections.iter().any(|c| {
+            member.strip_suffix("_count").or_else(|| member.strip_suffix("Count")) == Some(c)
+                || member.strip_prefix("total_") == Some(c)
+        })
+    };
+    others.iter().all(|o| PAGINATION_MEMBERS.contains(&o.as_str()) || counts(o))
 }
 
 /// The type a parameter bound to a list of `item` stands for: `Vec<item>` (`Vec<_>` when the

@@ -41,8 +41,18 @@ pub const LIST_MEMBERS: [&str; 14] = [
 
 /// Member names of a hand-rolled pagination block: a struct whose only other members are these is
 /// a list page. (`page` is here as a page number and in [`LIST_MEMBERS`] as a collection.)
-pub const PAGINATION_MEMBERS: [&str; 25] = [
+pub const PAGINATION_MEMBERS: [&str; 35] = [
     "total",
+    "total_hits",
+    "total_results",
+    "current_page",
+    "has_next",
+    "has_next_page",
+    "has_previous",
+    "has_previous_page",
+    "has_prev",
+    "has_newer",
+    "has_older",
     "count",
     "total_count",
     "total_items",

@@ -190,6 +190,10 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/member-foreign", "unknown"),
         ("GET", "/member-stamped", "not_a_list"),
         ("GET", "/member-recursive", "not_a_list"),
+        // A collection beside page facts, or beside its own count, is a page.
+        ("GET", "/paged-by-facts", "list_without_completeness"),
+        ("GET", "/paged-with-count", "list_without_completeness"),
+        ("GET", "/counted-other", "nested_collection"),
         // Variables of the same name: the binding in scope where the value is returned.
         ("GET", "/shadowed-csv", "list_without_completeness"),
         ("GET", "/shadowed-inner-list", "not_a_list"),
