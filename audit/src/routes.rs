@@ -14,8 +14,9 @@ use syn::{Block, Expr, Lit, Pat, Stmt};
 
 use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{
-    FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH,
-    ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, known_service, method_of, service_method_of,
+    FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, OPENAPI_ROUTER, PATH_ROUTES, ROUTE, ROUTE_SERVICE,
+    ROUTER, ROUTER_PASS_THROUGH, ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, SPLIT_FOR_PARTS,
+    known_service, method_of, service_method_of,
 };
 use crate::source::ModuleId;
 
@@ -173,6 +174,15 @@ impl<'i, 's> Eval<'i, 's> {
                 Stmt::Local(local) => {
                     let Some(init) = &local.init else { continue };
                     match binding_name(&local.pat) {
+                        // `let (router, api) = OpenApiRouter::new()..split_for_parts();`: the router
+                        // comes first.
+                        None if splits_for_parts(&init.expr)
+                            && let Pat::Tuple(tuple) = &local.pat
+                            && let Some(name) = tuple.elems.first().and_then(binding_name) =>
+                        {
+                            let value = self.eval(&init.expr, frame, true);
+                            self.bind(frame, name, value);
+                        }
                         Some(name) => {
                             let value = match self.non_list_service(&init.expr, frame) {
                                 Some(service) => Value::Service(service),
@@ -265,7 +275,9 @@ impl<'i, 's> Eval<'i, 's> {
                 let absolute = self.index.absolute(frame.module, &segs);
                 let last = absolute.last().map(String::as_str).unwrap_or_default();
                 let owner = absolute.len().checked_sub(2).map(|i| absolute[i].as_str());
-                if last == "new" && owner == Some(ROUTER) {
+                if (last == "new" && owner == Some(ROUTER))
+                    || (matches!(last, "new" | "with_openapi") && owner == Some(OPENAPI_ROUTER))
+                {
                     return Value::Router(Vec::new());
                 }
                 if last == "new" && owner == Some(METHOD_ROUTER) {
@@ -384,6 +396,12 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 Value::Other
             }
+            // `OpenApiRouter::new()..split_for_parts().0`: the router.
+            Expr::Field(f)
+                if splits_for_parts(&f.base) && matches!(&f.member, syn::Member::Unnamed(i) if i.index == 0) =>
+            {
+                self.eval(&f.base, frame, consuming)
+            }
             _ => Value::Other,
         }
     }
@@ -409,6 +427,12 @@ impl<'i, 's> Eval<'i, 's> {
                         routes.push(Registration { method: "*".to_owned(), path, handler });
                     }
                 }
+                Value::Router(routes)
+            }
+            // utoipa-axum's `.routes(routes!(list, create))`.
+            (PATH_ROUTES, [Expr::Macro(m)]) => {
+                let mut routes = self.router(&call.receiver, frame);
+                routes.extend(self.path_attributed(&m.mac, frame));
                 Value::Router(routes)
             }
             (NEST, [prefix, inner]) => {
@@ -778,6 +802,71 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
+    /// The routes of utoipa-axum's `routes!(list, create)`: each handler at the methods and path
+    /// of its `#[utoipa::path(get, path = "/items", ..)]` attribute. A handler the audit cannot
+    /// find, or whose attribute it cannot read, is an unknown route at [`MERGED_UNSEEN`]: its
+    /// path could be any.
+    fn path_attributed(&mut self, mac: &syn::Macro, frame: &Frame<'s>) -> Vec<Registration<'s>> {
+        let file = self.index.sources.modules[frame.module].file.clone();
+        let parser = syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated;
+        let handlers = syn::parse::Parser::parse2(parser, mac.tokens.clone()).unwrap_or_default();
+        let mut routes = Vec::new();
+        for written in &handlers {
+            let target = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segments(written));
+            let mut handler = HandlerRef {
+                text: text(written),
+                target: None,
+                closure: None,
+                unresolved: None,
+                service: None,
+                checked: false,
+                module: frame.module,
+                self_ty: frame.self_ty.clone(),
+                file: file.clone(),
+                line: written.span().start().line,
+            };
+            let route = target.as_ref().and_then(|f| utoipa_route(f.attrs));
+            match (target, route) {
+                (Some(target), Some((methods, path))) => {
+                    handler.target = Some(target);
+                    routes.extend(methods.into_iter().map(|method| Registration {
+                        method,
+                        path: path.clone(),
+                        handler: handler.clone(),
+                    }));
+                }
+                (target, _) => {
+                    handler.unresolved = Some(match target {
+                        Some(_) => format!(
+                            "`{}` is registered by `routes!`, but the audit finds no `#[utoipa::path(..)]` \
+                             attribute on it naming its method and a literal path",
+                            handler.text
+                        ),
+                        None => format!("`{}` is not a function of the audited sources", handler.text),
+                    });
+                    routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
+                }
+            }
+        }
+        if handlers.is_empty() {
+            let why = "the handlers of this `routes!(..)` are not paths the audit reads";
+            let handler = HandlerRef {
+                text: "routes!(..)".to_owned(),
+                target: None,
+                closure: None,
+                unresolved: Some(why.to_owned()),
+                service: None,
+                checked: false,
+                module: frame.module,
+                self_ty: frame.self_ty.clone(),
+                file,
+                line: mac.span().start().line,
+            };
+            routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
+        }
+        routes
+    }
+
     fn opaque_handler(&self, expr: &'s Expr, frame: &Frame<'s>, why: &str) -> HandlerRef<'s> {
         let module = &self.index.sources.modules[frame.module];
         HandlerRef {
@@ -793,6 +882,45 @@ impl<'i, 's> Eval<'i, 's> {
             line: expr.span().start().line,
         }
     }
+}
+
+/// True for `..split_for_parts()`, whose value is a tuple with the router first.
+fn splits_for_parts(expr: &Expr) -> bool {
+    matches!(expr, Expr::MethodCall(call) if call.method == SPLIT_FOR_PARTS)
+}
+
+/// The methods and path of utoipa's `#[utoipa::path(get, path = "/items", ..)]` on a handler
+/// (methods also as `method(get, head)`), its `context_path` joined before the path; `None`
+/// without the attribute, a method or a literal path.
+fn utoipa_route(attrs: &[syn::Attribute]) -> Option<(Vec<String>, String)> {
+    let attr =
+        attrs.iter().find(|attr| matches!(segments(attr.path()).as_slice(), [u, p] if u == "utoipa" && p == "path"))?;
+    let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+    let metas = attr.parse_args_with(parser).ok()?;
+    let literal = |value: &Expr| match value {
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    };
+    let (mut methods, mut path, mut context) = (Vec::new(), None, String::new());
+    for meta in &metas {
+        match meta {
+            syn::Meta::Path(p) => methods.extend(p.get_ident().and_then(|i| method_of(&i.to_string()))),
+            syn::Meta::List(list) if list.path.is_ident("method") => {
+                let names =
+                    list.parse_args_with(syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated);
+                methods.extend(names.ok()?.iter().filter_map(|i| method_of(&i.to_string())));
+            }
+            syn::Meta::NameValue(nv) if nv.path.is_ident("path") => path = Some(literal(&nv.value)?),
+            syn::Meta::NameValue(nv) if nv.path.is_ident("context_path") => context = literal(&nv.value)?,
+            _ => {}
+        }
+    }
+    let path = path?;
+    if methods.is_empty() {
+        return None;
+    }
+    let path = if context.is_empty() { path } else { join(&context, &path) };
+    Some((methods.into_iter().map(str::to_owned).collect(), path))
 }
 
 /// A router's fallback, reported as a route of its own at [`FALLBACK_PATH`].

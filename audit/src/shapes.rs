@@ -160,7 +160,7 @@ pub const METHODS: [(&str, &str); 9] = [
 
 /// Router methods that hand back the same routes (layers, state, the service `axum::serve`
 /// takes). (`fallback` and `fallback_service` add a route of their own: `Eval::eval_method`.)
-pub const ROUTER_PASS_THROUGH: [&str; 9] = [
+pub const ROUTER_PASS_THROUGH: [&str; 10] = [
     "layer",
     "route_layer",
     "with_state",
@@ -170,14 +170,23 @@ pub const ROUTER_PASS_THROUGH: [&str; 9] = [
     "into_make_service",
     "into_make_service_with_connect_info",
     "handle_error",
+    SPLIT_FOR_PARTS,
 ];
 
 /// axum's `Router`: the routes of a service.
 pub const ROUTER: &str = "Router";
 /// axum's `MethodRouter`: the handlers of one route, by method.
 pub const METHOD_ROUTER: &str = "MethodRouter";
+/// utoipa-axum's `OpenApiRouter`: axum's `Router` that also collects the OpenAPI document of
+/// the handlers it registers with `routes!`.
+pub const OPENAPI_ROUTER: &str = "OpenApiRouter";
 /// The router types: a type that names one of them is a router.
-pub const ROUTER_TYPES: [&str; 2] = [ROUTER, METHOD_ROUTER];
+pub const ROUTER_TYPES: [&str; 3] = [ROUTER, METHOD_ROUTER, OPENAPI_ROUTER];
+/// `OpenApiRouter::routes(routes!(list, create))`: each handler at the method and path of its
+/// `#[utoipa::path(..)]` attribute.
+pub const PATH_ROUTES: &str = "routes";
+/// `OpenApiRouter::split_for_parts`: the axum `Router` (first) and the OpenAPI document.
+pub const SPLIT_FOR_PARTS: &str = "split_for_parts";
 
 /// `Router::route`.
 pub const ROUTE: &str = "route";
@@ -193,7 +202,7 @@ pub const NEST_SERVICE: &str = "nest_service";
 /// matches on these constants, and, called inside a macro's arguments (`.route(..)`), one shows
 /// that the macro builds routes (the audit does not expand macros). A new routing method is
 /// added here and given its arm there.
-pub const ROUTING_METHODS: [&str; 5] = [ROUTE, NEST, MERGE, ROUTE_SERVICE, NEST_SERVICE];
+pub const ROUTING_METHODS: [&str; 6] = [ROUTE, NEST, MERGE, ROUTE_SERVICE, NEST_SERVICE, PATH_ROUTES];
 
 /// The method of a method-router constructor or method name, if it is one.
 pub fn method_of(name: &str) -> Option<&'static str> {

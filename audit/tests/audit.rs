@@ -199,6 +199,12 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/shadowed-inner-list", "not_a_list"),
         ("GET", "/closure-let", "list_without_completeness"),
         ("GET", "/pattern-bound", "unknown"),
+        // utoipa-axum's `routes!`: the method and path of each handler's `#[utoipa::path]`.
+        ("GET", "/documented", "list_without_completeness"),
+        ("GET", "/documented/by-id/{id}", "not_a_list"),
+        ("HEAD", "/documented/by-id/{id}", "not_a_list"),
+        ("*", "/documented/*", "unknown"),
+        ("GET", "/split", "list_without_completeness"),
         // `json!` and `serde_json::to_value`: what the tokens show.
         ("GET", "/json-of-variable", "list_without_completeness"),
         ("GET", "/json-wrapped", "list_without_completeness"),
@@ -238,7 +244,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 55);
+    assert_eq!(finding["line"], 56);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
