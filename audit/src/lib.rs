@@ -13,6 +13,7 @@ pub mod routes;
 pub mod shapes;
 pub mod source;
 
+use std::fs;
 use std::path::Path;
 
 use classify::{Class, Classifier};
@@ -34,10 +35,26 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
                 s.line,
                 s.error
             ),
-            None => format!(
-                "{}: nothing audited, no Rust sources found (no Cargo.toml, main.rs, lib.rs or .rs file)",
-                path.display()
-            ),
+            None => {
+                // Crates one level down (`backend/`, a directory of examples) are not searched for:
+                // name them, so the next command is obvious.
+                let mut below: Vec<String> = fs::read_dir(path)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter(|entry| entry.path().join("Cargo.toml").is_file())
+                    .map(|entry| format!("{}/", entry.file_name().to_string_lossy()))
+                    .collect();
+                below.sort();
+                let hint = match below.as_slice() {
+                    [] => String::new(),
+                    crates => format!("; crates below it: {}; audit one of them", crates.join(", ")),
+                };
+                format!(
+                    "{}: nothing audited, no Rust sources found (no Cargo.toml, main.rs, lib.rs or .rs file){hint}",
+                    path.display()
+                )
+            }
         });
     }
     let index = index::Index::new(&sources);

@@ -453,6 +453,16 @@ fn deny_list_fails_while_a_list_remains_and_passes_without_one() {
     let nothing = run(&empty, &["-q"]);
     assert_eq!(nothing.status.code(), Some(2), "an audit of nothing is no pass");
     assert!(String::from_utf8_lossy(&nothing.stderr).contains("nothing audited"), "{nothing:?}");
+    // A crate one level down is named, not searched for.
+    let above = scratch("crate-below");
+    fs::create_dir_all(above.join("backend/src")).unwrap();
+    fs::write(above.join("backend/Cargo.toml"), "[package]\nname = \"backend\"\nversion = \"0.1.0\"\n").unwrap();
+    let named = run(&above, &["-q"]);
+    assert_eq!(named.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&named.stderr).contains("crates below it: backend/; audit one of them"),
+        "{named:?}"
+    );
     // Sources under src/ without a manifest are still found.
     fs::create_dir_all(empty.join("src")).unwrap();
     fs::copy(fixture("shapes").join("src/model.rs"), empty.join("src/main.rs")).unwrap();
