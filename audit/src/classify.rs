@@ -30,7 +30,7 @@ use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
     BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
-    NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, WRAPPERS, known_service,
+    NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, SUCCESS_KEEPING, WRAPPERS, known_service,
 };
 use crate::source::ModuleId;
 
@@ -691,7 +691,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 match method.as_str() {
                     "into_response" | "into" | "clone" | "to_owned" => self.expr(code, &call.receiver),
                     // What the value holds on success, as for `value?`.
-                    "unwrap" | "expect" => self.expr(code, &call.receiver),
+                    kept if SUCCESS_KEEPING.contains(&kept) => self.expr(code, &call.receiver),
                     "to_vec" => Class::List { shown: ".to_vec()".to_owned(), item: None, owner: None },
                     "collect" => match call.turbofish.as_ref().and_then(|t| t.args.first()) {
                         Some(GenericArgument::Type(ty)) => self.ty(code.module, ty),

@@ -32,6 +32,23 @@ pub const HANDLER_ATTRIBUTE: &str = "completeness";
 /// Response wrappers whose body is their first type argument: `Json<T>`, `Result<T, E>`.
 pub const BODY_WRAPPERS: [&str; 3] = ["Json", "Result", "Form"];
 
+/// Methods of `Result` and `Option` (and anyhow's `Context`) whose value holds what the receiver
+/// holds on success: `repo.list().await.map_err(AppError::from)?` is the list, as `value?` is.
+pub const SUCCESS_KEEPING: [&str; 12] = [
+    "unwrap",
+    "expect",
+    "map_err",
+    "ok_or",
+    "ok_or_else",
+    "ok",
+    "context",
+    "with_context",
+    "unwrap_or",
+    "unwrap_or_else",
+    "unwrap_or_default",
+    "inspect_err",
+];
+
 /// Member names that hold the items of a list response: a struct with a collection under one of
 /// these names is a list, not a resource that happens to have a collection.
 pub const LIST_MEMBERS: [&str; 14] = [
