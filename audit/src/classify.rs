@@ -892,6 +892,10 @@ impl<'i, 's> Classifier<'i, 's> {
             .filter(|b| b.from <= at && b.scope.0 <= at && at <= b.scope.1)
             .max_by_key(|b| b.from);
         if let Some(binding) = in_scope {
+            // `match value { Ok(x) => .., }`, `if let Some(x) = value`: what `value` holds.
+            if let Some(matched) = binding.success_of {
+                return Some(self.expr(code, matched));
+            }
             let Some(local) = binding.local else {
                 return Some(Class::Unknown(format!(
                     "`{name}` (line {}) is bound by a pattern the audit does not read",
@@ -1163,6 +1167,9 @@ struct Binding<'a> {
     /// Its `let`; `None` for a pattern's binding (`if let`, a `match` arm, a closure's or a `for`
     /// loop's parameters).
     local: Option<&'a syn::Local>,
+    /// For a pattern that binds the whole value it matches, or what that value holds on success
+    /// (`x`, `Ok(x)`, `Some(x)`): the matched expression, which the name reads as.
+    success_of: Option<&'a Expr>,
     /// Where it starts to be seen: the end of its `let`, or the start of the code the pattern binds in.
     from: (usize, usize),
     /// The start and end of the block (or the code) it is seen in.
@@ -1178,20 +1185,22 @@ struct Lets<'n, 'a> {
 }
 
 impl<'a> Lets<'_, 'a> {
-    /// Records a binding by a pattern, seen in `scope`, when `pat` binds the name.
-    fn pattern(&mut self, pat: &syn::Pat, scope: &impl syn::spanned::Spanned) {
+    /// Records a binding by a pattern, seen in `scope`, when `pat` binds the name. When it binds
+    /// the whole of `matched` (or what it holds on success), the name reads as `matched`.
+    fn pattern(&mut self, pat: &'a syn::Pat, matched: Option<&'a Expr>, scope: &impl syn::spanned::Spanned) {
         let mut binds = Binds { name: self.name, found: false };
         binds.visit_pat(pat);
         if binds.found {
             let scope = position(scope);
-            self.found.push(Binding { local: None, from: scope.0, scope });
+            let success_of = matched.filter(|_| success_binding(pat).is_some_and(|i| i == self.name));
+            self.found.push(Binding { local: None, success_of, from: scope.0, scope });
         }
     }
 
     /// Records the bindings of the `let` conditions of an `if` or `while` (`if let`, let chains), seen in `body`.
-    fn conditions(&mut self, cond: &Expr, body: &syn::Block) {
+    fn conditions(&mut self, cond: &'a Expr, body: &syn::Block) {
         match cond {
-            Expr::Let(l) => self.pattern(&l.pat, body),
+            Expr::Let(l) => self.pattern(&l.pat, Some(&l.expr), body),
             Expr::Binary(b) => {
                 self.conditions(&b.left, body);
                 self.conditions(&b.right, body);
@@ -1220,13 +1229,13 @@ impl<'a> Visit<'a> for Lets<'_, 'a> {
         if let Some(&scope) = self.blocks.last() {
             let from = position(node).1;
             if bound.is_some_and(|i| i == self.name) {
-                self.found.push(Binding { local: Some(node), from, scope });
+                self.found.push(Binding { local: Some(node), success_of: None, from, scope });
             } else if bound.is_none() {
                 // A destructuring `let` (`let (a, body) = ..;`): bound, but not read here.
                 let mut binds = Binds { name: self.name, found: false };
                 binds.visit_pat(&node.pat);
                 if binds.found {
-                    self.found.push(Binding { local: None, from, scope });
+                    self.found.push(Binding { local: None, success_of: None, from, scope });
                 }
             }
         }
@@ -1240,21 +1249,41 @@ impl<'a> Visit<'a> for Lets<'_, 'a> {
         self.conditions(&node.cond, &node.body);
         syn::visit::visit_expr_while(self, node);
     }
-    fn visit_arm(&mut self, node: &'a syn::Arm) {
-        self.pattern(&node.pat, node);
-        syn::visit::visit_arm(self, node);
+    fn visit_expr_match(&mut self, node: &'a syn::ExprMatch) {
+        for arm in &node.arms {
+            self.pattern(&arm.pat, Some(&node.expr), arm);
+        }
+        syn::visit::visit_expr_match(self, node);
     }
     fn visit_expr_closure(&mut self, node: &'a syn::ExprClosure) {
         for input in &node.inputs {
-            self.pattern(input, &node.body);
+            self.pattern(input, None, &node.body);
         }
         syn::visit::visit_expr_closure(self, node);
     }
     fn visit_expr_for_loop(&mut self, node: &'a syn::ExprForLoop) {
-        self.pattern(&node.pat, &node.body);
+        self.pattern(&node.pat, None, &node.body);
         syn::visit::visit_expr_for_loop(self, node);
     }
     fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// The name a pattern binds to the whole value it matches, or to what that value holds on
+/// success: `x`, `Ok(x)`, `Some(x)`.
+fn success_binding(pat: &syn::Pat) -> Option<&syn::Ident> {
+    match pat {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(&i.ident),
+        syn::Pat::TupleStruct(t) => {
+            let variant = t.path.segments.last().map(|s| s.ident.to_string());
+            match t.elems.iter().collect::<Vec<_>>().as_slice() {
+                [inner @ syn::Pat::Ident(_)] if matches!(variant.as_deref(), Some("Ok" | "Some")) => {
+                    success_binding(inner)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// True (in `found`) when a pattern binds `name`.

@@ -198,7 +198,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/shadowed-csv", "list_without_completeness"),
         ("GET", "/shadowed-inner-list", "not_a_list"),
         ("GET", "/closure-let", "list_without_completeness"),
-        ("GET", "/pattern-bound", "unknown"),
+        ("GET", "/pattern-bound", "list_without_completeness"),
+        ("GET", "/match-bound", "list_without_completeness"),
+        ("GET", "/pattern-unread", "unknown"),
         ("GET", "/error-mapped", "list_without_completeness"),
         // utoipa-axum's `routes!`: the method and path of each handler's `#[utoipa::path]`.
         ("GET", "/documented", "list_without_completeness"),
