@@ -669,6 +669,16 @@ impl<'i, 's> Classifier<'i, 's> {
                 {
                     return self.called(code, &callee, &call.args.iter().collect::<Vec<_>>());
                 }
+                // A value of a type that is never a list, built by its constructor or a function of
+                // it (`Html(..)`, `Redirect::to(..)`, `HeaderMap::new()`), unless the audited sources
+                // define a type of that name.
+                let never_a_list = |written: &[String]| {
+                    written.last().is_some_and(|name| NOT_LISTS.contains(&name.as_str()))
+                        && self.index.find_type(code.module, written).is_none()
+                };
+                if let Some(named) = [&segs[..], owner.unwrap_or_default()].into_iter().find(|w| never_a_list(w)) {
+                    return Class::NotAList(format!("a `{}`", named[named.len() - 1]));
+                }
                 if segs.len() >= 2 {
                     let owner = &segs[..segs.len() - 1];
                     if let Some(found) = self.index.find_type(code.module, owner) {
@@ -698,6 +708,8 @@ impl<'i, 's> Classifier<'i, 's> {
                         _ => unknown(),
                     },
                     "to_string" => Class::NotAList("a string".to_owned()),
+                    // axum's `WebSocketUpgrade::on_upgrade`: `101 Switching Protocols`, no body.
+                    "on_upgrade" => Class::NotAList("a WebSocket upgrade".to_owned()),
                     _ => unknown(),
                 }
             }

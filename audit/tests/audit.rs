@@ -200,6 +200,10 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/closure-let", "list_without_completeness"),
         ("GET", "/pattern-bound", "list_without_completeness"),
         ("GET", "/match-bound", "list_without_completeness"),
+        // Types that are never lists, built in the body; a WebSocket upgrade.
+        ("GET", "/html-page", "not_a_list"),
+        ("GET", "/redirected", "not_a_list"),
+        ("GET", "/upgraded", "not_a_list"),
         ("GET", "/pattern-unread", "unknown"),
         ("GET", "/error-mapped", "list_without_completeness"),
         // utoipa-axum's `routes!`: the method and path of each handler's `#[utoipa::path]`.
