@@ -710,7 +710,16 @@ impl<'i, 's> Classifier<'i, 's> {
                     "to_string" => Class::NotAList("a string".to_owned()),
                     // axum's `WebSocketUpgrade::on_upgrade`: `101 Switching Protocols`, no body.
                     "on_upgrade" => Class::NotAList("a WebSocket upgrade".to_owned()),
-                    _ => unknown(),
+                    // `repo.list().await`: the receiver's type is not read, so the one method of that
+                    // name in the target is taken for the one called, and only when it returns a
+                    // list: a wrong pick costs a false finding, never a list let through.
+                    _ => match self.index.find_method(code.module, None, &method) {
+                        Some(f) if Some(f.id) != code.id => match self.handler_like(&f, &[]) {
+                            class @ (Class::List { .. } | Class::Nested { .. }) => class,
+                            _ => unknown(),
+                        },
+                        _ => unknown(),
+                    },
                 }
             }
             _ => unknown(),

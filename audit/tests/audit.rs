@@ -204,6 +204,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/html-page", "not_a_list"),
         ("GET", "/redirected", "not_a_list"),
         ("GET", "/upgraded", "not_a_list"),
+        // A method on a value of a type the audit does not read: the one of that name, if a list.
+        ("GET", "/method-of-state", "list_without_completeness"),
+        ("GET", "/method-not-taken", "unknown"),
         ("GET", "/pattern-unread", "unknown"),
         ("GET", "/error-mapped", "list_without_completeness"),
         // utoipa-axum's `routes!`: the method and path of each handler's `#[utoipa::path]`.
