@@ -807,24 +807,12 @@ impl<'i, 's> Eval<'i, 's> {
     /// find, or whose attribute it cannot read, is an unknown route at [`MERGED_UNSEEN`]: its
     /// path could be any.
     fn path_attributed(&mut self, mac: &syn::Macro, frame: &Frame<'s>) -> Vec<Registration<'s>> {
-        let file = self.index.sources.modules[frame.module].file.clone();
         let parser = syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated;
         let handlers = syn::parse::Parser::parse2(parser, mac.tokens.clone()).unwrap_or_default();
         let mut routes = Vec::new();
         for written in &handlers {
             let target = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segments(written));
-            let mut handler = HandlerRef {
-                text: text(written),
-                target: None,
-                closure: None,
-                unresolved: None,
-                service: None,
-                checked: false,
-                module: frame.module,
-                self_ty: frame.self_ty.clone(),
-                file: file.clone(),
-                line: written.span().start().line,
-            };
+            let mut handler = HandlerRef { unresolved: None, ..self.opaque_handler(written, frame, "") };
             let route = target.as_ref().and_then(|f| utoipa_route(f.attrs));
             match (target, route) {
                 (Some(target), Some((methods, path))) => {
@@ -850,27 +838,17 @@ impl<'i, 's> Eval<'i, 's> {
         }
         if handlers.is_empty() {
             let why = "the handlers of this `routes!(..)` are not paths the audit reads";
-            let handler = HandlerRef {
-                text: "routes!(..)".to_owned(),
-                target: None,
-                closure: None,
-                unresolved: Some(why.to_owned()),
-                service: None,
-                checked: false,
-                module: frame.module,
-                self_ty: frame.self_ty.clone(),
-                file,
-                line: mac.span().start().line,
-            };
+            let handler = self.opaque_handler(mac, frame, why);
             routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
         }
         routes
     }
 
-    fn opaque_handler(&self, expr: &'s Expr, frame: &Frame<'s>, why: &str) -> HandlerRef<'s> {
+    /// A handler the audit cannot follow, written as `node`, and why.
+    fn opaque_handler(&self, node: &impl ToTokens, frame: &Frame<'s>, why: &str) -> HandlerRef<'s> {
         let module = &self.index.sources.modules[frame.module];
         HandlerRef {
-            text: text(expr),
+            text: text(node),
             target: None,
             closure: None,
             unresolved: Some(why.to_owned()),
@@ -879,7 +857,7 @@ impl<'i, 's> Eval<'i, 's> {
             module: frame.module,
             self_ty: frame.self_ty.clone(),
             file: module.file.clone(),
-            line: expr.span().start().line,
+            line: node.span().start().line,
         }
     }
 }
