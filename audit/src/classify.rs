@@ -30,7 +30,8 @@ use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
     BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
-    NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, SUCCESS_KEEPING, WRAPPERS, known_service,
+    NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, SUCCESS_KEEPING, SUCCESS_MAPPING, WRAPPERS,
+    known_service,
 };
 use crate::source::ModuleId;
 
@@ -702,6 +703,11 @@ impl<'i, 's> Classifier<'i, 's> {
                     "into_response" | "into" | "clone" | "to_owned" => self.expr(code, &call.receiver),
                     // What the value holds on success, as for `value?`.
                     kept if SUCCESS_KEEPING.contains(&kept) => self.expr(code, &call.receiver),
+                    // What the closure returns for it (its parameter reads as that value: `Lets`).
+                    mapped if SUCCESS_MAPPING.contains(&mapped) => match mapping_closure(call) {
+                        Some(closure) => self.expr(code, &closure.body),
+                        None => unknown(),
+                    },
                     "to_vec" => Class::List { shown: ".to_vec()".to_owned(), item: None, owner: None },
                     "collect" => match call.turbofish.as_ref().and_then(|t| t.args.first()) {
                         Some(GenericArgument::Type(ty)) => self.ty(code.module, ty),
@@ -1276,6 +1282,18 @@ impl<'a> Visit<'a> for Lets<'_, 'a> {
         }
         syn::visit::visit_expr_match(self, node);
     }
+    fn visit_expr_method_call(&mut self, node: &'a syn::ExprMethodCall) {
+        // `value.map(|x| ..)`: `x` is what `value` holds on success.
+        if let Some(closure) = mapping_closure(node)
+            && let Some(input) = closure.inputs.first()
+        {
+            self.pattern(input, Some(&node.receiver), &closure.body);
+            self.visit_expr(&node.receiver);
+            self.visit_expr(&closure.body);
+            return;
+        }
+        syn::visit::visit_expr_method_call(self, node);
+    }
     fn visit_expr_closure(&mut self, node: &'a syn::ExprClosure) {
         for input in &node.inputs {
             self.pattern(input, None, &node.body);
@@ -1287,6 +1305,21 @@ impl<'a> Visit<'a> for Lets<'_, 'a> {
         syn::visit::visit_expr_for_loop(self, node);
     }
     fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// The closure of `value.map(|x| ..)` (a method of [`SUCCESS_MAPPING`] given one closure of one
+/// parameter).
+fn mapping_closure(call: &syn::ExprMethodCall) -> Option<&syn::ExprClosure> {
+    match call.args.first() {
+        Some(Expr::Closure(closure))
+            if call.args.len() == 1
+                && closure.inputs.len() == 1
+                && SUCCESS_MAPPING.contains(&call.method.to_string().as_str()) =>
+        {
+            Some(closure)
+        }
+        _ => None,
+    }
 }
 
 /// The name a pattern binds to the whole value it matches, or to what that value holds on

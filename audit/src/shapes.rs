@@ -49,6 +49,11 @@ pub const SUCCESS_KEEPING: [&str; 12] = [
     "inspect_err",
 ];
 
+/// Methods of `Result`, `Option` and futures whose value is what their closure returns for the
+/// success value: `repo.page(..).await.map(|page| ok_page(page.records))?` is what `ok_page`
+/// returns, and the closure's parameter is what `repo.page(..).await` holds on success.
+pub const SUCCESS_MAPPING: [&str; 2] = ["map", "and_then"];
+
 /// Member names that hold the items of a list response: a struct with a collection under one of
 /// these names is a list, not a resource that happens to have a collection.
 pub const LIST_MEMBERS: [&str; 14] = [

@@ -207,6 +207,9 @@ fn every_shape_gets_its_verdict() {
         // A method on a value of a type the audit does not read: the one of that name, if a list.
         ("GET", "/method-of-state", "list_without_completeness"),
         ("GET", "/method-not-taken", "unknown"),
+        // `value.map(|x| ..)`: what the closure returns, `x` what `value` holds on success.
+        ("GET", "/mapped-to-helper", "list_without_completeness"),
+        ("GET", "/mapped-to-count", "not_a_list"),
         ("GET", "/pattern-unread", "unknown"),
         ("GET", "/error-mapped", "list_without_completeness"),
         // utoipa-axum's `routes!`: the method and path of each handler's `#[utoipa::path]`.
