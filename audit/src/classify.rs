@@ -31,7 +31,7 @@ use crate::routes::text;
 use crate::shapes::{
     BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
     NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, SUCCESS_KEEPING, SUCCESS_MAPPING, WRAPPERS,
-    known_service,
+    documentation_router, known_service,
 };
 use crate::source::ModuleId;
 
@@ -964,6 +964,12 @@ fn reading_key(name: &str, args: &[&Type], used: Scope<'_>) -> String {
 /// Rule 5: the class of a route that mounts the known non-list service `name` ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)).
 /// Exempt rather than not a list: the audit does not read the files, which may hold JSON.
 pub fn non_list_service(name: &str) -> Class {
+    if let Some((_, krate)) = documentation_router(name) {
+        return Class::Exempt(format!(
+            "merges {krate}'s `{name}`, which serves the API's documentation page and OpenAPI document: not a \
+             list endpoint"
+        ));
+    }
     let serves = known_service(name).map_or("serves files", |(_, serves)| serves);
     Class::Exempt(format!(
         "mounts tower-http's `{name}`, which {serves}: a file service, not a list endpoint (the files are not read)"

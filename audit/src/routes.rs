@@ -16,7 +16,7 @@ use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{
     FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, OPENAPI_ROUTER, PATH_ROUTES, ROUTE, ROUTE_SERVICE,
     ROUTER, ROUTER_PASS_THROUGH, ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, SPLIT_FOR_PARTS,
-    known_service, method_of, service_method_of,
+    documentation_router, known_service, method_of, service_method_of,
 };
 use crate::source::ModuleId;
 
@@ -482,7 +482,14 @@ impl<'i, 's> Eval<'i, 's> {
                             "the router `{}` merged here is built where the audit cannot follow",
                             text(*merged)
                         );
-                        let handler = self.opaque_handler(merged, frame, &why);
+                        let handler = match self.documentation(merged, frame) {
+                            Some(router) => HandlerRef {
+                                unresolved: None,
+                                service: Some(router),
+                                ..self.opaque_handler(merged, frame, "")
+                            },
+                            None => self.opaque_handler(merged, frame, &why),
+                        };
                         a.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
                         Value::Router(a)
                     }
@@ -842,6 +849,26 @@ impl<'i, 's> Eval<'i, 's> {
             routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
         }
         routes
+    }
+
+    /// The documentation router ([`DOCUMENTATION_ROUTERS`](crate::shapes::DOCUMENTATION_ROUTERS))
+    /// `expr` builds: a function of the type (`SwaggerUi::new(..)`), not a type of the audited
+    /// sources, with any builder methods chained on it.
+    fn documentation(&self, expr: &Expr, frame: &Frame<'s>) -> Option<&'static str> {
+        match expr {
+            Expr::MethodCall(call) => self.documentation(&call.receiver, frame),
+            Expr::Paren(e) => self.documentation(&e.expr, frame),
+            Expr::Call(call) => {
+                let Expr::Path(func) = &*call.func else { return None };
+                let segs = segments(&func.path);
+                let (_, owner) = segs.split_last()?;
+                if owner.is_empty() || self.index.is_ours(frame.module, owner) {
+                    return None;
+                }
+                documentation_router(&self.index.resolved_name(frame.module, owner)).map(|(router, _)| router)
+            }
+            _ => None,
+        }
     }
 
     /// A handler the audit cannot follow, written as `node`, and why.

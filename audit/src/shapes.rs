@@ -145,6 +145,22 @@ pub const OPAQUE_RESPONSES: [&str; 3] = ["Response", "Value", "Body"];
 pub const NON_LIST_SERVICES: [(&str, &str); 2] =
     [("ServeDir", "serves the files of a directory"), ("ServeFile", "serves a file")];
 
+/// The routers of the OpenAPI documentation crates, by the name of their type, with their crate:
+/// each serves a documentation page and the OpenAPI document, never a list. Merged into a router
+/// (`.merge(SwaggerUi::new("/docs").url(..))`, whatever builder methods are chained on it), one
+/// is exempt.
+pub const DOCUMENTATION_ROUTERS: [(&str, &str); 4] = [
+    ("SwaggerUi", "utoipa-swagger-ui"),
+    ("Redoc", "utoipa-redoc"),
+    ("RapiDoc", "utoipa-rapidoc"),
+    ("Scalar", "utoipa-scalar"),
+];
+
+/// The entry of [`DOCUMENTATION_ROUTERS`] for the type named `name`: its name and its crate.
+pub fn documentation_router(name: &str) -> Option<(&'static str, &'static str)> {
+    DOCUMENTATION_ROUTERS.iter().find(|(router, _)| *router == name).copied()
+}
+
 /// The entry of [`NON_LIST_SERVICES`] for the type named `name`: its name and what it serves.
 pub fn known_service(name: &str) -> Option<(&'static str, &'static str)> {
     NON_LIST_SERVICES.iter().find(|(service, _)| *service == name).copied()
