@@ -573,10 +573,12 @@ impl<'i, 's> Classifier<'i, 's> {
                 }
                 class.unwrap_or_else(unknown)
             }
+            // `(StatusCode::CREATED, Json(todo))`: read from the body, which axum takes last, so that
+            // among parts of one rank the body's explanation is the one given.
             Expr::Tuple(t) => {
-                let mut parts = t.elems.iter().map(|e| self.expr(code, e));
-                let first = parts.next().unwrap_or(Class::NotAList("returns `()`".to_owned()));
-                parts.fold(first, Class::with_part)
+                let mut parts = t.elems.iter().rev().map(|e| self.expr(code, e));
+                let body = parts.next().unwrap_or(Class::NotAList("returns `()`".to_owned()));
+                parts.fold(body, Class::with_part)
             }
             Expr::Array(_) => Class::NotAList("an array literal has a fixed size".to_owned()),
             Expr::Lit(_) => Class::NotAList("a literal".to_owned()),

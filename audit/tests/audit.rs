@@ -210,6 +210,7 @@ fn every_shape_gets_its_verdict() {
         // `value.map(|x| ..)`: what the closure returns, `x` what `value` holds on success.
         ("GET", "/mapped-to-helper", "list_without_completeness"),
         ("GET", "/mapped-to-count", "not_a_list"),
+        ("GET", "/created", "not_a_list"),
         ("GET", "/pattern-unread", "unknown"),
         ("GET", "/error-mapped", "list_without_completeness"),
         // utoipa-axum's `routes!`: the method and path of each handler's `#[utoipa::path]`.
@@ -266,6 +267,8 @@ fn a_finding_names_handler_location_and_fix() {
     assert!(opaque["why"].as_str().unwrap().contains("move it into a named function"), "{opaque}");
     assert!(finding["why"].as_str().unwrap().contains("`Items`"), "{finding}");
     assert!(finding["fix"].as_str().unwrap().contains("Envelope<Item>"), "{finding}");
+    let created = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/created").unwrap();
+    assert_eq!(created["why"], "`Account` has no collection member", "the body explains, not the status: {created}");
     let object = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/json-nested").unwrap();
     assert!(object["why"].as_str().unwrap().contains("whose `tags` member is a collection"), "{object}");
     assert!(
