@@ -415,14 +415,9 @@ impl<'i, 's> Classifier<'i, 's> {
                 };
                 values.iter().find(|(m, _)| *m == member).map(|(_, value)| *value)
             });
-            let arg = match value.map(|value| self.expr(code, value)) {
-                Some(Class::List { item, .. }) => list_of(item),
-                Some(Class::NotAList(_)) => syn::parse_quote!(()),
-                _ => {
-                    let ident = &param.ident;
-                    syn::parse_quote!(#ident)
-                }
-            };
+            let ident = &param.ident;
+            let arg =
+                value.and_then(|value| bound_to(self.expr(code, value))).unwrap_or_else(|| syn::parse_quote!(#ident));
             args.push(arg);
         }
         args
@@ -487,7 +482,7 @@ impl<'i, 's> Classifier<'i, 's> {
         if let Some((field, inner, item)) = page {
             return Class::List { shown: format!("{owner}.{field} ({inner})"), item, owner: Some(owner.to_owned()) };
         }
-        let Some((field, item)) = collections.first().cloned() else {
+        let Some(field) = collections.first().map(|(name, _)| name.clone()) else {
             return match (unseen, unbound) {
                 (Some((field, why)), _) => Class::Unknown(format!(
                     "the member `{field}` of `{owner}` does not say what it holds ({why}): it may be a list"
@@ -499,14 +494,16 @@ impl<'i, 's> Classifier<'i, 's> {
                 (None, None) => Class::NotAList(format!("`{owner}` has no collection member")),
             };
         };
-        let unnamed = matches!(fields, Fields::Unnamed(_));
-        let listed = collections.iter().find(|(name, _)| LIST_MEMBERS.contains(&name.as_str()));
         let names: Vec<&str> = collections.iter().map(|(name, _)| name.as_str()).collect();
-        if unnamed || listed.is_some() || only_pagination(&others, &names) {
-            let item = listed.map_or(item, |(_, listed_item)| listed_item.clone());
-            return Class::List { shown: owner.to_owned(), item: Some(item), owner: Some(owner.to_owned()) };
+        // A tuple struct's collection is what it holds.
+        let member =
+            if matches!(fields, Fields::Unnamed(_)) { Some(field.as_str()) } else { page_member(&names, &others) };
+        match member.and_then(|member| collections.iter().find(|(name, _)| name == member)) {
+            Some((_, item)) => {
+                Class::List { shown: owner.to_owned(), item: Some(item.clone()), owner: Some(owner.to_owned()) }
+            }
+            None => Class::Nested { owner: owner.to_owned(), field },
         }
-        Class::Nested { owner: owner.to_owned(), field }
     }
 
     /// True when a member of type `ty`, read in `scope`, may hold a list the type does not show:
@@ -774,22 +771,17 @@ impl<'i, 's> Classifier<'i, 's> {
                 Ok(lit) => lit.value(),
                 Err(_) => key.to_string(),
             };
-            match self.json(code, value.iter().cloned().collect()) {
-                Some(Class::List { .. }) => collections.push(name),
-                Some(Class::Nested { field, .. }) => collections.push(format!("{name}.{field}")),
-                Some(Class::Unknown(why)) | Some(Class::Reports(why)) | Some(Class::InJson(why)) => {
+            let unparsed = || Class::Unknown("its value does not parse".to_owned());
+            match self.json(code, value.iter().cloned().collect()).unwrap_or_else(unparsed) {
+                Class::List { .. } => collections.push(name),
+                Class::Nested { field, .. } => collections.push(format!("{name}.{field}")),
+                Class::Unknown(why) | Class::Reports(why) | Class::InJson(why) => {
                     if unseen.is_none() {
                         unseen = Some((name.clone(), why));
                     }
                     others.push(name);
                 }
-                None => {
-                    if unseen.is_none() {
-                        unseen = Some((name.clone(), "its value does not parse".to_owned()));
-                    }
-                    others.push(name);
-                }
-                Some(_) => others.push(name),
+                _ => others.push(name),
             }
         }
         let shown = JSON_OBJECT;
@@ -801,13 +793,11 @@ impl<'i, 's> Classifier<'i, 's> {
                 None => Class::NotAList("a JSON object without a list member".to_owned()),
             });
         };
-        let listed = collections.iter().find(|name| LIST_MEMBERS.contains(&name.as_str()));
         let names: Vec<&str> = collections.iter().map(String::as_str).collect();
-        if listed.is_some() || only_pagination(&others, &names) {
-            let field = listed.unwrap_or(&first);
-            return Some(Class::List { shown: format!("json!({{\"{field}\": ..}})"), item: None, owner: None });
-        }
-        Some(Class::Nested { owner: shown.to_owned(), field: first })
+        Some(match page_member(&names, &others) {
+            Some(field) => Class::List { shown: format!("json!({{\"{field}\": ..}})"), item: None, owner: None },
+            None => Class::Nested { owner: shown.to_owned(), field: first },
+        })
     }
 
     /// A call of `f` with `args` written in `code` (`f(..)` or `Type::f(..)`): the response
@@ -831,11 +821,10 @@ impl<'i, 's> Classifier<'i, 's> {
         let mut bound = Vec::new();
         for param in params {
             let passed = inputs.iter().zip(args).find(|(ty, _)| holds_param(ty, &param.ident));
-            let Some((_, arg)) = passed else { continue };
-            match self.expr(code, arg) {
-                Class::List { item, .. } => bound.push((param.ident.clone(), list_of(item))),
-                Class::NotAList(_) => bound.push((param.ident.clone(), syn::parse_quote!(()))),
-                _ => {}
+            if let Some((_, arg)) = passed
+                && let Some(ty) = bound_to(self.expr(code, arg))
+            {
+                bound.push((param.ident.clone(), ty));
             }
         }
         self.handler_like(f, &bound)
@@ -1028,10 +1017,18 @@ fn is_param(ty: &Type, param: &syn::Ident) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(param))
 }
 
+/// The collection member that makes members a list page, when they are one (struct fields and
+/// `json!` objects alike): the first collection under a list member name ([`LIST_MEMBERS`]),
+/// else the first collection when every other member is a page's ([`only_pagination`]). `None`
+/// for a resource that happens to have a collection.
+fn page_member<'a>(collections: &[&'a str], others: &[String]) -> Option<&'a str> {
+    let listed = collections.iter().find(|name| LIST_MEMBERS.contains(name));
+    listed.or_else(|| collections.first().filter(|_| only_pagination(others, collections))).copied()
+}
+
 /// True when the members `others` beside the collections named `collections` are those of a
 /// page: pagination members ([`PAGINATION_MEMBERS`]), or counts of one of the collections
-/// (`articles_count`, `articlesCount`, `total_articles`). Such a struct is a list page, not a
-/// resource that happens to have a collection.
+/// (`articles_count`, `articlesCount`, `total_articles`).
 fn only_pagination(others: &[String], collections: &[&str]) -> bool {
     let counts = |member: &str| {
         collections.iter().any(|c| {
@@ -1042,11 +1039,18 @@ fn only_pagination(others: &[String], collections: &[&str]) -> bool {
     others.iter().all(|o| PAGINATION_MEMBERS.contains(&o.as_str()) || counts(o))
 }
 
-/// The type a parameter bound to a list of `item` stands for: `Vec<item>` (`Vec<_>` when the
-/// item type is not known).
-fn list_of(item: Option<String>) -> Type {
-    let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "_".to_owned());
-    syn::parse_str::<Type>(&format!("Vec<{item}>")).unwrap_or_else(|_| syn::parse_quote!(Vec<_>))
+/// The type a type parameter stands for when the value given for it is of `class`: `Vec<Item>`
+/// for a list of `Item` (`Vec<_>` when the item type is not known), `()` for a value that is no
+/// list (a member that is no collection); `None` when the value does not show which.
+fn bound_to(class: Class) -> Option<Type> {
+    match class {
+        Class::List { item, .. } => {
+            let item = item.filter(|i| !i.is_empty()).unwrap_or_else(|| "_".to_owned());
+            Some(syn::parse_str::<Type>(&format!("Vec<{item}>")).unwrap_or_else(|_| syn::parse_quote!(Vec<_>)))
+        }
+        Class::NotAList(_) => Some(syn::parse_quote!(())),
+        _ => None,
+    }
 }
 
 /// True when `ty` is the type parameter `param`, or holds it through a reference or wrappers
