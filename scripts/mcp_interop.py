@@ -152,15 +152,13 @@ async def north_without_a_session(url):
             found = await mcp.discover()
             print(f"-- no session: protocol versions {found.supported_versions}")
             await mcp.list_tools()
-            page = envelope(
-                await mcp.call_tool("list_service_accounts", {"owner": "none", "tenant": "south"}),
-                "list_service_accounts",
-            )
+            result = await mcp.call_tool("list_service_accounts", {"owner": "none", "tenant": "south"})
+            page = envelope(result, "list_service_accounts")
             codes = [reason["code"] for reason in page["incomplete_reasons"]]
             check(page["items"] == [] and page["complete"] is False, "north's view of south is incomplete and empty")
             check("VISIBILITY_RESTRICTED" in codes, f"it says why: {codes}")
-            verdict = (await mcp.call_tool("list_service_accounts", {"owner": "none", "tenant": "south"})).content[0].text
-            check("VISIBILITY_RESTRICTED" in verdict.partition("\n")[0], "the verdict line names the reason")
+            verdict = result.content[0].text.partition("\n")[0]
+            check("VISIBILITY_RESTRICTED" in verdict, "the verdict line names the reason")
             strict = await mcp.call_tool(
                 "list_service_accounts", {"owner": "none", "tenant": "south", "require_complete": True}
             )

@@ -380,6 +380,11 @@ fn a_carried_reason_keeps_the_recovery_its_page_offered() {
     assert_envelope_invariants(&json);
 }
 
+/// A page of `items` of one query (`numbers` at snapshot `s-1`), incomplete for `reason`.
+fn numbers_page(items: Vec<u64>, reason: impl Into<StandardReason>) -> Envelope<u64> {
+    Envelope::incomplete(items, Scope::new("numbers", "every number").with_snapshot("s-1"), reason)
+}
+
 #[test]
 fn a_page_with_more_pages_and_no_cursor_makes_the_result_incomplete() {
     use completeness::Reason;
@@ -391,27 +396,33 @@ fn a_page_with_more_pages_and_no_cursor_makes_the_result_incomplete() {
     let collected = block_on(collect_all(
         |_cursor: Option<String>| {
             *fetches.borrow_mut() += 1;
-            let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
-            let page: Envelope<u64> = Envelope::incomplete(vec![1, 2], scope, cursorless.clone());
+            let page = numbers_page(vec![1, 2], cursorless.clone());
             async move { Ok::<_, FetchError>(page) }
         },
         no_limits(),
     ))
     .unwrap();
     assert_eq!(*fetches.borrow(), 1, "nothing to follow");
-    assert!(!collected.is_complete(), "a traversal that cannot go on is not complete");
     assert_eq!(collected.items, vec![1, 2]);
+    assert_broken(&collected, "no cursor");
+}
+
+/// `collected` stopped because a page could not continue its traversal: incomplete (a
+/// traversal that cannot go on is not complete), with `SNAPSHOT_EXPIRED` alone, saying `why`,
+/// and a `restart`.
+fn assert_broken(collected: &Collected<u64>, why: &str) {
+    use completeness::Reason;
+    assert!(!collected.is_complete(), "a traversal that cannot go on is not complete");
     assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
-    assert!(collected.completeness.reasons()[0].message().contains("no cursor"));
+    assert!(collected.completeness.reasons()[0].message().contains(why));
     assert_eq!(collected.completeness.continuation().map(|c| c.kind()), Some("restart"));
-    assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+    assert_envelope_invariants(&serde_json::to_value(collected).unwrap());
 }
 
 /// A server whose cursors loop (`a`, `b`, then `a` again) would be followed without end, each
 /// round adding the same items again: the collector stops before it follows a cursor twice.
 #[test]
 fn a_cursor_given_again_is_not_followed_and_makes_the_result_incomplete() {
-    use completeness::Reason;
     for cycle in [vec!["a"], vec!["a", "b"], vec!["a", "b", "c"]] {
         let fetched = RefCell::new(Vec::new());
         let collected = block_on(collect_all(
@@ -419,9 +430,7 @@ fn a_cursor_given_again_is_not_followed_and_makes_the_result_incomplete() {
                 let mut fetched = fetched.borrow_mut();
                 fetched.push(cursor.clone());
                 let next = cycle[(fetched.len() - 1) % cycle.len()];
-                let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
-                let page: Envelope<u64> =
-                    Envelope::incomplete(vec![fetched.len() as u64], scope, MorePagesAvailable::new(next));
+                let page = numbers_page(vec![fetched.len() as u64], MorePagesAvailable::new(next));
                 async move { Ok::<_, FetchError>(page) }
             },
             no_limits(),
@@ -431,11 +440,7 @@ fn a_cursor_given_again_is_not_followed_and_makes_the_result_incomplete() {
             std::iter::once(None).chain(cycle.iter().map(|c| Some(c.to_string()))).collect();
         assert_eq!(*fetched.borrow(), expected, "each cursor of {cycle:?} followed once");
         assert_eq!(collected.items, (1..=cycle.len() as u64 + 1).collect::<Vec<_>>(), "no page read twice");
-        assert!(!collected.is_complete());
-        assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
-        assert!(collected.completeness.reasons()[0].message().contains("already followed"));
-        assert_eq!(collected.completeness.continuation().map(|c| c.kind()), Some("restart"));
-        assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+        assert_broken(&collected, "already followed");
     }
 }
 
@@ -443,10 +448,7 @@ fn a_cursor_given_again_is_not_followed_and_makes_the_result_incomplete() {
 #[test]
 fn a_resumed_traversal_does_not_follow_its_resume_cursor_again() {
     use completeness::Reason;
-    let page = |item: u64, next: &str| -> Envelope<u64> {
-        let scope = Scope::new("numbers", "every number").with_snapshot("s-1");
-        Envelope::incomplete(vec![item], scope, MorePagesAvailable::new(next))
-    };
+    let page = |item: u64, next: &str| numbers_page(vec![item], MorePagesAvailable::new(next));
     let one_page = CollectLimits { max_pages: 1, ..no_limits() };
     let first = block_on(collect_all(|_| std::future::ready(Ok::<_, FetchError>(page(1, "r"))), one_page)).unwrap();
     assert_eq!(first.completeness.next_cursor(), Some("r"));

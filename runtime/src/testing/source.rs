@@ -177,11 +177,8 @@ impl MemorySource {
             // Each cursor names the fetch that issued it, as a signed cursor carries its issue
             // time: an empty page's cursor resumes at the same position, but is a new cursor
             // (a client does not follow one cursor twice, contract §2.5).
-            let fetch = self.fetches;
-            let next = match position {
-                Some(position) => format!("s{snapshot}.a{position}.n{fetch}"),
-                None => format!("s{snapshot}.a-.n{fetch}"),
-            };
+            let after = position.map_or_else(|| "-".to_owned(), |position| position.to_string());
+            let next = format!("s{snapshot}.a{after}.n{}", self.fetches);
             page.completeness.push_reason(MorePagesAvailable::new(next));
         }
         if self.warn_every.is_some_and(|n| self.fetches.is_multiple_of(n)) {
