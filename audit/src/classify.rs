@@ -217,13 +217,35 @@ impl<'i, 's> Classifier<'i, 's> {
         }
     }
 
+    /// What every method `name` of the target returns, when they agree on a list or on a nested
+    /// collection (the first one's class); `None` when there is none, or one says otherwise.
+    fn every_method(&mut self, code: &Code<'_>, name: &str) -> Option<Class> {
+        let methods: Vec<FnItem<'s>> = self
+            .index
+            .methods(code.module, None, name)
+            .into_iter()
+            .filter(|f| Some(f.id) != code.id)
+            .cloned()
+            .collect();
+        let mut agreed: Option<Class> = None;
+        for method in &methods {
+            let class = self.handler_like(method, &[]);
+            match &agreed {
+                None if matches!(class, Class::List { .. } | Class::Nested { .. }) => agreed = Some(class),
+                Some(first) if std::mem::discriminant(first) == std::mem::discriminant(&class) => {}
+                _ => return None,
+            }
+        }
+        agreed
+    }
+
     /// Rule 3: the values `f`'s body returns, for a response type that does not say.
     fn body(&mut self, f: &FnItem<'s>, why: String) -> Class {
         let code = Code {
             module: f.module,
             self_ty: f.self_ty.as_deref(),
             id: Some(f.id),
-            block: Some(f.block),
+            block: f.block,
             params: f
                 .sig
                 .inputs
@@ -234,7 +256,10 @@ impl<'i, 's> Classifier<'i, 's> {
                 })
                 .collect(),
         };
-        self.returned(&code, f.block, why)
+        match f.block {
+            Some(block) => self.returned(&code, block, why),
+            None => Class::Unknown(why),
+        }
     }
 
     /// The values `block` of `code` returns (its tail and every `return`), the worst deciding.
@@ -715,16 +740,11 @@ impl<'i, 's> Classifier<'i, 's> {
                     "to_string" => Class::NotAList("a string".to_owned()),
                     // axum's `WebSocketUpgrade::on_upgrade`: `101 Switching Protocols`, no body.
                     "on_upgrade" => Class::NotAList("a WebSocket upgrade".to_owned()),
-                    // `repo.list().await`: the receiver's type is not read, so the one method of that
-                    // name in the target is taken for the one called, and only when it returns a
-                    // list: a wrong pick costs a false finding, never a list let through.
-                    _ => match self.index.find_method(code.module, None, &method) {
-                        Some(f) if Some(f.id) != code.id => match self.handler_like(&f, &[]) {
-                            class @ (Class::List { .. } | Class::Nested { .. }) => class,
-                            _ => unknown(),
-                        },
-                        _ => unknown(),
-                    },
+                    // `repo.list().await`: the receiver's type is not read, so the methods of that
+                    // name in the target (of impl blocks and traits: `dyn Store`) are taken for
+                    // the one called when every one returns a list, or every one a nested
+                    // collection: a wrong pick costs a false finding, never a list let through.
+                    _ => self.every_method(code, &method).unwrap_or_else(unknown),
                 }
             }
             _ => unknown(),

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use syn::{Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemStruct, ItemType, Lit, Signature, Type, UseTree};
+use syn::{
+    Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemStruct, ItemType, Lit, Signature, TraitItem, Type, UseTree,
+};
 
 use crate::shapes::FRAMEWORK_CRATES;
 use crate::source::{ModuleId, Sources, name, test_only};
@@ -15,7 +17,8 @@ pub struct FnItem<'s> {
     pub id: usize,
     /// The module it is defined in.
     pub module: ModuleId,
-    /// For a method, the last segment of the `impl` block's type.
+    /// For a method, the last segment of the `impl` block's type, or the trait's name for a
+    /// method a trait declares.
     pub self_ty: Option<String>,
     /// For a method, the `impl` block's type as written, which `Self` in its signature stands for.
     pub impl_ty: Option<&'s Type>,
@@ -25,8 +28,8 @@ pub struct FnItem<'s> {
     pub attrs: &'s [Attribute],
     /// Its signature.
     pub sig: &'s Signature,
-    /// Its body.
-    pub block: &'s Block,
+    /// Its body; `None` for a trait method declared without one.
+    pub block: Option<&'s Block>,
 }
 
 /// A type definition of the audited sources.
@@ -96,7 +99,7 @@ impl<'s> Index<'s> {
                             impl_generics: None,
                             attrs: &f.attrs,
                             sig: &f.sig,
-                            block: &f.block,
+                            block: Some(&f.block),
                         },
                     ),
                     Item::Impl(imp) => {
@@ -115,7 +118,30 @@ impl<'s> Index<'s> {
                                         impl_generics: Some(&imp.generics),
                                         attrs: &f.attrs,
                                         sig: &f.sig,
-                                        block: &f.block,
+                                        block: Some(&f.block),
+                                    },
+                                );
+                            }
+                        }
+                    }
+                    // A trait's methods, with the signature every implementation shares (a store
+                    // behind `dyn Store`), and the provided body when it has one.
+                    Item::Trait(tr) => {
+                        for inner in &tr.items {
+                            if let TraitItem::Fn(f) = inner
+                                && !test_only(&f.attrs)
+                            {
+                                index.add_fn(
+                                    target,
+                                    FnItem {
+                                        id: 0,
+                                        module: id,
+                                        self_ty: Some(name(&tr.ident)),
+                                        impl_ty: None,
+                                        impl_generics: None,
+                                        attrs: &f.attrs,
+                                        sig: &f.sig,
+                                        block: f.default.as_ref(),
                                     },
                                 );
                             }
@@ -349,15 +375,19 @@ impl<'s> Index<'s> {
     /// The method `name` (taking `self`) called in `module` on a value of type `self_ty`, or,
     /// when the type is not known, the only method of that name in the target.
     pub fn find_method(&self, module: ModuleId, self_ty: Option<&str>, name: &str) -> Option<FnItem<'s>> {
-        let methods: Vec<&FnItem<'s>> = self
-            .fns_named(module, name)
-            .filter(|f| f.self_ty.is_some() && f.sig.receiver().is_some())
-            .filter(|f| self_ty.is_none_or(|ty| f.self_ty.as_deref() == Some(ty)))
-            .collect();
-        match methods.as_slice() {
+        match self.methods(module, self_ty, name).as_slice() {
             [one] => Some((*one).clone()),
             _ => None,
         }
+    }
+
+    /// Every method `name` (taking `self`) of the target that a call in `module` on a value of
+    /// type `self_ty` (any type, when not known) could be: of impl blocks and of traits.
+    pub fn methods(&self, module: ModuleId, self_ty: Option<&str>, name: &str) -> Vec<&FnItem<'s>> {
+        self.fns_named(module, name)
+            .filter(|f| f.self_ty.is_some() && f.sig.receiver().is_some())
+            .filter(|f| self_ty.is_none_or(|ty| f.self_ty.as_deref() == Some(ty)))
+            .collect()
     }
 
     /// The type definition `segments` names in `module`.

@@ -145,7 +145,8 @@ impl<'i, 's> Eval<'i, 's> {
             returned: None,
             returns_router,
         };
-        let mut value = self.eval_block(item.block, &mut frame);
+        let Some(block) = item.block else { return Value::Other };
+        let mut value = self.eval_block(block, &mut frame);
         if !matches!(value, Value::Router(_))
             && let Some(returned) = frame.returned.take()
         {

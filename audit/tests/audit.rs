@@ -207,6 +207,11 @@ fn every_shape_gets_its_verdict() {
         // A method on a value of a type the audit does not read: the one of that name, if a list.
         ("GET", "/method-of-state", "list_without_completeness"),
         ("GET", "/method-not-taken", "unknown"),
+        // Methods of a trait (a store behind `dyn Store`): the trait's declaration and every
+        // implementation's definition agree that the method returns a list.
+        ("GET", "/trait-method", "list_without_completeness"),
+        ("GET", "/provided-method", "list_without_completeness"),
+        ("GET", "/trait-method-single", "unknown"),
         // `value.map(|x| ..)`: what the closure returns, `x` what `value` holds on success.
         ("GET", "/mapped-to-helper", "list_without_completeness"),
         ("GET", "/mapped-to-count", "not_a_list"),
