@@ -133,10 +133,12 @@ impl<'i, 's> Eval<'i, 's> {
         if let Some(value) = self.memo.get(&id) {
             return value.clone();
         }
+        let item = self.index.fns()[id].clone();
+        // A trait method declared without a body builds nothing.
+        let Some(block) = item.block else { return Value::Other };
         if !self.in_progress.insert(id) {
             return Value::Other;
         }
-        let item = self.index.fns()[id].clone();
         let returns_router = self.returns_router(&item);
         let mut frame = Frame {
             module: item.module,
@@ -145,7 +147,6 @@ impl<'i, 's> Eval<'i, 's> {
             returned: None,
             returns_router,
         };
-        let Some(block) = item.block else { return Value::Other };
         let mut value = self.eval_block(block, &mut frame);
         if !matches!(value, Value::Router(_))
             && let Some(returned) = frame.returned.take()
