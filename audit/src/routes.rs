@@ -1,7 +1,8 @@
 //! Route registrations: every `Router` built in the audited sources, followed through local
 //! bindings, helper functions, `nest` (prefixes joined) and `merge`, down to `(method, path, handler)`.
 //!
-//! Each function is evaluated once into a `Value`. A router that no other router takes in
+//! Each function is evaluated once into a `Value`, and again for each call that hands it a path
+//! or a method router (a helper that adds one route per call). A router that no other router takes in
 //! (`nest`, `merge`, a call whose result is used) is a root; the registrations of every root are
 //! the service's routes.
 
@@ -72,6 +73,8 @@ enum Value<'s> {
     Methods(Vec<(String, HandlerRef<'s>)>, bool),
     /// A known non-list service ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)), bound to a local to be mounted.
     Service(&'static str),
+    /// A string literal or constant: a path handed to a helper.
+    Text(String),
     Other,
 }
 
@@ -129,8 +132,17 @@ pub fn registrations<'s>(index: &Index<'s>) -> Vec<Registration<'s>> {
 }
 
 impl<'i, 's> Eval<'i, 's> {
+    /// The value of function `id`, evaluated once without its arguments.
     fn eval_fn(&mut self, id: usize) -> Value<'s> {
-        if let Some(value) = self.memo.get(&id) {
+        self.eval_fn_with(id, Vec::new())
+    }
+
+    /// The value of function `id` with `bound` parameters read as the values a call hands them
+    /// (not kept: another call hands others); with none, evaluated once and kept.
+    fn eval_fn_with(&mut self, id: usize, bound: Vec<(String, Value<'s>)>) -> Value<'s> {
+        if bound.is_empty()
+            && let Some(value) = self.memo.get(&id)
+        {
             return value.clone();
         }
         let item = self.index.fns()[id].clone();
@@ -143,7 +155,7 @@ impl<'i, 's> Eval<'i, 's> {
         let mut frame = Frame {
             module: item.module,
             self_ty: item.self_ty.clone(),
-            locals: HashMap::new(),
+            locals: bound.iter().map(|(name, value)| (name.clone(), (value.clone(), false))).collect(),
             returned: None,
             returns_router,
         };
@@ -164,7 +176,9 @@ impl<'i, 's> Eval<'i, 's> {
         unconsumed.sort_by(|a, b| a.0.cmp(&b.0));
         self.roots.extend(unconsumed.into_iter().map(|(_, routes)| routes));
         self.in_progress.remove(&id);
-        self.memo.insert(id, value.clone());
+        if bound.is_empty() {
+            self.memo.insert(id, value.clone());
+        }
         value
     }
 
@@ -254,17 +268,21 @@ impl<'i, 's> Eval<'i, 's> {
             Expr::Await(e) => self.eval(&e.base, frame, consuming),
             Expr::Try(e) => self.eval(&e.expr, frame, consuming),
             Expr::Path(p) => {
-                let Some(name) = p.path.get_ident().map(|i| i.to_string()) else { return Value::Other };
-                match frame.locals.get_mut(&name) {
+                let local = p.path.get_ident().and_then(|name| frame.locals.get_mut(&name.to_string()));
+                match local {
                     Some((value, consumed)) => {
                         if consuming {
                             *consumed = true;
                         }
                         value.clone()
                     }
-                    None => Value::Other,
+                    None => match self.index.string_const(frame.module, &segments(&p.path)) {
+                        Some(text) => Value::Text(text.to_owned()),
+                        None => Value::Other,
+                    },
                 }
             }
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(text), .. }) => Value::Text(text.value()),
             Expr::Call(call) => {
                 let Expr::Path(func) = &*call.func else {
                     for arg in &call.args {
@@ -294,23 +312,31 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 let ours = self.index.is_ours(frame.module, &segs) || owner == Some("Self");
                 if ours && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs) {
-                    // The function is evaluated once, without its arguments. A router handed to a
-                    // function declared to return one flows through it (`with_cors(app)`,
-                    // `with_more(Router::new().route(..))`): its routes are part of the result, under
-                    // the prefix of a `nest` the result goes to. A router handed to any other
-                    // function is served, so it is a root rather than lost (its routes keep their
-                    // own paths).
+                    // A router handed to a function declared to return one flows through it
+                    // (`with_cors(app)`, `with_more(Router::new().route(..))`): its routes are part
+                    // of the result, under the prefix of a `nest` the result goes to. A router
+                    // handed to any other function is served, so it is a root rather than lost
+                    // (its routes keep their own paths). A path or a method router handed to it is
+                    // what its parameter holds for this call (`add_route(router, "/x", get(x))`);
+                    // without one, the function is evaluated once, without its arguments.
                     let returns_router = self.returns_router(&f);
+                    let params = param_names(f.sig);
                     let mut handed = Vec::new();
-                    for arg in &call.args {
-                        if !returns_router {
-                            self.eval_free(arg, frame);
-                        } else if let Value::Router(routes) = self.eval(arg, frame, true) {
-                            handed.extend(routes);
+                    let mut bound = Vec::new();
+                    for (i, arg) in call.args.iter().enumerate() {
+                        match self.eval(arg, frame, returns_router) {
+                            Value::Router(routes) if returns_router => handed.extend(routes),
+                            Value::Router(routes) if !is_local(arg, frame) => self.roots.push(routes),
+                            value @ (Value::Text(_) | Value::Methods(..)) => {
+                                if let Some(Some(name)) = params.get(i) {
+                                    bound.push((name.clone(), value));
+                                }
+                            }
+                            _ => {}
                         }
                     }
                     self.called.insert(f.id);
-                    let value = self.eval_fn(f.id);
+                    let value = self.eval_fn_with(f.id, bound);
                     return if handed.is_empty() { value } else { union(Value::Router(handed), value) };
                 }
                 let checked = absolute.first().is_some_and(|s| FRAMEWORK_CRATES.contains(&s.as_str()));
@@ -591,7 +617,9 @@ impl<'i, 's> Eval<'i, 's> {
                 match receiver {
                     kept @ (Value::Router(_) | Value::Methods(..)) => kept,
                     // A method of the audited sources that builds a router (`orders.routes()`).
-                    Value::Other | Value::Service(_) => self.method_router(&call.receiver, &name, frame),
+                    Value::Other | Value::Service(_) | Value::Text(_) => {
+                        self.method_router(&call.receiver, &name, frame)
+                    }
                 }
             }
         }
@@ -685,6 +713,12 @@ impl<'i, 's> Eval<'i, 's> {
     }
 
     fn path_text(&self, expr: &Expr, frame: &Frame<'s>) -> String {
+        if let Expr::Path(p) = expr
+            && let Some(name) = p.path.get_ident()
+            && let Some((Value::Text(path), _)) = frame.locals.get(&name.to_string())
+        {
+            return path.clone();
+        }
         match expr {
             Expr::Lit(lit) => match &lit.lit {
                 Lit::Str(s) => s.value(),
@@ -1027,6 +1061,18 @@ fn binding_name(pat: &Pat) -> Option<String> {
         Pat::Type(t) => binding_name(&t.pat),
         _ => None,
     }
+}
+
+/// The names of `sig`'s parameters, in order (`None` for a pattern or `self`), as a call's
+/// arguments bind them.
+fn param_names(sig: &syn::Signature) -> Vec<Option<String>> {
+    sig.inputs
+        .iter()
+        .map(|input| match input {
+            syn::FnArg::Typed(typed) => binding_name(&typed.pat),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
 }
 
 fn is_local(expr: &Expr, frame: &Frame) -> bool {

@@ -239,6 +239,11 @@ fn every_shape_gets_its_verdict() {
         ("*", "/nested-fallback/(fallback)", "list_without_completeness"),
         ("GET", "/fallback-service-home", "not_a_list"),
         ("GET", "/legacy-fallback/items", "list_without_completeness"),
+        // Routes added by a helper called once per route: each call's path and handler.
+        ("GET", "/helper-list", "list_without_completeness"),
+        ("GET", "/helper-annotated", "reports_completeness"),
+        ("GET", "/helper-single", "not_a_list"),
+        ("GET", "/helper-const", "list_without_completeness"),
         // Enums: a variant that would make a struct a list makes the enum one.
         ("GET", "/enum-generic-list", "list_without_completeness"),
         ("GET", "/enum-generic-single", "not_a_list"),
