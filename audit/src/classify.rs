@@ -704,6 +704,14 @@ impl<'i, 's> Classifier<'i, 's> {
                 if let Some(named) = [&segs[..], owner.unwrap_or_default()].into_iter().find(|w| never_a_list(w)) {
                     return Class::NotAList(format!("a `{}`", named[named.len() - 1]));
                 }
+                // A collection built by its type's constructor (`Vec::new()`, `Vec::<Item>::new()`,
+                // `HashMap::with_capacity(n)`), unless the audited sources define a type of that name.
+                if let Some(owner) = owner
+                    && let Some(collection) = owner.last().filter(|name| COLLECTIONS.contains(&name.as_str()))
+                    && self.index.find_type(code.module, owner).is_none()
+                {
+                    return Class::List { shown: format!("{collection}::{last}(..)"), item: None, owner: None };
+                }
                 if segs.len() >= 2 {
                     let owner = &segs[..segs.len() - 1];
                     if let Some(found) = self.index.find_type(code.module, owner) {

@@ -15,9 +15,10 @@ use syn::{Block, Expr, Lit, Pat, Stmt};
 
 use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{
-    FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, OPENAPI_ROUTER, PATH_ROUTES, ROUTE, ROUTE_SERVICE,
-    ROUTER, ROUTER_PASS_THROUGH, ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, SPLIT_FOR_PARTS,
-    documentation_router, known_service, method_of, service_method_of,
+    API_ROUTE, API_ROUTE_WITH, API_ROUTER, FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, OPENAPI_ROUTER,
+    PATH_ROUTES, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH, ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS,
+    SERVICE_SETTINGS, SPLIT_FOR_PARTS, documentation_router, documented_method_of, known_service, method_of,
+    service_method_of,
 };
 use crate::source::ModuleId;
 
@@ -295,7 +296,7 @@ impl<'i, 's> Eval<'i, 's> {
                 let absolute = self.index.absolute(frame.module, &segs);
                 let last = absolute.last().map(String::as_str).unwrap_or_default();
                 let owner = absolute.len().checked_sub(2).map(|i| absolute[i].as_str());
-                if (last == "new" && owner == Some(ROUTER))
+                if (last == "new" && matches!(owner, Some(ROUTER | API_ROUTER)))
                     || (matches!(last, "new" | "with_openapi") && owner == Some(OPENAPI_ROUTER))
                 {
                     return Value::Router(Vec::new());
@@ -345,6 +346,13 @@ impl<'i, 's> Eval<'i, 's> {
                 {
                     let handler = self.handler(&call.args[0], frame, checked);
                     return Value::Methods(vec![(method.to_owned(), handler)], checked);
+                }
+                // aide's `get_with(list, |op| ..)`: the handler, and its documentation.
+                if let Some(method) = documented_method_of(last)
+                    && call.args.len() == 2
+                {
+                    let handler = self.handler(&call.args[0], frame, false);
+                    return Value::Methods(vec![(method.to_owned(), handler)], false);
                 }
                 // `get_service(ServeFile::new(..))`: a tower service for one method.
                 if let Some(method) = service_method_of(last)
@@ -440,7 +448,7 @@ impl<'i, 's> Eval<'i, 's> {
         let name = call.method.to_string();
         let args: Vec<&'s Expr> = call.args.iter().collect();
         match (name.as_str(), args.as_slice()) {
-            (ROUTE, [path, methods]) => {
+            (ROUTE | API_ROUTE, [path, methods]) | (API_ROUTE_WITH, [path, methods, _]) => {
                 let mut routes = self.router(&call.receiver, frame);
                 let path = self.path_text(path, frame);
                 match self.eval(methods, frame, true) {
@@ -543,6 +551,17 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 other => other,
             },
+            // aide's `.post_with(create, |op| ..)`: one more method, with its documentation.
+            (method, [handler, _]) if documented_method_of(method).is_some() => {
+                match self.eval(&call.receiver, frame, true) {
+                    Value::Methods(mut list, chain) => {
+                        let handler = self.handler(handler, frame, false);
+                        list.push((documented_method_of(method).unwrap_or("*").to_owned(), handler));
+                        Value::Methods(list, chain)
+                    }
+                    other => other,
+                }
+            }
             // `.post_service(..)`: a tower service for one more method.
             (method, [service]) if service_method_of(method).is_some() => {
                 match self.eval(&call.receiver, frame, true) {

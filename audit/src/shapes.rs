@@ -198,7 +198,7 @@ pub const METHODS: [(&str, &str); 9] = [
 
 /// Router methods that hand back the same routes (layers, state, the service `axum::serve`
 /// takes). (`fallback` and `fallback_service` add a route of their own: `Eval::eval_method`.)
-pub const ROUTER_PASS_THROUGH: [&str; 10] = [
+pub const ROUTER_PASS_THROUGH: [&str; 12] = [
     "layer",
     "route_layer",
     "with_state",
@@ -209,6 +209,9 @@ pub const ROUTER_PASS_THROUGH: [&str; 10] = [
     "into_make_service_with_connect_info",
     "handle_error",
     SPLIT_FOR_PARTS,
+    // aide's `ApiRouter` into axum's `Router`, with the document filled in.
+    "finish_api",
+    "finish_api_with",
 ];
 
 /// axum's `Router`: the routes of a service.
@@ -218,8 +221,13 @@ pub const METHOD_ROUTER: &str = "MethodRouter";
 /// utoipa-axum's `OpenApiRouter`: axum's `Router` that also collects the OpenAPI document of
 /// the handlers it registers with `routes!`.
 pub const OPENAPI_ROUTER: &str = "OpenApiRouter";
+/// aide's `ApiRouter`: axum's `Router` that also collects the OpenAPI document of the routes it
+/// registers with `api_route`; `finish_api` hands back the axum router.
+pub const API_ROUTER: &str = "ApiRouter";
+/// aide's `ApiMethodRouter`: axum's `MethodRouter`, with each operation's documentation.
+pub const API_METHOD_ROUTER: &str = "ApiMethodRouter";
 /// The router types: a type that names one of them is a router.
-pub const ROUTER_TYPES: [&str; 3] = [ROUTER, METHOD_ROUTER, OPENAPI_ROUTER];
+pub const ROUTER_TYPES: [&str; 5] = [ROUTER, METHOD_ROUTER, OPENAPI_ROUTER, API_ROUTER, API_METHOD_ROUTER];
 /// `OpenApiRouter::routes(routes!(list, create))`: each handler at the method and path of its
 /// `#[utoipa::path(..)]` attribute.
 pub const PATH_ROUTES: &str = "routes";
@@ -228,6 +236,10 @@ pub const SPLIT_FOR_PARTS: &str = "split_for_parts";
 
 /// `Router::route`.
 pub const ROUTE: &str = "route";
+/// aide's `ApiRouter::api_route`, as `Router::route`.
+pub const API_ROUTE: &str = "api_route";
+/// aide's `ApiRouter::api_route_with(path, methods, transform)`, as `Router::route`.
+pub const API_ROUTE_WITH: &str = "api_route_with";
 /// `Router::nest`.
 pub const NEST: &str = "nest";
 /// `Router::merge`, `MethodRouter::merge`.
@@ -240,11 +252,18 @@ pub const NEST_SERVICE: &str = "nest_service";
 /// matches on these constants, and, called inside a macro's arguments (`.route(..)`), one shows
 /// that the macro builds routes (the audit does not expand macros). A new routing method is
 /// added here and given its arm there.
-pub const ROUTING_METHODS: [&str; 6] = [ROUTE, NEST, MERGE, ROUTE_SERVICE, NEST_SERVICE, PATH_ROUTES];
+pub const ROUTING_METHODS: [&str; 8] =
+    [ROUTE, API_ROUTE, API_ROUTE_WITH, NEST, MERGE, ROUTE_SERVICE, NEST_SERVICE, PATH_ROUTES];
 
 /// The method of a method-router constructor or method name, if it is one.
 pub fn method_of(name: &str) -> Option<&'static str> {
     METHODS.iter().find(|(function, _)| *function == name).map(|(_, method)| *method)
+}
+
+/// The method of a method-router constructor or method that also takes the operation's
+/// documentation (aide's `get_with(handler, |op| ..)`, `.post_with(..)`), if it is one.
+pub fn documented_method_of(name: &str) -> Option<&'static str> {
+    name.strip_suffix("_with").and_then(method_of)
 }
 
 /// The method of a method-router constructor or method that takes a tower service instead of a

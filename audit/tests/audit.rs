@@ -239,6 +239,11 @@ fn every_shape_gets_its_verdict() {
         ("*", "/nested-fallback/(fallback)", "list_without_completeness"),
         ("GET", "/fallback-service-home", "not_a_list"),
         ("GET", "/legacy-fallback/items", "list_without_completeness"),
+        // aide's `ApiRouter::api_route`, with its documenting method routers (`get_with`).
+        ("GET", "/aide/items", "list_without_completeness"),
+        ("GET", "/aide/account", "not_a_list"),
+        ("POST", "/aide/account", "not_a_list"),
+        ("POST", "/aide/more", "list_without_completeness"),
         // Routes added by a helper called once per route: each call's path and handler.
         ("GET", "/helper-list", "list_without_completeness"),
         ("GET", "/helper-annotated", "reports_completeness"),
@@ -269,7 +274,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 56);
+    assert_eq!(finding["line"], 57);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
