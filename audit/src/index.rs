@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use syn::{
-    Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemStruct, ItemType, Lit, Signature, TraitItem, Type, UseTree,
+    Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemImpl, ItemStruct, ItemType, Lit, Signature, TraitItem, Type,
+    UseTree,
 };
 
 use crate::shapes::FRAMEWORK_CRATES;
@@ -103,49 +104,20 @@ impl<'s> Index<'s> {
                         },
                     ),
                     Item::Impl(imp) => {
-                        let self_ty = last_ident(&imp.self_ty);
-                        for inner in &imp.items {
-                            if let ImplItem::Fn(f) = inner
-                                && !test_only(&f.attrs)
-                            {
-                                index.add_fn(
-                                    target,
-                                    FnItem {
-                                        id: 0,
-                                        module: id,
-                                        self_ty: self_ty.clone(),
-                                        impl_ty: Some(&imp.self_ty),
-                                        impl_generics: Some(&imp.generics),
-                                        attrs: &f.attrs,
-                                        sig: &f.sig,
-                                        block: Some(&f.block),
-                                    },
-                                );
-                            }
-                        }
+                        let methods = imp.items.iter().filter_map(|inner| match inner {
+                            ImplItem::Fn(f) => Some((&f.attrs[..], &f.sig, Some(&f.block))),
+                            _ => None,
+                        });
+                        index.add_methods(target, id, last_ident(&imp.self_ty), Some(imp), methods);
                     }
                     // A trait's methods, with the signature every implementation shares (a store
                     // behind `dyn Store`), and the provided body when it has one.
                     Item::Trait(tr) => {
-                        for inner in &tr.items {
-                            if let TraitItem::Fn(f) = inner
-                                && !test_only(&f.attrs)
-                            {
-                                index.add_fn(
-                                    target,
-                                    FnItem {
-                                        id: 0,
-                                        module: id,
-                                        self_ty: Some(name(&tr.ident)),
-                                        impl_ty: None,
-                                        impl_generics: None,
-                                        attrs: &f.attrs,
-                                        sig: &f.sig,
-                                        block: f.default.as_ref(),
-                                    },
-                                );
-                            }
-                        }
+                        let methods = tr.items.iter().filter_map(|inner| match inner {
+                            TraitItem::Fn(f) => Some((&f.attrs[..], &f.sig, f.default.as_ref())),
+                            _ => None,
+                        });
+                        index.add_methods(target, id, Some(name(&tr.ident)), None, methods);
                     }
                     Item::Struct(s) => index.add_type(target, name(&s.ident), id, TypeDef::Struct(s)),
                     Item::Enum(e) => index.add_type(target, name(&e.ident), id, TypeDef::Enum(e)),
@@ -181,6 +153,34 @@ impl<'s> Index<'s> {
         item.id = self.fns.len();
         self.fns_by_name.entry((target, name(&item.sig.ident))).or_default().push(self.fns.len());
         self.fns.push(item);
+    }
+
+    /// The methods of an `impl` block (`imp`) or a trait, as methods of `self_ty`; code only
+    /// tests compile left out.
+    fn add_methods(
+        &mut self,
+        target: &'s str,
+        module: ModuleId,
+        self_ty: Option<String>,
+        imp: Option<&'s ItemImpl>,
+        methods: impl Iterator<Item = (&'s [Attribute], &'s Signature, Option<&'s Block>)>,
+    ) {
+        for (attrs, sig, block) in methods {
+            if test_only(attrs) {
+                continue;
+            }
+            let item = FnItem {
+                id: 0,
+                module,
+                self_ty: self_ty.clone(),
+                impl_ty: imp.map(|imp| &*imp.self_ty),
+                impl_generics: imp.map(|imp| &imp.generics),
+                attrs,
+                sig,
+                block,
+            };
+            self.add_fn(target, item);
+        }
     }
 
     fn add_type(&mut self, target: &'s str, name: String, module: ModuleId, def: TypeDef<'s>) {

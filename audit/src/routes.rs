@@ -541,37 +541,24 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 other => other,
             },
-            (method, [handler]) if method_of(method).is_some() => match self.eval(&call.receiver, frame, true) {
-                Value::Methods(mut list, chain) => {
-                    // Chained on `completeness::routing`'s `CheckedMethods`, the method is checked
-                    // like the first; on axum's own `MethodRouter` nothing about it is.
-                    let handler = self.handler(handler, frame, chain);
-                    list.push((method_of(method).unwrap_or("*").to_owned(), handler));
-                    Value::Methods(list, chain)
-                }
-                other => other,
-            },
+            // Chained on `completeness::routing`'s `CheckedMethods`, the method is checked like
+            // the first; on axum's own `MethodRouter` nothing about it is.
+            (method, [handler]) if method_of(method).is_some() => {
+                self.chained(&call.receiver, method_of(method), frame, |eval, frame, chain| {
+                    eval.handler(handler, frame, chain)
+                })
+            }
             // aide's `.post_with(create, |op| ..)`: one more method, with its documentation.
             (method, [handler, _]) if documented_method_of(method).is_some() => {
-                match self.eval(&call.receiver, frame, true) {
-                    Value::Methods(mut list, chain) => {
-                        let handler = self.handler(handler, frame, false);
-                        list.push((documented_method_of(method).unwrap_or("*").to_owned(), handler));
-                        Value::Methods(list, chain)
-                    }
-                    other => other,
-                }
+                self.chained(&call.receiver, documented_method_of(method), frame, |eval, frame, _| {
+                    eval.handler(handler, frame, false)
+                })
             }
             // `.post_service(..)`: a tower service for one more method.
             (method, [service]) if service_method_of(method).is_some() => {
-                match self.eval(&call.receiver, frame, true) {
-                    Value::Methods(mut list, chain) => {
-                        let handler = self.service(method, service, frame);
-                        list.push((service_method_of(method).unwrap_or("*").to_owned(), handler));
-                        Value::Methods(list, chain)
-                    }
-                    other => other,
-                }
+                self.chained(&call.receiver, service_method_of(method), frame, |eval, frame, _| {
+                    eval.service(method, service, frame)
+                })
             }
             // `.into()` hands a `CheckedMethods` to `Router::route` as axum's own method router.
             ("into", []) => match self.eval(&call.receiver, frame, consuming) {
@@ -641,6 +628,25 @@ impl<'i, 's> Eval<'i, 's> {
                     }
                 }
             }
+        }
+    }
+
+    /// The method router `receiver` with one more `method`, whose handler `handler` makes, told
+    /// whether the chain is checked; any other value as it is.
+    fn chained(
+        &mut self,
+        receiver: &'s Expr,
+        method: Option<&str>,
+        frame: &mut Frame<'s>,
+        handler: impl FnOnce(&mut Self, &Frame<'s>, bool) -> HandlerRef<'s>,
+    ) -> Value<'s> {
+        match self.eval(receiver, frame, true) {
+            Value::Methods(mut list, chain) => {
+                let handler = handler(self, frame, chain);
+                list.push((method.unwrap_or("*").to_owned(), handler));
+                Value::Methods(list, chain)
+            }
+            other => other,
         }
     }
 
