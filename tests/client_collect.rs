@@ -510,6 +510,30 @@ fn a_traversal_stopped_at_a_limit_resumes_to_exactly_the_whole_snapshot() {
     assert_envelope_invariants(&serde_json::to_value(&whole).unwrap());
 }
 
+/// A loop across runs: the first run followed `a` and `b` and stopped at its page limit; the
+/// resumed run is handed `a` again. It stops there, rather than read `a`'s page again (which a
+/// server could answer as a complete last page, with its items a second time).
+#[test]
+fn a_resumed_traversal_does_not_follow_a_cursor_an_earlier_run_followed() {
+    let pages: [(Option<&str>, Envelope<u64>); 3] = [
+        (None, numbers_page(vec![1], MorePagesAvailable::new("a"))),
+        (Some("a"), numbers_page(vec![2], MorePagesAvailable::new("b"))),
+        (Some("b"), numbers_page(vec![3], MorePagesAvailable::new("a"))),
+    ];
+    let fetched = RefCell::new(Vec::new());
+    let fetch = |cursor: Option<String>| {
+        fetched.borrow_mut().push(cursor.clone());
+        let page = pages.iter().find(|(at, _)| *at == cursor.as_deref()).map(|(_, page)| page.clone());
+        std::future::ready(page.ok_or_else(|| FetchError::Transport(format!("no page at {cursor:?}"))))
+    };
+    let first = block_on(collect_all(fetch, CollectLimits { max_pages: 2, ..no_limits() })).unwrap();
+    assert_eq!(first.completeness.reason_codes(), vec![ReasonCode::ClientLimitReached]);
+    let resumed = block_on(resume(first, fetch, no_limits())).unwrap();
+    assert_eq!(*fetched.borrow(), vec![None, Some("a".to_owned()), Some("b".to_owned())], "`a` once");
+    assert_eq!(resumed.items, vec![1, 2, 3]);
+    assert_broken(&resumed, "already followed");
+}
+
 /// A resumed traversal carries the server's evidence only when the whole of it is complete,
 /// and what the earlier run reported stays reported.
 #[test]

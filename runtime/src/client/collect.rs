@@ -102,6 +102,9 @@ pub struct Collected<T> {
     /// [`resume`] goes on from. Kept apart from the block, whose reasons may include a page's
     /// own `CLIENT_LIMIT_REACHED` (a gateway's) with another cursor.
     resume_cursor: Option<String>,
+    /// The cursors the traversal followed, kept when it can be resumed: [`resume`] refuses them
+    /// too, as one run refuses a cursor given again.
+    followed: HashSet<String>,
 }
 
 impl<T> Collected<T> {
@@ -235,7 +238,8 @@ where
 /// (with the server's evidence) only when the whole traversal, from its first page, is.
 ///
 /// `limits` apply to this run: `max_pages` and `deadline` count from now, `max_items`
-/// counts every item held. A result that cannot be resumed (complete, or stopped for
+/// counts every item held. A cursor an earlier run of the traversal followed is not followed
+/// again (a loop across runs stops it as one within a run does). A result that cannot be resumed (complete, or stopped for
 /// another reason) is returned as it is, with no fetch.
 ///
 /// ```
@@ -326,7 +330,8 @@ struct Traversal<T> {
     carried: Vec<StandardReason>,
     warnings: Vec<Warning>,
     evidence: Option<String>,
-    /// The cursors this run followed: a server that hands one out again loops.
+    /// The cursors this traversal followed, in this run and the runs it resumes: a server that
+    /// hands one out again loops.
     followed: HashSet<String>,
 }
 
@@ -350,15 +355,16 @@ impl<T> Traversal<T> {
     /// The traversal `previous` stopped at a limit, taken up again under `limits`: what it
     /// collected and must report, but not its limit, its evidence (it had none) or its cursor.
     fn resuming(previous: Collected<T>, limits: CollectLimits) -> Self {
-        let Collected { envelope: Envelope { items, completeness }, pages_fetched, resume_cursor } = previous;
+        let Collected { envelope: Envelope { items, completeness }, pages_fetched, resume_cursor, mut followed } =
+            previous;
         let mut carried = completeness.reasons().to_vec();
         // The collector's own limit, which `finish` pushes last; a page's own
         // `CLIENT_LIMIT_REACHED` (a gateway's) stays reported.
         if resume_cursor.is_some() {
             carried.pop();
         }
-        // The resume cursor is this run's first fetch.
-        let followed = resume_cursor.into_iter().collect();
+        // The earlier runs' cursors, and the resume cursor, this run's first fetch.
+        followed.extend(resume_cursor);
         Traversal {
             limits,
             started: Instant::now(),
@@ -454,7 +460,7 @@ impl<T> Traversal<T> {
 
     /// The result: everything collected, with a block that says why it is incomplete.
     fn finish(self, stop: Stop) -> Collected<T> {
-        let Traversal { items, pages_fetched, first, last, carried, warnings, evidence, .. } = self;
+        let Traversal { items, pages_fetched, first, last, carried, warnings, evidence, followed, .. } = self;
         let (scope, page) = first.unwrap_or_default();
         let resume_cursor = match &stop {
             Stop::Limit(limit) => ReasonDetails::recovery(limit).and_then(|c| c.cursor().map(str::to_owned)),
@@ -498,6 +504,7 @@ impl<T> Traversal<T> {
             // Passes the server's token through; refused unless the whole result is complete.
             completeness.attach_evidence(token);
         }
-        Collected { envelope: Envelope::new(items, completeness), pages_fetched, resume_cursor }
+        let followed = if resumable { followed } else { HashSet::new() };
+        Collected { envelope: Envelope::new(items, completeness), pages_fetched, resume_cursor, followed }
     }
 }
