@@ -42,6 +42,13 @@ pub enum Decision {
 
 /// Decides what `envelope` allows for `intent`, by the rules of contract §8.
 ///
+/// `envelope` is an answer to a query: a first page (fetched without a cursor), or a
+/// traversal read whole ([`crate::client::collect_all`]). A page reached with a cursor is not:
+/// its `complete: true` ends its traversal, and its items cover the scope only with the pages
+/// before it. The block cannot tell such a page from a first page, so judge the traversal, not
+/// its last page: `decide` on that page alone would let [`Intent::ClaimAbsence`] proceed on
+/// what is only its tail.
+///
 /// 1. An empty collection is evidence of absence only when `complete` is true and no warning
 ///    is stale (`STALE_INDEX`, or a warning that carries `"stale": true`).
 /// 2. A partial response may drive a bounded, read-only investigation
