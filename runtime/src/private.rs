@@ -228,6 +228,7 @@ macro_rules! __envelope_impls {
     ) => {
         #[automatically_derived]
         impl $($generics)* $crate::__private::ReportsCompleteness for $($ty)* $($where)* {
+            const ANSWERS_WITH_BLOCK: bool = true;
             fn completeness_report(&$this) -> ::core::option::Option<&dyn $crate::__private::CompletenessReport> {
                 ::core::option::Option::Some($($report)+)
             }

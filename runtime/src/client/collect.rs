@@ -138,6 +138,7 @@ impl<T: Serialize> Serialize for Collected<T> {
 }
 
 impl<T> ReportsCompleteness for Collected<T> {
+    const ANSWERS_WITH_BLOCK: bool = true;
     fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
         Some(&self.envelope.completeness)
     }

@@ -258,9 +258,17 @@ pub trait ReportsCompleteness {
     fn items_member(&self) -> Option<&'static str> {
         None
     }
+    /// True when every success value of the type carries a completeness block (a collection or
+    /// an aggregate; in a `Result`, its `Ok` side). On such a route of
+    /// [`completeness::routing`](crate::routing), a success status without a block came from
+    /// the error side (`Err(Json(vec![..]))` goes out as a 200) and is answered with the 500
+    /// `INTERNAL` problem instead: a list never goes out without its block.
+    const ANSWERS_WITH_BLOCK: bool = false;
 }
 
 impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
+    const ANSWERS_WITH_BLOCK: bool = true;
+
     fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
         Some(&self.completeness)
     }
@@ -276,6 +284,7 @@ impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
 }
 
 impl<T, R: Reason> ReportsCompleteness for Aggregate<T, R> {
+    const ANSWERS_WITH_BLOCK: bool = true;
     fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
         Some(self.completeness())
     }
@@ -327,8 +336,13 @@ not_a_collection!(axum::http::StatusCode);
 /// An error is not a list: `Result<R, E>` reports what `R` reports and nothing for `E`, for
 /// any error type (`Problem`, a service's own error enum, `(StatusCode, String)`, ...). An
 /// error response is never read as an answer, so it cannot be taken for a complete one (a
-/// list of field errors on the error side is fine, under `#[completeness]` too).
+/// list of field errors on the error side is fine, under `#[completeness]` too). An error type
+/// that answers with a success status would be read as one: `#[completeness]` refuses a list
+/// written there, and a route of [`completeness::routing`](crate::routing) does not send such an
+/// answer when `R` always carries a block ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]).
 impl<T: ReportsCompleteness, E> ReportsCompleteness for Result<T, E> {
+    const ANSWERS_WITH_BLOCK: bool = T::ANSWERS_WITH_BLOCK;
+
     fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
         self.as_ref().ok().and_then(ReportsCompleteness::completeness_report)
     }
@@ -356,6 +370,7 @@ mod parts {
     macro_rules! response_parts {
         ($([$($generics:tt)*] ($($part:ty),+) $last:tt;)*) => {$(
             impl<$($generics)* R: ReportsCompleteness> ReportsCompleteness for ($($part,)+ R) {
+                const ANSWERS_WITH_BLOCK: bool = R::ANSWERS_WITH_BLOCK;
                 fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
                     self.$last.completeness_report()
                 }

@@ -162,7 +162,23 @@ impl<S> tower::Layer<S> for DemandLayer {
     type Service = DemandService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        DemandService { inner }
+        DemandService { inner, block_required: false }
+    }
+}
+
+/// [`DemandLayer`] on a route of `completeness::routing`, told whether the handler's success
+/// value always carries a completeness block ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]):
+/// then a success status without one is not sent ([`unreported_success`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RouteDemandLayer {
+    pub(crate) block_required: bool,
+}
+
+impl<S> tower::Layer<S> for RouteDemandLayer {
+    type Service = DemandService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        DemandService { inner, block_required: self.block_required }
     }
 }
 
@@ -170,6 +186,8 @@ impl<S> tower::Layer<S> for DemandLayer {
 #[derive(Debug, Clone)]
 pub struct DemandService<S> {
     inner: S,
+    /// The route's success value always carries a block ([`RouteDemandLayer`]).
+    block_required: bool,
 }
 
 impl<S> tower::Service<Request> for DemandService<S>
@@ -194,9 +212,13 @@ where
                 let preferred = prefers_strict(&parts.headers);
                 let demand = RequireComplete(by_query || preferred);
                 let response = self.inner.call(Request::from_parts(parts, body));
+                let block_required = self.block_required;
                 Box::pin(async move {
                     let response = response.await?;
                     let Some(reported) = response.extensions().get::<Reported>() else {
+                        if block_required && response.status().is_success() {
+                            return Ok(unreported_success(response.status()));
+                        }
                         return Ok(response);
                     };
                     let mut response = match demand.check_report(&reported.incomplete) {
@@ -212,6 +234,26 @@ where
             }
         }
     }
+}
+
+/// What a route whose success value always carries a completeness block sends instead of a
+/// success without one: that answer came from the handler's error type, which answered with a
+/// success status (`Err(Json(vec![..]))` is a 200), and a client would read it as an answer
+/// with no word on its completeness. The 500 `INTERNAL` problem says so, and the error is logged.
+fn unreported_success(status: axum::http::StatusCode) -> Response {
+    tracing::error!(
+        status = status.as_u16(),
+        "a handler answered from its error side with a success status and no completeness block; sent a 500 instead"
+    );
+    Problem::new(
+        ProblemCode::Internal,
+        format!(
+            "The handler answered from its error side with a success status ({status}) and no completeness \
+             block, where its answers carry one: a client would have read it as an answer. Give the error \
+             type an error status."
+        ),
+    )
+    .into_response()
 }
 
 #[cfg(test)]

@@ -20,12 +20,15 @@
 //! ```
 //!
 //! A handler returning `Json<Vec<T>>` does not compile here, first or chained: its response
-//! says nothing about completeness.
+//! says nothing about completeness. Nor does a list go out from the error side of a
+//! `Result<Envelope<T>, E>`: an error type that answers with a success status and no block
+//! (`Err(Json(vec![..]))` is a 200) gets the 500 `INTERNAL` problem instead, since a client would
+//! read it as the answer ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]).
 //!
 //! Each function returns a [`CheckedMethods`], whose chained methods are checked like the
 //! first; `.into()` turns it into the axum `MethodRouter` that `Router::route` takes. A
 //! method that must stay unchecked gets its own `.route(path, axum::routing::post(create))`;
-//! axum merges routes of one path. Each checked method also gets the [`DemandLayer`], which
+//! axum merges routes of one path. Each checked method also gets the [`DemandLayer`](crate::server::require::DemandLayer), which
 //! applies a caller's `require_complete` / `Prefer: handling=strict` to the handler's
 //! response, the [`observe`] layer: incomplete answers and refused tokens are traced and
 //! counted under the route's template, and the [`budget::echo_layer`].
@@ -45,7 +48,7 @@ use crate::server::config::CompletenessState;
 use crate::server::credential::Credential;
 use crate::server::observe;
 use crate::server::report::ReportsCompleteness;
-use crate::server::require::DemandLayer;
+use crate::server::require::RouteDemandLayer;
 
 /// Names the response type of an async handler function (axum's `Handler` does not).
 ///
@@ -125,11 +128,15 @@ impl<S> From<CheckedMethods<S>> for MethodRouter<S> {
 /// `handler` behind the budget echo, demand and observe layers, routed for `filter` only.
 fn checked<H, T, S>(filter: MethodFilter, handler: H) -> MethodRouter<S>
 where
-    H: Handler<T, S> + Clone + Send + Sync + 'static,
+    H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
+    <H as HandlerResponse<T>>::Response: ReportsCompleteness,
     T: 'static,
     S: CompletenessState + Clone + 'static,
 {
-    let layered = handler.layer(budget::echo_layer()).layer(DemandLayer).layer(observe::layer());
+    let demand = RouteDemandLayer {
+        block_required: <<H as HandlerResponse<T>>::Response as ReportsCompleteness>::ANSWERS_WITH_BLOCK,
+    };
+    let layered = handler.layer(budget::echo_layer()).layer(demand).layer(observe::layer());
     axum::routing::on(filter, Configured(layered))
 }
 
