@@ -146,8 +146,9 @@
 //!   (contract §2.7).
 //! - Collections are recognised by their written type: the standard collections (and `IndexMap`,
 //!   `IndexSet`), slices, and those inside `Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`, a
-//!   reference or a tuple. A field of a type parameter (`data: T`) may be a list, so it needs the
-//!   completeness field too, or `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>`
+//!   reference or a tuple. A field of a type parameter (`data: T`, also `(T, u64)`, `[T; 1]` or
+//!   an associated type `S::Items`) may be a list, so it needs the completeness field too, or
+//!   `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>`
 //!   is a single resource's warnings only when it holds `completeness::Warning`. A list behind a
 //!   type alias, a newtype or `serde_json::Value` is not seen as one: write such a field as
 //!   `Vec<T>`, or give the struct a completeness field; a handler that declares a reason and

@@ -86,13 +86,19 @@ fn through_wrappers<'t, T>(ty: &'t Type, found: &impl Fn(&'t Type) -> Option<T>)
     }
 }
 
-/// The type parameter among `params` that `ty` is, directly or through a wrapper or reference
-/// (`T`, `Option<T>`, `Box<T>`): a field of that type may be a list, whatever it is here.
+/// The type parameter among `params` that `ty` is or holds: directly or through a wrapper or
+/// reference (`T`, `Option<T>`, `Box<T>`), in a tuple or an array (`(T, u64)`, `[T; 1]`), or
+/// as the owner of an associated type (`S::Items`, `<S as Source>::Items`): a field of that
+/// type may be a list, whatever it is here.
 pub(crate) fn generic_param<'p>(ty: &Type, params: &'p [syn::Ident]) -> Option<&'p syn::Ident> {
+    let param = |ident: &syn::Ident| params.iter().find(|param| *param == ident);
     through_wrappers(ty, &|ty| match ty {
-        Type::Path(path) if path.qself.is_none() => {
-            path.path.get_ident().and_then(|ident| params.iter().find(|param| *param == ident))
-        }
+        Type::Path(path) => match &path.qself {
+            Some(qself) => generic_param(&qself.ty, params),
+            None => path.path.segments.first().and_then(|first| param(&first.ident)),
+        },
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(|elem| generic_param(elem, params)),
+        Type::Array(array) => generic_param(&array.elem, params),
         _ => None,
     })
 }
