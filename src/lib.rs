@@ -163,8 +163,9 @@
 //!   struct compiles: it is a list of items, not the resource's warnings.
 //! - A tuple struct writes its one data field as `items`.
 //! - Data fields must not reuse a contract member name (`status`, `scope`, ...).
-//! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`
-//!   on data fields are honoured (completeness members keep their contract names), but for
+//! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`,
+//!   `skip` on data fields are honoured (`rename` and `rename_all` also in serde's long form,
+//!   `rename(serialize = "..", deserialize = "..")`, whose writing half counts) (completeness members keep their contract names), but for
 //!   collections and `Field<T>` fields, which are always written (contract §2.1, §2.7);
 //!   attributes that only affect reading are accepted; any other is refused with an error.
 //!

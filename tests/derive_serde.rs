@@ -74,3 +74,35 @@ fn a_camel_case_envelope_round_trips_through_the_strict_deserializer() {
     let error = serde_json::from_value::<TicketPage>(broken).err().expect("strict").to_string();
     assert!(error.contains("missing `complete`"), "{error}");
 }
+
+/// serde's long forms, whose writing half the derive honours, and `skip`, which writes nothing
+/// (as `skip_serializing` does) and reads the default.
+#[derive(ResultEnvelope, Deserialize)]
+#[serde(rename_all(serialize = "camelCase", deserialize = "camelCase"))]
+struct QueuePage {
+    ticket_list: Vec<Ticket>,
+    #[serde(rename(serialize = "queueTitle", deserialize = "queueTitle"))]
+    queue: String,
+    #[serde(skip)]
+    cached_at: Option<u64>,
+    #[serde(flatten)]
+    #[envelope(completeness)]
+    completeness: Completeness,
+}
+
+#[test]
+fn long_forms_are_honoured_and_a_skipped_field_is_not_written() {
+    let page = QueuePage {
+        ticket_list: vec![Ticket { ticket_id: "t-2".into() }],
+        queue: "billing".into(),
+        cached_at: Some(7),
+        completeness: Completeness::complete(Scope::new("tickets", "billing tickets")),
+    };
+    let json = serde_json::to_value(&page).unwrap();
+    assert_eq!(json["ticketList"], json!([{"ticketId": "t-2"}]));
+    assert_eq!(json["queueTitle"], "billing");
+    assert!(json.get("cachedAt").is_none() && json.get("cached_at").is_none(), "{json}");
+    assert_envelope_invariants(&json);
+    let read: QueuePage = serde_json::from_value(json).unwrap();
+    assert_eq!((read.queue.as_str(), read.cached_at), ("billing", None));
+}

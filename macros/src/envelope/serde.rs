@@ -4,7 +4,9 @@
 //!
 //! Honoured: on the struct `rename_all = "..."` (data members only: the completeness members
 //! keep their contract names, contract §2.1) and `rename` (a struct's name is not on the
-//! wire); on a field `rename = "..."`, `skip_serializing_if = "path"` and `skip_serializing`.
+//! wire); on a field `rename = "..."`, `skip_serializing_if = "path"`, `skip_serializing` and
+//! `skip` (which also skips reading). `rename` and `rename_all` also in serde's long form,
+//! `rename(serialize = "..", deserialize = "..")`, of which the writing half is honoured.
 //! Accepted as reading-only: `deny_unknown_fields`, `default`, `alias`, `deserialize_with`,
 //! `skip_deserializing`, `borrow`, `bound`.
 
@@ -88,7 +90,7 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerSerde {
     each(cx, attrs, |meta, key| {
         match key {
             "rename_all" => {
-                let Some(value) = meta::value::<LitStr>(cx, meta, "a string", "rename_all = \"camelCase\"")? else {
+                let Some(value) = written::<LitStr>(cx, meta, "a string", "rename_all = \"camelCase\"")? else {
                     return Ok(());
                 };
                 match Case::ALL.iter().find(|(name, _)| *name == value.value()) {
@@ -104,7 +106,7 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerSerde {
                 }
             }
             "rename" => {
-                meta::value::<LitStr>(cx, meta, "a string", "rename = \"Page\"")?;
+                written::<LitStr>(cx, meta, "a string", "rename = \"Page\"")?;
             }
             key if READING_ONLY_CONTAINER.contains(&key) => meta::skip_value(meta)?,
             _ => {
@@ -129,7 +131,7 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
     let mut out = FieldSerde::default();
     each(cx, attrs, |meta, key| {
         match key {
-            "rename" => out.rename = meta::value(cx, meta, "a string", "rename = \"name\"")?,
+            "rename" => out.rename = written(cx, meta, "a string", "rename = \"name\"")?,
             "skip_serializing_if" => {
                 out.skip_key = Some(meta.path.clone());
                 let example = "skip_serializing_if = \"Option::is_none\"";
@@ -140,7 +142,7 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
                         .error_spanned_by(&path, "`skip_serializing_if` names a function: write `\"Option::is_none\"`"),
                 }
             }
-            "skip_serializing" => {
+            "skip_serializing" | "skip" => {
                 out.skip_key = Some(meta.path.clone());
                 out.skip_serializing = true;
             }
@@ -149,7 +151,7 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
                 let why = if key == "flatten" {
                     "its members would mix with the completeness members; nest the struct as a named field instead"
                 } else {
-                    "only `rename`, `skip_serializing_if` and `skip_serializing` change how a data field is written"
+                    "only `rename`, `skip_serializing_if`, `skip_serializing` and `skip` change how a data field is written"
                 };
                 cx.error_spanned_by(
                     &meta.path,
@@ -161,6 +163,43 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldSerde {
         Ok(())
     });
     out
+}
+
+/// The value of `key = value`, or the writing half of serde's long form
+/// `key(serialize = value, deserialize = ..)` (`None` when it names none); as [`meta::value`].
+fn written<T: syn::parse::Parse>(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    what: &str,
+    example: &str,
+) -> syn::Result<Option<T>> {
+    if !meta.input.peek(syn::token::Paren) {
+        return meta::value(cx, meta, what, example);
+    }
+    let mut written = None;
+    meta.parse_nested_meta(|half| {
+        if half.path.is_ident("serialize") {
+            written = meta::value(cx, &half, what, example)?;
+        } else if half.path.is_ident("deserialize") {
+            meta::skip_value(&half)?;
+        } else {
+            cx.error_spanned_by(
+                &half.path,
+                format!("expected `serialize` or `deserialize` in serde's long form, as in `{}`", long_form(example)),
+            );
+            meta::skip_value(&half)?;
+        }
+        Ok(())
+    })?;
+    Ok(written)
+}
+
+/// `key(serialize = value)` for the example `key = value`.
+fn long_form(example: &str) -> String {
+    match example.split_once(" = ") {
+        Some((key, value)) => format!("{key}(serialize = {value})"),
+        None => example.to_owned(),
+    }
 }
 
 /// Calls `f` with each key of every `#[serde(...)]` in `attrs`.
