@@ -561,3 +561,20 @@ async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
     let read: Envelope<u64> = serde_json::from_value(last.clone()).unwrap();
     assert_eq!(decide(&read, Intent::Mutate), Decision::RefuseOrRequestReview);
 }
+
+/// A detail field named with a raw identifier is the member of its name: `r#type` is `type`.
+#[derive(Debug, Clone, PartialEq, completeness::Reason)]
+#[reason(code = "TYPE_HIDDEN", kind = visibility, message = "Records of a hidden type are left out.")]
+pub struct TypeHidden {
+    r#type: String,
+}
+
+#[test]
+fn a_raw_identifier_field_is_written_and_read_without_its_prefix() {
+    let reason = StandardReason::from(TypeHidden { r#type: "secret".into() });
+    let wire = serde_json::to_value(&reason).unwrap();
+    assert_eq!(wire["type"], "secret", "{wire}");
+    assert!(wire.get("r#type").is_none(), "{wire}");
+    let back: StandardReason = serde_json::from_value(wire).unwrap();
+    assert_eq!(back.to_details::<TypeHidden>(), Some(Ok(TypeHidden { r#type: "secret".into() })));
+}

@@ -14,7 +14,8 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let code = attrs.code.value.as_ref().map(syn::LitStr::value).unwrap_or_default();
     let message = &attrs.message.value;
-    let names: Vec<String> = fields.iter().map(ToString::to_string).collect();
+    // Members are named as the fields are, without a raw identifier's `r#` (`r#type` is `type`).
+    let names: Vec<String> = fields.iter().map(|field| syn::ext::IdentExt::unraw(*field).to_string()).collect();
     // The message may name fields (`"{hold_id}"`): they are bound first.
     let message_fn = quote! {
         #[allow(unused_variables)]

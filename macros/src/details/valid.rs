@@ -102,7 +102,8 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
     }
     // Rule 6.
     for field in fields {
-        let field_name = field.to_string();
+        // (The member a raw identifier is written as: `r#kind` writes `kind`.)
+        let field_name = syn::ext::IdentExt::unraw(*field).to_string();
         let head = match which {
             Which::Reason => completeness_codes::REASON_HEAD_MEMBERS,
             Which::Warning => completeness_codes::WARNING_HEAD_MEMBERS,
