@@ -1,7 +1,8 @@
 //! The details impl of a validated reason or warning. Infallible; every path is absolute.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident};
 
 use super::Which;
@@ -48,7 +49,14 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
                 .as_ref()
                 .map(|kind| Ident::new(&super::super::names::camel_case(&kind.to_string()), kind.span()));
             let recovery = match &attrs.recovery.value {
-                Some(path) => quote! { #path(self) },
+                // Through a typed binding spanned on the path, so that a function of another
+                // signature is reported there, with the signature it must have.
+                Some(path) => quote_spanned! {path.span()=>
+                    {
+                        let recovery: fn(&Self) -> ::core::option::Option<#private::Continuation> = #path;
+                        recovery(self)
+                    }
+                },
                 None => quote! { ::core::option::Option::None },
             };
             quote! {
