@@ -55,7 +55,13 @@ pub(crate) struct Handler<'a> {
 impl<'a> Handler<'a> {
     pub(crate) fn from_syn(function: &'a HandlerFn, owner: &str) -> Handler<'a> {
         let name = syn::ext::IdentExt::unraw(&function.sig.ident).to_string();
-        let reason_type = Ident::new(&format!("{owner}{}Reason", names::camel_case(&name)), function.sig.ident.span());
+        let mut reason_type = format!("{owner}{}Reason", names::camel_case(&name));
+        // A name that starts with a digit once its underscores are gone (`_2fa_devices`) keeps
+        // one: `_2faDevicesReason`.
+        if reason_type.starts_with(|c: char| c.is_ascii_digit()) {
+            reason_type.insert(0, '_');
+        }
+        let reason_type = Ident::new(&reason_type, function.sig.ident.span());
         let args = function
             .sig
             .inputs

@@ -68,7 +68,9 @@ fn expand_fn(args: TokenStream, item: TokenStream, owner: &str) -> (TokenStream,
 fn expand_impl(mut block: ItemImpl) -> TokenStream {
     let mut beside = TokenStream::new();
     let owner = match &*block.self_ty {
-        syn::Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+        syn::Type::Path(path) => {
+            path.path.segments.last().map(|s| syn::ext::IdentExt::unraw(&s.ident).to_string()).unwrap_or_default()
+        }
         _ => String::new(),
     };
     for item in &mut block.items {

@@ -1,0 +1,32 @@
+//! Names the reason type is built from: a handler whose name starts with a digit once its
+//! underscores are gone keeps one underscore (`_2fa_devices` → `_2faDevicesReason`), and an
+//! `impl` of a raw identifier is named without its `r#` (`r#dyn::list` → `dynListReason`).
+
+use axum::Router;
+use completeness::routing::get;
+use completeness::{CompletenessConfig, CursorKeys, Envelope, Scope, completeness};
+
+#[completeness(resource = "devices", reasons(MorePagesAvailable))]
+async fn _2fa_devices() -> Envelope<String, _2faDevicesReason> {
+    Envelope::complete(vec![], Scope::new("devices", "every second-factor device"))
+}
+
+#[allow(non_camel_case_types)]
+struct r#dyn;
+
+#[completeness]
+impl r#dyn {
+    #[completeness(resource = "modules", reasons())]
+    async fn list() -> Envelope<String, dynListReason> {
+        Envelope::complete(vec![], Scope::new("modules", "every dynamic module"))
+    }
+}
+
+fn main() {
+    assert_eq!(_2faDevicesReason::ALL.len(), 1);
+    assert!(dynListReason::ALL.is_empty());
+    let _app: Router = Router::new()
+        .route("/devices", get(_2fa_devices).into())
+        .route("/modules", get(r#dyn::list).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
+}
