@@ -1,12 +1,13 @@
 //! Reading the `key = value` pairs of the helper attributes, for every macro. A value of the
 //! wrong form is reported in our words and skipped, and reading goes on with the next key:
 //! one mistake is one error, not a syn error followed by "missing key" errors for the keys
-//! after it.
+//! after it. A mistake that stops the parse (a comma missing between keys) is one error too:
+//! the keys after it were not read, and the macros report none of them missing.
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::Token;
 use syn::meta::ParseNestedMeta;
-use syn::parse::Parse;
+use syn::parse::{Parse, ParseStream, Parser};
 
 use crate::ctxt::Ctxt;
 
@@ -60,6 +61,21 @@ pub(crate) fn value<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, what: &str, exa
         && let Ok(value) = syn::parse2::<T>(tokens.clone())
     {
         return Ok(Some(value));
+    }
+    // A value followed by more (`resource = "accounts" reasons(..)`): a comma is missing, and
+    // the keys after it were not read (the parse stops here, so none is reported missing).
+    let value_then_more = |input: ParseStream| -> syn::Result<TokenStream> {
+        input.parse::<T>()?;
+        input.parse()
+    };
+    if equals.is_some()
+        && let Ok(more) = value_then_more.parse2(tokens.clone())
+        && let Some(next) = more.into_iter().next()
+    {
+        return Err(syn::Error::new_spanned(
+            &next,
+            format!("expected `,` before `{next}`: separate the keys with commas"),
+        ));
     }
     let key = key(meta);
     if equals.is_none() || tokens.is_empty() {

@@ -20,6 +20,9 @@ pub(crate) struct Attrs {
     pub(crate) review_by: Slot<LitStr>,
     /// `stale`: the warning says the answer was not read from current state.
     pub(crate) stale: Option<Path>,
+    /// An attribute did not parse to its end: the keys after the mistake were not read, so
+    /// none is reported missing (one mistake, one error).
+    pub(crate) unread: bool,
 }
 
 /// Reads the helper attribute; every mistake goes to `cx`.
@@ -74,6 +77,7 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
         });
         if let Err(error) = result {
             cx.syn_error(error);
+            attrs.unread = true;
         }
     }
     attrs

@@ -3,7 +3,6 @@
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::punctuated::Punctuated;
 use syn::{LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
@@ -24,6 +23,9 @@ pub(crate) struct Attrs {
     /// key is then not also reported missing. An unknown key unlike any leaves the missing ones
     /// reported, so that one build shows every mistake.
     pub(crate) misspelled: Vec<&'static str>,
+    /// The arguments did not parse to their end: the keys after the mistake were not read, so
+    /// none is reported missing (one mistake, one error).
+    pub(crate) unread: bool,
 }
 
 /// The attribute's keys, for a "did you mean" when another is written.
@@ -59,6 +61,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     });
     if let Err(error) = parser.parse2(args) {
         cx.syn_error(error);
+        attrs.unread = true;
     }
     attrs
 }
@@ -73,18 +76,30 @@ fn name_list(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Vec<Path>> {
     }
     let content;
     syn::parenthesized!(content in meta.input);
-    if content.peek(LitStr) {
-        // A wire code where a type name goes: say which name it is.
-        let code: LitStr = content.parse()?;
-        let wire = code.value();
-        let named = completeness_codes::standard_reason(&wire)
-            .map(|entry| entry.name)
-            .or_else(|| completeness_codes::standard_warning(&wire).map(|entry| entry.name))
-            .unwrap_or("TheTypeName");
-        cx.error_spanned_by(&code, format!("`{key}` takes type names, not codes: write `{named}`"));
-        content.parse::<proc_macro2::TokenStream>()?;
-        return Ok(Vec::new());
+    let mut names = Vec::new();
+    while !content.is_empty() {
+        if content.peek(LitStr) {
+            // A wire code where a type name goes: say which name it is.
+            let code: LitStr = content.parse()?;
+            let wire = code.value();
+            let named = completeness_codes::standard_reason(&wire)
+                .map(|entry| entry.name)
+                .or_else(|| completeness_codes::standard_warning(&wire).map(|entry| entry.name))
+                .unwrap_or("TheTypeName");
+            cx.error_spanned_by(&code, format!("`{key}` takes type names, not codes: write `{named}`"));
+        } else {
+            names.push(content.parse::<Path>()?);
+        }
+        if !content.is_empty() && !content.peek(Token![,]) {
+            let next: proc_macro2::TokenTree = content.fork().parse()?;
+            return Err(syn::Error::new_spanned(
+                &next,
+                format!("expected `,` before `{next}`: separate the names with commas"),
+            ));
+        }
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
     }
-    let names = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
-    Ok(names.into_iter().collect())
+    Ok(names)
 }

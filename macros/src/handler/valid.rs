@@ -34,7 +34,8 @@ use crate::types;
 /// Runs every rule.
 pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
     check_resource(cx, attrs);
-    if attrs.reasons.is_none() && !attrs.misspelled.contains(&"reasons") {
+    // (A key after a mistake that stopped the arguments' parse was not read: not reported missing.)
+    if attrs.reasons.is_none() && !attrs.misspelled.contains(&"reasons") && !attrs.unread {
         cx.error_at(
             Span::call_site(),
             "missing `reasons(...)`: declare every reason this endpoint can report, \
@@ -53,7 +54,7 @@ pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
 /// Rule 1.
 fn check_resource(cx: &Ctxt, attrs: &Attrs) {
     match &attrs.resource.value {
-        None if attrs.resource.given || attrs.misspelled.contains(&"resource") => {}
+        None if attrs.resource.given || attrs.misspelled.contains(&"resource") || attrs.unread => {}
         None => cx.error_at(
             Span::call_site(),
             "missing `resource = \"...\"`: name the resource this endpoint lists, e.g. `resource = \"service_accounts\"`",
