@@ -4,14 +4,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use completeness::client::http::ServiceClient;
 use completeness::client::{CollectLimits, FetchError, collect_all};
 use completeness::testing::{MemorySource, Mutation};
-use completeness::{Problem, ProblemCode, ReasonCode};
+use completeness::{Envelope, Problem, ProblemCode, ReasonCode, Scope};
 use serde_json::Value;
 
 type Shared = Arc<Mutex<MemorySource>>;
@@ -55,6 +55,19 @@ async fn contradicting() -> Response {
         .into_response()
 }
 
+/// A proxy's part of a body (206), and a body a proxy changed (203): a whole, complete page
+/// each, but not the server's whole answer.
+async fn partial(Path(status): Path<u16>) -> Response {
+    let page = Envelope::<u64>::complete(vec![], Scope::new("numbers", "every number"));
+    (StatusCode::from_u16(status).unwrap(), axum::Json(page)).into_response()
+}
+
+/// A problem body naming `code` twice: it would read as either code.
+async fn twice_coded() -> Response {
+    let body = r#"{"type":"about:blank","title":"Gone","status":410,"detail":"expired","code":"INVALID_CURSOR","code":"CURSOR_EXPIRED"}"#;
+    (StatusCode::GONE, [(header::CONTENT_TYPE, "application/problem+json")], body).into_response()
+}
+
 /// A gateway's page in front of the service.
 async fn gateway() -> Response {
     (StatusCode::BAD_GATEWAY, [(header::CONTENT_TYPE, "text/html")], "<html>502 Bad Gateway</html>").into_response()
@@ -83,6 +96,8 @@ async fn serve(source: MemorySource) -> (String, Shared) {
         .route("/busy", get(busy))
         .route("/contradicting", get(contradicting))
         .route("/gateway", get(gateway))
+        .route("/partial/{status}", get(partial))
+        .route("/twice-coded", get(twice_coded))
         .route("/streamed", get(streamed))
         .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -198,4 +213,26 @@ async fn problems_keep_retry_after_and_bodies_that_contradict_or_lack_a_problem_
         }
         other => panic!("expected a transport error, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn a_partial_or_transformed_success_and_a_problem_naming_its_code_twice_are_not_read() {
+    let (base, _) = serve(MemorySource::new(5, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    for status in [206, 203] {
+        let pages = client.pages::<u64>(&format!("/partial/{status}"), &[]);
+        match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+            Err(FetchError::Contract(message)) => {
+                assert!(message.contains("not the server's whole answer"), "{message}")
+            }
+            other => panic!("status {status}: expected a contract error, got {other:?}"),
+        }
+    }
+    let pages = client.pages::<u64>("/twice-coded", &[]);
+    match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+        Err(FetchError::Contract(message)) => assert!(message.contains("without a problem body"), "{message}"),
+        other => panic!("expected a contract error, got {other:?}"),
+    }
+    let read = serde_json::from_str::<Problem>(r#"{"status":410,"code":"INVALID_CURSOR","code":"CURSOR_EXPIRED"}"#);
+    assert!(read.unwrap_err().to_string().contains("`code` is given twice"));
 }

@@ -145,6 +145,15 @@ async fn read<T: DeserializeOwned>(
         body.extend_from_slice(&chunk);
     }
     let excerpt = || String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+    // Not the server's whole answer: a part of a body (206, though this client sends no
+    // `Range`), or a body a proxy changed (203). Either could be a cut list that says it is whole.
+    if matches!(status.as_u16(), 203 | 206) {
+        return Err(FetchError::Contract(format!(
+            "status {status}: not the server's whole answer (a part of the body, or one a proxy changed), \
+             so it is not read: {}",
+            excerpt()
+        )));
+    }
     if status.is_success() {
         return serde_json::from_slice(&body).map_err(|e| {
             FetchError::Contract(format!("status {status}, a body that does not read: {e}: {}", excerpt()))

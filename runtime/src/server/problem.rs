@@ -239,7 +239,8 @@ impl Serialize for Problem {
 impl<'de> Deserialize<'de> for Problem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let mut object = Map::deserialize(deserializer)?;
+        // A problem naming `code` twice would read as either code: refused, as a response is.
+        let mut object = crate::contract::members::distinct_members(deserializer)?;
         let code = match object.remove("code") {
             Some(Value::String(code)) => ProblemCode::parse(&code),
             _ => return Err(D::Error::custom("a problem needs a string `code`")),
