@@ -190,6 +190,31 @@ fn incomplete_with_items_keeps_items_and_reasons() {
     assert_eq!(back.completeness.next_cursor(), Some("c1.k2.next"));
 }
 
+/// The members of `scope` and `page` are always written, `null` or a value, and read only so:
+/// a page that leaves one out did not say it (§2.1, §2.5). `expires_at` is an RFC 3339 time.
+#[test]
+fn a_scope_or_page_member_left_out_or_an_expiry_that_is_no_time_is_refused() {
+    let envelope = Envelope::new(
+        vec!["sa-000001".to_owned()],
+        Completeness::<StandardReason>::incomplete(scope(), MorePagesAvailable::new("c1.k2.next"))
+            .with_page(page(1, true)),
+    );
+    let json = serde_json::to_value(&envelope).unwrap();
+    serde_json::from_value::<Envelope<String>>(json.clone()).expect("as written, it reads");
+    let pointers = ["/scope/snapshot", "/page/requested_size", "/page/snapshot", "/page/cursor"];
+    for pointer in pointers {
+        let (parent, member) = pointer.rsplit_once('/').unwrap();
+        let mut body = json.clone();
+        body.pointer_mut(parent).unwrap().as_object_mut().unwrap().remove(member);
+        let error = serde_json::from_value::<Envelope<String>>(body).unwrap_err().to_string();
+        assert!(error.contains(member), "{pointer}: {error}");
+    }
+    let mut body = json.clone();
+    body["page"]["cursor"]["expires_at"] = json!("whenever");
+    let error = serde_json::from_value::<Envelope<String>>(body).unwrap_err().to_string();
+    assert!(error.contains("not an RFC 3339 time"), "{error}");
+}
+
 #[test]
 fn incomplete_and_empty_is_never_read_as_absence() {
     let envelope: Envelope<String> = Envelope::new(

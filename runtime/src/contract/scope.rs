@@ -1,6 +1,6 @@
 //! What a response claims to cover (contract §2.1 `scope`) and how it was paged (`page`).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// The scope a response covers: resource, visibility, snapshot and applied filters.
@@ -13,6 +13,9 @@ pub struct Scope {
     /// What the credential can see, in words: "service accounts readable by credential 'north'".
     pub visibility: String,
     /// The snapshot the answer was read at, when the resource has snapshots.
+    #[serde(deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    #[cfg_attr(feature = "json-schema", schemars(required))]
     pub snapshot: Option<String>,
     /// The filters that were applied, echoed.
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
@@ -46,14 +49,23 @@ pub struct PageInfo {
     /// Items on this page.
     pub returned: u64,
     /// The page size the request asked for, echoed (`None` when it named none).
+    #[serde(deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    #[cfg_attr(feature = "json-schema", schemars(required))]
     pub requested_size: Option<u64>,
     /// The page size actually used.
     pub applied_size: u64,
     /// The total ordering, e.g. `"id ascending"`.
     pub ordering: String,
     /// The snapshot of the traversal.
+    #[serde(deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    #[cfg_attr(feature = "json-schema", schemars(required))]
     pub snapshot: Option<String>,
     /// The contract of `next_cursor`, when there is one.
+    #[serde(deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    #[cfg_attr(feature = "json-schema", schemars(required))]
     pub cursor: Option<CursorContract>,
 }
 
@@ -65,6 +77,7 @@ pub struct CursorContract {
     /// True when every page of the traversal is read at the first page's snapshot.
     pub freezes_snapshot: bool,
     /// RFC 3339 time after which the cursor is refused with `CURSOR_EXPIRED`.
+    #[serde(deserialize_with = "rfc3339")]
     pub expires_at: String,
     /// What makes the cursor invalid when changed.
     pub invalidated_by: Vec<CursorBinding>,
@@ -82,4 +95,19 @@ pub enum CursorBinding {
     Ordering,
     /// The credential and its permission epoch.
     Credential,
+}
+
+/// A member the contract always writes, `null` or a value (§2.1, §2.5): serde would read a
+/// missing `Option` member as `null`, and a page without it as one that said it.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+    Option::deserialize(deserializer)
+}
+
+/// An RFC 3339 time, as `expires_at` is (§2.5).
+fn rfc3339<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    match text.parse::<jiff::Timestamp>() {
+        Ok(_) => Ok(text),
+        Err(_) => Err(serde::de::Error::custom(format!("`expires_at` is `{text}`, not an RFC 3339 time"))),
+    }
 }
