@@ -357,9 +357,14 @@ impl<T: ReportsCompleteness, E> ReportsCompleteness for Result<T, E> {
     }
 }
 
-/// Response parts before a response, as axum accepts them: `(StatusCode, R)`,
-/// `(HeaderMap, R)`, `([(K, V); N], R)`, `(Parts, R)`, `(Extensions, R)`, and the same after a
-/// status code. They report what `R` reports.
+#[cfg(feature = "axum")]
+pub use parts::ResponsePart;
+
+/// Response parts before a response, as axum accepts them: up to three [`ResponsePart`]s
+/// (`HeaderMap`, `[(K, V); N]`, `AppendHeaders`, `Extensions`, `Extension<T>`), after a
+/// `StatusCode` or `Parts` or not: `(StatusCode, R)`, `(HeaderMap, R)`,
+/// `(StatusCode, [(K, V); 1], HeaderMap, R)`, `(Extension<T>, R)`, ... They report what `R`
+/// reports.
 #[cfg(feature = "axum")]
 mod parts {
     use axum::http::{Extensions, HeaderMap, StatusCode};
@@ -367,9 +372,21 @@ mod parts {
 
     use super::{CarriesReason, CompletenessReport, ReportsCompleteness};
 
+    /// A response part axum sets on a response before its body (`IntoResponseParts`), which may
+    /// come anywhere among the parts (a status code or `Parts` only comes first): a response
+    /// after up to three of them reports what it reports. A service's own part type implements
+    /// it to be returned before a reporting response too.
+    pub trait ResponsePart {}
+
+    impl ResponsePart for HeaderMap {}
+    impl ResponsePart for Extensions {}
+    impl<K, V, const N: usize> ResponsePart for [(K, V); N] {}
+    impl<I> ResponsePart for AppendHeaders<I> {}
+    impl<T> ResponsePart for axum::Extension<T> {}
+
     macro_rules! response_parts {
-        ($([$($generics:tt)*] ($($part:ty),+) $last:tt;)*) => {$(
-            impl<$($generics)* R: ReportsCompleteness> ReportsCompleteness for ($($part,)+ R) {
+        ($([$($generics:ident),*] ($($part:ty),+) $last:tt;)*) => {$(
+            impl<$($generics: ResponsePart,)* R: ReportsCompleteness> ReportsCompleteness for ($($part,)+ R) {
                 const ANSWERS_WITH_BLOCK: bool = R::ANSWERS_WITH_BLOCK;
                 fn completeness_report(&self) -> Option<&dyn CompletenessReport> {
                     self.$last.completeness_report()
@@ -385,21 +402,21 @@ mod parts {
                 }
             }
 
-            impl<$($generics)* R: CarriesReason<X>, X> CarriesReason<X> for ($($part,)+ R) {}
+            impl<$($generics: ResponsePart,)* R: CarriesReason<X>, X> CarriesReason<X> for ($($part,)+ R) {}
         )*};
     }
 
     response_parts! {
+        [P1] (P1) 1;
+        [P1, P2] (P1, P2) 2;
+        [P1, P2, P3] (P1, P2, P3) 3;
         [] (StatusCode) 1;
-        [] (HeaderMap) 1;
-        [] (Extensions) 1;
+        [P1] (StatusCode, P1) 2;
+        [P1, P2] (StatusCode, P1, P2) 3;
+        [P1, P2, P3] (StatusCode, P1, P2, P3) 4;
         [] (axum::http::response::Parts) 1;
-        [K, V, const N: usize,] ([(K, V); N]) 1;
-        [I,] (AppendHeaders<I>) 1;
-        [] (StatusCode, HeaderMap) 2;
-        [K, V, const N: usize,] (StatusCode, [(K, V); N]) 2;
-        [I,] (StatusCode, AppendHeaders<I>) 2;
-        [] (StatusCode, Extensions) 2;
+        [P1] (axum::http::response::Parts, P1) 2;
+        [P1, P2] (axum::http::response::Parts, P1, P2) 3;
     }
 }
 

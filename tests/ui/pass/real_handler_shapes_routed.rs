@@ -74,6 +74,38 @@ async fn list_cached() -> ([(header::HeaderName, &'static str); 1], Envelope<Str
     ([(header::CACHE_CONTROL, "no-store")], Envelope::complete(vec![], Scope::new("tickets", "all")))
 }
 
+/// The request id, as a middleware puts it in the extensions.
+#[derive(Clone)]
+struct RequestId(u64);
+
+// Response parts in any of the orders axum takes: an extension alone, a status code before
+// two header parts, headers before appended headers.
+#[completeness(resource = "tickets", reasons())]
+async fn list_traced() -> (axum::Extension<RequestId>, Envelope<String, ListTracedReason>) {
+    (axum::Extension(RequestId(7)), Envelope::complete(vec![], Scope::new("tickets", "all")))
+}
+
+#[completeness(resource = "tickets", reasons())]
+async fn list_created() -> (
+    StatusCode,
+    [(header::HeaderName, &'static str); 1],
+    axum::http::HeaderMap,
+    Envelope<String, ListCreatedReason>,
+) {
+    let headers = axum::http::HeaderMap::new();
+    (StatusCode::CREATED, [(header::CACHE_CONTROL, "no-store")], headers, Envelope::complete(vec![], Scope::new("tickets", "all")))
+}
+
+#[completeness(resource = "tickets", reasons())]
+async fn list_appended() -> (
+    axum::http::HeaderMap,
+    axum::response::AppendHeaders<[(header::HeaderName, &'static str); 1]>,
+    Envelope<String, ListAppendedReason>,
+) {
+    let appended = axum::response::AppendHeaders([(header::SET_COOKIE, "seen=1")]);
+    (axum::http::HeaderMap::new(), appended, Envelope::complete(vec![], Scope::new("tickets", "all")))
+}
+
 /// A single resource (no completeness block) serves an endpoint that declares no reason.
 #[derive(completeness::ResultEnvelope)]
 struct TicketDetail {
@@ -124,6 +156,9 @@ fn main() {
         .route("/closed", get(list_closed).into())
         .route("/mine", get(list_mine).into())
         .route("/cached", get(list_cached).into())
+        .route("/traced", get(list_traced).into())
+        .route("/created", get(list_created).into())
+        .route("/appended", get(list_appended).into())
         .route("/tickets/{id}", get(show_ticket).into())
         .route("/tags", get(Api::list_tags).into())
         .route("/checked", get(list_checked).into())
