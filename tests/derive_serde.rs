@@ -106,3 +106,35 @@ fn long_forms_are_honoured_and_a_skipped_field_is_not_written() {
     let read: QueuePage = serde_json::from_value(json).unwrap();
     assert_eq!((read.queue.as_str(), read.cached_at), ("billing", None));
 }
+
+/// A block read through `#[serde(flatten)]` does not see the items beside it: R11 is the
+/// reading struct's to check, with `check_returned`.
+#[test]
+fn a_flattened_block_checks_its_page_count_when_asked() {
+    let facts = completeness::PageInfo {
+        returned: 1,
+        requested_size: None,
+        applied_size: 5,
+        ordering: "id ascending".into(),
+        snapshot: None,
+        cursor: None,
+    };
+    let sent = TicketPage::<StandardReason> {
+        ticket_list: vec![Ticket { ticket_id: "t-1".into() }],
+        queue: "support".into(),
+        next_hint: None,
+        completeness: Completeness::complete(Scope::new("tickets", "open tickets")).with_page(facts),
+    };
+    let mut json = serde_json::to_value(&sent).unwrap();
+    json["page"]["returned"] = json!(5);
+    let page: TicketPage = serde_json::from_value(json).expect("flatten reads the block without the items");
+    let error = page.completeness.check_returned("ticketList", page.ticket_list.len()).unwrap_err();
+    assert!(error.contains("`page.returned` is 5 but `ticketList` holds 1"), "{error}");
+    let consistent = TicketPage::<StandardReason> {
+        ticket_list: vec![],
+        queue: "support".into(),
+        next_hint: None,
+        completeness: Completeness::complete(Scope::new("tickets", "open tickets")),
+    };
+    assert_eq!(consistent.completeness.check_returned("ticketList", 0), Ok(()));
+}

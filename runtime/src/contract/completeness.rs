@@ -406,6 +406,19 @@ impl<R: Reason> Completeness<R> {
         Ok(())
     }
 
+    /// R11 for a block read apart from its items (through `#[serde(flatten)]` in a struct of
+    /// one's own): `page.returned`, when the block has page facts, must be the number of items
+    /// the data member `name` holds. The error says which differ.
+    pub fn check_returned(&self, name: &str, items: usize) -> Result<(), String> {
+        match self.page() {
+            Some(page) => match crate::contract::rules::check_page_returned(page.returned, name, items) {
+                Some(violation) => Err(violation.to_string()),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        }
+    }
+
     /// Strictly reads a completeness block out of a wire object, removing its members.
     ///
     /// Every rule of contract §2.2 must hold (R1–R10, R12, R13); the error names the first
@@ -560,6 +573,10 @@ impl<R: Reason> Serialize for Completeness<R> {
     }
 }
 
+/// Reads a block strictly ([`Completeness::take_from`]). Read alone, or through
+/// `#[serde(flatten)]` in a struct of a client's own, it does not see the items beside it, so it
+/// cannot check R11 (`page.returned` counts them): [`Envelope`](crate::Envelope) does; a struct
+/// of one's own calls [`Completeness::check_returned`] with its items once read.
 impl<'de, R: Reason> Deserialize<'de> for Completeness<R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut object = crate::contract::members::distinct_members(deserializer)?;
