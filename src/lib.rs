@@ -66,8 +66,9 @@
 //! apply the demand yourself with `RequireComplete::apply`.
 //!
 //! Associated functions: put `#[completeness]` (no arguments) on the `impl` block as well; the
-//! reason type of `Api::list` is `ApiListReason`, next to the block (so two blocks of one
-//! module may each have a `list`).
+//! reason type of `Api::list` is `ApiListReason`, next to the block (so the blocks of two types
+//! in one module may each have a `list`; two blocks of one generic type, `impl Api<u8>` and
+//! `impl Api<u16>`, may not, since the name has no room for the type's arguments).
 //!
 //! ```
 //! use completeness::{Envelope, Scope, completeness};
@@ -145,7 +146,7 @@
 //!   (it could report none of the others). Its `Field<T>` fields fill `omitted_fields`
 //!   (contract §2.7).
 //! - Collections are recognised by their written type: the standard collections (and `IndexMap`,
-//!   `IndexSet`), slices, and those inside `Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`, a
+//!   `IndexSet`, `SmallVec`, `ArrayVec`, `TinyVec`, `ThinVec`), slices, and those inside `Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`, a
 //!   reference or a tuple. A field of a type parameter (`data: T`, also `(T, u64)`, `[T; 1]` or
 //!   an associated type `S::Items`) may be a list, so it needs the completeness field too, or
 //!   `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>`

@@ -188,7 +188,9 @@ pub const REASON_HEAD_MEMBERS: &[&str] = &["code", "message", "kind"];
 /// The members of a warning object that are not its details (contract §3.5).
 pub const WARNING_HEAD_MEMBERS: &[&str] = &["code", "message", "stale"];
 
-/// Collection types of unbounded size: a field or response of one of these is a list.
+/// Collection types that hold any number of items (up to a capacity, for `ArrayVec`): a field
+/// or response of one of these is a list. Those of the standard library, `indexmap`'s, and the
+/// small-vector crates' (`smallvec`, `arrayvec`, `tinyvec`, `thin-vec`).
 pub const COLLECTIONS: &[&str] = &[
     "Vec",
     "VecDeque",
@@ -200,6 +202,10 @@ pub const COLLECTIONS: &[&str] = &[
     "BTreeSet",
     "IndexMap",
     "IndexSet",
+    "SmallVec",
+    "ArrayVec",
+    "TinyVec",
+    "ThinVec",
 ];
 
 /// Wrappers looked through when classifying a type: an `Option<Vec<T>>` is still a list, and

@@ -64,7 +64,7 @@ fn expand_fn(args: TokenStream, item: TokenStream, owner: &str) -> (TokenStream,
 /// `#[completeness] impl Api { #[completeness(...)] async fn list(..) .. }`: each annotated
 /// associated function is expanded in place, and its reason type goes before the block (an
 /// `impl` cannot hold one), named after the type and the function: `ApiListReason` for
-/// `Api::list`, so that two blocks of one module may each have a `list`.
+/// `Api::list`, so that the blocks of two types in one module may each have a `list`.
 fn expand_impl(mut block: ItemImpl) -> TokenStream {
     let mut beside = TokenStream::new();
     let owner = match &*block.self_ty {
