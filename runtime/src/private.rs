@@ -165,16 +165,12 @@ macro_rules! __reason_set {
         resource $resource:literal;
         reasons [$($reason:ty),*] warnings [$($warning:ty),*]
     ) => {
-        // (Named after the handler and its `impl`'s type: a type named in lower case, `r#dyn`,
-        // gives names in lower case, which are the user's to choose.)
         $(#[$doc])*
-        #[allow(non_camel_case_types)]
         $vis type $name = $crate::__private::DeclaredReason<$set>;
 
         // Public whatever the handler's visibility: the reason type may appear in a public
         // response struct, and the set is part of it.
         #[doc(hidden)]
-        #[allow(non_camel_case_types)]
         pub enum $set {}
 
         impl $crate::__private::ReasonSet for $set {

@@ -6,7 +6,7 @@ mod attr;
 mod expand;
 mod valid;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::quote;
 use syn::{ImplItem, ItemImpl};
 
@@ -14,10 +14,12 @@ use crate::ctxt::Ctxt;
 
 /// Expands the attribute on a function, or on an `impl` block.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    if args.is_empty()
-        && let Ok(block) = syn::parse2::<ItemImpl>(item.clone())
-    {
-        return expand_impl(block);
+    if args.is_empty() {
+        match syn::parse2::<ItemImpl>(item.clone()) {
+            Ok(block) => return expand_impl(block),
+            Err(_) if is_impl_block(&item) => return expand_unparsed_impl(item),
+            Err(_) => {}
+        }
     }
     let (items, function) = expand_fn(args, item, "");
     let mut tokens = items;
@@ -66,11 +68,25 @@ fn expand_fn(args: TokenStream, item: TokenStream, owner: &str) -> (TokenStream,
 /// `impl` cannot hold one), named after the type and the function: `ApiListReason` for
 /// `Api::list`, so that the blocks of two types in one module may each have a `list`.
 fn expand_impl(mut block: ItemImpl) -> TokenStream {
+    let beside = expand_handlers(&mut block);
+    quote! { #beside #block }
+}
+
+/// Expands the annotated functions of `block` in place, and returns what goes before it.
+fn expand_handlers(block: &mut ItemImpl) -> TokenStream {
     let mut beside = TokenStream::new();
     let owner = match &*block.self_ty {
-        syn::Type::Path(path) => {
-            path.path.segments.last().map(|s| syn::ext::IdentExt::unraw(&s.ident).to_string()).unwrap_or_default()
-        }
+        // Capitalized, as the generated names are CamelCase: `impl r#dyn` gives `DynListReason`.
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map(|s| {
+                let name = syn::ext::IdentExt::unraw(&s.ident).to_string();
+                let mut chars = name.chars();
+                chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+            })
+            .unwrap_or_default(),
         _ => String::new(),
     };
     for item in &mut block.items {
@@ -99,5 +115,88 @@ fn expand_impl(mut block: ItemImpl) -> TokenStream {
             Err(error) => beside.extend(error.to_compile_error()),
         }
     }
+    beside
+}
+
+/// An `impl` block that does not parse: a slip in one of its bodies, which rustc reports when
+/// it reads the block again. Nothing else is said: the handlers' reason types are written from
+/// their signatures (the block read with its bodies left empty), and their attributes are taken
+/// out, so that they are not expanded as free functions inside the block.
+fn expand_unparsed_impl(item: TokenStream) -> TokenStream {
+    let beside = match syn::parse2::<ItemImpl>(in_body(&item, empty_bodies)) {
+        Ok(mut signatures) => expand_handlers(&mut signatures),
+        Err(_) => TokenStream::new(),
+    };
+    let block = in_body(&item, without_ours);
     quote! { #beside #block }
+}
+
+/// True for the tokens of an `impl` block: attributes, then `impl` (after `unsafe` or
+/// `default`).
+fn is_impl_block(item: &TokenStream) -> bool {
+    let mut trees = item.clone().into_iter().peekable();
+    while matches!(trees.peek(), Some(TokenTree::Punct(pound)) if pound.as_char() == '#') {
+        trees.next();
+        trees.next();
+    }
+    trees.find_map(|tree| match tree {
+        TokenTree::Ident(ident) if ident == "unsafe" || ident == "default" => None,
+        TokenTree::Ident(ident) => Some(ident == "impl"),
+        _ => Some(false),
+    }) == Some(true)
+}
+
+/// The `impl` block `item` with `change` made to the tokens of its body.
+fn in_body(item: &TokenStream, change: fn(TokenStream) -> TokenStream) -> TokenStream {
+    item.clone()
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(body) if body.delimiter() == Delimiter::Brace => {
+                let mut changed = Group::new(Delimiter::Brace, change(body.stream()));
+                changed.set_span(body.span());
+                TokenTree::Group(changed)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// The items of an `impl` body with every block left empty (`{}`): their signatures.
+fn empty_bodies(items: TokenStream) -> TokenStream {
+    items
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(block) if block.delimiter() == Delimiter::Brace => {
+                let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+                empty.set_span(block.span());
+                TokenTree::Group(empty)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// The items of an `impl` body without `#[completeness(..)]` / `#[completeness::completeness(..)]`.
+fn without_ours(items: TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    let mut trees = items.into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        if matches!(&tree, TokenTree::Punct(pound) if pound.as_char() == '#')
+            && let Some(TokenTree::Group(attribute)) = trees.peek()
+            && attribute.delimiter() == Delimiter::Bracket
+            && names_ours(attribute.stream())
+        {
+            trees.next();
+            continue;
+        }
+        out.push(tree);
+    }
+    out.into_iter().collect()
+}
+
+/// True for the inside of `#[completeness(..)]` or `#[completeness::completeness(..)]`: the
+/// path before the arguments ends in `completeness`.
+fn names_ours(attribute: TokenStream) -> bool {
+    let path: Vec<TokenTree> = attribute.into_iter().take_while(|tree| !matches!(tree, TokenTree::Group(_))).collect();
+    matches!(path.last(), Some(TokenTree::Ident(name)) if name == "completeness")
 }

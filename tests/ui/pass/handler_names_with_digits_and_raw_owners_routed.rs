@@ -1,6 +1,6 @@
 //! Names the reason type is built from: a handler whose name starts with a digit once its
 //! underscores are gone keeps one underscore (`_2fa_devices` → `_2faDevicesReason`), and an
-//! `impl` of a raw identifier is named without its `r#` (`r#dyn::list` → `dynListReason`).
+//! `impl` of a raw identifier is named without its `r#`, capitalized (`r#dyn::list` → `DynListReason`).
 
 use axum::Router;
 use completeness::routing::get;
@@ -17,14 +17,14 @@ struct r#dyn;
 #[completeness]
 impl r#dyn {
     #[completeness(resource = "modules", reasons())]
-    async fn list() -> Envelope<String, dynListReason> {
+    async fn list() -> Envelope<String, DynListReason> {
         Envelope::complete(vec![], Scope::new("modules", "every dynamic module"))
     }
 }
 
 fn main() {
     assert_eq!(_2faDevicesReason::ALL.len(), 1);
-    assert!(dynListReason::ALL.is_empty());
+    assert!(DynListReason::ALL.is_empty());
     let _app: Router = Router::new()
         .route("/devices", get(_2fa_devices).into())
         .route("/modules", get(r#dyn::list).into())
