@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Deref;
 use std::time::{Duration, Instant};
 
@@ -102,9 +103,9 @@ pub struct Collected<T> {
     /// [`resume`] goes on from. Kept apart from the block, whose reasons may include a page's
     /// own `CLIENT_LIMIT_REACHED` (a gateway's) with another cursor.
     resume_cursor: Option<String>,
-    /// The cursors the traversal followed, kept when it can be resumed: [`resume`] refuses them
-    /// too, as one run refuses a cursor given again.
-    followed: HashSet<String>,
+    /// The cursors the traversal followed ([`fingerprint`]s), kept when it can be resumed:
+    /// [`resume`] refuses them too, as one run refuses a cursor given again.
+    followed: HashSet<u64>,
 }
 
 impl<T> Collected<T> {
@@ -168,6 +169,15 @@ const REPEATED_CURSOR: &str = "A page gave a cursor this traversal had already f
      the same pages again, without end; the traversal must be restarted.";
 const ANOTHER_QUERY: &str = "A page answered another query than the first page (its scope or its ordering differs): \
      it is not merged, and the traversal must be restarted.";
+
+/// A cursor as the loop check remembers it: its 64-bit hash, so that a page's cursor is checked
+/// without keeping a copy. Two cursors of one traversal that share a hash (a chance of about one
+/// in 2^64 a pair) stop it as a loop: the result is incomplete, never wrongly complete.
+fn fingerprint(cursor: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    cursor.hash(&mut hasher);
+    hasher.finish()
+}
 
 /// What to do after a page.
 enum Next {
@@ -331,9 +341,9 @@ struct Traversal<T> {
     carried: Vec<StandardReason>,
     warnings: Vec<Warning>,
     evidence: Option<String>,
-    /// The cursors this traversal followed, in this run and the runs it resumes: a server that
-    /// hands one out again loops.
-    followed: HashSet<String>,
+    /// The [`fingerprint`]s of the cursors this traversal followed, in this run and the runs it
+    /// resumes: a server that hands one out again loops.
+    followed: HashSet<u64>,
 }
 
 impl<T> Traversal<T> {
@@ -365,7 +375,7 @@ impl<T> Traversal<T> {
             carried.pop();
         }
         // The earlier runs' cursors, and the resume cursor, this run's first fetch.
-        followed.extend(resume_cursor);
+        followed.extend(resume_cursor.as_deref().map(fingerprint));
         Traversal {
             limits,
             started: Instant::now(),
@@ -441,7 +451,7 @@ impl<T> Traversal<T> {
         }
         let next = match (more_pages, block.take_next_cursor()) {
             (true, Some(next)) => {
-                if self.followed.insert(next.clone()) {
+                if self.followed.insert(fingerprint(&next)) {
                     Next::Fetch(next)
                 } else {
                     Next::Stop(Stop::Broken(REPEATED_CURSOR))
