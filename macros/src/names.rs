@@ -4,14 +4,19 @@ use syn::Path;
 
 /// `snake_case` → `CamelCase`.
 pub(crate) fn camel_case(snake: &str) -> String {
-    snake
-        .split('_')
-        .filter(|part| !part.is_empty())
-        .map(|part| {
-            let mut chars = part.chars();
-            chars.next().map(|first| first.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
-        })
-        .collect()
+    snake.split('_').filter(|part| !part.is_empty()).map(capitalized).collect()
+}
+
+/// `word` with its first letter in upper case.
+pub(crate) fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// An identifier as its name is written out (a member, a generated name): without a raw
+/// identifier's `r#` (`r#type` is `type`).
+pub(crate) fn unraw(ident: &syn::Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
 }
 
 /// What a name listed in `reasons(...)` or `warnings(...)` stands for.

@@ -16,7 +16,7 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let code = attrs.code.value.as_ref().map(syn::LitStr::value).unwrap_or_default();
     let message = &attrs.message.value;
     // Members are named as the fields are, without a raw identifier's `r#` (`r#type` is `type`).
-    let names: Vec<String> = fields.iter().map(|field| syn::ext::IdentExt::unraw(*field).to_string()).collect();
+    let names: Vec<String> = fields.iter().map(|field| crate::names::unraw(field)).collect();
     // The message may name fields (`"{hold_id}"`): they are bound first.
     let message_fn = quote! {
         #[allow(unused_variables)]

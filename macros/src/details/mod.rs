@@ -12,6 +12,7 @@ use proc_macro2::TokenStream;
 use syn::{Data, DeriveInput, Fields, Ident};
 
 use crate::ctxt::Ctxt;
+use crate::names::capitalized;
 
 /// Which derive.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -72,9 +73,4 @@ fn fields<'a>(cx: &Ctxt, which: Which, input: &'a DeriveInput) -> Vec<&'a Ident>
             Vec::new()
         }
     }
-}
-
-fn capitalized(word: &str) -> String {
-    let mut chars = word.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

@@ -106,7 +106,7 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
     // Rule 6.
     for field in fields {
         // (The member a raw identifier is written as: `r#kind` writes `kind`.)
-        let field_name = syn::ext::IdentExt::unraw(*field).to_string();
+        let field_name = crate::names::unraw(field);
         let head = match which {
             Which::Reason => completeness_codes::REASON_HEAD_MEMBERS,
             Which::Warning => completeness_codes::WARNING_HEAD_MEMBERS,

@@ -86,7 +86,7 @@ impl<'a> Input<'a> {
                 let wire = match (&field.ident, &field_serde.rename) {
                     (_, Some(rename)) => rename.value(),
                     (Some(ident), None) => {
-                        let name = syn::ext::IdentExt::unraw(ident).to_string();
+                        let name = crate::names::unraw(ident);
                         container.rename_all.map_or(name.clone(), |case| case.apply(&name))
                     }
                     (None, None) => "items".to_owned(),

@@ -14,7 +14,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Attribute, ExprPath, LitStr};
 
 use crate::ctxt::Ctxt;
-use crate::meta;
+use crate::{meta, names};
 
 /// How `rename_all` spells a field name.
 #[derive(Clone, Copy)]
@@ -44,16 +44,12 @@ impl Case {
     /// A snake_case field name in this case.
     pub(crate) fn apply(self, field: &str) -> String {
         let words: Vec<&str> = field.split('_').filter(|w| !w.is_empty()).collect();
-        let capitalized = |w: &str| {
-            let mut chars = w.chars();
-            chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
-        };
         match self {
             Case::Lower => field.to_lowercase(),
             Case::Upper => field.to_uppercase(),
-            Case::Pascal => words.iter().map(|w| capitalized(w)).collect(),
+            Case::Pascal => words.iter().map(|w| names::capitalized(w)).collect(),
             Case::Camel => {
-                let pascal: String = words.iter().map(|w| capitalized(w)).collect();
+                let pascal: String = words.iter().map(|w| names::capitalized(w)).collect();
                 let mut chars = pascal.chars();
                 chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
             }

@@ -54,7 +54,7 @@ pub(crate) struct Handler<'a> {
 
 impl<'a> Handler<'a> {
     pub(crate) fn from_syn(function: &'a HandlerFn, owner: &str) -> Handler<'a> {
-        let name = syn::ext::IdentExt::unraw(&function.sig.ident).to_string();
+        let name = names::unraw(&function.sig.ident);
         let mut reason_type = format!("{owner}{}Reason", names::camel_case(&name));
         // A name that starts with a digit once its underscores are gone (`_2fa_devices`) keeps
         // one: `_2faDevicesReason`.

@@ -11,6 +11,7 @@ use quote::quote;
 use syn::{ImplItem, ItemImpl};
 
 use crate::ctxt::Ctxt;
+use crate::names;
 
 /// Expands the attribute on a function, or on an `impl` block.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -77,16 +78,9 @@ fn expand_handlers(block: &mut ItemImpl) -> TokenStream {
     let mut beside = TokenStream::new();
     let owner = match &*block.self_ty {
         // Capitalized, as the generated names are CamelCase: `impl r#dyn` gives `DynListReason`.
-        syn::Type::Path(path) => path
-            .path
-            .segments
-            .last()
-            .map(|s| {
-                let name = syn::ext::IdentExt::unraw(&s.ident).to_string();
-                let mut chars = name.chars();
-                chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
-            })
-            .unwrap_or_default(),
+        syn::Type::Path(path) => {
+            path.path.segments.last().map(|s| names::capitalized(&names::unraw(&s.ident))).unwrap_or_default()
+        }
         _ => String::new(),
     };
     for item in &mut block.items {
@@ -123,11 +117,12 @@ fn expand_handlers(block: &mut ItemImpl) -> TokenStream {
 /// their signatures (the block read with its bodies left empty), and their attributes are taken
 /// out, so that they are not expanded as free functions inside the block.
 fn expand_unparsed_impl(item: TokenStream) -> TokenStream {
-    let beside = match syn::parse2::<ItemImpl>(in_body(&item, empty_bodies)) {
+    let signatures = in_braces(item.clone(), &|body| in_braces(body, &|_| TokenStream::new()));
+    let beside = match syn::parse2::<ItemImpl>(signatures) {
         Ok(mut signatures) => expand_handlers(&mut signatures),
         Err(_) => TokenStream::new(),
     };
-    let block = in_body(&item, without_ours);
+    let block = in_braces(item, &without_ours);
     quote! { #beside #block }
 }
 
@@ -146,30 +141,16 @@ fn is_impl_block(item: &TokenStream) -> bool {
     }) == Some(true)
 }
 
-/// The `impl` block `item` with `change` made to the tokens of its body.
-fn in_body(item: &TokenStream, change: fn(TokenStream) -> TokenStream) -> TokenStream {
-    item.clone()
+/// `tokens` with `change` made inside each `{ .. }` at their top level: the body of an `impl`
+/// block, or the bodies of its items.
+fn in_braces(tokens: TokenStream, change: &dyn Fn(TokenStream) -> TokenStream) -> TokenStream {
+    tokens
         .into_iter()
         .map(|tree| match tree {
-            TokenTree::Group(body) if body.delimiter() == Delimiter::Brace => {
-                let mut changed = Group::new(Delimiter::Brace, change(body.stream()));
-                changed.set_span(body.span());
+            TokenTree::Group(braces) if braces.delimiter() == Delimiter::Brace => {
+                let mut changed = Group::new(Delimiter::Brace, change(braces.stream()));
+                changed.set_span(braces.span());
                 TokenTree::Group(changed)
-            }
-            other => other,
-        })
-        .collect()
-}
-
-/// The items of an `impl` body with every block left empty (`{}`): their signatures.
-fn empty_bodies(items: TokenStream) -> TokenStream {
-    items
-        .into_iter()
-        .map(|tree| match tree {
-            TokenTree::Group(block) if block.delimiter() == Delimiter::Brace => {
-                let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
-                empty.set_span(block.span());
-                TokenTree::Group(empty)
             }
             other => other,
         })
