@@ -72,10 +72,7 @@ pub(crate) fn value<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, what: &str, exa
         && let Ok(more) = value_then_more.parse2(tokens.clone())
         && let Some(next) = more.into_iter().next()
     {
-        return Err(syn::Error::new_spanned(
-            &next,
-            format!("expected `,` before `{next}`: separate the keys with commas"),
-        ));
+        return Err(missing_comma(&next, "keys"));
     }
     let key = key(meta);
     if equals.is_none() || tokens.is_empty() {
@@ -84,6 +81,12 @@ pub(crate) fn value<T: Parse>(cx: &Ctxt, meta: &ParseNestedMeta, what: &str, exa
         cx.error_spanned_by(tokens, format!("`{key}` takes {what}: write `{example}`"));
     }
     Ok(None)
+}
+
+/// The error for a comma missing before `next`, between two `what` (keys, names): it stops the
+/// parse, so the keys after it are not read.
+pub(crate) fn missing_comma(next: &TokenTree, what: &str) -> syn::Error {
+    syn::Error::new_spanned(next, format!("expected `,` before `{next}`: separate the {what} with commas"))
 }
 
 /// Reads a key that takes no value (`completeness`, `stale`) into `slot`, once: a key given

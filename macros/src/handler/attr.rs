@@ -90,16 +90,13 @@ fn name_list(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Vec<Path>> {
         } else {
             names.push(content.parse::<Path>()?);
         }
-        if !content.is_empty() && !content.peek(Token![,]) {
-            let next: proc_macro2::TokenTree = content.fork().parse()?;
-            return Err(syn::Error::new_spanned(
-                &next,
-                format!("expected `,` before `{next}`: separate the names with commas"),
-            ));
+        if content.is_empty() {
+            break;
         }
-        if !content.is_empty() {
-            content.parse::<Token![,]>()?;
+        if !content.peek(Token![,]) {
+            return Err(meta::missing_comma(&content.fork().parse()?, "names"));
         }
+        content.parse::<Token![,]>()?;
     }
     Ok(names)
 }
