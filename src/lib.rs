@@ -146,11 +146,12 @@
 //!   (it could report none of the others). Its `Field<T>` fields fill `omitted_fields`
 //!   (contract §2.7).
 //! - Collections are recognised by their written type: the standard collections (and `IndexMap`,
-//!   `IndexSet`, `SmallVec`, `ArrayVec`, `TinyVec`, `ThinVec`), slices, and those inside `Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`, a
-//!   reference or a tuple. A field of a type parameter (`data: T`, also `(T, u64)`, `[T; 1]` or
-//!   an associated type `S::Items`) may be a list, so it needs the completeness field too, or
-//!   `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>`
-//!   is a single resource's warnings only when it holds `completeness::Warning`. A list behind a
+//!   `IndexSet`, `SmallVec`, `ArrayVec`, `TinyVec`, `ThinVec`), slices, and those inside
+//!   `Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`, a reference or a tuple. A field of a type
+//!   parameter (`data: T`, also `(T, u64)`, `[T; 1]` or an associated type `S::Items`) may be a
+//!   list, so it needs the completeness field too, or
+//!   `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>` is a single resource's
+//!   warnings only when it holds `completeness::Warning`. A list behind a
 //!   type alias, a newtype or `serde_json::Value` is not seen as one: write such a field as
 //!   `Vec<T>`, or give the struct a completeness field; a handler that declares a reason and
 //!   returns such a struct is refused.
@@ -165,10 +166,11 @@
 //! - A tuple struct writes its one data field as `items`.
 //! - Data fields must not reuse a contract member name (`status`, `scope`, ...).
 //! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`,
-//!   `skip` on data fields are honoured (`rename` and `rename_all` also in serde's long form,
-//!   `rename(serialize = "..", deserialize = "..")`, whose writing half counts) (completeness members keep their contract names), but for
-//!   collections and `Field<T>` fields, which are always written (contract §2.1, §2.7);
+//!   `skip` on data fields are honoured (completeness members keep their contract names), but
+//!   for collections and `Field<T>` fields, which are always written (contract §2.1, §2.7);
 //!   attributes that only affect reading are accepted; any other is refused with an error.
+//!   `rename` and `rename_all` are also read in serde's long form,
+//!   `rename(serialize = "..", deserialize = "..")`, whose writing half counts.
 //!
 //! # `#[derive(Reason)]` and `#[derive(Warning)]`
 //!

@@ -21,9 +21,9 @@ mod types;
 /// `#[completeness(resource = "service_accounts", reasons(MorePagesAvailable, ...), warnings(PageSizeReduced, ...))]`
 /// on an `async fn` axum handler generates `<HandlerInCamelCase>Reason`, the endpoint's reason
 /// type (a name that would start with a digit keeps one leading underscore:
-/// `_2fa_devices` gives `_2faDevicesReason`), and checks that the handler's response reports completeness over that type. The
-/// handler itself is left as written. Without arguments on an `impl` block, it does the same
-/// for each associated function annotated inside.
+/// `_2fa_devices` gives `_2faDevicesReason`), and checks that the handler's response reports
+/// completeness over that type. The handler itself is left as written. Without arguments on an
+/// `impl` block, it does the same for each associated function annotated inside.
 #[proc_macro_attribute]
 pub fn completeness(args: TokenStream, item: TokenStream) -> TokenStream {
     handler::expand(args.into(), item.into()).into()

@@ -250,8 +250,8 @@ where
 ///
 /// `limits` apply to this run: `max_pages` and `deadline` count from now, `max_items`
 /// counts every item held. A cursor an earlier run of the traversal followed is not followed
-/// again (a loop across runs stops it as one within a run does). A result that cannot be resumed (complete, or stopped for
-/// another reason) is returned as it is, with no fetch.
+/// again (a loop across runs stops it as one within a run does). A result that cannot be
+/// resumed (complete, or stopped for another reason) is returned as it is, with no fetch.
 ///
 /// ```
 /// use completeness_runtime::client::{CollectLimits, FetchError, collect_all, resume};

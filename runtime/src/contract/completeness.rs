@@ -410,11 +410,9 @@ impl<R: Reason> Completeness<R> {
     /// one's own): `page.returned`, when the block has page facts, must be the number of items
     /// the data member `name` holds. The error says which differ.
     pub fn check_returned(&self, name: &str, items: usize) -> Result<(), String> {
-        match self.page() {
-            Some(page) => match crate::contract::rules::check_page_returned(page.returned, name, items) {
-                Some(violation) => Err(violation.to_string()),
-                None => Ok(()),
-            },
+        let page = self.page();
+        match page.and_then(|page| crate::contract::rules::check_page_returned(page.returned, name, items)) {
+            Some(violation) => Err(violation.to_string()),
             None => Ok(()),
         }
     }

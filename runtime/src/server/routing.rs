@@ -28,9 +28,9 @@
 //! Each function returns a [`CheckedMethods`], whose chained methods are checked like the
 //! first; `.into()` turns it into the axum `MethodRouter` that `Router::route` takes. A
 //! method that must stay unchecked gets its own `.route(path, axum::routing::post(create))`;
-//! axum merges routes of one path. Each checked method also gets the [`DemandLayer`](crate::server::require::DemandLayer), which
-//! applies a caller's `require_complete` / `Prefer: handling=strict` to the handler's
-//! response, the [`observe`] layer: incomplete answers and refused tokens are traced and
+//! axum merges routes of one path. Each checked method also gets the demand layer
+//! ([`DemandLayer`](crate::server::require::DemandLayer)), which applies a caller's
+//! `require_complete` / `Prefer: handling=strict` to the handler's response, the [`observe`] layer: incomplete answers and refused tokens are traced and
 //! counted under the route's template, and the [`budget::echo_layer`].
 //!
 //! The router's state must carry the settings ([`CompletenessState`]): a router without them
