@@ -34,6 +34,14 @@ pub(crate) fn last_segment(ty: &Type) -> Option<(String, Vec<&Type>)> {
     Some((segment.ident.to_string(), args))
 }
 
+/// The error type of `Result<T, E>` as written (not of an alias of `Result`).
+pub(crate) fn error_side(ty: &Type) -> Option<&Type> {
+    match last_segment(ty) {
+        Some((name, args)) if name == "Result" => args.get(1).copied(),
+        _ => None,
+    }
+}
+
 /// True for a collection of unbounded size: one of `COLLECTIONS` (`Vec`, `VecDeque`,
 /// `LinkedList`, `BinaryHeap`, the maps and sets, `IndexMap`, `IndexSet`), slices, `Box<[T]>`,
 /// also inside one of `WRAPPERS` (`Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`), a reference or

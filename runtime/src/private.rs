@@ -23,6 +23,9 @@ pub use crate::contract::declared::{
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
 pub use crate::contract::warning::WarningDetails;
 
+#[path = "private/error_side.rs"]
+pub mod error_side;
+
 /// The compile-time checks of a `#[completeness]` declaration that no two listed types share a
 /// code (two types may declare one code):
 /// - `distinct_reason_codes` and `distinct_warning_codes`: true when no two of `codes` are
@@ -81,6 +84,7 @@ pub use crate::server::report::{CarriesReason, CompletenessReport, ReportsComple
 
 /// The check `#[completeness]` puts at the start of a handler's body, spanned on its return
 /// type: the response reports completeness, over the handler's declared reason type `R`.
+/// (A `Result`'s error side is checked by [`error_side`].)
 #[inline(always)]
 pub fn assert_declared<T: ReportsCompleteness + CarriesReason<R>, R>() {}
 

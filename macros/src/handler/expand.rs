@@ -8,7 +8,8 @@
 //! - when a service's own type is listed beside others, a compile-time check that no code is
 //!   declared twice;
 //! - the handler as written, its body led by a type-level check that its response reports
-//!   completeness and carries `ListThingsReason`.
+//!   completeness and carries `ListThingsReason`, and one of a `Result`'s error side (the
+//!   runtime's `__private::error_side`).
 
 use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -17,6 +18,7 @@ use syn::Path;
 use super::ast::{Handler, HandlerFn};
 use super::attr::Attrs;
 use crate::names::{self, Listed};
+use crate::types;
 
 /// What the attribute declares, as absolute type paths.
 pub(crate) struct Declared {
@@ -181,17 +183,29 @@ fn shown(listed: &DeclaredType) -> String {
 }
 
 /// The handler as written, its body led by the check that its response reports completeness
-/// and carries its declared reason type (spanned on the return type, so a type alias to
-/// `Json<Vec<T>>` or a response over another reason type fails there).
+/// and carries its declared reason type, and the check of a `Result`'s error side (both spanned
+/// on the return type, so a type alias to `Json<Vec<T>>` or a response over another reason type
+/// fails there, on either side).
 pub(crate) fn handler(function: &HandlerFn, handler: &Handler) -> TokenStream {
     let HandlerFn { head, sig, block, .. } = function;
     let reason = &handler.reason_type;
     let output = handler.output.map_or_else(|| quote! { () }, ToTokens::to_token_stream);
     let span = handler.output.map_or_else(|| sig.ident.span(), syn::spanned::Spanned::span);
-    // The body's inner attributes (`#![allow(..)]`) stay first, where Rust requires them.
+    // The error side's check is spanned on the error type when it is written (`Result<T, E>`).
+    let error_span = handler.output.and_then(types::error_side).map_or(span, syn::spanned::Spanned::span);
     let check = quote_spanned! {span=>
         ::completeness::__private::assert_declared::<#output, #reason>();
     };
+    let error_check = quote_spanned! {error_span=>
+        {
+            #[allow(unused_imports)]
+            use ::completeness::__private::error_side::{
+                AnyOther as _, BareListError as _, DeclaredOrNoBlock as _, OtherReasonType as _,
+            };
+            (&&&&::completeness::__private::error_side::ErrorSide::<#output, #reason>::CHECK).check_error_side();
+        }
+    };
+    let check = quote! { #check #error_check };
     let stream = block.stream();
     let mut body = TokenStream::new();
     if starts_with_pound(&stream) {
