@@ -197,13 +197,7 @@ pub(crate) fn handler(function: &HandlerFn, handler: &Handler) -> TokenStream {
         ::completeness::__private::assert_declared::<#output, #reason>();
     };
     let error_check = quote_spanned! {error_span=>
-        {
-            #[allow(unused_imports)]
-            use ::completeness::__private::error_side::{
-                AnyOther as _, BareListError as _, DeclaredOrNoBlock as _, OtherReasonType as _,
-            };
-            (&&&&::completeness::__private::error_side::ErrorSide::<#output, #reason>::CHECK).check_error_side();
-        }
+        ::completeness::__private::error_side::ErrorSide::<#output, #reason>::new().check();
     };
     let check = quote! { #check #error_check };
     let stream = block.stream();

@@ -1,75 +1,85 @@
 //! The type-level check of a `Result`'s error side that `#[completeness]` puts beside
 //! `assert_declared`: the macro reads the error type as written, and an alias hides what it is
-//! (`type Accounts = Json<Vec<Account>>`), so the compiler checks what the type resolves to.
+//! (`type Accounts = Json<Vec<Account>>`, `type ApiResult<T> = Result<T, Accounts>`), so the
+//! compiler checks what the type resolves to.
 //!
-//! The rules, most specific first (each a trait on one more level of reference, so that method
-//! resolution tries them in this order, and the first that applies is the one called):
-//! 1. An error side that reports completeness over the declared reason type (an envelope of the
-//!    handler's reasons, `Problem`, a status, `Exempt`) passes: its block, if any, reports only
-//!    declared reasons.
-//! 2. An error side that reports completeness over another reason type is refused: its block
-//!    goes out (with a success status, read as an answer) reporting undeclared reasons.
-//! 3. An error side that is `Json` of a standard collection is refused: it goes out as a 200,
+//! The rules, most specific first:
+//! 1. An error side that reports completeness is held to the declared reason type: its block
+//!    goes out (with a success status, read as an answer), and must report only declared
+//!    reasons. `Problem`, a status and `Exempt` carry every reason type.
+//! 2. An error side that is `Json` of a standard collection is refused: it goes out as a 200,
 //!    a list without completeness metadata, read as an answer.
-//! 4. Any other type passes: an error, not read as an answer (any answer type, no `Result`).
+//! 3. Any other type passes: an error, not read as an answer (and any answer that is not a
+//!    `Result`).
 //!
-//! Called as `(&&&&ErrorSide::<Output, Reason>::CHECK).check_error_side()` with the four
-//! traits in scope.
+//! Generated as `ErrorSide::<Output, Reason>::new().check()`. Each rule is an inherent `check`
+//! of one probe type, and each probe type dereferences to the next: method resolution calls the
+//! first whose impl applies to the type (a `Result` whose error side reports completeness, a
+//! `Result` whose error side is `Json` of a collection, anything), and the compiler then checks
+//! that method's bound, whose message says what is wrong. (Inherent methods need no import, and
+//! cost less to resolve than trait methods on references.)
 
 use std::marker::PhantomData;
+use std::ops::Deref;
 
 use crate::server::report::{CarriesReason, ReportsCompleteness};
 
-/// The probe: a handler's written return type `O` and its declared reason type `R`.
-pub struct ErrorSide<O, R>(PhantomData<fn() -> (O, R)>);
+/// The probe of rule 1: a handler's written return type `O` and its declared reason type `R`.
+pub struct ErrorSide<O, R>(ListError<O, R>);
+
+/// The probe of rule 2.
+pub struct ListError<O, R>(AnyOther<O, R>);
+
+/// The probe of rule 3.
+pub struct AnyOther<O, R>(PhantomData<fn() -> (O, R)>);
 
 impl<O, R> ErrorSide<O, R> {
-    /// The value the check calls on.
-    pub const CHECK: Self = ErrorSide(PhantomData);
+    /// The probe, to call `check` on.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        ErrorSide(ListError(AnyOther(PhantomData)))
+    }
 }
 
-/// Rule 1.
-pub trait DeclaredOrNoBlock {
-    /// Passes.
-    fn check_error_side(&self) {}
+impl<O, R> Deref for ErrorSide<O, R> {
+    type Target = ListError<O, R>;
+    fn deref(&self) -> &ListError<O, R> {
+        &self.0
+    }
 }
 
-impl<T, E: ReportsCompleteness + CarriesReason<R>, R> DeclaredOrNoBlock for &&&ErrorSide<Result<T, E>, R> {}
+impl<O, R> Deref for ListError<O, R> {
+    type Target = AnyOther<O, R>;
+    fn deref(&self) -> &AnyOther<O, R> {
+        &self.0
+    }
+}
 
-/// Rule 2.
-pub trait OtherReasonType<E, R> {
-    /// Refused, by a bound no type meets.
-    fn check_error_side(&self)
+impl<T, E: ReportsCompleteness, R> ErrorSide<Result<T, E>, R> {
+    /// Rule 1.
+    pub fn check(&self)
     where
         E: ErrorSideOverDeclared<R>,
     {
     }
 }
 
-impl<T, E: ReportsCompleteness, R> OtherReasonType<E, R> for &&ErrorSide<Result<T, E>, R> {}
-
-/// Rule 3.
-pub trait BareListError<E> {
-    /// Refused, by a bound no type meets.
-    fn check_error_side(&self)
+#[cfg(feature = "axum")]
+impl<T, C: StandardCollection, R> ListError<Result<T, axum::Json<C>>, R> {
+    /// Rule 2, by a bound no type meets.
+    pub fn check(&self)
     where
-        E: ErrorSideNotAList,
+        axum::Json<C>: ErrorSideNotAList,
     {
     }
 }
 
-#[cfg(feature = "axum")]
-impl<T, C: StandardCollection, R> BareListError<axum::Json<C>> for &ErrorSide<Result<T, axum::Json<C>>, R> {}
-
-/// Rule 4.
-pub trait AnyOther {
-    /// Passes.
-    fn check_error_side(&self) {}
+impl<O, R> AnyOther<O, R> {
+    /// Rule 3.
+    pub fn check(&self) {}
 }
 
-impl<O, R> AnyOther for ErrorSide<O, R> {}
-
-/// The bound rule 2 places; no type implements it.
+/// Rule 1's bound: `CarriesReason<R>`, with a message about the error side.
 #[diagnostic::on_unimplemented(
     message = "the error side `{Self}` reports over another reason type than this endpoint's `{R}`",
     label = "its completeness block can report reasons the handler does not declare",
@@ -78,7 +88,9 @@ impl<O, R> AnyOther for ErrorSide<O, R> {}
 )]
 pub trait ErrorSideOverDeclared<R> {}
 
-/// The bound rule 3 places; no type implements it.
+impl<E: CarriesReason<R>, R> ErrorSideOverDeclared<R> for E {}
+
+/// Rule 2's bound; no type implements it.
 #[diagnostic::on_unimplemented(
     message = "the error side `{Self}` is a list, which goes out as a 200 like an answer, without completeness metadata",
     label = "`Json` of a list, behind a type alias",
@@ -86,7 +98,7 @@ pub trait ErrorSideOverDeclared<R> {}
 )]
 pub trait ErrorSideNotAList {}
 
-/// The standard collections of unbounded size rule 3 knows by type (the macro's syntax check
+/// The standard collections of unbounded size rule 2 knows by type (the macro's syntax check
 /// knows more by name; arrays have a fixed size and are not collections).
 pub trait StandardCollection {}
 
