@@ -88,9 +88,20 @@ pub use crate::server::report::{CarriesReason, CompletenessReport, ReportsComple
 #[inline(always)]
 pub fn assert_declared<T: ReportsCompleteness + CarriesReason<R>, R>() {}
 
+/// A type a service's own reason or warning can hold as a detail member: it is written on the
+/// wire, and read back by clients that know the code.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a detail member: clients read details back, so it must be `Deserialize` (owned)",
+    label = "a detail member's type",
+    note = "derive both halves on it: `#[derive(serde::Serialize, serde::Deserialize)]`"
+)]
+pub trait DetailMember: serde::de::DeserializeOwned {}
+
+impl<T: serde::de::DeserializeOwned> DetailMember for T {}
+
 /// Reads detail member `name` of a service's own reason or warning with code `code`
 /// (an absent member reads as `null`, so `Option` fields may be left out).
-pub fn read_member<T: serde::de::DeserializeOwned>(
+pub fn read_member<T: DetailMember>(
     object: &serde_json::Map<String, serde_json::Value>,
     code: &str,
     name: &str,

@@ -3,18 +3,20 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Ident};
+use syn::{DeriveInput, Field, Ident};
 
 use super::Which;
 use super::attr::Attrs;
 
 /// `ReasonDetails` or `WarningDetails` for the struct.
-pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: &[&Ident]) -> TokenStream {
+pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: &[&Field]) -> TokenStream {
     let private = quote! { ::completeness::__private };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let code = attrs.code.value.as_ref().map(syn::LitStr::value).unwrap_or_default();
     let message = &attrs.message.value;
+    let (fields, types): (Vec<&Ident>, Vec<&syn::Type>) =
+        fields.iter().filter_map(|field| Some((field.ident.as_ref()?, &field.ty))).unzip();
     // Members are named as the fields are, without a raw identifier's `r#` (`r#type` is `type`).
     let names: Vec<String> = fields.iter().map(|field| crate::names::unraw(field)).collect();
     // The message may name fields (`"{hold_id}"`): they are bound first.
@@ -23,12 +25,20 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
         let Self { #(#fields,)* .. } = self;
         ::std::format!(#message)
     };
+    // Each member is written and read through a call spanned on its field's type, so that a type
+    // that does not serialize or deserialize is reported there.
+    let writes = fields.iter().zip(&names).zip(&types).map(|((field, name), ty)| {
+        quote_spanned! {ty.span()=> #private::serde::ser::SerializeMap::serialize_entry(map, #name, &self.#field)?; }
+    });
+    let reads = fields.iter().zip(&names).zip(&types).map(|((field, name), ty)| {
+        quote_spanned! {ty.span()=> #field: #private::read_member::<#ty>(object, #code, #name)?, }
+    });
     let write = quote! {
-        #(#private::serde::ser::SerializeMap::serialize_entry(map, #names, &self.#fields)?;)*
+        #(#writes)*
         ::core::result::Result::Ok(())
     };
     let read = quote! {
-        ::core::result::Result::Ok(Self { #(#fields: #private::read_member(object, #code, #names)?,)* })
+        ::core::result::Result::Ok(Self { #(#reads)* })
     };
     // The detail members are written and read the same way for reasons and warnings.
     let members = quote! {

@@ -9,7 +9,7 @@ mod expand;
 mod valid;
 
 use proc_macro2::TokenStream;
-use syn::{Data, DeriveInput, Fields, Ident};
+use syn::{Data, DeriveInput, Field, Fields};
 
 use crate::ctxt::Ctxt;
 use crate::names::capitalized;
@@ -48,11 +48,11 @@ pub(crate) fn derive(which: Which, input: TokenStream) -> TokenStream {
 }
 
 /// The named fields (none for a unit struct); anything else is reported.
-fn fields<'a>(cx: &Ctxt, which: Which, input: &'a DeriveInput) -> Vec<&'a Ident> {
+fn fields<'a>(cx: &Ctxt, which: Which, input: &'a DeriveInput) -> Vec<&'a Field> {
     let what = which.attribute();
     match &input.data {
         Data::Struct(data) => match &data.fields {
-            Fields::Named(named) => named.named.iter().filter_map(|f| f.ident.as_ref()).collect(),
+            Fields::Named(named) => named.named.iter().filter(|f| f.ident.is_some()).collect(),
             Fields::Unit => Vec::new(),
             Fields::Unnamed(unnamed) => {
                 cx.error_spanned_by(

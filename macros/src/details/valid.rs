@@ -4,21 +4,26 @@
 //!    and one code means one thing.
 //! 3. A reason has a `kind` among the declarable ones: the kind decides `truncated` and how
 //!    clients classify a code they do not know (contract §3.3).
-//! 4. `message` is given: every reason and warning says in words what happened.
+//! 4. `message` is given: every reason and warning says in words what happened. (Its
+//!    placeholders are checked by the compiler, which points at a misspelled one inside the
+//!    string; a proc macro can point only at the whole literal.)
 //! 5. A warning has an `owner` and a valid `review_by` date: every warning code is owned and
 //!    reviewed (contract §3.5).
 //! 6. No field is named like a member the object already has (`code`, `message`, and `kind`
 //!    for a reason or `stale` for a warning): the wire object would name it twice.
+//! 7. No field borrows (`&'static str`): clients that know the code read its details back into
+//!    the type (contract §3.3), so each field is owned. (A field type that does not
+//!    deserialize at all is reported by the compiler, on the field's type.)
 
 use proc_macro2::Span;
-use syn::Ident;
+use syn::{Field, Type};
 
 use super::Which;
 use super::attr::Attrs;
 use crate::ctxt::Ctxt;
 
 /// Runs every rule.
-pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
+pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Field]) {
     let name = which.attribute();
     // A key missing (not reported when the attribute did not parse to its end: the key may
     // be among those after the mistake).
@@ -103,8 +108,9 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
             Some(_) => {}
         }
     }
-    // Rule 6.
-    for field in fields {
+    // Rules 6 and 7.
+    for Field { ident, ty, .. } in fields {
+        let Some(field) = ident else { continue };
         // (The member a raw identifier is written as: `r#kind` writes `kind`.)
         let field_name = crate::names::unraw(field);
         let head = match which {
@@ -115,6 +121,15 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Ident]) {
             cx.error_spanned_by(
                 field,
                 format!("field `{field_name}` clashes with the {name} object's own member: rename it"),
+            );
+        }
+        if let Type::Reference(reference) = ty {
+            cx.error_spanned_by(
+                reference,
+                format!(
+                    "field `{field_name}` borrows: clients read a {name}'s details back, so each field is owned; \
+                     write an owned type, e.g. `String` for `&str`"
+                ),
             );
         }
     }
