@@ -338,7 +338,8 @@ not_a_collection!(axum::http::StatusCode);
 /// error response is never read as an answer, so it cannot be taken for a complete one (a
 /// list of field errors on the error side is fine, under `#[completeness]` too). An error type
 /// that answers with a success status would be read as one: `#[completeness]` refuses a list
-/// written there, and a route of [`completeness::routing`](crate::routing) does not send such an
+/// there (written, or `Json` of a standard collection behind an alias) and an envelope over
+/// another reason type, and a route of [`completeness::routing`](crate::routing) does not send such an
 /// answer when `R` always carries a block ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]).
 impl<T: ReportsCompleteness, E> ReportsCompleteness for Result<T, E> {
     const ANSWERS_WITH_BLOCK: bool = T::ANSWERS_WITH_BLOCK;
