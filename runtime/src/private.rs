@@ -25,6 +25,8 @@ pub use crate::contract::warning::WarningDetails;
 
 #[path = "private/error_side.rs"]
 pub mod error_side;
+#[path = "private/list_field.rs"]
+pub mod list_field;
 
 /// The compile-time checks of a `#[completeness]` declaration that no two listed types share a
 /// code (two types may declare one code):

@@ -99,19 +99,32 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     };
     // A `Vec<Warning>` read as a single resource's warnings must hold the runtime's `Warning`:
     // a list of a service's own type of that name is a list of items.
-    let asserts: Vec<TokenStream> = input
-        .data_fields()
-        .filter(|field| block.is_none() && types::is_warning_list(field.ty))
-        .map(|field| {
+    let warning_lists =
+        input.data_fields().filter(|field| block.is_none() && types::is_warning_list(field.ty)).map(|field| {
             let ty = field.ty;
             quote_spanned! {ty.span()=> ::completeness::__private::assert_warning_list::<#ty>(); }
+        });
+    // A single resource's data field whose type is written as no list may still be one behind an
+    // alias (`type Members = Vec<Account>`): the runtime's `list_field` probe checks the type.
+    // (Not for a generic struct, whose parameters the check's function cannot name; nor for a
+    // type written as a scalar, which cannot be one.)
+    let single_concrete = block.is_none() && input.generics.params.is_empty();
+    let probes = input
+        .data_fields()
+        .filter(|field| {
+            single_concrete && !field.is_collection && field.attrs.bounded.is_none() && !field.serde.skip_serializing
         })
-        .collect();
-    let warning_lists =
-        (!asserts.is_empty()).then(|| quote! { const _: () = { fn __completeness_warning_lists() { #(#asserts)* } }; });
+        .filter(|field| !types::is_warning_list(field.ty) && !types::is_scalar(field.ty))
+        .map(|field| {
+            let ty = field.ty;
+            quote_spanned! {ty.span()=> ::completeness::__private::list_field::ListField::<#ty>::new().check(); }
+        });
+    let checks: Vec<TokenStream> = warning_lists.chain(probes).collect();
+    let field_checks =
+        (!checks.is_empty()).then(|| quote! { const _: () = { fn __completeness_field_checks() { #(#checks)* } }; });
     quote! {
         #carries
-        #warning_lists
+        #field_checks
         ::completeness::__private::envelope_impls!(
             [#impl_generics] [#ident #ty_generics] [#where_clause] #this #map
             serialize [#head #(#entries)* #omitted_fields #tail]

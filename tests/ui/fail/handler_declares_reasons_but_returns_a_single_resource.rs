@@ -1,6 +1,6 @@
 // A derived struct without a completeness field is a single resource: it can report none of
-// the reasons the handler declares. Its list is behind an alias, which the derive cannot see
-// through, so without this check the page would go out truncated and unmarked.
+// the reasons the handler declares. Its list is behind an alias, which the derive reads only at
+// the type level (the second error); either check keeps the page from going out unmarked.
 use completeness::{ResultEnvelope, completeness};
 
 pub type TicketRows = Vec<String>;

@@ -1,11 +1,22 @@
 //! A single resource needs no completeness block; `Field<T>` fields produce `omitted_fields`.
+//! Fields behind aliases that are not lists pass the type-level list check.
 
 use completeness::routing::get;
 use completeness::{Field, Omission, ReportsCompleteness, ResultEnvelope, Warning};
 
+type AccountId = String;
+type Labels = Option<[String; 2]>;
+
+#[derive(serde::Serialize)]
+struct Owner {
+    team: String,
+}
+
 #[derive(ResultEnvelope)]
 struct ServiceAccount {
-    id: String,
+    id: AccountId,
+    labels: Labels,
+    owner: Option<Owner>,
     owner_email: Field<String>,
     description: Field<String>,
     archived: bool,
@@ -20,6 +31,8 @@ fn main() {
     let _ = get::<_, _, completeness::CompletenessConfig>(show);
     let account = ServiceAccount {
         id: "sa-000042".into(),
+        labels: None,
+        owner: Some(Owner { team: "storage".into() }),
         owner_email: Field::Omitted(Omission::NoAccess),
         description: Field::Null,
         archived: false,

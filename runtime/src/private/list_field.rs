@@ -1,0 +1,79 @@
+//! The type-level check the envelope derive puts on the data fields of a single resource (a
+//! struct without a completeness block): the derive reads a field's type as written, and an
+//! alias hides a list (`type Members = Vec<Account>`), so the compiler checks what the type
+//! resolves to. A list in a single resource goes out without completeness metadata.
+//!
+//! Generated as `ListField::<FieldType>::new().check()`, spanned on the field's type. As in
+//! [`error_side`](super::error_side), each probe type has an inherent `check` for one shape and
+//! dereferences to the next; the first that applies is called, and its bound reports:
+//! 1. a standard collection is refused;
+//! 2. `Option` of one is refused;
+//! 3. any other type passes.
+
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+use super::error_side::StandardCollection;
+
+/// The probe of rule 1: a field's type `F`.
+pub struct ListField<F>(OptionalList<F>);
+
+/// The probe of rule 2.
+pub struct OptionalList<F>(AnyField<F>);
+
+/// The probe of rule 3.
+pub struct AnyField<F>(PhantomData<fn() -> F>);
+
+impl<F> ListField<F> {
+    /// The probe, to call `check` on.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        ListField(OptionalList(AnyField(PhantomData)))
+    }
+}
+
+impl<F> Deref for ListField<F> {
+    type Target = OptionalList<F>;
+    fn deref(&self) -> &OptionalList<F> {
+        &self.0
+    }
+}
+
+impl<F> Deref for OptionalList<F> {
+    type Target = AnyField<F>;
+    fn deref(&self) -> &AnyField<F> {
+        &self.0
+    }
+}
+
+impl<C: StandardCollection> ListField<C> {
+    /// Rule 1, by a bound no type meets.
+    pub fn check(&self)
+    where
+        C: ListWithoutCompleteness,
+    {
+    }
+}
+
+impl<C: StandardCollection> OptionalList<Option<C>> {
+    /// Rule 2, by a bound no type meets.
+    pub fn check(&self)
+    where
+        Option<C>: ListWithoutCompleteness,
+    {
+    }
+}
+
+impl<F> AnyField<F> {
+    /// Rule 3.
+    pub fn check(&self) {}
+}
+
+/// The bound rules 1 and 2 place; no type implements it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a list, and this struct has no completeness metadata",
+    label = "a list behind a type alias, in a single resource",
+    note = "add a field `#[envelope(completeness)] completeness: Completeness<R>` to the struct, or mark a \
+            deliberately small collection `#[envelope(bounded = \"why it cannot grow\")]`"
+)]
+pub trait ListWithoutCompleteness {}
