@@ -54,8 +54,10 @@
 //! repeated name, a code declared twice, and a handler taking [`PageRequest`] that does not
 //! declare `MorePagesAvailable` and `PageSizeReduced`. `Result<R, E>` is accepted for any named error
 //! type (give it a status: the macro refuses there only a bare list, `Json` of a list or of an
-//! envelope, which go out as a 200, and `impl Trait`, since the check must name the whole
-//! type; `Exempt<Json<Envelope<..>>>` is refused too), and so are response parts before the response
+//! envelope, which go out as a 200, an envelope over another reason type than the declared one,
+//! and `impl Trait`, since the check must name the whole type; behind a type alias, `Json` of a
+//! standard collection and the other envelope are refused by a type-level check;
+//! `Exempt<Json<Envelope<..>>>` is refused too), and so are response parts before the response
 //! (`(StatusCode, R)`, `([(HeaderName, V); N], R)`, `(HeaderMap, R)`, ...).
 //!
 //! A caller's `require_complete=true` / `Prefer: handling=strict` is applied when the response
@@ -151,10 +153,12 @@
 //!   parameter (`data: T`, also `(T, u64)`, `[T; 1]` or an associated type `S::Items`) may be a
 //!   list, so it needs the completeness field too, or
 //!   `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>` is a single resource's
-//!   warnings only when it holds `completeness::Warning`. A list behind a
-//!   type alias, a newtype or `serde_json::Value` is not seen as one: write such a field as
-//!   `Vec<T>`, or give the struct a completeness field; a handler that declares a reason and
-//!   returns such a struct is refused.
+//!   warnings only when it holds `completeness::Warning`. In a single resource (a struct of no
+//!   type parameter), a field whose type is a standard collection or `Option` of one behind a
+//!   type alias is refused when the struct compiles. A list behind a newtype or
+//!   `serde_json::Value` is not seen as one: write such a field as `Vec<T>`, or give the struct
+//!   a completeness field; a handler that declares a reason and returns such a struct is
+//!   refused.
 //! - A list is never `Option<Vec<T>>` (unless it is a side list marked `bounded`): `None` would
 //!   go out as `null`. Write `Vec<T>` and, when the list could not be read, report why with a
 //!   reason.
