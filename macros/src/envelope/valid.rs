@@ -163,8 +163,10 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
         input.data_fields().filter(|f| !f.is_collection && f.attrs.bounded.is_none() && !f.serde.skip_serializing)
     {
         let Some(param) = &field.generic else { continue };
-        cx.error_spanned_by(
-            field.ty,
+        let shown = types::pretty(field.ty);
+        // The parameter itself (`data: T`) can be a list; a type built on it (`S::Items`,
+        // `Option<T>`, `(T, u64)`) can be or hold one, depending on it: the message names that type.
+        let message = if *param == shown {
             format!(
                 "field `{}` has the type parameter `{param}`, which can be a list (`{}<Vec<..>>`): add a field \
                  `#[envelope(completeness)] completeness: Completeness<R>` to `{}`, or, when `{param}` is never a \
@@ -172,8 +174,17 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
                 member_name(field),
                 input.ident,
                 input.ident
-            ),
-        );
+            )
+        } else {
+            format!(
+                "field `{}` has the type `{shown}`, which can be or hold a list, depending on the type parameter \
+                 `{param}`: add a field `#[envelope(completeness)] completeness: Completeness<R>` to `{}`, or, when \
+                 `{shown}` never is one, say why with `#[envelope(bounded = \"why {shown} is one resource\")]`",
+                member_name(field),
+                input.ident
+            )
+        };
+        cx.error_spanned_by(field.ty, message);
     }
 }
 
