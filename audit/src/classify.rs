@@ -30,8 +30,8 @@ use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
     BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
-    NOT_LISTS, OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, SUCCESS_KEEPING, SUCCESS_MAPPING, WRAPPERS,
-    documentation_router, known_service,
+    OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, SUCCESS_KEEPING, SUCCESS_MAPPING, WRAPPERS, documentation_router,
+    known_service, never_a_list,
 };
 use crate::source::ModuleId;
 
@@ -345,7 +345,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 if let Some(found) = self.index.find_type(module, &segments(&p.path)) {
                     return self.definition(scope, found, &name, &args);
                 }
-                if NOT_LISTS.contains(&name.as_str()) {
+                if never_a_list(&name) {
                     return Class::NotAList(format!("returns `{name}`"));
                 }
                 if OPAQUE_RESPONSES.contains(&name.as_str()) {
@@ -697,11 +697,11 @@ impl<'i, 's> Classifier<'i, 's> {
                 // A value of a type that is never a list, built by its constructor or a function of
                 // it (`Html(..)`, `Redirect::to(..)`, `HeaderMap::new()`), unless the audited sources
                 // define a type of that name.
-                let never_a_list = |written: &[String]| {
-                    written.last().is_some_and(|name| NOT_LISTS.contains(&name.as_str()))
+                let ends_in_no_list = |written: &[String]| {
+                    written.last().is_some_and(|name| never_a_list(name))
                         && self.index.find_type(code.module, written).is_none()
                 };
-                if let Some(named) = [&segs[..], owner.unwrap_or_default()].into_iter().find(|w| never_a_list(w)) {
+                if let Some(named) = [&segs[..], owner.unwrap_or_default()].into_iter().find(|w| ends_in_no_list(w)) {
                     return Class::NotAList(format!("a `{}`", named[named.len() - 1]));
                 }
                 // A collection built by its type's constructor (`Vec::new()`, `Vec::<Item>::new()`,

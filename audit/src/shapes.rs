@@ -7,6 +7,7 @@
 //! audit, which sees the whole sources, also calls a struct a list when a member's type is a
 //! struct that is one, and reads `serde_json::Value` as unknown.)
 
+use completeness_codes::SCALARS;
 /// The collection types whose size has no bound (contract §4). Slices and `Box<[T]>` count too.
 pub use completeness_codes::{COLLECTIONS, WRAPPERS};
 
@@ -101,26 +102,13 @@ pub const PAGINATION_MEMBERS: [&str; 35] = [
     "more",
 ];
 
-/// Types that are never lists: scalars, text and the usual non-JSON responses.
-pub const NOT_LISTS: [&str; 31] = [
-    "String",
-    "str",
-    "bool",
-    "char",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "u128",
-    "usize",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "i128",
-    "isize",
-    "f32",
-    "f64",
+/// True for a type name that is never a list: a scalar (`SCALARS`) or one of `NOT_LISTS`.
+pub fn never_a_list(name: &str) -> bool {
+    SCALARS.contains(&name) || NOT_LISTS.contains(&name)
+}
+
+/// Types that are never lists besides the scalars (`SCALARS`): the usual non-JSON responses.
+pub const NOT_LISTS: [&str; 13] = [
     "StatusCode",
     "HeaderMap",
     "Html",

@@ -208,6 +208,12 @@ pub const COLLECTIONS: &[&str] = &[
     "ThinVec",
 ];
 
+/// Type names that are never lists: numbers, `bool`, `char` and text.
+pub const SCALARS: &[&str] = &[
+    "String", "str", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
+    "isize", "f32", "f64",
+];
+
 /// Wrappers looked through when classifying a type: an `Option<Vec<T>>` is still a list, and
 /// so is a `Field<Vec<T>>` (contract §2.7).
 pub const WRAPPERS: &[&str] = &["Option", "Box", "Rc", "Arc", "Cow", "Field"];

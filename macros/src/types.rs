@@ -36,11 +36,7 @@ pub(crate) fn last_segment(ty: &Type) -> Option<(String, Vec<&Type>)> {
 
 /// True for a type written as a number, `bool`, `char`, `String` or `str`: never a list.
 pub(crate) fn is_scalar(ty: &Type) -> bool {
-    const SCALARS: &[&str] = &[
-        "String", "str", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
-        "isize", "f32", "f64",
-    ];
-    matches!(last_segment(ty), Some((name, args)) if args.is_empty() && SCALARS.contains(&name.as_str()))
+    matches!(last_segment(ty), Some((name, args)) if args.is_empty() && completeness_codes::SCALARS.contains(&name.as_str()))
 }
 
 /// The error type of `Result<T, E>` as written (not of an alias of `Result`).
