@@ -3,20 +3,19 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Field, Ident};
+use syn::{DeriveInput, Ident, Type};
 
 use super::Which;
 use super::attr::Attrs;
 
 /// `ReasonDetails` or `WarningDetails` for the struct.
-pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: &[&Field]) -> TokenStream {
+pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: &[(&Ident, &Type)]) -> TokenStream {
     let private = quote! { ::completeness::__private };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let code = attrs.code.value.as_ref().map(syn::LitStr::value).unwrap_or_default();
     let message = &attrs.message.value;
-    let (fields, types): (Vec<&Ident>, Vec<&syn::Type>) =
-        fields.iter().filter_map(|field| Some((field.ident.as_ref()?, &field.ty))).unzip();
+    let (fields, types): (Vec<&Ident>, Vec<&Type>) = fields.iter().copied().unzip();
     // Members are named as the fields are, without a raw identifier's `r#` (`r#type` is `type`).
     let names: Vec<String> = fields.iter().map(|field| crate::names::unraw(field)).collect();
     // The message may name fields (`"{hold_id}"`): they are bound first.

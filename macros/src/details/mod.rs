@@ -9,7 +9,7 @@ mod expand;
 mod valid;
 
 use proc_macro2::TokenStream;
-use syn::{Data, DeriveInput, Field, Fields};
+use syn::{Data, DeriveInput, Fields, Ident, Type};
 
 use crate::ctxt::Ctxt;
 use crate::names::capitalized;
@@ -47,12 +47,12 @@ pub(crate) fn derive(which: Which, input: TokenStream) -> TokenStream {
     }
 }
 
-/// The named fields (none for a unit struct); anything else is reported.
-fn fields<'a>(cx: &Ctxt, which: Which, input: &'a DeriveInput) -> Vec<&'a Field> {
+/// The named fields with their types (none for a unit struct); anything else is reported.
+fn fields<'a>(cx: &Ctxt, which: Which, input: &'a DeriveInput) -> Vec<(&'a Ident, &'a Type)> {
     let what = which.attribute();
     match &input.data {
         Data::Struct(data) => match &data.fields {
-            Fields::Named(named) => named.named.iter().filter(|f| f.ident.is_some()).collect(),
+            Fields::Named(named) => named.named.iter().filter_map(|f| Some((f.ident.as_ref()?, &f.ty))).collect(),
             Fields::Unit => Vec::new(),
             Fields::Unnamed(unnamed) => {
                 cx.error_spanned_by(

@@ -16,14 +16,14 @@
 //!    deserialize at all is reported by the compiler, on the field's type.)
 
 use proc_macro2::Span;
-use syn::{Field, Type};
+use syn::{Ident, Type};
 
 use super::Which;
 use super::attr::Attrs;
 use crate::ctxt::Ctxt;
 
 /// Runs every rule.
-pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Field]) {
+pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &Type)]) {
     let name = which.attribute();
     // A key missing (not reported when the attribute did not parse to its end: the key may
     // be among those after the mistake).
@@ -109,8 +109,7 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[&Field]) {
         }
     }
     // Rules 6 and 7.
-    for Field { ident, ty, .. } in fields {
-        let Some(field) = ident else { continue };
+    for &(field, ty) in fields {
         // (The member a raw identifier is written as: `r#kind` writes `kind`.)
         let field_name = crate::names::unraw(field);
         let head = match which {

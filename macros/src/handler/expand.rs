@@ -183,9 +183,9 @@ fn shown(listed: &DeclaredType) -> String {
 }
 
 /// The handler as written, its body led by the check that its response reports completeness
-/// and carries its declared reason type, and the check of a `Result`'s error side (both spanned
-/// on the return type, so a type alias to `Json<Vec<T>>` or a response over another reason type
-/// fails there, on either side).
+/// and carries its declared reason type, spanned on the return type, and the check of a
+/// `Result`'s error side, spanned on the error type when it is written: a type alias to
+/// `Json<Vec<T>>` or a response over another reason type fails there, on either side.
 pub(crate) fn handler(function: &HandlerFn, handler: &Handler) -> TokenStream {
     let HandlerFn { head, sig, block, .. } = function;
     let reason = &handler.reason_type;
