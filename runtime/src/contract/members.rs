@@ -4,11 +4,40 @@
 //! `"complete": false, ..., "complete": true`, or a reason object naming `code` twice, would then
 //! read one way here and another way in a reader that keeps the first: the strict reader refuses
 //! it instead, as the server refuses a request body that names a member twice.
+//!
+//! The writing side keeps the same rule for the detail members a reason or a warning writes
+//! beside its head ([`detail_members`]).
 
 use std::fmt;
 
+use serde::Serializer;
 use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::ser::SerializeMap;
 use serde_json::{Map, Number, Value};
+
+/// The map serializer `write_details` of a reason or a warning writes into here.
+pub(crate) type DetailWriter = <serde_json::value::Serializer as Serializer>::SerializeMap;
+
+/// The detail members `write` writes, as JSON, without the members of the head (`head`: a
+/// reason's `code`, `kind` and `message`, or a warning's own).
+///
+/// - Members that cannot be written as JSON are all left out rather than fail the response:
+///   the code still says what it says.
+/// - Details written by hand may name a member of the head. It would go out twice, and readers
+///   keeping the first or the last would disagree (contract R1): the head's own is kept.
+pub(crate) fn detail_members(
+    write: impl FnOnce(&mut DetailWriter) -> Result<(), serde_json::Error>,
+    head: &[&str],
+) -> Map<String, Value> {
+    let written =
+        serde_json::value::Serializer.serialize_map(None).and_then(|mut map| write(&mut map).and_then(|()| map.end()));
+    let mut members = match written {
+        Ok(Value::Object(members)) => members,
+        _ => Map::new(),
+    };
+    members.retain(|name, _| !head.contains(&name.as_str()));
+    members
+}
 
 /// The members of the object `deserializer` holds; an error names a member given twice, in this
 /// object or in any object or array inside it.

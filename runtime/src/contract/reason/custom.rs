@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{ReasonCode, ReasonDetails, ReasonKind};
 use crate::contract::continuation::Continuation;
+use crate::contract::members::detail_members;
 
 /// A reason outside the standard table, kept whole: its code, its kind, its message, its
 /// detail members and, on the server side, its recovery.
@@ -26,18 +27,7 @@ pub struct CustomReason {
 impl CustomReason {
     /// The wire form of a service's own reason.
     pub fn from_details<D: ReasonDetails>(details: &D) -> CustomReason {
-        let members = serde_json::value::Serializer
-            .serialize_map(None)
-            .and_then(|mut map| details.write_details(&mut map).and_then(|()| SerializeMap::end(map)));
-        let mut details_map = match members {
-            Ok(Value::Object(map)) => map,
-            // Detail members that cannot be written as JSON are left out rather than fail the
-            // response: the code, kind and message still say the answer is incomplete.
-            _ => Map::new(),
-        };
-        // A hand-written `write_details` that writes `code`, `message` or `kind` would name a
-        // member twice, which a strict reader refuses: the reason's own are written, not those.
-        details_map.retain(|name, _| !completeness_codes::REASON_HEAD_MEMBERS.contains(&name.as_str()));
+        let details_map = detail_members(|map| details.write_details(map), completeness_codes::REASON_HEAD_MEMBERS);
         CustomReason {
             code: D::CODE.as_str().to_owned(),
             kind: D::KIND,

@@ -16,6 +16,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::contract::members::detail_members;
+
 pub use catalog::{CatalogEntry, CatalogProblem, Date, WarningCatalog};
 pub use standard::{
     DefaultScopeApplied, DeprecatedField, OrderingDefaulted, PageSizeReduced, PartialFieldSet, StaleIndex,
@@ -151,17 +153,7 @@ pub struct Warning {
 
 impl<W: WarningDetails> From<W> for Warning {
     fn from(details: W) -> Self {
-        let members = serde_json::value::Serializer
-            .serialize_map(None)
-            .and_then(|mut map| details.write_details(&mut map).and_then(|()| SerializeMap::end(map)));
-        let mut details_map = match members {
-            Ok(Value::Object(map)) => map,
-            // Members that cannot be written as JSON are left out: the code still warns.
-            _ => Map::new(),
-        };
-        // Details written by hand may name a member of the warning's own head: it would go
-        // out twice, and readers keeping the first or the last would disagree (contract R1).
-        details_map.retain(|name, _| !completeness_codes::WARNING_HEAD_MEMBERS.contains(&name.as_str()));
+        let details_map = detail_members(|map| details.write_details(map), completeness_codes::WARNING_HEAD_MEMBERS);
         Warning { code: W::CODE, message: details.message(), stale: W::STALE, details: details_map }
     }
 }
