@@ -99,15 +99,16 @@ pub struct IncompleteReport {
 impl IncompleteReport {
     /// What `report` says (empty lists when it is complete); paged when it has page facts.
     pub fn of(report: &dyn CompletenessReport) -> IncompleteReport {
+        let paged = report.page().is_some();
         if report.is_complete() {
-            return IncompleteReport::default();
+            return IncompleteReport { paged, ..IncompleteReport::default() };
         }
         IncompleteReport {
             codes: report.reason_codes(),
             kinds: report.reason_kinds(),
             reasons: report.reasons_json(),
             retry_after_seconds: report.retry_after_seconds(),
-            paged: report.page().is_some(),
+            paged,
         }
     }
 

@@ -313,8 +313,8 @@ impl Shared {
                 if let Some(real) = parts.extensions.get::<Reported>() {
                     reported.declared = real.declared;
                     reported.items_member = real.items_member;
-                    // A page of a collection (the answer it faults had items), paged like it.
-                    reported.incomplete.paged |= real.items_member.is_some();
+                    // A page of a collection (the answer it faults was one), paged like it.
+                    reported.incomplete.paged |= real.incomplete.paged;
                 }
                 if let Err(problem) = demand.check_report(&reported.incomplete) {
                     record.complete = None;
