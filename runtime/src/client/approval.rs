@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::client::decide::stale_warnings;
+use crate::client::decide::{Decision, RECOVERY_ORDER, recovery_rank, stale_warnings};
 use crate::client::explain::{explain_reason, noun};
 use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
@@ -110,19 +110,25 @@ pub enum RecoveryOption {
 }
 
 impl RecoveryOption {
-    /// Where the option stands in the list: the order of `decide`'s recoveries (contract §8).
-    fn rank(&self) -> u8 {
+    /// The step of `decide` this option takes (contract §8), when it leads to a complete
+    /// answer: limiting the action or abandoning it does not.
+    fn step(&self) -> Option<Decision> {
         match self {
-            RecoveryOption::UseBroaderCredential => 0,
-            RecoveryOption::NarrowQuery { .. } => 1,
+            RecoveryOption::UseBroaderCredential => Some(Decision::RefuseOrRequestReview),
+            RecoveryOption::NarrowQuery { .. } => Some(Decision::NarrowQuery),
             RecoveryOption::RetryWithLargerDeadline { .. }
             | RecoveryOption::RetryLater { .. }
             | RecoveryOption::RestartCollection
-            | RecoveryOption::ReadAgain { .. } => 2,
-            RecoveryOption::ContinueCollecting { .. } => 3,
-            RecoveryOption::LimitToReturnedIds { .. } => 4,
-            RecoveryOption::Abandon => 5,
+            | RecoveryOption::ReadAgain { .. } => Some(Decision::RetryLater),
+            RecoveryOption::ContinueCollecting { .. } => Some(Decision::ContinueSearch),
+            RecoveryOption::LimitToReturnedIds { .. } | RecoveryOption::Abandon => None,
         }
+    }
+
+    /// Where the option stands in the list: its step's place in `decide`'s order of
+    /// recoveries; the others after them, in the order they were added.
+    fn rank(&self) -> usize {
+        self.step().map_or(RECOVERY_ORDER.len(), recovery_rank)
     }
 
     /// The option in words.
@@ -208,8 +214,7 @@ impl ApprovalRequest {
             options.push(RecoveryOption::LimitToReturnedIds { ids });
         }
         options.push(RecoveryOption::Abandon);
-        // The first option is the step `decide` takes: what no retry fixes first, then a
-        // narrower question, then a new attempt, then going on with the same traversal.
+        // The first option is the step `decide` takes (its order of recoveries).
         options.sort_by_key(RecoveryOption::rank);
         ApprovalRequest {
             action: action.into(),

@@ -118,22 +118,43 @@ fn read_from_stale_state<R: Reason>(completeness: &Completeness<R>) -> bool {
 }
 
 /// The next step that could lead to a complete answer, by the kinds of the reasons of an
-/// incomplete one (a service's own reasons are classified by the kind they carry).
+/// incomplete one (a service's own reasons are classified by the kind they carry): each
+/// reason's own step ([`step_for`]), and of those the first in [`RECOVERY_ORDER`].
 fn recovery<R: Reason>(completeness: &Completeness<R>) -> Decision {
-    let reasons = completeness.reasons();
-    let any_kind = |wanted: &[ReasonKind]| reasons.iter().any(|r| wanted.contains(&r.kind()));
-    // No retry shows hidden records, and a reason of unknown kind could be anything.
-    if any_kind(&[ReasonKind::Visibility, ReasonKind::Unknown]) {
-        return Decision::RefuseOrRequestReview;
+    let resumable = completeness.next_cursor().is_some();
+    let steps = completeness.reasons().iter().map(|reason| step_for(reason.kind(), reason.code(), resumable));
+    // An incomplete block has a reason (R2); without one, a new attempt is the safe step.
+    steps.min_by_key(|step| recovery_rank(*step)).unwrap_or(Decision::RetryLater)
+}
+
+/// The recoveries of an incomplete result, first to last: when its reasons call for several,
+/// the first is taken. What no retry fixes comes first, then a narrower question, then a new
+/// attempt; going on with the same traversal helps only when nothing else is wrong.
+pub(crate) const RECOVERY_ORDER: [Decision; 4] =
+    [Decision::RefuseOrRequestReview, Decision::NarrowQuery, Decision::RetryLater, Decision::ContinueSearch];
+
+/// Where `step` stands in [`RECOVERY_ORDER`] (after it, a decision that is no recovery).
+pub(crate) fn recovery_rank(step: Decision) -> usize {
+    RECOVERY_ORDER.iter().position(|recovery| *recovery == step).unwrap_or(RECOVERY_ORDER.len())
+}
+
+/// The step one reason calls for; `resumable` when the result carries a `next_cursor`.
+fn step_for(kind: ReasonKind, code: ReasonCode, resumable: bool) -> Decision {
+    match kind {
+        // No retry shows hidden records, and a reason of unknown kind could be anything.
+        ReasonKind::Visibility | ReasonKind::Unknown => Decision::RefuseOrRequestReview,
+        // Pagination: continue exactly where the result says, or start over.
+        ReasonKind::Truncation if matches!(code, ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached) => {
+            if resumable {
+                Decision::ContinueSearch
+            } else {
+                Decision::RetryLater
+            }
+        }
+        // A cap that is not pagination: only a narrower question gets past it.
+        ReasonKind::Truncation => Decision::NarrowQuery,
+        ReasonKind::Budget | ReasonKind::Source | ReasonKind::Snapshot => Decision::RetryLater,
+        // A kind added after this version: as cautious as an unknown one.
+        _ => Decision::RefuseOrRequestReview,
     }
-    // A cap that is not pagination: only a narrower question gets past it.
-    let pagination = [ReasonCode::MorePagesAvailable, ReasonCode::ClientLimitReached];
-    if reasons.iter().any(|r| r.kind() == ReasonKind::Truncation && !pagination.contains(&r.code())) {
-        return Decision::NarrowQuery;
-    }
-    if any_kind(&[ReasonKind::Budget, ReasonKind::Source, ReasonKind::Snapshot]) {
-        return Decision::RetryLater;
-    }
-    // Only pagination is left: continue exactly where the result says, or start over.
-    if completeness.next_cursor().is_some() { Decision::ContinueSearch } else { Decision::RetryLater }
 }
