@@ -26,9 +26,13 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let head = block_member.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::head(&self.#member, &mut #map)?; }
     });
-    // `page.returned` counts the items as they are written (R11): the first collection that is
-    // not a bounded side list.
-    let returned = match input.data_fields().find(|field| field.is_unbounded_collection()) {
+    // Fields serde skips are not written.
+    let data: Vec<&Field> = input.data_fields().filter(|field| !field.serde.skip_serializing).collect();
+    // The items: the first collection that is not a bounded side list. `page.returned` counts
+    // them as they are written (R11), and the fault layer cuts them (a parsed body no longer
+    // says which array came first).
+    let items_field = data.iter().find(|field| field.is_unbounded_collection());
+    let returned = match items_field {
         Some(field) if types::has_len(field.ty) => {
             let member = &field.member;
             quote_spanned! {field.ty.span()=> ::core::option::Option::Some(self.#member.len()) }
@@ -38,8 +42,6 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let tail = block_member.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&self.#member, &mut #map, #returned)?; }
     });
-    // Fields serde skips are not written.
-    let data: Vec<&Field> = input.data_fields().filter(|field| !field.serde.skip_serializing).collect();
     let entries = data.iter().map(|field| {
         let (member, name) = (&field.member, &field.wire);
         let entry = quote_spanned! {field.ty.span()=>
@@ -67,11 +69,11 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let report_mut = block_member.map(|member| {
         quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report_mut(&mut self.#member) }
     });
-    // The items: the first collection that is not a bounded side list, which `page.returned`
-    // counts and the fault layer cuts (a parsed body no longer says which array came first).
-    let items = data.iter().find(|field| field.is_unbounded_collection()).map(|field| &field.wire);
-    let items = match items {
-        Some(name) => quote!(::core::option::Option::Some(#name)),
+    let items = match items_field {
+        Some(field) => {
+            let name = &field.wire;
+            quote!(::core::option::Option::Some(#name))
+        }
         None => quote!(::core::option::Option::None),
     };
     let carries = match block {
