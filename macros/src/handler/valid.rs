@@ -17,7 +17,8 @@
 //!    too (`(StatusCode, Json<Vec<E>>)`); but not a bare list or `Json` of one, which goes out
 //!    as a 200 and reads as an answer, nor `Json` of an envelope (there or inside `Exempt`),
 //!    whose block goes out unseen, nor an opaque type, since the type-level check names the
-//!    whole type. (Type aliases are caught by the type-level checks, on either side.)
+//!    whole type. (Type aliases are caught by the type-level checks, on either side; so is a
+//!    list after response parts, `(HeaderMap, Json<Vec<E>>)`, which sets no status.)
 //! 6. A handler taking `PageRequest` declares `MorePagesAvailable` and `PageSizeReduced`: paging
 //!    can end a page early and clamp its size.
 

@@ -8,7 +8,9 @@
 //!    goes out (with a success status, read as an answer), and must report only declared
 //!    reasons. `Problem`, a status and `Exempt` carry every reason type.
 //! 2. An error side that is `Json` of a standard collection is refused: it goes out as a 200,
-//!    a list without completeness metadata, read as an answer.
+//!    a list without completeness metadata, read as an answer. So is a tuple of response parts
+//!    (headers, extensions: what sets no status) ending in one, `(HeaderMap, Json<Vec<T>>)`; a
+//!    tuple that starts with a status, `(StatusCode, Json<Vec<T>>)`, is an error response.
 //! 3. Any other type passes: an error, not read as an answer (and any answer that is not a
 //!    `Result`).
 //!
@@ -21,6 +23,9 @@
 
 use std::marker::PhantomData;
 use std::ops::Deref;
+
+#[cfg(feature = "axum")]
+use axum::response::IntoResponseParts;
 
 use crate::server::report::{CarriesReason, ReportsCompleteness};
 
@@ -74,6 +79,40 @@ impl<T, C: StandardCollection, R> ListError<Result<T, axum::Json<C>>, R> {
     }
 }
 
+#[cfg(feature = "axum")]
+impl<T, P1: IntoResponseParts, C: StandardCollection, R> ListError<Result<T, (P1, axum::Json<C>)>, R> {
+    /// Rule 2 for a list after one response part.
+    pub fn check(&self)
+    where
+        (P1, axum::Json<C>): ErrorSideNotAList,
+    {
+    }
+}
+
+#[cfg(feature = "axum")]
+impl<T, P1: IntoResponseParts, P2: IntoResponseParts, C: StandardCollection, R>
+    ListError<Result<T, (P1, P2, axum::Json<C>)>, R>
+{
+    /// Rule 2 for a list after two response parts.
+    pub fn check(&self)
+    where
+        (P1, P2, axum::Json<C>): ErrorSideNotAList,
+    {
+    }
+}
+
+#[cfg(feature = "axum")]
+impl<T, P1: IntoResponseParts, P2: IntoResponseParts, P3: IntoResponseParts, C: StandardCollection, R>
+    ListError<Result<T, (P1, P2, P3, axum::Json<C>)>, R>
+{
+    /// Rule 2 for a list after three response parts.
+    pub fn check(&self)
+    where
+        (P1, P2, P3, axum::Json<C>): ErrorSideNotAList,
+    {
+    }
+}
+
 impl<O, R> AnyOther<O, R> {
     /// Rule 3.
     pub fn check(&self) {}
@@ -93,7 +132,7 @@ impl<E: CarriesReason<R>, R> ErrorSideOverDeclared<R> for E {}
 /// Rule 2's bound; no type implements it.
 #[diagnostic::on_unimplemented(
     message = "the error side `{Self}` is a list, which goes out as a 200 like an answer, without completeness metadata",
-    label = "`Json` of a list, behind a type alias",
+    label = "`Json` of a list, sent with axum's default status",
     note = "return an error with a status, e.g. `completeness::Problem` or `(StatusCode, Json<Vec<E>>)`"
 )]
 pub trait ErrorSideNotAList {}
