@@ -186,8 +186,10 @@ macro_rules! __reason_set {
         $vis type $name = $crate::__private::DeclaredReason<$set>;
 
         // Public whatever the handler's visibility: the reason type may appear in a public
-        // response struct, and the set is part of it.
+        // response struct, and the set is part of it. Uninhabited, so no variant can be added:
+        // clippy's `exhaustive_enums` does not apply.
         #[doc(hidden)]
+        #[allow(clippy::exhaustive_enums)]
         pub enum $set {}
 
         impl $crate::__private::ReasonSet for $set {
@@ -221,7 +223,10 @@ macro_rules! __envelope_impls {
         [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt $map:ident
         serialize [$($entries:tt)*] report [$($report:tt)*] [$($report_mut:tt)*] items [$($items:tt)*]
     ) => {
+        // The statements the derive writes end in `?` and are spanned on the user's fields:
+        // clippy's `question_mark_used` would report them in the user's code.
         #[automatically_derived]
+        #[allow(clippy::question_mark_used)]
         impl $($generics)* $crate::__private::serde::Serialize for $($ty)* $($where)* {
             fn serialize<__CompletenessSerializer: $crate::__private::serde::Serializer>(
                 &$this,
