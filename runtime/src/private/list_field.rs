@@ -7,19 +7,23 @@
 //! [`error_side`](super::error_side), each probe type has an inherent `check` for one shape and
 //! dereferences to the next; the first that applies is called, and its bound reports:
 //! 1. a standard collection is refused;
-//! 2. `Option` of one is refused;
+//! 2. one inside `Option`, `Field`, `Box`, `Rc` or `Arc` is refused (the derive's syntax check
+//!    reads through the same wrappers);
 //! 3. any other type passes.
 
 use std::marker::PhantomData;
 use std::ops::Deref;
+use std::rc::Rc;
+use std::sync::Arc;
 
 use super::error_side::StandardCollection;
+use crate::contract::field::Field;
 
 /// The probe of rule 1: a field's type `F`.
-pub struct ListField<F>(OptionalList<F>);
+pub struct ListField<F>(WrappedList<F>);
 
 /// The probe of rule 2.
-pub struct OptionalList<F>(AnyField<F>);
+pub struct WrappedList<F>(AnyField<F>);
 
 /// The probe of rule 3.
 pub struct AnyField<F>(PhantomData<fn() -> F>);
@@ -28,18 +32,18 @@ impl<F> ListField<F> {
     /// The probe, to call `check` on.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        ListField(OptionalList(AnyField(PhantomData)))
+        ListField(WrappedList(AnyField(PhantomData)))
     }
 }
 
 impl<F> Deref for ListField<F> {
-    type Target = OptionalList<F>;
-    fn deref(&self) -> &OptionalList<F> {
+    type Target = WrappedList<F>;
+    fn deref(&self) -> &WrappedList<F> {
         &self.0
     }
 }
 
-impl<F> Deref for OptionalList<F> {
+impl<F> Deref for WrappedList<F> {
     type Target = AnyField<F>;
     fn deref(&self) -> &AnyField<F> {
         &self.0
@@ -55,11 +59,47 @@ impl<C: StandardCollection> ListField<C> {
     }
 }
 
-impl<C: StandardCollection> OptionalList<Option<C>> {
+impl<C: StandardCollection> WrappedList<Option<C>> {
     /// Rule 2, by a bound no type meets.
     pub fn check(&self)
     where
         Option<C>: ListWithoutCompleteness,
+    {
+    }
+}
+
+impl<C: StandardCollection> WrappedList<Field<C>> {
+    /// Rule 2, by a bound no type meets.
+    pub fn check(&self)
+    where
+        Field<C>: ListWithoutCompleteness,
+    {
+    }
+}
+
+impl<C: StandardCollection> WrappedList<Box<C>> {
+    /// Rule 2, by a bound no type meets.
+    pub fn check(&self)
+    where
+        Box<C>: ListWithoutCompleteness,
+    {
+    }
+}
+
+impl<C: StandardCollection> WrappedList<Rc<C>> {
+    /// Rule 2, by a bound no type meets.
+    pub fn check(&self)
+    where
+        Rc<C>: ListWithoutCompleteness,
+    {
+    }
+}
+
+impl<C: StandardCollection> WrappedList<Arc<C>> {
+    /// Rule 2, by a bound no type meets.
+    pub fn check(&self)
+    where
+        Arc<C>: ListWithoutCompleteness,
     {
     }
 }

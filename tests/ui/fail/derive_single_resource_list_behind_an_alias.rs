@@ -1,7 +1,9 @@
 // A single resource's field written as no list may still be one behind an alias: the
-// type-level check refuses it, and `Option` of one, on the field's type.
-use completeness::ResultEnvelope;
+// type-level check refuses it, and one inside `Option`, `Field`, `Box`, `Rc` or `Arc`, on the
+// field's type.
+use completeness::{Field, ResultEnvelope};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 type Members = Vec<String>;
 type Quotas = Option<BTreeMap<String, u64>>;
@@ -11,6 +13,9 @@ struct Team {
     name: String,
     members: Members,
     quotas: Quotas,
+    admins: Field<Members>,
+    shared: Arc<Members>,
+    owners: Box<Members>,
 }
 
 fn main() {}
