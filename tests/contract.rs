@@ -456,6 +456,73 @@ fn a_reason_with_a_recovery_needs_a_continuation() {
     assert!(err.contains("QUOTA_EXHAUSTED always has a recovery path") && err.contains("R6"), "{err}");
 }
 
+/// R6 holds on the continuation's value where the reason carries its recovery itself
+/// (`QUOTA_EXHAUSTED`'s `retry_after_seconds`): a client acting on `continuation` would retry
+/// at once where the reason says in an hour.
+#[test]
+fn the_continuation_is_the_first_reasons_own_recovery() {
+    let json =
+        serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), QuotaExhausted::new(3600))).unwrap();
+    assert_eq!(json["continuation"], json!({"kind": "retry_after", "seconds": 3600}));
+    let read: Envelope<String> = serde_json::from_value(json.clone()).expect("the writer keeps R6");
+    assert!(!read.is_complete());
+    let err = rejection(json, |o| {
+        o.insert("continuation".into(), json!({"kind": "retry_after", "seconds": 0}));
+    });
+    assert!(err.contains("QUOTA_EXHAUSTED's own recovery") && err.contains("R6"), "{err}");
+}
+
+/// R6: a `next_cursor` is offered by a reason, whose recovery it is: the continuation is not
+/// null beside it (here a collector's resumable `CLIENT_LIMIT_REACHED`).
+#[test]
+fn a_next_cursor_needs_a_continuation() {
+    let limit = ClientLimitReached::new(LimitKind::Pages, 1).resume_with("c1.next");
+    let json = serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), limit)).unwrap();
+    assert_eq!(json["next_cursor"], "c1.next");
+    serde_json::from_value::<Envelope<String>>(json.clone()).expect("the writer keeps R6");
+    let err = rejection(json, |o| {
+        o.insert("continuation".into(), Value::Null);
+    });
+    assert!(err.contains("`continuation` is null although `next_cursor` offers a next page"), "{err}");
+}
+
+/// R12: a standard reason's `kind` is its code's, if it carries one at all; a `kind` that says
+/// anything else (here, what is hidden) is refused like any other detail of
+/// `VISIBILITY_RESTRICTED`.
+#[test]
+fn a_standard_reason_that_carries_a_kind_carries_its_own() {
+    let hidden =
+        || serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), VisibilityRestricted::new())).unwrap();
+    let err = rejection(hidden(), |o| {
+        o["incomplete_reasons"][0]["kind"] = json!("3 hidden: acct-7, acct-9, acct-11");
+    });
+    assert!(err.contains("its kind is visibility") && err.contains("R12"), "{err}");
+    let err = rejection(hidden(), |o| {
+        o["incomplete_reasons"][0]["kind"] = json!("truncation");
+    });
+    assert!(err.contains("its kind is visibility"), "{err}");
+    let mut json = hidden();
+    json["incomplete_reasons"][0]["kind"] = json!("visibility");
+    let read: Envelope<String> = serde_json::from_value(json).expect("its own kind may be said");
+    assert_eq!(read.completeness.reason_codes(), vec![ReasonCode::VisibilityRestricted]);
+}
+
+/// `progress.planned` is always written, `null` when unknown: one left out is refused, as the
+/// members of `scope` and `page` are, rather than read as "unknown".
+#[test]
+fn progress_states_planned_even_when_unknown() {
+    let progress = Progress { completed: 1, planned: None, unit: "sources".into() };
+    let json =
+        serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), TimeBudgetExceeded::new(200, progress)))
+            .unwrap();
+    assert_eq!(json["incomplete_reasons"][0]["progress"]["planned"], Value::Null);
+    serde_json::from_value::<Envelope<String>>(json.clone()).expect("null is read as unknown");
+    let err = rejection(json, |o| {
+        o["incomplete_reasons"][0]["progress"].as_object_mut().unwrap().remove("planned");
+    });
+    assert!(err.contains("planned"), "{err}");
+}
+
 #[test]
 fn page_returned_must_count_the_items() {
     let err = rejection(valid_partial(), |o| {

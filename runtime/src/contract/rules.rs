@@ -29,7 +29,7 @@ pub enum Rule {
     /// R5: `continuation` is null when `complete` is true.
     NoContinuationWhenComplete,
     /// R6: `continuation` is the recovery of the first reason that has one, and is present
-    /// whenever a reason that always has one is.
+    /// whenever a reason that always has one is, or `next_cursor` offers a next page.
     ContinuationOfFirstReason,
     /// R7: `next_cursor` is set exactly when `MORE_PAGES_AVAILABLE` is present, or another
     /// reason (a resumable `CLIENT_LIMIT_REACHED`, a service's own reason) offers a
@@ -39,12 +39,14 @@ pub enum Rule {
     ContinuationCursorMatches,
     /// R9: `evidence` is null unless `complete` is true.
     EvidenceOnlyWhenComplete,
-    /// R10: `page.cursor` describes `next_cursor` when there is a next page and page facts.
+    /// R10: `page.cursor` describes `next_cursor` when `MORE_PAGES_AVAILABLE` is present and
+    /// there are page facts.
     PageCursorDescribesNext,
     /// R11: `page.returned` is the number of items in the data member.
     PageReturnedCountsItems,
     /// R12: a reason object has a wire `code`, a string `message`, its code's detail members,
-    /// and a declarable `kind` when it carries one; `VISIBILITY_RESTRICTED` carries no details.
+    /// and a declarable `kind` when it carries one (a standard reason, its own);
+    /// `VISIBILITY_RESTRICTED` carries no details.
     ReasonObject,
     /// R13: a warning object has a wire `code`, a string `message`, and a boolean `stale` when
     /// it has one.
@@ -164,11 +166,11 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
         )),
     }
     // R6
-    check_continuation(block.continuation(), &codes, &mut v);
+    check_continuation(block, &mut v);
     // R7: besides MORE_PAGES_AVAILABLE, only a collector's CLIENT_LIMIT_REACHED or a reason
     // outside the table (a service's own, or one newer than this reader) may bring a cursor.
     let more_pages = has(&ReasonCode::MorePagesAvailable);
-    let may_resume = codes.iter().any(|code| *code == ReasonCode::ClientLimitReached || !code.is_standard());
+    let may_resume = codes.iter().any(may_offer_a_cursor);
     match (block.next_cursor(), more_pages) {
         (None, true) => v.push(Violation::new(
             Rule::NextCursorIffMorePages,
@@ -200,39 +202,68 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
     v
 }
 
-/// R6: the continuation recovers from the first reason that has a recovery.
-fn check_continuation(continuation: Option<&Continuation>, codes: &[ReasonCode], v: &mut Vec<Violation>) {
-    let Some(continuation) = continuation else {
-        if let Some(code) = codes.iter().find(|c| always_recovers(c)) {
+/// R6: the continuation recovers from the first reason that has a recovery. A block read from
+/// the wire carries most recoveries only there, in `continuation` and `next_cursor`: a reason
+/// whose recovery is in its own details (`QUOTA_EXHAUSTED`'s `retry_after_seconds`) is held to
+/// it, the others to their code's kind of recovery.
+fn check_continuation<R: Reason>(block: &Completeness<R>, v: &mut Vec<Violation>) {
+    let reasons = block.reasons();
+    let Some(continuation) = block.continuation() else {
+        if let Some(reason) = reasons.iter().find(|r| always_recovers(&r.code())) {
+            let code = reason.code();
             v.push(Violation::new(
                 Rule::ContinuationOfFirstReason,
                 format!("`continuation` is null although {code} always has a recovery path"),
             ));
+        } else if block.next_cursor().is_some() && reasons.iter().any(|r| may_offer_a_cursor(&r.code())) {
+            // The reason that offers the next page has that recovery (with none that may, R7
+            // says what is wrong).
+            v.push(Violation::new(
+                Rule::ContinuationOfFirstReason,
+                "`continuation` is null although `next_cursor` offers a next page",
+            ));
         }
         return;
     };
-    if codes.is_empty() {
+    if reasons.is_empty() {
         return; // R5 covers it
     }
     let kind = continuation.kind();
     // A custom code's recovery is not in the table: any continuation may be its own.
     let recovers = |code: &ReasonCode| code.recovery().is_none_or(|r| r.continuation() == Some(kind));
-    match codes.iter().position(recovers) {
+    match reasons.iter().position(|r| recovers(&r.code())) {
         None => v.push(Violation::new(
             Rule::ContinuationOfFirstReason,
             format!("`continuation` of kind {kind} recovers from none of the reasons"),
         )),
         Some(at) => {
-            if let Some(earlier) = codes[..at].iter().find(|c| always_recovers(c)) {
+            if let Some(earlier) = reasons[..at].iter().map(Reason::code).find(always_recovers) {
                 v.push(Violation::new(
                     Rule::ContinuationOfFirstReason,
                     format!(
                         "`continuation` must be the recovery of the first reason that has one ({earlier}), not {kind}"
                     ),
                 ));
+            } else if let Some(own) = reasons[at].recovery()
+                && own.kind() == kind
+                && !matches!(own, Continuation::Restart { .. })
+                && own != *continuation
+            {
+                // (A restart's words are the writer's own; its kind is what a reader acts on.)
+                let code = reasons[at].code();
+                v.push(Violation::new(
+                    Rule::ContinuationOfFirstReason,
+                    format!("`continuation` must be {code}'s own recovery, {own:?}, not {continuation:?}"),
+                ));
             }
         }
     }
+}
+
+/// True for a reason besides `MORE_PAGES_AVAILABLE` that may offer a `next_cursor`: a
+/// collector's `CLIENT_LIMIT_REACHED`, or a reason outside the table.
+fn may_offer_a_cursor(code: &ReasonCode) -> bool {
+    *code == ReasonCode::ClientLimitReached || !code.is_standard()
 }
 
 /// True when `code` always comes with its continuation (the table in `completeness-codes`).
@@ -259,14 +290,21 @@ pub(crate) fn check_reason_object(index: usize, object: &Map<String, Value>) -> 
             format!("incomplete_reasons[{index}] needs a SCREAMING_SNAKE_CASE string `code`"),
         ));
     }
-    if let Some(kind) = object.get("kind")
-        && completeness_codes::standard_reason(code).is_none()
-        && kind.as_str().and_then(ReasonKind::parse).is_none()
-    {
-        return Some(Violation::new(
-            Rule::ReasonObject,
-            format!("incomplete_reasons[{index}] ({code}) has `kind` {kind}, which is not a reason kind"),
-        ));
+    if let Some(kind) = object.get("kind") {
+        let read = kind.as_str().and_then(ReasonKind::parse);
+        // A standard reason needs no `kind` (its code says it); one it carries is its own, or
+        // the member says something else, which no reader acts on.
+        let wrong = match completeness_codes::standard_reason(code) {
+            Some(standard) if read != Some(standard.kind) => Some(format!("its kind is {}", standard.kind.as_str())),
+            None if read.is_none() => Some("which is not a reason kind".to_owned()),
+            _ => None,
+        };
+        if let Some(wrong) = wrong {
+            return Some(Violation::new(
+                Rule::ReasonObject,
+                format!("incomplete_reasons[{index}] ({code}) has `kind` {kind}, {wrong}"),
+            ));
+        }
     }
     let details: Vec<&str> = object
         .keys()

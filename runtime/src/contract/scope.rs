@@ -99,7 +99,7 @@ pub enum CursorBinding {
 
 /// A member the contract always writes, `null` or a value (§2.1, §2.5): serde would read a
 /// missing `Option` member as `null`, and a page without it as one that said it.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
     Option::deserialize(deserializer)
 }
 

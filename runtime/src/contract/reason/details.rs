@@ -16,7 +16,10 @@ use crate::contract::scope::CursorContract;
 pub struct Progress {
     /// Units finished.
     pub completed: u64,
-    /// Units planned; `None` when the total is unknown.
+    /// Units planned; `None` when the total is unknown (written as `null`, never left out).
+    #[serde(deserialize_with = "crate::contract::scope::present")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    #[cfg_attr(feature = "json-schema", schemars(required))]
     pub planned: Option<u64>,
     /// What a unit is (`"sources"`, `"rows"`, `"pages"`).
     pub unit: String,
