@@ -452,6 +452,20 @@ impl completeness::WarningDetails for HandWrittenWarning {
     }
 }
 
+/// A code made at run time is held to the same form: `custom` panics rather than make a code
+/// every reader refuses, or one that reads as a standard reason without its details.
+#[test]
+fn a_custom_code_is_screaming_snake_case_and_not_standard() {
+    let made = |code: &'static str| std::panic::catch_unwind(|| ReasonCode::custom(code)).is_ok();
+    assert!(made("LEGAL_HOLD"));
+    assert!(!made("legal-hold"));
+    assert!(!made("MORE_PAGES_AVAILABLE"));
+    let warned = |code: &'static str| std::panic::catch_unwind(|| WarningCode::custom(code)).is_ok();
+    assert!(warned("REPLICA_LAG"));
+    assert!(!warned("replica_lag"));
+    assert!(!warned("STALE_INDEX"));
+}
+
 /// Its head goes out once, the one it declares.
 #[test]
 fn warning_details_written_by_hand_never_name_a_head_member_twice() {

@@ -230,13 +230,67 @@ pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Problem", "Coll
 pub const EXEMPT_TYPE: &str = "Exempt";
 
 /// True for a code of the wire form: SCREAMING_SNAKE_CASE, starting with a letter, no empty
-/// word (`LEGAL_HOLD`, not `legal_hold`, `_HOLD` or `LEGAL__HOLD`).
-pub fn is_wire_code(code: &str) -> bool {
-    !code.is_empty()
-        && code
-            .split('_')
-            .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
-        && code.as_bytes()[0].is_ascii_uppercase()
+/// word (`LEGAL_HOLD`, not `legal_hold`, `_HOLD` or `LEGAL__HOLD`). A `const fn`, so that a
+/// code written as a constant is checked when it is compiled.
+pub const fn is_wire_code(code: &str) -> bool {
+    let bytes = code.as_bytes();
+    if bytes.is_empty() || !bytes[0].is_ascii_uppercase() {
+        return false;
+    }
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let fits = match byte {
+            // A separator ends a word: another one must follow.
+            b'_' => at + 1 < bytes.len() && bytes[at + 1] != b'_',
+            _ => byte.is_ascii_uppercase() || byte.is_ascii_digit(),
+        };
+        if !fits {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
+
+/// True for the wire code of a standard reason (a `const fn`, as [`is_wire_code`]).
+pub const fn is_standard_reason_code(code: &str) -> bool {
+    let mut at = 0;
+    while at < REASONS.len() {
+        if same_text(REASONS[at].code, code) {
+            return true;
+        }
+        at += 1;
+    }
+    false
+}
+
+/// True for the wire code of a standard warning (a `const fn`, as [`is_wire_code`]).
+pub const fn is_standard_warning_code(code: &str) -> bool {
+    let mut at = 0;
+    while at < WARNINGS.len() {
+        if same_text(WARNINGS[at].code, code) {
+            return true;
+        }
+        at += 1;
+    }
+    false
+}
+
+/// `a == b`, in a `const fn`.
+const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut at = 0;
+    while at < a.len() {
+        if a[at] != b[at] {
+            return false;
+        }
+        at += 1;
+    }
+    true
 }
 
 /// The standard reason with this wire code.
@@ -284,6 +338,19 @@ mod tests {
         }
         for bad in ["", "legal_hold", "LegalHold", "_HOLD", "LEGAL__HOLD", "HOLD_", "2_HOLD", "LEGAL-HOLD"] {
             assert!(!is_wire_code(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn standard_codes_are_told_from_others_in_const_fns() {
+        for entry in REASONS {
+            assert!(is_standard_reason_code(entry.code) && !is_standard_warning_code(entry.code), "{}", entry.code);
+        }
+        for entry in WARNINGS {
+            assert!(is_standard_warning_code(entry.code) && !is_standard_reason_code(entry.code), "{}", entry.code);
+        }
+        for other in ["LEGAL_HOLD", "MORE_PAGES", "MORE_PAGES_AVAILABLEX", "STALE_INDEX_", ""] {
+            assert!(!is_standard_reason_code(other) && !is_standard_warning_code(other), "{other}");
         }
     }
 

@@ -81,7 +81,17 @@ impl ReasonCode {
     }
 
     /// A service's own code, as `#[derive(Reason)]` declares it.
+    ///
+    /// # Panics
+    /// When `code` is not SCREAMING_SNAKE_CASE or is a standard code (contract §3.3): a reader
+    /// would refuse every answer that carries it. As `ReasonDetails::CODE` is a constant, that
+    /// is a compile error in an implementation written by hand.
     pub const fn custom(code: &'static str) -> ReasonCode {
+        assert!(completeness_codes::is_wire_code(code), "a reason code is SCREAMING_SNAKE_CASE, e.g. `LEGAL_HOLD`");
+        assert!(
+            !completeness_codes::is_standard_reason_code(code),
+            "a service's own reason code is not a standard one: report a standard reason with its own type"
+        );
         ReasonCode::Custom(Cow::Borrowed(code))
     }
 

@@ -84,7 +84,17 @@ impl WarningCode {
     }
 
     /// A service's own code, as `#[derive(Warning)]` declares it.
+    ///
+    /// # Panics
+    /// When `code` is not SCREAMING_SNAKE_CASE or is a standard code (contract §3.5): a reader
+    /// would refuse every answer that carries it. As `WarningDetails::CODE` is a constant, that
+    /// is a compile error in an implementation written by hand.
     pub const fn custom(code: &'static str) -> WarningCode {
+        assert!(completeness_codes::is_wire_code(code), "a warning code is SCREAMING_SNAKE_CASE, e.g. `REPLICA_LAG`");
+        assert!(
+            !completeness_codes::is_standard_warning_code(code),
+            "a service's own warning code is not a standard one: push a standard warning with its own type"
+        );
         WarningCode::Custom(Cow::Borrowed(code))
     }
 }
