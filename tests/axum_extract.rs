@@ -44,8 +44,31 @@ async fn a_bad_json_body_is_a_400_invalid_body_problem() {
         assert_eq!((status, content_type.as_str()), (400, "application/problem+json"), "for {body:?}");
         assert_eq!(problem["code"], "INVALID_BODY");
     }
-    let ok = Request::post("/accounts").body(Body::from(r#"{"name":"svc","tenant":"north"}"#)).unwrap();
+    let ok = Request::post("/accounts").header("content-type", "application/json").body(Body::from(GOOD)).unwrap();
     assert_eq!(call(ok).await.0, 200);
+}
+
+const GOOD: &str = r#"{"name":"svc","tenant":"north"}"#;
+
+/// A body not declared as JSON is refused before it is read, as axum's `Json` refuses it: a
+/// browser posts `text/plain` to another site without asking, so reading it as JSON anyway
+/// would let another site drive the route with the user's cookies.
+#[tokio::test]
+async fn a_body_not_declared_as_json_is_a_415_invalid_body_problem() {
+    for content_type in [None, Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("json")] {
+        let mut request = Request::post("/accounts");
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let (status, media, problem) = call(request.body(Body::from(GOOD)).unwrap()).await;
+        assert_eq!((status, media.as_str()), (415, "application/problem+json"), "for {content_type:?}");
+        assert_eq!(problem["code"], "INVALID_BODY");
+        assert!(problem["detail"].as_str().unwrap_or_default().contains("application/json"), "{problem}");
+    }
+    for content_type in ["application/json", "Application/JSON; charset=utf-8", "application/merge-patch+json"] {
+        let request = Request::post("/accounts").header("content-type", content_type).body(Body::from(GOOD)).unwrap();
+        assert_eq!(call(request).await.0, 200, "for {content_type}");
+    }
 }
 
 #[tokio::test]

@@ -297,7 +297,10 @@ fn refused_evidence_emits_a_warning_with_code_route_and_credential_but_not_the_t
     let forged = "ev1.eph.c2VjcmV0LWV2aWRlbmNlLXBheWxvYWQ.c2ln";
     let body = serde_json::json!({"ids": ["sa-1"], "evidence": forged}).to_string();
     let archive = Request::post("/archive").header("content-type", "application/json").body(Body::from(body)).unwrap();
-    let missing = Request::post("/archive").body(Body::from(r#"{"ids": ["sa-1"]}"#)).unwrap();
+    let missing = Request::post("/archive")
+        .header("content-type", "application/json")
+        .body(Body::from(r#"{"ids": ["sa-1"]}"#))
+        .unwrap();
     let (capture, metrics, statuses) = run(vec![archive, missing]);
     assert_eq!(statuses, [StatusCode::PRECONDITION_FAILED, StatusCode::PRECONDITION_REQUIRED]);
     let events = capture.of_kind("evidence_refused");

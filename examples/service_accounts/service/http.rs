@@ -56,27 +56,16 @@ pub fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
     })
 }
 
-/// Refuses a write whose body is not declared as JSON: the routes take `application/json` only
-/// (as the OpenAPI document says), so a body sent as another media type, or with no
-/// `Content-Type` at all, is answered 415 `INVALID_BODY` rather than read as JSON anyway.
-/// `has_body` is false for a request that carries no body, which needs no `Content-Type`.
+/// Refuses a write whose body is not declared as JSON (`completeness::extract::declared_json`:
+/// `application/json`, as the OpenAPI document says, or another `application/*+json`), so a
+/// body sent as another media type, or with no `Content-Type` at all, is answered 415
+/// `INVALID_BODY` rather than read as JSON anyway. `has_body` is false for a request that
+/// carries no body, which needs no `Content-Type`.
 pub fn json_content_type(headers: &HeaderMap, has_body: bool) -> Result<(), Problem> {
-    let declared = headers.get(CONTENT_TYPE).map(|value| value.to_str().unwrap_or("(not text)"));
-    let essence = declared.and_then(|value| value.split(';').next()).map(str::trim);
-    match essence {
-        Some(essence) if essence.eq_ignore_ascii_case("application/json") => Ok(()),
-        None if !has_body => Ok(()),
-        _ => {
-            let sent = declared.map_or("without a `Content-Type`".to_owned(), |value| format!("as `{value}`"));
-            Err(Problem::new(
-                ProblemCode::InvalidBody,
-                format!(
-                    "The body of this route must be JSON, sent as `Content-Type: application/json`; it was sent {sent}."
-                ),
-            )
-            .with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE.as_u16()))
-        }
+    if !has_body && !headers.contains_key(CONTENT_TYPE) {
+        return Ok(());
     }
+    completeness::extract::declared_json(headers)
 }
 
 /// How long a client is told to wait (`Retry-After`, seconds) before retrying a request the

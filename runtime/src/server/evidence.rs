@@ -38,7 +38,7 @@ use crate::server::credential::Credential;
 use crate::server::cursor::{
     Reader, TokenError, Writer, after, canonical_filters, filters_fingerprint, now_ms, rfc3339, token,
 };
-use crate::server::extract::JsonObject;
+use crate::server::extract::{JsonObject, declared_json};
 use crate::server::problem::{Problem, ProblemCode};
 
 /// The version prefix of evidence tokens.
@@ -291,8 +291,9 @@ fn forged(why: &str) -> Problem {
 /// A JSON request body whose `evidence` member holds verified [`Evidence`]; the other
 /// members are deserialized into `T`.
 ///
-/// Refusals: a body that is not a JSON object, whose `evidence` is not a string, or whose
-/// other members do not fit `T` → 400 `INVALID_BODY`; no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
+/// Refusals: a body not declared as JSON → 415 `INVALID_BODY` (as for
+/// [`JsonBody`](crate::server::extract::JsonBody)); a body that is not a JSON object, whose
+/// `evidence` is not a string, or whose other members do not fit `T` → 400 `INVALID_BODY`; no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
 /// then the refusals of [`Evidence::verify`]. It needs the settings in the router state and a
 /// [`Credential`].
 #[derive(Debug, Clone)]
@@ -310,6 +311,7 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
         let (parts, body) = request.into_parts();
         let config = state.completeness();
         let credential = Credential::from_parts(&parts, &config)?;
+        declared_json(&parts.headers)?;
         let bytes = Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(|rejection| {
             Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
                 .with_status(rejection.status().as_u16())

@@ -6,7 +6,9 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -14,7 +16,9 @@ use serde_json::{Map, Value};
 use crate::server::problem::{Problem, ProblemCode};
 
 /// A JSON request body; a body that is unreadable, too large, not JSON or does not
-/// fit `T` is a 400 `INVALID_BODY` problem (413 when over the body limit).
+/// fit `T` is a 400 `INVALID_BODY` problem (413 when over the body limit). A body not declared
+/// as JSON is refused before it is read, as axum's `Json` refuses it: 415 `INVALID_BODY`
+/// ([`declared_json`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonBody<T>(pub T);
 
@@ -22,6 +26,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = Problem;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        declared_json(request.headers())?;
         let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
             Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
                 .with_status(rejection.status().as_u16())
@@ -30,6 +35,26 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             .map(JsonBody)
             .map_err(|error| Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}")))
     }
+}
+
+/// Refuses a request body not declared as JSON: `Content-Type: application/json`, or another
+/// `application/*+json` type, with any parameters. A body sent as another type, or with no
+/// `Content-Type`, is the 415 `INVALID_BODY` problem rather than read as JSON anyway: a
+/// browser sends a `text/plain` form to another site without asking first, so a route that
+/// reads any body as JSON can be driven from another site with the user's cookies.
+pub fn declared_json(headers: &HeaderMap) -> Result<(), Problem> {
+    let declared = headers.get(CONTENT_TYPE).map(|value| value.to_str().unwrap_or("(not text)"));
+    let essence = declared.and_then(|value| value.split(';').next()).map(|essence| essence.trim().to_ascii_lowercase());
+    let json = essence.as_deref().and_then(|essence| essence.strip_prefix("application/"));
+    if json.is_some_and(|subtype| subtype == "json" || subtype.ends_with("+json")) {
+        return Ok(());
+    }
+    let sent = declared.map_or("without a `Content-Type`".to_owned(), |value| format!("as `{value}`"));
+    Err(Problem::new(
+        ProblemCode::InvalidBody,
+        format!("The request body must be JSON, sent as `Content-Type: application/json`; it was sent {sent}."),
+    )
+    .with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE.as_u16()))
 }
 
 /// A JSON object whose members all have distinct names: a member named twice is an error.
