@@ -69,6 +69,37 @@ fn an_empty_incomplete_listing_offers_no_ids_to_limit_the_action_to() {
     assert!(request.to_string().contains("0 service accounts were returned and further pages were never fetched"));
 }
 
+/// Limits read as words (`1 page`, not `1 pages`), and a service's own reason reads as one
+/// sentence with its message (no `.;`).
+#[test]
+fn limits_and_a_services_own_message_read_as_sentences() {
+    for (kind, limit, words) in [
+        (LimitKind::Pages, 1, "1 page"),
+        (LimitKind::Pages, 10, "10 pages"),
+        (LimitKind::Items, 1, "1 item"),
+        (LimitKind::Deadline, 300, "a deadline of 300 ms"),
+    ] {
+        assert_eq!(kind.describe(limit), words);
+        let listing: Envelope<Value> =
+            Envelope::incomplete(accounts(2), scope("admin"), ClientLimitReached::new(kind, limit));
+        let text = ApprovalRequest::new(ACTION, "owner=none", &listing).to_string();
+        assert!(text.contains(&format!("its own limit of {words} after 2 service accounts")), "{text}");
+        let wire = serde_json::to_value(&listing).unwrap();
+        assert_eq!(
+            wire["incomplete_reasons"][0]["message"],
+            format!("The client stopped collecting at its own limit of {words}.")
+        );
+    }
+    let outage = serde_json::json!({"code": "ARCHIVE_OFFLINE", "kind": "source", "message": "The archive cold-1 did not answer."});
+    let mut wire = serde_json::to_value(Envelope::<Value>::complete(accounts(2), scope("admin"))).unwrap();
+    wire["incomplete_reasons"] = json!([outage]);
+    wire["complete"] = json!(false);
+    wire["status"] = json!("partial");
+    let listing: Envelope<Value> = serde_json::from_value(wire).expect("a service's own reason reads back");
+    let text = ApprovalRequest::new(ACTION, "owner=none", &listing).to_string();
+    assert!(text.contains("The archive cold-1 did not answer; 2 service accounts returned"), "{text}");
+}
+
 #[test]
 fn every_reason_gets_its_own_explanation_and_fitting_option() {
     let mut listing: Envelope<Value> =

@@ -1,7 +1,7 @@
 //! Reasons and verdicts in words a person understands.
 
 use crate::contract::completeness::Completeness;
-use crate::contract::reason::{LimitKind, Reason, StandardReason};
+use crate::contract::reason::{Reason, StandardReason};
 
 /// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
 pub fn noun(resource: &str) -> String {
@@ -57,24 +57,21 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
             "a quota ran out after {returned} {noun} were returned; it refills in {} seconds",
             r.retry_after_seconds
         ),
-        StandardReason::ClientLimitReached(r) => {
-            let limit = match r.limit_kind {
-                LimitKind::Pages => format!("{} pages", r.limit),
-                LimitKind::Items => format!("{} items", r.limit),
-                LimitKind::Deadline => format!("{} ms", r.limit),
-            };
-            format!("the collecting client stopped at its own limit of {limit} after {returned} {noun}")
-        }
+        StandardReason::ClientLimitReached(r) => format!(
+            "the collecting client stopped at its own limit of {} after {returned} {noun}",
+            r.limit_kind.describe(r.limit)
+        ),
         StandardReason::SnapshotExpired(r) => format!(
             "the snapshot {} the listing was read at is gone before the last page; the {returned} {noun} returned \
              cannot be combined with a new listing",
             r.snapshot
         ),
+        // The service's message is a sentence of its own; its full stop would end this one.
         StandardReason::Custom(r) => format!(
             "the server reported '{}' (kind: {}): {}; {returned} {noun} returned",
             r.code(),
             r.kind().as_str(),
-            r.message()
+            r.message().trim_end().trim_end_matches('.')
         ),
     }
 }

@@ -39,6 +39,18 @@ pub enum LimitKind {
     Deadline,
 }
 
+impl LimitKind {
+    /// A limit of this kind in words: `1 page`, `250 items`, `a deadline of 500 ms`.
+    pub fn describe(self, limit: u64) -> String {
+        let plural = if limit == 1 { "" } else { "s" };
+        match self {
+            LimitKind::Pages => format!("{limit} page{plural}"),
+            LimitKind::Items => format!("{limit} item{plural}"),
+            LimitKind::Deadline => format!("a deadline of {limit} ms"),
+        }
+    }
+}
+
 macro_rules! serialize_details {
     ($ty:ty) => {
         impl WithMessage for $ty {
@@ -412,12 +424,7 @@ impl ReasonDetails for ClientLimitReached {
         self.message.clone().unwrap_or_else(|| self.default_message())
     }
     fn default_message(&self) -> String {
-        let what = match self.limit_kind {
-            LimitKind::Pages => format!("{} pages", self.limit),
-            LimitKind::Items => format!("{} items", self.limit),
-            LimitKind::Deadline => format!("a deadline of {} ms", self.limit),
-        };
-        format!("The client stopped collecting at its own limit of {what}.")
+        format!("The client stopped collecting at its own limit of {}.", self.limit_kind.describe(self.limit))
     }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("limit_kind", &self.limit_kind)?;
