@@ -332,6 +332,7 @@ fn a_strict_refusal_emits_the_status_it_chose() {
         (event.field("status"), event.field("route"), event.field("reasons"), event.field("items")),
         ("503", "/partial", "SOURCE_UNAVAILABLE", "2")
     );
+    assert_eq!(event.field("credential"), "north", "who demanded a complete answer");
     assert!(capture.of_kind("response").is_empty(), "the refusal is the one event of this answer");
     assert_eq!(value(&metrics, "completeness_strict_refusals_total", &[("route", "/partial"), ("status", "503")]), 1.0);
     let partial = [("route", "/partial"), ("method", "GET"), ("complete", "false")];
@@ -437,7 +438,10 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
         ("false", "SOURCE_UNAVAILABLE", "0")
     );
     let strict = only(capture.of_kind("strict_refusal"));
-    assert_eq!((strict.level, strict.field("route"), strict.field("status")), (Level::WARN, "list_accounts", "503"));
+    assert_eq!(
+        (strict.level, strict.field("route"), strict.field("status"), strict.field("credential")),
+        (Level::WARN, "list_accounts", "503", "north")
+    );
     let refused = only(capture.of_kind("cursor_refused"));
     assert_eq!(
         (refused.level, refused.field("route"), refused.field("code"), refused.field("credential")),

@@ -38,7 +38,7 @@
 //! | --- | --- | --- | --- |
 //! | `response` | `INFO` | a routed handler answered with `complete: false` for a reason other than more pages | `route`, `method`, `complete`, `reasons`, `warnings`, `items` |
 //! | `response` | `DEBUG` | a routed handler answered with `complete: true`, or with `MORE_PAGES_AVAILABLE` as its only reason | the same |
-//! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items` |
+//! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items`, `credential` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
 //! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
@@ -251,7 +251,8 @@ impl Caller {
         if let Some(reported) = response.extensions_mut().get_mut::<Reported>() {
             if !reported.observed {
                 reported.observed = true;
-                answered(self.route(), self.method, reported);
+                let credential = self.credential.as_ref().map(Credential::name);
+                answered(self.route(), self.method, reported, credential);
             }
         } else if let Some(refusal) = response.extensions_mut().remove::<Refusal>() {
             let credential = self.credential.as_ref().map(Credential::name);
@@ -260,15 +261,16 @@ impl Caller {
     }
 }
 
-/// Emits the event and counts of one answer.
-fn answered(route: &str, method: &'static str, reported: &Reported) {
+/// Emits the event and counts of one answer; `credential` names who demanded a complete
+/// answer, on a refusal.
+fn answered(route: &str, method: &'static str, reported: &Reported, credential: Option<&str>) {
     let Reported { warnings, items, refused_with, .. } = reported;
     let complete = reported.is_complete();
     let reasons = reported.reason_codes();
     let (reason_codes, warning_codes) = (Codes(reasons), Codes(warnings));
     match refused_with {
         Some(status) => tracing::warn!(
-            target: TARGET, event = "strict_refusal", route, method, status, reasons = %reason_codes, items,
+            target: TARGET, event = "strict_refusal", route, method, status, reasons = %reason_codes, items, credential,
             "a complete result was demanded; the answer was incomplete and refused"
         ),
         None if complete => tracing::debug!(
@@ -372,7 +374,8 @@ impl<'a> EntryPoint<'a> {
         EntryPoint { route, method, credential: None }
     }
 
-    /// The name of the credential the call carries, for the events of refused tokens.
+    /// The name of the credential the call carries, for the events of refused tokens and
+    /// refused demands.
     pub fn with_credential(mut self, name: &'a str) -> Self {
         self.credential = Some(name);
         self
@@ -384,7 +387,7 @@ impl<'a> EntryPoint<'a> {
         let checked = require.check(answer);
         if let Some(mut reported) = Reported::of_response(answer) {
             reported.refused_with = checked.as_ref().err().map(Problem::status);
-            answered(self.route, self.method, &reported);
+            answered(self.route, self.method, &reported, self.credential);
         }
         checked
     }
