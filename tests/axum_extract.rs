@@ -65,6 +65,15 @@ async fn a_body_not_declared_as_json_is_a_415_invalid_body_problem() {
         assert_eq!(problem["code"], "INVALID_BODY");
         assert!(problem["detail"].as_str().unwrap_or_default().contains("application/json"), "{problem}");
     }
+    // A missing body is missing whatever it is declared as: the 400 says so.
+    for content_type in [None, Some("text/plain")] {
+        let mut request = Request::post("/accounts");
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let (status, _, problem) = call(request.body(Body::empty()).unwrap()).await;
+        assert_eq!((status, problem["code"].as_str()), (400, Some("INVALID_BODY")), "for {content_type:?}");
+    }
     for content_type in ["application/json", "Application/JSON; charset=utf-8", "application/merge-patch+json"] {
         let request = Request::post("/accounts").header("content-type", content_type).body(Body::from(GOOD)).unwrap();
         assert_eq!(call(request).await.0, 200, "for {content_type}");

@@ -291,7 +291,7 @@ fn forged(why: &str) -> Problem {
 /// A JSON request body whose `evidence` member holds verified [`Evidence`]; the other
 /// members are deserialized into `T`.
 ///
-/// Refusals: a body not declared as JSON → 415 `INVALID_BODY` (as for
+/// Refusals: a body (not an empty one) not declared as JSON → 415 `INVALID_BODY` (as for
 /// [`JsonBody`](crate::server::extract::JsonBody)); a body that is not a JSON object, whose
 /// `evidence` is not a string, or whose other members do not fit `T` → 400 `INVALID_BODY`; no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
 /// then the refusals of [`Evidence::verify`]. It needs the settings in the router state and a
@@ -311,11 +311,15 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
         let (parts, body) = request.into_parts();
         let config = state.completeness();
         let credential = Credential::from_parts(&parts, &config)?;
-        declared_json(&parts.headers)?;
+        let declared = declared_json(&parts.headers);
         let bytes = Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(|rejection| {
             Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
                 .with_status(rejection.status().as_u16())
         })?;
+        // A missing body is the 400 below, whatever its `Content-Type`.
+        if !bytes.is_empty() {
+            declared?;
+        }
         // Distinct members: with `ids` given twice, which ones the evidence is for is a guess.
         let JsonObject(mut object) = serde_json::from_slice(&bytes).map_err(|error| {
             Problem::new(

@@ -17,8 +17,8 @@ use crate::server::problem::{Problem, ProblemCode};
 
 /// A JSON request body; a body that is unreadable, too large, not JSON or does not
 /// fit `T` is a 400 `INVALID_BODY` problem (413 when over the body limit). A body not declared
-/// as JSON is refused before it is read, as axum's `Json` refuses it: 415 `INVALID_BODY`
-/// ([`declared_json`]).
+/// as JSON is refused, as axum's `Json` refuses it: 415 `INVALID_BODY` ([`declared_json`]); a
+/// missing (empty) body is the 400, whatever its `Content-Type`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonBody<T>(pub T);
 
@@ -26,11 +26,14 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = Problem;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        declared_json(request.headers())?;
+        let declared = declared_json(request.headers());
         let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
             Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
                 .with_status(rejection.status().as_u16())
         })?;
+        if !bytes.is_empty() {
+            declared?;
+        }
         serde_json::from_slice(&bytes)
             .map(JsonBody)
             .map_err(|error| Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}")))
