@@ -277,8 +277,9 @@ pub const fn is_standard_warning_code(code: &str) -> bool {
     false
 }
 
-/// `a == b`, in a `const fn`.
-const fn same_text(a: &str, b: &str) -> bool {
+/// `a == b`, in a `const fn` (where `==` on `str` is not available): the code tables'
+/// constant checks compare codes with it.
+pub const fn same_text(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -47,7 +47,7 @@ macro_rules! same_code {
             while i < codes.len() {
                 let mut j = i + 1;
                 while j < codes.len() {
-                    if same_str(codes[i].const_str(), codes[j].const_str()) {
+                    if completeness_codes::same_text(codes[i].const_str(), codes[j].const_str()) {
                         return Some((i, j));
                     }
                     j += 1;
@@ -62,21 +62,6 @@ macro_rules! same_code {
 same_code! {
     distinct_reason_codes, same_reason_code(ReasonCode);
     distinct_warning_codes, same_warning_code(WarningCode);
-}
-
-const fn same_str(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 pub use crate::contract::field::OmittedFields;
