@@ -166,7 +166,7 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
         )),
     }
     // R6
-    check_continuation(block, &mut v);
+    check_continuation(block, &codes, &mut v);
     // R7: besides MORE_PAGES_AVAILABLE, only a collector's CLIENT_LIMIT_REACHED or a reason
     // outside the table (a service's own, or one newer than this reader) may bring a cursor.
     let more_pages = has(&ReasonCode::MorePagesAvailable);
@@ -206,16 +206,14 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
 /// the wire carries most recoveries only there, in `continuation` and `next_cursor`: a reason
 /// whose recovery is in its own details (`QUOTA_EXHAUSTED`'s `retry_after_seconds`) is held to
 /// it, the others to their code's kind of recovery.
-fn check_continuation<R: Reason>(block: &Completeness<R>, v: &mut Vec<Violation>) {
-    let reasons = block.reasons();
+fn check_continuation<R: Reason>(block: &Completeness<R>, codes: &[ReasonCode], v: &mut Vec<Violation>) {
     let Some(continuation) = block.continuation() else {
-        if let Some(reason) = reasons.iter().find(|r| always_recovers(&r.code())) {
-            let code = reason.code();
+        if let Some(code) = codes.iter().find(|c| always_recovers(c)) {
             v.push(Violation::new(
                 Rule::ContinuationOfFirstReason,
                 format!("`continuation` is null although {code} always has a recovery path"),
             ));
-        } else if block.next_cursor().is_some() && reasons.iter().any(|r| may_offer_a_cursor(&r.code())) {
+        } else if block.next_cursor().is_some() && codes.iter().any(may_offer_a_cursor) {
             // The reason that offers the next page has that recovery (with none that may, R7
             // says what is wrong).
             v.push(Violation::new(
@@ -225,32 +223,32 @@ fn check_continuation<R: Reason>(block: &Completeness<R>, v: &mut Vec<Violation>
         }
         return;
     };
-    if reasons.is_empty() {
+    if codes.is_empty() {
         return; // R5 covers it
     }
     let kind = continuation.kind();
     // A custom code's recovery is not in the table: any continuation may be its own.
     let recovers = |code: &ReasonCode| code.recovery().is_none_or(|r| r.continuation() == Some(kind));
-    match reasons.iter().position(|r| recovers(&r.code())) {
+    match codes.iter().position(recovers) {
         None => v.push(Violation::new(
             Rule::ContinuationOfFirstReason,
             format!("`continuation` of kind {kind} recovers from none of the reasons"),
         )),
         Some(at) => {
-            if let Some(earlier) = reasons[..at].iter().map(Reason::code).find(always_recovers) {
+            if let Some(earlier) = codes[..at].iter().find(|c| always_recovers(c)) {
                 v.push(Violation::new(
                     Rule::ContinuationOfFirstReason,
                     format!(
                         "`continuation` must be the recovery of the first reason that has one ({earlier}), not {kind}"
                     ),
                 ));
-            } else if let Some(own) = reasons[at].recovery()
+            } else if let Some(own) = block.reasons()[at].recovery()
                 && own.kind() == kind
                 && !matches!(own, Continuation::Restart { .. })
                 && own != *continuation
             {
                 // (A restart's words are the writer's own; its kind is what a reader acts on.)
-                let code = reasons[at].code();
+                let code = &codes[at];
                 v.push(Violation::new(
                     Rule::ContinuationOfFirstReason,
                     format!("`continuation` must be {code}'s own recovery, {own:?}, not {continuation:?}"),
