@@ -6,8 +6,9 @@
 
 #![allow(dead_code)] // each test file uses a different part
 
+use std::path::Path;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// The variable that names a running server instead of the script's cluster.
 pub const URL_VARIABLE: &str = "COMPLETENESS_TEST_POSTGRES_URL";
@@ -40,8 +41,12 @@ pub fn server_url() -> &'static str {
 }
 
 /// Creates an empty database with a name no other test uses and returns its URL.
+///
+/// The first call in a test process also drops the databases that test processes which have
+/// ended left behind (see [`drop_databases_of_ended_processes`]).
 pub async fn fresh_database() -> String {
     static SERIAL: AtomicU32 = AtomicU32::new(0);
+    static RECLAIMED: AtomicBool = AtomicBool::new(false);
     let server = server_url();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
     let name = format!("test_{}_{}_{nanos}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed));
@@ -49,9 +54,37 @@ pub async fn fresh_database() -> String {
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {server} does not answer: {e}"));
     let connection = tokio::spawn(connection);
+    if !RECLAIMED.swap(true, Ordering::Relaxed) {
+        drop_databases_of_ended_processes(&client).await;
+    }
     client.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("a fresh database");
     drop(client);
     let _ = connection.await;
     let (base, _) = server.rsplit_once('/').expect("a URL ending in /DATABASE");
     format!("{base}/{name}")
+}
+
+/// Drops every test database whose creating process (the pid in its name) has ended.
+///
+/// Nothing else drops them: a test cannot run async code when it ends. Left alone they add up
+/// (a whole `cargo test` leaves a hundred, 8 MB each), and a CI machine has only so much disk.
+/// Whether a process has ended is read from `/proc`; without it (not Linux) nothing is dropped.
+/// A pid reused by a live process keeps its databases until a later run: never a live test's.
+async fn drop_databases_of_ended_processes(client: &tokio_postgres::Client) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let rows = client
+        .query("SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%'", &[])
+        .await
+        .expect("the list of databases");
+    for row in rows {
+        let name: String = row.get(0);
+        let Some(pid) = name.split('_').nth(1).and_then(|pid| pid.parse::<u32>().ok()) else { continue };
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // Another test process may be dropping the same one: losing that race is fine.
+        let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await;
+    }
 }
