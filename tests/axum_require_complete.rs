@@ -104,3 +104,19 @@ async fn a_malformed_require_complete_is_400_invalid_request() {
     let (app, _) = app(config(K1));
     get_as(&app, "admin", "/strict?require_complete=maybe").await.assert_problem(400, "INVALID_REQUEST");
 }
+
+#[tokio::test]
+async fn require_complete_given_twice_is_400_whichever_values() {
+    let (app, _) = app(config(K1));
+    for query in [
+        "require_complete=true&require_complete=false",
+        "require_complete=false&require_complete=true",
+        "require_complete=1&require_complete=1",
+    ] {
+        // `reasons=` makes the answer complete: only the duplicate can refuse it.
+        let reply = get_as(&app, "admin", &format!("/strict?{query}&reasons=")).await;
+        reply.assert_problem(400, "INVALID_REQUEST");
+        assert_eq!(reply.body["parameter"], "require_complete", "{query}");
+        assert!(reply.body["detail"].as_str().unwrap().contains("more than once"), "{query}: {:?}", reply.body);
+    }
+}

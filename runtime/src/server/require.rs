@@ -30,8 +30,8 @@ pub(crate) const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("prefe
 /// Whether the caller demanded a complete result.
 ///
 /// Read from the `require_complete` query parameter (`true`/`false`) or a
-/// `Prefer: handling=strict` header. A malformed `require_complete` value is a
-/// 400 `INVALID_REQUEST` problem.
+/// `Prefer: handling=strict` header. A malformed `require_complete` value, or the parameter
+/// given more than once, is a 400 `INVALID_REQUEST` problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RequireComplete(pub bool);
 
@@ -97,25 +97,27 @@ fn vary_by_preference(response: &mut Response) {
 }
 
 /// The `require_complete` query parameter: true when it demands a complete result; a malformed
-/// value is the 400 problem.
+/// value, or the parameter given twice, is the 400 problem (like `page_size` and `cursor`: which
+/// of two answers the client meant is not ours to guess).
 fn demanded_by_query(parts: &Parts) -> Result<bool, Problem> {
-    let mut demanded = false;
+    let refused = |detail: String| {
+        Problem::new(ProblemCode::InvalidRequest, detail).with_extension("parameter", "require_complete")
+    };
+    let mut demanded = None;
     for (key, value) in query_pairs(&parts.uri)? {
-        if key == "require_complete" {
-            demanded = match &*value {
-                "true" | "1" => true,
-                "false" | "0" => demanded,
-                other => {
-                    return Err(Problem::new(
-                        ProblemCode::InvalidRequest,
-                        format!("require_complete must be true or false (or 1 or 0), got '{other}'"),
-                    )
-                    .with_extension("parameter", "require_complete"));
-                }
-            };
+        if key != "require_complete" {
+            continue;
         }
+        if demanded.is_some() {
+            return Err(refused("require_complete was given more than once".to_owned()));
+        }
+        demanded = Some(match &*value {
+            "true" | "1" => true,
+            "false" | "0" => false,
+            other => return Err(refused(format!("require_complete must be true or false (or 1 or 0), got '{other}'"))),
+        });
     }
-    Ok(demanded)
+    Ok(demanded.unwrap_or(false))
 }
 
 /// True when a `Prefer` header of `headers` holds `handling=strict`.
@@ -150,8 +152,8 @@ impl<S: Send + Sync> FromRequestParts<S> for RequireComplete {
 }
 
 /// Applies the caller's demand for a complete result to every response of the routes it
-/// wraps; `completeness::routing` installs it on each route. A malformed `require_complete`
-/// is answered with the 400 problem before the handler runs. When the demand came as
+/// wraps; `completeness::routing` installs it on each route. A malformed (or repeated)
+/// `require_complete` is answered with the 400 problem before the handler runs. When the demand came as
 /// `Prefer: handling=strict` and met an answer with completeness metadata, the response (the
 /// answer, or the problem that replaced it) says `Preference-Applied: handling=strict`
 /// (RFC 7240).
