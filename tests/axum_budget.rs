@@ -1,6 +1,6 @@
 //! contract §5.2 and fan-out through a real Router: time budgets, their echo, and honest merging.
 
-mod axum_common;
+use crate::axum_common;
 
 use axum::body::Body;
 use axum_common::*;

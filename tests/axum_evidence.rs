@@ -1,6 +1,6 @@
 //! contract §6 through a real Router: every evidence row, atomically (nothing changes on refusal).
 
-mod axum_common;
+use crate::axum_common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! contract §2.5 through a real Router: page sizes, honest cursors and every cursor error row.
 
-mod axum_common;
+use crate::axum_common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! contract §5.3 through a real Router: `require_complete=true` / `Prefer: handling=strict`.
 
-mod axum_common;
+use crate::axum_common;
 
 use axum::body::Body;
 use axum_common::*;

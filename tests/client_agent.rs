@@ -4,8 +4,8 @@
 //! agent binary as a user would, against the service started in-process on a free
 //! loopback port.
 
-mod built_example;
-mod e2e_support;
+use crate::built_example;
+use crate::e2e_support;
 
 use std::process::Output;
 

@@ -6,9 +6,7 @@ use completeness::cursor::rfc3339;
 use completeness::warning::Date;
 use serde_json::Value;
 
-#[allow(dead_code)] // only `rfc3339` is checked here
-#[path = "../examples/service_accounts/service/clock.rs"]
-mod example_clock;
+use crate::e2e_support::service::clock as example_clock;
 
 fn golden() -> Value {
     serde_json::from_str(include_str!("fixtures/dates/golden.json")).expect("the golden file is JSON")

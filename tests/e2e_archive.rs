@@ -1,7 +1,7 @@
 //! End to end over HTTP: every row of the contract §6 evidence table for
 //! `POST /service-accounts/archive`, each refusal atomic (the database is unchanged).
 
-mod e2e_support;
+use crate::e2e_support;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! End to end: the `--demo` cleanup-agent tour runs against a real service and succeeds.
 
-mod e2e_support;
+use crate::e2e_support;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_tour_archives_with_admin_evidence_and_changes_nothing_for_north() {

@@ -1,8 +1,8 @@
 //! End to end: the command-line flags of the example's README parse as documented, and `--db PATH`
 //! keeps the versioned inventory across restarts.
 
-mod built_example;
-mod e2e_support;
+use crate::built_example;
+use crate::e2e_support;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! problem; input rules are consistent; operator flags are bounded; the OpenAPI document
 //! promises what the service does.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! the log is the one echoed to the client; and the events of an MCP tool call are written in
 //! the span of the HTTP request that carried it.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use std::ffi::OsStr;
 

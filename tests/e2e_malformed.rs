@@ -1,7 +1,7 @@
 //! End to end over HTTP: malformed requests each get a 4xx problem with a stable code, and
 //! the database is exactly as it was afterwards.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use e2e_support::{Harness, config, encode};
 use reqwest::Method;

@@ -1,7 +1,7 @@
 //! End to end over MCP: an rmcp client speaks streamable HTTP to the `/mcp` endpoint of the
 //! service_accounts example, started in-process on a free loopback port.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use std::time::Duration;
 

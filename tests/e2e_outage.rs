@@ -3,7 +3,7 @@
 //! unknown credential too, since authentication reads the database first), never a 500 and
 //! never with the driver's text; the service answers again once the database does.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use e2e_support::{Config, Harness, config};
 use reqwest::Method;

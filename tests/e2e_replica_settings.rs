@@ -3,7 +3,7 @@
 //! lacks, or holding another secret under one key id. Replicas that agree, a key rotation in
 //! progress among them, say nothing.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use std::time::Duration;
 

@@ -2,8 +2,8 @@
 //! binary, over one PostgreSQL database and one key ring, talked to over real HTTP: cursors,
 //! evidence and revocations hold whichever replica answers.
 
-mod built_example;
-mod postgres_support;
+use crate::built_example;
+use crate::e2e_support::postgres as postgres_support;
 
 use std::collections::BTreeSet;
 use std::process::Stdio;

@@ -10,8 +10,8 @@
 //! failure, a deadlock) is a 503 as well, and a retention check the database cannot answer is
 //! an outage, not an expired cursor or evidence.
 
-mod built_example;
-mod e2e_support;
+use crate::built_example;
+use crate::e2e_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

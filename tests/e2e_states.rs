@@ -1,7 +1,7 @@
 //! End to end over HTTP: the four states, visibility, the search reasons, require_complete,
 //! single-resource omissions and counts of the service_accounts example.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use std::time::Duration;
 

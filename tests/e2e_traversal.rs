@@ -1,7 +1,7 @@
 //! End to end over HTTP: traversals pinned to a snapshot under concurrent writes, cursor
 //! expiry without silent restart, and cursors bound to filters and to the credential's permissions.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -4,8 +4,8 @@
 //! schedules; a naive client that takes an empty page for absence is caught, with a schedule
 //! that replays the failure.
 
-mod built_example;
-mod e2e_support;
+use crate::built_example;
+use crate::e2e_support;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! complete answer, a forged cursor, refused evidence and a strict refusal, with their fields
 //! and without any token text; and the counters they add, in a local Prometheus recorder.
 
-mod observe_support;
+use crate::observe_support;
 
 use axum::Router;
 use axum::body::Body;
