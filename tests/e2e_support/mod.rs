@@ -69,6 +69,18 @@ pub struct Harness {
     /// The service.
     pub running: service::Running,
     client: reqwest::Client,
+    /// The PostgreSQL database made for this service alone, released with the harness.
+    database: Option<Released>,
+}
+
+/// Releases a database when dropped ([`postgres::release`]). A field of its own rather than a
+/// `Drop` of [`Harness`], so that a test can still move `running` out to stop it.
+struct Released(String);
+
+impl Drop for Released {
+    fn drop(&mut self) {
+        postgres::release(&self.0);
+    }
 }
 
 /// One HTTP answer: status, content type and JSON body.
@@ -131,12 +143,15 @@ impl Harness {
     /// Starts the service with `config`, on a fresh PostgreSQL database when the test case runs
     /// on PostgreSQL and `config` names no database.
     pub async fn start(mut config: Config) -> Harness {
+        let mut database = None;
         if backend() == Backend::Postgres && config.db.is_none() {
-            config.db = Some(postgres::fresh_database().await.into());
+            let url = postgres::fresh_database().await;
+            config.db = Some(url.as_str().into());
+            database = Some(Released(url));
         }
         let running = service::start(config).await.expect("the service starts");
         let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
-        Harness { running, client }
+        Harness { running, client, database }
     }
 
     /// The store, for checks that nothing changed.

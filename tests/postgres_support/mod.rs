@@ -7,8 +7,8 @@
 #![allow(dead_code)] // each test file uses a different part
 
 use std::path::Path;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// The variable that names a running server instead of the script's cluster.
 pub const URL_VARIABLE: &str = "COMPLETENESS_TEST_POSTGRES_URL";
@@ -40,10 +40,23 @@ pub fn server_url() -> &'static str {
     }
 }
 
+/// The databases [`release`]d and not dropped yet.
+static RELEASED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Says that the database at `url` (one [`fresh_database`] made) is no longer used by anyone:
+/// the next call of [`fresh_database`] drops it. The tests run as one process, which would
+/// otherwise hold every database it made until it ends.
+pub fn release(url: &str) {
+    if let Some((_, name)) = url.rsplit_once('/') {
+        RELEASED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(name.to_owned());
+    }
+}
+
 /// Creates an empty database with a name no other test uses and returns its URL.
 ///
-/// The first call in a test process also drops the databases that test processes which have
-/// ended left behind (see [`drop_databases_of_ended_processes`]).
+/// It also drops the databases [`release`]d since the last call and, on the first call in a
+/// test process, those that test processes which have ended left behind (see
+/// [`drop_databases_of_ended_processes`]).
 pub async fn fresh_database() -> String {
     static SERIAL: AtomicU32 = AtomicU32::new(0);
     static RECLAIMED: AtomicBool = AtomicBool::new(false);
@@ -56,6 +69,11 @@ pub async fn fresh_database() -> String {
     let connection = tokio::spawn(connection);
     if !RECLAIMED.swap(true, Ordering::Relaxed) {
         drop_databases_of_ended_processes(&client).await;
+    }
+    let released = std::mem::take(&mut *RELEASED.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    for name in released {
+        // `FORCE`: a stopped service's pool may not have closed its connections yet.
+        let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
     }
     client.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("a fresh database");
     drop(client);
