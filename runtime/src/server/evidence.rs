@@ -24,7 +24,6 @@
 //! | an id not in the inventory at that snapshot | 412 | `TARGET_NOT_IN_EVIDENCE` |
 //! | a target no longer matches now | 409 | `TARGET_CHANGED` |
 
-use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
@@ -38,7 +37,7 @@ use crate::server::credential::Credential;
 use crate::server::cursor::{
     Reader, TokenError, Writer, after, canonical_filters, filters_fingerprint, now_ms, rfc3339, token,
 };
-use crate::server::extract::{JsonObject, declared_json};
+use crate::server::extract::{JsonObject, json_body_bytes};
 use crate::server::problem::{Problem, ProblemCode};
 
 /// The version prefix of evidence tokens.
@@ -311,15 +310,8 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
         let (parts, body) = request.into_parts();
         let config = state.completeness();
         let credential = Credential::from_parts(&parts, &config)?;
-        let declared = declared_json(&parts.headers);
-        let bytes = Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(|rejection| {
-            Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
-                .with_status(rejection.status().as_u16())
-        })?;
         // A missing body is the 400 below, whatever its `Content-Type`.
-        if !bytes.is_empty() {
-            declared?;
-        }
+        let bytes = json_body_bytes(Request::from_parts(parts, body), state).await?;
         // Distinct members: with `ids` given twice, which ones the evidence is for is a guess.
         let JsonObject(mut object) = serde_json::from_slice(&bytes).map_err(|error| {
             Problem::new(

@@ -26,18 +26,27 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = Problem;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let declared = declared_json(request.headers());
-        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
-            Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
-                .with_status(rejection.status().as_u16())
-        })?;
-        if !bytes.is_empty() {
-            declared?;
-        }
+        let bytes = json_body_bytes(request, state).await?;
         serde_json::from_slice(&bytes)
             .map(JsonBody)
             .map_err(|error| Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}")))
     }
+}
+
+/// The bytes of a request body that is to be read as JSON: an unreadable body is the
+/// `INVALID_BODY` problem with the status axum chose (413 over the limit), a body there but not
+/// declared as JSON the 415 ([`declared_json`]). An empty body passes, whatever its
+/// `Content-Type`: it is missing, which the caller's parse answers with its 400.
+pub(crate) async fn json_body_bytes<S: Send + Sync>(request: Request, state: &S) -> Result<Bytes, Problem> {
+    let declared = declared_json(request.headers());
+    let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+        Problem::new(ProblemCode::InvalidBody, format!("The request body could not be read: {rejection}"))
+            .with_status(rejection.status().as_u16())
+    })?;
+    if !bytes.is_empty() {
+        declared?;
+    }
+    Ok(bytes)
 }
 
 /// Refuses a request body not declared as JSON: `Content-Type: application/json`, or another
