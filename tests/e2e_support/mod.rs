@@ -69,18 +69,9 @@ pub struct Harness {
     /// The service.
     pub running: service::Running,
     client: reqwest::Client,
-    /// The PostgreSQL database made for this service alone, released with the harness.
-    database: Option<Released>,
-}
-
-/// Releases a database when dropped ([`postgres::release`]). A field of its own rather than a
-/// `Drop` of [`Harness`], so that a test can still move `running` out to stop it.
-struct Released(String);
-
-impl Drop for Released {
-    fn drop(&mut self) {
-        postgres::release(&self.0);
-    }
+    /// The PostgreSQL database made for this service alone, released with the harness (a field,
+    /// not a `Drop` of `Harness`, so that a test can still move `running` out to stop it).
+    database: Option<postgres::Release>,
 }
 
 /// One HTTP answer: status, content type and JSON body.
@@ -147,7 +138,7 @@ impl Harness {
         if backend() == Backend::Postgres && config.db.is_none() {
             let url = postgres::fresh_database().await;
             config.db = Some(url.as_str().into());
-            database = Some(Released(url));
+            database = Some(postgres::Release::of(&url));
         }
         let running = service::start(config).await.expect("the service starts");
         let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();

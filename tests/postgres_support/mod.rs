@@ -40,21 +40,34 @@ pub fn server_url() -> &'static str {
     }
 }
 
-/// The databases [`release`]d and not dropped yet.
+/// The databases [`Release`]d and not dropped yet.
 static RELEASED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// Says that the database at `url` (one [`fresh_database`] made) is no longer used by anyone:
-/// the next call of [`fresh_database`] drops it. The tests run as one process, which would
+/// The start of every test database's name; the creating process's pid follows it.
+const PREFIX: &str = "test_";
+
+/// Owns a database that [`fresh_database`] made: once it is dropped nobody uses the database,
+/// and the next call of [`fresh_database`] drops it. The tests run as one process, which would
 /// otherwise hold every database it made until it ends.
-pub fn release(url: &str) {
-    if let Some((_, name)) = url.rsplit_once('/') {
-        RELEASED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(name.to_owned());
+pub struct Release(String);
+
+impl Release {
+    /// Takes over the database at `url`, a URL [`fresh_database`] returned.
+    pub fn of(url: &str) -> Release {
+        let (_, name) = url.rsplit_once('/').expect("a URL ending in /DATABASE");
+        Release(name.to_owned())
+    }
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        RELEASED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(std::mem::take(&mut self.0));
     }
 }
 
 /// Creates an empty database with a name no other test uses and returns its URL.
 ///
-/// It also drops the databases [`release`]d since the last call and, on the first call in a
+/// It also drops the databases [`Release`]d since the last call and, on the first call in a
 /// test process, those that test processes which have ended left behind (see
 /// [`drop_databases_of_ended_processes`]).
 pub async fn fresh_database() -> String {
@@ -62,7 +75,7 @@ pub async fn fresh_database() -> String {
     static RECLAIMED: AtomicBool = AtomicBool::new(false);
     let server = server_url();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
-    let name = format!("test_{}_{}_{nanos}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed));
+    let name = format!("{PREFIX}{}_{}_{nanos}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed));
     let (client, connection) = tokio_postgres::connect(server, tokio_postgres::NoTls)
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {server} does not answer: {e}"));
@@ -72,8 +85,7 @@ pub async fn fresh_database() -> String {
     }
     let released = std::mem::take(&mut *RELEASED.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     for name in released {
-        // `FORCE`: a stopped service's pool may not have closed its connections yet.
-        let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
+        drop_database(&client, &name).await;
     }
     client.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("a fresh database");
     drop(client);
@@ -84,25 +96,29 @@ pub async fn fresh_database() -> String {
 
 /// Drops every test database whose creating process (the pid in its name) has ended.
 ///
-/// Nothing else drops them: a test cannot run async code when it ends. Left alone they add up
-/// (a whole `cargo test` leaves a hundred, 8 MB each), and a CI machine has only so much disk.
-/// Whether a process has ended is read from `/proc`; without it (not Linux) nothing is dropped.
-/// A pid reused by a live process keeps its databases until a later run: never a live test's.
+/// Databases a test makes by hand and passes on are not [`Release`]d, and a process that ends
+/// keeps the ones it released last; left alone they add up (8 MB each), and a CI machine has
+/// only so much disk. Whether a process has ended is read from `/proc`; without it (not Linux)
+/// nothing is dropped. A pid reused by a live process keeps its databases until a later run:
+/// never a live test's.
 async fn drop_databases_of_ended_processes(client: &tokio_postgres::Client) {
     if !Path::new("/proc/self").exists() {
         return;
     }
-    let rows = client
-        .query("SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%'", &[])
-        .await
-        .expect("the list of databases");
+    let rows = client.query("SELECT datname FROM pg_database", &[]).await.expect("the list of databases");
     for row in rows {
         let name: String = row.get(0);
-        let Some(pid) = name.split('_').nth(1).and_then(|pid| pid.parse::<u32>().ok()) else { continue };
-        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+        let Some(pid) = name.strip_prefix(PREFIX).and_then(|rest| rest.split('_').next()?.parse::<u32>().ok()) else {
             continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            drop_database(client, &name).await;
         }
-        // Another test process may be dropping the same one: losing that race is fine.
-        let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).await;
     }
+}
+
+/// Drops the test database `name`. `FORCE`: a stopped service's pool may not have closed its
+/// connections yet. Another test process may be dropping the same one: losing that race is fine.
+async fn drop_database(client: &tokio_postgres::Client, name: &str) {
+    let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await;
 }
