@@ -3,6 +3,7 @@
 #
 #   bash scripts/postgres.sh start   start the cluster (or reuse the running one) and print its URL
 #   bash scripts/postgres.sh url     print the URL of the running cluster
+#   bash scripts/postgres.sh dir     print the directory the cluster lives in
 #   bash scripts/postgres.sh stop    stop the cluster and delete it
 #
 # The server binaries come from the machine (Debian: /usr/lib/postgresql/*/bin); when absent
@@ -125,5 +126,6 @@ case "$command" in
     "$command"
     ;;
   url) url ;;
-  *) fail "usage: bash scripts/postgres.sh start|stop|url" ;;
+  dir) echo "$dir" ;;
+  *) fail "usage: bash scripts/postgres.sh start|stop|url|dir" ;;
 esac
