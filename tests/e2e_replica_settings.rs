@@ -88,6 +88,40 @@ async fn a_replica_that_stopped_is_no_longer_compared() {
     assert_eq!(after.check_in().await.unwrap(), Vec::<String>::new());
 }
 
+/// The example's process stopped with SIGTERM (what `kill`, systemd and Kubernetes send) or
+/// SIGINT (Ctrl-C) stops cleanly: it exits with 0 and checks out, so a replica keeping another
+/// retention is no longer compared with it.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_process_stopped_by_a_signal_checks_out() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let db = e2e_support::postgres::fresh_database().await;
+    let watching = replica(&db, 300, K1).await;
+    for signal in ["-TERM", "-INT"] {
+        let mut process = tokio::process::Command::new(crate::built_example::binary("service_accounts"))
+            .args(["--addr", "127.0.0.1:0", "--db", &db, "--accounts", "10", "--snapshot-retention", "900"])
+            .env("COMPLETENESS_CURSOR_KEYS", K1)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the example starts");
+        let mut banner = BufReader::new(process.stdout.take().unwrap()).lines();
+        let first = banner.next_line().await.unwrap();
+        assert!(first.is_some_and(|line| line.contains("listening on")), "the example did not start");
+        tokio::spawn(async move { while let Ok(Some(_)) = banner.next_line().await {} });
+        assert_eq!(watching.check_in().await.unwrap().len(), 1, "{signal}: the process keeps another retention");
+
+        let pid = process.id().expect("a running process").to_string();
+        let sent = std::process::Command::new("kill").args([signal, &pid]).status().unwrap();
+        assert!(sent.success());
+        let status = tokio::time::timeout(Duration::from_secs(30), process.wait()).await.expect("it stops").unwrap();
+        assert!(status.success(), "{signal}: {status}");
+        assert_eq!(watching.check_in().await.unwrap(), Vec::<String>::new(), "{signal}: it checked out");
+    }
+}
+
 /// Settings of replica `replica`, written out.
 fn settings(replica: &str, retention_s: i64, keys: &[(&str, &str)]) -> ReplicaSettings {
     let keys = keys.iter().map(|(id, check)| ((*id).to_owned(), (*check).to_owned())).collect();

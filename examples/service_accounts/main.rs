@@ -77,7 +77,7 @@ async fn main() {
     println!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'");
     println!("  cargo run --example cleanup_agent -- --transport mcp --server {url} --token north");
     tokio::select! {
-        signal = tokio::signal::ctrl_c() => {
+        signal = stop_requested() => {
             if let Err(error) = signal {
                 eprintln!("error: {error}");
             }
@@ -88,4 +88,23 @@ async fn main() {
         }
     }
     let _ = running.stop().await;
+}
+
+/// Resolves when the process is asked to stop: Ctrl-C (SIGINT) or, on Unix, SIGTERM, the signal
+/// `kill`, systemd and Kubernetes stop a process with. Either way the service stops cleanly: it
+/// answers the requests in flight and, on PostgreSQL, checks out of the replicas table.
+async fn stop_requested() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate())?;
+        tokio::select! {
+            interrupted = tokio::signal::ctrl_c() => interrupted,
+            _ = terminate.recv() => Ok(()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await
+    }
 }
