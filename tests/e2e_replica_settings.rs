@@ -122,6 +122,40 @@ async fn a_process_stopped_by_a_signal_checks_out() {
     }
 }
 
+/// Each replica's usage source knows the accounts the database was seeded with, whatever the
+/// replica's own `--accounts`: two replicas give one account the same `last_used_at`, and an
+/// account created later was never used, on every replica.
+#[tokio::test]
+async fn replicas_started_with_other_account_counts_agree_on_usage() {
+    use e2e_support::Harness;
+    use e2e_support::service::seed;
+
+    let db = e2e_support::postgres::fresh_database().await;
+    let on = |accounts: u32| Config { db: Some(db.as_str().into()), ..config(accounts) };
+    let seeding = Harness::start(on(20)).await;
+    let fewer = Harness::start(on(5)).await;
+    let more = Harness::start(on(100)).await;
+    for n in [3, 12, 20] {
+        let id = format!("sa-{n:06}");
+        let expected = serde_json::json!(seed::seeded(n).last_used_at);
+        for replica in [&seeding, &fewer, &more] {
+            let account = replica.get(&format!("/service-accounts/{id}"), "admin").await;
+            assert_eq!(account.body["last_used_at"], expected, "{id}: {}", account.body);
+        }
+    }
+    let created =
+        more.post("/service-accounts", "admin", &serde_json::json!({"name": "svc-new", "tenant": "north"})).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.body["account"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(id, "sa-000021");
+    assert!(seed::seeded(21).last_used_at.is_some(), "the seed would have given it a usage record");
+    for replica in [&seeding, &fewer, &more] {
+        let account = replica.get(&format!("/service-accounts/{id}"), "admin").await;
+        assert_eq!(account.body["last_used_at"], serde_json::Value::Null, "{}", account.body);
+        assert!(account.body.get("omitted_fields").is_none_or(|omitted| omitted.get("last_used_at").is_none()));
+    }
+}
+
 /// Settings of replica `replica`, written out.
 fn settings(replica: &str, retention_s: i64, keys: &[(&str, &str)]) -> ReplicaSettings {
     let keys = keys.iter().map(|(id, check)| ((*id).to_owned(), (*check).to_owned())).collect();

@@ -337,9 +337,22 @@ impl SqliteStore {
         tx.execute("INSERT INTO snapshots (number, created_at_ms) VALUES (1, ?1)", [now_ms()])?;
         set_meta(&tx, "current", 1)?;
         set_meta(&tx, "next_id", i64::from(count) + 1)?;
+        set_meta(&tx, "seeded", i64::from(count))?;
         set_meta(&tx, "pruned_before", 1)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// How many accounts the database was seeded with (`1..=n`), whichever process seeded it
+    /// and whatever its `--accounts` said: the accounts the sources outside the database know.
+    /// A database whose seeding left no record takes the ids given so far, once.
+    pub fn seeded(&self) -> Result<u32, StoreError> {
+        let conn = self.lock();
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) SELECT 'seeded', value - 1 FROM meta WHERE key = 'next_id'",
+            [],
+        )?;
+        Ok(u32::try_from(meta(&conn, "seeded")?).unwrap_or(0))
     }
 
     /// Stores `grants` (credential, tenants) at epoch 1 when no credential is stored yet. A

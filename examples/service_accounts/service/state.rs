@@ -50,7 +50,8 @@ impl Service {
     pub async fn open(config: Config) -> Result<Service, StoreError> {
         let location = config.location().map_err(StoreError::Config)?;
         let store = super::store::open(&location, config.snapshot_retention).await?;
-        store.prepare(config.accounts, &DEFAULT_GRANTS).await?;
+        // The usage source knows the seeded accounts, as many as the database holds, not the flag.
+        let seeded = store.prepare(config.accounts, &DEFAULT_GRANTS).await?;
         let (snapshot, accounts) = store.current_accounts().await?;
         let mut sources = Vec::new();
         for name in SEARCH_SOURCES {
@@ -58,7 +59,7 @@ impl Service {
             source.reindex(snapshot, &accounts);
             sources.push(Arc::new(source));
         }
-        let usage = UsageSource::new(config.accounts, config.delay_of("usage"), config.fails("usage"))?;
+        let usage = UsageSource::new(seeded, config.delay_of("usage"), config.fails("usage"))?;
         // The ring `build` read from the flags, the file or the environment; without one, a
         // key that lives as long as the process.
         let keys = config.cursor_keys.clone().unwrap_or_else(CursorKeys::ephemeral);

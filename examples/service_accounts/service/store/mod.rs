@@ -99,7 +99,8 @@ impl std::fmt::Display for Location {
 pub trait AccountStore: Send + Sync {
     /// Creates the schema when missing, seeds `accounts` accounts into an empty database and
     /// stores `grants` when no credential is stored. Safe to run from several processes at once.
-    async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<(), StoreError>;
+    /// Returns how many accounts the database was seeded with, by this process or another.
+    async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<u32, StoreError>;
     /// The stored permissions of credential `name`, read afresh.
     async fn grant(&self, name: &str) -> Result<Option<Grant>, StoreError>;
     /// Removes `tenant` from credential `name`, bumping its epoch when that changed anything.

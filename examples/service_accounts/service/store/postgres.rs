@@ -491,8 +491,8 @@ impl PgStore {
             .await
             .map_err(pg)?;
         tx.execute(
-            "INSERT INTO meta (key, value) VALUES ('current', 1), ('next_id', $1), ('pruned_before', 1)",
-            &[&(i64::from(count) + 1)],
+            "INSERT INTO meta (key, value) VALUES ('current', 1), ('next_id', $1), ('seeded', $2), ('pruned_before', 1)",
+            &[&(i64::from(count) + 1), &i64::from(count)],
         )
         .await
         .map_err(pg)?;
@@ -611,7 +611,7 @@ impl PgStore {
 
 #[async_trait::async_trait]
 impl AccountStore for PgStore {
-    async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<(), StoreError> {
+    async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<u32, StoreError> {
         // Longer than a request's bound: seeding many accounts, or waiting for another replica that does.
         let limit = PREPARE_TIMEOUT.max(self.statement_timeout);
         self.within(limit, async |client| {
@@ -636,7 +636,18 @@ impl AccountStore for PgStore {
                     }
                 }
             }
-            tx.commit().await.map_err(pg)
+            // A database whose seeding left no record takes the ids given so far, once.
+            tx.execute(
+                "INSERT INTO meta (key, value) SELECT 'seeded', value - 1 FROM meta WHERE key = 'next_id'
+                 ON CONFLICT (key) DO NOTHING",
+                &[],
+            )
+            .await
+            .map_err(pg)?;
+            let seeded: i64 =
+                tx.query_one("SELECT value FROM meta WHERE key = 'seeded'", &[]).await.map_err(pg)?.get(0);
+            tx.commit().await.map_err(pg)?;
+            Ok(u32::try_from(seeded).unwrap_or(0))
         })
         .await
     }

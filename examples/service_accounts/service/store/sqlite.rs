@@ -10,11 +10,12 @@ use super::AccountStore;
 
 #[async_trait::async_trait]
 impl AccountStore for SqliteStore {
-    async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<(), StoreError> {
+    async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<u32, StoreError> {
         if self.is_empty()? {
             self.seed(accounts)?;
         }
-        self.seed_grants(grants)
+        self.seed_grants(grants)?;
+        self.seeded()
     }
     async fn grant(&self, name: &str) -> Result<Option<Grant>, StoreError> {
         SqliteStore::grant(self, name)
