@@ -241,6 +241,22 @@ async fn input_rules_are_consistent() {
     h.patch("/service-accounts/sa-000002?x", "admin", &json!({"owner": "zed"})).await.assert_problem(400, "INVALID_REQUEST");
     assert_eq!(h.get("/service-accounts/count", "admin").await.body["count"], count);
     assert_eq!(h.get("/service-accounts/sa-000002", "admin").await.status.as_u16(), 200, "the account is still there");
+    // Nor, when it takes no body (a delete, a revocation), a body: `{"dry_run": true}` would
+    // be ignored while the write went ahead.
+    let before = h.store().fingerprint().await.unwrap();
+    for (method, path) in [(Method::DELETE, "/service-accounts/sa-000002"), (Method::POST, "/credentials/south/revoke-tenant/south")] {
+        for body in [&br#"{"dry_run": true}"#[..], br#" { "if_match": "s-1" } "#] {
+            let reply = h.send(method.clone(), path, Some("admin"), Some(body.to_vec())).await;
+            reply.assert_problem(400, "INVALID_BODY");
+            let detail = reply.body["detail"].as_str().unwrap_or_default();
+            assert!(detail.contains("takes no request body"), "{method} {path}: {detail}");
+        }
+        // A body that is not even JSON says so.
+        let garbled = h.send(method.clone(), path, Some("admin"), Some(b"{dry_run".to_vec())).await;
+        garbled.assert_problem(400, "INVALID_BODY");
+    }
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was deleted or revoked");
+    assert_eq!(h.get("/service-accounts/sa-000002", "south").await.status.as_u16(), 200, "south still reads south");
     // A member given twice is refused, not resolved by taking the last; nothing changes.
     let owner = h.get("/service-accounts/sa-000001", "admin").await.body["account"]["owner"].clone();
     let twice = br#"{"owner": "zed", "owner": null}"#.to_vec();

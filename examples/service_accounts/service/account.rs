@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::auth::Caller;
 use super::db::{Account, Change, NewAccount, Snapshot, snapshot_label};
-use super::http::{body, param, query, store_problem};
+use super::http::{body, no_body, param, query, store_problem};
 use super::seed::TENANTS;
 use super::state::AppState;
 
@@ -288,7 +288,9 @@ pub async fn delete_account(
     State(state): State<AppState>,
     Extension(caller): Extension<Arc<Caller>>,
     Path(id): Path<String>,
+    bytes: Bytes,
 ) -> Result<MutationResponse, Problem> {
+    no_body(&bytes)?;
     readable(&state, &caller, &id).await?;
     let (account, snapshot) = state.store.delete(&id).await.map_err(store_problem)?;
     state.propagate(&Change::Deleted(account.id.clone()), snapshot);

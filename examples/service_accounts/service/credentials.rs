@@ -2,13 +2,14 @@
 
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::{Extension, Json};
 use completeness::{Exempt, Problem, ProblemCode};
 use serde::Serialize;
 
 use super::auth::Caller;
-use super::http::store_problem;
+use super::http::{no_body, store_problem};
 use super::seed::TENANTS;
 use super::state::AppState;
 
@@ -31,7 +32,9 @@ pub async fn revoke_tenant(
     State(state): State<AppState>,
     Extension(caller): Extension<Arc<Caller>>,
     Path((name, tenant)): Path<(String, String)>,
+    bytes: Bytes,
 ) -> Result<Exempt<Json<Grant>>, Problem> {
+    no_body(&bytes)?;
     if !caller.is_admin() {
         return Err(Problem::new(ProblemCode::Forbidden, "only the admin credential may change permissions"));
     }

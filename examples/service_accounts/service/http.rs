@@ -56,6 +56,21 @@ pub fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
     })
 }
 
+/// Refuses a body on a write that takes none (a delete, a revocation): what it asked for
+/// (`{"dry_run": true}`, a condition) would be ignored while the write went ahead, so the write
+/// is refused instead (400 `INVALID_BODY`), as a query parameter on a write is. An empty object,
+/// `{}`, asks for nothing and passes, as no body does.
+pub fn no_body(bytes: &Bytes) -> Result<(), Problem> {
+    if bytes.is_empty() || body::<serde_json::Map<String, serde_json::Value>>(bytes)?.is_empty() {
+        return Ok(());
+    }
+    Err(Problem::new(
+        ProblemCode::InvalidBody,
+        "this route takes no request body (what it acts on is in its path), and its members would be \
+         ignored: send the request without one (or with `{}`); nothing was changed",
+    ))
+}
+
 /// Refuses a write whose body is not declared as JSON (`completeness::extract::declared_json`:
 /// `application/json`, as the OpenAPI document says, or another `application/*+json`), so a
 /// body sent as another media type, or with no `Content-Type` at all, is answered 415
