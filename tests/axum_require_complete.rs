@@ -60,7 +60,14 @@ async fn more_pages_available_alone_is_not_a_failure() {
 #[tokio::test]
 async fn prefer_handling_strict_demands_completeness_like_the_query_parameter() {
     let (app, _) = app(config(K1));
-    for prefer in ["respond-async, handling=strict", "handling = \"strict\"; reason=audit"] {
+    // The last: a byte outside ASCII in a quoted string (RFC 9110's obs-text) hides nothing.
+    let prefers: [&[u8]; 3] = [
+        b"respond-async, handling=strict",
+        b"handling = \"strict\"; reason=audit",
+        b"handling=strict, note=\"caf\xe9\"",
+    ];
+    for prefer in prefers {
+        let prefer = axum::http::HeaderValue::from_bytes(prefer).unwrap();
         let request = axum::http::Request::get("/strict?reasons=visibility")
             .header("authorization", "Bearer admin")
             .header("prefer", prefer)

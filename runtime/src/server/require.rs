@@ -120,27 +120,85 @@ fn demanded_by_query(parts: &Parts) -> Result<bool, Problem> {
     Ok(demanded.unwrap_or(false))
 }
 
-/// True when a `Prefer` header of `headers` holds `handling=strict`.
+/// True when a `Prefer` header of `headers` holds `handling=strict`. A value is read as bytes:
+/// a byte outside ASCII, which RFC 9110 allows inside a quoted string, does not hide the
+/// preferences beside it.
 fn prefers_strict(headers: &HeaderMap) -> bool {
-    headers.get_all(PREFER).iter().filter_map(|value| value.to_str().ok()).any(prefers_strict_handling)
+    headers.get_all(PREFER).iter().any(|value| prefers_strict_handling(&String::from_utf8_lossy(value.as_bytes())))
 }
 
 /// True when a `Prefer` header value (RFC 7240) holds the preference `handling=strict`: its
 /// preferences are comma-separated, each `name [= value]` followed by `;` parameters (which are
-/// not preferences), with optional whitespace around `=` and an optionally quoted value; names
-/// and this value compare case-insensitively.
+/// not preferences), with optional whitespace around `=`; a value may be a quoted string, whose
+/// commas, semicolons and equals signs are its own and whose quoted pairs (`\"`, `\i`) stand
+/// for the character they quote. Names and this value compare case-insensitively.
 fn prefers_strict_handling(header: &str) -> bool {
-    header.split(',').any(|preference| {
-        let preference = preference.split(';').next().unwrap_or_default();
-        match preference.split_once('=') {
-            Some((name, value)) => {
-                let value = value.trim();
-                let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
-                name.trim().eq_ignore_ascii_case("handling") && value.eq_ignore_ascii_case("strict")
+    let mut preference = Preference::default();
+    let mut chars = header.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                let mut text = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => text.extend(chars.next()),
+                        c => text.push(c),
+                    }
+                }
+                preference.quoted(&text);
             }
-            None => false,
+            ',' if preference.is_strict() => return true,
+            ',' => preference = Preference::default(),
+            ';' => preference.in_parameters = true,
+            '=' => preference.equals(),
+            c if c.is_whitespace() => {}
+            c => preference.push(c),
         }
-    })
+    }
+    preference.is_strict()
+}
+
+/// One preference of a `Prefer` header as [`prefers_strict_handling`] reads it: whitespace
+/// outside quoted strings dropped, its parameters skipped.
+#[derive(Default)]
+struct Preference {
+    name: String,
+    /// `Some` once its `=` was read.
+    value: Option<String>,
+    /// After its first `;`: what follows is parameters, not this preference.
+    in_parameters: bool,
+    /// A second `=`, or a quoted name: not a preference this reader takes.
+    malformed: bool,
+}
+
+impl Preference {
+    fn push(&mut self, c: char) {
+        if !self.in_parameters {
+            self.value.as_mut().unwrap_or(&mut self.name).push(c);
+        }
+    }
+
+    fn quoted(&mut self, text: &str) {
+        match (&mut self.value, self.in_parameters) {
+            (_, true) => {}
+            (Some(value), false) => value.push_str(text),
+            (None, false) => self.malformed = true,
+        }
+    }
+
+    fn equals(&mut self) {
+        if !self.in_parameters {
+            self.malformed |= self.value.is_some();
+            self.value.get_or_insert_default();
+        }
+    }
+
+    fn is_strict(&self) -> bool {
+        !self.malformed
+            && self.name.eq_ignore_ascii_case("handling")
+            && self.value.as_deref().is_some_and(|value| value.eq_ignore_ascii_case("strict"))
+    }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for RequireComplete {
@@ -272,12 +330,25 @@ mod tests {
             "handling=\"strict\"",
             "handling=strict; reason=audit",
             "wait=10,handling=strict",
+            // Quoted strings keep their own separators; quoted pairs stand for their character.
+            "note=\"a, b; c=d\", handling=strict",
+            "handling=\"str\\ict\"",
+            "note=\"caf\u{fffd}\", handling=strict",
         ] {
             assert!(prefers_strict_handling(strict), "{strict}");
         }
-        for lenient in
-            ["", "handling=lenient", "respond-async", "return=minimal; handling=strict", "handling", "strict"]
-        {
+        for lenient in [
+            "",
+            "handling=lenient",
+            "respond-async",
+            "return=minimal; handling=strict",
+            "handling",
+            "strict",
+            "note=\"x, handling=strict\"",
+            "note=\"x\\\", handling=strict\"",
+            "handling=strict=1",
+            "handling==strict",
+        ] {
             assert!(!prefers_strict_handling(lenient), "{lenient}");
         }
     }
