@@ -41,6 +41,13 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
         get("/search?q=svc&time_budget_ms=0".into(), "INVALID_TIME_BUDGET", 400),
         get("/search?q=svc&time_budget_ms=soon".into(), "INVALID_TIME_BUDGET", 400),
         get("/search".into(), "INVALID_REQUEST", 400),
+        // Escapes a decoder would have to guess at: not read as text the client never sent.
+        get("/search?q=%FF".into(), "INVALID_REQUEST", 400),
+        get("/search?q=svc%zz".into(), "INVALID_REQUEST", 400),
+        get("/search?q=svc%".into(), "INVALID_REQUEST", 400),
+        get("/service-accounts?owner=%C3".into(), "INVALID_REQUEST", 400),
+        get("/service-accounts?page_size=%FF".into(), "INVALID_REQUEST", 400),
+        get("/service-accounts/count?tenant=north&x%FF=1".into(), "INVALID_REQUEST", 400),
         get("/service-accounts?require_complete=maybe".into(), "INVALID_REQUEST", 400),
         get("/service-accounts?ownr=none".into(), "INVALID_REQUEST", 400),
         get("/service-accounts?tenant=west".into(), "INVALID_REQUEST", 400),

@@ -16,6 +16,7 @@ pub fn query(uri: &Uri, allowed: &[&str]) -> Result<Vec<(String, String)>, Probl
     let pairs: Vec<(String, String)> = match uri.query() {
         None => Vec::new(),
         Some(_) => {
+            completeness::extract::check_query_encoding(uri)?;
             axum::extract::Query::<Vec<(String, String)>>::try_from_uri(uri)
                 .map_err(|e| {
                     Problem::new(ProblemCode::InvalidRequest, format!("the query string could not be read: {e}"))

@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -84,8 +84,18 @@ impl<'de> Deserialize<'de> for JsonObject {
     }
 }
 
-/// Query parameters deserialized into `T`; unreadable values are a 400
-/// `INVALID_REQUEST` problem.
+/// Refuses a query string a decoder would have to guess at, with a 400 `INVALID_REQUEST`
+/// problem: a `%` not followed by two hex digits, or escapes that decode to bytes that are not
+/// UTF-8 (`%FF`). axum's `Query` reads the first as literal text and turns the second into
+/// U+FFFD, so a search for a term the client never sent would be answered as if it had been.
+/// The framework's extractors and [`QueryParams`] check this; a handler reading the query with
+/// axum's `Query` can call it first.
+pub fn check_query_encoding(uri: &Uri) -> Result<(), Problem> {
+    uri.query().map_or(Ok(()), crate::server::query::check_encoding)
+}
+
+/// Query parameters deserialized into `T`; unreadable values (and a query string
+/// [`check_query_encoding`] refuses) are a 400 `INVALID_REQUEST` problem.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct QueryParams<T>(pub T);
 
@@ -93,6 +103,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        check_query_encoding(&parts.uri)?;
         axum::extract::Query::<T>::try_from_uri(&parts.uri).map(|query| QueryParams(query.0)).map_err(|rejection| {
             Problem::new(
                 ProblemCode::InvalidRequest,

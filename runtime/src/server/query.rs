@@ -3,7 +3,7 @@
 //! Every list request passes through several extractors that each look for their own
 //! parameters. A query string with no `%` and no `+` decodes to itself, so its pairs
 //! are read in place; only a query that needs decoding is decoded (by axum's `Query`,
-//! which the results match exactly).
+//! which the results match exactly), once [`check_encoding`] has found nothing to guess at.
 
 use std::borrow::Cow;
 
@@ -20,9 +20,38 @@ pub(crate) fn query_pairs(uri: &Uri) -> Result<QueryPairs<'_>, Problem> {
     if !query.contains(['%', '+']) {
         return Ok(QueryPairs::Raw(query.split('&')));
     }
+    check_encoding(query)?;
     axum::extract::Query::<Vec<(String, String)>>::try_from_uri(uri)
         .map(|query| QueryPairs::Decoded(query.0.into_iter()))
         .map_err(|e| Problem::new(ProblemCode::InvalidRequest, format!("the query string could not be read: {e}")))
+}
+
+/// Refuses a query string a decoder would have to guess at (400 `INVALID_REQUEST`): a `%` not
+/// followed by two hex digits, or escapes that decode to bytes that are not UTF-8 (`%FF`).
+/// axum's `Query` reads the first as literal text and turns the second into U+FFFD, so a
+/// filter the client never sent would be answered, even as complete, as if it had been.
+pub(crate) fn check_encoding(query: &str) -> Result<(), Problem> {
+    let refused = |detail: String| Problem::new(ProblemCode::InvalidRequest, detail);
+    let bytes = query.as_bytes();
+    let unescaped = (0..bytes.len()).find(|&at| {
+        bytes[at] == b'%' && !bytes.get(at + 1..at + 3).is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    });
+    if let Some(at) = unescaped {
+        return Err(refused(format!(
+            "the query string has a '%' at byte {at} that two hex digits do not follow: send a literal '%' as %25"
+        )));
+    }
+    for pair in query.split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if [key, value].iter().any(|part| percent_encoding::percent_decode_str(part).decode_utf8().is_err()) {
+            let name = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+            return Err(refused(format!(
+                "the query parameter '{name}' does not decode to UTF-8 text: percent-encode the UTF-8 bytes of its name and value"
+            ))
+            .with_extension("parameter", name.into_owned()));
+        }
+    }
+    Ok(())
 }
 
 /// The pairs of one query string; see [`query_pairs`].
@@ -66,6 +95,20 @@ mod tests {
     }
 
     #[test]
+    fn escapes_a_decoder_would_guess_at_are_refused() {
+        for query in ["q=%FF", "q=svc%zz", "q=svc%", "q=%2", "q=%+f", "%FF=1", "a=1&q=%C3", "q=%ED%A0%80"] {
+            let refused = check_encoding(query).expect_err(query);
+            assert_eq!(refused.code(), &ProblemCode::InvalidRequest, "{query}");
+        }
+        for query in ["q=%25", "q=caf%C3%A9", "q=a+b", "q=plain&page_size=10", "q=%7e%7E", ""] {
+            assert!(check_encoding(query).is_ok(), "{query}");
+        }
+        // Through the pairs every extractor reads.
+        let uri: Uri = "/a?page_size=%FF".parse().unwrap();
+        assert!(query_pairs(&uri).is_err());
+    }
+
+    #[test]
     fn pairs_read_in_place_match_the_decoded_pairs() {
         for uri in [
             "/a",
@@ -82,7 +125,7 @@ mod tests {
 
     #[test]
     fn escaped_pairs_are_decoded() {
-        for uri in ["/a?page%5Fsize=10", "/a?owner=a+b&tenant=n%C3%B6rth", "/a?x=%ZZ&y=%41"] {
+        for uri in ["/a?page%5Fsize=10", "/a?owner=a+b&tenant=n%C3%B6rth", "/a?x=%7a&y=%41"] {
             assert_eq!(read(uri), decoded_by_axum(uri), "{uri}");
         }
         assert_eq!(read("/a?page%5Fsize=1+0"), vec![("page_size".to_owned(), "1 0".to_owned())]);
