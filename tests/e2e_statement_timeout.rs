@@ -3,7 +3,7 @@
 //! with `Retry-After` once the `statement_timeout` passes, and so is one whose server stops
 //! answering altogether, once the client's deadline passes (the statement timeout plus a margin);
 //! neither hangs. A write cut short changes nothing (over MCP too, where the tool error says when
-//! to call again), the pool serves again afterwards, and a connection abandoned at the deadline
+//! to call again), and one whose COMMIT went out unconfirmed says its outcome is unknown, the pool serves again afterwards, and a connection abandoned at the deadline
 //! is closed, not handed to the next request. The bound is the URL's
 //! `options=-c statement_timeout=...` (10 s without one), refused at start-up (exit 2) when it is
 //! not a positive duration. A write the server rolls back for a concurrent one (a serialization
@@ -220,6 +220,9 @@ async fn without_one_in_the_url_the_statement_timeout_is_10_s_and_the_urls_optio
 struct Proxy {
     port: u16,
     silent: Arc<AtomicBool>,
+    /// When set, the proxy falls silent as the COMMIT of a write (a transaction that opened a
+    /// snapshot) passes: the server commits it, and its reply never comes.
+    silent_at_commit: Arc<AtomicBool>,
     /// How many connections the service has closed.
     closed: Arc<AtomicUsize>,
 }
@@ -229,15 +232,33 @@ impl Proxy {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let (silent, closed) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
-        let proxy = Proxy { port, silent: silent.clone(), closed: closed.clone() };
+        let silent_at_commit = Arc::new(AtomicBool::new(false));
+        let proxy =
+            Proxy { port, silent: silent.clone(), silent_at_commit: silent_at_commit.clone(), closed: closed.clone() };
         tokio::spawn(async move {
             while let Ok((service, _)) = listener.accept().await {
                 let Ok(upstream) = tokio::net::TcpStream::connect(server.clone()).await else { continue };
                 let (mut from_service, mut to_service) = service.into_split();
                 let (mut from_server, mut to_server) = upstream.into_split();
-                let closed = closed.clone();
+                let (closed, silent_at_commit, falls_silent) =
+                    (closed.clone(), silent_at_commit.clone(), silent.clone());
                 tokio::spawn(async move {
-                    let _ = tokio::io::copy(&mut from_service, &mut to_server).await;
+                    let has = |chunk: &[u8], text: &[u8]| chunk.windows(text.len()).any(|w| w == text);
+                    let mut buffer = vec![0; 16 * 1024];
+                    let mut writing = false;
+                    while let Ok(read @ 1..) = from_service.read(&mut buffer).await {
+                        let chunk = &buffer[..read];
+                        writing |= has(chunk, OPENS_SNAPSHOT);
+                        if writing && has(chunk, b"COMMIT\0") {
+                            writing = false;
+                            if silent_at_commit.load(Ordering::SeqCst) {
+                                falls_silent.store(true, Ordering::SeqCst);
+                            }
+                        }
+                        if to_server.write_all(chunk).await.is_err() {
+                            break;
+                        }
+                    }
                     closed.fetch_add(1, Ordering::SeqCst);
                 });
                 let silent = silent.clone();
@@ -258,8 +279,12 @@ impl Proxy {
     }
 }
 
-#[tokio::test]
-async fn a_server_that_stops_answering_is_cut_off_at_the_deadline_and_its_connection_closed() {
+/// The statement of every write that opens a snapshot, as the service sends it.
+const OPENS_SNAPSHOT: &[u8] = b"UPDATE meta SET value = $1 WHERE key = 'current'";
+
+/// The test server behind a [`Proxy`], and the URL of a fresh database through it with a
+/// statement timeout of one second.
+async fn through_a_proxy() -> (Proxy, String) {
     let url = e2e_support::postgres::fresh_database().await;
     let server: tokio_postgres::Config = url.parse().unwrap();
     let host = match &server.get_hosts()[0] {
@@ -271,6 +296,58 @@ async fn a_server_that_stops_answering_is_cut_off_at_the_deadline_and_its_connec
     let name = server.get_dbname().unwrap();
     // A short connect_timeout too: while the server is silent, new connections cannot be made either.
     let through = format!("postgres://{user}@127.0.0.1:{}/{name}?connect_timeout=2&{ONE_SECOND}", proxy.port);
+    (proxy, through)
+}
+
+/// An archive whose COMMIT the server applied but whose reply never came is not answered as one
+/// that changed nothing: a 503 with `"outcome": "unknown"` that says to read before sending it
+/// again, over REST and as an MCP tool error; the accounts are archived indeed.
+#[tokio::test]
+async fn an_archive_whose_commit_is_not_confirmed_says_its_outcome_is_unknown() {
+    let (proxy, through) = through_a_proxy().await;
+    let h = Harness::start(Config { db: Some(through.into()), ..config(300) }).await;
+    let inventory = h.get("/service-accounts?owner=none&page_size=500", "admin").await;
+    assert_eq!(inventory.body["complete"], true, "{:?}", inventory.body);
+    let ids = inventory.ids();
+    assert!(ids.len() >= 2, "enough unowned accounts");
+    let (rest, mcp) = (&ids[..1], &ids[1..2]);
+    let evidence = inventory.body["evidence"].clone();
+
+    proxy.silent_at_commit.store(true, Ordering::SeqCst);
+    let archive = json!({"ids": rest, "evidence": evidence});
+    let answer = within_hang("the archive", h.post("/service-accounts/archive", "admin", &archive)).await;
+    answer.assert_problem(503, "SERVICE_UNAVAILABLE");
+    assert_eq!(answer.body["outcome"], "unknown", "{:?}", answer.body);
+    let detail = answer.body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("it may have been made, or not"), "{detail}");
+    proxy.silent.store(false, Ordering::SeqCst);
+
+    let call = h.mcp_request(
+        "admin",
+        1,
+        "tools/call",
+        Some(ARCHIVE),
+        json!({"name": ARCHIVE, "arguments": {"ids": mcp, "evidence": evidence}}),
+    );
+    let answer = within_hang("the archive tool", h.answer(call)).await;
+    proxy.silent_at_commit.store(false, Ordering::SeqCst);
+    proxy.silent.store(false, Ordering::SeqCst);
+    assert_eq!(answer.body["result"]["isError"], true, "{answer:?}");
+    let text = answer.body["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("REFUSED (SERVICE_UNAVAILABLE): "), "{text}");
+    assert!(text.contains("The archive may have been applied, or not"), "{text}");
+    assert!(!text.contains("Nothing has been archived"), "{text}");
+
+    // The server did commit both.
+    for id in rest.iter().chain(mcp) {
+        let account = within_hang("a read", h.get(&format!("/service-accounts/{id}"), "admin")).await;
+        assert_eq!(account.body["archived"], true, "{id}: {:?}", account.body);
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_stops_answering_is_cut_off_at_the_deadline_and_its_connection_closed() {
+    let (proxy, through) = through_a_proxy().await;
     let h = Harness::start(Config { db: Some(through.into()), ..config(20) }).await;
     let list = "/service-accounts?page_size=5";
     assert_eq!(h.get(list, "admin").await.status, 200);

@@ -169,6 +169,9 @@ pub enum StoreError {
     /// The database cannot be reached now (no connection could be had, or the server closed or
     /// refused it): a passing outage rather than a fault of the request or of the service.
     Unavailable(String),
+    /// The database did not confirm a COMMIT that was sent (the deadline passed, or the
+    /// connection was lost, while it was in flight): the change may have been made or not.
+    OutcomeUnknown(String),
     /// The service is misconfigured.
     Config(String),
 }
@@ -189,6 +192,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Sql(e) => write!(f, "database error: {e}"),
             StoreError::Postgres(e) => write!(f, "database error: {e}"),
             StoreError::Unavailable(e) => write!(f, "database unavailable: {e}"),
+            StoreError::OutcomeUnknown(e) => write!(f, "outcome of a write unknown: {e}"),
             StoreError::Config(e) => write!(f, "configuration error: {e}"),
         }
     }

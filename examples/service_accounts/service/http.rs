@@ -99,8 +99,13 @@ pub async fn snapshot_retained(store: &Store, snapshot: Snapshot) -> Result<bool
     }
 }
 
+/// What a client is told of a write whose COMMIT the database did not confirm.
+pub const OUTCOME_UNKNOWN: &str = "The database did not confirm the change in time: it may have been made, or not. \
+     Read what it would have changed before sending it again.";
+
 /// The problem a store failure is answered with. A database that cannot be reached is a 503
-/// `SERVICE_UNAVAILABLE` with `Retry-After`, any other failure a 500 `INTERNAL`; neither says
+/// `SERVICE_UNAVAILABLE` with `Retry-After`, and so is a write whose COMMIT it did not confirm,
+/// which says `"outcome": "unknown"` (it may have been made); any other failure a 500 `INTERNAL`; neither says
 /// more than that to the client (the driver's text names databases, hosts and users, and is
 /// the same for every request, whoever sends it): the cause is logged at error level instead,
 /// inside the request's span.
@@ -118,6 +123,12 @@ pub fn store_problem(error: StoreError) -> Problem {
             .with_continuation(&completeness::Continuation::Restart {
                 reason: format!("snapshot {label} is no longer retained"),
             })
+        }
+        StoreError::OutcomeUnknown(cause) => {
+            tracing::error!(error = %cause, "a write's COMMIT was not confirmed; answering 503, outcome unknown");
+            refusal_saying(StatusCode::SERVICE_UNAVAILABLE, Some(OUTCOME_UNKNOWN))
+                .with_extension("outcome", "unknown")
+                .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
         }
         error if is_outage(&error) => {
             tracing::error!(error = %error, "the database cannot be reached; answering 503");

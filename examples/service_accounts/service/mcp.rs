@@ -595,7 +595,12 @@ impl InventoryTools {
                 // The approval request answers a refusal for the evidence alone: the options it
                 // gives (take the inventory again, ask for a wider credential) fix nothing else.
                 let guidance = approval_request(caller, &problem).unwrap_or_else(|| {
-                    format!("Nothing has been archived. {}", retry_guidance(&problem)).trim_end().to_owned()
+                    let done = if problem.extension("outcome").is_some_and(|outcome| outcome == "unknown") {
+                        "The archive may have been applied, or not: list the accounts again before calling again."
+                    } else {
+                        "Nothing has been archived."
+                    };
+                    format!("{done} {}", retry_guidance(&problem)).trim_end().to_owned()
                 });
                 tool_error(&problem, &guidance)
             }

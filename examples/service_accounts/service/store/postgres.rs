@@ -38,6 +38,8 @@
 //!   replica that seeds them): it is bounded by [`PREPARE_TIMEOUT`] (or the statement timeout
 //!   when longer), on the server and on the client alike.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use deadpool_postgres::{
@@ -150,6 +152,21 @@ tokio::task_local! {
     /// The statement timeout in force for the store operation being run, so that [`pg`] can say
     /// which bound a cancelled statement hit. Set by [`PgStore::within`].
     static STATEMENT_BOUND: Duration;
+    /// Set by [`commit`] once the operation being run has sent its COMMIT, so that
+    /// [`PgStore::within`] can tell a deadline that passed before it (nothing changed) from one
+    /// that passed while it was in flight (the change may have been made).
+    static COMMIT_SENT: Arc<AtomicBool>;
+}
+
+/// Commits `tx`. A failure the server reports (a serialization failure, a cancelled statement)
+/// means it rolled back: [`pg`]'s error. Any other, the connection lost before the reply, leaves
+/// the outcome unknown: [`StoreError::OutcomeUnknown`], never an outage that changed nothing.
+async fn commit(tx: deadpool_postgres::Transaction<'_>) -> Result<(), StoreError> {
+    let _ = COMMIT_SENT.try_with(|sent| sent.store(true, Ordering::SeqCst));
+    tx.commit().await.map_err(|error| match error.as_db_error() {
+        Some(_) => pg(error),
+        None => StoreError::OutcomeUnknown(format!("the connection failed while COMMIT was in flight: {error}")),
+    })
 }
 
 /// `duration` in seconds, as the messages say it ("10 s", "0.5 s").
@@ -432,7 +449,9 @@ impl PgStore {
     /// slowly: `work` is dropped where it stands, and the connection with it. It is taken out of
     /// the pool and closed rather than recycled, since the reply to the statement it was waiting
     /// for would come first on it, or never (the pool's recycling only checks that a connection
-    /// is not closed); closing it also ends its open transaction, if any, without a commit. The
+    /// is not closed); closing it also ends its open transaction, if any, without a commit,
+    /// unless its COMMIT was already sent: the server may have applied it, and the error says
+    /// so ([`StoreError::OutcomeUnknown`]) rather than that nothing changed. The
     /// pool makes a new connection for the next request. A connection whose statement the
     /// server cancelled is fine, by contrast: the error came back on it, and the transaction it
     /// was in is rolled back when dropped.
@@ -443,16 +462,23 @@ impl PgStore {
     ) -> Result<T, StoreError> {
         let mut client = self.client().await?;
         let deadline = limit + DEADLINE_MARGIN;
-        match tokio::time::timeout(deadline, STATEMENT_BOUND.scope(limit, work(&mut client))).await {
+        let sent = Arc::new(AtomicBool::new(false));
+        let bounded = COMMIT_SENT.scope(sent.clone(), STATEMENT_BOUND.scope(limit, work(&mut client)));
+        match tokio::time::timeout(deadline, bounded).await {
             Ok(done) => done,
             Err(_) => {
                 drop(Object::take(client));
-                Err(StoreError::Unavailable(format!(
+                let said = format!(
                     "PostgreSQL did not answer within {} (statement_timeout {} + {}); the connection was closed",
                     seconds(deadline),
                     seconds(limit),
                     seconds(DEADLINE_MARGIN)
-                )))
+                );
+                if sent.load(Ordering::SeqCst) {
+                    Err(StoreError::OutcomeUnknown(format!("{said} while its COMMIT was in flight")))
+                } else {
+                    Err(StoreError::Unavailable(said))
+                }
             }
         }
     }
@@ -646,7 +672,7 @@ impl AccountStore for PgStore {
             .map_err(pg)?;
             let seeded: i64 =
                 tx.query_one("SELECT value FROM meta WHERE key = 'seeded'", &[]).await.map_err(pg)?.get(0);
-            tx.commit().await.map_err(pg)?;
+            commit(tx).await?;
             Ok(u32::try_from(seeded).unwrap_or(0))
         })
         .await
@@ -675,7 +701,7 @@ impl AccountStore for PgStore {
                     .map_err(pg)?;
             }
             let grant = Self::grant_of(&tx, name).await?;
-            tx.commit().await.map_err(pg)?;
+            commit(tx).await?;
             Ok(grant)
         })
         .await
@@ -790,7 +816,7 @@ impl AccountStore for PgStore {
                 .get(0);
             let account = Account::created(new, number as u64);
             Self::insert_version(&tx, &account, snapshot).await?;
-            tx.commit().await.map_err(pg)?;
+            commit(tx).await?;
             Ok((account, snapshot))
         })
         .await
@@ -806,7 +832,7 @@ impl AccountStore for PgStore {
             account.owner = owner;
             Self::close_version(&tx, id, snapshot).await?;
             Self::insert_version(&tx, &account, snapshot).await?;
-            tx.commit().await.map_err(pg)?;
+            commit(tx).await?;
             Ok((account, snapshot))
         })
         .await
@@ -819,7 +845,7 @@ impl AccountStore for PgStore {
             let account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
             let snapshot = Self::open_snapshot(&tx, locked).await?;
             Self::close_version(&tx, id, snapshot).await?;
-            tx.commit().await.map_err(pg)?;
+            commit(tx).await?;
             Ok((account, snapshot))
         })
         .await
@@ -880,7 +906,7 @@ impl AccountStore for PgStore {
                 Self::close_version(&tx, &account.id, archived_at).await?;
                 Self::insert_version(&tx, account, archived_at).await?;
             }
-            tx.commit().await.map_err(pg)?;
+            commit(tx).await?;
             Ok((ArchiveOutcome::Archived(archived_at), targets))
         })
         .await
@@ -909,7 +935,7 @@ impl AccountStore for PgStore {
                 tx.execute("DELETE FROM snapshots WHERE number < $1", &[&oldest]).await.map_err(pg)?;
                 tx.execute("UPDATE meta SET value = $1 WHERE key = 'pruned_before'", &[&oldest]).await.map_err(pg)?;
             }
-            tx.commit().await.map_err(pg)?;
+            commit(tx).await?;
             Ok(oldest as u64)
         })
         .await
