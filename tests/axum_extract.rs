@@ -80,6 +80,36 @@ async fn a_body_not_declared_as_json_is_a_415_invalid_body_problem() {
     }
 }
 
+/// Nor is a body read as another than the client declared: two `Content-Type` fields (the
+/// first JSON), or a content coding this reader does not undo, are refused the same way.
+#[tokio::test]
+async fn a_body_declared_twice_or_coded_is_a_415_invalid_body_problem() {
+    let twice = Request::post("/accounts")
+        .header("content-type", "application/json")
+        .header("content-type", "text/plain")
+        .body(Body::from(GOOD))
+        .unwrap();
+    let (status, _, problem) = call(twice).await;
+    assert_eq!((status, problem["code"].as_str()), (415, Some("INVALID_BODY")), "{problem}");
+    assert!(problem["detail"].as_str().unwrap_or_default().contains("twice"), "{problem}");
+    for coding in ["gzip", "identity, br", "x-custom"] {
+        let coded = Request::post("/accounts")
+            .header("content-type", "application/json")
+            .header("content-encoding", coding)
+            .body(Body::from(GOOD))
+            .unwrap();
+        let (status, _, problem) = call(coded).await;
+        assert_eq!((status, problem["code"].as_str()), (415, Some("INVALID_BODY")), "{coding}: {problem}");
+        assert!(problem["detail"].as_str().unwrap_or_default().contains("Content-Encoding"), "{problem}");
+    }
+    let identity = Request::post("/accounts")
+        .header("content-type", "application/json")
+        .header("content-encoding", "Identity")
+        .body(Body::from(GOOD))
+        .unwrap();
+    assert_eq!(call(identity).await.0, 200);
+}
+
 #[tokio::test]
 async fn an_unreadable_query_is_a_400_invalid_request_problem() {
     for uri in ["/count?limit=abc", "/count?limit=-1", "/count?limit=99999999999"] {

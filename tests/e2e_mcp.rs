@@ -623,6 +623,7 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     let cases = [
         ("a body that is not JSON", post(Some(both), "application/json", b"{not json".to_vec()), 400, "INVALID_BODY"),
         ("a body that is not JSON at all", post(Some(both), "application/json", b"hello".to_vec()), 400, "INVALID_BODY"),
+        ("a number beyond a float", post(Some(both), "application/json", br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_service_accounts", "arguments": {"page_size": 1e400}}}"#.to_vec()), 400, "INVALID_BODY"),
         ("a body that is not typed JSON", post(Some(both), "text/plain", call.clone()), 415, "INVALID_BODY"),
         ("a body typed as something else", post(Some(both), "application/x-www-form-urlencoded", call.clone()), 415, "INVALID_BODY"),
         ("JSON that is not a JSON-RPC message", post(Some(both), "application/json", b"{\"a\": 1}".to_vec()), 400, "INVALID_BODY"),

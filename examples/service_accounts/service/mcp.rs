@@ -10,7 +10,8 @@
 //!    `REFUSED (CODE)` and ends with the RFC 9457 problem; nothing has changed. `page_size` and
 //!    `time_budget_ms` are read from their JSON text by the REST routes' own parsing, so any
 //!    number gets the REST answer: `-1` or `2.0` the same `INVALID_PAGE_SIZE` or
-//!    `INVALID_TIME_BUDGET`, `18446744073709551616` the same clamping. Only an archive refused
+//!    `INVALID_TIME_BUDGET`, `18446744073709551616` the same clamping (`1e400`, beyond a
+//!    float, is refused with the whole message, as unreadable JSON). Only an archive refused
 //!    for its evidence carries the approval request (what is missing, the options).
 //! 3. Arguments that cannot be read (a wrong JSON type, a missing or unknown member,
 //!    `arguments` that are not an object) and unknown tools are JSON-RPC invalid-params errors,

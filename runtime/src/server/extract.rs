@@ -6,7 +6,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use serde::de::DeserializeOwned;
@@ -53,8 +53,30 @@ pub(crate) async fn json_body_bytes<S: Send + Sync>(request: Request, state: &S)
 /// `application/*+json` type, with any parameters. A body sent as another type, or with no
 /// `Content-Type`, is the 415 `INVALID_BODY` problem rather than read as JSON anyway: a
 /// browser sends a `text/plain` form to another site without asking first, so a route that
-/// reads any body as JSON can be driven from another site with the user's cookies.
+/// reads any body as JSON can be driven from another site with the user's cookies. Nor is a
+/// body read as another than the client declared: one with two `Content-Type` fields (which
+/// one was meant is not ours to guess) or a `Content-Encoding` other than `identity` (this
+/// reader decodes none, and would read the coded bytes as JSON) is refused the same way.
 pub fn declared_json(headers: &HeaderMap) -> Result<(), Problem> {
+    let unsupported = |detail: String| {
+        Problem::new(ProblemCode::InvalidBody, detail).with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE.as_u16())
+    };
+    if headers.get_all(CONTENT_TYPE).iter().nth(1).is_some() {
+        return Err(unsupported(
+            "The request declares its body's media type twice (two `Content-Type` fields); send one, \
+             `Content-Type: application/json`."
+                .to_owned(),
+        ));
+    }
+    let coded = headers.get_all(CONTENT_ENCODING).iter().flat_map(|value| value.as_bytes().split(|b| *b == b','));
+    if let Some(coding) = coded
+        .map(|coding| String::from_utf8_lossy(coding).trim().to_owned())
+        .find(|coding| !coding.is_empty() && !coding.eq_ignore_ascii_case("identity"))
+    {
+        return Err(unsupported(format!(
+            "The request body is sent with `Content-Encoding: {coding}`, which this server does not decode; send it as plain JSON."
+        )));
+    }
     let declared = headers.get(CONTENT_TYPE).map(|value| value.to_str().unwrap_or("(not text)"));
     let essence = declared.and_then(|value| value.split(';').next()).map(|essence| essence.trim().to_ascii_lowercase());
     let json = essence.as_deref().and_then(|essence| essence.strip_prefix("application/"));
@@ -62,11 +84,9 @@ pub fn declared_json(headers: &HeaderMap) -> Result<(), Problem> {
         return Ok(());
     }
     let sent = declared.map_or("without a `Content-Type`".to_owned(), |value| format!("as `{value}`"));
-    Err(Problem::new(
-        ProblemCode::InvalidBody,
-        format!("The request body must be JSON, sent as `Content-Type: application/json`; it was sent {sent}."),
-    )
-    .with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE.as_u16()))
+    Err(unsupported(format!(
+        "The request body must be JSON, sent as `Content-Type: application/json`; it was sent {sent}."
+    )))
 }
 
 /// A JSON object whose members all have distinct names: a member named twice is an error.
