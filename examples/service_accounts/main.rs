@@ -54,6 +54,13 @@ async fn main() {
             });
         }
     };
+    let stop = match stop_requested() {
+        Ok(stop) => stop,
+        Err(error) => {
+            eprintln!("error: cannot listen for the signals that stop the service: {error}");
+            std::process::exit(1);
+        }
+    };
     let url = running.url();
     println!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)");
     println!("store: {store}");
@@ -77,11 +84,7 @@ async fn main() {
     println!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'");
     println!("  cargo run --example cleanup_agent -- --transport mcp --server {url} --token north");
     tokio::select! {
-        signal = stop_requested() => {
-            if let Err(error) = signal {
-                eprintln!("error: {error}");
-            }
-        }
+        () = stop => {}
         error = running.failed() => {
             eprintln!("error: {error}");
             std::process::exit(1);
@@ -90,21 +93,28 @@ async fn main() {
     let _ = running.stop().await;
 }
 
-/// Resolves when the process is asked to stop: Ctrl-C (SIGINT) or, on Unix, SIGTERM, the signal
-/// `kill`, systemd and Kubernetes stop a process with. Either way the service stops cleanly: it
-/// answers the requests in flight and, on PostgreSQL, checks out of the replicas table.
-async fn stop_requested() -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut terminate = signal(SignalKind::terminate())?;
+/// Listens, from now on, for the process being asked to stop: Ctrl-C (SIGINT) or, on Unix,
+/// SIGTERM, the signal `kill`, systemd and Kubernetes stop a process with; the future resolves
+/// on the first. Either way the service stops cleanly: it answers the requests in flight and,
+/// on PostgreSQL, checks out of the replicas table. Called before the banner, so that a signal
+/// sent as soon as the banner is read is not met by the default action (death, no check-out).
+#[cfg(unix)]
+fn stop_requested() -> std::io::Result<impl Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
         tokio::select! {
-            interrupted = tokio::signal::ctrl_c() => interrupted,
-            _ = terminate.recv() => Ok(()),
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    {
-        tokio::signal::ctrl_c().await
-    }
+    })
+}
+
+/// Ctrl-C, elsewhere than on Unix.
+#[cfg(not(unix))]
+fn stop_requested() -> std::io::Result<impl Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
