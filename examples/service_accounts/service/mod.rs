@@ -67,6 +67,8 @@ pub struct Running {
     stop: Option<oneshot::Sender<()>>,
     mcp_sessions: CancellationToken,
     server: JoinHandle<std::io::Result<()>>,
+    /// Ends the background tasks between two rounds (a round in progress finishes first).
+    chores_stop: CancellationToken,
     chores: Vec<JoinHandle<()>>,
 }
 
@@ -93,8 +95,12 @@ impl Running {
             let _ = stop.send(());
         }
         self.mcp_sessions.cancel();
-        for chore in &self.chores {
-            chore.abort();
+        // Each background task ends after its round in progress: a check-in still on its way
+        // would otherwise land after the check-out below, and the others would count this
+        // replica as live for another 30 s.
+        self.chores_stop.cancel();
+        for chore in std::mem::take(&mut self.chores) {
+            let _ = chore.await;
         }
         let served = (&mut self.server).await.unwrap_or(Ok(()));
         if let Err(error) = self.state.store.check_out(&self.state.replica.replica).await {
@@ -157,19 +163,22 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
             })
             .await
     });
-    let chores = vec![spawn_source_refresh(state.clone()), spawn_pruner(state.clone())];
-    Ok(Running { addr, state, stop: Some(stop), mcp_sessions, server, chores })
+    let chores_stop = CancellationToken::new();
+    let chores = vec![
+        spawn_source_refresh(state.clone(), chores_stop.clone()),
+        spawn_pruner(state.clone(), chores_stop.clone()),
+    ];
+    Ok(Running { addr, state, stop: Some(stop), mcp_sessions, server, chores_stop, chores })
 }
 
 /// The search copies' refresh, every `audit_refresh`: the lagging `audit` index copies the
 /// accounts table, and so does every write-through copy that missed a write.
-fn spawn_source_refresh(state: AppState) -> JoinHandle<()> {
+fn spawn_source_refresh(state: AppState, stop: CancellationToken) -> JoinHandle<()> {
     let every = state.config.audit_refresh;
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
         ticks.tick().await;
-        loop {
-            ticks.tick().await;
+        while next_round(&mut ticks, &stop).await {
             let indexing = state.clone();
             let round = tokio::spawn(async move { indexing.refresh_sources().await }).await;
             chore("source refresh", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
@@ -179,12 +188,11 @@ fn spawn_source_refresh(state: AppState) -> JoinHandle<()> {
 
 /// Drops snapshots older than the retention (and the row versions only they could see), and
 /// checks this replica in with the others ([`state::Service::check_in`]).
-fn spawn_pruner(state: AppState) -> JoinHandle<()> {
+fn spawn_pruner(state: AppState, stop: CancellationToken) -> JoinHandle<()> {
     let every = (state.config.snapshot_retention / 2).clamp(Duration::from_millis(50), Duration::from_secs(5));
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
-        loop {
-            ticks.tick().await;
+        while next_round(&mut ticks, &stop).await {
             // Run as its own task so a panic in the round is reported by `chore`, not fatal to the loop.
             let pruning = state.clone();
             let round = tokio::spawn(async move {
@@ -195,6 +203,15 @@ fn spawn_pruner(state: AppState) -> JoinHandle<()> {
             chore("snapshot pruner", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })
+}
+
+/// Waits for a background task's next tick: true then, false once `stop` is cancelled.
+async fn next_round(ticks: &mut tokio::time::Interval, stop: &CancellationToken) -> bool {
+    tokio::select! {
+        biased;
+        () = stop.cancelled() => false,
+        _ = ticks.tick() => true,
+    }
 }
 
 /// Runs one round of a background task. A failure or a panic is reported on stderr and the
