@@ -100,8 +100,17 @@ pub async fn snapshot_retained(store: &Store, snapshot: Snapshot) -> Result<bool
 }
 
 /// What a client is told of a write whose COMMIT the database did not confirm.
-pub const OUTCOME_UNKNOWN: &str = "The database did not confirm the change in time: it may have been made, or not. \
+const OUTCOME_UNKNOWN: &str = "The database did not confirm the change in time: it may have been made, or not. \
      Read what it would have changed before sending it again.";
+
+/// The problem member that marks a write whose outcome is unknown (`"outcome": "unknown"`).
+const OUTCOME: &str = "outcome";
+
+/// True for the problem of a write the database may have applied ([`store_problem`] of
+/// [`StoreError::OutcomeUnknown`]), which a client must not be told changed nothing.
+pub fn outcome_unknown(problem: &Problem) -> bool {
+    problem.extension(OUTCOME).is_some_and(|outcome| outcome == "unknown")
+}
 
 /// The problem a store failure is answered with. A database that cannot be reached is a 503
 /// `SERVICE_UNAVAILABLE` with `Retry-After`, and so is a write whose COMMIT it did not confirm,
@@ -127,7 +136,7 @@ pub fn store_problem(error: StoreError) -> Problem {
         StoreError::OutcomeUnknown(cause) => {
             tracing::error!(error = %cause, "a write's COMMIT was not confirmed; answering 503, outcome unknown");
             refusal_saying(StatusCode::SERVICE_UNAVAILABLE, Some(OUTCOME_UNKNOWN))
-                .with_extension("outcome", "unknown")
+                .with_extension(OUTCOME, "unknown")
                 .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
         }
         error if is_outage(&error) => {

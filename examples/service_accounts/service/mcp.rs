@@ -79,7 +79,7 @@ use super::inventory::{self, CountServiceAccountsReason, InventoryQuery, ListSer
 use super::search::{self, SearchReason};
 use super::seed::TENANTS;
 use super::state::AppState;
-use super::{openapi, refusals, routes, telemetry};
+use super::{http, openapi, refusals, routes, telemetry};
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -596,7 +596,7 @@ impl InventoryTools {
                 // The approval request answers a refusal for the evidence alone: the options it
                 // gives (take the inventory again, ask for a wider credential) fix nothing else.
                 let guidance = approval_request(caller, &problem).unwrap_or_else(|| {
-                    let done = if problem.extension("outcome").is_some_and(|outcome| outcome == "unknown") {
+                    let done = if http::outcome_unknown(&problem) {
                         "The archive may have been applied, or not: list the accounts again before calling again."
                     } else {
                         "Nothing has been archived."
