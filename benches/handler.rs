@@ -126,6 +126,7 @@ fn main() {
             .route_layer(middleware::from_fn(service::routes::writes_take_path_and_json))
             .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate))
             .route_layer(middleware::map_response(service::routes::challenge)),
+        state.config.read_timeout,
     ))
     .with_state(state);
     let listed = "/service-accounts?page_size=100";

@@ -34,6 +34,8 @@ fn every_flag_of_the_design_parses_into_the_configuration() {
         "legacy",
         "--slow-source",
         "audit=900",
+        "--read-timeout",
+        "5",
         "--demo",
     ])
     .unwrap()
@@ -47,6 +49,7 @@ fn every_flag_of_the_design_parses_into_the_configuration() {
     assert_eq!(config.max_page_size, 40);
     assert!(config.fails("legacy") && !config.fails("audit"));
     assert_eq!(config.delay_of("audit"), Duration::from_millis(900));
+    assert_eq!(config.read_timeout, Duration::from_secs(5));
     assert!(config.demo);
     let defaults = parse(&[]).unwrap().unwrap();
     assert_eq!(
@@ -64,6 +67,8 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--fail-source", "mainframe"], "unknown source"),
         (&["--slow-source", "audit"], "NAME=MS"),
         (&["--result-limit", "0"], "at least 1"),
+        (&["--read-timeout", "0"], "--read-timeout must be at least 1"),
+        (&["--read-timeout", "-1"], "--read-timeout: '-1' is not a non-negative number"),
         (&["--addr"], "needs a value"),
         // An empty `--db` (a script that printed nothing) never falls back to a throwaway database.
         (&["--db", ""], "no database named"),

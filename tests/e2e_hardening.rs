@@ -217,6 +217,75 @@ async fn a_chunked_body_over_the_limit_is_a_413_problem_too() {
 }
 }
 
+/// A client that stops sending is cut off, however far it got, and nothing it began is done:
+/// a connection that has not sent a whole request head within the read timeout is closed
+/// without an answer (a new one, one halfway through its head, one kept alive after an
+/// answer); a body that stops halfway is a 408 `REQUEST_TIMEOUT` problem, over REST and MCP,
+/// and the write it carried is not made. A client that is slow but keeps within the timeout,
+/// and a handler slower than it, are served.
+#[tokio::test]
+async fn a_client_that_stops_sending_is_cut_off_and_what_it_began_is_not_done() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let slow_audit = vec![("audit".to_owned(), Duration::from_millis(1_500))];
+    let h =
+        Harness::start(Config { read_timeout: Duration::from_secs(1), slow_sources: slow_audit, ..config(5) }).await;
+    let addr = h.running.addr;
+    // Everything the server sends on a connection that sends `parts` (a pause before each
+    // after the first) and then waits, up to the server closing it.
+    let exchange = |parts: Vec<String>, pause: Duration| async move {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        for (n, part) in parts.iter().enumerate() {
+            if n > 0 {
+                tokio::time::sleep(pause).await;
+            }
+            stream.write_all(part.as_bytes()).await.unwrap();
+        }
+        let mut answer = Vec::new();
+        let closed = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answer)).await;
+        assert!(closed.is_ok(), "the server still holds a connection that sent {parts:?} after 30 s");
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    let head = |method: &str, path: &str, more: &str| {
+        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer admin\r\n{more}")
+    };
+
+    // No request head, or half of one: closed, without an answer.
+    assert_eq!(exchange(vec![String::new()], Duration::ZERO).await, "");
+    assert_eq!(exchange(vec![head("GET", "/service-accounts", "")], Duration::ZERO).await, "");
+    // A connection kept alive after its answer is closed once it idles past the timeout.
+    let kept = exchange(vec![head("GET", "/service-accounts/count", "\r\n")], Duration::ZERO).await;
+    assert!(kept.starts_with("HTTP/1.1 200 "), "{kept}");
+    assert_eq!(kept.matches("HTTP/1.1 ").count(), 1, "{kept}");
+
+    // A body that stops halfway: 408 before any handler runs, so nothing is created.
+    let json = "Content-Type: application/json\r\nContent-Length: 64\r\n\r\n";
+    let half =
+        exchange(vec![head("POST", "/service-accounts", json) + r#"{"name": "svc-half", "tenant""#], Duration::ZERO)
+            .await;
+    assert!(half.starts_with("HTTP/1.1 408 "), "{half}");
+    assert!(half.contains("content-type: application/problem+json"), "{half}");
+    assert!(half.contains(r#""code":"REQUEST_TIMEOUT""#), "{half}");
+    let mcp = format!("Accept: application/json, text/event-stream\r\n{json}");
+    let half = exchange(vec![head("POST", "/mcp", &mcp) + r#"{"jsonrpc": "2.0", "id": 1"#], Duration::ZERO).await;
+    assert!(half.starts_with("HTTP/1.1 408 ") && half.contains(r#""code":"REQUEST_TIMEOUT""#), "{half}");
+    let listed = h.get("/service-accounts?page_size=500", "admin").await;
+    assert_eq!(listed.status, 200, "{:?}", listed.body);
+    assert_eq!(listed.body["complete"], true, "{:?}", listed.body);
+    assert_eq!(listed.ids().len(), 5, "the half-sent account was not created: {:?}", listed.body);
+
+    // Slow but within the timeout, at each step: served.
+    let body = r#"{"name": "svc-slow", "tenant": "east"}"#;
+    let length = format!("Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    let pause = Duration::from_millis(300);
+    let slow =
+        exchange(vec![head("POST", "/service-accounts", ""), length, "\r\n".to_owned(), body.to_owned()], pause).await;
+    assert!(slow.starts_with("HTTP/1.1 201 "), "{slow}");
+    // A handler slower than the timeout (the audit index answers after 1.5 s) is not cut.
+    let searched = h.get("/search?q=svc&time_budget_ms=5000", "admin").await;
+    assert_eq!(searched.status, 200, "{:?}", searched.body);
+    assert!(searched.body["incomplete_reasons"].as_array().is_some_and(Vec::is_empty), "{:?}", searched.body);
+}
+
 e2e_support::both_backends! {
 #[tokio::test]
 async fn input_rules_are_consistent() {
@@ -306,6 +375,7 @@ async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_a
         (&["--accounts", "4000000000"], "--accounts"),
         (&["--max-page-size", "4294967295"], "--max-page-size"),
         (&["--slow-source", "audit=18446744073709551615"], "--slow-source"),
+        (&["--read-timeout", "3601"], "--read-timeout"),
     ] {
         let refused = Config::from_args(args.iter().map(|a| (*a).to_owned())).unwrap_err();
         assert!(refused.contains(says) && refused.contains("largest accepted"), "{args:?}: {refused}");
@@ -319,6 +389,10 @@ async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_a
     let unbounded = Config { result_limit: usize::MAX, ..config(5) };
     let refused = e2e_support::service::start(unbounded).await.err().expect("refused");
     assert!(matches!(&refused, e2e_support::service::StartError::Config(m) if m.contains("--result-limit")), "{refused}");
+    for read_timeout in [Duration::ZERO, Duration::from_secs(limits::READ_TIMEOUT_SECS + 1)] {
+        let refused = e2e_support::service::start(Config { read_timeout, ..config(5) }).await.err().expect("refused");
+        assert!(matches!(&refused, e2e_support::service::StartError::Config(m) if m.contains("--read-timeout")), "{refused}");
+    }
 
     // The largest accepted values serve, search and prune without overflowing.
     let largest = Config {

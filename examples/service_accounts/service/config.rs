@@ -43,6 +43,9 @@ pub struct Config {
     pub max_time_budget: Duration,
     /// How long an evidence token stays valid.
     pub evidence_ttl: Duration,
+    /// How long a client has to send a request head, from the moment its connection opens or
+    /// its last answer was sent, and then again for the body (`--read-timeout SECS`).
+    pub read_timeout: Duration,
     /// Run the cleanup-agent tour against the service and exit (`--demo`).
     pub demo: bool,
     /// The cursor and evidence key ring; when `None`, `COMPLETENESS_CURSOR_KEYS` or a fresh one.
@@ -70,6 +73,8 @@ pub mod limits {
     pub const PAGE_SIZE: u32 = 10_000;
     /// `--slow-source NAME=MS`, in milliseconds: ten minutes.
     pub const DELAY_MS: u64 = 600_000;
+    /// `--read-timeout`, in seconds: an hour.
+    pub const READ_TIMEOUT_SECS: u64 = 3600;
 }
 
 /// The sources the service knows: the three search sources and the `usage` source.
@@ -92,6 +97,7 @@ impl Default for Config {
             default_time_budget: Duration::from_millis(2_000),
             max_time_budget: Duration::from_millis(30_000),
             evidence_ttl: Duration::from_secs(300),
+            read_timeout: Duration::from_secs(30),
             demo: false,
             cursor_keys: None,
             keys_file: None,
@@ -114,6 +120,8 @@ usage: service_accounts [flags]
   --snapshot-retention SECS   how long superseded snapshots stay readable (default 900, at most a year)
   --result-limit N            search result cap (default 50, at most 10000)
   --max-page-size N           largest page size (default 500, at most 10000)
+  --read-timeout SECS         time a client has to send a request's head, then its body; an idle
+                              connection is closed after it too (default 30, at most 3600)
   --fail-source NAME          make a source fail: directory, audit, legacy or usage (repeatable)
   --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms; at most 600000)
   --log-format FORMAT         request log and events on stderr: human (default) or json;
@@ -196,6 +204,10 @@ impl Config {
                         at_most(&flag, positive(&flag, &value()?)?, u64::from(limits::PAGE_SIZE))? as u32;
                     config.default_page_size = config.default_page_size.min(config.max_page_size);
                 }
+                "--read-timeout" => {
+                    config.read_timeout =
+                        Duration::from_secs(at_most(&flag, positive(&flag, &value()?)?, limits::READ_TIMEOUT_SECS)?);
+                }
                 "--log-format" => config.log_format = LogFormat::parse(&value()?)?,
                 "--faults" => config.faults = Some(value()?.parse().map_err(|e| format!("--faults: {e}"))?),
                 "--fail-source" => config.fail_sources.push(source_name(&value()?)?),
@@ -229,6 +241,7 @@ impl Config {
             ("evidence lifetime", secs(self.evidence_ttl), limits::RETENTION_SECS),
             ("audit refresh", secs(self.audit_refresh), limits::RETENTION_SECS),
             ("time budget", secs(self.max_time_budget), limits::RETENTION_SECS),
+            ("--read-timeout", secs(self.read_timeout), limits::READ_TIMEOUT_SECS),
         ];
         for (name, value, max) in checks {
             at_most(name, value, max)?;
@@ -242,6 +255,9 @@ impl Config {
         }
         if self.audit_refresh.is_zero() || self.cursor_ttl.is_zero() || self.evidence_ttl.is_zero() {
             return Err("the audit refresh, cursor and evidence lifetimes must be positive".to_owned());
+        }
+        if self.read_timeout.is_zero() {
+            return Err("--read-timeout must be positive".to_owned());
         }
         Ok(())
     }

@@ -37,7 +37,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::header::{ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::request::Parts;
@@ -51,7 +51,6 @@ use completeness::{
     Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, ReasonCode, Relation, RequireComplete, TimeBudget,
     WarningCode,
 };
-use futures_util::StreamExt;
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult, ConstString, CustomRequest,
     CustomResult, ErrorCode, Implementation, JsonObject, ListToolsRequestMethod, ListToolsResult,
@@ -313,7 +312,7 @@ async fn members_given_once(request: Request, next: Next) -> Response {
         return next.run(request).await;
     }
     let (mut parts, body) = request.into_parts();
-    let bytes = match read_body(body).await {
+    let bytes = match refusals::read_body(body).await {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
@@ -324,23 +323,6 @@ async fn members_given_once(request: Request, next: Next) -> Response {
         parts.extensions.insert(numbers);
     }
     next.run(Request::from_parts(parts, Body::from(bytes))).await
-}
-
-/// The whole body, refused with 413 beyond [`refusals::MAX_BODY_BYTES`] however it is framed.
-async fn read_body(body: Body) -> Result<Bytes, Response> {
-    let mut stream = body.into_data_stream();
-    let mut bytes = Vec::new();
-    while let Some(chunk) = stream.next().await {
-        let Ok(chunk) = chunk else {
-            let unread = "The request body could not be read to its end.";
-            return Err(refusals::refusal_saying(StatusCode::BAD_REQUEST, Some(unread)).into_response());
-        };
-        if bytes.len() + chunk.len() > refusals::MAX_BODY_BYTES {
-            return Err(refusals::refusal(StatusCode::PAYLOAD_TOO_LARGE).into_response());
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(Bytes::from(bytes))
 }
 
 /// A member named twice in one object of a message.

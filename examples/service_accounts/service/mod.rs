@@ -19,6 +19,7 @@ pub mod replicas;
 pub mod routes;
 pub mod search;
 pub mod seed;
+pub mod serve;
 pub mod sources;
 pub mod state;
 pub mod store;
@@ -66,7 +67,7 @@ pub struct Running {
     pub state: AppState,
     stop: Option<oneshot::Sender<()>>,
     mcp_sessions: CancellationToken,
-    server: JoinHandle<std::io::Result<()>>,
+    server: JoinHandle<()>,
     /// Ends the background tasks between two rounds (a round in progress finishes first).
     chores_stop: CancellationToken,
     chores: Vec<JoinHandle<()>>,
@@ -82,8 +83,7 @@ impl Running {
     /// then exits with it rather than idling without a server.
     pub async fn failed(&mut self) -> std::io::Error {
         match (&mut self.server).await {
-            Ok(Err(error)) => error,
-            Ok(Ok(())) => std::io::Error::other("the server stopped"),
+            Ok(()) => std::io::Error::other("the server stopped"),
             Err(error) => std::io::Error::other(format!("the server task ended: {error}")),
         }
     }
@@ -102,7 +102,8 @@ impl Running {
         for chore in std::mem::take(&mut self.chores) {
             let _ = chore.await;
         }
-        let served = (&mut self.server).await.unwrap_or(Ok(()));
+        let served =
+            (&mut self.server).await.map_err(|error| std::io::Error::other(format!("the server task ended: {error}")));
         if let Err(error) = self.state.store.check_out(&self.state.replica.replica).await {
             eprintln!("replica check-out: {error}; the other replicas forget this one within {:?}", replicas::ALIVE);
         }
@@ -152,17 +153,10 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         TcpListener::bind(addr).await.map_err(|e| StartError::Failed(format!("could not listen on {addr}: {e}")))?;
     let addr = listener.local_addr().map_err(|e| StartError::Failed(e.to_string()))?;
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(async move {
-        // Without Nagle's delay: an MCP answer is an event stream written in several small chunks.
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
-    });
+    let read_timeout = state.config.read_timeout;
+    let server = tokio::spawn(serve::serve(listener, router, read_timeout, async move {
+        let _ = stopped.await;
+    }));
     let chores_stop = CancellationToken::new();
     let chores = vec![
         spawn_source_refresh(state.clone(), chores_stop.clone()),

@@ -250,7 +250,7 @@ fn transport(problems: &mut Problems, body: bool) {
     for (status, code, _) in refusals::REFUSALS {
         let applies = match status {
             414 | 431 => true,
-            413 | 415 => body,
+            408 | 413 | 415 => body,
             _ => false,
         };
         if applies {

@@ -1,7 +1,8 @@
 //! Refusals made outside the handlers, each answered as an RFC 9457 problem with a stable code.
 //!
 //! - [`limits`] enforces the request limits below hyper's own, so an oversized URI, header
-//!   block or body is refused here, with a problem body, before hyper would refuse it without one.
+//!   block or body is refused here, with a problem body, before hyper would refuse it without one;
+//!   and it reads the body whole, within the read timeout, before anything else runs.
 //! - [`as_problem`] turns any other error response that is not a problem yet (an axum
 //!   extractor's plain-text rejection, a fallback) into one, keyed by its status in [`REFUSALS`].
 //! - [`around`] puts both, and axum's body limit, around a router.
@@ -10,9 +11,14 @@
 //! code runs, a request line whose URI is longer than 65,534 bytes (414), a request head larger
 //! than its read buffer (about 400 KiB) or with more than 100 headers (431), a request whose
 //! body length cannot be read (a `Content-Length` that is not a number, or two that differ: 400),
-//! and a request that is not HTTP at all (400). Every request within those bounds gets a problem.
+//! and a request that is not HTTP at all (400); and it closes, without an answer, a connection
+//! that has not sent a whole request head within the read timeout ([`super::serve`]). Every
+//! request within those bounds gets a problem.
+
+use std::time::Duration;
 
 use axum::Router;
+use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
@@ -20,6 +26,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::server::response::PROBLEM_JSON;
 use completeness::{Problem, ProblemCode};
+use futures_util::StreamExt;
 
 /// The longest request target (path and query) served, in bytes.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
@@ -34,7 +41,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// 503 of a database outage, which [`super::http::store_problem`] answers wherever the store is
 /// read, authentication included): the one table both [`as_problem`] and the OpenAPI document
 /// read.
-pub const REFUSALS: [(u16, &str, &str); 10] = [
+pub const REFUSALS: [(u16, &str, &str); 11] = [
     (400, "INVALID_REQUEST", "The request could not be read."),
     (403, "FORBIDDEN", "This request is not allowed here."),
     (404, "NOT_FOUND", "No such route. See /openapi.json for the routes this service serves."),
@@ -43,6 +50,11 @@ pub const REFUSALS: [(u16, &str, &str); 10] = [
         406,
         "NOT_ACCEPTABLE",
         "The answer cannot be given in a media type the request accepts; /mcp needs `Accept: application/json, text/event-stream`.",
+    ),
+    (
+        408,
+        "REQUEST_TIMEOUT",
+        "The request body did not arrive in full within the read timeout; nothing was done. Send the request again, whole.",
     ),
     (413, "INVALID_BODY", "The request body is larger than 65536 bytes."),
     (414, "URI_TOO_LONG", "The request target is longer than 8192 bytes."),
@@ -53,9 +65,10 @@ pub const REFUSALS: [(u16, &str, &str); 10] = [
 
 /// The titles of the problem codes of this service's own in [`REFUSALS`]; a code the runtime
 /// knows has the runtime's title.
-const OWN_TITLES: [(&str, &str); 5] = [
+const OWN_TITLES: [(&str, &str); 6] = [
     ("METHOD_NOT_ALLOWED", "Method not allowed"),
     ("NOT_ACCEPTABLE", "Not acceptable"),
+    ("REQUEST_TIMEOUT", "Request timeout"),
     ("URI_TOO_LONG", "Request target too long"),
     ("HEADERS_TOO_LARGE", "Request headers too large"),
     ("SERVICE_UNAVAILABLE", "Service unavailable"),
@@ -87,19 +100,22 @@ pub fn refusal_saying(status: StatusCode, also: Option<&str>) -> Problem {
     }
 }
 
-/// `router` behind the refusals: [`limits`] first, then every error response below it
-/// answered [`as_problem`], and a body read cut at [`MAX_BODY_BYTES`].
-pub fn around<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
+/// `router` behind the refusals: [`limits`] first (the body given `read_timeout` to arrive),
+/// then every error response below it answered [`as_problem`], and a body read cut at
+/// [`MAX_BODY_BYTES`].
+pub fn around<S: Clone + Send + Sync + 'static>(router: Router<S>, read_timeout: Duration) -> Router<S> {
     router
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::map_response(as_problem))
-        .layer(middleware::from_fn(limits))
+        .layer(middleware::from_fn(move |request: Request, next: Next| limits(request, next, read_timeout)))
 }
 
 /// Refuses a request over [`MAX_URI_BYTES`], [`MAX_HEADER_BYTES`] or (by its
-/// `Content-Length`) [`MAX_BODY_BYTES`]; a body without a length is cut at the same size
-/// when it is read.
-pub async fn limits(request: Request, next: Next) -> Response {
+/// `Content-Length`) [`MAX_BODY_BYTES`], then reads its body whole: 413 beyond
+/// [`MAX_BODY_BYTES`] however it is framed, 408 `REQUEST_TIMEOUT` when it has not arrived
+/// within `read_timeout`. Nothing below runs on a body that is not all there, so a client that
+/// stops sending halfway holds no handler, database connection or lock while it waits.
+pub async fn limits(request: Request, next: Next, read_timeout: Duration) -> Response {
     let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
     let headers: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len()).sum();
     let declared_body = request
@@ -117,7 +133,31 @@ pub async fn limits(request: Request, next: Next) -> Response {
     if declared_body > MAX_BODY_BYTES as u64 {
         return refusal(StatusCode::PAYLOAD_TOO_LARGE).into_response();
     }
-    next.run(request).await
+    let (parts, body) = request.into_parts();
+    let bytes = match tokio::time::timeout(read_timeout, read_body(body)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(refused)) => return refused,
+        Err(_) => return refusal(StatusCode::REQUEST_TIMEOUT).into_response(),
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// The whole body, refused with 413 beyond [`MAX_BODY_BYTES`] however it is framed, and with
+/// 400 when the connection breaks off before its end.
+pub async fn read_body(body: Body) -> Result<Bytes, Response> {
+    let mut stream = body.into_data_stream();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else {
+            let unread = "The request body could not be read to its end.";
+            return Err(refusal_saying(StatusCode::BAD_REQUEST, Some(unread)).into_response());
+        };
+        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(refusal(StatusCode::PAYLOAD_TOO_LARGE).into_response());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(bytes))
 }
 
 /// Replaces the body of an error response that is not JSON yet with the problem of its

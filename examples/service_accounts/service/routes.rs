@@ -98,5 +98,6 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         Some(schedule) => router.layer(FaultLayer::new(schedule)),
         None => router,
     };
-    telemetry::request_log(refusals::around(router)).with_state(state)
+    let read_timeout = state.config.read_timeout;
+    telemetry::request_log(refusals::around(router, read_timeout)).with_state(state)
 }
