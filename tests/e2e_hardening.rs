@@ -135,6 +135,20 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
     assert!(allow.contains("GET") && allow.contains("PATCH") && allow.contains("DELETE"), "Allow: {allow}");
     // A path parameter that is not UTF-8: axum's own rejection, answered as a problem.
     h.get("/service-accounts/%FF%FE", "admin").await.assert_problem(400, "INVALID_REQUEST");
+
+    // HTTP/1.1 needs exactly one `Host` that is a host (RFC 9112 §3.2); HTTP/1.0 may leave it out.
+    let count = |version: &str, host: &str| {
+        format!("GET /service-accounts/count {version}\r\n{host}Authorization: Bearer admin\r\nConnection: close\r\n\r\n")
+    };
+    for host in ["", "Host: localhost\r\nHost: evil.example\r\n", "Host: \r\n", "Host: a b\r\n", "Host: user@localhost\r\n"] {
+        let (status, answer) = h.raw(&count("HTTP/1.1", host)).await;
+        assert!(status.starts_with("HTTP/1.1 400 "), "{host:?}: {status}");
+        assert!(answer.contains(r#""code":"INVALID_REQUEST""#) && answer.contains("`Host`"), "{host:?}: {answer}");
+    }
+    for (version, host) in [("HTTP/1.1", "Host: localhost:1\r\n"), ("HTTP/1.1", "Host: [::1]\r\n"), ("HTTP/1.0", "")] {
+        let (status, answer) = h.raw(&count(version, host)).await;
+        assert!(status.starts_with(&format!("{version} 200 ")), "{version} {host:?}: {status} {answer}");
+    }
 }
 }
 

@@ -645,6 +645,7 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         ("an https Origin of this host", post(Some(both), "application/json", call.clone()).header("origin", format!("https://{authority}")), 403, "FORBIDDEN"),
         ("the Origin of a sandboxed page", post(Some(both), "application/json", call.clone()).header("origin", "null"), 403, "FORBIDDEN"),
         ("an Origin that is not one", post(Some(both), "application/json", call.clone()).header("origin", "evil"), 403, "FORBIDDEN"),
+        ("two Origins, the first this server's", post(Some(both), "application/json", call.clone()).header("origin", format!("http://{authority}")).header("origin", "http://evil.example"), 403, "FORBIDDEN"),
         ("a GET from another site", h.request(reqwest::Method::GET, "/mcp").bearer_auth("admin").header("accept", "text/event-stream").header("origin", "http://evil.example"), 403, "FORBIDDEN"),
         ("a DELETE from another site", h.request(reqwest::Method::DELETE, "/mcp").bearer_auth("admin").header("mcp-session-id", "gone").header("origin", "http://evil.example"), 403, "FORBIDDEN"),
     ];

@@ -187,13 +187,15 @@ fn declares_json(headers: &HeaderMap) -> bool {
 /// MCP's streamable HTTP transport: a server must validate `Origin`, so that a page of another
 /// site cannot call it from a browser. A request without `Origin` (a client that is not a
 /// browser) passes, and so does a same-origin one: `http://` and the authority of its own
-/// `Host`, which rmcp checks against [`allowed_hosts`]. Any other `Origin` (`null` included)
-/// is refused with 403 `FORBIDDEN`, as a foreign `Host` is, before anything runs.
+/// `Host`, which rmcp checks against [`allowed_hosts`]. Any other `Origin` (`null` included),
+/// or two of them (one request comes from one page), is refused with 403 `FORBIDDEN`, as a
+/// foreign `Host` is, before anything runs.
 async fn same_origin_only(request: Request, next: Next) -> Response {
-    if let Some(origin) = request.headers().get(ORIGIN) {
+    let mut origins = request.headers().get_all(ORIGIN).iter();
+    if let Some(origin) = origins.next() {
         let host = request.headers().get(HOST).and_then(|host| host.to_str().ok()).map(str::to_owned);
         let host = host.or_else(|| request.uri().authority().map(|authority| authority.as_str().to_owned()));
-        if !is_same_origin(origin, host.as_deref()) {
+        if origins.next().is_some() || !is_same_origin(origin, host.as_deref()) {
             let why = "A request that carries an `Origin` is served only from this server's own origin \
                        (http:// and its `Host`): a page of another site may not call /mcp.";
             return refusals::refusal_saying(StatusCode::FORBIDDEN, Some(why)).into_response();

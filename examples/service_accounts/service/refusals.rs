@@ -20,8 +20,9 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE, HOST};
+use axum::http::uri::Authority;
+use axum::http::{HeaderValue, StatusCode, Version};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::server::response::PROBLEM_JSON;
@@ -111,7 +112,8 @@ pub fn around<S: Clone + Send + Sync + 'static>(router: Router<S>, read_timeout:
 }
 
 /// Refuses a request over [`MAX_URI_BYTES`], [`MAX_HEADER_BYTES`] or (by its
-/// `Content-Length`) [`MAX_BODY_BYTES`], then reads its body whole: 413 beyond
+/// `Content-Length`) [`MAX_BODY_BYTES`], or without one good `Host` ([`host_is_wrong`]), then
+/// reads its body whole: 413 beyond
 /// [`MAX_BODY_BYTES`] however it is framed, 408 `REQUEST_TIMEOUT` when it has not arrived
 /// within `read_timeout`. Nothing below runs on a body that is not all there, so a client that
 /// stops sending halfway holds no handler, database connection or lock while it waits.
@@ -133,6 +135,9 @@ pub async fn limits(request: Request, next: Next, read_timeout: Duration) -> Res
     if declared_body > MAX_BODY_BYTES as u64 {
         return refusal(StatusCode::PAYLOAD_TOO_LARGE).into_response();
     }
+    if let Some(why) = host_is_wrong(&request) {
+        return refusal_saying(StatusCode::BAD_REQUEST, Some(why)).into_response();
+    }
     let (parts, body) = request.into_parts();
     let bytes = match tokio::time::timeout(read_timeout, read_body(body)).await {
         Ok(Ok(bytes)) => bytes,
@@ -140,6 +145,28 @@ pub async fn limits(request: Request, next: Next, read_timeout: Duration) -> Res
         Err(_) => return refusal(StatusCode::REQUEST_TIMEOUT).into_response(),
     };
     next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// Why `request`'s `Host` cannot be taken, if it cannot. HTTP/1.1 (RFC 9112 §3.2) requires a
+/// server to refuse with 400 a request without one, with two, or with one that is not a host
+/// and port: otherwise which server it was sent to is a guess, and a check of it (the MCP
+/// endpoint's, against DNS rebinding) judges one of two values while something else may read
+/// the other. An HTTP/1.0 request may leave it out.
+fn host_is_wrong(request: &Request) -> Option<&'static str> {
+    let mut hosts = request.headers().get_all(HOST).iter();
+    let (first, second) = (hosts.next(), hosts.next());
+    match (first, second) {
+        (Some(_), Some(_)) => Some("It names its host twice (two `Host` fields); send one."),
+        (None, _) if request.version() == Version::HTTP_10 => None,
+        (None, _) => Some("An HTTP/1.1 request names its host in a `Host` field; send one."),
+        (Some(host), None) => {
+            let authority = host.to_str().ok().and_then(|host| host.parse::<Authority>().ok());
+            match authority {
+                Some(authority) if !authority.host().is_empty() && !authority.as_str().contains('@') => None,
+                _ => Some("Its `Host` field is not a host with an optional port."),
+            }
+        }
+    }
 }
 
 /// The whole body, refused with 413 beyond [`MAX_BODY_BYTES`] however it is framed, and with
