@@ -718,16 +718,26 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert!(answer.body["error"]["message"].as_str().is_some_and(|m| m.contains("expected a map")), "{answer:?}");
 
     // Every tool is on the first page of tools/list, which names no next one: any cursor is
-    // invalid (MCP's pagination: -32602), not a request for the first page again.
+    // invalid (MCP's pagination: -32602), not a request for the first page again; so is one of
+    // another type than string, or params that are not an object, which rmcp would drop.
     let listed = h.answer(h.mcp_request("admin", 9, "tools/list", None, json!({}))).await;
     assert_eq!(listed.body["result"]["tools"].as_array().map(Vec::len), Some(5), "{listed:?}");
     assert!(listed.body["result"]["nextCursor"].is_null(), "one page: {listed:?}");
-    for cursor in [json!("bogus"), json!(""), json!("0")] {
+    for cursor in [json!("bogus"), json!(""), json!("0"), json!(5), json!(["bogus"]), json!({"at": 1}), json!(true)] {
         let answer = h.answer(h.mcp_request("admin", 10, "tools/list", None, json!({"cursor": cursor}))).await;
         assert_eq!(answer.body["id"], 10, "{answer:?}");
-        assert_eq!(answer.body["error"]["code"], -32602, "cursor {cursor}: {answer:?}");
+        let listed = answer.body["result"]["tools"].is_array();
+        assert_eq!(answer.body["error"]["code"], -32602, "cursor {cursor}: status {}, listed: {listed}", answer.status);
         assert_eq!(answer.body["error"]["data"]["code"], "INVALID_CURSOR", "{answer:?}");
         assert!(answer.body["result"].is_null(), "no list for a bogus cursor: {answer:?}");
+    }
+    for params in ["5", "[]", r#""first""#] {
+        let body = format!(r#"{{"jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {params}}}"#);
+        let answer = h.answer(post(Some(both), "application/json", body.into_bytes())).await;
+        assert_eq!(answer.body["id"], 11, "{answer:?}");
+        let listed = answer.body["result"]["tools"].is_array();
+        assert_eq!(answer.body["error"]["code"], -32602, "params {params}: status {}, listed: {listed}", answer.status);
+        assert!(answer.body["result"].is_null(), "no list for params that do not fit: {answer:?}");
     }
 
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refused request changed anything");

@@ -321,6 +321,9 @@ async fn members_given_once(request: Request, next: Next) -> Response {
     if let Some(twice) = member_given_twice(&bytes) {
         return refuse_twice(&bytes, &twice);
     }
+    if let Some(refused) = unfit_tools_list(&bytes) {
+        return refused;
+    }
     if let Some(numbers) = argument_numbers(&bytes) {
         parts.extensions.insert(numbers);
     }
@@ -423,11 +426,11 @@ impl<'de> Visitor<'de> for Walk<'_> {
 fn refuse_twice(bytes: &[u8], twice: &Twice) -> Response {
     let member = shown(&twice.member);
     let message: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
-    let id = message.get("id").filter(|id| id.is_string() || id.is_number());
-    let is_request = message.get("method").is_some_and(Value::is_string) && id.is_some();
+    let is_request = message.get("method").is_some_and(Value::is_string);
     let in_params =
         twice.within == "params" || twice.within.starts_with("params.") || twice.within.starts_with("params[");
-    if !(is_request && in_params) {
+    let id = message.get("id").filter(|id| is_request && in_params && (id.is_string() || id.is_number()));
+    let Some(id) = id else {
         let within = if twice.within.is_empty() {
             "the JSON-RPC message".to_owned()
         } else {
@@ -435,15 +438,42 @@ fn refuse_twice(bytes: &[u8], twice: &Twice) -> Response {
         };
         let detail = format!("Member `{member}` of {within} is given twice; give it once. Nothing was done.");
         return Problem::new(ProblemCode::InvalidBody, detail).into_response();
+    };
+    let message = format!("member `{member}` of `{}` is given twice; give it once", shown(&twice.within));
+    let data = json!({"code": ProblemCode::InvalidBody.as_str(), "member": member, "within": shown(&twice.within)});
+    invalid_params(id, message, data)
+}
+
+/// rmcp reads the `params` of `tools/list` leniently: params that do not fit its type (a
+/// `cursor` that is not a string, `params` that are not an object) are dropped, and the call is
+/// answered as one that sent none, with the first page. A client whose cursor was mangled
+/// would take that page for the one it asked for. Such a request gets the `-32602` an invalid
+/// cursor gets (`list_tools`), with its `id`; `cursor: null` is an absent cursor.
+fn unfit_tools_list(bytes: &[u8]) -> Option<Response> {
+    let message: Value = serde_json::from_slice(bytes).ok()?;
+    let id = message.get("id").filter(|id| id.is_string() || id.is_number())?;
+    if message.get("method").and_then(Value::as_str) != Some("tools/list") {
+        return None;
     }
+    let fits = match message.get("params") {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(params)) => params.get("cursor").is_none_or(|cursor| cursor.is_string() || cursor.is_null()),
+        Some(_) => false,
+    };
+    if fits {
+        return None;
+    }
+    let message = "invalid `params`: tools/list takes an object whose `cursor`, when given, is a string; \
+                   every tool is listed on the first page, so call tools/list without a cursor";
+    Some(invalid_params(id, message.to_owned(), json!({"code": ProblemCode::InvalidCursor.as_str()})))
+}
+
+/// The JSON-RPC error `-32602` (invalid params) answering the request `id`.
+fn invalid_params(id: &Value, message: String, data: Value) -> Response {
     let error = json!({
         "jsonrpc": "2.0",
         "id": id,
-        "error": {
-            "code": ErrorCode::INVALID_PARAMS.0,
-            "message": format!("member `{member}` of `{}` is given twice; give it once", shown(&twice.within)),
-            "data": {"code": ProblemCode::InvalidBody.as_str(), "member": member, "within": shown(&twice.within)},
-        },
+        "error": {"code": ErrorCode::INVALID_PARAMS.0, "message": message, "data": data},
     });
     (StatusCode::OK, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], error.to_string()).into_response()
 }
