@@ -30,24 +30,32 @@ pub mod list_field;
 
 /// The compile-time checks of a `#[completeness]` declaration that no two listed types share a
 /// code (two types may declare one code):
-/// - `distinct_reason_codes` and `distinct_warning_codes`: true when no two of `codes` are
-///   equal, for a declaration with one service-owned type (its message names it);
-/// - `same_reason_code` and `same_warning_code`: the positions of the first two equal codes, for
-///   a declaration with several, whose message names the two.
+/// - `standard_reason_code` and `standard_warning_code`: true when the code at a position of
+///   `codes`, a service's own type's, is the code of a standard one, which only an implementation written by hand can give it
+///   (`const CODE = ReasonCode::MorePagesAvailable`). Checked on each own type listed, alone
+///   or beside the standard name: that code promises what the standard type holds by
+///   construction (`MORE_PAGES_AVAILABLE` always comes with its cursor), which a type of the
+///   service's own does not;
+/// - `same_reason_code` and `same_warning_code`: the positions of the first two equal codes
+///   that are not standard ones, for a declaration with several own types, whose message
+///   names the two (a standard code shared is the check above's to report).
 macro_rules! same_code {
-    ($($distinct:ident, $same:ident($code:ty);)*) => {$(
-        #[doc = concat!("True when no two of `codes` are equal (`", stringify!($code), "`).")]
-        pub const fn $distinct(codes: &[$code]) -> bool {
-            $same(codes).is_none()
+    ($($standard:ident, $same:ident($code:ty), $is_standard:ident;)*) => {$(
+        #[doc = concat!("True when `codes[at]` is a standard `", stringify!($code), "`.")]
+        pub const fn $standard(codes: &[$code], at: usize) -> bool {
+            completeness_codes::$is_standard(codes[at].const_str())
         }
 
-        #[doc = concat!("The positions of the first two equal `", stringify!($code), "`s of `codes`.")]
+        #[doc = concat!("The positions of the first two equal `", stringify!($code), "`s of `codes` that are not standard.")]
         pub const fn $same(codes: &[$code]) -> Option<(usize, usize)> {
             let mut i = 0;
             while i < codes.len() {
                 let mut j = i + 1;
                 while j < codes.len() {
-                    if completeness_codes::same_text(codes[i].const_str(), codes[j].const_str()) {
+                    let code = codes[i].const_str();
+                    if completeness_codes::same_text(code, codes[j].const_str())
+                        && !completeness_codes::$is_standard(code)
+                    {
                         return Some((i, j));
                     }
                     j += 1;
@@ -60,8 +68,8 @@ macro_rules! same_code {
 }
 
 same_code! {
-    distinct_reason_codes, same_reason_code(ReasonCode);
-    distinct_warning_codes, same_warning_code(WarningCode);
+    standard_reason_code, same_reason_code(ReasonCode), is_standard_reason_code;
+    standard_warning_code, same_warning_code(WarningCode), is_standard_warning_code;
 }
 
 pub use crate::contract::field::OmittedFields;

@@ -5,8 +5,8 @@
 //!   `DeclaredReason<__ListThingsReasonSet>`, and the uninhabited set `__ListThingsReasonSet`, with
 //!   the declared resource, codes and kinds as one constant and one `Declares`/`DeclaresWarning`
 //!   impl per name;
-//! - when a service's own type is listed beside others, a compile-time check that no code is
-//!   declared twice;
+//! - for each service's own type listed, a compile-time check that its code is not a standard
+//!   one, and with several, that no two share a code;
 //! - the handler as written, its body led by a type-level check that its response reports
 //!   completeness and carries `ListThingsReason`, and one of a `Result`'s error side (the
 //!   runtime's `__private::error_side`).
@@ -126,55 +126,60 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
     }
 }
 
-/// The check that no two of `listed` share a code, when one of them is a service's own type
-/// (only the compiler knows its code). With one such type, the runtime's
-/// `distinct_reason_codes` (or `distinct_warning_codes`) and a message naming it: it shares its
-/// code with a standard name. With several, `same_reason_code` (or `same_warning_code`) finds the
-/// first pair sharing one, and each pair that can has its message naming the two, spanned on
-/// the second. (A constant's panic cannot format, so each message is a literal; one per pair
-/// costs compile time, which a declaration with one own type, the usual one, does not pay.)
-fn distinct(listed: &[DeclaredType], span: Span, kind: &str, codes: TokenStream) -> Option<TokenStream> {
-    let own: Vec<&DeclaredType> = listed.iter().filter(|listed| listed.custom).collect();
-    match own.as_slice() {
-        [] => None,
-        _ if listed.len() < 2 => None,
-        [one] => {
-            let distinct = format_ident!("distinct_{kind}_codes");
-            let message = format!(
-                "this endpoint declares one {kind} code twice: {} has the code of a standard {kind} listed beside \
-                 it; list only one of them",
-                shown(one)
-            );
-            Some(quote_spanned! {span=>
-                const _: () = ::core::assert!(::completeness::__private::#distinct(#codes), #message);
-            })
+/// The checks that no two of `listed` share a code, where a service's own type is listed (only
+/// the compiler knows its code; standard names have distinct codes):
+/// - each own type, through the runtime's `standard_reason_code` (or `_warning_`): it does
+///   not have a standard code, which only a hand-written implementation can give it. Such a
+///   type would report a code whose promises (`MORE_PAGES_AVAILABLE` always has its cursor) the
+///   standard type keeps by construction and it does not, listed alone or beside that name;
+/// - with several own types, `same_reason_code` (or `same_warning_code`) finds the first pair
+///   sharing a code of their own, and each pair has its message naming the two, spanned on the
+///   second. (A constant's panic cannot format, so each message is a literal; one per pair
+///   costs compile time, which a declaration with one own type, the usual one, does not pay.)
+fn distinct(listed: &[DeclaredType], span: Span, kind: &str, codes: TokenStream) -> TokenStream {
+    // Each own type with its position among the listed ones, which the set's codes follow.
+    let own: Vec<(usize, &DeclaredType)> = listed.iter().enumerate().filter(|(_, listed)| listed.custom).collect();
+    let standard = format_ident!("standard_{kind}_code");
+    let not_standard = own.iter().map(|&(at, own)| {
+        let message = format!(
+            "{} has the code of a standard {kind}, which only the standard type may report; list the standard \
+             {kind} by its name instead, or give this type a code of its own",
+            shown(own)
+        );
+        quote_spanned! {name_span(own, span)=>
+            const _: () = ::core::assert!(!::completeness::__private::#standard(#codes, #at), #message);
         }
-        _ => {
-            let same = format_ident!("same_{kind}_code");
-            let arms = listed.iter().enumerate().flat_map(|(i, first)| {
-                listed.iter().enumerate().skip(i + 1).filter(move |(_, second)| first.custom || second.custom).map(
-                    move |(j, second)| {
-                        let message = format!(
-                            "this endpoint declares one {kind} code twice: {} and {} have the same code; list only \
-                             one of them",
-                            shown(first),
-                            shown(second)
-                        );
-                        let span = second.path.segments.last().map_or(span, |segment| segment.ident.span());
-                        quote_spanned! {span=> ::core::option::Option::Some((#i, #j)) => ::core::panic!(#message), }
-                    },
-                )
-            });
-            Some(quote_spanned! {span=>
-                const _: () = match ::completeness::__private::#same(#codes) {
-                    ::core::option::Option::None => {}
-                    #(#arms)*
-                    // Two standard names never share a code.
-                    ::core::option::Option::Some(_) => ::core::unreachable!(),
-                };
+    });
+    let not_shared = (own.len() >= 2).then(|| {
+        let same = format_ident!("same_{kind}_code");
+        let arms = own.iter().enumerate().flat_map(|(n, &(i, first))| {
+            own[n + 1..].iter().map(move |&(j, second)| {
+                let message = format!(
+                    "this endpoint declares one {kind} code twice: {} and {} have the same code; list only one of them",
+                    shown(first),
+                    shown(second)
+                );
+                quote_spanned! {name_span(second, span)=>
+                    ::core::option::Option::Some((#i, #j)) => ::core::panic!(#message),
+                }
             })
+        });
+        quote_spanned! {span=>
+            const _: () = match ::completeness::__private::#same(#codes) {
+                ::core::option::Option::None => {}
+                #(#arms)*
+                // A pair with a standard name shares a standard code, which `same` leaves to
+                // the check of each own type.
+                ::core::option::Option::Some(_) => {}
+            };
         }
-    }
+    });
+    quote! { #(#not_standard)* #not_shared }
+}
+
+/// The span of a listed name's last segment, or `fallback`.
+fn name_span(listed: &DeclaredType, fallback: Span) -> Span {
+    listed.path.segments.last().map_or(fallback, |segment| segment.ident.span())
 }
 
 /// A listed name as a message quotes it.

@@ -74,7 +74,10 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
 /// The typed details of one reason code: its wire members and its recovery.
 ///
 /// The standard reasons implement it in this crate; a service's own reasons implement it with
-/// `#[derive(Reason)]`, which checks the code and the kind at compile time.
+/// `#[derive(Reason)]`, which checks the code and the kind at compile time. One written by hand
+/// needs a code of its own too: an endpoint that lists a type of the service's own whose `CODE`
+/// is a standard code (`ReasonCode::MorePagesAvailable`) does not compile, since that code
+/// promises what only the standard type keeps (its cursor, contract §2.2 R6 and R7).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a reason",
     label = "not a reason type",

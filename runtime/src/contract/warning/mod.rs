@@ -120,7 +120,9 @@ impl<'de> Deserialize<'de> for WarningCode {
 /// The typed details of one warning code.
 ///
 /// The standard warnings implement it in this crate; a service's own warnings implement it
-/// with `#[derive(Warning)]`, which checks the code, the owner and the review-by date.
+/// with `#[derive(Warning)]`, which checks the code, the owner and the review-by date. One
+/// written by hand needs a code of its own too: an endpoint that lists a type of the service's
+/// own whose `CODE` is a standard code does not compile.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a warning",
     label = "not a warning type",
