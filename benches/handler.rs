@@ -49,7 +49,11 @@ async fn bare(State(state): State<AppState>) -> Json<Vec<ListItem>> {
 }
 
 async fn call(router: &Router, uri: &str) -> usize {
-    let request = Request::get(uri).header("authorization", "Bearer admin").body(Body::empty()).unwrap();
+    let request = Request::get(uri)
+        .header("host", "localhost")
+        .header("authorization", "Bearer admin")
+        .body(Body::empty())
+        .unwrap();
     let response = router.clone().oneshot(request).await.unwrap();
     assert!(response.status().is_success());
     axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().len()
@@ -135,7 +139,13 @@ fn main() {
             &axum::body::to_bytes(
                 annotated
                     .clone()
-                    .oneshot(Request::get(listed).header("authorization", "Bearer admin").body(Body::empty()).unwrap())
+                    .oneshot(
+                        Request::get(listed)
+                            .header("host", "localhost")
+                            .header("authorization", "Bearer admin")
+                            .body(Body::empty())
+                            .unwrap(),
+                    )
                     .await
                     .unwrap()
                     .into_body(),

@@ -324,6 +324,7 @@ async fn a_faulted_inventory_carries_no_evidence() {
     let app = make_router().await.layer(FaultLayer::new(Schedule::header_only()));
     let get = |fault: Option<&str>| {
         let mut request = axum::http::Request::get("/service-accounts?owner=none&page_size=100")
+            .header("Host", "localhost")
             .header("Authorization", "Bearer admin");
         if let Some(fault) = fault {
             request = request.header(FAULT_HEADER, fault);
