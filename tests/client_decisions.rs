@@ -98,6 +98,34 @@ fn complete_and_empty_is_evidence_of_absence() {
     assert_eq!(decide(&page, Intent::ClaimAbsence), Decision::Proceed);
 }
 
+/// The last page of a traversal, reached with a cursor, says so (`page.resumed`): complete, it
+/// ends the traversal, but its items are only the tail, so it backs no claim of absence, empty
+/// or not. The first page with the same facts does.
+#[test]
+fn a_complete_page_reached_with_a_cursor_is_no_evidence_of_absence() {
+    let page = |resumed: bool, items: Vec<String>| -> Envelope<String> {
+        serde_json::from_value(serde_json::json!({
+            "status": "complete", "complete": true, "truncated": false,
+            "incomplete_reasons": [], "continuation": null, "next_cursor": null,
+            "scope": scope(), "warnings": [], "evidence": "ev1.test",
+            "page": {"returned": items.len(), "requested_size": 50, "applied_size": 50,
+                     "ordering": "id ascending", "snapshot": "s-7", "cursor": null, "resumed": resumed},
+            "items": items,
+        }))
+        .unwrap()
+    };
+    for items in [vec![], vec!["sa-000050".to_owned()]] {
+        let last = page(true, items.clone());
+        assert_eq!(decide(&last, Intent::ClaimAbsence), Decision::RefuseOrRequestReview, "{items:?}");
+        assert_eq!(decide(&last, Intent::Report), Decision::Proceed, "it may describe what it holds");
+        assert_eq!(decide(&last, Intent::Investigate), Decision::Proceed);
+        // The evidence is the server's, of the whole traversal, and the server checks it.
+        assert_eq!(decide(&last, Intent::Mutate), Decision::Proceed);
+        let first = page(false, items.clone());
+        assert_eq!(decide(&first, Intent::ClaimAbsence), Decision::Proceed, "{items:?}");
+    }
+}
+
 #[test]
 fn stale_index_on_a_complete_result_allows_a_report_but_not_a_mutation() {
     let page: Envelope<String> =

@@ -153,8 +153,9 @@ fn a_complete_result_says_complete_first() {
     assert_eq!(result.structured_content.unwrap()["complete"], true);
 }
 
-/// A paginated answer is one page: complete, it is the last page of a traversal whose earlier
-/// pages the server does not see, so the verdict speaks of this page and of the traversal.
+/// A page reached with a cursor (`page.resumed`): complete, it is the last page of a traversal
+/// whose earlier pages this answer does not hold, so the verdict speaks of this page and of the
+/// traversal. A complete first page is the whole answer, and says so.
 #[test]
 fn a_complete_page_says_it_ends_the_traversal_not_that_it_holds_the_scope() {
     let scope = Scope::new("service_accounts", "service accounts readable by credential 'admin'").with_snapshot("s-1");
@@ -165,7 +166,15 @@ fn a_complete_page_says_it_ends_the_traversal_not_that_it_holds_the_scope() {
         ordering: "id ascending".into(),
         snapshot: Some("s-1".into()),
         cursor: None,
+        resumed: true,
     };
+    let first: Envelope<Account> = Envelope::new(
+        vec![],
+        Completeness::complete(scope.clone()).with_page(PageInfo { returned: 0, resumed: false, ..page.clone() }),
+    );
+    let text = tool_result(&first).unwrap().content[0].as_text().unwrap().text.clone();
+    assert!(text.starts_with("COMPLETE: 0 service accounts cover the whole scope"), "{text}");
+    assert!(text.contains("nothing else exists in scope"), "{text}");
     let last: Envelope<Account> = Envelope::new(
         vec![Account { id: "sa-000009".into(), name: "svc-north-00009".into() }],
         Completeness::complete(scope).with_page(page),

@@ -194,6 +194,8 @@ async fn a_cursor_traversal_under_writes_returns_exactly_its_snapshot() {
     let last = pages.last().unwrap();
     assert_eq!(last["complete"], true);
     assert!(pages.iter().all(|p| p["page"]["snapshot"] == pages[0]["page"]["snapshot"]), "one frozen snapshot");
+    let resumed: Vec<bool> = pages.iter().map(|p| p["page"]["resumed"] == true).collect();
+    assert!(!resumed[0] && resumed[1..].iter().all(|r| *r), "every page but the first was reached with a cursor");
     let now = answer(&admin, "list_service_accounts", json!({"tenant": "north", "page_size": 500})).await;
     assert_ne!(ids(&now), expected, "the writes are real");
     admin.cancel().await.unwrap();

@@ -74,6 +74,8 @@ async fn traverse_under_writes(h: &Harness, filter: &str, expected: &[String], o
         let page = h.get(&path, "admin").await;
         assert_eq!(page.status, 200, "{:?}", page.body);
         snapshots.insert(page.body["page"]["snapshot"].as_str().unwrap().to_owned());
+        // Every page but the first says it was reached with a cursor: its items are the tail.
+        assert_eq!(page.body["page"]["resumed"], path.contains("&cursor="), "{:?}", page.body);
         assert!(page.ids().len() <= 7);
         seen.extend(page.ids());
         let Some(cursor) = page.body["next_cursor"].as_str() else {

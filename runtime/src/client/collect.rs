@@ -481,7 +481,8 @@ impl<T> Traversal<T> {
         // The page member describes a cursor only when the result resumes.
         let cursor =
             if resumable { last.and_then(|block| block.page().and_then(|page| page.cursor.clone())) } else { None };
-        let page = page.map(|page| PageInfo { returned: items.len() as u64, cursor, ..page });
+        // A traversal read from its first page answers the query, as its first page does.
+        let page = page.map(|page| PageInfo { returned: items.len() as u64, cursor, resumed: false, ..page });
         let mut completeness = Completeness::complete(scope);
         completeness.set_page(page);
         for warning in warnings {

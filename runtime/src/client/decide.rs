@@ -45,12 +45,14 @@ pub enum Decision {
 /// `envelope` is an answer to a query: a first page (fetched without a cursor), or a
 /// traversal read whole ([`crate::client::collect_all`]). A page reached with a cursor is not:
 /// its `complete: true` ends its traversal, and its items cover the scope only with the pages
-/// before it. The block cannot tell such a page from a first page, so judge the traversal, not
-/// its last page: `decide` on that page alone would let [`Intent::ClaimAbsence`] proceed on
-/// what is only its tail.
+/// before it. Such a page says so (`page.resumed`), and rule 1 holds it; judge the traversal
+/// instead. A server that does not send `page.resumed` cannot be told apart: there, the caller
+/// who sent the cursor must not take the last page for the answer.
 ///
-/// 1. An empty collection is evidence of absence only when `complete` is true and no warning
-///    is stale (`STALE_INDEX`, or a warning that carries `"stale": true`).
+/// 1. An empty collection is evidence of absence only when `complete` is true, no warning
+///    is stale (`STALE_INDEX`, or a warning that carries `"stale": true`), and the answer is
+///    not a page reached with a cursor (`page.resumed`): [`Intent::ClaimAbsence`] then
+///    refuses, since the page holds only the tail of its traversal.
 /// 2. A partial response may drive a bounded, read-only investigation
 ///    ([`Intent::Investigate`] proceeds on the items it has).
 /// 3. Reasons come before actions: an incomplete result never lets [`Intent::Mutate`]
@@ -90,9 +92,10 @@ pub fn decide<T, R: Reason>(envelope: &Envelope<T, R>, intent: Intent) -> Decisi
 pub fn decide_on<R: Reason>(completeness: &Completeness<R>, empty: bool, intent: Intent) -> Decision {
     if completeness.is_complete() {
         let stale = read_from_stale_state(completeness);
+        let tail = completeness.page().is_some_and(|page| page.resumed);
         return match intent {
             Intent::Report | Intent::Investigate => Decision::Proceed,
-            Intent::ClaimAbsence if stale => Decision::RefuseOrRequestReview,
+            Intent::ClaimAbsence if stale || tail => Decision::RefuseOrRequestReview,
             Intent::ClaimAbsence => Decision::Proceed,
             Intent::Mutate if stale || completeness.evidence().is_none() => Decision::RefuseOrRequestReview,
             Intent::Mutate => Decision::Proceed,

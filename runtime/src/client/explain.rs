@@ -76,9 +76,11 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
     }
 }
 
-/// The one-line verdict on one page of a traversal (a response with `page`): a complete page
-/// is the last one, so it speaks of what this page holds and says the traversal covers the
-/// scope, which is right for the first page as for one reached with a cursor.
+/// The one-line verdict on one page of a traversal (a response with `page`). A complete first
+/// page is the whole result, and has [`verdict`]'s; a complete page reached with a cursor
+/// (`page.resumed`), or one whose page facts are missing, is the last of its traversal: it
+/// speaks of what this page holds and says the traversal, with the pages before it, covers
+/// the scope.
 pub fn page_verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
     one_line(completeness, returned, true)
 }
@@ -90,13 +92,14 @@ pub fn verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> St
 
 /// The verdict; `one_page` when the answer is one page of a traversal, not a whole result.
 fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page: bool) -> String {
+    let tail = one_page && completeness.page().is_none_or(|page| page.resumed);
     let scope = completeness.scope();
     let noun = noun(&scope.resource);
     let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
     // `decide` refuses to claim absence from a stale copy: the verdict does not claim it either.
     let stale = crate::client::decide::stale_warnings(completeness);
     let not_current = |what: &str| format!("; but not read from current state ({}): {what}", stale.join(", "));
-    if completeness.is_complete() && one_page {
+    if completeness.is_complete() && tail {
         let caveat = if stale.is_empty() { String::new() } else { not_current("not evidence of absence now") };
         return format!(
             "COMPLETE: {returned} {noun} on this page, the last of the traversal: with the pages before it, the \

@@ -67,6 +67,13 @@ pub struct PageInfo {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     #[cfg_attr(feature = "json-schema", schemars(required))]
     pub cursor: Option<CursorContract>,
+    /// True on a page reached with a cursor: its items cover the scope only together with the
+    /// pages before it, so even a complete one is no evidence of absence by itself (contract
+    /// §8). A server that does not send it is read as sending false.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    #[cfg_attr(feature = "json-schema", schemars(required))]
+    pub resumed: bool,
 }
 
 /// What a cursor promises: snapshot freezing, expiry, and what invalidates it.

@@ -169,6 +169,7 @@ impl MemorySource {
             ordering: "id ascending".to_owned(),
             snapshot: Some(label),
             cursor: contract,
+            resumed: cursor.is_some(),
         });
         if self.restricted {
             page.completeness.push_reason(VisibilityRestricted::new());
