@@ -86,7 +86,7 @@ impl Observers {
     fn new() -> Observers {
         let logged = Arc::new(AtomicU64::new(0));
         let writer = CountingWriter(logged.clone());
-        let log = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(move || writer.clone());
+        let log = service::telemetry::human_layer(move || writer.clone(), false);
         let subscriber = Dispatch::new(tracing_subscriber::registry().with(log).with(LevelFilter::INFO));
         Observers { subscriber, recorder: PrometheusBuilder::new().build_recorder(), logged }
     }

@@ -7,7 +7,7 @@ use crate::e2e_support;
 
 use std::ffi::OsStr;
 
-use e2e_support::service::telemetry::{DEFAULT_FILTER, log_filter};
+use e2e_support::service::telemetry::{DEFAULT_FILTER, human_layer, log_filter};
 use e2e_support::{Harness, LogBuffer, config};
 use reqwest::header::HeaderValue;
 use serde_json::json;
@@ -67,10 +67,38 @@ fn human_log() -> (impl tracing::Subscriber + Send + Sync, LogBuffer) {
         let log = log.clone();
         move || log.clone()
     };
-    let subscriber = tracing_subscriber::registry()
-        .with(filter("info").unwrap())
-        .with(tracing_subscriber::fmt::layer().with_ansi(false).with_writer(writer));
+    let subscriber = tracing_subscriber::registry().with(filter("info").unwrap()).with(human_layer(writer, false));
     (subscriber, log)
+}
+
+/// A value a client chose is logged with its control characters escaped: the `id` of an MCP
+/// request, which rmcp logs as sent when it answers with an error, carrying a terminal escape,
+/// a carriage return and a newline neither erases the line it is in nor starts one of its own.
+#[tokio::test]
+async fn a_value_a_client_chose_cannot_forge_or_erase_a_log_line() {
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let h = Harness::start(config(5)).await;
+
+    let forged = "2026-12-03T19:20:00.000000Z  INFO request{id=\"0\"}: finished processing request status=200";
+    let version = rmcp::model::ProtocolVersion::V_2026_07_28.to_string();
+    let meta =
+        json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}});
+    let message = json!({"jsonrpc": "2.0", "id": format!("x\u{1b}[2K\r\n{forged}"), "method": "no/such/method", "params": {"_meta": meta}});
+    let request = h
+        .request(reqwest::Method::POST, "/mcp")
+        .bearer_auth("north")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", &version)
+        .header("mcp-method", "no/such/method")
+        .json(&message);
+    let answer = h.answer(request).await;
+    assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
+
+    let log = lines.text();
+    assert!(log.contains(r"x\u{1b}[2K\r\n2026-12-03T19:20:00"), "the id is logged, escaped:\n{log}");
+    assert!(!log.lines().any(|line| line.starts_with(forged)), "a line of the client's own:\n{log}");
+    assert!(!log.contains(['\u{1b}', '\r']), "a raw control character:\n{log}");
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@
 //! bounded and free of data (route templates, methods, codes, statuses; never an id, a tenant
 //! or a credential name, which stay in the log).
 
+use std::fmt::{self, Write as _};
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
@@ -15,9 +16,13 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tower::util::MapRequestLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
-use tracing::Level;
+use tracing::{Level, Subscriber};
+use tracing_subscriber::Layer;
+use tracing_subscriber::field::MakeExt;
 use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::fmt::{MakeWriter, format};
 use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
 /// How log lines are written (`--log-format`).
@@ -96,14 +101,49 @@ pub fn init_logging(format: LogFormat) -> Result<(), String> {
     let registry = tracing_subscriber::registry().with(filter);
     let writer = std::io::stderr;
     let installed = match format {
-        LogFormat::Human => registry
-            .with(tracing_subscriber::fmt::layer().with_ansi(std::io::stderr().is_terminal()).with_writer(writer))
-            .try_init(),
+        LogFormat::Human => registry.with(human_layer(writer, std::io::stderr().is_terminal())).try_init(),
         LogFormat::Json => registry
             .with(tracing_subscriber::fmt::layer().json().flatten_event(true).with_span_list(false).with_writer(writer))
             .try_init(),
     };
     installed.map_err(|e| format!("could not install the log: {e}"))
+}
+
+/// The human log format, written to `writer` (with colours when `ansi`): tracing-subscriber's
+/// lines, each field and message with its control characters escaped (`\n`, `\u{1b}`). A
+/// value can come from a client (rmcp logs the `id` of a request it answers with an error, as
+/// sent), and a newline or a terminal escape in it would write a line that looks like one of
+/// the service's own, or erase one. The JSON format escapes them already.
+pub fn human_layer<S, W>(writer: W, ansi: bool) -> impl Layer<S>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+{
+    let fields = format::debug_fn(|writer, field, value| {
+        let mut escaped = Escaped(writer);
+        if field.name() == "message" { write!(escaped, "{value:?}") } else { write!(escaped, "{field}={value:?}") }
+    })
+    .delimited(" ");
+    tracing_subscriber::fmt::layer().with_ansi(ansi).fmt_fields(fields).with_writer(writer)
+}
+
+/// A log writer that writes each control character as its escape.
+struct Escaped<'a, 'w>(&'a mut format::Writer<'w>);
+
+impl fmt::Write for Escaped<'_, '_> {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        let mut rest = text;
+        while let Some(at) = rest.find(char::is_control) {
+            let (clean, control) = rest.split_at(at);
+            self.0.write_str(clean)?;
+            let mut chars = control.chars();
+            if let Some(control) = chars.next() {
+                write!(self.0, "{}", control.escape_default())?;
+            }
+            rest = chars.as_str();
+        }
+        self.0.write_str(rest)
+    }
 }
 
 static METRICS: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
