@@ -308,6 +308,33 @@ async fn input_rules_are_consistent() {
     for body in [json!({"evidence": {}, "ids": []}), json!({"evidence": 7, "ids": ["sa-000001"]})] {
         h.post("/service-accounts/archive", "admin", &body).await.assert_problem(400, "INVALID_BODY");
     }
+    // One rule for account ids, on every route and over MCP alike (their schemas' pattern): text
+    // that is not `sa-` and six or more digits is a mistake (400), never "not found" or "not in
+    // the evidence".
+    let before = h.store().fingerprint().await.unwrap();
+    for id in ["bogus", "SA-000001", "sa-00001", "sa-000001x", "sa-1%0AX", "sa-%EF%BC%90%EF%BC%90%EF%BC%90%EF%BC%90%EF%BC%90%EF%BC%90"] {
+        let path = format!("/service-accounts/{id}");
+        for reply in [
+            h.get(&path, "admin").await,
+            h.patch(&path, "admin", &json!({"owner": "zed"})).await,
+            h.delete(&path, "admin").await,
+        ] {
+            reply.assert_problem(400, "INVALID_REQUEST");
+            assert!(reply.body["detail"].as_str().is_some_and(|d| d.contains("is not an account id")), "{id}: {reply:?}");
+        }
+    }
+    let inventory = h.get("/service-accounts?owner=none&page_size=500", "admin").await;
+    let evidence = inventory.body["evidence"].as_str().expect("a complete inventory carries evidence");
+    let targets = json!({"ids": ["sa-000001", "bogus"], "evidence": evidence});
+    let archive = h.post("/service-accounts/archive", "admin", &targets).await;
+    archive.assert_problem(400, "INVALID_BODY");
+    assert!(archive.body["detail"].as_str().is_some_and(|d| d.starts_with("`ids[1]`: 'bogus' is not an account id")), "{archive:?}");
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "a malformed id changes nothing");
+    let id_pattern = regex::Regex::new(e2e_support::service::openapi::ACCOUNT_ID_PATTERN).unwrap();
+    for text in ["sa-000001", "sa-1234567", "sa-00001", "sa-", "sa-00000a", "xsa-000001", "sa-٠٠٠٠٠٠", "sa-000001\n"] {
+        let agrees = e2e_support::service::seed::is_account_id(text) == id_pattern.is_match(text);
+        assert!(agrees, "{text:?}: the check and the documented pattern disagree");
+    }
     // One rule for page sizes: any positive integer, however long, is clamped to the maximum.
     for huge in ["18446744073709551615", "99999999999999999999999"] {
         let page = h.get(&format!("/service-accounts?page_size={huge}"), "admin").await;
@@ -356,20 +383,20 @@ async fn input_rules_are_consistent() {
     h.get("/service-accounts?owner=", "admin").await.assert_problem(400, "INVALID_REQUEST");
     h.get("/service-accounts?tenant=", "admin").await.assert_problem(400, "INVALID_REQUEST");
     h.get("/service-accounts/sa-000001?fields=", "admin").await.assert_problem(400, "INVALID_REQUEST");
-    // An id or a name with a NUL character names nothing, on either engine (PostgreSQL's text
-    // cannot hold one): 404, as any unknown id, and an archive of it is refused as one the
-    // evidence does not cover; nothing changes.
+    // An id or a name with a NUL character, on either engine (PostgreSQL's text cannot hold
+    // one): an id is refused as one (400), a credential name names nothing (404), and an
+    // archive of such an id is refused as a body mistake; nothing changes.
     let before = h.get("/service-accounts/count", "admin").await.body["count"].clone();
-    h.get("/service-accounts/sa-0%00", "admin").await.assert_problem(404, "NOT_FOUND");
-    h.patch("/service-accounts/sa-0%00", "admin", &json!({"owner": "zed"})).await.assert_problem(404, "NOT_FOUND");
-    h.delete("/service-accounts/sa-0%00", "admin").await.assert_problem(404, "NOT_FOUND");
+    h.get("/service-accounts/sa-0%00", "admin").await.assert_problem(400, "INVALID_REQUEST");
+    h.patch("/service-accounts/sa-0%00", "admin", &json!({"owner": "zed"})).await.assert_problem(400, "INVALID_REQUEST");
+    h.delete("/service-accounts/sa-0%00", "admin").await.assert_problem(400, "INVALID_REQUEST");
     h.post("/credentials/no%00rth/revoke-tenant/north", "admin", &json!({})).await.assert_problem(404, "NOT_FOUND");
     let pages = h.traverse("/service-accounts?owner=none&page_size=500", "admin").await;
     let evidence = pages.last().unwrap().body["evidence"].clone();
     assert!(evidence.is_string(), "a complete inventory carries evidence");
     h.post("/service-accounts/archive", "admin", &json!({"ids": ["sa-0\u{0}"], "evidence": evidence}))
         .await
-        .assert_problem(412, "TARGET_NOT_IN_EVIDENCE");
+        .assert_problem(400, "INVALID_BODY");
     assert_eq!(h.get("/service-accounts/count", "admin").await.body["count"], before);
     // The inventory takes no time budget, and says why, in the refusal's route and in its document.
     h.get("/service-accounts?time_budget_ms=100", "admin").await.assert_problem(400, "INVALID_REQUEST");

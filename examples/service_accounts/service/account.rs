@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::auth::Caller;
 use super::db::{Account, Change, NewAccount, Snapshot, snapshot_label};
 use super::http::{body, no_body, param, query, store_problem};
-use super::seed::TENANTS;
+use super::seed::{TENANTS, is_account_id, not_an_account_id};
 use super::state::AppState;
 
 /// The fields only filled when asked for with `fields=`.
@@ -71,6 +71,9 @@ fn partial_field_set(omitted: &[(&str, &Field<String>)]) -> Vec<Warning> {
 
 /// The account `id` if the caller may read it; an unreadable one is indistinguishable from a missing one.
 async fn readable(state: &AppState, caller: &Caller, id: &str) -> Result<Account, Problem> {
+    if !is_account_id(id) {
+        return Err(Problem::new(ProblemCode::InvalidRequest, not_an_account_id(id)));
+    }
     match state.store.get(id).await.map_err(store_problem)? {
         Some(account) if caller.can_access(&account.tenant) => Ok(account),
         _ => Err(Problem::new(

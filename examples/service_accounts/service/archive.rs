@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::Caller;
 use super::db::{ArchiveOutcome, Change, Grantee, StoreError, parse_snapshot, snapshot_label};
 use super::inventory::{InventoryQuery, RESOURCE};
+use super::seed::{is_account_id, not_an_account_id};
 use super::state::{AppState, Service};
 
 /// The most ids one request may archive.
@@ -66,6 +67,9 @@ pub async fn archive_with(
     let body = ArchiveRequest { ids };
     if body.ids.is_empty() || body.ids.len() > MAX_TARGETS {
         return Err(Problem::new(ProblemCode::InvalidBody, format!("`ids` must name 1 to {MAX_TARGETS} accounts")));
+    }
+    if let Some((at, id)) = body.ids.iter().enumerate().find(|(_, id)| !is_account_id(id)) {
+        return Err(Problem::new(ProblemCode::InvalidBody, format!("`ids[{at}]`: {}", not_an_account_id(id))));
     }
     if let Some(twice) = body.ids.iter().enumerate().find(|(i, id)| body.ids[..*i].contains(id)).map(|(_, id)| id) {
         return Err(Problem::new(ProblemCode::InvalidBody, format!("`ids` names '{twice}' twice")));

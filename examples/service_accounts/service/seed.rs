@@ -38,6 +38,19 @@ pub fn account_id(n: u64) -> String {
     format!("sa-{n:06}")
 }
 
+/// True for text of the form of an account id: `sa-` and six or more ASCII digits (the form
+/// [`super::openapi::ACCOUNT_ID_PATTERN`] states).
+pub fn is_account_id(text: &str) -> bool {
+    text.strip_prefix("sa-").is_some_and(|digits| digits.len() >= 6 && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The refusal of `text` where an account id belongs: what it is not, and the form it needs.
+pub fn not_an_account_id(text: &str) -> String {
+    let shown: String = text.chars().take(64).collect();
+    let cut = if shown.len() < text.len() { "…" } else { "" };
+    format!("'{shown}{cut}' is not an account id: an id is `sa-` and six or more digits, e.g. sa-000042")
+}
+
 /// The name of the `n`-th account in `tenant`: `svc-north-00042`.
 pub fn account_name(tenant: &str, n: u64) -> String {
     format!("svc-{tenant}-{n:05}")
