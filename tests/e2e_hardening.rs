@@ -63,6 +63,36 @@ async fn database(name: &str) -> std::path::PathBuf {
     path
 }
 
+/// Two processes on one SQLite file take turns at writing: a write waits for the other's to
+/// end, where a transaction that read first and then wrote failed at once with "database is
+/// locked" (the 503 of an unreachable database). Two stores here, each with its own
+/// connection, as two processes have.
+#[test]
+fn two_stores_on_one_sqlite_file_take_turns_at_writing() {
+    use e2e_support::service::db::SqliteStore;
+    use e2e_support::service::seed::account_id;
+    let dir = std::env::temp_dir().join(format!("service-accounts-hardening-{}-turns", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("inventory.sqlite");
+    let _ = std::fs::remove_file(&path);
+    let open = || SqliteStore::open(Some(&path), Duration::from_secs(900)).unwrap();
+    let (one, other) = (open(), open());
+    one.seed(60).unwrap();
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let writers = [(&one, "one"), (&other, "other")].map(|(store, owner)| {
+            scope.spawn(move || {
+                (1..=60)
+                    .filter_map(|n| store.set_owner(&account_id(n), Some(owner.to_owned())).err())
+                    .map(|error| error.to_string())
+                    .collect::<Vec<_>>()
+            })
+        });
+        writers.into_iter().flat_map(|writer| writer.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{} of 120 writes failed: {:?}", failures.len(), failures.first());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 e2e_support::both_backends! {
 #[tokio::test]
 async fn a_revocation_survives_a_restart_and_holds_in_another_process_on_the_same_database() {

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 
 use super::clock::{now_ms, rfc3339};
@@ -331,7 +331,7 @@ impl SqliteStore {
     /// Seeds accounts `1..=count` as snapshot 1, in one transaction with one prepared statement.
     pub fn seed(&self, count: u32) -> Result<(), StoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction()?;
+        let tx = write(&mut conn)?;
         {
             let mut insert = tx.prepare(&insert_version_sql())?;
             for n in 1..=u64::from(count) {
@@ -363,7 +363,7 @@ impl SqliteStore {
     /// database that has credentials keeps them as they are: a revocation survives restarts.
     pub fn seed_grants(&self, grants: &[(&str, &[&str])]) -> Result<(), StoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction()?;
+        let tx = write(&mut conn)?;
         let stored: i64 = tx.query_row("SELECT COUNT(*) FROM credentials", [], |r| r.get(0))?;
         if stored == 0 {
             for (name, tenants) in grants {
@@ -386,7 +386,7 @@ impl SqliteStore {
     /// one transaction. `None` when there is no such credential.
     pub fn revoke_tenant(&self, name: &str, tenant: &str) -> Result<Option<Grant>, StoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction()?;
+        let tx = write(&mut conn)?;
         let removed = tx.execute("DELETE FROM grants WHERE credential = ?1 AND tenant = ?2", [name, tenant])?;
         if removed > 0 {
             tx.execute("UPDATE credentials SET permission_epoch = permission_epoch + 1 WHERE name = ?1", [name])?;
@@ -488,7 +488,7 @@ impl SqliteStore {
     /// Creates an account at a new snapshot.
     pub fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction()?;
+        let tx = write(&mut conn)?;
         let snapshot = open_snapshot(&tx)?;
         let number = meta(&tx, "next_id")?;
         set_meta(&tx, "next_id", number + 1)?;
@@ -501,7 +501,7 @@ impl SqliteStore {
     /// Sets (or clears) the owner of account `id` at a new snapshot.
     pub fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction()?;
+        let tx = write(&mut conn)?;
         let mut account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
         let snapshot = open_snapshot(&tx)?;
         account.owner_email = owner.as_deref().map(seed::owner_email);
@@ -515,7 +515,7 @@ impl SqliteStore {
     /// Deletes account `id` at a new snapshot (its last version is closed, not erased).
     pub fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction()?;
+        let tx = write(&mut conn)?;
         let account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
         let snapshot = open_snapshot(&tx)?;
         close_version(&tx, id, snapshot)?;
@@ -535,7 +535,7 @@ impl SqliteStore {
     ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError> {
         let mut conn = self.lock();
         retained(&conn, snapshot, self.retention)?;
-        let tx = conn.transaction()?;
+        let tx = write(&mut conn)?;
         if !by.still_holds(grant_of(&tx, by.name)?.as_ref()) {
             return Ok((ArchiveOutcome::PermissionsChanged, Vec::new()));
         }
@@ -573,7 +573,7 @@ impl SqliteStore {
     pub fn prune(&self) -> Result<Snapshot, StoreError> {
         let mut conn = self.lock();
         let cutoff = now_ms().saturating_sub(i64::try_from(self.retention.as_millis()).unwrap_or(i64::MAX));
-        let tx = conn.transaction()?;
+        let tx = write(&mut conn)?;
         let before = meta(&tx, "pruned_before")? as u64;
         // The newest snapshot created before the cutoff is the oldest one still retained:
         // every older one was superseded before the cutoff.
@@ -671,6 +671,16 @@ fn retained(conn: &Connection, snapshot: Snapshot, retention: Duration) -> Resul
         Some(at) if now_ms().saturating_sub(at) <= i64::try_from(retention.as_millis()).unwrap_or(i64::MAX) => Ok(()),
         _ => gone,
     }
+}
+
+/// Begins a write transaction: `BEGIN IMMEDIATE`, which takes the database's write lock at
+/// once, waiting for another process's write to end (up to rusqlite's busy timeout, 5 s). A
+/// deferred transaction reads first and asks for the lock only at its first write; when
+/// another process wrote in between, SQLite fails it at once with "database is locked" rather
+/// than wait (waiting could deadlock), and two processes on one file refused each other's
+/// writes.
+fn write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
+    Ok(conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
 }
 
 fn open_snapshot(tx: &Transaction<'_>) -> Result<Snapshot, StoreError> {
