@@ -112,7 +112,15 @@ async fn the_request_id_logged_is_the_one_echoed() {
     };
     let kept = sent(HeaderValue::from_static("client-id-7")).send().await.unwrap();
     assert_eq!(kept.headers()["x-request-id"], "client-id-7", "a printable id is kept");
-    for unusable in [HeaderValue::from_static(""), HeaderValue::from_bytes(b"caf\xe9-id").unwrap()] {
+    let long = "i".repeat(e2e_support::service::telemetry::MAX_REQUEST_ID_BYTES + 1);
+    let longest = "i".repeat(e2e_support::service::telemetry::MAX_REQUEST_ID_BYTES);
+    let kept = sent(HeaderValue::from_str(&longest).unwrap()).send().await.unwrap();
+    assert_eq!(kept.headers()["x-request-id"], longest.as_str(), "an id of the longest length is kept");
+    for unusable in [
+        HeaderValue::from_static(""),
+        HeaderValue::from_bytes(b"caf\xe9-id").unwrap(),
+        HeaderValue::from_str(&long).unwrap(),
+    ] {
         let answer = sent(unusable.clone()).send().await.unwrap();
         let echoed = answer.headers()["x-request-id"].to_str().expect("the echoed id is printable").to_owned();
         assert!(!echoed.is_empty() && echoed.as_bytes() != unusable.as_bytes(), "{unusable:?} was replaced");

@@ -463,7 +463,7 @@ pub fn openapi() -> OpenApi {
     let revoke = with_problems(revoke, problems(&[InvalidRequest, Forbidden, NotFound], None, true, false));
     let document = OperationBuilder::new()
         .operation_id(Some("openapi_document"))
-        .summary(Some("This document; the only route that needs no credential"))
+        .summary(Some("This document; with /metrics, the only routes that need no credential"))
         .securities(Some(Vec::<SecurityRequirement>::new()))
         .response(
             "200",

@@ -172,8 +172,10 @@ pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], String
 /// template, and one `INFO` line per response with its status and latency. The framework's
 /// events are written inside that span, so they carry the request id too.
 ///
-/// A client's `x-request-id` is kept only when it is printable ASCII and not empty; any other
-/// is replaced by a fresh one, so that the id in the log is always the one echoed.
+/// A client's `x-request-id` is kept only when it is printable ASCII, not empty and at most
+/// [`MAX_REQUEST_ID_BYTES`] long; any other is replaced by a fresh one, so that the id in the
+/// log is always the one echoed, and a client cannot make each request write kilobytes of log
+/// (or echo them back on a refusal).
 pub fn request_log<S>(router: axum::Router<S>) -> axum::Router<S>
 where
     S: Clone + Send + Sync + 'static,
@@ -205,10 +207,16 @@ pub fn request_span(extensions: &axum::http::Extensions, method: &axum::http::Me
     )
 }
 
+/// The longest client `x-request-id` kept, in bytes (a UUID takes 36).
+pub const MAX_REQUEST_ID_BYTES: usize = 128;
+
 /// Removes the client's `x-request-id` when it could not be logged as sent (not printable
-/// ASCII, or empty), so that a fresh one is set in its place.
+/// ASCII, or empty) or is longer than [`MAX_REQUEST_ID_BYTES`], so that a fresh one is set in
+/// its place.
 fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extract::Request {
-    let usable = |value: &HeaderValue| value.to_str().is_ok_and(|text| !text.trim().is_empty());
+    let usable = |value: &HeaderValue| {
+        value.len() <= MAX_REQUEST_ID_BYTES && value.to_str().is_ok_and(|text| !text.trim().is_empty())
+    };
     if request.headers().get_all(X_REQUEST_ID).iter().any(|value| !usable(value)) {
         request.headers_mut().remove(X_REQUEST_ID);
     }
