@@ -307,7 +307,8 @@ struct ArgumentNumbers(HashMap<String, String>);
 /// with an object that names a member twice, anywhere in it, is refused without reaching rmcp,
 /// changing nothing: a request whose `params` do it gets the JSON-RPC error `-32602` with its
 /// `id`, any other message a 400 `INVALID_BODY` problem. A body that is not JSON at all is
-/// left to rmcp to refuse. The numbers among the arguments are kept as written
+/// left to rmcp to refuse. A `tools/list` whose params rmcp would drop is refused here too
+/// ([`unfit_tools_list`]). The numbers among the arguments are kept as written
 /// ([`ArgumentNumbers`]) for the tool.
 async fn members_given_once(request: Request, next: Next) -> Response {
     if request.method() != Method::POST || !declares_json(request.headers()) {

@@ -113,10 +113,10 @@ pub fn around<S: Clone + Send + Sync + 'static>(router: Router<S>, read_timeout:
 
 /// Refuses a request over [`MAX_URI_BYTES`], [`MAX_HEADER_BYTES`] or (by its
 /// `Content-Length`) [`MAX_BODY_BYTES`], or without one good `Host` ([`host_is_wrong`]), then
-/// reads its body whole: 413 beyond
-/// [`MAX_BODY_BYTES`] however it is framed, 408 `REQUEST_TIMEOUT` when it has not arrived
-/// within `read_timeout`. Nothing below runs on a body that is not all there, so a client that
-/// stops sending halfway holds no handler, database connection or lock while it waits.
+/// reads its body whole: 413 beyond [`MAX_BODY_BYTES`] however it is framed, 408
+/// `REQUEST_TIMEOUT` when it has not arrived within `read_timeout`. Nothing below runs on a
+/// body that is not all there, so a client that stops sending halfway holds no handler,
+/// database connection or lock while it waits.
 pub async fn limits(request: Request, next: Next, read_timeout: Duration) -> Response {
     let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
     let headers: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len()).sum();
