@@ -23,8 +23,8 @@ pub const MAX_KEY_ID_LEN: usize = 16;
 /// A token whose key id is not in the ring is refused.
 ///
 /// Configuration format (see [`CursorKeys::parse`]): `kid:base64key[,kid2:base64key2...]`,
-/// each key exactly 32 bytes in base64 (standard or URL-safe, padding optional),
-/// key ids of 1–16 characters from `A-Z a-z 0-9 _ -`.
+/// each key exactly 32 random bytes in base64 (standard or URL-safe, padding optional; one
+/// byte repeated is refused as no secret), key ids of 1–16 characters from `A-Z a-z 0-9 _ -`.
 ///
 /// ```
 /// use completeness_runtime::cursor::CursorKeys;
@@ -59,6 +59,9 @@ pub enum KeyError {
     DuplicateKeyId(String),
     /// A key is not base64 of exactly 32 bytes.
     BadSecret(String),
+    /// A key is one byte repeated (32 zero bytes, say): a placeholder or a mistake, not a
+    /// secret, and anyone who guesses it signs cursors and evidence this ring accepts.
+    WeakSecret(String),
 }
 
 impl fmt::Display for KeyError {
@@ -74,6 +77,11 @@ impl fmt::Display for KeyError {
             }
             KeyError::DuplicateKeyId(id) => write!(f, "key id '{id}' appears twice in the key ring"),
             KeyError::BadSecret(id) => write!(f, "the secret of key '{id}' is not base64 of exactly {KEY_LEN} bytes"),
+            KeyError::WeakSecret(id) => write!(
+                f,
+                "the secret of key '{id}' is one byte repeated, not a secret; generate one (32 random bytes, e.g. \
+                 `CursorKeys::generate_secret`)"
+            ),
         }
     }
 }
@@ -98,6 +106,9 @@ impl CursorKeys {
             }
             if ring.iter().any(|k| k.id == id) {
                 return Err(KeyError::DuplicateKeyId(id));
+            }
+            if secret.iter().all(|byte| *byte == secret[0]) {
+                return Err(KeyError::WeakSecret(id));
             }
             let mac =
                 <Hmac<Sha256> as KeyInit>::new_from_slice(&secret).map_err(|_| KeyError::BadSecret(id.clone()))?;
@@ -270,6 +281,12 @@ mod tests {
         );
         assert_eq!(CursorKeys::parse("k:c2hvcnQ").unwrap_err(), KeyError::BadSecret("k".into()));
         assert_eq!(CursorKeys::parse("k:!!!").unwrap_err(), KeyError::BadSecret("k".into()));
+        // Thirty-two zero bytes, and as many 0xff: one byte repeated is no secret.
+        for weak in ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "__________________________________________8"] {
+            let refused = CursorKeys::parse(&format!("k1:{SECRET},k0:{weak}")).unwrap_err();
+            assert_eq!(refused, KeyError::WeakSecret("k0".into()));
+            assert!(refused.to_string().contains("one byte repeated"), "{refused}");
+        }
         let missing = CursorKeys::from_env("COMPLETENESS_TEST_VARIABLE_THAT_IS_NEVER_SET").unwrap_err();
         assert!(missing.to_string().contains("kid:base64key"));
     }
