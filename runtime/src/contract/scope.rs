@@ -83,7 +83,9 @@ pub struct PageInfo {
 pub struct CursorContract {
     /// True when every page of the traversal is read at the first page's snapshot.
     pub freezes_snapshot: bool,
-    /// RFC 3339 time after which the cursor is refused with `CURSOR_EXPIRED`.
+    /// RFC 3339 time after which the cursor is refused with `CURSOR_EXPIRED`: the latest it
+    /// lives, not a promise that it lives that long. A cursor that freezes a snapshot is also
+    /// refused, sooner, once the server no longer retains that snapshot (contract §2.5).
     #[serde(deserialize_with = "rfc3339")]
     pub expires_at: String,
     /// What makes the cursor invalid when changed.
