@@ -114,6 +114,13 @@ async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on
     let none = answer(&admin, "list_service_accounts", json!({"owner": "nobody-at-all"})).await;
     assert_envelope_invariants(&none);
     assert_eq!((none["complete"].clone(), none["items"].clone()), (json!(true), json!([])));
+    // A first page (`page.resumed: false`) that is complete is the whole answer, and its verdict
+    // says the absence is proven.
+    assert_eq!(none["page"]["resumed"], false);
+    let result = call(&admin, "list_service_accounts", json!({"owner": "nobody-at-all"})).await.unwrap();
+    let verdict = result.content[0].as_text().unwrap().text.lines().next().unwrap_or_default().to_owned();
+    assert!(verdict.starts_with("COMPLETE: 0 service accounts cover the whole scope"), "{verdict}");
+    assert!(verdict.ends_with("; nothing else exists in scope."), "{verdict}");
 
     // Incomplete with items: one page of several, still a result.
     let page = answer(&admin, "list_service_accounts", json!({"tenant": "east", "page_size": 5})).await;
