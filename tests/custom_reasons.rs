@@ -511,26 +511,39 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
 }
 
 /// `?stale_page=N`: numbers 1 to 9 in keyset order, page `N` (1-based) read from a lagging
-/// replica; every page asks for evidence.
-#[completeness(resource = "numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced, ReplicaLag))]
+/// replica; `?partial_page=N`: page `N` also says a source was unavailable, marked partial before
+/// its cursor is signed (`unmarked_page=N`: the same without the mark). Every page asks for
+/// evidence.
+#[completeness(
+    resource = "numbers",
+    reasons(MorePagesAvailable, SourceUnavailable),
+    warnings(PageSizeReduced, ReplicaLag)
+)]
 async fn list_numbers(
     request: completeness::page_request::PageRequest,
     axum::extract::Query(query): axum::extract::Query<Vec<(String, String)>>,
 ) -> Result<Envelope<u64, ListNumbersReason>, completeness::Problem> {
-    let stale_page: Option<u64> = query.iter().find(|(k, _)| k == "stale_page").and_then(|(_, v)| v.parse().ok());
+    let asked = |name: &str| query.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse::<u64>().ok());
     let scope = Scope::new("numbers", "every number");
     let mut page = request.bind(completeness::QueryBinding::for_scope(&scope, "ascending"))?;
     page.pin_snapshot("s-1");
     let after: u64 = page.position().and_then(|p| p.parse().ok()).unwrap_or(0);
-    let this_page = after / page.applied_size() + 1;
-    let stale = stale_page == Some(this_page);
+    let this_page = Some(after / page.applied_size() + 1);
+    let stale = asked("stale_page") == this_page;
     if stale {
         page.mark_stale();
+    }
+    let marked = asked("partial_page") == this_page;
+    if marked {
+        page.mark_partial();
     }
     let rows: Vec<u64> = (after + 1..=9).take(page.fetch_size()).collect();
     let mut envelope: Envelope<u64, ListNumbersReason> = page.envelope(scope, rows, |n| format!("{n}"));
     if stale {
         envelope.completeness.push_warning(ReplicaLag { seconds: 7 });
+    }
+    if marked || asked("unmarked_page") == this_page {
+        envelope.completeness.push_reason(completeness::reason::SourceUnavailable::new("archive"));
     }
     page.attach_evidence(&mut envelope.completeness);
     Ok(envelope)
@@ -574,6 +587,32 @@ async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
     assert_eq!(last["evidence"], Value::Null, "{last}");
     let read: Envelope<u64> = serde_json::from_value(last.clone()).unwrap();
     assert_eq!(decide(&read, Intent::Mutate), Decision::RefuseOrRequestReview);
+}
+
+/// A traversal one page of which was partial for another reason than the next page does not
+/// make the inventory whole, though every later page is: its last page is complete and gets no
+/// evidence (contract §6), whether the partial page is the first or a middle one. The mark
+/// rides in the cursors; without it (a handler that pushes its reason after the cursor is
+/// signed and never calls `mark_partial`) the last page would get evidence, which is what the
+/// `partial_page_unmarked` event reports.
+#[tokio::test]
+async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
+    for partial_page in [1, 2] {
+        let pages = traverse(&format!("partial_page={partial_page}")).await;
+        assert_eq!(pages.len(), 3);
+        let partial = &pages[partial_page - 1];
+        assert_eq!(partial["complete"], false, "{partial}");
+        assert_eq!(partial["incomplete_reasons"][1]["code"], "SOURCE_UNAVAILABLE", "{partial}");
+        for later in &pages[partial_page..] {
+            assert_eq!(later["evidence"], Value::Null, "{later}");
+        }
+        let last = &pages[2];
+        assert_eq!((last["complete"].clone(), last["page"]["resumed"].clone()), (json!(true), json!(true)), "{last}");
+    }
+
+    let unmarked = traverse("unmarked_page=2").await;
+    assert_eq!(unmarked[1]["complete"], false, "{}", unmarked[1]);
+    assert!(unmarked[2]["evidence"].is_string(), "without the mark the cursor says nothing: {}", unmarked[2]);
 }
 
 /// A detail field named with a raw identifier is the member of its name: `r#type` is `type`.

@@ -97,6 +97,18 @@ async fn declared_numbers(request: PageRequest) -> Result<Envelope<u32, Declared
     odd_numbers(request)
 }
 
+/// [`odd_numbers`] where every page says a source was unavailable, pushed after the cursor is
+/// signed and never marked partial: the later pages' cursors say nothing of it.
+#[completeness(resource = "numbers", reasons(MorePagesAvailable, SourceUnavailable), warnings(PageSizeReduced))]
+async fn unmarked_numbers(request: PageRequest) -> Result<Envelope<u32, UnmarkedNumbersReason>, Problem> {
+    let scope = Scope::new("numbers", "all numbers");
+    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+    let mut envelope: Envelope<u32, UnmarkedNumbersReason> = page.envelope(scope, (1..20).collect(), |n| n.to_string());
+    envelope.completeness.push_reason(SourceUnavailable::new("legacy"));
+    page.attach_evidence(&mut envelope.completeness);
+    Ok(envelope)
+}
+
 #[derive(Debug, Deserialize)]
 struct ArchiveBody {
     #[allow(dead_code)] // refused before it is read
@@ -119,6 +131,7 @@ fn app() -> Router {
         .route("/complete", get(complete).into())
         .route("/numbers", get(numbers).into())
         .route("/declared-numbers", get(declared_numbers).into())
+        .route("/unmarked-numbers", get(unmarked_numbers).into())
         .route("/archive", post(archive).into())
         .route("/hits", get(hits).into())
         .route("/relayed/{shard}", get(relayed).into())
@@ -281,6 +294,20 @@ fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_to
     assert!(capture.of_kind("response").is_empty(), "a refusal is not an answer");
     let refused = [("route", "/numbers"), ("code", "INVALID_CURSOR")];
     assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &refused), 1.0);
+}
+
+/// A handler that pushes a reason after its page's cursor is signed, without
+/// `Page::mark_partial`, is told: the cursor cannot say the traversal is partial any more.
+#[test]
+fn a_partial_page_whose_cursor_is_not_marked_emits_a_warning() {
+    let (capture, _, statuses) = run(vec![get_request("/unmarked-numbers"), get_request("/declared-numbers")]);
+    assert_eq!(statuses, [StatusCode::OK, StatusCode::OK]);
+    let event = only(capture.of_kind("partial_page_unmarked"));
+    assert_eq!(event.level, Level::WARN);
+    assert_eq!(
+        (event.field("resource"), event.field("reasons")),
+        ("numbers", "MORE_PAGES_AVAILABLE,SOURCE_UNAVAILABLE")
+    );
 }
 
 #[test]

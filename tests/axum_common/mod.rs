@@ -245,6 +245,9 @@ async fn list_accounts(
     rows.sort_by(|a, b| if descending { b.id.cmp(&a.id) } else { a.id.cmp(&b.id) });
     rows.truncate(page.fetch_size());
     let rows: Vec<Account> = rows.into_iter().map(account).collect();
+    if hidden {
+        page.mark_partial();
+    }
     let mut envelope: Envelope<Account> = page.envelope(scope, rows, |a| a.id.clone());
     if hidden {
         envelope.completeness.push_reason(VisibilityRestricted::new());

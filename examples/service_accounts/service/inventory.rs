@@ -169,6 +169,11 @@ pub async fn list_page(
         page.ensure_retained(|_| retained)?;
     }
     let rows = state.store.page(snapshot, page.position(), &filter, page.fetch_size()).await.map_err(store_problem)?;
+    // Said before the cursor is signed, so that it carries the mark: no page of a traversal the
+    // filter made partial gets evidence, this one or a later one.
+    if restricted {
+        page.mark_partial();
+    }
     let mut envelope: Envelope<ListItem, ListServiceAccountsReason> = page.envelope(scope, rows, |row| row.id.clone());
     if restricted {
         envelope.completeness.push_reason(VisibilityRestricted::new());

@@ -44,6 +44,7 @@
 //! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
 //! | `warning_left_out` | `WARN` | `map_reasons` into a handler's declared type met a warning the handler does not declare (left out) | `warning` |
 //! | `stale_warning_kept` | `WARN` | the same, for a stale warning, which is kept: without it the answer would read as current | `warning` |
+//! | `partial_page_unmarked` | `WARN` | [`Page::attach_evidence`](crate::server::page_request::Page::attach_evidence) met a page with a next cursor and another reason, not marked with `Page::mark_partial` before the cursor was signed (the later pages would get evidence) | `resource`, `reasons` |
 //!
 //! Fields: `route` is the route template (or an [`EntryPoint`]'s name); `method` the HTTP
 //! method (or an [`EntryPoint`]'s label); `complete` the answer's
@@ -51,8 +52,8 @@
 //! when none); `items` the number of items returned, when the response knows it (an
 //! [`Envelope`](crate::Envelope)'s items, else `page.returned`); `status` the HTTP status
 //! sent; `code` the problem's stable code (`INVALID_CURSOR`, `EVIDENCE_INVALID`, ...);
-//! `credential` the name of the credential the request carried. A token's content is never
-//! logged.
+//! `credential` the name of the credential the request carried; `resource` the scope's
+//! resource. A token's content is never logged.
 //!
 //! # Metrics
 //!

@@ -25,9 +25,10 @@ use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::request::Parts;
 
 use crate::contract::completeness::Completeness;
+use crate::contract::continuation::Continuation;
 use crate::contract::declared::AcceptsWarning;
 use crate::contract::envelope::Envelope;
-use crate::contract::reason::{MorePagesAvailable, Reason};
+use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::PageSizeReduced;
 use crate::server::config::{CompletenessConfig, CompletenessState};
@@ -164,6 +165,7 @@ impl PageRequest {
             snapshot: resumed.and_then(|c| c.snapshot().map(str::to_owned)),
             resumed: resumed.is_some(),
             stale: resumed.is_some_and(CursorClaims::is_stale),
+            partial: resumed.is_some_and(CursorClaims::is_partial),
         })
     }
 }
@@ -174,6 +176,13 @@ impl<S: CompletenessState> FromRequestParts<S> for PageRequest {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         PageRequest::from_parts(parts, &state.completeness())
     }
+}
+
+/// True for a reason that only says where the traversal goes on (`MORE_PAGES_AVAILABLE`, or a
+/// limit that hands out a cursor to resume from): the pages after it make the inventory whole.
+fn continues<R: Reason>(reason: &R) -> bool {
+    reason.code() == ReasonCode::MorePagesAvailable
+        || matches!(reason.recovery(), Some(Continuation::NextCursor { .. }))
 }
 
 fn invalid_page_size(detail: impl Into<String>) -> Problem {
@@ -233,6 +242,9 @@ pub struct Page {
     resumed: bool,
     /// A page of the traversal, this one included, was read from stale state.
     stale: bool,
+    /// A page of the traversal, this one included, was incomplete for another reason than the
+    /// next page.
+    partial: bool,
 }
 
 impl Page {
@@ -283,6 +295,24 @@ impl Page {
         self.stale
     }
 
+    /// Says that this page is incomplete for a reason other than the next page (a source
+    /// unavailable, a limit, a permission filter: any reason the handler pushes besides
+    /// `MORE_PAGES_AVAILABLE`). Call it before [`Page::envelope`] or [`Page::next_cursor`]:
+    /// the cursors this page issues carry the mark, and no page of the traversal from here on
+    /// gets evidence ([`Page::attach_evidence`] refuses), since the pages after a partial one
+    /// do not make the inventory whole (contract §6). A handler that pushes such a reason
+    /// after the cursor is signed, without this mark, is told by a `WARN` event
+    /// (`partial_page_unmarked`) when it attaches evidence.
+    pub fn mark_partial(&mut self) {
+        self.partial = true;
+    }
+
+    /// True when this page or an earlier page of the traversal was incomplete for a reason
+    /// other than the next page ([`Page::mark_partial`]).
+    pub fn is_partial(&self) -> bool {
+        self.partial
+    }
+
     /// The caller.
     pub fn credential(&self) -> &Credential {
         &self.credential
@@ -327,6 +357,9 @@ impl Page {
         );
         if self.stale {
             claims = claims.read_stale_state();
+        }
+        if self.partial {
+            claims = claims.read_partial_page();
         }
         NextCursor {
             cursor: claims.encode(self.config.keys()),
@@ -413,8 +446,27 @@ impl Page {
     /// Attaches an evidence token to a complete inventory response; see
     /// [`EvidenceIssuer::attach`](crate::server::evidence::EvidenceIssuer::attach). Refused
     /// (false) as well when a page of the traversal was read from stale state
-    /// ([`Page::mark_stale`]), though this page may be current.
+    /// ([`Page::mark_stale`]) or was partial ([`Page::mark_partial`]), though this page may be
+    /// current and whole.
+    ///
+    /// Call it last. A page that issues a next cursor and carries another reason, yet was not
+    /// marked partial, signed a cursor that says nothing of it: the later pages would get
+    /// evidence. That is reported with a `WARN` event (`partial_page_unmarked`, target
+    /// `completeness`), since the cursor can no longer be changed here.
     pub fn attach_evidence<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
-        !self.stale && crate::server::evidence::attach(&self.config, &self.credential, completeness)
+        if !self.partial
+            && completeness.next_cursor().is_some()
+            && completeness.reasons().iter().any(|reason| !continues(reason))
+        {
+            tracing::warn!(
+                target: crate::server::observe::TARGET,
+                event = "partial_page_unmarked",
+                resource = %completeness.scope().resource,
+                reasons = %completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(","),
+                "a partial page issued a next cursor without Page::mark_partial; call it before Page::envelope, \
+                 or the later pages of this traversal get evidence"
+            );
+        }
+        !self.stale && !self.partial && crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 }

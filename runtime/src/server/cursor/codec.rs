@@ -98,13 +98,15 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The mark `value` when it comes next, `Some(false)` at the end of the payload, `None`
-    /// for anything else.
-    pub(crate) fn optional_mark(&mut self, value: u8) -> Option<bool> {
-        if self.is_done() {
-            return Some(false);
+    /// True, reading it, when the mark `value` comes next; false, reading nothing, otherwise.
+    /// Marks are optional and written in a fixed order, so a reader asks for each in turn and
+    /// [`Reader::is_done`] then refuses any byte none of them took.
+    pub(crate) fn optional_mark(&mut self, value: u8) -> bool {
+        let marked = self.bytes.first() == Some(&value);
+        if marked {
+            self.bytes = &self.bytes[1..];
         }
-        (self.take(1)?[0] == value).then_some(true)
+        marked
     }
 
     /// True when every byte was read (trailing bytes make a payload malformed).

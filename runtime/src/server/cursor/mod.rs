@@ -3,9 +3,9 @@
 //! A cursor is `c1.<kid>.<payload>.<mac>` (see [`token`] for the envelope). Its payload
 //! holds the issue and expiry times, the [`QueryBinding`] fingerprint (resource, filters,
 //! ordering), the [`Credential`] fingerprint (name, permission epoch, tenants), the
-//! snapshot of the traversal and the position (the last keyset key returned), and, when a page
-//! of the traversal was read from stale state, a mark saying so (contract §6: such a
-//! traversal backs no evidence).
+//! snapshot of the traversal and the position (the last keyset key returned), and marks for a
+//! traversal one page of which was read from stale state, or was incomplete for a reason other
+//! than the next page (contract §6: such a traversal backs no evidence).
 //!
 //! Verification ([`CursorClaims::verify`]) refuses, in this order:
 //! oversized / malformed / unknown key / altered → `INVALID_CURSOR` (400);
@@ -50,10 +50,15 @@ pub struct CursorClaims {
     snapshot: Option<String>,
     position: String,
     stale: bool,
+    partial: bool,
 }
 
 /// The byte that marks a cursor of a traversal a page of which was read from stale state.
 const STALE_MARK: u8 = 0x53;
+
+/// The byte that marks a cursor of a traversal a page of which was incomplete for a reason
+/// other than the next page. Written after [`STALE_MARK`] when both hold.
+const PARTIAL_MARK: u8 = 0x50;
 
 /// Why a cursor was refused. Converts into the problem of contract §2.5.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,6 +166,7 @@ impl CursorClaims {
             snapshot: snapshot.map(str::to_owned),
             position: position.to_owned(),
             stale: false,
+            partial: false,
         }
     }
 
@@ -176,6 +182,19 @@ impl CursorClaims {
         self.stale
     }
 
+    /// The same claims, for a traversal a page of which was incomplete for a reason other than
+    /// the next page (a source unavailable, a limit, a permission filter): the pages after it
+    /// do not make the inventory whole, so no later page of it gets evidence (contract §6).
+    pub fn read_partial_page(mut self) -> CursorClaims {
+        self.partial = true;
+        self
+    }
+
+    /// True when a page of the traversal was incomplete for a reason other than the next page.
+    pub fn is_partial(&self) -> bool {
+        self.partial
+    }
+
     /// Signs the claims with the ring's active key.
     pub fn encode(&self, keys: &CursorKeys) -> String {
         let mut w = Writer::with_capacity(96 + self.position.len() + self.snapshot.as_ref().map_or(0, String::len));
@@ -185,9 +204,12 @@ impl CursorClaims {
             .digest(&self.credential)
             .opt_str(self.snapshot.as_deref())
             .str(&self.position);
-        // Written only when it holds: a current traversal's cursor reads as it always did.
+        // Written only when they hold: a current, whole traversal's cursor reads as it always did.
         if self.stale {
             w.mark(STALE_MARK);
+        }
+        if self.partial {
+            w.mark(PARTIAL_MARK);
         }
         token::seal(keys, CURSOR_VERSION, &w.finish())
     }
@@ -203,7 +225,8 @@ impl CursorClaims {
                 credential: r.digest()?,
                 snapshot: r.opt_str()?.map(str::to_owned),
                 position: r.str()?.to_owned(),
-                stale: r.optional_mark(STALE_MARK)?,
+                stale: r.optional_mark(STALE_MARK),
+                partial: r.optional_mark(PARTIAL_MARK),
             };
             r.is_done().then_some(claims)
         })
@@ -304,6 +327,25 @@ mod tests {
         assert!(payload(&stale) > payload(&current));
         let fresh = CursorClaims::new(&query, &who, None, "a", ttl);
         assert!(!CursorClaims::verify(&keys, &fresh.encode(&keys), &query, &who).unwrap().is_stale());
+    }
+
+    #[test]
+    fn the_partial_mark_round_trips_alone_and_after_the_stale_one() {
+        let (keys, query, who) = fixture();
+        let current = CursorClaims::at(query.fingerprint(), who.fingerprint(), Some("7"), "a", 1, 2);
+        let read = |claims: &CursorClaims| CursorClaims::decode(&keys, &claims.encode(&keys), 4096).unwrap();
+        let partial = current.clone().read_partial_page();
+        let both = current.clone().read_stale_state().read_partial_page();
+        assert_eq!((read(&current).is_partial(), read(&current).is_stale()), (false, false));
+        assert_eq!((read(&partial).is_partial(), read(&partial).is_stale()), (true, false));
+        assert_eq!((read(&both).is_partial(), read(&both).is_stale()), (true, true));
+        assert_eq!(read(&both), both);
+        // A mark out of order, or twice, is a payload no server wrote: malformed, not read.
+        let mut w = Writer::default();
+        w.u64(1).u64(2).digest(&query.fingerprint()).digest(&who.fingerprint()).opt_str(None).str("a");
+        w.mark(PARTIAL_MARK).mark(STALE_MARK);
+        let cursor = token::seal(&keys, CURSOR_VERSION, &w.finish());
+        assert_eq!(CursorClaims::decode(&keys, &cursor, 4096), Err(CursorError::Invalid(TokenError::Malformed)));
     }
 
     #[test]
