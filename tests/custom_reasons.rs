@@ -615,6 +615,51 @@ async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
     assert!(unmarked[2]["evidence"].is_string(), "without the mark the cursor says nothing: {}", unmarked[2]);
 }
 
+/// The fault layer keeps the same rule as a server: once it faults a page partial, the pages its
+/// cursors lead to lose their evidence, though it answers them unfaulted; a traversal it never
+/// faulted keeps the evidence the service gave.
+#[tokio::test]
+async fn a_traversal_the_fault_layer_made_partial_gets_no_evidence_on_its_last_page() {
+    use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
+    let app: Router = Router::new()
+        .route("/numbers", get(list_numbers).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential())
+        .layer(FaultLayer::new(Schedule::header_only()));
+    let page = |uri: String, fault: Option<&'static str>| {
+        let app = app.clone();
+        async move {
+            let mut request = Request::get(&uri);
+            if let Some(fault) = fault {
+                request = request.header(FAULT_HEADER, fault);
+            }
+            let response = app.oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+            let body: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_envelope_invariants(&body);
+            body
+        }
+    };
+    for faulted in [None, Some("SOURCE_UNAVAILABLE")] {
+        let mut pages = vec![page("/numbers?page_size=3".to_owned(), faulted).await];
+        while let Some(cursor) = pages.last().unwrap()["next_cursor"].as_str() {
+            assert!(pages.len() < 5, "runaway traversal");
+            pages.push(page(format!("/numbers?page_size=3&cursor={cursor}"), None).await);
+        }
+        let last = pages.last().unwrap();
+        assert_eq!((pages.len(), last["complete"].clone()), (3, json!(true)), "{last}");
+        match faulted {
+            None => assert!(last["evidence"].is_string(), "an unfaulted traversal keeps its evidence: {last}"),
+            Some(_) => {
+                assert_eq!(pages[0]["complete"], false, "{}", pages[0]);
+                for later in &pages[1..] {
+                    assert_eq!(later["evidence"], Value::Null, "{later}");
+                }
+            }
+        }
+    }
+}
+
 /// A detail field named with a raw identifier is the member of its name: `r#type` is `type`.
 #[derive(Debug, Clone, PartialEq, completeness::Reason)]
 #[reason(code = "TYPE_HIDDEN", kind = visibility, message = "Records of a hidden type are left out.")]

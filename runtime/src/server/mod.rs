@@ -27,7 +27,7 @@ pub mod observe;
 pub mod page_request;
 pub mod problem;
 #[cfg(feature = "axum")]
-mod query;
+pub(crate) mod query;
 pub mod report;
 #[cfg(feature = "axum")]
 pub mod require;

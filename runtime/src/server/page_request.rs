@@ -180,7 +180,7 @@ impl<S: CompletenessState> FromRequestParts<S> for PageRequest {
 
 /// True for a reason that only says where the traversal goes on (`MORE_PAGES_AVAILABLE`, or a
 /// limit that hands out a cursor to resume from): the pages after it make the inventory whole.
-fn continues<R: Reason>(reason: &R) -> bool {
+pub(crate) fn continues<R: Reason>(reason: &R) -> bool {
     reason.code() == ReasonCode::MorePagesAvailable
         || matches!(reason.recovery(), Some(Continuation::NextCursor { .. }))
 }

@@ -209,6 +209,21 @@ pub fn inject(
     Ok(Faulted::Page(Box::new(FaultedPage { block, data, shape, items_member })))
 }
 
+/// The collection `response` as it is but without its evidence: a page of a traversal an
+/// earlier page of which was faulted partial (the pages after a partial one do not make the
+/// inventory whole, contract §6). `None` when it is not a collection, or carries no evidence.
+pub(crate) fn without_evidence(response: &Value, facts: &RequestFacts) -> Option<FaultedPage> {
+    let mut data = response.as_object().cloned()?;
+    if is_aggregate(&data) || data.get("evidence").is_none_or(Value::is_null) {
+        return None;
+    }
+    let block = Completeness::<StandardReason>::take_from::<serde_json::Error>(&mut data, Shape::Collection).ok()?;
+    let items_member = items_member(&data, facts.items_member.as_deref())?;
+    let returned = data.get(&items_member).and_then(Value::as_array).map_or(0, |items| items.len() as u64);
+    let block = Rebuild { block, ends_traversal: false, reason: None, warning: None }.finish(returned);
+    Some(FaultedPage { block, data, shape: Shape::Collection, items_member: Some(items_member) })
+}
+
 /// True when `data` is an aggregate's: a `relation` member beside exactly one value member.
 fn is_aggregate(data: &Map<String, Value>) -> bool {
     let members = Shape::Aggregate.members();

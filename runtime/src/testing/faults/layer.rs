@@ -1,5 +1,6 @@
 //! [`FaultLayer`]: the tower layer that faults a router's real responses.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -16,14 +17,16 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use super::fault::Fault;
-use super::inject::{Faulted, RequestFacts, inject, items_member_of};
+use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of, without_evidence};
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::reason::ReasonCode;
 use crate::contract::warning::Warning;
 use crate::server::budget::TimeBudget;
 use crate::server::observe::{Deferred, ObservedOutside};
+use crate::server::page_request::continues;
 use crate::server::problem::{Problem, ProblemCode};
+use crate::server::query::query_pairs;
 use crate::server::report::Reported;
 use crate::server::require::{PREFERENCE_APPLIED, RequireComplete};
 
@@ -45,6 +48,10 @@ struct Shared {
     max_requests: Option<u64>,
     exceeded: Notify,
     log: Mutex<Vec<FaultRecord>>,
+    /// The next cursors of traversals one page of which was faulted partial: the pages they
+    /// lead to lose their evidence, and pass the mark on (contract §6), as a server's own
+    /// partial page marks its cursors.
+    partial_cursors: Mutex<HashSet<String>>,
 }
 
 impl FaultLayer {
@@ -63,6 +70,7 @@ impl FaultLayer {
                 max_requests,
                 exceeded: Notify::new(),
                 log: Mutex::new(Vec::new()),
+                partial_cursors: Mutex::new(HashSet::new()),
             }),
         }
     }
@@ -183,6 +191,7 @@ where
             parts.headers.get_all(FAULT_HEADER).iter().map(|v| v.to_str().unwrap_or("").trim()).collect();
         let asked = (!values.is_empty()).then(|| values.join(", "));
         let facts = RequestFacts::from_query(parts.uri.query());
+        let of_partial_traversal = cursor_of(&parts.uri).is_some_and(|cursor| shared.is_partial(&cursor));
         let demand = RequireComplete::from_parts(&parts).unwrap_or_default();
         let mut record = FaultRecord {
             request: n,
@@ -207,7 +216,8 @@ where
             let declared = response.extensions().get::<Reported>().and_then(|r| r.declared).filter(|_| faultable);
             let response = match declared {
                 Some(declared) if response.status() == StatusCode::OK => {
-                    shared.fault(n, asked, &facts, demand, &declared, response, &mut record).await
+                    let traversal = Traversal { of_partial: of_partial_traversal };
+                    shared.fault(n, asked, &facts, demand, &declared, traversal, response, &mut record).await
                 }
                 _ => response,
             };
@@ -222,7 +232,30 @@ where
     }
 }
 
+/// What the layer knows of the traversal a request continues.
+#[derive(Debug, Clone, Copy)]
+struct Traversal {
+    /// An earlier page of it was faulted partial.
+    of_partial: bool,
+}
+
+/// The `cursor` parameter of a request, decoded.
+fn cursor_of(uri: &axum::http::Uri) -> Option<String> {
+    query_pairs(uri).ok()?.find(|(name, _)| name == "cursor").map(|(_, value)| value.into_owned())
+}
+
 impl Shared {
+    fn is_partial(&self, cursor: &str) -> bool {
+        self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).contains(cursor)
+    }
+
+    /// Remembers `next`, the next cursor of a page of a partial traversal.
+    fn mark_partial(&self, next: Option<&str>) {
+        if let Some(next) = next {
+            self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).insert(next.to_owned());
+        }
+    }
+
     /// Faults one answered collection, by the header or the schedule.
     #[allow(clippy::too_many_arguments)]
     async fn fault(
@@ -232,6 +265,7 @@ impl Shared {
         facts: &RequestFacts,
         demand: RequireComplete,
         declared: &DeclaredSet,
+        traversal: Traversal,
         response: Response,
         record: &mut FaultRecord,
     ) -> Response {
@@ -284,7 +318,14 @@ impl Shared {
         record.reasons = codes(&value);
         record.stale = has_stale_warning(&value);
         let Some(fault) = fault else {
-            return Response::from_parts(parts, Body::from(bytes));
+            if !traversal.of_partial {
+                return Response::from_parts(parts, Body::from(bytes));
+            }
+            self.mark_partial(value.get("next_cursor").and_then(Value::as_str));
+            return match without_evidence(&value, facts) {
+                Some(page) => json_response(parts, &page),
+                None => Response::from_parts(parts, Body::from(bytes)),
+            };
         };
         let mut rng = self.schedule.rng(n, Draw::Shape);
         record.fault = Some(fault.clone());
@@ -325,15 +366,22 @@ impl Shared {
                     }
                     return reported.refused_by(refused);
                 }
+                if traversal.of_partial || page.block.reasons().iter().any(|reason| !continues(reason)) {
+                    self.mark_partial(page.block.next_cursor());
+                }
                 // The response says what its faulted body says, and is observed as such.
                 parts.extensions.insert(reported);
-                let body = page.to_body();
-                parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                parts.headers.remove(header::CONTENT_LENGTH);
-                Response::from_parts(parts, Body::from(body))
+                json_response(parts, &page)
             }
         }
     }
+}
+
+/// The response of `parts` with the body of `page`.
+fn json_response(mut parts: axum::http::response::Parts, page: &FaultedPage) -> Response {
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(page.to_body()))
 }
 
 /// True when a warning of a collection's JSON is stale ([`Warning::is_stale`]).

@@ -28,7 +28,10 @@
 //! It only removes items and adds reasons or warnings: it never adds or alters an item. The
 //! completeness block is rebuilt with the contract's own types, so every faulted answer keeps
 //! the rules of `docs/contract.md` §2.2 (`page.returned` recounted, `continuation` and
-//! `next_cursor` recomputed) and carries no evidence. A request that demanded a complete
+//! `next_cursor` recomputed) and carries no evidence. Nor does any later page of a traversal it
+//! faulted partial (a reason other than the next page), faulted or not: the layer remembers the
+//! cursors such pages hand out, as a server's own partial page marks its cursors (contract §6).
+//! A request that demanded a complete
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
 //! declaration, other methods, other statuses and single resources pass through untouched.
