@@ -303,7 +303,8 @@ struct ArgumentNumbers(HashMap<String, String>);
 /// rmcp reads a message into serde_json's `Map`, which keeps the last of two members of one
 /// name: `{"ids": ["sa-000001"], "ids": ["sa-000122"]}` would archive sa-000122, where the REST
 /// route refuses the same body (`member `ids` is given twice`). So the body of a `POST` sent as
-/// JSON is read here first (at most [`refusals::MAX_BODY_BYTES`], 413 beyond) and a message
+/// JSON is read here first (the bytes [`refusals::limits`] has read whole already, capped and
+/// within the read timeout) and a message
 /// with an object that names a member twice, anywhere in it, is refused without reaching rmcp,
 /// changing nothing: a request whose `params` do it gets the JSON-RPC error `-32602` with its
 /// `id`, any other message a 400 `INVALID_BODY` problem. A body that is not JSON at all is
@@ -315,20 +316,42 @@ async fn members_given_once(request: Request, next: Next) -> Response {
         return next.run(request).await;
     }
     let (mut parts, body) = request.into_parts();
-    let bytes = match refusals::read_body(body).await {
-        Ok(bytes) => bytes,
-        Err(refused) => return refused,
+    // The same cap as `refusals::limits`, which has buffered the body: what it let through fits.
+    let Ok(bytes) = axum::body::to_bytes(body, refusals::MAX_BODY_BYTES).await else {
+        return refusals::refusal(StatusCode::PAYLOAD_TOO_LARGE).into_response();
     };
     if let Some(twice) = member_given_twice(&bytes) {
         return refuse_twice(&bytes, &twice);
     }
-    if let Some(refused) = unfit_tools_list(&bytes) {
-        return refused;
-    }
-    if let Some(numbers) = argument_numbers(&bytes) {
-        parts.extensions.insert(numbers);
+    // No member is given twice from here on, so the message reads into a struct once.
+    if let Ok(message) = serde_json::from_slice::<Head<'_>>(&bytes) {
+        if let Some(refused) = unfit_tools_list(&message) {
+            return refused;
+        }
+        if let Some(numbers) = argument_numbers(&message) {
+            parts.extensions.insert(numbers);
+        }
     }
     next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// What the checks before rmcp read of one JSON-RPC message: its `id` and `method`, and its
+/// `params` as written. A body that is no such object (a batch, not JSON) is left to rmcp.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<Value>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+impl Head<'_> {
+    /// The `id` of a request that can be answered (a string or a number).
+    fn answerable_id(&self) -> Option<&Value> {
+        self.id.as_ref().filter(|id| id.is_string() || id.is_number())
+    }
 }
 
 /// A member named twice in one object of a message.
@@ -450,13 +473,13 @@ fn refuse_twice(bytes: &[u8], twice: &Twice) -> Response {
 /// answered as one that sent none, with the first page. A client whose cursor was mangled
 /// would take that page for the one it asked for. Such a request gets the `-32602` an invalid
 /// cursor gets (`list_tools`), with its `id`; `cursor: null` is an absent cursor.
-fn unfit_tools_list(bytes: &[u8]) -> Option<Response> {
-    let message: Value = serde_json::from_slice(bytes).ok()?;
-    let id = message.get("id").filter(|id| id.is_string() || id.is_number())?;
-    if message.get("method").and_then(Value::as_str) != Some("tools/list") {
+fn unfit_tools_list(message: &Head<'_>) -> Option<Response> {
+    let id = message.answerable_id()?;
+    if message.method.as_ref().and_then(Value::as_str) != Some("tools/list") {
         return None;
     }
-    let fits = match message.get("params") {
+    let params = message.params.map(|raw| serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null));
+    let fits = match params {
         None | Some(Value::Null) => true,
         Some(Value::Object(params)) => params.get("cursor").is_none_or(|cursor| cursor.is_string() || cursor.is_null()),
         Some(_) => false,
@@ -485,19 +508,14 @@ fn shown(name: &str) -> String {
     if name.chars().count() <= MAX { name.to_owned() } else { name.chars().take(MAX).collect::<String>() + "…" }
 }
 
-/// The numbers among the `params.arguments` of the message `bytes`, as written.
-fn argument_numbers(bytes: &[u8]) -> Option<ArgumentNumbers> {
-    #[derive(Deserialize)]
-    struct Message<'a> {
-        #[serde(borrow)]
-        params: Option<Params<'a>>,
-    }
+/// The numbers among the `params.arguments` of `message`, as written.
+fn argument_numbers(message: &Head<'_>) -> Option<ArgumentNumbers> {
     #[derive(Deserialize)]
     struct Params<'a> {
         #[serde(borrow)]
         arguments: Option<HashMap<String, &'a RawValue>>,
     }
-    let arguments = serde_json::from_slice::<Message<'_>>(bytes).ok()?.params?.arguments?;
+    let arguments = serde_json::from_str::<Params<'_>>(message.params?.get()).ok()?.arguments?;
     let numbers = arguments
         .into_iter()
         .map(|(name, raw)| (name, raw.get().to_owned()))

@@ -171,7 +171,7 @@ fn host_is_wrong(request: &Request) -> Option<&'static str> {
 
 /// The whole body, refused with 413 beyond [`MAX_BODY_BYTES`] however it is framed, and with
 /// 400 when the connection breaks off before its end.
-pub async fn read_body(body: Body) -> Result<Bytes, Response> {
+async fn read_body(body: Body) -> Result<Bytes, Response> {
     let mut stream = body.into_data_stream();
     let mut bytes = Vec::new();
     while let Some(chunk) = stream.next().await {
