@@ -30,7 +30,7 @@ use crate::contract::declared::AcceptsWarning;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
-use crate::contract::warning::PageSizeReduced;
+use crate::contract::warning::{PageSizeReduced, Warning};
 use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::credential::Credential;
 use crate::server::cursor::{CursorClaims, CursorError, QueryBinding, now_ms, rfc3339};
@@ -450,23 +450,42 @@ impl Page {
     /// current and whole.
     ///
     /// Call it last. A page that issues a next cursor and carries another reason, yet was not
-    /// marked partial, signed a cursor that says nothing of it: the later pages would get
-    /// evidence. That is reported with a `WARN` event (`partial_page_unmarked`, target
-    /// `completeness`), since the cursor can no longer be changed here.
+    /// marked partial, or a stale warning, yet was not marked stale, signed a cursor that says
+    /// nothing of it: the later pages would get evidence. That is reported with a `WARN` event
+    /// (`partial_page_unmarked`, `stale_page_unmarked`; target `completeness`), since the
+    /// cursor can no longer be changed here.
     pub fn attach_evidence<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
-        if !self.partial
-            && completeness.next_cursor().is_some()
-            && completeness.reasons().iter().any(|reason| !continues(reason))
-        {
+        self.report_unmarked(completeness);
+        !self.stale && !self.partial && crate::server::evidence::attach(&self.config, &self.credential, completeness)
+    }
+
+    /// The `WARN` events of [`Page::attach_evidence`] for a mark its cursor lacks.
+    fn report_unmarked<R: Reason>(&self, completeness: &Completeness<R>) {
+        if completeness.next_cursor().is_none() {
+            return;
+        }
+        let resource = &completeness.scope().resource;
+        if !self.partial && completeness.reasons().iter().any(|reason| !continues(reason)) {
+            let reasons = completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(",");
             tracing::warn!(
                 target: crate::server::observe::TARGET,
                 event = "partial_page_unmarked",
-                resource = %completeness.scope().resource,
-                reasons = %completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(","),
+                %resource,
+                %reasons,
                 "a partial page issued a next cursor without Page::mark_partial; call it before Page::envelope, \
                  or the later pages of this traversal get evidence"
             );
         }
-        !self.stale && !self.partial && crate::server::evidence::attach(&self.config, &self.credential, completeness)
+        if !self.stale && completeness.warnings().iter().any(Warning::is_stale) {
+            let warnings = completeness.warnings().iter().map(|w| w.code().as_str()).collect::<Vec<_>>().join(",");
+            tracing::warn!(
+                target: crate::server::observe::TARGET,
+                event = "stale_page_unmarked",
+                %resource,
+                %warnings,
+                "a page with a stale warning issued a next cursor without Page::mark_stale; call it before \
+                 Page::envelope, or the later pages of this traversal get evidence"
+            );
+        }
     }
 }
