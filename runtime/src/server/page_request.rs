@@ -401,7 +401,8 @@ impl Page {
     /// The completeness block of a page of `returned` items: page facts, paging warnings,
     /// the snapshot in `scope`, and `MORE_PAGES_AVAILABLE` with `next` when there is a next page.
     ///
-    /// Further reasons (visibility, limits) are pushed on the result by the handler.
+    /// Further reasons (visibility, limits) are pushed on the result by the handler, which says
+    /// so first with [`Page::mark_partial`], so that the cursor carries it.
     pub fn completeness<R: Reason + From<MorePagesAvailable> + AcceptsWarning<PageSizeReduced>>(
         &self,
         mut scope: Scope,
