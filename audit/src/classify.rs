@@ -325,7 +325,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     return Class::List { shown: scope.text(ty), item: None, owner: None };
                 }
                 if let Some(class) = framework_response(&name)
-                    && !self.index.defines_own_type(module, &segments(&p.path))
+                    && self.index.is_framework_type(module, &segments(&p.path))
                 {
                     return class;
                 }
@@ -683,7 +683,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 // type. Not a type of the same name that the sources define (their own `Envelope`).
                 let framework = |written: &[String]| {
                     let name = self.index.resolved_name(code.module, written);
-                    framework_response(&name).filter(|_| !self.index.defines_own_type(code.module, written))
+                    framework_response(&name).filter(|_| self.index.is_framework_type(code.module, written))
                 };
                 let owner = segs.split_last().map(|(_, owner)| owner).filter(|owner| !owner.is_empty());
                 if let Some(class) = owner.and_then(framework).or_else(|| framework(&segs)) {

@@ -9,6 +9,14 @@ use syn::{
 };
 
 use crate::shapes::FRAMEWORK_CRATES;
+
+/// How many glob imports deep a name is followed to the framework (`use super::*;` chains).
+const GLOB_DEPTH: usize = 4;
+
+/// True for a crate of the framework, as a path names it.
+fn is_framework(krate: &str) -> bool {
+    FRAMEWORK_CRATES.contains(&krate)
+}
 use crate::source::{ModuleId, Sources, name, test_only};
 
 /// A function or method of the audited sources.
@@ -203,6 +211,12 @@ impl<'s> Index<'s> {
 
     /// `segments` as written in `module`, made absolute: `crate::a::b`, or an external path left as written.
     pub fn absolute(&self, module: ModuleId, segments: &[String]) -> Vec<String> {
+        self.absolute_within(module, segments, GLOB_DEPTH)
+    }
+
+    /// [`Index::absolute`], following a first segment the module neither imports nor defines
+    /// into the modules of the sources it glob-imports (`use super::*;`), `depth` globs deep.
+    fn absolute_within(&self, module: ModuleId, segments: &[String], depth: usize) -> Vec<String> {
         let here = &self.sources.modules[module];
         let Some(first) = segments.first() else { return Vec::new() };
         let crate_path = |rest: &[String]| {
@@ -240,6 +254,20 @@ impl<'s> Index<'s> {
                     let mut path = here.path.clone();
                     path.extend(segments.iter().cloned());
                     return crate_path(&path);
+                }
+                if depth > 0 {
+                    for glob in &self.globs[module] {
+                        let glob = self.absolute_within(module, glob, depth - 1);
+                        let Some(from) = self.module_at(module, &glob) else { continue };
+                        let there = &self.sources.modules[from];
+                        let names_it = self.uses[from].contains_key(first)
+                            || there.children.contains(first)
+                            || (segments.len() == 1 && self.defines(from, first))
+                            || self.defines_type(from, first);
+                        if names_it {
+                            return self.absolute_within(from, segments, depth - 1);
+                        }
+                    }
                 }
                 segments.to_vec()
             }
@@ -423,33 +451,54 @@ impl<'s> Index<'s> {
         }
     }
 
-    /// True when the type `segments`, written in `module`, is one the audited sources define
-    /// for themselves rather than one of the framework's crates ([`FRAMEWORK_CRATES`]; a team's
-    /// own `Envelope`, by name one of the framework's): the sources define a type it resolves
-    /// to, by its path or imports, or, for a bare name that neither resolves (a glob import), one
-    /// of that name while no glob import of the module is from the framework. A path into a
-    /// crate of the framework, or a type written in one, is the framework's.
-    pub fn defines_own_type(&self, module: ModuleId, segments: &[String]) -> bool {
-        let absolute = self.absolute(module, segments);
-        let in_framework = |krate: &str| FRAMEWORK_CRATES.contains(&krate);
+    /// True when the type `segments`, written in `module`, is one of the framework's crates
+    /// ([`FRAMEWORK_CRATES`]), not merely one of the same name (a team's own `Envelope`, or another
+    /// crate's): its path leads into one of them, directly, by an import, or by a re-export in the
+    /// sources (`pub use completeness::Envelope;`, or a glob of the framework in the module it is
+    /// re-exported from that the sources define no type of that name beside); or it is a bare name
+    /// the module neither imports nor defines, under a glob import of the framework; or it is
+    /// written in one of the framework's crates. Anything else (another crate's type, a type the
+    /// sources define) is not taken on trust: a legacy wrapper named `Envelope` is no migration.
+    pub fn is_framework_type(&self, module: ModuleId, segments: &[String]) -> bool {
         let package = self.sources.modules[module].package.replace('-', "_");
-        if absolute.first().is_none_or(|s| in_framework(s)) || in_framework(&package) {
-            return false;
+        if is_framework(&package) {
+            return true;
+        }
+        let absolute = self.absolute(module, segments);
+        let Some(first) = absolute.first() else { return false };
+        if is_framework(first) {
+            return true;
         }
         if self.is_ours(module, segments) {
-            // Resolved into the sources, but a re-export there (`pub use completeness::Envelope;`)
-            // is not a definition: the sources must define a type of that name.
-            let re_exported = absolute.split_last().is_some_and(|(name, owner)| {
-                self.module_at(module, owner)
-                    .and_then(|owner| self.uses[owner].get(name))
-                    .is_some_and(|path| path.first().is_some_and(|s| in_framework(s)))
-            });
-            return !re_exported && self.find_type(module, segments).is_some();
+            let Some((name, owner)) = absolute.split_last() else { return false };
+            let Some(owner) = self.module_at(module, owner) else { return false };
+            return match self.uses[owner].get(name) {
+                Some(path) => path.first().is_some_and(|s| is_framework(s)),
+                None => {
+                    self.find_type(module, segments).is_none() && self.glob_imports_framework(owner, name, GLOB_DEPTH)
+                }
+            };
         }
         let [name] = segments else { return false };
         !self.uses[module].contains_key(name)
-            && !self.globs[module].iter().any(|glob| glob.first().is_some_and(|s| in_framework(s)))
-            && self.find_type(module, segments).is_some()
+            && self.find_type(module, segments).is_none()
+            && self.glob_imports_framework(module, name, GLOB_DEPTH)
+    }
+
+    /// True when a glob import of `module` brings `name` from the framework: a glob of one of its
+    /// crates, or a glob of a module of the sources that imports `name` from one (or has such a
+    /// glob, `depth` levels down: `use super::*;` under a module that imports the framework).
+    fn glob_imports_framework(&self, module: ModuleId, name: &str, depth: usize) -> bool {
+        self.globs[module].iter().any(|glob| {
+            if glob.first().is_some_and(|s| is_framework(s)) {
+                return true;
+            }
+            let Some(from) = self.module_at(module, &self.absolute(module, glob)) else { return false };
+            match self.uses[from].get(name) {
+                Some(path) => path.first().is_some_and(|s| is_framework(s)),
+                None => depth > 0 && self.glob_imports_framework(from, name, depth - 1),
+            }
+        })
     }
 
     /// The name of the item `segments` names in `module`: the last segment of its [`absolute`](Self::absolute)
