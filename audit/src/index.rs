@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use syn::{
-    Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemImpl, ItemStruct, ItemType, Lit, Signature, TraitItem, Type,
-    UseTree,
+    Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemImpl, ItemStruct, ItemType, Lit, Signature, Stmt, TraitItem,
+    Type, UseTree,
 };
 
 use crate::shapes::FRAMEWORK_CRATES;
@@ -75,6 +75,12 @@ pub struct Index<'s> {
     /// Per module: the absolute paths of its glob imports.
     globs: Vec<Vec<Vec<String>>>,
     modules_by_path: HashMap<(&'s str, Vec<String>), ModuleId>,
+    /// Per function: the functions its body declares, by name (`async fn list() ..` inside a
+    /// router function), which its body's names mean before the module's.
+    nested_fns: HashMap<(usize, String), usize>,
+    /// Per function: the names its body imports (`use orders::list;`), with their paths as
+    /// written, which its body's names mean before the module's.
+    nested_uses: HashMap<(usize, String), Vec<String>>,
 }
 
 impl<'s> Index<'s> {
@@ -90,6 +96,8 @@ impl<'s> Index<'s> {
             uses: vec![HashMap::new(); sources.modules.len()],
             globs: vec![Vec::new(); sources.modules.len()],
             modules_by_path: HashMap::new(),
+            nested_fns: HashMap::new(),
+            nested_uses: HashMap::new(),
         };
         for (id, module) in sources.modules.iter().enumerate() {
             index.modules_by_path.insert((module.target.as_str(), module.path.clone()), id);
@@ -160,7 +168,82 @@ impl<'s> Index<'s> {
     fn add_fn(&mut self, target: &'s str, mut item: FnItem<'s>) {
         item.id = self.fns.len();
         self.fns_by_name.entry((target, name(&item.sig.ident))).or_default().push(self.fns.len());
-        self.fns.push(item);
+        let block = item.block;
+        self.fns.push(item.clone());
+        if let Some(block) = block {
+            self.add_nested(item.id, item.module, block);
+        }
+    }
+
+    /// The functions and imports the body `block` of function `parent` declares at its top
+    /// level. They are found from that body only ([`Index::find_fn_from`]), never as the module's.
+    fn add_nested(&mut self, parent: usize, module: ModuleId, block: &'s Block) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Item(Item::Fn(f)) if !test_only(&f.attrs) => {
+                    let id = self.fns.len();
+                    self.nested_fns.insert((parent, name(&f.sig.ident)), id);
+                    let item = FnItem {
+                        id,
+                        module,
+                        self_ty: None,
+                        impl_ty: None,
+                        impl_generics: None,
+                        attrs: &f.attrs,
+                        sig: &f.sig,
+                        block: Some(&f.block),
+                    };
+                    self.fns.push(item);
+                    self.add_nested(id, module, &f.block);
+                }
+                Stmt::Item(Item::Use(u)) => {
+                    let mut found = Vec::new();
+                    use_paths(&u.tree, Vec::new(), &mut found);
+                    for (name, path) in found {
+                        if let Some(name) = name {
+                            self.nested_uses.insert((parent, name), path);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `segments`, written in the body of function `from`, with a first segment that body
+    /// imports (`use completeness::routing::get;`) replaced by its path: as the module would
+    /// write it.
+    pub fn written_in(&self, from: usize, mut segments: Vec<String>) -> Vec<String> {
+        if let Some(first) = segments.first()
+            && let Some(path) = self.nested_uses.get(&(from, first.clone()))
+        {
+            segments.splice(..1, path.iter().cloned());
+        }
+        segments
+    }
+
+    /// [`Index::find_fn`] for a path written in the body of function `from`: a function that body
+    /// declares, or a path through a name it imports, before the module's.
+    pub fn find_fn_from(
+        &self,
+        from: usize,
+        module: ModuleId,
+        self_ty: Option<&str>,
+        segments: &[String],
+    ) -> Option<FnItem<'s>> {
+        if let [name] = segments
+            && let Some(&id) = self.nested_fns.get(&(from, name.clone()))
+        {
+            return Some(self.fns[id].clone());
+        }
+        if let Some((first, rest)) = segments.split_first()
+            && let Some(path) = self.nested_uses.get(&(from, first.clone()))
+        {
+            let mut through = path.clone();
+            through.extend(rest.iter().cloned());
+            return self.find_fn(module, self_ty, &through);
+        }
+        self.find_fn(module, self_ty, segments)
     }
 
     /// The methods of an `impl` block (`imp`) or a trait, as methods of `self_ty`; code only

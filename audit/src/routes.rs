@@ -81,6 +81,8 @@ enum Value<'s> {
 
 /// The bindings of one function body.
 struct Frame<'s> {
+    /// The function whose body this is: names its body declares or imports come first.
+    fn_id: usize,
     module: ModuleId,
     self_ty: Option<String>,
     locals: HashMap<String, (Value<'s>, bool)>,
@@ -154,6 +156,7 @@ impl<'i, 's> Eval<'i, 's> {
         }
         let returns_router = self.returns_router(&item);
         let mut frame = Frame {
+            fn_id: id,
             module: item.module,
             self_ty: item.self_ty.clone(),
             locals: bound.iter().map(|(name, value)| (name.clone(), (value.clone(), false))).collect(),
@@ -291,7 +294,7 @@ impl<'i, 's> Eval<'i, 's> {
                     }
                     return Value::Other;
                 };
-                let segs = segments(&func.path);
+                let segs = self.index.written_in(frame.fn_id, segments(&func.path));
                 // Compared by the names they have where they are defined (`use completeness::routing::get as cget;`).
                 let absolute = self.index.absolute(frame.module, &segs);
                 let last = absolute.last().map(String::as_str).unwrap_or_default();
@@ -312,7 +315,9 @@ impl<'i, 's> Eval<'i, 's> {
                     };
                 }
                 let ours = self.index.is_ours(frame.module, &segs) || owner == Some("Self");
-                if ours && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs) {
+                if ours
+                    && let Some(f) = self.index.find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs)
+                {
                     // A router handed to a function declared to return one flows through it
                     // (`with_cors(app)`, `with_more(Router::new().route(..))`): its routes are part
                     // of the result, under the prefix of a `nest` the result goes to. A router
@@ -781,8 +786,8 @@ impl<'i, 's> Eval<'i, 's> {
         match written {
             Expr::Path(p) => {
                 handler.text = text(written);
-                let segs = segments(&p.path);
-                handler.target = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs);
+                let segs = self.index.written_in(frame.fn_id, segments(&p.path));
+                handler.target = self.index.find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs);
                 if handler.target.is_none() {
                     handler.unresolved = Some(format!("`{}` is not a function of the audited sources", handler.text));
                 }
@@ -834,11 +839,11 @@ impl<'i, 's> Eval<'i, 's> {
             },
             Expr::Call(call) => {
                 let Expr::Path(func) = &*call.func else { return None };
-                let segs = segments(&func.path);
+                let segs = self.index.written_in(frame.fn_id, segments(&func.path));
                 let (_, owner) = segs.split_last()?;
                 // A function of the audited sources declared to return one (`fn assets() -> ServeDir`).
                 if (self.index.is_ours(frame.module, &segs) || owner.first().is_some_and(|s| s == "Self"))
-                    && let Some(f) = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segs)
+                    && let Some(f) = self.index.find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs)
                 {
                     let syn::ReturnType::Type(_, returned) = &f.sig.output else { return None };
                     let syn::Type::Path(returned) = &**returned else { return None };
@@ -879,7 +884,12 @@ impl<'i, 's> Eval<'i, 's> {
         let handlers = syn::parse::Parser::parse2(parser, mac.tokens.clone()).unwrap_or_default();
         let mut routes = Vec::new();
         for written in &handlers {
-            let target = self.index.find_fn(frame.module, frame.self_ty.as_deref(), &segments(written));
+            let target = self.index.find_fn_from(
+                frame.fn_id,
+                frame.module,
+                frame.self_ty.as_deref(),
+                &self.index.written_in(frame.fn_id, segments(written)),
+            );
             let mut handler = HandlerRef { unresolved: None, ..self.opaque_handler(written, frame, "") };
             let route = target.as_ref().and_then(|f| utoipa_route(f.attrs));
             match (target, route) {
@@ -921,7 +931,7 @@ impl<'i, 's> Eval<'i, 's> {
             Expr::Paren(e) => self.documentation(&e.expr, frame),
             Expr::Call(call) => {
                 let Expr::Path(func) = &*call.func else { return None };
-                let segs = segments(&func.path);
+                let segs = self.index.written_in(frame.fn_id, segments(&func.path));
                 let (_, owner) = segs.split_last()?;
                 if owner.is_empty() || self.index.is_ours(frame.module, owner) {
                     return None;

@@ -185,6 +185,11 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/namesake-exempt", "unknown"),
         ("GET", "/namesake-own", "list_without_completeness"),
         ("GET", "/namesake-framework", "reports_completeness"),
+        // A name a router function's body imports or declares, before the module's of that name.
+        ("GET", "/scoped-imported", "list_without_completeness"),
+        ("GET", "/scoped-nested", "list_without_completeness"),
+        ("GET", "/scoped-module", "not_a_list"),
+        ("GET", "/scoped-migrated", "reports_completeness"),
         ("GET", "/twin-path-single", "not_a_list"),
         ("GET", "/twin-path-list", "list_without_completeness"),
         // Lists one level down, in members read as response types are.
@@ -282,7 +287,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 58);
+    assert_eq!(finding["line"], 59);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
