@@ -721,6 +721,30 @@ fn a_long_chain_and_a_deep_expression_are_audited_not_a_stack_overflow() {
     assert_eq!(report["findings"].as_array().unwrap().len(), 1200);
 }
 
+/// A file nested deeper than the audit reads (generated code) is skipped with its reason, and
+/// the other files are audited: no stack overflow ends the whole run.
+#[test]
+fn a_file_nested_too_deep_is_skipped_not_a_stack_overflow() {
+    let dir = scratch("too-deep");
+    fs::write(
+        dir.join("main.rs"),
+        "use axum::{Json, Router, routing::get};\nmod generated;\nasync fn list() -> Json<Vec<u8>> { Json(vec![]) }\n\
+         fn main() { let _app: Router = Router::new().route(\"/list\", get(list)); }\n",
+    )
+    .unwrap();
+    let blocks = 20_000;
+    fs::write(dir.join("generated.rs"), format!("pub fn f() -> u8 {}1{}\n", "{".repeat(blocks), "}".repeat(blocks)))
+        .unwrap();
+    let out = run(&dir, &["--format", "json", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(verdict_of(&report, "GET", "/list"), "list_without_completeness");
+    let skipped = report["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{report:#}");
+    assert!(skipped[0]["error"].as_str().unwrap().contains("nested 20000 levels deep"), "{report:#}");
+    assert_eq!(run(&dir, &["-q", "--deny", "skipped"]).status.code(), Some(1));
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("completeness-audit-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);

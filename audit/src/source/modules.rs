@@ -3,6 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use proc_macro2::TokenTree;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Item, Lit, Meta};
 
@@ -64,6 +65,13 @@ impl<'p> Loader<'p> {
             Ok(text) => text,
             Err(error) => return self.skip(file, 1, format!("cannot read: {error}")),
         };
+        if let Some(deepest) = nesting(&text).filter(|deepest| *deepest > MAX_NESTING) {
+            let why = format!(
+                "nested {deepest} levels deep (brackets and angle brackets), more than the {MAX_NESTING} the audit reads; \
+                 generated code, most likely: exclude it with --exclude"
+            );
+            return self.skip(file, 1, why);
+        }
         let parsed = match syn::parse_file(&text) {
             Ok(parsed) => parsed,
             Err(error) => return self.skip(file, error.span().start().line.max(1), parse_error(&error)),
@@ -169,6 +177,50 @@ impl<'p> Loader<'p> {
 
 /// What a parse error says. The tokenizer's own error ("cannot parse string into token stream")
 /// names no cause; the causes it has are these.
+/// The deepest nesting the audit reads. Parsing and reading are recursive: a file nested
+/// deeper (generated code, say) is skipped with its reason rather than overflowing the stack
+/// and ending the whole audit; hand-written code stays far below it.
+const MAX_NESTING: usize = 1000;
+
+/// The deepest nesting of `text`: delimiters (`{`, `(`, `[`), read on its tokens so that strings
+/// and comments do not count, plus the angle brackets open at that point since the last `;` of
+/// the same group (`Vec<Vec<..>>`). `None` when it does not tokenize: syn then says why. Walked
+/// with a stack of its own, never by recursion.
+fn nesting(text: &str) -> Option<usize> {
+    let tokens: proc_macro2::TokenStream = text.parse().ok()?;
+    let mut deepest = 0;
+    // Per open group: its tokens still to read and its open angle brackets; `angles` is the sum.
+    let mut stack = vec![(tokens.into_iter(), 0usize)];
+    let mut angles = 0;
+    while let Some((tokens, open)) = stack.last_mut() {
+        match tokens.next() {
+            Some(TokenTree::Group(group)) => stack.push((group.stream().into_iter(), 0)),
+            Some(TokenTree::Punct(punct)) => match punct.as_char() {
+                '<' => {
+                    *open += 1;
+                    angles += 1;
+                }
+                '>' if *open > 0 => {
+                    *open -= 1;
+                    angles -= 1;
+                }
+                ';' => {
+                    angles -= *open;
+                    *open = 0;
+                }
+                _ => {}
+            },
+            Some(_) => {}
+            None => {
+                angles -= *open;
+                stack.pop();
+            }
+        }
+        deepest = deepest.max(stack.len().saturating_sub(1) + angles);
+    }
+    Some(deepest)
+}
+
 fn parse_error(error: &syn::Error) -> String {
     let message = error.to_string();
     if message == "cannot parse string into token stream" {
