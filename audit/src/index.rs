@@ -424,7 +424,7 @@ impl<'s> Index<'s> {
         // The crate the path is in: this target's, or another library of the workspace.
         let mut krate = module;
         for _ in 0..8 {
-            if let Some(library) = self.library_of(&absolute) {
+            if let Some(library) = self.library_of(krate, &absolute) {
                 krate = library;
                 absolute[0] = "crate".to_owned();
             }
@@ -507,7 +507,7 @@ impl<'s> Index<'s> {
         let target = self.sources.modules[module].target.as_str();
         let absolute = self.absolute(module, segments);
         // A type of another library of the workspace: looked up there.
-        if let Some(library) = self.library_of(&absolute)
+        if let Some(library) = self.library_of(module, &absolute)
             && library != module
         {
             let mut path = vec!["crate".to_owned()];
@@ -594,12 +594,19 @@ impl<'s> Index<'s> {
     /// own crate, or of a library of the audited workspace.
     pub fn is_ours(&self, module: ModuleId, segments: &[String]) -> bool {
         let absolute = self.absolute(module, segments);
-        absolute.first().is_some_and(|first| first == "crate") || self.library_of(&absolute).is_some()
+        absolute.first().is_some_and(|first| first == "crate") || self.library_of(module, &absolute).is_some()
     }
 
-    /// The root module of the workspace library an absolute path starts with (`users_api::router`).
-    fn library_of(&self, absolute: &[String]) -> Option<ModuleId> {
-        absolute.first().and_then(|first| self.sources.libraries.get(first)).copied()
+    /// The root module of the workspace library an absolute path written in `module` starts with
+    /// (`users_api::router`), by its crate name or by the name `module`'s manifest renames it to.
+    fn library_of(&self, module: ModuleId, absolute: &[String]) -> Option<ModuleId> {
+        let first = absolute.first()?;
+        let target = &self.sources.modules[module].target;
+        self.sources
+            .renamed
+            .get(&(target.clone(), first.clone()))
+            .or_else(|| self.sources.libraries.get(first))
+            .copied()
     }
 
     /// True when `segments`, written in `module`, names an item of the crate `krate` (an external crate).

@@ -721,6 +721,40 @@ fn a_long_chain_and_a_deep_expression_are_audited_not_a_stack_overflow() {
     assert_eq!(report["findings"].as_array().unwrap().len(), 1200);
 }
 
+/// A member that depends on another under a name of its own (`common = { package = "acme-common" }`)
+/// reaches that member's types and handlers by that name: its list wrapper named `Envelope` is a
+/// list without completeness, not the framework's type.
+#[test]
+fn a_workspace_library_renamed_by_a_dependent_is_followed_by_its_new_name() {
+    let dir = scratch("renamed");
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    };
+    write("Cargo.toml", "[workspace]\nmembers = [\"common\", \"server\"]\n");
+    write("common/Cargo.toml", "[package]\nname = \"acme-common\"\nversion = \"0.1.0\"\n");
+    write(
+        "common/src/lib.rs",
+        "#[derive(serde::Serialize)]\npub struct Envelope<T> { pub data: Vec<T>, pub next: Option<String> }\n\
+         pub async fn shared() -> axum::Json<Vec<u32>> { axum::Json(vec![]) }\n",
+    );
+    write(
+        "server/Cargo.toml",
+        "[package]\nname = \"server\"\nversion = \"0.1.0\"\n\n[dependencies]\n\
+         common = { package = \"acme-common\", path = \"../common\" }\n",
+    );
+    write(
+        "server/src/main.rs",
+        "use axum::{Json, Router, routing::get};\nuse common::Envelope;\n\
+         async fn wrapped() -> Json<Envelope<u32>> { todo!() }\n\
+         fn main() { let _app: Router = Router::new().route(\"/wrapped\", get(wrapped)).route(\"/shared\", get(common::shared)); }\n",
+    );
+    let report = json(&dir, &[]);
+    assert_eq!(verdict_of(&report, "GET", "/wrapped"), "list_without_completeness", "{report:#}");
+    assert_eq!(verdict_of(&report, "GET", "/shared"), "list_without_completeness", "{report:#}");
+}
+
 /// A file nested deeper than the audit reads (generated code) is skipped with its reason, and
 /// the other files are audited: no stack overflow ends the whole run.
 #[test]

@@ -31,6 +31,9 @@ pub struct Sources {
     /// The root module of each library of the audited workspace, by crate name: a path
     /// `users_api::router` written in another member resolves into it.
     pub libraries: HashMap<String, ModuleId>,
+    /// The root module of each library of the audited workspace that a target depends on under
+    /// another name, by target and that name (`common` of `common = { package = "acme-common" }`).
+    pub renamed: HashMap<(String, String), ModuleId>,
 }
 
 impl Sources {
@@ -41,15 +44,24 @@ impl Sources {
         let targets = targets(path)?;
         let mut loader = modules::Loader::new(root.clone(), progress);
         let mut libraries = HashMap::new();
+        let mut by_package = HashMap::new();
         for target in &targets {
             if let Some(root) = loader.load_target(target)
                 && let Some(name) = &target.library
             {
                 libraries.insert(name.clone(), root);
+                by_package.insert(target.package.clone(), root);
             }
         }
+        let renamed = targets
+            .iter()
+            .flat_map(|target| target.renamed.iter().map(move |(written, package)| (target, written, package)))
+            .filter_map(|(target, written, package)| {
+                by_package.get(package).map(|root| ((target.name.clone(), written.clone()), *root))
+            })
+            .collect();
         let (modules, skipped, files) = loader.finish();
-        Ok(Sources { root, modules, skipped, files, libraries })
+        Ok(Sources { root, modules, skipped, files, libraries, renamed })
     }
 
     /// `file` relative to the audited directory, with `/` separators.

@@ -15,12 +15,15 @@ pub struct Target {
     pub library: Option<String>,
     /// The package the target belongs to; empty for sources audited without a manifest.
     pub package: String,
+    /// The dependencies its manifest renames, as the code writes them (`common` for
+    /// `common = { package = "acme-common", .. }`), with the package each is.
+    pub renamed: Vec<(String, String)>,
 }
 
 impl Target {
     /// A target of sources without a manifest, named by its root file or directory.
     fn loose(name: &Path, root: PathBuf) -> Target {
-        Target { name: name.display().to_string(), root, library: None, package: String::new() }
+        Target { name: name.display().to_string(), root, library: None, package: String::new(), renamed: Vec::new() }
     }
 }
 
@@ -113,11 +116,12 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
     }
     let Some(package) = doc.get("package") else { return Ok(()) };
     let package_name = package.get("name").and_then(|n| n.as_str()).unwrap_or("crate").to_owned();
+    let renamed = renamed_dependencies(&doc);
     let mut add = |kind: &str, name: &str, root: PathBuf| {
         if root.is_file() {
             let library = (kind == "lib").then(|| name.replace('-', "_"));
-            let package = package_name.clone();
-            found.insert(Target { name: format!("{package_name}/{kind}/{name}"), root, library, package });
+            let (package, renamed) = (package_name.clone(), renamed.clone());
+            found.insert(Target { name: format!("{package_name}/{kind}/{name}"), root, library, package, renamed });
         }
     };
     let declared = |key: &str| -> Vec<(String, Option<PathBuf>)> {
@@ -155,6 +159,25 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
         add("example", &name, path.unwrap_or_else(|| dir.join("examples").join(format!("{name}.rs"))));
     }
     Ok(())
+}
+
+/// The dependencies the manifest `doc` renames (`common = { package = "acme-common", .. }`), in
+/// every dependency table (also per platform): the crate name the code writes, and the package.
+fn renamed_dependencies(doc: &toml::Table) -> Vec<(String, String)> {
+    const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let platforms = doc.get("target").and_then(toml::Value::as_table).into_iter().flat_map(|t| t.values());
+    let owners = std::iter::once(doc).chain(platforms.filter_map(toml::Value::as_table));
+    let mut renamed = Vec::new();
+    for owner in owners {
+        for table in TABLES.iter().filter_map(|name| owner.get(*name).and_then(toml::Value::as_table)) {
+            for (key, spec) in table {
+                if let Some(package) = spec.get("package").and_then(toml::Value::as_str) {
+                    renamed.push((key.replace('-', "_"), package.to_owned()));
+                }
+            }
+        }
+    }
+    renamed
 }
 
 /// The directories a `members` entry names: a path, or a path whose last segment is a pattern
