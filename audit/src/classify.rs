@@ -660,6 +660,12 @@ impl<'i, 's> Classifier<'i, 's> {
                         None => unknown(),
                     };
                 }
+                // `Value::Array(rows)`: a JSON array, whatever it holds.
+                if absolute.first().is_some_and(|krate| krate == "serde_json")
+                    && absolute.ends_with(&["Value".to_owned(), "Array".to_owned()])
+                {
+                    return Class::List { shown: "Value::Array(..)".to_owned(), item: None, owner: None };
+                }
                 if BODY_WRAPPERS.contains(&last) || matches!(last, "Ok" | "Some") {
                     return match call.args.first() {
                         Some(inner) => {

@@ -245,6 +245,7 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/json-single", "not_a_list"),
         ("GET", "/json-converted", "list_without_completeness"),
         ("GET", "/json-opaque", "unknown"),
+        ("GET", "/json-array", "list_without_completeness"),
         // Fallbacks: a handler is a route of its own; a router as a fallback service serves its routes.
         ("GET", "/fallback-home", "not_a_list"),
         ("*", "(fallback)", "list_without_completeness"),
