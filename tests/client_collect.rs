@@ -262,6 +262,30 @@ fn a_complete_collection_carries_the_evidence_of_its_last_page() {
     assert_eq!(collected.completeness.evidence(), Some("ev1.k1.token"));
 }
 
+/// A collection whose first fetched page was reached with a cursor (a caller's `cursor` in the
+/// query: the fetcher's first page is the tail of some traversal) is that tail, and says so: it
+/// keeps `page.resumed: true`, and `decide` does not claim absence from it (contract §8). One
+/// from a first page says `resumed: false`.
+#[test]
+fn a_collection_that_starts_on_a_resumed_page_stays_a_tail() {
+    use completeness::{Decision, Intent, decide};
+    let mut tail = last_page(json!("ev1.k1.token"));
+    tail["items"] = json!([]);
+    tail["page"]["returned"] = json!(0);
+    tail["page"]["resumed"] = json!(true);
+    let fetch = |_: Option<String>| {
+        std::future::ready(serde_json::from_value(tail.clone()).map_err(|e| FetchError::Contract(e.to_string())))
+    };
+    let collected: Collected<u32> = block_on(collect_all(fetch, no_limits())).unwrap();
+    assert!(collected.is_complete());
+    assert_eq!(collected.completeness.page().map(|page| page.resumed), Some(true));
+    assert_eq!(decide(collected.envelope(), Intent::ClaimAbsence), Decision::RefuseOrRequestReview);
+
+    let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
+    let whole = collect_json([first_page(more), last_page(json!("ev1.k1.token"))]);
+    assert_eq!(whole.completeness.page().map(|page| page.resumed), Some(false));
+}
+
 /// A later page that answers another query (other filters, resource, visibility or ordering,
 /// at the same snapshot) is not merged into the first one's answer, whatever it says: the result
 /// is incomplete with a restart, and carries no evidence (contract §2.5).

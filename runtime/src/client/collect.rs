@@ -212,8 +212,10 @@ enum Next {
 /// a shorter result.
 ///
 /// `fetch_page(None)` must fetch the first page of the scope: a run that starts from a
-/// cursor sees only the rest of the traversal, and its last page would call that rest
-/// complete. To go on from `CLIENT_LIMIT_REACHED`, pass the result to [`resume`].
+/// cursor sees only the rest of the traversal. Its result keeps that first page's
+/// `page.resumed: true`, so that [`decide`](crate::client::decide) does not take that rest for
+/// the whole answer (contract §8); a server that does not send `page.resumed` cannot tell it.
+/// To go on from `CLIENT_LIMIT_REACHED`, pass the result to [`resume`].
 ///
 /// ```
 /// use completeness_runtime::client::{CollectLimits, FetchError, collect_all};
@@ -481,8 +483,10 @@ impl<T> Traversal<T> {
         // The page member describes a cursor only when the result resumes.
         let cursor =
             if resumable { last.and_then(|block| block.page().and_then(|page| page.cursor.clone())) } else { None };
-        // A traversal read from its first page answers the query, as its first page does.
-        let page = page.map(|page| PageInfo { returned: items.len() as u64, cursor, resumed: false, ..page });
+        // A traversal read from its first page answers the query, as its first page does; one
+        // whose first page fetched was reached with a cursor (a caller's `cursor` in the query)
+        // is the rest of a traversal, and says so as that page did (contract §8).
+        let page = page.map(|page| PageInfo { returned: items.len() as u64, cursor, ..page });
         let mut completeness = Completeness::complete(scope);
         completeness.set_page(page);
         for warning in warnings {
