@@ -62,6 +62,19 @@ async fn partial(Path(status): Path<u16>) -> Response {
     (StatusCode::from_u16(status).unwrap(), axum::Json(page)).into_response()
 }
 
+/// A redirect to `/partial/200` of the server at `to` (this one, or another origin).
+async fn redirect(Query(query): Query<HashMap<String, String>>) -> Response {
+    let to = query.get("to").cloned().unwrap_or_default();
+    (StatusCode::FOUND, [(header::LOCATION, format!("{to}/partial/200"))]).into_response()
+}
+
+/// A complete page served with `application/problem+json`: a success that calls itself a failure.
+async fn success_as_problem() -> Response {
+    let page = Envelope::<u64>::complete(vec![], Scope::new("numbers", "every number"));
+    (StatusCode::OK, [(header::CONTENT_TYPE, "application/problem+json")], serde_json::to_string(&page).unwrap())
+        .into_response()
+}
+
 /// A problem body naming `code` twice: it would read as either code.
 async fn twice_coded() -> Response {
     let body = r#"{"type":"about:blank","title":"Gone","status":410,"detail":"expired","code":"INVALID_CURSOR","code":"CURSOR_EXPIRED"}"#;
@@ -98,6 +111,8 @@ async fn serve(source: MemorySource) -> (String, Shared) {
         .route("/gateway", get(gateway))
         .route("/partial/{status}", get(partial))
         .route("/twice-coded", get(twice_coded))
+        .route("/redirect", get(redirect))
+        .route("/success-as-problem", get(success_as_problem))
         .route("/streamed", get(streamed))
         .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -235,4 +250,37 @@ async fn a_partial_or_transformed_success_and_a_problem_naming_its_code_twice_ar
     }
     let read = serde_json::from_str::<Problem>(r#"{"status":410,"code":"INVALID_CURSOR","code":"CURSOR_EXPIRED"}"#);
     assert!(read.unwrap_err().to_string().contains("`code` is given twice"));
+}
+
+/// Only a whole answer of the service is read: a success that is not one (accepted for later,
+/// no content, a delta), a success whose body calls itself a problem, and the answer of another
+/// origin reached by a redirect (which got no credential) are contract errors, never a page. A
+/// redirect within the service's origin is followed.
+#[tokio::test]
+async fn only_a_whole_answer_of_the_service_itself_is_read() {
+    let (base, _) = serve(MemorySource::new(5, 10)).await;
+    let (other, _) = serve(MemorySource::new(5, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    for status in [202, 204, 226] {
+        let pages = client.pages::<u64>(&format!("/partial/{status}"), &[]);
+        match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+            Err(FetchError::Contract(message)) => {
+                assert!(message.contains("not an answer this client reads"), "{message}")
+            }
+            other => panic!("status {status}: expected a contract error, got {other:?}"),
+        }
+    }
+    let pages = client.pages::<u64>("/success-as-problem", &[]);
+    match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+        Err(FetchError::Contract(message)) => assert!(message.contains("a success that says it failed"), "{message}"),
+        other => panic!("expected a contract error, got {other:?}"),
+    }
+    let pages = client.pages::<u64>("/redirect", &[("to", other.as_str())]);
+    match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+        Err(FetchError::Contract(message)) => assert!(message.contains("302"), "{message}"),
+        other => panic!("a redirect to another origin: expected a contract error, got {other:?}"),
+    }
+    let pages = client.pages::<u64>("/redirect", &[("to", base.as_str())]);
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.expect("a redirect within the origin");
+    assert!(collected.is_complete());
 }

@@ -50,7 +50,11 @@ impl ServiceClient {
 
     /// A client whose requests each time out after `timeout`.
     pub fn with_timeout(base_url: &str, token: &str, timeout: Duration) -> Result<ServiceClient, FetchError> {
-        let http = reqwest::Client::builder().timeout(timeout).build().map_err(|e| transport(e, timeout))?;
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .redirect(reqwest::redirect::Policy::custom(same_origin_only))
+            .build()
+            .map_err(|e| transport(e, timeout))?;
         Ok(ServiceClient {
             http,
             base: base_url.trim_end_matches('/').to_owned(),
@@ -133,6 +137,12 @@ async fn read<T: DeserializeOwned>(
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<u64>().ok());
+    // The media type alone, without its parameters (`; charset=utf-8`).
+    let response_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .map(|value| value.split(';').next().unwrap_or_default().trim().to_owned());
     let too_long = || FetchError::Contract(format!("status {status}, a body longer than {max_body} bytes"));
     if response.content_length().is_some_and(|length| length > max_body as u64) {
         return Err(too_long());
@@ -151,6 +161,21 @@ async fn read<T: DeserializeOwned>(
         return Err(FetchError::Contract(format!(
             "status {status}: not the server's whole answer (a part of the body, or one a proxy changed), \
              so it is not read: {}",
+            excerpt()
+        )));
+    }
+    // A success that is not an answer read whole: accepted for later (202), no content (204),
+    // a delta (226). And a success whose body calls itself a problem contradicts itself.
+    if status.is_success() && !matches!(status.as_u16(), 200 | 201) {
+        return Err(FetchError::Contract(format!(
+            "status {status}: not an answer this client reads (it reads 200, or 201 for a creation): {}",
+            excerpt()
+        )));
+    }
+    let is_problem = response_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("application/problem+json"));
+    if status.is_success() && is_problem {
+        return Err(FetchError::Contract(format!(
+            "status {status} with a problem body (application/problem+json): a success that says it failed: {}",
             excerpt()
         )));
     }
@@ -176,6 +201,21 @@ async fn read<T: DeserializeOwned>(
             // A server error without a problem is most likely a proxy's page: the service did not answer.
             Err(if status.is_server_error() { FetchError::Transport(said) } else { FetchError::Contract(said) })
         }
+    }
+}
+
+/// Follows a redirect only within the origin (scheme, host and port) it was sent to: the
+/// answer of another origin is not the service's, whatever it says (and it got no credential:
+/// reqwest drops `Authorization` across origins). A redirect not followed is answered as
+/// itself, a status this client does not read.
+fn same_origin_only(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirect::Action {
+    let origin =
+        |url: &reqwest::Url| (url.scheme().to_owned(), url.host_str().map(str::to_owned), url.port_or_known_default());
+    let first = attempt.previous().first().map(origin);
+    if attempt.previous().len() > 10 || first.is_some_and(|first| first != origin(attempt.url())) {
+        attempt.stop()
+    } else {
+        attempt.follow()
     }
 }
 
