@@ -201,6 +201,24 @@ async fn a_stale_custom_warning_keeps_a_complete_empty_answer_from_proving_absen
     assert_eq!(decide(&current, Intent::ClaimAbsence), Decision::Proceed);
 }
 
+/// A warning with a standard reason's code is refused by the strict reader: a server that sent
+/// a reason as a warning (`VISIBILITY_RESTRICTED`, `MORE_PAGES_AVAILABLE`) would otherwise answer
+/// `complete: true` with records hidden or pages left (contract §3.5). A warning's own code,
+/// standard or a service's, reads.
+#[test]
+fn a_warning_with_a_reasons_code_is_refused() {
+    let mut body = serde_json::to_value(Envelope::<String>::complete(vec![], Scope::new("documents", "all"))).unwrap();
+    for code in ["VISIBILITY_RESTRICTED", "MORE_PAGES_AVAILABLE", "SOURCE_UNAVAILABLE"] {
+        body["warnings"] = json!([{"code": code, "message": "records were hidden"}]);
+        let error = serde_json::from_value::<Envelope<String>>(body.clone()).unwrap_err().to_string();
+        assert!(error.contains("is a standard reason"), "{code}: {error}");
+    }
+    for code in ["DEPRECATED_FIELD", "REPLICA_LAG"] {
+        body["warnings"] = json!([{"code": code, "message": "m", "field": "f"}]);
+        assert!(serde_json::from_value::<Envelope<String>>(body.clone()).is_ok(), "{code}");
+    }
+}
+
 #[test]
 fn stale_on_the_wire_is_a_boolean_and_absent_means_current() {
     let read = |warning: Value| serde_json::from_value::<Warning>(warning);

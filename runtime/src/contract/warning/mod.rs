@@ -86,14 +86,18 @@ impl WarningCode {
     /// A service's own code, as `#[derive(Warning)]` declares it.
     ///
     /// # Panics
-    /// When `code` is not SCREAMING_SNAKE_CASE or is a standard code (contract §3.5): a reader
-    /// would refuse every answer that carries it. As `WarningDetails::CODE` is a constant, that
+    /// When `code` is not SCREAMING_SNAKE_CASE or is a standard code, a warning's or a reason's
+    /// (contract §3.5): a reader would refuse every answer that carries it. As `WarningDetails::CODE` is a constant, that
     /// is a compile error in an implementation written by hand.
     pub const fn custom(code: &'static str) -> WarningCode {
         assert!(completeness_codes::is_wire_code(code), "a warning code is SCREAMING_SNAKE_CASE, e.g. `REPLICA_LAG`");
         assert!(
             !completeness_codes::is_standard_warning_code(code),
             "a service's own warning code is not a standard one: push a standard warning with its own type"
+        );
+        assert!(
+            !completeness_codes::is_standard_reason_code(code),
+            "a warning code is not a standard reason's: a reason makes the answer incomplete, push it as a reason"
         );
         WarningCode::Custom(Cow::Borrowed(code))
     }
@@ -223,6 +227,13 @@ impl<'de> Deserialize<'de> for Warning {
         use serde::de::Error;
         let mut object = Map::deserialize(deserializer)?;
         let code = match object.remove("code") {
+            // A reason's code is never a warning's: a reason sent as a warning would leave the
+            // answer complete (contract §3.5).
+            Some(Value::String(code)) if completeness_codes::is_standard_reason_code(&code) => {
+                return Err(D::Error::custom(format!(
+                    "warning {code}: {code} is a standard reason, which makes an answer incomplete; it is not a warning"
+                )));
+            }
             Some(Value::String(code)) if !code.is_empty() => WarningCode::parse(&code),
             _ => return Err(D::Error::custom("a warning needs a non-empty string `code`")),
         };
