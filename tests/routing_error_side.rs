@@ -1,8 +1,11 @@
 //! `Result<R, E>` takes any error type, and an error type can answer with a success status:
 //! `Err(Json(vec![..]))` goes out as a 200 list without a completeness block. On the routes of
 //! `completeness::routing` whose success value always carries a block, such an answer is not
-//! sent: it becomes the 500 `INTERNAL` problem. An error with an error status, and the success
-//! side, go out as they are; so does a single resource, which carries no block on either side.
+//! sent: it becomes the 500 `INTERNAL` problem. Nor, on any route of it, is a JSON success
+//! without a block that its type does not vouch for (`Exempt`, a derived single resource): an
+//! error side answering 200 beside `()`, a `StatusCode` or an `Exempt`, or a type that
+//! implements `ReportsCompleteness` by hand. An error with an error status, the success side,
+//! and a text error with a 200 go out as they are.
 
 use axum::Router;
 use axum::body::Body;
@@ -52,8 +55,68 @@ async fn single_or_text(query: Side) -> Result<Exempt<Json<u64>>, &'static str> 
     }
 }
 
+/// A team's own error, which answers with its list and a 200.
+enum ApiError {
+    Items(Vec<u64>),
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
+            ApiError::Items(items) => Json(items).into_response(),
+        }
+    }
+}
+
+async fn nothing_or_list(query: Side) -> Result<(), Json<Vec<u64>>> {
+    match side(&query) {
+        "ok" => Ok(()),
+        _ => Err(Json(vec![1, 2, 3])),
+    }
+}
+
+async fn status_or_error(query: Side) -> Result<StatusCode, ApiError> {
+    match side(&query) {
+        "ok" => Ok(StatusCode::NO_CONTENT),
+        _ => Err(ApiError::Items(vec![4, 5])),
+    }
+}
+
+async fn exempt_or_list(query: Side) -> Result<Exempt<Json<Vec<u64>>>, (StatusCode, Json<Vec<u64>>)> {
+    match side(&query) {
+        "ok" => Ok(Exempt::new(Json(vec![1, 2]), "the two numbers there are")),
+        _ => Err((StatusCode::OK, Json(vec![6]))),
+    }
+}
+
+/// A list wrapper that says, by a hand-written implementation, that it reports nothing.
+struct Items(Vec<u64>);
+
+impl IntoResponse for Items {
+    fn into_response(self) -> Response {
+        Json(self.0).into_response()
+    }
+}
+
+impl completeness::report::ReportsCompleteness for Items {
+    fn completeness_report(&self) -> Option<&dyn completeness::report::CompletenessReport> {
+        None
+    }
+    fn completeness_report_mut(&mut self) -> Option<&mut dyn completeness::report::CompletenessReport> {
+        None
+    }
+}
+
+async fn hand_written() -> Items {
+    Items(vec![7, 8])
+}
+
 fn app() -> Router {
     Router::new()
+        .route("/nothing", get(nothing_or_list).into())
+        .route("/status", get(status_or_error).into())
+        .route("/exempt", get(exempt_or_list).into())
+        .route("/hand-written", get(hand_written).into())
         .route("/json", get(list_or_json_list).into())
         .route("/response", get(list_or_response).into())
         .route("/single", get(single_or_text).into())
@@ -97,4 +160,18 @@ async fn a_single_resource_answers_either_side_as_it_is() {
     assert_eq!((status, body), (StatusCode::OK, serde_json::json!(7)));
     let (status, body) = call("/single?side=err").await;
     assert_eq!((status, body), (StatusCode::OK, Value::String("a text error with a 200".into())));
+}
+
+#[tokio::test]
+async fn a_json_success_without_a_block_its_type_does_not_vouch_for_is_not_sent() {
+    for uri in ["/nothing?side=err", "/status?side=err", "/exempt?side=err", "/hand-written"] {
+        let (status, body) = call(uri).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{uri}: {body}");
+        assert_eq!(body["code"], "INTERNAL", "{uri}: {body}");
+        assert!(!body.is_array(), "{uri}: the list is not sent: {body}");
+    }
+    // What the types vouch for goes out: nothing, a bare status, an exempt value.
+    assert_eq!(call("/nothing?side=ok").await.0, StatusCode::OK);
+    assert_eq!(call("/status?side=ok").await.0, StatusCode::NO_CONTENT);
+    assert_eq!(call("/exempt?side=ok").await, (StatusCode::OK, serde_json::json!([1, 2])));
 }

@@ -285,8 +285,12 @@ macro_rules! __envelope_report {
 #[cfg(feature = "axum")]
 pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: &T) -> axum::response::Response {
     let mut response = crate::server::response::json_response(value);
-    if let Some(reported) = crate::server::report::Reported::of_response(value) {
-        reported.attach(&mut response);
+    match crate::server::report::Reported::of_response(value) {
+        Some(reported) => reported.attach(&mut response),
+        // A single resource: no block, by its type's word.
+        None => {
+            response.extensions_mut().insert(crate::server::report::WithoutBlock);
+        }
     }
     response
 }

@@ -236,7 +236,10 @@ impl Problem {
 /// Every handler routed through `completeness::routing` and every handler under
 /// `#[completeness]` must return a type implementing it. Collections implement it by
 /// carrying a [`Completeness`] block; responses that are not lists (problems, status
-/// codes, [`Exempt`]) implement it by saying so.
+/// codes, [`Exempt`]) implement it by saying so. A service's own type implemented by hand to
+/// report nothing does not escape the check that way: a route of
+/// [`completeness::routing`](crate::routing) answers its JSON with the 500 `INTERNAL` problem;
+/// wrap a response that is not a list in [`Exempt`] instead.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not report completeness",
     label = "this response does not say whether it is complete",
@@ -467,6 +470,20 @@ impl<T> ReportsCompleteness for Exempt<T> {
 #[cfg(feature = "axum")]
 impl<T: axum::response::IntoResponse> axum::response::IntoResponse for Exempt<T> {
     fn into_response(self) -> axum::response::Response {
-        self.value.into_response()
+        let mut response = self.value.into_response();
+        if response.extensions().get::<Reported>().is_none() {
+            response.extensions_mut().insert(WithoutBlock);
+        }
+        response
     }
 }
+
+/// The mark on a response that carries no completeness block by its type's own word: an
+/// [`Exempt`] value, or a derived single resource. A route of
+/// [`completeness::routing`](crate::routing) sends a success with a body only when it carries a
+/// block or this mark: anything else came from a path the types let through (an error side
+/// that answers `200` with a list, a type that implements [`ReportsCompleteness`] by hand) and
+/// is answered with the 500 `INTERNAL` problem instead.
+#[cfg(feature = "axum")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WithoutBlock;

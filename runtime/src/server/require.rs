@@ -222,13 +222,14 @@ impl<S> tower::Layer<S> for DemandLayer {
     type Service = DemandService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        DemandService { inner, block_required: false }
+        DemandService { inner, checked: None }
     }
 }
 
 /// [`DemandLayer`] on a route of `completeness::routing`, told whether the handler's success
-/// value always carries a completeness block ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]):
-/// then a success status without one is not sent ([`unreported_success`]).
+/// value always carries a completeness block ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]): a
+/// success without a block that its types did not vouch for is not sent
+/// ([`answers_without_saying`], [`unreported_success`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RouteDemandLayer {
     pub(crate) block_required: bool,
@@ -238,7 +239,7 @@ impl<S> tower::Layer<S> for RouteDemandLayer {
     type Service = DemandService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        DemandService { inner, block_required: self.block_required }
+        DemandService { inner, checked: Some(self.block_required) }
     }
 }
 
@@ -246,8 +247,9 @@ impl<S> tower::Layer<S> for RouteDemandLayer {
 #[derive(Debug, Clone)]
 pub struct DemandService<S> {
     inner: S,
-    /// The route's success value always carries a block ([`RouteDemandLayer`]).
-    block_required: bool,
+    /// On a route of `completeness::routing` ([`RouteDemandLayer`]): whether the route's success
+    /// value always carries a block. `None` on a route the types did not check.
+    checked: Option<bool>,
 }
 
 impl<S> tower::Service<Request> for DemandService<S>
@@ -272,11 +274,11 @@ where
                 let preferred = prefers_strict(&parts.headers);
                 let demand = RequireComplete(by_query || preferred);
                 let response = self.inner.call(Request::from_parts(parts, body));
-                let block_required = self.block_required;
+                let checked = self.checked;
                 Box::pin(async move {
                     let response = response.await?;
                     let Some(reported) = response.extensions().get::<Reported>() else {
-                        if block_required && response.status().is_success() {
+                        if checked.is_some_and(|block_required| answers_without_saying(&response, block_required)) {
                             return Ok(unreported_success(response.status()));
                         }
                         return Ok(response);
@@ -296,21 +298,48 @@ where
     }
 }
 
-/// What a route whose success value always carries a completeness block sends instead of a
-/// success without one: that answer came from the handler's error type, which answered with a
-/// success status (`Err(Json(vec![..]))` is a 200), and a client would read it as an answer
-/// with no word on its completeness. The 500 `INTERNAL` problem says so, and the error is logged.
+/// True when `response`, which carries no completeness block, is a success a client would read
+/// as an answer with no word on its completeness: on a route whose success value always carries
+/// a block (`block_required`), any success; on any other, a JSON success (a list could be in it)
+/// that does not carry its type's mark of needing no block ([`Exempt`](crate::Exempt), a derived
+/// single resource). `Err(Json(vec![..]))` of `Result<(), _>` is a 200 with a list, and so is a
+/// service's own type that implements `ReportsCompleteness` by hand; `()` and a bare
+/// `StatusCode` send no body, and a text error no list.
+fn answers_without_saying(response: &Response, block_required: bool) -> bool {
+    if !response.status().is_success() {
+        return false;
+    }
+    if block_required {
+        return true;
+    }
+    let marked = response.extensions().get::<crate::server::report::WithoutBlock>().is_some();
+    !marked && is_json(response)
+}
+
+/// True when `response` says its body is JSON: `application/json`, or a `+json` type.
+fn is_json(response: &Response) -> bool {
+    let Some(value) = response.headers().get(axum::http::header::CONTENT_TYPE) else { return false };
+    let media = value.to_str().unwrap_or_default().split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    media == "application/json" || media.ends_with("+json")
+}
+
+/// What a route of `completeness::routing` sends instead of a success without a block that its
+/// types did not vouch for ([`answers_without_saying`]): most likely the handler's error type
+/// answered with a success status (`Err(Json(vec![..]))` is a 200), and a client would read it
+/// as an answer with no word on its completeness. The 500 `INTERNAL` problem says so, and the
+/// error is logged.
 fn unreported_success(status: axum::http::StatusCode) -> Response {
     tracing::error!(
         status = status.as_u16(),
-        "a handler answered from its error side with a success status and no completeness block; sent a 500 instead"
+        "a handler answered with a success status, a body and no completeness block (most likely from its error \
+         side); sent a 500 instead"
     );
     Problem::new(
         ProblemCode::Internal,
         format!(
-            "The handler answered from its error side with a success status ({status}) and no completeness \
-             block, where its answers carry one: a client would have read it as an answer. Give the error \
-             type an error status."
+            "The handler answered with a success status ({status}), a body and no completeness block, most \
+             likely from its error side: a client would have read it as an answer. Give the error type an \
+             error status, or wrap an answer that is not a list in `Exempt`."
         ),
     )
     .into_response()

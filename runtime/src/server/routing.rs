@@ -20,10 +20,14 @@
 //! ```
 //!
 //! A handler returning `Json<Vec<T>>` does not compile here, first or chained: its response
-//! says nothing about completeness. Nor does a list go out from the error side of a
-//! `Result<Envelope<T>, E>`: an error type that answers with a success status and no block
-//! (`Err(Json(vec![..]))` is a 200) gets the 500 `INTERNAL` problem instead, since a client would
-//! read it as the answer ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]).
+//! says nothing about completeness. Nor does a list go out from the error side of a `Result`:
+//! an error type that answers with a success status and no block (`Err(Json(vec![..]))` is a
+//! 200) gets the 500 `INTERNAL` problem instead, since a client would read it as the answer.
+//! Behind `Result<Envelope<T>, E>` any such success is refused
+//! ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]); behind any other response type, a JSON success
+//! without a block that its type does not vouch for ([`Exempt`](crate::Exempt), a derived single
+//! resource): so also a list behind `Result<(), E>` or `Result<StatusCode, E>`, and the answer of
+//! a type that implements [`ReportsCompleteness`] by hand to report nothing.
 //!
 //! Each function returns a [`CheckedMethods`], whose chained methods are checked like the
 //! first; `.into()` turns it into the axum `MethodRouter` that `Router::route` takes. A
