@@ -270,8 +270,8 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
                 list,
                 format!(
                     "the error side `{shown}` is a list, which goes out as a 200 like an answer, without \
-                     completeness metadata: return an error with a status, e.g. `completeness::Problem` or \
-                     `(StatusCode, {body})`"
+                     completeness metadata: return an error with an error status, e.g. `completeness::Problem` or \
+                     `(StatusCode::BAD_REQUEST, {body})`"
                 ),
             );
         }

@@ -133,7 +133,7 @@ impl<E: CarriesReason<R>, R> ErrorSideOverDeclared<R> for E {}
 #[diagnostic::on_unimplemented(
     message = "the error side `{Self}` is a list, which goes out as a 200 like an answer, without completeness metadata",
     label = "`Json` of a list, sent with axum's default status",
-    note = "return an error with a status, e.g. `completeness::Problem` or `(StatusCode, Json<Vec<E>>)`"
+    note = "return an error with an error status, e.g. `completeness::Problem` or `(StatusCode::BAD_REQUEST, Json<Vec<E>>)`"
 )]
 pub trait ErrorSideNotAList {}
 
