@@ -13,7 +13,8 @@
 //! process on the bodies this run exchanged. The server encodes the envelope once for REST, and
 //! for MCP twice (`structuredContent` and the text block) inside a JSON-RPC message; the client
 //! decodes the REST body as JSON, and the MCP message through rmcp's model (what rmcp's client
-//! does with every response), printed beside the same message decoded as plain JSON.
+//! does with every response), printed beside the same message decoded as plain JSON. Last, the
+//! server alone: the example's router answering the same page in process, without a connection.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -179,6 +180,60 @@ async fn connect(endpoint: &str, lifecycle: ClientLifecycleMode, http: Option<&r
         .expect("an MCP client")
 }
 
+/// The body of a `tools/call` at the current protocol, as an rmcp client sends it.
+const CALL_AT_CURRENT_PROTOCOL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_service_accounts","arguments":{"page_size":100},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+/// One request to the example's router in process (no connection, no client): the body's length.
+async fn in_process(router: &axum::Router, mcp: bool) -> usize {
+    use tower::ServiceExt;
+    let request = axum::http::Request::builder().header("host", "localhost").header("authorization", "Bearer admin");
+    let request = if mcp {
+        request
+            .method("POST")
+            .uri("/mcp")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "list_service_accounts")
+            .body(axum::body::Body::from(CALL_AT_CURRENT_PROTOCOL))
+    } else {
+        request.uri(format!("/service-accounts?page_size={PAGE}")).body(axum::body::Body::empty())
+    };
+    let response = router.clone().oneshot(request.unwrap()).await.unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+    axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().len()
+}
+
+/// The server's share of the gap: the same page answered by the example's router in process,
+/// REST and MCP (current protocol), best of five runs of 300 calls each.
+fn server_alone(runtime: &Runtime) {
+    let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (_state, router) = runtime.block_on(service::build(config, stop)).expect("the service builds");
+    let best = |mcp: bool| {
+        (0..5)
+            .map(|_| {
+                runtime.block_on(async {
+                    let start = Instant::now();
+                    for _ in 0..300 {
+                        black_box(in_process(&router, mcp).await);
+                    }
+                    start.elapsed() / 300
+                })
+            })
+            .min()
+            .unwrap_or_default()
+    };
+    let (rest, mcp) = (best(false), best(true));
+    println!(
+        "  server alone (its router called in process, no connection or client): REST {rest:.2?}, MCP {mcp:.2?} \
+         per call (+{:.2?}), ratio {:.2}",
+        mcp.saturating_sub(rest),
+        mcp.as_secs_f64() / rest.as_secs_f64()
+    );
+}
+
 /// The MCP/REST latency ratio over `SAMPLES` paired samples, after one warm-up sample of each.
 fn paired(runtime: &Runtime, http: &reqwest::Client, url: &str, client: &Client) -> Paired {
     runtime.block_on(per_call(|| rest_page(http, url)));
@@ -240,6 +295,7 @@ fn main() {
     }
     // The first client is the current protocol over the pooled connection.
     where_the_gap_goes(&rest_body, ratios[0].1.best_a.saturating_sub(rest_best));
+    server_alone(&runtime);
     runtime.block_on(async {
         for (_, client) in clients {
             client.cancel().await.expect("the client ends");
