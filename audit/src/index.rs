@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use syn::{
-    Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemImpl, ItemStruct, ItemType, Lit, Signature, Stmt, TraitItem,
-    Type, UseTree,
+    Attribute, Block, Expr, ImplItem, Item, ItemEnum, ItemFn, ItemImpl, ItemStruct, ItemType, Lit, Signature, Stmt,
+    TraitItem, Type, UseTree,
 };
 
 use crate::shapes::FRAMEWORK_CRATES;
@@ -39,6 +39,22 @@ pub struct FnItem<'s> {
     pub sig: &'s Signature,
     /// Its body; `None` for a trait method declared without one.
     pub block: Option<&'s Block>,
+}
+
+impl<'s> FnItem<'s> {
+    /// The free function `f` of `module`, at position `id`.
+    fn free(id: usize, module: ModuleId, f: &'s ItemFn) -> FnItem<'s> {
+        FnItem {
+            id,
+            module,
+            self_ty: None,
+            impl_ty: None,
+            impl_generics: None,
+            attrs: &f.attrs,
+            sig: &f.sig,
+            block: Some(&f.block),
+        }
+    }
 }
 
 /// A type definition of the audited sources.
@@ -106,19 +122,7 @@ impl<'s> Index<'s> {
             let target = module.target.as_str();
             for item in &module.items {
                 match item {
-                    Item::Fn(f) => index.add_fn(
-                        target,
-                        FnItem {
-                            id: 0,
-                            module: id,
-                            self_ty: None,
-                            impl_ty: None,
-                            impl_generics: None,
-                            attrs: &f.attrs,
-                            sig: &f.sig,
-                            block: Some(&f.block),
-                        },
-                    ),
+                    Item::Fn(f) => index.add_fn(target, FnItem::free(0, id, f)),
                     Item::Impl(imp) => {
                         let methods = imp.items.iter().filter_map(|inner| match inner {
                             ImplItem::Fn(f) => Some((&f.attrs[..], &f.sig, Some(&f.block))),
@@ -183,17 +187,7 @@ impl<'s> Index<'s> {
                 Stmt::Item(Item::Fn(f)) if !test_only(&f.attrs) => {
                     let id = self.fns.len();
                     self.nested_fns.insert((parent, name(&f.sig.ident)), id);
-                    let item = FnItem {
-                        id,
-                        module,
-                        self_ty: None,
-                        impl_ty: None,
-                        impl_generics: None,
-                        attrs: &f.attrs,
-                        sig: &f.sig,
-                        block: Some(&f.block),
-                    };
-                    self.fns.push(item);
+                    self.fns.push(FnItem::free(id, module, f));
                     self.add_nested(id, module, &f.block);
                 }
                 Stmt::Item(Item::Use(u)) => {
