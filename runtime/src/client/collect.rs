@@ -213,7 +213,7 @@ enum Next {
 ///
 /// `fetch_page(None)` must fetch the first page of the scope: a run that starts from a
 /// cursor sees only the rest of the traversal. Its result keeps that first page's
-/// `page.resumed: true`, so that [`decide`](crate::client::decide) does not take that rest for
+/// `page.resumed: true`, so that [`decide`](crate::client::decide()) does not take that rest for
 /// the whole answer (contract §8); a server that does not send `page.resumed` cannot tell it.
 /// To go on from `CLIENT_LIMIT_REACHED`, pass the result to [`resume`].
 ///
