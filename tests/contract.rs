@@ -440,6 +440,25 @@ fn a_cursor_without_more_pages_is_rejected() {
     assert!(err.contains("no reason offers a next page") && err.contains("R7"), "{err}");
 }
 
+/// An empty cursor, sent back, reads as no cursor to many servers, which then serve the first
+/// page again; an empty evidence token is no signature (contract §2.2 R7, R9).
+#[test]
+fn empty_tokens_are_rejected() {
+    let err = rejection(valid_partial(), |o| {
+        o.insert("next_cursor".into(), json!(""));
+        o.insert("continuation".into(), json!({"kind": "next_cursor", "cursor": ""}));
+    });
+    assert!(err.contains("`next_cursor` is the empty string") && err.contains("R7"), "{err}");
+    let err = rejection(valid_complete(), |o| {
+        o.insert("evidence".into(), json!(""));
+    });
+    assert!(err.contains("`evidence` is the empty string") && err.contains("R9"), "{err}");
+    // A non-empty token of any form is the server's own business.
+    let mut json = valid_complete();
+    json["evidence"] = json!("x");
+    serde_json::from_value::<Envelope<String>>(json).expect("a non-empty evidence token is read");
+}
+
 #[test]
 fn continuation_cursor_must_equal_next_cursor() {
     let err = rejection(valid_partial(), |o| {

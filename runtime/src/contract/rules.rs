@@ -4,7 +4,8 @@
 //!
 //! The checks come in the order a block is read: R1 on the members present; R12 and R13 on
 //! each raw reason and warning object; R3, R5 and R9 on the members as received; the rest
-//! (R2, R4, R6–R8, R10) on the block once it is read; R11 where the data member is read.
+//! (R2, R4, R6–R8, R10, and R9's empty token) on the block once it is read; R11 where the data
+//! member is read.
 
 use std::fmt;
 
@@ -33,11 +34,11 @@ pub enum Rule {
     ContinuationOfFirstReason,
     /// R7: `next_cursor` is set exactly when `MORE_PAGES_AVAILABLE` is present, or another
     /// reason (a resumable `CLIENT_LIMIT_REACHED`, a service's own reason) offers a
-    /// `next_cursor` continuation.
+    /// `next_cursor` continuation; a cursor is never the empty string.
     NextCursorIffMorePages,
     /// R8: a `next_cursor` continuation carries the same cursor as `next_cursor`.
     ContinuationCursorMatches,
-    /// R9: `evidence` is null unless `complete` is true.
+    /// R9: `evidence` is null unless `complete` is true, and never the empty string.
     EvidenceOnlyWhenComplete,
     /// R10: `page.cursor` describes `next_cursor` when `MORE_PAGES_AVAILABLE` is present and
     /// there are page facts.
@@ -136,7 +137,7 @@ pub(crate) fn check_received(received: &Received<'_>) -> Vec<Violation> {
     v
 }
 
-/// R2, R4, R6, R7, R8 and R10 on a block read from the wire: every one it breaks.
+/// R2, R4, R6–R10 on a block read from the wire: every one it breaks.
 pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Received<'_>) -> Vec<Violation> {
     let mut v = Vec::new();
     let complete = received.complete;
@@ -183,11 +184,26 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
         )),
         _ => {}
     }
+    // R7: an empty cursor, sent back, reads as no cursor to many servers: the first page again.
+    if block.next_cursor() == Some("") {
+        v.push(Violation::new(
+            Rule::NextCursorIffMorePages,
+            "`next_cursor` is the empty string: a cursor is a non-empty token, and an empty one sent back \
+             asks many servers for the first page again",
+        ));
+    }
     // R8
     if let Some(Continuation::NextCursor { cursor }) = block.continuation()
         && block.next_cursor() != Some(cursor.as_str())
     {
         v.push(Violation::new(Rule::ContinuationCursorMatches, "`continuation.cursor` must equal `next_cursor`"));
+    }
+    // R9: an empty token proves nothing; it is the shape of a server that forgot to sign.
+    if block.evidence() == Some("") {
+        v.push(Violation::new(
+            Rule::EvidenceOnlyWhenComplete,
+            "`evidence` is the empty string: evidence is a signed token",
+        ));
     }
     // R10
     if let Some(page) = block.page()
