@@ -160,6 +160,21 @@ fn a_problem_code_of_the_services_own_carries_the_title_it_is_given() {
     assert_eq!(back, titled, "a client reads the title back");
 }
 
+/// A problem is never sent with a success status, nor one a client would not read as an
+/// answer: `with_status` takes error statuses only and keeps the code's own otherwise.
+#[test]
+fn a_problem_keeps_an_error_status() {
+    for refused in [100_u16, 200, 204, 302, 399, 600, 0] {
+        let problem = Problem::new(ProblemCode::InvalidCursor, "bad").with_status(refused);
+        assert_eq!(problem.status(), 400, "{refused} is not an error status");
+        let response = axum::response::IntoResponse::into_response(problem);
+        assert_eq!(response.status().as_u16(), 400, "{refused}: the response keeps the code's status");
+    }
+    for taken in [400_u16, 409, 499, 500, 599] {
+        assert_eq!(Problem::new(ProblemCode::InvalidCursor, "bad").with_status(taken).status(), taken);
+    }
+}
+
 /// An aggregate's value may not be named like a member of the contract: it would be written
 /// over one of the aggregate's own, or read as a collection's (`evidence`), and the answer could
 /// not be read back as sent (contract §2.1, §2.6).

@@ -146,9 +146,25 @@ impl Problem {
         }
     }
 
-    /// Overrides the status.
+    /// Overrides the status with another error status (400 to 599). Any other status is not
+    /// taken: a problem sent as a 2xx would read as a success, and as a 1xx or 3xx would not be
+    /// read as an answer at all. The code's status stays, with a `WARN` event under the target
+    /// `completeness` (`problem_status_refused`) so that the mistake is seen; never a panic in a
+    /// request.
     pub fn with_status(mut self, status: u16) -> Self {
-        self.status = status;
+        if (400..=599).contains(&status) {
+            self.status = status;
+        } else {
+            #[cfg(feature = "axum")]
+            tracing::warn!(
+                target: crate::server::observe::TARGET,
+                event = "problem_status_refused",
+                code = %self.code,
+                status,
+                kept = self.status,
+                "a problem's status must be an error status (400 to 599); the code's own is sent"
+            );
+        }
         self
     }
 
