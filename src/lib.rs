@@ -138,7 +138,7 @@
 //! | attribute | on | meaning |
 //! | --- | --- | --- |
 //! | `#[envelope(completeness)]` | a field of type `Completeness<R>` | the completeness block; its members are written around the data (contract §2.1) |
-//! | `#[envelope(bounded = "why")]` | a collection field, or a field of a type parameter | a deliberately small collection (or a parameter that is never a list), with the justification (required text) |
+//! | `#[envelope(bounded = "why")]` | any field whose type is not written as a scalar | a deliberately small collection (or a parameter, or a type of the service's own, that is never a list), with the justification (required text) |
 //!
 //! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Box`, `Field` or
 //!   a tuple) needs a completeness field, or `bounded` on the field; without either, the error
@@ -155,10 +155,12 @@
 //!   `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>` is a single resource's
 //!   warnings only when it holds `completeness::Warning`. In a single resource (a struct of no
 //!   type parameter), a field whose type is a standard collection or `Option` of one behind a
-//!   type alias is refused when the struct compiles. A list behind a newtype or
-//!   `serde_json::Value` is not seen as one: write such a field as `Vec<T>`, or give the struct
-//!   a completeness field; a handler that declares a reason and returns such a struct is
-//!   refused.
+//!   type alias is refused when the struct compiles. A list behind a struct of the service's
+//!   own (`struct Members(Vec<T>)`) or a `serde_json::Value` has no type that says so: it is
+//!   seen when it goes out, and reported once per field with a `WARN` event
+//!   `list_in_single_resource` (the answer is sent as it is). Write such a field as `Vec<T>`,
+//!   give the struct a completeness field, or mark the field `bounded`; a handler that declares
+//!   a reason and returns such a struct is refused.
 //! - A list is never `Option<Vec<T>>` (unless it is a side list marked `bounded`): `None` would
 //!   go out as `null`. Write `Vec<T>` and, when the list could not be read, report why with a
 //!   reason.

@@ -133,6 +133,37 @@ async fn archive(_: RequireEvidence<ArchiveBody>) -> Exempt<StatusCode> {
     Exempt::new(StatusCode::NO_CONTENT, "an action, not a list")
 }
 
+/// A list behind a struct of the service's own: no type the derive reads says it is one.
+#[derive(serde::Serialize)]
+struct Members(Vec<String>);
+
+/// A single resource that hides a list in `members`, beside a `Value` holding an object and a
+/// fixed-size array, which are no lists.
+#[derive(ResultEnvelope)]
+struct Team {
+    name: String,
+    members: Members,
+    settings: serde_json::Value,
+    corners: [u32; 2],
+}
+
+async fn team() -> Team {
+    let settings = serde_json::json!({"owners": ["ana"]});
+    Team { name: "north".into(), members: Members(vec!["ana".into(), "bo".into()]), settings, corners: [1, 2] }
+}
+
+/// The same list, declared bounded: the service says why it cannot grow.
+#[derive(ResultEnvelope)]
+struct BoundedTeam {
+    name: String,
+    #[envelope(bounded = "a team has at most two members")]
+    members: Members,
+}
+
+async fn bounded_team() -> BoundedTeam {
+    BoundedTeam { name: "north".into(), members: Members(vec!["ana".into()]) }
+}
+
 async fn authenticate(mut request: Request, next: Next) -> Response {
     request.extensions_mut().insert(Credential::new("north", 1).with_tenant("north"));
     next.run(request).await
@@ -150,6 +181,8 @@ fn app() -> Router {
         .route("/archive", post(archive).into())
         .route("/hits", get(hits).into())
         .route("/relayed/{shard}", get(relayed).into())
+        .route("/team", get(team).into())
+        .route("/bounded-team", get(bounded_team).into())
         // axum's own routing: the layer is installed by hand (twice here: observed once all the same).
         .route("/plain/{id}", axum::routing::get(empty_complete))
         .route_layer(completeness::observe::layer())
@@ -334,6 +367,19 @@ fn a_partial_page_whose_cursor_is_not_marked_emits_a_warning() {
         (Level::WARN, "numbers", "STALE_INDEX")
     );
     assert!(capture.of_kind("partial_page_unmarked").is_empty());
+}
+
+/// A single resource whose field goes out as a list (through a struct the derive cannot see
+/// into) is reported once per field, naming the type and the field; the answer goes out as it
+/// is. A field declared bounded, an object and a fixed-size array are not reported.
+#[test]
+fn a_list_hidden_in_a_single_resource_is_reported_once() {
+    let (capture, _, statuses) = run(vec![get_request("/team"), get_request("/team"), get_request("/bounded-team")]);
+    assert_eq!(statuses, [StatusCode::OK, StatusCode::OK, StatusCode::OK]);
+    let event = only(capture.of_kind("list_in_single_resource"));
+    assert_eq!(event.level, Level::WARN);
+    assert!(event.field("single_resource").ends_with("::Team"), "{event:?}");
+    assert_eq!(event.field("field"), "members");
 }
 
 #[test]

@@ -25,6 +25,8 @@ pub use crate::contract::warning::WarningDetails;
 
 #[path = "private/error_side.rs"]
 pub mod error_side;
+#[path = "private/hidden_list.rs"]
+pub mod hidden_list;
 #[path = "private/list_field.rs"]
 pub mod list_field;
 

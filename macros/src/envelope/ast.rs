@@ -47,6 +47,16 @@ impl Field<'_> {
     pub(crate) fn is_unbounded_collection(&self) -> bool {
         self.is_collection && self.attrs.bounded.is_none()
     }
+
+    /// A data field of a single resource whose type, as written, is no list, but may be one
+    /// underneath (an alias, a struct of the service's own, a generic parameter, a `Value`): not
+    /// declared bounded, not a single resource's `Vec<Warning>`, not a scalar.
+    pub(crate) fn may_hide_a_list(&self) -> bool {
+        !self.is_collection
+            && self.attrs.bounded.is_none()
+            && !types::is_warning_list(self.ty)
+            && !types::is_scalar(self.ty)
+    }
 }
 
 impl<'a> Input<'a> {

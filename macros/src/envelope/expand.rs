@@ -44,7 +44,15 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     });
     let entries = data.iter().map(|field| {
         let (member, name) = (&field.member, &field.wire);
+        // A single resource's field that no type check can see into (a struct of the service's
+        // own, a generic parameter, a `Value`) is asked, as it is written, whether it is a list.
+        let note = (block.is_none() && field.may_hide_a_list()).then(|| {
+            quote_spanned! {field.ty.span()=>
+                ::completeness::__private::hidden_list::note(::core::any::type_name::<Self>(), #name, &self.#member);
+            }
+        });
         let entry = quote_spanned! {field.ty.span()=>
+            #note
             ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, #name, &self.#member)?;
         };
         match &field.serde.skip_serializing_if {
@@ -113,10 +121,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let single_concrete = block.is_none() && input.generics.params.is_empty();
     let probes = input
         .data_fields()
-        .filter(|field| {
-            single_concrete && !field.is_collection && field.attrs.bounded.is_none() && !field.serde.skip_serializing
-        })
-        .filter(|field| !types::is_warning_list(field.ty) && !types::is_scalar(field.ty))
+        .filter(|field| single_concrete && field.may_hide_a_list() && !field.serde.skip_serializing)
         .map(|field| {
             let ty = field.ty;
             quote_spanned! {ty.span()=> ::completeness::__private::list_field::ListField::<#ty>::new().check(); }

@@ -103,7 +103,10 @@ fn check_completeness_fields(cx: &Ctxt, input: &Input) {
     }
 }
 
-/// `bounded` needs a non-empty justification and a collection to apply to.
+/// `bounded` needs a non-empty justification and a field that can hold a collection: one
+/// written as a collection, or a type that may hide one (an alias, a struct of the service's
+/// own, a generic parameter, a `Value`), which the runtime would otherwise report when it goes
+/// out as a list. A scalar cannot.
 fn check_bounded(cx: &Ctxt, input: &Input) {
     for field in &input.fields {
         let Some((path, why)) = &field.attrs.bounded else { continue };
@@ -114,7 +117,7 @@ fn check_bounded(cx: &Ctxt, input: &Input) {
                  e.g. `bounded = \"a user has at most three roles\"`",
             );
         }
-        if !field.is_collection && field.generic.is_none() && field.attrs.completeness.is_none() {
+        if types::is_scalar(field.ty) && field.attrs.completeness.is_none() {
             cx.error_spanned_by(
                 path,
                 format!("`bounded` marks a collection, but `{}` is not one: remove it", member_name(field)),

@@ -1,5 +1,5 @@
-//! `bounded` with a justification, a tuple envelope (data written as `items`), a generic one, and
-//! a generic payload marked as never a list.
+//! `bounded` with a justification, a tuple envelope (data written as `items`), a generic one, a
+//! generic payload marked as never a list, and a struct of the service's own that holds a list.
 
 use completeness::{Completeness, ReportsCompleteness, ResultEnvelope, Scope, StandardReason};
 use serde::Serialize;
@@ -29,6 +29,17 @@ struct One<T: Serialize> {
     request_id: String,
 }
 
+/// A list behind a struct of the service's own, said to be small.
+#[derive(Serialize)]
+struct Roles(Vec<String>);
+
+#[derive(ResultEnvelope)]
+struct Member {
+    name: String,
+    #[envelope(bounded = "a member has at most three roles")]
+    roles: Roles,
+}
+
 /// A generic field serde never writes is not on the wire: no justification needed.
 #[derive(ResultEnvelope)]
 struct Cached<T: Serialize> {
@@ -44,6 +55,10 @@ fn main() {
     let one = One { data: 7_u32, request_id: "r-1".into() };
     assert_eq!(serde_json::to_value(&one).unwrap(), serde_json::json!({"data": 7, "request_id": "r-1"}));
     assert!(one.completeness_report().is_none());
+
+    let member = Member { name: "ana".into(), roles: Roles(vec!["admin".into()]) };
+    assert_eq!(serde_json::to_value(&member).unwrap(), serde_json::json!({"name": "ana", "roles": ["admin"]}));
+    assert!(member.completeness_report().is_none());
 
     let user = User { name: "dana".into(), roles: vec!["admin".into()] };
     assert_eq!(serde_json::to_value(&user).unwrap(), serde_json::json!({"name": "dana", "roles": ["admin"]}));
