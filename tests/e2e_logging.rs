@@ -101,6 +101,38 @@ async fn a_value_a_client_chose_cannot_forge_or_erase_a_log_line() {
     assert!(!log.contains(['\u{1b}', '\r']), "a raw control character:\n{log}");
 }
 
+/// A value a client chose cannot add fields to the line it is logged in: rmcp writes the `id`
+/// of a request it refuses with `Display`, and one holding spaces, quotes and `=` is quoted
+/// whole, so `event="strict_refusal"` in it is no event of the service's own.
+#[tokio::test]
+async fn a_value_a_client_chose_cannot_add_fields_to_a_log_line() {
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let h = Harness::start(config(5)).await;
+
+    let forged = r#"7 event="strict_refusal" status=503 credential="admin""#;
+    let version = rmcp::model::ProtocolVersion::V_2026_07_28.to_string();
+    let meta =
+        json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}});
+    let message = json!({"jsonrpc": "2.0", "id": forged, "method": "no/such/method", "params": {"_meta": meta}});
+    let request = h
+        .request(reqwest::Method::POST, "/mcp")
+        .bearer_auth("north")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", &version)
+        .header("mcp-method", "no/such/method")
+        .json(&message);
+    let answer = h.answer(request).await;
+    assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
+
+    let log = lines.text();
+    assert!(log.contains(r#"id="7 event=\"strict_refusal\" status=503 credential=\"admin\"""#), "quoted whole:\n{log}");
+    assert!(!log.contains(r#" event="strict_refusal""#), "a field of the client's own:\n{log}");
+    assert!(!log.contains(r#" credential="admin""#), "a field of the client's own:\n{log}");
+    // The service's own fields keep their form.
+    assert!(log.contains(r#"method="POST""#) || log.contains("method=POST"), "{log}");
+}
+
 #[tokio::test]
 async fn the_request_id_logged_is_the_one_echoed() {
     let (subscriber, lines) = human_log();
@@ -119,6 +151,7 @@ async fn the_request_id_logged_is_the_one_echoed() {
     for unusable in [
         HeaderValue::from_static(""),
         HeaderValue::from_bytes(b"caf\xe9-id").unwrap(),
+        HeaderValue::from_static("tab\there"),
         HeaderValue::from_str(&long).unwrap(),
     ] {
         let answer = sent(unusable.clone()).send().await.unwrap();
@@ -128,6 +161,13 @@ async fn the_request_id_logged_is_the_one_echoed() {
         assert!(log.contains(&format!("request{{id=\"{echoed}\"")), "the log names the echoed id {echoed}:\n{log}");
     }
     assert!(!lines.text().contains("id=\"-\""), "every request has an id in the log");
+
+    // A method of the client's own making is logged only when short.
+    let method = "M".repeat(5000);
+    let answer = h.request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), "/service-accounts").send().await;
+    assert_eq!(answer.unwrap().status(), 405);
+    let log = lines.text();
+    assert!(!log.contains(&method[..100]) && log.contains("method=\"(long method)\""), "{log}");
 }
 
 #[tokio::test]

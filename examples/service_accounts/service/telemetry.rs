@@ -110,10 +110,12 @@ pub fn init_logging(format: LogFormat) -> Result<(), String> {
 }
 
 /// The human log format, written to `writer` (with colours when `ansi`): tracing-subscriber's
-/// lines, each field and message with its control characters escaped (`\n`, `\u{1b}`). A
+/// lines, each field and message with its control characters escaped (`\n`, `\u{1b}`), and
+/// each field value that holds a space, a quote or an `=` quoted (see [`field_value`]). A
 /// value can come from a client (rmcp logs the `id` of a request it answers with an error, as
-/// sent), and a newline or a terminal escape in it would write a line that looks like one of
-/// the service's own, or erase one. The JSON format escapes them already.
+/// sent): a newline or a terminal escape in it would write a line that looks like one of the
+/// service's own, or erase one, and ` event="strict_refusal" credential="admin"` in it would
+/// add fields to the line it is in. The JSON format escapes them already.
 pub fn human_layer<S, W>(writer: W, ansi: bool) -> impl Layer<S>
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
@@ -121,10 +123,40 @@ where
 {
     let fields = format::debug_fn(|writer, field, value| {
         let mut escaped = Escaped(writer);
-        if field.name() == "message" { write!(escaped, "{value:?}") } else { write!(escaped, "{field}={value:?}") }
+        if field.name() == "message" {
+            write!(escaped, "{value:?}")
+        } else {
+            write!(escaped, "{field}=")?;
+            field_value(&mut escaped, &format!("{value:?}"))
+        }
     })
     .delimited(" ");
     tracing_subscriber::fmt::layer().with_ansi(ansi).fmt_fields(fields).with_writer(writer)
+}
+
+/// Writes a field's value as it was recorded, or quoted when it could be read as more than one
+/// value: a value recorded with `%` (Display) is written as it is, so one holding a space, a
+/// quote or an `=` is quoted, with its quotes and backslashes escaped. A value recorded as a
+/// string (`Debug`) is quoted and escaped already, and kept.
+fn field_value(writer: &mut impl fmt::Write, text: &str) -> fmt::Result {
+    let plain = !text.contains(|c: char| c.is_whitespace() || c == '"' || c == '=');
+    if plain || is_quoted(text) { writer.write_str(text) } else { write!(writer, "{text:?}") }
+}
+
+/// True for a string as `Debug` writes one: in quotes, each quote and backslash inside escaped.
+fn is_quoted(text: &str) -> bool {
+    let Some(inner) = text.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) else {
+        return false;
+    };
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.next().is_none() => return false,
+            '"' => return false,
+            _ => {}
+        }
+    }
+    true
 }
 
 /// A log writer that writes each control character as its escape.
@@ -198,6 +230,9 @@ where
 pub fn request_span(extensions: &axum::http::Extensions, method: &axum::http::Method) -> tracing::Span {
     let id = extensions.get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
     let route = extensions.get::<axum::extract::MatchedPath>().map(|p| p.as_str());
+    // A method of the client's own making is a token of any length: a long one is not copied
+    // into every line of its request.
+    let method = if method.as_str().len() <= MAX_METHOD_BYTES { method.as_str() } else { "(long method)" };
     tracing::info_span!(
         parent: None,
         "request",
@@ -207,6 +242,9 @@ pub fn request_span(extensions: &axum::http::Extensions, method: &axum::http::Me
     )
 }
 
+/// The longest method logged as sent, in bytes (`OPTIONS` takes 7, WebDAV's `PROPPATCH` 9).
+const MAX_METHOD_BYTES: usize = 16;
+
 /// The longest client `x-request-id` kept, in bytes (a UUID takes 36).
 pub const MAX_REQUEST_ID_BYTES: usize = 128;
 
@@ -214,8 +252,12 @@ pub const MAX_REQUEST_ID_BYTES: usize = 128;
 /// ASCII, or empty) or is longer than [`MAX_REQUEST_ID_BYTES`], so that a fresh one is set in
 /// its place.
 fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extract::Request {
+    // (`HeaderValue::to_str` would take a tab too.)
     let usable = |value: &HeaderValue| {
-        value.len() <= MAX_REQUEST_ID_BYTES && value.to_str().is_ok_and(|text| !text.trim().is_empty())
+        let bytes = value.as_bytes();
+        bytes.len() <= MAX_REQUEST_ID_BYTES
+            && bytes.iter().all(|b| (b' '..=b'~').contains(b))
+            && bytes.iter().any(|b| *b != b' ')
     };
     if request.headers().get_all(X_REQUEST_ID).iter().any(|value| !usable(value)) {
         request.headers_mut().remove(X_REQUEST_ID);
