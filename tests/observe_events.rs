@@ -257,6 +257,8 @@ fn a_partial_answer_emits_one_info_event_with_route_method_reasons_and_items() {
     let reasons =
         value(&metrics, "completeness_reasons_total", &[("route", "/partial"), ("code", "SOURCE_UNAVAILABLE")]);
     assert_eq!(reasons, 1.0);
+    let missing = [("route", "/partial"), ("method", "GET")];
+    assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 1.0, "an answer that misses data");
 }
 
 /// Codes relayed from an upstream are not bounded: each is named in its event, but counted
@@ -324,6 +326,8 @@ fn a_clamped_page_counts_its_warning_and_its_reduced_size() {
     let warning = [("route", "/numbers"), ("code", "PAGE_SIZE_REDUCED")];
     assert_eq!(value(&metrics, "completeness_warnings_total", &warning), 1.0);
     assert_eq!(value(&metrics, "completeness_page_size_reduced_total", &[("route", "/numbers")]), 1.0);
+    let missing = [("route", "/numbers"), ("method", "GET")];
+    assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 0.0, "a page misses nothing");
 }
 
 #[test]
@@ -367,6 +371,19 @@ fn a_partial_page_whose_cursor_is_not_marked_emits_a_warning() {
         (Level::WARN, "numbers", "STALE_INDEX")
     );
     assert!(capture.of_kind("partial_page_unmarked").is_empty());
+}
+
+/// A problem that refuses no token (a bad page size here) is an `INFO` event with its code, so
+/// that an operator sees why a request failed without reading its body.
+#[test]
+fn a_problem_is_an_event_with_its_code() {
+    let (capture, _, statuses) = run(vec![get_request("/numbers?page_size=0")]);
+    assert_eq!(statuses, [StatusCode::BAD_REQUEST]);
+    let event = only(capture.of_kind("problem"));
+    assert_eq!(
+        (event.level, event.field("route"), event.field("code"), event.field("status"), event.field("credential")),
+        (Level::INFO, "/numbers", "INVALID_PAGE_SIZE", "400", "north")
+    );
 }
 
 /// A single resource whose field goes out as a list (through a struct the derive cannot see
@@ -521,11 +538,13 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
     let cursor_refusal = PageRequest::new(config, Credential::new("north", 1), None, Some(forged))
         .expect_err("a forged cursor is refused");
     let (capture, metrics) = observing(|| {
-        // An incomplete, empty answer; the same answer under a strict demand; a refused cursor;
-        // and a problem that refuses no token.
+        // An incomplete, empty answer; the same answer under a strict demand (whose problem,
+        // given back as a refusal, is no second event); a refused cursor; and a problem that
+        // refuses no token.
         assert!(tool.answer(RequireComplete(false), &empty_partial).is_ok());
         let strict = tool.answer(RequireComplete(true), &empty_partial).expect_err("refused under a strict demand");
         assert_eq!(strict.status(), 503);
+        tool.refused(&strict);
         tool.refused(&cursor_refusal);
         tool.refused(&Problem::new(ProblemCode::NotFound, "no such account"));
     });
@@ -546,13 +565,20 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
         (refused.level, refused.field("route"), refused.field("code"), refused.field("credential")),
         (Level::WARN, "list_accounts", "INVALID_CURSOR", "north")
     );
-    assert_eq!(capture.events().len(), 3, "a problem that refuses no token is not an event: {:#?}", capture.events());
+    let problem = only(capture.of_kind("problem"));
+    assert_eq!(
+        (problem.level, problem.field("route"), problem.field("code"), problem.field("status")),
+        (Level::INFO, "list_accounts", "NOT_FOUND", "404")
+    );
+    assert_eq!(capture.events().len(), 4, "one event each: {:#?}", capture.events());
     assert_no_token_text(&capture, &["Zm9yZ2VkLXBheWxvYWQtc2VjcmV0", "bWFj"]);
 
     let partial = [("route", "list_accounts"), ("method", "MCP"), ("complete", "false")];
     assert_eq!(value(&metrics, "completeness_responses_total", &partial), 2.0, "both answers, the refused one too");
     let reasons = [("route", "list_accounts"), ("code", "SOURCE_UNAVAILABLE")];
     assert_eq!(value(&metrics, "completeness_reasons_total", &reasons), 2.0);
+    let missing = [("route", "list_accounts"), ("method", "MCP")];
+    assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 2.0, "both miss data");
     let strict = [("route", "list_accounts"), ("status", "503")];
     assert_eq!(value(&metrics, "completeness_strict_refusals_total", &strict), 1.0);
     let cursors = [("route", "list_accounts"), ("code", "INVALID_CURSOR")];

@@ -39,6 +39,7 @@
 //! | `response` | `INFO` | a routed handler answered with `complete: false` for a reason other than more pages | `route`, `method`, `complete`, `reasons`, `warnings`, `items` |
 //! | `response` | `DEBUG` | a routed handler answered with `complete: true`, or with `MORE_PAGES_AVAILABLE` as its only reason | the same |
 //! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items`, `credential` |
+//! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `status`, `credential` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
 //! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
@@ -65,6 +66,7 @@
 //! | name | labels | counts |
 //! | --- | --- | --- |
 //! | `completeness_responses_total` | `route`, `method`, `complete` (`true`/`false`) | answers of routed handlers, including those a strict demand refused |
+//! | `completeness_missing_data_total` | `route`, `method` | those answers that are incomplete for a reason other than `MORE_PAGES_AVAILABLE` (the ones whose `response` event is `INFO`): answers that miss data, told from pages of a traversal |
 //! | `completeness_reasons_total` | `route`, `code` | incomplete reasons, one per reason of each answer |
 //! | `completeness_warnings_total` | `route`, `code` | warnings, one per warning of each answer |
 //! | `completeness_page_size_reduced_total` | `route` | answers whose page size was clamped (`PAGE_SIZE_REDUCED`) |
@@ -108,6 +110,8 @@ pub const REASONS_TOTAL: &str = "completeness_reasons_total";
 pub const WARNINGS_TOTAL: &str = "completeness_warnings_total";
 /// `completeness_page_size_reduced_total`.
 pub const PAGE_SIZE_REDUCED_TOTAL: &str = "completeness_page_size_reduced_total";
+/// `completeness_missing_data_total`.
+pub const MISSING_DATA_TOTAL: &str = "completeness_missing_data_total";
 /// `completeness_strict_refusals_total`.
 pub const STRICT_REFUSALS_TOTAL: &str = "completeness_strict_refusals_total";
 /// `completeness_cursor_refusals_total`.
@@ -124,6 +128,10 @@ pub fn describe_metrics() {
         describe_counter!(RESPONSES_TOTAL, "Answers of routed handlers, by route, method and completeness.");
         describe_counter!(REASONS_TOTAL, "Incomplete reasons of answers, by route and reason code.");
         describe_counter!(WARNINGS_TOTAL, "Warnings of answers, by route and warning code.");
+        describe_counter!(
+            MISSING_DATA_TOTAL,
+            "Answers incomplete for a reason other than more pages, by route and method."
+        );
         describe_counter!(PAGE_SIZE_REDUCED_TOTAL, "Answers whose requested page size was clamped, by route.");
         describe_counter!(
             STRICT_REFUSALS_TOTAL,
@@ -179,18 +187,16 @@ impl Deferred {
     }
 }
 
-/// The refusal a problem response carries to the layer.
+/// The problem a response carries to the layer, and the token it refuses, if any.
 #[derive(Debug, Clone)]
 struct Refusal {
-    refused: Refused,
+    refused: Option<Refused>,
     code: ProblemCode,
 }
 
-/// Marks a problem response whose code refuses a cursor or evidence.
+/// Marks a problem response with its code, for the layer.
 pub(crate) fn tag_problem(code: &ProblemCode, response: &mut Response) {
-    if let Some(refused) = refused(code) {
-        response.extensions_mut().insert(Refusal { refused, code: code.clone() });
-    }
+    response.extensions_mut().insert(Refusal { refused: refused(code), code: code.clone() });
 }
 
 /// Codes in wire order, comma-separated, written only when an event is recorded.
@@ -260,7 +266,7 @@ impl Caller {
             }
         } else if let Some(refusal) = response.extensions_mut().remove::<Refusal>() {
             let credential = self.credential.as_ref().map(Credential::name);
-            token_refused(self.route(), self.method, &refusal, response.status().as_u16(), credential);
+            problem_answered(self.route(), self.method, &refusal, response.status().as_u16(), credential);
         }
     }
 }
@@ -297,6 +303,9 @@ fn answered(route: &str, method: &'static str, reported: &Reported, credential: 
         let complete_label = if complete { "true" } else { "false" };
         counter!(RESPONSES_TOTAL, "route" => route.clone(), "method" => method, "complete" => complete_label)
             .increment(1);
+        if !complete && !only_paging(reasons) {
+            counter!(MISSING_DATA_TOTAL, "route" => route.clone(), "method" => method).increment(1);
+        }
         let declared = reported.declared.as_ref();
         for code in reasons {
             let known = code.is_standard() || declared.is_some_and(|set| set.reasons.contains(code));
@@ -322,10 +331,17 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
     !reasons.is_empty() && reasons.iter().all(|code| *code == ReasonCode::MorePagesAvailable)
 }
 
-/// Emits the event and count of one refused token.
-fn token_refused(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
+/// Emits the event (and, for a refused token, the count) of one problem answered. A strict
+/// refusal has its own event, written where the answer it refused is known.
+fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
     let code = refusal.code.as_str();
-    match refusal.refused {
+    let Some(refused) = refusal.refused else {
+        if refusal.code != ProblemCode::CompleteResultUnavailable {
+            tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
+        }
+        return;
+    };
+    match refused {
         Refused::Cursor => tracing::warn!(
             target: TARGET, event = "cursor_refused", route, method, code, status, credential,
             "a cursor was refused"
@@ -337,7 +353,7 @@ fn token_refused(route: &str, method: &'static str, refusal: &Refusal, status: u
     }
     #[cfg(feature = "metrics")]
     {
-        let name = match refusal.refused {
+        let name = match refused {
             Refused::Cursor => CURSOR_REFUSALS_TOTAL,
             Refused::Evidence => EVIDENCE_REFUSALS_TOTAL,
         };
@@ -397,12 +413,10 @@ impl<'a> EntryPoint<'a> {
     }
 
     /// Observes a refusal: a refused cursor or evidence token emits its event and count
-    /// (never the token); any other problem nothing.
+    /// (never the token); any other problem its `problem` event.
     pub fn refused(&self, problem: &Problem) {
-        if let Some(refused) = refused(problem.code()) {
-            let refusal = Refusal { refused, code: problem.code().clone() };
-            token_refused(self.route, self.method, &refusal, problem.status(), self.credential);
-        }
+        let refusal = Refusal { refused: refused(problem.code()), code: problem.code().clone() };
+        problem_answered(self.route, self.method, &refusal, problem.status(), self.credential);
     }
 }
 
