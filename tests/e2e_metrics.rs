@@ -139,3 +139,28 @@ async fn faulted_answers_are_counted_as_sent() {
     assert_eq!(delta("completeness_reasons_total", &[("route", "/search"), ("code", "SOURCE_UNAVAILABLE")]), 2.0);
     assert_eq!(delta("completeness_strict_refusals_total", &[("route", "/search"), ("status", "503")]), 1.0);
 }
+
+/// A single resource whose usage source failed leaves `last_used_at` out: over REST and over
+/// MCP alike, it counts as missing data, with its omission by code.
+#[tokio::test]
+async fn a_resource_with_a_field_left_out_shows_in_the_counters_over_rest_and_mcp() {
+    let mut cfg = config(10);
+    cfg.fail_sources = vec!["usage".to_owned()];
+    let h = Harness::start(cfg).await;
+    let _turn = TURN.lock().await;
+    let before = h.metrics().await;
+
+    let rest = h.get("/service-accounts/sa-000001", "admin").await;
+    assert_eq!(rest.body["omitted_fields"]["last_used_at"], "SOURCE_FAILED", "{rest:?}");
+    let mcp = tool_call(&h, "admin", "get_service_account", json!({"id": "sa-000001"})).await;
+    assert_eq!(mcp["structuredContent"]["omitted_fields"]["last_used_at"], "SOURCE_FAILED", "{mcp}");
+
+    let after = h.metrics().await;
+    let delta = went_up(&before, &after);
+    for (route, method) in [("/service-accounts/{id}", "GET"), ("get_service_account", "MCP")] {
+        let omitted = [("route", route), ("code", "SOURCE_FAILED")];
+        assert_eq!(delta("completeness_omitted_fields_total", &omitted), 1.0, "{route}:\n{after}");
+        let missing = [("route", route), ("method", method)];
+        assert_eq!(delta("completeness_missing_data_total", &missing), 1.0, "{route}:\n{after}");
+    }
+}

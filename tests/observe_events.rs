@@ -17,10 +17,10 @@ use completeness::page_request::PageRequest;
 use completeness::reason::{MorePagesAvailable, Reason, SourceUnavailable};
 use completeness::routing::{get, post};
 use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
-use completeness::warning::{PageSizeReduced, StaleIndex};
+use completeness::warning::{PageSizeReduced, PartialFieldSet, StaleIndex};
 use completeness::{
-    AcceptsWarning, Completeness, Credential, Envelope, Exempt, Problem, ProblemCode, RequireComplete, RequireEvidence,
-    ResultEnvelope, Scope, StandardReason, completeness,
+    AcceptsWarning, Completeness, Credential, Envelope, Exempt, Field, Omission, Problem, ProblemCode, RequireComplete,
+    RequireEvidence, ResultEnvelope, Scope, StandardReason, Warning, completeness,
 };
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
 use observe_support::{Capture, Captured, value};
@@ -164,6 +164,31 @@ async fn bounded_team() -> BoundedTeam {
     BoundedTeam { name: "north".into(), members: Members(vec!["ana".into()]) }
 }
 
+/// A single resource with fields it may leave out, and its warnings.
+#[derive(ResultEnvelope)]
+struct Account {
+    id: String,
+    owner: Field<String>,
+    last_used_at: Field<String>,
+    warnings: Vec<Warning>,
+}
+
+/// `/account/{case}`: `failed`, a source failed and a field was not asked for; `asked`, only a
+/// field not asked for is left out; `whole`, every field is filled.
+async fn account(axum::extract::Path(case): axum::extract::Path<String>) -> Account {
+    let not_requested = Field::Omitted(Omission::NotRequested);
+    let (owner, last_used_at) = match case.as_str() {
+        "failed" => (not_requested, Field::Omitted(Omission::SourceFailed)),
+        "asked" => (not_requested, Field::Filled("2026-12-01".into())),
+        _ => (Field::Filled("ana".into()), Field::Filled("2026-12-01".into())),
+    };
+    let warnings = match owner {
+        Field::Omitted(_) => vec![PartialFieldSet::new(&["owner"], &["owner"]).into()],
+        _ => vec![],
+    };
+    Account { id: "sa-1".into(), owner, last_used_at, warnings }
+}
+
 async fn authenticate(mut request: Request, next: Next) -> Response {
     request.extensions_mut().insert(Credential::new("north", 1).with_tenant("north"));
     next.run(request).await
@@ -182,6 +207,7 @@ fn app() -> Router {
         .route("/hits", get(hits).into())
         .route("/relayed/{shard}", get(relayed).into())
         .route("/team", get(team).into())
+        .route("/account/{case}", get(account).into())
         .route("/bounded-team", get(bounded_team).into())
         // axum's own routing: the layer is installed by hand (twice here: observed once all the same).
         .route("/plain/{id}", axum::routing::get(empty_complete))
@@ -371,6 +397,33 @@ fn a_partial_page_whose_cursor_is_not_marked_emits_a_warning() {
         (Level::WARN, "numbers", "STALE_INDEX")
     );
     assert!(capture.of_kind("partial_page_unmarked").is_empty());
+}
+
+/// A single resource that left out a field because its source failed is an `INFO` event and
+/// counts as missing data; one that left out only what the client did not ask for is `DEBUG`
+/// and misses nothing; a whole one says nothing. Its omissions and warnings are counted.
+#[test]
+fn a_single_resource_with_fields_left_out_is_observed() {
+    let requests = ["/account/failed", "/account/asked", "/account/whole"].map(get_request).into();
+    let (capture, metrics, statuses) = run(requests);
+    assert_eq!(statuses, [StatusCode::OK; 3]);
+    let events = capture.of_kind("single_resource");
+    assert_eq!(events.len(), 2, "the whole resource says nothing: {events:#?}");
+    let (failed, asked) = (&events[0], &events[1]);
+    assert_eq!((failed.level, failed.field("route"), failed.field("method")), (Level::INFO, "/account/{case}", "GET"));
+    assert_eq!(
+        (failed.field("omitted"), failed.field("warnings")),
+        ("last_used_at:SOURCE_FAILED,owner:NOT_REQUESTED", "PARTIAL_FIELD_SET")
+    );
+    assert_eq!((asked.level, asked.field("omitted")), (Level::DEBUG, "owner:NOT_REQUESTED"));
+
+    let route = "/account/{case}";
+    let missing = [("route", route), ("method", "GET")];
+    assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 1.0, "the failed source only");
+    let omitted = |code| value(&metrics, "completeness_omitted_fields_total", &[("route", route), ("code", code)]);
+    assert_eq!((omitted("SOURCE_FAILED"), omitted("NOT_REQUESTED")), (1.0, 2.0));
+    let warnings = [("route", route), ("code", "PARTIAL_FIELD_SET")];
+    assert_eq!(value(&metrics, "completeness_warnings_total", &warnings), 2.0);
 }
 
 /// A problem that refuses no token (a bad page size here) is an `INFO` event with its code, so

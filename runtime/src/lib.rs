@@ -66,7 +66,9 @@ pub use problem::{Problem, ProblemCode};
 pub use reason::{
     CustomReason, LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason, WithMessage,
 };
-pub use report::{CarriesReason, CompletenessReport, Exempt, IncompleteReport, Reported, ReportsCompleteness};
+pub use report::{
+    CarriesReason, CompletenessReport, Exempt, IncompleteReport, Reported, ReportsCompleteness, SingleReport,
+};
 #[cfg(feature = "axum")]
 pub use require::RequireComplete;
 pub use scope::{CursorBinding, CursorContract, PageInfo, Scope};

@@ -22,6 +22,7 @@ pub use crate::contract::declared::{
 };
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
 pub use crate::contract::warning::WarningDetails;
+pub use crate::server::report::SingleReport;
 
 #[path = "private/error_side.rs"]
 pub mod error_side;
@@ -123,6 +124,28 @@ impl WarningList for Vec<crate::contract::warning::Warning> {}
 /// Compiles only for a [`WarningList`]; the derive calls it with a `Vec<Warning>` field's type.
 pub fn assert_warning_list<T: WarningList>() {}
 
+/// The codes of a single resource's `Vec<Warning>` field, for its `single_report`: the inherent
+/// `codes` for the runtime's `Warning`, else [`NoWarningCodes::codes`] (none), so that a list of
+/// another `Warning` type is reported once, by [`assert_warning_list`], not again here.
+pub struct WarningCodes<'a, T>(pub &'a T);
+
+impl WarningCodes<'_, Vec<crate::contract::warning::Warning>> {
+    /// The codes, in order.
+    pub fn codes(&self) -> Vec<crate::contract::warning::WarningCode> {
+        self.0.iter().map(|warning| warning.code().clone()).collect()
+    }
+}
+
+/// [`WarningCodes`] of a list of another type: none.
+pub trait NoWarningCodes {
+    /// None.
+    fn codes(&self) -> Vec<crate::contract::warning::WarningCode> {
+        Vec::new()
+    }
+}
+
+impl<T> NoWarningCodes for WarningCodes<'_, T> {}
+
 /// The `#[envelope(completeness)]` field of a derived envelope.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a completeness block",
@@ -210,13 +233,15 @@ macro_rules! __reason_set {
 /// expressions itself, spanned on the fields' types so a type error points at the field; it
 /// passes its own `self` and `map` tokens so they resolve to what this macro declares.
 /// `report [] []` marks a single resource, which reports no completeness. `items` is the wire
-/// name of the member holding the items, as an `Option<&'static str>`.
+/// name of the member holding the items, as an `Option<&'static str>`. `single` is the body of
+/// a single resource's `single_report` (empty: the default, `None`).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __envelope_impls {
     (
         [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt $map:ident
         serialize [$($entries:tt)*] report [$($report:tt)*] [$($report_mut:tt)*] items [$($items:tt)*]
+        single [$($single:tt)*]
     ) => {
         // The statements the derive writes end in `?` and are spanned on the user's fields:
         // clippy's `question_mark_used` would report them in the user's code.
@@ -234,14 +259,18 @@ macro_rules! __envelope_impls {
         }
         $crate::__envelope_impls!(
             @report [$($generics)*] [$($ty)*] [$($where)*] $this [$($report)*] [$($report_mut)*] [$($items)*]
+            [$($single)*]
         );
     };
-    (@report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt [] [] [$($items:tt)*]) => {
-        $crate::__envelope_report!([$($generics)*] [$($ty)*] [$($where)*] []);
+    (
+        @report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt [] [] [$($items:tt)*]
+        [$($single:tt)*]
+    ) => {
+        $crate::__envelope_report!([$($generics)*] [$($ty)*] [$($where)*] $this [$($single)*]);
     };
     (
         @report [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt
-        [$($report:tt)+] [$($report_mut:tt)+] [$($items:tt)*]
+        [$($report:tt)+] [$($report_mut:tt)+] [$($items:tt)*] []
     ) => {
         #[automatically_derived]
         impl $($generics)* $crate::__private::ReportsCompleteness for $($ty)* $($where)* {
@@ -262,23 +291,38 @@ macro_rules! __envelope_impls {
     };
 }
 
-/// `ReportsCompleteness` (reporting none) and `IntoResponse` for a derived single resource.
+/// `ReportsCompleteness` (reporting no completeness) and `IntoResponse` for a derived single
+/// resource.
 ///
-/// Input: `[impl generics] [type] [where clause] []`.
+/// Input: `[impl generics] [type] [where clause] self [single]`, where `single` is the body of
+/// `single_report` (empty: the trait's default).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __envelope_report {
-    ([$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] []) => {
+    ([$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt [$($single:tt)*]) => {
         #[automatically_derived]
         impl $($generics)* $crate::server::report::ReportsCompleteness for $($ty)* $($where)* {
-            fn completeness_report(&self) -> ::core::option::Option<&dyn $crate::server::report::CompletenessReport> {
+            fn completeness_report(&$this) -> ::core::option::Option<&dyn $crate::server::report::CompletenessReport> {
                 ::core::option::Option::None
             }
-            fn completeness_report_mut(&mut self) -> ::core::option::Option<&mut dyn $crate::server::report::CompletenessReport> {
+            fn completeness_report_mut(&mut $this) -> ::core::option::Option<&mut dyn $crate::server::report::CompletenessReport> {
                 ::core::option::Option::None
             }
+            $crate::__single_report!($this [$($single)*]);
         }
         $crate::__impl_envelope_into_response!([$($generics)*] [$($ty)*] [$($where)*]);
+    };
+}
+
+/// A single resource's `single_report`, when the derive wrote a body for it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __single_report {
+    ($this:tt []) => {};
+    ($this:tt [$($single:tt)+]) => {
+        fn single_report(&$this) -> ::core::option::Option<$crate::server::report::SingleReport> {
+            $($single)+
+        }
     };
 }
 
@@ -289,9 +333,13 @@ pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: 
     let mut response = crate::server::response::json_response(value);
     match crate::server::report::Reported::of_response(value) {
         Some(reported) => reported.attach(&mut response),
-        // A single resource: no block, by its type's word.
+        // A single resource: no block, by its type's word; what it says of its fields and
+        // warnings, for the observe layer.
         None => {
             response.extensions_mut().insert(crate::server::report::WithoutBlock);
+            if let Some(single) = value.single_report().filter(|single| !single.is_empty()) {
+                response.extensions_mut().insert(single);
+            }
         }
     }
     response

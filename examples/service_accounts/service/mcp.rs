@@ -555,7 +555,7 @@ impl InventoryTools {
             LIST => self.list(&entry, caller, read(schema, arguments)?, numbers).await,
             SEARCH => self.search(&entry, caller, read(schema, arguments)?, numbers).await,
             COUNT => self.count(&entry, caller, read(schema, arguments)?).await,
-            GET => self.get(caller, read(schema, arguments)?).await,
+            GET => self.get(&entry, caller, read(schema, arguments)?).await,
             _ /* ARCHIVE, the only tool left */ => return Ok(self.archive(&entry, caller, read(schema, arguments)?).await),
         };
         Ok(outcome.unwrap_or_else(|problem| {
@@ -610,8 +610,11 @@ impl InventoryTools {
         structured_result(&aggregate, &count_verdict(&aggregate)).map_err(internal)
     }
 
-    async fn get(&self, caller: &Caller, args: GetArgs) -> Result<CallToolResult, Problem> {
+    async fn get(&self, entry: &EntryPoint<'_>, caller: &Caller, args: GetArgs) -> Result<CallToolResult, Problem> {
         let view = account::account_view(&self.state, caller, &args.id, args.fields.iter().map(String::as_str)).await?;
+        // Fields left out show to operators as they do over REST (a single resource demands
+        // nothing, so this never refuses).
+        entry.answer(RequireComplete(false), &view)?;
         structured_result(&view, &field_verdict(&view)?).map_err(internal)
     }
 

@@ -127,6 +127,8 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             quote_spanned! {ty.span()=> ::completeness::__private::list_field::ListField::<#ty>::new().check(); }
         });
     let checks: Vec<TokenStream> = warning_lists.chain(probes).collect();
+    // What a single resource tells operators: the fields it left out and its warnings.
+    let single = block.is_none().then(|| single_report(&data, &omitted)).flatten();
     let field_checks =
         (!checks.is_empty()).then(|| quote! { const _: () = { fn __completeness_field_checks() { #(#checks)* } }; });
     quote! {
@@ -136,8 +138,34 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             [#impl_generics] [#ident #ty_generics] [#where_clause] #this #map
             serialize [#head #(#entries)* #omitted_fields #tail]
             report [#report] [#report_mut] items [#items]
+            single [#single]
         );
     }
+}
+
+/// The body of a single resource's `single_report`: its `Field`s left out and the codes of its
+/// `Vec<Warning>` fields. `None` when it has neither, so that the trait's default (`None`) stays.
+fn single_report(data: &[&Field], omitted: &Ident) -> Option<TokenStream> {
+    let fields: Vec<&&Field> = data.iter().filter(|field| field.is_field).collect();
+    let warning_lists: Vec<&&Field> = data.iter().filter(|field| types::is_warning_list(field.ty)).collect();
+    if fields.is_empty() && warning_lists.is_empty() {
+        return None;
+    }
+    let notes = fields.iter().map(|field| {
+        let (member, name) = (&field.member, &field.wire);
+        quote! { #omitted.note(#name, &self.#member); }
+    });
+    let lists = warning_lists.iter().map(|field| &field.member);
+    Some(quote! {
+        let mut #omitted = ::completeness::__private::OmittedFields::default();
+        #(#notes)*
+        let mut warnings = ::std::vec::Vec::new();
+        #(warnings.extend({
+            use ::completeness::__private::NoWarningCodes as _;
+            ::completeness::__private::WarningCodes(&self.#lists).codes()
+        });)*
+        ::core::option::Option::Some(::completeness::__private::SingleReport { omitted: #omitted, warnings })
+    })
 }
 
 /// For a generic struct: every data field serializes, and the block is a completeness block.
@@ -176,7 +204,7 @@ pub(crate) fn stub(input: &DeriveInput) -> TokenStream {
         }
 
         ::completeness::__private::envelope_report!(
-            [#impl_generics] [#ident #ty_generics] [#where_clause] []
+            [#impl_generics] [#ident #ty_generics] [#where_clause] self []
         );
     }
 }

@@ -38,6 +38,8 @@
 //! | --- | --- | --- | --- |
 //! | `response` | `INFO` | a routed handler answered with `complete: false` for a reason other than more pages | `route`, `method`, `complete`, `reasons`, `warnings`, `items` |
 //! | `response` | `DEBUG` | a routed handler answered with `complete: true`, or with `MORE_PAGES_AVAILABLE` as its only reason | the same |
+//! | `single_resource` | `INFO` | a single resource left out a field for another reason than `NOT_REQUESTED` (contract §2.7) | `route`, `method`, `omitted` (`name:CODE`, comma-separated), `warnings` |
+//! | `single_resource` | `DEBUG` | a single resource left out only fields the client did not ask for, or carried warnings | the same |
 //! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items`, `credential` |
 //! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `status`, `credential` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
@@ -66,9 +68,10 @@
 //! | name | labels | counts |
 //! | --- | --- | --- |
 //! | `completeness_responses_total` | `route`, `method`, `complete` (`true`/`false`) | answers of routed handlers, including those a strict demand refused |
-//! | `completeness_missing_data_total` | `route`, `method` | those answers that are incomplete for a reason other than `MORE_PAGES_AVAILABLE` (the ones whose `response` event is `INFO`): answers that miss data, told from pages of a traversal |
+//! | `completeness_missing_data_total` | `route`, `method` | answers that miss data: those incomplete for a reason other than `MORE_PAGES_AVAILABLE` (the ones whose `response` event is `INFO`), told from pages of a traversal, and single resources with a field left out for another reason than `NOT_REQUESTED` |
+//! | `completeness_omitted_fields_total` | `route`, `code` | fields single resources left out (contract §2.7), by omission code (`NO_ACCESS`, `SOURCE_FAILED`, `NOT_REQUESTED`, `OTHER`) |
 //! | `completeness_reasons_total` | `route`, `code` | incomplete reasons, one per reason of each answer |
-//! | `completeness_warnings_total` | `route`, `code` | warnings, one per warning of each answer |
+//! | `completeness_warnings_total` | `route`, `code` | warnings, one per warning of each answer, single resources' too |
 //! | `completeness_page_size_reduced_total` | `route` | answers whose page size was clamped (`PAGE_SIZE_REDUCED`) |
 //! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
@@ -90,10 +93,11 @@ use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 
+use crate::contract::field::OmittedFields;
 use crate::contract::reason::ReasonCode;
 use crate::server::credential::Credential;
 use crate::server::problem::{Problem, ProblemCode};
-use crate::server::report::{Reported, ReportsCompleteness};
+use crate::server::report::{Reported, ReportsCompleteness, SingleReport};
 use crate::server::require::RequireComplete;
 
 /// The tracing target of every event.
@@ -112,6 +116,8 @@ pub const WARNINGS_TOTAL: &str = "completeness_warnings_total";
 pub const PAGE_SIZE_REDUCED_TOTAL: &str = "completeness_page_size_reduced_total";
 /// `completeness_missing_data_total`.
 pub const MISSING_DATA_TOTAL: &str = "completeness_missing_data_total";
+/// `completeness_omitted_fields_total`.
+pub const OMITTED_FIELDS_TOTAL: &str = "completeness_omitted_fields_total";
 /// `completeness_strict_refusals_total`.
 pub const STRICT_REFUSALS_TOTAL: &str = "completeness_strict_refusals_total";
 /// `completeness_cursor_refusals_total`.
@@ -132,6 +138,7 @@ pub fn describe_metrics() {
             MISSING_DATA_TOTAL,
             "Answers incomplete for a reason other than more pages, by route and method."
         );
+        describe_counter!(OMITTED_FIELDS_TOTAL, "Fields single resources left out, by route and omission code.");
         describe_counter!(PAGE_SIZE_REDUCED_TOTAL, "Answers whose requested page size was clamped, by route.");
         describe_counter!(
             STRICT_REFUSALS_TOTAL,
@@ -264,6 +271,8 @@ impl Caller {
                 let credential = self.credential.as_ref().map(Credential::name);
                 answered(self.route(), self.method, reported, credential);
             }
+        } else if let Some(single) = response.extensions_mut().remove::<SingleReport>() {
+            single_answered(self.route(), self.method, &single);
         } else if let Some(refusal) = response.extensions_mut().remove::<Refusal>() {
             let credential = self.credential.as_ref().map(Credential::name);
             problem_answered(self.route(), self.method, &refusal, response.status().as_u16(), credential);
@@ -321,6 +330,59 @@ fn answered(route: &str, method: &'static str, reported: &Reported, credential: 
         if let Some(status) = refused_with {
             counter!(STRICT_REFUSALS_TOTAL, "route" => route, "status" => status.to_string()).increment(1);
         }
+    }
+}
+
+/// Emits the event and counts of a single resource that left fields out or carried warnings.
+fn single_answered(route: &str, method: &'static str, single: &SingleReport) {
+    let omitted = Omitted(&single.omitted);
+    let warnings = Codes(&single.warnings);
+    if single.misses_data() {
+        tracing::info!(
+            target: TARGET, event = "single_resource", route, method, omitted = %omitted, warnings = %warnings,
+            "a resource with fields left out"
+        );
+    } else {
+        tracing::debug!(
+            target: TARGET, event = "single_resource", route, method, omitted = %omitted, warnings = %warnings,
+            "a resource with fields left out as asked, or with warnings"
+        );
+    }
+    #[cfg(feature = "metrics")]
+    {
+        use metrics::counter;
+        let route = route.to_owned();
+        if single.misses_data() {
+            counter!(MISSING_DATA_TOTAL, "route" => route.clone(), "method" => method).increment(1);
+        }
+        for why in single.omitted.0.values() {
+            let code = match why {
+                crate::contract::field::Omission::Unknown(_) => "OTHER",
+                known => known.as_str(),
+            };
+            counter!(OMITTED_FIELDS_TOTAL, "route" => route.clone(), "code" => code.to_owned()).increment(1);
+        }
+        for code in &single.warnings {
+            // A single resource declares no warnings: a code of the service's own is `OTHER`.
+            let label = code_label(code.as_str(), code.is_standard());
+            counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => label).increment(1);
+        }
+    }
+}
+
+/// The omitted fields with why, `name:CODE`, comma-separated, written only when an event is
+/// recorded.
+struct Omitted<'a>(&'a OmittedFields);
+
+impl fmt::Display for Omitted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (name, why)) in self.0.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{name}:{}", why.as_str())?;
+        }
+        Ok(())
     }
 }
 
@@ -408,6 +470,8 @@ impl<'a> EntryPoint<'a> {
         if let Some(mut reported) = Reported::of_response(answer) {
             reported.refused_with = checked.as_ref().err().map(Problem::status);
             answered(self.route, self.method, &reported, self.credential);
+        } else if let Some(single) = answer.single_report().filter(|single| !single.is_empty()) {
+            single_answered(self.route, self.method, &single);
         }
         checked
     }

@@ -6,6 +6,7 @@ use crate::contract::aggregate::Aggregate;
 use crate::contract::completeness::Completeness;
 use crate::contract::declared::DeclaredSet;
 use crate::contract::envelope::Envelope;
+use crate::contract::field::{Omission, OmittedFields};
 use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
 use crate::contract::scope::PageInfo;
 use crate::contract::warning::WarningCode;
@@ -268,6 +269,36 @@ pub trait ReportsCompleteness {
     /// the error side (`Err(Json(vec![..]))` goes out as a 200) and is answered with the 500
     /// `INTERNAL` problem instead: a list never goes out without its block.
     const ANSWERS_WITH_BLOCK: bool = false;
+    /// What a single resource says of itself (contract §2.7): the fields it could not fill and
+    /// its warnings, for operators' events. `None` for a collection, and for a response that has
+    /// neither `Field` nor warnings to tell of.
+    fn single_report(&self) -> Option<SingleReport> {
+        None
+    }
+}
+
+/// What a single resource said of itself: the fields it left out, with why, and the codes of
+/// its warnings. A response extension, from where the resource is turned into a response to
+/// the observe layer, which emits it once.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SingleReport {
+    /// The fields left out, by wire name, with why (as `omitted_fields` says).
+    pub omitted: OmittedFields,
+    /// Its warning codes.
+    pub warnings: Vec<WarningCode>,
+}
+
+impl SingleReport {
+    /// True when it tells nothing: every field filled, no warning.
+    pub fn is_empty(&self) -> bool {
+        self.omitted.is_empty() && self.warnings.is_empty()
+    }
+
+    /// True when the resource misses data the client asked for: a field left out for another
+    /// reason than `NOT_REQUESTED` (the client's own choice of fields).
+    pub fn misses_data(&self) -> bool {
+        self.omitted.0.values().any(|why| *why != Omission::NotRequested)
+    }
 }
 
 impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
