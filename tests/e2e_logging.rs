@@ -71,6 +71,24 @@ fn human_log() -> (impl tracing::Subscriber + Send + Sync, LogBuffer) {
     (subscriber, log)
 }
 
+/// An MCP request, as `north`, for a method that does not exist, with the JSON-RPC `id` given:
+/// rmcp answers it with an error, and logs the id as sent.
+async fn unknown_method_with_id(h: &Harness, id: &str) {
+    let version = rmcp::model::ProtocolVersion::V_2026_07_28.to_string();
+    let meta =
+        json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}});
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": "no/such/method", "params": {"_meta": meta}});
+    let request = h
+        .request(reqwest::Method::POST, "/mcp")
+        .bearer_auth("north")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", &version)
+        .header("mcp-method", "no/such/method")
+        .json(&message);
+    let answer = h.answer(request).await;
+    assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
+}
+
 /// A value a client chose is logged with its control characters escaped: the `id` of an MCP
 /// request, which rmcp logs as sent when it answers with an error, carrying a terminal escape,
 /// a carriage return and a newline neither erases the line it is in nor starts one of its own.
@@ -81,19 +99,7 @@ async fn a_value_a_client_chose_cannot_forge_or_erase_a_log_line() {
     let h = Harness::start(config(5)).await;
 
     let forged = "2026-12-03T19:20:00.000000Z  INFO request{id=\"0\"}: finished processing request status=200";
-    let version = rmcp::model::ProtocolVersion::V_2026_07_28.to_string();
-    let meta =
-        json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}});
-    let message = json!({"jsonrpc": "2.0", "id": format!("x\u{1b}[2K\r\n{forged}"), "method": "no/such/method", "params": {"_meta": meta}});
-    let request = h
-        .request(reqwest::Method::POST, "/mcp")
-        .bearer_auth("north")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", &version)
-        .header("mcp-method", "no/such/method")
-        .json(&message);
-    let answer = h.answer(request).await;
-    assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
+    unknown_method_with_id(&h, &format!("x\u{1b}[2K\r\n{forged}")).await;
 
     let log = lines.text();
     assert!(log.contains(r"x\u{1b}[2K\r\n2026-12-03T19:20:00"), "the id is logged, escaped:\n{log}");
@@ -111,19 +117,7 @@ async fn a_value_a_client_chose_cannot_add_fields_to_a_log_line() {
     let h = Harness::start(config(5)).await;
 
     let forged = r#"7 event="strict_refusal" status=503 credential="admin""#;
-    let version = rmcp::model::ProtocolVersion::V_2026_07_28.to_string();
-    let meta =
-        json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}});
-    let message = json!({"jsonrpc": "2.0", "id": forged, "method": "no/such/method", "params": {"_meta": meta}});
-    let request = h
-        .request(reqwest::Method::POST, "/mcp")
-        .bearer_auth("north")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", &version)
-        .header("mcp-method", "no/such/method")
-        .json(&message);
-    let answer = h.answer(request).await;
-    assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
+    unknown_method_with_id(&h, forged).await;
 
     let log = lines.text();
     assert!(log.contains(r#"id="7 event=\"strict_refusal\" status=503 credential=\"admin\"""#), "quoted whole:\n{log}");
