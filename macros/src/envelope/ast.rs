@@ -49,7 +49,7 @@ impl Field<'_> {
     }
 
     /// A data field of a single resource whose type, as written, is no list, but may be one
-    /// underneath (an alias, a struct of the service's own, a generic parameter, a `Value`): not
+    /// underneath (an alias, a struct of the service's own or a generic one, a `Value`): not
     /// declared bounded, not a single resource's `Vec<Warning>`, not a scalar.
     pub(crate) fn may_hide_a_list(&self) -> bool {
         !self.is_collection

@@ -45,7 +45,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let entries = data.iter().map(|field| {
         let (member, name) = (&field.member, &field.wire);
         // A single resource's field that no type check can see into (a struct of the service's
-        // own, a generic parameter, a `Value`) is asked, as it is written, whether it is a list.
+        // own or a generic one, a `Value`) is asked, as it is written, whether it is a list.
         let note = (block.is_none() && field.may_hide_a_list()).then(|| {
             quote_spanned! {field.ty.span()=>
                 ::completeness::__private::hidden_list::note(::core::any::type_name::<Self>(), #name, &self.#member);

@@ -49,7 +49,7 @@
 //! | `stale_warning_kept` | `WARN` | the same, for a stale warning, which is kept: without it the answer would read as current | `warning` |
 //! | `partial_page_unmarked` | `WARN` | [`Page::attach_evidence`](crate::server::page_request::Page::attach_evidence) met a page with a next cursor and another reason, not marked with `Page::mark_partial` before the cursor was signed (the later pages would get evidence) | `resource`, `reasons` |
 //! | `stale_page_unmarked` | `WARN` | the same for a page with a stale warning, not marked with `Page::mark_stale` | `resource`, `warnings` |
-//! | `list_in_single_resource` | `WARN` | a field of a derived single resource went out as a JSON array (a list behind a struct of the service's own, a generic parameter or a `Value`), once per field and process; the answer is sent as it is | `single_resource` (the type), `field` |
+//! | `list_in_single_resource` | `WARN` | a field of a derived single resource went out as a JSON array (a list behind a struct of the service's own, generic or not, or a `Value`), once per field and process; the answer is sent as it is | `single_resource` (the type), `field` |
 //! | `problem_status_refused` | `WARN` | [`Problem::with_status`](crate::Problem::with_status) was given a status that is not an error status (the code's own is kept) | `code`, `status`, `kept` |
 //!
 //! Fields: `route` is the route template (or an [`EntryPoint`]'s name); `method` the HTTP
