@@ -1,7 +1,7 @@
 //! The check at serialization that the derive puts on the data fields of a single resource
 //! whose type the compile-time check ([`list_field`](super::list_field)) cannot see through: a
 //! struct of the service's own that wraps a list (`struct Members(Vec<Account>)`, or a generic
-//! `Wrapper<Vec<Account>>`), a `serde_json::Value` holding an array. Such a field goes out as a JSON array
+//! newtype `Wrapper<Vec<Account>>`), a `serde_json::Value` holding an array. Such a field goes out as a JSON array
 //! without completeness metadata, the very answer the framework exists to prevent; no type
 //! says so, so the value does, when it is written.
 //!
