@@ -203,7 +203,15 @@ async fn the_kit_catches_a_client_that_takes_an_empty_page_for_absence_with_a_re
     let kit = kit();
     let report = kit.run(naive_client).await;
     assert!(!report.failures.is_empty(), "the naive client must be caught");
-    let failure = report.failures.iter().find(|f| f.schedule.seed() != 0).expect("a seeded schedule catches it");
+    // Without faults already: it read one page of several and concluded.
+    let baseline = report.failures.first().expect("the fault-free run fails").to_string();
+    assert!(baseline.contains("`next_cursor` was not followed to a complete page"), "{baseline}");
+    // And where a fault changed its answer, by that too.
+    let failure = report
+        .failures
+        .iter()
+        .find(|f| f.schedule.seed() != 0 && f.violations.iter().any(|v| v.contains("took an incomplete answer")))
+        .expect("a seeded schedule catches it");
     let text = failure.to_string();
     assert!(text.contains(&format!("seed {}", failure.schedule.seed())), "{text}");
     assert!(text.contains("took an incomplete answer for a complete one"), "{text}");
@@ -237,7 +245,8 @@ async fn the_kit_catches_a_destructive_action_on_an_incomplete_inventory() {
     let report = kit().schedules(20).run(reckless_client).await;
     let failure = report.failures.first().expect("the reckless client must be caught");
     let text = failure.to_string();
-    assert!(text.contains("POST /service-accounts/archive after a traversal that was not complete"), "{text}");
+    assert!(text.contains("sent POST /service-accounts/archive although"), "{text}");
+    assert!(text.contains("a destructive action on an incomplete or stale answer"), "{text}");
 }
 
 /// Starts over until it gets a complete listing, however long that takes.

@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 use std::future::Future;
+use std::time::Duration;
 
 use axum::Router;
 
@@ -36,26 +37,57 @@ pub enum Conclusion {
 ///
 /// 1. **No claim of completeness on an incomplete answer.** A [`Conclusion::Complete`] must
 ///    equal what the client concludes with no fault: the layer only removes items, so any
-///    other conclusion took an incomplete answer (or an empty one) for the whole scope. Nor
-///    may it follow an answer with a stale warning (contract §3.5): the client then claims
-///    absent what it did not read from current state.
+///    other conclusion took an incomplete answer (or an empty one) for the whole scope. And
+///    every collection the run read must have finished complete: on each route path, the
+///    latest traversal (from its last request without a cursor) ended on a `complete: true`
+///    page, with no answer in it incomplete for a reason other than pagination, refused with
+///    a problem, or stale (contract §3.5). This part is judged from the run's own requests, so
+///    it holds for the fault-free run too: a client that never follows a `next_cursor`, or
+///    reads a `503` as "empty", fails even when its answer happens to be right.
 /// 2. **No destructive action on an incomplete answer.** A request other than `GET`/`HEAD`
-///    must follow a finished traversal (its last answer complete) in which every answer was
-///    complete but for pagination, and none had a stale warning.
-/// 3. **No endless loop on a continuation.** A run may send at most `max_requests` requests;
-///    past them it is stopped and fails.
+///    that was not itself answered with a completeness block (a search sent as `POST` is a
+///    read) must follow reads that all finished as in property 1: every collection read
+///    before it, on every route, not only the last one.
+/// 3. **No endless loop, no endless wait.** A run may send at most `max_requests` requests
+///    and take at most `run_timeout`; past either it is stopped and fails.
 /// 4. **It reports what it could not cover.** A [`Conclusion::Incomplete`] names something.
+///
+/// What the kit leaves to others: a client that ends with `Err` breaks no property (it did
+/// not conclude; report errors yourself); the conclusion is compared as a string, so it must
+/// hold everything the client acted on (the ids it archived, not "archived"); evidence is the
+/// server's to check (`RequireEvidence` refuses a change without it); answers to methods other
+/// than `GET` are not faulted.
 ///
 /// Each run starts a fresh router from `make_router` on a free loopback port and serves it
 /// over real HTTP. A run without faults comes first: it gives the conclusion the others are
 /// held to, and the faults the routes offer. A failure prints its schedule (replay it with
-/// [`Kit::replay`]) and the fault sequence that broke the client.
+/// [`Kit::replay`]) and the fault sequence that broke the client. Faults go to requests in the
+/// order they arrive, so a replay gives the same faults to a client that sends its requests
+/// one after another; one that sends some at once may see them land differently.
+///
+/// ```no_run
+/// use completeness_runtime::testing::faults::{Conclusion, Kit, Target};
+///
+/// async fn my_client(target: Target) -> Result<Conclusion, String> {
+///     // Read `target.url` with the client under test; conclude `Complete` with what it
+///     // found only when every answer it used was complete.
+///     Ok(Conclusion::Incomplete(vec!["not written yet".to_owned()]))
+/// }
+///
+/// # async fn router() -> axum::Router { axum::Router::new() }
+/// # async fn test() {
+/// let report = Kit::new(router).schedules(100).run(my_client).await;
+/// report.assert_passes();
+/// assert!(report.not_covered().is_empty(), "every fault the routes offer was applied");
+/// # }
+/// ```
 pub struct Kit<M> {
     make_router: M,
     schedules: u64,
     first_seed: u64,
     probability: f64,
     max_requests: u64,
+    run_timeout: Duration,
 }
 
 impl<M> fmt::Debug for Kit<M> {
@@ -65,6 +97,7 @@ impl<M> fmt::Debug for Kit<M> {
             .field("first_seed", &self.first_seed)
             .field("probability", &self.probability)
             .field("max_requests", &self.max_requests)
+            .field("run_timeout", &self.run_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -137,9 +170,16 @@ where
 {
     /// A kit over the routers `make_router` builds (async: a real service opens its store
     /// first): 300 seeded schedules from seed 1, each
-    /// request faulted with probability 0.5, at most 200 requests a run.
+    /// request faulted with probability 0.5, at most 200 requests and 120 seconds a run.
     pub fn new(make_router: M) -> Kit<M> {
-        Kit { make_router, schedules: 300, first_seed: 1, probability: DEFAULT_PROBABILITY, max_requests: 200 }
+        Kit {
+            make_router,
+            schedules: 300,
+            first_seed: 1,
+            probability: DEFAULT_PROBABILITY,
+            max_requests: 200,
+            run_timeout: Duration::from_secs(120),
+        }
     }
 
     /// Sets how many seeded schedules to run.
@@ -163,6 +203,13 @@ where
     /// Sets the most requests one run may send.
     pub fn max_requests(mut self, max_requests: u64) -> Kit<M> {
         self.max_requests = max_requests;
+        self
+    }
+
+    /// Sets the longest one run may take; past it the run is stopped and fails. Injected
+    /// `retry_after` values go up to 60 seconds: a client that honours them waits that long.
+    pub fn run_timeout(mut self, run_timeout: Duration) -> Kit<M> {
+        self.run_timeout = run_timeout;
         self
     }
 
@@ -224,15 +271,27 @@ where
         };
         let server = tokio::spawn(async move { axum::serve(listener, router).await });
         let target = Target { url, schedule: schedule.clone() };
+        let mut stopped = format!(
+            "the client sent more than {} requests without concluding: does it loop on a continuation?",
+            self.max_requests
+        );
         let outcome = tokio::select! {
             outcome = client(target) => Some(outcome),
             () = layer.exceeded() => None,
+            () = tokio::time::sleep(self.run_timeout) => {
+                stopped = format!(
+                    "the client did not conclude within {} s: does it wait without end (a retry_after it \
+                     honours without a deadline, a request without a timeout)?",
+                    self.run_timeout.as_secs_f64()
+                );
+                None
+            }
         };
         // A client that ends on the limit's refusal was stopped all the same.
         let outcome = outcome.filter(|_| !layer.was_exceeded());
         server.abort();
         let log = layer.log();
-        let violations = judge(truth, outcome.as_ref(), &log, self.max_requests);
+        let violations = judge(truth, outcome.as_ref(), &log, &stopped);
         Run { schedule, outcome, log, violations }
     }
 }
@@ -262,18 +321,18 @@ impl Run {
     }
 }
 
-/// The properties of the kit's documentation, on one run.
+/// The properties of the kit's documentation, on one run. `outcome` is `None` when the run
+/// was stopped, for the reason `stopped` gives.
 fn judge(
     truth: Option<&Conclusion>,
     outcome: Option<&Result<Conclusion, String>>,
     log: &[FaultRecord],
-    max_requests: u64,
+    stopped: &str,
 ) -> Vec<String> {
     let mut violations = Vec::new();
+    let reads = Reads::of(log);
     match outcome {
-        None => violations.push(format!(
-            "the client sent more than {max_requests} requests without concluding: does it loop on a continuation?"
-        )),
+        None => violations.push(stopped.to_owned()),
         Some(Ok(Conclusion::Complete(found))) => {
             if let Some(Conclusion::Complete(whole)) = truth
                 && found != whole
@@ -283,12 +342,8 @@ fn judge(
                      incomplete answer for a complete one"
                 ));
             }
-            if let Some(stale) = stale_in_latest_traversal(log) {
-                violations.push(format!(
-                    "the client concluded complete after {} {} answered with a stale warning: what it did not read \
-                     from current state, it cannot claim absent",
-                    stale.method, stale.uri
-                ));
+            if let Some((path, traversal)) = reads.unfinished(log.len()) {
+                violations.push(format!("the client concluded complete, but {}", traversal.why(path)));
             }
         }
         Some(Ok(Conclusion::Incomplete(uncovered))) => {
@@ -298,78 +353,174 @@ fn judge(
         }
         Some(Err(_)) => {}
     }
-    // Rule 2: the state of the latest traversal when each destructive request was sent.
-    // (A collection answer is one the layer could fault, or one that said `complete`; a
-    // request without a cursor starts a traversal.)
-    let mut latest: Option<(bool, bool)> = None; // (every answer complete but for pagination, finished)
-    for record in log {
-        match record.method.as_str() {
-            "GET" | "HEAD" => {
-                if record.offered.is_empty() && record.complete.is_none() && !record.had_cursor {
-                    continue;
-                }
-                let (clean, _) = if record.had_cursor { latest.unwrap_or((false, false)) } else { (true, false) };
-                latest = Some((clean && !record.is_incomplete() && !record.stale, record.complete == Some(true)));
-            }
-            _ => match latest {
-                Some((true, true)) => {}
-                _ => violations.push(format!(
-                    "the client sent {} {} after a traversal that was not complete, or not read from current \
-                     state: a destructive action on an incomplete or stale answer",
-                    record.method, record.uri
-                )),
-            },
+    // Rule 2: the state of every collection read when each destructive request was sent.
+    for (at, record) in log.iter().enumerate() {
+        if !reads.is_read(record)
+            && !matches!(record.method.as_str(), "GET" | "HEAD")
+            && let Some((path, traversal)) = reads.unfinished(at)
+        {
+            violations.push(format!(
+                "the client sent {} {} although {}: a destructive action on an incomplete or stale answer",
+                record.method,
+                record.uri,
+                traversal.why(path)
+            ));
         }
     }
     violations
 }
 
-/// The first answer with a stale warning in the run's latest traversal (from its last
-/// collection request without a cursor), if any: a retry that starts over is judged alone.
-fn stale_in_latest_traversal(log: &[FaultRecord]) -> Option<&FaultRecord> {
-    let answers: Vec<&FaultRecord> = log
-        .iter()
-        .filter(|r| matches!(r.method.as_str(), "GET" | "HEAD"))
-        .filter(|r| !r.offered.is_empty() || r.complete.is_some() || r.had_cursor)
-        .collect();
-    let start = answers.iter().rposition(|r| !r.had_cursor).unwrap_or(0);
-    answers[start..].iter().copied().find(|r| r.stale)
+/// The collection reads of a run, by route path: a request without a cursor starts a
+/// traversal of its path, one with a cursor continues the path's latest. A path is a
+/// collection's when some answer on it in the run was one (the layer offered faults, or the
+/// answer said `complete`); a problem on such a path is an answer of its traversal too.
+struct Reads<'a> {
+    log: &'a [FaultRecord],
+    collections: BTreeSet<&'a str>,
+}
+
+/// The state of one path's latest traversal.
+#[derive(Debug, Clone, Copy)]
+struct Traversal<'a> {
+    /// The first answer that was incomplete for a reason other than pagination, a problem,
+    /// or stale.
+    spoiled: Option<&'a FaultRecord>,
+    /// The last answer.
+    last: &'a FaultRecord,
+}
+
+impl<'a> Reads<'a> {
+    fn of(log: &'a [FaultRecord]) -> Reads<'a> {
+        let collections =
+            log.iter().filter(|record| !record.offered.is_empty() || record.complete.is_some()).map(path).collect();
+        Reads { log, collections }
+    }
+
+    /// True for a request that read a collection: a `GET` or `HEAD` on a collection's path, or
+    /// any request answered with a completeness block (a search sent as `POST`).
+    fn is_read(&self, record: &FaultRecord) -> bool {
+        record.complete.is_some()
+            || (matches!(record.method.as_str(), "GET" | "HEAD") && self.collections.contains(path(record)))
+    }
+
+    /// The first path, of those read before request `before`, whose latest traversal did not
+    /// finish complete, current and clean.
+    fn unfinished(&self, before: usize) -> Option<(&'a str, Traversal<'a>)> {
+        let mut latest: Vec<(&str, Traversal<'_>)> = Vec::new();
+        for record in self.log[..before].iter().filter(|record| self.is_read(record)) {
+            let at = latest.iter().position(|(p, _)| *p == path(record));
+            let spoiled = (record.is_incomplete() || record.stale).then_some(record);
+            let traversal = match (at, record.had_cursor) {
+                (Some(at), true) => {
+                    let earlier = latest[at].1;
+                    Traversal { spoiled: earlier.spoiled.or(spoiled), last: record }
+                }
+                _ => Traversal { spoiled, last: record },
+            };
+            match at {
+                Some(at) => latest[at].1 = traversal,
+                None => latest.push((path(record), traversal)),
+            }
+        }
+        latest.into_iter().find(|(_, traversal)| !traversal.is_finished())
+    }
+}
+
+impl Traversal<'_> {
+    fn is_finished(&self) -> bool {
+        self.spoiled.is_none() && self.last.complete == Some(true)
+    }
+
+    /// What is wrong with it, in words.
+    fn why(&self, path: &str) -> String {
+        match self.spoiled {
+            Some(record) if record.stale => {
+                format!(
+                    "{} {} answered with a stale warning: what was not read from current state cannot be claimed absent",
+                    record.method, record.uri
+                )
+            }
+            Some(record) if record.status != 200 => {
+                format!(
+                    "{} {} was answered with a problem ({}): a refusal says nothing of what exists",
+                    record.method, record.uri, record.status
+                )
+            }
+            Some(record) => format!(
+                "{} {} answered incomplete ({}), and no later traversal of {path} was complete",
+                record.method,
+                record.uri,
+                record.reasons.join(", ")
+            ),
+            None => format!(
+                "the latest traversal of {path} ended on {} {} with more pages to come: its `next_cursor` was not \
+                 followed to a complete page",
+                self.last.method, self.last.uri
+            ),
+        }
+    }
+}
+
+/// The path of a request, without its query.
+fn path(record: &FaultRecord) -> &str {
+    record.uri.split('?').next().unwrap_or("")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::reason::ReasonCode;
 
-    /// A request of a run, as the layer logs it.
+    /// A request of a run on `/things`, as the layer logs it: a `GET` is a page (complete, or
+    /// with more pages to come), any other method a change.
     fn record(request: u64, method: &str, had_cursor: bool, complete: bool, stale: bool) -> FaultRecord {
+        on("/things", request, method, had_cursor, complete, stale)
+    }
+
+    /// [`record`] on `path`.
+    fn on(path: &str, request: u64, method: &str, had_cursor: bool, complete: bool, stale: bool) -> FaultRecord {
+        let page = method == "GET";
         FaultRecord {
             request,
             method: method.to_owned(),
-            uri: format!("/things?request={request}"),
+            uri: format!("{path}?request={request}"),
             had_cursor,
-            offered: Vec::new(),
+            offered: if page { vec![Fault::Reason(ReasonCode::VisibilityRestricted)] } else { Vec::new() },
             fault: None,
             status: 200,
-            complete: (method == "GET").then_some(complete),
-            reasons: if complete || method != "GET" { Vec::new() } else { vec!["MORE_PAGES_AVAILABLE".to_owned()] },
+            complete: page.then_some(complete),
+            reasons: if complete || !page { Vec::new() } else { vec!["MORE_PAGES_AVAILABLE".to_owned()] },
             stale,
         }
     }
 
+    /// A page of `path` the layer made partial.
+    fn partial(path: &str, request: u64) -> FaultRecord {
+        let mut record = on(path, request, "GET", false, false, false);
+        record.reasons = vec!["VISIBILITY_RESTRICTED".to_owned()];
+        record
+    }
+
+    fn judged(concluded: Conclusion, log: &[FaultRecord]) -> Vec<String> {
+        judge(Some(&concluded.clone()), Some(&Ok(concluded)), log, "stopped")
+    }
+
+    fn all() -> Conclusion {
+        Conclusion::Complete("all".to_owned())
+    }
+
     #[test]
     fn a_stale_answer_in_the_latest_traversal_forbids_a_complete_conclusion_and_a_change() {
-        let truth = Conclusion::Complete("all".to_owned());
-        let concluded = Some(Ok(Conclusion::Complete("all".to_owned())));
         // Two pages, the first stale, then a change.
         let stale_run = [
             record(0, "GET", false, false, true),
             record(1, "GET", true, true, false),
             record(2, "POST", false, true, false),
         ];
-        let violations = judge(Some(&truth), concluded.as_ref(), &stale_run, 10);
+        let violations = judged(all(), &stale_run);
         assert_eq!(violations.len(), 2, "{violations:?}");
         assert!(violations[0].contains("answered with a stale warning"), "{}", violations[0]);
-        assert!(violations[1].contains("not read from current state"), "{}", violations[1]);
+        assert!(violations[1].contains("sent POST /things?request=2"), "{}", violations[1]);
         // Started over, and current throughout: nothing to say.
         let retried = [
             record(0, "GET", false, true, true),
@@ -377,6 +528,63 @@ mod tests {
             record(2, "GET", true, true, false),
             record(3, "POST", false, true, false),
         ];
-        assert_eq!(judge(Some(&truth), concluded.as_ref(), &retried, 10), Vec::<String>::new());
+        assert_eq!(judged(all(), &retried), Vec::<String>::new());
+    }
+
+    /// A client that reads the first page and never follows its `next_cursor` is caught even
+    /// without a fault: its own log shows the traversal unfinished.
+    #[test]
+    fn a_complete_conclusion_on_an_unfollowed_next_cursor_is_caught_without_faults() {
+        let first_page_only = [record(0, "GET", false, false, false)];
+        let violations = judged(all(), &first_page_only);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert!(violations[0].contains("`next_cursor` was not followed"), "{}", violations[0]);
+    }
+
+    /// A later read of another collection does not hide a partial one: every collection read
+    /// must have finished complete before a complete conclusion or a change.
+    #[test]
+    fn a_partial_read_is_not_hidden_by_a_later_complete_read_of_another_route() {
+        let run = [
+            partial("/accounts", 0),
+            on("/owners", 1, "GET", false, true, false),
+            on("/archive", 2, "POST", false, true, false),
+        ];
+        let violations = judged(all(), &run);
+        assert_eq!(violations.len(), 2, "{violations:?}");
+        assert!(
+            violations
+                .iter()
+                .all(|v| v.contains("GET /accounts?request=0 answered incomplete (VISIBILITY_RESTRICTED)")),
+            "{violations:?}"
+        );
+        // Read again, complete: the archive follows complete reads.
+        let reread = [
+            partial("/accounts", 0),
+            on("/owners", 1, "GET", false, true, false),
+            on("/accounts", 2, "GET", false, true, false),
+            on("/archive", 3, "POST", false, true, false),
+        ];
+        assert_eq!(judged(all(), &reread), Vec::<String>::new());
+    }
+
+    /// A problem on a collection's path is no answer to conclude from; a search sent as `POST`
+    /// and answered with a completeness block is a read, not a change.
+    #[test]
+    fn problems_are_not_answers_and_posted_searches_are_reads() {
+        let mut refused = on("/accounts", 1, "GET", false, true, false);
+        (refused.status, refused.complete, refused.offered) = (503, None, Vec::new());
+        let run = [on("/accounts", 0, "GET", false, true, false), refused];
+        let violations = judged(all(), &run);
+        assert!(violations.iter().any(|v| v.contains("was answered with a problem (503)")), "{violations:?}");
+
+        let mut search = on("/search", 0, "POST", false, true, false);
+        search.complete = Some(true);
+        assert_eq!(judged(all(), &[search.clone()]), Vec::<String>::new(), "a complete search by POST");
+        search.complete = Some(false);
+        search.reasons = vec!["SOURCE_UNAVAILABLE".to_owned()];
+        let violations = judged(all(), &[search]);
+        assert_eq!(violations.len(), 1, "a conclusion, no change: {violations:?}");
+        assert!(violations[0].contains("POST /search?request=0 answered incomplete"), "{}", violations[0]);
     }
 }

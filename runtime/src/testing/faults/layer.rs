@@ -138,6 +138,19 @@ pub struct FaultRecord {
 }
 
 impl FaultRecord {
+    /// Fills what an answer the layer did not fault said of itself: `complete`, its reasons,
+    /// and whether one of its warnings is stale (as its handler declares the warning).
+    fn note_reported(&mut self, reported: &Reported) {
+        self.complete = Some(reported.is_complete());
+        self.reasons = reported.reason_codes().iter().map(|code| code.as_str().to_owned()).collect();
+        self.stale = reported.declared.as_ref().is_some_and(|declared| {
+            reported.warnings.iter().any(|code| {
+                let at = declared.warnings.iter().position(|declared| declared == code);
+                at.and_then(|at| declared.stale.get(at)).copied().unwrap_or(false)
+            })
+        });
+    }
+
     /// True when the answer was a collection or problem that is not a complete result, for a
     /// reason other than pagination.
     pub fn is_incomplete(&self) -> bool {
@@ -219,7 +232,14 @@ where
                     let traversal = Traversal { of_partial: of_partial_traversal };
                     shared.fault(n, asked, &facts, demand, &declared, traversal, response, &mut record).await
                 }
-                _ => response,
+                _ => {
+                    // Not faulted (another method, a route without a declaration): what the
+                    // answer said of itself, so that a search by `POST` is a read in the log.
+                    if let Some(reported) = response.extensions().get::<Reported>() {
+                        record.note_reported(reported);
+                    }
+                    response
+                }
             };
             let mut response = response;
             if let Some(deferred) = deferred {
