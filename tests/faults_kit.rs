@@ -351,3 +351,15 @@ async fn a_faulted_inventory_carries_no_evidence() {
     assert_eq!(faulted["complete"], false);
     assert_eq!(faulted["evidence"], Value::Null, "{faulted}");
 }
+
+/// A client that never returns is stopped at the run's time limit and fails, saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_stops_and_reports_a_client_that_never_returns() {
+    let report = kit()
+        .schedules(1)
+        .run_timeout(Duration::from_millis(300))
+        .run(|_target: Target| std::future::pending::<Result<Conclusion, String>>())
+        .await;
+    let text = report.failures.iter().map(ToString::to_string).collect::<String>();
+    assert!(text.contains("did not conclude within 0.3 s"), "{text}");
+}
