@@ -47,7 +47,9 @@ pub enum Conclusion {
 /// 2. **No destructive action on an incomplete answer.** A request other than `GET`/`HEAD`
 ///    that was not itself answered with a completeness block (a search sent as `POST` is a
 ///    read) must follow reads that all finished as in property 1: every collection read
-///    before it, on every route, not only the last one.
+///    before it, on every route, not only the last one. The kit cannot tell which reads a
+///    change depends on, so it holds it to all of them: a read the change does not depend on
+///    (one for a report) goes after it.
 /// 3. **No endless loop, no endless wait.** A run may send at most `max_requests` requests
 ///    and take at most `run_timeout`; past either it is stopped and fails.
 /// 4. **It reports what it could not cover.** A [`Conclusion::Incomplete`] names something.
