@@ -38,16 +38,17 @@ pub enum Conclusion {
 /// 1. **No claim of completeness on an incomplete answer.** A [`Conclusion::Complete`] must
 ///    equal what the client concludes with no fault: the layer only removes items, so any
 ///    other conclusion took an incomplete answer (or an empty one) for the whole scope. And
-///    every collection the run read must have finished complete: on each route path, the
-///    latest traversal (from its last request without a cursor) ended on a `complete: true`
-///    page, with no answer in it incomplete for a reason other than pagination, refused with
-///    a problem, or stale (contract §3.5). This part is judged from the run's own requests, so
+///    every collection the run read must have finished complete: for each query (a path and
+///    its parameters but `cursor` and `page_size`), the latest traversal (from its last
+///    request without a cursor) ended on a `complete: true` page, with no answer in it
+///    incomplete for a reason other than pagination, refused with a problem, or stale
+///    (contract §3.5). This part is judged from the run's own requests, so
 ///    it holds for the fault-free run too: a client that never follows a `next_cursor`, or
 ///    reads a `503` as "empty", fails even when its answer happens to be right.
 /// 2. **No destructive action on an incomplete answer.** A request other than `GET`/`HEAD`
 ///    that was not itself answered with a completeness block (a search sent as `POST` is a
 ///    read) must follow reads that all finished as in property 1: every collection read
-///    before it, on every route, not only the last one. The kit cannot tell which reads a
+///    before it, every query, not only the last one. The kit cannot tell which reads a
 ///    change depends on, so it holds it to all of them: a read the change does not depend on
 ///    (one for a report) goes after it.
 /// 3. **No endless loop, no endless wait.** A run may send at most `max_requests` requests
@@ -344,8 +345,8 @@ fn judge(
                      incomplete answer for a complete one"
                 ));
             }
-            if let Some((path, traversal)) = reads.unfinished(log.len()) {
-                violations.push(format!("the client concluded complete, but {}", traversal.why(path)));
+            if let Some((query, traversal)) = reads.unfinished(log.len()) {
+                violations.push(format!("the client concluded complete, but {}", traversal.why(&query)));
             }
         }
         Some(Ok(Conclusion::Incomplete(uncovered))) => {
@@ -359,13 +360,13 @@ fn judge(
     for (at, record) in log.iter().enumerate() {
         if !reads.is_read(record)
             && !matches!(record.method.as_str(), "GET" | "HEAD")
-            && let Some((path, traversal)) = reads.unfinished(at)
+            && let Some((query, traversal)) = reads.unfinished(at)
         {
             violations.push(format!(
                 "the client sent {} {} although {}: a destructive action on an incomplete or stale answer",
                 record.method,
                 record.uri,
-                traversal.why(path)
+                traversal.why(&query)
             ));
         }
     }
@@ -405,23 +406,40 @@ impl<'a> Reads<'a> {
             || (matches!(record.method.as_str(), "GET" | "HEAD") && self.collections.contains(path(record)))
     }
 
-    /// The first path, of those read before request `before`, whose latest traversal did not
-    /// finish complete, current and clean.
-    fn unfinished(&self, before: usize) -> Option<(&'a str, Traversal<'a>)> {
-        let mut latest: Vec<(&str, Traversal<'_>)> = Vec::new();
+    /// The first query, of those read before request `before`, whose latest traversal did not
+    /// finish complete, current and clean. A query is a path and its parameters but the
+    /// cursor and the page size, so that two searches are two reads; a request with a cursor
+    /// continues the traversal its path last served (a client may send the cursor alone).
+    fn unfinished(&self, before: usize) -> Option<(String, Traversal<'a>)> {
+        let mut latest: Vec<(String, Traversal<'a>)> = Vec::new();
+        let mut serving: Vec<(&str, usize)> = Vec::new(); // a path → the query it last served
         for record in self.log[..before].iter().filter(|record| self.is_read(record)) {
-            let at = latest.iter().position(|(p, _)| *p == path(record));
             let spoiled = (record.is_incomplete() || record.stale).then_some(record);
-            let traversal = match (at, record.had_cursor) {
-                (Some(at), true) => {
+            let continued = serving.iter().find(|(p, _)| *p == path(record)).map(|(_, at)| *at);
+            let at = match continued.filter(|_| record.had_cursor) {
+                Some(at) => {
                     let earlier = latest[at].1;
-                    Traversal { spoiled: earlier.spoiled.or(spoiled), last: record }
+                    latest[at].1 = Traversal { spoiled: earlier.spoiled.or(spoiled), last: record };
+                    at
                 }
-                _ => Traversal { spoiled, last: record },
+                None => {
+                    let key = query(record);
+                    let traversal = Traversal { spoiled, last: record };
+                    match latest.iter().position(|(k, _)| *k == key) {
+                        Some(at) => {
+                            latest[at].1 = traversal;
+                            at
+                        }
+                        None => {
+                            latest.push((key, traversal));
+                            latest.len() - 1
+                        }
+                    }
+                }
             };
-            match at {
-                Some(at) => latest[at].1 = traversal,
-                None => latest.push((path(record), traversal)),
+            match serving.iter_mut().find(|(p, _)| *p == path(record)) {
+                Some(entry) => entry.1 = at,
+                None => serving.push((path(record), at)),
             }
         }
         latest.into_iter().find(|(_, traversal)| !traversal.is_finished())
@@ -434,7 +452,7 @@ impl Traversal<'_> {
     }
 
     /// What is wrong with it, in words.
-    fn why(&self, path: &str) -> String {
+    fn why(&self, query: &str) -> String {
         match self.spoiled {
             Some(record) if record.stale => {
                 format!(
@@ -449,13 +467,13 @@ impl Traversal<'_> {
                 )
             }
             Some(record) => format!(
-                "{} {} answered incomplete ({}), and no later traversal of {path} was complete",
+                "{} {} answered incomplete ({}), and no later traversal of {query} was complete",
                 record.method,
                 record.uri,
                 record.reasons.join(", ")
             ),
             None => format!(
-                "the latest traversal of {path} ended on {} {} with more pages to come: its `next_cursor` was not \
+                "the latest traversal of {query} ended on {} {} with more pages to come: its `next_cursor` was not \
                  followed to a complete page",
                 self.last.method, self.last.uri
             ),
@@ -466,6 +484,22 @@ impl Traversal<'_> {
 /// The path of a request, without its query.
 fn path(record: &FaultRecord) -> &str {
     record.uri.split('?').next().unwrap_or("")
+}
+
+/// The query a request reads: its path and its parameters, sorted, but `cursor` and
+/// `page_size`, which say where and how much, not what.
+fn query(record: &FaultRecord) -> String {
+    let mut parameters: Vec<&str> = record
+        .uri
+        .split_once('?')
+        .map(|(_, query)| query.split('&').filter(|pair| !pair.is_empty()).collect())
+        .unwrap_or_default();
+    parameters.retain(|pair| {
+        let name = pair.split('=').next().unwrap_or("");
+        name != "cursor" && name != "page_size"
+    });
+    parameters.sort_unstable();
+    if parameters.is_empty() { path(record).to_owned() } else { format!("{}?{}", path(record), parameters.join("&")) }
 }
 
 #[cfg(test)]
@@ -485,7 +519,7 @@ mod tests {
         FaultRecord {
             request,
             method: method.to_owned(),
-            uri: format!("{path}?request={request}"),
+            uri: format!("{path}?page_size=3"),
             had_cursor,
             offered: if page { vec![Fault::Reason(ReasonCode::VisibilityRestricted)] } else { Vec::new() },
             fault: None,
@@ -522,7 +556,7 @@ mod tests {
         let violations = judged(all(), &stale_run);
         assert_eq!(violations.len(), 2, "{violations:?}");
         assert!(violations[0].contains("answered with a stale warning"), "{}", violations[0]);
-        assert!(violations[1].contains("sent POST /things?request=2"), "{}", violations[1]);
+        assert!(violations[1].contains("sent POST /things"), "{}", violations[1]);
         // Started over, and current throughout: nothing to say.
         let retried = [
             record(0, "GET", false, true, true),
@@ -557,7 +591,7 @@ mod tests {
         assert!(
             violations
                 .iter()
-                .all(|v| v.contains("GET /accounts?request=0 answered incomplete (VISIBILITY_RESTRICTED)")),
+                .all(|v| v.contains("GET /accounts?page_size=3 answered incomplete (VISIBILITY_RESTRICTED)")),
             "{violations:?}"
         );
         // Read again, complete: the archive follows complete reads.
@@ -568,6 +602,25 @@ mod tests {
             on("/archive", 3, "POST", false, true, false),
         ];
         assert_eq!(judged(all(), &reread), Vec::<String>::new());
+    }
+
+    /// Two queries of one path are two reads: a complete second search does not make a partial
+    /// first one whole; the same query read again, complete, does.
+    #[test]
+    fn each_query_is_a_read_of_its_own() {
+        let search = |request, q: &str, complete: bool| {
+            let mut record =
+                if complete { on("/search", request, "GET", false, true, false) } else { partial("/search", request) };
+            record.uri = format!("/search?q={q}&page_size=3");
+            record
+        };
+        let violations = judged(all(), &[search(0, "a", false), search(1, "b", true)]);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert!(violations[0].contains("GET /search?q=a&page_size=3 answered incomplete"), "{}", violations[0]);
+        assert_eq!(
+            judged(all(), &[search(0, "a", false), search(1, "b", true), search(2, "a", true)]),
+            Vec::<String>::new()
+        );
     }
 
     /// A problem on a collection's path is no answer to conclude from; a search sent as `POST`
@@ -587,6 +640,6 @@ mod tests {
         search.reasons = vec!["SOURCE_UNAVAILABLE".to_owned()];
         let violations = judged(all(), &[search]);
         assert_eq!(violations.len(), 1, "a conclusion, no change: {violations:?}");
-        assert!(violations[0].contains("POST /search?request=0 answered incomplete"), "{}", violations[0]);
+        assert!(violations[0].contains("POST /search?page_size=3 answered incomplete"), "{}", violations[0]);
     }
 }
