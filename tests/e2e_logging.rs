@@ -186,3 +186,25 @@ async fn the_events_of_an_mcp_tool_call_are_in_its_request_span() {
         .unwrap_or_else(|| panic!("the tool's incomplete answer is logged:\n{log}"));
     assert!(event.contains("request{id=\"mcp-call-1\" method=POST route=\"/mcp\"}"), "{event}");
 }
+
+/// A strict demand refused with a 503 is the contract working, not the service failing: the
+/// request log writes no `ERROR` line for it (its `strict_refusal` event says what happened),
+/// while a 5xx that carries no answer still is a failure to the classifier.
+#[tokio::test]
+async fn a_refused_partial_answer_is_no_server_failure_in_the_log() {
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let mut cfg = config(10);
+    cfg.fail_sources = vec!["legacy".to_owned()];
+    cfg.slow_sources.clear();
+    let h = Harness::start(cfg).await;
+    h.get("/search?q=svc&require_complete=true", "admin").await.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+    let log = lines.text();
+    assert!(log.contains("event=\"strict_refusal\""), "{log}");
+    assert!(!log.contains("ERROR") && !log.contains("response failed"), "{log}");
+
+    use tower_http::classify::{ClassifiedResponse, ClassifyResponse};
+    let failed = axum::http::Response::builder().status(503).body(()).unwrap();
+    let classified = e2e_support::service::telemetry::ServerFailures.classify_response(&failed);
+    assert!(matches!(classified, ClassifiedResponse::Ready(Err(_))), "a 503 without an answer is a failure");
+}

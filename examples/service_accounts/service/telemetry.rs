@@ -10,10 +10,14 @@ use std::fmt::{self, Write as _};
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use axum::http::{HeaderValue, Request, header};
-use completeness::Exempt;
+use axum::http::{HeaderValue, Request, Response, header};
+use completeness::{Exempt, Reported};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tower::util::MapRequestLayer;
+use tower_http::classify::{
+    ClassifiedResponse, ClassifyResponse, NeverClassifyEos, ServerErrorsAsFailures, ServerErrorsFailureClass,
+    SharedClassifier,
+};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::{Level, Subscriber};
@@ -212,7 +216,7 @@ pub fn request_log<S>(router: axum::Router<S>) -> axum::Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {
-    let trace = TraceLayer::new_for_http()
+    let trace = TraceLayer::new(SharedClassifier::new(ServerFailures))
         .make_span_with(|request: &Request<axum::body::Body>| request_span(request.extensions(), request.method()))
         .on_response(DefaultOnResponse::new().level(Level::INFO));
     // Layers wrap what comes before them: an unusable id is dropped first, then one is set,
@@ -222,6 +226,30 @@ where
         .layer(trace)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(MapRequestLayer::new(drop_unusable_request_id))
+}
+
+/// tower-http's classifier of server errors, but for answers: a 5xx that carries what its
+/// handler's answer said of its completeness is a refused partial answer (a strict demand met
+/// an incomplete one, `COMPLETE_RESULT_UNAVAILABLE`), the contract working, not the service
+/// failing, so it gets no `ERROR` line of its own (its `strict_refusal` event says it). A store
+/// that is down still does.
+#[derive(Debug, Clone, Copy)]
+pub struct ServerFailures;
+
+impl ClassifyResponse for ServerFailures {
+    type FailureClass = ServerErrorsFailureClass;
+    type ClassifyEos = NeverClassifyEos<ServerErrorsFailureClass>;
+
+    fn classify_response<B>(self, response: &Response<B>) -> ClassifiedResponse<Self::FailureClass, Self::ClassifyEos> {
+        if response.extensions().get::<Reported>().is_some() {
+            return ClassifiedResponse::Ready(Ok(()));
+        }
+        ServerErrorsAsFailures::new().classify_response(response)
+    }
+
+    fn classify_error<E: fmt::Display + 'static>(self, error: &E) -> Self::FailureClass {
+        ServerErrorsAsFailures::new().classify_error(error)
+    }
 }
 
 /// The span of one request: its id, method and route template. Also what an MCP tool call
