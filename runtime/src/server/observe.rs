@@ -201,9 +201,15 @@ struct Refusal {
     code: ProblemCode,
 }
 
+impl Refusal {
+    fn of(code: &ProblemCode) -> Refusal {
+        Refusal { refused: refused(code), code: code.clone() }
+    }
+}
+
 /// Marks a problem response with its code, for the layer.
 pub(crate) fn tag_problem(code: &ProblemCode, response: &mut Response) {
-    response.extensions_mut().insert(Refusal { refused: refused(code), code: code.clone() });
+    response.extensions_mut().insert(Refusal::of(code));
 }
 
 /// Codes in wire order, comma-separated, written only when an event is recorded.
@@ -337,7 +343,8 @@ fn answered(route: &str, method: &'static str, reported: &Reported, credential: 
 fn single_answered(route: &str, method: &'static str, single: &SingleReport) {
     let omitted = Omitted(&single.omitted);
     let warnings = Codes(&single.warnings);
-    if single.misses_data() {
+    let misses_data = single.misses_data();
+    if misses_data {
         tracing::info!(
             target: TARGET, event = "single_resource", route, method, omitted = %omitted, warnings = %warnings,
             "a resource with fields left out"
@@ -352,7 +359,7 @@ fn single_answered(route: &str, method: &'static str, single: &SingleReport) {
     {
         use metrics::counter;
         let route = route.to_owned();
-        if single.misses_data() {
+        if misses_data {
             counter!(MISSING_DATA_TOTAL, "route" => route.clone(), "method" => method).increment(1);
         }
         for why in single.omitted.0.values() {
@@ -479,8 +486,7 @@ impl<'a> EntryPoint<'a> {
     /// Observes a refusal: a refused cursor or evidence token emits its event and count
     /// (never the token); any other problem its `problem` event.
     pub fn refused(&self, problem: &Problem) {
-        let refusal = Refusal { refused: refused(problem.code()), code: problem.code().clone() };
-        problem_answered(self.route, self.method, &refusal, problem.status(), self.credential);
+        problem_answered(self.route, self.method, &Refusal::of(problem.code()), problem.status(), self.credential);
     }
 }
 
