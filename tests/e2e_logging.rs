@@ -127,6 +127,41 @@ async fn a_value_a_client_chose_cannot_add_fields_to_a_log_line() {
     assert!(log.contains(r#"method="POST""#) || log.contains("method=POST"), "{log}");
 }
 
+/// Each form a field value can take, as the human format writes it: a value recorded as a
+/// string keeps its quotes; one recorded with `Display` is written as it is unless it holds a
+/// space, a quote or an `=`, then it is quoted whole, its quotes and backslashes escaped; one
+/// already in the form of a quoted string is kept; a control character is escaped either way.
+#[test]
+fn each_form_of_a_field_value_is_written_so_that_it_reads_back_as_one_value() {
+    let (subscriber, lines) = human_log();
+    let cases: [(&str, &dyn Fn()); 13] = [
+        ("plain=abc", &|| tracing::info!(plain = %"abc", "m")),
+        ("number=7", &|| tracing::info!(number = 7, "m")),
+        ("flag=true", &|| tracing::info!(flag = true, "m")),
+        (r#"recorded="two words""#, &|| tracing::info!(recorded = "two words", "m")),
+        (r#"spaced="two words""#, &|| tracing::info!(spaced = %"two words", "m")),
+        (r#"equals="a=b""#, &|| tracing::info!(equals = %"a=b", "m")),
+        (r#"quoted="x y""#, &|| tracing::info!(quoted = %r#""x y""#, "m")),
+        (r#"inner="\"a\"b\"""#, &|| tracing::info!(inner = %r#""a"b""#, "m")),
+        (r#"trailing="\"a\\""#, &|| tracing::info!(trailing = %r#""a\"#, "m")),
+        (r#"lone="\"""#, &|| tracing::info!(lone = %"\"", "m")),
+        (r#"tab="a\tb""#, &|| tracing::info!(tab = %"a\tb", "m")),
+        (r"control=a\u{1b}b", &|| tracing::info!(control = %"a\u{1b}b", "m")),
+        (r#"separator="a\u{2028}b""#, &|| tracing::info!(separator = %"a\u{2028}b", "m")),
+    ];
+    tracing::subscriber::with_default(subscriber, || {
+        for (_, emit) in &cases {
+            emit();
+        }
+    });
+    let log = lines.text();
+    let written: Vec<&str> = log.lines().collect();
+    assert_eq!(written.len(), cases.len(), "{log}");
+    for ((expected, _), line) in cases.iter().zip(written) {
+        assert!(line.ends_with(&format!(" {expected}")), "{expected} in:\n{line}");
+    }
+}
+
 #[tokio::test]
 async fn the_request_id_logged_is_the_one_echoed() {
     let (subscriber, lines) = human_log();
