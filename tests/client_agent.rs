@@ -191,3 +191,116 @@ async fn the_agent_archives_more_than_one_request_holds_in_batches() {
     assert!(unowned_ids(&harness, "admin").await.is_empty(), "no unowned account is left");
     harness.running.stop().await.unwrap();
 }
+
+/// A service of the test's own on a loopback port: `GET /service-accounts` answers `page`
+/// whatever the query, and `POST /service-accounts/archive` answers `archived` and is counted.
+async fn fake_service(
+    page: serde_json::Value,
+    archived: (u16, &'static str, String),
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>, tokio::task::JoinHandle<()>) {
+    use axum::http::{StatusCode, header};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let posts = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = posts.clone();
+    let app = axum::Router::new()
+        .route("/service-accounts", axum::routing::get(move || async move { axum::Json(page) }))
+        .route(
+            "/service-accounts/archive",
+            axum::routing::post(move || async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                let (status, content_type, body) = archived;
+                (StatusCode::from_u16(status).unwrap(), [(header::CONTENT_TYPE, content_type)], body)
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, posts, server)
+}
+
+/// A complete inventory with evidence of two unowned accounts, as the service answers it.
+fn complete_inventory() -> serde_json::Value {
+    serde_json::json!({
+        "status": "complete", "complete": true, "truncated": false, "incomplete_reasons": [],
+        "continuation": null, "next_cursor": null, "warnings": [], "evidence": "ev1.fake",
+        "page": {"returned": 2, "requested_size": null, "applied_size": 100, "ordering": "id ascending",
+                 "snapshot": "s-1", "cursor": null, "resumed": false},
+        "scope": {"resource": "service_accounts", "visibility": "every account", "snapshot": "s-1",
+                  "filters": {"owner": "none"}},
+        "items": [{"id": "sa-000001", "owner": null}, {"id": "sa-000002", "owner": null}],
+    })
+}
+
+/// A change to a page.
+type Change = fn(&mut serde_json::Value);
+
+/// An answer that calls itself a complete inventory but is not the one the agent asked for
+/// (another resource, a filter dropped or added, the rest of a traversal, an account twice, an
+/// owned account) is an error: the agent archives nothing on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_archives_nothing_on_an_answer_to_another_question() {
+    let archived =
+        || (200, "application/json", r#"{"archived": ["sa-000001", "sa-000002"], "snapshot": "s-2"}"#.to_owned());
+    let (url, posts, server) = fake_service(complete_inventory(), archived()).await;
+    let (code, out) = agent_at(&url, &["--token", "admin"]).await;
+    assert_eq!(
+        (code, posts.load(std::sync::atomic::Ordering::SeqCst)),
+        (0, 1),
+        "the fake's own answer is archived:\n{out}"
+    );
+    server.abort();
+
+    let cases: [(&str, Change, &str); 6] = [
+        ("another resource", |p| p["scope"]["resource"] = "users".into(), "the resource is `users`"),
+        (
+            "no filter",
+            |p| p["scope"]["filters"] = serde_json::json!({}),
+            "the filter `owner` was asked as \"none\" but not applied",
+        ),
+        (
+            "a filter more",
+            |p| p["scope"]["filters"]["tenant"] = "north".into(),
+            "the filter `tenant` = \"north\" was applied but not asked",
+        ),
+        ("a tail", |p| p["page"]["resumed"] = true.into(), "the rest of a traversal"),
+        ("an account twice", |p| p["items"][1]["id"] = "sa-000001".into(), "holds 'sa-000001' twice"),
+        (
+            "an owned account",
+            |p| p["items"][1]["owner"] = "alice".into(),
+            "holds 'sa-000002', whose owner is \"alice\"",
+        ),
+    ];
+    for (case, change, said) in cases {
+        let mut page = complete_inventory();
+        change(&mut page);
+        let (url, posts, server) = fake_service(page, archived()).await;
+        let (code, out) = agent_at(&url, &["--token", "admin"]).await;
+        assert_eq!(code, 1, "{case}:\n{out}");
+        assert!(out.contains(said) && out.contains("nothing was changed"), "{case}:\n{out}");
+        assert_eq!(posts.load(std::sync::atomic::Ordering::SeqCst), 0, "{case}: no archive was sent");
+        server.abort();
+    }
+}
+
+/// An archive the service refused (a problem with a 4xx status) changed nothing of its batch;
+/// one that got no readable answer (a 500 without a problem, a success that does not read) may
+/// have been applied, and the agent says so rather than calling it a refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_tells_a_refused_archive_from_one_whose_outcome_is_unknown() {
+    let refusal = serde_json::json!({"type": "about:blank", "title": "Precondition Failed", "status": 412,
+        "code": "EVIDENCE_INVALID", "detail": "The evidence was refused: it expired."});
+    let answers = [
+        ((412, "application/problem+json", refusal.to_string()), "was refused"),
+        ((500, "text/plain", "upstream went away".to_owned()), "may or may not have been archived"),
+        ((200, "application/json", "{\"archived\": [".to_owned()), "may or may not have been archived"),
+    ];
+    for (answer, said) in answers {
+        let status = answer.0;
+        let (url, posts, server) = fake_service(complete_inventory(), answer).await;
+        let (code, out) = agent_at(&url, &["--token", "admin"]).await;
+        assert_eq!(code, 1, "{status}:\n{out}");
+        assert!(out.contains(said), "{status}:\n{out}");
+        assert_eq!(posts.load(std::sync::atomic::Ordering::SeqCst), 1, "{status}: one archive was sent");
+        server.abort();
+    }
+}

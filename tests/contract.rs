@@ -691,3 +691,32 @@ fn a_member_given_twice_is_refused() {
     let err = serde_json::from_str::<Envelope<String>>(&hidden).unwrap_err().to_string();
     assert!(err.contains("member `code` is given twice"), "{err}");
 }
+
+/// A scope is the query's only with the asked resource and exactly the asked filters: each
+/// difference is named, a value applied other than asked, a filter dropped (a wider set) or
+/// added (a narrower one).
+#[test]
+fn a_scope_names_how_it_differs_from_the_query_asked() {
+    let scope = Scope::new("service_accounts", "every tenant").with_filter("owner", "none").with_filter("limit", 5);
+    let asked = [("owner", json!("none")), ("limit", json!(5))];
+    assert_eq!(scope.differs_from("service_accounts", &asked), None);
+    assert_eq!(scope.differs_from("users", &asked).as_deref(), Some("the resource is `service_accounts`, not `users`"));
+    assert_eq!(
+        scope.differs_from("service_accounts", &[("owner", json!("alice")), ("limit", json!("5"))]).as_deref(),
+        Some(
+            "the filter `owner` was asked as \"alice\" but applied as \"none\"; \
+             the filter `limit` was asked as \"5\" but applied as 5"
+        )
+    );
+    assert_eq!(
+        scope.differs_from("service_accounts", &[("owner", json!("none"))]).as_deref(),
+        Some("the filter `limit` = 5 was applied but not asked")
+    );
+    let difference = Scope::new("service_accounts", "every tenant").differs_from("service_accounts", &asked);
+    assert_eq!(
+        difference.as_deref(),
+        Some(
+            "the filter `owner` was asked as \"none\" but not applied; the filter `limit` was asked as 5 but not applied"
+        )
+    );
+}

@@ -14,7 +14,10 @@
 //!   be done), changes nothing and exits 2.
 //!
 //! Any error (bad arguments, unreachable server, a server that does not answer a request within
-//! `--timeout-secs`, 30 by default, a refused request) exits 1.
+//! `--timeout-secs`, 30 by default, a refused request) exits 1; so does an answer that is not
+//! the inventory asked for, whatever it says of itself (another scope, the rest of a traversal,
+//! an account twice or one that is owned). An archive batch that gets no readable answer is
+//! reported as such: it may or may not have been applied.
 //!
 //! With `--json`, standard output carries one JSON document (the approval request, or the
 //! archive's answer) and the story goes to standard error.
@@ -208,6 +211,7 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
         }
     }
     .map_err(|e| e.to_string())?;
+    answers_the_question(&collected).map_err(|why| format!("{why}; nothing was changed"))?;
 
     let out = Out { json: options.json };
     out.say(&verdict(&collected.completeness, collected.items.len()));
@@ -231,6 +235,55 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
     }
 }
 
+/// What the agent asked for: every account of the resource with this filter.
+const RESOURCE: &str = "service_accounts";
+const FILTER: (&str, &str) = ("owner", "none");
+
+/// Whether `collected` answers the agent's question before it is judged at all: whatever an
+/// answer says of itself, `complete: true` covers only the scope it names, and the archive acts
+/// on its items. So the scope must be the one asked for (contract §8: another resource, or a
+/// filter dropped or added, is another question), the traversal must start at a first page (a
+/// page that says it was reached with a cursor is only the rest of one), each account must come
+/// once (a traversal that serves one twice went over the same ground, and may have skipped
+/// some), and each must be unowned (the filter asked).
+fn answers_the_question(collected: &Collected<Value>) -> Result<(), String> {
+    let (name, value) = FILTER;
+    if let Some(difference) = collected.completeness.scope().differs_from(RESOURCE, &[(name, json!(value))]) {
+        return Err(format!(
+            "the service answered another question than every {RESOURCE} with {name}={value}: {difference}"
+        ));
+    }
+    if collected.completeness.page().is_some_and(|page| page.resumed) {
+        return Err("the service answered the first request with a page it says was reached with a cursor \
+                    (`page.resumed`): the rest of a traversal, not the inventory"
+            .to_owned());
+    }
+    let mut seen = std::collections::HashSet::new();
+    for item in &collected.items {
+        let id = item["id"].as_str().ok_or_else(|| format!("an account without a string id: {item}"))?;
+        if !seen.insert(id) {
+            return Err(format!(
+                "the inventory holds '{id}' twice: its pages went over the same ground, and may have skipped accounts"
+            ));
+        }
+        if item.get(name) != Some(&Value::Null) {
+            return Err(format!(
+                "the inventory of unowned accounts holds '{id}', whose {name} is {}",
+                item.get(name).unwrap_or(&Value::Null)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why a batch did not come back archived.
+pub enum NotArchived {
+    /// The service refused it with a client error (4xx): none of it was archived.
+    Refused(String),
+    /// No answer the agent could read, or a server error: it may have been archived or not.
+    Unknown(String),
+}
+
 /// The most ids one archive request names: the service's limit (`MAX_TARGETS` of its archive
 /// route, `maxItems` of its archive tool).
 const BATCH: usize = 1000;
@@ -239,10 +292,8 @@ const BATCH: usize = 1000;
 /// (each batch is atomic; the evidence covers them all). A refused batch stops the agent with
 /// what the batches before it archived.
 async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out: Out) -> Result<u8, String> {
+    // Every item has a string id ([`answers_the_question`]).
     let ids: Vec<&str> = collected.items.iter().filter_map(|item| item["id"].as_str()).collect();
-    if ids.len() != collected.items.len() {
-        return Err("some collected accounts have no string id; refusing to guess".to_owned());
-    }
     if ids.is_empty() {
         out.say("the complete inventory holds no unowned accounts: nothing to archive.");
         if out.json {
@@ -253,20 +304,29 @@ async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out:
     let mut archived: Vec<Value> = Vec::new();
     let mut last_snapshot = Value::Null;
     for (n, batch) in ids.chunks(BATCH).enumerate() {
-        let answer: Result<Value, String> = match link {
+        let answer: Result<Value, NotArchived> = match link {
             Link::Rest(client) => {
                 let body = json!({"ids": batch, "evidence": evidence});
-                client.post("/service-accounts/archive", &body).await.map_err(|e| e.to_string())
+                client.post("/service-accounts/archive", &body).await.map_err(|error| match error.problem() {
+                    Some(problem) if (400..500).contains(&problem.status()) => NotArchived::Refused(error.to_string()),
+                    _ => NotArchived::Unknown(error.to_string()),
+                })
             }
             Link::Mcp(session) => session.archive(batch, evidence).await,
         };
-        let answer = answer.map_err(|refused| {
-            format!(
-                "batch {} of {} was refused ({refused}); {} accounts were archived before it",
+        let batches = ids.len().div_ceil(BATCH);
+        let answer = answer.map_err(|not| match not {
+            NotArchived::Refused(why) => format!(
+                "batch {} of {batches} was refused ({why}): none of it was archived; {} accounts were archived before it",
                 n + 1,
-                ids.len().div_ceil(BATCH),
                 archived.len()
-            )
+            ),
+            NotArchived::Unknown(why) => format!(
+                "batch {} of {batches} got no answer the agent could read ({why}): it may or may not have been \
+                 archived; {} accounts were archived before it. Read the inventory again before acting on it",
+                n + 1,
+                archived.len()
+            ),
         })?;
         archived.extend(answer["archived"].as_array().cloned().unwrap_or_default());
         last_snapshot = answer["snapshot"].clone();

@@ -13,6 +13,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 
+use super::NotArchived;
+
 /// An MCP session with the service, as one credential.
 pub struct McpInventory {
     client: RunningService<RoleClient, ClientConfig>,
@@ -69,11 +71,14 @@ impl McpInventory {
     }
 
     /// `archive_service_accounts` of `ids` with `evidence`: what was archived, or why not.
-    pub async fn archive(&self, ids: &[&str], evidence: &str) -> Result<Value, String> {
+    pub async fn archive(&self, ids: &[&str], evidence: &str) -> Result<Value, NotArchived> {
         let arguments = json!({"ids": ids, "evidence": evidence});
         let Value::Object(arguments) = arguments else { unreachable!("a json! object literal is an object") };
-        let result = self.call("archive_service_accounts", arguments).await?;
-        answer(&result)
+        let result = self.call("archive_service_accounts", arguments).await.map_err(NotArchived::Unknown)?;
+        answer(&result).map_err(|text| match refusal_problem(&result) {
+            Some(problem) if (400..500).contains(&problem.status()) => NotArchived::Refused(text),
+            _ => NotArchived::Unknown(text),
+        })
     }
 
     /// Ends the session (waiting at most the request timeout for the server to hear it).

@@ -43,7 +43,9 @@ pub enum Decision {
 /// Decides what `envelope` allows for `intent`, by the rules of contract §8.
 ///
 /// `envelope` is an answer to a query: a first page (fetched without a cursor), or a
-/// traversal read whole ([`crate::client::collect_all`]). A page reached with a cursor is not:
+/// traversal read whole ([`crate::client::collect_all`]), whose scope is the one the query
+/// asked for, which `decide` cannot know: check it with
+/// [`Scope::differs_from`](crate::Scope::differs_from) first. A page reached with a cursor is not:
 /// its `complete: true` ends its traversal, and its items cover the scope only with the pages
 /// before it. Such a page says so (`page.resumed`), and rule 1 holds it; judge the traversal
 /// instead. A server that does not send `page.resumed` cannot be told apart: there, the caller

@@ -39,6 +39,43 @@ impl Scope {
         self.filters.insert(name.to_owned(), value.into());
         self
     }
+
+    /// How this scope differs from the query a client asked: over `resource`, with exactly
+    /// `filters` (as the server echoes them, defaults it applies included); `None` when it is
+    /// that query's scope. `complete: true` speaks of the scope the answer names (contract §8):
+    /// over another resource, without a filter that was asked (a wider set), or with one that
+    /// was not (a narrower one), a complete answer is not a complete answer to the question.
+    ///
+    /// ```
+    /// use completeness_runtime::Scope;
+    /// use serde_json::json;
+    ///
+    /// let scope = Scope::new("service_accounts", "every tenant").with_filter("owner", "none");
+    /// assert_eq!(scope.differs_from("service_accounts", &[("owner", json!("none"))]), None);
+    /// let wider = scope.differs_from("service_accounts", &[("owner", json!("none")), ("tenant", json!("north"))]);
+    /// assert_eq!(wider.as_deref(), Some("the filter `tenant` was asked as \"north\" but not applied"));
+    /// ```
+    pub fn differs_from(&self, resource: &str, filters: &[(&str, Value)]) -> Option<String> {
+        let mut differences = Vec::new();
+        if self.resource != resource {
+            differences.push(format!("the resource is `{}`, not `{resource}`", self.resource));
+        }
+        for (name, asked) in filters {
+            match self.filters.get(*name) {
+                None => differences.push(format!("the filter `{name}` was asked as {asked} but not applied")),
+                Some(applied) if applied != asked => {
+                    differences.push(format!("the filter `{name}` was asked as {asked} but applied as {applied}"))
+                }
+                Some(_) => {}
+            }
+        }
+        for (name, applied) in &self.filters {
+            if !filters.iter().any(|(asked, _)| asked == name) {
+                differences.push(format!("the filter `{name}` = {applied} was applied but not asked"));
+            }
+        }
+        (!differences.is_empty()).then(|| differences.join("; "))
+    }
 }
 
 /// Pagination facts of one page (contract §2.5).
