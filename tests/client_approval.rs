@@ -258,3 +258,24 @@ fn a_complete_answer_without_evidence_or_on_a_stale_index_offers_to_read_again()
     );
     assert_eq!(request.options.last(), Some(&RecoveryOption::Abandon));
 }
+
+/// A traversal the collector stopped is explained in the collector's words (a loop, a page of
+/// another query), not as an expired snapshot, which it is not; a bare `SNAPSHOT_EXPIRED` is.
+#[test]
+fn a_stopped_traversal_is_explained_in_the_words_of_whoever_stopped_it() {
+    use completeness::client::{CollectLimits, FetchError, collect_all};
+    // The second page hands back the cursor that led to it.
+    let fetch = |cursor: Option<String>| async move {
+        let page = if cursor.is_some() { accounts(2)[1..].to_vec() } else { accounts(1) };
+        Ok::<_, FetchError>(Envelope::incomplete(page, scope("admin"), MorePagesAvailable::new("c2")))
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let looped = runtime.block_on(collect_all(fetch, CollectLimits::default())).unwrap();
+    let text = ApprovalRequest::new(ACTION, "owner=none", &looped).to_string();
+    assert!(text.contains("the traversal stopped before its last page: A page gave a cursor"), "{text}");
+    assert!(!text.contains("is gone"), "a loop is no expired snapshot:\n{text}");
+
+    let expired: Envelope<Value> = Envelope::incomplete(accounts(1), scope("admin"), SnapshotExpired::new("s-1042"));
+    let text = ApprovalRequest::new(ACTION, "owner=none", &expired).to_string();
+    assert!(text.contains("the snapshot s-1042 the listing was read at is gone before the last page"), "{text}");
+}

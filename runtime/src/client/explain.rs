@@ -1,7 +1,7 @@
 //! Reasons and verdicts in words a person understands.
 
 use crate::contract::completeness::Completeness;
-use crate::contract::reason::{Reason, StandardReason};
+use crate::contract::reason::{Reason, ReasonDetails, StandardReason};
 
 /// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
 pub fn noun(resource: &str) -> String {
@@ -60,6 +60,14 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
         StandardReason::ClientLimitReached(r) => format!(
             "the collecting client stopped at its own limit of {} after {returned} {noun}",
             r.limit_kind.describe(r.limit)
+        ),
+        // Said in its own words when it has them: the server's, on a refused cursor, or the
+        // collector's, on a traversal it stopped (a loop, a page of another query), which is no
+        // expiry.
+        StandardReason::SnapshotExpired(r) if r.message() != r.default_message() => format!(
+            "the traversal stopped before its last page: {}; the {returned} {noun} returned cannot be combined with \
+             a new listing",
+            r.message().trim_end().trim_end_matches('.')
         ),
         StandardReason::SnapshotExpired(r) => format!(
             "the snapshot {} the listing was read at is gone before the last page; the {returned} {noun} returned \
