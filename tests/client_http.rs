@@ -68,6 +68,17 @@ async fn redirect(Query(query): Query<HashMap<String, String>>) -> Response {
     (StatusCode::FOUND, [(header::LOCATION, format!("{to}/partial/200"))]).into_response()
 }
 
+/// A redirect to itself, for ever.
+async fn redirect_loop() -> Response {
+    (StatusCode::FOUND, [(header::LOCATION, "/loop")]).into_response()
+}
+
+/// A gzip-compressed page the client did not ask to be compressed, with a status that is no answer.
+async fn binary() -> Response {
+    let gzip = [0x1f_u8, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xab, 0x56, 0xca, 0x2c];
+    (StatusCode::BAD_GATEWAY, [(header::CONTENT_ENCODING, "gzip")], gzip.to_vec()).into_response()
+}
+
 /// A complete page served with `application/problem+json`: a success that calls itself a failure.
 async fn success_as_problem() -> Response {
     let page = Envelope::<u64>::complete(vec![], Scope::new("numbers", "every number"));
@@ -112,6 +123,8 @@ async fn serve(source: MemorySource) -> (String, Shared) {
         .route("/partial/{status}", get(partial))
         .route("/twice-coded", get(twice_coded))
         .route("/redirect", get(redirect))
+        .route("/loop", get(redirect_loop))
+        .route("/binary", get(binary))
         .route("/success-as-problem", get(success_as_problem))
         .route("/streamed", get(streamed))
         .with_state(shared.clone());
@@ -277,8 +290,25 @@ async fn only_a_whole_answer_of_the_service_itself_is_read() {
     }
     let pages = client.pages::<u64>("/redirect", &[("to", other.as_str())]);
     match collect_all(|cursor| pages.fetch(cursor), limits()).await {
-        Err(FetchError::Contract(message)) => assert!(message.contains("302"), "{message}"),
+        Err(FetchError::Contract(message)) => assert!(
+            message.contains(&format!("302 Found: a redirect to {other}/partial/200, not followed")),
+            "the message names where it led: {message}"
+        ),
         other => panic!("a redirect to another origin: expected a contract error, got {other:?}"),
+    }
+    let pages = client.pages::<u64>("/loop", &[]);
+    match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+        Err(FetchError::Contract(message)) => {
+            assert!(message.contains("a redirect to /loop, not followed (this client follows at most 10"), "{message}")
+        }
+        other => panic!("a redirect loop: expected a contract error, got {other:?}"),
+    }
+    let pages = client.pages::<u64>("/binary", &[]);
+    match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+        Err(FetchError::Transport(message)) => {
+            assert!(message.ends_with("without a problem body: (14 bytes that are not text)"), "{message}")
+        }
+        other => panic!("a compressed 502: expected a transport error, got {other:?}"),
     }
     let pages = client.pages::<u64>("/redirect", &[("to", base.as_str())]);
     let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.expect("a redirect within the origin");

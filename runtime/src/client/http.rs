@@ -143,6 +143,7 @@ async fn read<T: DeserializeOwned>(
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .map(|value| value.split(';').next().unwrap_or_default().trim().to_owned());
+    let location = response.headers().get(reqwest::header::LOCATION).map(|value| excerpt(value.as_bytes()));
     let too_long = || FetchError::Contract(format!("status {status}, a body longer than {max_body} bytes"));
     if response.content_length().is_some_and(|length| length > max_body as u64) {
         return Err(too_long());
@@ -154,7 +155,7 @@ async fn read<T: DeserializeOwned>(
         }
         body.extend_from_slice(&chunk);
     }
-    let excerpt = || String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+    let excerpt = || excerpt(&body);
     // Not the server's whole answer: a part of a body (206, though this client sends no
     // `Range`), or a body a proxy changed (203). Either could be a cut list that says it is whole.
     if matches!(status.as_u16(), 203 | 206) {
@@ -184,6 +185,14 @@ async fn read<T: DeserializeOwned>(
             FetchError::Contract(format!("status {status}, a body that does not read: {e}: {}", excerpt()))
         });
     }
+    // A redirect answered as itself: one to another origin, or the eleventh in a row.
+    if status.is_redirection() {
+        let to = location.as_deref().unwrap_or("nowhere (no Location)");
+        return Err(FetchError::Contract(format!(
+            "status {status}: a redirect to {to}, not followed (this client follows at most {MAX_REDIRECTS} \
+             redirects in a row, each within the origin the request was sent to)"
+        )));
+    }
     match serde_json::from_slice::<Problem>(&body) {
         // A body that contradicts its status is not trusted to say what went wrong.
         Ok(problem) if problem.status() != status.as_u16() => Err(FetchError::Contract(format!(
@@ -212,11 +221,31 @@ fn same_origin_only(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirec
     let origin =
         |url: &reqwest::Url| (url.scheme().to_owned(), url.host_str().map(str::to_owned), url.port_or_known_default());
     let first = attempt.previous().first().map(origin);
-    if attempt.previous().len() > 10 || first.is_some_and(|first| first != origin(attempt.url())) {
+    if attempt.previous().len() > MAX_REDIRECTS || first.is_some_and(|first| first != origin(attempt.url())) {
         attempt.stop()
     } else {
         attempt.follow()
     }
+}
+
+/// The most redirects followed in a row.
+const MAX_REDIRECTS: usize = 10;
+
+/// The start of a body (or a header) for a message: its first 200 bytes as text, or what it is
+/// when it is not text (a compressed body the client did not ask for, an image): bytes written
+/// raw into a message would garble the terminal or the log that shows it.
+fn excerpt(bytes: &[u8]) -> String {
+    let head = &bytes[..bytes.len().min(200)];
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        // Cut inside a character: the text before it.
+        Err(error) if error.error_len().is_none() => std::str::from_utf8(&head[..error.valid_up_to()]).unwrap_or(""),
+        Err(_) => return format!("({} bytes that are not text)", bytes.len()),
+    };
+    if text.contains(|c: char| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+        return format!("({} bytes that are not text)", bytes.len());
+    }
+    text.to_owned()
 }
 
 /// A request that got no answer: a timeout says so, any other failure comes with its causes
