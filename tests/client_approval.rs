@@ -279,3 +279,24 @@ fn a_stopped_traversal_is_explained_in_the_words_of_whoever_stopped_it() {
     let text = ApprovalRequest::new(ACTION, "owner=none", &expired).to_string();
     assert!(text.contains("the snapshot s-1042 the listing was read at is gone before the last page"), "{text}");
 }
+
+/// Limiting the action to the returned ids names each id once (a traversal that went over the
+/// same ground returned some twice), and its sentence names the first 20 and counts the rest;
+/// the option holds them all.
+#[test]
+fn the_ids_to_limit_the_action_to_are_each_named_once_and_the_sentence_stays_short() {
+    let mut items = accounts(30);
+    items.push(items[0].clone());
+    let listing: Envelope<Value> = Envelope::incomplete(items, scope("admin"), SourceUnavailable::new("legacy"));
+    let request = ApprovalRequest::new(ACTION, "owner=none", &listing);
+    let ids = request.options.iter().find_map(|option| match option {
+        RecoveryOption::LimitToReturnedIds { ids } => Some(ids.clone()),
+        _ => None,
+    });
+    let expected: Vec<String> = (1..=30).map(|n| format!("sa-{n:06}")).collect();
+    assert_eq!(ids, Some(expected));
+    let text = request.to_string();
+    assert!(text.contains("limit the action to the 30 returned ids (sa-000001, "), "{text}");
+    assert!(text.contains("sa-000020 and 10 more); anything not returned stays untouched"), "{text}");
+    assert!(!text.contains("sa-000021"), "{text}");
+}

@@ -109,6 +109,9 @@ pub enum RecoveryOption {
     Abandon,
 }
 
+/// The most ids [`RecoveryOption::describe`] names in its sentence; the option holds them all.
+const SHOWN_IDS: usize = 20;
+
 impl RecoveryOption {
     /// The step of `decide` this option takes (contract §8), when it leads to a complete
     /// answer: limiting the action or abandoning it does not.
@@ -156,11 +159,18 @@ impl RecoveryOption {
                 "run again with a credential that can read the whole scope".to_owned()
             }
             RecoveryOption::ReadAgain { why } => format!("read the scope again: {why}"),
-            RecoveryOption::LimitToReturnedIds { ids } => format!(
-                "limit the action to the {} returned ids ({}); anything not returned stays untouched",
-                ids.len(),
-                ids.join(", ")
-            ),
+            RecoveryOption::LimitToReturnedIds { ids } => {
+                let shown: Vec<&str> = ids.iter().take(SHOWN_IDS).map(String::as_str).collect();
+                let more = match ids.len().saturating_sub(SHOWN_IDS) {
+                    0 => String::new(),
+                    more => format!(" and {more} more"),
+                };
+                format!(
+                    "limit the action to the {} returned ids ({}{more}); anything not returned stays untouched",
+                    ids.len(),
+                    shown.join(", ")
+                )
+            }
             RecoveryOption::Abandon => "abandon the action; nothing has been changed".to_owned(),
         }
     }
@@ -189,7 +199,9 @@ impl ApprovalRequest {
             .collect();
         let warnings = completeness.warnings().iter().map(|w| format!("{}: {}", w.code(), w.message())).collect();
         let stale: Vec<String> = stale_warnings(&completeness).into_iter().map(str::to_owned).collect();
-        let ids: Vec<String> = envelope.items.iter().filter_map(item_id).collect();
+        // Each id once: a traversal that went over the same ground returned some twice.
+        let mut seen = std::collections::HashSet::new();
+        let ids: Vec<String> = envelope.items.iter().filter_map(item_id).filter(|id| seen.insert(id.clone())).collect();
         let mut options = Vec::new();
         for reason in completeness.reasons() {
             let option = option_for(reason, completeness.continuation(), completeness.next_cursor());
