@@ -36,6 +36,12 @@ pub async fn run(mut config: Config) -> Result<(), String> {
     println!("-- 2. admin: collect unowned accounts, decide, archive with evidence");
     let admin = ServiceClient::new(&url, "admin").map_err(|e| format!("{e:?}"))?;
     let collected = collect(&admin).await?;
+    // `complete` speaks of the scope the answer names: it must be the one asked for.
+    if let Some(difference) =
+        collected.completeness.scope().differs_from("service_accounts", &[("owner", json!("none"))])
+    {
+        return Err(format!("the inventory answers another question: {difference}"));
+    }
     let decision = decide(&collected, Intent::Mutate);
     println!("decide(.., Mutate) = {decision:?}");
     if decision != Decision::Proceed {
