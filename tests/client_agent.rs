@@ -250,7 +250,7 @@ async fn the_agent_archives_nothing_on_an_answer_to_another_question() {
     );
     server.abort();
 
-    let cases: [(&str, Change, &str); 6] = [
+    let cases: [(&str, Change, &str); 7] = [
         ("another resource", |p| p["scope"]["resource"] = "users".into(), "the resource is `users`"),
         (
             "no filter",
@@ -268,6 +268,11 @@ async fn the_agent_archives_nothing_on_an_answer_to_another_question() {
             "an owned account",
             |p| p["items"][1]["owner"] = "alice".into(),
             "holds 'sa-000002', whose owner is \"alice\"",
+        ),
+        (
+            "an account without its owner",
+            |p| drop(p["items"][1].as_object_mut().map(|item| item.remove("owner"))),
+            "'sa-000002' without its owner",
         ),
     ];
     for (case, change, said) in cases {

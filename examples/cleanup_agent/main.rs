@@ -235,8 +235,9 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
     }
 }
 
-/// What the agent asked for: every account of the resource with this filter.
+/// The resource the agent asks for.
 const RESOURCE: &str = "service_accounts";
+/// The one filter it asks with: unowned accounts.
 const FILTER: (&str, &str) = ("owner", "none");
 
 /// Whether `collected` answers the agent's question before it is judged at all: whatever an
@@ -266,11 +267,16 @@ fn answers_the_question(collected: &Collected<Value>) -> Result<(), String> {
                 "the inventory holds '{id}' twice: its pages went over the same ground, and may have skipped accounts"
             ));
         }
-        if item.get(name) != Some(&Value::Null) {
-            return Err(format!(
-                "the inventory of unowned accounts holds '{id}', whose {name} is {}",
-                item.get(name).unwrap_or(&Value::Null)
-            ));
+        match item.get(name) {
+            Some(Value::Null) => {}
+            Some(owner) => {
+                return Err(format!("the inventory of unowned accounts holds '{id}', whose {name} is {owner}"));
+            }
+            None => {
+                return Err(format!(
+                    "the inventory holds '{id}' without its {name}: whether it is unowned is not said"
+                ));
+            }
         }
     }
     Ok(())
