@@ -411,7 +411,7 @@ impl<'i, 's> Classifier<'i, 's> {
                             owner: Some(name.to_owned()),
                         },
                         Class::Nested { field, .. } => {
-                            Class::Nested { owner: name.to_owned(), field: format!("{}.{field}", variant.ident) }
+                            Class::Nested { owner: name.to_owned(), field: format!("{}::{field}", variant.ident) }
                         }
                         other => other,
                     });
@@ -465,6 +465,7 @@ impl<'i, 's> Classifier<'i, 's> {
         let mut unbound = None;
         let mut page = None;
         let mut unseen = None;
+        let mut nested = None;
         for (i, field) in fields.iter().enumerate() {
             let name = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_else(|| i.to_string());
             let ty = scope.expand(&field.ty);
@@ -494,6 +495,14 @@ impl<'i, 's> Classifier<'i, 's> {
                     others.push(name);
                 }
                 Class::List { owner: None, item, .. } => collections.push((name, item.unwrap_or_default())),
+                // A resource inside this one holds a collection (`article: Article` with its
+                // `tags`): that collection is this response's too, one level further down.
+                Class::Nested { field: inner, .. } => {
+                    if nested.is_none() {
+                        nested = Some(format!("{name}.{inner}"));
+                    }
+                    others.push(name);
+                }
                 Class::Unknown(why) if self.unseen_member(scope, &field.ty) => {
                     if unseen.is_none() {
                         unseen = Some((name.clone(), why));
@@ -508,6 +517,9 @@ impl<'i, 's> Classifier<'i, 's> {
             return Class::List { shown: format!("{owner}.{field} ({inner})"), item, owner: Some(owner.to_owned()) };
         }
         let Some(field) = collections.first().map(|(name, _)| name.clone()) else {
+            if let Some(field) = nested {
+                return Class::Nested { owner: owner.to_owned(), field };
+            }
             return match (unseen, unbound) {
                 (Some((field, why)), _) => Class::Unknown(format!(
                     "the member `{field}` of `{owner}` does not say what it holds ({why}): it may be a list"

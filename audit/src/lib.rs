@@ -152,10 +152,16 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
             } else {
                 format!("`{owner}`")
             };
+            // A collection further down (`article.tags`) is declared small at the member of
+            // this resource that holds it.
+            let marked = match field.split_once('.') {
+                Some((member, _)) => format!("`{member}`, which holds it,"),
+                None => format!("`{field}`"),
+            };
             (
                 format!("`{owner}` is a single resource whose `{field}` member is a collection"),
                 Some(format!(
-                    "derive `ResultEnvelope` on {target} and mark `{field}` with `#[envelope(bounded = \"why it stays small\")]`"
+                    "derive `ResultEnvelope` on {target} and mark {marked} with `#[envelope(bounded = \"why it stays small\")]`"
                 )),
             )
         }

@@ -207,6 +207,10 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/paged-by-facts", "list_without_completeness"),
         ("GET", "/paged-with-count", "list_without_completeness"),
         ("GET", "/counted-other", "nested_collection"),
+        // A collection two levels down, in a member that is a resource of its own, plain or
+        // through a generic wrapper.
+        ("GET", "/member-nested", "nested_collection"),
+        ("GET", "/member-wrapped-nested", "nested_collection"),
         // Variables of the same name: the binding in scope where the value is returned.
         ("GET", "/shadowed-csv", "list_without_completeness"),
         ("GET", "/shadowed-inner-list", "not_a_list"),
@@ -311,6 +315,13 @@ fn a_finding_names_handler_location_and_fix() {
         .find(|f| f["path"] == "/profile" && f["method"] == "GET")
         .unwrap();
     assert!(nested["fix"].as_str().unwrap().contains("#[envelope(bounded"), "{nested}");
+    // Two levels down, the member of the response that holds the collection is the one to mark.
+    let deeper = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/member-wrapped-nested").unwrap();
+    assert_eq!(deeper["why"], "`ApiResponse` is a single resource whose `data.articles` member is a collection");
+    assert!(
+        deeper["fix"].as_str().unwrap().contains("on `ApiResponse` and mark `data`, which holds it, with"),
+        "{deeper}"
+    );
     let method_router = report["findings"]
         .as_array()
         .unwrap()
