@@ -649,6 +649,11 @@ impl<'i, 's> Classifier<'i, 's> {
                 {
                     return class;
                 }
+                // A constant or static of the sources is what its declared type says
+                // (`static COUNTRIES: &[Country]` is a list).
+                if let Some((module, ty)) = self.index.value_type(code.module, &segs) {
+                    return self.ty(module, ty);
+                }
                 if segs.iter().any(|s| s == "StatusCode")
                     || segs.last().is_some_and(|s| s.chars().all(|c| c.is_uppercase() || c == '_'))
                 {

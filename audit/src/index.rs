@@ -86,6 +86,8 @@ pub struct Index<'s> {
     types: Vec<TypeItem<'s>>,
     types_by_name: HashMap<(&'s str, String), Vec<usize>>,
     consts: HashMap<(ModuleId, String), String>,
+    /// The declared types of constants and statics, by module and name.
+    value_types: HashMap<(ModuleId, String), &'s Type>,
     /// Per module: imported name → absolute path (`crate::...` or an external crate's path).
     uses: Vec<HashMap<String, Vec<String>>>,
     /// Per module: the absolute paths of its glob imports.
@@ -109,6 +111,7 @@ impl<'s> Index<'s> {
             types: Vec::new(),
             types_by_name: HashMap::new(),
             consts: HashMap::new(),
+            value_types: HashMap::new(),
             uses: vec![HashMap::new(); sources.modules.len()],
             globs: vec![Vec::new(); sources.modules.len()],
             modules_by_path: HashMap::new(),
@@ -142,7 +145,11 @@ impl<'s> Index<'s> {
                     Item::Struct(s) => index.add_type(target, name(&s.ident), id, TypeDef::Struct(s)),
                     Item::Enum(e) => index.add_type(target, name(&e.ident), id, TypeDef::Enum(e)),
                     Item::Type(t) => index.add_type(target, name(&t.ident), id, TypeDef::Alias(t)),
+                    Item::Static(s) => {
+                        index.value_types.insert((id, s.ident.to_string()), &s.ty);
+                    }
                     Item::Const(c) => {
+                        index.value_types.insert((id, c.ident.to_string()), &c.ty);
                         if let Expr::Lit(lit) = &*c.expr
                             && let Lit::Str(text) = &lit.lit
                         {
@@ -284,6 +291,14 @@ impl<'s> Index<'s> {
         let absolute = self.absolute(module, segments);
         let owner = self.module_at(module, &absolute[..absolute.len() - 1]).unwrap_or(module);
         self.consts.get(&(owner, name.clone())).map(String::as_str)
+    }
+
+    /// The module and declared type of the constant or static `segments` names from `module`.
+    pub fn value_type(&self, module: ModuleId, segments: &[String]) -> Option<(ModuleId, &'s Type)> {
+        let name = segments.last()?;
+        let absolute = self.absolute(module, segments);
+        let owner = self.module_at(module, &absolute[..absolute.len() - 1]).unwrap_or(module);
+        self.value_types.get(&(owner, name.clone())).map(|ty| (owner, *ty))
     }
 
     /// `segments` as written in `module`, made absolute: `crate::a::b`, or an external path left as written.

@@ -213,6 +213,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/member-wrapped-nested", "nested_collection"),
         // Variables of the same name: the binding in scope where the value is returned.
         ("GET", "/shadowed-csv", "list_without_completeness"),
+        // A static or constant of the sources, by its declared type.
+        ("GET", "/static-list", "list_without_completeness"),
+        ("GET", "/const-number", "not_a_list"),
         ("GET", "/shadowed-inner-list", "not_a_list"),
         ("GET", "/closure-let", "list_without_completeness"),
         ("GET", "/pattern-bound", "list_without_completeness"),
