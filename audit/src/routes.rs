@@ -307,6 +307,11 @@ impl<'i, 's> Eval<'i, 's> {
                 if last == "new" && owner == Some(METHOD_ROUTER) {
                     return Value::Methods(Vec::new(), false);
                 }
+                // `Ok(router)` (a function returning `Result<Router, E>`, taken with `?`) and
+                // `Some(router)` hold the router itself.
+                if matches!(segs.as_slice(), [name] if name == "Ok" || name == "Some") && call.args.len() == 1 {
+                    return self.eval(&call.args[0], frame, consuming);
+                }
                 // `MethodRouter::from(get(list))`: axum's own from here on.
                 if last == "from" && owner == Some(METHOD_ROUTER) && call.args.len() == 1 {
                     return match self.eval(&call.args[0], frame, true) {
