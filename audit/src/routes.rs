@@ -482,9 +482,18 @@ impl<'i, 's> Eval<'i, 's> {
                 Value::Router(routes)
             }
             (NEST, [prefix, inner]) => {
-                let mut routes = self.router(&call.receiver, frame);
+                let receiver = self.eval(&call.receiver, frame, true);
+                let nested = self.eval(inner, frame, true);
+                let mut routes = match receiver {
+                    Value::Router(routes) => routes,
+                    // Neither side is a router the audit knows: another type's `nest` (utoipa's
+                    // `OpenApi::nest(path, api)` merges documents), not a route.
+                    _ if !matches!(nested, Value::Router(_)) => return Value::Other,
+                    // A router the audit cannot follow, with one it can nested in it.
+                    _ => Vec::new(),
+                };
                 let prefix = self.path_text(prefix, frame);
-                match self.eval(inner, frame, true) {
+                match nested {
                     Value::Router(nested) => {
                         routes.extend(nested.into_iter().map(|r| Registration { path: join(&prefix, &r.path), ..r }))
                     }
