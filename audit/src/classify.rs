@@ -468,7 +468,18 @@ impl<'i, 's> Classifier<'i, 's> {
         let mut nested = None;
         for (i, field) in fields.iter().enumerate() {
             let name = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_else(|| i.to_string());
+            let serde = SerdeField::of(field);
+            // What serde never writes is not in the response.
+            if serde.skipped {
+                continue;
+            }
+            let name = serde.renamed.unwrap_or(name);
             let ty = scope.expand(&field.ty);
+            // A flattened map's entries are members of this object, not a collection.
+            if serde.flattened && collection_item(&ty).is_some() && is_map(&ty) {
+                others.push(name);
+                continue;
+            }
             if crate::index::last_ident(&ty).is_some_and(|t| t == COMPLETENESS_BLOCK) {
                 return Class::Reports(format!("`{owner}` carries a `Completeness` block"));
             }
@@ -1172,6 +1183,57 @@ fn type_args(args: &PathArguments) -> Vec<&Type> {
 }
 
 /// For a collection type (the macros' classification), its item type as written.
+/// What a field's `#[serde(..)]` attributes change in the response (struct fields and enum
+/// variants' alike): the members serde writes are those the audit reads.
+#[derive(Default)]
+struct SerdeField {
+    /// `skip` or `skip_serializing`: never written.
+    skipped: bool,
+    /// `rename = ".."` or `rename(serialize = "..")`: its name on the wire.
+    renamed: Option<String>,
+    /// `flatten`: its members are written into the object holding it.
+    flattened: bool,
+}
+
+impl SerdeField {
+    fn of(field: &syn::Field) -> SerdeField {
+        let mut found = SerdeField::default();
+        for attr in field.attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
+            // An attribute this does not read as expected changes nothing: serde would refuse it.
+            let _ = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("skip") || meta.path.is_ident("skip_serializing") {
+                    found.skipped = true;
+                } else if meta.path.is_ident("flatten") {
+                    found.flattened = true;
+                } else if meta.path.is_ident("rename") && meta.input.peek(syn::Token![=]) {
+                    found.renamed = Some(meta.value()?.parse::<syn::LitStr>()?.value());
+                } else if meta.path.is_ident("rename") {
+                    meta.parse_nested_meta(|inner| {
+                        let value = inner.value()?.parse::<syn::LitStr>()?;
+                        if inner.path.is_ident("serialize") {
+                            found.renamed = Some(value.value());
+                        }
+                        Ok(())
+                    })?;
+                } else if meta.input.peek(syn::Token![=]) {
+                    meta.value()?.parse::<Expr>()?;
+                } else if meta.input.peek(syn::token::Paren) {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    content.parse::<proc_macro2::TokenStream>()?;
+                }
+                Ok(())
+            });
+        }
+        found
+    }
+}
+
+/// True for a map type (`HashMap<K, V>`, also behind a reference or a wrapper).
+fn is_map(ty: &Type) -> bool {
+    crate::index::last_ident(ty).is_some_and(|name| name.ends_with("Map"))
+}
+
 fn collection_item(ty: &Type) -> Option<String> {
     match ty {
         Type::Paren(t) => collection_item(&t.elem),

@@ -210,6 +210,11 @@ fn every_shape_gets_its_verdict() {
         // A collection two levels down, in a member that is a resource of its own, plain or
         // through a generic wrapper.
         ("GET", "/member-nested", "nested_collection"),
+        // Members as serde writes them: a skipped one is not written, a renamed one is written
+        // under its new name, a flattened map's entries are members.
+        ("GET", "/serde-skipped", "not_a_list"),
+        ("GET", "/serde-renamed", "list_without_completeness"),
+        ("GET", "/serde-flattened-map", "not_a_list"),
         ("GET", "/member-wrapped-nested", "nested_collection"),
         // Variables of the same name: the binding in scope where the value is returned.
         ("GET", "/shadowed-csv", "list_without_completeness"),
