@@ -363,7 +363,7 @@ impl<'i, 's> Classifier<'i, 's> {
         match found.def {
             TypeDef::Alias(alias) => {
                 let bound = bind(&alias.generics, args, used, found.module);
-                shown_as(name, self.ty_in(Scope { module: found.module, bound: &bound }, &alias.ty))
+                shown_as(name, args, self.ty_in(Scope { module: found.module, bound: &bound }, &alias.ty))
             }
             TypeDef::Struct(s) => {
                 if derives(&s.attrs, ENVELOPE_DERIVE) {
@@ -375,7 +375,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 if let Some(param) = newtype_param(s)
                     && let Some(inner) = bound.iter().find(|b| b.param == *param)
                 {
-                    return shown_as(name, self.ty_in(inner.read, &inner.arg));
+                    return shown_as(name, args, self.ty_in(inner.read, &inner.arg));
                 }
                 // A type that holds itself (`next: Option<Box<Node>>`) is read once; the same
                 // generic type with other arguments (`ApiResponse<ApiResponse<Page>>`) is another.
@@ -1038,11 +1038,18 @@ fn in_json(wrapper: &str, class: Class) -> Class {
     }
 }
 
-/// `class` read through the alias or generic newtype `name`: a list is shown as `name`, and its
-/// fix belongs to the list inside, not to an owner to derive on.
-fn shown_as(name: &str, class: Class) -> Class {
+/// `class` read through the alias or generic newtype `name` used with `args`: a list is shown
+/// as written (`AppResult<Json<UsersPage>>`), and its fix belongs to the list inside (the struct
+/// of the sources to derive on, when it is one), never to the alias or the wrapper.
+fn shown_as(name: &str, args: &[&Type], class: Class) -> Class {
     match class {
-        Class::List { item, .. } => Class::List { shown: name.to_owned(), item, owner: None },
+        Class::List { item, owner, .. } => {
+            let shown = match args {
+                [] => name.to_owned(),
+                args => format!("{name}<{}>", args.iter().map(|arg| text(*arg)).collect::<Vec<_>>().join(", ")),
+            };
+            Class::List { shown, item, owner }
+        }
         other => other,
     }
 }

@@ -212,6 +212,7 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/member-nested", "nested_collection"),
         // Members as serde writes them: a skipped one is not written, a renamed one is written
         // under its new name, a flattened map's entries are members.
+        ("GET", "/alias-result", "list_without_completeness"),
         ("GET", "/serde-skipped", "not_a_list"),
         ("GET", "/serde-renamed", "list_without_completeness"),
         ("GET", "/serde-flattened-map", "not_a_list"),
@@ -323,6 +324,10 @@ fn a_finding_names_handler_location_and_fix() {
         .find(|f| f["path"] == "/profile" && f["method"] == "GET")
         .unwrap();
     assert!(nested["fix"].as_str().unwrap().contains("#[envelope(bounded"), "{nested}");
+    // Through a generic alias, the type as written, and the fix on the page struct inside.
+    let aliased = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias-result").unwrap();
+    assert_eq!(aliased["why"], "returns `AppResult<Json<Articles>>`, a list without a completeness block");
+    assert!(aliased["fix"].as_str().unwrap().starts_with("derive `ResultEnvelope` on `Articles`"), "{aliased}");
     // Two levels down, the member of the response that holds the collection is the one to mark.
     let deeper = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/member-wrapped-nested").unwrap();
     assert_eq!(deeper["why"], "`ApiResponse` is a single resource whose `data.articles` member is a collection");
