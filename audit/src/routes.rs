@@ -76,6 +76,8 @@ enum Value<'s> {
     Service(&'static str),
     /// A string literal or constant: a path handed to a helper.
     Text(String),
+    /// A closure bound to a local, to be registered as a handler by its name.
+    Closure(&'s syn::ExprClosure),
     Other,
 }
 
@@ -386,9 +388,10 @@ impl<'i, 's> Eval<'i, 's> {
             Expr::Block(b) => self.eval_block(&b.block, frame),
             Expr::Async(b) => self.eval_block(&b.block, frame),
             Expr::Unsafe(b) => self.eval_block(&b.block, frame),
+            // A router its body builds is served; bound to a local, it may be a handler.
             Expr::Closure(c) => {
                 self.eval_free(&c.body, frame);
-                Value::Other
+                Value::Closure(c)
             }
             Expr::Assign(assign) => {
                 if let Expr::Path(left) = &*assign.left
@@ -642,7 +645,7 @@ impl<'i, 's> Eval<'i, 's> {
                 match receiver {
                     kept @ (Value::Router(_) | Value::Methods(..)) => kept,
                     // A method of the audited sources that builds a router (`orders.routes()`).
-                    Value::Other | Value::Service(_) | Value::Text(_) => {
+                    Value::Other | Value::Service(_) | Value::Text(_) | Value::Closure(_) => {
                         self.method_router(&call.receiver, &name, frame)
                     }
                 }
@@ -797,7 +800,19 @@ impl<'i, 's> Eval<'i, 's> {
         while let Expr::MethodCall(call) = written {
             written = &call.receiver;
         }
+        // A closure bound to a local: the closure itself.
+        let local_closure = match written {
+            Expr::Path(p) => p.path.get_ident().and_then(|name| match frame.locals.get(&name.to_string()) {
+                Some((Value::Closure(closure), _)) => Some(*closure),
+                _ => None,
+            }),
+            _ => None,
+        };
         match written {
+            Expr::Path(_) if let Some(closure) = local_closure => {
+                handler.text = text(written);
+                handler.closure = Some(&closure.body);
+            }
             Expr::Path(p) => {
                 handler.text = text(written);
                 let segs = self.index.written_in(frame.fn_id, segments(&p.path));

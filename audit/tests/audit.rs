@@ -76,6 +76,7 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/json-value", "list_without_completeness"),
         // Closures: the values their bodies return decide.
         ("GET", "/closure", "list_without_completeness"),
+        ("GET", "/closure-bound", "list_without_completeness"),
         ("GET", "/closure-single", "not_a_list"),
         ("GET", "/closure-opaque", "unknown"),
         ("GET", "/annotated", "reports_completeness"),
