@@ -429,6 +429,14 @@ impl<'s> Index<'s> {
             if let Some(method) = method {
                 return Some(method.clone());
             }
+            // A type of another library of the workspace (`handlers::ItemHandlers::list`, or the
+            // type imported from it): its one method of that name there.
+            if !on_self && let Some(library) = self.library_of(module, &absolute) {
+                let mut there = self.fns_named(library, written).filter(|f| f.self_ty.as_deref() == Some(owner));
+                if let (Some(one), None) = (there.next(), there.next()) {
+                    return Some(one.clone());
+                }
+            }
         }
         // The crate the path is in: this target's, or another library of the workspace.
         let mut krate = module;
