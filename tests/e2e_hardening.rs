@@ -93,6 +93,35 @@ fn two_stores_on_one_sqlite_file_take_turns_at_writing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A database that takes another's place (here, the in-memory one of a restarted service)
+/// names none of its states as the old one named its own: a cursor and evidence of the old one,
+/// signed with the same keys, are refused as of a snapshot that is gone, not served at the new
+/// one's snapshot of the same name (which mixed two databases into one "complete" traversal, and
+/// let an archive act on accounts the evidence never saw).
+#[tokio::test]
+async fn a_cursor_or_evidence_of_a_replaced_database_is_refused_not_read_in_the_new_one() {
+    let keys = CursorKeys::parse(&format!("k1:{}", CursorKeys::generate_secret())).unwrap();
+    let in_memory = || Config { cursor_keys: Some(keys.clone()), ..config(300) };
+
+    let h = Harness::start(in_memory()).await;
+    let first = h.get("/service-accounts?owner=none&page_size=3", "admin").await;
+    let cursor = first.body["next_cursor"].as_str().expect("more pages follow").to_owned();
+    let old_snapshot = first.body["scope"]["snapshot"].clone();
+    let pages = h.traverse("/service-accounts?owner=none&page_size=500", "admin").await;
+    let evidence = pages.last().unwrap().body["evidence"].as_str().expect("a complete inventory").to_owned();
+    let unowned = pages[0].ids()[0].clone();
+    h.running.stop().await.unwrap();
+
+    let h = Harness::start(in_memory()).await;
+    let now = h.get("/service-accounts?owner=none&page_size=3", "admin").await;
+    assert_ne!(now.body["scope"]["snapshot"], old_snapshot, "the new database names its first state anew");
+    let resumed = h.get(&format!("/service-accounts?owner=none&page_size=3&cursor={cursor}"), "admin").await;
+    resumed.assert_problem(410, "CURSOR_EXPIRED");
+    let archive = h.post("/service-accounts/archive", "admin", &json!({"ids": [unowned], "evidence": evidence})).await;
+    archive.assert_problem(412, "EVIDENCE_EXPIRED");
+    assert_eq!(h.get(&format!("/service-accounts/{unowned}"), "admin").await.body["archived"], false);
+}
+
 e2e_support::both_backends! {
 #[tokio::test]
 async fn a_revocation_survives_a_restart_and_holds_in_another_process_on_the_same_database() {

@@ -146,6 +146,21 @@ pub fn snapshot_label(snapshot: Snapshot) -> String {
     format!("s-{snapshot}")
 }
 
+/// The first snapshot of a fresh database: a random number between 2^32 and 2^32 + 2^52, not 1.
+/// Snapshot numbers name states of one database; a database that takes another's place (an
+/// in-memory one after a restart, one recreated or restored elsewhere) must not give the same
+/// name to another state, or a cursor or evidence of the old one, still signed by the same keys,
+/// would read the new one at the snapshot of that number as if it were the old one's. Started
+/// at random, a new database shares no snapshot number with the one it replaces (two counters
+/// meet only if they start within as many snapshots as either ever opens: about one chance in
+/// 2^20 for a billion writes), and such a cursor is refused as of a snapshot that is gone.
+pub fn first_snapshot() -> Snapshot {
+    use std::hash::{BuildHasher, Hasher};
+    // std's `RandomState` is seeded from the operating system's random source.
+    let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    (1 << 32) + random % (1 << 52)
+}
+
 /// The snapshot number of a wire label (`s-42` → 42).
 pub fn parse_snapshot(label: &str) -> Option<Snapshot> {
     label.strip_prefix("s-")?.parse().ok()
@@ -328,21 +343,23 @@ impl SqliteStore {
         Ok(conn.query_row("SELECT COUNT(*) FROM snapshots", [], |r| r.get::<_, i64>(0))? == 0)
     }
 
-    /// Seeds accounts `1..=count` as snapshot 1, in one transaction with one prepared statement.
+    /// Seeds accounts `1..=count` as the database's first snapshot ([`first_snapshot`]), in one
+    /// transaction with one prepared statement.
     pub fn seed(&self, count: u32) -> Result<(), StoreError> {
+        let first = first_snapshot();
         let mut conn = self.lock();
         let tx = write(&mut conn)?;
         {
             let mut insert = tx.prepare(&insert_version_sql())?;
             for n in 1..=u64::from(count) {
-                execute_insert(&mut insert, &seed::seeded(n).account, 1)?;
+                execute_insert(&mut insert, &seed::seeded(n).account, first)?;
             }
         }
-        tx.execute("INSERT INTO snapshots (number, created_at_ms) VALUES (1, ?1)", [now_ms()])?;
-        set_meta(&tx, "current", 1)?;
+        tx.execute("INSERT INTO snapshots (number, created_at_ms) VALUES (?1, ?2)", params![first as i64, now_ms()])?;
+        set_meta(&tx, "current", first as i64)?;
         set_meta(&tx, "next_id", i64::from(count) + 1)?;
         set_meta(&tx, "seeded", i64::from(count))?;
-        set_meta(&tx, "pruned_before", 1)?;
+        set_meta(&tx, "pruned_before", first as i64)?;
         tx.commit()?;
         Ok(())
     }

@@ -51,7 +51,7 @@ use tokio_postgres::{IsolationLevel, NoTls, Row};
 
 use super::super::db::{
     Account, ArchiveOutcome, COLUMNS, Filter, Grant, Grantee, ListItem, NewAccount, OwnerFilter, Snapshot,
-    SnapshotGone, StoreError,
+    SnapshotGone, StoreError, first_snapshot,
 };
 use super::super::replicas::ReplicaSettings;
 use super::super::seed;
@@ -483,12 +483,14 @@ impl PgStore {
         }
     }
 
-    /// Seeds accounts `1..=count` as snapshot 1 inside `tx`, one `INSERT … SELECT unnest(…)` per chunk.
+    /// Seeds accounts `1..=count` as the database's first snapshot ([`first_snapshot`]) inside
+    /// `tx`, one `INSERT … SELECT unnest(…)` per chunk.
     async fn seed(tx: &deadpool_postgres::Transaction<'_>, count: u32) -> Result<(), StoreError> {
+        let first = first_snapshot() as i64;
         let insert = tx
             .prepare(&format!(
                 "INSERT INTO accounts (valid_from, valid_to, {COLUMNS})
-                 SELECT 1, NULL, * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                 SELECT {first}, NULL, * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
                                               $6::text[], $7::text[], $8::text[], $9::bool[])"
             ))
             .await
@@ -513,12 +515,12 @@ impl PgStore {
             .map_err(pg)?;
             start = end + 1;
         }
-        tx.execute(&format!("INSERT INTO snapshots (number, created_at_ms) VALUES (1, {NOW_MS})"), &[])
+        tx.execute(&format!("INSERT INTO snapshots (number, created_at_ms) VALUES ($1, {NOW_MS})"), &[&first])
             .await
             .map_err(pg)?;
         tx.execute(
-            "INSERT INTO meta (key, value) VALUES ('current', 1), ('next_id', $1), ('seeded', $2), ('pruned_before', 1)",
-            &[&(i64::from(count) + 1), &i64::from(count)],
+            "INSERT INTO meta (key, value) VALUES ('current', $3), ('next_id', $1), ('seeded', $2), ('pruned_before', $3)",
+            &[&(i64::from(count) + 1), &i64::from(count), &first],
         )
         .await
         .map_err(pg)?;
