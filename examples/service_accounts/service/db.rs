@@ -431,7 +431,8 @@ impl SqliteStore {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
-        let conn = self.lock();
+        let mut conn = self.lock();
+        let conn = read(&mut conn)?;
         retained(&conn, snapshot, self.retention)?;
         if filter.tenants.is_empty() {
             return Ok(Vec::new());
@@ -474,7 +475,8 @@ impl SqliteStore {
 
     /// How many accounts `filter` selects at `snapshot`.
     pub fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
-        let conn = self.lock();
+        let mut conn = self.lock();
+        let conn = read(&mut conn)?;
         retained(&conn, snapshot, self.retention)?;
         if filter.tenants.is_empty() {
             return Ok(0);
@@ -494,7 +496,8 @@ impl SqliteStore {
 
     /// Every current account (id order), for the copies the search sources keep.
     pub fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
-        let conn = self.lock();
+        let mut conn = self.lock();
+        let conn = read(&mut conn)?;
         let snapshot = current(&conn)?;
         let mut statement =
             conn.prepare_cached(&format!("SELECT {COLUMNS} FROM accounts WHERE valid_to IS NULL ORDER BY id"))?;
@@ -551,8 +554,8 @@ impl SqliteStore {
         ids: &[String],
     ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError> {
         let mut conn = self.lock();
-        retained(&conn, snapshot, self.retention)?;
         let tx = write(&mut conn)?;
+        retained(&tx, snapshot, self.retention)?;
         if !by.still_holds(grant_of(&tx, by.name)?.as_ref()) {
             return Ok((ArchiveOutcome::PermissionsChanged, Vec::new()));
         }
@@ -698,6 +701,14 @@ fn retained(conn: &Connection, snapshot: Snapshot, retention: Duration) -> Resul
 /// writes.
 fn write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
     Ok(conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
+}
+
+/// A read whose statements see one state of the file: another process on it (a second service
+/// on one SQLite file) cannot prune or write between the check that a snapshot is retained and
+/// the rows read at it, which would leave rows out of the answer unseen. The transaction ends,
+/// without a change, when it is dropped.
+fn read(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
+    Ok(conn.transaction_with_behavior(TransactionBehavior::Deferred)?)
 }
 
 fn open_snapshot(tx: &Transaction<'_>) -> Result<Snapshot, StoreError> {
