@@ -490,8 +490,11 @@ impl<'i, 's> Eval<'i, 's> {
                 let mut routes = match receiver {
                     Value::Router(routes) => routes,
                     // Neither side is a router the audit knows: another type's `nest` (utoipa's
-                    // `OpenApi::nest(path, api)` merges documents), not a route.
-                    _ if !matches!(nested, Value::Router(_)) => return Value::Other,
+                    // `OpenApi::nest(path, api)` merges documents), not a route; unless the
+                    // receiver is a parameter declared a router (`fn mount(r: Router) -> Router`).
+                    _ if !matches!(nested, Value::Router(_)) && !self.router_param(&call.receiver, frame) => {
+                        return Value::Other;
+                    }
                     // A router the audit cannot follow, with one it can nested in it.
                     _ => Vec::new(),
                 };
@@ -1129,6 +1132,23 @@ fn binding_name(pat: &Pat) -> Option<String> {
 
 /// The names of `sig`'s parameters, in order (`None` for a pattern or `self`), as a call's
 /// arguments bind them.
+impl<'s> Eval<'_, 's> {
+    /// True when `expr` is a parameter of the function `frame` evaluates whose declared type
+    /// names a router.
+    fn router_param(&self, expr: &Expr, frame: &Frame<'s>) -> bool {
+        let Expr::Path(p) = expr else { return false };
+        let Some(name) = p.path.get_ident() else { return false };
+        let f = &self.index.fns()[frame.fn_id];
+        f.sig.inputs.iter().any(|input| match input {
+            syn::FnArg::Typed(typed) => {
+                binding_name(&typed.pat).as_deref() == Some(name.to_string().as_str())
+                    && self.names_router(f.module, &typed.ty, 0)
+            }
+            syn::FnArg::Receiver(_) => false,
+        })
+    }
+}
+
 fn param_names(sig: &syn::Signature) -> Vec<Option<String>> {
     sig.inputs
         .iter()

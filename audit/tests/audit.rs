@@ -394,6 +394,7 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
         ("GET", "/fallible-async", "list_without_completeness"),
         // A router the audit cannot follow: its prefix is still reported.
         ("*", "/external", "unknown"),
+        ("*", "/mounted", "unknown"),
         // Merged routers and method routers the audit cannot follow: unknown, where they are served.
         ("*", "/*", "unknown"),
         ("*", "/api/v1/*", "unknown"),
