@@ -923,6 +923,8 @@ impl<'i, 's> Classifier<'i, 's> {
         let module = scope.module;
         match ty {
             Type::ImplTrait(_) | Type::TraitObject(_) => true,
+            // `(StatusCode, Json<Value>)`: the body part decides, as it does alone.
+            Type::Tuple(t) => t.elems.iter().any(|elem| self.opaque(scope, elem, depth + 1)),
             Type::Paren(t) => self.opaque(scope, &t.elem, depth + 1),
             Type::Group(t) => self.opaque(scope, &t.elem, depth + 1),
             Type::Path(p) if p.qself.is_none() => {

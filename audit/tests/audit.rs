@@ -74,6 +74,8 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/impl-single", "not_a_list"),
         ("GET", "/foreign", "unknown"),
         ("GET", "/json-value", "list_without_completeness"),
+        ("GET", "/json-tuple-list", "list_without_completeness"),
+        ("GET", "/json-tuple-single", "not_a_list"),
         // Closures: the values their bodies return decide.
         ("GET", "/closure", "list_without_completeness"),
         ("GET", "/closure-bound", "list_without_completeness"),
