@@ -125,6 +125,9 @@ struct Code<'b> {
     block: Option<&'b Block>,
     /// The typed parameters.
     params: Vec<&'b syn::PatType>,
+    /// The type parameters a call bound ([`Classifier::called`]), which the parameters' types
+    /// are read with: `fn ok<T>(data: T)` called as `ok(users())` holds a list in `data`.
+    bound: &'b [(syn::Ident, Type)],
 }
 
 /// Where a type is read: its module and, inside a generic alias or newtype, that definition's
@@ -204,7 +207,7 @@ impl<'i, 's> Classifier<'i, 's> {
             Expr::Block(b) => Some(&b.block),
             _ => None,
         };
-        let code = Code { module, self_ty, id: None, block, params: Vec::new() };
+        let code = Code { module, self_ty, id: None, block, params: Vec::new(), bound: &[] };
         let class = match block {
             Some(block) => self.returned(&code, block, "it returns nothing the audit can see".to_owned()),
             None => self.expr(&code, body),
@@ -240,8 +243,9 @@ impl<'i, 's> Classifier<'i, 's> {
     }
 
     /// Rule 3: the values `f`'s body returns, for a response type that does not say.
-    fn body(&mut self, f: &FnItem<'s>, why: String) -> Class {
+    fn body(&mut self, f: &FnItem<'s>, why: String, bound: &[(syn::Ident, Type)]) -> Class {
         let code = Code {
+            bound,
             module: f.module,
             self_ty: f.self_ty.as_deref(),
             id: Some(f.id),
@@ -905,7 +909,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 };
                 let ty = substituted(&ty, bound);
                 match self.ty(f.module, &ty) {
-                    Class::Unknown(why) if self.opaque(Scope::at(f.module), &ty, 0) => self.body(f, why),
+                    Class::Unknown(why) if self.opaque(Scope::at(f.module), &ty, 0) => self.body(f, why, bound),
                     other => other,
                 }
             }
@@ -991,7 +995,7 @@ impl<'i, 's> Classifier<'i, 's> {
         }
         for t in &code.params {
             if matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == name) {
-                return Some(self.ty(code.module, &t.ty));
+                return Some(self.ty(code.module, &substituted(&t.ty, code.bound)));
             }
         }
         None

@@ -223,6 +223,8 @@ fn every_shape_gets_its_verdict() {
         // Variables of the same name: the binding in scope where the value is returned.
         ("GET", "/shadowed-csv", "list_without_completeness"),
         // A static or constant of the sources, by its declared type.
+        ("GET", "/generic-helper-list", "list_without_completeness"),
+        ("GET", "/generic-helper-single", "not_a_list"),
         ("GET", "/static-list", "list_without_completeness"),
         ("GET", "/const-number", "not_a_list"),
         ("GET", "/shadowed-inner-list", "not_a_list"),
