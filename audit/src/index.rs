@@ -512,10 +512,22 @@ impl<'s> Index<'s> {
     /// Every method `name` (taking `self`) of the target that a call in `module` on a value of
     /// type `self_ty` (any type, when not known) could be: of impl blocks and of traits.
     pub fn methods(&self, module: ModuleId, self_ty: Option<&str>, name: &str) -> Vec<&FnItem<'s>> {
-        self.fns_named(module, name)
-            .filter(|f| f.self_ty.is_some() && f.sig.receiver().is_some())
-            .filter(|f| self_ty.is_none_or(|ty| f.self_ty.as_deref() == Some(ty)))
-            .collect()
+        let in_target = |module: ModuleId| {
+            self.fns_named(module, name)
+                .filter(|f| f.self_ty.is_some() && f.sig.receiver().is_some())
+                .filter(|f| self_ty.is_none_or(|ty| f.self_ty.as_deref() == Some(ty)))
+                .collect::<Vec<_>>()
+        };
+        let here = in_target(module);
+        if !here.is_empty() {
+            return here;
+        }
+        // None in this target: those of the workspace's libraries (a trait of a `domain` crate
+        // that a handler calls through `Arc<dyn Repo>`), each library once.
+        let mut roots: Vec<ModuleId> = self.sources.libraries.values().copied().collect();
+        roots.sort_unstable();
+        let target = &self.sources.modules[module].target;
+        roots.into_iter().filter(|root| self.sources.modules[*root].target != *target).flat_map(in_target).collect()
     }
 
     /// The type definition `segments` names in `module`.

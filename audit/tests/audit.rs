@@ -393,6 +393,8 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
         ("GET", "/orders", "list_without_completeness"),
         // An associated function of a type of another member.
         ("GET", "/teams", "list_without_completeness"),
+        // A trait method of another member's library, called through `dyn`.
+        ("GET", "/everyone", "list_without_completeness"),
         // From a function returning `Result<Router, _>`, taken with `?` (and awaited).
         ("GET", "/fallible", "list_without_completeness"),
         ("GET", "/fallible-async", "list_without_completeness"),
