@@ -186,8 +186,9 @@ async fn read<T: DeserializeOwned>(
         });
     }
     // A redirect answered as itself: one to another origin, or the eleventh in a row.
-    if status.is_redirection() {
-        let to = location.as_deref().unwrap_or("nowhere (no Location)");
+    if status.is_redirection()
+        && let Some(to) = &location
+    {
         return Err(FetchError::Contract(format!(
             "status {status}: a redirect to {to}, not followed (this client follows at most {MAX_REDIRECTS} \
              redirects in a row, each within the origin the request was sent to)"
