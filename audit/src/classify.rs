@@ -334,7 +334,7 @@ impl<'i, 's> Classifier<'i, 's> {
                     return class;
                 }
                 if COLLECTIONS.contains(&name.as_str()) {
-                    let item = if name.ends_with("Map") { args.get(1) } else { args.first() };
+                    let item = if is_map_name(&name) { args.get(1) } else { args.first() };
                     return Class::List { shown: scope.text(ty), item: item.map(|t| scope.text(t)), owner: None };
                 }
                 if WRAPPERS.contains(&name.as_str()) || BODY_WRAPPERS.contains(&name.as_str()) {
@@ -480,7 +480,7 @@ impl<'i, 's> Classifier<'i, 's> {
             let name = serde.renamed.unwrap_or(name);
             let ty = scope.expand(&field.ty);
             // A flattened map's entries are members of this object, not a collection.
-            if serde.flattened && collection_item(&ty).is_some() && is_map(&ty) {
+            if serde.flattened && is_map(&ty) {
                 others.push(name);
                 continue;
             }
@@ -1195,7 +1195,6 @@ fn type_args(args: &PathArguments) -> Vec<&Type> {
     }
 }
 
-/// For a collection type (the macros' classification), its item type as written.
 /// What a field's `#[serde(..)]` attributes change in the response (struct fields and enum
 /// variants' alike): the members serde writes are those the audit reads.
 #[derive(Default)]
@@ -1242,27 +1241,41 @@ impl SerdeField {
     }
 }
 
-/// True for a map type (`HashMap<K, V>`, also behind a reference or a wrapper).
-fn is_map(ty: &Type) -> bool {
-    crate::index::last_ident(ty).is_some_and(|name| name.ends_with("Map"))
+/// True for a map among [`COLLECTIONS`] (`HashMap`, `BTreeMap`, `IndexMap`): its items are its
+/// values, its second type argument.
+fn is_map_name(name: &str) -> bool {
+    name.ends_with("Map")
 }
 
+/// For a collection type (the macros' classification), its item type as written.
 fn collection_item(ty: &Type) -> Option<String> {
+    collection(ty).map(|(_, item)| item)
+}
+
+/// True when `ty` is a map, found as [`collection_item`] finds a collection (through references
+/// and wrappers).
+fn is_map(ty: &Type) -> bool {
+    collection(ty).is_some_and(|(name, _)| is_map_name(&name))
+}
+
+/// The collection type `ty` is, through references and wrappers: its name (`Slice` for `[T]`)
+/// and its item type as written.
+fn collection(ty: &Type) -> Option<(String, String)> {
     match ty {
-        Type::Paren(t) => collection_item(&t.elem),
-        Type::Group(t) => collection_item(&t.elem),
-        Type::Reference(r) => collection_item(&r.elem),
-        Type::Slice(s) => Some(text(&s.elem)),
+        Type::Paren(t) => collection(&t.elem),
+        Type::Group(t) => collection(&t.elem),
+        Type::Reference(r) => collection(&r.elem),
+        Type::Slice(s) => Some(("Slice".to_owned(), text(&s.elem))),
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last()?;
             let name = last.ident.to_string();
             let args = type_args(&last.arguments);
             if COLLECTIONS.contains(&name.as_str()) {
-                let item = if name.ends_with("Map") { args.get(1) } else { args.first() };
-                return Some(item.map(|t| text(*t)).unwrap_or_default());
+                let item = if is_map_name(&name) { args.get(1) } else { args.first() };
+                return Some((name, item.map(|t| text(*t)).unwrap_or_default()));
             }
             if WRAPPERS.contains(&name.as_str()) {
-                return args.first().and_then(|t| collection_item(t));
+                return args.first().and_then(|t| collection(t));
             }
             None
         }

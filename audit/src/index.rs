@@ -287,18 +287,22 @@ impl<'s> Index<'s> {
 
     /// The string value of the constant `name` seen from `module`.
     pub fn string_const(&self, module: ModuleId, segments: &[String]) -> Option<&str> {
-        let name = segments.last()?;
-        let absolute = self.absolute(module, segments);
-        let owner = self.module_at(module, &absolute[..absolute.len() - 1]).unwrap_or(module);
-        self.consts.get(&(owner, name.clone())).map(String::as_str)
+        self.consts.get(&self.item_key(module, segments)?).map(String::as_str)
     }
 
     /// The module and declared type of the constant or static `segments` names from `module`.
     pub fn value_type(&self, module: ModuleId, segments: &[String]) -> Option<(ModuleId, &'s Type)> {
+        let key = self.item_key(module, segments)?;
+        self.value_types.get(&key).map(|ty| (key.0, *ty))
+    }
+
+    /// The module an item `segments` names from `module` is defined in, and its name: the key
+    /// of the tables of constants and statics.
+    fn item_key(&self, module: ModuleId, segments: &[String]) -> Option<(ModuleId, String)> {
         let name = segments.last()?;
         let absolute = self.absolute(module, segments);
         let owner = self.module_at(module, &absolute[..absolute.len() - 1]).unwrap_or(module);
-        self.value_types.get(&(owner, name.clone())).map(|ty| (owner, *ty))
+        Some((owner, name.clone()))
     }
 
     /// `segments` as written in `module`, made absolute: `crate::a::b`, or an external path left as written.

@@ -754,6 +754,21 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
+    /// True when `expr` is a parameter of the function `frame` evaluates whose declared type
+    /// names a router.
+    fn router_param(&self, expr: &Expr, frame: &Frame<'s>) -> bool {
+        let Expr::Path(p) = expr else { return false };
+        let Some(name) = p.path.get_ident() else { return false };
+        let f = &self.index.fns()[frame.fn_id];
+        f.sig.inputs.iter().any(|input| match input {
+            syn::FnArg::Typed(typed) => {
+                binding_name(&typed.pat).as_deref() == Some(name.to_string().as_str())
+                    && self.names_router(f.module, &typed.ty, 0)
+            }
+            syn::FnArg::Receiver(_) => false,
+        })
+    }
+
     /// The receiver of `.route`/`.nest` as a router; an expression the audit cannot follow starts empty.
     fn router(&mut self, receiver: &'s Expr, frame: &mut Frame<'s>) -> Vec<Registration<'s>> {
         match self.eval(receiver, frame, true) {
@@ -1132,23 +1147,6 @@ fn binding_name(pat: &Pat) -> Option<String> {
 
 /// The names of `sig`'s parameters, in order (`None` for a pattern or `self`), as a call's
 /// arguments bind them.
-impl<'s> Eval<'_, 's> {
-    /// True when `expr` is a parameter of the function `frame` evaluates whose declared type
-    /// names a router.
-    fn router_param(&self, expr: &Expr, frame: &Frame<'s>) -> bool {
-        let Expr::Path(p) = expr else { return false };
-        let Some(name) = p.path.get_ident() else { return false };
-        let f = &self.index.fns()[frame.fn_id];
-        f.sig.inputs.iter().any(|input| match input {
-            syn::FnArg::Typed(typed) => {
-                binding_name(&typed.pat).as_deref() == Some(name.to_string().as_str())
-                    && self.names_router(f.module, &typed.ty, 0)
-            }
-            syn::FnArg::Receiver(_) => false,
-        })
-    }
-}
-
 fn param_names(sig: &syn::Signature) -> Vec<Option<String>> {
     sig.inputs
         .iter()
