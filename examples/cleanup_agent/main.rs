@@ -283,11 +283,22 @@ fn answers_the_question(collected: &Collected<Value>) -> Result<(), String> {
 }
 
 /// Why a batch did not come back archived.
-pub enum NotArchived {
+enum NotArchived {
     /// The service refused it with a client error (4xx): none of it was archived.
     Refused(String),
     /// No answer the agent could read, or a server error: it may have been archived or not.
     Unknown(String),
+}
+
+impl NotArchived {
+    /// A batch that failed, `said` so, with the service's `problem` when it answered one: only
+    /// a client error is a refusal; a server error may come after the change was made.
+    fn of(problem: Option<&completeness::Problem>, said: String) -> NotArchived {
+        match problem {
+            Some(problem) if (400..500).contains(&problem.status()) => NotArchived::Refused(said),
+            _ => NotArchived::Unknown(said),
+        }
+    }
 }
 
 /// The most ids one archive request names: the service's limit (`MAX_TARGETS` of its archive
@@ -309,18 +320,18 @@ async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out:
     }
     let mut archived: Vec<Value> = Vec::new();
     let mut last_snapshot = Value::Null;
+    let batches = ids.len().div_ceil(BATCH);
     for (n, batch) in ids.chunks(BATCH).enumerate() {
         let answer: Result<Value, NotArchived> = match link {
             Link::Rest(client) => {
                 let body = json!({"ids": batch, "evidence": evidence});
-                client.post("/service-accounts/archive", &body).await.map_err(|error| match error.problem() {
-                    Some(problem) if (400..500).contains(&problem.status()) => NotArchived::Refused(error.to_string()),
-                    _ => NotArchived::Unknown(error.to_string()),
-                })
+                client
+                    .post("/service-accounts/archive", &body)
+                    .await
+                    .map_err(|error| NotArchived::of(error.problem(), error.to_string()))
             }
             Link::Mcp(session) => session.archive(batch, evidence).await,
         };
-        let batches = ids.len().div_ceil(BATCH);
         let answer = answer.map_err(|not| match not {
             NotArchived::Refused(why) => format!(
                 "batch {} of {batches} was refused ({why}): none of it was archived; {} accounts were archived before it",

@@ -75,10 +75,7 @@ impl McpInventory {
         let arguments = json!({"ids": ids, "evidence": evidence});
         let Value::Object(arguments) = arguments else { unreachable!("a json! object literal is an object") };
         let result = self.call("archive_service_accounts", arguments).await.map_err(NotArchived::Unknown)?;
-        answer(&result).map_err(|text| match refusal_problem(&result) {
-            Some(problem) if (400..500).contains(&problem.status()) => NotArchived::Refused(text),
-            _ => NotArchived::Unknown(text),
-        })
+        answer(&result).map_err(|text| NotArchived::of(refusal_problem(&result).as_ref(), text))
     }
 
     /// Ends the session (waiting at most the request timeout for the server to hear it).

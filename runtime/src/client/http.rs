@@ -143,7 +143,7 @@ async fn read<T: DeserializeOwned>(
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .map(|value| value.split(';').next().unwrap_or_default().trim().to_owned());
-    let location = response.headers().get(reqwest::header::LOCATION).map(|value| excerpt(value.as_bytes()));
+    let location = response.headers().get(reqwest::header::LOCATION).map(|value| text_excerpt(value.as_bytes()));
     let too_long = || FetchError::Contract(format!("status {status}, a body longer than {max_body} bytes"));
     if response.content_length().is_some_and(|length| length > max_body as u64) {
         return Err(too_long());
@@ -155,7 +155,7 @@ async fn read<T: DeserializeOwned>(
         }
         body.extend_from_slice(&chunk);
     }
-    let excerpt = || excerpt(&body);
+    let excerpt = || text_excerpt(&body);
     // Not the server's whole answer: a part of a body (206, though this client sends no
     // `Range`), or a body a proxy changed (203). Either could be a cut list that says it is whole.
     if matches!(status.as_u16(), 203 | 206) {
@@ -235,7 +235,7 @@ const MAX_REDIRECTS: usize = 10;
 /// The start of a body (or a header) for a message: its first 200 bytes as text, or what it is
 /// when it is not text (a compressed body the client did not ask for, an image): bytes written
 /// raw into a message would garble the terminal or the log that shows it.
-fn excerpt(bytes: &[u8]) -> String {
+fn text_excerpt(bytes: &[u8]) -> String {
     let head = &bytes[..bytes.len().min(200)];
     let text = match std::str::from_utf8(head) {
         Ok(text) => text,
