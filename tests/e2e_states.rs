@@ -204,7 +204,8 @@ async fn the_lagging_audit_index_warns_with_its_observed_revision_without_affect
     assert_eq!(fresh.body["warnings"], json!([]), "a fresh index does not warn");
     // The index was built at the database's first snapshot, which it names as its revision.
     let built_at = h.get("/service-accounts?page_size=1", "admin").await.body["scope"]["snapshot"].clone();
-    let revision = built_at.as_str().and_then(|s| s.strip_prefix("s-")).map(|n| format!("r-{n}"));
+    let number = built_at.as_str().and_then(|s| s.strip_prefix("s-")).expect("a snapshot label");
+    let revision = format!("r-{number}");
     let created = h.post("/service-accounts", "admin", &json!({"name": "svc-north-fresh", "tenant": "north"})).await;
     assert_eq!(created.status, 201);
     let stale = h.get("/search?q=svc-north-fresh", "admin").await;
@@ -213,7 +214,7 @@ async fn the_lagging_audit_index_warns_with_its_observed_revision_without_affect
     let warning = &stale.body["warnings"][0];
     assert_eq!(warning["code"], "STALE_INDEX");
     assert_eq!(warning["source"], "audit");
-    assert_eq!(warning["observed_revision"].as_str(), revision.as_deref());
+    assert_eq!(warning["observed_revision"], revision.as_str());
     assert!(warning["refreshed_at"].as_str().unwrap().ends_with('Z'));
     // Once the index catches up the warning goes away.
     h.running.state.refresh_sources().await.unwrap();

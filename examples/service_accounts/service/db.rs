@@ -459,7 +459,9 @@ impl SqliteStore {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
-        let conn = self.lock();
+        // Read as `page` reads, so that the benchmark compares the queries alone.
+        let mut conn = self.lock();
+        let conn = read(&mut conn)?;
         let (condition, values) = filter.sql();
         let sql = format!(
             "SELECT id, name, tenant, owner, created_at FROM accounts
