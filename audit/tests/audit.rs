@@ -677,7 +677,7 @@ fn a_loose_file_is_of_no_package_whatever_its_path() {
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-completeness"))
         .args(["completeness", "audit", "tools/bin/report.rs", "--format", "json", "-q"])
-        .current_dir(&dir)
+        .current_dir(&*dir)
         .output()
         .expect("the audit binary runs");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -817,11 +817,28 @@ fn a_file_nested_too_deep_is_skipped_not_a_stack_overflow() {
     assert_eq!(run(&dir, &["-q", "--deny", "skipped"]).status.code(), Some(1));
 }
 
-fn scratch(name: &str) -> PathBuf {
+/// A directory of its own under the system's temporary directory, removed when the test ends
+/// (passed or failed), so that runs leave nothing behind.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("completeness-audit-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn copy_dir(from: &Path, to: &Path) {
