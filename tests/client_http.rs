@@ -86,6 +86,21 @@ async fn success_as_problem() -> Response {
         .into_response()
 }
 
+/// A complete page served as `text/plain`, as `application/vnd.numbers+json`, or (`none`)
+/// without a `Content-Type`: only the JSON media type is the service's JSON answer.
+async fn typed(Path(media_type): Path<String>) -> Response {
+    let page =
+        serde_json::to_string(&Envelope::<u64>::complete(vec![], Scope::new("numbers", "every number"))).unwrap();
+    let mut response = (StatusCode::OK, page).into_response();
+    if media_type == "none" {
+        response.headers_mut().remove(header::CONTENT_TYPE);
+    } else {
+        let media_type = media_type.replace('_', "/");
+        response.headers_mut().insert(header::CONTENT_TYPE, media_type.parse().unwrap());
+    }
+    response
+}
+
 /// A problem body naming `code` twice: it would read as either code.
 async fn twice_coded() -> Response {
     let body = r#"{"type":"about:blank","title":"Gone","status":410,"detail":"expired","code":"INVALID_CURSOR","code":"CURSOR_EXPIRED"}"#;
@@ -126,6 +141,7 @@ async fn serve(source: MemorySource) -> (String, Shared) {
         .route("/loop", get(redirect_loop))
         .route("/binary", get(binary))
         .route("/success-as-problem", get(success_as_problem))
+        .route("/typed/{media_type}", get(typed))
         .route("/streamed", get(streamed))
         .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -266,23 +282,36 @@ async fn a_partial_or_transformed_success_and_a_problem_naming_its_code_twice_ar
 }
 
 /// Only a whole answer of the service is read: a success that is not one (accepted for later,
-/// no content, a delta), a success whose body calls itself a problem, and the answer of another
-/// origin reached by a redirect (which got no credential) are contract errors, never a page. A
-/// redirect within the service's origin is followed.
+/// no content, a delta, a creation answering a read), a success whose body calls itself a
+/// problem or is not declared JSON, and the answer of another origin reached by a redirect
+/// (which got no credential) are contract errors, never a page. A redirect within the service's
+/// origin is followed.
 #[tokio::test]
 async fn only_a_whole_answer_of_the_service_itself_is_read() {
     let (base, _) = serve(MemorySource::new(5, 10)).await;
     let (other, _) = serve(MemorySource::new(5, 10)).await;
     let client = ServiceClient::new(&base, "admin").unwrap();
-    for status in [202, 204, 226] {
+    for status in [201, 202, 204, 226] {
         let pages = client.pages::<u64>(&format!("/partial/{status}"), &[]);
         match collect_all(|cursor| pages.fetch(cursor), limits()).await {
             Err(FetchError::Contract(message)) => {
-                assert!(message.contains("not an answer this client reads"), "{message}")
+                assert!(message.contains("not an answer this client reads (it reads 200 to a read)"), "{message}")
             }
             other => panic!("status {status}: expected a contract error, got {other:?}"),
         }
     }
+    for (media_type, said) in [("text_plain", "Content-Type text/plain"), ("none", "no Content-Type")] {
+        let pages = client.pages::<u64>(&format!("/typed/{media_type}"), &[]);
+        match collect_all(|cursor| pages.fetch(cursor), limits()).await {
+            Err(FetchError::Contract(message)) => {
+                assert!(message.contains(&format!("status 200 OK with {said}: not a JSON answer")), "{message}")
+            }
+            other => panic!("{media_type}: expected a contract error, got {other:?}"),
+        }
+    }
+    let pages = client.pages::<u64>("/typed/application_vnd.numbers+json", &[]);
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.expect("a +json media type is JSON");
+    assert!(collected.is_complete());
     let pages = client.pages::<u64>("/success-as-problem", &[]);
     match collect_all(|cursor| pages.fetch(cursor), limits()).await {
         Err(FetchError::Contract(message)) => assert!(message.contains("a success that says it failed"), "{message}"),

@@ -83,19 +83,21 @@ impl ServiceClient {
     }
 
     /// `GET path?query`, strictly deserialized; a problem response becomes [`FetchError::Problem`].
+    /// Only a `200` with a JSON body is an answer (a read creates nothing, so a `201` is not).
     pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &[(String, String)]) -> Result<T, FetchError> {
         let request = self.http.get(self.url(path)).bearer_auth(&self.token).query(query);
-        read(request.send().await, self.timeout, self.max_body).await
+        read(request.send().await, Answers::Read, self.timeout, self.max_body).await
     }
 
     /// `POST path` with a JSON body; a problem response becomes [`FetchError::Problem`].
+    /// A `200` or a `201` with a JSON body is an answer.
     pub async fn post<B: Serialize + ?Sized, T: DeserializeOwned>(
         &self,
         path: &str,
         body: &B,
     ) -> Result<T, FetchError> {
         let request = self.http.post(self.url(path)).bearer_auth(&self.token).json(body);
-        read(request.send().await, self.timeout, self.max_body).await
+        read(request.send().await, Answers::Write, self.timeout, self.max_body).await
     }
 
     fn url(&self, path: &str) -> String {
@@ -123,9 +125,42 @@ impl<T: DeserializeOwned> PageFetcher<T> {
     }
 }
 
+/// What a request may be answered with.
+#[derive(Clone, Copy)]
+enum Answers {
+    /// A read: `200`.
+    Read,
+    /// A write: `200`, or `201` for a creation.
+    Write,
+}
+
+impl Answers {
+    fn reads(self, status: u16) -> bool {
+        match self {
+            Answers::Read => status == 200,
+            Answers::Write => matches!(status, 200 | 201),
+        }
+    }
+
+    fn says(self) -> &'static str {
+        match self {
+            Answers::Read => "it reads 200 to a read",
+            Answers::Write => "it reads 200, or 201 for a creation",
+        }
+    }
+}
+
+/// True for a JSON media type: `application/json`, or a structured syntax suffix `+json`
+/// (RFC 6839), compared without regard to case.
+fn is_json(media_type: &str) -> bool {
+    let media_type = media_type.to_ascii_lowercase();
+    media_type == "application/json" || media_type.ends_with("+json")
+}
+
 /// Reads a response: a success body strictly, a failure as a problem.
 async fn read<T: DeserializeOwned>(
     response: Result<reqwest::Response, reqwest::Error>,
+    answers: Answers,
     timeout: Duration,
     max_body: usize,
 ) -> Result<T, FetchError> {
@@ -166,10 +201,12 @@ async fn read<T: DeserializeOwned>(
         )));
     }
     // A success that is not an answer read whole: accepted for later (202), no content (204),
-    // a delta (226). And a success whose body calls itself a problem contradicts itself.
-    if status.is_success() && !matches!(status.as_u16(), 200 | 201) {
+    // a delta (226), or a creation answering a read (201). And a success whose body calls
+    // itself a problem contradicts itself.
+    if status.is_success() && !answers.reads(status.as_u16()) {
         return Err(FetchError::Contract(format!(
-            "status {status}: not an answer this client reads (it reads 200, or 201 for a creation): {}",
+            "status {status}: not an answer this client reads ({}): {}",
+            answers.says(),
             excerpt()
         )));
     }
@@ -177,6 +214,15 @@ async fn read<T: DeserializeOwned>(
     if status.is_success() && is_problem {
         return Err(FetchError::Contract(format!(
             "status {status} with a problem body (application/problem+json): a success that says it failed: {}",
+            excerpt()
+        )));
+    }
+    // A body not declared JSON (a proxy's or a cache's page, a file served in the service's
+    // place) is not the service's answer, even when it happens to parse.
+    if status.is_success() && !response_type.as_deref().is_some_and(is_json) {
+        let declared = response_type.map_or_else(|| "no Content-Type".to_owned(), |t| format!("Content-Type {t}"));
+        return Err(FetchError::Contract(format!(
+            "status {status} with {declared}: not a JSON answer (application/json), so it is not read: {}",
             excerpt()
         )));
     }
