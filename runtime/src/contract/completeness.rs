@@ -268,6 +268,26 @@ impl<R: Reason> Completeness<R> {
         self.next_cursor.as_deref()
     }
 
+    /// Puts `reason`, another next page's, in the place of the reason that carries
+    /// `next_cursor`; the cursor, and the continuation where it was that cursor's, follow it.
+    /// Nothing changes when no reason carries the cursor or `reason` carries none.
+    pub(crate) fn reissue_next_cursor(&mut self, reason: R) {
+        let Some(Continuation::NextCursor { cursor: new }) = reason.recovery() else {
+            return;
+        };
+        let carries = |r: &R| matches!(r.recovery(), Some(Continuation::NextCursor { cursor }) if Some(&cursor) == self.next_cursor.as_ref());
+        let Some(at) = self.reasons.iter().position(carries) else {
+            return;
+        };
+        if let Some(Continuation::NextCursor { cursor }) = &mut self.continuation
+            && Some(&*cursor) == self.next_cursor.as_ref()
+        {
+            cursor.clone_from(&new);
+        }
+        self.reasons[at] = reason;
+        self.next_cursor = Some(new);
+    }
+
     /// Moves the next cursor out, for a collector that is done with this block (its
     /// `continuation` keeps the cursor's copy).
     pub(crate) fn take_next_cursor(&mut self) -> Option<String> {

@@ -301,8 +301,8 @@ impl Page {
     /// the cursors this page issues carry the mark, and no page of the traversal from here on
     /// gets evidence ([`Page::attach_evidence`] refuses), since the pages after a partial one
     /// do not make the inventory whole (contract §6). A handler that pushes such a reason
-    /// after the cursor is signed, without this mark, is told by a `WARN` event
-    /// (`partial_page_unmarked`) when it attaches evidence.
+    /// after the cursor is signed, without this mark, gets its cursor signed again with the
+    /// mark when it attaches evidence, and is told by a `WARN` event (`partial_page_unmarked`).
     pub fn mark_partial(&mut self) {
         self.partial = true;
     }
@@ -450,43 +450,73 @@ impl Page {
     /// ([`Page::mark_stale`]) or was partial ([`Page::mark_partial`]), though this page may be
     /// current and whole.
     ///
-    /// Call it last. A page that issues a next cursor and carries another reason, yet was not
-    /// marked partial, or a stale warning, yet was not marked stale, signed a cursor that says
-    /// nothing of it: the later pages would get evidence. That is reported with a `WARN` event
+    /// Call it last, on every page. A page that issues a next cursor and carries another reason,
+    /// yet was not marked partial, or a stale warning, yet was not marked stale, signed a cursor
+    /// that says nothing of it, and the later pages would get evidence: its cursor is signed
+    /// again here with the mark it lacks (same position and expiry), and a `WARN` event says so
     /// (`partial_page_unmarked`, `stale_page_unmarked`; target `completeness`), since the
-    /// cursor can no longer be changed here.
-    pub fn attach_evidence<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
-        self.report_unmarked(completeness);
+    /// handler skipped a step.
+    pub fn attach_evidence<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) -> bool {
+        let (partial, stale) = self.report_unmarked(completeness);
+        if partial || stale {
+            self.mark_cursor(completeness, partial, stale);
+        }
         !self.stale && !self.partial && crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 
-    /// The `WARN` events of [`Page::attach_evidence`] for a mark its cursor lacks.
-    fn report_unmarked<R: Reason>(&self, completeness: &Completeness<R>) {
-        if completeness.next_cursor().is_none() {
+    /// Signs the block's next cursor again with the marks it lacks. A cursor this page cannot
+    /// read (one the handler made by other means) is left as it is.
+    fn mark_cursor<R: Reason + From<MorePagesAvailable>>(
+        &self,
+        completeness: &mut Completeness<R>,
+        partial: bool,
+        stale: bool,
+    ) {
+        let Some(Ok(mut claims)) =
+            completeness.next_cursor().map(|cursor| CursorClaims::decode(self.config.keys(), cursor, usize::MAX))
+        else {
             return;
+        };
+        if partial {
+            claims = claims.read_partial_page();
+        }
+        if stale {
+            claims = claims.read_stale_state();
+        }
+        completeness.reissue_next_cursor(MorePagesAvailable::new(claims.encode(self.config.keys())).into());
+    }
+
+    /// The `WARN` events of [`Page::attach_evidence`] for a mark its cursor lacks: whether it
+    /// lacks the partial mark, and the stale one.
+    fn report_unmarked<R: Reason>(&self, completeness: &Completeness<R>) -> (bool, bool) {
+        if completeness.next_cursor().is_none() {
+            return (false, false);
         }
         let resource = &completeness.scope().resource;
-        if !self.partial && completeness.reasons().iter().any(|reason| !continues(reason)) {
+        let partial = !self.partial && completeness.reasons().iter().any(|reason| !continues(reason));
+        let stale = !self.stale && completeness.warnings().iter().any(Warning::is_stale);
+        if partial {
             let reasons = completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(",");
             tracing::warn!(
                 target: crate::server::observe::TARGET,
                 event = "partial_page_unmarked",
                 %resource,
                 %reasons,
-                "a partial page issued a next cursor without Page::mark_partial; call it before Page::envelope, \
-                 or the later pages of this traversal get evidence"
+                "a partial page issued a next cursor without Page::mark_partial, signed again with the mark; \
+                 call it before Page::envelope"
             );
         }
-        if !self.stale && completeness.warnings().iter().any(Warning::is_stale) {
+        if stale {
             let warnings = completeness.warnings().iter().map(|w| w.code().as_str()).collect::<Vec<_>>().join(",");
             tracing::warn!(
                 target: crate::server::observe::TARGET,
                 event = "stale_page_unmarked",
                 %resource,
                 %warnings,
-                "a page with a stale warning issued a next cursor without Page::mark_stale; call it before \
-                 Page::envelope, or the later pages of this traversal get evidence"
+                "a page with a stale warning issued a next cursor without Page::mark_stale, signed again with \
+                 the mark; call it before Page::envelope"
             );
         }
+        (partial, stale)
     }
 }
