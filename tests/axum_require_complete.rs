@@ -127,3 +127,72 @@ async fn require_complete_given_twice_is_400_whichever_values() {
         assert!(reply.body["detail"].as_str().unwrap().contains("more than once"), "{query}: {:?}", reply.body);
     }
 }
+
+mod framing {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode, header};
+    use completeness::reason::SourceUnavailable;
+    use completeness::routing::get;
+    use completeness::{CompletenessConfig, CursorKeys, Envelope, Scope};
+    use tower::ServiceExt;
+
+    fn partial() -> Envelope<u32> {
+        Envelope::incomplete(vec![], Scope::new("numbers", "all"), SourceUnavailable::new("legacy"))
+    }
+
+    async fn no_content() -> (StatusCode, Envelope<u32>) {
+        (StatusCode::NO_CONTENT, partial())
+    }
+
+    async fn partial_content() -> (StatusCode, Envelope<u32>) {
+        (StatusCode::PARTIAL_CONTENT, partial())
+    }
+
+    async fn redirected() -> (StatusCode, [(header::HeaderName, &'static str); 1], Envelope<u32>) {
+        (StatusCode::FOUND, [(header::LOCATION, "/elsewhere")], partial())
+    }
+
+    async fn as_text() -> ([(header::HeaderName, &'static str); 1], Envelope<u32>) {
+        ([(header::CONTENT_TYPE, "text/plain")], partial())
+    }
+
+    async fn created() -> (StatusCode, Envelope<u32>) {
+        (StatusCode::CREATED, partial())
+    }
+
+    async fn answered(uri: &str) -> (StatusCode, serde_json::Value) {
+        let app = axum::Router::new()
+            .route("/no-content", get(no_content).into())
+            .route("/partial-content", get(partial_content).into())
+            .route("/redirected", get(redirected).into())
+            .route("/as-text", get(as_text).into())
+            .route("/created", get(created).into())
+            .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential());
+        let response = app.oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        (status, serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null))
+    }
+
+    /// An answer with a completeness block goes out as JSON with the status 200 (201 for a
+    /// creation). In another frame a client loses it (a 204 drops the body) or does not read it
+    /// as the answer (a 206, a redirect, a body not declared JSON): the route answers the 500
+    /// `INTERNAL` problem instead, so the incomplete answer never vanishes into a success.
+    #[tokio::test]
+    async fn an_answer_in_a_frame_a_client_would_lose_or_misread_is_the_500_problem() {
+        for (uri, said) in [
+            ("/no-content", "with the status 204 No Content"),
+            ("/partial-content", "with the status 206 Partial Content"),
+            ("/redirected", "with the status 302 Found"),
+            ("/as-text", "declared as text/plain, not JSON"),
+        ] {
+            let (status, body) = answered(uri).await;
+            assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{uri}: {body}");
+            assert_eq!(body["code"], "INTERNAL", "{uri}");
+            assert!(body["detail"].as_str().unwrap().contains(said), "{uri}: {body}");
+        }
+        let (status, body) = answered("/created").await;
+        assert_eq!(status, StatusCode::CREATED);
+        assert_eq!(body["incomplete_reasons"][0]["code"], "SOURCE_UNAVAILABLE", "{body}");
+    }
+}

@@ -283,6 +283,9 @@ where
                         }
                         return Ok(response);
                     };
+                    if let Some(problem) = misframed(&response) {
+                        return Ok(problem);
+                    }
                     let mut response = match demand.check_report(&reported.incomplete) {
                         Err(problem) => reported.clone().refused_by(problem.into_response()),
                         Ok(()) => response,
@@ -314,6 +317,38 @@ fn answers_without_saying(response: &Response, block_required: bool) -> bool {
     }
     let marked = response.extensions().get::<crate::server::report::WithoutBlock>().is_some();
     !marked && is_json(response)
+}
+
+/// The 500 `INTERNAL` problem for an answer that carries a completeness block in a frame a
+/// client loses or misreads it in: a status other than `200` (`201` for a creation), under which
+/// HTTP drops the body (`204`, `304`), a client reads no whole answer (`206`, `203`, a redirect)
+/// or a failure; or a body not declared JSON. `None` for a well-framed answer. (A handler can
+/// set any status beside its answer, `(StatusCode::NO_CONTENT, envelope)`; an incomplete answer
+/// must not vanish that way.)
+fn misframed(response: &Response) -> Option<Response> {
+    let status = response.status();
+    let fault = if !matches!(status.as_u16(), 200 | 201) {
+        format!("with the status {status}")
+    } else if !is_json(response) {
+        let declared = response.headers().get(axum::http::header::CONTENT_TYPE);
+        let declared = declared.and_then(|value| value.to_str().ok()).unwrap_or("no Content-Type");
+        format!("declared as {declared}, not JSON")
+    } else {
+        return None;
+    };
+    tracing::error!(
+        status = status.as_u16(),
+        "a handler answered with a completeness block {fault}; sent a 500 instead"
+    );
+    Some(
+        Problem::new(
+            ProblemCode::Internal,
+            format!(
+                "The handler answered with a completeness block {fault}: a client would lose or misread                  it. An answer goes out as JSON with the status 200 (201 for a creation)."
+            ),
+        )
+        .into_response(),
+    )
 }
 
 /// True when `response` says its body is JSON: `application/json`, or a `+json` type.

@@ -27,7 +27,10 @@
 //! ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]); behind any other response type, a JSON success
 //! without a block that its type does not vouch for ([`Exempt`](crate::Exempt), a derived single
 //! resource): so also a list behind `Result<(), E>` or `Result<StatusCode, E>`, and the answer of
-//! a type that implements [`ReportsCompleteness`] by hand to report nothing.
+//! a type that implements [`ReportsCompleteness`] by hand to report nothing. An answer with a
+//! block goes out as JSON with the status 200 (201 for a creation): one the handler framed
+//! otherwise (`(StatusCode::NO_CONTENT, envelope)`, a 206, a redirect, a `text/plain` body) gets
+//! the 500 `INTERNAL` problem too, since a client would lose it or not read it as the answer.
 //!
 //! Each function returns a [`CheckedMethods`], whose chained methods are checked like the
 //! first; `.into()` turns it into the axum `MethodRouter` that `Router::route` takes. A
