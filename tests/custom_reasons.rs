@@ -530,8 +530,8 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
 
 /// `?stale_page=N`: numbers 1 to 9 in keyset order, page `N` (1-based) read from a lagging
 /// replica; `?partial_page=N`: page `N` also says a source was unavailable, marked partial before
-/// its cursor is signed (`unmarked_page=N`: the same without the mark). Every page asks for
-/// evidence.
+/// its cursor is signed (`unmarked_page=N`, `unmarked_stale_page=N`: the same without the mark).
+/// Every page asks for evidence.
 #[completeness(
     resource = "numbers",
     reasons(MorePagesAvailable, SourceUnavailable),
@@ -557,7 +557,7 @@ async fn list_numbers(
     }
     let rows: Vec<u64> = (after + 1..=9).take(page.fetch_size()).collect();
     let mut envelope: Envelope<u64, ListNumbersReason> = page.envelope(scope, rows, |n| format!("{n}"));
-    if stale {
+    if stale || asked("unmarked_stale_page") == this_page {
         envelope.completeness.push_warning(ReplicaLag { seconds: 7 });
     }
     if marked || asked("unmarked_page") == this_page {
@@ -610,9 +610,9 @@ async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
 /// A traversal one page of which was partial for another reason than the next page does not
 /// make the inventory whole, though every later page is: its last page is complete and gets no
 /// evidence (contract §6), whether the partial page is the first or a middle one. The mark
-/// rides in the cursors; without it (a handler that pushes its reason after the cursor is
-/// signed and never calls `mark_partial`) the last page would get evidence, which is what the
-/// `partial_page_unmarked` event reports.
+/// rides in the cursors. A handler that pushes its reason (or a stale warning) after the cursor
+/// is signed and never calls `mark_partial` (`mark_stale`) gets its cursor signed again with the
+/// mark when it attaches evidence, so its last page gets none either.
 #[tokio::test]
 async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
     for partial_page in [1, 2] {
@@ -628,9 +628,13 @@ async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
         assert_eq!((last["complete"].clone(), last["page"]["resumed"].clone()), (json!(true), json!(true)), "{last}");
     }
 
-    let unmarked = traverse("unmarked_page=2").await;
-    assert_eq!(unmarked[1]["complete"], false, "{}", unmarked[1]);
-    assert!(unmarked[2]["evidence"].is_string(), "without the mark the cursor says nothing: {}", unmarked[2]);
+    for (unmarked, first) in [("unmarked_page", 1), ("unmarked_page", 2), ("unmarked_stale_page", 1)] {
+        let pages = traverse(&format!("{unmarked}={first}")).await;
+        assert_eq!(pages.len(), 3, "{unmarked}={first}");
+        let last = &pages[2];
+        assert_eq!(last["complete"], true, "{unmarked}={first}: {last}");
+        assert_eq!(last["evidence"], Value::Null, "{unmarked}={first}: {last}");
+    }
 }
 
 /// The fault layer keeps the same rule as a server: once it faults a page partial, the pages its

@@ -123,37 +123,6 @@ where
     Ok(envelope)
 }
 
-/// Odd numbers below 100, paged, asking for evidence on every page; with `source_down`, the
-/// first page also says a source was unavailable, pushed after its cursor is signed and never
-/// marked partial.
-fn evidenced_numbers<R>(request: PageRequest, source_down: bool) -> Result<Envelope<u32, R>, Problem>
-where
-    R: Reason + From<MorePagesAvailable> + From<SourceUnavailable> + AcceptsWarning<PageSizeReduced>,
-{
-    let scope = Scope::new("numbers", "all numbers");
-    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
-    let after: u32 = page.position().map_or(Ok(0), |p| p.parse().map_err(|_| page.unreadable_position()))?;
-    let rows: Vec<u32> = (after + 1..100).filter(|n| n % 2 == 1).take(page.fetch_size()).collect();
-    let mut envelope: Envelope<u32, R> = page.envelope(scope, rows, |n| n.to_string());
-    if source_down && page.is_first_page() {
-        envelope.completeness.push_reason(SourceUnavailable::new("legacy"));
-    }
-    page.attach_evidence(&mut envelope.completeness);
-    Ok(envelope)
-}
-
-#[completeness(resource = "numbers", reasons(MorePagesAvailable, SourceUnavailable), warnings(PageSizeReduced))]
-async fn whole_numbers(request: PageRequest) -> Result<Envelope<u32, WholeNumbersReason>, Problem> {
-    evidenced_numbers(request, false)
-}
-
-#[completeness(resource = "numbers", reasons(MorePagesAvailable, SourceUnavailable), warnings(PageSizeReduced))]
-async fn first_page_partial_numbers(
-    request: PageRequest,
-) -> Result<Envelope<u32, FirstPagePartialNumbersReason>, Problem> {
-    evidenced_numbers(request, true)
-}
-
 #[derive(Debug, Deserialize)]
 struct ArchiveBody {
     #[allow(dead_code)] // refused before it is read
@@ -234,8 +203,6 @@ fn app() -> Router {
         .route("/declared-numbers", get(declared_numbers).into())
         .route("/unmarked-numbers", get(unmarked_numbers).into())
         .route("/unmarked-stale-numbers", get(unmarked_stale_numbers).into())
-        .route("/whole-numbers", get(whole_numbers).into())
-        .route("/first-page-partial-numbers", get(first_page_partial_numbers).into())
         .route("/archive", post(archive).into())
         .route("/hits", get(hits).into())
         .route("/relayed/{shard}", get(relayed).into())
@@ -430,46 +397,6 @@ fn a_partial_page_whose_cursor_is_not_marked_emits_a_warning() {
         (Level::WARN, "numbers", "STALE_INDEX")
     );
     assert!(capture.of_kind("partial_page_unmarked").is_empty());
-}
-
-/// A traversal whose first page was partial gets no evidence on its last page, though the
-/// handler pushed the reason after the first page's cursor was signed and never marked the page
-/// partial: attaching evidence signs that cursor again with the mark. The same traversal without
-/// the partial page ends with evidence.
-#[test]
-fn a_traversal_after_an_unmarked_partial_page_gets_no_evidence() {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let last_page = |route: &str| {
-        runtime.block_on(async {
-            let app = app();
-            let mut uri = format!("/{route}?page_size=10");
-            let mut pages = Vec::new();
-            loop {
-                let response = app.clone().oneshot(get_request(&uri)).await.unwrap();
-                assert_eq!(response.status(), StatusCode::OK, "{uri}");
-                let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
-                let page: serde_json::Value = serde_json::from_slice(&body).unwrap();
-                let next = page["next_cursor"].as_str().map(str::to_owned);
-                pages.push(page);
-                match next {
-                    Some(cursor) => uri = format!("/{route}?page_size=10&cursor={cursor}"),
-                    None => break pages,
-                }
-            }
-        })
-    };
-    let whole = last_page("whole-numbers");
-    assert_eq!(whole.len(), 5, "50 odd numbers, 10 a page");
-    let end = whole.last().unwrap();
-    assert_eq!(end["complete"], true);
-    assert!(end["evidence"].as_str().is_some_and(|e| e.starts_with("ev1.")), "{end}");
-
-    let partial = last_page("first-page-partial-numbers");
-    assert_eq!(partial.len(), 5);
-    assert_eq!(partial[0]["incomplete_reasons"][1]["code"], "SOURCE_UNAVAILABLE", "{}", partial[0]);
-    let end = partial.last().unwrap();
-    assert_eq!(end["complete"], true, "the last page holds the rest of the traversal");
-    assert_eq!(end["evidence"], serde_json::Value::Null, "no evidence after a partial page: {end}");
 }
 
 /// A single resource that left out a field because its source failed is an `INFO` event and
