@@ -131,7 +131,7 @@ async fn require_complete_given_twice_is_400_whichever_values() {
 mod framing {
     use axum::body::Body;
     use axum::http::{Request, StatusCode, header};
-    use completeness::reason::SourceUnavailable;
+    use completeness::reason::{MorePagesAvailable, SourceUnavailable};
     use completeness::routing::get;
     use completeness::{CompletenessConfig, CursorKeys, Envelope, Scope};
     use tower::ServiceExt;
@@ -160,6 +160,10 @@ mod framing {
         (StatusCode::CREATED, partial())
     }
 
+    async fn empty_cursor() -> Envelope<u32> {
+        Envelope::incomplete(vec![1], Scope::new("numbers", "all"), MorePagesAvailable::new(""))
+    }
+
     async fn answered(uri: &str) -> (StatusCode, serde_json::Value) {
         let app = axum::Router::new()
             .route("/no-content", get(no_content).into())
@@ -167,6 +171,7 @@ mod framing {
             .route("/redirected", get(redirected).into())
             .route("/as-text", get(as_text).into())
             .route("/created", get(created).into())
+            .route("/empty-cursor", get(empty_cursor).into())
             .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential());
         let response = app.oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
         let status = response.status();
@@ -194,5 +199,15 @@ mod framing {
         let (status, body) = answered("/created").await;
         assert_eq!(status, StatusCode::CREATED);
         assert_eq!(body["incomplete_reasons"][0]["code"], "SOURCE_UNAVAILABLE", "{body}");
+    }
+
+    /// An empty cursor breaks R7 (given back, many servers read it as none: the first page
+    /// again); the answer does not go out with one, but as the 500 `INTERNAL` problem.
+    #[tokio::test]
+    async fn an_answer_with_an_empty_cursor_is_the_500_problem() {
+        let (status, body) = answered("/empty-cursor").await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
+        assert_eq!(body["code"], "INTERNAL");
+        assert!(body["detail"].as_str().unwrap().contains("`next_cursor` is the empty string"), "{body}");
     }
 }

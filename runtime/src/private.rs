@@ -331,6 +331,10 @@ macro_rules! __single_report {
 #[cfg(feature = "axum")]
 pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: &T) -> axum::response::Response {
     let mut response = crate::server::response::json_response(value);
+    // A value that did not serialize went out as the 500 problem: it reports nothing.
+    if !response.status().is_success() {
+        return response;
+    }
     match crate::server::report::Reported::of_response(value) {
         Some(reported) => reported.attach(&mut response),
         // A single resource: no block, by its type's word; what it says of its fields and

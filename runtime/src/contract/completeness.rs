@@ -407,6 +407,14 @@ impl<R: Reason> Completeness<R> {
     }
 
     fn write_tail<M: SerializeMap>(&self, map: &mut M, shape: Shape, returned: Option<usize>) -> Result<(), M::Error> {
+        // R7 on the way out: `MorePagesAvailable::new("")` would send a cursor that many servers,
+        // given it back, read as none (the first page again). The answer does not serialize
+        // (over HTTP, the 500 `INTERNAL` problem) rather than go out.
+        if self.next_cursor.as_deref() == Some("") {
+            return Err(serde::ser::Error::custom(
+                "`next_cursor` is the empty string (contract §2.2 R7): give the next page a non-empty cursor",
+            ));
+        }
         map.serialize_entry("incomplete_reasons", &self.reasons)?;
         map.serialize_entry("continuation", &self.continuation)?;
         map.serialize_entry("next_cursor", &self.next_cursor)?;

@@ -344,7 +344,8 @@ fn misframed(response: &Response) -> Option<Response> {
         Problem::new(
             ProblemCode::Internal,
             format!(
-                "The handler answered with a completeness block {fault}: a client would lose or misread                  it. An answer goes out as JSON with the status 200 (201 for a creation)."
+                "The handler answered with a completeness block {fault}: a client would lose or misread \
+                 it. An answer goes out as JSON with the status 200 (201 for a creation)."
             ),
         )
         .into_response(),
