@@ -46,3 +46,32 @@ async fn the_migrated_service_counts_zero_flags() {
     assert_eq!(snapshot.routes["GET /api/products/{id}"].bounded, 1);
     assert_eq!(snapshot.routes.values().map(|c| c.inspected).sum::<u64>(), 4);
 }
+
+/// The migrated list pages for real: its first page stops at ten with `MORE_PAGES_AVAILABLE`,
+/// and its cursor, given back, reads the other two products (where the legacy service gave a
+/// cursor no route read back). A cursor it did not sign is refused.
+#[tokio::test]
+async fn the_migrated_list_pages_by_its_own_cursor() {
+    let app = migrated::router();
+    let get = |uri: String| {
+        let app = app.clone();
+        async move {
+            let response = app.oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
+            let status = response.status();
+            let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+            (status, serde_json::from_slice::<serde_json::Value>(&body).unwrap())
+        }
+    };
+    let ids = |page: &serde_json::Value| -> Vec<String> {
+        page["items"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap().to_owned()).collect()
+    };
+    let (_, first) = get("/api/products".to_owned()).await;
+    assert_eq!(ids(&first), (1..=10).map(|i| format!("p-{i}")).collect::<Vec<_>>());
+    assert_eq!(first["incomplete_reasons"][0]["code"], "MORE_PAGES_AVAILABLE");
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let (_, rest) = get(format!("/api/products?cursor={cursor}")).await;
+    assert_eq!(ids(&rest), ["p-11", "p-12"]);
+    assert_eq!((rest["complete"].clone(), rest["page"]["resumed"].clone()), (true.into(), true.into()), "{rest}");
+    let (status, refused) = get("/api/products?cursor=after-p-10".to_owned()).await;
+    assert_eq!((status.as_u16(), refused["code"].as_str()), (400, Some("INVALID_CURSOR")), "{refused}");
+}

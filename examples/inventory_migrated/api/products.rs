@@ -4,9 +4,10 @@
 use axum::Router;
 use axum::extract::{Path, Query};
 use completeness::CompletenessConfig;
-use completeness::reason::{MorePagesAvailable, ResultLimitReached};
+use completeness::page_request::PageRequest;
+use completeness::reason::ResultLimitReached;
 use completeness::routing::get;
-use completeness::{Envelope, Problem, ProblemCode, ResultEnvelope, Scope, completeness};
+use completeness::{Envelope, Problem, ProblemCode, QueryBinding, ResultEnvelope, Scope, completeness};
 use serde::{Deserialize, Serialize};
 
 /// A product as listed.
@@ -37,7 +38,6 @@ pub fn catalog() -> Vec<Product> {
         .collect()
 }
 
-const PAGE: usize = 10;
 const SEARCH_LIMIT: usize = 3;
 
 pub fn router() -> Router<CompletenessConfig> {
@@ -47,17 +47,21 @@ pub fn router() -> Router<CompletenessConfig> {
         .route("/products/{id}", get(get_product).into())
 }
 
-/// `GET /api/products`: the first ten, and a reason when there are more.
-#[completeness(resource = "products", reasons(MorePagesAvailable))]
-async fn list_products() -> Envelope<Product, ListProductsReason> {
-    let all = catalog();
+/// `GET /api/products`: a page of products (ten unless the client asks for another size), and
+/// `MORE_PAGES_AVAILABLE` with a signed cursor when there are more, where the legacy service
+/// stopped at ten without a word. The cursor is read back by `PageRequest` (a forged, expired or
+/// foreign one is refused), so the next page goes on after the last product this one listed.
+#[completeness(resource = "products", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
+async fn list_products(request: PageRequest) -> Result<Envelope<Product, ListProductsReason>, Problem> {
     let scope = Scope::new("products", "every product");
-    if all.len() > PAGE {
-        let page = all.into_iter().take(PAGE).collect();
-        Envelope::incomplete(page, scope, MorePagesAvailable::new(format!("after-p-{PAGE}")))
-    } else {
-        Envelope::complete(all, scope)
-    }
+    let page = request.bind(QueryBinding::for_scope(&scope, "catalog order"))?;
+    // The position is the catalog number of the last product listed (`p-10` → 10).
+    let after: usize = match page.position() {
+        None => 0,
+        Some(position) => position.parse().map_err(|_| page.unreadable_position())?,
+    };
+    let rows: Vec<Product> = catalog().into_iter().skip(after).take(page.fetch_size()).collect();
+    Ok(page.envelope(scope, rows, |product| product.id.trim_start_matches("p-").to_owned()))
 }
 
 #[derive(Deserialize)]
