@@ -132,15 +132,18 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
         Class::List { shown, item, owner } => {
             // `_`: a collection built in a body whose item type the audit did not see.
             let item = item.filter(|i| !i.is_empty() && i != "_").unwrap_or_else(|| "T".to_owned());
+            // The attribute as it compiles: `reasons(..)` is required (`reasons()` for an
+            // endpoint that is always complete).
+            let annotate = "annotate the handler with `#[completeness(resource = \"..\", reasons(..))]`, listing \
+                            every reason it can report";
             let fix = match &owner {
                 Some(owner) => format!(
                     "derive `ResultEnvelope` on `{owner}` with an `#[envelope(completeness)] completeness: Completeness` \
-                     member, or return `Envelope<{item}>`; annotate the handler with `#[completeness(resource = \"..\")]` \
-                     and register it with `{routing}`"
+                     member, or return `Envelope<{item}>` in place of the list; {annotate}, and register it with \
+                     `{routing}`"
                 ),
                 None => format!(
-                    "return `Envelope<{item}>`, annotate the handler with `#[completeness(resource = \"..\")]` and \
-                     register it with `{routing}`"
+                    "return `Envelope<{item}>` in place of the list, {annotate}, and register it with `{routing}`"
                 ),
             };
             (format!("returns `{shown}`, a list without a completeness block"), Some(fix))
