@@ -184,9 +184,11 @@ async fn a_body_that_is_not_json_or_does_not_fit_is_400_invalid_body() {
     let (app, state) = app(config(K1));
     let (_, evidence) = inventory(&app, "admin", "").await;
     let before = state.store.lock().unwrap().current_ids();
-    for body in [b"{not json".to_vec(), b"[1,2]".to_vec(), b"".to_vec(), vec![0xff, 0xfe]] {
+    for body in [b"{not json".to_vec(), b"[1,2]".to_vec(), vec![0xff, 0xfe]] {
         post_raw_as(&app, "admin", "/accounts/archive", body).await.assert_problem(400, "INVALID_BODY");
     }
+    // No body at all is no evidence: 428, which says what to send.
+    post_raw_as(&app, "admin", "/accounts/archive", Vec::new()).await.assert_problem(428, "EVIDENCE_REQUIRED");
     for (body, detail) in [
         (json!({"ids": "sa-003", "evidence": evidence}), "invalid type: string \"sa-003\", expected a sequence"),
         (json!({"ids": ["sa-003"], "extra": 1, "evidence": evidence}), "unknown field `extra`, expected `ids`"),

@@ -292,7 +292,7 @@ fn forged(why: &str) -> Problem {
 ///
 /// Refusals: a body (not an empty one) not declared as JSON → 415 `INVALID_BODY` (as for
 /// [`JsonBody`](crate::server::extract::JsonBody)); a body that is not a JSON object, whose
-/// `evidence` is not a string, or whose other members do not fit `T` → 400 `INVALID_BODY`; no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
+/// `evidence` is not a string, or whose other members do not fit `T` → 400 `INVALID_BODY`; no body, or no (or a null or empty) `evidence` → 428 `EVIDENCE_REQUIRED`;
 /// then the refusals of [`Evidence::verify`]. It needs the settings in the router state and a
 /// [`Credential`].
 #[derive(Debug, Clone)]
@@ -310,8 +310,12 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
         let (parts, body) = request.into_parts();
         let config = state.completeness();
         let credential = Credential::from_parts(&parts, &config)?;
-        // A missing body is the 400 below, whatever its `Content-Type`.
         let bytes = json_body_bytes(Request::from_parts(parts, body), state).await?;
+        // No body is no evidence (contract §6: 428), whatever its `Content-Type`: what the
+        // client lacks first is the token, and the problem says how to get one.
+        if bytes.is_empty() {
+            return Err(evidence_required());
+        }
         // Distinct members: with `ids` given twice, which ones the evidence is for is a guess.
         let JsonObject(mut object) = serde_json::from_slice(&bytes).map_err(|error| {
             Problem::new(
