@@ -133,7 +133,7 @@ mod framing {
     use axum::http::{Request, StatusCode, header};
     use completeness::reason::{MorePagesAvailable, SourceUnavailable};
     use completeness::routing::get;
-    use completeness::{CompletenessConfig, CursorKeys, Envelope, Scope};
+    use completeness::{CompletenessConfig, CursorKeys, Envelope, Scope, completeness};
     use tower::ServiceExt;
 
     fn partial() -> Envelope<u32> {
@@ -160,6 +160,11 @@ mod framing {
         (StatusCode::CREATED, partial())
     }
 
+    #[completeness(resource = "numbers", reasons(SourceUnavailable))]
+    async fn whole() -> Envelope<u32, WholeReason> {
+        Envelope::complete(vec![1, 2], Scope::new("numbers", "all"))
+    }
+
     async fn empty_cursor() -> Envelope<u32> {
         Envelope::incomplete(vec![1], Scope::new("numbers", "all"), MorePagesAvailable::new(""))
     }
@@ -172,6 +177,7 @@ mod framing {
             .route("/as-text", get(as_text).into())
             .route("/created", get(created).into())
             .route("/empty-cursor", get(empty_cursor).into())
+            .route("/whole", get(whole).into())
             .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential());
         let response = app.oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
         let status = response.status();
@@ -199,6 +205,21 @@ mod framing {
         let (status, body) = answered("/created").await;
         assert_eq!(status, StatusCode::CREATED);
         assert_eq!(body["incomplete_reasons"][0]["code"], "SOURCE_UNAVAILABLE", "{body}");
+    }
+
+    /// A route that never pages (its declared reasons offer no next page) refuses a read that
+    /// sends a cursor (it cannot be one of its pages) instead of answering as if it were the
+    /// next page, which would start the client's traversal over without a word.
+    #[tokio::test]
+    async fn a_cursor_sent_to_a_route_that_never_pages_is_400_cursor_query_mismatch() {
+        let (status, body) = answered("/whole?cursor=c1.k1.from-another-route").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(
+            (body["code"].as_str(), body["parameter"].as_str()),
+            (Some("CURSOR_QUERY_MISMATCH"), Some("cursor"))
+        );
+        let (status, body) = answered("/whole").await;
+        assert_eq!((status, body["complete"].clone()), (StatusCode::OK, true.into()), "{body}");
     }
 
     /// An empty cursor breaks R7 (given back, many servers read it as none: the first page

@@ -196,7 +196,7 @@ fn the_refusal_tables_of_the_contract_give_each_problem_code_its_status() {
         assert_eq!(problem.status(), status, "the contract gives {code} status {status}");
         rows += 1;
     }
-    assert_eq!(rows, 10, "the cursor table has four rows and the evidence table six");
+    assert_eq!(rows, 11, "the cursor table has five rows and the evidence table six");
 }
 
 /// A code the document names is a code of one of the code's tables: reasons, warnings,

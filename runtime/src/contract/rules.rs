@@ -276,7 +276,7 @@ fn check_continuation<R: Reason>(block: &Completeness<R>, codes: &[ReasonCode], 
 
 /// True for a reason besides `MORE_PAGES_AVAILABLE` that may offer a `next_cursor`: a
 /// collector's `CLIENT_LIMIT_REACHED`, or a reason outside the table.
-fn may_offer_a_cursor(code: &ReasonCode) -> bool {
+pub(crate) fn may_offer_a_cursor(code: &ReasonCode) -> bool {
     *code == ReasonCode::ClientLimitReached || !code.is_standard()
 }
 

@@ -63,6 +63,10 @@ pub struct PageRequest {
 impl PageRequest {
     /// Reads and validates the request (what the extractor does).
     pub fn from_parts(parts: &Parts, config: &CompletenessConfig) -> Result<PageRequest, Problem> {
+        // The route's demand layer learns that this handler reads the cursor.
+        if let Some(read) = parts.extensions.get::<crate::server::require::CursorRead>() {
+            read.mark_read();
+        }
         let credential = Credential::from_parts(parts, config)?;
         let mut page_size = None;
         let mut cursor = None;

@@ -38,7 +38,7 @@ pub struct RequireComplete(pub bool);
 impl RequireComplete {
     /// Reads the demand from request parts.
     pub fn from_parts(parts: &Parts) -> Result<Self, Problem> {
-        Ok(RequireComplete(demanded_by_query(parts)? || prefers_strict(&parts.headers)))
+        Ok(RequireComplete(demanded_by_query(parts)?.0 || prefers_strict(&parts.headers)))
     }
 
     /// True when the caller demanded a complete result.
@@ -98,13 +98,17 @@ fn vary_by_preference(response: &mut Response) {
 
 /// The `require_complete` query parameter: true when it demands a complete result; a malformed
 /// value, or the parameter given twice, is the 400 problem (like `page_size` and `cursor`: which
-/// of two answers the client meant is not ours to guess).
-fn demanded_by_query(parts: &Parts) -> Result<bool, Problem> {
+/// of two answers the client meant is not ours to guess). And whether the query has a `cursor`.
+fn demanded_by_query(parts: &Parts) -> Result<(bool, bool), Problem> {
     let refused = |detail: String| {
         Problem::new(ProblemCode::InvalidRequest, detail).with_extension("parameter", "require_complete")
     };
     let mut demanded = None;
+    let mut cursor = false;
     for (key, value) in query_pairs(&parts.uri)? {
+        if key == "cursor" {
+            cursor = true;
+        }
         if key != "require_complete" {
             continue;
         }
@@ -117,7 +121,7 @@ fn demanded_by_query(parts: &Parts) -> Result<bool, Problem> {
             other => return Err(refused(format!("require_complete must be true or false (or 1 or 0), got '{other}'"))),
         });
     }
-    Ok(demanded.unwrap_or(false))
+    Ok((demanded.unwrap_or(false), cursor))
 }
 
 /// True when a `Prefer` header of `headers` holds `handling=strict`. A value is read as bytes:
@@ -267,12 +271,20 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
         match demanded_by_query(&parts) {
             Err(problem) => Box::pin(std::future::ready(Ok(problem.into_response()))),
-            Ok(by_query) => {
+            Ok((by_query, cursor)) => {
                 let preferred = prefers_strict(&parts.headers);
                 let demand = RequireComplete(by_query || preferred);
+                // A read of a checked route that carries a cursor: was it read?
+                let cursor_read = (cursor
+                    && self.checked.is_some()
+                    && matches!(parts.method, axum::http::Method::GET | axum::http::Method::HEAD))
+                .then(CursorRead::default);
+                if let Some(read) = &cursor_read {
+                    parts.extensions.insert(read.clone());
+                }
                 let response = self.inner.call(Request::from_parts(parts, body));
                 let checked = self.checked;
                 Box::pin(async move {
@@ -285,6 +297,9 @@ where
                     };
                     if let Some(problem) = misframed(&response) {
                         return Ok(problem);
+                    }
+                    if cursor_read.is_some_and(|read| !read.was_read()) && never_pages(reported) {
+                        return Ok(cursor_not_read());
                     }
                     let mut response = match demand.check_report(&reported.incomplete) {
                         Err(problem) => reported.clone().refused_by(problem.into_response()),
@@ -317,6 +332,47 @@ fn answers_without_saying(response: &Response, block_required: bool) -> bool {
     }
     let marked = response.extensions().get::<crate::server::report::WithoutBlock>().is_some();
     !marked && is_json(response)
+}
+
+/// Put on a read of a route of `completeness::routing` that carries a `cursor`; extracting a
+/// [`PageRequest`](crate::server::page_request::PageRequest) marks it read.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CursorRead(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl CursorRead {
+    pub(crate) fn mark_read(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn was_read(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// True when the endpoint that answered declared reasons (`#[completeness]`) none of which
+/// offers a next page: `MORE_PAGES_AVAILABLE`, a resumable `CLIENT_LIMIT_REACHED`, or a
+/// service's own reason (which may hand out a cursor of its own, read by hand).
+fn never_pages(reported: &Reported) -> bool {
+    reported.declared.as_ref().is_some_and(|declared| {
+        !declared
+            .reasons
+            .iter()
+            .any(|code| *code == ReasonCode::MorePagesAvailable || crate::contract::rules::may_offer_a_cursor(code))
+    })
+}
+
+/// What a route that never pages ([`never_pages`]) and read no cursor answers a read that sent
+/// one, instead of its answer: the 400 `CURSOR_QUERY_MISMATCH` problem. The cursor cannot be
+/// one of this route's pages, and answering as if it were not there would start the client's
+/// traversal over without a word: the first page again, which a client takes for the next
+/// (contract §2.5: a server never restarts a traversal silently).
+fn cursor_not_read() -> Response {
+    Problem::new(
+        ProblemCode::CursorQueryMismatch,
+        "This route reads no cursor: the cursor is not one of its pages. Ask without `cursor` for the whole answer.",
+    )
+    .with_extension("parameter", "cursor")
+    .into_response()
 }
 
 /// The 500 `INTERNAL` problem for an answer that carries a completeness block in a frame a

@@ -31,6 +31,10 @@
 //! block goes out as JSON with the status 200 (201 for a creation): one the handler framed
 //! otherwise (`(StatusCode::NO_CONTENT, envelope)`, a 206, a redirect, a `text/plain` body) gets
 //! the 500 `INTERNAL` problem too, since a client would lose it or not read it as the answer.
+//! And a read that sends a `cursor` to an endpoint that never pages (its `#[completeness]`
+//! reasons offer no next page) and reads none gets the 400 `CURSOR_QUERY_MISMATCH` problem, not
+//! its first page in place of a next one. (A handler that pages by hand, declaring
+//! `MorePagesAvailable` without taking `PageRequest`, is trusted to read its own cursors.)
 //!
 //! Each function returns a [`CheckedMethods`], whose chained methods are checked like the
 //! first; `.into()` turns it into the axum `MethodRouter` that `Router::route` takes. A
