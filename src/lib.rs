@@ -154,11 +154,13 @@
 //!   list, so it needs the completeness field too, or
 //!   `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>` is a single resource's
 //!   warnings only when it holds `completeness::Warning`. In a single resource (a struct of no
-//!   type parameter), a field whose type is a standard collection or `Option` of one behind a
-//!   type alias is refused when the struct compiles. A list behind a struct of the service's
-//!   own (`struct Members(Vec<T>)`) or a `serde_json::Value` has no type that says so: it is
-//!   seen when it goes out, and reported once per field with a `WARN` event
-//!   `list_in_single_resource` (the answer is sent as it is). Write such a field as `Vec<T>`,
+//!   type parameter), a field whose type is, behind a type alias, a standard collection (a
+//!   slice behind `Box`, `Arc`, `Rc`, `Cow` or a reference counts as one), or one inside
+//!   `Option`, `Field`, `Box`, `Rc` or `Arc`, is refused when the struct compiles. A list behind
+//!   a struct of the service's own (`struct Members(Vec<T>)`) or a `serde_json::Value` has no
+//!   type that says so: it is seen when it goes out, and reported once per field with a `WARN`
+//!   event `list_in_single_resource` (the answer is sent as it is). A list inside a tuple behind
+//!   an alias (`type Pair = (u32, Vec<T>)`) is not seen at all: write the tuple out. Write such a field as `Vec<T>`,
 //!   give the struct a completeness field, or mark the field `bounded`; a handler that declares
 //!   a reason and returns such a struct is refused.
 //! - A list is never `Option<Vec<T>>` (unless it is a side list marked `bounded`): `None` would

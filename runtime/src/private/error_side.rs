@@ -151,3 +151,6 @@ impl<K, V, S> StandardCollection for std::collections::HashMap<K, V, S> {}
 impl<K, V> StandardCollection for std::collections::BTreeMap<K, V> {}
 impl<T> StandardCollection for Box<[T]> {}
 impl<T> StandardCollection for &[T] {}
+impl<T> StandardCollection for std::sync::Arc<[T]> {}
+impl<T> StandardCollection for std::rc::Rc<[T]> {}
+impl<T: Clone> StandardCollection for std::borrow::Cow<'_, [T]> {}
