@@ -371,6 +371,14 @@ impl<'i, 's> Classifier<'i, 's> {
             }
             TypeDef::Struct(s) => {
                 if derives(&s.attrs, ENVELOPE_DERIVE) {
+                    if !has_completeness_field(&s.fields) {
+                        // Derived without a block: a single resource, whose written lists the
+                        // derive refuses (or takes as `bounded`); it reports no completeness.
+                        return Class::NotAList(format!(
+                            "`{name}` derives `ResultEnvelope` without a completeness block: a single resource, \
+                             whose collections the derive refuses unless marked `bounded`"
+                        ));
+                    }
                     return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
                 }
                 let bound = bind(&s.generics, args, used, found.module);
@@ -1289,6 +1297,23 @@ fn collection(ty: &Type) -> Option<(String, String)> {
 fn is_warning_list(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"
         && type_args(&s.arguments).first().and_then(|t| crate::index::last_ident(t)).is_some_and(|i| i == "Warning")))
+}
+
+/// True when one of `fields` is marked `#[envelope(completeness)]`: the block of a derived
+/// envelope.
+fn has_completeness_field(fields: &syn::Fields) -> bool {
+    fields.iter().flat_map(|field| &field.attrs).filter(|a| a.path().is_ident("envelope")).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            found |= meta.path.is_ident("completeness");
+            // Skip a value (`bounded = ".."`) so the rest still parses.
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            }
+            Ok(())
+        });
+        found
+    })
 }
 
 /// True when `attrs` hold `#[derive(.., name, ..)]`.

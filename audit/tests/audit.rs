@@ -93,6 +93,7 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/json-enveloped", "reports_completeness"),
         ("GET", "/impl-json-enveloped", "reports_completeness"),
         ("GET", "/derived", "reports_completeness"),
+        ("GET", "/derived-single", "not_a_list"),
         ("GET", "/exempt", "exempt"),
         // Beside tower services, in a router handed to `axum::serve` as `into_make_service()`.
         ("GET", "/bare-vec-service", "list_without_completeness"),
