@@ -70,6 +70,10 @@ enum Deny {
     Nested,
     /// Handlers the audit cannot see through.
     Unknown,
+    /// Answers that carry a completeness block the completeness layer does not see: a handler
+    /// routed with `axum::routing` (no `require_complete`, no events or counters), or an envelope
+    /// inside `Json`.
+    Unchecked,
     /// Files the audit could not read or parse: their routes were not audited.
     Skipped,
 }
@@ -81,6 +85,14 @@ impl Deny {
             Deny::List => Verdict::ListWithoutCompleteness,
             Deny::Nested => Verdict::NestedCollection,
             Deny::Unknown => Verdict::Unknown,
+            // Reports completeness, with a change to make: the block is not seen on its way out.
+            Deny::Unchecked => {
+                return report
+                    .findings
+                    .iter()
+                    .filter(|f| f.verdict == Verdict::ReportsCompleteness && f.fix.is_some() && !f.baselined)
+                    .count();
+            }
             Deny::Skipped => return report.skipped.len(),
         };
         report.count(verdict, true)

@@ -532,6 +532,10 @@ fn deny_list_fails_while_a_list_remains_and_passes_without_one() {
     )
     .unwrap();
     assert_eq!(run(&clean, &["--deny", "list", "-q"]).status.code(), Some(0));
+    // The shapes route envelopes with `axum::routing` and inside `Json`: unchecked. The clean
+    // service routes its one list with `completeness::routing`.
+    assert_eq!(run(&fixture("shapes"), &["--deny", "unchecked", "-q"]).status.code(), Some(1));
+    assert_eq!(run(&clean, &["--deny", "unchecked", "-q"]).status.code(), Some(0));
     assert_eq!(run(Path::new("/nonexistent/audit/path"), &["-q"]).status.code(), Some(2), "an audit that cannot run");
     let empty = scratch("empty");
     let nothing = run(&empty, &["-q"]);
