@@ -75,3 +75,19 @@ async fn the_migrated_list_pages_by_its_own_cursor() {
     let (status, refused) = get("/api/products?cursor=after-p-10".to_owned()).await;
     assert_eq!((status.as_u16(), refused["code"].as_str()), (400, Some("INVALID_CURSOR")), "{refused}");
 }
+
+/// A client mistake on the migrated service is a problem with a stable code: the search read
+/// without its `q`, and a cursor sent to the search, which never pages.
+#[tokio::test]
+async fn the_migrated_service_answers_a_missing_parameter_with_a_problem() {
+    for (uri, code) in
+        [("/api/products/search", "INVALID_REQUEST"), ("/api/products/search?q=bolt&cursor=x", "CURSOR_QUERY_MISMATCH")]
+    {
+        let response = migrated::router().oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status().as_u16(), 400, "{uri}");
+        assert_eq!(response.headers()["content-type"], "application/problem+json", "{uri}");
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        let problem: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(problem["code"], code, "{uri}: {problem}");
+    }
+}

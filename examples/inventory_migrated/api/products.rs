@@ -2,12 +2,12 @@
 //! declares its tags bounded.
 
 use axum::Router;
-use axum::extract::{Path, Query};
+use axum::extract::Path;
 use completeness::CompletenessConfig;
 use completeness::page_request::PageRequest;
 use completeness::reason::ResultLimitReached;
 use completeness::routing::get;
-use completeness::{Envelope, Problem, ProblemCode, QueryBinding, ResultEnvelope, Scope, completeness};
+use completeness::{Envelope, Problem, ProblemCode, QueryBinding, QueryParams, ResultEnvelope, Scope, completeness};
 use serde::{Deserialize, Serialize};
 
 /// A product as listed.
@@ -69,9 +69,11 @@ struct Search {
     q: String,
 }
 
-/// `GET /api/products/search?q=`: at most three hits, and a reason when more matched.
+/// `GET /api/products/search?q=`: at most three hits, and a reason when more matched. The query
+/// is read with `QueryParams`, so a missing `q` is a 400 problem with a stable code (axum's
+/// `Query` would answer plain text).
 #[completeness(resource = "products", reasons(ResultLimitReached))]
-async fn search_products(Query(search): Query<Search>) -> Envelope<Product, SearchProductsReason> {
+async fn search_products(QueryParams(search): QueryParams<Search>) -> Envelope<Product, SearchProductsReason> {
     let matched: Vec<Product> = catalog().into_iter().filter(|p| p.name.contains(&search.q)).collect();
     let scope = Scope::new("products", format!("products whose name contains '{}'", search.q));
     if matched.len() > SEARCH_LIMIT {
