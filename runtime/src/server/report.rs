@@ -337,8 +337,9 @@ impl<T, R: Reason> ReportsCompleteness for Aggregate<T, R> {
     label = "the response's reasons are not the ones the handler declares",
     note = "return `completeness::Envelope<T, {R}>`, `completeness::Aggregate<T, {R}>`, or a derived envelope whose \
             `#[envelope(completeness)]` field is `Completeness<{R}>`",
-    note = "in code, that reason type is the alias `#[completeness]` generates from the handler's name: \
-            `ListUsersReason` for `list_users`"
+    note = "in code, that reason type is the alias `#[completeness]` generates from the handler's name in \
+            UpperCamelCase followed by `Reason`: `DeclaredReason<__ListUsersReasonSet>` is `ListUsersReason`, \
+            the alias for a handler `list_users`"
 )]
 pub trait CarriesReason<R> {}
 
