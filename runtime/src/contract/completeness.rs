@@ -270,7 +270,9 @@ impl<R: Reason> Completeness<R> {
 
     /// Puts `reason`, another next page's, in the place of the reason that carries
     /// `next_cursor`; the cursor, and the continuation where it was that cursor's, follow it.
-    /// Nothing changes when no reason carries the cursor or `reason` carries none.
+    /// Nothing changes when no reason carries the cursor or `reason` carries none. (Pages
+    /// re-sign their cursor through it; they are a server-side type.)
+    #[cfg(feature = "axum")]
     pub(crate) fn reissue_next_cursor(&mut self, reason: R) {
         let Some(Continuation::NextCursor { cursor: new }) = reason.recovery() else {
             return;
