@@ -269,12 +269,13 @@ fn only(events: Vec<Captured>) -> Captured {
 }
 
 #[test]
-fn a_partial_answer_emits_one_info_event_with_route_method_reasons_and_items() {
+fn a_partial_answer_emits_one_info_event_with_route_method_reasons_items_and_credential() {
     let (capture, metrics, statuses) = run(vec![get_request("/partial")]);
     assert_eq!(statuses, [StatusCode::OK]);
     let event = only(capture.of_kind("response"));
     assert_eq!(event.level, Level::INFO);
     assert_eq!((event.field("route"), event.field("method"), event.field("complete")), ("/partial", "GET", "false"));
+    assert_eq!(event.field("credential"), "north", "who got the partial answer");
     assert_eq!(
         (event.field("reasons"), event.field("items"), event.field("warnings")),
         ("SOURCE_UNAVAILABLE", "2", "")
@@ -416,6 +417,7 @@ fn a_single_resource_with_fields_left_out_is_observed() {
         ("last_used_at:SOURCE_FAILED,owner:NOT_REQUESTED", "PARTIAL_FIELD_SET")
     );
     assert_eq!((asked.level, asked.field("omitted")), (Level::DEBUG, "owner:NOT_REQUESTED"));
+    assert_eq!((failed.field("credential"), asked.field("credential")), ("north", "north"));
 
     let route = "/account/{case}";
     let missing = [("route", route), ("method", "GET")];
@@ -608,6 +610,7 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
         (answer.field("complete"), answer.field("reasons"), answer.field("items")),
         ("false", "SOURCE_UNAVAILABLE", "0")
     );
+    assert_eq!(answer.field("credential"), "north", "who got the partial answer");
     let strict = only(capture.of_kind("strict_refusal"));
     assert_eq!(
         (strict.level, strict.field("route"), strict.field("status"), strict.field("credential")),

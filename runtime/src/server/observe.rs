@@ -36,9 +36,9 @@
 //!
 //! | `event` | level | when | fields |
 //! | --- | --- | --- | --- |
-//! | `response` | `INFO` | a routed handler answered with `complete: false` for a reason other than more pages | `route`, `method`, `complete`, `reasons`, `warnings`, `items` |
+//! | `response` | `INFO` | a routed handler answered with `complete: false` for a reason other than more pages | `route`, `method`, `complete`, `reasons`, `warnings`, `items`, `credential` |
 //! | `response` | `DEBUG` | a routed handler answered with `complete: true`, or with `MORE_PAGES_AVAILABLE` as its only reason | the same |
-//! | `single_resource` | `INFO` | a single resource left out a field for another reason than `NOT_REQUESTED` (contract §2.7) | `route`, `method`, `omitted` (`name:CODE`, comma-separated), `warnings` |
+//! | `single_resource` | `INFO` | a single resource left out a field for another reason than `NOT_REQUESTED` (contract §2.7) | `route`, `method`, `omitted` (`name:CODE`, comma-separated), `warnings`, `credential` |
 //! | `single_resource` | `DEBUG` | a single resource left out only fields the client did not ask for, or carried warnings | the same |
 //! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items`, `credential` |
 //! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `status`, `credential` |
@@ -271,23 +271,22 @@ impl Caller {
 
     /// Emits what `response` carries, once: a second layer finds it observed.
     fn observe(&self, response: &mut Response) {
+        let credential = self.credential.as_ref().map(Credential::name);
         if let Some(reported) = response.extensions_mut().get_mut::<Reported>() {
             if !reported.observed {
                 reported.observed = true;
-                let credential = self.credential.as_ref().map(Credential::name);
                 answered(self.route(), self.method, reported, credential);
             }
         } else if let Some(single) = response.extensions_mut().remove::<SingleReport>() {
-            single_answered(self.route(), self.method, &single);
+            single_answered(self.route(), self.method, &single, credential);
         } else if let Some(refusal) = response.extensions_mut().remove::<Refusal>() {
-            let credential = self.credential.as_ref().map(Credential::name);
             problem_answered(self.route(), self.method, &refusal, response.status().as_u16(), credential);
         }
     }
 }
 
-/// Emits the event and counts of one answer; `credential` names who demanded a complete
-/// answer, on a refusal.
+/// Emits the event and counts of one answer; `credential` names who was answered (and who
+/// demanded a complete answer, on a refusal).
 fn answered(route: &str, method: &'static str, reported: &Reported, credential: Option<&str>) {
     let Reported { warnings, items, refused_with, .. } = reported;
     let complete = reported.is_complete();
@@ -300,15 +299,15 @@ fn answered(route: &str, method: &'static str, reported: &Reported, credential: 
         ),
         None if complete => tracing::debug!(
             target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
-            warnings = %warning_codes, items, "complete answer"
+            warnings = %warning_codes, items, credential, "complete answer"
         ),
         None if only_paging(reasons) => tracing::debug!(
             target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
-            warnings = %warning_codes, items, "incomplete answer: a page, more pages follow"
+            warnings = %warning_codes, items, credential, "incomplete answer: a page, more pages follow"
         ),
         None => tracing::info!(
             target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
-            warnings = %warning_codes, items, "incomplete answer"
+            warnings = %warning_codes, items, credential, "incomplete answer"
         ),
     }
     #[cfg(feature = "metrics")]
@@ -340,19 +339,19 @@ fn answered(route: &str, method: &'static str, reported: &Reported, credential: 
 }
 
 /// Emits the event and counts of a single resource that left fields out or carried warnings.
-fn single_answered(route: &str, method: &'static str, single: &SingleReport) {
+fn single_answered(route: &str, method: &'static str, single: &SingleReport, credential: Option<&str>) {
     let omitted = Omitted(&single.omitted);
     let warnings = Codes(&single.warnings);
     let misses_data = single.misses_data();
     if misses_data {
         tracing::info!(
             target: TARGET, event = "single_resource", route, method, omitted = %omitted, warnings = %warnings,
-            "a resource with fields left out"
+            credential, "a resource with fields left out"
         );
     } else {
         tracing::debug!(
             target: TARGET, event = "single_resource", route, method, omitted = %omitted, warnings = %warnings,
-            "a resource with fields left out as asked, or with warnings"
+            credential, "a resource with fields left out as asked, or with warnings"
         );
     }
     #[cfg(feature = "metrics")]
@@ -463,8 +462,8 @@ impl<'a> EntryPoint<'a> {
         EntryPoint { route, method, credential: None }
     }
 
-    /// The name of the credential the call carries, for the events of refused tokens and
-    /// refused demands.
+    /// The name of the credential the call carries, for the events of its answers and
+    /// refusals (the `credential` field).
     pub fn with_credential(mut self, name: &'a str) -> Self {
         self.credential = Some(name);
         self
@@ -478,7 +477,7 @@ impl<'a> EntryPoint<'a> {
             reported.refused_with = checked.as_ref().err().map(Problem::status);
             answered(self.route, self.method, &reported, self.credential);
         } else if let Some(single) = answer.single_report().filter(|single| !single.is_empty()) {
-            single_answered(self.route, self.method, &single);
+            single_answered(self.route, self.method, &single, self.credential);
         }
         checked
     }
