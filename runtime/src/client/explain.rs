@@ -1,7 +1,8 @@
 //! Reasons and verdicts in words a person understands.
 
 use crate::contract::completeness::Completeness;
-use crate::contract::reason::{Reason, ReasonDetails, StandardReason};
+use crate::contract::continuation::Continuation;
+use crate::contract::reason::{Reason, ReasonCode, ReasonDetails, StandardReason};
 
 /// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
 pub fn noun(resource: &str) -> String {
@@ -127,8 +128,99 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
     let codes: Vec<String> = completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
     let absence = if returned == 0 { "; an empty result here is not evidence of absence" } else { "" };
     format!(
-        "INCOMPLETE ({}): {returned} {noun} returned, not the whole scope ({}){snapshot}{absence}.",
+        "INCOMPLETE ({}): {returned} {noun} returned, not the whole scope ({}){snapshot}{absence}.{}{}",
         codes.join(", "),
-        scope.visibility
+        scope.visibility,
+        sources_not_read(completeness),
+        next_step(completeness.continuation()),
     )
+}
+
+/// ` Sources not read: a, b.` for the `SOURCE_UNAVAILABLE` reasons of an answer, which a
+/// list of codes alone does not tell apart; empty when there are none.
+fn sources_not_read<R: Reason>(completeness: &Completeness<R>) -> String {
+    let sources: Vec<String> = completeness
+        .reasons()
+        .iter()
+        .filter(|reason| reason.code() == ReasonCode::SourceUnavailable)
+        .filter_map(|reason| serde_json::to_value(reason).ok()?.get("source")?.as_str().map(str::to_owned))
+        .collect();
+    if sources.is_empty() { String::new() } else { format!(" Sources not read: {}.", sources.join(", ")) }
+}
+
+/// What a reader of the verdict alone does next: the answer's continuation in words (contract
+/// §2.4), or that none is offered, so that asking again the same way gives no more.
+fn next_step(continuation: Option<&Continuation>) -> String {
+    let Some(continuation) = continuation else {
+        return " No way to complete it is offered.".to_owned();
+    };
+    let step = match continuation {
+        Continuation::NextCursor { .. } => "send `next_cursor` back as the cursor of the same query".to_owned(),
+        Continuation::RetryAfter { seconds } => format!("ask again after {seconds} s"),
+        Continuation::RetryWithDeadline { minimum_seconds } => {
+            format!("ask again with a time budget of at least {minimum_seconds} s")
+        }
+        Continuation::NarrowQuery { hint } => format!("narrow the query ({})", hint.trim_end().trim_end_matches('.')),
+        Continuation::Restart { reason } => {
+            format!("start a new traversal from the first page ({})", reason.trim_end().trim_end_matches('.'))
+        }
+    };
+    format!(" To continue: {step}.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::verdict;
+    use crate::contract::completeness::Completeness;
+    use crate::contract::reason::{
+        MorePagesAvailable, Progress, ResultLimitReached, SnapshotExpired, SourceUnavailable, StandardReason,
+        TimeBudgetExceeded, VisibilityRestricted,
+    };
+    use crate::contract::scope::Scope;
+
+    fn block(reasons: Vec<StandardReason>) -> Completeness {
+        let scope = Scope::new("service_accounts", "every tenant");
+        let mut reasons = reasons.into_iter();
+        let mut block = Completeness::incomplete(scope, reasons.next().expect("a reason"));
+        reasons.for_each(|reason| block.push_reason(reason));
+        block
+    }
+
+    /// The verdict line alone says how to go on: a reader that sees only it can continue.
+    #[test]
+    fn an_incomplete_verdict_says_how_to_continue() {
+        let page = verdict(&block(vec![MorePagesAvailable::new("c1.k.p.s").into()]), 3);
+        assert!(page.starts_with("INCOMPLETE (MORE_PAGES_AVAILABLE): 3 service accounts returned"), "{page}");
+        assert!(page.ends_with(" To continue: send `next_cursor` back as the cursor of the same query."), "{page}");
+
+        let progress = Progress { completed: 10, planned: None, unit: "rows".into() };
+        let slow = verdict(&block(vec![TimeBudgetExceeded::new(2000, progress).retry_with_deadline(10).into()]), 10);
+        assert!(slow.ends_with(" To continue: ask again with a time budget of at least 10 s."), "{slow}");
+
+        let busy = verdict(&block(vec![SourceUnavailable::new("audit").retry_after(30).into()]), 1);
+        assert!(busy.ends_with(" To continue: ask again after 30 s."), "{busy}");
+
+        let limited = verdict(&block(vec![ResultLimitReached::new(50, "add a tenant filter.").into()]), 50);
+        assert!(limited.ends_with(" To continue: narrow the query (add a tenant filter)."), "{limited}");
+
+        let expired = verdict(&block(vec![SnapshotExpired::new("s-9").into()]), 0);
+        assert!(expired.contains("To continue: start a new traversal from the first page ("), "{expired}");
+    }
+
+    /// An answer nothing can complete says so, rather than leaving the reader to ask again.
+    #[test]
+    fn an_incomplete_verdict_without_a_continuation_says_none_is_offered() {
+        let hidden = verdict(&block(vec![VisibilityRestricted::new().into()]), 0);
+        assert!(hidden.contains("; an empty result here is not evidence of absence."), "{hidden}");
+        assert!(hidden.ends_with(" No way to complete it is offered."), "{hidden}");
+    }
+
+    /// Codes repeat for several failed sources; the line names the sources.
+    #[test]
+    fn an_incomplete_verdict_names_the_sources_not_read() {
+        let sources = ["directory", "audit"].map(|source| SourceUnavailable::new(source).into());
+        let line = verdict(&block(sources.into()), 0);
+        assert!(line.starts_with("INCOMPLETE (SOURCE_UNAVAILABLE, SOURCE_UNAVAILABLE): 0 service accounts"), "{line}");
+        assert!(line.contains(" Sources not read: directory, audit."), "{line}");
+    }
 }
