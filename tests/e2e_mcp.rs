@@ -437,9 +437,14 @@ async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors
         ServiceError::McpError(data) => (data.code.0, data.message.to_string()),
         other => panic!("a JSON-RPC error, not {other:?}"),
     };
-    let (code, message) = invalid_params(call(&admin, "drop_all_tables", json!({})).await.unwrap_err());
-    assert_eq!(code, -32602, "{message}");
-    assert!(message.contains("unknown tool"), "{message}");
+    let unknown = match call(&admin, "drop_all_tables", json!({})).await.unwrap_err() {
+        ServiceError::McpError(data) => data,
+        other => panic!("a JSON-RPC error, not {other:?}"),
+    };
+    assert_eq!(unknown.code.0, -32602, "{unknown:?}");
+    assert!(unknown.message.contains("unknown tool 'drop_all_tables'"), "{unknown:?}");
+    assert!(unknown.message.contains("`list_service_accounts`"), "it names the tools there are: {unknown:?}");
+    assert_eq!(unknown.data, Some(json!({"code": "INVALID_ARGUMENTS", "argument": "name"})), "a stable code");
     for malformed in [
         json!({"page_size": "ten"}),
         json!({"page_size": {}}),
@@ -748,6 +753,43 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         assert_eq!(answer.body["error"]["code"], -32602, "params {params}: status {}, listed: {listed}", answer.status);
         assert!(answer.body["result"].is_null(), "no list for params that do not fit: {answer:?}");
     }
+
+    // An id rmcp cannot read is named as the fault, not taken for a batch or another JSON-RPC
+    // version; an archive sent with one does nothing.
+    let archive = r#""method": "tools/call", "params": {"name": "archive_service_accounts", "arguments": {"ids": ["sa-000001"], "evidence": "e"}}"#;
+    for id in ["9223372036854775808", "18446744073709551621", "1e40", "1.5", "null"] {
+        for method in [r#""method": "tools/list""#, archive] {
+            let body = format!(r#"{{"jsonrpc": "2.0", "id": {id}, {method}}}"#);
+            let answer = h.answer(post(Some(both), "application/json", body.into_bytes())).await;
+            answer.assert_problem(400, "INVALID_BODY");
+            assert!(detail(&answer).contains("The `id` of a JSON-RPC request must be a string or an integer"), "{answer:?}");
+        }
+    }
+    let listing = format!(r#"{{"jsonrpc": "2.0", "id": -3, "method": "tools/list", "params": {{"_meta": {}}}}}"#, current_meta());
+    let answer = h.answer(raw_message(&h, "admin", "tools/list", None, listing)).await;
+    assert_eq!((answer.status.as_u16(), &answer.body["id"]), (200, &json!(-3)), "a negative integer is an id: {answer:?}");
+
+    // An `initialize` whose params do not fit is told what does not fit, not that it lacks the
+    // session it is asking for.
+    let client_info = r#""clientInfo": {"name": "probe", "version": "1"}"#;
+    for (params, says) in [
+        (None, "`initialize` needs `params`".to_owned()),
+        (Some(r#"{"protocolVersion": "2025-06-18", "capabilities": {}}"#.to_owned()), "clientInfo".to_owned()),
+        (Some(format!(r#"{{"protocolVersion": 5, "capabilities": {{}}, {client_info}}}"#)), "invalid type".to_owned()),
+    ] {
+        let params = params.map(|params| format!(r#", "params": {params}"#)).unwrap_or_default();
+        let body = format!(r#"{{"jsonrpc": "2.0", "id": 12, "method": "initialize"{params}}}"#);
+        let answer = h.answer(post(Some(both), "application/json", body.clone().into_bytes())).await;
+        assert_eq!((answer.status.as_u16(), &answer.body["id"]), (200, &json!(12)), "{body}: {answer:?}");
+        assert_eq!(answer.body["error"]["code"], -32602, "{body}: {answer:?}");
+        assert_eq!(answer.body["error"]["data"]["code"], "INVALID_BODY", "{answer:?}");
+        let message = answer.body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(&says) && !message.contains("Session"), "{body}: {message}");
+    }
+    let notification = r#"{"jsonrpc": "2.0", "method": "initialize", "params": {}}"#;
+    let answer = h.answer(post(Some(both), "application/json", notification.as_bytes().to_vec())).await;
+    answer.assert_problem(400, "INVALID_BODY");
+    assert!(detail(&answer).contains("`initialize` do not fit"), "{answer:?}");
 
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refused request changed anything");
     h.running.stop().await.unwrap();

@@ -14,7 +14,8 @@
 //!    float, is refused with the whole message, as unreadable JSON). Only an archive refused
 //!    for its evidence carries the approval request (what is missing, the options).
 //! 3. Arguments that cannot be read (a wrong JSON type, a missing or unknown member,
-//!    `arguments` that are not an object) and unknown tools are JSON-RPC invalid-params errors,
+//!    `arguments` that are not an object) and unknown tools are JSON-RPC invalid-params errors
+//!    with `data.code` `INVALID_ARGUMENTS` (an unknown tool names the tools there are),
 //!    before anything runs. The message names the argument and the type it must have, never the
 //!    value, which may be a cursor or an evidence token: rmcp logs these errors.
 //! 4. A message naming a member twice in any of its objects (`"ids"` twice in `arguments`, say)
@@ -53,8 +54,8 @@ use completeness::{
 };
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult, ConstString, CustomRequest,
-    CustomResult, ErrorCode, Implementation, JsonObject, ListToolsRequestMethod, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CustomResult, ErrorCode, Implementation, InitializeRequestParams, JsonObject, ListToolsRequestMethod,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
@@ -308,8 +309,10 @@ struct ArgumentNumbers(HashMap<String, String>);
 /// with an object that names a member twice, anywhere in it, is refused without reaching rmcp,
 /// changing nothing: a request whose `params` do it gets the JSON-RPC error `-32602` with its
 /// `id`, any other message a 400 `INVALID_BODY` problem. A body that is not JSON at all is
-/// left to rmcp to refuse. A `tools/list` whose params rmcp would drop is refused here too
-/// ([`unfit_tools_list`]). The numbers among the arguments are kept as written
+/// left to rmcp to refuse. A `tools/list` whose params rmcp would drop, a request whose `id`
+/// rmcp cannot read and an `initialize` whose params do not fit are refused here too, saying
+/// what is wrong where rmcp's refusal would not ([`unfit_tools_list`], [`unfit_id`],
+/// [`unfit_initialize`]). The numbers among the arguments are kept as written
 /// ([`ArgumentNumbers`]) for the tool.
 async fn members_given_once(request: Request, next: Next) -> Response {
     if request.method() != Method::POST || !declares_json(request.headers()) {
@@ -325,7 +328,9 @@ async fn members_given_once(request: Request, next: Next) -> Response {
     }
     // No member is given twice from here on, so the message reads into a struct once.
     if let Ok(message) = serde_json::from_slice::<Head<'_>>(&bytes) {
-        if let Some(refused) = unfit_tools_list(&message) {
+        if let Some(refused) =
+            unfit_id(&message).or_else(|| unfit_initialize(&message)).or_else(|| unfit_tools_list(&message))
+        {
             return refused;
         }
         if let Some(numbers) = argument_numbers(&message) {
@@ -339,7 +344,8 @@ async fn members_given_once(request: Request, next: Next) -> Response {
 /// `params` as written. A body that is no such object (a batch, not JSON) is left to rmcp.
 #[derive(Deserialize)]
 struct Head<'a> {
-    #[serde(default)]
+    /// `Some(Value::Null)` for `"id": null`, `None` when there is no `id`.
+    #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     #[serde(default)]
     method: Option<Value>,
@@ -347,11 +353,72 @@ struct Head<'a> {
     params: Option<&'a RawValue>,
 }
 
+/// A member that is present, `null` included (serde reads `null` as an absent `Option`).
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
 impl Head<'_> {
-    /// The `id` of a request that can be answered (a string or a number).
+    /// The `id` of a request that can be answered: one rmcp reads ([`is_request_id`]).
     fn answerable_id(&self) -> Option<&Value> {
-        self.id.as_ref().filter(|id| id.is_string() || id.is_number())
+        self.id.as_ref().filter(|id| is_request_id(id))
     }
+
+    fn method(&self) -> Option<&str> {
+        self.method.as_ref().and_then(Value::as_str)
+    }
+}
+
+/// An `id` rmcp reads: a string, or an integer that fits 64 signed bits. JSON-RPC allows any
+/// number (and discourages `null` and fractions); MCP forbids `null`.
+fn is_request_id(id: &Value) -> bool {
+    id.is_string() || id.as_i64().is_some()
+}
+
+/// A request whose `id` rmcp cannot read (`null`, a fraction, an integer beyond 64 bits) would
+/// be refused as a message that is not JSON-RPC at all, blaming a batch or `jsonrpc`. It is
+/// refused here as what it is: a 400 `INVALID_BODY` problem that names the `id`. (There is no
+/// `id` to answer a JSON-RPC error with.)
+fn unfit_id(message: &Head<'_>) -> Option<Response> {
+    let id = message.id.as_ref()?;
+    if message.method().is_none() || is_request_id(id) {
+        return None;
+    }
+    let detail = "The `id` of a JSON-RPC request must be a string or an integer from -9223372036854775808 to \
+                  9223372036854775807 (this server reads ids as 64-bit integers); `null` and fractions are no \
+                  request ids. Nothing was done.";
+    Some(Problem::new(ProblemCode::InvalidBody, detail).into_response())
+}
+
+/// rmcp reads an `initialize` whose `params` do not fit (no `params`, no `clientInfo`, a
+/// `protocolVersion` that is a number) as some other request, and refuses it for lacking a
+/// session, which the client cannot have yet. It is answered here as what it is: the JSON-RPC
+/// error `-32602` with the request's `id`, saying what does not fit, read by rmcp's own type
+/// for those params, so the rule is rmcp's.
+fn unfit_initialize(message: &Head<'_>) -> Option<Response> {
+    if message.method() != Some("initialize") {
+        return None;
+    }
+    let why = match message.params {
+        None => "`initialize` needs `params`: `protocolVersion`, `capabilities` and `clientInfo`".to_owned(),
+        Some(params) => match serde_json::from_str::<InitializeRequestParams>(params.get()) {
+            Ok(_) => return None,
+            Err(unfit) => format!("the `params` of `initialize` do not fit: {unfit}"),
+        },
+    };
+    let data = json!({"code": ProblemCode::InvalidBody.as_str(), "member": "params"});
+    Some(match message.answerable_id() {
+        Some(id) => invalid_params(id, why, data),
+        None => {
+            Problem::new(ProblemCode::InvalidBody, format!("{}. Nothing was done.", upper_first(&why))).into_response()
+        }
+    })
+}
+
+/// `text` with its first letter upper case, to start a sentence.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// A member named twice in one object of a message.
@@ -475,7 +542,7 @@ fn refuse_twice(bytes: &[u8], twice: &Twice) -> Response {
 /// cursor gets (`list_tools`), with its `id`; `cursor: null` is an absent cursor.
 fn unfit_tools_list(message: &Head<'_>) -> Option<Response> {
     let id = message.answerable_id()?;
-    if message.method.as_ref().and_then(Value::as_str) != Some("tools/list") {
+    if message.method() != Some("tools/list") {
         return None;
     }
     let params = message.params.map(|raw| serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null));
@@ -545,7 +612,14 @@ impl InventoryTools {
         numbers: &ArgumentNumbers,
     ) -> Result<CallToolResult, ErrorData> {
         let Some(tool) = self.tools.iter().find(|tool| tool.name == name) else {
-            return Err(ErrorData::invalid_params(format!("unknown tool '{}'", shown(name)), None));
+            // The tool's name is the call's first argument: refused as any other, with the
+            // stable code an agent branches on and the names it could have meant.
+            let known: Vec<String> = self.tools.iter().map(|tool| format!("`{}`", tool.name)).collect();
+            let message = format!("unknown tool '{}'; this server's tools are {}", shown(name), known.join(", "));
+            return Err(ErrorData::invalid_params(
+                message,
+                Some(json!({"code": "INVALID_ARGUMENTS", "argument": "name"})),
+            ));
         };
         let schema = tool.input_schema.as_ref();
         // Answers and refusals show in the log and the counters as those of the REST routes
