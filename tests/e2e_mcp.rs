@@ -874,7 +874,7 @@ async fn a_session_answers_only_the_credential_that_opened_it() {
     };
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-    let opened = post("north", None, initialize).send().await.unwrap();
+    let opened = post("north", None, initialize.clone()).send().await.unwrap();
     assert_eq!(opened.status(), 200);
     let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -912,6 +912,24 @@ async fn a_session_answers_only_the_credential_that_opened_it() {
     assert!(h.answer(end("north", &session)).await.status.is_success());
     h.answer(post("north", Some(&session), call.clone())).await.assert_problem(404, "NOT_FOUND");
     h.answer(end("north", &session)).await.assert_problem(404, "NOT_FOUND");
+
+    // A credential holds a bounded number of sessions (each holds memory until it ends): one
+    // more is refused with a code of the service's own, and opens nothing; another credential
+    // is not held back, and ending one makes room.
+    use e2e_support::service::mcp::{MAX_SESSIONS_PER_CREDENTIAL, TOO_MANY_SESSIONS};
+    let mut held = Vec::new();
+    for _ in 0..MAX_SESSIONS_PER_CREDENTIAL {
+        let opened = post("north", None, initialize.clone()).send().await.unwrap();
+        assert_eq!(opened.status(), 200);
+        held.push(opened.headers()["mcp-session-id"].to_str().unwrap().to_owned());
+    }
+    let refused = h.answer(post("north", None, initialize.clone())).await;
+    refused.assert_problem(429, TOO_MANY_SESSIONS);
+    assert!(refused.body["detail"].as_str().is_some_and(|d| d.contains("No session was opened")), "{refused:?}");
+    assert_eq!(h.answer(post("admin", None, initialize.clone())).await.status.as_u16(), 200, "admin is not held back");
+    assert!(h.answer(end("north", &held[0])).await.status.is_success());
+    assert_eq!(h.answer(post("north", None, initialize.clone())).await.status.as_u16(), 200, "one ended, one opens");
+    h.answer(post("north", None, initialize)).await.assert_problem(429, TOO_MANY_SESSIONS);
     h.running.stop().await.unwrap();
 }
 }

@@ -242,22 +242,55 @@ impl Sessions {
     }
 
     /// Binds session `id` to `credential`, forgetting every session that has ended since
-    /// (expired ones included), so that the map holds no more entries than live sessions.
-    async fn bind(&self, id: &str, credential: String) {
+    /// (expired ones included), so that the map holds no more entries than live sessions; the
+    /// number of live sessions `credential` holds, this one included.
+    async fn bind(&self, id: &str, credential: &str) -> usize {
         let live = self.manager.sessions.read().await;
         let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
         owners.retain(|id, _| live.contains_key(id.as_str()));
-        owners.insert(id.to_owned(), credential);
+        owners.insert(id.to_owned(), credential.to_owned());
+        owners.values().filter(|owner| *owner == credential).count()
+    }
+
+    /// Ends session `id`, which its credential may not hold.
+    async fn end(&self, id: &str) {
+        self.forget(id);
+        // A session that ended meanwhile is as good as closed.
+        let _ = self.manager.close_session(&SessionId::from(id)).await;
     }
 }
+
+/// The most sessions one credential holds at once. Each keeps a task and its channels (about
+/// 50 KB) until it is ended or sits idle for rmcp's five minutes, so without a bound any
+/// credential, the least privileged too, could open them until the server runs out of memory.
+/// A client needs one; the current protocol needs none.
+pub const MAX_SESSIONS_PER_CREDENTIAL: usize = 32;
+
+/// The refusal of a session past [`MAX_SESSIONS_PER_CREDENTIAL`], which was ended at once.
+fn too_many_sessions(credential: &str) -> Response {
+    let detail = format!(
+        "Credential '{credential}' holds {MAX_SESSIONS_PER_CREDENTIAL} open MCP sessions, the most one credential may: \
+         end one (DELETE /mcp with its Mcp-Session-Id) or let one sit idle for five minutes, or call without a \
+         session over the current protocol. No session was opened."
+    );
+    Problem::new(ProblemCode::parse(TOO_MANY_SESSIONS), detail)
+        .with_title("Too many sessions")
+        .with_status(StatusCode::TOO_MANY_REQUESTS.as_u16())
+        .into_response()
+}
+
+/// The problem code of a session refused past [`MAX_SESSIONS_PER_CREDENTIAL`]: this service's
+/// own (contract §5.4).
+pub const TOO_MANY_SESSIONS: &str = "TOO_MANY_SESSIONS";
 
 /// A session belongs to the credential that opened it. rmcp knows sessions by id alone, so any
 /// credential naming one could call in it, attach to its event stream (`GET`) or end it
 /// (`DELETE`). Here a request naming a session that another credential opened is answered as
 /// one naming a session that never existed (404, through [`transport_refusal`]), revealing
 /// nothing, and so is a `DELETE` of a session rmcp does not hold (which rmcp would answer 202, as
-/// if it had ended one). The id a successful `initialize` answers with is bound to its caller.
-/// A session ended by `DELETE` is answered `204 No Content`: rmcp has closed it by the time it
+/// if it had ended one). The id a successful `initialize` answers with is bound to its caller;
+/// one past [`MAX_SESSIONS_PER_CREDENTIAL`] of that caller is ended at once and refused, 429
+/// `TOO_MANY_SESSIONS`. A session ended by `DELETE` is answered `204 No Content`: rmcp has closed it by the time it
 /// answers, where its `202 Accepted` would say the end is still to come (and the MCP Python SDK
 /// takes anything but 200 and 204 for a failed termination).
 async fn sessions_of_their_credential(State(sessions): State<Sessions>, request: Request, next: Next) -> Response {
@@ -265,8 +298,11 @@ async fn sessions_of_their_credential(State(sessions): State<Sessions>, request:
     let Some(named) = request.headers().get(HEADER_SESSION_ID) else {
         let response = next.run(request).await;
         let opened = response.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
-        if let (true, Some(id), Some(caller)) = (response.status().is_success(), opened, caller) {
-            sessions.bind(id, caller).await;
+        if let (true, Some(id), Some(caller)) = (response.status().is_success(), opened, caller)
+            && sessions.bind(id, &caller).await > MAX_SESSIONS_PER_CREDENTIAL
+        {
+            sessions.end(id).await;
+            return too_many_sessions(&caller);
         }
         return response;
     };
