@@ -50,6 +50,7 @@ async fn the_agent_archives_only_on_complete_evidence_and_otherwise_asks_for_app
     assert!(out.contains("APPROVAL REQUIRED: archive every unowned service account"), "{out}");
     assert!(out.contains("[VISIBILITY_RESTRICTED] the credential cannot read every record in scope"), "{out}");
     assert!(out.contains("abandon the action; nothing has been changed"), "{out}");
+    assert!(!out.contains("returned ids"), "the archive takes evidence only, never ids alone:\n{out}");
     assert_eq!(harness.store().fingerprint().await.unwrap(), before, "north changed nothing");
 
     // admin's own client limit stops the collection early: incomplete, nothing changed.
@@ -124,6 +125,7 @@ async fn over_mcp_the_agent_takes_the_same_tour_with_the_same_exit_codes() {
     assert!(out.contains("INCOMPLETE (VISIBILITY_RESTRICTED"), "{out}");
     assert!(out.contains("APPROVAL REQUIRED: archive every unowned service account"), "{out}");
     assert!(out.contains("abandon the action; nothing has been changed"), "{out}");
+    assert!(!out.contains("returned ids"), "the archive takes evidence only, never ids alone:\n{out}");
     assert_eq!(harness.store().fingerprint().await.unwrap(), before, "north changed nothing");
 
     // A client limit: exit 2, no change.

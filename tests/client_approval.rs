@@ -42,6 +42,18 @@ fn a_spent_time_budget_is_explained_with_counts_and_offers_a_larger_deadline() {
     assert_eq!(request.options.last(), Some(&RecoveryOption::Abandon));
 }
 
+/// An action the service carries out only with complete evidence cannot be limited to the ids
+/// read so far: that option is not offered; the others are.
+#[test]
+fn an_action_that_needs_evidence_is_not_offered_on_the_returned_ids() {
+    let listing: Envelope<Value> = Envelope::incomplete(accounts(2), scope("north"), VisibilityRestricted::new());
+    let offered = ApprovalRequest::new(ACTION, "owner=none", &listing);
+    assert!(offered.options.iter().any(|o| matches!(o, RecoveryOption::LimitToReturnedIds { .. })));
+    let request = offered.evidence_required();
+    assert_eq!(request.options, [RecoveryOption::UseBroaderCredential, RecoveryOption::Abandon]);
+    assert!(!request.to_string().contains("returned ids"), "{request}");
+}
+
 #[test]
 fn the_json_form_carries_codes_explanations_and_described_options() {
     let listing: Envelope<Value> = Envelope::incomplete(accounts(2), scope("north"), VisibilityRestricted::new());

@@ -223,7 +223,9 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
         (Decision::Proceed, Some(evidence)) => archive(link, &collected, evidence, out).await,
         _ => {
             let scope = format!("unowned service accounts (owner=none) visible to credential '{}'", options.token);
-            let request = ApprovalRequest::new("archive every unowned service account", scope, &collected);
+            // The archive takes evidence only: acting on the ids read so far is no option.
+            let request =
+                ApprovalRequest::new("archive every unowned service account", scope, &collected).evidence_required();
             if options.json {
                 out.result(&serde_json::to_string_pretty(&request.to_json()).map_err(|e| e.to_string())?);
             } else {

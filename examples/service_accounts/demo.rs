@@ -79,7 +79,8 @@ async fn refuse(client: &ServiceClient) -> Result<(), String> {
     if decision == Decision::Proceed {
         return Err("an incomplete inventory must not allow the cleanup".into());
     }
-    let request = ApprovalRequest::new(ACTION, "all unowned service accounts, every tenant", collected.envelope());
+    let request = ApprovalRequest::new(ACTION, "all unowned service accounts, every tenant", collected.envelope())
+        .evidence_required();
     println!("\n{request}");
     println!("as JSON:\n{}", serde_json::to_string_pretty(&request.to_json()).unwrap_or_default());
     Ok(())

@@ -242,6 +242,14 @@ impl ApprovalRequest {
         }
     }
 
+    /// For an action the service carries out only with evidence of a complete inventory (a
+    /// route behind `RequireEvidence`, contract §6): the option to act on the returned ids
+    /// alone is not offered, since the service would refuse it whoever approved it.
+    pub fn evidence_required(mut self) -> ApprovalRequest {
+        self.options.retain(|option| !matches!(option, RecoveryOption::LimitToReturnedIds { .. }));
+        self
+    }
+
     /// The request as JSON.
     pub fn to_json(&self) -> Value {
         let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
