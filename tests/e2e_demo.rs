@@ -9,3 +9,11 @@ async fn the_demo_tour_archives_with_admin_evidence_and_changes_nothing_for_nort
     let result = e2e_support::demo::run(e2e_support::config(600)).await;
     assert_eq!(result, Ok(()));
 }
+
+/// A seed with no unowned account leaves the tour nothing to archive: it says so and succeeds,
+/// where it sent an empty archive and failed on its refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_tour_on_a_seed_without_unowned_accounts_has_nothing_to_archive() {
+    let result = e2e_support::demo::run(e2e_support::config(10)).await;
+    assert_eq!(result, Ok(()));
+}

@@ -36,7 +36,6 @@ fn every_flag_of_the_design_parses_into_the_configuration() {
         "audit=900",
         "--read-timeout",
         "5",
-        "--demo",
     ])
     .unwrap()
     .unwrap();
@@ -50,7 +49,10 @@ fn every_flag_of_the_design_parses_into_the_configuration() {
     assert!(config.fails("legacy") && !config.fails("audit"));
     assert_eq!(config.delay_of("audit"), Duration::from_millis(900));
     assert_eq!(config.read_timeout, Duration::from_secs(5));
-    assert!(config.demo);
+    assert!(!config.demo);
+    let demo = parse(&["--demo", "--accounts", "50", "--fail-source", "audit", "--fail-source", "legacy"]);
+    let demo = demo.unwrap().unwrap();
+    assert!(demo.demo && demo.fails("audit") && demo.fails("legacy"), "a repeatable flag adds to its list");
     let defaults = parse(&[]).unwrap().unwrap();
     assert_eq!(
         (defaults.addr.to_string(), defaults.accounts, defaults.db),
@@ -81,6 +83,19 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--db", "postgres://user@db.example/inventory?connect_timeout=abc"], "`connect_timeout`"),
         (&["--db", "postgres://user@db.example/inventory?colour=blue"], "colour"),
         (&["--db", "postgres://user@[::1/inventory"], "--db: invalid connection string"),
+        // `postgres:` without `//` is a typo, not a SQLite file of that name; a SQLite URI
+        // (`mode=memory`) would not be the file the banner names.
+        (&["--db", "postgres:inventory"], "'postgres:inventory' is not a PostgreSQL URL"),
+        (&["--db", "file:inventory.db?mode=memory"], "is a SQLite URI"),
+        (&["--db", "sqlite:file::memory:"], "is a SQLite URI"),
+        // A flag given twice is not read as its last value; a switch takes no value.
+        (&["--addr", "127.0.0.1:1", "--addr=127.0.0.1:2"], "--addr is given twice; give it once"),
+        (&["--db", "a.db", "--db", "b.db"], "--db is given twice"),
+        (&["--demo=no"], "--demo takes no value"),
+        (&["--help=no"], "--help takes no value"),
+        // The tour archives: never on the operator's database, nor at an address it ignores.
+        (&["--demo", "--db", "inventory.sqlite"], "--demo takes no --db"),
+        (&["--addr", "127.0.0.1:4000", "--demo"], "--demo takes no --addr"),
         // The key ring is read with the flags, not when the service opens its database.
         (&["--keys-file", "/nonexistent/keys"], "--keys-file /nonexistent/keys: "),
     ] {
@@ -124,6 +139,30 @@ async fn exit_of(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
         .unwrap_or_else(|_| panic!("the example did not exit within 30 s: {args:?}"))
         .unwrap();
     (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// An argument that is not UTF-8 is a flag error (exit 2) that says which one, not a panic;
+/// so is a failed write of the usage (exit 1).
+#[tokio::test]
+async fn an_argument_that_is_not_utf8_is_refused_and_a_usage_that_cannot_be_written_fails() {
+    use std::os::unix::ffi::OsStrExt;
+    let binary = built_example::binary("service_accounts");
+    let bytes = std::ffi::OsStr::from_bytes(b"/tmp/inventory-\xff.db");
+    let output = tokio::process::Command::new(&binary).arg("--db").arg(bytes).env_remove("RUST_BACKTRACE").output();
+    let output = tokio::time::timeout(Duration::from_secs(30), output).await.unwrap().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("error: argument 2 (/tmp/inventory-\u{fffd}.db) is not valid UTF-8"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let mut help = tokio::process::Command::new(&binary);
+    help.arg("--help").stdout(full).stderr(std::process::Stdio::piped());
+    let output = help.spawn().expect("the example starts").wait_with_output();
+    let output = tokio::time::timeout(Duration::from_secs(30), output).await.unwrap().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: cannot write the usage"), "{stderr}");
 }
 
 /// A bad `--keys-file` or `COMPLETENESS_CURSOR_KEYS` is a flag error: exit 2, a one-line reason

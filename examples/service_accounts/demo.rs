@@ -49,15 +49,20 @@ pub async fn run(mut config: Config) -> Result<(), String> {
     }
     let ids: Vec<&str> = collected.items.iter().map(|item| item.id.as_str()).collect();
     let evidence = collected.completeness.evidence().ok_or("a complete inventory carries evidence")?;
-    let archived: Value = admin
-        .post("/service-accounts/archive", &json!({"ids": ids, "evidence": evidence}))
-        .await
-        .map_err(|e| format!("the archive was refused: {e:?}"))?;
-    println!(
-        "archived {} accounts at snapshot {}",
-        archived["archived"].as_array().map_or(0, Vec::len),
-        archived["snapshot"].as_str().unwrap_or("?")
-    );
+    // A complete inventory with nothing unowned (a small seed) leaves nothing to archive.
+    if ids.is_empty() {
+        println!("no unowned account: nothing to archive");
+    } else {
+        let archived: Value = admin
+            .post("/service-accounts/archive", &json!({"ids": ids, "evidence": evidence}))
+            .await
+            .map_err(|e| format!("the archive was refused: {e:?}"))?;
+        println!(
+            "archived {} accounts at snapshot {}",
+            archived["archived"].as_array().map_or(0, Vec::len),
+            archived["snapshot"].as_str().unwrap_or("?")
+        );
+    }
     let after = collect(&admin).await?;
     println!("unowned accounts left: {}\n", after.items.len());
 

@@ -9,20 +9,25 @@ mod service;
 
 mod demo;
 
+use std::io::Write;
+
 use service::Config;
 
 const CREDENTIALS: &str = "admin (all tenants), north (tenant north), south (tenant south)";
 
 #[tokio::main]
 async fn main() {
-    let config = match Config::from_args(std::env::args().skip(1)) {
+    let config = match arguments().and_then(Config::from_args) {
         Ok(Some(config)) => config,
         Ok(None) => {
-            println!("{}", service::config::USAGE);
+            if let Err(error) = writeln!(std::io::stdout(), "{}", service::config::USAGE) {
+                let _ = writeln!(std::io::stderr(), "error: cannot write the usage: {error}");
+                std::process::exit(1);
+            }
             return;
         }
         Err(message) => {
-            eprintln!("error: {message}\n{}", service::config::USAGE);
+            let _ = writeln!(std::io::stderr(), "error: {message}\n{}", service::config::USAGE);
             std::process::exit(2);
         }
     };
@@ -30,14 +35,14 @@ async fn main() {
         match demo::run(config).await {
             Ok(()) => return,
             Err(message) => {
-                eprintln!("demo failed: {message}");
+                let _ = writeln!(std::io::stderr(), "demo failed: {message}");
                 std::process::exit(1);
             }
         }
     }
     // The tour prints its own story; the request log is the running service's.
     if let Err(message) = service::telemetry::init_logging(config.log_format) {
-        eprintln!("error: {message}");
+        let _ = writeln!(std::io::stderr(), "error: {message}");
         std::process::exit(2);
     }
     let faults = config.faults.clone();
@@ -47,7 +52,7 @@ async fn main() {
     let mut running = match service::start(config).await {
         Ok(running) => running,
         Err(error) => {
-            eprintln!("error: {error}");
+            let _ = writeln!(std::io::stderr(), "error: {error}");
             std::process::exit(match error {
                 service::StartError::Config(_) => 2,
                 service::StartError::Failed(_) => 1,
@@ -57,40 +62,60 @@ async fn main() {
     let stop = match stop_requested() {
         Ok(stop) => stop,
         Err(error) => {
-            eprintln!("error: cannot listen for the signals that stop the service: {error}");
+            let _ = writeln!(std::io::stderr(), "error: cannot listen for the signals that stop the service: {error}");
             std::process::exit(1);
         }
     };
     let url = running.url();
-    println!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)");
-    println!("store: {store}");
-    println!("credentials (Authorization: Bearer NAME): {CREDENTIALS}");
+    say(&format!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)"));
+    say(&format!("store: {store}"));
+    say(&format!("credentials (Authorization: Bearer NAME): {CREDENTIALS}"));
     if let Some(schedule) = faults {
-        println!(
+        say(&format!(
             "FAULT INJECTION ON (--faults, {schedule}): answers are incomplete on purpose; a request names one with the header {}: CODE",
             completeness::testing::faults::FAULT_HEADER
-        );
+        ));
     }
     if ephemeral_keys {
-        println!(
+        say(&format!(
             "cursor and evidence keys: ephemeral (set {}=kid:base64key to keep them valid across restarts)",
             service::state::KEYS_VARIABLE
-        );
+        ));
     }
-    println!("metrics (no credential needed): {url}/metrics");
-    println!("try:");
-    println!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'");
-    println!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'");
-    println!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'");
-    println!("  cargo run --example cleanup_agent -- --transport mcp --server {url} --token north");
+    say(&format!("metrics (no credential needed): {url}/metrics"));
+    say("try:");
+    say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'"));
+    say(&format!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'"));
+    say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'"));
+    say(&format!("  cargo run --example cleanup_agent -- --transport mcp --server {url} --token north"));
     tokio::select! {
         () = stop => {}
         error = running.failed() => {
-            eprintln!("error: {error}");
+            let _ = writeln!(std::io::stderr(), "error: {error}");
             std::process::exit(1);
         }
     }
     let _ = running.stop().await;
+}
+
+/// The command line without the program name; an argument that is not UTF-8 is refused by
+/// position (every flag and value here is text; a path too must be written in UTF-8).
+fn arguments() -> Result<Vec<String>, String> {
+    std::env::args_os()
+        .skip(1)
+        .enumerate()
+        .map(|(at, argument)| {
+            argument
+                .into_string()
+                .map_err(|argument| format!("argument {} ({}) is not valid UTF-8", at + 1, argument.to_string_lossy()))
+        })
+        .collect()
+}
+
+/// Writes a line of the banner. A reader that went away (`| head -3`) does not stop the
+/// service: what it serves does not depend on the banner being read.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stdout(), "{line}");
 }
 
 /// Listens, from now on, for the process being asked to stop: Ctrl-C (SIGINT) or, on Unix,

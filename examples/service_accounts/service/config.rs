@@ -107,6 +107,9 @@ impl Default for Config {
     }
 }
 
+/// The flags that may be given more than once, each adding to a list.
+const REPEATABLE: [&str; 2] = ["--fail-source", "--slow-source"];
+
 /// The usage text printed for `--help` and for a bad flag.
 pub const USAGE: &str = "\
 usage: service_accounts [flags]
@@ -128,7 +131,8 @@ usage: service_accounts [flags]
                               RUST_LOG filters them (default: info,rmcp=warn)
   --faults SEED[:PROBABILITY] make answers incomplete on purpose, in the ways each route declares
                               (seeded; probability 0-1 per request, default 0.5)
-  --demo                      start on a free port, run the cleanup-agent tour, exit";
+  --demo                      run the cleanup-agent tour on an in-memory store of its own and a free
+                              port, then exit (it archives there; no --db or --addr)";
 
 impl Config {
     /// Where the data lives, from `--db` (in-memory SQLite without it).
@@ -162,16 +166,29 @@ impl Config {
     }
 
     /// Parses the command line (without the program name). `Ok(None)` means `--help`.
+    ///
+    /// A flag that takes one value given twice is refused, not read as its last value, and so
+    /// is a value given to a flag that takes none (`--demo=no`): either way the operator meant
+    /// something the service would not do. `--demo` takes no `--db` or `--addr`: its tour
+    /// archives, and runs on a store of its own in memory, on a free port.
     pub fn from_args<I: IntoIterator<Item = String>>(args: I) -> Result<Option<Config>, String> {
         let mut config = Config::default();
         let mut args = args.into_iter();
+        let mut given = std::collections::HashSet::new();
         while let Some(flag) = args.next() {
             let (flag, inline) = match flag.split_once('=') {
                 Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
                 _ => (flag, None),
             };
+            let switch = matches!(flag.as_str(), "--help" | "-h" | "--demo");
+            if switch && inline.is_some() {
+                return Err(format!("{flag} takes no value"));
+            }
             if flag == "--help" || flag == "-h" {
                 return Ok(None);
+            }
+            if !REPEATABLE.contains(&flag.as_str()) && !given.insert(flag.clone()) {
+                return Err(format!("{flag} is given twice; give it once"));
             }
             if flag == "--demo" {
                 config.demo = true;
@@ -220,6 +237,13 @@ impl Config {
                 }
                 other => return Err(format!("unknown flag '{other}'")),
             }
+        }
+        if config.demo
+            && let Some(flag) = ["--db", "--addr"].into_iter().find(|flag| given.contains(*flag))
+        {
+            return Err(format!(
+                "--demo takes no {flag}: its tour archives accounts, on a store of its own in memory and a free port"
+            ));
         }
         // Read with the flags, so that a bad ring is refused like a bad flag, before the
         // database is opened (or created and seeded), and read once.

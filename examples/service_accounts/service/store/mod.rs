@@ -40,6 +40,12 @@ impl Location {
             check_postgres_url(value)?;
             return Ok(Location::Postgres(value.to_owned()));
         }
+        // `postgres:db` lacks the `//` of a URL: a typo, which would otherwise name a SQLite file.
+        if let Some((scheme, _)) = value.split_once(':')
+            && matches!(scheme, "postgres" | "postgresql")
+        {
+            return Err(format!("--db: '{value}' is not a PostgreSQL URL; give postgres://user@host:port/db"));
+        }
         if let Some((scheme, _)) = value.split_once("://")
             && scheme != "sqlite"
         {
@@ -51,6 +57,11 @@ impl Location {
         match path {
             "" => Err("--db: no database named; give a SQLite file path, sqlite:PATH or postgres://...".to_owned()),
             ":memory:" => Ok(Location::Memory),
+            // SQLite reads `file:` names as URIs (`file:x.db?mode=memory` is a database in
+            // memory): such a name would not be the file the banner names.
+            path if path.starts_with("file:") => {
+                Err(format!("--db: '{path}' is a SQLite URI, which is not read here; give a file path or sqlite:PATH"))
+            }
             path => Ok(Location::SqliteFile(path.into())),
         }
     }
