@@ -7,6 +7,7 @@
 use crate::built_example;
 use crate::e2e_support;
 
+use std::os::unix::ffi::OsStrExt;
 use std::process::Output;
 
 use e2e_support::Harness;
@@ -100,10 +101,36 @@ async fn the_agent_exits_1_on_errors_and_changes_nothing() {
         assert!(out.contains(&format!("{flag} must be at least 1")), "{out}");
     }
     for server in ["notaurl", "ftp://127.0.0.1/", "http://"] {
-        let (code, out) = agent(&harness, &["--token", "admin", "--server", server]).await;
+        let (code, out) = agent_at(server, &["--token", "admin"]).await;
         assert_eq!(code, 1, "{out}");
         assert!(out.contains(&format!("--server: '{server}' is not an http:// or https:// URL")), "{out}");
     }
+    // The routes go after the base URL: a query or fragment there would come before them.
+    let url = harness.running.url();
+    for server in [format!("{url}?"), format!("{url}/?x=1"), format!("{url}#top")] {
+        let (code, out) = agent_at(&server, &["--token", "admin"]).await;
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("has a query or fragment; give the service's base URL"), "{server}: {out}");
+    }
+    // A flag given twice is refused, never read as its last value: the archive would run as
+    // a credential the operator may not have meant.
+    let (code, out) = agent(&harness, &["--token", "north", "--token", "admin"]).await;
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("--token is given twice; give it once"), "{out}");
+    let (code, out) = agent(&harness, &["--token", "ad\nmin"]).await;
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("--token: a credential name is visible ASCII"), "a flag error, not the server's: {out}");
+    let not_utf8 = std::ffi::OsStr::from_bytes(b"adm\xffin");
+    let output = tokio::process::Command::new(built_example::binary("cleanup_agent"))
+        .args(["--server", url.as_str(), "--token"])
+        .arg(not_utf8)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .await
+        .expect("the agent runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("argument 4 (adm\u{fffd}in) is not valid UTF-8"), "{stderr}");
     // Asked for, the usage is an answer, not an error.
     let (code, out) = agent(&harness, &["--help"]).await;
     assert_eq!(code, 0, "{out}");

@@ -24,6 +24,7 @@
 
 mod mcp;
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -69,14 +70,20 @@ struct Options {
     json: bool,
 }
 
-/// The options, `None` for `--help`, or why the arguments cannot be used.
+/// The options, `None` for `--help`, or why the arguments cannot be used. A flag given twice
+/// is refused, not read as its last value: `--token north --token admin` would archive as a
+/// credential the operator may not have meant.
 fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
     let mut args = args.peekable();
     let (mut server, mut token, mut page_size, mut json) = (None, None, None, false);
     let mut timeout = ServiceClient::DEFAULT_TIMEOUT;
     let mut transport = Transport::Rest;
     let mut limits = CollectLimits { max_pages: 200, max_items: 100_000, deadline: Duration::from_secs(60) };
+    let mut given = std::collections::HashSet::new();
     while let Some(flag) = args.next() {
+        if flag.starts_with("--") && !given.insert(flag.clone()) {
+            return Err(format!("{flag} is given twice; give it once\n{USAGE}"));
+        }
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         let number = |text: String| text.parse::<u64>().map_err(|_| format!("{flag}: '{text}' is not a number"));
         // A limit of zero would stop before the first page, and say nothing useful.
@@ -92,13 +99,27 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
             "--server" => {
                 let url = value()?;
                 match reqwest::Url::parse(&url) {
+                    // The routes are appended to it: a query or fragment would end up before them.
+                    Ok(parsed) if url.contains(['?', '#']) => {
+                        return Err(format!(
+                            "--server: '{url}' has a query or fragment; give the service's base URL, such as {}",
+                            parsed.origin().ascii_serialization()
+                        ));
+                    }
                     Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.has_host() => {
                         server = Some(url)
                     }
                     _ => return Err(format!("--server: '{url}' is not an http:// or https:// URL")),
                 }
             }
-            "--token" => token = Some(value()?),
+            "--token" => {
+                let name = value()?;
+                // It goes into an `Authorization` header, which takes visible ASCII only.
+                if name.is_empty() || !name.bytes().all(|byte| byte.is_ascii_graphic()) {
+                    return Err("--token: a credential name is visible ASCII, without spaces".to_owned());
+                }
+                token = Some(name);
+            }
             "--page-size" => page_size = Some(number(value()?)?.to_string()),
             "--max-pages" => limits.max_pages = at_least_one(number(value()?)?)?,
             "--max-items" => limits.max_items = at_least_one(number(value()?)?)?,
@@ -122,24 +143,41 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let options = match parse(std::env::args().skip(1)) {
+    let options = match arguments().and_then(|args| parse(args.into_iter())) {
         Ok(Some(options)) => options,
         Ok(None) => {
-            println!("{USAGE}");
+            if let Err(error) = writeln!(std::io::stdout(), "{USAGE}") {
+                let _ = writeln!(std::io::stderr(), "cleanup_agent: cannot write the usage: {error}");
+                return ExitCode::from(1);
+            }
             return ExitCode::SUCCESS;
         }
         Err(message) => {
-            eprintln!("{message}");
+            let _ = writeln!(std::io::stderr(), "{message}");
             return ExitCode::from(1);
         }
     };
     match run(&options).await {
         Ok(code) => ExitCode::from(code),
         Err(message) => {
-            eprintln!("cleanup_agent: {message}");
+            let _ = writeln!(std::io::stderr(), "cleanup_agent: {message}");
             ExitCode::from(1)
         }
     }
+}
+
+/// The command line without the program name; an argument that is not UTF-8 is refused by
+/// position, not a panic.
+fn arguments() -> Result<Vec<String>, String> {
+    std::env::args_os()
+        .skip(1)
+        .enumerate()
+        .map(|(at, argument)| {
+            argument.into_string().map_err(|argument| {
+                format!("argument {} ({}) is not valid UTF-8\n{USAGE}", at + 1, argument.to_string_lossy())
+            })
+        })
+        .collect()
 }
 
 /// Where the agent writes: the story, and the result a program reads (`--json`: only JSON on
@@ -171,7 +209,7 @@ fn write_ignoring_closed(mut to: impl std::io::Write, text: &str) {
     if let Err(error) = writeln!(to, "{text}")
         && error.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("cleanup_agent: cannot write: {error}");
+        let _ = writeln!(std::io::stderr(), "cleanup_agent: cannot write: {error}");
     }
 }
 
