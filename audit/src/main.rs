@@ -1,6 +1,7 @@
 //! `cargo completeness audit [PATH]`: lists every route of an axum service with a verdict on
 //! whether it reports completeness. Exit status: 0, or 1 when `--deny` finds a denied verdict
-//! that no baseline lists, or 2 when the audit could not run.
+//! that no baseline lists, or 2 when the audit could not run or its report could not be written (a closed pipe, `| head`,
+//! only ends the output).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,14 @@ use cargo_completeness::model::{Report, Verdict};
 use cargo_completeness::report::{self, baseline};
 use cargo_completeness::source;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// A line on standard error; one that cannot be written (a closed pipe) is dropped, where
+/// `eprintln!` would panic: progress and warnings never end the audit.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 /// Cargo runs `cargo-completeness completeness ...` for `cargo completeness ...`.
 #[derive(Parser)]
@@ -115,7 +124,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error}");
+            note!("error: {error}");
             ExitCode::from(2)
         }
     }
@@ -136,7 +145,7 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
     let quiet = args.quiet;
     let mut progress = |files: usize| {
         if !quiet && files.is_multiple_of(100) {
-            eprintln!("audit: {files} files parsed");
+            note!("audit: {files} files parsed");
         }
     };
     let mut report = cargo_completeness::audit(&args.path, &mut progress)?;
@@ -146,7 +155,7 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
     for (written, dir) in args.exclude.iter().zip(&excludes) {
         let matches = report.findings.iter().map(|f| &f.file).chain(report.skipped.iter().map(|s| &s.file));
         if !matches.into_iter().any(|file| under(file, dir)) {
-            eprintln!("warning: --exclude {written} leaves nothing out: no finding or skipped file is under it");
+            note!("warning: --exclude {written} leaves nothing out: no finding or skipped file is under it");
         }
     }
     let excluded = |file: &str| excludes.iter().any(|dir| under(file, dir));
@@ -156,11 +165,11 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
         if args.write_baseline {
             let count = baseline::write(&report, path)?;
             if !quiet {
-                eprintln!("audit: wrote {count} findings to {}", path.display());
+                note!("audit: wrote {count} findings to {}", path.display());
             }
         }
         for warning in baseline::apply(&mut report, path)? {
-            eprintln!("{warning}");
+            note!("{warning}");
         }
     }
     let out = match args.format {
@@ -169,11 +178,24 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
         Format::Sarif => report::sarif::render(&report),
     };
     // A closed pipe (`| head`) ends the output, not the audit: the exit status still counts.
-    let _ = writeln!(std::io::stdout().lock(), "{}", out.trim_end());
-    let denied: usize = args.deny.iter().map(|d| d.count(&report)).sum();
+    // Any other failure (a full disk) leaves a report that is not the audit's: an error, so
+    // that a CI step writing it to a file does not pass on an empty one.
+    if let Err(error) = writeln!(std::io::stdout().lock(), "{}", out.trim_end())
+        && error.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(format!("cannot write the report: {error}"));
+    }
+    // A kind given twice counts its findings once.
+    let mut kinds: Vec<Deny> = Vec::new();
+    for kind in &args.deny {
+        if !kinds.contains(kind) {
+            kinds.push(*kind);
+        }
+    }
+    let denied: usize = kinds.iter().map(|d| d.count(&report)).sum();
     if denied > 0 {
         if !quiet {
-            eprintln!("audit: {denied} denied findings (not in a baseline)");
+            note!("audit: {denied} denied findings (not in a baseline)");
         }
         return Ok(ExitCode::from(1));
     }

@@ -518,6 +518,28 @@ fn sarif_has_the_required_structure_of_2_1_0() {
     assert!(!texts.iter().any(|t| t.contains("GET /annotated ")), "a checked route needs nothing: {log:#}");
 }
 
+/// A report that cannot be written (a full disk) fails the audit, where a CI step would pass
+/// on an empty report; a kind denied twice counts its findings once.
+#[test]
+fn a_report_that_cannot_be_written_fails_and_a_kind_denied_twice_counts_once() {
+    let full = fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-completeness"))
+        .args(["completeness", "audit", "--format", "sarif", "-q"])
+        .arg(fixture("shapes"))
+        .stdout(full)
+        .output()
+        .expect("the audit binary runs");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: cannot write the report: "), "{out:?}");
+
+    let denied = |args: &[&str]| {
+        let out = run(&fixture("shapes"), args);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or_default().to_owned()
+    };
+    assert_eq!(denied(&["--deny", "list", "--deny", "list"]), denied(&["--deny", "list"]));
+}
+
 #[test]
 fn deny_list_fails_while_a_list_remains_and_passes_without_one() {
     assert_eq!(run(&fixture("shapes"), &["--deny", "list", "-q"]).status.code(), Some(1));
