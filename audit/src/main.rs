@@ -1,7 +1,7 @@
 //! `cargo completeness audit [PATH]`: lists every route of an axum service with a verdict on
 //! whether it reports completeness. Exit status: 0, or 1 when `--deny` finds a denied verdict
-//! that no baseline lists, or 2 when the audit could not run or its report could not be written (a closed pipe, `| head`,
-//! only ends the output).
+//! that no baseline lists, or 2 when the audit could not run or its report could not be
+//! written (a closed pipe, `| head`, only ends the output).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
