@@ -426,6 +426,19 @@ async fn input_rules_are_consistent() {
     }
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was deleted or revoked");
     assert_eq!(h.get("/service-accounts/sa-000002", "south").await.status.as_u16(), 200, "south still reads south");
+    // A read takes no body either: a filter sent there would be ignored and the answer given
+    // for a wider scope than asked.
+    for path in ["/service-accounts?page_size=1", "/service-accounts/count", "/search?q=svc", "/service-accounts/sa-000002"] {
+        for method in [Method::GET, Method::HEAD] {
+            let reply = h.send(method.clone(), path, Some("admin"), Some(br#"{"owner": "none"}"#.to_vec())).await;
+            assert_eq!(reply.status.as_u16(), 400, "{method} {path} with a body: {reply:?}");
+            if method == Method::GET {
+                reply.assert_problem(400, "INVALID_BODY");
+                let detail = reply.body["detail"].as_str().unwrap_or_default();
+                assert!(detail.contains("A read takes its input from its path and query"), "{path}: {detail}");
+            }
+        }
+    }
     // A member given twice is refused, not resolved by taking the last; nothing changes.
     let owner = h.get("/service-accounts/sa-000001", "admin").await.body["account"]["owner"].clone();
     let twice = br#"{"owner": "zed", "owner": null}"#.to_vec();

@@ -10,9 +10,9 @@ use axum::http::header::WWW_AUTHENTICATE;
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use completeness::Problem;
 use completeness::routing::{get, post};
 use completeness::testing::faults::{FaultLayer, Schedule};
+use completeness::{Problem, ProblemCode};
 use tokio_util::sync::CancellationToken;
 
 use super::state::AppState;
@@ -47,9 +47,17 @@ pub async fn challenge(mut response: Response) -> Response {
 /// delete while the client believes it only asked; a body not declared as JSON is refused
 /// before the route reads it (415, see [`http::json_content_type`]), so that every write route
 /// (the archive's evidence extractor included) holds to the media type the OpenAPI document
-/// declares. One layer for both: reads pass through it untouched.
+/// declares. A read takes its input from its path and query only: a body on one is refused
+/// (400 `INVALID_BODY`), since what it asked for (`{"owner": "none"}`) would be ignored and the
+/// read answered for a wider scope. One layer for both.
 pub async fn writes_take_path_and_json(request: Request, next: Next) -> Response {
-    if !matches!(request.method(), &Method::GET | &Method::HEAD | &Method::OPTIONS) {
+    if matches!(request.method(), &Method::GET | &Method::HEAD) {
+        if !request.body().is_end_stream() {
+            let detail = "A read takes its input from its path and query; this request carries a body, which would \
+                          not be read. Send the filters as query parameters, and no body.";
+            return Problem::new(ProblemCode::InvalidBody, detail).into_response();
+        }
+    } else if request.method() != Method::OPTIONS {
         let has_body = !request.body().is_end_stream();
         let checked = http::query(request.uri(), &[])
             .map(drop)
