@@ -127,7 +127,7 @@ fn main() {
     let plain = service::telemetry::request_log(service::refusals::around(
         Router::new()
             .route("/bare", get(bare))
-            .route_layer(middleware::from_fn(service::routes::writes_take_path_and_json))
+            .route_layer(middleware::from_fn(service::routes::refuse_unread_input))
             .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate))
             .route_layer(middleware::map_response(service::routes::challenge)),
         state.config.read_timeout,

@@ -77,12 +77,14 @@ async fn the_migrated_list_pages_by_its_own_cursor() {
 }
 
 /// A client mistake on the migrated service is a problem with a stable code: the search read
-/// without its `q`, and a cursor sent to the search, which never pages.
+/// without its `q`, and a cursor sent to the search or the warehouses, which never page.
 #[tokio::test]
 async fn the_migrated_service_answers_a_missing_parameter_with_a_problem() {
-    for (uri, code) in
-        [("/api/products/search", "INVALID_REQUEST"), ("/api/products/search?q=bolt&cursor=x", "CURSOR_QUERY_MISMATCH")]
-    {
+    for (uri, code) in [
+        ("/api/products/search", "INVALID_REQUEST"),
+        ("/api/products/search?q=bolt&cursor=x", "CURSOR_QUERY_MISMATCH"),
+        ("/api/warehouses?cursor=x", "CURSOR_QUERY_MISMATCH"),
+    ] {
         let response = migrated::router().oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
         assert_eq!(response.status().as_u16(), 400, "{uri}");
         assert_eq!(response.headers()["content-type"], "application/problem+json", "{uri}");

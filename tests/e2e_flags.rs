@@ -92,6 +92,8 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--addr", "127.0.0.1:1", "--addr=127.0.0.1:2"], "--addr is given twice; give it once"),
         (&["--db", "a.db", "--db", "b.db"], "--db is given twice"),
         (&["--demo=no"], "--demo takes no value"),
+        (&["--slow-source", "audit=10", "--slow-source", "audit=500"], "--slow-source audit is given twice"),
+        (&["--bogus", "--bogus"], "unknown flag '--bogus'"),
         (&["--help=no"], "--help takes no value"),
         // The tour archives: never on the operator's database, nor at an address it ignores.
         (&["--demo", "--db", "inventory.sqlite"], "--demo takes no --db"),

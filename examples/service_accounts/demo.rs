@@ -19,6 +19,8 @@ const ACTION: &str = "archive every unowned service account";
 
 /// Runs the tour and stops the service; an error says which step went differently.
 pub async fn run(mut config: Config) -> Result<(), String> {
+    // The tour archives: on a store of its own in memory, never on a database named to it.
+    config.db = None;
     config.addr = "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?;
     let running = service::start(config).await.map_err(|e| e.to_string())?;
     let url = running.url();

@@ -24,8 +24,10 @@ pub fn router() -> Router<CompletenessConfig> {
     Router::new().route("/", get(list_warehouses).into())
 }
 
-/// `GET /api/warehouses`: three warehouses, all of them.
-#[completeness(resource = "warehouses", reasons(MorePagesAvailable))]
+/// `GET /api/warehouses`: three warehouses, all of them. It never pages, so it declares no
+/// reason: it is always complete, and a cursor sent to it is refused, not answered with the
+/// whole list as if it were the next page.
+#[completeness(resource = "warehouses", reasons())]
 async fn list_warehouses() -> WarehousePage {
     let items = ["Lyon", "Porto", "Turku"]
         .iter()

@@ -174,7 +174,7 @@ impl Config {
     pub fn from_args<I: IntoIterator<Item = String>>(args: I) -> Result<Option<Config>, String> {
         let mut config = Config::default();
         let mut args = args.into_iter();
-        let mut given = std::collections::HashSet::new();
+        let (mut given, mut slowed) = (std::collections::HashSet::new(), std::collections::HashSet::new());
         while let Some(flag) = args.next() {
             let (flag, inline) = match flag.split_once('=') {
                 Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
@@ -187,10 +187,11 @@ impl Config {
             if flag == "--help" || flag == "-h" {
                 return Ok(None);
             }
-            if !REPEATABLE.contains(&flag.as_str()) && !given.insert(flag.clone()) {
-                return Err(format!("{flag} is given twice; give it once"));
-            }
+            // Said after the flag is read, so that an unknown flag given twice is unknown.
+            let twice = !REPEATABLE.contains(&flag.as_str()) && !given.insert(flag.clone());
+            let once = |flag: &str| if twice { Err(format!("{flag} is given twice; give it once")) } else { Ok(()) };
             if flag == "--demo" {
+                once(&flag)?;
                 config.demo = true;
                 continue;
             }
@@ -233,10 +234,17 @@ impl Config {
                     let (name, ms) =
                         spec.split_once('=').ok_or_else(|| format!("--slow-source expects NAME=MS, got '{spec}'"))?;
                     let ms: u64 = at_most(&flag, number(&flag, ms)?, limits::DELAY_MS)?;
-                    config.slow_sources.push((source_name(name)?, Duration::from_millis(ms)));
+                    let name = source_name(name)?;
+                    // Two delays for one source: which one was meant is not ours to guess. (A
+                    // delay given replaces the default one.)
+                    if !slowed.insert(name.clone()) {
+                        return Err(format!("--slow-source {name} is given twice; give it once"));
+                    }
+                    config.slow_sources.push((name, Duration::from_millis(ms)));
                 }
                 other => return Err(format!("unknown flag '{other}'")),
             }
+            once(&flag)?;
         }
         if config.demo
             && let Some(flag) = ["--db", "--addr"].into_iter().find(|flag| given.contains(*flag))

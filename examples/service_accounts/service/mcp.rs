@@ -652,10 +652,7 @@ impl InventoryTools {
             // stable code an agent branches on and the names it could have meant.
             let known: Vec<String> = self.tools.iter().map(|tool| format!("`{}`", tool.name)).collect();
             let message = format!("unknown tool '{}'; this server's tools are {}", shown(name), known.join(", "));
-            return Err(ErrorData::invalid_params(
-                message,
-                Some(json!({"code": "INVALID_ARGUMENTS", "argument": "name"})),
-            ));
+            return Err(unfit_arguments(message, Some("name")));
         };
         let schema = tool.input_schema.as_ref();
         // Answers and refusals show in the log and the counters as those of the REST routes
@@ -858,9 +855,9 @@ impl ServerHandler for InventoryTools {
             // twice is refused before, by `members_given_once`).
             Ok(true) => "they could not be read as sent".to_owned(),
         };
-        Err(ErrorData::invalid_params(
+        Err(unfit_arguments(
             format!("the params of `{}` do not fit the protocol's schema: {reason}", request.method),
-            Some(json!({"code": "INVALID_ARGUMENTS"})),
+            None,
         ))
     }
 }
@@ -984,9 +981,7 @@ struct ArchiveArgs {
 /// token, and rmcp logs the error). Any JSON number passes where the schema says `integer`:
 /// which numbers are valid is the shared logic's to say, with its problem code.
 fn read<T: DeserializeOwned>(schema: &JsonObject, arguments: JsonObject) -> Result<T, ErrorData> {
-    let unfit = |argument: &str, message: String| {
-        ErrorData::invalid_params(message, Some(json!({"code": "INVALID_ARGUMENTS", "argument": shown(argument)})))
-    };
+    let unfit = |argument: &str, message: String| unfit_arguments(message, Some(argument));
     let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
     for (name, value) in &arguments {
         let Some(property) = properties.get(name) else {
@@ -1002,12 +997,22 @@ fn read<T: DeserializeOwned>(schema: &JsonObject, arguments: JsonObject) -> Resu
     if let Some(missing) = required.into_iter().find(|name| !arguments.contains_key(*name)) {
         return Err(unfit(missing, format!("argument `{missing}` is missing")));
     }
-    serde_json::from_value(Value::Object(arguments)).map_err(|_| {
-        ErrorData::invalid_params(
-            "the arguments do not fit the tool's inputSchema",
-            Some(json!({"code": "INVALID_ARGUMENTS"})),
-        )
-    })
+    serde_json::from_value(Value::Object(arguments))
+        .map_err(|_| unfit_arguments("the arguments do not fit the tool's inputSchema", None))
+}
+
+/// The stable code of a call whose arguments (or tool name) cannot be read: the service's own,
+/// in the `data` of the JSON-RPC error.
+const INVALID_ARGUMENTS: &str = "INVALID_ARGUMENTS";
+
+/// The invalid-params error of a call that cannot be read; `argument` names the one at fault,
+/// when one is.
+fn unfit_arguments(message: impl Into<String>, argument: Option<&str>) -> ErrorData {
+    let data = match argument {
+        Some(argument) => json!({"code": INVALID_ARGUMENTS, "argument": shown(argument)}),
+        None => json!({"code": INVALID_ARGUMENTS}),
+    };
+    ErrorData::invalid_params(message.into(), Some(data))
 }
 
 /// The JSON types `schema` allows (its `type`, one name or several); empty when it says none.

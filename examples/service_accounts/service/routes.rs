@@ -42,7 +42,8 @@ pub async fn challenge(mut response: Response) -> Response {
     response
 }
 
-/// A write takes its input from its path and a JSON body only. A query parameter on one is
+/// Input a route would not read is refused before it runs. A write takes its input from its
+/// path and a JSON body only. A query parameter on one is
 /// refused before it runs (400 `INVALID_REQUEST`), so that `DELETE ...?dry_run=true` cannot
 /// delete while the client believes it only asked; a body not declared as JSON is refused
 /// before the route reads it (415, see [`http::json_content_type`]), so that every write route
@@ -50,7 +51,7 @@ pub async fn challenge(mut response: Response) -> Response {
 /// declares. A read takes its input from its path and query only: a body on one is refused
 /// (400 `INVALID_BODY`), since what it asked for (`{"owner": "none"}`) would be ignored and the
 /// read answered for a wider scope. One layer for both.
-pub async fn writes_take_path_and_json(request: Request, next: Next) -> Response {
+pub async fn refuse_unread_input(request: Request, next: Next) -> Response {
     if matches!(request.method(), &Method::GET | &Method::HEAD) {
         if !request.body().is_end_stream() {
             let detail = "A read takes its input from its path and query; this request carries a body, which would \
@@ -92,7 +93,7 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         )
         .route("/search", get(search::search).into())
         .route("/credentials/{name}/revoke-tenant/{tenant}", post(credentials::revoke_tenant).into())
-        .route_layer(middleware::from_fn(writes_take_path_and_json))
+        .route_layer(middleware::from_fn(refuse_unread_input))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
         .route_layer(middleware::map_response(challenge));
     let router = Router::new()
