@@ -133,7 +133,9 @@ mod framing {
     use axum::http::{Request, StatusCode, header};
     use completeness::reason::{MorePagesAvailable, SourceUnavailable};
     use completeness::routing::get;
-    use completeness::{CompletenessConfig, CursorKeys, Envelope, Scope, completeness};
+    use completeness::{
+        Aggregate, Completeness, CompletenessConfig, CursorKeys, Envelope, Relation, Scope, completeness,
+    };
     use tower::ServiceExt;
 
     fn partial() -> Envelope<u32> {
@@ -160,6 +162,10 @@ mod framing {
         (StatusCode::CREATED, partial())
     }
 
+    async fn partial_answer() -> Envelope<u32> {
+        partial()
+    }
+
     #[completeness(resource = "numbers", reasons(SourceUnavailable))]
     async fn whole() -> Envelope<u32, WholeReason> {
         Envelope::complete(vec![1, 2], Scope::new("numbers", "all"))
@@ -169,17 +175,28 @@ mod framing {
         Envelope::incomplete(vec![1], Scope::new("numbers", "all"), MorePagesAvailable::new(""))
     }
 
+    async fn count_with_empty_cursor() -> Aggregate<u64> {
+        let block = Completeness::incomplete(Scope::new("numbers", "all"), MorePagesAvailable::new(""));
+        Aggregate::count(1, Relation::LowerBound, block)
+    }
+
     async fn answered(uri: &str) -> (StatusCode, serde_json::Value) {
         let app = axum::Router::new()
             .route("/no-content", get(no_content).into())
             .route("/partial-content", get(partial_content).into())
             .route("/redirected", get(redirected).into())
             .route("/as-text", get(as_text).into())
-            .route("/created", get(created).into())
+            .route("/created", get(created).post(created).into())
             .route("/empty-cursor", get(empty_cursor).into())
+            .route("/count-empty-cursor", get(count_with_empty_cursor).into())
             .route("/whole", get(whole).into())
+            .route("/partial", get(partial_answer).into())
+            // A second demand layer, around the routes' own: a strict refusal passes it as it is.
+            .layer(completeness::require::DemandLayer)
             .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential());
-        let response = app.oneshot(Request::get(uri).body(Body::empty()).unwrap()).await.unwrap();
+        let (method, uri) = uri.split_once(' ').unwrap_or(("GET", uri));
+        let request = Request::builder().method(method).uri(uri).body(Body::empty()).unwrap();
+        let response = app.oneshot(request).await.unwrap();
         let status = response.status();
         let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
         (status, serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null))
@@ -196,15 +213,26 @@ mod framing {
             ("/partial-content", "with the status 206 Partial Content"),
             ("/redirected", "with the status 302 Found"),
             ("/as-text", "declared as text/plain, not JSON"),
+            // A creation answers a write; a read answered 201 is refused by clients (contract §5).
+            ("/created", "with the status 201 Created"),
         ] {
             let (status, body) = answered(uri).await;
             assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{uri}: {body}");
             assert_eq!(body["code"], "INTERNAL", "{uri}");
             assert!(body["detail"].as_str().unwrap().contains(said), "{uri}: {body}");
         }
-        let (status, body) = answered("/created").await;
+        let (status, body) = answered("POST /created").await;
         assert_eq!(status, StatusCode::CREATED);
         assert_eq!(body["incomplete_reasons"][0]["code"], "SOURCE_UNAVAILABLE", "{body}");
+    }
+
+    /// A strict demand's refusal carries the report of the answer it replaced, with its error
+    /// status: a second demand layer passes it as the refusal, not as a misframed answer.
+    #[tokio::test]
+    async fn a_strict_refusal_passes_a_second_demand_layer_as_it_is() {
+        let (status, body) = answered("/partial?require_complete=true").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{body}");
     }
 
     /// A route that never pages (its declared reasons offer no next page) refuses a read that
@@ -226,9 +254,11 @@ mod framing {
     /// again); the answer does not go out with one, but as the 500 `INTERNAL` problem.
     #[tokio::test]
     async fn an_answer_with_an_empty_cursor_is_the_500_problem() {
-        let (status, body) = answered("/empty-cursor").await;
-        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
-        assert_eq!(body["code"], "INTERNAL");
-        assert!(body["detail"].as_str().unwrap().contains("`next_cursor` is the empty string"), "{body}");
+        for uri in ["/empty-cursor", "/count-empty-cursor"] {
+            let (status, body) = answered(uri).await;
+            assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{uri}: {body}");
+            assert_eq!(body["code"], "INTERNAL");
+            assert!(body["detail"].as_str().unwrap().contains("`next_cursor` is the empty string"), "{uri}: {body}");
+        }
     }
 }

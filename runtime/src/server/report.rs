@@ -182,10 +182,11 @@ impl Reported {
     }
 
     /// Leaves this in `response`'s extensions, unless a report is there already (set closer
-    /// to the data).
+    /// to the data) or `response` is no success: a value that did not serialize went out as
+    /// the 500 problem, which is not the answer this reports.
     #[cfg(feature = "axum")]
     pub fn attach(self, response: &mut axum::response::Response) {
-        if response.extensions().get::<Reported>().is_none() {
+        if response.status().is_success() && response.extensions().get::<Reported>().is_none() {
             response.extensions_mut().insert(self);
         }
     }

@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 use axum::extract::{FromRequestParts, Request};
 use axum::http::header::VARY;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::contract::reason::ReasonCode;
@@ -218,7 +218,9 @@ impl<S: Send + Sync> FromRequestParts<S> for RequireComplete {
 /// `require_complete` is answered with the 400 problem before the handler runs. When the demand came as
 /// `Prefer: handling=strict` and met an answer with completeness metadata, the response (the
 /// answer, or the problem that replaced it) says `Preference-Applied: handling=strict`
-/// (RFC 7240).
+/// (RFC 7240). An answer with completeness metadata in a frame a client would lose or misread
+/// (a status other than 200, or 201 for a write; a body not declared JSON) is replaced with the
+/// 500 `INTERNAL` problem (contract §5.4).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DemandLayer;
 
@@ -277,11 +279,9 @@ where
             Ok((by_query, cursor)) => {
                 let preferred = prefers_strict(&parts.headers);
                 let demand = RequireComplete(by_query || preferred);
+                let read = matches!(parts.method, axum::http::Method::GET | axum::http::Method::HEAD);
                 // A read of a checked route that carries a cursor: was it read?
-                let cursor_read = (cursor
-                    && self.checked.is_some()
-                    && matches!(parts.method, axum::http::Method::GET | axum::http::Method::HEAD))
-                .then(CursorRead::default);
+                let cursor_read = (cursor && self.checked.is_some() && read).then(CursorRead::default);
                 if let Some(read) = &cursor_read {
                     parts.extensions.insert(read.clone());
                 }
@@ -295,7 +295,11 @@ where
                         }
                         return Ok(response);
                     };
-                    if let Some(problem) = misframed(&response) {
+                    // A strict refusal carries the report of the answer it replaced, with its
+                    // error status (under a second demand layer): it is framed as a problem.
+                    if reported.refused_with.is_none()
+                        && let Some(problem) = misframed(&response, read)
+                    {
                         return Ok(problem);
                     }
                     if cursor_read.is_some_and(|read| !read.was_read()) && never_pages(reported) {
@@ -376,14 +380,14 @@ fn cursor_not_read() -> Response {
 }
 
 /// The 500 `INTERNAL` problem for an answer that carries a completeness block in a frame a
-/// client loses or misreads it in: a status other than `200` (`201` for a creation), under which
-/// HTTP drops the body (`204`, `304`), a client reads no whole answer (`206`, `203`, a redirect)
-/// or a failure; or a body not declared JSON. `None` for a well-framed answer. (A handler can
-/// set any status beside its answer, `(StatusCode::NO_CONTENT, envelope)`; an incomplete answer
-/// must not vanish that way.)
-fn misframed(response: &Response) -> Option<Response> {
+/// client loses or misreads it in: a status other than `200` (`201` for a creation, which a
+/// `read`, `GET` or `HEAD`, never is), under which HTTP drops the body (`204`, `304`), a client
+/// reads no whole answer (`206`, `203`, a redirect) or a failure; or a body not declared JSON.
+/// `None` for a well-framed answer. (A handler can set any status beside its answer,
+/// `(StatusCode::NO_CONTENT, envelope)`; an incomplete answer must not vanish that way.)
+fn misframed(response: &Response, read: bool) -> Option<Response> {
     let status = response.status();
-    let fault = if !matches!(status.as_u16(), 200 | 201) {
+    let fault = if !(status == StatusCode::OK || status == StatusCode::CREATED && !read) {
         format!("with the status {status}")
     } else if !is_json(response) {
         let declared = response.headers().get(axum::http::header::CONTENT_TYPE);

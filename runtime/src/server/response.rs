@@ -40,10 +40,7 @@ impl<T: Serialize, R: Reason> IntoResponse for Envelope<T, R> {
     fn into_response(self) -> Response {
         // (`page.returned` counts the items that go out, R11: `Envelope`'s `Serialize` writes it.)
         let mut response = json_response_sized(&self, envelope_capacity(self.items.len()));
-        // An envelope that did not serialize went out as the 500 problem: it reports nothing.
-        if response.status().is_success()
-            && let Some(reported) = Reported::of_response(&self)
-        {
+        if let Some(reported) = Reported::of_response(&self) {
             reported.attach(&mut response);
         }
         response
