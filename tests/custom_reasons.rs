@@ -530,8 +530,9 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
 
 /// `?stale_page=N`: numbers 1 to 9 in keyset order, page `N` (1-based) read from a lagging
 /// replica; `?partial_page=N`: page `N` also says a source was unavailable, marked partial before
-/// its cursor is signed (`unmarked_page=N`, `unmarked_stale_page=N`: the same without the mark).
-/// Every page asks for evidence.
+/// its cursor is signed (`unmarked_page=N`, `unmarked_stale_page=N`: the same without the mark;
+/// `late_page=N`, `late_stale_page=N`: marked after the cursor is signed). Every page asks for
+/// evidence.
 #[completeness(
     resource = "numbers",
     reasons(MorePagesAvailable, SourceUnavailable),
@@ -562,6 +563,14 @@ async fn list_numbers(
     }
     if marked || asked("unmarked_page") == this_page {
         envelope.completeness.push_reason(completeness::reason::SourceUnavailable::new("archive"));
+    }
+    if asked("late_page") == this_page {
+        envelope.completeness.push_reason(completeness::reason::SourceUnavailable::new("archive"));
+        page.mark_partial();
+    }
+    if asked("late_stale_page") == this_page {
+        envelope.completeness.push_warning(ReplicaLag { seconds: 7 });
+        page.mark_stale();
     }
     page.attach_evidence(&mut envelope.completeness);
     Ok(envelope)
@@ -611,8 +620,8 @@ async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
 /// make the inventory whole, though every later page is: its last page is complete and gets no
 /// evidence (contract §6), whether the partial page is the first or a middle one. The mark
 /// rides in the cursors. A handler that pushes its reason (or a stale warning) after the cursor
-/// is signed and never calls `mark_partial` (`mark_stale`) gets its cursor signed again with the
-/// mark when it attaches evidence, so its last page gets none either.
+/// is signed and never calls `mark_partial` (`mark_stale`), or calls it after, gets its cursor
+/// signed again with the mark when it attaches evidence, so its last page gets none either.
 #[tokio::test]
 async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
     for partial_page in [1, 2] {
@@ -628,7 +637,16 @@ async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
         assert_eq!((last["complete"].clone(), last["page"]["resumed"].clone()), (json!(true), json!(true)), "{last}");
     }
 
-    for (unmarked, first) in [("unmarked_page", 1), ("unmarked_page", 2), ("unmarked_stale_page", 1)] {
+    let cases = [
+        ("unmarked_page", 1),
+        ("unmarked_page", 2),
+        ("unmarked_stale_page", 1),
+        // Marked, but after `Page::envelope` signed the cursor: the cursor did not say so.
+        ("late_page", 1),
+        ("late_page", 2),
+        ("late_stale_page", 1),
+    ];
+    for (unmarked, first) in cases {
         let pages = traverse(&format!("{unmarked}={first}")).await;
         assert_eq!(pages.len(), 3, "{unmarked}={first}");
         let last = &pages[2];

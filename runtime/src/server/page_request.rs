@@ -28,7 +28,7 @@ use crate::contract::completeness::Completeness;
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::AcceptsWarning;
 use crate::contract::envelope::Envelope;
-use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode};
+use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, ReasonDetails, WithMessage};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::{PageSizeReduced, Warning};
 use crate::server::config::{CompletenessConfig, CompletenessState};
@@ -455,72 +455,86 @@ impl Page {
     /// current and whole.
     ///
     /// Call it last, on every page. A page that issues a next cursor and carries another reason,
-    /// yet was not marked partial, or a stale warning, yet was not marked stale, signed a cursor
-    /// that says nothing of it, and the later pages would get evidence: its cursor is signed
+    /// or a stale warning, whose cursor does not say so (the handler did not call
+    /// [`Page::mark_partial`] or [`Page::mark_stale`], or called it after [`Page::envelope`]
+    /// signed the cursor), would leave the later pages their evidence: its cursor is signed
     /// again here with the mark it lacks (same position and expiry), and a `WARN` event says so
     /// (`partial_page_unmarked`, `stale_page_unmarked`; target `completeness`), since the
     /// handler skipped a step.
     pub fn attach_evidence<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) -> bool {
-        let (partial, stale) = self.report_unmarked(completeness);
+        let partial = self.partial || completeness.reasons().iter().any(|reason| !continues(reason));
+        let stale = self.stale || completeness.warnings().iter().any(Warning::is_stale);
         if partial || stale {
-            self.mark_cursor(completeness, partial, stale);
+            let (marked_partial, marked_stale) = self.mark_cursor(completeness, partial, stale);
+            report_marked(completeness, marked_partial, marked_stale);
         }
         !self.stale && !self.partial && crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 
-    /// Signs the block's next cursor again with the marks it lacks. A cursor this page cannot
-    /// read (one the handler made by other means) is left as it is.
+    /// Signs the block's next cursor again with the marks (`partial`, `stale`) it lacks, and
+    /// says which it added. Only a cursor this page can read, carried by `MORE_PAGES_AVAILABLE`
+    /// (as [`Page::envelope`] makes it), is signed again, keeping that reason's message; one the
+    /// handler made by other means is left as it is.
     fn mark_cursor<R: Reason + From<MorePagesAvailable>>(
         &self,
         completeness: &mut Completeness<R>,
         partial: bool,
         stale: bool,
-    ) {
-        let Some(Ok(mut claims)) =
-            completeness.next_cursor().map(|cursor| CursorClaims::decode(self.config.keys(), cursor, usize::MAX))
-        else {
-            return;
+    ) -> (bool, bool) {
+        let Some(cursor) = completeness.next_cursor() else {
+            return (false, false);
         };
-        if partial {
+        let Ok(mut claims) = CursorClaims::decode(self.config.keys(), cursor, usize::MAX) else {
+            return (false, false);
+        };
+        let carries = |reason: &&R| {
+            reason.code() == ReasonCode::MorePagesAvailable
+                && matches!(reason.recovery(), Some(Continuation::NextCursor { cursor: carried }) if carried == cursor)
+        };
+        let Some(message) = completeness.reasons().iter().find(carries).map(Reason::message) else {
+            return (false, false);
+        };
+        let (add_partial, add_stale) = (partial && !claims.is_partial(), stale && !claims.is_stale());
+        if add_partial {
             claims = claims.read_partial_page();
         }
-        if stale {
+        if add_stale {
             claims = claims.read_stale_state();
         }
-        completeness.reissue_next_cursor(MorePagesAvailable::new(claims.encode(self.config.keys())).into());
+        if add_partial || add_stale {
+            let mut reissued = MorePagesAvailable::new(claims.encode(self.config.keys()));
+            if message != reissued.default_message() {
+                reissued.set_message(Some(message));
+            }
+            completeness.reissue_next_cursor(reissued.into());
+        }
+        (add_partial, add_stale)
     }
+}
 
-    /// The `WARN` events of [`Page::attach_evidence`] for a mark its cursor lacks: whether it
-    /// lacks the partial mark, and the stale one.
-    fn report_unmarked<R: Reason>(&self, completeness: &Completeness<R>) -> (bool, bool) {
-        if completeness.next_cursor().is_none() {
-            return (false, false);
-        }
-        let resource = &completeness.scope().resource;
-        let partial = !self.partial && completeness.reasons().iter().any(|reason| !continues(reason));
-        let stale = !self.stale && completeness.warnings().iter().any(Warning::is_stale);
-        if partial {
-            let reasons = completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(",");
-            tracing::warn!(
-                target: crate::server::observe::TARGET,
-                event = "partial_page_unmarked",
-                %resource,
-                %reasons,
-                "a partial page issued a next cursor without Page::mark_partial, signed again with the mark; \
-                 call it before Page::envelope"
-            );
-        }
-        if stale {
-            let warnings = completeness.warnings().iter().map(|w| w.code().as_str()).collect::<Vec<_>>().join(",");
-            tracing::warn!(
-                target: crate::server::observe::TARGET,
-                event = "stale_page_unmarked",
-                %resource,
-                %warnings,
-                "a page with a stale warning issued a next cursor without Page::mark_stale, signed again with \
-                 the mark; call it before Page::envelope"
-            );
-        }
-        (partial, stale)
+/// The `WARN` events of [`Page::attach_evidence`] for the marks it added to a page's cursor.
+fn report_marked<R: Reason>(completeness: &Completeness<R>, partial: bool, stale: bool) {
+    let resource = &completeness.scope().resource;
+    if partial {
+        let reasons = completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(",");
+        tracing::warn!(
+            target: crate::server::observe::TARGET,
+            event = "partial_page_unmarked",
+            %resource,
+            %reasons,
+            "a partial page issued a next cursor that did not say so, signed again with the mark; call \
+             Page::mark_partial before Page::envelope"
+        );
+    }
+    if stale {
+        let warnings = completeness.warnings().iter().map(|w| w.code().as_str()).collect::<Vec<_>>().join(",");
+        tracing::warn!(
+            target: crate::server::observe::TARGET,
+            event = "stale_page_unmarked",
+            %resource,
+            %warnings,
+            "a page with a stale warning issued a next cursor that did not say so, signed again with the mark; \
+             call Page::mark_stale before Page::envelope"
+        );
     }
 }
