@@ -149,6 +149,7 @@ async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on
     let result = call(&north, "count_service_accounts", json!({"tenant": "south"})).await.unwrap();
     let text = &result.content[0].as_text().unwrap().text;
     assert!(text.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): at least 0 service accounts in scope."), "{text}");
+    assert!(text.lines().next().unwrap().ends_with(" No way to complete it is offered."), "what next: {text}");
     let search = answer(&north, "search_service_accounts", json!({"q": "svc-south", "tenant": "south"})).await;
     assert_eq!((search["complete"].clone(), search["items"].clone()), (json!(false), json!([])));
     assert!(codes(&search).contains(&"VISIBILITY_RESTRICTED"), "{search}");

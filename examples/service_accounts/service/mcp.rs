@@ -46,6 +46,7 @@ use axum::http::uri::Authority;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use completeness::client::explain::what_next;
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::EntryPoint;
 use completeness::{
@@ -1280,7 +1281,8 @@ fn count_verdict(aggregate: &Aggregate<u64, CountServiceAccountsReason>) -> Stri
         Relation::LowerBound => "at least",
         Relation::Estimate => "about",
     };
-    format!("{head}: {relation} {} service accounts in scope.", aggregate.value())
+    let next = if completeness.is_complete() { String::new() } else { what_next(completeness) };
+    format!("{head}: {relation} {} service accounts in scope.{next}", aggregate.value())
 }
 
 fn archived_verdict(done: &archive::Archived) -> String {

@@ -2,7 +2,7 @@
 
 use crate::contract::completeness::Completeness;
 use crate::contract::continuation::Continuation;
-use crate::contract::reason::{Reason, ReasonCode, ReasonDetails, StandardReason};
+use crate::contract::reason::{Reason, ReasonDetails, StandardReason};
 
 /// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
 pub fn noun(resource: &str) -> String {
@@ -128,24 +128,28 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
     let codes: Vec<String> = completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
     let absence = if returned == 0 { "; an empty result here is not evidence of absence" } else { "" };
     format!(
-        "INCOMPLETE ({}): {returned} {noun} returned, not the whole scope ({}){snapshot}{absence}.{}{}",
+        "INCOMPLETE ({}): {returned} {noun} returned, not the whole scope ({}){snapshot}{absence}.{}",
         codes.join(", "),
         scope.visibility,
-        sources_not_read(completeness),
-        next_step(completeness.continuation()),
+        what_next(completeness),
     )
 }
 
-/// ` Sources not read: a, b.` for the `SOURCE_UNAVAILABLE` reasons of an answer, which a
-/// list of codes alone does not tell apart; empty when there are none.
-fn sources_not_read<R: Reason>(completeness: &Completeness<R>) -> String {
+/// What an incomplete answer's verdict says after its first sentence, each part starting with
+/// a space: the sources not read, which a list of codes alone does not tell apart, and how to
+/// continue (or that nothing is offered). For a service's own verdict lines, such as a count's.
+pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
     let sources: Vec<String> = completeness
         .reasons()
         .iter()
-        .filter(|reason| reason.code() == ReasonCode::SourceUnavailable)
-        .filter_map(|reason| serde_json::to_value(reason).ok()?.get("source")?.as_str().map(str::to_owned))
+        .filter_map(|reason| match StandardReason::from_reason(reason) {
+            StandardReason::SourceUnavailable(unavailable) => Some(unavailable.source),
+            _ => None,
+        })
         .collect();
-    if sources.is_empty() { String::new() } else { format!(" Sources not read: {}.", sources.join(", ")) }
+    let sources =
+        if sources.is_empty() { String::new() } else { format!(" Sources not read: {}.", sources.join(", ")) };
+    format!("{sources}{}", next_step(completeness.continuation()))
 }
 
 /// What a reader of the verdict alone does next: the answer's continuation in words (contract
