@@ -159,10 +159,10 @@
 //!   `Option`, `Field`, `Box`, `Rc` or `Arc`, is refused when the struct compiles. A list behind
 //!   a struct of the service's own (`struct Members(Vec<T>)`) or a `serde_json::Value` has no
 //!   type that says so: it is seen when it goes out, and reported once per field with a `WARN`
-//!   event `list_in_single_resource` (the answer is sent as it is). A list inside a tuple behind
-//!   an alias (`type Pair = (u32, Vec<T>)`) is not seen at all: write the tuple out. Write such a field as `Vec<T>`,
-//!   give the struct a completeness field, or mark the field `bounded`; a handler that declares
-//!   a reason and returns such a struct is refused.
+//!   event `list_in_single_resource` (the answer is sent as it is). Write such a field as
+//!   `Vec<T>`, give the struct a completeness field, or mark the field `bounded`; a handler that
+//!   declares a reason and returns such a struct is refused. A list inside a tuple behind an
+//!   alias (`type Pair = (u32, Vec<T>)`) is not seen at all: write the tuple out.
 //! - A list is never `Option<Vec<T>>` (unless it is a side list marked `bounded`): `None` would
 //!   go out as `null`. Write `Vec<T>` and, when the list could not be read, report why with a
 //!   reason.

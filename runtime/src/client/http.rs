@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::client::collect::FetchError;
 use crate::contract::envelope::Envelope;
+use crate::contract::media::declares_json;
 use crate::contract::reason::StandardReason;
 use crate::server::problem::Problem;
 
@@ -150,13 +151,6 @@ impl Answers {
     }
 }
 
-/// True for a JSON media type: `application/json`, or a structured syntax suffix `+json`
-/// (RFC 6839), compared without regard to case.
-fn is_json(media_type: &str) -> bool {
-    let media_type = media_type.to_ascii_lowercase();
-    media_type == "application/json" || media_type.ends_with("+json")
-}
-
 /// Reads a response: a success body strictly, a failure as a problem.
 async fn read<T: DeserializeOwned>(
     response: Result<reqwest::Response, reqwest::Error>,
@@ -219,7 +213,7 @@ async fn read<T: DeserializeOwned>(
     }
     // A body not declared JSON (a proxy's or a cache's page, a file served in the service's
     // place) is not the service's answer, even when it happens to parse.
-    if status.is_success() && !response_type.as_deref().is_some_and(is_json) {
+    if status.is_success() && !response_type.as_deref().is_some_and(declares_json) {
         let declared = response_type.map_or_else(|| "no Content-Type".to_owned(), |t| format!("Content-Type {t}"));
         return Err(FetchError::Contract(format!(
             "status {status} with {declared}: not a JSON answer (application/json), so it is not read: {}",

@@ -11,6 +11,8 @@ mod date;
 pub mod declared;
 pub mod envelope;
 pub mod field;
+#[cfg(any(feature = "axum", feature = "client"))]
+pub(crate) mod media;
 pub(crate) mod members;
 pub mod reason;
 pub mod rules;

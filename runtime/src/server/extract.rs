@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
+use crate::contract::media::declares_json;
 use crate::server::problem::{Problem, ProblemCode};
 
 /// A JSON request body; a body that is unreadable, too large, not JSON or does not
@@ -78,9 +79,7 @@ pub fn declared_json(headers: &HeaderMap) -> Result<(), Problem> {
         )));
     }
     let declared = headers.get(CONTENT_TYPE).map(|value| value.to_str().unwrap_or("(not text)"));
-    let essence = declared.and_then(|value| value.split(';').next()).map(|essence| essence.trim().to_ascii_lowercase());
-    let json = essence.as_deref().and_then(|essence| essence.strip_prefix("application/"));
-    if json.is_some_and(|subtype| subtype == "json" || subtype.ends_with("+json")) {
+    if declared.is_some_and(declares_json) {
         return Ok(());
     }
     let sent = declared.map_or("without a `Content-Type`".to_owned(), |value| format!("as `{value}`"));

@@ -17,6 +17,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use crate::contract::media::declares_json;
 use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
@@ -38,7 +39,7 @@ pub struct RequireComplete(pub bool);
 impl RequireComplete {
     /// Reads the demand from request parts.
     pub fn from_parts(parts: &Parts) -> Result<Self, Problem> {
-        Ok(RequireComplete(demanded_by_query(parts)?.0 || prefers_strict(&parts.headers)))
+        Ok(RequireComplete(demanded_by_query(parts)?.demanded || prefers_strict(&parts.headers)))
     }
 
     /// True when the caller demanded a complete result.
@@ -96,10 +97,18 @@ fn vary_by_preference(response: &mut Response) {
     response.headers_mut().append(VARY, HeaderValue::from_static("prefer"));
 }
 
-/// The `require_complete` query parameter: true when it demands a complete result; a malformed
-/// value, or the parameter given twice, is the 400 problem (like `page_size` and `cursor`: which
-/// of two answers the client meant is not ours to guess). And whether the query has a `cursor`.
-fn demanded_by_query(parts: &Parts) -> Result<(bool, bool), Problem> {
+/// What a request's query says to the demand layer.
+struct QueryDemand {
+    /// `require_complete` demands a complete result.
+    demanded: bool,
+    /// The query has a `cursor`.
+    has_cursor: bool,
+}
+
+/// The `require_complete` query parameter, read into [`QueryDemand`] with whether the query has
+/// a `cursor`; a malformed value, or the parameter given twice, is the 400 problem (like
+/// `page_size` and `cursor`: which of two answers the client meant is not ours to guess).
+fn demanded_by_query(parts: &Parts) -> Result<QueryDemand, Problem> {
     let refused = |detail: String| {
         Problem::new(ProblemCode::InvalidRequest, detail).with_extension("parameter", "require_complete")
     };
@@ -121,7 +130,7 @@ fn demanded_by_query(parts: &Parts) -> Result<(bool, bool), Problem> {
             other => return Err(refused(format!("require_complete must be true or false (or 1 or 0), got '{other}'"))),
         });
     }
-    Ok((demanded.unwrap_or(false), cursor))
+    Ok(QueryDemand { demanded: demanded.unwrap_or(false), has_cursor: cursor })
 }
 
 /// True when a `Prefer` header of `headers` holds `handling=strict`. A value is read as bytes:
@@ -276,12 +285,12 @@ where
         let (mut parts, body) = request.into_parts();
         match demanded_by_query(&parts) {
             Err(problem) => Box::pin(std::future::ready(Ok(problem.into_response()))),
-            Ok((by_query, cursor)) => {
+            Ok(query) => {
                 let preferred = prefers_strict(&parts.headers);
-                let demand = RequireComplete(by_query || preferred);
+                let demand = RequireComplete(query.demanded || preferred);
                 let read = matches!(parts.method, axum::http::Method::GET | axum::http::Method::HEAD);
                 // A read of a checked route that carries a cursor: was it read?
-                let cursor_read = (cursor && self.checked.is_some() && read).then(CursorRead::default);
+                let cursor_read = (query.has_cursor && self.checked.is_some() && read).then(CursorRead::default);
                 if let Some(read) = &cursor_read {
                     parts.extensions.insert(read.clone());
                 }
@@ -414,9 +423,8 @@ fn misframed(response: &Response, read: bool) -> Option<Response> {
 
 /// True when `response` says its body is JSON: `application/json`, or a `+json` type.
 fn is_json(response: &Response) -> bool {
-    let Some(value) = response.headers().get(axum::http::header::CONTENT_TYPE) else { return false };
-    let media = value.to_str().unwrap_or_default().split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    media == "application/json" || media.ends_with("+json")
+    let declared = response.headers().get(axum::http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
+    declared.is_some_and(declares_json)
 }
 
 /// What a route of `completeness::routing` sends instead of a success without a block that its
