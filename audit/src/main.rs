@@ -96,11 +96,7 @@ impl Deny {
             Deny::Unknown => Verdict::Unknown,
             // Reports completeness, with a change to make: the block is not seen on its way out.
             Deny::Unchecked => {
-                return report
-                    .findings
-                    .iter()
-                    .filter(|f| f.verdict == Verdict::ReportsCompleteness && f.fix.is_some() && !f.baselined)
-                    .count();
+                return report.findings.iter().filter(|f| f.is_unchecked() && !f.baselined).count();
             }
             Deny::Skipped => return report.skipped.len(),
         };

@@ -97,7 +97,14 @@ impl Finding {
     /// True when the reports show this finding: it asks for a change, or it reports
     /// completeness but comes with advice (a block hidden inside `Json`).
     pub fn is_shown(&self) -> bool {
-        self.verdict.needs_attention() || self.fix.is_some()
+        self.verdict.needs_attention() || self.is_unchecked()
+    }
+
+    /// True when the route reports completeness past the completeness layer (routed with
+    /// `axum::routing`, or a block inside `Json`): the one case where a reporting finding comes
+    /// with a fix. `--deny unchecked` fails on it.
+    pub fn is_unchecked(&self) -> bool {
+        self.verdict == Verdict::ReportsCompleteness && self.fix.is_some()
     }
 
     /// The identity of a finding across runs: lines move, routes and handlers rarely do, so

@@ -597,6 +597,11 @@ fn a_baseline_lets_known_findings_pass_and_fails_new_ones() {
     let written = run(&copy, &["--baseline", baseline_arg, "--write-baseline", "--deny", "list", "-q"]);
     assert_eq!(written.status.code(), Some(0), "writing a baseline accepts what it wrote");
     assert_eq!(run(&copy, &["--baseline", baseline_arg, "--deny", "list", "-q"]).status.code(), Some(0));
+    // The shapes answer blocks past the completeness layer too: known, they pass `--deny
+    // unchecked` as known lists pass `--deny list`.
+    assert_eq!(run(&copy, &["--deny", "unchecked", "-q"]).status.code(), Some(1), "unchecked without the baseline");
+    let unchecked = run(&copy, &["--baseline", baseline_arg, "--deny", "unchecked", "-q"]);
+    assert_eq!(unchecked.status.code(), Some(0), "{unchecked:?}");
 
     // A new bare list: the known ones still pass, the new one fails.
     let main = copy.join("src/main.rs");

@@ -28,10 +28,10 @@ pub struct Baseline {
 /// The version [`write`](fn@write) writes.
 pub const VERSION: u32 = 2;
 
-/// Writes the findings of `report` that ask for a change to `path`.
+/// Writes the findings of `report` that ask for a change to `path`, the unchecked ones among
+/// them (`--deny unchecked`).
 pub fn write(report: &Report, path: &Path) -> Result<usize, String> {
-    let findings: BTreeSet<String> =
-        report.findings.iter().filter(|f| f.verdict.needs_attention()).map(|f| f.key()).collect();
+    let findings: BTreeSet<String> = report.findings.iter().filter(|f| f.is_shown()).map(|f| f.key()).collect();
     let count = findings.len();
     let text = serde_json::to_string_pretty(&Baseline { version: VERSION, findings }).unwrap_or_default();
     fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
