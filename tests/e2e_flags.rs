@@ -226,6 +226,22 @@ async fn a_store_or_key_ring_that_cannot_be_opened_is_refused_with_its_cause() {
     let error = error.to_string();
     assert!(error.starts_with("could not open the database: "), "{error}");
     assert!(error.contains("Connection refused"), "{error}");
+    // A SQLite path where no database can be is a setting to fix too (exit 2), not an outage.
+    let dir = std::env::temp_dir().join(format!("service-accounts-not-a-db-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = dir.join("notes.txt");
+    let notes = "not a database, but long enough that SQLite reads a header from it\n".repeat(20);
+    std::fs::write(&text, &notes).unwrap();
+    for (path, says) in [(dir.clone(), "unable to open database file"), (text.clone(), "file is not a database")] {
+        let mut unusable = config(5);
+        unusable.db = Some(path.clone());
+        let error = refused(unusable).await;
+        assert!(matches!(error, StartError::Config(_)), "{}: {error:?}", path.display());
+        let error = error.to_string();
+        assert!(error.starts_with(&format!("--db {}: {says}", path.display())), "{error}");
+    }
+    assert_eq!(std::fs::read_to_string(&text).unwrap(), notes, "the file is left as it was");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A PostgreSQL URL naming a database or a role the server does not have is a setting to fix,

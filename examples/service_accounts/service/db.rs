@@ -323,13 +323,32 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens (or creates) the database at `path`, in memory when `None`.
+    /// Opens (or creates) the database at `path`, in memory when `None`. A path where no
+    /// database can be (a directory, a file that is not SQLite's, one this process may not
+    /// write) is a setting to fix, [`StoreError::Config`], as a bad flag is.
     pub fn open(path: Option<&Path>, retention: Duration) -> Result<SqliteStore, StoreError> {
         let conn = match path {
-            Some(path) => Connection::open(path)?,
-            None => Connection::open_in_memory()?,
+            Some(path) => {
+                let opened = Connection::open(path).and_then(|conn| conn.execute_batch(SCHEMA).map(|()| conn));
+                opened.map_err(|error| match error.sqlite_error_code() {
+                    Some(
+                        rusqlite::ErrorCode::CannotOpen
+                        | rusqlite::ErrorCode::NotADatabase
+                        | rusqlite::ErrorCode::ReadOnly
+                        | rusqlite::ErrorCode::PermissionDenied,
+                    ) => StoreError::Config(format!(
+                        "--db {}: {error}; give a SQLite database file, or a path where one can be created",
+                        path.display()
+                    )),
+                    _ => StoreError::from(error),
+                })?
+            }
+            None => {
+                let conn = Connection::open_in_memory()?;
+                conn.execute_batch(SCHEMA)?;
+                conn
+            }
         };
-        conn.execute_batch(SCHEMA)?;
         Ok(SqliteStore { conn: Mutex::new(conn), retention })
     }
 
