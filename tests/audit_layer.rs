@@ -53,6 +53,11 @@ fn app() -> Router {
         .route("/bad", get(|| async { json_response("[1, 2,") }))
         .route("/trailing", get(|| async { json_response("{} []") }))
         .route("/text", get(|| async { "[1, 2, 3]" }))
+        .route("/hal", get(|| async { ([(header::CONTENT_TYPE, "application/hal+json")], "[1, 2]").into_response() }))
+        .route(
+            "/problem",
+            get(|| async { ([(header::CONTENT_TYPE, "application/problem+json")], "[1, 2]").into_response() }),
+        )
         .nest("/users", users)
 }
 
@@ -144,7 +149,11 @@ async fn bad_json_is_counted_never_an_error_to_the_client() {
 async fn responses_that_are_not_json_are_not_counted() {
     let (audit, app) = audited();
     fetch(&app, "/text").await;
+    fetch(&app, "/problem").await;
     assert!(!audit.snapshot().routes.contains_key("GET /text"));
+    assert!(!audit.snapshot().routes.contains_key("GET /problem"), "a problem is no list");
+    // Another JSON type (`application/hal+json`) is read as the JSON it is.
+    assert_eq!(fetch(&app, "/hal").await.1.as_deref(), Some("bare-array"));
 }
 
 #[tokio::test]

@@ -158,6 +158,10 @@ mod framing {
         ([(header::CONTENT_TYPE, "text/plain")], partial())
     }
 
+    async fn as_problem() -> ([(header::HeaderName, &'static str); 1], Envelope<u32>) {
+        ([(header::CONTENT_TYPE, "application/problem+json")], partial())
+    }
+
     async fn created() -> (StatusCode, Envelope<u32>) {
         (StatusCode::CREATED, partial())
     }
@@ -186,6 +190,7 @@ mod framing {
             .route("/partial-content", get(partial_content).into())
             .route("/redirected", get(redirected).into())
             .route("/as-text", get(as_text).into())
+            .route("/as-problem", get(as_problem).into())
             .route("/created", get(created).post(created).into())
             .route("/empty-cursor", get(empty_cursor).into())
             .route("/count-empty-cursor", get(count_with_empty_cursor).into())
@@ -212,7 +217,8 @@ mod framing {
             ("/no-content", "with the status 204 No Content"),
             ("/partial-content", "with the status 206 Partial Content"),
             ("/redirected", "with the status 302 Found"),
-            ("/as-text", "declared as text/plain, not JSON"),
+            ("/as-text", "declared as text/plain, not a JSON answer"),
+            ("/as-problem", "declared as application/problem+json, not a JSON answer"),
             // A creation answers a write; a read answered 201 is refused by clients (contract §5).
             ("/created", "with the status 201 Created"),
         ] {

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::client::collect::FetchError;
 use crate::contract::envelope::Envelope;
-use crate::contract::media::declares_json;
+use crate::contract::media::{declares_json, declares_problem};
 use crate::contract::reason::StandardReason;
 use crate::server::problem::Problem;
 
@@ -204,7 +204,7 @@ async fn read<T: DeserializeOwned>(
             excerpt()
         )));
     }
-    let is_problem = response_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("application/problem+json"));
+    let is_problem = response_type.as_deref().is_some_and(declares_problem);
     if status.is_success() && is_problem {
         return Err(FetchError::Contract(format!(
             "status {status} with a problem body (application/problem+json): a success that says it failed: {}",

@@ -1,25 +1,50 @@
 //! The media types of the wire contract (contract §5.4).
 
-/// True when a `Content-Type` value declares JSON: `application/json` or a structured syntax
-/// suffix `+json` (RFC 6839), with any parameters, compared without regard to case.
+/// True when a `Content-Type` value declares JSON as axum's `Json` reads it:
+/// `application/json`, or an `application/` type with the structured syntax suffix `+json`
+/// (RFC 6839, `application/problem+json`), with any parameters, compared without regard to
+/// case.
 pub(crate) fn declares_json(content_type: &str) -> bool {
     let essence = content_type.split(';').next().unwrap_or_default().trim();
-    let suffix = essence.len().checked_sub("+json".len()).and_then(|at| essence.get(at..));
-    essence.eq_ignore_ascii_case("application/json")
-        || suffix.is_some_and(|suffix| suffix.eq_ignore_ascii_case("+json"))
+    let Some((kind, subtype)) = essence.split_once('/') else {
+        return false;
+    };
+    let suffixed = subtype.len() > "+json".len()
+        && subtype.get(subtype.len() - "+json".len()..).is_some_and(|suffix| suffix.eq_ignore_ascii_case("+json"));
+    kind.eq_ignore_ascii_case("application") && (subtype.eq_ignore_ascii_case("json") || suffixed)
+}
+
+/// True when a `Content-Type` value declares a problem (`application/problem+json`), which is
+/// never an answer (contract §5.4).
+pub(crate) fn declares_problem(content_type: &str) -> bool {
+    content_type.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/problem+json")
 }
 
 #[cfg(test)]
 mod tests {
-    use super::declares_json;
+    use super::{declares_json, declares_problem};
 
     #[test]
-    fn json_is_application_json_or_a_json_suffix_in_any_case_with_parameters() {
-        for json in ["application/json", "Application/JSON; charset=utf-8", "application/problem+json", "x/y+JSON"] {
+    fn json_is_application_json_or_an_application_json_suffix_in_any_case_with_parameters() {
+        for json in
+            ["application/json", "Application/JSON; charset=utf-8", "application/problem+json", "application/x+JSON"]
+        {
             assert!(declares_json(json), "{json}");
         }
-        for other in ["text/plain", "application/jsonp", "application/json-seq", "json", "", "+jso", "éjson"] {
+        for other in [
+            "text/plain",
+            "application/jsonp",
+            "application/json-seq",
+            "json",
+            "",
+            "+json",
+            "a+json",
+            "text/x+json",
+            "application/+json",
+        ] {
             assert!(!declares_json(other), "{other}");
         }
+        assert!(declares_problem("Application/Problem+JSON; charset=utf-8"));
+        assert!(!declares_problem("application/json"));
     }
 }

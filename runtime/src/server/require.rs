@@ -17,7 +17,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use crate::contract::media::declares_json;
+use crate::contract::media::{declares_json, declares_problem};
 use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
@@ -94,7 +94,12 @@ impl RequireComplete {
 /// Says that the answer to this URL depends on `Prefer` (RFC 7240, section 2): a cache must not
 /// hand a lenient partial answer to a strict caller, or the reverse.
 fn vary_by_preference(response: &mut Response) {
-    response.headers_mut().append(VARY, HeaderValue::from_static("prefer"));
+    let named = response.headers().get_all(VARY).iter().any(|value| {
+        value.to_str().is_ok_and(|value| value.split(',').any(|name| name.trim().eq_ignore_ascii_case("prefer")))
+    });
+    if !named {
+        response.headers_mut().append(VARY, HeaderValue::from_static("prefer"));
+    }
 }
 
 /// What a request's query says to the demand layer.
@@ -228,8 +233,9 @@ impl<S: Send + Sync> FromRequestParts<S> for RequireComplete {
 /// `Prefer: handling=strict` and met an answer with completeness metadata, the response (the
 /// answer, or the problem that replaced it) says `Preference-Applied: handling=strict`
 /// (RFC 7240). An answer with completeness metadata in a frame a client would lose or misread
-/// (a status other than 200, or 201 for a write; a body not declared JSON) is replaced with the
-/// 500 `INTERNAL` problem (contract §5.4).
+/// (a status other than 200, where 201 answers only a write, never a `GET` or `HEAD`; a body
+/// not declared JSON, or declared a problem) is replaced with the 500 `INTERNAL` problem
+/// (contract §5.4).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DemandLayer;
 
@@ -398,10 +404,10 @@ fn misframed(response: &Response, read: bool) -> Option<Response> {
     let status = response.status();
     let fault = if !(status == StatusCode::OK || status == StatusCode::CREATED && !read) {
         format!("with the status {status}")
-    } else if !is_json(response) {
+    } else if !is_json(response) || is_problem(response) {
         let declared = response.headers().get(axum::http::header::CONTENT_TYPE);
         let declared = declared.and_then(|value| value.to_str().ok()).unwrap_or("no Content-Type");
-        format!("declared as {declared}, not JSON")
+        format!("declared as {declared}, not a JSON answer")
     } else {
         return None;
     };
@@ -414,7 +420,7 @@ fn misframed(response: &Response, read: bool) -> Option<Response> {
             ProblemCode::Internal,
             format!(
                 "The handler answered with a completeness block {fault}: a client would lose or misread \
-                 it. An answer goes out as JSON with the status 200 (201 for a creation)."
+                 it. An answer goes out as JSON with the status 200 (201 for a creation, never for a read)."
             ),
         )
         .into_response(),
@@ -423,8 +429,16 @@ fn misframed(response: &Response, read: bool) -> Option<Response> {
 
 /// True when `response` says its body is JSON: `application/json`, or a `+json` type.
 fn is_json(response: &Response) -> bool {
-    let declared = response.headers().get(axum::http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
-    declared.is_some_and(declares_json)
+    content_type(response).is_some_and(declares_json)
+}
+
+/// True when `response` says its body is a problem, which a success never is (contract §5.4).
+fn is_problem(response: &Response) -> bool {
+    content_type(response).is_some_and(declares_problem)
+}
+
+fn content_type(response: &Response) -> Option<&str> {
+    response.headers().get(axum::http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok())
 }
 
 /// What a route of `completeness::routing` sends instead of a success without a block that its

@@ -28,9 +28,10 @@
 //! without a block that its type does not vouch for ([`Exempt`](crate::Exempt), a derived single
 //! resource): so also a list behind `Result<(), E>` or `Result<StatusCode, E>`, and the answer of
 //! a type that implements [`ReportsCompleteness`] by hand to report nothing. An answer with a
-//! block goes out as JSON with the status 200 (201 for a creation): one the handler framed
-//! otherwise (`(StatusCode::NO_CONTENT, envelope)`, a 206, a redirect, a `text/plain` body) gets
-//! the 500 `INTERNAL` problem too, since a client would lose it or not read it as the answer.
+//! block goes out as JSON with the status 200 (201 for a creation, never for a read): one the
+//! handler framed otherwise (`(StatusCode::NO_CONTENT, envelope)`, a 206, a redirect, a
+//! `text/plain` or `application/problem+json` body) gets the 500 `INTERNAL` problem too, since a
+//! client would lose it or not read it as the answer.
 //! And a read that sends a `cursor` to an endpoint that never pages (its `#[completeness]`
 //! reasons offer no next page) and reads none gets the 400 `CURSOR_QUERY_MISMATCH` problem, not
 //! its first page in place of a next one. (A handler that pages by hand, declaring

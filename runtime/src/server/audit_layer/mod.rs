@@ -53,6 +53,8 @@ use axum::routing::MethodFilter;
 use serde::{Deserialize, Serialize};
 use tower::{Layer, Service};
 
+use crate::contract::media::{declares_json, declares_problem};
+
 mod shape;
 
 pub use shape::{BadJson, shape};
@@ -316,11 +318,9 @@ fn key(request: &Request) -> String {
     format!("{method} {route}")
 }
 
-/// `application/json`, with or without parameters (`application/problem+json` is not a list).
+/// A JSON answer (`application/json`, or another `+json` type such as `application/hal+json`),
+/// with or without parameters; a problem (`application/problem+json`) is not a list.
 fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+    let declared = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    declared.is_some_and(|declared| declares_json(declared) && !declares_problem(declared))
 }
