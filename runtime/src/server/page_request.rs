@@ -460,61 +460,69 @@ impl Page {
     /// signed the cursor), would leave the later pages their evidence: its cursor is signed
     /// again here with the mark it lacks (same position and expiry), and a `WARN` event says so
     /// (`partial_page_unmarked`, `stale_page_unmarked`; target `completeness`), since the
-    /// handler skipped a step.
+    /// handler skipped a step. A cursor carried by a reason other than `MORE_PAGES_AVAILABLE`
+    /// (one of the service's own) is not signed again, since that reason cannot be rebuilt
+    /// here: the event then says the later pages may get evidence.
     pub fn attach_evidence<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) -> bool {
         let partial = self.partial || completeness.reasons().iter().any(|reason| !continues(reason));
         let stale = self.stale || completeness.warnings().iter().any(Warning::is_stale);
         if partial || stale {
-            let (marked_partial, marked_stale) = self.mark_cursor(completeness, partial, stale);
-            report_marked(completeness, marked_partial, marked_stale);
+            let (lacks_partial, lacks_stale, signed) = self.mark_cursor(completeness, partial, stale);
+            report_unmarked(completeness, lacks_partial, lacks_stale, signed);
         }
         !self.stale && !self.partial && crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 
-    /// Signs the block's next cursor again with the marks (`partial`, `stale`) it lacks, and
-    /// says which it added. Only a cursor this page can read, carried by `MORE_PAGES_AVAILABLE`
-    /// (as [`Page::envelope`] makes it), is signed again, keeping that reason's message; one the
-    /// handler made by other means is left as it is.
+    /// Signs the block's next cursor again with the marks (`partial`, `stale`) it lacks: which
+    /// marks it lacked, and whether it was signed again. Only a cursor this page can read,
+    /// carried by `MORE_PAGES_AVAILABLE` (as [`Page::envelope`] makes it), is signed again,
+    /// keeping that reason's message; one the handler made by other means lacks nothing here.
     fn mark_cursor<R: Reason + From<MorePagesAvailable>>(
         &self,
         completeness: &mut Completeness<R>,
         partial: bool,
         stale: bool,
-    ) -> (bool, bool) {
+    ) -> (bool, bool, bool) {
         let Some(cursor) = completeness.next_cursor() else {
-            return (false, false);
+            return (false, false, false);
         };
         let Ok(mut claims) = CursorClaims::decode(self.config.keys(), cursor, usize::MAX) else {
-            return (false, false);
+            return (false, false, false);
         };
+        let (lacks_partial, lacks_stale) = (partial && !claims.is_partial(), stale && !claims.is_stale());
         let carries = |reason: &&R| {
             reason.code() == ReasonCode::MorePagesAvailable
                 && matches!(reason.recovery(), Some(Continuation::NextCursor { cursor: carried }) if carried == cursor)
         };
         let Some(message) = completeness.reasons().iter().find(carries).map(Reason::message) else {
-            return (false, false);
+            return (lacks_partial, lacks_stale, false);
         };
-        let (add_partial, add_stale) = (partial && !claims.is_partial(), stale && !claims.is_stale());
-        if add_partial {
+        if lacks_partial {
             claims = claims.read_partial_page();
         }
-        if add_stale {
+        if lacks_stale {
             claims = claims.read_stale_state();
         }
-        if add_partial || add_stale {
+        if lacks_partial || lacks_stale {
             let mut reissued = MorePagesAvailable::new(claims.encode(self.config.keys()));
             if message != reissued.default_message() {
                 reissued.set_message(Some(message));
             }
             completeness.reissue_next_cursor(reissued.into());
         }
-        (add_partial, add_stale)
+        (lacks_partial, lacks_stale, true)
     }
 }
 
-/// The `WARN` events of [`Page::attach_evidence`] for the marks it added to a page's cursor.
-fn report_marked<R: Reason>(completeness: &Completeness<R>, partial: bool, stale: bool) {
+/// The `WARN` events of [`Page::attach_evidence`] for the marks a page's cursor lacked: added
+/// when it was `signed` again, else missing.
+fn report_unmarked<R: Reason>(completeness: &Completeness<R>, partial: bool, stale: bool, signed: bool) {
     let resource = &completeness.scope().resource;
+    let outcome = if signed {
+        "signed again with the mark"
+    } else {
+        "not signed again, since a reason of the service's own carries it: the later pages may get evidence"
+    };
     if partial {
         let reasons = completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(",");
         tracing::warn!(
@@ -522,8 +530,8 @@ fn report_marked<R: Reason>(completeness: &Completeness<R>, partial: bool, stale
             event = "partial_page_unmarked",
             %resource,
             %reasons,
-            "a partial page issued a next cursor that did not say so, signed again with the mark; call \
-             Page::mark_partial before Page::envelope"
+            "a partial page issued a next cursor that did not say so, {outcome}; call Page::mark_partial before \
+             Page::envelope"
         );
     }
     if stale {
@@ -533,8 +541,8 @@ fn report_marked<R: Reason>(completeness: &Completeness<R>, partial: bool, stale
             event = "stale_page_unmarked",
             %resource,
             %warnings,
-            "a page with a stale warning issued a next cursor that did not say so, signed again with the mark; \
-             call Page::mark_stale before Page::envelope"
+            "a page with a stale warning issued a next cursor that did not say so, {outcome}; call \
+             Page::mark_stale before Page::envelope"
         );
     }
 }
