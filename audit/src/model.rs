@@ -95,7 +95,7 @@ pub struct Finding {
 
 impl Finding {
     /// True when the reports show this finding: it asks for a change, or it reports
-    /// completeness but comes with advice (a block hidden inside `Json`).
+    /// completeness past the completeness layer ([`Finding::is_unchecked`]).
     pub fn is_shown(&self) -> bool {
         self.verdict.needs_attention() || self.is_unchecked()
     }

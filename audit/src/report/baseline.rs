@@ -21,7 +21,8 @@ use crate::model::Report;
 pub struct Baseline {
     /// Format version: 2 (keys with their package); 1 (keys without) is still read.
     pub version: u32,
-    /// [`Finding::key`](crate::model::Finding::key) of every finding that asks for a change.
+    /// [`Finding::key`](crate::model::Finding::key) of every finding that asks for a change,
+    /// the unchecked ones among them.
     pub findings: BTreeSet<String>,
 }
 

@@ -330,6 +330,16 @@ impl SqliteStore {
         let conn = match path {
             Some(path) => {
                 let opened = Connection::open(path).and_then(|conn| conn.execute_batch(SCHEMA).map(|()| conn));
+                // SQLite opens a file it may not write read-only, and its schema may be there
+                // already: the first write would fail, long after start-up.
+                let opened = opened.and_then(|conn| match conn.is_readonly(rusqlite::MAIN_DB) {
+                    Ok(false) => Ok(conn),
+                    Ok(true) => Err(rusqlite::Error::SqliteFailure(
+                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
+                        Some("the database file is read-only to this process".to_owned()),
+                    )),
+                    Err(error) => Err(error),
+                });
                 opened.map_err(|error| match error.sqlite_error_code() {
                     Some(
                         rusqlite::ErrorCode::CannotOpen

@@ -1281,8 +1281,7 @@ fn count_verdict(aggregate: &Aggregate<u64, CountServiceAccountsReason>) -> Stri
         Relation::LowerBound => "at least",
         Relation::Estimate => "about",
     };
-    let next = if completeness.is_complete() { String::new() } else { what_next(completeness) };
-    format!("{head}: {relation} {} service accounts in scope.{next}", aggregate.value())
+    format!("{head}: {relation} {} service accounts in scope.{}", aggregate.value(), what_next(completeness))
 }
 
 fn archived_verdict(done: &archive::Archived) -> String {

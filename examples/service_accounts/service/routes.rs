@@ -43,9 +43,8 @@ pub async fn challenge(mut response: Response) -> Response {
 }
 
 /// Input a route would not read is refused before it runs. A write takes its input from its
-/// path and a JSON body only. A query parameter on one is
-/// refused before it runs (400 `INVALID_REQUEST`), so that `DELETE ...?dry_run=true` cannot
-/// delete while the client believes it only asked; a body not declared as JSON is refused
+/// path and a JSON body only: a query parameter on one is refused (400 `INVALID_REQUEST`), so
+/// that `DELETE ...?dry_run=true` cannot delete while the client believes it only asked; a body not declared as JSON is refused
 /// before the route reads it (415, see [`http::json_content_type`]), so that every write route
 /// (the archive's evidence extractor included) holds to the media type the OpenAPI document
 /// declares. A read takes its input from its path and query only: a body on one is refused

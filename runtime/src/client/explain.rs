@@ -137,8 +137,12 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
 
 /// What an incomplete answer's verdict says after its first sentence, each part starting with
 /// a space: the sources not read, which a list of codes alone does not tell apart, and how to
-/// continue (or that nothing is offered). For a service's own verdict lines, such as a count's.
+/// continue (or that nothing is offered); empty for a complete answer. For a service's own
+/// verdict lines, such as a count's.
 pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
+    if completeness.is_complete() {
+        return String::new();
+    }
     let sources: Vec<String> = completeness
         .reasons()
         .iter()
