@@ -322,37 +322,40 @@ pub struct SqliteStore {
     retention: Duration,
 }
 
+/// Opens the SQLite file at `path` with its schema. A path where no database can be is
+/// [`StoreError::Config`]: SQLite cannot open it or read it as a database, or opens it read-only
+/// (a file this process may not write, whose schema may be there already, so that only the
+/// first write would fail, long after start-up).
+fn open_file(path: &Path) -> Result<Connection, StoreError> {
+    let unusable = |why: String| {
+        StoreError::Config(format!(
+            "--db {}: {why}; give a SQLite database file, or a path where one can be created",
+            path.display()
+        ))
+    };
+    let opened = Connection::open(path).and_then(|conn| conn.execute_batch(SCHEMA).map(|()| conn));
+    let conn = opened.map_err(|error| match error.sqlite_error_code() {
+        Some(
+            rusqlite::ErrorCode::CannotOpen
+            | rusqlite::ErrorCode::NotADatabase
+            | rusqlite::ErrorCode::ReadOnly
+            | rusqlite::ErrorCode::PermissionDenied,
+        ) => unusable(error.to_string()),
+        _ => StoreError::from(error),
+    })?;
+    if conn.is_readonly(rusqlite::MAIN_DB)? {
+        return Err(unusable("the database file is read-only to this process".to_owned()));
+    }
+    Ok(conn)
+}
+
 impl SqliteStore {
     /// Opens (or creates) the database at `path`, in memory when `None`. A path where no
     /// database can be (a directory, a file that is not SQLite's, one this process may not
     /// write) is a setting to fix, [`StoreError::Config`], as a bad flag is.
     pub fn open(path: Option<&Path>, retention: Duration) -> Result<SqliteStore, StoreError> {
         let conn = match path {
-            Some(path) => {
-                let opened = Connection::open(path).and_then(|conn| conn.execute_batch(SCHEMA).map(|()| conn));
-                // SQLite opens a file it may not write read-only, and its schema may be there
-                // already: the first write would fail, long after start-up.
-                let opened = opened.and_then(|conn| match conn.is_readonly(rusqlite::MAIN_DB) {
-                    Ok(false) => Ok(conn),
-                    Ok(true) => Err(rusqlite::Error::SqliteFailure(
-                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
-                        Some("the database file is read-only to this process".to_owned()),
-                    )),
-                    Err(error) => Err(error),
-                });
-                opened.map_err(|error| match error.sqlite_error_code() {
-                    Some(
-                        rusqlite::ErrorCode::CannotOpen
-                        | rusqlite::ErrorCode::NotADatabase
-                        | rusqlite::ErrorCode::ReadOnly
-                        | rusqlite::ErrorCode::PermissionDenied,
-                    ) => StoreError::Config(format!(
-                        "--db {}: {error}; give a SQLite database file, or a path where one can be created",
-                        path.display()
-                    )),
-                    _ => StoreError::from(error),
-                })?
-            }
+            Some(path) => open_file(path)?,
             None => {
                 let conn = Connection::open_in_memory()?;
                 conn.execute_batch(SCHEMA)?;

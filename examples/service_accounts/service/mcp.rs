@@ -291,9 +291,9 @@ pub const TOO_MANY_SESSIONS: &str = "TOO_MANY_SESSIONS";
 /// nothing, and so is a `DELETE` of a session rmcp does not hold (which rmcp would answer 202, as
 /// if it had ended one). The id a successful `initialize` answers with is bound to its caller;
 /// one past [`MAX_SESSIONS_PER_CREDENTIAL`] of that caller is ended at once and refused, 429
-/// `TOO_MANY_SESSIONS`. A session ended by `DELETE` is answered `204 No Content`: rmcp has closed it by the time it
-/// answers, where its `202 Accepted` would say the end is still to come (and the MCP Python SDK
-/// takes anything but 200 and 204 for a failed termination).
+/// `TOO_MANY_SESSIONS`. A session ended by `DELETE` is answered `204 No Content`: rmcp has
+/// closed it by the time it answers, where its `202 Accepted` would say the end is still to come
+/// (and the MCP Python SDK takes anything but 200 and 204 for a failed termination).
 async fn sessions_of_their_credential(State(sessions): State<Sessions>, request: Request, next: Next) -> Response {
     let caller = request.extensions().get::<Arc<Caller>>().map(|caller| caller.name.clone());
     let Some(named) = request.headers().get(HEADER_SESSION_ID) else {
@@ -446,16 +446,8 @@ fn unfit_initialize(message: &Head<'_>) -> Option<Response> {
     let data = json!({"code": ProblemCode::InvalidBody.as_str(), "member": "params"});
     Some(match message.answerable_id() {
         Some(id) => invalid_params(id, why, data),
-        None => {
-            Problem::new(ProblemCode::InvalidBody, format!("{}. Nothing was done.", upper_first(&why))).into_response()
-        }
+        None => Problem::new(ProblemCode::InvalidBody, format!("Not read: {why}. Nothing was done.")).into_response(),
     })
-}
-
-/// `text` with its first letter upper case, to start a sentence.
-fn upper_first(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// A member named twice in one object of a message.

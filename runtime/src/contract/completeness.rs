@@ -268,6 +268,15 @@ impl<R: Reason> Completeness<R> {
         self.next_cursor.as_deref()
     }
 
+    /// The position in `reasons` of the reason whose recovery is `next_cursor`, when one is.
+    #[cfg(feature = "axum")]
+    pub(crate) fn next_cursor_carrier(&self) -> Option<usize> {
+        let next = self.next_cursor.as_deref()?;
+        self.reasons
+            .iter()
+            .position(|r| matches!(r.recovery(), Some(Continuation::NextCursor { cursor }) if cursor == next))
+    }
+
     /// Puts `reason`, another next page's, in the place of the reason that carries
     /// `next_cursor`; the cursor, and the continuation where it was that cursor's, follow it.
     /// Nothing changes when no reason carries the cursor or `reason` carries none. (Pages
@@ -277,8 +286,7 @@ impl<R: Reason> Completeness<R> {
         let Some(Continuation::NextCursor { cursor: new }) = reason.recovery() else {
             return;
         };
-        let carries = |r: &R| matches!(r.recovery(), Some(Continuation::NextCursor { cursor }) if Some(&cursor) == self.next_cursor.as_ref());
-        let Some(at) = self.reasons.iter().position(carries) else {
+        let Some(at) = self.next_cursor_carrier() else {
             return;
         };
         if let Some(Continuation::NextCursor { cursor }) = &mut self.continuation

@@ -490,11 +490,8 @@ impl Page {
             return (false, false, false);
         };
         let (lacks_partial, lacks_stale) = (partial && !claims.is_partial(), stale && !claims.is_stale());
-        let carries = |reason: &&R| {
-            reason.code() == ReasonCode::MorePagesAvailable
-                && matches!(reason.recovery(), Some(Continuation::NextCursor { cursor: carried }) if carried == cursor)
-        };
-        let Some(message) = completeness.reasons().iter().find(carries).map(Reason::message) else {
+        let carrier = completeness.next_cursor_carrier().map(|at| &completeness.reasons()[at]);
+        let Some(message) = carrier.filter(|r| r.code() == ReasonCode::MorePagesAvailable).map(Reason::message) else {
             return (lacks_partial, lacks_stale, false);
         };
         if lacks_partial {

@@ -405,9 +405,7 @@ fn misframed(response: &Response, read: bool) -> Option<Response> {
     let fault = if !(status == StatusCode::OK || status == StatusCode::CREATED && !read) {
         format!("with the status {status}")
     } else if !is_json(response) || is_problem(response) {
-        let declared = response.headers().get(axum::http::header::CONTENT_TYPE);
-        let declared = declared.and_then(|value| value.to_str().ok()).unwrap_or("no Content-Type");
-        format!("declared as {declared}, not a JSON answer")
+        format!("declared as {}, not a JSON answer", content_type(response).unwrap_or("no Content-Type"))
     } else {
         return None;
     };
