@@ -12,6 +12,10 @@
 # COMPILE_TIME_WORKDIR=DIR keeps the generated crates (and their target dir) in DIR.
 # COMPILE_TIME_MACRO_OPT=LEVEL builds proc macros at that opt-level
 # (`[profile.dev.build-override] opt-level = LEVEL`), as a user's workspace can.
+# COMPILE_TIME_FLOOR=1 also checks a third crate, the hand-written twin plus, for each handler, the
+# items its declaration needs, written by hand as `#[completeness]` generates them (the set type,
+# its `ReasonSet` constant, one `Declares`/`DeclaresWarning` impl per name), with no macro at
+# all: the floor of any design that gives each endpoint a reason type of its own.
 # COMPILE_TIME_INSTRUCTIONS=1 also counts the instructions of one touched-source check of each
 # crate's own rustc, under valgrind's callgrind (valgrind must be installed). Wall time moves
 # with the machine's load; the instruction count of the same input does not, so a change to
@@ -24,17 +28,19 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${COMPILE_TIME_WORKDIR:-$(mktemp -d)}"
 if [ -z "${COMPILE_TIME_WORKDIR:-}" ]; then trap 'rm -rf "$WORK"' EXIT; fi
 
-mkdir -p "$WORK/annotated/src" "$WORK/plain/src"
+CRATES=(annotated plain)
+if [ -n "${COMPILE_TIME_FLOOR:-}" ]; then CRATES+=(items); fi
+for crate in "${CRATES[@]}"; do mkdir -p "$WORK/$crate/src"; done
 cat > "$WORK/Cargo.toml" <<TOML
 [workspace]
-members = ["annotated", "plain"]
+members = [$(printf '"%s", ' "${CRATES[@]}")]
 resolver = "3"
 TOML
 if [ -n "${COMPILE_TIME_MACRO_OPT:-}" ]; then
   printf '\n[profile.dev.build-override]\nopt-level = %s\n' "$COMPILE_TIME_MACRO_OPT" >> "$WORK/Cargo.toml"
 fi
 cp "$REPO/Cargo.lock" "$WORK/Cargo.lock"
-for crate in annotated plain; do
+for crate in "${CRATES[@]}"; do
   cat > "$WORK/$crate/Cargo.toml" <<TOML
 [package]
 name = "bench_$crate"
@@ -255,9 +261,39 @@ RS
   router '' '()'
 } > "$WORK/plain/src/lib.rs"
 
+# The floor: the twin plus each handler's declared set, written by hand.
+# `constants TRAIT NAME TYPE...`: `<TYPE as TRAIT>::NAME, ` for each type.
+constants() {
+  local trait="$1" name="$2" ty
+  for ty in "${@:3}"; do printf '<%s as %s>::%s, ' "$ty" "$trait" "$name"; done
+}
+if [ -n "${COMPILE_TIME_FLOOR:-}" ]; then
+  {
+    cat "$WORK/plain/src/lib.rs"
+    echo 'use completeness::__private::{DeclaredSet, ReasonDetails, WarningDetails};'
+    echo 'use completeness::reason::*;'
+    echo 'use completeness::{Declares, DeclaresWarning, ReasonSet};'
+    for i in $(seq 1 $HANDLERS); do
+      IFS=', ' read -r -a listed <<< "$(reasons "$i")"
+      warned=()
+      if (( i <= OWN )); then listed+=("own::Reason$(( i % 4 ))"); warned=("own::Warning$(( i % 2 ))"); fi
+      codes=$(constants ReasonDetails CODE "${listed[@]}")
+      kinds=$(constants ReasonDetails KIND "${listed[@]}")
+      wcodes=$(constants WarningDetails CODE "${warned[@]}")
+      stale=$(constants WarningDetails STALE "${warned[@]}")
+      echo "pub enum Set$i {}"
+      echo "impl ReasonSet for Set$i {"
+      echo "    const DECLARED: DeclaredSet = DeclaredSet { resource: Some(\"resource_$i\"), reasons: &[$codes], kinds: &[$kinds], warnings: &[$wcodes], stale: &[$stale] };"
+      echo "}"
+      for name in "${listed[@]}"; do echo "impl Declares<$name> for Set$i {}"; done
+      for name in "${warned[@]}"; do echo "impl DeclaresWarning<$name> for Set$i {}"; done
+    done
+  } > "$WORK/items/src/lib.rs"
+fi
+
 cd "$WORK"
 export CARGO_TARGET_DIR="$WORK/target"
-echo "warming dependencies (cargo check of both crates once)..."
+echo "warming dependencies (cargo check of the crates once)..."
 cargo check --offline --quiet --workspace
 
 # One touched-source `cargo check` of a crate, in seconds.
@@ -273,10 +309,11 @@ check_once() {
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # Interleaved, so that load from other processes hits both crates alike.
-annotated_times=() plain_times=()
+annotated_times=() plain_times=() items_times=()
 for _ in $(seq 1 "$REPS"); do
   annotated_times+=("$(check_once annotated)")
   plain_times+=("$(check_once plain)")
+  if [ -n "${COMPILE_TIME_FLOOR:-}" ]; then items_times+=("$(check_once items)"); fi
 done
 annotated=$(printf '%s\n' "${annotated_times[@]}" | median)
 plain=$(printf '%s\n' "${plain_times[@]}" | median)
@@ -285,6 +322,11 @@ printf 'cargo check, %d handlers, median of %d runs after touching the source\n'
 printf '  annotated (#[completeness] + #[derive(ResultEnvelope)]): %.2f s\n' "$annotated"
 printf '  hand-written envelopes, unannotated:                    %.2f s\n' "$plain"
 printf '  ratio annotated / hand-written: %.2f (target <= 1.3)\n' "$ratio"
+if [ -n "${COMPILE_TIME_FLOOR:-}" ]; then
+  items=$(printf '%s\n' "${items_times[@]}" | median)
+  printf '  floor, hand-written plus the declared sets by hand:     %.2f s\n' "$items"
+  printf '  ratio floor / hand-written: %.2f\n' "$(echo "$items / $plain" | bc -l)"
+fi
 
 if [ -n "${COMPILE_TIME_INSTRUCTIONS:-}" ]; then
   command -v valgrind > /dev/null || { echo "COMPILE_TIME_INSTRUCTIONS needs valgrind on PATH" >&2; exit 1; }
@@ -309,8 +351,13 @@ SH
   }
   annotated_instructions=$(count annotated)
   plain_instructions=$(count plain)
+  if [ -n "${COMPILE_TIME_FLOOR:-}" ]; then items_instructions=$(count items); fi
   printf 'instructions of rustc, one touched-source check (cargo itself not counted)\n'
   printf '  annotated:    %d\n' "$annotated_instructions"
   printf '  hand-written: %d\n' "$plain_instructions"
   printf '  ratio annotated / hand-written: %.2f\n' "$(echo "$annotated_instructions / $plain_instructions" | bc -l)"
+  if [ -n "${COMPILE_TIME_FLOOR:-}" ]; then
+    printf '  floor:        %d\n' "$items_instructions"
+    printf '  ratio floor / hand-written: %.2f\n' "$(echo "$items_instructions / $plain_instructions" | bc -l)"
+  fi
 fi
