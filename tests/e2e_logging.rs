@@ -50,7 +50,19 @@ fn rust_log_names_levels_and_targets_or_is_refused() {
 
 #[test]
 fn rmcp_never_logs_below_info_since_its_debug_events_carry_tokens() {
-    for text in ["debug", "trace", "info,rmcp=trace", "rmcp::service=debug,info"] {
+    // tracing matches a target by prefix: `rm`, `r`, the empty target and `rmcp:` reach rmcp too.
+    for text in [
+        "debug",
+        "trace",
+        "info,rmcp=trace",
+        "rmcp::service=debug,info",
+        "info,rm=debug",
+        "info,r=trace",
+        "=debug",
+        "info,=debug",
+        "info,rmcp:=debug",
+        "warn,rmcp=debug,rm=trace",
+    ] {
         let capped = filter(text).unwrap();
         assert!(!capped.would_enable("rmcp::service", &Level::DEBUG), "RUST_LOG={text}");
         assert!(capped.would_enable("rmcp::service", &Level::INFO), "RUST_LOG={text}");
@@ -58,6 +70,10 @@ fn rmcp_never_logs_below_info_since_its_debug_events_carry_tokens() {
     assert!(filter("debug").unwrap().would_enable("completeness", &Level::DEBUG), "only rmcp is capped");
     let quiet = filter("completeness=debug").unwrap();
     assert!(!quiet.would_enable("rmcp", &Level::WARN), "a filter that names no default enables no rmcp");
+    // The cap only ever lowers: a quieter filter stays as quiet.
+    let warn = filter("warn,rm=error").unwrap();
+    assert!(!warn.would_enable("rmcp::service", &Level::WARN) && warn.would_enable("rmcp::service", &Level::ERROR));
+    assert!(!filter("info,rmcp=off").unwrap().would_enable("rmcp::service", &Level::ERROR));
 }
 
 /// The log lines written while `f` runs, in the example's human format.

@@ -56,6 +56,8 @@ pub const DEFAULT_FILTER: &str = "info,rmcp=warn";
 
 /// The most rmcp may log: below it, its events carry whole messages (see [`log_filter`]).
 const RMCP_CAP: LevelFilter = LevelFilter::INFO;
+/// The target of rmcp's events, and the prefix of its modules' targets.
+const RMCP: &str = "rmcp";
 
 /// The level names a bare `RUST_LOG` directive may be.
 const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
@@ -84,16 +86,25 @@ pub fn log_filter(rust_log: Option<&std::ffi::OsStr>) -> Result<Targets, String>
         }
     }
     let asked: Targets = text.parse().map_err(|e| format!("RUST_LOG: {e}"))?;
-    let is_rmcp = |target: &str| target == "rmcp" || target.starts_with("rmcp::");
+    // A directive applies to every target its own begins with, the longest one winning: one
+    // whose target begins with `rmcp` (`rmcp::service`, `rmcp:`) is capped, and what rmcp would
+    // get from a shorter one (`rm`, the empty target of `=debug`) or the default level is
+    // capped by a directive for `rmcp` itself, which is longer.
     let mut filter = Targets::new();
     if let Some(level) = asked.default_level() {
         filter = filter.with_default(level);
-        if level > RMCP_CAP && !asked.iter().any(|(target, _)| target == "rmcp") {
-            filter = filter.with_target("rmcp", RMCP_CAP);
-        }
     }
+    let inherited = asked
+        .iter()
+        .filter(|(target, _)| RMCP.starts_with(target))
+        .max_by_key(|(target, _)| target.len())
+        .map(|(_, level)| level)
+        .or(asked.default_level());
     for (target, level) in asked.iter() {
-        filter = filter.with_target(target, if is_rmcp(target) { level.min(RMCP_CAP) } else { level });
+        filter = filter.with_target(target, if target.starts_with(RMCP) { level.min(RMCP_CAP) } else { level });
+    }
+    if let Some(level) = inherited.filter(|level| *level > RMCP_CAP) {
+        filter = filter.with_target(RMCP, level.min(RMCP_CAP));
     }
     Ok(filter)
 }
