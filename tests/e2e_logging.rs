@@ -259,3 +259,81 @@ async fn a_refused_partial_answer_is_no_server_failure_in_the_log() {
     let classified = e2e_support::service::telemetry::ServerFailures.classify_response(&failed);
     assert!(matches!(classified, ClassifiedResponse::Ready(Err(_))), "a 503 without an answer is a failure");
 }
+
+/// Every refusal has one `problem` event with its code, in the span of its request: those made
+/// outside the handlers (a missing credential, an unknown route, a body on a read, a body too
+/// large: the service observes its router once more, around them) as much as a handler's own
+/// (a bad page size, observed by its route's layer and not again), and a tool call over MCP
+/// whose arguments cannot be read, under the tool's name (an unknown tool, whose name is the
+/// client's, under `unmatched`, as a path no route matches).
+#[tokio::test]
+async fn every_refusal_has_one_problem_event_with_its_code() {
+    use reqwest::Method;
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let h = Harness::start(config(5)).await;
+    let events =
+        || lines.text().lines().filter(|line| line.contains(r#"event="problem""#)).map(str::to_owned).collect();
+    let too_large = vec![b'x'; e2e_support::service::refusals::MAX_BODY_BYTES + 1];
+    let cases = [
+        (
+            h.request(Method::GET, "/service-accounts"),
+            401,
+            r#"route="/service-accounts" method="GET" code="UNAUTHENTICATED" status=401"#,
+        ),
+        (
+            h.request(Method::GET, "/no/such/route").bearer_auth("admin"),
+            404,
+            r#"route="unmatched" method="GET" code="NOT_FOUND" status=404"#,
+        ),
+        (
+            h.request(Method::GET, "/service-accounts").bearer_auth("admin").body(r#"{"owner":"none"}"#),
+            400,
+            r#"route="/service-accounts" method="GET" code="INVALID_BODY" status=400"#,
+        ),
+        (
+            h.request(Method::POST, "/service-accounts/archive").bearer_auth("admin").body(too_large),
+            413,
+            r#"route="/service-accounts/archive" method="POST" code="INVALID_BODY" status=413"#,
+        ),
+        (
+            h.request(Method::GET, "/service-accounts?page_size=0").bearer_auth("admin"),
+            400,
+            r#"route="/service-accounts" method="GET" code="INVALID_PAGE_SIZE" status=400 credential="admin""#,
+        ),
+        (
+            h.mcp_request(
+                "north",
+                1,
+                "tools/call",
+                Some("list_service_accounts"),
+                json!({
+                    "name": "list_service_accounts", "arguments": {"page_size": "abc"}
+                }),
+            ),
+            200,
+            r#"route="list_service_accounts" method="MCP" code="INVALID_ARGUMENTS" status=400 credential="north""#,
+        ),
+        (
+            h.mcp_request(
+                "north",
+                2,
+                "tools/call",
+                Some("no_such_tool"),
+                json!({"name": "no_such_tool", "arguments": {}}),
+            ),
+            200,
+            r#"route="unmatched" method="MCP" code="INVALID_ARGUMENTS" status=400 credential="north""#,
+        ),
+    ];
+    for (request, status, fields) in cases {
+        let before: Vec<String> = events();
+        let answer = h.answer(request).await;
+        assert_eq!(answer.status.as_u16(), status, "{fields}: {answer:?}");
+        let after: Vec<String> = events();
+        assert_eq!(after.len(), before.len() + 1, "one problem event for {fields}:\n{}", lines.text());
+        let event = after.last().unwrap();
+        assert!(event.contains(fields), "{fields} in:\n{event}");
+        assert!(event.contains("request{id="), "in the request's span: {event}");
+    }
+}

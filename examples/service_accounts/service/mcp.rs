@@ -48,7 +48,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::client::explain::what_next;
 use completeness::mcp::{structured_result, tool_error, tool_result};
-use completeness::observe::EntryPoint;
+use completeness::observe::{EntryPoint, UNMATCHED};
 use completeness::{
     Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, ReasonCode, Relation, RequireComplete, TimeBudget,
     WarningCode,
@@ -645,18 +645,23 @@ impl InventoryTools {
             // stable code an agent branches on and the names it could have meant.
             let known: Vec<String> = self.tools.iter().map(|tool| format!("`{}`", tool.name)).collect();
             let message = format!("unknown tool '{}'; this server's tools are {}", shown(name), known.join(", "));
-            return Err(unfit_arguments(message, Some("name")));
+            // Under `unmatched`, as a REST request no route matched: the name is the client's.
+            let entry = EntryPoint::new(UNMATCHED, "MCP").with_credential(&caller.name);
+            return Err(unread(&entry, unfit_arguments(message, Some("name"))));
         };
         let schema = tool.input_schema.as_ref();
         // Answers and refusals show in the log and the counters as those of the REST routes
         // do, under the tool's name and the method `MCP`.
         let entry = EntryPoint::new(&tool.name, "MCP").with_credential(&caller.name);
+        let unread = |error| unread(&entry, error);
         let outcome = match name {
-            LIST => self.list(&entry, caller, read(schema, arguments)?, numbers).await,
-            SEARCH => self.search(&entry, caller, read(schema, arguments)?, numbers).await,
-            COUNT => self.count(&entry, caller, read(schema, arguments)?).await,
-            GET => self.get(&entry, caller, read(schema, arguments)?).await,
-            _ /* ARCHIVE, the only tool left */ => return Ok(self.archive(&entry, caller, read(schema, arguments)?).await),
+            LIST => self.list(&entry, caller, read(schema, arguments).map_err(unread)?, numbers).await,
+            SEARCH => self.search(&entry, caller, read(schema, arguments).map_err(unread)?, numbers).await,
+            COUNT => self.count(&entry, caller, read(schema, arguments).map_err(unread)?).await,
+            GET => self.get(&entry, caller, read(schema, arguments).map_err(unread)?).await,
+            _ /* ARCHIVE, the only tool left */ => {
+                return Ok(self.archive(&entry, caller, read(schema, arguments).map_err(unread)?).await);
+            }
         };
         Ok(outcome.unwrap_or_else(|problem| {
             entry.refused(&problem);
@@ -997,6 +1002,14 @@ fn read<T: DeserializeOwned>(schema: &JsonObject, arguments: JsonObject) -> Resu
 /// The stable code of a call whose arguments (or tool name) cannot be read: the service's own,
 /// in the `data` of the JSON-RPC error.
 const INVALID_ARGUMENTS: &str = "INVALID_ARGUMENTS";
+
+/// `error`, a call refused before its tool ran, observed first as a REST route's refusal is:
+/// its `problem` event, with the code `INVALID_ARGUMENTS` and the status a REST route would
+/// answer (400).
+fn unread(entry: &EntryPoint<'_>, error: ErrorData) -> ErrorData {
+    entry.refused(&Problem::new(ProblemCode::parse(INVALID_ARGUMENTS), error.message.to_string()));
+    error
+}
 
 /// The invalid-params error of a call that cannot be read; `argument` names the one at fault,
 /// when one is.

@@ -78,7 +78,7 @@ async fn method_not_allowed() -> Problem {
 }
 
 /// Every route of the example's README, `GET /metrics` and the MCP endpoint, behind the
-/// refusals and the request log. Cancelling `mcp_sessions` ends the MCP sessions. With
+/// refusals, their observation and the request log. Cancelling `mcp_sessions` ends the MCP sessions. With
 /// `faults`, answers are faulted inside the request log, so that the log, the request id and
 /// the events are those of the answer sent.
 pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<Schedule>) -> Router {
@@ -107,5 +107,10 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         None => router,
     };
     let read_timeout = state.config.read_timeout;
-    telemetry::request_log(refusals::around(router, read_timeout)).with_state(state)
+    // The observe layer once more, around every refusal made outside the handlers (a missing
+    // credential, a store that is down while authenticating, an unknown route, a body too
+    // large): each gets its `problem` event too, inside the request's span. What the routes'
+    // own layers observed is not observed again.
+    let router = refusals::around(router, read_timeout).layer(completeness::observe::layer());
+    telemetry::request_log(router).with_state(state)
 }

@@ -14,7 +14,11 @@
 //! - a service that routes with `axum::routing` installs it itself, before its
 //!   authentication layer: `.route_layer(completeness::observe::layer())`.
 //!
-//! A response observed once is not observed again by a second layer. A layer outside the
+//! A response observed once is not observed again by a second layer: the layer may also wrap
+//! the whole router (`Router::layer`, which puts it on every route and the fallback), so that
+//! the refusals made outside the handlers (an authentication `route_layer`'s 401, an unknown
+//! route, a body limit) get their `problem` events too, under the route they matched
+//! ([`UNMATCHED`] for none). A layer outside the
 //! route that may replace the answer (the fault layer of `completeness::testing::faults`) asks
 //! the inner layer to leave the observing to it, so that what is emitted is
 //! what the client received. The route is the
