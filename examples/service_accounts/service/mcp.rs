@@ -653,14 +653,14 @@ impl InventoryTools {
         // Answers and refusals show in the log and the counters as those of the REST routes
         // do, under the tool's name and the method `MCP`.
         let entry = EntryPoint::new(&tool.name, "MCP").with_credential(&caller.name);
-        let unread = |error| unread(&entry, error);
+        let refuse = |error| unread(&entry, error);
         let outcome = match name {
-            LIST => self.list(&entry, caller, read(schema, arguments).map_err(unread)?, numbers).await,
-            SEARCH => self.search(&entry, caller, read(schema, arguments).map_err(unread)?, numbers).await,
-            COUNT => self.count(&entry, caller, read(schema, arguments).map_err(unread)?).await,
-            GET => self.get(&entry, caller, read(schema, arguments).map_err(unread)?).await,
+            LIST => self.list(&entry, caller, read(schema, arguments).map_err(refuse)?, numbers).await,
+            SEARCH => self.search(&entry, caller, read(schema, arguments).map_err(refuse)?, numbers).await,
+            COUNT => self.count(&entry, caller, read(schema, arguments).map_err(refuse)?).await,
+            GET => self.get(&entry, caller, read(schema, arguments).map_err(refuse)?).await,
             _ /* ARCHIVE, the only tool left */ => {
-                return Ok(self.archive(&entry, caller, read(schema, arguments).map_err(unread)?).await);
+                return Ok(self.archive(&entry, caller, read(schema, arguments).map_err(refuse)?).await);
             }
         };
         Ok(outcome.unwrap_or_else(|problem| {
