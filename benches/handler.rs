@@ -123,15 +123,15 @@ fn main() {
     let (state, annotated) =
         runtime.block_on(service::build(config, CancellationToken::new())).expect("the service builds");
     // The bare handler gets the example's middleware too (authentication, the refusals of bad
-    // requests and the request log): only the handler differs.
-    let plain = service::telemetry::request_log(service::refusals::around(
+    // requests, their observation and the request log): only the handler differs.
+    let plain = service::routes::outside(
         Router::new()
             .route("/bare", get(bare))
             .route_layer(middleware::from_fn(service::routes::refuse_unread_input))
             .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate))
             .route_layer(middleware::map_response(service::routes::challenge)),
         state.config.read_timeout,
-    ))
+    )
     .with_state(state);
     let listed = "/service-accounts?page_size=100";
     runtime.block_on(async {

@@ -2,6 +2,7 @@
 //! for every refusal outside the handlers.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::HttpBody;
@@ -107,10 +108,14 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         None => router,
     };
     let read_timeout = state.config.read_timeout;
-    // The observe layer once more, around every refusal made outside the handlers (a missing
-    // credential, a store that is down while authenticating, an unknown route, a body too
-    // large): each gets its `problem` event too, inside the request's span. What the routes'
-    // own layers observed is not observed again.
-    let router = refusals::around(router, read_timeout).layer(completeness::observe::layer());
-    telemetry::request_log(router).with_state(state)
+    outside(router, read_timeout).with_state(state)
+}
+
+/// What every route runs in, outside its own layers: the refusals made before any handler runs,
+/// their observation and the request log. The observe layer comes once more, around those
+/// refusals (a missing credential, a store that is down while authenticating, an unknown route,
+/// a body too large), so that each gets its `problem` event too, inside the request's span; what
+/// the routes' own layers observed is not observed again.
+pub fn outside<S: Clone + Send + Sync + 'static>(router: Router<S>, read_timeout: Duration) -> Router<S> {
+    telemetry::request_log(refusals::around(router, read_timeout).layer(completeness::observe::layer()))
 }
