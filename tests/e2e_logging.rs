@@ -289,7 +289,7 @@ async fn every_refusal_has_one_problem_event_with_its_code() {
         (
             h.request(Method::GET, "/service-accounts").bearer_auth("admin").body(r#"{"owner":"none"}"#),
             400,
-            r#"route="/service-accounts" method="GET" code="INVALID_BODY" status=400"#,
+            r#"route="/service-accounts" method="GET" code="INVALID_BODY" status=400 credential="admin""#,
         ),
         (
             h.request(Method::POST, "/service-accounts/archive").bearer_auth("admin").body(too_large),

@@ -19,15 +19,22 @@ use tokio_util::sync::CancellationToken;
 use super::state::AppState;
 use super::{account, archive, auth, credentials, http, inventory, mcp, openapi, refusals, search, telemetry};
 
-/// Resolves the bearer credential; 401 problem when it is missing or unknown.
+/// Resolves the bearer credential; 401 problem when it is missing or unknown. A refusal made
+/// after it carries the credential back, for the observe layer around it (its `problem` event
+/// names who was refused).
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
     match auth::authenticate(&state.store, &parts).await {
         Ok(caller) => {
-            parts.extensions.insert(caller.credential());
+            let credential = caller.credential();
+            parts.extensions.insert(credential.clone());
             parts.extensions.insert(Arc::new(caller));
             request = Request::from_parts(parts, body);
-            next.run(request).await
+            let mut response = next.run(request).await;
+            if !response.status().is_success() {
+                response.extensions_mut().insert(credential);
+            }
+            response
         }
         Err(problem) => problem.into_response(),
     }

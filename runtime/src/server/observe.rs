@@ -62,7 +62,9 @@
 //! when none); `items` the number of items returned, when the response knows it (an
 //! [`Envelope`](crate::Envelope)'s items, else `page.returned`); `status` the HTTP status
 //! sent; `code` the problem's stable code (`INVALID_CURSOR`, `EVIDENCE_INVALID`, ...);
-//! `credential` the name of the credential the request carried; `resource` the scope's
+//! `credential` the name of the credential the request carried (a layer around the
+//! authentication finds it on the response, where the authentication may leave it for a refusal
+//! made after it: `response.extensions_mut().insert(credential)`); `resource` the scope's
 //! resource. A token's content is never logged.
 //!
 //! # Metrics
@@ -273,9 +275,12 @@ impl Caller {
         self.route.as_ref().map_or(UNMATCHED, MatchedPath::as_str)
     }
 
-    /// Emits what `response` carries, once: a second layer finds it observed.
+    /// Emits what `response` carries, once: a second layer finds it observed. A layer around
+    /// the authentication learns the credential from the response, where the authentication
+    /// may leave it (a refusal made after it, outside the route's own layer).
     fn observe(&self, response: &mut Response) {
-        let credential = self.credential.as_ref().map(Credential::name);
+        let left = self.credential.is_none().then(|| response.extensions().get::<Credential>().cloned()).flatten();
+        let credential = self.credential.as_ref().or(left.as_ref()).map(Credential::name);
         if let Some(reported) = response.extensions_mut().get_mut::<Reported>() {
             if !reported.observed {
                 reported.observed = true;
