@@ -39,7 +39,8 @@ pub enum Conclusion {
 ///    equal what the client concludes with no fault: the layer only removes items, so any
 ///    other conclusion took an incomplete answer (or an empty one) for the whole scope. And
 ///    every collection the run read must have finished complete: for each query (a path and
-///    its parameters but `cursor` and `page_size`), the latest traversal (from its last
+///    its parameters but `cursor`, `page_size`, `time_budget_ms` and `require_complete`), the
+///    latest traversal (from its last
 ///    request without a cursor) ended on a `complete: true` page, with no answer in it
 ///    incomplete for a reason other than pagination, refused with a problem, or stale
 ///    (contract §3.5). This part is judged from the run's own requests, so
@@ -407,15 +408,19 @@ impl<'a> Reads<'a> {
     }
 
     /// The first query, of those read before request `before`, whose latest traversal did not
-    /// finish complete, current and clean. A query is a path and its parameters but the
-    /// cursor and the page size, so that two searches are two reads; a request with a cursor
-    /// continues the traversal its path last served (a client may send the cursor alone).
+    /// finish complete, current and clean. A query is a path and its parameters but those of
+    /// [`NOT_WHAT`], so that two searches are two reads and a retry with a longer time budget
+    /// reads the same query again. A request with a cursor continues the traversal of the query
+    /// it names beside the cursor (a client reading two queries at once), or, sent alone, the
+    /// one its path last served.
     fn unfinished(&self, before: usize) -> Option<(String, Traversal<'a>)> {
         let mut latest: Vec<(String, Traversal<'a>)> = Vec::new();
         let mut serving: Vec<(&str, usize)> = Vec::new(); // a path → the query it last served
         for record in self.log[..before].iter().filter(|record| self.is_read(record)) {
             let spoiled = (record.is_incomplete() || record.stale).then_some(record);
-            let continued = serving.iter().find(|(p, _)| *p == path(record)).map(|(_, at)| *at);
+            let key = query(record);
+            let named = (key != path(record)).then(|| latest.iter().position(|(k, _)| *k == key)).flatten();
+            let continued = named.or_else(|| serving.iter().find(|(p, _)| *p == path(record)).map(|(_, at)| *at));
             let at = match continued.filter(|_| record.had_cursor) {
                 Some(at) => {
                     let earlier = latest[at].1;
@@ -423,7 +428,6 @@ impl<'a> Reads<'a> {
                     at
                 }
                 None => {
-                    let key = query(record);
                     let traversal = Traversal { spoiled, last: record };
                     match latest.iter().position(|(k, _)| *k == key) {
                         Some(at) => {
@@ -486,18 +490,20 @@ fn path(record: &FaultRecord) -> &str {
     record.uri.split('?').next().unwrap_or("")
 }
 
-/// The query a request reads: its path and its parameters, sorted, but `cursor` and
-/// `page_size`, which say where and how much, not what.
+/// The parameters of the framework's extractors that say where, how much, how long or how
+/// strictly a query is read, not what it reads: `cursor` and `page_size` (`PageRequest`),
+/// `time_budget_ms` (`TimeBudget`: a retry with the budget a `retry_with_deadline`
+/// continuation asks for reads the same query again) and `require_complete` (`RequireComplete`).
+const NOT_WHAT: [&str; 4] = ["cursor", "page_size", "time_budget_ms", "require_complete"];
+
+/// The query a request reads: its path and its parameters, sorted, but those of [`NOT_WHAT`].
 fn query(record: &FaultRecord) -> String {
     let mut parameters: Vec<&str> = record
         .uri
         .split_once('?')
         .map(|(_, query)| query.split('&').filter(|pair| !pair.is_empty()).collect())
         .unwrap_or_default();
-    parameters.retain(|pair| {
-        let name = pair.split('=').next().unwrap_or("");
-        name != "cursor" && name != "page_size"
-    });
+    parameters.retain(|pair| !NOT_WHAT.contains(&pair.split('=').next().unwrap_or("")));
     parameters.sort_unstable();
     if parameters.is_empty() { path(record).to_owned() } else { format!("{}?{}", path(record), parameters.join("&")) }
 }
@@ -621,6 +627,41 @@ mod tests {
             judged(all(), &[search(0, "a", false), search(1, "b", true), search(2, "a", true)]),
             Vec::<String>::new()
         );
+    }
+
+    /// A traversal cut short by its time budget and read again whole with the longer budget its
+    /// `retry_with_deadline` continuation asks for is the same query, read again complete.
+    #[test]
+    fn a_retry_with_a_longer_time_budget_reads_the_same_query_again() {
+        let mut cut = record(1, "GET", true, false, false);
+        cut.reasons = vec!["TIME_BUDGET_EXCEEDED".to_owned()];
+        let mut retried = record(2, "GET", false, true, false);
+        retried.uri = "/things?page_size=3&time_budget_ms=10000".to_owned();
+        let run = [record(0, "GET", false, false, false), cut, retried];
+        assert_eq!(judged(all(), &run), Vec::<String>::new());
+    }
+
+    /// A client that reads two queries of one path at once, each cursor sent with its query's
+    /// parameters, continues each traversal: neither is left unfinished by the other's pages.
+    #[test]
+    fn two_queries_read_at_once_each_continue_their_own_traversal() {
+        let page = |request, parity: &str, had_cursor, complete| {
+            let mut record = on("/numbers", request, "GET", had_cursor, complete, false);
+            let cursor = if had_cursor { "&cursor=c" } else { "" };
+            record.uri = format!("/numbers?parity={parity}&page_size=2{cursor}");
+            record
+        };
+        let interleaved = [
+            page(0, "odd", false, false),
+            page(1, "even", false, false),
+            page(2, "odd", true, true),
+            page(3, "even", true, true),
+        ];
+        assert_eq!(judged(all(), &interleaved), Vec::<String>::new());
+        // One of them left unfinished is still caught, under its own query.
+        let violations = judged(all(), &interleaved[..3]);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert!(violations[0].contains("traversal of /numbers?parity=even"), "{}", violations[0]);
     }
 
     /// A problem on a collection's path is no answer to conclude from; a search sent as `POST`
