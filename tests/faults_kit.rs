@@ -363,3 +363,74 @@ async fn the_kit_stops_and_reports_a_client_that_never_returns() {
     let text = report.failures.iter().map(ToString::to_string).collect::<String>();
     assert!(text.contains("did not conclude within 0.3 s"), "{text}");
 }
+
+/// Panics on an incomplete listing instead of saying so.
+async fn panicking_client(target: Target) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    assert!(listing.completeness.is_complete(), "the listing is incomplete: {:?}", reasons(&listing));
+    Ok(Conclusion::Complete(format!("{:?}", ids(&listing))))
+}
+
+/// A client that panics fails the runs it panics in, each with its schedule and the code that
+/// replays it; the kit goes on with the other runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_client_fails_its_runs_with_a_replayable_schedule() {
+    let kit = kit().schedules(10);
+    let report = kit.run(panicking_client).await;
+    assert!(report.runs > 10, "the kit went on after a panic: {} runs", report.runs);
+    let failure = report.failures.first().expect("the panicking client must be caught");
+    let text = failure.to_string();
+    assert!(text.contains("the client panicked: the listing is incomplete"), "{text}");
+    let code = failure.schedule.code();
+    assert!(text.contains(&format!("(replay: kit.replay({code}, ..))")), "{text}");
+    // The code builds the schedule that failed.
+    let expected = match failure.schedule.seed() {
+        0 => code.clone(),
+        seed => format!("Schedule::seeded({seed}, 0.5)"),
+    };
+    assert_eq!(code, expected);
+    let replay = kit
+        .replay(failure.schedule.clone(), report.truth.clone().and_then(Result::ok).as_ref(), &panicking_client)
+        .await;
+    assert_eq!(replay.violations, failure.violations, "the replay panics the same way");
+}
+
+/// A client whose routes offer no fault passes nothing: the kit fails at once, saying why,
+/// rather than pass a client it could not test.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_of_routes_without_faults_is_not_passed() {
+    let plain = || async {
+        axum::Router::new()
+            .route("/things", axum::routing::get(|| async { axum::Json(serde_json::json!({"items": [1]})) }))
+    };
+    let client = |target: Target| async move {
+        let body = reqwest::get(format!("{}/things", target.url)).await.map_err(|e| e.to_string())?;
+        Ok(Conclusion::Complete(body.text().await.map_err(|e| e.to_string())?))
+    };
+    let report = Kit::new(plain).schedules(50).run(client).await;
+    assert_eq!(report.runs, 1, "nothing to run after the fault-free run");
+    assert!(report.offered.is_empty());
+    let text = report.failures.iter().map(ToString::to_string).collect::<String>();
+    assert!(text.contains("no answer the client read offered a fault, so the kit can check nothing"), "{text}");
+}
+
+/// Waits without end once an answer is incomplete.
+async fn waits_on_partial_client(target: Target) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    if !listing.completeness.is_complete() {
+        std::future::pending::<()>().await;
+    }
+    Ok(Conclusion::Complete(format!("{:?}", ids(&listing))))
+}
+
+/// A run stopped at the time limit stops the kit too: every later run would wait as long
+/// (with the defaults, 300 runs of two minutes each).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_stops_at_the_first_run_that_waits_without_end() {
+    let report = kit().schedules(50).run_timeout(Duration::from_millis(500)).run(waits_on_partial_client).await;
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    let text = report.failures[0].to_string();
+    assert!(text.contains("did not conclude within 0.5 s"), "{text}");
+    assert!(text.contains("the kit stopped after this run"), "{text}");
+    assert!(report.runs < 50, "stopped early: {} runs", report.runs);
+}

@@ -1,11 +1,14 @@
 //! [`Kit`]: the client conformance kit: a client against a faulted service, many times over.
 
+use std::any::Any;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 use axum::Router;
+use futures_util::FutureExt;
 
 use super::fault::Fault;
 use super::layer::{FaultLayer, FaultRecord};
@@ -52,20 +55,26 @@ pub enum Conclusion {
 ///    before it, every query, not only the last one. The kit cannot tell which reads a
 ///    change depends on, so it holds it to all of them: a read the change does not depend on
 ///    (one for a report) goes after it.
-/// 3. **No endless loop, no endless wait.** A run may send at most `max_requests` requests
-///    and take at most `run_timeout`; past either it is stopped and fails.
+/// 3. **No endless loop, no endless wait, no panic.** A run may send at most `max_requests`
+///    requests and take at most `run_timeout`; past either it is stopped and fails (past
+///    `run_timeout`, the kit stops after that run: every later one would likely wait as long). A
+///    client that panics fails its run. The timeout is a timer on the client's own task: a
+///    client that blocks its thread (a synchronous sleep or request) cannot be stopped.
 /// 4. **It reports what it could not cover.** A [`Conclusion::Incomplete`] names something.
 ///
 /// What the kit leaves to others: a client that ends with `Err` breaks no property (it did
-/// not conclude; report errors yourself); the conclusion is compared as a string, so it must
+/// not conclude; report errors yourself); the service's data does not change during a run, so
+/// a client that merges a restarted traversal with the pages it read before (contract §2.5
+/// forbids it) concludes what a whole read gives and passes; the conclusion is compared as a string, so it must
 /// hold everything the client acted on (the ids it archived, not "archived"); evidence is the
 /// server's to check (`RequireEvidence` refuses a change without it); answers to methods other
 /// than `GET` are not faulted.
 ///
 /// Each run starts a fresh router from `make_router` on a free loopback port and serves it
 /// over real HTTP. A run without faults comes first: it gives the conclusion the others are
-/// held to, and the faults the routes offer. A failure prints its schedule (replay it with
-/// [`Kit::replay`]) and the fault sequence that broke the client. Faults go to requests in the
+/// held to, and the faults the routes offer; when it concludes nothing complete, or its routes
+/// offer no fault, the kit fails there, having nothing to check. A failure prints its schedule,
+/// with the code that replays it ([`Kit::replay`]), and the fault sequence that broke the client. Faults go to requests in the
 /// order they arrive, so a replay gives the same faults to a client that sends its requests
 /// one after another; one that sends some at once may see them land differently.
 ///
@@ -119,7 +128,7 @@ pub struct Failure {
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "schedule: {} (seed {})", self.schedule, self.schedule.seed())?;
+        writeln!(f, "schedule: {} (replay: kit.replay({}, ..))", self.schedule, self.schedule.code())?;
         for violation in &self.violations {
             writeln!(f, "  violation: {violation}")?;
         }
@@ -231,26 +240,46 @@ where
             Some(Ok(conclusion @ Conclusion::Complete(_))) => Some(conclusion.clone()),
             _ => None,
         };
+        report.truth = baseline.outcome.clone();
+        // Without a fault-free conclusion, or without a fault to give, no run can check
+        // anything: the kit stops there, failing, rather than pass a client it never tested.
+        let mut failure = baseline.clone();
         if truth.is_none() {
-            let mut failure = baseline.clone();
             failure.violations.push(format!(
                 "without faults the client did not conclude complete ({:?}); nothing can be checked against it",
                 baseline.outcome
             ));
-            report.failures.push(failure.into_failure());
-        } else if !baseline.violations.is_empty() {
-            report.failures.push(baseline.clone().into_failure());
+        } else if report.offered.is_empty() {
+            failure.violations.push(
+                "no answer the client read offered a fault, so the kit can check nothing: the fault layer faults \
+                 answers that report completeness (a `#[completeness]` handler's, routed through \
+                 `completeness::routing`); does the client read such a route?"
+                    .to_owned(),
+            );
         }
-        report.truth = baseline.outcome.clone();
+        if !failure.violations.is_empty() {
+            report.failures.push(failure.into_failure());
+        }
+        if truth.is_none() || report.offered.is_empty() {
+            return report;
+        }
         let mut schedules: Vec<Schedule> = report.offered.iter().map(|fault| Schedule::always(fault.name())).collect();
         schedules.extend((0..self.schedules).map(|i| Schedule::seeded(self.first_seed + i, self.probability)));
         for schedule in schedules {
-            let run = self.replay(schedule, truth.as_ref(), &client).await;
+            let mut run = self.replay(schedule, truth.as_ref(), &client).await;
             report.runs += 1;
             report.offered.extend(run.log.iter().flat_map(|record| record.offered.iter().cloned()));
             report.applied.extend(run.log.iter().filter_map(|record| record.fault.clone()));
+            // Every later run would likely wait as long: the kit stops at the first.
+            let timed_out = run.timed_out;
+            if timed_out {
+                run.violations.push("the kit stopped after this run: the runs after it would wait as long".to_owned());
+            }
             if !run.violations.is_empty() {
                 report.failures.push(run.into_failure());
+            }
+            if timed_out {
+                break;
             }
         }
         report
@@ -279,10 +308,20 @@ where
             "the client sent more than {} requests without concluding: does it loop on a continuation?",
             self.max_requests
         );
+        let mut timed_out = false;
+        // A panic is the client's failure under this schedule, reported with it, not the end
+        // of the whole kit.
         let outcome = tokio::select! {
-            outcome = client(target) => Some(outcome),
+            outcome = AssertUnwindSafe(client(target)).catch_unwind() => match outcome {
+                Ok(outcome) => Some(outcome),
+                Err(panic) => {
+                    stopped = format!("the client panicked: {}", panic_message(panic.as_ref()));
+                    None
+                }
+            },
             () = layer.exceeded() => None,
             () = tokio::time::sleep(self.run_timeout) => {
+                timed_out = true;
                 stopped = format!(
                     "the client did not conclude within {} s: does it wait without end (a retry_after it \
                      honours without a deadline, a request without a timeout)?",
@@ -296,7 +335,7 @@ where
         server.abort();
         let log = layer.log();
         let violations = judge(truth, outcome.as_ref(), &log, &stopped);
-        Run { schedule, outcome, log, violations }
+        Run { schedule, outcome, log, violations, timed_out }
     }
 }
 
@@ -312,17 +351,28 @@ pub struct Run {
     pub log: Vec<FaultRecord>,
     /// The broken properties (empty: the client kept them all).
     pub violations: Vec<String>,
+    /// The run was stopped at the kit's `run_timeout`.
+    pub timed_out: bool,
 }
 
 impl Run {
     fn broken(schedule: Schedule, why: String) -> Run {
-        Run { schedule, outcome: None, log: Vec::new(), violations: vec![why] }
+        Run { schedule, outcome: None, log: Vec::new(), violations: vec![why], timed_out: false }
     }
 
     /// The run as a failure.
     pub fn into_failure(self) -> Failure {
         Failure { schedule: self.schedule, violations: self.violations, log: self.log }
     }
+}
+
+/// What a panic said, when it said it with a string.
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 /// The properties of the kit's documentation, on one run. `outcome` is `None` when the run

@@ -50,8 +50,8 @@
 //! weights), a fixed sequence, one fault on every request, or only the [`FAULT_HEADER`]
 //! header, which names the fault of one request and is honoured only where the layer is
 //! installed. The same schedule gives the same faults to the same sequence of requests, so a
-//! failure is replayed from its seed (a client that sends requests at once may order them
-//! differently from run to run).
+//! failure is replayed from its schedule, which [`Schedule::code`] writes as Rust (a client
+//! that sends requests at once may order them differently from run to run).
 //! [`FaultLayer::log`] lists what every request got.
 //!
 //! # The conformance kit

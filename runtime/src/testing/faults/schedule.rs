@@ -70,6 +70,25 @@ impl Schedule {
         self
     }
 
+    /// The Rust expression that builds this schedule (`Schedule::seeded(68, 0.5)`,
+    /// `Schedule::always("STALE_INDEX")`), for a test that replays it with
+    /// [`Kit::replay`](super::Kit::replay).
+    pub fn code(&self) -> String {
+        let mut code = match &self.plan {
+            Plan::HeaderOnly => "Schedule::header_only()".to_owned(),
+            Plan::Seeded { seed, probability } => format!("Schedule::seeded({seed}, {probability:?})"),
+            Plan::Always(name) => format!("Schedule::always({name:?})"),
+            Plan::Sequence(names) => {
+                let names: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
+                format!("Schedule::sequence([{}])", names.join(", "))
+            }
+        };
+        for (name, weight) in &self.weights {
+            code.push_str(&format!(".weight({name:?}, {weight:?})"));
+        }
+        code
+    }
+
     /// The seed of the draws (0 for schedules without one).
     pub fn seed(&self) -> u64 {
         match self.plan {
