@@ -297,6 +297,12 @@ async fn every_refusal_has_one_problem_event_with_its_code() {
             r#"route="/service-accounts/archive" method="POST" code="INVALID_BODY" status=413"#,
         ),
         (
+            // axum's own rejection of the path, in plain text, made a problem outside the route.
+            h.request(Method::GET, "/service-accounts/%FF").bearer_auth("admin"),
+            400,
+            r#"route="/service-accounts/{id}" method="GET" code="INVALID_REQUEST" status=400 credential="admin""#,
+        ),
+        (
             h.request(Method::GET, "/service-accounts?page_size=0").bearer_auth("admin"),
             400,
             r#"route="/service-accounts" method="GET" code="INVALID_PAGE_SIZE" status=400 credential="admin""#,

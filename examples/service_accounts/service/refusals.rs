@@ -26,7 +26,7 @@ use axum::http::{HeaderValue, StatusCode, Version};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::server::response::PROBLEM_JSON;
-use completeness::{Problem, ProblemCode};
+use completeness::{Credential, Problem, ProblemCode};
 use futures_util::StreamExt;
 
 /// The longest request target (path and query) served, in bytes.
@@ -188,14 +188,19 @@ async fn read_body(body: Body) -> Result<Bytes, Response> {
 }
 
 /// Replaces the body of an error response that is not JSON yet with the problem of its
-/// status, keeping `Allow`. A JSON body is kept: it is a problem already, or the JSON-RPC error
+/// status, keeping `Allow` and the credential the authentication left on it. A JSON body is kept: it is a problem already, or the JSON-RPC error
 /// the MCP endpoint answers a call with, which an MCP client reads.
 pub async fn as_problem(response: Response) -> Response {
     if !is_unexplained_error(&response) {
         return response;
     }
     let allow = response.headers().get(ALLOW).cloned();
-    replacing(refusal(response.status()), allow)
+    let mut replaced = replacing(refusal(response.status()), allow);
+    // The credential the authentication left for the observe layer outside (`routes::authenticate`).
+    if let Some(credential) = response.extensions().get::<Credential>() {
+        replaced.extensions_mut().insert(credential.clone());
+    }
+    replaced
 }
 
 /// True when `response` is an error whose body is not JSON yet: one to answer with a problem.

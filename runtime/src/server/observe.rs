@@ -18,7 +18,8 @@
 //! the whole router (`Router::layer`, which puts it on every route and the fallback), so that
 //! the refusals made outside the handlers (an authentication `route_layer`'s 401, an unknown
 //! route, a body limit) get their `problem` events too, under the route they matched
-//! ([`UNMATCHED`] for none). A layer outside the
+//! ([`UNMATCHED`] for none), when they are answered as [`Problem`]s (axum's own 404 and
+//! plain-text rejections are not, until a fallback or a `map_response` makes them one). A layer outside the
 //! route that may replace the answer (the fault layer of `completeness::testing::faults`) asks
 //! the inner layer to leave the observing to it, so that what is emitted is
 //! what the client received. The route is the
