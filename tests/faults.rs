@@ -592,12 +592,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn faults_never_add_or_alter_items((page, incomplete) in things_page(), seed in any::<u64>(), n in 0u64..1000, cursor in any::<bool>(), pick in any::<prop::sample::Index>()) {
+    fn faults_never_add_or_alter_items((page, incomplete) in things_page(), seed in any::<u64>(), n in 0u64..1000, cursor in any::<bool>(), pick in any::<prop::sample::Index>(), emptied in any::<bool>()) {
         use completeness::Reason;
         let declared = ListThingsReason::declared_set().unwrap();
         let offered = Fault::offered(&declared, cursor);
         let fault = &offered[pick.index(offered.len())];
-        let facts = RequestFacts { has_cursor: cursor, time_budget_ms: Some(250), ..RequestFacts::default() };
+        let facts = RequestFacts { has_cursor: cursor, time_budget_ms: Some(250), emptied, ..RequestFacts::default() };
         match inject(fault, &page, &declared, &facts, &mut shape_rng(seed, n)).unwrap() {
             Faulted::Unchanged => prop_assert!(false, "a page of items is always faulted"),
             Faulted::Problem(problem) => {
@@ -616,6 +616,8 @@ proptest! {
                 prop_assert!(hidden <= 1, "one reason is not given twice: {:?}", codes);
                 if matches!(fault, Fault::Reason(_)) {
                     prop_assert_eq!(&faulted["complete"], &json!(false));
+                    // An emptied schedule's reason leaves the incomplete and empty page.
+                    prop_assert!(!emptied || kept.is_empty(), "emptied, yet {} kept", faulted["items"]);
                 } else {
                     prop_assert_eq!(&faulted["complete"], &json!(!incomplete));
                     prop_assert_eq!(kept, all);

@@ -36,6 +36,8 @@ pub struct RequestFacts {
     /// The data member holding the items, as the answer's body told (its first array member);
     /// `None`: `items`, or else the first array member by name.
     pub items_member: Option<String>,
+    /// A reason's fault keeps none of the items ([`Schedule::emptied`](super::Schedule::emptied)).
+    pub emptied: bool,
 }
 
 /// The data member that holds the items of the collection `body`: `items`, or else its first
@@ -128,7 +130,7 @@ pub fn inject(
     let mut target = match &items_member {
         None => Target::Value(data.values().find_map(Value::as_u64)),
         Some(name) => match data.get_mut(name).and_then(Value::as_array_mut) {
-            Some(items) => Target::Items(items),
+            Some(items) => Target::Items(items, facts.emptied),
             None => return Ok(Faulted::Unchanged),
         },
     };
@@ -241,10 +243,11 @@ fn lower_the_relation(data: &mut Map<String, Value>, block: &Completeness<Standa
     Ok(())
 }
 
-/// What a fault can take from: a collection's items, or nothing from an aggregate's value
-/// (a count, when it is one), which stays as it was.
+/// What a fault can take from: a collection's items (all of them, when the flag says the
+/// schedule empties what it faults), or nothing from an aggregate's value (a count, when it is
+/// one), which stays as it was.
 enum Target<'a> {
-    Items(&'a mut Vec<Value>),
+    Items(&'a mut Vec<Value>, bool),
     Value(Option<u64>),
 }
 
@@ -252,27 +255,29 @@ impl Target<'_> {
     /// The items, or the counted value (0 for a value that is not a count).
     fn len(&self) -> u64 {
         match self {
-            Target::Items(items) => items.len() as u64,
+            Target::Items(items, _) => items.len() as u64,
             Target::Value(count) => count.unwrap_or(0),
         }
     }
 
     /// What a traversal planned to read: the items there were; unknown for an aggregate.
     fn planned(&self, n: u64) -> Option<u64> {
-        matches!(self, Target::Items(_)).then_some(n)
+        matches!(self, Target::Items(..)).then_some(n)
     }
 
-    /// Keeps each item with probability 1/2.
+    /// Keeps each item with probability 1/2 (none when emptied).
     fn keep_subset(&mut self, rng: &mut TestRng) {
-        if let Target::Items(items) = self {
-            items.retain(|_| unit(rng) < 0.5);
+        if let Target::Items(items, emptied) = self {
+            let emptied = *emptied;
+            items.retain(|_| unit(rng) < 0.5 && !emptied);
         }
     }
 
-    /// Keeps the first `k` items; returns how many are left (an aggregate's value is kept).
+    /// Keeps the first `k` items (none when emptied); returns how many are left (an
+    /// aggregate's value is kept).
     fn keep_prefix(&mut self, k: u64) -> u64 {
-        if let Target::Items(items) = self {
-            items.truncate(usize::try_from(k).unwrap_or(usize::MAX));
+        if let Target::Items(items, emptied) = self {
+            items.truncate(if *emptied { 0 } else { usize::try_from(k).unwrap_or(usize::MAX) });
         }
         self.len()
     }
@@ -280,7 +285,7 @@ impl Target<'_> {
     /// Removes the items of one source (named by the items' `source` members, drawn among
     /// them), or a random subset under [`UNNAMED_SOURCE`] when the items name none; the name.
     fn drop_source(&mut self, rng: &mut TestRng) -> String {
-        let Target::Items(items) = self else { return UNNAMED_SOURCE.to_owned() };
+        let Target::Items(items, emptied) = self else { return UNNAMED_SOURCE.to_owned() };
         let mut sources: Vec<&str> =
             items.iter().filter_map(|item| item.get("source").and_then(Value::as_str)).collect();
         sources.sort_unstable();
@@ -290,7 +295,8 @@ impl Target<'_> {
             return UNNAMED_SOURCE.to_owned();
         }
         let source = sources[below(rng, sources.len() as u64) as usize].to_owned();
-        items.retain(|item| item.get("source").and_then(Value::as_str) != Some(source.as_str()));
+        let emptied = *emptied;
+        items.retain(|item| item.get("source").and_then(Value::as_str) != Some(source.as_str()) && !emptied);
         source
     }
 }

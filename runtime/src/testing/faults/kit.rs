@@ -13,6 +13,7 @@ use futures_util::FutureExt;
 use super::fault::Fault;
 use super::layer::{FaultLayer, FaultRecord};
 use super::schedule::{DEFAULT_PROBABILITY, Schedule};
+use crate::server::query::query_pairs;
 
 /// Where one run of a client goes: the faulted service's base URL (`http://127.0.0.1:PORT`)
 /// and the schedule it runs under.
@@ -35,7 +36,8 @@ pub enum Conclusion {
 }
 
 /// Runs a client against a service with the fault layer, under every fault its routes offer
-/// and `schedules` seeded schedules, and checks the properties every client of the contract
+/// (each reason twice: once as drawn, once with every faulted page empty,
+/// [`Schedule::emptied`]) and `schedules` seeded schedules, and checks the properties every client of the contract
 /// must keep:
 ///
 /// 1. **No claim of completeness on an incomplete answer.** A [`Conclusion::Complete`] must
@@ -128,7 +130,12 @@ pub struct Failure {
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "schedule: {} (replay: kit.replay({}, ..))", self.schedule, self.schedule.code())?;
+        writeln!(
+            f,
+            "schedule: {} (replay: kit.replay({}, Some(&truth), &client), truth the fault-free conclusion)",
+            self.schedule,
+            self.schedule.code()
+        )?;
         for violation in &self.violations {
             writeln!(f, "  violation: {violation}")?;
         }
@@ -219,8 +226,9 @@ where
         self
     }
 
-    /// Sets the longest one run may take; past it the run is stopped and fails. Injected
-    /// `retry_after` values go up to 60 seconds: a client that honours them waits that long.
+    /// Sets the longest one run may take; past it the run is stopped and fails, and the kit
+    /// stops after it (the runs after it would likely wait as long). Injected `retry_after`
+    /// values go up to 60 seconds: a client that honours them waits that long.
     pub fn run_timeout(mut self, run_timeout: Duration) -> Kit<M> {
         self.run_timeout = run_timeout;
         self
@@ -241,8 +249,9 @@ where
             _ => None,
         };
         report.truth = baseline.outcome.clone();
-        // Without a fault-free conclusion, or without a fault to give, no run can check
-        // anything: the kit stops there, failing, rather than pass a client it never tested.
+        // Without a fault-free conclusion there is nothing to hold the runs' conclusions to,
+        // and without a fault to give, no run differs from this one: the kit stops there,
+        // failing, rather than pass a client it could not test.
         let mut failure = baseline.clone();
         if truth.is_none() {
             failure.violations.push(format!(
@@ -264,6 +273,10 @@ where
             return report;
         }
         let mut schedules: Vec<Schedule> = report.offered.iter().map(|fault| Schedule::always(fault.name())).collect();
+        // Each reason once more with every faulted page empty: the incomplete and empty answer a
+        // client must never read as "nothing exists", which a random draw gives too rarely.
+        let reasons = report.offered.iter().filter(|fault| matches!(fault, Fault::Reason(_)));
+        schedules.extend(reasons.map(|fault| Schedule::always(fault.name()).emptied()));
         schedules.extend((0..self.schedules).map(|i| Schedule::seeded(self.first_seed + i, self.probability)));
         for schedule in schedules {
             let mut run = self.replay(schedule, truth.as_ref(), &client).await;
@@ -312,7 +325,8 @@ where
         // A panic is the client's failure under this schedule, reported with it, not the end
         // of the whole kit.
         let outcome = tokio::select! {
-            outcome = AssertUnwindSafe(client(target)).catch_unwind() => match outcome {
+            // Called inside the caught future: a panic before the client's first await counts too.
+            outcome = AssertUnwindSafe(async move { client(target).await }).catch_unwind() => match outcome {
                 Ok(outcome) => Some(outcome),
                 Err(panic) => {
                     stopped = format!("the client panicked: {}", panic_message(panic.as_ref()));
@@ -342,6 +356,7 @@ where
 /// One run: its schedule, the client's conclusion (`None`: stopped at the request limit),
 /// every request, and what the client did wrong.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Run {
     /// The schedule.
     pub schedule: Schedule,
@@ -424,8 +439,9 @@ fn judge(
     violations
 }
 
-/// The collection reads of a run, by route path: a request without a cursor starts a
-/// traversal of its path, one with a cursor continues the path's latest. A path is a
+/// The collection reads of a run, by query: a request without a cursor starts a traversal of
+/// its query, one with a cursor continues the traversal that issued it (see
+/// [`Reads::unfinished`]). A path is a
 /// collection's when some answer on it in the run was one (the layer offered faults, or the
 /// answer said `complete`); a problem on such a path is an answer of its traversal too.
 struct Reads<'a> {
@@ -460,17 +476,23 @@ impl<'a> Reads<'a> {
     /// The first query, of those read before request `before`, whose latest traversal did not
     /// finish complete, current and clean. A query is a path and its parameters but those of
     /// [`NOT_WHAT`], so that two searches are two reads and a retry with a longer time budget
-    /// reads the same query again. A request with a cursor continues the traversal of the query
-    /// it names beside the cursor (a client reading two queries at once), or, sent alone, the
-    /// one its path last served.
+    /// reads the same query again. A request with a cursor continues the traversal whose answer
+    /// issued that cursor (a client reading two queries at once, or one read again); a cursor no
+    /// answer of the run issued continues the query named beside it, or, sent alone, the one its
+    /// path last served.
     fn unfinished(&self, before: usize) -> Option<(String, Traversal<'a>)> {
         let mut latest: Vec<(String, Traversal<'a>)> = Vec::new();
         let mut serving: Vec<(&str, usize)> = Vec::new(); // a path → the query it last served
+        let mut issued: Vec<(&str, usize)> = Vec::new(); // a next cursor → the query it continues
         for record in self.log[..before].iter().filter(|record| self.is_read(record)) {
             let spoiled = (record.is_incomplete() || record.stale).then_some(record);
             let key = query(record);
-            let named = (key != path(record)).then(|| latest.iter().position(|(k, _)| *k == key)).flatten();
-            let continued = named.or_else(|| serving.iter().find(|(p, _)| *p == path(record)).map(|(_, at)| *at));
+            let continued = record
+                .cursor
+                .as_deref()
+                .and_then(|cursor| issued.iter().rev().find(|(c, _)| *c == cursor).map(|(_, at)| *at))
+                .or_else(|| (key != path(record)).then(|| latest.iter().position(|(k, _)| *k == key)).flatten())
+                .or_else(|| serving.iter().find(|(p, _)| *p == path(record)).map(|(_, at)| *at));
             let at = match continued.filter(|_| record.had_cursor) {
                 Some(at) => {
                     let earlier = latest[at].1;
@@ -494,6 +516,9 @@ impl<'a> Reads<'a> {
             match serving.iter_mut().find(|(p, _)| *p == path(record)) {
                 Some(entry) => entry.1 = at,
                 None => serving.push((path(record), at)),
+            }
+            if let Some(next) = &record.next_cursor {
+                issued.push((next, at));
             }
         }
         latest.into_iter().find(|(_, traversal)| !traversal.is_finished())
@@ -546,14 +571,19 @@ fn path(record: &FaultRecord) -> &str {
 /// continuation asks for reads the same query again) and `require_complete` (`RequireComplete`).
 const NOT_WHAT: [&str; 4] = ["cursor", "page_size", "time_budget_ms", "require_complete"];
 
-/// The query a request reads: its path and its parameters, sorted, but those of [`NOT_WHAT`].
+/// The query a request reads: its path and its parameters, decoded and sorted, but those of
+/// [`NOT_WHAT`].
 fn query(record: &FaultRecord) -> String {
-    let mut parameters: Vec<&str> = record
-        .uri
-        .split_once('?')
-        .map(|(_, query)| query.split('&').filter(|pair| !pair.is_empty()).collect())
-        .unwrap_or_default();
-    parameters.retain(|pair| !NOT_WHAT.contains(&pair.split('=').next().unwrap_or("")));
+    let pairs = record.uri.parse::<axum::http::Uri>().ok().and_then(|uri| {
+        let pairs = query_pairs(&uri).ok()?;
+        Some(pairs.map(|(name, value)| (name.into_owned(), value.into_owned())).collect::<Vec<_>>())
+    });
+    let mut parameters: Vec<String> = pairs
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(name, _)| !NOT_WHAT.contains(&name.as_str()))
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
     parameters.sort_unstable();
     if parameters.is_empty() { path(record).to_owned() } else { format!("{}?{}", path(record), parameters.join("&")) }
 }
@@ -577,6 +607,8 @@ mod tests {
             method: method.to_owned(),
             uri: format!("{path}?page_size=3"),
             had_cursor,
+            cursor: had_cursor.then(|| "c".to_owned()),
+            next_cursor: (page && !complete).then(|| "c".to_owned()),
             offered: if page { vec![Fault::Reason(ReasonCode::VisibilityRestricted)] } else { Vec::new() },
             fault: None,
             status: 200,
@@ -691,27 +723,65 @@ mod tests {
         assert_eq!(judged(all(), &run), Vec::<String>::new());
     }
 
-    /// A client that reads two queries of one path at once, each cursor sent with its query's
-    /// parameters, continues each traversal: neither is left unfinished by the other's pages.
+    /// A page of `/numbers` with the query `query` (no `?`), the cursor it sent and the next
+    /// cursor it issued (none: the last page, complete).
+    fn numbers(request: u64, query: &str, cursor: Option<&str>, next: Option<&str>) -> FaultRecord {
+        let mut record = on("/numbers", request, "GET", cursor.is_some(), next.is_none(), false);
+        let sent = cursor.map(|c| format!("&cursor={c}")).unwrap_or_default();
+        record.uri = format!("/numbers?{query}{sent}");
+        (record.cursor, record.next_cursor) = (cursor.map(str::to_owned), next.map(str::to_owned));
+        record
+    }
+
+    /// A client that reads two queries of one path at once continues each traversal with the
+    /// cursor its answer issued, whatever it sends beside the cursor: neither is left unfinished
+    /// by the other's pages.
     #[test]
     fn two_queries_read_at_once_each_continue_their_own_traversal() {
-        let page = |request, parity: &str, had_cursor, complete| {
-            let mut record = on("/numbers", request, "GET", had_cursor, complete, false);
-            let cursor = if had_cursor { "&cursor=c" } else { "" };
-            record.uri = format!("/numbers?parity={parity}&page_size=2{cursor}");
-            record
-        };
         let interleaved = [
-            page(0, "odd", false, false),
-            page(1, "even", false, false),
-            page(2, "odd", true, true),
-            page(3, "even", true, true),
+            numbers(0, "parity=odd&page_size=2", None, Some("o")),
+            numbers(1, "parity=even&page_size=2", None, Some("e")),
+            numbers(2, "parity=odd&page_size=2", Some("o"), None),
+            numbers(3, "page_size=2", Some("e"), None),
         ];
         assert_eq!(judged(all(), &interleaved), Vec::<String>::new());
         // One of them left unfinished is still caught, under its own query.
         let violations = judged(all(), &interleaved[..3]);
         assert_eq!(violations.len(), 1, "{violations:?}");
         assert!(violations[0].contains("traversal of /numbers?parity=even"), "{}", violations[0]);
+        // A query without parameters beside one with them: each cursor continues its own.
+        let bare = [
+            numbers(0, "page_size=2", None, Some("a")),
+            numbers(1, "parity=odd&page_size=2", None, Some("b")),
+            numbers(2, "page_size=2", Some("a"), None),
+            numbers(3, "parity=odd", Some("b"), None),
+        ];
+        assert_eq!(judged(all(), &bare), Vec::<String>::new());
+    }
+
+    /// A cursor sent again continues the traversal that issued it, not the one its path served
+    /// last: reading a finished query's last page again does not finish another.
+    #[test]
+    fn a_cursor_sent_again_continues_the_traversal_that_issued_it() {
+        let run = [
+            numbers(0, "page_size=2", None, Some("a")),
+            numbers(1, "page_size=2", Some("a"), None),
+            numbers(2, "parity=odd&page_size=2", None, Some("b")),
+            numbers(3, "page_size=2", Some("a"), None),
+        ];
+        let violations = judged(all(), &run);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert!(violations[0].contains("traversal of /numbers?parity=odd ended on"), "{}", violations[0]);
+    }
+
+    /// Parameters are compared decoded: `time%5Fbudget%5Fms` is the time budget, and
+    /// `parity=%6Fdd` the query `parity=odd`.
+    #[test]
+    fn parameters_are_compared_decoded() {
+        let mut cut = numbers(0, "parity=odd&page_size=2", None, Some("o"));
+        cut.reasons = vec!["TIME_BUDGET_EXCEEDED".to_owned()];
+        let retried = numbers(1, "parity=%6Fdd&time%5Fbudget%5Fms=9000", None, None);
+        assert_eq!(judged(all(), &[cut, retried]), Vec::<String>::new());
     }
 
     /// A problem on a collection's path is no answer to conclude from; a search sent as `POST`

@@ -113,6 +113,7 @@ pub struct FaultService<S> {
 
 /// What the layer did with one request, and what the client was answered.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FaultRecord {
     /// The request's number, from 0.
     pub request: u64,
@@ -122,6 +123,10 @@ pub struct FaultRecord {
     pub uri: String,
     /// The request continued a traversal (it carried a cursor).
     pub had_cursor: bool,
+    /// The cursor it carried, decoded.
+    pub cursor: Option<String>,
+    /// The `next_cursor` of the answer sent, when it named one.
+    pub next_cursor: Option<String>,
     /// The faults the route offered for this request (empty: not a declared collection).
     pub offered: Vec<Fault>,
     /// The fault applied, if any.
@@ -211,6 +216,8 @@ where
             method: parts.method.to_string(),
             uri: parts.uri.path_and_query().map_or_else(|| parts.uri.to_string(), ToString::to_string),
             had_cursor: facts.has_cursor,
+            cursor: cursor_of(&parts.uri),
+            next_cursor: None,
             offered: Vec::new(),
             fault: None,
             status: 0,
@@ -332,11 +339,13 @@ impl Shared {
                 .and_then(|reported| reported.items_member)
                 .map(str::to_owned)
                 .or_else(|| items_member_of(&bytes)),
+            emptied: self.schedule.is_emptied(),
             ..facts.clone()
         };
         record.complete = value.get("complete").and_then(Value::as_bool);
         record.reasons = codes(&value);
         record.stale = has_stale_warning(&value);
+        record.next_cursor = value.get("next_cursor").and_then(Value::as_str).map(str::to_owned);
         let Some(fault) = fault else {
             if !traversal.of_partial {
                 return Response::from_parts(parts, Body::from(bytes));
@@ -363,10 +372,12 @@ impl Shared {
                 record.complete = None;
                 record.reasons.clear();
                 record.stale = false;
+                record.next_cursor = None;
                 problem.into_response()
             }
             Ok(Faulted::Page(page)) => {
                 record.complete = Some(page.block.is_complete());
+                record.next_cursor = page.block.next_cursor().map(str::to_owned);
                 record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
                 record.stale = page.block.warnings().iter().any(Warning::is_stale);
                 let mut reported = Reported::of(&page.block, None);
@@ -379,6 +390,7 @@ impl Shared {
                 }
                 if let Err(problem) = demand.check_report(&reported.incomplete) {
                     record.complete = None;
+                    record.next_cursor = None;
                     let mut refused = problem.into_response();
                     // The acknowledgement of a `Prefer` demand stays on the problem that replaces the answer.
                     if let Some(applied) = parts.headers.get(PREFERENCE_APPLIED) {

@@ -18,6 +18,8 @@ use super::fault::Fault;
 pub struct Schedule {
     plan: Plan,
     weights: Vec<(String, f64)>,
+    /// Every faulted collection keeps none of its items ([`Schedule::emptied`]).
+    emptied: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +37,7 @@ enum Plan {
 impl Schedule {
     /// No fault, unless a request names one in the header.
     pub fn header_only() -> Schedule {
-        Schedule { plan: Plan::HeaderOnly, weights: Vec::new() }
+        Schedule { plan: Plan::HeaderOnly, weights: Vec::new(), emptied: false }
     }
 
     /// Each request is faulted with `probability` (clamped to 0..=1), the fault drawn among
@@ -44,7 +46,7 @@ impl Schedule {
     pub fn seeded(seed: u64, probability: f64) -> Schedule {
         // `-0.0` is zero too, and prints as `0`.
         let probability = if probability.is_nan() { 0.0 } else { probability.clamp(0.0, 1.0) + 0.0 };
-        Schedule { plan: Plan::Seeded { seed, probability }, weights: Vec::new() }
+        Schedule { plan: Plan::Seeded { seed, probability }, weights: Vec::new(), emptied: false }
     }
 
     /// Request `n` gets the fault named at position `n` (`None`: no fault); requests past the
@@ -54,20 +56,36 @@ impl Schedule {
         I: IntoIterator<Item = Option<S>>,
         S: Into<String>,
     {
-        Schedule { plan: Plan::Sequence(faults.into_iter().map(|f| f.map(Into::into)).collect()), weights: Vec::new() }
+        let plan = Plan::Sequence(faults.into_iter().map(|f| f.map(Into::into)).collect());
+        Schedule { plan, weights: Vec::new(), emptied: false }
     }
 
     /// Every request whose route offers the fault named `name` gets it.
     pub fn always(name: impl Into<String>) -> Schedule {
-        Schedule { plan: Plan::Always(name.into()), weights: Vec::new() }
+        Schedule { plan: Plan::Always(name.into()), weights: Vec::new(), emptied: false }
     }
 
     /// Sets the relative weight of the fault named `name` in a seeded draw (default 1; 0
     /// never picks it).
     pub fn weight(mut self, name: impl Into<String>, weight: f64) -> Schedule {
-        let weight = if weight.is_nan() { 0.0 } else { weight.max(0.0) };
+        // Finite, so that it prints as a number ([`Schedule::code`]); the largest is as good as
+        // an infinite one.
+        let weight = if weight.is_nan() { 0.0 } else { weight.clamp(0.0, f64::MAX) };
         self.weights.push((name.into(), weight));
         self
+    }
+
+    /// Every collection this schedule faults with a reason keeps none of its items: the
+    /// incomplete and empty answer (contract §2.3), the one a client must never read as
+    /// "nothing exists". A warning or an expired cursor is given as without it.
+    pub fn emptied(mut self) -> Schedule {
+        self.emptied = true;
+        self
+    }
+
+    /// True when [`Schedule::emptied`] was asked for.
+    pub fn is_emptied(&self) -> bool {
+        self.emptied
     }
 
     /// The Rust expression that builds this schedule (`Schedule::seeded(68, 0.5)`,
@@ -79,12 +97,19 @@ impl Schedule {
             Plan::Seeded { seed, probability } => format!("Schedule::seeded({seed}, {probability:?})"),
             Plan::Always(name) => format!("Schedule::always({name:?})"),
             Plan::Sequence(names) => {
-                let names: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
+                // `None::<&str>`: a sequence of `None` alone leaves the type to infer.
+                let names: Vec<String> = names
+                    .iter()
+                    .map(|name| name.as_ref().map_or_else(|| "None::<&str>".to_owned(), |n| format!("Some({n:?})")))
+                    .collect();
                 format!("Schedule::sequence([{}])", names.join(", "))
             }
         };
         for (name, weight) in &self.weights {
             code.push_str(&format!(".weight({name:?}, {weight:?})"));
+        }
+        if self.emptied {
+            code.push_str(".emptied()");
         }
         code
     }
@@ -185,6 +210,9 @@ impl fmt::Display for Schedule {
         for (name, weight) in &self.weights {
             write!(f, ", weight {name}={weight}")?;
         }
+        if self.emptied {
+            f.write_str(", emptied")?;
+        }
         Ok(())
     }
 }
@@ -214,5 +242,29 @@ impl FromStr for Schedule {
             },
         };
         Ok(Schedule::seeded(seed, probability))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Schedule;
+
+    /// Each kind of schedule is written as the Rust that builds it.
+    #[test]
+    fn code_is_the_rust_that_builds_the_schedule() {
+        assert_eq!(Schedule::header_only().code(), "Schedule::header_only()");
+        assert_eq!(Schedule::seeded(68, 0.5).code(), "Schedule::seeded(68, 0.5)");
+        assert_eq!(Schedule::seeded(7, 1.0).code(), "Schedule::seeded(7, 1.0)");
+        assert_eq!(Schedule::always("STALE_INDEX").emptied().code(), r#"Schedule::always("STALE_INDEX").emptied()"#);
+        assert_eq!(
+            Schedule::sequence([None, Some("A\"B")]).code(),
+            r#"Schedule::sequence([None::<&str>, Some("A\"B")])"#
+        );
+        assert_eq!(Schedule::sequence::<_, &str>([None]).code(), "Schedule::sequence([None::<&str>])");
+        let weighted = Schedule::seeded(1, 0.25).weight("X", f64::INFINITY).weight("Y", 2.0);
+        assert_eq!(
+            weighted.code(),
+            format!(r#"Schedule::seeded(1, 0.25).weight("X", {:?}).weight("Y", 2.0)"#, f64::MAX)
+        );
     }
 }
