@@ -29,7 +29,9 @@ fn rust_log_names_levels_and_targets_or_is_refused() {
         ("  ", "RUST_LOG is empty"),
         ("inof", "'inof' is not a level"),
         ("info,completeness", "completeness=debug"),
-        ("{", "'{' is not a level"),
+        ("{", "'{' filters by span or field"),
+        ("info,[{x}]=trace", "'[{x}]=trace' filters by span or field"),
+        ("completeness[list]=debug", "filters by span or field"),
         ("completeness=verbose", "RUST_LOG"),
     ] {
         let refused = filter(text).expect_err(text);

@@ -66,8 +66,8 @@ const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
 ///
 /// Stricter than the directive syntax, which reads any bare word as a target: a bare word must
 /// be a level, so that a mistyped level (`inof`) is refused rather than silencing the whole
-/// log; a target is named with its level (`completeness=debug`). An empty or non-UTF-8 value
-/// is refused too. rmcp is capped at `info`: at `debug` it writes every tool call's arguments
+/// log; a target is named with its level (`completeness=debug`). An empty or non-UTF-8 value,
+/// and a span or field filter, are refused too. rmcp is capped at `info`: at `debug` it writes every tool call's arguments
 /// and result, cursors and evidence included, and a token's content is never logged.
 pub fn log_filter(rust_log: Option<&std::ffi::OsStr>) -> Result<Targets, String> {
     let Some(text) = rust_log else {
@@ -78,6 +78,14 @@ pub fn log_filter(rust_log: Option<&std::ffi::OsStr>) -> Result<Targets, String>
         return Err(format!("RUST_LOG is empty: unset it for the default ({DEFAULT_FILTER}), or name a level"));
     }
     for directive in text.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        // A span or field filter (`target[span{field}]=level`) would be dropped from the filter
+        // this builds, leaving the directive wider than asked (`[{x}]=trace`: everything).
+        if directive.contains(['[', ']', '{', '}']) {
+            return Err(format!(
+                "RUST_LOG: '{directive}' filters by span or field, which this service does not; name a target and \
+                 its level, e.g. completeness=debug"
+            ));
+        }
         if !directive.contains('=') && !LEVELS.contains(&directive.to_ascii_lowercase().as_str()) {
             return Err(format!(
                 "RUST_LOG: '{directive}' is not a level ({}); name a target with its level, e.g. {directive}=debug",
