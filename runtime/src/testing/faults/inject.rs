@@ -265,7 +265,8 @@ impl Target<'_> {
         matches!(self, Target::Items(..)).then_some(n)
     }
 
-    /// Keeps each item with probability 1/2 (none when emptied).
+    /// Keeps each item with probability 1/2 (none when emptied: the draw still comes first, so
+    /// that the later draws of a schedule are the same emptied or not).
     fn keep_subset(&mut self, rng: &mut TestRng) {
         if let Target::Items(items, emptied) = self {
             let emptied = *emptied;
@@ -285,7 +286,7 @@ impl Target<'_> {
     /// Removes the items of one source (named by the items' `source` members, drawn among
     /// them), or a random subset under [`UNNAMED_SOURCE`] when the items name none; the name.
     fn drop_source(&mut self, rng: &mut TestRng) -> String {
-        let Target::Items(items, emptied) = self else { return UNNAMED_SOURCE.to_owned() };
+        let Target::Items(items, _) = self else { return UNNAMED_SOURCE.to_owned() };
         let mut sources: Vec<&str> =
             items.iter().filter_map(|item| item.get("source").and_then(Value::as_str)).collect();
         sources.sort_unstable();
@@ -294,9 +295,9 @@ impl Target<'_> {
             self.keep_subset(rng);
             return UNNAMED_SOURCE.to_owned();
         }
+        // Emptied or not, only the named source's items go: the reason names one source.
         let source = sources[below(rng, sources.len() as u64) as usize].to_owned();
-        let emptied = *emptied;
-        items.retain(|item| item.get("source").and_then(Value::as_str) != Some(source.as_str()) && !emptied);
+        items.retain(|item| item.get("source").and_then(Value::as_str) != Some(source.as_str()));
         source
     }
 }

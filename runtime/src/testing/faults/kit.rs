@@ -36,8 +36,8 @@ pub enum Conclusion {
 }
 
 /// Runs a client against a service with the fault layer, under every fault its routes offer
-/// (each reason twice: once as drawn, once with every faulted page empty,
-/// [`Schedule::emptied`]) and `schedules` seeded schedules, and checks the properties every client of the contract
+/// (each reason twice: once as drawn, once with every faulted collection empty,
+/// [`Schedule::emptied`]; an aggregate's value is never emptied) and `schedules` seeded schedules, and checks the properties every client of the contract
 /// must keep:
 ///
 /// 1. **No claim of completeness on an incomplete answer.** A [`Conclusion::Complete`] must
@@ -130,9 +130,11 @@ pub struct Failure {
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The fault-free run is judged without a truth; every other against it.
+        let truth = if self.schedule == Schedule::header_only() { "None" } else { "Some(&truth)" };
         writeln!(
             f,
-            "schedule: {} (replay: kit.replay({}, Some(&truth), &client), truth the fault-free conclusion)",
+            "schedule: {} (replay: kit.replay({}, {truth}, &client).await, truth the fault-free conclusion)",
             self.schedule,
             self.schedule.code()
         )?;
@@ -483,16 +485,25 @@ impl<'a> Reads<'a> {
     fn unfinished(&self, before: usize) -> Option<(String, Traversal<'a>)> {
         let mut latest: Vec<(String, Traversal<'a>)> = Vec::new();
         let mut serving: Vec<(&str, usize)> = Vec::new(); // a path → the query it last served
-        let mut issued: Vec<(&str, usize)> = Vec::new(); // a next cursor → the query it continues
+        // A path and a next cursor → the query whose answer issued it.
+        let mut issued: Vec<(&str, &str, usize)> = Vec::new();
         for record in self.log[..before].iter().filter(|record| self.is_read(record)) {
             let spoiled = (record.is_incomplete() || record.stale).then_some(record);
             let key = query(record);
-            let continued = record
-                .cursor
-                .as_deref()
-                .and_then(|cursor| issued.iter().rev().find(|(c, _)| *c == cursor).map(|(_, at)| *at))
-                .or_else(|| (key != path(record)).then(|| latest.iter().position(|(k, _)| *k == key)).flatten())
-                .or_else(|| serving.iter().find(|(p, _)| *p == path(record)).map(|(_, at)| *at));
+            let named = (key != path(record)).then(|| latest.iter().position(|(k, _)| *k == key)).flatten();
+            // A cursor two queries were given (a service's own page token, `2`) goes to the one
+            // named beside it, else to the latest that issued it.
+            let issuers: Vec<usize> = issued
+                .iter()
+                .filter(|(p, c, _)| *p == path(record) && Some(*c) == record.cursor.as_deref())
+                .map(|(_, _, at)| *at)
+                .collect();
+            let continued = match named {
+                Some(named) if issuers.contains(&named) => Some(named),
+                _ => issuers.last().copied(),
+            }
+            .or(named)
+            .or_else(|| serving.iter().find(|(p, _)| *p == path(record)).map(|(_, at)| *at));
             let at = match continued.filter(|_| record.had_cursor) {
                 Some(at) => {
                     let earlier = latest[at].1;
@@ -518,7 +529,7 @@ impl<'a> Reads<'a> {
                 None => serving.push((path(record), at)),
             }
             if let Some(next) = &record.next_cursor {
-                issued.push((next, at));
+                issued.push((path(record), next, at));
             }
         }
         latest.into_iter().find(|(_, traversal)| !traversal.is_finished())
@@ -572,17 +583,26 @@ fn path(record: &FaultRecord) -> &str {
 const NOT_WHAT: [&str; 4] = ["cursor", "page_size", "time_budget_ms", "require_complete"];
 
 /// The query a request reads: its path and its parameters, decoded and sorted, but those of
-/// [`NOT_WHAT`].
+/// [`NOT_WHAT`]. A decoded `%`, `&` or `=` is written encoded again, so that one parameter
+/// holding `1&b=2` is not two; a query that does not decode is kept as written.
 fn query(record: &FaultRecord) -> String {
-    let pairs = record.uri.parse::<axum::http::Uri>().ok().and_then(|uri| {
+    let raw = record.uri.split_once('?').map_or("", |(_, query)| query);
+    let decoded = record.uri.parse::<axum::http::Uri>().ok().and_then(|uri| {
         let pairs = query_pairs(&uri).ok()?;
         Some(pairs.map(|(name, value)| (name.into_owned(), value.into_owned())).collect::<Vec<_>>())
     });
+    let pairs = decoded.unwrap_or_else(|| {
+        let pairs = raw.split('&').filter(|pair| !pair.is_empty());
+        pairs
+            .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+            .map(|(n, v)| (n.to_owned(), v.to_owned()))
+            .collect()
+    });
+    let encoded = |text: &str| text.replace('%', "%25").replace('&', "%26").replace('=', "%3D");
     let mut parameters: Vec<String> = pairs
-        .unwrap_or_default()
         .into_iter()
         .filter(|(name, _)| !NOT_WHAT.contains(&name.as_str()))
-        .map(|(name, value)| format!("{name}={value}"))
+        .map(|(name, value)| format!("{}={}", encoded(&name), encoded(&value)))
         .collect();
     parameters.sort_unstable();
     if parameters.is_empty() { path(record).to_owned() } else { format!("{}?{}", path(record), parameters.join("&")) }
@@ -772,6 +792,45 @@ mod tests {
         let violations = judged(all(), &run);
         assert_eq!(violations.len(), 1, "{violations:?}");
         assert!(violations[0].contains("traversal of /numbers?parity=odd ended on"), "{}", violations[0]);
+    }
+
+    /// A cursor two queries were given (a service's own page token) continues the one named
+    /// beside it; a cursor no answer issued continues the query named beside it too.
+    #[test]
+    fn a_cursor_two_queries_were_given_continues_the_one_named_beside_it() {
+        let shared = [
+            numbers(0, "parity=odd&page_size=2", None, Some("2")),
+            numbers(1, "parity=even&page_size=2", None, Some("2")),
+            numbers(2, "parity=odd&page_size=2", Some("2"), None),
+            numbers(3, "parity=even&page_size=2", Some("2"), None),
+        ];
+        assert_eq!(judged(all(), &shared), Vec::<String>::new());
+        let mut unissued = shared.clone();
+        for page in &mut unissued[..2] {
+            page.next_cursor = None;
+            page.complete = Some(false);
+        }
+        assert_eq!(judged(all(), &unissued), Vec::<String>::new());
+        // The same string on another path is another cursor.
+        let mut other = shared.clone();
+        other[1].uri = "/letters?page_size=2".to_owned();
+        other[3].uri = "/letters?page_size=2&cursor=2".to_owned();
+        assert_eq!(judged(all(), &other), Vec::<String>::new());
+    }
+
+    /// A query that does not decode is kept as written, not read as its bare path; a decoded
+    /// `&` stays inside its value.
+    #[test]
+    fn queries_that_do_not_decode_or_hold_separators_stay_apart() {
+        let refused = numbers(0, "owner=%FF", None, None);
+        let refused = FaultRecord { status: 400, complete: None, ..refused };
+        let bare = numbers(1, "page_size=2", None, None);
+        let violations = judged(all(), &[refused, bare]);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert!(violations[0].contains("GET /numbers?owner=%FF was answered with a problem"), "{}", violations[0]);
+        let one = numbers(0, "a=1%26b%3D2", None, None);
+        let two = numbers(0, "a=1&b=2", None, None);
+        assert_ne!(query(&one), query(&two));
     }
 
     /// Parameters are compared decoded: `time%5Fbudget%5Fms` is the time budget, and

@@ -125,7 +125,8 @@ pub struct FaultRecord {
     pub had_cursor: bool,
     /// The cursor it carried, decoded.
     pub cursor: Option<String>,
-    /// The `next_cursor` of the answer sent, when it named one.
+    /// The `next_cursor` of the answer sent, when the layer read it (a `GET` of a declared
+    /// collection answered `200`) and it named one.
     pub next_cursor: Option<String>,
     /// The faults the route offered for this request (empty: not a declared collection).
     pub offered: Vec<Fault>,
@@ -208,7 +209,10 @@ where
         let values: Vec<&str> =
             parts.headers.get_all(FAULT_HEADER).iter().map(|v| v.to_str().unwrap_or("").trim()).collect();
         let asked = (!values.is_empty()).then(|| values.join(", "));
-        let facts = RequestFacts::from_query(parts.uri.query());
+        let mut facts = RequestFacts::from_query(parts.uri.query());
+        let cursor = cursor_of(&parts.uri);
+        // Read decoded, as the server reads it (`c%75rsor`).
+        facts.has_cursor |= cursor.is_some();
         let of_partial_traversal = cursor_of(&parts.uri).is_some_and(|cursor| shared.is_partial(&cursor));
         let demand = RequireComplete::from_parts(&parts).unwrap_or_default();
         let mut record = FaultRecord {
@@ -216,7 +220,7 @@ where
             method: parts.method.to_string(),
             uri: parts.uri.path_and_query().map_or_else(|| parts.uri.to_string(), ToString::to_string),
             had_cursor: facts.has_cursor,
-            cursor: cursor_of(&parts.uri),
+            cursor,
             next_cursor: None,
             offered: Vec::new(),
             fault: None,
@@ -360,6 +364,9 @@ impl Shared {
         record.fault = Some(fault.clone());
         match inject(&fault, &value, declared, facts, &mut rng) {
             Err(error) => {
+                // The answer read is not the one sent.
+                (record.complete, record.next_cursor, record.stale) = (None, None, false);
+                record.reasons.clear();
                 Problem::new(ProblemCode::Internal, format!("the fault {fault} could not be applied: {error}"))
                     .into_response()
             }

@@ -77,7 +77,9 @@ impl Schedule {
 
     /// Every collection this schedule faults with a reason keeps none of its items: the
     /// incomplete and empty answer (contract §2.3), the one a client must never read as
-    /// "nothing exists". A warning or an expired cursor is given as without it.
+    /// "nothing exists". A warning or an expired cursor is given as without it; an aggregate
+    /// keeps its value; `SOURCE_UNAVAILABLE` on items that name their sources removes the named
+    /// source's items only (the reason names one).
     pub fn emptied(mut self) -> Schedule {
         self.emptied = true;
         self
