@@ -285,16 +285,14 @@ where
             report.runs += 1;
             report.offered.extend(run.log.iter().flat_map(|record| record.offered.iter().cloned()));
             report.applied.extend(run.log.iter().filter_map(|record| record.fault.clone()));
-            // Every later run would likely wait as long: the kit stops at the first.
-            let timed_out = run.timed_out;
-            if timed_out {
+            if run.timed_out {
+                // Every later run would likely wait as long: the kit stops at the first.
                 run.violations.push("the kit stopped after this run: the runs after it would wait as long".to_owned());
+                report.failures.push(run.into_failure());
+                break;
             }
             if !run.violations.is_empty() {
                 report.failures.push(run.into_failure());
-            }
-            if timed_out {
-                break;
             }
         }
         report
@@ -586,12 +584,12 @@ const NOT_WHAT: [&str; 4] = ["cursor", "page_size", "time_budget_ms", "require_c
 /// [`NOT_WHAT`]. A decoded `%`, `&` or `=` is written encoded again, so that one parameter
 /// holding `1&b=2` is not two; a query that does not decode is kept as written.
 fn query(record: &FaultRecord) -> String {
-    let raw = record.uri.split_once('?').map_or("", |(_, query)| query);
     let decoded = record.uri.parse::<axum::http::Uri>().ok().and_then(|uri| {
         let pairs = query_pairs(&uri).ok()?;
         Some(pairs.map(|(name, value)| (name.into_owned(), value.into_owned())).collect::<Vec<_>>())
     });
     let pairs = decoded.unwrap_or_else(|| {
+        let raw = record.uri.split_once('?').map_or("", |(_, query)| query);
         let pairs = raw.split('&').filter(|pair| !pair.is_empty());
         pairs
             .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
@@ -649,6 +647,14 @@ mod tests {
         judge(Some(&concluded.clone()), Some(&Ok(concluded)), log, "stopped")
     }
 
+    /// The one violation a complete conclusion on `log` breaks; fails when there is not exactly one.
+    #[track_caller]
+    fn only_violation(log: &[FaultRecord]) -> String {
+        let violations = judged(all(), log);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        violations.into_iter().next().unwrap_or_default()
+    }
+
     fn all() -> Conclusion {
         Conclusion::Complete("all".to_owned())
     }
@@ -680,9 +686,8 @@ mod tests {
     #[test]
     fn a_complete_conclusion_on_an_unfollowed_next_cursor_is_caught_without_faults() {
         let first_page_only = [record(0, "GET", false, false, false)];
-        let violations = judged(all(), &first_page_only);
-        assert_eq!(violations.len(), 1, "{violations:?}");
-        assert!(violations[0].contains("`next_cursor` was not followed"), "{}", violations[0]);
+        let violation = only_violation(&first_page_only);
+        assert!(violation.contains("`next_cursor` was not followed"), "{violation}");
     }
 
     /// A later read of another collection does not hide a partial one: every collection read
@@ -722,9 +727,8 @@ mod tests {
             record.uri = format!("/search?q={q}&page_size=3");
             record
         };
-        let violations = judged(all(), &[search(0, "a", false), search(1, "b", true)]);
-        assert_eq!(violations.len(), 1, "{violations:?}");
-        assert!(violations[0].contains("GET /search?q=a&page_size=3 answered incomplete"), "{}", violations[0]);
+        let violation = only_violation(&[search(0, "a", false), search(1, "b", true)]);
+        assert!(violation.contains("GET /search?q=a&page_size=3 answered incomplete"), "{violation}");
         assert_eq!(
             judged(all(), &[search(0, "a", false), search(1, "b", true), search(2, "a", true)]),
             Vec::<String>::new()
@@ -766,9 +770,8 @@ mod tests {
         ];
         assert_eq!(judged(all(), &interleaved), Vec::<String>::new());
         // One of them left unfinished is still caught, under its own query.
-        let violations = judged(all(), &interleaved[..3]);
-        assert_eq!(violations.len(), 1, "{violations:?}");
-        assert!(violations[0].contains("traversal of /numbers?parity=even"), "{}", violations[0]);
+        let violation = only_violation(&interleaved[..3]);
+        assert!(violation.contains("traversal of /numbers?parity=even"), "{violation}");
         // A query without parameters beside one with them: each cursor continues its own.
         let bare = [
             numbers(0, "page_size=2", None, Some("a")),
@@ -789,9 +792,8 @@ mod tests {
             numbers(2, "parity=odd&page_size=2", None, Some("b")),
             numbers(3, "page_size=2", Some("a"), None),
         ];
-        let violations = judged(all(), &run);
-        assert_eq!(violations.len(), 1, "{violations:?}");
-        assert!(violations[0].contains("traversal of /numbers?parity=odd ended on"), "{}", violations[0]);
+        let violation = only_violation(&run);
+        assert!(violation.contains("traversal of /numbers?parity=odd ended on"), "{violation}");
     }
 
     /// A cursor two queries were given (a service's own page token) continues the one named
@@ -825,9 +827,8 @@ mod tests {
         let refused = numbers(0, "owner=%FF", None, None);
         let refused = FaultRecord { status: 400, complete: None, ..refused };
         let bare = numbers(1, "page_size=2", None, None);
-        let violations = judged(all(), &[refused, bare]);
-        assert_eq!(violations.len(), 1, "{violations:?}");
-        assert!(violations[0].contains("GET /numbers?owner=%FF was answered with a problem"), "{}", violations[0]);
+        let violation = only_violation(&[refused, bare]);
+        assert!(violation.contains("GET /numbers?owner=%FF was answered with a problem"), "{violation}");
         let one = numbers(0, "a=1%26b%3D2", None, None);
         let two = numbers(0, "a=1&b=2", None, None);
         assert_ne!(query(&one), query(&two));

@@ -157,6 +157,12 @@ impl FaultRecord {
         });
     }
 
+    /// Forgets what the answer read said of itself: a problem was sent instead.
+    fn forget_answer(&mut self) {
+        (self.complete, self.next_cursor, self.stale) = (None, None, false);
+        self.reasons.clear();
+    }
+
     /// True when the answer was a collection or problem that is not a complete result, for a
     /// reason other than pagination.
     pub fn is_incomplete(&self) -> bool {
@@ -364,9 +370,7 @@ impl Shared {
         record.fault = Some(fault.clone());
         match inject(&fault, &value, declared, facts, &mut rng) {
             Err(error) => {
-                // The answer read is not the one sent.
-                (record.complete, record.next_cursor, record.stale) = (None, None, false);
-                record.reasons.clear();
+                record.forget_answer();
                 Problem::new(ProblemCode::Internal, format!("the fault {fault} could not be applied: {error}"))
                     .into_response()
             }
@@ -376,10 +380,7 @@ impl Shared {
                 Response::from_parts(parts, Body::from(bytes))
             }
             Ok(Faulted::Problem(problem)) => {
-                record.complete = None;
-                record.reasons.clear();
-                record.stale = false;
-                record.next_cursor = None;
+                record.forget_answer();
                 problem.into_response()
             }
             Ok(Faulted::Page(page)) => {
