@@ -189,14 +189,9 @@ impl Config {
             }
             // Said after the flag is read, so that an unknown flag given twice is unknown.
             let twice = !REPEATABLE.contains(&flag.as_str()) && !given.insert(flag.clone());
-            let once = |flag: &str| if twice { Err(format!("{flag} is given twice; give it once")) } else { Ok(()) };
-            if flag == "--demo" {
-                once(&flag)?;
-                config.demo = true;
-                continue;
-            }
             let mut value = || inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{flag} needs a value"));
             match flag.as_str() {
+                "--demo" => config.demo = true,
                 "--addr" => config.addr = value()?.parse().map_err(|e| format!("--addr: {e}"))?,
                 "--db" => {
                     let db = value()?;
@@ -244,7 +239,9 @@ impl Config {
                 }
                 other => return Err(format!("unknown flag '{other}'")),
             }
-            once(&flag)?;
+            if twice {
+                return Err(format!("{flag} is given twice; give it once"));
+            }
         }
         if config.demo
             && let Some(flag) = ["--db", "--addr"].into_iter().find(|flag| given.contains(*flag))

@@ -2,7 +2,7 @@
 
 use crate::contract::completeness::Completeness;
 use crate::contract::continuation::Continuation;
-use crate::contract::reason::{Reason, ReasonDetails, StandardReason};
+use crate::contract::reason::{Reason, ReasonCode, ReasonDetails, StandardReason};
 
 /// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
 pub fn noun(resource: &str) -> String {
@@ -146,6 +146,8 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
     let sources: Vec<String> = completeness
         .reasons()
         .iter()
+        // Only these are read into their details (`from_reason` goes through their JSON).
+        .filter(|reason| reason.code() == ReasonCode::SourceUnavailable)
         .filter_map(|reason| match StandardReason::from_reason(reason) {
             StandardReason::SourceUnavailable(unavailable) => Some(unavailable.source),
             _ => None,

@@ -1,12 +1,19 @@
 //! The media types of the wire contract (contract §5.4).
 
+/// The media type of problem responses.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// A `Content-Type` value without its parameters.
+fn essence(content_type: &str) -> &str {
+    content_type.split(';').next().unwrap_or_default().trim()
+}
+
 /// True when a `Content-Type` value declares JSON as axum's `Json` reads it:
 /// `application/json`, or an `application/` type with the structured syntax suffix `+json`
 /// (RFC 6839, `application/problem+json`), with any parameters, compared without regard to
 /// case.
 pub(crate) fn declares_json(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or_default().trim();
-    let Some((kind, subtype)) = essence.split_once('/') else {
+    let Some((kind, subtype)) = essence(content_type).split_once('/') else {
         return false;
     };
     let suffixed = subtype.len() > "+json".len()
@@ -17,7 +24,14 @@ pub(crate) fn declares_json(content_type: &str) -> bool {
 /// True when a `Content-Type` value declares a problem (`application/problem+json`), which is
 /// never an answer (contract §5.4).
 pub(crate) fn declares_problem(content_type: &str) -> bool {
-    content_type.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/problem+json")
+    essence(content_type).eq_ignore_ascii_case(PROBLEM_JSON)
+}
+
+/// True when a `Content-Type` value declares a JSON answer: JSON ([`declares_json`]) that is
+/// not a problem ([`declares_problem`]).
+#[cfg(feature = "axum")]
+pub(crate) fn declares_answer(content_type: &str) -> bool {
+    declares_json(content_type) && !declares_problem(content_type)
 }
 
 #[cfg(test)]

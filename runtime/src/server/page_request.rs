@@ -28,7 +28,7 @@ use crate::contract::completeness::Completeness;
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::AcceptsWarning;
 use crate::contract::envelope::Envelope;
-use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, ReasonDetails, WithMessage};
+use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, keep_message};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::{PageSizeReduced, Warning};
 use crate::server::config::{CompletenessConfig, CompletenessState};
@@ -502,9 +502,7 @@ impl Page {
         }
         if lacks_partial || lacks_stale {
             let mut reissued = MorePagesAvailable::new(claims.encode(self.config.keys()));
-            if message != reissued.default_message() {
-                reissued.set_message(Some(message));
-            }
+            keep_message(&mut reissued, message);
             completeness.reissue_next_cursor(reissued.into());
         }
         (lacks_partial, lacks_stale, true)

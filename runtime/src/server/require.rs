@@ -17,7 +17,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use crate::contract::media::{declares_json, declares_problem};
+use crate::contract::media::{declares_answer, declares_json};
 use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
@@ -404,7 +404,7 @@ fn misframed(response: &Response, read: bool) -> Option<Response> {
     let status = response.status();
     let fault = if !(status == StatusCode::OK || status == StatusCode::CREATED && !read) {
         format!("with the status {status}")
-    } else if !is_json(response) || is_problem(response) {
+    } else if !content_type(response).is_some_and(declares_answer) {
         format!("declared as {}, not a JSON answer", content_type(response).unwrap_or("no Content-Type"))
     } else {
         return None;
@@ -428,11 +428,6 @@ fn misframed(response: &Response, read: bool) -> Option<Response> {
 /// True when `response` says its body is JSON: `application/json`, or a `+json` type.
 fn is_json(response: &Response) -> bool {
     content_type(response).is_some_and(declares_json)
-}
-
-/// True when `response` says its body is a problem, which a success never is (contract §5.4).
-fn is_problem(response: &Response) -> bool {
-    content_type(response).is_some_and(declares_problem)
 }
 
 fn content_type(response: &Response) -> Option<&str> {

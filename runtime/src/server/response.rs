@@ -11,8 +11,7 @@ use crate::server::observe;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::Reported;
 
-/// The media type of problem responses.
-pub const PROBLEM_JSON: &str = "application/problem+json";
+pub use crate::contract::media::PROBLEM_JSON;
 
 /// Serializes `value` as an `application/json` 200 response.
 pub fn json_response<T: Serialize + ?Sized>(value: &T) -> Response {

@@ -136,12 +136,18 @@ fn fill<T>(slot: &mut Option<T>, value: Option<T>) -> bool {
     }
 }
 
-/// Reads a standard reason's details and keeps its message when it differs from the default.
+/// Reads a standard reason's details and keeps its message ([`keep_message`]).
 fn read_reason<D: ReasonDetails + WithMessage>(object: &Map<String, Value>, message: String) -> Result<D, String> {
     let mut details = D::read_details(object)?;
+    keep_message(&mut details, message);
+    Ok(details)
+}
+
+/// Gives `details` the message `message` when it differs from their default one (the default
+/// is not stored as a custom message).
+pub(crate) fn keep_message<D: ReasonDetails + WithMessage>(details: &mut D, message: String) {
     let kept = if message == details.default_message() { None } else { Some(message) };
     details.set_message(kept);
-    Ok(details)
 }
 
 fn field<'a>(object: &'a Map<String, Value>, code: &str, name: &str) -> Result<&'a Value, String> {

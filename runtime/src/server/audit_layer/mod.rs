@@ -53,7 +53,7 @@ use axum::routing::MethodFilter;
 use serde::{Deserialize, Serialize};
 use tower::{Layer, Service};
 
-use crate::contract::media::{declares_json, declares_problem};
+use crate::contract::media::declares_answer;
 
 mod shape;
 
@@ -322,5 +322,5 @@ fn key(request: &Request) -> String {
 /// with or without parameters; a problem (`application/problem+json`) is not a list.
 fn is_json(headers: &HeaderMap) -> bool {
     let declared = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
-    declared.is_some_and(|declared| declares_json(declared) && !declares_problem(declared))
+    declared.is_some_and(declares_answer)
 }
