@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use crate::client::collect::FetchError;
 use crate::contract::envelope::Envelope;
 use crate::contract::media::{declares_json, declares_problem};
+use crate::contract::params::CURSOR;
 use crate::contract::reason::StandardReason;
 use crate::server::problem::Problem;
 
@@ -120,7 +121,7 @@ impl<T: DeserializeOwned> PageFetcher<T> {
     pub async fn fetch(&self, cursor: Option<String>) -> Result<Envelope<T, StandardReason>, FetchError> {
         let mut query = self.query.clone();
         if let Some(cursor) = cursor {
-            query.push(("cursor".to_owned(), cursor));
+            query.push((CURSOR.to_owned(), cursor));
         }
         self.client.get(&self.path, &query).await
     }

@@ -14,6 +14,8 @@ pub mod field;
 #[cfg(any(feature = "axum", feature = "client"))]
 pub(crate) mod media;
 pub(crate) mod members;
+#[cfg(any(feature = "axum", feature = "client"))]
+pub(crate) mod params;
 pub mod reason;
 pub mod rules;
 #[cfg(any(feature = "openapi", feature = "json-schema"))]

@@ -19,6 +19,7 @@ use axum::http::request::Parts;
 use axum::response::Response;
 use tokio::time::Instant;
 
+use crate::contract::params::TIME_BUDGET_MS;
 use crate::contract::reason::{Progress, TimeBudgetExceeded};
 use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::problem::{Problem, ProblemCode};
@@ -50,9 +51,9 @@ impl TimeBudget {
     pub fn from_parts(parts: &Parts, config: &CompletenessConfig) -> Result<TimeBudget, Problem> {
         let mut requested: Option<Duration> = None;
         for (key, value) in query_pairs(&parts.uri)? {
-            if key == "time_budget_ms" {
+            if key == TIME_BUDGET_MS {
                 if requested.is_some() {
-                    return Err(invalid("time_budget_ms was given more than once", "time_budget_ms"));
+                    return Err(invalid("time_budget_ms was given more than once", TIME_BUDGET_MS));
                 }
                 requested = Some(parse_ms(&value)?);
             }
@@ -187,7 +188,7 @@ fn parse_ms(text: &str) -> Result<Duration, Problem> {
     let bad = || {
         invalid(
             &format!("time_budget_ms must be a positive number of milliseconds, got '{}'", shown(text)),
-            "time_budget_ms",
+            TIME_BUDGET_MS,
         )
     };
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {

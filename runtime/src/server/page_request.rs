@@ -28,6 +28,7 @@ use crate::contract::completeness::Completeness;
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::AcceptsWarning;
 use crate::contract::envelope::Envelope;
+use crate::contract::params::{CURSOR, PAGE_SIZE};
 use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, keep_message};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::{PageSizeReduced, Warning};
@@ -72,15 +73,15 @@ impl PageRequest {
         let mut cursor = None;
         for (key, value) in query_pairs(&parts.uri)? {
             match &*key {
-                "page_size" if page_size.is_some() => {
+                PAGE_SIZE if page_size.is_some() => {
                     return Err(invalid_page_size("page_size was given more than once"));
                 }
-                "page_size" => page_size = Some(value),
-                "cursor" if cursor.is_some() => {
+                PAGE_SIZE => page_size = Some(value),
+                CURSOR if cursor.is_some() => {
                     return Err(Problem::new(ProblemCode::InvalidCursor, "cursor was given more than once")
-                        .with_extension("parameter", "cursor"));
+                        .with_extension("parameter", CURSOR));
                 }
-                "cursor" => cursor = Some(value),
+                CURSOR => cursor = Some(value),
                 _ => {}
             }
         }
@@ -190,7 +191,7 @@ pub(crate) fn continues<R: Reason>(reason: &R) -> bool {
 }
 
 fn invalid_page_size(detail: impl Into<String>) -> Problem {
-    Problem::new(ProblemCode::InvalidPageSize, detail).with_extension("parameter", "page_size")
+    Problem::new(ProblemCode::InvalidPageSize, detail).with_extension("parameter", PAGE_SIZE)
 }
 
 fn parse_page_size(text: &str) -> Result<u64, Problem> {

@@ -18,6 +18,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::contract::media::{declares_answer, declares_json};
+use crate::contract::params::{CURSOR, REQUIRE_COMPLETE};
 use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
@@ -115,15 +116,15 @@ struct QueryDemand {
 /// `page_size` and `cursor`: which of two answers the client meant is not ours to guess).
 fn demanded_by_query(parts: &Parts) -> Result<QueryDemand, Problem> {
     let refused = |detail: String| {
-        Problem::new(ProblemCode::InvalidRequest, detail).with_extension("parameter", "require_complete")
+        Problem::new(ProblemCode::InvalidRequest, detail).with_extension("parameter", REQUIRE_COMPLETE)
     };
     let mut demanded = None;
     let mut cursor = false;
     for (key, value) in query_pairs(&parts.uri)? {
-        if key == "cursor" {
+        if key == CURSOR {
             cursor = true;
         }
-        if key != "require_complete" {
+        if key != REQUIRE_COMPLETE {
             continue;
         }
         if demanded.is_some() {
@@ -390,7 +391,7 @@ fn cursor_not_read() -> Response {
         ProblemCode::CursorQueryMismatch,
         "This route reads no cursor: the cursor is not one of its pages. Ask without `cursor` for the whole answer.",
     )
-    .with_extension("parameter", "cursor")
+    .with_extension("parameter", CURSOR)
     .into_response()
 }
 

@@ -23,6 +23,7 @@ mod keys;
 pub mod token;
 
 use crate::contract::continuation::Continuation;
+use crate::contract::params::CURSOR;
 use crate::server::credential::Credential;
 use crate::server::problem::{Problem, ProblemCode};
 
@@ -89,7 +90,7 @@ impl CursorError {
                 ProblemCode::InvalidCursor,
                 format!("The cursor was refused: {}. Send a cursor exactly as the server returned it.", why.describe()),
             )
-            .with_extension("parameter", "cursor"),
+            .with_extension("parameter", CURSOR),
             CursorError::CredentialMismatch => Problem::new(
                 ProblemCode::CursorCredentialMismatch,
                 "The cursor was issued to another credential, or this credential's permissions changed since. \

@@ -11,6 +11,7 @@ use crate::contract::aggregate::{Aggregate, Relation};
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
+use crate::contract::params;
 use crate::contract::reason::{
     CustomReason, Progress, QuotaExhausted, Reason, ReasonCode, ReasonKind, ResultLimitReached, SnapshotExpired,
     SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
@@ -79,8 +80,8 @@ impl RequestFacts {
         for pair in query.unwrap_or("").split('&') {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             match key {
-                "cursor" => facts.has_cursor = true,
-                "time_budget_ms" => facts.time_budget_ms = value.parse().ok(),
+                params::CURSOR => facts.has_cursor = true,
+                params::TIME_BUDGET_MS => facts.time_budget_ms = value.parse().ok(),
                 _ => {}
             }
         }

@@ -13,6 +13,7 @@ use futures_util::FutureExt;
 use super::fault::Fault;
 use super::layer::{FaultLayer, FaultRecord};
 use super::schedule::{DEFAULT_PROBABILITY, Schedule};
+use crate::contract::params;
 use crate::server::query::query_pairs;
 
 /// Where one run of a client goes: the faulted service's base URL (`http://127.0.0.1:PORT`)
@@ -578,7 +579,7 @@ fn path(record: &FaultRecord) -> &str {
 /// strictly a query is read, not what it reads: `cursor` and `page_size` (`PageRequest`),
 /// `time_budget_ms` (`TimeBudget`: a retry with the budget a `retry_with_deadline`
 /// continuation asks for reads the same query again) and `require_complete` (`RequireComplete`).
-const NOT_WHAT: [&str; 4] = ["cursor", "page_size", "time_budget_ms", "require_complete"];
+const NOT_WHAT: [&str; 4] = [params::CURSOR, params::PAGE_SIZE, params::TIME_BUDGET_MS, params::REQUIRE_COMPLETE];
 
 /// The query a request reads: its path and its parameters, decoded and sorted, but those of
 /// [`NOT_WHAT`]. A decoded `%`, `&` or `=` is written encoded again, so that one parameter

@@ -20,6 +20,7 @@ use super::fault::Fault;
 use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of, without_evidence};
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
+use crate::contract::params::CURSOR;
 use crate::contract::reason::ReasonCode;
 use crate::contract::warning::Warning;
 use crate::server::budget::TimeBudget;
@@ -278,7 +279,7 @@ struct Traversal {
 
 /// The `cursor` parameter of a request, decoded.
 fn cursor_of(uri: &axum::http::Uri) -> Option<String> {
-    query_pairs(uri).ok()?.find(|(name, _)| name == "cursor").map(|(_, value)| value.into_owned())
+    query_pairs(uri).ok()?.find(|(name, _)| name == CURSOR).map(|(_, value)| value.into_owned())
 }
 
 impl Shared {
