@@ -468,14 +468,14 @@ impl Page {
         let partial = self.partial || completeness.reasons().iter().any(|reason| !continues(reason));
         let stale = self.stale || completeness.warnings().iter().any(Warning::is_stale);
         if partial || stale {
-            let (lacks_partial, lacks_stale, signed) = self.mark_cursor(completeness, partial, stale);
-            report_unmarked(completeness, lacks_partial, lacks_stale, signed);
+            let unmarked = self.mark_cursor(completeness, partial, stale);
+            report_unmarked(completeness, &unmarked);
         }
         !self.stale && !self.partial && crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 
-    /// Signs the block's next cursor again with the marks (`partial`, `stale`) it lacks: which
-    /// marks it lacked, and whether it was signed again. Only a cursor this page can read,
+    /// Signs the block's next cursor again with the marks (`partial`, `stale`) it lacks, and says
+    /// what it did. Only a cursor this page can read,
     /// carried by `MORE_PAGES_AVAILABLE` (as [`Page::envelope`] makes it), is signed again,
     /// keeping that reason's message; one the handler made by other means lacks nothing here.
     fn mark_cursor<R: Reason + From<MorePagesAvailable>>(
@@ -483,43 +483,60 @@ impl Page {
         completeness: &mut Completeness<R>,
         partial: bool,
         stale: bool,
-    ) -> (bool, bool, bool) {
+    ) -> Unmarked {
         let Some(cursor) = completeness.next_cursor() else {
-            return (false, false, false);
+            return Unmarked::default();
         };
         let Ok(mut claims) = CursorClaims::decode(self.config.keys(), cursor, usize::MAX) else {
-            return (false, false, false);
+            return Unmarked::default();
         };
-        let (lacks_partial, lacks_stale) = (partial && !claims.is_partial(), stale && !claims.is_stale());
+        let mut unmarked = Unmarked {
+            partial: partial && !claims.is_partial(),
+            stale: stale && !claims.is_stale(),
+            signed_again: false,
+        };
         let carrier = completeness.next_cursor_carrier().map(|at| &completeness.reasons()[at]);
         let Some(message) = carrier.filter(|r| r.code() == ReasonCode::MorePagesAvailable).map(Reason::message) else {
-            return (lacks_partial, lacks_stale, false);
+            return unmarked;
         };
-        if lacks_partial {
+        if unmarked.partial {
             claims = claims.read_partial_page();
         }
-        if lacks_stale {
+        if unmarked.stale {
             claims = claims.read_stale_state();
         }
-        if lacks_partial || lacks_stale {
+        if unmarked.partial || unmarked.stale {
             let mut reissued = MorePagesAvailable::new(claims.encode(self.config.keys()));
             keep_message(&mut reissued, message);
             completeness.reissue_next_cursor(reissued.into());
         }
-        (lacks_partial, lacks_stale, true)
+        unmarked.signed_again = true;
+        unmarked
     }
 }
 
+/// The marks a page's next cursor lacked, found by [`Page::attach_evidence`].
+#[derive(Debug, Default)]
+struct Unmarked {
+    /// The page was partial and the cursor did not say so.
+    partial: bool,
+    /// The page was stale and the cursor did not say so.
+    stale: bool,
+    /// The cursor was signed again with what it lacked (it is one this page can read, carried
+    /// by `MORE_PAGES_AVAILABLE`); else it went out as the handler made it.
+    signed_again: bool,
+}
+
 /// The `WARN` events of [`Page::attach_evidence`] for the marks a page's cursor lacked: added
-/// when it was `signed` again, else missing.
-fn report_unmarked<R: Reason>(completeness: &Completeness<R>, partial: bool, stale: bool, signed: bool) {
+/// when it was signed again, else missing.
+fn report_unmarked<R: Reason>(completeness: &Completeness<R>, unmarked: &Unmarked) {
     let resource = &completeness.scope().resource;
-    let outcome = if signed {
+    let outcome = if unmarked.signed_again {
         "signed again with the mark"
     } else {
         "not signed again, since a reason of the service's own carries it: the later pages may get evidence"
     };
-    if partial {
+    if unmarked.partial {
         let reasons = completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(",");
         tracing::warn!(
             target: crate::server::observe::TARGET,
@@ -530,7 +547,7 @@ fn report_unmarked<R: Reason>(completeness: &Completeness<R>, partial: bool, sta
              Page::envelope"
         );
     }
-    if stale {
+    if unmarked.stale {
         let warnings = completeness.warnings().iter().map(|w| w.code().as_str()).collect::<Vec<_>>().join(",");
         tracing::warn!(
             target: crate::server::observe::TARGET,
