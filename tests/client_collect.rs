@@ -214,12 +214,13 @@ fn a_failed_page_is_an_error_not_a_shorter_result() {
     assert_eq!(result.unwrap_err(), FetchError::Transport("connection reset".into()));
 }
 
+/// The last page of a traversal of two, reached with a cursor (`page.resumed`).
 fn last_page(evidence: Value) -> Value {
     json!({
         "status": "complete", "complete": true, "truncated": false, "items": [2],
         "incomplete_reasons": [], "continuation": null, "next_cursor": null,
         "page": {"returned": 1, "requested_size": 1, "applied_size": 1, "ordering": "id ascending",
-                 "snapshot": "s-1", "cursor": null},
+                 "snapshot": "s-1", "cursor": null, "resumed": true},
         "scope": {"resource": "numbers", "visibility": "all", "snapshot": "s-1", "filters": {}},
         "warnings": [], "evidence": evidence
     })
@@ -314,6 +315,41 @@ fn a_page_of_another_query_is_not_merged_and_the_result_says_restart() {
     }
 }
 
+/// A cursor answered with a first page (`page.resumed: false`, or absent as an older server
+/// sends it) is not merged: a cache or a redirect that dropped the cursor, or a server that
+/// started over, would otherwise hand back items already taken, and the merged answer would
+/// look complete and back a change (contract §2.5: a client never merges two traversals).
+#[test]
+fn a_cursor_answered_with_a_first_page_is_not_merged() {
+    use completeness::client::{Decision, Intent, decide};
+    let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
+    type Restart = fn(&mut Value);
+    let restarts: [(&str, Restart); 2] = [
+        ("resumed: false", |page| page["page"]["resumed"] = json!(false)),
+        ("resumed absent", |page| {
+            page["page"].as_object_mut().unwrap().remove("resumed");
+        }),
+    ];
+    for (what, restart) in restarts {
+        let mut again = last_page(json!("ev1.k1.token"));
+        again["items"] = json!([1]);
+        restart(&mut again);
+        let collected = collect_json([first_page(more.clone()), again]);
+        assert!(!collected.is_complete(), "{what}");
+        assert_eq!(collected.items, vec![1], "{what}: the first page's items are not taken twice");
+        assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired], "{what}");
+        assert_eq!(collected.completeness.evidence(), None, "{what}");
+        assert_eq!(decide(collected.envelope(), Intent::Mutate), Decision::RefuseOrRequestReview, "{what}");
+        let json = serde_json::to_value(&collected).unwrap();
+        assert_eq!(json["continuation"]["kind"], "restart", "{what}: {json}");
+        assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains("first page"), "{json}");
+        assert_envelope_invariants(&json);
+    }
+    // The same page said to be reached with the cursor is merged.
+    let collected = collect_json([first_page(more), last_page(json!("ev1.k1.token"))]);
+    assert_eq!((collected.is_complete(), collected.items.clone()), (true, vec![1, 2]));
+}
+
 #[test]
 fn an_incomplete_collection_never_carries_evidence() {
     let reasons = json!([
@@ -337,6 +373,7 @@ fn a_resume_cursor_carries_the_contract_of_the_page_that_issued_it() {
         page["next_cursor"] = json!(format!("p{}", n + 1));
         page["continuation"]["cursor"] = page["next_cursor"].clone();
         page["page"]["cursor"]["expires_at"] = json!(expires_at);
+        page["page"]["resumed"] = json!(n > 1);
         page
     };
     let pages = [page(1, "2100-01-01T00:00:00Z"), page(2, "2100-01-02T00:00:00Z"), page(3, "2100-01-03T00:00:00Z")];
@@ -620,7 +657,7 @@ fn resume_goes_on_from_the_collectors_own_limit_not_a_carried_one() {
             "next_cursor": next,
             "page": {"returned": 1, "requested_size": 1, "applied_size": 1, "ordering": "id ascending",
                      "snapshot": "s-1", "cursor": next.map(|_| json!({"freezes_snapshot": true,
-                     "expires_at": "2100-01-01T00:00:00Z", "invalidated_by": ["filters"]}))},
+                     "expires_at": "2100-01-01T00:00:00Z", "invalidated_by": ["filters"]})), "resumed": n > 1},
             "scope": {"resource": "numbers", "visibility": "all", "snapshot": "s-1", "filters": {}},
             "warnings": [], "evidence": null
         })

@@ -169,6 +169,9 @@ const REPEATED_CURSOR: &str = "A page gave a cursor this traversal had already f
      the same pages again, without end; the traversal must be restarted.";
 const ANOTHER_QUERY: &str = "A page answered another query than the first page (its scope or its ordering differs): \
      it is not merged, and the traversal must be restarted.";
+const RESTARTED: &str = "A cursor was answered with a first page (`page.resumed: false`): the traversal was started \
+     again, by the server or by something on the way that dropped the cursor, and its items would repeat the ones \
+     taken; it is not merged, and the traversal must be restarted.";
 
 /// A cursor as the loop check remembers it: its 64-bit hash, so that a page's cursor is checked
 /// without keeping a copy. Two cursors of one traversal that share a hash (a chance of about one
@@ -201,6 +204,11 @@ enum Next {
 ///   with `SNAPSHOT_EXPIRED` and a `restart`;
 /// - never follows a cursor twice: a page giving one it already followed (a loop) stops the
 ///   traversal, incomplete with `SNAPSHOT_EXPIRED` and a `restart` (contract §2.5);
+/// - never merges a first page into a traversal: a page fetched with a cursor whose page facts
+///   say `page.resumed: false` (the server, or a cache or redirect that dropped the cursor,
+///   started over) stops it the same way. A server that does not send `page.resumed` is read
+///   as sending false (contract §2.5), so its traversals end there too: merging is refused
+///   where it cannot be told safe;
 /// - on `410 CURSOR_EXPIRED` returns what it has with `SNAPSHOT_EXPIRED` (and a
 ///   `restart` continuation) and never restarts by itself;
 /// - stops at its own [`CollectLimits`] with `CLIENT_LIMIT_REACHED` whose
@@ -320,7 +328,7 @@ where
             }
             Err(error) => return Err(error),
         };
-        match traversal.take(page) {
+        match traversal.take(page, continuing) {
             Next::Fetch(next) => cursor = Some(next),
             Next::Stop(stop) => return Ok(traversal.finish(stop)),
         }
@@ -409,9 +417,14 @@ impl<T> Traversal<T> {
         None
     }
 
-    /// Takes in a fetched page, and says what comes next.
-    fn take(&mut self, page: Envelope<T, StandardReason>) -> Next {
+    /// Takes in a fetched page, `continuing` when it was fetched with a cursor, and says what
+    /// comes next.
+    fn take(&mut self, page: Envelope<T, StandardReason>, continuing: bool) -> Next {
         let Envelope { mut items, completeness: mut block } = page;
+        // A cursor answered with a first page: its items would repeat the ones taken.
+        if continuing && block.page().is_some_and(|page| !page.resumed) {
+            return Next::Stop(Stop::Broken(RESTARTED));
+        }
         if let Some((scope, page)) = &self.first {
             // A page of another snapshot is not merged.
             if scope.snapshot != block.scope().snapshot
