@@ -186,6 +186,8 @@ fn the_first_option_is_the_step_decide_takes_for_every_pair_of_kinds() {
         SourceUnavailable::new("legacy").into(),
         SnapshotExpired::new("s-1042").into(),
         MorePagesAvailable::new("c2").into(),
+        // A code of a later version, without a kind: treated like visibility (contract §3.4).
+        serde_json::from_value(json!({"code": "NEW_REASON_V2", "message": "a reason of a later version"})).unwrap(),
     ];
     // The decision each option stands for.
     let step = |option: &RecoveryOption| match option {

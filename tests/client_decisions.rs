@@ -1,5 +1,8 @@
 //! `decide` implements the rules for agents of contract §8.
 
+use completeness::ApprovalRequest;
+use completeness::client::RecoveryOption;
+use completeness::client::explain::{page_verdict, verdict};
 use completeness::reason::{
     ClientLimitReached, LimitKind, MorePagesAvailable, Progress, ResultLimitReached, TimeBudgetExceeded,
     VisibilityRestricted,
@@ -123,6 +126,22 @@ fn a_complete_page_reached_with_a_cursor_is_no_evidence_of_absence() {
         assert_eq!(decide(&last, Intent::Mutate), Decision::Proceed);
         let first = page(false, items.clone());
         assert_eq!(decide(&first, Intent::ClaimAbsence), Decision::Proceed, "{items:?}");
+
+        // Its verdict and an approval built on it say so too, as a whole result or as a page
+        // (a collection that started from a cursor keeps the tail's `page.resumed`).
+        for line in [verdict(&last.completeness, items.len()), page_verdict(&last.completeness, items.len())] {
+            assert!(line.contains("with the pages before it"), "{line}");
+            assert!(!line.contains("nothing else exists"), "{line}");
+        }
+        let whole = verdict(&first.completeness, items.len());
+        assert!(!whole.contains("pages before it"), "{whole}");
+        let approval = ApprovalRequest::new("archive", "all", &last);
+        assert!(approval.resumed);
+        assert!(matches!(&approval.options[0], RecoveryOption::ReadAgain { why } if why.contains("first page")));
+        assert!(approval.to_string().contains("covers the scope only with the pages before it"), "{approval}");
+        let approval = ApprovalRequest::new("archive", "all", &first);
+        assert_eq!(approval.options, [RecoveryOption::Abandon]);
+        assert!(approval.to_string().contains("The evidence covers the whole scope."), "{approval}");
     }
 }
 

@@ -39,8 +39,12 @@ pub struct ApprovalRequest {
     pub action: String,
     /// What the action would apply to, e.g. "owner=none in every tenant".
     pub target_scope: String,
-    /// Whether the evidence covers the whole scope.
+    /// Whether the evidence says it is complete.
     pub complete: bool,
+    /// The evidence is the rest of a traversal, reached with a cursor (`page.resumed`): even
+    /// complete, it covers the scope only with the pages before it, which it does not hold
+    /// (contract §8).
+    pub resumed: bool,
     /// How many items the evidence holds.
     pub returned: usize,
     /// What the credential could see.
@@ -205,14 +209,20 @@ impl ApprovalRequest {
         let mut options = Vec::new();
         for reason in completeness.reasons() {
             let option = option_for(reason, completeness.continuation(), completeness.next_cursor());
-            if let Some(option) = option
-                && !options.contains(&option)
-            {
+            if !options.contains(&option) {
                 options.push(option);
             }
         }
-        // A complete answer that still cannot back a change (contract §8 rule 5) says why.
+        let resumed = completeness.page().is_some_and(|page| page.resumed);
+        // A complete answer that still cannot back a change (contract §8 rule 5), or cannot
+        // stand for the inventory (§8), says why.
         if completeness.is_complete() {
+            if resumed {
+                let why = "this answer is the rest of a traversal, reached with a cursor (`page.resumed`); read it \
+                           from its first page"
+                    .to_owned();
+                options.push(RecoveryOption::ReadAgain { why });
+            }
             if completeness.evidence().is_none() {
                 let why = "this complete answer carries no evidence token, which a change needs".to_owned();
                 options.push(RecoveryOption::ReadAgain { why });
@@ -232,6 +242,7 @@ impl ApprovalRequest {
             action: action.into(),
             target_scope: target_scope.into(),
             complete: completeness.is_complete(),
+            resumed,
             returned,
             visibility: scope.visibility.clone(),
             snapshot: scope.snapshot.clone(),
@@ -269,9 +280,9 @@ fn option_for(
     reason: &StandardReason,
     continuation: Option<&Continuation>,
     next_cursor: Option<&str>,
-) -> Option<RecoveryOption> {
+) -> RecoveryOption {
     let recovery = reason.recovery().or_else(|| continuation.cloned().filter(|c| fits(reason, c)));
-    Some(match reason.code() {
+    match reason.code() {
         ReasonCode::TimeBudgetExceeded => RecoveryOption::RetryWithLargerDeadline {
             minimum_seconds: match recovery {
                 Some(Continuation::RetryWithDeadline { minimum_seconds }) => Some(minimum_seconds),
@@ -299,7 +310,6 @@ fn option_for(
         // A service's own reason, by its kind and the recovery it offered (known on the side
         // that built it; a reader cannot tell which reason the result's continuation is for).
         _ => match (reason.kind(), reason.recovery()) {
-            (ReasonKind::Visibility, _) => RecoveryOption::UseBroaderCredential,
             (ReasonKind::Truncation, Some(Continuation::NarrowQuery { hint })) => {
                 RecoveryOption::NarrowQuery { hint: Some(hint) }
             }
@@ -312,10 +322,11 @@ fn option_for(
             }
             (ReasonKind::Budget | ReasonKind::Source, _) => RecoveryOption::RetryLater { after_seconds: None },
             (ReasonKind::Snapshot, _) => RecoveryOption::RestartCollection,
-            // A kind this client does not know: nothing to offer but abandoning or asking.
-            _ => return None,
+            // `visibility`, and a kind this client does not know, which is treated like it: the
+            // most cautious (contract §3.4), as `decide` treats it.
+            _ => RecoveryOption::UseBroaderCredential,
         },
-    })
+    }
 }
 
 /// True when `continuation` is a recovery for `reason`'s kind of problem.
@@ -338,11 +349,19 @@ impl fmt::Display for ApprovalRequest {
         writeln!(f, "Target scope: {}", self.target_scope)?;
         let snapshot = self.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
         writeln!(f, "Evidence: {} items read as {}{snapshot}.", self.returned, self.visibility)?;
-        if self.complete && !self.stale_warnings.is_empty() {
+        if self.complete {
+            let whole = if self.resumed {
+                "The evidence is the rest of a traversal, reached with a cursor: it covers the scope only with the \
+                 pages before it, which it does not hold"
+            } else {
+                "The evidence covers the whole scope"
+            };
             let stale = self.stale_warnings.join(", ");
-            writeln!(f, "The evidence covers the whole scope as it was read, not as it is now ({stale}).")?;
-        } else if self.complete {
-            writeln!(f, "The evidence covers the whole scope.")?;
+            match (stale.is_empty(), self.resumed) {
+                (true, _) => writeln!(f, "{whole}.")?,
+                (false, false) => writeln!(f, "{whole} as it was read, not as it is now ({stale}).")?,
+                (false, true) => writeln!(f, "{whole}; and it was not read from current state ({stale}).")?,
+            }
         } else {
             writeln!(f, "The evidence is INCOMPLETE, because:")?;
             for reason in &self.reasons {

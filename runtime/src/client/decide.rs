@@ -63,7 +63,10 @@ pub enum Decision {
 ///    result carries a `next_cursor`; every other recovery is a new attempt.
 /// 5. Mutations need complete evidence: a complete result with an `evidence` token,
 ///    read from current state (no stale warning: `STALE_INDEX`, or a warning that carries
-///    `"stale": true`). Otherwise [`Decision::RefuseOrRequestReview`].
+///    `"stale": true`). Otherwise [`Decision::RefuseOrRequestReview`]. A page reached with
+///    a cursor may back one, unlike a claim of absence (rule 1): the evidence on the last
+///    page of a traversal is issued for the whole of it (contract §6), and the server checks
+///    the change's targets against that whole, not against the items of the page.
 ///
 /// For an incomplete result the recovery follows the kinds of the reasons (contract §3.4), in
 /// this order: a reason no retry can fix (kind `visibility`, or a kind this client does not

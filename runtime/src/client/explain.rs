@@ -94,14 +94,18 @@ pub fn page_verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) 
     one_line(completeness, returned, true)
 }
 
-/// The one-line verdict on a result: `COMPLETE: ...` or `INCOMPLETE (CODES): ...`.
+/// The one-line verdict on a result: `COMPLETE: ...` or `INCOMPLETE (CODES): ...`. A result
+/// that says it is the rest of a traversal (`page.resumed`: collected from a cursor, not from
+/// the first page) is not said to cover the scope by itself.
 pub fn verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
     one_line(completeness, returned, false)
 }
 
 /// The verdict; `one_page` when the answer is one page of a traversal, not a whole result.
 fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page: bool) -> String {
-    let tail = one_page && completeness.page().is_none_or(|page| page.resumed);
+    // A page without page facts cannot say it is a first page; a whole result without them
+    // is read from its first page.
+    let tail = completeness.page().map_or(one_page, |page| page.resumed);
     let scope = completeness.scope();
     let noun = noun(&scope.resource);
     let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
@@ -110,9 +114,14 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
     let not_current = |what: &str| format!("; but not read from current state ({}): {what}", stale.join(", "));
     if completeness.is_complete() && tail {
         let caveat = if stale.is_empty() { String::new() } else { not_current("not evidence of absence now") };
+        let held = if one_page {
+            "on this page, the last of the traversal"
+        } else {
+            "from a page reached with a cursor to the last page of the traversal"
+        };
         return format!(
-            "COMPLETE: {returned} {noun} on this page, the last of the traversal: with the pages before it, the \
-             traversal covers the whole scope ({}){snapshot}{caveat}.",
+            "COMPLETE: {returned} {noun} {held}: with the pages before it, the traversal covers the whole scope \
+             ({}){snapshot}{caveat}.",
             scope.visibility
         );
     }
