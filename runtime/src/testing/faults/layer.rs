@@ -220,7 +220,7 @@ where
         let cursor = cursor_of(&parts.uri);
         // Read decoded, as the server reads it (`c%75rsor`).
         facts.has_cursor |= cursor.is_some();
-        let of_partial_traversal = cursor_of(&parts.uri).is_some_and(|cursor| shared.is_partial(&cursor));
+        let of_partial_traversal = cursor.as_deref().is_some_and(|cursor| shared.is_partial(cursor));
         let demand = RequireComplete::from_parts(&parts).unwrap_or_default();
         let mut record = FaultRecord {
             request: n,
