@@ -335,3 +335,65 @@ async fn a_replica_whose_retention_differs_warns_in_its_log() {
     assert!(warning.contains("WARN") && warning.contains("for 900 s, this one for 300 s"), "{warning}");
     assert!(warning.contains("start every replica with the same --snapshot-retention"), "{warning}");
 }
+
+/// Copies the test database at `url` into a new one (`CREATE DATABASE … TEMPLATE`: what a
+/// restore of a backup taken now gives) and returns the copy's URL. Nobody may be connected to
+/// the original while it is copied: the caller has stopped its replicas.
+async fn copy_of(url: &str) -> String {
+    let (base, original) = url.rsplit_once('/').unwrap();
+    let copy = format!("{original}_restored");
+    let (admin, connection) = tokio_postgres::connect(postgres_support::server_url(), tokio_postgres::NoTls)
+        .await
+        .expect("PostgreSQL answers");
+    let connection = tokio::spawn(connection);
+    let mut tries = 0;
+    // A stopped replica's sessions end a moment after it does.
+    while let Err(error) = admin.batch_execute(&format!("CREATE DATABASE {copy} TEMPLATE {original}")).await {
+        tries += 1;
+        assert!(tries < 200, "the database cannot be copied: {error}");
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    drop(admin);
+    let _ = connection.await;
+    format!("{base}/{copy}")
+}
+
+/// A database restored from a backup takes its predecessor's place (contract §2.5): the
+/// predecessor went on writing after the backup, and the restored one, written to as much,
+/// gives none of the names the predecessor gave since. A cursor and evidence the predecessor
+/// issued after the backup are refused as of a snapshot that is gone, never read against the
+/// restored state (where the evidence would archive an account it never listed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restored_database_refuses_the_cursors_and_evidence_its_predecessor_issued_after_the_backup() {
+    let db = postgres_support::fresh_database().await;
+    drop(replicas(&db, &[K1], &[]).await);
+    let backup = copy_of(&db).await;
+
+    let predecessor = replicas(&db, &[K1], &[]).await;
+    let writes = |url: String| async move {
+        for n in 0..3 {
+            let account = json!({"name": format!("svc-after-backup-{n}"), "tenant": "east"});
+            let created = send(client().post(format!("{url}/service-accounts")).json(&account)).await;
+            assert_eq!(created.status, 201, "{}", created.body);
+        }
+    };
+    writes(predecessor[0].url.clone()).await;
+    let (unowned, snapshot, evidence) = listing(&predecessor[0].url, "owner=none").await;
+    let first = get(&predecessor[0].url, "/service-accounts?owner=none&page_size=5").await;
+    let cursor = encode(first.body["next_cursor"].as_str().unwrap());
+    drop(predecessor);
+
+    let restored = replicas(&backup, &[K1], &[]).await;
+    writes(restored[0].url.clone()).await;
+    let (_, restored_snapshot, _) = listing(&restored[0].url, "owner=none").await;
+    assert_ne!(restored_snapshot, snapshot, "the restored database names its own states");
+
+    let archive = json!({"ids": [unowned[0]], "evidence": evidence});
+    let refused = send(client().post(format!("{}/service-accounts/archive", restored[0].url)).json(&archive)).await;
+    refused.assert_problem(412, "EVIDENCE_EXPIRED");
+    let account = get(&restored[0].url, &format!("/service-accounts/{}", unowned[0])).await;
+    assert_eq!(account.body["archived"], false, "nothing was archived: {}", account.body);
+    get(&restored[0].url, &format!("/service-accounts?owner=none&page_size=5&cursor={cursor}"))
+        .await
+        .assert_problem(410, "CURSOR_EXPIRED");
+}

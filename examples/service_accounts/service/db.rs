@@ -155,10 +155,24 @@ pub fn snapshot_label(snapshot: Snapshot) -> String {
 /// meet only if they start within as many snapshots as either ever opens: about one chance in
 /// 2^20 for a billion writes), and such a cursor is refused as of a snapshot that is gone.
 pub fn first_snapshot() -> Snapshot {
+    (1 << 32) + random() % (1 << 52)
+}
+
+/// The first snapshot of a database that found it took another's place (restored from a backup
+/// of it, say) while its last snapshot is `current`: a random number between `current + 1` and
+/// `current + 2^52`. The predecessor may have gone on numbering from `current` after the backup;
+/// started at random past it, this database meets the predecessor's names only if the
+/// predecessor opened more snapshots since than the jump (about one chance in 2^22 for a
+/// billion writes), and every name up to the jump is refused as a snapshot that is gone.
+pub fn successor_snapshot(current: Snapshot) -> Snapshot {
+    current + 1 + random() % (1 << 52)
+}
+
+/// A random number, from std's `RandomState`, which is seeded from the operating system's
+/// random source.
+fn random() -> u64 {
     use std::hash::{BuildHasher, Hasher};
-    // std's `RandomState` is seeded from the operating system's random source.
-    let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
-    (1 << 32) + random % (1 << 52)
+    std::collections::hash_map::RandomState::new().build_hasher().finish()
 }
 
 /// The snapshot number of a wire label (`s-42` → 42).

@@ -14,6 +14,11 @@
 //!   starting at the same moment against an empty database seed it once.
 //! - Each replica records the settings its clients depend on in `replicas`, and reads the
 //!   others' there ([`AccountStore::check_in`], see `replicas`).
+//! - The database records where it stands among its copies ([`LIVE_IDENTITY`]). One restored
+//!   from a backup, copied, or promoted from a standby finds another identity, on start-up or
+//!   on any new connection (a database dropped and loaded again under running replicas): it
+//!   takes its predecessor's place ([`take_place`]), so that its snapshots never take a name
+//!   the predecessor gave after the backup (contract §2.5).
 //!
 //! Nothing waits on the database for good:
 //! - Making a connection, PostgreSQL's handshake included, is bounded by the URL's
@@ -43,7 +48,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use deadpool_postgres::{
-    GenericClient, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType,
+    GenericClient, Hook, HookError, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime,
+    TimeoutType,
 };
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
@@ -51,7 +57,7 @@ use tokio_postgres::{IsolationLevel, NoTls, Row};
 
 use super::super::db::{
     Account, ArchiveOutcome, COLUMNS, Filter, Grant, Grantee, ListItem, NewAccount, OwnerFilter, Snapshot,
-    SnapshotGone, StoreError, first_snapshot,
+    SnapshotGone, StoreError, first_snapshot, successor_snapshot,
 };
 use super::super::replicas::ReplicaSettings;
 use super::super::seed;
@@ -64,6 +70,19 @@ const PREPARE_LOCK: i64 = 0x636f_6d70_6c65;
 const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
 const VISIBLE_AT: &str = "valid_from <= $1 AND (valid_to IS NULL OR valid_to > $1)";
+
+/// Where this database stands among its copies: the cluster's system identifier, the
+/// database's OID and the timeline of the write-ahead log. A logical restore (`pg_dump` loaded
+/// into a new database, `CREATE DATABASE … TEMPLATE`, a database dropped and loaded again) gives
+/// another OID, a restore into another cluster another system identifier, and a physical backup
+/// restored or a standby promoted another timeline. (On a standby `pg_current_wal_lsn` fails:
+/// the service needs a primary, where it can write.)
+const LIVE_IDENTITY: &str = "SELECT (SELECT system_identifier FROM pg_control_system()),
+        (SELECT oid::bigint FROM pg_database WHERE datname = current_database()),
+        ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint";
+
+/// The `meta` keys the database's identity is recorded under, in [`LIVE_IDENTITY`]'s order.
+const IDENTITY_KEYS: [&str; 3] = ["system_identifier", "database_oid", "timeline"];
 
 /// PostgreSQL's `text` cannot hold a NUL character: a client's id or name with one names no
 /// row, and is answered as one that does not exist (as SQLite answers it), never sent as a
@@ -167,6 +186,63 @@ async fn commit(tx: deadpool_postgres::Transaction<'_>) -> Result<(), StoreError
         Some(_) => pg(error),
         None => StoreError::OutcomeUnknown(format!("the connection failed while COMMIT was in flight: {error}")),
     })
+}
+
+/// Checks, in `tx`, that the database is the one its snapshots were numbered in: its
+/// [`LIVE_IDENTITY`] against the one recorded in `meta` (recorded when absent: a database
+/// seeded now, or by a version that did not record it). When it is not (restored from a backup,
+/// copied, a standby promoted), this database takes its predecessor's place: its count of
+/// snapshots jumps past every name the predecessor may have given since the copy
+/// ([`successor_snapshot`]), and every snapshot before the jump is gone, so a cursor or evidence
+/// of the predecessor's is refused (410, 412) rather than read against this database's state
+/// under a name the predecessor gave another state. A database the service has not prepared yet
+/// (no `meta`) is left alone. Returns the new current snapshot when it took the place.
+///
+/// The comparison runs without a lock; a mismatch is checked again under the counter's lock,
+/// so that replicas noticing it at once move the count once.
+async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Snapshot>, StoreError> {
+    let prepared = tx.query_one("SELECT to_regclass('meta') IS NOT NULL", &[]).await.map_err(pg)?;
+    if !prepared.get::<_, bool>(0) {
+        return Ok(None);
+    }
+    let live = tx.query_one(LIVE_IDENTITY, &[]).await.map_err(pg)?;
+    let live: Vec<i64> = (0..IDENTITY_KEYS.len()).map(|at| live.get(at)).collect();
+    let keys = &IDENTITY_KEYS[..];
+    let recorded = async || -> Result<Vec<i64>, StoreError> {
+        let rows = tx
+            .query("SELECT value FROM meta WHERE key = ANY($1) ORDER BY array_position($1, key)", &[&keys])
+            .await
+            .map_err(pg)?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
+    };
+    if recorded().await? == live {
+        return Ok(None);
+    }
+    let current = PgStore::lock_current(tx).await?;
+    let recorded = recorded().await?;
+    let record = "INSERT INTO meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
+                  ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+    if recorded.is_empty() {
+        tx.execute(record, &[&keys, &live]).await.map_err(pg)?;
+        return Ok(None);
+    }
+    if recorded == live {
+        return Ok(None);
+    }
+    let next = successor_snapshot(current) as i64;
+    tx.execute(&format!("INSERT INTO snapshots (number, created_at_ms) VALUES ($1, {NOW_MS})"), &[&next])
+        .await
+        .map_err(pg)?;
+    tx.execute("UPDATE meta SET value = $1 WHERE key IN ('current', 'pruned_before')", &[&next]).await.map_err(pg)?;
+    tx.execute(record, &[&keys, &live]).await.map_err(pg)?;
+    tracing::warn!(
+        target: "service_accounts::store",
+        "this database is not the one its snapshots were numbered in (recorded {recorded:?}, now {live:?} as \
+         system identifier, database OID, timeline): restored, copied or promoted, it takes that one's place; \
+         snapshots up to s-{current} are gone, and the cursors and evidence issued at them are refused; new \
+         snapshots start at s-{next}"
+    );
+    Ok(Some(next as Snapshot))
 }
 
 /// `duration` in seconds, as the messages say it ("10 s", "0.5 s").
@@ -413,6 +489,13 @@ impl PgStore {
         let statement_timeout = theirs.unwrap_or(STATEMENT_TIMEOUT);
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
+            .post_create(Hook::async_fn(|client, _| {
+                Box::pin(async move {
+                    let tx = client.transaction().await.map_err(HookError::Backend)?;
+                    take_place(&tx).await.map_err(|e| HookError::message(e.to_string()))?;
+                    tx.commit().await.map_err(HookError::Backend)
+                })
+            }))
             .max_size(POOL_SIZE)
             .runtime(Runtime::Tokio1)
             .create_timeout(Some(connect_timeout))
@@ -664,6 +747,7 @@ impl AccountStore for PgStore {
                     }
                 }
             }
+            take_place(&tx).await?;
             // A database whose seeding left no record takes the ids given so far, once.
             tx.execute(
                 "INSERT INTO meta (key, value) SELECT 'seeded', value - 1 FROM meta WHERE key = 'next_id'
