@@ -14,7 +14,7 @@ use completeness::{Completeness, Envelope, Problem, ProblemCode, Scope, TimeBudg
 
 use super::auth::Caller;
 use super::http::{param, query, tenant_param};
-use super::sources::Hit;
+use super::sources::{Hit, IndexState};
 use super::state::{AppState, Service};
 
 /// `GET /search`.
@@ -49,6 +49,10 @@ pub async fn search_records(
     let requested_tenant = tenant_param(tenant)?;
     let (tenants, restricted) = caller.readable(requested_tenant.as_deref());
     let limit = state.config.result_limit;
+    // How fresh each copy is, read before it is asked and again after: a copy replaced in
+    // between (by the refresh task, as of a snapshot read before a write went through to it)
+    // must not lend either freshness to hits read from the other state.
+    let freshness: Vec<IndexState> = state.sources.iter().map(|source| source.index_state()).collect();
     // Each source is asked for one more hit than the cap: that extra hit proves the cap was reached.
     let fan_out = state.sources.iter().fold(FanOut::new(), |fan_out, source| {
         fan_out.source(source.name(), Arc::clone(source).search(q.to_owned(), tenants.clone(), limit.saturating_add(1)))
@@ -84,13 +88,18 @@ pub async fn search_records(
     if restricted {
         completeness.push_reason(VisibilityRestricted::new());
     }
-    // A copy older than the current snapshot may miss a write (the lagging `audit` index; a
-    // write-through copy that missed a write made through another replica): it says so.
+    // A copy that was not current when asked may miss a write (the lagging `audit` index; a
+    // write-through copy that missed a write made through another replica; one of a database
+    // that took another's place since): it says so.
     if !answered.is_empty() {
         let current = state.store.current_snapshot().await.ok();
-        for source in state.sources.iter().filter(|source| answered.iter().any(|name| name == source.name())) {
-            let index = source.index_state();
-            if current.is_none_or(|current| index.observed < current) {
+        for (source, before) in state.sources.iter().zip(&freshness) {
+            if !answered.iter().any(|name| name == source.name()) {
+                continue;
+            }
+            let after = source.index_state();
+            let index = if after.observed < before.observed { &after } else { before };
+            if current.is_none_or(|current| before.observed != current || after.observed != current) {
                 completeness.push_warning(
                     StaleIndex::new(source.name())
                         .observed_revision(format!("r-{}", index.observed))

@@ -102,11 +102,12 @@ impl Service {
     }
 
     /// Rebuilds the lagging `audit` index from the current accounts, and every write-through
-    /// copy that missed a write (one made through another replica sharing the database).
+    /// copy that is not current: one that missed a write (made through another replica sharing
+    /// the database), or one of a database that took another's place since (restored, say).
     pub async fn refresh_sources(&self) -> Result<(), StoreError> {
         let (snapshot, accounts) = self.store.current_accounts().await?;
         for source in &self.sources {
-            if !source.writes_through() || source.index_state().observed < snapshot {
+            if !source.writes_through() || source.index_state().observed != snapshot {
                 source.reindex(snapshot, &accounts);
             }
         }
