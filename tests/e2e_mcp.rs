@@ -641,6 +641,10 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         ("a number beyond a float", post(Some(both), "application/json", br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_service_accounts", "arguments": {"page_size": 1e400}}}"#.to_vec()), 400, "INVALID_BODY"),
         ("a body that is not typed JSON", post(Some(both), "text/plain", call.clone()), 415, "INVALID_BODY"),
         ("a body typed as something else", post(Some(both), "application/x-www-form-urlencoded", call.clone()), 415, "INVALID_BODY"),
+        ("a body typed twice", post(Some(both), "application/json", call.clone()).header("content-type", "text/plain"), 415, "INVALID_BODY"),
+        ("a body sent coded", post(Some(both), "application/json", call.clone()).header("content-encoding", "gzip"), 415, "INVALID_BODY"),
+        ("a query parameter, which /mcp would not read", h.request(reqwest::Method::POST, "/mcp?dry_run=true").bearer_auth("admin").header("accept", both).header("content-type", "application/json").body(call.clone()), 400, "INVALID_REQUEST"),
+        ("a query on the event stream", h.request(reqwest::Method::GET, "/mcp?since=0").bearer_auth("admin").header("accept", "text/event-stream"), 400, "INVALID_REQUEST"),
         ("JSON that is not a JSON-RPC message", post(Some(both), "application/json", b"{\"a\": 1}".to_vec()), 400, "INVALID_BODY"),
         ("an empty array", post(Some(both), "application/json", b"[]".to_vec()), 400, "INVALID_BODY"),
         ("a batch", post(Some(both), "application/json", [b"[".as_slice(), &call, b"]"].concat()), 400, "INVALID_BODY"),
@@ -681,6 +685,10 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert!(detail(&unread).contains("one JSON-RPC message"), "{unread:?}");
     let untyped = h.answer(post(Some(both), "text/plain", call.clone())).await;
     assert!(detail(&untyped).contains("`Content-Type: application/json`"), "{untyped:?}");
+    // `arguments: null` is not an object of arguments: refused, not run with the defaults.
+    let null = h.answer(raw_call(&h, "admin", 13, "list_service_accounts", "null")).await;
+    assert_eq!((null.body["error"]["code"].clone(), null.body["id"].clone()), (json!(-32602), json!(13)), "{null:?}");
+    assert_eq!(null.body["error"]["data"]["code"], "INVALID_ARGUMENTS", "{null:?}");
 
     // Without an Origin (a client that is not a browser) and from this server's own origin,
     // the same request is served.
@@ -1373,4 +1381,54 @@ async fn input_schemas_accept_what_the_tools_accept_and_refuse_what_they_refuse(
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+}
+
+/// In a session, a request sent while another of the same session with the same `id` is in
+/// flight is refused with `-32600` before it runs, and the first gets its own answer: rmcp,
+/// which matches answers by `id`, would have given the first one's answer to the second and
+/// left the first (an archive, say) without one. Once answered, the `id` may be used again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_id_in_flight_in_a_session_is_refused_and_the_first_request_keeps_its_answer() {
+    let slow_audit = vec![("audit".to_owned(), Duration::from_millis(800))];
+    let h = Harness::start(e2e_support::Config { slow_sources: slow_audit, ..config(30) }).await;
+    let post = |session: Option<&str>, body: Value| {
+        let mut request = h
+            .request(reqwest::Method::POST, "/mcp")
+            .bearer_auth("admin")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = post(None, initialize).await.unwrap();
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    opened.text().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(Some(&session), initialized).await.unwrap().status(), 202);
+
+    // A search the slow source holds for 0.8 s, and a ping with its id meanwhile.
+    let search = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "search_service_accounts", "arguments": {"q": "svc", "time_budget_ms": 5000}}});
+    let sent = post(Some(&session), search);
+    let first = tokio::spawn(async move { sent.await.unwrap().text().await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"});
+    let refused = post(Some(&session), ping.clone()).await.unwrap();
+    let refused = message(&refused.text().await.unwrap());
+    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (json!(7), json!(-32600)), "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("still in flight"), "{refused}");
+
+    let answered = message(&first.await.unwrap());
+    assert_eq!(answered["id"], 7, "{answered}");
+    assert_eq!(answered["result"]["isError"], false, "the first request keeps its own answer: {answered}");
+    assert!(answered["result"]["structuredContent"]["items"].is_array(), "{answered}");
+    // Answered, the id is free again.
+    let again = message(&post(Some(&session), ping).await.unwrap().text().await.unwrap());
+    assert_eq!((again["id"].clone(), again["result"].clone()), (json!(7), json!({})), "{again}");
+    h.running.stop().await.unwrap();
 }

@@ -32,13 +32,19 @@
 //!    browsers) and same-origin ones are served.
 //! 7. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
 //!    document, so the two cannot drift apart.
+//! 8. Input `/mcp` would not read is refused before rmcp sees it, as on a REST write: a query
+//!    parameter (400 `INVALID_REQUEST`), a body not sent as plain JSON (two `Content-Type`
+//!    fields, a `Content-Encoding`: 415 `INVALID_BODY`).
+//! 9. In a session, a request whose `id` is that of a request still in flight in the session
+//!    is refused with the JSON-RPC error `-32600`, and does not run: rmcp would give it the
+//!    first one's answer and leave the first without one.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, HttpBody};
 use axum::extract::{Request, State};
 use axum::http::header::{ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::request::Parts;
@@ -53,6 +59,7 @@ use completeness::{
     Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, ReasonCode, Relation, RequireComplete, TimeBudget,
     WarningCode,
 };
+use futures_util::StreamExt;
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult, ConstString, CustomRequest,
     CustomResult, ErrorCode, Implementation, InitializeRequestParams, JsonObject, ListToolsRequestMethod,
@@ -90,8 +97,9 @@ pub const PATH: &str = "/mcp";
 /// `stop` ends every session (and its event streams), so the server can stop.
 ///
 /// Around the service, outermost first: the authentication, [`transport_refusal`] (rmcp's
-/// refusals as problems), [`same_origin_only`], [`sessions_of_their_credential`] and
-/// [`members_given_once`]; rmcp itself checks `Host` against [`allowed_hosts`].
+/// refusals as problems), [`same_origin_only`], [`input_as_sent`],
+/// [`sessions_of_their_credential`], [`members_given_once`] and [`one_request_per_id`]; rmcp
+/// itself checks `Host` against [`allowed_hosts`].
 pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     let tools = InventoryTools::new(state.clone());
     // Sessions for the protocol versions that have them; a plain JSON answer where there are none.
@@ -107,8 +115,10 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     // `/mcp` itself, not the paths below it: those are unknown routes.
     Router::new()
         .route_service(PATH, service)
+        .layer(middleware::from_fn_with_state(InFlight::default(), one_request_per_id))
         .layer(middleware::from_fn(members_given_once))
         .layer(middleware::from_fn_with_state(sessions, sessions_of_their_credential))
+        .layer(middleware::from_fn(input_as_sent))
         .layer(middleware::from_fn(same_origin_only))
         .layer(middleware::from_fn(transport_refusal))
         .route_layer(middleware::from_fn_with_state(state, routes::authenticate))
@@ -175,6 +185,27 @@ async fn transport_refusal(request: Request, next: Next) -> Response {
         _ => refusals::refusal_saying(status, said.as_deref()),
     };
     refusals::replacing(problem, allow)
+}
+
+/// `/mcp` reads one JSON-RPC message from its body and nothing from its query, as a write of the
+/// REST routes does (`routes::refuse_unread_input`), and input it would not read is refused the
+/// same way before rmcp sees it, changing nothing: any query parameter (400 `INVALID_REQUEST`,
+/// so that `POST /mcp?dry_run=true` cannot archive while the client believes it only asked),
+/// and a body not sent as plain JSON (two `Content-Type` fields, a `Content-Encoding`, another
+/// media type: 415 `INVALID_BODY`, see `completeness::extract::declared_json`).
+async fn input_as_sent(request: Request, next: Next) -> Response {
+    let has_body = !request.body().is_end_stream();
+    let checked = http::query(request.uri(), &[]).map(drop).and_then(|()| {
+        if request.method() == Method::POST && has_body {
+            http::json_content_type(request.headers(), has_body)
+        } else {
+            Ok(())
+        }
+    });
+    match checked {
+        Ok(()) => next.run(request).await,
+        Err(problem) => problem.into_response(),
+    }
 }
 
 /// True when `headers` declare a JSON body (`Content-Type: application/json`, any parameters).
@@ -365,10 +396,15 @@ async fn members_given_once(request: Request, next: Next) -> Response {
     }
     // No member is given twice from here on, so the message reads into a struct once.
     if let Ok(message) = serde_json::from_slice::<Head<'_>>(&bytes) {
-        if let Some(refused) =
-            unfit_id(&message).or_else(|| unfit_initialize(&message)).or_else(|| unfit_tools_list(&message))
+        if let Some(refused) = unfit_id(&message)
+            .or_else(|| unfit_initialize(&message))
+            .or_else(|| unfit_tools_list(&message))
+            .or_else(|| unfit_tool_call(&message))
         {
             return refused;
+        }
+        if let (Some(id), Some(_)) = (message.answerable_id(), message.method()) {
+            parts.extensions.insert(RequestId(id.clone()));
         }
         if let Some(numbers) = argument_numbers(&message) {
             parts.extensions.insert(numbers);
@@ -588,6 +624,91 @@ fn unfit_tools_list(message: &Head<'_>) -> Option<Response> {
     Some(invalid_params(id, message.to_owned(), json!({"code": ProblemCode::InvalidCursor.as_str()})))
 }
 
+/// rmcp reads `"arguments": null` of a `tools/call` as no arguments, and runs the tool with
+/// its defaults (a listing of everything); arguments that are not an object are refused
+/// (`-32602`, `data.code` `INVALID_ARGUMENTS`), and `null` is not one.
+fn unfit_tool_call(message: &Head<'_>) -> Option<Response> {
+    let id = message.answerable_id()?;
+    if message.method() != Some("tools/call") {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(default, deserialize_with = "present")]
+        arguments: Option<Value>,
+    }
+    let arguments = serde_json::from_str::<Params>(message.params?.get()).ok()?.arguments?;
+    if !arguments.is_null() {
+        return None;
+    }
+    let message = "invalid `arguments`: a tools/call takes an object of arguments (`{}` for none), not null";
+    Some(invalid_params(id, message.to_owned(), json!({"code": "INVALID_ARGUMENTS"})))
+}
+
+/// The `id` of a JSON-RPC request, as [`members_given_once`] read it, for [`one_request_per_id`].
+#[derive(Debug, Clone)]
+struct RequestId(Value);
+
+/// The requests in flight in each MCP session: (session id, the JSON text of the request's `id`).
+#[derive(Debug, Clone, Default)]
+struct InFlight(Arc<Mutex<std::collections::HashSet<(String, String)>>>);
+
+/// Holds one request's place in [`InFlight`] until it is dropped: when its answer was sent
+/// whole, or the client went away.
+struct Claimed {
+    in_flight: InFlight,
+    key: (String, String),
+}
+
+impl Drop for Claimed {
+    fn drop(&mut self) {
+        self.in_flight.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.key);
+    }
+}
+
+/// In a session, rmcp matches answers to requests by `id`: a request sent while another of the
+/// same session with the same `id` is still in flight (a client's mistake) takes the first
+/// one's answer, and the first request, an archive perhaps, never learns whether it was carried
+/// out (its event stream stays open until rmcp gives up on it, five minutes later). Such a
+/// request is refused before rmcp sees it, with the JSON-RPC error `-32600` (invalid request)
+/// and its `id`, and nothing runs; the first is answered as usual. Outside a session (the
+/// current protocol) each request has an answer of its own, and passes.
+async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request, next: Next) -> Response {
+    let session = request.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
+    let (Some(session), Some(RequestId(id))) = (session, request.extensions().get::<RequestId>()) else {
+        return next.run(request).await;
+    };
+    let key = (session.to_owned(), id.to_string());
+    let claimed = in_flight.0.lock().unwrap_or_else(PoisonError::into_inner).insert(key.clone());
+    if !claimed {
+        let error = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {
+                "code": ErrorCode::INVALID_REQUEST.0,
+                "message": "a request with this `id` is still in flight in this session: give each request of a \
+                            session an `id` of its own; this one was not run",
+                "data": {"code": ProblemCode::InvalidRequest.as_str()},
+            },
+        });
+        return json_rpc(&error);
+    }
+    let claimed = Claimed { in_flight, key };
+    let (parts, body) = next.run(request).await.into_parts();
+    // In flight until the answer is sent whole: an event stream stays open until then.
+    let body = body.into_data_stream().map(move |chunk| {
+        let _ = &claimed;
+        chunk
+    });
+    Response::from_parts(parts, Body::from_stream(body))
+}
+
+/// A JSON-RPC message as the answer to a `POST`: `200`, `application/json`.
+fn json_rpc(message: &Value) -> Response {
+    (StatusCode::OK, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], message.to_string())
+        .into_response()
+}
+
 /// The JSON-RPC error `-32602` (invalid params) answering the request `id`.
 fn invalid_params(id: &Value, message: String, data: Value) -> Response {
     let error = json!({
@@ -595,7 +716,7 @@ fn invalid_params(id: &Value, message: String, data: Value) -> Response {
         "id": id,
         "error": {"code": ErrorCode::INVALID_PARAMS.0, "message": message, "data": data},
     });
-    (StatusCode::OK, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], error.to_string()).into_response()
+    json_rpc(&error)
 }
 
 /// At most 64 characters of a name the client chose, for a message.
