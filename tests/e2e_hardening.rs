@@ -208,6 +208,20 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
         let (status, answer) = h.raw(&count(version, host)).await;
         assert!(status.starts_with(&format!("{version} 200 ")), "{version} {host:?}: {status} {answer}");
     }
+    // A target in absolute form names the host that counts (RFC 9112 §3.2.2): it must be the
+    // `Host` field's, which the checks read.
+    let absolute = |target: &str, host: &str| {
+        format!("GET {target}/service-accounts/count HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer admin\r\nConnection: close\r\n\r\n")
+    };
+    for (target, host) in [("http://evil.example", "localhost"), ("http://localhost:1", "localhost:2"), ("http://localhost", "evil.example")] {
+        let (status, answer) = h.raw(&absolute(target, host)).await;
+        assert!(status.starts_with("HTTP/1.1 400 "), "{target} {host}: {status}");
+        assert!(answer.contains(r#""code":"INVALID_REQUEST""#) && answer.contains("another host"), "{answer}");
+    }
+    for (target, host) in [("http://LOCALHOST", "localhost"), ("http://localhost:80", "localhost")] {
+        let (status, answer) = h.raw(&absolute(target, host)).await;
+        assert!(status.starts_with("HTTP/1.1 200 "), "{target} {host}: {status} {answer}");
+    }
 }
 }
 

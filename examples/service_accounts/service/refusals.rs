@@ -151,7 +151,9 @@ pub async fn limits(request: Request, next: Next, read_timeout: Duration) -> Res
 /// server to refuse with 400 a request without one, with two, or with one that is not a host
 /// and port: otherwise which server it was sent to is a guess, and a check of it (the MCP
 /// endpoint's, against DNS rebinding) judges one of two values while something else may read
-/// the other. An HTTP/1.0 request may leave it out.
+/// the other. An HTTP/1.0 request may leave it out. For the same reason a target in absolute
+/// form (`POST http://host/mcp`) must name the host its `Host` field names: RFC 9112 §3.2.2
+/// makes the target's the one that counts, and the checks here read the field.
 fn host_is_wrong(request: &Request) -> Option<&'static str> {
     let mut hosts = request.headers().get_all(HOST).iter();
     let (first, second) = (hosts.next(), hosts.next());
@@ -162,7 +164,22 @@ fn host_is_wrong(request: &Request) -> Option<&'static str> {
         (Some(host), None) => {
             let authority = host.to_str().ok().and_then(|host| host.parse::<Authority>().ok());
             match authority {
-                Some(authority) if !authority.host().is_empty() && !authority.as_str().contains('@') => None,
+                Some(authority) if !authority.host().is_empty() && !authority.as_str().contains('@') => {
+                    let target = request.uri().authority();
+                    let port = |authority: &Authority| authority.port_u16().unwrap_or(80);
+                    match target {
+                        Some(target)
+                            if !target.host().eq_ignore_ascii_case(authority.host())
+                                || port(target) != port(&authority) =>
+                        {
+                            Some(
+                                "Its target names another host than its `Host` field; send the path alone, or \
+                                 the same host in both.",
+                            )
+                        }
+                        _ => None,
+                    }
+                }
                 _ => Some("Its `Host` field is not a host with an optional port."),
             }
         }
