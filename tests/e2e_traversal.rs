@@ -240,5 +240,11 @@ async fn a_cursor_is_bound_to_its_filters_and_credential_but_not_to_the_page_siz
     h.get(&format!("/service-accounts?tenant=north&page_size=3&cursor={cursor}"), "admin")
         .await
         .assert_problem(403, "CURSOR_CREDENTIAL_MISMATCH");
+    // Sent to a read that never pages, a cursor cannot be one of its pages (contract §2.5).
+    for read in ["/service-accounts/count?tenant=north", "/search?q=svc", "/service-accounts/sa-000001?fields=id"] {
+        let sent = h.get(&format!("{read}&cursor={cursor}"), "north").await;
+        sent.assert_problem(400, "CURSOR_QUERY_MISMATCH");
+        assert_eq!(sent.body["parameter"], "cursor", "{read}");
+    }
 }
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::auth::Caller;
 use super::db::{Account, Change, NewAccount, Snapshot, snapshot_label};
-use super::http::{body, no_body, param, query, store_problem};
+use super::http::{body, no_body, param, read_query, store_problem};
 use super::seed::{TENANTS, is_account_id, not_an_account_id};
 use super::state::AppState;
 
@@ -90,7 +90,7 @@ pub async fn get_account(
     Path(id): Path<String>,
     uri: Uri,
 ) -> Result<AccountView, Problem> {
-    let pairs = query(&uri, &["fields"])?;
+    let pairs = read_query(&uri, &["fields"])?;
     // Every name is checked, an empty one too: `fields=` names no field and is refused.
     let fields = param(&pairs, "fields").map(|list| list.split(',')).into_iter().flatten();
     account_view(&state, &caller, &id, fields).await

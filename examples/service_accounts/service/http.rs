@@ -13,6 +13,17 @@ use super::store::Store;
 /// The query pairs of `uri`, refusing parameters outside `allowed` and repeated ones:
 /// a misspelt filter must not silently widen the scope.
 pub fn query(uri: &Uri, allowed: &[&str]) -> Result<Vec<(String, String)>, Problem> {
+    pairs(uri, allowed, false)
+}
+
+/// [`query`] for a read. A `cursor` on a read that does not take one (it never pages) is the
+/// 400 `CURSOR_QUERY_MISMATCH` of contract §2.5, as the framework answers it, not an unknown
+/// parameter: the cursor cannot be one of this route's pages.
+pub fn read_query(uri: &Uri, allowed: &[&str]) -> Result<Vec<(String, String)>, Problem> {
+    pairs(uri, allowed, true)
+}
+
+fn pairs(uri: &Uri, allowed: &[&str], read: bool) -> Result<Vec<(String, String)>, Problem> {
     let pairs: Vec<(String, String)> = match uri.query() {
         None => Vec::new(),
         Some(_) => {
@@ -25,6 +36,14 @@ pub fn query(uri: &Uri, allowed: &[&str]) -> Result<Vec<(String, String)>, Probl
         }
     };
     for (i, (key, _)) in pairs.iter().enumerate() {
+        if read && key == "cursor" && !allowed.contains(&"cursor") {
+            return Err(Problem::new(
+                ProblemCode::CursorQueryMismatch,
+                "this route never pages and reads no cursor: the cursor is not one of its pages; ask without \
+                 `cursor` for the whole answer",
+            )
+            .with_extension("parameter", key));
+        }
         if !allowed.contains(&key.as_str()) {
             let accepted = if allowed.is_empty() {
                 "this route takes no query parameters".to_owned()

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::auth::Caller;
 use super::db::{Filter, ListItem, OwnerFilter, Snapshot, parse_snapshot, snapshot_label};
-use super::http::{param, query, snapshot_retained, store_problem, tenant_param};
+use super::http::{param, read_query, snapshot_retained, store_problem, tenant_param};
 use super::state::{AppState, Service};
 
 /// The resource name in every inventory scope.
@@ -107,7 +107,7 @@ pub async fn count_service_accounts(
     Extension(caller): Extension<Arc<Caller>>,
     uri: Uri,
 ) -> Result<Aggregate<u64, CountServiceAccountsReason>, Problem> {
-    let pairs = query(&uri, &["owner", "tenant", "require_complete"])?;
+    let pairs = read_query(&uri, &["owner", "tenant", "require_complete"])?;
     count(&state, &caller, &InventoryQuery::parse(&pairs)?).await
 }
 
@@ -144,7 +144,7 @@ pub async fn list_service_accounts(
     request: PageRequest,
     uri: Uri,
 ) -> Result<Envelope<ListItem, ListServiceAccountsReason>, Problem> {
-    let pairs = query(&uri, &["owner", "tenant", "page_size", "cursor", "require_complete"])?;
+    let pairs = read_query(&uri, &["owner", "tenant", "page_size", "cursor", "require_complete"])?;
     list_page(&state, &caller, &request, &InventoryQuery::parse(&pairs)?).await
 }
 

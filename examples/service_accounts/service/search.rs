@@ -13,7 +13,7 @@ use completeness::warning::StaleIndex;
 use completeness::{Completeness, Envelope, Problem, ProblemCode, Scope, TimeBudget, completeness};
 
 use super::auth::Caller;
-use super::http::{param, query, tenant_param};
+use super::http::{param, read_query, tenant_param};
 use super::sources::{Hit, IndexState};
 use super::state::{AppState, Service};
 
@@ -29,7 +29,7 @@ pub async fn search(
     budget: TimeBudget,
     uri: Uri,
 ) -> Result<Envelope<Hit, SearchReason>, Problem> {
-    let pairs = query(&uri, &["q", "tenant", "time_budget_ms", "require_complete"])?;
+    let pairs = read_query(&uri, &["q", "tenant", "time_budget_ms", "require_complete"])?;
     search_records(&state, &caller, param(&pairs, "q").unwrap_or(""), param(&pairs, "tenant"), &budget).await
 }
 
