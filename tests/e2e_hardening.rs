@@ -442,7 +442,8 @@ async fn input_rules_are_consistent() {
     assert_eq!(h.get("/service-accounts/sa-000002", "south").await.status.as_u16(), 200, "south still reads south");
     // A read takes no body either: a filter sent there would be ignored and the answer given
     // for a wider scope than asked.
-    for path in ["/service-accounts?page_size=1", "/service-accounts/count", "/search?q=svc", "/service-accounts/sa-000002"] {
+    let reads = ["/service-accounts?page_size=1", "/service-accounts/count", "/search?q=svc", "/service-accounts/sa-000002"];
+    for path in reads.into_iter().chain(["/openapi.json", "/metrics"]) {
         for method in [Method::GET, Method::HEAD] {
             let reply = h.send(method.clone(), path, Some("admin"), Some(br#"{"owner": "none"}"#.to_vec())).await;
             assert_eq!(reply.status.as_u16(), 400, "{method} {path} with a body: {reply:?}");
@@ -452,6 +453,12 @@ async fn input_rules_are_consistent() {
                 assert!(detail.contains("A read takes its input from its path and query"), "{path}: {detail}");
             }
         }
+    }
+    // The open routes read no query either: a parameter there would be ignored.
+    for path in ["/openapi.json?format=yaml", "/metrics?name[]=completeness_responses_total"] {
+        let reply = h.send(Method::GET, path, None, None).await;
+        reply.assert_problem(400, "INVALID_REQUEST");
+        assert!(reply.body["detail"].as_str().unwrap_or_default().contains("takes no query parameters"), "{reply:?}");
     }
     // A member given twice is refused, not resolved by taking the last; nothing changes.
     let owner = h.get("/service-accounts/sa-000001", "admin").await.body["account"]["owner"].clone();

@@ -77,6 +77,15 @@ pub async fn refuse_unread_input(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
+/// Refuses a request with a query parameter (400 `INVALID_REQUEST`), for a route that reads
+/// none: a parameter it would ignore must not look honoured.
+async fn refuse_any_query(request: Request, next: Next) -> Response {
+    match http::query(request.uri(), &[]) {
+        Ok(_) => next.run(request).await,
+        Err(problem) => problem.into_response(),
+    }
+}
+
 async fn not_found() -> Problem {
     refusals::refusal(StatusCode::NOT_FOUND)
 }
@@ -103,9 +112,15 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         .route_layer(middleware::from_fn(refuse_unread_input))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
         .route_layer(middleware::map_response(challenge));
-    let router = Router::new()
+    // The open routes read nothing from the request: a query parameter or a body is refused,
+    // as on every other read.
+    let open = Router::new()
         .route("/openapi.json", get(openapi::document).into())
         .route("/metrics", get(telemetry::metrics).into())
+        .route_layer(middleware::from_fn(refuse_unread_input))
+        .route_layer(middleware::from_fn(refuse_any_query));
+    let router = Router::new()
+        .merge(open)
         .merge(authenticated)
         .merge(mcp::router(state.clone(), mcp_sessions))
         .fallback(not_found)
