@@ -386,7 +386,10 @@ pub fn openapi() -> OpenApi {
         .parameters(Some([owner, tenant.clone(), require.clone(), prefer.clone()]))
         .response("200", demand_response("The count with its relation", "ServiceAccountCount"))
         .extensions(Some(declared(RESOURCE, CountServiceAccountsReason::ALL, CountServiceAccountsReason::WARNINGS)));
-    let count = with_problems(count, problems(&[InvalidRequest], Some(CountServiceAccountsReason::ALL), true, false));
+    let count = with_problems(
+        count,
+        problems(&[InvalidRequest, CursorQueryMismatch], Some(CountServiceAccountsReason::ALL), true, false),
+    );
     let field_list = format!("^({0})(,({0}))*$", FIELDS.join("|"));
     let get = OperationBuilder::new()
         .operation_id(Some("get_service_account"))
@@ -408,7 +411,7 @@ pub fn openapi() -> OpenApi {
                 )
                 .build(),
         ));
-    let get = with_problems(get, problems(&[InvalidRequest, NotFound], None, true, false));
+    let get = with_problems(get, problems(&[InvalidRequest, CursorQueryMismatch, NotFound], None, true, false));
     let patch = OperationBuilder::new()
         .operation_id(Some("set_service_account_owner"))
         .parameter(id())
@@ -452,8 +455,10 @@ pub fn openapi() -> OpenApi {
         ]))
         .response("200", demand_response("The merged hits", "SearchResult"))
         .extensions(Some(declared("search_results", SearchReason::ALL, SearchReason::WARNINGS)));
-    let search =
-        with_problems(search, problems(&[InvalidRequest, InvalidTimeBudget], Some(SearchReason::ALL), true, false));
+    let search = with_problems(
+        search,
+        problems(&[InvalidRequest, CursorQueryMismatch, InvalidTimeBudget], Some(SearchReason::ALL), true, false),
+    );
     let credential_names: Vec<&str> = DEFAULT_GRANTS.iter().map(|(name, _)| *name).collect();
     let revoke = OperationBuilder::new()
         .operation_id(Some("revoke_tenant"))
@@ -473,7 +478,7 @@ pub fn openapi() -> OpenApi {
                 .build(),
         )
         .extensions(Some(exempt(DOCUMENT_EXEMPT)));
-    let document = with_problems(document, problems(&[], None, false, false));
+    let document = with_problems(document, problems(&[InvalidRequest], None, false, false));
 
     let mut service_accounts = PathItem::new(HttpMethod::Get, list);
     service_accounts.post = Some(create.build());
@@ -492,7 +497,7 @@ pub fn openapi() -> OpenApi {
             "/metrics",
             PathItem::new(
                 HttpMethod::Get,
-                OperationBuilder::new()
+                with_problems(OperationBuilder::new(), problems(&[InvalidRequest], None, false, false))
                     .operation_id(Some("metrics"))
                     .summary(Some("Counters in the Prometheus text format; no credential needed"))
                     .securities(Some(Vec::<SecurityRequirement>::new()))
