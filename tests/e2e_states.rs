@@ -191,6 +191,11 @@ async fn the_slow_audit_source_runs_out_of_a_small_budget_with_progress() {
     let by_query = h.get("/search?q=svc-south&time_budget_ms=100&require_complete=true", "admin").await;
     by_query.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
     assert_eq!((by_query.preference_applied, patient.preference_applied), (None, None));
+    // The problem that replaced the answer echoes the budget the answer was given (§5.2).
+    let url = "/search?q=svc-south&time_budget_ms=100&require_complete=true";
+    let echoed = h.request(Method::GET, url).bearer_auth("admin").send().await.unwrap();
+    let budget = echoed.headers().get("time-budget-ms").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    assert_eq!((echoed.status().as_u16(), budget.as_deref()), (503, Some("100")));
 }
 }
 

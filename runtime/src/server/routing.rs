@@ -137,7 +137,9 @@ impl<S> From<CheckedMethods<S>> for MethodRouter<S> {
     }
 }
 
-/// `handler` behind the budget echo, demand and observe layers, routed for `filter` only.
+/// `handler` behind the demand, budget echo and observe layers, routed for `filter` only. The
+/// echo is outside the demand, so that a strict refusal, which replaces the answer, echoes the
+/// budget the answer was given too (contract §5.2).
 fn checked<H, T, S>(filter: MethodFilter, handler: H) -> MethodRouter<S>
 where
     H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
@@ -148,7 +150,7 @@ where
     let demand = RouteDemandLayer {
         block_required: <<H as HandlerResponse<T>>::Response as ReportsCompleteness>::ANSWERS_WITH_BLOCK,
     };
-    let layered = handler.layer(budget::echo_layer()).layer(demand).layer(observe::layer());
+    let layered = handler.layer(demand).layer(budget::echo_layer()).layer(observe::layer());
     axum::routing::on(filter, Configured(layered))
 }
 
