@@ -654,6 +654,7 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         ("PUT", h.request(reqwest::Method::PUT, "/mcp").bearer_auth("admin"), 405, "METHOD_NOT_ALLOWED"),
         ("DELETE without a session", h.request(reqwest::Method::DELETE, "/mcp").bearer_auth("admin"), 400, "INVALID_REQUEST"),
         ("a target over the limit", h.request(reqwest::Method::POST, &format!("/mcp?{}", "a".repeat(9_000))).bearer_auth("admin"), 414, "URI_TOO_LONG"),
+        ("two session ids", post(Some(both), "application/json", call.clone()).header("mcp-session-id", "a").header("mcp-session-id", "b").header("mcp-protocol-version", "2025-06-18"), 400, "INVALID_REQUEST"),
         ("a session that ended or never was", post(Some(both), "application/json", call.clone()).header("mcp-session-id", "gone").header("mcp-protocol-version", "2025-06-18"), 404, "NOT_FOUND"),
         ("ending a session that ended or never was", h.request(reqwest::Method::DELETE, "/mcp").bearer_auth("admin").header("mcp-session-id", "gone"), 404, "NOT_FOUND"),
         ("a path below the endpoint", h.request(reqwest::Method::POST, "/mcp/deeper").bearer_auth("admin").header("accept", both).header("content-type", "application/json").body(call.clone()), 404, "NOT_FOUND"),

@@ -324,8 +324,14 @@ pub const TOO_MANY_SESSIONS: &str = "TOO_MANY_SESSIONS";
 /// one past [`MAX_SESSIONS_PER_CREDENTIAL`] of that caller is ended at once and refused, 429
 /// `TOO_MANY_SESSIONS`. A session ended by `DELETE` is answered `204 No Content`: rmcp has
 /// closed it by the time it answers, where its `202 Accepted` would say the end is still to come
-/// (and the MCP Python SDK takes anything but 200 and 204 for a failed termination).
+/// (and the MCP Python SDK takes anything but 200 and 204 for a failed termination). A request
+/// with two `Mcp-Session-Id` fields is refused (400 `INVALID_REQUEST`), as two `Host` fields are.
 async fn sessions_of_their_credential(State(sessions): State<Sessions>, request: Request, next: Next) -> Response {
+    // Two ids name no one session: which one was meant is not ours to guess.
+    if request.headers().get_all(HEADER_SESSION_ID).iter().nth(1).is_some() {
+        let twice = "It names its MCP session twice (two `Mcp-Session-Id` fields); send one.";
+        return refusals::refusal_saying(StatusCode::BAD_REQUEST, Some(twice)).into_response();
+    }
     let caller = request.extensions().get::<Arc<Caller>>().map(|caller| caller.name.clone());
     let Some(named) = request.headers().get(HEADER_SESSION_ID) else {
         let response = next.run(request).await;
