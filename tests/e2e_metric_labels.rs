@@ -42,10 +42,12 @@ async fn a_thousand_requests_to_distinct_ids_add_no_series() {
     cfg.fail_sources = vec!["legacy".to_owned()];
     cfg.slow_sources.clear();
     let h = Harness::start(cfg).await;
-    // (An id that exists first: a read account counts its omitted fields and warnings too.)
+    // (An id that exists first: a read account counts its omitted fields and warnings too; and
+    // one that does not, whose 404 counts as a problem.)
     requests_naming(&h, 1).await;
+    requests_naming(&h, 999_999).await;
     let before = scrape(&h).await;
-    for i in 2..=251 {
+    for i in 2..=250 {
         requests_naming(&h, i).await;
     }
     let after = scrape(&h).await;

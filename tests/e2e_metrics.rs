@@ -38,6 +38,9 @@ async fn a_failing_source_shows_in_the_counters() {
     h.get("/service-accounts?cursor=c1.k1.Zm9yZ2Vk.bWFj", "admin").await.assert_problem(400, "INVALID_CURSOR");
     let forged = json!({"ids": ["sa-000001"], "evidence": "ev1.k1.Zm9yZ2Vk.bWFj"});
     h.post("/service-accounts/archive", "admin", &forged).await.assert_problem(412, "EVIDENCE_INVALID");
+    h.get("/service-accounts/sa-999999", "admin").await.assert_problem(404, "NOT_FOUND");
+    h.get("/service-accounts?page_size=0", "admin").await.assert_problem(400, "INVALID_PAGE_SIZE");
+    h.get("/nowhere", "admin").await.assert_problem(404, "NOT_FOUND");
 
     let after = h.metrics().await;
     let delta = went_up(&before, &after);
@@ -55,6 +58,16 @@ async fn a_failing_source_shows_in_the_counters() {
     let evidence = [("route", "/service-accounts/archive"), ("code", "EVIDENCE_INVALID")];
     assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
     assert!(after.contains("# HELP completeness_responses_total"), "counters are described:\n{after}");
+    // Every other problem counts by route, status and code; a refused token or strict demand
+    // only in its own counter.
+    let problems = |route: &'static str, status: &'static str, code: &'static str| {
+        delta("completeness_problems_total", &[("route", route), ("status", status), ("code", code)])
+    };
+    assert_eq!(problems("/service-accounts/{id}", "404", "NOT_FOUND"), 1.0, "{after}");
+    assert_eq!(problems("/service-accounts", "400", "INVALID_PAGE_SIZE"), 1.0, "{after}");
+    assert_eq!(problems("unmatched", "404", "NOT_FOUND"), 1.0, "{after}");
+    assert_eq!(problems("/service-accounts", "400", "INVALID_CURSOR"), 0.0);
+    assert_eq!(problems("/search", "503", "COMPLETE_RESULT_UNAVAILABLE"), 0.0);
 }
 }
 

@@ -83,6 +83,7 @@
 //! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
 //! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
+//! | `completeness_problems_total` | `route`, `status`, `code` | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
 //!
 //! A reason or warning `code` label is the code when it is a standard one or one the route's
 //! handler declares, and `OTHER` for any other (codes relayed from an upstream's answers are
@@ -131,6 +132,8 @@ pub const STRICT_REFUSALS_TOTAL: &str = "completeness_strict_refusals_total";
 pub const CURSOR_REFUSALS_TOTAL: &str = "completeness_cursor_refusals_total";
 /// `completeness_evidence_refusals_total`.
 pub const EVIDENCE_REFUSALS_TOTAL: &str = "completeness_evidence_refusals_total";
+/// `completeness_problems_total`.
+pub const PROBLEMS_TOTAL: &str = "completeness_problems_total";
 
 /// Gives every counter of this module its help text in the installed recorder (with the
 /// `metrics` feature; without it there are no counters and this does nothing).
@@ -155,6 +158,10 @@ pub fn describe_metrics() {
         describe_counter!(
             EVIDENCE_REFUSALS_TOTAL,
             "Refused evidence for destructive actions, by route and problem code."
+        );
+        describe_counter!(
+            PROBLEMS_TOTAL,
+            "Other problems answered (not a refused cursor, evidence or strict demand), by route, status and code."
         );
     }
 }
@@ -409,13 +416,19 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
     !reasons.is_empty() && reasons.iter().all(|code| *code == ReasonCode::MorePagesAvailable)
 }
 
-/// Emits the event (and, for a refused token, the count) of one problem answered. A strict
-/// refusal has its own event, written where the answer it refused is known.
+/// Emits the event and the count of one problem answered. A strict refusal has its own event
+/// and count, written where the answer it refused is known; any other problem (an outage's 503,
+/// a bad request) counts in [`PROBLEMS_TOTAL`], so that answers which carried no data show in
+/// the metrics as well as in the log. Its `code` label is the code as answered: the service's
+/// own codes are its choice, and a bounded set.
 fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
     let code = refusal.code.as_str();
     let Some(refused) = refusal.refused else {
         if refusal.code != ProblemCode::CompleteResultUnavailable {
             tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
+            #[cfg(feature = "metrics")]
+            metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code.to_owned())
+                .increment(1);
         }
         return;
     };
