@@ -85,9 +85,22 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--db", "postgres://user@[::1/inventory"], "--db: invalid connection string"),
         // `postgres:` without `//` is a typo, not a SQLite file of that name; a SQLite URI
         // (`mode=memory`) would not be the file the banner names.
-        (&["--db", "postgres:inventory"], "'postgres:inventory' is not a PostgreSQL URL"),
+        (&["--db", "postgres:inventory"], "'postgres:' without '//' is not a PostgreSQL URL"),
+        (&["--db", "postgresql:/app:S3cretPW@db.example/inventory"], "'postgresql:' without '//'"),
         (&["--db", "file:inventory.db?mode=memory"], "is a SQLite URI"),
         (&["--db", "sqlite:file::memory:"], "is a SQLite URI"),
+        // A PostgreSQL connection written as libpq's key=value string, or as a URL without its
+        // scheme, is not a SQLite file named after it.
+        (&["--db", "host=db.example port=5432 user=app password=S3cretPW dbname=inventory"], "(host=...)"),
+        (&["--db", " dbname=inventory"], "libpq key=value connection string (dbname=...)"),
+        (&["--db", "sslmode = disable"], "(sslmode=...)"),
+        (&["--db", "app:S3cretPW@db.example:5432/inventory"], "is a URL without its scheme"),
+        (&["--db", "postgres//app:S3cretPW@db.example/inventory"], "is a URL without its scheme"),
+        // This build has no TLS: a URL that demands it could never connect.
+        (&["--db", "postgres://app@db.example/inventory?sslmode=require"], "sslmode=require cannot work"),
+        (&["--db", "postgres://app@db.example/inventory?sslmode=verify-full"], "sslmode=verify-full cannot work"),
+        (&["--db", "postgres://app@db.example/inventory?sslmode=verify-ca"], "does not support TLS"),
+        (&["--db", "postgres://app@db.example/inventory?channel_binding=require"], "channel_binding=require"),
         // A flag given twice is not read as its last value; a switch takes no value.
         (&["--addr", "127.0.0.1:1", "--addr=127.0.0.1:2"], "--addr is given twice; give it once"),
         (&["--db", "a.db", "--db", "b.db"], "--db is given twice"),
@@ -103,6 +116,70 @@ fn bad_flags_are_refused_with_a_reason() {
     ] {
         let error = parse(args).unwrap_err();
         assert!(error.contains(says), "{args:?}: {error}");
+        assert!(!error.contains("S3cretPW"), "{args:?}: the message repeats the password: {error}");
+    }
+}
+
+/// The connection strings refused above are told apart from file names that merely hold a `=`,
+/// a `:` or an `@`, and one given as `sqlite:PATH` is a SQLite file whatever it looks like.
+/// `sslmode=prefer` (the driver's default, which connects without TLS when the driver has none)
+/// and `disable` are kept.
+#[test]
+fn sqlite_paths_and_urls_without_tls_are_kept() {
+    for db in ["runs/host=a.db", "myhost=a.db", "a=b.db", "backup@2024.db", "/srv/x:y/a@b.db", "sqlite:host=a.db"] {
+        let config = parse(&["--db", db]).unwrap_or_else(|e| panic!("{db}: {e}")).unwrap();
+        let location = config.location().unwrap();
+        assert!(matches!(location, e2e_support::service::store::Location::SqliteFile(_)), "{db}: {location:?}");
+    }
+    for query in ["", "?sslmode=prefer", "?sslmode=disable", "?channel_binding=prefer&sslmode=disable"] {
+        let db = format!("postgres://app@db.example/inventory{query}");
+        parse(&["--db", &db]).unwrap_or_else(|e| panic!("{db}: {e}"));
+    }
+}
+
+/// A libpq key=value connection string exits 2 saying to write it as a URL, without repeating
+/// its password, and creates no SQLite file of its name (as it once did, serving from it).
+#[tokio::test]
+async fn a_libpq_connection_string_exits_2_and_creates_nothing() {
+    let dir = std::env::temp_dir().join(format!("service-accounts-libpq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = "host=127.0.0.1 port=1 user=postgres password=S3cretPW dbname=inventory";
+    let child = tokio::process::Command::new(built_example::binary("service_accounts"))
+        .args(["--db", db, "--addr", "127.0.0.1:0"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("the example did not exit within 30 s")
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.starts_with("error: --db: a libpq key=value connection string (host=...)"), "{stderr}");
+    assert!(stderr.contains("postgres://user:password@host:port/db"), "{stderr}");
+    assert!(!stdout.contains("S3cretPW") && !stderr.contains("S3cretPW"), "{stdout}{stderr}");
+    let created: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(created.is_empty(), "{created:?}");
+}
+
+/// `sslmode=require` cannot work with this build, which has no TLS: it is a setting to fix (exit
+/// 2, saying so), not a database that is down (exit 1). `sslmode=prefer` and `disable` connect.
+#[tokio::test]
+async fn a_url_that_demands_tls_exits_2_and_one_that_does_not_connects() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let with = |query: &str| format!("{db}{}{query}", if db.contains('?') { '&' } else { '?' });
+    let (code, stderr) = exit_of(&["--db", &with("sslmode=require"), "--addr", "127.0.0.1:0"], &[]).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.starts_with("error: --db: the URL's sslmode=require cannot work"), "{stderr}");
+    assert!(first.contains("does not support TLS") && first.contains("give sslmode=disable or prefer"), "{stderr}");
+    for query in ["sslmode=prefer", "sslmode=disable"] {
+        let running = e2e_support::service::start(Config { db: Some(with(query).into()), ..config(5) }).await;
+        running.unwrap_or_else(|e| panic!("{query}: {e}")).stop().await.unwrap();
     }
 }
 

@@ -115,7 +115,9 @@ pub const USAGE: &str = "\
 usage: service_accounts [flags]
   --addr ADDR                 listen address (default 127.0.0.1:3000)
   --db PATH|URL               SQLite database file (or sqlite:PATH), or a PostgreSQL URL
-                              postgres://user@host:port/db shared by replicas (default: in-memory SQLite)
+                              postgres://user@host:port/db shared by replicas (default: in-memory SQLite);
+                              TLS is not supported (sslmode=require is refused): keep the database on
+                              this host or a private network
   --keys-file PATH            cursor and evidence key ring, kid:base64key per line, active key first
                               (default: COMPLETENESS_CURSOR_KEYS, else an ephemeral key)
   --accounts N                accounts to seed into an empty database (default 10000, at most 1000000)

@@ -17,6 +17,7 @@ use super::db::{
     Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
 };
 use super::replicas::ReplicaSettings;
+use tokio_postgres::config::{ChannelBinding, SslMode};
 
 /// Where the data lives, as `--db` names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,22 +36,43 @@ impl Location {
     /// success (as when `--db "$(bash scripts/postgres.sh start)"` gets nothing from a script
     /// that failed). A PostgreSQL URL is read by the driver's own parser, so that one it would
     /// refuse on connecting is refused here, as a bad flag.
+    ///
+    /// So is a PostgreSQL connection written another way, which would otherwise name a SQLite
+    /// file, with its password in the name and in the banner: a libpq `key=value` string
+    /// (`libpq_keyword`) or a URL without its scheme (`user:password@host/db`,
+    /// `has_userinfo`). A SQLite file so named is given as `sqlite:PATH`. The messages for
+    /// these, and for `postgres:` without `//`, do not repeat the value: it may hold a password.
     pub fn parse(value: &str) -> Result<Location, String> {
+        const AS_URL: &str = "write it as a URL: postgres://user:password@host:port/db?key=value \
+                              (a SQLite file of such a name is given as sqlite:PATH)";
         if value.starts_with("postgres://") || value.starts_with("postgresql://") {
             check_postgres_url(value)?;
             return Ok(Location::Postgres(value.to_owned()));
+        }
+        let explicit = value.starts_with("sqlite:");
+        if !explicit && let Some(keyword) = libpq_keyword(value) {
+            return Err(format!(
+                "--db: a libpq key=value connection string ({keyword}=...) is not read here; {AS_URL}"
+            ));
         }
         // `postgres:db` lacks the `//` of a URL: a typo, which would otherwise name a SQLite file.
         if let Some((scheme, _)) = value.split_once(':')
             && matches!(scheme, "postgres" | "postgresql")
         {
-            return Err(format!("--db: '{value}' is not a PostgreSQL URL; give postgres://user@host:port/db"));
+            return Err(format!(
+                "--db: '{scheme}:' without '//' is not a PostgreSQL URL; give postgres://user@host:port/db"
+            ));
         }
         if let Some((scheme, _)) = value.split_once("://")
             && scheme != "sqlite"
         {
             return Err(format!(
                 "--db: unsupported scheme '{scheme}://'; give a SQLite file path, sqlite:PATH or postgres://..."
+            ));
+        }
+        if !explicit && has_userinfo(value) {
+            return Err(format!(
+                "--db: 'user:password@...' is a URL without its scheme, not a SQLite file name; {AS_URL}"
             ));
         }
         let path = value.strip_prefix("sqlite://").or_else(|| value.strip_prefix("sqlite:")).unwrap_or(value);
@@ -67,13 +89,102 @@ impl Location {
     }
 }
 
+/// The keywords of libpq's connection strings (PostgreSQL 17's, older ones' included).
+const LIBPQ_KEYWORDS: [&str; 47] = [
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "passfile",
+    "require_auth",
+    "channel_binding",
+    "connect_timeout",
+    "client_encoding",
+    "options",
+    "application_name",
+    "fallback_application_name",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+    "replication",
+    "gssencmode",
+    "sslmode",
+    "sslnegotiation",
+    "sslcompression",
+    "sslcert",
+    "sslkey",
+    "sslpassword",
+    "sslcertmode",
+    "sslrootcert",
+    "sslcrl",
+    "sslcrldir",
+    "sslsni",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+    "requirepeer",
+    "requiressl",
+    "krbsrvname",
+    "gsslib",
+    "gssdelegation",
+    "service",
+    "target_session_attrs",
+    "load_balance_hosts",
+    "min_protocol_version",
+    "max_protocol_version",
+    "sslkeylogfile",
+    "authtype",
+    "tty",
+];
+
+/// The first libpq keyword `value` sets, when it reads as a libpq `key=value` connection
+/// string: a word of it (at its start or after white space) that is one of libpq's keywords,
+/// followed by `=` (libpq allows white space before it). `dbname=inventory` alone is one (a
+/// database on the local socket); a path such as `runs/host=a.db` or `myhost=a.db` is not.
+fn libpq_keyword(value: &str) -> Option<&'static str> {
+    let mut rest = value.trim_start();
+    while !rest.is_empty() {
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let (word, after) = rest.split_at(end);
+        if after.trim_start().starts_with('=')
+            && let Some(keyword) = LIBPQ_KEYWORDS.iter().find(|keyword| **keyword == word)
+        {
+            return Some(keyword);
+        }
+        rest = rest.find(char::is_whitespace).map_or("", |at| rest[at..].trim_start());
+    }
+    None
+}
+
+/// True when `value` holds a URL's `user:password@`: the part of its path that holds its first
+/// `@` has a `:` before it (`user:password@host/db`, `//user:password@host/db`, a scheme
+/// misspelt as `postgres//`).
+fn has_userinfo(value: &str) -> bool {
+    value
+        .split_once('@')
+        .is_some_and(|(before, _)| before.rsplit(['/', '\\']).next().is_some_and(|part| part.contains(':')))
+}
+
 /// Refuses a PostgreSQL URL the driver cannot read, and one that names no host or no database:
 /// without a host the driver cannot connect at all, and without a database it would connect to
 /// the one named like the user, which the operator did not name. A `statement_timeout` in its
 /// `options` must be a positive duration (see [`postgres::url_statement_timeout`]).
+///
+/// The service connects without TLS (it has no TLS implementation), so a URL that demands TLS
+/// (`sslmode=require`, `channel_binding=require`) could never connect: it is refused here, as a
+/// setting to fix, rather than failing on connecting as if the server were down. So is an
+/// `sslmode` the driver does not read (`verify-ca`, `verify-full`, `allow`).
 fn check_postgres_url(url: &str) -> Result<(), String> {
     const FORM: &str = "give postgres://user@host:port/db";
     let config: tokio_postgres::Config = url.parse().map_err(|error: tokio_postgres::Error| {
+        if let Some(mode) = query_value(url, "sslmode")
+            && !matches!(mode, "disable" | "prefer" | "require")
+        {
+            return without_tls(&format!("sslmode={mode}"), "sslmode=disable or prefer");
+        }
         // The driver's own text is only "invalid connection string"; its cause says what is wrong.
         match std::error::Error::source(&error) {
             Some(cause) => format!("--db: {error}: {cause}; {FORM}"),
@@ -86,8 +197,31 @@ fn check_postgres_url(url: &str) -> Result<(), String> {
     if config.get_dbname().is_none() {
         return Err(format!("--db: the PostgreSQL URL names no database; {FORM}"));
     }
+    if !matches!(config.get_ssl_mode(), SslMode::Disable | SslMode::Prefer) {
+        return Err(without_tls("sslmode=require", "sslmode=disable or prefer"));
+    }
+    if config.get_channel_binding() == ChannelBinding::Require {
+        return Err(without_tls("channel_binding=require", "channel_binding=disable or prefer"));
+    }
     postgres::url_statement_timeout(&config).map_err(|why| format!("--db: {why}"))?;
     Ok(())
+}
+
+/// Why a URL's `setting` (`sslmode=require`) is refused, and what to give `instead`.
+fn without_tls(setting: &str, instead: &str) -> String {
+    format!(
+        "--db: the URL's {setting} cannot work: this example does not support TLS and connects without it, \
+         to a server on the same host or a private network; give {instead}"
+    )
+}
+
+/// The value of the last `key=value` of the URL's query that names `key`, as written.
+fn query_value<'a>(url: &'a str, key: &str) -> Option<&'a str> {
+    let (_, query) = url.split_once('?')?;
+    query
+        .split('&')
+        .rev()
+        .find_map(|pair| pair.split_once('=').filter(|(name, _)| *name == key).map(|(_, value)| value))
 }
 
 impl std::fmt::Display for Location {
