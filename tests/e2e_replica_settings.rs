@@ -125,6 +125,44 @@ async fn a_process_stopped_by_a_signal_checks_out() {
     }
 }
 
+/// A replica that fails to start leaves no trace among the replicas: one that cannot listen
+/// (its port is taken) exits 1 and the others never compare with it, as they once did for 30 s
+/// (warning about a replica that never served).
+#[tokio::test]
+async fn a_replica_that_cannot_listen_is_not_compared() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let watching = replica(&db, 300, K1).await;
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap();
+
+    let settings = Config {
+        addr,
+        db: Some(db.as_str().into()),
+        snapshot_retention: Duration::from_secs(900),
+        cursor_keys: Some(CursorKeys::parse(K1).unwrap()),
+        ..config(10)
+    };
+    let error = e2e_support::service::start(settings).await.err().expect("the port is taken");
+    assert!(matches!(&error, e2e_support::service::StartError::Failed(why) if why.contains("could not listen")));
+    assert_eq!(watching.check_in().await.unwrap(), Vec::<String>::new(), "in process: {error}");
+
+    let process = tokio::process::Command::new(crate::built_example::binary("service_accounts"))
+        .args(["--addr", &addr.to_string(), "--db", &db, "--accounts", "10", "--snapshot-retention", "900"])
+        .env("COMPLETENESS_CURSOR_KEYS", K1)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let output = tokio::time::timeout(Duration::from_secs(30), process.wait_with_output()).await.expect("it exits");
+    let output = output.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("could not listen on {addr}")), "{stderr}");
+    assert_eq!(watching.check_in().await.unwrap(), Vec::<String>::new(), "the process: {stderr}");
+    drop(taken);
+}
+
 /// Each replica's usage source knows the accounts the database was seeded with, whatever the
 /// replica's own `--accounts`: two replicas give one account the same `last_used_at`, and an
 /// account created later was never used, on every replica.

@@ -104,10 +104,16 @@ impl Running {
         }
         let served =
             (&mut self.server).await.map_err(|error| std::io::Error::other(format!("the server task ended: {error}")));
-        if let Err(error) = self.state.store.check_out(&self.state.replica.replica).await {
-            eprintln!("replica check-out: {error}; the other replicas forget this one within {:?}", replicas::ALIVE);
-        }
+        check_out(&self.state).await;
         served
+    }
+}
+
+/// Checks `service` out of the replicas table (`replicas`); a failure to is reported on stderr,
+/// and the other replicas then forget it within [`replicas::ALIVE`].
+async fn check_out(service: &Service) {
+    if let Err(error) = service.store.check_out(&service.replica.replica).await {
+        eprintln!("replica check-out: {error}; the other replicas forget this one within {:?}", replicas::ALIVE);
     }
 }
 
@@ -149,9 +155,16 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     telemetry::install_metrics();
     let mcp_sessions = CancellationToken::new();
     let (state, router) = build(config, mcp_sessions.clone()).await?;
-    let listener =
-        TcpListener::bind(addr).await.map_err(|e| StartError::Failed(format!("could not listen on {addr}: {e}")))?;
-    let addr = listener.local_addr().map_err(|e| StartError::Failed(e.to_string()))?;
+    let listening = async { TcpListener::bind(addr).await.and_then(|listener| Ok((listener.local_addr()?, listener))) };
+    let (addr, listener) = match listening.await {
+        Ok(listening) => listening,
+        Err(error) => {
+            // Opening the store checked this replica in: one that never serves is not to be
+            // compared with by the others.
+            check_out(&state).await;
+            return Err(StartError::Failed(format!("could not listen on {addr}: {error}")));
+        }
+    };
     let (stop, stopped) = oneshot::channel::<()>();
     let read_timeout = state.config.read_timeout;
     let server = tokio::spawn(serve::serve(listener, router, read_timeout, async move {
