@@ -208,7 +208,7 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
         let (status, answer) = h.raw(&count(version, host)).await;
         assert!(status.starts_with(&format!("{version} 200 ")), "{version} {host:?}: {status} {answer}");
     }
-    // A target in absolute form names the host that counts (RFC 9112 §3.2.2): it must be the
+    // A target in absolute form names the host that counts (RFC 9112, section 3.2.2): it must be the
     // `Host` field's, which the checks read.
     let absolute = |target: &str, host: &str| {
         format!("GET {target}/service-accounts/count HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer admin\r\nConnection: close\r\n\r\n")

@@ -152,7 +152,7 @@ pub async fn limits(request: Request, next: Next, read_timeout: Duration) -> Res
 /// and port: otherwise which server it was sent to is a guess, and a check of it (the MCP
 /// endpoint's, against DNS rebinding) judges one of two values while something else may read
 /// the other. An HTTP/1.0 request may leave it out. For the same reason a target in absolute
-/// form (`POST http://host/mcp`) must name the host its `Host` field names: RFC 9112 §3.2.2
+/// form (`POST http://host/mcp`) must name the host its `Host` field names: RFC 9112, section 3.2.2,
 /// makes the target's the one that counts, and the checks here read the field.
 fn host_is_wrong(request: &Request) -> Option<&'static str> {
     let mut hosts = request.headers().get_all(HOST).iter();
