@@ -55,7 +55,7 @@ fn envelope(items: Vec<Item>) -> Envelope<Item> {
                 expires_at: "2026-11-29T20:15:00Z".into(),
                 invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
             }),
-            resumed: false,
+            resumed: Some(false),
         })
         .with_warning(PageSizeReduced::new(500, 100));
     Envelope::new(items, completeness)

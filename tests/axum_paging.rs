@@ -280,7 +280,7 @@ async fn page_returned_counts_the_items_that_go_out_after_a_filter() {
         ordering: "id ascending".into(),
         snapshot: Some("s-1".into()),
         cursor: None,
-        resumed: false,
+        resumed: Some(false),
     };
     let block = Completeness::complete(Scope::new("tickets", "all").with_snapshot("s-1")).with_page(page);
     let mut envelope: Envelope<u32, StandardReason> = Envelope::new(vec![1, 2, 3, 4], block);

@@ -166,11 +166,11 @@ fn a_complete_page_says_it_ends_the_traversal_not_that_it_holds_the_scope() {
         ordering: "id ascending".into(),
         snapshot: Some("s-1".into()),
         cursor: None,
-        resumed: true,
+        resumed: Some(true),
     };
     let first: Envelope<Account> = Envelope::new(
         vec![],
-        Completeness::complete(scope.clone()).with_page(PageInfo { returned: 0, resumed: false, ..page.clone() }),
+        Completeness::complete(scope.clone()).with_page(PageInfo { returned: 0, resumed: Some(false), ..page.clone() }),
     );
     let text = tool_result(&first).unwrap().content[0].as_text().unwrap().text.clone();
     assert!(text.starts_with("COMPLETE: 0 service accounts cover the whole scope"), "{text}");

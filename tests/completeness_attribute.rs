@@ -325,7 +325,7 @@ async fn page_returned_counts_the_items_written_whatever_the_page_facts_said() {
         ordering: "id ascending".to_owned(),
         snapshot: None,
         cursor: None,
-        resumed: false,
+        resumed: Some(false),
     };
     let block = || -> Completeness<ListAccountsReason> {
         Completeness::incomplete(Scope::new("", "all"), VisibilityRestricted::new()).with_page(facts.clone())

@@ -129,7 +129,7 @@ fn page(returned: u64, cursor: bool) -> PageInfo {
             expires_at: "2026-11-29T20:15:00Z".into(),
             invalidated_by: vec![completeness::CursorBinding::Filters, completeness::CursorBinding::Credential],
         }),
-        resumed: false,
+        resumed: Some(false),
     }
 }
 

@@ -118,7 +118,7 @@ fn a_flattened_block_checks_its_page_count_when_asked() {
         ordering: "id ascending".into(),
         snapshot: None,
         cursor: None,
-        resumed: false,
+        resumed: Some(false),
     };
     let sent = TicketPage::<StandardReason> {
         ticket_list: vec![Ticket { ticket_id: "t-1".into() }],

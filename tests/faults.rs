@@ -79,7 +79,7 @@ async fn list_things(
             expires_at: "2030-01-01T00:00:00Z".to_owned(),
             invalidated_by: vec![CursorBinding::Filters],
         }),
-        resumed: false,
+        resumed: Some(false),
     }));
     page
 }
@@ -113,7 +113,7 @@ async fn list_tickets() -> TicketPage {
         ordering: "id ascending".to_owned(),
         snapshot: None,
         cursor: None,
-        resumed: false,
+        resumed: Some(false),
     }));
     TicketPage { tickets, applied_labels: vec!["open".to_owned(), "urgent".to_owned()], completeness }
 }

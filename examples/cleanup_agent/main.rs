@@ -294,7 +294,7 @@ fn answers_the_question(collected: &Collected<Value>) -> Result<(), String> {
             "the service answered another question than every {RESOURCE} with {name}={value}: {difference}"
         ));
     }
-    if collected.completeness.page().is_some_and(|page| page.resumed) {
+    if collected.completeness.page().is_some_and(|page| page.resumed == Some(true)) {
         return Err("the service answered the first request with a page it says was reached with a cursor \
                     (`page.resumed`): the rest of a traversal, not the inventory"
             .to_owned());

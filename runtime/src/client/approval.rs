@@ -213,7 +213,7 @@ impl ApprovalRequest {
                 options.push(option);
             }
         }
-        let resumed = completeness.page().is_some_and(|page| page.resumed);
+        let resumed = completeness.page().is_some_and(|page| page.resumed == Some(true));
         // A complete answer that still cannot back a change (contract §8 rule 5), or cannot
         // stand for the inventory (§8), says why.
         if completeness.is_complete() {

@@ -206,9 +206,8 @@ enum Next {
 ///   traversal, incomplete with `SNAPSHOT_EXPIRED` and a `restart` (contract §2.5);
 /// - never merges a first page into a traversal: a page fetched with a cursor whose page facts
 ///   say `page.resumed: false` (the server, or a cache or redirect that dropped the cursor,
-///   started over) stops it the same way. A server that does not send `page.resumed` is read
-///   as sending false (contract §2.5), so its traversals end there too: merging is refused
-///   where it cannot be told safe;
+///   started over) stops it the same way. A page that does not say (a server older than
+///   `page.resumed`) cannot be told apart, and is merged as before (contract §2.5);
 /// - on `410 CURSOR_EXPIRED` returns what it has with `SNAPSHOT_EXPIRED` (and a
 ///   `restart` continuation) and never restarts by itself;
 /// - stops at its own [`CollectLimits`] with `CLIENT_LIMIT_REACHED` whose
@@ -422,7 +421,7 @@ impl<T> Traversal<T> {
     fn take(&mut self, page: Envelope<T, StandardReason>, continuing: bool) -> Next {
         let Envelope { mut items, completeness: mut block } = page;
         // A cursor answered with a first page: its items would repeat the ones taken.
-        if continuing && block.page().is_some_and(|page| !page.resumed) {
+        if continuing && block.page().is_some_and(|page| page.resumed == Some(false)) {
             return Next::Stop(Stop::Broken(RESTARTED));
         }
         if let Some((scope, page)) = &self.first {

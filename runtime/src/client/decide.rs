@@ -97,7 +97,7 @@ pub fn decide<T, R: Reason>(envelope: &Envelope<T, R>, intent: Intent) -> Decisi
 pub fn decide_on<R: Reason>(completeness: &Completeness<R>, empty: bool, intent: Intent) -> Decision {
     if completeness.is_complete() {
         let stale = read_from_stale_state(completeness);
-        let tail = completeness.page().is_some_and(|page| page.resumed);
+        let tail = completeness.page().is_some_and(|page| page.resumed == Some(true));
         return match intent {
             Intent::Report | Intent::Investigate => Decision::Proceed,
             Intent::ClaimAbsence if stale || tail => Decision::RefuseOrRequestReview,

@@ -105,7 +105,7 @@ pub fn verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> St
 fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page: bool) -> String {
     // A page without page facts cannot say it is a first page; a whole result without them
     // is read from its first page.
-    let tail = completeness.page().map_or(one_page, |page| page.resumed);
+    let tail = completeness.page().map_or(one_page, |page| page.resumed.unwrap_or(one_page));
     let scope = completeness.scope();
     let noun = noun(&scope.resource);
     let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();

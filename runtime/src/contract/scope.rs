@@ -104,13 +104,14 @@ pub struct PageInfo {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     #[cfg_attr(feature = "json-schema", schemars(required))]
     pub cursor: Option<CursorContract>,
-    /// True on a page reached with a cursor: its items cover the scope only together with the
-    /// pages before it, so even a complete one is no evidence of absence by itself (contract
-    /// §8). A server that does not send it is read as sending false.
-    #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    #[cfg_attr(feature = "json-schema", schemars(required))]
-    pub resumed: bool,
+    /// `Some(true)` on a page reached with a cursor: its items cover the scope only together
+    /// with the pages before it, so even a complete one is no evidence of absence by itself
+    /// (contract §8); `Some(false)` on a first page. `None` when the server did not say (one
+    /// older than the member): such a page cannot be told from either. A server always sends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool, required = true))]
+    #[cfg_attr(feature = "json-schema", schemars(with = "bool", required))]
+    pub resumed: Option<bool>,
 }
 
 /// What a cursor promises: snapshot freezing, expiry, and what invalidates it.

@@ -389,7 +389,7 @@ impl Page {
             ordering: self.query.ordering().to_owned(),
             snapshot: self.snapshot.clone(),
             cursor,
-            resumed: self.resumed,
+            resumed: Some(self.resumed),
         }
     }
 

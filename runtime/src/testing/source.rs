@@ -169,7 +169,7 @@ impl MemorySource {
             ordering: "id ascending".to_owned(),
             snapshot: Some(label),
             cursor: contract,
-            resumed: cursor.is_some(),
+            resumed: Some(cursor.is_some()),
         });
         if self.restricted {
             page.completeness.push_reason(VisibilityRestricted::new());

@@ -99,7 +99,7 @@ pub fn arb_envelope() -> impl Strategy<Value = Envelope<u32, StandardReason>> {
                         expires_at: "2100-01-01T00:00:00Z".into(),
                         invalidated_by: vec![CursorBinding::Filters, CursorBinding::Credential],
                     }),
-                    resumed: false,
+                    resumed: Some(false),
                 }));
             }
             if evidence {
