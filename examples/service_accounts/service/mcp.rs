@@ -659,16 +659,32 @@ struct RequestId(Value);
 #[derive(Debug, Clone, Default)]
 struct InFlight(Arc<Mutex<std::collections::HashSet<(String, String)>>>);
 
-/// Holds one request's place in [`InFlight`] until it is dropped: when its answer was sent
-/// whole, or the client went away.
+/// How long the `id` of a request whose answer was not sent whole (the client went away, or
+/// gave up on it) stays in use: rmcp may still be running it, and would give its answer to a
+/// request sent again with that `id`, until it gives up itself (five minutes).
+const ABANDONED_ID_HOLD: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Holds one request's place in [`InFlight`] until it is dropped: at once when its answer was
+/// sent whole (`answered`), else [`ABANDONED_ID_HOLD`] later.
 struct Claimed {
     in_flight: InFlight,
     key: (String, String),
+    answered: bool,
 }
 
 impl Drop for Claimed {
     fn drop(&mut self) {
-        self.in_flight.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.key);
+        let (in_flight, key) = (self.in_flight.clone(), std::mem::take(&mut self.key));
+        let release = move || {
+            in_flight.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) if !self.answered => drop(runtime.spawn(async move {
+                tokio::time::sleep(ABANDONED_ID_HOLD).await;
+                release();
+            })),
+            _ => release(),
+        }
     }
 }
 
@@ -677,8 +693,10 @@ impl Drop for Claimed {
 /// one's answer, and the first request, an archive perhaps, never learns whether it was carried
 /// out (its event stream stays open until rmcp gives up on it, five minutes later). Such a
 /// request is refused before rmcp sees it, with the JSON-RPC error `-32600` (invalid request)
-/// and its `id`, and nothing runs; the first is answered as usual. Outside a session (the
-/// current protocol) each request has an answer of its own, and passes.
+/// and its `id`, and nothing runs; the first is answered as usual. A request counts as in
+/// flight until its answer was sent whole, or for [`ABANDONED_ID_HOLD`] after its client went
+/// away without it. Outside a session (the current protocol) each request has an answer of its
+/// own, and passes.
 async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request, next: Next) -> Response {
     let session = request.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
     let (Some(session), Some(RequestId(id))) = (session, request.extensions().get::<RequestId>()) else {
@@ -699,14 +717,17 @@ async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request,
         });
         return json_rpc(&error);
     }
-    let claimed = Claimed { in_flight, key };
+    let mut claimed = Some(Claimed { in_flight, key, answered: false });
     let (parts, body) = next.run(request).await.into_parts();
-    // In flight until the answer is sent whole: an event stream stays open until then.
-    let body = body.into_data_stream().map(move |chunk| {
-        let _ = &claimed;
-        chunk
+    // In flight until the answer is sent whole: an event stream stays open until then. The
+    // empty stream chained last runs once the answer's last byte is out.
+    let sent = futures_util::stream::poll_fn(move |_| {
+        if let Some(mut claimed) = claimed.take() {
+            claimed.answered = true;
+        }
+        std::task::Poll::Ready(None::<Result<axum::body::Bytes, axum::Error>>)
     });
-    Response::from_parts(parts, Body::from_stream(body))
+    Response::from_parts(parts, Body::from_stream(body.into_data_stream().chain(sent)))
 }
 
 /// A JSON-RPC message as the answer to a `POST`: `200`, `application/json`.
