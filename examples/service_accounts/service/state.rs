@@ -102,12 +102,14 @@ impl Service {
     }
 
     /// Rebuilds the lagging `audit` index from the current accounts, and every write-through
-    /// copy that is not current: one that missed a write (made through another replica sharing
-    /// the database), or one of a database that took another's place since (restored, say).
+    /// copy that missed a write (one made through another replica sharing the database, or
+    /// before a database took another's place, which moves the count up). A copy ahead of the
+    /// snapshot read here took a write made since, and is kept: a search says a copy that is not
+    /// at the current snapshot may miss a write either way.
     pub async fn refresh_sources(&self) -> Result<(), StoreError> {
         let (snapshot, accounts) = self.store.current_accounts().await?;
         for source in &self.sources {
-            if !source.writes_through() || source.index_state().observed != snapshot {
+            if !source.writes_through() || source.index_state().observed < snapshot {
                 source.reindex(snapshot, &accounts);
             }
         }
