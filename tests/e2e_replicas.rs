@@ -397,3 +397,37 @@ async fn a_restored_database_refuses_the_cursors_and_evidence_its_predecessor_is
         .await
         .assert_problem(410, "CURSOR_EXPIRED");
 }
+
+/// A database loaded again in place under a running replica (`pg_restore --clean` recreates
+/// its tables, `meta` among them, with the same rows) takes its predecessor's place too: the
+/// replica finds it within a pruning round, though its connections live on, and the cursors
+/// issued before are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_loaded_again_under_a_running_replica_refuses_the_cursors_issued_before() {
+    let db = postgres_support::fresh_database().await;
+    let node = replicas(&db, &[K1], &[]).await;
+    let first = get(&node[0].url, "/service-accounts?page_size=5").await;
+    let cursor = encode(first.body["next_cursor"].as_str().unwrap());
+    let (admin, connection) = tokio_postgres::connect(&db, tokio_postgres::NoTls).await.expect("PostgreSQL answers");
+    let connection = tokio::spawn(connection);
+    admin
+        .batch_execute(
+            "BEGIN; CREATE TABLE meta_loaded AS SELECT * FROM meta; DROP TABLE meta; \
+             ALTER TABLE meta_loaded RENAME TO meta; ALTER TABLE meta ADD PRIMARY KEY (key); COMMIT;",
+        )
+        .await
+        .expect("meta is loaded again");
+    drop(admin);
+    let _ = connection.await;
+    let next = format!("/service-accounts?page_size=5&cursor={cursor}");
+    let mut tries = 0;
+    while get(&node[0].url, &next).await.status != 410 {
+        tries += 1;
+        assert!(tries < 600, "the replica never finds that the database took another's place");
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    get(&node[0].url, &next).await.assert_problem(410, "CURSOR_EXPIRED");
+    let again = get(&node[0].url, "/service-accounts?page_size=5").await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_ne!(again.body["page"]["snapshot"], first.body["page"]["snapshot"]);
+}

@@ -72,17 +72,21 @@ const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 const VISIBLE_AT: &str = "valid_from <= $1 AND (valid_to IS NULL OR valid_to > $1)";
 
 /// Where this database stands among its copies: the cluster's system identifier, the
-/// database's OID and the timeline of the write-ahead log. A logical restore (`pg_dump` loaded
-/// into a new database, `CREATE DATABASE … TEMPLATE`, a database dropped and loaded again) gives
-/// another OID, a restore into another cluster another system identifier, and a physical backup
-/// restored or a standby promoted another timeline. (On a standby `pg_current_wal_lsn` fails:
-/// the service needs a primary, where it can write.)
+/// database's OID, the timeline of the write-ahead log and the OID of the `meta` table. A
+/// logical restore (`pg_dump` loaded into a new database, `CREATE DATABASE … TEMPLATE`, a
+/// database dropped and loaded again) gives another database OID, `pg_restore --clean` into the
+/// same database another table OID, a restore into another cluster another system identifier,
+/// and a physical backup restored or a standby promoted another timeline. What none of them
+/// changes is not caught: a disk snapshot rolled back, or a data directory copied cold and
+/// started in the original's place. (On a standby `pg_current_wal_lsn` fails: the service needs
+/// a primary, where it can write.)
 const LIVE_IDENTITY: &str = "SELECT (SELECT system_identifier FROM pg_control_system()),
         (SELECT oid::bigint FROM pg_database WHERE datname = current_database()),
-        ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint";
+        ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint,
+        'meta'::regclass::oid::bigint";
 
 /// The `meta` keys the database's identity is recorded under, in [`LIVE_IDENTITY`]'s order.
-const IDENTITY_KEYS: [&str; 3] = ["system_identifier", "database_oid", "timeline"];
+const IDENTITY_KEYS: [&str; 4] = ["system_identifier", "database_oid", "timeline", "meta_oid"];
 
 /// PostgreSQL's `text` cannot hold a NUL character: a client's id or name with one names no
 /// row, and is answered as one that does not exist (as SQLite answers it), never sent as a
@@ -208,25 +212,33 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
     let live = tx.query_one(LIVE_IDENTITY, &[]).await.map_err(pg)?;
     let live: Vec<i64> = (0..IDENTITY_KEYS.len()).map(|at| live.get(at)).collect();
     let keys = &IDENTITY_KEYS[..];
-    let recorded = async || -> Result<Vec<i64>, StoreError> {
+    // Each key's recorded value, `None` where none is (a database prepared before it was kept).
+    let recorded = async || -> Result<Vec<Option<i64>>, StoreError> {
         let rows = tx
-            .query("SELECT value FROM meta WHERE key = ANY($1) ORDER BY array_position($1, key)", &[&keys])
+            .query(
+                "SELECT k.key, m.value FROM unnest($1::text[]) AS k(key) LEFT JOIN meta m ON m.key = k.key",
+                &[&keys],
+            )
             .await
             .map_err(pg)?;
-        Ok(rows.iter().map(|row| row.get(0)).collect())
+        Ok(keys
+            .iter()
+            .map(|key| rows.iter().find(|row| row.get::<_, &str>(0) == *key).and_then(|row| row.get(1)))
+            .collect())
     };
-    if recorded().await? == live {
+    let same = |recorded: &[Option<i64>]| recorded.iter().zip(&live).all(|(was, is)| was.is_none_or(|was| was == *is));
+    let whole = |recorded: &[Option<i64>]| recorded.iter().all(Option::is_some);
+    let first = recorded().await?;
+    if same(&first) && whole(&first) {
         return Ok(None);
     }
     let current = PgStore::lock_current(tx).await?;
     let recorded = recorded().await?;
     let record = "INSERT INTO meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value";
-    if recorded.is_empty() {
+    // Nothing recorded differs: what is missing is recorded now.
+    if same(&recorded) {
         tx.execute(record, &[&keys, &live]).await.map_err(pg)?;
-        return Ok(None);
-    }
-    if recorded == live {
         return Ok(None);
     }
     let next = successor_snapshot(current) as i64;
@@ -238,7 +250,7 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
     tracing::warn!(
         target: "service_accounts::store",
         "this database is not the one its snapshots were numbered in (recorded {recorded:?}, now {live:?} as \
-         system identifier, database OID, timeline): restored, copied or promoted, it takes that one's place; \
+         system identifier, database OID, timeline, meta OID): restored, copied or promoted, it takes that one's place; \
          snapshots up to s-{current} are gone, and the cursors and evidence issued at them are refused; new \
          snapshots start at s-{next}"
     );
@@ -489,11 +501,22 @@ impl PgStore {
         let statement_timeout = theirs.unwrap_or(STATEMENT_TIMEOUT);
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
-            .post_create(Hook::async_fn(|client, _| {
+            .post_create(Hook::async_fn(move |client, _| {
+                // The pool bounds making the connection, not its hooks: bounded here, as every
+                // store operation is.
+                let limit = statement_timeout + DEADLINE_MARGIN;
                 Box::pin(async move {
-                    let tx = client.transaction().await.map_err(HookError::Backend)?;
-                    take_place(&tx).await.map_err(|e| HookError::message(e.to_string()))?;
-                    tx.commit().await.map_err(HookError::Backend)
+                    let checked = tokio::time::timeout(limit, async {
+                        let tx = client.transaction().await.map_err(HookError::Backend)?;
+                        take_place(&tx).await.map_err(|e| HookError::message(e.to_string()))?;
+                        tx.commit().await.map_err(HookError::Backend)
+                    });
+                    checked.await.unwrap_or_else(|_| {
+                        Err(HookError::message(format!(
+                            "PostgreSQL did not answer the check of a new connection within {}",
+                            seconds(limit)
+                        )))
+                    })
                 })
             }))
             .max_size(POOL_SIZE)
@@ -1001,6 +1024,9 @@ impl AccountStore for PgStore {
     async fn prune(&self) -> Result<Snapshot, StoreError> {
         self.bounded(async |client| {
             let tx = client.transaction().await.map_err(pg)?;
+            // A database that took another's place while connections to it lived on (behind a
+            // pooler that kept them across a failover) is found here, each round.
+            take_place(&tx).await?;
             Self::lock_current(&tx).await?;
             let before: i64 =
                 tx.query_one("SELECT value FROM meta WHERE key = 'pruned_before'", &[]).await.map_err(pg)?.get(0);
