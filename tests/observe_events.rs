@@ -64,6 +64,11 @@ async fn hits() -> Hits {
 }
 
 /// A gateway's answer: an upstream page relayed as it came, with the upstream's own codes.
+/// A problem relayed from an upstream, with whatever code it had.
+async fn upstream(axum::extract::Path(code): axum::extract::Path<String>) -> Result<Envelope<String>, Problem> {
+    Err(Problem::new(ProblemCode::parse(&code), "the upstream refused"))
+}
+
 async fn relayed(axum::extract::Path(shard): axum::extract::Path<u32>) -> Envelope<String> {
     let code = format!("SHARD_{shard}_DOWN");
     let upstream = Envelope::<String>::complete(vec![], Scope::new("hits", "all"));
@@ -206,6 +211,7 @@ fn app() -> Router {
         .route("/archive", post(archive).into())
         .route("/hits", get(hits).into())
         .route("/relayed/{shard}", get(relayed).into())
+        .route("/upstream/{code}", get(upstream).into())
         .route("/team", get(team).into())
         .route("/account/{case}", get(account).into())
         .route("/bounded-team", get(bounded_team).into())
@@ -373,6 +379,31 @@ fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_to
     assert!(capture.of_kind("response").is_empty(), "a refusal is not an answer");
     let refused = [("route", "/numbers"), ("code", "INVALID_CURSOR")];
     assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &refused), 1.0);
+}
+
+/// Every other problem counts in `completeness_problems_total` by route, status and code; a
+/// code this version does not know (a service's own, or one relayed from an upstream) as
+/// `OTHER`, so that relayed codes add no series; the event names it.
+#[test]
+fn other_problems_are_counted_with_bounded_codes() {
+    let requests = vec![
+        get_request("/upstream/SHARD_7_DOWN"),
+        get_request("/upstream/SHARD_8_DOWN"),
+        get_request("/upstream/NOT_FOUND"),
+    ];
+    let (capture, metrics, statuses) = run(requests);
+    assert_eq!(statuses, [StatusCode::BAD_REQUEST, StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND]);
+    let counted = |status, code| {
+        value(
+            &metrics,
+            "completeness_problems_total",
+            &[("route", "/upstream/{code}"), ("status", status), ("code", code)],
+        )
+    };
+    assert_eq!((counted("400", "OTHER"), counted("404", "NOT_FOUND")), (2.0, 1.0), "{metrics}");
+    assert!(!metrics.contains("SHARD_7_DOWN"), "{metrics}");
+    let codes: Vec<String> = capture.of_kind("problem").iter().map(|event| event.field("code").to_owned()).collect();
+    assert_eq!(codes, ["SHARD_7_DOWN", "SHARD_8_DOWN", "NOT_FOUND"]);
 }
 
 /// A handler that pushes a reason after its page's cursor is signed, without

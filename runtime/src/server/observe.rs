@@ -83,7 +83,7 @@
 //! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
 //! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
-//! | `completeness_problems_total` | `route`, `status`, `code` | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
+//! | `completeness_problems_total` | `route`, `status`, `code` (a service's own: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
 //!
 //! A reason or warning `code` label is the code when it is a standard one or one the route's
 //! handler declares, and `OTHER` for any other (codes relayed from an upstream's answers are
@@ -419,16 +419,20 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
 /// Emits the event and the count of one problem answered. A strict refusal has its own event
 /// and count, written where the answer it refused is known; any other problem (an outage's 503,
 /// a bad request) counts in [`PROBLEMS_TOTAL`], so that answers which carried no data show in
-/// the metrics as well as in the log. Its `code` label is the code as answered: the service's
-/// own codes are its choice, and a bounded set.
+/// the metrics as well as in the log. Its `code` label is a standard code as answered, and
+/// `OTHER` for any other (a service's own, or one relayed from an upstream's problems, which
+/// is not bounded); the event names the code itself.
 fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
     let code = refusal.code.as_str();
     let Some(refused) = refusal.refused else {
         if refusal.code != ProblemCode::CompleteResultUnavailable {
             tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
             #[cfg(feature = "metrics")]
-            metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code.to_owned())
-                .increment(1);
+            {
+                let known = !matches!(refusal.code, ProblemCode::Other(_));
+                metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code_label(code, known))
+                    .increment(1);
+            }
         }
         return;
     };
