@@ -218,7 +218,7 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
         assert!(status.starts_with("HTTP/1.1 400 "), "{target} {host}: {status}");
         assert!(answer.contains(r#""code":"INVALID_REQUEST""#) && answer.contains("another host"), "{answer}");
     }
-    for (target, host) in [("http://LOCALHOST", "localhost"), ("http://localhost:80", "localhost")] {
+    for (target, host) in [("http://LOCALHOST", "localhost"), ("http://localhost:80", "localhost"), ("https://localhost", "localhost:443")] {
         let (status, answer) = h.raw(&absolute(target, host)).await;
         assert!(status.starts_with("HTTP/1.1 200 "), "{target} {host}: {status} {answer}");
     }

@@ -166,11 +166,12 @@ fn host_is_wrong(request: &Request) -> Option<&'static str> {
             match authority {
                 Some(authority) if !authority.host().is_empty() && !authority.as_str().contains('@') => {
                     let target = request.uri().authority();
-                    let port = |authority: &Authority| authority.port_u16().unwrap_or(80);
+                    // A port left out is the default port of the target's scheme, in both.
+                    let default = if request.uri().scheme_str() == Some("https") { 443 } else { 80 };
                     match target {
                         Some(target)
                             if !target.host().eq_ignore_ascii_case(authority.host())
-                                || port(target) != port(&authority) =>
+                                || target.port_u16().unwrap_or(default) != authority.port_u16().unwrap_or(default) =>
                         {
                             Some(
                                 "Its target names another host than its `Host` field; send the path alone, or \
