@@ -236,7 +236,10 @@ impl ApprovalRequest {
             options.push(RecoveryOption::LimitToReturnedIds { ids });
         }
         options.push(RecoveryOption::Abandon);
-        // The first option is the step `decide` takes (its order of recoveries).
+        // For an incomplete answer the first option is the step `decide` takes (its order of
+        // recoveries). A complete one's options (to read again) say why it cannot stand for the
+        // inventory whatever `decide` allows: a page reached with a cursor may back a change
+        // (`decide`'s rule 5) but not a person's belief that it is the whole scope.
         options.sort_by_key(RecoveryOption::rank);
         ApprovalRequest {
             action: action.into(),
