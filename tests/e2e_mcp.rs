@@ -1431,5 +1431,22 @@ async fn a_request_id_in_flight_in_a_session_is_refused_and_the_first_request_ke
     // Answered, the id is free again.
     let again = message(&post(Some(&session), ping).await.unwrap().text().await.unwrap());
     assert_eq!((again["id"].clone(), again["result"].clone()), (json!(7), json!({})), "{again}");
+
     h.running.stop().await.unwrap();
+}
+
+/// A session has at most so many requests in flight or given up on lately: past them a new one
+/// is refused, so that a client that sends requests and goes away from each cannot fill the
+/// server's memory. Another session is not held back by it.
+#[test]
+fn a_session_has_a_bounded_number_of_requests_in_flight() {
+    use e2e_support::service::mcp::{InFlight, MAX_IDS_PER_SESSION, Taken};
+    let in_flight = InFlight::default();
+    let key = |session: &str, id: u64| (session.to_owned(), id);
+    for id in 0..MAX_IDS_PER_SESSION as u64 {
+        assert!(in_flight.take(&key("s", id)).is_ok());
+    }
+    assert!(matches!(in_flight.take(&key("s", 3)), Err(Taken::InUse)));
+    assert!(matches!(in_flight.take(&key("s", 100_000)), Err(Taken::Full)));
+    assert!(in_flight.take(&key("t", 3)).is_ok(), "another session is not held back");
 }

@@ -42,6 +42,7 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::{Body, HttpBody};
@@ -655,35 +656,66 @@ fn unfit_tool_call(message: &Head<'_>) -> Option<Response> {
 #[derive(Debug, Clone)]
 struct RequestId(Value);
 
-/// The requests in flight in each MCP session: (session id, the JSON text of the request's `id`).
+/// The requests in flight in each MCP session, by session id and a hash of the JSON text of the
+/// request's `id` (an `id` may be long): `None` while its answer is on its way, `Some(until)`
+/// for one whose client went away without it, held until then.
 #[derive(Debug, Clone, Default)]
-struct InFlight(Arc<Mutex<std::collections::HashSet<(String, String)>>>);
+pub struct InFlight(Arc<Mutex<HashMap<IdKey, Option<Instant>>>>);
+
+/// A request of a session: the session id and the hash of the request's `id`.
+type IdKey = (String, u64);
 
 /// How long the `id` of a request whose answer was not sent whole (the client went away, or
 /// gave up on it) stays in use: rmcp may still be running it, and would give its answer to a
-/// request sent again with that `id`, until it gives up itself (five minutes).
-const ABANDONED_ID_HOLD: std::time::Duration = std::time::Duration::from_secs(300);
+/// request sent again with that `id`. Five minutes: longer than any tool runs (every store
+/// operation is bounded well within it), and rmcp's own idle limit for a session.
+const ABANDONED_ID_HOLD: Duration = Duration::from_secs(300);
 
-/// Holds one request's place in [`InFlight`] until it is dropped: at once when its answer was
-/// sent whole (`answered`), else [`ABANDONED_ID_HOLD`] later.
+/// The most requests one session may have in flight or held ([`ABANDONED_ID_HOLD`]) at once: a
+/// client that sends requests and goes away from each may not fill the server's memory.
+pub const MAX_IDS_PER_SESSION: usize = 256;
+
+/// Why a request's `id` cannot be taken.
+#[derive(Debug)]
+pub enum Taken {
+    /// A request of the session with this `id` is in flight, or was given up on lately.
+    InUse,
+    /// The session has [`MAX_IDS_PER_SESSION`] requests in flight or held.
+    Full,
+}
+
+impl InFlight {
+    /// Takes `key` for a request, forgetting the holds that have run out.
+    pub fn take(&self, key: &IdKey) -> Result<(), Taken> {
+        let now = Instant::now();
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        held.retain(|_, until| until.is_none_or(|until| until > now));
+        if held.contains_key(key) {
+            return Err(Taken::InUse);
+        }
+        if held.keys().filter(|(session, _)| *session == key.0).count() >= MAX_IDS_PER_SESSION {
+            return Err(Taken::Full);
+        }
+        held.insert(key.clone(), None);
+        Ok(())
+    }
+}
+
+/// Holds one request's place in [`InFlight`] until it is dropped: released then when its
+/// answer was sent whole (`answered`), else held for [`ABANDONED_ID_HOLD`].
 struct Claimed {
     in_flight: InFlight,
-    key: (String, String),
+    key: IdKey,
     answered: bool,
 }
 
 impl Drop for Claimed {
     fn drop(&mut self) {
-        let (in_flight, key) = (self.in_flight.clone(), std::mem::take(&mut self.key));
-        let release = move || {
-            in_flight.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) if !self.answered => drop(runtime.spawn(async move {
-                tokio::time::sleep(ABANDONED_ID_HOLD).await;
-                release();
-            })),
-            _ => release(),
+        let mut held = self.in_flight.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.answered {
+            held.remove(&self.key);
+        } else {
+            held.insert(std::mem::take(&mut self.key), Some(Instant::now() + ABANDONED_ID_HOLD));
         }
     }
 }
@@ -691,27 +723,38 @@ impl Drop for Claimed {
 /// In a session, rmcp matches answers to requests by `id`: a request sent while another of the
 /// same session with the same `id` is still in flight (a client's mistake) takes the first
 /// one's answer, and the first request, an archive perhaps, never learns whether it was carried
-/// out (its event stream stays open until rmcp gives up on it, five minutes later). Such a
-/// request is refused before rmcp sees it, with the JSON-RPC error `-32600` (invalid request)
-/// and its `id`, and nothing runs; the first is answered as usual. A request counts as in
-/// flight until its answer was sent whole, or for [`ABANDONED_ID_HOLD`] after its client went
-/// away without it. Outside a session (the current protocol) each request has an answer of its
-/// own, and passes.
+/// out (its event stream stays open until rmcp gives up on it). Such a request is refused
+/// before rmcp sees it, with the JSON-RPC error `-32600` (invalid request) and its `id`, and
+/// nothing runs; the first is answered as usual. A request counts as in flight until its answer
+/// was sent whole, or for [`ABANDONED_ID_HOLD`] after its client went away without it; past
+/// [`MAX_IDS_PER_SESSION`] such requests in one session, a new one is refused the same way.
+/// Outside a session (the current protocol) each request has an answer of its own, and passes.
 async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request, next: Next) -> Response {
     let session = request.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
     let (Some(session), Some(RequestId(id))) = (session, request.extensions().get::<RequestId>()) else {
         return next.run(request).await;
     };
-    let key = (session.to_owned(), id.to_string());
-    let claimed = in_flight.0.lock().unwrap_or_else(PoisonError::into_inner).insert(key.clone());
-    if !claimed {
+    let key = (session.to_owned(), {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        BuildHasherDefault::<DefaultHasher>::default().hash_one(id.to_string())
+    });
+    if let Err(taken) = in_flight.take(&key) {
+        let message = match taken {
+            Taken::InUse => {
+                "a request with this `id` is still in flight in this session: give each request of a session an \
+                 `id` of its own; this one was not run"
+            }
+            Taken::Full => {
+                "this session has too many requests in flight, or given up on within five minutes: wait for their \
+                 answers, or open another session; this one was not run"
+            }
+        };
         let error = json!({
             "jsonrpc": "2.0",
             "id": id,
             "error": {
                 "code": ErrorCode::INVALID_REQUEST.0,
-                "message": "a request with this `id` is still in flight in this session: give each request of a \
-                            session an `id` of its own; this one was not run",
+                "message": message,
                 "data": {"code": ProblemCode::InvalidRequest.as_str()},
             },
         });
