@@ -193,8 +193,9 @@ async fn commit(tx: deadpool_postgres::Transaction<'_>) -> Result<(), StoreError
 }
 
 /// Checks, in `tx`, that the database is the one its snapshots were numbered in: its
-/// [`LIVE_IDENTITY`] against the one recorded in `meta` (recorded when absent: a database
-/// seeded now, or by a version that did not record it). When it is not (restored from a backup,
+/// [`LIVE_IDENTITY`] against the one recorded in `meta` (recorded when none is: a database
+/// seeded now, or by a version that recorded none; one that recorded only some keys is taken
+/// for another). When it is not (restored from a backup,
 /// copied, a standby promoted), this database takes its predecessor's place: its count of
 /// snapshots jumps past every name the predecessor may have given since the copy
 /// ([`successor_snapshot`]), and every snapshot before the jump is gone, so a cursor or evidence
@@ -226,18 +227,23 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
             .map(|key| rows.iter().find(|row| row.get::<_, &str>(0) == *key).and_then(|row| row.get(1)))
             .collect())
     };
-    let same = |recorded: &[Option<i64>]| recorded.iter().zip(&live).all(|(was, is)| was.is_none_or(|was| was == *is));
-    let whole = |recorded: &[Option<i64>]| recorded.iter().all(Option::is_some);
-    let first = recorded().await?;
-    if same(&first) && whole(&first) {
+    let same = |recorded: &[Option<i64>]| recorded.iter().zip(&live).all(|(was, is)| *was == Some(*is));
+    let none = |recorded: &[Option<i64>]| recorded.iter().all(Option::is_none);
+    if same(&recorded().await?) {
         return Ok(None);
     }
     let current = PgStore::lock_current(tx).await?;
     let recorded = recorded().await?;
     let record = "INSERT INTO meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value";
-    // Nothing recorded differs: what is missing is recorded now.
     if same(&recorded) {
+        return Ok(None);
+    }
+    // A database seeded now, or by a version that recorded nothing: recorded now. One that
+    // recorded some keys but not all is taken as another (a restore of an older copy, whose
+    // `meta` lacks the keys added since, looks so): a jump too many is a restart of the
+    // traversals in progress, a jump too few reuses names.
+    if none(&recorded) {
         tx.execute(record, &[&keys, &live]).await.map_err(pg)?;
         return Ok(None);
     }
