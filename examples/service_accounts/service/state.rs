@@ -104,12 +104,15 @@ impl Service {
     /// Rebuilds the lagging `audit` index from the current accounts, and every write-through
     /// copy that missed a write (one made through another replica sharing the database, or
     /// before a database took another's place, which moves the count up). A copy ahead of the
-    /// snapshot read here took a write made since, and is kept: a search says a copy that is not
-    /// at the current snapshot may miss a write either way.
+    /// snapshot read here took a write made since, and is kept, unless the count is still below
+    /// it when read again: then the count went back (a database put back in a way nothing told,
+    /// a disk snapshot rolled back), and the copy is of another state.
     pub async fn refresh_sources(&self) -> Result<(), StoreError> {
         let (snapshot, accounts) = self.store.current_accounts().await?;
         for source in &self.sources {
-            if !source.writes_through() || source.index_state().observed < snapshot {
+            let observed = source.index_state().observed;
+            let went_back = observed > snapshot && self.store.current_snapshot().await? < observed;
+            if !source.writes_through() || observed < snapshot || went_back {
                 source.reindex(snapshot, &accounts);
             }
         }
