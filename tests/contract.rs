@@ -720,3 +720,25 @@ fn a_scope_names_how_it_differs_from_the_query_asked() {
         )
     );
 }
+
+/// `page.resumed` is a boolean a server always writes (the schemas require it); a page of an
+/// older server leaves it out, read as `None`, and `null` is no boolean: refused.
+#[test]
+fn page_resumed_is_a_required_boolean_an_older_server_leaves_out() {
+    let page = json!({"returned": 0, "requested_size": null, "applied_size": 10, "ordering": "id ascending",
+                      "snapshot": null, "cursor": null});
+    let older: completeness::PageInfo = serde_json::from_value(page.clone()).unwrap();
+    assert_eq!(older.resumed, None);
+    assert!(serde_json::to_value(&older).unwrap().get("resumed").is_none(), "not said, not written");
+    for (resumed, read) in [(json!(true), Some(true)), (json!(false), Some(false))] {
+        let mut said = page.clone();
+        said["resumed"] = resumed;
+        assert_eq!(serde_json::from_value::<completeness::PageInfo>(said).unwrap().resumed, read);
+    }
+    let mut null = page;
+    null["resumed"] = Value::Null;
+    assert!(serde_json::from_value::<completeness::PageInfo>(null).is_err(), "null is no boolean");
+    let schema = serde_json::to_value(schemars::schema_for!(completeness::PageInfo)).unwrap();
+    assert!(schema["required"].as_array().unwrap().contains(&json!("resumed")), "{schema}");
+    assert_eq!(schema["properties"]["resumed"]["type"], "boolean", "{schema}");
+}

@@ -87,7 +87,8 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
 
 /// The one-line verdict on one page of a traversal (a response with `page`). A complete first
 /// page is the whole result, and has [`verdict`]'s; a complete page reached with a cursor
-/// (`page.resumed`), or one whose page facts are missing, is the last of its traversal: it
+/// (`page.resumed`), or one whose page facts are missing or do not say (an older server), is
+/// the last of its traversal: it
 /// speaks of what this page holds and says the traversal, with the pages before it, covers
 /// the scope.
 pub fn page_verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {

@@ -82,6 +82,7 @@ impl Scope {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(transform = resumed_is_required))]
 pub struct PageInfo {
     /// Items on this page.
     pub returned: u64,
@@ -108,9 +109,9 @@ pub struct PageInfo {
     /// with the pages before it, so even a complete one is no evidence of absence by itself
     /// (contract §8); `Some(false)` on a first page. `None` when the server did not say (one
     /// older than the member): such a page cannot be told from either. A server always sends it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "boolean", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = bool, required = true))]
-    #[cfg_attr(feature = "json-schema", schemars(with = "bool", required))]
+    #[cfg_attr(feature = "json-schema", schemars(with = "bool"))]
     pub resumed: Option<bool>,
 }
 
@@ -148,6 +149,24 @@ pub enum CursorBinding {
 /// missing `Option` member as `null`, and a page without it as one that said it.
 pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
     Option::deserialize(deserializer)
+}
+
+/// A member a server always writes as a boolean and an older one leaves out (`page.resumed`):
+/// absent is `None` (by `#[serde(default)]`), `null` is no boolean, and refused.
+fn boolean<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
+    bool::deserialize(deserializer).map(Some)
+}
+
+/// The JSON Schema of [`PageInfo`] requires `resumed`, as a server writes it: schemars leaves a
+/// member that is skipped when `None` out of `required`.
+#[cfg(feature = "json-schema")]
+fn resumed_is_required(schema: &mut schemars::Schema) {
+    let required = schema.ensure_object().entry("required").or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    if let Some(required) = required.as_array_mut()
+        && !required.iter().any(|name| name == "resumed")
+    {
+        required.push("resumed".into());
+    }
 }
 
 /// An RFC 3339 time, as `expires_at` is (§2.5).
