@@ -63,12 +63,12 @@ async fn hits() -> Hits {
     Hits { hits: vec!["a".into()], sources: vec!["directory".into()], completeness }
 }
 
-/// A gateway's answer: an upstream page relayed as it came, with the upstream's own codes.
 /// A problem relayed from an upstream, with whatever code it had.
 async fn upstream(axum::extract::Path(code): axum::extract::Path<String>) -> Result<Envelope<String>, Problem> {
     Err(Problem::new(ProblemCode::parse(&code), "the upstream refused"))
 }
 
+/// A gateway's answer: an upstream page relayed as it came, with the upstream's own codes.
 async fn relayed(axum::extract::Path(shard): axum::extract::Path<u32>) -> Envelope<String> {
     let code = format!("SHARD_{shard}_DOWN");
     let upstream = Envelope::<String>::complete(vec![], Scope::new("hits", "all"));

@@ -429,7 +429,8 @@ fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status
             tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
             #[cfg(feature = "metrics")]
             {
-                let known = !matches!(refusal.code, ProblemCode::Other(_));
+                // Read by its text: a standard code built as `Other` is still known.
+                let known = !matches!(ProblemCode::parse(code), ProblemCode::Other(_));
                 metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code_label(code, known))
                     .increment(1);
             }
