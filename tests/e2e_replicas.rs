@@ -431,3 +431,24 @@ async fn a_database_loaded_again_under_a_running_replica_refuses_the_cursors_iss
     assert_eq!(again.status, 200, "{}", again.body);
     assert_ne!(again.body["page"]["snapshot"], first.body["page"]["snapshot"]);
 }
+
+/// A database whose `meta` records some of the identity's keys but not all (a copy restored from
+/// before a key was added) is taken for another, and takes its predecessor's place: the names
+/// it gave may be reused, so the cursors issued before are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_recorded_part_of_its_identity_is_taken_for_another() {
+    let db = postgres_support::fresh_database().await;
+    let node = replicas(&db, &[K1], &[]).await;
+    let first = get(&node[0].url, "/service-accounts?page_size=5").await;
+    let cursor = encode(first.body["next_cursor"].as_str().unwrap());
+    drop(node);
+    let (admin, connection) = tokio_postgres::connect(&db, tokio_postgres::NoTls).await.expect("PostgreSQL answers");
+    let connection = tokio::spawn(connection);
+    admin.batch_execute("DELETE FROM meta WHERE key = 'meta_oid'").await.expect("a key is forgotten");
+    drop(admin);
+    let _ = connection.await;
+    let node = replicas(&db, &[K1], &[]).await;
+    get(&node[0].url, &format!("/service-accounts?page_size=5&cursor={cursor}"))
+        .await
+        .assert_problem(410, "CURSOR_EXPIRED");
+}
