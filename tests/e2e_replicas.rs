@@ -342,20 +342,25 @@ async fn a_replica_whose_retention_differs_warns_in_its_log() {
 async fn copy_of(url: &str) -> String {
     let (base, original) = url.rsplit_once('/').unwrap();
     let copy = format!("{original}_restored");
-    let (admin, connection) = tokio_postgres::connect(postgres_support::server_url(), tokio_postgres::NoTls)
-        .await
-        .expect("PostgreSQL answers");
-    let connection = tokio::spawn(connection);
     let mut tries = 0;
     // A stopped replica's sessions end a moment after it does.
-    while let Err(error) = admin.batch_execute(&format!("CREATE DATABASE {copy} TEMPLATE {original}")).await {
+    let create = format!("CREATE DATABASE {copy} TEMPLATE {original}");
+    while let Err(error) = execute(postgres_support::server_url(), &create).await {
         tries += 1;
         assert!(tries < 200, "the database cannot be copied: {error}");
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
+    format!("{base}/{copy}")
+}
+
+/// Runs `statements` on the database at `url`, on a connection of its own, as an operator would.
+async fn execute(url: &str, statements: &str) -> Result<(), tokio_postgres::Error> {
+    let (admin, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("PostgreSQL answers");
+    let connection = tokio::spawn(connection);
+    let done = admin.batch_execute(statements).await;
     drop(admin);
     let _ = connection.await;
-    format!("{base}/{copy}")
+    done
 }
 
 /// A database restored from a backup takes its predecessor's place (contract §2.5): the
@@ -408,17 +413,9 @@ async fn a_database_loaded_again_under_a_running_replica_refuses_the_cursors_iss
     let node = replicas(&db, &[K1], &[]).await;
     let first = get(&node[0].url, "/service-accounts?page_size=5").await;
     let cursor = encode(first.body["next_cursor"].as_str().unwrap());
-    let (admin, connection) = tokio_postgres::connect(&db, tokio_postgres::NoTls).await.expect("PostgreSQL answers");
-    let connection = tokio::spawn(connection);
-    admin
-        .batch_execute(
-            "BEGIN; CREATE TABLE meta_loaded AS SELECT * FROM meta; DROP TABLE meta; \
-             ALTER TABLE meta_loaded RENAME TO meta; ALTER TABLE meta ADD PRIMARY KEY (key); COMMIT;",
-        )
-        .await
-        .expect("meta is loaded again");
-    drop(admin);
-    let _ = connection.await;
+    let reload = "BEGIN; CREATE TABLE meta_loaded AS SELECT * FROM meta; DROP TABLE meta; \
+                  ALTER TABLE meta_loaded RENAME TO meta; ALTER TABLE meta ADD PRIMARY KEY (key); COMMIT;";
+    execute(&db, reload).await.expect("meta is loaded again");
     let next = format!("/service-accounts?page_size=5&cursor={cursor}");
     let mut tries = 0;
     while get(&node[0].url, &next).await.status != 410 {
@@ -442,11 +439,7 @@ async fn a_database_that_recorded_part_of_its_identity_is_taken_for_another() {
     let first = get(&node[0].url, "/service-accounts?page_size=5").await;
     let cursor = encode(first.body["next_cursor"].as_str().unwrap());
     drop(node);
-    let (admin, connection) = tokio_postgres::connect(&db, tokio_postgres::NoTls).await.expect("PostgreSQL answers");
-    let connection = tokio::spawn(connection);
-    admin.batch_execute("DELETE FROM meta WHERE key = 'meta_oid'").await.expect("a key is forgotten");
-    drop(admin);
-    let _ = connection.await;
+    execute(&db, "DELETE FROM meta WHERE key = 'meta_oid'").await.expect("a key is forgotten");
     let node = replicas(&db, &[K1], &[]).await;
     get(&node[0].url, &format!("/service-accounts?page_size=5&cursor={cursor}"))
         .await
