@@ -144,18 +144,7 @@ async fn a_libpq_connection_string_exits_2_and_creates_nothing() {
     let dir = std::env::temp_dir().join(format!("service-accounts-libpq-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = "host=127.0.0.1 port=1 user=postgres password=S3cretPW dbname=inventory";
-    let child = tokio::process::Command::new(built_example::binary("service_accounts"))
-        .args(["--db", db, "--addr", "127.0.0.1:0"])
-        .current_dir(&dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
-    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
-        .await
-        .expect("the example did not exit within 30 s")
-        .unwrap();
+    let output = run_example(&["--db", db, "--addr", "127.0.0.1:0"], &[], Some(&dir)).await;
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
     assert!(stderr.starts_with("error: --db: a libpq key=value connection string (host=...)"), "{stderr}");
@@ -204,20 +193,29 @@ fn a_keys_file_is_read_with_the_flags() {
 /// Runs the built example with `args` and `env` (and no key ring from the test's own
 /// environment); it must exit within 30 seconds. Returns its exit code and standard error.
 async fn exit_of(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
-    let child = tokio::process::Command::new(built_example::binary("service_accounts"))
+    let output = run_example(args, env, None).await;
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// Runs the built example with `args` and `env` (and no key ring from the test's own
+/// environment), in `dir` when given; it must exit within 30 seconds. Returns what it wrote.
+async fn run_example(args: &[&str], env: &[(&str, &str)], dir: Option<&std::path::Path>) -> std::process::Output {
+    let mut command = tokio::process::Command::new(built_example::binary("service_accounts"));
+    command
         .args(args)
         .env_remove(e2e_support::service::state::KEYS_VARIABLE)
         .envs(env.iter().copied())
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
-    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .kill_on_drop(true);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let child = command.spawn().expect("the example starts");
+    tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
         .await
         .unwrap_or_else(|_| panic!("the example did not exit within 30 s: {args:?}"))
-        .unwrap();
-    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+        .unwrap()
 }
 
 /// An argument that is not UTF-8 is a flag error (exit 2) that says which one, not a panic;
