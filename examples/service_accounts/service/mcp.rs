@@ -749,16 +749,8 @@ async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request,
                  answers, or open another session; this one was not run"
             }
         };
-        let error = json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": {
-                "code": ErrorCode::INVALID_REQUEST.0,
-                "message": message,
-                "data": {"code": ProblemCode::InvalidRequest.as_str()},
-            },
-        });
-        return json_rpc(&error);
+        let data = json!({"code": ProblemCode::InvalidRequest.as_str()});
+        return json_rpc_error(id, ErrorCode::INVALID_REQUEST, message.to_owned(), data);
     }
     let mut claimed = Some(Claimed { in_flight, key, answered: false });
     let (parts, body) = next.run(request).await.into_parts();
@@ -773,20 +765,20 @@ async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request,
     Response::from_parts(parts, Body::from_stream(body.into_data_stream().chain(sent)))
 }
 
-/// A JSON-RPC message as the answer to a `POST`: `200`, `application/json`.
-fn json_rpc(message: &Value) -> Response {
-    (StatusCode::OK, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], message.to_string())
-        .into_response()
+/// The JSON-RPC error `code` answering the request `id`, as the answer to its `POST`: `200`,
+/// `application/json`.
+fn json_rpc_error(id: &Value, code: ErrorCode, message: String, data: Value) -> Response {
+    let error = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code.0, "message": message, "data": data},
+    });
+    (StatusCode::OK, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], error.to_string()).into_response()
 }
 
 /// The JSON-RPC error `-32602` (invalid params) answering the request `id`.
 fn invalid_params(id: &Value, message: String, data: Value) -> Response {
-    let error = json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": ErrorCode::INVALID_PARAMS.0, "message": message, "data": data},
-    });
-    json_rpc(&error)
+    json_rpc_error(id, ErrorCode::INVALID_PARAMS, message, data)
 }
 
 /// At most 64 characters of a name the client chose, for a message.
