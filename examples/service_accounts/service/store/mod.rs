@@ -181,7 +181,7 @@ fn check_postgres_url(url: &str) -> Result<(), String> {
     const FORM: &str = "give postgres://user@host:port/db";
     let config: tokio_postgres::Config = url.parse().map_err(|error: tokio_postgres::Error| {
         if let Some(mode) = query_value(url, "sslmode")
-            && !matches!(mode, "disable" | "prefer" | "require")
+            && !matches!(mode.as_str(), "disable" | "prefer" | "require")
         {
             return without_tls(&format!("sslmode={mode}"), "sslmode=disable or prefer");
         }
@@ -215,13 +215,10 @@ fn without_tls(setting: &str, instead: &str) -> String {
     )
 }
 
-/// The value of the last `key=value` of the URL's query that names `key`, as written.
-fn query_value<'a>(url: &'a str, key: &str) -> Option<&'a str> {
+/// The value of the last `key=value` of the URL's query that names `key`.
+fn query_value(url: &str, key: &str) -> Option<String> {
     let (_, query) = url.split_once('?')?;
-    query
-        .split('&')
-        .rev()
-        .find_map(|pair| pair.split_once('=').filter(|(name, _)| *name == key).map(|(_, value)| value))
+    form_urlencoded::parse(query.as_bytes()).filter(|(name, _)| name == key).last().map(|(_, value)| value.into_owned())
 }
 
 impl std::fmt::Display for Location {
