@@ -37,7 +37,7 @@ enum Plan {
 impl Schedule {
     /// No fault, unless a request names one in the header.
     pub fn header_only() -> Schedule {
-        Schedule { plan: Plan::HeaderOnly, weights: Vec::new(), emptied: false }
+        Schedule::of(Plan::HeaderOnly)
     }
 
     /// Each request is faulted with `probability` (clamped to 0..=1), the fault drawn among
@@ -46,7 +46,7 @@ impl Schedule {
     pub fn seeded(seed: u64, probability: f64) -> Schedule {
         // `-0.0` is zero too, and prints as `0`.
         let probability = if probability.is_nan() { 0.0 } else { probability.clamp(0.0, 1.0) + 0.0 };
-        Schedule { plan: Plan::Seeded { seed, probability }, weights: Vec::new(), emptied: false }
+        Schedule::of(Plan::Seeded { seed, probability })
     }
 
     /// Request `n` gets the fault named at position `n` (`None`: no fault); requests past the
@@ -56,13 +56,17 @@ impl Schedule {
         I: IntoIterator<Item = Option<S>>,
         S: Into<String>,
     {
-        let plan = Plan::Sequence(faults.into_iter().map(|f| f.map(Into::into)).collect());
-        Schedule { plan, weights: Vec::new(), emptied: false }
+        Schedule::of(Plan::Sequence(faults.into_iter().map(|f| f.map(Into::into)).collect()))
     }
 
     /// Every request whose route offers the fault named `name` gets it.
     pub fn always(name: impl Into<String>) -> Schedule {
-        Schedule { plan: Plan::Always(name.into()), weights: Vec::new(), emptied: false }
+        Schedule::of(Plan::Always(name.into()))
+    }
+
+    /// The schedule of `plan`, with the default weights and its collections not emptied.
+    fn of(plan: Plan) -> Schedule {
+        Schedule { plan, weights: Vec::new(), emptied: false }
     }
 
     /// Sets the relative weight of the fault named `name` in a seeded draw (default 1; 0
