@@ -89,6 +89,17 @@ fn human_log() -> (impl tracing::Subscriber + Send + Sync, LogBuffer) {
     (subscriber, log)
 }
 
+/// An MCP request at the current protocol, as `north`, of `method`, whose body is `text` as written.
+fn mcp_text(h: &Harness, method: &str, text: &'static str) -> reqwest::RequestBuilder {
+    h.request(reqwest::Method::POST, "/mcp")
+        .bearer_auth("north")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", rmcp::model::ProtocolVersion::V_2026_07_28.to_string())
+        .header("mcp-method", method)
+        .body(text)
+}
+
 /// An MCP request, as `north`, for a method that does not exist, with the JSON-RPC `id` given:
 /// rmcp answers it with an error, and logs the id as sent.
 async fn unknown_method_with_id(h: &Harness, id: &str) {
@@ -267,15 +278,19 @@ async fn a_refused_partial_answer_is_no_server_failure_in_the_log() {
 /// large: the service observes its router once more, around them) as much as a handler's own
 /// (a bad page size, observed by its route's layer and not again), and a tool call over MCP
 /// whose arguments cannot be read, under the tool's name (an unknown tool, whose name is the
-/// client's, under `unmatched`, as a path no route matches).
+/// client's, under `unmatched`, as a path no route matches). Over MCP, that holds for every
+/// message refused as a JSON-RPC error, by the layers in front of rmcp or by the tools' handler:
+/// under the tool's name for a `tools/call`, `/mcp` for another method, `unmatched` for an
+/// unknown method; a refused cursor with its `cursor_refused` event instead.
 #[tokio::test]
 async fn every_refusal_has_one_problem_event_with_its_code() {
     use reqwest::Method;
     let (subscriber, lines) = human_log();
     let _log = tracing::subscriber::set_default(subscriber);
     let h = Harness::start(config(5)).await;
-    let events =
-        || lines.text().lines().filter(|line| line.contains(r#"event="problem""#)).map(str::to_owned).collect();
+    // A refused cursor has an event of its own, `cursor_refused`, as over REST.
+    let refusal = |line: &&str| line.contains(r#"event="problem""#) || line.contains(r#"event="cursor_refused""#);
+    let events = || lines.text().lines().filter(refusal).map(str::to_owned).collect();
     let too_large = vec![b'x'; e2e_support::service::refusals::MAX_BODY_BYTES + 1];
     let cases = [
         (
@@ -330,6 +345,48 @@ async fn every_refusal_has_one_problem_event_with_its_code() {
                 Some("no_such_tool"),
                 json!({"name": "no_such_tool", "arguments": {}}),
             ),
+            200,
+            r#"route="unmatched" method="MCP" code="INVALID_ARGUMENTS" status=400 credential="north""#,
+        ),
+        // Refused as JSON-RPC errors before rmcp reads them, by the layers in front of it.
+        (
+            h.mcp_request(
+                "north",
+                3,
+                "tools/call",
+                Some("list_service_accounts"),
+                json!({"name": "list_service_accounts", "arguments": null}),
+            ),
+            200,
+            r#"route="list_service_accounts" method="MCP" code="INVALID_ARGUMENTS" status=400 credential="north""#,
+        ),
+        (
+            h.mcp_request("north", 4, "tools/list", None, json!({"cursor": 5})),
+            200,
+            r#"event="cursor_refused" route="/mcp" method="MCP" code="INVALID_CURSOR" status=400 credential="north""#,
+        ),
+        (
+            mcp_text(
+                &h,
+                "tools/call",
+                r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count_service_accounts","arguments":{"owner":"none","owner":"any"}}}"#,
+            ),
+            200,
+            r#"route="count_service_accounts" method="MCP" code="INVALID_BODY" status=400 credential="north""#,
+        ),
+        // Refused by the tools' handler after rmcp read them.
+        (
+            h.mcp_request("north", 6, "tools/list", None, json!({"cursor": "page-2"})),
+            200,
+            r#"event="cursor_refused" route="/mcp" method="MCP" code="INVALID_CURSOR" status=400 credential="north""#,
+        ),
+        (
+            h.mcp_request("north", 7, "no/such/method", None, json!({})),
+            404,
+            r#"route="unmatched" method="MCP" code="NOT_FOUND" status=404 credential="north""#,
+        ),
+        (
+            h.mcp_request("north", 8, "tools/call", Some("list_service_accounts"), json!({"arguments": []})),
             200,
             r#"route="unmatched" method="MCP" code="INVALID_ARGUMENTS" status=400 credential="north""#,
         ),

@@ -729,6 +729,7 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert_eq!(answer.content_type, "application/json", "{answer:?}");
     assert_eq!(answer.body["id"], 7, "{answer:?}");
     assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
+    assert_eq!(answer.body["error"]["data"]["code"], "NOT_FOUND", "a stable code, as a REST route no one has: {answer:?}");
 
     // A call whose params do not fit the protocol (`arguments` is not an object) is an
     // invalid-params error: the method exists, its params are wrong.

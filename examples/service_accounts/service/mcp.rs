@@ -38,6 +38,10 @@
 //! 9. In a session, a request whose `id` is that of a request still in flight in the session
 //!    is refused with the JSON-RPC error `-32600`, and does not run: rmcp would give it the
 //!    first one's answer and leave the first without one.
+//! 10. Every refusal answered with a JSON-RPC error, by these layers or by the tools' handler,
+//!     is observed as a REST route's refusal is (its `problem` event and count, with the error's
+//!     `data.code`), under a bounded route ([`route_of`]) and the method `MCP`. An unknown method
+//!     is `-32601` with `data.code` `NOT_FOUND`.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -399,19 +403,22 @@ async fn members_given_once(request: Request, next: Next) -> Response {
         return refusals::refusal(StatusCode::PAYLOAD_TOO_LARGE).into_response();
     };
     if let Some(twice) = member_given_twice(&bytes) {
-        return refuse_twice(&bytes, &twice);
+        let message: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        let route = route_of(message.get("method").and_then(Value::as_str), &message["params"]["name"]);
+        return observed(refuse_twice(&message, &twice), &parts.extensions, route);
     }
     // No member is given twice from here on, so the message reads into a struct once.
     if let Ok(message) = serde_json::from_slice::<Head<'_>>(&bytes) {
+        let route = message.route();
         if let Some(refused) = unfit_id(&message)
             .or_else(|| unfit_initialize(&message))
             .or_else(|| unfit_tools_list(&message))
             .or_else(|| unfit_tool_call(&message))
         {
-            return refused;
+            return observed(refused, &parts.extensions, route);
         }
         if let (Some(id), Some(_)) = (message.answerable_id(), message.method()) {
-            parts.extensions.insert(RequestId(id.clone()));
+            parts.extensions.insert(RequestId { id: id.clone(), route });
         }
         if let Some(numbers) = argument_numbers(&message) {
             parts.extensions.insert(numbers);
@@ -447,6 +454,47 @@ impl Head<'_> {
     fn method(&self) -> Option<&str> {
         self.method.as_ref().and_then(Value::as_str)
     }
+
+    /// The route a refusal of this message is observed under ([`route_of`]).
+    fn route(&self) -> &'static str {
+        let name = self.params.and_then(|params| serde_json::from_str::<Value>(params.get()).ok());
+        route_of(self.method(), name.as_ref().map_or(&Value::Null, |params| &params["name"]))
+    }
+}
+
+/// The route a refusal of a message calling JSON-RPC `method` is observed under, with the
+/// method `MCP`: a `tools/call` under its tool's name (`name`), as the tool's own refusals are,
+/// or `unmatched` when it names no tool of this server; any other message under `/mcp`. Never
+/// a name the client chose: routes are metric labels, a bounded set.
+fn route_of(method: Option<&str>, name: &Value) -> &'static str {
+    if method != Some(CallToolRequestMethod::VALUE) {
+        return PATH;
+    }
+    TOOLS.into_iter().find(|tool| name.as_str() == Some(tool)).unwrap_or(UNMATCHED)
+}
+
+/// A refusal answered as a JSON-RPC error by the layers before rmcp, as the problem it stands
+/// for: [`json_rpc_error`] leaves it on the answer, for [`observed`]. (Answered `200`, such an
+/// answer is no problem response that the observe layer around the routes would see.)
+#[derive(Clone)]
+struct RpcRefusal(Problem);
+
+/// `response`, with the refusal it carries observed (its `problem` event and count) under
+/// `route` and method `MCP`, in the name of the credential that sent it. A problem response
+/// (`400`) is left to the observe layer around the routes.
+fn observed(mut response: Response, extensions: &axum::http::Extensions, route: &str) -> Response {
+    if let Some(RpcRefusal(problem)) = response.extensions_mut().remove() {
+        refused_call(extensions, route, &problem);
+    }
+    response
+}
+
+/// Observes `problem`, a refusal of a JSON-RPC message under `route` and method `MCP`, in the
+/// name of the credential the authentication put in `extensions`.
+fn refused_call(extensions: &axum::http::Extensions, route: &str, problem: &Problem) {
+    let caller = extensions.get::<Arc<Caller>>();
+    let entry = EntryPoint::new(route, "MCP");
+    caller.map_or(entry, |caller| entry.with_credential(&caller.name)).refused(problem);
 }
 
 /// An `id` rmcp reads: a string, or an integer that fits 64 signed bits. JSON-RPC allows any
@@ -586,9 +634,8 @@ impl<'de> Visitor<'de> for Walk<'_> {
 /// every MCP client, rmcp's included, reads as the call's error); otherwise, with no request to
 /// answer (a notification, a response, the message's own members given twice, its `id` among
 /// them), a 400 `INVALID_BODY` problem.
-fn refuse_twice(bytes: &[u8], twice: &Twice) -> Response {
+fn refuse_twice(message: &Value, twice: &Twice) -> Response {
     let member = shown(&twice.member);
-    let message: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
     let is_request = message.get("method").is_some_and(Value::is_string);
     let in_params =
         twice.within == "params" || twice.within.starts_with("params.") || twice.within.starts_with("params[");
@@ -652,9 +699,13 @@ fn unfit_tool_call(message: &Head<'_>) -> Option<Response> {
     Some(invalid_params(id, message.to_owned(), json!({"code": "INVALID_ARGUMENTS"})))
 }
 
-/// The `id` of a JSON-RPC request, as [`members_given_once`] read it, for [`one_request_per_id`].
+/// The `id` of a JSON-RPC request, as [`members_given_once`] read it, and the route its
+/// refusal is observed under ([`route_of`]), for [`one_request_per_id`].
 #[derive(Debug, Clone)]
-struct RequestId(Value);
+struct RequestId {
+    id: Value,
+    route: &'static str,
+}
 
 /// The requests in flight in each MCP session, by session id and a hash of the JSON text of the
 /// request's `id` (an `id` may be long): `None` while its answer is on its way, `Some(until)`
@@ -731,7 +782,7 @@ impl Drop for Claimed {
 /// Outside a session (the current protocol) each request has an answer of its own, and passes.
 async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request, next: Next) -> Response {
     let session = request.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
-    let (Some(session), Some(RequestId(id))) = (session, request.extensions().get::<RequestId>()) else {
+    let (Some(session), Some(RequestId { id, route })) = (session, request.extensions().get::<RequestId>()) else {
         return next.run(request).await;
     };
     let key = (session.to_owned(), {
@@ -750,7 +801,8 @@ async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request,
             }
         };
         let data = json!({"code": ProblemCode::InvalidRequest.as_str()});
-        return json_rpc_error(id, ErrorCode::INVALID_REQUEST, message.to_owned(), data);
+        let refused = json_rpc_error(id, ErrorCode::INVALID_REQUEST, message.to_owned(), data);
+        return observed(refused, request.extensions(), route);
     }
     let mut claimed = Some(Claimed { in_flight, key, answered: false });
     let (parts, body) = next.run(request).await.into_parts();
@@ -766,14 +818,20 @@ async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request,
 }
 
 /// The JSON-RPC error `code` answering the request `id`, as the answer to its `POST`: `200`,
-/// `application/json`.
+/// `application/json`. `data.code` is the stable code of the refusal, which the answer carries
+/// as an [`RpcRefusal`] too, to be observed.
 fn json_rpc_error(id: &Value, code: ErrorCode, message: String, data: Value) -> Response {
+    let problem = Problem::new(ProblemCode::parse(data["code"].as_str().unwrap_or_default()), message.clone());
     let error = json!({
         "jsonrpc": "2.0",
         "id": id,
         "error": {"code": code.0, "message": message, "data": data},
     });
-    (StatusCode::OK, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], error.to_string()).into_response()
+    let mut response =
+        (StatusCode::OK, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], error.to_string())
+            .into_response();
+    response.extensions_mut().insert(RpcRefusal(problem));
+    response
 }
 
 /// The JSON-RPC error `-32602` (invalid params) answering the request `id`.
@@ -972,13 +1030,17 @@ impl ServerHandler for InventoryTools {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         if request.is_some_and(|request| request.cursor.is_some()) {
-            return Err(ErrorData::invalid_params(
-                "invalid `cursor`: every tool is listed on the first page, which names no next one; \
-                 call tools/list without a cursor",
-                Some(json!({"code": ProblemCode::InvalidCursor.as_str()})),
+            return Err(refused_by_handler(
+                &context,
+                PATH,
+                ErrorData::invalid_params(
+                    "invalid `cursor`: every tool is listed on the first page, which names no next one; \
+                     call tools/list without a cursor",
+                    Some(json!({"code": ProblemCode::InvalidCursor.as_str()})),
+                ),
             ));
         }
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
@@ -1016,17 +1078,19 @@ impl ServerHandler for InventoryTools {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let unfit = match request.method.as_str() {
             CallToolRequestMethod::VALUE => request.params_as::<CallToolRequestParams>().map(|read| read.is_some()),
             ListToolsRequestMethod::VALUE => request.params_as::<PaginatedRequestParams>().map(|read| read.is_some()),
             method => {
-                return Err(ErrorData::new(
+                // As a REST request no route matched: `NOT_FOUND`, under `unmatched`.
+                let error = ErrorData::new(
                     ErrorCode::METHOD_NOT_FOUND,
                     format!("unknown method `{}`", shown(method)),
-                    None,
-                ));
+                    Some(json!({"code": ProblemCode::NotFound.as_str()})),
+                );
+                return Err(refused_by_handler(&context, UNMATCHED, error));
             }
         };
         let reason = match unfit {
@@ -1036,11 +1100,23 @@ impl ServerHandler for InventoryTools {
             // twice is refused before, by `members_given_once`).
             Ok(true) => "they could not be read as sent".to_owned(),
         };
-        Err(unfit_arguments(
+        let route = route_of(Some(&request.method), request.params.as_ref().map_or(&Value::Null, |p| &p["name"]));
+        let error = unfit_arguments(
             format!("the params of `{}` do not fit the protocol's schema: {reason}", request.method),
             None,
-        ))
+        );
+        Err(refused_by_handler(&context, route, error))
     }
+}
+
+/// `error`, a refusal by this handler of a message rmcp read, observed under `route` and
+/// method `MCP` with the stable code of its `data`, in the name of the request's credential.
+fn refused_by_handler(context: &RequestContext<RoleServer>, route: &str, error: ErrorData) -> ErrorData {
+    if let Some(parts) = context.extensions.get::<Parts>() {
+        let code = error.data.as_ref().and_then(|data| data["code"].as_str()).unwrap_or_default();
+        refused_call(&parts.extensions, route, &Problem::new(ProblemCode::parse(code), error.message.to_string()));
+    }
+    error
 }
 
 /// serde's message without the value it quotes: `invalid type: string "…", expected a map`
@@ -1063,6 +1139,8 @@ const SEARCH: &str = "search_service_accounts";
 const COUNT: &str = "count_service_accounts";
 const GET: &str = "get_service_account";
 const ARCHIVE: &str = "archive_service_accounts";
+/// Every tool's name.
+const TOOLS: [&str; 5] = [LIST, SEARCH, COUNT, GET, ARCHIVE];
 
 /// The inventory filters of `list` and `count`, as the REST query reads them.
 fn inventory_query(owner: &Option<String>, tenant: &Option<String>) -> Result<InventoryQuery, Problem> {
