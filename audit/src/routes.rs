@@ -428,6 +428,8 @@ impl<'i, 's> Eval<'i, 's> {
                 value
             }
             Expr::ForLoop(l) => {
+                // `for part in [Router::new().route(..), ..]`: routers iterated over are served.
+                self.eval_free(&l.expr, frame);
                 self.eval_block(&l.body, frame);
                 Value::Other
             }
@@ -439,9 +441,26 @@ impl<'i, 's> Eval<'i, 's> {
                 self.eval_block(&l.body, frame);
                 Value::Other
             }
+            // A router built inside a tuple, an array or a struct literal is held to be served
+            // (`App { router: Router::new().route(..) }`), so it is a root rather than lost.
             Expr::Tuple(t) => {
                 for e in &t.elems {
                     self.eval_free(e, frame);
+                }
+                Value::Other
+            }
+            Expr::Array(a) => {
+                for e in &a.elems {
+                    self.eval_free(e, frame);
+                }
+                Value::Other
+            }
+            Expr::Struct(s) => {
+                for field in &s.fields {
+                    self.eval_free(&field.expr, frame);
+                }
+                if let Some(rest) = &s.rest {
+                    self.eval_free(rest, frame);
                 }
                 Value::Other
             }
