@@ -677,11 +677,12 @@ impl<'i, 's> Classifier<'i, 's> {
                 if let Some((module, ty)) = self.index.value_type(code.module, &segs) {
                     return self.ty(module, ty);
                 }
-                if segs.iter().any(|s| s == "StatusCode")
-                    || segs.last().is_some_and(|s| s.chars().all(|c| c.is_uppercase() || c == '_'))
-                {
-                    return Class::NotAList("a constant".to_owned());
+                if segs.iter().any(|s| s == "StatusCode") {
+                    return Class::NotAList("a status code".to_owned());
                 }
+                // Any other name whose declaration the sources do not show (one a macro declares,
+                // `lazy_static! { static ref COUNTRIES: Vec<Country> = .. }`, or another crate's)
+                // may be a list, whatever its case.
                 unknown()
             }
             Expr::Call(call) => {

@@ -271,6 +271,8 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/json-converted", "list_without_completeness"),
         ("GET", "/json-opaque", "unknown"),
         ("GET", "/json-array", "list_without_completeness"),
+        ("GET", "/json-macro-static", "unknown"),
+        ("GET", "/json-other-crate-const", "unknown"),
         // Fallbacks: a handler is a route of its own; a router as a fallback service serves its routes.
         ("GET", "/fallback-home", "not_a_list"),
         ("*", "(fallback)", "list_without_completeness"),
