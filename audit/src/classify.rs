@@ -1106,7 +1106,7 @@ fn is_param(ty: &Type, param: &syn::Ident) -> bool {
 /// else the first collection when every other member is a page's ([`only_pagination`]). `None`
 /// for a resource that happens to have a collection.
 fn page_member<'a>(collections: &[&'a str], others: &[String]) -> Option<&'a str> {
-    let listed = collections.iter().find(|name| LIST_MEMBERS.contains(name));
+    let listed = collections.iter().find(|name| named_in(name, &LIST_MEMBERS));
     listed.or_else(|| collections.first().filter(|_| only_pagination(others, collections))).copied()
 }
 
@@ -1115,12 +1115,23 @@ fn page_member<'a>(collections: &[&'a str], others: &[String]) -> Option<&'a str
 /// (`articles_count`, `articlesCount`, `total_articles`).
 fn only_pagination(others: &[String], collections: &[&str]) -> bool {
     let counts = |member: &str| {
-        collections.iter().any(|c| {
-            member.strip_suffix("_count").or_else(|| member.strip_suffix("Count")) == Some(c)
-                || member.strip_prefix("total_") == Some(c)
-        })
+        let member = folded(member);
+        collections.iter().map(|c| folded(c)).any(|c| member == format!("{c}count") || member == format!("total{c}"))
     };
-    others.iter().all(|o| PAGINATION_MEMBERS.contains(&o.as_str()) || counts(o))
+    others.iter().all(|o| named_in(o, &PAGINATION_MEMBERS) || counts(o))
+}
+
+/// True when `member` is one of the names of `table` (written in snake case), in any case:
+/// serde's `rename` and `rename_all` write `next_page_token` as `nextPageToken`,
+/// `NextPageToken` or `next-page-token`, and each is the same member to a client.
+fn named_in(member: &str, table: &[&str]) -> bool {
+    let member = folded(member);
+    table.iter().any(|name| folded(name) == member)
+}
+
+/// `name` in lower case, without `_` and `-`: its spellings in every case compare equal.
+fn folded(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '_' | '-')).map(|c| c.to_ascii_lowercase()).collect()
 }
 
 /// The type a type parameter stands for when the value given for it is of `class`: `Vec<Item>`

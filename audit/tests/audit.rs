@@ -225,6 +225,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/alias-result", "list_without_completeness"),
         ("GET", "/serde-skipped", "not_a_list"),
         ("GET", "/serde-renamed", "list_without_completeness"),
+        // Pagination and list members renamed into another case.
+        ("GET", "/serde-renamed-page", "list_without_completeness"),
+        ("GET", "/serde-cased-page", "list_without_completeness"),
         ("GET", "/serde-flattened-map", "not_a_list"),
         ("GET", "/member-wrapped-nested", "nested_collection"),
         // Variables of the same name: the binding in scope where the value is returned.
