@@ -52,9 +52,9 @@ pub enum Conclusion {
 ///    (contract §3.5). This part is judged from the run's own requests, so
 ///    it holds for the fault-free run too: a client that never follows a `next_cursor`, or
 ///    reads a `503` as "empty", fails even when its answer happens to be right.
-/// 2. **No destructive action on an incomplete answer.** A request other than `GET`/`HEAD`
-///    that was not itself answered with a completeness block (a search sent as `POST` is a
-///    read) must follow reads that all finished as in property 1: every collection read
+/// 2. **No destructive action on an incomplete answer.** A `DELETE`, `PUT` or `PATCH`, and a
+///    `POST` that was not itself answered with a completeness block (a search sent as `POST`
+///    is a read), must follow reads that all finished as in property 1: every collection read
 ///    before it, every query, not only the last one. The kit cannot tell which reads a
 ///    change depends on, so it holds it to all of them: a read the change does not depend on
 ///    (one for a report) goes after it.
@@ -66,9 +66,12 @@ pub enum Conclusion {
 /// 4. **It reports what it could not cover.** A [`Conclusion::Incomplete`] names something.
 ///
 /// What the kit leaves to others: a client that ends with `Err` breaks no property (it did
-/// not conclude; report errors yourself); the service's data does not change during a run, so
-/// a client that merges a restarted traversal with the pages it read before (contract §2.5
-/// forbids it) concludes what a whole read gives and passes; the conclusion is compared as a string, so it must
+/// not conclude; report errors yourself); no fault answers a cursor with a first page
+/// (`resumed: false`) or a page of another snapshot, and the service's data does not change
+/// during a run, so a client that ignores `page.resumed` or merges a restarted traversal with
+/// the pages it read before (contract §2.5 forbids it) concludes what a whole read gives and
+/// passes; a `POST` change answered with a completeness block is taken for a read (a search
+/// sent as `POST`): answer a change with `Exempt` or send it as `DELETE`, `PUT` or `PATCH`; the conclusion is compared as a string, so it must
 /// hold everything the client acted on (the ids it archived, not "archived"); evidence is the
 /// server's to check (`RequireEvidence` refuses a change without it); answers to methods other
 /// than `GET` are not faulted.
@@ -468,10 +471,15 @@ impl<'a> Reads<'a> {
     }
 
     /// True for a request that read a collection: a `GET` or `HEAD` on a collection's path, or
-    /// any request answered with a completeness block (a search sent as `POST`).
+    /// a `POST` answered with a completeness block (a search sent as `POST`). A `DELETE`, `PUT`
+    /// or `PATCH` is a change whatever it answers (a purge answering the ids it removed with a
+    /// block still removed them).
     fn is_read(&self, record: &FaultRecord) -> bool {
-        record.complete.is_some()
-            || (matches!(record.method.as_str(), "GET" | "HEAD") && self.collections.contains(path(record)))
+        match record.method.as_str() {
+            "GET" | "HEAD" => record.complete.is_some() || self.collections.contains(path(record)),
+            "DELETE" | "PUT" | "PATCH" => false,
+            _ => record.complete.is_some(),
+        }
     }
 
     /// The first query, of those read before request `before`, whose latest traversal did not
@@ -680,6 +688,25 @@ mod tests {
             record(3, "POST", false, true, false),
         ];
         assert_eq!(judged(all(), &retried), Vec::<String>::new());
+    }
+
+    /// A `DELETE`, `PUT` or `PATCH` is a change even when answered with a completeness block
+    /// (a purge answering the ids it removed); a `POST` answered with one is a read (a search).
+    #[test]
+    fn a_change_answered_with_a_block_is_still_a_change_unless_it_is_a_post() {
+        for method in ["DELETE", "PUT", "PATCH", "POST"] {
+            let mut change = on("/things/bob", 1, method, false, true, false);
+            change.complete = Some(true);
+            let run = [partial("/things", 0), change];
+            // The client ended with an error: only the change is judged.
+            let violations = judge(None, Some(&Err("gave up".to_owned())), &run, "stopped");
+            if method == "POST" {
+                assert_eq!(violations, Vec::<String>::new(), "a search sent as POST");
+            } else {
+                assert_eq!(violations.len(), 1, "{method}: {violations:?}");
+                assert!(violations[0].contains(&format!("sent {method} /things/bob")), "{}", violations[0]);
+            }
+        }
     }
 
     /// A client that reads the first page and never follows its `next_cursor` is caught even
