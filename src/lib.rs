@@ -168,7 +168,9 @@
 //!   reason.
 //! - A struct without a completeness block cannot hold an `Envelope`, `Aggregate` or `Collected`
 //!   (also inside `Option` or `Box`): their reasons would go out unseen by the endpoint's
-//!   declaration and by `require_complete`. Return it, or give the struct a block.
+//!   declaration and by `require_complete`. Return it, or give the struct a block. Nor can it
+//!   hold a `Completeness` left unmarked (a forgotten `#[envelope(completeness)]`), for the
+//!   same reason: mark it.
 //! - A `Vec` of a type named `Warning` that is not `completeness::Warning` is refused when the
 //!   struct compiles: it is a list of items, not the resource's warnings.
 //! - A tuple struct writes its one data field as `items`.

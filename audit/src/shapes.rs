@@ -22,7 +22,7 @@ pub use completeness_codes::EXEMPT_TYPE as EXEMPT;
 pub const FRAMEWORK_CRATES: [&str; 2] = ["completeness", "completeness_runtime"];
 
 /// The type of a completeness block: a struct holding one reports completeness by hand.
-pub const COMPLETENESS_BLOCK: &str = "Completeness";
+pub use completeness_codes::COMPLETENESS_BLOCK;
 
 /// The derive that makes a struct report completeness.
 pub const ENVELOPE_DERIVE: &str = "ResultEnvelope";

@@ -225,6 +225,10 @@ pub const BODY_WRAPPERS: &[&str] = &["Json"];
 /// like the envelope it holds; a `Problem` is a refusal, never taken for an answer).
 pub const REPORTING_TYPES: &[&str] = &["Envelope", "Aggregate", "Problem", "Collected"];
 
+/// The type of a completeness block (`Completeness<R>`): a response reports through the one
+/// block it carries.
+pub const COMPLETENESS_BLOCK: &str = "Completeness";
+
 /// The response type of the runtime that declares, with a reason, that an answer needs no
 /// completeness block.
 pub const EXEMPT_TYPE: &str = "Exempt";

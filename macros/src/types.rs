@@ -2,7 +2,7 @@
 
 use syn::{GenericArgument, PathArguments, Type};
 
-use completeness_codes::{COLLECTIONS, REPORTING_TYPES, WRAPPERS};
+use completeness_codes::{COLLECTIONS, COMPLETENESS_BLOCK, REPORTING_TYPES, WRAPPERS};
 
 /// The type inside parentheses or invisible groups.
 fn peel(ty: &Type) -> &Type {
@@ -134,6 +134,12 @@ pub(crate) fn reporting(ty: &Type) -> Option<String> {
             .map(|(name, _)| name)
             .filter(|name| REPORTING_TYPES.contains(&name.as_str()) && name != "Problem")
     })
+}
+
+/// True when `ty` is or holds, through a wrapper or reference, a completeness block
+/// (`Completeness<R>`, `Option<Completeness>`), by name.
+pub(crate) fn is_block(ty: &Type) -> bool {
+    through_wrappers(ty, &|ty| last_segment(ty).filter(|(name, _)| name == COMPLETENESS_BLOCK)).is_some()
 }
 
 /// True for `Field<T>` (contract §2.7).

@@ -131,6 +131,25 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
     if input.completeness_field().is_some() {
         return;
     }
+    // A block left unmarked reports nothing: the struct goes out as a single resource, its
+    // `complete: false` nested where no reader of the response, `require_complete` or the
+    // endpoint's declaration looks. Its error says the fix for the collections too.
+    let unmarked: Vec<&Field> =
+        input.data_fields().filter(|f| types::is_block(f.ty) && !f.serde.skip_serializing).collect();
+    for field in &unmarked {
+        cx.error_spanned_by(
+            field.ty,
+            format!(
+                "field `{}` is a completeness block, but `{}` does not report through it (its reasons would go out \
+                 unseen by the endpoint's declaration and by `require_complete`): mark it `#[envelope(completeness)]`",
+                member_name(field),
+                input.ident
+            ),
+        );
+    }
+    if !unmarked.is_empty() {
+        return;
+    }
     for field in input.data_fields().filter(|f| f.is_unbounded_collection()) {
         cx.error_spanned_by(
             field.ty,
