@@ -1,7 +1,7 @@
 //! `cargo completeness audit [PATH]`: lists every route of an axum service with a verdict on
 //! whether it reports completeness. Exit status: 0, or 1 when `--deny` finds a denied verdict
-//! that no baseline lists, or 2 when the audit could not run or its report could not be
-//! written (a closed pipe, `| head`, only ends the output).
+//! that no baseline lists, or 2 when the audit could not run, found no route under `--deny`,
+//! or its report could not be written (a closed pipe, `| head`, only ends the output).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -145,6 +145,21 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
         }
     };
     let mut report = cargo_completeness::audit(&args.path, &mut progress)?;
+    // An audit that found no route passes every gate on nothing: a service whose router is
+    // built where the audit cannot follow it (in another crate, by a macro, in a struct it
+    // does not read) would pass `--deny list` with every list it has. With `--deny`, an error.
+    if report.findings.is_empty() {
+        let nothing = format!(
+            "{}: no route found in {} files: the audit follows the routers the sources build, and saw none \
+             (one built in another crate or by a macro is not seen); audit the crate that builds the router",
+            args.path.display(),
+            report.files
+        );
+        if !args.deny.is_empty() {
+            return Err(format!("{nothing}; --deny passes no audit of nothing"));
+        }
+        note!("warning: {nothing}");
+    }
     let root = source::root_of(&args.path);
     let excludes: Vec<String> = args.exclude.iter().map(|dir| exclude_prefix(dir, root)).collect();
     let under = |file: &str, dir: &str| file == dir || file.starts_with(&format!("{dir}/"));

@@ -587,7 +587,13 @@ fn deny_list_fails_while_a_list_remains_and_passes_without_one() {
     // Sources under src/ without a manifest are still found.
     fs::create_dir_all(empty.join("src")).unwrap();
     fs::copy(fixture("shapes").join("src/model.rs"), empty.join("src/main.rs")).unwrap();
-    assert_eq!(run(&empty, &["-q"]).status.code(), Some(0));
+    let routeless = run(&empty, &["-q"]);
+    assert_eq!(routeless.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&routeless.stderr).contains("warning: "), "{routeless:?}");
+    // With no route found, a gate has nothing to pass on: an error, not a pass.
+    let gated = run(&empty, &["--deny", "list", "-q"]);
+    assert_eq!(gated.status.code(), Some(2), "{gated:?}");
+    assert!(String::from_utf8_lossy(&gated.stderr).contains("no route found in 1 files"), "{gated:?}");
     let found = run(&empty, &["--format", "json", "-q"]);
     assert_eq!(found.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&found.stdout).unwrap();
