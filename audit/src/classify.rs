@@ -471,6 +471,20 @@ impl<'i, 's> Classifier<'i, 's> {
     /// type of another crate without such an argument (a timestamp, an id) is taken for no list.
     /// `generics` are the owner's: a member whose type is still one of its parameters (not bound
     /// where the type is used or built) could be a collection.
+    /// True for `Vec<Warning>` of the framework's `Warning`, read in `module`: a resource's
+    /// warnings are metadata, not data. A service's own type of that name (an alert it lists)
+    /// is data: a list of it is a list.
+    fn is_warning_list(&self, module: ModuleId, ty: &Type) -> bool {
+        let Type::Path(p) = ty else { return false };
+        let Some(last) = p.path.segments.last().filter(|s| s.ident == "Vec") else { return false };
+        match type_args(&last.arguments).first() {
+            Some(Type::Path(item)) if item.path.segments.last().is_some_and(|s| s.ident == "Warning") => {
+                self.index.is_framework_type(module, &segments(&item.path))
+            }
+            _ => false,
+        }
+    }
+
     fn fields(&mut self, owner: &str, scope: Scope<'_>, fields: &Fields, generics: &syn::Generics) -> Class {
         let mut collections = Vec::new();
         let mut others = Vec::new();
@@ -503,7 +517,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 continue;
             }
             if let Some(item) = collection_item(&ty) {
-                if is_warning_list(&ty) {
+                if self.is_warning_list(scope.module, &ty) {
                     others.push(name);
                 } else {
                     collections.push((name, item));
@@ -1301,14 +1315,6 @@ fn collection(ty: &Type) -> Option<(String, String)> {
         }
         _ => None,
     }
-}
-
-/// `Vec<Warning>`: a resource's warnings are metadata, not data. By its last name only: the macros
-/// skip it only when it is `completeness::Warning` (and refuse another type of that name), so
-/// here a service's own `Warning` list is taken for warnings too.
-fn is_warning_list(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"
-        && type_args(&s.arguments).first().and_then(|t| crate::index::last_ident(t)).is_some_and(|i| i == "Warning")))
 }
 
 /// True when one of `fields` is marked `#[envelope(completeness)]`: the block of a derived

@@ -228,6 +228,9 @@ fn every_shape_gets_its_verdict() {
         // Pagination and list members renamed into another case.
         ("GET", "/serde-renamed-page", "list_without_completeness"),
         ("GET", "/serde-cased-page", "list_without_completeness"),
+        // A list of the service's own `Warning`s is data; the framework's warnings are not.
+        ("GET", "/own-warnings", "list_without_completeness"),
+        ("GET", "/framework-warnings", "not_a_list"),
         ("GET", "/serde-flattened-map", "not_a_list"),
         ("GET", "/member-wrapped-nested", "nested_collection"),
         // Variables of the same name: the binding in scope where the value is returned.
