@@ -845,6 +845,39 @@ fn a_workspace_library_renamed_by_a_dependent_is_followed_by_its_new_name() {
     assert_eq!(verdict_of(&report, "GET", "/shared"), "list_without_completeness", "{report:#}");
 }
 
+/// A path dependency under the workspace's directory is a member, as cargo makes it one, listed
+/// or not: the router it builds is audited. One outside the directory is not.
+#[test]
+fn a_path_dependency_under_the_workspace_is_audited_as_a_member() {
+    let dir = scratch("implicit-member");
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    };
+    write("Cargo.toml", "[workspace]\nmembers = [\"crates/api\"]\nresolver = \"3\"\n");
+    write(
+        "crates/api/Cargo.toml",
+        "[package]\nname = \"api\"\nversion = \"0.1.0\"\n\n[dependencies]\nsvc-common = { path = \"../svc-common\" }\n",
+    );
+    write(
+        "crates/api/src/main.rs",
+        "#[tokio::main]\nasync fn main() { let app = svc_common::app(); serve(app).await; }\n",
+    );
+    write(
+        "crates/svc-common/Cargo.toml",
+        "[package]\nname = \"svc-common\"\nversion = \"0.1.0\"\n\n[dependencies]\nshared = { path = \"../../../outside\" }\n",
+    );
+    write(
+        "crates/svc-common/src/lib.rs",
+        "use axum::{Json, Router, routing::get};\nasync fn users() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         pub fn app() -> Router { Router::new().route(\"/users\", get(users)) }\n",
+    );
+    let report = json(&dir, &[]);
+    assert_eq!(verdict_of(&report, "GET", "/users"), "list_without_completeness", "{report:#}");
+    assert_eq!(run(&dir, &["--deny", "list", "-q"]).status.code(), Some(1));
+}
+
 /// A file nested deeper than the audit reads (generated code) is skipped with its reason, and
 /// the other files are audited: no stack overflow ends the whole run.
 #[test]

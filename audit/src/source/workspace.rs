@@ -29,7 +29,8 @@ impl Target {
 
 /// The targets under `path`:
 /// 1. a `Cargo.toml` (or a directory holding one) with `[workspace]`: the targets of every member,
-///    and of the root package when there is one;
+///    of every path dependency under its directory (cargo makes those members too), and of the
+///    root package when there is one;
 /// 2. a `Cargo.toml` with `[package]`: its library, binaries and examples, declared or
 ///    auto-discovered (tests and benches serve no one and are not audited);
 /// 3. a directory without `Cargo.toml`: its `main.rs`, `lib.rs` or `mod.rs` when there is one,
@@ -78,45 +79,84 @@ fn loose_directory(dir: &Path) -> Vec<Target> {
 }
 
 /// Rules 1 and 2 for one manifest; `follow_members` is false for members (no nested workspaces).
-fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Target>) -> Result<(), String> {
+/// Returns the directories of the path dependencies the manifest declares.
+fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Target>) -> Result<Vec<PathBuf>, String> {
     let text = fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let doc: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let dir = manifest.parent().unwrap_or(Path::new("."));
-    if follow_members
-        && let Some(members) = doc.get("workspace").and_then(|w| w.get("members")).and_then(|m| m.as_array())
-    {
-        let excluded: Vec<PathBuf> = doc
-            .get("workspace")
-            .and_then(|w| w.get("exclude"))
+    let depends_on = path_dependencies(&doc, dir);
+    if follow_members && let Some(workspace) = doc.get("workspace") {
+        let excluded: Vec<PathBuf> = workspace
+            .get("exclude")
             .and_then(|e| e.as_array())
             .into_iter()
             .flatten()
             .filter_map(|e| e.as_str())
             .map(|e| dir.join(e.trim_end_matches('/')))
             .collect();
-        for member in members.iter().filter_map(|m| m.as_str()) {
-            let manifests: Vec<PathBuf> = expand_member(dir, member)?
+        let mut members_found = vec![dir.to_path_buf()];
+        let mut pending = depends_on.clone();
+        for member in workspace.get("members").and_then(|m| m.as_array()).into_iter().flatten() {
+            let Some(member) = member.as_str() else { continue };
+            let member_dirs: Vec<PathBuf> = expand_member(dir, member)?
                 .into_iter()
-                .filter(|member_dir| !excluded.contains(member_dir))
-                .map(|member_dir| member_dir.join("Cargo.toml"))
-                .filter(|manifest| manifest.is_file())
+                .filter(|member_dir| !excluded.contains(member_dir) && member_dir.join("Cargo.toml").is_file())
                 .collect();
             // A member the audit cannot find would leave its routes out without a word: as for
             // cargo, it is an error.
-            if manifests.is_empty() {
+            if member_dirs.is_empty() {
                 return Err(format!(
                     "{}: the workspace member `{member}` names no crate (no directory with a Cargo.toml)",
                     manifest.display()
                 ));
             }
-            for member_manifest in manifests {
-                crate_targets(&member_manifest, false, found)?;
+            for member_dir in member_dirs {
+                pending.extend(crate_targets(&member_dir.join("Cargo.toml"), false, found)?);
+                members_found.push(member_dir);
             }
         }
+        // Cargo makes every path dependency under the workspace's directory a member, listed or
+        // not (`members = ["api"]`, whose `svc-common = { path = "../svc-common" }` builds the
+        // router): its routes are the service's too. Directories are compared resolved, and a
+        // dependency is read at its path under `dir`, as the members are.
+        // (`Cargo.toml` given alone has the empty path for its directory.)
+        let resolved = |path: &Path| Path::new(".").join(path).canonicalize().ok();
+        let mut seen: Vec<PathBuf> = members_found.iter().chain(&excluded).filter_map(|d| resolved(d)).collect();
+        while let Some(dependency) = pending.pop() {
+            let Some((at, root)) = resolved(&dependency).zip(resolved(dir)) else { continue };
+            let Ok(under) = at.strip_prefix(&root) else { continue };
+            if seen.contains(&at) || !at.join("Cargo.toml").is_file() {
+                continue;
+            }
+            seen.push(at.clone());
+            pending.extend(crate_targets(&dir.join(under).join("Cargo.toml"), false, found)?);
+        }
     }
-    let Some(package) = doc.get("package") else { return Ok(()) };
+    package_targets(&doc, dir, found);
+    Ok(depends_on)
+}
+
+/// The directories of the path dependencies `doc`, the manifest in `dir`, declares: in every
+/// dependency table (also per platform), and in `[workspace.dependencies]`.
+fn path_dependencies(doc: &toml::Table, dir: &Path) -> Vec<PathBuf> {
+    const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let platforms = doc.get("target").and_then(toml::Value::as_table).into_iter().flat_map(|t| t.values());
+    let owners = std::iter::once(doc).chain(platforms.filter_map(toml::Value::as_table));
+    let tables = owners.flat_map(|owner| TABLES.iter().filter_map(|name| owner.get(*name)?.as_table()));
+    let inherited = doc.get("workspace").and_then(|w| w.get("dependencies")).and_then(toml::Value::as_table);
+    tables
+        .chain(inherited)
+        .flat_map(|table| table.values())
+        .filter_map(|spec| spec.get("path")?.as_str())
+        .map(|path| dir.join(path))
+        .collect()
+}
+
+/// Rule 2: the library, binaries and examples of the package `doc` declares in `dir`.
+fn package_targets(doc: &toml::Table, dir: &Path, found: &mut BTreeSet<Target>) {
+    let Some(package) = doc.get("package") else { return };
     let package_name = package.get("name").and_then(|n| n.as_str()).unwrap_or("crate").to_owned();
-    let renamed = renamed_dependencies(&doc);
+    let renamed = renamed_dependencies(doc);
     let mut add = |kind: &str, name: &str, root: PathBuf| {
         if root.is_file() {
             let library = (kind == "lib").then(|| name.replace('-', "_"));
@@ -158,7 +198,6 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
     for (name, path) in declared("example") {
         add("example", &name, path.unwrap_or_else(|| dir.join("examples").join(format!("{name}.rs"))));
     }
-    Ok(())
 }
 
 /// The dependencies the manifest `doc` renames (`common = { package = "acme-common", .. }`), in
