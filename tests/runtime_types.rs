@@ -3,8 +3,8 @@
 use completeness::reason::{MorePagesAvailable, ResultLimitReached, SourceUnavailable, VisibilityRestricted};
 use completeness::warning::{CatalogProblem, Date};
 use completeness::{
-    Aggregate, Completeness, CompletenessReport, Envelope, Field, IncompleteReport, Omission, OmittedFields, Problem,
-    ProblemCode, Relation, Scope, StandardReason, WarningCatalog, WarningCode,
+    Aggregate, Completeness, Envelope, Field, IncompleteReport, Omission, OmittedFields, Problem, ProblemCode,
+    Relation, Scope, StandardReason, WarningCatalog, WarningCode,
 };
 use serde_json::json;
 
@@ -127,15 +127,6 @@ fn demanding_completeness_of_a_reason_of_no_known_kind_is_403() {
     let relayed: Envelope<String> = serde_json::from_value(wire).unwrap();
     let problem = Problem::complete_result_unavailable(&IncompleteReport::of(&relayed.completeness));
     assert_eq!(problem.status(), 403);
-}
-
-#[test]
-fn filling_the_resource_never_overwrites_one_the_handler_set() {
-    let mut c: Completeness<StandardReason> = Completeness::complete(Scope::new("", "v"));
-    c.fill_resource("service_accounts");
-    assert_eq!(c.scope().resource, "service_accounts");
-    c.fill_resource("other");
-    assert_eq!(c.scope().resource, "service_accounts");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::contract::warning::WarningCode;
 use crate::server::problem::{Problem, ProblemCode};
 
 /// A type-erased view of a completeness block, for generic handling
-/// (`require_complete`, scope filling) without knowing the endpoint's reason type.
+/// (`require_complete`, the events) without knowing the endpoint's reason type.
 pub trait CompletenessReport {
     /// True only when the response covers the whole requested scope.
     fn is_complete(&self) -> bool;
@@ -25,8 +25,6 @@ pub trait CompletenessReport {
     fn reasons_json(&self) -> Vec<Value>;
     /// The largest `retry_after` among the recoveries, when any is known.
     fn retry_after_seconds(&self) -> Option<u64>;
-    /// Fills `scope.resource` when the handler left it empty.
-    fn fill_resource(&mut self, resource: &str);
     /// The warning codes.
     fn warning_codes(&self) -> Vec<WarningCode> {
         Vec::new()
@@ -65,11 +63,6 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
                 _ => None,
             })
             .max()
-    }
-    fn fill_resource(&mut self, resource: &str) {
-        if self.scope().resource.is_empty() {
-            self.scope_mut().resource = resource.to_owned();
-        }
     }
     fn warning_codes(&self) -> Vec<WarningCode> {
         self.warnings().iter().map(|w| w.code().clone()).collect()
