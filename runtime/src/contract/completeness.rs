@@ -86,10 +86,14 @@ fn keep_declared_resource<R: Reason>(scope: &mut Scope) {
 }
 
 /// The scope of a block, borrowed mutably by [`Completeness::scope_mut`]; when dropped, the
-/// resource is the declared one again.
+/// resource is the declared one again, and evidence attached before a change of the scope is
+/// gone: it attests the scope it was issued for (contract §6), not the one the answer now names.
 #[derive(Debug)]
 pub struct ScopeMut<'a, R: Reason> {
     scope: &'a mut Scope,
+    evidence: &'a mut Option<String>,
+    /// The scope the evidence was issued for, while there is evidence.
+    attested: Option<Scope>,
     reasons: PhantomData<R>,
 }
 
@@ -110,6 +114,9 @@ impl<R: Reason> DerefMut for ScopeMut<'_, R> {
 impl<R: Reason> Drop for ScopeMut<'_, R> {
     fn drop(&mut self) {
         keep_declared_resource::<R>(self.scope);
+        if self.attested.as_ref().is_some_and(|attested| attested != &*self.scope) {
+            *self.evidence = None;
+        }
     }
 }
 
@@ -316,9 +323,11 @@ impl<R: Reason> Completeness<R> {
 
     /// The scope, mutably. Over an endpoint's declared reason type the resource stays the
     /// declared one: a change to it is undone when the guard is dropped, as in
-    /// [`Completeness::complete`].
+    /// [`Completeness::complete`]. Evidence already attached is dropped with the guard when the
+    /// scope changed: attach it once the scope is final.
     pub fn scope_mut(&mut self) -> ScopeMut<'_, R> {
-        ScopeMut { scope: &mut self.scope, reasons: PhantomData }
+        let attested = self.evidence.is_some().then(|| self.scope.clone());
+        ScopeMut { scope: &mut self.scope, evidence: &mut self.evidence, attested, reasons: PhantomData }
     }
 
     /// The warnings.
@@ -627,6 +636,17 @@ mod tests {
 
     fn scope() -> Scope {
         Scope::new("service_accounts", "all")
+    }
+
+    #[test]
+    fn evidence_goes_when_the_scope_it_attests_changes() {
+        let mut block: Completeness<StandardReason> = Completeness::complete(Scope::new("accounts", "tenant=a"));
+        assert!(block.attach_evidence("ev1.x".into()));
+        // Borrowed and left as it was: the evidence stays.
+        drop(block.scope_mut());
+        assert_eq!(block.evidence(), Some("ev1.x"));
+        block.scope_mut().visibility = "tenant=a,b".to_owned();
+        assert_eq!(block.evidence(), None, "evidence of another scope than the one the answer names");
     }
 
     #[test]
