@@ -931,6 +931,11 @@ impl<'i, 's> Classifier<'i, 's> {
                     None => (**ty).clone(),
                 };
                 let ty = substituted(&ty, bound);
+                if is_bytes_body(&ty) {
+                    return Class::NotAList(
+                        "returns bytes, which axum sends as `application/octet-stream`, not as a JSON list".to_owned(),
+                    );
+                }
                 match self.ty(f.module, &ty) {
                     Class::Unknown(why) if self.opaque(Scope::at(f.module), &ty, 0) => self.body(f, why, bound),
                     other => other,
@@ -1314,6 +1319,30 @@ fn collection(ty: &Type) -> Option<(String, String)> {
             None
         }
         _ => None,
+    }
+}
+
+/// True for a response type whose body is raw bytes (`Vec<u8>`, `Box<[u8]>`, `&'static [u8]`,
+/// `Cow<'static, [u8]>`, `[u8; N]`), also as a `Result`'s success or a tuple's last part: axum
+/// sends those as `application/octet-stream`. Inside `Json` the same `Vec<u8>` is a JSON list.
+fn is_bytes_body(ty: &Type) -> bool {
+    let is_u8 = |ty: &Type| matches!(ty, Type::Path(p) if p.path.is_ident("u8"));
+    match ty {
+        Type::Paren(t) => is_bytes_body(&t.elem),
+        Type::Group(t) => is_bytes_body(&t.elem),
+        Type::Reference(r) => matches!(&*r.elem, Type::Slice(s) if is_u8(&s.elem)),
+        Type::Array(a) => is_u8(&a.elem),
+        Type::Tuple(t) => t.elems.last().is_some_and(is_bytes_body),
+        Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else { return false };
+            match (last.ident.to_string().as_str(), type_args(&last.arguments).first().copied()) {
+                ("Vec", Some(item)) => is_u8(item),
+                ("Box" | "Cow", Some(Type::Slice(s))) => is_u8(&s.elem),
+                ("Result", Some(success)) => is_bytes_body(success),
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }
 

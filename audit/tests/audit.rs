@@ -57,6 +57,9 @@ fn every_shape_gets_its_verdict() {
     let report = json(&fixture("shapes"), &[]);
     let expected = [
         ("GET", "/bare-vec", "list_without_completeness"),
+        ("GET", "/bytes", "not_a_list"),
+        ("GET", "/bytes-or-status", "not_a_list"),
+        ("GET", "/json-bytes", "list_without_completeness"),
         ("GET", "/plain-vec", "list_without_completeness"),
         ("GET", "/slice", "list_without_completeness"),
         ("GET", "/map", "list_without_completeness"),
@@ -321,7 +324,7 @@ fn a_finding_names_handler_location_and_fix() {
     let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias").unwrap();
     assert_eq!(finding["handler"], "alias");
     assert_eq!(finding["file"], "src/main.rs");
-    assert_eq!(finding["line"], 59);
+    assert_eq!(finding["line"], 73);
     let closure = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/closure").unwrap();
     assert_eq!(closure["handler"], "closure", "named without its line, which is in the finding: {closure}");
     assert!(closure["why"].as_str().unwrap().contains("`vec![..]`"), "{closure}");
