@@ -79,7 +79,7 @@ async fn list_things(
             expires_at: "2030-01-01T00:00:00Z".to_owned(),
             invalidated_by: vec![CursorBinding::Filters],
         }),
-        resumed: Some(false),
+        resumed: Some(param("cursor").is_some()),
     }));
     page
 }
@@ -410,7 +410,7 @@ async fn every_declared_reason_fault_keeps_the_contract_and_only_removes_items()
 }
 
 #[tokio::test]
-async fn a_request_with_a_cursor_can_meet_an_expired_cursor_or_snapshot() {
+async fn a_request_with_a_cursor_can_meet_an_expired_cursor_or_snapshot_or_a_restart() {
     let app = || router().layer(FaultLayer::new(Schedule::header_only()));
     let (status, _, body) = send(app(), "/things?n=4&more=1&cursor=c-1", Some("CURSOR_EXPIRED")).await;
     assert_eq!(status, StatusCode::GONE, "{body}");
@@ -425,8 +425,21 @@ async fn a_request_with_a_cursor_can_meet_an_expired_cursor_or_snapshot() {
     assert_eq!(body["next_cursor"], Value::Null, "{body}");
     assert_eq!(body["continuation"]["kind"], "restart", "{body}");
 
-    // Without a cursor neither is offered: the header is refused with a problem naming what is.
-    for fault in ["CURSOR_EXPIRED", "SNAPSHOT_EXPIRED"] {
+    // The first page again: the route's own answer to the request without its cursor (spelled
+    // as the server reads it, decoded), the other parameters as sent.
+    for cursor in ["cursor=c-1", "c%75rsor=c-1"] {
+        let (status, _, body) = send(app(), &format!("/things?n=4&{cursor}&more=1"), Some("TRAVERSAL_RESTARTED")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        check_envelope_invariants(&body).unwrap();
+        assert_eq!(body["page"]["resumed"], false, "a first page: {body}");
+        assert_eq!(body["items"].as_array().map(Vec::len), Some(4), "n=4 kept: {body}");
+        assert_eq!(body["next_cursor"], "c-next", "more=1 kept: {body}");
+    }
+    let (_, _, resumed) = send(app(), "/things?n=4&more=1&cursor=c-1", None).await;
+    assert_eq!(resumed["page"]["resumed"], true, "{resumed}");
+
+    // Without a cursor none is offered: the header is refused with a problem naming what is.
+    for fault in ["CURSOR_EXPIRED", "SNAPSHOT_EXPIRED", "TRAVERSAL_RESTARTED"] {
         let (status, _, body) = send(app(), "/things?n=4&more=1", Some(fault)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert_eq!(body["code"], "INVALID_REQUEST");
@@ -599,7 +612,9 @@ proptest! {
         let fault = &offered[pick.index(offered.len())];
         let facts = RequestFacts { has_cursor: cursor, time_budget_ms: Some(250), emptied, ..RequestFacts::default() };
         match inject(fault, &page, &declared, &facts, &mut shape_rng(seed, n)).unwrap() {
-            Faulted::Unchanged => prop_assert!(false, "a page of items is always faulted"),
+            // A page of items is always faulted, but for the first page again, which the
+            // layer asks the route for.
+            Faulted::Unchanged => prop_assert_eq!(fault, &Fault::Restarted),
             Faulted::Problem(problem) => {
                 prop_assert_eq!(fault, &Fault::CursorExpired);
                 prop_assert_eq!(problem.status(), 410);

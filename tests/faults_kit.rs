@@ -138,6 +138,7 @@ async fn collect_all_keeps_the_client_contract_under_every_fault() {
         "TIME_BUDGET_EXCEEDED",
         "RESULT_LIMIT_REACHED",
         "CURSOR_EXPIRED",
+        "TRAVERSAL_RESTARTED",
         "STALE_INDEX",
     ] {
         assert!(offered.contains(&fault.to_owned()), "{fault} offered: {offered:?}");
@@ -228,6 +229,50 @@ async fn the_kit_catches_a_client_that_takes_an_empty_page_for_absence_with_a_re
         names(replay.log.iter().filter_map(|r| r.fault.clone())),
         names(failure.log.iter().filter_map(|r| r.fault.clone()))
     );
+}
+
+/// Pages through the unowned accounts by hand, checking every page's reasons and warnings, but
+/// not `page.resumed`: a cursor answered with the first page again has its items taken twice.
+async fn resumed_blind_client(target: Target) -> Result<Conclusion, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let (mut ids, mut cursor) = (Vec::new(), None::<String>);
+    loop {
+        let mut query = vec![("owner".to_owned(), "none".to_owned()), ("page_size".to_owned(), "3".to_owned())];
+        query.extend(cursor.take().map(|cursor| ("cursor".to_owned(), cursor)));
+        let page: Value = client.get("/service-accounts", &query).await.map_err(|e| e.to_string())?;
+        let codes = |member: &str| -> Vec<String> {
+            page[member]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| r["code"].as_str().map(str::to_owned))
+                .collect()
+        };
+        let (reasons, warnings) = (codes("incomplete_reasons"), codes("warnings"));
+        if reasons.iter().any(|code| code != "MORE_PAGES_AVAILABLE") || !warnings.is_empty() {
+            return Ok(Conclusion::Incomplete([reasons, warnings].concat()));
+        }
+        ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return Ok(Conclusion::Complete(format!("{ids:?}"))),
+        }
+    }
+}
+
+/// A restarted traversal (a cursor answered with the first page again) merged with the pages
+/// before it is caught by the items it took twice, with the fault named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_merges_a_restarted_traversal() {
+    let report = kit().schedules(10).run(resumed_blind_client).await;
+    assert!(names(report.offered.clone()).contains(&"TRAVERSAL_RESTARTED".to_owned()), "{:?}", report.offered);
+    let merged = report
+        .failures
+        .iter()
+        .find(|failure| failure.violations.iter().any(|v| v.contains("merged a traversal restarted")))
+        .unwrap_or_else(|| panic!("the resumed-blind client must be caught: {:?}", report.failures));
+    assert!(merged.log.iter().any(|record| record.fault == Some(Fault::Restarted)), "{merged}");
 }
 
 /// Archives whatever it collected, complete or not.

@@ -13,6 +13,10 @@ pub enum Fault {
     Reason(ReasonCode),
     /// Refuse a request that carries a cursor with `410 CURSOR_EXPIRED`.
     CursorExpired,
+    /// Answer a request that carries a cursor with the first page again, as a server that
+    /// lost the traversal (or a cache that dropped the `cursor`) would: `resumed: false`
+    /// (contract §2.5), whose items must not be merged with the pages read before.
+    Restarted,
     /// Add this declared warning; the items and `complete` stay as they are.
     Warning(WarningCode),
 }
@@ -20,21 +24,25 @@ pub enum Fault {
 /// The name of [`Fault::CursorExpired`].
 const CURSOR_EXPIRED: &str = "CURSOR_EXPIRED";
 
+/// The name of [`Fault::Restarted`].
+const TRAVERSAL_RESTARTED: &str = "TRAVERSAL_RESTARTED";
+
 impl Fault {
     /// The code that names the fault (`SOURCE_UNAVAILABLE`, `CURSOR_EXPIRED`, `STALE_INDEX`).
     pub fn name(&self) -> &str {
         match self {
             Fault::Reason(code) => code.as_str(),
             Fault::CursorExpired => CURSOR_EXPIRED,
+            Fault::Restarted => TRAVERSAL_RESTARTED,
             Fault::Warning(code) => code.as_str(),
         }
     }
 
     /// The faults a route that declares `declared` can produce on one request, in declaration
     /// order: every declared reason a server reports (not `MORE_PAGES_AVAILABLE`, which is
-    /// pagination, nor `CLIENT_LIMIT_REACHED`, which collectors report); `SNAPSHOT_EXPIRED`
-    /// and `CURSOR_EXPIRED` only on a request that continues a traversal (`CURSOR_EXPIRED` on
-    /// a paginated route); and every declared warning whose details the layer can state
+    /// pagination, nor `CLIENT_LIMIT_REACHED`, which collectors report); `SNAPSHOT_EXPIRED`,
+    /// `CURSOR_EXPIRED` and `TRAVERSAL_RESTARTED` only on a request that continues a traversal
+    /// (the last two on a paginated route); and every declared warning whose details the layer can state
     /// truthfully (`STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, a service's
     /// own warnings).
     pub fn offered(declared: &DeclaredSet, has_cursor: bool) -> Vec<Fault> {
@@ -48,6 +56,7 @@ impl Fault {
         }
         if has_cursor && declared.reasons.contains(&ReasonCode::MorePagesAvailable) {
             faults.push(Fault::CursorExpired);
+            faults.push(Fault::Restarted);
         }
         for code in declared.warnings {
             match code {
@@ -72,7 +81,7 @@ impl Fault {
                 .position(|declared| declared == code)
                 .and_then(|i| declared.kinds.get(i).copied())
                 .unwrap_or_else(|| code.standard_kind()),
-            Fault::CursorExpired => ReasonKind::Snapshot,
+            Fault::CursorExpired | Fault::Restarted => ReasonKind::Snapshot,
             Fault::Warning(_) => ReasonKind::Unknown,
         }
     }

@@ -147,6 +147,9 @@ pub fn inject(
                 .with_continuation(&Continuation::Restart { reason: "cursor expired (fault injection)".to_owned() }),
             ));
         }
+        // The first page again is the route's own answer to another request: the layer asks
+        // the route for it ([`FaultLayer`](super::FaultLayer)); nothing to change in this one.
+        Fault::Restarted => return Ok(Faulted::Unchanged),
         Fault::Warning(code) => page.warning = Some(warning(code, fault.is_stale_in(declared), &page.block)),
         Fault::Reason(code) => {
             let n = target.len();

@@ -66,11 +66,11 @@ pub enum Conclusion {
 /// 4. **It reports what it could not cover.** A [`Conclusion::Incomplete`] names something.
 ///
 /// What the kit leaves to others: a client that ends with `Err` breaks no property (it did
-/// not conclude; report errors yourself); no fault answers a cursor with a first page
-/// (`resumed: false`) or a page of another snapshot, and the service's data does not change
-/// during a run, so a client that ignores `page.resumed` or merges a restarted traversal with
-/// the pages it read before (contract §2.5 forbids it) concludes what a whole read gives and
-/// passes; a `POST` change answered with a completeness block is taken for a read (a search
+/// not conclude; report errors yourself); the service's data does not change during a run, so
+/// a client that merges a restarted traversal (`TRAVERSAL_RESTARTED`: a cursor answered with
+/// the first page again) with the pages it read before (contract §2.5 forbids it) is caught
+/// only when that shows in its conclusion (items taken twice in a list), not when it collects
+/// into a set; a `POST` change answered with a completeness block is taken for a read (a search
 /// sent as `POST`): answer a change with `Exempt` or send it as `DELETE`, `PUT` or `PATCH`; the conclusion is compared as a string, so it must
 /// hold everything the client acted on (the ids it archived, not "archived"); evidence is the
 /// server's to check (`RequireEvidence` refuses a change without it); answers to methods other
@@ -410,9 +410,18 @@ fn judge(
             if let Some(Conclusion::Complete(whole)) = truth
                 && found != whole
             {
+                // A restarted traversal whose first page was merged with the pages before it
+                // holds items twice: say so where the run had one.
+                let restarted = log.iter().any(|record| record.fault == Some(Fault::Restarted));
                 violations.push(format!(
                     "the client concluded complete with {found:?}, but the whole scope gives {whole:?}: it took an \
-                     incomplete answer for a complete one"
+                     incomplete answer for a complete one{}",
+                    if restarted {
+                        ", or merged a traversal restarted with the pages read before it (a cursor answered with \
+                         the first page again, `resumed: false`)"
+                    } else {
+                        ""
+                    }
                 ));
             }
             if let Some((query, traversal)) = reads.unfinished(log.len()) {

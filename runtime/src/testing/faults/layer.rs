@@ -158,6 +158,15 @@ impl FaultRecord {
         });
     }
 
+    /// Fills what the JSON body of an answer says of itself: `complete`, its reasons, whether a
+    /// warning is stale, its next cursor.
+    fn note_body(&mut self, value: &Value) {
+        self.complete = value.get("complete").and_then(Value::as_bool);
+        self.reasons = codes(value);
+        self.stale = has_stale_warning(value);
+        self.next_cursor = value.get("next_cursor").and_then(Value::as_str).map(str::to_owned);
+    }
+
     /// Forgets what the answer read said of itself: a problem was sent instead.
     fn forget_answer(&mut self) {
         (self.complete, self.next_cursor, self.stale) = (None, None, false);
@@ -237,6 +246,24 @@ where
             stale: false,
         };
         let faultable = parts.method == Method::GET;
+        // The same request without its cursor, for the fault that answers with the first page again.
+        let restart = (faultable && record.cursor.is_some()).then(|| {
+            let mut first = Request::new(Body::empty());
+            *first.method_mut() = parts.method.clone();
+            *first.uri_mut() = without_cursor(&parts.uri);
+            *first.version_mut() = parts.version;
+            *first.headers_mut() = parts.headers.clone();
+            *first.extensions_mut() = parts.extensions.clone();
+            first.extensions_mut().insert(ObservedOutside);
+            let mut again = self.inner.clone();
+            let restart: Restart = Box::new(move || {
+                Box::pin(async move {
+                    std::future::poll_fn(|cx| again.poll_ready(cx)).await.ok()?;
+                    again.call(first).await.ok()
+                })
+            });
+            restart
+        });
         let mut request = Request::from_parts(parts, body);
         // The answer sent may not be the route's: the events and counts are of the one sent.
         request.extensions_mut().insert(ObservedOutside);
@@ -248,7 +275,8 @@ where
             let response = match declared {
                 Some(declared) if response.status() == StatusCode::OK => {
                     let traversal = Traversal { of_partial: of_partial_traversal };
-                    shared.fault(n, asked, &facts, demand, &declared, traversal, response, &mut record).await
+                    let answer = Answer { response, restart };
+                    shared.fault(n, asked, &facts, demand, &declared, traversal, answer, &mut record).await
                 }
                 _ => {
                     // Not faulted (another method, a route without a declaration): what the
@@ -268,6 +296,32 @@ where
             Ok(response)
         })
     }
+}
+
+/// Asks the route for the first page again: the request without its cursor (`None` when the
+/// route failed to answer).
+type Restart = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = Option<Response>> + Send>> + Send>;
+
+/// The route's answer to a request, and the way to ask it for the first page instead.
+struct Answer {
+    response: Response,
+    restart: Option<Restart>,
+}
+
+/// `uri` without its `cursor` parameters (named as the server reads them, decoded: `c%75rsor`
+/// too); the others as written.
+fn without_cursor(uri: &axum::http::Uri) -> axum::http::Uri {
+    let Some(query) = uri.query() else { return uri.clone() };
+    let is_cursor = |pair: &&str| {
+        let name = pair.split('=').next().unwrap_or_default().replace('+', " ");
+        percent_encoding::percent_decode_str(&name).decode_utf8_lossy() == CURSOR
+    };
+    let kept: Vec<&str> = query.split('&').filter(|pair| !is_cursor(pair)).collect();
+    let path_and_query =
+        if kept.is_empty() { uri.path().to_owned() } else { format!("{}?{}", uri.path(), kept.join("&")) };
+    let mut parts = uri.clone().into_parts();
+    parts.path_and_query = path_and_query.parse().ok();
+    axum::http::Uri::from_parts(parts).unwrap_or_else(|_| uri.clone())
 }
 
 /// What the layer knows of the traversal a request continues.
@@ -304,9 +358,10 @@ impl Shared {
         demand: RequireComplete,
         declared: &DeclaredSet,
         traversal: Traversal,
-        response: Response,
+        answer: Answer,
         record: &mut FaultRecord,
     ) -> Response {
+        let Answer { response, restart } = answer;
         let offered = Fault::offered(declared, facts.has_cursor);
         let fault = match asked.as_deref() {
             Some("none") => None,
@@ -328,6 +383,21 @@ impl Shared {
             None => self.schedule.choose(n, &offered),
         };
         record.offered = offered;
+        // The first page again, as the route answers it without the cursor.
+        let response = match (&fault, restart) {
+            (Some(Fault::Restarted), Some(restart)) => {
+                record.fault = fault.clone();
+                let Some(mut first) = restart().await else {
+                    record.forget_answer();
+                    return Problem::new(ProblemCode::Internal, "the route did not answer the first page again")
+                        .into_response();
+                };
+                // Observed as the answer sent, by the request's own observation.
+                Deferred::take(&mut first);
+                return self.noted(first, record).await;
+            }
+            _ => response,
+        };
         let (mut parts, body) = response.into_parts();
 
         let bytes = match to_bytes(body, usize::MAX).await {
@@ -353,10 +423,7 @@ impl Shared {
             emptied: self.schedule.is_emptied(),
             ..facts.clone()
         };
-        record.complete = value.get("complete").and_then(Value::as_bool);
-        record.reasons = codes(&value);
-        record.stale = has_stale_warning(&value);
-        record.next_cursor = value.get("next_cursor").and_then(Value::as_str).map(str::to_owned);
+        record.note_body(&value);
         let Some(fault) = fault else {
             if !traversal.of_partial {
                 return Response::from_parts(parts, Body::from(bytes));
@@ -415,6 +482,21 @@ impl Shared {
                 json_response(parts, &page)
             }
         }
+    }
+}
+
+impl Shared {
+    /// `response`, an answer sent as the route gave it, noted in `record` as its body says.
+    async fn noted(&self, response: Response, record: &mut FaultRecord) -> Response {
+        let (parts, body) = response.into_parts();
+        let Ok(bytes) = to_bytes(body, usize::MAX).await else {
+            record.forget_answer();
+            return Problem::new(ProblemCode::Internal, "the response could not be read").into_response();
+        };
+        if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+            record.note_body(&value);
+        }
+        Response::from_parts(parts, Body::from(bytes))
     }
 }
 

@@ -23,9 +23,10 @@
 //! | a service's own reason | by its declared kind: cut (truncation, budget, snapshot) or a subset removed |
 //! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |
 //! | `CURSOR_EXPIRED` (requests with a cursor, paginated routes) | `410` problem with `restart` |
+//! | `TRAVERSAL_RESTARTED` (requests with a cursor, paginated routes) | the route's first page again, as it answers the request without its `cursor`: `resumed: false` (contract §2.5) |
 //! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added |
 //!
-//! It only removes items and adds reasons or warnings: it never adds or alters an item. The
+//! Besides the first page again, it only removes items and adds reasons or warnings: it never adds or alters an item. The
 //! completeness block is rebuilt with the contract's own types, so every faulted answer keeps
 //! the rules of `docs/contract.md` §2.2 (`page.returned` recounted, `continuation` and
 //! `next_cursor` recomputed) and carries no evidence. Nor does any later page of a traversal it
