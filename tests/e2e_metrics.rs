@@ -41,6 +41,9 @@ async fn a_failing_source_shows_in_the_counters() {
     h.get("/service-accounts/sa-999999", "admin").await.assert_problem(404, "NOT_FOUND");
     h.get("/service-accounts?page_size=0", "admin").await.assert_problem(400, "INVALID_PAGE_SIZE");
     h.get("/nowhere", "admin").await.assert_problem(404, "NOT_FOUND");
+    // The service's own code, counted by its name: a method no route has.
+    let refused = h.request(reqwest::Method::DELETE, "/service-accounts").bearer_auth("admin").send().await.unwrap();
+    assert_eq!(refused.status(), 405);
 
     let after = h.metrics().await;
     let delta = went_up(&before, &after);
@@ -66,6 +69,7 @@ async fn a_failing_source_shows_in_the_counters() {
     assert_eq!(problems("/service-accounts/{id}", "404", "NOT_FOUND"), 1.0, "{after}");
     assert_eq!(problems("/service-accounts", "400", "INVALID_PAGE_SIZE"), 1.0, "{after}");
     assert_eq!(problems("unmatched", "404", "NOT_FOUND"), 1.0, "{after}");
+    assert_eq!(problems("/service-accounts", "405", "METHOD_NOT_ALLOWED"), 1.0, "{after}");
     assert_eq!(problems("/service-accounts", "400", "INVALID_CURSOR"), 0.0);
     assert_eq!(problems("/search", "503", "COMPLETE_RESULT_UNAVAILABLE"), 0.0);
 }

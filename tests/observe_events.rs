@@ -68,6 +68,11 @@ async fn upstream(axum::extract::Path(code): axum::extract::Path<String>) -> Res
     Err(Problem::new(ProblemCode::parse(&code), "the upstream refused"))
 }
 
+/// A refusal with a code of the service's own, written in its code: one of a bounded set.
+async fn draining() -> Result<Envelope<String>, Problem> {
+    Err(Problem::new(ProblemCode::custom("SHARD_DRAINING"), "the shard is draining").with_status(503))
+}
+
 /// A gateway's answer: an upstream page relayed as it came, with the upstream's own codes.
 async fn relayed(axum::extract::Path(shard): axum::extract::Path<u32>) -> Envelope<String> {
     let code = format!("SHARD_{shard}_DOWN");
@@ -212,6 +217,7 @@ fn app() -> Router {
         .route("/hits", get(hits).into())
         .route("/relayed/{shard}", get(relayed).into())
         .route("/upstream/{code}", get(upstream).into())
+        .route("/draining", get(draining).into())
         .route("/team", get(team).into())
         .route("/account/{case}", get(account).into())
         .route("/bounded-team", get(bounded_team).into())
@@ -382,17 +388,24 @@ fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_to
 }
 
 /// Every other problem counts in `completeness_problems_total` by route, status and code; a
-/// code this version does not know (a service's own, or one relayed from an upstream) as
-/// `OTHER`, so that relayed codes add no series; the event names it.
+/// code read or built at run time that this version does not know (one relayed from an
+/// upstream) as `OTHER`, so that relayed codes add no series; the event names it. A service's
+/// own code written in its code (`ProblemCode::custom`) counts by its name.
 #[test]
 fn other_problems_are_counted_with_bounded_codes() {
     let requests = vec![
         get_request("/upstream/SHARD_7_DOWN"),
         get_request("/upstream/SHARD_8_DOWN"),
         get_request("/upstream/NOT_FOUND"),
+        get_request("/draining"),
     ];
     let (capture, metrics, statuses) = run(requests);
-    assert_eq!(statuses, [StatusCode::BAD_REQUEST, StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND]);
+    assert_eq!(
+        statuses,
+        [StatusCode::BAD_REQUEST, StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND, StatusCode::SERVICE_UNAVAILABLE]
+    );
+    let own = [("route", "/draining"), ("status", "503"), ("code", "SHARD_DRAINING")];
+    assert_eq!(value(&metrics, "completeness_problems_total", &own), 1.0, "{metrics}");
     let counted = |status, code| {
         value(
             &metrics,
@@ -403,7 +416,7 @@ fn other_problems_are_counted_with_bounded_codes() {
     assert_eq!((counted("400", "OTHER"), counted("404", "NOT_FOUND")), (2.0, 1.0), "{metrics}");
     assert!(!metrics.contains("SHARD_7_DOWN"), "{metrics}");
     let codes: Vec<String> = capture.of_kind("problem").iter().map(|event| event.field("code").to_owned()).collect();
-    assert_eq!(codes, ["SHARD_7_DOWN", "SHARD_8_DOWN", "NOT_FOUND"]);
+    assert_eq!(codes, ["SHARD_7_DOWN", "SHARD_8_DOWN", "NOT_FOUND", "SHARD_DRAINING"]);
 }
 
 /// A handler that pushes a reason after its page's cursor is signed, without

@@ -138,6 +138,30 @@ fn the_first_reason_with_a_recovery_chooses_the_continuation() {
     assert_eq!(c.next_cursor(), Some("c1.next"), "next_cursor still follows MORE_PAGES_AVAILABLE");
 }
 
+/// A problem names each member once (contract §5.4): an extension named like a head member
+/// is not taken, and a standard code keeps its title; a service's own code written in its code
+/// equals the same code read from the wire.
+#[test]
+fn a_problem_head_cannot_be_overwritten_or_given_twice() {
+    let problem = Problem::new(ProblemCode::CursorExpired, "expired")
+        .with_extension("status", 200)
+        .with_extension("code", "OK")
+        .with_extension("type", "about:blank")
+        .with_title("Fine")
+        .with_extension("snapshot", "s-9");
+    let text = serde_json::to_string(&problem).unwrap();
+    assert_eq!(text.matches(r#""code":"#).count(), 1, "{text}");
+    assert_eq!(text.matches(r#""status":"#).count(), 1, "{text}");
+    assert_eq!(text.matches(r#""type":"#).count(), 1, "{text}");
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((body["status"].clone(), body["code"].clone()), (json!(410), json!("CURSOR_EXPIRED")));
+    assert_eq!(body["title"], "Cursor expired", "{text}");
+    assert_eq!(body["snapshot"], "s-9", "other extensions are taken");
+    assert_eq!(ProblemCode::custom("SHARD_DRAINING"), ProblemCode::parse("SHARD_DRAINING"));
+    assert_eq!(ProblemCode::custom("NOT_FOUND"), ProblemCode::NotFound, "a standard name is the standard code");
+    assert!(ProblemCode::custom("SHARD_DRAINING").is_bounded() && !ProblemCode::parse("SHARD_DRAINING").is_bounded());
+}
+
 #[test]
 fn a_problem_code_of_the_services_own_carries_the_title_it_is_given() {
     let generic = Problem::new(ProblemCode::parse("METHOD_NOT_ALLOWED"), "not here").with_status(405);

@@ -310,7 +310,7 @@ fn too_many_sessions(credential: &str) -> Response {
          end one (DELETE /mcp with its Mcp-Session-Id) or let one sit idle for five minutes, or call without a \
          session over the current protocol. No session was opened."
     );
-    Problem::new(ProblemCode::parse(TOO_MANY_SESSIONS), detail)
+    Problem::new(ProblemCode::custom(TOO_MANY_SESSIONS), detail)
         .with_title("Too many sessions")
         .with_status(StatusCode::TOO_MANY_REQUESTS.as_u16())
         .into_response()
@@ -821,7 +821,7 @@ async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request,
 /// `application/json`. `data.code` is the stable code of the refusal, which the answer carries
 /// as an [`RpcRefusal`] too, to be observed.
 fn json_rpc_error(id: &Value, code: ErrorCode, message: String, data: Value) -> Response {
-    let problem = Problem::new(ProblemCode::parse(data["code"].as_str().unwrap_or_default()), message.clone());
+    let problem = Problem::new(problem_code(data["code"].as_str().unwrap_or_default()), message.clone());
     let error = json!({
         "jsonrpc": "2.0",
         "id": id,
@@ -1114,7 +1114,11 @@ impl ServerHandler for InventoryTools {
 fn refused_by_handler(context: &RequestContext<RoleServer>, route: &str, error: ErrorData) -> ErrorData {
     if let Some(parts) = context.extensions.get::<Parts>() {
         let code = error.data.as_ref().and_then(|data| data["code"].as_str()).unwrap_or_default();
-        refused_call(&parts.extensions, route, &Problem::new(ProblemCode::parse(code), error.message.to_string()));
+        let problem = Problem::new(problem_code(code), error.message.to_string());
+        // rmcp runs the handler outside the request's span: the event goes in it again, so
+        // that it carries the request id (as a tool call's do).
+        let _span = telemetry::request_span(&parts.extensions, &parts.method).entered();
+        refused_call(&parts.extensions, route, &problem);
     }
     error
 }
@@ -1264,11 +1268,17 @@ fn read<T: DeserializeOwned>(schema: &JsonObject, arguments: JsonObject) -> Resu
 /// in the `data` of the JSON-RPC error.
 const INVALID_ARGUMENTS: &str = "INVALID_ARGUMENTS";
 
+/// The problem code of a JSON-RPC error's `data.code`: this service's own (counted by name in
+/// the metrics), or a standard one.
+fn problem_code(code: &str) -> ProblemCode {
+    if code == INVALID_ARGUMENTS { ProblemCode::custom(INVALID_ARGUMENTS) } else { ProblemCode::parse(code) }
+}
+
 /// `error`, a call refused before its tool ran, observed first as a REST route's refusal is:
 /// its `problem` event, with the code `INVALID_ARGUMENTS` and the status a REST route would
 /// answer (400).
 fn unread(entry: &EntryPoint<'_>, error: ErrorData) -> ErrorData {
-    entry.refused(&Problem::new(ProblemCode::parse(INVALID_ARGUMENTS), error.message.to_string()));
+    entry.refused(&Problem::new(ProblemCode::custom(INVALID_ARGUMENTS), error.message.to_string()));
     error
 }
 

@@ -94,7 +94,7 @@ pub fn refusal_saying(status: StatusCode, also: Option<&str>) -> Problem {
         Some(also) => format!("{detail} {also}"),
         None => detail.to_owned(),
     };
-    let problem = Problem::new(ProblemCode::parse(code), detail).with_status(status.as_u16());
+    let problem = Problem::new(ProblemCode::custom(code), detail).with_status(status.as_u16());
     match OWN_TITLES.iter().find(|(own, _)| *own == code) {
         Some((_, title)) => problem.with_title(*title),
         None => problem,

@@ -56,6 +56,7 @@
 //! | `stale_page_unmarked` | `WARN` | the same for a page with a stale warning, not marked with `Page::mark_stale` | `resource`, `warnings` |
 //! | `list_in_single_resource` | `WARN` | a field of a derived single resource went out as a JSON array (a list behind a struct of the service's own, generic or not, or a `Value`), once per field and process; the answer is sent as it is | `single_resource` (the type), `field` |
 //! | `problem_status_refused` | `WARN` | [`Problem::with_status`](crate::Problem::with_status) was given a status that is not an error status (the code's own is kept) | `code`, `status`, `kept` |
+//! | `problem_member_refused` | `WARN` | [`Problem::with_extension`](crate::Problem::with_extension) was given a head member's name (`type`, `title`, `status`, `detail`, `code`), or [`Problem::with_title`](crate::Problem::with_title) a standard code's title (left as it was) | `code`, `member` |
 //!
 //! Fields: `route` is the route template (or an [`EntryPoint`]'s name); `method` the HTTP
 //! method (or an [`EntryPoint`]'s label); `complete` the answer's
@@ -419,9 +420,10 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
 /// Emits the event and the count of one problem answered. A strict refusal has its own event
 /// and count, written where the answer it refused is known; any other problem (an outage's 503,
 /// a bad request) counts in [`PROBLEMS_TOTAL`], so that answers which carried no data show in
-/// the metrics as well as in the log. Its `code` label is a standard code as answered, and
-/// `OTHER` for any other (a service's own, or one relayed from an upstream's problems, which
-/// is not bounded); the event names the code itself.
+/// the metrics as well as in the log. Its `code` label is a standard code as answered, or one
+/// of the service's own written in its code ([`ProblemCode::custom`]), and `OTHER` for any other
+/// (one read or built at run time, relayed from an upstream's problems say, which is not
+/// bounded); the event names the code itself.
 fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
     let code = refusal.code.as_str();
     let Some(refused) = refusal.refused else {
@@ -429,8 +431,8 @@ fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status
             tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
             #[cfg(feature = "metrics")]
             {
-                // Read by its text: a standard code built as `Other` is still known.
-                let known = !matches!(ProblemCode::parse(code), ProblemCode::Other(_));
+                // A standard code, even built as `Other`, or one of the service's own.
+                let known = refusal.code.is_bounded();
                 metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code_label(code, known))
                     .increment(1);
             }

@@ -10,15 +10,19 @@ use crate::contract::continuation::Continuation;
 
 macro_rules! problem_codes {
     ($($variant:ident => $code:literal, $status:literal, $title:literal;)*) => {
-        /// A stable problem code. Programs branch on this, never on `detail`.
-        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        /// A stable problem code. Programs branch on this, never on `detail`. Two codes are
+        /// equal when their wire forms are.
+        #[derive(Debug, Clone)]
         #[non_exhaustive]
         pub enum ProblemCode {
             $(
                 #[doc = concat!("`", $code, "` (", stringify!($status), "): ", $title, ".")]
                 $variant,
             )*
-            /// A code this version does not know.
+            /// A code of the service's own, written in its code ([`ProblemCode::custom`]): one
+            /// of a bounded set, which the metrics count by name.
+            Custom(&'static str),
+            /// A code this version does not know (read, or built at run time).
             Other(String),
         }
 
@@ -30,6 +34,7 @@ macro_rules! problem_codes {
             pub fn as_str(&self) -> &str {
                 match self {
                     $(ProblemCode::$variant => $code,)*
+                    ProblemCode::Custom(code) => code,
                     ProblemCode::Other(code) => code,
                 }
             }
@@ -46,7 +51,7 @@ macro_rules! problem_codes {
             pub fn status(&self) -> u16 {
                 match self {
                     $(ProblemCode::$variant => $status,)*
-                    ProblemCode::Other(_) => 400,
+                    ProblemCode::Custom(_) | ProblemCode::Other(_) => 400,
                 }
             }
 
@@ -54,7 +59,7 @@ macro_rules! problem_codes {
             pub fn title(&self) -> &'static str {
                 match self {
                     $(ProblemCode::$variant => $title,)*
-                    ProblemCode::Other(_) => "Request failed",
+                    ProblemCode::Custom(_) | ProblemCode::Other(_) => "Request failed",
                 }
             }
         }
@@ -83,7 +88,55 @@ problem_codes! {
     Internal => "INTERNAL", 500, "Internal error";
 }
 
+/// The members a problem writes before its extensions, in order.
+const HEAD_MEMBERS: [&str; 5] = ["type", "title", "status", "detail", "code"];
+
+/// Reports a change to a problem that was not taken (`member`, fixed by the contract or written
+/// by the problem itself): a `WARN` event, so that the mistake is seen; never a panic in a request.
+fn refused_member(code: &ProblemCode, member: &str) {
+    #[cfg(feature = "axum")]
+    tracing::warn!(
+        target: crate::server::observe::TARGET,
+        event = "problem_member_refused",
+        code = %code,
+        member,
+        "a problem's head member cannot be set as an extension, nor a standard code's title changed; it was left as it was"
+    );
+    #[cfg(not(feature = "axum"))]
+    let _ = (code, member);
+}
+
+impl PartialEq for ProblemCode {
+    fn eq(&self, other: &ProblemCode) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for ProblemCode {}
+
+impl std::hash::Hash for ProblemCode {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
 impl ProblemCode {
+    /// A code of the service's own (`"SERVICE_UNAVAILABLE"`), or the standard one of that name.
+    /// Written in the service's code, it is one of a bounded set: the metrics count it by its
+    /// name, where a code read or built at run time ([`ProblemCode::parse`]) counts as `OTHER`.
+    pub fn custom(code: &'static str) -> ProblemCode {
+        match ProblemCode::parse(code) {
+            ProblemCode::Other(_) => ProblemCode::Custom(code),
+            standard => standard,
+        }
+    }
+
+    /// True for a standard code or one of the service's own ([`ProblemCode::custom`]): a
+    /// metric label can name it.
+    pub fn is_bounded(&self) -> bool {
+        matches!(self, ProblemCode::Custom(_)) || self.is_standard()
+    }
+
     /// The refusals of a cursor (contract §2.5): what a traversal can meet when it resumes.
     pub const CURSOR_REFUSALS: &'static [ProblemCode] = &[
         ProblemCode::InvalidCursor,
@@ -102,6 +155,11 @@ impl ProblemCode {
         ProblemCode::TargetNotInEvidence,
         ProblemCode::TargetChanged,
     ];
+
+    /// True for a code of the contract's table (contract §5.4), however it was built.
+    pub fn is_standard(&self) -> bool {
+        !matches!(ProblemCode::parse(self.as_str()), ProblemCode::Other(_))
+    }
 
     /// True for a code of [`ProblemCode::CURSOR_REFUSALS`].
     pub fn refuses_cursor(&self) -> bool {
@@ -169,14 +227,27 @@ impl Problem {
     }
 
     /// Overrides the title: for a code of the service's own, whose default title is the
-    /// generic "Request failed". Keep one title per code (RFC 9457, section 3.1.3).
+    /// generic "Request failed". Keep one title per code (RFC 9457, section 3.1.3). A standard
+    /// code's title is fixed by the contract (§5.4): it stays, with a `WARN` event
+    /// (`problem_member_refused`).
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = title.into();
+        if self.code.is_standard() {
+            refused_member(&self.code, "title");
+        } else {
+            self.title = title.into();
+        }
         self
     }
 
-    /// Adds an extension member.
+    /// Adds an extension member. The members every problem writes first (`type`, `title`,
+    /// `status`, `detail`, `code`) are not extensions: a second `code` or `status` would read,
+    /// to a client keeping the last one, as another answer (contract §5.4 names each member
+    /// once). Such a key is not taken, with a `WARN` event (`problem_member_refused`).
     pub fn with_extension(mut self, key: &str, value: impl Serialize) -> Self {
+        if HEAD_MEMBERS.contains(&key) {
+            refused_member(&self.code, key);
+            return self;
+        }
         let value = serde_json::to_value(value).unwrap_or(Value::Null);
         self.extensions.insert(key.to_owned(), value);
         self

@@ -214,7 +214,7 @@ where
         if shared.max_requests.is_some_and(|max| n >= max) {
             shared.exceeded.notify_one();
             let problem = Problem::new(
-                ProblemCode::parse("REQUEST_LIMIT_REACHED"),
+                ProblemCode::custom("REQUEST_LIMIT_REACHED"),
                 "the fault layer's request limit was reached",
             )
             .with_status(429);
