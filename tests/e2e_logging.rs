@@ -89,6 +89,25 @@ fn human_log() -> (impl tracing::Subscriber + Send + Sync, LogBuffer) {
     (subscriber, log)
 }
 
+/// A background task's failed or panicking round is an `ERROR` event in the service's log, in
+/// its format, naming the task and when it runs again: not a bare line on stderr that a log
+/// pipeline reading JSON lines or alerting on levels would miss.
+#[test]
+fn a_background_task_failure_is_an_error_event_in_the_log() {
+    use e2e_support::service::chore;
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let every = std::time::Duration::from_secs(5);
+    assert!(!chore("snapshot pruner", every, || Err("database error: database is locked")));
+    assert!(!chore("source refresh", every, || -> Result<(), String> { panic!("boom") }));
+    let log = lines.text();
+    let errors: Vec<&str> = log.lines().filter(|line| line.contains("ERROR")).collect();
+    assert_eq!(errors.len(), 2, "{log}");
+    assert!(errors[0].contains(r#"task="snapshot pruner""#) && errors[0].contains("database is locked"), "{log}");
+    assert!(errors[0].contains(r#"retry_in="5s""#), "{log}");
+    assert!(errors[1].contains(r#"task="source refresh""#) && errors[1].contains(r#"panic="boom""#), "{log}");
+}
+
 /// An MCP request at the current protocol, as `north`, of `method`, whose body is `text` as written.
 fn mcp_text(h: &Harness, method: &str, text: &'static str) -> reqwest::RequestBuilder {
     h.request(reqwest::Method::POST, "/mcp")

@@ -109,11 +109,12 @@ impl Running {
     }
 }
 
-/// Checks `service` out of the replicas table (`replicas`); a failure to is reported on stderr,
-/// and the other replicas then forget it within [`replicas::ALIVE`].
+/// Checks `service` out of the replicas table (`replicas`); a failure to is an `ERROR` event
+/// in the service's log, and the other replicas then forget it within [`replicas::ALIVE`].
 async fn check_out(service: &Service) {
     if let Err(error) = service.store.check_out(&service.replica.replica).await {
-        eprintln!("replica check-out: {error}; the other replicas forget this one within {:?}", replicas::ALIVE);
+        let forgotten_within = format!("{:?}", replicas::ALIVE);
+        tracing::error!(task = "replica check-out", %error, forgotten_within, "this replica could not check out");
     }
 }
 
@@ -221,14 +222,16 @@ async fn next_round(ticks: &mut tokio::time::Interval, stop: &CancellationToken)
     }
 }
 
-/// Runs one round of a background task. A failure or a panic is reported on stderr and the
-/// task carries on at its next round (`every` later): it never stops silently. Returns whether
-/// the round succeeded.
+/// Runs one round of a background task. A failure or a panic is an `ERROR` event in the
+/// service's log (a line of its format, JSON under `--log-format json`), and the task carries
+/// on at its next round (`every` later): it never stops silently. Returns whether the round
+/// succeeded.
 pub fn chore<E: std::fmt::Display>(name: &str, every: Duration, round: impl FnOnce() -> Result<(), E>) -> bool {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(round)) {
         Ok(Ok(())) => true,
         Ok(Err(error)) => {
-            eprintln!("{name}: {error}; retrying in {every:?}");
+            let retry_in = format!("{every:?}");
+            tracing::error!(task = name, %error, retry_in, "a background task failed");
             false
         }
         Err(panic) => {
@@ -237,7 +240,8 @@ pub fn chore<E: std::fmt::Display>(name: &str, every: Duration, round: impl FnOn
                 .map(|s| (*s).to_owned())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".to_owned());
-            eprintln!("{name} panicked: {what}; restarting in {every:?}");
+            let retry_in = format!("{every:?}");
+            tracing::error!(task = name, panic = what, retry_in, "a background task panicked");
             false
         }
     }
