@@ -126,7 +126,8 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
     let router = match faults {
-        Some(schedule) => router.layer(FaultLayer::new(schedule)),
+        // For as long as the service runs: no log, cursors forgotten once they expire.
+        Some(schedule) => router.layer(FaultLayer::serving(schedule, state.config.cursor_ttl)),
         None => router,
     };
     let read_timeout = state.config.read_timeout;

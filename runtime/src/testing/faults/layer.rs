@@ -1,12 +1,13 @@
 //! [`FaultLayer`]: the tower layer that faults a router's real responses.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, to_bytes};
 use axum::extract::Request;
@@ -48,17 +49,35 @@ struct Shared {
     next: AtomicU64,
     max_requests: Option<u64>,
     exceeded: Notify,
-    log: Mutex<Vec<FaultRecord>>,
-    /// The next cursors of traversals one page of which was faulted partial: the pages they
-    /// lead to lose their evidence, and pass the mark on (contract §6), as a server's own
-    /// partial page marks its cursors.
-    partial_cursors: Mutex<HashSet<String>>,
+    /// What happened to every request, when the layer keeps it ([`FaultLayer::serving`] does not).
+    log: Option<Mutex<Vec<FaultRecord>>>,
+    /// The next cursors of traversals one page of which was faulted partial, with when they
+    /// were handed out: the pages they lead to lose their evidence, and pass the mark on
+    /// (contract §6), as a server's own partial page marks its cursors.
+    partial_cursors: Mutex<HashMap<String, Instant>>,
+    /// How long a cursor is accepted by the service, after which it is forgotten here (`None`:
+    /// kept for the layer's life, as a kit run is short).
+    cursor_ttl: Option<Duration>,
 }
 
 impl FaultLayer {
     /// A layer that faults by `schedule`.
     pub fn new(schedule: Schedule) -> FaultLayer {
         FaultLayer::with_limit(schedule, None)
+    }
+
+    /// A layer for a service that clients are pointed at for as long as it runs (an operator's
+    /// fault injection), whose memory stays bounded: it keeps no [`FaultLayer::log`], and
+    /// forgets the cursor of a traversal it faulted partial once the service no longer accepts
+    /// it (`cursor_ttl` after it was handed out; the service refuses it then with
+    /// `CURSOR_EXPIRED`, so no later page of that traversal can be answered).
+    pub fn serving(schedule: Schedule, cursor_ttl: Duration) -> FaultLayer {
+        let mut layer = FaultLayer::with_limit(schedule, None);
+        if let Some(shared) = Arc::get_mut(&mut layer.shared) {
+            shared.log = None;
+            shared.cursor_ttl = Some(cursor_ttl);
+        }
+        layer
     }
 
     /// A layer that answers a `429 REQUEST_LIMIT_REACHED` problem past `max_requests` requests and
@@ -70,8 +89,9 @@ impl FaultLayer {
                 next: AtomicU64::new(0),
                 max_requests,
                 exceeded: Notify::new(),
-                log: Mutex::new(Vec::new()),
-                partial_cursors: Mutex::new(HashSet::new()),
+                log: Some(Mutex::new(Vec::new())),
+                partial_cursors: Mutex::new(HashMap::new()),
+                cursor_ttl: None,
             }),
         }
     }
@@ -81,9 +101,11 @@ impl FaultLayer {
         &self.shared.schedule
     }
 
-    /// What happened to every request so far, in the order they were answered.
+    /// What happened to every request so far, in the order they were answered (empty for a
+    /// layer that keeps none, [`FaultLayer::serving`]).
     pub fn log(&self) -> Vec<FaultRecord> {
-        self.shared.log.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        let log = self.shared.log.as_ref().map(|log| log.lock().unwrap_or_else(PoisonError::into_inner).clone());
+        log.unwrap_or_default()
     }
 
     /// Resolves once a request past the limit arrived.
@@ -292,7 +314,9 @@ where
                 deferred.observe(&mut response);
             }
             record.status = response.status().as_u16();
-            shared.log.lock().unwrap_or_else(PoisonError::into_inner).push(record);
+            if let Some(log) = &shared.log {
+                log.lock().unwrap_or_else(PoisonError::into_inner).push(record);
+            }
             Ok(response)
         })
     }
@@ -338,13 +362,22 @@ fn cursor_of(uri: &axum::http::Uri) -> Option<String> {
 
 impl Shared {
     fn is_partial(&self, cursor: &str) -> bool {
-        self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).contains(cursor)
+        self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).contains_key(cursor)
     }
 
     /// Remembers `next`, the next cursor of a page of a partial traversal.
     fn mark_partial(&self, next: Option<&str>) {
         if let Some(next) = next {
-            self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).insert(next.to_owned());
+            let mut cursors = self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner);
+            // Expired cursors are forgotten, a sweep at each doubling of the map (so that each
+            // costs as much as the insertions before it).
+            if let Some(ttl) = self.cursor_ttl
+                && cursors.len() >= 64
+                && cursors.len().is_power_of_two()
+            {
+                cursors.retain(|_, handed_out| handed_out.elapsed() < ttl);
+            }
+            cursors.insert(next.to_owned(), Instant::now());
         }
     }
 
@@ -519,4 +552,30 @@ fn codes(value: &Value) -> Vec<String> {
         .as_array()
         .map(|reasons| reasons.iter().filter_map(|r| r["code"].as_str().map(str::to_owned)).collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A layer serving for as long as the service runs keeps no log, and forgets the cursors of
+    /// faulted traversals once the service would refuse them: its memory stays bounded.
+    #[test]
+    fn a_serving_layer_keeps_no_log_and_forgets_expired_cursors() {
+        let serving = FaultLayer::serving(Schedule::header_only(), Duration::ZERO);
+        assert!(serving.shared.log.is_none());
+        for n in 0..10_000 {
+            serving.shared.mark_partial(Some(&format!("c{n}")));
+        }
+        let kept = serving.shared.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).len();
+        assert!(kept < 64 * 2, "{kept} cursors kept, all of them expired");
+        assert!(serving.shared.is_partial("c9999"), "the latest is still known");
+
+        // A kit's layer keeps both for its run.
+        let kit = FaultLayer::new(Schedule::header_only());
+        for n in 0..1_000 {
+            kit.shared.mark_partial(Some(&format!("c{n}")));
+        }
+        assert!(kit.shared.is_partial("c0") && kit.shared.log.is_some());
+    }
 }
