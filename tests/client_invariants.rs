@@ -195,3 +195,17 @@ fn every_broken_rule_is_listed_at_once() {
         assert!(violations.iter().any(|v| v.contains(&format!("missing `{member}`"))), "{member}: {violations:#?}");
     }
 }
+
+/// A server says of every page whether it resumed a traversal (contract §2.5): the test kit,
+/// which checks a server's own answers, refuses a page without `resumed`, which the strict
+/// reader takes (an older server's) and merges as before.
+#[test]
+fn a_served_page_without_resumed_is_a_violation() {
+    let page = empty_first_page();
+    assert!(page["page"]["resumed"].is_boolean(), "the contract's example says it: {page}");
+    rejects(page.clone(), |body| _ = body["page"].as_object_mut().unwrap().remove("resumed"), "no `resumed`");
+    let mut older = page;
+    older["page"].as_object_mut().unwrap().remove("resumed");
+    let read: completeness::Envelope<Value> = serde_json::from_value(older).expect("an older server's page is read");
+    assert_eq!(read.completeness.page().unwrap().resumed, None);
+}

@@ -33,8 +33,9 @@ pub fn assert_envelope_invariants(response: &Value) {
 /// Every violation of the contract's rules (contract §2.2) in `response`, or `Ok(())`.
 ///
 /// The rules are the strict deserializer's ([`crate::rules`]); this adds only those that need
-/// the whole response: a data member exists, `page.returned` counts its items (R11), and no
-/// evidence goes beside a stale warning (contract §6, which binds servers only). The
+/// the whole response: a data member exists, `page.returned` counts its items (R11), no
+/// evidence goes beside a stale warning (contract §6) and a page says whether it resumed
+/// (`page.resumed`, contract §2.5), the last two binding servers only. The
 /// items are `items`. A struct's response without `items` but with several arrays (its items
 /// and a bounded side list) does not say, once parsed, which array holds them: R11 then holds
 /// when one of them has `page.returned` entries, which is weaker than the rule itself.
@@ -57,6 +58,12 @@ pub fn check_envelope_invariants(response: &Value) -> Result<(), Vec<String>> {
             // a stale warning, since a change needs current state.
             if block.evidence().is_some() && block.warnings().iter().any(Warning::is_stale) {
                 v.push("`evidence` is set beside a stale warning: a server issues evidence only for an answer read from current state (contract §6)".to_owned());
+            }
+            // §2.5, a server's rule a reader cannot hold an older server to: a page says
+            // whether it resumed a traversal, so that a cursor answered with a first page again
+            // is never merged with the pages before it.
+            if block.page().is_some_and(|page| page.resumed.is_none()) {
+                v.push("`page` has no `resumed`: a server says of every page whether it continues a traversal (contract §2.5)".to_owned());
             }
         }
     }
