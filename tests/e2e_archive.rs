@@ -96,6 +96,10 @@ async fn every_row_of_the_evidence_table_refuses_atomically() {
     }
     let (remaining, _) = inventory(&h, "", "admin").await;
     assert!(still.iter().all(|id| !remaining.contains(id)));
+    // The listing says that it leaves archived accounts out: its absence is of unarchived ones.
+    let listing = h.get("/service-accounts?owner=none&page_size=1", "admin").await;
+    let visibility = listing.body["scope"]["visibility"].as_str().unwrap_or_default().to_owned();
+    assert!(visibility.starts_with("unarchived service accounts"), "{visibility}");
     // archiving again: they no longer match the inventory now
     refused(archive(&h, "admin", &still, json!(evidence)).await, 409, "TARGET_CHANGED");
 }

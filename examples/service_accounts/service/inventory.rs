@@ -88,9 +88,12 @@ impl InventoryQuery {
         (Filter { owner: self.owner.clone(), tenants }, restricted)
     }
 
-    /// The scope of a response read by `caller`, at `snapshot` when known.
+    /// The scope of a response read by `caller`, at `snapshot` when known. Its visibility says
+    /// that archived accounts are left out, as every list and count leaves them out (while
+    /// `GET /service-accounts/{id}` and the search still show one): an empty answer is absence
+    /// of unarchived accounts only.
     pub fn scope(&self, caller: &Caller, snapshot: Option<Snapshot>) -> Scope {
-        let mut scope = Scope::new(RESOURCE, caller.visibility("service accounts"));
+        let mut scope = Scope::new(RESOURCE, caller.visibility("unarchived service accounts"));
         scope.snapshot = snapshot.map(snapshot_label);
         for (name, value) in self.echo() {
             scope = scope.with_filter(name, value);

@@ -1388,9 +1388,9 @@ fn tools() -> Vec<Tool> {
         Tool::new(
             LIST,
             format!(
-                "List service accounts (GET /service-accounts), a page at a time at a frozen snapshot. Page with \
-                 `cursor` = `next_cursor` (same filters) until `complete` is true; the last page of a complete \
-                 traversal carries `evidence`. {}",
+                "List service accounts that are not archived (GET /service-accounts), a page at a time at a frozen \
+                 snapshot. Page with `cursor` = `next_cursor` (same filters) until `next_cursor` is null; the last \
+                 page of a complete traversal carries `evidence`. {}",
                 reading(ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS, whole, part)
             ),
             input_schema::<ListArgs>(),
@@ -1411,8 +1411,8 @@ fn tools() -> Vec<Tool> {
         Tool::new(
             COUNT,
             format!(
-                "Count service accounts (GET /service-accounts/count): `relation` says how `count` relates to the \
-                 truth: `exact`, or `lower_bound` when `complete` is false (it then counts only what this credential \
+                "Count service accounts that are not archived (GET /service-accounts/count): `relation` says how \
+                 `count` relates to the truth: `exact`, or `lower_bound` when `complete` is false (it then counts only what this credential \
                  can read). {}",
                 reading(
                     CountServiceAccountsReason::ALL,
