@@ -40,8 +40,10 @@
 //!    first one's answer and leave the first without one.
 //! 10. Every refusal answered with a JSON-RPC error, by these layers or by the tools' handler,
 //!     is observed as a REST route's refusal is (its `problem` event and count, with the error's
-//!     `data.code`), under a bounded route ([`route_of`]) and the method `MCP`. An unknown method
-//!     is `-32601` with `data.code` `NOT_FOUND`.
+//!     `data.code`), under a bounded route ([`route_of`]) and the method `MCP`. A method MCP does
+//!     not define is `-32601` with `data.code` `NOT_FOUND`; one of a capability this server
+//!     does not offer (`resources/list`, `prompts/list`, `logging/setLevel`, `completion/complete`)
+//!     is rmcp's own `-32601`, without `data` and without an event.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
