@@ -65,10 +65,17 @@ impl EvidenceIssuer {
     /// Attaches evidence binding the block's `scope` (resource, filters, snapshot), the
     /// credential and an expiry. Returns false, attaching nothing, when the block is
     /// incomplete, carries a stale warning, names no resource, or the token would exceed the
-    /// configured length.
+    /// configured length; and on a later page of a traversal (`page.resumed`), whose earlier
+    /// pages this issuer cannot see (contract §6: no evidence on a page of a traversal another
+    /// page of which was partial): a paginated route attaches it with
+    /// [`Page::attach_evidence`](crate::server::page_request::Page::attach_evidence), whose
+    /// cursor says.
     ///
     /// Attach it last: a reason or a stale warning pushed afterwards removes the evidence again.
     pub fn attach<R: Reason>(&self, completeness: &mut Completeness<R>) -> bool {
+        if completeness.page().is_some_and(|page| page.resumed == Some(true)) {
+            return false;
+        }
         attach(&self.config, &self.credential, completeness)
     }
 
@@ -357,6 +364,31 @@ mod tests {
 
     fn scope() -> Scope {
         Scope::new("service_accounts", "all").with_snapshot("7").with_filter("owner", "none")
+    }
+
+    /// A later page of a traversal gets no evidence from the issuer, which cannot see whether
+    /// an earlier page was partial (contract §6); a first page, or a response that is no page, does.
+    #[test]
+    fn a_resumed_page_gets_no_evidence_from_the_issuer() {
+        let issuer = issuer();
+        let page = |resumed: bool| crate::PageInfo {
+            returned: 1,
+            requested_size: None,
+            applied_size: 10,
+            ordering: "id ascending".to_owned(),
+            snapshot: Some("7".to_owned()),
+            cursor: None,
+            resumed: Some(resumed),
+        };
+        let mut last: Envelope<u32, StandardReason> = Envelope::complete(vec![1], scope());
+        last.completeness.set_page(Some(page(true)));
+        assert!(!issuer.attach_to(&mut last));
+        assert_eq!(last.completeness.evidence(), None);
+        let mut only: Envelope<u32, StandardReason> = Envelope::complete(vec![1], scope());
+        only.completeness.set_page(Some(page(false)));
+        assert!(issuer.attach_to(&mut only));
+        let mut unpaged: Envelope<u32, StandardReason> = Envelope::complete(vec![1], scope());
+        assert!(issuer.attach_to(&mut unpaged));
     }
 
     #[test]
