@@ -4,7 +4,9 @@
 //! The runtime builds its `ReasonCode` and `WarningCode` enums from [`for_each_reason!`] and
 //! [`for_each_warning!`]; the macros and the migration audit read the constant tables built
 //! from the same lines. Adding a standard code is one line here (and its details type in the
-//! runtime, which the compiler then asks for). The rules these tables serve are numbered in
+//! runtime, which the compiler then asks for). A reason code added after the contract's first
+//! table also writes its `kind` on the wire, as a service's own reason does, so that readers
+//! older than it classify it (contract §7): its details type's serializer says so. The rules these tables serve are numbered in
 //! the contract document, `docs/contract.md`.
 //!
 //! This crate has no dependencies, so that the proc-macro crate can use it.
