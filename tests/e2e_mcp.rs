@@ -762,6 +762,7 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
         assert_eq!(answer.body["id"], 11, "{answer:?}");
         let listed = answer.body["result"]["tools"].is_array();
         assert_eq!(answer.body["error"]["code"], -32602, "params {params}: status {}, listed: {listed}", answer.status);
+        assert_eq!(answer.body["error"]["data"]["code"], "INVALID_BODY", "no cursor was sent: {answer:?}");
         assert!(answer.body["result"].is_null(), "no list for params that do not fit: {answer:?}");
     }
 

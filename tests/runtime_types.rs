@@ -27,6 +27,9 @@ fn omitted_fields_lists_omissions_and_leaves_genuine_nulls_out() {
     assert_eq!(back.restore::<String>("owner_email", None), Field::Omitted(Omission::NoAccess));
     assert_eq!(back.restore::<String>("description", None), Field::Null, "a null not listed is a genuine null");
     assert_eq!(back.restore("owner", Some("dana".to_owned())), Field::Filled("dana".into()));
+    // Listed and sent with a value: the listing is believed, it claims less.
+    let contradicted = back.restore("owner_email", Some("a@b".to_owned()));
+    assert_eq!(contradicted, Field::Omitted(Omission::NoAccess));
 }
 
 #[test]

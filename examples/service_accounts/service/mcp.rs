@@ -667,17 +667,18 @@ fn unfit_tools_list(message: &Head<'_>) -> Option<Response> {
         return None;
     }
     let params = message.params.map(|raw| serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null));
-    let fits = match params {
-        None | Some(Value::Null) => true,
-        Some(Value::Object(params)) => params.get("cursor").is_none_or(|cursor| cursor.is_string() || cursor.is_null()),
-        Some(_) => false,
+    // The code says what is wrong: a cursor that is no string, or params that are no object.
+    let code = match params {
+        None | Some(Value::Null) => return None,
+        Some(Value::Object(params)) if params.get("cursor").is_none_or(|c| c.is_string() || c.is_null()) => {
+            return None;
+        }
+        Some(Value::Object(_)) => ProblemCode::InvalidCursor,
+        Some(_) => ProblemCode::InvalidBody,
     };
-    if fits {
-        return None;
-    }
     let message = "invalid `params`: tools/list takes an object whose `cursor`, when given, is a string; \
                    every tool is listed on the first page, so call tools/list without a cursor";
-    Some(invalid_params(id, message.to_owned(), json!({"code": ProblemCode::InvalidCursor.as_str()})))
+    Some(invalid_params(id, message.to_owned(), json!({"code": code.as_str()})))
 }
 
 /// rmcp reads `"arguments": null` of a `tools/call` as no arguments, and runs the tool with

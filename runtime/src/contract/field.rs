@@ -120,10 +120,12 @@ impl OmittedFields {
     }
 
     /// Rebuilds a field from its wire value and this map: listed → `Omitted`, null → `Null`.
+    /// A field listed yet sent with a value contradicts itself (contract §2.7: an omitted field
+    /// is null): it is read as the listing says, `Omitted`, the reading that claims less.
     pub fn restore<T>(&self, name: &str, value: Option<T>) -> Field<T> {
         match (self.0.get(name), value) {
-            (Some(why), None) => Field::Omitted(why.clone()),
-            (_, Some(value)) => Field::Filled(value),
+            (Some(why), _) => Field::Omitted(why.clone()),
+            (None, Some(value)) => Field::Filled(value),
             (None, None) => Field::Null,
         }
     }

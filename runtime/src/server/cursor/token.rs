@@ -33,7 +33,9 @@ impl TokenError {
         match self {
             TokenError::Oversized => "it is longer than any token this server issues",
             TokenError::Malformed => "it is not a token this server issues",
-            TokenError::UnknownKey => "it was signed with a key this server no longer accepts",
+            TokenError::UnknownKey => {
+                "it was signed with a key this server does not accept (one retired, or another server's)"
+            }
             TokenError::BadSignature => "its signature does not match (altered or forged)",
         }
     }
