@@ -84,7 +84,7 @@
 //! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
 //! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
-//! | `completeness_problems_total` | `route`, `status`, `code` (a service's own: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
+//! | `completeness_problems_total` | `route`, `status`, `code` (one read or built at run time: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
 //!
 //! A reason or warning `code` label is the code when it is a standard one or one the route's
 //! handler declares, and `OTHER` for any other (codes relayed from an upstream's answers are
@@ -431,9 +431,7 @@ fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status
             tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
             #[cfg(feature = "metrics")]
             {
-                // A standard code, even built as `Other`, or one of the service's own.
-                let known = refusal.code.is_bounded();
-                metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code_label(code, known))
+                metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code_label(code, refusal.code.is_bounded()))
                     .increment(1);
             }
         }

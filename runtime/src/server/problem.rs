@@ -125,10 +125,7 @@ impl ProblemCode {
     /// Written in the service's code, it is one of a bounded set: the metrics count it by its
     /// name, where a code read or built at run time ([`ProblemCode::parse`]) counts as `OTHER`.
     pub fn custom(code: &'static str) -> ProblemCode {
-        match ProblemCode::parse(code) {
-            ProblemCode::Other(_) => ProblemCode::Custom(code),
-            standard => standard,
-        }
+        ProblemCode::KNOWN.iter().find(|known| known.as_str() == code).cloned().unwrap_or(ProblemCode::Custom(code))
     }
 
     /// True for a standard code or one of the service's own ([`ProblemCode::custom`]): a
@@ -158,7 +155,7 @@ impl ProblemCode {
 
     /// True for a code of the contract's table (contract §5.4), however it was built.
     pub fn is_standard(&self) -> bool {
-        !matches!(ProblemCode::parse(self.as_str()), ProblemCode::Other(_))
+        ProblemCode::KNOWN.iter().any(|known| known.as_str() == self.as_str())
     }
 
     /// True for a code of [`ProblemCode::CURSOR_REFUSALS`].
@@ -310,12 +307,13 @@ impl std::error::Error for Problem {}
 
 impl Serialize for Problem {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(5 + self.extensions.len()))?;
-        map.serialize_entry("type", &self.type_uri())?;
-        map.serialize_entry("title", &self.title)?;
-        map.serialize_entry("status", &self.status)?;
-        map.serialize_entry("detail", &self.detail)?;
-        map.serialize_entry("code", self.code.as_str())?;
+        let mut map = serializer.serialize_map(Some(HEAD_MEMBERS.len() + self.extensions.len()))?;
+        let [kind, title, status, detail, code] = HEAD_MEMBERS;
+        map.serialize_entry(kind, &self.type_uri())?;
+        map.serialize_entry(title, &self.title)?;
+        map.serialize_entry(status, &self.status)?;
+        map.serialize_entry(detail, &self.detail)?;
+        map.serialize_entry(code, self.code.as_str())?;
         for (key, value) in &self.extensions {
             map.serialize_entry(key, value)?;
         }

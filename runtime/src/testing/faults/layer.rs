@@ -72,28 +72,18 @@ impl FaultLayer {
     /// it (`cursor_ttl` after it was handed out; the service refuses it then with
     /// `CURSOR_EXPIRED`, so no later page of that traversal can be answered).
     pub fn serving(schedule: Schedule, cursor_ttl: Duration) -> FaultLayer {
-        let mut layer = FaultLayer::with_limit(schedule, None);
-        if let Some(shared) = Arc::get_mut(&mut layer.shared) {
-            shared.log = None;
-            shared.cursor_ttl = Some(cursor_ttl);
-        }
-        layer
+        FaultLayer::of(Shared { log: None, cursor_ttl: Some(cursor_ttl), ..Shared::new(schedule, None) })
     }
 
     /// A layer that answers a `429 REQUEST_LIMIT_REACHED` problem past `max_requests` requests and
     /// wakes [`FaultLayer::exceeded`]: the conformance kit's bound on a client that loops.
     pub(crate) fn with_limit(schedule: Schedule, max_requests: Option<u64>) -> FaultLayer {
-        FaultLayer {
-            shared: Arc::new(Shared {
-                schedule,
-                next: AtomicU64::new(0),
-                max_requests,
-                exceeded: Notify::new(),
-                log: Some(Mutex::new(Vec::new())),
-                partial_cursors: Mutex::new(HashMap::new()),
-                cursor_ttl: None,
-            }),
-        }
+        FaultLayer::of(Shared::new(schedule, max_requests))
+    }
+
+    /// The layer over `shared`.
+    fn of(shared: Shared) -> FaultLayer {
+        FaultLayer { shared: Arc::new(shared) }
     }
 
     /// The schedule.
@@ -361,6 +351,32 @@ fn cursor_of(uri: &axum::http::Uri) -> Option<String> {
 }
 
 impl Shared {
+    /// A kit's layer: the log kept, the cursors of faulted traversals kept for its life.
+    fn new(schedule: Schedule, max_requests: Option<u64>) -> Shared {
+        Shared {
+            schedule,
+            next: AtomicU64::new(0),
+            max_requests,
+            exceeded: Notify::new(),
+            log: Some(Mutex::new(Vec::new())),
+            partial_cursors: Mutex::new(HashMap::new()),
+            cursor_ttl: None,
+        }
+    }
+
+    /// `response`, an answer sent as the route gave it, noted in `record` as its body says.
+    async fn noted(&self, response: Response, record: &mut FaultRecord) -> Response {
+        let (parts, body) = response.into_parts();
+        let Ok(bytes) = to_bytes(body, usize::MAX).await else {
+            record.forget_answer();
+            return Problem::new(ProblemCode::Internal, "the response could not be read").into_response();
+        };
+        if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+            record.note_body(&value);
+        }
+        Response::from_parts(parts, Body::from(bytes))
+    }
+
     fn is_partial(&self, cursor: &str) -> bool {
         self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).contains_key(cursor)
     }
@@ -515,21 +531,6 @@ impl Shared {
                 json_response(parts, &page)
             }
         }
-    }
-}
-
-impl Shared {
-    /// `response`, an answer sent as the route gave it, noted in `record` as its body says.
-    async fn noted(&self, response: Response, record: &mut FaultRecord) -> Response {
-        let (parts, body) = response.into_parts();
-        let Ok(bytes) = to_bytes(body, usize::MAX).await else {
-            record.forget_answer();
-            return Problem::new(ProblemCode::Internal, "the response could not be read").into_response();
-        };
-        if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
-            record.note_body(&value);
-        }
-        Response::from_parts(parts, Body::from(bytes))
     }
 }
 
