@@ -820,11 +820,7 @@ fn a_long_chain_and_a_deep_expression_are_audited_not_a_stack_overflow() {
 #[test]
 fn a_workspace_library_renamed_by_a_dependent_is_followed_by_its_new_name() {
     let dir = scratch("renamed");
-    let write = |path: &str, text: &str| {
-        let path = dir.join(path);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_under(&dir, path, text);
     write("Cargo.toml", "[workspace]\nmembers = [\"common\", \"server\"]\n");
     write("common/Cargo.toml", "[package]\nname = \"acme-common\"\nversion = \"0.1.0\"\n");
     write(
@@ -853,11 +849,7 @@ fn a_workspace_library_renamed_by_a_dependent_is_followed_by_its_new_name() {
 #[test]
 fn a_path_dependency_under_the_workspace_is_audited_as_a_member() {
     let dir = scratch("implicit-member");
-    let write = |path: &str, text: &str| {
-        let path = dir.join(path);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_under(&dir, path, text);
     write("Cargo.toml", "[workspace]\nmembers = [\"crates/api\"]\nresolver = \"3\"\n");
     write(
         "crates/api/Cargo.toml",
@@ -867,17 +859,31 @@ fn a_path_dependency_under_the_workspace_is_audited_as_a_member() {
         "crates/api/src/main.rs",
         "#[tokio::main]\nasync fn main() { let app = svc_common::app(); serve(app).await; }\n",
     );
+    // A crate outside the workspace's directory, which svc-common merges a router of.
+    let outside = scratch("implicit-member-outside");
+    write_under(&outside, "Cargo.toml", "[package]\nname = \"shared\"\nversion = \"0.1.0\"\n");
+    write_under(
+        &outside,
+        "src/lib.rs",
+        "use axum::{Json, Router, routing::get};\nasync fn more() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         pub fn extra() -> Router { Router::new().route(\"/outside\", get(more)) }\n",
+    );
     write(
         "crates/svc-common/Cargo.toml",
-        "[package]\nname = \"svc-common\"\nversion = \"0.1.0\"\n\n[dependencies]\nshared = { path = \"../../../outside\" }\n",
+        &format!(
+            "[package]\nname = \"svc-common\"\nversion = \"0.1.0\"\n\n[dependencies]\nshared = {{ path = {:?} }}\n",
+            outside.display().to_string()
+        ),
     );
     write(
         "crates/svc-common/src/lib.rs",
         "use axum::{Json, Router, routing::get};\nasync fn users() -> Json<Vec<u32>> { Json(vec![]) }\n\
-         pub fn app() -> Router { Router::new().route(\"/users\", get(users)) }\n",
+         pub fn app() -> Router { Router::new().route(\"/users\", get(users)).merge(shared::extra()) }\n",
     );
     let report = json(&dir, &[]);
     assert_eq!(verdict_of(&report, "GET", "/users"), "list_without_completeness", "{report:#}");
+    let paths: Vec<String> = verdicts(&report).into_iter().map(|(_, path, _)| path).collect();
+    assert!(!paths.contains(&"/outside".to_owned()), "a crate outside the workspace is not audited: {paths:?}");
     assert_eq!(run(&dir, &["--deny", "list", "-q"]).status.code(), Some(1));
 }
 
@@ -920,6 +926,13 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
     }
+}
+
+/// Writes `text` to `path` under `dir`, creating the directories on the way.
+fn write_under(dir: &Path, path: &str, text: &str) {
+    let path = dir.join(path);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
 }
 
 fn scratch(name: &str) -> Scratch {

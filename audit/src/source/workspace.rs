@@ -122,9 +122,10 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
         // (`Cargo.toml` given alone has the empty path for its directory.)
         let resolved = |path: &Path| Path::new(".").join(path).canonicalize().ok();
         let mut seen: Vec<PathBuf> = members_found.iter().chain(&excluded).filter_map(|d| resolved(d)).collect();
+        let root = resolved(dir);
         while let Some(dependency) = pending.pop() {
-            let Some((at, root)) = resolved(&dependency).zip(resolved(dir)) else { continue };
-            let Ok(under) = at.strip_prefix(&root) else { continue };
+            let Some((at, root)) = resolved(&dependency).zip(root.as_ref()) else { continue };
+            let Ok(under) = at.strip_prefix(root) else { continue };
             if seen.contains(&at) || !at.join("Cargo.toml").is_file() {
                 continue;
             }
@@ -139,17 +140,22 @@ fn crate_targets(manifest: &Path, follow_members: bool, found: &mut BTreeSet<Tar
 /// The directories of the path dependencies `doc`, the manifest in `dir`, declares: in every
 /// dependency table (also per platform), and in `[workspace.dependencies]`.
 fn path_dependencies(doc: &toml::Table, dir: &Path) -> Vec<PathBuf> {
-    const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
-    let platforms = doc.get("target").and_then(toml::Value::as_table).into_iter().flat_map(|t| t.values());
-    let owners = std::iter::once(doc).chain(platforms.filter_map(toml::Value::as_table));
-    let tables = owners.flat_map(|owner| TABLES.iter().filter_map(|name| owner.get(*name)?.as_table()));
     let inherited = doc.get("workspace").and_then(|w| w.get("dependencies")).and_then(toml::Value::as_table);
-    tables
+    dependency_tables(doc)
         .chain(inherited)
         .flat_map(|table| table.values())
         .filter_map(|spec| spec.get("path")?.as_str())
         .map(|path| dir.join(path))
         .collect()
+}
+
+/// The dependency tables of the manifest `doc`: `[dependencies]`, `[dev-dependencies]` and
+/// `[build-dependencies]`, also those of each `[target.'cfg(..)']`.
+fn dependency_tables(doc: &toml::Table) -> impl Iterator<Item = &toml::Table> {
+    const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let platforms = doc.get("target").and_then(toml::Value::as_table).into_iter().flat_map(|t| t.values());
+    let owners = std::iter::once(doc).chain(platforms.filter_map(toml::Value::as_table));
+    owners.flat_map(|owner| TABLES.iter().filter_map(|name| owner.get(*name)?.as_table()))
 }
 
 /// Rule 2: the library, binaries and examples of the package `doc` declares in `dir`.
@@ -203,20 +209,10 @@ fn package_targets(doc: &toml::Table, dir: &Path, found: &mut BTreeSet<Target>) 
 /// The dependencies the manifest `doc` renames (`common = { package = "acme-common", .. }`), in
 /// every dependency table (also per platform): the crate name the code writes, and the package.
 fn renamed_dependencies(doc: &toml::Table) -> Vec<(String, String)> {
-    const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
-    let platforms = doc.get("target").and_then(toml::Value::as_table).into_iter().flat_map(|t| t.values());
-    let owners = std::iter::once(doc).chain(platforms.filter_map(toml::Value::as_table));
-    let mut renamed = Vec::new();
-    for owner in owners {
-        for table in TABLES.iter().filter_map(|name| owner.get(*name).and_then(toml::Value::as_table)) {
-            for (key, spec) in table {
-                if let Some(package) = spec.get("package").and_then(toml::Value::as_str) {
-                    renamed.push((key.replace('-', "_"), package.to_owned()));
-                }
-            }
-        }
-    }
-    renamed
+    dependency_tables(doc)
+        .flat_map(|table| table.iter())
+        .filter_map(|(key, spec)| Some((key.replace('-', "_"), spec.get("package")?.as_str()?.to_owned())))
+        .collect()
 }
 
 /// The directories a `members` entry names: a path, or a path whose last segment is a pattern
