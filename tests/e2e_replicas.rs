@@ -101,6 +101,13 @@ async fn get(url: &str, path: &str) -> Answer {
     send(client().get(format!("{url}{path}"))).await
 }
 
+/// The first page of `/service-accounts?{query}` at `url`, and the path of the page after it.
+async fn first_page(url: &str, query: &str) -> (Answer, String) {
+    let first = get(url, &format!("/service-accounts?{query}")).await;
+    let cursor = encode(first.body["next_cursor"].as_str().expect("a first page with a next one"));
+    (first, format!("/service-accounts?{query}&cursor={cursor}"))
+}
+
 /// Percent-encodes a query value (`application/x-www-form-urlencoded`).
 fn encode(value: &str) -> String {
     form_urlencoded::byte_serialize(value.as_bytes()).collect()
@@ -191,8 +198,7 @@ async fn a_traversal_goes_on_exactly_when_a_replica_is_killed_mid_way() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revocation_through_one_replica_refuses_cursors_and_evidence_on_the_others() {
     let nodes = three(&[]).await;
-    let first = get(&nodes[2].url, "/service-accounts?page_size=5").await;
-    let next = format!("/service-accounts?page_size=5&cursor={}", encode(first.body["next_cursor"].as_str().unwrap()));
+    let (_, next) = first_page(&nodes[2].url, "page_size=5").await;
     assert_eq!(get(&nodes[2].url, &next).await.status, 200, "the cursor works before the revocation");
     let (unowned, _, evidence) = listing(&nodes[1].url, "owner=none").await;
 
@@ -267,8 +273,7 @@ async fn a_delete_through_one_replica_is_warned_about_then_gone_from_the_search_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pruned_snapshot_answers_410_on_every_replica() {
     let nodes = three(&["--snapshot-retention", "0"]).await;
-    let first = get(&nodes[0].url, "/service-accounts?page_size=5").await;
-    let next = format!("/service-accounts?page_size=5&cursor={}", encode(first.body["next_cursor"].as_str().unwrap()));
+    let (first, next) = first_page(&nodes[0].url, "page_size=5").await;
     let id = &first.ids()[0];
     let changed =
         send(client().patch(format!("{}/service-accounts/{id}", nodes[1].url)).json(&json!({"owner": "someone-new"})))
@@ -294,15 +299,14 @@ async fn a_rotated_ring_accepts_old_tokens_until_the_old_key_is_removed() {
     let rotated_ring = format!("{K2},{K1}");
     let nodes = replicas(&db, &[K1, &rotated_ring, K2], &[]).await;
     let (old, rotated, retired) = (&nodes[0].url, &nodes[1].url, &nodes[2].url);
-    let first = get(old, "/service-accounts?page_size=5").await;
-    let old_cursor = encode(first.body["next_cursor"].as_str().unwrap());
+    let (_, old_next) = first_page(old, "page_size=5").await;
     // A replica on the rotated ring (new key first, old key still in it) continues the old ring's cursor.
-    let second = get(rotated, &format!("/service-accounts?page_size=5&cursor={old_cursor}")).await;
+    let second = get(rotated, &old_next).await;
     assert_eq!(second.status, 200, "{}", second.body);
     let new_cursor = second.body["next_cursor"].as_str().unwrap();
     assert!(new_cursor.starts_with("c1.k2."), "new cursors are signed by the new key: {new_cursor}");
     // Once the old key is removed, the old ring's tokens are refused with the rotation message.
-    let refused = get(retired, &format!("/service-accounts?page_size=5&cursor={old_cursor}")).await;
+    let refused = get(retired, &old_next).await;
     refused.assert_problem(400, "INVALID_CURSOR");
     assert!(refused.body["detail"].as_str().unwrap().contains("a key this server does not accept"), "{}", refused.body);
     // The new key's cursors go on on the retired ring.
@@ -384,8 +388,7 @@ async fn a_restored_database_refuses_the_cursors_and_evidence_its_predecessor_is
     };
     writes(predecessor[0].url.clone()).await;
     let (unowned, snapshot, evidence) = listing(&predecessor[0].url, "owner=none").await;
-    let first = get(&predecessor[0].url, "/service-accounts?owner=none&page_size=5").await;
-    let cursor = encode(first.body["next_cursor"].as_str().unwrap());
+    let (_, next) = first_page(&predecessor[0].url, "owner=none&page_size=5").await;
     drop(predecessor);
 
     let restored = replicas(&backup, &[K1], &[]).await;
@@ -398,9 +401,7 @@ async fn a_restored_database_refuses_the_cursors_and_evidence_its_predecessor_is
     refused.assert_problem(412, "EVIDENCE_EXPIRED");
     let account = get(&restored[0].url, &format!("/service-accounts/{}", unowned[0])).await;
     assert_eq!(account.body["archived"], false, "nothing was archived: {}", account.body);
-    get(&restored[0].url, &format!("/service-accounts?owner=none&page_size=5&cursor={cursor}"))
-        .await
-        .assert_problem(410, "CURSOR_EXPIRED");
+    get(&restored[0].url, &next).await.assert_problem(410, "CURSOR_EXPIRED");
 }
 
 /// A database loaded again in place under a running replica (`pg_restore --clean` recreates
@@ -411,12 +412,10 @@ async fn a_restored_database_refuses_the_cursors_and_evidence_its_predecessor_is
 async fn a_database_loaded_again_under_a_running_replica_refuses_the_cursors_issued_before() {
     let db = postgres_support::fresh_database().await;
     let node = replicas(&db, &[K1], &[]).await;
-    let first = get(&node[0].url, "/service-accounts?page_size=5").await;
-    let cursor = encode(first.body["next_cursor"].as_str().unwrap());
+    let (first, next) = first_page(&node[0].url, "page_size=5").await;
     let reload = "BEGIN; CREATE TABLE meta_loaded AS SELECT * FROM meta; DROP TABLE meta; \
                   ALTER TABLE meta_loaded RENAME TO meta; ALTER TABLE meta ADD PRIMARY KEY (key); COMMIT;";
     execute(&db, reload).await.expect("meta is loaded again");
-    let next = format!("/service-accounts?page_size=5&cursor={cursor}");
     let mut tries = 0;
     while get(&node[0].url, &next).await.status != 410 {
         tries += 1;
@@ -436,12 +435,9 @@ async fn a_database_loaded_again_under_a_running_replica_refuses_the_cursors_iss
 async fn a_database_that_recorded_part_of_its_identity_is_taken_for_another() {
     let db = postgres_support::fresh_database().await;
     let node = replicas(&db, &[K1], &[]).await;
-    let first = get(&node[0].url, "/service-accounts?page_size=5").await;
-    let cursor = encode(first.body["next_cursor"].as_str().unwrap());
+    let (_, next) = first_page(&node[0].url, "page_size=5").await;
     drop(node);
     execute(&db, "DELETE FROM meta WHERE key = 'meta_oid'").await.expect("a key is forgotten");
     let node = replicas(&db, &[K1], &[]).await;
-    get(&node[0].url, &format!("/service-accounts?page_size=5&cursor={cursor}"))
-        .await
-        .assert_problem(410, "CURSOR_EXPIRED");
+    get(&node[0].url, &next).await.assert_problem(410, "CURSOR_EXPIRED");
 }
