@@ -109,7 +109,7 @@ fn a_background_task_failure_is_an_error_event_in_the_log() {
 }
 
 /// An MCP request at the current protocol, as `north`, of `method`, whose body is `text` as written.
-fn mcp_text(h: &Harness, method: &str, text: &'static str) -> reqwest::RequestBuilder {
+fn mcp_text(h: &Harness, method: &str, text: impl Into<reqwest::Body>) -> reqwest::RequestBuilder {
     h.request(reqwest::Method::POST, "/mcp")
         .bearer_auth("north")
         .header("accept", "application/json, text/event-stream")
@@ -126,14 +126,7 @@ async fn unknown_method_with_id(h: &Harness, id: &str) {
     let meta =
         json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}});
     let message = json!({"jsonrpc": "2.0", "id": id, "method": "no/such/method", "params": {"_meta": meta}});
-    let request = h
-        .request(reqwest::Method::POST, "/mcp")
-        .bearer_auth("north")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", &version)
-        .header("mcp-method", "no/such/method")
-        .json(&message);
-    let answer = h.answer(request).await;
+    let answer = h.answer(mcp_text(h, "no/such/method", message.to_string())).await;
     assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
 }
 
