@@ -531,8 +531,9 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
 /// `?stale_page=N`: numbers 1 to 9 in keyset order, page `N` (1-based) read from a lagging
 /// replica; `?partial_page=N`: page `N` also says a source was unavailable, marked partial before
 /// its cursor is signed (`unmarked_page=N`, `unmarked_stale_page=N`: the same without the mark;
-/// `late_page=N`, `late_stale_page=N`: marked after the cursor is signed). Every page asks for
-/// evidence.
+/// `late_page=N`, `late_stale_page=N`: marked after the cursor is signed; `early_return_page=N`:
+/// the reason pushed, then returned before the evidence step; `unchecked_page=N`: a whole page
+/// returned before the evidence step). Every other page asks for evidence.
 #[completeness(
     resource = "numbers",
     reasons(MorePagesAvailable, SourceUnavailable),
@@ -571,6 +572,13 @@ async fn list_numbers(
     if asked("late_stale_page") == this_page {
         envelope.completeness.push_warning(ReplicaLag { seconds: 7 });
         page.mark_stale();
+    }
+    if asked("early_return_page") == this_page {
+        envelope.completeness.push_reason(completeness::reason::SourceUnavailable::new("archive"));
+        return Ok(envelope);
+    }
+    if asked("unchecked_page") == this_page {
+        return Ok(envelope);
     }
     page.attach_evidence(&mut envelope.completeness);
     Ok(envelope)
@@ -618,10 +626,10 @@ async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
 
 /// A traversal one page of which was partial for another reason than the next page does not
 /// make the inventory whole, though every later page is: its last page is complete and gets no
-/// evidence (contract §6), whether the partial page is the first or a middle one. The mark
-/// rides in the cursors. A handler that pushes its reason (or a stale warning) after the cursor
-/// is signed and never calls `mark_partial` (`mark_stale`), or calls it after, gets its cursor
-/// signed again with the mark when it attaches evidence, so its last page gets none either.
+/// evidence (contract §6), whether the partial page is the first or a middle one, and whether
+/// or not its handler marked it, before or after the cursor was signed. Only a cursor that
+/// `attach_evidence` attested leads to evidence, so a handler that returns early after pushing
+/// its reason, or skips the step on a whole page, withholds the evidence rather than granting it.
 #[tokio::test]
 async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
     for partial_page in [1, 2] {
@@ -645,6 +653,9 @@ async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
         ("late_page", 1),
         ("late_page", 2),
         ("late_stale_page", 1),
+        ("early_return_page", 1),
+        ("early_return_page", 2),
+        ("unchecked_page", 1),
     ];
     for (unmarked, first) in cases {
         let pages = traverse(&format!("{unmarked}={first}")).await;

@@ -17,7 +17,7 @@ use completeness::page_request::PageRequest;
 use completeness::reason::{MorePagesAvailable, Reason, SourceUnavailable};
 use completeness::routing::{get, post};
 use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
-use completeness::warning::{PageSizeReduced, PartialFieldSet, StaleIndex};
+use completeness::warning::{PageSizeReduced, PartialFieldSet};
 use completeness::{
     AcceptsWarning, Completeness, Credential, Envelope, Exempt, Field, Omission, Problem, ProblemCode, RequireComplete,
     RequireEvidence, ResultEnvelope, Scope, StandardReason, Warning, completeness,
@@ -107,32 +107,6 @@ async fn declared_numbers(request: PageRequest) -> Result<Envelope<u32, Declared
     odd_numbers(request)
 }
 
-/// [`odd_numbers`] where every page says a source was unavailable, pushed after the cursor is
-/// signed and never marked partial: the later pages' cursors say nothing of it.
-#[completeness(resource = "numbers", reasons(MorePagesAvailable, SourceUnavailable), warnings(PageSizeReduced))]
-async fn unmarked_numbers(request: PageRequest) -> Result<Envelope<u32, UnmarkedNumbersReason>, Problem> {
-    unmarked_page(request, |completeness| completeness.push_reason(SourceUnavailable::new("legacy")))
-}
-
-/// [`unmarked_numbers`] for a stale warning, never marked stale.
-#[completeness(resource = "numbers", reasons(MorePagesAvailable), warnings(PageSizeReduced, StaleIndex))]
-async fn unmarked_stale_numbers(request: PageRequest) -> Result<Envelope<u32, UnmarkedStaleNumbersReason>, Problem> {
-    unmarked_page(request, |completeness| completeness.push_warning(StaleIndex::new("search")))
-}
-
-/// A first page of numbers that `after` changes once its cursor is signed, asking for evidence.
-fn unmarked_page<R>(request: PageRequest, after: impl FnOnce(&mut Completeness<R>)) -> Result<Envelope<u32, R>, Problem>
-where
-    R: Reason + From<MorePagesAvailable> + AcceptsWarning<PageSizeReduced>,
-{
-    let scope = Scope::new("numbers", "all numbers");
-    let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
-    let mut envelope: Envelope<u32, R> = page.envelope(scope, (1..20).collect(), |n| n.to_string());
-    after(&mut envelope.completeness);
-    page.attach_evidence(&mut envelope.completeness);
-    Ok(envelope)
-}
-
 #[derive(Debug, Deserialize)]
 struct ArchiveBody {
     #[allow(dead_code)] // refused before it is read
@@ -211,8 +185,6 @@ fn app() -> Router {
         .route("/complete", get(complete).into())
         .route("/numbers", get(numbers).into())
         .route("/declared-numbers", get(declared_numbers).into())
-        .route("/unmarked-numbers", get(unmarked_numbers).into())
-        .route("/unmarked-stale-numbers", get(unmarked_stale_numbers).into())
         .route("/archive", post(archive).into())
         .route("/hits", get(hits).into())
         .route("/relayed/{shard}", get(relayed).into())
@@ -417,31 +389,6 @@ fn other_problems_are_counted_with_bounded_codes() {
     assert!(!metrics.contains("SHARD_7_DOWN"), "{metrics}");
     let codes: Vec<String> = capture.of_kind("problem").iter().map(|event| event.field("code").to_owned()).collect();
     assert_eq!(codes, ["SHARD_7_DOWN", "SHARD_8_DOWN", "NOT_FOUND", "SHARD_DRAINING"]);
-}
-
-/// A handler that pushes a reason after its page's cursor is signed, without
-/// `Page::mark_partial`, is told (its cursor is signed again with the mark); so is one that adds
-/// a stale warning without `Page::mark_stale`.
-#[test]
-fn a_partial_page_whose_cursor_is_not_marked_emits_a_warning() {
-    let (capture, _, statuses) = run(vec![get_request("/unmarked-numbers"), get_request("/declared-numbers")]);
-    assert_eq!(statuses, [StatusCode::OK, StatusCode::OK]);
-    let event = only(capture.of_kind("partial_page_unmarked"));
-    assert_eq!(event.level, Level::WARN);
-    assert_eq!(
-        (event.field("resource"), event.field("reasons")),
-        ("numbers", "MORE_PAGES_AVAILABLE,SOURCE_UNAVAILABLE")
-    );
-    assert!(capture.of_kind("stale_page_unmarked").is_empty());
-
-    let (capture, _, statuses) = run(vec![get_request("/unmarked-stale-numbers")]);
-    assert_eq!(statuses, [StatusCode::OK]);
-    let event = only(capture.of_kind("stale_page_unmarked"));
-    assert_eq!(
-        (event.level, event.field("resource"), event.field("warnings")),
-        (Level::WARN, "numbers", "STALE_INDEX")
-    );
-    assert!(capture.of_kind("partial_page_unmarked").is_empty());
 }
 
 /// A single resource that left out a field because its source failed is an `INFO` event and

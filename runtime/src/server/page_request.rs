@@ -171,6 +171,7 @@ impl PageRequest {
             resumed: resumed.is_some(),
             stale: resumed.is_some_and(CursorClaims::is_stale),
             partial: resumed.is_some_and(CursorClaims::is_partial),
+            attested: resumed.is_none_or(CursorClaims::is_attested_whole),
         })
     }
 }
@@ -250,6 +251,9 @@ pub struct Page {
     /// A page of the traversal, this one included, was incomplete for another reason than the
     /// next page.
     partial: bool,
+    /// Every page before this one was attested whole and current by [`Page::attach_evidence`]
+    /// (true on a first page).
+    attested: bool,
 }
 
 impl Page {
@@ -285,11 +289,12 @@ impl Page {
     }
 
     /// Says that this page is read from stale state (a lagging replica, index or cache; the
-    /// page also carries the stale warning that says so, contract §3.5). Call it before
-    /// [`Page::envelope`] or [`Page::next_cursor`]: the cursors this page issues carry the
-    /// mark, and no page of the traversal from here on gets evidence
-    /// ([`Page::attach_evidence`] refuses), since a change needs an inventory read from current
-    /// state throughout (§6).
+    /// page also carries the stale warning that says so, contract §3.5). No page of the
+    /// traversal from here on gets evidence ([`Page::attach_evidence`] refuses), since a change
+    /// needs an inventory read from current state throughout (§6). Called before
+    /// [`Page::envelope`] or [`Page::next_cursor`], it also puts the mark in the cursors this
+    /// page issues, so that the later pages can tell ([`Page::is_stale`]); the stale warning
+    /// alone is enough to withhold their evidence.
     pub fn mark_stale(&mut self) {
         self.stale = true;
     }
@@ -302,12 +307,11 @@ impl Page {
 
     /// Says that this page is incomplete for a reason other than the next page (a source
     /// unavailable, a limit, a permission filter: any reason the handler pushes besides
-    /// `MORE_PAGES_AVAILABLE`). Call it before [`Page::envelope`] or [`Page::next_cursor`]:
-    /// the cursors this page issues carry the mark, and no page of the traversal from here on
-    /// gets evidence ([`Page::attach_evidence`] refuses), since the pages after a partial one
-    /// do not make the inventory whole (contract §6). A handler that pushes such a reason
-    /// after the cursor is signed, without this mark, gets its cursor signed again with the
-    /// mark when it attaches evidence, and is told by a `WARN` event (`partial_page_unmarked`).
+    /// `MORE_PAGES_AVAILABLE`). No page of the traversal from here on gets evidence
+    /// ([`Page::attach_evidence`] refuses), since the pages after a partial one do not make the
+    /// inventory whole (contract §6). Called before [`Page::envelope`] or [`Page::next_cursor`],
+    /// it also puts the mark in the cursors this page issues, so that the later pages can tell
+    /// ([`Page::is_partial`]); the reason alone is enough to withhold their evidence.
     pub fn mark_partial(&mut self) {
         self.partial = true;
     }
@@ -406,8 +410,8 @@ impl Page {
     /// The completeness block of a page of `returned` items: page facts, paging warnings,
     /// the snapshot in `scope`, and `MORE_PAGES_AVAILABLE` with `next` when there is a next page.
     ///
-    /// Further reasons (visibility, limits) are pushed on the result by the handler, which says
-    /// so first with [`Page::mark_partial`], so that the cursor carries it.
+    /// Further reasons (visibility, limits) are pushed on the result by the handler, which ends
+    /// with [`Page::attach_evidence`]: only a cursor it attests leads to pages that get evidence.
     pub fn completeness<R: Reason + From<MorePagesAvailable> + AcceptsWarning<PageSizeReduced>>(
         &self,
         mut scope: Scope,
@@ -450,112 +454,51 @@ impl Page {
     }
 
     /// Attaches an evidence token to a complete inventory response; see
-    /// [`EvidenceIssuer::attach`](crate::server::evidence::EvidenceIssuer::attach). Refused
-    /// (false) as well when a page of the traversal was read from stale state
-    /// ([`Page::mark_stale`]) or was partial ([`Page::mark_partial`]), though this page may be
-    /// current and whole.
+    /// [`EvidenceIssuer::attach`](crate::server::evidence::EvidenceIssuer::attach). Call it
+    /// last, on every page: it is also what lets the later pages of the traversal get evidence.
     ///
-    /// Call it last, on every page. A page that issues a next cursor and carries another reason,
-    /// or a stale warning, whose cursor does not say so (the handler did not call
-    /// [`Page::mark_partial`] or [`Page::mark_stale`], or called it after [`Page::envelope`]
-    /// signed the cursor), would leave the later pages their evidence: its cursor is signed
-    /// again here with the mark it lacks (same position and expiry), and a `WARN` event says so
-    /// (`partial_page_unmarked`, `stale_page_unmarked`; target `completeness`), since the
-    /// handler skipped a step. A cursor carried by a reason other than `MORE_PAGES_AVAILABLE`
-    /// (one of the service's own) is not signed again, since that reason cannot be rebuilt
-    /// here: the event then says the later pages may get evidence.
+    /// On a page with a next cursor it gives no evidence (the block is incomplete); when the
+    /// page lacks nothing but the next page, is current (no stale warning, no
+    /// [`Page::mark_stale`]) and every page before it was attested the same way, it signs the
+    /// cursor again (same position and expiry) with that attestation. A cursor without it leads
+    /// to pages that get no evidence (contract §6): the pages after a partial or stale one do not
+    /// make a current, whole inventory, and a page whose handler returned without this check
+    /// (an early return after pushing a reason, say) counts as one of them. Only a cursor
+    /// carried by `MORE_PAGES_AVAILABLE`, as [`Page::envelope`] makes it, is signed again; a
+    /// traversal whose cursor a reason of the service's own carries gets no evidence.
+    ///
+    /// Refused (false) on the last page as well when an earlier page was not attested, or when
+    /// [`Page::mark_partial`] or [`Page::mark_stale`] was called, though this page may be
+    /// current and whole.
     pub fn attach_evidence<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) -> bool {
         let partial = self.partial || completeness.reasons().iter().any(|reason| !continues(reason));
         let stale = self.stale || completeness.warnings().iter().any(Warning::is_stale);
-        if partial || stale {
-            let unmarked = self.mark_cursor(completeness, partial, stale);
-            report_unmarked(completeness, &unmarked);
+        if partial || stale || !self.attested {
+            return false;
         }
-        !self.stale && !self.partial && crate::server::evidence::attach(&self.config, &self.credential, completeness)
+        if completeness.next_cursor().is_some() {
+            self.attest_cursor(completeness);
+            return false;
+        }
+        crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 
-    /// Signs the block's next cursor again with the marks (`partial`, `stale`) it lacks, and says
-    /// what it did. Only a cursor this page can read,
-    /// carried by `MORE_PAGES_AVAILABLE` (as [`Page::envelope`] makes it), is signed again,
-    /// keeping that reason's message; one the handler made by other means lacks nothing here.
-    fn mark_cursor<R: Reason + From<MorePagesAvailable>>(
-        &self,
-        completeness: &mut Completeness<R>,
-        partial: bool,
-        stale: bool,
-    ) -> Unmarked {
+    /// Signs the block's next cursor again, attested whole ([`CursorClaims::attested_whole`]).
+    /// Only a cursor this page can read, carried by `MORE_PAGES_AVAILABLE`, is; its message is
+    /// kept.
+    fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
         let Some(cursor) = completeness.next_cursor() else {
-            return Unmarked::default();
+            return;
         };
-        let Ok(mut claims) = CursorClaims::decode(self.config.keys(), cursor, usize::MAX) else {
-            return Unmarked::default();
-        };
-        let mut unmarked = Unmarked {
-            partial: partial && !claims.is_partial(),
-            stale: stale && !claims.is_stale(),
-            signed_again: false,
+        let Ok(claims) = CursorClaims::decode(self.config.keys(), cursor, usize::MAX) else {
+            return;
         };
         let carrier = completeness.next_cursor_carrier().map(|at| &completeness.reasons()[at]);
         let Some(message) = carrier.filter(|r| r.code() == ReasonCode::MorePagesAvailable).map(Reason::message) else {
-            return unmarked;
+            return;
         };
-        if unmarked.partial {
-            claims = claims.read_partial_page();
-        }
-        if unmarked.stale {
-            claims = claims.read_stale_state();
-        }
-        if unmarked.partial || unmarked.stale {
-            let mut reissued = MorePagesAvailable::new(claims.encode(self.config.keys()));
-            keep_message(&mut reissued, message);
-            completeness.reissue_next_cursor(reissued.into());
-        }
-        unmarked.signed_again = true;
-        unmarked
-    }
-}
-
-/// The marks a page's next cursor lacked, found by [`Page::attach_evidence`].
-#[derive(Debug, Default)]
-struct Unmarked {
-    /// The page was partial and the cursor did not say so.
-    partial: bool,
-    /// The page was stale and the cursor did not say so.
-    stale: bool,
-    /// The cursor was signed again with what it lacked (it is one this page can read, carried
-    /// by `MORE_PAGES_AVAILABLE`); else it went out as the handler made it.
-    signed_again: bool,
-}
-
-/// The `WARN` events of [`Page::attach_evidence`] for the marks a page's cursor lacked: added
-/// when it was signed again, else missing.
-fn report_unmarked<R: Reason>(completeness: &Completeness<R>, unmarked: &Unmarked) {
-    let resource = &completeness.scope().resource;
-    let outcome = if unmarked.signed_again {
-        "signed again with the mark"
-    } else {
-        "not signed again, since a reason of the service's own carries it: the later pages may get evidence"
-    };
-    if unmarked.partial {
-        let reasons = completeness.reason_codes().iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(",");
-        tracing::warn!(
-            target: crate::server::observe::TARGET,
-            event = "partial_page_unmarked",
-            %resource,
-            %reasons,
-            "a partial page issued a next cursor that did not say so, {outcome}; call Page::mark_partial before \
-             Page::envelope"
-        );
-    }
-    if unmarked.stale {
-        let warnings = completeness.warnings().iter().map(|w| w.code().as_str()).collect::<Vec<_>>().join(",");
-        tracing::warn!(
-            target: crate::server::observe::TARGET,
-            event = "stale_page_unmarked",
-            %resource,
-            %warnings,
-            "a page with a stale warning issued a next cursor that did not say so, {outcome}; call \
-             Page::mark_stale before Page::envelope"
-        );
+        let mut attested = MorePagesAvailable::new(claims.attested_whole().encode(self.config.keys()));
+        keep_message(&mut attested, message);
+        completeness.reissue_next_cursor(attested.into());
     }
 }

@@ -52,6 +52,7 @@ pub struct CursorClaims {
     position: String,
     stale: bool,
     partial: bool,
+    whole: bool,
 }
 
 /// The byte that marks a cursor of a traversal a page of which was read from stale state.
@@ -60,6 +61,12 @@ const STALE_MARK: u8 = 0x53;
 /// The byte that marks a cursor of a traversal a page of which was incomplete for a reason
 /// other than the next page. Written after [`STALE_MARK`] when both hold.
 const PARTIAL_MARK: u8 = 0x50;
+
+/// The byte that marks a cursor of a traversal attested whole and current up to it: every page
+/// that led to it ended with [`Page::attach_evidence`](crate::server::page_request::Page::attach_evidence)
+/// finding nothing missing but the next page. Written last. A cursor without it leads to pages
+/// that get no evidence, so that a page whose handler skipped the check counts as partial.
+const WHOLE_MARK: u8 = 0x57;
 
 /// Why a cursor was refused. Converts into the problem of contract §2.5.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,6 +175,7 @@ impl CursorClaims {
             position: position.to_owned(),
             stale: false,
             partial: false,
+            whole: false,
         }
     }
 
@@ -196,6 +204,19 @@ impl CursorClaims {
         self.partial
     }
 
+    /// The same claims, attested whole and current up to here by
+    /// [`Page::attach_evidence`](crate::server::page_request::Page::attach_evidence): the pages
+    /// this cursor leads to may get evidence (contract §6). Claims without it never lead to any.
+    pub fn attested_whole(mut self) -> CursorClaims {
+        self.whole = true;
+        self
+    }
+
+    /// True when every page of the traversal up to this cursor was attested whole and current.
+    pub fn is_attested_whole(&self) -> bool {
+        self.whole
+    }
+
     /// Signs the claims with the ring's active key.
     pub fn encode(&self, keys: &CursorKeys) -> String {
         let mut w = Writer::with_capacity(96 + self.position.len() + self.snapshot.as_ref().map_or(0, String::len));
@@ -205,12 +226,15 @@ impl CursorClaims {
             .digest(&self.credential)
             .opt_str(self.snapshot.as_deref())
             .str(&self.position);
-        // Written only when they hold: a current, whole traversal's cursor reads as it always did.
+        // Written only when they hold, in this order.
         if self.stale {
             w.mark(STALE_MARK);
         }
         if self.partial {
             w.mark(PARTIAL_MARK);
+        }
+        if self.whole {
+            w.mark(WHOLE_MARK);
         }
         token::seal(keys, CURSOR_VERSION, &w.finish())
     }
@@ -228,6 +252,7 @@ impl CursorClaims {
                 position: r.str()?.to_owned(),
                 stale: r.optional_mark(STALE_MARK),
                 partial: r.optional_mark(PARTIAL_MARK),
+                whole: r.optional_mark(WHOLE_MARK),
             };
             r.is_done().then_some(claims)
         })
@@ -331,7 +356,7 @@ mod tests {
     }
 
     #[test]
-    fn the_partial_mark_round_trips_alone_and_after_the_stale_one() {
+    fn the_partial_and_whole_marks_round_trip_alone_and_after_the_stale_one() {
         let (keys, query, who) = fixture();
         let current = CursorClaims::at(query.fingerprint(), who.fingerprint(), Some("7"), "a", 1, 2);
         let read = |claims: &CursorClaims| CursorClaims::decode(&keys, &claims.encode(&keys), 4096).unwrap();
@@ -341,6 +366,11 @@ mod tests {
         assert_eq!((read(&partial).is_partial(), read(&partial).is_stale()), (true, false));
         assert_eq!((read(&both).is_partial(), read(&both).is_stale()), (true, true));
         assert_eq!(read(&both), both);
+        let whole = current.clone().attested_whole();
+        assert_eq!((read(&current).is_attested_whole(), read(&whole).is_attested_whole()), (false, true));
+        assert_eq!(read(&whole), whole);
+        let all = current.clone().read_stale_state().read_partial_page().attested_whole();
+        assert_eq!(read(&all), all);
         // A mark out of order, or twice, is a payload no server wrote: malformed, not read.
         let mut w = Writer::default();
         w.u64(1).u64(2).digest(&query.fingerprint()).digest(&who.fingerprint()).opt_str(None).str("a");
