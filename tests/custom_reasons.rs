@@ -666,45 +666,52 @@ async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
     }
 }
 
-/// The fault layer keeps the same rule as a server: once it faults a page partial, the pages its
-/// cursors lead to lose their evidence, though it answers them unfaulted; a traversal it never
-/// faulted keeps the evidence the service gave.
+/// The fault layer keeps the same rule as a server: once it faults a page partial (a reason
+/// other than the next page, or a stale warning), the later pages of that traversal lose their
+/// evidence, though it answers them unfaulted; a traversal it never faulted keeps the evidence
+/// the service gave. A kit's layer remembers the faulted cursors; a serving layer signs them
+/// again without the service's attestation, so the rule holds on a route the layer does not
+/// wrap (another replica, the MCP tools, the service after a restart) with the same keys.
 #[tokio::test]
 async fn a_traversal_the_fault_layer_made_partial_gets_no_evidence_on_its_last_page() {
     use completeness::testing::faults::{FAULT_HEADER, FaultLayer, Schedule};
-    let app: Router = Router::new()
-        .route("/numbers", get(list_numbers).into())
-        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential())
-        .layer(FaultLayer::new(Schedule::header_only()));
-    let page = |uri: String, fault: Option<&'static str>| {
-        let app = app.clone();
-        async move {
-            let mut request = Request::get(&uri);
-            if let Some(fault) = fault {
-                request = request.header(FAULT_HEADER, fault);
-            }
-            let response = app.oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
-            assert_eq!(response.status(), StatusCode::OK);
-            let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
-            let body: Value = serde_json::from_slice(&bytes).unwrap();
-            assert_envelope_invariants(&body);
-            body
+    let config = CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential();
+    let unwrapped: Router = Router::new().route("/numbers", get(list_numbers).into()).with_state(config.clone());
+    let kit = unwrapped.clone().layer(FaultLayer::new(Schedule::header_only()));
+    let serving = unwrapped.clone().layer(FaultLayer::serving(Schedule::header_only(), &config));
+    let page = |app: Router, uri: String, fault: Option<&'static str>| async move {
+        let mut request = Request::get(&uri);
+        if let Some(fault) = fault {
+            request = request.header(FAULT_HEADER, fault);
         }
+        let response = app.oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+        let body: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_envelope_invariants(&body);
+        body
     };
-    for faulted in [None, Some("SOURCE_UNAVAILABLE")] {
-        let mut pages = vec![page("/numbers?page_size=3".to_owned(), faulted).await];
-        while let Some(cursor) = pages.last().unwrap()["next_cursor"].as_str() {
-            assert!(pages.len() < 5, "runaway traversal");
-            pages.push(page(format!("/numbers?page_size=3&cursor={cursor}"), None).await);
-        }
-        let last = pages.last().unwrap();
-        assert_eq!((pages.len(), last["complete"].clone()), (3, json!(true)), "{last}");
-        match faulted {
-            None => assert!(last["evidence"].is_string(), "an unfaulted traversal keeps its evidence: {last}"),
-            Some(_) => {
-                assert_eq!(pages[0]["complete"], false, "{}", pages[0]);
-                for later in &pages[1..] {
-                    assert_eq!(later["evidence"], Value::Null, "{later}");
+    // (layer that faults the first page, app that answers the later ones)
+    let layers =
+        [("kit", &kit, &kit), ("serving", &serving, &serving), ("serving, then unwrapped", &serving, &unwrapped)];
+    for (layer, first, later) in layers {
+        for faulted in [None, Some("SOURCE_UNAVAILABLE"), Some("REPLICA_LAG")] {
+            let mut pages = vec![page(first.clone(), "/numbers?page_size=3".to_owned(), faulted).await];
+            while let Some(cursor) = pages.last().unwrap()["next_cursor"].as_str() {
+                assert!(pages.len() < 5, "runaway traversal");
+                pages.push(page(later.clone(), format!("/numbers?page_size=3&cursor={cursor}"), None).await);
+            }
+            let last = pages.last().unwrap();
+            assert_eq!((pages.len(), last["complete"].clone()), (3, json!(true)), "{layer}, {faulted:?}: {last}");
+            match faulted {
+                None => {
+                    assert!(last["evidence"].is_string(), "{layer}: an unfaulted traversal keeps its evidence: {last}")
+                }
+                Some(_) => {
+                    assert!(pages[0]["complete"] == false || pages[0]["warnings"][0]["stale"] == true, "{}", pages[0]);
+                    for later in &pages[1..] {
+                        assert_eq!(later["evidence"], Value::Null, "{layer}, {faulted:?}: {later}");
+                    }
                 }
             }
         }

@@ -126,8 +126,8 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
     let router = match faults {
-        // For as long as the service runs: no log, cursors forgotten once they expire.
-        Some(schedule) => router.layer(FaultLayer::serving(schedule, state.config.cursor_ttl)),
+        // For as long as the service runs: no log, and a faulted traversal told by its cursors.
+        Some(schedule) => router.layer(FaultLayer::serving(schedule, &state.completeness)),
         None => router,
     };
     let read_timeout = state.config.read_timeout;

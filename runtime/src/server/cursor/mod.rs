@@ -212,6 +212,13 @@ impl CursorClaims {
         self
     }
 
+    /// The same claims without the attestation: for a page found partial after its cursor was
+    /// attested (the fault layer's faults).
+    pub(crate) fn without_attestation(mut self) -> CursorClaims {
+        self.whole = false;
+        self
+    }
+
     /// True when every page of the traversal up to this cursor was attested whole and current.
     pub fn is_attested_whole(&self) -> bool {
         self.whole

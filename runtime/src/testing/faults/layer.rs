@@ -1,13 +1,12 @@
 //! [`FaultLayer`]: the tower layer that faults a router's real responses.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
 
 use axum::body::{Body, to_bytes};
 use axum::extract::Request;
@@ -22,9 +21,11 @@ use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of,
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::params::CURSOR;
-use crate::contract::reason::ReasonCode;
+use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, keep_message};
 use crate::contract::warning::Warning;
 use crate::server::budget::TimeBudget;
+use crate::server::config::CompletenessConfig;
+use crate::server::cursor::{CursorClaims, CursorKeys};
 use crate::server::observe::{Deferred, ObservedOutside};
 use crate::server::page_request::continues;
 use crate::server::problem::{Problem, ProblemCode};
@@ -51,13 +52,15 @@ struct Shared {
     exceeded: Notify,
     /// What happened to every request, when the layer keeps it ([`FaultLayer::serving`] does not).
     log: Option<Mutex<Vec<FaultRecord>>>,
-    /// The next cursors of traversals one page of which was faulted partial, with when they
-    /// were handed out: the pages they lead to lose their evidence, and pass the mark on
-    /// (contract §6), as a server's own partial page marks its cursors.
-    partial_cursors: Mutex<HashMap<String, Instant>>,
-    /// How long a cursor is accepted by the service, after which it is forgotten here (`None`:
-    /// kept for the layer's life, as a kit run is short).
-    cursor_ttl: Option<Duration>,
+    /// The service's cursor keys, when the layer has them ([`FaultLayer::serving`]): the next
+    /// cursor of a page faulted partial is then signed again without the attestation the
+    /// service gave it, so that no later page of the traversal gets evidence (contract §6)
+    /// wherever it is asked for: another replica, the MCP tools, the service after a restart.
+    keys: Option<CursorKeys>,
+    /// Without the keys (a kit's layer), the next cursors of traversals one page of which was
+    /// faulted partial, kept for the layer's life (a kit run is short): the pages they lead to
+    /// lose their evidence here, and pass the mark on.
+    partial_cursors: Mutex<HashSet<String>>,
 }
 
 impl FaultLayer {
@@ -67,12 +70,13 @@ impl FaultLayer {
     }
 
     /// A layer for a service that clients are pointed at for as long as it runs (an operator's
-    /// fault injection), whose memory stays bounded: it keeps no [`FaultLayer::log`], and
-    /// forgets the cursor of a traversal it faulted partial once the service no longer accepts
-    /// it (`cursor_ttl` after it was handed out; the service refuses it then with
-    /// `CURSOR_EXPIRED`, so no later page of that traversal can be answered).
-    pub fn serving(schedule: Schedule, cursor_ttl: Duration) -> FaultLayer {
-        FaultLayer::of(Shared { log: None, cursor_ttl: Some(cursor_ttl), ..Shared::new(schedule, None) })
+    /// fault injection), with the service's `config`. Its memory stays bounded: it keeps no
+    /// [`FaultLayer::log`], and remembers no traversal. It signs the next cursor of a page it
+    /// faults partial again, with the service's keys, without the attestation the service gave
+    /// it: the later pages of that traversal get no evidence from any replica, over REST or
+    /// MCP, as a partial page of the service's own leads to none.
+    pub fn serving(schedule: Schedule, config: &CompletenessConfig) -> FaultLayer {
+        FaultLayer::of(Shared { log: None, keys: Some(config.keys().clone()), ..Shared::new(schedule, None) })
     }
 
     /// A layer that answers a `429 REQUEST_LIMIT_REACHED` problem past `max_requests` requests and
@@ -359,8 +363,8 @@ impl Shared {
             max_requests,
             exceeded: Notify::new(),
             log: Some(Mutex::new(Vec::new())),
-            partial_cursors: Mutex::new(HashMap::new()),
-            cursor_ttl: None,
+            keys: None,
+            partial_cursors: Mutex::new(HashSet::new()),
         }
     }
 
@@ -377,23 +381,39 @@ impl Shared {
         Response::from_parts(parts, Body::from(bytes))
     }
 
+    /// True for a cursor this (kit's) layer remembers as one of a traversal it faulted partial.
     fn is_partial(&self, cursor: &str) -> bool {
-        self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).contains_key(cursor)
+        self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).contains(cursor)
     }
 
-    /// Remembers `next`, the next cursor of a page of a partial traversal.
-    fn mark_partial(&self, next: Option<&str>) {
+    /// Remembers `next`, the next cursor of a page of a partial traversal (a kit's layer).
+    fn remember_partial(&self, next: Option<&str>) {
         if let Some(next) = next {
-            let mut cursors = self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner);
-            // Expired cursors are forgotten, a sweep at each doubling of the map (so that each
-            // costs as much as the insertions before it).
-            if let Some(ttl) = self.cursor_ttl
-                && cursors.len() >= 64
-                && cursors.len().is_power_of_two()
-            {
-                cursors.retain(|_, handed_out| handed_out.elapsed() < ttl);
-            }
-            cursors.insert(next.to_owned(), Instant::now());
+            self.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).insert(next.to_owned());
+        }
+    }
+
+    /// Sees that the later pages of the traversal of `page`, which it faulted partial, get no
+    /// evidence: with the service's keys, by signing its next cursor again without the
+    /// attestation; without, by remembering the cursor.
+    fn taint(&self, page: &mut FaultedPage) {
+        let Some(keys) = &self.keys else {
+            self.remember_partial(page.block.next_cursor());
+            return;
+        };
+        let Some(claims) =
+            page.block.next_cursor().and_then(|cursor| CursorClaims::decode(keys, cursor, usize::MAX).ok())
+        else {
+            return;
+        };
+        let carrier = page.block.next_cursor_carrier().map(|at| &page.block.reasons()[at]);
+        let Some(message) = carrier.filter(|r| r.code() == ReasonCode::MorePagesAvailable).map(Reason::message) else {
+            return;
+        };
+        if claims.is_attested_whole() {
+            let mut reissued = MorePagesAvailable::new(claims.without_attestation().encode(keys));
+            keep_message(&mut reissued, message);
+            page.block.reissue_next_cursor(reissued.into());
         }
     }
 
@@ -477,7 +497,7 @@ impl Shared {
             if !traversal.of_partial {
                 return Response::from_parts(parts, Body::from(bytes));
             }
-            self.mark_partial(value.get("next_cursor").and_then(Value::as_str));
+            self.remember_partial(value.get("next_cursor").and_then(Value::as_str));
             return match without_evidence(&value, facts) {
                 Some(page) => json_response(parts, &page),
                 None => Response::from_parts(parts, Body::from(bytes)),
@@ -500,7 +520,7 @@ impl Shared {
                 record.forget_answer();
                 problem.into_response()
             }
-            Ok(Faulted::Page(page)) => {
+            Ok(Faulted::Page(mut page)) => {
                 record.complete = Some(page.block.is_complete());
                 record.next_cursor = page.block.next_cursor().map(str::to_owned);
                 record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
@@ -523,8 +543,9 @@ impl Shared {
                     }
                     return reported.refused_by(refused);
                 }
-                if traversal.of_partial || page.block.reasons().iter().any(|reason| !continues(reason)) {
-                    self.mark_partial(page.block.next_cursor());
+                let partial = page.block.reasons().iter().any(|reason| !continues(reason));
+                if traversal.of_partial || partial || record.stale {
+                    self.taint(&mut page);
                 }
                 // The response says what its faulted body says, and is observed as such.
                 parts.extensions.insert(reported);
@@ -559,23 +580,17 @@ fn codes(value: &Value) -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// A layer serving for as long as the service runs keeps no log, and forgets the cursors of
-    /// faulted traversals once the service would refuse them: its memory stays bounded.
+    /// A layer serving for as long as the service runs keeps no log and remembers no cursor; a
+    /// kit's layer keeps both for its run.
     #[test]
-    fn a_serving_layer_keeps_no_log_and_forgets_expired_cursors() {
-        let serving = FaultLayer::serving(Schedule::header_only(), Duration::ZERO);
-        assert!(serving.shared.log.is_none());
-        for n in 0..10_000 {
-            serving.shared.mark_partial(Some(&format!("c{n}")));
-        }
-        let kept = serving.shared.partial_cursors.lock().unwrap_or_else(PoisonError::into_inner).len();
-        assert!(kept < 64 * 2, "{kept} cursors kept, all of them expired");
-        assert!(serving.shared.is_partial("c9999"), "the latest is still known");
+    fn a_serving_layer_keeps_no_log_and_remembers_no_cursor() {
+        let config = CompletenessConfig::new(CursorKeys::ephemeral());
+        let serving = FaultLayer::serving(Schedule::header_only(), &config);
+        assert!(serving.shared.log.is_none() && serving.shared.keys.is_some());
 
-        // A kit's layer keeps both for its run.
         let kit = FaultLayer::new(Schedule::header_only());
         for n in 0..1_000 {
-            kit.shared.mark_partial(Some(&format!("c{n}")));
+            kit.shared.remember_partial(Some(&format!("c{n}")));
         }
         assert!(kit.shared.is_partial("c0") && kit.shared.log.is_some());
     }

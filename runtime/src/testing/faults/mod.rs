@@ -30,8 +30,11 @@
 //! completeness block is rebuilt with the contract's own types, so every faulted answer keeps
 //! the rules of `docs/contract.md` §2.2 (`page.returned` recounted, `continuation` and
 //! `next_cursor` recomputed) and carries no evidence. Nor does any later page of a traversal it
-//! faulted partial (a reason other than the next page), faulted or not: the layer remembers the
-//! cursors such pages hand out, as a server's own partial page marks its cursors (contract §6).
+//! faulted partial (a reason other than the next page, or a stale warning), faulted or not, as
+//! after a server's own partial page (contract §6): a kit's layer remembers the cursors such
+//! pages hand out; a serving one ([`FaultLayer::serving`]) signs them again, with the service's
+//! keys, without the attestation the service gave them, so the rule holds wherever the cursor is
+//! taken (another replica, the MCP tools, the service restarted).
 //! A request that demanded a complete
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
