@@ -229,6 +229,10 @@ async fn expired_and_foreign_cursors_are_tool_errors_with_the_problem_code() {
     assert_eq!(code, "CURSOR_QUERY_MISMATCH", "a cursor of other filters");
     let (code, _) = refusal(&admin, "list_service_accounts", json!({"cursor": "not-a-cursor"})).await;
     assert_eq!(code, "INVALID_CURSOR");
+    // Too long for any query the REST route reads: refused, never dropped for a first page.
+    let (code, _) =
+        refusal(&admin, "list_service_accounts", json!({"page_size": 1, "cursor": "!".repeat(22_000)})).await;
+    assert_eq!(code, "INVALID_CURSOR", "an oversized cursor is not answered as a first page");
 
     tokio::time::sleep(Duration::from_millis(400)).await;
     let (code, text) = refusal(&admin, "list_service_accounts", json!({"page_size": 4, "cursor": cursor})).await;

@@ -929,7 +929,7 @@ impl InventoryTools {
         // `page_size` and `cursor` are read by the REST route's extractor, from the query it
         // would have been sent: the same number gets the same code, or the same clamping.
         let page_size = args.page_size.as_ref().map(|size| Self::number_text(numbers, "page_size", size));
-        let query = rest_query(caller, [("page_size", page_size), ("cursor", args.cursor)]);
+        let query = rest_query(caller, [("page_size", page_size), ("cursor", args.cursor)])?;
         let request = PageRequest::from_parts(&query, &self.state.completeness)?;
         let envelope =
             inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?).await?;
@@ -947,7 +947,7 @@ impl InventoryTools {
         // As `page_size`: the REST route's extractor reads the budget, capped the same way.
         let budget_ms = args.time_budget_ms.as_ref().map(|ms| Self::number_text(numbers, "time_budget_ms", ms));
         let budget =
-            TimeBudget::from_parts(&rest_query(caller, [("time_budget_ms", budget_ms)]), &self.state.completeness)?;
+            TimeBudget::from_parts(&rest_query(caller, [("time_budget_ms", budget_ms)])?, &self.state.completeness)?;
         let envelope = search::search_records(&self.state, caller, &args.q, args.tenant.as_deref(), &budget).await?;
         entry.answer(RequireComplete(args.require_complete), &envelope)?;
         tool_result(&envelope).map_err(internal)
@@ -1002,18 +1002,29 @@ fn retry_guidance(problem: &Problem) -> String {
 
 /// The request parts the REST route would have read `pairs` from (its query) as `caller`, for
 /// the extractors that read them ([`PageRequest::from_parts`], [`TimeBudget::from_parts`]).
-fn rest_query<const N: usize>(caller: &Caller, pairs: [(&str, Option<String>); N]) -> Parts {
+/// Arguments too long for any request's query (a cursor of tens of kilobytes) are refused as
+/// the REST route refuses what it cannot read, never dropped: a cursor left out would be
+/// answered as a first page.
+fn rest_query<const N: usize>(caller: &Caller, pairs: [(&str, Option<String>); N]) -> Result<Parts, Problem> {
     let mut query = form_urlencoded::Serializer::new(String::new());
+    let mut named = Vec::new();
     for (name, value) in pairs {
         if let Some(value) = value {
             query.append_pair(name, &value);
+            named.push(name);
         }
     }
-    let uri = Uri::try_from(format!("{PATH}?{}", query.finish())).unwrap_or_else(|_| Uri::from_static(PATH));
+    let uri = Uri::try_from(format!("{PATH}?{}", query.finish())).map_err(|_| {
+        let detail = format!("the arguments ({}) are too long to be read", named.join(", "));
+        match named.contains(&"cursor") {
+            true => Problem::new(ProblemCode::InvalidCursor, detail).with_extension("parameter", "cursor"),
+            false => Problem::new(ProblemCode::InvalidRequest, detail),
+        }
+    })?;
     let (mut parts, ()) = axum::http::Request::new(()).into_parts();
     parts.uri = uri;
     parts.extensions.insert(caller.credential());
-    parts
+    Ok(parts)
 }
 
 impl ServerHandler for InventoryTools {
