@@ -293,6 +293,28 @@ async fn a_pruned_snapshot_answers_410_on_every_replica() {
     }
 }
 
+/// A replica started with a shorter retention than the others does not expire what they handed
+/// out: the database keeps superseded snapshots for the longest retention among live replicas,
+/// though the short one prunes every 50 ms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_with_a_shorter_retention_does_not_expire_the_others_cursors() {
+    let db = postgres_support::fresh_database().await;
+    let keeping = replicas(&db, &[K1], &["--snapshot-retention", "900"]).await;
+    let (_, next) = first_page(&keeping[0].url, "page_size=5").await;
+    let pruning = replicas(&db, &[K1], &["--snapshot-retention", "0"]).await;
+    let id = &first_page(&pruning[0].url, "page_size=1").await.0.ids()[0];
+    let changed = send(
+        client().patch(format!("{}/service-accounts/{id}", pruning[0].url)).json(&json!({"owner": "someone-new"})),
+    )
+    .await;
+    assert_eq!(changed.status, 200);
+    // Twenty pruning rounds of the short replica.
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let resumed = get(&keeping[0].url, &next).await;
+    assert_eq!(resumed.status, 200, "the snapshot the keeping replica promised is still there: {}", resumed.body);
+    assert_eq!(resumed.body["page"]["resumed"], true, "{}", resumed.body);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rotated_ring_accepts_old_tokens_until_the_old_key_is_removed() {
     let db = postgres_support::fresh_database().await;

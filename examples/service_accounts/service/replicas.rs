@@ -81,8 +81,9 @@ pub fn disagreements(me: &ReplicaSettings, other: &ReplicaSettings) -> Vec<Strin
     let mut found = Vec::new();
     if me.retention_ms != other.retention_ms {
         found.push(format!(
-            "replica {who} keeps superseded snapshots for {} s, this one for {} s: a cursor or evidence issued by \
-             one expires at the other sooner than promised; start every replica with the same --snapshot-retention",
+            "replica {who} keeps superseded snapshots for {} s, this one for {} s: a cursor or evidence issued by the \
+             one that keeps them longer is refused by the other once the shorter time has passed (the database \
+             keeps them for the longer); start every replica with the same --snapshot-retention",
             seconds(other.retention_ms),
             seconds(me.retention_ms)
         ));

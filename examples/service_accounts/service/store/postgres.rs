@@ -7,7 +7,9 @@
 //!   sees every row version of snapshots up to `n`. Two archives of one target through
 //!   different replicas are therefore decided one after the other: the second sees the first's
 //!   archived row and answers "changed".
-//! - Snapshot times and the retention cutoff use the database's clock, not the replicas'.
+//! - Snapshot times and the retention cutoff use the database's clock, not the replicas'. The
+//!   pruner keeps superseded snapshots for the longest retention among live replicas, so a
+//!   replica started with a shorter one does not expire what the others handed out.
 //! - Reads at a snapshot (retention check, then rows) run in one repeatable-read transaction,
 //!   so the pruner cannot remove rows between the check and the read.
 //! - Schema creation and seeding run in one transaction under `pg_advisory_xact_lock`: replicas
@@ -59,7 +61,7 @@ use super::super::db::{
     Account, ArchiveOutcome, COLUMNS, Filter, Grant, Grantee, ListItem, NewAccount, OwnerFilter, Snapshot,
     SnapshotGone, StoreError, first_snapshot, successor_snapshot,
 };
-use super::super::replicas::ReplicaSettings;
+use super::super::replicas::{ALIVE, ReplicaSettings};
 use super::super::seed;
 use super::AccountStore;
 
@@ -1036,11 +1038,18 @@ impl AccountStore for PgStore {
             Self::lock_current(&tx).await?;
             let before: i64 =
                 tx.query_one("SELECT value FROM meta WHERE key = 'pruned_before'", &[]).await.map_err(pg)?.get(0);
-            // The newest snapshot created before the cutoff is the oldest one still retained.
+            // The newest snapshot created before the cutoff is the oldest one still retained. The
+            // cutoff is of the longest retention among live replicas: a replica started with a
+            // shorter one must not expire the cursors and evidence the others handed out.
+            let alive_ms = i64::try_from(ALIVE.as_millis()).unwrap_or(i64::MAX);
             let oldest: Option<i64> = tx
                 .query_one(
-                    &format!("SELECT MAX(number) FROM snapshots WHERE created_at_ms < {NOW_MS} - $1"),
-                    &[&self.retention_ms],
+                    &format!(
+                        "SELECT MAX(number) FROM snapshots WHERE created_at_ms < {NOW_MS} - GREATEST($1, (
+                             SELECT COALESCE(MAX(retention_ms), 0) FROM replicas
+                             WHERE seen_at_ms >= {NOW_MS} - $2::bigint))"
+                    ),
+                    &[&self.retention_ms, &alive_ms],
                 )
                 .await
                 .map_err(pg)?
