@@ -75,6 +75,12 @@ async fn every_row_of_the_evidence_table_refuses_atomically() {
 
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refusal changed anything");
 
+    // a PATCH that changes nothing writes nothing: no new snapshot, so the evidence still holds
+    // for its target (archived below)
+    let same = h.patch(&format!("/service-accounts/{}", targets[0]), "admin", &json!({"owner": null})).await;
+    assert_eq!(same.status, 200, "{:?}", same.body);
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "a PATCH that changes nothing writes nothing");
+
     // a target changed after the inventory: someone took ownership
     let adopted = &targets[1];
     assert_eq!(h.patch(&format!("/service-accounts/{adopted}"), "admin", &json!({"owner": "li"})).await.status, 200);

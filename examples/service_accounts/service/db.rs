@@ -566,11 +566,16 @@ impl SqliteStore {
         Ok((account, snapshot))
     }
 
-    /// Sets (or clears) the owner of account `id` at a new snapshot.
+    /// Sets (or clears) the owner of account `id` at a new snapshot; one that already has it is
+    /// left as it is, at the current snapshot.
     pub fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError> {
         let mut conn = self.lock();
         let tx = write(&mut conn)?;
         let mut account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
+        if account.owner == owner {
+            // Nothing changes: no snapshot, so evidence and cursors of the current one hold.
+            return Ok((account, current(&tx)?));
+        }
         let snapshot = open_snapshot(&tx)?;
         account.owner_email = owner.as_deref().map(seed::owner_email);
         account.owner = owner;

@@ -275,7 +275,8 @@ pub trait AccountStore: Send + Sync {
     async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError>;
     /// Creates an account at a new snapshot.
     async fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError>;
-    /// Sets (or clears) the owner of account `id` at a new snapshot.
+    /// Sets (or clears) the owner of account `id` at a new snapshot; one that already has it is
+    /// left as it is, at the current snapshot (an owner change is what makes one).
     async fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError>;
     /// Deletes account `id` at a new snapshot.
     async fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError>;

@@ -944,6 +944,10 @@ impl AccountStore for PgStore {
             let tx = client.transaction().await.map_err(pg)?;
             let locked = Self::lock_current(&tx).await?;
             let mut account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
+            if account.owner == owner {
+                // Nothing changes: no snapshot, so evidence and cursors of the current one hold.
+                return Ok((account, locked));
+            }
             let snapshot = Self::open_snapshot(&tx, locked).await?;
             account.owner_email = owner.as_deref().map(seed::owner_email);
             account.owner = owner;
