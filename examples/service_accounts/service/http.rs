@@ -159,9 +159,12 @@ pub fn store_problem(error: StoreError) -> Problem {
                 .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
         }
         error if is_outage(&error) => {
-            tracing::error!(error = %error, "the database cannot be reached; answering 503");
-            refusal_saying(StatusCode::SERVICE_UNAVAILABLE, Some("Its database cannot be reached."))
-                .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
+            tracing::error!(error = %error, "the database cannot be reached or did not answer in time; answering 503");
+            refusal_saying(
+                StatusCode::SERVICE_UNAVAILABLE,
+                Some("Its database cannot be reached or did not answer in time."),
+            )
+            .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
         }
         error => {
             tracing::error!(error = %error, "the database failed; answering 500");

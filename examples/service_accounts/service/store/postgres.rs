@@ -257,12 +257,19 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
     tx.execute(record, &[&keys, &live]).await.map_err(pg)?;
     tracing::warn!(
         target: "service_accounts::store",
-        "this database is not the one its snapshots were numbered in (recorded {recorded:?}, now {live:?} as \
-         system identifier, database OID, timeline, meta OID): restored, copied or promoted, it takes that one's place; \
+        "this database is not the one its snapshots were numbered in (system identifier, database OID, \
+         timeline, meta OID recorded as {}, now {}): restored, copied or promoted, it takes that one's place; \
          snapshots up to s-{current} are gone, and the cursors and evidence issued at them are refused; new \
-         snapshots start at s-{next}"
+         snapshots start at s-{next}",
+        listed(recorded.iter().map(|value| value.map_or_else(|| "none".to_owned(), |value| value.to_string()))),
+        listed(live.iter().map(i64::to_string)),
     );
     Ok(Some(next as Snapshot))
+}
+
+/// Values as a message lists them: `7715675746516048018, 16384, 1, 16399`.
+fn listed(values: impl Iterator<Item = String>) -> String {
+    values.collect::<Vec<_>>().join(", ")
 }
 
 /// `duration` in seconds, as the messages say it ("10 s", "0.5 s").
