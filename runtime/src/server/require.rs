@@ -143,15 +143,18 @@ fn demanded_by_query(parts: &Parts) -> Result<QueryDemand, Problem> {
 /// a byte outside ASCII, which RFC 9110 allows inside a quoted string, does not hide the
 /// preferences beside it.
 fn prefers_strict(headers: &HeaderMap) -> bool {
-    headers.get_all(PREFER).iter().any(|value| prefers_strict_handling(&String::from_utf8_lossy(value.as_bytes())))
+    // Only the first `handling` preference counts, across the headers in order (RFC 7240, section 2).
+    let mut values = headers.get_all(PREFER).iter();
+    values.find_map(|value| handling_preference(&String::from_utf8_lossy(value.as_bytes()))) == Some(Handling::Strict)
 }
 
-/// True when a `Prefer` header value (RFC 7240) holds the preference `handling=strict`: its
-/// preferences are comma-separated, each `name [= value]` followed by `;` parameters (which are
-/// not preferences), with optional whitespace around `=`; a value may be a quoted string, whose
-/// commas, semicolons and equals signs are its own and whose quoted pairs (`\"`, `\i`) stand
-/// for the character they quote. Names and this value compare case-insensitively.
-fn prefers_strict_handling(header: &str) -> bool {
+/// What the first `handling` preference of a `Prefer` header value (RFC 7240) asks, if it holds
+/// one (a later one is not considered, as the RFC says): its preferences are comma-separated,
+/// each `name [= value]` followed by `;` parameters (which are not preferences), with optional
+/// whitespace around `=`; a value may be a quoted string, whose commas, semicolons and equals
+/// signs are its own and whose quoted pairs (`\"`, `\i`) stand for the character they quote.
+/// Names and the value `strict` compare case-insensitively.
+fn handling_preference(header: &str) -> Option<Handling> {
     let mut preference = Preference::default();
     let mut chars = header.chars();
     while let Some(c) = chars.next() {
@@ -167,15 +170,26 @@ fn prefers_strict_handling(header: &str) -> bool {
                 }
                 preference.quoted(&text);
             }
-            ',' if preference.is_strict() => return true,
-            ',' => preference = Preference::default(),
+            ',' => match preference.handling() {
+                Some(handling) => return Some(handling),
+                None => preference = Preference::default(),
+            },
             ';' => preference.in_parameters = true,
             '=' => preference.equals(),
             c if c.is_whitespace() => {}
             c => preference.push(c),
         }
     }
-    preference.is_strict()
+    preference.handling()
+}
+
+/// What a `handling` preference asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handling {
+    /// `handling=strict`.
+    Strict,
+    /// `handling=lenient`, or a value this reader does not know.
+    Other,
 }
 
 /// One preference of a `Prefer` header as [`prefers_strict_handling`] reads it: whitespace
@@ -213,10 +227,15 @@ impl Preference {
         }
     }
 
-    fn is_strict(&self) -> bool {
-        !self.malformed
-            && self.name.eq_ignore_ascii_case("handling")
-            && self.value.as_deref().is_some_and(|value| value.eq_ignore_ascii_case("strict"))
+    /// What it asks, when it is a well-formed `handling` preference.
+    fn handling(&self) -> Option<Handling> {
+        if self.malformed || !self.name.eq_ignore_ascii_case("handling") {
+            return None;
+        }
+        match self.value.as_deref() {
+            Some(value) if value.eq_ignore_ascii_case("strict") => Some(Handling::Strict),
+            _ => Some(Handling::Other),
+        }
     }
 }
 
@@ -459,7 +478,7 @@ fn unreported_success(status: axum::http::StatusCode) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::prefers_strict_handling;
+    use super::{Handling, HeaderMap, HeaderValue, PREFER, handling_preference, prefers_strict};
 
     #[test]
     fn the_strict_preference_is_read_as_rfc_7240_writes_it() {
@@ -476,7 +495,7 @@ mod tests {
             "handling=\"str\\ict\"",
             "note=\"caf\u{fffd}\", handling=strict",
         ] {
-            assert!(prefers_strict_handling(strict), "{strict}");
+            assert_eq!(handling_preference(strict), Some(Handling::Strict), "{strict}");
         }
         for lenient in [
             "",
@@ -489,8 +508,21 @@ mod tests {
             "note=\"x\\\", handling=strict\"",
             "handling=strict=1",
             "handling==strict",
+            // Only the first instance of a preference is considered.
+            "handling=lenient, handling=strict",
+            "handling, handling=strict",
         ] {
-            assert!(!prefers_strict_handling(lenient), "{lenient}");
+            assert_ne!(handling_preference(lenient), Some(Handling::Strict), "{lenient}");
         }
+        let headers = |values: &[&'static str]| {
+            let mut headers = HeaderMap::new();
+            for value in values {
+                headers.append(PREFER, HeaderValue::from_static(value));
+            }
+            headers
+        };
+        assert!(prefers_strict(&headers(&["respond-async", "handling=strict"])));
+        assert!(!prefers_strict(&headers(&["handling=lenient", "handling=strict"])), "the first header's counts");
+        assert!(prefers_strict(&headers(&["handling=strict", "handling=lenient"])));
     }
 }
