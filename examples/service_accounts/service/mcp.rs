@@ -34,7 +34,7 @@
 //!    document, so the two cannot drift apart.
 //! 8. Input `/mcp` would not read is refused before rmcp sees it, as on a REST write: a query
 //!    parameter (400 `INVALID_REQUEST`), a body not sent as plain JSON (two `Content-Type`
-//!    fields, a `Content-Encoding`: 415 `INVALID_BODY`).
+//!    fields, a `Content-Encoding` other than `identity`: 415 `INVALID_BODY`).
 //! 9. In a session, a request whose `id` is that of a request still in flight in the session
 //!    is refused with the JSON-RPC error `-32600`, and does not run: rmcp would give it the
 //!    first one's answer and leave the first without one.
@@ -198,7 +198,7 @@ async fn transport_refusal(request: Request, next: Next) -> Response {
 /// REST routes does (`routes::refuse_unread_input`), and input it would not read is refused the
 /// same way before rmcp sees it, changing nothing: any query parameter (400 `INVALID_REQUEST`,
 /// so that `POST /mcp?dry_run=true` cannot archive while the client believes it only asked),
-/// and a body not sent as plain JSON (two `Content-Type` fields, a `Content-Encoding`, another
+/// and a body not sent as plain JSON (two `Content-Type` fields, a `Content-Encoding` other than `identity`, another
 /// media type: 415 `INVALID_BODY`, see `completeness::extract::declared_json`).
 async fn input_as_sent(request: Request, next: Next) -> Response {
     let has_body = !request.body().is_end_stream();
