@@ -533,7 +533,9 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
 /// its cursor is signed (`unmarked_page=N`, `unmarked_stale_page=N`: the same without the mark;
 /// `late_page=N`, `late_stale_page=N`: marked after the cursor is signed; `early_return_page=N`:
 /// the reason pushed, then returned before the evidence step; `unchecked_page=N`: a whole page
-/// returned before the evidence step). Every other page asks for evidence.
+/// returned before the evidence step; `after_evidence_page=N`, `after_evidence_stale_page=N`:
+/// the reason, or the stale warning, pushed after the evidence step). Every other page asks for
+/// evidence.
 #[completeness(
     resource = "numbers",
     reasons(MorePagesAvailable, SourceUnavailable),
@@ -581,6 +583,12 @@ async fn list_numbers(
         return Ok(envelope);
     }
     page.attach_evidence(&mut envelope.completeness);
+    if asked("after_evidence_page") == this_page {
+        envelope.completeness.push_reason(completeness::reason::SourceUnavailable::new("archive"));
+    }
+    if asked("after_evidence_stale_page") == this_page {
+        envelope.completeness.push_warning(ReplicaLag { seconds: 7 });
+    }
     Ok(envelope)
 }
 
@@ -629,7 +637,8 @@ async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
 /// evidence (contract §6), whether the partial page is the first or a middle one, and whether
 /// or not its handler marked it, before or after the cursor was signed. Only a cursor that
 /// `attach_evidence` attested leads to evidence, so a handler that returns early after pushing
-/// its reason, or skips the step on a whole page, withholds the evidence rather than granting it.
+/// its reason, or skips the step on a whole page, withholds the evidence rather than granting it;
+/// one that pushes its reason (or a stale warning) after the step has the attestation withdrawn.
 #[tokio::test]
 async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
     for partial_page in [1, 2] {
@@ -656,6 +665,10 @@ async fn a_traversal_with_a_partial_page_gets_no_evidence_on_its_last_page() {
         ("early_return_page", 1),
         ("early_return_page", 2),
         ("unchecked_page", 1),
+        // Attested, then made partial or stale: the attestation is withdrawn.
+        ("after_evidence_page", 1),
+        ("after_evidence_page", 2),
+        ("after_evidence_stale_page", 1),
     ];
     for (unmarked, first) in cases {
         let pages = traverse(&format!("{unmarked}={first}")).await;

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::AcceptsWarning;
-use crate::contract::reason::{Reason, ReasonCode, ReasonKind, StandardReason, reasons_from_wire};
+use crate::contract::reason::{Reason, ReasonCode, ReasonKind, StandardReason, continues, reasons_from_wire};
 use crate::contract::rules::{self, Received, Rule, Violation};
 use crate::contract::scope::{PageInfo, Scope};
 use crate::contract::warning::Warning;
@@ -61,6 +61,27 @@ pub struct Completeness<R = StandardReason> {
     scope: Scope,
     warnings: Vec<Warning>,
     evidence: Option<String>,
+    /// The reason that carried the next cursor before a page attested it, put back when a reason
+    /// other than the next page's, or a stale warning, is pushed afterwards.
+    unattested: Unattested<R>,
+}
+
+/// The reason that carried a block's next cursor before a page attested it whole
+/// ([`Page::attach_evidence`](crate::server::page_request::Page::attach_evidence)): its cursor,
+/// signed without the mark. Not part of what the block says, so equality ignores it.
+#[derive(Debug, Clone)]
+struct Unattested<R>(Option<R>);
+
+impl<R> Default for Unattested<R> {
+    fn default() -> Self {
+        Unattested(None)
+    }
+}
+
+impl<R> PartialEq for Unattested<R> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Over an endpoint's declared reason type, the scope's resource is the declared one: an empty
@@ -154,6 +175,7 @@ impl<R: Reason> Completeness<R> {
             scope,
             warnings: Vec::new(),
             evidence: None,
+            unattested: Unattested::default(),
         }
     }
 
@@ -167,6 +189,9 @@ impl<R: Reason> Completeness<R> {
     /// Adds a reason; the value is incomplete from now on and loses any evidence.
     pub fn push_reason(&mut self, reason: impl Into<R>) {
         let reason = reason.into();
+        if !continues(&reason) {
+            self.withdraw_attestation();
+        }
         let recovery = reason.recovery();
         if let Some(Continuation::NextCursor { cursor }) = &recovery
             && self.next_cursor.is_none()
@@ -230,6 +255,7 @@ impl<R: Reason> Completeness<R> {
         // Evidence backs a change, which needs current state (contract §6).
         if warning.is_stale() {
             self.evidence = None;
+            self.withdraw_attestation();
         }
         self.warnings.push(warning);
     }
@@ -276,7 +302,6 @@ impl<R: Reason> Completeness<R> {
     }
 
     /// The position in `reasons` of the reason whose recovery is `next_cursor`, when one is.
-    #[cfg(feature = "axum")]
     pub(crate) fn next_cursor_carrier(&self) -> Option<usize> {
         let next = self.next_cursor.as_deref()?;
         self.reasons
@@ -288,7 +313,6 @@ impl<R: Reason> Completeness<R> {
     /// `next_cursor`; the cursor, and the continuation where it was that cursor's, follow it.
     /// Nothing changes when no reason carries the cursor or `reason` carries none. (Pages
     /// re-sign their cursor through it; they are a server-side type.)
-    #[cfg(feature = "axum")]
     pub(crate) fn reissue_next_cursor(&mut self, reason: R) {
         let Some(Continuation::NextCursor { cursor: new }) = reason.recovery() else {
             return;
@@ -303,6 +327,28 @@ impl<R: Reason> Completeness<R> {
         }
         self.reasons[at] = reason;
         self.next_cursor = Some(new);
+    }
+
+    /// [`Completeness::reissue_next_cursor`] with `attested`, the same next page's reason whose
+    /// cursor a page attested whole, keeping the reason it replaces: a reason other than the next
+    /// page's, or a stale warning, pushed afterwards puts that one back
+    /// ([`Completeness::withdraw_attestation`]), so an attested cursor never leaves on a partial
+    /// or stale page, whatever order the handler took.
+    #[cfg(feature = "axum")]
+    pub(crate) fn attest_next_cursor(&mut self, attested: R) {
+        let Some(at) = self.next_cursor_carrier() else {
+            return;
+        };
+        let before = self.reasons[at].clone();
+        self.reissue_next_cursor(attested);
+        self.unattested = Unattested(Some(before));
+    }
+
+    /// Puts back the next cursor as it was before a page attested it, if one did.
+    fn withdraw_attestation(&mut self) {
+        if let Some(before) = self.unattested.0.take() {
+            self.reissue_next_cursor(before);
+        }
     }
 
     /// Moves the next cursor out, for a collector that is done with this block (its
@@ -399,6 +445,7 @@ impl<R: Reason> Completeness<R> {
             scope,
             warnings,
             evidence,
+            unattested: Unattested::default(),
         }
     }
 
@@ -541,7 +588,9 @@ impl<R: Reason> Completeness<R> {
             problems.extend(violations.iter().map(ToString::to_string));
             return Err(problems);
         };
-        let mut value = Completeness { reasons, continuation, next_cursor, page, scope, warnings, evidence };
+        let unattested = Unattested::default();
+        let mut value =
+            Completeness { reasons, continuation, next_cursor, page, scope, warnings, evidence, unattested };
         violations.extend(rules::check_block(&value, &received));
         violations.sort_by_key(|violation| violation.rule);
         value.restore_recoveries();

@@ -25,11 +25,10 @@ use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::request::Parts;
 
 use crate::contract::completeness::Completeness;
-use crate::contract::continuation::Continuation;
 use crate::contract::declared::AcceptsWarning;
 use crate::contract::envelope::Envelope;
 use crate::contract::params::{CURSOR, PAGE_SIZE};
-use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, keep_message};
+use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, continues, keep_message};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::{PageSizeReduced, Warning};
 use crate::server::config::{CompletenessConfig, CompletenessState};
@@ -182,13 +181,6 @@ impl<S: CompletenessState> FromRequestParts<S> for PageRequest {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         PageRequest::from_parts(parts, &state.completeness())
     }
-}
-
-/// True for a reason that only says where the traversal goes on (`MORE_PAGES_AVAILABLE`, or a
-/// limit that hands out a cursor to resume from): the pages after it make the inventory whole.
-pub(crate) fn continues<R: Reason>(reason: &R) -> bool {
-    reason.code() == ReasonCode::MorePagesAvailable
-        || matches!(reason.recovery(), Some(Continuation::NextCursor { .. }))
 }
 
 fn invalid_page_size(detail: impl Into<String>) -> Problem {
@@ -467,6 +459,9 @@ impl Page {
     /// carried by `MORE_PAGES_AVAILABLE`, as [`Page::envelope`] makes it, is signed again; a
     /// traversal whose cursor a reason of the service's own carries gets no evidence.
     ///
+    /// A reason other than the next page's, or a stale warning, pushed on the block after this
+    /// call withdraws the attestation (the cursor goes out as [`Page::envelope`] signed it).
+    ///
     /// Refused (false) on the last page as well when an earlier page was not attested, or when
     /// [`Page::mark_partial`] or [`Page::mark_stale`] was called, though this page may be
     /// current and whole.
@@ -499,6 +494,6 @@ impl Page {
         };
         let mut attested = MorePagesAvailable::new(claims.attested_whole().encode(self.config.keys()));
         keep_message(&mut attested, message);
-        completeness.reissue_next_cursor(attested.into());
+        completeness.attest_next_cursor(attested.into());
     }
 }

@@ -136,6 +136,13 @@ fn fill<T>(slot: &mut Option<T>, value: Option<T>) -> bool {
     }
 }
 
+/// True for a reason that only says where the traversal goes on (`MORE_PAGES_AVAILABLE`, or a
+/// limit that hands out a cursor to resume from): the pages after it make the inventory whole.
+pub(crate) fn continues<R: Reason>(reason: &R) -> bool {
+    reason.code() == ReasonCode::MorePagesAvailable
+        || matches!(reason.recovery(), Some(Continuation::NextCursor { .. }))
+}
+
 /// Reads a standard reason's details and keeps its message ([`keep_message`]).
 fn read_reason<D: ReasonDetails + WithMessage>(object: &Map<String, Value>, message: String) -> Result<D, String> {
     let mut details = D::read_details(object)?;

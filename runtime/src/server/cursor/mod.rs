@@ -214,6 +214,7 @@ impl CursorClaims {
 
     /// The same claims without the attestation: for a page found partial after its cursor was
     /// attested (the fault layer's faults).
+    #[cfg(feature = "faults")]
     pub(crate) fn without_attestation(mut self) -> CursorClaims {
         self.whole = false;
         self

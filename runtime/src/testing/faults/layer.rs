@@ -21,13 +21,12 @@ use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of,
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::params::CURSOR;
-use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, keep_message};
+use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, continues, keep_message};
 use crate::contract::warning::Warning;
 use crate::server::budget::TimeBudget;
 use crate::server::config::CompletenessConfig;
 use crate::server::cursor::{CursorClaims, CursorKeys};
 use crate::server::observe::{Deferred, ObservedOutside};
-use crate::server::page_request::continues;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::Reported;
