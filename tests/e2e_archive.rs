@@ -143,11 +143,11 @@ async fn evidence_expires_with_its_lifetime_with_its_snapshot_and_with_the_crede
 }
 
 e2e_support::both_backends! {
-/// The store refuses an archive on the strength of a permission epoch a revocation has ended,
-/// whatever passed before it (a request authenticated just before the revocation committed):
-/// nothing is archived.
+/// The store refuses an archive, and every other write, on the strength of a permission epoch a
+/// revocation has ended, whatever passed before it (a request authenticated, and its tenant
+/// checked, just before the revocation committed): nothing is written.
 #[tokio::test]
-async fn the_store_refuses_an_archive_at_a_revoked_permission_epoch() {
+async fn the_store_refuses_every_write_at_a_revoked_permission_epoch() {
     use e2e_support::service::db::{ArchiveOutcome, Filter, Grantee, OwnerFilter};
     let h = Harness::start(config(200)).await;
     let (ids, _) = inventory(&h, "&tenant=south", "south").await;
@@ -161,6 +161,20 @@ async fn the_store_refuses_an_archive_at_a_revoked_permission_epoch() {
     assert!(matches!(outcome, ArchiveOutcome::PermissionsChanged), "{outcome:?}");
     assert!(archived.is_empty());
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");
+
+    // So does every other write: checked against the tenant before, made after the revocation.
+    use e2e_support::service::db::{NewAccount, StoreError};
+    let id = &ids[0];
+    let new = NewAccount { name: "late".to_owned(), tenant: "south".to_owned(), owner: None };
+    let refusals = [
+        h.store().create(Some(&stale), new).await.map(drop),
+        h.store().set_owner(Some(&stale), id, Some("li".to_owned())).await.map(drop),
+        h.store().delete(Some(&stale), id).await.map(drop),
+    ];
+    for refused in refusals {
+        assert!(matches!(refused, Err(StoreError::PermissionsChanged)), "{refused:?}");
+    }
+    assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was written");
 }
 
 #[tokio::test]

@@ -82,7 +82,7 @@ fn two_stores_on_one_sqlite_file_take_turns_at_writing() {
         let writers = [(&one, "one"), (&other, "other")].map(|(store, owner)| {
             scope.spawn(move || {
                 (1..=60)
-                    .filter_map(|n| store.set_owner(&account_id(n), Some(owner.to_owned())).err())
+                    .filter_map(|n| store.set_owner(None, &account_id(n), Some(owner.to_owned())).err())
                     .map(|error| error.to_string())
                     .collect::<Vec<_>>()
             })

@@ -241,7 +241,7 @@ async fn a_write_the_write_through_copies_missed_warns_until_they_are_copied_aga
 
     // A delete made through the database alone, as another replica sharing it makes one: this
     // service's copies do not see it.
-    h.store().delete("sa-000001").await.unwrap();
+    h.store().delete(None, "sa-000001").await.unwrap();
     let stale = h.get(&search, "admin").await;
     assert_eq!(stale.body["complete"], true, "warnings never change complete");
     let warned: Vec<&str> = stale.body["warnings"].as_array().unwrap().iter().map(|w| w["source"].as_str().unwrap()).collect();

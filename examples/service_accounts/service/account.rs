@@ -249,9 +249,10 @@ pub async fn create_account(
             format!("credential '{}' may not write tenant '{}'", caller.name, request.tenant),
         ));
     }
+    let by = caller.grantee();
     let (account, snapshot) = state
         .store
-        .create(NewAccount { name: request.name, tenant: request.tenant, owner: request.owner })
+        .create(Some(&by), NewAccount { name: request.name, tenant: request.tenant, owner: request.owner })
         .await
         .map_err(store_problem)?;
     state.propagate(&Change::Created(account.clone()), snapshot);
@@ -281,7 +282,8 @@ pub async fn patch_account(
     }
     check_owner(&owner)?;
     readable(&state, &caller, &id).await?;
-    let (account, snapshot) = state.store.set_owner(&id, owner).await.map_err(store_problem)?;
+    let by = caller.grantee();
+    let (account, snapshot) = state.store.set_owner(Some(&by), &id, owner).await.map_err(store_problem)?;
     state.propagate(&Change::Updated(account.clone()), snapshot);
     Ok(mutated(&state, &caller, account, snapshot, false).await)
 }
@@ -295,7 +297,8 @@ pub async fn delete_account(
 ) -> Result<MutationResponse, Problem> {
     no_body(&bytes)?;
     readable(&state, &caller, &id).await?;
-    let (account, snapshot) = state.store.delete(&id).await.map_err(store_problem)?;
+    let by = caller.grantee();
+    let (account, snapshot) = state.store.delete(Some(&by), &id).await.map_err(store_problem)?;
     state.propagate(&Change::Deleted(account.id.clone()), snapshot);
     Ok(mutated(&state, &caller, account, snapshot, true).await)
 }

@@ -14,7 +14,7 @@ use completeness::{Evidence, Exempt, Problem, ProblemCode, RequireEvidence};
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
-use super::db::{ArchiveOutcome, Change, Grantee, StoreError, parse_snapshot, snapshot_label};
+use super::db::{ArchiveOutcome, Change, StoreError, parse_snapshot, snapshot_label};
 use super::inventory::{InventoryQuery, RESOURCE};
 use super::seed::{is_account_id, not_an_account_id};
 use super::state::{AppState, Service};
@@ -90,7 +90,7 @@ pub async fn archive_with(
     }
     let retained = super::http::snapshot_retained(&state.store, snapshot).await?;
     evidence.ensure_retained(|_| retained)?;
-    let by = Grantee { name: &caller.name, epoch: caller.epoch };
+    let by = caller.grantee();
     let (outcome, archived) = match state.store.archive(&by, snapshot, &filter, &filter, &body.ids).await {
         Ok(done) => done,
         Err(StoreError::SnapshotGone(_)) => {

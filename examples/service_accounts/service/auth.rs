@@ -9,6 +9,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use completeness::{Credential, Problem, ProblemCode};
 
+use super::db::Grantee;
 use super::http::store_problem;
 use super::seed::TENANTS;
 use super::store::Store;
@@ -25,6 +26,11 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// This caller as a write names it to the store, which checks its grant under the write lock.
+    pub fn grantee(&self) -> Grantee<'_> {
+        Grantee { name: &self.name, epoch: self.epoch }
+    }
+
     /// The framework's view of this caller: what cursors and evidence are bound to.
     pub fn credential(&self) -> Credential {
         Credential::new(self.name.clone(), self.epoch).with_tenants(self.tenants.iter().cloned())

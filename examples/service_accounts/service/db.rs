@@ -203,6 +203,9 @@ pub enum StoreError {
     OutcomeUnknown(String),
     /// The service is misconfigured.
     Config(String),
+    /// The caller's permissions changed since its request was authenticated (a revocation
+    /// committed in between); nothing changed.
+    PermissionsChanged,
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -223,6 +226,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Unavailable(e) => write!(f, "database unavailable: {e}"),
             StoreError::OutcomeUnknown(e) => write!(f, "outcome of a write unknown: {e}"),
             StoreError::Config(e) => write!(f, "configuration error: {e}"),
+            StoreError::PermissionsChanged => f.write_str("the caller's permissions changed"),
         }
     }
 }
@@ -256,6 +260,20 @@ impl Grantee<'_> {
     /// was authenticated with (the same epoch): no revocation came between.
     pub fn still_holds(&self, stored: Option<&Grant>) -> bool {
         stored.map(|grant| grant.epoch) == Some(self.epoch)
+    }
+
+    /// Inside a write's transaction, once it holds the write lock: refuses with
+    /// [`StoreError::PermissionsChanged`] when `by`'s grant, read by `grant_of`, is no longer
+    /// the one its request was authenticated with, so that a write checked against a tenant
+    /// the credential has just lost is not made. `None`: a change the service makes itself.
+    pub fn check(
+        by: Option<&Grantee>,
+        grant_of: impl FnOnce(&str) -> Result<Option<Grant>, StoreError>,
+    ) -> Result<(), StoreError> {
+        match by {
+            Some(by) if !by.still_holds(grant_of(by.name)?.as_ref()) => Err(StoreError::PermissionsChanged),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -553,10 +571,11 @@ impl SqliteStore {
         Ok((snapshot, accounts))
     }
 
-    /// Creates an account at a new snapshot.
-    pub fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
+    /// Creates an account at a new snapshot, for `by` (see [`Grantee::check`]).
+    pub fn create(&self, by: Option<&Grantee>, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
         let mut conn = self.lock();
         let tx = write(&mut conn)?;
+        Grantee::check(by, |name| grant_of(&tx, name))?;
         let snapshot = open_snapshot(&tx)?;
         let number = meta(&tx, "next_id")?;
         set_meta(&tx, "next_id", number + 1)?;
@@ -568,9 +587,15 @@ impl SqliteStore {
 
     /// Sets (or clears) the owner of account `id` at a new snapshot; one that already has it is
     /// left as it is, at the current snapshot.
-    pub fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError> {
+    pub fn set_owner(
+        &self,
+        by: Option<&Grantee>,
+        id: &str,
+        owner: Option<String>,
+    ) -> Result<(Account, Snapshot), StoreError> {
         let mut conn = self.lock();
         let tx = write(&mut conn)?;
+        Grantee::check(by, |name| grant_of(&tx, name))?;
         let mut account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
         if account.owner == owner {
             // Nothing changes: no snapshot, so evidence and cursors of the current one hold.
@@ -586,9 +611,10 @@ impl SqliteStore {
     }
 
     /// Deletes account `id` at a new snapshot (its last version is closed, not erased).
-    pub fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError> {
+    pub fn delete(&self, by: Option<&Grantee>, id: &str) -> Result<(Account, Snapshot), StoreError> {
         let mut conn = self.lock();
         let tx = write(&mut conn)?;
+        Grantee::check(by, |name| grant_of(&tx, name))?;
         let account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
         let snapshot = open_snapshot(&tx)?;
         close_version(&tx, id, snapshot)?;

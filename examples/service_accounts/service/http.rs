@@ -140,6 +140,11 @@ pub fn outcome_unknown(problem: &Problem) -> bool {
 pub fn store_problem(error: StoreError) -> Problem {
     match error {
         StoreError::NotFound => Problem::new(ProblemCode::NotFound, "No such service account."),
+        StoreError::PermissionsChanged => Problem::new(
+            ProblemCode::Forbidden,
+            "This credential's permissions changed while the request was waiting; nothing was changed. Send it \
+             again with the permissions it has now.",
+        ),
         StoreError::SnapshotGone(gone) => {
             let label = snapshot_label(gone.0);
             Problem::new(

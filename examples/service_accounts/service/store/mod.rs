@@ -273,13 +273,20 @@ pub trait AccountStore: Send + Sync {
     async fn get(&self, id: &str) -> Result<Option<Account>, StoreError>;
     /// Every current account (id order) and the snapshot they were read at.
     async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError>;
-    /// Creates an account at a new snapshot.
-    async fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError>;
+    /// Creates an account at a new snapshot. Each write refuses with
+    /// [`StoreError::PermissionsChanged`] when `by` no longer holds the grant its request was
+    /// authenticated with, checked once it holds the write lock ([`Grantee::check`]).
+    async fn create(&self, by: Option<&Grantee<'_>>, new: NewAccount) -> Result<(Account, Snapshot), StoreError>;
     /// Sets (or clears) the owner of account `id` at a new snapshot; one that already has it is
     /// left as it is, at the current snapshot (an owner change is what makes one).
-    async fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError>;
+    async fn set_owner(
+        &self,
+        by: Option<&Grantee<'_>>,
+        id: &str,
+        owner: Option<String>,
+    ) -> Result<(Account, Snapshot), StoreError>;
     /// Deletes account `id` at a new snapshot.
-    async fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError>;
+    async fn delete(&self, by: Option<&Grantee<'_>>, id: &str) -> Result<(Account, Snapshot), StoreError>;
     /// Archives `ids` atomically when each was selected by `then` at `snapshot` and is still
     /// selected by `now`; otherwise nothing changes. Concurrent archives are serialized.
     async fn archive(

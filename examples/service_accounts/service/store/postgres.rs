@@ -738,6 +738,19 @@ impl PgStore {
         Ok(())
     }
 
+    /// [`Grantee::check`] in a write's transaction, once it holds the counter's lock (which a
+    /// revocation takes too).
+    async fn check_grantee(
+        tx: &deadpool_postgres::Transaction<'_>,
+        by: Option<&Grantee<'_>>,
+    ) -> Result<(), StoreError> {
+        let stored = match by {
+            Some(by) => Self::grant_of(tx, by.name).await?,
+            None => None,
+        };
+        Grantee::check(by, |_| Ok(stored))
+    }
+
     async fn grant_of(client: &impl GenericClient, name: &str) -> Result<Option<Grant>, StoreError> {
         if !storable(name) {
             return Ok(None);
@@ -928,10 +941,11 @@ impl AccountStore for PgStore {
         .await
     }
 
-    async fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
+    async fn create(&self, by: Option<&Grantee<'_>>, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
         self.bounded(async move |client| {
             let tx = client.transaction().await.map_err(pg)?;
             let locked = Self::lock_current(&tx).await?;
+            Self::check_grantee(&tx, by).await?;
             let snapshot = Self::open_snapshot(&tx, locked).await?;
             let number: i64 = tx
                 .query_one("UPDATE meta SET value = value + 1 WHERE key = 'next_id' RETURNING value - 1", &[])
@@ -946,10 +960,16 @@ impl AccountStore for PgStore {
         .await
     }
 
-    async fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError> {
+    async fn set_owner(
+        &self,
+        by: Option<&Grantee<'_>>,
+        id: &str,
+        owner: Option<String>,
+    ) -> Result<(Account, Snapshot), StoreError> {
         self.bounded(async move |client| {
             let tx = client.transaction().await.map_err(pg)?;
             let locked = Self::lock_current(&tx).await?;
+            Self::check_grantee(&tx, by).await?;
             let mut account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
             if account.owner == owner {
                 // Nothing changes: no snapshot, so evidence and cursors of the current one hold.
@@ -966,10 +986,11 @@ impl AccountStore for PgStore {
         .await
     }
 
-    async fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError> {
+    async fn delete(&self, by: Option<&Grantee<'_>>, id: &str) -> Result<(Account, Snapshot), StoreError> {
         self.bounded(async |client| {
             let tx = client.transaction().await.map_err(pg)?;
             let locked = Self::lock_current(&tx).await?;
+            Self::check_grantee(&tx, by).await?;
             let account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
             let snapshot = Self::open_snapshot(&tx, locked).await?;
             Self::close_version(&tx, id, snapshot).await?;

@@ -56,14 +56,19 @@ impl AccountStore for SqliteStore {
     async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
         SqliteStore::current_accounts(self)
     }
-    async fn create(&self, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
-        SqliteStore::create(self, new)
+    async fn create(&self, by: Option<&Grantee<'_>>, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
+        SqliteStore::create(self, by, new)
     }
-    async fn set_owner(&self, id: &str, owner: Option<String>) -> Result<(Account, Snapshot), StoreError> {
-        SqliteStore::set_owner(self, id, owner)
+    async fn set_owner(
+        &self,
+        by: Option<&Grantee<'_>>,
+        id: &str,
+        owner: Option<String>,
+    ) -> Result<(Account, Snapshot), StoreError> {
+        SqliteStore::set_owner(self, by, id, owner)
     }
-    async fn delete(&self, id: &str) -> Result<(Account, Snapshot), StoreError> {
-        SqliteStore::delete(self, id)
+    async fn delete(&self, by: Option<&Grantee<'_>>, id: &str) -> Result<(Account, Snapshot), StoreError> {
+        SqliteStore::delete(self, by, id)
     }
     async fn archive(
         &self,
