@@ -311,22 +311,21 @@ impl<R: Reason> Completeness<R> {
 
     /// Puts `reason`, another next page's, in the place of the reason that carries
     /// `next_cursor`; the cursor, and the continuation where it was that cursor's, follow it.
-    /// Nothing changes when no reason carries the cursor or `reason` carries none. (Pages
-    /// re-sign their cursor through it; they are a server-side type.)
-    pub(crate) fn reissue_next_cursor(&mut self, reason: R) {
+    /// Returns the reason it replaced; nothing changes when no reason carries the cursor or
+    /// `reason` carries none. (Pages re-sign their cursor through it; they are a server-side
+    /// type.)
+    pub(crate) fn reissue_next_cursor(&mut self, reason: R) -> Option<R> {
         let Some(Continuation::NextCursor { cursor: new }) = reason.recovery() else {
-            return;
+            return None;
         };
-        let Some(at) = self.next_cursor_carrier() else {
-            return;
-        };
+        let at = self.next_cursor_carrier()?;
         if let Some(Continuation::NextCursor { cursor }) = &mut self.continuation
             && Some(&*cursor) == self.next_cursor.as_ref()
         {
             cursor.clone_from(&new);
         }
-        self.reasons[at] = reason;
         self.next_cursor = Some(new);
+        Some(std::mem::replace(&mut self.reasons[at], reason))
     }
 
     /// [`Completeness::reissue_next_cursor`] with `attested`, the same next page's reason whose
@@ -336,12 +335,7 @@ impl<R: Reason> Completeness<R> {
     /// or stale page, whatever order the handler took.
     #[cfg(feature = "axum")]
     pub(crate) fn attest_next_cursor(&mut self, attested: R) {
-        let Some(at) = self.next_cursor_carrier() else {
-            return;
-        };
-        let before = self.reasons[at].clone();
-        self.reissue_next_cursor(attested);
-        self.unattested = Unattested(Some(before));
+        self.unattested = Unattested(self.reissue_next_cursor(attested));
     }
 
     /// Puts back the next cursor as it was before a page attested it, if one did.
