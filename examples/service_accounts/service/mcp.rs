@@ -1016,9 +1016,10 @@ fn rest_query<const N: usize>(caller: &Caller, pairs: [(&str, Option<String>); N
     }
     let uri = Uri::try_from(format!("{PATH}?{}", query.finish())).map_err(|_| {
         let detail = format!("the arguments ({}) are too long to be read", named.join(", "));
-        match named.contains(&"cursor") {
-            true => Problem::new(ProblemCode::InvalidCursor, detail).with_extension("parameter", "cursor"),
-            false => Problem::new(ProblemCode::InvalidRequest, detail),
+        if named.contains(&"cursor") {
+            Problem::new(ProblemCode::InvalidCursor, detail).with_extension("parameter", "cursor")
+        } else {
+            Problem::new(ProblemCode::InvalidRequest, detail)
         }
     })?;
     let (mut parts, ()) = axum::http::Request::new(()).into_parts();

@@ -33,7 +33,7 @@ use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::{PageSizeReduced, Warning};
 use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::credential::Credential;
-use crate::server::cursor::{CursorClaims, CursorError, QueryBinding, now_ms, rfc3339};
+use crate::server::cursor::{CursorClaims, CursorError, CursorKeys, QueryBinding, now_ms, rfc3339};
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 
@@ -479,21 +479,28 @@ impl Page {
     }
 
     /// Signs the block's next cursor again, attested whole ([`CursorClaims::attested_whole`]).
-    /// Only a cursor this page can read, carried by `MORE_PAGES_AVAILABLE`, is; its message is
-    /// kept.
     fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
-        let Some(cursor) = completeness.next_cursor() else {
-            return;
-        };
-        let Ok(claims) = CursorClaims::decode(self.config.keys(), cursor, usize::MAX) else {
-            return;
-        };
-        let carrier = completeness.next_cursor_carrier().map(|at| &completeness.reasons()[at]);
-        let Some(message) = carrier.filter(|r| r.code() == ReasonCode::MorePagesAvailable).map(Reason::message) else {
-            return;
-        };
-        let mut attested = MorePagesAvailable::new(claims.attested_whole().encode(self.config.keys()));
-        keep_message(&mut attested, message);
-        completeness.attest_next_cursor(attested.into());
+        if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, |c| Some(c.attested_whole())) {
+            completeness.attest_next_cursor(attested.into());
+        }
     }
+}
+
+/// The block's next cursor as a `MORE_PAGES_AVAILABLE` reason signed again with `keys` after
+/// `change` (same position and expiry, the reason's message kept): how a page attests its cursor
+/// and the fault layer takes the attestation back. `None` when no `MORE_PAGES_AVAILABLE` carries
+/// a cursor `keys` can read (one the handler made by other means), or `change` leaves it be.
+pub(crate) fn resigned_next_cursor<R: Reason>(
+    keys: &CursorKeys,
+    completeness: &Completeness<R>,
+    change: impl FnOnce(CursorClaims) -> Option<CursorClaims>,
+) -> Option<MorePagesAvailable> {
+    let claims = CursorClaims::decode(keys, completeness.next_cursor()?, usize::MAX).ok()?;
+    let carrier = &completeness.reasons()[completeness.next_cursor_carrier()?];
+    if carrier.code() != ReasonCode::MorePagesAvailable {
+        return None;
+    }
+    let mut reissued = MorePagesAvailable::new(change(claims)?.encode(keys));
+    keep_message(&mut reissued, carrier.message());
+    Some(reissued)
 }

@@ -21,12 +21,13 @@ use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of,
 use super::schedule::{Draw, Schedule};
 use crate::contract::declared::DeclaredSet;
 use crate::contract::params::CURSOR;
-use crate::contract::reason::{MorePagesAvailable, Reason, ReasonCode, continues, keep_message};
+use crate::contract::reason::{ReasonCode, continues};
 use crate::contract::warning::Warning;
 use crate::server::budget::TimeBudget;
 use crate::server::config::CompletenessConfig;
 use crate::server::cursor::{CursorClaims, CursorKeys};
 use crate::server::observe::{Deferred, ObservedOutside};
+use crate::server::page_request::resigned_next_cursor;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::Reported;
@@ -400,18 +401,8 @@ impl Shared {
             self.remember_partial(page.block.next_cursor());
             return;
         };
-        let Some(claims) =
-            page.block.next_cursor().and_then(|cursor| CursorClaims::decode(keys, cursor, usize::MAX).ok())
-        else {
-            return;
-        };
-        let carrier = page.block.next_cursor_carrier().map(|at| &page.block.reasons()[at]);
-        let Some(message) = carrier.filter(|r| r.code() == ReasonCode::MorePagesAvailable).map(Reason::message) else {
-            return;
-        };
-        if claims.is_attested_whole() {
-            let mut reissued = MorePagesAvailable::new(claims.without_attestation().encode(keys));
-            keep_message(&mut reissued, message);
+        let unattested = |claims: CursorClaims| claims.is_attested_whole().then(|| claims.without_attestation());
+        if let Some(reissued) = resigned_next_cursor(keys, &page.block, unattested) {
             page.block.reissue_next_cursor(reissued.into());
         }
     }
