@@ -21,6 +21,8 @@
 //! let app: Router = Router::new().route("/numbers", get(list)).with_state(config);
 //! ```
 
+use std::sync::OnceLock;
+
 use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::request::Parts;
 
@@ -171,6 +173,7 @@ impl PageRequest {
             stale: resumed.is_some_and(CursorClaims::is_stale),
             partial: resumed.is_some_and(CursorClaims::is_partial),
             attested: resumed.is_none_or(CursorClaims::is_attested_whole),
+            issued: OnceLock::new(),
         })
     }
 }
@@ -246,6 +249,9 @@ pub struct Page {
     /// Every page before this one was attested whole and current by [`Page::attach_evidence`]
     /// (true on a first page).
     attested: bool,
+    /// The first cursor [`Page::next_cursor`] signed, with its claims: the attestation signs
+    /// it again from them instead of reading them back.
+    issued: OnceLock<(String, CursorClaims)>,
 }
 
 impl Page {
@@ -362,11 +368,16 @@ impl Page {
         if self.partial {
             claims = claims.read_partial_page();
         }
+        let cursor = claims.encode(self.config.keys());
+        let expires_at = rfc3339(claims.expires_at_ms());
+        if self.issued.get().is_none() {
+            let _ = self.issued.set((cursor.clone(), claims));
+        }
         NextCursor {
-            cursor: claims.encode(self.config.keys()),
+            cursor,
             contract: CursorContract {
                 freezes_snapshot: self.snapshot.is_some(),
-                expires_at: rfc3339(claims.expires_at_ms()),
+                expires_at,
                 invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
             },
         }
@@ -480,7 +491,10 @@ impl Page {
 
     /// Signs the block's next cursor again, attested whole ([`CursorClaims::attested_whole`]).
     fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
-        if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, |c| Some(c.attested_whole())) {
+        let issued = self.issued.get().map(|(cursor, claims)| (cursor.as_str(), claims));
+        if let Some(attested) =
+            resigned_next_cursor(self.config.keys(), completeness, issued, |c| Some(c.attested_whole()))
+        {
             completeness.attest_next_cursor(attested.into());
         }
     }
@@ -488,14 +502,21 @@ impl Page {
 
 /// The block's next cursor as a `MORE_PAGES_AVAILABLE` reason signed again with `keys` after
 /// `change` (same position and expiry, the reason's message kept): how a page attests its cursor
-/// and the fault layer takes the attestation back. `None` when no `MORE_PAGES_AVAILABLE` carries
-/// a cursor `keys` can read (one the handler made by other means), or `change` leaves it be.
+/// and the fault layer takes the attestation back. `issued` is a cursor known with its claims
+/// (the one the page signed): the block's cursor is read back only when it is another. `None`
+/// when no `MORE_PAGES_AVAILABLE` carries a cursor `keys` can read (one the handler made by
+/// other means), or `change` leaves it be.
 pub(crate) fn resigned_next_cursor<R: Reason>(
     keys: &CursorKeys,
     completeness: &Completeness<R>,
+    issued: Option<(&str, &CursorClaims)>,
     change: impl FnOnce(CursorClaims) -> Option<CursorClaims>,
 ) -> Option<MorePagesAvailable> {
-    let claims = CursorClaims::decode(keys, completeness.next_cursor()?, usize::MAX).ok()?;
+    let cursor = completeness.next_cursor()?;
+    let claims = match issued {
+        Some((token, claims)) if token == cursor => claims.clone(),
+        _ => CursorClaims::decode(keys, cursor, usize::MAX).ok()?,
+    };
     let carrier = &completeness.reasons()[completeness.next_cursor_carrier()?];
     if carrier.code() != ReasonCode::MorePagesAvailable {
         return None;
