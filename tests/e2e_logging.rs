@@ -292,8 +292,9 @@ async fn a_refused_partial_answer_is_no_server_failure_in_the_log() {
 /// whose arguments cannot be read, under the tool's name (an unknown tool, whose name is the
 /// client's, under `unmatched`, as a path no route matches). Over MCP, that holds for every
 /// message refused as a JSON-RPC error, by the layers in front of rmcp or by the tools' handler:
-/// under the tool's name for a `tools/call`, `/mcp` for another method, `unmatched` for an
-/// unknown method; a refused cursor with its `cursor_refused` event instead.
+/// under the tool's name for a `tools/call`, `/mcp` for another method (one of a capability the
+/// service does not offer included), `unmatched` for an unknown method; a refused cursor with
+/// its `cursor_refused` event instead.
 #[tokio::test]
 async fn every_refusal_has_one_problem_event_with_its_code() {
     use reqwest::Method;
@@ -401,6 +402,12 @@ async fn every_refusal_has_one_problem_event_with_its_code() {
             h.mcp_request("north", 8, "tools/call", Some("list_service_accounts"), json!({"arguments": []})),
             200,
             r#"route="unmatched" method="MCP" code="INVALID_ARGUMENTS" status=400 credential="north""#,
+        ),
+        // A method of a capability the service does not offer.
+        (
+            h.mcp_request("north", 9, "resources/list", None, json!({})),
+            404,
+            r#"route="/mcp" method="MCP" code="NOT_FOUND" status=404 credential="north""#,
         ),
     ];
     for (request, status, fields) in cases {

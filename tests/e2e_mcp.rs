@@ -734,6 +734,27 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert_eq!(answer.body["id"], 7, "{answer:?}");
     assert_eq!(answer.body["error"]["code"], -32601, "{answer:?}");
     assert_eq!(answer.body["error"]["data"]["code"], "NOT_FOUND", "a stable code, as a REST route no one has: {answer:?}");
+    // So is a method of a capability the service does not offer, with params that fit it.
+    // (`Mcp-Name` names the resource or prompt.)
+    let unoffered = [
+        ("resources/list", None, json!({})),
+        ("resources/templates/list", None, json!({})),
+        ("resources/read", Some("file:///etc/passwd"), json!({"uri": "file:///etc/passwd"})),
+        ("prompts/list", None, json!({})),
+        ("prompts/get", Some("cleanup"), json!({"name": "cleanup"})),
+        (
+            "completion/complete",
+            None,
+            json!({"ref": {"type": "ref/prompt", "name": "cleanup"}, "argument": {"name": "a", "value": "b"}}),
+        ),
+    ];
+    for (method, name, params) in unoffered {
+        let answer = h.answer(h.mcp_request("admin", 7, method, name, params)).await;
+        assert_eq!(answer.body["error"]["code"], -32601, "{method}: {answer:?}");
+        assert_eq!(answer.body["error"]["data"]["code"], "NOT_FOUND", "{method}: {answer:?}");
+        let message = answer.body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(method) && message.contains("tools/call"), "{method}: {message}");
+    }
 
     // A call whose params do not fit the protocol (`arguments` is not an object) is an
     // invalid-params error: the method exists, its params are wrong.

@@ -41,9 +41,10 @@
 //! 10. Every refusal answered with a JSON-RPC error, by these layers or by the tools' handler,
 //!     is observed as a REST route's refusal is (its `problem` event and count, with the error's
 //!     `data.code`), under a bounded route ([`route_of`]) and the method `MCP`. A method MCP does
-//!     not define is `-32601` with `data.code` `NOT_FOUND`; one of a capability this server
-//!     does not offer (`resources/list`, `prompts/list`, `logging/setLevel`, `completion/complete`)
-//!     is rmcp's own `-32601`, without `data` and without an event.
+//!     not define is `-32601` with `data.code` `NOT_FOUND`, under `unmatched`; so is one of a
+//!     capability this server does not offer (`resources/list`, `resources/read`,
+//!     `prompts/list`, `prompts/get`, `completion/complete`), under `/mcp`. `logging/setLevel`,
+//!     which MCP deprecates, stays rmcp's own `-32601`, without `data` and without an event.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -68,9 +69,13 @@ use completeness::{
 };
 use futures_util::StreamExt;
 use rmcp::model::{
-    CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult, ConstString, CustomRequest,
-    CustomResult, ErrorCode, Implementation, InitializeRequestParams, JsonObject, ListToolsRequestMethod,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
+    CompleteRequestParams, CompleteResult, ConstString, CustomRequest, CustomResult, ErrorCode, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams, JsonObject,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+    ListResourcesRequestMethod, ListResourcesResult, ListToolsRequestMethod, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
@@ -1122,6 +1127,69 @@ impl ServerHandler for InventoryTools {
         );
         Err(refused_by_handler(&context, route, error))
     }
+
+    // The capabilities this server does not offer: each of their methods is refused as
+    // `not_offered` says, where rmcp's default answer carries no `data` and leaves no event.
+
+    async fn complete(
+        &self,
+        _: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Err(not_offered::<CompleteRequestMethod>(&context))
+    }
+
+    async fn get_prompt(
+        &self,
+        _: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Err(not_offered::<GetPromptRequestMethod>(&context))
+    }
+
+    async fn list_prompts(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Err(not_offered::<ListPromptsRequestMethod>(&context))
+    }
+
+    async fn list_resources(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Err(not_offered::<ListResourcesRequestMethod>(&context))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Err(not_offered::<ListResourceTemplatesRequestMethod>(&context))
+    }
+
+    async fn read_resource(
+        &self,
+        _: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Err(not_offered::<ReadResourceRequestMethod>(&context))
+    }
+}
+
+/// The refusal of method `M` of a capability this server does not offer (completions, prompts,
+/// resources): `-32601` with `data.code` `NOT_FOUND` and a message that names what the
+/// server offers, observed under `/mcp` as any other method's refusal.
+fn not_offered<M: ConstString>(context: &RequestContext<RoleServer>) -> ErrorData {
+    let error = ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("`{}` is not served: this server offers tools only (`tools/list`, `tools/call`)", M::VALUE),
+        Some(json!({"code": ProblemCode::NotFound.as_str()})),
+    );
+    refused_by_handler(context, PATH, error)
 }
 
 /// `error`, a refusal by this handler of a message rmcp read, observed under `route` and
