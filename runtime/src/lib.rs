@@ -64,7 +64,8 @@ pub use field::{Field, Omission, OmittedFields};
 pub use page_request::{Page, PageRequest};
 pub use problem::{Problem, ProblemCode};
 pub use reason::{
-    CustomReason, LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason, WithMessage,
+    CustomCode, CustomReason, LimitKind, Progress, Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason,
+    WithMessage,
 };
 pub use report::{
     CarriesReason, CompletenessReport, Exempt, IncompleteReport, Reported, ReportsCompleteness, SingleReport,

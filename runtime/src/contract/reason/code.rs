@@ -7,6 +7,64 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use completeness_codes::{ReasonKind, Recovery};
 
+/// The text of a code outside the standard tables, a reason's ([`ReasonCode::Custom`]) or a
+/// warning's ([`WarningCode::Custom`](crate::warning::WarningCode::Custom)). Only
+/// [`ReasonCode::custom`] and [`WarningCode::custom`](crate::warning::WarningCode::custom),
+/// which refuse a standard code and a code that is not SCREAMING_SNAKE_CASE, and the reading of
+/// a wire code that is not standard make one: a standard code has one form only, its variant,
+/// so that every comparison with it holds.
+///
+/// ```
+/// use completeness_runtime::ReasonCode;
+///
+/// assert_eq!(ReasonCode::parse("MORE_PAGES_AVAILABLE"), ReasonCode::MorePagesAvailable);
+/// let own = ReasonCode::custom("LEGAL_HOLD");
+/// assert!(matches!(&own, ReasonCode::Custom(code) if code.as_str() == "LEGAL_HOLD"));
+/// assert_eq!(own, ReasonCode::parse("LEGAL_HOLD"));
+/// ```
+///
+/// A standard code cannot be dressed as a custom one:
+///
+/// ```compile_fail,E0423
+/// use completeness_runtime::reason::CustomCode;
+/// use std::borrow::Cow;
+///
+/// let forged = CustomCode(Cow::Borrowed("MORE_PAGES_AVAILABLE"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CustomCode(pub(crate) Cow<'static, str>);
+
+impl CustomCode {
+    /// A code read from the wire, which its reader found outside the standard table.
+    pub(crate) fn read(code: &str) -> CustomCode {
+        CustomCode(Cow::Owned(code.to_owned()))
+    }
+
+    /// The code's text, owned.
+    pub fn into_owned(self) -> String {
+        self.0.into_owned()
+    }
+
+    /// The code as written on the wire.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The code in a `const` context; `""` for a code read from the wire, which owns its text.
+    pub const fn const_str(&self) -> &str {
+        match &self.0 {
+            Cow::Borrowed(code) => code,
+            Cow::Owned(_) => "",
+        }
+    }
+}
+
+impl fmt::Display for CustomCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 macro_rules! reason_codes {
     ($($name:ident $code:literal $kind:ident $recovery:ident $(($continuation:literal))?,)*) => {
         /// A stable reason code. Programs branch on this, never on the message.
@@ -23,7 +81,7 @@ macro_rules! reason_codes {
             )*
             /// A code outside the standard table: a service's own reason, or a code this
             /// version does not know. Either way it means incomplete.
-            Custom(Cow<'static, str>),
+            Custom(CustomCode),
         }
 
         impl ReasonCode {
@@ -34,7 +92,7 @@ macro_rules! reason_codes {
             pub fn as_str(&self) -> &str {
                 match self {
                     $(ReasonCode::$name => $code,)*
-                    ReasonCode::Custom(code) => code,
+                    ReasonCode::Custom(code) => code.as_str(),
                 }
             }
 
@@ -43,8 +101,7 @@ macro_rules! reason_codes {
             pub const fn const_str(&self) -> &str {
                 match self {
                     $(ReasonCode::$name => $code,)*
-                    ReasonCode::Custom(Cow::Borrowed(code)) => code,
-                    ReasonCode::Custom(Cow::Owned(_)) => "",
+                    ReasonCode::Custom(code) => code.const_str(),
                 }
             }
 
@@ -77,7 +134,7 @@ impl ReasonCode {
             .iter()
             .find(|known| known.as_str() == code)
             .cloned()
-            .unwrap_or_else(|| ReasonCode::Custom(Cow::Owned(code.to_owned())))
+            .unwrap_or_else(|| ReasonCode::Custom(CustomCode::read(code)))
     }
 
     /// A service's own code, as `#[derive(Reason)]` declares it.
@@ -92,7 +149,7 @@ impl ReasonCode {
             !completeness_codes::is_standard_reason_code(code),
             "a service's own reason code is not a standard one: report a standard reason with its own type"
         );
-        ReasonCode::Custom(Cow::Borrowed(code))
+        ReasonCode::Custom(CustomCode(Cow::Borrowed(code)))
     }
 
     /// True for a code of the standard table.

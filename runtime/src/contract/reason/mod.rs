@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Value};
 
-pub use code::{ReasonCode, ReasonKind, Recovery};
+pub use code::{CustomCode, ReasonCode, ReasonKind, Recovery};
 pub use custom::CustomReason;
 pub use details::{
     ClientLimitReached, LimitKind, MorePagesAvailable, Progress, QuotaExhausted, ResultLimitReached, SnapshotExpired,

@@ -17,6 +17,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::contract::members::detail_members;
+use crate::contract::reason::CustomCode;
 
 pub use catalog::{CatalogEntry, CatalogProblem, Date, WarningCatalog};
 pub use standard::{
@@ -39,7 +40,7 @@ macro_rules! warning_codes {
             )*
             /// A code outside the standard table: a service's own warning, or one this version
             /// does not know; kept as received.
-            Custom(Cow<'static, str>),
+            Custom(CustomCode),
         }
 
         impl WarningCode {
@@ -50,7 +51,7 @@ macro_rules! warning_codes {
             pub fn as_str(&self) -> &str {
                 match self {
                     $(WarningCode::$name => $code,)*
-                    WarningCode::Custom(code) => code,
+                    WarningCode::Custom(code) => code.as_str(),
                 }
             }
 
@@ -59,8 +60,7 @@ macro_rules! warning_codes {
             pub const fn const_str(&self) -> &str {
                 match self {
                     $(WarningCode::$name => $code,)*
-                    WarningCode::Custom(Cow::Borrowed(code)) => code,
-                    WarningCode::Custom(Cow::Owned(_)) => "",
+                    WarningCode::Custom(code) => code.const_str(),
                 }
             }
         }
@@ -75,7 +75,7 @@ impl WarningCode {
             .iter()
             .find(|known| known.as_str() == code)
             .cloned()
-            .unwrap_or_else(|| WarningCode::Custom(Cow::Owned(code.to_owned())))
+            .unwrap_or_else(|| WarningCode::Custom(CustomCode::read(code)))
     }
 
     /// True for a code of the standard table.
@@ -99,7 +99,7 @@ impl WarningCode {
             !completeness_codes::is_standard_reason_code(code),
             "a warning code is not a standard reason's: a reason makes the answer incomplete, push it as a reason"
         );
-        WarningCode::Custom(Cow::Borrowed(code))
+        WarningCode::Custom(CustomCode(Cow::Borrowed(code)))
     }
 }
 
