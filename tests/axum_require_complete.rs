@@ -175,6 +175,34 @@ mod framing {
         Envelope::complete(vec![1, 2], Scope::new("numbers", "all"))
     }
 
+    /// A service's own reason without a `recovery`: it never offers a cursor.
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "LEGAL_HOLD", kind = visibility, message = "Records under hold are hidden.")]
+    pub struct LegalHold;
+
+    /// A service's own reason with a `recovery`: it may offer a cursor of its own.
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "UPSTREAM_PAGED", kind = truncation, message = "The upstream has more.", recovery = UpstreamPaged::next)]
+    pub struct UpstreamPaged {
+        cursor: String,
+    }
+
+    impl UpstreamPaged {
+        fn next(&self) -> Option<completeness::Continuation> {
+            Some(completeness::Continuation::NextCursor { cursor: self.cursor.clone() })
+        }
+    }
+
+    #[completeness(resource = "numbers", reasons(LegalHold))]
+    async fn held() -> Envelope<u32, HeldReason> {
+        Envelope::complete(vec![1, 2], Scope::new("numbers", "all"))
+    }
+
+    #[completeness(resource = "numbers", reasons(UpstreamPaged))]
+    async fn relayed() -> Envelope<u32, RelayedReason> {
+        Envelope::complete(vec![1, 2], Scope::new("numbers", "all"))
+    }
+
     async fn empty_cursor() -> Envelope<u32> {
         Envelope::incomplete(vec![1], Scope::new("numbers", "all"), MorePagesAvailable::new(""))
     }
@@ -195,6 +223,8 @@ mod framing {
             .route("/empty-cursor", get(empty_cursor).into())
             .route("/count-empty-cursor", get(count_with_empty_cursor).into())
             .route("/whole", get(whole).into())
+            .route("/held", get(held).into())
+            .route("/relayed", get(relayed).into())
             .route("/partial", get(partial_answer).into())
             // A second demand layer, around the routes' own: a strict refusal passes it as it is.
             .layer(completeness::require::DemandLayer)
@@ -246,13 +276,20 @@ mod framing {
     /// next page, which would start the client's traversal over without a word.
     #[tokio::test]
     async fn a_cursor_sent_to_a_route_that_never_pages_is_400_cursor_query_mismatch() {
-        let (status, body) = answered("/whole?cursor=c1.k1.from-another-route").await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-        assert_eq!(
-            (body["code"].as_str(), body["parameter"].as_str()),
-            (Some("CURSOR_QUERY_MISMATCH"), Some("cursor"))
-        );
-        let (status, body) = answered("/whole").await;
+        // A service's own reason without a `recovery` offers no cursor either.
+        for route in ["/whole", "/held"] {
+            let (status, body) = answered(&format!("{route}?cursor=c1.k1.from-another-route")).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{route}: {body}");
+            assert_eq!(
+                (body["code"].as_str(), body["parameter"].as_str()),
+                (Some("CURSOR_QUERY_MISMATCH"), Some("cursor")),
+                "{route}"
+            );
+            let (status, body) = answered(route).await;
+            assert_eq!((status, body["complete"].clone()), (StatusCode::OK, true.into()), "{route}: {body}");
+        }
+        // One with a `recovery` may hand out a cursor of its own, which the handler reads.
+        let (status, body) = answered("/relayed?cursor=c1.k1.from-the-upstream").await;
         assert_eq!((status, body["complete"].clone()), (StatusCode::OK, true.into()), "{body}");
     }
 

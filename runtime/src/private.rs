@@ -215,6 +215,7 @@ macro_rules! __reason_set {
                 resource: ::core::option::Option::Some($resource),
                 reasons: &[$(<$reason as $crate::__private::ReasonDetails>::CODE),*],
                 kinds: &[$(<$reason as $crate::__private::ReasonDetails>::KIND),*],
+                cursors: &[$(<$reason as $crate::__private::ReasonDetails>::MAY_OFFER_A_CURSOR),*],
                 warnings: &[$(<$warning as $crate::__private::WarningDetails>::CODE),*],
                 stale: &[$(<$warning as $crate::__private::WarningDetails>::STALE),*],
             };

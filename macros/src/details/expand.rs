@@ -68,11 +68,15 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
                 },
                 None => quote! { ::core::option::Option::None },
             };
+            // Without a `recovery`, no value offers a cursor: an endpoint that declares only
+            // such reasons never pages.
+            let may_offer_a_cursor = attrs.recovery.value.is_some();
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #private::ReasonDetails for #ident #ty_generics #where_clause {
                     const CODE: #private::ReasonCode = #private::ReasonCode::custom(#code);
                     const KIND: #private::ReasonKind = #private::ReasonKind::#kind;
+                    const MAY_OFFER_A_CURSOR: bool = #may_offer_a_cursor;
                     fn default_message(&self) -> ::std::string::String {
                         #message_fn
                     }

@@ -206,6 +206,9 @@ pub struct DeclaredSet {
     pub reasons: &'static [ReasonCode],
     /// The kind of each declared reason, in the same order.
     pub kinds: &'static [ReasonKind],
+    /// Whether each declared reason may offer a next cursor
+    /// ([`ReasonDetails::MAY_OFFER_A_CURSOR`]), in the same order.
+    pub cursors: &'static [bool],
     /// The declared warning codes, in declaration order.
     pub warnings: &'static [WarningCode],
     /// Whether each declared warning is stale ([`crate::WarningDetails::STALE`]), in the same
@@ -229,6 +232,8 @@ macro_rules! everything_reasons {
         $(impl Declares<crate::contract::reason::$name> for Everything {})*
         const EVERY_REASON: &[ReasonCode] = &[$(ReasonCode::$name),*];
         const EVERY_KIND: &[ReasonKind] = &[$(ReasonKind::$kind),*];
+        const EVERY_CURSOR: &[bool] =
+            &[$(<crate::contract::reason::$name as ReasonDetails>::MAY_OFFER_A_CURSOR),*];
     };
 }
 completeness_codes::for_each_reason!(everything_reasons);
@@ -247,6 +252,7 @@ impl ReasonSet for Everything {
         resource: None,
         reasons: EVERY_REASON,
         kinds: EVERY_KIND,
+        cursors: EVERY_CURSOR,
         warnings: EVERY_WARNING,
         stale: EVERY_STALE,
     };
@@ -287,6 +293,7 @@ mod tests {
             resource: Some("service_accounts"),
             reasons: &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted],
             kinds: &[ReasonKind::Truncation, ReasonKind::Visibility],
+            cursors: &[true, false],
             warnings: &[],
             stale: &[],
         };

@@ -171,7 +171,7 @@ pub(crate) fn check_block<R: Reason>(block: &Completeness<R>, received: &Receive
     // R7: besides MORE_PAGES_AVAILABLE, only a collector's CLIENT_LIMIT_REACHED or a reason
     // outside the table (a service's own, or one newer than this reader) may bring a cursor.
     let more_pages = has(&ReasonCode::MorePagesAvailable);
-    let may_resume = codes.iter().any(may_offer_a_cursor);
+    let may_resume = codes.iter().any(may_offer_another_cursor);
     match (block.next_cursor(), more_pages) {
         (None, true) => v.push(Violation::new(
             Rule::NextCursorIffMorePages,
@@ -229,7 +229,7 @@ fn check_continuation<R: Reason>(block: &Completeness<R>, codes: &[ReasonCode], 
                 Rule::ContinuationOfFirstReason,
                 format!("`continuation` is null although {code} always has a recovery path"),
             ));
-        } else if block.next_cursor().is_some() && codes.iter().any(may_offer_a_cursor) {
+        } else if block.next_cursor().is_some() && codes.iter().any(may_offer_another_cursor) {
             // The reason that offers the next page has that recovery (with none that may, R7
             // says what is wrong).
             v.push(Violation::new(
@@ -276,8 +276,15 @@ fn check_continuation<R: Reason>(block: &Completeness<R>, codes: &[ReasonCode], 
 
 /// True for a reason besides `MORE_PAGES_AVAILABLE` that may offer a `next_cursor`: a
 /// collector's `CLIENT_LIMIT_REACHED`, or a reason outside the table.
-pub(crate) fn may_offer_a_cursor(code: &ReasonCode) -> bool {
+pub(crate) fn may_offer_another_cursor(code: &ReasonCode) -> bool {
     *code == ReasonCode::ClientLimitReached || !code.is_standard()
+}
+
+/// True for a reason that may offer a `next_cursor`: `MORE_PAGES_AVAILABLE`, a collector's
+/// `CLIENT_LIMIT_REACHED`, or a reason outside the table (whose details may say otherwise:
+/// [`ReasonDetails::MAY_OFFER_A_CURSOR`](crate::contract::reason::ReasonDetails::MAY_OFFER_A_CURSOR)).
+pub(crate) const fn may_offer_a_cursor(code: &ReasonCode) -> bool {
+    matches!(code, ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached | ReasonCode::Custom(_))
 }
 
 /// True when `code` always comes with its continuation (the table in `completeness-codes`).

@@ -389,15 +389,11 @@ impl CursorRead {
 }
 
 /// True when the endpoint that answered declared reasons (`#[completeness]`) none of which
-/// offers a next page: `MORE_PAGES_AVAILABLE`, a resumable `CLIENT_LIMIT_REACHED`, or a
-/// service's own reason (which may hand out a cursor of its own, read by hand).
+/// may offer a next page ([`ReasonDetails::MAY_OFFER_A_CURSOR`](crate::ReasonDetails::MAY_OFFER_A_CURSOR)):
+/// not `MORE_PAGES_AVAILABLE`, not a resumable `CLIENT_LIMIT_REACHED`, and no service's own
+/// reason with a `recovery` (which may hand out a cursor of its own, read by hand).
 fn never_pages(reported: &Reported) -> bool {
-    reported.declared.as_ref().is_some_and(|declared| {
-        !declared
-            .reasons
-            .iter()
-            .any(|code| *code == ReasonCode::MorePagesAvailable || crate::contract::rules::may_offer_a_cursor(code))
-    })
+    reported.declared.as_ref().is_some_and(|declared| !declared.cursors.contains(&true))
 }
 
 /// What a route that never pages ([`never_pages`]) and read no cursor answers a read that sent

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{ReasonCode, ReasonDetails, ReasonKind, StandardReason, WithMessage, field, fill, str_field, u64_field};
 use crate::contract::continuation::Continuation;
+use crate::contract::rules::may_offer_a_cursor;
 use crate::contract::scope::CursorContract;
 
 /// Progress of a budgeted operation, e.g. `{completed: 1, planned: 3, unit: "sources"}`.
@@ -107,6 +108,7 @@ impl MorePagesAvailable {
 impl ReasonDetails for MorePagesAvailable {
     const CODE: ReasonCode = ReasonCode::MorePagesAvailable;
     const KIND: ReasonKind = ReasonCode::MorePagesAvailable.standard_kind();
+    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::MorePagesAvailable);
     fn into_reason(self) -> StandardReason {
         StandardReason::MorePagesAvailable(self)
     }
@@ -150,6 +152,7 @@ impl ResultLimitReached {
 impl ReasonDetails for ResultLimitReached {
     const CODE: ReasonCode = ReasonCode::ResultLimitReached;
     const KIND: ReasonKind = ReasonCode::ResultLimitReached.standard_kind();
+    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::ResultLimitReached);
     fn into_reason(self) -> StandardReason {
         StandardReason::ResultLimitReached(self)
     }
@@ -204,6 +207,7 @@ impl TimeBudgetExceeded {
 impl ReasonDetails for TimeBudgetExceeded {
     const CODE: ReasonCode = ReasonCode::TimeBudgetExceeded;
     const KIND: ReasonKind = ReasonCode::TimeBudgetExceeded.standard_kind();
+    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::TimeBudgetExceeded);
     fn into_reason(self) -> StandardReason {
         StandardReason::TimeBudgetExceeded(self)
     }
@@ -268,6 +272,7 @@ impl SourceUnavailable {
 impl ReasonDetails for SourceUnavailable {
     const CODE: ReasonCode = ReasonCode::SourceUnavailable;
     const KIND: ReasonKind = ReasonCode::SourceUnavailable.standard_kind();
+    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::SourceUnavailable);
     fn into_reason(self) -> StandardReason {
         StandardReason::SourceUnavailable(self)
     }
@@ -318,6 +323,7 @@ impl VisibilityRestricted {
 impl ReasonDetails for VisibilityRestricted {
     const CODE: ReasonCode = ReasonCode::VisibilityRestricted;
     const KIND: ReasonKind = ReasonCode::VisibilityRestricted.standard_kind();
+    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::VisibilityRestricted);
     fn into_reason(self) -> StandardReason {
         StandardReason::VisibilityRestricted(self)
     }
@@ -357,6 +363,7 @@ impl QuotaExhausted {
 impl ReasonDetails for QuotaExhausted {
     const CODE: ReasonCode = ReasonCode::QuotaExhausted;
     const KIND: ReasonKind = ReasonCode::QuotaExhausted.standard_kind();
+    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::QuotaExhausted);
     fn into_reason(self) -> StandardReason {
         StandardReason::QuotaExhausted(self)
     }
@@ -417,6 +424,7 @@ impl ClientLimitReached {
 impl ReasonDetails for ClientLimitReached {
     const CODE: ReasonCode = ReasonCode::ClientLimitReached;
     const KIND: ReasonKind = ReasonCode::ClientLimitReached.standard_kind();
+    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::ClientLimitReached);
     fn into_reason(self) -> StandardReason {
         StandardReason::ClientLimitReached(self)
     }
@@ -467,6 +475,7 @@ impl SnapshotExpired {
 impl ReasonDetails for SnapshotExpired {
     const CODE: ReasonCode = ReasonCode::SnapshotExpired;
     const KIND: ReasonKind = ReasonCode::SnapshotExpired.standard_kind();
+    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::SnapshotExpired);
     fn into_reason(self) -> StandardReason {
         StandardReason::SnapshotExpired(self)
     }
