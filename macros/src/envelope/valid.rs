@@ -12,6 +12,7 @@ pub(crate) fn check(cx: &Ctxt, input: &Input) {
     check_collections_covered(cx, input);
     check_tuple_data(cx, input);
     check_reserved_names(cx, input);
+    check_names_unique(cx, input);
     check_block_serde(cx, input);
     check_always_written(cx, input);
     check_lists_not_optional(cx, input);
@@ -238,6 +239,31 @@ fn check_reserved_names(cx: &Ctxt, input: &Input) {
             cx.error_spanned_by(
                 ident,
                 format!("field `{name}` clashes with the envelope member of the same name: rename it"),
+            );
+        }
+    }
+}
+
+/// Two data fields written under one name would put the member twice in the object (contract
+/// R1): a strict reader refuses the answer, and a lenient one keeps the last, while
+/// `page.returned` counts the first. A skipped field is not written and takes no name.
+fn check_names_unique(cx: &Ctxt, input: &Input) {
+    if input.tuple {
+        return;
+    }
+    let written: Vec<&Field> = input.data_fields().filter(|f| !f.serde.skip_serializing).collect();
+    for (i, field) in written.iter().enumerate() {
+        let name = field.wire_name();
+        let Some(first) = written[..i].iter().find(|earlier| earlier.wire_name() == name) else { continue };
+        if let Some(ident) = &field.original.ident {
+            cx.error_spanned_by(
+                ident,
+                format!(
+                    "field `{}` is written as `{name}`, as field `{}` is: an object names a member once; \
+                     rename one of them",
+                    member_name(field),
+                    member_name(first)
+                ),
             );
         }
     }
