@@ -58,7 +58,8 @@
 //! and `impl Trait`, since the check must name the whole type; behind a type alias, `Json` of a
 //! standard collection and the other envelope are refused by a type-level check;
 //! `Exempt<Json<Envelope<..>>>` is refused too), and so are response parts before the response
-//! (`(StatusCode, R)`, `([(HeaderName, V); N], R)`, `(HeaderMap, R)`, ...).
+//! (`(StatusCode, R)`, `([(HeaderName, V); N], R)`, `(HeaderMap, R)`, ...; a part type of the
+//! service's own once it implements `completeness::report::ResponsePart`).
 //!
 //! A caller's `require_complete=true` / `Prefer: handling=strict` is applied when the response
 //! goes out, by the layer `completeness::routing` puts on every route (contract §5.3). A handler

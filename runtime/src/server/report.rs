@@ -407,6 +407,14 @@ mod parts {
     /// come anywhere among the parts (a status code or `Parts` only comes first): a response
     /// after up to three of them reports what it reports. A service's own part type implements
     /// it to be returned before a reporting response too.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a response part that may come before a completeness response",
+        label = "not known as a response part",
+        note = "a response part of your own (an `IntoResponseParts` type) is accepted once it says so: \
+                `impl completeness::report::ResponsePart for {Self} {}`",
+        note = "the parts accepted as they are: `StatusCode` or `Parts` first, then `HeaderMap`, `[(K, V); N]`, \
+                `AppendHeaders`, `Extensions`, `Extension<T>`"
+    )]
     pub trait ResponsePart {}
 
     impl ResponsePart for HeaderMap {}
