@@ -535,7 +535,7 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
 /// the reason pushed, then returned before the evidence step; `unchecked_page=N`: a whole page
 /// returned before the evidence step; `after_evidence_page=N`, `after_evidence_stale_page=N`:
 /// the reason, or the stale warning, pushed after the evidence step). Every other page asks for
-/// evidence.
+/// evidence. `?unpinned=1`: the traversal pins no snapshot; `?upto=N`: the numbers end at `N`.
 #[completeness(
     resource = "numbers",
     reasons(MorePagesAvailable, SourceUnavailable),
@@ -548,7 +548,9 @@ async fn list_numbers(
     let asked = |name: &str| query.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse::<u64>().ok());
     let scope = Scope::new("numbers", "every number");
     let mut page = request.bind(completeness::QueryBinding::for_scope(&scope, "ascending"))?;
-    page.pin_snapshot("s-1");
+    if asked("unpinned").is_none() {
+        page.pin_snapshot("s-1");
+    }
     let after: u64 = page.position().and_then(|p| p.parse().ok()).unwrap_or(0);
     let this_page = Some(after / page.applied_size() + 1);
     let stale = asked("stale_page") == this_page;
@@ -559,7 +561,7 @@ async fn list_numbers(
     if marked {
         page.mark_partial();
     }
-    let rows: Vec<u64> = (after + 1..=9).take(page.fetch_size()).collect();
+    let rows: Vec<u64> = (after + 1..=asked("upto").unwrap_or(9)).take(page.fetch_size()).collect();
     let mut envelope: Envelope<u64, ListNumbersReason> = page.envelope(scope, rows, |n| format!("{n}"));
     if stale || asked("unmarked_stale_page") == this_page {
         envelope.completeness.push_warning(ReplicaLag { seconds: 7 });
@@ -630,6 +632,23 @@ async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
     assert_eq!(last["evidence"], Value::Null, "{last}");
     let read: Envelope<u64> = serde_json::from_value(last.clone()).unwrap();
     assert_eq!(decide(&read, Intent::Mutate), Decision::RefuseOrRequestReview);
+}
+
+/// Pages read at different times do not make one inventory (a row that moved across the cursor
+/// between two of them is on neither): a traversal of several pages that pinned no snapshot gets
+/// no evidence on its last page, complete as it is; one page read at once does.
+#[tokio::test]
+async fn a_traversal_pinned_to_no_snapshot_gets_no_evidence_on_its_last_page() {
+    let pages = traverse("unpinned=1").await;
+    assert_eq!(pages.len(), 3);
+    let last = &pages[2];
+    assert_eq!((last["complete"].clone(), last["page"]["resumed"].clone()), (json!(true), json!(true)), "{last}");
+    assert_eq!(last["evidence"], Value::Null, "{last}");
+
+    let whole = traverse("unpinned=1&upto=3").await;
+    assert_eq!(whole.len(), 1, "one page");
+    assert_eq!(whole[0]["complete"], true, "{}", whole[0]);
+    assert!(whole[0]["evidence"].is_string(), "one page read at once: {}", whole[0]);
 }
 
 /// A traversal one page of which was partial for another reason than the next page does not

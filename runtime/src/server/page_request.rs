@@ -331,7 +331,8 @@ impl Page {
     }
 
     /// Freezes the traversal at `current` on its first page and returns the traversal's
-    /// snapshot (on later pages: the cursor's, whatever `current` is now).
+    /// snapshot (on later pages: the cursor's, whatever `current` is now). A traversal of more
+    /// than one page gets evidence only when pinned (see [`Page::attach_evidence`]).
     pub fn pin_snapshot(&mut self, current: impl Into<String>) -> &str {
         self.snapshot.get_or_insert_with(|| current.into())
     }
@@ -462,8 +463,9 @@ impl Page {
     ///
     /// On a page with a next cursor it gives no evidence (the block is incomplete); when the
     /// page lacks nothing but the next page, is current (no stale warning, no
-    /// [`Page::mark_stale`]) and every page before it was attested the same way, it signs the
-    /// cursor again (same position and expiry) with that attestation. A cursor without it leads
+    /// [`Page::mark_stale`]), the traversal is pinned to a snapshot ([`Page::pin_snapshot`]: its
+    /// pages make one inventory) and every page before it was attested the same way, it signs
+    /// the cursor again (same position and expiry) with that attestation. A cursor without it leads
     /// to pages that get no evidence (contract §6): the pages after a partial or stale one do not
     /// make a current, whole inventory, and a page whose handler returned without this check
     /// (an early return after pushing a reason, say) counts as one of them. Only a cursor
@@ -483,7 +485,12 @@ impl Page {
             return false;
         }
         if completeness.next_cursor().is_some() {
-            self.attest_cursor(completeness);
+            // Pages read at different times do not make one inventory: a row that moved across
+            // the cursor between two of them is on neither. Only a traversal pinned to one
+            // snapshot is attested.
+            if self.snapshot.is_some() {
+                self.attest_cursor(completeness);
+            }
             return false;
         }
         crate::server::evidence::attach(&self.config, &self.credential, completeness)
