@@ -411,7 +411,7 @@ mod parts {
         message = "`{Self}` is not a response part that may come before a completeness response",
         label = "not known as a response part",
         note = "a response part of your own (an `IntoResponseParts` type) is accepted once it says so: \
-                `impl completeness::report::ResponsePart for {Self} {}`",
+                `impl completeness::report::ResponsePart for {Self} {{}}`",
         note = "the parts accepted as they are: `StatusCode` or `Parts` first, then `HeaderMap`, `[(K, V); N]`, \
                 `AppendHeaders`, `Extensions`, `Extension<T>`"
     )]
