@@ -279,11 +279,12 @@ if [ -n "${COMPILE_TIME_FLOOR:-}" ]; then
       if (( i <= OWN )); then listed+=("own::Reason$(( i % 4 ))"); warned=("own::Warning$(( i % 2 ))"); fi
       codes=$(constants ReasonDetails CODE "${listed[@]}")
       kinds=$(constants ReasonDetails KIND "${listed[@]}")
+      cursors=$(constants ReasonDetails MAY_OFFER_A_CURSOR "${listed[@]}")
       wcodes=$(constants WarningDetails CODE "${warned[@]}")
       stale=$(constants WarningDetails STALE "${warned[@]}")
       echo "pub enum Set$i {}"
       echo "impl ReasonSet for Set$i {"
-      echo "    const DECLARED: DeclaredSet = DeclaredSet { resource: Some(\"resource_$i\"), reasons: &[$codes], kinds: &[$kinds], warnings: &[$wcodes], stale: &[$stale] };"
+      echo "    const DECLARED: DeclaredSet = DeclaredSet { resource: Some(\"resource_$i\"), reasons: &[$codes], kinds: &[$kinds], cursors: &[$cursors], warnings: &[$wcodes], stale: &[$stale] };"
       echo "}"
       for name in "${listed[@]}"; do echo "impl Declares<$name> for Set$i {}"; done
       for name in "${warned[@]}"; do echo "impl DeclaresWarning<$name> for Set$i {}"; done
