@@ -535,7 +535,8 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
 /// the reason pushed, then returned before the evidence step; `unchecked_page=N`: a whole page
 /// returned before the evidence step; `after_evidence_page=N`, `after_evidence_stale_page=N`:
 /// the reason, or the stale warning, pushed after the evidence step). Every other page asks for
-/// evidence. `?unpinned=1`: the traversal pins no snapshot; `?upto=N`: the numbers end at `N`.
+/// evidence. `?unpinned=1`: the traversal pins no snapshot (`late_pin=1`: only after its cursor
+/// is signed); `?upto=N`: the numbers end at `N`.
 #[completeness(
     resource = "numbers",
     reasons(MorePagesAvailable, SourceUnavailable),
@@ -548,7 +549,8 @@ async fn list_numbers(
     let asked = |name: &str| query.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse::<u64>().ok());
     let scope = Scope::new("numbers", "every number");
     let mut page = request.bind(completeness::QueryBinding::for_scope(&scope, "ascending"))?;
-    if asked("unpinned").is_none() {
+    let late_pin = asked("late_pin").is_some();
+    if asked("unpinned").is_none() && !late_pin {
         page.pin_snapshot("s-1");
     }
     let after: u64 = page.position().and_then(|p| p.parse().ok()).unwrap_or(0);
@@ -563,6 +565,9 @@ async fn list_numbers(
     }
     let rows: Vec<u64> = (after + 1..=asked("upto").unwrap_or(9)).take(page.fetch_size()).collect();
     let mut envelope: Envelope<u64, ListNumbersReason> = page.envelope(scope, rows, |n| format!("{n}"));
+    if late_pin {
+        page.pin_snapshot("s-1");
+    }
     if stale || asked("unmarked_stale_page") == this_page {
         envelope.completeness.push_warning(ReplicaLag { seconds: 7 });
     }
@@ -639,11 +644,15 @@ async fn a_traversal_with_a_stale_page_gets_no_evidence_on_its_last_page() {
 /// no evidence on its last page, complete as it is; one page read at once does.
 #[tokio::test]
 async fn a_traversal_pinned_to_no_snapshot_gets_no_evidence_on_its_last_page() {
-    let pages = traverse("unpinned=1").await;
-    assert_eq!(pages.len(), 3);
-    let last = &pages[2];
-    assert_eq!((last["complete"].clone(), last["page"]["resumed"].clone()), (json!(true), json!(true)), "{last}");
-    assert_eq!(last["evidence"], Value::Null, "{last}");
+    // Pinned after the cursor was signed is pinned too late: the cursor carries no snapshot.
+    for unpinned in ["unpinned=1", "late_pin=1"] {
+        let pages = traverse(unpinned).await;
+        assert_eq!(pages.len(), 3, "{unpinned}");
+        let last = &pages[2];
+        let (complete, resumed) = (last["complete"].clone(), last["page"]["resumed"].clone());
+        assert_eq!((complete, resumed), (json!(true), json!(true)), "{unpinned}: {last}");
+        assert_eq!(last["evidence"], Value::Null, "{unpinned}: {last}");
+    }
 
     let whole = traverse("unpinned=1&upto=3").await;
     assert_eq!(whole.len(), 1, "one page");

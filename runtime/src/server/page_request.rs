@@ -332,7 +332,9 @@ impl Page {
 
     /// Freezes the traversal at `current` on its first page and returns the traversal's
     /// snapshot (on later pages: the cursor's, whatever `current` is now). A traversal of more
-    /// than one page gets evidence only when pinned (see [`Page::attach_evidence`]).
+    /// than one page gets evidence only when pinned (see [`Page::attach_evidence`]); call it
+    /// before [`Page::envelope`] or [`Page::next_cursor`], as a cursor signed before carries no
+    /// snapshot.
     pub fn pin_snapshot(&mut self, current: impl Into<String>) -> &str {
         self.snapshot.get_or_insert_with(|| current.into())
     }
@@ -463,8 +465,8 @@ impl Page {
     ///
     /// On a page with a next cursor it gives no evidence (the block is incomplete); when the
     /// page lacks nothing but the next page, is current (no stale warning, no
-    /// [`Page::mark_stale`]), the traversal is pinned to a snapshot ([`Page::pin_snapshot`]: its
-    /// pages make one inventory) and every page before it was attested the same way, it signs
+    /// [`Page::mark_stale`]), the traversal is pinned to a snapshot ([`Page::pin_snapshot`],
+    /// before the cursor is signed: its pages make one inventory) and every page before it was attested the same way, it signs
     /// the cursor again (same position and expiry) with that attestation. A cursor without it leads
     /// to pages that get no evidence (contract §6): the pages after a partial or stale one do not
     /// make a current, whole inventory, and a page whose handler returned without this check
@@ -485,23 +487,20 @@ impl Page {
             return false;
         }
         if completeness.next_cursor().is_some() {
-            // Pages read at different times do not make one inventory: a row that moved across
-            // the cursor between two of them is on neither. Only a traversal pinned to one
-            // snapshot is attested.
-            if self.snapshot.is_some() {
-                self.attest_cursor(completeness);
-            }
+            self.attest_cursor(completeness);
             return false;
         }
         crate::server::evidence::attach(&self.config, &self.credential, completeness)
     }
 
-    /// Signs the block's next cursor again, attested whole ([`CursorClaims::attested_whole`]).
+    /// Signs the block's next cursor again, attested whole ([`CursorClaims::attested_whole`]),
+    /// when it carries a snapshot: pages read at different times do not make one inventory (a
+    /// row that moved across the cursor between two of them is on neither), so only a traversal
+    /// pinned to one snapshot is attested.
     fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
         let issued = self.issued.get().map(|(cursor, claims)| (cursor.as_str(), claims));
-        if let Some(attested) =
-            resigned_next_cursor(self.config.keys(), completeness, issued, |c| Some(c.attested_whole()))
-        {
+        let pinned = |claims: CursorClaims| claims.snapshot().is_some().then(|| claims.attested_whole());
+        if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, issued, pinned) {
             completeness.attest_next_cursor(attested.into());
         }
     }
