@@ -309,6 +309,15 @@ impl<'i, 's> Eval<'i, 's> {
                 if last == "new" && owner == Some(METHOD_ROUTER) {
                     return Value::Methods(Vec::new(), false);
                 }
+                // A method of a router written as a function of its type, the router first
+                // (`Router::route(router, "/x", get(x))`, `Router::<()>::nest(router, ..)`): the
+                // method call it is.
+                if matches!(owner, Some(ROUTER | API_ROUTER | OPENAPI_ROUTER | METHOD_ROUTER))
+                    && last != "from"
+                    && let Some((on, args)) = call.args.iter().collect::<Vec<_>>().split_first()
+                {
+                    return self.eval_method_of(on, last, args, frame, consuming);
+                }
                 // `Ok(router)` (a function returning `Result<Router, E>`, taken with `?`) and
                 // `Some(router)` hold the router itself.
                 if matches!(segs.as_slice(), [name] if name == "Ok" || name == "Some") && call.args.len() == 1 {
@@ -477,11 +486,24 @@ impl<'i, 's> Eval<'i, 's> {
     /// The value of a method call. Its routing arms match on the constants of
     /// [`ROUTING_METHODS`], one arm for each, so a new routing method is added there.
     fn eval_method(&mut self, call: &'s syn::ExprMethodCall, frame: &mut Frame<'s>, consuming: bool) -> Value<'s> {
-        let name = call.method.to_string();
         let args: Vec<&'s Expr> = call.args.iter().collect();
-        match (name.as_str(), args.as_slice()) {
+        self.eval_method_of(&call.receiver, &call.method.to_string(), &args, frame, consuming)
+    }
+
+    /// Method `name` of the value `on` called with `args`, written as a method call
+    /// (`router.route(..)`) or as a function of its type (`Router::route(router, ..)`).
+    fn eval_method_of(
+        &mut self,
+        on: &'s Expr,
+        name: &str,
+        args: &[&'s Expr],
+        frame: &mut Frame<'s>,
+        consuming: bool,
+    ) -> Value<'s> {
+        let name = name.to_owned();
+        match (name.as_str(), args) {
             (ROUTE | API_ROUTE, [path, methods]) | (API_ROUTE_WITH, [path, methods, _]) => {
-                let mut routes = self.router(&call.receiver, frame);
+                let mut routes = self.router(on, frame);
                 let path = self.path_text(path, frame);
                 match self.eval(methods, frame, true) {
                     Value::Methods(list, _) => routes.extend(list.into_iter().map(|(method, handler)| Registration {
@@ -499,19 +521,19 @@ impl<'i, 's> Eval<'i, 's> {
             }
             // utoipa-axum's `.routes(routes!(list, create))`.
             (PATH_ROUTES, [Expr::Macro(m)]) => {
-                let mut routes = self.router(&call.receiver, frame);
+                let mut routes = self.router(on, frame);
                 routes.extend(self.path_attributed(&m.mac, frame));
                 Value::Router(routes)
             }
             (NEST, [prefix, inner]) => {
-                let receiver = self.eval(&call.receiver, frame, true);
+                let receiver = self.eval(on, frame, true);
                 let nested = self.eval(inner, frame, true);
                 let mut routes = match receiver {
                     Value::Router(routes) => routes,
                     // Neither side is a router the audit knows: another type's `nest` (utoipa's
                     // `OpenApi::nest(path, api)` merges documents), not a route; unless the
                     // receiver is a parameter declared a router (`fn mount(r: Router) -> Router`).
-                    _ if !matches!(nested, Value::Router(_)) && !self.router_param(&call.receiver, frame) => {
+                    _ if !matches!(nested, Value::Router(_)) && !self.router_param(on, frame) => {
                         return Value::Other;
                     }
                     // A router the audit cannot follow, with one it can nested in it.
@@ -534,7 +556,7 @@ impl<'i, 's> Eval<'i, 's> {
                 Value::Router(routes)
             }
             (MERGE, [merged]) => {
-                let receiver = self.eval(&call.receiver, frame, true);
+                let receiver = self.eval(on, frame, true);
                 let other = self.eval(merged, frame, true);
                 match (receiver, other) {
                     (Value::Methods(mut a, chain), Value::Methods(b, _)) => {
@@ -577,7 +599,7 @@ impl<'i, 's> Eval<'i, 's> {
                     (a, _) => a,
                 }
             }
-            ("on", [filter, handler]) => match self.eval(&call.receiver, frame, true) {
+            ("on", [filter, handler]) => match self.eval(on, frame, true) {
                 Value::Methods(mut list, chain) => {
                     let handler = self.handler(handler, frame, false);
                     list.extend(filter_methods(filter).into_iter().map(|m| (m, handler.clone())));
@@ -588,31 +610,29 @@ impl<'i, 's> Eval<'i, 's> {
             // Chained on `completeness::routing`'s `CheckedMethods`, the method is checked like
             // the first; on axum's own `MethodRouter` nothing about it is.
             (method, [handler]) if method_of(method).is_some() => {
-                self.chained(&call.receiver, method_of(method), frame, |eval, frame, chain| {
-                    eval.handler(handler, frame, chain)
-                })
+                self.chained(on, method_of(method), frame, |eval, frame, chain| eval.handler(handler, frame, chain))
             }
             // aide's `.post_with(create, |op| ..)`: one more method, with its documentation.
             (method, [handler, _]) if documented_method_of(method).is_some() => {
-                self.chained(&call.receiver, documented_method_of(method), frame, |eval, frame, _| {
+                self.chained(on, documented_method_of(method), frame, |eval, frame, _| {
                     eval.handler(handler, frame, false)
                 })
             }
             // `.post_service(..)`: a tower service for one more method.
             (method, [service]) if service_method_of(method).is_some() => {
-                self.chained(&call.receiver, service_method_of(method), frame, |eval, frame, _| {
+                self.chained(on, service_method_of(method), frame, |eval, frame, _| {
                     eval.service(method, service, frame)
                 })
             }
             // `.into()` hands a `CheckedMethods` to `Router::route` as axum's own method router.
-            ("into", []) => match self.eval(&call.receiver, frame, consuming) {
+            ("into", []) => match self.eval(on, frame, consuming) {
                 Value::Methods(list, _) => Value::Methods(list, false),
                 other => other,
             },
             // A fallback answers the requests no route matches: its handler is reported as a route
             // of its own, at [`FALLBACK_PATH`] (under the prefix of a `nest`).
             ("fallback", [handler]) => {
-                let receiver = self.eval(&call.receiver, frame, consuming);
+                let receiver = self.eval(on, frame, consuming);
                 let handler = self.handler(handler, frame, false);
                 match receiver {
                     Value::Router(mut routes) => {
@@ -629,7 +649,7 @@ impl<'i, 's> Eval<'i, 's> {
             }
             // A router as the fallback service serves its routes as they are; any other service
             // is reported at [`FALLBACK_PATH`], as a service mounted with `route_service` is.
-            ("fallback_service", [service]) => match self.eval(&call.receiver, frame, consuming) {
+            ("fallback_service", [service]) => match self.eval(on, frame, consuming) {
                 Value::Router(mut routes) => {
                     match self.eval(service, frame, true) {
                         Value::Router(served) => routes.extend(served),
@@ -643,15 +663,15 @@ impl<'i, 's> Eval<'i, 's> {
                 }
             },
             (method, _) if ROUTER_PASS_THROUGH.contains(&method) || method == "clone" => {
-                for arg in &args {
+                for arg in args {
                     self.eval(arg, frame, false);
                 }
-                self.eval(&call.receiver, frame, consuming)
+                self.eval(on, frame, consuming)
             }
             // A tower service mounted on the router: its responses are not a handler's to read,
             // unless it is a handler turned into a service (`list.into_service()`).
             (ROUTE_SERVICE | NEST_SERVICE, [path, service]) => {
-                let mut routes = self.router(&call.receiver, frame);
+                let mut routes = self.router(on, frame);
                 let path = self.path_text(path, frame);
                 let handler = self.service(&name, service, frame);
                 routes.push(Registration { method: "*".to_owned(), path, handler });
@@ -660,7 +680,7 @@ impl<'i, 's> Eval<'i, 's> {
             _ => {
                 // A method the audit does not know, on a router or method router (an extension
                 // trait's `.with_tracing()`, `.boxed()`): the routes it was given are still served.
-                let receiver = self.eval(&call.receiver, frame, consuming);
+                let receiver = self.eval(on, frame, consuming);
                 for arg in args {
                     self.eval_free(arg, frame);
                 }
@@ -668,7 +688,7 @@ impl<'i, 's> Eval<'i, 's> {
                     kept @ (Value::Router(_) | Value::Methods(..)) => kept,
                     // A method of the audited sources that builds a router (`orders.routes()`).
                     Value::Other | Value::Service(_) | Value::Text(_) | Value::Closure(_) => {
-                        self.method_router(&call.receiver, &name, frame)
+                        self.method_router(on, &name, frame)
                     }
                 }
             }

@@ -416,6 +416,9 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
         // From a function returning `Result<Router, _>`, taken with `?` (and awaited).
         ("GET", "/fallible", "list_without_completeness"),
         ("GET", "/fallible-async", "list_without_completeness"),
+        // `Router::route(app, ..)`, `Router::<()>::nest(app, ..)`: the method calls they are.
+        ("GET", "/called", "list_without_completeness"),
+        ("GET", "/called-nest", "list_without_completeness"),
         // A router the audit cannot follow: its prefix is still reported.
         ("*", "/external", "unknown"),
         ("*", "/mounted", "unknown"),
