@@ -724,3 +724,50 @@ fn a_seed_draws_the_same_faults_on_every_platform() {
     // The draws are ChaCha streams keyed by seed and request number, pinned here.
     assert_eq!(drawn, "VCCVC..V.V...VC..C.....V");
 }
+
+/// A fault asked of a request the layer never faults is refused, not answered unfaulted as if
+/// it had been applied: a write is refused before it runs (it changes nothing), a read of a
+/// route that declares nothing to fault (a single resource) once it has answered. `none`, or no
+/// header, passes.
+#[tokio::test]
+async fn a_fault_asked_of_a_request_that_offers_none_is_refused() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let writes = Arc::new(AtomicUsize::new(0));
+    let counted = writes.clone();
+    let app = || {
+        let counted = counted.clone();
+        let write = move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(StatusCode::CREATED)
+        };
+        let single = || std::future::ready(completeness::Exempt::new("one thing", "a single resource"));
+        Router::new()
+            .route("/things", axum::routing::post(write))
+            .route("/things/one", get(single).into())
+            .with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
+            .layer(FaultLayer::new(Schedule::header_only()))
+    };
+    let post = |fault: Option<&str>| {
+        let mut request = Request::post("/things");
+        if let Some(fault) = fault {
+            request = request.header(FAULT_HEADER, fault);
+        }
+        request.body(Body::empty()).unwrap()
+    };
+    for fault in ["SOURCE_UNAVAILABLE", "bogus"] {
+        let response = app().oneshot(post(Some(fault))).await.unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{fault}");
+        let body: Value = serde_json::from_slice(&to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap();
+        assert_eq!(body["code"], "INVALID_REQUEST", "{body}");
+        assert!(body["detail"].as_str().unwrap().contains("offers no fault"), "{body}");
+        let (status, _, body) = send(app(), "/things/one", Some(fault)).await;
+        assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("INVALID_REQUEST")), "{body}");
+    }
+    assert_eq!(writes.load(Ordering::SeqCst), 0, "a refused write did not run");
+    for fault in [None, Some("none")] {
+        assert_eq!(app().oneshot(post(fault)).await.unwrap().status(), StatusCode::CREATED, "{fault:?}");
+        assert_eq!(send(app(), "/things/one", fault).await.0, StatusCode::OK, "{fault:?}");
+    }
+    assert_eq!(writes.load(Ordering::SeqCst), 2);
+}

@@ -262,6 +262,12 @@ where
             stale: false,
         };
         let faultable = parts.method == Method::GET;
+        // A fault asked of a request the layer never faults is refused before it runs (it may
+        // be a write), rather than answered unfaulted as if the fault had been applied.
+        let asks_a_fault = asked.as_deref().is_some_and(|name| name != "none");
+        if asks_a_fault && !faultable {
+            return Box::pin(std::future::ready(Ok(no_fault_offered().into_response())));
+        }
         // The same request without its cursor, for the fault that answers with the first page again.
         let restart = (faultable && record.cursor.is_some()).then(|| {
             let mut first = Request::new(Body::empty());
@@ -294,6 +300,9 @@ where
                     let answer = Answer { response, restart };
                     shared.fault(n, asked, &facts, demand, &declared, traversal, answer, &mut record).await
                 }
+                // A read that answered, of a route that declares nothing to fault (a single
+                // resource): the fault it asked for cannot be applied.
+                None if asks_a_fault && response.status() == StatusCode::OK => no_fault_offered().into_response(),
                 _ => {
                     // Not faulted (another method, a route without a declaration): what the
                     // answer said of itself, so that a search by `POST` is a read in the log.
@@ -314,6 +323,19 @@ where
             Ok(response)
         })
     }
+}
+
+/// The 400 `INVALID_REQUEST` problem for a [`FAULT_HEADER`] naming a fault on a request the
+/// layer does not fault: only a `GET` of a route that declares its reasons (a list, a search, a
+/// count) can be faulted.
+fn no_fault_offered() -> Problem {
+    Problem::new(
+        ProblemCode::InvalidRequest,
+        format!(
+            "{FAULT_HEADER}: this request offers no fault: only a GET of a list, search or count route can be \
+             faulted (send `none`, or no header)"
+        ),
+    )
 }
 
 /// Asks the route for the first page again: the request without its cursor (`None` when the

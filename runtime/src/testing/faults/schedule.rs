@@ -13,7 +13,9 @@ use super::fault::Fault;
 /// platform, and a failing client test is replayed by its schedule.
 ///
 /// A request may also name its fault in the [`FAULT_HEADER`](super::FAULT_HEADER) header,
-/// which wins over the schedule.
+/// which wins over the schedule; a fault the request does not offer (the route does not declare
+/// it, or the request is not a `GET` of a route that declares its reasons) is refused with 400
+/// `INVALID_REQUEST`, a write before it runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schedule {
     plan: Plan,
