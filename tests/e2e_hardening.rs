@@ -587,6 +587,17 @@ async fn the_openapi_document_states_security_statuses_constraints_and_each_oper
                     assert_eq!(schema, "#/components/schemas/Problem", "{method} {path} {status}");
                 }
             }
+            // Input an operation would not read is refused on every one of them: a body where
+            // none is read (400 `INVALID_BODY`, 413 too large, 415 not plain JSON), a query
+            // parameter on a write (400 `INVALID_REQUEST`).
+            let responses = &operation["responses"];
+            let bad_request = responses["400"]["description"].as_str().unwrap_or_default();
+            for code in ["INVALID_BODY", "INVALID_REQUEST"] {
+                assert!(bad_request.contains(code), "{method} {path}: 400 lists {code}: {bad_request}");
+            }
+            for status in ["413", "415"] {
+                assert!(responses[status].is_object(), "{method} {path} lists {status}");
+            }
         }
     }
     let statuses = |path: &str, method: &str| -> Vec<String> {

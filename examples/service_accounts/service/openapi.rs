@@ -246,11 +246,13 @@ fn tenant_schema() -> ObjectBuilder {
 type Problems = Vec<(u16, String)>;
 
 /// The statuses every operation can be refused with before its handler runs ([`refusals`]).
+/// A body sent where none is read is refused too (`routes::refuse_unread_input`): too large
+/// (413), or not plain JSON (415), on any operation.
 fn transport(problems: &mut Problems, body: bool) {
     for (status, code, _) in refusals::REFUSALS {
         let applies = match status {
-            414 | 431 => true,
-            408 | 413 | 415 => body,
+            413 | 414 | 415 | 431 => true,
+            408 => body,
             _ => false,
         };
         if applies {
@@ -284,6 +286,10 @@ fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticate
     for code in codes {
         add(&mut problems, code.status(), code.as_str());
     }
+    // Input an operation would not read (`routes::refuse_unread_input`): a body on a read or a
+    // body-less write (`INVALID_BODY`), a query parameter on a write (`INVALID_REQUEST`).
+    add(&mut problems, 400, ProblemCode::InvalidRequest.as_str());
+    add(&mut problems, 400, ProblemCode::InvalidBody.as_str());
     if let Some(reasons) = declared {
         let unavailable = ProblemCode::CompleteResultUnavailable;
         for reason in reasons {
