@@ -13,7 +13,7 @@ use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
 use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, HttpMethod, InfoBuilder, OpenApi, OpenApiBuilder, PathItem, PathsBuilder, Ref,
@@ -52,6 +52,15 @@ fn nullable(kind: Type) -> ObjectBuilder {
 
 fn reference(name: &str) -> RefOr<Schema> {
     Ref::from_schema_name(name).into()
+}
+
+/// `null`, or the component `name`.
+fn nullable_reference(name: &str, description: &str) -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(reference(name))
+        .description(Some(description))
+        .into()
 }
 
 fn array_of(items: RefOr<Schema>) -> ArrayBuilder {
@@ -135,13 +144,13 @@ fn completeness_members(reason: &str, warnings: RefOr<Schema>, collection: bool)
         ("complete", ObjectBuilder::new().schema_type(Type::Boolean).into()),
         ("truncated", ObjectBuilder::new().schema_type(Type::Boolean).into()),
         ("incomplete_reasons", array_of(reference(reason)).into()),
-        ("continuation", nullable(Type::Object).description(Some("How to recover; null when complete.")).into()),
+        ("continuation", nullable_reference("Continuation", "How to recover; null when complete (contract §2.4).")),
         ("next_cursor", nullable(Type::String).into()),
         ("scope", reference("Scope")),
         ("warnings", warnings),
     ];
     if collection {
-        members.push(("page", nullable(Type::Object).description(Some("Pagination facts (contract §2.5).")).into()));
+        members.push(("page", nullable_reference("PageInfo", "Pagination facts (contract §2.5).")));
         members.push(("evidence", nullable(Type::String).description(Some("Only on a complete inventory.")).into()));
     }
     members
@@ -533,7 +542,12 @@ pub fn openapi() -> OpenApi {
     );
     count_members.push(("count", ObjectBuilder::new().schema_type(Type::Integer).into()));
     count_members.push(("relation", string().enum_values(Some(["exact", "lower_bound", "estimate"])).into()));
+    // The library's own schemas of the page facts and the continuation, as it writes them.
     let components = ComponentsBuilder::new()
+        .schema_from::<completeness::scope::PageInfo>()
+        .schema_from::<completeness::scope::CursorContract>()
+        .schema_from::<completeness::scope::CursorBinding>()
+        .schema_from::<completeness::Continuation>()
         .schema("ListServiceAccountsReason", reason_schema("GET /service-accounts", ListServiceAccountsReason::ALL))
         .schema("ListServiceAccountsWarning", warning_schema(ListServiceAccountsReason::WARNINGS))
         .schema(
