@@ -629,5 +629,31 @@ async fn the_openapi_document_states_security_statuses_constraints_and_each_oper
     assert_eq!(tenant["schema"]["enum"], json!(["north", "south", "east"]));
     let page_size = list.iter().find(|p| p["name"] == "page_size").unwrap();
     assert_eq!(page_size["schema"]["minimum"], 1);
+
+    // The problems the service sends, with their extensions, are what `Problem` describes; the
+    // page facts and the continuation of an envelope are the library's schemas.
+    for member in ["parameter", "continuation", "incomplete_reasons", "targets", "outcome"] {
+        assert!(schemas["Problem"]["properties"][member].is_object(), "Problem describes `{member}`");
+    }
+    let strict = |schema: &str| {
+        let root = json!({"$ref": format!("#/components/schemas/{schema}"), "components": doc["components"]});
+        jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{schema}: {e}"))
+    };
+    let refused = h.get("/service-accounts?tenant=east&require_complete=true", "north").await;
+    refused.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+    assert!(refused.body["incomplete_reasons"].is_array(), "{refused:?}");
+    let bad_size = h.get("/service-accounts?page_size=0", "admin").await;
+    bad_size.assert_problem(400, "INVALID_PAGE_SIZE");
+    for body in [&refused.body, &bad_size.body] {
+        let errors: Vec<String> = strict("Problem").iter_errors(body).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{body}: {errors:?}");
+    }
+    for member in ["page", "continuation"] {
+        let described = &schemas["ServiceAccountPage"]["properties"][member]["oneOf"];
+        assert!(described.to_string().contains("#/components/schemas/"), "{member}: {described}");
+    }
+    let page = h.get("/service-accounts?page_size=2", "admin").await;
+    let errors: Vec<String> = strict("ServiceAccountPage").iter_errors(&page.body).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{}: {errors:?}", page.body);
 }
 }

@@ -76,6 +76,49 @@ fn object(description: &str, properties: Vec<(&str, RefOr<Schema>)>) -> RefOr<Sc
     builder.into()
 }
 
+/// The RFC 9457 problem: its five members, always there, and the extensions some problems add.
+fn problem_schema() -> RefOr<Schema> {
+    let text = |d: &str| -> RefOr<Schema> { string().description(Some(d)).into() };
+    let mut problem = ObjectBuilder::new().description(Some("RFC 9457 problem with a stable code"));
+    for (name, schema) in [
+        ("type", text("urn:completeness:problem:...")),
+        ("title", text("short title")),
+        ("status", ObjectBuilder::new().schema_type(Type::Integer).into()),
+        ("detail", text("for people")),
+        ("code", text("stable code; programs branch on it")),
+    ] {
+        problem = problem.property(name, schema).required(name);
+    }
+    let reason = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("code", string())
+        .required("code")
+        .property("message", string())
+        .description(Some("a reason of the refused answer, with its details"));
+    let targets = "TARGET_NOT_IN_EVIDENCE, TARGET_CHANGED: the targets at fault";
+    for (name, schema) in [
+        ("parameter", text("the query parameter or argument at fault")),
+        ("continuation", reference("Continuation")),
+        (
+            "incomplete_reasons",
+            array_of(reason.into())
+                .description(Some("COMPLETE_RESULT_UNAVAILABLE: why the answer was incomplete"))
+                .into(),
+        ),
+        ("targets", array_of(string().into()).description(Some(targets)).into()),
+        (
+            "outcome",
+            string()
+                .enum_values(Some(["unknown"]))
+                .description(Some("a write that may have been applied, or not"))
+                .into(),
+        ),
+    ] {
+        problem = problem.property(name, schema);
+    }
+    problem.into()
+}
+
 /// An object schema for a request body: only `properties`, the `required` ones among them.
 fn strict(description: &str, properties: Vec<(&str, RefOr<Schema>)>, required: &[&str]) -> RefOr<Schema> {
     let mut builder = ObjectBuilder::new()
@@ -709,19 +752,7 @@ pub fn openapi() -> OpenApi {
                 ],
             ),
         )
-        .schema(
-            "Problem",
-            object(
-                "RFC 9457 problem with a stable code",
-                vec![
-                    ("type", text("urn:completeness:problem:...")),
-                    ("title", text("short title")),
-                    ("status", ObjectBuilder::new().schema_type(Type::Integer).into()),
-                    ("detail", text("for people")),
-                    ("code", text("stable code; programs branch on it")),
-                ],
-            ),
-        )
+        .schema("Problem", problem_schema())
         .security_scheme(
             BEARER,
             SecurityScheme::Http(
