@@ -276,15 +276,8 @@ fn check_continuation<R: Reason>(block: &Completeness<R>, codes: &[ReasonCode], 
 
 /// True for a reason besides `MORE_PAGES_AVAILABLE` that may offer a `next_cursor`: a
 /// collector's `CLIENT_LIMIT_REACHED`, or a reason outside the table.
-pub(crate) fn may_offer_another_cursor(code: &ReasonCode) -> bool {
-    *code == ReasonCode::ClientLimitReached || !code.is_standard()
-}
-
-/// True for a reason that may offer a `next_cursor`: `MORE_PAGES_AVAILABLE`, a collector's
-/// `CLIENT_LIMIT_REACHED`, or a reason outside the table (whose details may say otherwise:
-/// [`ReasonDetails::MAY_OFFER_A_CURSOR`](crate::contract::reason::ReasonDetails::MAY_OFFER_A_CURSOR)).
-pub(crate) const fn may_offer_a_cursor(code: &ReasonCode) -> bool {
-    matches!(code, ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached | ReasonCode::Custom(_))
+fn may_offer_another_cursor(code: &ReasonCode) -> bool {
+    *code != ReasonCode::MorePagesAvailable && code.may_offer_a_cursor()
 }
 
 /// True when `code` always comes with its continuation (the table in `completeness-codes`).

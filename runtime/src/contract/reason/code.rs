@@ -122,6 +122,19 @@ macro_rules! reason_codes {
                     ReasonCode::Custom(_) => None,
                 }
             }
+
+            /// True when a reason of this code may come with a `next_cursor`: a standard code
+            /// whose recovery is the next page (`MORE_PAGES_AVAILABLE`, a collector's
+            /// `CLIENT_LIMIT_REACHED`), and a custom one, whose recovery this table cannot know.
+            pub const fn may_offer_a_cursor(&self) -> bool {
+                match self.recovery() {
+                    Some(recovery) => match recovery.continuation() {
+                        Some(kind) => completeness_codes::same_text(kind, "next_cursor"),
+                        None => false,
+                    },
+                    None => true,
+                }
+            }
         }
     };
 }

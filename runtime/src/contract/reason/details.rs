@@ -7,7 +7,6 @@ use serde_json::{Map, Value};
 
 use super::{ReasonCode, ReasonDetails, ReasonKind, StandardReason, WithMessage, field, fill, str_field, u64_field};
 use crate::contract::continuation::Continuation;
-use crate::contract::rules::may_offer_a_cursor;
 use crate::contract::scope::CursorContract;
 
 /// Progress of a budgeted operation, e.g. `{completed: 1, planned: 3, unit: "sources"}`.
@@ -108,7 +107,7 @@ impl MorePagesAvailable {
 impl ReasonDetails for MorePagesAvailable {
     const CODE: ReasonCode = ReasonCode::MorePagesAvailable;
     const KIND: ReasonKind = ReasonCode::MorePagesAvailable.standard_kind();
-    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::MorePagesAvailable);
+    const MAY_OFFER_A_CURSOR: bool = ReasonCode::MorePagesAvailable.may_offer_a_cursor();
     fn into_reason(self) -> StandardReason {
         StandardReason::MorePagesAvailable(self)
     }
@@ -152,7 +151,7 @@ impl ResultLimitReached {
 impl ReasonDetails for ResultLimitReached {
     const CODE: ReasonCode = ReasonCode::ResultLimitReached;
     const KIND: ReasonKind = ReasonCode::ResultLimitReached.standard_kind();
-    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::ResultLimitReached);
+    const MAY_OFFER_A_CURSOR: bool = ReasonCode::ResultLimitReached.may_offer_a_cursor();
     fn into_reason(self) -> StandardReason {
         StandardReason::ResultLimitReached(self)
     }
@@ -207,7 +206,7 @@ impl TimeBudgetExceeded {
 impl ReasonDetails for TimeBudgetExceeded {
     const CODE: ReasonCode = ReasonCode::TimeBudgetExceeded;
     const KIND: ReasonKind = ReasonCode::TimeBudgetExceeded.standard_kind();
-    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::TimeBudgetExceeded);
+    const MAY_OFFER_A_CURSOR: bool = ReasonCode::TimeBudgetExceeded.may_offer_a_cursor();
     fn into_reason(self) -> StandardReason {
         StandardReason::TimeBudgetExceeded(self)
     }
@@ -272,7 +271,7 @@ impl SourceUnavailable {
 impl ReasonDetails for SourceUnavailable {
     const CODE: ReasonCode = ReasonCode::SourceUnavailable;
     const KIND: ReasonKind = ReasonCode::SourceUnavailable.standard_kind();
-    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::SourceUnavailable);
+    const MAY_OFFER_A_CURSOR: bool = ReasonCode::SourceUnavailable.may_offer_a_cursor();
     fn into_reason(self) -> StandardReason {
         StandardReason::SourceUnavailable(self)
     }
@@ -323,7 +322,7 @@ impl VisibilityRestricted {
 impl ReasonDetails for VisibilityRestricted {
     const CODE: ReasonCode = ReasonCode::VisibilityRestricted;
     const KIND: ReasonKind = ReasonCode::VisibilityRestricted.standard_kind();
-    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::VisibilityRestricted);
+    const MAY_OFFER_A_CURSOR: bool = ReasonCode::VisibilityRestricted.may_offer_a_cursor();
     fn into_reason(self) -> StandardReason {
         StandardReason::VisibilityRestricted(self)
     }
@@ -363,7 +362,7 @@ impl QuotaExhausted {
 impl ReasonDetails for QuotaExhausted {
     const CODE: ReasonCode = ReasonCode::QuotaExhausted;
     const KIND: ReasonKind = ReasonCode::QuotaExhausted.standard_kind();
-    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::QuotaExhausted);
+    const MAY_OFFER_A_CURSOR: bool = ReasonCode::QuotaExhausted.may_offer_a_cursor();
     fn into_reason(self) -> StandardReason {
         StandardReason::QuotaExhausted(self)
     }
@@ -424,7 +423,7 @@ impl ClientLimitReached {
 impl ReasonDetails for ClientLimitReached {
     const CODE: ReasonCode = ReasonCode::ClientLimitReached;
     const KIND: ReasonKind = ReasonCode::ClientLimitReached.standard_kind();
-    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::ClientLimitReached);
+    const MAY_OFFER_A_CURSOR: bool = ReasonCode::ClientLimitReached.may_offer_a_cursor();
     fn into_reason(self) -> StandardReason {
         StandardReason::ClientLimitReached(self)
     }
@@ -475,7 +474,7 @@ impl SnapshotExpired {
 impl ReasonDetails for SnapshotExpired {
     const CODE: ReasonCode = ReasonCode::SnapshotExpired;
     const KIND: ReasonKind = ReasonCode::SnapshotExpired.standard_kind();
-    const MAY_OFFER_A_CURSOR: bool = may_offer_a_cursor(&ReasonCode::SnapshotExpired);
+    const MAY_OFFER_A_CURSOR: bool = ReasonCode::SnapshotExpired.may_offer_a_cursor();
     fn into_reason(self) -> StandardReason {
         StandardReason::SnapshotExpired(self)
     }

@@ -92,7 +92,8 @@ pub trait ReasonDetails: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     /// False when no value of these details ever offers a `next_cursor`: an endpoint whose
     /// declared reasons all say so never pages, and a cursor sent to it is refused (contract
     /// §2.5). True unless said otherwise; the standard details say what the table says of
-    /// their code, and `#[derive(Reason)]` says false when it has no `recovery`.
+    /// their code ([`ReasonCode::may_offer_a_cursor`]), and `#[derive(Reason)]` says false when
+    /// it has no `recovery`.
     const MAY_OFFER_A_CURSOR: bool = true;
     /// The default human message.
     fn default_message(&self) -> String;
