@@ -21,8 +21,6 @@
 //! let app: Router = Router::new().route("/numbers", get(list)).with_state(config);
 //! ```
 
-use std::sync::OnceLock;
-
 use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::request::Parts;
 
@@ -173,7 +171,6 @@ impl PageRequest {
             stale: resumed.is_some_and(CursorClaims::is_stale),
             partial: resumed.is_some_and(CursorClaims::is_partial),
             attested: resumed.is_none_or(CursorClaims::is_attested_whole),
-            issued: OnceLock::new(),
         })
     }
 }
@@ -249,9 +246,6 @@ pub struct Page {
     /// Every page before this one was attested whole and current by [`Page::attach_evidence`]
     /// (true on a first page).
     attested: bool,
-    /// The first cursor [`Page::next_cursor`] signed, with its claims: the attestation signs
-    /// it again from them instead of reading them back.
-    issued: OnceLock<(String, CursorClaims)>,
 }
 
 impl Page {
@@ -371,16 +365,11 @@ impl Page {
         if self.partial {
             claims = claims.read_partial_page();
         }
-        let cursor = claims.encode(self.config.keys());
-        let expires_at = rfc3339(claims.expires_at_ms());
-        if self.issued.get().is_none() {
-            let _ = self.issued.set((cursor.clone(), claims));
-        }
         NextCursor {
-            cursor,
+            cursor: claims.encode(self.config.keys()),
             contract: CursorContract {
                 freezes_snapshot: self.snapshot.is_some(),
-                expires_at,
+                expires_at: rfc3339(claims.expires_at_ms()),
                 invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
             },
         }
@@ -466,11 +455,12 @@ impl Page {
     /// On a page with a next cursor it gives no evidence (the block is incomplete); when the
     /// page lacks nothing but the next page, is current (no stale warning, no
     /// [`Page::mark_stale`]), the traversal is pinned to a snapshot ([`Page::pin_snapshot`],
-    /// before the cursor is signed: its pages make one inventory) and every page before it was attested the same way, it signs
-    /// the cursor again (same position and expiry) with that attestation. A cursor without it leads
-    /// to pages that get no evidence (contract §6): the pages after a partial or stale one do not
-    /// make a current, whole inventory, and a page whose handler returned without this check
-    /// (an early return after pushing a reason, say) counts as one of them. Only a cursor
+    /// before the cursor is signed: its pages make one inventory) and every page before it was
+    /// attested the same way, it signs the cursor again (same position and expiry) with that
+    /// attestation. A cursor without it leads to pages that get no evidence (contract §6): the
+    /// pages after a partial or stale one do not make a current, whole inventory, and a page
+    /// whose handler returned without this check (an early return after pushing a reason, say)
+    /// counts as one of them. Only a cursor
     /// carried by `MORE_PAGES_AVAILABLE`, as [`Page::envelope`] makes it, is signed again; a
     /// traversal whose cursor a reason of the service's own carries gets no evidence.
     ///
@@ -498,9 +488,8 @@ impl Page {
     /// row that moved across the cursor between two of them is on neither), so only a traversal
     /// pinned to one snapshot is attested.
     fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
-        let issued = self.issued.get().map(|(cursor, claims)| (cursor.as_str(), claims));
         let pinned = |claims: CursorClaims| claims.snapshot().is_some().then(|| claims.attested_whole());
-        if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, issued, pinned) {
+        if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, pinned) {
             completeness.attest_next_cursor(attested.into());
         }
     }
@@ -508,21 +497,14 @@ impl Page {
 
 /// The block's next cursor as a `MORE_PAGES_AVAILABLE` reason signed again with `keys` after
 /// `change` (same position and expiry, the reason's message kept): how a page attests its cursor
-/// and the fault layer takes the attestation back. `issued` is a cursor known with its claims
-/// (the one the page signed): the block's cursor is read back only when it is another. `None`
-/// when no `MORE_PAGES_AVAILABLE` carries a cursor `keys` can read (one the handler made by
-/// other means), or `change` leaves it be.
+/// and the fault layer takes the attestation back. `None` when no `MORE_PAGES_AVAILABLE` carries
+/// a cursor `keys` can read (one the handler made by other means), or `change` leaves it be.
 pub(crate) fn resigned_next_cursor<R: Reason>(
     keys: &CursorKeys,
     completeness: &Completeness<R>,
-    issued: Option<(&str, &CursorClaims)>,
     change: impl FnOnce(CursorClaims) -> Option<CursorClaims>,
 ) -> Option<MorePagesAvailable> {
-    let cursor = completeness.next_cursor()?;
-    let claims = match issued {
-        Some((token, claims)) if token == cursor => claims.clone(),
-        _ => CursorClaims::decode(keys, cursor, usize::MAX).ok()?,
-    };
+    let claims = CursorClaims::decode(keys, completeness.next_cursor()?, usize::MAX).ok()?;
     let carrier = &completeness.reasons()[completeness.next_cursor_carrier()?];
     if carrier.code() != ReasonCode::MorePagesAvailable {
         return None;

@@ -424,7 +424,7 @@ impl Shared {
             return;
         };
         let unattested = |claims: CursorClaims| claims.is_attested_whole().then(|| claims.without_attestation());
-        if let Some(reissued) = resigned_next_cursor(keys, &page.block, None, unattested) {
+        if let Some(reissued) = resigned_next_cursor(keys, &page.block, unattested) {
             page.block.reissue_next_cursor(reissued.into());
         }
     }
