@@ -500,8 +500,7 @@ impl<'i, 's> Eval<'i, 's> {
         frame: &mut Frame<'s>,
         consuming: bool,
     ) -> Value<'s> {
-        let name = name.to_owned();
-        match (name.as_str(), args) {
+        match (name, args) {
             (ROUTE | API_ROUTE, [path, methods]) | (API_ROUTE_WITH, [path, methods, _]) => {
                 let mut routes = self.router(on, frame);
                 let path = self.path_text(path, frame);
@@ -653,7 +652,7 @@ impl<'i, 's> Eval<'i, 's> {
                 Value::Router(mut routes) => {
                     match self.eval(service, frame, true) {
                         Value::Router(served) => routes.extend(served),
-                        _ => routes.push(fallback_route(self.service(&name, service, frame))),
+                        _ => routes.push(fallback_route(self.service(name, service, frame))),
                     }
                     Value::Router(routes)
                 }
@@ -673,7 +672,7 @@ impl<'i, 's> Eval<'i, 's> {
             (ROUTE_SERVICE | NEST_SERVICE, [path, service]) => {
                 let mut routes = self.router(on, frame);
                 let path = self.path_text(path, frame);
-                let handler = self.service(&name, service, frame);
+                let handler = self.service(name, service, frame);
                 routes.push(Registration { method: "*".to_owned(), path, handler });
                 Value::Router(routes)
             }
@@ -688,7 +687,7 @@ impl<'i, 's> Eval<'i, 's> {
                     kept @ (Value::Router(_) | Value::Methods(..)) => kept,
                     // A method of the audited sources that builds a router (`orders.routes()`).
                     Value::Other | Value::Service(_) | Value::Text(_) | Value::Closure(_) => {
-                        self.method_router(on, &name, frame)
+                        self.method_router(on, name, frame)
                     }
                 }
             }

@@ -1033,6 +1033,18 @@ fn rest_query<const N: usize>(caller: &Caller, pairs: [(&str, Option<String>); N
     Ok(parts)
 }
 
+/// `ServerHandler` methods, each `name(params) -> result: method`, that refuse their method
+/// with [`not_offered`].
+macro_rules! not_offered_methods {
+    ($($name:ident($params:ty) -> $result:ty: $method:ty;)*) => {
+        $(
+            async fn $name(&self, _: $params, context: RequestContext<RoleServer>) -> Result<$result, ErrorData> {
+                Err(not_offered::<$method>(&context))
+            }
+        )*
+    };
+}
+
 impl ServerHandler for InventoryTools {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -1130,53 +1142,14 @@ impl ServerHandler for InventoryTools {
 
     // The capabilities this server does not offer: each of their methods is refused as
     // `not_offered` says, where rmcp's default answer carries no `data` and leaves no event.
-
-    async fn complete(
-        &self,
-        _: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, ErrorData> {
-        Err(not_offered::<CompleteRequestMethod>(&context))
-    }
-
-    async fn get_prompt(
-        &self,
-        _: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        Err(not_offered::<GetPromptRequestMethod>(&context))
-    }
-
-    async fn list_prompts(
-        &self,
-        _: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        Err(not_offered::<ListPromptsRequestMethod>(&context))
-    }
-
-    async fn list_resources(
-        &self,
-        _: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        Err(not_offered::<ListResourcesRequestMethod>(&context))
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Err(not_offered::<ListResourceTemplatesRequestMethod>(&context))
-    }
-
-    async fn read_resource(
-        &self,
-        _: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        Err(not_offered::<ReadResourceRequestMethod>(&context))
+    not_offered_methods! {
+        complete(CompleteRequestParams) -> CompleteResult: CompleteRequestMethod;
+        get_prompt(GetPromptRequestParams) -> GetPromptResponse: GetPromptRequestMethod;
+        list_prompts(Option<PaginatedRequestParams>) -> ListPromptsResult: ListPromptsRequestMethod;
+        list_resources(Option<PaginatedRequestParams>) -> ListResourcesResult: ListResourcesRequestMethod;
+        list_resource_templates(Option<PaginatedRequestParams>) -> ListResourceTemplatesResult:
+            ListResourceTemplatesRequestMethod;
+        read_resource(ReadResourceRequestParams) -> ReadResourceResponse: ReadResourceRequestMethod;
     }
 }
 

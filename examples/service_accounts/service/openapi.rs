@@ -46,6 +46,11 @@ fn string() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
 }
 
+/// A string described by `description`.
+fn text(description: &str) -> RefOr<Schema> {
+    string().description(Some(description)).into()
+}
+
 fn nullable(kind: Type) -> ObjectBuilder {
     ObjectBuilder::new().schema_type(SchemaType::from_iter([kind, Type::Null]))
 }
@@ -78,7 +83,6 @@ fn object(description: &str, properties: Vec<(&str, RefOr<Schema>)>) -> RefOr<Sc
 
 /// The RFC 9457 problem: its five members, always there, and the extensions some problems add.
 fn problem_schema() -> RefOr<Schema> {
-    let text = |d: &str| -> RefOr<Schema> { string().description(Some(d)).into() };
     let mut problem = ObjectBuilder::new().description(Some("RFC 9457 problem with a stable code"));
     for (name, schema) in [
         ("type", text("urn:completeness:problem:...")),
@@ -575,7 +579,6 @@ pub fn openapi() -> OpenApi {
             ),
         );
 
-    let text = |d: &str| -> RefOr<Schema> { string().description(Some(d)).into() };
     let opt_text = |d: &str| -> RefOr<Schema> { nullable(Type::String).description(Some(d)).into() };
     let flag = || -> RefOr<Schema> { ObjectBuilder::new().schema_type(Type::Boolean).into() };
     let mut count_members = completeness_members(
