@@ -742,3 +742,66 @@ fn page_resumed_is_a_required_boolean_an_older_server_leaves_out() {
     assert!(schema["required"].as_array().unwrap().contains(&json!("resumed")), "{schema}");
     assert_eq!(schema["properties"]["resumed"]["type"], "boolean", "{schema}");
 }
+
+/// The schemas of a reason type that declares every standard reason, rendered for OpenAPI and
+/// as JSON Schema, each as a validator.
+#[cfg(all(feature = "openapi", feature = "json-schema"))]
+fn reason_validators() -> Vec<(&'static str, Value, jsonschema::Validator)> {
+    type EveryReason = completeness::DeclaredReason<completeness::Everything>;
+    let openapi = serde_json::to_value(<EveryReason as utoipa::PartialSchema>::schema()).unwrap();
+    let json = serde_json::to_value(schemars::schema_for!(EveryReason)).unwrap();
+    [("openapi", openapi), ("json-schema", json)]
+        .into_iter()
+        .map(|(what, schema)| {
+            let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{what}: {e}: {schema}"));
+            (what, schema, validator)
+        })
+        .collect()
+}
+
+/// Contract §3.2 in the schemas: each standard code is a branch of its own that requires
+/// exactly the detail members its reason sends, so a generated client reads `limit`,
+/// `budget_ms` and `progress` as what they are; a reason missing one, with one of the wrong
+/// type, of a code not declared, or `VISIBILITY_RESTRICTED` counting what it hides, is refused.
+#[cfg(all(feature = "openapi", feature = "json-schema"))]
+#[test]
+fn the_reason_schemas_require_each_standard_codes_own_details_and_refuse_others() {
+    for (what, schema, validator) in reason_validators() {
+        let branches = schema["oneOf"].as_array().unwrap_or_else(|| panic!("{what}: one branch per code: {schema}"));
+        assert_eq!(branches.len(), ReasonCode::KNOWN.len(), "{what}");
+        for reason in every_reason() {
+            let sent = serde_json::to_value(&reason).unwrap();
+            let code = reason.code();
+            assert!(validator.is_valid(&sent), "{what} refuses {sent}: {:?}", validator.validate(&sent).err());
+            let branch = branches
+                .iter()
+                .find(|branch| {
+                    let written = &branch["properties"]["code"];
+                    written["const"] == code.as_str() || written["enum"] == json!([code.as_str()])
+                })
+                .unwrap_or_else(|| panic!("{what}: no branch for {code}"));
+            let mut required: Vec<&str> =
+                branch["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+            let mut members: Vec<&str> = sent.as_object().unwrap().keys().map(String::as_str).collect();
+            required.sort_unstable();
+            members.sort_unstable();
+            assert_eq!(required, members, "{what}: {code} requires exactly the members it sends");
+            for detail in members.iter().filter(|member| !["code", "message"].contains(member)) {
+                let mut missing = sent.clone();
+                missing.as_object_mut().unwrap().remove(*detail);
+                assert!(!validator.is_valid(&missing), "{what}: {code} without `{detail}` is accepted");
+                let mut mistyped = sent.clone();
+                mistyped[*detail] = json!([]);
+                assert!(!validator.is_valid(&mistyped), "{what}: {code} with `{detail}: []` is accepted");
+            }
+        }
+        let counted = json!({"code": "VISIBILITY_RESTRICTED", "message": "hidden", "hidden": 3});
+        assert!(!validator.is_valid(&counted), "{what}: a count of hidden records is accepted");
+        let negative = json!({"code": "RESULT_LIMIT_REACHED", "message": "cap", "limit": -1});
+        assert!(!validator.is_valid(&negative), "{what}: a negative limit is accepted");
+        let undeclared = json!({"code": "LEGAL_HOLD", "message": "held", "kind": "visibility"});
+        assert!(!validator.is_valid(&undeclared), "{what}: a code the type does not declare is accepted");
+        let newer = json!({"code": "RESULT_LIMIT_REACHED", "message": "cap", "limit": 5, "window": "1h"});
+        assert!(validator.is_valid(&newer), "{what}: a detail added later (§7) is refused");
+    }
+}

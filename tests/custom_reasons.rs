@@ -331,20 +331,37 @@ fn a_warning_reads_back_typed() {
     assert!(warning.to_details::<StaleIndex>().is_none());
 }
 
-#[cfg(feature = "openapi")]
+/// The schemas of `list_documents`'s reason type accept every reason it sends, standard and its
+/// own, and hold a service's own reason to its code and kind (contract §3.3): one sent without
+/// its kind, or under another kind, is refused.
+#[cfg(all(feature = "openapi", feature = "json-schema"))]
 #[test]
-fn the_openapi_schema_lists_custom_codes_and_their_kinds() {
-    let json = serde_json::to_value(<ListDocumentsReason as utoipa::PartialSchema>::schema()).unwrap();
-    let codes = &json["properties"]["code"]["enum"];
-    assert_eq!(codes[1], "LEGAL_HOLD");
-    assert_eq!(json["properties"]["kind"]["enum"], json!(["source", "truncation", "visibility"]));
-}
-
-#[cfg(feature = "json-schema")]
-#[test]
-fn the_json_schema_lists_custom_codes() {
+fn the_reason_schemas_take_custom_codes_with_their_kinds() {
+    let openapi = serde_json::to_value(<ListDocumentsReason as utoipa::PartialSchema>::schema()).unwrap();
     let json = serde_json::to_value(schemars::schema_for!(ListDocumentsReason)).unwrap();
-    assert_eq!(json["properties"]["code"]["enum"][3], "SHARD_REBALANCING");
+    let sent: Vec<Value> = [
+        StandardReason::from(completeness::reason::MorePagesAvailable::new("c1.next")),
+        LegalHold { hold: "H-7".into() }.into(),
+        UpstreamTruncated.into(),
+        reasons::ShardRebalancing { shard: 3 }.into(),
+        completeness::reason::VisibilityRestricted::new().into(),
+    ]
+    .iter()
+    .map(|reason| serde_json::to_value(reason).unwrap())
+    .collect();
+    for (what, schema) in [("openapi", openapi), ("json-schema", json)] {
+        assert_eq!(schema["oneOf"].as_array().map(Vec::len), Some(5), "{what}: one branch per declared code");
+        let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{what}: {e}"));
+        for reason in &sent {
+            assert!(validator.is_valid(reason), "{what} refuses {reason}: {:?}", validator.validate(reason).err());
+        }
+        let mut kindless = sent[1].clone();
+        kindless.as_object_mut().unwrap().remove("kind");
+        assert!(!validator.is_valid(&kindless), "{what}: a custom reason without its kind is accepted");
+        let mut other_kind = sent[1].clone();
+        other_kind["kind"] = json!("truncation");
+        assert!(!validator.is_valid(&other_kind), "{what}: LEGAL_HOLD under another kind is accepted");
+    }
 }
 
 #[cfg(feature = "mcp")]

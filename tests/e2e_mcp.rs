@@ -1355,7 +1355,14 @@ async fn descriptions_name_only_what_their_tool_takes_and_answers_with() {
         if let Some(reason) = output["properties"]["incomplete_reasons"]["items"]["$ref"].as_str() {
             let codes = |component: &str| -> std::collections::BTreeSet<&str> {
                 let name = component.trim_start_matches("#/$defs/");
-                output["$defs"][name]["properties"]["code"]["enum"].as_array().unwrap().iter().filter_map(Value::as_str).collect()
+                let schema = &output["$defs"][name];
+                // A reason type of several codes has a branch per code.
+                let branches = schema["oneOf"].as_array().map_or_else(|| vec![schema], |b| b.iter().collect());
+                branches
+                    .into_iter()
+                    .flat_map(|b| b["properties"]["code"]["enum"].as_array().unwrap())
+                    .filter_map(Value::as_str)
+                    .collect()
             };
             let declared = codes(reason);
             // A tool that declares no warning has no warning schema to refer to.

@@ -406,7 +406,9 @@ async fn the_openapi_document_lists_every_route_with_its_reason_type() {
         }
     }
     let schemas = &doc.body["components"]["schemas"];
-    let codes = |name: &str| schemas[name]["properties"]["code"]["enum"].clone();
+    // A reason type of several codes has a branch per code (`oneOf`), each with its details.
+    let branches = |name: &str| schemas[name]["oneOf"].as_array().cloned().unwrap_or_else(|| vec![schemas[name].clone()]);
+    let codes = |name: &str| -> serde_json::Value { branches(name).iter().flat_map(|b| b["properties"]["code"]["enum"].as_array().cloned().unwrap_or_default()).collect() };
     assert_eq!(codes("ListServiceAccountsReason"), json!(["MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"]));
     assert_eq!(codes("CountServiceAccountsReason"), json!(["VISIBILITY_RESTRICTED"]));
     assert_eq!(
@@ -415,6 +417,12 @@ async fn the_openapi_document_lists_every_route_with_its_reason_type() {
         "declared codes are listed in declaration order"
     );
     assert_eq!(codes("SearchWarning"), json!(["STALE_INDEX"]));
+    let budget = branches("SearchReason").into_iter().find(|b| b["properties"]["code"]["enum"] == json!(["TIME_BUDGET_EXCEEDED"]));
+    assert_eq!(
+        budget.map(|b| b["required"].clone()),
+        Some(json!(["code", "message", "budget_ms", "progress"])),
+        "a code's branch requires its details (contract §3.2)"
+    );
     let page = &schemas["ServiceAccountPage"];
     assert_eq!(
         page["properties"]["incomplete_reasons"]["items"]["$ref"],

@@ -9,6 +9,7 @@ use axum::Json;
 use axum::http::StatusCode;
 use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
 use serde_json::{Value, json};
+use utoipa::PartialSchema;
 use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
 use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
@@ -140,18 +141,6 @@ fn strict(description: &str, properties: Vec<(&str, RefOr<Schema>)>, required: &
 
 fn owner_schema(description: &str) -> RefOr<Schema> {
     nullable(Type::String).pattern(Some(OWNER_PATTERN)).max_length(Some(64)).description(Some(description)).into()
-}
-
-/// The reason objects one endpoint can report: `code` is exactly its declared codes.
-fn reason_schema(endpoint: &str, codes: &[ReasonCode]) -> RefOr<Schema> {
-    let codes: Vec<&str> = codes.iter().map(ReasonCode::as_str).collect();
-    ObjectBuilder::new()
-        .description(Some(format!("An incomplete reason of {endpoint}; programs branch on `code` only.")))
-        .property("code", string().enum_values(Some(codes)))
-        .required("code")
-        .property("message", string())
-        .required("message")
-        .into()
 }
 
 /// The `warnings` array of an endpoint that declares `codes`, its items the component `name`;
@@ -594,13 +583,10 @@ pub fn openapi() -> OpenApi {
         .schema_from::<completeness::scope::CursorContract>()
         .schema_from::<completeness::scope::CursorBinding>()
         .schema_from::<completeness::Continuation>()
-        .schema("ListServiceAccountsReason", reason_schema("GET /service-accounts", ListServiceAccountsReason::ALL))
+        .schema("ListServiceAccountsReason", ListServiceAccountsReason::schema())
         .schema("ListServiceAccountsWarning", warning_schema(ListServiceAccountsReason::WARNINGS))
-        .schema(
-            "CountServiceAccountsReason",
-            reason_schema("GET /service-accounts/count", CountServiceAccountsReason::ALL),
-        )
-        .schema("SearchReason", reason_schema("GET /search", SearchReason::ALL))
+        .schema("CountServiceAccountsReason", CountServiceAccountsReason::schema())
+        .schema("SearchReason", SearchReason::schema())
         .schema("SearchWarning", warning_schema(SearchReason::WARNINGS))
         .schema(
             "ServiceAccountPage",

@@ -277,8 +277,8 @@ impl<S: ReasonSet> schemars::JsonSchema for DeclaredReason<S> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Owned(Self::schema_name())
     }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::contract::schema::reason_schema_json(S::DECLARED.reasons, S::DECLARED.kinds)
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::contract::schema::reason_schema_json(S::DECLARED.reasons, S::DECLARED.kinds, generator)
     }
 }
 
