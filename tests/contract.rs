@@ -805,3 +805,64 @@ fn the_reason_schemas_require_each_standard_codes_own_details_and_refuse_others(
         assert!(validator.is_valid(&newer), "{what}: a detail added later (§7) is refused");
     }
 }
+
+/// Contract §3.5 in the warning schemas: each standard warning code is a branch of its own,
+/// with its detail members (`PAGE_SIZE_REDUCED` its `requested` and `applied`); a warning
+/// missing a detail it always carries, or of a code not declared, is refused.
+#[cfg(all(feature = "openapi", feature = "json-schema"))]
+#[test]
+fn the_warning_schemas_require_each_standard_codes_own_details() {
+    use completeness::Warning;
+    use completeness::warning::{
+        DefaultScopeApplied, DeprecatedField, OrderingDefaulted, PageSizeReduced, PartialFieldSet,
+    };
+    type EveryReason = completeness::DeclaredReason<completeness::Everything>;
+    let sent: Vec<Value> = [
+        Warning::from(StaleIndex::new("search").observed_revision("r-41").refreshed_at("2026-12-05T10:00:00Z")),
+        StaleIndex::new("search").into(),
+        PartialFieldSet::new(&["owner_email"], &["secret_fingerprint"]).into(),
+        DefaultScopeApplied::new("active accounts only").into(),
+        PageSizeReduced::new(500, 100).into(),
+        OrderingDefaulted::new("id ascending").into(),
+        DeprecatedField::new("owner").into(),
+    ]
+    .iter()
+    .map(|warning| serde_json::to_value(warning).unwrap())
+    .collect();
+    let mut generator = schemars::SchemaGenerator::new(schemars::generate::SchemaSettings::draft2020_12());
+    let json = EveryReason::warning_json_schema(&mut generator).to_value();
+    let openapi = serde_json::to_value(EveryReason::warning_schema()).unwrap();
+    for (what, schema) in [("openapi", openapi), ("json-schema", json)] {
+        let branches = schema["oneOf"].as_array().unwrap_or_else(|| panic!("{what}: one branch per code: {schema}"));
+        assert_eq!(branches.len(), WarningCode::KNOWN.len(), "{what}");
+        let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{what}: {e}"));
+        for warning in &sent {
+            assert!(validator.is_valid(warning), "{what} refuses {warning}: {:?}", validator.validate(warning).err());
+            let code = warning["code"].as_str().unwrap();
+            let branch = branches
+                .iter()
+                .find(|b| b["properties"]["code"]["const"] == code || b["properties"]["code"]["enum"] == json!([code]))
+                .unwrap_or_else(|| panic!("{what}: no branch for {code}"));
+            for member in warning.as_object().unwrap().keys() {
+                assert!(branch["properties"][member].is_object(), "{what}: {code} sends `{member}`, undescribed");
+            }
+            for required in branch["required"].as_array().unwrap() {
+                let required = required.as_str().unwrap();
+                let mut missing = warning.clone();
+                missing.as_object_mut().unwrap().remove(required);
+                assert!(!validator.is_valid(&missing), "{what}: {code} without `{required}` is accepted");
+            }
+        }
+        let reduced = branches.iter().find(|b| {
+            b["properties"]["code"]["const"] == "PAGE_SIZE_REDUCED"
+                || b["properties"]["code"]["enum"] == json!(["PAGE_SIZE_REDUCED"])
+        });
+        assert_eq!(
+            reduced.map(|b| b["required"].clone()),
+            Some(json!(["code", "message", "requested", "applied"])),
+            "{what}"
+        );
+        let undeclared = json!({"code": "REPLICA_LAG", "message": "behind", "stale": true});
+        assert!(!validator.is_valid(&undeclared), "{what}: a code not declared is accepted");
+    }
+}

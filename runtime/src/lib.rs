@@ -32,6 +32,8 @@ pub mod __private;
 
 // The modules keep their short paths (`completeness::reason::MorePagesAvailable`,
 // `completeness::routing::get`): the folders above show the architecture, these the API.
+#[cfg(any(feature = "openapi", feature = "json-schema"))]
+pub use contract::schema;
 pub use contract::{aggregate, continuation, declared, envelope, field, reason, rules, scope, warning};
 #[cfg(feature = "axum")]
 pub use server::{

@@ -37,6 +37,9 @@ pub const DOCUMENT_EXEMPT: &str = "the API description, not a list";
 /// Why `GET /metrics` carries no completeness block.
 pub const METRICS_EXEMPT: &str = "the service's counters in the Prometheus text format, not a list";
 
+/// The warnings a single account may carry.
+const ACCOUNT_WARNINGS: &[WarningCode] = &[WarningCode::PartialFieldSet];
+
 /// `GET /openapi.json`.
 pub async fn document() -> Exempt<Json<Value>> {
     let value = serde_json::to_value(openapi()).unwrap_or(Value::Null);
@@ -154,23 +157,6 @@ fn warnings(name: &str, codes: &[WarningCode]) -> RefOr<Schema> {
     } else {
         array_of(reference(name)).into()
     }
-}
-
-fn warning_schema(codes: &[WarningCode]) -> RefOr<Schema> {
-    let codes: Vec<&str> = codes.iter().map(WarningCode::as_str).collect();
-    ObjectBuilder::new()
-        .description(Some("A warning: it changes confidence or freshness, never `complete`."))
-        .property("code", string().enum_values(Some(codes)))
-        .required("code")
-        .property("message", string())
-        .required("message")
-        .property(
-            "stale",
-            ObjectBuilder::new()
-                .schema_type(Type::Boolean)
-                .description(Some("True: not read from current state (STALE_INDEX is, without it).")),
-        )
-        .into()
 }
 
 /// The members every completeness block carries (contract §2.1), with this endpoint's reason and warning schemas.
@@ -584,10 +570,10 @@ pub fn openapi() -> OpenApi {
         .schema_from::<completeness::scope::CursorBinding>()
         .schema_from::<completeness::Continuation>()
         .schema("ListServiceAccountsReason", ListServiceAccountsReason::schema())
-        .schema("ListServiceAccountsWarning", warning_schema(ListServiceAccountsReason::WARNINGS))
+        .schema("ListServiceAccountsWarning", ListServiceAccountsReason::warning_schema())
         .schema("CountServiceAccountsReason", CountServiceAccountsReason::schema())
         .schema("SearchReason", SearchReason::schema())
-        .schema("SearchWarning", warning_schema(SearchReason::WARNINGS))
+        .schema("SearchWarning", SearchReason::warning_schema())
         .schema(
             "ServiceAccountPage",
             collection(
@@ -674,7 +660,7 @@ pub fn openapi() -> OpenApi {
                 ],
             ),
         )
-        .schema("ServiceAccountWarning", warning_schema(&[WarningCode::PartialFieldSet]))
+        .schema("ServiceAccountWarning", completeness::schema::warnings_openapi(ACCOUNT_WARNINGS, &[false]))
         .schema(
             "NewServiceAccount",
             strict(

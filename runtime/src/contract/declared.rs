@@ -258,10 +258,28 @@ impl ReasonSet for Everything {
     };
 }
 
+/// The schemas of the endpoint's warning objects: the warnings array of its block holds these.
+#[cfg(any(feature = "openapi", feature = "json-schema"))]
+impl<S: ReasonSet> DeclaredReason<S> {
+    /// The OpenAPI schema of a warning this endpoint may send: one branch per declared warning
+    /// code, with its detail members (contract §3.5).
+    #[cfg(feature = "openapi")]
+    pub fn warning_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::contract::schema::warnings_openapi(S::DECLARED.warnings, S::DECLARED.stale)
+    }
+
+    /// The JSON Schema of a warning this endpoint may send, as [`DeclaredReason::warning_schema`]
+    /// for OpenAPI; `generator` holds the definitions it refers to.
+    #[cfg(feature = "json-schema")]
+    pub fn warning_json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::contract::schema::warnings_json(S::DECLARED.warnings, S::DECLARED.stale, generator)
+    }
+}
+
 #[cfg(feature = "openapi")]
 impl<S: ReasonSet> utoipa::PartialSchema for DeclaredReason<S> {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::contract::schema::reason_schema_openapi(S::DECLARED.reasons, S::DECLARED.kinds)
+        crate::contract::schema::reasons_openapi(S::DECLARED.reasons, S::DECLARED.kinds)
     }
 }
 
@@ -278,7 +296,7 @@ impl<S: ReasonSet> schemars::JsonSchema for DeclaredReason<S> {
         std::borrow::Cow::Owned(Self::schema_name())
     }
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::contract::schema::reason_schema_json(S::DECLARED.reasons, S::DECLARED.kinds, generator)
+        crate::contract::schema::reasons_json(S::DECLARED.reasons, S::DECLARED.kinds, generator)
     }
 }
 

@@ -19,7 +19,7 @@ pub(crate) mod params;
 pub mod reason;
 pub mod rules;
 #[cfg(any(feature = "openapi", feature = "json-schema"))]
-pub(crate) mod schema;
+pub mod schema;
 pub mod scope;
 pub mod warning;
 

@@ -1,187 +1,309 @@
-//! Schemas of reason objects, for the OpenAPI document (`openapi`) and JSON Schema
-//! (`json-schema`) of an endpoint's reason type.
+//! Schemas of the reason and warning objects of one endpoint, for its OpenAPI document
+//! (`openapi`) and its JSON Schema (`json-schema`). An endpoint's reason type renders its own
+//! (`utoipa::ToSchema`, `schemars::JsonSchema`, [`DeclaredReason::warning_schema`]); the
+//! functions here render any codes, for a response whose codes no reason type declares (a
+//! single resource's warnings).
 //!
-//! A reason type's schema is one branch per declared code (`oneOf`), so that a generated client
-//! reads each code with its own detail members: a standard code's from [`details`] (contract
-//! §3.2), which both renderers read; a service's own code with its `kind` required (§3.3) and
-//! its details open. Detail objects may gain members (§7), so a branch is open to more, except
+//! [`DeclaredReason::warning_schema`]: crate::DeclaredReason::warning_schema
+//!
+//! An endpoint's reasons (or warnings) are one branch per declared code (`oneOf`), so that a
+//! generated client reads each code with its own detail members: a standard code's from
+//! `reason_details` and `warning_details` (contract §3.2, §3.5), a service's own code with
+//! its `kind` required (§3.3) and its details open. Both renderers read the same `Member`
+//! lists. Detail objects may gain members (§7), so a branch is open to more, except
 //! `VISIBILITY_RESTRICTED`, which never carries a detail (R12).
 
 use crate::contract::reason::{ReasonCode, ReasonKind};
+use crate::contract::warning::WarningCode;
 
-/// The value a detail member holds.
+/// The value a member holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
+    /// Exactly this string.
+    Exactly(&'static str),
     /// A non-negative integer.
     Count,
     /// A string.
     Text,
+    /// An array of strings.
+    Texts,
+    /// `true` or `false`.
+    Flag,
     /// A [`Progress`](crate::contract::reason::Progress) object.
     Progress,
     /// A [`LimitKind`](crate::contract::reason::LimitKind) string.
     LimitKind,
 }
 
-/// One detail member of a standard reason.
+/// One member of a reason or warning object.
 #[derive(Debug, Clone, Copy)]
-struct Detail {
+struct Member {
     name: &'static str,
     shape: Shape,
     about: &'static str,
+    required: bool,
 }
 
-/// The detail members a standard code's object carries, every one of them always (contract
-/// §3.2); none for a service's own code, whose details the schema leaves open. A test holds
-/// each standard details type to its line here.
-fn details(code: &ReasonCode) -> &'static [Detail] {
+/// A member every object of its code carries.
+const fn always(name: &'static str, shape: Shape, about: &'static str) -> Member {
+    Member { name, shape, about, required: true }
+}
+
+/// A member an object of its code carries when it is known.
+const fn when_known(name: &'static str, shape: Shape, about: &'static str) -> Member {
+    Member { name, shape, about, required: false }
+}
+
+/// The detail members of a standard reason (contract §3.2); none for a service's own, whose
+/// details the schema leaves open. A test holds each standard details type to its line here.
+fn reason_details(code: &ReasonCode) -> Vec<Member> {
     match code {
-        ReasonCode::ResultLimitReached => {
-            &[Detail { name: "limit", shape: Shape::Count, about: "The result cap that was hit." }]
-        }
-        ReasonCode::TimeBudgetExceeded => &[
-            Detail { name: "budget_ms", shape: Shape::Count, about: "The budget that was applied, in milliseconds." },
-            Detail { name: "progress", shape: Shape::Progress, about: "How far the work got." },
+        ReasonCode::ResultLimitReached => vec![always("limit", Shape::Count, "The result cap that was hit.")],
+        ReasonCode::TimeBudgetExceeded => vec![
+            always("budget_ms", Shape::Count, "The budget that was applied, in milliseconds."),
+            always("progress", Shape::Progress, "How far the work got."),
         ],
-        ReasonCode::SourceUnavailable => {
-            &[Detail { name: "source", shape: Shape::Text, about: "The source that did not answer." }]
+        ReasonCode::SourceUnavailable => vec![always("source", Shape::Text, "The source that did not answer.")],
+        ReasonCode::QuotaExhausted => {
+            vec![always("retry_after_seconds", Shape::Count, "Seconds until the quota allows another request.")]
         }
-        ReasonCode::QuotaExhausted => &[Detail {
-            name: "retry_after_seconds",
-            shape: Shape::Count,
-            about: "Seconds until the quota allows another request.",
-        }],
-        ReasonCode::ClientLimitReached => &[
-            Detail {
-                name: "limit_kind",
-                shape: Shape::LimitKind,
-                about: "Which client-side limit stopped the collector.",
-            },
-            Detail { name: "limit", shape: Shape::Count, about: "The limit's value: pages, items, or milliseconds." },
+        ReasonCode::ClientLimitReached => vec![
+            always("limit_kind", Shape::LimitKind, "Which client-side limit stopped the collector."),
+            always("limit", Shape::Count, "The limit's value: pages, items, or milliseconds."),
         ],
-        ReasonCode::SnapshotExpired => {
-            &[Detail { name: "snapshot", shape: Shape::Text, about: "The snapshot that is gone." }]
-        }
-        _ => &[],
+        ReasonCode::SnapshotExpired => vec![always("snapshot", Shape::Text, "The snapshot that is gone.")],
+        _ => Vec::new(),
     }
 }
 
-/// True for the code whose object carries nothing but `code` and `message` (R12).
-fn closed(code: &ReasonCode) -> bool {
-    *code == ReasonCode::VisibilityRestricted
-}
-
-/// What a branch says about its code.
-fn about(code: &ReasonCode, kind: ReasonKind) -> String {
+/// The detail members of a standard warning (contract §3.5); none for a service's own.
+fn warning_details(code: &WarningCode) -> Vec<Member> {
     match code {
-        ReasonCode::Custom(_) => format!("`{code}`: a reason of this service, of kind `{}`.", kind.as_str()),
-        _ => format!("`{code}` (kind `{}`, contract §3.2).", kind.as_str()),
+        WarningCode::StaleIndex => vec![
+            always("source", Shape::Text, "The source whose index lags."),
+            when_known("observed_revision", Shape::Text, "The revision the index reflects."),
+            when_known("refreshed_at", Shape::Text, "When the index was last refreshed (RFC 3339)."),
+        ],
+        WarningCode::PartialFieldSet => vec![
+            always("fields", Shape::Texts, "The fields left out."),
+            always("requestable", Shape::Texts, "The fields that can be asked for with `fields=`."),
+        ],
+        WarningCode::DefaultScopeApplied => vec![always("scope", Shape::Text, "The scope applied by default.")],
+        WarningCode::PageSizeReduced => vec![
+            always("requested", Shape::Count, "The page size asked for."),
+            always("applied", Shape::Count, "The page size applied."),
+        ],
+        WarningCode::OrderingDefaulted => vec![always("ordering", Shape::Text, "The ordering applied by default.")],
+        WarningCode::DeprecatedField => vec![always("field", Shape::Text, "The deprecated field.")],
+        _ => Vec::new(),
     }
 }
 
-const OBJECT: &str = "Why the response is incomplete: one of the codes this endpoint declares, with its details.";
 const MESSAGE: &str = "Human text; may change.";
-const NONE: &str = "None: this endpoint declares no reasons, so it is always complete.";
 const KIND: &str = "The reason's kind (contract §3.4): sent with every reason outside the standard table.";
+const STALE: &str = "True: not read from current state (contract §3.5); STALE_INDEX is stale by its code.";
 
-/// The OpenAPI schema of a reason object restricted to `codes`, of kinds `kinds` (in the same order).
-#[cfg(feature = "openapi")]
-pub fn reason_schema_openapi(
-    codes: &[ReasonCode],
-    kinds: &[ReasonKind],
-) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    use utoipa::PartialSchema;
-    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
-
-    let string = || ObjectBuilder::new().schema_type(Type::String);
-    let branch = |code: &ReasonCode, kind: ReasonKind| {
-        let custom = matches!(code, ReasonCode::Custom(_));
-        let mut object = ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .description(Some(about(code, kind)))
-            .property("code", string().enum_values(Some([code.as_str()])))
-            .required("code")
-            .property("message", string().description(Some(MESSAGE)))
-            .required("message")
-            .property("kind", string().enum_values(Some([kind.as_str()])).description(Some(KIND)));
-        if custom {
-            object = object.required("kind");
-        }
-        for detail in details(code) {
-            let schema = match detail.shape {
-                Shape::Count => ObjectBuilder::new()
-                    .schema_type(Type::Integer)
-                    .minimum(Some(0))
-                    .description(Some(detail.about))
-                    .into(),
-                Shape::Text => string().description(Some(detail.about)).into(),
-                Shape::Progress => crate::contract::reason::Progress::schema(),
-                Shape::LimitKind => crate::contract::reason::LimitKind::schema(),
-            };
-            object = object.property(detail.name, schema).required(detail.name);
-        }
-        if closed(code) {
-            object = object.additional_properties(Some(AdditionalProperties::FreeForm(false)));
-        }
-        object.build()
-    };
-    match (codes, kinds) {
-        ([], _) => return string().enum_values(Some(Vec::<String>::new())).description(Some(NONE)).into(),
-        ([code], [kind]) => return branch(code, *kind).into(),
-        _ => {}
-    }
-    let mut one_of = OneOfBuilder::new().description(Some(OBJECT));
-    for (code, kind) in codes.iter().zip(kinds) {
-        one_of = one_of.item(branch(code, *kind));
-    }
-    utoipa::openapi::schema::Schema::OneOf(one_of.build()).into()
+/// One object of one code: what it says, its members, and whether it takes no others.
+#[derive(Debug)]
+struct Branch {
+    about: String,
+    members: Vec<Member>,
+    closed: bool,
 }
 
-/// The JSON Schema of a reason object restricted to `codes`, of kinds `kinds` (in the same order).
+/// The branch of a reason of `code`, of kind `kind`.
+fn reason_branch(code: &'static ReasonCode, kind: ReasonKind) -> Branch {
+    let custom = matches!(code, ReasonCode::Custom(_));
+    let about = match custom {
+        true => format!("`{code}`: a reason of this service, of kind `{}`.", kind.as_str()),
+        false => format!("`{code}` (kind `{}`, contract §3.2).", kind.as_str()),
+    };
+    let mut members = vec![
+        always("code", Shape::Exactly(code.as_str()), "Stable reason code; programs branch on it."),
+        always("message", Shape::Text, MESSAGE),
+        // A standard reason carries no kind; one added to the table later does (§7).
+        Member { required: custom, ..always("kind", Shape::Exactly(kind.as_str()), KIND) },
+    ];
+    members.extend(reason_details(code));
+    // A count or a name of what is hidden would tell the caller what it may not see (R12).
+    Branch { about, members, closed: *code == ReasonCode::VisibilityRestricted }
+}
+
+/// The branch of a warning of `code`; `stale` when it is declared stale.
+fn warning_branch(code: &'static WarningCode, stale: bool) -> Branch {
+    let about = match code {
+        WarningCode::Custom(_) => format!("`{code}`: a warning of this service."),
+        _ => format!("`{code}` (contract §3.5)."),
+    };
+    let mut members = vec![
+        always("code", Shape::Exactly(code.as_str()), "Stable warning code; programs branch on it."),
+        always("message", Shape::Text, MESSAGE),
+        // A service's own stale warning always says so; STALE_INDEX never needs to.
+        Member { required: stale && *code != WarningCode::StaleIndex, ..always("stale", Shape::Flag, STALE) },
+    ];
+    members.extend(warning_details(code));
+    Branch { about, members, closed: false }
+}
+
+const REASONS: &str = "Why the response is incomplete: one of the codes this endpoint declares, with its details.";
+const NO_REASONS: &str = "None: this endpoint declares no reasons, so it is always complete.";
+const WARNINGS: &str = "A warning: it changes confidence or freshness, never `complete`. One of the codes this \
+                        endpoint declares, with its details.";
+const NO_WARNINGS: &str = "None: this endpoint declares no warnings.";
+
+/// The branches of the reasons `codes`, of kinds `kinds` (in the same order).
+fn reason_branches(codes: &'static [ReasonCode], kinds: &[ReasonKind]) -> Vec<Branch> {
+    codes.iter().zip(kinds).map(|(code, kind)| reason_branch(code, *kind)).collect()
+}
+
+/// The branches of the warnings `codes`, stale as `stale` says (in the same order).
+fn warning_branches(codes: &'static [WarningCode], stale: &[bool]) -> Vec<Branch> {
+    codes.iter().zip(stale).map(|(code, stale)| warning_branch(code, *stale)).collect()
+}
+
+/// The OpenAPI schema of a reason object of one of `codes`, of kinds `kinds`.
+#[cfg(feature = "openapi")]
+pub fn reasons_openapi(codes: &'static [ReasonCode], kinds: &[ReasonKind]) -> openapi::Schema {
+    openapi::one_of(reason_branches(codes, kinds), REASONS, NO_REASONS)
+}
+
+/// The OpenAPI schema of a warning object of one of `codes`, stale as `stale` says.
+#[cfg(feature = "openapi")]
+pub fn warnings_openapi(codes: &'static [WarningCode], stale: &[bool]) -> openapi::Schema {
+    openapi::one_of(warning_branches(codes, stale), WARNINGS, NO_WARNINGS)
+}
+
+/// The JSON Schema of a reason object of one of `codes`, of kinds `kinds`.
 #[cfg(feature = "json-schema")]
-pub fn reason_schema_json(
-    codes: &[ReasonCode],
+pub fn reasons_json(
+    codes: &'static [ReasonCode],
     kinds: &[ReasonKind],
     generator: &mut schemars::SchemaGenerator,
 ) -> schemars::Schema {
+    json::one_of(reason_branches(codes, kinds), REASONS, NO_REASONS, generator)
+}
+
+/// The JSON Schema of a warning object of one of `codes`, stale as `stale` says.
+#[cfg(feature = "json-schema")]
+pub fn warnings_json(
+    codes: &'static [WarningCode],
+    stale: &[bool],
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    json::one_of(warning_branches(codes, stale), WARNINGS, NO_WARNINGS, generator)
+}
+
+/// Branches rendered with utoipa's builders.
+#[cfg(feature = "openapi")]
+mod openapi {
+    use utoipa::PartialSchema;
+    use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+    use utoipa::openapi::{RefOr, schema};
+
+    use super::{Branch, Shape};
+
+    /// What the renderer returns.
+    pub type Schema = RefOr<schema::Schema>;
+
+    fn member(shape: Shape, about: &str) -> Schema {
+        let of = |kind: Type| ObjectBuilder::new().schema_type(kind).description(Some(about));
+        match shape {
+            Shape::Exactly(value) => of(Type::String).enum_values(Some([value])).into(),
+            Shape::Count => of(Type::Integer).minimum(Some(0)).into(),
+            Shape::Text => of(Type::String).into(),
+            Shape::Texts => ArrayBuilder::new().items(of(Type::String)).description(Some(about)).into(),
+            Shape::Flag => of(Type::Boolean).into(),
+            Shape::Progress => crate::contract::reason::Progress::schema(),
+            Shape::LimitKind => crate::contract::reason::LimitKind::schema(),
+        }
+    }
+
+    fn object(branch: Branch) -> schema::Schema {
+        let mut object = ObjectBuilder::new().schema_type(Type::Object).description(Some(branch.about));
+        for m in branch.members {
+            object = object.property(m.name, member(m.shape, m.about));
+            if m.required {
+                object = object.required(m.name);
+            }
+        }
+        if branch.closed {
+            object = object.additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        }
+        object.into()
+    }
+
+    /// One branch as it is; several as `oneOf`; none as a string no value matches (OpenAPI has
+    /// no `false` schema), described by `none`.
+    pub fn one_of(branches: Vec<Branch>, about: &str, none: &str) -> Schema {
+        let mut branches = branches.into_iter();
+        match (branches.next(), branches.len()) {
+            (None, _) => ObjectBuilder::new().enum_values(Some(Vec::<String>::new())).description(Some(none)).into(),
+            (Some(only), 0) => object(only).into(),
+            (Some(first), _) => {
+                let one_of = std::iter::once(first)
+                    .chain(branches)
+                    .fold(OneOfBuilder::new().description(Some(about)), |one_of, branch| one_of.item(object(branch)));
+                schema::Schema::OneOf(one_of.build()).into()
+            }
+        }
+    }
+}
+
+/// Branches rendered as JSON Schema (draft 2020-12).
+#[cfg(feature = "json-schema")]
+mod json {
     use serde_json::{Map, Value, json};
 
-    let mut branch = |code: &ReasonCode, kind: ReasonKind| {
-        let custom = matches!(code, ReasonCode::Custom(_));
+    use super::{Branch, Shape};
+
+    fn member(shape: Shape, about: &str, generator: &mut schemars::SchemaGenerator) -> Value {
+        let mut schema = match shape {
+            Shape::Exactly(value) => json!({"type": "string", "const": value}),
+            Shape::Count => json!({"type": "integer", "minimum": 0}),
+            Shape::Text => json!({"type": "string"}),
+            Shape::Texts => json!({"type": "array", "items": {"type": "string"}}),
+            Shape::Flag => json!({"type": "boolean"}),
+            Shape::Progress => return generator.subschema_for::<crate::contract::reason::Progress>().to_value(),
+            Shape::LimitKind => return generator.subschema_for::<crate::contract::reason::LimitKind>().to_value(),
+        };
+        schema["description"] = Value::from(about);
+        schema
+    }
+
+    fn object(branch: Branch, generator: &mut schemars::SchemaGenerator) -> Value {
         let mut properties = Map::new();
-        properties.insert("code".into(), json!({"type": "string", "const": code.as_str()}));
-        properties.insert("message".into(), json!({"type": "string", "description": MESSAGE}));
-        properties.insert("kind".into(), json!({"type": "string", "const": kind.as_str(), "description": KIND}));
-        let mut required = vec!["code", "message"];
-        if custom {
-            required.push("kind");
-        }
-        for detail in details(code) {
-            let schema = match detail.shape {
-                Shape::Count => json!({"type": "integer", "minimum": 0, "description": detail.about}),
-                Shape::Text => json!({"type": "string", "description": detail.about}),
-                Shape::Progress => generator.subschema_for::<crate::contract::reason::Progress>().to_value(),
-                Shape::LimitKind => generator.subschema_for::<crate::contract::reason::LimitKind>().to_value(),
-            };
-            properties.insert(detail.name.into(), schema);
-            required.push(detail.name);
+        let mut required = Vec::new();
+        for m in branch.members {
+            properties.insert(m.name.into(), member(m.shape, m.about, generator));
+            if m.required {
+                required.push(m.name);
+            }
         }
         let mut object = json!({
             "type": "object",
-            "description": about(code, kind),
+            "description": branch.about,
             "properties": properties,
             "required": required,
         });
-        if closed(code) {
+        if branch.closed {
             object["additionalProperties"] = Value::Bool(false);
         }
         object
-    };
-    if codes.is_empty() {
-        return schemars::json_schema!({ "description": NONE, "not": {} });
     }
-    let branches: Vec<Value> = codes.iter().zip(kinds).map(|(code, kind)| branch(code, *kind)).collect();
-    match <[Value; 1]>::try_from(branches) {
-        Ok([only]) => schemars::Schema::try_from(only).unwrap_or_default(),
-        Err(branches) => schemars::json_schema!({ "description": OBJECT, "oneOf": branches }),
+
+    /// One branch as it is; several as `oneOf`; none as a schema no value matches.
+    pub fn one_of(
+        branches: Vec<Branch>,
+        about: &str,
+        none: &str,
+        generator: &mut schemars::SchemaGenerator,
+    ) -> schemars::Schema {
+        let mut objects: Vec<Value> = branches.into_iter().map(|branch| object(branch, generator)).collect();
+        let schema = match objects.len() {
+            0 => json!({"description": none, "not": {}}),
+            1 => objects.remove(0),
+            _ => json!({"description": about, "oneOf": objects}),
+        };
+        schemars::Schema::try_from(schema).unwrap_or_default()
     }
 }
