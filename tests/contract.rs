@@ -769,7 +769,8 @@ fn the_reason_schemas_require_each_standard_codes_own_details_and_refuse_others(
     for (what, schema, validator) in reason_validators() {
         let branches = schema["oneOf"].as_array().unwrap_or_else(|| panic!("{what}: one branch per code: {schema}"));
         assert_eq!(branches.len(), ReasonCode::KNOWN.len(), "{what}");
-        for reason in every_reason() {
+        let unsized_budget = TimeBudgetExceeded::new(70, Progress { completed: 5, planned: None, unit: "rows".into() });
+        for reason in every_reason().into_iter().chain([unsized_budget.into()]) {
             let sent = serde_json::to_value(&reason).unwrap();
             let code = reason.code();
             assert!(validator.is_valid(&sent), "{what} refuses {sent}: {:?}", validator.validate(&sent).err());
@@ -865,4 +866,43 @@ fn the_warning_schemas_require_each_standard_codes_own_details() {
         let undeclared = json!({"code": "REPLICA_LAG", "message": "behind", "stale": true});
         assert!(!validator.is_valid(&undeclared), "{what}: a code not declared is accepted");
     }
+}
+
+/// Members the contract always writes, `null` or a value (§2.1, §2.5): their JSON Schemas
+/// require them and take their `null`, so an honest answer with no snapshot, a last page
+/// without a cursor, or a budget stop of unknown size validates; a member left out does not.
+#[cfg(feature = "json-schema")]
+#[test]
+fn the_json_schemas_of_members_always_written_take_their_null() {
+    let validate = |schema: schemars::Schema, value: Value, what: &str| {
+        let schema = schema.to_value();
+        let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(validator.is_valid(&value), "{what} refuses {value}: {:?}", validator.validate(&value).err());
+        value
+    };
+    let unpinned =
+        validate(schemars::schema_for!(Scope), serde_json::to_value(Scope::new("rows", "all")).unwrap(), "Scope");
+    assert_eq!(unpinned["snapshot"], Value::Null);
+    let mut without = unpinned.clone();
+    without.as_object_mut().unwrap().remove("snapshot");
+    let schema = schemars::schema_for!(Scope).to_value();
+    assert!(!jsonschema::draft202012::new(&schema).unwrap().is_valid(&without), "a scope without `snapshot`");
+    let last = PageInfo {
+        returned: 3,
+        requested_size: None,
+        applied_size: 50,
+        ordering: "id ascending".into(),
+        snapshot: None,
+        cursor: None,
+        resumed: Some(true),
+    };
+    let last = validate(schemars::schema_for!(PageInfo), serde_json::to_value(last).unwrap(), "PageInfo");
+    assert_eq!(
+        (&last["requested_size"], &last["snapshot"], &last["cursor"]),
+        (&Value::Null, &Value::Null, &Value::Null)
+    );
+    validate(schemars::schema_for!(PageInfo), serde_json::to_value(page(3, true)).unwrap(), "PageInfo with a cursor");
+    let unknown = Progress { completed: 2, planned: None, unit: "rows".into() };
+    let unknown = validate(schemars::schema_for!(Progress), serde_json::to_value(unknown).unwrap(), "Progress");
+    assert_eq!(unknown["planned"], Value::Null);
 }

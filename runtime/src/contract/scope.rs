@@ -15,7 +15,7 @@ pub struct Scope {
     /// The snapshot the answer was read at, when the resource has snapshots.
     #[serde(deserialize_with = "present")]
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    #[cfg_attr(feature = "json-schema", schemars(required))]
+    #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<String>"))]
     pub snapshot: Option<String>,
     /// The filters that were applied, echoed.
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
@@ -89,7 +89,7 @@ pub struct PageInfo {
     /// The page size the request asked for, echoed (`None` when it named none).
     #[serde(deserialize_with = "present")]
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    #[cfg_attr(feature = "json-schema", schemars(required))]
+    #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<u64>"))]
     pub requested_size: Option<u64>,
     /// The page size actually used.
     pub applied_size: u64,
@@ -98,12 +98,12 @@ pub struct PageInfo {
     /// The snapshot of the traversal.
     #[serde(deserialize_with = "present")]
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    #[cfg_attr(feature = "json-schema", schemars(required))]
+    #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<String>"))]
     pub snapshot: Option<String>,
     /// The contract of `next_cursor`, when there is one.
     #[serde(deserialize_with = "present")]
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    #[cfg_attr(feature = "json-schema", schemars(required))]
+    #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<CursorContract>"))]
     pub cursor: Option<CursorContract>,
     /// `Some(true)` on a page reached with a cursor: its items cover the scope only together
     /// with the pages before it, so even a complete one is no evidence of absence by itself
@@ -149,6 +149,14 @@ pub enum CursorBinding {
 /// missing `Option` member as `null`, and a page without it as one that said it.
 pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
     Option::deserialize(deserializer)
+}
+
+/// The JSON Schema of a member the contract always writes, `null` or a value (as [`present`]
+/// reads it): required, and `null` allowed. (schemars's `required` on an `Option` would drop
+/// the `null`, refusing every honest `null`.)
+#[cfg(feature = "json-schema")]
+pub(crate) fn nullable<T: schemars::JsonSchema>(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    generator.subschema_for::<Option<T>>()
 }
 
 /// A member a server always writes as a boolean and an older one leaves out (`page.resumed`):

@@ -19,7 +19,7 @@ pub struct Progress {
     /// Units planned; `None` when the total is unknown (written as `null`, never left out).
     #[serde(deserialize_with = "crate::contract::scope::present")]
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    #[cfg_attr(feature = "json-schema", schemars(required))]
+    #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<u64>"))]
     pub planned: Option<u64>,
     /// What a unit is (`"sources"`, `"rows"`, `"pages"`).
     pub unit: String,
