@@ -158,8 +158,9 @@
 //!   type parameter), a field whose type is, behind a type alias, a standard collection (a
 //!   slice behind `Box`, `Arc`, `Rc`, `Cow` or a reference counts as one), or one inside
 //!   `Option`, `Field`, `Box`, `Rc` or `Arc`, is refused when the struct compiles. A list behind
-//!   a struct of the service's own (`struct Members(Vec<T>)`) or a `serde_json::Value` has no
-//!   type that says so: it is seen when it goes out, and reported once per field with a `WARN`
+//!   a struct of the service's own (`struct Members(Vec<T>)`, or one struct deep:
+//!   `struct Roster { members: Vec<T>, updated: u64 }`) or in a `serde_json::Value` (at any
+//!   depth) has no type that says so: it is seen when it goes out, and reported once per field with a `WARN`
 //!   event `list_in_single_resource` (the answer is sent as it is). Write such a field as
 //!   `Vec<T>`, give the struct a completeness field, or mark the field `bounded`; a handler that
 //!   declares a reason and returns such a struct is refused. A list inside a tuple behind an

@@ -1,15 +1,18 @@
 //! The check at serialization that the derive puts on the data fields of a single resource
 //! whose type the compile-time check ([`list_field`](super::list_field)) cannot see through: a
-//! struct of the service's own that wraps a list (`struct Members(Vec<Account>)`, or a generic
-//! newtype `Wrapper<Vec<Account>>`), a `serde_json::Value` holding an array. Such a field goes out as a JSON array
-//! without completeness metadata, the very answer the framework exists to prevent; no type
-//! says so, so the value does, when it is written.
+//! struct of the service's own that wraps a list (`struct Members(Vec<Account>)`), or holds one
+//! among other fields (`struct Roster { members: Vec<Account>, updated: u64 }`), a generic
+//! newtype `Wrapper<Vec<Account>>`, a `serde_json::Value` holding an array at any depth. Such a
+//! field sends a JSON array without completeness metadata, the very answer the framework
+//! exists to prevent (contract §2.7: a collection inside a single resource is a list like any
+//! other unless it is declared bounded); no type says so, so the value does, when it is written.
 //!
 //! [`note`] asks the field how it serializes, through [`Probe`], a serializer that stops at
-//! the first call: a sequence of any length (`serialize_seq`, what `Vec`, the sets, `Value`'s
-//! arrays call) is a list, seen through `Option` and newtypes; a tuple or a fixed-size array
-//! (`serialize_tuple`), a map, a struct or a scalar is not (a map is also how a flattened
-//! struct is written, so it cannot be told from a keyed collection). A list found is reported
+//! the first sequence of any length it meets (`serialize_seq`, what `Vec`, the sets, `Value`'s
+//! arrays call), at any depth: through `Option`, newtypes and enum variants, and into the
+//! members of structs, maps and tuples. A tuple or a fixed-size array (`serialize_tuple`) is no
+//! list, nor is a map itself (a map is also how a flattened struct is written, so it cannot be
+//! told from a keyed collection), but what they hold may be. A list found is reported
 //! once per field and process with a `WARN` event `list_in_single_resource` under the target
 //! `completeness`, and the answer goes out unchanged: a value whose shape depends on its data
 //! (`Value`) must not turn a working answer into an error.
@@ -37,8 +40,8 @@ pub fn note<T: Serialize + ?Sized>(resource: &'static str, field: &'static str, 
                 event = "list_in_single_resource",
                 single_resource = resource,
                 field,
-                "a field of a single resource went out as a list, without completeness metadata: give the \
-                 struct an `#[envelope(completeness)]` field, or mark the field \
+                "a field of a single resource went out holding a list, without completeness metadata: give \
+                 the struct an `#[envelope(completeness)]` field, or mark the field \
                  `#[envelope(bounded = \"why it cannot grow\")]`"
             );
         }
@@ -92,12 +95,12 @@ impl ser::Serializer for Probe {
     type Ok = ();
     type Error = Shape;
     type SerializeSeq = Impossible<(), Shape>;
-    type SerializeTuple = Impossible<(), Shape>;
-    type SerializeTupleStruct = Impossible<(), Shape>;
-    type SerializeTupleVariant = Impossible<(), Shape>;
-    type SerializeMap = Impossible<(), Shape>;
-    type SerializeStruct = Impossible<(), Shape>;
-    type SerializeStructVariant = Impossible<(), Shape>;
+    type SerializeTuple = Look;
+    type SerializeTupleStruct = Look;
+    type SerializeTupleVariant = Look;
+    type SerializeMap = Look;
+    type SerializeStruct = Look;
+    type SerializeStructVariant = Look;
 
     other! {
         serialize_bool(bool);
@@ -135,9 +138,9 @@ impl ser::Serializer for Probe {
         _name: &'static str,
         _index: u32,
         _variant: &'static str,
-        _value: &T,
+        value: &T,
     ) -> Stop<()> {
-        Err(Shape::Other)
+        value.serialize(self)
     }
 
     fn serialize_seq(self, _len: Option<usize>) -> Stop<Self::SerializeSeq> {
@@ -145,11 +148,11 @@ impl ser::Serializer for Probe {
     }
 
     fn serialize_tuple(self, _len: usize) -> Stop<Self::SerializeTuple> {
-        Err(Shape::Other)
+        Ok(Look)
     }
 
     fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Stop<Self::SerializeTupleStruct> {
-        Err(Shape::Other)
+        Ok(Look)
     }
 
     fn serialize_tuple_variant(
@@ -159,15 +162,15 @@ impl ser::Serializer for Probe {
         _variant: &'static str,
         _len: usize,
     ) -> Stop<Self::SerializeTupleVariant> {
-        Err(Shape::Other)
+        Ok(Look)
     }
 
     fn serialize_map(self, _len: Option<usize>) -> Stop<Self::SerializeMap> {
-        Err(Shape::Other)
+        Ok(Look)
     }
 
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Stop<Self::SerializeStruct> {
-        Err(Shape::Other)
+        Ok(Look)
     }
 
     fn serialize_struct_variant(
@@ -177,6 +180,56 @@ impl ser::Serializer for Probe {
         _variant: &'static str,
         _len: usize,
     ) -> Stop<Self::SerializeStructVariant> {
+        Ok(Look)
+    }
+}
+
+/// The members of a struct, map or tuple, each asked in turn: the first that holds a list
+/// stops the walk; none does, and the value is no list.
+pub struct Look;
+
+impl Look {
+    fn member<T: Serialize + ?Sized>(value: &T) -> Stop<()> {
+        match value.serialize(Probe) {
+            Err(Shape::List) => Err(Shape::List),
+            _ => Ok(()),
+        }
+    }
+}
+
+macro_rules! look {
+    ($($trait:ident { $($method:ident($($arg:ty),*);)* })*) => {$(
+        impl ser::$trait for Look {
+            type Ok = ();
+            type Error = Shape;
+            $(fn $method<T: Serialize + ?Sized>(&mut self, $(_: $arg,)* value: &T) -> Stop<()> {
+                Look::member(value)
+            })*
+            fn end(self) -> Stop<()> {
+                Err(Shape::Other)
+            }
+        }
+    )*};
+}
+
+look! {
+    SerializeTuple { serialize_element(); }
+    SerializeTupleStruct { serialize_field(); }
+    SerializeTupleVariant { serialize_field(); }
+    SerializeStruct { serialize_field(&'static str); }
+    SerializeStructVariant { serialize_field(&'static str); }
+}
+
+impl ser::SerializeMap for Look {
+    type Ok = ();
+    type Error = Shape;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, _key: &T) -> Stop<()> {
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Stop<()> {
+        Look::member(value)
+    }
+    fn end(self) -> Stop<()> {
         Err(Shape::Other)
     }
 }
@@ -218,6 +271,31 @@ mod tests {
         assert_eq!(shape(&[1_u32, 2, 3]), Shape::Other, "a fixed-size array is a tuple");
         assert_eq!(shape(&Point(1.0, 2.0)), Shape::Other);
         assert_eq!(shape(&Named { id: 1 }), Shape::Other);
-        assert_eq!(shape(&serde_json::json!({"a": [1]})), Shape::Other, "a list inside an object is not this field");
+        assert_eq!(shape(&serde_json::json!({"a": {"b": 1}})), Shape::Other, "an object of no list");
+        assert_eq!(shape(&Some(Point(1.0, 2.0))), Shape::Other);
+    }
+
+    #[derive(Serialize)]
+    struct Roster {
+        updated: u64,
+        members: Vec<u32>,
+    }
+
+    #[derive(Serialize)]
+    enum Holder {
+        Many(Vec<u32>),
+        Pair { left: u32, right: Members },
+    }
+
+    /// Contract §2.7: a collection inside a single resource is a list at any depth.
+    #[test]
+    fn lists_are_seen_inside_structs_maps_tuples_and_variants() {
+        assert_eq!(shape(&Roster { updated: 1, members: vec![] }), Shape::List, "a struct holding one among others");
+        assert_eq!(shape(&serde_json::json!({"a": {"b": [1]}})), Shape::List, "an array deep in a `Value`");
+        assert_eq!(shape(&std::collections::BTreeMap::from([("k", vec![1_u32])])), Shape::List, "a map's values");
+        assert_eq!(shape(&(1_u32, vec![2_u32])), Shape::List, "a tuple's element");
+        assert_eq!(shape(&[Members(vec![]), Members(vec![])]), Shape::List, "a fixed-size array's element");
+        assert_eq!(shape(&Holder::Many(vec![1])), Shape::List);
+        assert_eq!(shape(&Holder::Pair { left: 1, right: Members(vec![]) }), Shape::List);
     }
 }

@@ -52,7 +52,7 @@
 //! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
 //! | `warning_left_out` | `WARN` | `map_reasons` into a handler's declared type met a warning the handler does not declare (left out) | `warning` |
 //! | `stale_warning_kept` | `WARN` | the same, for a stale warning, which is kept: without it the answer would read as current | `warning` |
-//! | `list_in_single_resource` | `WARN` | a field of a derived single resource went out as a JSON array (a list behind a struct of the service's own, generic or not, or a `Value`), once per field and process; the answer is sent as it is | `single_resource` (the type), `field` |
+//! | `list_in_single_resource` | `WARN` | a field of a derived single resource went out holding a JSON array, at any depth (a list behind a struct of the service's own, generic or not, or in a `Value`), once per field and process; the answer is sent as it is | `single_resource` (the type), `field` |
 //! | `problem_status_refused` | `WARN` | [`Problem::with_status`](crate::Problem::with_status) was given a status that is not an error status (the code's own is kept) | `code`, `status`, `kept` |
 //! | `problem_member_refused` | `WARN` | [`Problem::with_extension`](crate::Problem::with_extension) was given a head member's name (`type`, `title`, `status`, `detail`, `code`), or [`Problem::with_title`](crate::Problem::with_title) a standard code's title (left as it was) | `code`, `member` |
 //!
