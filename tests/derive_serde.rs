@@ -139,3 +139,59 @@ fn a_flattened_block_checks_its_page_count_when_asked() {
     };
     assert_eq!(consistent.completeness.check_returned("ticketList", 0), Ok(()));
 }
+
+/// Declares, for one `rename_all` case, a derived single resource and a plain serde struct of
+/// the same fields, and checks that both write the same member names: field names serde
+/// spells in its own way (a leading underscore, two in a row, a capital inside, a raw
+/// identifier, a digit) included.
+macro_rules! same_names_as_serde {
+    ($($case:literal => $derived:ident, $plain:ident;)*) => {$(
+        #[allow(non_snake_case)]
+        #[derive(ResultEnvelope)]
+        #[serde(rename_all = $case)]
+        struct $derived {
+            _links: String,
+            item_list_id: u32,
+            a__b: u32,
+            itemCount: u32,
+            r#type: u32,
+            shard_2_state: u32,
+        }
+
+        #[allow(non_snake_case)]
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = $case)]
+        struct $plain {
+            _links: String,
+            item_list_id: u32,
+            a__b: u32,
+            itemCount: u32,
+            r#type: u32,
+            shard_2_state: u32,
+        }
+    )*
+
+    #[test]
+    fn rename_all_spells_every_field_as_serde_does() {
+        $(
+            let derived = $derived { _links: "/self".into(), item_list_id: 1, a__b: 2, itemCount: 3, r#type: 4, shard_2_state: 5 };
+            let plain = $plain { _links: "/self".into(), item_list_id: 1, a__b: 2, itemCount: 3, r#type: 4, shard_2_state: 5 };
+            let derived = serde_json::to_value(&derived).unwrap();
+            let plain = serde_json::to_value(&plain).unwrap();
+            let names = |value: &serde_json::Value| value.as_object().unwrap().keys().cloned().collect::<std::collections::BTreeSet<_>>();
+            assert_eq!(names(&derived), names(&plain), "rename_all = {}", $case);
+        )*
+    }
+    };
+}
+
+same_names_as_serde! {
+    "lowercase" => LowerDerived, LowerPlain;
+    "UPPERCASE" => UpperDerived, UpperPlain;
+    "PascalCase" => PascalDerived, PascalPlain;
+    "camelCase" => CamelDerived, CamelPlain;
+    "snake_case" => SnakeDerived, SnakePlain;
+    "SCREAMING_SNAKE_CASE" => ScreamingDerived, ScreamingPlain;
+    "kebab-case" => KebabDerived, KebabPlain;
+    "SCREAMING-KEBAB-CASE" => ScreamingKebabDerived, ScreamingKebabPlain;
+}

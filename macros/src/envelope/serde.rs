@@ -14,7 +14,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Attribute, ExprPath, LitStr};
 
 use crate::ctxt::Ctxt;
-use crate::{meta, names};
+use crate::meta;
 
 /// How `rename_all` spells a field name.
 #[derive(Clone, Copy)]
@@ -41,22 +41,38 @@ impl Case {
         ("SCREAMING-KEBAB-CASE", Case::ScreamingKebab),
     ];
 
-    /// A snake_case field name in this case.
+    /// A field name in this case, spelled exactly as serde spells a field's (the name is read
+    /// as snake_case words: `lowercase` leaves it as it is, an underscore only ever separates,
+    /// and letters other than a word's first keep their case), so that a struct deriving
+    /// `Deserialize` beside this derive reads back what it writes: `_links` is `Links` in
+    /// PascalCase and `-links` in kebab-case, as serde has it.
     pub(crate) fn apply(self, field: &str) -> String {
-        let words: Vec<&str> = field.split('_').filter(|w| !w.is_empty()).collect();
-        match self {
-            Case::Lower => field.to_lowercase(),
-            Case::Upper => field.to_uppercase(),
-            Case::Pascal => words.iter().map(|w| names::capitalized(w)).collect(),
-            Case::Camel => {
-                let pascal: String = words.iter().map(|w| names::capitalized(w)).collect();
-                let mut chars = pascal.chars();
-                chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
+        let pascal = || {
+            let mut out = String::with_capacity(field.len());
+            let mut starts_word = true;
+            for c in field.chars() {
+                match c {
+                    '_' => starts_word = true,
+                    c if starts_word => {
+                        out.push(c.to_ascii_uppercase());
+                        starts_word = false;
+                    }
+                    c => out.push(c),
+                }
             }
-            Case::Snake => field.to_owned(),
-            Case::ScreamingSnake => field.to_uppercase(),
-            Case::Kebab => words.join("-"),
-            Case::ScreamingKebab => words.join("-").to_uppercase(),
+            out
+        };
+        match self {
+            Case::Lower | Case::Snake => field.to_owned(),
+            Case::Upper | Case::ScreamingSnake => field.to_ascii_uppercase(),
+            Case::Pascal => pascal(),
+            Case::Camel => {
+                let pascal = pascal();
+                let mut chars = pascal.chars();
+                chars.next().map(|first| first.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
+            }
+            Case::Kebab => field.replace('_', "-"),
+            Case::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
         }
     }
 }
