@@ -362,3 +362,24 @@ async fn a_strict_demand_refuses_an_aggregate_whose_only_reason_is_more_pages() 
     let lenient = app.oneshot(Request::get("/count").body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(lenient.status(), StatusCode::OK, "without a demand the count is answered, partial");
 }
+
+/// Handlers written by a `macro_rules!` macro, as services generating one handler per resource
+/// do: a `$body:block` fragment arrives wrapped in an invisible group, and is still a body.
+macro_rules! listing {
+    ($name:ident, $resource:literal -> $ret:ty $body:block) => {
+        #[completeness(resource = $resource, reasons(VisibilityRestricted))]
+        async fn $name() -> $ret $body
+    };
+}
+
+listing!(list_groups, "groups" -> Envelope<String, ListGroupsReason> {
+    Envelope::incomplete(vec![], Scope::new("groups", "groups readable by 'north'"), VisibilityRestricted::new())
+});
+
+#[tokio::test]
+async fn a_handler_whose_body_a_macro_rules_fragment_gives_is_annotated() {
+    let page = list_groups().await;
+    assert!(!page.is_complete());
+    assert_eq!(page.completeness.scope().resource, "groups");
+    assert_eq!(ListGroupsReason::ALL, [completeness::ReasonCode::VisibilityRestricted]);
+}

@@ -22,8 +22,8 @@ impl HandlerFn {
     /// and signature. `None` when the item is not a function with a body.
     pub(crate) fn split(item: TokenStream) -> Option<syn::Result<HandlerFn>> {
         let mut trees: Vec<TokenTree> = item.into_iter().collect();
-        let block = match trees.pop() {
-            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace => group,
+        let block = match trees.pop()? {
+            TokenTree::Group(group) => brace_group(group)?,
             _ => return None,
         };
         let head: TokenStream = trees.into_iter().collect();
@@ -37,6 +37,22 @@ impl HandlerFn {
             Ok((vis, sig))
         };
         Some(parser.parse2(head.clone()).map(|(vis, sig)| HandlerFn { head, vis, sig, block }))
+    }
+}
+
+/// The body: a brace group, also as a `macro_rules!` fragment (`$body:block`) hands it over,
+/// wrapped in an invisible group.
+fn brace_group(group: Group) -> Option<Group> {
+    match group.delimiter() {
+        Delimiter::Brace => Some(group),
+        Delimiter::None => {
+            let mut inner = group.stream().into_iter();
+            match (inner.next(), inner.next()) {
+                (Some(TokenTree::Group(group)), None) => brace_group(group),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
