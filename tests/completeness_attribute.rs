@@ -383,3 +383,28 @@ async fn a_handler_whose_body_a_macro_rules_fragment_gives_is_annotated() {
     assert_eq!(page.completeness.scope().resource, "groups");
     assert_eq!(ListGroupsReason::ALL, [completeness::ReasonCode::VisibilityRestricted]);
 }
+
+/// A handler written twice under opposite `cfg`s in an annotated `impl` block, as a service
+/// with two stores does: only the one compiled in declares its reason type.
+struct Directory;
+
+#[completeness]
+impl Directory {
+    #[cfg(not(test))]
+    #[completeness(resource = "names", reasons())]
+    async fn names() -> Envelope<String, DirectoryNamesReason> {
+        Envelope::complete(vec!["from the store".into()], Scope::new("names", "all"))
+    }
+
+    #[cfg(test)]
+    #[completeness(resource = "names", reasons(VisibilityRestricted))]
+    async fn names() -> Envelope<String, DirectoryNamesReason> {
+        Envelope::incomplete(vec![], Scope::new("names", "names readable by 'north'"), VisibilityRestricted::new())
+    }
+}
+
+#[tokio::test]
+async fn handlers_under_opposite_cfgs_in_an_impl_block_each_declare_their_own() {
+    assert_eq!(DirectoryNamesReason::ALL, [completeness::ReasonCode::VisibilityRestricted], "the cfg(test) one");
+    assert!(!Directory::names().await.is_complete());
+}

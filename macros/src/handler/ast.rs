@@ -12,6 +12,8 @@ use crate::names;
 pub(crate) struct HandlerFn {
     /// The attributes, visibility and signature, as written.
     pub(crate) head: TokenStream,
+    /// The attributes, parsed.
+    pub(crate) attrs: Vec<Attribute>,
     pub(crate) vis: Visibility,
     pub(crate) sig: Signature,
     pub(crate) block: Group,
@@ -31,12 +33,12 @@ impl HandlerFn {
             return None;
         }
         let parser = |input: ParseStream| {
-            input.call(Attribute::parse_outer)?;
+            let attrs = input.call(Attribute::parse_outer)?;
             let vis = input.parse()?;
             let sig = input.parse()?;
-            Ok((vis, sig))
+            Ok((attrs, vis, sig))
         };
-        Some(parser.parse2(head.clone()).map(|(vis, sig)| HandlerFn { head, vis, sig, block }))
+        Some(parser.parse2(head.clone()).map(|(attrs, vis, sig)| HandlerFn { head, attrs, vis, sig, block }))
     }
 }
 
@@ -53,6 +55,15 @@ fn brace_group(group: Group) -> Option<Group> {
             }
         }
         _ => None,
+    }
+}
+
+impl HandlerFn {
+    /// The function's `#[cfg(..)]` attributes: what is generated beside it exists when it does
+    /// (two handlers of one name under opposite `cfg`s in an `impl` block, where the compiler
+    /// has not yet removed the one left out when this macro reads the block).
+    pub(crate) fn cfgs(&self) -> impl Iterator<Item = &Attribute> {
+        self.attrs.iter().filter(|attr| attr.path().is_ident("cfg"))
     }
 }
 

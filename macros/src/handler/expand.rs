@@ -106,14 +106,16 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
          its `ALL` and `WARNINGS` list the declared codes."
     );
     let declared_set = quote! { <#set as ::completeness::__private::ReasonSet>::DECLARED };
-    let reasons_distinct = distinct(reasons, *reasons_span, "reason", quote! { #declared_set.reasons });
-    let warnings_distinct = distinct(warnings, *warnings_span, "warning", quote! { #declared_set.warnings });
+    let cfgs: Vec<_> = handler.function.cfgs().collect();
+    let reasons_distinct = distinct(reasons, *reasons_span, "reason", quote! { #declared_set.reasons }, &cfgs);
+    let warnings_distinct = distinct(warnings, *warnings_span, "warning", quote! { #declared_set.warnings }, &cfgs);
     let (reasons, warnings) = (reasons.iter().map(|r| &r.ty), warnings.iter().map(|w| &w.ty));
     // Only a set that declares no reason accepts a response that reports none.
     let no_reason = declared.reasons.is_empty().then(|| {
-        quote! { impl ::completeness::__private::DeclaresNoReason for #set {} }
+        quote! { #(#cfgs)* impl ::completeness::__private::DeclaresNoReason for #set {} }
     });
     quote! {
+        #(#cfgs)*
         ::completeness::__private::reason_set! {
             #[doc = #doc]
             #vis type #name = #set;
@@ -136,7 +138,13 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
 ///   sharing a code of their own, and each pair has its message naming the two, spanned on the
 ///   second. (A constant's panic cannot format, so each message is a literal; one per pair
 ///   costs compile time, which a declaration with one own type, the usual one, does not pay.)
-fn distinct(listed: &[DeclaredType], span: Span, kind: &str, codes: TokenStream) -> TokenStream {
+fn distinct(
+    listed: &[DeclaredType],
+    span: Span,
+    kind: &str,
+    codes: TokenStream,
+    cfgs: &[&syn::Attribute],
+) -> TokenStream {
     // Each own type with its position among the listed ones, which the set's codes follow.
     let own: Vec<(usize, &DeclaredType)> = listed.iter().enumerate().filter(|(_, listed)| listed.custom).collect();
     let standard = format_ident!("standard_{kind}_code");
@@ -147,6 +155,7 @@ fn distinct(listed: &[DeclaredType], span: Span, kind: &str, codes: TokenStream)
             shown(own)
         );
         quote_spanned! {name_span(own, span)=>
+            #(#cfgs)*
             const _: () = ::core::assert!(!::completeness::__private::#standard(#codes, #at), #message);
         }
     });
@@ -165,6 +174,7 @@ fn distinct(listed: &[DeclaredType], span: Span, kind: &str, codes: TokenStream)
             })
         });
         quote_spanned! {span=>
+            #(#cfgs)*
             const _: () = match ::completeness::__private::#same(#codes) {
                 ::core::option::Option::None => {}
                 #(#arms)*
