@@ -41,6 +41,7 @@ pub(crate) fn derive(which: Which, input: TokenStream) -> TokenStream {
     let fields = fields(&cx, which, &input);
     let attrs = attr::parse(&cx, which, &input);
     valid::check(&cx, which, &attrs, &fields);
+    valid::check_no_serde(&cx, which, &input);
     match cx.check() {
         Ok(()) => expand::details(which, &input, &attrs, &fields),
         Err(errors) => errors.to_compile_error(),

@@ -14,9 +14,13 @@
 //! 7. No field borrows (`&'static str`): clients that know the code read its details back into
 //!    the type (contract §3.3), so each field is owned. (A field type that does not
 //!    deserialize at all is reported by the compiler, on the field's type.)
+//! 8. No `#[serde(...)]` on the struct or a field: this derive writes and reads each field
+//!    under its own name, and a serde attribute would change only the struct's own `Serialize`,
+//!    so the object on the wire and the struct's serde form would silently disagree (a rename
+//!    the wire ignores, a skipped field it sends). The field's name is the member's.
 
 use proc_macro2::Span;
-use syn::{Ident, Type};
+use syn::{Attribute, Data, DeriveInput, Ident, Type};
 
 use super::Which;
 use super::attr::Attrs;
@@ -130,6 +134,30 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
                      write an owned type, e.g. `String` for `&str`"
                 ),
             );
+        }
+    }
+}
+
+/// Rule 8, on the struct's attributes and its fields'.
+pub(crate) fn check_no_serde(cx: &Ctxt, which: Which, input: &DeriveInput) {
+    let derive = crate::names::capitalized(which.attribute());
+    let refuse = |cx: &Ctxt, attrs: &[Attribute], on: &str| {
+        for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
+            cx.error_spanned_by(
+                attr.path(),
+                format!(
+                    "`#[derive({derive})]` writes and reads each field under its own name, so `#[serde(...)]` on \
+                     {on} would change only the struct's own `Serialize`, not the {} object on the wire: remove it, \
+                     and name the field as the member should be (a keyword as a raw identifier: `r#type`)",
+                    which.attribute()
+                ),
+            );
+        }
+    };
+    refuse(cx, &input.attrs, "the struct");
+    if let Data::Struct(data) = &input.data {
+        for field in &data.fields {
+            refuse(cx, &field.attrs, "a field");
         }
     }
 }
