@@ -136,6 +136,36 @@ pub(crate) fn reporting(ty: &Type) -> Option<String> {
     })
 }
 
+/// A hint for a response type of the runtime recognised by its name (`Envelope`) inside `ty`
+/// but written under a path other than `completeness::` (`mail::Envelope`): it may be a type
+/// of the service's own that only shares the name. Empty when there is no such path.
+pub(crate) fn namesake_hint(ty: &Type) -> String {
+    fn find(ty: &Type) -> Option<String> {
+        let Type::Path(path) = peel(ty) else { return None };
+        let segments = &path.path.segments;
+        let last = segments.last()?;
+        let name = last.ident.to_string();
+        let foreign = segments.len() > 1 && segments.first().is_some_and(|first| first.ident != "completeness");
+        if foreign && name != "Problem" && REPORTING_TYPES.contains(&name.as_str()) {
+            let shown: Vec<String> = segments.iter().map(|segment| segment.ident.to_string()).collect();
+            return Some(format!(
+                " (if `{}` is a type of your own, not the framework's `{name}`, which the check knows by its \
+                 name, import it under another name where it is used: `use {} as Own{name};`)",
+                shown.join("::"),
+                shown.join("::")
+            ));
+        }
+        match &last.arguments {
+            PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
+                GenericArgument::Type(ty) => find(ty),
+                _ => None,
+            }),
+            _ => None,
+        }
+    }
+    find(ty).unwrap_or_default()
+}
+
 /// True when `ty` is or holds, through a wrapper or reference, a completeness block
 /// (`Completeness<R>`, `Option<Completeness>`), by name.
 pub(crate) fn is_block(ty: &Type) -> bool {

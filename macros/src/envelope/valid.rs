@@ -172,10 +172,11 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
             format!(
                 "field `{}` holds a response of its own, `{name}`, whose completeness `{}` would not report (its reasons go out unseen \
                  by the endpoint's declaration and by `require_complete`): return the `{name}` itself, or give \
-                 `{}` a field `#[envelope(completeness)] completeness: Completeness<R>` that reports its reasons",
+                 `{}` a field `#[envelope(completeness)] completeness: Completeness<R>` that reports its reasons{}",
                 member_name(field),
                 input.ident,
-                input.ident
+                input.ident,
+                types::namesake_hint(field.ty)
             ),
         );
     }

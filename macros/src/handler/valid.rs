@@ -280,8 +280,9 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
             format!(
                 "`{}` hides the completeness block from the framework: return the envelope itself, \
                  `completeness::Envelope<T, {reason}>` or a `#[derive(ResultEnvelope)]` struct (each is a \
-                 JSON response), without `Json`",
-                types::pretty(wrapped)
+                 JSON response), without `Json`{}",
+                types::pretty(wrapped),
+                types::namesake_hint(wrapped)
             ),
         ),
         None => {}
