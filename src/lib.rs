@@ -157,7 +157,9 @@
 //!   warnings only when it holds `completeness::Warning`. In a single resource (a struct of no
 //!   type parameter), a field whose type is, behind a type alias, a standard collection (a
 //!   slice behind `Box`, `Arc`, `Rc`, `Cow` or a reference counts as one), or one inside
-//!   `Option`, `Field`, `Box`, `Rc` or `Arc`, is refused when the struct compiles. A list behind
+//!   `Option`, `Field`, `Box`, `Rc` or `Arc`, is refused when the struct compiles; so is, in a
+//!   struct with a completeness block, a data field that is a standard collection behind an
+//!   alias, which the derive would neither count in `page.returned` nor always write. A list behind
 //!   a struct of the service's own (`struct Members(Vec<T>)`, or one struct deep:
 //!   `struct Roster { members: Vec<T>, updated: u64 }`) or in a `serde_json::Value` (at any
 //!   depth) has no type that says so: it is seen when it goes out, and reported once per field with a `WARN`

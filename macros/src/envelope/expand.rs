@@ -114,17 +114,19 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             let ty = field.ty;
             quote_spanned! {ty.span()=> ::completeness::__private::assert_warning_list::<#ty>(); }
         });
-    // A single resource's data field whose type is written as no list may still be one behind an
-    // alias (`type Members = Vec<Account>`): the runtime's `list_field` probe checks the type.
+    // A data field whose type is written as no list may still be one behind an alias
+    // (`type Members = Vec<Account>`): the runtime's `list_field` probe checks the type.
     // (Not for a generic struct, whose parameters the check's function cannot name; nor for a
     // type written as a scalar, which cannot be one.)
-    let single_concrete = block.is_none() && input.generics.params.is_empty();
+    // In a struct with a block, such a list would be neither counted nor always written.
+    let concrete = input.generics.params.is_empty();
+    let probe = if block.is_none() { quote!(ListField) } else { quote!(AliasedList) };
     let probes = input
         .data_fields()
-        .filter(|field| single_concrete && field.may_hide_a_list() && !field.serde.skip_serializing)
+        .filter(|field| concrete && field.may_hide_a_list() && !field.serde.skip_serializing)
         .map(|field| {
             let ty = field.ty;
-            quote_spanned! {ty.span()=> ::completeness::__private::list_field::ListField::<#ty>::new().check(); }
+            quote_spanned! {ty.span()=> ::completeness::__private::list_field::#probe::<#ty>::new().check(); }
         });
     let checks: Vec<TokenStream> = warning_lists.chain(probes).collect();
     // What a single resource tells operators: the fields it left out and its warnings.

@@ -164,11 +164,19 @@ enum Rejection<'a> {
     Wrapped(&'a Type),
     /// A list as the error side, which goes out as a 200 like an answer.
     ListError(&'a Type),
+    /// `impl Trait` inside a type argument (`Envelope<impl Serialize, R>`): the check writes the
+    /// type out, where `impl` is not allowed.
+    OpaqueInside(&'a Type),
 }
 
 /// What is wrong with the answer `ty`, if anything; of a `Result`'s error side, only what goes
 /// out as a 200 answer (a list, `Json` of a list or of an envelope) and an opaque type.
 fn rejection(ty: &Type) -> Option<Rejection<'_>> {
+    direct_rejection(ty).or_else(|| opaque_inside(ty).map(Rejection::OpaqueInside))
+}
+
+/// [`rejection`], but for an `impl` inside a type argument.
+fn direct_rejection(ty: &Type) -> Option<Rejection<'_>> {
     match ty {
         Type::Paren(inner) => rejection(&inner.elem),
         Type::Group(inner) => rejection(&inner.elem),
@@ -227,6 +235,28 @@ fn json_of_response(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// The `impl Trait` that `ty` holds anywhere inside: in a type argument, a reference, a slice,
+/// an array or a tuple.
+fn opaque_inside(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::ImplTrait(_) => Some(ty),
+        Type::Paren(inner) => opaque_inside(&inner.elem),
+        Type::Group(inner) => opaque_inside(&inner.elem),
+        Type::Reference(inner) => opaque_inside(&inner.elem),
+        Type::Slice(inner) => opaque_inside(&inner.elem),
+        Type::Array(inner) => opaque_inside(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(opaque_inside),
+        Type::Path(path) => path.path.segments.iter().find_map(|segment| match &segment.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
+                syn::GenericArgument::Type(ty) => opaque_inside(ty),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
 /// The `impl Trait` that `ty` is, or holds as a part of a tuple: not a type the check can name.
 fn opaque_part(ty: &Type) -> Option<&Type> {
     match ty {
@@ -275,6 +305,14 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
                 ),
             );
         }
+        Some(Rejection::OpaqueInside(opaque)) => cx.error_spanned_by(
+            opaque,
+            format!(
+                "`{}` inside the return type cannot be named by the completeness check, which writes the \
+                 response type out: name the type, e.g. `completeness::Envelope<Account, {reason}>`",
+                types::pretty(opaque)
+            ),
+        ),
         Some(Rejection::Wrapped(wrapped)) => cx.error_spanned_by(
             wrapped,
             format!(

@@ -10,6 +10,10 @@
 //! 2. one inside `Option`, `Field`, `Box`, `Rc` or `Arc` is refused (the derive's syntax check
 //!    reads through the same wrappers);
 //! 3. any other type passes.
+//!
+//! A struct with a completeness block gets [`AliasedList`] instead, of rules 1 and 3: a list
+//! behind an alias there would go out uncounted by `page.returned`, and could be skipped when
+//! empty, as the written collection cannot (contract §2.1, §2.5).
 
 use std::marker::PhantomData;
 use std::ops::Deref;
@@ -108,6 +112,42 @@ impl<F> AnyField<F> {
     /// Rule 3.
     pub fn check(&self) {}
 }
+
+/// The probe on a data field of a struct with a completeness block: a field's type `F`.
+pub struct AliasedList<F>(AnyField<F>);
+
+impl<F> AliasedList<F> {
+    /// The probe, to call `check` on.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        AliasedList(AnyField(PhantomData))
+    }
+}
+
+impl<F> Deref for AliasedList<F> {
+    type Target = AnyField<F>;
+    fn deref(&self) -> &AnyField<F> {
+        &self.0
+    }
+}
+
+impl<C: StandardCollection> AliasedList<C> {
+    /// Rule 1, by a bound no type meets.
+    pub fn check(&self)
+    where
+        C: ListBehindAnAlias,
+    {
+    }
+}
+
+/// The bound [`AliasedList`] places; no type implements it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a list behind a type alias, which the envelope derive reads as no list",
+    label = "a list the derive would not count in `page.returned`, nor always write",
+    note = "write the collection type out (`Vec<T>`), so that the derive treats it as the list it is, or mark a \
+            deliberately small one `#[envelope(bounded = \"why it cannot grow\")]`"
+)]
+pub trait ListBehindAnAlias {}
 
 /// The bound rules 1 and 2 place; no type implements it.
 #[diagnostic::on_unimplemented(
