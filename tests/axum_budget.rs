@@ -52,6 +52,18 @@ async fn zero_negative_and_garbage_budgets_are_400_invalid_time_budget() {
     for bad in ["0", "-1", "soon", "1e3", "", "1."] {
         with_timeout_header(&app, "/budget", bad).await.assert_problem(400, "INVALID_TIME_BUDGET");
     }
+    // Two headers, as two query parameters, leave the client unsure which one applied.
+    let twice = axum::http::Request::get("/budget")
+        .header("authorization", "Bearer admin")
+        .header("request-timeout", "2")
+        .header("request-timeout", "1")
+        .body(Body::empty())
+        .unwrap();
+    let twice = send(&app, twice).await;
+    twice.assert_problem(400, "INVALID_TIME_BUDGET");
+    assert_eq!(twice.body["parameter"], "Request-Timeout");
+    // A positive time under a millisecond is the smallest budget, not refused as zero.
+    assert_eq!(with_timeout_header(&app, "/budget", "0.0001").await.body["applied_ms"], 1);
 }
 
 #[tokio::test]

@@ -1,9 +1,10 @@
 //! `TimeBudget`: how long a request may take, capped by the server (contract §5.2).
 //!
 //! A request asks with `time_budget_ms=<ms>` (query) or `Request-Timeout: <seconds>`
-//! (header, decimals allowed); when it names both, the smaller applies. Absent → the
-//! configured default; above the configured maximum → the maximum. Zero, negative or
-//! unreadable values → 400 `INVALID_TIME_BUDGET`. The applied budget is echoed in the
+//! (header, decimals allowed; a positive time under a millisecond is one); when it names both,
+//! the smaller applies. Absent → the configured default; above the configured maximum → the
+//! maximum. Zero, negative or unreadable values, and either one given twice → 400
+//! `INVALID_TIME_BUDGET`. The applied budget is echoed in the
 //! `Time-Budget-Ms` response header (by the checked routes of [`crate::server::routing`]) and in the
 //! `budget_ms` of any `TIME_BUDGET_EXCEEDED` reason.
 
@@ -58,7 +59,13 @@ impl TimeBudget {
                 requested = Some(parse_ms(&value)?);
             }
         }
-        for header in parts.headers.get_all(REQUEST_TIMEOUT_HEADER) {
+        let mut headers = parts.headers.get_all(REQUEST_TIMEOUT_HEADER).iter();
+        if let Some(header) = headers.next() {
+            // One budget, as the query's `time_budget_ms` is: two would leave the client
+            // unsure which one applied.
+            if headers.next().is_some() {
+                return Err(invalid("Request-Timeout was given more than once", "Request-Timeout"));
+            }
             let text = header.to_str().map_err(|_| invalid("Request-Timeout is not text", "Request-Timeout"))?;
             let from_header = parse_seconds(text)?;
             requested = Some(requested.map_or(from_header, |r| r.min(from_header)));
@@ -117,12 +124,15 @@ impl TimeBudget {
     /// only when the server would allow a larger budget (a real recovery path).
     pub fn exceeded(&self, progress: Progress) -> TimeBudgetExceeded {
         let reason = TimeBudgetExceeded::new(self.applied_ms(), progress);
-        if self.applied < self.max {
-            let larger = self.applied.saturating_mul(2).min(self.max);
-            let seconds = larger.as_millis().div_ceil(1000).max(1);
-            reason.retry_with_deadline(u64::try_from(seconds).unwrap_or(u64::MAX))
-        } else {
-            reason
+        // Twice the budget, at most the cap, in whole seconds as the continuation counts them:
+        // rounded up unless that passes the cap, and offered only when it is still more than
+        // the budget spent (a cap under a second leaves none to offer).
+        let larger = self.applied.saturating_mul(2).min(self.max);
+        let up = larger.as_millis().div_ceil(1000);
+        let seconds = if up * 1000 <= self.max.as_millis() { up } else { u128::from(larger.as_secs()) };
+        match u64::try_from(seconds) {
+            Ok(seconds) if Duration::from_secs(seconds) > self.applied => reason.retry_with_deadline(seconds),
+            _ => reason,
         }
     }
 }
@@ -226,7 +236,13 @@ fn parse_seconds(text: &str) -> Result<Duration, Problem> {
         .take(3)
         .fold(0, |acc, digit| acc * 10 + u64::from(digit - b'0'));
     let duration = Duration::from_secs(seconds).saturating_add(Duration::from_millis(millis));
-    if duration.is_zero() { Err(bad()) } else { Ok(duration) }
+    // A positive time under the budget's millisecond: the smallest budget there is.
+    let positive = fraction.bytes().any(|digit| digit != b'0');
+    match duration.is_zero() {
+        true if positive => Ok(Duration::from_millis(1)),
+        true => Err(bad()),
+        false => Ok(duration),
+    }
 }
 
 #[cfg(test)]
@@ -238,6 +254,7 @@ mod tests {
         assert_eq!(parse_seconds("2").unwrap(), Duration::from_secs(2));
         assert_eq!(parse_seconds("1.5").unwrap(), Duration::from_millis(1500));
         assert_eq!(parse_seconds("0.0255").unwrap(), Duration::from_millis(25));
+        assert_eq!(parse_seconds("0.0001").unwrap(), Duration::from_millis(1), "positive, under a millisecond");
         for bad in ["", "0", "0.000", "-1", "1.", ".5", "1e3", "abc", "1,5", "2 s"] {
             assert!(parse_seconds(bad).is_err(), "'{bad}' must be refused");
         }
@@ -266,7 +283,17 @@ mod tests {
             Some(crate::Continuation::RetryWithDeadline { minimum_seconds: 1 })
         );
         let capped = TimeBudget::new(Duration::from_secs(30), Duration::from_secs(30));
-        assert_eq!(crate::StandardReason::from(capped.exceeded(progress)).recovery(), None);
+        assert_eq!(crate::StandardReason::from(capped.exceeded(progress.clone())).recovery(), None);
+        // The advice is one the server takes: never more than its cap, always more than spent.
+        let retry = |applied_ms, max_ms| {
+            let budget = TimeBudget::new(Duration::from_millis(applied_ms), Duration::from_millis(max_ms));
+            crate::StandardReason::from(budget.exceeded(progress.clone())).recovery()
+        };
+        let at_least = |minimum_seconds| Some(crate::Continuation::RetryWithDeadline { minimum_seconds });
+        assert_eq!(retry(300, 800), None, "a cap under a second leaves no whole second to offer");
+        assert_eq!(retry(700, 1500), at_least(1), "1.4 s rounds up past the cap: down to 1 s, more than 0.7 s");
+        assert_eq!(retry(1200, 1500), None, "1.5 s rounds to 1 s, less than the 1.2 s spent");
+        assert_eq!(retry(1200, 5000), at_least(3), "2.4 s rounds up to 3 s, within the cap");
     }
 }
 

@@ -4,8 +4,12 @@
 //! A source that fails yields `SOURCE_UNAVAILABLE {source}`; sources still running when
 //! the budget is spent are cancelled and yield one `TIME_BUDGET_EXCEEDED` with progress
 //! `{completed, planned, unit: "sources"}` (`completed` counts the sources that answered).
-//! Items that did arrive are kept, in the order the sources were declared. The merged
-//! result is complete only when every source answered in time.
+//! Items that did arrive are kept, in the order the sources were declared, each source's
+//! after the one before: sources that overlap give an item once per source that has it, so
+//! de-duplicate the items `report_into` hands out when they may. The merged result is
+//! complete only when every source answered in time. [`FanOut::retry_failed_after`] gives
+//! each `SOURCE_UNAVAILABLE` the `retry_after` continuation (contract §3.2) when the service
+//! knows when a failed source is worth asking again.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
@@ -45,6 +49,7 @@ type SourceFuture<'a, T, E> = Pin<Box<dyn Future<Output = Result<Vec<T>, E>> + S
 /// A set of named sources to query concurrently.
 pub struct FanOut<'a, T, E> {
     sources: Vec<(String, SourceFuture<'a, T, E>)>,
+    retry_after: Option<u64>,
 }
 
 impl<T, E> std::fmt::Debug for FanOut<'_, T, E> {
@@ -55,7 +60,7 @@ impl<T, E> std::fmt::Debug for FanOut<'_, T, E> {
 
 impl<T, E> Default for FanOut<'_, T, E> {
     fn default() -> Self {
-        FanOut { sources: Vec::new() }
+        FanOut { sources: Vec::new(), retry_after: None }
     }
 }
 
@@ -81,14 +86,17 @@ pub struct SourceReport<E> {
 }
 
 /// The merged items and each source's outcome. The items are handed out owned only with the
-/// outcomes reported ([`FanOutResult::report_into`], [`FanOutResult::into_envelope`]), so that a
-/// source that failed cannot be dropped on the way to a response that says complete.
+/// outcomes reported ([`FanOutResult::report_into`], [`FanOutResult::into_envelope`]): build
+/// the answer from those. [`FanOutResult::items`] lends them to look at, and nothing stops a
+/// copy of that slice from going out as complete with a failed source left unsaid; the type
+/// makes the honest path the short one, it cannot forbid the other.
 #[derive(Debug)]
 #[must_use = "a failed or late source is a reason: report it with `report_into` or `into_envelope`"]
 pub struct FanOutResult<T, E> {
     items: Vec<T>,
     sources: Vec<SourceReport<E>>,
     budget: TimeBudget,
+    retry_after: Option<u64>,
 }
 
 impl<'a, T: Send + 'a, E: Send + 'a> FanOut<'a, T, E> {
@@ -103,6 +111,13 @@ impl<'a, T: Send + 'a, E: Send + 'a> FanOut<'a, T, E> {
         F: Future<Output = Result<Vec<T>, E>> + Send + 'a,
     {
         self.sources.push((name.into(), Box::pin(query)));
+        self
+    }
+
+    /// Each `SOURCE_UNAVAILABLE` of a failed source offers `retry_after` `seconds` (contract
+    /// §3.2): say it when the service knows a failed source is worth asking again then.
+    pub fn retry_failed_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds);
         self
     }
 
@@ -143,7 +158,7 @@ impl<'a, T: Send + 'a, E: Send + 'a> FanOut<'a, T, E> {
             };
             sources.push(SourceReport { source, outcome });
         }
-        FanOutResult { items, sources, budget: *budget }
+        FanOutResult { items, sources, budget: *budget, retry_after: self.retry_after }
     }
 }
 
@@ -170,12 +185,19 @@ impl<T, E> FanOutResult<T, E> {
         Progress { completed: answered as u64, planned: Some(self.sources.len() as u64), unit: "sources".to_owned() }
     }
 
-    /// One `SOURCE_UNAVAILABLE` per failed source, in declaration order.
+    /// One `SOURCE_UNAVAILABLE` per failed source, in declaration order, with the
+    /// [`FanOut::retry_failed_after`] continuation when one was given.
     pub fn unavailable(&self) -> Vec<SourceUnavailable> {
         self.sources
             .iter()
             .filter(|s| matches!(s.outcome, SourceOutcome::Failed(_)))
-            .map(|s| SourceUnavailable::new(s.source.clone()))
+            .map(|s| {
+                let reason = SourceUnavailable::new(s.source.clone());
+                match self.retry_after {
+                    Some(seconds) => reason.retry_after(seconds),
+                    None => reason,
+                }
+            })
             .collect()
     }
 
@@ -275,6 +297,27 @@ mod tests {
             let budget = TimeBudget::new(Duration::from_millis(5), Duration::from_secs(1));
             let result = FanOut::<u8, ()>::new().run(&budget).await;
             assert!(result.is_complete() && result.items().is_empty());
+        });
+    }
+
+    /// Every source failed: incomplete and empty, one `SOURCE_UNAVAILABLE` per source, each
+    /// offering the retry the service gave, which becomes the answer's continuation (R6).
+    #[test]
+    fn failed_sources_offer_the_retry_the_service_gave() {
+        runtime().block_on(async {
+            let budget = TimeBudget::new(Duration::from_secs(1), Duration::from_secs(1));
+            let failing = || {
+                FanOut::<u8, &str>::new().source("east", async { Err("down") }).source("west", async { Err("down") })
+            };
+            let envelope: Envelope<u8, StandardReason> =
+                failing().retry_failed_after(30).run(&budget).await.into_envelope(Scope::new("search", "all"));
+            assert!(!envelope.is_complete() && envelope.items.is_empty());
+            assert_eq!(envelope.completeness.reasons().len(), 2);
+            assert_eq!(envelope.completeness.continuation(), Some(&crate::Continuation::RetryAfter { seconds: 30 }));
+            let silent: Envelope<u8, StandardReason> =
+                failing().run(&budget).await.into_envelope(Scope::new("search", "all"));
+            assert!(!silent.is_complete());
+            assert_eq!(silent.completeness.continuation(), None, "no retry is offered unless the service knows one");
         });
     }
 }
