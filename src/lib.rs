@@ -43,7 +43,9 @@
 //! What it generates for `async fn list_accounts(..)`:
 //! - `ListAccountsReason`, the endpoint's reason type: an alias of [`DeclaredReason`] over a
 //!   hidden set type. `ListAccountsReason::ALL` and `::WARNINGS` list the declared codes; its
-//!   OpenAPI and JSON schemas list them too. A completeness block over it accepts only the
+//!   OpenAPI and JSON schemas list them too, each code with its details (its
+//!   `warning_schema()` the warnings), and `Envelope<Account, ListAccountsReason>` has the JSON
+//!   Schema of the whole response. A completeness block over it accepts only the
 //!   declared reasons (`push_reason`) and warnings (`push_warning`): anything else does not
 //!   compile. Its scope's resource is the declared one.
 //! - The handler, as written: same signature, same extractors (axum's limit), callable directly

@@ -906,3 +906,33 @@ fn the_json_schemas_of_members_always_written_take_their_null() {
     let unknown = validate(schemars::schema_for!(Progress), serde_json::to_value(unknown).unwrap(), "Progress");
     assert_eq!(unknown["planned"], Value::Null);
 }
+
+/// The JSON Schema of an envelope over any reason takes an answer with each standard reason
+/// (its continuation and cursor derived), one with a code it does not know, and pages with
+/// their facts; it refuses a standard reason without its details and a warning with a
+/// reason's code (§3.5).
+#[cfg(feature = "json-schema")]
+#[test]
+fn the_json_schema_of_an_envelope_over_any_reason_takes_every_reason() {
+    let schema = schemars::schema_for!(Envelope<String>).to_value();
+    let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{e}: {schema}"));
+    let valid = |value: &Value| {
+        assert!(validator.is_valid(value), "refuses {value}: {:?}", validator.validate(value).err());
+    };
+    let unknown: StandardReason =
+        serde_json::from_value(json!({"code": "LEGAL_HOLD", "message": "held", "kind": "visibility"})).unwrap();
+    for reason in every_reason().into_iter().chain([unknown]) {
+        let envelope: Envelope<String> = Envelope::incomplete(vec!["sa-1".into()], scope(), reason);
+        valid(&serde_json::to_value(&envelope).unwrap());
+    }
+    let mut last: Envelope<String> = Envelope::complete(vec!["sa-1".into()], scope());
+    last.completeness.set_page(Some(page(1, false)));
+    valid(&serde_json::to_value(&last).unwrap());
+    let mut bare =
+        serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), QuotaExhausted::new(30))).unwrap();
+    bare["incomplete_reasons"][0].as_object_mut().unwrap().remove("retry_after_seconds");
+    assert!(!validator.is_valid(&bare), "QUOTA_EXHAUSTED without retry_after_seconds: {bare}");
+    let mut warned = serde_json::to_value(Envelope::<String>::complete(vec![], scope())).unwrap();
+    warned["warnings"] = json!([{"code": "RESULT_LIMIT_REACHED", "message": "cap", "limit": 5}]);
+    assert!(!validator.is_valid(&warned), "a reason sent as a warning: {warned}");
+}

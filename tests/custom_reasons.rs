@@ -364,6 +364,57 @@ fn the_reason_schemas_take_custom_codes_with_their_kinds() {
     }
 }
 
+/// The JSON Schema of the endpoint's response accepts what it answers in the four states (its
+/// own reasons and warnings included), and refuses an answer the contract forbids: a complete
+/// one with a reason or a continuation, a status that is not derived, an incomplete one with
+/// evidence or without a reason, `truncated` without a truncating reason, an empty cursor, a
+/// code the endpoint does not declare, and a stale warning of its own without `stale`.
+#[cfg(feature = "json-schema")]
+#[tokio::test]
+async fn the_json_schema_of_the_response_takes_its_answers_and_refuses_forbidden_ones() {
+    let schema = schemars::schema_for!(Envelope<String, ListDocumentsReason>).to_value();
+    let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{e}: {schema}"));
+    let mut answers = Vec::new();
+    for query in ["item=a", "", "item=a&hold=H-7", "hold=H-7", "upstream=1&shard=3&lag=4", "lag=4&item=b"] {
+        let (status, body) = call(&format!("/documents?{query}")).await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+        assert!(validator.is_valid(&body), "refuses ?{query}: {body}: {:?}", validator.validate(&body).err());
+        answers.push(body);
+    }
+    let [complete, _, partial, _, truncated, _] = answers.as_slice() else { unreachable!() };
+    let refused = |mut answer: Value, edit: &dyn Fn(&mut Value), what: &str| {
+        edit(&mut answer);
+        assert!(!validator.is_valid(&answer), "accepts {what}: {answer}");
+    };
+    let reason = partial["incomplete_reasons"][0].clone();
+    refused(complete.clone(), &|a| a["incomplete_reasons"] = json!([reason.clone()]), "complete with a reason");
+    refused(complete.clone(), &|a| a["status"] = json!("partial"), "complete with status partial");
+    refused(
+        complete.clone(),
+        &|a| a["continuation"] = json!({"kind": "next_cursor", "cursor": "c1.next"}),
+        "complete with a continuation",
+    );
+    refused(partial.clone(), &|a| a["evidence"] = json!("ev1.x.y.z"), "evidence on a partial answer");
+    refused(partial.clone(), &|a| a["incomplete_reasons"] = json!([]), "incomplete without a reason");
+    refused(partial.clone(), &|a| a["truncated"] = json!(true), "truncated by a visibility reason");
+    refused(truncated.clone(), &|a| a["truncated"] = json!(false), "not truncated by UPSTREAM_TRUNCATED");
+    refused(complete.clone(), &|a| a["next_cursor"] = json!(""), "an empty cursor");
+    refused(
+        partial.clone(),
+        &|a| a["incomplete_reasons"] = json!([{"code": "QUOTA_EXHAUSTED", "message": "q", "retry_after_seconds": 5}]),
+        "a code the endpoint does not declare",
+    );
+    let lag = truncated["warnings"][0].clone();
+    assert_eq!((&lag["code"], &lag["stale"]), (&json!("REPLICA_LAG"), &json!(true)));
+    refused(
+        truncated.clone(),
+        &|a| {
+            a["warnings"][0].as_object_mut().unwrap().remove("stale");
+        },
+        "its own stale warning without `stale`",
+    );
+}
+
 #[cfg(feature = "mcp")]
 #[test]
 fn the_mcp_verdict_claims_no_absence_under_a_stale_custom_warning() {

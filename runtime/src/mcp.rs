@@ -20,14 +20,12 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::client::explain::{page_verdict, verdict};
 use crate::contract::completeness::Completeness;
-use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::Reason;
-use crate::contract::scope::{PageInfo, Scope};
 use crate::server::problem::Problem;
 
 /// The tool result carrying `envelope`.
@@ -128,57 +126,20 @@ pub fn envelope_tool<T: JsonSchema>(
     Tool::new(name, description, input_schema).with_raw_output_schema(output_schema::<T>())
 }
 
-/// The JSON Schema (draft 2020-12, generated with schemars) of an envelope of `T`, for
-/// a tool's `outputSchema`: every member of contract §2.1 is required.
+/// The JSON Schema (draft 2020-12, generated with schemars) of an envelope of `T` over any
+/// reason, for a tool's `outputSchema`: [`response_schema`] of `Envelope<T>`.
 pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
-    let mut generator = SchemaSettings::draft2020_12().for_serialize().into_generator();
-    let item = generator.subschema_for::<T>().to_value();
-    let continuation = generator.subschema_for::<Option<Continuation>>().to_value();
-    let page = generator.subschema_for::<Option<PageInfo>>().to_value();
-    let scope = generator.subschema_for::<Scope>().to_value();
-    let definitions = generator.take_definitions(true);
-    let coded = |what: &str| {
-        json!({
-            "type": "object",
-            "description": what,
-            "required": ["code", "message"],
-            "properties": {
-                "code": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
-                "message": {"type": "string"}
-            },
-            "additionalProperties": true
-        })
-    };
-    let mut warning = coded(
-        "A warning: never affects `complete`. `stale: true` (or code STALE_INDEX): not read from current state, so \
-         a complete answer is not evidence of absence.",
-    );
-    warning["properties"]["stale"] = json!({"type": "boolean"});
-    let schema = json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "Envelope",
-        "description": "A collection response with its completeness block. `complete` is the decision field: \
-                        an empty `items` is evidence of absence only when `complete` is true.",
-        "type": "object",
-        "required": ["status", "complete", "truncated", "items", "incomplete_reasons", "continuation",
-                     "next_cursor", "page", "scope", "warnings", "evidence"],
-        "properties": {
-            "status": {"type": "string", "enum": ["complete", "partial"]},
-            "complete": {"type": "boolean"},
-            "truncated": {"type": "boolean"},
-            "items": {"type": "array", "items": item},
-            "incomplete_reasons": {"type": "array", "items": coded("An incomplete reason: a stable code and details.")},
-            "continuation": continuation,
-            "next_cursor": {"type": ["string", "null"]},
-            "page": page,
-            "scope": scope,
-            "warnings": {"type": "array", "items": warning},
-            "evidence": {"type": ["string", "null"]}
-        },
-        "$defs": definitions
-    });
-    match schema {
+    response_schema::<Envelope<T>>()
+}
+
+/// The JSON Schema (draft 2020-12) of the response type `E`, for a tool's `outputSchema`: of
+/// `Envelope<T, ListReason>`, every member of contract §2.1 required, the rules of §2.2 a
+/// schema can state, and exactly the reasons and warnings the endpoint declares.
+pub fn response_schema<E: JsonSchema>() -> Arc<JsonObject> {
+    let schema = SchemaSettings::draft2020_12().for_serialize().into_generator().into_root_schema_for::<E>();
+    match schema.to_value() {
         Value::Object(object) => Arc::new(object),
-        _ => unreachable!("a json! object literal is an object"),
+        // A schema of `true` or `false`: no response type has one.
+        other => Arc::new(JsonObject::from_iter([("allOf".to_owned(), Value::Array(vec![other]))])),
     }
 }

@@ -63,6 +63,19 @@ impl<T, R: Reason> Envelope<T, R> {
     }
 }
 
+/// The schema of the response: [`collection_json`](crate::schema::collection_json) over `T`'s
+/// schema and `R`'s reasons and warnings.
+#[cfg(feature = "json-schema")]
+impl<T: schemars::JsonSchema, R: crate::schema::BlockSchemas> schemars::JsonSchema for Envelope<T, R> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Owned(format!("Envelope_{}_{}", T::schema_name(), R::schema_name()))
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let item = generator.subschema_for::<T>();
+        crate::schema::collection_json::<R>(item, generator)
+    }
+}
+
 impl<T: Serialize, R: Reason> Serialize for Envelope<T, R> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(11))?;

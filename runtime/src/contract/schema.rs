@@ -291,6 +291,18 @@ mod json {
         object
     }
 
+    /// The branches and `other`, a schema of its own, as `anyOf`, described by `about`.
+    pub fn any_of(
+        branches: Vec<Branch>,
+        other: Value,
+        about: &str,
+        generator: &mut schemars::SchemaGenerator,
+    ) -> schemars::Schema {
+        let mut objects: Vec<Value> = branches.into_iter().map(|branch| object(branch, generator)).collect();
+        objects.push(other);
+        schemars::Schema::try_from(json!({"description": about, "anyOf": objects})).unwrap_or_default()
+    }
+
     /// One branch as it is; several as `oneOf`; none as a schema no value matches.
     pub fn one_of(
         branches: Vec<Branch>,
@@ -306,4 +318,144 @@ mod json {
         };
         schemars::Schema::try_from(schema).unwrap_or_default()
     }
+}
+
+/// The JSON Schemas of what a completeness block over a reason type carries: its reasons and
+/// its warnings. An endpoint's reason type ([`DeclaredReason`](crate::DeclaredReason)) gives
+/// the codes it declares; [`StandardReason`](crate::StandardReason), any code, the standard
+/// ones with their details. [`Envelope`](crate::Envelope) reads it for its own schema.
+#[cfg(feature = "json-schema")]
+pub trait BlockSchemas {
+    /// The name schemas of responses over this reason type take a part of.
+    fn schema_name() -> std::borrow::Cow<'static, str>;
+    /// The schema of one reason.
+    fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    /// The schema of one warning.
+    fn warning_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+}
+
+#[cfg(feature = "json-schema")]
+impl<S: crate::ReasonSet> BlockSchemas for crate::DeclaredReason<S> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Owned(crate::DeclaredReason::<S>::schema_name())
+    }
+    fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        reasons_json(S::DECLARED.reasons, S::DECLARED.kinds, generator)
+    }
+    fn warning_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        warnings_json(S::DECLARED.warnings, S::DECLARED.stale, generator)
+    }
+}
+
+/// Any reason: a standard code with its details (§3.2), or another code in the wire form,
+/// which a client keeps as an unknown one (§3.3, §7).
+#[cfg(feature = "json-schema")]
+impl BlockSchemas for crate::StandardReason {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("StandardReason")
+    }
+    fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let kinds: Vec<ReasonKind> = ReasonCode::KNOWN.iter().map(ReasonCode::standard_kind).collect();
+        let standard: Vec<&str> = ReasonCode::KNOWN.iter().map(ReasonCode::as_str).collect();
+        let declarable = ReasonKind::DECLARABLE.map(ReasonKind::as_str);
+        let other = serde_json::json!({
+            "type": "object",
+            "description": "A code outside the standard table: a service's own, or a newer one.",
+            "properties": {
+                "code": {"type": "string", "pattern": WIRE_CODE, "not": {"enum": standard}},
+                "message": {"type": "string", "description": MESSAGE},
+                "kind": {"enum": declarable, "description": KIND},
+            },
+            "required": ["code", "message"],
+        });
+        json::any_of(reason_branches(ReasonCode::KNOWN, &kinds), other, REASONS, generator)
+    }
+    fn warning_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let stale: Vec<bool> = WarningCode::KNOWN.iter().map(|code| *code == WarningCode::StaleIndex).collect();
+        let taken: Vec<&str> = WarningCode::KNOWN
+            .iter()
+            .map(WarningCode::as_str)
+            .chain(ReasonCode::KNOWN.iter().map(ReasonCode::as_str))
+            .collect();
+        // A warning with a reason's code is refused (§3.5): it would leave the answer complete.
+        let other = serde_json::json!({
+            "type": "object",
+            "description": "A code outside the standard table: a service's own, or a newer one.",
+            "properties": {
+                "code": {"type": "string", "pattern": WIRE_CODE, "not": {"enum": taken}},
+                "message": {"type": "string", "description": MESSAGE},
+                "stale": {"type": "boolean", "description": STALE},
+            },
+            "required": ["code", "message"],
+        });
+        json::any_of(warning_branches(WarningCode::KNOWN, &stale), other, WARNINGS, generator)
+    }
+}
+
+/// The wire form of a code (§3.1), as a pattern.
+#[cfg(feature = "json-schema")]
+const WIRE_CODE: &str = "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$";
+
+/// The JSON Schema of a collection response, [`Envelope`](crate::Envelope): the members of
+/// contract §2.1, each required, with `items` of `item` and the block's reasons and warnings
+/// of `R`; and the rules of §2.2 that a schema can state (R2, R3, R4, R5, R7, R9).
+#[cfg(feature = "json-schema")]
+pub fn collection_json<R: BlockSchemas>(
+    item: schemars::Schema,
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    use serde_json::json;
+
+    let reason = R::reason_schema(generator).to_value();
+    let warning = R::warning_schema(generator).to_value();
+    let continuation = generator.subschema_for::<Option<crate::Continuation>>().to_value();
+    let page = generator.subschema_for::<Option<crate::PageInfo>>().to_value();
+    let scope = generator.subschema_for::<crate::Scope>().to_value();
+    let token = json!({"type": ["string", "null"], "minLength": 1});
+    // A reason that sets `truncated` (R4): a standard code of kind truncation, or another
+    // that says so.
+    let truncation: Vec<&str> = ReasonCode::KNOWN
+        .iter()
+        .filter(|code| code.standard_kind() == ReasonKind::Truncation)
+        .map(ReasonCode::as_str)
+        .collect();
+    let truncating = json!({"anyOf": [
+        {"properties": {"code": {"enum": truncation}}, "required": ["code"]},
+        {"properties": {"kind": {"const": "truncation"}}, "required": ["kind"]},
+    ]});
+    let required: Vec<&str> = completeness_codes::COLLECTION_MEMBERS.iter().copied().chain(["items"]).collect();
+    let schema = json!({
+        "type": "object",
+        "description": "A collection response with its completeness block (contract §2.1). `complete` is the \
+                        decision field: an empty `items` is evidence of absence only when `complete` is true.",
+        "required": required,
+        "properties": {
+            "status": {"enum": ["complete", "partial"]},
+            "complete": {"type": "boolean"},
+            "truncated": {"type": "boolean"},
+            "incomplete_reasons": {"type": "array", "items": reason},
+            "continuation": continuation,
+            "next_cursor": token,
+            "page": page,
+            "scope": scope,
+            "warnings": {"type": "array", "items": warning},
+            "evidence": token,
+            "items": {"type": "array", "items": item.to_value()},
+        },
+        "allOf": [
+            // R2, R3, R5: a complete answer has no reason, says so, and offers no way on.
+            {"if": {"properties": {"complete": {"const": true}}},
+             "then": {"properties": {"status": {"const": "complete"}, "incomplete_reasons": {"maxItems": 0},
+                                     "continuation": {"type": "null"}, "next_cursor": {"type": "null"}}}},
+            // R2, R3, R9: an incomplete one says why, and is no evidence.
+            {"if": {"properties": {"complete": {"const": false}}},
+             "then": {"properties": {"status": {"const": "partial"}, "incomplete_reasons": {"minItems": 1},
+                                     "evidence": {"type": "null"}}}},
+            // R4: truncated exactly when a reason truncates.
+            {"if": {"properties": {"truncated": {"const": true}}},
+             "then": {"properties": {"incomplete_reasons": {"contains": truncating}}},
+             "else": {"properties": {"incomplete_reasons": {"not": {"contains": truncating}}}}},
+        ],
+    });
+    schemars::Schema::try_from(schema).unwrap_or_default()
 }
