@@ -142,6 +142,7 @@
 //! | --- | --- | --- |
 //! | `#[envelope(completeness)]` | a field of type `Completeness<R>` | the completeness block; its members are written around the data (contract §2.1) |
 //! | `#[envelope(bounded = "why")]` | any field whose type is not written as a scalar | a deliberately small collection (or a parameter, or a type of the service's own, that is never a list), with the justification (required text) |
+//! | `#[envelope(json_schema)]` | the struct | also `schemars::JsonSchema` (feature `json-schema`), as the struct writes itself: its data members under their wire names (required unless under `skip_serializing_if`), the block's members with its declared reasons and warnings and the rules of contract §2.2, or a single resource's `omitted_fields`; every data field's type implements `JsonSchema` |
 //!
 //! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Box`, `Field` or
 //!   a tuple) needs a completeness field, or `bounded` on the field; without either, the error

@@ -195,3 +195,100 @@ same_names_as_serde! {
     "kebab-case" => KebabDerived, KebabPlain;
     "SCREAMING-KEBAB-CASE" => ScreamingKebabDerived, ScreamingKebabPlain;
 }
+
+/// `#[envelope(json_schema)]`: the JSON Schema of a derived struct, as it writes itself.
+#[cfg(feature = "json-schema")]
+mod json_schema {
+    use completeness::reason::MorePagesAvailable;
+    use completeness::warning::PartialFieldSet;
+    use completeness::{Completeness, Field, Omission, ResultEnvelope, Scope, Warning, completeness};
+    use serde_json::{Value, json};
+
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Ticket {
+        ticket_id: String,
+    }
+
+    #[derive(ResultEnvelope)]
+    #[envelope(json_schema)]
+    #[serde(rename_all = "camelCase")]
+    pub struct TicketPage<R: completeness::Reason> {
+        ticket_list: Vec<Ticket>,
+        queue_name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        next_hint: Option<String>,
+        #[envelope(completeness)]
+        completeness: Completeness<R>,
+    }
+
+    #[completeness(resource = "tickets", reasons(MorePagesAvailable))]
+    async fn list_tickets(more: bool) -> TicketPage<ListTicketsReason> {
+        let scope = Scope::new("tickets", "open tickets");
+        let completeness = match more {
+            true => Completeness::incomplete(scope, MorePagesAvailable::new("c2")),
+            false => Completeness::complete(scope),
+        };
+        let ticket_list = vec![Ticket { ticket_id: "t-1".into() }];
+        TicketPage { ticket_list, queue_name: "support".into(), next_hint: None, completeness }
+    }
+
+    /// A single resource: a field left out is `null` and listed in `omitted_fields`.
+    #[derive(ResultEnvelope)]
+    #[envelope(json_schema)]
+    pub struct Account {
+        id: String,
+        owner_email: Field<String>,
+        warnings: Vec<Warning>,
+    }
+
+    fn validator<T: schemars::JsonSchema>() -> (Value, jsonschema::Validator) {
+        let schema = schemars::schema_for!(T).to_value();
+        let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{e}: {schema}"));
+        (schema, validator)
+    }
+
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+    }
+
+    #[test]
+    fn a_derived_envelopes_schema_takes_what_it_writes_under_its_names_and_holds_the_block_rules() {
+        let (schema, validator) = validator::<TicketPage<ListTicketsReason>>();
+        for more in [false, true] {
+            let written = serde_json::to_value(block_on(list_tickets(more))).unwrap();
+            assert!(validator.is_valid(&written), "refuses {written}: {:?}", validator.validate(&written).err());
+        }
+        let required: Vec<&str> = schema["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        for member in ["complete", "incomplete_reasons", "next_cursor", "page", "ticketList", "queueName"] {
+            assert!(required.contains(&member), "`{member}` is required: {required:?}");
+        }
+        assert!(!required.contains(&"nextHint"), "a member under skip_serializing_if may be left out");
+        let mut lying = serde_json::to_value(block_on(list_tickets(true))).unwrap();
+        lying["complete"] = json!(true);
+        lying["status"] = json!("complete");
+        assert!(!validator.is_valid(&lying), "a complete answer with a reason: {lying}");
+        let mut undeclared = serde_json::to_value(block_on(list_tickets(true))).unwrap();
+        undeclared["incomplete_reasons"][0] = json!({"code": "VISIBILITY_RESTRICTED", "message": "hidden"});
+        assert!(!validator.is_valid(&undeclared), "a reason the endpoint does not declare: {undeclared}");
+    }
+
+    #[test]
+    fn a_derived_single_resources_schema_takes_an_omitted_field_and_its_warning() {
+        let (schema, validator) = validator::<Account>();
+        let partial = Account {
+            id: "sa-1".into(),
+            owner_email: Field::Omitted(Omission::NoAccess),
+            warnings: vec![PartialFieldSet::new(&["owner_email"], &[]).into()],
+        };
+        let whole = Account { id: "sa-2".into(), owner_email: Field::Filled("a@example.com".into()), warnings: vec![] };
+        for account in [partial, whole] {
+            let written = serde_json::to_value(&account).unwrap();
+            assert!(validator.is_valid(&written), "refuses {written}: {:?}", validator.validate(&written).err());
+        }
+        let required: Vec<&str> = schema["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert_eq!(required, ["id", "owner_email", "warnings", "omitted_fields"]);
+        let missing = json!({"id": "sa-3", "warnings": [], "omitted_fields": {}});
+        assert!(!validator.is_valid(&missing), "a declared field left out: {missing}");
+    }
+}

@@ -9,6 +9,11 @@
 pub use serde;
 pub use serde_json;
 
+#[cfg(feature = "json-schema")]
+pub use crate::contract::schema::{DataMember, DerivedBlock, derived_json};
+#[cfg(feature = "json-schema")]
+pub use schemars;
+
 #[cfg(feature = "axum")]
 pub use axum;
 
@@ -235,15 +240,18 @@ macro_rules! __reason_set {
 /// passes its own `self` and `map` tokens so they resolve to what this macro declares.
 /// `report [] []` marks a single resource, which reports no completeness. `items` is the wire
 /// name of the member holding the items, as an `Option<&'static str>`. `single` is the body of
-/// a single resource's `single_report` (empty: the default, `None`).
+/// a single resource's `single_report` (empty: the default, `None`). `schema` is what the JSON
+/// Schema of the struct is made of (with `json-schema`; ignored without), as
+/// `__impl_envelope_json_schema` reads it.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __envelope_impls {
     (
         [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt $map:ident
         serialize [$($entries:tt)*] report [$($report:tt)*] [$($report_mut:tt)*] items [$($items:tt)*]
-        single [$($single:tt)*]
+        single [$($single:tt)*] schema [$($schema:tt)*]
     ) => {
+        $crate::__impl_envelope_json_schema!([$($generics)*] [$($ty)*] $($schema)*);
         // The statements the derive writes end in `?` and are spanned on the user's fields:
         // clippy's `question_mark_used` would report them in the user's code.
         #[automatically_derived]
@@ -364,6 +372,57 @@ macro_rules! __impl_envelope_into_response {
                 $crate::__private::json_response(&self)
             }
         }
+    };
+}
+
+/// `JsonSchema` for a derived envelope (with `json-schema`; nothing without).
+///
+/// Input: `[impl generics] [type] [where clause with the schema bounds] "Name" block [T]
+/// omitted <bool> members [("wire", Type, <required>) ...]`, where `T` is the block's type, or
+/// `()` for a single resource, and `omitted` says whether `omitted_fields` is written; or only
+/// `[impl generics] [type]` when the struct asks for no schema.
+#[cfg(feature = "json-schema")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_envelope_json_schema {
+    ([$($generics:tt)*] [$($ty:tt)*]) => {};
+    (
+        [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $name:literal block [$block:ty] omitted $omitted:literal
+        members [$(($member:literal, $field:ty, $required:literal))*]
+    ) => {
+        #[automatically_derived]
+        impl $($generics)* $crate::__private::schemars::JsonSchema for $($ty)* $($where)* {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed($name)
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::core::any::type_name::<Self>())
+            }
+            fn json_schema(
+                generator: &mut $crate::__private::schemars::SchemaGenerator,
+            ) -> $crate::__private::schemars::Schema {
+                let data = ::std::vec![$($crate::__private::DataMember {
+                    name: $member,
+                    schema: generator.subschema_for::<$field>(),
+                    required: $required,
+                }),*];
+                $crate::__private::derived_json::<$block>(generator, data, $omitted)
+            }
+        }
+    };
+}
+
+/// `JsonSchema` for a derived envelope (with `json-schema`; without, asking for one is an
+/// error that says how to get it).
+#[cfg(not(feature = "json-schema"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_envelope_json_schema {
+    ([$($generics:tt)*] [$($ty:tt)*]) => {};
+    ($($tokens:tt)*) => {
+        ::core::compile_error!(
+            "`#[envelope(json_schema)]` needs the `json-schema` feature: `completeness = { features = [\"json-schema\"] }`"
+        );
     };
 }
 

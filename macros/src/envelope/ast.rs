@@ -11,6 +11,8 @@ use crate::types;
 /// A struct deriving `ResultEnvelope`.
 pub(crate) struct Input<'a> {
     pub(crate) ident: &'a Ident,
+    /// `#[envelope(json_schema)]` on the struct: it asks for a `JsonSchema` impl.
+    pub(crate) json_schema: Option<syn::Path>,
     pub(crate) generics: &'a Generics,
     pub(crate) fields: Vec<Field<'a>>,
     /// True for a tuple struct.
@@ -62,7 +64,7 @@ impl Field<'_> {
 impl<'a> Input<'a> {
     /// Reads a derive input; enums and unions are reported and give `None`.
     pub(crate) fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Input<'a>> {
-        attr::container_attrs(cx, &input.attrs);
+        let json_schema = attr::container_attrs(cx, &input.attrs);
         let fields = match &input.data {
             Data::Struct(data) => &data.fields,
             Data::Enum(data) => {
@@ -115,7 +117,14 @@ impl<'a> Input<'a> {
                 generic: types::generic_param(&field.ty, &params).cloned(),
             })
             .collect();
-        Some(Input { ident: &input.ident, generics: &input.generics, fields, tuple, span: input.ident.span() })
+        Some(Input {
+            ident: &input.ident,
+            json_schema,
+            generics: &input.generics,
+            fields,
+            tuple,
+            span: input.ident.span(),
+        })
     }
 
     /// The completeness field, when there is exactly one (validation guarantees it for expansion).

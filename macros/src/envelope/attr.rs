@@ -56,13 +56,30 @@ pub(crate) fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     slots
 }
 
-/// Reports `#[envelope(...)]` on the struct itself: the keys belong on fields.
-pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) {
+/// The struct's own `#[envelope(...)]` key: `json_schema`, which asks for a `JsonSchema`
+/// impl (with the runtime's `json-schema` feature). Any other key belongs on a field.
+pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> Option<Path> {
+    let mut json_schema = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("envelope")) {
-        cx.error_spanned_by(
-            attr,
-            "`#[envelope(...)]` goes on a field: `#[envelope(completeness)]` on the completeness block, \
-             `#[envelope(bounded = \"why\")]` on a deliberately small collection",
-        );
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("json_schema") {
+                let duplicate = "duplicate `json_schema` key: write it once";
+                meta::flag(cx, &meta, &mut json_schema, "write `#[envelope(json_schema)]`", duplicate)
+            } else {
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!(
+                        "unknown envelope key `{}` on the struct: expected `json_schema`; `completeness` and \
+                         `bounded = \"why\"` go on a field",
+                        meta::key(&meta)
+                    ),
+                );
+                meta::skip_value(&meta)
+            }
+        });
+        if let Err(error) = result {
+            cx.syn_error(error);
+        }
     }
+    json_schema
 }

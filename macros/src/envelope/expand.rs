@@ -1,7 +1,7 @@
 //! Code for a validated envelope struct. Infallible; every path is absolute.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Generics, Ident};
 
@@ -133,6 +133,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let single = block.is_none().then(|| single_report(&data, &omitted)).flatten();
     let field_checks =
         (!checks.is_empty()).then(|| quote! { const _: () = { fn __completeness_field_checks() { #(#checks)* } }; });
+    let schema = schema(input, &data);
     quote! {
         #carries
         #field_checks
@@ -141,8 +142,38 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             serialize [#head #(#entries)* #omitted_fields #tail]
             report [#report] [#report_mut] items [#items]
             single [#single]
+            schema [#schema]
         );
     }
+}
+
+/// What the runtime's `JsonSchema` impl of the struct is made of, when `#[envelope(json_schema)]`
+/// asks for one (nothing otherwise: a type of a field may have no schema): the where clause
+/// with its schema bounds, the name, the block's type (`()` for a single resource), whether
+/// `omitted_fields` is written, and each written data member.
+fn schema(input: &Input, data: &[&Field]) -> TokenStream {
+    if input.json_schema.is_none() {
+        return TokenStream::new();
+    }
+    let block = input.completeness_field().map_or_else(|| quote!(()), |field| field.ty.to_token_stream());
+    let mut generics = input.generics.clone();
+    if generics.type_params().next().is_some() {
+        let where_clause = generics.make_where_clause();
+        for field in data {
+            let ty = field.ty;
+            where_clause.predicates.push(syn::parse_quote!(#ty: ::completeness::__private::schemars::JsonSchema));
+        }
+        where_clause.predicates.push(syn::parse_quote!(#block: ::completeness::__private::DerivedBlock));
+    }
+    let where_clause = &generics.where_clause;
+    let name = input.ident.to_string();
+    let omitted = data.iter().any(|field| field.is_field);
+    let members = data.iter().map(|field| {
+        let (wire, ty) = (&field.wire, field.ty);
+        let required = field.serde.skip_serializing_if.is_none();
+        quote! { (#wire, #ty, #required) }
+    });
+    quote! { [#where_clause] #name block [#block] omitted #omitted members [#(#members)*] }
 }
 
 /// The body of a single resource's `single_report`: its `Field`s left out and the codes of its

@@ -396,14 +396,11 @@ impl BlockSchemas for crate::StandardReason {
 #[cfg(feature = "json-schema")]
 const WIRE_CODE: &str = "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$";
 
-/// The JSON Schema of a collection response, [`Envelope`](crate::Envelope): the members of
-/// contract §2.1, each required, with `items` of `item` and the block's reasons and warnings
-/// of `R`; and the rules of §2.2 that a schema can state (R2, R3, R4, R5, R7, R9).
+/// The members of a collection response's completeness block (contract §2.1) over reason type
+/// `R`, and the rules of §2.2 that a schema can state (R2, R3, R4, R5, R7, R9): the schema of
+/// [`Envelope`](crate::Envelope) and of a derived struct with a block, beside their data.
 #[cfg(feature = "json-schema")]
-pub fn collection_json<R: BlockSchemas>(
-    item: schemars::Schema,
-    generator: &mut schemars::SchemaGenerator,
-) -> schemars::Schema {
+fn block_json<R: BlockSchemas>(generator: &mut schemars::SchemaGenerator) -> serde_json::Value {
     use serde_json::json;
 
     let reason = R::reason_schema(generator).to_value();
@@ -423,12 +420,9 @@ pub fn collection_json<R: BlockSchemas>(
         {"properties": {"code": {"enum": truncation}}, "required": ["code"]},
         {"properties": {"kind": {"const": "truncation"}}, "required": ["kind"]},
     ]});
-    let required: Vec<&str> = completeness_codes::COLLECTION_MEMBERS.iter().copied().chain(["items"]).collect();
-    let schema = json!({
+    json!({
         "type": "object",
-        "description": "A collection response with its completeness block (contract §2.1). `complete` is the \
-                        decision field: an empty `items` is evidence of absence only when `complete` is true.",
-        "required": required,
+        "required": completeness_codes::COLLECTION_MEMBERS,
         "properties": {
             "status": {"enum": ["complete", "partial"]},
             "complete": {"type": "boolean"},
@@ -440,7 +434,6 @@ pub fn collection_json<R: BlockSchemas>(
             "scope": scope,
             "warnings": {"type": "array", "items": warning},
             "evidence": token,
-            "items": {"type": "array", "items": item.to_value()},
         },
         "allOf": [
             // R2, R3, R5: a complete answer has no reason, says so, and offers no way on.
@@ -456,6 +449,137 @@ pub fn collection_json<R: BlockSchemas>(
              "then": {"properties": {"incomplete_reasons": {"contains": truncating}}},
              "else": {"properties": {"incomplete_reasons": {"not": {"contains": truncating}}}}},
         ],
-    });
+    })
+}
+
+/// Adds the data member `name` of schema `schema` to the object schema `object`, required
+/// when `required`.
+#[cfg(feature = "json-schema")]
+fn add_member(object: &mut serde_json::Value, name: &str, schema: serde_json::Value, required: bool) {
+    object["properties"][name] = schema;
+    if required && let Some(list) = object["required"].as_array_mut() {
+        list.push(name.into());
+    }
+}
+
+/// The JSON Schema of a collection response, [`Envelope`](crate::Envelope): the block's
+/// members over `R` (`block_json`), and `items` of `item`.
+#[cfg(feature = "json-schema")]
+pub fn collection_json<R: BlockSchemas>(
+    item: schemars::Schema,
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    let mut schema = block_json::<R>(generator);
+    schema["description"] = "A collection response with its completeness block (contract §2.1). `complete` is the \
+                             decision field: an empty `items` is evidence of absence only when `complete` is true."
+        .into();
+    add_member(&mut schema, "items", serde_json::json!({"type": "array", "items": item.to_value()}), true);
     schemars::Schema::try_from(schema).unwrap_or_default()
+}
+
+/// One data member of a derived struct, as the derive writes it: its wire name, its schema,
+/// and whether it is always written (a field under `skip_serializing_if` is not).
+#[cfg(feature = "json-schema")]
+#[doc(hidden)]
+pub struct DataMember {
+    /// The wire name.
+    pub name: &'static str,
+    /// The schema of its type.
+    pub schema: schemars::Schema,
+    /// Always written.
+    pub required: bool,
+}
+
+/// The JSON Schema of a `#[derive(ResultEnvelope)]` struct: with a block over `R`, the
+/// block's members and rules beside the data members; a single resource (`R` is `()`) its data
+/// members, and `omitted_fields` when it has a `Field` (contract §2.7).
+#[cfg(feature = "json-schema")]
+#[doc(hidden)]
+pub fn derived_json<R: DerivedBlock>(
+    generator: &mut schemars::SchemaGenerator,
+    data: Vec<DataMember>,
+    omitted_fields: bool,
+) -> schemars::Schema {
+    let mut schema = R::block(generator);
+    for member in data {
+        add_member(&mut schema, member.name, member.schema.to_value(), member.required);
+    }
+    if omitted_fields {
+        let omitted = generator.subschema_for::<crate::contract::field::OmittedFields>().to_value();
+        add_member(&mut schema, "omitted_fields", omitted, true);
+    }
+    schemars::Schema::try_from(schema).unwrap_or_default()
+}
+
+/// What a derived struct's block gives its schema: the block's members over a reason type, or
+/// nothing for a single resource (`()`).
+#[cfg(feature = "json-schema")]
+#[doc(hidden)]
+pub trait DerivedBlock {
+    /// The object schema the data members are added to.
+    fn block(generator: &mut schemars::SchemaGenerator) -> serde_json::Value;
+}
+
+#[cfg(feature = "json-schema")]
+impl DerivedBlock for () {
+    fn block(_: &mut schemars::SchemaGenerator) -> serde_json::Value {
+        serde_json::json!({
+            "type": "object",
+            "description": "A single resource (contract §2.7): every declared field present; one not filled is \
+                            null and listed in `omitted_fields`.",
+            "properties": {},
+            "required": [],
+        })
+    }
+}
+
+#[cfg(feature = "json-schema")]
+impl<R: BlockSchemas> DerivedBlock for crate::Completeness<R> {
+    fn block(generator: &mut schemars::SchemaGenerator) -> serde_json::Value {
+        let mut schema = block_json::<R>(generator);
+        schema["description"] = "A response with its completeness block (contract §2.1).".into();
+        schema
+    }
+}
+
+/// A declared field of a single resource: its value, or `null` (genuine, or omitted and listed
+/// in `omitted_fields`; contract §2.7).
+#[cfg(feature = "json-schema")]
+impl<T: schemars::JsonSchema> schemars::JsonSchema for crate::Field<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Field_{}", T::schema_name()).into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        generator.subschema_for::<Option<T>>()
+    }
+}
+
+/// `omitted_fields`: each field left out, by name, with why (`NO_ACCESS`, `SOURCE_FAILED`,
+/// `NOT_REQUESTED`, or a code a newer server sends; contract §2.7).
+#[cfg(feature = "json-schema")]
+impl schemars::JsonSchema for crate::OmittedFields {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OmittedFields".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "description": "The fields left out, each with why: NO_ACCESS, SOURCE_FAILED or NOT_REQUESTED.",
+            "additionalProperties": {"type": "string", "pattern": WIRE_CODE},
+        })
+    }
+}
+
+/// A warning of any code: the standard ones with their details (§3.5).
+#[cfg(feature = "json-schema")]
+impl schemars::JsonSchema for crate::Warning {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Warning".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <crate::StandardReason as BlockSchemas>::warning_schema(generator)
+    }
 }

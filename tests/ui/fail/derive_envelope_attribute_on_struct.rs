@@ -1,4 +1,4 @@
-// `#[envelope(...)]` keys belong on fields, not on the struct.
+// `#[envelope(...)]` keys of fields (`completeness`, `bounded`) do not go on the struct, whose one key is `json_schema`.
 use completeness::{Completeness, ResultEnvelope};
 
 #[derive(ResultEnvelope)]
