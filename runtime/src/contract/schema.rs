@@ -1,10 +1,13 @@
-//! Schemas of the reason and warning objects of one endpoint, for its OpenAPI document
-//! (`openapi`) and its JSON Schema (`json-schema`). An endpoint's reason type renders its own
-//! (`utoipa::ToSchema`, `schemars::JsonSchema`, [`DeclaredReason::warning_schema`]); the
-//! functions here render any codes, for a response whose codes no reason type declares (a
-//! single resource's warnings).
-//!
-//! [`DeclaredReason::warning_schema`]: crate::DeclaredReason::warning_schema
+//! Schemas of what a response carries, for its OpenAPI document (`openapi`) and its JSON
+//! Schema (`json-schema`):
+//! - the reason and warning objects of one endpoint: its reason type renders its own
+//!   (`utoipa::ToSchema`, `schemars::JsonSchema`, `DeclaredReason::warning_schema`); the
+//!   functions here render any codes, for a response whose codes no reason type declares (a
+//!   single resource's warnings);
+//! - with `json-schema`, whole responses: [`Envelope`](crate::Envelope)'s schema
+//!   (`collection_json`), and a derived struct's (`#[envelope(json_schema)]`), the block's
+//!   members over the reasons and warnings of `BlockSchemas` with the rules of contract §2.2
+//!   a schema can state.
 //!
 //! An endpoint's reasons (or warnings) are one branch per declared code (`oneOf`), so that a
 //! generated client reads each code with its own detail members: a standard code's from
