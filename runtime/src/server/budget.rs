@@ -146,6 +146,12 @@ impl<S: CompletenessState> FromRequestParts<S> for TimeBudget {
 }
 
 /// Counts finished units of budgeted work and says when the budget is spent.
+///
+/// On a paged endpoint, a page the budget cut short whose next cursor resumes right after its
+/// last item loses nothing: report only `MORE_PAGES_AVAILABLE` (a page may hold fewer items
+/// than its size). `TIME_BUDGET_EXCEEDED` beside it would stay on every page a client follows,
+/// so the traversal could never be complete; report it for work a cursor cannot continue (a
+/// fan-out, a search, a count), or when the page offers no cursor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BudgetTracker {
     budget: TimeBudget,
