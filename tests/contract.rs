@@ -936,3 +936,33 @@ fn the_json_schema_of_an_envelope_over_any_reason_takes_every_reason() {
     warned["warnings"] = json!([{"code": "RESULT_LIMIT_REACHED", "message": "cap", "limit": 5}]);
     assert!(!validator.is_valid(&warned), "a reason sent as a warning: {warned}");
 }
+
+/// The OpenAPI schema of an envelope over any reason takes an answer with each standard reason
+/// and one with a code it does not know, and refuses an answer without its block's members.
+/// (A standard code without its details passes there as another code: utoipa writes no `not`;
+/// the JSON Schema refuses it, above, and so does an endpoint's declared reason type.)
+#[cfg(feature = "openapi")]
+#[test]
+fn the_openapi_schema_of_an_envelope_over_any_reason_takes_every_reason() {
+    use utoipa::{PartialSchema, ToSchema};
+    let mut components = vec![(Envelope::<String>::name().into_owned(), Envelope::<String>::schema())];
+    Envelope::<String>::schemas(&mut components);
+    let components: Map<String, Value> =
+        components.into_iter().map(|(name, schema)| (name, serde_json::to_value(schema).unwrap())).collect();
+    let root = json!({
+        "$ref": format!("#/components/schemas/{}", Envelope::<String>::name()),
+        "components": {"schemas": components},
+    });
+    let validator = jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{e}: {root}"));
+    let unknown: StandardReason =
+        serde_json::from_value(json!({"code": "LEGAL_HOLD", "message": "held", "kind": "visibility"})).unwrap();
+    for reason in every_reason().into_iter().chain([unknown]) {
+        let answer =
+            serde_json::to_value(Envelope::<String>::incomplete(vec!["sa-1".into()], scope(), reason)).unwrap();
+        assert!(validator.is_valid(&answer), "refuses {answer}: {:?}", validator.validate(&answer).err());
+    }
+    let mut bare =
+        serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), QuotaExhausted::new(30))).unwrap();
+    bare.as_object_mut().unwrap().remove("incomplete_reasons");
+    assert!(!validator.is_valid(&bare), "an answer without `incomplete_reasons`: {bare}");
+}

@@ -415,6 +415,41 @@ async fn the_json_schema_of_the_response_takes_its_answers_and_refuses_forbidden
     );
 }
 
+/// The OpenAPI schema of the endpoint's response, with the components it lists, takes what it
+/// answers in the four states, and refuses an answer without a member of §2.1 or with a code
+/// the endpoint does not declare.
+#[cfg(feature = "openapi")]
+#[tokio::test]
+async fn the_openapi_schema_of_the_response_takes_its_answers() {
+    use utoipa::{PartialSchema, ToSchema};
+    type Response = Envelope<String, ListDocumentsReason>;
+    let mut components = vec![(Response::name().into_owned(), Response::schema())];
+    Response::schemas(&mut components);
+    let components: serde_json::Map<String, Value> =
+        components.into_iter().map(|(name, schema)| (name, serde_json::to_value(schema).unwrap())).collect();
+    for name in ["Scope", "PageInfo", "Continuation", "CursorContract"] {
+        assert!(components.contains_key(name), "`{name}` is listed: {:?}", components.keys());
+    }
+    let root = json!({
+        "$ref": format!("#/components/schemas/{}", Response::name()),
+        "components": {"schemas": components},
+    });
+    let validator = jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{e}: {root}"));
+    let mut answers = Vec::new();
+    for query in ["item=a", "", "item=a&hold=H-7", "hold=H-7", "upstream=1&shard=3&lag=4"] {
+        let (status, body) = call(&format!("/documents?{query}")).await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+        assert!(validator.is_valid(&body), "refuses ?{query}: {body}: {:?}", validator.validate(&body).err());
+        answers.push(body);
+    }
+    let mut without = answers[0].clone();
+    without.as_object_mut().unwrap().remove("page");
+    assert!(!validator.is_valid(&without), "an answer without `page`: {without}");
+    let mut undeclared = answers[3].clone();
+    undeclared["incomplete_reasons"][0] = json!({"code": "QUOTA_EXHAUSTED", "message": "q", "retry_after_seconds": 5});
+    assert!(!validator.is_valid(&undeclared), "a code the endpoint does not declare: {undeclared}");
+}
+
 #[cfg(feature = "mcp")]
 #[test]
 fn the_mcp_verdict_claims_no_absence_under_a_stale_custom_warning() {

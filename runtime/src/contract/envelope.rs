@@ -76,6 +76,26 @@ impl<T: schemars::JsonSchema, R: crate::schema::BlockSchemas> schemars::JsonSche
     }
 }
 
+/// The OpenAPI schema of the response: [`collection_openapi`](crate::schema::collection_openapi)
+/// over `T`'s schema and `R`'s reasons and warnings; its components, with `T`'s.
+#[cfg(feature = "openapi")]
+impl<T: utoipa::ToSchema, R: crate::schema::BlockSchemas> utoipa::PartialSchema for Envelope<T, R> {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::schema::collection_openapi::<R>(T::schema())
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl<T: utoipa::ToSchema, R: crate::schema::BlockSchemas> utoipa::ToSchema for Envelope<T, R> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Owned(format!("Envelope_{}_{}", T::name(), R::schema_name()))
+    }
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        T::schemas(schemas);
+        crate::schema::envelope_components(schemas);
+    }
+}
+
 impl<T: Serialize, R: Reason> Serialize for Envelope<T, R> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(11))?;

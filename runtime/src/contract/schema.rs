@@ -200,7 +200,9 @@ pub fn warnings_json(
 #[cfg(feature = "openapi")]
 mod openapi {
     use utoipa::PartialSchema;
-    use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+    use utoipa::openapi::schema::{
+        AdditionalProperties, AnyOfBuilder, ArrayBuilder, ObjectBuilder, OneOfBuilder, Type,
+    };
     use utoipa::openapi::{RefOr, schema};
 
     use super::{Branch, Shape};
@@ -233,6 +235,26 @@ mod openapi {
             object = object.additional_properties(Some(AdditionalProperties::FreeForm(false)));
         }
         object.into()
+    }
+
+    /// Any code: the standard branches, or another code in the wire form, with the `head`
+    /// member of its kind (`kind`, `stale`), as `anyOf`. (The codes another may not have are
+    /// left to the pattern's readers: utoipa writes no `not`.)
+    pub fn any_code(any: super::AnyCode, head: (&str, Schema)) -> Schema {
+        let other = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(super::OTHER))
+            .property("code", ObjectBuilder::new().schema_type(Type::String).pattern(Some(super::WIRE_CODE)))
+            .required("code")
+            .property("message", ObjectBuilder::new().schema_type(Type::String).description(Some(super::MESSAGE)))
+            .required("message")
+            .property(head.0, head.1);
+        let any_of = any
+            .branches
+            .into_iter()
+            .fold(AnyOfBuilder::new().description(Some(any.about)), |any_of, branch| any_of.item(object(branch)))
+            .item(other);
+        schema::Schema::AnyOf(any_of.build()).into()
     }
 
     /// One branch as it is; several as `oneOf`; none as a string no value matches (OpenAPI has
@@ -294,16 +316,26 @@ mod json {
         object
     }
 
-    /// The branches and `other`, a schema of its own, as `anyOf`, described by `about`.
-    pub fn any_of(
-        branches: Vec<Branch>,
-        other: Value,
-        about: &str,
+    /// Any code: the standard branches, or another code in the wire form that is none of the
+    /// taken ones, with the `head` member of its kind (`kind`, `stale`), as `anyOf`.
+    pub fn any_code(
+        any: super::AnyCode,
+        head: (&str, Value),
         generator: &mut schemars::SchemaGenerator,
     ) -> schemars::Schema {
-        let mut objects: Vec<Value> = branches.into_iter().map(|branch| object(branch, generator)).collect();
-        objects.push(other);
-        schemars::Schema::try_from(json!({"description": about, "anyOf": objects})).unwrap_or_default()
+        let mut objects: Vec<Value> = any.branches.into_iter().map(|branch| object(branch, generator)).collect();
+        let mut properties = Map::new();
+        properties
+            .insert("code".into(), json!({"type": "string", "pattern": super::WIRE_CODE, "not": {"enum": any.taken}}));
+        properties.insert("message".into(), json!({"type": "string", "description": super::MESSAGE}));
+        properties.insert(head.0.into(), head.1);
+        objects.push(json!({
+            "type": "object",
+            "description": super::OTHER,
+            "properties": properties,
+            "required": ["code", "message"],
+        }));
+        schemars::Schema::try_from(json!({"description": any.about, "anyOf": objects})).unwrap_or_default()
     }
 
     /// One branch as it is; several as `oneOf`; none as a schema no value matches.
@@ -323,80 +355,112 @@ mod json {
     }
 }
 
-/// The JSON Schemas of what a completeness block over a reason type carries: its reasons and
-/// its warnings. An endpoint's reason type ([`DeclaredReason`](crate::DeclaredReason)) gives
-/// the codes it declares; [`StandardReason`](crate::StandardReason), any code, the standard
-/// ones with their details. [`Envelope`](crate::Envelope) reads it for its own schema.
-#[cfg(feature = "json-schema")]
+/// The schemas of what a completeness block over a reason type carries: its reasons and its
+/// warnings, for JSON Schema (`json-schema`) and OpenAPI (`openapi`). An endpoint's reason type
+/// ([`DeclaredReason`](crate::DeclaredReason)) gives the codes it declares;
+/// [`StandardReason`](crate::StandardReason), any code, the standard ones with their details.
+/// [`Envelope`](crate::Envelope) reads it for its own schema.
 pub trait BlockSchemas {
     /// The name schemas of responses over this reason type take a part of.
     fn schema_name() -> std::borrow::Cow<'static, str>;
-    /// The schema of one reason.
+    /// The JSON Schema of one reason.
+    #[cfg(feature = "json-schema")]
     fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
-    /// The schema of one warning.
+    /// The JSON Schema of one warning.
+    #[cfg(feature = "json-schema")]
     fn warning_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    /// The OpenAPI schema of one reason.
+    #[cfg(feature = "openapi")]
+    fn reason_openapi() -> openapi::Schema;
+    /// The OpenAPI schema of one warning.
+    #[cfg(feature = "openapi")]
+    fn warning_openapi() -> openapi::Schema;
 }
 
-#[cfg(feature = "json-schema")]
 impl<S: crate::ReasonSet> BlockSchemas for crate::DeclaredReason<S> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Owned(crate::DeclaredReason::<S>::schema_name())
     }
+    #[cfg(feature = "json-schema")]
     fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         reasons_json(S::DECLARED.reasons, S::DECLARED.kinds, generator)
     }
+    #[cfg(feature = "json-schema")]
     fn warning_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         warnings_json(S::DECLARED.warnings, S::DECLARED.stale, generator)
     }
+    #[cfg(feature = "openapi")]
+    fn reason_openapi() -> openapi::Schema {
+        reasons_openapi(S::DECLARED.reasons, S::DECLARED.kinds)
+    }
+    #[cfg(feature = "openapi")]
+    fn warning_openapi() -> openapi::Schema {
+        warnings_openapi(S::DECLARED.warnings, S::DECLARED.stale)
+    }
 }
 
-/// Any reason: a standard code with its details (§3.2), or another code in the wire form,
-/// which a client keeps as an unknown one (§3.3, §7).
-#[cfg(feature = "json-schema")]
+/// What any reason or warning may be: each standard code's branch, or another code in the wire
+/// form, which a client keeps as an unknown one (§3.3, §7), with the codes it may not have.
+struct AnyCode {
+    branches: Vec<Branch>,
+    #[cfg_attr(not(feature = "json-schema"), expect(dead_code, reason = "OpenAPI's utoipa writes no `not`"))]
+    taken: Vec<&'static str>,
+    about: &'static str,
+}
+
+const OTHER: &str = "A code outside the standard table: a service's own, or a newer one.";
+
+fn any_reason() -> AnyCode {
+    let kinds: Vec<ReasonKind> = ReasonCode::KNOWN.iter().map(ReasonCode::standard_kind).collect();
+    let taken = ReasonCode::KNOWN.iter().map(ReasonCode::as_str).collect();
+    AnyCode { branches: reason_branches(ReasonCode::KNOWN, &kinds), taken, about: REASONS }
+}
+
+/// A warning with a reason's code is refused (§3.5): it would leave the answer complete.
+fn any_warning() -> AnyCode {
+    let stale: Vec<bool> = WarningCode::KNOWN.iter().map(|code| *code == WarningCode::StaleIndex).collect();
+    let taken = WarningCode::KNOWN
+        .iter()
+        .map(WarningCode::as_str)
+        .chain(ReasonCode::KNOWN.iter().map(ReasonCode::as_str))
+        .collect();
+    AnyCode { branches: warning_branches(WarningCode::KNOWN, &stale), taken, about: WARNINGS }
+}
+
+/// Any reason: a standard code with its details (§3.2), or another code in the wire form.
 impl BlockSchemas for crate::StandardReason {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Borrowed("StandardReason")
     }
+    #[cfg(feature = "json-schema")]
     fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let kinds: Vec<ReasonKind> = ReasonCode::KNOWN.iter().map(ReasonCode::standard_kind).collect();
-        let standard: Vec<&str> = ReasonCode::KNOWN.iter().map(ReasonCode::as_str).collect();
         let declarable = ReasonKind::DECLARABLE.map(ReasonKind::as_str);
-        let other = serde_json::json!({
-            "type": "object",
-            "description": "A code outside the standard table: a service's own, or a newer one.",
-            "properties": {
-                "code": {"type": "string", "pattern": WIRE_CODE, "not": {"enum": standard}},
-                "message": {"type": "string", "description": MESSAGE},
-                "kind": {"enum": declarable, "description": KIND},
-            },
-            "required": ["code", "message"],
-        });
-        json::any_of(reason_branches(ReasonCode::KNOWN, &kinds), other, REASONS, generator)
+        let kind = serde_json::json!({"enum": declarable, "description": KIND});
+        json::any_code(any_reason(), ("kind", kind), generator)
     }
+    #[cfg(feature = "json-schema")]
     fn warning_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let stale: Vec<bool> = WarningCode::KNOWN.iter().map(|code| *code == WarningCode::StaleIndex).collect();
-        let taken: Vec<&str> = WarningCode::KNOWN
-            .iter()
-            .map(WarningCode::as_str)
-            .chain(ReasonCode::KNOWN.iter().map(ReasonCode::as_str))
-            .collect();
-        // A warning with a reason's code is refused (§3.5): it would leave the answer complete.
-        let other = serde_json::json!({
-            "type": "object",
-            "description": "A code outside the standard table: a service's own, or a newer one.",
-            "properties": {
-                "code": {"type": "string", "pattern": WIRE_CODE, "not": {"enum": taken}},
-                "message": {"type": "string", "description": MESSAGE},
-                "stale": {"type": "boolean", "description": STALE},
-            },
-            "required": ["code", "message"],
-        });
-        json::any_of(warning_branches(WarningCode::KNOWN, &stale), other, WARNINGS, generator)
+        let stale = serde_json::json!({"type": "boolean", "description": STALE});
+        json::any_code(any_warning(), ("stale", stale), generator)
+    }
+    #[cfg(feature = "openapi")]
+    fn reason_openapi() -> openapi::Schema {
+        let kind = utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(ReasonKind::DECLARABLE.map(ReasonKind::as_str)))
+            .description(Some(KIND));
+        openapi::any_code(any_reason(), ("kind", kind.into()))
+    }
+    #[cfg(feature = "openapi")]
+    fn warning_openapi() -> openapi::Schema {
+        let stale = utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Boolean)
+            .description(Some(STALE));
+        openapi::any_code(any_warning(), ("stale", stale.into()))
     }
 }
 
 /// The wire form of a code (§3.1), as a pattern.
-#[cfg(feature = "json-schema")]
 const WIRE_CODE: &str = "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$";
 
 /// The members of a collection response's completeness block (contract §2.1) over reason type
@@ -473,9 +537,7 @@ pub fn collection_json<R: BlockSchemas>(
     generator: &mut schemars::SchemaGenerator,
 ) -> schemars::Schema {
     let mut schema = block_json::<R>(generator);
-    schema["description"] = "A collection response with its completeness block (contract §2.1). `complete` is the \
-                             decision field: an empty `items` is evidence of absence only when `complete` is true."
-        .into();
+    schema["description"] = format!("{COLLECTION} {COMPLETE}").into();
     add_member(&mut schema, "items", serde_json::json!({"type": "array", "items": item.to_value()}), true);
     schemars::Schema::try_from(schema).unwrap_or_default()
 }
@@ -586,3 +648,65 @@ impl schemars::JsonSchema for crate::Warning {
         <crate::StandardReason as BlockSchemas>::warning_schema(generator)
     }
 }
+
+/// The OpenAPI schema of a collection response, [`Envelope`](crate::Envelope): the members of
+/// contract §2.1, each required, with `items` of `item` (inline) and the reasons and warnings
+/// of `R`; the page facts, scope and continuation refer to their components, which
+/// [`envelope_components`] lists. (utoipa writes no `if`/`then`, so the rules of §2.2 are the
+/// JSON Schema's only.)
+#[cfg(feature = "openapi")]
+pub fn collection_openapi<R: BlockSchemas>(item: openapi::Schema) -> openapi::Schema {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
+    use utoipa::openapi::{Ref, RefOr};
+
+    let nullable = |name: &str, about: &str| -> openapi::Schema {
+        let one_of = OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Null))
+            .item(Ref::from_schema_name(name))
+            .description(Some(about));
+        utoipa::openapi::schema::Schema::OneOf(one_of.build()).into()
+    };
+    let token = |about: &str| -> openapi::Schema {
+        ObjectBuilder::new()
+            .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+            .min_length(Some(1))
+            .description(Some(about))
+            .into()
+    };
+    let array = |items: openapi::Schema| -> openapi::Schema { ArrayBuilder::new().items(items).into() };
+    let members: [(&str, openapi::Schema); 11] = [
+        ("status", ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["complete", "partial"])).into()),
+        ("complete", ObjectBuilder::new().schema_type(Type::Boolean).description(Some(COMPLETE)).into()),
+        ("truncated", ObjectBuilder::new().schema_type(Type::Boolean).into()),
+        ("incomplete_reasons", array(R::reason_openapi())),
+        ("continuation", nullable("Continuation", "How to recover; null when complete (contract §2.4).")),
+        ("next_cursor", token("The next page's cursor; null on the last page.")),
+        ("page", nullable("PageInfo", "Pagination facts (contract §2.5).")),
+        ("scope", RefOr::Ref(Ref::from_schema_name("Scope"))),
+        ("warnings", array(R::warning_openapi())),
+        ("evidence", token("Evidence of a complete inventory, for a destructive action (contract §6).")),
+        ("items", array(item)),
+    ];
+    let object = members.into_iter().fold(
+        ObjectBuilder::new().schema_type(Type::Object).description(Some(COLLECTION)),
+        |object, (name, schema)| object.property(name, schema).required(name),
+    );
+    object.into()
+}
+
+/// The components [`collection_openapi`] refers to, by name, for a `ToSchema::schemas`.
+#[cfg(feature = "openapi")]
+pub fn envelope_components(schemas: &mut Vec<(String, openapi::Schema)>) {
+    use utoipa::ToSchema;
+
+    fn add<T: ToSchema>(schemas: &mut Vec<(String, openapi::Schema)>) {
+        schemas.push((T::name().into_owned(), T::schema()));
+        T::schemas(schemas);
+    }
+    add::<crate::Continuation>(schemas);
+    add::<crate::PageInfo>(schemas);
+    add::<crate::Scope>(schemas);
+}
+
+const COMPLETE: &str = "The decision field: an empty `items` is evidence of absence only when it is true.";
+const COLLECTION: &str = "A collection response with its completeness block (contract §2.1).";
