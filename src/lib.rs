@@ -73,7 +73,10 @@
 //! Associated functions: put `#[completeness]` (no arguments) on the `impl` block as well; the
 //! reason type of `Api::list` is `ApiListReason`, next to the block (so the blocks of two types
 //! in one module may each have a `list`; two blocks of one generic type, `impl Api<u8>` and
-//! `impl Api<u16>`, may not, since the name has no room for the type's arguments).
+//! `impl Api<u16>`, may not, since the name has no room for the type's arguments). Inside the
+//! block, a handler's attribute is found by its name, `completeness` (also as a path ending in
+//! it): one imported under another name (`use completeness::completeness as declare`) is not
+//! seen there. A `#[cfg]` on a handler also guards its reason type.
 //!
 //! ```
 //! use completeness::{Envelope, Scope, completeness};
