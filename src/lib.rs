@@ -45,7 +45,8 @@
 //!   hidden set type. `ListAccountsReason::ALL` and `::WARNINGS` list the declared codes; its
 //!   OpenAPI and JSON schemas list them too, each code with its details (its
 //!   `warning_schema()` the warnings), and `Envelope<Account, ListAccountsReason>` has the JSON
-//!   Schema of the whole response. A completeness block over it accepts only the
+//!   Schema of the whole response (`completeness::schema::response_json`, generated for what a
+//!   server writes) and its OpenAPI schema. A completeness block over it accepts only the
 //!   declared reasons (`push_reason`) and warnings (`push_warning`): anything else does not
 //!   compile. Its scope's resource is the declared one.
 //! - The handler, as written: same signature, same extractors (axum's limit), callable directly

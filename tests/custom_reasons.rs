@@ -450,6 +450,53 @@ async fn the_openapi_schema_of_the_response_takes_its_answers() {
     assert!(!validator.is_valid(&undeclared), "a code the endpoint does not declare: {undeclared}");
 }
 
+/// The same reasons as `list_documents`, without its warnings, over items that leave a member
+/// out when it is empty.
+#[cfg(feature = "json-schema")]
+#[completeness(
+    resource = "documents",
+    reasons(MorePagesAvailable, LegalHold, UpstreamTruncated, reasons::ShardRebalancing, VisibilityRestricted)
+)]
+async fn list_tagged() -> Envelope<String, ListTaggedReason> {
+    Envelope::complete(vec!["d-1".into()], Scope::new("documents", "all"))
+}
+
+#[cfg(feature = "json-schema")]
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Tagged {
+    id: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<String>,
+}
+
+/// Two endpoints that declare the same reasons and other warnings are two schemas in one
+/// document, and an item that leaves a member out is what the response's schema describes
+/// (it is generated for what the server writes).
+#[cfg(feature = "json-schema")]
+#[tokio::test]
+async fn two_endpoints_of_one_reason_set_keep_their_own_warnings_in_one_schema() {
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Both {
+        documents: Envelope<String, ListDocumentsReason>,
+        tagged: Envelope<String, ListTaggedReason>,
+        skipping: Envelope<Tagged, ListTaggedReason>,
+    }
+    let schema = completeness::schema::response_json::<Both>().to_value();
+    let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{e}: {schema}"));
+    let (_, documents) = call("/documents?lag=4&item=a").await;
+    let tagged = serde_json::to_value(list_tagged().await).unwrap();
+    let skipping: Envelope<Tagged, ListTaggedReason> =
+        Envelope::complete(vec![Tagged { id: "d-1".into(), tags: vec![] }], Scope::new("documents", "all"));
+    let skipping = serde_json::to_value(skipping).unwrap();
+    assert_eq!(skipping["items"][0], json!({"id": "d-1"}), "the empty tags are left out");
+    let both = json!({"documents": documents, "tagged": tagged, "skipping": skipping});
+    assert!(validator.is_valid(&both), "refuses {both}: {:?}", validator.validate(&both).err());
+    let mut lagging = both.clone();
+    lagging["tagged"]["warnings"] = documents["warnings"].clone();
+    assert!(!validator.is_valid(&lagging), "REPLICA_LAG on an endpoint that does not declare it: {lagging}");
+}
+
 #[cfg(feature = "mcp")]
 #[test]
 fn the_mcp_verdict_claims_no_absence_under_a_stale_custom_warning() {

@@ -18,7 +18,6 @@ use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -132,12 +131,12 @@ pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
     response_schema::<Envelope<T>>()
 }
 
-/// The JSON Schema (draft 2020-12) of the response type `E`, for a tool's `outputSchema`: of
+/// The JSON Schema (draft 2020-12, [`response_json`](crate::schema::response_json)) of the
+/// response type `E`, for a tool's `outputSchema`: of
 /// `Envelope<T, ListReason>`, every member of contract §2.1 required, the rules of §2.2 a
 /// schema can state, and exactly the reasons and warnings the endpoint declares.
 pub fn response_schema<E: JsonSchema>() -> Arc<JsonObject> {
-    let schema = SchemaSettings::draft2020_12().for_serialize().into_generator().into_root_schema_for::<E>();
-    match schema.to_value() {
+    match crate::schema::response_json::<E>().to_value() {
         Value::Object(object) => Arc::new(object),
         // A schema of `true` or `false`: no response type has one.
         other => Arc::new(JsonObject::from_iter([("allOf".to_owned(), Value::Array(vec![other]))])),

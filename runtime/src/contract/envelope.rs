@@ -70,6 +70,11 @@ impl<T: schemars::JsonSchema, R: crate::schema::BlockSchemas> schemars::JsonSche
     fn schema_name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Owned(format!("Envelope_{}_{}", T::schema_name(), R::schema_name()))
     }
+    /// The full type: two endpoints declaring the same reasons and other warnings, or items of
+    /// two types of one name, are two schemas.
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(std::any::type_name::<Self>())
+    }
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let item = generator.subschema_for::<T>();
         crate::schema::collection_json::<R>(item, generator)

@@ -542,6 +542,15 @@ pub fn collection_json<R: BlockSchemas>(
     schemars::Schema::try_from(schema).unwrap_or_default()
 }
 
+/// The JSON Schema (draft 2020-12) of what the response type `E` writes: the root schema, its
+/// definitions under `$defs`. Generated for serialization, as a server writes: `schemars`'s
+/// `schema_for!` describes what a type reads, where a member under `skip_serializing_if` is
+/// required, so an item that leaves one out would be refused.
+#[cfg(feature = "json-schema")]
+pub fn response_json<E: schemars::JsonSchema>() -> schemars::Schema {
+    schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator().into_root_schema_for::<E>()
+}
+
 /// One data member of a derived struct, as the derive writes it: its wire name, its schema,
 /// and whether it is always written (a field under `skip_serializing_if` is not).
 #[cfg(feature = "json-schema")]
