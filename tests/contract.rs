@@ -932,6 +932,47 @@ fn the_json_schema_of_an_envelope_over_any_reason_takes_every_reason() {
         serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), QuotaExhausted::new(30))).unwrap();
     bare["incomplete_reasons"][0].as_object_mut().unwrap().remove("retry_after_seconds");
     assert!(!validator.is_valid(&bare), "QUOTA_EXHAUSTED without retry_after_seconds: {bare}");
+    // R4, R6, R7, R10, each broken on an honest answer.
+    let paged = |edit: &dyn Fn(&mut Value)| {
+        let mut envelope: Envelope<String> =
+            Envelope::incomplete(vec!["sa-1".into()], scope(), MorePagesAvailable::new("c1.next"));
+        let mut facts = page(1, true);
+        facts.resumed = Some(false);
+        envelope.completeness.set_page(Some(facts));
+        let mut answer = serde_json::to_value(&envelope).unwrap();
+        valid(&answer);
+        edit(&mut answer);
+        answer
+    };
+    for (what, edit) in [
+        (
+            "MORE_PAGES_AVAILABLE without next_cursor (R7)",
+            &(|a: &mut Value| a["next_cursor"] = Value::Null) as &dyn Fn(&mut Value),
+        ),
+        ("MORE_PAGES_AVAILABLE without a continuation (R6)", &|a: &mut Value| a["continuation"] = Value::Null),
+        ("page facts that do not state the cursor (R10)", &|a: &mut Value| a["page"]["cursor"] = Value::Null),
+        ("an empty cursor in the continuation (R7)", &|a: &mut Value| a["continuation"]["cursor"] = json!("")),
+        ("a cursor beside no reason that offers one (R7)", &|a: &mut Value| {
+            a["incomplete_reasons"] = json!([{"code": "VISIBILITY_RESTRICTED", "message": "hidden"}]);
+            a["continuation"] = Value::Null;
+            a["truncated"] = json!(false);
+            a["page"]["cursor"] = Value::Null;
+        }),
+    ] {
+        let answer = paged(edit);
+        assert!(!validator.is_valid(&answer), "accepts {what}: {answer}");
+    }
+    let quota = serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), QuotaExhausted::new(30))).unwrap();
+    valid(&quota);
+    let mut unrecovered = quota.clone();
+    unrecovered["continuation"] = Value::Null;
+    assert!(!validator.is_valid(&unrecovered), "QUOTA_EXHAUSTED without its retry (R6): {unrecovered}");
+    // R4: a reason of a code and kind this reader does not know may truncate.
+    let mut unknown = quota;
+    unknown["incomplete_reasons"] = json!([{"code": "UPSTREAM_CUT", "message": "cut"}]);
+    unknown["continuation"] = Value::Null;
+    unknown["truncated"] = json!(true);
+    valid(&unknown);
     let mut warned = serde_json::to_value(Envelope::<String>::complete(vec![], scope())).unwrap();
     warned["warnings"] = json!([{"code": "RESULT_LIMIT_REACHED", "message": "cap", "limit": 5}]);
     assert!(!validator.is_valid(&warned), "a reason sent as a warning: {warned}");

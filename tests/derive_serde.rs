@@ -290,5 +290,11 @@ mod json_schema {
         assert_eq!(required, ["id", "owner_email", "warnings", "omitted_fields"]);
         let missing = json!({"id": "sa-3", "warnings": [], "omitted_fields": {}});
         assert!(!validator.is_valid(&missing), "a declared field left out: {missing}");
+        // Contract §2.7: a field listed as omitted is null, and only a declared field is listed.
+        let leaked = json!({"id": "sa-3", "owner_email": "a@example.com", "warnings": [],
+                            "omitted_fields": {"owner_email": "NO_ACCESS"}});
+        assert!(!validator.is_valid(&leaked), "an omitted field with a value: {leaked}");
+        let listed = json!({"id": "sa-3", "owner_email": null, "warnings": [], "omitted_fields": {"id": "NO_ACCESS"}});
+        assert!(!validator.is_valid(&listed), "a member that is no declared field listed: {listed}");
     }
 }

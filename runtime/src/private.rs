@@ -378,8 +378,9 @@ macro_rules! __impl_envelope_into_response {
 /// `JsonSchema` for a derived envelope (with `json-schema`; nothing without).
 ///
 /// Input: `[impl generics] [type] [where clause with the schema bounds] "Name" block [T]
-/// omitted <bool> members [("wire", Type, <required>) ...]`, where `T` is the block's type, or
-/// `()` for a single resource, and `omitted` says whether `omitted_fields` is written; or only
+/// omitted <bool> members [("wire", Type, <required>, <a `Field`>) ...]`, where `T` is the
+/// block's type, or `()` for a single resource, and `omitted` says whether `omitted_fields` is
+/// written; or only
 /// `[impl generics] [type]` when the struct asks for no schema.
 #[cfg(feature = "json-schema")]
 #[doc(hidden)]
@@ -388,7 +389,7 @@ macro_rules! __impl_envelope_json_schema {
     ([$($generics:tt)*] [$($ty:tt)*]) => {};
     (
         [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $name:literal block [$block:ty] omitted $omitted:literal
-        members [$(($member:literal, $field:ty, $required:literal))*]
+        members [$(($member:literal, $field:ty, $required:literal, $declared:literal))*]
     ) => {
         #[automatically_derived]
         impl $($generics)* $crate::__private::schemars::JsonSchema for $($ty)* $($where)* {
@@ -405,6 +406,7 @@ macro_rules! __impl_envelope_json_schema {
                     name: $member,
                     schema: generator.subschema_for::<$field>(),
                     required: $required,
+                    declared: $declared,
                 }),*];
                 $crate::__private::derived_json::<$block>(generator, data, $omitted)
             }

@@ -170,8 +170,8 @@ fn schema(input: &Input, data: &[&Field]) -> TokenStream {
     let omitted = data.iter().any(|field| field.is_field);
     let members = data.iter().map(|field| {
         let (wire, ty) = (&field.wire, field.ty);
-        let required = field.serde.skip_serializing_if.is_none();
-        quote! { (#wire, #ty, #required) }
+        let (required, declared) = (field.serde.skip_serializing_if.is_none(), field.is_field);
+        quote! { (#wire, #ty, #required, #declared) }
     });
     quote! { [#where_clause] #name block [#block] omitted #omitted members [#(#members)*] }
 }

@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 pub enum Continuation {
     /// Fetch the next page with this cursor.
     NextCursor {
-        /// The opaque cursor to send back.
+        /// The opaque cursor to send back; never empty (R7).
+        #[cfg_attr(feature = "openapi", schema(min_length = 1))]
+        #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
         cursor: String,
     },
     /// Ask again after this many seconds.

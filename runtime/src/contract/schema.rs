@@ -30,8 +30,8 @@ enum Shape {
     Text,
     /// An array of strings.
     Texts,
-    /// `true` or `false`.
-    Flag,
+    /// `true` or `false`; only the one given when it is `Some`.
+    Flag(Option<bool>),
     /// A [`Progress`](crate::contract::reason::Progress) object.
     Progress,
     /// A [`LimitKind`](crate::contract::reason::LimitKind) string.
@@ -141,8 +141,12 @@ fn warning_branch(code: &'static WarningCode, stale: bool) -> Branch {
     let mut members = vec![
         always("code", Shape::Exactly(code.as_str()), "Stable warning code; programs branch on it."),
         always("message", Shape::Text, MESSAGE),
-        // A service's own stale warning always says so; STALE_INDEX never needs to.
-        Member { required: stale && *code != WarningCode::StaleIndex, ..always("stale", Shape::Flag, STALE) },
+        // A service's own stale warning always says so; STALE_INDEX is stale by its code, and
+        // may say so; any other warning is current, and may say that (§3.5).
+        Member {
+            required: stale && *code != WarningCode::StaleIndex,
+            ..always("stale", Shape::Flag(Some(stale || *code == WarningCode::StaleIndex)), STALE)
+        },
     ];
     members.extend(warning_details(code));
     Branch { about, members, closed: false }
@@ -217,7 +221,8 @@ mod openapi {
             Shape::Count => of(Type::Integer).minimum(Some(0)).into(),
             Shape::Text => of(Type::String).into(),
             Shape::Texts => ArrayBuilder::new().items(of(Type::String)).description(Some(about)).into(),
-            Shape::Flag => of(Type::Boolean).into(),
+            Shape::Flag(None) => of(Type::Boolean).into(),
+            Shape::Flag(Some(value)) => of(Type::Boolean).enum_values(Some([value])).into(),
             Shape::Progress => crate::contract::reason::Progress::schema(),
             Shape::LimitKind => crate::contract::reason::LimitKind::schema(),
         }
@@ -257,8 +262,8 @@ mod openapi {
         schema::Schema::AnyOf(any_of.build()).into()
     }
 
-    /// One branch as it is; several as `oneOf`; none as a string no value matches (OpenAPI has
-    /// no `false` schema), described by `none`.
+    /// One branch as it is; several as `oneOf`; none as an empty `enum`, which no value matches
+    /// (OpenAPI has no `false` schema), described by `none`.
     pub fn one_of(branches: Vec<Branch>, about: &str, none: &str) -> Schema {
         let mut branches = branches.into_iter();
         match (branches.next(), branches.len()) {
@@ -287,7 +292,8 @@ mod json {
             Shape::Count => json!({"type": "integer", "minimum": 0}),
             Shape::Text => json!({"type": "string"}),
             Shape::Texts => json!({"type": "array", "items": {"type": "string"}}),
-            Shape::Flag => json!({"type": "boolean"}),
+            Shape::Flag(None) => json!({"type": "boolean"}),
+            Shape::Flag(Some(value)) => json!({"type": "boolean", "const": value}),
             Shape::Progress => return generator.subschema_for::<crate::contract::reason::Progress>().to_value(),
             Shape::LimitKind => return generator.subschema_for::<crate::contract::reason::LimitKind>().to_value(),
         };
@@ -363,6 +369,8 @@ mod json {
 pub trait BlockSchemas {
     /// The name schemas of responses over this reason type take a part of.
     fn schema_name() -> std::borrow::Cow<'static, str>;
+    /// A schema a reason matches when it may offer a `next_cursor` (R7).
+    fn cursor_reason() -> serde_json::Value;
     /// The JSON Schema of one reason.
     #[cfg(feature = "json-schema")]
     fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
@@ -380,6 +388,12 @@ pub trait BlockSchemas {
 impl<S: crate::ReasonSet> BlockSchemas for crate::DeclaredReason<S> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Owned(crate::DeclaredReason::<S>::schema_name())
+    }
+    fn cursor_reason() -> serde_json::Value {
+        let crate::contract::declared::DeclaredSet { reasons, cursors, .. } = S::DECLARED;
+        let offering: Vec<&str> =
+            reasons.iter().zip(cursors).filter(|(_, offers)| **offers).map(|(code, _)| code.as_str()).collect();
+        serde_json::json!({"properties": {"code": {"enum": offering}}, "required": ["code"]})
     }
     #[cfg(feature = "json-schema")]
     fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -432,6 +446,15 @@ impl BlockSchemas for crate::StandardReason {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Borrowed("StandardReason")
     }
+    /// A standard code that may, or a code outside the table (a service's own may).
+    fn cursor_reason() -> serde_json::Value {
+        let offering: Vec<&str> =
+            ReasonCode::KNOWN.iter().filter(|code| code.may_offer_a_cursor()).map(ReasonCode::as_str).collect();
+        serde_json::json!({"anyOf": [
+            {"properties": {"code": {"enum": offering}}, "required": ["code"]},
+            {"properties": {"code": {"not": {"enum": standard_reason_codes()}}}, "required": ["code"]},
+        ]})
+    }
     #[cfg(feature = "json-schema")]
     fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let declarable = ReasonKind::DECLARABLE.map(ReasonKind::as_str);
@@ -460,11 +483,66 @@ impl BlockSchemas for crate::StandardReason {
     }
 }
 
+/// Every standard reason code.
+fn standard_reason_codes() -> Vec<&'static str> {
+    ReasonCode::KNOWN.iter().map(ReasonCode::as_str).collect()
+}
+
+/// The rules of contract §2.2 that a JSON Schema can state, over a block's members, as the
+/// items of an `allOf`: R2, R3 and R5 (a complete answer has no reason, says so, offers no way
+/// on), R9 (an incomplete one says why, and is no evidence), R4 (`truncated` exactly when a
+/// reason truncates; with one of a code and kind not known, either), R6 (the reasons that
+/// always have a continuation come with one), R7 (`next_cursor` with `MORE_PAGES_AVAILABLE`,
+/// and only beside a reason that may offer one) and R10 (a page's facts state the contract of
+/// the next page's cursor). An OpenAPI 3.1 document, whose schemas are JSON Schemas, may carry
+/// them too: utoipa's builders write no `if`, so a document adds these as JSON.
+pub fn block_rules<R: BlockSchemas>() -> serde_json::Value {
+    use serde_json::json;
+
+    let code = |codes: Vec<&str>| json!({"properties": {"code": {"enum": codes}}, "required": ["code"]});
+    let truncation: Vec<&str> = ReasonCode::KNOWN
+        .iter()
+        .filter(|code| code.standard_kind() == ReasonKind::Truncation)
+        .map(ReasonCode::as_str)
+        .collect();
+    let truncating =
+        json!({"anyOf": [code(truncation), {"properties": {"kind": {"const": "truncation"}}, "required": ["kind"]}]});
+    let kind_unknown = json!({
+        "properties": {"code": {"not": {"enum": standard_reason_codes()}}},
+        "required": ["code"],
+        "not": {"required": ["kind"]},
+    });
+    let always: Vec<&str> = ReasonCode::KNOWN
+        .iter()
+        .filter(|code| code.recovery().is_some_and(completeness_codes::Recovery::is_always))
+        .map(ReasonCode::as_str)
+        .collect();
+    let more_pages = code(vec![ReasonCode::MorePagesAvailable.as_str()]);
+    let holding = |reason: serde_json::Value| json!({"properties": {"incomplete_reasons": {"contains": reason}}, "required": ["incomplete_reasons"]});
+    json!([
+        {"if": {"properties": {"complete": {"const": true}}, "required": ["complete"]},
+         "then": {"properties": {"status": {"const": "complete"}, "incomplete_reasons": {"maxItems": 0},
+                                 "continuation": {"type": "null"}, "next_cursor": {"type": "null"}}}},
+        {"if": {"properties": {"complete": {"const": false}}, "required": ["complete"]},
+         "then": {"properties": {"status": {"const": "partial"}, "incomplete_reasons": {"minItems": 1},
+                                 "evidence": {"type": "null"}}}},
+        {"if": {"properties": {"truncated": {"const": true}}, "required": ["truncated"]},
+         "then": {"properties": {"incomplete_reasons": {"contains": {"anyOf": [truncating, kind_unknown]}}}},
+         "else": {"properties": {"incomplete_reasons": {"not": {"contains": truncating}}}}},
+        {"if": holding(code(always)), "then": {"properties": {"continuation": {"type": "object"}}}},
+        {"if": holding(more_pages.clone()), "then": {"properties": {"next_cursor": {"type": "string"}}}},
+        {"if": {"properties": {"next_cursor": {"type": "string"}}, "required": ["next_cursor"]},
+         "then": holding(R::cursor_reason())},
+        {"if": {"allOf": [holding(more_pages), {"properties": {"page": {"type": "object"}}, "required": ["page"]}]},
+         "then": {"properties": {"page": {"properties": {"cursor": {"type": "object"}}}}}},
+    ])
+}
+
 /// The wire form of a code (§3.1), as a pattern.
 const WIRE_CODE: &str = "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$";
 
 /// The members of a collection response's completeness block (contract §2.1) over reason type
-/// `R`, and the rules of §2.2 that a schema can state (R2, R3, R4, R5, R7, R9): the schema of
+/// `R`, and the rules of §2.2 that a schema can state ([`block_rules`]): the schema of
 /// [`Envelope`](crate::Envelope) and of a derived struct with a block, beside their data.
 #[cfg(feature = "json-schema")]
 fn block_json<R: BlockSchemas>(generator: &mut schemars::SchemaGenerator) -> serde_json::Value {
@@ -476,17 +554,6 @@ fn block_json<R: BlockSchemas>(generator: &mut schemars::SchemaGenerator) -> ser
     let page = generator.subschema_for::<Option<crate::PageInfo>>().to_value();
     let scope = generator.subschema_for::<crate::Scope>().to_value();
     let token = json!({"type": ["string", "null"], "minLength": 1});
-    // A reason that sets `truncated` (R4): a standard code of kind truncation, or another
-    // that says so.
-    let truncation: Vec<&str> = ReasonCode::KNOWN
-        .iter()
-        .filter(|code| code.standard_kind() == ReasonKind::Truncation)
-        .map(ReasonCode::as_str)
-        .collect();
-    let truncating = json!({"anyOf": [
-        {"properties": {"code": {"enum": truncation}}, "required": ["code"]},
-        {"properties": {"kind": {"const": "truncation"}}, "required": ["kind"]},
-    ]});
     json!({
         "type": "object",
         "required": completeness_codes::COLLECTION_MEMBERS,
@@ -502,20 +569,7 @@ fn block_json<R: BlockSchemas>(generator: &mut schemars::SchemaGenerator) -> ser
             "warnings": {"type": "array", "items": warning},
             "evidence": token,
         },
-        "allOf": [
-            // R2, R3, R5: a complete answer has no reason, says so, and offers no way on.
-            {"if": {"properties": {"complete": {"const": true}}},
-             "then": {"properties": {"status": {"const": "complete"}, "incomplete_reasons": {"maxItems": 0},
-                                     "continuation": {"type": "null"}, "next_cursor": {"type": "null"}}}},
-            // R2, R3, R9: an incomplete one says why, and is no evidence.
-            {"if": {"properties": {"complete": {"const": false}}},
-             "then": {"properties": {"status": {"const": "partial"}, "incomplete_reasons": {"minItems": 1},
-                                     "evidence": {"type": "null"}}}},
-            // R4: truncated exactly when a reason truncates.
-            {"if": {"properties": {"truncated": {"const": true}}},
-             "then": {"properties": {"incomplete_reasons": {"contains": truncating}}},
-             "else": {"properties": {"incomplete_reasons": {"not": {"contains": truncating}}}}},
-        ],
+        "allOf": block_rules::<R>(),
     })
 }
 
@@ -562,6 +616,8 @@ pub struct DataMember {
     pub schema: schemars::Schema,
     /// Always written.
     pub required: bool,
+    /// A declared field of a single resource (`Field<T>`), which `omitted_fields` may list.
+    pub declared: bool,
 }
 
 /// The JSON Schema of a `#[derive(ResultEnvelope)]` struct: with a block over `R`, the
@@ -575,12 +631,30 @@ pub fn derived_json<R: DerivedBlock>(
     omitted_fields: bool,
 ) -> schemars::Schema {
     let mut schema = R::block(generator);
+    let declared: Vec<&str> = data.iter().filter(|member| member.declared).map(|member| member.name).collect();
     for member in data {
         add_member(&mut schema, member.name, member.schema.to_value(), member.required);
     }
     if omitted_fields {
-        let omitted = generator.subschema_for::<crate::contract::field::OmittedFields>().to_value();
+        // Contract §2.7: `omitted_fields` lists declared fields only, and a field it lists is null.
+        let omitted = serde_json::json!({
+            "allOf": [generator.subschema_for::<crate::contract::field::OmittedFields>().to_value()],
+            "propertyNames": {"enum": declared},
+        });
         add_member(&mut schema, "omitted_fields", omitted, true);
+        let rules: Vec<serde_json::Value> = declared
+            .iter()
+            .map(|name| {
+                serde_json::json!({
+                    "if": {"properties": {"omitted_fields": {"required": [name]}}, "required": ["omitted_fields"]},
+                    "then": {"properties": {*name: {"type": "null"}}},
+                })
+            })
+            .collect();
+        match schema["allOf"].as_array_mut() {
+            Some(all) => all.extend(rules),
+            None => schema["allOf"] = rules.into(),
+        }
     }
     schemars::Schema::try_from(schema).unwrap_or_default()
 }
@@ -719,3 +793,14 @@ pub fn envelope_components(schemas: &mut Vec<(String, openapi::Schema)>) {
 
 const COMPLETE: &str = "The decision field: an empty `items` is evidence of absence only when it is true.";
 const COLLECTION: &str = "A collection response with its completeness block (contract §2.1).";
+
+/// Any reason, as a client holds it: a standard code with its details, or another code.
+#[cfg(feature = "json-schema")]
+impl schemars::JsonSchema for crate::StandardReason {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StandardReason".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <crate::StandardReason as BlockSchemas>::reason_schema(generator)
+    }
+}
