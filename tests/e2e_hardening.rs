@@ -655,5 +655,16 @@ async fn the_openapi_document_states_security_statuses_constraints_and_each_oper
     let page = h.get("/service-accounts?page_size=2", "admin").await;
     let errors: Vec<String> = strict("ServiceAccountPage").iter_errors(&page.body).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{}: {errors:?}", page.body);
+    // The rules of contract §2.2 a schema can state are in the document: a page that says it is
+    // complete with more pages to come, or more pages without a cursor, is refused.
+    assert_eq!(page.body["incomplete_reasons"][0]["code"], "MORE_PAGES_AVAILABLE");
+    let mut complete = page.body.clone();
+    complete["complete"] = json!(true);
+    complete["status"] = json!("complete");
+    let mut cursorless = page.body.clone();
+    cursorless["next_cursor"] = Value::Null;
+    for lie in [complete, cursorless] {
+        assert!(!strict("ServiceAccountPage").is_valid(&lie), "accepted: {lie}");
+    }
 }
 }

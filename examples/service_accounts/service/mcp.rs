@@ -1433,7 +1433,7 @@ fn reading(reasons: &[ReasonCode], warnings: &[WarningCode], whole: &str, part: 
 
 /// The tools, in the order of the REST routes.
 fn tools() -> Vec<Tool> {
-    let document = serde_json::to_value(openapi::openapi()).unwrap_or(Value::Null);
+    let document = openapi::document_json();
     let output = |component: &str| output_schema(&document, component);
     let read_only = |title: &str| {
         ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)

@@ -7,6 +7,7 @@
 
 use axum::Json;
 use axum::http::StatusCode;
+use completeness::schema::block_rules;
 use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
 use serde_json::{Value, json};
 use utoipa::PartialSchema;
@@ -42,8 +43,23 @@ const ACCOUNT_WARNINGS: &[WarningCode] = &[WarningCode::PartialFieldSet];
 
 /// `GET /openapi.json`.
 pub async fn document() -> Exempt<Json<Value>> {
-    let value = serde_json::to_value(openapi()).unwrap_or(Value::Null);
-    Exempt::new(Json(value), DOCUMENT_EXEMPT)
+    Exempt::new(Json(document_json()), DOCUMENT_EXEMPT)
+}
+
+/// The document as JSON, each response's schema with the rules of contract §2.2 a schema can
+/// state over its block (`completeness::schema::block_rules`): utoipa's builders write no `if`,
+/// so they are added to the JSON. The MCP tools' output schemas are taken from it.
+pub fn document_json() -> Value {
+    let mut value = serde_json::to_value(openapi()).unwrap_or(Value::Null);
+    let schemas = &mut value["components"]["schemas"];
+    for (name, rules) in [
+        ("ServiceAccountPage", block_rules::<ListServiceAccountsReason>()),
+        ("SearchResult", block_rules::<SearchReason>()),
+        ("ServiceAccountCount", block_rules::<CountServiceAccountsReason>()),
+    ] {
+        schemas[name]["allOf"] = rules;
+    }
+    value
 }
 
 fn string() -> ObjectBuilder {

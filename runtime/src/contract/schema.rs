@@ -393,7 +393,12 @@ impl<S: crate::ReasonSet> BlockSchemas for crate::DeclaredReason<S> {
         let crate::contract::declared::DeclaredSet { reasons, cursors, .. } = S::DECLARED;
         let offering: Vec<&str> =
             reasons.iter().zip(cursors).filter(|(_, offers)| **offers).map(|(code, _)| code.as_str()).collect();
-        serde_json::json!({"properties": {"code": {"enum": offering}}, "required": ["code"]})
+        match offering.is_empty() {
+            // None may: the schema no reason matches (an empty `enum` would do, but is one many
+            // tools refuse).
+            true => serde_json::Value::Bool(false),
+            false => serde_json::json!({"properties": {"code": {"enum": offering}}, "required": ["code"]}),
+        }
     }
     #[cfg(feature = "json-schema")]
     fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
