@@ -282,9 +282,11 @@ if [ -n "${COMPILE_TIME_FLOOR:-}" ]; then
       cursors=$(constants ReasonDetails MAY_OFFER_A_CURSOR "${listed[@]}")
       wcodes=$(constants WarningDetails CODE "${warned[@]}")
       stale=$(constants WarningDetails STALE "${warned[@]}")
+      details=$(constants ReasonDetails DETAIL_MEMBERS "${listed[@]}")
+      wdetails=$(constants WarningDetails DETAIL_MEMBERS "${warned[@]}")
       echo "pub enum Set$i {}"
       echo "impl ReasonSet for Set$i {"
-      echo "    const DECLARED: DeclaredSet = DeclaredSet { resource: Some(\"resource_$i\"), reasons: &[$codes], kinds: &[$kinds], cursors: &[$cursors], warnings: &[$wcodes], stale: &[$stale] };"
+      echo "    const DECLARED: DeclaredSet = DeclaredSet { resource: Some(\"resource_$i\"), reasons: &[$codes], kinds: &[$kinds], cursors: &[$cursors], details: &[$details], warnings: &[$wcodes], stale: &[$stale], warning_details: &[$wdetails] };"
       echo "}"
       for name in "${listed[@]}"; do echo "impl Declares<$name> for Set$i {}"; done
       for name in "${warned[@]}"; do echo "impl DeclaresWarning<$name> for Set$i {}"; done

@@ -44,7 +44,7 @@
 //! - `ListAccountsReason`, the endpoint's reason type: an alias of [`DeclaredReason`] over a
 //!   hidden set type. `ListAccountsReason::ALL` and `::WARNINGS` list the declared codes; its
 //!   OpenAPI and JSON schemas list them too, each standard code with its details and each of the
-//!   service's own with its kind (its details are left open) (its
+//!   service's own with its kind and its detail members by name (their types left open) (its
 //!   `warning_schema()` the warnings), and `Envelope<Account, ListAccountsReason>` has the JSON
 //!   Schema of the whole response (`completeness::schema::response_json`, generated for what a
 //!   server writes) and its OpenAPI schema. A completeness block over it accepts only the

@@ -361,6 +361,9 @@ fn the_reason_schemas_take_custom_codes_with_their_kinds() {
         let mut other_kind = sent[1].clone();
         other_kind["kind"] = json!("truncation");
         assert!(!validator.is_valid(&other_kind), "{what}: LEGAL_HOLD under another kind is accepted");
+        let mut unheld = sent[1].clone();
+        unheld.as_object_mut().unwrap().remove("hold");
+        assert!(!validator.is_valid(&unheld), "{what}: LEGAL_HOLD without its `hold` is accepted");
     }
 }
 
@@ -414,6 +417,13 @@ async fn the_json_schema_of_the_response_takes_its_answers_and_refuses_forbidden
         "its own stale warning without `stale`",
     );
     refused(truncated.clone(), &|a| a["warnings"][0]["stale"] = json!(false), "its own stale warning said current");
+    refused(
+        truncated.clone(),
+        &|a| {
+            a["warnings"][0].as_object_mut().unwrap().remove("seconds");
+        },
+        "REPLICA_LAG without its `seconds`",
+    );
 }
 
 /// The OpenAPI schema of the endpoint's response, with the components it lists, takes what it

@@ -221,8 +221,10 @@ macro_rules! __reason_set {
                 reasons: &[$(<$reason as $crate::__private::ReasonDetails>::CODE),*],
                 kinds: &[$(<$reason as $crate::__private::ReasonDetails>::KIND),*],
                 cursors: &[$(<$reason as $crate::__private::ReasonDetails>::MAY_OFFER_A_CURSOR),*],
+                details: &[$(<$reason as $crate::__private::ReasonDetails>::DETAIL_MEMBERS),*],
                 warnings: &[$(<$warning as $crate::__private::WarningDetails>::CODE),*],
                 stale: &[$(<$warning as $crate::__private::WarningDetails>::STALE),*],
+                warning_details: &[$(<$warning as $crate::__private::WarningDetails>::DETAIL_MEMBERS),*],
             };
         }
         $(impl $crate::__private::Declares<$reason> for $set {})*

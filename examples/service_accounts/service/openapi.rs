@@ -676,7 +676,7 @@ pub fn openapi() -> OpenApi {
                 ],
             ),
         )
-        .schema("ServiceAccountWarning", completeness::schema::warnings_openapi(ACCOUNT_WARNINGS, &[false]))
+        .schema("ServiceAccountWarning", completeness::schema::warnings_openapi(ACCOUNT_WARNINGS, &[false], &[]))
         .schema(
             "NewServiceAccount",
             strict(

@@ -77,6 +77,7 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
                     const CODE: #private::ReasonCode = #private::ReasonCode::custom(#code);
                     const KIND: #private::ReasonKind = #private::ReasonKind::#kind;
                     const MAY_OFFER_A_CURSOR: bool = #may_offer_a_cursor;
+                    const DETAIL_MEMBERS: &'static [&'static str] = &[#(#names),*];
                     fn default_message(&self) -> ::std::string::String {
                         #message_fn
                     }
@@ -101,6 +102,7 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
                     const OWNER: ::core::option::Option<&'static str> = ::core::option::Option::Some(#owner);
                     const REVIEW_BY: ::core::option::Option<&'static str> = ::core::option::Option::Some(#review_by);
                     const STALE: bool = #stale;
+                    const DETAIL_MEMBERS: &'static [&'static str] = &[#(#names),*];
                     fn message(&self) -> ::std::string::String {
                         #message_fn
                     }

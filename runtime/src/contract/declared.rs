@@ -209,11 +209,17 @@ pub struct DeclaredSet {
     /// Whether each declared reason may offer a next cursor
     /// ([`ReasonDetails::MAY_OFFER_A_CURSOR`]), in the same order.
     pub cursors: &'static [bool],
+    /// The detail members of each declared reason ([`ReasonDetails::DETAIL_MEMBERS`]), in the
+    /// same order.
+    pub details: &'static [&'static [&'static str]],
     /// The declared warning codes, in declaration order.
     pub warnings: &'static [WarningCode],
     /// Whether each declared warning is stale ([`crate::WarningDetails::STALE`]), in the same
     /// order.
     pub stale: &'static [bool],
+    /// The detail members of each declared warning ([`crate::WarningDetails::DETAIL_MEMBERS`]),
+    /// in the same order.
+    pub warning_details: &'static [&'static [&'static str]],
 }
 
 impl<S: Declares<D>, D: ReasonDetails> From<D> for DeclaredReason<S> {
@@ -234,6 +240,7 @@ macro_rules! everything_reasons {
         const EVERY_KIND: &[ReasonKind] = &[$(ReasonKind::$kind),*];
         const EVERY_CURSOR: &[bool] =
             &[$(<crate::contract::reason::$name as ReasonDetails>::MAY_OFFER_A_CURSOR),*];
+        const EVERY_DETAILS: &[&[&str]] = &[$(<crate::contract::reason::$name as ReasonDetails>::DETAIL_MEMBERS),*];
     };
 }
 completeness_codes::for_each_reason!(everything_reasons);
@@ -243,6 +250,8 @@ macro_rules! everything_warnings {
         $(impl DeclaresWarning<crate::contract::warning::$name> for Everything {})*
         const EVERY_WARNING: &[WarningCode] = &[$(WarningCode::$name),*];
         const EVERY_STALE: &[bool] = &[$(<crate::contract::warning::$name as WarningDetails>::STALE),*];
+        const EVERY_WARNING_DETAILS: &[&[&str]] =
+            &[$(<crate::contract::warning::$name as WarningDetails>::DETAIL_MEMBERS),*];
     };
 }
 completeness_codes::for_each_warning!(everything_warnings);
@@ -253,8 +262,10 @@ impl ReasonSet for Everything {
         reasons: EVERY_REASON,
         kinds: EVERY_KIND,
         cursors: EVERY_CURSOR,
+        details: EVERY_DETAILS,
         warnings: EVERY_WARNING,
         stale: EVERY_STALE,
+        warning_details: EVERY_WARNING_DETAILS,
     };
 }
 
@@ -265,21 +276,26 @@ impl<S: ReasonSet> DeclaredReason<S> {
     /// code, with its detail members (contract §3.5).
     #[cfg(feature = "openapi")]
     pub fn warning_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::contract::schema::warnings_openapi(S::DECLARED.warnings, S::DECLARED.stale)
+        crate::contract::schema::warnings_openapi(S::DECLARED.warnings, S::DECLARED.stale, S::DECLARED.warning_details)
     }
 
     /// The JSON Schema of a warning this endpoint may send, as [`DeclaredReason::warning_schema`]
     /// for OpenAPI; `generator` holds the definitions it refers to.
     #[cfg(feature = "json-schema")]
     pub fn warning_json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::contract::schema::warnings_json(S::DECLARED.warnings, S::DECLARED.stale, generator)
+        crate::contract::schema::warnings_json(
+            S::DECLARED.warnings,
+            S::DECLARED.stale,
+            S::DECLARED.warning_details,
+            generator,
+        )
     }
 }
 
 #[cfg(feature = "openapi")]
 impl<S: ReasonSet> utoipa::PartialSchema for DeclaredReason<S> {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::contract::schema::reasons_openapi(S::DECLARED.reasons, S::DECLARED.kinds)
+        crate::contract::schema::reasons_openapi(S::DECLARED.reasons, S::DECLARED.kinds, S::DECLARED.details)
     }
 }
 
@@ -296,7 +312,7 @@ impl<S: ReasonSet> schemars::JsonSchema for DeclaredReason<S> {
         std::borrow::Cow::Owned(Self::schema_name())
     }
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::contract::schema::reasons_json(S::DECLARED.reasons, S::DECLARED.kinds, generator)
+        crate::contract::schema::reasons_json(S::DECLARED.reasons, S::DECLARED.kinds, S::DECLARED.details, generator)
     }
 }
 
@@ -312,8 +328,10 @@ mod tests {
             reasons: &[ReasonCode::MorePagesAvailable, ReasonCode::VisibilityRestricted],
             kinds: &[ReasonKind::Truncation, ReasonKind::Visibility],
             cursors: &[true, false],
+            details: &[&[], &[]],
             warnings: &[],
             stale: &[],
+            warning_details: &[],
         };
     }
     impl Declares<MorePagesAvailable> for Paginated {}

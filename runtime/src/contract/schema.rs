@@ -12,7 +12,8 @@
 //! An endpoint's reasons (or warnings) are one branch per declared code (`oneOf`), so that a
 //! generated client reads each code with its own detail members: a standard code's from
 //! `reason_details` and `warning_details` (contract §3.2, §3.5), a service's own code with
-//! its `kind` required (§3.3) and its details open. Both renderers read the same `Member`
+//! its `kind` required (§3.3) and its detail members by name (`DETAIL_MEMBERS`, which the
+//! derives fill), of any type. Both renderers read the same `Member`
 //! lists. Detail objects may gain members (§7), so a branch is open to more, except
 //! `VISIBILITY_RESTRICTED`, which never carries a detail (R12).
 
@@ -36,6 +37,9 @@ enum Shape {
     Progress,
     /// A [`LimitKind`](crate::contract::reason::LimitKind) string.
     LimitKind,
+    /// Any value: a detail of a service's own reason or warning, whose type the schema does
+    /// not know.
+    Any,
 }
 
 /// One member of a reason or warning object.
@@ -114,8 +118,13 @@ struct Branch {
     closed: bool,
 }
 
-/// The branch of a reason of `code`, of kind `kind`.
-fn reason_branch(code: &'static ReasonCode, kind: ReasonKind) -> Branch {
+/// A service's own detail members, each required: the derive writes every field.
+fn own_details(details: &'static [&'static str], about: &'static str) -> impl Iterator<Item = Member> {
+    details.iter().map(move |name| always(name, Shape::Any, about))
+}
+
+/// The branch of a reason of `code`, of kind `kind`, with `details` when it is a service's own.
+fn reason_branch(code: &'static ReasonCode, kind: ReasonKind, details: &'static [&'static str]) -> Branch {
     let custom = matches!(code, ReasonCode::Custom(_));
     let about = match custom {
         true => format!("`{code}`: a reason of this service, of kind `{}`.", kind.as_str()),
@@ -128,12 +137,14 @@ fn reason_branch(code: &'static ReasonCode, kind: ReasonKind) -> Branch {
         Member { required: custom, ..always("kind", Shape::Exactly(kind.as_str()), KIND) },
     ];
     members.extend(reason_details(code));
+    members.extend(own_details(details, "A detail of this service's reason."));
     // A count or a name of what is hidden would tell the caller what it may not see (R12).
     Branch { about, members, closed: *code == ReasonCode::VisibilityRestricted }
 }
 
-/// The branch of a warning of `code`; `stale` when it is declared stale.
-fn warning_branch(code: &'static WarningCode, stale: bool) -> Branch {
+/// The branch of a warning of `code`; `stale` when it is declared stale; with `details` when it
+/// is a service's own.
+fn warning_branch(code: &'static WarningCode, stale: bool, details: &'static [&'static str]) -> Branch {
     let about = match code {
         WarningCode::Custom(_) => format!("`{code}`: a warning of this service."),
         _ => format!("`{code}` (contract §3.5)."),
@@ -149,6 +160,7 @@ fn warning_branch(code: &'static WarningCode, stale: bool) -> Branch {
         },
     ];
     members.extend(warning_details(code));
+    members.extend(own_details(details, "A detail of this service's warning."));
     Branch { about, members, closed: false }
 }
 
@@ -158,46 +170,73 @@ const WARNINGS: &str = "A warning: it changes confidence or freshness, never `co
                         endpoint declares, with its details.";
 const NO_WARNINGS: &str = "None: this endpoint declares no warnings.";
 
-/// The branches of the reasons `codes`, of kinds `kinds` (in the same order).
-fn reason_branches(codes: &'static [ReasonCode], kinds: &[ReasonKind]) -> Vec<Branch> {
-    codes.iter().zip(kinds).map(|(code, kind)| reason_branch(code, *kind)).collect()
+/// The detail members of the `at`th declared code, if `details` says.
+fn nth(details: &[&'static [&'static str]], at: usize) -> &'static [&'static str] {
+    details.get(at).copied().unwrap_or_default()
 }
 
-/// The branches of the warnings `codes`, stale as `stale` says (in the same order).
-fn warning_branches(codes: &'static [WarningCode], stale: &[bool]) -> Vec<Branch> {
-    codes.iter().zip(stale).map(|(code, stale)| warning_branch(code, *stale)).collect()
+/// The branches of the reasons `codes`, of kinds `kinds`, with `details` (in the same order).
+fn reason_branches(
+    codes: &'static [ReasonCode],
+    kinds: &[ReasonKind],
+    details: &[&'static [&'static str]],
+) -> Vec<Branch> {
+    codes.iter().zip(kinds).enumerate().map(|(at, (code, kind))| reason_branch(code, *kind, nth(details, at))).collect()
 }
 
-/// The OpenAPI schema of a reason object of one of `codes`, of kinds `kinds`.
+/// The branches of the warnings `codes`, stale as `stale` says, with `details` (in the same
+/// order).
+fn warning_branches(codes: &'static [WarningCode], stale: &[bool], details: &[&'static [&'static str]]) -> Vec<Branch> {
+    codes
+        .iter()
+        .zip(stale)
+        .enumerate()
+        .map(|(at, (code, stale))| warning_branch(code, *stale, nth(details, at)))
+        .collect()
+}
+
+/// The OpenAPI schema of a reason object of one of `codes`, of kinds `kinds`; a service's own
+/// code with the detail members `details` lists (in the same order; `&[]` for none).
 #[cfg(feature = "openapi")]
-pub fn reasons_openapi(codes: &'static [ReasonCode], kinds: &[ReasonKind]) -> openapi::Schema {
-    openapi::one_of(reason_branches(codes, kinds), REASONS, NO_REASONS)
+pub fn reasons_openapi(
+    codes: &'static [ReasonCode],
+    kinds: &[ReasonKind],
+    details: &[&'static [&'static str]],
+) -> openapi::Schema {
+    openapi::one_of(reason_branches(codes, kinds, details), REASONS, NO_REASONS)
 }
 
-/// The OpenAPI schema of a warning object of one of `codes`, stale as `stale` says.
+/// The OpenAPI schema of a warning object of one of `codes`, stale as `stale` says; a service's
+/// own code with the detail members `details` lists (in the same order; `&[]` for none).
 #[cfg(feature = "openapi")]
-pub fn warnings_openapi(codes: &'static [WarningCode], stale: &[bool]) -> openapi::Schema {
-    openapi::one_of(warning_branches(codes, stale), WARNINGS, NO_WARNINGS)
+pub fn warnings_openapi(
+    codes: &'static [WarningCode],
+    stale: &[bool],
+    details: &[&'static [&'static str]],
+) -> openapi::Schema {
+    openapi::one_of(warning_branches(codes, stale, details), WARNINGS, NO_WARNINGS)
 }
 
-/// The JSON Schema of a reason object of one of `codes`, of kinds `kinds`.
+/// The JSON Schema of a reason object, as [`reasons_openapi`] for OpenAPI.
 #[cfg(feature = "json-schema")]
 pub fn reasons_json(
     codes: &'static [ReasonCode],
     kinds: &[ReasonKind],
+    details: &[&'static [&'static str]],
     generator: &mut schemars::SchemaGenerator,
 ) -> schemars::Schema {
-    json::one_of(reason_branches(codes, kinds), REASONS, NO_REASONS, generator)
+    json::one_of(reason_branches(codes, kinds, details), REASONS, NO_REASONS, generator)
 }
 
-/// The JSON Schema of a warning object of one of `codes`, stale as `stale` says.
+/// The JSON Schema of a warning object, as [`warnings_openapi`] for OpenAPI.
 #[cfg(feature = "json-schema")]
 pub fn warnings_json(
     codes: &'static [WarningCode],
     stale: &[bool],
+    details: &[&'static [&'static str]],
     generator: &mut schemars::SchemaGenerator,
 ) -> schemars::Schema {
-    json::one_of(warning_branches(codes, stale), WARNINGS, NO_WARNINGS, generator)
+    json::one_of(warning_branches(codes, stale, details), WARNINGS, NO_WARNINGS, generator)
 }
 
 /// Branches rendered with utoipa's builders.
@@ -205,7 +244,7 @@ pub fn warnings_json(
 mod openapi {
     use utoipa::PartialSchema;
     use utoipa::openapi::schema::{
-        AdditionalProperties, AnyOfBuilder, ArrayBuilder, ObjectBuilder, OneOfBuilder, Type,
+        AdditionalProperties, AnyOfBuilder, ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type,
     };
     use utoipa::openapi::{RefOr, schema};
 
@@ -225,6 +264,7 @@ mod openapi {
             Shape::Flag(Some(value)) => of(Type::Boolean).enum_values(Some([value])).into(),
             Shape::Progress => crate::contract::reason::Progress::schema(),
             Shape::LimitKind => crate::contract::reason::LimitKind::schema(),
+            Shape::Any => ObjectBuilder::new().schema_type(SchemaType::AnyValue).description(Some(about)).into(),
         }
     }
 
@@ -296,6 +336,7 @@ mod json {
             Shape::Flag(Some(value)) => json!({"type": "boolean", "const": value}),
             Shape::Progress => return generator.subschema_for::<crate::contract::reason::Progress>().to_value(),
             Shape::LimitKind => return generator.subschema_for::<crate::contract::reason::LimitKind>().to_value(),
+            Shape::Any => json!({}),
         };
         schema["description"] = Value::from(about);
         schema
@@ -402,19 +443,19 @@ impl<S: crate::ReasonSet> BlockSchemas for crate::DeclaredReason<S> {
     }
     #[cfg(feature = "json-schema")]
     fn reason_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        reasons_json(S::DECLARED.reasons, S::DECLARED.kinds, generator)
+        reasons_json(S::DECLARED.reasons, S::DECLARED.kinds, S::DECLARED.details, generator)
     }
     #[cfg(feature = "json-schema")]
     fn warning_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        warnings_json(S::DECLARED.warnings, S::DECLARED.stale, generator)
+        warnings_json(S::DECLARED.warnings, S::DECLARED.stale, S::DECLARED.warning_details, generator)
     }
     #[cfg(feature = "openapi")]
     fn reason_openapi() -> openapi::Schema {
-        reasons_openapi(S::DECLARED.reasons, S::DECLARED.kinds)
+        reasons_openapi(S::DECLARED.reasons, S::DECLARED.kinds, S::DECLARED.details)
     }
     #[cfg(feature = "openapi")]
     fn warning_openapi() -> openapi::Schema {
-        warnings_openapi(S::DECLARED.warnings, S::DECLARED.stale)
+        warnings_openapi(S::DECLARED.warnings, S::DECLARED.stale, S::DECLARED.warning_details)
     }
 }
 
@@ -432,7 +473,7 @@ const OTHER: &str = "A code outside the standard table: a service's own, or a ne
 fn any_reason() -> AnyCode {
     let kinds: Vec<ReasonKind> = ReasonCode::KNOWN.iter().map(ReasonCode::standard_kind).collect();
     let taken = ReasonCode::KNOWN.iter().map(ReasonCode::as_str).collect();
-    AnyCode { branches: reason_branches(ReasonCode::KNOWN, &kinds), taken, about: REASONS }
+    AnyCode { branches: reason_branches(ReasonCode::KNOWN, &kinds, &[]), taken, about: REASONS }
 }
 
 /// A warning with a reason's code is refused (§3.5): it would leave the answer complete.
@@ -443,7 +484,7 @@ fn any_warning() -> AnyCode {
         .map(WarningCode::as_str)
         .chain(ReasonCode::KNOWN.iter().map(ReasonCode::as_str))
         .collect();
-    AnyCode { branches: warning_branches(WarningCode::KNOWN, &stale), taken, about: WARNINGS }
+    AnyCode { branches: warning_branches(WarningCode::KNOWN, &stale, &[]), taken, about: WARNINGS }
 }
 
 /// Any reason: a standard code with its details (§3.2), or another code in the wire form.

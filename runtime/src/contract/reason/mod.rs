@@ -95,6 +95,10 @@ pub trait ReasonDetails: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     /// their code ([`ReasonCode::may_offer_a_cursor`]), and `#[derive(Reason)]` says false when
     /// it has no `recovery`.
     const MAY_OFFER_A_CURSOR: bool = true;
+    /// The detail members a service's own reason writes, by name, for the schemas of its
+    /// endpoints (`#[derive(Reason)]` lists its fields); none said for a standard one, whose
+    /// members the schemas' own table gives.
+    const DETAIL_MEMBERS: &'static [&'static str] = &[];
     /// The default human message.
     fn default_message(&self) -> String;
     /// The message to send.

@@ -145,6 +145,9 @@ pub trait WarningDetails: Sized + 'static {
     /// (contract §3.5). `STALE_INDEX` is; a service's own warning says so with
     /// `#[warning(stale, ..)]`.
     const STALE: bool = false;
+    /// The detail members a service's own warning writes, by name, for the schemas of its
+    /// endpoints (`#[derive(Warning)]` lists its fields); none said for a standard one.
+    const DETAIL_MEMBERS: &'static [&'static str] = &[];
     /// The human message.
     fn message(&self) -> String;
     /// Writes the detail members (not `code`, `message` or `stale`).
