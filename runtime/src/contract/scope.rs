@@ -91,7 +91,9 @@ pub struct PageInfo {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<u64>"))]
     pub requested_size: Option<u64>,
-    /// The page size actually used.
+    /// The page size actually used (at least 1).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    #[cfg_attr(feature = "json-schema", schemars(range(min = 1)))]
     pub applied_size: u64,
     /// The total ordering, e.g. `"id ascending"`.
     pub ordering: String,
@@ -126,6 +128,8 @@ pub struct CursorContract {
     /// lives, not a promise that it lives that long. A cursor that freezes a snapshot is also
     /// refused, sooner, once the server no longer retains that snapshot (contract §2.5).
     #[serde(deserialize_with = "rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    #[cfg_attr(feature = "json-schema", schemars(extend("format" = "date-time")))]
     pub expires_at: String,
     /// What makes the cursor invalid when changed.
     pub invalidated_by: Vec<CursorBinding>,
