@@ -471,20 +471,19 @@ struct AnyCode {
 const OTHER: &str = "A code outside the standard table: a service's own, or a newer one.";
 
 fn any_reason() -> AnyCode {
-    let kinds: Vec<ReasonKind> = ReasonCode::KNOWN.iter().map(ReasonCode::standard_kind).collect();
-    let taken = ReasonCode::KNOWN.iter().map(ReasonCode::as_str).collect();
-    AnyCode { branches: reason_branches(ReasonCode::KNOWN, &kinds, &[]), taken, about: REASONS }
+    let every = <crate::Everything as crate::ReasonSet>::DECLARED;
+    AnyCode {
+        branches: reason_branches(every.reasons, every.kinds, every.details),
+        taken: standard_reason_codes(),
+        about: REASONS,
+    }
 }
 
 /// A warning with a reason's code is refused (§3.5): it would leave the answer complete.
 fn any_warning() -> AnyCode {
-    let stale: Vec<bool> = WarningCode::KNOWN.iter().map(|code| *code == WarningCode::StaleIndex).collect();
-    let taken = WarningCode::KNOWN
-        .iter()
-        .map(WarningCode::as_str)
-        .chain(ReasonCode::KNOWN.iter().map(ReasonCode::as_str))
-        .collect();
-    AnyCode { branches: warning_branches(WarningCode::KNOWN, &stale, &[]), taken, about: WARNINGS }
+    let every = <crate::Everything as crate::ReasonSet>::DECLARED;
+    let taken = every.warnings.iter().map(WarningCode::as_str).chain(standard_reason_codes()).collect();
+    AnyCode { branches: warning_branches(every.warnings, every.stale, every.warning_details), taken, about: WARNINGS }
 }
 
 /// Any reason: a standard code with its details (§3.2), or another code in the wire form.
