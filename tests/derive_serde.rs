@@ -140,16 +140,14 @@ fn a_flattened_block_checks_its_page_count_when_asked() {
     assert_eq!(consistent.completeness.check_returned("ticketList", 0), Ok(()));
 }
 
-/// Declares, for one `rename_all` case, a derived single resource and a plain serde struct of
-/// the same fields, and checks that both write the same member names: field names serde
-/// spells in its own way (a leading underscore, two in a row, a capital inside, a raw
-/// identifier, a digit) included.
-macro_rules! same_names_as_serde {
-    ($($case:literal => $derived:ident, $plain:ident;)*) => {$(
+/// A struct whose field names serde spells in its own way (a leading underscore, two in a row, a
+/// capital inside, a raw identifier, a digit), declared with the given attributes. The derive
+/// must work on a struct that comes out of a `macro_rules!` macro, as this one does.
+macro_rules! awkward_fields {
+    ($(#[$attr:meta])* $name:ident) => {
         #[allow(non_snake_case)]
-        #[derive(ResultEnvelope)]
-        #[serde(rename_all = $case)]
-        struct $derived {
+        $(#[$attr])*
+        struct $name {
             _links: String,
             item_list_id: u32,
             a__b: u32,
@@ -158,26 +156,27 @@ macro_rules! same_names_as_serde {
             shard_2_state: u32,
         }
 
-        #[allow(non_snake_case)]
-        #[derive(serde::Serialize)]
-        #[serde(rename_all = $case)]
-        struct $plain {
-            _links: String,
-            item_list_id: u32,
-            a__b: u32,
-            itemCount: u32,
-            r#type: u32,
-            shard_2_state: u32,
+        impl $name {
+            fn example() -> Self {
+                $name { _links: "/self".into(), item_list_id: 1, a__b: 2, itemCount: 3, r#type: 4, shard_2_state: 5 }
+            }
         }
+    };
+}
+
+/// Declares, for one `rename_all` case, a derived single resource and a plain serde struct of
+/// the same awkward fields, and checks that both write the same member names.
+macro_rules! same_names_as_serde {
+    ($($case:literal => $derived:ident, $plain:ident;)*) => {$(
+        awkward_fields!(#[derive(ResultEnvelope)] #[serde(rename_all = $case)] $derived);
+        awkward_fields!(#[derive(serde::Serialize)] #[serde(rename_all = $case)] $plain);
     )*
 
     #[test]
     fn rename_all_spells_every_field_as_serde_does() {
         $(
-            let derived = $derived { _links: "/self".into(), item_list_id: 1, a__b: 2, itemCount: 3, r#type: 4, shard_2_state: 5 };
-            let plain = $plain { _links: "/self".into(), item_list_id: 1, a__b: 2, itemCount: 3, r#type: 4, shard_2_state: 5 };
-            let derived = serde_json::to_value(&derived).unwrap();
-            let plain = serde_json::to_value(&plain).unwrap();
+            let derived = serde_json::to_value(&$derived::example()).unwrap();
+            let plain = serde_json::to_value(&$plain::example()).unwrap();
             let names = |value: &serde_json::Value| value.as_object().unwrap().keys().cloned().collect::<std::collections::BTreeSet<_>>();
             assert_eq!(names(&derived), names(&plain), "rename_all = {}", $case);
         )*
@@ -194,6 +193,41 @@ same_names_as_serde! {
     "SCREAMING_SNAKE_CASE" => ScreamingDerived, ScreamingPlain;
     "kebab-case" => KebabDerived, KebabPlain;
     "SCREAMING-KEBAB-CASE" => ScreamingKebabDerived, ScreamingKebabPlain;
+}
+
+/// A list envelope that a `macro_rules!` macro declares, as services declare one page type per
+/// resource: its block is read and written as in any other.
+macro_rules! page_of {
+    ($name:ident, $item:ty) => {
+        #[derive(ResultEnvelope)]
+        struct $name {
+            items: Vec<$item>,
+            #[envelope(completeness)]
+            completeness: Completeness,
+        }
+    };
+}
+
+page_of!(NamePage, String);
+
+#[test]
+fn a_list_envelope_declared_by_a_macro_counts_its_items_and_reports_its_block() {
+    let stale = completeness::PageInfo {
+        returned: 5,
+        requested_size: Some(10),
+        applied_size: 10,
+        ordering: "name ascending".into(),
+        snapshot: None,
+        cursor: None,
+        resumed: Some(false),
+    };
+    let completeness = Completeness::complete(Scope::new("names", "all names")).with_page(stale);
+    let page = NamePage { items: vec!["a".into(), "b".into()], completeness };
+    let json = serde_json::to_value(&page).unwrap();
+    assert_eq!(json["items"], json!(["a", "b"]));
+    assert_eq!(json["complete"], true);
+    assert_eq!(json["page"]["returned"], 2, "the items written are counted, not the block's figure");
+    assert_envelope_invariants(&json);
 }
 
 /// `#[envelope(json_schema)]`: the JSON Schema of a derived struct, as it writes itself.

@@ -3,7 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Generics, Ident};
+use syn::{DeriveInput, Generics, Ident, Member};
 
 use super::ast::{Field, Input};
 use crate::types;
@@ -11,7 +11,7 @@ use crate::types;
 /// `Serialize`, `ReportsCompleteness` and `IntoResponse` for a validated struct. The runtime's
 /// `envelope_impls!` writes the impls' scaffolding; this writes what differs per struct:
 /// the statements that fill the map and the report expressions, each spanned on its field's
-/// type (`self` too) so a type error points at the field.
+/// type (resolved at the call site, see [`at`]) so a type error points at the field.
 pub(crate) fn envelope(input: &Input) -> TokenStream {
     let ident = input.ident;
     let generics = with_bounds(input);
@@ -21,10 +21,11 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let omitted = Ident::new("__completeness_omitted", Span::mixed_site());
 
     let block = input.completeness_field();
-    let block_span = block.map_or_else(Span::call_site, |field| field.ty.span());
+    let block_span = block.map_or_else(Span::call_site, |field| at(field.ty.span()));
     let block_member = block.map(|field| &field.member);
-    let head = block_member.map(|member| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::head(&self.#member, &mut #map)?; }
+    let block_place = block_member.map(|member| place(member, block_span));
+    let head = block_place.as_ref().map(|place| {
+        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::head(&#place, &mut #map)?; }
     });
     // Fields serde skips are not written.
     let data: Vec<&Field> = input.data_fields().filter(|field| !field.serde.skip_serializing).collect();
@@ -34,26 +35,28 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let items_field = data.iter().find(|field| field.is_unbounded_collection());
     let returned = match items_field {
         Some(field) if types::has_len(field.ty) => {
-            let member = &field.member;
-            quote_spanned! {field.ty.span()=> ::core::option::Option::Some(self.#member.len()) }
+            let span = at(field.ty.span());
+            let place = place(&field.member, span);
+            quote_spanned! {span=> ::core::option::Option::Some(#place.len()) }
         }
         _ => quote!(::core::option::Option::None),
     };
-    let tail = block_member.map(|member| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&self.#member, &mut #map, #returned)?; }
+    let tail = block_place.as_ref().map(|place| {
+        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&#place, &mut #map, #returned)?; }
     });
     let entries = data.iter().map(|field| {
-        let (member, name) = (&field.member, &field.wire);
+        let (member, name, span) = (&field.member, &field.wire, at(field.ty.span()));
+        let place = place(member, span);
         // A single resource's field that no type check can see into (a struct of the service's
         // own or a generic one, a `Value`) is asked, as it is written, whether it is a list.
         let note = (block.is_none() && field.may_hide_a_list()).then(|| {
-            quote_spanned! {field.ty.span()=>
-                ::completeness::__private::hidden_list::note(::core::any::type_name::<Self>(), #name, &self.#member);
+            quote_spanned! {span=>
+                ::completeness::__private::hidden_list::note(::core::any::type_name::<Self>(), #name, &#place);
             }
         });
-        let entry = quote_spanned! {field.ty.span()=>
+        let entry = quote_spanned! {span=>
             #note
-            ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, #name, &self.#member)?;
+            ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, #name, &#place)?;
         };
         match &field.serde.skip_serializing_if {
             Some(skip) => quote! { if !#skip(&self.#member) { #entry } },
@@ -71,11 +74,11 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, "omitted_fields", &#omitted)?;
         }
     });
-    let report = block_member.map(|member| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report(&self.#member) }
+    let report = block_place.as_ref().map(|place| {
+        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report(&#place) }
     });
-    let report_mut = block_member.map(|member| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report_mut(&mut self.#member) }
+    let report_mut = block_place.as_ref().map(|place| {
+        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report_mut(&mut #place) }
     });
     let items = match items_field {
         Some(field) => {
@@ -199,6 +202,24 @@ fn single_report(data: &[&Field], omitted: &Ident) -> Option<TokenStream> {
         });)*
         ::core::option::Option::Some(::completeness::__private::SingleReport { omitted: #omitted, warnings })
     })
+}
+
+/// A span located at `span` (a field's type, so that a type error points at the field) but
+/// resolved at the call site, like the impl's own `self`: code carrying the field's tokens'
+/// hygiene would not name the receiver when the struct comes out of a `macro_rules!` macro.
+fn at(span: Span) -> Span {
+    Span::call_site().located_at(span)
+}
+
+/// `self.member`, every token at `span` (from [`at`]): an expression whose tokens come from
+/// two places has no span of its own, and its error would point at the derive.
+fn place(member: &Member, span: Span) -> TokenStream {
+    let mut member = member.clone();
+    match &mut member {
+        Member::Named(ident) => ident.set_span(span),
+        Member::Unnamed(index) => index.span = span,
+    }
+    quote_spanned! {span=> self.#member }
 }
 
 /// For a generic struct: every data field serializes, and the block is a completeness block.
