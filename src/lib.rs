@@ -35,6 +35,7 @@
 //! | `resource` | `resource = "service_accounts"` | the resource the endpoint covers; its scope carries it (required) |
 //! | `reasons(...)` | `reasons(MorePagesAvailable, crate::reasons::LegalHold)` | every reason it can report; `reasons()` for an endpoint that is always complete (required) |
 //! | `warnings(...)` | `warnings(PageSizeReduced, ReplicaLag)` | every warning it can push (optional) |
+//! | `crate` | `crate = "platform::completeness"` | the path the framework is reached by, when not `::completeness` (optional; see [Under another name](#under-another-name)) |
 //!
 //! Standard names need no import (the attribute names the runtime's types itself, so an import
 //! used only there is unused, and rustc says so); a service's own reasons and warnings are
@@ -147,6 +148,7 @@
 //! | --- | --- | --- |
 //! | `#[envelope(completeness)]` | a field of type `Completeness<R>` | the completeness block; its members are written around the data (contract §2.1) |
 //! | `#[envelope(bounded = "why")]` | any field whose type is not written as a scalar | a deliberately small collection (or a parameter, or a type of the service's own, that is never a list), with the justification (required text) |
+//! | `#[envelope(crate = "...")]` | the struct | the path the framework is reached by, when not `::completeness` (see [Under another name](#under-another-name)) |
 //! | `#[envelope(json_schema)]` | the struct | also `schemars::JsonSchema` (feature `json-schema`), as the struct writes itself: its data members under their wire names (required unless under `skip_serializing_if`), the block's members with its declared reasons and warnings and the rules of contract §2.2, or a single resource's `omitted_fields`; every data field's type implements `JsonSchema` |
 //!
 //! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Box`, `Field` or
@@ -210,7 +212,8 @@
 //! report, not for a claim of absence or a change (contract §3.5, §8). Without `stale`, a
 //! complete and empty answer with the warning is evidence of absence.
 //!
-//! The keys may be spread over several attributes, as serde's may (each key once).
+//! The keys may be spread over several attributes, as serde's may (each key once). Both take
+//! `crate = "..."` too (see [Under another name](#under-another-name)).
 //!
 //! ```
 //! use completeness::{Envelope, Reason, Scope, Warning, completeness};
@@ -235,6 +238,38 @@
 //!     page
 //! }
 //! # let _ = list_orders;
+//! ```
+//!
+//! # Under another name
+//!
+//! The macros' code names the framework `::completeness`. A service that reaches it by another
+//! path (the dependency renamed in `Cargo.toml`, `platform = { package = "completeness", .. }`,
+//! or a facade crate of its own that re-exports it) says which, as serde's `crate` key:
+//! `crate = "platform"` on `#[completeness(..)]`, `#[envelope(..)]` (the struct's),
+//! `#[reason(..)]` and `#[warning(..)]`. A standard name by path is then written through it
+//! (`platform::reason::MorePagesAvailable`); bare names need nothing.
+//!
+//! ```
+//! mod platform {
+//!     pub mod completeness {
+//!         pub use ::completeness::*;
+//!     }
+//! }
+//! use platform::completeness::{Completeness, ResultEnvelope, Scope, completeness};
+//!
+//! #[derive(ResultEnvelope)]
+//! #[envelope(crate = "crate::platform::completeness")]
+//! struct Names {
+//!     names: Vec<String>,
+//!     #[envelope(completeness)]
+//!     completeness: Completeness<ListNamesReason>,
+//! }
+//!
+//! #[completeness(crate = "crate::platform::completeness", resource = "names", reasons(MorePagesAvailable))]
+//! async fn list_names() -> Names {
+//!     Names { names: vec!["a".into()], completeness: Completeness::complete(Scope::new("names", "all")) }
+//! }
+//! # fn main() { let _ = list_names; }
 //! ```
 
 pub use completeness_macros::{Reason, ResultEnvelope, Warning, completeness};

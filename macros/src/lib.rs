@@ -4,7 +4,8 @@
 //! Each macro is split like serde_derive and thiserror: `ast` borrows the syn input,
 //! `attr` reads the helper attributes into typed slots, `valid` runs every rule and
 //! collects every error in one shared context (`ctxt.rs`), and `expand` (infallible) writes code
-//! that names everything through `::completeness::__private`.
+//! that names everything through `::completeness::__private` (or the path a `crate = "..."` key
+//! gives, `krate.rs`).
 
 use proc_macro::TokenStream;
 
@@ -12,6 +13,8 @@ mod ctxt;
 mod details;
 mod envelope;
 mod handler;
+mod hygiene;
+mod krate;
 mod meta;
 mod names;
 mod types;

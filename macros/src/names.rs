@@ -28,7 +28,7 @@ pub(crate) enum Listed<'a> {
     Misspelled(&'static str),
     /// A standard name of the other table (a warning listed as a reason, or the reverse).
     OtherTable(&'static str),
-    /// A standard name by the facade's path through the other table's module
+    /// A standard name by the framework's path through the other table's module
     /// (`completeness::warning::MorePagesAvailable`): no such item.
     WrongModule(&'static str),
     /// A service's own type, by the path the user wrote.
@@ -48,15 +48,21 @@ impl Listed<'_> {
     }
 }
 
-/// Classifies `path` against the standard `names`, whose module in the facade is `module`
+/// Classifies `path` against the standard `names`, whose module in the framework is `module`
 /// (`reason` or `warning`), and the `other` table's. A standard name counts bare
-/// (`MorePagesAvailable`) or by the facade's path (`completeness::reason::MorePagesAvailable`).
-pub(crate) fn classify<'a>(path: &'a Path, names: &[&'static str], module: &str, other: &[&'static str]) -> Listed<'a> {
+/// (`MorePagesAvailable`) or by the framework's path, `framework` (`completeness::reason::MorePagesAvailable`).
+pub(crate) fn classify<'a>(
+    path: &'a Path,
+    names: &[&'static str],
+    module: &str,
+    other: &[&'static str],
+    framework: &[String],
+) -> Listed<'a> {
     let segments: Vec<String> = path.segments.iter().map(|segment| segment.ident.to_string()).collect();
     let (written, right_module) = match segments.as_slice() {
         [name] if path.leading_colon.is_none() => (name.clone(), true),
-        [facade, written_module, name]
-            if facade == "completeness" && (written_module == "reason" || written_module == "warning") =>
+        [prefix @ .., written_module, name]
+            if prefix == framework && (written_module == "reason" || written_module == "warning") =>
         {
             (name.clone(), written_module == module)
         }

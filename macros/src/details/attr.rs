@@ -1,10 +1,12 @@
 //! `#[reason(code = "...", kind = ..., message = "...", recovery = path)]` and
-//! `#[warning(code = "...", owner = "...", review_by = "YYYY-MM-DD", message = "...", stale)]`.
+//! `#[warning(code = "...", owner = "...", review_by = "YYYY-MM-DD", message = "...", stale)]`, each
+//! with `crate = "..."` for a framework reached by another path.
 
 use syn::{DeriveInput, Ident, LitStr, Path};
 
 use super::Which;
 use crate::ctxt::Ctxt;
+use crate::krate::Krate;
 use crate::meta::{self, Slot};
 
 /// The keys, each as written (validation checks the values).
@@ -20,6 +22,8 @@ pub(crate) struct Attrs {
     pub(crate) review_by: Slot<LitStr>,
     /// `stale`: the warning says the answer was not read from current state.
     pub(crate) stale: Option<Path>,
+    /// `crate = "..."`: the framework's path, `::completeness` when not given.
+    pub(crate) krate: Krate,
     /// An attribute did not parse to its end: the keys after the mistake were not read, so
     /// none is reported missing (one mistake, one error).
     pub(crate) unread: bool,
@@ -28,6 +32,7 @@ pub(crate) struct Attrs {
 /// Reads the helper attribute; every mistake goes to `cx`.
 pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
     let mut attrs = Attrs::default();
+    let mut krate = Slot::default();
     let name = which.attribute();
     for attribute in input.attrs.iter().filter(|a| a.path().is_ident(name)) {
         // Keys may be spread over several attributes, as serde's may; a key given twice is
@@ -37,6 +42,7 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
             let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
             let duplicate = format!("duplicate `{key}` key: give it once");
             match (which, key.as_str()) {
+                (_, "crate") => Krate::read(cx, &meta, &mut krate),
                 (_, "code") => attrs.code.fill(cx, &meta, "a string", "code = \"LEGAL_HOLD\"", &duplicate),
                 (_, "message") => attrs.message.fill(cx, &meta, "a string", "message = \"...\"", &duplicate),
                 (Which::Reason, "kind") => attrs.kind.fill(cx, &meta, "a name", "kind = visibility", &duplicate),
@@ -64,8 +70,8 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
                 }
                 _ => {
                     let expected = match which {
-                        Which::Reason => "`code`, `kind`, `message` or `recovery`",
-                        Which::Warning => "`code`, `owner`, `review_by`, `message` or `stale`",
+                        Which::Reason => "`code`, `kind`, `message`, `recovery` or `crate`",
+                        Which::Warning => "`code`, `owner`, `review_by`, `message`, `stale` or `crate`",
                     };
                     cx.error_spanned_by(
                         &meta.path,
@@ -80,5 +86,6 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
             attrs.unread = true;
         }
     }
+    attrs.krate = Krate::from_slot(cx, &krate);
     attrs
 }

@@ -3,14 +3,16 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Ident, Type};
+use syn::{DeriveInput, Ident, Member, Type};
 
 use super::Which;
 use super::attr::Attrs;
+use crate::hygiene::{at, place, respan};
 
 /// `ReasonDetails` or `WarningDetails` for the struct.
 pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: &[(&Ident, &Type)]) -> TokenStream {
-    let private = quote! { ::completeness::__private };
+    let krate = &attrs.krate;
+    let private = quote! { #krate::__private };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let code = attrs.code.value.as_ref().map(syn::LitStr::value).unwrap_or_default();
@@ -24,13 +26,19 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
         let Self { #(#fields,)* .. } = self;
         ::std::format!(#message)
     };
-    // Each member is written and read through a call spanned on its field's type, so that a type
-    // that does not serialize or deserialize is reported there.
+    // Each member is written and read through a call located at its field's type, so that a type
+    // that does not serialize or deserialize is reported there (and resolved at the call site,
+    // so that `self`, `map` and `object` are the function's own when the struct comes out of a
+    // `macro_rules!` macro).
     let writes = fields.iter().zip(&names).zip(&types).map(|((field, name), ty)| {
-        quote_spanned! {ty.span()=> #private::serde::ser::SerializeMap::serialize_entry(map, #name, &self.#field)?; }
+        let span = at(ty.span());
+        let (place, private) = (place(&Member::Named((*field).clone()), span), respan(&private, span));
+        quote_spanned! {span=> #private::serde::ser::SerializeMap::serialize_entry(map, #name, &#place)?; }
     });
     let reads = fields.iter().zip(&names).zip(&types).map(|((field, name), ty)| {
-        quote_spanned! {ty.span()=> #field: #private::read_member::<#ty>(object, #code, #name)?, }
+        let span = at(ty.span());
+        let private = respan(&private, span);
+        quote_spanned! {span=> #field: #private::read_member::<#ty>(object, #code, #name)?, }
     });
     let write = quote! {
         #(#writes)*
@@ -60,7 +68,7 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
             let recovery = match &attrs.recovery.value {
                 // Through a typed binding spanned on the path, so that a function of another
                 // signature is reported there, with the signature it must have.
-                Some(path) => quote_spanned! {path.span()=>
+                Some(path) => quote_spanned! {at(path.span())=>
                     {
                         let recovery: fn(&Self) -> ::core::option::Option<#private::Continuation> = #path;
                         recovery(self)

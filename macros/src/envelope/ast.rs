@@ -1,9 +1,9 @@
 //! The derive input as this macro sees it, borrowing the syn tree.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
 
-use super::attr::{self, FieldAttrs};
+use super::attr::{self, ContainerAttrs, FieldAttrs};
 use super::serde::{self, FieldSerde};
 use crate::ctxt::Ctxt;
 use crate::types;
@@ -13,6 +13,8 @@ pub(crate) struct Input<'a> {
     pub(crate) ident: &'a Ident,
     /// `#[envelope(json_schema)]` on the struct: it asks for a `JsonSchema` impl.
     pub(crate) json_schema: Option<syn::Path>,
+    /// The framework's `__private` module, by the path `#[envelope(crate = "...")]` gives.
+    pub(crate) private: TokenStream,
     pub(crate) generics: &'a Generics,
     pub(crate) fields: Vec<Field<'a>>,
     /// True for a tuple struct.
@@ -62,9 +64,10 @@ impl Field<'_> {
 }
 
 impl<'a> Input<'a> {
-    /// Reads a derive input; enums and unions are reported and give `None`.
-    pub(crate) fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Input<'a>> {
-        let json_schema = attr::container_attrs(cx, &input.attrs);
+    /// Reads a derive input, whose struct attributes are `container`; enums and unions are
+    /// reported and give `None`.
+    pub(crate) fn from_syn(cx: &Ctxt, input: &'a DeriveInput, container: &ContainerAttrs) -> Option<Input<'a>> {
+        let (json_schema, krate) = (container.json_schema.clone(), &container.krate);
         let fields = match &input.data {
             Data::Struct(data) => &data.fields,
             Data::Enum(data) => {
@@ -85,7 +88,7 @@ impl<'a> Input<'a> {
             Fields::Unnamed(unnamed) => (true, unnamed.unnamed.iter().collect()),
             Fields::Unit => (false, Vec::new()),
         };
-        let container = serde::container(cx, &input.attrs);
+        let serde_container = serde::container(cx, &input.attrs);
         let params: Vec<syn::Ident> = input.generics.type_params().map(|param| param.ident.clone()).collect();
         let fields = list
             .into_iter()
@@ -99,7 +102,7 @@ impl<'a> Input<'a> {
                     (_, Some(rename)) => rename.value(),
                     (Some(ident), None) => {
                         let name = crate::names::unraw(ident);
-                        container.rename_all.map_or(name.clone(), |case| case.apply(&name))
+                        serde_container.rename_all.map_or(name.clone(), |case| case.apply(&name))
                     }
                     (None, None) => "items".to_owned(),
                 };
@@ -120,6 +123,7 @@ impl<'a> Input<'a> {
         Some(Input {
             ident: &input.ident,
             json_schema,
+            private: quote::quote! { #krate::__private },
             generics: &input.generics,
             fields,
             tuple,

@@ -3,7 +3,8 @@
 use syn::{Attribute, LitStr, Path};
 
 use crate::ctxt::Ctxt;
-use crate::meta;
+use crate::krate::Krate;
+use crate::meta::{self, Slot};
 
 /// The keys of one field's `#[envelope(...)]` attributes.
 #[derive(Default)]
@@ -56,21 +57,31 @@ pub(crate) fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     slots
 }
 
-/// The struct's own `#[envelope(...)]` key: `json_schema`, which asks for a `JsonSchema`
-/// impl (with the runtime's `json-schema` feature). Any other key belongs on a field.
-pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> Option<Path> {
+/// The struct's own `#[envelope(...)]` keys.
+pub(crate) struct ContainerAttrs {
+    /// `json_schema`: asks for a `JsonSchema` impl (with the runtime's `json-schema` feature).
+    pub(crate) json_schema: Option<Path>,
+    /// `crate = "..."`: the framework's path, `::completeness` when not given.
+    pub(crate) krate: Krate,
+}
+
+/// Reads the struct's own `#[envelope(...)]` keys. Any other key belongs on a field.
+pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
     let mut json_schema = None;
+    let mut krate = Slot::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("envelope")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("json_schema") {
                 let duplicate = "duplicate `json_schema` key: write it once";
                 meta::flag(cx, &meta, &mut json_schema, "write `#[envelope(json_schema)]`", duplicate)
+            } else if meta.path.is_ident("crate") {
+                Krate::read(cx, &meta, &mut krate)
             } else {
                 cx.error_spanned_by(
                     &meta.path,
                     format!(
-                        "unknown envelope key `{}` on the struct: expected `json_schema`; `completeness` and \
-                         `bounded = \"why\"` go on a field",
+                        "unknown envelope key `{}` on the struct: expected `json_schema` or `crate = \"...\"`; \
+                         `completeness` and `bounded = \"why\"` go on a field",
                         meta::key(&meta)
                     ),
                 );
@@ -81,5 +92,5 @@ pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> Option<Path> {
             cx.syn_error(error);
         }
     }
-    json_schema
+    ContainerAttrs { json_schema, krate: Krate::from_slot(cx, &krate) }
 }

@@ -3,16 +3,18 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Generics, Ident, Member};
+use syn::{DeriveInput, Generics, Ident};
 
 use super::ast::{Field, Input};
+use crate::hygiene::{at, place, respan};
 use crate::types;
 
 /// `Serialize`, `ReportsCompleteness` and `IntoResponse` for a validated struct. The runtime's
 /// `envelope_impls!` writes the impls' scaffolding; this writes what differs per struct:
 /// the statements that fill the map and the report expressions, each spanned on its field's
-/// type (resolved at the call site, see [`at`]) so a type error points at the field.
+/// type (resolved at the call site, see `hygiene::at`) so a type error points at the field.
 pub(crate) fn envelope(input: &Input) -> TokenStream {
+    let private = &input.private;
     let ident = input.ident;
     let generics = with_bounds(input);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -25,7 +27,8 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let block_member = block.map(|field| &field.member);
     let block_place = block_member.map(|member| place(member, block_span));
     let head = block_place.as_ref().map(|place| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::head(&#place, &mut #map)?; }
+        let private = respan(private, block_span);
+        quote_spanned! {block_span=> #private::CompletenessField::head(&#place, &mut #map)?; }
     });
     // Fields serde skips are not written.
     let data: Vec<&Field> = input.data_fields().filter(|field| !field.serde.skip_serializing).collect();
@@ -42,21 +45,23 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
         _ => quote!(::core::option::Option::None),
     };
     let tail = block_place.as_ref().map(|place| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::tail(&#place, &mut #map, #returned)?; }
+        let private = respan(private, block_span);
+        quote_spanned! {block_span=> #private::CompletenessField::tail(&#place, &mut #map, #returned)?; }
     });
     let entries = data.iter().map(|field| {
         let (member, name, span) = (&field.member, &field.wire, at(field.ty.span()));
         let place = place(member, span);
+        let private = respan(private, span);
         // A single resource's field that no type check can see into (a struct of the service's
         // own or a generic one, a `Value`) is asked, as it is written, whether it is a list.
         let note = (block.is_none() && field.may_hide_a_list()).then(|| {
             quote_spanned! {span=>
-                ::completeness::__private::hidden_list::note(::core::any::type_name::<Self>(), #name, &#place);
+                #private::hidden_list::note(::core::any::type_name::<Self>(), #name, &#place);
             }
         });
         let entry = quote_spanned! {span=>
             #note
-            ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, #name, &#place)?;
+            #private::serde::ser::SerializeMap::serialize_entry(&mut #map, #name, &#place)?;
         };
         match &field.serde.skip_serializing_if {
             Some(skip) => quote! { if !#skip(&self.#member) { #entry } },
@@ -69,16 +74,18 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             quote! { #omitted.note(#name, &self.#member); }
         });
         quote! {
-            let mut #omitted = ::completeness::__private::OmittedFields::default();
+            let mut #omitted = #private::OmittedFields::default();
             #(#notes)*
-            ::completeness::__private::serde::ser::SerializeMap::serialize_entry(&mut #map, "omitted_fields", &#omitted)?;
+            #private::serde::ser::SerializeMap::serialize_entry(&mut #map, "omitted_fields", &#omitted)?;
         }
     });
     let report = block_place.as_ref().map(|place| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report(&#place) }
+        let private = respan(private, block_span);
+        quote_spanned! {block_span=> #private::CompletenessField::report(&#place) }
     });
     let report_mut = block_place.as_ref().map(|place| {
-        quote_spanned! {block_span=> ::completeness::__private::CompletenessField::report_mut(&mut #place) }
+        let private = respan(private, block_span);
+        quote_spanned! {block_span=> #private::CompletenessField::report_mut(&mut #place) }
     });
     let items = match items_field {
         Some(field) => {
@@ -90,22 +97,23 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let carries = match block {
         Some(field) => {
             let block_ty = field.ty;
+            let private = respan(private, block_span);
             quote_spanned! {block_span=>
                 #[automatically_derived]
-                impl #impl_generics ::completeness::__private::CarriesReason<
-                    <#block_ty as ::completeness::__private::CompletenessField>::Reason,
+                impl #impl_generics #private::CarriesReason<
+                    <#block_ty as #private::CompletenessField>::Reason,
                 > for #ident #ty_generics #where_clause {}
             }
         }
         None => {
             // A single resource reports no reason: it serves an endpoint that declares none.
             let mut any = generics.clone();
-            any.params.push(syn::parse_quote!(__CompletenessSet: ::completeness::__private::DeclaresNoReason));
+            any.params.push(syn::parse_quote!(__CompletenessSet: #private::DeclaresNoReason));
             let (any_generics, _, _) = any.split_for_impl();
             quote! {
                 #[automatically_derived]
-                impl #any_generics ::completeness::__private::CarriesReason<
-                    ::completeness::__private::DeclaredReason<__CompletenessSet>,
+                impl #any_generics #private::CarriesReason<
+                    #private::DeclaredReason<__CompletenessSet>,
                 > for #ident #ty_generics #where_clause {}
             }
         }
@@ -115,7 +123,8 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let warning_lists =
         input.data_fields().filter(|field| block.is_none() && types::is_warning_list(field.ty)).map(|field| {
             let ty = field.ty;
-            quote_spanned! {ty.span()=> ::completeness::__private::assert_warning_list::<#ty>(); }
+            let private = respan(private, ty.span());
+            quote_spanned! {ty.span()=> #private::assert_warning_list::<#ty>(); }
         });
     // A data field whose type is written as no list may still be one behind an alias
     // (`type Members = Vec<Account>`): the runtime's `list_field` probe checks the type.
@@ -129,18 +138,19 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
         .filter(|field| concrete && field.may_hide_a_list() && !field.serde.skip_serializing)
         .map(|field| {
             let ty = field.ty;
-            quote_spanned! {ty.span()=> ::completeness::__private::list_field::#probe::<#ty>::new().check(); }
+            let private = respan(private, ty.span());
+            quote_spanned! {ty.span()=> #private::list_field::#probe::<#ty>::new().check(); }
         });
     let checks: Vec<TokenStream> = warning_lists.chain(probes).collect();
     // What a single resource tells operators: the fields it left out and its warnings.
-    let single = block.is_none().then(|| single_report(&data, &omitted)).flatten();
+    let single = block.is_none().then(|| single_report(input, &data, &omitted)).flatten();
     let field_checks =
         (!checks.is_empty()).then(|| quote! { const _: () = { fn __completeness_field_checks() { #(#checks)* } }; });
     let schema = schema(input, &data);
     quote! {
         #carries
         #field_checks
-        ::completeness::__private::envelope_impls!(
+        #private::envelope_impls!(
             [#impl_generics] [#ident #ty_generics] [#where_clause] #this #map
             serialize [#head #(#entries)* #omitted_fields #tail]
             report [#report] [#report_mut] items [#items]
@@ -155,6 +165,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
 /// with its schema bounds, the name, the block's type (`()` for a single resource), whether
 /// `omitted_fields` is written, and each written data member.
 fn schema(input: &Input, data: &[&Field]) -> TokenStream {
+    let private = &input.private;
     if input.json_schema.is_none() {
         return TokenStream::new();
     }
@@ -164,9 +175,9 @@ fn schema(input: &Input, data: &[&Field]) -> TokenStream {
         let where_clause = generics.make_where_clause();
         for field in data {
             let ty = field.ty;
-            where_clause.predicates.push(syn::parse_quote!(#ty: ::completeness::__private::schemars::JsonSchema));
+            where_clause.predicates.push(syn::parse_quote!(#ty: #private::schemars::JsonSchema));
         }
-        where_clause.predicates.push(syn::parse_quote!(#block: ::completeness::__private::DerivedBlock));
+        where_clause.predicates.push(syn::parse_quote!(#block: #private::DerivedBlock));
     }
     let where_clause = &generics.where_clause;
     let name = input.ident.to_string();
@@ -181,7 +192,8 @@ fn schema(input: &Input, data: &[&Field]) -> TokenStream {
 
 /// The body of a single resource's `single_report`: its `Field`s left out and the codes of its
 /// `Vec<Warning>` fields. `None` when it has neither, so that the trait's default (`None`) stays.
-fn single_report(data: &[&Field], omitted: &Ident) -> Option<TokenStream> {
+fn single_report(input: &Input, data: &[&Field], omitted: &Ident) -> Option<TokenStream> {
+    let private = &input.private;
     let fields: Vec<&&Field> = data.iter().filter(|field| field.is_field).collect();
     let warning_lists: Vec<&&Field> = data.iter().filter(|field| types::is_warning_list(field.ty)).collect();
     if fields.is_empty() && warning_lists.is_empty() {
@@ -193,37 +205,20 @@ fn single_report(data: &[&Field], omitted: &Ident) -> Option<TokenStream> {
     });
     let lists = warning_lists.iter().map(|field| &field.member);
     Some(quote! {
-        let mut #omitted = ::completeness::__private::OmittedFields::default();
+        let mut #omitted = #private::OmittedFields::default();
         #(#notes)*
         let mut warnings = ::std::vec::Vec::new();
         #(warnings.extend({
-            use ::completeness::__private::NoWarningCodes as _;
-            ::completeness::__private::WarningCodes(&self.#lists).codes()
+            use #private::NoWarningCodes as _;
+            #private::WarningCodes(&self.#lists).codes()
         });)*
-        ::core::option::Option::Some(::completeness::__private::SingleReport { omitted: #omitted, warnings })
+        ::core::option::Option::Some(#private::SingleReport { omitted: #omitted, warnings })
     })
-}
-
-/// A span located at `span` (a field's type, so that a type error points at the field) but
-/// resolved at the call site, like the impl's own `self`: code carrying the field's tokens'
-/// hygiene would not name the receiver when the struct comes out of a `macro_rules!` macro.
-fn at(span: Span) -> Span {
-    Span::call_site().located_at(span)
-}
-
-/// `self.member`, every token at `span` (from [`at`]): an expression whose tokens come from
-/// two places has no span of its own, and its error would point at the derive.
-fn place(member: &Member, span: Span) -> TokenStream {
-    let mut member = member.clone();
-    match &mut member {
-        Member::Named(ident) => ident.set_span(span),
-        Member::Unnamed(index) => index.span = span,
-    }
-    quote_spanned! {span=> self.#member }
 }
 
 /// For a generic struct: every data field serializes, and the block is a completeness block.
 fn with_bounds(input: &Input) -> Generics {
+    let private = &input.private;
     let mut generics = input.generics.clone();
     if generics.type_params().next().is_none() {
         return generics;
@@ -231,25 +226,25 @@ fn with_bounds(input: &Input) -> Generics {
     let where_clause = generics.make_where_clause();
     for field in input.data_fields() {
         let ty = field.ty;
-        where_clause.predicates.push(syn::parse_quote!(#ty: ::completeness::__private::serde::Serialize));
+        where_clause.predicates.push(syn::parse_quote!(#ty: #private::serde::Serialize));
     }
     if let Some(field) = input.completeness_field() {
         let ty = field.ty;
-        where_clause.predicates.push(syn::parse_quote!(#ty: ::completeness::__private::CompletenessField));
+        where_clause.predicates.push(syn::parse_quote!(#ty: #private::CompletenessField));
     }
     generics
 }
 
 /// What the derive emits after an error: impls with the right shape and no behaviour,
 /// so the type's other uses compile and only the real mistakes are reported.
-pub(crate) fn stub(input: &DeriveInput) -> TokenStream {
+pub(crate) fn stub(input: &DeriveInput, private: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let serializer = Ident::new("__CompletenessSerializer", Span::mixed_site());
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::completeness::__private::serde::Serialize for #ident #ty_generics #where_clause {
-            fn serialize<#serializer: ::completeness::__private::serde::Serializer>(
+        impl #impl_generics #private::serde::Serialize for #ident #ty_generics #where_clause {
+            fn serialize<#serializer: #private::serde::Serializer>(
                 &self,
                 serializer: #serializer,
             ) -> ::core::result::Result<#serializer::Ok, #serializer::Error> {
@@ -257,7 +252,7 @@ pub(crate) fn stub(input: &DeriveInput) -> TokenStream {
             }
         }
 
-        ::completeness::__private::envelope_report!(
+        #private::envelope_report!(
             [#impl_generics] [#ident #ty_generics] [#where_clause] self []
         );
     }

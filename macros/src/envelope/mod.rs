@@ -22,7 +22,10 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
 /// together with a stub implementation so that uses of the type do not cascade.
 fn expand(input: &syn::DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
-    let parsed = ast::Input::from_syn(&cx, input);
+    let container = attr::container_attrs(&cx, &input.attrs);
+    let krate = &container.krate;
+    let private = quote::quote! { #krate::__private };
+    let parsed = ast::Input::from_syn(&cx, input, &container);
     if let Some(parsed) = &parsed {
         valid::check(&cx, parsed);
     }
@@ -30,9 +33,9 @@ fn expand(input: &syn::DeriveInput) -> TokenStream {
         (Ok(()), Some(parsed)) => expand::envelope(&parsed),
         (Err(errors), _) => {
             let mut tokens = errors.to_compile_error();
-            tokens.extend(expand::stub(input));
+            tokens.extend(expand::stub(input, &private));
             tokens
         }
-        (Ok(()), None) => expand::stub(input),
+        (Ok(()), None) => expand::stub(input, &private),
     }
 }

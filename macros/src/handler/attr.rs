@@ -6,10 +6,11 @@ use syn::parse::Parser;
 use syn::{LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
+use crate::krate::Krate;
 use crate::meta::{self, Slot};
 use crate::names;
 
-/// The attribute's keys. Names inside `reasons(...)` / `warnings(...)` are kept as written
+/// The attribute's keys (`crate = "..."` too, for a framework reached by another path). Names inside `reasons(...)` / `warnings(...)` are kept as written
 /// (paths); validation classifies them.
 #[derive(Default)]
 pub(crate) struct Attrs {
@@ -19,6 +20,8 @@ pub(crate) struct Attrs {
     pub(crate) reasons: Option<(Path, Vec<Path>)>,
     /// `warnings(...)`: the key and the names.
     pub(crate) warnings: Option<(Path, Vec<Path>)>,
+    /// `crate = "..."`: the framework's path, `::completeness` when not given.
+    pub(crate) krate: Krate,
     /// The keys an unknown key was reported as a near miss of (`reason` for `reasons`): such a
     /// key is then not also reported missing. An unknown key unlike any leaves the missing ones
     /// reported, so that one build shows every mistake.
@@ -29,13 +32,16 @@ pub(crate) struct Attrs {
 }
 
 /// The attribute's keys, for a "did you mean" when another is written.
-const KEYS: [&str; 3] = ["resource", "reasons", "warnings"];
+const KEYS: [&str; 4] = ["resource", "reasons", "warnings", "crate"];
 
 /// Reads the attribute arguments; every mistake goes to `cx`.
 pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut attrs = Attrs::default();
+    let mut krate = Slot::default();
     let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("resource") {
+        if meta.path.is_ident("crate") {
+            Krate::read(cx, &meta, &mut krate)?;
+        } else if meta.path.is_ident("resource") {
             let duplicate = "duplicate `resource` key: an endpoint lists one resource";
             attrs.resource.fill(cx, &meta, "a string", "resource = \"service_accounts\"", duplicate)?;
         } else if meta.path.is_ident("reasons") || meta.path.is_ident("warnings") {
@@ -63,6 +69,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         cx.syn_error(error);
         attrs.unread = true;
     }
+    attrs.krate = Krate::from_slot(cx, &krate);
     attrs
 }
 

@@ -55,7 +55,7 @@ fn expand_fn(args: TokenStream, item: TokenStream, owner: &str) -> (TokenStream,
     let declared = expand::Declared::from_attrs(&attrs);
     let reason_type = expand::reason_type(&handler, &declared);
     match cx.check() {
-        Ok(()) => (reason_type, expand::handler(&function, &handler)),
+        Ok(()) => (reason_type, expand::handler(&function, &handler, &declared)),
         Err(errors) => {
             let mut items = errors.to_compile_error();
             items.extend(reason_type);

@@ -45,8 +45,11 @@ pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
         );
     }
     let (reasons, warnings) = (names::reason_names(), names::warning_names());
-    check_names(cx, attrs.reasons.as_ref().map(|(_, names)| names), &reasons, &warnings, Kind::Reason);
-    check_names(cx, attrs.warnings.as_ref().map(|(_, names)| names), &warnings, &reasons, Kind::Warning);
+    let framework = attrs.krate.names();
+    let reason_names = attrs.reasons.as_ref().map(|(_, names)| names);
+    check_names(cx, reason_names, (&reasons, &warnings, &framework), Kind::Reason);
+    let warning_names = attrs.warnings.as_ref().map(|(_, names)| names);
+    check_names(cx, warning_names, (&warnings, &reasons, &framework), Kind::Warning);
     check_signature(cx, handler);
     check_return_type(cx, handler);
     check_page_request(cx, attrs, handler, &reasons, &warnings);
@@ -89,13 +92,20 @@ impl Kind {
     }
 }
 
-/// Rule 3.
-fn check_names(cx: &Ctxt, names: Option<&Vec<Path>>, table: &[&'static str], other: &[&'static str], kind: Kind) {
+/// Rule 3. `tables`: the standard names of this list, of the other list, and the framework's
+/// path (see `names::classify`).
+fn check_names(
+    cx: &Ctxt,
+    names: Option<&Vec<Path>>,
+    tables: (&[&'static str], &[&'static str], &[String]),
+    kind: Kind,
+) {
     let Some(names) = names else { return };
+    let (table, other, framework) = tables;
     let what = kind.word();
     let mut seen: Vec<String> = Vec::new();
     for path in names {
-        let listed = names::classify(path, table, what, other);
+        let listed = names::classify(path, table, what, other, framework);
         match listed {
             Listed::Misspelled(suggested) => {
                 let written = path.to_token_stream().to_string();
@@ -336,12 +346,13 @@ fn check_page_request(
     warnings: &[&'static str],
 ) {
     // A standard name counts however it is written: `MorePagesAvailable` or its full path.
+    let framework = attrs.krate.names();
     let declares =
         |list: &Option<(Path, Vec<Path>)>, name: &str, table: &[&'static str], module: &str, other: &[&'static str]| {
             list.as_ref().is_some_and(|(_, names)| {
-                names
-                    .iter()
-                    .any(|path| matches!(names::classify(path, table, module, other), Listed::Standard(n) if n == name))
+                names.iter().any(|path| {
+                    matches!(names::classify(path, table, module, other, &framework), Listed::Standard(n) if n == name)
+                })
             })
         };
     let more_pages = declares(&attrs.reasons, "MorePagesAvailable", reasons, "reason", warnings);
