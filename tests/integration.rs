@@ -34,6 +34,7 @@ mod contract;
 mod contract_references;
 mod custom_reasons;
 mod dates;
+mod declared_by_macros;
 mod derive_serde;
 mod e2e_archive;
 mod e2e_demo;

@@ -1,9 +1,9 @@
 //! The details impl of a validated reason or warning. Infallible; every path is absolute.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Ident, Member, Type};
+use syn::{DeriveInput, Ident, LitStr, Member, Type};
 
 use super::Which;
 use super::attr::Attrs;
@@ -20,10 +20,18 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let (fields, types): (Vec<&Ident>, Vec<&Type>) = fields.iter().copied().unzip();
     // Members are named as the fields are, without a raw identifier's `r#` (`r#type` is `type`).
     let names: Vec<String> = fields.iter().map(|field| crate::names::unraw(field)).collect();
-    // The message may name fields (`"{hold_id}"`): they are bound first.
+    // The message may name fields (`"{hold_id}"`): they are bound first, each under a name that
+    // resolves where the message was written, as `format!` looks its names up there (the fields
+    // and the message may come from different `macro_rules!` expansions).
+    let message_span = message.as_ref().map_or_else(Span::call_site, LitStr::span);
+    let bindings = fields.iter().map(|field| {
+        let mut binding = (*field).clone();
+        binding.set_span(message_span);
+        quote! { #field: #binding }
+    });
     let message_fn = quote! {
-        #[allow(unused_variables)]
-        let Self { #(#fields,)* .. } = self;
+        #[allow(unused_variables, non_shorthand_field_patterns)]
+        let Self { #(#bindings,)* .. } = self;
         ::std::format!(#message)
     };
     // Each member is written and read through a call located at its field's type, so that a type
@@ -47,9 +55,14 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let read = quote! {
         ::core::result::Result::Ok(Self { #(#reads)* })
     };
-    // The detail members are written and read the same way for reasons and warnings.
+    // The detail members are written and read the same way for reasons and warnings. The map's
+    // type parameter has a name no struct's own parameter takes (a reason may be generic over `M`).
+    let map_type = Ident::new("__CompletenessMap", Span::mixed_site());
     let members = quote! {
-        fn write_details<M: #private::serde::ser::SerializeMap>(&self, map: &mut M) -> ::core::result::Result<(), M::Error> {
+        fn write_details<#map_type: #private::serde::ser::SerializeMap>(
+            &self,
+            map: &mut #map_type,
+        ) -> ::core::result::Result<(), #map_type::Error> {
             #write
         }
         fn read_details(

@@ -74,7 +74,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             quote! { #omitted.note(#name, &self.#member); }
         });
         quote! {
-            let mut #omitted = #private::OmittedFields::default();
+            let mut #omitted = <#private::OmittedFields as ::core::default::Default>::default();
             #(#notes)*
             #private::serde::ser::SerializeMap::serialize_entry(&mut #map, "omitted_fields", &#omitted)?;
         }
@@ -205,10 +205,10 @@ fn single_report(input: &Input, data: &[&Field], omitted: &Ident) -> Option<Toke
     });
     let lists = warning_lists.iter().map(|field| &field.member);
     Some(quote! {
-        let mut #omitted = #private::OmittedFields::default();
+        let mut #omitted = <#private::OmittedFields as ::core::default::Default>::default();
         #(#notes)*
         let mut warnings = ::std::vec::Vec::new();
-        #(warnings.extend({
+        #(::core::iter::Extend::extend(&mut warnings, {
             use #private::NoWarningCodes as _;
             #private::WarningCodes(&self.#lists).codes()
         });)*
