@@ -184,7 +184,12 @@
 //!   (also inside `Option` or `Box`): their reasons would go out unseen by the endpoint's
 //!   declaration and by `require_complete`. Return it, or give the struct a block. Nor can it
 //!   hold a `Completeness` left unmarked (a forgotten `#[envelope(completeness)]`), for the
-//!   same reason: mark it.
+//!   same reason: mark it. Behind an alias or an import under another name
+//!   (`use completeness::Envelope as Page`), such a field is refused when the struct compiles
+//!   (in a struct of no type parameter).
+//! - A `Field<T>` is known by that name, as the field's own type: behind an alias, an import under
+//!   another name, or inside `Option` or `Box`, it is refused when the struct compiles (in a
+//!   struct of no type parameter), since what it leaves out would go out as a plain `null`.
 //! - A `Vec` of a type named `Warning` that is not `completeness::Warning` is refused when the
 //!   struct compiles: it is a list of items, not the resource's warnings.
 //! - A tuple struct writes its one data field as `items`.

@@ -126,20 +126,35 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             let private = respan(private, ty.span());
             quote_spanned! {ty.span()=> #private::assert_warning_list::<#ty>(); }
         });
-    // A data field whose type is written as no list may still be one behind an alias
-    // (`type Members = Vec<Account>`): the runtime's `list_field` probe checks the type.
-    // (Not for a generic struct, whose parameters the check's function cannot name; nor for a
-    // type written as a scalar, which cannot be one.)
-    // In a struct with a block, such a list would be neither counted nor always written.
+    // A data field's type as written may hide what it is, behind an alias or an import under
+    // another name: a list (`type Members = Vec<Account>`), a `Field`, or, in a single resource,
+    // a response of the framework's. The runtime's `list_field` probes check the type (see
+    // there). (Not for a generic struct, whose parameters the check's function cannot name; nor
+    // for a type written as a scalar, which cannot be one.) In a struct with a block, a list
+    // behind an alias would be neither counted nor always written.
     let concrete = input.generics.params.is_empty();
-    let probe = if block.is_none() { quote!(ListField) } else { quote!(AliasedList) };
     let probes = input
         .data_fields()
         .filter(|field| concrete && field.may_hide_a_list() && !field.serde.skip_serializing)
         .map(|field| {
             let ty = field.ty;
             let private = respan(private, ty.span());
-            quote_spanned! {ty.span()=> #private::list_field::#probe::<#ty>::new().check(); }
+            let list = match block {
+                None => quote_spanned! {ty.span()=> #private::list_field::ListField::<#ty>::new() },
+                Some(_) => quote_spanned! {ty.span()=> #private::list_field::AliasedList::<#ty>::new() },
+            };
+            let probe = match (field.is_field, block) {
+                (true, _) => list,
+                (false, Some(_)) => {
+                    quote_spanned! {ty.span()=> #private::list_field::HiddenField::<#ty, _>::new(#list) }
+                }
+                (false, None) => quote_spanned! {ty.span()=>
+                    #private::list_field::NestedResponse::<#ty, _>::new(
+                        #private::list_field::HiddenField::<#ty, _>::new(#list)
+                    )
+                },
+            };
+            quote_spanned! {ty.span()=> #probe.check(); }
         });
     let checks: Vec<TokenStream> = warning_lists.chain(probes).collect();
     // What a single resource tells operators: the fields it left out and its warnings.
