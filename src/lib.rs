@@ -39,7 +39,9 @@
 //!
 //! Standard names need no import (the attribute names the runtime's types itself, so an import
 //! used only there is unused, and rustc says so); a service's own reasons and warnings are
-//! named by path.
+//! named by path. A standard name counts bare, by its full path, or through its module
+//! (`reason::MorePagesAvailable`); imported under another name, it reads as a type of the
+//! service's own, and is refused as one with a standard code.
 //!
 //! What it generates for `async fn list_accounts(..)`:
 //! - `ListAccountsReason`, the endpoint's reason type: an alias of [`DeclaredReason`] over a

@@ -408,3 +408,23 @@ async fn handlers_under_opposite_cfgs_in_an_impl_block_each_declare_their_own() 
     assert_eq!(DirectoryNamesReason::ALL, [completeness::ReasonCode::VisibilityRestricted], "the cfg(test) one");
     assert!(!Directory::names().await.is_complete());
 }
+
+/// Standard names written through their module imported on its own (`use completeness::reason`),
+/// as a service that keeps its imports short does: read as the standard ones, so a paginated
+/// handler's declaration is complete.
+mod through_the_module {
+    use completeness::{Envelope, PageRequest, Problem, QueryBinding, Scope, completeness, reason, warning};
+
+    #[completeness(resource = "numbers", reasons(reason::MorePagesAvailable), warnings(warning::PageSizeReduced))]
+    pub async fn list_numbers(request: PageRequest) -> Result<Envelope<u64, ListNumbersReason>, Problem> {
+        let scope = Scope::new("numbers", "every number");
+        let page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+        Ok(page.envelope(scope, vec![1, 2], u64::to_string))
+    }
+
+    #[test]
+    fn standard_names_through_their_module_are_the_standard_codes() {
+        assert_eq!(ListNumbersReason::ALL, [completeness::ReasonCode::MorePagesAvailable]);
+        assert_eq!(ListNumbersReason::WARNINGS, [completeness::WarningCode::PageSizeReduced]);
+    }
+}

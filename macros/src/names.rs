@@ -50,7 +50,10 @@ impl Listed<'_> {
 
 /// Classifies `path` against the standard `names`, whose module in the framework is `module`
 /// (`reason` or `warning`), and the `other` table's. A standard name counts bare
-/// (`MorePagesAvailable`) or by the framework's path, `framework` (`completeness::reason::MorePagesAvailable`).
+/// (`MorePagesAvailable`), by the framework's path, `framework`
+/// (`completeness::reason::MorePagesAvailable`), or through its module imported on its own
+/// (`reason::MorePagesAvailable`, after `use completeness::reason`; any path ending in the
+/// module and a standard name, exactly).
 pub(crate) fn classify<'a>(
     path: &'a Path,
     names: &[&'static str],
@@ -65,6 +68,11 @@ pub(crate) fn classify<'a>(
             if prefix == framework && (written_module == "reason" || written_module == "warning") =>
         {
             (name.clone(), written_module == module)
+        }
+        // The module by another path: only a standard name, exactly, is read as one (a
+        // service's own `crate::reason::LegalHold` is its own).
+        [.., written_module, name] if written_module == module && names.contains(&name.as_str()) => {
+            (name.clone(), true)
         }
         _ => return Listed::Custom(path),
     };

@@ -160,7 +160,8 @@ fn distinct(
     let not_standard = own.iter().map(|&(at, own)| {
         let message = format!(
             "{} has the code of a standard {kind}, which only the standard type may report; list the standard \
-             {kind} by its name instead, or give this type a code of its own",
+             {kind} by its own name instead (the macro knows it by that name: imported under another, it reads as \
+             a type of your own), or give this type a code of its own",
             shown(own)
         );
         let private = respan(private, name_span(own, span));
