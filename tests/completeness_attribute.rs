@@ -426,5 +426,7 @@ mod through_the_module {
     fn standard_names_through_their_module_are_the_standard_codes() {
         assert_eq!(ListNumbersReason::ALL, [completeness::ReasonCode::MorePagesAvailable]);
         assert_eq!(ListNumbersReason::WARNINGS, [completeness::WarningCode::PageSizeReduced]);
+        let _: axum::Router<completeness::CompletenessConfig> =
+            axum::Router::new().route("/numbers", completeness::routing::get(list_numbers).into());
     }
 }

@@ -62,6 +62,9 @@ impl Declared {
                     continue;
                 }
                 let (ty, custom) = match listed {
+                    // Written by a path (`reason::MorePagesAvailable`): as written, so that the
+                    // import it goes through is used.
+                    Listed::Standard(_) if path.segments.len() > 1 => (path.to_token_stream(), false),
                     Listed::Standard(name) => {
                         let name = Ident::new(name, path.span_of_ident());
                         (quote! { #krate::#module_ident::#name }, false)
