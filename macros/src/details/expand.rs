@@ -133,3 +133,63 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
         }
     }
 }
+
+/// What the derive emits after an error: the impl with the right shape and no behaviour, under a
+/// code made from the type's name (`INVALID_LEGAL_HOLD`: of the right form, and no other type's),
+/// so that the type's uses compile and only the real mistakes are reported.
+pub(crate) fn stub(which: Which, input: &DeriveInput, attrs: &Attrs) -> TokenStream {
+    let krate = &attrs.krate;
+    let private = quote! { #krate::__private };
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let mut code = String::from("INVALID");
+    for c in crate::names::unraw(ident).chars().filter(char::is_ascii_alphanumeric) {
+        if c.is_ascii_uppercase() || !code.ends_with(|last: char| last.is_ascii_alphanumeric()) {
+            code.push('_');
+        }
+        code.push(c.to_ascii_uppercase());
+    }
+    let map_type = Ident::new("__CompletenessMap", Span::mixed_site());
+    let members = quote! {
+        fn write_details<#map_type: #private::serde::ser::SerializeMap>(
+            &self,
+            map: &mut #map_type,
+        ) -> ::core::result::Result<(), #map_type::Error> {
+            ::core::result::Result::Ok(())
+        }
+        fn read_details(
+            object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
+        ) -> ::core::result::Result<Self, ::std::string::String> {
+            ::core::result::Result::Err(::std::string::String::new())
+        }
+    };
+    match which {
+        Which::Reason => quote! {
+            #[automatically_derived]
+            impl #impl_generics #private::ReasonDetails for #ident #ty_generics #where_clause {
+                const CODE: #private::ReasonCode = #private::ReasonCode::custom(#code);
+                const KIND: #private::ReasonKind = #private::ReasonKind::Unknown;
+                fn default_message(&self) -> ::std::string::String {
+                    ::std::string::String::new()
+                }
+                #members
+                fn recovery(&self) -> ::core::option::Option<#private::Continuation> {
+                    ::core::option::Option::None
+                }
+                fn into_reason(self) -> #private::StandardReason {
+                    #private::StandardReason::Custom(#private::CustomReason::from_details(&self))
+                }
+            }
+        },
+        Which::Warning => quote! {
+            #[automatically_derived]
+            impl #impl_generics #private::WarningDetails for #ident #ty_generics #where_clause {
+                const CODE: #private::WarningCode = #private::WarningCode::custom(#code);
+                fn message(&self) -> ::std::string::String {
+                    ::std::string::String::new()
+                }
+                #members
+            }
+        },
+    }
+}

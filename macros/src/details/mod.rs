@@ -31,7 +31,8 @@ impl Which {
     }
 }
 
-/// Expands one derive input; on error, the errors and nothing else (the type still exists).
+/// Expands one derive input; on error, the errors and a stand-in impl, so that the type's uses
+/// (in `reasons(...)`, `push_reason`) do not add errors of their own.
 pub(crate) fn derive(which: Which, input: TokenStream) -> TokenStream {
     let input = match syn::parse2::<DeriveInput>(input) {
         Ok(input) => input,
@@ -44,7 +45,11 @@ pub(crate) fn derive(which: Which, input: TokenStream) -> TokenStream {
     valid::check_no_serde(&cx, which, &input);
     match cx.check() {
         Ok(()) => expand::details(which, &input, &attrs, &fields),
-        Err(errors) => errors.to_compile_error(),
+        Err(errors) => {
+            let mut tokens = errors.to_compile_error();
+            tokens.extend(expand::stub(which, &input, &attrs));
+            tokens
+        }
     }
 }
 
