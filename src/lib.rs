@@ -81,7 +81,11 @@
 //! `impl Api<u16>`, may not, since the name has no room for the type's arguments). Inside the
 //! block, a handler's attribute is found by its name, `completeness` (also as a path ending in
 //! it): one imported under another name (`use completeness::completeness as declare`) is not
-//! seen there. A `#[cfg]` on a handler also guards its reason type.
+//! seen there. A `#[cfg]` on a handler also guards its reason type, and a
+//! `#[cfg_attr(pred, completeness(..))]` is expanded where `pred` holds, as on a free function.
+//! Without the block's own `#[completeness]`, a handler's attribute is expanded as on a free
+//! function, and rustc refuses what it writes beside the function ("enum is not supported in
+//! `trait`s or `impl`s"): add the block's.
 //!
 //! ```
 //! use completeness::{Envelope, Scope, completeness};

@@ -430,3 +430,28 @@ mod through_the_module {
             axum::Router::new().route("/numbers", completeness::routing::get(list_numbers).into());
     }
 }
+
+/// `#[completeness(..)]` inside `cfg_attr` in an annotated `impl` block, as on a free function:
+/// expanded where its condition holds, and the function left as written where it does not.
+struct Conditional;
+
+#[completeness]
+impl Conditional {
+    #[cfg_attr(all(), completeness(resource = "names", reasons(VisibilityRestricted)))]
+    async fn names() -> Envelope<String, ConditionalNamesReason> {
+        Envelope::incomplete(vec![], Scope::new("names", "names readable by 'north'"), VisibilityRestricted::new())
+    }
+
+    #[cfg_attr(any(), completeness(resource = "names", reasons(VisibilityRestricted)))]
+    #[cfg_attr(all(), allow(clippy::unused_async))]
+    async fn unannotated() -> Envelope<String> {
+        Envelope::complete(vec!["plain".into()], Scope::new("names", "all"))
+    }
+}
+
+#[tokio::test]
+async fn completeness_inside_cfg_attr_in_an_impl_block_is_expanded_where_it_holds() {
+    assert_eq!(ConditionalNamesReason::ALL, [completeness::ReasonCode::VisibilityRestricted]);
+    assert!(!Conditional::names().await.is_complete());
+    assert!(Conditional::unannotated().await.is_complete());
+}

@@ -76,6 +76,7 @@ fn expand_impl(mut block: ItemImpl) -> TokenStream {
 /// Expands the annotated functions of `block` in place, and returns what goes before it.
 fn expand_handlers(block: &mut ItemImpl) -> TokenStream {
     let mut beside = TokenStream::new();
+    block.items = block.items.drain(..).flat_map(under_cfg_attr).collect();
     let owner = match &*block.self_ty {
         // Capitalized, as the generated names are CamelCase: `impl r#dyn` gives `DynListReason`.
         syn::Type::Path(path) => {
@@ -110,6 +111,40 @@ fn expand_handlers(block: &mut ItemImpl) -> TokenStream {
         }
     }
     beside
+}
+
+/// A function whose `#[completeness(..)]` is inside `#[cfg_attr(pred, ..)]`, which the compiler
+/// expands only after this macro has read the block: as two, `#[cfg(pred)]` with the attribute
+/// and `#[cfg(not(pred))]` without, so that what is generated beside the first exists when it
+/// does (see `HandlerFn::cfgs`), as for a free function. Any other item, as it is.
+fn under_cfg_attr(item: ImplItem) -> Vec<ImplItem> {
+    let ImplItem::Fn(function) = &item else { return vec![item] };
+    let found = function.attrs.iter().enumerate().find_map(|(at, attr)| {
+        if !attr.path().is_ident("cfg_attr") {
+            return None;
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+        let metas = attr.parse_args_with(parser).ok()?;
+        let mut metas = metas.into_iter();
+        let predicate = metas.next()?;
+        let (ours, rest): (Vec<syn::Meta>, Vec<syn::Meta>) =
+            metas.partition(|meta| meta.path().segments.last().is_some_and(|s| s.ident == "completeness"));
+        let ours = ours.into_iter().next()?;
+        Some((at, predicate, ours, rest))
+    });
+    let Some((at, predicate, ours, rest)) = found else { return vec![item] };
+    let mut with = function.clone();
+    let mut without = function.clone();
+    for copy in [&mut with, &mut without] {
+        copy.attrs.remove(at);
+        if !rest.is_empty() {
+            copy.attrs.insert(at, syn::parse_quote!(#[cfg_attr(#predicate, #(#rest),*)]));
+        }
+    }
+    with.attrs.push(syn::parse_quote!(#[cfg(#predicate)]));
+    with.attrs.push(syn::parse_quote!(#[#ours]));
+    without.attrs.push(syn::parse_quote!(#[cfg(not(#predicate))]));
+    vec![ImplItem::Fn(with), ImplItem::Fn(without)]
 }
 
 /// An `impl` block that does not parse: a slip in one of its bodies, which rustc reports when
