@@ -146,7 +146,8 @@ pub(crate) fn namesake_hint(ty: &Type) -> String {
         let last = segments.last()?;
         let name = last.ident.to_string();
         let foreign = segments.len() > 1 && segments.first().is_some_and(|first| first.ident != "completeness");
-        if foreign && name != "Problem" && REPORTING_TYPES.contains(&name.as_str()) {
+        let known = REPORTING_TYPES.contains(&name.as_str()) || name == COMPLETENESS_BLOCK;
+        if foreign && name != "Problem" && known {
             let shown: Vec<String> = segments.iter().map(|segment| segment.ident.to_string()).collect();
             return Some(format!(
                 " (if `{}` is a type of your own, not the framework's `{name}`, which the check knows by its \

@@ -80,6 +80,7 @@ same_code! {
     standard_warning_code, same_warning_code(WarningCode), is_standard_warning_code;
 }
 
+use crate::contract::field::Field;
 pub use crate::contract::field::OmittedFields;
 pub use crate::contract::reason::ReasonCode;
 pub use crate::contract::warning::WarningCode;
@@ -90,6 +91,31 @@ pub use crate::server::report::{CarriesReason, CompletenessReport, ReportsComple
 /// (A `Result`'s error side is checked by [`error_side`].)
 #[inline(always)]
 pub fn assert_declared<T: ReportsCompleteness + CarriesReason<R>, R>() {}
+
+/// A field's type the envelope derive read as `Field<T>` by its name: the framework's `Field`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the framework's `Field`, which the envelope derive knows by its name",
+    label = "a type named `Field` that is not `completeness::Field`",
+    note = "write `completeness::Field<T>` for a value that may be left out; import a type of your own \
+            of that name under another name where it is used: `use ... as OwnField;`"
+)]
+pub trait FrameworkField {
+    /// Records the field in `omitted` when it was left out.
+    fn note_in(&self, omitted: &mut OmittedFields, name: &str);
+}
+
+impl<T> FrameworkField for Field<T> {
+    fn note_in(&self, omitted: &mut OmittedFields, name: &str) {
+        omitted.note(name, self);
+    }
+}
+
+/// What the derive writes for each `Field<T>`, spanned on its type: records it in `omitted` when
+/// it was left out (contract §2.7).
+#[inline]
+pub fn note_field<F: FrameworkField>(omitted: &mut OmittedFields, name: &str, field: &F) {
+    field.note_in(omitted, name);
+}
 
 /// A type a service's own reason or warning can hold as a detail member: it is written on the
 /// wire, and read back by clients that know the code.

@@ -69,10 +69,7 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
         }
     });
     let omitted_fields = data.iter().any(|field| field.is_field).then(|| {
-        let notes = data.iter().filter(|field| field.is_field).map(|field| {
-            let (member, name) = (&field.member, &field.wire);
-            quote! { #omitted.note(#name, &self.#member); }
-        });
+        let notes = data.iter().filter(|field| field.is_field).map(|field| note_field(input, field, &omitted));
         quote! {
             let mut #omitted = <#private::OmittedFields as ::core::default::Default>::default();
             #(#notes)*
@@ -214,10 +211,7 @@ fn single_report(input: &Input, data: &[&Field], omitted: &Ident) -> Option<Toke
     if fields.is_empty() && warning_lists.is_empty() {
         return None;
     }
-    let notes = fields.iter().map(|field| {
-        let (member, name) = (&field.member, &field.wire);
-        quote! { #omitted.note(#name, &self.#member); }
-    });
+    let notes = fields.iter().map(|field| note_field(input, field, omitted));
     let lists = warning_lists.iter().map(|field| &field.member);
     Some(quote! {
         let mut #omitted = <#private::OmittedFields as ::core::default::Default>::default();
@@ -229,6 +223,14 @@ fn single_report(input: &Input, data: &[&Field], omitted: &Ident) -> Option<Toke
         });)*
         ::core::option::Option::Some(#private::SingleReport { omitted: #omitted, warnings })
     })
+}
+
+/// The statement that records a `Field<T>` in `omitted` when it was left out, spanned on its
+/// type: a type of the service's own named `Field` is reported there.
+fn note_field(input: &Input, field: &Field, omitted: &Ident) -> TokenStream {
+    let (name, span) = (&field.wire, at(field.ty.span()));
+    let (place, private) = (place(&field.member, span), respan(&input.private, span));
+    quote_spanned! {span=> #private::note_field(&mut #omitted, #name, &#place); }
 }
 
 /// For a generic struct: every data field serializes, and the block is a completeness block.

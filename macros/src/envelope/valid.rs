@@ -142,9 +142,10 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
             field.ty,
             format!(
                 "field `{}` is a completeness block, but `{}` does not report through it (its reasons would go out \
-                 unseen by the endpoint's declaration and by `require_complete`): mark it `#[envelope(completeness)]`",
+                 unseen by the endpoint's declaration and by `require_complete`): mark it `#[envelope(completeness)]`{}",
                 member_name(field),
-                input.ident
+                input.ident,
+                types::namesake_hint(field.ty)
             ),
         );
     }

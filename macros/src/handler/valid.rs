@@ -361,6 +361,17 @@ fn check_page_request(
         return;
     }
     for arg in &handler.args {
+        // Known by its name; by a path other than the framework's (`paging::PageRequest`), a
+        // type of the service's own.
+        if let syn::Type::Path(path) = &*arg.ty {
+            let written: Vec<String> = path.path.segments.iter().map(|segment| segment.ident.to_string()).collect();
+            if let [prefix @ .., _] = written.as_slice()
+                && !prefix.is_empty()
+                && prefix != framework.as_slice()
+            {
+                continue;
+            }
+        }
         if matches!(types::last_segment(&arg.ty), Some((name, _)) if name == "PageRequest") {
             let missing = match (more_pages, reduced) {
                 (false, false) => "add `MorePagesAvailable` to `reasons(...)` and `PageSizeReduced` to `warnings(...)`",
@@ -369,7 +380,11 @@ fn check_page_request(
             };
             cx.error_spanned_by(
                 &arg.ty,
-                format!("this handler takes `PageRequest`, so it can end a page early and clamp its size: {missing}"),
+                format!(
+                    "this handler takes `PageRequest`, so it can end a page early and clamp its size: {missing} \
+                     (a type of your own of that name: import it under another, as the macro knows the framework's \
+                     by its name)"
+                ),
             );
         }
     }
