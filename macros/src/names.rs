@@ -104,7 +104,7 @@ pub(crate) fn path_key(path: &Path) -> String {
         }
         key.push_str(&segment.ident.to_string());
         if !segment.arguments.is_none() {
-            key.push_str(&quote::ToTokens::to_token_stream(&segment.arguments).to_string());
+            key.push_str(&crate::types::pretty_tokens(&quote::ToTokens::to_token_stream(&segment.arguments)));
         }
     }
     key

@@ -186,7 +186,12 @@ pub(crate) fn is_warning_list(ty: &Type) -> bool {
 
 /// A type as a user writes it: `Json<Vec<u32>>`, not `Json < Vec < u32 > >`.
 pub(crate) fn pretty(ty: &Type) -> String {
-    let text = quote::ToTokens::to_token_stream(ty).to_string();
+    pretty_tokens(&quote::ToTokens::to_token_stream(ty))
+}
+
+/// Tokens as a user writes them (see [`pretty`]).
+pub(crate) fn pretty_tokens(tokens: &proc_macro2::TokenStream) -> String {
+    let text = tokens.to_string();
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
