@@ -461,6 +461,35 @@ async fn the_openapi_schema_of_the_response_takes_its_answers() {
     assert!(!validator.is_valid(&undeclared), "a code the endpoint does not declare: {undeclared}");
 }
 
+/// The same two endpoints in an OpenAPI document: two components, each with its own warnings,
+/// so that each endpoint's answers pass its own (one shared name once gave both the warnings of
+/// whichever was listed last).
+#[cfg(all(feature = "openapi", feature = "json-schema"))]
+#[tokio::test]
+async fn two_endpoints_of_one_reason_set_are_two_openapi_components() {
+    use utoipa::{PartialSchema, ToSchema};
+    type Documents = Envelope<String, ListDocumentsReason>;
+    type Tagged = Envelope<String, ListTaggedReason>;
+    assert_ne!(Documents::name(), Tagged::name());
+    let mut components =
+        vec![(Documents::name().into_owned(), Documents::schema()), (Tagged::name().into_owned(), Tagged::schema())];
+    Documents::schemas(&mut components);
+    Tagged::schemas(&mut components);
+    let components: serde_json::Map<String, Value> =
+        components.into_iter().map(|(name, schema)| (name, serde_json::to_value(schema).unwrap())).collect();
+    let validator = |name: &str| {
+        let root = json!({"$ref": format!("#/components/schemas/{name}"), "components": {"schemas": components}});
+        jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{e}: {root}"))
+    };
+    let (documents, tagged) = (validator(&Documents::name()), validator(&Tagged::name()));
+    let (_, lagging) = call("/documents?lag=4&item=a").await;
+    assert_eq!(lagging["warnings"][0]["code"], "REPLICA_LAG");
+    assert!(documents.is_valid(&lagging), "{:?}", documents.validate(&lagging).err());
+    assert!(!tagged.is_valid(&lagging), "the endpoint without the warning refuses it");
+    let plain = serde_json::to_value(list_tagged().await).unwrap();
+    assert!(tagged.is_valid(&plain), "{:?}", tagged.validate(&plain).err());
+}
+
 /// The same reasons as `list_documents`, without its warnings, over items that leave a member
 /// out when it is empty.
 #[cfg(feature = "json-schema")]

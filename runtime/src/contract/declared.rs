@@ -109,11 +109,21 @@ impl<S: ReasonSet> DeclaredReason<S> {
     pub fn schema_name() -> String {
         let mut name = String::from("DeclaredReason");
         for code in S::DECLARED.reasons {
-            name.push('_');
-            for word in code.as_str().split('_') {
-                let mut letters = word.chars();
-                name.extend(letters.next());
-                name.extend(letters.flat_map(char::to_lowercase));
+            push_camel(&mut name, code.as_str());
+        }
+        name
+    }
+
+    /// The schema name of a response's block over the declared set: [`schema_name`](Self::schema_name)
+    /// and the declared warnings, e.g. `"DeclaredReason_MorePagesAvailable_Warnings_PageSizeReduced"`.
+    /// Two endpoints that declare the same reasons and other warnings send other blocks, so
+    /// their responses are two OpenAPI components.
+    pub fn block_schema_name() -> String {
+        let mut name = Self::schema_name();
+        if !S::DECLARED.warnings.is_empty() {
+            name.push_str("_Warnings");
+            for code in S::DECLARED.warnings {
+                push_camel(&mut name, code.as_str());
             }
         }
         name
@@ -123,6 +133,16 @@ impl<S: ReasonSet> DeclaredReason<S> {
     fn declared_kind(code: &ReasonCode) -> Option<ReasonKind> {
         let DeclaredSet { reasons, kinds, .. } = S::DECLARED;
         reasons.iter().position(|declared| declared == code).and_then(|i| kinds.get(i).copied())
+    }
+}
+
+/// `_` and `code` in CamelCase (`MORE_PAGES_AVAILABLE` → `_MorePagesAvailable`).
+fn push_camel(name: &mut String, code: &str) {
+    name.push('_');
+    for word in code.split('_') {
+        let mut letters = word.chars();
+        name.extend(letters.next());
+        name.extend(letters.flat_map(char::to_lowercase));
     }
 }
 

@@ -408,7 +408,8 @@ mod json {
 /// [`StandardReason`](crate::StandardReason), any code, the standard ones with their details.
 /// [`Envelope`](crate::Envelope) reads it for its own schema.
 pub trait BlockSchemas {
-    /// The name schemas of responses over this reason type take a part of.
+    /// The part of the names of the schemas of responses over this reason type: for an
+    /// endpoint's, its reasons and its warnings ([`DeclaredReason::block_schema_name`](crate::DeclaredReason::block_schema_name)).
     fn schema_name() -> std::borrow::Cow<'static, str>;
     /// A schema a reason matches when it may offer a `next_cursor` (R7).
     fn cursor_reason() -> serde_json::Value;
@@ -428,7 +429,7 @@ pub trait BlockSchemas {
 
 impl<S: crate::ReasonSet> BlockSchemas for crate::DeclaredReason<S> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
-        std::borrow::Cow::Owned(crate::DeclaredReason::<S>::schema_name())
+        std::borrow::Cow::Owned(crate::DeclaredReason::<S>::block_schema_name())
     }
     fn cursor_reason() -> serde_json::Value {
         let crate::contract::declared::DeclaredSet { reasons, cursors, .. } = S::DECLARED;
