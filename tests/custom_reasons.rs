@@ -965,3 +965,41 @@ fn a_raw_identifier_field_is_written_and_read_without_its_prefix() {
     let back: StandardReason = serde_json::from_value(wire).unwrap();
     assert_eq!(back.to_details::<TypeHidden>(), Some(Ok(TypeHidden { r#type: "secret".into() })));
 }
+
+/// An endpoint's response named in utoipa's own route attribute, as `body = Envelope<T, R>`:
+/// the document lists it as a component, with the components it refers to.
+#[cfg(feature = "openapi")]
+mod utoipa_route {
+    use super::*;
+
+    #[utoipa::path(get, path = "/documents", responses((status = 200, body = Envelope<String, ListDocumentsReason>)))]
+    #[allow(dead_code)]
+    async fn documents() {}
+
+    #[derive(utoipa::OpenApi)]
+    #[openapi(paths(documents))]
+    struct Api;
+
+    #[tokio::test]
+    async fn an_envelope_named_in_a_utoipa_route_is_a_component_its_answers_pass() {
+        let mut document = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).unwrap();
+        let response = &document["paths"]["/documents"]["get"]["responses"]["200"]["content"]["application/json"];
+        let reference = response["schema"]["$ref"].as_str().unwrap_or_else(|| panic!("a reference: {document}"));
+        let reference = reference.to_owned();
+        let name = reference.strip_prefix("#/components/schemas/").unwrap();
+        assert!(completeness::schema::add_block_rules::<ListDocumentsReason>(&mut document, name), "{document}");
+        assert!(!completeness::schema::add_block_rules::<ListDocumentsReason>(&mut document.clone(), "Nothing"));
+        let root = json!({"$ref": reference, "components": document["components"]});
+        let validator = jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{e}: {root}"));
+        let (_, answer) = call("/documents?hold=H-7&lag=4").await;
+        assert!(validator.is_valid(&answer), "{:?}", validator.validate(&answer).err());
+        let mut undeclared = answer.clone();
+        undeclared["incomplete_reasons"][0] =
+            json!({"code": "QUOTA_EXHAUSTED", "message": "q", "retry_after_seconds": 5});
+        assert!(!validator.is_valid(&undeclared), "a code the endpoint does not declare: {undeclared}");
+        let mut complete_with_a_reason = answer.clone();
+        complete_with_a_reason["complete"] = json!(true);
+        complete_with_a_reason["status"] = json!("complete");
+        assert!(!validator.is_valid(&complete_with_a_reason), "R2, added: {complete_with_a_reason}");
+    }
+}

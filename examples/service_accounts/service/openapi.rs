@@ -7,7 +7,7 @@
 
 use axum::Json;
 use axum::http::StatusCode;
-use completeness::schema::block_rules;
+use completeness::schema::add_block_rules;
 use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
 use serde_json::{Value, json};
 use utoipa::PartialSchema;
@@ -47,18 +47,13 @@ pub async fn document() -> Exempt<Json<Value>> {
 }
 
 /// The document as JSON, each response's schema with the rules of contract §2.2 a schema can
-/// state over its block (`completeness::schema::block_rules`): utoipa's builders write no `if`,
+/// state over its block (`completeness::schema::add_block_rules`): utoipa's builders write no `if`,
 /// so they are added to the JSON. The MCP tools' output schemas are taken from it.
 pub fn document_json() -> Value {
     let mut value = serde_json::to_value(openapi()).unwrap_or(Value::Null);
-    let schemas = &mut value["components"]["schemas"];
-    for (name, rules) in [
-        ("ServiceAccountPage", block_rules::<ListServiceAccountsReason>()),
-        ("SearchResult", block_rules::<SearchReason>()),
-        ("ServiceAccountCount", block_rules::<CountServiceAccountsReason>()),
-    ] {
-        schemas[name]["allOf"] = rules;
-    }
+    add_block_rules::<ListServiceAccountsReason>(&mut value, "ServiceAccountPage");
+    add_block_rules::<SearchReason>(&mut value, "SearchResult");
+    add_block_rules::<CountServiceAccountsReason>(&mut value, "ServiceAccountCount");
     value
 }
 

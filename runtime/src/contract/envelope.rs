@@ -83,10 +83,17 @@ impl<T: schemars::JsonSchema, R: crate::schema::BlockSchemas> schemars::JsonSche
 
 /// The OpenAPI schema of the response: [`collection_openapi`](crate::schema::collection_openapi)
 /// over `T`'s schema and `R`'s reasons and warnings; its components, with `T`'s.
+///
+/// Written as utoipa's derive writes a generic type's (its `__dev::ComposeSchema`, which gives
+/// `PartialSchema`), so that `#[utoipa::path(.., body = Envelope<T, R>)]` takes it: utoipa then
+/// passes the item's schema as it refers to it, the first of `generics`.
 #[cfg(feature = "openapi")]
-impl<T: utoipa::ToSchema, R: crate::schema::BlockSchemas> utoipa::PartialSchema for Envelope<T, R> {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::schema::collection_openapi::<R>(T::schema())
+impl<T: utoipa::ToSchema, R: crate::schema::BlockSchemas> utoipa::__dev::ComposeSchema for Envelope<T, R> {
+    fn compose(
+        generics: Vec<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
+    ) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let item = generics.into_iter().next().unwrap_or_else(T::schema);
+        crate::schema::collection_openapi::<R>(item)
     }
 }
 

@@ -541,7 +541,8 @@ fn standard_reason_codes() -> Vec<&'static str> {
 /// always have a continuation come with one), R7 (`next_cursor` with `MORE_PAGES_AVAILABLE`,
 /// and only beside a reason that may offer one) and R10 (a page's facts state the contract of
 /// the next page's cursor). An OpenAPI 3.1 document, whose schemas are JSON Schemas, may carry
-/// them too: utoipa's builders write no `if`, so a document adds these as JSON.
+/// them too: utoipa's builders write no `if`, so a document adds these as JSON
+/// ([`add_block_rules`]).
 pub fn block_rules<R: BlockSchemas>() -> serde_json::Value {
     use serde_json::json;
 
@@ -582,6 +583,35 @@ pub fn block_rules<R: BlockSchemas>() -> serde_json::Value {
         {"if": {"allOf": [holding(more_pages), {"properties": {"page": {"type": "object"}}, "required": ["page"]}]},
          "then": {"properties": {"page": {"properties": {"cursor": {"type": "object"}}}}}},
     ])
+}
+
+/// Adds [`block_rules`] over `R` to the component `component` of `document`, an OpenAPI 3.1
+/// document as JSON (`serde_json::to_value(ApiDoc::openapi())`): utoipa's builders write no
+/// `if`, so the rules a response's schema can state go in here, beside what the component
+/// already requires (`allOf`). The component of `Envelope<T, R>` is named
+/// `Envelope::<T, R>::name()` when the document lists it in `components(schemas(..))`; one a
+/// route names (`#[utoipa::path(.., body = Envelope<T, R>)]`) is the one its response's `$ref`
+/// points at. False, and `document` unchanged, when there is no such component.
+#[cfg(feature = "openapi")]
+pub fn add_block_rules<R: BlockSchemas>(document: &mut serde_json::Value, component: &str) -> bool {
+    let Some(schema) = document
+        .pointer_mut("/components/schemas")
+        .and_then(|schemas| schemas.get_mut(component))
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return false;
+    };
+    let rules = match block_rules::<R>() {
+        serde_json::Value::Array(rules) => rules,
+        other => vec![other],
+    };
+    match schema.get_mut("allOf").and_then(serde_json::Value::as_array_mut) {
+        Some(all_of) => all_of.extend(rules),
+        None => {
+            schema.insert("allOf".to_owned(), serde_json::Value::Array(rules));
+        }
+    }
+    true
 }
 
 /// The wire form of a code (§3.1), as a pattern.
