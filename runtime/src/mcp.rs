@@ -4,9 +4,13 @@
 //! it: `structuredContent` is the whole envelope, the first text block starts with a
 //! one-line verdict (`COMPLETE: ...` or `INCOMPLETE (CODES): ...`) followed by the
 //! same JSON, and `isError` stays false for a partial result (a partial answer is an
-//! answer, and an error would hide its items). [`output_schema`] gives the JSON
-//! Schema to advertise as the tool's `outputSchema`. A refusal (an expired cursor,
-//! missing evidence) is a tool error carrying the problem: [`tool_error`].
+//! answer, and an error would hide its items). [`response_schema`] gives the JSON Schema to
+//! advertise as the tool's `outputSchema`: of the endpoint's own response type
+//! (`Envelope<T, ListThingsReason>`, or a derived struct with `#[envelope(json_schema)]`),
+//! exactly the reasons and warnings it declares; [`response_tool`] makes the tool with it.
+//! ([`output_schema`] and [`envelope_tool`] describe an envelope over any reason, which a
+//! client cannot hold to what the endpoint declares.) A refusal (an expired cursor, missing
+//! evidence) is a tool error carrying the problem: [`tool_error`].
 //!
 //! These functions only shape results: a tool call is not an HTTP route, so neither a
 //! caller's demand for a complete answer nor the observe layer's events and counts apply by
@@ -116,7 +120,31 @@ pub fn refusal_problem(result: &CallToolResult) -> Option<Problem> {
     serde_json::from_str(&text[text.find("\n{")?..]).ok()
 }
 
-/// A tool named `name` whose `outputSchema` is the envelope of `T`.
+/// A tool named `name` whose `outputSchema` is [`response_schema`] of the endpoint's response
+/// type `E`: the reasons and warnings it declares, with their details, and the rules of
+/// contract §2.2 a schema can state.
+///
+/// ```
+/// use std::sync::Arc;
+/// use completeness_runtime::mcp::response_tool;
+/// use completeness_runtime::{Envelope, StandardReason};
+///
+/// let input = serde_json::json!({"type": "object"});
+/// let input = Arc::new(input.as_object().unwrap().clone());
+/// let tool = response_tool::<Envelope<String, StandardReason>>("list_names", "Names, with completeness", input);
+/// let output = tool.output_schema.unwrap();
+/// assert!(output["required"].as_array().unwrap().contains(&"incomplete_reasons".into()));
+/// ```
+pub fn response_tool<E: JsonSchema>(
+    name: &'static str,
+    description: &'static str,
+    input_schema: Arc<JsonObject>,
+) -> Tool {
+    Tool::new(name, description, input_schema).with_raw_output_schema(response_schema::<E>())
+}
+
+/// A tool named `name` whose `outputSchema` is the envelope of `T` over any reason
+/// ([`output_schema`]); [`response_tool`] gives an endpoint's, with what it declares.
 pub fn envelope_tool<T: JsonSchema>(
     name: &'static str,
     description: &'static str,
