@@ -216,6 +216,23 @@ fn openapi_schema_of_the_reason_type_lists_the_declared_codes() {
     );
 }
 
+/// An always-complete endpoint's reason schema matches no reason, in a form tools take (no empty
+/// `enum`), so its OpenAPI schema refuses a response that reports one.
+#[cfg(feature = "openapi")]
+#[test]
+fn openapi_schema_of_an_always_complete_endpoint_refuses_every_reason() {
+    let schema = serde_json::to_value(<ListUsersReason as utoipa::PartialSchema>::schema()).unwrap();
+    assert!(!schema.to_string().contains("\"enum\":[]"), "{schema}");
+    let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{e}: {schema}"));
+    for reason in [
+        serde_json::json!({"code": "VISIBILITY_RESTRICTED", "message": "m"}),
+        serde_json::json!({"code": "LEGAL_HOLD", "message": "m", "kind": "visibility"}),
+        serde_json::json!({}),
+    ] {
+        assert!(!validator.is_valid(&reason), "{reason} against {schema}");
+    }
+}
+
 #[cfg(feature = "json-schema")]
 #[test]
 fn json_schema_of_the_reason_type_lists_the_declared_codes() {

@@ -302,12 +302,18 @@ mod openapi {
         schema::Schema::AnyOf(any_of.build()).into()
     }
 
-    /// One branch as it is; several as `oneOf`; none as an empty `enum`, which no value matches
-    /// (OpenAPI has no `false` schema), described by `none`.
+    /// One branch as it is; several as `oneOf`; none as an object of at least one member and at
+    /// most none, which no value matches (utoipa writes no `false` schema or `not`, and an empty
+    /// `enum` is one many tools refuse), described by `none`.
     pub fn one_of(branches: Vec<Branch>, about: &str, none: &str) -> Schema {
         let mut branches = branches.into_iter();
         match (branches.next(), branches.len()) {
-            (None, _) => ObjectBuilder::new().enum_values(Some(Vec::<String>::new())).description(Some(none)).into(),
+            (None, _) => ObjectBuilder::new()
+                .schema_type(schema::Type::Object)
+                .min_properties(Some(1))
+                .max_properties(Some(0))
+                .description(Some(none))
+                .into(),
             (Some(only), 0) => object(only).into(),
             (Some(first), _) => {
                 let one_of = std::iter::once(first)
