@@ -150,3 +150,35 @@ async fn endpoints_that_leave_the_resource_to_the_declaration_do_not_share_curso
     assert_eq!(status, StatusCode::OK, "{next}");
     assert_eq!(next["items"], serde_json::json!([12, 14, 16, 18, 20]));
 }
+
+/// The OpenAPI parameters the framework describes for its own extractors are the ones they read:
+/// each value the schemas allow is taken, and one they refuse is a 400 naming the parameter.
+#[cfg(feature = "openapi")]
+#[tokio::test]
+async fn the_described_parameters_are_the_ones_the_extractors_read() {
+    use completeness::schema::parameters;
+    let app = app(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential());
+    let described: Vec<serde_json::Value> = [parameters::paging(), parameters::require_complete()]
+        .concat()
+        .iter()
+        .map(|parameter| serde_json::to_value(parameter).unwrap())
+        .collect();
+    let names: Vec<&str> = described.iter().map(|parameter| parameter["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["page_size", "cursor", "require_complete", "Prefer"]);
+    assert_eq!(described[0]["schema"]["minimum"], 1);
+    let (status, first) = call(&app, "/numbers?page_size=1").await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let (status, _) = call(&app, &format!("/numbers?page_size=1&cursor={cursor}")).await;
+    assert_eq!(status, StatusCode::OK);
+    for value in described[2]["schema"]["enum"].as_array().unwrap() {
+        let (status, body) =
+            call(&app, &format!("/numbers?page_size=30&require_complete={}", value.as_str().unwrap())).await;
+        assert_eq!(status, StatusCode::OK, "require_complete={value}: {body}");
+    }
+    for (query, parameter) in [("page_size=0", "page_size"), ("require_complete=yes", "require_complete")] {
+        let (status, body) = call(&app, &format!("/numbers?{query}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
+        assert_eq!(body["parameter"], parameter, "{query}: {body}");
+    }
+}

@@ -14,7 +14,7 @@ pub mod field;
 #[cfg(any(feature = "axum", feature = "client"))]
 pub(crate) mod media;
 pub(crate) mod members;
-#[cfg(any(feature = "axum", feature = "client"))]
+#[cfg(any(feature = "axum", feature = "client", feature = "openapi"))]
 pub(crate) mod params;
 pub mod reason;
 pub mod rules;

@@ -886,3 +886,93 @@ impl schemars::JsonSchema for crate::StandardReason {
         <crate::StandardReason as BlockSchemas>::reason_schema(generator)
     }
 }
+
+/// The OpenAPI parameters of the framework's own extractors, as they read them, for an
+/// operation's `parameters`: what a route taking `PageRequest`, `TimeBudget`, or any route of
+/// `completeness::routing` (which reads the demand for a complete answer) accepts beside its own.
+///
+/// ```
+/// use completeness_runtime::schema::parameters;
+/// use utoipa::openapi::path::OperationBuilder;
+///
+/// let list = OperationBuilder::new()
+///     .parameters(Some([parameters::paging(), parameters::require_complete()].concat()))
+///     .build();
+/// assert_eq!(list.parameters.unwrap().len(), 4);
+/// ```
+#[cfg(feature = "openapi")]
+pub mod parameters {
+    use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+
+    use crate::contract::params::{CURSOR, PAGE_SIZE, REQUEST_TIMEOUT, REQUIRE_COMPLETE, TIME_BUDGET_MS};
+
+    fn parameter(name: &str, place: ParameterIn, description: &str, schema: ObjectBuilder) -> Parameter {
+        ParameterBuilder::new()
+            .name(name)
+            .parameter_in(place)
+            .description(Some(description))
+            .schema(Some(schema))
+            .build()
+    }
+
+    /// `page_size` and `cursor` (`PageRequest`, contract §2.5).
+    pub fn paging() -> Vec<Parameter> {
+        vec![
+            parameter(
+                PAGE_SIZE,
+                ParameterIn::Query,
+                "Items per page, at least 1; a size above the server's maximum is clamped to it, with a \
+                 PAGE_SIZE_REDUCED warning (given twice, or 0: 400 INVALID_PAGE_SIZE).",
+                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
+            ),
+            parameter(
+                CURSOR,
+                ParameterIn::Query,
+                "The `next_cursor` of the previous page, as sent; refused with a problem when it expired, \
+                 was tampered with, or belongs to another query or credential.",
+                ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)),
+            ),
+        ]
+    }
+
+    /// `time_budget_ms` and the `Request-Timeout` header (`TimeBudget`, contract §5.2).
+    pub fn time_budget() -> Vec<Parameter> {
+        vec![
+            parameter(
+                TIME_BUDGET_MS,
+                ParameterIn::Query,
+                "Positive milliseconds; a budget above the server's maximum is capped to it (given twice, \
+                 or not a positive integer: 400 INVALID_TIME_BUDGET).",
+                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
+            ),
+            parameter(
+                REQUEST_TIMEOUT,
+                ParameterIn::Header,
+                "Positive seconds, with up to three decimals counted; with `time_budget_ms` too, the smaller \
+                 applies.",
+                ObjectBuilder::new().schema_type(Type::String).pattern(Some(r"^\s*[0-9]+(\.[0-9]+)?\s*$")),
+            ),
+        ]
+    }
+
+    /// `require_complete` and the `Prefer: handling=strict` header (contract §5.3), read on every
+    /// route of `completeness::routing`.
+    pub fn require_complete() -> Vec<Parameter> {
+        vec![
+            parameter(
+                REQUIRE_COMPLETE,
+                ParameterIn::Query,
+                "true: an incomplete answer is a problem response, not a partial one (contract §5.3).",
+                ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["true", "false", "1", "0"])),
+            ),
+            parameter(
+                "Prefer",
+                ParameterIn::Header,
+                "`handling=strict`: the same demand as require_complete=true; other preferences are ignored \
+                 (RFC 7240).",
+                ObjectBuilder::new().schema_type(Type::String),
+            ),
+        ]
+    }
+}

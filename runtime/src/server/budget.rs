@@ -30,7 +30,7 @@ use crate::server::query::query_pairs;
 pub const TIME_BUDGET_HEADER: &str = "time-budget-ms";
 
 /// The request-timeout header (seconds).
-pub const REQUEST_TIMEOUT_HEADER: &str = "request-timeout";
+pub const REQUEST_TIMEOUT_HEADER: &str = crate::contract::params::REQUEST_TIMEOUT;
 
 /// The time budget applied to a request, and the clock it runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
