@@ -25,6 +25,7 @@ pub use crate::contract::continuation::Continuation;
 pub use crate::contract::declared::{
     DeclaredReason, DeclaredSet, Declares, DeclaresNoReason, DeclaresWarning, ReasonSet,
 };
+use crate::contract::field::Field;
 pub use crate::contract::reason::{CustomReason, ReasonDetails, ReasonKind, StandardReason};
 pub use crate::contract::warning::WarningDetails;
 pub use crate::server::report::SingleReport;
@@ -80,7 +81,6 @@ same_code! {
     standard_warning_code, same_warning_code(WarningCode), is_standard_warning_code;
 }
 
-use crate::contract::field::Field;
 pub use crate::contract::field::OmittedFields;
 pub use crate::contract::reason::ReasonCode;
 pub use crate::contract::warning::WarningCode;

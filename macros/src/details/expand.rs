@@ -55,22 +55,8 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let read = quote! {
         ::core::result::Result::Ok(Self { #(#reads)* })
     };
-    // The detail members are written and read the same way for reasons and warnings. The map's
-    // type parameter has a name no struct's own parameter takes (a reason may be generic over `M`).
-    let map_type = Ident::new("__CompletenessMap", Span::mixed_site());
-    let members = quote! {
-        fn write_details<#map_type: #private::serde::ser::SerializeMap>(
-            &self,
-            map: &mut #map_type,
-        ) -> ::core::result::Result<(), #map_type::Error> {
-            #write
-        }
-        fn read_details(
-            object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
-        ) -> ::core::result::Result<Self, ::std::string::String> {
-            #read
-        }
-    };
+    // The detail members are written and read the same way for reasons and warnings.
+    let members = detail_members(&private, &write, &read);
     match which {
         Which::Reason => {
             let kind = attrs
@@ -135,34 +121,22 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
 }
 
 /// What the derive emits after an error: the impl with the right shape and no behaviour, under a
-/// code made from the type's name (`INVALID_LEGAL_HOLD`: of the right form, and no other type's),
+/// code made from the type's name (`INVALID_LEGALHOLD`: of the right form, and no other type's),
 /// so that the type's uses compile and only the real mistakes are reported.
 pub(crate) fn stub(which: Which, input: &DeriveInput, attrs: &Attrs) -> TokenStream {
     let krate = &attrs.krate;
     let private = quote! { #krate::__private };
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let mut code = String::from("INVALID");
-    for c in crate::names::unraw(ident).chars().filter(char::is_ascii_alphanumeric) {
-        if c.is_ascii_uppercase() || !code.ends_with(|last: char| last.is_ascii_alphanumeric()) {
-            code.push('_');
-        }
-        code.push(c.to_ascii_uppercase());
-    }
-    let map_type = Ident::new("__CompletenessMap", Span::mixed_site());
-    let members = quote! {
-        fn write_details<#map_type: #private::serde::ser::SerializeMap>(
-            &self,
-            map: &mut #map_type,
-        ) -> ::core::result::Result<(), #map_type::Error> {
-            ::core::result::Result::Ok(())
-        }
-        fn read_details(
-            object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
-        ) -> ::core::result::Result<Self, ::std::string::String> {
-            ::core::result::Result::Err(::std::string::String::new())
-        }
-    };
+    let name: String = crate::names::unraw(ident)
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    let code = format!("INVALID_{name}");
+    let write = quote! { ::core::result::Result::Ok(()) };
+    let read = quote! { ::core::result::Result::Err(::std::string::String::new()) };
+    let members = detail_members(&private, &write, &read);
     match which {
         Which::Reason => quote! {
             #[automatically_derived]
@@ -191,5 +165,24 @@ pub(crate) fn stub(which: Which, input: &DeriveInput, attrs: &Attrs) -> TokenStr
                 #members
             }
         },
+    }
+}
+
+/// `write_details` and `read_details` with the bodies `write` and `read`. The map's type
+/// parameter has a name no struct's own parameter takes (a reason may be generic over `M`).
+fn detail_members(private: &TokenStream, write: &TokenStream, read: &TokenStream) -> TokenStream {
+    let map_type = Ident::new("__CompletenessMap", Span::mixed_site());
+    quote! {
+        fn write_details<#map_type: #private::serde::ser::SerializeMap>(
+            &self,
+            map: &mut #map_type,
+        ) -> ::core::result::Result<(), #map_type::Error> {
+            #write
+        }
+        fn read_details(
+            object: &#private::serde_json::Map<::std::string::String, #private::serde_json::Value>,
+        ) -> ::core::result::Result<Self, ::std::string::String> {
+            #read
+        }
     }
 }

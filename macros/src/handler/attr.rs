@@ -10,8 +10,8 @@ use crate::krate::Krate;
 use crate::meta::{self, Slot};
 use crate::names;
 
-/// The attribute's keys (`crate = "..."` too, for a framework reached by another path). Names inside `reasons(...)` / `warnings(...)` are kept as written
-/// (paths); validation classifies them.
+/// The attribute's keys (`crate = "..."` too, for a framework reached by another path). Names
+/// inside `reasons(...)` / `warnings(...)` are kept as written (paths); validation classifies them.
 #[derive(Default)]
 pub(crate) struct Attrs {
     /// `resource = "..."`.

@@ -803,6 +803,17 @@ impl schemars::JsonSchema for crate::OmittedFields {
     }
 }
 
+/// Any reason, as a client holds it: a standard code with its details, or another code.
+#[cfg(feature = "json-schema")]
+impl schemars::JsonSchema for crate::StandardReason {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StandardReason".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <crate::StandardReason as BlockSchemas>::reason_schema(generator)
+    }
+}
+
 /// A warning of any code: the standard ones with their details (§3.5).
 #[cfg(feature = "json-schema")]
 impl schemars::JsonSchema for crate::Warning {
@@ -817,8 +828,8 @@ impl schemars::JsonSchema for crate::Warning {
 /// The OpenAPI schema of a collection response, [`Envelope`](crate::Envelope): the members of
 /// contract §2.1, each required, with `items` of `item` (inline) and the reasons and warnings
 /// of `R`; the page facts, scope and continuation refer to their components, which
-/// [`envelope_components`] lists. (utoipa writes no `if`/`then`, so the rules of §2.2 are the
-/// JSON Schema's only.)
+/// [`envelope_components`] lists. (utoipa writes no `if`/`then`: [`add_block_rules`] adds the
+/// rules of §2.2 to the document's JSON.)
 #[cfg(feature = "openapi")]
 pub fn collection_openapi<R: BlockSchemas>(item: openapi::Schema) -> openapi::Schema {
     use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
@@ -875,17 +886,6 @@ pub fn envelope_components(schemas: &mut Vec<(String, openapi::Schema)>) {
 
 const COMPLETE: &str = "The decision field: an empty `items` is evidence of absence only when it is true.";
 const COLLECTION: &str = "A collection response with its completeness block (contract §2.1).";
-
-/// Any reason, as a client holds it: a standard code with its details, or another code.
-#[cfg(feature = "json-schema")]
-impl schemars::JsonSchema for crate::StandardReason {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "StandardReason".into()
-    }
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        <crate::StandardReason as BlockSchemas>::reason_schema(generator)
-    }
-}
 
 /// The OpenAPI parameters of the framework's own extractors, as they read them, for an
 /// operation's `parameters`: what a route taking `PageRequest`, `TimeBudget`, or any route of

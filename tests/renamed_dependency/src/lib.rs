@@ -144,7 +144,7 @@ mod tests {
     }
 
     #[test]
-    fn the_derived_schema_accepts_what_the_struct_writes() {
+    fn the_derived_schema_requires_its_members_and_names_the_declared_codes() {
         let schema = platform::schema::response_json::<Names>();
         let schema = serde_json::to_value(schema).unwrap();
         assert_eq!(schema["required"].as_array().map(|r| r.contains(&json!("names"))), Some(true), "{schema}");
