@@ -119,3 +119,27 @@ async fn an_incomplete_and_empty_fan_out_is_reported_not_mistaken_for_absence() 
     let strict = get_as(&app, "admin", "/search?fail=audit&require_complete=true").await;
     strict.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
 }
+
+/// The OpenAPI pattern of `Request-Timeout` is what the server takes: every value it matches is a
+/// budget, and every value it refuses is a 400, so a client that validates against the document
+/// is never refused for a value the document allows.
+#[cfg(feature = "openapi")]
+#[tokio::test]
+async fn the_described_request_timeout_pattern_is_what_the_server_accepts() {
+    use completeness::schema::parameters::{self, POSITIVE_SECONDS};
+    let described = serde_json::to_value(&parameters::time_budget()[1]).unwrap();
+    assert_eq!(described["name"], "request-timeout");
+    assert_eq!(described["schema"]["pattern"], POSITIVE_SECONDS);
+    let pattern = regex::Regex::new(POSITIVE_SECONDS).unwrap();
+    let (app, _) = app(config(K1));
+    let values = [
+        "1", "2.5", "0.5", "0.0001", "10.000", "007", " 3 ", "\t1", "0", "0.0", "00.000", "", " ", "-1", "+1", "1.",
+        ".5", "1e3", "1,5", "2 s", "0x10", "1..2",
+    ];
+    for value in values {
+        let reply = with_timeout_header(&app, "/budget", value).await;
+        let accepted = reply.status == 200;
+        assert!(accepted || reply.status == 400, "'{value}': {}", reply.body);
+        assert_eq!(pattern.is_match(value), accepted, "'{value}': the pattern and the server disagree: {}", reply.body);
+    }
+}

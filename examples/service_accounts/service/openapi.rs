@@ -7,7 +7,7 @@
 
 use axum::Json;
 use axum::http::StatusCode;
-use completeness::schema::add_block_rules;
+use completeness::schema::{add_block_rules, parameters};
 use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
 use serde_json::{Value, json};
 use utoipa::PartialSchema;
@@ -236,16 +236,6 @@ fn problem_response(status: u16, codes: &str) -> utoipa::openapi::Response {
     response.build()
 }
 
-fn header(name: &str, description: &str) -> utoipa::openapi::path::Parameter {
-    ParameterBuilder::new()
-        .name(name)
-        .parameter_in(ParameterIn::Header)
-        .required(Required::False)
-        .description(Some(description))
-        .schema(Some(string()))
-        .build()
-}
-
 fn query(name: &str, description: &str, schema: ObjectBuilder) -> utoipa::openapi::path::Parameter {
     ParameterBuilder::new()
         .name(name)
@@ -381,16 +371,6 @@ pub fn openapi() -> OpenApi {
     let owner =
         query("owner", "`none` for unowned accounts, or an owner's name", string().pattern(Some(OWNER_FILTER_PATTERN)));
     let tenant = query("tenant", "absent: every tenant the credential can read", tenant_schema());
-    let require = query(
-        "require_complete",
-        "true: an incomplete result is a problem response (contract §5.3)",
-        string().enum_values(Some(["true", "false", "1", "0"])),
-    );
-    // RFC 7240: unknown preferences are ignored, so any value is valid.
-    let prefer = header(
-        "Prefer",
-        "`handling=strict`: the same demand as require_complete=true (contract §5.3); other preferences are ignored",
-    );
     let id = || path("id", string().pattern(Some(ACCOUNT_ID_PATTERN)));
     let list = OperationBuilder::new()
         .operation_id(Some("list_service_accounts"))
@@ -399,19 +379,9 @@ pub fn openapi() -> OpenApi {
             "`time_budget_ms` is not accepted here: the inventory reads one local table at a snapshot, \
              with no source that could run out of time, so a budget could never change the answer.",
         ))
-        .parameters(Some([
-            owner.clone(),
-            tenant.clone(),
-            query(
-                "page_size",
-                "a positive integer; any size above the maximum, however large, is clamped to it with a \
-                 PAGE_SIZE_REDUCED warning",
-                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
-            ),
-            query("cursor", "next_cursor of the previous page", string().min_length(Some(1))),
-            require.clone(),
-            prefer.clone(),
-        ]))
+        .parameters(Some(
+            [vec![owner.clone(), tenant.clone()], parameters::paging(), parameters::require_complete()].concat(),
+        ))
         .response("200", demand_response("A page of the inventory", "ServiceAccountPage"))
         .extensions(Some(declared(RESOURCE, ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS)));
     let list = with_problems(
@@ -431,7 +401,7 @@ pub fn openapi() -> OpenApi {
     let create = with_problems(create, problems(&[InvalidBody, Forbidden], None, true, true));
     let count = OperationBuilder::new()
         .operation_id(Some("count_service_accounts"))
-        .parameters(Some([owner, tenant.clone(), require.clone(), prefer.clone()]))
+        .parameters(Some([vec![owner, tenant.clone()], parameters::require_complete()].concat()))
         .response("200", demand_response("The count with its relation", "ServiceAccountCount"))
         .extensions(Some(declared(RESOURCE, CountServiceAccountsReason::ALL, CountServiceAccountsReason::WARNINGS)));
     let count = with_problems(
@@ -484,23 +454,23 @@ pub fn openapi() -> OpenApi {
     let search = OperationBuilder::new()
         .operation_id(Some("search"))
         .summary(Some("Federated search over directory, audit and legacy"))
-        .parameters(Some([
-            ParameterBuilder::new()
-                .name("q")
-                .parameter_in(ParameterIn::Query)
-                .required(Required::True)
-                .description(Some("part of the name"))
-                .schema(Some(string().min_length(Some(1)).max_length(Some(100))))
-                .build(),
-            tenant,
-            query(
-                "time_budget_ms",
-                "positive milliseconds; any budget above the server's maximum, however large, is capped to it",
-                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
-            ),
-            require,
-            prefer,
-        ]))
+        .parameters(Some(
+            [
+                vec![
+                    ParameterBuilder::new()
+                        .name("q")
+                        .parameter_in(ParameterIn::Query)
+                        .required(Required::True)
+                        .description(Some("part of the name"))
+                        .schema(Some(string().min_length(Some(1)).max_length(Some(100))))
+                        .build(),
+                    tenant,
+                ],
+                parameters::time_budget(),
+                parameters::require_complete(),
+            ]
+            .concat(),
+        ))
         .response("200", demand_response("The merged hits", "SearchResult"))
         .extensions(Some(declared("search_results", SearchReason::ALL, SearchReason::WARNINGS)));
     let search = with_problems(

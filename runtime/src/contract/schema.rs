@@ -907,6 +907,10 @@ pub mod parameters {
 
     use crate::contract::params::{CURSOR, PAGE_SIZE, REQUEST_TIMEOUT, REQUIRE_COMPLETE, TIME_BUDGET_MS};
 
+    /// What `Request-Timeout` accepts: a decimal number of seconds that is not zero, between
+    /// optional blanks. Zero, a sign, an exponent or a bare point are refused.
+    pub const POSITIVE_SECONDS: &str = r"^[ \t]*([0-9]*[1-9][0-9]*(\.[0-9]+)?|[0-9]+\.[0-9]*[1-9][0-9]*)[ \t]*$";
+
     fn parameter(name: &str, place: ParameterIn, description: &str, schema: ObjectBuilder) -> Parameter {
         ParameterBuilder::new()
             .name(name)
@@ -949,9 +953,10 @@ pub mod parameters {
             parameter(
                 REQUEST_TIMEOUT,
                 ParameterIn::Header,
-                "Positive seconds, with up to three decimals counted; with `time_budget_ms` too, the smaller \
-                 applies.",
-                ObjectBuilder::new().schema_type(Type::String).pattern(Some(r"^\s*[0-9]+(\.[0-9]+)?\s*$")),
+                "Positive seconds, with up to three decimals counted (a positive time under a millisecond \
+                 counts as one); with `time_budget_ms` too, the smaller applies (0, or not a number: 400 \
+                 INVALID_TIME_BUDGET).",
+                ObjectBuilder::new().schema_type(Type::String).pattern(Some(POSITIVE_SECONDS)),
             ),
         ]
     }
