@@ -137,15 +137,19 @@ pub(crate) fn reporting(ty: &Type) -> Option<String> {
 }
 
 /// A hint for a response type of the runtime recognised by its name (`Envelope`) inside `ty`
-/// but written under a path other than `completeness::` (`mail::Envelope`): it may be a type
+/// but written under a path other than the framework's (`completeness::`, or the path its
+/// `crate` key gives, whose segments are `framework`), as in `mail::Envelope`: it may be a type
 /// of the service's own that only shares the name. Empty when there is no such path.
-pub(crate) fn namesake_hint(ty: &Type) -> String {
-    fn find(ty: &Type) -> Option<String> {
+pub(crate) fn namesake_hint(ty: &Type, framework: &[String]) -> String {
+    fn find(ty: &Type, framework: &[String]) -> Option<String> {
         let Type::Path(path) = peel(ty) else { return None };
         let segments = &path.path.segments;
         let last = segments.last()?;
         let name = last.ident.to_string();
-        let foreign = segments.len() > 1 && segments.first().is_some_and(|first| first.ident != "completeness");
+        let module: Vec<String> = segments.iter().take(segments.len() - 1).map(|s| s.ident.to_string()).collect();
+        let framework_path =
+            module.first().is_some_and(|first| first == "completeness") || module.starts_with(framework);
+        let foreign = !module.is_empty() && !framework_path;
         let known = REPORTING_TYPES.contains(&name.as_str()) || name == COMPLETENESS_BLOCK;
         if foreign && name != "Problem" && known {
             let shown: Vec<String> = segments.iter().map(|segment| segment.ident.to_string()).collect();
@@ -158,13 +162,13 @@ pub(crate) fn namesake_hint(ty: &Type) -> String {
         }
         match &last.arguments {
             PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
-                GenericArgument::Type(ty) => find(ty),
+                GenericArgument::Type(ty) => find(ty, framework),
                 _ => None,
             }),
             _ => None,
         }
     }
-    find(ty).unwrap_or_default()
+    find(ty, framework).unwrap_or_default()
 }
 
 /// True when `ty` is or holds, through a wrapper or reference, a completeness block

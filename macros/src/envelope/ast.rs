@@ -15,6 +15,8 @@ pub(crate) struct Input<'a> {
     pub(crate) json_schema: Option<syn::Path>,
     /// The framework's `__private` module, by the path `#[envelope(crate = "...")]` gives.
     pub(crate) private: TokenStream,
+    /// The segments of that path, for hints that tell the framework's types from namesakes.
+    pub(crate) framework: Vec<String>,
     pub(crate) generics: &'a Generics,
     pub(crate) fields: Vec<Field<'a>>,
     /// True for a tuple struct.
@@ -124,6 +126,7 @@ impl<'a> Input<'a> {
             ident: &input.ident,
             json_schema,
             private: quote::quote! { #krate::__private },
+            framework: krate.names(),
             generics: &input.generics,
             fields,
             tuple,

@@ -145,7 +145,7 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
                  unseen by the endpoint's declaration and by `require_complete`): mark it `#[envelope(completeness)]`{}",
                 member_name(field),
                 input.ident,
-                types::namesake_hint(field.ty)
+                types::namesake_hint(field.ty, &input.framework)
             ),
         );
     }
@@ -177,7 +177,7 @@ fn check_collections_covered(cx: &Ctxt, input: &Input) {
                 member_name(field),
                 input.ident,
                 input.ident,
-                types::namesake_hint(field.ty)
+                types::namesake_hint(field.ty, &input.framework)
             ),
         );
     }

@@ -51,7 +51,7 @@ pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
     let warning_names = attrs.warnings.as_ref().map(|(_, names)| names);
     check_names(cx, warning_names, (&warnings, &reasons, &framework), Kind::Warning);
     check_signature(cx, handler);
-    check_return_type(cx, handler);
+    check_return_type(cx, attrs, handler);
     check_page_request(cx, attrs, handler, &reasons, &warnings);
 }
 
@@ -279,7 +279,7 @@ fn opaque_part(ty: &Type) -> Option<&Type> {
 }
 
 /// Rule 5.
-fn check_return_type(cx: &Ctxt, handler: &Handler) {
+fn check_return_type(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
     let Some(output) = handler.output else { return };
     let reason = &handler.reason_type;
     match rejection(output) {
@@ -330,7 +330,7 @@ fn check_return_type(cx: &Ctxt, handler: &Handler) {
                  `completeness::Envelope<T, {reason}>` or a `#[derive(ResultEnvelope)]` struct (each is a \
                  JSON response), without `Json`{}",
                 types::pretty(wrapped),
-                types::namesake_hint(wrapped)
+                types::namesake_hint(wrapped, &attrs.krate.names())
             ),
         ),
         None => {}
