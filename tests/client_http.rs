@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -62,10 +62,17 @@ async fn partial(Path(status): Path<u16>) -> Response {
     (StatusCode::from_u16(status).unwrap(), axum::Json(page)).into_response()
 }
 
-/// A redirect to `/partial/200` of the server at `to` (this one, or another origin).
-async fn redirect(Query(query): Query<HashMap<String, String>>) -> Response {
+/// A redirect to `/partial/200` of the server at `to` (this one, or another origin), with the
+/// query it was sent.
+async fn redirect(Query(query): Query<HashMap<String, String>>, RawQuery(raw): RawQuery) -> Response {
     let to = query.get("to").cloned().unwrap_or_default();
-    (StatusCode::FOUND, [(header::LOCATION, format!("{to}/partial/200"))]).into_response()
+    let raw = raw.unwrap_or_default();
+    (StatusCode::FOUND, [(header::LOCATION, format!("{to}/partial/200?{raw}"))]).into_response()
+}
+
+/// A redirect within the origin that drops the query it was sent: a cursor, a filter.
+async fn redirect_dropping_the_query() -> Response {
+    (StatusCode::FOUND, [(header::LOCATION, "/partial/200")]).into_response()
 }
 
 /// A redirect to itself, for ever.
@@ -139,6 +146,7 @@ async fn serve(source: MemorySource) -> (String, Shared) {
         .route("/twice-coded", get(twice_coded))
         .route("/redirect", get(redirect))
         .route("/loop", get(redirect_loop))
+        .route("/drop-query", get(redirect_dropping_the_query))
         .route("/binary", get(binary))
         .route("/success-as-problem", get(success_as_problem))
         .route("/typed/{media_type}", get(typed))
@@ -274,7 +282,11 @@ async fn a_partial_or_transformed_success_and_a_problem_naming_its_code_twice_ar
     }
     let pages = client.pages::<u64>("/twice-coded", &[]);
     match collect_all(|cursor| pages.fetch(cursor), limits()).await {
-        Err(FetchError::Contract(message)) => assert!(message.contains("without a problem body"), "{message}"),
+        Err(FetchError::Contract(message)) => assert!(
+            message.contains("status 410 Gone with a problem body (application/problem+json) that does not read: ")
+                && message.contains("`code` is given twice"),
+            "says why the problem does not read: {message}"
+        ),
         other => panic!("expected a contract error, got {other:?}"),
     }
     let read = serde_json::from_str::<Problem>(r#"{"status":410,"code":"INVALID_CURSOR","code":"CURSOR_EXPIRED"}"#);
@@ -320,7 +332,7 @@ async fn only_a_whole_answer_of_the_service_itself_is_read() {
     let pages = client.pages::<u64>("/redirect", &[("to", other.as_str())]);
     match collect_all(|cursor| pages.fetch(cursor), limits()).await {
         Err(FetchError::Contract(message)) => assert!(
-            message.contains(&format!("302 Found: a redirect to {other}/partial/200, not followed")),
+            message.contains(&format!("302 Found: a redirect to {other}/partial/200?to=")),
             "the message names where it led: {message}"
         ),
         other => panic!("a redirect to another origin: expected a contract error, got {other:?}"),
@@ -342,4 +354,46 @@ async fn only_a_whole_answer_of_the_service_itself_is_read() {
     let pages = client.pages::<u64>("/redirect", &[("to", base.as_str())]);
     let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.expect("a redirect within the origin");
     assert!(collected.is_complete());
+}
+
+/// A redirect that drops or changes the query asks another question: the first page answering a
+/// cursor, the whole set answering a filter. Its answer is a contract error, never a page, even
+/// when it is a complete one within the origin.
+#[tokio::test]
+async fn a_redirect_that_changes_the_query_is_not_read_as_the_answer() {
+    let (base, _) = serve(MemorySource::new(5, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let pages = client.pages::<u64>("/drop-query", &[("owner", "none")]);
+    for cursor in [None, Some("c1".to_owned())] {
+        match pages.fetch(cursor.clone()).await {
+            Err(FetchError::Contract(message)) => assert!(
+                message.contains("/partial/200 dropped or changed the query parameters ")
+                    && message.contains("owner")
+                    && (cursor.is_none() || message.contains("cursor")),
+                "{message}"
+            ),
+            other => panic!("cursor {cursor:?}: expected a contract error, got {other:?}"),
+        }
+    }
+    let pages = client.pages::<u64>("/redirect", &[("to", base.as_str()), ("owner", "none")]);
+    assert!(pages.fetch(Some("c1".to_owned())).await.expect("the query kept").completeness.is_complete());
+}
+
+/// A client set up wrong says so when it is built, as a setup error, not a transport error a
+/// caller would retry on every request.
+#[test]
+fn a_client_set_up_wrong_is_refused_when_built() {
+    let cases = [
+        ("not a url", "admin", "is not an absolute URL"),
+        ("ftp://127.0.0.1/", "admin", "is not an http or https URL"),
+        ("http://127.0.0.1:3000/api?x=1", "admin", "has a query or a fragment"),
+        ("http://127.0.0.1:3000", "ad\nmin", "cannot be sent in an Authorization header"),
+    ];
+    for (base, token, said) in cases {
+        match ServiceClient::new(base, token) {
+            Err(FetchError::Setup(message)) => assert!(message.contains(said), "{base}: {message}"),
+            other => panic!("{base}: expected a setup error, got {other:?}"),
+        }
+    }
+    assert!(ServiceClient::new("http://127.0.0.1:3000/api/", "admin").is_ok(), "a path prefix is kept");
 }

@@ -45,6 +45,7 @@ impl Default for CollectLimits {
 
 /// Why a page could not be fetched.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum FetchError {
     /// The server answered with an RFC 9457 problem (a cursor error, 401, 403, ...).
     Problem(Problem),
@@ -54,6 +55,9 @@ pub enum FetchError {
     /// deserializer rejected it (e.g. `complete` missing or an invariant violated), or its
     /// body exceeded the client's bound.
     Contract(String),
+    /// The request was not sent: the client is set up wrong (a base URL that is not an http
+    /// URL, a token a header cannot carry). Retrying does not help; the setup needs fixing.
+    Setup(String),
 }
 
 impl FetchError {
@@ -77,6 +81,7 @@ impl fmt::Display for FetchError {
             FetchError::Problem(problem) => write!(f, "the server refused the request: {problem}"),
             FetchError::Transport(message) => write!(f, "no answer from the server: {message}"),
             FetchError::Contract(message) => write!(f, "the response breaks the completeness contract: {message}"),
+            FetchError::Setup(message) => write!(f, "the client is set up wrong: {message}"),
         }
     }
 }

@@ -15,17 +15,29 @@ use crate::server::problem::Problem;
 
 /// A client of one service, authenticating with a bearer token.
 ///
+/// `complete: true` speaks of the scope the server names, so a client checks that it is the
+/// scope it asked for before it takes the answer for the whole ([`Scope::differs_from`]):
+/// a server or a gateway that narrows the query answers another question.
+///
 /// ```no_run
-/// # async fn run() -> Result<(), completeness_runtime::client::FetchError> {
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use completeness_runtime::client::http::ServiceClient;
 /// use completeness_runtime::client::{CollectLimits, collect_all};
+/// use serde_json::json;
 ///
 /// let client = ServiceClient::new("http://127.0.0.1:3000", "admin")?;
 /// let listing = client.pages::<serde_json::Value>("/service-accounts", &[("owner", "none")]);
 /// let collected = collect_all(|cursor| listing.fetch(cursor), CollectLimits::default()).await?;
+/// if let Some(difference) =
+///     collected.completeness.scope().differs_from("service_accounts", &[("owner", json!("none"))])
+/// {
+///     return Err(format!("an answer to another question: {difference}").into());
+/// }
 /// println!("complete: {}", collected.is_complete());
 /// # Ok(()) }
 /// ```
+///
+/// [`Scope::differs_from`]: crate::Scope::differs_from
 #[derive(Debug, Clone)]
 pub struct ServiceClient {
     http: reqwest::Client,
@@ -51,7 +63,31 @@ impl ServiceClient {
     }
 
     /// A client whose requests each time out after `timeout`.
+    ///
+    /// The base URL is an absolute `http` or `https` URL without a query or a fragment (a path
+    /// prefix is kept), and the token is text that fits a header; anything else is a
+    /// [`FetchError::Setup`] here, not a failure of every request later.
     pub fn with_timeout(base_url: &str, token: &str, timeout: Duration) -> Result<ServiceClient, FetchError> {
+        let base = reqwest::Url::parse(base_url).map_err(|e| {
+            FetchError::Setup(format!("the base URL '{}' is not an absolute URL: {e}", shown(base_url)))
+        })?;
+        if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() {
+            return Err(FetchError::Setup(format!("the base URL '{}' is not an http or https URL", shown(base_url))));
+        }
+        if base.query().is_some() || base.fragment().is_some() {
+            return Err(FetchError::Setup(format!(
+                "the base URL '{}' has a query or a fragment, which every request's path would be written \
+                 after: give the query parameters to `pages`",
+                shown(base_url)
+            )));
+        }
+        if reqwest::header::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
+            return Err(FetchError::Setup(
+                "the token cannot be sent in an Authorization header: it holds a line break or another \
+                 character a header cannot carry"
+                    .to_owned(),
+            ));
+        }
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .redirect(reqwest::redirect::Policy::custom(same_origin_only))
@@ -87,8 +123,7 @@ impl ServiceClient {
     /// `GET path?query`, strictly deserialized; a problem response becomes [`FetchError::Problem`].
     /// Only a `200` with a JSON body is an answer (a read creates nothing, so a `201` is not).
     pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &[(String, String)]) -> Result<T, FetchError> {
-        let request = self.http.get(self.url(path)).bearer_auth(&self.token).query(query);
-        read(request.send().await, Answers::Read, self.timeout, self.max_body).await
+        self.send(self.http.get(self.url(path)).bearer_auth(&self.token).query(query), Answers::Read).await
     }
 
     /// `POST path` with a JSON body; a problem response becomes [`FetchError::Problem`].
@@ -98,8 +133,26 @@ impl ServiceClient {
         path: &str,
         body: &B,
     ) -> Result<T, FetchError> {
-        let request = self.http.post(self.url(path)).bearer_auth(&self.token).json(body);
-        read(request.send().await, Answers::Write, self.timeout, self.max_body).await
+        self.send(self.http.post(self.url(path)).bearer_auth(&self.token).json(body), Answers::Write).await
+    }
+
+    async fn send<T: DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+        answers: Answers,
+    ) -> Result<T, FetchError> {
+        let request = request.build().map_err(|e| FetchError::Setup(format!("the request cannot be built: {e}")))?;
+        let asked = request.url().clone();
+        let response = self.http.execute(request).await.map_err(|e| transport(e, self.timeout))?;
+        if let Some(change) = changed_question(&asked, response.url()) {
+            return Err(FetchError::Contract(format!(
+                "status {}: a redirect from {asked} to {} {change}, so its answer is not the answer to the \
+                 request sent",
+                response.status(),
+                response.url()
+            )));
+        }
+        read(response, answers, self.timeout, self.max_body).await
     }
 
     fn url(&self, path: &str) -> String {
@@ -154,12 +207,11 @@ impl Answers {
 
 /// Reads a response: a success body strictly, a failure as a problem.
 async fn read<T: DeserializeOwned>(
-    response: Result<reqwest::Response, reqwest::Error>,
+    mut response: reqwest::Response,
     answers: Answers,
     timeout: Duration,
     max_body: usize,
 ) -> Result<T, FetchError> {
-    let mut response = response.map_err(|e| transport(e, timeout))?;
     let status = response.status();
     // Seconds only; an HTTP date is left to the problem body, when it says.
     let retry_after = response
@@ -247,6 +299,11 @@ async fn read<T: DeserializeOwned>(
             Some(seconds) => problem.with_retry_after(seconds),
             None => problem,
         })),
+        // A body declared a problem that does not read as one says why, not that there is none.
+        Err(error) if is_problem => Err(FetchError::Contract(format!(
+            "status {status} with a problem body (application/problem+json) that does not read: {error}: {}",
+            excerpt()
+        ))),
         Err(_) => {
             let said = format!("status {status} without a problem body: {}", excerpt());
             // A server error without a problem is most likely a proxy's page: the service did not answer.
@@ -268,6 +325,35 @@ fn same_origin_only(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirec
     } else {
         attempt.follow()
     }
+}
+
+/// How a redirect changed the question the request asked, when it did: the query a request
+/// sends (its filters, its cursor, its page size) is the question, and a redirect that drops a
+/// cursor or a filter, or adds one, is answered for another (a first page taken for the rest of
+/// a traversal, a narrower scope taken for the whole). The path may move; the query may not.
+fn changed_question(asked: &reqwest::Url, answered: &reqwest::Url) -> Option<String> {
+    let pairs = |url: &reqwest::Url| {
+        let mut pairs: Vec<(String, String)> =
+            url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+        pairs.sort();
+        pairs
+    };
+    let (sent, kept) = (pairs(asked), pairs(answered));
+    let dropped: Vec<&str> = sent.iter().filter(|pair| !kept.contains(pair)).map(|(k, _)| k.as_str()).collect();
+    let added: Vec<&str> = kept.iter().filter(|pair| !sent.contains(pair)).map(|(k, _)| k.as_str()).collect();
+    match (dropped.is_empty(), added.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(format!("dropped or changed the query parameters {}", dropped.join(", "))),
+        (true, false) => Some(format!("added the query parameters {}", added.join(", "))),
+        (false, false) => {
+            Some(format!("changed the query parameters {} into {}", dropped.join(", "), added.join(", ")))
+        }
+    }
+}
+
+/// The start of a configured value for a message: its first 64 characters.
+fn shown(text: &str) -> String {
+    text.chars().take(64).collect()
 }
 
 /// The most redirects followed in a row.
