@@ -518,3 +518,35 @@ async fn the_kit_catches_a_client_that_takes_an_incomplete_empty_page_for_nothin
     // Our own collector is not failed by empty pages.
     kit().schedules(0).run(collect_all_client).await.assert_passes();
 }
+
+/// A replayed schedule that names a fault no request offered (written wrong, or not declared
+/// by the routes the client reads) fails the run, saying so, instead of passing a client it
+/// did not test; a fault that is offered passes a good client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schedule_naming_a_fault_no_route_offers_fails_instead_of_passing() {
+    let kit = kit();
+    let truth = kit.replay(Schedule::header_only(), None, &collect_all_client).await;
+    assert!(truth.violations.is_empty(), "{:?}", truth.violations);
+    let truth = truth.outcome.and_then(Result::ok);
+    for schedule in [
+        Schedule::always("VISIBLITY_RESTRICTED").emptied(),
+        Schedule::sequence([Some("NOT_A_FAULT")]),
+        Schedule::seeded(3, 0.5).weight("SOURCE_UNAVAILABLE_TYPO", 2.0),
+    ] {
+        let name = schedule.named()[0].to_owned();
+        let run = kit.replay(schedule, truth.as_ref(), &collect_all_client).await;
+        assert!(
+            run.violations.iter().any(|violation| violation.contains(&format!(
+                "the schedule names the fault {name}, which no request of this run offered (offered: "
+            )) && violation.contains("VISIBILITY_RESTRICTED")),
+            "{name}: {:?}",
+            run.violations
+        );
+    }
+    let offered = kit.replay(Schedule::always("VISIBILITY_RESTRICTED").emptied(), truth.as_ref(), &collect_all_client);
+    let offered = offered.await;
+    assert!(offered.violations.is_empty(), "{:?}", offered.violations);
+    assert!(
+        offered.log.iter().any(|record| record.fault.as_ref().is_some_and(|f| f.name() == "VISIBILITY_RESTRICTED"))
+    );
+}

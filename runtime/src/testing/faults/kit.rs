@@ -303,7 +303,9 @@ where
     }
 
     /// One run of `client` under `schedule`, judged against the fault-free conclusion
-    /// `truth` when given.
+    /// `truth` when given. A fault the schedule names that no request of the run offered (a
+    /// name written wrong, a fault the routes do not declare) is a violation too: the run
+    /// could not check it.
     pub async fn replay<C, F>(&self, schedule: Schedule, truth: Option<&Conclusion>, client: &C) -> Run
     where
         C: Fn(Target) -> F,
@@ -352,7 +354,8 @@ where
         let outcome = outcome.filter(|_| !layer.was_exceeded());
         server.abort();
         let log = layer.log();
-        let violations = judge(truth, outcome.as_ref(), &log, &stopped);
+        let mut violations = judge(truth, outcome.as_ref(), &log, &stopped);
+        violations.extend(unoffered(&schedule, &log));
         Run { schedule, outcome, log, violations, timed_out }
     }
 }
@@ -383,6 +386,26 @@ impl Run {
     pub fn into_failure(self) -> Failure {
         Failure { schedule: self.schedule, violations: self.violations, log: self.log }
     }
+}
+
+/// The faults `schedule` names that no request of the run offered: a name written wrong, or a
+/// fault the routes the client read do not declare. A run under such a schedule checks nothing
+/// about that fault, and passing it would prove nothing, so it fails saying so.
+fn unoffered(schedule: &Schedule, log: &[FaultRecord]) -> Vec<String> {
+    let offered: BTreeSet<&Fault> = log.iter().flat_map(|record| record.offered.iter()).collect();
+    schedule
+        .named()
+        .into_iter()
+        .filter(|name| !offered.iter().any(|fault| fault.name() == *name))
+        .map(|name| {
+            let names: Vec<String> = offered.iter().map(|fault| fault.name().to_string()).collect();
+            format!(
+                "the schedule names the fault {name}, which no request of this run offered (offered: {}): \
+                 the run checked nothing about it; name a fault the routes the client reads declare",
+                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+            )
+        })
+        .collect()
 }
 
 /// What a panic said, when it said it with a string.

@@ -66,6 +66,23 @@ impl Schedule {
         Schedule::of(Plan::Always(name.into()))
     }
 
+    /// The faults this schedule names (by [`Schedule::always`], [`Schedule::sequence`] or
+    /// [`Schedule::weight`]), each once, in the order first named.
+    pub fn named(&self) -> Vec<&str> {
+        let mut named: Vec<&str> = Vec::new();
+        let plan: Vec<&str> = match &self.plan {
+            Plan::Always(name) => vec![name.as_str()],
+            Plan::Sequence(names) => names.iter().flatten().map(String::as_str).collect(),
+            Plan::HeaderOnly | Plan::Seeded { .. } => Vec::new(),
+        };
+        for name in plan.into_iter().chain(self.weights.iter().map(|(name, _)| name.as_str())) {
+            if !named.contains(&name) {
+                named.push(name);
+            }
+        }
+        named
+    }
+
     /// The schedule of `plan`, with the default weights and its collections not emptied.
     fn of(plan: Plan) -> Schedule {
         Schedule { plan, weights: Vec::new(), emptied: false }
