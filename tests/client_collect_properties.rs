@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use completeness::client::collect_all;
 use completeness::testing::{SourcePlan, arb_envelope, arb_source_plan, check_envelope_invariants};
-use completeness::{Envelope, ReasonCode, StandardReason};
+use completeness::{Envelope, ReasonCode, StandardReason, WarningCode};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
@@ -73,6 +73,41 @@ proptest! {
             return Err(TestCaseError::fail(format!("{violations:?} in {json}")));
         }
         let back: Envelope<u32, StandardReason> = serde_json::from_value(json.clone()).unwrap();
-        prop_assert_eq!(serde_json::to_value(&back).unwrap(), json);
+        prop_assert_eq!(&serde_json::to_value(&back).unwrap(), &json);
+        prop_assert_eq!(back, envelope, "read(write(e)) == e");
     }
+}
+
+/// The generated envelopes cover what a client must handle: the four states, a page reached
+/// with a cursor (where a complete and empty page is still no evidence of absence), a first
+/// page, and every standard warning.
+#[test]
+fn generated_envelopes_cover_every_state_a_client_meets() {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = TestRunner::new(Config { failure_persistence: None, ..Config::default() });
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..3_000 {
+        let envelope = arb_envelope().new_tree(&mut runner).unwrap().current();
+        let json = serde_json::to_value(&envelope).unwrap();
+        let state = match (envelope.completeness.is_complete(), envelope.items.is_empty()) {
+            (true, false) => "complete with items",
+            (true, true) => "complete and empty",
+            (false, false) => "incomplete with items",
+            (false, true) => "incomplete and empty",
+        };
+        seen.insert(state.to_owned());
+        seen.insert(format!("resumed {}", json["page"].get("resumed").map_or("absent".to_owned(), |r| r.to_string())));
+        for warning in json["warnings"].as_array().unwrap() {
+            seen.insert(warning["code"].as_str().unwrap().to_owned());
+        }
+    }
+    let mut expected: Vec<String> =
+        ["complete with items", "complete and empty", "incomplete with items", "incomplete and empty"]
+            .into_iter()
+            .chain(["resumed true", "resumed false"])
+            .map(str::to_owned)
+            .collect();
+    expected.extend(WarningCode::KNOWN.iter().map(|code| code.as_str().to_owned()));
+    let missing: Vec<&String> = expected.iter().filter(|name| !seen.contains(*name)).collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
 }

@@ -12,7 +12,9 @@ use crate::contract::reason::{
     ResultLimitReached, SnapshotExpired, SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
 };
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
-use crate::contract::warning::{OrderingDefaulted, PageSizeReduced, PartialFieldSet, StaleIndex, Warning};
+use crate::contract::warning::{
+    DefaultScopeApplied, DeprecatedField, OrderingDefaulted, PageSizeReduced, PartialFieldSet, StaleIndex, Warning,
+};
 use crate::testing::source::{MemorySource, Mutation};
 
 /// Any reason: every known code with random details, and unknown codes.
@@ -59,6 +61,8 @@ pub fn arb_warning() -> impl Strategy<Value = Warning> {
         Just(PartialFieldSet::new(&["owner_email"], &[]).into()),
         (1..500_u64).prop_map(|r| PageSizeReduced::new(r + 100, 100).into()),
         Just(OrderingDefaulted::new("id ascending").into()),
+        Just(DefaultScopeApplied::new("the caller's own tenant").into()),
+        Just(DeprecatedField::new("owner_email").into()),
         ("[A-Z]{3,8}", any::<bool>()).prop_map(|(c, stale)| {
             let wire = serde_json::json!({"code": format!("NEW_{c}"), "message": "a newer warning", "stale": stale});
             serde_json::from_value(wire).expect("a warning object reads")
@@ -67,7 +71,13 @@ pub fn arb_warning() -> impl Strategy<Value = Warning> {
 }
 
 /// Any valid envelope of numbers, in all four states (complete or not, with items or
-/// empty), with or without page facts, warnings and evidence.
+/// empty), with or without page facts (of a first page or of one reached with a cursor),
+/// warnings and evidence.
+///
+/// Each value is the envelope as a client reads it off the wire: built, serialized and read
+/// back by the strict reader, so `read(write(e)) == e` holds for it. (The wire has one
+/// `continuation`, the first reason's recovery (contract R6): a value built with several
+/// recoveries would not come back as built.)
 pub fn arb_envelope() -> impl Strategy<Value = Envelope<u32, StandardReason>> {
     (
         vec(any::<u32>(), 0..6),
@@ -76,8 +86,9 @@ pub fn arb_envelope() -> impl Strategy<Value = Envelope<u32, StandardReason>> {
         option::of("[0-9]{1,4}"),
         any::<bool>(),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(items, reasons, warnings, snapshot, paged, evidence)| {
+        .prop_map(|(items, reasons, warnings, snapshot, paged, resumed, evidence)| {
             let mut scope = Scope::new("numbers", "numbers readable by the test credential");
             scope.snapshot = snapshot.map(|s| format!("s-{s}"));
             let mut completeness = Completeness::complete(scope.clone());
@@ -99,13 +110,15 @@ pub fn arb_envelope() -> impl Strategy<Value = Envelope<u32, StandardReason>> {
                         expires_at: "2100-01-01T00:00:00Z".into(),
                         invalidated_by: vec![CursorBinding::Filters, CursorBinding::Credential],
                     }),
-                    resumed: Some(false),
+                    resumed: Some(resumed),
                 }));
             }
             if evidence {
                 completeness.attach_evidence("ev1.test.token".into());
             }
-            Envelope::new(items, completeness)
+            let built: Envelope<u32, StandardReason> = Envelope::new(items, completeness);
+            let wire = serde_json::to_value(&built).expect("an envelope serializes");
+            serde_json::from_value(wire).expect("a built envelope reads back")
         })
 }
 
