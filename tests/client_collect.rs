@@ -694,3 +694,21 @@ fn resume_goes_on_from_the_collectors_own_limit_not_a_carried_one() {
     assert_eq!(resumed.completeness.reason_codes(), vec![ReasonCode::ClientLimitReached]);
     assert_eq!(resumed.completeness.next_cursor(), None, "nothing to resume: the traversal reached its end");
 }
+
+/// A server that serves an item on two pages, each page otherwise well-formed and the last one
+/// complete, gives a complete collection the collector cannot tell apart from a whole one (it
+/// knows no identity); `first_repeated` names the item served twice, and is `None` for a
+/// traversal that served each once.
+#[test]
+fn an_item_served_twice_is_found_by_its_key() {
+    let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
+    let mut repeated = last_page(json!("ev1.k1.token"));
+    repeated["items"] = json!([1, 2]);
+    repeated["page"]["returned"] = json!(2);
+    let collected = collect_json([first_page(more.clone()), repeated]);
+    assert!(collected.is_complete(), "complete as each page says");
+    assert_eq!(collected.items, vec![1, 1, 2]);
+    assert_eq!(collected.first_repeated(|n| *n), Some(&1));
+    let once = collect_json([first_page(more), last_page(json!("ev1.k1.token"))]);
+    assert_eq!(once.first_repeated(|n| *n), None);
+}

@@ -299,14 +299,14 @@ fn answers_the_question(collected: &Collected<Value>) -> Result<(), String> {
                     (`page.resumed`): the rest of a traversal, not the inventory"
             .to_owned());
     }
-    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = collected.first_repeated(|item| item["id"].to_string()) {
+        return Err(format!(
+            "the inventory holds {} twice: its pages went over the same ground, and may have skipped accounts",
+            twice["id"]
+        ));
+    }
     for item in &collected.items {
         let id = item["id"].as_str().ok_or_else(|| format!("an account without a string id: {item}"))?;
-        if !seen.insert(id) {
-            return Err(format!(
-                "the inventory holds '{id}' twice: its pages went over the same ground, and may have skipped accounts"
-            ));
-        }
         match item.get(name) {
             Some(Value::Null) => {}
             Some(owner) => {

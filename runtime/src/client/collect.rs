@@ -128,6 +128,25 @@ impl<T> Collected<T> {
     pub fn pages_fetched(&self) -> u64 {
         self.pages_fetched
     }
+
+    /// The first item whose `key` (its identity: an id) an earlier item has too: a traversal
+    /// that serves an item twice went over the same ground, and may have skipped others. The
+    /// collector cannot tell items apart itself (it knows no identity), so a client about to act
+    /// on the items, or to count them, checks this first; `None` when every key comes once.
+    ///
+    /// ```
+    /// # use completeness_runtime::client::{CollectLimits, collect_all};
+    /// # use completeness_runtime::{Envelope, Scope};
+    /// # async fn run() {
+    /// let page = Envelope::complete(vec![1_u64, 2, 1], Scope::new("numbers", "every number"));
+    /// let collected = collect_all(|_| std::future::ready(Ok(page.clone())), CollectLimits::default()).await.unwrap();
+    /// assert_eq!(collected.first_repeated(|n| *n), Some(&1));
+    /// # }
+    /// ```
+    pub fn first_repeated<K: Eq + Hash>(&self, key: impl Fn(&T) -> K) -> Option<&T> {
+        let mut seen = HashSet::new();
+        self.envelope.items.iter().find(|item| !seen.insert(key(item)))
+    }
 }
 
 impl<T> Deref for Collected<T> {
