@@ -246,7 +246,7 @@ async fn the_events_of_an_mcp_tool_call_are_in_its_request_span() {
     let _log = tracing::subscriber::set_default(subscriber);
     let mut cfg = config(20);
     cfg.fail_sources = vec!["legacy".to_owned()];
-    cfg.slow_sources.clear();
+    cfg.slow_sources = vec![("audit".to_owned(), std::time::Duration::from_millis(100))];
     let h = Harness::start(cfg).await;
 
     let call = json!({"name": "search_service_accounts", "arguments": {"q": "svc"}});
@@ -261,6 +261,59 @@ async fn the_events_of_an_mcp_tool_call_are_in_its_request_span() {
         .find(|line| line.contains("route=\"search_service_accounts\"") && line.contains("SOURCE_UNAVAILABLE"))
         .unwrap_or_else(|| panic!("the tool's incomplete answer is logged:\n{log}"));
     assert!(event.contains("request{id=\"mcp-call-1\" method=POST route=\"/mcp\"}"), "{event}");
+    assert_finished_after_the_call(&log, "mcp-call-1");
+}
+
+/// The request's line is written when the tool call has been answered, not when rmcp began it:
+/// after the call's own event, so its latency is the call's.
+fn assert_finished_after_the_call(log: &str, request_id: &str) {
+    let position = |wanted: &dyn Fn(&str) -> bool| log.lines().position(wanted);
+    let answered =
+        position(&|line| line.contains("route=\"search_service_accounts\"") && line.contains("SOURCE_UNAVAILABLE"));
+    let finished = position(&|line| line.contains(request_id) && line.contains("finished processing request"));
+    assert!(answered.is_some() && finished > answered, "the request line follows the call's event:\n{log}");
+}
+
+/// In a session (the protocol versions that have them), rmcp answers a call with an event
+/// stream that it begins before the call has run: the request's line still waits for the
+/// answer, so a slow call is not logged as a 200 in a millisecond.
+#[tokio::test]
+async fn a_tool_call_in_a_session_is_logged_when_it_has_been_answered() {
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let mut cfg = config(20);
+    cfg.fail_sources = vec!["legacy".to_owned()];
+    // A source that takes its time, within the search's budget: the call ends well after rmcp
+    // has begun its answer.
+    cfg.slow_sources = vec![("audit".to_owned(), std::time::Duration::from_millis(100))];
+    let h = Harness::start(cfg).await;
+    let post = |session: Option<&str>, id: &str, body: serde_json::Value| {
+        let mut request = h
+            .request(reqwest::Method::POST, "/mcp")
+            .bearer_auth("admin")
+            .header("accept", "application/json, text/event-stream")
+            .header("x-request-id", id)
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session).header("mcp-protocol-version", "2025-06-18");
+        }
+        request.send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let response = post(None, "mcp-init", initialize).await.unwrap();
+    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    response.text().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(Some(&session), "mcp-initialized", initialized).await.unwrap().status(), 202);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "search_service_accounts", "arguments": {"q": "svc"}}});
+    let response = post(Some(&session), "mcp-session-call", call).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    let body = response.text().await.unwrap();
+    assert!(body.contains("SOURCE_UNAVAILABLE"), "{body}");
+    assert_finished_after_the_call(&lines.text(), "mcp-session-call");
 }
 
 /// A strict demand refused with a 503 is the contract working, not the service failing: the

@@ -110,8 +110,8 @@ pub const PATH: &str = "/mcp";
 ///
 /// Around the service, outermost first: the authentication, [`transport_refusal`] (rmcp's
 /// refusals as problems), [`same_origin_only`], [`input_as_sent`],
-/// [`sessions_of_their_credential`], [`members_given_once`] and [`one_request_per_id`]; rmcp
-/// itself checks `Host` against [`allowed_hosts`].
+/// [`sessions_of_their_credential`], [`members_given_once`], [`one_request_per_id`] and
+/// [`whole_answers`]; rmcp itself checks `Host` against [`allowed_hosts`].
 pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     let tools = InventoryTools::new(state.clone());
     // Sessions for the protocol versions that have them; a plain JSON answer where there are none.
@@ -127,6 +127,7 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     // `/mcp` itself, not the paths below it: those are unknown routes.
     Router::new()
         .route_service(PATH, service)
+        .layer(middleware::from_fn(whole_answers))
         .layer(middleware::from_fn_with_state(InFlight::default(), one_request_per_id))
         .layer(middleware::from_fn(members_given_once))
         .layer(middleware::from_fn_with_state(sessions, sessions_of_their_credential))
@@ -134,6 +135,32 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
         .layer(middleware::from_fn(same_origin_only))
         .layer(middleware::from_fn(transport_refusal))
         .route_layer(middleware::from_fn_with_state(state, routes::authenticate))
+}
+
+/// The answer to a `POST /mcp` (a JSON-RPC request: a tool call, a listing) is one message,
+/// as plain JSON or as an event stream that ends after it (the session-based protocol), and
+/// rmcp writes it into the body only once the call has been answered. It is read whole here, so
+/// that the request log's line, written when the response leaves, says when the call ended,
+/// with its real latency and not when rmcp began it (a slow tool call would otherwise log `200`
+/// in a millisecond, before it even ran). Its events, here none before the answer, arrive with
+/// it. The stream a `GET /mcp` opens for notifications lasts as long as the session and stays
+/// a stream.
+async fn whole_answers(request: Request, next: Next) -> Response {
+    let post = request.method() == Method::POST;
+    let response = next.run(request).await;
+    if !post {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => Response::from_parts(parts, Body::from(bytes)),
+        // The session ended (the service stopping) before the call was answered.
+        Err(error) => refusals::refusal_saying(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Some(&format!("the MCP answer broke off: {error}")),
+        )
+        .into_response(),
+    }
 }
 
 /// The `Host`s `/mcp` answers to: rmcp's loopback names (`localhost`, `127.0.0.1`, `::1`) and
