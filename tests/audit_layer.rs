@@ -1,6 +1,7 @@
 //! The audit layer through a real `Router`: bare arrays and unreported lists are flagged,
-//! enveloped responses are not, large and streamed bodies pass untouched, bad JSON is counted,
-//! and the bytes a client receives are the same with and without the layer.
+//! enveloped responses are not, large and streamed bodies, errors and empty bodies pass
+//! untouched, bad JSON is counted, and the bytes a client receives are the same with and
+//! without the layer.
 
 use axum::body::{Body, Bytes};
 use axum::http::{Method, Request, StatusCode, header};
@@ -52,6 +53,9 @@ fn app() -> Router {
         )
         .route("/bad", get(|| async { json_response("[1, 2,") }))
         .route("/trailing", get(|| async { json_response("{} []") }))
+        .route("/concatenated", get(|| async { json_response("[1] [2]") }))
+        .route("/rejected", get(|| async { (StatusCode::UNPROCESSABLE_ENTITY, Json(vec!["bad field"])) }))
+        .route("/no-content", get(|| async { (StatusCode::NO_CONTENT, json_response("")) }))
         .route("/text", get(|| async { "[1, 2, 3]" }))
         .route("/hal", get(|| async { ([(header::CONTENT_TYPE, "application/hal+json")], "[1, 2]").into_response() }))
         .route(
@@ -138,11 +142,48 @@ async fn large_and_streamed_bodies_pass_untouched_and_are_counted_as_not_inspect
 #[tokio::test]
 async fn bad_json_is_counted_never_an_error_to_the_client() {
     let (audit, app) = audited();
-    for (path, body) in [("/bad", &b"[1, 2,"[..]), ("/trailing", &b"{} []"[..])] {
+    for (path, body) in [("/bad", &b"[1, 2,"[..]), ("/trailing", &b"{} []"[..]), ("/concatenated", &b"[1] [2]"[..])] {
         let (status, flag, bytes) = fetch(&app, path).await;
         assert_eq!((status, flag, &bytes[..]), (StatusCode::OK, None, body), "{path}");
-        assert_eq!(counts(&audit.snapshot(), &format!("GET {path}")).bad_json, 1, "{path}");
+        assert_eq!(
+            counts(&audit.snapshot(), &format!("GET {path}")),
+            RouteCounts { json_responses: 1, inspected: 1, bad_json: 1, ..Default::default() },
+            "{path}"
+        );
     }
+}
+
+#[tokio::test]
+async fn error_and_empty_responses_pass_untouched_and_are_counted_as_not_inspected() {
+    let (audit, app) = audited();
+    let (status, flag, bytes) = fetch(&app, "/rejected").await;
+    assert_eq!((status, flag, &bytes[..]), (StatusCode::UNPROCESSABLE_ENTITY, None, &b"[\"bad field\"]"[..]));
+    let (status, flag, bytes) = fetch(&app, "/no-content").await;
+    assert_eq!((status, flag, &bytes[..]), (StatusCode::NO_CONTENT, None, &b""[..]));
+    let snapshot = audit.snapshot();
+    for route in ["GET /rejected", "GET /no-content"] {
+        assert_eq!(
+            counts(&snapshot, route),
+            RouteCounts { json_responses: 1, not_inspected: 1, ..Default::default() },
+            "{route}: no list, no bad JSON"
+        );
+    }
+    assert_eq!(snapshot.flagged(), 0);
+}
+
+#[tokio::test]
+async fn around_the_router_as_a_tower_service_every_route_is_unmatched() {
+    // `Router::layer` runs the layer once the route is matched; an outer service runs before.
+    let audit = AuditLayer::new();
+    let outer = tower::Layer::layer(&audit, app());
+    for path in ["/bare", "/users/7/groups"] {
+        let request = Request::builder().uri(path).body(Body::empty()).unwrap();
+        outer.clone().oneshot(request).await.unwrap();
+    }
+    let snapshot = audit.snapshot();
+    let keys: Vec<&String> = snapshot.routes.keys().collect();
+    assert_eq!(keys, [&format!("GET {UNMATCHED_ROUTE}")]);
+    assert_eq!(counts(&snapshot, &format!("GET {UNMATCHED_ROUTE}")).bare_array, 2);
 }
 
 #[tokio::test]
@@ -173,6 +214,9 @@ async fn the_body_bytes_are_identical_with_and_without_the_layer() {
         "/streamed",
         "/bad",
         "/trailing",
+        "/concatenated",
+        "/rejected",
+        "/no-content",
         "/text",
         "/users/1/groups",
     ] {
@@ -208,10 +252,11 @@ async fn a_route_declared_bounded_counts_objects_as_bounded_but_still_flags_bare
 #[tokio::test]
 async fn requests_no_route_matched_share_one_entry_per_method_however_many_paths_are_scanned() {
     let audit = AuditLayer::new();
-    let app = app().fallback(|| async { (StatusCode::NOT_FOUND, Json(vec!["no such route"])) }).layer(audit.clone());
+    // A fallback that answers a list (rule 1 inspects successes only).
+    let app = app().fallback(|| async { Json(vec!["no such route"]) }).layer(audit.clone());
     for i in 0..200 {
         let (status, _, _) = fetch(&app, &format!("/scan/{i}.php")).await;
-        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(status, StatusCode::OK);
         send(&app, Method::POST, &format!("/scan/{i}.php")).await;
     }
     let snapshot = audit.snapshot();
@@ -226,7 +271,7 @@ async fn invented_methods_share_one_entry_matched_or_not() {
     let audit = AuditLayer::new();
     let app = app()
         .route("/anything", any(|| async { Json(vec![1]) }))
-        .fallback(|| async { (StatusCode::NOT_FOUND, Json(vec!["no such route"])) })
+        .fallback(|| async { Json(vec!["no such route"]) })
         .layer(audit.clone());
     for i in 0..100 {
         let method = Method::from_bytes(format!("SCAN{i}").as_bytes()).unwrap();

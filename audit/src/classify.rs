@@ -35,6 +35,10 @@ use crate::shapes::{
 };
 use crate::source::ModuleId;
 
+/// What an unknown verdict says of a response type of another crate: the audit reads only the
+/// audited sources, so its fix is to audit that crate too.
+pub const DEFINED_ELSEWHERE: &str = "is defined outside the audited sources";
+
 /// How a `json!` object is named in findings.
 pub const JSON_OBJECT: &str = "json!({..})";
 
@@ -355,7 +359,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 if OPAQUE_RESPONSES.contains(&name.as_str()) {
                     return Class::Unknown(format!("`{name}` can hold any JSON, the type does not say which"));
                 }
-                Class::Unknown(format!("`{}` is defined outside the audited sources", scope.text(ty)))
+                Class::Unknown(format!("`{}` {DEFINED_ELSEWHERE}", scope.text(ty)))
             }
             _ => Class::Unknown(format!("the audit does not follow the type `{}`", scope.text(ty))),
         }

@@ -74,7 +74,9 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
             ),
             (None, None, Some(service)) => (classify::non_list_service(service), handler.file.clone(), handler.line),
             (None, None, None) => (
-                Class::Unknown(handler.unresolved.clone().unwrap_or_else(|| "the handler was not found".to_owned())),
+                Class::Unknown(
+                    handler.unresolved.as_ref().map_or("the handler was not found".to_owned(), |u| u.why.clone()),
+                ),
                 handler.file.clone(),
                 handler.line,
             ),
@@ -88,6 +90,19 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
             class,
             handler.checked,
         );
+        // A route unknown because the audit cannot see its handler is fixed by letting it see
+        // the handler, not by naming a type in a signature it has not read.
+        if found.verdict == model::Verdict::Unknown
+            && handler.target.is_none()
+            && let Some(unseen) = &handler.unresolved
+        {
+            found.fix = Some(unseen.fix.to_owned());
+        }
+        // A handler found, at a method or path the audit could not read: its verdict stands,
+        // and the finding says why its route is `*` or an unread path.
+        if let Some(unread) = &handler.route_unread {
+            found.why = format!("{}; its route is not read: {unread}", found.why);
+        }
         found.krate = sources.modules[handler.module].package.clone();
         findings.push(found);
     }
@@ -168,6 +183,14 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
                 )),
             )
         }
+        // A type of another crate is named already: the audit needs to read it.
+        Class::Unknown(why) if why.contains(classify::DEFINED_ELSEWHERE) => (
+            why,
+            Some(format!(
+                "audit the crate that defines the type too (the workspace that holds both), or register the handler \
+                 with `{routing}` so the compiler checks it"
+            )),
+        ),
         Class::Unknown(why) => (
             why,
             Some(format!(

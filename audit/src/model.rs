@@ -70,7 +70,10 @@ pub struct Finding {
     /// `GET`, `POST`, ... (`ANY` for `any(handler)`; `*` for a service or a router's fallback).
     pub method: String,
     /// The full path, with the prefixes of every `nest` joined (`(fallback)` for a router's
-    /// fallback).
+    /// fallback). A part the audit does not read is an expression in angle brackets, never
+    /// axum's `{param}` syntax ([`unread_path`](crate::routes::unread_path): `<p>` for a loop's
+    /// variable, `<self.prefix>/users`, `<mount!>` for a macro), and `/*` stands for any path (a
+    /// merged router the audit cannot follow, a handler whose path it cannot read).
     pub path: String,
     /// The handler as registered (`inventory::list`, `Self::list`; `closure` for a closure).
     pub handler: String,
@@ -118,8 +121,7 @@ impl Finding {
         format!("{} {}", self.krate, self.key_without_crate())
     }
 
-    /// The identity of a finding without its package, as baselines of version 1 list it (and
-    /// SARIF's fingerprint, whose location tells services apart).
+    /// The identity of a finding without its package, as baselines of version 1 list it.
     pub fn key_without_crate(&self) -> String {
         format!("{} {} {} {}", self.verdict.code(), self.method, self.path, self.handler)
     }

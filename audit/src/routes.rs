@@ -20,7 +20,7 @@ use crate::shapes::{
     SERVICE_SETTINGS, SPLIT_FOR_PARTS, documentation_router, documented_method_of, known_service, method_of,
     service_method_of,
 };
-use crate::source::ModuleId;
+use crate::source::{ModuleId, test_only};
 
 /// The handler of one registration, as written and as resolved.
 #[derive(Clone)]
@@ -31,8 +31,12 @@ pub struct HandlerRef<'s> {
     pub target: Option<FnItem<'s>>,
     /// A closure handler's body.
     pub closure: Option<&'s Expr>,
-    /// Why the handler could not be resolved, when it could not.
-    pub unresolved: Option<String>,
+    /// Why the handler could not be resolved, and what would let the audit see it, when it could not.
+    pub unresolved: Option<Unseen>,
+    /// Why the audit cannot read the method or path of a handler it found (utoipa-axum's
+    /// `routes!`): the registration is then at method `*` or an unread path, and the handler is
+    /// classified as any other.
+    pub route_unread: Option<String>,
     /// The known non-list service mounted in place of a handler ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)), when it is one.
     pub service: Option<&'static str>,
     /// True when registered through `completeness::routing`, which checks the response at compile time.
@@ -56,6 +60,44 @@ pub struct Registration<'s> {
     pub path: String,
     /// The handler.
     pub handler: HandlerRef<'s>,
+}
+
+/// Why a registration's handler cannot be classified, and the change that lets the audit see it.
+#[derive(Clone)]
+pub struct Unseen {
+    /// What stopped the audit.
+    pub why: String,
+    /// What to change, one of the `*_FIX` texts of this module.
+    pub fix: &'static str,
+}
+
+/// The fix for a handler named by a path that leads out of the audited sources.
+pub const NOT_OURS_FIX: &str = "audit the crate that defines it too (the workspace that holds both), or register it with \
+                                `completeness::routing`, which checks the response at compile time";
+
+/// The fix for a handler written as an expression the audit does not follow.
+pub const EXPRESSION_FIX: &str =
+    "register a function of the audited sources by its name, or a closure, in place of the expression";
+
+/// The fix for a router (nested or merged) or method router the audit cannot follow.
+pub const BUILT_ELSEWHERE_FIX: &str = "audit the crate that builds it too; if the audited sources build it, build it \
+                                       in a function that returns it (`fn routes() -> Router`) and use that function's result";
+
+/// The fix for a tower service mounted in place of a handler.
+pub const SERVICE_FIX: &str = "check what the service answers; a handler of the audited sources mounted as one \
+                               (`list.into_service()`) is audited";
+
+/// The fix for routes a macro registers.
+pub const MACRO_FIX: &str = "register its routes without the macro, or check what it registers";
+
+/// The fix for `routes!(..)` whose handlers are not paths.
+pub const ROUTES_MACRO_FIX: &str = "name the handlers of `routes!(..)` by their paths (`routes!(list, create)`)";
+
+/// The path of a registration whose path is an expression the audit does not evaluate (a loop's
+/// variable, a field, a macro): the expression in angle brackets (`<p>`, `<self.prefix>/users`,
+/// `<name!>`). Not axum's syntax, where `{p}` is a path parameter.
+pub fn unread_path(expr: &str) -> String {
+    format!("<{expr}>")
 }
 
 /// The path of the unknown route that stands for the routes of a merged router the audit cannot
@@ -192,6 +234,11 @@ impl<'i, 's> Eval<'i, 's> {
         let mut tail = Value::Other;
         let last = block.stmts.len().saturating_sub(1);
         for (i, stmt) in block.stmts.iter().enumerate() {
+            // A statement only tests compile (`#[cfg(test)] let r = r.route(..);`) is not audited,
+            // as a function or module only tests compile is not.
+            if test_only(stmt_attrs(stmt)) {
+                continue;
+            }
             match stmt {
                 Stmt::Local(local) => {
                     let Some(init) = &local.init else { continue };
@@ -511,8 +558,12 @@ impl<'i, 's> Eval<'i, 's> {
                         handler,
                     })),
                     _ => {
-                        let handler =
-                            self.opaque_handler(methods, frame, "the method router is built outside the audited code");
+                        let handler = self.opaque_handler(
+                            methods,
+                            frame,
+                            "the method router is built outside the audited code",
+                            BUILT_ELSEWHERE_FIX,
+                        );
                         routes.push(Registration { method: "*".to_owned(), path, handler });
                     }
                 }
@@ -548,7 +599,7 @@ impl<'i, 's> Eval<'i, 's> {
                     _ => {
                         let why =
                             format!("the router `{}` nested here is built where the audit cannot follow", text(*inner));
-                        let handler = self.opaque_handler(inner, frame, &why);
+                        let handler = self.opaque_handler(inner, frame, &why, BUILT_ELSEWHERE_FIX);
                         routes.push(Registration { method: "*".to_owned(), path: prefix, handler });
                     }
                 }
@@ -568,7 +619,7 @@ impl<'i, 's> Eval<'i, 's> {
                             "the method router `{}` merged here is built where the audit cannot follow",
                             text(*merged)
                         );
-                        a.push(("*".to_owned(), self.opaque_handler(merged, frame, &why)));
+                        a.push(("*".to_owned(), self.opaque_handler(merged, frame, &why, BUILT_ELSEWHERE_FIX)));
                         Value::Methods(a, chain)
                     }
                     (Value::Router(mut a), Value::Router(b)) => {
@@ -587,9 +638,9 @@ impl<'i, 's> Eval<'i, 's> {
                             Some(router) => HandlerRef {
                                 unresolved: None,
                                 service: Some(router),
-                                ..self.opaque_handler(merged, frame, "")
+                                ..self.opaque_handler(merged, frame, "", BUILT_ELSEWHERE_FIX)
                             },
-                            None => self.opaque_handler(merged, frame, &why),
+                            None => self.opaque_handler(merged, frame, &why, BUILT_ELSEWHERE_FIX),
                         };
                         a.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
                         Value::Router(a)
@@ -748,7 +799,8 @@ impl<'i, 's> Eval<'i, 's> {
             text: format!("{name}!(..)"),
             target: None,
             closure: None,
-            unresolved: Some(why),
+            unresolved: Some(Unseen { why, fix: MACRO_FIX }),
+            route_unread: None,
             service: None,
             checked: false,
             module: frame.module,
@@ -756,7 +808,8 @@ impl<'i, 's> Eval<'i, 's> {
             file: module.file.clone(),
             line: mac.path.span().start().line,
         };
-        let path = tokens.strings.into_iter().find(|p| p.starts_with('/')).unwrap_or_else(|| format!("{{{name}!}}"));
+        let path =
+            tokens.strings.into_iter().find(|p| p.starts_with('/')).unwrap_or_else(|| unread_path(&format!("{name}!")));
         routes.push(Registration { method: "*".to_owned(), path, handler });
         Value::Router(routes)
     }
@@ -815,6 +868,9 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
+    /// The path `expr` gives a registration: a local holding a path handed to a helper, a
+    /// string literal or constant ([`string_value`](Self::string_value)), or else the
+    /// expression as an [`unread_path`].
     fn path_text(&self, expr: &Expr, frame: &Frame<'s>) -> String {
         if let Expr::Path(p) = expr
             && let Some(name) = p.path.get_ident()
@@ -822,18 +878,22 @@ impl<'i, 's> Eval<'i, 's> {
         {
             return path.clone();
         }
+        if let Expr::Reference(r) = expr {
+            return self.path_text(&r.expr, frame);
+        }
+        self.string_value(frame.module, expr).unwrap_or_else(|| unread_path(&text(expr)))
+    }
+
+    /// The text of `expr`, written in `module`, when it is a string literal or names a string
+    /// constant of the audited sources (`const ORDERS: &str = "/orders";`).
+    fn string_value(&self, module: ModuleId, expr: &Expr) -> Option<String> {
         match expr {
-            Expr::Lit(lit) => match &lit.lit {
-                Lit::Str(s) => s.value(),
-                _ => text(expr),
-            },
-            Expr::Path(p) => self
-                .index
-                .string_const(frame.module, &segments(&p.path))
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("{{{}}}", text(expr))),
-            Expr::Reference(r) => self.path_text(&r.expr, frame),
-            _ => format!("{{{}}}", text(expr)),
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+            Expr::Path(p) => self.index.string_const(module, &segments(&p.path)).map(str::to_owned),
+            Expr::Reference(r) => self.string_value(module, &r.expr),
+            Expr::Paren(e) => self.string_value(module, &e.expr),
+            Expr::Group(e) => self.string_value(module, &e.expr),
+            _ => None,
         }
     }
 
@@ -844,6 +904,7 @@ impl<'i, 's> Eval<'i, 's> {
             target: None,
             closure: None,
             unresolved: None,
+            route_unread: None,
             service: None,
             checked,
             module: frame.module,
@@ -874,7 +935,7 @@ impl<'i, 's> Eval<'i, 's> {
                 let segs = self.index.written_in(frame.fn_id, segments(&p.path));
                 handler.target = self.index.find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs);
                 if handler.target.is_none() {
-                    handler.unresolved = Some(format!("`{}` is not a function of the audited sources", handler.text));
+                    handler.unresolved = Some(not_ours(&handler.text));
                 }
             }
             Expr::Closure(c) => {
@@ -884,8 +945,10 @@ impl<'i, 's> Eval<'i, 's> {
                 handler.closure = Some(&c.body);
             }
             _ => {
-                handler.unresolved =
-                    Some(format!("the handler `{}` is an expression the audit does not follow", handler.text))
+                handler.unresolved = Some(Unseen {
+                    why: format!("the handler `{}` is an expression the audit does not follow", handler.text),
+                    fix: EXPRESSION_FIX,
+                })
             }
         }
         handler
@@ -906,7 +969,7 @@ impl<'i, 's> Eval<'i, 's> {
             "`{registered_with}` mounts the tower service `{}`, not a handler: the audit cannot see its responses",
             text(expr)
         );
-        self.opaque_handler(expr, frame, &why)
+        self.opaque_handler(expr, frame, &why, SERVICE_FIX)
     }
 
     /// The known non-list service ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)) `expr` is: built by a function of the
@@ -960,10 +1023,16 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
-    /// The routes of utoipa-axum's `routes!(list, create)`: each handler at the methods and path
-    /// of its `#[utoipa::path(get, path = "/items", ..)]` attribute. A handler the audit cannot
-    /// find, or whose attribute it cannot read, is an unknown route at [`MERGED_UNSEEN`]: its
-    /// path could be any.
+    /// The routes of utoipa-axum's `routes!(list, create)`, by these rules:
+    /// 1. A handler the audit finds is at the methods and path of its
+    ///    `#[utoipa::path(get, path = "/items", ..)]` attribute ([`utoipa_route`]); a `path` or
+    ///    `context_path` that names a string constant is read as `.route(ORDERS, ..)` reads it.
+    /// 2. A handler the audit finds but whose method or path it cannot read is classified as any
+    ///    other, at method `*` when its method is not read and at [`MERGED_UNSEEN`] (or the
+    ///    [`unread_path`] of the expression) when its path is not: a list is still a list. Its
+    ///    finding says what was not read.
+    /// 3. A handler the audit does not find is an unknown route at [`MERGED_UNSEEN`]: its path
+    ///    could be any.
     fn path_attributed(&mut self, mac: &syn::Macro, frame: &Frame<'s>) -> Vec<Registration<'s>> {
         let parser = syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated;
         let handlers = syn::parse::Parser::parse2(parser, mac.tokens.clone()).unwrap_or_default();
@@ -975,33 +1044,32 @@ impl<'i, 's> Eval<'i, 's> {
                 frame.self_ty.as_deref(),
                 &self.index.written_in(frame.fn_id, segments(written)),
             );
-            let mut handler = HandlerRef { unresolved: None, ..self.opaque_handler(written, frame, "") };
-            let route = target.as_ref().and_then(|f| utoipa_route(f.attrs));
-            match (target, route) {
-                (Some(target), Some((methods, path))) => {
-                    handler.target = Some(target);
-                    routes.extend(methods.into_iter().map(|method| Registration {
-                        method,
-                        path: path.clone(),
-                        handler: handler.clone(),
-                    }));
-                }
-                (target, _) => {
-                    handler.unresolved = Some(match target {
-                        Some(_) => format!(
-                            "`{}` is registered by `routes!`, but the audit finds no `#[utoipa::path(..)]` \
-                             attribute on it naming its method and a literal path",
-                            handler.text
-                        ),
-                        None => format!("`{}` is not a function of the audited sources", handler.text),
-                    });
-                    routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
-                }
+            let mut handler = HandlerRef { unresolved: None, ..self.opaque_handler(written, frame, "", NOT_OURS_FIX) };
+            // Rule 3.
+            let Some(target) = target else {
+                handler.unresolved = Some(not_ours(&handler.text));
+                routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
+                continue;
+            };
+            // Rules 1 and 2.
+            let route = utoipa_route(target.attrs, |value| self.string_value(target.module, value));
+            if !route.read {
+                handler.route_unread = Some(format!(
+                    "`{}` is registered by `routes!`, but the audit finds no `#[utoipa::path(..)]` attribute on it \
+                     naming its method and a path it reads (a string literal or constant)",
+                    handler.text
+                ));
             }
+            handler.target = Some(target);
+            routes.extend(route.methods.into_iter().map(|method| Registration {
+                method,
+                path: route.path.clone(),
+                handler: handler.clone(),
+            }));
         }
         if handlers.is_empty() {
             let why = "the handlers of this `routes!(..)` are not paths the audit reads";
-            let handler = self.opaque_handler(mac, frame, why);
+            let handler = self.opaque_handler(mac, frame, why, ROUTES_MACRO_FIX);
             routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
         }
         routes
@@ -1028,13 +1096,14 @@ impl<'i, 's> Eval<'i, 's> {
     }
 
     /// A handler the audit cannot follow, written as `node`, and why.
-    fn opaque_handler(&self, node: &impl ToTokens, frame: &Frame<'s>, why: &str) -> HandlerRef<'s> {
+    fn opaque_handler(&self, node: &impl ToTokens, frame: &Frame<'s>, why: &str, fix: &'static str) -> HandlerRef<'s> {
         let module = &self.index.sources.modules[frame.module];
         HandlerRef {
             text: text(node),
             target: None,
             closure: None,
-            unresolved: Some(why.to_owned()),
+            unresolved: Some(Unseen { why: why.to_owned(), fix }),
+            route_unread: None,
             service: None,
             checked: false,
             module: frame.module,
@@ -1045,43 +1114,140 @@ impl<'i, 's> Eval<'i, 's> {
     }
 }
 
+/// The outer attributes of a statement (`#[cfg(test)] let ..;`, `#[cfg(test)] { .. }`).
+fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
+    match stmt {
+        Stmt::Local(local) => &local.attrs,
+        Stmt::Macro(m) => &m.attrs,
+        Stmt::Expr(expr, _) => expr_attrs(expr),
+        Stmt::Item(_) => &[],
+    }
+}
+
+/// The outer attributes of an expression statement. syn gives a statement's attributes to the
+/// leftmost operand of an assignment, a binary operation or a cast (`#[cfg(test)] r = r.route(..);`
+/// holds them on `r`), and to the expression itself otherwise.
+fn expr_attrs(expr: &Expr) -> &[syn::Attribute] {
+    match expr {
+        Expr::Assign(e) => expr_attrs(&e.left),
+        Expr::Binary(e) => expr_attrs(&e.left),
+        Expr::Cast(e) => expr_attrs(&e.expr),
+        Expr::Array(e) => &e.attrs,
+        Expr::Async(e) => &e.attrs,
+        Expr::Await(e) => &e.attrs,
+        Expr::Block(e) => &e.attrs,
+        Expr::Break(e) => &e.attrs,
+        Expr::Call(e) => &e.attrs,
+        Expr::Closure(e) => &e.attrs,
+        Expr::Const(e) => &e.attrs,
+        Expr::Continue(e) => &e.attrs,
+        Expr::Field(e) => &e.attrs,
+        Expr::ForLoop(e) => &e.attrs,
+        Expr::Group(e) => &e.attrs,
+        Expr::If(e) => &e.attrs,
+        Expr::Index(e) => &e.attrs,
+        Expr::Infer(e) => &e.attrs,
+        Expr::Let(e) => &e.attrs,
+        Expr::Lit(e) => &e.attrs,
+        Expr::Loop(e) => &e.attrs,
+        Expr::Macro(e) => &e.attrs,
+        Expr::Match(e) => &e.attrs,
+        Expr::MethodCall(e) => &e.attrs,
+        Expr::Paren(e) => &e.attrs,
+        Expr::Path(e) => &e.attrs,
+        Expr::Range(e) => &e.attrs,
+        Expr::RawAddr(e) => &e.attrs,
+        Expr::Reference(e) => &e.attrs,
+        Expr::Repeat(e) => &e.attrs,
+        Expr::Return(e) => &e.attrs,
+        Expr::Struct(e) => &e.attrs,
+        Expr::Try(e) => &e.attrs,
+        Expr::TryBlock(e) => &e.attrs,
+        Expr::Tuple(e) => &e.attrs,
+        Expr::Unary(e) => &e.attrs,
+        Expr::Unsafe(e) => &e.attrs,
+        Expr::While(e) => &e.attrs,
+        Expr::Yield(e) => &e.attrs,
+        _ => &[],
+    }
+}
+
 /// True for `..split_for_parts()`, whose value is a tuple with the router first.
 fn splits_for_parts(expr: &Expr) -> bool {
     matches!(expr, Expr::MethodCall(call) if call.method == SPLIT_FOR_PARTS)
 }
 
+/// A handler named by a path that leads out of the audited sources.
+fn not_ours(handler: &str) -> Unseen {
+    Unseen { why: format!("`{handler}` is not a function of the audited sources"), fix: NOT_OURS_FIX }
+}
+
+/// The route `#[utoipa::path(..)]` gives a handler.
+struct AttributedRoute {
+    /// `GET`, `HEAD`, ...; `*` alone when the attribute names none the audit reads.
+    methods: Vec<String>,
+    /// The path, its `context_path` joined before it.
+    path: String,
+    /// False when the attribute, its methods or its path were not read.
+    read: bool,
+}
+
 /// The methods and path of utoipa's `#[utoipa::path(get, path = "/items", ..)]` on a handler
-/// (methods also as `method(get, head)`), its `context_path` joined before the path; `None`
-/// without the attribute, a method or a literal path.
-fn utoipa_route(attrs: &[syn::Attribute]) -> Option<(Vec<String>, String)> {
-    let attr =
-        attrs.iter().find(|attr| matches!(segments(attr.path()).as_slice(), [u, p] if u == "utoipa" && p == "path"))?;
-    let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
-    let metas = attr.parse_args_with(parser).ok()?;
-    let literal = |value: &Expr| match value {
-        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
-        _ => None,
+/// (methods also as `method(get, head)`), its `context_path` joined before the path; `value`
+/// reads a path that is not a literal (a constant). What is not read is `*` for the methods,
+/// [`MERGED_UNSEEN`] for a missing path and the [`unread_path`] of a path expression, and the
+/// route is not `read`.
+fn utoipa_route(attrs: &[syn::Attribute], value: impl Fn(&Expr) -> Option<String>) -> AttributedRoute {
+    let unread = || AttributedRoute { methods: vec!["*".to_owned()], path: MERGED_UNSEEN.to_owned(), read: false };
+    let Some(attr) =
+        attrs.iter().find(|attr| matches!(segments(attr.path()).as_slice(), [u, p] if u == "utoipa" && p == "path"))
+    else {
+        return unread();
     };
-    let (mut methods, mut path, mut context) = (Vec::new(), None, String::new());
+    let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+    let Ok(metas) = attr.parse_args_with(parser) else { return unread() };
+    let (mut methods, mut path, mut context, mut read) = (Vec::new(), None, None, true);
     for meta in &metas {
         match meta {
             syn::Meta::Path(p) => methods.extend(p.get_ident().and_then(|i| method_of(&i.to_string()))),
             syn::Meta::List(list) if list.path.is_ident("method") => {
                 let names =
                     list.parse_args_with(syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated);
-                methods.extend(names.ok()?.iter().filter_map(|i| method_of(&i.to_string())));
+                match names {
+                    Ok(names) => methods.extend(names.iter().filter_map(|i| method_of(&i.to_string()))),
+                    Err(_) => read = false,
+                }
             }
-            syn::Meta::NameValue(nv) if nv.path.is_ident("path") => path = Some(literal(&nv.value)?),
-            syn::Meta::NameValue(nv) if nv.path.is_ident("context_path") => context = literal(&nv.value)?,
+            syn::Meta::NameValue(nv) if nv.path.is_ident("path") => path = Some(&nv.value),
+            syn::Meta::NameValue(nv) if nv.path.is_ident("context_path") => context = Some(&nv.value),
             _ => {}
         }
     }
-    let path = path?;
+    let text_of = |expr: &Expr| value(expr).ok_or_else(|| unread_path(&text(expr)));
+    let path = match path.map(text_of) {
+        Some(Ok(path)) => path,
+        Some(Err(unread)) => {
+            read = false;
+            unread
+        }
+        None => {
+            read = false;
+            MERGED_UNSEEN.to_owned()
+        }
+    };
+    let path = match context.map(text_of) {
+        None => path,
+        Some(Ok(context)) if context.is_empty() => path,
+        Some(Ok(context)) => join(&context, &path),
+        Some(Err(unread)) => {
+            read = false;
+            join(&unread, &path)
+        }
+    };
     if methods.is_empty() {
-        return None;
+        return AttributedRoute { methods: vec!["*".to_owned()], path, read: false };
     }
-    let path = if context.is_empty() { path } else { join(&context, &path) };
-    Some((methods.into_iter().map(str::to_owned).collect(), path))
+    AttributedRoute { methods: methods.into_iter().map(str::to_owned).collect(), path, read }
 }
 
 /// A router's fallback, reported as a route of its own at [`FALLBACK_PATH`].

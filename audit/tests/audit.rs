@@ -269,7 +269,8 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/documented", "list_without_completeness"),
         ("GET", "/documented/by-id/{id}", "not_a_list"),
         ("HEAD", "/documented/by-id/{id}", "not_a_list"),
-        ("*", "/documented/*", "unknown"),
+        // Found, without an attribute that places it: a list still, at any method and path.
+        ("*", "/documented/*", "list_without_completeness"),
         ("GET", "/split", "list_without_completeness"),
         ("*", "/docs/*", "exempt"),
         // `json!` and `serde_json::to_value`: what the tokens show.
@@ -383,6 +384,10 @@ fn a_finding_names_handler_location_and_fix() {
     let generic =
         report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/constructed-generic-unseen").unwrap();
     assert!(generic["why"].as_str().unwrap().contains("type parameter `T`"), "{generic}");
+    // A response type of another crate is named: the fix is to audit that crate, not to name it.
+    let foreign = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/foreign").unwrap();
+    assert!(foreign["why"].as_str().unwrap().ends_with("is defined outside the audited sources"), "{foreign}");
+    assert!(foreign["fix"].as_str().unwrap().starts_with("audit the crate that defines the type too"), "{foreign}");
     let by_macro = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/macro").unwrap();
     assert_eq!(by_macro["handler"], "list_route!(..)", "{by_macro}");
     assert!(by_macro["why"].as_str().unwrap().contains("not expanded by the audit"), "{by_macro}");
@@ -436,6 +441,7 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
     let merged = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/api/v1/*").unwrap();
     assert_eq!(merged["handler"], "plugins::router()", "{merged}");
     assert!(merged["why"].as_str().unwrap().contains("merged here is built where the audit cannot follow"), "{merged}");
+    assert!(merged["fix"].as_str().unwrap().starts_with("audit the crate that builds it too"), "{merged}");
 }
 
 #[test]
@@ -700,6 +706,159 @@ fn a_baseline_entry_of_one_service_does_not_pass_the_same_route_of_another() {
     assert!(said.contains("names no package, and several packages have that route"), "{said}");
     fs::remove_dir_all(dir.join("services/billing")).unwrap();
     assert_eq!(run(&dir, &["--baseline", baseline_arg, "--deny", "list", "-q"]).status.code(), Some(0));
+}
+
+#[test]
+fn sarif_fingerprints_tell_the_same_route_of_two_packages_apart() {
+    let dir = scratch("sarif-services");
+    fs::write(dir.join("Cargo.toml"), "[workspace]\nmembers = [\"services/*\"]\nresolver = \"3\"\n").unwrap();
+    service(&dir, "orders");
+    service(&dir, "billing");
+    let log: Value = serde_json::from_slice(&run(&dir, &["--format", "sarif", "-q"]).stdout).unwrap();
+    let mut fingerprints: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["partialFingerprints"]["route/v2"].as_str().unwrap())
+        .collect();
+    fingerprints.sort();
+    // The baseline's keys, package first.
+    assert_eq!(
+        fingerprints,
+        [
+            "billing list_without_completeness GET /orders list_orders",
+            "orders list_without_completeness GET /orders list_orders"
+        ],
+        "{log:#}"
+    );
+}
+
+/// A `routes!` handler whose `#[utoipa::path(..)]` names a constant is placed as
+/// `.route(CONST, ..)` is; one the audit finds but cannot place keeps its verdict (a list fails
+/// `--deny list`); only one it does not find is unknown, with a fix that says what to audit.
+#[test]
+fn a_routes_handler_is_placed_by_constants_and_classified_when_its_route_is_not_read() {
+    let dir = scratch("utoipa-constants");
+    write_under(&dir, "Cargo.toml", "[package]\nname = \"documented\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
+    write_under(
+        &dir,
+        "src/main.rs",
+        "use axum::Json;\nuse utoipa_axum::router::OpenApiRouter;\nuse utoipa_axum::routes;\n\
+         const ORDERS: &str = \"/orders\";\nconst API: &str = \"/api\";\n\
+         #[utoipa::path(get, path = ORDERS)]\nasync fn list_orders() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         #[utoipa::path(get, path = \"/items\", context_path = API)]\nasync fn list_items() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         #[utoipa::path(get, path = elsewhere::PATH)]\nasync fn list_elsewhere() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         #[utoipa::path(path = \"/any\")]\nasync fn any_method() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         async fn undocumented() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         fn main() {\n    let _app: OpenApiRouter = OpenApiRouter::new()\n        .routes(routes!(list_orders))\n        \
+         .routes(routes!(list_items))\n        .routes(routes!(list_elsewhere, any_method, undocumented, other_crate::list));\n}\n",
+    );
+    let report = json(&dir, &["-q"]);
+    let found: Vec<(String, String, String)> = verdicts(&report);
+    let list = "list_without_completeness".to_owned();
+    let expected = [
+        ("*".to_owned(), "/*".to_owned(), list.clone()),
+        ("*".to_owned(), "/*".to_owned(), "unknown".to_owned()),
+        ("*".to_owned(), "/any".to_owned(), list.clone()),
+        ("GET".to_owned(), "/api/items".to_owned(), list.clone()),
+        ("GET".to_owned(), "/orders".to_owned(), list.clone()),
+        ("GET".to_owned(), "<elsewhere::PATH>".to_owned(), list.clone()),
+    ];
+    let mut sorted = found.clone();
+    sorted.sort();
+    assert_eq!(sorted, expected, "{report:#}");
+    let by_handler =
+        |name: &str| report["findings"].as_array().unwrap().iter().find(|f| f["handler"] == name).cloned().unwrap();
+    for name in ["list_elsewhere", "any_method", "undocumented"] {
+        let finding = by_handler(name);
+        let why = finding["why"].as_str().unwrap();
+        assert!(why.starts_with("returns `Json<Vec<u32>>`, a list"), "{finding}");
+        assert!(why.contains("its route is not read"), "{finding}");
+    }
+    assert!(!by_handler("list_orders")["why"].as_str().unwrap().contains("not read"));
+    let unfound = by_handler("other_crate::list");
+    assert_eq!(unfound["why"], "`other_crate::list` is not a function of the audited sources", "{unfound}");
+    let fix = unfound["fix"].as_str().unwrap();
+    assert!(fix.starts_with("audit the crate that defines it too"), "{unfound}");
+    assert!(!fix.contains("name the response type"), "{unfound}");
+    assert_eq!(run(&dir, &["--deny", "list", "-q"]).status.code(), Some(1));
+}
+
+/// A statement or block only tests compile is not audited; one under any other `cfg` is.
+#[test]
+fn statements_only_tests_compile_are_not_audited() {
+    let dir = scratch("cfg-test-statements");
+    write_under(&dir, "Cargo.toml", "[package]\nname = \"gated\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
+    write_under(
+        &dir,
+        "src/main.rs",
+        "use axum::{Json, Router, routing::get};\n\
+         async fn fixture() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         async fn served() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         fn app() -> Router {\n    let r: Router = Router::new();\n    \
+         #[cfg(test)]\n    let r = r.route(\"/test-only\", get(fixture));\n    \
+         let mut r = r;\n    \
+         #[cfg(test)]\n    {\n        r = r.route(\"/test-block\", get(fixture));\n    }\n    \
+         #[cfg(test)]\n    r = r.route(\"/test-expression\", get(fixture));\n    \
+         #[cfg(all(test, feature = \"slow\"))]\n    r = r.route(\"/test-all\", get(fixture));\n    \
+         #[cfg(not(test))]\n    let r = r.route(\"/not-test\", get(served));\n    \
+         #[cfg(feature = \"extra\")]\n    let r = r.route(\"/feature\", get(served));\n    \
+         r\n}\n\
+         fn main() { let _app = app(); }\n",
+    );
+    let report = json(&dir, &["-q"]);
+    let mut found = verdicts(&report);
+    found.sort();
+    let list = |path: &str| ("GET".to_owned(), path.to_owned(), "list_without_completeness".to_owned());
+    assert_eq!(found, [list("/feature"), list("/not-test")], "{report:#}");
+}
+
+/// A path the audit does not evaluate is its expression in angle brackets, not axum's
+/// `{param}` syntax; a baseline records it and matches it again.
+#[test]
+fn unread_paths_are_marked_apart_from_path_parameters_and_baselined_as_printed() {
+    let dir = scratch("unread-paths");
+    write_under(&dir, "Cargo.toml", "[package]\nname = \"marked\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
+    write_under(
+        &dir,
+        "src/main.rs",
+        "use axum::{Json, Router, routing::get};\n\
+         async fn list() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         const LISTS: [&str; 2] = [\"/a\", \"/b\"];\n\
+         struct Api { prefix: &'static str }\n\
+         impl Api {\n    fn router(&self) -> Router { Router::new().nest(self.prefix, Router::new().route(\"/users\", get(list))) }\n}\n\
+         macro_rules! mount { ($r:expr, $h:ident) => { $r.route(\"x\", get($h)) }; }\n\
+         fn mounted() -> Router { mount!(Router::new(), list) }\n\
+         fn app() -> Router {\n    let mut r = Router::new();\n    for p in LISTS {\n        r = r.route(p, get(list));\n    }\n    \
+         r.route(\"/{id}\", get(list))\n}\n\
+         fn main() { let _app = app(); }\n",
+    );
+    let report = json(&dir, &["-q"]);
+    let mut found = verdicts(&report);
+    found.sort();
+    let list = "list_without_completeness".to_owned();
+    assert_eq!(
+        found,
+        [
+            ("*".to_owned(), "<mount!>".to_owned(), "unknown".to_owned()),
+            ("GET".to_owned(), "/{id}".to_owned(), list.clone()),
+            ("GET".to_owned(), "<p>".to_owned(), list.clone()),
+            ("GET".to_owned(), "<self.prefix>/users".to_owned(), list),
+        ],
+        "{report:#}"
+    );
+    let by_macro = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "<mount!>").unwrap();
+    assert_eq!(by_macro["fix"], "register its routes without the macro, or check what it registers", "{by_macro}");
+
+    let baseline = dir.join("baseline.json");
+    let baseline_arg = baseline.to_str().unwrap();
+    let written = run(&dir, &["--baseline", baseline_arg, "--write-baseline", "-q"]);
+    assert_eq!(written.status.code(), Some(0), "{written:?}");
+    let keys = fs::read_to_string(&baseline).unwrap();
+    assert!(keys.contains("\"marked list_without_completeness GET <p> list\""), "{keys}");
+    assert!(keys.contains("\"marked list_without_completeness GET <self.prefix>/users list\""), "{keys}");
+    let gated = run(&dir, &["--baseline", baseline_arg, "--deny", "list", "--deny", "unknown", "-q"]);
+    assert_eq!(gated.status.code(), Some(0), "{gated:?}");
 }
 
 /// `mod r#type;` is the module `type`, in `type.rs`: its routes are audited, not its file skipped.

@@ -8,6 +8,9 @@ use crate::model::{Report, Verdict};
 /// The schema the log declares.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
+/// The name of a result's fingerprint in `partialFingerprints`.
+pub const FINGERPRINT: &str = "route/v2";
+
 /// The rule id of a skipped file.
 pub const UNPARSEABLE: &str = "unparseable-file";
 
@@ -59,7 +62,9 @@ pub fn render(report: &Report) -> String {
                 "level": level(f.verdict),
                 "message": {"text": text},
                 "locations": [location(&f.file, f.line)],
-                "partialFingerprints": {"route/v1": f.key_without_crate()},
+                // The baseline's key, its package first: the same route in two packages is two
+                // results (`route/v1` left the package out).
+                "partialFingerprints": {(FINGERPRINT): f.key()},
             });
             if f.baselined {
                 result["baselineState"] = json!("unchanged");

@@ -2,8 +2,11 @@
 //! counts, per route, those that are lists without completeness.
 //!
 //! Rules, applied to every response whose `content-type` is `application/json`:
-//! 1. A body whose size is not known up front (streamed) or is larger than
-//!    [`AuditLayer::max_bytes`] passes untouched and is counted as not inspected.
+//! 1. A response that is not inspected passes untouched and is counted as not inspected: one
+//!    that is not a success (a status other than 2xx: a `422` with `["bad field"]` is an error
+//!    a client does not read as a list), one with an empty body (a `204`: no JSON value, so
+//!    neither a list nor bad JSON), and one whose body's size is not known up front (streamed)
+//!    or is larger than [`AuditLayer::max_bytes`].
 //! 2. A body that is not JSON (see [`shape`] for the check) is counted as bad JSON; the client
 //!    gets it as it was.
 //! 3. A top-level array is flagged `bare-array`.
@@ -12,7 +15,8 @@
 //!    On a route declared [`AuditLayer::bounded`] (a single resource with a small collection)
 //!    it is counted as `bounded` instead.
 //! 5. A flag is a `tracing` warning (target `completeness::audit`) with the method and route
-//!    (axum's `MatchedPath` when the layer wraps a `Router`), a count in
+//!    (axum's `MatchedPath`, which the `Router` sets once it has matched a route: the layer is
+//!    added with `Router::layer`, see [`AuditLayer`]), a count in
 //!    [`AuditLayer::snapshot`], and with [`AuditLayer::with_header`] a response header
 //!    [`AUDIT_HEADER`] naming the problem.
 //! 6. Counts are kept by `"METHOD route"` (`"GET /users/{id}"`), and whatever clients send, the
@@ -107,7 +111,7 @@ pub struct RouteCounts {
     pub array_without_complete: u64,
     /// Rule 4 on a route declared [`AuditLayer::bounded`]: counted, not flagged.
     pub bounded: u64,
-    /// Rule 1: streamed or larger than the limit, passed untouched.
+    /// Rule 1: not a success, empty, streamed or larger than the limit; passed untouched.
     pub not_inspected: u64,
     /// Rule 2: bodies that are not JSON.
     pub bad_json: u64,
@@ -154,7 +158,14 @@ struct Shared {
     counts: Counts,
 }
 
-/// The audit layer; clones share their counts. Wrap a whole `Router` with `.layer(audit.clone())`.
+/// The audit layer; clones share their counts.
+///
+/// Add it to the whole `Router` with `Router::layer` (`router.layer(audit.clone())`), after
+/// every route: axum then runs it inside each route, once the route is matched, so it reads the
+/// route's `MatchedPath` (rule 6). Wrapped around the router as an outer tower service instead
+/// (`tower::Layer::layer(&audit, router)`, or `ServiceBuilder` around the router), it sees each
+/// request before the `Router` matches it: every response is counted under
+/// [`UNMATCHED_ROUTE`] (`"GET (unmatched)"`).
 #[derive(Debug, Clone)]
 pub struct AuditLayer {
     config: Arc<Config>,
@@ -254,9 +265,13 @@ impl Shared {
         if !is_json(response.headers()) {
             return response;
         }
+        if !response.status().is_success() {
+            self.count(&key, |c| c.not_inspected += 1);
+            return response;
+        }
         let (mut parts, body) = response.into_parts();
         let size = body.size_hint().exact();
-        let Some(size) = size.filter(|n| *n <= self.config.max_bytes as u64) else {
+        let Some(size) = size.filter(|n| *n > 0 && *n <= self.config.max_bytes as u64) else {
             self.count(&key, |c| c.not_inspected += 1);
             return Response::from_parts(parts, body);
         };

@@ -6,15 +6,18 @@
 //! 1. The first and last bytes other than whitespace must be `[` and `]`, `{` and `}`, or open
 //!    and close a scalar that serde_json accepts; anything else is bad JSON (a body cut short,
 //!    or with text after it).
-//! 2. A top-level array is [`Problem::BareArray`]; its contents are not read.
+//! 2. A top-level array is [`Problem::BareArray`] when it ends at the body's last bracket; one
+//!    followed by more text (`[1] [2]`) is bad JSON. Its contents are only scanned by rule 4.
 //! 3. A top-level object is read member by member until a member named `complete` (the
-//!    completeness block: not a problem, reading stops) or its end. A member whose value starts
-//!    with `[` is an array member: [`Problem::ArrayWithoutComplete`] when there is one and no block.
-//! 4. While reading an object, strings end at their first unescaped quote and brackets nest and
-//!    match; a string left open or a bracket closed by the other kind is bad JSON.
+//!    completeness block: not a problem, reading stops) or its end, which must be the body's
+//!    last brace. A member whose value starts with `[` is an array member:
+//!    [`Problem::ArrayWithoutComplete`] when there is one and no block.
+//! 4. While reading an array or an object, strings end at their first unescaped quote and
+//!    brackets nest and match; a string left open or a bracket closed by the other kind is bad
+//!    JSON.
 //!
 //! So an envelope (whose `complete` member comes second) is decided in its first few dozen
-//! bytes, and a bare list by its first and last byte.
+//! bytes, and a bare list by a scan for its closing bracket that reads no value.
 
 use std::fmt;
 
@@ -39,19 +42,20 @@ pub fn shape(bytes: &[u8]) -> Result<Option<Problem>, BadJson> {
     let first = skip_whitespace(bytes, 0);
     let last = bytes.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')).ok_or(BadJson)?;
     match (bytes[first], bytes[last]) {
-        (b'[', b']') => Ok(Some(Problem::BareArray)),
-        (b'{', b'}') => object(&bytes[..=last], first),
+        (b'[', b']') | (b'{', b'}') => container(&bytes[..=last], first),
         (b'[' | b'{', _) | (_, b']' | b'}') => Err(BadJson),
         _ => serde_json::from_slice::<IgnoredAny>(bytes).map(|_| None).map_err(|_| BadJson),
     }
 }
 
-/// Rules 3 and 4 for the object opening at `i`; `bytes` ends with its closing brace.
-fn object(bytes: &[u8], mut i: usize) -> Result<Option<Problem>, BadJson> {
+/// Rules 2 to 4 for the array or object opening at `i`; `bytes` ends with its closing bracket or
+/// brace, which must close it.
+fn container(bytes: &[u8], mut i: usize) -> Result<Option<Problem>, BadJson> {
+    let object = bytes[i] == b'{';
     let mut closers: Vec<u8> = Vec::with_capacity(16);
     let mut array_member = false;
-    // The next string at depth 1 is a member name.
-    let mut expect_name = true;
+    // The next string at depth 1 of an object is a member name.
+    let mut expect_name = object;
     loop {
         // Skip what cannot change the shape: digits, letters, whitespace.
         while bytes.get(i).is_some_and(|b| !STRUCTURAL[*b as usize]) {
@@ -80,16 +84,19 @@ fn object(bytes: &[u8], mut i: usize) -> Result<Option<Problem>, BadJson> {
                     break;
                 }
             }
-            b':' if closers.len() == 1 => {
+            b':' if object && closers.len() == 1 => {
                 array_member |= bytes.get(skip_whitespace(bytes, i + 1)) == Some(&b'[');
             }
-            b',' if closers.len() == 1 => expect_name = true,
+            b',' if object && closers.len() == 1 => expect_name = true,
             _ => {}
         }
         i += 1;
     }
     if i + 1 != bytes.len() {
         return Err(BadJson);
+    }
+    if !object {
+        return Ok(Some(Problem::BareArray));
     }
     Ok(array_member.then_some(Problem::ArrayWithoutComplete))
 }
@@ -105,7 +112,7 @@ const STRUCTURAL: [bool; 256] = {
     table
 };
 
-/// The index of the quote that closes the string starting at `start` (rule 2).
+/// The index of the quote that closes the string starting at `start` (rule 4).
 fn string_end(bytes: &[u8], mut start: usize) -> Result<usize, BadJson> {
     loop {
         let offset = bytes.get(start..).ok_or(BadJson)?.iter().position(|&b| b == b'"' || b == b'\\').ok_or(BadJson)?;
@@ -145,6 +152,7 @@ mod tests {
         assert_eq!(shape(b"42"), Ok(None));
         assert_eq!(shape(b"\"text\""), Ok(None));
         assert_eq!(shape(b"{}"), Ok(None));
+        assert_eq!(shape(br#"[[1], {"a": "]"}, "[x"]"#), Ok(Some(Problem::BareArray)), "brackets in strings");
     }
 
     #[test]
@@ -160,6 +168,11 @@ mod tests {
             b"]",
             b"{\"a\": [1}, \"b\": 2}",
             b"{\"a\": 1}}",
+            b"[1] [2]",
+            b"[[1]] [2]",
+            b"[\"]\"] [\"[\"]",
+            b"[1]]",
+            b"[{\"a\": 1]}",
         ] {
             assert_eq!(shape(text), Err(BadJson), "{}", String::from_utf8_lossy(text));
         }
