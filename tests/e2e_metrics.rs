@@ -72,6 +72,23 @@ async fn a_failing_source_shows_in_the_counters() {
     assert_eq!(problems("/service-accounts", "405", "METHOD_NOT_ALLOWED"), 1.0, "{after}");
     assert_eq!(problems("/service-accounts", "400", "INVALID_CURSOR"), 0.0);
     assert_eq!(problems("/search", "503", "COMPLETE_RESULT_UNAVAILABLE"), 0.0);
+    // The service's own histogram of request durations counts every request, answered or
+    // refused, by route template, method and status: the denominator of the counts above.
+    let requests = |route: &'static str, method: &'static str, status: &'static str| {
+        let labels = [("route", route), ("method", method), ("status", status)];
+        delta("http_server_request_duration_seconds_count", &labels)
+    };
+    assert_eq!(requests("/search", "GET", "200"), 3.0, "{after}");
+    assert_eq!(requests("/search", "GET", "503"), 1.0, "{after}");
+    assert_eq!(requests("/service-accounts", "GET", "200"), 1.0, "{after}");
+    assert_eq!(requests("/service-accounts", "GET", "400"), 2.0, "{after}");
+    assert_eq!(requests("/service-accounts/{id}", "GET", "404"), 1.0, "{after}");
+    assert_eq!(requests("/service-accounts/archive", "POST", "412"), 1.0, "{after}");
+    assert_eq!(requests("unmatched", "GET", "404"), 1.0, "{after}");
+    assert_eq!(requests("/service-accounts", "DELETE", "405"), 1.0, "{after}");
+    let slowest = [("route", "/search"), ("method", "GET"), ("status", "200"), ("le", "+Inf")];
+    assert_eq!(delta("http_server_request_duration_seconds_bucket", &slowest), 3.0, "{after}");
+    assert!(after.contains("# HELP http_server_request_duration_seconds"), "{after}");
 }
 }
 

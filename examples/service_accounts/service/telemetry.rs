@@ -1,6 +1,8 @@
 //! What the operator of the service sees: a request log with a request id (tower-http's trace
-//! and request-id layers), in a human format or as JSON lines, and the framework's counters in
-//! the Prometheus text format at `GET /metrics`.
+//! and request-id layers), in a human format or as JSON lines, and at `GET /metrics`, in the
+//! Prometheus text format, the framework's counters beside the service's own histogram of
+//! request durations ([`REQUEST_DURATION`]): how many requests each route answered, with which
+//! status and how fast, the denominator of the framework's counts.
 //!
 //! `GET /metrics` needs no credential: a scraper holds no API credential, and every label is
 //! bounded and free of data (route templates, methods, codes, statuses; never an id, a tenant
@@ -12,7 +14,7 @@ use std::sync::OnceLock;
 
 use axum::http::{HeaderValue, Request, Response, header};
 use completeness::{Exempt, Reported};
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tower::util::MapRequestLayer;
 use tower_http::classify::{
     ClassifiedResponse, ClassifyResponse, NeverClassifyEos, ServerErrorsAsFailures, ServerErrorsFailureClass,
@@ -208,11 +210,45 @@ static METRICS: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 pub fn install_metrics() -> Option<PrometheusHandle> {
     METRICS
         .get_or_init(|| {
-            let handle = PrometheusBuilder::new().install_recorder().ok()?;
+            let handle = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Full(REQUEST_DURATION.to_owned()), DURATION_BUCKETS)
+                .ok()?
+                .install_recorder()
+                .ok()?;
             completeness::observe::describe_metrics();
+            metrics::describe_histogram!(
+                REQUEST_DURATION,
+                metrics::Unit::Seconds,
+                "Requests answered, by route, method and status, and how long each took until its answer left."
+            );
             Some(handle)
         })
         .clone()
+}
+
+/// The histogram of request durations: every request the routes answer (refusals and unknown
+/// routes, under `unmatched`, too), by `route` (the template), `method` (bounded as the
+/// framework's metrics bound it) and `status`; its `_count` is the number of requests.
+pub const REQUEST_DURATION: &str = "http_server_request_duration_seconds";
+
+/// The bucket bounds of [`REQUEST_DURATION`], in seconds: from a page read from memory to a
+/// search that spends its whole time budget.
+const DURATION_BUCKETS: &[f64] = &[0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+
+/// Records one request in [`REQUEST_DURATION`] when its response leaves (an MCP call's once it
+/// has been answered: see the MCP routes).
+async fn measure(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let started = std::time::Instant::now();
+    let route = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or(completeness::observe::UNMATCHED.to_owned(), |path| path.as_str().to_owned());
+    let method = completeness::observe::method_label(request.method());
+    let response = next.run(request).await;
+    let status = response.status().as_u16().to_string();
+    metrics::histogram!(REQUEST_DURATION, "route" => route, "method" => method, "status" => status)
+        .record(started.elapsed().as_secs_f64());
+    response
 }
 
 /// `GET /metrics`: the counters in the Prometheus text format (empty when no recorder is ours).
@@ -224,7 +260,8 @@ pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], String
 
 /// The request log: an `x-request-id` on every request (kept when the client sent one) and
 /// echoed on the response, a span per request with that id, the method and the route
-/// template, and one `INFO` line per response with its status and latency. The framework's
+/// template, one `INFO` line per response with its status and latency, and the request in
+/// [`REQUEST_DURATION`]. The framework's
 /// events are written inside that span, so they carry the request id too.
 ///
 /// A client's `x-request-id` is kept only when it is printable ASCII, not empty and at most
@@ -241,6 +278,7 @@ where
     // Layers wrap what comes before them: an unusable id is dropped first, then one is set,
     // then traced, then echoed.
     router
+        .layer(axum::middleware::from_fn(measure))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(trace)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))

@@ -247,8 +247,10 @@ fn code_label(code: &str, known: bool) -> String {
     if known { code } else { "OTHER" }.to_owned()
 }
 
-/// A bounded method label: the standard methods by name, any other as `OTHER`.
-fn method_label(method: &Method) -> &'static str {
+/// A bounded method label: the standard methods by name, any other as `OTHER` (a client can
+/// send any token as a method). The label of every metric here, for a service's own metrics
+/// to match.
+pub fn method_label(method: &Method) -> &'static str {
     match *method {
         Method::GET => "GET",
         Method::HEAD => "HEAD",
