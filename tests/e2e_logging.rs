@@ -22,7 +22,8 @@ fn filter(text: &str) -> Result<tracing_subscriber::filter::Targets, String> {
 fn rust_log_names_levels_and_targets_or_is_refused() {
     let default = log_filter(None).unwrap();
     assert!(default.would_enable("completeness", &Level::INFO) && !default.would_enable("rmcp", &Level::INFO));
-    assert!(DEFAULT_FILTER.contains("rmcp=warn"));
+    assert!(DEFAULT_FILTER.contains("rmcp=error"));
+    assert!(!default.would_enable("rmcp", &Level::WARN), "rmcp's warnings carry values clients chose, whole");
 
     for (text, says) in [
         ("", "RUST_LOG is empty"),

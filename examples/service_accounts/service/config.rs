@@ -130,7 +130,7 @@ usage: service_accounts [flags]
   --fail-source NAME          make a source fail: directory, audit, legacy or usage (repeatable)
   --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms; at most 600000)
   --log-format FORMAT         request log and events on stderr: human (default) or json;
-                              RUST_LOG filters them (default: info,rmcp=warn)
+                              RUST_LOG filters them (default: info,rmcp=error)
   --faults SEED[:PROBABILITY] make answers incomplete on purpose, in the ways each route declares
                               (seeded; probability 0-1 per request, default 0.5)
   --demo                      run the cleanup-agent tour on an in-memory store of its own and a free

@@ -53,8 +53,11 @@ impl LogFormat {
 }
 
 /// The filter when `RUST_LOG` names none: the request log and the framework's events at `info`;
-/// rmcp's from `warn`, since it logs the start and end of every MCP call at `info`.
-pub const DEFAULT_FILTER: &str = "info,rmcp=warn";
+/// rmcp's from `error`. It logs the start and end of every MCP call at `info`, and at `warn` the
+/// messages of clients it answered with an error or refused (an unknown tool, a `Host` it does
+/// not serve), with values the client chose written whole (a JSON-RPC `id` of any length): the
+/// service logs each of those refusals itself, as a `problem` event with its code.
+pub const DEFAULT_FILTER: &str = "info,rmcp=error";
 
 /// The most rmcp may log: below it, its events carry whole messages (see [`log_filter`]).
 const RMCP_CAP: LevelFilter = LevelFilter::INFO;
