@@ -83,6 +83,7 @@
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
 //! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
 //! | `completeness_problems_total` | `route`, `status`, `code` (one read or built at run time: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
+//! | `completeness_audit_flags_total` | `route`, `method`, `problem` | with the `audit` feature too: JSON lists without completeness the [`AuditLayer`](crate::audit_layer::AuditLayer) flagged (`bare-array`, `array-without-complete`), as in its snapshot |
 //!
 //! A reason or warning `code` label is the code when it is a standard one or one the route's
 //! handler declares, and `OTHER` for any other (codes relayed from an upstream's answers are
@@ -133,6 +134,8 @@ pub const CURSOR_REFUSALS_TOTAL: &str = "completeness_cursor_refusals_total";
 pub const EVIDENCE_REFUSALS_TOTAL: &str = "completeness_evidence_refusals_total";
 /// `completeness_problems_total`.
 pub const PROBLEMS_TOTAL: &str = "completeness_problems_total";
+/// `completeness_audit_flags_total` (the `audit` feature's layer).
+pub const AUDIT_FLAGS_TOTAL: &str = "completeness_audit_flags_total";
 
 /// Gives every counter of this module its help text in the installed recorder (with the
 /// `metrics` feature; without it there are no counters and this does nothing).
@@ -161,6 +164,10 @@ pub fn describe_metrics() {
         describe_counter!(
             PROBLEMS_TOTAL,
             "Other problems answered (not a refused cursor, evidence or strict demand), by route, status and code."
+        );
+        describe_counter!(
+            AUDIT_FLAGS_TOTAL,
+            "JSON lists without completeness the audit layer flagged, by route, method and problem."
         );
     }
 }

@@ -14,10 +14,13 @@
 //!    `array-without-complete`.
 //!    On a route declared [`AuditLayer::bounded`] (a single resource with a small collection)
 //!    it is counted as `bounded` instead.
-//! 5. A flag is a `tracing` warning (target `completeness::audit`) with the method and route
-//!    (axum's `MatchedPath`, which the `Router` sets once it has matched a route: the layer is
-//!    added with `Router::layer`, see [`AuditLayer`]), a count in
-//!    [`AuditLayer::snapshot`], and with [`AuditLayer::with_header`] a response header
+//! 5. A flag is a count in [`AuditLayer::snapshot`] by method and route (axum's `MatchedPath`,
+//!    which the `Router` sets once it has matched a route: the layer is added with
+//!    `Router::layer`, see [`AuditLayer`]); with the `metrics` feature, one more in
+//!    `completeness_audit_flags_total{route,method,problem}`; a `tracing` event (target
+//!    `completeness::audit`), a `WARN` the first time a route is flagged for a problem and a
+//!    `DEBUG` after it (a route mid-migration answers lists all day: one warning says so, the
+//!    counts say how often); and with [`AuditLayer::with_header`] a response header
 //!    [`AUDIT_HEADER`] naming the problem.
 //! 6. Counts are kept by `"METHOD route"` (`"GET /users/{id}"`), and whatever clients send, the
 //!    keys stay few: a request no route matched, such as one the fallback answers, has the route
@@ -294,19 +297,39 @@ impl Shared {
                 c.bounded += 1;
             }),
             Ok(Some(problem)) => {
-                self.count(&key, |c| {
+                let flags = self.count(&key, |c| {
                     c.inspected += 1;
-                    match problem {
-                        Problem::BareArray => c.bare_array += 1,
-                        Problem::ArrayWithoutComplete => c.array_without_complete += 1,
-                    }
+                    let flags = match problem {
+                        Problem::BareArray => &mut c.bare_array,
+                        Problem::ArrayWithoutComplete => &mut c.array_without_complete,
+                    };
+                    *flags += 1;
+                    *flags
                 });
-                tracing::warn!(
-                    target: "completeness::audit",
-                    route = %key,
-                    problem = problem.as_str(),
-                    "a JSON response holds a list without completeness"
-                );
+                if flags == 1 {
+                    tracing::warn!(
+                        target: "completeness::audit",
+                        route = %key,
+                        problem = problem.as_str(),
+                        "a JSON response holds a list without completeness (the first on this route; the next are \
+                         DEBUG events, counted in the snapshot)"
+                    );
+                } else {
+                    tracing::debug!(
+                        target: "completeness::audit",
+                        route = %key,
+                        problem = problem.as_str(),
+                        flags,
+                        "a JSON response holds a list without completeness"
+                    );
+                }
+                #[cfg(feature = "metrics")]
+                {
+                    let (method, route) = key.split_once(' ').unwrap_or(("", key.as_str()));
+                    metrics::counter!(crate::observe::AUDIT_FLAGS_TOTAL, "route" => route.to_owned(),
+                        "method" => method.to_owned(), "problem" => problem.as_str())
+                    .increment(1);
+                }
                 if self.config.header {
                     parts.headers.insert(AUDIT_HEADER, HeaderValue::from_static(problem.as_str()));
                 }
@@ -315,11 +338,12 @@ impl Shared {
         Response::from_parts(parts, Body::from(bytes))
     }
 
-    fn count(&self, key: &str, update: impl FnOnce(&mut RouteCounts)) {
+    /// Counts one JSON response of `key`, with `update` (whose result it returns).
+    fn count<T>(&self, key: &str, update: impl FnOnce(&mut RouteCounts) -> T) -> T {
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         let entry = counts.entry(key.to_owned()).or_default();
         entry.json_responses += 1;
-        update(entry);
+        update(entry)
     }
 }
 
