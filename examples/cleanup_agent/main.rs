@@ -300,9 +300,9 @@ fn answers_the_question(collected: &Collected<Value>) -> Result<(), String> {
             .to_owned());
     }
     if let Some(twice) = collected.first_repeated(|item| item["id"].to_string()) {
+        let id = twice["id"].as_str().map_or_else(|| twice["id"].to_string(), |id| format!("'{id}'"));
         return Err(format!(
-            "the inventory holds {} twice: its pages went over the same ground, and may have skipped accounts",
-            twice["id"]
+            "the inventory holds {id} twice: its pages went over the same ground, and may have skipped accounts"
         ));
     }
     for item in &collected.items {
