@@ -120,6 +120,9 @@ enum Value<'s> {
     Text(String),
     /// A closure bound to a local, to be registered as a handler by its name.
     Closure(&'s syn::ExprClosure),
+    /// A handler handed to a helper's parameter (`list_route(list_orders)` into
+    /// `fn list_route<H>(h: H) -> MethodRouter { get(h) }`), registered by the parameter's name.
+    Handler(Box<HandlerRef<'s>>),
     Other,
 }
 
@@ -401,7 +404,18 @@ impl<'i, 's> Eval<'i, 's> {
                                     bound.push((name.clone(), value));
                                 }
                             }
-                            _ => {}
+                            // A function or closure handed to a parameter may be registered
+                            // there as a handler.
+                            _ => {
+                                if let Some(Some(name)) = params.get(i)
+                                    && matches!(arg, Expr::Path(_) | Expr::Closure(_))
+                                {
+                                    let handler = self.handler(arg, frame, false);
+                                    if handler.target.is_some() || handler.closure.is_some() {
+                                        bound.push((name.clone(), Value::Handler(Box::new(handler))));
+                                    }
+                                }
+                            }
                         }
                     }
                     self.called.insert(f.id);
@@ -737,7 +751,7 @@ impl<'i, 's> Eval<'i, 's> {
                 match receiver {
                     kept @ (Value::Router(_) | Value::Methods(..)) => kept,
                     // A method of the audited sources that builds a router (`orders.routes()`).
-                    Value::Other | Value::Service(_) | Value::Text(_) | Value::Closure(_) => {
+                    Value::Other | Value::Service(_) | Value::Text(_) | Value::Closure(_) | Value::Handler(_) => {
                         self.method_router(on, name, frame)
                     }
                 }
@@ -916,6 +930,13 @@ impl<'i, 's> Eval<'i, 's> {
         // `handler.layer(..)`, `handler.with_state(..)`: the function underneath.
         while let Expr::MethodCall(call) = written {
             written = &call.receiver;
+        }
+        // A parameter a handler was handed to: that handler, registered here.
+        if let Expr::Path(p) = written
+            && let Some(name) = p.path.get_ident()
+            && let Some((Value::Handler(handed), _)) = frame.locals.get(&name.to_string())
+        {
+            return HandlerRef { checked, ..(**handed).clone() };
         }
         // A closure bound to a local: the closure itself.
         let local_closure = match written {

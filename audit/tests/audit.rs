@@ -1116,3 +1116,37 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A handler handed to a helper that registers it (`fn list_route<H>(h: H) -> MethodRouter {
+/// get(h) }`) is the handler the call names: a list stays a list, a closure is classified as
+/// written, and a helper called with two handlers registers each where it was called.
+#[test]
+fn a_handler_handed_to_a_helper_is_classified_where_the_helper_is_called() {
+    let dir = scratch("handed-handlers");
+    write_under(&dir, "Cargo.toml", "[package]\nname = \"handed\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
+    write_under(
+        &dir,
+        "src/main.rs",
+        "use axum::{Json, Router, handler::Handler, routing::{MethodRouter, get}};\n\
+         async fn list_orders() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         async fn one_order() -> Json<u32> { Json(1) }\n\
+         fn read_route<H: Handler<T, ()>, T: 'static>(h: H) -> MethodRouter { get(h) }\n\
+         fn app() -> Router {\n    Router::new()\n        .route(\"/orders\", read_route(list_orders))\n        \
+         .route(\"/orders/{id}\", read_route(one_order))\n        \
+         .route(\"/names\", read_route(|| async { Json(vec![\"a\"]) }))\n}\n\
+         fn main() { let _app = app(); }\n",
+    );
+    let report = json(&dir, &["-q"]);
+    let mut found = verdicts(&report);
+    found.sort();
+    let verdict = |path: &str, verdict: &str| ("GET".to_owned(), path.to_owned(), verdict.to_owned());
+    assert_eq!(
+        found,
+        [
+            verdict("/names", "list_without_completeness"),
+            verdict("/orders", "list_without_completeness"),
+            verdict("/orders/{id}", "not_a_list"),
+        ],
+        "{report:#}"
+    );
+}
