@@ -241,14 +241,21 @@ async fn the_request_id_logged_is_the_one_echoed() {
     assert!(!log.contains(&method[..100]) && log.contains("method=\"(long method)\""), "{log}");
 }
 
-#[tokio::test]
-async fn the_events_of_an_mcp_tool_call_are_in_its_request_span() {
+/// A service whose search misses its `legacy` source and waits on its `audit` source (within
+/// the search's budget, so a call ends well after rmcp has begun its answer), logging in the
+/// human format to the buffer returned, on this thread while the guard lives.
+async fn slow_partial_search() -> (Harness, LogBuffer, tracing::subscriber::DefaultGuard) {
     let (subscriber, lines) = human_log();
-    let _log = tracing::subscriber::set_default(subscriber);
+    let guard = tracing::subscriber::set_default(subscriber);
     let mut cfg = config(20);
     cfg.fail_sources = vec!["legacy".to_owned()];
     cfg.slow_sources = vec![("audit".to_owned(), std::time::Duration::from_millis(100))];
-    let h = Harness::start(cfg).await;
+    (Harness::start(cfg).await, lines, guard)
+}
+
+#[tokio::test]
+async fn the_events_of_an_mcp_tool_call_are_in_its_request_span() {
+    let (h, lines, _log) = slow_partial_search().await;
 
     let call = json!({"name": "search_service_accounts", "arguments": {"q": "svc"}});
     let request = h.mcp_request("admin", 1, "tools/call", Some("search_service_accounts"), call);
@@ -280,14 +287,7 @@ fn assert_finished_after_the_call(log: &str, request_id: &str) {
 /// answer, so a slow call is not logged as a 200 in a millisecond.
 #[tokio::test]
 async fn a_tool_call_in_a_session_is_logged_when_it_has_been_answered() {
-    let (subscriber, lines) = human_log();
-    let _log = tracing::subscriber::set_default(subscriber);
-    let mut cfg = config(20);
-    cfg.fail_sources = vec!["legacy".to_owned()];
-    // A source that takes its time, within the search's budget: the call ends well after rmcp
-    // has begun its answer.
-    cfg.slow_sources = vec![("audit".to_owned(), std::time::Duration::from_millis(100))];
-    let h = Harness::start(cfg).await;
+    let (h, lines, _log) = slow_partial_search().await;
     let post = |session: Option<&str>, id: &str, body: serde_json::Value| {
         let mut request = h
             .request(reqwest::Method::POST, "/mcp")
