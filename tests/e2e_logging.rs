@@ -475,3 +475,30 @@ async fn every_refusal_has_one_problem_event_with_its_code() {
         assert!(event.contains("request{id="), "in the request's span: {event}");
     }
 }
+
+/// In JSON lines, the request's line keeps its latency as a number of milliseconds and its
+/// status as a number, which a log pipeline can sum and compare without parsing text.
+#[tokio::test]
+async fn the_request_line_in_json_has_a_numeric_latency_and_status() {
+    let log = LogBuffer::default();
+    let writer = {
+        let log = log.clone();
+        move || log.clone()
+    };
+    let subscriber = tracing_subscriber::registry()
+        .with(filter("info").unwrap())
+        .with(tracing_subscriber::fmt::layer().json().flatten_event(true).with_writer(writer));
+    let _log = tracing::subscriber::set_default(subscriber);
+    let h = Harness::start(config(20)).await;
+    let answer = h.get("/service-accounts?page_size=2", "admin").await;
+    assert_eq!(answer.status.as_u16(), 200);
+    let text = log.text();
+    let line = text
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .find(|line| line["message"] == "finished processing request" && line["span"]["route"] == "/service-accounts")
+        .unwrap_or_else(|| panic!("the request's line:\n{text}"));
+    assert_eq!(line["target"], "request_log", "{line}");
+    assert_eq!(line["status"], 200, "{line}");
+    assert!(line["latency_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{line}");
+}

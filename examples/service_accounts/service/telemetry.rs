@@ -11,6 +11,7 @@
 use std::fmt::{self, Write as _};
 use std::io::IsTerminal;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use axum::http::{HeaderValue, Request, Response, header};
 use completeness::{Exempt, Reported};
@@ -21,8 +22,8 @@ use tower_http::classify::{
     SharedClassifier,
 };
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
-use tower_http::trace::{DefaultOnResponse, TraceLayer};
-use tracing::{Level, Subscriber};
+use tower_http::trace::{OnResponse, TraceLayer};
+use tracing::Subscriber;
 use tracing_subscriber::Layer;
 use tracing_subscriber::field::MakeExt;
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -277,7 +278,7 @@ where
 {
     let trace = TraceLayer::new(SharedClassifier::new(ServerFailures))
         .make_span_with(|request: &Request<axum::body::Body>| request_span(request.extensions(), request.method()))
-        .on_response(DefaultOnResponse::new().level(Level::INFO));
+        .on_response(ResponseLine);
     // Layers wrap what comes before them: an unusable id is dropped first, then one is set,
     // then traced, then echoed.
     router
@@ -286,6 +287,22 @@ where
         .layer(trace)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(MapRequestLayer::new(drop_unusable_request_id))
+}
+
+/// The request log's line for each response, target [`REQUEST_LOG`]: its status, and its
+/// latency in milliseconds as a number (to the microsecond), which a JSON log keeps as a number
+/// to sum and compare (tower-http's default line writes it as text, `"153 ms"`).
+#[derive(Debug, Clone, Copy)]
+pub struct ResponseLine;
+
+/// The target of the request log's lines.
+pub const REQUEST_LOG: &str = "request_log";
+
+impl<B> OnResponse<B> for ResponseLine {
+    fn on_response(self, response: &Response<B>, latency: Duration, _span: &tracing::Span) {
+        let latency_ms = latency.as_micros() as f64 / 1000.0;
+        tracing::info!(target: REQUEST_LOG, status = response.status().as_u16(), latency_ms, "finished processing request");
+    }
 }
 
 /// tower-http's classifier of server errors, but for answers: a 5xx that carries what its
