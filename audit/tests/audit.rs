@@ -738,11 +738,9 @@ fn sarif_fingerprints_tell_the_same_route_of_two_packages_apart() {
 /// `--deny list`); only one it does not find is unknown, with a fix that says what to audit.
 #[test]
 fn a_routes_handler_is_placed_by_constants_and_classified_when_its_route_is_not_read() {
-    let dir = scratch("utoipa-constants");
-    write_under(&dir, "Cargo.toml", "[package]\nname = \"documented\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
-    write_under(
-        &dir,
-        "src/main.rs",
+    let dir = binary_crate(
+        "utoipa-constants",
+        "documented",
         "use axum::Json;\nuse utoipa_axum::router::OpenApiRouter;\nuse utoipa_axum::routes;\n\
          const ORDERS: &str = \"/orders\";\nconst API: &str = \"/api\";\n\
          #[utoipa::path(get, path = ORDERS)]\nasync fn list_orders() -> Json<Vec<u32>> { Json(vec![]) }\n\
@@ -787,11 +785,9 @@ fn a_routes_handler_is_placed_by_constants_and_classified_when_its_route_is_not_
 /// A statement or block only tests compile is not audited; one under any other `cfg` is.
 #[test]
 fn statements_only_tests_compile_are_not_audited() {
-    let dir = scratch("cfg-test-statements");
-    write_under(&dir, "Cargo.toml", "[package]\nname = \"gated\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
-    write_under(
-        &dir,
-        "src/main.rs",
+    let dir = binary_crate(
+        "cfg-test-statements",
+        "gated",
         "use axum::{Json, Router, routing::get};\n\
          async fn fixture() -> Json<Vec<u32>> { Json(vec![]) }\n\
          async fn served() -> Json<Vec<u32>> { Json(vec![]) }\n\
@@ -817,11 +813,9 @@ fn statements_only_tests_compile_are_not_audited() {
 /// `{param}` syntax; a baseline records it and matches it again.
 #[test]
 fn unread_paths_are_marked_apart_from_path_parameters_and_baselined_as_printed() {
-    let dir = scratch("unread-paths");
-    write_under(&dir, "Cargo.toml", "[package]\nname = \"marked\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
-    write_under(
-        &dir,
-        "src/main.rs",
+    let dir = binary_crate(
+        "unread-paths",
+        "marked",
         "use axum::{Json, Router, routing::get};\n\
          async fn list() -> Json<Vec<u32>> { Json(vec![]) }\n\
          const LISTS: [&str; 2] = [\"/a\", \"/b\"];\n\
@@ -1097,6 +1091,15 @@ fn write_under(dir: &Path, path: &str, text: &str) {
     fs::write(path, text).unwrap();
 }
 
+/// A scratch package `package` (edition 2024) whose binary's `src/main.rs` is `main`.
+fn binary_crate(name: &str, package: &str, main: &str) -> Scratch {
+    let dir = scratch(name);
+    let manifest = format!("[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
+    write_under(&dir, "Cargo.toml", &manifest);
+    write_under(&dir, "src/main.rs", main);
+    dir
+}
+
 fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("completeness-audit-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
@@ -1122,11 +1125,9 @@ fn copy_dir(from: &Path, to: &Path) {
 /// written, and a helper called with two handlers registers each where it was called.
 #[test]
 fn a_handler_handed_to_a_helper_is_classified_where_the_helper_is_called() {
-    let dir = scratch("handed-handlers");
-    write_under(&dir, "Cargo.toml", "[package]\nname = \"handed\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
-    write_under(
-        &dir,
-        "src/main.rs",
+    let dir = binary_crate(
+        "handed-handlers",
+        "handed",
         "use axum::{Json, Router, handler::Handler, routing::{MethodRouter, get}};\n\
          async fn list_orders() -> Json<Vec<u32>> { Json(vec![]) }\n\
          async fn one_order() -> Json<u32> { Json(1) }\n\

@@ -243,10 +243,7 @@ const DURATION_BUCKETS: &[f64] = &[0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 /// has been answered: see the MCP routes).
 async fn measure(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
     let started = std::time::Instant::now();
-    let route = request
-        .extensions()
-        .get::<axum::extract::MatchedPath>()
-        .map_or(completeness::observe::UNMATCHED.to_owned(), |path| path.as_str().to_owned());
+    let route = route_of(request.extensions()).to_owned();
     let method = completeness::observe::method_label(request.method());
     let response = next.run(request).await;
     let status = response.status().as_u16().to_string();
@@ -334,7 +331,7 @@ impl ClassifyResponse for ServerFailures {
 /// the call in a task of its own, outside the request's span.
 pub fn request_span(extensions: &axum::http::Extensions, method: &axum::http::Method) -> tracing::Span {
     let id = extensions.get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
-    let route = extensions.get::<axum::extract::MatchedPath>().map(|p| p.as_str());
+    let route = route_of(extensions);
     // A method of the client's own making is a token of any length: a long one is not copied
     // into every line of its request.
     let method = if method.as_str().len() <= MAX_METHOD_BYTES { method.as_str() } else { "(long method)" };
@@ -343,8 +340,14 @@ pub fn request_span(extensions: &axum::http::Extensions, method: &axum::http::Me
         "request",
         id = id.unwrap_or("-"),
         method = %method,
-        route = route.unwrap_or(completeness::observe::UNMATCHED),
+        route,
     )
+}
+
+/// The route template a request matched, or `unmatched`: the route of its log span and of its
+/// durations.
+fn route_of(extensions: &axum::http::Extensions) -> &str {
+    extensions.get::<axum::extract::MatchedPath>().map_or(completeness::observe::UNMATCHED, |path| path.as_str())
 }
 
 /// The longest method logged as sent, in bytes (`OPTIONS` takes 7, WebDAV's `PROPPATCH` 9).

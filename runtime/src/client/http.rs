@@ -69,16 +69,22 @@ impl ServiceClient {
     /// [`FetchError::Setup`] here, not a failure of every request later.
     pub fn with_timeout(base_url: &str, token: &str, timeout: Duration) -> Result<ServiceClient, FetchError> {
         let base = reqwest::Url::parse(base_url).map_err(|e| {
-            FetchError::Setup(format!("the base URL '{}' is not an absolute URL: {e}", shown(base_url)))
+            FetchError::Setup(format!(
+                "the base URL '{}' is not an absolute URL: {e}",
+                text_excerpt(base_url.as_bytes())
+            ))
         })?;
         if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() {
-            return Err(FetchError::Setup(format!("the base URL '{}' is not an http or https URL", shown(base_url))));
+            return Err(FetchError::Setup(format!(
+                "the base URL '{}' is not an http or https URL",
+                text_excerpt(base_url.as_bytes())
+            )));
         }
         if base.query().is_some() || base.fragment().is_some() {
             return Err(FetchError::Setup(format!(
                 "the base URL '{}' has a query or a fragment, which every request's path would be written \
                  after: give the query parameters to `pages`",
-                shown(base_url)
+                text_excerpt(base_url.as_bytes())
             )));
         }
         if reqwest::header::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
@@ -349,11 +355,6 @@ fn changed_question(asked: &reqwest::Url, answered: &reqwest::Url) -> Option<Str
             Some(format!("changed the query parameters {} into {}", dropped.join(", "), added.join(", ")))
         }
     }
-}
-
-/// The start of a configured value for a message: its first 64 characters.
-fn shown(text: &str) -> String {
-    text.chars().take(64).collect()
 }
 
 /// The most redirects followed in a row.
