@@ -199,12 +199,23 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
     let count = |version: &str, host: &str| {
         format!("GET /service-accounts/count {version}\r\n{host}Authorization: Bearer admin\r\nConnection: close\r\n\r\n")
     };
-    for host in ["", "Host: localhost\r\nHost: evil.example\r\n", "Host: \r\n", "Host: a b\r\n", "Host: user@localhost\r\n"] {
+    let not_hosts = [
+        "",
+        "Host: localhost\r\nHost: evil.example\r\n",
+        "Host: \r\n",
+        "Host: a b\r\n",
+        "Host: user@localhost\r\n",
+        // A port is a number up to 65535: `http`'s `Authority` parses these, and reads them as no port.
+        "Host: localhost:abc\r\n",
+        "Host: localhost:99999\r\n",
+        "Host: [::1]:-1\r\n",
+    ];
+    for host in not_hosts {
         let (status, answer) = h.raw(&count("HTTP/1.1", host)).await;
         assert!(status.starts_with("HTTP/1.1 400 "), "{host:?}: {status}");
         assert!(answer.contains(r#""code":"INVALID_REQUEST""#) && answer.contains("`Host`"), "{host:?}: {answer}");
     }
-    for (version, host) in [("HTTP/1.1", "Host: localhost:1\r\n"), ("HTTP/1.1", "Host: [::1]\r\n"), ("HTTP/1.0", "")] {
+    for (version, host) in [("HTTP/1.1", "Host: localhost:1\r\n"), ("HTTP/1.1", "Host: [::1]\r\n"), ("HTTP/1.1", "Host: localhost:\r\n"), ("HTTP/1.0", "")] {
         let (status, answer) = h.raw(&count(version, host)).await;
         assert!(status.starts_with(&format!("{version} 200 ")), "{version} {host:?}: {status} {answer}");
     }
@@ -250,6 +261,17 @@ async fn a_write_body_not_sent_as_json_is_a_415_problem_and_changes_nothing() {
             assert!(detail.contains("application/json"), "{method} {path} {content_type:?}: {detail}");
         }
     }
+    // A transfer coding before `chunked` stays on the bytes hyper hands on: refused, as a content coding is.
+    let body = String::from_utf8(create.clone()).unwrap();
+    let coded = format!(
+        "POST /service-accounts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n\
+         {:x}\r\n{body}\r\n0\r\n\r\n",
+        body.len()
+    );
+    let (status, answer) = h.raw(&coded).await;
+    assert!(status.starts_with("HTTP/1.1 415 "), "{status}: {answer}");
+    assert!(answer.contains(r#""code":"INVALID_BODY""#) && answer.contains("Transfer-Encoding: gzip"), "{answer}");
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no refused write changed anything");
 
     // Parameters and case do not matter; a write without a body needs no Content-Type.

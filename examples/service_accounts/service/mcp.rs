@@ -230,8 +230,9 @@ async fn transport_refusal(request: Request, next: Next) -> Response {
 /// REST routes does (`routes::refuse_unread_input`), and input it would not read is refused the
 /// same way before rmcp sees it, changing nothing: any query parameter (400 `INVALID_REQUEST`,
 /// so that `POST /mcp?dry_run=true` cannot archive while the client believes it only asked),
-/// and a body not sent as plain JSON (two `Content-Type` fields, a `Content-Encoding` other than `identity`, another
-/// media type: 415 `INVALID_BODY`, see `completeness::extract::declared_json`).
+/// and a body not sent as plain JSON (two `Content-Type` fields, a `Content-Encoding` other than `identity`, a
+/// `Transfer-Encoding` other than `chunked`, another media type: 415 `INVALID_BODY`, see
+/// `completeness::extract::declared_json`).
 async fn input_as_sent(request: Request, next: Next) -> Response {
     let has_body = !request.body().is_end_stream();
     let checked = http::query(request.uri(), &[]).map(drop).and_then(|()| {
@@ -276,7 +277,8 @@ async fn same_origin_only(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-/// True when `origin` is `http://` followed by `host` (the port of either defaulting to 80).
+/// True when `origin` is `http://` followed by `host` (the port of either defaulting to 80, and
+/// one that is not a port failing).
 fn is_same_origin(origin: &HeaderValue, host: Option<&str>) -> bool {
     let origin = origin.to_str().ok().and_then(|origin| origin.parse::<Uri>().ok());
     let host = host.and_then(|host| host.parse::<Authority>().ok());
@@ -290,7 +292,10 @@ fn is_same_origin(origin: &HeaderValue, host: Option<&str>) -> bool {
         && origin.path_and_query().is_none_or(|path| path.as_str() == "/")
         && !authority.as_str().contains('@')
         && authority.host().eq_ignore_ascii_case(host.host())
-        && authority.port_u16().unwrap_or(80) == host.port_u16().unwrap_or(80)
+        && matches!(
+            (refusals::port_of(authority), refusals::port_of(&host)),
+            (Ok(origin), Ok(host)) if origin.unwrap_or(80) == host.unwrap_or(80)
+        )
 }
 
 /// The live MCP sessions and the credential that opened each.

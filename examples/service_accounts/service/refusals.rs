@@ -164,14 +164,18 @@ fn host_is_wrong(request: &Request) -> Option<&'static str> {
         (Some(host), None) => {
             let authority = host.to_str().ok().and_then(|host| host.parse::<Authority>().ok());
             match authority {
-                Some(authority) if !authority.host().is_empty() && !authority.as_str().contains('@') => {
+                Some(authority)
+                    if !authority.host().is_empty()
+                        && !authority.as_str().contains('@')
+                        && let Ok(port) = port_of(&authority) =>
+                {
                     let target = request.uri().authority();
                     // A port left out is the default port of the target's scheme, in both.
                     let default = if request.uri().scheme_str() == Some("https") { 443 } else { 80 };
                     match target {
                         Some(target)
                             if !target.host().eq_ignore_ascii_case(authority.host())
-                                || target.port_u16().unwrap_or(default) != authority.port_u16().unwrap_or(default) =>
+                                || port_of(target).ok().flatten().unwrap_or(default) != port.unwrap_or(default) =>
                         {
                             Some(
                                 "Its target names another host than its `Host` field; send the path alone, or \
@@ -184,6 +188,19 @@ fn host_is_wrong(request: &Request) -> Option<&'static str> {
                 _ => Some("Its `Host` field is not a host with an optional port."),
             }
         }
+    }
+}
+
+/// The port an authority names: `None` when it names none (`host`, or `host:` with an empty
+/// port, which RFC 3986 allows), an error when what follows the colon is not a TCP port
+/// (`host:abc`, `host:99999`). `Authority` parses those, and its `port_u16` reads them as
+/// no port at all, that is the default one.
+pub fn port_of(authority: &Authority) -> Result<Option<u16>, ()> {
+    // `host()` keeps an IPv6 address's brackets, so what follows it is `""` or `":<port>"`.
+    match authority.as_str()[authority.host().len()..].strip_prefix(':') {
+        None | Some("") => Ok(None),
+        Some(port) if port.bytes().all(|b| b.is_ascii_digit()) => port.parse().map(Some).map_err(|_| ()),
+        Some(_) => Err(()),
     }
 }
 

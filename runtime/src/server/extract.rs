@@ -6,7 +6,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
-use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE};
+use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE, TRANSFER_ENCODING};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use serde::de::DeserializeOwned;
@@ -56,8 +56,9 @@ pub(crate) async fn json_body_bytes<S: Send + Sync>(request: Request, state: &S)
 /// browser sends a `text/plain` form to another site without asking first, so a route that
 /// reads any body as JSON can be driven from another site with the user's cookies. Nor is a
 /// body read as another than the client declared: one with two `Content-Type` fields (which
-/// one was meant is not ours to guess) or a `Content-Encoding` other than `identity` (this
-/// reader decodes none, and would read the coded bytes as JSON) is refused the same way.
+/// one was meant is not ours to guess), a `Content-Encoding` other than `identity` or a
+/// `Transfer-Encoding` other than `chunked` (this reader decodes none, and would read the coded
+/// bytes as JSON) is refused the same way.
 pub fn declared_json(headers: &HeaderMap) -> Result<(), Problem> {
     let unsupported = |detail: String| {
         Problem::new(ProblemCode::InvalidBody, detail).with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE.as_u16())
@@ -69,14 +70,19 @@ pub fn declared_json(headers: &HeaderMap) -> Result<(), Problem> {
                 .to_owned(),
         ));
     }
-    let coded = headers.get_all(CONTENT_ENCODING).iter().flat_map(|value| value.as_bytes().split(|b| *b == b','));
-    if let Some(coding) = coded
-        .map(|coding| String::from_utf8_lossy(coding).trim().to_owned())
-        .find(|coding| !coding.is_empty() && !coding.eq_ignore_ascii_case("identity"))
-    {
-        return Err(unsupported(format!(
-            "The request body is sent with `Content-Encoding: {coding}`, which this server does not decode; send it as plain JSON."
-        )));
+    // `chunked` frames the body and the HTTP server removes it; any other transfer coding
+    // (`gzip, chunked`) would be left on the bytes, as a content coding is.
+    for (field, plain) in [(CONTENT_ENCODING, "identity"), (TRANSFER_ENCODING, "chunked")] {
+        let codings = headers.get_all(&field).iter().flat_map(|value| value.as_bytes().split(|b| *b == b','));
+        if let Some(coding) = codings
+            .map(|coding| String::from_utf8_lossy(coding).trim().to_owned())
+            .find(|coding| !coding.is_empty() && !coding.eq_ignore_ascii_case(plain))
+        {
+            let field = if field == CONTENT_ENCODING { "Content-Encoding" } else { "Transfer-Encoding" };
+            return Err(unsupported(format!(
+                "The request body is sent with `{field}: {coding}`, which this server does not decode; send it as plain JSON."
+            )));
+        }
     }
     let declared = headers.get(CONTENT_TYPE).map(|value| value.to_str().unwrap_or("(not text)"));
     if declared.is_some_and(declares_json) {
