@@ -535,7 +535,15 @@ async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
             "params": {"name": "list_service_accounts", "arguments": {"tenant": "east", "page_size": 2}}});
         let response = post(Some(&session), Some(version), call).await.unwrap();
         assert_eq!(response.status(), 200);
-        let result = message(&response.text().await.unwrap());
+        let text = response.text().await.unwrap();
+        // Every event carries a message: a client of 2025-06-18 reads each `data` as JSON-RPC,
+        // and an empty one (2025-11-25's priming event) breaks it.
+        let events: Vec<&str> = text.split("\n\n").filter(|event| !event.trim().is_empty()).collect();
+        for event in &events {
+            let data = event.lines().filter_map(|line| line.strip_prefix("data:")).collect::<String>();
+            assert!(serde_json::from_str::<Value>(data.trim()).is_ok(), "{version}: an event without a message: {event:?}");
+        }
+        let result = message(&text);
         assert_eq!(result["result"]["isError"], false, "{result}");
         assert_eq!(result["result"]["structuredContent"]["incomplete_reasons"][0]["code"], "MORE_PAGES_AVAILABLE");
         // A malformed call is a JSON-RPC error, not an HTTP failure.

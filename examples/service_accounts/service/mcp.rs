@@ -115,13 +115,21 @@ pub const PATH: &str = "/mcp";
 pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     let tools = InventoryTools::new(state.clone());
     // Sessions for the protocol versions that have them; a plain JSON answer where there are none.
-    // A body without a length is cut where the REST routes cut it.
+    // A body without a length is cut where the REST routes cut it. No priming events: 2025-11-25
+    // has a stream open with an event of an id and no data, to resume from, but rmcp sends it
+    // to sessions of every version, and a client of 2025-06-18 reads each `data` as a message
+    // and fails on the empty one (the service's config and its sessions' each have the setting).
+    // Nothing here would resume: an answer leaves whole
+    // ([`whole_answers`]), and the event stream of a session carries no messages.
     let config = StreamableHttpServerConfig::default()
+        .with_sse_retry(None)
         .with_json_response(true)
         .with_max_request_body_bytes(refusals::MAX_BODY_BYTES)
         .with_allowed_hosts(allowed_hosts(state.config.addr))
         .with_cancellation_token(stop);
-    let manager = Arc::new(LocalSessionManager::default());
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.sse_retry = None;
+    let manager = Arc::new(manager);
     let sessions = Sessions { manager: manager.clone(), owners: Arc::default() };
     let service = StreamableHttpService::new(move || Ok(tools.clone()), manager, config);
     // `/mcp` itself, not the paths below it: those are unknown routes.
