@@ -182,7 +182,7 @@ mod framing {
 
     /// A service's own reason with a `recovery`: it may offer a cursor of its own.
     #[derive(Debug, Clone, completeness::Reason)]
-    #[reason(code = "UPSTREAM_PAGED", kind = truncation, message = "The upstream has more.", recovery = UpstreamPaged::next)]
+    #[reason(code = "UPSTREAM_PAGED", kind = truncation, message = "The upstream has more.", recovery = UpstreamPaged::next, next_cursor)]
     pub struct UpstreamPaged {
         cursor: String,
     }
@@ -196,6 +196,34 @@ mod framing {
     #[completeness(resource = "numbers", reasons(LegalHold))]
     async fn held() -> Envelope<u32, HeldReason> {
         Envelope::complete(vec![1, 2], Scope::new("numbers", "all"))
+    }
+
+    /// A service's own reason whose `recovery` is a retry: without `next_cursor`, it offers no
+    /// cursor, and a recovery that returns one anyway is left out.
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "REPLICA_BEHIND", kind = source, message = "The replica is behind.", recovery = ReplicaBehind::retry)]
+    pub struct ReplicaBehind {
+        cursor: Option<String>,
+    }
+
+    impl ReplicaBehind {
+        fn retry(&self) -> Option<completeness::Continuation> {
+            Some(match &self.cursor {
+                Some(cursor) => completeness::Continuation::NextCursor { cursor: cursor.clone() },
+                None => completeness::Continuation::RetryAfter { seconds: 5 },
+            })
+        }
+    }
+
+    #[completeness(resource = "numbers", reasons(ReplicaBehind))]
+    async fn behind(query: axum::extract::RawQuery) -> Envelope<u32, BehindReason> {
+        match query.0.as_deref() {
+            Some("cursor_anyway") => {
+                let behind = ReplicaBehind { cursor: Some("c1.k1.never-offered".to_owned()) };
+                Envelope::incomplete(vec![1], Scope::new("numbers", "all"), behind)
+            }
+            _ => Envelope::complete(vec![1, 2], Scope::new("numbers", "all")),
+        }
     }
 
     #[completeness(resource = "numbers", reasons(UpstreamPaged))]
@@ -225,6 +253,7 @@ mod framing {
             .route("/whole", get(whole).into())
             .route("/held", get(held).into())
             .route("/relayed", get(relayed).into())
+            .route("/behind", get(behind).into())
             .route("/partial", get(partial_answer).into())
             // A second demand layer, around the routes' own: a strict refusal passes it as it is.
             .layer(completeness::require::DemandLayer)
@@ -276,8 +305,8 @@ mod framing {
     /// next page, which would start the client's traversal over without a word.
     #[tokio::test]
     async fn a_cursor_sent_to_a_route_that_never_pages_is_400_cursor_query_mismatch() {
-        // A service's own reason without a `recovery` offers no cursor either.
-        for route in ["/whole", "/held"] {
+        // A service's own reason offers none without `next_cursor`, though its `recovery` be a retry.
+        for route in ["/whole", "/held", "/behind"] {
             let (status, body) = answered(&format!("{route}?cursor=c1.k1.from-another-route")).await;
             assert_eq!(status, StatusCode::BAD_REQUEST, "{route}: {body}");
             assert_eq!(
@@ -288,9 +317,19 @@ mod framing {
             let (status, body) = answered(route).await;
             assert_eq!((status, body["complete"].clone()), (StatusCode::OK, true.into()), "{route}: {body}");
         }
-        // One with a `recovery` may hand out a cursor of its own, which the handler reads.
+        // One with `next_cursor` may hand out a cursor of its own, which the handler reads.
         let (status, body) = answered("/relayed?cursor=c1.k1.from-the-upstream").await;
         assert_eq!((status, body["complete"].clone()), (StatusCode::OK, true.into()), "{body}");
+        // A cursor the reason's recovery returns without `next_cursor` is not sent: the route
+        // would refuse it.
+        let (status, body) = answered("/behind?cursor_anyway").await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(
+            (body["next_cursor"].clone(), body["continuation"].clone()),
+            (serde_json::Value::Null, serde_json::Value::Null),
+            "{body}"
+        );
+        assert_eq!(body["incomplete_reasons"][0]["code"], "REPLICA_BEHIND", "{body}");
     }
 
     /// An empty cursor breaks R7 (given back, many servers read it as none: the first page

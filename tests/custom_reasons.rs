@@ -40,7 +40,7 @@ impl UpstreamTruncated {
 /// An upstream that pages on its own: the answer stops where the upstream's page did, and its
 /// cursor is the way on (contract §2.2 R7: a service's own reason may offer a next page).
 #[derive(Debug, Clone, PartialEq, completeness::Reason)]
-#[reason(code = "UPSTREAM_PAGED", kind = truncation, message = "The upstream has more.", recovery = UpstreamPaged::next)]
+#[reason(code = "UPSTREAM_PAGED", kind = truncation, message = "The upstream has more.", recovery = UpstreamPaged::next, next_cursor)]
 pub struct UpstreamPaged {
     cursor: String,
 }

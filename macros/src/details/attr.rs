@@ -1,4 +1,4 @@
-//! `#[reason(code = "...", kind = ..., message = "...", recovery = path)]` and
+//! `#[reason(code = "...", kind = ..., message = "...", recovery = path, next_cursor)]` and
 //! `#[warning(code = "...", owner = "...", review_by = "YYYY-MM-DD", message = "...", stale)]`, each
 //! with `crate = "..."` for a framework reached by another path.
 
@@ -18,6 +18,8 @@ pub(crate) struct Attrs {
     pub(crate) kind: Slot<Ident>,
     pub(crate) message: Slot<LitStr>,
     pub(crate) recovery: Slot<Path>,
+    /// `next_cursor`: the reason's recovery may hand out a cursor to the next page.
+    pub(crate) next_cursor: Option<Path>,
     pub(crate) owner: Slot<LitStr>,
     pub(crate) review_by: Slot<LitStr>,
     /// `stale`: the warning says the answer was not read from current state.
@@ -49,6 +51,11 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
                 (Which::Reason, "recovery") => {
                     attrs.recovery.fill(cx, &meta, "a path", "recovery = LegalHold::narrow", &duplicate)
                 }
+                (Which::Reason, "next_cursor") => {
+                    let how = "write `next_cursor` when the reason's `recovery` may return \
+                               `Continuation::NextCursor`, and leave it out otherwise";
+                    meta::flag(cx, &meta, &mut attrs.next_cursor, how, &duplicate)
+                }
                 (Which::Warning, "owner") => {
                     attrs.owner.fill(cx, &meta, "a string", "owner = \"storage-team\"", &duplicate)
                 }
@@ -70,7 +77,7 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, input: &DeriveInput) -> Attrs {
                 }
                 _ => {
                     let expected = match which {
-                        Which::Reason => "`code`, `kind`, `message`, `recovery` or `crate`",
+                        Which::Reason => "`code`, `kind`, `message`, `recovery`, `next_cursor` or `crate`",
                         Which::Warning => "`code`, `owner`, `review_by`, `message`, `stale` or `crate`",
                     };
                     cx.error_spanned_by(

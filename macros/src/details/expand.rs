@@ -64,20 +64,26 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
                 .value
                 .as_ref()
                 .map(|kind| Ident::new(&super::super::names::camel_case(&kind.to_string()), kind.span()));
+            // Only a reason that says `next_cursor` offers a cursor: an endpoint whose reasons
+            // all leave it out never pages, and refuses a cursor sent to it (contract §2.5). A
+            // recovery of such a reason that returns one anyway is left out, as its schema says.
+            let may_offer_a_cursor = attrs.next_cursor.is_some();
+            let offered = if may_offer_a_cursor {
+                quote! {}
+            } else {
+                quote! { .filter(|recovery| !::core::matches!(recovery, #private::Continuation::NextCursor { .. })) }
+            };
             let recovery = match &attrs.recovery.value {
                 // Through a typed binding spanned on the path, so that a function of another
                 // signature is reported there, with the signature it must have.
                 Some(path) => quote_spanned! {at(path.span())=>
                     {
                         let recovery: fn(&Self) -> ::core::option::Option<#private::Continuation> = #path;
-                        recovery(self)
+                        recovery(self) #offered
                     }
                 },
                 None => quote! { ::core::option::Option::None },
             };
-            // Without a `recovery`, no value offers a cursor: an endpoint that declares only
-            // such reasons never pages.
-            let may_offer_a_cursor = attrs.recovery.value.is_some();
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #private::ReasonDetails for #ident #ty_generics #where_clause {

@@ -18,6 +18,9 @@
 //!    under its own name, and a serde attribute would change only the struct's own `Serialize`,
 //!    so the object on the wire and the struct's serde form would silently disagree (a rename
 //!    the wire ignores, a skipped field it sends). The field's name is the member's.
+//! 9. `next_cursor` comes with a `recovery`: a reason hands out a cursor only as its recovery,
+//!    and an endpoint whose reasons say `next_cursor` reads cursors, so a flag without one
+//!    would keep an endpoint open to cursors it never issues (contract §2.5).
 
 use proc_macro2::Span;
 use syn::{Attribute, Data, DeriveInput, Ident, Type};
@@ -111,6 +114,14 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
             }
             Some(_) => {}
         }
+    }
+    // Rule 9.
+    if let (Some(flag), false) = (&attrs.next_cursor, attrs.recovery.given) {
+        cx.error_spanned_by(
+            flag,
+            "`next_cursor` without a `recovery`: the cursor is handed out by the recovery; add \
+             `recovery = path` to a `fn(&Self) -> Option<Continuation>`, or remove `next_cursor`",
+        );
     }
     // Rules 6 and 7.
     for &(field, ty) in fields {

@@ -391,7 +391,7 @@ impl CursorRead {
 /// True when the endpoint that answered declared reasons (`#[completeness]`) none of which
 /// may offer a next page ([`ReasonDetails::MAY_OFFER_A_CURSOR`](crate::ReasonDetails::MAY_OFFER_A_CURSOR)):
 /// not `MORE_PAGES_AVAILABLE`, not a resumable `CLIENT_LIMIT_REACHED`, and no service's own
-/// reason with a `recovery` (which may hand out a cursor of its own, read by hand).
+/// reason declared with `next_cursor` (which hands out a cursor of its own, read by hand).
 fn never_pages(reported: &Reported) -> bool {
     reported.declared.as_ref().is_some_and(|declared| !declared.cursors.contains(&true))
 }

@@ -92,8 +92,8 @@ pub trait ReasonDetails: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     /// False when no value of these details ever offers a `next_cursor`: an endpoint whose
     /// declared reasons all say so never pages, and a cursor sent to it is refused (contract
     /// §2.5). True unless said otherwise; the standard details say what the table says of
-    /// their code ([`ReasonCode::may_offer_a_cursor`]), and `#[derive(Reason)]` says false when
-    /// it has no `recovery`.
+    /// their code ([`ReasonCode::may_offer_a_cursor`]), and `#[derive(Reason)]` says true only
+    /// for a reason declared with `next_cursor`.
     const MAY_OFFER_A_CURSOR: bool = true;
     /// The detail members a service's own reason writes, by name, for the schemas of its
     /// endpoints (`#[derive(Reason)]` lists its fields); none said for a standard one, whose
