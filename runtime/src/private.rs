@@ -81,6 +81,25 @@ same_code! {
     standard_warning_code, same_warning_code(WarningCode), is_standard_warning_code;
 }
 
+/// The positions of the first reason and warning of one endpoint that share a code: a reason
+/// whose code is read as a warning's would leave the answer complete (contract §3.5), so
+/// `#[completeness]` refuses a declaration that names a service's own reason and warning with
+/// one code. (Standard codes are distinct, and each derive refuses the other table's.)
+pub const fn reason_and_warning_code(reasons: &[ReasonCode], warnings: &[WarningCode]) -> Option<(usize, usize)> {
+    let mut i = 0;
+    while i < reasons.len() {
+        let mut j = 0;
+        while j < warnings.len() {
+            if completeness_codes::same_text(reasons[i].const_str(), warnings[j].const_str()) {
+                return Some((i, j));
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    None
+}
+
 pub use crate::contract::field::OmittedFields;
 pub use crate::contract::reason::ReasonCode;
 pub use crate::contract::warning::WarningCode;

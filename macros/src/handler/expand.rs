@@ -119,6 +119,7 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
         distinct(declared, reasons, *reasons_span, "reason", quote! { #declared_set.reasons }, &cfgs);
     let warnings_distinct =
         distinct(declared, warnings, *warnings_span, "warning", quote! { #declared_set.warnings }, &cfgs);
+    let reason_warning_distinct = reason_and_warning(declared, &declared_set, &cfgs);
     let (reasons, warnings) = (reasons.iter().map(|r| &r.ty), warnings.iter().map(|w| &w.ty));
     // Only a set that declares no reason accepts a response that reports none.
     let no_reason = declared.reasons.is_empty().then(|| {
@@ -135,7 +136,44 @@ pub(crate) fn reason_type(handler: &Handler, declared: &Declared) -> TokenStream
         #no_reason
         #reasons_distinct
         #warnings_distinct
+        #reason_warning_distinct
     }
+}
+
+/// The check that no own reason and own warning of the declaration share a code, through the
+/// runtime's `reason_and_warning_code`, with a message per pair naming the two, spanned on the
+/// warning. (Only own types can: the standard tables are distinct, and each derive refuses a
+/// code of the other's table.)
+fn reason_and_warning(declared: &Declared, set: &TokenStream, cfgs: &[&syn::Attribute]) -> Option<TokenStream> {
+    fn own(listed: &[DeclaredType]) -> Vec<(usize, &DeclaredType)> {
+        listed.iter().enumerate().filter(|(_, listed)| listed.custom).collect()
+    }
+    let (reasons, warnings) = (own(&declared.reasons), own(&declared.warnings));
+    if reasons.is_empty() || warnings.is_empty() {
+        return None;
+    }
+    let arms = reasons.iter().flat_map(|&(i, reason)| {
+        warnings.iter().map(move |&(j, warning)| {
+            let message = format!(
+                "the reason {} and the warning {} have the same code: a client that reads it as the warning takes \
+                 the answer for complete; give one of them a code of its own",
+                shown(reason),
+                shown(warning)
+            );
+            quote_spanned! {name_span(warning, declared.warnings_span)=>
+                ::core::option::Option::Some((#i, #j)) => ::core::panic!(#message),
+            }
+        })
+    });
+    let private = respan(&declared.private, declared.warnings_span);
+    Some(quote_spanned! {declared.warnings_span=>
+        #(#cfgs)*
+        const _: () = match #private::reason_and_warning_code(#set.reasons, #set.warnings) {
+            ::core::option::Option::None => {}
+            #(#arms)*
+            ::core::option::Option::Some(_) => {}
+        };
+    })
 }
 
 /// The checks that no two of `listed` share a code, where a service's own type is listed (only

@@ -7,7 +7,9 @@
 //! 3. Each listed name is a standard one spelled exactly, or a path to a service's own type; a
 //!    near miss of a standard name, or a warning listed as a reason (and the reverse), is a
 //!    mistake, said with the fix. Each name is listed once. (Two types with one code are caught
-//!    when the code is compiled: `distinct_reason_codes` or `same_reason_code` in the expansion.)
+//!    when the code is compiled: `standard_reason_code` or `same_reason_code` in the expansion;
+//!    so is a service's own reason and own warning with one code, `reason_and_warning_code`,
+//!    since a reason read as a warning leaves the answer complete.)
 //! 4. The handler is an `async fn` without a receiver: axum handlers are.
 //! 5. The answer is not a bare list, `Json` of a list, or an opaque `impl Trait`: those say
 //!    nothing about completeness. Nor is it `Json` of anything else: an envelope is a JSON
