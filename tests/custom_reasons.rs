@@ -983,11 +983,19 @@ mod utoipa_route {
     #[tokio::test]
     async fn an_envelope_named_in_a_utoipa_route_is_a_component_its_answers_pass() {
         let mut document = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).unwrap();
-        let response = &document["paths"]["/documents"]["get"]["responses"]["200"]["content"]["application/json"];
-        let reference = response["schema"]["$ref"].as_str().unwrap_or_else(|| panic!("a reference: {document}"));
-        let reference = reference.to_owned();
-        let name = reference.strip_prefix("#/components/schemas/").unwrap();
-        assert!(completeness::schema::add_block_rules::<ListDocumentsReason>(&mut document, name), "{document}");
+        let name = completeness::schema::response_component(&document, "/documents", "get", "200", "application/json")
+            .unwrap_or_else(|| panic!("a reference: {document}"))
+            .to_owned();
+        let reference = format!("#/components/schemas/{name}");
+        assert_eq!(
+            document["paths"]["/documents"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+            reference
+        );
+        assert!(
+            completeness::schema::response_component(&document, "/documents", "post", "200", "application/json")
+                .is_none()
+        );
+        assert!(completeness::schema::add_block_rules::<ListDocumentsReason>(&mut document, &name), "{document}");
         assert!(!completeness::schema::add_block_rules::<ListDocumentsReason>(&mut document.clone(), "Nothing"));
         let root = json!({"$ref": reference, "components": document["components"]});
         let validator = jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{e}: {root}"));

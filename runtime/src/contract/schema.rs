@@ -594,10 +594,12 @@ pub fn block_rules<R: BlockSchemas>() -> serde_json::Value {
 /// Adds [`block_rules`] over `R` to the component `component` of `document`, an OpenAPI 3.1
 /// document as JSON (`serde_json::to_value(ApiDoc::openapi())`): utoipa's builders write no
 /// `if`, so the rules a response's schema can state go in here, beside what the component
-/// already requires (`allOf`). The component of `Envelope<T, R>` is named
-/// `Envelope::<T, R>::name()` when the document lists it in `components(schemas(..))`; one a
-/// route names (`#[utoipa::path(.., body = Envelope<T, R>)]`) is the one its response's `$ref`
-/// points at. False, and `document` unchanged, when there is no such component.
+/// already requires (`allOf`). The component of a response is the one its `$ref` points at:
+/// [`response_component`] reads it. (utoipa composes the name of a generic type from the type
+/// as written, `Envelope::<T, R>::name()` followed by the names of the type arguments, so it is
+/// not `name()` itself, whether a route names the envelope, `#[utoipa::path(.., body =
+/// Envelope<T, R>)]`, or `components(schemas(..))` lists it.) False, and `document` unchanged,
+/// when there is no such component.
 #[cfg(feature = "openapi")]
 pub fn add_block_rules<R: BlockSchemas>(document: &mut serde_json::Value, component: &str) -> bool {
     let Some(schema) = document
@@ -618,6 +620,23 @@ pub fn add_block_rules<R: BlockSchemas>(document: &mut serde_json::Value, compon
         }
     }
     true
+}
+
+/// The name of the component that the `status` response of `method` (`"get"`) on `path`
+/// (`"/documents"`) refers to for `content_type` (`"application/json"`), in `document`, an
+/// OpenAPI document as JSON: what [`add_block_rules`] takes. `None` when that response has no
+/// schema reference.
+#[cfg(feature = "openapi")]
+pub fn response_component<'a>(
+    document: &'a serde_json::Value,
+    path: &str,
+    method: &str,
+    status: &str,
+    content_type: &str,
+) -> Option<&'a str> {
+    let response = document.get("paths")?.get(path)?.get(method)?.get("responses")?.get(status)?;
+    let reference = response.get("content")?.get(content_type)?.get("schema")?.get("$ref")?.as_str()?;
+    reference.strip_prefix("#/components/schemas/")
 }
 
 /// The wire form of a code (§3.1), as a pattern.
