@@ -469,6 +469,16 @@ async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors
     // Values the schema excludes but the type allows are refused by the shared logic, with its code.
     let (code, _) = refusal(&admin, "list_service_accounts", json!({"page_size": 0})).await;
     assert_eq!(code, "INVALID_PAGE_SIZE");
+    let (code, _) = refusal(&admin, "list_service_accounts", json!({"page_size": 2.5})).await;
+    assert_eq!(code, "INVALID_PAGE_SIZE");
+    // An integer written with a fraction or an exponent is one for JSON Schema's `integer`,
+    // which the `inputSchema` says: the tool takes it as that integer.
+    for (written, size) in [(json!(2.0), 2), (json!(1e1), 10)] {
+        let page = answer(&admin, "list_service_accounts", json!({"page_size": written})).await;
+        assert_eq!(page["page"]["applied_size"], size, "{written}: {page}");
+    }
+    let search = answer(&admin, "search_service_accounts", json!({"q": "svc", "time_budget_ms": 1000.0})).await;
+    assert!(search["complete"].is_boolean(), "{search}");
     let (code, _) = refusal(&admin, "list_service_accounts", json!({"tenant": "west"})).await;
     assert_eq!(code, "INVALID_REQUEST");
     let (code, _) = refusal(&admin, "search_service_accounts", json!({"q": ""})).await;
@@ -1230,9 +1240,16 @@ e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_number_argument_gets_the_rest_answer_whatever_its_json_form() {
     let h = Harness::start(config(40)).await;
-    let sizes = ["-1", "-0", "0", "2.0", "1e2", "1E2", "3", "18446744073709551615", "18446744073709551616", "99999999999999999999999"];
-    for text in sizes {
-        let rest = h.get(&format!("/service-accounts?tenant=east&page_size={}", e2e_support::encode(text)), "admin").await;
+    // Each JSON form with the query text REST gets the same answer for: a number that names an
+    // integer is that integer (JSON Schema's `integer`, which the `inputSchema` says), any other
+    // is read from its text.
+    let sizes = [
+        ("-1", "-1"), ("-0", "-0"), ("0", "0"), ("2.0", "2"), ("1e2", "100"), ("1E2", "100"), ("2.5", "2.5"), ("3", "3"),
+        ("18446744073709551615", "18446744073709551615"), ("18446744073709551616", "18446744073709551616"),
+        ("99999999999999999999999", "99999999999999999999999"),
+    ];
+    for (text, query) in sizes {
+        let rest = h.get(&format!("/service-accounts?tenant=east&page_size={}", e2e_support::encode(query)), "admin").await;
         let arguments = format!(r#"{{"tenant": "east", "page_size": {text}}}"#);
         let mcp = h.answer(raw_call(&h, "admin", 1, LIST, &arguments)).await;
         let result = &mcp.body["result"];
@@ -1249,9 +1266,9 @@ async fn a_number_argument_gets_the_rest_answer_whatever_its_json_form() {
             assert_eq!((problem["code"].clone(), problem["detail"].clone()), (rest.body["code"].clone(), rest.body["detail"].clone()), "page_size {text}");
         }
     }
-    let budgets = ["-5", "0", "100.0", "1e3", "2000", "18446744073709551616"];
-    for text in budgets {
-        let rest = h.get(&format!("/search?q=svc-east&time_budget_ms={}", e2e_support::encode(text)), "admin").await;
+    let budgets = [("-5", "-5"), ("0", "0"), ("100.0", "100"), ("1e3", "1000"), ("0.5", "0.5"), ("2000", "2000"), ("18446744073709551616", "18446744073709551616")];
+    for (text, query) in budgets {
+        let rest = h.get(&format!("/search?q=svc-east&time_budget_ms={}", e2e_support::encode(query)), "admin").await;
         let arguments = format!(r#"{{"q": "svc-east", "time_budget_ms": {text}}}"#);
         let mcp = h.answer(raw_call(&h, "admin", 2, SEARCH, &arguments)).await;
         let result = &mcp.body["result"];

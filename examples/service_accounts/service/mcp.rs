@@ -959,9 +959,18 @@ impl InventoryTools {
     }
 
     /// The JSON text of number argument `name` as the call carried it (see [`ArgumentNumbers`];
-    /// serde_json's own rendering of `number` where the body was not read for it).
+    /// serde_json's own rendering of `number` where the body was not read for it), written as
+    /// the integer it names when it names one: JSON Schema's `integer`, which the tools'
+    /// `inputSchema` says, takes `2.0` and `1e2` as 2 and 100, so the tool does too.
     fn number_text(numbers: &ArgumentNumbers, name: &str, number: &Number) -> String {
-        numbers.0.get(name).cloned().unwrap_or_else(|| number.to_string())
+        let text = numbers.0.get(name).cloned().unwrap_or_else(|| number.to_string());
+        if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+            return text;
+        }
+        match text.parse::<f64>() {
+            Ok(value) if value.is_finite() && value.fract() == 0.0 => format!("{value:.0}"),
+            _ => text,
+        }
     }
 
     async fn list(
