@@ -263,6 +263,36 @@ fn a_complete_collection_carries_the_evidence_of_its_last_page() {
     assert_eq!(collected.completeness.evidence(), Some("ev1.k1.token"));
 }
 
+/// A page whose cursor a service's own truncation offered (no `MORE_PAGES_AVAILABLE`, one such
+/// reason, its continuation that cursor) pages as `MORE_PAGES_AVAILABLE` does: the next page is
+/// that reason's recovery, and the collection is complete when the last page is. Where whose
+/// cursor it is cannot be told (two reasons of the service's own), or the reason is not a
+/// truncation, the collection stops there, incomplete, with the page's reasons.
+#[test]
+fn a_cursor_offered_by_a_services_own_truncation_is_followed_when_the_page_says_whose_it_is() {
+    let own = |code: &str, kind: &str| json!({"code": code, "message": "more upstream", "kind": kind});
+    let collected =
+        collect_json([first_page(json!([own("UPSTREAM_PAGED", "truncation")])), last_page(json!("ev1.k1.token"))]);
+    assert!(collected.is_complete(), "{:?}", collected.completeness.reason_codes());
+    assert_eq!((collected.items.clone(), collected.pages_fetched()), (vec![1, 2], 2));
+    assert_eq!(collected.completeness.evidence(), Some("ev1.k1.token"));
+
+    for reasons in [
+        json!([own("UPSTREAM_PAGED", "truncation"), own("ARCHIVE_PENDING", "truncation")]),
+        json!([own("UPSTREAM_RETRY", "source")]),
+    ] {
+        let mut first = first_page(reasons.clone());
+        first["truncated"] = json!(reasons.as_array().unwrap().iter().any(|r| r["kind"] == "truncation"));
+        let collected = collect_json([first, last_page(json!("ev1.k1.token"))]);
+        assert!(!collected.is_complete(), "{reasons}");
+        assert_eq!((collected.items.clone(), collected.pages_fetched()), (vec![1], 1), "{reasons}");
+        let codes: Vec<String> = collected.completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
+        let sent: Vec<&str> = reasons.as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+        assert_eq!(codes, sent, "the page's reasons are kept");
+        assert_eq!(collected.completeness.evidence(), None);
+    }
+}
+
 /// A collection whose first fetched page was reached with a cursor (a caller's `cursor` in the
 /// query: the fetcher's first page is the tail of some traversal) is that tail, and says so: it
 /// keeps `page.resumed: true`, and `decide` does not claim absence from it (contract §8). One

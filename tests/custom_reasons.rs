@@ -634,9 +634,18 @@ fn a_custom_reason_offering_a_next_page_sets_next_cursor_and_reads_back() {
     let read: Envelope<String> = serde_json::from_value(body).expect("the strict reader accepts it");
     assert_eq!(read.completeness.next_cursor(), Some("u-2"));
     assert_eq!(read.completeness.reasons()[0].kind(), ReasonKind::Truncation);
-    // The cursor could be any reason's: `decide` takes the cautious way past a truncation of
-    // the service's own, a narrower question.
-    assert_eq!(decide(&read, Intent::ClaimAbsence), Decision::NarrowQuery);
+    // The only reason of the service's own, a truncation whose continuation is the cursor, is
+    // pagination by its own name: go on with the traversal.
+    assert_eq!(decide(&read, Intent::ClaimAbsence), Decision::ContinueSearch);
+    // Beside another of the service's own, the cursor could be either's: `decide` takes the
+    // cautious way past a truncation of the service's own, a narrower question.
+    let mut two = serde_json::to_value(&page).unwrap();
+    two["incomplete_reasons"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"code": "ARCHIVE_PENDING", "message": "more in the archive", "kind": "truncation"}));
+    let two: Envelope<String> = serde_json::from_value(two).expect("the strict reader accepts it");
+    assert_eq!(decide(&two, Intent::ClaimAbsence), Decision::NarrowQuery);
 }
 
 /// A warning whose details are written by hand, and write the members of its own head.

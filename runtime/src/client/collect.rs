@@ -461,22 +461,24 @@ impl<T> Traversal<T> {
             }
         }
         self.items.append(&mut items);
-        let mut more_pages = false;
-        for reason in block.reasons() {
-            if let StandardReason::MorePagesAvailable(_) = reason {
-                more_pages = true;
-            } else {
-                // A page's own limit (a gateway's) stays reported, but its cursor is that page's:
-                // only this traversal's own stop may say where to go on from.
-                let reason = match reason {
-                    StandardReason::ClientLimitReached(limit) => {
-                        StandardReason::ClientLimitReached(limit.clone().without_resume())
-                    }
-                    other => other.clone(),
-                };
-                if !self.carried.contains(&reason) {
-                    self.carried.push(reason);
+        let more_pages = block.reasons().iter().any(|reason| matches!(reason, StandardReason::MorePagesAvailable(_)));
+        // The service's own truncation that offered the cursor, when the page says which: the
+        // next page is its recovery, as it is MORE_PAGES_AVAILABLE's.
+        let paging = if more_pages { None } else { super::decide::own_cursor_reason(&block) };
+        for (at, reason) in block.reasons().iter().enumerate() {
+            if matches!(reason, StandardReason::MorePagesAvailable(_)) || paging == Some(at) {
+                continue;
+            }
+            // A page's own limit (a gateway's) stays reported, but its cursor is that page's:
+            // only this traversal's own stop may say where to go on from.
+            let reason = match reason {
+                StandardReason::ClientLimitReached(limit) => {
+                    StandardReason::ClientLimitReached(limit.clone().without_resume())
                 }
+                other => other.clone(),
+            };
+            if !self.carried.contains(&reason) {
+                self.carried.push(reason);
             }
         }
         for warning in block.warnings() {
@@ -487,7 +489,7 @@ impl<T> Traversal<T> {
         if self.first.is_none() {
             self.first = Some((block.scope().clone(), block.page().cloned()));
         }
-        let next = match (more_pages, block.take_next_cursor()) {
+        let next = match (more_pages || paging.is_some(), block.take_next_cursor()) {
             (true, Some(next)) => {
                 if self.followed.insert(fingerprint(&next)) {
                     Next::Fetch(next)
