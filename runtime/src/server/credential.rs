@@ -10,6 +10,11 @@
 //! evidence are bound to: bump the permission epoch whenever the credential's
 //! permissions change and every cursor and evidence token it holds stops working.
 //!
+//! The name is not a secret: answers say it (`scope.visibility`), evidence tokens carry it
+//! (they are signed, not encrypted: whoever holds one reads its payload), and the `observe`
+//! events log it. Name the caller by who it is (a user or service id), never by its bearer
+//! token or another secret.
+//!
 //! ```
 //! use axum::{Router, middleware::{self, Next}, extract::Request, response::{IntoResponse, Response}};
 //! use completeness_runtime::{CompletenessConfig, Credential, CursorKeys, Problem, ProblemCode};
@@ -92,7 +97,8 @@ impl Credential {
     }
 
     /// A credential named `name` whose permissions are at version `permission_epoch`,
-    /// with access to no tenant yet (add them with the `with_` methods).
+    /// with access to no tenant yet (add them with the `with_` methods). `name` is shown in
+    /// answers, tokens and logs: never a secret (see the module's docs).
     pub fn new(name: impl Into<String>, permission_epoch: u64) -> Credential {
         let grants = Grants { name: name.into(), permission_epoch, tenants: TenantAccess::Only(BTreeSet::new()) };
         Credential { inner: Arc::new(grants) }
