@@ -2,8 +2,13 @@
 //! refused, not a silenced log) and never lets rmcp write whole messages; the request id in
 //! the log is the one echoed to the client; and the events of an MCP tool call are written in
 //! the span of the HTTP request that carried it.
+//!
+//! A test binary of its own: each case reads its events through a subscriber of its thread,
+//! and tracing caches per event site whether any subscriber wants it, for the whole process.
+//! In the binary of the other tests, their servers (no subscriber, on other threads) hit the
+//! same sites at the same time, and a case then missed the events of its own server.
 
-use crate::e2e_support;
+mod e2e_support;
 
 use std::ffi::OsStr;
 

@@ -40,7 +40,6 @@ mod e2e_archive;
 mod e2e_demo;
 mod e2e_flags;
 mod e2e_hardening;
-mod e2e_logging;
 mod e2e_malformed;
 mod e2e_mcp;
 mod e2e_outage;
