@@ -11,8 +11,9 @@
 //!    a list without completeness metadata, read as an answer. So is a tuple of response parts
 //!    (headers, extensions: what sets no status) ending in one, `(HeaderMap, Json<Vec<T>>)`; a
 //!    tuple that starts with a status, `(StatusCode, Json<Vec<T>>)`, is an error response.
-//! 3. Any other type passes: an error, not read as an answer (and any answer that is not a
-//!    `Result`).
+//! 3. Any other error side is a response (`IntoResponse`): axum answers an `Err` with it. Said
+//!    here, on the error type, rather than by axum's "not a handler" on the route.
+//! 4. Any other answer passes: one that is not a `Result`.
 //!
 //! Generated as `ErrorSide::<Output, Reason>::new().check()`. Each rule is an inherent `check`
 //! of one probe type, and each probe type dereferences to the next: method resolution calls the
@@ -33,16 +34,19 @@ use crate::server::report::{CarriesReason, ReportsCompleteness};
 pub struct ErrorSide<O, R>(ListError<O, R>);
 
 /// The probe of rule 2.
-pub struct ListError<O, R>(AnyOther<O, R>);
+pub struct ListError<O, R>(ErrorResponse<O, R>);
 
 /// The probe of rule 3.
+pub struct ErrorResponse<O, R>(AnyOther<O, R>);
+
+/// The probe of rule 4.
 pub struct AnyOther<O, R>(PhantomData<fn() -> (O, R)>);
 
 impl<O, R> ErrorSide<O, R> {
     /// The probe, to call `check` on.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        ErrorSide(ListError(AnyOther(PhantomData)))
+        ErrorSide(ListError(ErrorResponse(AnyOther(PhantomData))))
     }
 }
 
@@ -54,6 +58,13 @@ impl<O, R> Deref for ErrorSide<O, R> {
 }
 
 impl<O, R> Deref for ListError<O, R> {
+    type Target = ErrorResponse<O, R>;
+    fn deref(&self) -> &ErrorResponse<O, R> {
+        &self.0
+    }
+}
+
+impl<O, R> Deref for ErrorResponse<O, R> {
     type Target = AnyOther<O, R>;
     fn deref(&self) -> &AnyOther<O, R> {
         &self.0
@@ -113,10 +124,33 @@ impl<T, P1: IntoResponseParts, P2: IntoResponseParts, P3: IntoResponseParts, C: 
     }
 }
 
-impl<O, R> AnyOther<O, R> {
+#[cfg(feature = "axum")]
+impl<T, E, R> ErrorResponse<Result<T, E>, R> {
     /// Rule 3.
+    pub fn check(&self)
+    where
+        E: ErrorSideResponds,
+    {
+    }
+}
+
+impl<O, R> AnyOther<O, R> {
+    /// Rule 4.
     pub fn check(&self) {}
 }
+
+/// Rule 3's bound: `IntoResponse`, with a message about the error side.
+#[cfg(feature = "axum")]
+#[diagnostic::on_unimplemented(
+    message = "the error side `{Self}` is no response: axum answers a handler's `Err` with it",
+    label = "does not implement `axum::response::IntoResponse`",
+    note = "implement `axum::response::IntoResponse` for the error type, or return an error that is a response, \
+            e.g. `completeness::Problem` or `(StatusCode, String)`"
+)]
+pub trait ErrorSideResponds {}
+
+#[cfg(feature = "axum")]
+impl<E: axum::response::IntoResponse> ErrorSideResponds for E {}
 
 /// Rule 1's bound: `CarriesReason<R>`, with a message about the error side.
 #[diagnostic::on_unimplemented(
