@@ -258,7 +258,14 @@ pub(crate) fn stub(input: &DeriveInput, private: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let serializer = Ident::new("__CompletenessSerializer", Span::mixed_site());
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // It carries any reason type, so that a handler returning it reports only the derive's errors.
+    let mut any = input.generics.clone();
+    any.params.push(syn::parse_quote!(__CompletenessReason));
+    let (any_generics, _, _) = any.split_for_impl();
     quote! {
+        #[automatically_derived]
+        impl #any_generics #private::CarriesReason<__CompletenessReason> for #ident #ty_generics #where_clause {}
+
         #[automatically_derived]
         impl #impl_generics #private::serde::Serialize for #ident #ty_generics #where_clause {
             fn serialize<#serializer: #private::serde::Serializer>(

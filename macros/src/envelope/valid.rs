@@ -238,10 +238,12 @@ fn check_reserved_names(cx: &Ctxt, input: &Input) {
         let clash = (name == completeness_codes::OMITTED_FIELDS && envelope_writes_omitted)
             || (completeness_codes::COLLECTION_MEMBERS.contains(&name.as_str()) && envelope_writes_block);
         if clash && let Some(ident) = &field.original.ident {
-            cx.error_spanned_by(
-                ident,
-                format!("field `{name}` clashes with the envelope member of the same name: rename it"),
-            );
+            // On the `rename` that names the member, when one does.
+            let message = format!("field `{name}` clashes with the envelope member of the same name: rename it");
+            match &field.serde.rename {
+                Some(rename) => cx.error_spanned_by(rename, message),
+                None => cx.error_spanned_by(ident, message),
+            }
         }
     }
 }
