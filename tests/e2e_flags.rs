@@ -71,6 +71,12 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--result-limit", "0"], "at least 1"),
         (&["--read-timeout", "0"], "--read-timeout must be at least 1"),
         (&["--read-timeout", "-1"], "--read-timeout: '-1' is not a non-negative number"),
+        // Digits too many for any number: too large, not "no number".
+        (
+            &["--cursor-ttl", "99999999999999999999999"],
+            "--cursor-ttl: 99999999999999999999999 is more than the largest accepted value, 31622400",
+        ),
+        (&["--accounts", "99999999999"], "--accounts: 99999999999 is more than the largest accepted value, 1000000"),
         (&["--addr"], "needs a value"),
         // An empty `--db` (a script that printed nothing) never falls back to a throwaway database.
         (&["--db", ""], "no database named"),
@@ -101,6 +107,12 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--db", "postgres://app@db.example/inventory?sslmode=verify-full"], "sslmode=verify-full cannot work"),
         (&["--db", "postgres://app@db.example/inventory?sslmode=verify-ca"], "does not support TLS"),
         (&["--db", "postgres://app@db.example/inventory?channel_binding=require"], "channel_binding=require"),
+        (&["--db", "postgres://app@db.example/inventory?sslmode=bogus"], "sslmode=bogus is not a valid sslmode"),
+        // The service writes: a read-only session could never serve it.
+        (
+            &["--db", "postgres://app@db.example/inventory?target_session_attrs=read-only"],
+            "target_session_attrs=read-only cannot work: this service writes",
+        ),
         // A flag given twice is not read as its last value; a switch takes no value.
         (&["--addr", "127.0.0.1:1", "--addr=127.0.0.1:2"], "--addr is given twice; give it once"),
         (&["--db", "a.db", "--db", "b.db"], "--db is given twice"),
@@ -135,6 +147,75 @@ fn sqlite_paths_and_urls_without_tls_are_kept() {
         let db = format!("postgres://app@db.example/inventory{query}");
         parse(&["--db", &db]).unwrap_or_else(|e| panic!("{db}: {e}"));
     }
+    // A URL's scheme is read in any case, and handed to the driver in lower case.
+    for (db, url) in [
+        ("POSTGRES://app@db.example/inventory", "postgres://app@db.example/inventory"),
+        ("PostgreSQL://app@db.example/inventory", "postgresql://app@db.example/inventory"),
+    ] {
+        let config = parse(&["--db", db]).unwrap_or_else(|e| panic!("{db}: {e}")).unwrap();
+        assert_eq!(config.location().unwrap(), e2e_support::service::store::Location::Postgres(url.to_owned()));
+    }
+}
+
+/// The banner's store line names the PostgreSQL server without the password, wherever the URL
+/// gives it: as `user:password@`, or in its query (`?password=...`, the name percent-encoded or
+/// in another case, the password holding an `@` or a `&`), keeping the other settings.
+#[test]
+fn the_store_line_shows_no_password_of_a_postgres_url() {
+    let cases = [
+        ("postgres://app:S3cretPW@db.example:5432/inventory", "postgres://db.example:5432/inventory"),
+        ("postgres://db.example/inventory?user=app&password=S3cretPW", "postgres://db.example/inventory?user=app"),
+        ("postgres://db.example/inventory?password=S3cretPW", "postgres://db.example/inventory"),
+        (
+            "postgresql://db.example/inventory?password=S3cretPW&user=app&sslmode=disable",
+            "postgresql://db.example/inventory?user=app&sslmode=disable",
+        ),
+        ("postgres://db.example/inventory?user=app&pass%77ord=S3cretPW", "postgres://db.example/inventory?user=app"),
+        ("postgres://db.example/inventory?user=app&password=S3cretPW%26x", "postgres://db.example/inventory?user=app"),
+    ];
+    for (db, shown) in cases {
+        let config = parse(&["--db", db]).unwrap_or_else(|e| panic!("{db}: {e}")).unwrap();
+        let line = config.location().unwrap().to_string();
+        assert!(!line.contains("S3cretPW"), "{db}: {line}");
+        assert_eq!(line, format!("PostgreSQL at {shown}"), "{db}");
+    }
+    // A password holding an `@` is hidden too, though the driver may not read such a URL.
+    let line = e2e_support::service::store::Location::Postgres(
+        "postgres://db.example/inventory?user=app&password=S3c@retPW".to_owned(),
+    )
+    .to_string();
+    assert!(!line.contains("S3c"), "{line}");
+}
+
+/// The same, from the running example's banner: a URL whose query gives the password connects
+/// (the test server trusts any), and nothing the example writes shows it.
+#[tokio::test]
+async fn the_banner_of_a_url_with_a_password_in_its_query_does_not_show_it() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let _release = e2e_support::postgres::Release::of(&db);
+    let (_, after_scheme) = db.split_once("://").unwrap();
+    let (user, server) = after_scheme.split_once('@').expect("a test URL with its user");
+    let with_password = format!("postgres://{server}?user={user}&password=S3cretPW");
+    let mut command = tokio::process::Command::new(built_example::binary("service_accounts"));
+    command
+        .args(["--db", &with_password, "--addr", "127.0.0.1:0", "--accounts", "5"])
+        .env_remove(e2e_support::service::state::KEYS_VARIABLE)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().expect("the example starts");
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    let mut banner = String::new();
+    while !banner.contains("metrics (no credential needed)") {
+        use tokio::io::AsyncBufReadExt;
+        let read = tokio::time::timeout(Duration::from_secs(30), stdout.read_line(&mut banner)).await;
+        assert!(read.is_ok_and(|read| read.is_ok_and(|bytes| bytes > 0)), "the banner ended early: {banner}");
+    }
+    child.start_kill().unwrap();
+    let output = child.wait_with_output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(banner.contains(&format!("store: PostgreSQL at postgres://{server}?user={user}\n")), "{banner}");
+    assert!(!banner.contains("S3cretPW") && !stderr.contains("S3cretPW"), "{banner}{stderr}");
 }
 
 /// A libpq key=value connection string exits 2 saying to write it as a URL, without repeating
@@ -347,6 +428,142 @@ async fn a_database_or_role_the_server_does_not_have_exits_2() {
         assert_eq!(exit, Some(2), "{db}: {stderr}");
         assert!(stderr.starts_with("error: --db: the server refuses the URL: "), "{db}: {stderr}");
     }
+}
+
+/// A setting of the URL's `options` the server refuses on connecting is a setting to fix too
+/// (exit 2, with the server's reason), not an outage: a value the parameter does not take
+/// (22023), a parameter that does not exist (42704), one that cannot be set on connecting (55P02).
+#[tokio::test]
+async fn an_option_the_server_refuses_exits_2() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let _release = e2e_support::postgres::Release::of(&db);
+    let cases = [
+        ("-c%20lock_timeout%3D-1", "22023", "lock_timeout"),
+        ("-c%20no_such_setting%3Don", "42704", "no_such_setting"),
+        ("-c%20shared_buffers%3D1MB", "55P02", "shared_buffers"),
+    ];
+    for (options, code, says) in cases {
+        let url = format!("{db}?options={options}");
+        let mut settings = config(5);
+        settings.db = Some(url.as_str().into());
+        let error = e2e_support::service::build(settings, tokio_util::sync::CancellationToken::new())
+            .await
+            .err()
+            .expect("refused");
+        let StartError::Config(message) = &error else { panic!("{url}: a setting to fix, not an outage: {error:?}") };
+        assert!(message.starts_with("--db: the server refuses the URL: "), "{url}: {message}");
+        assert!(message.contains(&format!("({code})")) && message.contains(says), "{url}: {message}");
+        assert!(message.contains("give the URL's options only settings the server accepts"), "{url}: {message}");
+    }
+    let (exit, stderr) = exit_of(&["--db", &format!("{db}?options=-c%20lock_timeout%3D-1")], &[]).await;
+    assert_eq!(exit, Some(2), "{stderr}");
+    assert!(stderr.starts_with("error: --db: the server refuses the URL: "), "{stderr}");
+}
+
+/// A stand-in for a PostgreSQL server on a free loopback port, for what the test's own server
+/// (which trusts every connection, and is a primary) cannot show: on each connection it reads
+/// from the client (one read for each of the driver's first, short messages) and answers each
+/// read with the next of `replies`. Returns its address and its task.
+async fn stand_in(replies: Vec<Vec<u8>>) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let replies = replies.clone();
+            tokio::spawn(async move {
+                let mut read = [0; 4096];
+                for reply in replies {
+                    let _ = socket.read(&mut read).await;
+                    let _ = socket.write_all(&reply).await;
+                }
+                let _ = socket.read(&mut read).await;
+            });
+        }
+    });
+    (addr, server)
+}
+
+/// A message of PostgreSQL's protocol: its type, its length, its body.
+fn message(kind: u8, body: &[u8]) -> Vec<u8> {
+    let length = u32::try_from(body.len() + 4).unwrap();
+    [&[kind][..], &length.to_be_bytes(), body].concat()
+}
+
+/// Runs the service on `db` in-process and as the built example: both must refuse it as a
+/// setting to fix (exit 2), with a message that starts with `says`.
+async fn refused_as_a_setting(db: &str, says: &str) {
+    let mut settings = config(5);
+    settings.db = Some(db.into());
+    let error =
+        e2e_support::service::build(settings, tokio_util::sync::CancellationToken::new()).await.err().expect("refused");
+    let StartError::Config(message) = &error else { panic!("{db}: a setting to fix, not an outage: {error:?}") };
+    assert!(message.starts_with(says), "{db}: {message}");
+    let (exit, stderr) = exit_of(&["--db", db], &[]).await;
+    assert_eq!(exit, Some(2), "{db}: {stderr}");
+    assert!(stderr.starts_with(&format!("error: {says}")), "{db}: {stderr}");
+}
+
+/// A server that demands a password the URL does not give is a setting to fix too (exit 2): the
+/// driver refuses before asking the server again ("invalid configuration: password missing").
+/// The stand-in asks for a cleartext password, as a server with `password` auth does.
+#[tokio::test]
+async fn a_password_the_server_demands_and_the_url_lacks_exits_2() {
+    let (addr, server) = stand_in(vec![message(b'R', &3_u32.to_be_bytes())]).await;
+    let db = format!("postgres://app@{addr}/inventory?sslmode=disable");
+    refused_as_a_setting(&db, "--db: the URL cannot connect: invalid configuration: password missing").await;
+    server.abort();
+}
+
+/// A URL asking for `target_session_attrs=read-write` of a server that is a standby (it says
+/// `transaction_read_only` is on) is a setting to fix too: name the primary.
+#[tokio::test]
+async fn a_standby_where_the_url_asks_for_read_write_exits_2() {
+    let column = [&b"transaction_read_only\0"[..], &[0; 6], &25_u32.to_be_bytes(), &[0xff; 6], &[0; 2]].concat();
+    let replies = vec![
+        // AuthenticationOk, then ReadyForQuery (idle).
+        [message(b'R', &[0; 4]), message(b'Z', b"I")].concat(),
+        // `SHOW transaction_read_only`: one text column, one row, "on".
+        [
+            message(b'T', &[&1_u16.to_be_bytes()[..], &column].concat()),
+            message(b'D', &[&1_u16.to_be_bytes()[..], &2_u32.to_be_bytes(), b"on"].concat()),
+            message(b'C', b"SHOW\0"),
+            message(b'Z', b"I"),
+        ]
+        .concat(),
+    ];
+    let (addr, server) = stand_in(replies).await;
+    let db = format!("postgres://app@{addr}/inventory?sslmode=disable&target_session_attrs=read-write");
+    refused_as_a_setting(&db, "--db: the server is not what the URL's target_session_attrs asks for: ").await;
+    server.abort();
+}
+
+/// Under `--log-format json` a start-up that fails once the log is installed writes its reason
+/// as an `ERROR` event of the log: every line of standard error is a JSON object (an address
+/// taken, a database that refuses connections), and the exit code stays 1.
+#[tokio::test]
+async fn a_failed_start_under_the_json_log_writes_only_json_lines() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let refused = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let down = format!("postgres://nobody@{refused}/inventory");
+    let cases = [
+        (vec!["--addr", addr.as_str(), "--log-format", "json"], "could not listen on"),
+        (vec!["--addr", "127.0.0.1:0", "--db", down.as_str(), "--log-format", "json"], "could not open the database"),
+    ];
+    for (args, says) in cases {
+        // The default filter, whatever the test's environment says: a filter that drops the
+        // event gets the plain line instead.
+        let (exit, stderr) = exit_of(&args, &[("RUST_LOG", "info")]).await;
+        assert_eq!(exit, Some(1), "{args:?}: {stderr}");
+        let lines: Vec<serde_json::Value> = stderr
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {line}")))
+            .collect();
+        let error = lines.iter().find(|line| line["level"] == "ERROR").unwrap_or_else(|| panic!("{args:?}: {stderr}"));
+        assert!(error["message"].as_str().is_some_and(|message| message.starts_with(says)), "{args:?}: {error}");
+    }
+    drop(taken);
 }
 
 /// A malformed PostgreSQL URL exits as every other bad `--db` value does: 2, with the reason

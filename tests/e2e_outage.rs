@@ -60,6 +60,44 @@ async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() 
     assert_eq!(again.status, 200, "{:?}", again.body);
 }
 
+/// A database dropped and created again (empty) under the running service is an outage too, not
+/// an internal error: every table the service reads is missing (SQLSTATE 42P01), and each request
+/// is answered 503 with `Retry-After` until the schema is back (here: another replica started on
+/// the database, which creates and seeds it).
+#[tokio::test]
+async fn a_database_dropped_and_created_again_is_a_503_until_its_schema_is_back() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let name = url.rsplit_once('/').unwrap().1.to_owned();
+    let h = Harness::start(Config { db: Some(url.clone().into()), ..config(20) }).await;
+    assert_eq!(h.get("/service-accounts?page_size=1", "admin").await.status, 200);
+
+    on_server(&format!("DROP DATABASE {name} WITH (FORCE)")).await;
+    on_server(&format!("CREATE DATABASE {name}")).await;
+
+    let create: &[u8] = br#"{"name": "svc-north-new", "tenant": "north"}"#;
+    let cases = [
+        (Method::GET, "/service-accounts?page_size=1", Some("admin"), None),
+        (Method::GET, "/service-accounts/count", Some("north"), None),
+        (Method::GET, "/service-accounts/sa-000001", Some("admin"), None),
+        (Method::POST, "/service-accounts", Some("admin"), Some(create)),
+        (Method::GET, "/service-accounts?page_size=1", Some("admin"), None),
+    ];
+    for (method, path, token, body) in cases {
+        let answer = h.send(method.clone(), path, token, body.map(<[u8]>::to_vec)).await;
+        answer.assert_problem(503, "SERVICE_UNAVAILABLE");
+        assert_eq!(answer.retry_after.as_deref(), Some("5"), "{method} {path}");
+        let detail = answer.body["detail"].as_str().unwrap_or_default();
+        for internal in [name.as_str(), "does not exist", "relation", "42P01"] {
+            assert!(!detail.contains(internal), "{method} {path} leaks '{internal}': {detail}");
+        }
+    }
+
+    let other = Harness::start(Config { db: Some(url.clone().into()), ..config(20) }).await;
+    assert_eq!(other.get("/service-accounts?page_size=1", "admin").await.status, 200);
+    let again = h.get("/service-accounts?page_size=1", "admin").await;
+    assert_eq!(again.status, 200, "{:?}", again.body);
+}
+
 #[tokio::test]
 async fn the_openapi_document_declares_the_outage_answer_of_every_authenticated_operation() {
     let h = Harness::start(config(5)).await;

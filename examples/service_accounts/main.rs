@@ -45,6 +45,7 @@ async fn main() {
         let _ = writeln!(std::io::stderr(), "error: {message}");
         std::process::exit(2);
     }
+    let log_format = config.log_format;
     let faults = config.faults.clone();
     // The flags read the ring from the file or the environment, when one was given.
     let ephemeral_keys = config.cursor_keys.is_none();
@@ -52,7 +53,7 @@ async fn main() {
     let mut running = match service::start(config).await {
         Ok(running) => running,
         Err(error) => {
-            let _ = writeln!(std::io::stderr(), "error: {error}");
+            fatal(log_format, &error.to_string());
             std::process::exit(match error {
                 service::StartError::Config(_) => 2,
                 service::StartError::Failed(_) => 1,
@@ -62,7 +63,7 @@ async fn main() {
     let stop = match stop_requested() {
         Ok(stop) => stop,
         Err(error) => {
-            let _ = writeln!(std::io::stderr(), "error: cannot listen for the signals that stop the service: {error}");
+            fatal(log_format, &format!("cannot listen for the signals that stop the service: {error}"));
             std::process::exit(1);
         }
     };
@@ -91,7 +92,7 @@ async fn main() {
     tokio::select! {
         () = stop => {}
         error = running.failed() => {
-            let _ = writeln!(std::io::stderr(), "error: {error}");
+            fatal(log_format, &error.to_string());
             std::process::exit(1);
         }
     }
@@ -110,6 +111,19 @@ fn arguments() -> Result<Vec<String>, String> {
                 .map_err(|argument| format!("argument {} ({}) is not valid UTF-8", at + 1, argument.to_string_lossy()))
         })
         .collect()
+}
+
+/// Writes why the service stops, once the log is installed in `format`. Under `--log-format
+/// json` it is an `ERROR` event of the log, so that every line of standard error is a JSON
+/// object a log collector reads; in the human format it stays the plain `error: MESSAGE` line
+/// the flag errors are written as. It is that line too when `RUST_LOG` filters the event out:
+/// the reason the process exits must reach the operator.
+fn fatal(format: service::telemetry::LogFormat, message: &str) {
+    if format == service::telemetry::LogFormat::Json && tracing::enabled!(tracing::Level::ERROR) {
+        tracing::error!("{message}");
+    } else {
+        let _ = writeln!(std::io::stderr(), "error: {message}");
+    }
 }
 
 /// Writes a line of the banner. A reader that went away (`| head -3`) does not stop the

@@ -201,27 +201,22 @@ impl Config {
                     config.db = Some(PathBuf::from(db));
                 }
                 "--keys-file" => config.keys_file = Some(PathBuf::from(value()?)),
-                "--accounts" => config.accounts = at_most(&flag, number(&flag, &value()?)?, limits::ACCOUNTS)?,
+                "--accounts" => config.accounts = number(&flag, &value()?, limits::ACCOUNTS)?,
                 "--cursor-ttl" => {
-                    config.cursor_ttl =
-                        Duration::from_secs(at_most(&flag, positive(&flag, &value()?)?, limits::RETENTION_SECS)?);
+                    config.cursor_ttl = Duration::from_secs(positive(&flag, &value()?, limits::RETENTION_SECS)?);
                 }
                 "--snapshot-retention" => {
-                    config.snapshot_retention =
-                        Duration::from_secs(at_most(&flag, number(&flag, &value()?)?, limits::RETENTION_SECS)?);
+                    config.snapshot_retention = Duration::from_secs(number(&flag, &value()?, limits::RETENTION_SECS)?);
                 }
                 "--result-limit" => {
-                    config.result_limit =
-                        at_most(&flag, positive(&flag, &value()?)?, limits::RESULT_LIMIT as u64)? as usize;
+                    config.result_limit = positive(&flag, &value()?, limits::RESULT_LIMIT as u64)? as usize;
                 }
                 "--max-page-size" => {
-                    config.max_page_size =
-                        at_most(&flag, positive(&flag, &value()?)?, u64::from(limits::PAGE_SIZE))? as u32;
+                    config.max_page_size = positive(&flag, &value()?, u64::from(limits::PAGE_SIZE))? as u32;
                     config.default_page_size = config.default_page_size.min(config.max_page_size);
                 }
                 "--read-timeout" => {
-                    config.read_timeout =
-                        Duration::from_secs(at_most(&flag, positive(&flag, &value()?)?, limits::READ_TIMEOUT_SECS)?);
+                    config.read_timeout = Duration::from_secs(positive(&flag, &value()?, limits::READ_TIMEOUT_SECS)?);
                 }
                 "--log-format" => config.log_format = LogFormat::parse(&value()?)?,
                 "--faults" => config.faults = Some(value()?.parse().map_err(|e| format!("--faults: {e}"))?),
@@ -230,7 +225,7 @@ impl Config {
                     let spec = value()?;
                     let (name, ms) =
                         spec.split_once('=').ok_or_else(|| format!("--slow-source expects NAME=MS, got '{spec}'"))?;
-                    let ms: u64 = at_most(&flag, number(&flag, ms)?, limits::DELAY_MS)?;
+                    let ms: u64 = number(&flag, ms, limits::DELAY_MS)?;
                     let name = source_name(name)?;
                     // Two delays for one source: which one was meant is not ours to guess. (A
                     // delay given replaces the default one.)
@@ -298,12 +293,23 @@ fn at_most<T: PartialOrd + std::fmt::Display>(flag: &str, value: T, max: T) -> R
     if value > max { Err(format!("{flag}: {value} is more than the largest accepted value, {max}")) } else { Ok(value) }
 }
 
-fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
-    text.parse().map_err(|_| format!("{flag}: '{text}' is not a non-negative number"))
+/// `text` as a whole number of at most `max`. Digits too many for any number the flag could hold
+/// (`99999999999999999999999`) are a number too large, and refused as one, saying `max`, not as
+/// something that is no number.
+fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(flag: &str, text: &str, max: T) -> Result<T, String> {
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    match text.parse() {
+        Ok(value) => at_most(flag, value, max),
+        Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(format!("{flag}: {text} is more than the largest accepted value, {max}"))
+        }
+        Err(_) => Err(format!("{flag}: '{text}' is not a non-negative number")),
+    }
 }
 
-fn positive(flag: &str, text: &str) -> Result<u64, String> {
-    match number::<u64>(flag, text)? {
+/// `text` as a whole number from 1 to `max`.
+fn positive(flag: &str, text: &str, max: u64) -> Result<u64, String> {
+    match number(flag, text, max)? {
         0 => Err(format!("{flag} must be at least 1")),
         n => Ok(n),
     }

@@ -17,7 +17,7 @@ use super::db::{
     Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
 };
 use super::replicas::ReplicaSettings;
-use tokio_postgres::config::{ChannelBinding, SslMode};
+use tokio_postgres::config::{ChannelBinding, SslMode, TargetSessionAttrs};
 
 /// Where the data lives, as `--db` names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,9 +45,13 @@ impl Location {
     pub fn parse(value: &str) -> Result<Location, String> {
         const AS_URL: &str = "write it as a URL: postgres://user:password@host:port/db?key=value \
                               (a SQLite file of such a name is given as sqlite:PATH)";
-        if value.starts_with("postgres://") || value.starts_with("postgresql://") {
-            check_postgres_url(value)?;
-            return Ok(Location::Postgres(value.to_owned()));
+        // A URL's scheme is read in any case (RFC 3986); the driver reads it in lower case only.
+        if let Some((scheme, rest)) = value.split_once("://")
+            && (scheme.eq_ignore_ascii_case("postgres") || scheme.eq_ignore_ascii_case("postgresql"))
+        {
+            let url = format!("{}://{rest}", scheme.to_ascii_lowercase());
+            check_postgres_url(&url)?;
+            return Ok(Location::Postgres(url));
         }
         let explicit = value.starts_with("sqlite:");
         if !explicit && let Some(keyword) = libpq_keyword(value) {
@@ -57,7 +61,7 @@ impl Location {
         }
         // `postgres:db` lacks the `//` of a URL: a typo, which would otherwise name a SQLite file.
         if let Some((scheme, _)) = value.split_once(':')
-            && matches!(scheme, "postgres" | "postgresql")
+            && matches!(scheme.to_ascii_lowercase().as_str(), "postgres" | "postgresql")
         {
             return Err(format!(
                 "--db: '{scheme}:' without '//' is not a PostgreSQL URL; give postgres://user@host:port/db"
@@ -176,14 +180,22 @@ fn has_userinfo(value: &str) -> bool {
 /// The service connects without TLS (it has no TLS implementation), so a URL that demands TLS
 /// (`sslmode=require`, `channel_binding=require`) could never connect: it is refused here, as a
 /// setting to fix, rather than failing on connecting as if the server were down. So is an
-/// `sslmode` the driver does not read (`verify-ca`, `verify-full`, `allow`).
+/// `sslmode` the driver does not read (`verify-ca`, `verify-full`, `allow`), and
+/// `target_session_attrs=read-only`: this service writes, and needs a primary.
 fn check_postgres_url(url: &str) -> Result<(), String> {
     const FORM: &str = "give postgres://user@host:port/db";
     let config: tokio_postgres::Config = url.parse().map_err(|error: tokio_postgres::Error| {
         if let Some(mode) = query_value(url, "sslmode")
             && !matches!(mode.as_str(), "disable" | "prefer" | "require")
         {
-            return without_tls(&format!("sslmode={mode}"), "sslmode=disable or prefer");
+            // libpq's other modes would demand TLS; any other value is no mode at all.
+            if matches!(mode.as_str(), "allow" | "verify-ca" | "verify-full") {
+                return without_tls(&format!("sslmode={mode}"), "sslmode=disable or prefer");
+            }
+            return format!(
+                "--db: the URL's sslmode={mode} is not a valid sslmode (libpq's are disable, allow, prefer, \
+                 require, verify-ca and verify-full); give sslmode=disable or prefer"
+            );
         }
         // The driver's own text is only "invalid connection string"; its cause says what is wrong.
         match std::error::Error::source(&error) {
@@ -202,6 +214,12 @@ fn check_postgres_url(url: &str) -> Result<(), String> {
     }
     if config.get_channel_binding() == ChannelBinding::Require {
         return Err(without_tls("channel_binding=require", "channel_binding=disable or prefer"));
+    }
+    // The service writes: a session that only reads could never serve it.
+    if config.get_target_session_attrs() == TargetSessionAttrs::ReadOnly {
+        return Err("--db: the URL's target_session_attrs=read-only cannot work: this service writes, and \
+                    needs the primary; give target_session_attrs=read-write or leave it out"
+            .to_owned());
     }
     postgres::url_statement_timeout(&config).map_err(|why| format!("--db: {why}"))?;
     Ok(())
@@ -229,11 +247,28 @@ impl std::fmt::Display for Location {
             Location::SqliteFile(path) => write!(f, "SQLite file {}", path.display()),
             Location::Postgres(url) => {
                 let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+                // Everything before the last `@` may be a password (`user:password@`, one
+                // holding an `@` of its own, or a query's `password=` holding one).
                 let server = rest.rsplit_once('@').map_or(rest, |(_, server)| server);
-                write!(f, "PostgreSQL at {scheme}://{server}")
+                write!(f, "PostgreSQL at {scheme}://{}", without_password(server))
             }
         }
     }
+}
+
+/// `server` (`host:port/db?key=value&...`) without the `password=...` its query may give (the
+/// driver reads one there as it reads `user:password@`), so that the banner shows none. The
+/// pair goes whole; a name written percent-encoded (`pass%77ord`) or in another case is taken
+/// for the same name.
+fn without_password(server: &str) -> String {
+    let Some((before, query)) = server.split_once('?') else {
+        return server.to_owned();
+    };
+    let names_password = |pair: &&str| {
+        form_urlencoded::parse(pair.as_bytes()).next().is_some_and(|(name, _)| name.eq_ignore_ascii_case("password"))
+    };
+    let kept: Vec<&str> = query.split('&').filter(|pair| !names_password(pair)).collect();
+    if kept.is_empty() { before.to_owned() } else { format!("{before}?{}", kept.join("&")) }
 }
 
 /// The accounts table, the snapshots and the credentials' grants, whatever the engine.

@@ -17,10 +17,12 @@
 //! - Each replica records the settings its clients depend on in `replicas`, and reads the
 //!   others' there ([`AccountStore::check_in`], see `replicas`).
 //! - The database records where it stands among its copies ([`LIVE_IDENTITY`]). One restored
-//!   from a backup, copied, or promoted from a standby finds another identity, on start-up or
-//!   on any new connection (a database dropped and loaded again under running replicas): it
-//!   takes its predecessor's place ([`take_place`]), so that its snapshots never take a name
-//!   the predecessor gave after the backup (contract §2.5).
+//!   from a backup, copied, or promoted from a standby finds another identity, on start-up, on
+//!   any new connection (a database dropped and loaded again under running replicas), and in
+//!   every transaction that opens a snapshot or reads at one ([`same_place`]: one loaded again
+//!   in place while pooled connections to it live on): it takes its predecessor's place
+//!   ([`take_place`]), so that its snapshots never take a name the predecessor gave after the
+//!   backup, and no cursor or evidence of the predecessor's is read against it (contract §2.5).
 //!
 //! Nothing waits on the database for good:
 //! - Making a connection, PostgreSQL's handshake included, is bounded by the URL's
@@ -89,6 +91,27 @@ const LIVE_IDENTITY: &str = "SELECT (SELECT system_identifier FROM pg_control_sy
 
 /// The `meta` keys the database's identity is recorded under, in [`LIVE_IDENTITY`]'s order.
 const IDENTITY_KEYS: [&str; 4] = ["system_identifier", "database_oid", "timeline", "meta_oid"];
+
+/// An SQL expression, true when `meta` records the database's [`LIVE_IDENTITY`] under every one
+/// of [`IDENTITY_KEYS`]: the database is still the one its snapshots were numbered in. A
+/// statement that reads `meta` anyway (locking the counter, checking that a snapshot is
+/// retained, reading the current snapshot) carries it as one more column, so that the check
+/// costs no round trip of its own. When it is false the caller runs [`take_place`], which says
+/// how the database differs (or records an identity none recorded).
+///
+/// A pooled connection lives on while the database under it is loaded again in place
+/// (`pg_restore --clean` gives `meta` another OID), and a pooler may keep a client's connection
+/// across a failover: checking only new connections would leave a running replica handing out
+/// the predecessor's snapshot names (and resuming its cursors) until its next pruning round.
+fn same_place() -> String {
+    let keys = IDENTITY_KEYS.map(|key| format!("'{key}'")).join(", ");
+    format!(
+        "(SELECT ARRAY[s, d, t, o] = ARRAY(
+             SELECT (SELECT value FROM meta WHERE key = k)
+             FROM unnest(ARRAY[{keys}]) WITH ORDINALITY AS keys (k, at) ORDER BY at)
+          FROM ({LIVE_IDENTITY}) AS live (s, d, t, o))"
+    )
+}
 
 /// PostgreSQL's `text` cannot hold a NUL character: a client's id or name with one names no
 /// row, and is answered as one that does not exist (as SQLite answers it), never sent as a
@@ -234,7 +257,7 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
     if same(&recorded().await?) {
         return Ok(None);
     }
-    let current = PgStore::lock_current(tx).await?;
+    let current = PgStore::lock_counter(tx).await?;
     let recorded = recorded().await?;
     let record = "INSERT INTO meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value";
@@ -265,6 +288,14 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
         listed(live.iter().map(i64::to_string)),
     );
     Ok(Some(next as Snapshot))
+}
+
+/// Runs [`take_place`] in a transaction of its own on `client`, for a read that found the
+/// database elsewhere ([`same_place`]) and cannot write in its own.
+async fn take_place_apart(client: &mut Object) -> Result<(), StoreError> {
+    let tx = client.transaction().await.map_err(pg)?;
+    take_place(&tx).await?;
+    tx.commit().await.map_err(pg)
 }
 
 /// Values as a message lists them: `7715675746516048018, 16384, 1, 16399`.
@@ -304,16 +335,44 @@ fn pg(error: tokio_postgres::Error) -> StoreError {
     }
 }
 
-/// Why the server refused the URL's settings on connecting, when it did: the database does
-/// not exist (3D000), or the role does not, or may not log in with these credentials (class
-/// 28). Asked again, the server would refuse again; the URL must change. On a live service the
-/// same codes are an outage (someone dropped the database): only start-up reads them so.
+/// Why the URL's settings could not connect, when asking again would fail again and the URL
+/// must change. On a live service the same failures are an outage (someone dropped the
+/// database, or changed the role): only start-up reads them so.
+///
+/// The server refuses, with its reason: the database does not exist (3D000); the role does not,
+/// or may not log in with these credentials (class 28); a setting the URL's `options` give
+/// (`-c lock_timeout=-1`) has a value the parameter does not take (22023), names no parameter
+/// (42704), one that cannot be set on connecting (55P02), or one the role may not set, or the
+/// role may not connect to the database (42501).
+///
+/// Or the driver does, before or after asking the server: the server demands what the URL does
+/// not give (a password, "invalid configuration: password missing") or an authentication the
+/// driver does not speak ("authentication error"); tokio-postgres says which only in its text,
+/// which names the kind of error first. Or the server is not the kind of session the URL's
+/// `target_session_attrs` asks for (`read-write` on a standby: "database does not allow
+/// writes").
 fn refused_settings(error: &tokio_postgres::Error) -> Option<String> {
-    let db = error.as_db_error()?;
+    const SESSION_ATTRS: [&str; 2] = ["database does not allow writes", "database is not read only"];
+    let Some(db) = error.as_db_error() else {
+        let cause = std::error::Error::source(error).map(ToString::to_string).unwrap_or_default();
+        return match error.to_string().as_str() {
+            "invalid configuration" | "authentication error" => Some(format!(
+                "the URL cannot connect: {error}: {cause}; give what the server demands (the role's password, \
+                 postgres://user:password@host:port/db) or an authentication this client supports"
+            )),
+            _ if SESSION_ATTRS.contains(&cause.as_str()) => Some(format!(
+                "the server is not what the URL's target_session_attrs asks for: {cause}; this service writes, \
+                 so name the primary, and target_session_attrs=read-write or none"
+            )),
+            _ => None,
+        };
+    };
     let code = db.code().code();
     let fix = match code {
         "3D000" => "name a database that exists on that server (create it first)",
         _ if code.starts_with("28") => "name a role that exists and may log in, with its password",
+        "22023" | "42704" | "55P02" => "give the URL's options only settings the server accepts on connecting",
+        "42501" => "grant the role what it lacks, or leave the setting out of the URL's options",
         _ => return None,
     };
     Some(format!("the server refuses the URL: {} ({code}); {fix}", db.message()))
@@ -325,12 +384,21 @@ fn refused_settings(error: &tokio_postgres::Error) -> Option<String> {
 /// server rolled back for a conflict with a concurrent one (class 40: a serialization failure
 /// under a stricter `default_transaction_isolation`, a deadlock), which the same request
 /// retried later can pass. Each rolls back whole: nothing was written.
+///
+/// So is a table that does not exist (42P01, undefined_table): the service's statements are
+/// fixed and name only the tables it created on start, so one missing is a database that lost
+/// its schema under the running service (dropped and created again empty, a restore in
+/// progress, `pg_restore --clean` between its drop and its create), not a fault of the request
+/// or of the service, and it ends when the schema is back. A database that does not exist
+/// (3D000) is not listed: the server says so only on connecting, and every failure to connect
+/// is an outage already ([`pool_error`]); at start-up it is a setting to fix
+/// ([`refused_settings`]).
 fn is_outage(code: &SqlState) -> bool {
     let code = code.code();
     code.starts_with("08")
         || code.starts_with("53")
         || code.starts_with("40")
-        || matches!(code, "57P01" | "57P02" | "57P03")
+        || matches!(code, "57P01" | "57P02" | "57P03" | "42P01")
 }
 
 /// True when an I/O error is among the causes of `error`.
@@ -648,8 +716,12 @@ impl PgStore {
         Ok(())
     }
 
-    /// Checks that `snapshot` can still be read, in `client`'s transaction.
-    async fn retained(&self, client: &impl GenericClient, snapshot: Snapshot) -> Result<(), StoreError> {
+    /// Checks that `snapshot` can still be read, in `client`'s transaction: `Ok(true)` when it
+    /// can, [`StoreError::SnapshotGone`] when it cannot, and `Ok(false)` when the database is not
+    /// the one its snapshots were numbered in ([`same_place`], checked in the same statement).
+    /// The caller then takes the predecessor's place ([`take_place`], in a transaction that may
+    /// write) and refuses `snapshot` as gone: every snapshot before the jump is.
+    async fn retained(&self, client: &impl GenericClient, snapshot: Snapshot) -> Result<bool, StoreError> {
         let gone = Err(StoreError::SnapshotGone(SnapshotGone(snapshot)));
         let Ok(number) = i64::try_from(snapshot) else { return gone };
         let row = client
@@ -658,27 +730,60 @@ impl PgStore {
                     "SELECT (SELECT value FROM meta WHERE key = 'current'),
                             (SELECT value FROM meta WHERE key = 'pruned_before'),
                             (SELECT created_at_ms FROM snapshots WHERE number = $1::bigint + 1),
-                            {NOW_MS}"
+                            {NOW_MS},
+                            {}",
+                    same_place()
                 ),
                 &[&number],
             )
             .await
             .map_err(pg)?;
+        if !row.get::<_, bool>(4) {
+            return Ok(false);
+        }
         let (current, pruned_before): (i64, i64) = (row.get(0), row.get(1));
         if number == 0 || number > current || number < pruned_before {
             return gone;
         }
         if number == current {
-            return Ok(());
+            return Ok(true);
         }
         match row.get::<_, Option<i64>>(2) {
-            Some(at) if row.get::<_, i64>(3).saturating_sub(at) <= self.retention_ms => Ok(()),
+            Some(at) if row.get::<_, i64>(3).saturating_sub(at) <= self.retention_ms => Ok(true),
             _ => gone,
         }
     }
 
-    /// Locks the snapshot counter for this transaction (every writer takes it first) and returns it.
+    /// What a read answers when [`Self::retained`] found the database elsewhere: it takes the
+    /// predecessor's place in a transaction of its own on `client` (the read's own is read-only),
+    /// and `snapshot`, numbered before the jump, is gone.
+    async fn gone_elsewhere(client: &mut Object, snapshot: Snapshot) -> StoreError {
+        match take_place_apart(client).await {
+            Ok(()) => StoreError::SnapshotGone(SnapshotGone(snapshot)),
+            Err(error) => error,
+        }
+    }
+
+    /// Locks the snapshot counter for this transaction (every writer takes it first) and returns
+    /// it, once the database is found to be the one its snapshots were numbered in: in the same
+    /// statement ([`same_place`]), and when it is not, this transaction takes its predecessor's
+    /// place ([`take_place`]) before anything is written, so that a write never opens a snapshot
+    /// under a name the predecessor gave. The transaction must then be committed for the jump
+    /// to hold, even by a write that changes nothing else.
     async fn lock_current(tx: &deadpool_postgres::Transaction<'_>) -> Result<Snapshot, StoreError> {
+        let sql = format!("SELECT value, {} FROM meta WHERE key = 'current' FOR UPDATE", same_place());
+        let row = tx.query_one(&sql, &[]).await.map_err(pg)?;
+        if row.get::<_, bool>(1) {
+            return Ok(row.get::<_, i64>(0) as u64);
+        }
+        take_place(tx).await?;
+        Self::lock_counter(tx).await
+    }
+
+    /// Locks the snapshot counter for this transaction and returns it, without checking where
+    /// the database stands ([`take_place`] takes it so; every other caller takes
+    /// [`Self::lock_current`]).
+    async fn lock_counter(tx: &deadpool_postgres::Transaction<'_>) -> Result<Snapshot, StoreError> {
         let row = tx.query_one("SELECT value FROM meta WHERE key = 'current' FOR UPDATE", &[]).await.map_err(pg)?;
         Ok(row.get::<_, i64>(0) as u64)
     }
@@ -846,6 +951,13 @@ impl AccountStore for PgStore {
 
     async fn current_snapshot(&self) -> Result<Snapshot, StoreError> {
         self.bounded(async |client| {
+            // The snapshot a new traversal reads at: never one named before a jump still to make.
+            let sql = format!("SELECT value, {} FROM meta WHERE key = 'current'", same_place());
+            let row = client.query_one(&sql, &[]).await.map_err(pg)?;
+            if row.get::<_, bool>(1) {
+                return Ok(row.get::<_, i64>(0) as u64);
+            }
+            take_place_apart(client).await?;
             let row = client.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?;
             Ok(row.get::<_, i64>(0) as u64)
         })
@@ -853,7 +965,13 @@ impl AccountStore for PgStore {
     }
 
     async fn check_retained(&self, snapshot: Snapshot) -> Result<(), StoreError> {
-        self.bounded(async |client| self.retained(&*client, snapshot).await).await
+        self.bounded(async |client| {
+            if self.retained(&*client, snapshot).await? {
+                return Ok(());
+            }
+            Err(Self::gone_elsewhere(client, snapshot).await)
+        })
+        .await
     }
 
     async fn page(
@@ -865,7 +983,10 @@ impl AccountStore for PgStore {
     ) -> Result<Vec<ListItem>, StoreError> {
         self.bounded(async |client| {
             let tx = consistent_read(client).await?;
-            self.retained(&tx, snapshot).await?;
+            if !self.retained(&tx, snapshot).await? {
+                drop(tx);
+                return Err(Self::gone_elsewhere(client, snapshot).await);
+            }
             if filter.tenants.is_empty() {
                 return Ok(Vec::new());
             }
@@ -909,7 +1030,10 @@ impl AccountStore for PgStore {
     async fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
         self.bounded(async |client| {
             let tx = consistent_read(client).await?;
-            self.retained(&tx, snapshot).await?;
+            if !self.retained(&tx, snapshot).await? {
+                drop(tx);
+                return Err(Self::gone_elsewhere(client, snapshot).await);
+            }
             if filter.tenants.is_empty() {
                 return Ok(0);
             }
@@ -973,6 +1097,9 @@ impl AccountStore for PgStore {
             let mut account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
             if account.owner == owner {
                 // Nothing changes: no snapshot, so evidence and cursors of the current one hold.
+                // Committed all the same: the lock may have taken a predecessor's place, and
+                // `locked` is then a snapshot of that jump.
+                commit(tx).await?;
                 return Ok((account, locked));
             }
             let snapshot = Self::open_snapshot(&tx, locked).await?;
@@ -1017,7 +1144,11 @@ impl AccountStore for PgStore {
             if !by.still_holds(Self::grant_of(&tx, by.name).await?.as_ref()) {
                 return Ok((ArchiveOutcome::PermissionsChanged, Vec::new()));
             }
-            self.retained(&tx, snapshot).await?;
+            // The lock found the database in its place, in this transaction: a database
+            // elsewhere now would be one changed under it, whose snapshots are all gone.
+            if !self.retained(&tx, snapshot).await? {
+                return Err(StoreError::SnapshotGone(SnapshotGone(snapshot)));
+            }
             let mut missing = Vec::new();
             for id in ids {
                 if !storable(id) {
@@ -1064,9 +1195,8 @@ impl AccountStore for PgStore {
     async fn prune(&self) -> Result<Snapshot, StoreError> {
         self.bounded(async |client| {
             let tx = client.transaction().await.map_err(pg)?;
-            // A database that took another's place while connections to it lived on (behind a
-            // pooler that kept them across a failover) is found here, each round.
-            take_place(&tx).await?;
+            // A database that took another's place while connections to it lived on is found
+            // here too, each round, by the lock's check, when no write or read found it first.
             Self::lock_current(&tx).await?;
             let before: i64 =
                 tx.query_one("SELECT value FROM meta WHERE key = 'pruned_before'", &[]).await.map_err(pg)?.get(0);
