@@ -196,8 +196,10 @@ fn host_is_wrong(request: &Request) -> Option<&'static str> {
 /// (`host:abc`, `host:99999`). `Authority` parses those, and its `port_u16` reads them as
 /// no port at all, that is the default one.
 pub fn port_of(authority: &Authority) -> Result<Option<u16>, ()> {
-    // `host()` keeps an IPv6 address's brackets, so what follows it is `""` or `":<port>"`.
-    match authority.as_str()[authority.host().len()..].strip_prefix(':') {
+    // `host()` keeps an IPv6 address's brackets, so what follows it (after any userinfo) is
+    // `""` or `":<port>"`.
+    let host_and_port = authority.as_str().rsplit_once('@').map_or(authority.as_str(), |(_, rest)| rest);
+    match host_and_port.get(authority.host().len()..).unwrap_or_default().strip_prefix(':') {
         None | Some("") => Ok(None),
         Some(port) if port.bytes().all(|b| b.is_ascii_digit()) => port.parse().map(Some).map_err(|_| ()),
         Some(_) => Err(()),

@@ -74,9 +74,9 @@ pub enum Decision {
 /// know) → refuse or review; a truncation that is not pagination (`RESULT_LIMIT_REACHED`, a
 /// service's own truncation that offers no next page, or one a reader cannot tell the cursor
 /// is of) → narrow the query; a budget, source or snapshot reason → retry later; only
-/// pagination left (`MORE_PAGES_AVAILABLE`, a resumable `CLIENT_LIMIT_REACHED`, or the
-/// service's own truncation that offered `next_cursor`, [`own_cursor_reason`]) → continue the
-/// search. A complete result with a stale warning
+/// pagination left (`MORE_PAGES_AVAILABLE`, a resumable `CLIENT_LIMIT_REACHED`, or the one
+/// service's own truncation on the answer, whose continuation is its `next_cursor`: contract
+/// §8) → continue the search. A complete result with a stale warning
 /// proceeds for a report or an investigation, not for a claim of absence or a mutation,
 /// which need current state.
 ///
