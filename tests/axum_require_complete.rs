@@ -226,9 +226,19 @@ mod framing {
         }
     }
 
-    #[completeness(resource = "numbers", reasons(UpstreamPaged))]
-    async fn relayed() -> Envelope<u32, RelayedReason> {
-        Envelope::complete(vec![1, 2], Scope::new("numbers", "all"))
+    #[completeness(resource = "numbers", reasons(UpstreamPaged, SourceUnavailable))]
+    async fn relayed(query: axum::extract::RawQuery) -> Envelope<u32, RelayedReason> {
+        let scope = Scope::new("numbers", "all");
+        let upstream = UpstreamPaged { cursor: "u-2".to_owned() };
+        match query.0.as_deref().unwrap_or_default() {
+            q if q.contains("paged") && q.contains("failed") => {
+                let mut page = Envelope::incomplete(vec![1], scope, upstream);
+                page.completeness.push_reason(SourceUnavailable::new("mirror"));
+                page
+            }
+            q if q.contains("paged") => Envelope::incomplete(vec![1], scope, upstream),
+            _ => Envelope::complete(vec![1, 2], scope),
+        }
     }
 
     async fn empty_cursor() -> Envelope<u32> {
@@ -296,6 +306,22 @@ mod framing {
     #[tokio::test]
     async fn a_strict_refusal_passes_a_second_demand_layer_as_it_is() {
         let (status, body) = answered("/partial?require_complete=true").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{body}");
+    }
+
+    /// A page whose only reason is a service's own truncation that hands out the next cursor is
+    /// paging by its own name: a strict demand lets it through, as it lets `MORE_PAGES_AVAILABLE`
+    /// alone (contract §5.3); beside a failure, the demand refuses it.
+    #[tokio::test]
+    async fn a_strict_demand_lets_a_services_own_paging_through() {
+        let (status, body) = answered("/relayed?paged&require_complete=true").await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(
+            (body["next_cursor"].as_str(), body["incomplete_reasons"][0]["code"].as_str()),
+            (Some("u-2"), Some("UPSTREAM_PAGED"))
+        );
+        let (status, body) = answered("/relayed?paged&failed&require_complete=true").await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
         assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{body}");
     }

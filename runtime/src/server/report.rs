@@ -37,6 +37,12 @@ pub trait CompletenessReport {
     fn declared_set(&self) -> Option<DeclaredSet> {
         None
     }
+    /// True when every reason only says where the traversal goes on: `MORE_PAGES_AVAILABLE`,
+    /// or a service's own truncation whose recovery is the next cursor, pagination by its own
+    /// name (contract §5.3, §8). The codes alone say the first.
+    fn only_the_next_page(&self) -> bool {
+        self.reason_codes().iter().all(|code| *code == ReasonCode::MorePagesAvailable)
+    }
 }
 
 impl<R: Reason> CompletenessReport for Completeness<R> {
@@ -51,6 +57,14 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
     }
     fn declared_set(&self) -> Option<DeclaredSet> {
         R::declared_set()
+    }
+    fn only_the_next_page(&self) -> bool {
+        self.reasons().iter().all(|reason| {
+            reason.code() == ReasonCode::MorePagesAvailable
+                || (!reason.code().is_standard()
+                    && reason.kind() == ReasonKind::Truncation
+                    && matches!(reason.recovery(), Some(crate::Continuation::NextCursor { .. })))
+        })
     }
     fn reasons_json(&self) -> Vec<Value> {
         self.reasons().iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)).collect()
@@ -88,6 +102,9 @@ pub struct IncompleteReport {
     /// alone is then the normal course of paging, not a failure (contract §5.3). An aggregate
     /// has no pages to follow.
     pub paged: bool,
+    /// True when its reasons only say where the traversal goes on
+    /// ([`CompletenessReport::only_the_next_page`]): on a page, the normal course of paging.
+    pub only_the_next_page: bool,
 }
 
 impl IncompleteReport {
@@ -103,6 +120,7 @@ impl IncompleteReport {
             reasons: report.reasons_json(),
             retry_after_seconds: report.retry_after_seconds(),
             paged,
+            only_the_next_page: report.only_the_next_page(),
         }
     }
 

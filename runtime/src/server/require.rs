@@ -19,7 +19,6 @@ use axum::response::{IntoResponse, Response};
 
 use crate::contract::media::{declares_answer, declares_json};
 use crate::contract::params::{CURSOR, REQUIRE_COMPLETE};
-use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::{IncompleteReport, Reported, ReportsCompleteness};
@@ -52,7 +51,8 @@ impl RequireComplete {
     /// incomplete collection, returns the `COMPLETE_RESULT_UNAVAILABLE` problem.
     ///
     /// `MORE_PAGES_AVAILABLE` alone is not a failure of a page of a collection (one with items
-    /// or page facts); of an aggregate it is.
+    /// or page facts), nor is a service's own truncation whose recovery is the next cursor
+    /// (pagination by its own name); of an aggregate it is.
     pub fn check<T: ReportsCompleteness + ?Sized>(self, response: &T) -> Result<(), Problem> {
         match IncompleteReport::of_response(response) {
             Some(report) => self.check_report(&report),
@@ -65,7 +65,7 @@ impl RequireComplete {
         if !self.0 || report.codes.is_empty() {
             return Ok(());
         }
-        if report.paged && report.codes.iter().all(|c| *c == ReasonCode::MorePagesAvailable) {
+        if report.paged && report.only_the_next_page {
             Ok(())
         } else {
             Err(Problem::complete_result_unavailable(report))
