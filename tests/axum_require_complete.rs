@@ -226,11 +226,17 @@ mod framing {
         }
     }
 
-    #[completeness(resource = "numbers", reasons(UpstreamPaged, SourceUnavailable))]
+    #[completeness(resource = "numbers", reasons(UpstreamPaged, SourceUnavailable, MorePagesAvailable))]
     async fn relayed(query: axum::extract::RawQuery) -> Envelope<u32, RelayedReason> {
         let scope = Scope::new("numbers", "all");
         let upstream = UpstreamPaged { cursor: "u-2".to_owned() };
         match query.0.as_deref().unwrap_or_default() {
+            // Two cursors: the next page's, and the upstream's, which no client can follow.
+            q if q.contains("paged") && q.contains("more") => {
+                let mut page = Envelope::incomplete(vec![1], scope, MorePagesAvailable::new("p-2"));
+                page.completeness.push_reason(upstream);
+                page
+            }
             q if q.contains("paged") && q.contains("failed") => {
                 let mut page = Envelope::incomplete(vec![1], scope, upstream);
                 page.completeness.push_reason(SourceUnavailable::new("mirror"));
@@ -312,7 +318,7 @@ mod framing {
 
     /// A page whose only reason is a service's own truncation that hands out the next cursor is
     /// paging by its own name: a strict demand lets it through, as it lets `MORE_PAGES_AVAILABLE`
-    /// alone (contract §5.3); beside a failure, the demand refuses it.
+    /// alone (contract §5.3); beside another reason, the demand refuses it.
     #[tokio::test]
     async fn a_strict_demand_lets_a_services_own_paging_through() {
         let (status, body) = answered("/relayed?paged&require_complete=true").await;
@@ -321,9 +327,13 @@ mod framing {
             (body["next_cursor"].as_str(), body["incomplete_reasons"][0]["code"].as_str()),
             (Some("u-2"), Some("UPSTREAM_PAGED"))
         );
-        let (status, body) = answered("/relayed?paged&failed&require_complete=true").await;
-        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
-        assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{body}");
+        // Beside a failure, or beside the next page's own cursor (a client keeps the service's
+        // reason then: its cursor is not the one sent), the demand refuses it.
+        for beside in ["failed", "more"] {
+            let (status, body) = answered(&format!("/relayed?paged&{beside}&require_complete=true")).await;
+            assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{beside}: {body}");
+            assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{beside}: {body}");
+        }
     }
 
     /// A route that never pages (its declared reasons offer no next page) refuses a read that

@@ -464,7 +464,7 @@ impl<T> Traversal<T> {
         let more_pages = block.reasons().iter().any(|reason| matches!(reason, StandardReason::MorePagesAvailable(_)));
         // The service's own truncation that offered the cursor, when the page says which: the
         // next page is its recovery, as it is MORE_PAGES_AVAILABLE's.
-        let paging = if more_pages { None } else { super::decide::own_cursor_reason(&block) };
+        let paging = if more_pages { None } else { block.own_paging_reason() };
         for (at, reason) in block.reasons().iter().enumerate() {
             if matches!(reason, StandardReason::MorePagesAvailable(_)) || paging == Some(at) {
                 continue;

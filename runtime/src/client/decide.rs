@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contract::completeness::Completeness;
-use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{Reason, ReasonCode, ReasonKind};
 use crate::contract::warning::Warning;
@@ -132,35 +131,13 @@ fn read_from_stale_state<R: Reason>(completeness: &Completeness<R>) -> bool {
 /// reason's own step ([`step_for`]), and of those the first in [`RECOVERY_ORDER`].
 fn recovery<R: Reason>(completeness: &Completeness<R>) -> Decision {
     let resumable = completeness.next_cursor().is_some();
-    let paging = own_cursor_reason(completeness);
+    let paging = completeness.own_paging_reason();
     let steps = completeness.reasons().iter().enumerate().map(|(at, reason)| match paging {
         Some(paging) if paging == at => Decision::ContinueSearch,
         _ => step_for(reason.kind(), reason.code(), resumable),
     });
     // An incomplete block has a reason (R2); without one, a new attempt is the safe step.
     steps.min_by_key(|step| recovery_rank(*step)).unwrap_or(Decision::RetryLater)
-}
-
-/// The position of the service's own truncation that offered an answer's `next_cursor`, when
-/// the answer says which: it has no `MORE_PAGES_AVAILABLE` and no `CLIENT_LIMIT_REACHED` (the
-/// other reasons that may offer one, R7), exactly one reason of a code outside the standard
-/// table, of kind `truncation`, and its `continuation` is that cursor (R6, R8). Following the
-/// cursor is then that reason's recovery, as it is `MORE_PAGES_AVAILABLE`'s: pagination by the
-/// service's own name. With two such reasons, a reader cannot tell whose cursor it is.
-pub(crate) fn own_cursor_reason<R: Reason>(completeness: &Completeness<R>) -> Option<usize> {
-    let cursor = completeness.next_cursor()?;
-    if !matches!(completeness.continuation(), Some(Continuation::NextCursor { cursor: offered }) if offered == cursor) {
-        return None;
-    }
-    let reasons = completeness.reasons();
-    if reasons.iter().any(|r| matches!(r.code(), ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached)) {
-        return None;
-    }
-    let mut own = reasons.iter().enumerate().filter(|(_, reason)| !reason.code().is_standard());
-    match (own.next(), own.next()) {
-        (Some((at, reason)), None) if reason.kind() == ReasonKind::Truncation => Some(at),
-        _ => None,
-    }
 }
 
 /// The recoveries of an incomplete result, first to last: when its reasons call for several,

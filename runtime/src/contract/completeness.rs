@@ -345,6 +345,30 @@ impl<R: Reason> Completeness<R> {
         }
     }
 
+    /// The position of the service's own truncation that offered this answer's `next_cursor`,
+    /// when the answer says which: it has no `MORE_PAGES_AVAILABLE` and no
+    /// `CLIENT_LIMIT_REACHED` (the other reasons that may offer one, R7), exactly one reason of
+    /// a code outside the standard table, of kind `truncation`, and its `continuation` is that
+    /// cursor (R6, R8). Following the cursor is then that reason's recovery, as it is
+    /// `MORE_PAGES_AVAILABLE`'s: pagination by the service's own name (contract §8). With two
+    /// such reasons, a reader cannot tell whose cursor it is. Read from the wire members only,
+    /// so a client and a server (and the fault layer, which reads a block back) agree.
+    pub(crate) fn own_paging_reason(&self) -> Option<usize> {
+        let cursor = self.next_cursor()?;
+        if !matches!(self.continuation(), Some(Continuation::NextCursor { cursor: offered }) if offered == cursor) {
+            return None;
+        }
+        let reasons = self.reasons();
+        if reasons.iter().any(|r| matches!(r.code(), ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached)) {
+            return None;
+        }
+        let mut own = reasons.iter().enumerate().filter(|(_, reason)| !reason.code().is_standard());
+        match (own.next(), own.next()) {
+            (Some((at, reason)), None) if reason.kind() == ReasonKind::Truncation => Some(at),
+            _ => None,
+        }
+    }
+
     /// Moves the next cursor out, for a collector that is done with this block (its
     /// `continuation` keeps the cursor's copy).
     pub(crate) fn take_next_cursor(&mut self) -> Option<String> {

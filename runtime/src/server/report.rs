@@ -37,9 +37,9 @@ pub trait CompletenessReport {
     fn declared_set(&self) -> Option<DeclaredSet> {
         None
     }
-    /// True when every reason only says where the traversal goes on: `MORE_PAGES_AVAILABLE`,
-    /// or a service's own truncation whose recovery is the next cursor, pagination by its own
-    /// name (contract §5.3, §8). The codes alone say the first.
+    /// True when the reasons only say where the traversal goes on: `MORE_PAGES_AVAILABLE`, or
+    /// alone a service's own truncation whose continuation is the next cursor, pagination by its
+    /// own name (contract §5.3, §8). The codes alone say the first.
     fn only_the_next_page(&self) -> bool {
         self.reason_codes().iter().all(|code| *code == ReasonCode::MorePagesAvailable)
     }
@@ -59,12 +59,9 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
         R::declared_set()
     }
     fn only_the_next_page(&self) -> bool {
-        self.reasons().iter().all(|reason| {
-            reason.code() == ReasonCode::MorePagesAvailable
-                || (!reason.code().is_standard()
-                    && reason.kind() == ReasonKind::Truncation
-                    && matches!(reason.recovery(), Some(crate::Continuation::NextCursor { .. })))
-        })
+        let reasons = self.reasons();
+        reasons.iter().all(|reason| reason.code() == ReasonCode::MorePagesAvailable)
+            || (reasons.len() == 1 && self.own_paging_reason() == Some(0))
     }
     fn reasons_json(&self) -> Vec<Value> {
         self.reasons().iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)).collect()

@@ -19,6 +19,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::contract::media::{declares_answer, declares_json};
 use crate::contract::params::{CURSOR, REQUIRE_COMPLETE};
+use crate::contract::reason::ReasonCode;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::{IncompleteReport, Reported, ReportsCompleteness};
@@ -51,8 +52,8 @@ impl RequireComplete {
     /// incomplete collection, returns the `COMPLETE_RESULT_UNAVAILABLE` problem.
     ///
     /// `MORE_PAGES_AVAILABLE` alone is not a failure of a page of a collection (one with items
-    /// or page facts), nor is a service's own truncation whose recovery is the next cursor
-    /// (pagination by its own name); of an aggregate it is.
+    /// or page facts), nor is alone a service's own truncation whose continuation is the next
+    /// cursor (pagination by its own name); of an aggregate it is.
     pub fn check<T: ReportsCompleteness + ?Sized>(self, response: &T) -> Result<(), Problem> {
         match IncompleteReport::of_response(response) {
             Some(report) => self.check_report(&report),
@@ -65,11 +66,10 @@ impl RequireComplete {
         if !self.0 || report.codes.is_empty() {
             return Ok(());
         }
-        if report.paged && report.only_the_next_page {
-            Ok(())
-        } else {
-            Err(Problem::complete_result_unavailable(report))
-        }
+        // (A report built by hand may leave `only_the_next_page` out: its codes say the first case.)
+        let only_the_next_page =
+            report.only_the_next_page || report.codes.iter().all(|code| *code == ReasonCode::MorePagesAvailable);
+        if report.paged && only_the_next_page { Ok(()) } else { Err(Problem::complete_result_unavailable(report)) }
     }
 
     /// [`RequireComplete::check`], then the response itself or the problem. (Routes of
