@@ -224,7 +224,13 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
     let absolute = |target: &str, host: &str| {
         format!("GET {target}/service-accounts/count HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer admin\r\nConnection: close\r\n\r\n")
     };
-    for (target, host) in [("http://evil.example", "localhost"), ("http://localhost:1", "localhost:2"), ("http://localhost", "evil.example")] {
+    for (target, host) in [
+        ("http://evil.example", "localhost"),
+        ("http://localhost:1", "localhost:2"),
+        ("http://localhost", "evil.example"),
+        // A target's port that is no TCP port is not the `Host`'s default one.
+        ("http://localhost:99999", "localhost"),
+    ] {
         let (status, answer) = h.raw(&absolute(target, host)).await;
         assert!(status.starts_with("HTTP/1.1 400 "), "{target} {host}: {status}");
         assert!(answer.contains(r#""code":"INVALID_REQUEST""#) && answer.contains("another host"), "{answer}");

@@ -421,6 +421,34 @@ fn session_not_found() -> Response {
     (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
+/// The digits of the integer a JSON number names when written with a fraction or an exponent
+/// (`2.0`, `1e2`, `-3.0E0`), read from its decimal text, so no float rounds `2.0000000000000001`
+/// to 2; `None` for one written as an integer already, or naming no integer (`2.5`, `1e-3`).
+fn integer_digits(text: &str) -> Option<String> {
+    let (sign, unsigned) = text.strip_prefix('-').map_or(("", text), |rest| ("-", rest));
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, exponent.strip_prefix('+').unwrap_or(exponent).parse::<i64>().ok()?),
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if (fraction.is_empty() && exponent == 0) || !(whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())) {
+        return None;
+    }
+    // The digits, and where the decimal point falls among them once the exponent is applied.
+    let digits = format!("{whole}{fraction}");
+    let point = whole.len() as i64 + exponent;
+    let split = usize::try_from(point.clamp(0, digits.len() as i64)).ok()?;
+    if digits[split..].bytes().any(|b| b != b'0') {
+        return None;
+    }
+    // A number whose point lies past its digits gets the zeros it stands for; a JSON reader has
+    // already refused one too large for a float (`1e400`), so they are at most a few hundred.
+    let zeros = usize::try_from(point - digits.len() as i64).unwrap_or(0);
+    let integer = format!("{}{}", &digits[..split], "0".repeat(zeros));
+    let integer = integer.trim_start_matches('0');
+    Some(if integer.is_empty() { "0".to_owned() } else { format!("{sign}{integer}") })
+}
+
 /// The JSON text of each number among a `tools/call`'s `arguments`, by argument name, as the
 /// body carried it: `18446744073709551616` stays that, where serde_json's `Number` would hold
 /// an approximation. See [`InventoryTools::number_text`].
@@ -964,13 +992,7 @@ impl InventoryTools {
     /// `inputSchema` says, takes `2.0` and `1e2` as 2 and 100, so the tool does too.
     fn number_text(numbers: &ArgumentNumbers, name: &str, number: &Number) -> String {
         let text = numbers.0.get(name).cloned().unwrap_or_else(|| number.to_string());
-        if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
-            return text;
-        }
-        match text.parse::<f64>() {
-            Ok(value) if value.is_finite() && value.fract() == 0.0 => format!("{value:.0}"),
-            _ => text,
-        }
+        integer_digits(&text).unwrap_or(text)
     }
 
     async fn list(

@@ -175,7 +175,8 @@ fn host_is_wrong(request: &Request) -> Option<&'static str> {
                     match target {
                         Some(target)
                             if !target.host().eq_ignore_ascii_case(authority.host())
-                                || port_of(target).ok().flatten().unwrap_or(default) != port.unwrap_or(default) =>
+                                || port_of(target).map(|target| target.unwrap_or(default))
+                                    != Ok(port.unwrap_or(default)) =>
                         {
                             Some(
                                 "Its target names another host than its `Host` field; send the path alone, or \

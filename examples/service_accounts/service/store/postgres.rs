@@ -295,8 +295,15 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
 async fn take_place_apart(client: &mut Object) -> Result<(), StoreError> {
     let tx = client.transaction().await.map_err(pg)?;
     take_place(&tx).await?;
-    tx.commit().await.map_err(pg)
+    commit(tx).await
 }
+
+/// How many times a read at a snapshot asks whether it is retained, taking the predecessor's
+/// place ([`take_place_apart`]) each time it finds the database elsewhere: twice, since the
+/// second asks the database as it now records itself. A snapshot is gone only when the answer
+/// says so: taking the place may have moved the count (every earlier snapshot is gone), or only
+/// recorded an identity none had recorded, or found another replica had moved it already.
+const ASKED_AFTER_TAKING_PLACE: usize = 2;
 
 /// Values as a message lists them: `7715675746516048018, 16384, 1, 16399`.
 fn listed(values: impl Iterator<Item = String>) -> String {
@@ -720,7 +727,7 @@ impl PgStore {
     /// can, [`StoreError::SnapshotGone`] when it cannot, and `Ok(false)` when the database is not
     /// the one its snapshots were numbered in ([`same_place`], checked in the same statement).
     /// The caller then takes the predecessor's place ([`take_place`], in a transaction that may
-    /// write) and refuses `snapshot` as gone: every snapshot before the jump is.
+    /// write) and asks again ([`ASKED_AFTER_TAKING_PLACE`]).
     async fn retained(&self, client: &impl GenericClient, snapshot: Snapshot) -> Result<bool, StoreError> {
         let gone = Err(StoreError::SnapshotGone(SnapshotGone(snapshot)));
         let Ok(number) = i64::try_from(snapshot) else { return gone };
@@ -751,16 +758,6 @@ impl PgStore {
         match row.get::<_, Option<i64>>(2) {
             Some(at) if row.get::<_, i64>(3).saturating_sub(at) <= self.retention_ms => Ok(true),
             _ => gone,
-        }
-    }
-
-    /// What a read answers when [`Self::retained`] found the database elsewhere: it takes the
-    /// predecessor's place in a transaction of its own on `client` (the read's own is read-only),
-    /// and `snapshot`, numbered before the jump, is gone.
-    async fn gone_elsewhere(client: &mut Object, snapshot: Snapshot) -> StoreError {
-        match take_place_apart(client).await {
-            Ok(()) => StoreError::SnapshotGone(SnapshotGone(snapshot)),
-            Err(error) => error,
         }
     }
 
@@ -966,10 +963,13 @@ impl AccountStore for PgStore {
 
     async fn check_retained(&self, snapshot: Snapshot) -> Result<(), StoreError> {
         self.bounded(async |client| {
-            if self.retained(&*client, snapshot).await? {
-                return Ok(());
+            for _ in 0..ASKED_AFTER_TAKING_PLACE {
+                if self.retained(&*client, snapshot).await? {
+                    return Ok(());
+                }
+                take_place_apart(client).await?;
             }
-            Err(Self::gone_elsewhere(client, snapshot).await)
+            Err(StoreError::SnapshotGone(SnapshotGone(snapshot)))
         })
         .await
     }
@@ -982,25 +982,29 @@ impl AccountStore for PgStore {
         limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
         self.bounded(async |client| {
-            let tx = consistent_read(client).await?;
-            if !self.retained(&tx, snapshot).await? {
-                drop(tx);
-                return Err(Self::gone_elsewhere(client, snapshot).await);
+            for _ in 0..ASKED_AFTER_TAKING_PLACE {
+                let tx = consistent_read(client).await?;
+                if !self.retained(&tx, snapshot).await? {
+                    drop(tx);
+                    take_place_apart(client).await?;
+                    continue;
+                }
+                if filter.tenants.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let number = snapshot as i64;
+                let after = after.unwrap_or("");
+                let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number, &after];
+                let condition = condition(filter, 3, &mut params);
+                let sql = format!(
+                    "SELECT id, name, tenant, owner, created_at FROM accounts
+                     WHERE id > $2 AND {VISIBLE_AT} AND NOT archived{condition}
+                     ORDER BY id LIMIT {limit}"
+                );
+                let rows = tx.query(&sql, &params).await.map_err(pg)?;
+                return Ok(rows.iter().map(list_item).collect());
             }
-            if filter.tenants.is_empty() {
-                return Ok(Vec::new());
-            }
-            let number = snapshot as i64;
-            let after = after.unwrap_or("");
-            let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number, &after];
-            let condition = condition(filter, 3, &mut params);
-            let sql = format!(
-                "SELECT id, name, tenant, owner, created_at FROM accounts
-                 WHERE id > $2 AND {VISIBLE_AT} AND NOT archived{condition}
-                 ORDER BY id LIMIT {limit}"
-            );
-            let rows = tx.query(&sql, &params).await.map_err(pg)?;
-            Ok(rows.iter().map(list_item).collect())
+            Err(StoreError::SnapshotGone(SnapshotGone(snapshot)))
         })
         .await
     }
@@ -1029,20 +1033,24 @@ impl AccountStore for PgStore {
 
     async fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
         self.bounded(async |client| {
-            let tx = consistent_read(client).await?;
-            if !self.retained(&tx, snapshot).await? {
-                drop(tx);
-                return Err(Self::gone_elsewhere(client, snapshot).await);
+            for _ in 0..ASKED_AFTER_TAKING_PLACE {
+                let tx = consistent_read(client).await?;
+                if !self.retained(&tx, snapshot).await? {
+                    drop(tx);
+                    take_place_apart(client).await?;
+                    continue;
+                }
+                if filter.tenants.is_empty() {
+                    return Ok(0);
+                }
+                let number = snapshot as i64;
+                let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number];
+                let condition = condition(filter, 2, &mut params);
+                let sql = format!("SELECT COUNT(*) FROM accounts WHERE {VISIBLE_AT} AND NOT archived{condition}");
+                let count: i64 = tx.query_one(&sql, &params).await.map_err(pg)?.get(0);
+                return Ok(count as u64);
             }
-            if filter.tenants.is_empty() {
-                return Ok(0);
-            }
-            let number = snapshot as i64;
-            let mut params: Vec<&(dyn ToSql + Sync)> = vec![&number];
-            let condition = condition(filter, 2, &mut params);
-            let sql = format!("SELECT COUNT(*) FROM accounts WHERE {VISIBLE_AT} AND NOT archived{condition}");
-            let count: i64 = tx.query_one(&sql, &params).await.map_err(pg)?.get(0);
-            Ok(count as u64)
+            Err(StoreError::SnapshotGone(SnapshotGone(snapshot)))
         })
         .await
     }
