@@ -98,6 +98,34 @@ async fn a_database_dropped_and_created_again_is_a_503_until_its_schema_is_back(
     assert_eq!(again.status, 200, "{:?}", again.body);
 }
 
+/// A database caught while it is loaded again (`pg_restore --clean` has created `meta` but not
+/// yet copied its rows) has no snapshot counter: an outage, answered 503 with `Retry-After`, not
+/// an internal error, until the counter is back.
+#[tokio::test]
+async fn a_database_without_its_snapshot_counter_is_a_503_until_it_is_back() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let h = Harness::start(Config { db: Some(url.clone().into()), ..config(20) }).await;
+    assert_eq!(h.get("/service-accounts?page_size=1", "admin").await.status, 200);
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("the test database");
+    let connection = tokio::spawn(connection);
+    let current: i64 = client.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.unwrap().get(0);
+    client.execute("DELETE FROM meta WHERE key = 'current'", &[]).await.unwrap();
+    let create: &[u8] = br#"{"name": "svc-north-new", "tenant": "north"}"#;
+    for (method, path, body) in [
+        (Method::GET, "/service-accounts?page_size=1", None),
+        (Method::GET, "/service-accounts/count", None),
+        (Method::POST, "/service-accounts", Some(create)),
+    ] {
+        let answer = h.send(method.clone(), path, Some("admin"), body.map(<[u8]>::to_vec)).await;
+        answer.assert_problem(503, "SERVICE_UNAVAILABLE");
+        assert_eq!(answer.retry_after.as_deref(), Some("5"), "{method} {path}");
+    }
+    client.execute("INSERT INTO meta (key, value) VALUES ('current', $1)", &[&current]).await.unwrap();
+    assert_eq!(h.get("/service-accounts?page_size=1", "admin").await.status, 200);
+    drop(client);
+    let _ = connection.await;
+}
+
 #[tokio::test]
 async fn the_openapi_document_declares_the_outage_answer_of_every_authenticated_operation() {
     let h = Harness::start(config(5)).await;

@@ -290,6 +290,16 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
     Ok(Some(next as Snapshot))
 }
 
+/// The row of the snapshot counter that `sql` selects (`... FROM meta WHERE key = 'current'`).
+/// A `meta` without it is one being loaded again (`pg_restore --clean` between creating the
+/// table and copying its rows): an outage that ends when the load does, as a missing table is
+/// ([`is_outage`]), never taken for a fault of the service.
+async fn counter(client: &impl GenericClient, sql: &str) -> Result<tokio_postgres::Row, StoreError> {
+    client.query_opt(sql, &[]).await.map_err(pg)?.ok_or_else(|| {
+        StoreError::Unavailable("the database has no snapshot counter: its tables are being loaded again".to_owned())
+    })
+}
+
 /// Runs [`take_place`] in a transaction of its own on `client`, for a read that found the
 /// database elsewhere ([`same_place`]) and cannot write in its own.
 async fn take_place_apart(client: &mut Object) -> Result<(), StoreError> {
@@ -769,7 +779,7 @@ impl PgStore {
     /// to hold, even by a write that changes nothing else.
     async fn lock_current(tx: &deadpool_postgres::Transaction<'_>) -> Result<Snapshot, StoreError> {
         let sql = format!("SELECT value, {} FROM meta WHERE key = 'current' FOR UPDATE", same_place());
-        let row = tx.query_one(&sql, &[]).await.map_err(pg)?;
+        let row = counter(tx, &sql).await?;
         if row.get::<_, bool>(1) {
             return Ok(row.get::<_, i64>(0) as u64);
         }
@@ -781,7 +791,7 @@ impl PgStore {
     /// the database stands ([`take_place`] takes it so; every other caller takes
     /// [`Self::lock_current`]).
     async fn lock_counter(tx: &deadpool_postgres::Transaction<'_>) -> Result<Snapshot, StoreError> {
-        let row = tx.query_one("SELECT value FROM meta WHERE key = 'current' FOR UPDATE", &[]).await.map_err(pg)?;
+        let row = counter(tx, "SELECT value FROM meta WHERE key = 'current' FOR UPDATE").await?;
         Ok(row.get::<_, i64>(0) as u64)
     }
 
@@ -950,12 +960,12 @@ impl AccountStore for PgStore {
         self.bounded(async |client| {
             // The snapshot a new traversal reads at: never one named before a jump still to make.
             let sql = format!("SELECT value, {} FROM meta WHERE key = 'current'", same_place());
-            let row = client.query_one(&sql, &[]).await.map_err(pg)?;
+            let row = counter(&*client, &sql).await?;
             if row.get::<_, bool>(1) {
                 return Ok(row.get::<_, i64>(0) as u64);
             }
             take_place_apart(client).await?;
-            let row = client.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?;
+            let row = counter(&*client, "SELECT value FROM meta WHERE key = 'current'").await?;
             Ok(row.get::<_, i64>(0) as u64)
         })
         .await
@@ -1062,8 +1072,7 @@ impl AccountStore for PgStore {
     async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
         self.bounded(async |client| {
             let tx = consistent_read(client).await?;
-            let snapshot: i64 =
-                tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
+            let snapshot: i64 = counter(&tx, "SELECT value FROM meta WHERE key = 'current'").await?.get(0);
             let rows = tx
                 .query(&format!("SELECT {COLUMNS} FROM accounts WHERE valid_to IS NULL ORDER BY id"), &[])
                 .await
@@ -1250,8 +1259,7 @@ impl AccountStore for PgStore {
         use sha2::{Digest, Sha256};
         self.bounded(async |client| {
             let tx = consistent_read(client).await?;
-            let current: i64 =
-                tx.query_one("SELECT value FROM meta WHERE key = 'current'", &[]).await.map_err(pg)?.get(0);
+            let current: i64 = counter(&tx, "SELECT value FROM meta WHERE key = 'current'").await?.get(0);
             let mut hasher = Sha256::new();
             hasher.update((current as u64).to_le_bytes());
             let rows = tx
