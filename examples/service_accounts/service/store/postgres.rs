@@ -47,8 +47,8 @@
 //!   replica that seeds them): it is bounded by [`PREPARE_TIMEOUT`] (or the statement timeout
 //!   when longer), on the server and on the client alike.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use deadpool_postgres::{
@@ -103,14 +103,19 @@ const IDENTITY_KEYS: [&str; 4] = ["system_identifier", "database_oid", "timeline
 /// (`pg_restore --clean` gives `meta` another OID), and a pooler may keep a client's connection
 /// across a failover: checking only new connections would leave a running replica handing out
 /// the predecessor's snapshot names (and resuming its cursors) until its next pruning round.
-fn same_place() -> String {
-    let keys = IDENTITY_KEYS.map(|key| format!("'{key}'")).join(", ");
-    format!(
-        "(SELECT ARRAY[s, d, t, o] = ARRAY(
-             SELECT (SELECT value FROM meta WHERE key = k)
-             FROM unnest(ARRAY[{keys}]) WITH ORDINALITY AS keys (k, at) ORDER BY at)
-          FROM ({LIVE_IDENTITY}) AS live (s, d, t, o))"
-    )
+///
+/// Written once, from [`IDENTITY_KEYS`], for every request that carries it.
+fn same_place() -> &'static str {
+    static SAME_PLACE: LazyLock<String> = LazyLock::new(|| {
+        let keys = IDENTITY_KEYS.map(|key| format!("'{key}'")).join(", ");
+        format!(
+            "(SELECT ARRAY[s, d, t, o] = ARRAY(
+                 SELECT (SELECT value FROM meta WHERE key = k)
+                 FROM unnest(ARRAY[{keys}]) WITH ORDINALITY AS keys (k, at) ORDER BY at)
+              FROM ({LIVE_IDENTITY}) AS live (s, d, t, o))"
+        )
+    });
+    &SAME_PLACE
 }
 
 /// PostgreSQL's `text` cannot hold a NUL character: a client's id or name with one names no
