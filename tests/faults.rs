@@ -771,3 +771,45 @@ async fn a_fault_asked_of_a_request_that_offers_none_is_refused() {
     }
     assert_eq!(writes.load(Ordering::SeqCst), 2);
 }
+
+#[test]
+fn a_warning_keeps_the_cursor_of_a_page_paged_by_the_services_own_reason() {
+    use completeness::Reason;
+    use completeness::WarningCode;
+    // A page that a service's own truncation pages (contract §8): its cursor is that reason's.
+    let page = json!({
+        "status": "partial", "complete": false, "truncated": true, "items": [{"id": "a"}, {"id": "b"}],
+        "incomplete_reasons": [{"code": "UPSTREAM_PAGED", "message": "The upstream has more.", "kind": "truncation"}],
+        "continuation": {"kind": "next_cursor", "cursor": "c-2"},
+        "next_cursor": "c-2",
+        "page": {"returned": 2, "requested_size": 2, "applied_size": 2, "ordering": "id ascending",
+                 "snapshot": "s-1", "cursor": {"freezes_snapshot": true, "expires_at": "2100-01-01T00:00:00Z",
+                 "invalidated_by": ["filters"]}, "resumed": false},
+        "scope": {"resource": "things", "visibility": "all", "snapshot": "s-1", "filters": {}},
+        "warnings": [], "evidence": null
+    });
+    let declared = ListThingsReason::declared_set().unwrap();
+    let facts = RequestFacts::default();
+    let fault = Fault::Warning(WarningCode::StaleIndex);
+    let Faulted::Page(faulted) = inject(&fault, &page, &declared, &facts, &mut shape_rng(7, 0)).unwrap() else {
+        panic!("a warning fault changes the page");
+    };
+    let faulted = faulted.to_json();
+    check_envelope_invariants(&faulted).unwrap_or_else(|v| panic!("{v:?}: {faulted}"));
+    assert_eq!(faulted["warnings"][0]["code"], "STALE_INDEX", "{faulted}");
+    assert_eq!(faulted["items"], page["items"]);
+    // The traversal goes on where it would have: same reason, same cursor, same continuation.
+    assert_eq!(faulted["incomplete_reasons"], page["incomplete_reasons"], "{faulted}");
+    assert_eq!(faulted["next_cursor"], "c-2", "{faulted}");
+    assert_eq!(faulted["continuation"], page["continuation"], "{faulted}");
+    assert_eq!(faulted["page"]["cursor"], page["page"]["cursor"], "{faulted}");
+
+    // A fault that ends the traversal takes the cursor away with it.
+    let fault = Fault::Reason(ReasonCode::SnapshotExpired);
+    let Faulted::Page(ended) = inject(&fault, &page, &declared, &facts, &mut shape_rng(7, 0)).unwrap() else {
+        panic!("a reason fault changes the page");
+    };
+    let ended = ended.to_json();
+    check_envelope_invariants(&ended).unwrap_or_else(|v| panic!("{v:?}: {ended}"));
+    assert_eq!(ended["next_cursor"], Value::Null, "{ended}");
+}

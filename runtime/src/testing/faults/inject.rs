@@ -392,7 +392,11 @@ impl Rebuild {
         let Rebuild { block, ends_traversal, reason, warning } = self;
         let mut rebuilt = Completeness::<StandardReason>::complete(block.scope().clone());
         let mut page = block.page().cloned();
-        for old in block.reasons() {
+        // A service's own reason read back from the wire has no recovery (the continuation
+        // could be another reason's), but the one that pages the answer (contract §8) offered
+        // this cursor: it keeps offering it while the traversal goes on.
+        let own_paging = if ends_traversal { None } else { block.own_paging_reason() };
+        for (at, old) in block.reasons().iter().enumerate() {
             if ends_traversal && old.code() == ReasonCode::MorePagesAvailable {
                 continue;
             }
@@ -402,7 +406,14 @@ impl Rebuild {
             if reason.as_ref().is_some_and(|reason| replaces(reason, old)) {
                 continue;
             }
-            rebuilt.push_reason(old.clone());
+            let mut old = old.clone();
+            if let (Some(paging), StandardReason::Custom(own)) = (own_paging, &mut old)
+                && paging == at
+                && let Some(cursor) = block.next_cursor()
+            {
+                own.keep_recovery(Continuation::NextCursor { cursor: cursor.to_owned() });
+            }
+            rebuilt.push_reason(old);
         }
         // A reason the answer already gives (the same hidden records) is not given twice.
         if let Some(reason) = reason.filter(|reason| !rebuilt.reasons().contains(reason)) {
