@@ -140,6 +140,19 @@ fn recovery<R: Reason>(completeness: &Completeness<R>) -> Decision {
     steps.min_by_key(|step| recovery_rank(*step)).unwrap_or(Decision::RetryLater)
 }
 
+/// The codes of the reasons of an incomplete result that no retry fixes (kind `visibility`,
+/// or a kind this client does not know): while one is there, [`decide`] refuses or asks for
+/// review, whatever the continuation offers. Empty for a complete result.
+pub(crate) fn beyond_recovery<R: Reason>(completeness: &Completeness<R>) -> Vec<ReasonCode> {
+    let resumable = completeness.next_cursor().is_some();
+    completeness
+        .reasons()
+        .iter()
+        .filter(|reason| step_for(reason.kind(), reason.code(), resumable) == Decision::RefuseOrRequestReview)
+        .map(Reason::code)
+        .collect()
+}
+
 /// The recoveries of an incomplete result, first to last: when its reasons call for several,
 /// the first is taken. What no retry fixes comes first, then a narrower question, then a new
 /// attempt; going on with the same traversal helps only when nothing else is wrong.

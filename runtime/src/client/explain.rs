@@ -165,7 +165,18 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         .collect();
     let sources =
         if sources.is_empty() { String::new() } else { format!(" Sources not read: {}.", sources.join(", ")) };
-    format!("{sources}{}", next_step(completeness.continuation()))
+    let beyond = crate::client::decide::beyond_recovery(completeness);
+    // The continuation may get more of the answer (the next page), but not what these hide:
+    // `decide` refuses a claim of absence or a change on it, and the verdict says why.
+    let beyond = match (beyond.is_empty(), completeness.continuation()) {
+        (false, Some(_)) => format!(
+            " It stays incomplete however it is continued: no retry recovers what {} leave{} out.",
+            beyond.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", "),
+            if beyond.len() == 1 { "s" } else { "" },
+        ),
+        _ => String::new(),
+    };
+    format!("{sources}{}{beyond}", next_step(completeness.continuation()))
 }
 
 /// What a reader of the verdict alone does next: the answer's continuation in words (contract
@@ -233,6 +244,23 @@ mod tests {
         let hidden = verdict(&block(vec![VisibilityRestricted::new().into()]), 0);
         assert!(hidden.contains("; an empty result here is not evidence of absence."), "{hidden}");
         assert!(hidden.ends_with(" No way to complete it is offered."), "{hidden}");
+    }
+
+    /// A next page of a view the credential cannot see whole: the line says how to go on and
+    /// that going on does not complete it, as `decide` reads it.
+    #[test]
+    fn an_incomplete_verdict_says_when_continuing_cannot_complete_it() {
+        let restricted = block(vec![MorePagesAvailable::new("c1.k.p.s").into(), VisibilityRestricted::new().into()]);
+        let line = verdict(&restricted, 2);
+        assert!(line.contains(" To continue: send `next_cursor` back as the cursor of the same query."), "{line}");
+        assert!(
+            line.ends_with(
+                " It stays incomplete however it is continued: no retry recovers what VISIBILITY_RESTRICTED leaves out."
+            ),
+            "{line}"
+        );
+        let pages = verdict(&block(vec![MorePagesAvailable::new("c1.k.p.s").into()]), 2);
+        assert!(!pages.contains("stays incomplete"), "{pages}");
     }
 
     /// Codes repeat for several failed sources; the line names the sources.
