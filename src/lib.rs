@@ -156,6 +156,7 @@
 //! | `#[envelope(bounded = "why")]` | any field whose type is not written as a scalar | a deliberately small collection (or a parameter, or a type of the service's own, that is never a list), with the justification (required text) |
 //! | `#[envelope(crate = "...")]` | the struct | the path the framework is reached by, when not `::completeness` (see [Under another name](#under-another-name)) |
 //! | `#[envelope(json_schema)]` | the struct | also `schemars::JsonSchema` (feature `json-schema`), as the struct writes itself: its data members under their wire names (required unless under `skip_serializing_if`), the block's members with its declared reasons and warnings and the rules of contract §2.2, or a single resource's `omitted_fields`; every data field's type implements `JsonSchema` |
+//! | `#[envelope(openapi)]` | the struct | also `utoipa::ToSchema` (feature `openapi`), the same members in OpenAPI: name the struct in `#[utoipa::path(.., body = TicketPage<ListTicketsReason>)]` and its component is in the document; utoipa writes no `if`, so add the rules of §2.2 with `completeness::schema::add_block_rules`; every data field's type implements `ToSchema` |
 //!
 //! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Box`, `Field` or
 //!   a tuple) needs a completeness field, or `bounded` on the field; without either, the error

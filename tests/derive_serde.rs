@@ -332,3 +332,129 @@ mod json_schema {
         assert!(!validator.is_valid(&listed), "a member that is no declared field listed: {listed}");
     }
 }
+
+/// `#[envelope(openapi)]`: the OpenAPI schema of a derived struct, a component of the document
+/// of a route that names it, and what it writes passes it.
+#[cfg(feature = "openapi")]
+mod openapi {
+    use completeness::reason::MorePagesAvailable;
+    use completeness::warning::PartialFieldSet;
+    use completeness::{Completeness, Field, Omission, ResultEnvelope, Scope, Warning, completeness};
+    use serde_json::{Value, json};
+
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Ticket {
+        ticket_id: String,
+    }
+
+    #[derive(ResultEnvelope)]
+    #[envelope(openapi)]
+    #[serde(rename_all = "camelCase")]
+    pub struct TicketPage<R: completeness::Reason> {
+        ticket_list: Vec<Ticket>,
+        queue_name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        next_hint: Option<String>,
+        #[envelope(completeness)]
+        completeness: Completeness<R>,
+    }
+
+    #[completeness(resource = "tickets", reasons(MorePagesAvailable))]
+    async fn list_tickets(more: bool) -> TicketPage<ListTicketsReason> {
+        let scope = Scope::new("tickets", "open tickets");
+        let completeness = match more {
+            true => Completeness::incomplete(scope, MorePagesAvailable::new("c2")),
+            false => Completeness::complete(scope),
+        };
+        let ticket_list = vec![Ticket { ticket_id: "t-1".into() }];
+        TicketPage { ticket_list, queue_name: "support".into(), next_hint: None, completeness }
+    }
+
+    /// A single resource: a field left out is `null` and listed in `omitted_fields`.
+    #[derive(ResultEnvelope)]
+    #[envelope(openapi, json_schema)]
+    pub struct Account {
+        id: String,
+        owner_email: Field<String>,
+        warnings: Vec<Warning>,
+    }
+
+    #[utoipa::path(get, path = "/tickets", responses((status = 200, body = TicketPage<ListTicketsReason>)))]
+    #[allow(dead_code)]
+    async fn tickets() {}
+
+    #[utoipa::path(get, path = "/accounts/{id}", responses((status = 200, body = Account)))]
+    #[allow(dead_code)]
+    async fn account() {}
+
+    #[derive(utoipa::OpenApi)]
+    #[openapi(paths(tickets, account))]
+    struct Api;
+
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+    }
+
+    /// The document, and a validator of the component `path`'s 200 response refers to.
+    fn validator(path: &str, rules: bool) -> (Value, jsonschema::Validator) {
+        let mut document = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).unwrap();
+        let name = completeness::schema::response_component(&document, path, "get", "200", "application/json")
+            .unwrap_or_else(|| panic!("{path} refers to a component: {document}"))
+            .to_owned();
+        if rules {
+            assert!(completeness::schema::add_block_rules::<ListTicketsReason>(&mut document, &name), "{document}");
+        }
+        let schema = document["components"]["schemas"][&name].clone();
+        let root = json!({"$ref": format!("#/components/schemas/{name}"), "components": document["components"]});
+        let validator = jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{e}: {root}"));
+        (schema, validator)
+    }
+
+    #[test]
+    fn a_derived_envelopes_component_takes_what_it_writes_under_its_names_and_holds_the_block_rules() {
+        let (schema, validator) = validator("/tickets", true);
+        for more in [false, true] {
+            let written = serde_json::to_value(block_on(list_tickets(more))).unwrap();
+            assert!(validator.is_valid(&written), "refuses {written}: {:?}", validator.validate(&written).err());
+        }
+        let required: Vec<&str> = schema["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        for member in ["complete", "incomplete_reasons", "next_cursor", "page", "evidence", "ticketList", "queueName"] {
+            assert!(required.contains(&member), "`{member}` is required: {required:?}");
+        }
+        assert!(!required.contains(&"nextHint"), "a member under skip_serializing_if may be left out");
+        let mut lying = serde_json::to_value(block_on(list_tickets(true))).unwrap();
+        lying["complete"] = json!(true);
+        lying["status"] = json!("complete");
+        assert!(!validator.is_valid(&lying), "a complete answer with a reason: {lying}");
+        let mut undeclared = serde_json::to_value(block_on(list_tickets(true))).unwrap();
+        undeclared["incomplete_reasons"][0] = json!({"code": "VISIBILITY_RESTRICTED", "message": "hidden"});
+        assert!(!validator.is_valid(&undeclared), "a reason the endpoint does not declare: {undeclared}");
+        let mut unnamed = serde_json::to_value(block_on(list_tickets(false))).unwrap();
+        unnamed["ticketList"] = json!([{"id": "t-1"}]);
+        assert!(!validator.is_valid(&unnamed), "an item without its own member: {unnamed}");
+    }
+
+    #[test]
+    fn a_derived_single_resources_component_takes_an_omitted_field_and_matches_its_json_schema() {
+        let (schema, validator) = validator("/accounts/{id}", false);
+        let partial = Account {
+            id: "sa-1".into(),
+            owner_email: Field::Omitted(Omission::NoAccess),
+            warnings: vec![PartialFieldSet::new(&["owner_email"], &[]).into()],
+        };
+        let whole = Account { id: "sa-2".into(), owner_email: Field::Filled("a@example.com".into()), warnings: vec![] };
+        for account in [partial, whole] {
+            let written = serde_json::to_value(&account).unwrap();
+            assert!(validator.is_valid(&written), "refuses {written}: {:?}", validator.validate(&written).err());
+        }
+        let required: Vec<&str> = schema["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert_eq!(required, ["id", "owner_email", "warnings", "omitted_fields"]);
+        let json_schema = schemars::schema_for!(Account).to_value();
+        assert_eq!(json_schema["required"], schema["required"], "both schemas require the same members");
+        let missing = json!({"id": "sa-3", "warnings": [], "omitted_fields": {}});
+        assert!(!validator.is_valid(&missing), "a declared field left out: {missing}");
+        let listed = json!({"id": "sa-3", "owner_email": null, "warnings": [], "omitted_fields": {"id": "NO_ACCESS"}});
+        assert!(!validator.is_valid(&listed), "a member that is no declared field listed: {listed}");
+    }
+}

@@ -9,10 +9,16 @@
 pub use serde;
 pub use serde_json;
 
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+pub use crate::contract::schema::DerivedBlock;
 #[cfg(feature = "json-schema")]
-pub use crate::contract::schema::{DataMember, DerivedBlock, derived_json};
+pub use crate::contract::schema::{DataMember, derived_json};
+#[cfg(feature = "openapi")]
+pub use crate::contract::schema::{OpenapiMember, derived_openapi};
 #[cfg(feature = "json-schema")]
 pub use schemars;
+#[cfg(feature = "openapi")]
+pub use utoipa;
 
 #[cfg(feature = "axum")]
 pub use axum;
@@ -288,17 +294,19 @@ macro_rules! __reason_set {
 /// `report [] []` marks a single resource, which reports no completeness. `items` is the wire
 /// name of the member holding the items, as an `Option<&'static str>`. `single` is the body of
 /// a single resource's `single_report` (empty: the default, `None`). `schema` is what the JSON
-/// Schema of the struct is made of (with `json-schema`; ignored without), as
-/// `__impl_envelope_json_schema` reads it.
+/// Schema of the struct is made of (with `json-schema`), as `__impl_envelope_json_schema` reads
+/// it; `openapi` what its OpenAPI schema is made of (with `openapi`), as
+/// `__impl_envelope_openapi` reads it. Either is empty when the struct does not ask for it.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __envelope_impls {
     (
         [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $this:tt $map:ident
         serialize [$($entries:tt)*] report [$($report:tt)*] [$($report_mut:tt)*] items [$($items:tt)*]
-        single [$($single:tt)*] schema [$($schema:tt)*]
+        single [$($single:tt)*] schema [$($schema:tt)*] openapi [$($openapi:tt)*]
     ) => {
         $crate::__impl_envelope_json_schema!([$($generics)*] [$($ty)*] $($schema)*);
+        $crate::__impl_envelope_openapi!([$($generics)*] [$($ty)*] $($openapi)*);
         // The statements the derive writes end in `?` and are spanned on the user's fields:
         // clippy's `question_mark_used` would report them in the user's code.
         #[automatically_derived]
@@ -471,6 +479,69 @@ macro_rules! __impl_envelope_json_schema {
     ($($tokens:tt)*) => {
         ::core::compile_error!(
             "`#[envelope(json_schema)]` needs the `json-schema` feature: `completeness = { features = [\"json-schema\"] }`"
+        );
+    };
+}
+
+/// `utoipa::ToSchema` for a derived envelope (with `openapi`; nothing without).
+///
+/// Input as `__impl_envelope_json_schema`'s, the where clause bounding by `ToSchema`: the
+/// data members' schemas are their types' own, inline; the components they and the block refer
+/// to are listed by `schemas`. Written as utoipa's derive writes a type's (its
+/// `__dev::ComposeSchema`, which gives `PartialSchema`), so that a generic struct named in
+/// `#[utoipa::path(.., body = Page<R>)]` is taken, as `Envelope` is; the type arguments'
+/// schemas utoipa passes are not needed, since each member's type names its own.
+#[cfg(feature = "openapi")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_envelope_openapi {
+    ([$($generics:tt)*] [$($ty:tt)*]) => {};
+    (
+        [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $name:literal block [$block:ty] omitted $omitted:literal
+        members [$(($member:literal, $field:ty, $required:literal, $declared:literal))*]
+    ) => {
+        #[automatically_derived]
+        impl $($generics)* $crate::__private::utoipa::__dev::ComposeSchema for $($ty)* $($where)* {
+            fn compose(
+                _: ::std::vec::Vec<$crate::__private::utoipa::openapi::RefOr<$crate::__private::utoipa::openapi::schema::Schema>>,
+            ) -> $crate::__private::utoipa::openapi::RefOr<$crate::__private::utoipa::openapi::schema::Schema> {
+                let data = ::std::vec![$($crate::__private::OpenapiMember {
+                    name: $member,
+                    schema: <$field as $crate::__private::utoipa::PartialSchema>::schema(),
+                    required: $required,
+                    declared: $declared,
+                }),*];
+                $crate::__private::derived_openapi::<$block>(data, $omitted)
+            }
+        }
+        #[automatically_derived]
+        impl $($generics)* $crate::__private::utoipa::ToSchema for $($ty)* $($where)* {
+            fn name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed($name)
+            }
+            fn schemas(
+                schemas: &mut ::std::vec::Vec<(
+                    ::std::string::String,
+                    $crate::__private::utoipa::openapi::RefOr<$crate::__private::utoipa::openapi::schema::Schema>,
+                )>,
+            ) {
+                $(<$field as $crate::__private::utoipa::ToSchema>::schemas(schemas);)*
+                <$block as $crate::__private::DerivedBlock>::openapi_components(schemas);
+            }
+        }
+    };
+}
+
+/// `utoipa::ToSchema` for a derived envelope (with `openapi`; without, asking for one is an
+/// error that says how to get it).
+#[cfg(not(feature = "openapi"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_envelope_openapi {
+    ([$($generics:tt)*] [$($ty:tt)*]) => {};
+    ($($tokens:tt)*) => {
+        ::core::compile_error!(
+            "`#[envelope(openapi)]` needs the `openapi` feature: `completeness = { features = [\"openapi\"] }`"
         );
     };
 }

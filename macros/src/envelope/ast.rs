@@ -13,6 +13,8 @@ pub(crate) struct Input<'a> {
     pub(crate) ident: &'a Ident,
     /// `#[envelope(json_schema)]` on the struct: it asks for a `JsonSchema` impl.
     pub(crate) json_schema: Option<syn::Path>,
+    /// `#[envelope(openapi)]` on the struct: it asks for a `utoipa::ToSchema` impl.
+    pub(crate) openapi: Option<syn::Path>,
     /// The framework's `__private` module, by the path `#[envelope(crate = "...")]` gives.
     pub(crate) private: TokenStream,
     /// The segments of that path, for hints that tell the framework's types from namesakes.
@@ -69,7 +71,8 @@ impl<'a> Input<'a> {
     /// Reads a derive input, whose struct attributes are `container`; enums and unions are
     /// reported and give `None`.
     pub(crate) fn from_syn(cx: &Ctxt, input: &'a DeriveInput, container: &ContainerAttrs) -> Option<Input<'a>> {
-        let (json_schema, krate) = (container.json_schema.clone(), &container.krate);
+        let (json_schema, openapi, krate) =
+            (container.json_schema.clone(), container.openapi.clone(), &container.krate);
         let fields = match &input.data {
             Data::Struct(data) => &data.fields,
             Data::Enum(data) => {
@@ -125,6 +128,7 @@ impl<'a> Input<'a> {
         Some(Input {
             ident: &input.ident,
             json_schema,
+            openapi,
             private: quote::quote! { #krate::__private },
             framework: krate.names(),
             generics: &input.generics,

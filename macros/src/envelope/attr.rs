@@ -61,6 +61,8 @@ pub(crate) fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
 pub(crate) struct ContainerAttrs {
     /// `json_schema`: asks for a `JsonSchema` impl (with the runtime's `json-schema` feature).
     pub(crate) json_schema: Option<Path>,
+    /// `openapi`: asks for a `utoipa::ToSchema` impl (with the runtime's `openapi` feature).
+    pub(crate) openapi: Option<Path>,
     /// `crate = "..."`: the framework's path, `::completeness` when not given.
     pub(crate) krate: Krate,
 }
@@ -68,19 +70,23 @@ pub(crate) struct ContainerAttrs {
 /// Reads the struct's own `#[envelope(...)]` keys. Any other key belongs on a field.
 pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
     let mut json_schema = None;
+    let mut openapi = None;
     let mut krate = Slot::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("envelope")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("json_schema") {
                 let duplicate = "duplicate `json_schema` key: write it once";
                 meta::flag(cx, &meta, &mut json_schema, "write `#[envelope(json_schema)]`", duplicate)
+            } else if meta.path.is_ident("openapi") {
+                let duplicate = "duplicate `openapi` key: write it once";
+                meta::flag(cx, &meta, &mut openapi, "write `#[envelope(openapi)]`", duplicate)
             } else if meta.path.is_ident("crate") {
                 Krate::read(cx, &meta, &mut krate)
             } else {
                 cx.error_spanned_by(
                     &meta.path,
                     format!(
-                        "unknown envelope key `{}` on the struct: expected `json_schema` or `crate = \"...\"`; \
+                        "unknown envelope key `{}` on the struct: expected `json_schema`, `openapi` or `crate = \"...\"`; \
                          `completeness` and `bounded = \"why\"` go on a field",
                         meta::key(&meta)
                     ),
@@ -92,5 +98,5 @@ pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs 
             cx.syn_error(error);
         }
     }
-    ContainerAttrs { json_schema, krate: Krate::from_slot(cx, &krate) }
+    ContainerAttrs { json_schema, openapi, krate: Krate::from_slot(cx, &krate) }
 }

@@ -158,7 +158,8 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
     let single = block.is_none().then(|| single_report(input, &data, &omitted)).flatten();
     let field_checks =
         (!checks.is_empty()).then(|| quote! { const _: () = { fn __completeness_field_checks() { #(#checks)* } }; });
-    let schema = schema(input, &data);
+    let json_schema = input.json_schema.is_some().then(|| schema(input, &data, quote!(schemars::JsonSchema)));
+    let openapi = input.openapi.is_some().then(|| schema(input, &data, quote!(utoipa::ToSchema)));
     quote! {
         #carries
         #field_checks
@@ -167,27 +168,26 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
             serialize [#head #(#entries)* #omitted_fields #tail]
             report [#report] [#report_mut] items [#items]
             single [#single]
-            schema [#schema]
+            schema [#json_schema]
+            openapi [#openapi]
         );
     }
 }
 
-/// What the runtime's `JsonSchema` impl of the struct is made of, when `#[envelope(json_schema)]`
-/// asks for one (nothing otherwise: a type of a field may have no schema): the where clause
-/// with its schema bounds, the name, the block's type (`()` for a single resource), whether
-/// `omitted_fields` is written, and each written data member.
-fn schema(input: &Input, data: &[&Field]) -> TokenStream {
+/// What the runtime's `JsonSchema` or `utoipa::ToSchema` impl of the struct is made of, when
+/// `#[envelope(json_schema)]` or `#[envelope(openapi)]` asks for one (nothing otherwise: a type
+/// of a field may have no schema): the where clause with its bounds by `schema_trait` (a path
+/// under the framework's `__private`), the name, the block's type (`()` for a single resource),
+/// whether `omitted_fields` is written, and each written data member.
+fn schema(input: &Input, data: &[&Field], schema_trait: TokenStream) -> TokenStream {
     let private = &input.private;
-    if input.json_schema.is_none() {
-        return TokenStream::new();
-    }
     let block = input.completeness_field().map_or_else(|| quote!(()), |field| field.ty.to_token_stream());
     let mut generics = input.generics.clone();
     if generics.type_params().next().is_some() {
         let where_clause = generics.make_where_clause();
         for field in data {
             let ty = field.ty;
-            where_clause.predicates.push(syn::parse_quote!(#ty: #private::schemars::JsonSchema));
+            where_clause.predicates.push(syn::parse_quote!(#ty: #private::#schema_trait));
         }
         where_clause.predicates.push(syn::parse_quote!(#block: #private::DerivedBlock));
     }

@@ -4,10 +4,11 @@
 //!   (`utoipa::ToSchema`, `schemars::JsonSchema`, `DeclaredReason::warning_schema`); the
 //!   functions here render any codes, for a response whose codes no reason type declares (a
 //!   single resource's warnings);
-//! - with `json-schema`, whole responses: [`Envelope`](crate::Envelope)'s schema
-//!   (`collection_json`), and a derived struct's (`#[envelope(json_schema)]`), the block's
-//!   members over the reasons and warnings of `BlockSchemas` with the rules of contract §2.2
-//!   a schema can state.
+//! - whole responses: [`Envelope`](crate::Envelope)'s schema (`collection_json`,
+//!   `collection_openapi`), and a derived struct's (`#[envelope(json_schema)]`,
+//!   `#[envelope(openapi)]`), the block's members over the reasons and warnings of
+//!   `BlockSchemas`, with the rules of contract §2.2 a schema can state (in OpenAPI, added to
+//!   the document by `add_block_rules`).
 //!
 //! An endpoint's reasons (or warnings) are one branch per declared code (`oneOf`), so that a
 //! generated client reads each code with its own detail members: a standard code's from
@@ -760,34 +761,56 @@ pub fn derived_json<R: DerivedBlock>(
     schemars::Schema::try_from(schema).unwrap_or_default()
 }
 
-/// What a derived struct's block gives its schema: the block's members over a reason type, or
+/// What a derived struct's block gives its schemas: the block's members over a reason type, or
 /// nothing for a single resource (`()`).
-#[cfg(feature = "json-schema")]
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
 #[doc(hidden)]
 pub trait DerivedBlock {
-    /// The object schema the data members are added to.
+    /// The JSON Schema object the data members are added to.
+    #[cfg(feature = "json-schema")]
     fn block(generator: &mut schemars::SchemaGenerator) -> serde_json::Value;
+    /// The OpenAPI object the data members are added to.
+    #[cfg(feature = "openapi")]
+    fn block_openapi() -> utoipa::openapi::schema::ObjectBuilder;
+    /// The components the OpenAPI object refers to.
+    #[cfg(feature = "openapi")]
+    fn openapi_components(schemas: &mut Vec<(String, openapi::Schema)>);
 }
 
-#[cfg(feature = "json-schema")]
+const SINGLE: &str = "A single resource (contract §2.7): every declared field present; one not filled is null and \
+                      listed in `omitted_fields`.";
+const DERIVED: &str = "A response with its completeness block (contract §2.1).";
+
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
 impl DerivedBlock for () {
+    #[cfg(feature = "json-schema")]
     fn block(_: &mut schemars::SchemaGenerator) -> serde_json::Value {
-        serde_json::json!({
-            "type": "object",
-            "description": "A single resource (contract §2.7): every declared field present; one not filled is \
-                            null and listed in `omitted_fields`.",
-            "properties": {},
-            "required": [],
-        })
+        serde_json::json!({"type": "object", "description": SINGLE, "properties": {}, "required": []})
     }
+    #[cfg(feature = "openapi")]
+    fn block_openapi() -> utoipa::openapi::schema::ObjectBuilder {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new().schema_type(Type::Object).description(Some(SINGLE))
+    }
+    #[cfg(feature = "openapi")]
+    fn openapi_components(_: &mut Vec<(String, openapi::Schema)>) {}
 }
 
-#[cfg(feature = "json-schema")]
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
 impl<R: BlockSchemas> DerivedBlock for crate::Completeness<R> {
+    #[cfg(feature = "json-schema")]
     fn block(generator: &mut schemars::SchemaGenerator) -> serde_json::Value {
         let mut schema = block_json::<R>(generator);
-        schema["description"] = "A response with its completeness block (contract §2.1).".into();
+        schema["description"] = DERIVED.into();
         schema
+    }
+    #[cfg(feature = "openapi")]
+    fn block_openapi() -> utoipa::openapi::schema::ObjectBuilder {
+        block_openapi::<R>().description(Some(DERIVED))
+    }
+    #[cfg(feature = "openapi")]
+    fn openapi_components(schemas: &mut Vec<(String, openapi::Schema)>) {
+        envelope_components(schemas);
     }
 }
 
@@ -822,6 +845,22 @@ impl schemars::JsonSchema for crate::OmittedFields {
     }
 }
 
+/// Any warning, as a service writes it on a single resource: a standard code with its
+/// details, or another code.
+#[cfg(feature = "openapi")]
+impl utoipa::__dev::ComposeSchema for crate::Warning {
+    fn compose(_: Vec<openapi::Schema>) -> openapi::Schema {
+        <crate::StandardReason as BlockSchemas>::warning_openapi()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for crate::Warning {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "Warning".into()
+    }
+}
+
 /// Any reason, as a client holds it: a standard code with its details, or another code.
 #[cfg(feature = "json-schema")]
 impl schemars::JsonSchema for crate::StandardReason {
@@ -851,6 +890,16 @@ impl schemars::JsonSchema for crate::Warning {
 /// rules of §2.2 to the document's JSON.)
 #[cfg(feature = "openapi")]
 pub fn collection_openapi<R: BlockSchemas>(item: openapi::Schema) -> openapi::Schema {
+    use utoipa::openapi::schema::ArrayBuilder;
+    let items: openapi::Schema = ArrayBuilder::new().items(item).into();
+    block_openapi::<R>().description(Some(COLLECTION)).property("items", items).required("items").into()
+}
+
+/// The members of a collection response's completeness block (contract §2.1) over reason type
+/// `R`, each required: the OpenAPI object of [`Envelope`](crate::Envelope) and of a derived
+/// struct with a block, beside their data.
+#[cfg(feature = "openapi")]
+fn block_openapi<R: BlockSchemas>() -> utoipa::openapi::schema::ObjectBuilder {
     use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
     use utoipa::openapi::{Ref, RefOr};
 
@@ -869,7 +918,7 @@ pub fn collection_openapi<R: BlockSchemas>(item: openapi::Schema) -> openapi::Sc
             .into()
     };
     let array = |items: openapi::Schema| -> openapi::Schema { ArrayBuilder::new().items(items).into() };
-    let members: [(&str, openapi::Schema); 11] = [
+    let members: [(&str, openapi::Schema); 10] = [
         ("status", ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["complete", "partial"])).into()),
         ("complete", ObjectBuilder::new().schema_type(Type::Boolean).description(Some(COMPLETE)).into()),
         ("truncated", ObjectBuilder::new().schema_type(Type::Boolean).into()),
@@ -880,13 +929,72 @@ pub fn collection_openapi<R: BlockSchemas>(item: openapi::Schema) -> openapi::Sc
         ("scope", RefOr::Ref(Ref::from_schema_name("Scope"))),
         ("warnings", array(R::warning_openapi())),
         ("evidence", token("Evidence of a complete inventory, for a destructive action (contract §6).")),
-        ("items", array(item)),
     ];
-    let object = members.into_iter().fold(
-        ObjectBuilder::new().schema_type(Type::Object).description(Some(COLLECTION)),
-        |object, (name, schema)| object.property(name, schema).required(name),
-    );
+    members.into_iter().fold(ObjectBuilder::new().schema_type(Type::Object), |object, (name, schema)| {
+        object.property(name, schema).required(name)
+    })
+}
+
+/// One data member of a derived struct for its OpenAPI schema, as the derive writes it: its
+/// wire name, the schema of its type, and whether it is always written.
+#[cfg(feature = "openapi")]
+#[doc(hidden)]
+pub struct OpenapiMember {
+    /// The wire name.
+    pub name: &'static str,
+    /// The schema of its type.
+    pub schema: openapi::Schema,
+    /// Always written.
+    pub required: bool,
+    /// A declared field of a single resource (`Field<T>`), which `omitted_fields` may list.
+    pub declared: bool,
+}
+
+/// The OpenAPI schema of a `#[derive(ResultEnvelope)]` struct (`#[envelope(openapi)]`), as
+/// [`derived_json`] is its JSON Schema: the block's members beside the data members, and
+/// `omitted_fields` for a single resource with a `Field` (contract §2.7). utoipa writes no
+/// `if`: [`add_block_rules`] adds the rules of §2.2 to the document.
+#[cfg(feature = "openapi")]
+#[doc(hidden)]
+pub fn derived_openapi<B: DerivedBlock>(data: Vec<OpenapiMember>, omitted_fields: bool) -> openapi::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let declared: Vec<&str> = data.iter().filter(|member| member.declared).map(|member| member.name).collect();
+    let mut object = B::block_openapi();
+    for member in data {
+        object = object.property(member.name, member.schema);
+        if member.required {
+            object = object.required(member.name);
+        }
+    }
+    if omitted_fields {
+        let omitted = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("The fields left out, each with why: NO_ACCESS, SOURCE_FAILED or NOT_REQUESTED."))
+            .property_names(Some(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(declared))))
+            .additional_properties(Some(ObjectBuilder::new().schema_type(Type::String).pattern(Some(WIRE_CODE))));
+        object = object.property("omitted_fields", omitted).required("omitted_fields");
+    }
     object.into()
+}
+
+/// A declared field of a single resource: its value, or `null` (contract §2.7).
+#[cfg(feature = "openapi")]
+impl<T: utoipa::ToSchema> utoipa::__dev::ComposeSchema for crate::Field<T> {
+    fn compose(generics: Vec<openapi::Schema>) -> openapi::Schema {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        let value = generics.into_iter().next().unwrap_or_else(T::schema);
+        OneOfBuilder::new().item(ObjectBuilder::new().schema_type(Type::Null)).item(value).into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl<T: utoipa::ToSchema> utoipa::ToSchema for crate::Field<T> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        format!("Field_{}", T::name()).into()
+    }
+    fn schemas(schemas: &mut Vec<(String, openapi::Schema)>) {
+        T::schemas(schemas);
+    }
 }
 
 /// The components [`collection_openapi`] refers to, by name, for a `ToSchema::schemas`.
