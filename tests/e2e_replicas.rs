@@ -270,6 +270,36 @@ async fn a_delete_through_one_replica_is_warned_about_then_gone_from_the_search_
     panic!("another replica's search still misses the delete after 15 s: {}", last.body);
 }
 
+/// A write through one replica opens snapshot n; an owner set again through another, which
+/// changes nothing, is answered at n. The second replica's copies did not see the first write:
+/// they must not take n for seen, or its search would answer from them, complete and without a
+/// warning, with the deleted account, until a write through another replica.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_set_again_does_not_make_a_replicas_copies_claim_another_replicas_write() {
+    let nodes = three(&[]).await;
+    let name = get(&nodes[0].url, "/service-accounts/sa-000005").await.body["name"].as_str().unwrap().to_owned();
+    let search = format!("/search?q={name}");
+    let deleted = send(client().delete(format!("{}/service-accounts/sa-000005", nodes[0].url))).await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    let other = get(&nodes[1].url, "/service-accounts/sa-000006").await;
+    let again = json!({"owner": other.body["owner"]});
+    let patched = send(client().patch(format!("{}/service-accounts/sa-000006", nodes[1].url)).json(&again)).await;
+    assert_eq!(patched.status, 200, "{}", patched.body);
+    assert_eq!(patched.body["snapshot"], deleted.body["snapshot"], "nothing changed: the delete's snapshot");
+
+    let after = get(&nodes[1].url, &search).await;
+    assert_eq!(after.status, 200, "{}", after.body);
+    let warned = |source: &str| {
+        after.body["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "STALE_INDEX" && w["source"] == source)
+    };
+    // Unless the replica's refresh ran in between (then the search is exact), each copy still
+    // holding the deleted account says it may be stale.
+    for hit in after.body["items"].as_array().unwrap() {
+        let source = hit["source"].as_str().unwrap();
+        assert!(warned(source), "a copy holding the deleted account claims to be current: {}", after.body);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pruned_snapshot_answers_410_on_every_replica() {
     let nodes = three(&["--snapshot-retention", "0"]).await;

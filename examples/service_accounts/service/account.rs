@@ -283,9 +283,14 @@ pub async fn patch_account(
     check_owner(&owner)?;
     readable(&state, &caller, &id).await?;
     let by = caller.grantee();
-    let (account, snapshot) = state.store.set_owner(Some(&by), &id, owner).await.map_err(store_problem)?;
-    state.propagate(&Change::Updated(account.clone()), snapshot);
-    Ok(mutated(&state, &caller, account, snapshot, false).await)
+    let set = state.store.set_owner(Some(&by), &id, owner).await.map_err(store_problem)?;
+    // The copies take a change at the snapshot it opened, and only then: an owner the account
+    // already had changes nothing, and its snapshot may be another replica's write, which a
+    // copy that takes it would claim to have seen.
+    if set.opened {
+        state.propagate(&Change::Updated(set.account.clone()), set.snapshot);
+    }
+    Ok(mutated(&state, &caller, set.account, set.snapshot, false).await)
 }
 
 /// `DELETE /service-accounts/{id}`.

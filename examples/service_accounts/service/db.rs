@@ -141,6 +141,17 @@ impl Filter {
 /// A snapshot number; `s-42` on the wire.
 pub type Snapshot = u64;
 
+/// What a change of owner did: the account as it now is, the snapshot the answer speaks of,
+/// and whether the change opened that snapshot. An account that already has the owner is left
+/// as it is, at the current snapshot, which another replica's write may have opened: a search
+/// copy must not take that snapshot for one it has seen.
+#[derive(Debug)]
+pub struct OwnerSet {
+    pub account: Account,
+    pub snapshot: Snapshot,
+    pub opened: bool,
+}
+
 /// The wire form of a snapshot number.
 pub fn snapshot_label(snapshot: Snapshot) -> String {
     format!("s-{snapshot}")
@@ -587,19 +598,14 @@ impl SqliteStore {
 
     /// Sets (or clears) the owner of account `id` at a new snapshot; one that already has it is
     /// left as it is, at the current snapshot.
-    pub fn set_owner(
-        &self,
-        by: Option<&Grantee>,
-        id: &str,
-        owner: Option<String>,
-    ) -> Result<(Account, Snapshot), StoreError> {
+    pub fn set_owner(&self, by: Option<&Grantee>, id: &str, owner: Option<String>) -> Result<OwnerSet, StoreError> {
         let mut conn = self.lock();
         let tx = write(&mut conn)?;
         Grantee::check(by, |name| grant_of(&tx, name))?;
         let mut account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
         if account.owner == owner {
             // Nothing changes: no snapshot, so evidence and cursors of the current one hold.
-            return Ok((account, current(&tx)?));
+            return Ok(OwnerSet { account, snapshot: current(&tx)?, opened: false });
         }
         let snapshot = open_snapshot(&tx)?;
         account.owner_email = owner.as_deref().map(seed::owner_email);
@@ -607,7 +613,7 @@ impl SqliteStore {
         close_version(&tx, id, snapshot)?;
         insert_version(&tx, &account, snapshot)?;
         tx.commit()?;
-        Ok((account, snapshot))
+        Ok(OwnerSet { account, snapshot, opened: true })
     }
 
     /// Deletes account `id` at a new snapshot (its last version is closed, not erased).

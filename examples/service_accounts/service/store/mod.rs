@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::db::{
-    Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
+    Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, OwnerSet, Snapshot, SqliteStore, StoreError,
 };
 use super::replicas::ReplicaSettings;
 use tokio_postgres::config::{ChannelBinding, SslMode, TargetSessionAttrs};
@@ -313,13 +313,14 @@ pub trait AccountStore: Send + Sync {
     /// authenticated with, checked once it holds the write lock ([`Grantee::check`]).
     async fn create(&self, by: Option<&Grantee<'_>>, new: NewAccount) -> Result<(Account, Snapshot), StoreError>;
     /// Sets (or clears) the owner of account `id` at a new snapshot; one that already has it is
-    /// left as it is, at the current snapshot (an owner change is what makes one).
+    /// left as it is, at the current snapshot (an owner change is what makes one), and
+    /// [`OwnerSet::opened`] says which.
     async fn set_owner(
         &self,
         by: Option<&Grantee<'_>>,
         id: &str,
         owner: Option<String>,
-    ) -> Result<(Account, Snapshot), StoreError>;
+    ) -> Result<OwnerSet, StoreError>;
     /// Deletes account `id` at a new snapshot.
     async fn delete(&self, by: Option<&Grantee<'_>>, id: &str) -> Result<(Account, Snapshot), StoreError>;
     /// Archives `ids` atomically when each was selected by `then` at `snapshot` and is still

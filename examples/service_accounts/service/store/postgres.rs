@@ -60,7 +60,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{IsolationLevel, NoTls, Row};
 
 use super::super::db::{
-    Account, ArchiveOutcome, COLUMNS, Filter, Grant, Grantee, ListItem, NewAccount, OwnerFilter, Snapshot,
+    Account, ArchiveOutcome, COLUMNS, Filter, Grant, Grantee, ListItem, NewAccount, OwnerFilter, OwnerSet, Snapshot,
     SnapshotGone, StoreError, first_snapshot, successor_snapshot,
 };
 use super::super::replicas::{ALIVE, ReplicaSettings};
@@ -1111,7 +1111,7 @@ impl AccountStore for PgStore {
         by: Option<&Grantee<'_>>,
         id: &str,
         owner: Option<String>,
-    ) -> Result<(Account, Snapshot), StoreError> {
+    ) -> Result<OwnerSet, StoreError> {
         self.bounded(async move |client| {
             let tx = client.transaction().await.map_err(pg)?;
             let locked = Self::lock_current(&tx).await?;
@@ -1122,7 +1122,7 @@ impl AccountStore for PgStore {
                 // Committed all the same: the lock may have taken a predecessor's place, and
                 // `locked` is then a snapshot of that jump.
                 commit(tx).await?;
-                return Ok((account, locked));
+                return Ok(OwnerSet { account, snapshot: locked, opened: false });
             }
             let snapshot = Self::open_snapshot(&tx, locked).await?;
             account.owner_email = owner.as_deref().map(seed::owner_email);
@@ -1130,7 +1130,7 @@ impl AccountStore for PgStore {
             Self::close_version(&tx, id, snapshot).await?;
             Self::insert_version(&tx, &account, snapshot).await?;
             commit(tx).await?;
-            Ok((account, snapshot))
+            Ok(OwnerSet { account, snapshot, opened: true })
         })
         .await
     }

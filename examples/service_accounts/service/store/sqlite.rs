@@ -4,7 +4,7 @@
 //! it either way.
 
 use super::super::db::{
-    Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, Snapshot, SqliteStore, StoreError,
+    Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, OwnerSet, Snapshot, SqliteStore, StoreError,
 };
 use super::AccountStore;
 
@@ -64,7 +64,7 @@ impl AccountStore for SqliteStore {
         by: Option<&Grantee<'_>>,
         id: &str,
         owner: Option<String>,
-    ) -> Result<(Account, Snapshot), StoreError> {
+    ) -> Result<OwnerSet, StoreError> {
         SqliteStore::set_owner(self, by, id, owner)
     }
     async fn delete(&self, by: Option<&Grantee<'_>>, id: &str) -> Result<(Account, Snapshot), StoreError> {
