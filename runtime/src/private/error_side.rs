@@ -12,7 +12,9 @@
 //!    (headers, extensions: what sets no status) ending in one, `(HeaderMap, Json<Vec<T>>)`; a
 //!    tuple that starts with a status, `(StatusCode, Json<Vec<T>>)`, is an error response.
 //! 3. Any other error side is a response (`IntoResponse`): axum answers an `Err` with it. Said
-//!    here, on the error type, rather than by axum's "not a handler" on the route.
+//!    here, on the error type, rather than by axum's "not a handler" on the route. axum's own
+//!    `ErrorResponse` (of `axum::response::Result<T>`) is one only inside a `Result`, which axum
+//!    makes a response: it passes.
 //! 4. Any other answer passes: one that is not a `Result`.
 //!
 //! Generated as `ErrorSide::<Output, Reason>::new().check()`. Each rule is an inherent `check`
@@ -132,6 +134,15 @@ impl<T, E, R> ErrorResponse<Result<T, E>, R> {
         E: ErrorSideResponds,
     {
     }
+}
+
+/// Rule 3 for axum's `ErrorResponse`, a response only as the error side of a `Result`. (A
+/// bound cannot say it: axum may yet make it `IntoResponse`, so an impl of `ErrorSideResponds`
+/// beside the blanket one would overlap.)
+#[cfg(feature = "axum")]
+impl<T, R> ListError<Result<T, axum::response::ErrorResponse>, R> {
+    /// Rule 3, met.
+    pub fn check(&self) {}
 }
 
 impl<O, R> AnyOther<O, R> {

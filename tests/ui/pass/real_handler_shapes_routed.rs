@@ -44,6 +44,12 @@ async fn list_closed() -> Result<Envelope<String, ListClosedReason>, (StatusCode
     Err((StatusCode::BAD_REQUEST, Json(ErrorBody { message: "no such filter".into() })))
 }
 
+// axum's own alias, whose error side is a response only inside a `Result`.
+#[completeness(resource = "tickets", reasons(VisibilityRestricted))]
+async fn list_theirs() -> axum::response::Result<Envelope<String, ListTheirsReason>> {
+    Err(StatusCode::FORBIDDEN.into())
+}
+
 #[completeness(resource = "tickets", reasons(VisibilityRestricted))]
 async fn list_mine() -> Result<Envelope<String, ListMineReason>, Json<ErrorBody>> {
     Err(Json(ErrorBody { message: "who are you?".into() }))
@@ -155,6 +161,7 @@ fn main() {
         .route("/open", get(list_open).into())
         .route("/closed", get(list_closed).into())
         .route("/mine", get(list_mine).into())
+        .route("/theirs", get(list_theirs).into())
         .route("/cached", get(list_cached).into())
         .route("/traced", get(list_traced).into())
         .route("/created", get(list_created).into())
