@@ -19,6 +19,11 @@ async fn visibility_restricted_among_the_reasons_is_403() {
         reply.body["incomplete_reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
     assert_eq!(codes, ["RESULT_LIMIT_REACHED", "VISIBILITY_RESTRICTED", "SOURCE_UNAVAILABLE"]);
     assert!(reply.headers.get("retry-after").is_none());
+    // The first recovery a new attempt may take, which the strict caller reads no block for.
+    assert_eq!(reply.body["continuation"], json!({"kind": "narrow_query", "hint": "add a tenant filter"}));
+    let hidden = strict(&app, "more,visibility").await;
+    hidden.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
+    assert!(hidden.body.get("continuation").is_none(), "never the next page of a refused traversal: {}", hidden.body);
 }
 
 #[tokio::test]
@@ -36,6 +41,7 @@ async fn other_reasons_are_503_with_retry_after_when_known() {
     reply.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
     assert_eq!(reply.headers["retry-after"], "7");
     assert_eq!(reply.body["incomplete_reasons"][0]["source"], "legacy");
+    assert_eq!(reply.body["continuation"], json!({"kind": "retry_after", "seconds": 7}));
     let quota = strict(&app, "quota,source").await;
     quota.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
     assert_eq!(quota.headers["retry-after"], "30", "the largest known wait");
@@ -55,6 +61,7 @@ async fn more_pages_available_alone_is_not_a_failure() {
     assert_eq!(paged.body["incomplete_reasons"][0]["code"], "MORE_PAGES_AVAILABLE");
     let mixed = strict(&app, "more,source").await;
     mixed.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
+    assert_eq!(mixed.body["continuation"], json!({"kind": "retry_after", "seconds": 7}), "the cursor is not it");
 }
 
 #[tokio::test]

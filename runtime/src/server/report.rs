@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::contract::aggregate::Aggregate;
 use crate::contract::completeness::Completeness;
+use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
 use crate::contract::envelope::Envelope;
 use crate::contract::field::{Omission, OmittedFields};
@@ -25,6 +26,11 @@ pub trait CompletenessReport {
     fn reasons_json(&self) -> Vec<Value>;
     /// The largest `retry_after` among the recoveries, when any is known.
     fn retry_after_seconds(&self) -> Option<u64>;
+    /// How a new attempt may get what this lacks: the first recovery among the reasons that is
+    /// not the next page (contract §2.4). A problem that refuses the answer carries it.
+    fn new_attempt(&self) -> Option<Continuation> {
+        None
+    }
     /// The warning codes.
     fn warning_codes(&self) -> Vec<WarningCode> {
         Vec::new()
@@ -75,6 +81,12 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
             })
             .max()
     }
+    fn new_attempt(&self) -> Option<Continuation> {
+        self.reasons()
+            .iter()
+            .filter_map(Reason::recovery)
+            .find(|recovery| !matches!(recovery, Continuation::NextCursor { .. }))
+    }
     fn warning_codes(&self) -> Vec<WarningCode> {
         self.warnings().iter().map(|w| w.code().clone()).collect()
     }
@@ -95,6 +107,8 @@ pub struct IncompleteReport {
     pub reasons: Vec<serde_json::Value>,
     /// The largest `retry_after` among the recoveries, when any is known.
     pub retry_after_seconds: Option<u64>,
+    /// How a new attempt may get what the answer lacks ([`CompletenessReport::new_attempt`]).
+    pub new_attempt: Option<Continuation>,
     /// True for a page of a collection (it has items or page facts): `MORE_PAGES_AVAILABLE`
     /// alone is then the normal course of paging, not a failure (contract §5.3). An aggregate
     /// has no pages to follow.
@@ -116,6 +130,7 @@ impl IncompleteReport {
             kinds: report.reason_kinds(),
             reasons: report.reasons_json(),
             retry_after_seconds: report.retry_after_seconds(),
+            new_attempt: report.new_attempt(),
             paged,
             only_the_next_page: report.only_the_next_page(),
         }
@@ -215,7 +230,10 @@ impl Problem {
     /// The `COMPLETE_RESULT_UNAVAILABLE` problem of contract §5.3 for an incomplete result:
     /// 403 when a reason of kind visibility is among the reasons (or one of no known kind,
     /// relayed from upstream: the most cautious, §3.4), else 422 when `RESULT_LIMIT_REACHED`
-    /// is, else 503 with `Retry-After` when known.
+    /// is, else 503 with `Retry-After` when known. It carries the reasons, and the recovery a new
+    /// attempt may take ([`IncompleteReport::new_attempt`]) as its `continuation`: a strict
+    /// caller reads no block, and would not learn it otherwise. Never a next page: the demand
+    /// refused the traversal that cursor goes on with.
     pub fn complete_result_unavailable(report: &IncompleteReport) -> Problem {
         let no_retry_fixes = |kind: &ReasonKind| matches!(kind, ReasonKind::Visibility | ReasonKind::Unknown);
         let status = if report.kinds.iter().any(no_retry_fixes) {
@@ -236,6 +254,9 @@ impl Problem {
             && let Some(seconds) = report.retry_after_seconds
         {
             problem = problem.with_retry_after(seconds);
+        }
+        if let Some(recovery) = &report.new_attempt {
+            problem = problem.with_continuation(recovery);
         }
         problem
     }
