@@ -6,7 +6,7 @@ use std::time::Duration;
 use completeness::client::{CollectLimits, Collected, FetchError, collect_all, resume};
 use completeness::reason::MorePagesAvailable;
 use completeness::testing::{MemorySource, Mutation, assert_envelope_invariants};
-use completeness::{Envelope, LimitKind, ReasonCode, Scope, StandardReason, WarningCode};
+use completeness::{Decision, Envelope, Intent, LimitKind, ReasonCode, Scope, StandardReason, WarningCode, decide};
 use serde_json::{Value, json};
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
@@ -291,6 +291,23 @@ fn a_cursor_offered_by_a_services_own_truncation_is_followed_when_the_page_says_
         assert_eq!(codes, sent, "the page's reasons are kept");
         assert_eq!(collected.completeness.evidence(), None);
     }
+}
+
+/// A page cut by a limit of its own (a gateway's `CLIENT_LIMIT_REACHED`) that resumes with the
+/// page's next cursor pages on as `decide` says (`ContinueSearch`): the collector follows the
+/// cursor and does not keep the limit, which that cursor recovers. Without a resume cursor the
+/// limit stays reported (see `resume_goes_on_from_the_collectors_own_limit_not_a_carried_one`).
+#[test]
+fn a_gateways_limit_that_resumes_with_the_next_cursor_is_followed_as_decide_says() {
+    let gateway = json!([{"code": "CLIENT_LIMIT_REACHED", "message": "the gateway stopped",
+                          "limit_kind": "pages", "limit": 1}]);
+    let first = first_page(gateway);
+    let read: Envelope<u32, StandardReason> = serde_json::from_value(first.clone()).unwrap();
+    assert_eq!(decide(&read, Intent::ClaimAbsence), Decision::ContinueSearch);
+    let collected = collect_json([first, last_page(json!("ev1.k1.token"))]);
+    assert!(collected.is_complete(), "{:?}", collected.completeness.reason_codes());
+    assert_eq!((collected.items.clone(), collected.pages_fetched()), (vec![1, 2], 2));
+    assert_eq!(collected.completeness.evidence(), Some("ev1.k1.token"));
 }
 
 /// A collection whose first fetched page was reached with a cursor (a caller's `cursor` in the
@@ -677,8 +694,9 @@ fn only_a_limit_resumes_and_an_expired_snapshot_ends_the_resumed_traversal() {
 
 /// `resume` goes on from the cursor of the collector's own `CLIENT_LIMIT_REACHED`, the last
 /// reason of the stopped result, not from another reason's cursor: here a gateway's page
-/// carries a `CLIENT_LIMIT_REACHED` of its own, with the cursor of that page, which stays
-/// reported after the resumed traversal.
+/// carries a `CLIENT_LIMIT_REACHED` of its own beside `MORE_PAGES_AVAILABLE`. The page's cursor
+/// resumes both (R7): the gateway's limit is pagination, which following the cursor recovers,
+/// so the resumed traversal is complete at its end.
 #[test]
 fn resume_goes_on_from_the_collectors_own_limit_not_a_carried_one() {
     let page = |n: u32, reasons: Value, next: Option<&str>| {
@@ -719,9 +737,7 @@ fn resume_goes_on_from_the_collectors_own_limit_not_a_carried_one() {
     let resumed = block_on(resume(stopped, fetch, no_limits())).unwrap();
     assert_eq!(resumed.items, vec![1, 2, 3], "each item once: the traversal went on after page 2");
     assert_eq!(*fetched.borrow(), [None, Some("p2".to_owned()), Some("p3".to_owned())]);
-    // The gateway's limit is the server's word that its answer was cut: it stays reported.
-    assert!(!resumed.is_complete());
-    assert_eq!(resumed.completeness.reason_codes(), vec![ReasonCode::ClientLimitReached]);
+    assert!(resumed.is_complete(), "{:?}", resumed.completeness.reason_codes());
     assert_eq!(resumed.completeness.next_cursor(), None, "nothing to resume: the traversal reached its end");
 }
 

@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 use serde::{Serialize, Serializer};
 
 use crate::contract::completeness::Completeness;
+use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{
-    ClientLimitReached, LimitKind, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
+    ClientLimitReached, LimitKind, Reason, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
 };
 use crate::contract::scope::{PageInfo, Scope};
 use crate::contract::warning::Warning;
@@ -461,12 +462,23 @@ impl<T> Traversal<T> {
             }
         }
         self.items.append(&mut items);
-        let more_pages = block.reasons().iter().any(|reason| matches!(reason, StandardReason::MorePagesAvailable(_)));
+        // Pagination: MORE_PAGES_AVAILABLE, or a limit of the page's own (a gateway's
+        // CLIENT_LIMIT_REACHED) that resumes with the page's cursor, which then recovers what
+        // the limit cut, as `decide` reads it (contract §8).
+        let next_cursor = block.next_cursor().map(str::to_owned);
+        let pages_on = |reason: &StandardReason| match reason {
+            StandardReason::MorePagesAvailable(_) => true,
+            StandardReason::ClientLimitReached(_) => {
+                matches!(reason.recovery(), Some(Continuation::NextCursor { cursor }) if Some(&cursor) == next_cursor.as_ref())
+            }
+            _ => false,
+        };
+        let more_pages = block.reasons().iter().any(pages_on);
         // The service's own truncation that offered the cursor, when the page says which: the
         // next page is its recovery, as it is MORE_PAGES_AVAILABLE's.
         let paging = if more_pages { None } else { block.own_paging_reason() };
         for (at, reason) in block.reasons().iter().enumerate() {
-            if matches!(reason, StandardReason::MorePagesAvailable(_)) || paging == Some(at) {
+            if pages_on(reason) || paging == Some(at) {
                 continue;
             }
             // A page's own limit (a gateway's) stays reported, but its cursor is that page's:
