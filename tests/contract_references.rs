@@ -220,3 +220,25 @@ fn every_code_the_contract_names_is_in_a_code_table() {
     }
     assert!(named > 25, "the contract names its codes ({named} found)");
 }
+
+/// §5.4's table of the runtime's problem codes is `ProblemCode::KNOWN`, in its order, each with
+/// the code's own status first.
+#[test]
+fn the_problem_codes_table_of_the_contract_is_the_code_table() {
+    use completeness::ProblemCode;
+    let doc = contract();
+    let start = doc.find("| code | status | when |").expect("§5.4 has its table of problem codes");
+    let rows: Vec<(String, u16)> = doc[start..]
+        .lines()
+        .skip(2)
+        .take_while(|line| line.starts_with("| `"))
+        .map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let first_status = cells[2].split(',').next().unwrap_or("").trim();
+            (cells[1].trim_matches('`').to_owned(), first_status.parse().unwrap_or(0))
+        })
+        .collect();
+    let table: Vec<(String, u16)> =
+        ProblemCode::KNOWN.iter().map(|code| (code.as_str().to_owned(), code.status())).collect();
+    assert_eq!(rows, table, "§5.4 lists each runtime problem code in table order, its own status first");
+}
