@@ -110,6 +110,37 @@ async fn a_chained_method_gets_the_demand_like_the_first() {
     assert_eq!((status, body["complete"].clone()), (StatusCode::OK, false.into()));
 }
 
+/// `on(filter, ..)` checks and layers like `get`, and a layer put on the chain wraps the checked
+/// handlers: the demand still judges the handler's own answer, and the layer's header is on it.
+#[tokio::test]
+async fn a_method_filter_and_a_layer_on_the_chain_keep_the_checks() {
+    use axum::routing::MethodFilter;
+    async fn stamp(mut response: axum::response::Response) -> axum::response::Response {
+        response.headers_mut().insert("x-stamped", "1".parse().unwrap());
+        response
+    }
+    let app = Router::new()
+        .route(
+            "/service-accounts",
+            completeness::routing::on(MethodFilter::GET.or(MethodFilter::PUT), list_accounts)
+                .layer(axum::middleware::map_response(stamp))
+                .into(),
+        )
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
+    for method in ["GET", "PUT"] {
+        let request = |uri: &str| Request::builder().method(method).uri(uri).body(Body::empty()).unwrap();
+        let refused = app.clone().oneshot(request("/service-accounts?state=hidden&require_complete=true")).await;
+        let refused = refused.unwrap();
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{method}: the demand applies");
+        assert_eq!(refused.headers()["x-stamped"], "1", "{method}: the layer wraps the refusal too");
+        let answer = app.clone().oneshot(request("/service-accounts?state=more")).await.unwrap();
+        assert_eq!(answer.status(), StatusCode::OK);
+        assert_eq!(answer.headers()["x-stamped"], "1");
+    }
+    let post = Request::post("/service-accounts").body(Body::empty()).unwrap();
+    assert_eq!(app.oneshot(post).await.unwrap().status(), StatusCode::METHOD_NOT_ALLOWED);
+}
+
 /// The answer of a route depends on `Prefer: handling=strict`, so every answer that reports
 /// completeness says `Vary: Prefer`, lenient or refused, and a refusal the preference asked
 /// for says it was applied.

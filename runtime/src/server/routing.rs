@@ -1,5 +1,5 @@
-//! Checked counterparts of `axum::routing::{get, post, put, patch, delete}`: they accept only
-//! handlers whose response implements [`ReportsCompleteness`], first method or chained.
+//! Checked counterparts of `axum::routing::{get, post, put, patch, delete, on}`: they accept
+//! only handlers whose response implements [`ReportsCompleteness`], first method or chained.
 //!
 //! ```
 //! use axum::Router;
@@ -51,9 +51,13 @@
 
 use std::future::Future;
 
+use std::convert::Infallible;
+
 use axum::extract::Request;
 use axum::handler::Handler;
-use axum::routing::{MethodFilter, MethodRouter};
+use axum::response::IntoResponse;
+use axum::routing::{MethodFilter, MethodRouter, Route};
+use tower::{Layer, Service};
 
 use crate::server::budget;
 use crate::server::config::CompletenessState;
@@ -114,8 +118,9 @@ impl_handler_response!(T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T
 impl_handler_response!(T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15);
 impl_handler_response!(T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15, T16);
 
-/// A method router whose every method is checked: what [`get`], [`post`], [`put`], [`patch`]
-/// and [`delete`] return, and what their chained forms (`get(list).post(search)`) extend.
+/// A method router whose every method is checked: what [`get`], [`post`], [`put`], [`patch`],
+/// [`delete`] and [`on`] return, and what their chained forms (`get(list).post(search)`)
+/// extend. A layer for the route goes on it (`get(list).layer(..)`), around the checks.
 ///
 /// axum's `Router::route` takes only axum's own `MethodRouter`, so hand it over with `.into()`:
 /// `.route("/names", get(list).post(search).into())`. To chain a method deliberately left
@@ -233,6 +238,18 @@ where
     CheckedMethods { router: checked(MethodFilter::DELETE, handler) }
 }
 
+/// Routes requests of the methods of `filter` to `handler`, whose response must report
+/// completeness: `on(MethodFilter::GET.or(MethodFilter::POST), search)`, as axum's `on`.
+pub fn on<H, T, S>(filter: MethodFilter, handler: H) -> CheckedMethods<S>
+where
+    S: CompletenessState + Clone + 'static,
+    H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
+    <H as HandlerResponse<T>>::Response: ReportsCompleteness,
+    T: 'static,
+{
+    CheckedMethods { router: checked(filter, handler) }
+}
+
 // The chained forms are written out like the free functions above, rather than generated,
 // so that a refused handler's error points at a plain function signature.
 impl<S: CompletenessState + Clone + 'static> CheckedMethods<S> {
@@ -289,5 +306,42 @@ impl<S: CompletenessState + Clone + 'static> CheckedMethods<S> {
         T: 'static,
     {
         CheckedMethods { router: self.router.merge(checked(MethodFilter::DELETE, handler)) }
+    }
+
+    /// Also routes requests of the methods of `filter` to `handler`, checked like the first
+    /// method (panics, as axum does, if one of them is routed already).
+    pub fn on<H, T>(self, filter: MethodFilter, handler: H) -> CheckedMethods<S>
+    where
+        H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
+        <H as HandlerResponse<T>>::Response: ReportsCompleteness,
+        T: 'static,
+    {
+        CheckedMethods { router: self.router.merge(checked(filter, handler)) }
+    }
+
+    /// Applies `layer` around every method routed so far, as axum's `MethodRouter::layer`: the
+    /// checks stay inside it, on the handlers' own responses. (What the layer makes of a
+    /// response is its own: one that rewrites an answer into a list without its block undoes
+    /// what the checks held.)
+    pub fn layer<L>(self, layer: L) -> CheckedMethods<S>
+    where
+        L: Layer<Route> + Clone + Send + Sync + 'static,
+        L::Service: Service<Request, Error = Infallible> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Response: IntoResponse + 'static,
+        <L::Service as Service<Request>>::Future: Send + 'static,
+    {
+        CheckedMethods { router: self.router.layer(layer) }
+    }
+
+    /// Applies `layer` around every method routed so far, only when one of them matches, as
+    /// axum's `MethodRouter::route_layer` (a method not routed stays a 405, not the layer's).
+    pub fn route_layer<L>(self, layer: L) -> CheckedMethods<S>
+    where
+        L: Layer<Route> + Clone + Send + Sync + 'static,
+        L::Service: Service<Request, Error = Infallible> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Response: IntoResponse + 'static,
+        <L::Service as Service<Request>>::Future: Send + 'static,
+    {
+        CheckedMethods { router: self.router.route_layer(layer) }
     }
 }
