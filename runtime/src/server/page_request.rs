@@ -1,7 +1,8 @@
 //! `PageRequest`: the validated page size and the authenticated cursor of a list request (contract §2.5).
 //!
 //! ```
-//! use axum::{Router, routing::get};
+//! use axum::Router;
+//! use completeness_runtime::routing::get;
 //! use completeness_runtime::{Credential, Envelope, Problem, Scope, StandardReason};
 //! use completeness_runtime::config::CompletenessConfig;
 //! use completeness_runtime::cursor::{CursorKeys, QueryBinding};
@@ -18,7 +19,7 @@
 //! }
 //!
 //! let config = CompletenessConfig::new(CursorKeys::ephemeral());
-//! let app: Router = Router::new().route("/numbers", get(list)).with_state(config);
+//! let app: Router = Router::new().route("/numbers", get(list).into()).with_state(config);
 //! ```
 
 use axum::extract::{FromRequestParts, MatchedPath};

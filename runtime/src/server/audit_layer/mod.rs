@@ -6,7 +6,10 @@
 //!    that is not a success (a status other than 2xx: a `422` with `["bad field"]` is an error
 //!    a client does not read as a list), one with an empty body (a `204`: no JSON value, so
 //!    neither a list nor bad JSON), and one whose body's size is not known up front (streamed)
-//!    or is larger than [`AuditLayer::max_bytes`].
+//!    or is larger than [`AuditLayer::max_bytes`]. A body a compression layer inside this one
+//!    encoded (tower-http's `CompressionLayer`, for a client that accepts gzip) is streamed:
+//!    add this layer inside the compression, `.layer(audit).layer(CompressionLayer::new())`,
+//!    where it reads the handlers' JSON as written; outside it, most answers go uninspected.
 //! 2. A body that is not JSON (see [`shape`] for the check) is counted as bad JSON; the client
 //!    gets it as it was.
 //! 3. A top-level array is flagged `bare-array`.
