@@ -611,6 +611,22 @@ fn members_a_reader_does_not_know_are_ignored_at_every_level() {
     assert_eq!(page.completeness.next_cursor(), Some("c1.next"));
 }
 
+/// §7: a cursor may be bound to more in a later version; a value of `invalidated_by` a reader
+/// does not know is left out, never a reason to refuse the answer. One that is no string is.
+#[test]
+fn a_cursor_binding_a_reader_does_not_know_is_ignored() {
+    use completeness::CursorBinding;
+    let mut json = valid_partial();
+    json["page"]["cursor"]["invalidated_by"] = json!(["filters", "page_size", "credential"]);
+    let page: Envelope<String> = serde_json::from_value(json).expect("an unknown binding is ignored");
+    let contract = page.completeness.page().and_then(|p| p.cursor.clone()).expect("a cursor contract");
+    assert_eq!(contract.invalidated_by, [CursorBinding::Filters, CursorBinding::Credential]);
+
+    let mut json = valid_partial();
+    json["page"]["cursor"]["invalidated_by"] = json!(["filters", 7]);
+    assert!(serde_json::from_value::<Envelope<String>>(json).is_err(), "a binding is a string");
+}
+
 #[test]
 fn malformed_reasons_are_rejected_with_their_index() {
     let cases = [

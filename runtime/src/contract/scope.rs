@@ -131,15 +131,28 @@ pub struct CursorContract {
     #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     #[cfg_attr(feature = "json-schema", schemars(extend("format" = "date-time")))]
     pub expires_at: String,
-    /// What makes the cursor invalid when changed.
+    /// What makes the cursor invalid when changed. A value this version does not know (a newer
+    /// server's) is left out when read, as contract §7 has readers ignore what they do not know.
+    #[serde(deserialize_with = "known_bindings")]
     pub invalidated_by: Vec<CursorBinding>,
 }
 
-/// Something a cursor is bound to.
+/// `invalidated_by` as read: its strings, each a binding this version knows or left out.
+fn known_bindings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<CursorBinding>, D::Error> {
+    let names = Vec::<String>::deserialize(deserializer)?;
+    Ok(names
+        .into_iter()
+        .filter_map(|name| CursorBinding::deserialize(serde::de::value::StringDeserializer::<D::Error>::new(name)).ok())
+        .collect())
+}
+
+/// Something a cursor is bound to. A server may bind its cursors to more in a later version
+/// (contract §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub enum CursorBinding {
     /// The query's filters.
     Filters,
