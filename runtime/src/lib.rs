@@ -23,6 +23,8 @@ pub mod contract;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod server;
+#[cfg(all(test, feature = "axum"))]
+mod test_events;
 #[cfg(feature = "testing")]
 pub mod testing;
 

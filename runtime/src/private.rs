@@ -117,6 +117,32 @@ pub use crate::server::report::{CarriesReason, CompletenessReport, ReportsComple
 #[inline(always)]
 pub fn assert_declared<T: ReportsCompleteness + CarriesReason<R>, R>() {}
 
+/// The recovery of a service's own reason `code` declared without `next_cursor`, as offered:
+/// a next page it returns anyway is left out (the endpoint never pages, and its schema says the
+/// reason offers none), and a `WARN` event says so, once per code, since the service meant to
+/// page: the fix is `next_cursor` in `#[reason(...)]`.
+pub fn without_a_cursor(code: &'static str, recovery: Option<Continuation>) -> Option<Continuation> {
+    if !matches!(recovery, Some(Continuation::NextCursor { .. })) {
+        return recovery;
+    }
+    #[cfg(feature = "axum")]
+    {
+        static WARNED: std::sync::Mutex<std::collections::BTreeSet<&str>> =
+            std::sync::Mutex::new(std::collections::BTreeSet::new());
+        if WARNED.lock().is_ok_and(|mut warned| warned.insert(code)) {
+            tracing::warn!(
+                target: "completeness",
+                code,
+                "the recovery of reason {code} offered a next cursor, which was left out: the reason is declared \
+                 without `next_cursor`, so its endpoint never pages; add `next_cursor` to its `#[reason(...)]`"
+            );
+        }
+    }
+    #[cfg(not(feature = "axum"))]
+    let _ = code;
+    None
+}
+
 /// A field's type the envelope derive read as `Field<T>` by its name: the framework's `Field`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the framework's `Field`, which the envelope derive knows by its name",
@@ -552,4 +578,30 @@ macro_rules! __impl_envelope_openapi {
 #[macro_export]
 macro_rules! __impl_envelope_into_response {
     ($($tokens:tt)*) => {};
+}
+
+#[cfg(all(test, feature = "axum"))]
+mod tests {
+    use super::{Continuation, without_a_cursor};
+    use crate::test_events::Events;
+
+    /// A next page offered by a reason declared without `next_cursor` is left out, and said once
+    /// per code; any other recovery passes as it is.
+    #[test]
+    fn a_cursor_a_reason_may_not_offer_is_left_out_and_said_once() {
+        let events = Events::default();
+        let next = || Some(Continuation::NextCursor { cursor: "c2".to_owned() });
+        let retry = Some(Continuation::RetryAfter { seconds: 5 });
+        tracing::subscriber::with_default(events.clone(), || {
+            assert_eq!(without_a_cursor("UPSTREAM_PAGED_TEST", next()), None);
+            assert_eq!(without_a_cursor("UPSTREAM_PAGED_TEST", next()), None);
+            assert_eq!(without_a_cursor("UPSTREAM_PAGED_TEST", retry.clone()), retry);
+            assert_eq!(without_a_cursor("UPSTREAM_PAGED_TEST", None), None);
+        });
+        let warned = events.of("completeness");
+        assert_eq!(warned.len(), 1, "once per code: {warned:?}");
+        assert_eq!(warned[0].level, tracing::Level::WARN);
+        assert!(warned[0].message.contains("UPSTREAM_PAGED_TEST"), "{:?}", warned[0]);
+        assert!(warned[0].message.contains("add `next_cursor`"), "{:?}", warned[0]);
+    }
 }

@@ -66,20 +66,22 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
                 .map(|kind| Ident::new(&super::super::names::camel_case(&kind.to_string()), kind.span()));
             // Only a reason that says `next_cursor` offers a cursor: an endpoint whose reasons
             // all leave it out never pages, and refuses a cursor sent to it (contract §2.5). A
-            // recovery of such a reason that returns one anyway is left out, as its schema says.
+            // recovery of such a reason that returns one anyway is left out, as its schema says,
+            // and the log says so.
             let may_offer_a_cursor = attrs.next_cursor.is_some();
-            let offered = if may_offer_a_cursor {
-                quote! {}
-            } else {
-                quote! { .filter(|recovery| !::core::matches!(recovery, #private::Continuation::NextCursor { .. })) }
-            };
             let recovery = match &attrs.recovery.value {
                 // Through a typed binding spanned on the path, so that a function of another
                 // signature is reported there, with the signature it must have.
+                Some(path) if may_offer_a_cursor => quote_spanned! {at(path.span())=>
+                    {
+                        let recovery: fn(&Self) -> ::core::option::Option<#private::Continuation> = #path;
+                        recovery(self)
+                    }
+                },
                 Some(path) => quote_spanned! {at(path.span())=>
                     {
                         let recovery: fn(&Self) -> ::core::option::Option<#private::Continuation> = #path;
-                        recovery(self) #offered
+                        #private::without_a_cursor(#code, recovery(self))
                     }
                 },
                 None => quote! { ::core::option::Option::None },

@@ -369,36 +369,12 @@ fn is_json(headers: &HeaderMap) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Mutex};
-
     use axum::routing::get;
     use axum::{Json, Router};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Level, Metadata};
+    use tracing::Level;
 
     use super::*;
-
-    /// The levels of the events of the `completeness::audit` target, in order.
-    #[derive(Clone, Default)]
-    struct Levels(Arc<Mutex<Vec<Level>>>);
-
-    impl tracing::Subscriber for Levels {
-        fn enabled(&self, _: &Metadata<'_>) -> bool {
-            true
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            if event.metadata().target() == "completeness::audit" {
-                self.0.lock().unwrap().push(*event.metadata().level());
-            }
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
+    use crate::test_events::Events;
 
     /// Rule 5: a route mid-migration answers lists all day, so the first flag of a route for a
     /// problem is a warning and the next ones are debug events.
@@ -408,9 +384,9 @@ mod tests {
             .route("/bare", get(|| async { Json(vec![1, 2]) }))
             .route("/object", get(|| async { Json(serde_json::json!({"items": [1]})) }))
             .layer(AuditLayer::new());
-        let levels = Levels::default();
+        let events = Events::default();
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        tracing::subscriber::with_default(levels.clone(), || {
+        tracing::subscriber::with_default(events.clone(), || {
             runtime.block_on(async {
                 for path in ["/bare", "/bare", "/bare", "/object"] {
                     let mut service = app.clone();
@@ -420,7 +396,7 @@ mod tests {
                 }
             })
         });
-        let levels = levels.0.lock().unwrap().clone();
+        let levels: Vec<Level> = events.of("completeness::audit").iter().map(|event| event.level).collect();
         assert_eq!(levels, [Level::WARN, Level::DEBUG, Level::DEBUG, Level::WARN]);
     }
 }
