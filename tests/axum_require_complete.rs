@@ -19,8 +19,8 @@ async fn visibility_restricted_among_the_reasons_is_403() {
         reply.body["incomplete_reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
     assert_eq!(codes, ["RESULT_LIMIT_REACHED", "VISIBILITY_RESTRICTED", "SOURCE_UNAVAILABLE"]);
     assert!(reply.headers.get("retry-after").is_none());
-    // The first recovery a new attempt may take, which the strict caller reads no block for.
-    assert_eq!(reply.body["continuation"], json!({"kind": "narrow_query", "hint": "add a tenant filter"}));
+    // No retry shows what is hidden: no recovery is offered, though other reasons have one.
+    assert!(reply.body.get("continuation").is_none(), "a 403 offers no new attempt: {}", reply.body);
     let hidden = strict(&app, "more,visibility").await;
     hidden.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
     assert!(hidden.body.get("continuation").is_none(), "never the next page of a refused traversal: {}", hidden.body);
@@ -32,6 +32,8 @@ async fn result_limit_reached_without_visibility_is_422() {
     let reply = strict(&app, "source,limit").await;
     reply.assert_problem(422, "COMPLETE_RESULT_UNAVAILABLE");
     assert_eq!(reply.body["incomplete_reasons"][1]["limit"], 2);
+    // The narrower question the status speaks of, not the first reason's wait.
+    assert_eq!(reply.body["continuation"], json!({"kind": "narrow_query", "hint": "add a tenant filter"}));
 }
 
 #[tokio::test]
@@ -45,6 +47,7 @@ async fn other_reasons_are_503_with_retry_after_when_known() {
     let quota = strict(&app, "quota,source").await;
     quota.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
     assert_eq!(quota.headers["retry-after"], "30", "the largest known wait");
+    assert_eq!(quota.body["continuation"], json!({"kind": "retry_after", "seconds": 30}), "the wait the header gives");
     let unknown = strict(&app, "source_unknown_retry").await;
     unknown.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
     assert!(unknown.headers.get("retry-after").is_none(), "no Retry-After is invented");

@@ -26,10 +26,10 @@ pub trait CompletenessReport {
     fn reasons_json(&self) -> Vec<Value>;
     /// The largest `retry_after` among the recoveries, when any is known.
     fn retry_after_seconds(&self) -> Option<u64>;
-    /// How a new attempt may get what this lacks: the first recovery among the reasons that is
-    /// not the next page (contract §2.4). A problem that refuses the answer carries it.
-    fn new_attempt(&self) -> Option<Continuation> {
-        None
+    /// The recovery of each reason, in order (`None` for one that offers none): a problem that
+    /// refuses the answer carries the one a new attempt takes.
+    fn recoveries(&self) -> Vec<Option<Continuation>> {
+        Vec::new()
     }
     /// The warning codes.
     fn warning_codes(&self) -> Vec<WarningCode> {
@@ -81,11 +81,8 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
             })
             .max()
     }
-    fn new_attempt(&self) -> Option<Continuation> {
-        self.reasons()
-            .iter()
-            .filter_map(Reason::recovery)
-            .find(|recovery| !matches!(recovery, Continuation::NextCursor { .. }))
+    fn recoveries(&self) -> Vec<Option<Continuation>> {
+        self.reasons().iter().map(Reason::recovery).collect()
     }
     fn warning_codes(&self) -> Vec<WarningCode> {
         self.warnings().iter().map(|w| w.code().clone()).collect()
@@ -96,8 +93,10 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
 }
 
 /// The reasons of an incomplete response, as the demand check (`require::DemandLayer`) reads
-/// them: codes and kinds, the reasons as wire objects, and the longest `retry_after`.
+/// them: codes and kinds, the reasons as wire objects, and the longest `retry_after`. Built by
+/// [`IncompleteReport::of`] (it may gain fields).
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct IncompleteReport {
     /// The reason codes, in order.
     pub codes: Vec<ReasonCode>,
@@ -107,8 +106,8 @@ pub struct IncompleteReport {
     pub reasons: Vec<serde_json::Value>,
     /// The largest `retry_after` among the recoveries, when any is known.
     pub retry_after_seconds: Option<u64>,
-    /// How a new attempt may get what the answer lacks ([`CompletenessReport::new_attempt`]).
-    pub new_attempt: Option<Continuation>,
+    /// The recovery of each reason ([`CompletenessReport::recoveries`]).
+    pub recoveries: Vec<Option<Continuation>>,
     /// True for a page of a collection (it has items or page facts): `MORE_PAGES_AVAILABLE`
     /// alone is then the normal course of paging, not a failure (contract §5.3). An aggregate
     /// has no pages to follow.
@@ -130,7 +129,7 @@ impl IncompleteReport {
             kinds: report.reason_kinds(),
             reasons: report.reasons_json(),
             retry_after_seconds: report.retry_after_seconds(),
-            new_attempt: report.new_attempt(),
+            recoveries: report.recoveries(),
             paged,
             only_the_next_page: report.only_the_next_page(),
         }
@@ -230,10 +229,9 @@ impl Problem {
     /// The `COMPLETE_RESULT_UNAVAILABLE` problem of contract §5.3 for an incomplete result:
     /// 403 when a reason of kind visibility is among the reasons (or one of no known kind,
     /// relayed from upstream: the most cautious, §3.4), else 422 when `RESULT_LIMIT_REACHED`
-    /// is, else 503 with `Retry-After` when known. It carries the reasons, and the recovery a new
-    /// attempt may take ([`IncompleteReport::new_attempt`]) as its `continuation`: a strict
-    /// caller reads no block, and would not learn it otherwise. Never a next page: the demand
-    /// refused the traversal that cursor goes on with.
+    /// is, else 503 with `Retry-After` when known. It carries the reasons and, as its
+    /// `continuation`, the recovery of the one its status speaks of ([`new_attempt`]): a strict
+    /// caller reads no block, and would not learn it otherwise.
     pub fn complete_result_unavailable(report: &IncompleteReport) -> Problem {
         let no_retry_fixes = |kind: &ReasonKind| matches!(kind, ReasonKind::Visibility | ReasonKind::Unknown);
         let status = if report.kinds.iter().any(no_retry_fixes) {
@@ -255,10 +253,30 @@ impl Problem {
         {
             problem = problem.with_retry_after(seconds);
         }
-        if let Some(recovery) = &report.new_attempt {
-            problem = problem.with_continuation(recovery);
+        if let Some(recovery) = new_attempt(report, status) {
+            problem = problem.with_continuation(&recovery);
         }
         problem
+    }
+}
+
+/// The recovery a new attempt takes after a strict refusal of `status`, the one the status
+/// speaks of: none for a 403, since no retry shows what is hidden; `RESULT_LIMIT_REACHED`'s
+/// narrower question for a 422; for a 503, the wait `Retry-After` gives, or else the first
+/// other new attempt offered (a larger budget, a new traversal). Never a next page: the demand
+/// refused the traversal that cursor goes on with.
+fn new_attempt(report: &IncompleteReport, status: u16) -> Option<Continuation> {
+    let mut offered =
+        report.codes.iter().zip(&report.recoveries).filter_map(|(code, recovery)| Some((code, recovery.clone()?)));
+    match status {
+        403 => None,
+        422 => offered.find(|(code, _)| **code == ReasonCode::ResultLimitReached).map(|(_, recovery)| recovery),
+        _ => match report.retry_after_seconds {
+            Some(seconds) => Some(Continuation::RetryAfter { seconds }),
+            None => offered.map(|(_, recovery)| recovery).find(|recovery| {
+                matches!(recovery, Continuation::RetryWithDeadline { .. } | Continuation::Restart { .. })
+            }),
+        },
     }
 }
 
