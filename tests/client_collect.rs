@@ -693,12 +693,13 @@ fn only_a_limit_resumes_and_an_expired_snapshot_ends_the_resumed_traversal() {
 }
 
 /// `resume` goes on from the cursor of the collector's own `CLIENT_LIMIT_REACHED`, the last
-/// reason of the stopped result, not from another reason's cursor: here a gateway's page
-/// carries a `CLIENT_LIMIT_REACHED` of its own beside `MORE_PAGES_AVAILABLE`. The page's cursor
-/// resumes both (R7): the gateway's limit is pagination, which following the cursor recovers,
-/// so the resumed traversal is complete at its end.
+/// reason of the stopped result, not from a gateway's: here a gateway's page carries two
+/// `CLIENT_LIMIT_REACHED` of its own beside `MORE_PAGES_AVAILABLE`, and the wire gives the
+/// page's cursor to two of the three reasons (R6, R8). The cursor goes on where every one of
+/// them stopped, as `decide` reads it: none is kept, and the resumed traversal is complete at
+/// its end.
 #[test]
-fn resume_goes_on_from_the_collectors_own_limit_not_a_carried_one() {
+fn resume_goes_on_from_the_collectors_own_limit_after_a_gateways_ones() {
     let page = |n: u32, reasons: Value, next: Option<&str>| {
         json!({
             "status": if next.is_some() { "partial" } else { "complete" }, "complete": next.is_none(),
@@ -714,9 +715,17 @@ fn resume_goes_on_from_the_collectors_own_limit_not_a_carried_one() {
     };
     let gateway = json!({"code": "CLIENT_LIMIT_REACHED", "message": "the gateway stopped",
                          "limit_kind": "pages", "limit": 1});
+    let gateway_items = json!({"code": "CLIENT_LIMIT_REACHED", "message": "the gateway stopped again",
+                               "limit_kind": "items", "limit": 1});
     let more = json!({"code": "MORE_PAGES_AVAILABLE", "message": "more"});
-    let pages =
-        [page(1, json!([gateway, more]), Some("p2")), page(2, json!([more]), Some("p3")), page(3, json!([]), None)];
+    let first = page(1, json!([more.clone(), gateway.clone(), gateway_items.clone()]), Some("p2"));
+    let read: Envelope<u32, StandardReason> = serde_json::from_value(first).unwrap();
+    assert_eq!(decide(&read, Intent::ClaimAbsence), Decision::ContinueSearch);
+    let pages = [
+        page(1, json!([more, gateway, gateway_items]), Some("p2")),
+        page(2, json!([more]), Some("p3")),
+        page(3, json!([]), None),
+    ];
     let fetched = RefCell::new(Vec::new());
     let fetch = |cursor: Option<String>| {
         fetched.borrow_mut().push(cursor.clone());

@@ -11,10 +11,9 @@ use std::time::{Duration, Instant};
 use serde::{Serialize, Serializer};
 
 use crate::contract::completeness::Completeness;
-use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{
-    ClientLimitReached, LimitKind, Reason, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
+    ClientLimitReached, LimitKind, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
 };
 use crate::contract::scope::{PageInfo, Scope};
 use crate::contract::warning::Warning;
@@ -107,7 +106,7 @@ pub struct Collected<T> {
     pages_fetched: u64,
     /// The cursor of the collector's own `CLIENT_LIMIT_REACHED`, when a limit stopped it: what
     /// [`resume`] goes on from. Kept apart from the block, whose reasons may include a page's
-    /// own `CLIENT_LIMIT_REACHED` (a gateway's) with another cursor.
+    /// own `CLIENT_LIMIT_REACHED` (a gateway's, on a last page, without a cursor).
     resume_cursor: Option<String>,
     /// The cursors the traversal followed ([`fingerprint`]s), kept when it can be resumed:
     /// [`resume`] refuses them too, as one run refuses a cursor given again.
@@ -404,7 +403,7 @@ impl<T> Traversal<T> {
             previous;
         let mut carried = completeness.reasons().to_vec();
         // The collector's own limit, which `finish` pushes last; a page's own
-        // `CLIENT_LIMIT_REACHED` (a gateway's) stays reported.
+        // `CLIENT_LIMIT_REACHED` (a gateway's, on a last page) stays reported.
         if resume_cursor.is_some() {
             carried.pop();
         }
@@ -462,15 +461,13 @@ impl<T> Traversal<T> {
             }
         }
         self.items.append(&mut items);
-        // Pagination: MORE_PAGES_AVAILABLE, or a limit of the page's own (a gateway's
-        // CLIENT_LIMIT_REACHED) that resumes with the page's cursor, which then recovers what
-        // the limit cut, as `decide` reads it (contract §8).
-        let next_cursor = block.next_cursor().map(str::to_owned);
+        // Pagination: MORE_PAGES_AVAILABLE, or on a page with a next cursor a limit of the
+        // page's own (a gateway's CLIENT_LIMIT_REACHED): that cursor goes on where the limit
+        // stopped, as `decide` reads it (contract §8), whichever reason the wire gave it to.
+        let has_next = block.next_cursor().is_some();
         let pages_on = |reason: &StandardReason| match reason {
             StandardReason::MorePagesAvailable(_) => true,
-            StandardReason::ClientLimitReached(_) => {
-                matches!(reason.recovery(), Some(Continuation::NextCursor { cursor }) if Some(&cursor) == next_cursor.as_ref())
-            }
+            StandardReason::ClientLimitReached(_) => has_next,
             _ => false,
         };
         let more_pages = block.reasons().iter().any(pages_on);
@@ -481,16 +478,9 @@ impl<T> Traversal<T> {
             if pages_on(reason) || paging == Some(at) {
                 continue;
             }
-            // A page's own limit (a gateway's) stays reported, but its cursor is that page's:
-            // only this traversal's own stop may say where to go on from.
-            let reason = match reason {
-                StandardReason::ClientLimitReached(limit) => {
-                    StandardReason::ClientLimitReached(limit.clone().without_resume())
-                }
-                other => other.clone(),
-            };
-            if !self.carried.contains(&reason) {
-                self.carried.push(reason);
+            // (A page's own limit is here only on a last page, without a cursor to resume with.)
+            if !self.carried.contains(reason) {
+                self.carried.push(reason.clone());
             }
         }
         for warning in block.warnings() {

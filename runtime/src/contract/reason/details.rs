@@ -411,13 +411,6 @@ impl ClientLimitReached {
         self.resume_cursor = Some(cursor.into());
         self
     }
-
-    /// The same limit without its resume cursor: for a collector that carries a page's own
-    /// `CLIENT_LIMIT_REACHED` (a gateway's), whose cursor is that page's and goes stale.
-    pub(crate) fn without_resume(mut self) -> Self {
-        self.resume_cursor = None;
-        self
-    }
 }
 
 impl ReasonDetails for ClientLimitReached {
