@@ -140,17 +140,22 @@ fn recovery<R: Reason>(completeness: &Completeness<R>) -> Decision {
     steps.min_by_key(|step| recovery_rank(*step)).unwrap_or(Decision::RetryLater)
 }
 
-/// The codes of the reasons of an incomplete result that no retry fixes (kind `visibility`,
-/// or a kind this client does not know): while one is there, [`decide`] refuses or asks for
-/// review, whatever the continuation offers. Empty for a complete result.
-pub(crate) fn beyond_recovery<R: Reason>(completeness: &Completeness<R>) -> Vec<ReasonCode> {
+/// The reasons of an incomplete result for which [`decide`] refuses or asks for review, whatever
+/// the continuation offers, each code once, with their kinds: `visibility` (no retry shows what
+/// is hidden), or a kind this client does not know (it cannot tell what would recover it).
+/// Empty for a complete result.
+pub(crate) fn beyond_recovery<R: Reason>(completeness: &Completeness<R>) -> Vec<(ReasonCode, ReasonKind)> {
     let resumable = completeness.next_cursor().is_some();
-    completeness
-        .reasons()
-        .iter()
-        .filter(|reason| step_for(reason.kind(), reason.code(), resumable) == Decision::RefuseOrRequestReview)
-        .map(Reason::code)
-        .collect()
+    let mut beyond: Vec<(ReasonCode, ReasonKind)> = Vec::new();
+    for reason in completeness.reasons() {
+        let (code, kind) = (reason.code(), reason.kind());
+        if step_for(kind, code.clone(), resumable) == Decision::RefuseOrRequestReview
+            && !beyond.iter().any(|(seen, _)| *seen == code)
+        {
+            beyond.push((code, kind));
+        }
+    }
+    beyond
 }
 
 /// The recoveries of an incomplete result, first to last: when its reasons call for several,

@@ -2,7 +2,7 @@
 
 use crate::contract::completeness::Completeness;
 use crate::contract::continuation::Continuation;
-use crate::contract::reason::{Reason, ReasonCode, ReasonDetails, StandardReason};
+use crate::contract::reason::{Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason};
 
 /// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
 pub fn noun(resource: &str) -> String {
@@ -146,9 +146,10 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
 }
 
 /// What an incomplete answer's verdict says after its first sentence, each part starting with
-/// a space: the sources not read, which a list of codes alone does not tell apart, and how to
-/// continue (or that nothing is offered); empty for a complete answer. For a service's own
-/// verdict lines, such as a count's.
+/// a space: the sources not read, which a list of codes alone does not tell apart, how to
+/// continue (or that nothing is offered), and what continuing does not recover (the reasons for
+/// which `decide` refuses); empty for a complete answer. For a service's own verdict lines,
+/// such as a count's.
 pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
     if completeness.is_complete() {
         return String::new();
@@ -165,18 +166,42 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         .collect();
     let sources =
         if sources.is_empty() { String::new() } else { format!(" Sources not read: {}.", sources.join(", ")) };
-    let beyond = crate::client::decide::beyond_recovery(completeness);
-    // The continuation may get more of the answer (the next page), but not what these hide:
-    // `decide` refuses a claim of absence or a change on it, and the verdict says why.
-    let beyond = match (beyond.is_empty(), completeness.continuation()) {
-        (false, Some(_)) => format!(
-            " It stays incomplete however it is continued: no retry recovers what {} leave{} out.",
-            beyond.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", "),
-            if beyond.len() == 1 { "s" } else { "" },
-        ),
-        _ => String::new(),
+    // The continuation may get more of the answer (the next page), but not what these leave
+    // out: `decide` refuses a claim of absence or a change on it, and the verdict says why.
+    let beyond = match completeness.continuation() {
+        Some(_) => beyond_the_continuation(&crate::client::decide::beyond_recovery(completeness)),
+        None => String::new(),
     };
     format!("{sources}{}{beyond}", next_step(completeness.continuation()))
+}
+
+/// What no continuation recovers, in words: what visibility reasons hide, and what reasons of a
+/// kind this client does not know leave out, of which it cannot tell what would recover it.
+fn beyond_the_continuation(beyond: &[(ReasonCode, ReasonKind)]) -> String {
+    let codes = |visible: bool| -> Vec<&str> {
+        beyond
+            .iter()
+            .filter(|(_, kind)| (*kind == ReasonKind::Visibility) == visible)
+            .map(|(code, _)| code.as_str())
+            .collect()
+    };
+    let (hidden, unknown) = (codes(true), codes(false));
+    let mut text = String::new();
+    if !hidden.is_empty() {
+        text.push_str(&format!(
+            " It stays incomplete however it is continued: no retry shows what {} hide{}.",
+            hidden.join(", "),
+            if hidden.len() == 1 { "s" } else { "" }
+        ));
+    }
+    if !unknown.is_empty() {
+        text.push_str(&format!(
+            " This client cannot tell what would recover what {} leave{} out (a kind it does not know).",
+            unknown.join(", "),
+            if unknown.len() == 1 { "s" } else { "" }
+        ));
+    }
+    text
 }
 
 /// What a reader of the verdict alone does next: the answer's continuation in words (contract
@@ -255,12 +280,26 @@ mod tests {
         assert!(line.contains(" To continue: send `next_cursor` back as the cursor of the same query."), "{line}");
         assert!(
             line.ends_with(
-                " It stays incomplete however it is continued: no retry recovers what VISIBILITY_RESTRICTED leaves out."
+                " It stays incomplete however it is continued: no retry shows what VISIBILITY_RESTRICTED hides."
             ),
             "{line}"
         );
         let pages = verdict(&block(vec![MorePagesAvailable::new("c1.k.p.s").into()]), 2);
         assert!(!pages.contains("stays incomplete"), "{pages}");
+        // A reason of a kind this client does not know: it cannot say no retry recovers it.
+        let draining = crate::contract::reason::CustomReason::from_wire(
+            "REGION_DRAINING".to_owned(),
+            "a region is draining".to_owned(),
+            serde_json::Map::new(),
+        );
+        let unknown = verdict(&block(vec![MorePagesAvailable::new("c1.k.p.s").into(), draining.clone().into()]), 2);
+        assert!(!unknown.contains("stays incomplete"), "{unknown}");
+        assert!(
+            unknown.ends_with(
+                " This client cannot tell what would recover what REGION_DRAINING leaves out (a kind it does not know)."
+            ),
+            "{unknown}"
+        );
     }
 
     /// Codes repeat for several failed sources; the line names the sources.
