@@ -380,16 +380,29 @@ mod openapi {
         warnings: Vec<Warning>,
     }
 
+    /// The same reasons as `list_tickets`, and a warning: another block, through the same struct.
+    #[completeness(resource = "tickets", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
+    async fn list_closed() -> TicketPage<ListClosedReason> {
+        let scope = Scope::new("tickets", "closed tickets");
+        let mut completeness = Completeness::complete(scope);
+        completeness.push_warning(completeness::warning::PageSizeReduced::new(600, 500));
+        TicketPage { ticket_list: vec![], queue_name: "support".into(), next_hint: None, completeness }
+    }
+
     #[utoipa::path(get, path = "/tickets", responses((status = 200, body = TicketPage<ListTicketsReason>)))]
     #[allow(dead_code)]
     async fn tickets() {}
+
+    #[utoipa::path(get, path = "/closed", responses((status = 200, body = TicketPage<ListClosedReason>)))]
+    #[allow(dead_code)]
+    async fn closed() {}
 
     #[utoipa::path(get, path = "/accounts/{id}", responses((status = 200, body = Account)))]
     #[allow(dead_code)]
     async fn account() {}
 
     #[derive(utoipa::OpenApi)]
-    #[openapi(paths(tickets, account))]
+    #[openapi(paths(tickets, closed, account))]
     struct Api;
 
     fn block_on<F: std::future::Future>(future: F) -> F::Output {
@@ -435,8 +448,24 @@ mod openapi {
         assert!(!validator.is_valid(&unnamed), "an item without its own member: {unnamed}");
     }
 
+    /// Two endpoints with the same reasons and other warnings send other blocks through one
+    /// generic struct: two components, each taking its own endpoint's answers only.
     #[test]
-    fn a_derived_single_resources_component_takes_an_omitted_field_and_matches_its_json_schema() {
+    fn a_generic_derived_struct_has_a_component_per_block() {
+        let document = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).unwrap();
+        let component = |path: &str| {
+            completeness::schema::response_component(&document, path, "get", "200", "application/json")
+                .unwrap_or_else(|| panic!("{path} refers to a component"))
+                .to_owned()
+        };
+        assert_ne!(component("/tickets"), component("/closed"), "one component per block");
+        let closed = serde_json::to_value(block_on(list_closed())).unwrap();
+        assert!(validator("/closed", false).1.is_valid(&closed), "{closed}");
+        assert!(!validator("/tickets", false).1.is_valid(&closed), "/tickets declares no warning: {closed}");
+    }
+
+    #[test]
+    fn a_derived_single_resources_component_takes_an_omitted_field_and_requires_what_its_json_schema_does() {
         let (schema, validator) = validator("/accounts/{id}", false);
         let partial = Account {
             id: "sa-1".into(),

@@ -14,7 +14,7 @@ pub use crate::contract::schema::DerivedBlock;
 #[cfg(feature = "json-schema")]
 pub use crate::contract::schema::{DataMember, derived_json};
 #[cfg(feature = "openapi")]
-pub use crate::contract::schema::{OpenapiMember, derived_openapi};
+pub use crate::contract::schema::{OpenapiMember, derived_openapi, derived_openapi_name};
 #[cfg(feature = "json-schema")]
 pub use schemars;
 #[cfg(feature = "openapi")]
@@ -458,8 +458,8 @@ macro_rules! __impl_envelope_into_response {
 
 /// `JsonSchema` for a derived envelope (with `json-schema`; nothing without).
 ///
-/// Input: `[impl generics] [type] [where clause with the schema bounds] "Name" block [T]
-/// omitted <bool> members [("wire", Type, <required>, <a `Field`>) ...]`, where `T` is the
+/// Input: `[impl generics] [type] [where clause with the schema bounds] "Name" generic <bool>
+/// block [T] omitted <bool> members [("wire", Type, <required>, <a `Field`>) ...]`, where `T` is the
 /// block's type, or `()` for a single resource, and `omitted` says whether `omitted_fields` is
 /// written; or only
 /// `[impl generics] [type]` when the struct asks for no schema.
@@ -469,7 +469,7 @@ macro_rules! __impl_envelope_into_response {
 macro_rules! __impl_envelope_json_schema {
     ([$($generics:tt)*] [$($ty:tt)*]) => {};
     (
-        [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $name:literal block [$block:ty] omitted $omitted:literal
+        [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $name:literal generic $generic:literal block [$block:ty] omitted $omitted:literal
         members [$(($member:literal, $field:ty, $required:literal, $declared:literal))*]
     ) => {
         #[automatically_derived]
@@ -523,7 +523,7 @@ macro_rules! __impl_envelope_json_schema {
 macro_rules! __impl_envelope_openapi {
     ([$($generics:tt)*] [$($ty:tt)*]) => {};
     (
-        [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $name:literal block [$block:ty] omitted $omitted:literal
+        [$($generics:tt)*] [$($ty:tt)*] [$($where:tt)*] $name:literal generic $generic:literal block [$block:ty] omitted $omitted:literal
         members [$(($member:literal, $field:ty, $required:literal, $declared:literal))*]
     ) => {
         #[automatically_derived]
@@ -543,7 +543,7 @@ macro_rules! __impl_envelope_openapi {
         #[automatically_derived]
         impl $($generics)* $crate::__private::utoipa::ToSchema for $($ty)* $($where)* {
             fn name() -> ::std::borrow::Cow<'static, str> {
-                ::std::borrow::Cow::Borrowed($name)
+                $crate::__private::derived_openapi_name::<$block>($name, $generic)
             }
             fn schemas(
                 schemas: &mut ::std::vec::Vec<(

@@ -199,7 +199,10 @@ fn schema(input: &Input, data: &[&Field], schema_trait: TokenStream) -> TokenStr
         let (required, declared) = (field.serde.skip_serializing_if.is_none(), field.is_field);
         quote! { (#wire, #ty, #required, #declared) }
     });
-    quote! { [#where_clause] #name block [#block] omitted #omitted members [#(#members)*] }
+    // A generic struct's component is one per block (utoipa appends the type arguments' names,
+    // and a reason type's name leaves out its warnings): its name says the block's.
+    let generic = input.generics.type_params().next().is_some();
+    quote! { [#where_clause] #name generic #generic block [#block] omitted #omitted members [#(#members)*] }
 }
 
 /// The body of a single resource's `single_report`: its `Field`s left out and the codes of its

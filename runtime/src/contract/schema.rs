@@ -775,6 +775,10 @@ pub trait DerivedBlock {
     /// The components the OpenAPI object refers to.
     #[cfg(feature = "openapi")]
     fn openapi_components(schemas: &mut Vec<(String, openapi::Schema)>);
+    /// What tells this block apart in a component's name: the reason type's reasons and
+    /// warnings ([`BlockSchemas::schema_name`]); nothing for a single resource.
+    #[cfg(feature = "openapi")]
+    fn openapi_name() -> Option<std::borrow::Cow<'static, str>>;
 }
 
 const SINGLE: &str = "A single resource (contract §2.7): every declared field present; one not filled is null and \
@@ -794,6 +798,10 @@ impl DerivedBlock for () {
     }
     #[cfg(feature = "openapi")]
     fn openapi_components(_: &mut Vec<(String, openapi::Schema)>) {}
+    #[cfg(feature = "openapi")]
+    fn openapi_name() -> Option<std::borrow::Cow<'static, str>> {
+        None
+    }
 }
 
 #[cfg(any(feature = "json-schema", feature = "openapi"))]
@@ -811,6 +819,10 @@ impl<R: BlockSchemas> DerivedBlock for crate::Completeness<R> {
     #[cfg(feature = "openapi")]
     fn openapi_components(schemas: &mut Vec<(String, openapi::Schema)>) {
         envelope_components(schemas);
+    }
+    #[cfg(feature = "openapi")]
+    fn openapi_name() -> Option<std::borrow::Cow<'static, str>> {
+        Some(R::schema_name())
     }
 }
 
@@ -948,6 +960,20 @@ pub struct OpenapiMember {
     pub required: bool,
     /// A declared field of a single resource (`Field<T>`), which `omitted_fields` may list.
     pub declared: bool,
+}
+
+/// The component name of a `#[derive(ResultEnvelope)]` struct named `name`: its own name, and
+/// for a `generic` one the block's too, since two endpoints with the same reasons and other
+/// warnings send other blocks through one generic struct (utoipa appends the type arguments'
+/// names, and a reason type's name leaves out its warnings), as [`Envelope`](crate::Envelope)'s
+/// name does.
+#[cfg(feature = "openapi")]
+#[doc(hidden)]
+pub fn derived_openapi_name<B: DerivedBlock>(name: &'static str, generic: bool) -> std::borrow::Cow<'static, str> {
+    match B::openapi_name() {
+        Some(block) if generic => format!("{name}_{block}").into(),
+        _ => name.into(),
+    }
 }
 
 /// The OpenAPI schema of a `#[derive(ResultEnvelope)]` struct (`#[envelope(openapi)]`), as
