@@ -612,15 +612,19 @@ fn members_a_reader_does_not_know_are_ignored_at_every_level() {
 }
 
 /// §7: a cursor may be bound to more in a later version; a value of `invalidated_by` a reader
-/// does not know is left out, never a reason to refuse the answer. One that is no string is.
+/// does not know is kept as it came, never a reason to refuse the answer, and written back as
+/// it came. One that is no string is refused.
 #[test]
-fn a_cursor_binding_a_reader_does_not_know_is_ignored() {
+fn a_cursor_binding_a_reader_does_not_know_is_kept() {
     use completeness::CursorBinding;
     let mut json = valid_partial();
     json["page"]["cursor"]["invalidated_by"] = json!(["filters", "page_size", "credential"]);
-    let page: Envelope<String> = serde_json::from_value(json).expect("an unknown binding is ignored");
+    let page: Envelope<String> = serde_json::from_value(json.clone()).expect("an unknown binding is read");
     let contract = page.completeness.page().and_then(|p| p.cursor.clone()).expect("a cursor contract");
-    assert_eq!(contract.invalidated_by, [CursorBinding::Filters, CursorBinding::Credential]);
+    let other = CursorBinding::Other("page_size".to_owned());
+    assert_eq!(contract.invalidated_by, [CursorBinding::Filters, other, CursorBinding::Credential]);
+    let again = serde_json::to_value(&page).unwrap();
+    assert_eq!(again["page"]["cursor"]["invalidated_by"], json["page"]["cursor"]["invalidated_by"]);
 
     let mut json = valid_partial();
     json["page"]["cursor"]["invalidated_by"] = json!(["filters", 7]);

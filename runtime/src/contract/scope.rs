@@ -131,26 +131,14 @@ pub struct CursorContract {
     #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     #[cfg_attr(feature = "json-schema", schemars(extend("format" = "date-time")))]
     pub expires_at: String,
-    /// What makes the cursor invalid when changed. A value this version does not know (a newer
-    /// server's) is left out when read, as contract §7 has readers ignore what they do not know.
-    #[serde(deserialize_with = "known_bindings")]
+    /// What makes the cursor invalid when changed.
     pub invalidated_by: Vec<CursorBinding>,
 }
 
-/// `invalidated_by` as read: its strings, each a binding this version knows or left out.
-fn known_bindings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<CursorBinding>, D::Error> {
-    let names = Vec::<String>::deserialize(deserializer)?;
-    Ok(names
-        .into_iter()
-        .filter_map(|name| CursorBinding::deserialize(serde::de::value::StringDeserializer::<D::Error>::new(name)).ok())
-        .collect())
-}
-
 /// Something a cursor is bound to. A server may bind its cursors to more in a later version
-/// (contract §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// (contract §7): a reader keeps a binding it does not know as [`CursorBinding::Other`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum CursorBinding {
@@ -160,6 +148,30 @@ pub enum CursorBinding {
     Ordering,
     /// The credential and its permission epoch.
     Credential,
+    /// A binding this version does not know (a newer server's), kept as it came, so that a
+    /// reader that passes the block on (a gateway, the fault layer) loses nothing.
+    #[serde(untagged)]
+    Other(String),
+}
+
+/// The OpenAPI schema of a binding: one of this version's, or another string (utoipa's derive
+/// reads no untagged variant; schemars's, which does, writes the same).
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for CursorBinding {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, Type};
+        let known =
+            ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["filters", "ordering", "credential"]));
+        let later = ObjectBuilder::new().schema_type(Type::String).description(Some("a binding of a later version"));
+        AnyOfBuilder::new().item(known).item(later).description(Some("Something a cursor is bound to.")).into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for CursorBinding {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "CursorBinding".into()
+    }
 }
 
 /// A member the contract always writes, `null` or a value (§2.1, §2.5): serde would read a
