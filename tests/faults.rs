@@ -804,6 +804,25 @@ fn a_warning_keeps_the_cursor_of_a_page_paged_by_the_services_own_reason() {
     assert_eq!(faulted["continuation"], page["continuation"], "{faulted}");
     assert_eq!(faulted["page"]["cursor"], page["page"]["cursor"], "{faulted}");
 
+    // A reason that does not end the traversal leaves its cursor too, also beside another
+    // reason with a recovery of its own, which is then the continuation.
+    let mut beside = page.clone();
+    beside["incomplete_reasons"] = json!([
+        {"code": "SOURCE_UNAVAILABLE", "message": "legacy did not answer", "source": "legacy"},
+        {"code": "UPSTREAM_PAGED", "message": "The upstream has more.", "kind": "truncation"}
+    ]);
+    for (page, fault) in
+        [(&page, Fault::Reason(ReasonCode::VisibilityRestricted)), (&beside, Fault::Warning(WarningCode::StaleIndex))]
+    {
+        let Faulted::Page(faulted) = inject(&fault, page, &declared, &facts, &mut shape_rng(7, 0)).unwrap() else {
+            panic!("{fault:?} changes the page");
+        };
+        let faulted = faulted.to_json();
+        check_envelope_invariants(&faulted).unwrap_or_else(|v| panic!("{fault:?}: {v:?}: {faulted}"));
+        assert_eq!(faulted["next_cursor"], "c-2", "{fault:?}: {faulted}");
+        assert_eq!(faulted["page"]["cursor"], page["page"]["cursor"], "{fault:?}: {faulted}");
+    }
+
     // A fault that ends the traversal takes the cursor away with it.
     let fault = Fault::Reason(ReasonCode::SnapshotExpired);
     let Faulted::Page(ended) = inject(&fault, &page, &declared, &facts, &mut shape_rng(7, 0)).unwrap() else {

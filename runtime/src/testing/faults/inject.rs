@@ -393,10 +393,13 @@ impl Rebuild {
         let mut rebuilt = Completeness::<StandardReason>::complete(block.scope().clone());
         let mut page = block.page().cloned();
         // A service's own reason read back from the wire has no recovery (the continuation
-        // could be another reason's), but the one that pages the answer (contract §8) offered
-        // this cursor: it keeps offering it while the traversal goes on.
-        let own_paging = if ends_traversal { None } else { block.own_paging_reason() };
-        for (at, old) in block.reasons().iter().enumerate() {
+        // could be another reason's), so a cursor no standard reason carries was one of them:
+        // the first such reason gets it back while the traversal goes on, as the wire gave it.
+        let mut unclaimed = match ends_traversal || block.next_cursor_carrier().is_some() {
+            true => None,
+            false => block.next_cursor().map(str::to_owned),
+        };
+        for old in block.reasons() {
             if ends_traversal && old.code() == ReasonCode::MorePagesAvailable {
                 continue;
             }
@@ -407,11 +410,11 @@ impl Rebuild {
                 continue;
             }
             let mut old = old.clone();
-            if let (Some(paging), StandardReason::Custom(own)) = (own_paging, &mut old)
-                && paging == at
-                && let Some(cursor) = block.next_cursor()
+            if let StandardReason::Custom(own) = &mut old
+                && own.recovery().is_none()
+                && let Some(cursor) = unclaimed.take()
             {
-                own.keep_recovery(Continuation::NextCursor { cursor: cursor.to_owned() });
+                own.keep_recovery(Continuation::NextCursor { cursor });
             }
             rebuilt.push_reason(old);
         }
