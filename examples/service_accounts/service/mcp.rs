@@ -421,6 +421,9 @@ fn session_not_found() -> Response {
     (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
+/// More zeros than a float's largest exponent: no number a JSON reader takes stands for them.
+const MAX_EXPONENT_ZEROS: usize = 400;
+
 /// The digits of the integer a JSON number names when written with a fraction or an exponent
 /// (`2.0`, `1e2`, `-3.0E0`), read from its decimal text, so no float rounds `2.0000000000000001`
 /// to 2; `None` for one written as an integer already, or naming no integer (`2.5`, `1e-3`).
@@ -436,14 +439,23 @@ fn integer_digits(text: &str) -> Option<String> {
     }
     // The digits, and where the decimal point falls among them once the exponent is applied.
     let digits = format!("{whole}{fraction}");
+    // Zero whatever its exponent: `0e1000000000` is read as 0 by a JSON reader, and its zeros
+    // would never be written out.
+    if digits.bytes().all(|b| b == b'0') {
+        return Some("0".to_owned());
+    }
     let point = whole.len() as i64 + exponent;
     let split = usize::try_from(point.clamp(0, digits.len() as i64)).ok()?;
     if digits[split..].bytes().any(|b| b != b'0') {
         return None;
     }
     // A number whose point lies past its digits gets the zeros it stands for; a JSON reader has
-    // already refused one too large for a float (`1e400`), so they are at most a few hundred.
+    // already refused one too large for a float (`1e400`), so they are at most a few hundred
+    // (more is no integer this reads: left as written, refused as the REST route refuses it).
     let zeros = usize::try_from(point - digits.len() as i64).unwrap_or(0);
+    if zeros > MAX_EXPONENT_ZEROS {
+        return None;
+    }
     let integer = format!("{}{}", &digits[..split], "0".repeat(zeros));
     let integer = integer.trim_start_matches('0');
     Some(if integer.is_empty() { "0".to_owned() } else { format!("{sign}{integer}") })
