@@ -8,7 +8,7 @@
 //! current snapshot says so (`STALE_INDEX`). A source configured to fail has no table at all,
 //! so every query against it genuinely errors.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -159,17 +159,28 @@ impl SearchSource {
             tokio::time::sleep(self.delay).await;
         }
         let name = self.name;
-        tokio::task::spawn_blocking(move || self.query(&q, &tenants, limit))
-            .await
-            .unwrap_or_else(|e| Err(SourceFailure { source: name, detail: e.to_string() }))
+        // A search whose budget ran out drops this future, but not the blocking task, which no
+        // one can stop: it skips its query once it holds the copy, so that searches cut short
+        // leave no scans queued behind the next ones.
+        let wanted = Wanted(Arc::new(AtomicBool::new(true)));
+        let still_wanted = wanted.0.clone();
+        let searched = tokio::task::spawn_blocking(move || {
+            let conn = self.lock();
+            match still_wanted.load(Ordering::SeqCst) {
+                true => self.query(&conn, &q, &tenants, limit),
+                false => Ok(Vec::new()),
+            }
+        });
+        let hits = searched.await.unwrap_or_else(|e| Err(SourceFailure { source: name, detail: e.to_string() }));
+        drop(wanted);
+        hits
     }
 
-    fn query(&self, q: &str, tenants: &[String], limit: usize) -> Result<Vec<Hit>, SourceFailure> {
+    fn query(&self, conn: &Connection, q: &str, tenants: &[String], limit: usize) -> Result<Vec<Hit>, SourceFailure> {
         let failure = |e: rusqlite::Error| SourceFailure { source: self.name, detail: e.to_string() };
         if tenants.is_empty() {
             return Ok(Vec::new());
         }
-        let conn = self.lock();
         let placeholders = vec!["?"; tenants.len()].join(", ");
         let sql = format!(
             "SELECT id, name, tenant FROM records WHERE instr(name, ?1) > 0 AND tenant IN ({placeholders})
@@ -184,6 +195,15 @@ impl SearchSource {
             })
             .map_err(failure)?;
         rows.collect::<Result<_, _>>().map_err(failure)
+    }
+}
+
+/// Whether a search still waits for a source's answer: false once its future is dropped.
+struct Wanted(Arc<AtomicBool>);
+
+impl Drop for Wanted {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
     }
 }
 
