@@ -22,6 +22,33 @@ fn assert_north_view(account: &Value) {
     assert_eq!(account["warnings"][0]["code"], "PARTIAL_FIELD_SET", "{account}");
 }
 
+/// A client that sends requests and reads none of their answers is cut off once it has taken
+/// nothing for the read timeout: it cannot hold a connection, and the kernel's buffers behind
+/// it, by not reading. (Without the cut, the server waits to write for as long as it is let.)
+#[tokio::test]
+async fn a_client_that_reads_no_answer_is_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = Harness::start(Config { read_timeout: Duration::from_secs(1), ..config(2_000) }).await;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(h.running.addr).await.unwrap();
+    let asked = 150;
+    let request = format!(
+        "GET /service-accounts?page_size=500 HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer admin\r\n\r\n",
+        h.running.addr
+    );
+    stream.write_all(request.repeat(asked).as_bytes()).await.unwrap();
+    // Far more than the socket buffers hold is answered; nothing is read for three timeouts.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut answers = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answers)).await;
+    let answers = String::from_utf8_lossy(&answers);
+    let served = answers.matches("HTTP/1.1 200 ").count();
+    assert!(closed.is_ok_and(|read| read.is_err() || served < asked), "served {served} of {asked}: not cut off");
+    // Another client is served as ever.
+    assert_eq!(h.get("/service-accounts/count", "admin").await.status, 200);
+}
+
 e2e_support::both_backends! {
 #[tokio::test]
 async fn mutation_responses_apply_the_field_policy_of_get() {

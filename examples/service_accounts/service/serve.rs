@@ -8,10 +8,14 @@
 //! the moment it opens and again after each answer; past it, hyper closes the connection
 //! without an answer (there is no request to answer). An idle kept-alive connection is closed
 //! the same way. The body has the same time once the head is in ([`super::refusals::limits`],
-//! which answers 408 `REQUEST_TIMEOUT`).
+//! which answers 408 `REQUEST_TIMEOUT`). And a client has the same time to take each part of an
+//! answer: one that sends requests and never reads what they answer would otherwise hold the
+//! connection, and the kernel's buffers behind it, for ever ([`Stalls`]).
 
 use std::future::Future;
-use std::pin::pin;
+use std::io;
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use axum::Router;
@@ -20,7 +24,9 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{Sleep, sleep};
 
 /// Serves `router` on `listener` until `stop` resolves, then stops accepting and waits for
 /// the connections open to finish the requests they carry (idle ones are closed at once).
@@ -38,6 +44,7 @@ pub async fn serve(mut listener: TcpListener, router: Router, read_timeout: Dura
         };
         // Without Nagle's delay: an MCP answer is an event stream written in several small chunks.
         let _ = tcp.set_nodelay(true);
+        let tcp = Stalls { tcp, limit: read_timeout, stalled: None };
         let serving = connection.serve_connection(TokioIo::new(tcp), TowerToHyperService::new(router.clone()));
         let serving = open.watch(serving);
         tokio::spawn(async move {
@@ -48,4 +55,60 @@ pub async fn serve(mut listener: TcpListener, router: Router, read_timeout: Dura
     }
     drop(listener);
     open.shutdown().await;
+}
+
+/// A connection whose writes fail once the client has taken nothing for `limit`: the time it
+/// has to send a request head, given again to take each part of an answer. Any progress starts
+/// the clock again, so a slow reader is served; one that reads nothing is cut off.
+struct Stalls {
+    tcp: TcpStream,
+    limit: Duration,
+    /// Since when a write has waited for the client, when one does.
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl Stalls {
+    /// `progress` as it is, when it is ready; else an error once the client has taken nothing
+    /// for the limit.
+    fn waited<T>(&mut self, cx: &mut Context<'_>, progress: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        if progress.is_ready() {
+            self.stalled = None;
+            return progress;
+        }
+        let limit = self.limit;
+        let stalled = self.stalled.get_or_insert_with(|| Box::pin(sleep(limit)));
+        ready!(stalled.as_mut().poll(cx));
+        Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "the client took no part of the answer in time")))
+    }
+}
+
+impl AsyncRead for Stalls {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Stalls {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let progress = Pin::new(&mut self.tcp).poll_write(cx, buf);
+        self.waited(cx, progress)
+    }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let progress = Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs);
+        self.waited(cx, progress)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let progress = Pin::new(&mut self.tcp).poll_flush(cx);
+        self.waited(cx, progress)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
 }
