@@ -111,6 +111,15 @@ async fn hand_written() -> Items {
     Items(vec![7, 8])
 }
 
+/// axum's own `Result`, whose `ErrorResponse` may hold any response, a list too.
+async fn list_or_axum_error(query: Side) -> axum::response::Result<Envelope<u64>> {
+    match side(&query) {
+        "ok" => Ok(numbers()),
+        "err_status" => Err(StatusCode::BAD_REQUEST.into()),
+        _ => Err(Json(vec![1, 2, 3]).into()),
+    }
+}
+
 fn app() -> Router {
     Router::new()
         .route("/nothing", get(nothing_or_list).into())
@@ -119,6 +128,7 @@ fn app() -> Router {
         .route("/hand-written", get(hand_written).into())
         .route("/json", get(list_or_json_list).into())
         .route("/response", get(list_or_response).into())
+        .route("/axum-result", get(list_or_axum_error).into())
         .route("/single", get(single_or_text).into())
         .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential())
 }
@@ -132,7 +142,7 @@ async fn call(uri: &str) -> (StatusCode, Value) {
 
 #[tokio::test]
 async fn a_list_from_the_error_side_with_a_success_status_is_not_sent() {
-    for uri in ["/json?side=err_list", "/response?side=err_headers"] {
+    for uri in ["/json?side=err_list", "/response?side=err_headers", "/axum-result?side=err_list"] {
         let (status, body) = call(uri).await;
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{uri}: {body}");
         assert_eq!(body["code"], "INTERNAL", "{uri}: {body}");
@@ -143,7 +153,7 @@ async fn a_list_from_the_error_side_with_a_success_status_is_not_sent() {
 
 #[tokio::test]
 async fn the_success_side_and_an_error_status_go_out_as_they_are() {
-    for uri in ["/json?side=ok", "/response?side=ok"] {
+    for uri in ["/json?side=ok", "/response?side=ok", "/axum-result?side=ok"] {
         let (status, body) = call(uri).await;
         assert_eq!(status, StatusCode::OK, "{uri}: {body}");
         assert_eq!(body["complete"], true, "{uri}: {body}");
@@ -152,6 +162,8 @@ async fn the_success_side_and_an_error_status_go_out_as_they_are() {
     let (status, body) = call("/response?side=err_status").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "an error status is an error, whatever it holds: {body}");
     assert_eq!(body, serde_json::json!([1, 2, 3]));
+    let (status, _) = call("/axum-result?side=err_status").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "axum's error response goes out as it is");
 }
 
 #[tokio::test]

@@ -9,12 +9,12 @@
 pub use serde;
 pub use serde_json;
 
-#[cfg(any(feature = "json-schema", feature = "openapi"))]
-pub use crate::contract::schema::DerivedBlock;
 #[cfg(feature = "json-schema")]
-pub use crate::contract::schema::{DataMember, derived_json};
+pub use crate::contract::schema::derived_json;
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+pub use crate::contract::schema::{DataMember, DerivedBlock};
 #[cfg(feature = "openapi")]
-pub use crate::contract::schema::{OpenapiMember, derived_openapi, derived_openapi_name};
+pub use crate::contract::schema::{derived_openapi, derived_openapi_name};
 #[cfg(feature = "json-schema")]
 pub use schemars;
 #[cfg(feature = "openapi")]
@@ -531,7 +531,7 @@ macro_rules! __impl_envelope_openapi {
             fn compose(
                 _: ::std::vec::Vec<$crate::__private::utoipa::openapi::RefOr<$crate::__private::utoipa::openapi::schema::Schema>>,
             ) -> $crate::__private::utoipa::openapi::RefOr<$crate::__private::utoipa::openapi::schema::Schema> {
-                let data = ::std::vec![$($crate::__private::OpenapiMember {
+                let data = ::std::vec![$($crate::__private::DataMember {
                     name: $member,
                     schema: <$field as $crate::__private::utoipa::PartialSchema>::schema(),
                     required: $required,

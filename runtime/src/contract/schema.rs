@@ -707,20 +707,31 @@ pub fn response_json<E: schemars::JsonSchema>() -> schemars::Schema {
     schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator().into_root_schema_for::<E>()
 }
 
-/// One data member of a derived struct, as the derive writes it: its wire name, its schema,
-/// and whether it is always written (a field under `skip_serializing_if` is not).
-#[cfg(feature = "json-schema")]
+/// One data member of a derived struct, as the derive writes it: its wire name, its schema
+/// (`S`: JSON Schema's or OpenAPI's), and whether it is always written (a field under
+/// `skip_serializing_if` is not).
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
 #[doc(hidden)]
-pub struct DataMember {
+pub struct DataMember<S> {
     /// The wire name.
     pub name: &'static str,
     /// The schema of its type.
-    pub schema: schemars::Schema,
+    pub schema: S,
     /// Always written.
     pub required: bool,
     /// A declared field of a single resource (`Field<T>`), which `omitted_fields` may list.
     pub declared: bool,
 }
+
+/// The names of the declared fields among `data`: what `omitted_fields` may list (§2.7).
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+fn declared_fields<S>(data: &[DataMember<S>]) -> Vec<&'static str> {
+    data.iter().filter(|member| member.declared).map(|member| member.name).collect()
+}
+
+/// What `omitted_fields` holds (§2.7), in both schemas.
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+const OMITTED_FIELDS: &str = "The fields left out, each with why: NO_ACCESS, SOURCE_FAILED or NOT_REQUESTED.";
 
 /// The JSON Schema of a `#[derive(ResultEnvelope)]` struct: with a block over `R`, the
 /// block's members and rules beside the data members; a single resource (`R` is `()`) its data
@@ -729,11 +740,11 @@ pub struct DataMember {
 #[doc(hidden)]
 pub fn derived_json<R: DerivedBlock>(
     generator: &mut schemars::SchemaGenerator,
-    data: Vec<DataMember>,
+    data: Vec<DataMember<schemars::Schema>>,
     omitted_fields: bool,
 ) -> schemars::Schema {
     let mut schema = R::block(generator);
-    let declared: Vec<&str> = data.iter().filter(|member| member.declared).map(|member| member.name).collect();
+    let declared = declared_fields(&data);
     for member in data {
         add_member(&mut schema, member.name, member.schema.to_value(), member.required);
     }
@@ -851,7 +862,7 @@ impl schemars::JsonSchema for crate::OmittedFields {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "object",
-            "description": "The fields left out, each with why: NO_ACCESS, SOURCE_FAILED or NOT_REQUESTED.",
+            "description": OMITTED_FIELDS,
             "additionalProperties": {"type": "string", "pattern": WIRE_CODE},
         })
     }
@@ -947,21 +958,6 @@ fn block_openapi<R: BlockSchemas>() -> utoipa::openapi::schema::ObjectBuilder {
     })
 }
 
-/// One data member of a derived struct for its OpenAPI schema, as the derive writes it: its
-/// wire name, the schema of its type, and whether it is always written.
-#[cfg(feature = "openapi")]
-#[doc(hidden)]
-pub struct OpenapiMember {
-    /// The wire name.
-    pub name: &'static str,
-    /// The schema of its type.
-    pub schema: openapi::Schema,
-    /// Always written.
-    pub required: bool,
-    /// A declared field of a single resource (`Field<T>`), which `omitted_fields` may list.
-    pub declared: bool,
-}
-
 /// The component name of a `#[derive(ResultEnvelope)]` struct named `name`: its own name, and
 /// for a `generic` one the block's too, since two endpoints with the same reasons and other
 /// warnings send other blocks through one generic struct (utoipa appends the type arguments'
@@ -982,9 +978,12 @@ pub fn derived_openapi_name<B: DerivedBlock>(name: &'static str, generic: bool) 
 /// `if`: [`add_block_rules`] adds the rules of §2.2 to the document.
 #[cfg(feature = "openapi")]
 #[doc(hidden)]
-pub fn derived_openapi<B: DerivedBlock>(data: Vec<OpenapiMember>, omitted_fields: bool) -> openapi::Schema {
+pub fn derived_openapi<B: DerivedBlock>(
+    data: Vec<DataMember<openapi::Schema>>,
+    omitted_fields: bool,
+) -> openapi::Schema {
     use utoipa::openapi::schema::{ObjectBuilder, Type};
-    let declared: Vec<&str> = data.iter().filter(|member| member.declared).map(|member| member.name).collect();
+    let declared = declared_fields(&data);
     let mut object = B::block_openapi();
     for member in data {
         object = object.property(member.name, member.schema);
@@ -995,7 +994,7 @@ pub fn derived_openapi<B: DerivedBlock>(data: Vec<OpenapiMember>, omitted_fields
     if omitted_fields {
         let omitted = ObjectBuilder::new()
             .schema_type(Type::Object)
-            .description(Some("The fields left out, each with why: NO_ACCESS, SOURCE_FAILED or NOT_REQUESTED."))
+            .description(Some(OMITTED_FIELDS))
             .property_names(Some(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(declared))))
             .additional_properties(Some(ObjectBuilder::new().schema_type(Type::String).pattern(Some(WIRE_CODE))));
         object = object.property("omitted_fields", omitted).required("omitted_fields");

@@ -14,7 +14,9 @@
 //! 3. Any other error side is a response (`IntoResponse`): axum answers an `Err` with it. Said
 //!    here, on the error type, rather than by axum's "not a handler" on the route. axum's own
 //!    `ErrorResponse` (of `axum::response::Result<T>`) is one only inside a `Result`, which axum
-//!    makes a response: it passes.
+//!    makes a response: it passes. It holds any response, so no type says what it answers with:
+//!    a list in it (`Err(Json(vec![..]).into())`) is a success without a block, which the routes
+//!    of `completeness::routing` answer with the 500 `INTERNAL` problem at run time.
 //! 4. Any other answer passes: one that is not a `Result`.
 //!
 //! Generated as `ErrorSide::<Output, Reason>::new().check()`. Each rule is an inherent `check`
