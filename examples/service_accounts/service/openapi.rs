@@ -5,6 +5,8 @@
 //! operation answers with is listed with the problem schema, bodies and parameters carry the
 //! constraints the handlers enforce, and every route but this one requires the bearer scheme.
 
+use std::sync::LazyLock;
+
 use axum::Json;
 use axum::http::StatusCode;
 use completeness::schema::{add_block_rules, parameters};
@@ -41,9 +43,11 @@ pub const METRICS_EXEMPT: &str = "the service's counters in the Prometheus text 
 /// The warnings a single account may carry.
 const ACCOUNT_WARNINGS: &[WarningCode] = &[WarningCode::PartialFieldSet];
 
-/// `GET /openapi.json`.
+/// `GET /openapi.json`: the document built once (it depends on no setting), as anyone may ask
+/// for it without a credential.
 pub async fn document() -> Exempt<Json<Value>> {
-    Exempt::new(Json(document_json()), DOCUMENT_EXEMPT)
+    static DOCUMENT: LazyLock<Value> = LazyLock::new(document_json);
+    Exempt::new(Json(DOCUMENT.clone()), DOCUMENT_EXEMPT)
 }
 
 /// The document as JSON, each response's schema with the rules of contract §2.2 a schema can
