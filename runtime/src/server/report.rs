@@ -230,8 +230,9 @@ impl Problem {
     /// 403 when a reason of kind visibility is among the reasons (or one of no known kind,
     /// relayed from upstream: the most cautious, §3.4), else 422 when `RESULT_LIMIT_REACHED`
     /// is, else 503 with `Retry-After` when known. It carries the reasons and, as its
-    /// `continuation`, the recovery of the one its status speaks of ([`new_attempt`]): a strict
-    /// caller reads no block, and would not learn it otherwise.
+    /// `continuation`, the recovery its status speaks of (none for a 403, the narrower question
+    /// for a 422, the wait `Retry-After` gives or another new attempt for a 503; contract §5.3):
+    /// a strict caller reads no block, and would not learn it otherwise.
     pub fn complete_result_unavailable(report: &IncompleteReport) -> Problem {
         let no_retry_fixes = |kind: &ReasonKind| matches!(kind, ReasonKind::Visibility | ReasonKind::Unknown);
         let status = if report.kinds.iter().any(no_retry_fixes) {
