@@ -390,3 +390,40 @@ mod framing {
         }
     }
 }
+
+/// `completeness::Problem` documents a route's error responses: every strict refusal, and a
+/// problem with a member of the service's own, passes its schema; one without a code does not.
+#[cfg(feature = "openapi")]
+#[tokio::test]
+async fn the_problem_schema_takes_the_refusals_the_runtime_sends() {
+    #[utoipa::path(get, path = "/strict", responses((status = 503, content_type = "application/problem+json", body = completeness::Problem)))]
+    #[allow(dead_code)]
+    async fn refused() {}
+    #[derive(utoipa::OpenApi)]
+    #[openapi(paths(refused))]
+    struct Api;
+
+    let document = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).unwrap();
+    let root = json!({"$ref": "#/components/schemas/Problem", "components": document["components"]});
+    let validator = jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{e}: {root}"));
+    let (app, _) = app(config(K1));
+    for reasons in ["limit,visibility,source", "source,limit", "source", "quota,source"] {
+        let reply = strict(&app, reasons).await;
+        assert!(reply.status.is_client_error() || reply.status.is_server_error(), "{reasons}");
+        assert!(
+            validator.is_valid(&reply.body),
+            "{reasons}: {:?}: {}",
+            validator.validate(&reply.body).err(),
+            reply.body
+        );
+    }
+    let own = serde_json::to_value(
+        completeness::Problem::new(completeness::ProblemCode::custom("QUOTA_FROZEN"), "frozen")
+            .with_extension("outcome", "unknown"),
+    )
+    .unwrap();
+    assert!(validator.is_valid(&own), "{own}");
+    let mut no_code = own.clone();
+    no_code.as_object_mut().unwrap().remove("code");
+    assert!(!validator.is_valid(&no_code), "{no_code}");
+}

@@ -641,7 +641,7 @@ pub fn response_component<'a>(
 }
 
 /// The wire form of a code (§3.1), as a pattern.
-const WIRE_CODE: &str = "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$";
+pub(crate) const WIRE_CODE: &str = "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$";
 
 /// The members of a collection response's completeness block (contract §2.1) over reason type
 /// `R`, and the rules of §2.2 that a schema can state ([`block_rules`]): the schema of

@@ -321,6 +321,69 @@ impl Serialize for Problem {
     }
 }
 
+/// The OpenAPI schema of a problem (contract §5.4), for a route's error responses:
+/// `responses((status = 503, content_type = "application/problem+json", body = Problem))`. The
+/// head members are required; the runtime's extensions are named (`parameter`, `continuation`,
+/// `incomplete_reasons`, `targets`); a service's own members are let through.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Problem {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::Ref;
+        use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
+        let text = |about: &str| ObjectBuilder::new().schema_type(Type::String).description(Some(about));
+        let reason = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .property("code", ObjectBuilder::new().schema_type(Type::String))
+            .required("code")
+            .property("message", ObjectBuilder::new().schema_type(Type::String))
+            .required("message");
+        let [kind, title, status, detail, code] = HEAD_MEMBERS;
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("An RFC 9457 problem with a stable `code` (contract §5.4)."))
+            .property(kind, text("`urn:completeness:problem:` and the code in kebab case.").pattern(Some("^urn:")))
+            .property(title, text("The code's title."))
+            .property(status, ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(400)).maximum(Some(599)))
+            .property(detail, text("What went wrong, for people."))
+            .property(
+                code,
+                text("The stable code; programs branch on it.").pattern(Some(crate::contract::schema::WIRE_CODE)),
+            )
+            .required(kind)
+            .required(title)
+            .required(status)
+            .required(detail)
+            .required(code)
+            .property("parameter", text("The query parameter, header or member at fault."))
+            .property("continuation", Ref::from_schema_name("Continuation"))
+            .property(
+                "incomplete_reasons",
+                ArrayBuilder::new()
+                    .items(reason)
+                    .description(Some("COMPLETE_RESULT_UNAVAILABLE: why the answer was incomplete (contract §5.3).")),
+            )
+            .property(
+                "targets",
+                ArrayBuilder::new()
+                    .items(ObjectBuilder::new().schema_type(Type::String))
+                    .description(Some("TARGET_NOT_IN_EVIDENCE, TARGET_CHANGED: the targets at fault (contract §6).")),
+            )
+            .additional_properties(Some(AdditionalProperties::FreeForm(true)))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Problem {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "Problem".into()
+    }
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        let continuation = <Continuation as utoipa::ToSchema>::name().into_owned();
+        schemas.push((continuation, <Continuation as utoipa::PartialSchema>::schema()));
+    }
+}
+
 impl<'de> Deserialize<'de> for Problem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
