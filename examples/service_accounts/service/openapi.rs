@@ -100,46 +100,16 @@ fn object(description: &str, properties: Vec<(&str, RefOr<Schema>)>) -> RefOr<Sc
     builder.into()
 }
 
-/// The RFC 9457 problem: its five members, always there, and the extensions some problems add.
+/// The library's problem schema (contract §5.4), and the member this service adds: `outcome`,
+/// on a write whose commit was not confirmed.
 fn problem_schema() -> RefOr<Schema> {
-    let mut problem = ObjectBuilder::new().description(Some("RFC 9457 problem with a stable code"));
-    for (name, schema) in [
-        ("type", text("urn:completeness:problem:...")),
-        ("title", text("short title")),
-        ("status", ObjectBuilder::new().schema_type(Type::Integer).into()),
-        ("detail", text("for people")),
-        ("code", text("stable code; programs branch on it")),
-    ] {
-        problem = problem.property(name, schema).required(name);
+    let mut problem = completeness::Problem::schema();
+    if let RefOr::T(Schema::Object(object)) = &mut problem {
+        let outcome =
+            string().enum_values(Some(["unknown"])).description(Some("a write that may have been applied, or not"));
+        object.properties.insert("outcome".to_owned(), outcome.into());
     }
-    let reason = ObjectBuilder::new()
-        .schema_type(Type::Object)
-        .property("code", string())
-        .required("code")
-        .property("message", string())
-        .description(Some("a reason of the refused answer, with its details"));
-    let targets = "TARGET_NOT_IN_EVIDENCE, TARGET_CHANGED: the targets at fault";
-    for (name, schema) in [
-        ("parameter", text("the query parameter or argument at fault")),
-        ("continuation", reference("Continuation")),
-        (
-            "incomplete_reasons",
-            array_of(reason.into())
-                .description(Some("COMPLETE_RESULT_UNAVAILABLE: why the answer was incomplete"))
-                .into(),
-        ),
-        ("targets", array_of(string().into()).description(Some(targets)).into()),
-        (
-            "outcome",
-            string()
-                .enum_values(Some(["unknown"]))
-                .description(Some("a write that may have been applied, or not"))
-                .into(),
-        ),
-    ] {
-        problem = problem.property(name, schema);
-    }
-    problem.into()
+    problem
 }
 
 /// An object schema for a request body: only `properties`, the `required` ones among them.
