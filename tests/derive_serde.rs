@@ -239,25 +239,28 @@ mod json_schema {
     use serde_json::{Value, json};
 
     #[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
     #[serde(rename_all = "camelCase")]
     pub struct Ticket {
         ticket_id: String,
     }
 
+    // With `openapi` too, the OpenAPI tests below take these types.
     #[derive(ResultEnvelope)]
     #[envelope(json_schema)]
+    #[cfg_attr(feature = "openapi", envelope(openapi))]
     #[serde(rename_all = "camelCase")]
     pub struct TicketPage<R: completeness::Reason> {
-        ticket_list: Vec<Ticket>,
-        queue_name: String,
+        pub(super) ticket_list: Vec<Ticket>,
+        pub(super) queue_name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
-        next_hint: Option<String>,
+        pub(super) next_hint: Option<String>,
         #[envelope(completeness)]
-        completeness: Completeness<R>,
+        pub(super) completeness: Completeness<R>,
     }
 
     #[completeness(resource = "tickets", reasons(MorePagesAvailable))]
-    async fn list_tickets(more: bool) -> TicketPage<ListTicketsReason> {
+    pub(super) async fn list_tickets(more: bool) -> TicketPage<ListTicketsReason> {
         let scope = Scope::new("tickets", "open tickets");
         let completeness = match more {
             true => Completeness::incomplete(scope, MorePagesAvailable::new("c2")),
@@ -270,10 +273,11 @@ mod json_schema {
     /// A single resource: a field left out is `null` and listed in `omitted_fields`.
     #[derive(ResultEnvelope)]
     #[envelope(json_schema)]
+    #[cfg_attr(feature = "openapi", envelope(openapi))]
     pub struct Account {
-        id: String,
-        owner_email: Field<String>,
-        warnings: Vec<Warning>,
+        pub(super) id: String,
+        pub(super) owner_email: Field<String>,
+        pub(super) warnings: Vec<Warning>,
     }
 
     fn validator<T: schemars::JsonSchema>() -> (Value, jsonschema::Validator) {
@@ -335,50 +339,12 @@ mod json_schema {
 
 /// `#[envelope(openapi)]`: the OpenAPI schema of a derived struct, a component of the document
 /// of a route that names it, and what it writes passes it.
-#[cfg(feature = "openapi")]
+#[cfg(all(feature = "openapi", feature = "json-schema"))]
 mod openapi {
-    use completeness::reason::MorePagesAvailable;
+    use super::json_schema::{Account, ListTicketsReason, TicketPage, list_tickets};
     use completeness::warning::PartialFieldSet;
-    use completeness::{Completeness, Field, Omission, ResultEnvelope, Scope, Warning, completeness};
+    use completeness::{Completeness, Field, Omission, Scope, completeness};
     use serde_json::{Value, json};
-
-    #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
-    #[serde(rename_all = "camelCase")]
-    pub struct Ticket {
-        ticket_id: String,
-    }
-
-    #[derive(ResultEnvelope)]
-    #[envelope(openapi)]
-    #[serde(rename_all = "camelCase")]
-    pub struct TicketPage<R: completeness::Reason> {
-        ticket_list: Vec<Ticket>,
-        queue_name: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        next_hint: Option<String>,
-        #[envelope(completeness)]
-        completeness: Completeness<R>,
-    }
-
-    #[completeness(resource = "tickets", reasons(MorePagesAvailable))]
-    async fn list_tickets(more: bool) -> TicketPage<ListTicketsReason> {
-        let scope = Scope::new("tickets", "open tickets");
-        let completeness = match more {
-            true => Completeness::incomplete(scope, MorePagesAvailable::new("c2")),
-            false => Completeness::complete(scope),
-        };
-        let ticket_list = vec![Ticket { ticket_id: "t-1".into() }];
-        TicketPage { ticket_list, queue_name: "support".into(), next_hint: None, completeness }
-    }
-
-    /// A single resource: a field left out is `null` and listed in `omitted_fields`.
-    #[derive(ResultEnvelope)]
-    #[envelope(openapi, json_schema)]
-    pub struct Account {
-        id: String,
-        owner_email: Field<String>,
-        warnings: Vec<Warning>,
-    }
 
     /// The same reasons as `list_tickets`, and a warning: another block, through the same struct.
     #[completeness(resource = "tickets", reasons(MorePagesAvailable), warnings(PageSizeReduced))]
