@@ -30,8 +30,8 @@ use crate::model::Verdict;
 use crate::routes::text;
 use crate::shapes::{
     BODY_WRAPPERS, COLLECTIONS, COMPLETENESS_BLOCK, ENVELOPE_DERIVE, EXEMPT, HANDLER_ATTRIBUTE, LIST_MEMBERS,
-    OPAQUE_RESPONSES, PAGINATION_MEMBERS, REPORTING, SUCCESS_KEEPING, SUCCESS_MAPPING, WRAPPERS, documentation_router,
-    known_service, never_a_list,
+    OPAQUE_RESPONSES, PAGE_ONLY_MEMBERS, PAGINATION_MEMBERS, REPORTING, SUCCESS_KEEPING, SUCCESS_MAPPING, WRAPPERS,
+    documentation_router, known_service, never_a_list,
 };
 use crate::source::ModuleId;
 
@@ -1126,22 +1126,25 @@ fn is_param(ty: &Type, param: &syn::Ident) -> bool {
 
 /// The collection member that makes members a list page, when they are one (struct fields and
 /// `json!` objects alike): the first collection under a list member name ([`LIST_MEMBERS`]),
-/// else the first collection when every other member is a page's ([`only_pagination`]). `None`
-/// for a resource that happens to have a collection.
+/// else the first collection when any other member is one only a page has
+/// ([`PAGE_ONLY_MEMBERS`]) or every other member is a page's ([`only_pagination`]). `None` for a
+/// resource that happens to have a collection. (A page taken for a resource would be told to
+/// mark its items bounded: the one wrong answer that hides a truncated list.)
 fn page_member<'a>(collections: &[&'a str], others: &[String]) -> Option<&'a str> {
     let listed = collections.iter().find(|name| named_in(name, &LIST_MEMBERS));
-    listed.or_else(|| collections.first().filter(|_| only_pagination(others, collections))).copied()
+    let paged = || others.iter().any(|o| named_in(o, &PAGE_ONLY_MEMBERS)) || only_pagination(others, collections);
+    listed.or_else(|| collections.first().filter(|_| paged())).copied()
 }
 
 /// True when the members `others` beside the collections named `collections` are those of a
-/// page: pagination members ([`PAGINATION_MEMBERS`]), or counts of one of the collections
-/// (`articles_count`, `articlesCount`, `total_articles`).
+/// page: pagination members ([`PAGINATION_MEMBERS`], [`PAGE_ONLY_MEMBERS`]), or counts of one
+/// of the collections (`articles_count`, `articlesCount`, `total_articles`).
 fn only_pagination(others: &[String], collections: &[&str]) -> bool {
     let counts = |member: &str| {
         let member = folded(member);
         collections.iter().map(|c| folded(c)).any(|c| member == format!("{c}count") || member == format!("total{c}"))
     };
-    others.iter().all(|o| named_in(o, &PAGINATION_MEMBERS) || counts(o))
+    others.iter().all(|o| named_in(o, &PAGINATION_MEMBERS) || named_in(o, &PAGE_ONLY_MEMBERS) || counts(o))
 }
 
 /// True when `member` is one of the names of `table` (written in snake case), in any case:

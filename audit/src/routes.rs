@@ -15,10 +15,10 @@ use syn::{Block, Expr, Lit, Pat, Stmt};
 
 use crate::index::{FnItem, Index, TypeDef, segments};
 use crate::shapes::{
-    API_ROUTE, API_ROUTE_WITH, API_ROUTER, FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_SERVICE, OPENAPI_ROUTER,
-    PATH_ROUTES, ROUTE, ROUTE_SERVICE, ROUTER, ROUTER_PASS_THROUGH, ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS,
-    SERVICE_SETTINGS, SPLIT_FOR_PARTS, documentation_router, documented_method_of, known_service, method_of,
-    service_method_of,
+    API_ROUTE, API_ROUTE_WITH, API_ROUTER, FRAMEWORK_CRATES, MERGE, METHOD_ROUTER, NEST, NEST_API_SERVICE,
+    NEST_SERVICE, OPENAPI_ROUTER, PATH_ROUTES, ROUTE, ROUTE_SERVICE, ROUTE_WITH_TSR, ROUTER, ROUTER_PASS_THROUGH,
+    ROUTER_TYPES, ROUTING_METHODS, SERVICE_FALLBACKS, SERVICE_SETTINGS, SPLIT_FOR_PARTS, documentation_router,
+    documented_method_of, known_service, method_of, service_method_of,
 };
 use crate::source::{ModuleId, test_only};
 
@@ -211,10 +211,10 @@ impl<'i, 's> Eval<'i, 's> {
             returns_router,
         };
         let mut value = self.eval_block(block, &mut frame);
-        if !matches!(value, Value::Router(_))
-            && let Some(returned) = frame.returned.take()
-        {
-            value = returned;
+        // What any `return` hands back is served as well as the tail's value (`if admin {
+        // return r.route(..); } r` serves either).
+        if let Some(returned) = frame.returned.take() {
+            value = union(returned, value);
         }
         let mut unconsumed: Vec<(String, Vec<Registration<'s>>)> = frame
             .locals
@@ -477,8 +477,8 @@ impl<'i, 's> Eval<'i, 's> {
             Expr::Return(r) => {
                 if let Some(e) = &r.expr {
                     let value = self.eval(e, frame, true);
-                    if matches!(value, Value::Router(_)) && frame.returned.is_none() {
-                        frame.returned = Some(value);
+                    if matches!(value, Value::Router(_)) {
+                        frame.returned = Some(union(frame.returned.take().unwrap_or(Value::Other), value));
                     }
                 }
                 Value::Other
@@ -562,7 +562,7 @@ impl<'i, 's> Eval<'i, 's> {
         consuming: bool,
     ) -> Value<'s> {
         match (name, args) {
-            (ROUTE | API_ROUTE, [path, methods]) | (API_ROUTE_WITH, [path, methods, _]) => {
+            (ROUTE | ROUTE_WITH_TSR | API_ROUTE, [path, methods]) | (API_ROUTE_WITH, [path, methods, _]) => {
                 let mut routes = self.router(on, frame);
                 let path = self.path_text(path, frame);
                 match self.eval(methods, frame, true) {
@@ -589,7 +589,7 @@ impl<'i, 's> Eval<'i, 's> {
                 routes.extend(self.path_attributed(&m.mac, frame));
                 Value::Router(routes)
             }
-            (NEST, [prefix, inner]) => {
+            (NEST | NEST_API_SERVICE, [prefix, inner]) => {
                 let receiver = self.eval(on, frame, true);
                 let nested = self.eval(inner, frame, true);
                 let mut routes = match receiver {
@@ -744,8 +744,21 @@ impl<'i, 's> Eval<'i, 's> {
             _ => {
                 // A method the audit does not know, on a router or method router (an extension
                 // trait's `.with_tracing()`, `.boxed()`): the routes it was given are still served.
-                let receiver = self.eval(on, frame, consuming);
+                // A handler handed to it (axum-extra's `.typed_get(list)`) is served somewhere:
+                // it keeps its verdict, at a method and path the audit does not read, rather
+                // than being left out.
+                let mut receiver = self.eval(on, frame, consuming);
                 for arg in args {
+                    if let Value::Router(routes) = &mut receiver
+                        && self.is_handler(arg, frame)
+                    {
+                        let handler = HandlerRef {
+                            route_unread: Some(format!("handed to `.{name}(..)`, which the audit does not read")),
+                            ..self.handler(arg, frame, false)
+                        };
+                        routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
+                        continue;
+                    }
                     self.eval_free(arg, frame);
                 }
                 match receiver {
@@ -908,6 +921,31 @@ impl<'i, 's> Eval<'i, 's> {
             Expr::Paren(e) => self.string_value(module, &e.expr),
             Expr::Group(e) => self.string_value(module, &e.expr),
             _ => None,
+        }
+    }
+
+    /// True when `expr` is a handler: a closure, one bound to a local or handed to a parameter,
+    /// or an `async fn` of the audited sources by its path (with `.layer(..)` and the like).
+    fn is_handler(&self, expr: &'s Expr, frame: &Frame<'s>) -> bool {
+        let mut written = expr;
+        while let Expr::MethodCall(call) = written {
+            written = &call.receiver;
+        }
+        match written {
+            Expr::Closure(_) => true,
+            Expr::Path(p) => {
+                let local = p.path.get_ident().and_then(|name| frame.locals.get(&name.to_string()));
+                match local {
+                    Some((value, _)) => matches!(value, Value::Closure(_) | Value::Handler(_)),
+                    None => {
+                        let segs = self.index.written_in(frame.fn_id, segments(&p.path));
+                        self.index
+                            .find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs)
+                            .is_some_and(|f| f.sig.asyncness.is_some())
+                    }
+                }
+            }
+            _ => false,
         }
     }
 

@@ -62,44 +62,63 @@ pub const LIST_MEMBERS: [&str; 14] = [
     "objects", "page",
 ];
 
-/// Member names of a hand-rolled pagination block: a struct whose only other members are these is
-/// a list page. (`page` is here as a page number and in [`LIST_MEMBERS`] as a collection.)
-pub const PAGINATION_MEMBERS: [&str; 35] = [
+/// Member names a page has beside its collection, which a resource may have too (`total` of an
+/// order, `limit` of a quota, `links` and `meta` of a document): a struct whose only other
+/// members are these, or those of [`PAGE_ONLY_MEMBERS`], is a list page. (`page` is here as a
+/// page number and in [`LIST_MEMBERS`] as a collection.)
+pub const PAGINATION_MEMBERS: [&str; 17] = [
     "total",
     "total_hits",
     "total_results",
-    "current_page",
-    "has_next",
-    "has_next_page",
-    "has_previous",
-    "has_previous_page",
-    "has_prev",
-    "has_newer",
-    "has_older",
     "count",
     "total_count",
     "total_items",
     "next",
+    "previous",
+    "prev",
+    "page",
+    "offset",
+    "limit",
+    "more",
+    "has_newer",
+    "has_older",
+    "links",
+    "meta",
+];
+
+/// Member names only a page has: a collection beside any of them is the page's items, whatever
+/// else the struct holds (`{users, has_more, query}`): a cursor, a token or link to the next page,
+/// a has-more flag, a page's number or size, a pagination block.
+pub const PAGE_ONLY_MEMBERS: [&str; 29] = [
     "next_cursor",
     "cursor",
     "prev_cursor",
-    "previous",
-    "prev",
+    "end_cursor",
+    "start_cursor",
     "next_page",
     "prev_page",
     "previous_page",
     "next_page_token",
     "page_token",
-    "page",
+    "next_token",
+    "continuation",
+    "continuation_token",
+    "next_link",
+    "next_url",
+    "has_more",
+    "has_next",
+    "has_next_page",
+    "has_previous",
+    "has_previous_page",
+    "has_prev",
+    "current_page",
     "page_number",
     "per_page",
     "page_size",
     "total_pages",
     "page_count",
-    "offset",
-    "limit",
-    "has_more",
-    "more",
+    "pagination",
+    "page_info",
 ];
 
 /// True for a type name that is never a list: a scalar (`SCALARS`) or one of `NOT_LISTS`.
@@ -228,8 +247,13 @@ pub const ROUTE: &str = "route";
 pub const API_ROUTE: &str = "api_route";
 /// aide's `ApiRouter::api_route_with(path, methods, transform)`, as `Router::route`.
 pub const API_ROUTE_WITH: &str = "api_route_with";
+/// axum-extra's `RouterExt::route_with_tsr`: `Router::route`, and a redirect from the path with
+/// (or without) a trailing slash.
+pub const ROUTE_WITH_TSR: &str = "route_with_tsr";
 /// `Router::nest`.
 pub const NEST: &str = "nest";
+/// aide's `ApiRouter::nest_api_service(prefix, api_router)`, as `Router::nest`.
+pub const NEST_API_SERVICE: &str = "nest_api_service";
 /// `Router::merge`, `MethodRouter::merge`.
 pub const MERGE: &str = "merge";
 /// `Router::route_service`.
@@ -240,8 +264,18 @@ pub const NEST_SERVICE: &str = "nest_service";
 /// matches on these constants, and, called inside a macro's arguments (`.route(..)`), one shows
 /// that the macro builds routes (the audit does not expand macros). A new routing method is
 /// added here and given its arm there.
-pub const ROUTING_METHODS: [&str; 8] =
-    [ROUTE, API_ROUTE, API_ROUTE_WITH, NEST, MERGE, ROUTE_SERVICE, NEST_SERVICE, PATH_ROUTES];
+pub const ROUTING_METHODS: [&str; 10] = [
+    ROUTE,
+    ROUTE_WITH_TSR,
+    API_ROUTE,
+    API_ROUTE_WITH,
+    NEST,
+    NEST_API_SERVICE,
+    MERGE,
+    ROUTE_SERVICE,
+    NEST_SERVICE,
+    PATH_ROUTES,
+];
 
 /// The method of a method-router constructor or method name, if it is one.
 pub fn method_of(name: &str) -> Option<&'static str> {

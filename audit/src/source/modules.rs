@@ -65,10 +65,20 @@ impl<'p> Loader<'p> {
             Ok(text) => text,
             Err(error) => return self.skip(file, 1, format!("cannot read: {error}")),
         };
-        if let Some(deepest) = nesting(&text).filter(|deepest| *deepest > MAX_NESTING) {
+        let deepest = depth_of(&text).unwrap_or_default();
+        if deepest.nesting > MAX_NESTING {
             let why = format!(
-                "nested {deepest} levels deep (brackets and angle brackets), more than the {MAX_NESTING} the audit reads; \
-                 generated code, most likely: exclude it with --exclude"
+                "nested {} levels deep (brackets and angle brackets), more than the {MAX_NESTING} the audit reads; \
+                 generated code, most likely: exclude it with --exclude",
+                deepest.nesting
+            );
+            return self.skip(file, 1, why);
+        }
+        if deepest.chain > MAX_CHAIN {
+            let why = format!(
+                "has an expression chained {} levels deep (calls, operators or `else` branches), more than the \
+                 {MAX_CHAIN} the audit reads; generated code, most likely: exclude it with --exclude",
+                deepest.chain
             );
             return self.skip(file, 1, why);
         }
@@ -182,41 +192,69 @@ impl<'p> Loader<'p> {
 /// and ending the whole audit; hand-written code stays far below it.
 const MAX_NESTING: usize = 1000;
 
-/// The deepest nesting of `text`: delimiters (`{`, `(`, `[`), read on its tokens so that strings
+/// The longest chain the audit reads in one expression: method calls (`.route(..)` after
+/// `.route(..)`), operators (`a + b + ..`, `!!x`) and `else` branches (`else if` after `else if`)
+/// each add a level to the syntax tree, as a bracket does, without one. Far above a router of a
+/// few thousand routes written as one chain; far below what overflows the audit's stack.
+const MAX_CHAIN: usize = 4000;
+
+/// How deep `text` goes: its deepest nesting ([`MAX_NESTING`]) and its longest chain
+/// ([`MAX_CHAIN`]).
+#[derive(Default)]
+struct Depth {
+    nesting: usize,
+    chain: usize,
+}
+
+/// How deep `text` goes. Nesting: delimiters (`{`, `(`, `[`), read on its tokens so that strings
 /// and comments do not count, plus the angle brackets open at that point since the last `;` of
-/// the same group (`Vec<Vec<..>>`). `None` when it does not tokenize: syn then says why. Walked
-/// with a stack of its own, never by recursion.
-fn nesting(text: &str) -> Option<usize> {
+/// the same group (`Vec<Vec<..>>`). Chain: the punctuation and `else`s since the last `;` or `,`
+/// of each open group, added up. `None` when it does not tokenize: syn then says why. Walked with
+/// a stack of its own, never by recursion.
+fn depth_of(text: &str) -> Option<Depth> {
     let tokens: proc_macro2::TokenStream = text.parse().ok()?;
-    let mut deepest = 0;
-    // Per open group: its tokens still to read and its open angle brackets; `angles` is the sum.
-    let mut stack = vec![(tokens.into_iter(), 0usize)];
-    let mut angles = 0;
-    while let Some((tokens, open)) = stack.last_mut() {
+    let mut deepest = Depth::default();
+    // Per open group: its tokens still to read, its open angle brackets and its chain;
+    // `angles` and `chain` are the sums.
+    let mut stack = vec![(tokens.into_iter(), 0usize, 0usize)];
+    let (mut angles, mut chain) = (0, 0);
+    while let Some((tokens, open, run)) = stack.last_mut() {
         match tokens.next() {
-            Some(TokenTree::Group(group)) => stack.push((group.stream().into_iter(), 0)),
+            Some(TokenTree::Group(group)) => stack.push((group.stream().into_iter(), 0, 0)),
             Some(TokenTree::Punct(punct)) => match punct.as_char() {
-                '<' => {
-                    *open += 1;
-                    angles += 1;
+                ';' | ',' => {
+                    if punct.as_char() == ';' {
+                        angles -= *open;
+                        *open = 0;
+                    }
+                    chain -= *run;
+                    *run = 0;
                 }
-                '>' if *open > 0 => {
-                    *open -= 1;
-                    angles -= 1;
+                other => {
+                    if other == '<' {
+                        *open += 1;
+                        angles += 1;
+                    } else if other == '>' && *open > 0 {
+                        *open -= 1;
+                        angles -= 1;
+                    }
+                    *run += 1;
+                    chain += 1;
                 }
-                ';' => {
-                    angles -= *open;
-                    *open = 0;
-                }
-                _ => {}
             },
+            Some(TokenTree::Ident(ident)) if ident == "else" => {
+                *run += 1;
+                chain += 1;
+            }
             Some(_) => {}
             None => {
                 angles -= *open;
+                chain -= *run;
                 stack.pop();
             }
         }
-        deepest = deepest.max(stack.len().saturating_sub(1) + angles);
+        deepest.nesting = deepest.nesting.max(stack.len().saturating_sub(1) + angles);
+        deepest.chain = deepest.chain.max(chain);
     }
     Some(deepest)
 }
