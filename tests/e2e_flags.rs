@@ -397,6 +397,32 @@ async fn a_store_or_key_ring_that_cannot_be_opened_is_refused_with_its_cause() {
         assert!(error.starts_with(&format!("--db {}: {says}", path.display())), "{error}");
     }
     assert_eq!(std::fs::read_to_string(&text).unwrap(), notes, "the file is left as it was");
+    // Another application's database, or one with a table of the same name, is not this
+    // service's: refused as a setting, and left as it was (no table of the service added).
+    let tables = |path: &std::path::Path| -> Vec<String> {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let mut names = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").unwrap();
+        names.query_map([], |row| row.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+    };
+    for (name, table, says) in [
+        ("foreign.db", "CREATE TABLE invoices (id INTEGER PRIMARY KEY)", "the table `invoices`"),
+        (
+            "clash.db",
+            "CREATE TABLE accounts (id TEXT, whatever INTEGER)",
+            "the table `accounts` with the columns id, whatever",
+        ),
+    ] {
+        let path = dir.join(name);
+        rusqlite::Connection::open(&path).unwrap().execute_batch(table).unwrap();
+        let before = tables(&path);
+        let mut foreign = config(5);
+        foreign.db = Some(path.clone());
+        let error = refused(foreign).await;
+        assert!(matches!(error, StartError::Config(_)), "{name}: {error:?}");
+        let error = error.to_string();
+        assert!(error.contains(&format!("it holds what is not this service's: {says}")), "{error}");
+        assert_eq!(tables(&path), before, "{name} is left as it was");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -563,6 +589,27 @@ async fn a_failed_start_under_the_json_log_writes_only_json_lines() {
         let error = lines.iter().find(|line| line["level"] == "ERROR").unwrap_or_else(|| panic!("{args:?}: {stderr}"));
         assert!(error["message"].as_str().is_some_and(|message| message.starts_with(says)), "{args:?}: {error}");
     }
+    drop(taken);
+}
+
+/// A start that cannot listen touches no database: the address is taken before the store is
+/// opened, so a database file named beside a taken address is not created, let alone seeded
+/// (a corrected start would then serve what the failed one left).
+#[tokio::test]
+async fn a_taken_address_leaves_no_database_behind() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let dir = std::env::temp_dir().join(format!("service-accounts-taken-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("inventory.db");
+    let db = db.to_str().unwrap();
+    let (exit, stderr) = exit_of(&["--addr", addr.as_str(), "--db", db, "--accounts", "500"], &[]).await;
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|entry| entry.file_name()).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(exit, Some(1), "{stderr}");
+    assert!(stderr.contains("could not listen on"), "{stderr}");
+    assert!(left.is_empty(), "a start that could not listen left {left:?}");
     drop(taken);
 }
 

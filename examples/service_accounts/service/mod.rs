@@ -149,23 +149,20 @@ pub async fn build(
     Ok((state.clone(), routes::router(state, mcp_sessions, faults)))
 }
 
-/// Opens the database, installs the metrics recorder (once per process), binds `config.addr`
-/// (port 0 picks a free one) and serves the REST routes and the MCP endpoint (`/mcp`) on it.
+/// Binds `config.addr` (port 0 picks a free one), opens the database, installs the metrics
+/// recorder (once per process) and serves the REST routes and the MCP endpoint (`/mcp`) on it.
+/// The address is taken first: a start that cannot listen leaves no database created or seeded
+/// behind (which a corrected start would then serve as it found it).
 pub async fn start(config: Config) -> Result<Running, StartError> {
-    let addr = config.addr;
+    config.validate().map_err(StartError::Config)?;
+    let wanted = config.addr;
+    let listening =
+        async { TcpListener::bind(wanted).await.and_then(|listener| Ok((listener.local_addr()?, listener))) };
+    let (addr, listener) =
+        listening.await.map_err(|error| StartError::Failed(format!("could not listen on {wanted}: {error}")))?;
     telemetry::install_metrics();
     let mcp_sessions = CancellationToken::new();
     let (state, router) = build(config, mcp_sessions.clone()).await?;
-    let listening = async { TcpListener::bind(addr).await.and_then(|listener| Ok((listener.local_addr()?, listener))) };
-    let (addr, listener) = match listening.await {
-        Ok(listening) => listening,
-        Err(error) => {
-            // Opening the store checked this replica in: one that never serves is not to be
-            // compared with by the others.
-            check_out(&state).await;
-            return Err(StartError::Failed(format!("could not listen on {addr}: {error}")));
-        }
-    };
     let (stop, stopped) = oneshot::channel::<()>();
     let read_timeout = state.config.read_timeout;
     let server = tokio::spawn(serve::serve(listener, router, read_timeout, async move {
