@@ -10,7 +10,7 @@
 //! snapshot `s` when `valid_from <= s` and (`valid_to` is null or `valid_to > s`), so a
 //! traversal pinned to `s` sees the same set whatever happens after it started.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -376,7 +376,14 @@ fn open_file(path: &Path) -> Result<Connection, StoreError> {
             path.display()
         ))
     };
-    let opened = Connection::open(path).and_then(|conn| conn.execute_batch(SCHEMA).map(|()| conn));
+    let opened = Connection::open(path).and_then(|conn| {
+        let foreign = foreign_tables(&conn)?;
+        Ok((conn, foreign))
+    });
+    let opened = opened.and_then(|(mut conn, foreign)| match foreign {
+        Some(foreign) => Ok(Err(foreign)),
+        None => create_schema(&mut conn).map(|()| Ok(conn)),
+    });
     let conn = opened.map_err(|error| match error.sqlite_error_code() {
         Some(
             rusqlite::ErrorCode::CannotOpen
@@ -386,10 +393,55 @@ fn open_file(path: &Path) -> Result<Connection, StoreError> {
         ) => unusable(error.to_string()),
         _ => StoreError::from(error),
     })?;
+    let conn = conn.map_err(|foreign| unusable(format!("it holds what is not this service's: {foreign}")))?;
     if conn.is_readonly(rusqlite::MAIN_DB)? {
         return Err(unusable("the database file is read-only to this process".to_owned()));
     }
     Ok(conn)
+}
+
+/// Creates the tables [`SCHEMA`] names that are not there yet, all or none.
+fn create_schema(conn: &mut Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    tx.execute_batch(SCHEMA)?;
+    tx.commit()
+}
+
+/// The columns of each table of `conn`, by table name (SQLite's own tables left out).
+fn tables(conn: &Connection) -> rusqlite::Result<BTreeMap<String, Vec<String>>> {
+    let mut names = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")?;
+    let names: Vec<String> = names.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+    let mut tables = BTreeMap::new();
+    for name in names {
+        let mut columns = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+        let columns: Vec<String> = columns.query_map([&name], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        tables.insert(name, columns);
+    }
+    Ok(tables)
+}
+
+/// What in the database at `conn` is not this service's, said for an operator (`None` when
+/// nothing is): a table [`SCHEMA`] does not create, or one it creates with other columns. The
+/// service writes only into a database that is empty or its own: creating its tables beside
+/// another application's, or failing halfway on a table of the same name, would change a file
+/// the operator named by mistake. (The schema's tables are read off the schema itself, created
+/// in memory.)
+fn foreign_tables(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let found = tables(conn)?;
+    let ours = Connection::open_in_memory()?;
+    ours.execute_batch(SCHEMA)?;
+    let ours = tables(&ours)?;
+    let foreign: Vec<String> = found
+        .iter()
+        .filter_map(|(name, columns)| match ours.get(name) {
+            None => Some(format!("the table `{name}`")),
+            Some(expected) if expected != columns => {
+                Some(format!("the table `{name}` with the columns {}", columns.join(", ")))
+            }
+            Some(_) => None,
+        })
+        .collect();
+    Ok((!foreign.is_empty()).then(|| foreign.join(" and ")))
 }
 
 impl SqliteStore {
