@@ -68,6 +68,9 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
             400,
         ),
         body(Method::POST, "/service-accounts", r#"[1, 2, 3]"#, "INVALID_BODY", 400),
+        // The members as an array in field order, which serde's derive would take for the object.
+        body(Method::POST, "/service-accounts", r#"["svc-array", "north"]"#, "INVALID_BODY", 400),
+        body(Method::POST, "/service-accounts", r#"{"name": "svc-x", "name": "svc-y", "tenant": "north"}"#, "INVALID_BODY", 400),
         body(Method::PATCH, "/service-accounts/sa-000001", r#"{}"#, "INVALID_BODY", 400),
         body(Method::PATCH, "/service-accounts/sa-000001", r#"{"owner": 42}"#, "INVALID_BODY", 400),
         body(Method::PATCH, "/service-accounts/sa-000001", r#"{"owner": "x", "tenant": "east"}"#, "INVALID_BODY", 400),

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::auth::Caller;
 use super::db::{Account, Change, NewAccount, Snapshot, snapshot_label};
-use super::http::{body, no_body, param, read_query, store_problem};
+use super::http::{body, no_body, object_body, param, read_query, store_problem};
 use super::seed::{TENANTS, is_account_id, not_an_account_id};
 use super::state::AppState;
 
@@ -237,7 +237,7 @@ pub async fn create_account(
     Extension(caller): Extension<Arc<Caller>>,
     bytes: Bytes,
 ) -> Result<(StatusCode, MutationResponse), Problem> {
-    let request: CreateBody = body(&bytes)?;
+    let request: CreateBody = object_body(&bytes)?;
     check_name(&request.name)?;
     check_owner(&request.owner)?;
     if !TENANTS.contains(&request.tenant.as_str()) {

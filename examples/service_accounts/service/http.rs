@@ -76,6 +76,17 @@ pub fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
     })
 }
 
+/// Parses a JSON body that must be one object, as the OpenAPI document declares it, into `T`:
+/// serde's derived `Deserialize` also takes a struct's members as an array in field order
+/// (`["name", "tenant"]`), which the document does not allow, and a member named twice is
+/// refused ([`JsonObject`](completeness::JsonObject)). Any mistake is a 400 `INVALID_BODY` problem.
+pub fn object_body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
+    let completeness::JsonObject(object) = body(bytes)?;
+    serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| {
+        Problem::new(ProblemCode::InvalidBody, format!("the request body is not what this route expects: {e}"))
+    })
+}
+
 /// Refuses a body on a write that takes none (a delete, a revocation): what it asked for
 /// (`{"dry_run": true}`, a condition) would be ignored while the write went ahead, so the write
 /// is refused instead (400 `INVALID_BODY`), as a query parameter on a write is. An empty object,
