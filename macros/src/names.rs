@@ -13,6 +13,18 @@ pub(crate) fn capitalized(word: &str) -> String {
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
+/// The identifier `name`, a generated item's, spelled from an identifier the user wrote. A name
+/// that cannot start an identifier once its underscores are gone (`_2fa_devices`, `_١_list`,
+/// or one that starts with a combining mark) keeps one underscore: `_2faDevicesReason`. Every
+/// other character came from an identifier, so the name with the underscore is one.
+pub(crate) fn generated(name: &str, span: proc_macro2::Span) -> syn::Ident {
+    let mut ident = syn::parse_str::<syn::Ident>(name)
+        .or_else(|_| syn::parse_str::<syn::Ident>(&format!("_{name}")))
+        .unwrap_or_else(|_| syn::Ident::new("_", span));
+    ident.set_span(span);
+    ident
+}
+
 /// An identifier as its name is written out (a member, a generated name): without a raw
 /// identifier's `r#` (`r#type` is `type`).
 pub(crate) fn unraw(ident: &syn::Ident) -> String {

@@ -129,9 +129,12 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
 }
 
 /// What the derive emits after an error: the impl with the right shape and no behaviour, under a
-/// code made from the type's name (`INVALID_LEGALHOLD`: of the right form, and no other type's),
-/// so that the type's uses compile and only the real mistakes are reported.
+/// code made from the type's name and a number no other stub of this build has
+/// (`INVALID_LEGALHOLD_0`: of the right form, and no other type's, even one of the same name in
+/// another module), so that the type's uses compile and only the real mistakes are reported: an
+/// endpoint that lists two such types is not told it declares one code twice.
 pub(crate) fn stub(which: Which, input: &DeriveInput, attrs: &Attrs) -> TokenStream {
+    static STUBS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let krate = &attrs.krate;
     let private = quote! { #krate::__private };
     let ident = &input.ident;
@@ -141,7 +144,8 @@ pub(crate) fn stub(which: Which, input: &DeriveInput, attrs: &Attrs) -> TokenStr
         .filter(char::is_ascii_alphanumeric)
         .map(|c| c.to_ascii_uppercase())
         .collect();
-    let code = format!("INVALID_{name}");
+    let number = STUBS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let code = if name.is_empty() { format!("INVALID_{number}") } else { format!("INVALID_{name}_{number}") };
     let write = quote! { ::core::result::Result::Ok(()) };
     let read = quote! { ::core::result::Result::Err(::std::string::String::new()) };
     let members = detail_members(&private, &write, &read);

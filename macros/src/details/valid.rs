@@ -11,7 +11,7 @@
 //!    reviewed (contract §3.5).
 //! 6. No field is named like a member the object already has (`code`, `message`, and `kind`
 //!    for a reason or `stale` for a warning): the wire object would name it twice.
-//! 7. No field borrows (`&'static str`): clients that know the code read its details back into
+//! 7. No field borrows (`&'static str`, also inside it: `Option<&str>`): clients that know the code read its details back into
 //!    the type (contract §3.3), so each field is owned. (A field type that does not
 //!    deserialize at all is reported by the compiler, on the field's type.)
 //! 8. No `#[serde(...)]` on the struct or a field: this derive writes and reads each field
@@ -80,7 +80,12 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
             None if attrs.kind.given => {}
             None => at(cx, format!("missing `kind`: write `kind = ` one of {}", kinds.join(", "))),
             Some(kind) if !kinds.contains(&kind.to_string().as_str()) => {
-                cx.error_spanned_by(kind, format!("unknown kind `{kind}`: expected one of {}", kinds.join(", ")))
+                let written = kind.to_string();
+                let message = match kinds.iter().find(|known| known.eq_ignore_ascii_case(&written)) {
+                    Some(known) => format!("unknown kind `{written}`: kinds are lower-case, write `{known}`"),
+                    None => format!("unknown kind `{written}`: expected one of {}", kinds.join(", ")),
+                };
+                cx.error_spanned_by(kind, message)
             }
             Some(_) => {}
         }
@@ -137,7 +142,7 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
                 format!("field `{field_name}` clashes with the {name} object's own member: rename it"),
             );
         }
-        if let Type::Reference(reference) = ty {
+        if let Some(reference) = borrowed(ty) {
             cx.error_spanned_by(
                 reference,
                 format!(
@@ -173,11 +178,38 @@ pub(crate) fn check_no_serde(cx: &Ctxt, which: Which, input: &DeriveInput) {
     }
 }
 
+/// The first reference in `ty`, at its top or inside it (`Option<&'static str>`, `Vec<(u8, &str)>`).
+fn borrowed(ty: &Type) -> Option<&syn::TypeReference> {
+    match ty {
+        Type::Reference(reference) => Some(reference),
+        Type::Array(array) => borrowed(&array.elem),
+        Type::Slice(slice) => borrowed(&slice.elem),
+        Type::Paren(paren) => borrowed(&paren.elem),
+        Type::Group(group) => borrowed(&group.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(borrowed),
+        Type::Path(path) => {
+            let qself = path.qself.as_ref().and_then(|qself| borrowed(&qself.ty));
+            qself.or_else(|| {
+                path.path.segments.iter().find_map(|segment| match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
+                        syn::GenericArgument::Type(ty) => borrowed(ty),
+                        _ => None,
+                    }),
+                    _ => None,
+                })
+            })
+        }
+        _ => None,
+    }
+}
+
 /// True for a real calendar date written `YYYY-MM-DD`.
 fn is_date(text: &str) -> bool {
     let parts: Vec<&str> = text.split('-').collect();
     let [year, month, day] = parts.as_slice() else { return false };
-    if year.len() != 4 || month.len() != 2 || day.len() != 2 {
+    // Digits only: `u32`'s parser also takes a sign (`2027-+6-30`), which the runtime's reader
+    // of the catalog refuses.
+    if year.len() != 4 || month.len() != 2 || day.len() != 2 || !text.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
         return false;
     }
     let (Ok(year), Ok(month), Ok(day)) = (year.parse::<u32>(), month.parse::<u32>(), day.parse::<u32>()) else {

@@ -65,6 +65,24 @@ impl HandlerFn {
     pub(crate) fn cfgs(&self) -> impl Iterator<Item = &Attribute> {
         self.attrs.iter().filter(|attr| attr.path().is_ident("cfg"))
     }
+
+    /// The function's other `#[completeness(..)]` attributes, after the one being expanded.
+    pub(crate) fn declarations(&self) -> impl Iterator<Item = &Attribute> {
+        self.attrs.iter().filter(|attr| is_declaration(attr))
+    }
+
+    /// The function as written, without its other `#[completeness(..)]` attributes: what the
+    /// expansion leaves after reporting them, expanded once.
+    pub(crate) fn without_declarations(&self) -> TokenStream {
+        let attrs = self.attrs.iter().filter(|attr| !is_declaration(attr));
+        let (vis, sig, block) = (&self.vis, &self.sig, &self.block);
+        quote::quote! { #(#attrs)* #vis #sig #block }
+    }
+}
+
+/// `#[completeness(..)]`, also by a path (`#[completeness::completeness(..)]`).
+pub(crate) fn is_declaration(attr: &Attribute) -> bool {
+    attr.path().segments.last().is_some_and(|segment| segment.ident == "completeness")
 }
 
 /// An annotated handler function.
@@ -82,13 +100,8 @@ pub(crate) struct Handler<'a> {
 impl<'a> Handler<'a> {
     pub(crate) fn from_syn(function: &'a HandlerFn, owner: &str) -> Handler<'a> {
         let name = names::unraw(&function.sig.ident);
-        let mut reason_type = format!("{owner}{}Reason", names::camel_case(&name));
-        // A name that starts with a digit once its underscores are gone (`_2fa_devices`) keeps
-        // one: `_2faDevicesReason`.
-        if reason_type.starts_with(|c: char| c.is_ascii_digit()) {
-            reason_type.insert(0, '_');
-        }
-        let reason_type = Ident::new(&reason_type, function.sig.ident.span());
+        let reason_type =
+            names::generated(&format!("{owner}{}Reason", names::camel_case(&name)), function.sig.ident.span());
         let args = function
             .sig
             .inputs

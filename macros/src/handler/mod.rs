@@ -59,7 +59,9 @@ fn expand_fn(args: TokenStream, item: TokenStream, owner: &str) -> (TokenStream,
         Err(errors) => {
             let mut items = errors.to_compile_error();
             items.extend(reason_type);
-            (items, item)
+            let function =
+                if function.declarations().next().is_some() { function.without_declarations() } else { item };
+            (items, function)
         }
     }
 }
@@ -87,8 +89,7 @@ fn expand_handlers(block: &mut ItemImpl) -> TokenStream {
     for item in &mut block.items {
         let ImplItem::Fn(function) = item else { continue };
         // `#[completeness(..)]` or `#[completeness::completeness(..)]`, as on a free function.
-        let ours = |a: &syn::Attribute| a.path().segments.last().is_some_and(|s| s.ident == "completeness");
-        let Some(position) = function.attrs.iter().position(ours) else { continue };
+        let Some(position) = function.attrs.iter().position(ast::is_declaration) else { continue };
         let attribute = function.attrs.remove(position);
         let args = match attribute.meta {
             syn::Meta::List(list) => list.tokens,

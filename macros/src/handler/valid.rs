@@ -23,6 +23,8 @@
 //!    list after response parts, `(HeaderMap, Json<Vec<E>>)`, which sets no status.)
 //! 6. A handler taking `PageRequest` declares `MorePagesAvailable` and `PageSizeReduced`: paging
 //!    can end a page early and clamp its size.
+//! 7. A handler has one `#[completeness(..)]`: a second would declare the endpoint again, and
+//!    generate its reason type twice.
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -55,6 +57,18 @@ pub(crate) fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
     check_signature(cx, handler);
     check_return_type(cx, attrs, handler);
     check_page_request(cx, attrs, handler, &reasons, &warnings);
+    check_one_declaration(cx, handler);
+}
+
+/// Rule 7.
+fn check_one_declaration(cx: &Ctxt, handler: &Handler) {
+    for again in handler.function.declarations() {
+        cx.error_spanned_by(
+            again,
+            "a second `#[completeness]` on this handler: an endpoint is declared once; \
+             merge the two into one `#[completeness(resource = \"...\", reasons(...))]`",
+        );
+    }
 }
 
 /// Rule 1.

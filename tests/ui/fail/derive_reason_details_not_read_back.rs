@@ -12,6 +12,12 @@ struct LegalHold {
 }
 
 #[derive(Debug, Clone, completeness::Reason)]
+#[reason(code = "LEGAL_HOLDS", kind = visibility, message = "held")]
+struct LegalHolds {
+    authorities: Option<Vec<(u32, &'static str)>>,
+}
+
+#[derive(Debug, Clone, completeness::Reason)]
 #[reason(code = "SHARD_MOVING", kind = source, message = "shard {shard} is moving")]
 struct ShardMoving {
     shard: ShardName,

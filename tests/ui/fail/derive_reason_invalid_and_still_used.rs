@@ -1,5 +1,6 @@
 // A reason and a warning the derives refuse, used by a handler anyway: only their mistakes are
-// reported, not each use of them.
+// reported, not each use of them. Two refused reasons of one name in two modules, listed by one
+// endpoint, are not reported as one code declared twice.
 use completeness::{Envelope, Reason, Scope, Warning, completeness};
 
 #[derive(Debug, Clone, Reason)]
@@ -17,6 +18,23 @@ async fn list_records() -> Envelope<String, ListRecordsReason> {
     let mut page = Envelope::incomplete(vec![], Scope::new("records", "all"), LegalHold { message: "x".into() });
     page.completeness.push_warning(ReplicaLag);
     page
+}
+
+mod a {
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "LEGAL_HOLD", kind = hidden, message = "held")]
+    pub struct Held;
+}
+
+mod b {
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "OTHER_HOLD", message = "held elsewhere")]
+    pub struct Held;
+}
+
+#[completeness(resource = "records", reasons(a::Held, b::Held))]
+async fn list_held() -> Envelope<String, ListHeldReason> {
+    Envelope::complete(vec![], Scope::new("records", "all"))
 }
 
 fn main() {}

@@ -3,4 +3,10 @@
 #[warning(code = "REPLICA_LAG", review_by = "2027-02-30", message = "The replica lags.")]
 struct ReplicaLag;
 
+
+// Digits only: a sign is no part of a date.
+#[derive(Debug, Clone, completeness::Warning)]
+#[warning(code = "SIGNED_DATE", owner = "storage-team", review_by = "2027-+6-30", message = "Signed.")]
+struct SignedDate;
+
 fn main() {}

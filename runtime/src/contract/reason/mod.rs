@@ -81,7 +81,7 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a reason",
     label = "not a reason type",
-    note = "derive it: `#[derive(Debug, Clone, completeness::Reason)]` with `#[reason(code = \"...\", kind = ...)]`",
+    note = "derive it: `#[derive(Debug, Clone, completeness::Reason)]` with `#[reason(code = \"...\", kind = ..., message = \"...\")]`",
     note = "if it is a warning, list it in `warnings(...)` and push it with `push_warning`"
 )]
 pub trait ReasonDetails: Clone + fmt::Debug + Send + Sync + Sized + 'static {

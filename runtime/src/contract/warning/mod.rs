@@ -130,7 +130,7 @@ impl<'de> Deserialize<'de> for WarningCode {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a warning",
     label = "not a warning type",
-    note = "derive it: `#[derive(Debug, Clone, completeness::Warning)]` with `#[warning(code = \"...\", owner = \"...\", review_by = \"...\")]`",
+    note = "derive it: `#[derive(Debug, Clone, completeness::Warning)]` with `#[warning(code = \"...\", owner = \"...\", review_by = \"...\", message = \"...\")]`",
     note = "if it is a reason, list it in `reasons(...)` and report it with `push_reason`"
 )]
 pub trait WarningDetails: Sized + 'static {
