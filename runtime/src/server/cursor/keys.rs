@@ -98,12 +98,7 @@ impl CursorKeys {
         let mut ring: Vec<RingKey> = Vec::new();
         for (id, secret) in keys {
             let id = id.into();
-            if id.is_empty()
-                || id.len() > MAX_KEY_ID_LEN
-                || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-            {
-                return Err(KeyError::BadKeyId(id));
-            }
+            check_key_id(&id)?;
             if ring.iter().any(|k| k.id == id) {
                 return Err(KeyError::DuplicateKeyId(id));
             }
@@ -128,6 +123,9 @@ impl CursorKeys {
                 return Err(KeyError::MalformedEntry(redact(entry)));
             };
             let id = id.trim();
+            // The id first: an entry written the other way round (`secret:kid`) names its
+            // secret as the id, which an error about that secret would show.
+            check_key_id(id)?;
             keys.push((id.to_owned(), decode_secret(secret.trim()).ok_or_else(|| KeyError::BadSecret(id.to_owned()))?));
         }
         CursorKeys::new(keys)
@@ -216,6 +214,19 @@ fn decode_secret(text: &str) -> Option<[u8; KEY_LEN]> {
     bytes.try_into().ok()
 }
 
+/// Refuses a key id that is not 1 to [`MAX_KEY_ID_LEN`] characters of `A-Za-z0-9_-`. One longer
+/// than that is shown only by its start: it may be a secret written where the id goes.
+fn check_key_id(id: &str) -> Result<(), KeyError> {
+    let fits = !id.is_empty()
+        && id.len() <= MAX_KEY_ID_LEN
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    match fits {
+        true => Ok(()),
+        false if id.len() > MAX_KEY_ID_LEN => Err(KeyError::BadKeyId(redact(id))),
+        false => Err(KeyError::BadKeyId(id.to_owned())),
+    }
+}
+
 fn redact(entry: &str) -> String {
     // An entry without ':' may be a bare secret: show only its start.
     entry.chars().take(4).chain("…".chars()).collect()
@@ -297,6 +308,12 @@ mod tests {
         assert!(!format!("{keys:?}").contains(SECRET));
         let error = CursorKeys::parse(SECRET).unwrap_err().to_string();
         assert!(!error.contains(SECRET), "{error}");
+        // An entry the other way round, `secret:kid`: the secret is where the id goes.
+        for written in [format!("{SECRET}:k1"), format!("k0:{SECRET},{SECRET}:k1")] {
+            let error = CursorKeys::parse(&written).unwrap_err().to_string();
+            assert!(!error.contains(SECRET), "{error}");
+            assert!(error.starts_with("key id '"), "{error}");
+        }
     }
 
     #[test]
