@@ -263,6 +263,42 @@ fn a_complete_collection_carries_the_evidence_of_its_last_page() {
     assert_eq!(collected.completeness.evidence(), Some("ev1.k1.token"));
 }
 
+/// The last page of a traversal of two, incomplete for `reasons`, whose continuation is
+/// `continuation` (no next cursor).
+fn last_partial_page(reasons: Value, continuation: Value) -> Value {
+    let mut page = last_page(Value::Null);
+    page["status"] = json!("partial");
+    page["complete"] = json!(false);
+    page["incomplete_reasons"] = reasons;
+    page["continuation"] = continuation;
+    page
+}
+
+/// A reason reported on every page is carried once, with the recovery the last page gave it:
+/// the pages before offered their next cursor (R6), so it came without one there. A service's
+/// own reason, the only one of its page, gets the continuation no standard reason claims, and
+/// the collected block offers it, as the last page did.
+#[test]
+fn a_reason_on_every_page_is_carried_once_with_the_recovery_of_the_last() {
+    let source_down = json!({"code": "SOURCE_UNAVAILABLE", "message": "down", "source": "shard-2"});
+    let behind = json!({"code": "REPLICA_BEHIND", "message": "behind", "kind": "source"});
+    let more = json!({"code": "MORE_PAGES_AVAILABLE", "message": "more"});
+    let retry = json!({"kind": "retry_after", "seconds": 30});
+    for reason in [source_down, behind] {
+        let collected = collect_json([
+            first_page(json!([more.clone(), reason.clone()])),
+            last_partial_page(json!([reason.clone()]), retry.clone()),
+        ]);
+        assert!(!collected.is_complete());
+        assert_eq!(collected.items, vec![1, 2]);
+        let codes: Vec<String> = collected.completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
+        assert_eq!(codes, [reason["code"].as_str().unwrap()], "carried once");
+        let wire = serde_json::to_value(&collected.completeness).unwrap();
+        assert_eq!(wire["continuation"], retry, "{reason}: {wire}");
+        assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+    }
+}
+
 /// A page whose cursor a service's own truncation offered (no `MORE_PAGES_AVAILABLE`, one such
 /// reason, its continuation that cursor) pages as `MORE_PAGES_AVAILABLE` does: the next page is
 /// that reason's recovery, and the collection is complete when the last page is. Where whose

@@ -13,7 +13,7 @@ use serde::{Serialize, Serializer};
 use crate::contract::completeness::Completeness;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{
-    ClientLimitReached, LimitKind, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
+    ClientLimitReached, LimitKind, Reason, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
 };
 use crate::contract::scope::{PageInfo, Scope};
 use crate::contract::warning::Warning;
@@ -479,8 +479,15 @@ impl<T> Traversal<T> {
                 continue;
             }
             // (A page's own limit is here only on a last page, without a cursor to resume with.)
-            if !self.carried.contains(reason) {
-                self.carried.push(reason.clone());
+            // One reason reported on several pages is carried once: the same wire object, with
+            // the recovery only the last page could give it (the pages before it offered their
+            // next cursor, R6), which then takes the place of the copies without one.
+            match self.carried.iter_mut().find(|carried| same_reason(carried, reason)) {
+                None => self.carried.push(reason.clone()),
+                Some(carried) if Reason::recovery(carried).is_none() && Reason::recovery(reason).is_some() => {
+                    carried.clone_from(reason);
+                }
+                Some(_) => {}
             }
         }
         for warning in block.warnings() {
@@ -563,4 +570,10 @@ impl<T> Traversal<T> {
         let followed = if resumable { followed } else { HashSet::new() };
         Collected { envelope: Envelope::new(items, completeness), pages_fetched, resume_cursor, followed }
     }
+}
+
+/// True when `a` and `b` are one reason as the wire writes it (its recovery travels beside it,
+/// in the block's continuation).
+fn same_reason(a: &StandardReason, b: &StandardReason) -> bool {
+    a == b || (a.code() == b.code() && serde_json::to_value(a).ok() == serde_json::to_value(b).ok())
 }

@@ -615,12 +615,18 @@ impl<R: Reason> Completeness<R> {
         Ok((value, violations))
     }
 
-    /// Gives reasons read from the wire back the recoveries that travelled beside them.
+    /// Gives reasons read from the wire back the recoveries that travelled beside them: the
+    /// `continuation` to the first standard reason whose recovery it is, else to the service's
+    /// own reason when the block has one (with two, whose it is cannot be told); the next cursor
+    /// to the standard reason that offers it. (A next cursor no standard reason offers is an own
+    /// reason's paging, which [`Completeness::own_paging_reason`] reads from the wire members.)
     fn restore_recoveries(&mut self) {
         if let Some(continuation) = &self.continuation {
-            for reason in &mut self.reasons {
-                if reason.restore_recovery(continuation) {
-                    break;
+            let claimed = self.reasons.iter_mut().any(|reason| reason.restore_recovery(continuation));
+            if !claimed && !matches!(continuation, Continuation::NextCursor { .. }) {
+                let mut own = self.reasons.iter_mut().filter(|reason| !reason.code().is_standard());
+                if let (Some(only), None) = (own.next(), own.next()) {
+                    only.adopt_recovery(continuation);
                 }
             }
         }

@@ -209,6 +209,9 @@ impl<S: ReasonSet> Reason for DeclaredReason<S> {
     fn restore_recovery(&mut self, recovery: &Continuation) -> bool {
         self.reason.restore_recovery(recovery)
     }
+    fn adopt_recovery(&mut self, recovery: &Continuation) -> bool {
+        self.reason.adopt_recovery(recovery)
+    }
     fn declared_set() -> Option<DeclaredSet> {
         Some(S::DECLARED)
     }

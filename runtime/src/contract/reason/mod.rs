@@ -60,6 +60,16 @@ pub trait Reason: Serialize + fmt::Debug + Clone + Send + Sync + 'static {
     /// envelope's `continuation` / `next_cursor`); false when this reason cannot carry it.
     fn restore_recovery(&mut self, recovery: &Continuation) -> bool;
 
+    /// Gives a reason outside the standard table, rebuilt from the wire without a recovery, the
+    /// envelope's `continuation` that no standard reason claimed, when it is the only such reason
+    /// of its block ([`Completeness`](crate::Completeness) decides that); false when this reason
+    /// cannot take it. The wire does not say whose a continuation is: R6 makes it the first
+    /// reason's that offers one, and a standard reason is known by its code.
+    fn adopt_recovery(&mut self, recovery: &Continuation) -> bool {
+        let _ = recovery;
+        false
+    }
+
     /// What an endpoint declares (`#[completeness(resource = "..", reasons(..), warnings(..))]`):
     /// a block over this reason type carries the resource in `scope.resource`, and a response
     /// carries the set to outer layers. `None` for reason types of no endpoint.

@@ -70,6 +70,15 @@ macro_rules! standard_reason {
                     StandardReason::Custom(_) => false,
                 }
             }
+            fn adopt_recovery(&mut self, recovery: &Continuation) -> bool {
+                match self {
+                    StandardReason::Custom(reason) if reason.recovery().is_none() => {
+                        reason.keep_recovery(recovery.clone());
+                        true
+                    }
+                    _ => false,
+                }
+            }
             fn from_wire(mut object: Map<String, Value>) -> Result<Self, String> {
                 let (code, message) = split_wire(&mut object)?;
                 match code {
