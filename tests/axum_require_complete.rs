@@ -236,6 +236,33 @@ mod framing {
         }
     }
 
+    /// A service's own truncation that offers no next page: the same request is cut again.
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "UPSTREAM_MAY_HAVE_TRUNCATED", kind = truncation, message = "The upstream may have cut it.")]
+    pub struct UpstreamMayHaveTruncated;
+
+    /// A service's own truncation whose recovery is a narrower question.
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "SHARD_TOO_LARGE", kind = truncation, message = "The shard is too large.", recovery = ShardTooLarge::narrower)]
+    pub struct ShardTooLarge;
+
+    impl ShardTooLarge {
+        fn narrower(&self) -> Option<completeness::Continuation> {
+            Some(completeness::Continuation::NarrowQuery { hint: "name one shard".to_owned() })
+        }
+    }
+
+    #[completeness(resource = "numbers", reasons(UpstreamMayHaveTruncated, ShardTooLarge, SourceUnavailable))]
+    async fn truncated(query: axum::extract::RawQuery) -> Envelope<u32, TruncatedReason> {
+        let scope = Scope::new("numbers", "all");
+        let mut page = match query.0.as_deref().unwrap_or_default() {
+            q if q.contains("narrower") => Envelope::incomplete(vec![1], scope, ShardTooLarge),
+            _ => Envelope::incomplete(vec![1], scope, UpstreamMayHaveTruncated),
+        };
+        page.completeness.push_reason(SourceUnavailable::new("mirror").retry_after(9));
+        page
+    }
+
     #[completeness(resource = "numbers", reasons(UpstreamPaged, SourceUnavailable, MorePagesAvailable))]
     async fn relayed(query: axum::extract::RawQuery) -> Envelope<u32, RelayedReason> {
         let scope = Scope::new("numbers", "all");
@@ -279,6 +306,7 @@ mod framing {
             .route("/whole", get(whole).into())
             .route("/held", get(held).into())
             .route("/relayed", get(relayed).into())
+            .route("/truncated", get(truncated).into())
             .route("/behind", get(behind).into())
             .route("/partial", get(partial_answer).into())
             // A second demand layer, around the routes' own: a strict refusal passes it as it is.
@@ -344,6 +372,28 @@ mod framing {
             assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{beside}: {body}");
             assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{beside}: {body}");
         }
+    }
+
+    /// A service's own truncation other than its paging is a limit the same request meets again:
+    /// a strict demand refuses it with 422, as `RESULT_LIMIT_REACHED`, not with a 503 that invites
+    /// the same request (beside a source's wait), carrying the narrower question when one is
+    /// offered (contract §5.3).
+    #[tokio::test]
+    async fn a_services_own_truncation_other_than_paging_is_refused_with_422() {
+        let (status, body) = answered("/truncated?require_complete=true").await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{body}");
+        assert!(
+            body.get("continuation").is_none(),
+            "no narrower question was offered, and a wait would not help: {body}"
+        );
+        let (status, body) = answered("/truncated?narrower&require_complete=true").await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(
+            body["continuation"],
+            serde_json::json!({"kind": "narrow_query", "hint": "name one shard"}),
+            "{body}"
+        );
     }
 
     /// A route that never pages (its declared reasons offer no next page) refuses a read that

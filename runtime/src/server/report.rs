@@ -228,16 +228,16 @@ impl Reported {
 impl Problem {
     /// The `COMPLETE_RESULT_UNAVAILABLE` problem of contract §5.3 for an incomplete result:
     /// 403 when a reason of kind visibility is among the reasons (or one of no known kind,
-    /// relayed from upstream: the most cautious, §3.4), else 422 when `RESULT_LIMIT_REACHED`
-    /// is, else 503 with `Retry-After` when known. It carries the reasons and, as its
-    /// `continuation`, the recovery its status speaks of (none for a 403, the narrower question
-    /// for a 422, the wait `Retry-After` gives or another new attempt for a 503; contract §5.3):
-    /// a strict caller reads no block, and would not learn it otherwise.
+    /// relayed from upstream: the most cautious, §3.4), else 422 when the answer was cut by a
+    /// limit (`RESULT_LIMIT_REACHED`, or a service's own truncation other than its paging), else 503 with `Retry-After` when known. It carries the
+    /// reasons and, as its `continuation`, the recovery its status speaks of (none for a 403,
+    /// the narrower question for a 422, the wait `Retry-After` gives or another new attempt for a
+    /// 503; contract §5.3): a strict caller reads no block, and would not learn it otherwise.
     pub fn complete_result_unavailable(report: &IncompleteReport) -> Problem {
         let no_retry_fixes = |kind: &ReasonKind| matches!(kind, ReasonKind::Visibility | ReasonKind::Unknown);
         let status = if report.kinds.iter().any(no_retry_fixes) {
             403
-        } else if report.codes.contains(&ReasonCode::ResultLimitReached) {
+        } else if (0..report.codes.len()).any(|at| cut_by_a_limit(report, at)) {
             422
         } else {
             503
@@ -261,17 +261,29 @@ impl Problem {
     }
 }
 
+/// True when the reason at `at` says the answer was cut by a limit, which asking again cuts the
+/// same way: `RESULT_LIMIT_REACHED`, or a service's own reason of kind truncation other than
+/// its paging (whose recovery is the next page, contract §8). A 422 then, not a 503 that invites
+/// the same request again.
+fn cut_by_a_limit(report: &IncompleteReport, at: usize) -> bool {
+    let code = &report.codes[at];
+    let paging = matches!(report.recoveries.get(at), Some(Some(Continuation::NextCursor { .. })));
+    *code == ReasonCode::ResultLimitReached
+        || (!code.is_standard() && report.kinds.get(at) == Some(&ReasonKind::Truncation) && !paging)
+}
+
 /// The recovery a new attempt takes after a strict refusal of `status`, the one the status
-/// speaks of: none for a 403, since no retry shows what is hidden; `RESULT_LIMIT_REACHED`'s
-/// narrower question for a 422; for a 503, the wait `Retry-After` gives, or else the first
-/// other new attempt offered (a larger budget, a new traversal). Never a next page: the demand
-/// refused the traversal that cursor goes on with.
+/// speaks of: none for a 403, since no retry shows what is hidden; the narrower question of a
+/// reason that cut the answer for a 422; for a 503, the wait `Retry-After` gives, or else the
+/// first other new attempt offered (a larger budget, a new traversal). Never a next page: the
+/// demand refused the traversal that cursor goes on with.
 fn new_attempt(report: &IncompleteReport, status: u16) -> Option<Continuation> {
-    let mut offered =
-        report.codes.iter().zip(&report.recoveries).filter_map(|(code, recovery)| Some((code, recovery.clone()?)));
+    let mut offered = report.recoveries.iter().enumerate().filter_map(|(at, recovery)| Some((at, recovery.clone()?)));
     match status {
         403 => None,
-        422 => offered.find(|(code, _)| **code == ReasonCode::ResultLimitReached).map(|(_, recovery)| recovery),
+        422 => offered
+            .find(|(at, recovery)| cut_by_a_limit(report, *at) && matches!(recovery, Continuation::NarrowQuery { .. }))
+            .map(|(_, recovery)| recovery),
         _ => match report.retry_after_seconds {
             Some(seconds) => Some(Continuation::RetryAfter { seconds }),
             None => offered.map(|(_, recovery)| recovery).find(|recovery| {
