@@ -20,9 +20,21 @@ struct Filters {
     limit: Option<u32>,
 }
 
+#[derive(Debug, Deserialize)]
+struct Batch {
+    accounts: Vec<Limits>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Limits {
+    count: u8,
+}
+
 fn app() -> Router {
     Router::new()
         .route("/accounts", post(|JsonBody(a): JsonBody<NewAccount>| async move { format!("{}@{}", a.name, a.tenant) }))
+        .route("/batch", post(|JsonBody(b): JsonBody<Batch>| async move { format!("{}", b.accounts.len()) }))
+        .route("/names", post(|JsonBody(names): JsonBody<Vec<String>>| async move { names.join(",") }))
         .route("/count", get(|QueryParams(f): QueryParams<Filters>| async move { format!("{:?}", f.limit) }))
 }
 
@@ -49,6 +61,27 @@ async fn a_bad_json_body_is_a_400_invalid_body_problem() {
 }
 
 const GOOD: &str = r#"{"name":"svc","tenant":"north"}"#;
+
+/// A struct is read from a JSON object only: serde's derive would also take its members as an
+/// array in field order, which the struct's schema does not allow. A body that is a list where
+/// the route takes one is read as a list. The detail names the member that does not fit.
+#[tokio::test]
+async fn a_struct_body_is_an_object_and_a_mistake_is_named_by_its_member() {
+    let post = |uri: &str, body: &'static str| {
+        Request::post(uri).header("content-type", "application/json").body(Body::from(body)).unwrap()
+    };
+    let (status, _, problem) = call(post("/accounts", r#"["svc", "north"]"#)).await;
+    assert_eq!((status, problem["code"].as_str()), (400, Some("INVALID_BODY")), "{problem}");
+    assert!(problem["detail"].as_str().unwrap().contains("JSON array"), "{problem}");
+    let (status, _, problem) = call(post("/batch", r#"{"accounts": [{"count": 1}, {"count": 999}]}"#)).await;
+    assert_eq!(status, 400, "{problem}");
+    assert!(problem["detail"].as_str().unwrap().contains("accounts[1].count: invalid value"), "{problem}");
+    let (status, _, problem) = call(post("/batch", r#"{"accounts": []} {}"#)).await;
+    assert_eq!((status, problem["code"].as_str()), (400, Some("INVALID_BODY")), "trailing data: {problem}");
+    let names = app().oneshot(post("/names", r#"["a", "b"]"#)).await.unwrap();
+    assert_eq!(names.status(), 200);
+    assert_eq!(&axum::body::to_bytes(names.into_body(), 100).await.unwrap()[..], b"a,b");
+}
 
 /// A body not declared as JSON is refused before it is read, as axum's `Json` refuses it: a
 /// browser posts `text/plain` to another site without asking, so reading it as JSON anyway

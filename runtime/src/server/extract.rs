@@ -17,9 +17,13 @@ use crate::contract::media::declares_json;
 use crate::server::problem::{Problem, ProblemCode};
 
 /// A JSON request body; a body that is unreadable, too large, not JSON or does not
-/// fit `T` is a 400 `INVALID_BODY` problem (413 when over the body limit). A body not declared
+/// fit `T` is a 400 `INVALID_BODY` problem (413 when over the body limit), whose detail names
+/// the member that does not fit (`count: invalid value ...`). A body not declared
 /// as JSON is refused, as axum's `Json` refuses it: 415 `INVALID_BODY` ([`declared_json`]); a
-/// missing (empty) body is the 400, whatever its `Content-Type`.
+/// missing (empty) body is the 400, whatever its `Content-Type`. A `T` that is a struct is read
+/// from a JSON object only: serde's derive also takes its members as an array in field order
+/// (`["name", 7]`), which no schema of the struct allows, so such a body is refused too (at the
+/// top of the body; a struct nested in it is read as serde reads it).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonBody<T>(pub T);
 
@@ -28,10 +32,67 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = json_body_bytes(request, state).await?;
-        serde_json::from_slice(&bytes)
-            .map(JsonBody)
-            .map_err(|error| Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {error}")))
+        let does_not_fit =
+            |detail: String| Problem::new(ProblemCode::InvalidBody, format!("The request body does not fit: {detail}"));
+        if is_struct::<T>() && bytes.trim_ascii_start().starts_with(b"[") {
+            return Err(does_not_fit("it is a JSON array, and this route takes a JSON object".to_owned()));
+        }
+        let mut reader = serde_json::Deserializer::from_slice(&bytes);
+        let value =
+            serde_path_to_error::deserialize(&mut reader).map_err(|error| match error.path().iter().next() {
+                None => does_not_fit(error.into_inner().to_string()),
+                Some(_) => does_not_fit(format!("{}: {}", error.path(), error.inner())),
+            })?;
+        reader.end().map_err(|error| does_not_fit(error.to_string()))?;
+        Ok(JsonBody(value))
     }
+}
+
+/// True when `T` deserializes as a struct (through newtype wrappers): what its `Deserialize`
+/// asks of a deserializer first, read by one that answers nothing.
+fn is_struct<T: DeserializeOwned>() -> bool {
+    /// The first thing asked: whether it was a struct.
+    #[derive(Debug)]
+    struct Asked(bool);
+    impl std::fmt::Display for Asked {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("shape read")
+        }
+    }
+    impl std::error::Error for Asked {}
+    impl serde::de::Error for Asked {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Asked(false)
+        }
+    }
+    /// A deserializer that answers only what it was asked for.
+    struct Shape;
+    impl<'de> Deserializer<'de> for Shape {
+        type Error = Asked;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Asked> {
+            Err(Asked(false))
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Asked> {
+            Err(Asked(true))
+        }
+        fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, Asked> {
+            visitor.visit_newtype_struct(self)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    matches!(T::deserialize(Shape), Err(Asked(true)))
 }
 
 /// The bytes of a request body that is to be read as JSON: an unreadable body is the
