@@ -300,6 +300,52 @@ async fn a_faulted_response_reports_what_its_body_says_to_outer_layers() {
     assert!(reported.declared.is_some(), "the declaration stays with the answer");
 }
 
+/// A replica serving reads is behind; ask again later.
+#[derive(Debug, Clone, PartialEq, completeness::Reason)]
+#[reason(code = "REPLICA_BEHIND", kind = source, message = "Replica {replica} is behind.", recovery = ReplicaBehind::wait)]
+pub struct ReplicaBehind {
+    replica: String,
+}
+
+impl ReplicaBehind {
+    fn wait(&self) -> Option<completeness::Continuation> {
+        Some(completeness::Continuation::RetryAfter { seconds: 30 })
+    }
+}
+
+/// Declares two reasons of the service's own, with detail members, one with a recovery.
+#[completeness(resource = "held", reasons(LegalHold, ReplicaBehind), warnings(ReplicaLag))]
+async fn list_held() -> Envelope<u32, ListHeldReason> {
+    Envelope::complete(vec![1, 2, 3, 4], Scope::new("held", "everything"))
+}
+
+/// A service's own reason is injected as its example gives it, with its detail members and its
+/// recovery, as the service sends it: a client reads the details back, and the continuation is
+/// the one the reason offers. Without an example it has neither (what the layer can know of it
+/// is its code and kind), which the documentation says.
+#[tokio::test]
+async fn a_services_own_reason_is_injected_as_its_example_gives_it() {
+    let held = || {
+        Router::new().route("/held", get(list_held).into()).with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
+    };
+    let examples = completeness::testing::faults::Examples::new()
+        .reason(LegalHold { hold: "h-17".to_owned() })
+        .reason(ReplicaBehind { replica: "eu-2".to_owned() });
+    let with = || held().layer(FaultLayer::new(Schedule::header_only()).with_examples(examples.clone()));
+    let (status, _, body) = send(with(), "/held", Some("LEGAL_HOLD")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let strict: Envelope<u32, ListHeldReason> = serde_json::from_value(body.clone()).unwrap();
+    let reason = strict.completeness.reasons()[0].as_standard();
+    assert_eq!(reason.to_details::<LegalHold>().unwrap().unwrap(), LegalHold { hold: "h-17".to_owned() }, "{body}");
+    let (_, _, body) = send(with(), "/held", Some("REPLICA_BEHIND")).await;
+    assert_eq!(body["incomplete_reasons"][0]["replica"], "eu-2", "{body}");
+    assert_eq!(body["continuation"], json!({"kind": "retry_after", "seconds": 30}), "{body}");
+    check_envelope_invariants(&body).unwrap();
+    // Without an example: the code and kind only.
+    let (_, _, body) = send(held().layer(FaultLayer::new(Schedule::header_only())), "/held", Some("LEGAL_HOLD")).await;
+    assert!(body["incomplete_reasons"][0].get("hold").is_none(), "{body}");
+}
+
 async fn send(app: Router, uri: &str, fault: Option<&str>) -> (StatusCode, Option<String>, Value) {
     let mut request = Request::get(uri);
     if let Some(fault) = fault {

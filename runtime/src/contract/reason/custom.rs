@@ -81,6 +81,12 @@ impl CustomReason {
         self.recovery = Some(recovery);
     }
 
+    /// Forgets the recovery (an example of the fault layer's, whose cursor is no real one).
+    #[cfg(feature = "faults")]
+    pub(crate) fn drop_recovery(&mut self) {
+        self.recovery = None;
+    }
+
     /// The typed reason `D`, when this is one: `None` for another code, an error when the
     /// details do not read as `D`.
     pub fn to_details<D: ReasonDetails>(&self) -> Option<Result<D, String>> {

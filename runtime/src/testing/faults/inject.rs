@@ -1,10 +1,13 @@
 //! What a fault does to one response, on its JSON: remove items (never an aggregate's value),
 //! add a reason or a warning, and rebuild the completeness block with the contract's own types.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Value, json};
 
+use super::examples::Examples;
 use super::fault::Fault;
 use super::schedule::{below, unit};
 use crate::contract::aggregate::{Aggregate, Relation};
@@ -39,6 +42,8 @@ pub struct RequestFacts {
     pub items_member: Option<String>,
     /// A reason's fault keeps none of the items ([`Schedule::emptied`](super::Schedule::emptied)).
     pub emptied: bool,
+    /// The service's own reasons and warnings to inject as they are ([`Examples`]).
+    pub examples: Arc<Examples>,
 }
 
 /// The data member that holds the items of the collection `body`: `items`, or else its first
@@ -150,7 +155,10 @@ pub fn inject(
         // The first page again is the route's own answer to another request: the layer asks
         // the route for it ([`FaultLayer`](super::FaultLayer)); nothing to change in this one.
         Fault::Restarted => return Ok(Faulted::Unchanged),
-        Fault::Warning(code) => page.warning = Some(warning(code, fault.is_stale_in(declared), &page.block)),
+        Fault::Warning(code) => {
+            let example = facts.examples.warning_of(code);
+            page.warning = Some(example.unwrap_or_else(|| warning(code, fault.is_stale_in(declared), &page.block)));
+        }
         Fault::Reason(code) => {
             let n = target.len();
             let reason: StandardReason = match code {
@@ -201,7 +209,7 @@ pub fn inject(
                         }
                         _ => target.keep_subset(rng),
                     }
-                    custom(code, kind)
+                    facts.examples.reason_of(code).unwrap_or_else(|| custom(code, kind))
                 }
             };
             page.reason = Some(reason);

@@ -10,6 +10,7 @@ use std::time::Duration;
 use axum::Router;
 use futures_util::FutureExt;
 
+use super::examples::Examples;
 use super::fault::Fault;
 use super::layer::{FaultLayer, FaultRecord};
 use super::schedule::{DEFAULT_PROBABILITY, Schedule};
@@ -107,6 +108,7 @@ pub struct Kit<M> {
     probability: f64,
     max_requests: u64,
     run_timeout: Duration,
+    examples: Examples,
 }
 
 impl<M> fmt::Debug for Kit<M> {
@@ -117,6 +119,7 @@ impl<M> fmt::Debug for Kit<M> {
             .field("probability", &self.probability)
             .field("max_requests", &self.max_requests)
             .field("run_timeout", &self.run_timeout)
+            .field("examples", &self.examples)
             .finish_non_exhaustive()
     }
 }
@@ -205,7 +208,14 @@ where
             probability: DEFAULT_PROBABILITY,
             max_requests: 200,
             run_timeout: Duration::from_secs(120),
+            examples: Examples::new(),
         }
+    }
+
+    /// Injects the service's own reasons and warnings as `examples` give them ([`Examples`]).
+    pub fn examples(mut self, examples: Examples) -> Kit<M> {
+        self.examples = examples;
+        self
     }
 
     /// Sets how many seeded schedules to run.
@@ -311,7 +321,8 @@ where
         C: Fn(Target) -> F,
         F: Future<Output = Result<Conclusion, String>>,
     {
-        let layer = FaultLayer::with_limit(schedule.clone(), Some(self.max_requests));
+        let layer =
+            FaultLayer::with_limit(schedule.clone(), Some(self.max_requests)).with_examples(self.examples.clone());
         let router = (self.make_router)().await.layer(layer.clone());
         let listener = match tokio::net::TcpListener::bind(("127.0.0.1", 0)).await {
             Ok(listener) => listener,

@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, to_bytes};
@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use super::examples::Examples;
 use super::fault::Fault;
 use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of, without_evidence};
 use super::schedule::{Draw, Schedule};
@@ -61,6 +62,8 @@ struct Shared {
     /// faulted partial, kept for the layer's life (a kit run is short): the pages they lead to
     /// lose their evidence here, and pass the mark on.
     partial_cursors: Mutex<HashSet<String>>,
+    /// The service's own reasons and warnings to inject as they are ([`FaultLayer::with_examples`]).
+    examples: RwLock<Arc<Examples>>,
 }
 
 impl FaultLayer {
@@ -88,6 +91,13 @@ impl FaultLayer {
     /// The layer over `shared`.
     fn of(shared: Shared) -> FaultLayer {
         FaultLayer { shared: Arc::new(shared) }
+    }
+
+    /// Injects the service's own reasons and warnings as `examples` give them, with their
+    /// detail members and recovery ([`Examples`]); for this layer and its clones.
+    pub fn with_examples(self, examples: Examples) -> FaultLayer {
+        *self.shared.examples.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(examples);
+        self
     }
 
     /// The schedule.
@@ -242,6 +252,7 @@ where
             parts.headers.get_all(FAULT_HEADER).iter().map(|v| v.to_str().unwrap_or("").trim()).collect();
         let asked = (!values.is_empty()).then(|| values.join(", "));
         let mut facts = RequestFacts::from_query(parts.uri.query());
+        facts.examples = Arc::clone(&self.shared.examples.read().unwrap_or_else(PoisonError::into_inner));
         let cursor = cursor_of(&parts.uri);
         // Read decoded, as the server reads it (`c%75rsor`).
         facts.has_cursor |= cursor.is_some();
@@ -387,6 +398,7 @@ impl Shared {
             log: Some(Mutex::new(Vec::new())),
             keys: None,
             partial_cursors: Mutex::new(HashSet::new()),
+            examples: RwLock::default(),
         }
     }
 

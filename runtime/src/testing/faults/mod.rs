@@ -20,11 +20,11 @@
 //! | `TIME_BUDGET_EXCEEDED` | at least one item is cut; `progress` counts them; the budget is the one the route applied ([`TimeBudget`](crate::TimeBudget)), with `retry_with_deadline` only below the server's cap; a route without a budget of its own says the request's `time_budget_ms` (else 1000 ms) and offers no deadline |
 //! | `RESULT_LIMIT_REACHED` | the items are cut to `limit` (replacing a limit the answer already gave); `narrow_query` |
 //! | `QUOTA_EXHAUSTED` | the items are cut; `retry_after` |
-//! | a service's own reason | by its declared kind: cut (truncation, budget, snapshot) or a subset removed |
+//! | a service's own reason | by its declared kind: cut (truncation, budget, snapshot) or a subset removed; its [`Examples`] value, with its details and recovery, when given one |
 //! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |
 //! | `CURSOR_EXPIRED` (requests with a cursor, paginated routes) | `410` problem with `restart` |
 //! | `TRAVERSAL_RESTARTED` (requests with a cursor, paginated routes) | the route's first page again, as it answers the request without its `cursor`: `resumed: false` (contract §2.5) |
-//! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added |
+//! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added (an own warning: its [`Examples`] value, when given one) |
 //!
 //! Besides the first page again, it only removes items and adds reasons or warnings: it never adds or alters an item. The
 //! completeness block is rebuilt with the contract's own types, so every faulted answer keeps
@@ -64,12 +64,14 @@
 //! offer and a few hundred seeded schedules, and checks what every client of the contract must
 //! keep; see its documentation.
 
+mod examples;
 mod fault;
 mod inject;
 mod kit;
 mod layer;
 mod schedule;
 
+pub use examples::Examples;
 pub use fault::Fault;
 pub use inject::{Faulted, FaultedPage, RequestFacts, UNNAMED_SOURCE, inject};
 pub use kit::{Conclusion, Failure, Kit, KitReport, Run, Target};
