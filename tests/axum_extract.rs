@@ -33,7 +33,12 @@ struct Limits {
 fn app() -> Router {
     Router::new()
         .route("/accounts", post(|JsonBody(a): JsonBody<NewAccount>| async move { format!("{}@{}", a.name, a.tenant) }))
-        .route("/batch", post(|JsonBody(b): JsonBody<Batch>| async move { format!("{}", b.accounts.len()) }))
+        .route(
+            "/batch",
+            post(|JsonBody(b): JsonBody<Batch>| async move {
+                b.accounts.iter().map(|a| u32::from(a.count)).sum::<u32>().to_string()
+            }),
+        )
         .route("/names", post(|JsonBody(names): JsonBody<Vec<String>>| async move { names.join(",") }))
         .route("/count", get(|QueryParams(f): QueryParams<Filters>| async move { format!("{:?}", f.limit) }))
 }
