@@ -41,6 +41,13 @@ async fn a_failing_source_shows_in_the_counters() {
     h.get("/service-accounts/sa-999999", "admin").await.assert_problem(404, "NOT_FOUND");
     h.get("/service-accounts?page_size=0", "admin").await.assert_problem(400, "INVALID_PAGE_SIZE");
     h.get("/nowhere", "admin").await.assert_problem(404, "NOT_FOUND");
+    // An archive with the evidence of a complete inventory: accepted, and counted.
+    let inventory = h.get("/service-accounts?owner=none&page_size=500", "admin").await;
+    let evidence = inventory.body["evidence"].clone();
+    let unowned = inventory.ids();
+    assert!(evidence.is_string() && !unowned.is_empty(), "{:?}", inventory.body);
+    let accepted = h.post("/service-accounts/archive", "admin", &json!({"ids": &unowned[..1], "evidence": evidence})).await;
+    assert_eq!(accepted.status.as_u16(), 200, "{:?}", accepted.body);
     // The service's own code, counted by its name: a method no route has.
     let refused = h.request(reqwest::Method::DELETE, "/service-accounts").bearer_auth("admin").send().await.unwrap();
     assert_eq!(refused.status(), 405);
@@ -52,7 +59,7 @@ async fn a_failing_source_shows_in_the_counters() {
     assert_eq!(delta("completeness_reasons_total", &[("route", "/search"), ("code", "SOURCE_UNAVAILABLE")]), 4.0);
     assert_eq!(delta("completeness_strict_refusals_total", &[("route", "/search"), ("status", "503")]), 1.0);
     let list_complete = [("route", "/service-accounts"), ("method", "GET"), ("complete", "true")];
-    assert_eq!(delta("completeness_responses_total", &list_complete), 1.0);
+    assert_eq!(delta("completeness_responses_total", &list_complete), 2.0, "the clamped page and the inventory");
     assert_eq!(delta("completeness_page_size_reduced_total", &[("route", "/service-accounts")]), 1.0);
     let reduced = [("route", "/service-accounts"), ("code", "PAGE_SIZE_REDUCED")];
     assert_eq!(delta("completeness_warnings_total", &reduced), 1.0);
@@ -60,6 +67,8 @@ async fn a_failing_source_shows_in_the_counters() {
     assert_eq!(delta("completeness_cursor_refusals_total", &cursor), 1.0);
     let evidence = [("route", "/service-accounts/archive"), ("code", "EVIDENCE_INVALID")];
     assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
+    let accepted = [("route", "/service-accounts/archive"), ("method", "POST")];
+    assert_eq!(delta("completeness_evidence_accepted_total", &accepted), 1.0, "{after}");
     assert!(after.contains("# HELP completeness_responses_total"), "counters are described:\n{after}");
     // Every other problem counts by route, status and code; a refused token or strict demand
     // only in its own counter.
@@ -80,7 +89,8 @@ async fn a_failing_source_shows_in_the_counters() {
     };
     assert_eq!(requests("/search", "GET", "200"), 3.0, "{after}");
     assert_eq!(requests("/search", "GET", "503"), 1.0, "{after}");
-    assert_eq!(requests("/service-accounts", "GET", "200"), 1.0, "{after}");
+    assert_eq!(requests("/service-accounts", "GET", "200"), 2.0, "{after}");
+    assert_eq!(requests("/service-accounts/archive", "POST", "200"), 1.0, "{after}");
     assert_eq!(requests("/service-accounts", "GET", "400"), 2.0, "{after}");
     assert_eq!(requests("/service-accounts/{id}", "GET", "404"), 1.0, "{after}");
     assert_eq!(requests("/service-accounts/archive", "POST", "412"), 1.0, "{after}");
@@ -118,6 +128,18 @@ async fn partial_answers_and_refusals_over_mcp_show_in_the_counters_under_their_
     assert_eq!(forged["isError"], true, "{forged}");
     let bare = tool_call(&h, "admin", "archive_service_accounts", json!({"ids": ["sa-000001"]})).await;
     assert_eq!(bare["isError"], true, "{bare}");
+    // And with the evidence of a complete inventory: accepted.
+    let inventory = tool_call(&h, "admin", "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
+    let listed = &inventory["structuredContent"];
+    let first = listed["items"][0]["id"].clone();
+    let archived = tool_call(
+        &h,
+        "admin",
+        "archive_service_accounts",
+        json!({"ids": [first], "evidence": listed["evidence"].clone()}),
+    )
+    .await;
+    assert_eq!(archived["isError"], false, "{archived}");
 
     let after = h.metrics().await;
     let delta = went_up(&before, &after);
@@ -133,6 +155,8 @@ async fn partial_answers_and_refusals_over_mcp_show_in_the_counters_under_their_
     assert_eq!(delta("completeness_cursor_refusals_total", &cursor), 1.0);
     let evidence = [("route", "archive_service_accounts"), ("code", "EVIDENCE_REQUIRED")];
     assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
+    let accepted = [("route", "archive_service_accounts"), ("method", "MCP")];
+    assert_eq!(delta("completeness_evidence_accepted_total", &accepted), 1.0, "{after}");
 }
 }
 

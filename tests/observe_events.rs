@@ -207,8 +207,12 @@ fn app() -> Router {
         .route_layer(completeness::observe::layer())
         .route_layer(middleware::from_fn(authenticate))
         .layer(completeness::observe::layer())
-        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_page_sizes(5, 10))
+        .with_state(CompletenessConfig::new(KEYS.clone()).with_page_sizes(5, 10))
 }
+
+/// The keys of [`app`]'s settings, one ring for the process: a test signs with them what the
+/// app verifies.
+static KEYS: std::sync::LazyLock<CursorKeys> = std::sync::LazyLock::new(CursorKeys::ephemeral);
 
 /// A service without authentication: its settings give requests the anonymous credential.
 fn anonymous_app() -> Router {
@@ -495,6 +499,34 @@ fn refused_evidence_emits_a_warning_with_code_route_and_credential_but_not_the_t
             1.0
         );
     }
+}
+
+#[test]
+fn accepted_evidence_emits_its_event_and_count_but_not_the_token() {
+    let credential = Credential::new("north", 1).with_tenant("north");
+    let issuer = completeness::EvidenceIssuer::new(CompletenessConfig::new(KEYS.clone()), credential);
+    let mut inventory: completeness::Envelope<u32> = completeness::Envelope::complete(
+        vec![],
+        completeness::Scope::new("service_accounts", "all").with_filter("owner", "none"),
+    );
+    assert!(issuer.attach_to(&mut inventory));
+    let token = inventory.completeness.evidence().unwrap().to_owned();
+    let body = serde_json::json!({"ids": ["sa-1"], "evidence": token}).to_string();
+    let archive = Request::post("/archive").header("content-type", "application/json").body(Body::from(body)).unwrap();
+    let (capture, metrics, statuses) = run(vec![archive]);
+    assert_eq!(statuses, [StatusCode::NO_CONTENT]);
+    let event = only(capture.of_kind("evidence_accepted"));
+    assert_eq!(event.level, Level::INFO);
+    assert_eq!(
+        (event.field("route"), event.field("method"), event.field("credential"), event.field("resource")),
+        ("/archive", "POST", "north", "service_accounts")
+    );
+    let signature = token.rsplit('.').next().unwrap();
+    assert_no_token_text(&capture, &[signature]);
+    assert_eq!(
+        value(&metrics, "completeness_evidence_accepted_total", &[("route", "/archive"), ("method", "POST")]),
+        1.0
+    );
 }
 
 #[test]

@@ -1059,7 +1059,10 @@ impl InventoryTools {
         let verified =
             Evidence::verify(&self.state.completeness, args.evidence.as_deref().unwrap_or(""), &caller.credential());
         let done = match verified {
-            Ok(evidence) => archive::archive_with(&self.state, caller, &evidence, args.ids).await,
+            Ok(evidence) => {
+                entry.accepted(&evidence);
+                archive::archive_with(&self.state, caller, &evidence, args.ids).await
+            }
             Err(problem) => Err(problem),
         };
         match done.and_then(|done| structured_result(&done, &archived_verdict(&done)).map_err(internal)) {

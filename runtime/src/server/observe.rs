@@ -49,6 +49,7 @@
 //! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `status`, `credential` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
+//! | `evidence_accepted` | `INFO` | an evidence token was verified for a destructive action ([`RequireEvidence`](crate::RequireEvidence), or [`EntryPoint::accepted`]): the action goes ahead, unless it refuses its targets itself | `route`, `method`, `resource`, `snapshot`, `credential` |
 //! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
 //! | `warning_left_out` | `WARN` | `map_reasons` into a handler's declared type met a warning the handler does not declare (left out) | `warning` |
 //! | `stale_warning_kept` | `WARN` | the same, for a stale warning, which is kept: without it the answer would read as current | `warning` |
@@ -82,6 +83,7 @@
 //! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
 //! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
+//! | `completeness_evidence_accepted_total` | `route`, `method` | evidence verified for a destructive action (the event `evidence_accepted`) |
 //! | `completeness_problems_total` | `route`, `status`, `code` (one read or built at run time: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
 //! | `completeness_audit_flags_total` | `route`, `method`, `problem` | with the `audit` feature too: JSON lists without completeness the [`AuditLayer`](crate::audit_layer::AuditLayer) flagged (`bare-array`, `array-without-complete`), as in its snapshot |
 //!
@@ -132,6 +134,8 @@ pub const STRICT_REFUSALS_TOTAL: &str = "completeness_strict_refusals_total";
 pub const CURSOR_REFUSALS_TOTAL: &str = "completeness_cursor_refusals_total";
 /// `completeness_evidence_refusals_total`.
 pub const EVIDENCE_REFUSALS_TOTAL: &str = "completeness_evidence_refusals_total";
+/// Counter: evidence verified for a destructive action, by route and method.
+pub const EVIDENCE_ACCEPTED_TOTAL: &str = "completeness_evidence_accepted_total";
 /// `completeness_problems_total`.
 pub const PROBLEMS_TOTAL: &str = "completeness_problems_total";
 /// `completeness_audit_flags_total` (the `audit` feature's layer).
@@ -148,7 +152,8 @@ pub fn describe_metrics() {
         describe_counter!(WARNINGS_TOTAL, "Warnings of answers, by route and warning code.");
         describe_counter!(
             MISSING_DATA_TOTAL,
-            "Answers incomplete for a reason other than more pages, by route and method."
+            "Answers incomplete for a reason other than more pages, and single resources with a field left out \
+             for another reason than not requested, by route and method."
         );
         describe_counter!(OMITTED_FIELDS_TOTAL, "Fields single resources left out, by route and omission code.");
         describe_counter!(PAGE_SIZE_REDUCED_TOTAL, "Answers whose requested page size was clamped, by route.");
@@ -161,6 +166,7 @@ pub fn describe_metrics() {
             EVIDENCE_REFUSALS_TOTAL,
             "Refused evidence for destructive actions, by route and problem code."
         );
+        describe_counter!(EVIDENCE_ACCEPTED_TOTAL, "Evidence verified for destructive actions, by route and method.");
         describe_counter!(
             PROBLEMS_TOTAL,
             "Other problems answered (not a refused cursor, evidence or strict demand), by route, status and code."
@@ -522,6 +528,28 @@ impl<'a> EntryPoint<'a> {
     pub fn refused(&self, problem: &Problem) {
         problem_answered(self.route, self.method, &Refusal::of(problem.code()), problem.status(), self.credential);
     }
+
+    /// Observes `evidence` verified for the destructive action this call goes on with: its
+    /// `evidence_accepted` event and count (never the token), as [`RequireEvidence`](crate::RequireEvidence)
+    /// emits them for a route.
+    pub fn accepted(&self, evidence: &crate::server::evidence::Evidence) {
+        evidence_accepted(self.route, self.method, evidence, self.credential);
+    }
+}
+
+/// Emits the event and count of `evidence` verified for a destructive action on `route`.
+pub(crate) fn evidence_accepted(
+    route: &str,
+    method: &'static str,
+    evidence: &crate::server::evidence::Evidence,
+    credential: Option<&str>,
+) {
+    tracing::info!(
+        target: TARGET, event = "evidence_accepted", route, method, resource = evidence.resource(),
+        snapshot = evidence.snapshot(), credential, "evidence for a destructive action was accepted"
+    );
+    #[cfg(feature = "metrics")]
+    metrics::counter!(EVIDENCE_ACCEPTED_TOTAL, "route" => route.to_owned(), "method" => method).increment(1);
 }
 
 /// The layer that emits what responses say; see the [module documentation](self).
