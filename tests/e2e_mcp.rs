@@ -1213,7 +1213,8 @@ async fn argument_errors_name_the_argument_and_its_type_and_no_value_reaches_the
             other => panic!("{tool}({arguments}): a JSON-RPC error, not {other:?}"),
         };
         assert_eq!(error.code.0, -32602, "{error:?}");
-        assert_eq!(error.message, format!("argument `{argument}` must be {expected}"), "{tool}({arguments})");
+        let said = format!("argument `{argument}` must be {expected}; the tool did not run (INVALID_ARGUMENTS)");
+        assert_eq!(error.message, said, "{tool}({arguments})");
         assert_eq!(error.data.as_ref().map(|data| data["argument"].clone()), Some(json!(argument)), "{error:?}");
         assert!(!format!("{error:?}").contains("secret-token"), "{error:?}");
     }

@@ -355,7 +355,7 @@ fn too_many_sessions(credential: &str) -> Response {
     let detail = format!(
         "Credential '{credential}' holds {MAX_SESSIONS_PER_CREDENTIAL} open MCP sessions, the most one credential may: \
          end one (DELETE /mcp with its Mcp-Session-Id) or let one sit idle for five minutes, or call without a \
-         session over the current protocol. No session was opened."
+         session over protocol version 2026-07-28. No session was opened."
     );
     Problem::new(ProblemCode::custom(TOO_MANY_SESSIONS), detail)
         .with_title("Too many sessions")
@@ -1425,13 +1425,15 @@ fn unread(entry: &EntryPoint<'_>, error: ErrorData) -> ErrorData {
 }
 
 /// The invalid-params error of a call that cannot be read; `argument` names the one at fault,
-/// when one is.
+/// when one is. The message says that nothing ran and names the code too: a host that passes
+/// an agent only the message (not `data`) loses neither.
 fn unfit_arguments(message: impl Into<String>, argument: Option<&str>) -> ErrorData {
     let data = match argument {
         Some(argument) => json!({"code": INVALID_ARGUMENTS, "argument": shown(argument)}),
         None => json!({"code": INVALID_ARGUMENTS}),
     };
-    ErrorData::invalid_params(message.into(), Some(data))
+    let message = format!("{}; the tool did not run ({INVALID_ARGUMENTS})", message.into());
+    ErrorData::invalid_params(message, Some(data))
 }
 
 /// The JSON types `schema` allows (its `type`, one name or several); empty when it says none.
