@@ -493,7 +493,7 @@ impl<'i, 's> Classifier<'i, 's> {
         let mut collections = Vec::new();
         let mut others = Vec::new();
         let mut unbound = None;
-        let mut page = None;
+        let mut pages: Vec<(String, String)> = Vec::new();
         let mut unseen = None;
         let mut nested = None;
         for (i, field) in fields.iter().enumerate() {
@@ -529,11 +529,13 @@ impl<'i, 's> Classifier<'i, 's> {
                 continue;
             }
             match self.ty_in(scope, &field.ty) {
+                // A type of the sources that is a list (a page, a newtype over a collection) is a
+                // collection member: the response is that list when the member is its payload
+                // (`data: UserPage`), as for a collection; beside a resource's own members
+                // (`metadata: Metadata(HashMap<..>)`), a nested collection.
                 Class::List { owner: Some(inner), item, .. } => {
-                    if page.is_none() {
-                        page = Some((name.clone(), inner, item));
-                    }
-                    others.push(name);
+                    pages.push((name.clone(), inner));
+                    collections.push((name, item.unwrap_or_default()));
                 }
                 Class::List { owner: None, item, .. } => collections.push((name, item.unwrap_or_default())),
                 // A resource inside this one holds a collection (`article: Article` with its
@@ -552,10 +554,6 @@ impl<'i, 's> Classifier<'i, 's> {
                 }
                 _ => others.push(name),
             }
-        }
-        // A list one level down: the response is that list.
-        if let Some((field, inner, item)) = page {
-            return Class::List { shown: format!("{owner}.{field} ({inner})"), item, owner: Some(owner.to_owned()) };
         }
         let Some(field) = collections.first().map(|(name, _)| name.clone()) else {
             if let Some(field) = nested {
@@ -577,8 +575,14 @@ impl<'i, 's> Classifier<'i, 's> {
         let member =
             if matches!(fields, Fields::Unnamed(_)) { Some(field.as_str()) } else { page_member(&names, &others) };
         match member.and_then(|member| collections.iter().find(|(name, _)| name == member)) {
-            Some((_, item)) => {
-                Class::List { shown: owner.to_owned(), item: Some(item.clone()), owner: Some(owner.to_owned()) }
+            Some((name, item)) => {
+                // A list one level down: the response is that list.
+                let shown = match pages.iter().find(|(page, _)| page == name) {
+                    Some((field, inner)) => format!("{owner}.{field} ({inner})"),
+                    None => owner.to_owned(),
+                };
+                let item = Some(item.clone()).filter(|item| !item.is_empty());
+                Class::List { shown, item, owner: Some(owner.to_owned()) }
             }
             None => Class::Nested { owner: owner.to_owned(), field },
         }

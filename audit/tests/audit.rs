@@ -324,6 +324,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/page-more", "list_without_completeness"),
         ("GET", "/page-meta", "list_without_completeness"),
         ("GET", "/order", "nested_collection"),
+        // A member that is a list type of its own, beside a resource's members: nested.
+        ("GET", "/application", "nested_collection"),
+        ("GET", "/article", "nested_collection"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
