@@ -361,7 +361,15 @@ impl<'s> Index<'s> {
                             || (segments.len() == 1 && self.defines(from, first))
                             || self.defines_type(from, first);
                         if names_it {
-                            return self.absolute_within(from, segments, depth - 1);
+                            // Read in the module the glob leads to: in another library of the
+                            // workspace, its `crate` is that library, named as `module` names it.
+                            let mut path = self.absolute_within(from, segments, depth - 1);
+                            if glob.first().is_some_and(|first| first != "crate")
+                                && path.first().is_some_and(|first| first == "crate")
+                            {
+                                path[0].clone_from(&glob[0]);
+                            }
+                            return path;
                         }
                     }
                 }
@@ -370,13 +378,14 @@ impl<'s> Index<'s> {
         }
     }
 
-    /// The module at the absolute module path `path` (`["crate", "a"]`) in `from`'s target.
+    /// The module at the absolute module path `path` (`["crate", "a"]`) in `from`'s target, or
+    /// in another library of the workspace that `path` starts with (`["users_api", "model"]`).
     fn module_at(&self, from: ModuleId, path: &[String]) -> Option<ModuleId> {
         let (first, rest) = path.split_first()?;
-        if first != "crate" {
-            return None;
-        }
-        let target = self.sources.modules[from].target.as_str();
+        let target = match first.as_str() {
+            "crate" => self.sources.modules[from].target.as_str(),
+            _ => self.sources.modules[self.library_of(from, path)?].target.as_str(),
+        };
         self.modules_by_path.get(&(target, rest.to_vec())).copied()
     }
 

@@ -440,6 +440,9 @@ fn routers_nested_and_merged_across_files_and_workspace_members_get_full_paths()
         ("GET", "/teams", "list_without_completeness"),
         // A trait method of another member's library, called through `dyn`.
         ("GET", "/everyone", "list_without_completeness"),
+        // Types of another member's library, imported with a glob.
+        ("GET", "/profile-glob", "not_a_list"),
+        ("GET", "/roster-glob", "list_without_completeness"),
         // From a function returning `Result<Router, _>`, taken with `?` (and awaited).
         ("GET", "/fallible", "list_without_completeness"),
         ("GET", "/fallible-async", "list_without_completeness"),
