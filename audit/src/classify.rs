@@ -810,6 +810,8 @@ impl<'i, 's> Classifier<'i, 's> {
                         None => unknown(),
                     },
                     "to_vec" => Class::List { shown: ".to_vec()".to_owned(), item: None, owner: None },
+                    // sqlx's `query.fetch_all(&pool)`: every row, in a `Vec`.
+                    "fetch_all" => Class::List { shown: ".fetch_all(..)".to_owned(), item: None, owner: None },
                     "collect" => match call.turbofish.as_ref().and_then(|t| t.args.first()) {
                         Some(GenericArgument::Type(ty)) => self.ty(code.module, ty),
                         _ => unknown(),

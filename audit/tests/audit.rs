@@ -327,6 +327,7 @@ fn every_shape_gets_its_verdict() {
         // A member that is a list type of its own, beside a resource's members: nested.
         ("GET", "/application", "nested_collection"),
         ("GET", "/article", "nested_collection"),
+        ("GET", "/fetched", "list_without_completeness"),
     ];
     for (method, path, verdict) in expected {
         assert_eq!(verdict_of(&report, method, path), verdict, "{method} {path}");
