@@ -681,7 +681,10 @@ fn a_baseline_lets_known_findings_pass_and_fails_new_ones() {
     // The route added above the closures moved their lines: they are still known.
     assert_eq!(fresh.len(), 1, "{report:#}");
     assert_eq!(fresh[0]["path"], "/new-list");
-    assert_eq!(run(&copy, &["--baseline", "/nonexistent/baseline.json", "-q"]).status.code(), Some(2));
+    let missing = run(&copy, &["--baseline", "/nonexistent/baseline.json", "-q"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&missing.stderr);
+    assert!(said.starts_with("error: --baseline /nonexistent/baseline.json: "), "the flag is named: {said}");
 }
 
 /// Writes the package `name` under `dir/services`, serving `GET /orders` from `list_orders`.

@@ -35,19 +35,19 @@ pub fn write(report: &Report, path: &Path) -> Result<usize, String> {
     let findings: BTreeSet<String> = report.findings.iter().filter(|f| f.is_shown()).map(|f| f.key()).collect();
     let count = findings.len();
     let text = serde_json::to_string_pretty(&Baseline { version: VERSION, findings }).unwrap_or_default();
-    fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    fs::write(path, text + "\n").map_err(|e| format!("--baseline {}: {e}", path.display()))?;
     Ok(count)
 }
 
 /// Marks the findings of `report` that `path` lists as baselined; returns warnings to show
 /// (entries without a package that match routes of several packages).
 pub fn apply(report: &mut Report, path: &Path) -> Result<Vec<String>, String> {
-    let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = fs::read_to_string(path).map_err(|e| format!("--baseline {}: {e}", path.display()))?;
     let baseline: Baseline =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not a baseline: {e}", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("--baseline {}: not a baseline: {e}", path.display()))?;
     if baseline.version > VERSION {
         return Err(format!(
-            "{}: a baseline of version {}, newer than this audit reads",
+            "--baseline {}: a baseline of version {}, newer than this audit reads",
             path.display(),
             baseline.version
         ));
