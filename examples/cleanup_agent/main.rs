@@ -85,7 +85,13 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
             return Err(format!("{flag} is given twice; give it once\n{USAGE}"));
         }
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
-        let number = |text: String| text.parse::<u64>().map_err(|_| format!("{flag}: '{text}' is not a number"));
+        let number = |text: String| {
+            text.parse::<u64>().map_err(|_| match text.parse::<i128>() {
+                Ok(_) if text.starts_with('-') => format!("{flag}: '{text}' is negative; give a whole number from 1"),
+                Ok(_) => format!("{flag}: '{text}' is too large; give at most {}", u64::MAX),
+                Err(_) => format!("{flag}: '{text}' is not a whole number"),
+            })
+        };
         // A limit of zero would stop before the first page, and say nothing useful.
         let at_least_one = |n: u64| if n == 0 { Err(format!("{flag} must be at least 1")) } else { Ok(n) };
         match flag.as_str() {
@@ -106,6 +112,15 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
                             parsed.origin().ascii_serialization()
                         ));
                     }
+                    // The credential goes in `Authorization: Bearer`; one in the URL would be
+                    // sent as well (as Basic), and the server refuses two.
+                    Ok(parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+                        return Err(format!(
+                            "--server: the URL carries a user or password; give it without, such as {}, and the \
+                             credential with --token",
+                            parsed.origin().ascii_serialization()
+                        ));
+                    }
                     Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.has_host() => {
                         server = Some(url)
                     }
@@ -120,7 +135,7 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
                 }
                 token = Some(name);
             }
-            "--page-size" => page_size = Some(number(value()?)?.to_string()),
+            "--page-size" => page_size = Some(at_least_one(number(value()?)?)?.to_string()),
             "--max-pages" => limits.max_pages = at_least_one(number(value()?)?)?,
             "--max-items" => limits.max_items = at_least_one(number(value()?)?)?,
             "--deadline-secs" => limits.deadline = Duration::from_secs(at_least_one(number(value()?)?)?),
