@@ -484,9 +484,25 @@ impl<'i, 's> Eval<'i, 's> {
                 Value::Other
             }
             Expr::If(e) => {
+                // A router a branch binds again (`app = Router::new().nest(&prefix, app)`) is
+                // served as it was or as the branch left it: the condition is not known here.
+                let routers_before: Vec<(String, Value<'s>)> = frame
+                    .locals
+                    .iter()
+                    .filter(|(_, (value, _))| matches!(value, Value::Router(_)))
+                    .map(|(name, (value, _))| (name.clone(), value.clone()))
+                    .collect();
                 let mut value = self.eval_block(&e.then_branch, frame);
                 if let Some((_, other)) = &e.else_branch {
                     value = union(value, self.eval(other, frame, consuming));
+                }
+                for (name, before) in routers_before {
+                    if let Some((after @ Value::Router(_), consumed)) = frame.locals.get_mut(&name)
+                        && !same_routes(after, &before)
+                    {
+                        *after = union(before, std::mem::replace(after, Value::Other));
+                        *consumed = false;
+                    }
                 }
                 value
             }
@@ -1315,6 +1331,16 @@ fn fallback_route(handler: HandlerRef<'_>) -> Registration<'_> {
 }
 
 /// Two possible values of a branch: routers are combined, anything else keeps the router.
+/// True when `a` and `b` are routers of the same registrations (method and path).
+fn same_routes(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::Router(a), Value::Router(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.method == b.method && a.path == b.path)
+        }
+        _ => false,
+    }
+}
+
 fn union<'s>(a: Value<'s>, b: Value<'s>) -> Value<'s> {
     match (a, b) {
         (Value::Router(mut x), Value::Router(y)) => {

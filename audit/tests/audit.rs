@@ -312,6 +312,9 @@ fn every_shape_gets_its_verdict() {
         ("GET", "/extra/early-ok-debug", "list_without_completeness"),
         ("GET", "/extra/early-ok-trace", "list_without_completeness"),
         ("GET", "/extra/tsr-items", "list_without_completeness"),
+        // Bound again in a branch: as it was, and as the branch left it.
+        ("GET", "/extra/prefixed", "list_without_completeness"),
+        ("GET", "/extra/<prefix>/prefixed", "list_without_completeness"),
         ("GET", "/extra/api-v1/items", "list_without_completeness"),
         // Handed to a routing method the audit does not know: found, its route not read.
         ("*", "/extra/*", "list_without_completeness"),
