@@ -23,8 +23,8 @@ mod types;
 ///
 /// `#[completeness(resource = "service_accounts", reasons(MorePagesAvailable, ...), warnings(PageSizeReduced, ...))]`
 /// on an `async fn` axum handler generates `<HandlerInCamelCase>Reason`, the endpoint's reason
-/// type (a name that would start with a digit keeps one leading underscore:
-/// `_2fa_devices` gives `_2faDevicesReason`), and checks that the handler's response reports
+/// type (a name that would start with a digit, or another character no name starts with, keeps
+/// one leading underscore: `_2fa_devices` gives `_2faDevicesReason`), and checks that the handler's response reports
 /// completeness over that type. The handler itself is left as written. Without arguments on an
 /// `impl` block, it does the same for each associated function annotated inside.
 #[proc_macro_attribute]
@@ -32,8 +32,9 @@ pub fn completeness(args: TokenStream, item: TokenStream) -> TokenStream {
     handler::expand(args.into(), item.into()).into()
 }
 
-/// Derives the completeness envelope of a response struct: `Serialize`,
-/// `ReportsCompleteness` and (with `axum`) `IntoResponse`. Documented in the `completeness` crate.
+/// Derives the completeness envelope of a response struct: `Serialize` (so the struct derives
+/// this in place of serde's `Serialize`, never beside it), `ReportsCompleteness` and (with
+/// `axum`) `IntoResponse`. Documented in the `completeness` crate.
 #[proc_macro_derive(ResultEnvelope, attributes(envelope, serde))]
 pub fn derive_result_envelope(input: TokenStream) -> TokenStream {
     envelope::derive(input.into()).into()

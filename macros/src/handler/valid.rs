@@ -25,6 +25,9 @@
 //!    can end a page early and clamp its size.
 //! 7. A handler has one `#[completeness(..)]`: a second would declare the endpoint again, and
 //!    generate its reason type twice.
+//! 8. The answer does not leave out its reason type (`Envelope<T>`): that is the standard one,
+//!    which no declaring handler reports over; said here with the alias to write, which the
+//!    type-level check cannot name.
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -349,7 +352,42 @@ fn check_return_type(cx: &Ctxt, attrs: &Attrs, handler: &Handler) {
                 types::namesake_hint(wrapped, &attrs.krate.names())
             ),
         ),
-        None => {}
+        // Rule 8. (Not for a function under `cfg`, which may not be compiled: an error here
+        // would stand where the condition leaves it out. The type-level check, compiled with
+        // the function, says it there.)
+        None if handler.function.cfgs().next().is_some() => {}
+        None => {
+            if let Some((written, name, item)) = standard_reasons_answer(output) {
+                cx.error_spanned_by(
+                    written,
+                    format!(
+                        "`{}` reports over the standard reasons, not the ones this handler declares: write \
+                         `{name}<{}, {reason}>`",
+                        types::pretty(written),
+                        types::pretty(item)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The `Envelope<T>` or `Aggregate<T>` written with its item type alone where the answer goes
+/// (the return type, a `Result`'s answer, a tuple after response parts), with its name and item
+/// type: its reason type is then the standard one, which no `#[completeness]` handler reports
+/// over (the type-level check would say so naming the hidden type the alias stands for).
+fn standard_reasons_answer(ty: &Type) -> Option<(&Type, String, &Type)> {
+    match ty {
+        Type::Paren(inner) => standard_reasons_answer(&inner.elem),
+        Type::Group(inner) => standard_reasons_answer(&inner.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(standard_reasons_answer),
+        _ => match types::last_segment(ty) {
+            Some((name, args)) if name == "Result" => args.first().and_then(|answer| standard_reasons_answer(answer)),
+            Some((name, args)) if (name == "Envelope" || name == "Aggregate") && args.len() == 1 => {
+                Some((ty, name, args[0]))
+            }
+            _ => None,
+        },
     }
 }
 
