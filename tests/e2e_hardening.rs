@@ -262,6 +262,12 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
         assert!(status.starts_with("HTTP/1.1 400 "), "{target} {host}: {status}");
         assert!(answer.contains(r#""code":"INVALID_REQUEST""#) && answer.contains("another host"), "{answer}");
     }
+    // Nor another scheme, nor user information (RFC 9110, section 4.2.4).
+    for (target, host, says) in [("ftp://localhost", "localhost", "scheme"), ("http://user@localhost", "localhost", "user")] {
+        let (status, answer) = h.raw(&absolute(target, host)).await;
+        assert!(status.starts_with("HTTP/1.1 400 "), "{target} {host}: {status}");
+        assert!(answer.contains(r#""code":"INVALID_REQUEST""#) && answer.contains(says), "{answer}");
+    }
     for (target, host) in [("http://LOCALHOST", "localhost"), ("http://localhost:80", "localhost"), ("https://localhost", "localhost:443")] {
         let (status, answer) = h.raw(&absolute(target, host)).await;
         assert!(status.starts_with("HTTP/1.1 200 "), "{target} {host}: {status} {answer}");
