@@ -122,10 +122,13 @@
 //! - A service without authentication sets `.with_anonymous_credential()`; every other one
 //!   puts a [`Credential`] on each request in its authentication middleware.
 //! - Client mistakes are RFC 9457 problems with a stable `code` (contract §5.4) when read with
-//!   [`QueryParams`] and [`JsonBody`] (400 `INVALID_REQUEST`, 400 `INVALID_BODY`, 413) instead
-//!   of axum's `Query` and `Json`, whose rejections are plain text. axum's own answers (a `Path`
-//!   that does not parse, an unknown route, a method not allowed) are not problems unless the
-//!   service maps them; the example service's `refusals` module shows one way.
+//!   [`QueryParams`], [`PathParams`] and [`JsonBody`] (400 `INVALID_REQUEST`, 400 `INVALID_BODY`,
+//!   413) instead of axum's `Query`, `Path` and `Json`, whose rejections are plain text. axum's
+//!   own answers (an unknown route, a method not allowed) are not problems unless the service
+//!   maps them; the example service's `refusals` module shows one way. A `GET` that sends a body
+//!   is answered as if it had none: a service that reads filters from somewhere else than the
+//!   query refuses such a read itself (the example does, so that a filter sent in a body is not
+//!   ignored while a wider scope is answered).
 //! - The framework reads the query parameters `page_size` and `cursor` ([`PageRequest`]),
 //!   `require_complete` (every route of `completeness::routing`) and `time_budget_ms`
 //!   ([`TimeBudget`]): a filter struct with `#[serde(deny_unknown_fields)]` must allow

@@ -4,7 +4,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::Request;
 use axum::routing::{get, post};
-use completeness::{JsonBody, QueryParams};
+use completeness::{JsonBody, PathParams, QueryParams};
 use serde::Deserialize;
 use tower::ServiceExt;
 
@@ -40,6 +40,8 @@ fn app() -> Router {
             }),
         )
         .route("/names", post(|JsonBody(names): JsonBody<Vec<String>>| async move { names.join(",") }))
+        .route("/owners/{id}/widgets", get(|PathParams(id): PathParams<u32>| async move { id.to_string() }))
+        .route("/misrouted", get(|PathParams(id): PathParams<u32>| async move { id.to_string() }))
         .route("/count", get(|QueryParams(f): QueryParams<Filters>| async move { format!("{:?}", f.limit) }))
 }
 
@@ -66,6 +68,20 @@ async fn a_bad_json_body_is_a_400_invalid_body_problem() {
 }
 
 const GOOD: &str = r#"{"name":"svc","tenant":"north"}"#;
+
+/// A path segment that does not parse is a 400 `INVALID_REQUEST` problem naming it, where axum's
+/// `Path` answers plain text; a route without the parameter read is the service's mistake, 500.
+#[tokio::test]
+async fn a_path_that_does_not_parse_is_a_400_problem() {
+    let (status, content_type, problem) = call(Request::get("/owners/abc/widgets").body(Body::empty()).unwrap()).await;
+    assert_eq!((status, content_type.as_str()), (400, "application/problem+json"), "{problem}");
+    assert_eq!(problem["code"], "INVALID_REQUEST");
+    assert!(problem["detail"].as_str().unwrap().contains("abc"), "{problem}");
+    let ok = app().oneshot(Request::get("/owners/7/widgets").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(ok.status(), 200);
+    let (status, _, problem) = call(Request::get("/misrouted").body(Body::empty()).unwrap()).await;
+    assert_eq!((status, problem["code"].as_str()), (500, Some("INTERNAL")), "{problem}");
+}
 
 /// A struct is read from a JSON object only: serde's derive would also take its members as an
 /// array in field order, which the struct's schema does not allow. A body that is a list where

@@ -62,7 +62,7 @@ pub use envelope::Envelope;
 #[cfg(feature = "axum")]
 pub use evidence::{Evidence, EvidenceIssuer, RequireEvidence};
 #[cfg(feature = "axum")]
-pub use extract::{JsonBody, JsonObject, QueryParams};
+pub use extract::{JsonBody, JsonObject, PathParams, QueryParams};
 pub use field::{Field, Omission, OmittedFields};
 #[cfg(feature = "axum")]
 pub use page_request::{Page, PageRequest};

@@ -180,6 +180,32 @@ pub fn check_query_encoding(uri: &Uri) -> Result<(), Problem> {
     uri.query().map_or(Ok(()), crate::server::query::check_encoding)
 }
 
+/// Path parameters deserialized into `T`, as axum's `Path` reads them; a segment that does not
+/// parse (`/accounts/abc` for a `u32`) is a 400 `INVALID_REQUEST` problem naming it, where
+/// axum's rejection is plain text. A route whose template lacks the parameters `T` reads is the
+/// service's mistake, not the client's: the 500 `INTERNAL` problem.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PathParams<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for PathParams<T> {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(path) => Ok(PathParams(path.0)),
+            // axum tells the client's segments from the route's own mistakes by status.
+            Err(rejection) if rejection.status().is_client_error() => Err(Problem::new(
+                ProblemCode::InvalidRequest,
+                format!("The path does not fit: {}", rejection.body_text()),
+            )),
+            Err(rejection) => Err(Problem::new(
+                ProblemCode::Internal,
+                format!("The route does not give the path parameters its handler reads: {}", rejection.body_text()),
+            )),
+        }
+    }
+}
+
 /// Query parameters deserialized into `T`; unreadable values (and a query string
 /// [`check_query_encoding`] refuses) are a 400 `INVALID_REQUEST` problem.
 #[derive(Debug, Clone, Copy, Default)]
