@@ -57,6 +57,11 @@ async fn answer(client: &Client, tool: &str, arguments: Value) -> Value {
     let (verdict, json) = text.split_once('\n').expect("a verdict line, then the JSON");
     assert!(!verdict.is_empty() && !verdict.starts_with('{'), "{verdict}");
     assert_eq!(serde_json::from_str::<Value>(json).expect("JSON after the verdict"), structured);
+    // In the contract's member order (§2.1), as the REST body: the decision first.
+    let members: Vec<&str> = structured.as_object().expect("an object").keys().map(String::as_str).collect();
+    if members.contains(&"status") {
+        assert_eq!(members[..3], ["status", "complete", "truncated"], "structuredContent keeps the contract's order");
+    }
     structured
 }
 
