@@ -284,6 +284,13 @@ mod framing {
         }
     }
 
+    /// The page `relayed` answers for `paged&failed`, as a relaying service holds it: read back
+    /// from its JSON, its own reason without the cursor it offered.
+    async fn relayed_from_the_wire() -> Envelope<u32> {
+        let typed = relayed(axum::extract::RawQuery(Some("paged&failed".to_owned()))).await;
+        serde_json::from_value(serde_json::to_value(&typed).unwrap()).unwrap()
+    }
+
     async fn empty_cursor() -> Envelope<u32> {
         Envelope::incomplete(vec![1], Scope::new("numbers", "all"), MorePagesAvailable::new(""))
     }
@@ -307,6 +314,7 @@ mod framing {
             .route("/held", get(held).into())
             .route("/relayed", get(relayed).into())
             .route("/truncated", get(truncated).into())
+            .route("/relayed-from-the-wire", get(relayed_from_the_wire).into())
             .route("/behind", get(behind).into())
             .route("/partial", get(partial_answer).into())
             // A second demand layer, around the routes' own: a strict refusal passes it as it is.
@@ -372,6 +380,10 @@ mod framing {
             assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{beside}: {body}");
             assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{beside}: {body}");
         }
+        // The same page relayed (read from its JSON) is refused the same way: its own reason is
+        // still paging, not a limit the same request meets again.
+        let (status, body) = answered("/relayed-from-the-wire?require_complete=true").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     }
 
     /// A service's own truncation other than its paging is a limit the same request meets again:

@@ -49,6 +49,12 @@ pub trait CompletenessReport {
     fn only_the_next_page(&self) -> bool {
         self.reason_codes().iter().all(|code| *code == ReasonCode::MorePagesAvailable)
     }
+    /// The position of a service's own truncation whose recovery is the next page (pagination by
+    /// its own name, contract §8), as the wire members say it: a block read from the wire says
+    /// it as the block it was written from does.
+    fn own_paging(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl<R: Reason> CompletenessReport for Completeness<R> {
@@ -68,6 +74,9 @@ impl<R: Reason> CompletenessReport for Completeness<R> {
         let reasons = self.reasons();
         reasons.iter().all(|reason| reason.code() == ReasonCode::MorePagesAvailable)
             || (reasons.len() == 1 && self.own_paging_reason() == Some(0))
+    }
+    fn own_paging(&self) -> Option<usize> {
+        self.own_paging_reason()
     }
     fn reasons_json(&self) -> Vec<Value> {
         self.reasons().iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)).collect()
@@ -115,6 +124,9 @@ pub struct IncompleteReport {
     /// True when its reasons only say where the traversal goes on
     /// ([`CompletenessReport::only_the_next_page`]): on a page, the normal course of paging.
     pub only_the_next_page: bool,
+    /// The position of a service's own truncation that is pagination by its own name
+    /// ([`CompletenessReport::own_paging`]).
+    pub own_paging: Option<usize>,
 }
 
 impl IncompleteReport {
@@ -132,6 +144,7 @@ impl IncompleteReport {
             recoveries: report.recoveries(),
             paged,
             only_the_next_page: report.only_the_next_page(),
+            own_paging: report.own_paging(),
         }
     }
 
@@ -263,11 +276,13 @@ impl Problem {
 
 /// True when the reason at `at` says the answer was cut by a limit, which asking again cuts the
 /// same way: `RESULT_LIMIT_REACHED`, or a service's own reason of kind truncation other than
-/// its paging (whose recovery is the next page, contract §8). A 422 then, not a 503 that invites
-/// the same request again.
+/// its paging (whose recovery is the next page, contract §8, as its recovery or the wire members
+/// say it: a relayed block is judged as the block it was written from). A 422 then, not a 503
+/// that invites the same request again.
 fn cut_by_a_limit(report: &IncompleteReport, at: usize) -> bool {
     let code = &report.codes[at];
-    let paging = matches!(report.recoveries.get(at), Some(Some(Continuation::NextCursor { .. })));
+    let paging = report.own_paging == Some(at)
+        || matches!(report.recoveries.get(at), Some(Some(Continuation::NextCursor { .. })));
     *code == ReasonCode::ResultLimitReached
         || (!code.is_standard() && report.kinds.get(at) == Some(&ReasonKind::Truncation) && !paging)
 }
