@@ -184,7 +184,9 @@ pub struct Problem {
     status: u16,
     title: String,
     detail: String,
-    extensions: Map<String, Value>,
+    /// Boxed: a problem travels in `Result`s, and a map (an `IndexMap` with serde_json's
+    /// `preserve_order`) would make every one of them large.
+    extensions: Box<Map<String, Value>>,
     retry_after: Option<u64>,
 }
 
@@ -196,7 +198,7 @@ impl Problem {
             title: code.title().to_owned(),
             code,
             detail: detail.into(),
-            extensions: Map::new(),
+            extensions: Box::default(),
             retry_after: None,
         }
     }
@@ -314,7 +316,7 @@ impl Serialize for Problem {
         map.serialize_entry(status, &self.status)?;
         map.serialize_entry(detail, &self.detail)?;
         map.serialize_entry(code, self.code.as_str())?;
-        for (key, value) in &self.extensions {
+        for (key, value) in self.extensions.iter() {
             map.serialize_entry(key, value)?;
         }
         map.end()
@@ -402,6 +404,6 @@ impl<'de> Deserialize<'de> for Problem {
         let title = text(object.remove("title"));
         let detail = text(object.remove("detail"));
         object.remove("type");
-        Ok(Problem { code, status, title, detail, extensions: object, retry_after: None })
+        Ok(Problem { code, status, title, detail, extensions: Box::new(object), retry_after: None })
     }
 }
