@@ -1083,8 +1083,8 @@ fn a_file_nested_too_deep_is_skipped_not_a_stack_overflow() {
     fs::write(
         dir.join("main.rs"),
         "use axum::{Json, Router, routing::get};\nmod generated;\nmod chained;\nmod branched;\nmod negated;\n\
-         async fn list() -> Json<Vec<u8>> { Json(vec![]) }\n\
-         fn main() { let _app: Router = Router::new().route(\"/list\", get(list)); }\n",
+         mod documented;\nmod long_router;\nasync fn list() -> Json<Vec<u8>> { Json(vec![]) }\n\
+         fn main() { let _app: Router = Router::new().route(\"/list\", get(list)).merge(long_router::app()); }\n",
     )
     .unwrap();
     let deep = 20_000;
@@ -1097,10 +1097,20 @@ fn a_file_nested_too_deep_is_skipped_not_a_stack_overflow() {
     fs::write(dir.join("branched.rs"), format!("pub fn f(x: u8) -> u8 {{ if x == 0 {{ 0 }} {arms}else {{ 2 }} }}\n"))
         .unwrap();
     fs::write(dir.join("negated.rs"), format!("pub fn f() -> bool {{ {}true }}\n", "!".repeat(deep))).unwrap();
+    // Neither a long module of documented items nor a long router chain below the limit is one.
+    let helpers =
+        "/// A helper.\n/// Documented.\n#[inline]\npub fn helper() -> Option<::std::string::String> { None }\n";
+    fs::write(dir.join("documented.rs"), helpers.repeat(2000)).unwrap();
+    let routes = ".route(\"/r\", axum::routing::get(super::list))".repeat(1900);
+    let long_router = format!(
+        "pub fn app() -> axum::Router {{ axum::Router::new(){routes}.route(\"/long\", axum::routing::get(super::list)) }}\n"
+    );
+    fs::write(dir.join("long_router.rs"), long_router).unwrap();
     let out = run(&dir, &["--format", "json", "-q"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(verdict_of(&report, "GET", "/list"), "list_without_completeness");
+    assert_eq!(verdict_of(&report, "GET", "/long"), "list_without_completeness", "a chain below the limit is read");
     let skipped: Vec<(String, String)> = report["skipped"]
         .as_array()
         .unwrap()

@@ -194,9 +194,10 @@ const MAX_NESTING: usize = 1000;
 
 /// The longest chain the audit reads in one expression: method calls (`.route(..)` after
 /// `.route(..)`), operators (`a + b + ..`, `!!x`) and `else` branches (`else if` after `else if`)
-/// each add a level to the syntax tree, as a bracket does, without one. Far above a router of a
-/// few thousand routes written as one chain; far below what overflows the audit's stack.
-const MAX_CHAIN: usize = 4000;
+/// each add a level to the syntax tree, as a bracket does, without one. Above a router of a
+/// thousand routes written as one chain; below what overflows the audit's stack in a build
+/// without optimizations (3,500 `.route` calls did).
+const MAX_CHAIN: usize = 2000;
 
 /// How deep `text` goes: its deepest nesting ([`MAX_NESTING`]) and its longest chain
 /// ([`MAX_CHAIN`]).
@@ -206,50 +207,70 @@ struct Depth {
     chain: usize,
 }
 
+/// One open group of tokens as [`depth_of`] walks it.
+struct Open {
+    tokens: proc_macro2::token_stream::IntoIter,
+    /// Its angle brackets open since its last `;`.
+    angles: usize,
+    /// Its chain since its last `;`, `,`, attribute or block (unless `else` follows the block).
+    run: usize,
+    /// A `{..}` block has just closed in it: the chain ends there, unless `else` goes on.
+    after_block: bool,
+}
+
 /// How deep `text` goes. Nesting: delimiters (`{`, `(`, `[`), read on its tokens so that strings
 /// and comments do not count, plus the angle brackets open at that point since the last `;` of
-/// the same group (`Vec<Vec<..>>`). Chain: the punctuation and `else`s since the last `;` or `,`
-/// of each open group, added up. `None` when it does not tokenize: syn then says why. Walked with
-/// a stack of its own, never by recursion.
+/// the same group (`Vec<Vec<..>>`). Chain: the punctuation and `else`s of each open group since
+/// its last `;`, `,`, `#` (an attribute, a doc comment) or `{..}` block not followed by `else`
+/// (an item's body ends its chain: the items of a long module are no chain), added up. `None`
+/// when it does not tokenize: syn then says why. Walked with a stack of its own, never by
+/// recursion.
 fn depth_of(text: &str) -> Option<Depth> {
     let tokens: proc_macro2::TokenStream = text.parse().ok()?;
     let mut deepest = Depth::default();
-    // Per open group: its tokens still to read, its open angle brackets and its chain;
-    // `angles` and `chain` are the sums.
-    let mut stack = vec![(tokens.into_iter(), 0usize, 0usize)];
+    let mut stack = vec![Open { tokens: tokens.into_iter(), angles: 0, run: 0, after_block: false }];
+    // The sums over the open groups.
     let (mut angles, mut chain) = (0, 0);
-    while let Some((tokens, open, run)) = stack.last_mut() {
-        match tokens.next() {
-            Some(TokenTree::Group(group)) => stack.push((group.stream().into_iter(), 0, 0)),
+    while let Some(open) = stack.last_mut() {
+        let token = open.tokens.next();
+        if std::mem::take(&mut open.after_block) && !matches!(&token, Some(TokenTree::Ident(i)) if i == "else") {
+            chain -= open.run;
+            open.run = 0;
+        }
+        match token {
+            Some(TokenTree::Group(group)) => {
+                open.after_block = group.delimiter() == proc_macro2::Delimiter::Brace;
+                stack.push(Open { tokens: group.stream().into_iter(), angles: 0, run: 0, after_block: false });
+            }
             Some(TokenTree::Punct(punct)) => match punct.as_char() {
-                ';' | ',' => {
+                ';' | ',' | '#' => {
                     if punct.as_char() == ';' {
-                        angles -= *open;
-                        *open = 0;
+                        angles -= open.angles;
+                        open.angles = 0;
                     }
-                    chain -= *run;
-                    *run = 0;
+                    chain -= open.run;
+                    open.run = 0;
                 }
                 other => {
                     if other == '<' {
-                        *open += 1;
+                        open.angles += 1;
                         angles += 1;
-                    } else if other == '>' && *open > 0 {
-                        *open -= 1;
+                    } else if other == '>' && open.angles > 0 {
+                        open.angles -= 1;
                         angles -= 1;
                     }
-                    *run += 1;
+                    open.run += 1;
                     chain += 1;
                 }
             },
             Some(TokenTree::Ident(ident)) if ident == "else" => {
-                *run += 1;
+                open.run += 1;
                 chain += 1;
             }
             Some(_) => {}
             None => {
-                angles -= *open;
-                chain -= *run;
+                angles -= open.angles;
+                chain -= open.run;
                 stack.pop();
             }
         }
