@@ -117,6 +117,11 @@ async fn archive(_: RequireEvidence<ArchiveBody>) -> Exempt<StatusCode> {
     Exempt::new(StatusCode::NO_CONTENT, "an action, not a list")
 }
 
+/// An action that verifies its evidence, then refuses what it was asked to act on.
+async fn archive_refused(_: RequireEvidence<ArchiveBody>) -> completeness::Problem {
+    completeness::Problem::new(completeness::ProblemCode::TargetNotInEvidence, "not in the inventory")
+}
+
 /// A list behind a struct of the service's own: no type the derive reads says it is one.
 #[derive(serde::Serialize)]
 struct Members(Vec<String>);
@@ -195,6 +200,7 @@ fn app() -> Router {
         .route("/numbers", get(numbers).into())
         .route("/declared-numbers", get(declared_numbers).into())
         .route("/archive", post(archive).into())
+        .route("/archive-refused", post(archive_refused).into())
         .route("/hits", get(hits).into())
         .route("/relayed/{shard}", get(relayed).into())
         .route("/upstream/{code}", get(upstream).into())
@@ -512,9 +518,12 @@ fn accepted_evidence_emits_its_event_and_count_but_not_the_token() {
     assert!(issuer.attach_to(&mut inventory));
     let token = inventory.completeness.evidence().unwrap().to_owned();
     let body = serde_json::json!({"ids": ["sa-1"], "evidence": token}).to_string();
-    let archive = Request::post("/archive").header("content-type", "application/json").body(Body::from(body)).unwrap();
-    let (capture, metrics, statuses) = run(vec![archive]);
-    assert_eq!(statuses, [StatusCode::NO_CONTENT]);
+    let archive = |uri: &str| {
+        Request::post(uri).header("content-type", "application/json").body(Body::from(body.clone())).unwrap()
+    };
+    // The second verifies the token too, then refuses its targets: no acceptance.
+    let (capture, metrics, statuses) = run(vec![archive("/archive"), archive("/archive-refused")]);
+    assert_eq!(statuses, [StatusCode::NO_CONTENT, StatusCode::PRECONDITION_FAILED]);
     let event = only(capture.of_kind("evidence_accepted"));
     assert_eq!(event.level, Level::INFO);
     assert_eq!(

@@ -1060,8 +1060,11 @@ impl InventoryTools {
             Evidence::verify(&self.state.completeness, args.evidence.as_deref().unwrap_or(""), &caller.credential());
         let done = match verified {
             Ok(evidence) => {
-                entry.accepted(&evidence);
-                archive::archive_with(&self.state, caller, &evidence, args.ids).await
+                let done = archive::archive_with(&self.state, caller, &evidence, args.ids).await;
+                if done.is_ok() {
+                    entry.accepted(&evidence);
+                }
+                done
             }
             Err(problem) => Err(problem),
         };

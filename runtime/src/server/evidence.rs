@@ -317,8 +317,7 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
         let (parts, body) = request.into_parts();
         let config = state.completeness();
         let credential = Credential::from_parts(&parts, &config)?;
-        let route = parts.extensions.get::<axum::extract::MatchedPath>().cloned();
-        let method = crate::server::observe::method_label(&parts.method);
+        let observed = parts.extensions.get::<crate::server::observe::EvidenceSlot>().cloned();
         let bytes = json_body_bytes(Request::from_parts(parts, body), state).await?;
         // No body is no evidence (contract §6: 428), whatever its `Content-Type`: what the
         // client lacks first is the token, and the problem says how to get one.
@@ -347,8 +346,9 @@ impl<S: CompletenessState, T: DeserializeOwned> FromRequest<S> for RequireEviden
             Problem::new(ProblemCode::InvalidBody, format!("The request body besides `evidence` does not fit: {error}"))
         })?;
         let evidence = Evidence::verify(&config, &token, &credential)?;
-        let route = route.as_ref().map_or(crate::server::observe::UNMATCHED, axum::extract::MatchedPath::as_str);
-        crate::server::observe::evidence_accepted(route, method, &evidence, Some(credential.name()));
+        if let Some(observed) = observed {
+            observed.verified(&evidence);
+        }
         Ok(RequireEvidence { evidence, body })
     }
 }

@@ -49,7 +49,7 @@
 //! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `status`, `credential` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
-//! | `evidence_accepted` | `INFO` | an evidence token was verified for a destructive action ([`RequireEvidence`](crate::RequireEvidence), or [`EntryPoint::accepted`]): the action goes ahead, unless it refuses its targets itself | `route`, `method`, `resource`, `snapshot`, `credential` |
+//! | `evidence_accepted` | `INFO` | a destructive action was answered with success after [`RequireEvidence`](crate::RequireEvidence) verified its evidence token (or an entry point said so, [`EntryPoint::accepted`]); a refusal after the token verified (of its targets, its filters) is an `evidence_refused` alone | `route`, `method`, `resource`, `snapshot`, `credential` |
 //! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
 //! | `warning_left_out` | `WARN` | `map_reasons` into a handler's declared type met a warning the handler does not declare (left out) | `warning` |
 //! | `stale_warning_kept` | `WARN` | the same, for a stale warning, which is kept: without it the answer would read as current | `warning` |
@@ -83,7 +83,7 @@
 //! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
 //! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
 //! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
-//! | `completeness_evidence_accepted_total` | `route`, `method` | evidence verified for a destructive action (the event `evidence_accepted`) |
+//! | `completeness_evidence_accepted_total` | `route`, `method` | destructive actions carried out on verified evidence (the event `evidence_accepted`) |
 //! | `completeness_problems_total` | `route`, `status`, `code` (one read or built at run time: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
 //! | `completeness_audit_flags_total` | `route`, `method`, `problem` | with the `audit` feature too: JSON lists without completeness the [`AuditLayer`](crate::audit_layer::AuditLayer) flagged (`bare-array`, `array-without-complete`), as in its snapshot |
 //!
@@ -97,6 +97,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use axum::extract::{MatchedPath, Request};
@@ -134,7 +135,7 @@ pub const STRICT_REFUSALS_TOTAL: &str = "completeness_strict_refusals_total";
 pub const CURSOR_REFUSALS_TOTAL: &str = "completeness_cursor_refusals_total";
 /// `completeness_evidence_refusals_total`.
 pub const EVIDENCE_REFUSALS_TOTAL: &str = "completeness_evidence_refusals_total";
-/// Counter: evidence verified for a destructive action, by route and method.
+/// Counter: destructive actions carried out on verified evidence, by route and method.
 pub const EVIDENCE_ACCEPTED_TOTAL: &str = "completeness_evidence_accepted_total";
 /// `completeness_problems_total`.
 pub const PROBLEMS_TOTAL: &str = "completeness_problems_total";
@@ -276,17 +277,32 @@ pub fn method_label(method: &Method) -> &'static str {
     }
 }
 
+/// Where [`RequireEvidence`](crate::RequireEvidence) leaves the evidence it verified, for the
+/// layer that observes the request: the action is accepted when it is then answered with
+/// success (a refusal after the token was verified, of its targets or filters, is no acceptance).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EvidenceSlot(Arc<OnceLock<(String, Option<String>)>>);
+
+impl EvidenceSlot {
+    /// Notes `evidence` as verified for this request.
+    pub(crate) fn verified(&self, evidence: &crate::server::evidence::Evidence) {
+        let _ = self.0.set((evidence.resource().to_owned(), evidence.snapshot().map(str::to_owned)));
+    }
+}
+
 /// What the layer knows about a request.
 #[derive(Debug, Clone)]
 struct Caller {
     route: Option<MatchedPath>,
     method: &'static str,
     credential: Option<Credential>,
+    evidence: EvidenceSlot,
 }
 
 impl Caller {
     fn of(request: &Request) -> Caller {
         Caller {
+            evidence: EvidenceSlot::default(),
             route: request.extensions().get::<MatchedPath>().cloned(),
             method: method_label(request.method()),
             credential: request.extensions().get::<Credential>().cloned(),
@@ -312,6 +328,11 @@ impl Caller {
             single_answered(self.route(), self.method, &single, credential);
         } else if let Some(refusal) = response.extensions_mut().remove::<Refusal>() {
             problem_answered(self.route(), self.method, &refusal, response.status().as_u16(), credential);
+        }
+        if let Some((resource, snapshot)) = self.evidence.0.get()
+            && response.status().is_success()
+        {
+            evidence_accepted(self.route(), self.method, resource, snapshot.as_deref(), credential);
         }
     }
 }
@@ -529,24 +550,27 @@ impl<'a> EntryPoint<'a> {
         problem_answered(self.route, self.method, &Refusal::of(problem.code()), problem.status(), self.credential);
     }
 
-    /// Observes `evidence` verified for the destructive action this call goes on with: its
-    /// `evidence_accepted` event and count (never the token), as [`RequireEvidence`](crate::RequireEvidence)
-    /// emits them for a route.
+    /// Observes a destructive action this call carried out on `evidence`: its
+    /// `evidence_accepted` event and count (never the token), as the layer emits them for a
+    /// route whose [`RequireEvidence`](crate::RequireEvidence) verified the token and which
+    /// answered with success. Call it once the action is done, not when the token verifies.
     pub fn accepted(&self, evidence: &crate::server::evidence::Evidence) {
-        evidence_accepted(self.route, self.method, evidence, self.credential);
+        evidence_accepted(self.route, self.method, evidence.resource(), evidence.snapshot(), self.credential);
     }
 }
 
-/// Emits the event and count of `evidence` verified for a destructive action on `route`.
-pub(crate) fn evidence_accepted(
+/// Emits the event and count of a destructive action on `route` carried out on evidence of an
+/// inventory of `resource` at `snapshot`.
+fn evidence_accepted(
     route: &str,
     method: &'static str,
-    evidence: &crate::server::evidence::Evidence,
+    resource: &str,
+    snapshot: Option<&str>,
     credential: Option<&str>,
 ) {
     tracing::info!(
-        target: TARGET, event = "evidence_accepted", route, method, resource = evidence.resource(),
-        snapshot = evidence.snapshot(), credential, "evidence for a destructive action was accepted"
+        target: TARGET, event = "evidence_accepted", route, method, resource, snapshot, credential,
+        "a destructive action was carried out on verified evidence"
     );
     #[cfg(feature = "metrics")]
     metrics::counter!(EVIDENCE_ACCEPTED_TOTAL, "route" => route.to_owned(), "method" => method).increment(1);
@@ -588,8 +612,9 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
+    fn call(&mut self, mut request: Request) -> Self::Future {
         let caller = Caller::of(&request);
+        request.extensions_mut().insert(caller.evidence.clone());
         let deferred = request.extensions().get::<ObservedOutside>().is_some();
         ObserveFuture { inner: Box::pin(self.inner.call(request)), caller, deferred }
     }
