@@ -95,7 +95,10 @@ async fn the_agent_exits_1_on_errors_and_changes_nothing() {
     let (code, out) = agent(&harness, &["--token", "admin", "--max-pages", "many"]).await;
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("--max-pages: 'many' is not a whole number"), "{out}");
-    for (value, says) in [("-1", "is negative"), ("99999999999999999999999", "is too large")] {
+    let huge = "9".repeat(60);
+    for (value, says) in
+        [("-1", "is negative"), ("99999999999999999999999", "is too large"), (huge.as_str(), "is too large")]
+    {
         let (code, out) = agent(&harness, &["--token", "admin", "--page-size", value]).await;
         assert_eq!(code, 1, "{out}");
         assert!(out.contains(&format!("--page-size: '{value}' {says}")), "{out}");
@@ -106,10 +109,23 @@ async fn the_agent_exits_1_on_errors_and_changes_nothing() {
         assert!(out.contains(&format!("{flag} must be at least 1")), "{out}");
     }
     // A user or password in the URL would go to the server beside the Bearer credential.
-    let (code, out) = agent_at("http://someone:hunter2@127.0.0.1:9/", &["--token", "admin"]).await;
+    for server in [
+        "http://someone:hunter2@127.0.0.1:9/",
+        "http://someone:hunter2@127.0.0.1:9/?x=1",
+        "ftp://someone:hunter2@127.0.0.1:9/",
+    ] {
+        let (code, out) = agent_at(server, &["--token", "admin"]).await;
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("--server: the URL carries a user or password"), "{out}");
+        assert!(!out.contains("hunter2"), "the password is not repeated: {out}");
+    }
+    let (code, out) = agent_at("http://someone:hunter2@/", &["--token", "admin"]).await;
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("--server: the URL carries a user or password"), "{out}");
-    assert!(!out.contains("hunter2"), "the password is not repeated: {out}");
+    assert!(!out.contains("hunter2"), "nor in a URL that does not parse: {out}");
+    // Zero however written is zero; a whole number too large says so.
+    let (code, out) = agent(&harness, &["--token", "admin", "--page-size", "-0"]).await;
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("--page-size must be at least 1"), "{out}");
     for server in ["notaurl", "ftp://127.0.0.1/", "http://"] {
         let (code, out) = agent_at(server, &["--token", "admin"]).await;
         assert_eq!(code, 1, "{out}");

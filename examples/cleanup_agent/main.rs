@@ -86,11 +86,18 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
         }
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         let number = |text: String| {
-            text.parse::<u64>().map_err(|_| match text.parse::<i128>() {
-                Ok(_) if text.starts_with('-') => format!("{flag}: '{text}' is negative; give a whole number from 1"),
-                Ok(_) => format!("{flag}: '{text}' is too large; give at most {}", u64::MAX),
-                Err(_) => format!("{flag}: '{text}' is not a whole number"),
-            })
+            let digits = text.strip_prefix('-').unwrap_or(&text);
+            let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+            let zero = whole && digits.bytes().all(|b| b == b'0');
+            match text.parse::<u64>() {
+                Ok(n) => Ok(n),
+                Err(_) if zero => Ok(0),
+                Err(_) if whole && text.starts_with('-') => {
+                    Err(format!("{flag}: '{text}' is negative; give a whole number from 1"))
+                }
+                Err(_) if whole => Err(format!("{flag}: '{text}' is too large; give at most {}", u64::MAX)),
+                Err(_) => Err(format!("{flag}: '{text}' is not a whole number")),
+            }
         };
         // A limit of zero would stop before the first page, and say nothing useful.
         let at_least_one = |n: u64| if n == 0 { Err(format!("{flag} must be at least 1")) } else { Ok(n) };
@@ -104,27 +111,41 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> 
             }
             "--server" => {
                 let url = value()?;
+                // The URL as it may be shown: without a password it carries.
+                let shown = |parsed: &reqwest::Url| {
+                    let mut shown = parsed.clone();
+                    let _ = shown.set_password(None);
+                    shown.to_string()
+                };
                 match reqwest::Url::parse(&url) {
-                    // The routes are appended to it: a query or fragment would end up before them.
-                    Ok(parsed) if url.contains(['?', '#']) => {
-                        return Err(format!(
-                            "--server: '{url}' has a query or fragment; give the service's base URL, such as {}",
-                            parsed.origin().ascii_serialization()
-                        ));
-                    }
                     // The credential goes in `Authorization: Bearer`; one in the URL would be
                     // sent as well (as Basic), and the server refuses two.
                     Ok(parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+                        return Err(
+                            "--server: the URL carries a user or password; give it without, and the credential \
+                             with --token"
+                                .to_owned(),
+                        );
+                    }
+                    Ok(parsed) if !matches!(parsed.scheme(), "http" | "https") || !parsed.has_host() => {
+                        return Err(format!("--server: '{}' is not an http:// or https:// URL", shown(&parsed)));
+                    }
+                    // The routes are appended to it: a query or fragment would end up before them.
+                    Ok(parsed) if url.contains(['?', '#']) => {
                         return Err(format!(
-                            "--server: the URL carries a user or password; give it without, such as {}, and the \
-                             credential with --token",
+                            "--server: '{}' has a query or fragment; give the service's base URL, such as {}",
+                            shown(&parsed),
                             parsed.origin().ascii_serialization()
                         ));
                     }
-                    Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.has_host() => {
-                        server = Some(url)
+                    Ok(_) => server = Some(url),
+                    // Not a URL at all; with an `@`, one whose password is not to be shown.
+                    Err(_) if url.contains('@') => {
+                        return Err("--server: not an http:// or https:// URL (not shown: it has an `@`, after \
+                                    which a password may be)"
+                            .to_owned());
                     }
-                    _ => return Err(format!("--server: '{url}' is not an http:// or https:// URL")),
+                    Err(_) => return Err(format!("--server: '{url}' is not an http:// or https:// URL")),
                 }
             }
             "--token" => {
