@@ -267,6 +267,11 @@ async fn every_refusal_outside_the_handlers_is_a_problem_with_a_stable_code() {
         let (status, answer) = h.raw(&absolute(target, host)).await;
         assert!(status.starts_with("HTTP/1.1 400 "), "{target} {host}: {status}");
         assert!(answer.contains(r#""code":"INVALID_REQUEST""#) && answer.contains(says), "{answer}");
+        // Also over HTTP/1.0 without a `Host` field.
+        let old = format!("GET {target}/service-accounts/count HTTP/1.0\r\nAuthorization: Bearer admin\r\n\r\n");
+        let (status, answer) = h.raw(&old).await;
+        assert!(status.contains(" 400 "), "{target} over HTTP/1.0: {status}");
+        assert!(answer.contains(says), "{answer}");
     }
     for (target, host) in [("http://LOCALHOST", "localhost"), ("http://localhost:80", "localhost"), ("https://localhost", "localhost:443")] {
         let (status, answer) = h.raw(&absolute(target, host)).await;

@@ -155,6 +155,14 @@ pub async fn limits(request: Request, next: Next, read_timeout: Duration) -> Res
 /// form (`POST http://host/mcp`) must name the host its `Host` field names: RFC 9112, section 3.2.2,
 /// makes the target's the one that counts, and the checks here read the field.
 fn host_is_wrong(request: &Request) -> Option<&'static str> {
+    // An absolute target is an `http` or `https` URI without user information (RFC 9110,
+    // section 4.2.4: a sender must not send it), whatever the version and `Host` field.
+    if request.uri().scheme_str().is_some_and(|scheme| !matches!(scheme, "http" | "https")) {
+        return Some("Its target names a scheme other than http or https; send the path alone.");
+    }
+    if request.uri().authority().is_some_and(|target| target.as_str().contains('@')) {
+        return Some("Its target names a user; send the path alone, and credentials in `Authorization`.");
+    }
     let mut hosts = request.headers().get_all(HOST).iter();
     let (first, second) = (hosts.next(), hosts.next());
     match (first, second) {
@@ -170,16 +178,6 @@ fn host_is_wrong(request: &Request) -> Option<&'static str> {
                         && let Ok(port) = port_of(&authority) =>
                 {
                     let target = request.uri().authority();
-                    // An absolute target is an `http` or `https` URI without user information
-                    // (RFC 9110, section 4.2.4: a sender must not send it).
-                    if request.uri().scheme_str().is_some_and(|scheme| !matches!(scheme, "http" | "https")) {
-                        return Some("Its target names a scheme other than http or https; send the path alone.");
-                    }
-                    if target.is_some_and(|target| target.as_str().contains('@')) {
-                        return Some(
-                            "Its target names a user; send the path alone, and credentials in `Authorization`.",
-                        );
-                    }
                     // A port left out is the default port of the target's scheme, in both.
                     let default = if request.uri().scheme_str() == Some("https") { 443 } else { 80 };
                     match target {
