@@ -20,10 +20,11 @@ use crate::server::problem::{Problem, ProblemCode};
 /// fit `T` is a 400 `INVALID_BODY` problem (413 when over the body limit), whose detail names
 /// the member that does not fit (`count: invalid value ...`). A body not declared
 /// as JSON is refused, as axum's `Json` refuses it: 415 `INVALID_BODY` ([`declared_json`]); a
-/// missing (empty) body is the 400, whatever its `Content-Type`. A `T` that is a struct is read
-/// from a JSON object only: serde's derive also takes its members as an array in field order
-/// (`["name", 7]`), which no schema of the struct allows, so such a body is refused too (at the
-/// top of the body; a struct nested in it is read as serde reads it).
+/// missing (empty) body is the 400, whatever its `Content-Type`. A `T` that is a struct (also
+/// in `Option` or a newtype) is read from a JSON object only: serde's derive also takes its
+/// members as an array in field order (`["name", 7]`), which no schema of the struct allows, so
+/// such a body is refused too. At the top of the body only: a struct nested in it, or an enum
+/// (serde reads one through whatever JSON it is given), is read as serde reads it.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonBody<T>(pub T);
 
@@ -48,8 +49,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     }
 }
 
-/// True when `T` deserializes as a struct (through newtype wrappers): what its `Deserialize`
-/// asks of a deserializer first, read by one that answers nothing.
+/// True when `T` deserializes as a struct (through newtype wrappers and `Option`): what its
+/// `Deserialize` asks of a deserializer first, read by one that answers nothing. (An enum or a
+/// type that reads any JSON, `serde_json::Value`, asks for no struct: it is read as serde reads it.)
 fn is_struct<T: DeserializeOwned>() -> bool {
     /// The first thing asked: whether it was a struct.
     #[derive(Debug)]
@@ -87,8 +89,11 @@ fn is_struct<T: DeserializeOwned>() -> bool {
         ) -> Result<V::Value, Asked> {
             visitor.visit_newtype_struct(self)
         }
+        fn deserialize_option<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Asked> {
+            visitor.visit_some(self)
+        }
         serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
             unit_struct seq tuple tuple_struct map enum identifier ignored_any
         }
     }
