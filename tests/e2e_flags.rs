@@ -411,6 +411,8 @@ async fn a_store_or_key_ring_that_cannot_be_opened_is_refused_with_its_cause() {
             "CREATE TABLE accounts (id TEXT, whatever INTEGER)",
             "the table `accounts` with the columns id, whatever",
         ),
+        ("view.db", "CREATE VIEW report AS SELECT 1", "the view `report`"),
+        ("prefixed.db", "CREATE TABLE sqliteinvoices (id INTEGER)", "the table `sqliteinvoices`"),
     ] {
         let path = dir.join(name);
         rusqlite::Connection::open(&path).unwrap().execute_batch(table).unwrap();

@@ -407,21 +407,25 @@ fn create_schema(conn: &mut Connection) -> rusqlite::Result<()> {
     tx.commit()
 }
 
-/// The columns of each table of `conn`, by table name (SQLite's own tables left out).
-fn tables(conn: &Connection) -> rusqlite::Result<BTreeMap<String, Vec<String>>> {
-    let mut names = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")?;
-    let names: Vec<String> = names.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+/// Every schema object of `conn` (table, view, index, trigger), by type and name (SQLite's own,
+/// `sqlite_` followed by anything, left out), with its columns (a table's or a view's; none for
+/// an index or trigger).
+fn tables(conn: &Connection) -> rusqlite::Result<BTreeMap<(String, String), Vec<String>>> {
+    let mut names = conn.prepare("SELECT type, name FROM sqlite_master WHERE substr(name, 1, 7) <> 'sqlite_'")?;
+    let names: Vec<(String, String)> =
+        names.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?.collect::<Result<_, _>>()?;
     let mut tables = BTreeMap::new();
-    for name in names {
+    for (kind, name) in names {
         let mut columns = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
         let columns: Vec<String> = columns.query_map([&name], |row| row.get(0))?.collect::<Result<_, _>>()?;
-        tables.insert(name, columns);
+        tables.insert((kind, name), columns);
     }
     Ok(tables)
 }
 
 /// What in the database at `conn` is not this service's, said for an operator (`None` when
-/// nothing is): a table [`SCHEMA`] does not create, or one it creates with other columns. The
+/// nothing is): a table, view, index or trigger [`SCHEMA`] does not create, or a table it
+/// creates with other columns. The
 /// service writes only into a database that is empty or its own: creating its tables beside
 /// another application's, or failing halfway on a table of the same name, would change a file
 /// the operator named by mistake. (The schema's tables are read off the schema itself, created
@@ -433,10 +437,10 @@ fn foreign_tables(conn: &Connection) -> rusqlite::Result<Option<String>> {
     let ours = tables(&ours)?;
     let foreign: Vec<String> = found
         .iter()
-        .filter_map(|(name, columns)| match ours.get(name) {
-            None => Some(format!("the table `{name}`")),
+        .filter_map(|((kind, name), columns)| match ours.get(&(kind.clone(), name.clone())) {
+            None => Some(format!("the {kind} `{name}`")),
             Some(expected) if expected != columns => {
-                Some(format!("the table `{name}` with the columns {}", columns.join(", ")))
+                Some(format!("the {kind} `{name}` with the columns {}", columns.join(", ")))
             }
             Some(_) => None,
         })
