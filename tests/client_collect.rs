@@ -297,6 +297,14 @@ fn a_reason_on_every_page_is_carried_once_with_the_recovery_of_the_last() {
         assert_eq!(wire["continuation"], retry, "{reason}: {wire}");
         assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
     }
+    // A wait on the first page (its reason before the next page's) and another on the last:
+    // the later one holds.
+    let down = json!({"code": "SOURCE_UNAVAILABLE", "message": "down", "source": "shard-2"});
+    let mut first = first_page(json!([down.clone(), more]));
+    first["continuation"] = json!({"kind": "retry_after", "seconds": 5});
+    let collected = collect_json([first, last_partial_page(json!([down]), retry.clone())]);
+    let wire = serde_json::to_value(&collected.completeness).unwrap();
+    assert_eq!(wire["continuation"], retry, "{wire}");
 }
 
 /// A page whose cursor a service's own truncation offered (no `MORE_PAGES_AVAILABLE`, one such

@@ -480,13 +480,11 @@ impl<T> Traversal<T> {
             }
             // (A page's own limit is here only on a last page, without a cursor to resume with.)
             // One reason reported on several pages is carried once: the same wire object, with
-            // the recovery only the last page could give it (the pages before it offered their
-            // next cursor, R6), which then takes the place of the copies without one.
+            // the recovery of the latest page that gave it one (the pages before the last offered
+            // their next cursor, R6, and a later wait is the one that holds now).
             match self.carried.iter_mut().find(|carried| same_reason(carried, reason)) {
                 None => self.carried.push(reason.clone()),
-                Some(carried) if Reason::recovery(carried).is_none() && Reason::recovery(reason).is_some() => {
-                    carried.clone_from(reason);
-                }
+                Some(carried) if Reason::recovery(reason).is_some() => carried.clone_from(reason),
                 Some(_) => {}
             }
         }
