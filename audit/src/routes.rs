@@ -940,15 +940,17 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
-    /// True when `expr` is a handler: a closure, one bound to a local or handed to a parameter,
-    /// or an `async fn` of the audited sources by its path (with `.layer(..)` and the like).
+    /// True when `expr` is a handler: a closure whose body is async (`|..| async move {..}`), one
+    /// bound to a local or handed to a parameter, or an `async fn` of the audited sources by its
+    /// path (with `.layer(..)` and the like). A plain closure is no handler (aide's
+    /// `.with_path_items(|item| item.tag(..))` documents routes).
     fn is_handler(&self, expr: &'s Expr, frame: &Frame<'s>) -> bool {
         let mut written = expr;
         while let Expr::MethodCall(call) = written {
             written = &call.receiver;
         }
         match written {
-            Expr::Closure(_) => true,
+            Expr::Closure(closure) => closure.asyncness.is_some() || matches!(&*closure.body, Expr::Async(_)),
             Expr::Path(p) => {
                 let local = p.path.get_ident().and_then(|name| frame.locals.get(&name.to_string()));
                 match local {
