@@ -736,7 +736,10 @@ fn refuse_twice(message: &Value, twice: &Twice) -> Response {
         let detail = format!("Member `{member}` of {within} is given twice; give it once. Nothing was done.");
         return Problem::new(ProblemCode::InvalidBody, detail).into_response();
     };
-    let message = format!("member `{member}` of `{}` is given twice; give it once", shown(&twice.within));
+    let message = format!(
+        "member `{member}` of `{}` is given twice; give it once; nothing was run (INVALID_BODY)",
+        shown(&twice.within)
+    );
     let data = json!({"code": ProblemCode::InvalidBody.as_str(), "member": member, "within": shown(&twice.within)});
     invalid_params(id, message, data)
 }
