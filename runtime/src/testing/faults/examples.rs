@@ -16,7 +16,9 @@ use crate::contract::warning::{Warning, WarningCode, WarningDetails};
 /// [`Kit::examples`](super::Kit::examples)).
 ///
 /// An example's recovery is kept, except a next cursor, which no example can hold for real:
-/// the layer's own rules give a cursor to the reason that carries it.
+/// the layer's own rules give a cursor to the reason that carries it. Examples of standard
+/// reasons and warnings are not used: the layer builds those from the answer it faults (the
+/// source it drops, the limit it cuts at).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Examples {
     reasons: Vec<StandardReason>,
@@ -29,14 +31,16 @@ impl Examples {
         Examples::default()
     }
 
-    /// Injects `details` where the layer injects its code (the last one given for a code).
+    /// Injects `details`, a service's own reason, where the layer injects its code (the last one
+    /// given for a code).
     pub fn reason<D: ReasonDetails>(mut self, details: D) -> Examples {
         self.reasons.retain(|reason| reason.code() != D::CODE);
         self.reasons.push(details.into_reason());
         self
     }
 
-    /// Injects `details` where the layer injects its code (the last one given for a code).
+    /// Injects `details`, a service's own warning, where the layer injects its code (the last
+    /// one given for a code).
     pub fn warning<W: WarningDetails>(mut self, details: W) -> Examples {
         self.warnings.retain(|warning| *warning.code() != W::CODE);
         self.warnings.push(Warning::from(details));

@@ -156,7 +156,7 @@ pub fn inject(
         // the route for it ([`FaultLayer`](super::FaultLayer)); nothing to change in this one.
         Fault::Restarted => return Ok(Faulted::Unchanged),
         Fault::Warning(code) => {
-            let example = facts.examples.warning_of(code);
+            let example = (!code.is_standard()).then(|| facts.examples.warning_of(code)).flatten();
             page.warning = Some(example.unwrap_or_else(|| warning(code, fault.is_stale_in(declared), &page.block)));
         }
         Fault::Reason(code) => {
