@@ -945,26 +945,23 @@ impl<'i, 's> Eval<'i, 's> {
     /// path (with `.layer(..)` and the like). A plain closure is no handler (aide's
     /// `.with_path_items(|item| item.tag(..))` documents routes).
     fn is_handler(&self, expr: &'s Expr, frame: &Frame<'s>) -> bool {
-        let mut written = expr;
-        while let Expr::MethodCall(call) = written {
-            written = &call.receiver;
-        }
-        match written {
+        match underneath(expr) {
             Expr::Closure(closure) => closure.asyncness.is_some() || matches!(&*closure.body, Expr::Async(_)),
             Expr::Path(p) => {
                 let local = p.path.get_ident().and_then(|name| frame.locals.get(&name.to_string()));
                 match local {
                     Some((value, _)) => matches!(value, Value::Closure(_) | Value::Handler(_)),
-                    None => {
-                        let segs = self.index.written_in(frame.fn_id, segments(&p.path));
-                        self.index
-                            .find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs)
-                            .is_some_and(|f| f.sig.asyncness.is_some())
-                    }
+                    None => self.fn_named(&p.path, frame).is_some_and(|f| f.sig.asyncness.is_some()),
                 }
             }
             _ => false,
         }
+    }
+
+    /// The function of the audited sources `path`, written in `frame`'s function, names.
+    fn fn_named(&self, path: &syn::Path, frame: &Frame<'s>) -> Option<FnItem<'s>> {
+        let segs = self.index.written_in(frame.fn_id, segments(path));
+        self.index.find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs)
     }
 
     fn handler(&mut self, expr: &'s Expr, frame: &Frame<'s>, checked: bool) -> HandlerRef<'s> {
@@ -982,11 +979,7 @@ impl<'i, 's> Eval<'i, 's> {
             file: module.file.clone(),
             line: expr.span().start().line,
         };
-        let mut written = expr;
-        // `handler.layer(..)`, `handler.with_state(..)`: the function underneath.
-        while let Expr::MethodCall(call) = written {
-            written = &call.receiver;
-        }
+        let written = underneath(expr);
         // A parameter a handler was handed to: that handler, registered here.
         if let Expr::Path(p) = written
             && let Some(name) = p.path.get_ident()
@@ -1009,8 +1002,7 @@ impl<'i, 's> Eval<'i, 's> {
             }
             Expr::Path(p) => {
                 handler.text = text(written);
-                let segs = self.index.written_in(frame.fn_id, segments(&p.path));
-                handler.target = self.index.find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs);
+                handler.target = self.fn_named(&p.path, frame);
                 if handler.target.is_none() {
                     handler.unresolved = Some(not_ours(&handler.text));
                 }
@@ -1333,6 +1325,14 @@ fn fallback_route(handler: HandlerRef<'_>) -> Registration<'_> {
 }
 
 /// Two possible values of a branch: routers are combined, anything else keeps the router.
+/// The handler under `handler.layer(..)`, `handler.with_state(..)` and the like.
+fn underneath(mut expr: &Expr) -> &Expr {
+    while let Expr::MethodCall(call) = expr {
+        expr = &call.receiver;
+    }
+    expr
+}
+
 /// True when `a` and `b` are routers of the same registrations (method and path).
 fn same_routes(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
