@@ -111,7 +111,7 @@ pub async fn account_view<'a>(
                 ProblemCode::InvalidRequest,
                 format!("unknown field '{field}'; fields are {}", FIELDS.join(", ")),
             )
-            .with_extension("parameter", "fields"));
+            .with_parameter("fields"));
         }
         requested.push(field);
     }

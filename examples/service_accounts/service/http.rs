@@ -42,7 +42,7 @@ fn pairs(uri: &Uri, allowed: &[&str], read: bool) -> Result<Vec<(String, String)
                 "this route never pages and reads no cursor: the cursor is not one of its pages; ask without \
                  `cursor` for the whole answer",
             )
-            .with_extension("parameter", key));
+            .with_parameter(key));
         }
         if !allowed.contains(&key.as_str()) {
             let accepted = if allowed.is_empty() {
@@ -54,11 +54,11 @@ fn pairs(uri: &Uri, allowed: &[&str], read: bool) -> Result<Vec<(String, String)
                 ProblemCode::InvalidRequest,
                 format!("unknown query parameter '{key}'; {accepted}"),
             )
-            .with_extension("parameter", key));
+            .with_parameter(key));
         }
         if pairs[..i].iter().any(|(k, _)| k == key) {
             return Err(Problem::new(ProblemCode::InvalidRequest, format!("query parameter '{key}' is repeated"))
-                .with_extension("parameter", key));
+                .with_parameter(key));
         }
     }
     Ok(pairs)
@@ -212,6 +212,6 @@ pub fn tenant_param(value: Option<&str>) -> Result<Option<String>, Problem> {
             ProblemCode::InvalidRequest,
             format!("unknown tenant '{t}'; tenants are {}", super::seed::TENANTS.join(", ")),
         )
-        .with_extension("parameter", "tenant")),
+        .with_parameter("tenant")),
     }
 }

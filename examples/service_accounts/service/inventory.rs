@@ -43,7 +43,7 @@ impl InventoryQuery {
                     ProblemCode::InvalidRequest,
                     "`owner` must be `none` or an owner's name (1-64 characters of a-z, 0-9 and '-', starting with a letter)",
                 )
-                .with_extension("parameter", "owner"));
+                .with_parameter("owner"));
             }
         };
         Ok(InventoryQuery { owner, tenant: tenant_param(param(pairs, "tenant"))? })

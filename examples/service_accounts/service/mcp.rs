@@ -1114,7 +1114,7 @@ fn rest_query<const N: usize>(caller: &Caller, pairs: [(&str, Option<String>); N
     let uri = Uri::try_from(format!("{PATH}?{}", query.finish())).map_err(|_| {
         let detail = format!("the arguments ({}) are too long to be read", named.join(", "));
         if named.contains(&"cursor") {
-            Problem::new(ProblemCode::InvalidCursor, detail).with_extension("parameter", "cursor")
+            Problem::new(ProblemCode::InvalidCursor, detail).with_parameter("cursor")
         } else {
             Problem::new(ProblemCode::InvalidRequest, detail)
         }

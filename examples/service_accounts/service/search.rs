@@ -44,7 +44,7 @@ pub async fn search_records(
 ) -> Result<Envelope<Hit, SearchReason>, Problem> {
     if q.is_empty() || q.chars().count() > 100 {
         return Err(Problem::new(ProblemCode::InvalidRequest, "`q` must be 1-100 characters of the name to look for")
-            .with_extension("parameter", "q"));
+            .with_parameter("q"));
     }
     let requested_tenant = tenant_param(tenant)?;
     let (tenants, restricted) = caller.readable(requested_tenant.as_deref());

@@ -193,7 +193,7 @@ impl BudgetTracker {
 }
 
 fn invalid(detail: &str, parameter: &str) -> Problem {
-    Problem::new(ProblemCode::InvalidTimeBudget, detail).with_extension("parameter", parameter)
+    Problem::new(ProblemCode::InvalidTimeBudget, detail).with_parameter(parameter)
 }
 
 fn shown(text: &str) -> String {

@@ -261,7 +261,7 @@ impl Evidence {
                 self.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default()
             ),
         )
-        .with_extension("targets", missing))
+        .with_targets(&missing))
     }
 
     /// The 409 `TARGET_CHANGED` problem listing (in `targets`) the targets that no
@@ -275,7 +275,7 @@ impl Evidence {
                 changed.len()
             ),
         )
-        .with_extension("targets", changed)
+        .with_targets(&changed)
     }
 }
 

@@ -79,7 +79,7 @@ impl PageRequest {
                 PAGE_SIZE => page_size = Some(value),
                 CURSOR if cursor.is_some() => {
                     return Err(Problem::new(ProblemCode::InvalidCursor, "cursor was given more than once")
-                        .with_extension("parameter", CURSOR));
+                        .with_parameter(CURSOR));
                 }
                 CURSOR => cursor = Some(value),
                 _ => {}
@@ -185,7 +185,7 @@ impl<S: CompletenessState> FromRequestParts<S> for PageRequest {
 }
 
 fn invalid_page_size(detail: impl Into<String>) -> Problem {
-    Problem::new(ProblemCode::InvalidPageSize, detail).with_extension("parameter", PAGE_SIZE)
+    Problem::new(ProblemCode::InvalidPageSize, detail).with_parameter(PAGE_SIZE)
 }
 
 fn parse_page_size(text: &str) -> Result<u64, Problem> {

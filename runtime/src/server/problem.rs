@@ -91,6 +91,13 @@ problem_codes! {
 /// The members a problem writes before its extensions, in order.
 const HEAD_MEMBERS: [&str; 5] = ["type", "title", "status", "detail", "code"];
 
+/// The extension members this crate writes, each with its adder below and its entry in the
+/// problem's schema, so that a name is written in one place.
+const PARAMETER: &str = "parameter";
+const CONTINUATION: &str = "continuation";
+const INCOMPLETE_REASONS: &str = "incomplete_reasons";
+const TARGETS: &str = "targets";
+
 /// Reports a change to a problem that was not taken (`member`, fixed by the contract or written
 /// by the problem itself): a `WARN` event, so that the mistake is seen; never a panic in a request.
 fn refused_member(code: &ProblemCode, member: &str) {
@@ -254,7 +261,22 @@ impl Problem {
 
     /// Adds the `continuation` extension.
     pub fn with_continuation(self, continuation: &Continuation) -> Self {
-        self.with_extension("continuation", continuation)
+        self.with_extension(CONTINUATION, continuation)
+    }
+
+    /// Adds the `parameter` extension: the query parameter, header or body member at fault.
+    pub fn with_parameter(self, name: &str) -> Self {
+        self.with_extension(PARAMETER, name)
+    }
+
+    /// Adds the `incomplete_reasons` extension of a `COMPLETE_RESULT_UNAVAILABLE` problem.
+    pub(crate) fn with_incomplete_reasons(self, reasons: &[Value]) -> Self {
+        self.with_extension(INCOMPLETE_REASONS, reasons)
+    }
+
+    /// Adds the `targets` extension of an evidence problem: the targets at fault.
+    pub(crate) fn with_targets(self, targets: &[&str]) -> Self {
+        self.with_extension(TARGETS, targets)
     }
 
     /// Sets `Retry-After` (seconds).
@@ -356,16 +378,16 @@ impl utoipa::PartialSchema for Problem {
             .required(status)
             .required(detail)
             .required(code)
-            .property("parameter", text("The query parameter, header or member at fault."))
-            .property("continuation", Ref::from_schema_name("Continuation"))
+            .property(PARAMETER, text("The query parameter, header or member at fault."))
+            .property(CONTINUATION, Ref::from_schema_name("Continuation"))
             .property(
-                "incomplete_reasons",
+                INCOMPLETE_REASONS,
                 ArrayBuilder::new()
                     .items(reason)
                     .description(Some("COMPLETE_RESULT_UNAVAILABLE: why the answer was incomplete (contract §5.3).")),
             )
             .property(
-                "targets",
+                TARGETS,
                 ArrayBuilder::new()
                     .items(ObjectBuilder::new().schema_type(Type::String))
                     .description(Some("TARGET_NOT_IN_EVIDENCE, TARGET_CHANGED: the targets at fault (contract §6).")),

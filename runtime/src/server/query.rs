@@ -48,7 +48,7 @@ pub(crate) fn check_encoding(query: &str) -> Result<(), Problem> {
             return Err(refused(format!(
                 "the query parameter '{name}' does not decode to UTF-8 text: percent-encode the UTF-8 bytes of its name and value"
             ))
-            .with_extension("parameter", name.into_owned()));
+            .with_parameter(&name));
         }
     }
     Ok(())

@@ -261,7 +261,7 @@ impl Problem {
             format!("The request demanded a complete result; this one is incomplete ({listed})."),
         )
         .with_status(status)
-        .with_extension("incomplete_reasons", report.reasons.clone());
+        .with_incomplete_reasons(&report.reasons);
         if status == 503
             && let Some(seconds) = report.retry_after_seconds
         {

@@ -115,9 +115,7 @@ struct QueryDemand {
 /// a `cursor`; a malformed value, or the parameter given twice, is the 400 problem (like
 /// `page_size` and `cursor`: which of two answers the client meant is not ours to guess).
 fn demanded_by_query(parts: &Parts) -> Result<QueryDemand, Problem> {
-    let refused = |detail: String| {
-        Problem::new(ProblemCode::InvalidRequest, detail).with_extension("parameter", REQUIRE_COMPLETE)
-    };
+    let refused = |detail: String| Problem::new(ProblemCode::InvalidRequest, detail).with_parameter(REQUIRE_COMPLETE);
     let mut demanded = None;
     let mut cursor = false;
     for (key, value) in query_pairs(&parts.uri)? {
@@ -406,7 +404,7 @@ fn cursor_not_read() -> Response {
         ProblemCode::CursorQueryMismatch,
         "This route reads no cursor: the cursor is not one of its pages. Ask without `cursor` for the whole answer.",
     )
-    .with_extension("parameter", CURSOR)
+    .with_parameter(CURSOR)
     .into_response()
 }
 

@@ -97,7 +97,7 @@ impl CursorError {
                 ProblemCode::InvalidCursor,
                 format!("The cursor was refused: {}. Send a cursor exactly as the server returned it.", why.describe()),
             )
-            .with_extension("parameter", CURSOR),
+            .with_parameter(CURSOR),
             CursorError::CredentialMismatch => Problem::new(
                 ProblemCode::CursorCredentialMismatch,
                 "The cursor was issued to another credential, or this credential's permissions changed since. \

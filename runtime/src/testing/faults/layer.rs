@@ -469,7 +469,7 @@ impl Shared {
                             if names.is_empty() { "none".to_owned() } else { names.join(", ") }
                         ),
                     )
-                    .with_extension("parameter", FAULT_HEADER)
+                    .with_parameter(FAULT_HEADER)
                     .into_response();
                 }
             },
