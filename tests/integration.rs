@@ -38,6 +38,7 @@ mod declared_by_macros;
 mod derive_serde;
 mod e2e_archive;
 mod e2e_demo;
+mod e2e_durability;
 mod e2e_flags;
 mod e2e_hardening;
 mod e2e_malformed;

@@ -24,6 +24,9 @@
 //!   ([`take_place`]), so that its snapshots never take a name the predecessor gave after the
 //!   backup, and no cursor or evidence of the predecessor's is read against it (contract §2.5).
 //!
+//! Every write is durable before it is confirmed: the service's connections commit with
+//! `synchronous_commit=on`, whatever the server's default ([`url_durable_commits`]).
+//!
 //! Nothing waits on the database for good:
 //! - Making a connection, PostgreSQL's handshake included, is bounded by the URL's
 //!   `connect_timeout` ([`CONNECT_TIMEOUT`] without one), and waiting for a busy pool by
@@ -34,6 +37,11 @@
 //!   that is not a positive duration is refused as a bad `--db`). The server cancels a statement
 //!   that runs longer, one waiting on a lock held by someone else included (SQLSTATE 57014, and
 //!   55P03 when the URL also sets a `lock_timeout`).
+//! - A transaction left open by a replica that stopped between two statements (a process
+//!   paused or frozen while it held the snapshot counter's lock, blocking every other writer) is
+//!   ended by the server after `idle_in_transaction_session_timeout`, which the service sets on
+//!   its connections to the statement timeout plus [`DEADLINE_MARGIN`] (by then the replica
+//!   has given up on it) unless the URL's `options` set it.
 //! - Every store operation, from the moment it has a connection, is bounded on the client too,
 //!   by the statement timeout plus [`DEADLINE_MARGIN`] ([`PgStore::bounded`]): a server that
 //!   stops answering altogether cannot hold a request either. The connection of an operation
@@ -480,6 +488,30 @@ pub fn url_statement_timeout(config: &tokio_postgres::Config) -> Result<Option<D
         .map_err(|why| format!("the URL's options set statement_timeout to '{value}', {why}"))
 }
 
+/// Refuses a URL whose options turn `synchronous_commit` off (`off`, or a boolean false).
+///
+/// The service confirms a write once PostgreSQL has committed it, and the write opens a
+/// snapshot under the next number. Committed asynchronously, a write can be lost in a crash of
+/// the server after it was confirmed and read by other replicas; the counter then goes back and
+/// the next write opens the lost number again, for another state, under which every cursor and
+/// evidence token of the lost one would be read. So every connection commits synchronously:
+/// the service sets `synchronous_commit=on` on its connections (over the server's, database's
+/// or role's default), and a URL may choose among the durable values only.
+pub fn url_durable_commits(config: &tokio_postgres::Config) -> Result<(), String> {
+    let Some(value) = config.get_options().and_then(|options| option_value(options, "synchronous_commit")) else {
+        return Ok(());
+    };
+    let value = value.trim_matches(pg_space).to_ascii_lowercase();
+    if matches!(value.as_str(), "off" | "false" | "no" | "0") {
+        return Err(format!(
+            "the URL's options set synchronous_commit to '{value}': a crash of the server could then lose \
+             writes the service confirmed and give their snapshot numbers to other states; remove it \
+             (the service commits with synchronous_commit=on)"
+        ));
+    }
+    Ok(())
+}
+
 /// White space as PostgreSQL's `isspace` sees it in the options.
 fn pg_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
@@ -597,13 +629,26 @@ impl PgStore {
             url.parse().map_err(|e| StoreError::Config(format!("the PostgreSQL URL: {e}")))?;
         let connect_timeout = config.get_connect_timeout().copied().unwrap_or(CONNECT_TIMEOUT);
         config.connect_timeout(connect_timeout);
-        let theirs =
-            url_statement_timeout(&config).map_err(|e| StoreError::Config(format!("the PostgreSQL URL: {e}")))?;
+        let url_error = |e: String| StoreError::Config(format!("the PostgreSQL URL: {e}"));
+        let theirs = url_statement_timeout(&config).map_err(url_error)?;
+        url_durable_commits(&config).map_err(url_error)?;
+        let statement_timeout = theirs.unwrap_or(STATEMENT_TIMEOUT);
+        let set = |name: &str| config.get_options().and_then(|options| option_value(options, name)).is_some();
+        let mut ours = Vec::new();
         if theirs.is_none() {
-            let ours = format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis());
+            ours.push(format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis()));
+        }
+        if !set("synchronous_commit") {
+            ours.push("-c synchronous_commit=on".to_owned());
+        }
+        if !set("idle_in_transaction_session_timeout") {
+            let idle = statement_timeout + DEADLINE_MARGIN;
+            ours.push(format!("-c idle_in_transaction_session_timeout={}", idle.as_millis()));
+        }
+        if !ours.is_empty() {
+            let ours = ours.join(" ");
             config.options(config.get_options().map_or_else(|| ours.clone(), |options| format!("{options} {ours}")));
         }
-        let statement_timeout = theirs.unwrap_or(STATEMENT_TIMEOUT);
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .post_create(Hook::async_fn(move |client, _| {
@@ -895,7 +940,12 @@ impl AccountStore for PgStore {
         let limit = PREPARE_TIMEOUT.max(self.statement_timeout);
         self.within(limit, async |client| {
             let tx = client.transaction().await.map_err(pg)?;
-            tx.batch_execute(&format!("SET LOCAL statement_timeout = {}", limit.as_millis())).await.map_err(pg)?;
+            let limit_ms = limit.as_millis();
+            tx.batch_execute(&format!(
+                "SET LOCAL statement_timeout = {limit_ms}; SET LOCAL idle_in_transaction_session_timeout = {limit_ms}"
+            ))
+            .await
+            .map_err(pg)?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&PREPARE_LOCK]).await.map_err(pg)?;
             tx.batch_execute(SCHEMA).await.map_err(pg)?;
             let snapshots: i64 = tx.query_one("SELECT COUNT(*) FROM snapshots", &[]).await.map_err(pg)?.get(0);
