@@ -549,6 +549,18 @@ async fn require_complete_gets_the_status_of_the_faulted_answer() {
     let refused = app().oneshot(request).await.unwrap();
     assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(refused.headers().get("preference-applied").map(|v| v.to_str().unwrap()), Some("handling=strict"));
+    // And, as the route's own refusal would, that the answer varies with `Prefer` (contract §5.3)
+    // and the time budget it applied (§5.2): the headers of the answer it replaces.
+    assert!(refused.headers().get_all("vary").iter().any(|v| v == "prefer"), "{:?}", refused.headers());
+    let budgeted = Request::get("/budgeted?time_budget_ms=100")
+        .header(FAULT_HEADER, "TIME_BUDGET_EXCEEDED")
+        .header("prefer", "handling=strict")
+        .body(Body::empty())
+        .unwrap();
+    let refused = router().layer(FaultLayer::new(Schedule::header_only())).oneshot(budgeted).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers().get("time-budget-ms").map(|v| v.to_str().unwrap()), Some("100"));
+    assert!(refused.headers().get_all("vary").iter().any(|v| v == "prefer"), "{:?}", refused.headers());
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 
 use axum::body::{Body, to_bytes};
 use axum::extract::Request;
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::Value;
@@ -24,7 +24,7 @@ use crate::contract::declared::DeclaredSet;
 use crate::contract::params::CURSOR;
 use crate::contract::reason::{ReasonCode, continues};
 use crate::contract::warning::Warning;
-use crate::server::budget::TimeBudget;
+use crate::server::budget::{TIME_BUDGET_HEADER, TimeBudget};
 use crate::server::config::CompletenessConfig;
 use crate::server::cursor::{CursorClaims, CursorKeys};
 use crate::server::observe::{Deferred, ObservedOutside};
@@ -561,9 +561,14 @@ impl Shared {
                     record.complete = None;
                     record.next_cursor = None;
                     let mut refused = problem.into_response();
-                    // The acknowledgement of a `Prefer` demand stays on the problem that replaces the answer.
-                    if let Some(applied) = parts.headers.get(PREFERENCE_APPLIED) {
-                        refused.headers_mut().insert(PREFERENCE_APPLIED, applied.clone());
+                    // What the answer said of how the request was read stays on the problem that
+                    // replaces it, as on a refusal the route makes itself: the acknowledgement of a
+                    // `Prefer` demand, that the answer varies with `Prefer` (contract §5.3), and the
+                    // time budget applied (§5.2).
+                    for name in [PREFERENCE_APPLIED, header::VARY, HeaderName::from_static(TIME_BUDGET_HEADER)] {
+                        for value in parts.headers.get_all(&name) {
+                            refused.headers_mut().append(name.clone(), value.clone());
+                        }
                     }
                     return reported.refused_by(refused);
                 }
