@@ -677,6 +677,56 @@ fn every_contract_example_with_a_completeness_block_is_accepted_and_preserved() 
     assert_eq!(checked, 6, "all six completeness examples were checked");
 }
 
+/// The problem examples are problems as the runtime writes them: their `type` and `title` are
+/// their code's (§5.4), their `status` the response's; an expired cursor carries its `restart`
+/// (§2.5); and the strict refusal of an answer a source left out is the one the runtime makes of
+/// that answer, its `continuation` the wait its `Retry-After` gives (§5.3).
+#[test]
+fn every_problem_example_is_the_problem_the_runtime_writes() {
+    use completeness::problem::Problem;
+    use completeness::report::IncompleteReport;
+    let examples = fixture("contract-examples.json");
+    let mut checked = 0;
+    for example in examples["examples"].as_array().unwrap() {
+        let body = &example["body"];
+        if body.get("complete").is_some() || body.get("code").is_none() {
+            continue;
+        }
+        let name = example["name"].as_str().unwrap();
+        let problem: Problem = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(u64::from(problem.status()), example["status_code"].as_u64().unwrap(), "{name}");
+        assert!((400..600).contains(&problem.status()), "{name}");
+        let written = Problem::new(problem.code().clone(), "");
+        assert_eq!(
+            (body["type"].as_str(), body["title"].as_str()),
+            (Some(&*written.type_uri()), Some(written.title()))
+        );
+        match problem.code().as_str() {
+            "CURSOR_EXPIRED" => assert_eq!(body["continuation"]["kind"], "restart", "{name}"),
+            "COMPLETE_RESULT_UNAVAILABLE" => {
+                let answer =
+                    Envelope::<Value>::incomplete(vec![], scope(), SourceUnavailable::new("legacy").retry_after(5));
+                let report = IncompleteReport::of_response(&answer).unwrap();
+                let refusal = Problem::complete_result_unavailable(&report);
+                assert_eq!(problem.status(), refusal.status(), "{name}");
+                let retry_after = example["headers"]["Retry-After"].as_str().and_then(|s| s.parse().ok());
+                assert_eq!(retry_after, refusal.retry_after(), "{name}");
+                assert_eq!(problem.extension("continuation"), refusal.extension("continuation"), "{name}");
+                let codes = |reasons: Option<&Value>| {
+                    reasons.and_then(Value::as_array).map(|r| r.iter().map(|r| r["code"].clone()).collect::<Vec<_>>())
+                };
+                assert_eq!(
+                    codes(problem.extension("incomplete_reasons")),
+                    codes(refusal.extension("incomplete_reasons"))
+                );
+            }
+            _ => assert_eq!(problem.extension("continuation"), None, "{name}"),
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 3, "the three problem examples were checked");
+}
+
 /// A member given twice would read one way here (serde keeps the last) and another way in a
 /// reader that keeps the first: `"complete": false, ..., "complete": true` is refused, for a
 /// collection, an aggregate and a bare block.
