@@ -48,6 +48,18 @@ fn rejects(mut body: Value, breakage: impl FnOnce(&mut Value), needle: &str) {
 }
 
 #[test]
+fn items_that_are_not_an_array_are_a_violation_as_the_reader_refuses_them() {
+    for items in [Value::Null, serde_json::json!({}), serde_json::json!("a")] {
+        let body = complete_page();
+        let mut broken = body.clone();
+        broken["items"] = items.clone();
+        let reader = serde_json::from_value::<completeness::Envelope<Value>>(broken.clone()).unwrap_err();
+        assert!(reader.to_string().contains("`items` must be an array"), "{reader}");
+        rejects(body, |b| b["items"] = items, "`items` must be an array");
+    }
+}
+
+#[test]
 fn a_missing_complete_member_is_a_violation_never_a_default() {
     rejects(complete_page(), |b| drop(b.as_object_mut().unwrap().remove("complete")), "`complete`");
 }

@@ -49,6 +49,12 @@ pub fn check_envelope_invariants(response: &Value) -> Result<(), Vec<String>> {
     if data.is_empty() {
         v.push("there is no data member (e.g. `items`)".to_owned());
     }
+    // R1 as the reader holds it: `items` is the array of items, never `null` or an object.
+    if let Some(items) = object.get("items")
+        && !items.is_array()
+    {
+        v.push(format!("`items` must be an array, got {items} (contract §2.2 R1)"));
+    }
     let mut copy = object.clone();
     match Completeness::<StandardReason>::read_checked(&mut copy, Shape::Collection) {
         Err(unreadable) => v.extend(unreadable),
