@@ -113,6 +113,38 @@ async fn a_request_waiting_on_a_locked_table_is_a_503_and_the_same_request_succe
 /// database: when it cannot answer in time, the answer is the outage (503, call again), not
 /// "expired" (410 or 412, start over), which would tell a client its traversal or its inventory
 /// can never be used, while the snapshot is still there.
+/// A search stops work when its time budget is spent (contract §5.2), the read of the store's
+/// current snapshot that tells whether its copies were current included: with the snapshot
+/// counter locked for longer than any bound a request has, a search with a budget of 50 ms is
+/// answered while the lock is held, each copy it read said to be possibly stale, since whether
+/// it was current could not be learnt in time.
+#[tokio::test]
+async fn a_search_answers_within_its_time_budget_while_the_snapshot_counter_is_locked() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let minute = "options=-c%20statement_timeout%3D60s";
+    let h = Harness::start(Config { db: Some(format!("{url}?{minute}").into()), ..config(20) }).await;
+    let search = "/search?q=svc-north&time_budget_ms=50";
+    assert_eq!(h.get(search, "admin").await.status, 200);
+
+    let lock = Lock::take_on(&url, "meta", "ACCESS EXCLUSIVE").await;
+    let answer = within_hang(search, h.get(search, "admin")).await;
+    lock.release().await;
+    assert_eq!(answer.status, 200, "{:?}", answer.body);
+    assert_eq!(answer.body["complete"], false, "{:?}", answer.body);
+    let stale: Vec<&str> = answer.body["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "STALE_INDEX")
+        .filter_map(|w| w["source"].as_str())
+        .collect();
+    assert!(
+        !stale.is_empty(),
+        "a copy whose freshness could not be read is said to be possibly stale: {:?}",
+        answer.body
+    );
+}
+
 #[tokio::test]
 async fn a_store_that_cannot_say_whether_a_snapshot_is_retained_is_an_outage_not_an_expiry() {
     let url = e2e_support::postgres::fresh_database().await;

@@ -90,9 +90,12 @@ pub async fn search_records(
     }
     // A copy that was not current when asked may miss a write (the lagging `audit` index; a
     // write-through copy that missed a write made through another replica; one of a database
-    // that took another's place since): it says so.
+    // that took another's place since): it says so. Whether it was current is read within what
+    // is left of the budget (a store that does not answer in time leaves it unknown: possibly
+    // stale), since the search stops work when its budget is spent (contract §5.2).
     if !answered.is_empty() {
-        let current = state.store.current_snapshot().await.ok();
+        let current =
+            tokio::time::timeout(budget.remaining(), state.store.current_snapshot()).await.ok().and_then(Result::ok);
         for (source, before) in state.sources.iter().zip(&freshness) {
             if !answered.iter().any(|name| name == source.name()) {
                 continue;
