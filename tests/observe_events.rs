@@ -685,3 +685,35 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
     let cursors = [("route", "list_accounts"), ("code", "INVALID_CURSOR")];
     assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &cursors), 1.0);
 }
+
+/// A service whose keyset keys make cursors longer than its token bound: [`numbers`] with a
+/// bound of 64 bytes, shorter than any cursor it signs.
+fn short_token_app() -> Router {
+    Router::new()
+        .route("/numbers", get(numbers).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential().with_max_token_len(64))
+}
+
+#[test]
+fn a_cursor_longer_than_the_server_accepts_is_reported_where_it_is_made() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut refusal = serde_json::Value::Null;
+    let (capture, _) = observing(|| {
+        runtime.block_on(async {
+            let app = short_token_app();
+            let first = app.clone().oneshot(get_request("/numbers?page_size=5")).await.unwrap();
+            let body = axum::body::to_bytes(first.into_body(), usize::MAX).await.unwrap();
+            let page: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            let cursor = page["next_cursor"].as_str().expect("a first page of five numbers has a next page");
+            let next = app.oneshot(get_request(&format!("/numbers?page_size=5&cursor={cursor}"))).await.unwrap();
+            let body = axum::body::to_bytes(next.into_body(), usize::MAX).await.unwrap();
+            refusal = serde_json::from_slice(&body).unwrap();
+        })
+    });
+    let event = only(capture.of_kind("cursor_too_long"));
+    assert_eq!((event.level, event.field("max_token_len")), (Level::ERROR, "64"));
+    assert!(event.field("length").parse::<usize>().unwrap() > 64, "{event:?}");
+    assert_eq!(refusal["code"], "INVALID_CURSOR", "{refusal}");
+    let detail = refusal["detail"].as_str().unwrap();
+    assert!(detail.contains("longer than the longest token this server accepts"), "{detail}");
+}

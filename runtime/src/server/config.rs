@@ -152,6 +152,13 @@ impl CompletenessConfig {
     }
 
     /// The longest cursor or evidence token accepted, in bytes (refused before decoding).
+    ///
+    /// A cursor holds its page's keyset position, so this also bounds the keys a traversal can
+    /// continue from: with the default (4096), a key of about 2.9 KB. A page whose last key
+    /// makes a longer cursor hands out one the next request is refused with (400
+    /// `INVALID_CURSOR`): the runtime reports each such cursor with an `ERROR` event
+    /// (`cursor_too_long`, naming the length and this bound). Raise the bound above the
+    /// longest key, or page on a shorter key. Evidence longer than the bound is not attached.
     pub fn with_max_token_len(self, len: usize) -> CompletenessConfig {
         self.edit(|s| s.max_token_len = len)
     }

@@ -366,8 +366,22 @@ impl Page {
         if self.partial {
             claims = claims.read_partial_page();
         }
+        let cursor = claims.encode(self.config.keys());
+        if cursor.len() > self.config.max_token_len() {
+            // A cursor the next request is refused with: the service's keys are longer than its
+            // bound allows (a setting to fix), never the client's mistake; said where it is made.
+            tracing::error!(
+                target: crate::server::observe::TARGET,
+                event = "cursor_too_long",
+                length = cursor.len(),
+                max_token_len = self.config.max_token_len(),
+                position_length = position.len(),
+                "a page handed out a cursor longer than this server accepts: the next page will be refused; \
+                 raise CompletenessConfig::with_max_token_len above it, or page on a shorter key"
+            );
+        }
         NextCursor {
-            cursor: claims.encode(self.config.keys()),
+            cursor,
             contract: CursorContract {
                 freezes_snapshot: self.snapshot.is_some(),
                 expires_at: rfc3339(claims.expires_at_ms()),

@@ -96,6 +96,7 @@ const HEAD_MEMBERS: [&str; 5] = ["type", "title", "status", "detail", "code"];
 const PARAMETER: &str = "parameter";
 const CONTINUATION: &str = "continuation";
 const INCOMPLETE_REASONS: &str = "incomplete_reasons";
+#[cfg(any(feature = "axum", feature = "openapi"))]
 const TARGETS: &str = "targets";
 
 /// Reports a change to a problem that was not taken (`member`, fixed by the contract or written
@@ -275,6 +276,7 @@ impl Problem {
     }
 
     /// Adds the `targets` extension of an evidence problem: the targets at fault.
+    #[cfg(feature = "axum")]
     pub(crate) fn with_targets(self, targets: &[&str]) -> Self {
         self.with_extension(TARGETS, targets)
     }

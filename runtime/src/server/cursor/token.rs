@@ -31,7 +31,7 @@ impl TokenError {
     /// A short phrase for problem details.
     pub fn describe(self) -> &'static str {
         match self {
-            TokenError::Oversized => "it is longer than any token this server issues",
+            TokenError::Oversized => "it is longer than the longest token this server accepts",
             TokenError::Malformed => "it is not a token this server issues",
             TokenError::UnknownKey => {
                 "it was signed with a key this server does not accept (one retired, or another server's)"
