@@ -49,6 +49,51 @@ async fn a_client_that_reads_no_answer_is_cut_off() {
     assert_eq!(h.get("/service-accounts/count", "admin").await.status, 200);
 }
 
+/// The service serves a bounded number of connections at once; one more waits, unanswered,
+/// until another ends, and is then served. And a request head is buffered only up to a bound:
+/// one far over the service's own header limit is refused by the server (431) as soon as it
+/// passes the bound, without waiting for its end.
+#[tokio::test]
+async fn connections_past_the_limit_wait_their_turn_and_a_head_is_buffered_only_so_far() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = Harness::start(Config { max_connections: 2, ..config(20) }).await;
+    let addr = h.running.addr;
+    let ask = format!(
+        "GET /service-accounts/count HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer admin\r\nConnection: close\r\n\r\n"
+    );
+    // Two connections that send nothing hold the two slots.
+    let first = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let _second = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
+    third.write_all(ask.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let waited = tokio::time::timeout(Duration::from_millis(800), third.read_to_end(&mut answer)).await;
+    assert!(
+        waited.is_err(),
+        "a third connection is served while two hold the slots: {}",
+        String::from_utf8_lossy(&answer)
+    );
+    drop(first);
+    tokio::time::timeout(Duration::from_secs(30), third.read_to_end(&mut answer)).await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200 "), "{}", String::from_utf8_lossy(&answer));
+
+    // A head that goes on past the bound, and never ends, is refused while it is sent.
+    let mut long = tokio::net::TcpStream::connect(addr).await.unwrap();
+    long.write_all(format!("GET /service-accounts/count HTTP/1.1\r\nHost: {addr}\r\n").as_bytes()).await.unwrap();
+    let header = format!("X-Filler: {}\r\n", "a".repeat(3_900));
+    for _ in 0..40 {
+        if long.write_all(header.as_bytes()).await.is_err() {
+            break;
+        }
+    }
+    let mut refused = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(20), long.read_to_end(&mut refused))
+        .await
+        .expect("refused before the read timeout");
+    assert!(String::from_utf8_lossy(&refused).starts_with("HTTP/1.1 431 "), "{}", String::from_utf8_lossy(&refused));
+}
+
 e2e_support::both_backends! {
 #[tokio::test]
 async fn mutation_responses_apply_the_field_policy_of_get() {

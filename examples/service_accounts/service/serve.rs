@@ -15,6 +15,7 @@
 use std::future::Future;
 use std::io;
 use std::pin::{Pin, pin};
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -26,20 +27,44 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tokio::time::{Sleep, sleep};
 
-/// Serves `router` on `listener` until `stop` resolves, then stops accepting and waits for
-/// the connections open to finish the requests they carry (idle ones are closed at once).
-pub async fn serve(mut listener: TcpListener, router: Router, read_timeout: Duration, stop: impl Future<Output = ()>) {
+/// The most a connection buffers of a request head: above the service's own limit on
+/// headers ([`super::refusals::MAX_HEADER_BYTES`]), which answers a longer head with its
+/// problem, and far below hyper's default (about 400 KiB), so that a head that never ends holds
+/// little memory for the read timeout. A head longer than this is refused by hyper (431).
+pub const MAX_BUFFERED_HEAD: usize = 64 * 1024;
+
+/// How many connections are served at once by default ([`super::Config::max_connections`]):
+/// past it, a new connection waits in the listener's queue until one ends. Each may hold
+/// [`MAX_BUFFERED_HEAD`] of a request head, and a task.
+pub const MAX_CONNECTIONS: usize = 4096;
+
+/// Serves `router` on `listener`, at most `max_connections` connections at once, until `stop`
+/// resolves, then stops accepting and waits for the connections open to finish the requests
+/// they carry (idle ones are closed at once).
+pub async fn serve(
+    mut listener: TcpListener,
+    router: Router,
+    read_timeout: Duration,
+    max_connections: usize,
+    stop: impl Future<Output = ()>,
+) {
     let mut connection = http1::Builder::new();
-    connection.timer(TokioTimer::new()).header_read_timeout(read_timeout);
+    connection.timer(TokioTimer::new()).header_read_timeout(read_timeout).max_buf_size(MAX_BUFFERED_HEAD);
     let open = GracefulShutdown::new();
+    let slots = Arc::new(Semaphore::new(max_connections));
     let mut stop = pin!(stop);
     loop {
+        // A connection is taken only with a slot free: the others wait in the listener's queue.
         // axum's `Listener` retries a failed accept itself (after a pause when the process is
         // out of file descriptors), as `axum::serve` does.
-        let (tcp, _) = tokio::select! {
-            accepted = Listener::accept(&mut listener) => accepted,
+        let (slot, (tcp, _)) = tokio::select! {
+            accepted = async {
+                let slot = Arc::clone(&slots).acquire_owned().await.expect("the semaphore is never closed");
+                (slot, Listener::accept(&mut listener).await)
+            } => accepted,
             () = &mut stop => break,
         };
         // Without Nagle's delay: an MCP answer is an event stream written in several small chunks.
@@ -51,6 +76,7 @@ pub async fn serve(mut listener: TcpListener, router: Router, read_timeout: Dura
             // A connection's end (closed by the client, timed out, cut mid-request) is its own
             // business: the request log has every request it carried.
             let _ = serving.await;
+            drop(slot);
         });
     }
     drop(listener);
