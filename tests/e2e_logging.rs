@@ -507,3 +507,51 @@ async fn the_request_line_in_json_has_a_numeric_latency_and_status() {
     assert_eq!(line["status"], 200, "{line}");
     assert!(line["latency_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{line}");
 }
+
+/// A request whose client goes away before its answer (a timeout of its own) still has its
+/// line in the request log, at `WARN` with status 499 and `aborted`, in its span, and is counted
+/// under that status: the create it carried was committed before its answer could be sent, and
+/// nothing else would say it was ever made.
+#[tokio::test]
+async fn a_request_whose_client_went_away_is_logged_and_counted_as_aborted() {
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let mut cfg = config(20);
+    // The usage source answers after the write is committed: the answer waits for it.
+    cfg.slow_sources = vec![("usage".to_owned(), std::time::Duration::from_secs(3))];
+    let h = Harness::start(cfg).await;
+    let gone = h
+        .request(reqwest::Method::POST, "/service-accounts")
+        .bearer_auth("admin")
+        .header("x-request-id", "gone-1")
+        .json(&serde_json::json!({"name": "svc-north-gone", "tenant": "north"}))
+        .timeout(std::time::Duration::from_millis(500))
+        .send()
+        .await;
+    assert!(gone.is_err_and(|e| e.is_timeout()), "the client gives up before the answer");
+    let mut line = None;
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        line = lines
+            .text()
+            .lines()
+            .find(|line| line.contains("gone-1") && line.contains("request_log"))
+            .map(str::to_owned);
+        if line.is_some() {
+            break;
+        }
+    }
+    let line = line.unwrap_or_else(|| panic!("the abandoned request's line:\n{}", lines.text()));
+    assert!(line.contains("WARN") && line.contains("status=499") && line.contains("aborted=true"), "{line}");
+    let found = h.get("/search?q=svc-north-gone", "admin").await;
+    assert_eq!(found.body["items"].as_array().map(Vec::len), Some(1), "the write was made: {:?}", found.body);
+    let metrics =
+        h.request(reqwest::Method::GET, "/metrics").bearer_auth("admin").send().await.unwrap().text().await.unwrap();
+    assert!(
+        metrics.lines().any(|l| l.starts_with("http_server_request_duration_seconds_count")
+            && l.contains("route=\"/service-accounts\"")
+            && l.contains("method=\"POST\"")
+            && l.contains("status=\"499\"")),
+        "counted under 499:\n{metrics}"
+    );
+}

@@ -240,16 +240,62 @@ pub const REQUEST_DURATION: &str = "http_server_request_duration_seconds";
 const DURATION_BUCKETS: &[f64] = &[0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
 /// Records one request in [`REQUEST_DURATION`] when its response leaves (an MCP call's once it
-/// has been answered: see the MCP routes).
+/// has been answered: see the MCP routes), and one the client gave up on before its answer
+/// ([`Unanswered`]).
 async fn measure(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
-    let started = std::time::Instant::now();
-    let route = route_of(request.extensions()).to_owned();
-    let method = completeness::observe::method_label(request.method());
+    let mut pending = Unanswered {
+        started: std::time::Instant::now(),
+        route: route_of(request.extensions()).to_owned(),
+        method: completeness::observe::method_label(request.method()),
+        span: tracing::Span::current(),
+        answered: false,
+    };
     let response = next.run(request).await;
+    pending.answered = true;
     let status = response.status().as_u16().to_string();
-    metrics::histogram!(REQUEST_DURATION, "route" => route, "method" => method, "status" => status)
-        .record(started.elapsed().as_secs_f64());
+    metrics::histogram!(REQUEST_DURATION, "route" => pending.route.clone(), "method" => pending.method, "status" => status)
+        .record(pending.started.elapsed().as_secs_f64());
     response
+}
+
+/// The status a request gets in the log and in [`REQUEST_DURATION`] when its client went away
+/// before it was answered (nginx's "client closed request").
+pub const CLIENT_CLOSED_REQUEST: u16 = 499;
+
+/// A request on its way to an answer. When the client goes away first (its connection closed,
+/// a timeout of its own), the server drops the request's work where it stands, and nothing
+/// would say the request was ever made, although what it began may be done (a write committed
+/// before its answer was written). Dropped unanswered, it writes the request log's line, at
+/// `WARN`, with status [`CLIENT_CLOSED_REQUEST`] and `aborted = true`, in the request's span,
+/// and counts the request under that status.
+struct Unanswered {
+    started: std::time::Instant,
+    route: String,
+    method: &'static str,
+    span: tracing::Span,
+    answered: bool,
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        let latency = self.started.elapsed();
+        let status = CLIENT_CLOSED_REQUEST.to_string();
+        metrics::histogram!(REQUEST_DURATION, "route" => self.route.clone(), "method" => self.method, "status" => status)
+            .record(latency.as_secs_f64());
+        let latency_ms = latency.as_micros() as f64 / 1000.0;
+        self.span.in_scope(|| {
+            tracing::warn!(
+                target: REQUEST_LOG,
+                status = CLIENT_CLOSED_REQUEST,
+                latency_ms,
+                aborted = true,
+                "the client went away before the answer; what the request began may have been done"
+            );
+        });
+    }
 }
 
 /// `GET /metrics`: the counters in the Prometheus text format (empty when no recorder is ours).
