@@ -49,6 +49,18 @@ async fn a_client_that_reads_no_answer_is_cut_off() {
     assert_eq!(h.get("/service-accounts/count", "admin").await.status, 200);
 }
 
+/// A well-formed id of any length that names no account is 404, and the detail quotes only its
+/// beginning: the answer does not echo kilobytes the client sent.
+#[tokio::test]
+async fn a_long_id_that_names_no_account_is_not_echoed_whole() {
+    let h = Harness::start(config(20)).await;
+    let id = format!("sa-{}", "9".repeat(5_000));
+    let answer = h.get(&format!("/service-accounts/{id}"), "admin").await;
+    answer.assert_problem(404, "NOT_FOUND");
+    let detail = answer.body["detail"].as_str().unwrap();
+    assert!(detail.len() < 300 && detail.contains("sa-999") && detail.contains('…'), "{detail}");
+}
+
 /// The service serves a bounded number of connections at once; one more waits, unanswered,
 /// until another ends, and is then served. And a request head is buffered only up to a bound:
 /// one far over the service's own header limit is refused by the server (431) as soon as it

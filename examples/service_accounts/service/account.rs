@@ -78,7 +78,7 @@ async fn readable(state: &AppState, caller: &Caller, id: &str) -> Result<Account
         Some(account) if caller.can_access(&account.tenant) => Ok(account),
         _ => Err(Problem::new(
             ProblemCode::NotFound,
-            format!("No service account '{id}' is readable by this credential."),
+            format!("No service account '{}' is readable by this credential.", super::seed::shown(id)),
         )),
     }
 }

@@ -883,8 +883,9 @@ async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request,
     if let Err(taken) = in_flight.take(&key) {
         let message = match taken {
             Taken::InUse => {
-                "a request with this `id` is still in flight in this session: give each request of a session an \
-                 `id` of its own; this one was not run"
+                "a request with this `id` is in flight in this session, or was given up on by its client within five \
+                 minutes (it may still be running, and its answer would go to this one): give each request of a \
+                 session an `id` of its own; this one was not run"
             }
             Taken::Full => {
                 "this session has too many requests in flight, or given up on within five minutes: wait for their \

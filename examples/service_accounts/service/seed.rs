@@ -46,9 +46,14 @@ pub fn is_account_id(text: &str) -> bool {
 
 /// The refusal of `text` where an account id belongs: what it is not, and the form it needs.
 pub fn not_an_account_id(text: &str) -> String {
-    let shown: String = text.chars().take(64).collect();
-    let cut = if shown.len() < text.len() { "…" } else { "" };
-    format!("'{shown}{cut}' is not an account id: an id is `sa-` and six or more digits, e.g. sa-000042")
+    format!("'{}' is not an account id: an id is `sa-` and six or more digits, e.g. sa-000042", shown(text))
+}
+
+/// `text` as a problem's detail quotes it: its first 64 characters, and `…` when it goes on (a
+/// client may send an id of any length, which the answer need not echo whole).
+pub fn shown(text: &str) -> String {
+    let first: String = text.chars().take(64).collect();
+    if first.len() < text.len() { format!("{first}…") } else { first }
 }
 
 /// The name of the `n`-th account in `tenant`: `svc-north-00042`.
