@@ -165,6 +165,21 @@ fn a_problem_head_cannot_be_overwritten_or_given_twice() {
     assert!(ProblemCode::custom("SHARD_DRAINING").is_bounded() && !ProblemCode::parse("SHARD_DRAINING").is_bounded());
 }
 
+/// A code of the service's own is SCREAMING_SNAKE_CASE (contract §7): written as a constant,
+/// another is a compile error; built at run time, a panic (the code is the service's, never a
+/// client's). Before, `custom("my code")` wrote a `type` that is no URI.
+#[test]
+fn a_problem_code_of_the_services_own_is_screaming_snake_case() {
+    const DRAINING: ProblemCode = ProblemCode::custom("SHARD_DRAINING");
+    const NOT_FOUND: ProblemCode = ProblemCode::custom("NOT_FOUND");
+    assert_eq!(DRAINING.as_str(), "SHARD_DRAINING");
+    assert_eq!(NOT_FOUND, ProblemCode::NotFound);
+    for bad in ["my code", "", "Not-Snake", "shard_draining", "_DRAINING"] {
+        let built = std::panic::catch_unwind(|| ProblemCode::custom(bad));
+        assert!(built.is_err(), "{bad:?} is taken as a code");
+    }
+}
+
 #[test]
 fn a_problem_code_of_the_services_own_carries_the_title_it_is_given() {
     let generic = Problem::new(ProblemCode::parse("METHOD_NOT_ALLOWED"), "not here").with_status(405);

@@ -39,6 +39,15 @@ macro_rules! problem_codes {
                 }
             }
 
+            /// The standard code written `code`, else `code` as one of the service's own; in a
+            /// `const fn`.
+            const fn standard_or_own(code: &'static str) -> ProblemCode {
+                $(if completeness_codes::same_text(code, $code) {
+                    return ProblemCode::$variant;
+                })*
+                ProblemCode::Custom(code)
+            }
+
             /// Parses the wire form.
             pub fn parse(code: &str) -> ProblemCode {
                 match code {
@@ -132,8 +141,23 @@ impl ProblemCode {
     /// A code of the service's own (`"SERVICE_UNAVAILABLE"`), or the standard one of that name.
     /// Written in the service's code, it is one of a bounded set: the metrics count it by its
     /// name, where a code read or built at run time ([`ProblemCode::parse`]) counts as `OTHER`.
-    pub fn custom(code: &'static str) -> ProblemCode {
-        ProblemCode::KNOWN.iter().find(|known| known.as_str() == code).cloned().unwrap_or(ProblemCode::Custom(code))
+    ///
+    /// A code of its own is answered with status 400 and the title "Request failed" unless the
+    /// problem says otherwise ([`Problem::with_status`], [`Problem::with_title`]): give a
+    /// service outage its 503.
+    ///
+    /// # Panics
+    ///
+    /// When `code` is not SCREAMING_SNAKE_CASE (contract §7): its `type` would not be a URI, and
+    /// a client branches on the code. Written as a constant
+    /// (`const DRAINING: ProblemCode = ProblemCode::custom("SHARD_DRAINING");`), such a code is
+    /// a compile error instead.
+    pub const fn custom(code: &'static str) -> ProblemCode {
+        assert!(
+            completeness_codes::is_wire_code(code),
+            "a problem code is SCREAMING_SNAKE_CASE, e.g. `SHARD_DRAINING`"
+        );
+        ProblemCode::standard_or_own(code)
     }
 
     /// True for a standard code or one of the service's own ([`ProblemCode::custom`]): a
