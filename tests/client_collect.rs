@@ -636,6 +636,27 @@ fn fetcher<'a>(
 
 /// A traversal a limit stopped goes on from its resume cursor, under writes between pages, and
 /// is complete only once the whole snapshot is collected: exactly its ids, fetched once each.
+/// A limit that stops the collector before its first page leaves no cursor to resume from:
+/// `resume` starts the traversal from the first page (it returned the stopped result again,
+/// for good, while `decide` said to retry).
+#[test]
+fn a_traversal_stopped_before_its_first_page_resumes_from_the_first_page() {
+    let source = RefCell::new(MemorySource::new(25, 10));
+    for stopping in [
+        CollectLimits { max_pages: 0, ..no_limits() },
+        CollectLimits { max_items: 0, ..no_limits() },
+        CollectLimits { deadline: Duration::ZERO, ..no_limits() },
+    ] {
+        let stopped = block_on(collect_all(fetcher(&source, |_| {}), stopping)).unwrap();
+        assert_eq!(stopped.pages_fetched(), 0, "{stopping:?}");
+        assert_eq!(stopped.completeness.reason_codes(), vec![ReasonCode::ClientLimitReached], "{stopping:?}");
+        let whole = block_on(resume(stopped, fetcher(&source, |_| {}), no_limits())).unwrap();
+        assert!(whole.is_complete(), "{stopping:?}: {:?}", whole.completeness.reason_codes());
+        assert_eq!(whole.items, (1..=25).collect::<Vec<u64>>(), "{stopping:?}");
+        assert_eq!(whole.pages_fetched(), 3, "{stopping:?}");
+    }
+}
+
 #[test]
 fn a_traversal_stopped_at_a_limit_resumes_to_exactly_the_whole_snapshot() {
     let source = RefCell::new(MemorySource::new(50, 10));

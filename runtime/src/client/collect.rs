@@ -21,7 +21,8 @@ use crate::server::problem::{Problem, ProblemCode};
 use crate::server::report::{CompletenessReport, ReportsCompleteness};
 
 /// The limits a collector applies itself. Reaching one yields `CLIENT_LIMIT_REACHED`
-/// with a cursor that resumes where the collector stopped.
+/// with a cursor that resumes where the collector stopped ([`resume`]; before the first page,
+/// with none: [`resume`] then starts from the first page).
 ///
 /// Limits are checked before each fetch: a fetched page is never cut in half (its
 /// items are kept, so `max_items` may be exceeded by at most one page), and a single
@@ -283,8 +284,10 @@ where
 ///
 /// `limits` apply to this run: `max_pages` and `deadline` count from now, `max_items`
 /// counts every item held. A cursor an earlier run of the traversal followed is not followed
-/// again (a loop across runs stops it as one within a run does). A result that cannot be
-/// resumed (complete, or stopped for another reason) is returned as it is, with no fetch.
+/// again (a loop across runs stops it as one within a run does). A result a limit stopped
+/// before its first page (`max_pages: 0`, a deadline spent before the first fetch) has no
+/// cursor, and resumes from the first page. A result that cannot be resumed (complete, or
+/// stopped for another reason) is returned as it is, with no fetch.
 ///
 /// ```
 /// use completeness_runtime::client::{CollectLimits, FetchError, collect_all, resume};
@@ -317,6 +320,11 @@ where
     F: FnMut(Option<String>) -> Fut,
     Fut: Future<Output = Result<Envelope<T, StandardReason>, FetchError>>,
 {
+    // Stopped by a limit before its first page (a limit of zero, a deadline spent at once): no
+    // page holds a cursor, and nothing was collected; the traversal begins now.
+    if previous.pages_fetched == 0 {
+        return run(Traversal::new(limits), None, fetch_page).await;
+    }
     let Some(cursor) = previous.resume_cursor.clone() else {
         return Ok(previous);
     };
