@@ -109,9 +109,25 @@
 //! # }
 //! ```
 //!
+//! # Features
+//!
+//! Additive; an item's module says which it needs.
+//!
+//! | feature | what it adds |
+//! | --- | --- |
+//! | `axum` (default) | the server side: [`routing`], [`CompletenessConfig`], [`PageRequest`], [`TimeBudget`], cursors, evidence, extractors, [`observe`] (events) |
+//! | `openapi` | utoipa schemas of envelopes, reasons, warnings and [`Problem`]; `schema::add_block_rules` |
+//! | `json-schema` | schemars: `schema::response_json`, the schema of what an endpoint writes |
+//! | `client` | `client::http`, a reqwest client for [`collect_all`] |
+//! | `mcp` | `mcp`: rmcp tool results and tool schemas (turns on serde_json's `preserve_order`) |
+//! | `testing` | `testing`: the contract checker, generators, an in-memory paged source |
+//! | `faults` | `testing::faults`: the fault layer and the conformance kit |
+//! | `audit` | `audit_layer`: the run-time audit of unmigrated routes |
+//! | `metrics` | the [`observe`] counters, through the `metrics` crate |
+//!
 //! # Routing and settings
 //!
-//! - `completeness::routing::{get, post, put, patch, delete}` accept only handlers whose
+//! - `completeness::routing::{get, post, put, patch, delete, on}` accept only handlers whose
 //!   response reports completeness, first method or chained; `.into()` hands the method
 //!   router to axum's `Router::route`.
 //! - The settings ([`CompletenessConfig`]: cursor keys, page sizes, time budgets) are the
@@ -293,6 +309,23 @@
 
 pub use completeness_macros::{Reason, ResultEnvelope, Warning, completeness};
 pub use completeness_runtime::*;
+// The short module paths every example uses (`completeness::routing::get`), documented here
+// as modules of this crate: a glob re-export carries them, but rustdoc shows none of them.
+#[cfg(feature = "audit")]
+#[doc(inline)]
+pub use completeness_runtime::audit_layer;
+#[cfg(any(feature = "openapi", feature = "json-schema"))]
+#[doc(inline)]
+pub use completeness_runtime::schema;
+#[cfg(feature = "axum")]
+#[doc(inline)]
+pub use completeness_runtime::{
+    budget, config, credential, cursor, evidence, extract, fanout, observe, page_request, require, response, routing,
+};
+#[doc(inline)]
+pub use completeness_runtime::{
+    aggregate, continuation, declared, envelope, field, problem, reason, report, rules, scope, warning,
+};
 
 #[doc(hidden)]
 pub use completeness_runtime::__private;
