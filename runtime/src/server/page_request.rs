@@ -94,6 +94,10 @@ impl PageRequest {
     /// A request from values already read (e.g. the arguments of an MCP tool call), with the
     /// extractor's checks: a `page_size` of 0 → 400 `INVALID_PAGE_SIZE`, above the maximum →
     /// clamped; a bad `cursor` → 400 `INVALID_CURSOR`.
+    ///
+    /// Such a request has no route: a query that names no resource is bound to none
+    /// ([`PageRequest::bind`]), so two such lists with the same filters and ordering would
+    /// take each other's cursors. Name the resource in the [`QueryBinding`] it is bound to.
     pub fn new(
         config: CompletenessConfig,
         credential: Credential,
