@@ -41,7 +41,10 @@
 //! declaration, other methods, other statuses and single resources pass through untouched.
 //! The layer faults the collections of declared handlers: [`Envelope`](crate::Envelope)s, and
 //! `#[derive(ResultEnvelope)]` structs, whose items are their first array member in the
-//! order the body writes them (the first collection field), whatever its name.
+//! order the body writes them (the first collection field), whatever its name. Only the items
+//! and the block are faulted: a struct's other data members (a total such as `articlesCount`,
+//! a side list) stay as the handler wrote them, so a client that checks them against the
+//! items may find a faulted answer saying two things; check against `page.returned`.
 //!
 //! It faults declared [`Aggregate`](crate::Aggregate)s too, without altering their value: the
 //! count stays, the reason is added, and an `exact` relation becomes `lower_bound` (the value
