@@ -317,14 +317,14 @@ pub use completeness_runtime::audit_layer;
 #[cfg(any(feature = "openapi", feature = "json-schema"))]
 #[doc(inline)]
 pub use completeness_runtime::schema;
+#[doc(inline)]
+pub use completeness_runtime::{
+    aggregate, continuation, declared, envelope, field, problem, reason, report, rules, scope, warning,
+};
 #[cfg(feature = "axum")]
 #[doc(inline)]
 pub use completeness_runtime::{
     budget, config, credential, cursor, evidence, extract, fanout, observe, page_request, require, response, routing,
-};
-#[doc(inline)]
-pub use completeness_runtime::{
-    aggregate, continuation, declared, envelope, field, problem, reason, report, rules, scope, warning,
 };
 
 #[doc(hidden)]

@@ -492,6 +492,29 @@ fn the_continuation_is_the_first_reasons_own_recovery() {
     assert!(err.contains("QUOTA_EXHAUSTED's own recovery") && err.contains("R6"), "{err}");
 }
 
+/// R6 read back: a `SOURCE_UNAVAILABLE` that offered no retry, before a `QUOTA_EXHAUSTED`
+/// whose wait is the continuation, is read as offering none; the wait stays the quota's.
+#[test]
+fn a_wait_a_later_reason_carries_is_not_lent_to_an_earlier_one() {
+    let mut written = Envelope::<String>::incomplete(vec![], scope(), SourceUnavailable::new("legacy"));
+    written.completeness.push_reason(QuotaExhausted::new(30));
+    let json = serde_json::to_value(&written).unwrap();
+    assert_eq!(json["continuation"], json!({"kind": "retry_after", "seconds": 30}));
+    let read: Envelope<String> = serde_json::from_value(json).unwrap();
+    let recoveries: Vec<Option<Continuation>> = read.completeness.reasons().iter().map(Reason::recovery).collect();
+    assert_eq!(recoveries, [None, Some(Continuation::RetryAfter { seconds: 30 })], "as written");
+
+    // And a source that did offer its own wait keeps it.
+    let mut written = Envelope::<String>::incomplete(vec![], scope(), SourceUnavailable::new("legacy").retry_after(5));
+    written.completeness.push_reason(QuotaExhausted::new(30));
+    let read: Envelope<String> = serde_json::from_value(serde_json::to_value(&written).unwrap()).unwrap();
+    let recoveries: Vec<Option<Continuation>> = read.completeness.reasons().iter().map(Reason::recovery).collect();
+    assert_eq!(
+        recoveries,
+        [Some(Continuation::RetryAfter { seconds: 5 }), Some(Continuation::RetryAfter { seconds: 30 })]
+    );
+}
+
 /// R6: a `next_cursor` is offered by a reason, whose recovery it is: the continuation is not
 /// null beside it (here a collector's resumable `CLIENT_LIMIT_REACHED`).
 #[test]

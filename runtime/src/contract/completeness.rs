@@ -620,9 +620,14 @@ impl<R: Reason> Completeness<R> {
     /// own reason when the block has one (with two, whose it is cannot be told); the next cursor
     /// to the standard reason that offers it. (A next cursor no standard reason offers is an own
     /// reason's paging, which [`Completeness::own_paging_reason`] reads from the wire members.)
+    ///
+    /// A `continuation` a reason already carries in its details (`QUOTA_EXHAUSTED`'s wait) is
+    /// that reason's, and no other's: a `SOURCE_UNAVAILABLE` before it that offered no retry
+    /// would otherwise be read as offering the quota's wait, a retry its source never offered.
     fn restore_recoveries(&mut self) {
         if let Some(continuation) = &self.continuation {
-            let claimed = self.reasons.iter_mut().any(|reason| reason.restore_recovery(continuation));
+            let carried = self.reasons.iter().any(|reason| reason.recovery().as_ref() == Some(continuation));
+            let claimed = carried || self.reasons.iter_mut().any(|reason| reason.restore_recovery(continuation));
             if !claimed && !matches!(continuation, Continuation::NextCursor { .. }) {
                 let mut own = self.reasons.iter_mut().filter(|reason| !reason.code().is_standard());
                 if let (Some(only), None) = (own.next(), own.next()) {
