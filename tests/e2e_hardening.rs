@@ -61,35 +61,14 @@ async fn a_long_id_that_names_no_account_is_not_echoed_whole() {
     assert!(detail.len() < 300 && detail.contains("sa-999") && detail.contains('…'), "{detail}");
 }
 
-/// The service serves a bounded number of connections at once; one more waits, unanswered,
-/// until another ends, and is then served. And a request head is buffered only up to a bound:
-/// one far over the service's own header limit is refused by the server (431) as soon as it
-/// passes the bound, without waiting for its end.
+/// A request head is buffered only up to a bound: one far over the service's own header limit
+/// is refused by the server (431) as soon as it passes the bound, without waiting for its end
+/// (hyper's default buffer held about 400 KiB of each such connection for the read timeout).
 #[tokio::test]
-async fn connections_past_the_limit_wait_their_turn_and_a_head_is_buffered_only_so_far() {
+async fn a_request_head_is_buffered_only_so_far() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let h = Harness::start(Config { max_connections: 2, ..config(20) }).await;
+    let h = Harness::start(config(20)).await;
     let addr = h.running.addr;
-    let ask = format!(
-        "GET /service-accounts/count HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer admin\r\nConnection: close\r\n\r\n"
-    );
-    // Two connections that send nothing hold the two slots.
-    let first = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let _second = tokio::net::TcpStream::connect(addr).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
-    third.write_all(ask.as_bytes()).await.unwrap();
-    let mut answer = Vec::new();
-    let waited = tokio::time::timeout(Duration::from_millis(800), third.read_to_end(&mut answer)).await;
-    assert!(
-        waited.is_err(),
-        "a third connection is served while two hold the slots: {}",
-        String::from_utf8_lossy(&answer)
-    );
-    drop(first);
-    tokio::time::timeout(Duration::from_secs(30), third.read_to_end(&mut answer)).await.unwrap().unwrap();
-    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200 "), "{}", String::from_utf8_lossy(&answer));
-
     // A head that goes on past the bound, and never ends, is refused while it is sent.
     let mut long = tokio::net::TcpStream::connect(addr).await.unwrap();
     long.write_all(format!("GET /service-accounts/count HTTP/1.1\r\nHost: {addr}\r\n").as_bytes()).await.unwrap();

@@ -66,13 +66,8 @@ impl Served {
             .unwrap_or_else(|e| panic!("the service opens its store: {e}"));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        let server = tokio::spawn(service::serve::serve(
-            listener,
-            router,
-            Duration::from_secs(30),
-            service::serve::MAX_CONNECTIONS,
-            std::future::pending(),
-        ));
+        let server =
+            tokio::spawn(service::serve::serve(listener, router, Duration::from_secs(30), std::future::pending()));
         let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
         Served { url, client, server, _database: postgres::Release::of(&db), db }
     }

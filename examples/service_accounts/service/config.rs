@@ -46,9 +46,6 @@ pub struct Config {
     /// How long a client has to send a request head, from the moment its connection opens or
     /// its last answer was sent, and then again for the body (`--read-timeout SECS`).
     pub read_timeout: Duration,
-    /// How many connections are served at once; more wait in the listener's queue until one
-    /// ends ([`serve::MAX_CONNECTIONS`](super::serve::MAX_CONNECTIONS) by default).
-    pub max_connections: usize,
     /// Run the cleanup-agent tour against the service and exit (`--demo`).
     pub demo: bool,
     /// The cursor and evidence key ring; when `None`, `COMPLETENESS_CURSOR_KEYS` or a fresh one.
@@ -101,7 +98,6 @@ impl Default for Config {
             max_time_budget: Duration::from_millis(30_000),
             evidence_ttl: Duration::from_secs(300),
             read_timeout: Duration::from_secs(30),
-            max_connections: super::serve::MAX_CONNECTIONS,
             demo: false,
             cursor_keys: None,
             keys_file: None,
@@ -285,9 +281,6 @@ impl Config {
         }
         if self.audit_refresh.is_zero() || self.cursor_ttl.is_zero() || self.evidence_ttl.is_zero() {
             return Err("the audit refresh, cursor and evidence lifetimes must be positive".to_owned());
-        }
-        if self.max_connections == 0 {
-            return Err("the connection limit must be at least 1".to_owned());
         }
         if self.read_timeout.is_zero() {
             return Err("--read-timeout must be positive".to_owned());

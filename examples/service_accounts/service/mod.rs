@@ -164,8 +164,8 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let mcp_sessions = CancellationToken::new();
     let (state, router) = build(config, mcp_sessions.clone()).await?;
     let (stop, stopped) = oneshot::channel::<()>();
-    let (read_timeout, max_connections) = (state.config.read_timeout, state.config.max_connections);
-    let server = tokio::spawn(serve::serve(listener, router, read_timeout, max_connections, async move {
+    let read_timeout = state.config.read_timeout;
+    let server = tokio::spawn(serve::serve(listener, router, read_timeout, async move {
         let _ = stopped.await;
     }));
     let chores_stop = CancellationToken::new();

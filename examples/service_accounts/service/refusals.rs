@@ -9,7 +9,7 @@
 //!
 //! Where no body is possible: hyper itself answers, with an empty body and before any of this
 //! code runs, a request line whose URI is longer than 65,534 bytes (414), a request head larger
-//! than its read buffer (about 400 KiB) or with more than 100 headers (431), a request whose
+//! than its read buffer ([`super::serve::MAX_BUFFERED_HEAD`], 64 KiB) or with more than 100 headers (431), a request whose
 //! body length cannot be read (a `Content-Length` that is not a number, or two that differ: 400),
 //! and a request that is not HTTP at all (400); and it closes, without an answer, a connection
 //! that has not sent a whole request head within the read timeout ([`super::serve`]). Every

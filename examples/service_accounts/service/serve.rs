@@ -15,7 +15,6 @@
 use std::future::Future;
 use std::io;
 use std::pin::{Pin, pin};
-use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -27,7 +26,6 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 use tokio::time::{Sleep, sleep};
 
 /// The most a connection buffers of a request head: above the service's own limit on
@@ -36,35 +34,23 @@ use tokio::time::{Sleep, sleep};
 /// little memory for the read timeout. A head longer than this is refused by hyper (431).
 pub const MAX_BUFFERED_HEAD: usize = 64 * 1024;
 
-/// How many connections are served at once by default ([`super::Config::max_connections`]):
-/// past it, a new connection waits in the listener's queue until one ends. Each may hold
-/// [`MAX_BUFFERED_HEAD`] of a request head, and a task.
-pub const MAX_CONNECTIONS: usize = 4096;
-
-/// Serves `router` on `listener`, at most `max_connections` connections at once, until `stop`
-/// resolves, then stops accepting and waits for the connections open to finish the requests
-/// they carry (idle ones are closed at once).
-pub async fn serve(
-    mut listener: TcpListener,
-    router: Router,
-    read_timeout: Duration,
-    max_connections: usize,
-    stop: impl Future<Output = ()>,
-) {
+/// Serves `router` on `listener` until `stop` resolves, then stops accepting and waits for
+/// the connections open to finish the requests they carry (idle ones are closed at once).
+///
+/// The number of connections is not capped here: a cap taken by idle connections would refuse
+/// everyone else for the read timeout. What one connection holds is bounded instead (a head of
+/// at most [`MAX_BUFFERED_HEAD`], for at most the read timeout); cap connections in front of
+/// the service, or with the process's file descriptor limit.
+pub async fn serve(mut listener: TcpListener, router: Router, read_timeout: Duration, stop: impl Future<Output = ()>) {
     let mut connection = http1::Builder::new();
     connection.timer(TokioTimer::new()).header_read_timeout(read_timeout).max_buf_size(MAX_BUFFERED_HEAD);
     let open = GracefulShutdown::new();
-    let slots = Arc::new(Semaphore::new(max_connections));
     let mut stop = pin!(stop);
     loop {
-        // A connection is taken only with a slot free: the others wait in the listener's queue.
         // axum's `Listener` retries a failed accept itself (after a pause when the process is
         // out of file descriptors), as `axum::serve` does.
-        let (slot, (tcp, _)) = tokio::select! {
-            accepted = async {
-                let slot = Arc::clone(&slots).acquire_owned().await.expect("the semaphore is never closed");
-                (slot, Listener::accept(&mut listener).await)
-            } => accepted,
+        let (tcp, _) = tokio::select! {
+            accepted = Listener::accept(&mut listener) => accepted,
             () = &mut stop => break,
         };
         // Without Nagle's delay: an MCP answer is an event stream written in several small chunks.
@@ -76,7 +62,6 @@ pub async fn serve(
             // A connection's end (closed by the client, timed out, cut mid-request) is its own
             // business: the request log has every request it carried.
             let _ = serving.await;
-            drop(slot);
         });
     }
     drop(listener);
