@@ -53,6 +53,14 @@ pub async fn search_records(
     // between (by the refresh task, as of a snapshot read before a write went through to it)
     // must not lend either freshness to hits read from the other state.
     let freshness: Vec<IndexState> = state.sources.iter().map(|source| source.index_state()).collect();
+    // The store's current snapshot, read while the sources are asked, so that the answer can
+    // say whether each copy was current (below). Read apart, in a task of its own: when the
+    // budget is spent before it arrives, the search goes on without it, and the read finishes
+    // within the store's own bound, its connection handled as the store handles it.
+    let current = tokio::spawn({
+        let store = Arc::clone(&state.store);
+        async move { store.current_snapshot().await }
+    });
     // Each source is asked for one more hit than the cap: that extra hit proves the cap was reached.
     let fan_out = state.sources.iter().fold(FanOut::new(), |fan_out, source| {
         fan_out.source(source.name(), Arc::clone(source).search(q.to_owned(), tenants.clone(), limit.saturating_add(1)))
@@ -90,12 +98,12 @@ pub async fn search_records(
     }
     // A copy that was not current when asked may miss a write (the lagging `audit` index; a
     // write-through copy that missed a write made through another replica; one of a database
-    // that took another's place since): it says so. Whether it was current is read within what
-    // is left of the budget (a store that does not answer in time leaves it unknown: possibly
-    // stale), since the search stops work when its budget is spent (contract §5.2).
+    // that took another's place since): it says so. The current snapshot is waited for within
+    // what is left of the budget, since the search stops work when its budget is spent
+    // (contract §5.2); a store that has not answered by then leaves it unknown: possibly stale.
     if !answered.is_empty() {
         let current =
-            tokio::time::timeout(budget.remaining(), state.store.current_snapshot()).await.ok().and_then(Result::ok);
+            tokio::time::timeout(budget.remaining(), current).await.ok().and_then(Result::ok).and_then(Result::ok);
         for (source, before) in state.sources.iter().zip(&freshness) {
             if !answered.iter().any(|name| name == source.name()) {
                 continue;
