@@ -20,16 +20,18 @@ use e2e_support::service::store::postgres::url_durable_commits;
 use e2e_support::{Config, Harness, config};
 use serde_json::json;
 
-/// A throwaway cluster of this test's own, from `scripts/postgres.sh` in a directory of its own;
-/// stopped and deleted when dropped.
+/// A throwaway cluster of this test's own, from `scripts/postgres.sh` in a directory of its own
+/// (the cluster and the script's lock file beside it); stopped and deleted when dropped.
 struct OwnCluster {
+    parent: PathBuf,
     dir: PathBuf,
     url: String,
 }
 
 impl OwnCluster {
     fn start() -> OwnCluster {
-        let dir = std::env::temp_dir().join(format!("completeness-durability-{}", std::process::id()));
+        let parent = std::env::temp_dir().join(format!("completeness-durability-{}", std::process::id()));
+        let dir = parent.join("cluster");
         let output = OwnCluster::script(&dir, "start");
         let url = String::from_utf8_lossy(&output.stdout).trim().to_owned();
         assert!(
@@ -37,7 +39,7 @@ impl OwnCluster {
             "`bash scripts/postgres.sh start` for a cluster of this test's own failed: {}",
             String::from_utf8_lossy(&output.stderr).trim()
         );
-        OwnCluster { dir, url }
+        OwnCluster { parent, dir, url }
     }
 
     fn script(dir: &PathBuf, command: &str) -> std::process::Output {
@@ -60,6 +62,7 @@ impl OwnCluster {
 impl Drop for OwnCluster {
     fn drop(&mut self) {
         let _ = OwnCluster::script(&self.dir, "stop");
+        let _ = std::fs::remove_dir_all(&self.parent);
     }
 }
 

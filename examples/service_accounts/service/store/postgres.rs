@@ -25,7 +25,7 @@
 //!   backup, and no cursor or evidence of the predecessor's is read against it (contract §2.5).
 //!
 //! Every write is durable before it is confirmed: the service's connections commit with
-//! `synchronous_commit=on`, whatever the server's default ([`url_durable_commits`]).
+//! `synchronous_commit` on at least, whatever the server's default ([`strengthen_session`]).
 //!
 //! Nothing waits on the database for good:
 //! - Making a connection, PostgreSQL's handshake included, is bounded by the URL's
@@ -41,7 +41,7 @@
 //!   paused or frozen while it held the snapshot counter's lock, blocking every other writer) is
 //!   ended by the server after `idle_in_transaction_session_timeout`, which the service sets on
 //!   its connections to the statement timeout plus [`DEADLINE_MARGIN`] (by then the replica
-//!   has given up on it) unless the URL's `options` set it.
+//!   has given up on it) unless one in force is shorter ([`strengthen_session`]).
 //! - Every store operation, from the moment it has a connection, is bounded on the client too,
 //!   by the statement timeout plus [`DEADLINE_MARGIN`] ([`PgStore::bounded`]): a server that
 //!   stops answering altogether cannot hold a request either. The connection of an operation
@@ -488,6 +488,37 @@ pub fn url_statement_timeout(config: &tokio_postgres::Config) -> Result<Option<D
         .map_err(|why| format!("the URL's options set statement_timeout to '{value}', {why}"))
 }
 
+/// Makes a new connection's session as strict as the service needs, where the server, database,
+/// role or URL left it weaker, and no more (a stricter setting of theirs stays):
+/// - `synchronous_commit` `off` becomes `on` (see [`url_durable_commits`]; `local`,
+///   `remote_write`, `remote_apply` stay);
+/// - `idle_in_transaction_session_timeout` becomes `idle` when it is off or longer: a replica
+///   stopped between two statements of a write (a paused process) would otherwise hold the
+///   snapshot counter's lock, and every replica's writes, for as long as it stays stopped; by
+///   `idle` (the statement timeout and [`DEADLINE_MARGIN`]) the replica has given up on it.
+async fn strengthen_session(client: &tokio_postgres::Client, idle: Duration) -> Result<(), tokio_postgres::Error> {
+    let row = client
+        .query_one(
+            "SELECT current_setting('synchronous_commit'), \
+             (SELECT setting::bigint FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout')",
+            &[],
+        )
+        .await?;
+    let (commit, idle_ms): (String, i64) = (row.get(0), row.get(1));
+    let ours = i64::try_from(idle.as_millis()).unwrap_or(i64::MAX);
+    let mut set = Vec::new();
+    if commit == "off" {
+        set.push("SET synchronous_commit = on".to_owned());
+    }
+    if idle_ms == 0 || idle_ms > ours {
+        set.push(format!("SET idle_in_transaction_session_timeout = {ours}"));
+    }
+    if !set.is_empty() {
+        client.batch_execute(&set.join("; ")).await?;
+    }
+    Ok(())
+}
+
 /// Refuses a URL whose options turn `synchronous_commit` off (`off`, or a boolean false).
 ///
 /// The service confirms a write once PostgreSQL has committed it, and the write opens a
@@ -495,8 +526,8 @@ pub fn url_statement_timeout(config: &tokio_postgres::Config) -> Result<Option<D
 /// the server after it was confirmed and read by other replicas; the counter then goes back and
 /// the next write opens the lost number again, for another state, under which every cursor and
 /// evidence token of the lost one would be read. So every connection commits synchronously:
-/// the service sets `synchronous_commit=on` on its connections (over the server's, database's
-/// or role's default), and a URL may choose among the durable values only.
+/// the service sets `synchronous_commit=on` on a connection that has it `off`
+/// ([`strengthen_session`]), and a URL may choose among the durable values only.
 pub fn url_durable_commits(config: &tokio_postgres::Config) -> Result<(), String> {
     let Some(value) = config.get_options().and_then(|options| option_value(options, "synchronous_commit")) else {
         return Ok(());
@@ -633,20 +664,8 @@ impl PgStore {
         let theirs = url_statement_timeout(&config).map_err(url_error)?;
         url_durable_commits(&config).map_err(url_error)?;
         let statement_timeout = theirs.unwrap_or(STATEMENT_TIMEOUT);
-        let set = |name: &str| config.get_options().and_then(|options| option_value(options, name)).is_some();
-        let mut ours = Vec::new();
         if theirs.is_none() {
-            ours.push(format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis()));
-        }
-        if !set("synchronous_commit") {
-            ours.push("-c synchronous_commit=on".to_owned());
-        }
-        if !set("idle_in_transaction_session_timeout") {
-            let idle = statement_timeout + DEADLINE_MARGIN;
-            ours.push(format!("-c idle_in_transaction_session_timeout={}", idle.as_millis()));
-        }
-        if !ours.is_empty() {
-            let ours = ours.join(" ");
+            let ours = format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis());
             config.options(config.get_options().map_or_else(|| ours.clone(), |options| format!("{options} {ours}")));
         }
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
@@ -657,6 +676,7 @@ impl PgStore {
                 let limit = statement_timeout + DEADLINE_MARGIN;
                 Box::pin(async move {
                     let checked = tokio::time::timeout(limit, async {
+                        strengthen_session(client, limit).await.map_err(HookError::Backend)?;
                         let tx = client.transaction().await.map_err(HookError::Backend)?;
                         take_place(&tx).await.map_err(|e| HookError::message(e.to_string()))?;
                         tx.commit().await.map_err(HookError::Backend)
