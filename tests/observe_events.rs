@@ -694,6 +694,43 @@ fn short_token_app() -> Router {
         .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential().with_max_token_len(64))
 }
 
+/// [`odd_numbers`] pinned to one snapshot, its pages attested for evidence.
+async fn pinned_numbers(request: PageRequest) -> Result<Envelope<u32>, Problem> {
+    let scope = Scope::new("numbers", "all numbers");
+    let mut page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
+    page.pin_snapshot("s-1");
+    let after: u32 = page.position().map_or(Ok(0), |p| p.parse().map_err(|_| page.unreadable_position()))?;
+    let rows: Vec<u32> = (after + 1..100).filter(|n| n % 2 == 1).take(page.fetch_size()).collect();
+    let mut envelope: Envelope<u32> = page.envelope(scope, rows, |n| n.to_string());
+    page.attach_evidence(&mut envelope.completeness);
+    Ok(envelope)
+}
+
+/// A cursor the attestation of a pinned page makes longer than the bound is reported too, though
+/// the cursor it was signed from first was within it.
+#[test]
+fn an_attested_cursor_longer_than_the_server_accepts_is_reported() {
+    let app = |len: usize| {
+        Router::new()
+            .route("/pinned", get(pinned_numbers).into())
+            .with_state(CompletenessConfig::new(KEYS.clone()).with_anonymous_credential().with_max_token_len(len))
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let first_page = |len: usize| {
+        runtime.block_on(async {
+            let first = app(len).oneshot(get_request("/pinned?page_size=5")).await.unwrap();
+            let body = axum::body::to_bytes(first.into_body(), usize::MAX).await.unwrap();
+            serde_json::from_slice::<serde_json::Value>(&body).unwrap()
+        })
+    };
+    let attested = first_page(usize::MAX)["next_cursor"].as_str().expect("a next page").len();
+    let (capture, _) = observing(|| {
+        first_page(attested - 1);
+    });
+    let event = only(capture.of_kind("cursor_too_long"));
+    assert_eq!(event.field("max_token_len"), (attested - 1).to_string());
+}
+
 #[test]
 fn a_cursor_longer_than_the_server_accepts_is_reported_where_it_is_made() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

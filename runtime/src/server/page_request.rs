@@ -371,19 +371,7 @@ impl Page {
             claims = claims.read_partial_page();
         }
         let cursor = claims.encode(self.config.keys());
-        if cursor.len() > self.config.max_token_len() {
-            // A cursor the next request is refused with: the service's keys are longer than its
-            // bound allows (a setting to fix), never the client's mistake; said where it is made.
-            tracing::error!(
-                target: crate::server::observe::TARGET,
-                event = "cursor_too_long",
-                length = cursor.len(),
-                max_token_len = self.config.max_token_len(),
-                position_length = position.len(),
-                "a page handed out a cursor longer than this server accepts: the next page will be refused; \
-                 raise CompletenessConfig::with_max_token_len above it, or page on a shorter key"
-            );
-        }
+        self.report_if_too_long(&cursor);
         NextCursor {
             cursor,
             contract: CursorContract {
@@ -508,8 +496,32 @@ impl Page {
     /// pinned to one snapshot is attested.
     fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
         let pinned = |claims: CursorClaims| claims.snapshot().is_some().then(|| claims.attested_whole());
+        let signed = completeness.next_cursor().map_or(0, str::len);
         if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, pinned) {
             completeness.attest_next_cursor(attested.into());
+            // The attestation makes the cursor longer: reported here when only it passes the bound.
+            if let Some(cursor) = completeness.next_cursor()
+                && signed <= self.config.max_token_len()
+            {
+                self.report_if_too_long(cursor);
+            }
+        }
+    }
+
+    /// Reports a cursor this page hands out that the next request will be refused with, since
+    /// it is longer than the token bound ([`CompletenessConfig::with_max_token_len`]): an
+    /// `ERROR` event, `cursor_too_long`. The service's keys are longer than its bound allows (a
+    /// setting to fix), never the client's mistake: it is said where it is made.
+    fn report_if_too_long(&self, cursor: &str) {
+        if cursor.len() > self.config.max_token_len() {
+            tracing::error!(
+                target: crate::server::observe::TARGET,
+                event = "cursor_too_long",
+                length = cursor.len(),
+                max_token_len = self.config.max_token_len(),
+                "a page handed out a cursor longer than this server accepts: the next page will be refused; \
+                 raise CompletenessConfig::with_max_token_len above it, or page on a shorter key"
+            );
         }
     }
 }
