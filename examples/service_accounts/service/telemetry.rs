@@ -223,7 +223,8 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
             metrics::describe_histogram!(
                 REQUEST_DURATION,
                 metrics::Unit::Seconds,
-                "Requests answered, by route, method and status, and how long each took until its answer left."
+                "Requests answered, by route, method and status, and how long each took until its answer left \
+                 (status 499: until its client went away unanswered)."
             );
             Some(handle)
         })
@@ -278,7 +279,8 @@ struct Unanswered {
 
 impl Drop for Unanswered {
     fn drop(&mut self) {
-        if self.answered {
+        // A handler that panicked did not lose its client: the panic is its own report.
+        if self.answered || std::thread::panicking() {
             return;
         }
         let latency = self.started.elapsed();
@@ -307,8 +309,9 @@ pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], String
 
 /// The request log: an `x-request-id` on every request (kept when the client sent one) and
 /// echoed on the response, a span per request with that id, the method and the route
-/// template, one `INFO` line per response with its status and latency, and the request in
-/// [`REQUEST_DURATION`]. The framework's
+/// template, one `INFO` line per response with its status and latency (and a `WARN` line, status
+/// [`CLIENT_CLOSED_REQUEST`], for a request whose client went away while it ran), and the
+/// request in [`REQUEST_DURATION`]. The framework's
 /// events are written inside that span, so they carry the request id too.
 ///
 /// A client's `x-request-id` is kept only when it is printable ASCII, not empty and at most

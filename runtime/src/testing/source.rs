@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::client::collect::FetchError;
+use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{MorePagesAvailable, StandardReason, VisibilityRestricted};
 use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
@@ -140,7 +141,7 @@ impl MemorySource {
         if snapshot < self.oldest_retained {
             return Err(FetchError::Problem(
                 Problem::new(ProblemCode::CursorExpired, format!("snapshot s-{snapshot} is no longer retained"))
-                    .with_extension("continuation", serde_json::json!({"kind": "restart", "reason": "snapshot gone"})),
+                    .with_continuation(&Continuation::Restart { reason: "snapshot gone".to_owned() }),
             ));
         }
         let size = self.page_sizes[((self.fetches - 1) % self.page_sizes.len() as u64) as usize];
