@@ -105,8 +105,9 @@ impl CursorError {
             ),
             CursorError::QueryMismatch => Problem::new(
                 ProblemCode::CursorQueryMismatch,
-                "The cursor belongs to a query with other filters or another ordering. Send the same filters and \
-                 ordering as the first page (page_size may change), or start a new traversal.",
+                "The cursor belongs to another query: another list (resource or route), other filters or \
+                 another ordering. Send it to the list that gave it, with the same filters and ordering as the \
+                 first page (page_size may change), or start a new traversal.",
             ),
             CursorError::Expired { snapshot } => {
                 let reason = match snapshot {
