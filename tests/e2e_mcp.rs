@@ -1490,7 +1490,7 @@ async fn a_request_id_in_flight_in_a_session_is_refused_and_the_first_request_ke
     let refused = post(Some(&session), ping.clone()).await.unwrap();
     let refused = message(&refused.text().await.unwrap());
     assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (json!(7), json!(-32600)), "{refused}");
-    assert!(refused["error"]["message"].as_str().unwrap().contains("still in flight"), "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("is in flight in this session"), "{refused}");
 
     let answered = message(&first.await.unwrap());
     assert_eq!(answered["id"], 7, "{answered}");
