@@ -711,6 +711,16 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     assert!(detail(&old).contains("Unsupported MCP-Protocol-Version: 1999-01-01"), "{old:?}");
     let unread = h.answer(post(Some(both), "application/json", b"hello".to_vec())).await;
     assert!(detail(&unread).contains("one JSON-RPC message"), "{unread:?}");
+    // A message nested deeper than JSON is read says so, not that it has the wrong shape.
+    let nested = format!(
+        r#"{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {{"name": "list_service_accounts", "arguments": {{"owner": {}0{}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let deep = h.answer(post(Some(both), "application/json", nested.into_bytes())).await;
+    deep.assert_problem(400, "INVALID_BODY");
+    assert!(detail(&deep).contains("nested deeper than 128 levels"), "{deep:?}");
+    assert!(!detail(&deep).contains("one JSON-RPC message"), "{deep:?}");
     let untyped = h.answer(post(Some(both), "text/plain", call.clone())).await;
     assert!(detail(&untyped).contains("`Content-Type: application/json`"), "{untyped:?}");
     // `arguments: null` is not an object of arguments: refused, not run with the defaults.

@@ -220,6 +220,18 @@ async fn transport_refusal(request: Request, next: Next) -> Response {
             let gone = "No MCP session has this `Mcp-Session-Id`: it ended or never existed. Send `initialize` without one to start a new session.";
             Problem::new(ProblemCode::NotFound, said.map_or_else(|| gone.to_owned(), |said| format!("{gone} {said}")))
         }
+        // JSON nested deeper than serde_json reads (128 levels) is a message too deep, not one
+        // of another shape.
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+            if sent_as_json && said.as_deref().is_some_and(|s| s.contains("recursion limit")) =>
+        {
+            let deep = "The body of an MCP request is nested deeper than 128 levels, more than JSON is read to here.";
+            Problem::new(
+                ProblemCode::InvalidBody,
+                said.map_or_else(|| deep.to_owned(), |said| format!("{deep} {said}")),
+            )
+            .with_status(StatusCode::BAD_REQUEST.as_u16())
+        }
         StatusCode::UNSUPPORTED_MEDIA_TYPE if sent_as_json => {
             let unread = "The body of an MCP request must be one JSON-RPC message: a JSON object with \
                           `\"jsonrpc\": \"2.0\"` (a batch is not accepted).";
