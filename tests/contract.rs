@@ -674,16 +674,19 @@ fn malformed_reasons_are_rejected_with_their_index() {
     }
 }
 
+/// The contract examples whose body `keep` takes, with their names.
+fn contract_examples(keep: impl Fn(&Value) -> bool) -> Vec<(String, Value)> {
+    let examples = fixture("contract-examples.json");
+    let examples = examples["examples"].as_array().unwrap().iter().filter(|example| keep(&example["body"]));
+    examples.map(|example| (example["name"].as_str().unwrap().to_owned(), example.clone())).collect()
+}
+
 #[test]
 fn every_contract_example_with_a_completeness_block_is_accepted_and_preserved() {
-    let examples = fixture("contract-examples.json");
-    let mut checked = 0;
-    for example in examples["examples"].as_array().unwrap() {
-        let body = &example["body"];
-        if body.get("complete").is_none() {
-            continue;
-        }
-        let name = example["name"].as_str().unwrap();
+    let examples = contract_examples(|body| body.get("complete").is_some());
+    assert_eq!(examples.len(), 6, "all six completeness examples are checked");
+    for (name, example) in &examples {
+        let (name, body) = (name.as_str(), &example["body"]);
         let again = if body.get("count").is_some() {
             let aggregate: Aggregate<u64> =
                 serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -695,9 +698,7 @@ fn every_contract_example_with_a_completeness_block_is_accepted_and_preserved() 
             serde_json::to_value(envelope).unwrap()
         };
         assert_members_eq(&again, body, name);
-        checked += 1;
     }
-    assert_eq!(checked, 6, "all six completeness examples were checked");
 }
 
 /// The problem examples are problems as the runtime writes them: their `type` and `title` are
@@ -708,14 +709,10 @@ fn every_contract_example_with_a_completeness_block_is_accepted_and_preserved() 
 fn every_problem_example_is_the_problem_the_runtime_writes() {
     use completeness::problem::Problem;
     use completeness::report::IncompleteReport;
-    let examples = fixture("contract-examples.json");
-    let mut checked = 0;
-    for example in examples["examples"].as_array().unwrap() {
+    let examples = contract_examples(|body| body.get("complete").is_none() && body.get("code").is_some());
+    assert_eq!(examples.len(), 3, "the three problem examples are checked");
+    for (name, example) in &examples {
         let body = &example["body"];
-        if body.get("complete").is_some() || body.get("code").is_none() {
-            continue;
-        }
-        let name = example["name"].as_str().unwrap();
         let problem: Problem = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(u64::from(problem.status()), example["status_code"].as_u64().unwrap(), "{name}");
         assert!((400..600).contains(&problem.status()), "{name}");
@@ -744,9 +741,7 @@ fn every_problem_example_is_the_problem_the_runtime_writes() {
             }
             _ => assert_eq!(problem.extension("continuation"), None, "{name}"),
         }
-        checked += 1;
     }
-    assert_eq!(checked, 3, "the three problem examples were checked");
 }
 
 /// A member given twice would read one way here (serde keeps the last) and another way in a

@@ -12,7 +12,7 @@
 
 use crate::e2e_support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -42,7 +42,7 @@ impl OwnCluster {
         OwnCluster { parent, dir, url }
     }
 
-    fn script(dir: &PathBuf, command: &str) -> std::process::Output {
+    fn script(dir: &Path, command: &str) -> std::process::Output {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/postgres.sh");
         Command::new("bash")
             .args([script, command])

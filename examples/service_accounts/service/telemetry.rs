@@ -249,13 +249,10 @@ async fn measure(request: axum::extract::Request, next: axum::middleware::Next) 
         route: route_of(request.extensions()).to_owned(),
         method: completeness::observe::method_label(request.method()),
         span: tracing::Span::current(),
-        answered: false,
+        status: None,
     };
     let response = next.run(request).await;
-    pending.answered = true;
-    let status = response.status().as_u16().to_string();
-    metrics::histogram!(REQUEST_DURATION, "route" => pending.route.clone(), "method" => pending.method, "status" => status)
-        .record(pending.started.elapsed().as_secs_f64());
+    pending.status = Some(response.status().as_u16());
     response
 }
 
@@ -263,30 +260,35 @@ async fn measure(request: axum::extract::Request, next: axum::middleware::Next) 
 /// before it was answered (nginx's "client closed request").
 pub const CLIENT_CLOSED_REQUEST: u16 = 499;
 
-/// A request on its way to an answer. When the client goes away first (its connection closed,
-/// a timeout of its own), the server drops the request's work where it stands, and nothing
-/// would say the request was ever made, although what it began may be done (a write committed
-/// before its answer was written). Dropped unanswered, it writes the request log's line, at
-/// `WARN`, with status [`CLIENT_CLOSED_REQUEST`] and `aborted = true`, in the request's span,
-/// and counts the request under that status.
+/// A request on its way to an answer, counted in [`REQUEST_DURATION`] when it ends. When the
+/// client goes away first (its connection closed, a timeout of its own), the server drops the
+/// request's work where it stands, and nothing would say the request was ever made, although
+/// what it began may be done (a write committed before its answer was written). Dropped
+/// unanswered, it is counted with status [`CLIENT_CLOSED_REQUEST`] and writes the request log's
+/// line, at `WARN`, with that status and `aborted = true`, in the request's span.
 struct Unanswered {
     started: std::time::Instant,
     route: String,
     method: &'static str,
     span: tracing::Span,
-    answered: bool,
+    /// The answer's status, once there is one.
+    status: Option<u16>,
 }
 
 impl Drop for Unanswered {
     fn drop(&mut self) {
         // A handler that panicked did not lose its client: the panic is its own report.
-        if self.answered || std::thread::panicking() {
+        if self.status.is_none() && std::thread::panicking() {
             return;
         }
         let latency = self.started.elapsed();
-        let status = CLIENT_CLOSED_REQUEST.to_string();
-        metrics::histogram!(REQUEST_DURATION, "route" => self.route.clone(), "method" => self.method, "status" => status)
+        let status = self.status.unwrap_or(CLIENT_CLOSED_REQUEST);
+        let route = std::mem::take(&mut self.route);
+        metrics::histogram!(REQUEST_DURATION, "route" => route, "method" => self.method, "status" => status.to_string())
             .record(latency.as_secs_f64());
+        if self.status.is_some() {
+            return;
+        }
         let latency_ms = latency.as_micros() as f64 / 1000.0;
         self.span.in_scope(|| {
             tracing::warn!(
