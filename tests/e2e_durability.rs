@@ -9,6 +9,11 @@
 //! WAL out, and then killed, which makes PostgreSQL end every session and recover from the WAL on
 //! disk. A commit that did not write its WAL before answering is gone after that, every time.
 //! A `--db` URL that turns `synchronous_commit` off is refused.
+//!
+//! Each new connection's session is made as strict as the service needs, and no stricter than
+//! the server, role or URL made it: `synchronous_commit` `off` becomes `on`, and a transaction
+//! left idle (a replica paused between two statements of a write, holding the snapshot
+//! counter's lock) is ended by the server once the service has given up on it.
 
 use crate::e2e_support;
 
@@ -16,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use e2e_support::service::store::postgres::url_durable_commits;
+use e2e_support::service::store::postgres::{strengthen_session, url_durable_commits};
 use e2e_support::{Config, Harness, config};
 use serde_json::json;
 
@@ -157,4 +162,67 @@ fn a_url_that_turns_synchronous_commit_off_is_a_bad_db_flag() {
         assert_eq!(durable(options), Ok(()), "{options}");
     }
     assert_eq!(url_durable_commits(&"postgres://nobody@db.example/inventory".parse().unwrap()), Ok(()));
+}
+
+/// A session on the shared test server with `options` in its start-up packet, as a URL's
+/// `options` or the server's settings would give them.
+async fn session_with(options: &str) -> tokio_postgres::Client {
+    let mut config: tokio_postgres::Config =
+        e2e_support::postgres::server_url().parse().expect("the test server's URL");
+    config.options(options);
+    let (client, connection) = config.connect(tokio_postgres::NoTls).await.expect("the test server answers");
+    tokio::spawn(connection);
+    client
+}
+
+/// `synchronous_commit` and `idle_in_transaction_session_timeout` (in ms) of `client`'s session.
+async fn strictness(client: &tokio_postgres::Client) -> (String, i64) {
+    let row = client
+        .query_one(
+            "SELECT current_setting('synchronous_commit'), \
+             (SELECT setting::bigint FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout')",
+            &[],
+        )
+        .await
+        .expect("the session's settings");
+    (row.get(0), row.get(1))
+}
+
+#[tokio::test]
+async fn a_weak_session_is_made_strict_and_a_stricter_one_stays() {
+    let idle = Duration::from_secs(3);
+    let cases = [
+        // Weaker than the service needs on both counts: both are raised.
+        ("-c synchronous_commit=off -c idle_in_transaction_session_timeout=0", ("on", 3000)),
+        ("-c synchronous_commit=off -c idle_in_transaction_session_timeout=60000", ("on", 3000)),
+        // Durable and shorter already: left as the server, role or URL set them.
+        ("-c synchronous_commit=remote_write -c idle_in_transaction_session_timeout=1000", ("remote_write", 1000)),
+        ("-c synchronous_commit=local -c idle_in_transaction_session_timeout=3000", ("local", 3000)),
+    ];
+    for (options, (commit, idle_ms)) in cases {
+        let client = session_with(options).await;
+        strengthen_session(&client, idle).await.expect("the session is strengthened");
+        assert_eq!(strictness(&client).await, (commit.to_owned(), idle_ms), "a session started with {options}");
+    }
+}
+
+#[tokio::test]
+async fn a_transaction_left_idle_is_ended_and_its_locks_released() {
+    let paused = session_with("-c idle_in_transaction_session_timeout=0").await;
+    strengthen_session(&paused, Duration::from_secs(1)).await.expect("the session is strengthened");
+    let other = session_with("-c lock_timeout=5000").await;
+    // What a write does first: take a lock every other write waits for. Then the replica stops
+    // answering between two statements.
+    let key = i64::from(std::process::id());
+    paused.batch_execute(&format!("BEGIN; SELECT pg_advisory_xact_lock({key})")).await.expect("the lock");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    other
+        .batch_execute(&format!("BEGIN; SELECT pg_advisory_xact_lock({key}); COMMIT"))
+        .await
+        .expect("the idle transaction was ended and its lock released, not held until the paused replica resumes");
+    let after = paused.batch_execute("SELECT 1").await.expect_err("the paused session was ended by the server");
+    assert!(
+        after.as_db_error().is_some_and(|e| e.code().code() == "25P03") || paused.is_closed(),
+        "ended for being idle in a transaction: {after}"
+    );
 }

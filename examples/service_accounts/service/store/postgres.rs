@@ -496,7 +496,7 @@ pub fn url_statement_timeout(config: &tokio_postgres::Config) -> Result<Option<D
 ///   stopped between two statements of a write (a paused process) would otherwise hold the
 ///   snapshot counter's lock, and every replica's writes, for as long as it stays stopped; by
 ///   `idle` (the statement timeout and [`DEADLINE_MARGIN`]) the replica has given up on it.
-async fn strengthen_session(client: &tokio_postgres::Client, idle: Duration) -> Result<(), tokio_postgres::Error> {
+pub async fn strengthen_session(client: &tokio_postgres::Client, idle: Duration) -> Result<(), tokio_postgres::Error> {
     let row = client
         .query_one(
             "SELECT current_setting('synchronous_commit'), \
