@@ -835,7 +835,13 @@ fn page_resumed_is_a_required_boolean_an_older_server_leaves_out() {
 #[cfg(all(feature = "openapi", feature = "json-schema"))]
 fn reason_validators() -> Vec<(&'static str, Value, jsonschema::Validator)> {
     type EveryReason = completeness::DeclaredReason<completeness::Everything>;
-    let openapi = serde_json::to_value(<EveryReason as utoipa::PartialSchema>::schema()).unwrap();
+    let mut openapi = serde_json::to_value(<EveryReason as utoipa::PartialSchema>::schema()).unwrap();
+    // The detail objects it refers to, as a document lists them.
+    let mut components = Vec::new();
+    <EveryReason as utoipa::ToSchema>::schemas(&mut components);
+    let components: serde_json::Map<String, Value> =
+        components.into_iter().map(|(name, schema)| (name, serde_json::to_value(schema).unwrap())).collect();
+    openapi["components"] = json!({"schemas": components});
     let json = serde_json::to_value(schemars::schema_for!(EveryReason)).unwrap();
     [("openapi", openapi), ("json-schema", json)]
         .into_iter()

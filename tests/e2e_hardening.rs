@@ -665,6 +665,94 @@ fn enums(value: &Value, found: &mut Vec<Value>) {
     }
 }
 
+/// Every `$ref` in `value`, with where it was found.
+fn references<'a>(value: &'a Value, at: String, found: &mut Vec<(String, &'a str)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, member) in map {
+                match (key.as_str(), member.as_str()) {
+                    ("$ref", Some(target)) => found.push((at.clone(), target)),
+                    _ => references(member, format!("{at}/{key}"), found),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                references(item, format!("{at}/{i}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What a client generated from the document needs, beside the statuses: every reference
+/// resolves (the standard reasons' detail objects are components, not objects inline in a
+/// `oneOf` branch, which generators name twice and drop), a problem's reasons keep their
+/// details, the headers a completeness answer carries, integers past `int64`, every status an
+/// operation can answer, the aggregate rule, and what `complete` and `evidence` mean on a page.
+#[tokio::test]
+async fn the_openapi_document_gives_a_generated_client_what_the_wire_carries() {
+    let h = Harness::start(config(5)).await;
+    let doc = h.send(Method::GET, "/openapi.json", None, None).await.body;
+    let schemas = &doc["components"]["schemas"];
+
+    let mut found = Vec::new();
+    references(&doc, String::new(), &mut found);
+    assert!(found.iter().any(|(_, target)| *target == "#/components/schemas/Progress"), "{found:?}");
+    for (at, target) in &found {
+        let name = target.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("{at}: {target}"));
+        assert!(schemas[name].is_object(), "{at} refers to {target}, which the document does not list");
+    }
+    let text = doc.to_string();
+    assert!(!text.contains("\"int64\""), "a u64 member is no int64: 18446744073709551615 is sent");
+    assert_eq!(schemas["PageInfo"]["properties"]["requested_size"]["format"], "uint64");
+
+    // A strict refusal's reasons keep their details: each standard code's branch names them,
+    // and another code's carries its kind.
+    let reasons = schemas["Problem"]["properties"]["incomplete_reasons"]["items"].to_string();
+    for detail in ["limit", "source", "budget_ms", "progress", "kind"] {
+        assert!(reasons.contains(&format!("\"{detail}\"")), "a problem's reasons describe `{detail}`: {reasons}");
+    }
+
+    let responses = |path: &str, method: &str| doc["paths"][path][method]["responses"].clone();
+    for path in ["/service-accounts", "/service-accounts/count", "/search"] {
+        let ok = &responses(path, "get")["200"]["headers"];
+        assert!(ok["Vary"].is_object() && ok["Preference-Applied"].is_object(), "{path}: {ok}");
+    }
+    assert!(responses("/service-accounts", "get")["403"]["headers"]["Vary"].is_object(), "a strict refusal varies");
+    for status in ["200", "400", "422", "503"] {
+        assert!(responses("/search", "get")[status]["headers"]["time-budget-ms"].is_object(), "search {status}");
+    }
+    for (path, method) in [("/service-accounts/{id}", "patch"), ("/service-accounts/{id}", "delete")] {
+        assert!(responses(path, method)["403"]["description"].as_str().unwrap().contains("FORBIDDEN"), "{method}");
+    }
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let authenticated = operation.get("security") != Some(&json!([]));
+            assert_eq!(operation["responses"]["500"].is_object(), authenticated, "{method} {path}: 500 INTERNAL");
+        }
+    }
+
+    // The headers are sent as documented.
+    let search = h.request(Method::GET, "/search?q=svc").bearer_auth("admin").send().await.unwrap();
+    assert_eq!(search.headers()["vary"], "prefer");
+    assert!(search.headers().contains_key("time-budget-ms"));
+
+    // An incomplete count is never exact (contract §2.6), in the document as on the wire.
+    let root = json!({"$ref": "#/components/schemas/ServiceAccountCount", "components": doc["components"]});
+    let count = jsonschema::draft202012::new(&root).unwrap();
+    let hidden = h.get("/service-accounts/count?tenant=east", "north").await;
+    assert_eq!(hidden.body["complete"], false, "{hidden:?}");
+    assert!(count.is_valid(&hidden.body), "{:?}", count.validate(&hidden.body).err());
+    let mut exact = hidden.body.clone();
+    exact["relation"] = json!("exact");
+    assert!(!count.is_valid(&exact), "an incomplete exact count: {exact}");
+
+    let members = &schemas["ServiceAccountPage"]["properties"];
+    assert!(members["complete"]["description"].as_str().unwrap().contains("page.resumed"), "{}", members["complete"]);
+    assert!(members["evidence"]["description"].as_str().unwrap().contains("null otherwise"), "{}", members["evidence"]);
+}
+
 e2e_support::both_backends! {
 #[tokio::test]
 async fn the_openapi_document_states_security_statuses_constraints_and_each_operations_contract() {

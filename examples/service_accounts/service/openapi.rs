@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use axum::Json;
 use axum::http::StatusCode;
-use completeness::schema::{add_block_rules, parameters};
+use completeness::schema::{add_aggregate_rules, add_block_rules, parameters};
 use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
 use serde_json::{Value, json};
 use utoipa::PartialSchema;
@@ -57,7 +57,7 @@ pub fn document_json() -> Value {
     let mut value = serde_json::to_value(openapi()).unwrap_or(Value::Null);
     add_block_rules::<ListServiceAccountsReason>(&mut value, "ServiceAccountPage");
     add_block_rules::<SearchReason>(&mut value, "SearchResult");
-    add_block_rules::<CountServiceAccountsReason>(&mut value, "ServiceAccountCount");
+    add_aggregate_rules::<CountServiceAccountsReason>(&mut value, "ServiceAccountCount");
     value
 }
 
@@ -144,12 +144,42 @@ fn warnings(name: &str, codes: &[WarningCode]) -> RefOr<Schema> {
     }
 }
 
+/// The components the reasons' schemas refer to (the standard reasons' detail objects).
+fn reason_components() -> Vec<(String, RefOr<Schema>)> {
+    let mut components = Vec::new();
+    completeness::schema::reason_components(&mut components);
+    components
+}
+
 /// The members every completeness block carries (contract §2.1), with this endpoint's reason and warning schemas.
 fn completeness_members(reason: &str, warnings: RefOr<Schema>, collection: bool) -> Vec<(&'static str, RefOr<Schema>)> {
     let mut members = vec![
-        ("status", string().enum_values(Some(["complete", "partial"])).into()),
-        ("complete", ObjectBuilder::new().schema_type(Type::Boolean).into()),
-        ("truncated", ObjectBuilder::new().schema_type(Type::Boolean).into()),
+        (
+            "status",
+            string()
+                .enum_values(Some(["complete", "partial"]))
+                .description(Some("`complete` in words: \"complete\" exactly when `complete` is true"))
+                .into(),
+        ),
+        (
+            "complete",
+            ObjectBuilder::new()
+                .schema_type(Type::Boolean)
+                .description(Some(
+                    "The decision field: true when the answer covers the whole scope; an empty result is evidence \
+                     of absence only when it is true. On a page reached with a cursor (`page.resumed` true), true \
+                     ends the traversal, but its items cover the scope only with the pages before it, and every \
+                     earlier page's `incomplete_reasons` still count (contract §2.5, §8).",
+                ))
+                .into(),
+        ),
+        (
+            "truncated",
+            ObjectBuilder::new()
+                .schema_type(Type::Boolean)
+                .description(Some("true when a reason of kind truncation is among `incomplete_reasons`"))
+                .into(),
+        ),
         ("incomplete_reasons", array_of(reference(reason)).into()),
         ("continuation", nullable_reference("Continuation", "How to recover; null when complete (contract §2.4).")),
         ("next_cursor", nullable(Type::String).into()),
@@ -158,7 +188,17 @@ fn completeness_members(reason: &str, warnings: RefOr<Schema>, collection: bool)
     ];
     if collection {
         members.push(("page", nullable_reference("PageInfo", "Pagination facts (contract §2.5).")));
-        members.push(("evidence", nullable(Type::String).description(Some("Only on a complete inventory.")).into()));
+        members.push((
+            "evidence",
+            nullable(Type::String)
+                .description(Some(
+                    "Evidence of a complete inventory, for an archive (contract §6): only on a complete answer, \
+                     and on a page reached with a cursor only when no page before it was incomplete for a reason \
+                     other than more pages or carried a stale warning; null otherwise, so a complete last page \
+                     without evidence says an earlier page was partial.",
+                ))
+                .into(),
+        ));
     }
     members
 }
@@ -177,11 +217,44 @@ fn json_response(description: &str, schema: &str) -> utoipa::openapi::Response {
 }
 
 /// The answer of a route that takes the demand for completeness: `Preference-Applied` when
-/// the demand came as `Prefer: handling=strict`.
+/// the demand came as `Prefer: handling=strict`, and `Vary: Prefer`, since the same request
+/// with the demand may be refused instead (contract §5.3).
 fn demand_response(description: &str, schema: &str) -> utoipa::openapi::Response {
     let mut response = json_response(description, schema);
     response.headers.insert(PREFERENCE_APPLIED.to_owned(), RefOr::T(preference_applied()));
+    response.headers.insert(VARY.to_owned(), RefOr::T(vary_prefer()));
     response
+}
+
+/// `Vary: Prefer` on an answer the demand for completeness decides between.
+fn vary_prefer() -> Header {
+    HeaderBuilder::new()
+        .schema(Some(string().pattern(Some("(?i)(^|[ ,])prefer($|[ ,])"))))
+        .description(Some("names `Prefer`: the answer depends on whether the request demanded a complete one"))
+        .build()
+}
+
+const VARY: &str = "Vary";
+
+/// The `Time-Budget-Ms` echo of an operation that takes a time budget (contract §5.2).
+fn time_budget_echo() -> Header {
+    HeaderBuilder::new()
+        .schema(Some(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1))))
+        .description(Some(
+            "the time budget applied, in milliseconds, once the request's was read (capped by the server)",
+        ))
+        .build()
+}
+
+/// Adds the `Time-Budget-Ms` echo to every response of `operation`, described as sent once the
+/// budget was read: a refusal made before that (a 401, the budget's own 400) has none.
+fn with_budget_echo(mut operation: utoipa::openapi::path::Operation) -> utoipa::openapi::path::Operation {
+    for response in operation.responses.responses.values_mut() {
+        if let RefOr::T(response) = response {
+            response.headers.insert(completeness::budget::TIME_BUDGET_HEADER.to_owned(), RefOr::T(time_budget_echo()));
+        }
+    }
+    operation
 }
 
 fn preference_applied() -> Header {
@@ -205,7 +278,7 @@ fn problem_response(status: u16, codes: &str) -> utoipa::openapi::Response {
         response = response.header("Retry-After", retry);
     }
     if codes.split(", ").any(|code| code == ProblemCode::CompleteResultUnavailable.as_str()) {
-        response = response.header(PREFERENCE_APPLIED, preference_applied());
+        response = response.header(PREFERENCE_APPLIED, preference_applied()).header(VARY, vary_prefer());
     }
     response.build()
 }
@@ -286,8 +359,10 @@ fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticate
     if authenticated {
         add(&mut problems, 401, ProblemCode::Unauthenticated.as_str());
         // Authentication reads the credential from the database, so a route behind it answers
-        // a database outage (`http::store_problem`) whatever else it does.
+        // a database outage, and any other failure of the database (`http::store_problem`),
+        // whatever else it does.
         add(&mut problems, 503, refusals::refusal(StatusCode::SERVICE_UNAVAILABLE).code().as_str());
+        add(&mut problems, 500, ProblemCode::Internal.as_str());
     }
     for code in codes {
         add(&mut problems, code.status(), code.as_str());
@@ -410,13 +485,14 @@ pub fn openapi() -> OpenApi {
         .request_body(body("OwnerChange"))
         .response("200", json_response("The account and the snapshot holding the change", "Mutation"))
         .extensions(Some(exempt(MUTATION_EXEMPT)));
-    let patch = with_problems(patch, problems(&[InvalidRequest, InvalidBody, NotFound], None, true, true));
+    // A write whose credential lost the tenant while it waited for the write lock: FORBIDDEN.
+    let patch = with_problems(patch, problems(&[InvalidRequest, InvalidBody, NotFound, Forbidden], None, true, true));
     let delete = OperationBuilder::new()
         .operation_id(Some("delete_service_account"))
         .parameter(id())
         .response("200", json_response("The deleted account and the snapshot holding the change", "Mutation"))
         .extensions(Some(exempt(MUTATION_EXEMPT)));
-    let delete = with_problems(delete, problems(&[InvalidRequest, NotFound], None, true, false));
+    let delete = with_problems(delete, problems(&[InvalidRequest, NotFound, Forbidden], None, true, false));
     let archive = OperationBuilder::new()
         .operation_id(Some("archive_service_accounts"))
         .summary(Some("Archive unowned accounts, with the evidence of a complete owner=none inventory"))
@@ -482,7 +558,7 @@ pub fn openapi() -> OpenApi {
         .path("/service-accounts/count", PathItem::new(HttpMethod::Get, count))
         .path("/service-accounts/archive", PathItem::new(HttpMethod::Post, archive))
         .path("/service-accounts/{id}", one)
-        .path("/search", PathItem::new(HttpMethod::Get, search))
+        .path("/search", PathItem::new(HttpMethod::Get, with_budget_echo(search.build())))
         .path("/credentials/{name}/revoke-tenant/{tenant}", PathItem::new(HttpMethod::Post, revoke))
         .path("/openapi.json", PathItem::new(HttpMethod::Get, document))
         .path(
@@ -524,6 +600,7 @@ pub fn openapi() -> OpenApi {
         .schema_from::<completeness::scope::CursorContract>()
         .schema_from::<completeness::scope::CursorBinding>()
         .schema_from::<completeness::Continuation>()
+        .schemas_from_iter(reason_components())
         .schema("ListServiceAccountsReason", ListServiceAccountsReason::schema())
         .schema("ListServiceAccountsWarning", ListServiceAccountsReason::warning_schema())
         .schema("CountServiceAccountsReason", CountServiceAccountsReason::schema())

@@ -21,12 +21,14 @@ pub enum Continuation {
     },
     /// Ask again after this many seconds.
     RetryAfter {
-        /// Seconds to wait.
+        /// Seconds to wait (up to 2^64 − 1: `uint64`, past what `int64` holds).
+        #[cfg_attr(feature = "openapi", schema(format = "uint64"))]
         seconds: u64,
     },
     /// Ask again with a time budget of at least this many seconds.
     RetryWithDeadline {
-        /// The smallest budget that could help, in seconds.
+        /// The smallest budget that could help, in seconds (up to 2^64 − 1).
+        #[cfg_attr(feature = "openapi", schema(format = "uint64"))]
         minimum_seconds: u64,
     },
     /// Ask a narrower question; the hint says how.

@@ -327,6 +327,9 @@ impl<S: ReasonSet> utoipa::ToSchema for DeclaredReason<S> {
     fn name() -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Owned(Self::schema_name())
     }
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        crate::contract::schema::reason_components(schemas);
+    }
 }
 
 #[cfg(feature = "json-schema")]

@@ -243,7 +243,6 @@ pub fn warnings_json(
 /// Branches rendered with utoipa's builders.
 #[cfg(feature = "openapi")]
 mod openapi {
-    use utoipa::PartialSchema;
     use utoipa::openapi::schema::{
         AdditionalProperties, AnyOfBuilder, ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type,
     };
@@ -254,6 +253,11 @@ mod openapi {
     /// What the renderer returns.
     pub type Schema = RefOr<schema::Schema>;
 
+    /// A reference to `T`'s component, which [`super::reason_components`] lists.
+    fn component<T: utoipa::ToSchema>() -> Schema {
+        utoipa::openapi::Ref::from_schema_name(T::name()).into()
+    }
+
     fn member(shape: Shape, about: &str) -> Schema {
         let of = |kind: Type| ObjectBuilder::new().schema_type(kind).description(Some(about));
         match shape {
@@ -263,8 +267,10 @@ mod openapi {
             Shape::Texts => ArrayBuilder::new().items(of(Type::String)).description(Some(about)).into(),
             Shape::Flag(None) => of(Type::Boolean).into(),
             Shape::Flag(Some(value)) => of(Type::Boolean).enum_values(Some([value])).into(),
-            Shape::Progress => crate::contract::reason::Progress::schema(),
-            Shape::LimitKind => crate::contract::reason::LimitKind::schema(),
+            // By reference, as the JSON Schema renders them: an object written inline in a
+            // branch of a `oneOf` is one some client generators name twice and then drop.
+            Shape::Progress => component::<crate::contract::reason::Progress>(),
+            Shape::LimitKind => component::<crate::contract::reason::LimitKind>(),
             Shape::Any => ObjectBuilder::new().schema_type(SchemaType::AnyValue).description(Some(about)).into(),
         }
     }
@@ -619,6 +625,27 @@ pub fn add_block_rules<R: BlockSchemas>(document: &mut serde_json::Value, compon
         None => {
             schema.insert("allOf".to_owned(), serde_json::Value::Array(rules));
         }
+    }
+    true
+}
+
+/// [`add_block_rules`] for an aggregate's component (contract §2.6, a count with its
+/// `relation`), and the rule of §2.6 a schema can state beside them: an incomplete aggregate is
+/// never `exact`. False, and `document` unchanged, when there is no such component.
+#[cfg(feature = "openapi")]
+pub fn add_aggregate_rules<R: BlockSchemas>(document: &mut serde_json::Value, component: &str) -> bool {
+    if !add_block_rules::<R>(document, component) {
+        return false;
+    }
+    let rule = serde_json::json!({
+        "if": {"properties": {"complete": {"const": false}}, "required": ["complete"]},
+        "then": {"properties": {"relation": {"not": {"const": "exact"}}}},
+    });
+    if let Some(all_of) = document
+        .pointer_mut(&format!("/components/schemas/{}/allOf", component.replace('~', "~0").replace('/', "~1")))
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        all_of.push(rule);
     }
     true
 }
@@ -1025,15 +1052,25 @@ impl<T: utoipa::ToSchema> utoipa::ToSchema for crate::Field<T> {
 /// The components [`collection_openapi`] refers to, by name, for a `ToSchema::schemas`.
 #[cfg(feature = "openapi")]
 pub fn envelope_components(schemas: &mut Vec<(String, openapi::Schema)>) {
-    use utoipa::ToSchema;
+    add_component::<crate::Continuation>(schemas);
+    add_component::<crate::PageInfo>(schemas);
+    add_component::<crate::Scope>(schemas);
+    reason_components(schemas);
+}
 
-    fn add<T: ToSchema>(schemas: &mut Vec<(String, openapi::Schema)>) {
-        schemas.push((T::name().into_owned(), T::schema()));
-        T::schemas(schemas);
-    }
-    add::<crate::Continuation>(schemas);
-    add::<crate::PageInfo>(schemas);
-    add::<crate::Scope>(schemas);
+/// The components a reason's schema refers to, by name: the detail objects of the standard
+/// reasons (`Progress`, `LimitKind`). A document that states reasons without an envelope, or a
+/// reason type's schema by hand, lists them with these.
+#[cfg(feature = "openapi")]
+pub fn reason_components(schemas: &mut Vec<(String, openapi::Schema)>) {
+    add_component::<crate::contract::reason::Progress>(schemas);
+    add_component::<crate::contract::reason::LimitKind>(schemas);
+}
+
+#[cfg(feature = "openapi")]
+fn add_component<T: utoipa::ToSchema>(schemas: &mut Vec<(String, openapi::Schema)>) {
+    schemas.push((T::name().into_owned(), T::schema()));
+    T::schemas(schemas);
 }
 
 const COMPLETE: &str = "The decision field: an empty `items` is evidence of absence only when it is true.";

@@ -85,14 +85,15 @@ impl Scope {
 #[cfg_attr(feature = "json-schema", schemars(transform = resumed_is_required))]
 pub struct PageInfo {
     /// Items on this page.
+    #[cfg_attr(feature = "openapi", schema(format = "uint64"))]
     pub returned: u64,
-    /// The page size the request asked for, echoed (`None` when it named none).
+    /// The page size the request asked for, echoed; null (`None`) when it named none.
     #[serde(deserialize_with = "present")]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
+    #[cfg_attr(feature = "openapi", schema(required = true, format = "uint64"))]
     #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<u64>"))]
     pub requested_size: Option<u64>,
     /// The page size actually used (at least 1).
-    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, format = "uint64"))]
     #[cfg_attr(feature = "json-schema", schemars(range(min = 1)))]
     pub applied_size: u64,
     /// The total ordering, e.g. `"id ascending"`.
@@ -107,10 +108,11 @@ pub struct PageInfo {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<CursorContract>"))]
     pub cursor: Option<CursorContract>,
-    /// `Some(true)` on a page reached with a cursor: its items cover the scope only together
-    /// with the pages before it, so even a complete one is no evidence of absence by itself
-    /// (contract §8); `Some(false)` on a first page. `None` when the server did not say (one
-    /// older than the member): such a page cannot be told from either. A server always sends it.
+    /// True on a page reached with a cursor, false on a first page. A resumed page's items
+    /// cover the scope only together with the pages before it, whose reasons still count, so
+    /// even a complete one is no evidence of absence by itself (contract §2.5, §8). A server
+    /// always sends it; read from a server older than the member it is `None` (in Rust), and
+    /// such a page cannot be told from either.
     #[serde(default, deserialize_with = "boolean", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = bool, required = true))]
     #[cfg_attr(feature = "json-schema", schemars(with = "bool"))]

@@ -381,12 +381,9 @@ impl utoipa::PartialSchema for Problem {
         use utoipa::openapi::Ref;
         use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
         let text = |about: &str| ObjectBuilder::new().schema_type(Type::String).description(Some(about));
-        let reason = ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .property("code", ObjectBuilder::new().schema_type(Type::String))
-            .required("code")
-            .property("message", ObjectBuilder::new().schema_type(Type::String))
-            .required("message");
+        // Any reason, with the details of its code: the endpoint's own declared set is not known
+        // here, and a reader keeps what it does not know (§7).
+        let reason = <crate::StandardReason as crate::schema::BlockSchemas>::reason_openapi();
         let [kind, title, status, detail, code] = HEAD_MEMBERS;
         ObjectBuilder::new()
             .schema_type(Type::Object)
@@ -431,6 +428,7 @@ impl utoipa::ToSchema for Problem {
     fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
         let continuation = <Continuation as utoipa::ToSchema>::name().into_owned();
         schemas.push((continuation, <Continuation as utoipa::PartialSchema>::schema()));
+        crate::schema::reason_components(schemas);
     }
 }
 

@@ -15,10 +15,11 @@ use crate::contract::scope::CursorContract;
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct Progress {
     /// Units finished.
+    #[cfg_attr(feature = "openapi", schema(format = "uint64"))]
     pub completed: u64,
-    /// Units planned; `None` when the total is unknown (written as `null`, never left out).
+    /// Units planned; null (`None`) when the total is unknown, never left out.
     #[serde(deserialize_with = "crate::contract::scope::present")]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
+    #[cfg_attr(feature = "openapi", schema(required = true, format = "uint64"))]
     #[cfg_attr(feature = "json-schema", schemars(schema_with = "crate::contract::scope::nullable::<u64>"))]
     pub planned: Option<u64>,
     /// What a unit is (`"sources"`, `"rows"`, `"pages"`).
