@@ -21,6 +21,12 @@
 //! 9. `next_cursor` comes with a `recovery`: a reason hands out a cursor only as its recovery,
 //!    and an endpoint whose reasons say `next_cursor` reads cursors, so a flag without one
 //!    would keep an endpoint open to cursors it never issues (contract §2.5).
+//! 10. A reason of kind `visibility` has no `recovery`: nothing a retry, a next page or another
+//!    question shows is what the credential may not read (contract §3.4), so a continuation
+//!    beside it would send a caller that follows it round in circles.
+//! 11. `next_cursor` only on a reason of kind `truncation`: a next page is the way on from an
+//!    answer cut short, and clients follow a service's own cursor only as that (contract §8); a
+//!    cursor beside a source or budget reason is one no client takes.
 
 use proc_macro2::Span;
 use syn::{Attribute, Data, DeriveInput, Ident, Type};
@@ -127,6 +133,28 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
             "`next_cursor` without a `recovery`: the cursor is handed out by the recovery; add \
              `recovery = path` to a `fn(&Self) -> Option<Continuation>`, or remove `next_cursor`",
         );
+    }
+    // Rules 10 and 11.
+    if let Some(kind) = &attrs.kind.value {
+        let recovery = attrs.recovery.value.as_ref().filter(|_| kind == "visibility");
+        if let Some(recovery) = recovery {
+            cx.error_spanned_by(
+                recovery,
+                "a reason of kind `visibility` offers no continuation: no retry, next page or other question \
+                 shows what the credential may not read (contract §3.4); remove `recovery`, or declare the kind \
+                 the way on belongs to",
+            );
+        }
+        if let Some(flag) = attrs.next_cursor.as_ref().filter(|_| kind != "truncation") {
+            cx.error_spanned_by(
+                flag,
+                format!(
+                    "`next_cursor` on a reason of kind `{kind}`: a next page continues an answer cut short, and \
+                     clients follow a service's own cursor only from a reason of kind `truncation` (contract §8); \
+                     declare `kind = truncation`, or offer another continuation without `next_cursor`"
+                ),
+            );
+        }
     }
     // Rules 6 and 7.
     for &(field, ty) in fields {

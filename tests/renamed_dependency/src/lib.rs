@@ -18,16 +18,24 @@ pub mod facade {
 /// A service's own reason, named by its path in `reasons(...)`.
 #[derive(Debug, Clone, Reason)]
 #[reason(crate = "platform", code = "LEGAL_HOLD", kind = visibility, message = "Hold {hold} hides records.")]
-#[reason(recovery = LegalHold::ask_for_release)]
 pub struct LegalHold {
     /// The hold's id.
     pub hold: String,
 }
 
-impl LegalHold {
-    /// The way on: ask the hold's owner, after narrowing to what the hold leaves visible.
-    fn ask_for_release(&self) -> Option<platform::Continuation> {
-        None
+/// A service's own reason with a recovery, whose continuation is the renamed crate's.
+#[derive(Debug, Clone, Reason)]
+#[reason(crate = "platform", code = "SHARD_MOVING", kind = source, message = "Shard {shard} is moving.")]
+#[reason(recovery = ShardMoving::wait)]
+pub struct ShardMoving {
+    /// The shard's number.
+    pub shard: u32,
+}
+
+impl ShardMoving {
+    /// The way on: ask again once the shard has moved.
+    fn wait(&self) -> Option<platform::Continuation> {
+        Some(platform::Continuation::RetryAfter { seconds: 30 })
     }
 }
 
