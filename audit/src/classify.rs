@@ -393,6 +393,9 @@ impl<'i, 's> Classifier<'i, 's> {
                 {
                     return shown_as(name, args, self.ty_in(inner.read, &inner.arg));
                 }
+                if let Some(class) = self.own_response(found, &s.attrs, name) {
+                    return class;
+                }
                 // A type that holds itself (`next: Option<Box<Node>>`) is read once; the same
                 // generic type with other arguments (`ApiResponse<ApiResponse<Page>>`) is another.
                 let key = (found.module, reading_key(name, args, used));
@@ -407,6 +410,9 @@ impl<'i, 's> Classifier<'i, 's> {
             TypeDef::Enum(e) => {
                 if derives(&e.attrs, ENVELOPE_DERIVE) {
                     return Class::Reports(format!("`{name}` derives `ResultEnvelope`"));
+                }
+                if let Some(class) = self.own_response(found, &e.attrs, name) {
+                    return class;
                 }
                 let bound = bind(&e.generics, args, used, found.module);
                 let key = (found.module, reading_key(name, args, used));
@@ -438,6 +444,30 @@ impl<'i, 's> Classifier<'i, 's> {
         }
     }
 
+    /// The response of the struct or enum `found` (named `name`, with the attributes `attrs`) when
+    /// it answers with an `into_response` of its own and is not serialized (no `Serialize`
+    /// derive): what that method returns. Its members are then what it answers with, not its
+    /// body: an error enum's `Schema(Vec<String>)` holds the error's details, whatever its
+    /// `into_response` writes. `None` for a type without such a method (or with several of that
+    /// name, of types of the same name), read by its members.
+    fn own_response(&mut self, found: TypeItem<'s>, attrs: &[syn::Attribute], name: &str) -> Option<Class> {
+        if derives(attrs, "Serialize") {
+            return None;
+        }
+        let method = self.index.find_method(found.module, Some(name), "into_response")?;
+        let key = (found.module, format!("{name}::into_response"));
+        if self.reading.contains(&key) {
+            return Some(Class::Unknown(format!("`{name}::into_response` answers with itself")));
+        }
+        self.reading.push(key);
+        let class = match self.handler_like(&method, &[]) {
+            Class::Unknown(why) => Class::Unknown(format!("`{name}` answers with its own `into_response`: {why}")),
+            other => other,
+        };
+        self.reading.pop();
+        Some(class)
+    }
+
     /// The type arguments of a generic struct built in `code` from `values` (its members and
     /// their values), which do not name them: a parameter that is the type of a member whose
     /// value is a list stands for a `Vec` of its items, one whose value is not a list for `()`
@@ -464,17 +494,6 @@ impl<'i, 's> Classifier<'i, 's> {
         args
     }
 
-    /// A struct (or an enum variant) by its fields, their types read in `scope` (the definition's
-    /// module, its type parameters bound to the arguments of the use): a completeness block
-    /// reports; a collection under a list member name (or beside pagination members only) is a
-    /// list; any other collection is nested. A member that is no collection by its name is read as
-    /// a response type is: an alias of a collection is a collection; a type of the sources that
-    /// is a list (`data: UserPage`, `page: Option<Page>`, flattened or not) makes this one a
-    /// list; a member whose type does not say what it holds (`serde_json::Value`, a generic type
-    /// of another crate over a type of the sources) leaves it unknown rather than not a list. A
-    /// type of another crate without such an argument (a timestamp, an id) is taken for no list.
-    /// `generics` are the owner's: a member whose type is still one of its parameters (not bound
-    /// where the type is used or built) could be a collection.
     /// True for `Vec<Warning>` of the framework's `Warning`, read in `module`: a resource's
     /// warnings are metadata, not data. A service's own type of that name (an alert it lists)
     /// is data: a list of it is a list.
@@ -489,6 +508,20 @@ impl<'i, 's> Classifier<'i, 's> {
         }
     }
 
+    /// A struct (or an enum variant) by its fields, their types read in `scope` (the definition's
+    /// module, its type parameters bound to the arguments of the use): a completeness block
+    /// reports; a collection under a list member name (or beside pagination members only) is a
+    /// list; any other collection is nested. A member that is no collection by its name is read as
+    /// a response type is: an alias of a collection is a collection; a type of the sources that
+    /// is a list (`data: UserPage`, `page: Option<Page>`, flattened or not) makes this one a
+    /// list; a member whose type does not say what it holds (`serde_json::Value`, a generic type
+    /// of another crate over a type of the sources), or is unknown one level down (a type of the
+    /// sources, or the payload of a generic wrapper bound to an unknown type:
+    /// [`Classifier::read_further`]), leaves it unknown rather than not a list, unless another
+    /// member makes it a list. A member whose own type is another crate's without such an
+    /// argument (a timestamp, an id) is taken for no list.
+    /// `generics` are the owner's: a member whose type is still one of its parameters (not bound
+    /// where the type is used or built) could be a collection.
     fn fields(&mut self, owner: &str, scope: Scope<'_>, fields: &Fields, generics: &syn::Generics) -> Class {
         let mut collections = Vec::new();
         let mut others = Vec::new();
@@ -521,7 +554,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 continue;
             }
             if let Some(item) = collection_item(&ty) {
-                if self.is_warning_list(scope.module, &ty) {
+                if self.is_warning_list(scope.module, &ty) || is_bytes_member(&ty) {
                     others.push(name);
                 } else {
                     collections.push((name, item));
@@ -546,9 +579,13 @@ impl<'i, 's> Classifier<'i, 's> {
                     }
                     others.push(name);
                 }
-                Class::Unknown(why) if self.unseen_member(scope, &field.ty) => {
+                Class::Unknown(why) if self.unseen_member(scope, &field.ty) || self.read_further(scope, &field.ty) => {
                     if unseen.is_none() {
-                        unseen = Some((name.clone(), why));
+                        unseen = Some(match unseen_parts(&why) {
+                            // One level down, the member that does not say is named by its path.
+                            Some((inner, why)) => (format!("{name}.{inner}"), why.to_owned()),
+                            None => (name.clone(), why),
+                        });
                     }
                     others.push(name);
                 }
@@ -560,9 +597,7 @@ impl<'i, 's> Classifier<'i, 's> {
                 return Class::Nested { owner: owner.to_owned(), field };
             }
             return match (unseen, unbound) {
-                (Some((field, why)), _) => Class::Unknown(format!(
-                    "the member `{field}` of `{owner}` does not say what it holds ({why}): it may be a list"
-                )),
+                (Some((field, why)), _) => Class::Unknown(unseen_why(&field, owner, &why)),
                 (None, Some((field, param))) => Class::Unknown(format!(
                     "the member `{field}` of `{owner}` is of its type parameter `{param}`, which the audit cannot \
                      see bound here: it may be a list"
@@ -570,10 +605,10 @@ impl<'i, 's> Classifier<'i, 's> {
                 (None, None) => Class::NotAList(format!("`{owner}` has no collection member")),
             };
         };
-        let names: Vec<&str> = collections.iter().map(|(name, _)| name.as_str()).collect();
+        let named: Vec<(&str, &str)> = collections.iter().map(|(name, item)| (name.as_str(), item.as_str())).collect();
         // A tuple struct's collection is what it holds.
         let member =
-            if matches!(fields, Fields::Unnamed(_)) { Some(field.as_str()) } else { page_member(&names, &others) };
+            if matches!(fields, Fields::Unnamed(_)) { Some(field.as_str()) } else { page_member(&named, &others) };
         match member.and_then(|member| collections.iter().find(|(name, _)| name == member)) {
             Some((name, item)) => {
                 // A list one level down: the response is that list.
@@ -604,6 +639,50 @@ impl<'i, 's> Classifier<'i, 's> {
             && type_args(&last.arguments).iter().any(
                 |arg| matches!(arg, Type::Path(a) if self.index.find_type(scope.module, &segments(&a.path)).is_some()),
             )
+    }
+
+    /// True when a member of type `ty`, read in `scope`, is read further than its own written
+    /// type: it is one of the owner's type parameters, bound where the owner is used (the payload
+    /// of `ApiResponse<ThingPage>`, as `Json<ThingPage>` is a response), or a struct or enum of
+    /// the audited sources, whose own members decide (`inner: T1`), through references,
+    /// wrappers and aliases of the sources. What such a member leaves unknown, this one does not
+    /// know either; only a member whose own written type is another crate's and names no type of
+    /// the sources (a timestamp, an id) is taken for no list.
+    fn read_further(&self, scope: Scope<'_>, ty: &Type) -> bool {
+        self.read_further_at(scope, ty, 0)
+    }
+
+    /// [`Classifier::read_further`]; `depth` stops at aliases that name each other.
+    fn read_further_at(&self, scope: Scope<'_>, ty: &Type, depth: usize) -> bool {
+        if depth > 24 {
+            return false;
+        }
+        match ty {
+            Type::Reference(r) => self.read_further_at(scope, &r.elem, depth + 1),
+            Type::Paren(t) => self.read_further_at(scope, &t.elem, depth + 1),
+            Type::Group(t) => self.read_further_at(scope, &t.elem, depth + 1),
+            Type::Path(p) if p.qself.is_none() => {
+                if scope.argument(ty).is_some() {
+                    return true;
+                }
+                let Some(last) = p.path.segments.last() else { return false };
+                let args = type_args(&last.arguments);
+                if WRAPPERS.contains(&last.ident.to_string().as_str()) {
+                    return args.first().is_some_and(|inner| self.read_further_at(scope, inner, depth + 1));
+                }
+                match self.index.find_type(scope.module, &segments(&p.path)) {
+                    Some(found) => match found.def {
+                        TypeDef::Alias(alias) => {
+                            let bound = bind(&alias.generics, &args, scope, found.module);
+                            self.read_further_at(Scope { module: found.module, bound: &bound }, &alias.ty, depth + 1)
+                        }
+                        TypeDef::Struct(_) | TypeDef::Enum(_) => true,
+                    },
+                    None => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     /// Rule 3 for one returned expression of `code`.
@@ -892,8 +971,9 @@ impl<'i, 's> Classifier<'i, 's> {
                 None => Class::NotAList("a JSON object without a list member".to_owned()),
             });
         };
-        let names: Vec<&str> = collections.iter().map(String::as_str).collect();
-        Some(match page_member(&names, &others) {
+        // The items of a `json!` member are not known.
+        let named: Vec<(&str, &str)> = collections.iter().map(|name| (name.as_str(), "")).collect();
+        Some(match page_member(&named, &others) {
             Some(field) => Class::List { shown: format!("json!({{\"{field}\": ..}})"), item: None, owner: None },
             None => Class::Nested { owner: shown.to_owned(), field: first },
         })
@@ -1040,6 +1120,20 @@ impl<'i, 's> Classifier<'i, 's> {
     }
 }
 
+/// Why a struct or enum `owner` is unknown when its member `field` (a path, `data.params`, for
+/// one further down) does not say what it holds, for the reason `why`.
+fn unseen_why(field: &str, owner: &str, why: &str) -> String {
+    format!("the member `{field}` of `{owner}` does not say what it holds ({why}): it may be a list")
+}
+
+/// The member path and reason of a why [`unseen_why`] wrote: a member whose type is unknown for
+/// that reason names the member further down, not the whole sentence again.
+fn unseen_parts(why: &str) -> Option<(&str, &str)> {
+    let (field, rest) = why.strip_prefix("the member `")?.split_once("` of `")?;
+    let (_, rest) = rest.split_once("` does not say what it holds (")?;
+    Some((field, rest.strip_suffix("): it may be a list")?))
+}
+
 /// The class of a response type of the framework, by its name: one that reports completeness,
 /// or `Exempt`, whose reason is the handler's to give, not the audit's to judge.
 fn framework_response(name: &str) -> Option<Class> {
@@ -1131,15 +1225,38 @@ fn is_param(ty: &Type, param: &syn::Ident) -> bool {
 }
 
 /// The collection member that makes members a list page, when they are one (struct fields and
-/// `json!` objects alike): the first collection under a list member name ([`LIST_MEMBERS`]),
-/// else the first collection when any other member is one only a page has
-/// ([`PAGE_ONLY_MEMBERS`]) or every other member is a page's ([`only_pagination`]). `None` for a
-/// resource that happens to have a collection. (A page taken for a resource would be told to
-/// mark its items bounded: the one wrong answer that hides a truncated list.)
-fn page_member<'a>(collections: &[&'a str], others: &[String]) -> Option<&'a str> {
-    let listed = collections.iter().find(|name| named_in(name, &LIST_MEMBERS));
-    let paged = || others.iter().any(|o| named_in(o, &PAGE_ONLY_MEMBERS)) || only_pagination(others, collections);
-    listed.or_else(|| collections.first().filter(|_| paged())).copied()
+/// `json!` objects alike), of `collections` by name and item type as written: one under a list
+/// member name ([`LIST_MEMBERS`]); else, when any other member is one only a page has
+/// ([`PAGE_ONLY_MEMBERS`]) or every other member is a page's ([`only_pagination`]), any
+/// collection. Of several, one of items that are no scalar ([`scalar_items`]) first: SCIM's
+/// `schemas: Vec<String>` beside its `Resources` is the page's description, not its items, and
+/// the fix names the item type of the member chosen. `None` for a resource that happens to have
+/// a collection. (A page taken for a resource would be told to mark its items bounded: the one
+/// wrong answer that hides a truncated list.)
+fn page_member<'a>(collections: &[(&'a str, &str)], others: &[String]) -> Option<&'a str> {
+    let listed: Vec<(&'a str, &str)> =
+        collections.iter().filter(|(name, _)| named_in(name, &LIST_MEMBERS)).copied().collect();
+    let names: Vec<&str> = collections.iter().map(|(name, _)| *name).collect();
+    let paged = || others.iter().any(|o| named_in(o, &PAGE_ONLY_MEMBERS)) || only_pagination(others, &names);
+    let candidates = if !listed.is_empty() {
+        listed
+    } else if paged() {
+        collections.to_vec()
+    } else {
+        return None;
+    };
+    candidates.iter().find(|(_, item)| !scalar_items(item)).or(candidates.first()).map(|(name, _)| *name)
+}
+
+/// True when a collection's item type, as written, is a scalar or another type that is never
+/// a list's item worth a page ([`never_a_list`]: `String`, `&str`, `u64`, `Uuid`). An item type
+/// not known (`""`, `_`) is not.
+fn scalar_items(item: &str) -> bool {
+    let Ok(mut ty) = syn::parse_str::<Type>(item) else { return false };
+    while let Type::Reference(r) = ty {
+        ty = *r.elem;
+    }
+    crate::index::last_ident(&ty).is_some_and(|name| never_a_list(&name))
 }
 
 /// True when the members `others` beside the collections named `collections` are those of a
@@ -1333,6 +1450,13 @@ fn collection(ty: &Type) -> Option<(String, String)> {
         }
         _ => None,
     }
+}
+
+/// True for a member of bytes (`Vec<u8>`, `Box<[u8]>`, `&[u8]`, also in an `Option`): a blob
+/// (an image, a cookie, a hash) written as an array of numbers or, with `serde(with = ..)`, as
+/// a string; never a list of items a page could cut.
+fn is_bytes_member(ty: &Type) -> bool {
+    matches!(collection(ty), Some((name, item)) if matches!(name.as_str(), "Vec" | "Slice") && item == "u8")
 }
 
 /// True for a response type whose body is raw bytes (`Vec<u8>`, `Box<[u8]>`, `&'static [u8]`,

@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use proc_macro2::TokenTree;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Lit, Pat, Stmt};
@@ -123,6 +124,9 @@ enum Value<'s> {
     /// A handler handed to a helper's parameter (`list_route(list_orders)` into
     /// `fn list_route<H>(h: H) -> MethodRouter { get(h) }`), registered by the parameter's name.
     Handler(Box<HandlerRef<'s>>),
+    /// utoipa-axum's `routes!(list, create)` bound to a local or returned by a function, before
+    /// `OpenApiRouter::routes` takes it: its routes, each at its handler's `#[utoipa::path]`.
+    Attributed(Vec<Registration<'s>>),
     Other,
 }
 
@@ -605,6 +609,24 @@ impl<'i, 's> Eval<'i, 's> {
                 routes.extend(self.path_attributed(&m.mac, frame));
                 Value::Router(routes)
             }
+            // `.routes((schemas, paths, get(list).into()))`, `.routes(items)`: on a router, or
+            // handed what only utoipa-axum's `routes` takes, whatever the audit reads of it
+            // ([`Eval::handed_routes`]); any other type's `routes(..)` is any other method.
+            (PATH_ROUTES, [routed]) => {
+                let receiver = self.eval(on, frame, true);
+                if matches!(receiver, Value::Router(_))
+                    || self.router_param(on, frame)
+                    || self.utoipa_shaped(routed, frame)
+                {
+                    let mut routes = match receiver {
+                        Value::Router(routes) => routes,
+                        _ => Vec::new(),
+                    };
+                    routes.extend(self.handed_routes(routed, frame));
+                    return Value::Router(routes);
+                }
+                self.other_method(receiver, on, name, args, frame)
+            }
             (NEST | NEST_API_SERVICE, [prefix, inner]) => {
                 let receiver = self.eval(on, frame, true);
                 let nested = self.eval(inner, frame, true);
@@ -758,34 +780,122 @@ impl<'i, 's> Eval<'i, 's> {
                 Value::Router(routes)
             }
             _ => {
-                // A method the audit does not know, on a router or method router (an extension
-                // trait's `.with_tracing()`, `.boxed()`): the routes it was given are still served.
-                // A handler handed to it (axum-extra's `.typed_get(list)`) is served somewhere:
-                // it keeps its verdict, at a method and path the audit does not read, rather
-                // than being left out.
-                let mut receiver = self.eval(on, frame, consuming);
-                for arg in args {
-                    if let Value::Router(routes) = &mut receiver
-                        && self.is_handler(arg, frame)
-                    {
-                        let handler = HandlerRef {
-                            route_unread: Some(format!("handed to `.{name}(..)`, which the audit does not read")),
-                            ..self.handler(arg, frame, false)
-                        };
-                        routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
-                        continue;
-                    }
-                    self.eval_free(arg, frame);
-                }
-                match receiver {
-                    kept @ (Value::Router(_) | Value::Methods(..)) => kept,
-                    // A method of the audited sources that builds a router (`orders.routes()`).
-                    Value::Other | Value::Service(_) | Value::Text(_) | Value::Closure(_) | Value::Handler(_) => {
-                        self.method_router(on, name, frame)
-                    }
-                }
+                let receiver = self.eval(on, frame, consuming);
+                self.other_method(receiver, on, name, args, frame)
             }
         }
+    }
+
+    /// Method `name`, which the audit does not know, called with `args` on `on`, whose value is
+    /// `receiver`. On a router or method router (an extension trait's `.with_tracing()`,
+    /// `.boxed()`), the routes it was given are still served. A handler handed to it
+    /// (axum-extra's `.typed_get(list)`) is served somewhere: it keeps its verdict, at a method
+    /// and path the audit does not read, rather than being left out.
+    fn other_method(
+        &mut self,
+        mut receiver: Value<'s>,
+        on: &'s Expr,
+        name: &str,
+        args: &[&'s Expr],
+        frame: &mut Frame<'s>,
+    ) -> Value<'s> {
+        for arg in args {
+            if let Value::Router(routes) = &mut receiver
+                && self.is_handler(arg, frame)
+            {
+                let handler = HandlerRef {
+                    route_unread: Some(format!("handed to `.{name}(..)`, which the audit does not read")),
+                    ..self.handler(arg, frame, false)
+                };
+                routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
+                continue;
+            }
+            self.eval_free(arg, frame);
+        }
+        match receiver {
+            kept @ (Value::Router(_) | Value::Methods(..)) => kept,
+            // A method of the audited sources that builds a router (`orders.routes()`).
+            Value::Other
+            | Value::Service(_)
+            | Value::Text(_)
+            | Value::Closure(_)
+            | Value::Handler(_)
+            | Value::Attributed(_) => self.method_router(on, name, frame),
+        }
+    }
+
+    /// True when `routed`, handed to `.routes(..)`, is what only utoipa-axum's
+    /// `OpenApiRouter::routes` takes: a tuple of three (schemas, paths and a method router), or
+    /// a local bound to a `routes!(..)`.
+    fn utoipa_shaped(&self, routed: &Expr, frame: &Frame<'s>) -> bool {
+        match routed {
+            Expr::Paren(e) => self.utoipa_shaped(&e.expr, frame),
+            Expr::Tuple(t) => t.elems.len() == 3,
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|name| matches!(frame.locals.get(&name.to_string()), Some((Value::Attributed(_), _)))),
+            _ => false,
+        }
+    }
+
+    /// The routes of `routed`, handed to utoipa-axum's `OpenApiRouter::routes` as something
+    /// other than a literal `routes!(..)` (rules 4 to 6 of [`Eval::path_attributed`]).
+    fn handed_routes(&mut self, routed: &'s Expr, frame: &mut Frame<'s>) -> Vec<Registration<'s>> {
+        match routed {
+            Expr::Paren(e) => return self.handed_routes(&e.expr, frame),
+            Expr::Group(e) => return self.handed_routes(&e.expr, frame),
+            Expr::Macro(m) => return self.path_attributed(&m.mac, frame),
+            // Rule 4: the method router is the third; its document, the first two, is not read.
+            Expr::Tuple(t) if t.elems.len() == 3 => {
+                if let Value::Methods(list, _) = self.eval(&t.elems[2], frame, true) {
+                    return list
+                        .into_iter()
+                        .map(|(method, handler)| self.at_documented_path(method, handler))
+                        .collect();
+                }
+            }
+            // Rule 5; a router handed in (another crate's extension method) is served, as it
+            // was when the audit did not read `.routes(..)`.
+            _ => match self.eval(routed, frame, true) {
+                Value::Attributed(routes) | Value::Router(routes) => return routes,
+                _ => {}
+            },
+        }
+        // Rule 6.
+        let why =
+            format!("the routes `{}` handed to `.routes(..)` are built where the audit cannot follow", text(routed));
+        let handler = self.opaque_handler(routed, frame, &why, BUILT_ELSEWHERE_FIX);
+        vec![Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler }]
+    }
+
+    /// The registration of `handler` for `method`, from a method router handed to
+    /// `OpenApiRouter::routes` beside the handler's document: served at the path of the
+    /// handler's `#[utoipa::path(..)]` (the document's), at the method the router gives it.
+    fn at_documented_path(&self, method: String, mut handler: HandlerRef<'s>) -> Registration<'s> {
+        let route = handler.target.as_ref().map(|f| utoipa_route(f.attrs, |value| self.string_value(f.module, value)));
+        let path = match route {
+            Some(route) if route.path_read => route.path,
+            Some(route) => {
+                handler.route_unread = Some(format!(
+                    "`{}` is routed by `.routes(..)` at the path of its `#[utoipa::path(..)]` attribute, which \
+                     the audit does not find or cannot read",
+                    handler.text
+                ));
+                route.path
+            }
+            None => {
+                if handler.unresolved.is_none() {
+                    handler.route_unread = Some(
+                        "routed by `.routes(..)` at the path of its OpenAPI document, which the audit reads only \
+                         from a handler's `#[utoipa::path(..)]` attribute"
+                            .to_owned(),
+                    );
+                }
+                MERGED_UNSEEN.to_owned()
+            }
+        };
+        Registration { method, path, handler }
     }
 
     /// The method router `receiver` with one more `method`, whose handler `handler` makes, told
@@ -816,6 +926,15 @@ impl<'i, 's> Eval<'i, 's> {
     fn eval_macro(&mut self, mac: &'s syn::Macro, frame: &mut Frame<'s>, used: bool) -> Value<'s> {
         let mut tokens = MacroTokens::default();
         tokens.read(mac.tokens.clone());
+        // utoipa-axum's `routes!(list, create)` bound or returned before `.routes(..)` takes it:
+        // handlers by their paths, none of them a local (a router handed to a macro of that name).
+        if mac.path.segments.last().is_some_and(|s| s.ident == PATH_ROUTES)
+            && !tokens.builds_routes
+            && !tokens.idents.iter().any(|ident| frame.locals.contains_key(ident))
+            && !routes_macro_handlers(mac).is_empty()
+        {
+            return Value::Attributed(self.path_attributed(mac, frame));
+        }
         let routers: Vec<String> = tokens
             .idents
             .iter()
@@ -1102,9 +1221,16 @@ impl<'i, 's> Eval<'i, 's> {
     ///    finding says what was not read.
     /// 3. A handler the audit does not find is an unknown route at [`MERGED_UNSEEN`]: its path
     ///    could be any.
+    ///
+    /// `OpenApiRouter::routes` takes other forms too ([`Eval::handed_routes`]):
+    /// 4. A tuple of the schemas, the paths and a method router (`(schemas, paths,
+    ///    completeness::routing::get(list).into())`): each handler of the method router, at the
+    ///    method it gives it and the path of the handler's attribute, read as in rules 1 and 2.
+    /// 5. A `routes!(..)` bound to a local or returned by a function: its routes, as here.
+    /// 6. Anything else is one unknown route at [`MERGED_UNSEEN`]: routes the audit cannot read
+    ///    are reported, never dropped.
     fn path_attributed(&mut self, mac: &syn::Macro, frame: &Frame<'s>) -> Vec<Registration<'s>> {
-        let parser = syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated;
-        let handlers = syn::parse::Parser::parse2(parser, mac.tokens.clone()).unwrap_or_default();
+        let handlers = routes_macro_handlers(mac);
         let mut routes = Vec::new();
         for written in &handlers {
             let target = self.index.find_fn_from(
@@ -1241,6 +1367,13 @@ fn expr_attrs(expr: &Expr) -> &[syn::Attribute] {
     }
 }
 
+/// The handlers of utoipa-axum's `routes!(list, create)`, by their paths; none when its tokens
+/// are not paths.
+fn routes_macro_handlers(mac: &syn::Macro) -> syn::punctuated::Punctuated<syn::Path, syn::Token![,]> {
+    let parser = syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated;
+    syn::parse::Parser::parse2(parser, mac.tokens.clone()).unwrap_or_default()
+}
+
 /// True for `..split_for_parts()`, whose value is a tuple with the router first.
 fn splits_for_parts(expr: &Expr) -> bool {
     matches!(expr, Expr::MethodCall(call) if call.method == SPLIT_FOR_PARTS)
@@ -1259,48 +1392,70 @@ struct AttributedRoute {
     path: String,
     /// False when the attribute, its methods or its path were not read.
     read: bool,
+    /// False when the attribute or its path (or `context_path`) was not read: a method router
+    /// handed to `.routes(..)` beside the handler's document has its methods, not its path.
+    path_read: bool,
 }
 
 /// The methods and path of utoipa's `#[utoipa::path(get, path = "/items", ..)]` on a handler
 /// (methods also as `method(get, head)`), its `context_path` joined before the path; `value`
-/// reads a path that is not a literal (a constant). What is not read is `*` for the methods,
+/// reads a path that is not a literal (a constant). Only these arguments are read
+/// ([`attribute_args`]): the others (`request_body = PageParams<String>`, `responses(..)`) are
+/// types and expressions the audit has no use for. What is not read is `*` for the methods,
 /// [`MERGED_UNSEEN`] for a missing path and the [`unread_path`] of a path expression, and the
 /// route is not `read`.
 fn utoipa_route(attrs: &[syn::Attribute], value: impl Fn(&Expr) -> Option<String>) -> AttributedRoute {
-    let unread = || AttributedRoute { methods: vec!["*".to_owned()], path: MERGED_UNSEEN.to_owned(), read: false };
+    let unread = || AttributedRoute {
+        methods: vec!["*".to_owned()],
+        path: MERGED_UNSEEN.to_owned(),
+        read: false,
+        path_read: false,
+    };
     let Some(attr) =
         attrs.iter().find(|attr| matches!(segments(attr.path()).as_slice(), [u, p] if u == "utoipa" && p == "path"))
     else {
         return unread();
     };
-    let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
-    let Ok(metas) = attr.parse_args_with(parser) else { return unread() };
+    let Ok(list) = attr.meta.require_list() else { return unread() };
     let (mut methods, mut path, mut context, mut read) = (Vec::new(), None, None, true);
-    for meta in &metas {
-        match meta {
-            syn::Meta::Path(p) => methods.extend(p.get_ident().and_then(|i| method_of(&i.to_string()))),
-            syn::Meta::List(list) if list.path.is_ident("method") => {
-                let names =
-                    list.parse_args_with(syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated);
-                match names {
-                    Ok(names) => methods.extend(names.iter().filter_map(|i| method_of(&i.to_string()))),
-                    Err(_) => read = false,
+    for arg in attribute_args(list.tokens.clone()) {
+        match arg.as_slice() {
+            [TokenTree::Ident(name)] => methods.extend(method_of(&name.to_string())),
+            [TokenTree::Ident(name), TokenTree::Group(names)]
+                if name == "method" && names.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+            {
+                for named in attribute_args(names.stream()) {
+                    match named.as_slice() {
+                        [TokenTree::Ident(method)] => methods.extend(method_of(&method.to_string())),
+                        _ => read = false,
+                    }
                 }
             }
-            syn::Meta::NameValue(nv) if nv.path.is_ident("path") => path = Some(&nv.value),
-            syn::Meta::NameValue(nv) if nv.path.is_ident("context_path") => context = Some(&nv.value),
+            [TokenTree::Ident(name), TokenTree::Punct(eq), written @ ..] if eq.as_char() == '=' => {
+                let written: proc_macro2::TokenStream = written.iter().cloned().collect();
+                let parsed = syn::parse2::<Expr>(written.clone()).map_err(|_| text(&written));
+                if name == "path" {
+                    path = Some(parsed);
+                } else if name == "context_path" {
+                    context = Some(parsed);
+                }
+            }
             _ => {}
         }
     }
-    let text_of = |expr: &Expr| value(expr).ok_or_else(|| unread_path(&text(expr)));
+    let text_of = |parsed: Result<Expr, String>| match parsed {
+        Ok(expr) => value(&expr).ok_or_else(|| unread_path(&text(&expr))),
+        Err(written) => Err(unread_path(&written)),
+    };
+    let mut path_read = true;
     let path = match path.map(text_of) {
         Some(Ok(path)) => path,
         Some(Err(unread)) => {
-            read = false;
+            path_read = false;
             unread
         }
         None => {
-            read = false;
+            path_read = false;
             MERGED_UNSEEN.to_owned()
         }
     };
@@ -1309,14 +1464,46 @@ fn utoipa_route(attrs: &[syn::Attribute], value: impl Fn(&Expr) -> Option<String
         Some(Ok(context)) if context.is_empty() => path,
         Some(Ok(context)) => join(&context, &path),
         Some(Err(unread)) => {
-            read = false;
+            path_read = false;
             join(&unread, &path)
         }
     };
+    let read = read && path_read;
     if methods.is_empty() {
-        return AttributedRoute { methods: vec!["*".to_owned()], path, read: false };
+        return AttributedRoute { methods: vec!["*".to_owned()], path, read: false, path_read };
     }
-    AttributedRoute { methods: methods.into_iter().map(str::to_owned).collect(), path, read }
+    AttributedRoute { methods: methods.into_iter().map(str::to_owned).collect(), path, read, path_read }
+}
+
+/// The arguments of an attribute, as its tokens: split at the commas outside any group and
+/// outside a type's `<..>` (`request_body = PageParams<String, u32>` is one argument). utoipa's
+/// arguments hold types and expressions that are no `syn::Meta`: read as one, a single such
+/// argument would hide the method and path beside it.
+fn attribute_args(tokens: proc_macro2::TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut args = vec![Vec::new()];
+    let mut angles = 0usize;
+    let mut joined_before = false;
+    for token in tokens {
+        if let TokenTree::Punct(punct) = &token {
+            match punct.as_char() {
+                ',' if angles == 0 => {
+                    args.push(Vec::new());
+                    joined_before = false;
+                    continue;
+                }
+                '<' => angles += 1,
+                // Not the end of `<..>` when it ends `->` or `=>`.
+                '>' if !joined_before => angles = angles.saturating_sub(1),
+                _ => {}
+            }
+        }
+        joined_before = matches!(&token, TokenTree::Punct(p) if p.spacing() == proc_macro2::Spacing::Joint && matches!(p.as_char(), '-' | '='));
+        if let Some(arg) = args.last_mut() {
+            arg.push(token);
+        }
+    }
+    args.retain(|arg| !arg.is_empty());
+    args
 }
 
 /// A router's fallback, reported as a route of its own at [`FALLBACK_PATH`].

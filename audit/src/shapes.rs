@@ -57,19 +57,36 @@ pub const SUCCESS_MAPPING: [&str; 2] = ["map", "and_then"];
 
 /// Member names that hold the items of a list response: a struct with a collection under one of
 /// these names is a list, not a resource that happens to have a collection.
-pub const LIST_MEMBERS: [&str; 14] = [
-    "items", "data", "results", "entries", "records", "rows", "values", "hits", "elements", "list", "nodes", "edges",
-    "objects", "page",
+/// (`resources` is SCIM's `Resources`, RFC 7644, section 3.4.2.)
+pub const LIST_MEMBERS: [&str; 15] = [
+    "items",
+    "data",
+    "results",
+    "entries",
+    "records",
+    "rows",
+    "values",
+    "hits",
+    "elements",
+    "list",
+    "nodes",
+    "edges",
+    "objects",
+    "page",
+    "resources",
 ];
 
 /// Member names a page has beside its collection, which a resource may have too (`total` of an
 /// order, `limit` of a quota, `links` and `meta` of a document): a struct whose only other
 /// members are these, or those of [`PAGE_ONLY_MEMBERS`], is a list page. (`page` is here as a
-/// page number and in [`LIST_MEMBERS`] as a collection.)
-pub const PAGINATION_MEMBERS: [&str; 17] = [
+/// page number and in [`LIST_MEMBERS`] as a collection. `total_results` and `start_index` are
+/// SCIM's `totalResults` and `startIndex`; `query` is the query a search page answers.)
+pub const PAGINATION_MEMBERS: [&str; 19] = [
     "total",
     "total_hits",
     "total_results",
+    "start_index",
+    "query",
     "count",
     "total_count",
     "total_items",
@@ -89,7 +106,7 @@ pub const PAGINATION_MEMBERS: [&str; 17] = [
 /// Member names only a page has: a collection beside any of them is the page's items, whatever
 /// else the struct holds (`{users, has_more, query}`): a cursor, a token or link to the next page,
 /// a has-more flag, a page's number or size, a pagination block.
-pub const PAGE_ONLY_MEMBERS: [&str; 29] = [
+pub const PAGE_ONLY_MEMBERS: [&str; 30] = [
     "next_cursor",
     "cursor",
     "prev_cursor",
@@ -114,6 +131,8 @@ pub const PAGE_ONLY_MEMBERS: [&str; 29] = [
     "current_page",
     "page_number",
     "per_page",
+    // SCIM's `itemsPerPage`.
+    "items_per_page",
     "page_size",
     "total_pages",
     "page_count",

@@ -814,6 +814,154 @@ fn a_routes_handler_is_placed_by_constants_and_classified_when_its_route_is_not_
     assert_eq!(run(&dir, &["--deny", "list", "-q"]).status.code(), Some(1));
 }
 
+/// utoipa-axum's `OpenApiRouter::routes` handed the tuple the README recommends (the document
+/// of `routes!(list)` and a method router of the handler), a `routes!(..)` bound to a local or
+/// returned by a function: each handler at the path of its `#[utoipa::path]`, at the method its
+/// method router gives it. Routes the audit cannot read are unknown, under their `nest`
+/// prefix, never dropped.
+#[test]
+fn utoipa_routes_handed_as_a_tuple_or_a_binding_are_audited_and_unread_ones_are_unknown() {
+    let report = json(&fixture("utoipa_routes"), &["-q"]);
+    let mut found = verdicts(&report);
+    found.sort();
+    let verdict = |method: &str, path: &str, verdict: &str| (method.to_owned(), path.to_owned(), verdict.to_owned());
+    let list = "list_without_completeness";
+    assert_eq!(
+        found,
+        [
+            verdict("*", "/plugins/*", "unknown"),
+            verdict("GET", "/*", list),
+            verdict("GET", "/bound", list),
+            verdict("GET", "/checked", "reports_completeness"),
+            verdict("GET", "/health", "not_a_list"),
+            verdict("GET", "/items", list),
+            verdict("GET", "/returned", list),
+        ],
+        "{report:#}"
+    );
+    let by_handler =
+        |name: &str| report["findings"].as_array().unwrap().iter().find(|f| f["handler"] == name).cloned().unwrap();
+    let unplaced = by_handler("undocumented");
+    assert!(unplaced["why"].as_str().unwrap().contains("its route is not read"), "{unplaced}");
+    let unread = by_handler("plugins::routes()");
+    assert!(unread["why"].as_str().unwrap().contains("handed to `.routes(..)`"), "{unread}");
+    assert_eq!(run(&fixture("utoipa_routes"), &["--deny", "unknown", "-q"]).status.code(), Some(1));
+}
+
+/// `#[utoipa::path(..)]` arguments that are types (`request_body = PageParams<String>`,
+/// `Vec<Item>`, `HashMap<String, Vec<Item>>`) or other expressions do not hide the method and
+/// path beside them, before or after them.
+#[test]
+fn utoipa_path_arguments_that_are_types_do_not_hide_the_method_and_path() {
+    let report = json(&fixture("utoipa_arguments"), &["-q"]);
+    let mut found = verdicts(&report);
+    found.sort();
+    let list = |method: &str, path: &str| (method.to_owned(), path.to_owned(), "list_without_completeness".to_owned());
+    assert_eq!(
+        found,
+        [
+            list("GET", "/items/all"),
+            list("HEAD", "/items/all"),
+            list("POST", "/items/bulk"),
+            list("POST", "/items/optional"),
+            list("POST", "/items/search"),
+            list("POST", "/items/sized"),
+            list("POST", "/v1/items/grouped"),
+        ],
+        "{report:#}"
+    );
+    let notes: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["why"].as_str().unwrap().contains("not read"))
+        .collect();
+    assert_eq!(notes, Vec::<&Value>::new(), "every route is read");
+}
+
+/// A member unknown one level down (a struct of the sources whose own member can hold any JSON,
+/// the payload of a generic wrapper that is another crate's type) leaves its owner unknown, with
+/// the member's path; a timestamp of another crate is still no list, and a list stays a list.
+#[test]
+fn a_member_unknown_one_level_down_leaves_its_owner_unknown() {
+    let report = json(&fixture("unseen_members"), &["-q"]);
+    let expected = [
+        ("/direct", "unknown"),
+        ("/in-generic", "unknown"),
+        ("/task", "unknown"),
+        ("/wrapped", "unknown"),
+        ("/outer", "unknown"),
+        ("/aliased", "unknown"),
+        ("/wrapped-twice", "unknown"),
+        ("/stamped", "not_a_list"),
+        ("/listed", "list_without_completeness"),
+    ];
+    for (path, verdict) in expected {
+        assert_eq!(verdict_of(&report, "GET", path), verdict, "{path}: {report:#}");
+    }
+    assert_eq!(report["findings"].as_array().unwrap().len(), expected.len(), "{report:#}");
+    let by_path =
+        |path: &str| report["findings"].as_array().unwrap().iter().find(|f| f["path"] == path).cloned().unwrap();
+    let wrapped = by_path("/wrapped");
+    assert!(wrapped["why"].as_str().unwrap().starts_with("the member `data.params` of `Wrap`"), "{wrapped}");
+    let twice = by_path("/wrapped-twice");
+    assert!(twice["why"].as_str().unwrap().contains("`data.data.inner.params`"), "{twice}");
+    // Another crate's type: the fix is to audit that crate.
+    let generic = by_path("/in-generic");
+    assert!(generic["why"].as_str().unwrap().contains("`ThingPage` is defined outside"), "{generic}");
+    assert!(generic["fix"].as_str().unwrap().starts_with("audit the crate that defines the type too"), "{generic}");
+}
+
+/// A page with several collections: SCIM's list response (its `schemas` beside its `Resources`),
+/// a search page beside its query, a page by its cursor whose strings come first. Each is a list
+/// of its items, and the fix names their type; a resource with two collections stays one.
+#[test]
+fn a_page_with_several_collections_is_a_list_of_its_items() {
+    let report = json(&fixture("list_pages"), &["-q"]);
+    let expected = [
+        ("/scim/Users", "list_without_completeness"),
+        ("/search", "list_without_completeness"),
+        ("/two", "list_without_completeness"),
+        ("/tagged", "list_without_completeness"),
+        ("/team", "nested_collection"),
+    ];
+    for (path, verdict) in expected {
+        assert_eq!(verdict_of(&report, "GET", path), verdict, "{path}: {report:#}");
+    }
+    for path in ["/scim/Users", "/search", "/two", "/tagged"] {
+        let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == path).unwrap();
+        assert!(finding["fix"].as_str().unwrap().contains("return `Envelope<User>`"), "{finding}");
+    }
+}
+
+/// An error type with an `into_response` of its own and no `Serialize` answers what that method
+/// writes, not its variants (`Schema(Vec<String>)` holds its details); a serialized type, and a
+/// generic newtype around its body, are still read by what they hold.
+#[test]
+fn a_type_with_its_own_into_response_answers_what_that_writes() {
+    let report = json(&fixture("own_bodies"), &["-q"]);
+    let expected = [
+        ("/error-only", "not_a_list"),
+        ("/mapped-error", "not_a_list"),
+        ("/listing", "list_without_completeness"),
+        ("/newtype", "list_without_completeness"),
+    ];
+    for (path, verdict) in expected {
+        assert_eq!(verdict_of(&report, "GET", path), verdict, "{path}: {report:#}");
+    }
+}
+
+/// A member of bytes (`Vec<u8>`, `Option<Box<[u8]>>`) is a blob, not a collection, as a
+/// handler's `Vec<u8>` body is; a list of byte strings is still a list.
+#[test]
+fn a_member_of_bytes_is_no_collection() {
+    let report = json(&fixture("own_bodies"), &["-q"]);
+    let expected = [("/image", "not_a_list"), ("/session", "not_a_list"), ("/blobs", "list_without_completeness")];
+    for (path, verdict) in expected {
+        assert_eq!(verdict_of(&report, "GET", path), verdict, "{path}: {report:#}");
+    }
+}
+
 /// A statement or block only tests compile is not audited; one under any other `cfg` is.
 #[test]
 fn statements_only_tests_compile_are_not_audited() {
