@@ -130,14 +130,32 @@ fn read_from_stale_state<R: Reason>(completeness: &Completeness<R>) -> bool {
 /// incomplete one (a service's own reasons are classified by the kind they carry): each
 /// reason's own step ([`step_for`]), and of those the first in [`RECOVERY_ORDER`].
 fn recovery<R: Reason>(completeness: &Completeness<R>) -> Decision {
-    let resumable = completeness.next_cursor().is_some();
-    let paging = completeness.own_paging_reason();
-    let steps = completeness.reasons().iter().enumerate().map(|(at, reason)| match paging {
-        Some(paging) if paging == at => Decision::ContinueSearch,
-        _ => step_for(reason.kind(), reason.code(), resumable),
-    });
+    let steps = reason_steps(completeness).map(|(_, step)| step);
     // An incomplete block has a reason (R2); without one, a new attempt is the safe step.
     steps.min_by_key(|step| recovery_rank(*step)).unwrap_or(Decision::RetryLater)
+}
+
+/// Each reason of `completeness` with the step it calls for: its kind's ([`step_for`]), and
+/// for the one service's own reason that pages ([`Completeness::own_paging_reason`]), going on.
+fn reason_steps<R: Reason>(completeness: &Completeness<R>) -> impl Iterator<Item = (&R, Decision)> {
+    let resumable = completeness.next_cursor().is_some();
+    let paging = completeness.own_paging_reason();
+    completeness.reasons().iter().enumerate().map(move |(at, reason)| match paging {
+        Some(paging) if paging == at => (reason, Decision::ContinueSearch),
+        _ => (reason, step_for(reason.kind(), reason.code(), resumable)),
+    })
+}
+
+/// The reasons of an incomplete result whose step is `step`, each code once, with their kinds.
+fn reasons_calling_for<R: Reason>(completeness: &Completeness<R>, step: Decision) -> Vec<(ReasonCode, ReasonKind)> {
+    let mut found: Vec<(ReasonCode, ReasonKind)> = Vec::new();
+    for (reason, called) in reason_steps(completeness) {
+        let code = reason.code();
+        if called == step && !found.iter().any(|(seen, _)| *seen == code) {
+            found.push((code, reason.kind()));
+        }
+    }
+    found
 }
 
 /// The reasons of an incomplete result for which [`decide`] refuses or asks for review, whatever
@@ -145,17 +163,14 @@ fn recovery<R: Reason>(completeness: &Completeness<R>) -> Decision {
 /// is hidden), or a kind this client does not know (it cannot tell what would recover it).
 /// Empty for a complete result.
 pub(crate) fn beyond_recovery<R: Reason>(completeness: &Completeness<R>) -> Vec<(ReasonCode, ReasonKind)> {
-    let resumable = completeness.next_cursor().is_some();
-    let mut beyond: Vec<(ReasonCode, ReasonKind)> = Vec::new();
-    for reason in completeness.reasons() {
-        let (code, kind) = (reason.code(), reason.kind());
-        if step_for(kind, code.clone(), resumable) == Decision::RefuseOrRequestReview
-            && !beyond.iter().any(|(seen, _)| *seen == code)
-        {
-            beyond.push((code, kind));
-        }
-    }
-    beyond
+    reasons_calling_for(completeness, Decision::RefuseOrRequestReview)
+}
+
+/// The reasons of an incomplete result that only a narrower question gets past (a truncation
+/// that is not pagination), each code once: for them [`decide`] says [`Decision::NarrowQuery`]
+/// whatever retry or page the continuation offers.
+pub(crate) fn past_any_retry<R: Reason>(completeness: &Completeness<R>) -> Vec<ReasonCode> {
+    reasons_calling_for(completeness, Decision::NarrowQuery).into_iter().map(|(code, _)| code).collect()
 }
 
 /// The recoveries of an incomplete result, first to last: when its reasons call for several,

@@ -172,7 +172,22 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         Some(_) => beyond_the_continuation(&crate::client::decide::beyond_recovery(completeness)),
         None => String::new(),
     };
-    format!("{sources}{}{beyond}", next_step(completeness.continuation()))
+    // Nor does a retry or a next page get past a cap that is not pagination, where the
+    // continuation offers one of those: `decide` says to narrow the query, and so does the verdict.
+    let narrower = match completeness.continuation() {
+        Some(Continuation::NarrowQuery { .. }) => String::new(),
+        _ => only_a_narrower_question(&crate::client::decide::past_any_retry(completeness)),
+    };
+    format!("{sources}{}{narrower}{beyond}", next_step(completeness.continuation()))
+}
+
+/// What only a narrower question gets past, in words; empty when nothing is.
+fn only_a_narrower_question(codes: &[ReasonCode]) -> String {
+    if codes.is_empty() {
+        return String::new();
+    }
+    let codes: Vec<&str> = codes.iter().map(ReasonCode::as_str).collect();
+    format!(" No retry or next page gets past {}: only a narrower question does.", codes.join(", "))
 }
 
 /// What no continuation recovers, in words: what visibility reasons hide, and what reasons of a
@@ -300,6 +315,28 @@ mod tests {
             ),
             "{unknown}"
         );
+    }
+
+    /// A cap that is not pagination beside a reason whose continuation is a retry or a next
+    /// page: the line says how to continue, and that only a narrower question gets past the
+    /// cap, as `decide` reads it (a verdict that said only "ask again" sent agents round).
+    #[test]
+    fn an_incomplete_verdict_says_what_only_a_narrower_question_gets_past() {
+        use crate::client::{Decision, Intent, decide_on};
+        let limit = || ResultLimitReached::new(50, "add a tenant filter.").into();
+        let retried = block(vec![SourceUnavailable::new("crm").retry_after(45).into(), limit()]);
+        let paged = block(vec![MorePagesAvailable::new("c1.k.p.s").into(), limit()]);
+        for (answer, step) in [(&retried, "ask again after 45 s"), (&paged, "send `next_cursor` back")] {
+            let line = verdict(answer, 2);
+            assert!(line.contains(&format!(" To continue: {step}")), "{line}");
+            assert!(
+                line.ends_with(" No retry or next page gets past RESULT_LIMIT_REACHED: only a narrower question does."),
+                "{line}"
+            );
+            assert_eq!(decide_on(answer, false, Intent::Report), Decision::NarrowQuery);
+        }
+        let narrowed = verdict(&block(vec![limit(), SourceUnavailable::new("crm").retry_after(45).into()]), 2);
+        assert!(!narrowed.contains("only a narrower question"), "its continuation says to narrow: {narrowed}");
     }
 
     /// Codes repeat for several failed sources; the line names the sources.
