@@ -1020,3 +1020,24 @@ mod utoipa_route {
         assert!(!validator.is_valid(&complete_with_a_reason), "R2, added: {complete_with_a_reason}");
     }
 }
+
+/// A reason added to a deployed endpoint (contract §4, §7): a client reading the endpoint's
+/// declared reasons refuses the answer and says why, pointing at the declaration rather than at
+/// a malformed object, and at the reader that keeps it; a client of any reason keeps the new
+/// code as an unknown one, classified by its kind, and the answer stays incomplete.
+#[tokio::test]
+async fn a_reason_the_declaration_does_not_name_is_refused_by_its_readers_and_kept_by_others() {
+    let (_, mut answer) = call("/documents?hold=H-7").await;
+    answer["incomplete_reasons"][0] =
+        json!({"code": "TICKET_QUARANTINED", "kind": "source", "message": "Quarantined.", "ticket": 7});
+    let refused = serde_json::from_value::<Envelope<String, ListDocumentsReason>>(answer.clone())
+        .expect_err("the endpoint's reader refuses a code its declaration does not name");
+    let said = refused.to_string();
+    assert!(said.contains("TICKET_QUARANTINED is not one this endpoint declares"), "{said}");
+    assert!(said.contains("contract §4") && !said.contains("R12"), "the declaration, not a malformed object: {said}");
+    let kept: Envelope<String> = serde_json::from_value(answer).expect("a reader of any reason keeps it");
+    assert!(!kept.completeness.is_complete());
+    assert_eq!(kept.completeness.reasons()[0].code().as_str(), "TICKET_QUARANTINED");
+    assert_eq!(kept.completeness.reasons()[0].kind(), ReasonKind::Source);
+    assert_eq!(decide(&kept, Intent::ClaimAbsence), Decision::RetryLater);
+}

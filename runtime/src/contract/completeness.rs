@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::AcceptsWarning;
-use crate::contract::reason::{Reason, ReasonCode, ReasonKind, StandardReason, continues, reasons_from_wire};
+use crate::contract::reason::{Reason, ReasonCode, ReasonKind, StandardReason, continues};
 use crate::contract::rules::{self, Received, Rule, Violation};
 use crate::contract::scope::{PageInfo, Scope};
 use crate::contract::warning::Warning;
@@ -651,24 +651,44 @@ fn read_member<T: serde::de::DeserializeOwned>(what: &str, value: Value, problem
     serde_json::from_value(value).map_err(|e| problems.push(format!("`{what}`: {e}"))).ok()
 }
 
-/// `incomplete_reasons` as received: every malformed reason object (R12), or the reasons.
+/// `incomplete_reasons` as received: every malformed reason object (R12), every code the
+/// reader's declaration leaves out (contract §4), or the reasons.
 fn read_reasons<R: Reason>(value: Value) -> Result<Vec<R>, Vec<String>> {
     let Value::Array(values) = value else {
         return Err(vec!["`incomplete_reasons` must be an array".to_owned()]);
     };
-    let problems: Vec<String> = values
-        .iter()
-        .enumerate()
-        .filter_map(|(i, value)| match value {
-            Value::Object(object) => rules::check_reason_object(i, object).map(|violation| violation.to_string()),
-            _ => Some(format!("incomplete_reasons[{i}] must be an object")),
-        })
-        .collect();
+    let mut objects = Vec::with_capacity(values.len());
+    let mut problems = Vec::new();
+    for (i, value) in values.into_iter().enumerate() {
+        match value {
+            Value::Object(object) => match rules::check_reason_object(i, &object) {
+                Some(violation) => problems.push(violation.to_string()),
+                None => objects.push(object),
+            },
+            _ => problems.push(format!("incomplete_reasons[{i}] must be an object")),
+        }
+    }
     if !problems.is_empty() {
         return Err(problems);
     }
-    reasons_from_wire::<R, serde_json::Error>(values)
-        .map_err(|e| vec![Violation::new(Rule::ReasonObject, e.to_string()).to_string()])
+    let mut reasons = Vec::with_capacity(objects.len());
+    // A reader of an endpoint's declared reasons keeps the object of a code it refuses, to tell
+    // a code its declaration leaves out (contract §4) from an object no reader takes (R12).
+    let declared = R::declared_set().is_some();
+    for (i, object) in objects.into_iter().enumerate() {
+        let kept = declared.then(|| object.clone());
+        match R::from_wire(object) {
+            Ok(reason) => reasons.push(reason),
+            Err(why) if kept.is_some_and(|object| StandardReason::from_wire(object).is_ok()) => problems.push(format!(
+                "incomplete_reasons[{i}]: {why} (contract §4: a reader of the endpoint's declared reasons takes no \
+                 others; one of any reason, `Envelope<T>`, keeps a code it does not know)"
+            )),
+            Err(why) => {
+                problems.push(Violation::new(Rule::ReasonObject, format!("incomplete_reasons[{i}]: {why}")).to_string())
+            }
+        }
+    }
+    if problems.is_empty() { Ok(reasons) } else { Err(problems) }
 }
 
 /// `warnings` as received: every malformed warning object (R13), or the warnings.

@@ -206,17 +206,3 @@ pub fn split_wire(object: &mut Map<String, Value>) -> Result<(ReasonCode, String
     };
     Ok((ReasonCode::parse(&code), message))
 }
-
-/// Deserializes a list of reasons with a serde error naming the bad one.
-pub(crate) fn reasons_from_wire<R: Reason, E: serde::de::Error>(values: Vec<Value>) -> Result<Vec<R>, E> {
-    values
-        .into_iter()
-        .enumerate()
-        .map(|(i, value)| match value {
-            Value::Object(object) => {
-                R::from_wire(object).map_err(|e| E::custom(format!("incomplete_reasons[{i}]: {e}")))
-            }
-            _ => Err(E::custom(format!("incomplete_reasons[{i}] must be an object"))),
-        })
-        .collect()
-}
