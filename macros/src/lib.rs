@@ -43,7 +43,7 @@ pub fn derive_result_envelope(input: TokenStream) -> TokenStream {
 /// Derives `ReasonDetails` for a service's own incomplete reason:
 /// `#[reason(code = "LEGAL_HOLD", kind = visibility, message = "...")]`. Documented in the
 /// `completeness` crate.
-#[proc_macro_derive(Reason, attributes(reason))]
+#[proc_macro_derive(Reason, attributes(reason, serde))]
 pub fn derive_reason(input: TokenStream) -> TokenStream {
     details::derive(details::Which::Reason, input.into()).into()
 }
@@ -51,7 +51,7 @@ pub fn derive_reason(input: TokenStream) -> TokenStream {
 /// Derives `WarningDetails` for a service's own warning:
 /// `#[warning(code = "REPLICA_LAG", owner = "storage-team", review_by = "2027-06-30", message = "...")]`,
 /// and `stale` when it means the answer was not read from current state. Documented in the `completeness` crate.
-#[proc_macro_derive(Warning, attributes(warning))]
+#[proc_macro_derive(Warning, attributes(warning, serde))]
 pub fn derive_warning(input: TokenStream) -> TokenStream {
     details::derive(details::Which::Warning, input.into()).into()
 }

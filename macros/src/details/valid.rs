@@ -120,9 +120,7 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
                 cx,
                 "missing `review_by`: write the date it must be reviewed by, e.g. `review_by = \"2027-06-30\"`".into(),
             ),
-            Some(date) if !is_date(&date.value()) => {
-                cx.error_spanned_by(date, format!("`{}` is not a date: write it as YYYY-MM-DD", date.value()))
-            }
+            Some(date) if let Some(mistake) = date_mistake(&date.value()) => cx.error_spanned_by(date, mistake),
             Some(_) => {}
         }
     }
@@ -231,17 +229,18 @@ fn borrowed(ty: &Type) -> Option<&syn::TypeReference> {
     }
 }
 
-/// True for a real calendar date written `YYYY-MM-DD`.
-fn is_date(text: &str) -> bool {
+/// What is wrong with `text` as the `YYYY-MM-DD` of a real calendar date; `None` when it is one.
+fn date_mistake(text: &str) -> Option<String> {
+    let written = || Some(format!("`{text}` is not a date: write it as YYYY-MM-DD"));
     let parts: Vec<&str> = text.split('-').collect();
-    let [year, month, day] = parts.as_slice() else { return false };
+    let [year, month, day] = parts.as_slice() else { return written() };
     // Digits only: `u32`'s parser also takes a sign (`2027-+6-30`), which the runtime's reader
     // of the catalog refuses.
     if year.len() != 4 || month.len() != 2 || day.len() != 2 || !text.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
-        return false;
+        return written();
     }
     let (Ok(year), Ok(month), Ok(day)) = (year.parse::<u32>(), month.parse::<u32>(), day.parse::<u32>()) else {
-        return false;
+        return written();
     };
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
     let days = match month {
@@ -249,7 +248,8 @@ fn is_date(text: &str) -> bool {
         4 | 6 | 9 | 11 => 30,
         2 if leap => 29,
         2 => 28,
-        _ => return false,
+        _ => return Some(format!("`{text}` is not a calendar date: there is no month {month}")),
     };
-    (1..=days).contains(&day)
+    (!(1..=days).contains(&day))
+        .then(|| format!("`{text}` is not a calendar date: month {month} of {year} has days 1 to {days}"))
 }

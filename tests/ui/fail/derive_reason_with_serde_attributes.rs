@@ -11,4 +11,13 @@ pub struct LegalHold {
     ticket_ref: u32,
 }
 
+// Without serde's derive beside it, the attribute is still this derive's to refuse, with no
+// second error that serde's is not found.
+#[derive(Debug, Clone, Reason)]
+#[reason(code = "SHARD_DOWN", kind = source, message = "Shard {shard} is down.")]
+pub struct ShardDown {
+    #[serde(rename = "shardId")]
+    shard: u32,
+}
+
 fn main() {}

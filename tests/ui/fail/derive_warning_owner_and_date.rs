@@ -9,4 +9,9 @@ struct ReplicaLag;
 #[warning(code = "SIGNED_DATE", owner = "storage-team", review_by = "2027-+6-30", message = "Signed.")]
 struct SignedDate;
 
+// A month that does not exist is said to be one.
+#[derive(Debug, Clone, completeness::Warning)]
+#[warning(code = "NO_SUCH_MONTH", owner = "storage-team", review_by = "2027-13-01", message = "Never.")]
+struct NoSuchMonth;
+
 fn main() {}
