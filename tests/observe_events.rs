@@ -381,7 +381,9 @@ fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_to
 /// Every other problem counts in `completeness_problems_total` by route, status and code; a
 /// code read or built at run time that this version does not know (one relayed from an
 /// upstream) as `OTHER`, so that relayed codes add no series; the event names it. A service's
-/// own code written in its code (`ProblemCode::custom`) counts by its name.
+/// own code written in its code (`ProblemCode::custom`) counts by its name. So does a
+/// `COMPLETE_RESULT_UNAVAILABLE` a handler answers itself (relaying an upstream's strict
+/// refusal): no answer of the framework's was refused, so no strict refusal counts it.
 #[test]
 fn other_problems_are_counted_with_bounded_codes() {
     let requests = vec![
@@ -389,11 +391,18 @@ fn other_problems_are_counted_with_bounded_codes() {
         get_request("/upstream/SHARD_8_DOWN"),
         get_request("/upstream/NOT_FOUND"),
         get_request("/draining"),
+        get_request("/upstream/COMPLETE_RESULT_UNAVAILABLE"),
     ];
     let (capture, metrics, statuses) = run(requests);
     assert_eq!(
         statuses,
-        [StatusCode::BAD_REQUEST, StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND, StatusCode::SERVICE_UNAVAILABLE]
+        [
+            StatusCode::BAD_REQUEST,
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::SERVICE_UNAVAILABLE,
+            StatusCode::SERVICE_UNAVAILABLE
+        ]
     );
     let own = [("route", "/draining"), ("status", "503"), ("code", "SHARD_DRAINING")];
     assert_eq!(value(&metrics, "completeness_problems_total", &own), 1.0, "{metrics}");
@@ -405,9 +414,11 @@ fn other_problems_are_counted_with_bounded_codes() {
         )
     };
     assert_eq!((counted("400", "OTHER"), counted("404", "NOT_FOUND")), (2.0, 1.0), "{metrics}");
+    assert_eq!(counted("503", "COMPLETE_RESULT_UNAVAILABLE"), 1.0, "{metrics}");
     assert!(!metrics.contains("SHARD_7_DOWN"), "{metrics}");
     let codes: Vec<String> = capture.of_kind("problem").iter().map(|event| event.field("code").to_owned()).collect();
-    assert_eq!(codes, ["SHARD_7_DOWN", "SHARD_8_DOWN", "NOT_FOUND", "SHARD_DRAINING"]);
+    assert_eq!(codes, ["SHARD_7_DOWN", "SHARD_8_DOWN", "NOT_FOUND", "SHARD_DRAINING", "COMPLETE_RESULT_UNAVAILABLE"]);
+    assert!(capture.of_kind("strict_refusal").is_empty());
 }
 
 /// A single resource that left out a field because its source failed is an `INFO` event and
@@ -550,6 +561,8 @@ fn a_strict_refusal_emits_the_status_it_chose() {
     );
     assert_eq!(event.field("credential"), "north", "who demanded a complete answer");
     assert!(capture.of_kind("response").is_empty(), "the refusal is the one event of this answer");
+    assert!(capture.of_kind("problem").is_empty(), "the refusal is the one event of this answer");
+    assert!(!metrics.contains("completeness_problems_total"), "counted once, as a strict refusal: {metrics}");
     assert_eq!(value(&metrics, "completeness_strict_refusals_total", &[("route", "/partial"), ("status", "503")]), 1.0);
     let partial = [("route", "/partial"), ("method", "GET"), ("complete", "false")];
     assert_eq!(value(&metrics, "completeness_responses_total", &partial), 1.0);

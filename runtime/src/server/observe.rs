@@ -451,23 +451,23 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
     !reasons.is_empty() && reasons.iter().all(|code| *code == ReasonCode::MorePagesAvailable)
 }
 
-/// Emits the event and the count of one problem answered. A strict refusal has its own event
-/// and count, written where the answer it refused is known; any other problem (an outage's 503,
-/// a bad request) counts in [`PROBLEMS_TOTAL`], so that answers which carried no data show in
-/// the metrics as well as in the log. Its `code` label is a standard code as answered, or one
+/// Emits the event and the count of one problem answered: a refused cursor or evidence token its
+/// own, any other problem (an outage's 503, a bad request, a `COMPLETE_RESULT_UNAVAILABLE` a
+/// handler answered itself, relaying an upstream's say) counts in [`PROBLEMS_TOTAL`], so that
+/// answers which carried no data show in the metrics as well as in the log. (A strict refusal
+/// of an answer the framework saw has its own event and count, written where that answer is
+/// known, and never comes here.) Its `code` label is a standard code as answered, or one
 /// of the service's own written in its code ([`ProblemCode::custom`]), and `OTHER` for any other
 /// (one read or built at run time, relayed from an upstream's problems say, which is not
 /// bounded); the event names the code itself.
 fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
     let code = refusal.code.as_str();
     let Some(refused) = refusal.refused else {
-        if refusal.code != ProblemCode::CompleteResultUnavailable {
-            tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
-            #[cfg(feature = "metrics")]
-            {
-                metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code_label(code, refusal.code.is_bounded()))
-                    .increment(1);
-            }
+        tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
+        #[cfg(feature = "metrics")]
+        {
+            metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code_label(code, refusal.code.is_bounded()))
+                .increment(1);
         }
         return;
     };
@@ -545,9 +545,13 @@ impl<'a> EntryPoint<'a> {
     }
 
     /// Observes a refusal: a refused cursor or evidence token emits its event and count
-    /// (never the token); any other problem its `problem` event.
+    /// (never the token); any other problem its `problem` event and count, but
+    /// `COMPLETE_RESULT_UNAVAILABLE`, which is the strict refusal [`Self::answer`] returned and
+    /// observed, so that a call may pass every problem it answers with here.
     pub fn refused(&self, problem: &Problem) {
-        problem_answered(self.route, self.method, &Refusal::of(problem.code()), problem.status(), self.credential);
+        if *problem.code() != ProblemCode::CompleteResultUnavailable {
+            problem_answered(self.route, self.method, &Refusal::of(problem.code()), problem.status(), self.credential);
+        }
     }
 
     /// Observes a destructive action this call carried out on `evidence`: its
