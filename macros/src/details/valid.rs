@@ -22,11 +22,11 @@
 //!    and an endpoint whose reasons say `next_cursor` reads cursors, so a flag without one
 //!    would keep an endpoint open to cursors it never issues (contract §2.5).
 //! 10. A reason of kind `visibility` has no `recovery`: nothing a retry, a next page or another
-//!    question shows is what the credential may not read (contract §3.4), so a continuation
-//!    beside it would send a caller that follows it round in circles.
+//!     question shows is what the credential may not read (contract §3.4), so a continuation
+//!     beside it would send a caller that follows it round in circles.
 //! 11. `next_cursor` only on a reason of kind `truncation`: a next page is the way on from an
-//!    answer cut short, and clients follow a service's own cursor only as that (contract §8); a
-//!    cursor beside a source or budget reason is one no client takes.
+//!     answer cut short, and clients follow a service's own cursor only as that (contract §8); a
+//!     cursor beside a source or budget reason is one no client takes.
 
 use proc_macro2::Span;
 use syn::{Attribute, Data, DeriveInput, Ident, Type};
