@@ -1041,3 +1041,21 @@ async fn a_reason_the_declaration_does_not_name_is_refused_by_its_readers_and_ke
     assert_eq!(kept.completeness.reasons()[0].kind(), ReasonKind::Source);
     assert_eq!(decide(&kept, Intent::ClaimAbsence), Decision::RetryLater);
 }
+
+/// A generic reason whose parameter carries no bounds: the derive bounds it as its impl needs,
+/// as serde's derive does, where it once left one error per missing trait.
+#[derive(Debug, Clone, PartialEq, completeness::Reason)]
+#[reason(code = "BARE_HOLD", kind = visibility, message = "Hold {hold:?} hides records.")]
+pub struct BareHold<T> {
+    hold: T,
+}
+
+#[test]
+fn a_generic_reason_needs_no_bounds_written() {
+    let reason = StandardReason::from(BareHold { hold: 7_u32 });
+    assert_eq!(reason.message(), "Hold 7 hides records.");
+    let wire = serde_json::to_value(&reason).unwrap();
+    assert_eq!(wire["hold"], 7, "{wire}");
+    let back: StandardReason = serde_json::from_value(wire).unwrap();
+    assert_eq!(back.to_details::<BareHold<u32>>(), Some(Ok(BareHold { hold: 7 })));
+}

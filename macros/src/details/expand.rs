@@ -14,7 +14,8 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let krate = &attrs.krate;
     let private = quote! { #krate::__private };
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let generics = with_detail_bounds(&input.generics, &private);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let code = attrs.code.value.as_ref().map(syn::LitStr::value).unwrap_or_default();
     let message = &attrs.message.value;
     let (fields, types): (Vec<&Ident>, Vec<&Type>) = fields.iter().copied().unzip();
@@ -128,6 +129,28 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     }
 }
 
+/// The struct's generics, each type parameter bounded as the details impl needs it, as serde's
+/// derive bounds them for its own impls: the fields are written and read with serde, and
+/// details are `Clone + Debug + Send + Sync + 'static`. Without these, a generic reason that
+/// leaves its parameter unbounded gets one error per missing trait, none saying what to write.
+fn with_detail_bounds(generics: &syn::Generics, private: &TokenStream) -> syn::Generics {
+    let mut generics = generics.clone();
+    let params: Vec<Ident> = generics.type_params().map(|param| param.ident.clone()).collect();
+    let where_clause = generics.make_where_clause();
+    for param in params {
+        where_clause.predicates.push(syn::parse_quote! {
+            #param: #private::serde::Serialize
+                + #private::serde::de::DeserializeOwned
+                + ::core::clone::Clone
+                + ::core::fmt::Debug
+                + ::core::marker::Send
+                + ::core::marker::Sync
+                + 'static
+        });
+    }
+    generics
+}
+
 /// What the derive emits after an error: the impl with the right shape and no behaviour, under a
 /// code made from the type's name and a number no other stub of this build has
 /// (`INVALID_LEGALHOLD_0`: of the right form, and no other type's, even one of the same name in
@@ -138,7 +161,8 @@ pub(crate) fn stub(which: Which, input: &DeriveInput, attrs: &Attrs) -> TokenStr
     let krate = &attrs.krate;
     let private = quote! { #krate::__private };
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let generics = with_detail_bounds(&input.generics, &private);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let name: String = crate::names::unraw(ident)
         .chars()
         .filter(char::is_ascii_alphanumeric)
