@@ -147,9 +147,10 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
 
 /// What an incomplete answer's verdict says after its first sentence, each part starting with
 /// a space: the sources not read, which a list of codes alone does not tell apart, how to
-/// continue (or that nothing is offered), and what continuing does not recover (the reasons for
-/// which `decide` refuses); empty for a complete answer. For a service's own verdict lines,
-/// such as a count's.
+/// continue (or that nothing is offered), what a retry or next page does not get past (a cap
+/// that is not pagination, for which `decide` says to narrow the query), and what continuing
+/// does not recover (the reasons for which `decide` refuses); empty for a complete answer. For
+/// a service's own verdict lines, such as a count's.
 pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
     if completeness.is_complete() {
         return String::new();
@@ -172,13 +173,20 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         Some(_) => beyond_the_continuation(&crate::client::decide::beyond_recovery(completeness)),
         None => String::new(),
     };
-    // Nor does a retry or a next page get past a cap that is not pagination, where the
-    // continuation offers one of those: `decide` says to narrow the query, and so does the verdict.
-    let narrower = match completeness.continuation() {
-        Some(Continuation::NarrowQuery { .. }) => String::new(),
-        _ => only_a_narrower_question(&crate::client::decide::past_any_retry(completeness)),
+    // Nor does a retry or a next page get past a cap that is not pagination: where the
+    // continuation offers one of those, or none, `decide` says to narrow the query, and so does
+    // the verdict.
+    let capped = crate::client::decide::past_any_retry(completeness);
+    let step = match completeness.continuation() {
+        None if !capped.is_empty() => format!(" To continue: narrow the query.{}", only_a_narrower_question(&capped)),
+        Some(
+            continuation @ (Continuation::NextCursor { .. }
+            | Continuation::RetryAfter { .. }
+            | Continuation::RetryWithDeadline { .. }),
+        ) => format!("{}{}", next_step(Some(continuation)), only_a_narrower_question(&capped)),
+        continuation => next_step(continuation),
     };
-    format!("{sources}{}{narrower}{beyond}", next_step(completeness.continuation()))
+    format!("{sources}{step}{beyond}")
 }
 
 /// What only a narrower question gets past, in words; empty when nothing is.
@@ -337,6 +345,25 @@ mod tests {
         }
         let narrowed = verdict(&block(vec![limit(), SourceUnavailable::new("crm").retry_after(45).into()]), 2);
         assert!(!narrowed.contains("only a narrower question"), "its continuation says to narrow: {narrowed}");
+        // A cap that offers no way on: the line says to narrow, not that nothing is offered.
+        let mut kind = serde_json::Map::new();
+        kind.insert("kind".into(), "truncation".into());
+        let cut = crate::contract::reason::CustomReason::from_wire(
+            "UPSTREAM_TRUNCATED".to_owned(),
+            "the upstream may have cut its answer".to_owned(),
+            kind,
+        );
+        let bare = block(vec![cut.into()]);
+        assert_eq!(bare.continuation(), None);
+        let line = verdict(&bare, 50);
+        assert!(
+            line.ends_with(
+                " To continue: narrow the query. No retry or next page gets past UPSTREAM_TRUNCATED: only a narrower \
+                 question does."
+            ),
+            "{line}"
+        );
+        assert_eq!(decide_on(&bare, false, Intent::Report), Decision::NarrowQuery);
     }
 
     /// Codes repeat for several failed sources; the line names the sources.
