@@ -230,9 +230,10 @@
 //! # `#[derive(Reason)]` and `#[derive(Warning)]`
 //!
 //! A service's own reason: `#[reason(code = "LEGAL_HOLD", kind = visibility, message = "...")]`,
-//! with an optional `recovery = path` to a `fn(&Self) -> Option<Continuation>`, and `next_cursor`
-//! when that recovery may be `Continuation::NextCursor` (the reason hands out a cursor of its
-//! own, which the handler reads back). Without `next_cursor` the reason offers no cursor: an
+//! with an optional `recovery = path` to a `fn(&Self) -> Option<Continuation>` (not on a reason
+//! of kind `visibility`, which no way on recovers), and `next_cursor` when that recovery may be
+//! `Continuation::NextCursor` (the reason hands out a cursor of its own, which the handler reads
+//! back; only on a reason of kind `truncation`, contract §3.3). Without `next_cursor` the reason offers no cursor: an
 //! endpoint whose reasons all leave it out refuses a `cursor` sent to it (400
 //! `CURSOR_QUERY_MISMATCH`, contract §2.5), and a cursor its recovery returns is left out. The message may
 //! name fields (`"{hold}"`); the fields are the reason's detail members. The code must be

@@ -727,6 +727,76 @@ fn details_written_by_hand_never_name_a_head_member_twice() {
     assert!(text.contains(r#""region":"eu-2""#), "{text}");
 }
 
+/// A reason written by hand whose recovery contract §3.3 does not allow: a way on beside a
+/// visibility reason, or a next page from a kind that is not truncation.
+#[derive(Debug, Clone)]
+struct HandWrittenWayOn {
+    kind: u8,
+}
+
+impl completeness::ReasonDetails for HandWrittenWayOn {
+    const CODE: completeness::ReasonCode = completeness::ReasonCode::custom("HAND_WAY_ON");
+    const KIND: completeness::ReasonKind = completeness::ReasonKind::Source;
+    fn default_message(&self) -> String {
+        "a source pages on its own".to_owned()
+    }
+    fn write_details<M: serde::ser::SerializeMap>(&self, _: &mut M) -> Result<(), M::Error> {
+        Ok(())
+    }
+    fn read_details(_object: &serde_json::Map<String, Value>) -> Result<Self, String> {
+        Ok(HandWrittenWayOn { kind: 0 })
+    }
+    fn recovery(&self) -> Option<completeness::Continuation> {
+        Some(match self.kind {
+            0 => Continuation::NextCursor { cursor: "c-2".into() },
+            _ => Continuation::RetryAfter { seconds: 5 },
+        })
+    }
+    fn into_reason(self) -> completeness::StandardReason {
+        completeness::StandardReason::Custom(completeness::reason::CustomReason::from_details(&self))
+    }
+}
+
+/// The same, of kind visibility.
+#[derive(Debug, Clone)]
+struct HandWrittenHold;
+
+impl completeness::ReasonDetails for HandWrittenHold {
+    const CODE: completeness::ReasonCode = completeness::ReasonCode::custom("HAND_HOLD");
+    const KIND: completeness::ReasonKind = completeness::ReasonKind::Visibility;
+    fn default_message(&self) -> String {
+        "records on hold are hidden".to_owned()
+    }
+    fn write_details<M: serde::ser::SerializeMap>(&self, _: &mut M) -> Result<(), M::Error> {
+        Ok(())
+    }
+    fn read_details(_object: &serde_json::Map<String, Value>) -> Result<Self, String> {
+        Ok(HandWrittenHold)
+    }
+    fn recovery(&self) -> Option<completeness::Continuation> {
+        Some(Continuation::RetryAfter { seconds: 5 })
+    }
+    fn into_reason(self) -> completeness::StandardReason {
+        completeness::StandardReason::Custom(completeness::reason::CustomReason::from_details(&self))
+    }
+}
+
+/// What `#[derive(Reason)]` refuses at compile time, details written by hand have left out when
+/// reported (contract §3.3): no way on beside a visibility reason, no next page from a source
+/// reason (which does not say it may offer one), while a retry from it stays.
+#[test]
+fn a_way_on_the_contract_does_not_allow_is_left_out_of_details_written_by_hand() {
+    use completeness::ReasonDetails;
+    assert!(!HandWrittenWayOn::MAY_OFFER_A_CURSOR, "only a truncation may offer a cursor unless it says so");
+    let reason = |details: StandardReason| Envelope::<String>::incomplete(vec![], Scope::new("r", "all"), details);
+    let hold = reason(HandWrittenHold.into_reason());
+    assert_eq!(hold.completeness.continuation(), None);
+    let paged = reason(HandWrittenWayOn { kind: 0 }.into_reason());
+    assert_eq!((paged.completeness.continuation(), paged.completeness.next_cursor()), (None, None));
+    let retried = reason(HandWrittenWayOn { kind: 1 }.into_reason());
+    assert_eq!(retried.completeness.continuation(), Some(&Continuation::RetryAfter { seconds: 5 }));
+}
+
 /// `?stale_page=N`: numbers 1 to 9 in keyset order, page `N` (1-based) read from a lagging
 /// replica; `?partial_page=N`: page `N` also says a source was unavailable, marked partial before
 /// its cursor is signed (`unmarked_page=N`, `unmarked_stale_page=N`: the same without the mark;

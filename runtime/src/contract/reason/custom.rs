@@ -33,7 +33,7 @@ impl CustomReason {
             kind: D::KIND,
             message: details.message(),
             details: details_map,
-            recovery: details.recovery(),
+            recovery: details.recovery().filter(|recovery| may_offer::<D>(recovery)),
         }
     }
 
@@ -127,5 +127,16 @@ impl CustomReason {
     /// The code as a [`ReasonCode`].
     pub fn reason_code(&self) -> ReasonCode {
         ReasonCode::parse(&self.code)
+    }
+}
+
+/// True when a service's own reason of details `D` may offer `recovery` (contract §3.3): none on
+/// a reason of kind `visibility`, which no way on recovers; a next page only from one of kind
+/// `truncation` that says it may offer one.
+fn may_offer<D: ReasonDetails>(recovery: &Continuation) -> bool {
+    match (D::KIND, recovery) {
+        (ReasonKind::Visibility, _) => false,
+        (kind, Continuation::NextCursor { .. }) => kind == ReasonKind::Truncation && D::MAY_OFFER_A_CURSOR,
+        _ => true,
     }
 }

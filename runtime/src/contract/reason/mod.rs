@@ -101,10 +101,11 @@ pub trait ReasonDetails: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     const KIND: ReasonKind;
     /// False when no value of these details ever offers a `next_cursor`: an endpoint whose
     /// declared reasons all say so never pages, and a cursor sent to it is refused (contract
-    /// §2.5). True unless said otherwise; the standard details say what the table says of
-    /// their code ([`ReasonCode::may_offer_a_cursor`]), and `#[derive(Reason)]` says true only
-    /// for a reason declared with `next_cursor`.
-    const MAY_OFFER_A_CURSOR: bool = true;
+    /// §2.5). Unless said otherwise, true for a reason of kind `truncation` only, the one kind
+    /// whose cursor clients follow (contract §3.3); the standard details say what the table
+    /// says of their code ([`ReasonCode::may_offer_a_cursor`]), and `#[derive(Reason)]` says
+    /// true only for a reason declared with `next_cursor`.
+    const MAY_OFFER_A_CURSOR: bool = matches!(Self::KIND, ReasonKind::Truncation);
     /// The detail members a service's own reason writes, by name, for the schemas of its
     /// endpoints (`#[derive(Reason)]` lists its fields); none said for a standard one, whose
     /// members the schemas' own table gives.
@@ -119,7 +120,10 @@ pub trait ReasonDetails: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
     /// Reads details back from a wire object (`code`, `message` and `kind` already taken).
     fn read_details(object: &Map<String, Value>) -> Result<Self, String>;
-    /// How to recover, if this value knows a way.
+    /// How to recover, if this value knows a way. A service's own reason offers none when it is
+    /// of kind `visibility`, and a `NextCursor` only when it is of kind `truncation` and
+    /// [`Self::MAY_OFFER_A_CURSOR`] (contract §3.3): `#[derive(Reason)]` refuses the others at
+    /// compile time, and one written by hand has them left out when it is reported.
     fn recovery(&self) -> Option<Continuation>;
     /// Takes back a recovery that travelled separately on the wire; false when it does not fit.
     fn restore(&mut self, _recovery: &Continuation) -> bool {
