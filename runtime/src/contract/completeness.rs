@@ -672,14 +672,14 @@ fn read_reasons<R: Reason>(value: Value) -> Result<Vec<R>, Vec<String>> {
         return Err(problems);
     }
     let mut reasons = Vec::with_capacity(objects.len());
-    // A reader of an endpoint's declared reasons keeps the object of a code it refuses, to tell
-    // a code its declaration leaves out (contract §4) from an object no reader takes (R12).
-    let declared = R::declared_set().is_some();
+    // A reader of an endpoint's declared reasons tells a code its declaration leaves out, or
+    // declares of another kind (contract §4), from an object no reader takes (R12).
+    let declared = R::declared_set();
     for (i, object) in objects.into_iter().enumerate() {
-        let kept = declared.then(|| object.clone());
+        let left_out = declared.as_ref().is_some_and(|set| leaves_out(set, &object));
         match R::from_wire(object) {
             Ok(reason) => reasons.push(reason),
-            Err(why) if kept.is_some_and(|object| StandardReason::from_wire(object).is_ok()) => problems.push(format!(
+            Err(why) if left_out => problems.push(format!(
                 "incomplete_reasons[{i}]: {why} (contract §4: a reader of the endpoint's declared reasons takes no \
                  others; one of any reason, `Envelope<T>`, keeps a code it does not know)"
             )),
@@ -689,6 +689,21 @@ fn read_reasons<R: Reason>(value: Value) -> Result<Vec<R>, Vec<String>> {
         }
     }
     if problems.is_empty() { Ok(reasons) } else { Err(problems) }
+}
+
+/// True when `set`, an endpoint's declaration, leaves out the reason `object`: its code is not
+/// declared, or declared of another kind than the one the object carries.
+fn leaves_out(set: &crate::contract::declared::DeclaredSet, object: &Map<String, Value>) -> bool {
+    let Some(code) = object.get("code").and_then(Value::as_str) else {
+        return false;
+    };
+    match set.reasons.iter().position(|declared| declared.as_str() == code) {
+        None => true,
+        Some(at) => object
+            .get("kind")
+            .and_then(Value::as_str)
+            .is_some_and(|kind| set.kinds.get(at).is_some_and(|declared| declared.as_str() != kind)),
+    }
 }
 
 /// `warnings` as received: every malformed warning object (R13), or the warnings.
