@@ -723,6 +723,7 @@ async fn the_openapi_document_gives_a_generated_client_what_the_wire_carries() {
     for status in ["200", "400", "422", "503"] {
         assert!(responses("/search", "get")[status]["headers"]["time-budget-ms"].is_object(), "search {status}");
     }
+    assert!(responses("/search", "get")["401"]["headers"]["time-budget-ms"].is_null(), "read after authentication");
     for (path, method) in [("/service-accounts/{id}", "patch"), ("/service-accounts/{id}", "delete")] {
         assert!(responses(path, method)["403"]["description"].as_str().unwrap().contains("FORBIDDEN"), "{method}");
     }

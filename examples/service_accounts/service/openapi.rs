@@ -241,16 +241,19 @@ fn time_budget_echo() -> Header {
     HeaderBuilder::new()
         .schema(Some(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1))))
         .description(Some(
-            "the time budget applied, in milliseconds, once the request's was read (capped by the server)",
+            "the time budget applied, in milliseconds (capped by the server), once the request's was read: not \
+             on a refusal made before (a 401, INVALID_TIME_BUDGET, a database outage)",
         ))
         .build()
 }
 
-/// Adds the `Time-Budget-Ms` echo to every response of `operation`, described as sent once the
-/// budget was read: a refusal made before that (a 401, the budget's own 400) has none.
+/// Adds the `Time-Budget-Ms` echo to the responses of `operation` that can carry it: its
+/// answer, and the problems its handler answers with once the budget is read (a strict refusal,
+/// a filter it refuses). A refusal made before that has none: a 401, the transport's, the
+/// budget's own `INVALID_TIME_BUDGET` (the header's description says so for the 400s).
 fn with_budget_echo(mut operation: utoipa::openapi::path::Operation) -> utoipa::openapi::path::Operation {
-    for response in operation.responses.responses.values_mut() {
-        if let RefOr::T(response) = response {
+    for (status, response) in &mut operation.responses.responses {
+        if let ("200" | "400" | "403" | "422" | "503", RefOr::T(response)) = (status.as_str(), response) {
             response.headers.insert(completeness::budget::TIME_BUDGET_HEADER.to_owned(), RefOr::T(time_budget_echo()));
         }
     }

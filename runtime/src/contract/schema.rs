@@ -262,7 +262,11 @@ mod openapi {
         let of = |kind: Type| ObjectBuilder::new().schema_type(kind).description(Some(about));
         match shape {
             Shape::Exactly(value) => of(Type::String).enum_values(Some([value])).into(),
-            Shape::Count => of(Type::Integer).minimum(Some(0)).into(),
+            // Written as u64s, up to 2^64 − 1: past what `int64` holds.
+            Shape::Count => of(Type::Integer)
+                .minimum(Some(0))
+                .format(Some(schema::SchemaFormat::Custom("uint64".to_owned())))
+                .into(),
             Shape::Text => of(Type::String).into(),
             Shape::Texts => ArrayBuilder::new().items(of(Type::String)).description(Some(about)).into(),
             Shape::Flag(None) => of(Type::Boolean).into(),
