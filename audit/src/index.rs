@@ -651,6 +651,13 @@ impl<'s> Index<'s> {
             .copied()
     }
 
+    /// True when `segments`, written in `module`, names an item of another crate by a path into
+    /// it: written as one (`othercrate::Page`) or imported as one (`use othercrate::Page;`). A
+    /// bare name the module neither imports nor defines is not: a macro may generate it there.
+    pub fn is_external(&self, module: ModuleId, segments: &[String]) -> bool {
+        self.absolute(module, segments).len() > 1 && !self.is_ours(module, segments)
+    }
+
     /// True when `segments`, written in `module`, names an item of the crate `krate` (an external crate).
     pub fn is_from(&self, module: ModuleId, segments: &[String], krate: &str) -> bool {
         self.absolute(module, segments).first().is_some_and(|s| s == krate)

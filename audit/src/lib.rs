@@ -144,51 +144,33 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
         ),
         Class::NotAList(why) | Class::Exempt(why) => (why, None),
         Class::Error => ("returns only errors (`Err(..)`)".to_owned(), None),
-        Class::List { shown, item, owner } => {
+        Class::List { shown, item, owner, through } => {
             // `_`: a collection built in a body whose item type the audit did not see.
             let item = item.filter(|i| !i.is_empty() && i != "_").unwrap_or_else(|| "T".to_owned());
-            // The attribute as it compiles: `reasons(..)` is required (`reasons()` for an
-            // endpoint that is always complete).
-            let annotate = "annotate the handler with `#[completeness(resource = \"..\", reasons(..))]`, listing \
-                            every reason it can report";
-            let fix = match &owner {
-                Some(owner) => format!(
-                    "derive `ResultEnvelope` on `{owner}` with an `#[envelope(completeness)] completeness: Completeness` \
-                     member, or return `Envelope<{item}>` in place of the list; {annotate}, and register it with \
-                     `{routing}`"
-                ),
-                None => format!(
-                    "return `Envelope<{item}>` in place of the list, {annotate}, and register it with `{routing}`"
-                ),
-            };
-            (format!("returns `{shown}`, a list without a completeness block"), Some(fix))
-        }
-        Class::Nested { owner, field } => {
-            // A `json!` object has no type to derive on: a struct of its members takes its place.
-            let target = if owner == classify::JSON_OBJECT {
-                format!("a struct of its members, returned in place of `{owner}`,")
-            } else {
-                format!("`{owner}`")
-            };
-            // A collection further down (`article.tags`) is declared small at the member of
-            // this resource that holds it.
-            let marked = match field.split_once('.') {
-                Some((member, _)) => format!("`{member}`, which holds it,"),
-                None => format!("`{field}`"),
-            };
             (
-                format!("`{owner}` is a single resource whose `{field}` member is a collection"),
-                Some(format!(
-                    "derive `ResultEnvelope` on {target} and mark {marked} with `#[envelope(bounded = \"why it stays small\")]`"
-                )),
+                format!("returns `{shown}`, a list without a completeness block"),
+                Some(list_fix(&item, owner, through, &routing)),
             )
         }
+        Class::Nested { owner, field, holder, through } => (
+            format!("`{owner}` is a single resource whose `{field}` member is a collection"),
+            Some(nested_fix(&owner, &field, holder, through)),
+        ),
         // A type of another crate is named already: the audit needs to read it.
         Class::Unknown(why) if why.contains(classify::DEFINED_ELSEWHERE) => (
             why,
             Some(format!(
                 "audit the crate that defines the type too (the workspace that holds both), or register the handler \
                  with `{routing}` so the compiler checks it"
+            )),
+        ),
+        // Not found, and no path leads out of the sources: a macro may generate it.
+        Class::Unknown(why) if why.contains(classify::NOT_FOUND) => (
+            why,
+            Some(format!(
+                "if a macro generates the type, name in the signature a type the audited sources define (the one \
+                 an alias stands for); if another crate defines it, audit that crate too (the workspace that holds \
+                 both); or register the handler with `{routing}` so the compiler checks it"
             )),
         ),
         Class::Unknown(why) => (
@@ -211,4 +193,76 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
         krate: String::new(),
         baselined: false,
     }
+}
+
+/// The fix of a list of `item` without completeness, routed with `routing`: a completeness block
+/// on `owner`, the innermost struct whose own member is the list, or an `Envelope` in its place.
+/// A generic wrapper it is reached `through` is left as it is ([`leave_wrapper`]); when no struct
+/// of the sources holds the list as written (`CommonResult<Vec<User>>`), the block goes on the
+/// type given for the wrapper's parameter.
+fn list_fix(item: &str, owner: Option<String>, through: Option<classify::Through>, routing: &str) -> String {
+    // The attribute as it compiles: `reasons(..)` is required (`reasons()` for an endpoint that
+    // is always complete).
+    let annotate = "annotate the handler with `#[completeness(resource = \"..\", reasons(..))]`, listing every \
+                    reason it can report";
+    let block = "with an `#[envelope(completeness)] completeness: Completeness` member";
+    let leave = through.as_ref().map(leave_wrapper).unwrap_or_default();
+    match (owner, through) {
+        (Some(owner), _) => format!(
+            "{leave}derive `ResultEnvelope` on `{owner}` {block}, or return `Envelope<{item}>` in place of the list; \
+             {annotate}, and register it with `{routing}`"
+        ),
+        (None, Some(through)) => format!(
+            "{leave}in place of `{}` as its `{}` here, use a struct of the items that derives `ResultEnvelope` \
+             {block}, or return `Envelope<{item}>` in place of the response; {annotate}, and register it with \
+             `{routing}`",
+            through.arg, through.param
+        ),
+        (None, None) => {
+            format!("return `Envelope<{item}>` in place of the list, {annotate}, and register it with `{routing}`")
+        }
+    }
+}
+
+/// The fix of the collection `field` of the single resource `owner`: `bounded` on the member of
+/// `holder`, the innermost struct whose own member it is. A generic wrapper it is reached
+/// `through` is left as it is ([`leave_wrapper`]): `bounded` on the wrapper's member would
+/// declare that member bounded for every endpoint it wraps, paginated lists included.
+fn nested_fix(
+    owner: &str,
+    field: &str,
+    holder: Option<(String, String)>,
+    through: Option<classify::Through>,
+) -> String {
+    let bounded = "`#[envelope(bounded = \"why it stays small\")]`";
+    let leave = through.as_ref().map(leave_wrapper).unwrap_or_default();
+    let (holder, member) = match (holder, through) {
+        (Some(held), _) => held,
+        (None, Some(through)) => {
+            return format!(
+                "{leave}in place of `{}` as its `{}` here, use a struct that derives `ResultEnvelope` and holds \
+                 the collection, marked {bounded}",
+                through.arg, through.param
+            );
+        }
+        // Not built by the classifier; the member of `owner` that holds the collection.
+        (None, None) => (owner.to_owned(), field.split('.').next().unwrap_or(field).to_owned()),
+    };
+    // A `json!` object has no type to derive on: a struct of its members takes its place.
+    let target = if holder == classify::JSON_OBJECT {
+        format!("a struct of its members, returned in place of `{holder}`,")
+    } else {
+        format!("`{holder}`")
+    };
+    format!("{leave}derive `ResultEnvelope` on {target} and mark `{member}` with {bounded}")
+}
+
+/// What a fix says of the generic wrapper a collection is reached `through`: it stays as it is,
+/// as every endpoint it wraps gives its parameter a type of its own.
+fn leave_wrapper(through: &classify::Through) -> String {
+    format!(
+        "leave `{}` as it is: it is generic, and its `{}` is of its type parameter `{}`, which every endpoint it \
+         wraps gives a type of its own, so a completeness block or `bounded` there would change them all; ",
+        through.wrapper, through.member, through.param
+    )
 }

@@ -76,6 +76,11 @@ pub struct Unseen {
 pub const NOT_OURS_FIX: &str = "audit the crate that defines it too (the workspace that holds both), or register it with \
                                 `completeness::routing`, which checks the response at compile time";
 
+/// The fix for a handler the audit cannot resolve: a function a macro defines, or a variable.
+pub const UNRESOLVED_FIX: &str = "register a function the audited sources define by its name, not through a macro or \
+                                  a variable, or register it with `completeness::routing`, which checks the response \
+                                  at compile time";
+
 /// The fix for a handler written as an expression the audit does not follow.
 pub const EXPRESSION_FIX: &str =
     "register a function of the audited sources by its name, or a closure, in place of the expression";
@@ -174,15 +179,21 @@ pub fn registrations<'s>(index: &Index<'s>) -> Vec<Registration<'s>> {
     all.into_iter()
         .flatten()
         .filter(|r| {
-            seen.insert((
-                r.method.clone(),
-                r.path.clone(),
-                r.handler.text.clone(),
-                r.handler.file.clone(),
-                r.handler.line,
-            ))
+            seen.insert((r.method.clone(), r.path.clone(), r.handler.text.clone(), handler_identity(&r.handler)))
         })
         .collect()
+}
+
+/// What tells apart two registrations of one method and path by handlers written alike (the
+/// baseline key of a finding): the function a handler is, a closure by where its body is
+/// written, and the module it is registered in. The same handler registered in both branches
+/// of an `if` (`/metrics` served either way) is one route, listed once.
+fn handler_identity(handler: &HandlerRef<'_>) -> (Option<usize>, Option<(usize, usize)>, ModuleId) {
+    let closure = handler.closure.map(|body| {
+        let start = body.span().start();
+        (start.line, start.column)
+    });
+    (handler.target.as_ref().map(|f| f.id), closure, handler.module)
 }
 
 impl<'i, 's> Eval<'i, 's> {
@@ -518,8 +529,18 @@ impl<'i, 's> Eval<'i, 's> {
                 value
             }
             Expr::ForLoop(l) => {
-                // `for part in [Router::new().route(..), ..]`: routers iterated over are served.
-                self.eval_free(&l.expr, frame);
+                // `for r in routers { api = api.merge(r); }`: the loop's variable holds every
+                // router of the collection, served where the body puts it (under the prefix of
+                // the `nest` it goes to), and where nothing takes it in, at its own paths.
+                let iterated = self.eval(&l.expr, frame, false);
+                match (iterated, binding_name(&l.pat)) {
+                    (routers @ Value::Router(_), Some(name)) => {
+                        consume_local(&l.expr, frame);
+                        self.bind(frame, name, routers);
+                    }
+                    (Value::Router(routes), None) if !is_local(&l.expr, frame) => self.roots.push(routes),
+                    _ => {}
+                }
                 self.eval_block(&l.body, frame);
                 Value::Other
             }
@@ -539,12 +560,7 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 Value::Other
             }
-            Expr::Array(a) => {
-                for e in &a.elems {
-                    self.eval_free(e, frame);
-                }
-                Value::Other
-            }
+            Expr::Array(a) => self.routers_array(a, frame),
             Expr::Struct(s) => {
                 for field in &s.fields {
                     self.eval_free(&field.expr, frame);
@@ -562,6 +578,81 @@ impl<'i, 's> Eval<'i, 's> {
             }
             _ => Value::Other,
         }
+    }
+
+    /// An array: one router of all the routes of its elements when each is a router
+    /// (`[users::routes(), orders::routes()]`), served where the collection goes (merged by
+    /// `fold` or a `for` loop, nested under a prefix) rather than at paths without that prefix.
+    /// An array of other values holds its routers to be served, each a root at its own paths, as
+    /// a tuple's are.
+    fn routers_array(&mut self, array: &'s syn::ExprArray, frame: &mut Frame<'s>) -> Value<'s> {
+        let values: Vec<Value<'s>> = array.elems.iter().map(|e| self.eval(e, frame, false)).collect();
+        if !values.is_empty() && values.iter().all(|value| matches!(value, Value::Router(_))) {
+            for e in &array.elems {
+                consume_local(e, frame);
+            }
+            return values.into_iter().fold(Value::Other, union);
+        }
+        for (e, value) in array.elems.iter().zip(values) {
+            if let Value::Router(routes) = value
+                && !is_local(e, frame)
+            {
+                self.roots.push(routes);
+            }
+        }
+        Value::Other
+    }
+
+    /// `vec![users::routes(), orders::routes()]`, as [`Eval::routers_array`] reads an array:
+    /// one router of all their routes, when every element is a local router or a call without
+    /// arguments of a function of the audited sources declared to return one. `None` for any
+    /// other `vec!` (its tokens are read as any macro's, nothing evaluated).
+    fn routers_vec(&mut self, mac: &syn::Macro, frame: &mut Frame<'s>) -> Option<Value<'s>> {
+        if !mac.path.is_ident("vec") {
+            return None;
+        }
+        let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+        let elems = syn::parse::Parser::parse2(parser, mac.tokens.clone()).ok()?;
+        let mut locals = Vec::new();
+        let mut fns = Vec::new();
+        for e in &elems {
+            match e {
+                Expr::Path(p) => {
+                    let name = p.path.get_ident()?.to_string();
+                    if !matches!(frame.locals.get(&name), Some((Value::Router(_), _))) {
+                        return None;
+                    }
+                    locals.push(name);
+                }
+                Expr::Call(call) if call.args.is_empty() => {
+                    let Expr::Path(func) = &*call.func else { return None };
+                    let segs = self.index.written_in(frame.fn_id, segments(&func.path));
+                    let f = self.index.find_fn_from(frame.fn_id, frame.module, frame.self_ty.as_deref(), &segs)?;
+                    if !self.returns_router(&f) {
+                        return None;
+                    }
+                    fns.push(f.id);
+                }
+                _ => return None,
+            }
+        }
+        if elems.is_empty() {
+            return None;
+        }
+        let mut routes = Vec::new();
+        for name in locals {
+            if let Some((Value::Router(held), consumed)) = frame.locals.get_mut(&name) {
+                routes.extend(held.iter().cloned());
+                *consumed = true;
+            }
+        }
+        for id in fns {
+            self.called.insert(id);
+            if let Value::Router(built) = self.eval_fn(id) {
+                routes.extend(built);
+            }
+        }
+        Some(Value::Router(routes))
     }
 
     /// The value of a method call. Its routing arms match on the constants of
@@ -770,6 +861,34 @@ impl<'i, 's> Eval<'i, 's> {
                 }
                 self.eval(on, frame, consuming)
             }
+            // `routers.into_iter().fold(Router::new(), |acc, r| acc.merge(r))` over a collection
+            // of routers: its routers and the first value's, merged.
+            ("fold", [init, merge]) => match self.eval(on, frame, consuming) {
+                routers @ Value::Router(_) => {
+                    let init = self.eval(init, frame, true);
+                    self.eval_free(merge, frame);
+                    union(routers, init)
+                }
+                other => self.other_method(other, on, name, args, frame),
+            },
+            // `routers.push(users::routes())` on a local: the router is one more of the
+            // collection, served where it goes.
+            ("push", [pushed]) if is_local(on, frame) => {
+                let Value::Router(routes) = self.eval(pushed, frame, true) else { return Value::Other };
+                let name = match on {
+                    Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+                    _ => None,
+                };
+                if let Some((value, consumed)) = name.and_then(|name| frame.locals.get_mut(&name)) {
+                    match value {
+                        Value::Router(held) => held.extend(routes),
+                        // A collection built empty (`Vec::new()`) holds routers from here on.
+                        _ => *value = Value::Router(routes),
+                    }
+                    *consumed = false;
+                }
+                Value::Other
+            }
             // A tower service mounted on the router: its responses are not a handler's to read,
             // unless it is a handler turned into a service (`list.into_service()`).
             (ROUTE_SERVICE | NEST_SERVICE, [path, service]) => {
@@ -924,6 +1043,9 @@ impl<'i, 's> Eval<'i, 's> {
     /// macro is no router, also one that only mentions a router (`tracing::info!(?app)`,
     /// `tokio::select! { _ = axum::serve(listener, app) => {} }`): the router keeps its routes.
     fn eval_macro(&mut self, mac: &'s syn::Macro, frame: &mut Frame<'s>, used: bool) -> Value<'s> {
+        if let Some(routers) = self.routers_vec(mac, frame) {
+            return routers;
+        }
         let mut tokens = MacroTokens::default();
         tokens.read(mac.tokens.clone());
         // utoipa-axum's `routes!(list, create)` bound or returned before `.routes(..)` takes it:
@@ -1077,6 +1199,14 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
+    /// Why the handler `path` (written `text` in `frame`'s function) is not found: a path into
+    /// another crate names a function the audit does not read ([`not_ours`]); any other name is
+    /// one the audited sources hold but the audit cannot resolve ([`unresolved`]).
+    fn unfound(&self, path: &syn::Path, text: &str, frame: &Frame<'s>) -> Unseen {
+        let segs = self.index.written_in(frame.fn_id, segments(path));
+        if self.index.is_external(frame.module, &segs) { not_ours(text) } else { unresolved(text) }
+    }
+
     /// The function of the audited sources `path`, written in `frame`'s function, names.
     fn fn_named(&self, path: &syn::Path, frame: &Frame<'s>) -> Option<FnItem<'s>> {
         let segs = self.index.written_in(frame.fn_id, segments(path));
@@ -1123,7 +1253,7 @@ impl<'i, 's> Eval<'i, 's> {
                 handler.text = text(written);
                 handler.target = self.fn_named(&p.path, frame);
                 if handler.target.is_none() {
-                    handler.unresolved = Some(not_ours(&handler.text));
+                    handler.unresolved = Some(self.unfound(&p.path, &handler.text, frame));
                 }
             }
             Expr::Closure(c) => {
@@ -1242,7 +1372,7 @@ impl<'i, 's> Eval<'i, 's> {
             let mut handler = HandlerRef { unresolved: None, ..self.opaque_handler(written, frame, "", NOT_OURS_FIX) };
             // Rule 3.
             let Some(target) = target else {
-                handler.unresolved = Some(not_ours(&handler.text));
+                handler.unresolved = Some(self.unfound(written, &handler.text, frame));
                 routes.push(Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler });
                 continue;
             };
@@ -1382,6 +1512,18 @@ fn splits_for_parts(expr: &Expr) -> bool {
 /// A handler named by a path that leads out of the audited sources.
 fn not_ours(handler: &str) -> Unseen {
     Unseen { why: format!("`{handler}` is not a function of the audited sources"), fix: NOT_OURS_FIX }
+}
+
+/// A handler named by a name the audited sources hold but no function of theirs has: a function
+/// a macro defines (`list_handler!(list, Item)`), or a variable (a loop's `for (path, h) in ..`).
+fn unresolved(handler: &str) -> Unseen {
+    Unseen {
+        why: format!(
+            "`{handler}` is a handler the audit cannot resolve: defined by a macro, or a variable (the audit does \
+             not expand macros or follow values)"
+        ),
+        fix: UNRESOLVED_FIX,
+    }
 }
 
 /// The route `#[utoipa::path(..)]` gives a handler.
@@ -1633,6 +1775,25 @@ fn param_names(sig: &syn::Signature) -> Vec<Option<String>> {
             syn::FnArg::Receiver(_) => None,
         })
         .collect()
+}
+
+/// Marks the local `expr` names (through references and the methods that iterate it, `&v`,
+/// `v.iter()`) used up: the routers it holds moved into a collection or a loop's variable.
+fn consume_local(expr: &Expr, frame: &mut Frame) {
+    match expr {
+        Expr::Path(p) => {
+            if let Some(name) = p.path.get_ident()
+                && let Some((_, consumed)) = frame.locals.get_mut(&name.to_string())
+            {
+                *consumed = true;
+            }
+        }
+        Expr::Reference(r) => consume_local(&r.expr, frame),
+        Expr::Paren(e) => consume_local(&e.expr, frame),
+        Expr::Group(e) => consume_local(&e.expr, frame),
+        Expr::MethodCall(call) => consume_local(&call.receiver, frame),
+        _ => {}
+    }
 }
 
 fn is_local(expr: &Expr, frame: &Frame) -> bool {

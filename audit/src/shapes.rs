@@ -27,6 +27,11 @@ pub use completeness_codes::COMPLETENESS_BLOCK;
 /// The derive that makes a struct report completeness.
 pub const ENVELOPE_DERIVE: &str = "ResultEnvelope";
 
+/// utoipa's attribute that declares type aliases of a generic schema (`#[aliases(JobCollection =
+/// NonPaginatedCollection<Job>)]` on `NonPaginatedCollection<T>`): its `ToSchema` derive generates
+/// them, and the audit reads them as the aliases they are.
+pub const SCHEMA_ALIASES: &str = "aliases";
+
 /// The handler attribute that makes a handler report completeness.
 pub const HANDLER_ATTRIBUTE: &str = "completeness";
 

@@ -166,12 +166,11 @@ fn every_shape_gets_its_verdict() {
         ("*", "/macro", "unknown"),
         // Mentioned in `tracing::info!`, `tokio::join!` and `tokio::select!`, which add no route.
         ("GET", "/served", "list_without_completeness"),
-        // Built inside a struct literal, and in an array merged in a loop.
+        // Built inside a struct literal, and in an array merged in a loop (the loop's variable
+        // holds the array's routers).
         ("GET", "/in-struct", "list_without_completeness"),
         ("GET", "/in-array", "list_without_completeness"),
         ("GET", "/in-array-too", "list_without_completeness"),
-        // The loop's variable, merged: the audit does not follow it.
-        ("*", "/*", "unknown"),
         // Built in the argument of a helper, and added by the helper.
         ("GET", "/handed", "list_without_completeness"),
         ("GET", "/added", "list_without_completeness"),
@@ -378,13 +377,11 @@ fn a_finding_names_handler_location_and_fix() {
     let aliased = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/alias-result").unwrap();
     assert_eq!(aliased["why"], "returns `AppResult<Json<Articles>>`, a list without a completeness block");
     assert!(aliased["fix"].as_str().unwrap().starts_with("derive `ResultEnvelope` on `Articles`"), "{aliased}");
-    // Two levels down, the member of the response that holds the collection is the one to mark.
+    // Two levels down, the struct whose own member is the collection is the one to mark, not the
+    // generic wrapper around it.
     let deeper = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "/member-wrapped-nested").unwrap();
     assert_eq!(deeper["why"], "`ApiResponse` is a single resource whose `data.articles` member is a collection");
-    assert!(
-        deeper["fix"].as_str().unwrap().contains("on `ApiResponse` and mark `data`, which holds it, with"),
-        "{deeper}"
-    );
+    assert!(deeper["fix"].as_str().unwrap().contains("on `Author` and mark `articles` with"), "{deeper}");
     let method_router = report["findings"]
         .as_array()
         .unwrap()
@@ -949,6 +946,131 @@ fn a_type_with_its_own_into_response_answers_what_that_writes() {
     for (path, verdict) in expected {
         assert_eq!(verdict_of(&report, "GET", path), verdict, "{path}: {report:#}");
     }
+}
+
+/// A collection reached through a generic wrapper every endpoint shares (`CommonResult<T>`):
+/// the fix names the innermost struct whose own member holds it (`CommonPage`,
+/// `UserGroups.groups`), or the type given for the wrapper's parameter, and says the wrapper is
+/// generic; it never derives on the wrapper or marks its member `bounded`, which would declare
+/// every endpoint's lists bounded.
+#[test]
+fn a_collection_through_a_generic_wrapper_is_fixed_where_it_is_held() {
+    let report = json(&fixture("generic_wrappers"), &["-q"]);
+    let expected = [
+        ("/users/{u}/groups", "nested_collection", "derive `ResultEnvelope` on `UserGroups` and mark `groups` with"),
+        ("/users", "list_without_completeness", "derive `ResultEnvelope` on `CommonPage` with an"),
+        ("/names", "list_without_completeness", "in place of `Vec<String>` as its `T` here, use a struct of the items"),
+        ("/tagged", "nested_collection", "in place of `Vec<String>` as its `T` here, use a struct that derives"),
+        ("/twice", "nested_collection", "in place of `CommonPage<String>` as its `T` here"),
+        ("/replied", "nested_collection", "derive `ResultEnvelope` on `UserGroups` and mark `groups` with"),
+        ("/membership", "nested_collection", "derive `ResultEnvelope` on `UserGroups` and mark `groups` with"),
+    ];
+    for (path, verdict, fix) in expected {
+        let finding = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == path).unwrap();
+        assert_eq!(finding["verdict"], verdict, "{finding}");
+        let advice = finding["fix"].as_str().unwrap();
+        assert!(advice.contains(fix), "{path}: {advice}");
+        for wrapper in ["CommonResult", "Tagged", "Reply"] {
+            assert!(!advice.contains(&format!("on `{wrapper}`")), "{path}: {advice}");
+        }
+        for member in ["data", "payload"] {
+            assert!(!advice.contains(&format!("mark `{member}`")), "{path}: {advice}");
+        }
+        // Through a generic wrapper, the advice says so; without one, it does not.
+        let generic = path != "/membership";
+        assert_eq!(advice.contains("it is generic"), generic, "{path}: {advice}");
+    }
+    assert_eq!(report["findings"].as_array().unwrap().len(), expected.len(), "{report:#}");
+}
+
+/// utoipa's `#[aliases(JobCollection = NonPaginatedCollection<Job>)]` declares type aliases in
+/// the audited sources: a handler returning one gets the verdict of the type it stands for. A
+/// type the sources do not define and no path places in another crate (a macro's) is "not
+/// found", with a fix that can be acted on, not "defined outside the audited sources".
+#[test]
+fn a_type_a_macro_generates_is_read_or_reported_as_not_found() {
+    let report = json(&fixture("macro_types"), &["-q"]);
+    let expected = [
+        ("/jobs", "list_without_completeness"),
+        ("/tags", "list_without_completeness"),
+        ("/job", "not_a_list"),
+        ("/generated", "unknown"),
+        ("/foreign", "unknown"),
+    ];
+    for (path, verdict) in expected {
+        assert_eq!(verdict_of(&report, "GET", path), verdict, "{path}: {report:#}");
+    }
+    let by_path =
+        |path: &str| report["findings"].as_array().unwrap().iter().find(|f| f["path"] == path).cloned().unwrap();
+    let jobs = by_path("/jobs");
+    assert!(jobs["fix"].as_str().unwrap().contains("on `NonPaginatedCollection`"), "{jobs}");
+    assert!(jobs["fix"].as_str().unwrap().contains("`Envelope<Job>`"), "{jobs}");
+    let generated = by_path("/generated");
+    assert_eq!(
+        generated["why"],
+        "`Generated` is not found in the audited sources; it may be generated by a macro (e.g. utoipa's \
+         `#[aliases(..)]`) or come from another crate"
+    );
+    assert!(generated["fix"].as_str().unwrap().starts_with("if a macro generates the type"), "{generated}");
+    // Imported from another crate: that crate is the one to audit.
+    let foreign = by_path("/foreign");
+    assert!(foreign["why"].as_str().unwrap().ends_with("is defined outside the audited sources"), "{foreign}");
+    assert!(foreign["fix"].as_str().unwrap().starts_with("audit the crate that defines the type too"), "{foreign}");
+}
+
+/// The same route registered in both branches of an `if` (`/metrics` served either way) is one
+/// route, listed once: two findings would share one baseline key.
+#[test]
+fn a_route_registered_in_both_branches_is_listed_once() {
+    let report = json(&fixture("router_flows"), &["-q"]);
+    let metrics: Vec<&Value> =
+        report["findings"].as_array().unwrap().iter().filter(|f| f["path"] == "/metrics").collect();
+    assert_eq!(metrics.len(), 1, "{metrics:#?}");
+    assert_eq!(verdict_of(&report, "GET", "/metrics/all"), "list_without_completeness");
+}
+
+/// Routers merged through `fold` over an array or a `vec!`, or in a `for` loop over a `Vec`
+/// they were pushed to, are served under the prefix of the `nest` they go to, never at their
+/// paths without it.
+#[test]
+fn routers_merged_by_fold_or_a_loop_are_served_under_their_prefix() {
+    let report = json(&fixture("router_flows"), &["-q"]);
+    let mut listed: Vec<String> = verdicts(&report)
+        .into_iter()
+        .filter(|(_, path, _)| path.ends_with("/users") || path.ends_with("/orders") || path.starts_with("/api"))
+        .map(|(method, path, verdict)| format!("{method} {path} {verdict}"))
+        .collect();
+    listed.sort();
+    let list = "list_without_completeness";
+    let expected: Vec<String> = ["/api", "/api2", "/api3"]
+        .iter()
+        .flat_map(|prefix| [format!("GET {prefix}/orders {list}"), format!("GET {prefix}/users {list}")])
+        .collect();
+    assert_eq!(listed, expected, "{report:#}");
+}
+
+/// A handler a `macro_rules!` defines, or a loop's variable, is named for what it is, with a fix
+/// that can be acted on; a path into another crate is still another crate's function.
+#[test]
+fn a_handler_a_macro_defines_or_a_variable_holds_is_named_as_such() {
+    let report = json(&fixture("router_flows"), &["-q"]);
+    let by_path =
+        |path: &str| report["findings"].as_array().unwrap().iter().find(|f| f["path"] == path).cloned().unwrap();
+    for (path, handler) in [("/macro-handler", "macro_list"), ("<path>", "handler")] {
+        let finding = by_path(path);
+        assert_eq!(finding["verdict"], "unknown", "{finding}");
+        let why = finding["why"].as_str().unwrap();
+        assert!(
+            why.starts_with(&format!(
+                "`{handler}` is a handler the audit cannot resolve: defined by a macro, or a variable"
+            )),
+            "{finding}"
+        );
+        assert!(!finding["fix"].as_str().unwrap().contains("audit the crate"), "{finding}");
+    }
+    let external = by_path("/external");
+    assert!(external["why"].as_str().unwrap().ends_with("is not a function of the audited sources"), "{external}");
+    assert!(external["fix"].as_str().unwrap().starts_with("audit the crate that defines it too"), "{external}");
 }
 
 /// A member of bytes (`Vec<u8>`, `Option<Box<[u8]>>`) is a blob, not a collection, as a

@@ -9,6 +9,7 @@ use syn::{Attribute, Expr, Item, Lit, Meta};
 
 use super::Target;
 use crate::model::Skipped;
+use crate::shapes::SCHEMA_ALIASES;
 
 /// Index of a module in [`super::Sources::modules`].
 pub type ModuleId = usize;
@@ -23,7 +24,8 @@ pub struct Module {
     pub path: Vec<String>,
     /// The file the module's items are in.
     pub file: PathBuf,
-    /// The items, child `mod` items left out.
+    /// The items, child `mod` items left out, and the type aliases utoipa's `#[aliases(..)]`
+    /// generates ([`macro_aliases`]).
     pub items: Vec<Item>,
     /// The names of the child modules.
     pub children: Vec<String>,
@@ -116,7 +118,11 @@ impl<'p> Loader<'p> {
                     children.push(name.clone());
                     pending.push((name, module));
                 }
-                other => kept.push(other),
+                other => {
+                    let generated = macro_aliases(&other);
+                    kept.push(other);
+                    kept.extend(generated);
+                }
             }
         }
         self.modules.push(Module {
@@ -336,6 +342,35 @@ fn item_attrs(item: &Item) -> Option<&[Attribute]> {
         Item::Use(i) => &i.attrs,
         _ => return None,
     })
+}
+
+/// The type aliases a derive generates beside `item`, as the items they are: utoipa's
+/// `#[aliases(JobCollection = NonPaginatedCollection<Job>)]` on a generic struct or enum declares
+/// `type JobCollection = NonPaginatedCollection<Job>;` in its module, at the item's visibility. A
+/// handler that returns `Json<JobCollection>` is then read as the type it stands for, not as a
+/// type the audit cannot find. An attribute that does not parse as `Name = Type, ..` adds none.
+fn macro_aliases(item: &Item) -> Vec<Item> {
+    let (attrs, vis) = match item {
+        Item::Struct(s) => (&s.attrs, &s.vis),
+        Item::Enum(e) => (&e.attrs, &e.vis),
+        _ => return Vec::new(),
+    };
+    let declared = |input: syn::parse::ParseStream| {
+        let name: syn::Ident = input.parse()?;
+        input.parse::<syn::Token![=]>()?;
+        Ok((name, input.parse::<syn::Type>()?))
+    };
+    let parser = |input: syn::parse::ParseStream| {
+        syn::punctuated::Punctuated::<(syn::Ident, syn::Type), syn::Token![,]>::parse_terminated_with(input, declared)
+    };
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident(SCHEMA_ALIASES))
+        .filter_map(|attr| attr.parse_args_with(parser).ok())
+        .flatten()
+        .filter_map(|(name, ty)| syn::parse2::<syn::ItemType>(quote::quote!(#vis type #name = #ty;)).ok())
+        .map(Item::Type)
+        .collect()
 }
 
 /// The value of `#[path = "..."]`, if any.
