@@ -241,6 +241,16 @@ fn a_services_own_reasons_get_options_by_kind_and_recovery() {
     #[reason(code = "UPSTREAM_CUT", kind = truncation, message = "The upstream cut its answer.")]
     struct UpstreamCut;
 
+    // The one own reason whose continuation is its next page pages, as `decide` reads it.
+    #[derive(Debug, Clone, completeness::Reason)]
+    #[reason(code = "UPSTREAM_PAGED", kind = truncation, message = "The upstream has more.", recovery = UpstreamPaged::next, next_cursor)]
+    struct UpstreamPaged;
+    impl UpstreamPaged {
+        fn next(&self) -> Option<Continuation> {
+            Some(Continuation::NextCursor { cursor: "up-2".into() })
+        }
+    }
+
     let cases = [
         (
             Envelope::<Value>::incomplete(accounts(1), scope("admin"), ReplicaBehind),
@@ -248,10 +258,21 @@ fn a_services_own_reasons_get_options_by_kind_and_recovery() {
         ),
         (Envelope::incomplete(accounts(1), scope("admin"), LegalHold), RecoveryOption::UseBroaderCredential),
         (Envelope::incomplete(accounts(1), scope("admin"), UpstreamCut), RecoveryOption::NarrowQuery { hint: None }),
+        (
+            Envelope::incomplete(accounts(1), scope("admin"), UpstreamPaged),
+            RecoveryOption::ContinueCollecting { cursor: "up-2".into() },
+        ),
     ];
-    for (listing, first) in cases {
+    use completeness::{Decision, Intent, decide};
+    let steps =
+        [Decision::RetryLater, Decision::RefuseOrRequestReview, Decision::NarrowQuery, Decision::ContinueSearch];
+    for ((listing, first), step) in cases.into_iter().zip(steps) {
         let request = ApprovalRequest::new(ACTION, "owner=none", &listing);
         assert_eq!(request.options[0], first, "{:?}", request.reasons);
+        assert_eq!(decide(&listing, Intent::Report), step, "the first option is the step decide takes");
+        // Read back from the wire, as a client holds it.
+        let read: Envelope<Value> = serde_json::from_value(serde_json::to_value(&listing).unwrap()).unwrap();
+        assert_eq!(ApprovalRequest::new(ACTION, "owner=none", &read).options[0], first);
     }
 }
 

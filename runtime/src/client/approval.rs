@@ -207,8 +207,14 @@ impl ApprovalRequest {
         let mut seen = std::collections::HashSet::new();
         let ids: Vec<String> = envelope.items.iter().filter_map(item_id).filter(|id| seen.insert(id.clone())).collect();
         let mut options = Vec::new();
-        for reason in completeness.reasons() {
-            let option = option_for(reason, completeness.continuation(), completeness.next_cursor());
+        // The one service's own reason whose continuation is its next page pages, as `decide`
+        // reads it (contract §8): its option is to go on collecting.
+        let paging = completeness.own_paging_reason();
+        for (at, reason) in completeness.reasons().iter().enumerate() {
+            let option = match completeness.next_cursor() {
+                Some(cursor) if paging == Some(at) => RecoveryOption::ContinueCollecting { cursor: cursor.to_owned() },
+                _ => option_for(reason, completeness.continuation(), completeness.next_cursor()),
+            };
             if !options.contains(&option) {
                 options.push(option);
             }
