@@ -652,14 +652,18 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
         .expect_err("a forged cursor is refused");
     let (capture, metrics) = observing(|| {
         // An incomplete, empty answer; the same answer under a strict demand (whose problem,
-        // given back as a refusal, is no second event); a refused cursor; and a problem that
-        // refuses no token.
+        // given back as a refusal, is no second event, and is the same problem all the same); a
+        // refused cursor; a problem that refuses no token; and an upstream's strict refusal
+        // relayed, which no answer of this entry point's was, so it is a problem of its own.
         assert!(tool.answer(RequireComplete(false), &empty_partial).is_ok());
         let strict = tool.answer(RequireComplete(true), &empty_partial).expect_err("refused under a strict demand");
         assert_eq!(strict.status(), 503);
         tool.refused(&strict);
+        let read_back: Problem = serde_json::from_value(serde_json::to_value(&strict).unwrap()).unwrap();
+        assert_eq!(read_back, strict, "observed or not, it says the same");
         tool.refused(&cursor_refusal);
         tool.refused(&Problem::new(ProblemCode::NotFound, "no such account"));
+        tool.refused(&Problem::new(ProblemCode::CompleteResultUnavailable, "the upstream refused a partial answer"));
     });
 
     let answer = only(capture.of_kind("response"));
@@ -679,12 +683,17 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
         (refused.level, refused.field("route"), refused.field("code"), refused.field("credential")),
         (Level::WARN, "list_accounts", "INVALID_CURSOR", "north")
     );
-    let problem = only(capture.of_kind("problem"));
+    let problem_events = capture.of_kind("problem");
+    let problems: Vec<(Level, &str, &str, &str)> =
+        problem_events.iter().map(|p| (p.level, p.field("route"), p.field("code"), p.field("status"))).collect();
     assert_eq!(
-        (problem.level, problem.field("route"), problem.field("code"), problem.field("status")),
-        (Level::INFO, "list_accounts", "NOT_FOUND", "404")
+        problems,
+        [
+            (Level::INFO, "list_accounts", "NOT_FOUND", "404"),
+            (Level::INFO, "list_accounts", "COMPLETE_RESULT_UNAVAILABLE", "503")
+        ]
     );
-    assert_eq!(capture.events().len(), 4, "one event each: {:#?}", capture.events());
+    assert_eq!(capture.events().len(), 5, "one event each: {:#?}", capture.events());
     assert_no_token_text(&capture, &["Zm9yZ2VkLXBheWxvYWQtc2VjcmV0", "bWFj"]);
 
     let partial = [("route", "list_accounts"), ("method", "MCP"), ("complete", "false")];

@@ -453,7 +453,8 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
 
 /// Emits the event and the count of one problem answered: a refused cursor or evidence token its
 /// own, any other problem (an outage's 503, a bad request, a `COMPLETE_RESULT_UNAVAILABLE` a
-/// handler answered itself, relaying an upstream's say) counts in [`PROBLEMS_TOTAL`], so that
+/// handler answered itself, relaying an upstream's or from its own `RequireComplete::check`,
+/// whose answer the framework never saw) counts in [`PROBLEMS_TOTAL`], so that
 /// answers which carried no data show in the metrics as well as in the log. (A strict refusal
 /// of an answer the framework saw has its own event and count, written where that answer is
 /// known, and never comes here.) Its `code` label is a standard code as answered, or one
@@ -534,7 +535,7 @@ impl<'a> EntryPoint<'a> {
     /// Checks `answer` against `require` as [`RequireComplete::check`] does, and observes it:
     /// its `response` event and counts, or its `strict_refusal` when the demand refuses it.
     pub fn answer<T: ReportsCompleteness + ?Sized>(&self, require: RequireComplete, answer: &T) -> Result<(), Problem> {
-        let checked = require.check(answer);
+        let checked = require.check(answer).map_err(Problem::observed);
         if let Some(mut reported) = Reported::of_response(answer) {
             reported.refused_with = checked.as_ref().err().map(Problem::status);
             answered(self.route, self.method, &reported, self.credential);
@@ -545,11 +546,12 @@ impl<'a> EntryPoint<'a> {
     }
 
     /// Observes a refusal: a refused cursor or evidence token emits its event and count
-    /// (never the token); any other problem its `problem` event and count, but
-    /// `COMPLETE_RESULT_UNAVAILABLE`, which is the strict refusal [`Self::answer`] returned and
-    /// observed, so that a call may pass every problem it answers with here.
+    /// (never the token); any other problem its `problem` event and count (a
+    /// `COMPLETE_RESULT_UNAVAILABLE` relayed from an upstream too), but the strict refusal
+    /// [`Self::answer`] returned, which it observed, so that a call may pass every problem it
+    /// answers with here.
     pub fn refused(&self, problem: &Problem) {
-        if *problem.code() != ProblemCode::CompleteResultUnavailable {
+        if !problem.is_observed() {
             problem_answered(self.route, self.method, &Refusal::of(problem.code()), problem.status(), self.credential);
         }
     }

@@ -210,7 +210,7 @@ impl fmt::Display for ProblemCode {
 /// An RFC 9457 problem: `{type, title, status, detail, code, ...extensions}`.
 ///
 /// Served as `application/problem+json`; `Retry-After` is sent when known.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Problem {
     code: ProblemCode,
     status: u16,
@@ -220,6 +220,18 @@ pub struct Problem {
     /// `preserve_order`) would make every one of them large.
     extensions: Box<Map<String, Value>>,
     retry_after: Option<u64>,
+    /// Already observed (a strict refusal an entry point's `answer` emitted and counted): no
+    /// part of the problem, so not compared, written or read.
+    observed: bool,
+}
+
+/// Two problems are equal when they say the same; whether one was observed is not said.
+impl PartialEq for Problem {
+    fn eq(&self, other: &Problem) -> bool {
+        let Problem { code, status, title, detail, extensions, retry_after, observed: _ } = self;
+        (code, status, title, detail, extensions, retry_after)
+            == (&other.code, &other.status, &other.title, &other.detail, &other.extensions, &other.retry_after)
+    }
 }
 
 impl Problem {
@@ -232,6 +244,7 @@ impl Problem {
             detail: detail.into(),
             extensions: Box::default(),
             retry_after: None,
+            observed: false,
         }
     }
 
@@ -339,6 +352,18 @@ impl Problem {
     /// `Retry-After`, in seconds, when known.
     pub fn retry_after(&self) -> Option<u64> {
         self.retry_after
+    }
+
+    /// The problem, marked as observed already (its event written and counted), so that an
+    /// entry point that is handed it again does not observe it twice.
+    pub(crate) fn observed(mut self) -> Problem {
+        self.observed = true;
+        self
+    }
+
+    /// True when the problem was observed already ([`Self::observed`]).
+    pub(crate) fn is_observed(&self) -> bool {
+        self.observed
     }
 
     /// The `type` URI: `urn:completeness:problem:` and the code in kebab case.
@@ -450,6 +475,6 @@ impl<'de> Deserialize<'de> for Problem {
         let title = text(object.remove("title"));
         let detail = text(object.remove("detail"));
         object.remove("type");
-        Ok(Problem { code, status, title, detail, extensions: Box::new(object), retry_after: None })
+        Ok(Problem { code, status, title, detail, extensions: Box::new(object), retry_after: None, observed: false })
     }
 }
