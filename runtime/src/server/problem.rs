@@ -356,12 +356,20 @@ impl Problem {
 
     /// The problem, marked as observed already (its event written and counted), so that an
     /// entry point that is handed it again does not observe it twice.
+    #[cfg_attr(
+        not(feature = "axum"),
+        expect(dead_code, reason = "only an entry point (axum) marks a problem observed")
+    )]
     pub(crate) fn observed(mut self) -> Problem {
         self.observed = true;
         self
     }
 
     /// True when the problem was observed already ([`Self::observed`]).
+    #[cfg_attr(
+        not(feature = "axum"),
+        expect(dead_code, reason = "only an entry point (axum) marks a problem observed")
+    )]
     pub(crate) fn is_observed(&self) -> bool {
         self.observed
     }
