@@ -35,8 +35,9 @@ pub struct HandlerRef<'s> {
     /// Why the handler could not be resolved, and what would let the audit see it, when it could not.
     pub unresolved: Option<Unseen>,
     /// Why the audit cannot read the method or path of a handler it found (utoipa-axum's
-    /// `routes!`): the registration is then at method `*` or an unread path, and the handler is
-    /// classified as any other.
+    /// `routes!`): the registration is then at method `*` or an unread path, or at the path of
+    /// its attribute where a document the audit does not read may serve it elsewhere, and the
+    /// handler is classified as any other.
     pub route_unread: Option<String>,
     /// The known non-list service mounted in place of a handler ([`NON_LIST_SERVICES`](crate::shapes::NON_LIST_SERVICES)), when it is one.
     pub service: Option<&'static str>,
@@ -277,9 +278,18 @@ impl<'i, 's> Eval<'i, 's> {
                             };
                             self.bind(frame, name, value);
                         }
-                        None => {
-                            self.eval_free(&init.expr, frame);
-                        }
+                        None => match (self.eval(&init.expr, frame, false), method_router_binding(&local.pat)) {
+                            // `let (schemas, paths, methods) = routes!(list);`: the third is the
+                            // method router of its handlers, each at its attribute's method
+                            // (placed at its attribute's path when handed back to `.routes(..)`).
+                            (Value::Attributed(routes), Some(name)) => {
+                                let methods = routes.into_iter().map(|r| (r.method, r.handler)).collect();
+                                self.bind(frame, name, Value::Methods(methods, false));
+                            }
+                            // As [`Eval::eval_free`]: a router built here is served.
+                            (Value::Router(routes), _) if !is_local(&init.expr, frame) => self.roots.push(routes),
+                            _ => {}
+                        },
                     }
                 }
                 Stmt::Expr(expr, semi) => {
@@ -716,7 +726,16 @@ impl<'i, 's> Eval<'i, 's> {
                     routes.extend(self.handed_routes(routed, frame));
                     return Value::Router(routes);
                 }
-                self.other_method(receiver, on, name, args, frame)
+                // Handed a `routes!(..)` a function returns (`returned_routes()`): its routes are
+                // served whatever the receiver (another crate's `OpenApiRouter`), as a router the
+                // audit cannot follow with one it can nested in it is. Anything else is handed
+                // to any other method: a router built here is served at its own paths.
+                match self.eval(routed, frame, false) {
+                    Value::Attributed(routes) => return Value::Router(routes),
+                    Value::Router(routes) if !is_local(routed, frame) => self.roots.push(routes),
+                    _ => {}
+                }
+                self.other_method(receiver, on, name, &[], frame)
             }
             (NEST | NEST_API_SERVICE, [prefix, inner]) => {
                 let receiver = self.eval(on, frame, true);
@@ -968,10 +987,7 @@ impl<'i, 's> Eval<'i, 's> {
             // Rule 4: the method router is the third; its document, the first two, is not read.
             Expr::Tuple(t) if t.elems.len() == 3 => {
                 if let Value::Methods(list, _) = self.eval(&t.elems[2], frame, true) {
-                    return list
-                        .into_iter()
-                        .map(|(method, handler)| self.at_documented_path(method, handler))
-                        .collect();
+                    return self.at_documented_paths(list);
                 }
             }
             // Rule 5; a router handed in (another crate's extension method) is served, as it
@@ -988,21 +1004,87 @@ impl<'i, 's> Eval<'i, 's> {
         vec![Registration { method: "*".to_owned(), path: MERGED_UNSEEN.to_owned(), handler }]
     }
 
+    /// The registrations of the method router `list`, handed to `OpenApiRouter::routes` beside
+    /// a document (rule 4 of [`Eval::path_attributed`]): each handler at the path of its
+    /// `#[utoipa::path(..)]` ([`Eval::at_documented_path`]). utoipa-axum serves every handler of
+    /// the method router at every path of that document, which the audit does not read: it is
+    /// taken to be their attributes' only when they agree with it. When the handlers' attributes
+    /// name different paths, or one names a method other than the one the router gives it
+    /// (`get(list)` beside `#[utoipa::path(post, ..)]`), each handler keeps its verdict, its route
+    /// not read.
+    fn at_documented_paths(&self, list: Vec<(String, HandlerRef<'s>)>) -> Vec<Registration<'s>> {
+        let routed: Vec<(String, HandlerRef<'s>, Option<AttributedRoute>)> = list
+            .into_iter()
+            .map(|(method, handler)| {
+                let route = self.attributed_route(&handler);
+                (method, handler, route)
+            })
+            .collect();
+        let paths: HashSet<&str> =
+            routed.iter().filter_map(|(_, _, route)| route.as_ref()).map(|r| r.path.as_str()).collect();
+        let other_method = routed.iter().find(|(method, _, route)| {
+            let concrete = |m: &str| m != "*" && m != "ANY";
+            concrete(method) && route.as_ref().is_some_and(|r| r.methods.iter().all(|m| concrete(m) && m != method))
+        });
+        let disagreement = if paths.len() > 1 {
+            Some("their `#[utoipa::path(..)]` attributes name different paths".to_owned())
+        } else {
+            other_method.map(|(method, handler, _)| {
+                format!(
+                    "the `#[utoipa::path(..)]` attribute of `{}` names a method other than `{method}`, which the \
+                     method router gives it",
+                    handler.text
+                )
+            })
+        };
+        routed
+            .into_iter()
+            .map(|(method, handler, route)| {
+                let mut registration = self.at_documented_path(method, handler, route);
+                let handler = &mut registration.handler;
+                if let Some(disagreement) = &disagreement
+                    && handler.unresolved.is_none()
+                    && handler.route_unread.is_none()
+                {
+                    handler.route_unread = Some(format!(
+                        "the method router's handlers are served at the paths of the document handed with them to \
+                         `.routes(..)`, which the audit does not read, and {disagreement}"
+                    ));
+                }
+                registration
+            })
+            .collect()
+    }
+
+    /// The route the `#[utoipa::path(..)]` of `handler` gives it, when it is a function of the
+    /// audited sources with that attribute.
+    fn attributed_route(&self, handler: &HandlerRef<'s>) -> Option<AttributedRoute> {
+        let f = handler.target.as_ref()?;
+        utoipa_path_attr(f.attrs)?;
+        Some(utoipa_route(f.attrs, |value| self.string_value(f.module, value)))
+    }
+
     /// The registration of `handler` for `method`, from a method router handed to
     /// `OpenApiRouter::routes` beside the handler's document: served at the path of the
-    /// handler's `#[utoipa::path(..)]` (the document's), at the method the router gives it.
-    fn at_documented_path(&self, method: String, mut handler: HandlerRef<'s>) -> Registration<'s> {
-        let route = handler.target.as_ref().map(|f| utoipa_route(f.attrs, |value| self.string_value(f.module, value)));
+    /// handler's `#[utoipa::path(..)]` (the document's), its `route`, at the method the router
+    /// gives it.
+    fn at_documented_path(
+        &self,
+        method: String,
+        mut handler: HandlerRef<'s>,
+        route: Option<AttributedRoute>,
+    ) -> Registration<'s> {
         let path = match route {
             Some(route) if route.path_read => route.path,
             Some(route) => {
                 handler.route_unread = Some(format!(
                     "`{}` is routed by `.routes(..)` at the path of its `#[utoipa::path(..)]` attribute, which \
-                     the audit does not find or cannot read",
+                     the audit cannot read",
                     handler.text
                 ));
                 route.path
             }
+            // No attribute, or no function of the audited sources (unknown already).
             None => {
                 if handler.unresolved.is_none() {
                     handler.route_unread = Some(
@@ -1354,9 +1436,13 @@ impl<'i, 's> Eval<'i, 's> {
     ///
     /// `OpenApiRouter::routes` takes other forms too ([`Eval::handed_routes`]):
     /// 4. A tuple of the schemas, the paths and a method router (`(schemas, paths,
-    ///    completeness::routing::get(list).into())`): each handler of the method router, at the
-    ///    method it gives it and the path of the handler's attribute, read as in rules 1 and 2.
-    /// 5. A `routes!(..)` bound to a local or returned by a function: its routes, as here.
+    ///    completeness::routing::get(list).into())`, or the method router `let (schemas, paths,
+    ///    methods) = routes!(list);` binds): each handler of the method router, at the method it
+    ///    gives it and the path of the handler's attribute, read as in rules 1 and 2; its route
+    ///    not read when the handlers' attributes disagree with the method router
+    ///    ([`Eval::at_documented_paths`]).
+    /// 5. A `routes!(..)` bound to a local or returned by a function: its routes, as here,
+    ///    whatever router it is handed to.
     /// 6. Anything else is one unknown route at [`MERGED_UNSEEN`]: routes the audit cannot read
     ///    are reported, never dropped.
     fn path_attributed(&mut self, mac: &syn::Macro, frame: &Frame<'s>) -> Vec<Registration<'s>> {
@@ -1539,6 +1625,11 @@ struct AttributedRoute {
     path_read: bool,
 }
 
+/// The `#[utoipa::path(..)]` attribute among `attrs`.
+fn utoipa_path_attr(attrs: &[syn::Attribute]) -> Option<&syn::Attribute> {
+    attrs.iter().find(|attr| matches!(segments(attr.path()).as_slice(), [u, p] if u == "utoipa" && p == "path"))
+}
+
 /// The methods and path of utoipa's `#[utoipa::path(get, path = "/items", ..)]` on a handler
 /// (methods also as `method(get, head)`), its `context_path` joined before the path; `value`
 /// reads a path that is not a literal (a constant). Only these arguments are read
@@ -1553,11 +1644,7 @@ fn utoipa_route(attrs: &[syn::Attribute], value: impl Fn(&Expr) -> Option<String
         read: false,
         path_read: false,
     };
-    let Some(attr) =
-        attrs.iter().find(|attr| matches!(segments(attr.path()).as_slice(), [u, p] if u == "utoipa" && p == "path"))
-    else {
-        return unread();
-    };
+    let Some(attr) = utoipa_path_attr(attrs) else { return unread() };
     let Ok(list) = attr.meta.require_list() else { return unread() };
     let (mut methods, mut path, mut context, mut read) = (Vec::new(), None, None, true);
     for arg in attribute_args(list.tokens.clone()) {
@@ -1761,6 +1848,17 @@ fn binding_name(pat: &Pat) -> Option<String> {
     match pat {
         Pat::Ident(p) => Some(p.ident.to_string()),
         Pat::Type(t) => binding_name(&t.pat),
+        _ => None,
+    }
+}
+
+/// The name a `let` binds to the third of three (`let (schemas, paths, methods) = ..;`): the
+/// method router of utoipa-axum's `routes!(..)`.
+fn method_router_binding(pat: &Pat) -> Option<String> {
+    match pat {
+        Pat::Tuple(t) if t.elems.len() == 3 => binding_name(&t.elems[2]),
+        Pat::Type(t) => method_router_binding(&t.pat),
+        Pat::Paren(p) => method_router_binding(&p.pat),
         _ => None,
     }
 }

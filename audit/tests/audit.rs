@@ -845,6 +845,89 @@ fn utoipa_routes_handed_as_a_tuple_or_a_binding_are_audited_and_unread_ones_are_
     assert_eq!(run(&fixture("utoipa_routes"), &["--deny", "unknown", "-q"]).status.code(), Some(1));
 }
 
+/// The finding of the handler `name` in `report`.
+fn finding_of(report: &Value, name: &str) -> Value {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["handler"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no finding for `{name}` in {report:#}"))
+}
+
+/// A `routes!(..)` a function of the audited sources returns, handed to `.routes(..)` of a
+/// router the audit cannot read (another crate's), keeps its handlers' verdicts at their
+/// attributes' paths: merged into a router the audit reads, they are not lost in one unknown
+/// route.
+#[test]
+fn routes_a_function_returns_are_kept_whatever_router_they_are_handed_to() {
+    let report = json(&fixture("utoipa_handed"), &["-q"]);
+    assert_eq!(verdict_of(&report, "GET", "/b"), "list_without_completeness", "{report:#}");
+    assert_eq!(finding_of(&report, "list_b")["path"], "/b", "{report:#}");
+    let unknown: Vec<&Value> =
+        report["findings"].as_array().unwrap().iter().filter(|f| f["verdict"] == "unknown").collect();
+    assert_eq!(unknown, Vec::<&Value>::new(), "{report:#}");
+}
+
+/// utoipa-axum serves every handler of a method router handed beside a document at every path
+/// of that document, which the audit does not read. Handlers whose attributes name different
+/// paths, or a handler whose attribute names another method than the router gives it, keep
+/// their verdicts with a note that their route is not read; handlers that agree with their
+/// attributes are placed without one.
+#[test]
+fn a_method_router_that_disagrees_with_its_handlers_attributes_is_not_read() {
+    let report = json(&fixture("utoipa_handed"), &["-q"]);
+    let served = "the method router's handlers are served at the paths of the document handed with them to \
+                  `.routes(..)`, which the audit does not read";
+    for (name, method, path, disagreement) in [
+        ("list_c", "GET", "/c", "their `#[utoipa::path(..)]` attributes name different paths"),
+        ("list_d", "POST", "/d", "their `#[utoipa::path(..)]` attributes name different paths"),
+        ("list_e", "GET", "/e", "the `#[utoipa::path(..)]` attribute of `list_e` names a method other than `GET`"),
+    ] {
+        let finding = finding_of(&report, name);
+        assert_eq!((&finding["method"], &finding["path"]), (&json!(method), &json!(path)), "{finding}");
+        assert_eq!(finding["verdict"], "list_without_completeness", "{finding}");
+        let why = finding["why"].as_str().unwrap();
+        assert!(why.contains(&format!("its route is not read: {served}, and {disagreement}")), "{finding}");
+    }
+    for name in ["list_g", "create_g", "list_a"] {
+        let finding = finding_of(&report, name);
+        assert!(!finding["why"].as_str().unwrap().contains("not read"), "{finding}");
+    }
+}
+
+/// `let (schemas, paths, methods) = routes!(list);` then `.routes((schemas, paths, methods))`:
+/// the method router is the one of `list`, audited at its attribute's method and path, not an
+/// unknown route.
+#[test]
+fn a_method_router_destructured_from_routes_is_audited_at_its_handlers_attributes() {
+    let report = json(&fixture("utoipa_handed"), &["-q"]);
+    assert_eq!(verdict_of(&report, "GET", "/a"), "list_without_completeness", "{report:#}");
+    let finding = finding_of(&report, "list_a");
+    assert_eq!(finding["path"], "/a", "{finding}");
+    let handed =
+        report["findings"].as_array().unwrap().iter().find(|f| f["handler"] == "(a_schemas, a_paths, a_methods)");
+    assert_eq!(handed, None, "{report:#}");
+}
+
+/// A handler with no `#[utoipa::path(..)]`, routed beside a document, is told that the audit
+/// reads a document's paths only from that attribute, not that it cannot read one it has.
+#[test]
+fn a_handler_without_a_utoipa_path_attribute_is_told_it_has_none() {
+    let report = json(&fixture("utoipa_handed"), &["-q"]);
+    let finding = finding_of(&report, "undocumented");
+    assert_eq!((&finding["method"], &finding["path"]), (&json!("GET"), &json!("/*")), "{finding}");
+    assert_eq!(finding["verdict"], "list_without_completeness", "{finding}");
+    assert!(
+        finding["why"].as_str().unwrap().ends_with(
+            "its route is not read: routed by `.routes(..)` at the path of its OpenAPI document, which the audit \
+             reads only from a handler's `#[utoipa::path(..)]` attribute"
+        ),
+        "{finding}"
+    );
+}
+
 /// `#[utoipa::path(..)]` arguments that are types (`request_body = PageParams<String>`,
 /// `Vec<Item>`, `HashMap<String, Vec<Item>>`) or other expressions do not hide the method and
 /// path beside them, before or after them.
