@@ -124,8 +124,9 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
             Some(_) => {}
         }
     }
-    // Rule 9.
-    if let (Some(flag), false) = (&attrs.next_cursor, attrs.recovery.given) {
+    // Rule 9 (unless rule 11 refuses the flag itself: adding a recovery would not mend it).
+    let flag_refused = attrs.kind.value.as_ref().is_some_and(|kind| kind != "truncation");
+    if let (Some(flag), false, false) = (&attrs.next_cursor, attrs.recovery.given, flag_refused) {
         cx.error_spanned_by(
             flag,
             "`next_cursor` without a `recovery`: the cursor is handed out by the recovery; add \

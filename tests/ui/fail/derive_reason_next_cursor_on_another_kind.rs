@@ -13,4 +13,11 @@ impl ShardMore {
     }
 }
 
+// Without a recovery either: one error, the kind's, since a recovery would not mend it.
+#[derive(Debug, Clone, completeness::Reason)]
+#[reason(code = "SHARD_PAGED", kind = source, message = "Shard {shard} pages.", next_cursor)]
+struct ShardPaged {
+    shard: u32,
+}
+
 fn main() {}
