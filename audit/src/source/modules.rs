@@ -25,7 +25,7 @@ pub struct Module {
     /// The file the module's items are in.
     pub file: PathBuf,
     /// The items, child `mod` items left out, and the type aliases utoipa's `#[aliases(..)]`
-    /// generates ([`macro_aliases`]).
+    /// generates (`macro_aliases`).
     pub items: Vec<Item>,
     /// The names of the child modules.
     pub children: Vec<String>,
