@@ -787,7 +787,8 @@ impl completeness::ReasonDetails for HandWrittenHold {
 #[test]
 fn a_way_on_the_contract_does_not_allow_is_left_out_of_details_written_by_hand() {
     use completeness::ReasonDetails;
-    assert!(!HandWrittenWayOn::MAY_OFFER_A_CURSOR, "only a truncation may offer a cursor unless it says so");
+    // Only a truncation may offer a cursor unless it says so.
+    const { assert!(!HandWrittenWayOn::MAY_OFFER_A_CURSOR) };
     let reason = |details: StandardReason| Envelope::<String>::incomplete(vec![], Scope::new("r", "all"), details);
     let hold = reason(HandWrittenHold.into_reason());
     assert_eq!(hold.completeness.continuation(), None);

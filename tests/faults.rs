@@ -197,7 +197,11 @@ async fn an_aggregate_keeps_its_value_and_is_no_longer_exact() {
     let layer = FaultLayer::new(Schedule::seeded(11, 1.0));
     let seeded = router().layer(layer.clone());
     for _ in 0..30 {
-        let (_, _, body) = send(seeded.clone(), "/things/count", None).await;
+        let (status, _, body) = send(seeded.clone(), "/things/count", None).await;
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            assert_eq!(body["code"], "SERVICE_UNAVAILABLE", "an outage, else a count: {body}");
+            continue;
+        }
         let strict: Aggregate<u64> = serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{body}: {e}"));
         assert_eq!(*strict.value(), 42);
     }
@@ -573,11 +577,14 @@ async fn a_route_gets_only_the_faults_it_declares() {
     let layer = FaultLayer::new(Schedule::seeded(3, 1.0));
     let app = router().layer(layer.clone());
     for _ in 0..40 {
-        let (_, _, body) = send(app.clone(), "/plain", None).await;
-        check_envelope_invariants(&body).unwrap();
+        let (status, _, body) = send(app.clone(), "/plain", None).await;
+        if status == StatusCode::OK {
+            check_envelope_invariants(&body).unwrap();
+        }
     }
     let applied: BTreeSet<String> = layer.log().iter().filter_map(|r| r.fault.as_ref().map(Fault::to_string)).collect();
-    assert_eq!(applied, BTreeSet::from(["VISIBILITY_RESTRICTED".to_owned()]));
+    // What it declares, and the outage every read can meet.
+    assert_eq!(applied, BTreeSet::from(["VISIBILITY_RESTRICTED".to_owned(), "SERVICE_UNAVAILABLE".to_owned()]));
 }
 
 #[tokio::test]
@@ -592,6 +599,133 @@ async fn the_header_works_only_where_the_layer_is_installed() {
     assert_eq!(faulted["complete"], false, "{faulted}");
     let (_, _, untouched) = send(app, "/things?n=6", None).await;
     assert_eq!(untouched, bare, "a header-only layer faults nothing else");
+}
+
+/// The outage every read a route declares can meet, first pages included: the `503` problem
+/// `SERVICE_UNAVAILABLE` in place of the answer, with a short `Retry-After` and the
+/// `retry_after` continuation of as many seconds; nothing in it reads as a list, empty or not.
+#[tokio::test]
+async fn an_outage_replaces_any_declared_read_with_a_503_that_says_when_to_ask_again() {
+    use completeness::Reason;
+    let layer = FaultLayer::new(Schedule::header_only());
+    let app = router().layer(layer.clone());
+    let reads = [
+        "/things?n=6",
+        "/things?n=6&more=1",
+        "/things?n=4&more=1&cursor=c-1",
+        "/things?n=6&require_complete=true",
+        "/plain",
+        "/tickets",
+        "/budgeted",
+        "/things/count",
+    ];
+    for uri in reads {
+        let (status, retry_after, body) = send(app.clone(), uri, Some("SERVICE_UNAVAILABLE")).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{uri}: {body}");
+        assert_eq!(body["code"], "SERVICE_UNAVAILABLE", "{uri}: {body}");
+        assert_eq!((body["status"].clone(), body["title"].clone()), (json!(503), json!("Service unavailable")));
+        assert_eq!(body["type"], "urn:completeness:problem:service-unavailable", "{body}");
+        let seconds: u64 = retry_after.unwrap_or_else(|| panic!("{uri}: Retry-After")).parse().unwrap();
+        assert!((1..=5).contains(&seconds), "{uri}: a short wait, {seconds} s");
+        assert_eq!(body["continuation"], json!({"kind": "retry_after", "seconds": seconds}), "{uri}: {body}");
+        for member in ["items", "tickets", "complete", "next_cursor", "count"] {
+            assert!(body.get(member).is_none(), "{uri}: no {member} to read as an answer: {body}");
+        }
+    }
+    let log = layer.log();
+    assert_eq!(log.len(), reads.len());
+    for record in &log {
+        assert_eq!((record.fault.clone(), record.status), (Some(Fault::Unavailable), 503), "{record}");
+        assert!(record.is_incomplete() && record.complete.is_none() && record.next_cursor.is_none(), "{record}");
+    }
+    // Offered last, on first pages and later ones alike.
+    for cursor in [false, true] {
+        let offered = Fault::offered(&ListPlainReason::declared_set().unwrap(), cursor);
+        assert_eq!(offered, [Fault::Reason(ReasonCode::VisibilityRestricted), Fault::Unavailable]);
+        let offered = Fault::offered(&ListThingsReason::declared_set().unwrap(), cursor);
+        assert_eq!(offered.last(), Some(&Fault::Unavailable), "{offered:?}");
+    }
+    // A request the layer cannot fault (a single resource) is refused the outage, as any fault.
+    let single = Router::new()
+        .route("/one", get(|| std::future::ready(completeness::Exempt::new("one thing", "a single resource"))).into())
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
+        .layer(FaultLayer::new(Schedule::header_only()));
+    let (status, _, body) = send(single, "/one", Some("SERVICE_UNAVAILABLE")).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("INVALID_REQUEST")), "{body}");
+}
+
+/// The reads of `/things` under `layer`, each preceded, when `interleave` is set, by requests
+/// the layer cannot fault (a metrics scrape, `/openapi.json`, a health check, a single
+/// resource, a write, an unknown path): the fault each read got, its schedule number, status
+/// and body.
+async fn reads_among_others(layer: &FaultLayer, interleave: bool) -> Vec<(String, Option<u64>, StatusCode, Value)> {
+    let others = Router::new()
+        .route("/metrics", axum::routing::get(|| async { "completeness_responses_total 1" }))
+        .route("/openapi.json", axum::routing::get(|| async { axum::Json(json!({"openapi": "3.1.0"})) }))
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .route("/writes", axum::routing::post(|| async { StatusCode::CREATED }))
+        .route(
+            "/things/one",
+            get(|| std::future::ready(completeness::Exempt::new("one thing", "a single resource"))).into(),
+        )
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()));
+    let app = router().merge(others).layer(layer.clone());
+    let unfaultable = [
+        (axum::http::Method::GET, "/metrics", StatusCode::OK),
+        (axum::http::Method::GET, "/openapi.json", StatusCode::OK),
+        (axum::http::Method::GET, "/health", StatusCode::OK),
+        (axum::http::Method::GET, "/things/one", StatusCode::OK),
+        (axum::http::Method::POST, "/writes", StatusCode::CREATED),
+        (axum::http::Method::GET, "/nowhere", StatusCode::NOT_FOUND),
+    ];
+    let mut answers = Vec::new();
+    for i in 0..30 {
+        if interleave {
+            for (method, uri, expected) in unfaultable.iter().cycle().skip(i).take(1 + i % 3) {
+                let request = Request::builder().method(method.clone()).uri(*uri).body(Body::empty()).unwrap();
+                let response = app.clone().oneshot(request).await.unwrap();
+                assert_eq!(response.status(), *expected, "{method} {uri} passes through");
+            }
+        }
+        let uri = match i % 3 {
+            0 => "/things?n=6&more=1&cursor=c-1",
+            1 => "/things?n=6",
+            _ => "/things/count",
+        };
+        let (status, _, body) = send(app.clone(), uri, None).await;
+        answers.push((status, body));
+    }
+    let reads = layer.log().into_iter().filter(|r| r.uri.starts_with("/things?") || r.uri == "/things/count");
+    reads
+        .zip(answers)
+        .map(|(r, (status, body))| (r.fault.map_or("none".to_owned(), |f| f.to_string()), r.draw, status, body))
+        .collect()
+}
+
+/// Only the requests the layer can fault move its schedule: a metrics scrape, `/openapi.json`,
+/// a health check, a single resource, a write or a `404` between two reads changes neither
+/// read's fault nor its shape, so the same seed misbehaves the same way again whatever else
+/// the service is asked.
+#[tokio::test]
+async fn requests_the_layer_cannot_fault_do_not_move_its_schedule() {
+    for schedule in [
+        Schedule::seeded(42, 0.5),
+        Schedule::sequence([Some("VISIBILITY_RESTRICTED"), None, Some("SERVICE_UNAVAILABLE")]),
+    ] {
+        let alone = reads_among_others(&FaultLayer::new(schedule.clone()), false).await;
+        let layer = FaultLayer::new(schedule.clone());
+        let among_others = reads_among_others(&layer, true).await;
+        assert_eq!(alone.len(), 30);
+        assert!(alone.iter().any(|(fault, ..)| fault != "none"), "{schedule}: some reads are faulted");
+        assert_eq!(among_others, alone, "{schedule}: the same faults, the same answers");
+        let draws: Vec<Option<u64>> = alone.iter().map(|(_, draw, ..)| *draw).collect();
+        assert_eq!(draws, (0..30).map(Some).collect::<Vec<_>>(), "{schedule}: the reads alone are numbered");
+        let log = layer.log();
+        assert!(log.len() > 60, "{schedule}: the others were sent: {} requests", log.len());
+        let others = log.iter().filter(|r| r.draw.is_none());
+        assert!(others.clone().all(|r| r.fault.is_none() && r.offered.is_empty()), "{schedule}: none is faulted");
+        assert_eq!(others.count(), log.len() - 30);
+    }
 }
 
 async fn run_schedule(schedule: Schedule) -> Vec<(String, Value)> {
@@ -673,6 +807,10 @@ proptest! {
             // A page of items is always faulted, but for the first page again, which the
             // layer asks the route for.
             Faulted::Unchanged => prop_assert_eq!(fault, &Fault::Restarted),
+            Faulted::Problem(problem) if *fault == Fault::Unavailable => {
+                prop_assert_eq!(problem.status(), 503);
+                prop_assert!(problem.retry_after().is_some_and(|s| (1..=5).contains(&s)), "{:?}", problem);
+            }
             Faulted::Problem(problem) => {
                 prop_assert_eq!(fault, &Fault::CursorExpired);
                 prop_assert_eq!(problem.status(), 410);
@@ -721,8 +859,15 @@ proptest! {
         let offered = Fault::offered(&declared, false);
         let fault = &offered[pick.index(offered.len())];
         let facts = RequestFacts::default();
-        let Faulted::Page(faulted) = inject(fault, &aggregate, &declared, &facts, &mut shape_rng(seed, 0)).unwrap() else {
-            panic!("an aggregate is always faulted");
+        let faulted = inject(fault, &aggregate, &declared, &facts, &mut shape_rng(seed, 0)).unwrap();
+        let faulted = match faulted {
+            Faulted::Page(faulted) => faulted,
+            // An outage replaces the count with its problem.
+            Faulted::Problem(problem) if *fault == Fault::Unavailable => {
+                prop_assert_eq!(problem.status(), 503);
+                return Ok(());
+            }
+            _ => panic!("an aggregate is always faulted"),
         };
         let faulted = faulted.to_json();
         let strict: Aggregate<u64> = serde_json::from_value(faulted.clone()).map_err(|e| TestCaseError::fail(format!("{faulted}: {e}")))?;

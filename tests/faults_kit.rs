@@ -140,6 +140,7 @@ async fn collect_all_keeps_the_client_contract_under_every_fault() {
         "CURSOR_EXPIRED",
         "TRAVERSAL_RESTARTED",
         "STALE_INDEX",
+        "SERVICE_UNAVAILABLE",
     ] {
         assert!(offered.contains(&fault.to_owned()), "{fault} offered: {offered:?}");
     }
@@ -265,7 +266,10 @@ async fn resumed_blind_client(target: Target) -> Result<Conclusion, String> {
 /// before it is caught by the items it took twice, with the fault named.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_kit_catches_a_client_that_merges_a_restarted_traversal() {
-    let report = kit().schedules(10).run(resumed_blind_client).await;
+    // A restart shows only in a run that then reads to the end: every other fault of its three
+    // pages (a hidden subset, an expired cursor, an outage) ends it first, so it takes a few
+    // dozen seeds.
+    let report = kit().schedules(80).run(resumed_blind_client).await;
     assert!(names(report.offered.clone()).contains(&"TRAVERSAL_RESTARTED".to_owned()), "{:?}", report.offered);
     let merged = report
         .failures
@@ -549,4 +553,120 @@ async fn a_schedule_naming_a_fault_no_route_offers_fails_instead_of_passing() {
     assert!(
         offered.log.iter().any(|record| record.fault.as_ref().is_some_and(|f| f.name() == "VISIBILITY_RESTRICTED"))
     );
+}
+
+/// Pages through the unowned accounts by hand, heeding every reason and warning and a traversal
+/// restarted, but reads a `503` as "nothing (more) to list": an outage taken for absence, the
+/// bug the framework exists for. Any other refusal ends it without a conclusion.
+async fn outage_is_nothing_client(target: Target) -> Result<Conclusion, String> {
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().map_err(|e| e.to_string())?;
+    let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
+    loop {
+        let mut query: Vec<(String, String)> =
+            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let answer = client
+            .get(format!("{}{}", target.url, UNOWNED.0))
+            .bearer_auth("admin")
+            .query(&query)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        if answer.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE {
+            // "The service found nothing (more)": what was read so far is the whole list.
+            ids.sort();
+            return Ok(Conclusion::Complete(format!("{ids:?}")));
+        }
+        if !answer.status().is_success() {
+            return Err(format!("refused: {}", answer.status()));
+        }
+        let page: Value = answer.json().await.map_err(|e| e.to_string())?;
+        let codes = |member: &str| -> Vec<String> {
+            let listed = page[member].as_array().into_iter().flatten();
+            listed.filter_map(|r| r["code"].as_str().map(str::to_owned)).collect()
+        };
+        let (reasons, warnings) = (codes("incomplete_reasons"), codes("warnings"));
+        if reasons.iter().any(|code| code != "MORE_PAGES_AVAILABLE") || !warnings.is_empty() {
+            return Ok(Conclusion::Incomplete([reasons, warnings].concat()));
+        }
+        if cursor.is_some() && page["page"]["resumed"] == false {
+            return Ok(Conclusion::Incomplete(vec!["the traversal restarted".to_owned()]));
+        }
+        ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => {
+                ids.sort();
+                return Ok(Conclusion::Complete(format!("{ids:?}")));
+            }
+        }
+    }
+}
+
+/// An outage (`SERVICE_UNAVAILABLE`, offered on every read, first pages included) read as an
+/// empty, complete list is caught: under the schedule that answers every read with it, the
+/// client concluded on the `503` of its first page. The client handles every other fault, so
+/// every failing run is one with an outage in it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_reads_an_outage_as_an_empty_list() {
+    let kit = kit().schedules(20);
+    let report = kit.run(outage_is_nothing_client).await;
+    let Some(Ok(Conclusion::Complete(truth))) = report.truth.clone() else {
+        panic!("without faults it concludes complete: {:?}", report.failures);
+    };
+    assert_ne!(truth, "[]", "there are unowned accounts to miss");
+    let outage = report
+        .failures
+        .iter()
+        .find(|failure| failure.schedule == Schedule::always("SERVICE_UNAVAILABLE"))
+        .unwrap_or_else(|| panic!("the outage on its first page must catch it: {:?}", report.failures));
+    let text = outage.to_string();
+    assert!(text.contains("the client concluded complete with \"[]\""), "{text}");
+    assert!(text.contains("took an incomplete answer for a complete one"), "{text}");
+    assert!(
+        text.contains("GET /service-accounts?owner=none&page_size=3 was answered with a problem (503)"),
+        "the judge names the outage: {text}"
+    );
+    assert_eq!(outage.log.len(), 1, "one read, its first page, answered 503: {text}");
+    assert_eq!((outage.log[0].had_cursor, outage.log[0].status), (false, 503), "{text}");
+    for failure in &report.failures {
+        assert!(failure.log.iter().any(|record| record.fault == Some(Fault::Unavailable)), "{failure}");
+    }
+    // Replaying the schedule breaks it the same way.
+    let truth = Conclusion::Complete(truth);
+    let replay = kit.replay(outage.schedule.clone(), Some(&truth), &outage_is_nothing_client).await;
+    assert_eq!(replay.violations, outage.violations);
+}
+
+/// `collect_all` over the unowned accounts, asking again after an outage's `Retry-After` (a new
+/// traversal, never merged with the one it cut short), three times at most, then giving up.
+async fn waits_out_outages_client(target: Target) -> Result<Conclusion, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let limits = CollectLimits { max_pages: 50, ..CollectLimits::default() };
+    for attempt in 1..=3 {
+        let pages = client.pages::<Value>(UNOWNED.0, UNOWNED.1);
+        match collect_all(|cursor| pages.fetch(cursor), limits).await {
+            Ok(listing) if listing.completeness.is_complete() && stale(&listing).is_empty() => {
+                return Ok(Conclusion::Complete(format!("{:?}", ids(&listing))));
+            }
+            Ok(listing) => return Ok(Conclusion::Incomplete([reasons(&listing), stale(&listing)].concat())),
+            Err(completeness::client::FetchError::Problem(problem)) if problem.status() == 503 && attempt < 3 => {
+                let seconds = problem.retry_after().ok_or_else(|| format!("a 503 without Retry-After: {problem}"))?;
+                assert!(seconds <= 5, "the kit's outage asks for a short wait: {seconds} s");
+                tokio::time::sleep(Duration::from_secs(seconds)).await;
+            }
+            Err(error) => return Err(error.to_string()),
+        }
+    }
+    Err("still unavailable".to_owned())
+}
+
+/// A client that waits out an outage and reads again passes: the outage is a refusal it may
+/// retry, and the read that follows it, complete, is the one it concludes from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_waits_out_an_outage_keeps_the_client_contract() {
+    let report = kit().schedules(3).run(waits_out_outages_client).await;
+    report.assert_passes();
+    assert!(report.applied.contains(&Fault::Unavailable), "{:?}", report.applied);
 }

@@ -8,6 +8,7 @@ use crate::contract::warning::WarningCode;
 
 /// One fault the layer can apply to a response, named on the wire by its code.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Fault {
     /// Report this declared reason, removing the items it stands for.
     Reason(ReasonCode),
@@ -17,6 +18,12 @@ pub enum Fault {
     /// lost the traversal (or a cache that dropped the `cursor`) would: `resumed: false`
     /// (contract §2.5), whose items must not be merged with the pages read before.
     Restarted,
+    /// Answer with an outage instead: the `503` problem `SERVICE_UNAVAILABLE` a service sends
+    /// while it cannot serve (its database unreachable), with `Retry-After` (1 to 5 seconds)
+    /// and the `retry_after` continuation of as many seconds. It says nothing of what exists:
+    /// a client that reads it as an empty list, or as the end of its traversal, takes an outage
+    /// for "nothing exists", the bug this framework exists for.
+    Unavailable,
     /// Add this declared warning; the items and `complete` stay as they are.
     Warning(WarningCode),
 }
@@ -27,13 +34,18 @@ const CURSOR_EXPIRED: &str = "CURSOR_EXPIRED";
 /// The name of [`Fault::Restarted`].
 const TRAVERSAL_RESTARTED: &str = "TRAVERSAL_RESTARTED";
 
+/// The name of [`Fault::Unavailable`], and the code of the problem it answers with.
+pub(crate) const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
+
 impl Fault {
-    /// The code that names the fault (`SOURCE_UNAVAILABLE`, `CURSOR_EXPIRED`, `STALE_INDEX`).
+    /// The code that names the fault (`SOURCE_UNAVAILABLE`, `CURSOR_EXPIRED`,
+    /// `SERVICE_UNAVAILABLE`, `STALE_INDEX`).
     pub fn name(&self) -> &str {
         match self {
             Fault::Reason(code) => code.as_str(),
             Fault::CursorExpired => CURSOR_EXPIRED,
             Fault::Restarted => TRAVERSAL_RESTARTED,
+            Fault::Unavailable => SERVICE_UNAVAILABLE,
             Fault::Warning(code) => code.as_str(),
         }
     }
@@ -42,9 +54,11 @@ impl Fault {
     /// order: every declared reason a server reports (not `MORE_PAGES_AVAILABLE`, which is
     /// pagination, nor `CLIENT_LIMIT_REACHED`, which collectors report); `SNAPSHOT_EXPIRED`,
     /// `CURSOR_EXPIRED` and `TRAVERSAL_RESTARTED` only on a request that continues a traversal
-    /// (the last two on a paginated route); and every declared warning whose details the layer can state
+    /// (the last two on a paginated route); every declared warning whose details the layer can state
     /// truthfully (`STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, a service's
-    /// own warnings).
+    /// own warnings); and last, on every request, first pages included, `SERVICE_UNAVAILABLE`
+    /// ([`Fault::Unavailable`]: an outage any route can meet), unless the route declares a
+    /// reason or warning of its own by that name, which then keeps it.
     pub fn offered(declared: &DeclaredSet, has_cursor: bool) -> Vec<Fault> {
         let mut faults = Vec::new();
         for code in declared.reasons {
@@ -64,6 +78,9 @@ impl Fault {
                 code => faults.push(Fault::Warning(code.clone())),
             }
         }
+        if !faults.iter().any(|fault| fault.name() == SERVICE_UNAVAILABLE) {
+            faults.push(Fault::Unavailable);
+        }
         faults
     }
 
@@ -82,6 +99,7 @@ impl Fault {
                 .and_then(|i| declared.kinds.get(i).copied())
                 .unwrap_or_else(|| code.standard_kind()),
             Fault::CursorExpired | Fault::Restarted => ReasonKind::Snapshot,
+            Fault::Unavailable => ReasonKind::Source,
             Fault::Warning(_) => ReasonKind::Unknown,
         }
     }

@@ -8,7 +8,7 @@ use serde::ser::SerializeMap;
 use serde_json::{Map, Value, json};
 
 use super::examples::Examples;
-use super::fault::Fault;
+use super::fault::{Fault, SERVICE_UNAVAILABLE};
 use super::schedule::{below, unit};
 use crate::contract::aggregate::{Aggregate, Relation};
 use crate::contract::completeness::{Completeness, Shape};
@@ -99,7 +99,7 @@ impl RequestFacts {
 pub enum Faulted {
     /// The collection or aggregate, made incomplete or warned.
     Page(Box<FaultedPage>),
-    /// A problem sent instead (`410 CURSOR_EXPIRED`).
+    /// A problem sent instead (`410 CURSOR_EXPIRED`, `503 SERVICE_UNAVAILABLE`).
     Problem(Problem),
     /// Nothing to fault: the response is neither an aggregate nor has an array of items.
     Unchanged,
@@ -114,7 +114,8 @@ pub enum Faulted {
 ///   part of the scope was not counted. An `estimate` stays one.
 ///
 /// Either way the block gains the fault's reason or warning and loses any evidence. An error
-/// when `response` does not keep the contract.
+/// when `response` does not keep the contract. An outage ([`Fault::Unavailable`]) replaces the
+/// answer with its problem.
 pub fn inject(
     fault: &Fault,
     response: &Value,
@@ -152,6 +153,7 @@ pub fn inject(
                 .with_continuation(&Continuation::Restart { reason: "cursor expired (fault injection)".to_owned() }),
             ));
         }
+        Fault::Unavailable => return Ok(Faulted::Problem(outage(rng))),
         // The first page again is the route's own answer to another request: the layer asks
         // the route for it ([`FaultLayer`](super::FaultLayer)); nothing to change in this one.
         Fault::Restarted => return Ok(Faulted::Unchanged),
@@ -221,6 +223,26 @@ pub fn inject(
         lower_the_relation(&mut data, &block)?;
     }
     Ok(Faulted::Page(Box::new(FaultedPage { block, data, shape, items_member })))
+}
+
+/// The longest `Retry-After` an injected outage asks for, in seconds: short, so that a client
+/// that waits and asks again does not make a kit run slow.
+const OUTAGE_RETRY_AFTER_MAX_SECS: u64 = 5;
+
+/// The problem of an outage ([`Fault::Unavailable`]): `503 SERVICE_UNAVAILABLE` (a code of the
+/// layer's own, as a service's outage is, contract §5.4), with `Retry-After` of 1 to
+/// [`OUTAGE_RETRY_AFTER_MAX_SECS`] seconds and the `retry_after` continuation of as many.
+fn outage(rng: &mut TestRng) -> Problem {
+    let seconds = 1 + below(rng, OUTAGE_RETRY_AFTER_MAX_SECS);
+    Problem::new(
+        ProblemCode::custom(SERVICE_UNAVAILABLE),
+        "The service cannot answer right now (fault injection): this says nothing of what exists. Ask again \
+         after the seconds `Retry-After` gives.",
+    )
+    .with_status(503)
+    .with_title("Service unavailable")
+    .with_retry_after(seconds)
+    .with_continuation(&Continuation::RetryAfter { seconds })
 }
 
 /// The collection `response` as it is but without its evidence: a page of a traversal an

@@ -52,7 +52,12 @@ pub enum Conclusion {
 ///    incomplete for a reason other than pagination, refused with a problem, or stale
 ///    (contract §3.5). This part is judged from the run's own requests, so
 ///    it holds for the fault-free run too: a client that never follows a `next_cursor`, or
-///    reads a `503` as "empty", fails even when its answer happens to be right.
+///    reads a `503` as "empty", fails even when its answer happens to be right. Every read a
+///    route declares can be answered with an outage (`SERVICE_UNAVAILABLE`, [`Fault::Unavailable`],
+///    first pages included): a client passes it by asking again later (after `Retry-After`,
+///    at most 5 seconds; a bounded number of times, since under `Schedule::always` every read
+///    is one) until the read finishes complete, or by ending without concluding complete (an
+///    `Err`, or [`Conclusion::Incomplete`]).
 /// 2. **No destructive action on an incomplete answer.** A `DELETE`, `PUT` or `PATCH`, and a
 ///    `POST` that was not itself answered with a completeness block (a search sent as `POST`
 ///    is a read), must follow reads that all finished as in property 1: every collection read
@@ -244,7 +249,8 @@ where
 
     /// Sets the longest one run may take; past it the run is stopped and fails, and the kit
     /// stops after it (the runs after it would likely wait as long). Injected `retry_after`
-    /// values go up to 60 seconds: a client that honours them waits that long.
+    /// values go up to 60 seconds (an outage's `Retry-After`, 5): a client that honours them
+    /// waits that long.
     pub fn run_timeout(mut self, run_timeout: Duration) -> Kit<M> {
         self.run_timeout = run_timeout;
         self
@@ -674,6 +680,7 @@ mod tests {
         let page = method == "GET";
         FaultRecord {
             request,
+            draw: page.then_some(request),
             method: method.to_owned(),
             uri: format!("{path}?page_size=3"),
             had_cursor,

@@ -40,6 +40,12 @@ pub const FAULT_HEADER: &str = "completeness-fault";
 
 /// Makes the real responses of the routes it wraps incomplete, in the ways each route declares.
 /// See the [module documentation](super).
+///
+/// The requests it can fault, and only those, are numbered for its [`Schedule`], from 0 in
+/// the order they are answered: a `GET` of a route that declares its reasons, answered `200`.
+/// Any other request (a metrics scrape, `/openapi.json`, a health check, a single resource, a
+/// write, a refusal) moves no schedule, so the same schedule gives the same faults to the same
+/// reads whatever else the service is asked in between ([`FaultRecord::draw`]).
 #[derive(Debug, Clone)]
 pub struct FaultLayer {
     shared: Arc<Shared>,
@@ -48,7 +54,10 @@ pub struct FaultLayer {
 #[derive(Debug)]
 struct Shared {
     schedule: Schedule,
+    /// Every request so far: the number of the next one, which the request limit counts.
     next: AtomicU64,
+    /// The requests it could fault so far: the schedule's number of the next one.
+    drawn: AtomicU64,
     max_requests: Option<u64>,
     exceeded: Notify,
     /// What happened to every request, when the layer keeps it ([`FaultLayer::serving`] does not).
@@ -142,8 +151,12 @@ pub struct FaultService<S> {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct FaultRecord {
-    /// The request's number, from 0.
+    /// The request's number among every request the layer saw, from 0.
     pub request: u64,
+    /// The request's number among those the layer can fault (a `GET` of a route that declares
+    /// its reasons, answered `200`), from 0: the number its [`Schedule`] chose the fault, and
+    /// drew its shape, by. `None` for any other request, which moves no schedule.
+    pub draw: Option<u64>,
     /// The method.
     pub method: String,
     /// The path and query.
@@ -260,6 +273,7 @@ where
         let demand = RequireComplete::from_parts(&parts).unwrap_or_default();
         let mut record = FaultRecord {
             request: n,
+            draw: None,
             method: parts.method.to_string(),
             uri: parts.uri.path_and_query().map_or_else(|| parts.uri.to_string(), ToString::to_string),
             had_cursor: facts.has_cursor,
@@ -307,9 +321,13 @@ where
             let declared = response.extensions().get::<Reported>().and_then(|r| r.declared).filter(|_| faultable);
             let response = match declared {
                 Some(declared) if response.status() == StatusCode::OK => {
+                    // Numbered among the requests it can fault only: a scrape, a single resource
+                    // or a write in between changes no fault of a later read.
+                    let draw = shared.drawn.fetch_add(1, Ordering::SeqCst);
+                    record.draw = Some(draw);
                     let traversal = Traversal { of_partial: of_partial_traversal };
                     let answer = Answer { response, restart };
-                    shared.fault(n, asked, &facts, demand, &declared, traversal, answer, &mut record).await
+                    shared.fault(draw, asked, &facts, demand, &declared, traversal, answer, &mut record).await
                 }
                 // A read that answered, of a route that declares nothing to fault (a single
                 // resource): the fault it asked for cannot be applied.
@@ -393,6 +411,7 @@ impl Shared {
         Shared {
             schedule,
             next: AtomicU64::new(0),
+            drawn: AtomicU64::new(0),
             max_requests,
             exceeded: Notify::new(),
             log: Some(Mutex::new(Vec::new())),
@@ -441,7 +460,7 @@ impl Shared {
         }
     }
 
-    /// Faults one answered collection, by the header or the schedule.
+    /// Faults one answered collection, request `n` of the schedule, by the header or the schedule.
     #[allow(clippy::too_many_arguments)]
     async fn fault(
         &self,

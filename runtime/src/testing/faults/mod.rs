@@ -24,9 +24,11 @@
 //! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |
 //! | `CURSOR_EXPIRED` (requests with a cursor, paginated routes) | `410` problem with `restart` |
 //! | `TRAVERSAL_RESTARTED` (requests with a cursor, paginated routes) | the route's first page again, as it answers the request without its `cursor`: `resumed: false` (contract §2.5) |
+//! | `SERVICE_UNAVAILABLE` (every request the layer faults, first pages included) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`] |
 //! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added (an own warning: its [`Examples`] value, when given one) |
 //!
-//! Besides the first page again, it only removes items and adds reasons or warnings: it never adds or alters an item. The
+//! Besides the first page again and the two problems (`CURSOR_EXPIRED`, `SERVICE_UNAVAILABLE`),
+//! it only removes items and adds reasons or warnings: it never adds or alters an item. The
 //! completeness block is rebuilt with the contract's own types, so every faulted answer keeps
 //! the rules of `docs/contract.md` §2.2 (`page.returned` recounted, `continuation` and
 //! `next_cursor` recomputed) and carries no evidence. Nor does any later page of a traversal it
@@ -56,9 +58,13 @@
 //! A [`Schedule`] decides: a seed and a probability ([`Schedule::seeded`], with per-fault
 //! weights), a fixed sequence, one fault on every request, or only the [`FAULT_HEADER`]
 //! header, which names the fault of one request and is honoured only where the layer is
-//! installed; any of them [`Schedule::emptied`], every faulted collection empty. The same schedule gives the same faults to the same sequence of requests, so a
-//! failure is replayed from its schedule, which [`Schedule::code`] writes as Rust (a client
-//! that sends requests at once may order them differently from run to run).
+//! installed; any of them [`Schedule::emptied`], every faulted collection empty. The same
+//! schedule gives the same faults to the same sequence of requests it can fault, so a failure
+//! is replayed from its schedule, which [`Schedule::code`] writes as Rust (a client that sends
+//! requests at once may order them differently from run to run). Only those requests (a `GET`
+//! of a declared route answered `200`) move the schedule: a metrics scrape, `/openapi.json`, a
+//! health check, a single resource or a write in between changes no fault
+//! ([`FaultRecord::draw`]).
 //! [`FaultLayer::log`] lists what every request got.
 //!
 //! # The conformance kit

@@ -8,9 +8,15 @@ use proptest::test_runner::{RngAlgorithm, TestRng};
 
 use super::fault::Fault;
 
-/// Which fault each request gets. Request `n` (counted from 0 by the layer) is decided by the
-/// schedule and `n` alone, so the same schedule gives the same faults on every run and
-/// platform, and a failing client test is replayed by its schedule.
+/// Which fault each request gets. Request `n` is decided by the schedule and `n` alone, so the
+/// same schedule gives the same faults on every run and platform, and a failing client test is
+/// replayed by its schedule.
+///
+/// The layer numbers, from 0 in the order it answers them, only the requests it can fault: a
+/// `GET` of a route that declares its reasons, answered `200` ([`FaultRecord::draw`](super::FaultRecord::draw)).
+/// A request it cannot fault (a metrics scrape, `/openapi.json`, a health check, a single
+/// resource, a write, a refusal) takes no number: sent between two reads, it changes neither
+/// fault, so the same seed misbehaves the same way again whatever else the service is asked.
 ///
 /// A request may also name its fault in the [`FAULT_HEADER`](super::FAULT_HEADER) header,
 /// which wins over the schedule; a fault the request does not offer (the route does not declare
@@ -30,7 +36,8 @@ enum Plan {
     HeaderOnly,
     /// Faults drawn from a seed: a request is faulted with `probability`.
     Seeded { seed: u64, probability: f64 },
-    /// Request `n` gets the fault named at position `n` (`None`: none), when its route offers it.
+    /// Faultable request `n` gets the fault named at position `n` (`None`: none), when its route
+    /// offers it.
     Sequence(Vec<Option<String>>),
     /// Every request gets the named fault when its route offers it.
     Always(String),
@@ -52,7 +59,9 @@ impl Schedule {
     }
 
     /// Request `n` gets the fault named at position `n` (`None`: no fault); requests past the
-    /// end get none. A named fault the request's route does not offer is not applied.
+    /// end get none. A named fault the request's route does not offer is not applied. Only the
+    /// requests the layer can fault are counted (see [`Schedule`]): the first list read is
+    /// position 0 however many other requests came before it.
     pub fn sequence<I, S>(faults: I) -> Schedule
     where
         I: IntoIterator<Item = Option<S>>,
@@ -147,7 +156,8 @@ impl Schedule {
         }
     }
 
-    /// The fault of request `n`, among the faults its route `offered`.
+    /// The fault of request `n` (numbered among the requests the layer can fault), among the
+    /// faults its route `offered`.
     pub fn choose(&self, n: u64, offered: &[Fault]) -> Option<Fault> {
         match &self.plan {
             Plan::HeaderOnly => None,
