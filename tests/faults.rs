@@ -245,6 +245,18 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
         .unwrap();
     let response = app().oneshot(twice).await.unwrap();
     assert_eq!(response.status(), StatusCode::BAD_REQUEST, "two faults named at once are refused");
+    // `; emptied` empties the faulted collection, as an emptied schedule does, so that a kit's
+    // failure on an empty, incomplete page is replayed by hand; another option is refused.
+    let (status, _, body) = send(app(), "/tickets", Some("VISIBILITY_RESTRICTED; emptied")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    check_envelope_invariants(&body).unwrap_or_else(|v| panic!("{v:?}"));
+    assert_eq!(body["tickets"], json!([]), "{body}");
+    assert_eq!(
+        (body["complete"].as_bool(), body["incomplete_reasons"][0]["code"].as_str()),
+        (Some(false), Some("VISIBILITY_RESTRICTED"))
+    );
+    let (status, _, body) = send(app(), "/tickets", Some("VISIBILITY_RESTRICTED; halved")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 }
 
 #[tokio::test]

@@ -35,8 +35,13 @@ use crate::server::report::Reported;
 use crate::server::require::{PREFERENCE_APPLIED, RequireComplete};
 
 /// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
-/// or `none`); read only by [`FaultLayer`], so it does nothing where the layer is not installed.
+/// or `none`), with `; emptied` for the fault with its collection empty, as an emptied schedule
+/// gives it (`VISIBILITY_RESTRICTED; emptied`); read only by [`FaultLayer`], so it does nothing
+/// where the layer is not installed.
 pub const FAULT_HEADER: &str = "completeness-fault";
+
+/// The option of [`FAULT_HEADER`] that empties the faulted collection: `VISIBILITY_RESTRICTED; emptied`.
+const EMPTIED: &str = "emptied";
 
 /// Makes the real responses of the routes it wraps incomplete, in the ways each route declares.
 /// See the [module documentation](super).
@@ -475,6 +480,12 @@ impl Shared {
     ) -> Response {
         let Answer { response, restart } = answer;
         let offered = Fault::offered(declared, facts.has_cursor);
+        // `NAME; emptied`: the fault with every faulted collection empty, as an emptied schedule
+        // gives it, so that a kit's failure on an empty page is replayed by hand too.
+        let (asked, emptied) = match asked.as_deref().and_then(|asked| asked.split_once(';')) {
+            Some((name, option)) if option.trim() == EMPTIED => (Some(name.trim().to_owned()), true),
+            _ => (asked, self.schedule.is_emptied()),
+        };
         let fault = match asked.as_deref() {
             Some("none") => None,
             Some(name) => match Fault::find(&offered, name) {
@@ -532,7 +543,7 @@ impl Shared {
                 .and_then(|reported| reported.items_member)
                 .map(str::to_owned)
                 .or_else(|| items_member_of(&bytes)),
-            emptied: self.schedule.is_emptied(),
+            emptied,
             ..facts.clone()
         };
         record.note_body(&value);

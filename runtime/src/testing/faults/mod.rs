@@ -58,7 +58,8 @@
 //! A [`Schedule`] decides: a seed and a probability ([`Schedule::seeded`], with per-fault
 //! weights), a fixed sequence, one fault on every request, or only the [`FAULT_HEADER`]
 //! header, which names the fault of one request and is honoured only where the layer is
-//! installed; any of them [`Schedule::emptied`], every faulted collection empty. The same
+//! installed; any of them [`Schedule::emptied`], every faulted collection empty (for one
+//! request, the header's `; emptied`: `VISIBILITY_RESTRICTED; emptied`). The same
 //! schedule gives the same faults to the same sequence of requests it can fault, so a failure
 //! is replayed from its schedule, which [`Schedule::code`] writes as Rust (a client that sends
 //! requests at once may order them differently from run to run). Only those requests (a `GET`
