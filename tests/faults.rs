@@ -613,9 +613,11 @@ async fn the_header_works_only_where_the_layer_is_installed() {
     assert_eq!(untouched, bare, "a header-only layer faults nothing else");
 }
 
-/// The outage every read a route declares can meet, first pages included: the `503` problem
-/// `SERVICE_UNAVAILABLE` in place of the answer, with a short `Retry-After` and the
-/// `retry_after` continuation of as many seconds; nothing in it reads as a list, empty or not.
+/// The outage every read a route declares can meet when it starts a traversal (no cursor): the
+/// `503` problem `SERVICE_UNAVAILABLE` in place of the answer, with a short `Retry-After` and the
+/// `retry_after` continuation of as many seconds; nothing in it reads as a list, empty or not. A
+/// read with a cursor is not offered it (a client that sent the cursor again after it would be
+/// judged as continuing a traversal a problem answered).
 #[tokio::test]
 async fn an_outage_replaces_any_declared_read_with_a_503_that_says_when_to_ask_again() {
     use completeness::Reason;
@@ -624,7 +626,6 @@ async fn an_outage_replaces_any_declared_read_with_a_503_that_says_when_to_ask_a
     let reads = [
         "/things?n=6",
         "/things?n=6&more=1",
-        "/things?n=4&more=1&cursor=c-1",
         "/things?n=6&require_complete=true",
         "/plain",
         "/tickets",
@@ -650,13 +651,15 @@ async fn an_outage_replaces_any_declared_read_with_a_503_that_says_when_to_ask_a
         assert_eq!((record.fault.clone(), record.status), (Some(Fault::Unavailable), 503), "{record}");
         assert!(record.is_incomplete() && record.complete.is_none() && record.next_cursor.is_none(), "{record}");
     }
-    // Offered last, on first pages and later ones alike.
-    for cursor in [false, true] {
-        let offered = Fault::offered(&ListPlainReason::declared_set().unwrap(), cursor);
-        assert_eq!(offered, [Fault::Reason(ReasonCode::VisibilityRestricted), Fault::Unavailable]);
-        let offered = Fault::offered(&ListThingsReason::declared_set().unwrap(), cursor);
-        assert_eq!(offered.last(), Some(&Fault::Unavailable), "{offered:?}");
-    }
+    // Offered last, on requests without a cursor only.
+    let offered = Fault::offered(&ListPlainReason::declared_set().unwrap(), false);
+    assert_eq!(offered, [Fault::Reason(ReasonCode::VisibilityRestricted), Fault::Unavailable]);
+    let offered = Fault::offered(&ListThingsReason::declared_set().unwrap(), false);
+    assert_eq!(offered.last(), Some(&Fault::Unavailable), "{offered:?}");
+    let continued = Fault::offered(&ListThingsReason::declared_set().unwrap(), true);
+    assert!(!continued.contains(&Fault::Unavailable), "{continued:?}");
+    let (status, _, body) = send(app.clone(), "/things?n=4&more=1&cursor=c-1", Some("SERVICE_UNAVAILABLE")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "not offered with a cursor: {body}");
     // A request the layer cannot fault (a single resource) is refused the outage, as any fault.
     let single = Router::new()
         .route("/one", get(|| std::future::ready(completeness::Exempt::new("one thing", "a single resource"))).into())

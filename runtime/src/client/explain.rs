@@ -173,8 +173,8 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         Some(_) => beyond_the_continuation(&crate::client::decide::beyond_recovery(completeness)),
         None => String::new(),
     };
-    // Nor does a retry or a next page get past a cap that is not pagination: where the
-    // continuation offers one of those, or none, `decide` says to narrow the query, and so does
+    // Nor does a retry, a next page or a new traversal get past a cap that is not pagination:
+    // where the continuation offers one of those, or none, `decide` says to narrow the query, and so does
     // the verdict.
     let capped = crate::client::decide::past_any_retry(completeness);
     let step = match completeness.continuation() {
@@ -182,7 +182,8 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         Some(
             continuation @ (Continuation::NextCursor { .. }
             | Continuation::RetryAfter { .. }
-            | Continuation::RetryWithDeadline { .. }),
+            | Continuation::RetryWithDeadline { .. }
+            | Continuation::Restart { .. }),
         ) => format!("{}{}", next_step(Some(continuation)), only_a_narrower_question(&capped)),
         continuation => next_step(continuation),
     };
@@ -343,6 +344,12 @@ mod tests {
             );
             assert_eq!(decide_on(answer, false, Intent::Report), Decision::NarrowQuery);
         }
+        // A new traversal hits the same cap.
+        let restarted = block(vec![SnapshotExpired::new("s-9").into(), limit()]);
+        let line = verdict(&restarted, 2);
+        assert!(line.contains(" To continue: start a new traversal from the first page ("), "{line}");
+        assert!(line.ends_with("only a narrower question does."), "{line}");
+        assert_eq!(decide_on(&restarted, false, Intent::Report), Decision::NarrowQuery);
         let narrowed = verdict(&block(vec![limit(), SourceUnavailable::new("crm").retry_after(45).into()]), 2);
         assert!(!narrowed.contains("only a narrower question"), "its continuation says to narrow: {narrowed}");
         // A cap that offers no way on: the line says to narrow, not that nothing is offered.

@@ -56,9 +56,12 @@ impl Fault {
     /// `CURSOR_EXPIRED` and `TRAVERSAL_RESTARTED` only on a request that continues a traversal
     /// (the last two on a paginated route); every declared warning whose details the layer can state
     /// truthfully (`STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, a service's
-    /// own warnings); and last, on every request, first pages included, `SERVICE_UNAVAILABLE`
-    /// ([`Fault::Unavailable`]: an outage any route can meet), unless the route declares a
-    /// reason or warning of its own by that name, which then keeps it.
+    /// own warnings); and last, on a request that starts a traversal (no cursor),
+    /// `SERVICE_UNAVAILABLE` ([`Fault::Unavailable`]: an outage any route can meet), unless the
+    /// route declares a reason or warning of its own by that name, which then keeps it. (Not on a
+    /// continued one: a client that sends the same cursor again after the outage would be
+    /// judged to continue a traversal a problem answered, which the kit cannot tell from
+    /// merging across it.)
     pub fn offered(declared: &DeclaredSet, has_cursor: bool) -> Vec<Fault> {
         let mut faults = Vec::new();
         for code in declared.reasons {
@@ -78,7 +81,7 @@ impl Fault {
                 code => faults.push(Fault::Warning(code.clone())),
             }
         }
-        if !faults.iter().any(|fault| fault.name() == SERVICE_UNAVAILABLE) {
+        if !has_cursor && !faults.iter().any(|fault| fault.name() == SERVICE_UNAVAILABLE) {
             faults.push(Fault::Unavailable);
         }
         faults

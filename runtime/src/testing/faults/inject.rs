@@ -123,6 +123,21 @@ pub fn inject(
     facts: &RequestFacts,
     rng: &mut TestRng,
 ) -> Result<Faulted, String> {
+    // A fault that answers with a problem needs nothing of the answer's shape.
+    match fault {
+        Fault::CursorExpired => {
+            return Ok(Faulted::Problem(
+                Problem::new(
+                    ProblemCode::CursorExpired,
+                    "The cursor expired (fault injection). Start a new traversal; results from this one cannot \
+                     be combined with a new one.",
+                )
+                .with_continuation(&Continuation::Restart { reason: "cursor expired (fault injection)".to_owned() }),
+            ));
+        }
+        Fault::Unavailable => return Ok(Faulted::Problem(outage(rng))),
+        _ => {}
+    }
     let mut data = response.as_object().cloned().ok_or("a response that reports completeness is a JSON object")?;
     let shape = if is_aggregate(&data) { Shape::Aggregate } else { Shape::Collection };
     let block =
@@ -143,17 +158,8 @@ pub fn inject(
     };
     let mut page = Rebuild { block, ends_traversal: false, reason: None, warning: None };
     match fault {
-        Fault::CursorExpired => {
-            return Ok(Faulted::Problem(
-                Problem::new(
-                    ProblemCode::CursorExpired,
-                    "The cursor expired (fault injection). Start a new traversal; results from this one cannot \
-                     be combined with a new one.",
-                )
-                .with_continuation(&Continuation::Restart { reason: "cursor expired (fault injection)".to_owned() }),
-            ));
-        }
-        Fault::Unavailable => return Ok(Faulted::Problem(outage(rng))),
+        // Answered with a problem above.
+        Fault::CursorExpired | Fault::Unavailable => return Ok(Faulted::Unchanged),
         // The first page again is the route's own answer to another request: the layer asks
         // the route for it ([`FaultLayer`](super::FaultLayer)); nothing to change in this one.
         Fault::Restarted => return Ok(Faulted::Unchanged),

@@ -52,9 +52,9 @@ pub enum Conclusion {
 ///    incomplete for a reason other than pagination, refused with a problem, or stale
 ///    (contract §3.5). This part is judged from the run's own requests, so
 ///    it holds for the fault-free run too: a client that never follows a `next_cursor`, or
-///    reads a `503` as "empty", fails even when its answer happens to be right. Every read a
-///    route declares can be answered with an outage (`SERVICE_UNAVAILABLE`, [`Fault::Unavailable`],
-///    first pages included): a client passes it by asking again later (after `Retry-After`,
+///    reads a `503` as "empty", fails even when its answer happens to be right. Every first
+///    page a route declares can be answered with an outage (`SERVICE_UNAVAILABLE`,
+///    [`Fault::Unavailable`]): a client passes it by asking again later (after `Retry-After`,
 ///    at most 5 seconds; a bounded number of times, since under `Schedule::always` every read
 ///    is one) until the read finishes complete, or by ending without concluding complete (an
 ///    `Err`, or [`Conclusion::Incomplete`]).

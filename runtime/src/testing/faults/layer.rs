@@ -49,8 +49,10 @@ const EMPTIED: &str = "emptied";
 /// The requests it can fault, and only those, are numbered for its [`Schedule`], from 0 in
 /// the order they are answered: a `GET` of a route that declares its reasons, answered `200`.
 /// Any other request (a metrics scrape, `/openapi.json`, a health check, a single resource, a
-/// write, a refusal) moves no schedule, so the same schedule gives the same faults to the same
-/// reads whatever else the service is asked in between ([`FaultRecord::draw`]).
+/// write, a refusal made before the route answered) moves no schedule, so the same schedule
+/// gives the same faults to the same reads whatever else the service is asked in between
+/// ([`FaultRecord::draw`]). (A read whose [`FAULT_HEADER`] names a fault it does not offer is
+/// refused after the route answered, and has taken its number.)
 #[derive(Debug, Clone)]
 pub struct FaultLayer {
     shared: Arc<Shared>,

@@ -24,7 +24,7 @@
 //! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |
 //! | `CURSOR_EXPIRED` (requests with a cursor, paginated routes) | `410` problem with `restart` |
 //! | `TRAVERSAL_RESTARTED` (requests with a cursor, paginated routes) | the route's first page again, as it answers the request without its `cursor`: `resumed: false` (contract §2.5) |
-//! | `SERVICE_UNAVAILABLE` (every request the layer faults, first pages included) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`] |
+//! | `SERVICE_UNAVAILABLE` (requests without a cursor: a first page, a search, a count) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`] |
 //! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added (an own warning: its [`Examples`] value, when given one) |
 //!
 //! Besides the first page again and the two problems (`CURSOR_EXPIRED`, `SERVICE_UNAVAILABLE`),

@@ -15,7 +15,8 @@ use super::fault::Fault;
 /// The layer numbers, from 0 in the order it answers them, only the requests it can fault: a
 /// `GET` of a route that declares its reasons, answered `200` ([`FaultRecord::draw`](super::FaultRecord::draw)).
 /// A request it cannot fault (a metrics scrape, `/openapi.json`, a health check, a single
-/// resource, a write, a refusal) takes no number: sent between two reads, it changes neither
+/// resource, a write, a refusal made before the route answered) takes no number: sent between
+/// two reads, it changes neither
 /// fault, so the same seed misbehaves the same way again whatever else the service is asked.
 ///
 /// A request may also name its fault in the [`FAULT_HEADER`](super::FAULT_HEADER) header,
