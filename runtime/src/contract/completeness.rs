@@ -697,12 +697,9 @@ fn leaves_out(set: &crate::contract::declared::DeclaredSet, object: &Map<String,
     let Some(code) = object.get("code").and_then(Value::as_str) else {
         return false;
     };
-    match set.reasons.iter().position(|declared| declared.as_str() == code) {
+    match set.kind_of(code) {
         None => true,
-        Some(at) => object
-            .get("kind")
-            .and_then(Value::as_str)
-            .is_some_and(|kind| set.kinds.get(at).is_some_and(|declared| declared.as_str() != kind)),
+        Some(declared) => object.get("kind").and_then(Value::as_str).is_some_and(|kind| declared.as_str() != kind),
     }
 }
 

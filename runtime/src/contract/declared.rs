@@ -131,8 +131,7 @@ impl<S: ReasonSet> DeclaredReason<S> {
 
     /// The declared kind of `code`, when it is declared.
     fn declared_kind(code: &ReasonCode) -> Option<ReasonKind> {
-        let DeclaredSet { reasons, kinds, .. } = S::DECLARED;
-        reasons.iter().position(|declared| declared == code).and_then(|i| kinds.get(i).copied())
+        S::DECLARED.kind_of(code.as_str())
     }
 }
 
@@ -243,6 +242,14 @@ pub struct DeclaredSet {
     /// The detail members of each declared warning ([`crate::WarningDetails::DETAIL_MEMBERS`]),
     /// in the same order.
     pub warning_details: &'static [&'static [&'static str]],
+}
+
+impl DeclaredSet {
+    /// The declared kind of the reason code written `code`, when it is declared.
+    pub(crate) fn kind_of(&self, code: &str) -> Option<ReasonKind> {
+        let at = self.reasons.iter().position(|declared| declared.as_str() == code)?;
+        self.kinds.get(at).copied()
+    }
 }
 
 impl<S: Declares<D>, D: ReasonDetails> From<D> for DeclaredReason<S> {
