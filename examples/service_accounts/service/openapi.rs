@@ -9,7 +9,9 @@ use std::sync::LazyLock;
 
 use axum::Json;
 use axum::http::StatusCode;
-use completeness::schema::{add_aggregate_rules, add_block_rules, parameters};
+use completeness::schema::{
+    COMPLETE_ABOUT, EVIDENCE_ABOUT, STATUS_ABOUT, TRUNCATED_ABOUT, add_aggregate_rules, add_block_rules, parameters,
+};
 use completeness::{Exempt, ProblemCode, ReasonCode, WarningCode};
 use serde_json::{Value, json};
 use utoipa::PartialSchema;
@@ -154,32 +156,9 @@ fn reason_components() -> Vec<(String, RefOr<Schema>)> {
 /// The members every completeness block carries (contract §2.1), with this endpoint's reason and warning schemas.
 fn completeness_members(reason: &str, warnings: RefOr<Schema>, collection: bool) -> Vec<(&'static str, RefOr<Schema>)> {
     let mut members = vec![
-        (
-            "status",
-            string()
-                .enum_values(Some(["complete", "partial"]))
-                .description(Some("`complete` in words: \"complete\" exactly when `complete` is true"))
-                .into(),
-        ),
-        (
-            "complete",
-            ObjectBuilder::new()
-                .schema_type(Type::Boolean)
-                .description(Some(
-                    "The decision field: true when the answer covers the whole scope; an empty result is evidence \
-                     of absence only when it is true. On a page reached with a cursor (`page.resumed` true), true \
-                     ends the traversal, but its items cover the scope only with the pages before it, and every \
-                     earlier page's `incomplete_reasons` still count (contract §2.5, §8).",
-                ))
-                .into(),
-        ),
-        (
-            "truncated",
-            ObjectBuilder::new()
-                .schema_type(Type::Boolean)
-                .description(Some("true when a reason of kind truncation is among `incomplete_reasons`"))
-                .into(),
-        ),
+        ("status", string().enum_values(Some(["complete", "partial"])).description(Some(STATUS_ABOUT)).into()),
+        ("complete", ObjectBuilder::new().schema_type(Type::Boolean).description(Some(COMPLETE_ABOUT)).into()),
+        ("truncated", ObjectBuilder::new().schema_type(Type::Boolean).description(Some(TRUNCATED_ABOUT)).into()),
         ("incomplete_reasons", array_of(reference(reason)).into()),
         ("continuation", nullable_reference("Continuation", "How to recover; null when complete (contract §2.4).")),
         ("next_cursor", nullable(Type::String).into()),
@@ -188,17 +167,7 @@ fn completeness_members(reason: &str, warnings: RefOr<Schema>, collection: bool)
     ];
     if collection {
         members.push(("page", nullable_reference("PageInfo", "Pagination facts (contract §2.5).")));
-        members.push((
-            "evidence",
-            nullable(Type::String)
-                .description(Some(
-                    "Evidence of a complete inventory, for an archive (contract §6): only on a complete answer, \
-                     and on a page reached with a cursor only when no page before it was incomplete for a reason \
-                     other than more pages or carried a stale warning; null otherwise, so a complete last page \
-                     without evidence says an earlier page was partial.",
-                ))
-                .into(),
-        ));
+        members.push(("evidence", nullable(Type::String).description(Some(EVIDENCE_ABOUT)).into()));
     }
     members
 }

@@ -613,6 +613,28 @@ pub fn block_rules<R: BlockSchemas>() -> serde_json::Value {
 /// when there is no such component.
 #[cfg(feature = "openapi")]
 pub fn add_block_rules<R: BlockSchemas>(document: &mut serde_json::Value, component: &str) -> bool {
+    add_rules(document, component, block_rules::<R>())
+}
+
+/// [`add_block_rules`] for an aggregate's component (contract §2.6, a count with its
+/// `relation`), and the rule of §2.6 a schema can state beside them: an incomplete aggregate is
+/// never `exact`. False, and `document` unchanged, when there is no such component.
+#[cfg(feature = "openapi")]
+pub fn add_aggregate_rules<R: BlockSchemas>(document: &mut serde_json::Value, component: &str) -> bool {
+    let mut rules = block_rules::<R>();
+    if let serde_json::Value::Array(rules) = &mut rules {
+        rules.push(serde_json::json!({
+            "if": {"properties": {"complete": {"const": false}}, "required": ["complete"]},
+            "then": {"properties": {"relation": {"not": {"const": "exact"}}}},
+        }));
+    }
+    add_rules(document, component, rules)
+}
+
+/// Adds `rules` (an array of schemas, or one) to the `allOf` of `component` in `document`;
+/// false, and `document` unchanged, when there is no such component.
+#[cfg(feature = "openapi")]
+fn add_rules(document: &mut serde_json::Value, component: &str, rules: serde_json::Value) -> bool {
     let Some(schema) = document
         .pointer_mut("/components/schemas")
         .and_then(|schemas| schemas.get_mut(component))
@@ -620,7 +642,7 @@ pub fn add_block_rules<R: BlockSchemas>(document: &mut serde_json::Value, compon
     else {
         return false;
     };
-    let rules = match block_rules::<R>() {
+    let rules = match rules {
         serde_json::Value::Array(rules) => rules,
         other => vec![other],
     };
@@ -629,27 +651,6 @@ pub fn add_block_rules<R: BlockSchemas>(document: &mut serde_json::Value, compon
         None => {
             schema.insert("allOf".to_owned(), serde_json::Value::Array(rules));
         }
-    }
-    true
-}
-
-/// [`add_block_rules`] for an aggregate's component (contract §2.6, a count with its
-/// `relation`), and the rule of §2.6 a schema can state beside them: an incomplete aggregate is
-/// never `exact`. False, and `document` unchanged, when there is no such component.
-#[cfg(feature = "openapi")]
-pub fn add_aggregate_rules<R: BlockSchemas>(document: &mut serde_json::Value, component: &str) -> bool {
-    if !add_block_rules::<R>(document, component) {
-        return false;
-    }
-    let rule = serde_json::json!({
-        "if": {"properties": {"complete": {"const": false}}, "required": ["complete"]},
-        "then": {"properties": {"relation": {"not": {"const": "exact"}}}},
-    });
-    if let Some(all_of) = document
-        .pointer_mut(&format!("/components/schemas/{}/allOf", component.replace('~', "~0").replace('/', "~1")))
-        .and_then(serde_json::Value::as_array_mut)
-    {
-        all_of.push(rule);
     }
     true
 }
@@ -724,7 +725,7 @@ pub fn collection_json<R: BlockSchemas>(
     generator: &mut schemars::SchemaGenerator,
 ) -> schemars::Schema {
     let mut schema = block_json::<R>(generator);
-    schema["description"] = format!("{COLLECTION} {COMPLETE}").into();
+    schema["description"] = format!("{COLLECTION} {COMPLETE_ABOUT}").into();
     add_member(&mut schema, "items", serde_json::json!({"type": "array", "items": item.to_value()}), true);
     schemars::Schema::try_from(schema).unwrap_or_default()
 }
@@ -973,16 +974,23 @@ fn block_openapi<R: BlockSchemas>() -> utoipa::openapi::schema::ObjectBuilder {
     };
     let array = |items: openapi::Schema| -> openapi::Schema { ArrayBuilder::new().items(items).into() };
     let members: [(&str, openapi::Schema); 10] = [
-        ("status", ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["complete", "partial"])).into()),
-        ("complete", ObjectBuilder::new().schema_type(Type::Boolean).description(Some(COMPLETE)).into()),
-        ("truncated", ObjectBuilder::new().schema_type(Type::Boolean).into()),
+        (
+            "status",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(["complete", "partial"]))
+                .description(Some(STATUS_ABOUT))
+                .into(),
+        ),
+        ("complete", ObjectBuilder::new().schema_type(Type::Boolean).description(Some(COMPLETE_ABOUT)).into()),
+        ("truncated", ObjectBuilder::new().schema_type(Type::Boolean).description(Some(TRUNCATED_ABOUT)).into()),
         ("incomplete_reasons", array(R::reason_openapi())),
         ("continuation", nullable("Continuation", "How to recover; null when complete (contract §2.4).")),
         ("next_cursor", token("The next page's cursor; null on the last page.")),
         ("page", nullable("PageInfo", "Pagination facts (contract §2.5).")),
         ("scope", RefOr::Ref(Ref::from_schema_name("Scope"))),
         ("warnings", array(R::warning_openapi())),
-        ("evidence", token("Evidence of a complete inventory, for a destructive action (contract §6).")),
+        ("evidence", token(EVIDENCE_ABOUT)),
     ];
     members.into_iter().fold(ObjectBuilder::new().schema_type(Type::Object), |object, (name, schema)| {
         object.property(name, schema).required(name)
@@ -1077,7 +1085,26 @@ fn add_component<T: utoipa::ToSchema>(schemas: &mut Vec<(String, openapi::Schema
     T::schemas(schemas);
 }
 
-const COMPLETE: &str = "The decision field: an empty `items` is evidence of absence only when it is true.";
+/// What `complete` means, as a schema describes the member: for a document that writes its
+/// completeness block by hand, as the crate's own schemas do.
+pub const COMPLETE_ABOUT: &str = "The decision field: true when the answer covers the whole scope; an empty result is \
+                                  evidence of absence only when it is true. On a page reached with a cursor \
+                                  (`page.resumed` true), true ends the traversal, but its items cover the scope only \
+                                  with the pages before it, and every earlier page's `incomplete_reasons` still count \
+                                  (contract §2.5, §8).";
+
+/// What `status` means, as a schema describes the member.
+pub const STATUS_ABOUT: &str = "`complete` in words: \"complete\" exactly when `complete` is true.";
+
+/// What `truncated` means, as a schema describes the member.
+pub const TRUNCATED_ABOUT: &str = "True when a reason of kind truncation is among `incomplete_reasons`.";
+
+/// What `evidence` means, as a schema describes the member.
+pub const EVIDENCE_ABOUT: &str = "Evidence of a complete inventory, for a destructive action (contract §6): only on a \
+                                  complete answer, and on a page reached with a cursor only when no page before it \
+                                  was incomplete for a reason other than more pages or carried a stale warning; null \
+                                  otherwise, so a complete last page without evidence says an earlier page was \
+                                  partial.";
 const COLLECTION: &str = "A collection response with its completeness block (contract §2.1).";
 
 /// The OpenAPI parameters of the framework's own extractors, as they read them, for an
