@@ -54,7 +54,7 @@ async fn a_thousand_requests_to_distinct_ids_add_no_series() {
     assert_eq!(series(&after), series(&before), "no new series");
     let partial = [("route", "/search"), ("method", "GET"), ("complete", "false")];
     assert_eq!(value(&after, "completeness_responses_total", &partial), 251.0, "the counters did count");
-    let cursor = [("route", "/service-accounts"), ("code", "INVALID_CURSOR")];
+    let cursor = [("route", "/service-accounts"), ("method", "GET"), ("code", "INVALID_CURSOR")];
     assert_eq!(value(&after, "completeness_cursor_refusals_total", &cursor), 251.0);
     for sample in samples(&after).iter().filter(|s| s.name.starts_with("completeness_")) {
         for label in sample.labels.values() {

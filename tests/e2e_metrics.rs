@@ -56,31 +56,33 @@ async fn a_failing_source_shows_in_the_counters() {
     let delta = went_up(&before, &after);
     let search_partial = [("route", "/search"), ("method", "GET"), ("complete", "false")];
     assert_eq!(delta("completeness_responses_total", &search_partial), 4.0, "three partial answers and one refused");
-    assert_eq!(delta("completeness_reasons_total", &[("route", "/search"), ("code", "SOURCE_UNAVAILABLE")]), 4.0);
-    assert_eq!(delta("completeness_strict_refusals_total", &[("route", "/search"), ("status", "503")]), 1.0);
+    assert_eq!(delta("completeness_reasons_total", &[("route", "/search"), ("method", "GET"), ("code", "SOURCE_UNAVAILABLE")]), 4.0);
+    assert_eq!(delta("completeness_strict_refusals_total", &[("route", "/search"), ("method", "GET"), ("status", "503")]), 1.0);
     let list_complete = [("route", "/service-accounts"), ("method", "GET"), ("complete", "true")];
     assert_eq!(delta("completeness_responses_total", &list_complete), 2.0, "the clamped page and the inventory");
-    assert_eq!(delta("completeness_page_size_reduced_total", &[("route", "/service-accounts")]), 1.0);
-    let reduced = [("route", "/service-accounts"), ("code", "PAGE_SIZE_REDUCED")];
+    assert_eq!(delta("completeness_page_size_reduced_total", &[("route", "/service-accounts"), ("method", "GET")]), 1.0);
+    let reduced = [("route", "/service-accounts"), ("method", "GET"), ("code", "PAGE_SIZE_REDUCED")];
     assert_eq!(delta("completeness_warnings_total", &reduced), 1.0);
-    let cursor = [("route", "/service-accounts"), ("code", "INVALID_CURSOR")];
+    let cursor = [("route", "/service-accounts"), ("method", "GET"), ("code", "INVALID_CURSOR")];
     assert_eq!(delta("completeness_cursor_refusals_total", &cursor), 1.0);
-    let evidence = [("route", "/service-accounts/archive"), ("code", "EVIDENCE_INVALID")];
+    let evidence = [("route", "/service-accounts/archive"), ("method", "POST"), ("code", "EVIDENCE_INVALID")];
     assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
     let accepted = [("route", "/service-accounts/archive"), ("method", "POST")];
     assert_eq!(delta("completeness_evidence_accepted_total", &accepted), 1.0, "{after}");
     assert!(after.contains("# HELP completeness_responses_total"), "counters are described:\n{after}");
-    // Every other problem counts by route, status and code; a refused token or strict demand
-    // only in its own counter.
-    let problems = |route: &'static str, status: &'static str, code: &'static str| {
-        delta("completeness_problems_total", &[("route", route), ("status", status), ("code", code)])
+    // Every other problem counts by route, method, status and code; a refused token or strict
+    // demand only in its own counter.
+    let problems = |route: &'static str, method: &'static str, status: &'static str, code: &'static str| {
+        let labels = [("route", route), ("method", method), ("status", status), ("code", code)];
+        delta("completeness_problems_total", &labels)
     };
-    assert_eq!(problems("/service-accounts/{id}", "404", "NOT_FOUND"), 1.0, "{after}");
-    assert_eq!(problems("/service-accounts", "400", "INVALID_PAGE_SIZE"), 1.0, "{after}");
-    assert_eq!(problems("unmatched", "404", "NOT_FOUND"), 1.0, "{after}");
-    assert_eq!(problems("/service-accounts", "405", "METHOD_NOT_ALLOWED"), 1.0, "{after}");
-    assert_eq!(problems("/service-accounts", "400", "INVALID_CURSOR"), 0.0);
-    assert_eq!(problems("/search", "503", "COMPLETE_RESULT_UNAVAILABLE"), 0.0);
+    assert_eq!(problems("/service-accounts/{id}", "GET", "404", "NOT_FOUND"), 1.0, "{after}");
+    assert_eq!(problems("/service-accounts", "GET", "400", "INVALID_PAGE_SIZE"), 1.0, "{after}");
+    assert_eq!(problems("unmatched", "GET", "404", "NOT_FOUND"), 1.0, "{after}");
+    assert_eq!(problems("/service-accounts", "DELETE", "405", "METHOD_NOT_ALLOWED"), 1.0, "{after}");
+    assert_eq!(problems("/service-accounts", "GET", "405", "METHOD_NOT_ALLOWED"), 0.0, "by method: {after}");
+    assert_eq!(problems("/service-accounts", "GET", "400", "INVALID_CURSOR"), 0.0);
+    assert_eq!(problems("/search", "GET", "503", "COMPLETE_RESULT_UNAVAILABLE"), 0.0);
     // The service's own histogram of request durations counts every request, answered or
     // refused, by route template, method and status: the denominator of the counts above.
     let requests = |route: &'static str, method: &'static str, status: &'static str| {
@@ -145,15 +147,15 @@ async fn partial_answers_and_refusals_over_mcp_show_in_the_counters_under_their_
     let delta = went_up(&before, &after);
     let list_partial = [("route", "list_service_accounts"), ("method", "MCP"), ("complete", "false")];
     assert_eq!(delta("completeness_responses_total", &list_partial), 1.0);
-    let hidden_reason = [("route", "list_service_accounts"), ("code", "VISIBILITY_RESTRICTED")];
+    let hidden_reason = [("route", "list_service_accounts"), ("method", "MCP"), ("code", "VISIBILITY_RESTRICTED")];
     assert_eq!(delta("completeness_reasons_total", &hidden_reason), 1.0);
     let count_partial = [("route", "count_service_accounts"), ("method", "MCP"), ("complete", "false")];
     assert_eq!(delta("completeness_responses_total", &count_partial), 1.0, "the refused answer is counted too");
-    let refused = [("route", "count_service_accounts"), ("status", "403")];
+    let refused = [("route", "count_service_accounts"), ("method", "MCP"), ("status", "403")];
     assert_eq!(delta("completeness_strict_refusals_total", &refused), 1.0);
-    let cursor = [("route", "list_service_accounts"), ("code", "INVALID_CURSOR")];
+    let cursor = [("route", "list_service_accounts"), ("method", "MCP"), ("code", "INVALID_CURSOR")];
     assert_eq!(delta("completeness_cursor_refusals_total", &cursor), 1.0);
-    let evidence = [("route", "archive_service_accounts"), ("code", "EVIDENCE_REQUIRED")];
+    let evidence = [("route", "archive_service_accounts"), ("method", "MCP"), ("code", "EVIDENCE_REQUIRED")];
     assert_eq!(delta("completeness_evidence_refusals_total", &evidence), 1.0);
     let accepted = [("route", "archive_service_accounts"), ("method", "MCP")];
     assert_eq!(delta("completeness_evidence_accepted_total", &accepted), 1.0, "{after}");
@@ -194,8 +196,14 @@ async fn faulted_answers_are_counted_as_sent() {
         (2.0, 0.0),
         "the two answers sent were partial; the complete ones the handler gave were replaced"
     );
-    assert_eq!(delta("completeness_reasons_total", &[("route", "/search"), ("code", "SOURCE_UNAVAILABLE")]), 2.0);
-    assert_eq!(delta("completeness_strict_refusals_total", &[("route", "/search"), ("status", "503")]), 1.0);
+    assert_eq!(
+        delta("completeness_reasons_total", &[("route", "/search"), ("method", "GET"), ("code", "SOURCE_UNAVAILABLE")]),
+        2.0
+    );
+    assert_eq!(
+        delta("completeness_strict_refusals_total", &[("route", "/search"), ("method", "GET"), ("status", "503")]),
+        1.0
+    );
 }
 
 /// A single resource whose usage source failed leaves `last_used_at` out: over REST and over
@@ -216,7 +224,7 @@ async fn a_resource_with_a_field_left_out_shows_in_the_counters_over_rest_and_mc
     let after = h.metrics().await;
     let delta = went_up(&before, &after);
     for (route, method) in [("/service-accounts/{id}", "GET"), ("get_service_account", "MCP")] {
-        let omitted = [("route", route), ("code", "SOURCE_FAILED")];
+        let omitted = [("route", route), ("method", method), ("code", "SOURCE_FAILED")];
         assert_eq!(delta("completeness_omitted_fields_total", &omitted), 1.0, "{route}:\n{after}");
         let missing = [("route", route), ("method", method)];
         assert_eq!(delta("completeness_missing_data_total", &missing), 1.0, "{route}:\n{after}");

@@ -284,8 +284,11 @@ fn a_partial_answer_emits_one_info_event_with_route_method_reasons_items_and_cre
         ("SOURCE_UNAVAILABLE", "2", "")
     );
     assert_eq!((responses(&metrics, "/partial", "false"), responses(&metrics, "/partial", "true")), (1.0, 0.0));
-    let reasons =
-        value(&metrics, "completeness_reasons_total", &[("route", "/partial"), ("code", "SOURCE_UNAVAILABLE")]);
+    let reasons = value(
+        &metrics,
+        "completeness_reasons_total",
+        &[("route", "/partial"), ("method", "GET"), ("code", "SOURCE_UNAVAILABLE")],
+    );
     assert_eq!(reasons, 1.0);
     let missing = [("route", "/partial"), ("method", "GET")];
     assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 1.0, "an answer that misses data");
@@ -301,10 +304,13 @@ fn codes_neither_standard_nor_declared_are_counted_as_other() {
     assert_eq!(events.len(), 50);
     assert!(events.iter().any(|event| event.field("reasons") == "SHARD_7_DOWN"));
     let route = "/relayed/{shard}";
-    assert_eq!(value(&metrics, "completeness_reasons_total", &[("route", route), ("code", "OTHER")]), 50.0);
+    assert_eq!(
+        value(&metrics, "completeness_reasons_total", &[("route", route), ("method", "GET"), ("code", "OTHER")]),
+        50.0
+    );
     assert!(!metrics.contains("SHARD_7_DOWN"), "{metrics}");
     let (_, metrics, _) = run(vec![get_request("/partial")]);
-    let standard = [("route", "/partial"), ("code", "SOURCE_UNAVAILABLE")];
+    let standard = [("route", "/partial"), ("method", "GET"), ("code", "SOURCE_UNAVAILABLE")];
     assert_eq!(value(&metrics, "completeness_reasons_total", &standard), 1.0, "standard codes keep their label");
 }
 
@@ -353,9 +359,12 @@ fn a_clamped_page_counts_its_warning_and_its_reduced_size() {
     assert_eq!(event.field("complete"), "false");
     assert_eq!((event.field("reasons"), event.field("warnings")), ("MORE_PAGES_AVAILABLE", "PAGE_SIZE_REDUCED"));
     assert_eq!(event.field("items"), "10");
-    let warning = [("route", "/numbers"), ("code", "PAGE_SIZE_REDUCED")];
+    let warning = [("route", "/numbers"), ("method", "GET"), ("code", "PAGE_SIZE_REDUCED")];
     assert_eq!(value(&metrics, "completeness_warnings_total", &warning), 1.0);
-    assert_eq!(value(&metrics, "completeness_page_size_reduced_total", &[("route", "/numbers")]), 1.0);
+    assert_eq!(
+        value(&metrics, "completeness_page_size_reduced_total", &[("route", "/numbers"), ("method", "GET")]),
+        1.0
+    );
     let missing = [("route", "/numbers"), ("method", "GET")];
     assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 0.0, "a page misses nothing");
 }
@@ -374,11 +383,11 @@ fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_to
     assert_eq!(event.field("status"), "400");
     assert_no_token_text(&capture, &["Zm9yZ2VkLXBheWxvYWQtc2VjcmV0", "bWFj"]);
     assert!(capture.of_kind("response").is_empty(), "a refusal is not an answer");
-    let refused = [("route", "/numbers"), ("code", "INVALID_CURSOR")];
+    let refused = [("route", "/numbers"), ("method", "GET"), ("code", "INVALID_CURSOR")];
     assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &refused), 1.0);
 }
 
-/// Every other problem counts in `completeness_problems_total` by route, status and code; a
+/// Every other problem counts in `completeness_problems_total` by route, method, status and code; a
 /// code read or built at run time that this version does not know (one relayed from an
 /// upstream) as `OTHER`, so that relayed codes add no series; the event names it. A service's
 /// own code written in its code (`ProblemCode::custom`) counts by its name. So does a
@@ -404,13 +413,13 @@ fn other_problems_are_counted_with_bounded_codes() {
             StatusCode::SERVICE_UNAVAILABLE
         ]
     );
-    let own = [("route", "/draining"), ("status", "503"), ("code", "SHARD_DRAINING")];
+    let own = [("route", "/draining"), ("method", "GET"), ("status", "503"), ("code", "SHARD_DRAINING")];
     assert_eq!(value(&metrics, "completeness_problems_total", &own), 1.0, "{metrics}");
     let counted = |status, code| {
         value(
             &metrics,
             "completeness_problems_total",
-            &[("route", "/upstream/{code}"), ("status", status), ("code", code)],
+            &[("route", "/upstream/{code}"), ("method", "GET"), ("status", status), ("code", code)],
         )
     };
     assert_eq!((counted("400", "OTHER"), counted("404", "NOT_FOUND")), (2.0, 1.0), "{metrics}");
@@ -443,9 +452,11 @@ fn a_single_resource_with_fields_left_out_is_observed() {
     let route = "/account/{case}";
     let missing = [("route", route), ("method", "GET")];
     assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 1.0, "the failed source only");
-    let omitted = |code| value(&metrics, "completeness_omitted_fields_total", &[("route", route), ("code", code)]);
+    let omitted = |code| {
+        value(&metrics, "completeness_omitted_fields_total", &[("route", route), ("method", "GET"), ("code", code)])
+    };
     assert_eq!((omitted("SOURCE_FAILED"), omitted("NOT_REQUESTED")), (1.0, 2.0));
-    let warnings = [("route", route), ("code", "PARTIAL_FIELD_SET")];
+    let warnings = [("route", route), ("method", "GET"), ("code", "PARTIAL_FIELD_SET")];
     assert_eq!(value(&metrics, "completeness_warnings_total", &warnings), 2.0);
 }
 
@@ -512,7 +523,11 @@ fn refused_evidence_emits_a_warning_with_code_route_and_credential_but_not_the_t
     assert_no_token_text(&capture, &["c2VjcmV0LWV2aWRlbmNlLXBheWxvYWQ", "c2ln"]);
     for code in ["EVIDENCE_INVALID", "EVIDENCE_REQUIRED"] {
         assert_eq!(
-            value(&metrics, "completeness_evidence_refusals_total", &[("route", "/archive"), ("code", code)]),
+            value(
+                &metrics,
+                "completeness_evidence_refusals_total",
+                &[("route", "/archive"), ("method", "POST"), ("code", code)]
+            ),
             1.0
         );
     }
@@ -563,7 +578,14 @@ fn a_strict_refusal_emits_the_status_it_chose() {
     assert!(capture.of_kind("response").is_empty(), "the refusal is the one event of this answer");
     assert!(capture.of_kind("problem").is_empty(), "the refusal is the one event of this answer");
     assert!(!metrics.contains("completeness_problems_total"), "counted once, as a strict refusal: {metrics}");
-    assert_eq!(value(&metrics, "completeness_strict_refusals_total", &[("route", "/partial"), ("status", "503")]), 1.0);
+    assert_eq!(
+        value(
+            &metrics,
+            "completeness_strict_refusals_total",
+            &[("route", "/partial"), ("method", "GET"), ("status", "503")]
+        ),
+        1.0
+    );
     let partial = [("route", "/partial"), ("method", "GET"), ("complete", "false")];
     assert_eq!(value(&metrics, "completeness_responses_total", &partial), 1.0);
 }
@@ -608,10 +630,13 @@ fn a_faulted_answer_is_observed_as_the_client_received_it() {
     let refusal = only(capture.of_kind("strict_refusal"));
     assert_eq!((refusal.field("status"), refusal.field("reasons")), ("503", "SOURCE_UNAVAILABLE"));
     assert_eq!((responses(&metrics, "/complete", "false"), responses(&metrics, "/complete", "true")), (2.0, 1.0));
-    let reasons =
-        value(&metrics, "completeness_reasons_total", &[("route", "/complete"), ("code", "SOURCE_UNAVAILABLE")]);
+    let reasons = value(
+        &metrics,
+        "completeness_reasons_total",
+        &[("route", "/complete"), ("method", "GET"), ("code", "SOURCE_UNAVAILABLE")],
+    );
     assert_eq!(reasons, 2.0);
-    let strict = [("route", "/complete"), ("status", "503")];
+    let strict = [("route", "/complete"), ("method", "GET"), ("status", "503")];
     assert_eq!(value(&metrics, "completeness_strict_refusals_total", &strict), 1.0);
 }
 
@@ -637,7 +662,7 @@ fn a_faulted_cursor_refusal_is_observed_as_a_refused_cursor() {
         ("CURSOR_EXPIRED", "/declared-numbers", "north")
     );
     assert_eq!(capture.of_kind("response").len(), 1, "the first page only: the second was refused");
-    let refused = [("route", "/declared-numbers"), ("code", "CURSOR_EXPIRED")];
+    let refused = [("route", "/declared-numbers"), ("method", "GET"), ("code", "CURSOR_EXPIRED")];
     assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &refused), 1.0);
 }
 
@@ -698,13 +723,13 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
 
     let partial = [("route", "list_accounts"), ("method", "MCP"), ("complete", "false")];
     assert_eq!(value(&metrics, "completeness_responses_total", &partial), 2.0, "both answers, the refused one too");
-    let reasons = [("route", "list_accounts"), ("code", "SOURCE_UNAVAILABLE")];
+    let reasons = [("route", "list_accounts"), ("method", "MCP"), ("code", "SOURCE_UNAVAILABLE")];
     assert_eq!(value(&metrics, "completeness_reasons_total", &reasons), 2.0);
     let missing = [("route", "list_accounts"), ("method", "MCP")];
     assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 2.0, "both miss data");
-    let strict = [("route", "list_accounts"), ("status", "503")];
+    let strict = [("route", "list_accounts"), ("method", "MCP"), ("status", "503")];
     assert_eq!(value(&metrics, "completeness_strict_refusals_total", &strict), 1.0);
-    let cursors = [("route", "list_accounts"), ("code", "INVALID_CURSOR")];
+    let cursors = [("route", "list_accounts"), ("method", "MCP"), ("code", "INVALID_CURSOR")];
     assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &cursors), 1.0);
 }
 

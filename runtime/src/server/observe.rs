@@ -70,21 +70,23 @@
 //!
 //! # Metrics
 //!
-//! Counters, all with bounded labels (route templates, methods, codes, statuses):
+//! Counters, all with bounded labels (route templates, methods, codes, statuses), each by `route`
+//! and `method`, so that a route's reads and writes (`GET` and `DELETE` of one template, say)
+//! count apart:
 //!
 //! | name | labels | counts |
 //! | --- | --- | --- |
 //! | `completeness_responses_total` | `route`, `method`, `complete` (`true`/`false`) | answers of routed handlers, including those a strict demand refused |
 //! | `completeness_missing_data_total` | `route`, `method` | answers that miss data: those incomplete for a reason other than `MORE_PAGES_AVAILABLE` (the ones whose `response` event is `INFO`), told from pages of a traversal, and single resources with a field left out for another reason than `NOT_REQUESTED` |
-//! | `completeness_omitted_fields_total` | `route`, `code` | fields single resources left out (contract §2.7), by omission code (`NO_ACCESS`, `SOURCE_FAILED`, `NOT_REQUESTED`, `OTHER`) |
-//! | `completeness_reasons_total` | `route`, `code` | incomplete reasons, one per reason of each answer |
-//! | `completeness_warnings_total` | `route`, `code` | warnings, one per warning of each answer, single resources' too |
-//! | `completeness_page_size_reduced_total` | `route` | answers whose page size was clamped (`PAGE_SIZE_REDUCED`) |
-//! | `completeness_strict_refusals_total` | `route`, `status` | incomplete answers refused under a strict demand |
-//! | `completeness_cursor_refusals_total` | `route`, `code` | refused cursors |
-//! | `completeness_evidence_refusals_total` | `route`, `code` | refused evidence |
+//! | `completeness_omitted_fields_total` | `route`, `method`, `code` | fields single resources left out (contract §2.7), by omission code (`NO_ACCESS`, `SOURCE_FAILED`, `NOT_REQUESTED`, `OTHER`) |
+//! | `completeness_reasons_total` | `route`, `method`, `code` | incomplete reasons, one per reason of each answer |
+//! | `completeness_warnings_total` | `route`, `method`, `code` | warnings, one per warning of each answer, single resources' too |
+//! | `completeness_page_size_reduced_total` | `route`, `method` | answers whose page size was clamped (`PAGE_SIZE_REDUCED`) |
+//! | `completeness_strict_refusals_total` | `route`, `method`, `status` | incomplete answers refused under a strict demand |
+//! | `completeness_cursor_refusals_total` | `route`, `method`, `code` | refused cursors |
+//! | `completeness_evidence_refusals_total` | `route`, `method`, `code` | refused evidence |
 //! | `completeness_evidence_accepted_total` | `route`, `method` | destructive actions carried out on verified evidence (the event `evidence_accepted`) |
-//! | `completeness_problems_total` | `route`, `status`, `code` (one read or built at run time: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
+//! | `completeness_problems_total` | `route`, `method`, `status`, `code` (one read or built at run time: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
 //! | `completeness_audit_flags_total` | `route`, `method`, `problem` | with the `audit` feature too: JSON lists without completeness the [`AuditLayer`](crate::audit_layer::AuditLayer) flagged (`bare-array`, `array-without-complete`), as in its snapshot |
 //!
 //! A reason or warning `code` label is the code when it is a standard one or one the route's
@@ -149,28 +151,34 @@ pub fn describe_metrics() {
     {
         use metrics::describe_counter;
         describe_counter!(RESPONSES_TOTAL, "Answers of routed handlers, by route, method and completeness.");
-        describe_counter!(REASONS_TOTAL, "Incomplete reasons of answers, by route and reason code.");
-        describe_counter!(WARNINGS_TOTAL, "Warnings of answers, by route and warning code.");
+        describe_counter!(REASONS_TOTAL, "Incomplete reasons of answers, by route, method and reason code.");
+        describe_counter!(WARNINGS_TOTAL, "Warnings of answers, by route, method and warning code.");
         describe_counter!(
             MISSING_DATA_TOTAL,
             "Answers incomplete for a reason other than more pages, and single resources with a field left out \
              for another reason than not requested, by route and method."
         );
-        describe_counter!(OMITTED_FIELDS_TOTAL, "Fields single resources left out, by route and omission code.");
-        describe_counter!(PAGE_SIZE_REDUCED_TOTAL, "Answers whose requested page size was clamped, by route.");
+        describe_counter!(
+            OMITTED_FIELDS_TOTAL,
+            "Fields single resources left out, by route, method and omission code."
+        );
+        describe_counter!(
+            PAGE_SIZE_REDUCED_TOTAL,
+            "Answers whose requested page size was clamped, by route and method."
+        );
         describe_counter!(
             STRICT_REFUSALS_TOTAL,
-            "Incomplete answers refused under a strict demand, by route and status."
+            "Incomplete answers refused under a strict demand, by route, method and status."
         );
-        describe_counter!(CURSOR_REFUSALS_TOTAL, "Refused cursors, by route and problem code.");
+        describe_counter!(CURSOR_REFUSALS_TOTAL, "Refused cursors, by route, method and problem code.");
         describe_counter!(
             EVIDENCE_REFUSALS_TOTAL,
-            "Refused evidence for destructive actions, by route and problem code."
+            "Refused evidence for destructive actions, by route, method and problem code."
         );
         describe_counter!(EVIDENCE_ACCEPTED_TOTAL, "Evidence verified for destructive actions, by route and method.");
         describe_counter!(
             PROBLEMS_TOTAL,
-            "Other problems answered (not a refused cursor, evidence or strict demand), by route, status and code."
+            "Other problems answered (not a refused cursor, evidence or strict demand), by route, method, status and code."
         );
         describe_counter!(
             AUDIT_FLAGS_TOTAL,
@@ -375,17 +383,18 @@ fn answered(route: &str, method: &'static str, reported: &Reported, credential: 
         let declared = reported.declared.as_ref();
         for code in reasons {
             let known = code.is_standard() || declared.is_some_and(|set| set.reasons.contains(code));
-            counter!(REASONS_TOTAL, "route" => route.clone(), "code" => code_label(code.as_str(), known)).increment(1);
+            counter!(REASONS_TOTAL, "route" => route.clone(), "method" => method, "code" => code_label(code.as_str(), known)).increment(1);
         }
         for code in warnings {
             let known = code.is_standard() || declared.is_some_and(|set| set.warnings.contains(code));
-            counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => code_label(code.as_str(), known)).increment(1);
+            counter!(WARNINGS_TOTAL, "route" => route.clone(), "method" => method, "code" => code_label(code.as_str(), known)).increment(1);
         }
         if warnings.contains(&crate::contract::warning::WarningCode::PageSizeReduced) {
-            counter!(PAGE_SIZE_REDUCED_TOTAL, "route" => route.clone()).increment(1);
+            counter!(PAGE_SIZE_REDUCED_TOTAL, "route" => route.clone(), "method" => method).increment(1);
         }
         if let Some(status) = refused_with {
-            counter!(STRICT_REFUSALS_TOTAL, "route" => route, "status" => status.to_string()).increment(1);
+            counter!(STRICT_REFUSALS_TOTAL, "route" => route, "method" => method, "status" => status.to_string())
+                .increment(1);
         }
     }
 }
@@ -418,12 +427,13 @@ fn single_answered(route: &str, method: &'static str, single: &SingleReport, cre
                 crate::contract::field::Omission::Unknown(_) => "OTHER",
                 known => known.as_str(),
             };
-            counter!(OMITTED_FIELDS_TOTAL, "route" => route.clone(), "code" => code.to_owned()).increment(1);
+            counter!(OMITTED_FIELDS_TOTAL, "route" => route.clone(), "method" => method, "code" => code.to_owned())
+                .increment(1);
         }
         for code in &single.warnings {
             // A single resource declares no warnings: a code of the service's own is `OTHER`.
             let label = code_label(code.as_str(), code.is_standard());
-            counter!(WARNINGS_TOTAL, "route" => route.clone(), "code" => label).increment(1);
+            counter!(WARNINGS_TOTAL, "route" => route.clone(), "method" => method, "code" => label).increment(1);
         }
     }
 }
@@ -467,7 +477,7 @@ fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status
         tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
         #[cfg(feature = "metrics")]
         {
-            metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "status" => status.to_string(), "code" => code_label(code, refusal.code.is_bounded()))
+            metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "method" => method, "status" => status.to_string(), "code" => code_label(code, refusal.code.is_bounded()))
                 .increment(1);
         }
         return;
@@ -488,7 +498,8 @@ fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status
             Refused::Cursor => CURSOR_REFUSALS_TOTAL,
             Refused::Evidence => EVIDENCE_REFUSALS_TOTAL,
         };
-        metrics::counter!(name, "route" => route.to_owned(), "code" => code.to_owned()).increment(1);
+        metrics::counter!(name, "route" => route.to_owned(), "method" => method, "code" => code.to_owned())
+            .increment(1);
     }
 }
 
