@@ -406,6 +406,37 @@ async fn a_chunked_body_over_the_limit_is_a_413_problem_too() {
 }
 }
 
+/// A body cut short by its client (its connection closed for writing before the length it
+/// announced) is a 400 `INVALID_REQUEST` problem saying so, and the write it carried is not
+/// made: the body is read whole before anything runs. It is logged and counted as a 400, as
+/// nginx logs it, not as a client gone (`499`): the client may still read the answer.
+#[tokio::test]
+async fn a_body_cut_short_is_refused_and_nothing_is_done() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = Harness::start(config(5)).await;
+    let before = h.get("/service-accounts?page_size=100", "admin").await.ids();
+    let body = json!({"name": "svc-cut-short", "tenant": "east"}).to_string();
+    let head = format!(
+        "POST /service-accounts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(h.running.addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body.as_bytes()[..body.len() - 5]).await.unwrap();
+    stream.shutdown().await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("\"code\":\"INVALID_REQUEST\""), "{answer}");
+    assert!(answer.contains("could not be read to its end"), "{answer}");
+    assert_eq!(h.get("/service-accounts?page_size=100", "admin").await.ids(), before, "nothing was created");
+    let whole = h.post("/service-accounts", "admin", &serde_json::from_str::<Value>(&body).unwrap()).await;
+    assert_eq!(whole.status.as_u16(), 201, "the same body whole is served: {:?}", whole.body);
+    assert_eq!(h.get("/service-accounts?page_size=100", "admin").await.ids().len(), before.len() + 1, "and listed");
+}
+
 /// A client that stops sending is cut off, however far it got, and nothing it began is done:
 /// a connection that has not sent a whole request head within the read timeout is closed
 /// without an answer (a new one, one halfway through its head, one kept alive after an
