@@ -1513,6 +1513,60 @@ async fn a_request_id_in_flight_in_a_session_is_refused_and_the_first_request_ke
     h.running.stop().await.unwrap();
 }
 
+/// In a session, a cancellation is accepted and ignored: the cancelled call runs to its end and
+/// is answered with its own result, and its `id` stays in use until then. (rmcp forgot a
+/// cancelled `id` at once while the tool ran on, then gave the tool's answer to the next
+/// request with that `id`: a search for an account that exists answered "0 results, complete"
+/// with the cancelled search's scope.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_request_keeps_its_id_and_its_answer_until_it_is_answered() {
+    let slow_audit = vec![("audit".to_owned(), Duration::from_millis(800))];
+    let h = Harness::start(e2e_support::Config { slow_sources: slow_audit, ..config(30) }).await;
+    let post = |session: Option<&str>, body: Value| {
+        let mut request = h
+            .request(reqwest::Method::POST, "/mcp")
+            .bearer_auth("admin")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = post(None, initialize).await.unwrap();
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    opened.text().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(Some(&session), initialized).await.unwrap().status(), 202);
+
+    let search = |id: u64, q: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "search_service_accounts", "arguments": {"q": q, "time_budget_ms": 5000}}})
+    };
+    let sent = post(Some(&session), search(7, "zzzz"));
+    let first = tokio::spawn(async move { sent.await.unwrap().text().await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+    assert_eq!(post(Some(&session), cancel).await.unwrap().status(), 202);
+    let refused = message(&post(Some(&session), search(7, "svc-north")).await.unwrap().text().await.unwrap());
+    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (json!(7), json!(-32600)), "{refused}");
+
+    let answered = message(&first.await.unwrap());
+    assert_eq!(answered["id"], 7, "{answered}");
+    let scope = &answered["result"]["structuredContent"]["scope"];
+    assert_eq!(scope["filters"]["q"], "zzzz", "the cancelled call is answered with its own result: {answered}");
+    // Answered, the id is free again, and a new call gets its own answer.
+    let again = message(&post(Some(&session), search(7, "svc-north")).await.unwrap().text().await.unwrap());
+    let found = &again["result"]["structuredContent"];
+    assert_eq!(found["scope"]["filters"]["q"], "svc-north", "{again}");
+    assert!(!found["items"].as_array().unwrap().is_empty(), "{again}");
+
+    h.running.stop().await.unwrap();
+}
+
 /// A session has at most so many requests in flight or given up on lately: past them a new one
 /// is refused, so that a client that sends requests and goes away from each cannot fill the
 /// server's memory. Another session is not held back by it.

@@ -37,7 +37,9 @@
 //!    fields, a `Content-Encoding` other than `identity`: 415 `INVALID_BODY`).
 //! 9. In a session, a request whose `id` is that of a request still in flight in the session
 //!    is refused with the JSON-RPC error `-32600`, and does not run: rmcp would give it the
-//!    first one's answer and leave the first without one.
+//!    first one's answer and leave the first without one. A `notifications/cancelled` is
+//!    accepted and ignored there: the cancelled request runs to its end and keeps its `id`
+//!    until it is answered.
 //! 10. Every refusal answered with a JSON-RPC error, by these layers or by the tools' handler,
 //!     is observed as a REST route's refusal is (its `problem` event and count, with the error's
 //!     `data.code`), under a bounded route ([`route_of`]) and the method `MCP`. A method MCP does
@@ -519,6 +521,9 @@ async fn members_given_once(request: Request, next: Next) -> Response {
         if let (Some(id), Some(_)) = (message.answerable_id(), message.method()) {
             parts.extensions.insert(RequestId { id: id.clone(), route });
         }
+        if message.id.is_none() && message.method() == Some(CANCELLED) {
+            parts.extensions.insert(Cancellation);
+        }
         if let Some(numbers) = argument_numbers(&message) {
             parts.extensions.insert(numbers);
         }
@@ -810,6 +815,14 @@ struct RequestId {
     route: &'static str,
 }
 
+/// The method of the notification that cancels a request.
+const CANCELLED: &str = "notifications/cancelled";
+
+/// Marks a `notifications/cancelled` message, as [`members_given_once`] read it, for
+/// [`one_request_per_id`].
+#[derive(Debug, Clone, Copy)]
+struct Cancellation;
+
 /// The requests in flight in each MCP session, by session id and a hash of the JSON text of the
 /// request's `id` (an `id` may be long): `None` while its answer is on its way, `Some(until)`
 /// for one whose client went away without it, held until then.
@@ -883,8 +896,19 @@ impl Drop for Claimed {
 /// was sent whole, or for [`ABANDONED_ID_HOLD`] after its client went away without it; past
 /// [`MAX_IDS_PER_SESSION`] such requests in one session, a new one is refused the same way.
 /// Outside a session (the current protocol) each request has an answer of its own, and passes.
+///
+/// In a session, a `notifications/cancelled` is accepted (`202`) and ignored: rmcp would forget
+/// the cancelled request's `id` at once while its tool runs on (a tool runs to its end: an
+/// archive stopped halfway would leave its outcome unknown), then give the tool's answer to the
+/// next request sent with that `id`, another question answered with this one's result. Ignored,
+/// the cancelled request is answered as usual (MCP lets a receiver ignore a cancellation of a
+/// request it cannot cancel; its client ignores the answer) and its `id` stays in use until
+/// then.
 async fn one_request_per_id(State(in_flight): State<InFlight>, request: Request, next: Next) -> Response {
     let session = request.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
+    if session.is_some() && request.extensions().get::<Cancellation>().is_some() {
+        return StatusCode::ACCEPTED.into_response();
+    }
     let (Some(session), Some(RequestId { id, route })) = (session, request.extensions().get::<RequestId>()) else {
         return next.run(request).await;
     };
