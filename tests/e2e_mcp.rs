@@ -1262,6 +1262,8 @@ async fn a_number_argument_gets_the_rest_answer_whatever_its_json_form() {
     let sizes = [
         ("-1", "-1"), ("-0", "-0"), ("0", "0"), ("2.0", "2"), ("1e2", "100"), ("1E2", "100"), ("2.5", "2.5"), ("3", "3"),
         ("2.0000000000000001", "2.0000000000000001"), ("1e-400", "1e-400"), ("-3.0E0", "-3"), ("0.3e1", "3"),
+        // An exponent of zero, without a fraction, names the integer too.
+        ("5e0", "5"), ("5E+0", "5"), ("5e-0", "5"), ("10e0", "10"),
         ("18446744073709551615", "18446744073709551615"), ("18446744073709551616", "18446744073709551616"),
         ("99999999999999999999999", "99999999999999999999999"),
         // Zero whatever its exponent, which is never written out (it had taken the server down).
@@ -1285,7 +1287,7 @@ async fn a_number_argument_gets_the_rest_answer_whatever_its_json_form() {
             assert_eq!((problem["code"].clone(), problem["detail"].clone()), (rest.body["code"].clone(), rest.body["detail"].clone()), "page_size {text}");
         }
     }
-    let budgets = [("-5", "-5"), ("0", "0"), ("100.0", "100"), ("1e3", "1000"), ("0.5", "0.5"), ("2000", "2000"), ("18446744073709551616", "18446744073709551616"), ("0e300000000", "0")];
+    let budgets = [("-5", "-5"), ("0", "0"), ("100.0", "100"), ("1e3", "1000"), ("300e0", "300"), ("0.5", "0.5"), ("2000", "2000"), ("18446744073709551616", "18446744073709551616"), ("0e300000000", "0")];
     for (text, query) in budgets {
         let rest = h.get(&format!("/search?q=svc-east&time_budget_ms={}", e2e_support::encode(query)), "admin").await;
         let arguments = format!(r#"{{"q": "svc-east", "time_budget_ms": {text}}}"#);

@@ -444,13 +444,19 @@ const MAX_EXPONENT_ZEROS: usize = 400;
 fn integer_digits(text: &str) -> Option<String> {
     let (sign, unsigned) = text.strip_prefix('-').map_or(("", text), |rest| ("-", rest));
     let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
-        Some((mantissa, exponent)) => (mantissa, exponent.strip_prefix('+').unwrap_or(exponent).parse::<i64>().ok()?),
-        None => (unsigned, 0),
+        Some((mantissa, exponent)) => {
+            (mantissa, Some(exponent.strip_prefix('+').unwrap_or(exponent).parse::<i64>().ok()?))
+        }
+        None => (unsigned, None),
     };
     let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if (fraction.is_empty() && exponent == 0) || !(whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())) {
+    // Written as an integer already: neither a fraction nor an exponent (`5e0` has one).
+    if (fraction.is_empty() && exponent.is_none())
+        || !(whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()))
+    {
         return None;
     }
+    let exponent = exponent.unwrap_or(0);
     // The digits, and where the decimal point falls among them once the exponent is applied.
     let digits = format!("{whole}{fraction}");
     // Zero whatever its exponent: `0e1000000000` is read as 0 by a JSON reader, and its zeros
