@@ -173,6 +173,13 @@ pub(crate) fn past_any_retry<R: Reason>(completeness: &Completeness<R>) -> Vec<R
     reasons_calling_for(completeness, Decision::NarrowQuery).into_iter().map(|(code, _)| code).collect()
 }
 
+/// The reasons of an incomplete result a new attempt may recover (a budget, a source or a
+/// snapshot reason; pagination that offers no cursor), each code once: what
+/// [`Decision::RetryLater`] is for, whatever step the continuation offers first.
+pub(crate) fn recovered_by_a_new_attempt<R: Reason>(completeness: &Completeness<R>) -> Vec<ReasonCode> {
+    reasons_calling_for(completeness, Decision::RetryLater).into_iter().map(|(code, _)| code).collect()
+}
+
 /// The recoveries of an incomplete result, first to last: when its reasons call for several,
 /// the first is taken. What no retry fixes comes first, then a narrower question, then a new
 /// attempt; going on with the same traversal helps only when nothing else is wrong.

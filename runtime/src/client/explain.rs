@@ -187,7 +187,28 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         ) => format!("{}{}", next_step(Some(continuation)), only_a_narrower_question(&capped)),
         continuation => next_step(continuation),
     };
-    format!("{sources}{step}{beyond}")
+    // A reason a new attempt recovers, where the continuation offers another step (a narrower
+    // question, the next page, or none): named too, so that a reader of the verdict alone does
+    // not take that step for the whole recovery.
+    let retry = match completeness.continuation() {
+        Some(
+            Continuation::RetryAfter { .. } | Continuation::RetryWithDeadline { .. } | Continuation::Restart { .. },
+        ) => String::new(),
+        _ => also_a_new_attempt(&crate::client::decide::recovered_by_a_new_attempt(completeness)),
+    };
+    format!("{sources}{step}{retry}{beyond}")
+}
+
+/// That a new attempt may recover what `codes` left out, in words; empty when no code does.
+fn also_a_new_attempt(codes: &[ReasonCode]) -> String {
+    if codes.is_empty() {
+        return String::new();
+    }
+    let codes: Vec<&str> = codes.iter().map(ReasonCode::as_str).collect();
+    format!(
+        " A new attempt (after a wait, or with a larger time budget) may recover what {} left out.",
+        codes.join(", ")
+    )
 }
 
 /// What only a narrower question gets past, in words; empty when nothing is.
@@ -238,7 +259,11 @@ fn next_step(continuation: Option<&Continuation>) -> String {
         Continuation::NextCursor { .. } => "send `next_cursor` back as the cursor of the same query".to_owned(),
         Continuation::RetryAfter { seconds } => format!("ask again after {seconds} s"),
         Continuation::RetryWithDeadline { minimum_seconds } => {
-            format!("ask again with a time budget of at least {minimum_seconds} s")
+            // The contract's parameter, named: "1 s" read alone has sent `time_budget_ms: 1`.
+            format!(
+                "ask again with a time budget of at least {minimum_seconds} s (`time_budget_ms={}` or more)",
+                minimum_seconds.saturating_mul(1000)
+            )
         }
         Continuation::NarrowQuery { hint } => format!("narrow the query ({})", hint.trim_end().trim_end_matches('.')),
         Continuation::Restart { reason } => {
@@ -275,7 +300,12 @@ mod tests {
 
         let progress = Progress { completed: 10, planned: None, unit: "rows".into() };
         let slow = verdict(&block(vec![TimeBudgetExceeded::new(2000, progress).retry_with_deadline(10).into()]), 10);
-        assert!(slow.ends_with(" To continue: ask again with a time budget of at least 10 s."), "{slow}");
+        assert!(
+            slow.ends_with(
+                " To continue: ask again with a time budget of at least 10 s (`time_budget_ms=10000` or more)."
+            ),
+            "{slow}"
+        );
 
         let busy = verdict(&block(vec![SourceUnavailable::new("audit").retry_after(30).into()]), 1);
         assert!(busy.ends_with(" To continue: ask again after 30 s."), "{busy}");
@@ -352,6 +382,19 @@ mod tests {
         assert_eq!(decide_on(&restarted, false, Intent::Report), Decision::NarrowQuery);
         let narrowed = verdict(&block(vec![limit(), SourceUnavailable::new("crm").retry_after(45).into()]), 2);
         assert!(!narrowed.contains("only a narrower question"), "its continuation says to narrow: {narrowed}");
+        // The source's part is not recovered by narrowing: the line says what is.
+        assert!(
+            narrowed.ends_with(
+                " To continue: narrow the query (add a tenant filter). A new attempt (after a wait, or with a larger \
+                 time budget) may recover what SOURCE_UNAVAILABLE left out."
+            ),
+            "{narrowed}"
+        );
+        let slow = TimeBudgetExceeded::new(2000, Progress { completed: 10, planned: None, unit: "rows".into() });
+        let paged_slow = verdict(&block(vec![MorePagesAvailable::new("c1.k.p.s").into(), slow.into()]), 2);
+        assert!(paged_slow.contains("may recover what TIME_BUDGET_EXCEEDED left out."), "{paged_slow}");
+        let retried_line = verdict(&retried, 2);
+        assert!(!retried_line.contains("A new attempt"), "its continuation is the retry: {retried_line}");
         // A cap that offers no way on: the line says to narrow, not that nothing is offered.
         let mut kind = serde_json::Map::new();
         kind.insert("kind".into(), "truncation".into());
