@@ -77,7 +77,8 @@ pub async fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Proble
         let detail = if parts.headers.contains_key(AUTHORIZATION) {
             "Send one Authorization header, not several."
         } else {
-            "Send `Authorization: Bearer NAME` with one of the credentials admin, north, south."
+            // Not the credentials' names: here they are the tokens too.
+            "Send `Authorization: Bearer TOKEN` with a credential of this service."
         };
         return Err(Problem::new(ProblemCode::Unauthenticated, detail));
     };
