@@ -41,6 +41,12 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
         get("/search?q=svc&time_budget_ms=0".into(), "INVALID_TIME_BUDGET", 400),
         get("/search?q=svc&time_budget_ms=soon".into(), "INVALID_TIME_BUDGET", 400),
         get("/search".into(), "INVALID_REQUEST", 400),
+        // A `q` no name can contain (names are lower-case letters, digits and '-', at most 64):
+        // not "0 results, complete", read as "no such account".
+        get("/search?q=SVC-north".into(), "INVALID_REQUEST", 400),
+        get("/search?q=svc-north%20".into(), "INVALID_REQUEST", 400),
+        get("/search?q=svc_north".into(), "INVALID_REQUEST", 400),
+        get(format!("/search?q={}", "a".repeat(65)), "INVALID_REQUEST", 400),
         // Escapes a decoder would have to guess at: not read as text the client never sent.
         get("/search?q=%FF".into(), "INVALID_REQUEST", 400),
         get("/search?q=svc%zz".into(), "INVALID_REQUEST", 400),

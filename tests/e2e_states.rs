@@ -276,6 +276,12 @@ async fn a_failing_legacy_source_is_reported_and_the_search_is_never_complete() 
     }
     let empty = h.get("/search?q=no-such-name-anywhere", "admin").await;
     assert_eq!(empty.ids().len(), 0, "incomplete and empty: absence is not proven");
+    // A name written otherwise than names are (case, a blank around it) is no empty answer: it
+    // is refused, saying how to write it.
+    let misspelt = h.get("/search?q=%20SVC-East", "admin").await;
+    misspelt.assert_problem(400, "INVALID_REQUEST");
+    let detail = misspelt.body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("case-sensitive") && detail.contains("Search for `svc-east`"), "{detail}");
     let strict = h.get("/search?q=svc-east&require_complete=true", "admin").await;
     strict.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
 }
@@ -353,7 +359,11 @@ e2e_support::both_backends! {
 async fn missing_and_unknown_credentials_get_401_problems() {
     let h = Harness::start(config(5)).await;
     for path in ["/service-accounts", "/service-accounts/count", "/search?q=svc", "/service-accounts/sa-000001"] {
-        h.send(Method::GET, path, None, None).await.assert_problem(401, "UNAUTHENTICATED");
+        let missing = h.send(Method::GET, path, None, None).await;
+        missing.assert_problem(401, "UNAUTHENTICATED");
+        // The example's credential names are its tokens: a refusal names none of them.
+        let detail = missing.body["detail"].as_str().unwrap_or_default();
+        assert!(["admin", "north", "south"].iter().all(|name| !detail.contains(name)), "{detail}");
         h.send(Method::GET, path, Some("mallory"), None).await.assert_problem(401, "UNAUTHENTICATED");
     }
     let with = |values: &[&str]| {

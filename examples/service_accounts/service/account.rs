@@ -198,11 +198,15 @@ pub const NAME_PATTERN: &str = "^[a-z0-9-]{1,64}$";
 /// selects unowned accounts with, so no owner may be called that.
 pub const OWNER_PATTERN: &str = "^(?!none$)[a-z][a-z0-9-]{0,63}$";
 
+/// True when `text` keeps [`NAME_PATTERN`]: a whole name, or any part of one.
+pub fn fits_names(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 64
+        && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
 fn check_name(name: &str) -> Result<(), Problem> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-    if ok {
+    if fits_names(name) {
         Ok(())
     } else {
         Err(Problem::new(ProblemCode::InvalidBody, "`name` must be 1-64 characters of a-z, 0-9 and '-'"))

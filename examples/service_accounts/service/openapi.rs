@@ -483,8 +483,8 @@ pub fn openapi() -> OpenApi {
                         .name("q")
                         .parameter_in(ParameterIn::Query)
                         .required(Required::True)
-                        .description(Some("part of the name"))
-                        .schema(Some(string().min_length(Some(1)).max_length(Some(100))))
+                        .description(Some("part of the name, as names are written (case-sensitive)"))
+                        .schema(Some(string().pattern(Some(NAME_PATTERN)).min_length(Some(1)).max_length(Some(64))))
                         .build(),
                     tenant,
                 ],

@@ -12,6 +12,7 @@ use completeness::reason::{ResultLimitReached, VisibilityRestricted};
 use completeness::warning::StaleIndex;
 use completeness::{Completeness, Envelope, Problem, ProblemCode, Scope, TimeBudget, completeness};
 
+use super::account::fits_names;
 use super::auth::Caller;
 use super::http::{param, read_query, tenant_param};
 use super::sources::{Hit, IndexState};
@@ -42,9 +43,18 @@ pub async fn search_records(
     tenant: Option<&str>,
     budget: &TimeBudget,
 ) -> Result<Envelope<Hit, SearchReason>, Problem> {
-    if q.is_empty() || q.chars().count() > 100 {
-        return Err(Problem::new(ProblemCode::InvalidRequest, "`q` must be 1-100 characters of the name to look for")
-            .with_parameter("q"));
+    // A `q` no name can contain would be answered "0 results, complete": true of the question
+    // as asked, and read as "no such account" by a client that sent `SVC-North` or a name with
+    // a blank around it. Refused, saying how names are written.
+    if !fits_names(q) {
+        let mut detail = "`q` is part of an account name: 1-64 lower-case letters, digits and '-' \
+                          (the match is case-sensitive, and names hold no other character)."
+            .to_owned();
+        let written = q.trim().to_ascii_lowercase();
+        if written != q && fits_names(&written) {
+            detail.push_str(&format!(" Search for `{written}`."));
+        }
+        return Err(Problem::new(ProblemCode::InvalidRequest, detail).with_parameter("q"));
     }
     let requested_tenant = tenant_param(tenant)?;
     let (tenants, restricted) = caller.readable(requested_tenant.as_deref());
