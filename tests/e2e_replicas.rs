@@ -360,7 +360,10 @@ async fn a_rotated_ring_accepts_old_tokens_until_the_old_key_is_removed() {
     // Once the old key is removed, the old ring's tokens are refused with the rotation message.
     let refused = get(retired, &old_next).await;
     refused.assert_problem(400, "INVALID_CURSOR");
-    assert!(refused.body["detail"].as_str().unwrap().contains("a key this server does not accept"), "{}", refused.body);
+    let detail = refused.body["detail"].as_str().unwrap();
+    assert!(detail.contains("a key this server does not accept"), "{}", refused.body);
+    assert!(detail.contains("start a new traversal"), "the client sent it as given: {}", refused.body);
+    assert!(!detail.contains("exactly as the server returned it"), "{}", refused.body);
     // The new key's cursors go on on the retired ring.
     let third = get(retired, &format!("/service-accounts?page_size=5&cursor={}", encode(new_cursor))).await;
     assert_eq!(third.status, 200, "{}", third.body);

@@ -93,11 +93,22 @@ impl CursorError {
     /// The problem response: status and code as in contract §2.5.
     pub fn to_problem(&self) -> Problem {
         match self {
-            CursorError::Invalid(why) => Problem::new(
-                ProblemCode::InvalidCursor,
-                format!("The cursor was refused: {}. Send a cursor exactly as the server returned it.", why.describe()),
-            )
-            .with_parameter(CURSOR),
+            CursorError::Invalid(why) => {
+                // A key retired since the cursor was issued: the client sent it as it was given,
+                // and only a new traversal goes on.
+                let advice = match why {
+                    TokenError::UnknownKey => {
+                        "If this server returned it, its key has been retired since: start a new traversal; its \
+                         pages cannot be combined with a new one's."
+                    }
+                    _ => "Send a cursor exactly as the server returned it.",
+                };
+                Problem::new(
+                    ProblemCode::InvalidCursor,
+                    format!("The cursor was refused: {}. {advice}", why.describe()),
+                )
+                .with_parameter(CURSOR)
+            }
             CursorError::CredentialMismatch => Problem::new(
                 ProblemCode::CursorCredentialMismatch,
                 "The cursor was issued to another credential, or this credential's permissions changed since. \
