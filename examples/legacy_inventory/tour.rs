@@ -12,7 +12,20 @@ pub const TOUR: [&str; 5] =
 
 /// Serves `app` on `address`, or runs the tour when the first argument is `--tour`.
 pub async fn main(app: Router, audit: AuditLayer, address: &str) -> ExitCode {
-    let tour = std::env::args().nth(1).is_some_and(|a| a == "--tour");
+    // `--tour` or nothing: any other argument (an `--addr` this example does not take, say) is
+    // refused, never ignored.
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let tour = match arguments.as_slice() {
+        [] => false,
+        [only] if only == "--tour" => true,
+        _ => {
+            eprintln!(
+                "error: unexpected arguments {arguments:?}\nusage: [--tour]   (serves on {address}; --tour requests \
+                 every route on a loopback port the system picks and prints the audit's counts)"
+            );
+            return ExitCode::from(2);
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(if tour { "127.0.0.1:0" } else { address }).await {
         Ok(listener) => listener,
         Err(error) => {
