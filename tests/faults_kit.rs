@@ -10,7 +10,7 @@ use crate::e2e_support;
 use std::time::Duration;
 
 use completeness::client::http::ServiceClient;
-use completeness::testing::faults::{Conclusion, Failure, Fault, Kit, Schedule, Target};
+use completeness::testing::faults::{Conclusion, Failure, Fault, FaultRecord, Kit, Schedule, Target};
 use completeness::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
 use e2e_support::service;
 use serde_json::Value;
@@ -669,4 +669,126 @@ async fn a_client_that_waits_out_an_outage_keeps_the_client_contract() {
     let report = kit().schedules(3).run(waits_out_outages_client).await;
     report.assert_passes();
     assert!(report.applied.contains(&Fault::Unavailable), "{:?}", report.applied);
+}
+
+/// `collect_all` over the unowned accounts, asking again at once after an outage, without
+/// waiting the `Retry-After` it was given: three times at most, then giving up.
+async fn retries_outages_at_once_client(target: Target) -> Result<Conclusion, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let limits = CollectLimits { max_pages: 50, ..CollectLimits::default() };
+    for attempt in 1..=3 {
+        let pages = client.pages::<Value>(UNOWNED.0, UNOWNED.1);
+        match collect_all(|cursor| pages.fetch(cursor), limits).await {
+            Ok(listing) if listing.completeness.is_complete() && stale(&listing).is_empty() => {
+                return Ok(Conclusion::Complete(format!("{:?}", ids(&listing))));
+            }
+            Ok(listing) => return Ok(Conclusion::Incomplete([reasons(&listing), stale(&listing)].concat())),
+            Err(completeness::client::FetchError::Problem(problem)) if problem.status() == 503 && attempt < 3 => {}
+            Err(error) => return Err(error.to_string()),
+        }
+    }
+    Err("still unavailable".to_owned())
+}
+
+/// A client that asks again at once after an outage, instead of after its `Retry-After`, is
+/// caught: the message names both requests, the wait asked and the time it waited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_retries_an_outage_at_once() {
+    let report = kit().schedules(0).run(retries_outages_at_once_client).await;
+    let outage = report
+        .failures
+        .iter()
+        .find(|failure| failure.schedule == Schedule::always("SERVICE_UNAVAILABLE"))
+        .unwrap_or_else(|| panic!("the outage on every first page must catch it: {:?}", report.failures));
+    let text = outage.to_string();
+    let wait = outage.log[0].wait.unwrap_or_else(|| panic!("the outage asked for a wait: {text}"));
+    assert!((1..=5).contains(&wait), "{text}");
+    let first = "request #0 GET /service-accounts?owner=none&page_size=3";
+    let hasty = outage
+        .violations
+        .iter()
+        .find(|v| v.starts_with("request #1 GET /service-accounts?owner=none&page_size=3 came "))
+        .unwrap_or_else(|| panic!("the first retry is named: {text}"));
+    assert!(
+        hasty.contains(&format!("after the answer to {first}, the same request, asked it to wait {wait} s")),
+        "{hasty}"
+    );
+    assert!(hasty.ends_with("a retry waits as long as it was asked to"), "{hasty}");
+    // Every failing run is one with an outage in it: nothing else is wrong with the client.
+    for failure in &report.failures {
+        assert!(failure.log.iter().any(|record| record.fault == Some(Fault::Unavailable)), "{failure}");
+        assert!(
+            failure.violations.iter().all(|v| v.ends_with("a retry waits as long as it was asked to")),
+            "{failure}"
+        );
+    }
+}
+
+/// Reads the search, heeding its reasons and warnings, and asks it again at once while its
+/// answer is partial with a `retry_after` continuation (three times at most), instead of after
+/// the seconds it asks for.
+async fn retries_partial_answers_at_once_client(target: Target) -> Result<Conclusion, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let query: Vec<(String, String)> = SEARCH.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    for attempt in 1..=3 {
+        let page: Value = client.get(SEARCH.0, &query).await.map_err(|e| e.to_string())?;
+        let codes = |member: &str| -> Vec<String> {
+            let listed = page[member].as_array().into_iter().flatten();
+            listed.filter_map(|r| r["code"].as_str().map(str::to_owned)).collect()
+        };
+        let (reasons, warnings) = (codes("incomplete_reasons"), codes("warnings"));
+        if page["complete"] == true && warnings.is_empty() {
+            let items = page["items"].as_array().into_iter().flatten();
+            let mut ids: Vec<&str> = items.filter_map(|i| i["id"].as_str()).collect();
+            ids.sort_unstable();
+            return Ok(Conclusion::Complete(format!("{ids:?}")));
+        }
+        if page["continuation"]["kind"] != "retry_after" || attempt == 3 {
+            return Ok(Conclusion::Incomplete([reasons, warnings].concat()));
+        }
+    }
+    Err("unreachable: the third attempt concludes".to_owned())
+}
+
+/// A client that asks again at once after a partial answer whose continuation is `retry_after`
+/// (a source unavailable) is caught, as one that retries an outage at once is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_retries_a_partial_answer_too_soon() {
+    let report = kit().schedules(0).run(retries_partial_answers_at_once_client).await;
+    let partial = report
+        .failures
+        .iter()
+        .find(|failure| failure.schedule == Schedule::always("SOURCE_UNAVAILABLE"))
+        .unwrap_or_else(|| panic!("a source unavailable on every read must catch it: {:?}", report.failures));
+    let text = partial.to_string();
+    let first = &partial.log[0];
+    assert_eq!((first.status, first.complete), (200, Some(false)), "{text}");
+    let wait = first.wait.unwrap_or_else(|| panic!("the partial answer asked for a wait: {text}"));
+    let hasty = partial
+        .violations
+        .iter()
+        .find(|v| v.starts_with(&format!("request #1 GET {} came ", first.uri)))
+        .unwrap_or_else(|| panic!("the first retry is named: {text}"));
+    assert!(
+        hasty.contains(&format!(
+            "after the answer to request #0 GET {}, the same request, asked it to wait {wait} s",
+            first.uri
+        )),
+        "{hasty}"
+    );
+    assert!(
+        text.contains(&format!("partial (SOURCE_UNAVAILABLE), wait {wait} s")),
+        "the fault sequence shows the wait: {text}"
+    );
+    // Every failing run is one with a source unavailable: nothing else is wrong with the client.
+    for failure in &report.failures {
+        let unavailable = |record: &FaultRecord| record.reasons.contains(&"SOURCE_UNAVAILABLE".to_owned());
+        assert!(failure.log.iter().any(unavailable), "{failure}");
+        assert!(
+            failure.violations.iter().all(|v| v.ends_with("a retry waits as long as it was asked to")),
+            "{failure}"
+        );
+    }
 }

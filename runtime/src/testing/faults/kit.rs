@@ -70,6 +70,15 @@ pub enum Conclusion {
 ///    client that panics fails its run. The timeout is a timer on the client's own task: a
 ///    client that blocks its thread (a synchronous sleep or request) cannot be stopped.
 /// 4. **It reports what it could not cover.** A [`Conclusion::Incomplete`] names something.
+/// 5. **A retry waits as long as it was asked to.** A request that repeats an earlier one of
+///    the run (the same method, the same query as in property 1, and the same cursor or none)
+///    answered with a wait (a `Retry-After` header, or a `retry_after` continuation in its body,
+///    a collection's or a problem's; the longer when it gave both: [`FaultRecord::wait`]) must
+///    arrive no sooner than that many seconds after the answer left the layer (contract §2.4,
+///    §7). The request it repeats is the last of them answered before it arrived. A request
+///    that continues a traversal with a new cursor, or asks another question, is no retry. The
+///    layer takes both times in one process, the answer's before it leaves and the request's
+///    once it came: a client that sleeps the full wait after reading the answer always passes.
 ///
 /// What the kit leaves to others: a client that ends with `Err` breaks no property (it did
 /// not conclude; report errors yourself); the service's data does not change during a run, so
@@ -80,7 +89,10 @@ pub enum Conclusion {
 /// sent as `POST`): answer a change with `Exempt` or send it as `DELETE`, `PUT` or `PATCH`; the conclusion is compared as a string, so it must
 /// hold everything the client acted on (the ids it archived, not "archived"); evidence is the
 /// server's to check (`RequireEvidence` refuses a change without it); answers to methods other
-/// than `GET` are not faulted.
+/// than `GET` are not faulted. A wait (property 5) binds only the same request sent again: a
+/// traversal started over from its first page after a later page asked for a wait is another
+/// request, and a request body is not compared (a write sent again with another body after a
+/// `503` with `Retry-After` is a retry).
 ///
 /// Each run starts a fresh router from `make_router` on a free loopback port and serves it
 /// over real HTTP. A run without faults comes first: it gives the conclusion the others are
@@ -489,6 +501,48 @@ fn judge(
             ));
         }
     }
+    violations.extend(hasty_retries(log));
+    violations
+}
+
+/// Rule 5: the requests that repeat one answered with a wait ([`FaultRecord::wait`]) sooner than
+/// it asked. A request repeats the last request with its method, query ([`query`]) and cursor
+/// whose answer left before it arrived.
+fn hasty_retries(log: &[FaultRecord]) -> Vec<String> {
+    let asks: Vec<(&str, String, Option<&str>)> =
+        log.iter().map(|record| (record.method.as_str(), query(record), record.cursor.as_deref())).collect();
+    let mut violations = Vec::new();
+    for (retry, asked) in log.iter().zip(&asks) {
+        let repeated = log
+            .iter()
+            .zip(&asks)
+            .filter(|(earlier, same)| {
+                earlier.request != retry.request && earlier.answered <= retry.arrived && *same == asked
+            })
+            .max_by_key(|(earlier, _)| earlier.answered);
+        let Some((earlier, _)) = repeated else { continue };
+        let Some(seconds) = earlier.wait else { continue };
+        let waited = retry.arrived - earlier.answered;
+        // No slack: the layer takes the answer's time before the answer leaves and the request's
+        // after it came, on one monotonic clock, so a client that slept the full wait once it
+        // had the answer always shows at least that wait here. Measured over loopback, clients
+        // that sleep `Retry-After` (`tokio::time::sleep`, which rounds up to the millisecond)
+        // came 1.5 to 8 ms past the wait, never before it.
+        if waited < Duration::from_secs(seconds) {
+            violations.push(format!(
+                "request #{} {} {} came {:.3} s after the answer to request #{} {} {}, the same request, asked it \
+                 to wait {seconds} s (`Retry-After`, or a `retry_after` continuation): a retry waits as long as it \
+                 was asked to",
+                retry.request,
+                retry.method,
+                retry.uri,
+                waited.as_secs_f64(),
+                earlier.request,
+                earlier.method,
+                earlier.uri,
+            ));
+        }
+    }
     violations
 }
 
@@ -692,6 +746,9 @@ mod tests {
             complete: page.then_some(complete),
             reasons: if complete || !page { Vec::new() } else { vec!["MORE_PAGES_AVAILABLE".to_owned()] },
             stale,
+            wait: None,
+            arrived: Duration::ZERO,
+            answered: Duration::ZERO,
         }
     }
 
@@ -920,6 +977,62 @@ mod tests {
         cut.reasons = vec!["TIME_BUDGET_EXCEEDED".to_owned()];
         let retried = numbers(1, "parity=%6Fdd&time%5Fbudget%5Fms=9000", None, None);
         assert_eq!(judged(all(), &[cut, retried]), Vec::<String>::new());
+    }
+
+    /// `first` answered with a wait of `seconds` at 10 s into the run, and `then` arriving
+    /// `after` seconds later.
+    fn asked_to_wait(mut first: FaultRecord, seconds: u64, mut then: FaultRecord, after: f64) -> [FaultRecord; 2] {
+        (first.wait, first.arrived, first.answered) = (Some(seconds), Duration::from_secs(9), Duration::from_secs(10));
+        then.arrived = Duration::from_secs(10) + Duration::from_secs_f64(after);
+        then.answered = then.arrived;
+        [first, then]
+    }
+
+    /// The same request sent again sooner than its answer asked is caught, naming both requests,
+    /// the wait and the time waited; sent the full wait later, or asking another page or another
+    /// question, it is not.
+    #[test]
+    fn a_retry_sooner_than_its_answer_asked_is_caught() {
+        let outage = FaultRecord { status: 503, complete: None, ..numbers(0, "page_size=2", None, None) };
+        let retry = numbers(1, "page_size=5&time_budget_ms=900", None, None);
+        let hasty = hasty_retries(&asked_to_wait(outage.clone(), 3, retry.clone(), 0.25));
+        assert_eq!(
+            hasty,
+            ["request #1 GET /numbers?page_size=5&time_budget_ms=900 came 0.250 s after the answer to request #0 GET \
+              /numbers?page_size=2, the same request, asked it to wait 3 s (`Retry-After`, or a `retry_after` \
+              continuation): a retry waits as long as it was asked to"]
+        );
+        assert_eq!(hasty_retries(&asked_to_wait(outage.clone(), 3, retry, 3.0)), Vec::<String>::new());
+        // The next page, another query, another method: no retry.
+        let partial = numbers(0, "page_size=2", Some("a"), Some("b"));
+        let next = numbers(1, "page_size=2", Some("b"), None);
+        assert_eq!(hasty_retries(&asked_to_wait(partial.clone(), 30, next, 0.1)), Vec::<String>::new());
+        let other = numbers(1, "parity=odd&page_size=2", None, None);
+        assert_eq!(hasty_retries(&asked_to_wait(outage.clone(), 3, other, 0.1)), Vec::<String>::new());
+        let head = FaultRecord { method: "HEAD".to_owned(), ..numbers(1, "page_size=2", None, None) };
+        assert_eq!(hasty_retries(&asked_to_wait(outage, 3, head, 0.1)), Vec::<String>::new());
+        // The same page again, too soon.
+        let again = numbers(1, "page_size=2", Some("a"), Some("b"));
+        assert_eq!(hasty_retries(&asked_to_wait(partial, 30, again, 29.999)).len(), 1);
+    }
+
+    /// A request sent before the answer that asked for a wait left (two at once) does not repeat
+    /// it; the request repeated is the last one answered, so a retry that waited its own answer's
+    /// wait is not held to an earlier one's.
+    #[test]
+    fn a_retry_repeats_the_last_request_answered_before_it() {
+        let [outage, at_once] =
+            asked_to_wait(numbers(0, "page_size=2", None, None), 3, numbers(1, "page_size=2", None, None), 0.1);
+        let at_once = FaultRecord { arrived: Duration::from_secs(9), ..at_once };
+        assert_eq!(hasty_retries(&[outage.clone(), at_once]), Vec::<String>::new());
+        // #0 asks 3 s; #1 comes too soon and asks 1 s; #2 comes 1 s after #1's answer.
+        let [outage, hasty] = asked_to_wait(outage, 3, numbers(1, "page_size=2", None, None), 0.5);
+        let hasty = FaultRecord { wait: Some(1), ..hasty };
+        let mut patient = numbers(2, "page_size=2", None, None);
+        patient.arrived = hasty.answered + Duration::from_secs(1);
+        let violations = hasty_retries(&[outage, hasty, patient]);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert!(violations[0].starts_with("request #1 GET"), "{violations:?}");
     }
 
     /// A problem on a collection's path is no answer to conclude from; a search sent as `POST`

@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, to_bytes};
 use axum::extract::Request;
@@ -20,6 +21,7 @@ use super::examples::Examples;
 use super::fault::Fault;
 use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of, without_evidence};
 use super::schedule::{Draw, Schedule};
+use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
 use crate::contract::params::CURSOR;
 use crate::contract::reason::{ReasonCode, continues};
@@ -80,6 +82,8 @@ struct Shared {
     partial_cursors: Mutex<HashSet<String>>,
     /// The service's own reasons and warnings to inject as they are ([`FaultLayer::with_examples`]).
     examples: RwLock<Arc<Examples>>,
+    /// When the layer was made: the origin of [`FaultRecord::arrived`] and [`FaultRecord::answered`].
+    started: Instant,
 }
 
 impl FaultLayer {
@@ -188,12 +192,26 @@ pub struct FaultRecord {
     /// A warning of the answer was stale (contract §3.5): complete or not, it was not read
     /// from current state.
     pub stale: bool,
+    /// The seconds the answer asked the client to wait before asking again, as it was sent:
+    /// its `Retry-After` header (in seconds), or the `retry_after` continuation of its body, a
+    /// collection's or a problem's; the longer when it gave both. `None`: it asked for no wait.
+    pub wait: Option<u64>,
+    /// When the request reached the layer, since the layer was made.
+    pub arrived: Duration,
+    /// When its answer left the layer (the head; the body follows), since the layer was made.
+    pub answered: Duration,
 }
 
 impl FaultRecord {
     /// Fills what an answer the layer did not fault said of itself: `complete`, its reasons,
     /// and whether one of its warnings is stale (as its handler declares the warning).
     fn note_reported(&mut self, reported: &Reported) {
+        // A strict refusal carries the report of the answer it replaced, whose continuation is
+        // not the problem's: the problem's wait is its `Retry-After` (noted as it is sent).
+        if reported.refused_with.is_none() {
+            // The continuation of the block is the recovery of its first reason that has one (R6).
+            self.note_continuation(reported.incomplete.recoveries.iter().flatten().next());
+        }
         self.complete = Some(reported.is_complete());
         self.reasons = reported.reason_codes().iter().map(|code| code.as_str().to_owned()).collect();
         self.stale = reported.declared.as_ref().is_some_and(|declared| {
@@ -211,11 +229,21 @@ impl FaultRecord {
         self.reasons = codes(value);
         self.stale = has_stale_warning(value);
         self.next_cursor = value.get("next_cursor").and_then(Value::as_str).map(str::to_owned);
+        self.note_continuation(continuation_in(value).as_ref());
+    }
+
+    /// Notes the wait `continuation`, the one the answer sent, asks for: its seconds when it is
+    /// a `retry_after`, else none.
+    fn note_continuation(&mut self, continuation: Option<&Continuation>) {
+        self.wait = match continuation {
+            Some(Continuation::RetryAfter { seconds }) => Some(*seconds),
+            _ => None,
+        };
     }
 
     /// Forgets what the answer read said of itself: a problem was sent instead.
     fn forget_answer(&mut self) {
-        (self.complete, self.next_cursor, self.stale) = (None, None, false);
+        (self.complete, self.next_cursor, self.stale, self.wait) = (None, None, false, None);
         self.reasons.clear();
     }
 
@@ -231,8 +259,12 @@ impl fmt::Display for FaultRecord {
         let fault = self.fault.as_ref().map_or("no fault", Fault::name);
         write!(f, "#{} {} {}: {fault} -> {}", self.request, self.method, self.uri, self.status)?;
         match self.complete {
-            Some(true) => f.write_str(" complete"),
-            Some(false) => write!(f, " partial ({})", self.reasons.join(", ")),
+            Some(true) => f.write_str(" complete")?,
+            Some(false) => write!(f, " partial ({})", self.reasons.join(", "))?,
+            None => {}
+        }
+        match self.wait {
+            Some(seconds) => write!(f, ", wait {seconds} s"),
             None => Ok(()),
         }
     }
@@ -256,6 +288,7 @@ where
         let fresh = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, fresh);
         let shared = Arc::clone(&self.shared);
+        let arrived = shared.started.elapsed();
         let n = shared.next.fetch_add(1, Ordering::SeqCst);
         if shared.max_requests.is_some_and(|max| n >= max) {
             shared.exceeded.notify_one();
@@ -292,6 +325,9 @@ where
             complete: None,
             reasons: Vec::new(),
             stale: false,
+            wait: None,
+            arrived,
+            answered: Duration::ZERO,
         };
         let faultable = parts.method == Method::GET;
         // A fault asked of a request the layer never faults is refused before it runs (it may
@@ -353,6 +389,9 @@ where
                 deferred.observe(&mut response);
             }
             record.status = response.status().as_u16();
+            record.wait = record.wait.max(retry_after_header(&response));
+            // Taken before the answer goes: it leaves the layer after this time, never before.
+            record.answered = shared.started.elapsed();
             if let Some(log) = &shared.log {
                 log.lock().unwrap_or_else(PoisonError::into_inner).push(record);
             }
@@ -425,6 +464,7 @@ impl Shared {
             keys: None,
             partial_cursors: Mutex::new(HashSet::new()),
             examples: RwLock::default(),
+            started: Instant::now(),
         }
     }
 
@@ -574,6 +614,7 @@ impl Shared {
             }
             Ok(Faulted::Problem(problem)) => {
                 record.forget_answer();
+                record.note_continuation(problem.extension("continuation").and_then(continuation_of).as_ref());
                 problem.into_response()
             }
             Ok(Faulted::Page(mut page)) => {
@@ -581,6 +622,7 @@ impl Shared {
                 record.next_cursor = page.block.next_cursor().map(str::to_owned);
                 record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
                 record.stale = page.block.warnings().iter().any(Warning::is_stale);
+                record.note_continuation(page.block.continuation());
                 let mut reported = Reported::of(&page.block, None);
                 reported.items = page.items_returned();
                 if let Some(real) = parts.extensions.get::<Reported>() {
@@ -592,6 +634,7 @@ impl Shared {
                 if let Err(problem) = demand.check_report(&reported.incomplete) {
                     record.complete = None;
                     record.next_cursor = None;
+                    record.note_continuation(problem.extension("continuation").and_then(continuation_of).as_ref());
                     let mut refused = problem.into_response();
                     // What the answer said of how the request was read stays on the problem that
                     // replaces it, as on a refusal the route makes itself: the acknowledgement of a
@@ -627,6 +670,24 @@ fn json_response(mut parts: axum::http::response::Parts, page: &FaultedPage) -> 
 fn has_stale_warning(value: &Value) -> bool {
     let warnings = Vec::<Warning>::deserialize(&value["warnings"]).unwrap_or_default();
     warnings.iter().any(Warning::is_stale)
+}
+
+/// The `continuation` of a collection's or a problem's JSON, when it reads as one (`null`
+/// when there is none).
+fn continuation_in(value: &Value) -> Option<Continuation> {
+    value.get("continuation").and_then(continuation_of)
+}
+
+/// `value` read as a continuation, as the contract's type reads it.
+fn continuation_of(value: &Value) -> Option<Continuation> {
+    Continuation::deserialize(value).ok()
+}
+
+/// The `Retry-After` of `response`, in seconds (an HTTP date, which the framework never sends,
+/// is not read).
+fn retry_after_header(response: &Response) -> Option<u64> {
+    let value = response.headers().get(header::RETRY_AFTER)?;
+    value.to_str().ok()?.trim().parse().ok()
 }
 
 /// The reason codes of a collection's JSON.

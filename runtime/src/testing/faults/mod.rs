@@ -72,7 +72,10 @@
 //!
 //! [`Kit`] runs a client against the service with the layer, under every fault the routes
 //! offer and a few hundred seeded schedules, and checks what every client of the contract must
-//! keep; see its documentation.
+//! keep: no claim of completeness and no change on an incomplete answer, no endless loop or
+//! wait and no panic, a conclusion that names what it could not cover, and a retry no sooner
+//! than its answer asked (`Retry-After`, or a `retry_after` continuation, timed by the layer:
+//! [`FaultRecord::arrived`], [`FaultRecord::answered`]); see its documentation.
 
 mod examples;
 mod fault;
