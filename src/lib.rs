@@ -36,12 +36,18 @@
 //! | `reasons(...)` | `reasons(MorePagesAvailable, crate::reasons::LegalHold)` | every reason it can report; `reasons()` for an endpoint that is always complete (required) |
 //! | `warnings(...)` | `warnings(PageSizeReduced, ReplicaLag)` | every warning it can push (optional) |
 //! | `crate` | `crate = "platform::completeness"` | the path the framework is reached by, when not `::completeness` (optional; see [Under another name](#under-another-name)) |
+//! | `reason_type` | `reason_type = ListItemsV2Reason` | the name of the endpoint's reason type, in place of the one made from the handler's (optional; see below) |
 //!
 //! Standard names need no import (the attribute names the runtime's types itself, so an import
 //! used only there is unused, and rustc says so); a service's own reasons and warnings are
 //! named by path. A standard name counts bare, by its full path, or through its module
 //! (`reason::MorePagesAvailable`); imported under another name, it reads as a type of the
-//! service's own, and is refused as one with a standard code.
+//! service's own, and is refused as one with a standard code. Each type is listed once, by one
+//! path: the macro tells listed names apart as they are written, so one type by two paths
+//! (`LegalHold` and `Hold`, after `use self::LegalHold as Hold`) is two names to it, and rustc
+//! refuses the declaration with conflicting implementations of `Declares<LegalHold>` (E0119).
+//! A service's own type generic over a constant is listed with its argument, a block too
+//! (`Capped<{ 2 + 1 }>`).
 //!
 //! What it generates for `async fn list_accounts(..)`:
 //! - `ListAccountsReason`, the endpoint's reason type: an alias of [`DeclaredReason`] over a
@@ -53,6 +59,14 @@
 //!   server writes) and its OpenAPI schema. A completeness block over it accepts only the
 //!   declared reasons (`push_reason`) and warnings (`push_warning`): anything else does not
 //!   compile. Its scope's resource is the declared one.
+//!
+//!   Its name is the handler's in UpperCamelCase followed by `Reason`: each word between
+//!   underscores capitalized, the underscores dropped (so `list_items_2` and `list_items2` both
+//!   give `ListItems2Reason`), after the type's name for an associated function (`Api::list`
+//!   gives `ApiListReason`, as a free `api_list` does). Two handlers of one module whose names
+//!   give one reason type clash: rustc says the name is defined multiple times (E0428, with
+//!   errors about the hidden set type beside it, `__ListItems2ReasonSet`). Give one of them
+//!   another name with `reason_type = ListItemsV2Reason`, and name that type in its response.
 //! - The handler, as written: same signature, same extractors (axum's limit), callable directly
 //!   in a unit test. Its body starts with a type-level check that its return type reports
 //!   completeness over `ListAccountsReason` ([`ReportsCompleteness`], [`CarriesReason`]).
@@ -78,7 +92,8 @@
 //! Associated functions: put `#[completeness]` (no arguments) on the `impl` block as well; the
 //! reason type of `Api::list` is `ApiListReason`, next to the block (so the blocks of two types
 //! in one module may each have a `list`; two blocks of one generic type, `impl Api<u8>` and
-//! `impl Api<u16>`, may not, since the name has no room for the type's arguments). Inside the
+//! `impl Api<u16>`, may not, since the name has no room for the type's arguments, unless
+//! `reason_type` names one of them otherwise). Inside the
 //! block, a handler's attribute is found by its name, `completeness` (also as a path ending in
 //! it): one imported under another name (`use completeness::completeness as declare`) is not
 //! seen there. A `#[cfg]` on a handler also guards its reason type, and a
@@ -189,8 +204,10 @@
 //!   `Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`, a reference or a tuple. A field of a type
 //!   parameter (`data: T`, also `(T, u64)`, `[T; 1]` or an associated type `S::Items`) may be a
 //!   list, so it needs the completeness field too, or
-//!   `#[envelope(bounded = "why T is one resource")]`. A `Vec<Warning>` is a single resource's
-//!   warnings only when it holds `completeness::Warning`. In a single resource (a struct of no
+//!   `#[envelope(bounded = "why T is one resource")]`. In a single resource, a `Vec<Warning>` is
+//!   its warnings, and must hold `completeness::Warning`; in a struct with a completeness field,
+//!   whose warnings are the block's, it is a list like any other: the first unbounded list holds
+//!   the items, whatever its item type is named (`items: Vec<lint::Warning>`). In a single resource (a struct of no
 //!   type parameter), a field whose type is, behind a type alias, a standard collection (a
 //!   slice behind `Box`, `Arc`, `Rc`, `Cow` or a reference counts as one), or one inside
 //!   `Option`, `Field`, `Box`, `Rc` or `Arc`, is refused when the struct compiles; so is, in a
@@ -216,15 +233,20 @@
 //! - A `Field<T>` is known by that name, as the field's own type: behind an alias, an import under
 //!   another name, or inside `Option` or `Box`, it is refused when the struct compiles (in a
 //!   struct of no type parameter), since what it leaves out would go out as a plain `null`.
-//! - A `Vec` of a type named `Warning` that is not `completeness::Warning` is refused when the
-//!   struct compiles: it is a list of items, not the resource's warnings.
+//! - In a single resource, a `Vec` of a type named `Warning` that is not `completeness::Warning`
+//!   is refused when the struct compiles: it is a list of items, not the resource's warnings, and
+//!   a list needs a completeness field.
 //! - A tuple struct writes its one data field as `items`.
 //! - Data fields must not reuse a contract member name (`status`, `scope`, ...).
 //! - serde: `rename_all` on the struct and `rename`, `skip_serializing_if`, `skip_serializing`,
 //!   `skip` on data fields are honoured (completeness members keep their contract names), but
-//!   for collections and `Field<T>` fields, which are always written (contract §2.1, §2.7);
-//!   attributes that only affect reading are accepted; any other is refused with an error.
-//!   `rename` and `rename_all` are also read in serde's long form,
+//!   for collections and `Field<T>` fields, which are always written (contract §2.1, §2.7).
+//!   Attributes that only affect reading, what a `Deserialize` derive beside this one reads, are
+//!   accepted: on the struct `deny_unknown_fields`, `default`, `bound`, `expecting`, `from`,
+//!   `try_from` and `crate`; on any field, the completeness field too, `default`, `alias`,
+//!   `deserialize_with`, `skip_deserializing`, `borrow` and `bound`. The completeness field takes
+//!   `flatten` besides, and nothing that changes how it is written. Any other is refused with an
+//!   error. `rename` and `rename_all` are also read in serde's long form,
 //!   `rename(serialize = "..", deserialize = "..")`, whose writing half counts.
 //!
 //! # `#[derive(Reason)]` and `#[derive(Warning)]`
@@ -236,7 +258,9 @@
 //! back; only on a reason of kind `truncation`, contract §3.3). Without `next_cursor` the reason offers no cursor: an
 //! endpoint whose reasons all leave it out refuses a `cursor` sent to it (400
 //! `CURSOR_QUERY_MISMATCH`, contract §2.5), and a cursor its recovery returns is left out. The message may
-//! name fields (`"{hold}"`); the fields are the reason's detail members. The code must be
+//! name fields (`"{hold}"`, `"{count:>width$}"`); the fields are the reason's detail members, each
+//! named by its own name, also one not in snake_case or the name of a constant in scope
+//! (`"{partnerID}"`, `"{LIMIT}"`: the field, not the constant). The code must be
 //! SCREAMING_SNAKE_CASE and not a standard one; the kind is one of `truncation`, `budget`,
 //! `source`, `visibility`, `snapshot` (contract §3.4).
 //!

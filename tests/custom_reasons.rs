@@ -1130,3 +1130,52 @@ fn a_generic_reason_needs_no_bounds_written() {
     let back: StandardReason = serde_json::from_value(wire).unwrap();
     assert_eq!(back.to_details::<BareHold<u32>>(), Some(Ok(BareHold { hold: 7 })));
 }
+
+/// Detail members named as a partner's API names them, as a service must keep them on the wire:
+/// `partnerID`, no snake_case name, and `LIMIT`, the name of a constant in scope too. The message
+/// names each: it reads the field, where the derive once bound every field as a variable of its
+/// name (warned of in every build, `non_snake_case`, denied here; and `LIMIT` read as the
+/// constant's pattern, refused as refutable). The struct's own `allow` is the user's.
+mod wire_member_names {
+    #![deny(non_snake_case)]
+
+    use completeness::{ReasonDetails, StandardReason, WarningDetails};
+
+    /// A constant of the name of a field below.
+    pub const LIMIT: u32 = 100;
+
+    #[derive(Debug, Clone, PartialEq, completeness::Reason)]
+    #[reason(
+        code = "PARTNER_CAPPED",
+        kind = truncation,
+        message = "Partner {partnerID} capped at {LIMIT} {type}s [{LIMIT:>width$}] {{LIMIT}}."
+    )]
+    #[allow(non_snake_case)]
+    pub struct PartnerCapped {
+        pub partnerID: String,
+        pub LIMIT: u32,
+        pub width: usize,
+        pub r#type: String,
+    }
+
+    #[derive(Debug, Clone, PartialEq, completeness::Warning)]
+    #[warning(code = "PARTNER_LAG", owner = "partner-team", review_by = "2027-06-30", message = "{partnerURL} lags.")]
+    #[allow(non_snake_case)]
+    pub struct PartnerLag {
+        pub partnerURL: String,
+    }
+
+    #[test]
+    fn a_message_names_members_not_in_snake_case_and_named_like_a_constant() {
+        let capped = PartnerCapped { partnerID: "p-7".into(), LIMIT: 3, width: 4, r#type: "order".into() };
+        assert_eq!(capped.default_message(), "Partner p-7 capped at 3 orders [   3] {LIMIT}.");
+        assert_ne!(LIMIT, capped.LIMIT, "the field, not the constant");
+        let wire = serde_json::to_value(StandardReason::from(capped.clone())).unwrap();
+        assert_eq!(wire["partnerID"], "p-7", "{wire}");
+        assert_eq!(wire["LIMIT"], 3, "{wire}");
+        let back: StandardReason = serde_json::from_value(wire).unwrap();
+        assert_eq!(back.to_details::<PartnerCapped>(), Some(Ok(capped)));
+        let lag = PartnerLag { partnerURL: "https://partner.example".into() };
+        assert_eq!(lag.message(), "https://partner.example lags.");
+    }
+}

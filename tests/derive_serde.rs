@@ -230,6 +230,131 @@ fn a_list_envelope_declared_by_a_macro_counts_its_items_and_reports_its_block() 
     assert_envelope_invariants(&json);
 }
 
+/// A page of a service's own type named `Warning` (a lint's findings): in a struct with a
+/// completeness block, whose warnings are the block's, the list is the items, counted in
+/// `page.returned` (R11) and named as the items member (which the fault layer cuts), like a
+/// list of any other type. (A single resource's `Vec<Warning>` is its warnings, and must hold
+/// `completeness::Warning`: `tests/ui/fail/derive_own_warning_type_list.rs`.)
+mod own_warning_items {
+    use completeness::{Completeness, ReportsCompleteness, ResultEnvelope, Scope};
+    use serde_json::json;
+
+    mod lint {
+        #[derive(Debug, Clone, serde::Serialize)]
+        pub struct Warning {
+            pub line: u32,
+        }
+    }
+
+    #[derive(ResultEnvelope)]
+    struct Findings {
+        items: Vec<lint::Warning>,
+        #[envelope(completeness)]
+        completeness: Completeness,
+    }
+
+    #[test]
+    fn a_list_of_a_type_of_ones_own_named_warning_is_the_items() {
+        let page_info = completeness::PageInfo {
+            returned: 5,
+            requested_size: Some(10),
+            applied_size: 10,
+            ordering: "line ascending".into(),
+            snapshot: None,
+            cursor: None,
+            resumed: Some(false),
+        };
+        let completeness = Completeness::complete(Scope::new("findings", "every finding")).with_page(page_info);
+        let page = Findings { items: vec![lint::Warning { line: 3 }, lint::Warning { line: 9 }], completeness };
+        assert_eq!(page.items_member(), Some("items"));
+        let wire = serde_json::to_value(&page).unwrap();
+        assert_eq!(wire["items"], json!([{"line": 3}, {"line": 9}]));
+        assert_eq!(wire["page"]["returned"], 2, "the items written are counted: {wire}");
+        assert_eq!(wire["warnings"], json!([]), "{wire}");
+    }
+}
+
+/// serde's attributes that only change reading, which a `Deserialize` derive beside this one
+/// honours, are accepted: on the struct `try_from` and `from` (it is read as another type and
+/// converted), on the completeness block `skip_deserializing` and `default`. What is written is
+/// what the derive writes.
+mod reading_only_attributes {
+    use completeness::testing::assert_envelope_invariants;
+    use completeness::{Completeness, ResultEnvelope, Scope};
+    use serde::Deserialize;
+    use serde_json::json;
+
+    /// The page as another service sends it: items and nothing else.
+    #[derive(Deserialize)]
+    struct Upstream {
+        items: Vec<u32>,
+    }
+
+    #[derive(ResultEnvelope, Deserialize)]
+    #[serde(try_from = "Upstream")]
+    struct Checked {
+        items: Vec<u32>,
+        #[envelope(completeness)]
+        completeness: Completeness,
+    }
+
+    impl TryFrom<Upstream> for Checked {
+        type Error = String;
+        fn try_from(upstream: Upstream) -> Result<Self, String> {
+            if upstream.items.is_empty() {
+                return Err("an empty upstream page".into());
+            }
+            Ok(Checked { items: upstream.items, completeness: Completeness::complete(Scope::new("n", "all")) })
+        }
+    }
+
+    #[derive(ResultEnvelope, Deserialize)]
+    #[serde(from = "Upstream")]
+    struct Converted {
+        items: Vec<u32>,
+        #[envelope(completeness)]
+        completeness: Completeness,
+    }
+
+    impl From<Upstream> for Converted {
+        fn from(upstream: Upstream) -> Self {
+            Converted { items: upstream.items, completeness: Completeness::complete(Scope::new("n", "all")) }
+        }
+    }
+
+    /// Read without its block, which is then a default one.
+    #[derive(ResultEnvelope, Deserialize)]
+    struct Unread {
+        items: Vec<u32>,
+        #[envelope(completeness)]
+        #[serde(skip_deserializing, default = "unread")]
+        completeness: Completeness,
+    }
+
+    fn unread() -> Completeness {
+        Completeness::complete(Scope::new("n", "read back without its block"))
+    }
+
+    #[test]
+    fn attributes_that_only_change_reading_are_accepted_and_the_wire_is_the_contracts() {
+        let checked: Checked = serde_json::from_value(json!({"items": [1, 2]})).unwrap();
+        assert!(serde_json::from_value::<Checked>(json!({"items": []})).is_err());
+        let converted: Converted = serde_json::from_value(json!({"items": [3]})).unwrap();
+        let unread_page: Unread = serde_json::from_value(json!({"items": [4], "complete": false})).unwrap();
+        assert_eq!(unread_page.completeness.scope().visibility, "read back without its block");
+        for wire in [
+            serde_json::to_value(&checked).unwrap(),
+            serde_json::to_value(&converted).unwrap(),
+            serde_json::to_value(&unread_page).unwrap(),
+        ] {
+            assert_envelope_invariants(&wire);
+            assert_eq!(wire["complete"], true, "{wire}");
+            assert_eq!(wire["scope"]["resource"], "n", "{wire}");
+        }
+        assert_eq!(serde_json::to_value(&checked).unwrap()["items"], json!([1, 2]));
+    }
+}
+
 /// `#[envelope(json_schema)]`: the JSON Schema of a derived struct, as it writes itself.
 #[cfg(feature = "json-schema")]
 mod json_schema {

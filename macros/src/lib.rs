@@ -12,6 +12,7 @@ use proc_macro::TokenStream;
 mod ctxt;
 mod details;
 mod envelope;
+mod generics;
 mod handler;
 mod hygiene;
 mod krate;
@@ -26,7 +27,10 @@ mod types;
 /// type (a name that would start with a digit, or another character no name starts with, keeps
 /// one leading underscore: `_2fa_devices` gives `_2faDevicesReason`), and checks that the handler's response reports
 /// completeness over that type. The handler itself is left as written. Without arguments on an
-/// `impl` block, it does the same for each associated function annotated inside.
+/// `impl` block, it does the same for each associated function annotated inside, the type's
+/// name first (`Api::list` gives `ApiListReason`). Two handlers of one module whose names give
+/// one reason type (`api_list` and `Api::list`; `list_items_2` and `list_items2`) clash, and
+/// rustc says the name is defined twice: `reason_type = ListItemsV2Reason` names one otherwise.
 #[proc_macro_attribute]
 pub fn completeness(args: TokenStream, item: TokenStream) -> TokenStream {
     handler::expand(args.into(), item.into()).into()

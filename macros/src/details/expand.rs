@@ -17,24 +17,10 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
     let generics = with_detail_bounds(&input.generics, &private);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let code = attrs.code.value.as_ref().map(syn::LitStr::value).unwrap_or_default();
-    let message = &attrs.message.value;
     let (fields, types): (Vec<&Ident>, Vec<&Type>) = fields.iter().copied().unzip();
     // Members are named as the fields are, without a raw identifier's `r#` (`r#type` is `type`).
     let names: Vec<String> = fields.iter().map(|field| crate::names::unraw(field)).collect();
-    // The message may name fields (`"{hold_id}"`): they are bound first, each under a name that
-    // resolves where the message was written, as `format!` looks its names up there (the fields
-    // and the message may come from different `macro_rules!` expansions).
-    let message_span = message.as_ref().map_or_else(Span::call_site, LitStr::span);
-    let bindings = fields.iter().map(|field| {
-        let mut binding = (*field).clone();
-        binding.set_span(message_span);
-        quote! { #field: #binding }
-    });
-    let message_fn = quote! {
-        #[allow(unused_variables, non_shorthand_field_patterns)]
-        let Self { #(#bindings,)* .. } = self;
-        ::std::format!(#message)
-    };
+    let message_fn = message_body(attrs.message.value.as_ref(), &fields, &names);
     // Each member is written and read through a call located at its field's type, so that a type
     // that does not serialize or deserialize is reported there (and resolved at the call site,
     // so that `self`, `map` and `object` are the function's own when the struct comes out of a
@@ -134,7 +120,7 @@ pub(crate) fn details(which: Which, input: &DeriveInput, attrs: &Attrs, fields: 
 /// details are `Clone + Debug + Send + Sync + 'static`. Without these, a generic reason that
 /// leaves its parameter unbounded gets one error per missing trait, none saying what to write.
 fn with_detail_bounds(generics: &syn::Generics, private: &TokenStream) -> syn::Generics {
-    let mut generics = generics.clone();
+    let mut generics = crate::generics::bounds_in_where(generics);
     let params: Vec<Ident> = generics.type_params().map(|param| param.ident.clone()).collect();
     let where_clause = generics.make_where_clause();
     for param in params {
@@ -221,4 +207,117 @@ fn detail_members(private: &TokenStream, write: &TokenStream, read: &TokenStream
             #read
         }
     }
+}
+
+/// The body of `default_message` / `message`: `format!` of the message, which may name fields
+/// (`"{hold_id}"`, `"{count:>width$}"`). Each field it names is passed as a named argument,
+/// `hold_id = self.hold_id`: a named argument is no pattern and no variable, so a field named
+/// like a constant in scope (`LIMIT`) is still the field, and one not in snake_case
+/// (`partnerID`, a wire member's name) is no variable that should be. Only the fields the
+/// message names are passed (an argument never used is an error), each located at its field:
+/// a type that cannot be formatted is reported there, and on the placeholder that formats it.
+///
+/// A message the compiler refuses keeps the compiler's words, on the placeholder itself:
+/// - a name that is a slip of a field's (`{authorty}` for `authority`): that field is bound as a
+///   variable, at the message, among which the compiler finds the name it may mean;
+/// - a positional `{}`, which has no argument: nothing is passed (a positional placeholder would
+///   take an argument passed by name, with a mere warning), and the fields named are bound as
+///   variables, so that the one error is the placeholder's.
+///
+/// (A field bound so is not one named like a constant, `LIMIT`, which a constant of that name in
+/// scope would turn into a pattern: its name has a lower-case letter.)
+fn message_body(message: Option<&LitStr>, fields: &[&Ident], names: &[String]) -> TokenStream {
+    let Some(message) = message else { return quote! { ::std::string::String::new() } };
+    let span = message.span();
+    let used = used_names(&message.value());
+    let field = |name: &str| fields.iter().zip(names).find(|(_, field_name)| *field_name == name).map(|(f, _)| *f);
+    let named: Vec<&Ident> = used.names.iter().filter_map(|name| field(name)).collect();
+    let candidates: Vec<&str> = names.iter().map(String::as_str).collect();
+    let slips = used
+        .names
+        .iter()
+        .filter(|name| field(name).is_none())
+        .filter_map(|name| crate::names::near_miss(name, &candidates))
+        .filter_map(field);
+    let mut bound: Vec<&Ident> = Vec::new();
+    for candidate in slips.chain(named.iter().copied().filter(|_| used.positional)) {
+        if !bound.contains(&candidate) && crate::names::unraw(candidate).chars().any(char::is_lowercase) {
+            bound.push(candidate);
+        }
+    }
+    let bindings = bound.iter().map(|field| {
+        let mut binding = (*field).clone();
+        binding.set_span(span);
+        quote! {
+            #[allow(unused_variables, non_snake_case)]
+            let #binding = &self.#field;
+        }
+    });
+    let arguments = named.iter().filter(|_| !used.positional).map(|field| {
+        let place = place(&Member::Named((*field).clone()), at(field.span()));
+        quote! { #field = #place }
+    });
+    quote! {
+        #(#bindings)*
+        ::std::format!(#message #(, #arguments)*)
+    }
+}
+
+/// What a `format!` string uses.
+#[derive(Default)]
+struct Used {
+    /// The names, each once, in order: the arguments of its placeholders (`hold` in `"{hold}"`,
+    /// `"{hold:?}"`) and the names its widths and precisions take (`width` and `prec` in
+    /// `"{n:>width$.prec$}"`).
+    names: Vec<String>,
+    /// A placeholder takes an argument by position: `{}`, `{0}`, `{:.*}`, `{:1$}`.
+    positional: bool,
+}
+
+/// What `message`, a `format!` string, uses. Escaped braces (`{{`, `}}`) are text.
+fn used_names(message: &str) -> Used {
+    let mut used = Used::default();
+    let mut add = |name: &str| {
+        let name = name.trim();
+        let is_name = name.chars().next().is_some_and(|first| first == '_' || first.is_alphabetic())
+            && name.chars().all(|c| c == '_' || c.is_alphanumeric());
+        if is_name {
+            if !used.names.iter().any(|known| known == name) {
+                used.names.push(name.to_owned());
+            }
+        } else {
+            used.positional |= name.is_empty() || name.chars().all(|c| c.is_ascii_digit());
+        }
+    };
+    let mut rest = message;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if let Some(after) = rest.strip_prefix('{') {
+            rest = after;
+            continue;
+        }
+        let Some(close) = rest.find('}') else { break };
+        let placeholder = &rest[..close];
+        rest = &rest[close + 1..];
+        let (argument, spec) = placeholder.split_once(':').unwrap_or((placeholder, ""));
+        add(argument);
+        // `name$` or `1$` in the spec: a width or precision taken from an argument; `.*` one
+        // taken from the next positional argument.
+        for (at, _) in spec.match_indices('$') {
+            let before = &spec[..at];
+            let start = before
+                .char_indices()
+                .rev()
+                .take_while(|&(_, c)| c == '_' || c.is_alphanumeric())
+                .last()
+                .map_or(before.len(), |(i, _)| i);
+            if start < before.len() {
+                add(&before[start..]);
+            }
+        }
+        if spec.contains(".*") {
+            add("");
+        }
+    }
+    used
 }

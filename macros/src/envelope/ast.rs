@@ -95,7 +95,7 @@ impl<'a> Input<'a> {
         };
         let serde_container = serde::container(cx, &input.attrs);
         let params: Vec<syn::Ident> = input.generics.type_params().map(|param| param.ident.clone()).collect();
-        let fields = list
+        let mut fields: Vec<Field<'a>> = list
             .into_iter()
             .enumerate()
             .map(|(index, field)| {
@@ -120,11 +120,20 @@ impl<'a> Input<'a> {
                 attrs,
                 serde: field_serde,
                 wire,
-                is_collection: types::is_collection(&field.ty) && !types::is_warning_list(&field.ty),
+                is_collection: types::is_collection(&field.ty),
                 is_field: types::is_field(&field.ty),
                 generic: types::generic_param(&field.ty, &params).cloned(),
             })
             .collect();
+        // A `Vec<Warning>` is a single resource's warnings (contract §3.5), not a list of items.
+        // In a struct with a completeness block, whose warnings are the block's, it is a list
+        // like any other, and the first unbounded list holds the items, whatever its item type
+        // is named (`items: Vec<lint::Warning>`, a service's own type of that name).
+        if !fields.iter().any(|field| field.attrs.completeness.is_some()) {
+            for field in fields.iter_mut().filter(|field| types::is_warning_list(field.ty)) {
+                field.is_collection = false;
+            }
+        }
         Some(Input {
             ident: &input.ident,
             json_schema,

@@ -182,7 +182,9 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
 fn schema(input: &Input, data: &[&Field], schema_trait: TokenStream) -> TokenStream {
     let private = &input.private;
     let block = input.completeness_field().map_or_else(|| quote!(()), |field| field.ty.to_token_stream());
-    let mut generics = input.generics.clone();
+    // (With the type parameters' bounds in the where clause, as the impl's generics have them:
+    // see `with_bounds`.)
+    let mut generics = crate::generics::bounds_in_where(input.generics);
     if generics.type_params().next().is_some() {
         let where_clause = generics.make_where_clause();
         for field in data {
@@ -239,7 +241,8 @@ fn note_field(input: &Input, field: &Field, omitted: &Ident) -> TokenStream {
 /// For a generic struct: every data field serializes, and the block is a completeness block.
 fn with_bounds(input: &Input) -> Generics {
     let private = &input.private;
-    let mut generics = input.generics.clone();
+    // The struct's own bounds go in the where clause, before these (`generics::bounds_in_where`).
+    let mut generics = crate::generics::bounds_in_where(input.generics);
     if generics.type_params().next().is_none() {
         return generics;
     }

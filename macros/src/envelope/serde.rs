@@ -7,8 +7,12 @@
 //! wire); on a field `rename = "..."`, `skip_serializing_if = "path"`, `skip_serializing` and
 //! `skip` (which also skips reading). `rename` and `rename_all` also in serde's long form,
 //! `rename(serialize = "..", deserialize = "..")`, of which the writing half is honoured.
-//! Accepted as reading-only: `deny_unknown_fields`, `default`, `alias`, `deserialize_with`,
-//! `skip_deserializing`, `borrow`, `bound`.
+//! Accepted as reading-only (they change only what a `Deserialize` derive beside this one
+//! reads): on the struct `deny_unknown_fields`, `default`, `bound`, `expecting`, `from`,
+//! `try_from` and `crate`; on a field `default`, `alias`, `deserialize_with`,
+//! `skip_deserializing`, `borrow` and `bound`, also on the completeness field, which takes
+//! `flatten` besides and nothing that changes how it is written (its members keep their
+//! contract names, and it is always written).
 
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, ExprPath, LitStr};
@@ -93,8 +97,13 @@ pub(crate) struct FieldSerde {
     pub(crate) skip_key: Option<syn::Path>,
 }
 
-const READING_ONLY_CONTAINER: [&str; 4] = ["deny_unknown_fields", "default", "bound", "expecting"];
-const READING_ONLY_FIELD: [&str; 6] = ["default", "alias", "deserialize_with", "skip_deserializing", "borrow", "bound"];
+/// The struct's keys that only change how it is read (or the `Deserialize` derive beside this
+/// one: `crate`, the path it names serde by), which this derive, writing only, accepts.
+const READING_ONLY_CONTAINER: [&str; 7] =
+    ["deny_unknown_fields", "default", "bound", "expecting", "from", "try_from", "crate"];
+/// A field's keys that only change how it is read.
+pub(crate) const READING_ONLY_FIELD: [&str; 6] =
+    ["default", "alias", "deserialize_with", "skip_deserializing", "borrow", "bound"];
 
 /// Reads the struct's `#[serde(...)]`.
 pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerSerde {
@@ -212,6 +221,17 @@ fn long_form(example: &str) -> String {
         Some((key, value)) => format!("{key}(serialize = {value})"),
         None => example.to_owned(),
     }
+}
+
+/// Each key of every `#[serde(...)]` in `attrs`, its value skipped: what validation checks on
+/// the completeness field, whose serde attributes are not honoured.
+pub(crate) fn keys(cx: &Ctxt, attrs: &[Attribute]) -> Vec<(syn::Path, String)> {
+    let mut keys = Vec::new();
+    each(cx, attrs, |meta, key| {
+        keys.push((meta.path.clone(), key.to_owned()));
+        meta::skip_value(meta)
+    });
+    keys
 }
 
 /// Calls `f` with each key of every `#[serde(...)]` in `attrs`.

@@ -1,6 +1,7 @@
 //! Every rule of `#[derive(ResultEnvelope)]`; all violations are reported together.
 
 use super::ast::{Field, Input};
+use super::serde;
 use crate::ctxt::Ctxt;
 use crate::types;
 
@@ -53,21 +54,24 @@ fn check_lists_not_optional(cx: &Ctxt, input: &Input) {
     }
 }
 
-/// serde attributes on the completeness block would change contract members: refused, but for
-/// `flatten`, which says what the derive does anyway (and lets a `Deserialize` derive read the
-/// block back).
+/// serde attributes on the completeness block that change how it is written would change
+/// contract members (its names, whether it is written): refused. `flatten` says what the derive
+/// does anyway (and lets a `Deserialize` derive read the block back), and those that only change
+/// reading (`skip_deserializing`, `default`, ...) concern that derive alone: accepted.
 fn check_block_serde(cx: &Ctxt, input: &Input) {
     let Some(field) = input.completeness_field() else { return };
-    for attr in field.original.attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let only_flatten = attr
-            .parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-            .is_ok_and(|paths| paths.iter().all(|path| path.is_ident("flatten")));
-        if !only_flatten {
-            cx.error_spanned_by(
-                attr,
-                "the completeness block's members keep their contract names: only `#[serde(flatten)]` goes on this field",
-            );
+    for (path, key) in serde::keys(cx, &field.original.attrs) {
+        if key == "flatten" || serde::READING_ONLY_FIELD.contains(&key.as_str()) {
+            continue;
         }
+        cx.error_spanned_by(
+            path,
+            format!(
+                "`#[serde({key})]` cannot be honoured on the completeness block, which is always written, its members \
+                 under their contract names: remove it; this field takes `flatten` and the attributes that only \
+                 affect reading (`skip_deserializing`, `default`, `alias`, `deserialize_with`, `borrow`, `bound`)"
+            ),
+        );
     }
 }
 

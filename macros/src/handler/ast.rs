@@ -89,7 +89,7 @@ pub(crate) fn is_declaration(attr: &Attribute) -> bool {
 pub(crate) struct Handler<'a> {
     pub(crate) function: &'a HandlerFn,
     /// `<HandlerInCamelCase>Reason`, after the `impl`'s type for an associated function
-    /// (`ApiListReason` for `Api::list`).
+    /// (`ApiListReason` for `Api::list`), or the name `reason_type = Name` gives.
     pub(crate) reason_type: Ident,
     /// The typed arguments (receivers are reported by validation).
     pub(crate) args: Vec<&'a PatType>,
@@ -98,10 +98,11 @@ pub(crate) struct Handler<'a> {
 }
 
 impl<'a> Handler<'a> {
-    pub(crate) fn from_syn(function: &'a HandlerFn, owner: &str) -> Handler<'a> {
+    pub(crate) fn from_syn(function: &'a HandlerFn, owner: &str, named: Option<&Ident>) -> Handler<'a> {
         let name = names::unraw(&function.sig.ident);
-        let reason_type =
-            names::generated(&format!("{owner}{}Reason", names::camel_case(&name)), function.sig.ident.span());
+        let reason_type = named.cloned().unwrap_or_else(|| {
+            names::generated(&format!("{owner}{}Reason", names::camel_case(&name)), function.sig.ident.span())
+        });
         let args = function
             .sig
             .inputs

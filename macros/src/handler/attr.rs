@@ -20,6 +20,8 @@ pub(crate) struct Attrs {
     pub(crate) reasons: Option<(Path, Vec<Path>)>,
     /// `warnings(...)`: the key and the names.
     pub(crate) warnings: Option<(Path, Vec<Path>)>,
+    /// `reason_type = Name`: the reason type's name, in place of the one made from the handler's.
+    pub(crate) reason_type: Slot<syn::Ident>,
     /// `crate = "..."`: the framework's path, `::completeness` when not given.
     pub(crate) krate: Krate,
     /// The keys an unknown key was reported as a near miss of (`reason` for `reasons`): such a
@@ -32,7 +34,7 @@ pub(crate) struct Attrs {
 }
 
 /// The attribute's keys, for a "did you mean" when another is written.
-const KEYS: [&str; 4] = ["resource", "reasons", "warnings", "crate"];
+const KEYS: [&str; 5] = ["resource", "reasons", "warnings", "reason_type", "crate"];
 
 /// Reads the attribute arguments; every mistake goes to `cx`.
 pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
@@ -44,6 +46,9 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         } else if meta.path.is_ident("resource") {
             let duplicate = "duplicate `resource` key: an endpoint lists one resource";
             attrs.resource.fill(cx, &meta, "a string", "resource = \"service_accounts\"", duplicate)?;
+        } else if meta.path.is_ident("reason_type") {
+            let duplicate = "duplicate `reason_type` key: an endpoint has one reason type; name it once";
+            attrs.reason_type.fill(cx, &meta, "a type name", "reason_type = ListItemsV2Reason", duplicate)?;
         } else if meta.path.is_ident("reasons") || meta.path.is_ident("warnings") {
             let names = name_list(cx, &meta)?;
             let slot = if meta.path.is_ident("reasons") { &mut attrs.reasons } else { &mut attrs.warnings };
@@ -58,7 +63,10 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             let hint = near.map(|near| format!(" (did you mean `{near}`?)")).unwrap_or_default();
             cx.error_spanned_by(
                 &meta.path,
-                format!("unknown key `{key}`{hint}: expected `resource = \"...\"`, `reasons(...)` or `warnings(...)`"),
+                format!(
+                    "unknown key `{key}`{hint}: expected `resource = \"...\"`, `reasons(...)`, `warnings(...)` or \
+                     `reason_type = Name`"
+                ),
             );
             attrs.misspelled.extend(near);
             meta::skip_value(&meta)?;

@@ -161,7 +161,7 @@ fn reason_and_warning(declared: &Declared, set: &TokenStream, cfgs: &[&syn::Attr
                 shown(warning)
             );
             quote_spanned! {name_span(warning, declared.warnings_span)=>
-                ::core::option::Option::Some((#i, #j)) => ::core::panic!(#message),
+                ::core::option::Option::Some((#i, #j)) => ::core::panic!("{}", #message),
             }
         })
     });
@@ -186,6 +186,11 @@ fn reason_and_warning(declared: &Declared, set: &TokenStream, cfgs: &[&syn::Attr
 ///   sharing a code of their own, and each pair has its message naming the two, spanned on the
 ///   second. (A constant's panic cannot format, so each message is a literal; one per pair
 ///   costs compile time, which a declaration with one own type, the usual one, does not pay.)
+///
+/// Each message quotes a listed path as written, which may hold braces (`Capped<{ 2 + 1 }>`): it
+/// is the argument of `panic!("{}", ..)`, never its format string. And no check goes through
+/// `assert!`, which in a crate of edition 2015 or 2018 calls whatever `panic!` is in scope there
+/// (a service's own `macro_rules! panic`): `if .. { ::core::panic!(..) }` names core's.
 fn distinct(
     declared: &Declared,
     listed: &[DeclaredType],
@@ -208,7 +213,9 @@ fn distinct(
         let private = respan(private, name_span(own, span));
         quote_spanned! {name_span(own, span)=>
             #(#cfgs)*
-            const _: () = ::core::assert!(!#private::#standard(#codes, #at), #message);
+            const _: () = if #private::#standard(#codes, #at) {
+                ::core::panic!("{}", #message)
+            };
         }
     });
     let not_shared = (own.len() >= 2).then(|| {
@@ -221,7 +228,7 @@ fn distinct(
                     shown(second)
                 );
                 quote_spanned! {name_span(second, span)=>
-                    ::core::option::Option::Some((#i, #j)) => ::core::panic!(#message),
+                    ::core::option::Option::Some((#i, #j)) => ::core::panic!("{}", #message),
                 }
             })
         });

@@ -50,7 +50,7 @@ fn expand_fn(args: TokenStream, item: TokenStream, owner: &str) -> (TokenStream,
             return (cx.check().err().map(|e| e.to_compile_error()).unwrap_or_default(), item);
         }
     };
-    let handler = ast::Handler::from_syn(&function, owner);
+    let handler = ast::Handler::from_syn(&function, owner, attrs.reason_type.value.as_ref());
     valid::check(&cx, &attrs, &handler);
     let declared = expand::Declared::from_attrs(&attrs);
     let reason_type = expand::reason_type(&handler, &declared);

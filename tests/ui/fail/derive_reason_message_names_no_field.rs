@@ -15,4 +15,12 @@ struct ReplicaLag {
     seconds: u64,
 }
 
+// A positional `{}` beside a field the message names: it takes no field by position.
+#[derive(Debug, Clone, completeness::Warning)]
+#[warning(code = "SHARD_LAG", owner = "storage-team", review_by = "2027-06-30", message = "{} behind {shard}")]
+struct ShardLag {
+    shard: u32,
+    seconds: u64,
+}
+
 fn main() {}

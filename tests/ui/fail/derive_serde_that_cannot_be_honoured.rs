@@ -1,4 +1,5 @@
-// serde attributes that would change the envelope's shape are refused, never ignored.
+// serde attributes that would change the envelope's shape are refused, never ignored; on the
+// completeness block, one that only changes reading (`skip_deserializing`) is accepted.
 use completeness::{Completeness, ResultEnvelope};
 
 #[derive(ResultEnvelope)]
@@ -6,7 +7,8 @@ use completeness::{Completeness, ResultEnvelope};
 struct Page {
     #[serde(flatten)]
     items: Vec<String>,
-    #[serde(rename = "block")]
+    #[serde(rename = "block", skip_deserializing)]
+    #[serde(skip_serializing)]
     #[envelope(completeness)]
     completeness: Completeness,
 }
