@@ -1584,3 +1584,282 @@ fn a_session_has_a_bounded_number_of_requests_in_flight() {
     assert!(matches!(in_flight.take(&key("s", 100_000)), Err(Taken::Full)));
     assert!(in_flight.take(&key("t", 3)).is_ok(), "another session is not held back");
 }
+
+/// `POST /mcp` as `token` of the JSON-RPC message `body`, in `session` (with the protocol
+/// version it negotiated, `version`) when one is named.
+fn post_in(h: &Harness, token: &str, session: Option<(&str, &str)>, body: &Value) -> reqwest::RequestBuilder {
+    let mut request = h
+        .request(reqwest::Method::POST, "/mcp")
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .json(body);
+    if let Some((session, version)) = session {
+        request = request.header("mcp-session-id", session).header("mcp-protocol-version", version);
+    }
+    request
+}
+
+/// Sends `initialize` asking for protocol `version` as `token`: the session's id and the
+/// version the server answered with.
+async fn open_session(h: &Harness, token: &str, version: &str) -> (String, String) {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let response = post_in(h, token, None, &initialize).send().await.unwrap();
+    assert_eq!(response.status(), 200, "initialize {version}");
+    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let answered = message(&response.text().await.unwrap());
+    let agreed = answered["result"]["protocolVersion"].as_str().unwrap_or_else(|| panic!("{answered}")).to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post_in(h, token, Some((&session, &agreed)), &initialized).send().await.unwrap().status(), 202);
+    (session, agreed)
+}
+
+/// 2024-11-05 and 2025-03-26 require a server to read JSON-RPC batches, which `/mcp` refuses: an
+/// `initialize` asking for either is answered with a version the server speaks (MCP's
+/// negotiation; the client decides whether to go on), never agreed to, and `server/discover`
+/// lists only the versions it speaks. In the session so opened a batch is refused, as that
+/// version has none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protocol_versions_with_batches_are_not_agreed_to() {
+    let h = Harness::start(config(30)).await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": COUNT, "arguments": {}}});
+    for asked in ["2024-11-05", "2025-03-26"] {
+        let (session, agreed) = open_session(&h, "admin", asked).await;
+        assert_eq!(
+            agreed,
+            ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(),
+            "{asked}: the newest version of a session"
+        );
+        let batch = h.answer(post_in(&h, "admin", Some((&session, &agreed)), &json!([call]))).await;
+        batch.assert_problem(400, "INVALID_BODY");
+        let detail = batch.body["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains("a batch is not accepted") && detail.contains("2025-06-18 and later"), "{detail}");
+        let answered = message(
+            &post_in(&h, "admin", Some((&session, &agreed)), &call).send().await.unwrap().text().await.unwrap(),
+        );
+        assert_eq!(answered["result"]["isError"], false, "{asked}: the session serves: {answered}");
+    }
+    // The versions the README promises are agreed to as asked.
+    for asked in [ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(), "2025-06-18"] {
+        assert_eq!(open_session(&h, "admin", asked).await.1, asked);
+    }
+    let discovered = h.answer(h.mcp_request("admin", 3, "server/discover", None, json!({}))).await;
+    assert_eq!(
+        discovered.body["result"]["supportedVersions"],
+        json!(["2025-06-18", "2025-11-25", "2026-07-28"]),
+        "{discovered:?}"
+    );
+    h.running.stop().await.unwrap();
+}
+
+/// Every `format` anywhere in `schema`, with where it is.
+fn formats_in(schema: &Value, at: &str, found: &mut Vec<(String, String)>) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(Value::String(format)) = object.get("format") {
+                found.push((at.to_owned(), format.clone()));
+            }
+            for (key, member) in object {
+                formats_in(member, &format!("{at}/{key}"), found);
+            }
+        }
+        Value::Array(items) => {
+            items.iter().enumerate().for_each(|(i, item)| formats_in(item, &format!("{at}/{i}"), found))
+        }
+        _ => {}
+    }
+}
+
+/// A tool's schemas are JSON Schema (draft 2020-12), whose validators do not know OpenAPI's
+/// number formats (`uint64`, `int64`): Ajv, the TypeScript SDK's, warns about each and cannot
+/// compile a schema with one in strict mode. No tool schema carries a `format` JSON Schema does
+/// not define, each compiles with unknown formats refused, and the bounds stay; the OpenAPI
+/// document keeps its formats.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_schemas_carry_only_the_formats_json_schema_defines() {
+    const JSON_SCHEMA_2020_12: [&str; 19] = [
+        "date-time",
+        "date",
+        "time",
+        "duration",
+        "email",
+        "idn-email",
+        "hostname",
+        "idn-hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uri-reference",
+        "iri",
+        "iri-reference",
+        "uuid",
+        "uri-template",
+        "json-pointer",
+        "relative-json-pointer",
+        "regex",
+    ];
+    let h = Harness::start(config(20)).await;
+    let admin = connect(&h, "admin").await;
+    let tools = admin.list_all_tools().await.expect("tools/list");
+    let mut checked = 0;
+    for t in &tools {
+        let schemas = [("inputSchema", Some(&t.input_schema)), ("outputSchema", t.output_schema.as_ref())];
+        for (which, schema) in schemas {
+            let schema = Value::Object(schema.expect("a schema").as_ref().clone());
+            let mut found = Vec::new();
+            formats_in(&schema, "", &mut found);
+            let foreign: Vec<_> =
+                found.iter().filter(|(_, format)| !JSON_SCHEMA_2020_12.contains(&format.as_str())).collect();
+            assert!(foreign.is_empty(), "{} {which}: formats JSON Schema does not define: {foreign:?}", t.name);
+            jsonschema::draft202012::options()
+                .should_validate_formats(true)
+                .should_ignore_unknown_formats(false)
+                .build(&schema)
+                .unwrap_or_else(|e| panic!("{} {which} does not compile with unknown formats refused: {e}", t.name));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 10, "five tools, two schemas each");
+    // The integer bounds stay: they carry what `uint64` said.
+    let list = &tool(&tools, LIST).input_schema["properties"];
+    assert_eq!(list["page_size"]["minimum"], 1);
+    let returned = &tool(&tools, LIST).output_schema.as_ref().unwrap()["$defs"]["PageInfo"]["properties"]["returned"];
+    assert_eq!((returned["type"].clone(), returned["minimum"].clone()), (json!("integer"), json!(0)), "{returned}");
+    // The OpenAPI document keeps OpenAPI's formats.
+    let document = h.send(reqwest::Method::GET, "/openapi.json", None, None).await.body;
+    let mut found = Vec::new();
+    formats_in(&document, "", &mut found);
+    assert!(found.iter().any(|(_, format)| format == "uint64"), "the OpenAPI document is as it was: {found:?}");
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}
+
+/// The `Retry-After` of a 429 `TOO_MANY_SESSIONS`: when the credential's session idle longest
+/// reaches rmcp's five-minute idle limit (and is ended), if none is used meanwhile, in whole
+/// seconds. Using that session moves it; ending a session makes room at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_many_sessions_says_when_one_would_end_on_its_own() {
+    use e2e_support::service::mcp::{MAX_SESSIONS_PER_CREDENTIAL, TOO_MANY_SESSIONS};
+    let h = Harness::start(config(30)).await;
+    let version = "2025-06-18";
+    let mut held = Vec::new();
+    for _ in 0..MAX_SESSIONS_PER_CREDENTIAL {
+        held.push(open_session(&h, "north", version).await.0);
+    }
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let retry_after = async || {
+        let refused = h.answer(post_in(&h, "north", None, &initialize)).await;
+        refused.assert_problem(429, TOO_MANY_SESSIONS);
+        let detail = refused.body["detail"].as_str().unwrap_or_default().to_owned();
+        let seconds: u64 =
+            refused.retry_after.as_deref().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{refused:?}"));
+        assert!(detail.contains(&format!("in {seconds} seconds, as Retry-After says")), "{detail}");
+        assert!((1..=301).contains(&seconds), "within the idle limit: {seconds}");
+        seconds
+    };
+    assert!(retry_after().await >= 290, "the sessions were opened moments ago");
+
+    // Every session used again but one, idle for three seconds: it is the first to end.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let idle = &held[5];
+    for (n, session) in held.iter().enumerate().filter(|(_, session)| *session != idle) {
+        let ping = json!({"jsonrpc": "2.0", "id": 100 + n, "method": "ping"});
+        let answered =
+            message(&post_in(&h, "north", Some((session, version)), &ping).send().await.unwrap().text().await.unwrap());
+        assert_eq!(answered["result"], json!({}), "{answered}");
+    }
+    let before = retry_after().await;
+    assert!(before <= 298, "the idle session ends first: {before}");
+    // Used, it ends later too.
+    let ping = json!({"jsonrpc": "2.0", "id": 99, "method": "ping"});
+    post_in(&h, "north", Some((idle, version)), &ping).send().await.unwrap().text().await.unwrap();
+    let after = retry_after().await;
+    assert!(after > before, "{before} then {after}");
+
+    // Ending one makes room at once.
+    let end = h
+        .request(reqwest::Method::DELETE, "/mcp")
+        .bearer_auth("north")
+        .header("mcp-session-id", idle)
+        .header("mcp-protocol-version", version);
+    assert!(h.answer(end).await.status.is_success());
+    assert_eq!(h.answer(post_in(&h, "north", None, &initialize)).await.status.as_u16(), 200);
+    h.running.stop().await.unwrap();
+}
+
+/// Protocol 2026-07-28 has no `ping` (and no session to keep alive): it is answered as any
+/// method MCP does not define, `-32601` with `data.code` `NOT_FOUND` and what to call instead,
+/// not rmcp's bare `-32601` "ping". In a session (2025-06-18, 2025-11-25) `ping` is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ping_is_answered_where_the_protocol_has_it_and_explained_where_it_has_not() {
+    let h = Harness::start(config(20)).await;
+    let unknown = h.answer(h.mcp_request("admin", 7, "no/such/method", None, json!({}))).await;
+    let ping = h.answer(h.mcp_request("admin", 8, "ping", None, json!({}))).await;
+    assert_eq!((ping.status, ping.content_type.as_str()), (unknown.status, "application/json"), "{ping:?}");
+    assert_eq!(ping.body["id"], 8, "{ping:?}");
+    assert_eq!(ping.body["error"]["code"], -32601, "{ping:?}");
+    assert_eq!(ping.body["error"]["data"], unknown.body["error"]["data"], "as an unknown method: {ping:?}");
+    assert_eq!(ping.body["error"]["data"]["code"], "NOT_FOUND", "{ping:?}");
+    let said = ping.body["error"]["message"].as_str().unwrap_or_default();
+    assert!(said.contains("`ping`") && said.contains("2026-07-28") && said.contains("`server/discover`"), "{said}");
+    // What it says to call is served.
+    let discovered = h.answer(h.mcp_request("admin", 9, "server/discover", None, json!({}))).await;
+    assert!(discovered.body["result"]["supportedVersions"].is_array(), "{discovered:?}");
+    for version in [ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(), "2025-06-18"] {
+        let (session, agreed) = open_session(&h, "admin", version).await;
+        let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+        let answered = message(
+            &post_in(&h, "admin", Some((&session, &agreed)), &ping).send().await.unwrap().text().await.unwrap(),
+        );
+        assert_eq!(
+            (answered["id"].clone(), answered["result"].clone()),
+            (json!(2), json!({})),
+            "{version}: {answered}"
+        );
+    }
+    h.running.stop().await.unwrap();
+}
+
+/// A session is initialized once, by the `initialize` that opened it (the lifecycle of every
+/// version with sessions): another `initialize` in it is refused with `-32600` and changes
+/// nothing; the session goes on at the version it agreed to, and a new session opens as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_initialized_once() {
+    let h = Harness::start(config(20)).await;
+    for version in [ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(), "2025-06-18"] {
+        let (session, agreed) = open_session(&h, "admin", version).await;
+        let other = if version == "2025-06-18" { "2025-11-25" } else { "2025-06-18" };
+        // The same version again (rmcp answered it), or another.
+        for asked in [version, other] {
+            let again = json!({"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {
+                "protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "another", "version": "2"}}});
+            let refused = h.answer(post_in(&h, "admin", Some((&session, &agreed)), &again)).await;
+            let answered = (refused.status.as_u16(), refused.content_type.as_str());
+            assert_eq!(answered, (200, "application/json"), "{version}, {asked}: {refused:?}");
+            assert_eq!(
+                (refused.body["id"].clone(), refused.body["error"]["code"].clone()),
+                (json!(5), json!(-32600)),
+                "{version}, {asked}: {refused:?}"
+            );
+            assert_eq!(refused.body["error"]["data"]["code"], "INVALID_REQUEST", "{refused:?}");
+            assert!(refused.body["result"].is_null(), "{refused:?}");
+            let said = refused.body["error"]["message"].as_str().unwrap_or_default();
+            assert!(said.contains("initialized once") && said.contains("open a new session"), "{said}");
+            // Without an `id`, there is no call to answer: a problem.
+            let notification = json!({"jsonrpc": "2.0", "method": "initialize", "params": again["params"]});
+            h.answer(post_in(&h, "admin", Some((&session, &agreed)), &notification))
+                .await
+                .assert_problem(400, "INVALID_REQUEST");
+        }
+        // The session goes on, and its id 5 was never taken.
+        let call =
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": COUNT, "arguments": {}}});
+        let answered = message(
+            &post_in(&h, "admin", Some((&session, &agreed)), &call).send().await.unwrap().text().await.unwrap(),
+        );
+        assert_eq!(answered["result"]["isError"], false, "{version}: {answered}");
+        assert_eq!(open_session(&h, "admin", other).await.1, other, "a new session opens at the version it asks");
+    }
+    h.running.stop().await.unwrap();
+}

@@ -25,13 +25,17 @@
 //! 5. The caller is the credential of the HTTP request that carries the call: a request with an
 //!    unknown credential is refused with a 401 problem. A session grants nothing either: it is
 //!    bound to the credential that opened it, and a request of another credential naming it is
-//!    answered as if it did not exist (404 `NOT_FOUND`).
+//!    answered as if it did not exist (404 `NOT_FOUND`). A credential holds at most
+//!    [`MAX_SESSIONS_PER_CREDENTIAL`]; one more is refused, 429 `TOO_MANY_SESSIONS`, with a
+//!    `Retry-After` of when its session idle longest would reach rmcp's idle limit and end.
 //! 6. Against DNS rebinding, a request whose `Host` is not this server (a loopback name or the
 //!    address the service listens on) is refused with 403 `FORBIDDEN`, and so is one whose
 //!    `Origin` is another site's: only requests without an `Origin` (clients that are not
 //!    browsers) and same-origin ones are served.
 //! 7. Each tool's `outputSchema` is its REST route's response schema from the OpenAPI
-//!    document, so the two cannot drift apart.
+//!    document, so the two cannot drift apart. The tools' schemas are JSON Schema (draft
+//!    2020-12): they keep only the `format`s JSON Schema defines (not OpenAPI's `uint64`,
+//!    which `minimum` already says), and the OpenAPI document keeps its own.
 //! 8. Input `/mcp` would not read is refused before rmcp sees it, as on a REST write: a query
 //!    parameter (400 `INVALID_REQUEST`), a body not sent as plain JSON (two `Content-Type`
 //!    fields, a `Content-Encoding` other than `identity`: 415 `INVALID_BODY`).
@@ -45,9 +49,16 @@
 //!     `data.code`), under a bounded route ([`route_of`]) and the method `MCP`. A method MCP does
 //!     not define is `-32601` with `data.code` `NOT_FOUND`, under `unmatched`; so is one of a
 //!     capability this server does not offer (`resources/list`, `resources/read`,
-//!     `prompts/list`, `prompts/get`, `completion/complete`), under `/mcp`. `logging/setLevel`,
-//!     which MCP deprecates, stays rmcp's own `-32601`, without `data` and without an event.
+//!     `prompts/list`, `prompts/get`, `completion/complete`), under `/mcp`, and so is `ping` of
+//!     protocol 2026-07-28, which has none, under `unmatched`. `logging/setLevel`, which MCP
+//!     deprecates, stays rmcp's own `-32601`, without `data` and without an event.
+//! 11. The protocol versions are [`PROTOCOL_VERSIONS`]: 2025-06-18 and 2025-11-25 with a session,
+//!     2026-07-28 without one. 2024-11-05 and 2025-03-26, whose servers must read JSON-RPC
+//!     batches (refused here, 400 `INVALID_BODY`), are not agreed to: an `initialize` asking for
+//!     either is answered with 2025-11-25, and the client decides. A session is initialized
+//!     once: another `initialize` in it is refused with `-32600` and changes nothing.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -76,8 +87,8 @@ use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams, JsonObject,
     ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
     ListResourcesRequestMethod, ListResourcesResult, ListToolsRequestMethod, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    PingRequestMethod, ProtocolVersion, ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
@@ -138,6 +149,7 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
     Router::new()
         .route_service(PATH, service)
         .layer(middleware::from_fn(whole_answers))
+        .layer(middleware::from_fn(ping_where_there_is_one))
         .layer(middleware::from_fn_with_state(InFlight::default(), one_request_per_id))
         .layer(middleware::from_fn(members_given_once))
         .layer(middleware::from_fn_with_state(sessions, sessions_of_their_credential))
@@ -200,8 +212,8 @@ pub fn allowed_hosts(addr: SocketAddr) -> Vec<String> {
 /// that line, so the client learns why; a 404 also says how to start a new session. rmcp
 /// answers 415 both to a body not sent as JSON and to a JSON body that is not one JSON-RPC
 /// message (`hello`, `[]`, a batch, `"jsonrpc": "1.0"`); the latter is a 400 `INVALID_BODY`
-/// here, since its media type was right. JSON answers (JSON-RPC errors, problems) pass as
-/// they are.
+/// here, since its media type was right (and no version of [`PROTOCOL_VERSIONS`] has
+/// batches). JSON answers (JSON-RPC errors, problems) pass as they are.
 async fn transport_refusal(request: Request, next: Next) -> Response {
     let sent_as_json = declares_json(request.headers());
     let response = next.run(request).await;
@@ -236,7 +248,8 @@ async fn transport_refusal(request: Request, next: Next) -> Response {
         }
         StatusCode::UNSUPPORTED_MEDIA_TYPE if sent_as_json => {
             let unread = "The body of an MCP request must be one JSON-RPC message: a JSON object with \
-                          `\"jsonrpc\": \"2.0\"` (a batch is not accepted).";
+                          `\"jsonrpc\": \"2.0\"` (a batch is not accepted: the protocol versions this server \
+                          speaks, 2025-06-18 and later, have none).";
             Problem::new(
                 ProblemCode::InvalidBody,
                 said.map_or_else(|| unread.to_owned(), |said| format!("{unread} {said}")),
@@ -320,34 +333,65 @@ fn is_same_origin(origin: &HeaderValue, host: Option<&str>) -> bool {
         )
 }
 
-/// The live MCP sessions and the credential that opened each.
+/// The live MCP sessions, the credential that opened each and when each was last used.
 #[derive(Clone)]
 struct Sessions {
     manager: Arc<LocalSessionManager>,
-    /// Session id → the name of the credential whose `initialize` opened it. Only live
-    /// sessions are kept: an ended one is forgotten when it is ended (`DELETE`), when a request
-    /// names it, and whenever a session opens.
-    owners: Arc<Mutex<HashMap<String, String>>>,
+    /// Session id → the credential whose `initialize` opened it. Only live sessions are kept: an
+    /// ended one is forgotten when it is ended (`DELETE`), when a request names it, and whenever
+    /// a session opens.
+    owners: Arc<Mutex<HashMap<String, Owner>>>,
+}
+
+/// Who opened a session, and when a request last named it.
+#[derive(Debug, Clone)]
+struct Owner {
+    /// The name of the credential.
+    credential: String,
+    /// When a request naming the session last began or ended (or the session opened): rmcp
+    /// ends a session once it has had no message for its idle limit, and each of its messages
+    /// and answers starts that time again, none later than the request that carries it ends.
+    used: Instant,
+}
+
+/// How a session was bound to its credential ([`Sessions::bind`]).
+struct Bound {
+    /// The live sessions of the credential, the new one included.
+    held: usize,
+    /// When the credential's session idle longest, the new one aside, reaches rmcp's idle
+    /// limit if it is not used meanwhile, and rmcp ends it; `None` when the credential holds no
+    /// other or rmcp ends no idle session.
+    first_to_expire: Option<Instant>,
 }
 
 impl Sessions {
     fn owner(&self, id: &str) -> Option<String> {
-        self.owners.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
+        self.owners.lock().unwrap_or_else(PoisonError::into_inner).get(id).map(|owner| owner.credential.clone())
     }
 
     fn forget(&self, id: &str) {
         self.owners.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
     }
 
+    /// Notes that a request naming session `id` begins or ends now.
+    fn used(&self, id: &str) {
+        if let Some(owner) = self.owners.lock().unwrap_or_else(PoisonError::into_inner).get_mut(id) {
+            owner.used = Instant::now();
+        }
+    }
+
     /// Binds session `id` to `credential`, forgetting every session that has ended since
-    /// (expired ones included), so that the map holds no more entries than live sessions; the
-    /// number of live sessions `credential` holds, this one included.
-    async fn bind(&self, id: &str, credential: &str) -> usize {
+    /// (expired ones included), so that the map holds no more entries than live sessions.
+    async fn bind(&self, id: &str, credential: &str) -> Bound {
         let live = self.manager.sessions.read().await;
         let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
         owners.retain(|id, _| live.contains_key(id.as_str()));
-        owners.insert(id.to_owned(), credential.to_owned());
-        owners.values().filter(|owner| *owner == credential).count()
+        let idle_limit = self.manager.session_config.keep_alive;
+        let longest_idle = owners.values().filter(|owner| owner.credential == credential).map(|owner| owner.used).min();
+        let first_to_expire = longest_idle.zip(idle_limit).and_then(|(used, limit)| used.checked_add(limit));
+        owners.insert(id.to_owned(), Owner { credential: credential.to_owned(), used: Instant::now() });
+        let held = owners.values().filter(|owner| owner.credential == credential).count();
+        Bound { held, first_to_expire }
     }
 
     /// Ends session `id`, which its credential may not hold.
@@ -364,17 +408,35 @@ impl Sessions {
 /// A client needs one; the current protocol needs none.
 pub const MAX_SESSIONS_PER_CREDENTIAL: usize = 32;
 
-/// The refusal of a session past [`MAX_SESSIONS_PER_CREDENTIAL`], which was ended at once.
-fn too_many_sessions(credential: &str) -> Response {
+/// The refusal of a session past [`MAX_SESSIONS_PER_CREDENTIAL`], which was ended at once. A
+/// slot frees when the client ends a session, which only it can say when, or when rmcp ends
+/// one idle for its idle limit (five minutes): `Retry-After` is when the credential's session
+/// idle longest reaches it (`first_to_expire`), the soonest a slot frees if the client ends none
+/// and uses none of them meanwhile, rounded up to a whole second and one more (rmcp forgets an
+/// expired session a moment after it expires). It is no promise, since a session used meanwhile
+/// stays, and the detail says so; without an idle limit there is no such time, and no header.
+fn too_many_sessions(credential: &str, first_to_expire: Option<Instant>) -> Response {
+    let retry_after =
+        first_to_expire.map(|at| at.saturating_duration_since(Instant::now()).as_secs().saturating_add(1));
+    let wait = retry_after.map_or_else(String::new, |seconds| {
+        format!(
+            " (the one idle longest reaches that in {seconds} seconds, as Retry-After says, if none is used \
+             meanwhile)"
+        )
+    });
     let detail = format!(
         "Credential '{credential}' holds {MAX_SESSIONS_PER_CREDENTIAL} open MCP sessions, the most one credential may: \
-         end one (DELETE /mcp with its Mcp-Session-Id) or let one sit idle for five minutes, or call without a \
+         end one (DELETE /mcp with its Mcp-Session-Id) or let one sit idle for five minutes{wait}, or call without a \
          session over protocol version 2026-07-28. No session was opened."
     );
-    Problem::new(ProblemCode::custom(TOO_MANY_SESSIONS), detail)
+    let problem = Problem::new(ProblemCode::custom(TOO_MANY_SESSIONS), detail)
         .with_title("Too many sessions")
-        .with_status(StatusCode::TOO_MANY_REQUESTS.as_u16())
-        .into_response()
+        .with_status(StatusCode::TOO_MANY_REQUESTS.as_u16());
+    match retry_after {
+        Some(seconds) => problem.with_retry_after(seconds),
+        None => problem,
+    }
+    .into_response()
 }
 
 /// The problem code of a session refused past [`MAX_SESSIONS_PER_CREDENTIAL`]: this service's
@@ -388,9 +450,11 @@ pub const TOO_MANY_SESSIONS: &str = "TOO_MANY_SESSIONS";
 /// nothing, and so is a `DELETE` of a session rmcp does not hold (which rmcp would answer 202, as
 /// if it had ended one). The id a successful `initialize` answers with is bound to its caller;
 /// one past [`MAX_SESSIONS_PER_CREDENTIAL`] of that caller is ended at once and refused, 429
-/// `TOO_MANY_SESSIONS`. A session ended by `DELETE` is answered `204 No Content`: rmcp has
-/// closed it by the time it answers, where its `202 Accepted` would say the end is still to come
-/// (and the MCP Python SDK takes anything but 200 and 204 for a failed termination). A request
+/// `TOO_MANY_SESSIONS` with `Retry-After` ([`too_many_sessions`]), for which each request
+/// naming a session notes when it began and ended ([`Sessions::used`]). A session ended by
+/// `DELETE` is answered `204 No Content`: rmcp has closed it by the time it answers, where its
+/// `202 Accepted` would say the end is still to come (and the MCP Python SDK takes anything but
+/// 200 and 204 for a failed termination). A request
 /// with two `Mcp-Session-Id` fields is refused (400 `INVALID_REQUEST`), as two `Host` fields are.
 async fn sessions_of_their_credential(State(sessions): State<Sessions>, request: Request, next: Next) -> Response {
     // Two ids name no one session: which one was meant is not ours to guess.
@@ -402,11 +466,12 @@ async fn sessions_of_their_credential(State(sessions): State<Sessions>, request:
     let Some(named) = request.headers().get(HEADER_SESSION_ID) else {
         let response = next.run(request).await;
         let opened = response.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
-        if let (true, Some(id), Some(caller)) = (response.status().is_success(), opened, caller)
-            && sessions.bind(id, &caller).await > MAX_SESSIONS_PER_CREDENTIAL
-        {
-            sessions.end(id).await;
-            return too_many_sessions(&caller);
+        if let (true, Some(id), Some(caller)) = (response.status().is_success(), opened, caller) {
+            let bound = sessions.bind(id, &caller).await;
+            if bound.held > MAX_SESSIONS_PER_CREDENTIAL {
+                sessions.end(id).await;
+                return too_many_sessions(&caller, bound.first_to_expire);
+            }
         }
         return response;
     };
@@ -422,11 +487,14 @@ async fn sessions_of_their_credential(State(sessions): State<Sessions>, request:
         return session_not_found();
     }
     let ends = request.method() == Method::DELETE;
+    sessions.used(&id);
     let response = next.run(request).await;
     if ends && response.status().is_success() {
         sessions.forget(&id);
         return StatusCode::NO_CONTENT.into_response();
     }
+    // A `POST`'s answer is whole by now ([`whole_answers`]).
+    sessions.used(&id);
     response
 }
 
@@ -518,6 +586,7 @@ async fn members_given_once(request: Request, next: Next) -> Response {
     if let Ok(message) = serde_json::from_slice::<Head<'_>>(&bytes) {
         let route = message.route();
         if let Some(refused) = unfit_id(&message)
+            .or_else(|| initialized_once(&message, &parts.headers))
             .or_else(|| unfit_initialize(&message))
             .or_else(|| unfit_tools_list(&message))
             .or_else(|| unfit_tool_call(&message))
@@ -529,6 +598,9 @@ async fn members_given_once(request: Request, next: Next) -> Response {
         }
         if message.id.is_none() && message.method() == Some(CANCELLED) {
             parts.extensions.insert(Cancellation);
+        }
+        if message.answerable_id().is_some() && message.method() == Some(PingRequestMethod::VALUE) {
+            parts.extensions.insert(Ping);
         }
         if let Some(numbers) = argument_numbers(&message) {
             parts.extensions.insert(numbers);
@@ -626,6 +698,29 @@ fn unfit_id(message: &Head<'_>) -> Option<Response> {
                   9223372036854775807 (this server reads ids as 64-bit integers); `null` and fractions are no \
                   request ids. Nothing was done.";
     Some(Problem::new(ProblemCode::InvalidBody, detail).into_response())
+}
+
+/// An `initialize` in a session (it names an `Mcp-Session-Id`, of a live session of its
+/// credential: [`sessions_of_their_credential`] has answered any other 404). The lifecycle of
+/// the versions with sessions (2025-06-18, 2025-11-25) has a session initialized once, by the
+/// `initialize` that opens it, as the first thing it does; rmcp would answer another and take
+/// its client info and protocol version for the session's. It is refused with the JSON-RPC error
+/// `-32600` (invalid request) and its `id`, `data.code` `INVALID_REQUEST`, and changes nothing
+/// (an `initialize` without an `id`, a 400 `INVALID_REQUEST` problem).
+fn initialized_once(message: &Head<'_>, headers: &HeaderMap) -> Option<Response> {
+    if message.method() != Some("initialize") || !headers.contains_key(HEADER_SESSION_ID) {
+        return None;
+    }
+    let why = "this MCP session is initialized already, and a session is initialized once, by the `initialize` \
+               that opened it: to initialize again, open a new session (`initialize` without an `Mcp-Session-Id`) \
+               and end this one (DELETE /mcp with its Mcp-Session-Id); nothing was changed";
+    Some(match message.answerable_id() {
+        Some(id) => {
+            let data = json!({"code": ProblemCode::InvalidRequest.as_str()});
+            json_rpc_error(id, ErrorCode::INVALID_REQUEST, why.to_owned(), data)
+        }
+        None => Problem::new(ProblemCode::InvalidRequest, format!("Not read: {why}.")).into_response(),
+    })
 }
 
 /// rmcp reads an `initialize` whose `params` do not fit (no `params`, no `clientInfo`, a
@@ -819,6 +914,42 @@ fn unfit_tool_call(message: &Head<'_>) -> Option<Response> {
 struct RequestId {
     id: Value,
     route: &'static str,
+}
+
+/// Marks a `ping` request, as [`members_given_once`] read it, for [`ping_where_there_is_one`].
+#[derive(Debug, Clone, Copy)]
+struct Ping;
+
+/// Protocol 2026-07-28, which has no session, has no `ping` either (it left with the
+/// connection it kept alive), and rmcp answers one `-32601` with the message `ping` alone
+/// (HTTP 404). That answer becomes the one a method MCP does not define gets
+/// ([`InventoryTools::on_custom_request`]): `-32601`, `data.code` `NOT_FOUND` and a message
+/// saying what to call instead, observed under `unmatched`, with the same status. A `ping` in a
+/// session (2025-06-18, 2025-11-25) is answered `{}`, as those versions have it, and passes.
+async fn ping_where_there_is_one(request: Request, next: Next) -> Response {
+    let (Some(Ping), Some(RequestId { id, .. })) =
+        (request.extensions().get::<Ping>().copied(), request.extensions().get::<RequestId>().cloned())
+    else {
+        return next.run(request).await;
+    };
+    let extensions = request.extensions().clone();
+    let (parts, body) = next.run(request).await.into_parts();
+    // Whole already ([`whole_answers`]), and a few bytes: an answer to `ping`.
+    let Ok(bytes) = axum::body::to_bytes(body, refusals::MAX_BODY_BYTES).await else {
+        return refusals::refusal_saying(StatusCode::SERVICE_UNAVAILABLE, Some("the MCP answer broke off"))
+            .into_response();
+    };
+    let answer: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let error = &answer["error"];
+    if error["code"] != ErrorCode::METHOD_NOT_FOUND.0 || error.get("data").is_some() {
+        return Response::from_parts(parts, Body::from(bytes));
+    }
+    let message = "unknown method `ping`: protocol version 2026-07-28 has no `ping`, as it has no session to keep \
+                   alive; to learn whether the server answers, call `server/discover` (or any method it serves)";
+    let data = json!({"code": ProblemCode::NotFound.as_str()});
+    let mut refused = json_rpc_error(&id, ErrorCode::METHOD_NOT_FOUND, message.to_owned(), data);
+    *refused.status_mut() = parts.status;
+    observed(refused, &extensions, UNMATCHED)
 }
 
 /// The method of the notification that cancels a request.
@@ -1168,6 +1299,15 @@ fn rest_query<const N: usize>(caller: &Caller, pairs: [(&str, Option<String>); N
     Ok(parts)
 }
 
+/// The MCP protocol versions `/mcp` speaks, oldest first: 2025-06-18 and 2025-11-25 in a session
+/// (`initialize`), 2026-07-28 without one. Not 2024-11-05 nor 2025-03-26, which require a server
+/// to read JSON-RPC batches, which `/mcp` does not (a batch is refused, 400 `INVALID_BODY`; the
+/// layers before rmcp read one message): an `initialize` asking for either is answered with the
+/// newest version of a session, 2025-11-25, as MCP has a server answer a version it does not
+/// speak, and the client decides whether to go on. rmcp's negotiation does it, from this list.
+pub const PROTOCOL_VERSIONS: &[ProtocolVersion] =
+    &[ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+
 /// `ServerHandler` methods, each `name(params) -> result: method`, that refuse their method
 /// with [`not_offered`].
 macro_rules! not_offered_methods {
@@ -1181,6 +1321,12 @@ macro_rules! not_offered_methods {
 }
 
 impl ServerHandler for InventoryTools {
+    /// [`PROTOCOL_VERSIONS`], which bounds what `initialize` agrees to, what `server/discover`
+    /// lists and what a request of the current protocol may name.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(PROTOCOL_VERSIONS)
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("service_accounts", env!("CARGO_PKG_VERSION")))
@@ -1568,8 +1714,88 @@ fn reading(reasons: &[ReasonCode], warnings: &[WarningCode], whole: &str, part: 
     )
 }
 
-/// The tools, in the order of the REST routes.
+/// The tools, in the order of the REST routes, each schema with only the formats JSON Schema
+/// defines ([`json_schema_formats_only`]).
 fn tools() -> Vec<Tool> {
+    let mut tools = described_tools();
+    for tool in &mut tools {
+        let mut schemas = [Some(&mut tool.input_schema), tool.output_schema.as_mut()];
+        for schema in schemas.iter_mut().flatten() {
+            json_schema_formats_only(Arc::make_mut(schema));
+        }
+    }
+    tools
+}
+
+/// The formats JSON Schema (draft 2020-12, the dialect of MCP's tool schemas) defines.
+const JSON_SCHEMA_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Drops from `schema` (its members and subschemas, `$defs` included) every `format` that
+/// JSON Schema does not define ([`JSON_SCHEMA_FORMATS`]): the OpenAPI document's and schemars'
+/// `uint64`, `int64`, `uint32`, `double`, which name a number's width. Their meaning is in
+/// `minimum` and `maximum` already, and a JSON Schema validator does not know them: Ajv (the
+/// TypeScript SDK's) warns about each, and refuses to compile a schema with one in strict mode.
+/// The OpenAPI document keeps them, as OpenAPI's format registry defines them. Only keywords
+/// whose values are schemas are entered, so a property named `format` stays.
+fn json_schema_formats_only(schema: &mut JsonObject) {
+    if schema.get("format").and_then(Value::as_str).is_some_and(|format| !JSON_SCHEMA_FORMATS.contains(&format)) {
+        schema.remove("format");
+    }
+    let subschema = |value: &mut Value| {
+        if let Value::Object(schema) = value {
+            json_schema_formats_only(schema);
+        }
+    };
+    for (keyword, value) in schema.iter_mut() {
+        match (keyword.as_str(), value) {
+            ("properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas", Value::Object(map)) => {
+                map.values_mut().for_each(subschema);
+            }
+            ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(schemas)) => {
+                schemas.iter_mut().for_each(subschema);
+            }
+            (
+                "items"
+                | "additionalItems"
+                | "additionalProperties"
+                | "unevaluatedItems"
+                | "unevaluatedProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "contentSchema",
+                value,
+            ) => subschema(value),
+            _ => {}
+        }
+    }
+}
+
+/// The tools as they are described and typed, in the order of the REST routes.
+fn described_tools() -> Vec<Tool> {
     let document = openapi::document_json();
     let output = |component: &str| output_schema(&document, component);
     let read_only = |title: &str| {
