@@ -342,15 +342,34 @@ async fn the_agent_archives_nothing_on_an_answer_to_another_question() {
     }
 }
 
-/// An archive the service refused (a problem with a 4xx status) changed nothing of its batch;
-/// one that got no readable answer (a 500 without a problem, a success that does not read) may
-/// have been applied, and the agent says so rather than calling it a refusal.
+/// An archive the service refused (a problem that does not say its outcome is unknown, a 4xx or
+/// a 5xx: contract §5.4) changed nothing of its batch, and the agent says so with the problem's
+/// code and detail; one whose problem says `"outcome": "unknown"`, or that got no readable answer
+/// (a 500 without a problem, a success that does not read), may have been applied, and the agent
+/// says so rather than calling it a refusal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_tells_a_refused_archive_from_one_whose_outcome_is_unknown() {
     let refusal = serde_json::json!({"type": "about:blank", "title": "Precondition Failed", "status": 412,
         "code": "EVIDENCE_INVALID", "detail": "The evidence was refused: it expired."});
+    let outage = serde_json::json!({"type": "urn:example:service-unavailable", "title": "Service Unavailable",
+        "status": 503, "code": "SERVICE_UNAVAILABLE", "detail": "Its database cannot be reached."});
+    let mut unconfirmed = outage.clone();
+    unconfirmed["outcome"] = "unknown".into();
+    unconfirmed["detail"] = "The database did not confirm the change in time: it may have been made, or not.".into();
     let answers = [
-        ((412, "application/problem+json", refusal.to_string()), "was refused"),
+        (
+            (412, "application/problem+json", refusal.to_string()),
+            "412 EVIDENCE_INVALID: The evidence was refused: it expired.)",
+        ),
+        (
+            (503, "application/problem+json", outage.to_string()),
+            "was refused (503 SERVICE_UNAVAILABLE: Its database cannot be reached.): nothing was archived",
+        ),
+        (
+            (503, "application/problem+json", unconfirmed.to_string()),
+            "outcome is unknown (503 SERVICE_UNAVAILABLE: The database did not confirm the change in time: it may \
+             have been made, or not.): it may or may not have been archived",
+        ),
         ((500, "text/plain", "upstream went away".to_owned()), "may or may not have been archived"),
         ((200, "application/json", "{\"archived\": [".to_owned()), "may or may not have been archived"),
     ];
@@ -360,6 +379,9 @@ async fn the_agent_tells_a_refused_archive_from_one_whose_outcome_is_unknown() {
         let (code, out) = agent_at(&url, &["--token", "admin"]).await;
         assert_eq!(code, 1, "{status}:\n{out}");
         assert!(out.contains(said), "{status}:\n{out}");
+        // A refusal is never told as an archive that may have been applied.
+        let applied = said.contains("may or may not");
+        assert_eq!(out.contains("may or may not"), applied, "{status}:\n{out}");
         assert_eq!(posts.load(std::sync::atomic::Ordering::SeqCst), 1, "{status}: one archive was sent");
         server.abort();
     }

@@ -22,6 +22,7 @@ mod axum_extract;
 mod axum_paging;
 mod axum_require_complete;
 mod client_agent;
+mod client_agent_outage;
 mod client_approval;
 mod client_collect;
 mod client_collect_properties;

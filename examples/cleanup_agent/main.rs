@@ -16,8 +16,22 @@
 //! Any error (bad arguments, unreachable server, a server that does not answer a request within
 //! `--timeout-secs`, 30 by default, a refused request) exits 1; so does an answer that is not
 //! the inventory asked for, whatever it says of itself (another scope, the rest of a traversal,
-//! an account twice or one that is owned). An archive batch that gets no readable answer is
-//! reported as such: it may or may not have been applied.
+//! an account twice or one that is owned).
+//!
+//! A read of the inventory refused with a problem that may be retried (contract §7: a 5xx, or a
+//! 429 with `Retry-After`; an outage of the service's database is a 503 with `Retry-After: 5`),
+//! on its first page or any later one, is not the end: the agent waits as long as the answer
+//! asks (`Retry-After`, or a `retry_after` continuation in the problem; 5 s for a 5xx that names
+//! no wait) and reads the inventory again from its first page, a new traversal whose pages are
+//! never merged with the ones read before the refusal (contract §2.4). It reads it
+//! [`READS`] times at most and waits at most [`LONGEST_WAIT`] at a time: an answer still refused
+//! after the last read, or one that asks for a longer wait, exits 1 with nothing changed.
+//!
+//! An archive batch is judged by its answer (contract §5.4): a problem is a refusal, which
+//! changed nothing, unless it says `"outcome": "unknown"` (the server could not tell whether the
+//! change was made); that, or no answer the agent can read (a dropped connection, a body that
+//! does not read), may or may not have been applied, and the agent says to read the inventory
+//! again before acting on it. It never sends an archive again by itself; either way it exits 1.
 //!
 //! With `--json`, standard output carries one JSON document (the approval request, or the
 //! archive's answer) and the story goes to standard error.
@@ -30,8 +44,8 @@ use std::time::Duration;
 
 use completeness::client::explain::verdict;
 use completeness::client::http::ServiceClient;
-use completeness::client::{CollectLimits, Collected, collect_all};
-use completeness::{ApprovalRequest, Decision, Intent, decide};
+use completeness::client::{CollectLimits, Collected, FetchError, collect_all};
+use completeness::{ApprovalRequest, Continuation, Decision, Intent, Problem, decide};
 use serde_json::{Map, Value, json};
 
 use mcp::McpInventory;
@@ -40,6 +54,11 @@ const USAGE: &str = "usage: cleanup_agent [--transport rest|mcp] --server URL --
                      [--max-pages N] [--max-items N] [--deadline-secs S] [--timeout-secs S] [--json]\n\
                      On a complete inventory with evidence it ARCHIVES every unowned account it collected; \
                      otherwise it changes nothing and exits 2.\n\
+                     A read of the inventory refused for a while (a 5xx, or a 429 with Retry-After: an outage) \
+                     is waited out as the answer asks (5 s when a 5xx names no wait) and the inventory read again \
+                     from its first page, 3 reads at most; still refused, or asked to wait over 30 s, it exits 1.\n\
+                     Exit codes: 0 archived (or nothing to archive), 2 approval required (nothing changed), 1 an \
+                     error (nothing changed, unless it says an archive batch may have been applied).\n\
                      --json: standard output is one JSON document (the approval request or the archive's \
                      answer); the story goes to standard error.";
 
@@ -266,28 +285,10 @@ async fn run(options: &Options) -> Result<u8, String> {
 
 /// The same tour over either transport.
 async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
-    let collected: Collected<Value> = match link {
-        Link::Rest(client) => {
-            let mut query = vec![("owner", "none")];
-            if let Some(size) = &options.page_size {
-                query.push(("page_size", size.as_str()));
-            }
-            let listing = client.pages::<Value>("/service-accounts", &query);
-            collect_all(|cursor| listing.fetch(cursor), options.limits).await
-        }
-        Link::Mcp(session) => {
-            let mut arguments = Map::new();
-            arguments.insert("owner".to_owned(), json!("none"));
-            if let Some(size) = &options.page_size {
-                arguments.insert("page_size".to_owned(), json!(size.parse::<u64>().unwrap_or(0)));
-            }
-            collect_all(|cursor| session.page(&arguments, cursor), options.limits).await
-        }
-    }
-    .map_err(|e| e.to_string())?;
+    let out = Out { json: options.json };
+    let collected = inventory(link, options, out).await?;
     answers_the_question(&collected).map_err(|why| format!("{why}; nothing was changed"))?;
 
-    let out = Out { json: options.json };
     out.say(&verdict(&collected.completeness, collected.items.len()));
     out.say(&format!("pages fetched: {}", collected.pages_fetched()));
     let decision = decide(&collected, Intent::Mutate);
@@ -307,6 +308,122 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
             }
             out.say("nothing was changed.");
             Ok(2)
+        }
+    }
+}
+
+/// The most times the agent reads the inventory: the first read and two more after refusals
+/// that may be retried.
+const READS: u32 = 3;
+
+/// The longest the agent waits before it reads the inventory again; an answer that asks for a
+/// longer wait ends the tour instead.
+const LONGEST_WAIT: Duration = Duration::from_secs(30);
+
+/// The wait after a server error (5xx) that names none.
+const UNNAMED_WAIT: Duration = Duration::from_secs(5);
+
+/// Reads the whole inventory ([`traverse`]); a read refused in a way that may be retried
+/// ([`Refusal::retry_wait`]) is waited out, and the inventory read again from its first page:
+/// a new traversal, of which nothing read before the refusal is part (contract §2.4: a retry is
+/// a new attempt, never merged with the old one). [`READS`] reads at most, none after a wait
+/// longer than [`LONGEST_WAIT`].
+///
+/// The library's collector has no retries of its own (`collect_all` ends on the first refusal,
+/// and drops what it read): this is the agent's one loop around it.
+async fn inventory(link: &Link, options: &Options, out: Out) -> Result<Collected<Value>, String> {
+    let mut read = 1;
+    loop {
+        let refused = match traverse(link, options).await {
+            Ok(collected) => return Ok(collected),
+            Err(error) => error,
+        };
+        // The problem the service answered with; over MCP, an HTTP refusal of the call itself,
+        // whose body rmcp does not read, has only its status and `Retry-After`.
+        let refusal = refused.problem().map(Refusal::of).or_else(|| match link {
+            Link::Mcp(session) => session.refused_with(),
+            Link::Rest(_) => None,
+        });
+        let Some(wait) = refusal.and_then(Refusal::retry_wait) else {
+            return Err(refused.to_string());
+        };
+        if wait > LONGEST_WAIT {
+            return Err(format!(
+                "{refused}; it asks to be asked again in {} s, longer than the agent waits ({} s): nothing was \
+                 changed. Run the agent again later",
+                wait.as_secs(),
+                LONGEST_WAIT.as_secs()
+            ));
+        }
+        if read == READS {
+            return Err(format!(
+                "{refused}; the inventory was refused {READS} times, with the waits asked between the reads: \
+                 nothing was changed. Run the agent again later"
+            ));
+        }
+        read += 1;
+        let asked = if refusal.is_some_and(|refusal| refusal.wait.is_some()) { "as asked" } else { "(no wait named)" };
+        out.say(&format!(
+            "reading the inventory was refused ({refused}); waiting {} s {asked}, then reading it again from its \
+             first page (read {read} of {READS}; nothing read before is kept)",
+            wait.as_secs()
+        ));
+        tokio::time::sleep(wait).await;
+    }
+}
+
+/// One traversal of the inventory, from its first page, over the link's transport.
+async fn traverse(link: &Link, options: &Options) -> Result<Collected<Value>, FetchError> {
+    match link {
+        Link::Rest(client) => {
+            let mut query = vec![FILTER];
+            if let Some(size) = &options.page_size {
+                query.push(("page_size", size.as_str()));
+            }
+            let listing = client.pages::<Value>("/service-accounts", &query);
+            collect_all(|cursor| listing.fetch(cursor), options.limits).await
+        }
+        Link::Mcp(session) => {
+            let mut arguments = Map::new();
+            arguments.insert(FILTER.0.to_owned(), json!(FILTER.1));
+            if let Some(size) = &options.page_size {
+                arguments.insert("page_size".to_owned(), json!(size.parse::<u64>().unwrap_or(0)));
+            }
+            collect_all(|cursor| session.page(&arguments, cursor), options.limits).await
+        }
+    }
+}
+
+/// What of a refusal decides whether and when to ask again: its HTTP status, and the seconds it
+/// asks the client to wait when it names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Refusal {
+    /// The HTTP status.
+    status: u16,
+    /// The seconds to wait before asking again, when the answer names them.
+    wait: Option<u64>,
+}
+
+impl Refusal {
+    /// The refusal `problem` says: its status, and its `Retry-After` or else a `retry_after`
+    /// continuation in its body (a tool error over MCP has no header).
+    fn of(problem: &Problem) -> Refusal {
+        let continuation = || match serde_json::from_value(problem.extension("continuation")?.clone()) {
+            Ok(Continuation::RetryAfter { seconds }) => Some(seconds),
+            _ => None,
+        };
+        Refusal { status: problem.status(), wait: problem.retry_after().or_else(continuation) }
+    }
+
+    /// How long to wait before asking again, when the request may be retried (contract §7): a
+    /// 5xx, after the wait it names or [`UNNAMED_WAIT`], or a 429 that names a wait. Anything
+    /// else is not retried: a 4xx says the request will not be served as sent (and no answer at
+    /// all, a timeout or a connection refused, is no refusal: it says nothing of when one comes).
+    fn retry_wait(self) -> Option<Duration> {
+        match (self.status, self.wait) {
+            (500..=599 | 429, Some(seconds)) => Some(Duration::from_secs(seconds)),
+            (500..=599, None) => Some(UNNAMED_WAIT),
+            _ => None,
         }
     }
 }
@@ -358,23 +475,73 @@ fn answers_the_question(collected: &Collected<Value>) -> Result<(), String> {
     Ok(())
 }
 
-/// Why a batch did not come back archived.
+/// Why a batch did not come back archived: the one reading of an archive's failure, over
+/// either transport.
 enum NotArchived {
-    /// The service refused it with a client error (4xx): none of it was archived.
-    Refused(String),
-    /// No answer the agent could read, or a server error: it may have been archived or not.
-    Unknown(String),
+    /// The service answered with a problem that does not say its outcome is unknown: a refusal,
+    /// which changes nothing (contract §5.4), whatever its status: a 503 of an outage too.
+    Refused(Problem),
+    /// The service answered that it cannot tell whether the change was made
+    /// (`"outcome": "unknown"`): it may have been archived or not.
+    Unknown(Problem),
+    /// No answer the agent could read (a dropped connection, a timeout, a body that does not
+    /// read): it may have been archived or not.
+    Unread(String),
+    /// The request was not sent (it could not be built): nothing was archived.
+    NotSent(String),
 }
 
 impl NotArchived {
-    /// A batch that failed, `said` so, with the service's `problem` when it answered one: only
-    /// a client error is a refusal; a server error may come after the change was made.
-    fn of(problem: Option<&completeness::Problem>, said: String) -> NotArchived {
-        match problem {
-            Some(problem) if (400..500).contains(&problem.status()) => NotArchived::Refused(said),
-            _ => NotArchived::Unknown(said),
+    /// The archive request that failed with `error`.
+    fn of(error: FetchError) -> NotArchived {
+        match error {
+            FetchError::Problem(problem) if outcome_unknown(&problem) => NotArchived::Unknown(problem),
+            FetchError::Problem(problem) => NotArchived::Refused(problem),
+            FetchError::Setup(why) => NotArchived::NotSent(why),
+            other => NotArchived::Unread(other.to_string()),
         }
     }
+
+    /// What it means for batch `n` of `batches`, `before` accounts having been archived by the
+    /// batches before it.
+    fn explain(self, n: usize, batches: usize, before: usize) -> String {
+        let changed_nothing = |what: String| match before {
+            0 => format!("batch {n} of {batches} {what}: nothing was archived"),
+            _ => format!(
+                "batch {n} of {batches} {what}: none of its accounts was archived; the {before} accounts of the \
+                 batches before it were"
+            ),
+        };
+        let may_have_changed = |what: String| {
+            format!(
+                "batch {n} of {batches} {what}: it may or may not have been archived; {before} accounts were \
+                 archived before it. Read the inventory again before acting on it"
+            )
+        };
+        match self {
+            NotArchived::Refused(problem) => {
+                let later = match Refusal::of(&problem) {
+                    Refusal { status: 429 | 500..=599, wait: Some(seconds) } => format!(
+                        ". The service asks to be asked again in {seconds} s: run the agent again then, and it \
+                         reads a fresh inventory"
+                    ),
+                    _ => String::new(),
+                };
+                format!("{}{later}", changed_nothing(format!("was refused ({problem})")))
+            }
+            NotArchived::Unknown(problem) => {
+                may_have_changed(format!("got an answer that its outcome is unknown ({problem})"))
+            }
+            NotArchived::Unread(why) => may_have_changed(format!("got no answer the agent could read ({why})")),
+            NotArchived::NotSent(why) => changed_nothing(format!("was not sent ({why})")),
+        }
+    }
+}
+
+/// True for a problem that says the server cannot tell whether the write was applied
+/// (`"outcome": "unknown"`, contract §5.4): the only problem that does not mean "nothing changed".
+fn outcome_unknown(problem: &Problem) -> bool {
+    problem.extension("outcome").is_some_and(|outcome| outcome == "unknown")
 }
 
 /// The most ids one archive request names: the service's limit (`MAX_TARGETS` of its archive
@@ -398,29 +565,14 @@ async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out:
     let mut last_snapshot = Value::Null;
     let batches = ids.len().div_ceil(BATCH);
     for (n, batch) in ids.chunks(BATCH).enumerate() {
-        let answer: Result<Value, NotArchived> = match link {
+        let answer: Result<Value, FetchError> = match link {
             Link::Rest(client) => {
                 let body = json!({"ids": batch, "evidence": evidence});
-                client
-                    .post("/service-accounts/archive", &body)
-                    .await
-                    .map_err(|error| NotArchived::of(error.problem(), error.to_string()))
+                client.post("/service-accounts/archive", &body).await
             }
             Link::Mcp(session) => session.archive(batch, evidence).await,
         };
-        let answer = answer.map_err(|not| match not {
-            NotArchived::Refused(why) => format!(
-                "batch {} of {batches} was refused ({why}): none of it was archived; {} accounts were archived before it",
-                n + 1,
-                archived.len()
-            ),
-            NotArchived::Unknown(why) => format!(
-                "batch {} of {batches} got no answer the agent could read ({why}): it may or may not have been \
-                 archived; {} accounts were archived before it. Read the inventory again before acting on it",
-                n + 1,
-                archived.len()
-            ),
-        })?;
+        let answer = answer.map_err(|error| NotArchived::of(error).explain(n + 1, batches, archived.len()))?;
         archived.extend(answer["archived"].as_array().cloned().unwrap_or_default());
         last_snapshot = answer["snapshot"].clone();
     }

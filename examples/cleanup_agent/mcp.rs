@@ -1,6 +1,7 @@
 //! The agent's MCP transport: the service's `/mcp` tools through an rmcp client over
 //! streamable HTTP, read with the same strictness as the REST answers.
 
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use completeness::client::FetchError;
@@ -8,18 +9,23 @@ use completeness::mcp::refusal_problem;
 use completeness::{Envelope, StandardReason};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
+use rmcp::service::ServiceError;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    HttpStatusError, StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 
-use super::NotArchived;
+use super::Refusal;
 
 /// An MCP session with the service, as one credential.
 pub struct McpInventory {
     client: RunningService<RoleClient, ClientConfig>,
     /// How long one request (the handshake, a tool call, the close) may take.
     timeout: Duration,
+    /// The HTTP refusal the last tool call got instead of a JSON-RPC answer, when it got one.
+    refused: Mutex<Option<Refusal>>,
 }
 
 impl McpInventory {
@@ -48,7 +54,7 @@ impl McpInventory {
             .await
             .map_err(|late| format!("no MCP session with {endpoint} as '{token}': {late}"))?
             .map_err(|e| format!("no MCP session with {endpoint} as '{token}': {e}"))?;
-        Ok(McpInventory { client, timeout })
+        Ok(McpInventory { client, timeout, refused: Mutex::new(None) })
     }
 
     /// One page of `list_service_accounts` with `arguments` and `cursor`: the envelope, strictly
@@ -62,20 +68,25 @@ impl McpInventory {
         if let Some(cursor) = cursor {
             arguments.insert("cursor".to_owned(), Value::String(cursor));
         }
-        let result = self.call("list_service_accounts", arguments).await.map_err(FetchError::Transport)?;
-        let structured = answer(&result).map_err(|refused| match refusal_problem(&result) {
-            Some(problem) => FetchError::Problem(problem),
-            None => FetchError::Contract(refused),
-        })?;
+        let structured = self.call("list_service_accounts", arguments).await?;
         serde_json::from_value(structured).map_err(|e| FetchError::Contract(e.to_string()))
     }
 
-    /// `archive_service_accounts` of `ids` with `evidence`: what was archived, or why not.
-    pub async fn archive(&self, ids: &[&str], evidence: &str) -> Result<Value, NotArchived> {
+    /// `archive_service_accounts` of `ids` with `evidence`: what was archived, or why not, read
+    /// as a REST answer is (the agent's `NotArchived` judges both the same way): a tool error
+    /// carrying a problem is that problem, any other failure no answer it can read.
+    pub async fn archive(&self, ids: &[&str], evidence: &str) -> Result<Value, FetchError> {
         let arguments = json!({"ids": ids, "evidence": evidence});
         let Value::Object(arguments) = arguments else { unreachable!("a json! object literal is an object") };
-        let result = self.call("archive_service_accounts", arguments).await.map_err(NotArchived::Unknown)?;
-        answer(&result).map_err(|text| NotArchived::of(refusal_problem(&result).as_ref(), text))
+        self.call("archive_service_accounts", arguments).await
+    }
+
+    /// The HTTP status (and `Retry-After`) that refused the last tool call before any tool ran,
+    /// when one did: a 5xx or a 429 of the endpoint itself (the service answers 503 while its
+    /// database, which authentication reads, cannot be reached). rmcp reads no such body, so the
+    /// call's error is [`FetchError::Transport`]; this is what it said of when to ask again.
+    pub fn refused_with(&self) -> Option<Refusal> {
+        *self.refused.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Ends the session (waiting at most the request timeout for the server to hear it).
@@ -83,13 +94,51 @@ impl McpInventory {
         let _ = within(self.timeout, self.client.cancel()).await;
     }
 
-    async fn call(&self, tool: &str, arguments: Map<String, Value>) -> Result<CallToolResult, String> {
+    /// Calls `tool` with `arguments`: the `structuredContent` of its result, as the REST route's
+    /// answer; the problem of a tool error, as the route's problem; and a call that got no
+    /// result, or a result that is neither, as no answer ([`FetchError::Transport`]) or one that
+    /// does not read ([`FetchError::Contract`]).
+    async fn call(&self, tool: &str, arguments: Map<String, Value>) -> Result<Value, FetchError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        within(self.timeout, self.client.call_tool(params))
-            .await
-            .map_err(|late| format!("{tool}: {late}"))?
-            .map_err(|e| format!("{tool}: {e}"))
+        let called = within(self.timeout, self.client.call_tool(params)).await;
+        let refused = match &called {
+            Ok(Err(error)) => http_refusal(error),
+            _ => None,
+        };
+        *self.refused.lock().unwrap_or_else(PoisonError::into_inner) = refused;
+        let result = called.map_err(|late| FetchError::Transport(format!("{tool}: {late}")))?.map_err(|e| {
+            FetchError::Transport(match refused {
+                Some(Refusal { status, wait }) => format!(
+                    "{tool}: the MCP endpoint answered HTTP {status}{}, a body rmcp does not read ({e})",
+                    wait.map_or_else(String::new, |seconds| format!(" with Retry-After: {seconds}"))
+                ),
+                None => format!("{tool}: {e}"),
+            })
+        })?;
+        answer(&result).map_err(|text| match refusal_problem(&result) {
+            Some(problem) => FetchError::Problem(problem),
+            None => FetchError::Contract(format!("{tool}: {text}")),
+        })
     }
+}
+
+/// The HTTP status, and `Retry-After` in seconds, of a call that `error` says was answered with
+/// one instead of a JSON-RPC message (rmcp's `HttpStatusError`, for a 429 or a 5xx).
+fn http_refusal(error: &ServiceError) -> Option<Refusal> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = cause {
+        // `HttpStatus` is transparent: the chain goes from the transport's error past it.
+        let status = match current.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::HttpStatus(status)) => Some(status),
+            _ => current.downcast_ref::<HttpStatusError>(),
+        };
+        if let Some(status) = status {
+            let wait = status.retry_after.as_deref().and_then(|value| value.trim().parse().ok());
+            return Some(Refusal { status: status.status, wait });
+        }
+        cause = current.source();
+    }
+    None
 }
 
 /// `request`'s output, or the error that it got no answer within `timeout`.

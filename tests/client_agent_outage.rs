@@ -1,0 +1,298 @@
+//! The `cleanup_agent` binary when the service is refusing for a while (contract §5.4, §7).
+//!
+//! A read of the inventory refused with a 503 and `Retry-After` (the service's database went
+//! away) is waited out as asked and the inventory read again from its first page, a new traversal
+//! never merged with the pages read before the refusal (§2.4); an outage that lasts ends the tour
+//! with exit 1 and nothing changed. An archive refused with a problem that does not say its
+//! outcome is unknown changed nothing, and the agent says so, over REST and over MCP.
+//!
+//! The exact sequences run against a service of the test's own; the outages of the real service
+//! run on PostgreSQL, whose database the test takes away (or whose table it locks).
+
+use crate::built_example;
+use crate::e2e_support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::http::{StatusCode, header};
+use completeness::reason::MorePagesAvailable;
+use completeness::{Envelope, Scope, StandardReason};
+use e2e_support::{Config, Harness, config};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The agent's exit code and output (standard output, then standard error), run against the
+/// server at `url` with `args`.
+async fn agent_at(url: &str, args: &[&str]) -> (i32, String) {
+    let output = tokio::process::Command::new(built_example::binary("cleanup_agent"))
+        .args(["--server", url])
+        .args(args)
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("the agent runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output.status.code().expect("an exit code"), text)
+}
+
+/// A page of the unowned accounts `ids` at `snapshot`, as the service answers it: with the next
+/// page's cursor `next`, or else complete with evidence of the snapshot.
+fn page(snapshot: &str, ids: &[&str], next: Option<&str>) -> Value {
+    let scope = Scope::new("service_accounts", "every account").with_snapshot(snapshot).with_filter("owner", "none");
+    let items: Vec<Value> = ids.iter().map(|id| json!({"id": id, "owner": null})).collect();
+    let envelope: Envelope<Value, StandardReason> = match next {
+        Some(cursor) => Envelope::incomplete(items, scope, MorePagesAvailable::new(cursor)),
+        None => Envelope::complete(items, scope),
+    };
+    let mut page = serde_json::to_value(envelope).unwrap();
+    if next.is_none() {
+        page["evidence"] = format!("ev.{snapshot}").into();
+    }
+    page
+}
+
+/// The service's answer while its database cannot be reached: 503 `SERVICE_UNAVAILABLE` with
+/// `Retry-After: seconds`.
+fn outage(seconds: u64) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let problem = json!({"type": "urn:example:service-unavailable", "title": "Service Unavailable", "status": 503,
+        "code": "SERVICE_UNAVAILABLE", "detail": "The service is unavailable. Its database cannot be reached."});
+    let headers =
+        [(header::CONTENT_TYPE, "application/problem+json".to_owned()), (header::RETRY_AFTER, seconds.to_string())];
+    (StatusCode::SERVICE_UNAVAILABLE, headers, problem.to_string()).into_response()
+}
+
+/// What a service of the test's own was asked: each read's cursor (`None` for a first page) and
+/// when it came, and each archive's body.
+#[derive(Default)]
+struct Asked {
+    reads: Vec<(Option<String>, Instant)>,
+    archives: Vec<Value>,
+}
+
+/// A service of the test's own on a loopback port: `GET /service-accounts` answers with
+/// `answer(n, cursor)` for its `n`th read (from 0), and `POST /service-accounts/archive` archives
+/// what it is asked, at snapshot `s-2`.
+async fn service_answering(
+    answer: fn(usize, Option<&str>) -> axum::response::Response,
+) -> (String, Arc<Mutex<Asked>>, tokio::task::JoinHandle<()>) {
+    use axum::extract::{Query, State};
+    use std::collections::HashMap;
+    let asked = Arc::new(Mutex::new(Asked::default()));
+    let read = move |State(asked): State<Arc<Mutex<Asked>>>, Query(query): Query<HashMap<String, String>>| async move {
+        let cursor = query.get("cursor").cloned();
+        let n = {
+            let mut asked = asked.lock().unwrap();
+            asked.reads.push((cursor.clone(), Instant::now()));
+            asked.reads.len() - 1
+        };
+        answer(n, cursor.as_deref())
+    };
+    let archive = |State(asked): State<Arc<Mutex<Asked>>>, axum::Json(body): axum::Json<Value>| async move {
+        asked.lock().unwrap().archives.push(body.clone());
+        axum::Json(json!({"archived": body["ids"], "snapshot": "s-2"}))
+    };
+    let app = axum::Router::new()
+        .route("/service-accounts", axum::routing::get(read))
+        .route("/service-accounts/archive", axum::routing::post(archive))
+        .with_state(asked.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, asked, server)
+}
+
+/// The database goes away after the first page (its cursor page is answered 503 with
+/// `Retry-After: 1`) and comes back with one account owned meanwhile and another unowned: the
+/// agent waits the second it was asked, reads the inventory again from its first page, and
+/// archives exactly what the new traversal holds, with its evidence: nothing of the page read
+/// before the outage (`sa-000002`) is merged into it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_waits_out_an_outage_in_its_traversal_and_reads_the_inventory_again_from_the_start() {
+    use axum::response::IntoResponse;
+    let (url, asked, server) = service_answering(|n, cursor| match (n, cursor) {
+        (0, None) => axum::Json(page("s-1", &["sa-000001", "sa-000002"], Some("c1"))).into_response(),
+        (1, Some("c1")) => outage(1),
+        (2, None) => axum::Json(page("s-2", &["sa-000001"], Some("c2"))).into_response(),
+        (3, Some("c2")) => axum::Json(page("s-2", &["sa-000003"], None)).into_response(),
+        other => panic!("an unexpected read: {other:?}"),
+    })
+    .await;
+    let (code, out) = agent_at(&url, &["--token", "admin", "--page-size", "2"]).await;
+    server.abort();
+    let asked = asked.lock().unwrap();
+    let cursors: Vec<Option<&str>> = asked.reads.iter().map(|(cursor, _)| cursor.as_deref()).collect();
+    assert_eq!(cursors, [None, Some("c1"), None, Some("c2")], "read again from its first page:\n{out}");
+    assert_eq!(code, 0, "the outage was waited out:\n{out}");
+    let waited = asked.reads[2].1 - asked.reads[1].1;
+    assert!(waited >= Duration::from_secs(1), "the agent waited {waited:?}, not the Retry-After of 1 s:\n{out}");
+    assert!(out.contains("waiting 1 s as asked, then reading it again from its first page"), "{out}");
+    assert!(out.contains("503 SERVICE_UNAVAILABLE"), "the refusal is told: {out}");
+    assert_eq!(
+        asked.archives,
+        [json!({"ids": ["sa-000001", "sa-000003"], "evidence": "ev.s-2"})],
+        "the new traversal alone, with its evidence:\n{out}"
+    );
+    assert!(out.contains("archived 2 accounts with evidence from snapshot s-2"), "{out}");
+}
+
+/// An outage that outlasts the agent's reads ends its tour with exit 1 after three reads and the
+/// waits between them, and one that asks for a longer wait than the agent takes ends it at once;
+/// either way nothing is archived.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_gives_up_on_an_outage_that_lasts_and_changes_nothing() {
+    let (url, asked, server) = service_answering(|_, _| outage(1)).await;
+    let started = Instant::now();
+    let (code, out) = agent_at(&url, &["--token", "admin"]).await;
+    let took = started.elapsed();
+    server.abort();
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("the inventory was refused 3 times") && out.contains("nothing was changed"), "{out}");
+    {
+        let asked = asked.lock().unwrap();
+        assert_eq!(asked.reads.len(), 3, "three reads at most:\n{out}");
+        assert!(asked.reads.iter().all(|(cursor, _)| cursor.is_none()), "each from the first page");
+        assert!(asked.archives.is_empty(), "nothing archived:\n{out}");
+    }
+    assert!(took >= Duration::from_secs(2), "two waits of the second asked: {took:?}");
+
+    let (url, asked, server) = service_answering(|_, _| outage(3600)).await;
+    let (code, out) = agent_at(&url, &["--token", "admin"]).await;
+    server.abort();
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("asks to be asked again in 3600 s, longer than the agent waits (30 s)"), "{out}");
+    let asked = asked.lock().unwrap();
+    assert_eq!((asked.reads.len(), asked.archives.len()), (1, 0), "no wait of an hour, no archive:\n{out}");
+}
+
+/// Runs `sql` as the test server's superuser, on its maintenance database.
+async fn on_server(sql: &str) {
+    let server = e2e_support::postgres::server_url();
+    let (client, connection) = tokio_postgres::connect(server, tokio_postgres::NoTls).await.expect("the test server");
+    let connection = tokio::spawn(connection);
+    client.batch_execute(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    drop(client);
+    let _ = connection.await;
+}
+
+/// A loopback proxy to `to` that stops the database `name` (no new connection, the service's
+/// sessions ended) before it passes on the first request that carries a cursor (a traversal's
+/// second page, over REST or MCP), and lets it connect again `outage` later.
+async fn proxy_stopping_the_database_mid_traversal(to: std::net::SocketAddr, name: String, outage: Duration) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let stopped = Arc::new(tokio::sync::OnceCell::new());
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(service) = tokio::net::TcpStream::connect(to).await else { continue };
+            let (mut from_client, mut to_client) = client.into_split();
+            let (mut from_service, mut to_service) = service.into_split();
+            let (stopped, name) = (stopped.clone(), name.clone());
+            tokio::spawn(async move {
+                let mut buffer = vec![0; 64 * 1024];
+                while let Ok(read @ 1..) = from_client.read(&mut buffer).await {
+                    let chunk = &buffer[..read];
+                    if chunk.windows(6).any(|w| w == b"cursor") {
+                        stopped
+                            .get_or_init(|| async {
+                                on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")).await;
+                                on_server(&format!(
+                                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+                                ))
+                                .await;
+                                let name = name.clone();
+                                tokio::spawn(async move {
+                                    tokio::time::sleep(outage).await;
+                                    on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).await;
+                                });
+                            })
+                            .await;
+                    }
+                    if to_service.write_all(chunk).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            tokio::spawn(async move {
+                let _ = tokio::io::copy(&mut from_service, &mut to_client).await;
+            });
+        }
+    });
+    url
+}
+
+/// The outside tester's case: the service's database stops while the agent pages through the
+/// inventory one account a page (here: just before its second page) and is back a second later.
+/// The agent is told 503 `SERVICE_UNAVAILABLE` with `Retry-After: 5`, waits the five seconds,
+/// reads the inventory again from its first page and archives every unowned account on the new
+/// traversal's evidence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_waits_out_a_database_outage_in_the_middle_of_its_traversal() {
+    for transport in ["rest", "mcp"] {
+        let url = e2e_support::postgres::fresh_database().await;
+        let name = url.rsplit_once('/').unwrap().1.to_owned();
+        let h = Harness::start(Config { db: Some(url.clone().into()), ..config(300) }).await;
+        let unowned: Vec<String> = h
+            .traverse("/service-accounts?owner=none&page_size=100", "admin")
+            .await
+            .iter()
+            .flat_map(e2e_support::Answer::ids)
+            .collect();
+        assert!(unowned.len() > 1, "more than one page of one account: {unowned:?}");
+        let through = proxy_stopping_the_database_mid_traversal(h.running.addr, name, Duration::from_secs(1)).await;
+        let started = Instant::now();
+        let (code, out) = agent_at(&through, &["--transport", transport, "--token", "admin", "--page-size", "1"]).await;
+        assert_eq!(code, 0, "over {transport}, the outage was waited out:\n{out}");
+        assert!(started.elapsed() >= Duration::from_secs(5), "over {transport}, the agent waited:\n{out}");
+        assert!(out.contains("503"), "over {transport}:\n{out}");
+        assert!(
+            out.contains("waiting 5 s as asked, then reading it again from its first page (read 2 of 3"),
+            "over {transport}:\n{out}"
+        );
+        assert!(out.contains(&format!("archived {} accounts with evidence", unowned.len())), "{transport}:\n{out}");
+        let left = h.traverse("/service-accounts?owner=none&page_size=100", "admin").await;
+        assert!(left.iter().all(|page| page.ids().is_empty()), "over {transport}, no unowned account is left");
+    }
+}
+
+/// A session of its own on the database at `url` that holds `LOCK TABLE accounts IN EXCLUSIVE
+/// MODE` (reads pass, writes wait) until it is rolled back.
+async fn lock_writes(
+    url: &str,
+) -> (tokio_postgres::Client, tokio::task::JoinHandle<Result<(), tokio_postgres::Error>>) {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("the test database");
+    let connection = tokio::spawn(connection);
+    client.batch_execute("BEGIN; LOCK TABLE accounts IN EXCLUSIVE MODE").await.expect("the lock");
+    (client, connection)
+}
+
+/// An archive the database could not serve in time (its table locked past the statement
+/// timeout) is refused with 503 `SERVICE_UNAVAILABLE`, without `"outcome": "unknown"`: the
+/// server changed nothing, as the database confirms, and the agent says nothing was archived,
+/// with the problem's code and detail, never that it may have been; over REST and over MCP,
+/// where the tool error carries the problem.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_archive_refused_in_an_outage_is_reported_as_archiving_nothing_over_either_transport() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let one_second = "options=-c%20statement_timeout%3D1s";
+    let h = Harness::start(Config { db: Some(format!("{url}?{one_second}").into()), ..config(300) }).await;
+    let before = h.store().fingerprint().await.unwrap();
+    for transport in ["rest", "mcp"] {
+        let (lock, connection) = lock_writes(&url).await;
+        let (code, out) = agent_at(&h.running.url(), &["--transport", transport, "--token", "admin"]).await;
+        lock.batch_execute("ROLLBACK").await.expect("the lock is released");
+        drop(lock);
+        let _ = connection.await;
+        assert_eq!(code, 1, "over {transport}:\n{out}");
+        assert!(out.contains("COMPLETE:"), "over {transport}, the inventory was read whole:\n{out}");
+        assert!(
+            out.contains("batch 1 of 1 was refused (503 SERVICE_UNAVAILABLE: ")
+                && out.contains("Its database cannot be reached or did not answer in time.")
+                && out.contains("nothing was archived"),
+            "over {transport}:\n{out}"
+        );
+        assert!(!out.contains("may or may not"), "over {transport}, a refusal is not an unknown outcome:\n{out}");
+        assert_eq!(h.store().fingerprint().await.unwrap(), before, "over {transport}, nothing was archived");
+    }
+}
