@@ -351,10 +351,14 @@ async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
     assert_eq!(list_input["properties"]["page_size"]["minimum"], 1);
     assert_eq!(list_input["properties"]["tenant"]["enum"], json!(["north", "south", "east", null]));
     let search_input = &tool(&tools, "search_service_accounts").input_schema;
+    let q = &search_input["properties"]["q"];
     assert_eq!(
-        (search_input["properties"]["q"]["minLength"].clone(), search_input["properties"]["q"]["maxLength"].clone()),
-        (json!(1), json!(100))
+        (q["minLength"].clone(), q["maxLength"].clone(), q["pattern"].clone()),
+        (json!(1), json!(64), json!("^[a-z0-9-]{1,64}$")),
+        "as names are written: a q no name can contain is refused"
     );
+    let (code, detail) = refusal(&admin, "search_service_accounts", json!({"q": "SVC-North"})).await;
+    assert_eq!(code, "INVALID_REQUEST", "{detail}");
     assert_eq!(search_input["required"], json!(["q"]));
     let archive_input = &tool(&tools, "archive_service_accounts").input_schema;
     assert_eq!(archive_input["properties"]["ids"]["maxItems"], 1000);

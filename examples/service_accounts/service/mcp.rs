@@ -1518,8 +1518,9 @@ struct ListArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SearchArgs {
-    /// Part of an account's name.
-    #[schemars(length(min = 1, max = 100))]
+    /// Part of an account's name, as names are written: lower-case letters, digits and '-'
+    /// (the match is case-sensitive).
+    #[schemars(length(min = 1, max = 64), pattern(super::account::NAME_PATTERN))]
     q: String,
     /// One tenant; absent for every tenant the credential can read.
     tenant: Option<String>,
