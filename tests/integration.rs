@@ -2,9 +2,11 @@
 //! binary links every dependency and, for the end-to-end files, the whole example service, so
 //! forty binaries took forty links and a gigabyte of disk where one takes one.
 //!
-//! Three files are test binaries of their own (`[[test]]` in `Cargo.toml`): `ui.rs` (the
-//! compile-fail cases) and the two that read the process's metrics recorder (`e2e_metrics.rs`,
-//! `e2e_metric_labels.rs`), whose counts every other service in the process would add to.
+//! Four files are test binaries of their own (`[[test]]` in `Cargo.toml`): `ui.rs` (the
+//! compile-fail cases), the two that read the process's metrics recorder (`e2e_metrics.rs`,
+//! `e2e_metric_labels.rs`), whose counts every other service in the process would add to, and
+//! `e2e_logging.rs`, whose cases read their own server's events through a subscriber of their
+//! thread (its module doc says why that needs a process of its own).
 //! Run one file's cases with `cargo test --all-features --test integration <file>::`.
 
 mod axum_common;
