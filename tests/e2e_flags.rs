@@ -70,6 +70,9 @@ fn bad_flags_are_refused_with_a_reason() {
         (&["--slow-source", "audit"], "NAME=MS"),
         (&["--result-limit", "0"], "at least 1"),
         (&["--read-timeout", "0"], "--read-timeout must be at least 1"),
+        (&["--cursor-ttl", "0"], "--cursor-ttl must be at least 1"),
+        // Without retention a first page read while another request writes would be expired.
+        (&["--snapshot-retention", "0"], "--snapshot-retention must be at least 1"),
         (&["--read-timeout", "-1"], "--read-timeout: '-1' is not a non-negative number"),
         // Digits too many for any number: too large, not "no number".
         (
@@ -113,6 +116,14 @@ fn bad_flags_are_refused_with_a_reason() {
             &["--db", "postgres://app@db.example/inventory?target_session_attrs=read-only"],
             "target_session_attrs=read-only cannot work: this service writes",
         ),
+        (
+            &["--db", "postgres://app@db.example/inventory?options=-c%20default_transaction_read_only%3Don"],
+            "the URL's options set default_transaction_read_only to 'on', which cannot work: this service writes",
+        ),
+        (
+            &["--db", "postgres://app@db.example/inventory?options=--default-transaction-read-only%3DTrue"],
+            "default_transaction_read_only to 'True', which cannot work",
+        ),
         // A flag given twice is not read as its last value; a switch takes no value.
         (&["--addr", "127.0.0.1:1", "--addr=127.0.0.1:2"], "--addr is given twice; give it once"),
         (&["--db", "a.db", "--db", "b.db"], "--db is given twice"),
@@ -143,7 +154,13 @@ fn sqlite_paths_and_urls_without_tls_are_kept() {
         let location = config.location().unwrap();
         assert!(matches!(location, e2e_support::service::store::Location::SqliteFile(_)), "{db}: {location:?}");
     }
-    for query in ["", "?sslmode=prefer", "?sslmode=disable", "?channel_binding=prefer&sslmode=disable"] {
+    for query in [
+        "",
+        "?sslmode=prefer",
+        "?sslmode=disable",
+        "?channel_binding=prefer&sslmode=disable",
+        "?options=-c%20default_transaction_read_only%3Doff",
+    ] {
         let db = format!("postgres://app@db.example/inventory{query}");
         parse(&["--db", &db]).unwrap_or_else(|e| panic!("{db}: {e}"));
     }
@@ -711,4 +728,143 @@ async fn a_database_file_keeps_accounts_and_snapshots_across_restarts() {
 async fn a_postgres_database_keeps_accounts_and_snapshots_across_restarts() {
     let url = e2e_support::postgres::fresh_database().await;
     survives_a_restart(|| Config { db: Some(url.clone().into()), ..config(40) }).await;
+}
+
+/// A lifetime of 0 is refused on start, by the built example as every bad flag is (exit 2, the
+/// reason and the usage), and in code: `--snapshot-retention 0` would expire every snapshot but
+/// the current one, so that a first page read while another request writes is refused as
+/// expired (410) before its client saw it.
+#[tokio::test]
+async fn a_lifetime_of_0_exits_2_with_the_usage() {
+    for flag in ["--cursor-ttl", "--snapshot-retention"] {
+        let (code, stderr) = exit_of(&[flag, "0"], &[]).await;
+        assert_eq!(code, Some(2), "{flag}: {stderr}");
+        assert!(stderr.starts_with(&format!("error: {flag} must be at least 1\n")), "{flag}: {stderr}");
+        assert!(stderr.contains("\nusage: service_accounts"), "{flag}: {stderr}");
+    }
+    let zero = Config { snapshot_retention: Duration::ZERO, ..config(5) };
+    let error = e2e_support::service::build(zero, tokio_util::sync::CancellationToken::new()).await.err();
+    assert_eq!(error, Some(StartError::Config("--snapshot-retention must be positive".to_owned())));
+}
+
+/// A URL whose options make every transaction read-only, or set a statement timeout too short
+/// for the service's own statements (the check it makes of each new connection among them), is
+/// refused as `target_session_attrs=read-only` is: exit 2, the reason in one line and the usage,
+/// before the database is touched; never an outage (exit 1) a supervisor would restart for ever.
+#[tokio::test]
+async fn a_read_only_session_or_a_statement_timeout_too_short_exits_2() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let _release = e2e_support::postgres::Release::of(&db);
+    let cases = [
+        (
+            "-c%20default_transaction_read_only%3Don",
+            "--db: the URL's options set default_transaction_read_only to 'on', which cannot work: this service \
+             writes",
+        ),
+        (
+            "-c%20statement_timeout%3D1ms",
+            "--db: the URL's options set statement_timeout to '1ms', which is too short: under 100 ms the server \
+             would cancel the service's ordinary statements",
+        ),
+    ];
+    for (options, says) in cases {
+        let url = format!("{db}?options={options}");
+        let mut settings = config(5);
+        settings.db = Some(url.as_str().into());
+        let error = e2e_support::service::build(settings, tokio_util::sync::CancellationToken::new()).await.err();
+        let Some(StartError::Config(message)) = &error else { panic!("{url}: a setting to fix: {error:?}") };
+        assert!(message.starts_with(says), "{url}: {message}");
+        let (code, stderr) = exit_of(&["--db", &url, "--addr", "127.0.0.1:0"], &[]).await;
+        assert_eq!(code, Some(2), "{url}: {stderr}");
+        let (first, rest) = stderr.split_once('\n').unwrap_or((&stderr, ""));
+        assert!(first.starts_with(&format!("error: {says}")), "{url}: {stderr}");
+        assert!(rest.starts_with("usage: service_accounts"), "{url}: {stderr}");
+    }
+
+    let (client, connection) = tokio_postgres::connect(&db, tokio_postgres::NoTls).await.unwrap();
+    let connection = tokio::spawn(connection);
+    let tables = client
+        .query_one("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", &[])
+        .await
+        .unwrap();
+    assert_eq!(tables.get::<_, i64>(0), 0, "the database was neither created into nor seeded");
+    drop(client);
+    let _ = connection.await;
+}
+
+/// Runs `statements` on the database at `url`, as an operator would.
+async fn execute(url: &str, statements: &str) {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("PostgreSQL");
+    let connection = tokio::spawn(connection);
+    client.batch_execute(statements).await.unwrap_or_else(|e| panic!("{statements}: {e}"));
+    drop(client);
+    let _ = connection.await;
+}
+
+/// An application role that may read and write every table of the service but create none (no
+/// `CREATE` on schema `public`, PostgreSQL 15's default) starts on a database whose tables its
+/// owner created: the schema is there, so the service creates nothing. On a database without
+/// the tables, or where it lacks a privilege the service needs, it is refused as a setting to
+/// fix (exit 2), saying what to grant, never as an outage (exit 1) a supervisor would restart
+/// for ever.
+#[tokio::test]
+async fn an_application_role_without_create_starts_on_a_prepared_database_and_is_told_what_to_grant() {
+    let (prepared, empty) =
+        (e2e_support::postgres::fresh_database().await, e2e_support::postgres::fresh_database().await);
+    let _release = (e2e_support::postgres::Release::of(&prepared), e2e_support::postgres::Release::of(&empty));
+    let owner = Harness::start(Config { db: Some(prepared.as_str().into()), ..config(5) }).await;
+    owner.running.stop().await.unwrap();
+
+    let role = format!("app_{}", std::process::id());
+    let server = e2e_support::postgres::server_url();
+    execute(server, &format!("DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN")).await;
+    let grant = format!("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}");
+    execute(&prepared, &format!("REVOKE CREATE ON SCHEMA public FROM PUBLIC; {grant}")).await;
+    execute(&empty, "REVOKE CREATE ON SCHEMA public FROM PUBLIC").await;
+    let as_role = |url: &str| {
+        let (scheme, rest) = url.split_once("://").unwrap();
+        let (_, server) = rest.rsplit_once('@').unwrap();
+        format!("{scheme}://{role}@{server}")
+    };
+
+    let app = Harness::start(Config { db: Some(as_role(&prepared).into()), ..config(5) }).await;
+    assert_eq!(app.get("/service-accounts?page_size=1", "admin").await.status, 200);
+    let created = app.post("/service-accounts", "admin", &json!({"name": "svc-by-app", "tenant": "north"})).await;
+    assert_eq!(created.status, 201, "{:?}", created.body);
+    app.running.stop().await.unwrap();
+
+    let refused = async |url: &str, says: &[&str]| {
+        let settings = Config { db: Some(url.into()), ..config(5) };
+        let error = e2e_support::service::build(settings, tokio_util::sync::CancellationToken::new()).await.err();
+        let Some(StartError::Config(message)) = &error else { panic!("{url}: a setting to fix: {error:?}") };
+        for said in says {
+            assert!(message.contains(said), "{url}: {message}");
+        }
+        let (code, stderr) = exit_of(&["--db", url, "--addr", "127.0.0.1:0"], &[]).await;
+        assert_eq!(code, Some(2), "{url}: {stderr}");
+        assert!(stderr.starts_with(&format!("error: {message}")), "{url}: {stderr}");
+    };
+    let create = format!("GRANT CREATE ON SCHEMA public TO {role}");
+    refused(
+        &as_role(&empty),
+        &["the database lacks the service's tables", "permission denied for schema public", &create],
+    )
+    .await;
+    execute(server, &format!("ALTER ROLE {role} SET default_transaction_read_only = on")).await;
+    refused(&as_role(&prepared), &["makes this session's transactions read-only", "this service writes"]).await;
+    execute(server, &format!("ALTER ROLE {role} RESET default_transaction_read_only")).await;
+    execute(&prepared, &format!("REVOKE UPDATE ON meta, credentials FROM {role}")).await;
+    refused(
+        &as_role(&prepared),
+        &[&format!("the role {role} lacks privileges"), "meta (UPDATE), credentials (UPDATE)"],
+    )
+    .await;
+
+    execute(&prepared, &format!("REVOKE SELECT ON meta FROM {role}")).await;
+    refused(&as_role(&prepared), &["may not read or write the service's tables", "permission denied for table meta"])
+        .await;
+
+    execute(&prepared, &format!("DROP OWNED BY {role}")).await;
+    execute(&empty, &format!("DROP OWNED BY {role}")).await;
+    execute(server, &format!("DROP ROLE {role}")).await;
 }

@@ -302,14 +302,14 @@ async fn an_owner_set_again_does_not_make_a_replicas_copies_claim_another_replic
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pruned_snapshot_answers_410_on_every_replica() {
-    let nodes = three(&["--snapshot-retention", "0"]).await;
+    let nodes = three(&["--snapshot-retention", "1"]).await;
     let (first, next) = first_page(&nodes[0].url, "page_size=5").await;
     let id = &first.ids()[0];
     let changed =
         send(client().patch(format!("{}/service-accounts/{id}", nodes[1].url)).json(&json!({"owner": "someone-new"})))
             .await;
     assert_eq!(changed.status, 200);
-    // The pruners of the replicas run every 50 ms with no retention: wait until one has pruned.
+    // The pruners of the replicas run every 50 ms with a retention of 1 s: wait until one has pruned.
     let mut tries = 0;
     while get(&nodes[2].url, &next).await.status != 410 {
         tries += 1;
@@ -325,21 +325,21 @@ async fn a_pruned_snapshot_answers_410_on_every_replica() {
 
 /// A replica started with a shorter retention than the others does not expire what they handed
 /// out: the database keeps superseded snapshots for the longest retention among live replicas,
-/// though the short one prunes every 50 ms.
+/// though the short one (1 s) prunes every 50 ms.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_with_a_shorter_retention_does_not_expire_the_others_cursors() {
     let db = postgres_support::fresh_database().await;
     let keeping = replicas(&db, &[K1], &["--snapshot-retention", "900"]).await;
     let (_, next) = first_page(&keeping[0].url, "page_size=5").await;
-    let pruning = replicas(&db, &[K1], &["--snapshot-retention", "0"]).await;
+    let pruning = replicas(&db, &[K1], &["--snapshot-retention", "1"]).await;
     let id = &first_page(&pruning[0].url, "page_size=1").await.0.ids()[0];
     let changed = send(
         client().patch(format!("{}/service-accounts/{id}", pruning[0].url)).json(&json!({"owner": "someone-new"})),
     )
     .await;
     assert_eq!(changed.status, 200);
-    // Twenty pruning rounds of the short replica.
-    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    // Past the short replica's retention (1 s), and some thirty pruning rounds of it after.
+    tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
     let resumed = get(&keeping[0].url, &next).await;
     assert_eq!(resumed.status, 200, "the snapshot the keeping replica promised is still there: {}", resumed.body);
     assert_eq!(resumed.body["page"]["resumed"], true, "{}", resumed.body);

@@ -206,7 +206,8 @@ impl Config {
                     config.cursor_ttl = Duration::from_secs(positive(&flag, &value()?, limits::RETENTION_SECS)?);
                 }
                 "--snapshot-retention" => {
-                    config.snapshot_retention = Duration::from_secs(number(&flag, &value()?, limits::RETENTION_SECS)?);
+                    config.snapshot_retention =
+                        Duration::from_secs(positive(&flag, &value()?, limits::RETENTION_SECS)?);
                 }
                 "--result-limit" => {
                     config.result_limit = positive(&flag, &value()?, limits::RESULT_LIMIT as u64)? as usize;
@@ -284,6 +285,11 @@ impl Config {
         }
         if self.read_timeout.is_zero() {
             return Err("--read-timeout must be positive".to_owned());
+        }
+        // Without retention every snapshot but the current one is gone: a first page read while
+        // another request writes would be refused as expired before its client saw it.
+        if self.snapshot_retention.is_zero() {
+            return Err("--snapshot-retention must be positive".to_owned());
         }
         Ok(())
     }

@@ -175,8 +175,9 @@ fn has_userinfo(value: &str) -> bool {
 /// Refuses a PostgreSQL URL the driver cannot read, and one that names no host or no database:
 /// without a host the driver cannot connect at all, and without a database it would connect to
 /// the one named like the user, which the operator did not name. A `statement_timeout` in its
-/// `options` must be a positive duration (see [`postgres::url_statement_timeout`]), and its
-/// `synchronous_commit` not `off` (see [`postgres::url_durable_commits`]).
+/// `options` must be a positive duration (see [`postgres::url_statement_timeout`]), its
+/// `synchronous_commit` not `off` (see [`postgres::url_durable_commits`]), and its
+/// `default_transaction_read_only` not on (see [`postgres::url_writable`]).
 ///
 /// The service connects without TLS (it has no TLS implementation), so a URL that demands TLS
 /// (`sslmode=require`, `channel_binding=require`) could never connect: it is refused here, as a
@@ -224,6 +225,7 @@ fn check_postgres_url(url: &str) -> Result<(), String> {
     }
     postgres::url_statement_timeout(&config).map_err(|why| format!("--db: {why}"))?;
     postgres::url_durable_commits(&config).map_err(|why| format!("--db: {why}"))?;
+    postgres::url_writable(&config).map_err(|why| format!("--db: {why}"))?;
     Ok(())
 }
 

@@ -23,6 +23,9 @@
 //!   in place while pooled connections to it live on): it takes its predecessor's place
 //!   ([`take_place`]), so that its snapshots never take a name the predecessor gave after the
 //!   backup, and no cursor or evidence of the predecessor's is read against it (contract §2.5).
+//!   So do tables emptied and loaded again in place (`TRUNCATE`, then `pg_restore --data-only`);
+//!   until they are all loaded the store is an outage ([`PgStore::loaded`]), never an empty
+//!   inventory or an unknown credential.
 //!
 //! Every write is durable before it is confirmed: the service's connections commit with
 //! `synchronous_commit` on at least, whatever the server's default ([`strengthen_session`]).
@@ -84,43 +87,91 @@ const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 const VISIBLE_AT: &str = "valid_from <= $1 AND (valid_to IS NULL OR valid_to > $1)";
 
 /// Where this database stands among its copies: the cluster's system identifier, the
-/// database's OID, the timeline of the write-ahead log and the OID of the `meta` table. A
-/// logical restore (`pg_dump` loaded into a new database, `CREATE DATABASE … TEMPLATE`, a
-/// database dropped and loaded again) gives another database OID, `pg_restore --clean` into the
-/// same database another table OID, a restore into another cluster another system identifier,
-/// and a physical backup restored or a standby promoted another timeline. What none of them
-/// changes is not caught: a disk snapshot rolled back, or a data directory copied cold and
-/// started in the original's place. (On a standby `pg_current_wal_lsn` fails: the service needs
-/// a primary, where it can write.)
+/// database's OID, the timeline of the write-ahead log, the OID of the `meta` table, the files
+/// of the tables that hold the service's state (`pg_relation_filenode`) and the transaction
+/// that wrote this record (the `xmin` of its `recorded_by` row). A logical restore (`pg_dump`
+/// loaded into a new database, `CREATE DATABASE … TEMPLATE`, a database dropped and loaded
+/// again) gives another database OID, `pg_restore --clean` into the same database another table
+/// OID, a restore into another cluster another system identifier, and a physical backup
+/// restored or a standby promoted another timeline. Tables emptied and loaded again in place
+/// (`TRUNCATE`, then `pg_restore --data-only` or `COPY`) keep their OIDs: `TRUNCATE` gives each
+/// another file, and rows of `meta` loaded again (after a `DELETE` too) are written by another
+/// transaction than the one whose number the record holds. `VACUUM FULL` or `CLUSTER` of one of
+/// these tables gives it another file too, and is taken for a reload (the traversals in
+/// progress start again). What none of them changes is not caught: a disk snapshot rolled
+/// back, a data directory copied cold and started in the original's place, or the rows of
+/// tables other than `meta` deleted (not truncated) and loaded again while `meta` stays. (On a
+/// standby `pg_current_wal_lsn` fails: the service needs a primary, where it can write.)
+///
+/// Every column is a `bigint`; the last is `NULL` until a record was written.
 const LIVE_IDENTITY: &str = "SELECT (SELECT system_identifier FROM pg_control_system()),
         (SELECT oid::bigint FROM pg_database WHERE datname = current_database()),
         ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint,
-        'meta'::regclass::oid::bigint";
+        'meta'::regclass::oid::bigint,
+        pg_relation_filenode('meta')::bigint,
+        pg_relation_filenode('accounts')::bigint,
+        pg_relation_filenode('snapshots')::bigint,
+        pg_relation_filenode('credentials')::bigint,
+        pg_relation_filenode('grants')::bigint,
+        (SELECT xmin::text::bigint FROM meta WHERE key = 'recorded_by')";
 
 /// The `meta` keys the database's identity is recorded under, in [`LIVE_IDENTITY`]'s order.
-const IDENTITY_KEYS: [&str; 4] = ["system_identifier", "database_oid", "timeline", "meta_oid"];
+/// The last, [`RECORDED_BY`], is recorded as the number of the transaction that writes the
+/// record, which is then the `xmin` of its row.
+const IDENTITY_KEYS: [&str; 10] = [
+    "system_identifier",
+    "database_oid",
+    "timeline",
+    "meta_oid",
+    "meta_file",
+    "accounts_file",
+    "snapshots_file",
+    "credentials_file",
+    "grants_file",
+    RECORDED_BY,
+];
+
+/// The identity key whose value is the (32-bit) number of the transaction that recorded the
+/// identity: a row of `meta` copied in from elsewhere is written by another one.
+const RECORDED_BY: &str = "recorded_by";
+
+/// An SQL expression, true when the database holds what a store that serves holds (see
+/// [`PgStore::loaded`]): a credential, the row of the current snapshot, and an account unless
+/// `meta` says the accounts table may be empty (`accounts_held`, kept by the writes that change
+/// that). A store whose tables are being loaded (emptied, then copied in table by table) lacks
+/// one of them until the load ends.
+const LOADED: &str = "(EXISTS (SELECT 1 FROM credentials)
+        AND EXISTS (SELECT 1 FROM snapshots WHERE number = (SELECT value FROM meta WHERE key = 'current'))
+        AND (COALESCE((SELECT value FROM meta WHERE key = 'accounts_held'), 0) = 0
+             OR EXISTS (SELECT 1 FROM accounts)))";
 
 /// An SQL expression, true when `meta` records the database's [`LIVE_IDENTITY`] under every one
-/// of [`IDENTITY_KEYS`]: the database is still the one its snapshots were numbered in. A
-/// statement that reads `meta` anyway (locking the counter, checking that a snapshot is
-/// retained, reading the current snapshot) carries it as one more column, so that the check
-/// costs no round trip of its own. When it is false the caller runs [`take_place`], which says
-/// how the database differs (or records an identity none recorded).
+/// of [`IDENTITY_KEYS`] (the database is still the one its snapshots were numbered in) and its
+/// tables are [`LOADED`]. A statement that reads `meta` anyway (locking the counter, checking
+/// that a snapshot is retained, reading the current snapshot) carries it as one more column, so
+/// that the check costs no round trip of its own. When it is false the caller runs
+/// [`take_place`], which refuses a store being loaded, says how the database differs (or
+/// records an identity none recorded).
 ///
 /// A pooled connection lives on while the database under it is loaded again in place
-/// (`pg_restore --clean` gives `meta` another OID), and a pooler may keep a client's connection
-/// across a failover: checking only new connections would leave a running replica handing out
-/// the predecessor's snapshot names (and resuming its cursors) until its next pruning round.
+/// (`pg_restore --clean` gives `meta` another OID, `TRUNCATE` its tables other files), and a
+/// pooler may keep a client's connection across a failover: checking only new connections
+/// would leave a running replica handing out the predecessor's snapshot names (and resuming its
+/// cursors) until its next pruning round.
 ///
 /// Written once, from [`IDENTITY_KEYS`], for every request that carries it.
 fn same_place() -> &'static str {
     static SAME_PLACE: LazyLock<String> = LazyLock::new(|| {
         let keys = IDENTITY_KEYS.map(|key| format!("'{key}'")).join(", ");
+        let columns: Vec<String> = (0..IDENTITY_KEYS.len()).map(|at| format!("c{at}")).collect();
+        let columns = columns.join(", ");
         format!(
-            "(SELECT ARRAY[s, d, t, o] = ARRAY(
+            "(SELECT ARRAY[{columns}] = ARRAY(
                  SELECT (SELECT value FROM meta WHERE key = k)
                  FROM unnest(ARRAY[{keys}]) WITH ORDINALITY AS keys (k, at) ORDER BY at)
-              FROM ({LIVE_IDENTITY}) AS live (s, d, t, o))"
+                 AND array_position(ARRAY[{columns}], NULL) IS NULL
+                 AND {LOADED}
+              FROM ({LIVE_IDENTITY}) AS live ({columns}))"
         )
     });
     &SAME_PLACE
@@ -174,6 +225,35 @@ CREATE TABLE IF NOT EXISTS replicas (
 );
 ";
 
+/// What [`SCHEMA`] creates: a schema lacking any of them is created again (see
+/// [`PgStore::create_schema`]).
+const SCHEMA_OBJECTS: [&str; 7] =
+    ["accounts", "accounts_current", "snapshots", "meta", "credentials", "grants", "replicas"];
+
+/// The privileges the service's statements need, table by table.
+const PRIVILEGES: [(&str, &str); 20] = [
+    ("accounts", "SELECT"),
+    ("accounts", "INSERT"),
+    ("accounts", "UPDATE"),
+    ("accounts", "DELETE"),
+    ("snapshots", "SELECT"),
+    ("snapshots", "INSERT"),
+    ("snapshots", "DELETE"),
+    ("meta", "SELECT"),
+    ("meta", "INSERT"),
+    ("meta", "UPDATE"),
+    ("credentials", "SELECT"),
+    ("credentials", "INSERT"),
+    ("credentials", "UPDATE"),
+    ("grants", "SELECT"),
+    ("grants", "INSERT"),
+    ("grants", "DELETE"),
+    ("replicas", "SELECT"),
+    ("replicas", "INSERT"),
+    ("replicas", "UPDATE"),
+    ("replicas", "DELETE"),
+];
+
 /// How many accounts one seeding statement inserts.
 const SEED_CHUNK: u64 = 20_000;
 
@@ -200,6 +280,11 @@ const POOL_SIZE: usize = 8;
 /// set no `statement_timeout`.
 pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The shortest `statement_timeout` the URL's `options` may set: a shorter one cancels the
+/// service's ordinary statements (the check of a new connection reads the database's identity
+/// and its tables), so that it could never serve (see [`url_statement_timeout`]).
+pub const MIN_STATEMENT_TIMEOUT: Duration = Duration::from_millis(100);
+
 /// How much longer than the statement timeout a store operation may take, from the moment it
 /// has a connection, before the service stops waiting for the server: time for the server's own
 /// cancellation to arrive, and for the operation's other, short statements.
@@ -217,6 +302,9 @@ tokio::task_local! {
     /// [`PgStore::within`] can tell a deadline that passed before it (nothing changed) from one
     /// that passed while it was in flight (the change may have been made).
     static COMMIT_SENT: Arc<AtomicBool>;
+    /// The SQLSTATE of the last statement [`pg`] saw fail, where start-up asks for it to tell a
+    /// setting to fix from an outage ([`PgStore::connect`]: the check of its first connection).
+    static FAILED_WITH: std::cell::RefCell<Option<SqlState>>;
 }
 
 /// Commits `tx`. A failure the server reports (a serialization failure, a cancelled statement)
@@ -233,13 +321,20 @@ async fn commit(tx: deadpool_postgres::Transaction<'_>) -> Result<(), StoreError
 /// Checks, in `tx`, that the database is the one its snapshots were numbered in: its
 /// [`LIVE_IDENTITY`] against the one recorded in `meta` (recorded when none is: a database
 /// seeded now, or by a version that recorded none; one that recorded only some keys is taken
-/// for another). When it is not (restored from a backup,
-/// copied, a standby promoted), this database takes its predecessor's place: its count of
+/// for another). When it is not (restored from a backup, copied, a standby promoted, its tables
+/// loaded again in place), this database takes its predecessor's place: its count of
 /// snapshots jumps past every name the predecessor may have given since the copy
 /// ([`successor_snapshot`]), and every snapshot before the jump is gone, so a cursor or evidence
 /// of the predecessor's is refused (410, 412) rather than read against this database's state
 /// under a name the predecessor gave another state. A database the service has not prepared yet
 /// (no `meta`) is left alone. Returns the new current snapshot when it took the place.
+///
+/// A database found elsewhere whose tables are not [`LOADED`] (emptied and being copied in
+/// again, table by table) is an outage until they are ([`StoreError::Unavailable`]): taking the
+/// place then would hand out a snapshot of a half-loaded state (an empty inventory, with
+/// evidence, of accounts copied in a moment later). A caller that found [`same_place`] false
+/// checks [`PgStore::loaded`] itself after this: the identity may be the same and the tables
+/// being loaded all the same.
 ///
 /// The comparison runs without a lock; a mismatch is checked again under the counter's lock,
 /// so that replicas noticing it at once move the count once.
@@ -248,9 +343,11 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
     if !prepared.get::<_, bool>(0) {
         return Ok(None);
     }
-    let live = tx.query_one(LIVE_IDENTITY, &[]).await.map_err(pg)?;
-    let live: Vec<i64> = (0..IDENTITY_KEYS.len()).map(|at| live.get(at)).collect();
     let keys = &IDENTITY_KEYS[..];
+    let live = async || -> Result<Vec<Option<i64>>, StoreError> {
+        let row = tx.query_one(LIVE_IDENTITY, &[]).await.map_err(pg)?;
+        Ok((0..keys.len()).map(|at| row.get(at)).collect())
+    };
     // Each key's recorded value, `None` where none is (a database prepared before it was kept).
     let recorded = async || -> Result<Vec<Option<i64>>, StoreError> {
         let rows = tx
@@ -265,24 +362,42 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
             .map(|key| rows.iter().find(|row| row.get::<_, &str>(0) == *key).and_then(|row| row.get(1)))
             .collect())
     };
-    let same = |recorded: &[Option<i64>]| recorded.iter().zip(&live).all(|(was, is)| *was == Some(*is));
+    let same = |recorded: &[Option<i64>], live: &[Option<i64>]| {
+        recorded.iter().zip(live).all(|(was, is)| was.is_some() && was == is)
+    };
     let none = |recorded: &[Option<i64>]| recorded.iter().all(Option::is_none);
-    if same(&recorded().await?) {
+    if same(&recorded().await?, &live().await?) {
         return Ok(None);
     }
+    // Checked only now: a new connection to a database in its place reads no more than `meta`,
+    // and waits on no lock a migration holds on `accounts`.
+    PgStore::loaded(tx).await?;
     let current = PgStore::lock_counter(tx).await?;
-    let recorded = recorded().await?;
-    let record = "INSERT INTO meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
-                  ON CONFLICT (key) DO UPDATE SET value = excluded.value";
-    if same(&recorded) {
+    // Read again under the lock: another replica may have recorded the identity meanwhile.
+    let (recorded, live) = (recorded().await?, live().await?);
+    if same(&recorded, &live) {
         return Ok(None);
     }
+    // The record: the identity as it is, and the number of this transaction, which writes it.
+    let record = async || -> Result<(), StoreError> {
+        let by: i64 = tx.query_one("SELECT txid_current() % 4294967296", &[]).await.map_err(pg)?.get(0);
+        let values: Vec<Option<i64>> =
+            keys.iter().zip(&live).map(|(key, value)| if *key == RECORDED_BY { Some(by) } else { *value }).collect();
+        tx.execute(
+            "INSERT INTO meta (key, value) SELECT * FROM unnest($1::text[], $2::bigint[])
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            &[&keys, &values],
+        )
+        .await
+        .map_err(pg)?;
+        Ok(())
+    };
     // A database seeded now, or by a version that recorded nothing: recorded now. One that
     // recorded some keys but not all is taken as another (a restore of an older copy, whose
     // `meta` lacks the keys added since, looks so): a jump too many is a restart of the
     // traversals in progress, a jump too few reuses names.
     if none(&recorded) {
-        tx.execute(record, &[&keys, &live]).await.map_err(pg)?;
+        record().await?;
         return Ok(None);
     }
     let next = successor_snapshot(current) as i64;
@@ -290,15 +405,18 @@ async fn take_place(tx: &deadpool_postgres::Transaction<'_>) -> Result<Option<Sn
         .await
         .map_err(pg)?;
     tx.execute("UPDATE meta SET value = $1 WHERE key IN ('current', 'pruned_before')", &[&next]).await.map_err(pg)?;
-    tx.execute(record, &[&keys, &live]).await.map_err(pg)?;
+    record().await?;
+    let said = |values: &[Option<i64>]| {
+        listed(values.iter().map(|value| value.map_or_else(|| "none".to_owned(), |value| value.to_string())))
+    };
     tracing::warn!(
         target: "service_accounts::store",
-        "this database is not the one its snapshots were numbered in (system identifier, database OID, \
-         timeline, meta OID recorded as {}, now {}): restored, copied or promoted, it takes that one's place; \
-         snapshots up to s-{current} are gone, and the cursors and evidence issued at them are refused; new \
-         snapshots start at s-{next}",
-        listed(recorded.iter().map(|value| value.map_or_else(|| "none".to_owned(), |value| value.to_string()))),
-        listed(live.iter().map(i64::to_string)),
+        "this database is not the one its snapshots were numbered in ({} recorded as {}, now {}): restored, \
+         copied, promoted or its tables loaded again, it takes that one's place; snapshots up to s-{current} \
+         are gone, and the cursors and evidence issued at them are refused; new snapshots start at s-{next}",
+        keys.join(", "),
+        said(&recorded),
+        said(&live),
     );
     Ok(Some(next as Snapshot))
 }
@@ -318,6 +436,7 @@ async fn counter(client: &impl GenericClient, sql: &str) -> Result<tokio_postgre
 async fn take_place_apart(client: &mut Object) -> Result<(), StoreError> {
     let tx = client.transaction().await.map_err(pg)?;
     take_place(&tx).await?;
+    PgStore::loaded(&tx).await?;
     commit(tx).await
 }
 
@@ -345,6 +464,7 @@ fn seconds(duration: Duration) -> String {
 /// longer than `lock_timeout` for a lock (55P03) is an outage too, saying which bound it hit:
 /// the statement itself was fine, and the same request may well succeed later.
 fn pg(error: tokio_postgres::Error) -> StoreError {
+    let _ = FAILED_WITH.try_with(|code| *code.borrow_mut() = error.code().cloned());
     match error.as_db_error() {
         Some(db) if *db.code() == SqlState::QUERY_CANCELED => {
             let within = STATEMENT_BOUND.try_with(|bound| format!(" within {}", seconds(*bound))).unwrap_or_default();
@@ -408,6 +528,30 @@ fn refused_settings(error: &tokio_postgres::Error) -> Option<String> {
     Some(format!("the server refuses the URL: {} ({code}); {fix}", db.message()))
 }
 
+/// Why the check of the first connection at start-up ([`strengthen_session`], then
+/// [`take_place`]) failed for a setting to fix, when it did: the session's transactions are
+/// read-only (25006), or the role may not read or write the service's tables (42501). `code` is
+/// the SQLSTATE a failed statement of the check gave, when the hook's error does not carry it.
+/// Anything else (a server going away, a store being loaded, a statement cancelled by the
+/// statement timeout while it waited on a lock) is an outage to wait out.
+fn refused_check(hook: &HookError, code: Option<&SqlState>) -> Option<String> {
+    let (code, said) = match hook {
+        HookError::Backend(error) => {
+            let db = error.as_db_error()?;
+            (db.code().clone(), format!("{} ({})", db.message(), db.code().code()))
+        }
+        HookError::Message(message) => (code?.clone(), message.to_string()),
+    };
+    match code {
+        SqlState::READ_ONLY_SQL_TRANSACTION => Some(read_only_session().to_owned()),
+        SqlState::INSUFFICIENT_PRIVILEGE => Some(format!(
+            "the role may not read or write the service's tables ({said}); grant it SELECT, INSERT, UPDATE and \
+             DELETE on accounts, snapshots, meta, credentials, grants and replicas"
+        )),
+        _ => None,
+    }
+}
+
 /// True for the SQLSTATEs of a server that cannot serve now, whatever the statement: a broken
 /// connection (class 08), too many connections or no resources (class 53), a server that is
 /// shutting down, crashed or is still starting (57P01, 57P02, 57P03), and a transaction the
@@ -454,6 +598,11 @@ fn pool_error(error: PoolError, connect: Duration) -> StoreError {
         PoolError::Timeout(TimeoutType::Wait) => {
             format!("every pooled connection stayed busy for {} s", POOL_WAIT.as_secs_f64())
         }
+        // deadpool ends a hook's failure with a line break (and gives no cause): said in one
+        // line, as a server's DETAIL or HINT is.
+        PoolError::PostCreateHook(hook) => {
+            format!("the check of a new connection failed: {}", hook.to_string().trim_end().replace('\n', "; "))
+        }
         _ => with_causes(&error),
     };
     StoreError::Unavailable(format!("no connection from the pool: {why}"))
@@ -478,7 +627,7 @@ fn with_causes(error: &dyn std::error::Error) -> String {
 /// name counting. The value is PostgreSQL's too: a number, decimals allowed, then optionally a
 /// unit (`us`, `ms`, `s`, `min`, `h` or `d`; milliseconds without one), rounded to whole
 /// milliseconds. A value that is not a duration, that PostgreSQL would refuse as too large,
-/// or that is 0 (which turns the bound off) is an error saying so.
+/// that is 0 (which turns the bound off) or under [`MIN_STATEMENT_TIMEOUT`] is an error saying so.
 pub fn url_statement_timeout(config: &tokio_postgres::Config) -> Result<Option<Duration>, String> {
     let Some(value) = config.get_options().and_then(|options| option_value(options, "statement_timeout")) else {
         return Ok(None);
@@ -541,6 +690,46 @@ pub fn url_durable_commits(config: &tokio_postgres::Config) -> Result<(), String
         ));
     }
     Ok(())
+}
+
+/// Refuses a URL whose options make every transaction read-only
+/// (`-c default_transaction_read_only=on`, or another of PostgreSQL's spellings of true): the
+/// service writes (the schema, the seed, every snapshot it opens), and each of its writes would
+/// be refused, so it could never serve.
+pub fn url_writable(config: &tokio_postgres::Config) -> Result<(), String> {
+    let Some(value) = config.get_options().and_then(|options| option_value(options, "default_transaction_read_only"))
+    else {
+        return Ok(());
+    };
+    if pg_bool(&value) == Some(true) {
+        return Err(format!(
+            "the URL's options set default_transaction_read_only to '{value}', which cannot work: this service \
+             writes, and every transaction of its sessions would be read-only; remove it (or give off)"
+        ));
+    }
+    Ok(())
+}
+
+/// Why a session whose transactions are read-only cannot serve, and what to change.
+fn read_only_session() -> &'static str {
+    "the server makes this session's transactions read-only (default_transaction_read_only is on for the \
+     server, the database or the role), which cannot work: this service writes; turn it off for the service \
+     (ALTER ROLE ... SET default_transaction_read_only = off) or name a database that takes writes"
+}
+
+/// A boolean setting's value as PostgreSQL reads it (`on`, `off`, `true`, `false`, `yes`,
+/// `no`, `1`, `0`, in any case, or a prefix of one that says which), or `None` for one it
+/// refuses.
+fn pg_bool(value: &str) -> Option<bool> {
+    let value = value.trim_matches(pg_space).to_ascii_lowercase();
+    let prefix = |word: &str, min: usize| value.len() >= min && word.starts_with(value.as_str());
+    match value.as_str() {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ if prefix("true", 1) || prefix("yes", 1) || prefix("on", 2) => Some(true),
+        _ if prefix("false", 1) || prefix("no", 1) || prefix("off", 2) => Some(false),
+        _ => None,
+    }
 }
 
 /// White space as PostgreSQL's `isspace` sees it in the options.
@@ -609,6 +798,13 @@ fn timeout_value(value: &str) -> Result<Duration, String> {
             "which is 0 ms in whole milliseconds and turns the bound off: a statement waiting on a lock would hold its request for ever; {EXAMPLE}"
         ));
     }
+    let least = MIN_STATEMENT_TIMEOUT.as_millis();
+    if ms < least as f64 {
+        return Err(format!(
+            "which is too short: under {least} ms the server would cancel the service's ordinary statements, \
+             the check it makes of each new connection among them, and it could never start or serve; {EXAMPLE}"
+        ));
+    }
     Ok(Duration::from_millis(ms as u64))
 }
 
@@ -663,6 +859,7 @@ impl PgStore {
         let url_error = |e: String| StoreError::Config(format!("the PostgreSQL URL: {e}"));
         let theirs = url_statement_timeout(&config).map_err(url_error)?;
         url_durable_commits(&config).map_err(url_error)?;
+        url_writable(&config).map_err(url_error)?;
         let statement_timeout = theirs.unwrap_or(STATEMENT_TIMEOUT);
         if theirs.is_none() {
             let ours = format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis());
@@ -699,12 +896,19 @@ impl PgStore {
         let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
         let store = PgStore { pool, retention_ms, connect_timeout, statement_timeout };
         // Fail on start, with the driver's reason, rather than on the first request.
-        match store.pool.get().await {
-            Ok(client) => drop(client),
-            Err(PoolError::Backend(error)) if let Some(why) = refused_settings(&error) => {
+        let first = FAILED_WITH.scope(std::cell::RefCell::new(None), async {
+            let first = store.pool.get().await;
+            (first, FAILED_WITH.with(|code| code.borrow_mut().take()))
+        });
+        match first.await {
+            (Ok(client), _) => drop(client),
+            (Err(PoolError::Backend(error)), _) if let Some(why) = refused_settings(&error) => {
                 return Err(StoreError::Config(format!("--db: {why}")));
             }
-            Err(error) => return Err(pool_error(error, connect_timeout)),
+            (Err(PoolError::PostCreateHook(hook)), code) if let Some(why) = refused_check(&hook, code.as_ref()) => {
+                return Err(StoreError::Config(format!("--db: {why}")));
+            }
+            (Err(error), _) => return Err(pool_error(error, connect_timeout)),
         }
         Ok(store)
     }
@@ -795,11 +999,114 @@ impl PgStore {
             .await
             .map_err(pg)?;
         tx.execute(
-            "INSERT INTO meta (key, value) VALUES ('current', $3), ('next_id', $1), ('seeded', $2), ('pruned_before', $3)",
-            &[&(i64::from(count) + 1), &i64::from(count), &first],
+            "INSERT INTO meta (key, value) VALUES ('current', $3), ('next_id', $1), ('seeded', $2), ('pruned_before', $3),
+                 ('accounts_held', $4)",
+            &[&(i64::from(count) + 1), &i64::from(count), &first, &i64::from(count > 0)],
         )
         .await
         .map_err(pg)?;
+        Ok(())
+    }
+
+    /// Refuses a database whose tables are not [`LOADED`], as an outage
+    /// ([`StoreError::Unavailable`], answered 503 with `Retry-After`) saying what it lacks: one
+    /// emptied and being copied in again, table by table (`TRUNCATE` or `DELETE`, then
+    /// `pg_restore --data-only` or `COPY`), until its last table is in. Every store that serves
+    /// holds a credential, the row of its current snapshot, and an account once `meta` says so
+    /// (`accounts_held`, set by the seed and by a created account, and cleared only by a pruning
+    /// round that left the table empty).
+    async fn loaded(client: &impl GenericClient) -> Result<(), StoreError> {
+        let row = client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'current'),
+                        EXISTS (SELECT 1 FROM credentials),
+                        EXISTS (SELECT 1 FROM snapshots WHERE number = (SELECT value FROM meta WHERE key = 'current')),
+                        COALESCE((SELECT value FROM meta WHERE key = 'accounts_held'), 0) = 0
+                            OR EXISTS (SELECT 1 FROM accounts)",
+                &[],
+            )
+            .await
+            .map_err(pg)?;
+        let lacks = [
+            (0, "meta holds no snapshot counter"),
+            (1, "credentials is empty"),
+            (2, "snapshots lacks the current snapshot"),
+            (3, "accounts is empty though meta says it holds accounts"),
+        ];
+        let lacking: Vec<&str> =
+            lacks.iter().filter(|(at, _)| !row.get::<_, bool>(*at)).map(|(_, what)| *what).collect();
+        if lacking.is_empty() {
+            return Ok(());
+        }
+        Err(StoreError::Unavailable(format!(
+            "the database's tables are being loaded ({}): the service serves again once they are",
+            lacking.join(", ")
+        )))
+    }
+
+    /// Creates the schema in `tx` when any of it is missing, and checks that the role may do
+    /// what the service does: a setting to fix ([`StoreError::Config`], exit 2 at start-up) when
+    /// it may not, never an outage to wait out.
+    ///
+    /// `CREATE TABLE IF NOT EXISTS` needs `CREATE` on the schema even when the table exists, so
+    /// a schema that is all there is not created again: an application role that may read and
+    /// write the tables, and not create any (PostgreSQL 15's default on `public`), starts on a
+    /// database whose tables its owner created (by starting the service once). When something
+    /// is missing and the role may not create it, the error names it and what to grant. A
+    /// session whose transactions are read-only (`default_transaction_read_only` on for the
+    /// server, the database or the role) is refused too: the service writes.
+    async fn create_schema(tx: &deadpool_postgres::Transaction<'_>) -> Result<(), StoreError> {
+        let row = tx
+            .query_one(
+                "SELECT current_setting('transaction_read_only') = 'on', quote_ident(current_user),
+                        quote_ident(COALESCE(current_schema(), 'public')),
+                        ARRAY(SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL)",
+                &[&&SCHEMA_OBJECTS[..]],
+            )
+            .await
+            .map_err(pg)?;
+        let (read_only, role, schema, missing): (bool, String, String, Vec<String>) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        if read_only {
+            return Err(StoreError::Config(format!("--db: {}", read_only_session())));
+        }
+        if !missing.is_empty() {
+            tx.batch_execute(SCHEMA).await.map_err(|error| match error.as_db_error() {
+                Some(db) if *db.code() == SqlState::INSUFFICIENT_PRIVILEGE => StoreError::Config(format!(
+                    "--db: the database lacks the service's {} {}, and the role {role} may not create {}: {} \
+                     (42501); grant it CREATE on the schema (GRANT CREATE ON SCHEMA {schema} TO {role}), or start \
+                     the service once as a role that may (the tables' owner), which creates them",
+                    if missing.len() == 1 { "table or index" } else { "tables and indexes" },
+                    missing.join(", "),
+                    if missing.len() == 1 { "it" } else { "them" },
+                    db.message(),
+                )),
+                _ => pg(error),
+            })?;
+        }
+        let lacking: Vec<String> = tx
+            .query(
+                "SELECT need.name || ' (' || string_agg(need.privilege, ', ' ORDER BY need.at) || ')'
+                 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS need (name, privilege, at)
+                 WHERE NOT has_table_privilege(need.name, need.privilege)
+                 GROUP BY need.name ORDER BY min(need.at)",
+                &[
+                    &PRIVILEGES.map(|(table, _)| table).as_slice(),
+                    &PRIVILEGES.map(|(_, privilege)| privilege).as_slice(),
+                ],
+            )
+            .await
+            .map_err(pg)?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        if !lacking.is_empty() {
+            return Err(StoreError::Config(format!(
+                "--db: the role {role} lacks privileges the service needs on its tables: {}; grant them (GRANT \
+                 SELECT, INSERT, UPDATE, DELETE ON accounts, snapshots, meta, credentials, grants, replicas TO {role})",
+                lacking.join(", ")
+            )));
+        }
         Ok(())
     }
 
@@ -854,6 +1161,7 @@ impl PgStore {
             return Ok(row.get::<_, i64>(0) as u64);
         }
         take_place(tx).await?;
+        Self::loaded(tx).await?;
         Self::lock_counter(tx).await
     }
 
@@ -967,7 +1275,7 @@ impl AccountStore for PgStore {
             .await
             .map_err(pg)?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&PREPARE_LOCK]).await.map_err(pg)?;
-            tx.batch_execute(SCHEMA).await.map_err(pg)?;
+            Self::create_schema(&tx).await?;
             let snapshots: i64 = tx.query_one("SELECT COUNT(*) FROM snapshots", &[]).await.map_err(pg)?.get(0);
             if snapshots == 0 {
                 Self::seed(&tx, accounts).await?;
@@ -985,6 +1293,15 @@ impl AccountStore for PgStore {
                     }
                 }
             }
+            // A database prepared by a version that kept no `accounts_held` says it now.
+            tx.execute(
+                "INSERT INTO meta (key, value) SELECT 'accounts_held', (EXISTS (SELECT 1 FROM accounts))::int
+                 WHERE EXISTS (SELECT 1 FROM meta WHERE key = 'current')
+                 ON CONFLICT (key) DO NOTHING",
+                &[],
+            )
+            .await
+            .map_err(pg)?;
             take_place(&tx).await?;
             // A database whose seeding left no record takes the ids given so far, once.
             tx.execute(
@@ -1003,7 +1320,17 @@ impl AccountStore for PgStore {
     }
 
     async fn grant(&self, name: &str) -> Result<Option<Grant>, StoreError> {
-        self.bounded(async |client| Self::grant_of(&*client, name).await).await
+        self.bounded(async |client| {
+            let grant = Self::grant_of(&*client, name).await?;
+            // A credential not known to a store whose tables are being loaded may be one not
+            // copied in yet: an outage, never "not known" (which a client takes for a
+            // revocation); so may the grants of one without any.
+            if grant.as_ref().is_none_or(|grant| grant.tenants.is_empty()) {
+                Self::loaded(&*client).await?;
+            }
+            Ok(grant)
+        })
+        .await
     }
 
     async fn revoke_tenant(&self, name: &str, tenant: &str) -> Result<Option<Grant>, StoreError> {
@@ -1141,13 +1468,23 @@ impl AccountStore for PgStore {
     }
 
     async fn get(&self, id: &str) -> Result<Option<Account>, StoreError> {
-        self.bounded(async |client| Self::current_version(&*client, id).await).await
+        self.bounded(async |client| {
+            let account = Self::current_version(&*client, id).await?;
+            // Not found in a store whose tables are being loaded: perhaps not copied in yet.
+            if account.is_none() {
+                Self::loaded(&*client).await?;
+            }
+            Ok(account)
+        })
+        .await
     }
 
     async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
         self.bounded(async |client| {
             let tx = consistent_read(client).await?;
             let snapshot: i64 = counter(&tx, "SELECT value FROM meta WHERE key = 'current'").await?.get(0);
+            // A copy of a half-loaded table would answer searches as if it were the inventory.
+            Self::loaded(&tx).await?;
             let rows = tx
                 .query(&format!("SELECT {COLUMNS} FROM accounts WHERE valid_to IS NULL ORDER BY id"), &[])
                 .await
@@ -1170,6 +1507,10 @@ impl AccountStore for PgStore {
                 .get(0);
             let account = Account::created(new, number as u64);
             Self::insert_version(&tx, &account, snapshot).await?;
+            // The table holds an account from now on (see `loaded`).
+            tx.execute("UPDATE meta SET value = 1 WHERE key = 'accounts_held' AND value <> 1", &[])
+                .await
+                .map_err(pg)?;
             commit(tx).await?;
             Ok((account, snapshot))
         })
@@ -1314,6 +1655,15 @@ impl AccountStore for PgStore {
                     .await
                     .map_err(pg)?;
                 tx.execute("DELETE FROM snapshots WHERE number < $1", &[&oldest]).await.map_err(pg)?;
+                // Whether the table still holds an account: one emptied by this round is not
+                // one being loaded (see `loaded`).
+                tx.execute(
+                    "INSERT INTO meta (key, value) VALUES ('accounts_held', (EXISTS (SELECT 1 FROM accounts))::int)
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    &[],
+                )
+                .await
+                .map_err(pg)?;
                 tx.execute("UPDATE meta SET value = $1 WHERE key = 'pruned_before'", &[&oldest]).await.map_err(pg)?;
             }
             commit(tx).await?;
