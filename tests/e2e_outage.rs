@@ -45,6 +45,9 @@ async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() 
         let answer = h.send(method.clone(), path, token, body.map(<[u8]>::to_vec)).await;
         answer.assert_problem(503, "SERVICE_UNAVAILABLE");
         assert_eq!(answer.retry_after.as_deref(), Some("5"), "{method} {path}");
+        // The wait in the body too, for a client that reads only the problem (an MCP tool error).
+        let wait = serde_json::json!({"kind": "retry_after", "seconds": 5});
+        assert_eq!(answer.body["continuation"], wait, "{method} {path}");
         let detail = answer.body["detail"].as_str().unwrap_or_default();
         assert!(detail.contains("database cannot be reached"), "{method} {path}: {detail}");
         for internal in [name.as_str(), "FATAL", "pool", "accepting connections", "127.0.0.1"] {

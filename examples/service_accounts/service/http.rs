@@ -176,11 +176,15 @@ pub fn store_problem(error: StoreError) -> Problem {
         }
         error if is_outage(&error) => {
             tracing::error!(error = %error, "the database cannot be reached or did not answer in time; answering 503");
+            // The wait in the body too: a client that reads only the problem (an MCP tool error
+            // carries the body, not the header) learns when to ask again. Not on a write whose
+            // outcome is unknown (above), which is read back before it is sent again.
             refusal_saying(
                 StatusCode::SERVICE_UNAVAILABLE,
                 Some("Its database cannot be reached or did not answer in time."),
             )
             .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
+            .with_continuation(&completeness::Continuation::RetryAfter { seconds: OUTAGE_RETRY_AFTER_SECS })
         }
         error => {
             tracing::error!(error = %error, "the database failed; answering 500");
