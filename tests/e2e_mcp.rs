@@ -1726,9 +1726,16 @@ async fn tool_schemas_carry_only_the_formats_json_schema_defines() {
     assert_eq!(checked, 10, "five tools, two schemas each");
     // The integer bounds stay: they carry what `uint64` said.
     let list = &tool(&tools, LIST).input_schema["properties"];
-    assert_eq!(list["page_size"]["minimum"], 1);
+    assert_eq!(
+        (list["page_size"]["minimum"].clone(), list["page_size"]["maximum"].clone()),
+        (json!(1), json!(u64::MAX))
+    );
     let returned = &tool(&tools, LIST).output_schema.as_ref().unwrap()["$defs"]["PageInfo"]["properties"]["returned"];
-    assert_eq!((returned["type"].clone(), returned["minimum"].clone()), (json!("integer"), json!(0)), "{returned}");
+    assert_eq!(
+        (returned["type"].clone(), returned["minimum"].clone(), returned["maximum"].clone()),
+        (json!("integer"), json!(0), json!(u64::MAX)),
+        "the largest value uint64 said is kept: {returned}"
+    );
     // The OpenAPI document keeps OpenAPI's formats.
     let document = h.send(reqwest::Method::GET, "/openapi.json", None, None).await.body;
     let mut found = Vec::new();

@@ -1757,10 +1757,31 @@ const JSON_SCHEMA_FORMATS: [&str; 19] = [
 /// `minimum` and `maximum` already, and a JSON Schema validator does not know them: Ajv (the
 /// TypeScript SDK's) warns about each, and refuses to compile a schema with one in strict mode.
 /// The OpenAPI document keeps them, as OpenAPI's format registry defines them. Only keywords
-/// whose values are schemas are entered, so a property named `format` stays.
+/// whose values are schemas are entered, so a property named `format` stays. A width's bound
+/// the schema does not state yet (`uint64`'s largest value, say) is written as `minimum` or
+/// `maximum` where the format goes, so that no bound is lost with it.
 fn json_schema_formats_only(schema: &mut JsonObject) {
-    if schema.get("format").and_then(Value::as_str).is_some_and(|format| !JSON_SCHEMA_FORMATS.contains(&format)) {
+    if let Some(format) = schema.get("format").and_then(Value::as_str).map(str::to_owned)
+        && !JSON_SCHEMA_FORMATS.contains(&format.as_str())
+    {
         schema.remove("format");
+        let (least, most): (Option<Value>, Option<Value>) = match format.as_str() {
+            "uint64" => (Some(0.into()), Some(u64::MAX.into())),
+            "uint32" => (Some(0.into()), Some(u32::MAX.into())),
+            "int64" => (Some(i64::MIN.into()), Some(i64::MAX.into())),
+            "int32" => (Some(i32::MIN.into()), Some(i32::MAX.into())),
+            _ => (None, None),
+        };
+        for (keyword, exclusive, bound) in
+            [("minimum", "exclusiveMinimum", least), ("maximum", "exclusiveMaximum", most)]
+        {
+            if let Some(bound) = bound
+                && !schema.contains_key(keyword)
+                && !schema.contains_key(exclusive)
+            {
+                schema.insert(keyword.to_owned(), bound);
+            }
+        }
     }
     let subschema = |value: &mut Value| {
         if let Value::Object(schema) = value {
