@@ -99,29 +99,26 @@ async fn the_migrated_service_answers_a_missing_parameter_with_a_problem() {
 /// own port. The tour itself runs on a port the system picks and prints every route's line.
 #[tokio::test]
 async fn the_examples_refuse_an_argument_they_do_not_take_and_tour_on_their_own() {
-    use crate::built_example;
     for name in ["legacy_inventory", "inventory_migrated"] {
-        // Bounded: an example that ignored the argument would serve until stopped.
-        let run = tokio::process::Command::new(built_example::binary(name))
-            .args(["--addr", "127.0.0.1:1"])
-            .kill_on_drop(true)
-            .output();
-        let refused = tokio::time::timeout(std::time::Duration::from_secs(30), run)
-            .await
-            .unwrap_or_else(|_| panic!("{name} ignored an argument it does not take and kept serving"))
-            .expect("the example runs");
+        let refused = run_bounded(name, &["--addr", "127.0.0.1:1"], 30).await;
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert_eq!(refused.status.code(), Some(2), "{name}: {stderr}");
         assert!(stderr.contains("unexpected arguments") && stderr.contains("usage: [--tour]"), "{name}: {stderr}");
-        let run = tokio::process::Command::new(built_example::binary(name)).arg("--tour").kill_on_drop(true).output();
-        let toured = tokio::time::timeout(std::time::Duration::from_secs(60), run)
-            .await
-            .unwrap_or_else(|_| panic!("{name} --tour did not end"))
-            .expect("it runs");
+        let toured = run_bounded(name, &["--tour"], 60).await;
         let stdout = String::from_utf8_lossy(&toured.stdout);
         assert_eq!(toured.status.code(), Some(0), "{name}: {stdout}");
         for path in TOUR {
             assert!(stdout.contains(&format!("GET {path}")), "{name} toured {path}: {stdout}");
         }
     }
+}
+
+/// The built example `name` run with `args` to its end; a panic past `seconds` (an example that
+/// ignored an argument would serve until stopped).
+async fn run_bounded(name: &str, args: &[&str], seconds: u64) -> std::process::Output {
+    let run = tokio::process::Command::new(crate::built_example::binary(name)).args(args).kill_on_drop(true).output();
+    tokio::time::timeout(std::time::Duration::from_secs(seconds), run)
+        .await
+        .unwrap_or_else(|_| panic!("{name} {args:?} did not end within {seconds} s"))
+        .expect("the example runs")
 }

@@ -166,16 +166,6 @@ async fn the_agent_gives_up_on_an_outage_that_lasts_and_changes_nothing() {
     assert_eq!((asked.reads.len(), asked.archives.len()), (1, 0), "no wait of an hour, no archive:\n{out}");
 }
 
-/// Runs `sql` as the test server's superuser, on its maintenance database.
-async fn on_server(sql: &str) {
-    let server = e2e_support::postgres::server_url();
-    let (client, connection) = tokio_postgres::connect(server, tokio_postgres::NoTls).await.expect("the test server");
-    let connection = tokio::spawn(connection);
-    client.batch_execute(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    drop(client);
-    let _ = connection.await;
-}
-
 /// A loopback proxy to `to` that stops the database `name` (no new connection, the service's
 /// sessions ended) before it passes on the first request that carries a cursor (a traversal's
 /// second page, over REST or MCP), and lets it connect again `outage` later.
@@ -196,15 +186,21 @@ async fn proxy_stopping_the_database_mid_traversal(to: std::net::SocketAddr, nam
                     if chunk.windows(6).any(|w| w == b"cursor") {
                         stopped
                             .get_or_init(|| async {
-                                on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")).await;
-                                on_server(&format!(
+                                e2e_support::postgres::on_server(&format!(
+                                    "ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false"
+                                ))
+                                .await;
+                                e2e_support::postgres::on_server(&format!(
                                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
                                 ))
                                 .await;
                                 let name = name.clone();
                                 tokio::spawn(async move {
                                     tokio::time::sleep(outage).await;
-                                    on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).await;
+                                    e2e_support::postgres::on_server(&format!(
+                                        "ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true"
+                                    ))
+                                    .await;
                                 });
                             })
                             .await;

@@ -792,15 +792,6 @@ async fn a_read_only_session_or_a_statement_timeout_too_short_exits_2() {
     let _ = connection.await;
 }
 
-/// Runs `statements` on the database at `url`, as an operator would.
-async fn execute(url: &str, statements: &str) {
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("PostgreSQL");
-    let connection = tokio::spawn(connection);
-    client.batch_execute(statements).await.unwrap_or_else(|e| panic!("{statements}: {e}"));
-    drop(client);
-    let _ = connection.await;
-}
-
 /// An application role that may read and write every table of the service but create none (no
 /// `CREATE` on schema `public`, PostgreSQL 15's default) starts on a database whose tables its
 /// owner created: the schema is there, so the service creates nothing. On a database without
@@ -817,10 +808,10 @@ async fn an_application_role_without_create_starts_on_a_prepared_database_and_is
 
     let role = format!("app_{}", std::process::id());
     let server = e2e_support::postgres::server_url();
-    execute(server, &format!("DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN")).await;
+    e2e_support::postgres::execute(server, &format!("DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN")).await;
     let grant = format!("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}");
-    execute(&prepared, &format!("REVOKE CREATE ON SCHEMA public FROM PUBLIC; {grant}")).await;
-    execute(&empty, "REVOKE CREATE ON SCHEMA public FROM PUBLIC").await;
+    e2e_support::postgres::execute(&prepared, &format!("REVOKE CREATE ON SCHEMA public FROM PUBLIC; {grant}")).await;
+    e2e_support::postgres::execute(&empty, "REVOKE CREATE ON SCHEMA public FROM PUBLIC").await;
     let as_role = |url: &str| {
         let (scheme, rest) = url.split_once("://").unwrap();
         let (_, server) = rest.rsplit_once('@').unwrap();
@@ -850,21 +841,21 @@ async fn an_application_role_without_create_starts_on_a_prepared_database_and_is
         &["the database lacks the service's tables", "permission denied for schema public", &create],
     )
     .await;
-    execute(server, &format!("ALTER ROLE {role} SET default_transaction_read_only = on")).await;
+    e2e_support::postgres::execute(server, &format!("ALTER ROLE {role} SET default_transaction_read_only = on")).await;
     refused(&as_role(&prepared), &["makes this session's transactions read-only", "this service writes"]).await;
-    execute(server, &format!("ALTER ROLE {role} RESET default_transaction_read_only")).await;
-    execute(&prepared, &format!("REVOKE UPDATE ON meta, credentials FROM {role}")).await;
+    e2e_support::postgres::execute(server, &format!("ALTER ROLE {role} RESET default_transaction_read_only")).await;
+    e2e_support::postgres::execute(&prepared, &format!("REVOKE UPDATE ON meta, credentials FROM {role}")).await;
     refused(
         &as_role(&prepared),
         &[&format!("the role {role} lacks privileges"), "meta (UPDATE), credentials (UPDATE)"],
     )
     .await;
 
-    execute(&prepared, &format!("REVOKE SELECT ON meta FROM {role}")).await;
+    e2e_support::postgres::execute(&prepared, &format!("REVOKE SELECT ON meta FROM {role}")).await;
     refused(&as_role(&prepared), &["may not read or write the service's tables", "permission denied for table meta"])
         .await;
 
-    execute(&prepared, &format!("DROP OWNED BY {role}")).await;
-    execute(&empty, &format!("DROP OWNED BY {role}")).await;
-    execute(server, &format!("DROP ROLE {role}")).await;
+    e2e_support::postgres::execute(&prepared, &format!("DROP OWNED BY {role}")).await;
+    e2e_support::postgres::execute(&empty, &format!("DROP OWNED BY {role}")).await;
+    e2e_support::postgres::execute(server, &format!("DROP ROLE {role}")).await;
 }

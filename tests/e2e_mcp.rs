@@ -1468,6 +1468,32 @@ async fn input_schemas_accept_what_the_tools_accept_and_refuse_what_they_refuse(
 }
 }
 
+/// `POST /mcp` as `admin` on protocol 2025-06-18 carrying `body`, in `session` when given.
+fn session_post(h: &Harness, session: Option<&str>, body: Value) -> reqwest::RequestBuilder {
+    let request = h
+        .request(reqwest::Method::POST, "/mcp")
+        .bearer_auth("admin")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&body);
+    match session {
+        Some(session) => request.header("mcp-session-id", session),
+        None => request,
+    }
+}
+
+/// A 2025-06-18 session opened by hand as `admin` (initialized, and told so): its id.
+async fn raw_session(h: &Harness) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = session_post(h, None, initialize).send().await.unwrap();
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    opened.text().await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(session_post(h, Some(&session), initialized).send().await.unwrap().status(), 202);
+    session
+}
+
 /// In a session, a request sent while another of the same session with the same `id` is in
 /// flight is refused with `-32600` before it runs, and the first gets its own answer: rmcp,
 /// which matches answers by `id`, would have given the first one's answer to the second and
@@ -1476,25 +1502,8 @@ async fn input_schemas_accept_what_the_tools_accept_and_refuse_what_they_refuse(
 async fn a_request_id_in_flight_in_a_session_is_refused_and_the_first_request_keeps_its_answer() {
     let slow_audit = vec![("audit".to_owned(), Duration::from_millis(800))];
     let h = Harness::start(e2e_support::Config { slow_sources: slow_audit, ..config(30) }).await;
-    let post = |session: Option<&str>, body: Value| {
-        let mut request = h
-            .request(reqwest::Method::POST, "/mcp")
-            .bearer_auth("admin")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-06-18")
-            .json(&body);
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        request.send()
-    };
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-    let opened = post(None, initialize).await.unwrap();
-    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-    opened.text().await.unwrap();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(post(Some(&session), initialized).await.unwrap().status(), 202);
+    let post = |session: Option<&str>, body: Value| session_post(&h, session, body).send();
+    let session = raw_session(&h).await;
 
     // A search the slow source holds for 0.8 s, and a ping with its id meanwhile.
     let search = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
@@ -1528,25 +1537,8 @@ async fn a_request_id_in_flight_in_a_session_is_refused_and_the_first_request_ke
 async fn a_cancelled_request_keeps_its_id_and_its_answer_until_it_is_answered() {
     let slow_audit = vec![("audit".to_owned(), Duration::from_millis(800))];
     let h = Harness::start(e2e_support::Config { slow_sources: slow_audit, ..config(30) }).await;
-    let post = |session: Option<&str>, body: Value| {
-        let mut request = h
-            .request(reqwest::Method::POST, "/mcp")
-            .bearer_auth("admin")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-06-18")
-            .json(&body);
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        request.send()
-    };
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-    let opened = post(None, initialize).await.unwrap();
-    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-    opened.text().await.unwrap();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(post(Some(&session), initialized).await.unwrap().status(), 202);
+    let post = |session: Option<&str>, body: Value| session_post(&h, session, body).send();
+    let session = raw_session(&h).await;
 
     let search = |id: u64, q: &str| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {

@@ -9,16 +9,6 @@ use e2e_support::{Config, Harness, config};
 use reqwest::Method;
 use serde_json::Value;
 
-/// Runs `sql` as the test server's superuser, on its maintenance database.
-async fn on_server(sql: &str) {
-    let server = e2e_support::postgres::server_url();
-    let (client, connection) = tokio_postgres::connect(server, tokio_postgres::NoTls).await.expect("the test server");
-    let connection = tokio::spawn(connection);
-    client.batch_execute(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    drop(client);
-    let _ = connection.await;
-}
-
 #[tokio::test]
 async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() {
     let url = e2e_support::postgres::fresh_database().await;
@@ -27,8 +17,11 @@ async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() 
     assert_eq!(h.get("/service-accounts?page_size=1", "admin").await.status, 200);
 
     // The outage: the database takes no new connection, and the pool's sessions are ended.
-    on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")).await;
-    on_server(&format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")).await;
+    e2e_support::postgres::on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")).await;
+    e2e_support::postgres::on_server(&format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+    ))
+    .await;
 
     let create: &[u8] = br#"{"name": "svc-north-new", "tenant": "north"}"#;
     let cases = [
@@ -58,7 +51,7 @@ async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() 
     assert_eq!(h.send(Method::GET, "/openapi.json", None, None).await.status, 200);
 
     // The end of the outage ends the refusals: the pool connects again.
-    on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).await;
+    e2e_support::postgres::on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).await;
     let again = h.get("/service-accounts?page_size=1", "admin").await;
     assert_eq!(again.status, 200, "{:?}", again.body);
 }
@@ -74,8 +67,8 @@ async fn a_database_dropped_and_created_again_is_a_503_until_its_schema_is_back(
     let h = Harness::start(Config { db: Some(url.clone().into()), ..config(20) }).await;
     assert_eq!(h.get("/service-accounts?page_size=1", "admin").await.status, 200);
 
-    on_server(&format!("DROP DATABASE {name} WITH (FORCE)")).await;
-    on_server(&format!("CREATE DATABASE {name}")).await;
+    e2e_support::postgres::on_server(&format!("DROP DATABASE {name} WITH (FORCE)")).await;
+    e2e_support::postgres::on_server(&format!("CREATE DATABASE {name}")).await;
 
     let create: &[u8] = br#"{"name": "svc-north-new", "tenant": "north"}"#;
     let cases = [

@@ -40,6 +40,21 @@ pub fn server_url() -> &'static str {
     }
 }
 
+/// Runs `sql` on the database at `url`, as an operator would; panics with the statement and
+/// the server's error when it fails.
+pub async fn execute(url: &str, sql: &str) {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("PostgreSQL");
+    let connection = tokio::spawn(connection);
+    client.batch_execute(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    drop(client);
+    let _ = connection.await;
+}
+
+/// [`execute`] as the test server's superuser, on its maintenance database.
+pub async fn on_server(sql: &str) {
+    execute(server_url(), sql).await;
+}
+
 /// The databases [`Release`]d and not dropped yet.
 static RELEASED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
