@@ -185,30 +185,7 @@ impl Served {
 /// evidence would otherwise archive an account the predecessor's inventory never had.
 #[tokio::test]
 async fn a_write_after_an_in_place_restore_reuses_no_snapshot_and_the_old_tokens_are_refused() {
-    let s = Served::start().await;
-    let (_, backed_up, _) = s.unowned().await;
-    s.execute(BACKUP).await;
-    let mut given = BTreeSet::from([backed_up]);
-    for n in 0..3 {
-        given.insert(s.create(&format!("svc-predecessor-{n}")).await.1);
-    }
-    let (listed, snapshot, evidence) = s.unowned().await;
-    assert!(given.contains(&snapshot), "{snapshot} among {given:?}");
-    let (next, _) = s.cursor().await;
-
-    s.execute(RESTORE).await;
-    let mut created = Vec::new();
-    for n in 0..3 {
-        let (id, opened) = s.create(&format!("svc-restored-{n}")).await;
-        assert!(!given.contains(&opened), "a write after the restore opened {opened}, a name the predecessor gave");
-        created.push(id);
-    }
-    s.get(&next).await.assert_problem(410, "CURSOR_EXPIRED");
-    // The restored database gave its new accounts the predecessor's ids, under other names.
-    assert!(listed.contains(&created[0]), "{} among {listed:?}", created[0]);
-    s.archive(&[&created[0]], &evidence).await.assert_problem(412, "EVIDENCE_EXPIRED");
-    let account = s.get(&format!("/service-accounts/{}", created[0])).await;
-    assert_eq!(account.body["archived"], false, "nothing was archived: {}", account.body);
+    the_old_tokens_are_refused_after(BACKUP, RESTORE, "restore").await;
 }
 
 /// A cursor the predecessor issued at the snapshot the backup holds, resumed first after the
@@ -300,10 +277,18 @@ async fn tables_loaded_again_in_place_are_an_outage_until_loaded_and_then_refuse
 /// the last are refused (the evidence would otherwise archive an account the predecessor's
 /// inventory never had, given one of its ids again).
 async fn the_old_tokens_are_refused_after_tables_loaded_again_by(empty: &str) {
+    the_old_tokens_are_refused_after(DUMP, &reload(empty), "reload").await;
+}
+
+/// Saves the database with `save`, makes three writes (the predecessor's snapshots) and takes a
+/// cursor and evidence at the last, loads the saved state with `load` (a `what`), then writes
+/// first: the writes open none of the predecessor's snapshots, and its cursor and evidence are
+/// refused, and nothing is archived with the evidence.
+async fn the_old_tokens_are_refused_after(save: &str, load: &str, what: &str) {
     let s = Served::start().await;
-    let (_, dumped, _) = s.unowned().await;
-    s.execute(DUMP).await;
-    let mut given = BTreeSet::from([dumped]);
+    let (_, saved, _) = s.unowned().await;
+    s.execute(save).await;
+    let mut given = BTreeSet::from([saved]);
     for n in 0..3 {
         given.insert(s.create(&format!("svc-predecessor-{n}")).await.1);
     }
@@ -311,14 +296,15 @@ async fn the_old_tokens_are_refused_after_tables_loaded_again_by(empty: &str) {
     assert!(given.contains(&snapshot), "{snapshot} among {given:?}");
     let (next, _) = s.cursor().await;
 
-    s.execute(&reload(empty)).await;
+    s.execute(load).await;
     let mut created = Vec::new();
     for n in 0..3 {
-        let (id, opened) = s.create(&format!("svc-reloaded-{n}")).await;
-        assert!(!given.contains(&opened), "a write after the reload opened {opened}, a name the predecessor gave");
+        let (id, opened) = s.create(&format!("svc-after-{what}-{n}")).await;
+        assert!(!given.contains(&opened), "a write after the {what} opened {opened}, a name the predecessor gave");
         created.push(id);
     }
     s.get(&next).await.assert_problem(410, "CURSOR_EXPIRED");
+    // The loaded database gave its new accounts the predecessor's ids, under other names.
     assert!(listed.contains(&created[0]), "{} among {listed:?}", created[0]);
     s.archive(&[&created[0]], &evidence).await.assert_problem(412, "EVIDENCE_EXPIRED");
     let account = s.get(&format!("/service-accounts/{}", created[0])).await;
