@@ -364,15 +364,7 @@ async fn a_bad_key_ring_exits_2_before_the_database_is_touched() {
         assert!(!stderr.contains("could not open the database"), "{args:?} {env:?}: {stderr}");
     }
 
-    let (client, connection) = tokio_postgres::connect(&db, tokio_postgres::NoTls).await.unwrap();
-    let connection = tokio::spawn(connection);
-    let tables = client
-        .query_one("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", &[])
-        .await
-        .unwrap();
-    assert_eq!(tables.get::<_, i64>(0), 0, "the database was neither created into nor seeded");
-    drop(client);
-    let _ = connection.await;
+    assert_eq!(e2e_support::postgres::public_tables(&db).await, 0, "the database was neither created into nor seeded");
 }
 
 #[tokio::test]
@@ -781,15 +773,7 @@ async fn a_read_only_session_or_a_statement_timeout_too_short_exits_2() {
         assert!(rest.starts_with("usage: service_accounts"), "{url}: {stderr}");
     }
 
-    let (client, connection) = tokio_postgres::connect(&db, tokio_postgres::NoTls).await.unwrap();
-    let connection = tokio::spawn(connection);
-    let tables = client
-        .query_one("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", &[])
-        .await
-        .unwrap();
-    assert_eq!(tables.get::<_, i64>(0), 0, "the database was neither created into nor seeded");
-    drop(client);
-    let _ = connection.await;
+    assert_eq!(e2e_support::postgres::public_tables(&db).await, 0, "the database was neither created into nor seeded");
 }
 
 /// An application role that may read and write every table of the service but create none (no

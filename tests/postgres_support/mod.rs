@@ -50,6 +50,20 @@ pub async fn execute(url: &str, sql: &str) {
     let _ = connection.await;
 }
 
+/// How many tables the database at `url` holds in its `public` schema: none, for a database
+/// that a refused start neither created tables in nor seeded.
+pub async fn public_tables(url: &str) -> i64 {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("PostgreSQL");
+    let connection = tokio::spawn(connection);
+    let row = client
+        .query_one("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", &[])
+        .await
+        .expect("the count of the database's tables");
+    drop(client);
+    let _ = connection.await;
+    row.get(0)
+}
+
 /// [`execute`] as the test server's superuser, on its maintenance database.
 pub async fn on_server(sql: &str) {
     execute(server_url(), sql).await;
