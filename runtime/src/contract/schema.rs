@@ -1079,8 +1079,9 @@ pub fn reason_components(schemas: &mut Vec<(String, openapi::Schema)>) {
     add_component::<crate::contract::reason::LimitKind>(schemas);
 }
 
+/// Adds `T`'s schema under its name, and the components it refers to.
 #[cfg(feature = "openapi")]
-fn add_component<T: utoipa::ToSchema>(schemas: &mut Vec<(String, openapi::Schema)>) {
+pub(crate) fn add_component<T: utoipa::ToSchema>(schemas: &mut Vec<(String, openapi::Schema)>) {
     schemas.push((T::name().into_owned(), T::schema()));
     T::schemas(schemas);
 }

@@ -459,8 +459,7 @@ impl utoipa::ToSchema for Problem {
         "Problem".into()
     }
     fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
-        let continuation = <Continuation as utoipa::ToSchema>::name().into_owned();
-        schemas.push((continuation, <Continuation as utoipa::PartialSchema>::schema()));
+        crate::contract::schema::add_component::<Continuation>(schemas);
         crate::schema::reason_components(schemas);
     }
 }
