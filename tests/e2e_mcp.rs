@@ -1614,7 +1614,7 @@ async fn open_session(h: &Harness, token: &str, version: &str) -> (String, Strin
 /// `initialize` asking for either is answered with a version the server speaks (MCP's
 /// negotiation; the client decides whether to go on), never agreed to, and `server/discover`
 /// lists only the versions it speaks. In the session so opened a batch is refused, as that
-/// version has none.
+/// version has none, and so is a request that names the version asked for in its header.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn protocol_versions_with_batches_are_not_agreed_to() {
     let h = Harness::start(config(30)).await;
@@ -1634,6 +1634,20 @@ async fn protocol_versions_with_batches_are_not_agreed_to() {
             &post_in(&h, "admin", Some((&session, &agreed)), &call).send().await.unwrap().text().await.unwrap(),
         );
         assert_eq!(answered["result"]["isError"], false, "{asked}: the session serves: {answered}");
+        // Nor does a request in the session speak it (rmcp takes any version it knows there):
+        // refused before it runs, and so is a header naming two versions.
+        let spoken_as_asked = h.answer(post_in(&h, "admin", Some((&session, asked)), &call)).await;
+        spoken_as_asked.assert_problem(400, "INVALID_REQUEST");
+        let detail = spoken_as_asked.body["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains(&format!("`MCP-Protocol-Version: {asked}` is not a version this server speaks")),
+            "{detail}"
+        );
+        assert!(detail.contains("2025-06-18, 2025-11-25, 2026-07-28"), "{detail}");
+        let twice = post_in(&h, "admin", Some((&session, &agreed)), &call).header("mcp-protocol-version", &agreed);
+        let twice = h.answer(twice).await;
+        twice.assert_problem(400, "INVALID_REQUEST");
+        assert!(twice.body["detail"].as_str().unwrap_or_default().contains("two `MCP-Protocol-Version` fields"));
     }
     // The versions the README promises are agreed to as asked.
     for asked in [ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(), "2025-06-18"] {

@@ -55,8 +55,10 @@
 //! 11. The protocol versions are [`PROTOCOL_VERSIONS`]: 2025-06-18 and 2025-11-25 with a session,
 //!     2026-07-28 without one. 2024-11-05 and 2025-03-26, whose servers must read JSON-RPC
 //!     batches (refused here, 400 `INVALID_BODY`), are not agreed to: an `initialize` asking for
-//!     either is answered with 2025-11-25, and the client decides. A session is initialized
-//!     once: another `initialize` in it is refused with `-32600` and changes nothing.
+//!     either is answered with 2025-11-25, and the client decides; a request in a session whose
+//!     `MCP-Protocol-Version` names another version is refused (400 `INVALID_REQUEST`). A
+//!     session is initialized once: another `initialize` in it is refused with `-32600` and
+//!     changes nothing.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -91,7 +93,7 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::common::http_header::{HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID};
 use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -439,6 +441,31 @@ fn too_many_sessions(credential: &str, first_to_expire: Option<Instant>) -> Resp
     .into_response()
 }
 
+/// A request in a session names the protocol version it speaks in `MCP-Protocol-Version`; rmcp
+/// takes there any version it knows, 2025-03-26 too, though no session here agreed to one
+/// outside [`PROTOCOL_VERSIONS`]. Such a version, a value that is no version, or two of the
+/// header, is refused (400 `INVALID_REQUEST`) before the request runs, as MCP has a server do
+/// with a version it does not support. A request without the header passes, as rmcp has it.
+fn version_not_spoken(headers: &HeaderMap) -> Option<Problem> {
+    let mut named = headers.get_all(HEADER_MCP_PROTOCOL_VERSION).iter();
+    let first = named.next()?;
+    let spoken = PROTOCOL_VERSIONS.iter().map(ProtocolVersion::as_str).collect::<Vec<_>>().join(", ");
+    let why = if named.next().is_some() {
+        "It names its protocol version twice (two `MCP-Protocol-Version` fields); send one.".to_owned()
+    } else {
+        let version = first.to_str().ok().filter(|version| PROTOCOL_VERSIONS.iter().any(|v| v.as_str() == *version));
+        if version.is_some() {
+            return None;
+        }
+        let excerpt: String = String::from_utf8_lossy(first.as_bytes()).chars().take(32).collect();
+        format!(
+            "`MCP-Protocol-Version: {excerpt}` is not a version this server speaks ({spoken}): send the version \
+             `initialize` agreed to."
+        )
+    };
+    Some(refusals::refusal_saying(StatusCode::BAD_REQUEST, Some(&why)))
+}
+
 /// The problem code of a session refused past [`MAX_SESSIONS_PER_CREDENTIAL`]: this service's
 /// own (contract §5.4).
 pub const TOO_MANY_SESSIONS: &str = "TOO_MANY_SESSIONS";
@@ -485,6 +512,9 @@ async fn sessions_of_their_credential(State(sessions): State<Sessions>, request:
     }
     if caller.is_none() || sessions.owner(&id) != caller {
         return session_not_found();
+    }
+    if let Some(refused) = version_not_spoken(request.headers()) {
+        return refused.into_response();
     }
     let ends = request.method() == Method::DELETE;
     sessions.used(&id);
