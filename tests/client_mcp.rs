@@ -119,7 +119,9 @@ async fn an_incomplete_and_empty_result_reaches_the_client_with_every_completene
             let text = &result.content[0].as_text().expect("a text block").text;
             let verdict = text.lines().next().unwrap();
             assert!(
-                verdict.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): 0 service accounts returned"),
+                verdict.starts_with(
+                    "INCOMPLETE (VISIBILITY_RESTRICTED): 0 service accounts matching owner=none, tenant=south returned"
+                ),
                 "{verdict}"
             );
             assert!(verdict.contains("not evidence of absence"), "{verdict}");
@@ -149,7 +151,7 @@ fn a_complete_result_says_complete_first() {
         Envelope::complete(vec![Account { id: "sa-000001".into(), name: "svc-north-00001".into() }], scope);
     let result = tool_result(&listing).unwrap();
     let text = &result.content[0].as_text().unwrap().text;
-    assert!(text.starts_with("COMPLETE: 1 service accounts cover the whole scope"), "{text}");
+    assert!(text.starts_with("COMPLETE: 1 service account, all there are in the whole scope"), "{text}");
     assert_eq!(result.structured_content.unwrap()["complete"], true);
 }
 
@@ -173,27 +175,36 @@ fn a_complete_page_says_it_ends_the_traversal_not_that_it_holds_the_scope() {
         Completeness::complete(scope.clone()).with_page(PageInfo { returned: 0, resumed: Some(false), ..page.clone() }),
     );
     let text = tool_result(&first).unwrap().content[0].as_text().unwrap().text.clone();
-    assert!(text.starts_with("COMPLETE: 0 service accounts cover the whole scope"), "{text}");
-    assert!(text.contains("nothing else exists in scope"), "{text}");
+    assert!(text.starts_with("COMPLETE: no service accounts exist in the whole scope"), "{text}");
     let last: Envelope<Account> = Envelope::new(
         vec![Account { id: "sa-000009".into(), name: "svc-north-00009".into() }],
         Completeness::complete(scope).with_page(page),
     );
     let result = tool_result(&last).unwrap();
     let text = &result.content[0].as_text().unwrap().text;
-    assert!(text.starts_with("COMPLETE: 1 service accounts on this page, the last of the traversal"), "{text}");
-    assert!(!text.contains("nothing else exists"), "{text}");
-    assert!(!text.contains("current state"), "{text}");
+    let verdict = text.lines().next().unwrap_or_default();
+    assert!(verdict.starts_with("COMPLETE: 1 service account on this page, the last of the traversal"), "{text}");
+    // Whether the pages before it were whole, this page does not say: without evidence, the
+    // line says what the traversal's coverage depends on.
+    assert!(
+        verdict.ends_with(
+            "the traversal covers the whole scope (service accounts readable by credential 'admin') at snapshot s-1 \
+             only if each of them lacked nothing but the next page and was current; this page alone proves no absence."
+        ),
+        "{verdict}"
+    );
+    assert!(!text.contains("exist in"), "{text}");
+    assert!(!text.contains("not current"), "{text}");
 
     // The same last page read from a stale copy says so too.
     let stale =
         Envelope::new(last.items, last.completeness.with_warning(completeness::warning::StaleIndex::new("search")));
     let text = tool_result(&stale).unwrap().content[0].as_text().unwrap().text.clone();
-    assert!(text.starts_with("COMPLETE: 1 service accounts on this page, the last of the traversal"), "{text}");
     let verdict = text.lines().next().unwrap_or_default();
-    assert!(
-        verdict.ends_with("; but not read from current state (STALE_INDEX): not evidence of absence now."),
-        "{text}"
+    assert_eq!(
+        verdict,
+        "COMPLETE BUT STALE (STALE_INDEX): 1 service account on this page, the last of the traversal, read from a \
+         copy that is not current: not evidence that no others exist. Ask again later for a current answer.",
     );
 }
 
@@ -204,15 +215,15 @@ fn a_complete_empty_answer_from_a_stale_index_claims_no_absence() {
     let scope = || Scope::new("service_accounts", "service accounts readable by credential 'admin'");
     let fresh: Envelope<Account> = Envelope::complete(vec![], scope());
     let text = tool_result(&fresh).unwrap().content[0].as_text().unwrap().text.clone();
-    assert!(text.contains("nothing else exists in scope"), "{text}");
+    assert!(text.starts_with("COMPLETE: no service accounts exist in the whole scope"), "{text}");
     let stale: Envelope<Account> = Envelope::new(
         vec![],
         Completeness::complete(scope()).with_warning(completeness::warning::StaleIndex::new("search")),
     );
     let text = tool_result(&stale).unwrap().content[0].as_text().unwrap().text.clone();
-    assert!(text.starts_with("COMPLETE: 0 service accounts"), "{text}");
-    assert!(!text.contains("nothing else exists"), "{text}");
-    assert!(text.contains("STALE_INDEX"), "{text}");
+    assert!(text.starts_with("COMPLETE BUT STALE (STALE_INDEX): 0 service accounts in the whole scope"), "{text}");
+    assert!(!text.contains("exist in"), "{text}");
+    assert!(text.contains("read from a copy that is not current: not evidence of absence."), "{text}");
     // With items too: they are not all that exists, for all the answer knows.
     let with_items: Envelope<Account> = Envelope::new(
         vec![Account { id: "sa-000001".into(), name: "svc-north-00001".into() }],
@@ -221,7 +232,10 @@ fn a_complete_empty_answer_from_a_stale_index_claims_no_absence() {
     let text = tool_result(&with_items).unwrap().content[0].as_text().unwrap().text.clone();
     let verdict = text.lines().next().unwrap_or_default();
     assert!(
-        verdict.ends_with("not read from current state (STALE_INDEX): not evidence that nothing else exists."),
+        verdict.ends_with(
+            "read from a copy that is not current: not evidence that no others exist. Ask again later for a \
+             current answer."
+        ),
         "{verdict}"
     );
 }

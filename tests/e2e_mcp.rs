@@ -124,8 +124,11 @@ async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on
     assert_eq!(none["page"]["resumed"], false);
     let result = call(&admin, "list_service_accounts", json!({"owner": "nobody-at-all"})).await.unwrap();
     let verdict = result.content[0].as_text().unwrap().text.lines().next().unwrap_or_default().to_owned();
-    assert!(verdict.starts_with("COMPLETE: 0 service accounts cover the whole scope"), "{verdict}");
-    assert!(verdict.ends_with("; nothing else exists in scope."), "{verdict}");
+    // It names the question it answers: "none exist" of these filters, not of every account.
+    assert!(
+        verdict.starts_with("COMPLETE: no service accounts matching owner=nobody-at-all exist in the whole scope"),
+        "{verdict}"
+    );
 
     // Incomplete with items: one page of several, still a result.
     let page = answer(&admin, "list_service_accounts", json!({"tenant": "east", "page_size": 5})).await;
@@ -140,7 +143,10 @@ async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on
     let result = call(&north, "list_service_accounts", json!({"owner": "none", "tenant": "south"})).await.unwrap();
     assert_eq!(result.is_error, Some(false), "a partial answer is not an error");
     let text = &result.content[0].as_text().unwrap().text;
-    assert!(text.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): 0 service accounts returned"), "{text}");
+    assert!(
+        text.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): 0 service accounts matching owner=none, tenant=south returned"),
+        "{text}"
+    );
     let hidden = result.structured_content.unwrap();
     assert_envelope_invariants(&hidden);
     assert_eq!((hidden["complete"].clone(), hidden["items"].clone()), (json!(false), json!([])));

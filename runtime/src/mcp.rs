@@ -2,7 +2,8 @@
 //!
 //! An agent reading a tool result must get the completeness block, not prose about
 //! it: `structuredContent` is the whole envelope, the first text block starts with a
-//! one-line verdict (`COMPLETE: ...` or `INCOMPLETE (CODES): ...`) followed by the
+//! one-line verdict (`COMPLETE: ...`, `COMPLETE BUT STALE (CODES): ...` or
+//! `INCOMPLETE (CODES): ...`, [`verdict`]) followed by the
 //! same JSON, and `isError` stays false for a partial result (a partial answer is an
 //! answer, and an error would hide its items). [`response_schema`] gives the JSON Schema to
 //! advertise as the tool's `outputSchema`: of the endpoint's own response type

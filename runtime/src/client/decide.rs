@@ -175,9 +175,9 @@ pub(crate) fn past_any_retry<R: Reason>(completeness: &Completeness<R>) -> Vec<R
 
 /// The reasons of an incomplete result a new attempt may recover (a budget, a source or a
 /// snapshot reason; pagination that offers no cursor), each code once: what
-/// [`Decision::RetryLater`] is for, whatever step the continuation offers first.
-pub(crate) fn recovered_by_a_new_attempt<R: Reason>(completeness: &Completeness<R>) -> Vec<ReasonCode> {
-    reasons_calling_for(completeness, Decision::RetryLater).into_iter().map(|(code, _)| code).collect()
+/// [`Decision::RetryLater`] is for, whatever step the continuation offers first, with their kinds.
+pub(crate) fn recovered_by_a_new_attempt<R: Reason>(completeness: &Completeness<R>) -> Vec<(ReasonCode, ReasonKind)> {
+    reasons_calling_for(completeness, Decision::RetryLater)
 }
 
 /// The recoveries of an incomplete result, first to last: when its reasons call for several,

@@ -1,13 +1,73 @@
 //! Reasons and verdicts in words a person understands.
 
+use serde_json::Value;
+
 use crate::contract::completeness::Completeness;
 use crate::contract::continuation::Continuation;
 use crate::contract::reason::{Reason, ReasonCode, ReasonDetails, ReasonKind, StandardReason};
+use crate::contract::scope::Scope;
 
 /// What the items of a scope are called in prose: `"service_accounts"` → `"service accounts"`.
 pub fn noun(resource: &str) -> String {
     let words = resource.replace(['_', '-'], " ");
     if words.trim().is_empty() { "items".to_owned() } else { words }
+}
+
+/// `count` items of `noun` (a plural, as resources are named): `"2 service accounts"`, and for
+/// one the singular by English's regular rules, `"1 service account"`, `"1 entry"`, `"1 box"`.
+/// A noun those rules do not fit (`"people"`) stays as it is.
+///
+/// ```
+/// use completeness_runtime::client::explain::counted;
+///
+/// assert_eq!(counted(0, "service accounts"), "0 service accounts");
+/// assert_eq!(counted(1, "service accounts"), "1 service account");
+/// assert_eq!(counted(1, "search results"), "1 search result");
+/// assert_eq!(counted(1, "entries"), "1 entry");
+/// assert_eq!(counted(1, "addresses"), "1 address");
+/// ```
+pub fn counted(count: usize, noun: &str) -> String {
+    if count != 1 {
+        return format!("{count} {noun}");
+    }
+    let one = if let Some(stem) = noun.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if ["sses", "shes", "ches", "xes", "zzes"].iter().any(|ending| noun.ends_with(ending)) {
+        noun[..noun.len() - 2].to_owned()
+    } else if noun.ends_with('s') && !noun.ends_with("ss") {
+        noun[..noun.len() - 1].to_owned()
+    } else {
+        noun.to_owned()
+    };
+    format!("1 {one}")
+}
+
+/// The filters of `scope` as a verdict names them, ` matching owner=none, tenant=north`, or
+/// nothing when there are none: "none exist" is said of the question asked, not of every
+/// record of the resource.
+fn matching(scope: &Scope) -> String {
+    if scope.filters.is_empty() {
+        return String::new();
+    }
+    let filters: Vec<String> = scope.filters.iter().map(|(name, value)| format!("{name}={}", shown(value))).collect();
+    format!(" matching {}", filters.join(", "))
+}
+
+/// The longest filter value a verdict shows, in characters.
+const SHOWN_VALUE: usize = 64;
+
+/// A filter's value on one line: a string as it is, anything else as JSON, control characters
+/// as blanks, cut to [`SHOWN_VALUE`] characters (`…` says where).
+fn shown(value: &Value) -> String {
+    let text = match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let mut line: String = text.chars().take(SHOWN_VALUE).map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if text.chars().count() > SHOWN_VALUE {
+        line.push('…');
+    }
+    line
 }
 
 /// One reason in plain words, for a result that returned `returned` items of `noun`.
@@ -88,16 +148,16 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
 /// The one-line verdict on one page of a traversal (a response with `page`). A complete first
 /// page is the whole result, and has [`verdict`]'s; a complete page reached with a cursor
 /// (`page.resumed`), or one whose page facts are missing or do not say (an older server), is
-/// the last of its traversal: it
-/// speaks of what this page holds and says the traversal, with the pages before it, covers
-/// the scope.
+/// the last of its traversal: it speaks of what this page holds and of what the traversal
+/// covers with the pages before it, which this page alone cannot vouch for (its evidence can).
 pub fn page_verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
     one_line(completeness, returned, true)
 }
 
-/// The one-line verdict on a result: `COMPLETE: ...` or `INCOMPLETE (CODES): ...`. A result
-/// that says it is the rest of a traversal (`page.resumed`: collected from a cursor, not from
-/// the first page) is not said to cover the scope by itself.
+/// The one-line verdict on a result: `COMPLETE: ...`, `COMPLETE BUT STALE (CODES): ...` or
+/// `INCOMPLETE (CODES): ...`, naming the filters the scope echoes. A result that says it is the
+/// rest of a traversal (`page.resumed`: collected from a cursor, not from the first page) is
+/// not said to cover the scope by itself.
 pub fn verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> String {
     one_line(completeness, returned, false)
 }
@@ -109,40 +169,50 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
     let tail = completeness.page().map_or(one_page, |page| page.resumed.unwrap_or(one_page));
     let scope = completeness.scope();
     let noun = noun(&scope.resource);
+    let matching = matching(scope);
+    let items = format!("{}{matching}", counted(returned, &noun));
     let snapshot = scope.snapshot.as_deref().map(|s| format!(" at snapshot {s}")).unwrap_or_default();
-    // `decide` refuses to claim absence from a stale copy: the verdict does not claim it either.
+    let whole = format!("the whole scope ({}){snapshot}", scope.visibility);
+    let held = if one_page {
+        "on this page, the last of the traversal"
+    } else {
+        "from a page reached with a cursor to the last page of the traversal"
+    };
+    // `decide` refuses to claim absence from a stale copy: the verdict says so in its head.
     let stale = crate::client::decide::stale_warnings(completeness);
-    let not_current = |what: &str| format!("; but not read from current state ({}): {what}", stale.join(", "));
-    if completeness.is_complete() && tail {
-        let caveat = if stale.is_empty() { String::new() } else { not_current("not evidence of absence now") };
-        let held = if one_page {
-            "on this page, the last of the traversal"
-        } else {
-            "from a page reached with a cursor to the last page of the traversal"
-        };
+    if completeness.is_complete() && !stale.is_empty() {
+        let held = if tail { format!(" {held},") } else { format!(" in {whole},") };
+        let absence = if returned == 0 { "not evidence of absence" } else { "not evidence that no others exist" };
         return format!(
-            "COMPLETE: {returned} {noun} {held}: with the pages before it, the traversal covers the whole scope \
-             ({}){snapshot}{caveat}.",
-            scope.visibility
+            "COMPLETE BUT STALE ({}): {items}{held} read from a copy that is not current: {absence}. Ask again \
+             later for a current answer.",
+            stale.join(", ")
         );
     }
-    if completeness.is_complete() {
-        let absence = match (returned, stale.is_empty()) {
-            (0, true) => "; nothing else exists in scope".to_owned(),
-            (0, false) => not_current("not evidence of absence"),
-            (_, true) => String::new(),
-            (_, false) => not_current("not evidence that nothing else exists"),
+    if completeness.is_complete() && tail {
+        // Whether the pages before it were whole this page does not say; its evidence does, where
+        // the server gives it: only a traversal none of whose pages was partial gets it (§6).
+        let covered = match completeness.evidence() {
+            Some(_) => format!(
+                "with the pages before it, the traversal covers {whole}, as its evidence attests; this page alone \
+                 proves no absence"
+            ),
+            None => format!(
+                "with the pages before it, the traversal covers {whole} only if each of them lacked nothing but \
+                 the next page and was current; this page alone proves no absence"
+            ),
         };
-        return format!("COMPLETE: {returned} {noun} cover the whole scope ({}){snapshot}{absence}.", scope.visibility);
+        return format!("COMPLETE: {items} {held}: {covered}.");
+    }
+    if completeness.is_complete() {
+        return match returned {
+            0 => format!("COMPLETE: no {noun}{matching} exist in {whole}."),
+            _ => format!("COMPLETE: {items}, all there are in {whole}."),
+        };
     }
     let codes: Vec<String> = completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
     let absence = if returned == 0 { "; an empty result here is not evidence of absence" } else { "" };
-    format!(
-        "INCOMPLETE ({}): {returned} {noun} returned, not the whole scope ({}){snapshot}{absence}.{}",
-        codes.join(", "),
-        scope.visibility,
-        what_next(completeness),
-    )
+    format!("INCOMPLETE ({}): {items} returned, not {whole}{absence}.{}", codes.join(", "), what_next(completeness),)
 }
 
 /// What an incomplete answer's verdict says after its first sentence, each part starting with
@@ -177,8 +247,11 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
     // where the continuation offers one of those, or none, `decide` says to narrow the query, and so does
     // the verdict.
     let capped = crate::client::decide::past_any_retry(completeness);
+    let attempts = crate::client::decide::recovered_by_a_new_attempt(completeness);
     let step = match completeness.continuation() {
         None if !capped.is_empty() => format!(" To continue: narrow the query.{}", only_a_narrower_question(&capped)),
+        // No way on is offered, but a new attempt is one: said as the step, not as "none".
+        None if !attempts.is_empty() => " To continue: make a new attempt; the answer names no wait.".to_owned(),
         Some(
             continuation @ (Continuation::NextCursor { .. }
             | Continuation::RetryAfter { .. }
@@ -188,27 +261,35 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         continuation => next_step(continuation),
     };
     // A reason a new attempt recovers, where the continuation offers another step (a narrower
-    // question, the next page, or none): named too, so that a reader of the verdict alone does
-    // not take that step for the whole recovery.
+    // question, the next page, or none): named too, with how, so that a reader of the verdict
+    // alone does not take that step for the whole recovery.
     let retry = match completeness.continuation() {
         Some(
             Continuation::RetryAfter { .. } | Continuation::RetryWithDeadline { .. } | Continuation::Restart { .. },
         ) => String::new(),
-        _ => also_a_new_attempt(&crate::client::decide::recovered_by_a_new_attempt(completeness)),
+        _ => also_a_new_attempt(&attempts),
     };
     format!("{sources}{step}{retry}{beyond}")
 }
 
-/// That a new attempt may recover what `codes` left out, in words; empty when no code does.
-fn also_a_new_attempt(codes: &[ReasonCode]) -> String {
-    if codes.is_empty() {
+/// That a new attempt may recover what `attempts` left out, each code with how (a wait, a larger
+/// time budget, the first page again), in words; empty when none does.
+fn also_a_new_attempt(attempts: &[(ReasonCode, ReasonKind)]) -> String {
+    if attempts.is_empty() {
         return String::new();
     }
-    let codes: Vec<&str> = codes.iter().map(ReasonCode::as_str).collect();
-    format!(
-        " A new attempt (after a wait, or with a larger time budget) may recover what {} left out.",
-        codes.join(", ")
-    )
+    let each: Vec<String> = attempts
+        .iter()
+        .map(|(code, kind)| {
+            let how = match (code, kind) {
+                (ReasonCode::TimeBudgetExceeded, _) => "with a larger time budget",
+                (_, ReasonKind::Snapshot | ReasonKind::Truncation) => "from the first page",
+                _ => "after a wait",
+            };
+            format!("{} ({how})", code.as_str())
+        })
+        .collect();
+    format!(" A new attempt may recover what {} left out.", each.join(", "))
 }
 
 /// What only a narrower question gets past, in words; empty when nothing is.
@@ -385,14 +466,17 @@ mod tests {
         // The source's part is not recovered by narrowing: the line says what is.
         assert!(
             narrowed.ends_with(
-                " To continue: narrow the query (add a tenant filter). A new attempt (after a wait, or with a larger \
-                 time budget) may recover what SOURCE_UNAVAILABLE left out."
+                " To continue: narrow the query (add a tenant filter). A new attempt may recover what \
+                 SOURCE_UNAVAILABLE (after a wait) left out."
             ),
             "{narrowed}"
         );
         let slow = TimeBudgetExceeded::new(2000, Progress { completed: 10, planned: None, unit: "rows".into() });
         let paged_slow = verdict(&block(vec![MorePagesAvailable::new("c1.k.p.s").into(), slow.into()]), 2);
-        assert!(paged_slow.contains("may recover what TIME_BUDGET_EXCEEDED left out."), "{paged_slow}");
+        assert!(
+            paged_slow.contains("may recover what TIME_BUDGET_EXCEEDED (with a larger time budget) left out."),
+            "{paged_slow}"
+        );
         let retried_line = verdict(&retried, 2);
         assert!(!retried_line.contains("A new attempt"), "its continuation is the retry: {retried_line}");
         // A cap that offers no way on: the line says to narrow, not that nothing is offered.
