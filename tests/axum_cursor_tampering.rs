@@ -87,3 +87,18 @@ fn a_one_megabyte_cursor_is_refused_as_oversized() {
     assert_eq!((problem.status(), problem.code().as_str()), (400, "INVALID_CURSOR"));
     assert!(problem.detail().contains("longer"));
 }
+
+/// A refused cursor's problem says how to go on without it: a client that lost or mangled its
+/// cursor may start a new traversal, whose pages it does not merge with this one's.
+#[test]
+fn a_refused_cursor_says_a_new_traversal_is_the_way_on() {
+    let forged = cursor("1", "a").replace('.', "-");
+    let problem = CursorClaims::decode(&keys(), &forged, DEFAULT_MAX_TOKEN_LEN).unwrap_err().to_problem();
+    assert_eq!((problem.status(), problem.code().as_str()), (400, "INVALID_CURSOR"));
+    assert_eq!(
+        problem.detail(),
+        "The cursor was refused: it is not a token this server issues. Send a cursor exactly as the server returned \
+         it, or leave `cursor` out to start a new traversal from the first page; its pages cannot be combined with \
+         this one's."
+    );
+}

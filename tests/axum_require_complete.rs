@@ -24,6 +24,13 @@ async fn visibility_restricted_among_the_reasons_is_403() {
     let hidden = strict(&app, "more,visibility").await;
     hidden.assert_problem(403, "COMPLETE_RESULT_UNAVAILABLE");
     assert!(hidden.body.get("continuation").is_none(), "never the next page of a refused traversal: {}", hidden.body);
+    // The detail names the causes (not the next page, the normal course of paging) and the way on.
+    assert_eq!(
+        hidden.body["detail"],
+        "The request demanded a complete result; this one is incomplete (VISIBILITY_RESTRICTED). No retry shows what \
+         is hidden: ask a narrower question this credential reads whole, or have a person with a credential that \
+         reads the whole scope ask."
+    );
 }
 
 #[tokio::test]
@@ -34,6 +41,8 @@ async fn result_limit_reached_without_visibility_is_422() {
     assert_eq!(reply.body["incomplete_reasons"][1]["limit"], 2);
     // The narrower question the status speaks of, not the first reason's wait.
     assert_eq!(reply.body["continuation"], json!({"kind": "narrow_query", "hint": "add a tenant filter"}));
+    let detail = reply.body["detail"].as_str().unwrap();
+    assert!(detail.ends_with("Asking again cuts it the same way: narrow the query (add a tenant filter)."), "{detail}");
 }
 
 #[tokio::test]
@@ -51,6 +60,8 @@ async fn other_reasons_are_503_with_retry_after_when_known() {
     let unknown = strict(&app, "source_unknown_retry").await;
     unknown.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
     assert!(unknown.headers.get("retry-after").is_none(), "no Retry-After is invented");
+    let detail = unknown.body["detail"].as_str().unwrap();
+    assert!(detail.ends_with("A new attempt may get a complete answer later; none is promised."), "{detail}");
 }
 
 #[tokio::test]
@@ -65,6 +76,10 @@ async fn more_pages_available_alone_is_not_a_failure() {
     let mixed = strict(&app, "more,source").await;
     mixed.assert_problem(503, "COMPLETE_RESULT_UNAVAILABLE");
     assert_eq!(mixed.body["continuation"], json!({"kind": "retry_after", "seconds": 7}), "the cursor is not it");
+    assert_eq!(
+        mixed.body["detail"],
+        "The request demanded a complete result; this one is incomplete (SOURCE_UNAVAILABLE). Ask again after 7 s."
+    );
 }
 
 #[tokio::test]

@@ -255,10 +255,38 @@ impl Problem {
         } else {
             503
         };
-        let listed = report.codes.iter().map(ReasonCode::as_str).collect::<Vec<_>>().join(", ");
+        // On a page, the next page is the normal course of paging, not why it was refused: the
+        // detail names the causes (`incomplete_reasons` keeps every reason).
+        let causes = report
+            .codes
+            .iter()
+            .filter(|code| !(report.paged && **code == ReasonCode::MorePagesAvailable))
+            .map(ReasonCode::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let recovery = new_attempt(report, status);
+        let way_on = match (status, &recovery) {
+            (403, _) => "No retry shows what is hidden: ask a narrower question this credential reads whole, or \
+                         have a person with a credential that reads the whole scope ask."
+                .to_owned(),
+            (_, Some(Continuation::NarrowQuery { hint })) => {
+                format!(
+                    "Asking again cuts it the same way: narrow the query ({}).",
+                    hint.trim_end().trim_end_matches('.')
+                )
+            }
+            (422, _) => "Asking again cuts it the same way: narrow the query.".to_owned(),
+            (_, Some(Continuation::RetryAfter { seconds })) => format!("Ask again after {seconds} s."),
+            (_, Some(Continuation::RetryWithDeadline { minimum_seconds })) => format!(
+                "Ask again with a time budget of at least {minimum_seconds} s (`time_budget_ms={}` or more).",
+                minimum_seconds.saturating_mul(1000)
+            ),
+            (_, Some(Continuation::Restart { .. })) => "Ask again from the first page.".to_owned(),
+            (_, _) => "A new attempt may get a complete answer later; none is promised.".to_owned(),
+        };
         let mut problem = Problem::new(
             ProblemCode::CompleteResultUnavailable,
-            format!("The request demanded a complete result; this one is incomplete ({listed})."),
+            format!("The request demanded a complete result; this one is incomplete ({causes}). {way_on}"),
         )
         .with_status(status)
         .with_incomplete_reasons(&report.reasons);
@@ -267,7 +295,7 @@ impl Problem {
         {
             problem = problem.with_retry_after(seconds);
         }
-        if let Some(recovery) = new_attempt(report, status) {
+        if let Some(recovery) = recovery {
             problem = problem.with_continuation(&recovery);
         }
         problem

@@ -101,7 +101,12 @@ impl CursorError {
                         "If this server returned it, its key has been retired since: start a new traversal; its \
                          pages cannot be combined with a new one's."
                     }
-                    _ => "Send a cursor exactly as the server returned it.",
+                    // A client that lost or mangled its cursor has one way on besides: a new
+                    // traversal, which it must not merge with the pages it read.
+                    _ => {
+                        "Send a cursor exactly as the server returned it, or leave `cursor` out to start a new \
+                         traversal from the first page; its pages cannot be combined with this one's."
+                    }
                 };
                 Problem::new(
                     ProblemCode::InvalidCursor,
