@@ -121,7 +121,7 @@ async def admin_over_a_session(url):
 
             unproven = await mcp.call_tool("archive_service_accounts", {"ids": ids[:2]})
             text = refusal(unproven, "an archive without evidence", "EVIDENCE_REQUIRED")
-            check("APPROVAL REQUIRED" in text, "the refusal carries the approval request")
+            check("NOT ARCHIVED" in text and "Missing:" in text, "the refusal carries the approval request")
             again = envelope(await mcp.call_tool("count_service_accounts", {"owner": "none"}), "count_service_accounts")
             check(again["count"] == len(ids), "the refused archive changed nothing")
 

@@ -159,7 +159,13 @@ async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on
     assert_eq!(codes(&count), ["VISIBILITY_RESTRICTED"]);
     let result = call(&north, "count_service_accounts", json!({"tenant": "south"})).await.unwrap();
     let text = &result.content[0].as_text().unwrap().text;
-    assert!(text.starts_with("INCOMPLETE (VISIBILITY_RESTRICTED): at least 0 service accounts in scope."), "{text}");
+    assert!(
+        text.starts_with(
+            "INCOMPLETE (VISIBILITY_RESTRICTED): at least 0 service accounts matching tenant=south in scope: the rest \
+             was not counted, so it proves no absence."
+        ),
+        "{text}"
+    );
     assert!(text.lines().next().unwrap().ends_with(" No way to complete it is offered."), "what next: {text}");
     let search = answer(&north, "search_service_accounts", json!({"q": "svc-south", "tenant": "south"})).await;
     assert_eq!((search["complete"].clone(), search["items"].clone()), (json!(false), json!([])));
@@ -271,7 +277,7 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
     let (code, text) =
         refusal(&north, "archive_service_accounts", json!({"ids": targets, "evidence": partial["evidence"]})).await;
     assert_eq!(code, "EVIDENCE_REQUIRED");
-    assert!(text.contains("APPROVAL REQUIRED"), "{text}");
+    assert!(text.contains("NOT ARCHIVED"), "{text}");
     assert!(text.contains("Missing: no evidence was given"), "{text}");
     assert!(text.contains("Options:"), "{text}");
     assert!(text.contains("nothing has been changed"), "{text}");
@@ -291,7 +297,7 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
     let (code, text) =
         refusal(&admin, "archive_service_accounts", json!({"ids": ids(&page), "evidence": "forged"})).await;
     assert_eq!(code, "EVIDENCE_INVALID");
-    assert!(text.contains("APPROVAL REQUIRED"), "{text}");
+    assert!(text.contains("NOT ARCHIVED"), "{text}");
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing changed");
 
     // A complete inventory's evidence archives exactly the named accounts.
@@ -303,8 +309,20 @@ async fn archive_is_refused_without_complete_evidence_and_changes_nothing_then_a
             .await;
     assert_eq!(archived["archived"], json!(unowned[..3]));
     assert_ne!(h.store().fingerprint().await.unwrap(), before);
+    let one = json!({"ids": [unowned[3]], "evidence": complete["evidence"]});
+    let result = call(&admin, "archive_service_accounts", one).await.unwrap();
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.starts_with("ARCHIVED: 1 service account, in snapshot "), "{text}");
     let after = answer(&admin, "list_service_accounts", json!({"owner": "none", "page_size": 500})).await;
-    assert_eq!(ids(&after), unowned[3..].to_vec(), "the three are no longer listed");
+    assert_eq!(ids(&after), unowned[4..].to_vec(), "the four are no longer listed");
+    // Sent again (a caller whose answer was lost), the same archive is refused for targets that
+    // changed, and the text says an earlier call may have changed them and how to tell.
+    let again = json!({"ids": unowned[..3], "evidence": complete["evidence"]});
+    let (code, text) = refusal(&admin, "archive_service_accounts", again).await;
+    assert_eq!(code, "TARGET_CHANGED");
+    assert!(text.contains("perhaps by an earlier call of yours"), "{text}");
+    assert!(text.contains(&unowned[..3].join(", ")), "the targets are named: {text}");
+    assert!(text.contains("1. read them with get_service_account: one with `archived: true` is archived already"), "{text}");
     admin.cancel().await.unwrap();
     north.cancel().await.unwrap();
     h.running.stop().await.unwrap();
@@ -1346,7 +1364,7 @@ async fn only_an_archive_refused_for_its_evidence_carries_the_approval_request()
         rest.assert_problem(400, "INVALID_BODY");
         let (code, text) = refusal(&admin, ARCHIVE, arguments.clone()).await;
         assert_eq!(code, "INVALID_BODY", "{arguments}");
-        for approval in ["APPROVAL REQUIRED", "Missing:", "Options:"] {
+        for approval in ["NOT ARCHIVED", "Missing:", "Options:"] {
             assert!(!text.contains(approval), "{arguments}: {text}");
         }
         assert!(text.contains("Nothing has been archived."), "{text}");
@@ -1360,8 +1378,14 @@ async fn only_an_archive_refused_for_its_evidence_carries_the_approval_request()
     for (arguments, expected) in for_evidence {
         let (code, text) = refusal(&admin, ARCHIVE, arguments.clone()).await;
         assert_eq!(code, expected, "{arguments}");
-        for approval in ["APPROVAL REQUIRED", "Missing:", "Options:"] {
+        for approval in ["NOT ARCHIVED: nothing has been changed", "Missing:", "Options:"] {
             assert!(text.contains(approval), "{arguments}: {text}");
+        }
+        // Targets outside the inventory are named, and the first option is to leave them out:
+        // a new inventory would not hold them either.
+        if expected == "TARGET_NOT_IN_EVIDENCE" {
+            assert!(text.contains("not in the inventory the evidence covers (owned, archived or outside its filters): sa-999999."), "{text}");
+            assert!(text.contains("1. call archive_service_accounts again without them, with the same evidence;"), "{text}");
         }
     }
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");

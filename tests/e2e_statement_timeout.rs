@@ -219,7 +219,7 @@ async fn an_archive_under_a_lock_changes_nothing_and_succeeds_once_the_lock_is_g
         let text = answer.body["result"]["content"][0]["text"].as_str().unwrap_or_default();
         assert!(text.starts_with("REFUSED (SERVICE_UNAVAILABLE): "), "{mode}: {text}");
         assert!(text.contains("Nothing has been archived. Call again in 5 seconds."), "{mode}: {text}");
-        assert!(!text.contains("APPROVAL REQUIRED"), "{mode}: {text}");
+        assert!(!text.contains("NOT ARCHIVED"), "{mode}: {text}");
         lock.release().await;
         assert_eq!(h.store().fingerprint().await.unwrap(), before, "an archive under {mode} changed the database");
         assert_eq!(h.store().current_snapshot().await.unwrap(), snapshot, "under {mode}");

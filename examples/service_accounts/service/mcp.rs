@@ -75,7 +75,7 @@ use axum::http::uri::Authority;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use completeness::client::explain::what_next;
+use completeness::client::explain::{self, what_next};
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::{EntryPoint, UNMATCHED};
 use completeness::{
@@ -1363,8 +1363,10 @@ impl ServerHandler for InventoryTools {
             .with_instructions(
                 "An inventory of service accounts whose every list, search and count says whether it is complete. \
                  Read `complete` before anything else, and `incomplete_reasons` when it is false; each tool's \
-                 description says what its reasons mean. A refusal is a tool error starting with `REFUSED (CODE)`. \
-                 Archive only with the `evidence` of a complete owner=none inventory.",
+                 description says what its reasons mean. An empty or short answer shows that nothing else exists \
+                 only when `complete` is true, no warning is stale and, on a page reached with a cursor, every page \
+                 before it lacked nothing but the next page. A refusal is a tool error starting with \
+                 `REFUSED (CODE)`. Archive only with the `evidence` of a complete owner=none inventory.",
             )
     }
 
@@ -1529,7 +1531,8 @@ struct ListArgs {
     /// `none` for accounts without an owner, or an owner's name; absent for every account.
     #[schemars(pattern(openapi::OWNER_FILTER_PATTERN))]
     owner: Option<String>,
-    /// One tenant; absent for every tenant the credential can read.
+    /// One tenant; absent for every tenant. A credential that cannot read them all then gets
+    /// VISIBILITY_RESTRICTED: name a tenant it reads for a complete answer over that tenant.
     tenant: Option<String>,
     /// Items per page, a positive integer; any size above the server's maximum, however large,
     /// is reduced to it (with a PAGE_SIZE_REDUCED warning).
@@ -1552,7 +1555,8 @@ struct SearchArgs {
     /// (the match is case-sensitive).
     #[schemars(length(min = 1, max = 64), pattern(super::account::NAME_PATTERN))]
     q: String,
-    /// One tenant; absent for every tenant the credential can read.
+    /// One tenant; absent for every tenant. A credential that cannot read them all then gets
+    /// VISIBILITY_RESTRICTED: name a tenant it reads for a complete answer over that tenant.
     tenant: Option<String>,
     /// How long the search may take, in milliseconds, a positive integer; any budget above the
     /// server's maximum, however large, is capped to it.
@@ -1570,7 +1574,8 @@ struct CountArgs {
     /// `none` for accounts without an owner, or an owner's name; absent for every account.
     #[schemars(pattern(openapi::OWNER_FILTER_PATTERN))]
     owner: Option<String>,
-    /// One tenant; absent for every tenant the credential can read.
+    /// One tenant; absent for every tenant. A credential that cannot read them all then gets
+    /// VISIBILITY_RESTRICTED: name a tenant it reads for a complete answer over that tenant.
     tenant: Option<String>,
     /// True to get a tool error (COMPLETE_RESULT_UNAVAILABLE) instead of a lower bound.
     #[serde(default)]
@@ -1721,10 +1726,13 @@ fn internal(error: serde_json::Error) -> Problem {
 /// that a description names no code its tool never answers with.
 fn reading(reasons: &[ReasonCode], warnings: &[WarningCode], whole: &str, part: &str) -> String {
     let meaning = |code: &ReasonCode| match code {
-        ReasonCode::VisibilityRestricted => "this credential cannot read part of the scope",
+        ReasonCode::VisibilityRestricted => {
+            "this credential cannot read part of the scope, and no retry or next page shows it: name a `tenant` it \
+             reads for a complete answer over that tenant, or ask a person with a credential that reads them all"
+        }
         ReasonCode::MorePagesAvailable => "call again with `cursor` set to `next_cursor`",
         ReasonCode::TimeBudgetExceeded => "the time budget ran out first; a larger `time_budget_ms` may reach more",
-        ReasonCode::SourceUnavailable => "a source failed to answer",
+        ReasonCode::SourceUnavailable => "a source failed to answer; ask again later",
         ReasonCode::ResultLimitReached => "there are more matches than the result limit; narrow `q` or name a `tenant`",
         _ => "what was returned is a part",
     };
@@ -1853,7 +1861,8 @@ fn described_tools() -> Vec<Tool> {
     let read_only = |title: &str| {
         ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)
     };
-    let whole = "the result covers the whole scope (an empty `items` then proves absence)";
+    let whole = "the result covers the whole scope (an empty `items` then proves absence), or on a page reached \
+                 with a cursor (`page.resumed: true`) that the traversal it ends does, with the pages before it";
     let part = "it does not";
     vec![
         Tool::new(
@@ -2014,7 +2023,8 @@ fn field_verdict(view: &AccountView) -> Result<String, Problem> {
     })
 }
 
-/// The verdict line of a count: complete or why not, and whether the number is exact.
+/// The verdict line of a count: complete or why not, whether the number is exact, and the
+/// filters it counted under; an incomplete one says that what it could not count is not in it.
 fn count_verdict(aggregate: &Aggregate<u64, CountServiceAccountsReason>) -> String {
     let completeness = aggregate.completeness();
     let head = if completeness.is_complete() {
@@ -2028,40 +2038,94 @@ fn count_verdict(aggregate: &Aggregate<u64, CountServiceAccountsReason>) -> Stri
         Relation::LowerBound => "at least",
         Relation::Estimate => "about",
     };
-    format!("{head}: {relation} {} service accounts in scope.{}", aggregate.value(), what_next(completeness))
+    let counted = explain::counted(usize::try_from(*aggregate.value()).unwrap_or(usize::MAX), NOUN);
+    let absence = if completeness.is_complete() { "" } else { ": the rest was not counted, so it proves no absence" };
+    format!(
+        "{head}: {relation} {counted}{} in scope{absence}.{}",
+        explain::matching(completeness.scope()),
+        what_next(completeness)
+    )
 }
+
+/// What the tools' verdicts call their items.
+const NOUN: &str = "service accounts";
 
 fn archived_verdict(done: &archive::Archived) -> String {
-    format!("ARCHIVED: {} service accounts, in snapshot {}.", done.archived.len(), done.snapshot)
+    format!("ARCHIVED: {}, in snapshot {}.", explain::counted(done.archived.len(), NOUN), done.snapshot)
 }
 
+/// The most targets an approval request names; the problem's `targets` holds them all.
+const NAMED_TARGETS: usize = 20;
+
 /// What a person must see before the archive can go ahead: the evidence that is missing and
-/// the options. `None` for a refusal that is not about the evidence (an empty or repeated
-/// `ids`, an outage), which no new inventory or wider credential mends.
+/// the options, which depend on what was missing (targets outside the inventory are taken out,
+/// targets that changed are read again: a new inventory alone mends neither). `None` for a
+/// refusal that is not about the evidence (an empty or repeated `ids`, an outage), which no new
+/// inventory or wider credential mends. It is headed NOT ARCHIVED, not as a request for
+/// permission: no person's yes lets the same call through.
 fn approval_request(caller: &Caller, problem: &Problem) -> Option<String> {
     if !problem.code().refuses_evidence() {
         return None;
     }
-    let missing = match problem.code() {
-        ProblemCode::EvidenceRequired => {
+    let targets = {
+        let ids: Vec<&str> = problem
+            .extension("targets")
+            .and_then(Value::as_array)
+            .map(|ids| ids.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut named = ids.iter().take(NAMED_TARGETS).copied().collect::<Vec<_>>().join(", ");
+        if ids.len() > NAMED_TARGETS {
+            named.push_str(&format!(" and {} more (`targets` lists them all)", ids.len() - NAMED_TARGETS));
+        }
+        named
+    };
+    let inventory = format!(
+        "take the inventory again: call {LIST} with owner \"none\" and follow `next_cursor` until `complete` is true, \
+         then call {ARCHIVE} with ids from it and its `evidence`"
+    );
+    let (missing, first) = match problem.code() {
+        ProblemCode::EvidenceRequired => (
             "no evidence was given: an incomplete inventory (complete: false, e.g. VISIBILITY_RESTRICTED or a \
              traversal stopped before its last page) never carries any"
+                .to_owned(),
+            inventory.clone(),
+        ),
+        ProblemCode::EvidenceExpired => {
+            ("the evidence expired, or its snapshot is no longer retained".to_owned(), inventory.clone())
         }
-        ProblemCode::EvidenceExpired => "the evidence expired, or its snapshot is no longer retained",
-        ProblemCode::EvidenceCredentialMismatch => {
-            "the evidence was issued to another credential, or this credential's permissions changed since"
-        }
-        ProblemCode::TargetNotInEvidence => "some targets are not in the inventory the evidence covers",
-        ProblemCode::TargetChanged => "some targets changed since the inventory (no longer unowned, or gone)",
-        _ => "the evidence does not prove a complete inventory of unowned accounts that holds every target",
+        ProblemCode::EvidenceCredentialMismatch => (
+            "the evidence was issued to another credential, or this credential's permissions changed since".to_owned(),
+            inventory.clone(),
+        ),
+        ProblemCode::TargetNotInEvidence => (
+            format!(
+                "these targets are not in the inventory the evidence covers (owned, archived or outside its filters): {targets}"
+            ),
+            format!("call {ARCHIVE} again without them, with the same evidence; or {inventory}"),
+        ),
+        ProblemCode::TargetChanged => (
+            format!(
+                "these targets changed since the inventory (now owned, archived, perhaps by an earlier call of \
+                 yours, or gone): {targets}"
+            ),
+            format!(
+                "read them with {GET}: one with `archived: true` is archived already, and no call is needed for it; \
+                 for the others, {inventory}"
+            ),
+        ),
+        _ => (
+            "the evidence does not prove a complete inventory of unowned accounts that holds every target".to_owned(),
+            inventory.clone(),
+        ),
     };
     Some(format!(
-        "APPROVAL REQUIRED to archive service accounts as credential '{}': nothing has been changed.\n\
+        "NOT ARCHIVED: nothing has been changed; archiving as credential '{}' needs evidence of a complete inventory \
+         of unowned accounts holding every target.\n\
          Missing: {missing}.\n\
          Options:\n\
-         1. take the inventory again: call {LIST} with owner \"none\" and follow `next_cursor` until `complete` is \
-         true, then call {ARCHIVE} with ids from it and its `evidence`;\n\
-         2. if the inventory says VISIBILITY_RESTRICTED, ask a person holding a credential that reads every tenant;\n\
+         1. {first};\n\
+         2. if the inventory says VISIBILITY_RESTRICTED, name a `tenant` this credential reads (the inventory and \
+         its evidence then cover that tenant), or ask a person holding a credential that reads every tenant;\n\
          3. abandon the action.",
         caller.name
     ))

@@ -391,7 +391,12 @@ pub fn openapi() -> OpenApi {
     use ProblemCode::*;
     let owner =
         query("owner", "`none` for unowned accounts, or an owner's name", string().pattern(Some(OWNER_FILTER_PATTERN)));
-    let tenant = query("tenant", "absent: every tenant the credential can read", tenant_schema());
+    let tenant = query(
+        "tenant",
+        "absent: every tenant; a credential that cannot read them all then gets VISIBILITY_RESTRICTED: name a tenant \
+         it reads for a complete answer over that tenant",
+        tenant_schema(),
+    );
     let id = || path("id", string().pattern(Some(ACCOUNT_ID_PATTERN)));
     let list = OperationBuilder::new()
         .operation_id(Some("list_service_accounts"))

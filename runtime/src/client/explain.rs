@@ -42,10 +42,11 @@ pub fn counted(count: usize, noun: &str) -> String {
     format!("1 {one}")
 }
 
-/// The filters of `scope` as a verdict names them, ` matching owner=none, tenant=north`, or
-/// nothing when there are none: "none exist" is said of the question asked, not of every
-/// record of the resource.
-fn matching(scope: &Scope) -> String {
+/// The filters of `scope` as a verdict names them, ` matching owner=none, tenant=north` (with
+/// its leading blank), or nothing when there are none: "none exist" is said of the question
+/// asked, not of every record of the resource. For a service's own verdict lines, such as a
+/// count's.
+pub fn matching(scope: &Scope) -> String {
     if scope.filters.is_empty() {
         return String::new();
     }
