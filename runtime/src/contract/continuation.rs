@@ -21,7 +21,7 @@ pub enum Continuation {
     },
     /// Ask again after this many seconds.
     RetryAfter {
-        /// Seconds to wait (up to 2^64 − 1: `uint64`, past what `int64` holds).
+        /// Seconds to wait, a non-negative integer (up to 2^64 − 1).
         #[cfg_attr(feature = "openapi", schema(format = "uint64"))]
         seconds: u64,
     },

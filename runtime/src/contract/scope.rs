@@ -111,8 +111,8 @@ pub struct PageInfo {
     /// True on a page reached with a cursor, false on a first page. A resumed page's items
     /// cover the scope only together with the pages before it, whose reasons still count, so
     /// even a complete one is no evidence of absence by itself (contract §2.5, §8). A server
-    /// always sends it; read from a server older than the member it is `None` (in Rust), and
-    /// such a page cannot be told from either.
+    /// always sends it; a server older than the member did not, and its pages cannot be told
+    /// apart (read from one, it is absent).
     #[serde(default, deserialize_with = "boolean", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = bool, required = true))]
     #[cfg_attr(feature = "json-schema", schemars(with = "bool"))]
