@@ -80,7 +80,10 @@
 //! standard collection and the other envelope are refused by a type-level check;
 //! `Exempt<Json<Envelope<..>>>` is refused too), and so are response parts before the response
 //! (`(StatusCode, R)`, `([(HeaderName, V); N], R)`, `(HeaderMap, R)`, ...; a part type of the
-//! service's own once it implements `completeness::report::ResponsePart`).
+//! service's own once it implements `completeness::report::ResponsePart`). The crate's own
+//! refusals (a refused cursor, missing evidence) are [`Problem`]s: an error type of the service's
+//! own answers them as they are (`From<Problem>`, responding with the problem), since a client
+//! that gets `CURSOR_EXPIRED` as plain text cannot tell it from any other failure.
 //!
 //! A caller's `require_complete=true` / `Prefer: handling=strict` is applied when the response
 //! goes out, by the layer `completeness::routing` puts on every route (contract §5.3). A handler

@@ -477,6 +477,11 @@ impl Page {
     /// Refused (false) on the last page as well when an earlier page was not attested, or when
     /// [`Page::mark_partial`] or [`Page::mark_stale`] was called, though this page may be
     /// current and whole.
+    ///
+    /// It cannot tell how the rows were read. A page assembled from several reads of a source
+    /// that can change between them (an upstream API read page by page, a fan-out without a
+    /// common snapshot) is no inventory of one moment, first page or not: pin the reads to one
+    /// snapshot, or do not call this on such a page (contract §6: evidence is of one state).
     pub fn attach_evidence<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) -> bool {
         let partial = self.partial || completeness.reasons().iter().any(|reason| !continues(reason));
         let stale = self.stale || completeness.warnings().iter().any(Warning::is_stale);
