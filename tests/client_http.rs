@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use completeness::client::http::ServiceClient;
+use completeness::client::http::{ServiceClient, ServiceClientBuilder, reqwest};
 use completeness::client::{CollectLimits, FetchError, collect_all};
 use completeness::testing::{MemorySource, Mutation};
 use completeness::{Envelope, Problem, ProblemCode, ReasonCode, Scope};
@@ -24,6 +24,11 @@ async fn numbers(
     if headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) != Some("Bearer admin") {
         return Problem::new(ProblemCode::Unauthenticated, "unknown credential").into_response();
     }
+    page(&source, &query)
+}
+
+/// The page a query asks for; with `expire`, the snapshot expires after the second page.
+fn page(source: &Shared, query: &HashMap<String, String>) -> Response {
     let mut source = source.lock().unwrap();
     if source.fetches() == 2 && query.contains_key("expire") {
         source.apply(Mutation::Insert(999));
@@ -396,4 +401,310 @@ fn a_client_set_up_wrong_is_refused_when_built() {
         }
     }
     assert!(ServiceClient::new("http://127.0.0.1:3000/api/", "admin").is_ok(), "a path prefix is kept");
+}
+
+/// The headers of each request a server got, in the order it got them.
+type Seen = Arc<Mutex<Vec<HeaderMap>>>;
+
+async fn record(State(seen): State<Seen>, request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    seen.lock().unwrap().push(request.headers().clone());
+    next.run(request).await
+}
+
+/// The API key a service behind a key takes, in `X-Api-Key`.
+const API_KEY: &str = "k-3f9a-not-a-bearer";
+
+/// Numbers behind an API key in `X-Api-Key` (`key`), or open to any request (`None`).
+async fn keyed_numbers(
+    State((source, key)): State<(Shared, Option<&'static str>)>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    if let Some(key) = key
+        && headers.get("x-api-key").and_then(|v| v.to_str().ok()) != Some(key)
+    {
+        return Problem::new(ProblemCode::Unauthenticated, "no API key, or an unknown one").into_response();
+    }
+    page(&source, &query)
+}
+
+/// A creation behind the same key: the body back, `201`.
+async fn keyed_create(
+    State((_, key)): State<(Shared, Option<&'static str>)>,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<Value>,
+) -> Response {
+    if let Some(key) = key
+        && headers.get("x-api-key").and_then(|v| v.to_str().ok()) != Some(key)
+    {
+        return Problem::new(ProblemCode::Unauthenticated, "no API key, or an unknown one").into_response();
+    }
+    (StatusCode::CREATED, axum::Json(body)).into_response()
+}
+
+/// A complete page, half a second late.
+async fn slow() -> Response {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    axum::Json(Envelope::<u64>::complete(vec![], Scope::new("numbers", "every number"))).into_response()
+}
+
+/// A service that takes an API key (`Some`) or no credential (`None`), recording the headers of
+/// every request it gets, redirects included.
+async fn serve_behind(source: MemorySource, key: Option<&'static str>) -> (String, Seen) {
+    let seen = Seen::default();
+    let app = axum::Router::new()
+        .route("/numbers", get(keyed_numbers))
+        .route("/items", axum::routing::post(keyed_create))
+        .route("/partial/{status}", get(partial))
+        .route("/redirect", get(redirect))
+        .route("/slow", get(slow))
+        .with_state((Arc::new(Mutex::new(source)), key))
+        .layer(axum::middleware::from_fn_with_state(seen.clone(), record));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}"), seen)
+}
+
+/// A service that takes an API key in a header of its own is read with that header, and with
+/// nothing else: the items and the completeness as the server sent them, complete or not, and a
+/// write as well as a read.
+#[tokio::test]
+async fn a_service_behind_an_api_key_is_read_with_the_key_in_its_own_header() {
+    let (base, seen) = serve_behind(MemorySource::new(45, 10), Some(API_KEY)).await;
+    let client = ServiceClient::builder(&base).header("X-Api-Key", API_KEY).build().unwrap();
+    let pages = client.pages::<u64>("/numbers", &[]);
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+    assert!(collected.is_complete());
+    assert_eq!(collected.items, (1..=45).collect::<Vec<u64>>());
+    let created: Value = client.post("/items", &serde_json::json!({"name": "n-46"})).await.unwrap();
+    assert_eq!(created, serde_json::json!({"name": "n-46"}));
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
+    assert_eq!(seen.len(), 6, "five pages and a write");
+    for headers in &seen {
+        assert_eq!(headers.get_all("x-api-key").iter().collect::<Vec<_>>(), [API_KEY], "{headers:?}");
+        assert!(headers.get(header::AUTHORIZATION).is_none(), "no other credential: {headers:?}");
+    }
+
+    let (base, _) = serve_behind(MemorySource::new(45, 10), Some(API_KEY)).await;
+    let client = ServiceClient::builder(&base).header("X-Api-Key", API_KEY).build().unwrap();
+    let pages = client.pages::<u64>("/numbers", &[("expire", "yes")]);
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+    assert!(!collected.is_complete());
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
+    assert_eq!(collected.items, (1..=20).collect::<Vec<u64>>());
+
+    let bearer = ServiceClient::new(&base, API_KEY).unwrap();
+    let error = bearer.pages::<u64>("/numbers", &[]).fetch(None).await.unwrap_err();
+    assert_eq!(error.problem().map(Problem::status), Some(401), "the key as a bearer token is no key: {error:?}");
+}
+
+/// A service that takes no credential (a private network, an anonymous credential layer) is
+/// read without one: no `Authorization` header at all, not an empty one.
+#[tokio::test]
+async fn a_service_without_authentication_is_read_with_no_credential() {
+    let (base, seen) = serve_behind(MemorySource::new(25, 10), None).await;
+    let client = ServiceClient::builder(&base).build().unwrap();
+    let pages = client.pages::<u64>("/numbers", &[]);
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+    assert!(collected.is_complete());
+    assert_eq!(collected.items, (1..=25).collect::<Vec<u64>>());
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    for headers in seen.iter() {
+        assert!(headers.get(header::AUTHORIZATION).is_none(), "{headers:?}");
+        assert!(headers.get("x-api-key").is_none(), "{headers:?}");
+    }
+}
+
+/// Default headers set on reqwest's builder arrive with every request; one named like the
+/// credential does not add a second credential: the chosen one is sent, alone.
+#[tokio::test]
+async fn default_headers_set_in_configure_arrive_beside_the_credential() {
+    let (base, seen) = serve_behind(MemorySource::new(15, 10), Some(API_KEY)).await;
+    let client = ServiceClient::builder(&base)
+        .header("X-Api-Key", API_KEY)
+        .configure(|transport| {
+            let mut defaults = HeaderMap::new();
+            defaults.insert("x-tenant", "south".parse().unwrap());
+            defaults.insert("x-api-key", "k-stale".parse().unwrap());
+            transport.user_agent("inventory-audit/2.0").default_headers(defaults)
+        })
+        .build()
+        .unwrap();
+    let pages = client.pages::<u64>("/numbers", &[]);
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+    assert_eq!(collected.items, (1..=15).collect::<Vec<u64>>());
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    for headers in seen.iter() {
+        assert_eq!(headers.get(header::USER_AGENT).unwrap(), "inventory-audit/2.0");
+        assert_eq!(headers.get("x-tenant").unwrap(), "south");
+        assert_eq!(headers.get_all("x-api-key").iter().collect::<Vec<_>>(), [API_KEY], "{headers:?}");
+    }
+}
+
+/// A redirect to another origin is refused with a credential of the service's own header as
+/// with a bearer token, even when `configure` asks reqwest to follow every redirect: reqwest drops
+/// only `Authorization` across origins, so following would hand `X-Api-Key` to the other
+/// origin. Within the origin, the redirect is followed and the key goes along.
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_refused_and_the_key_stays_with_the_service() {
+    let (base, seen_here) = serve_behind(MemorySource::new(5, 10), Some(API_KEY)).await;
+    let (other, seen_there) = serve_behind(MemorySource::new(5, 10), None).await;
+    let client = ServiceClient::builder(&base)
+        .header("X-Api-Key", API_KEY)
+        .configure(|transport| transport.redirect(reqwest::redirect::Policy::limited(10)))
+        .build()
+        .unwrap();
+    let pages = client.pages::<u64>("/redirect", &[("to", other.as_str())]);
+    match pages.fetch(None).await {
+        Err(FetchError::Contract(message)) => {
+            assert!(message.contains(&format!("302 Found: a redirect to {other}/partial/200?to=")), "{message}")
+        }
+        other => panic!("a redirect to another origin: expected a contract error, got {other:?}"),
+    }
+    assert!(seen_there.lock().unwrap().is_empty(), "the other origin got a request: {:?}", seen_there.lock().unwrap());
+
+    let pages = client.pages::<u64>("/redirect", &[("to", base.as_str())]);
+    assert!(pages.fetch(None).await.expect("a redirect within the origin").completeness.is_complete());
+    let seen_here = seen_here.lock().unwrap();
+    assert_eq!(seen_here.len(), 3, "the refused redirect, then a redirect and where it led");
+    for headers in seen_here.iter() {
+        assert_eq!(headers.get("x-api-key").unwrap(), API_KEY);
+    }
+}
+
+/// The client's timeout holds whatever `configure` sets as reqwest's, longer or shorter; a
+/// shorter read timeout set there ends a request sooner, and the error says it was not the
+/// client's.
+#[tokio::test]
+async fn the_clients_timeout_holds_over_configure_and_a_transport_timeout_is_told_apart() {
+    let (base, _) = serve_behind(MemorySource::new(5, 10), None).await;
+    let patient = ServiceClient::builder(&base)
+        .timeout(Duration::from_secs(10))
+        .configure(|transport| transport.timeout(Duration::from_millis(50)))
+        .build()
+        .unwrap();
+    let page = patient.pages::<u64>("/slow", &[]).fetch(None).await.expect("within the client's 10 s");
+    assert!(page.completeness.is_complete());
+
+    let hasty = ServiceClient::builder(&base)
+        .timeout(Duration::from_millis(100))
+        .configure(|transport| transport.timeout(Duration::from_secs(60)))
+        .build()
+        .unwrap();
+    match hasty.pages::<u64>("/slow", &[]).fetch(None).await {
+        Err(FetchError::Transport(message)) => assert!(message.starts_with("timed out after 0.1 s ("), "{message}"),
+        other => panic!("expected the client's timeout, got {other:?}"),
+    }
+
+    let stalled = ServiceClient::builder(&base)
+        .configure(|transport| transport.read_timeout(Duration::from_millis(100)))
+        .build()
+        .unwrap();
+    match stalled.pages::<u64>("/slow", &[]).fetch(None).await {
+        Err(FetchError::Transport(message)) => assert!(
+            message.contains("before the client's timeout of 30 s: a connect or read timeout of the transport"),
+            "{message}"
+        ),
+        other => panic!("expected the transport's read timeout, got {other:?}"),
+    }
+}
+
+/// A credential that cannot be sent as given is refused when the client is built, as a setup
+/// error that names the header and never the value: a name that is no header name (not shown
+/// either: it may be the value, given in its place), a value with a line break (a header
+/// smuggled in) or outside ASCII, an empty one, a header the request's framing owns, a
+/// credential given twice, a password in the base URL.
+#[test]
+fn a_credential_that_cannot_be_sent_is_refused_when_built_without_saying_it() {
+    let secret = "s3cr3t-7d2e";
+    let cases: Vec<(ServiceClientBuilder, &str)> = vec![
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").header("X Api Key", secret),
+            "the name given for a credential header is not a header name",
+        ),
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").header("X-Api-Key:", secret),
+            "the name given for a credential header is not a header name",
+        ),
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").header("", secret),
+            "the name given for a credential header is not a header name",
+        ),
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").header(&format!("{secret}/base64=="), "X-Api-Key"),
+            "the name given for a credential header is not a header name",
+        ),
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").header("X-Api-Key", &format!("{secret}\r\nX-Role: admin")),
+            "the value of the credential header 'x-api-key' cannot be sent",
+        ),
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").header("X-Api-Key", &format!("{secret}-clé")),
+            "the value of the credential header 'x-api-key' cannot be sent",
+        ),
+        (ServiceClient::builder("http://127.0.0.1:3000").header("X-Api-Key", " "), "'x-api-key' is empty"),
+        (ServiceClient::builder("http://127.0.0.1:3000").header("Content-Length", "0"), "framed"),
+        (ServiceClient::builder("http://127.0.0.1:3000").header("Host", "inventory.internal"), "framed"),
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").bearer(secret).header("Authorization", secret),
+            "'authorization' is given twice",
+        ),
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").header("X-Api-Key", secret).header("x-api-key", secret),
+            "'x-api-key' is given twice",
+        ),
+        (ServiceClient::builder("http://127.0.0.1:3000").bearer(""), "the bearer token is empty"),
+        (
+            ServiceClient::builder("http://127.0.0.1:3000").bearer(&format!("{secret}\n")),
+            "cannot be sent in an Authorization header",
+        ),
+        (
+            ServiceClient::builder(&format!("http://audit:{secret}@127.0.0.1:3000")),
+            "'http://127.0.0.1:3000' carries a user and a password",
+        ),
+    ];
+    for (builder, said) in cases {
+        let shown = format!("{builder:?}");
+        assert!(!shown.contains(secret), "the builder's Debug: {shown}");
+        match builder.build() {
+            Err(FetchError::Setup(message)) => {
+                assert!(message.contains(said), "{shown}: {message}");
+                assert!(!message.contains(secret), "{shown}: the message says the secret: {message}");
+            }
+            other => panic!("{shown}: expected a setup error, got {other:?}"),
+        }
+    }
+}
+
+/// A client's `Debug` (and its page fetcher's, and its builder's) names the header its
+/// credential travels in, never the credential: a `Debug` ends up in logs and panic messages.
+/// Nor does an error of a request that carried it.
+#[tokio::test]
+async fn neither_debug_nor_an_error_shows_the_credential() {
+    let secret = "tok-7c1e-secret";
+    let bearer = ServiceClient::new("http://127.0.0.1:3000", secret).unwrap();
+    let keyed = ServiceClient::builder("http://127.0.0.1:3000").header("X-Api-Key", secret);
+    let keyed_shown = format!("{keyed:?}");
+    let keyed = keyed.build().unwrap();
+    for (shown, header) in [
+        (format!("{bearer:?}"), "authorization"),
+        (format!("{bearer:#?}"), "authorization"),
+        (format!("{:?}", bearer.pages::<u64>("/numbers", &[])), "authorization"),
+        (format!("{keyed:?}"), "x-api-key"),
+        (keyed_shown, "x-api-key"),
+    ] {
+        assert!(!shown.contains(secret), "{shown}");
+        assert!(shown.to_lowercase().contains(header), "the header is named: {shown}");
+    }
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let client = ServiceClient::builder(&format!("http://{address}")).header("X-Api-Key", secret).build().unwrap();
+    let error = client.pages::<u64>("/numbers", &[]).fetch(None).await.unwrap_err();
+    assert!(matches!(error, FetchError::Transport(_)), "{error:?}");
+    assert!(!format!("{error:?} {error}").contains(secret), "{error:?}");
 }

@@ -1,8 +1,10 @@
 //! A reqwest-based client for completeness services: pages read with the strict
 //! deserializer, problem responses as typed errors (`client` feature).
 
-use std::time::Duration;
+use std::fmt;
+use std::time::{Duration, Instant};
 
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -13,7 +15,14 @@ use crate::contract::params::CURSOR;
 use crate::contract::reason::StandardReason;
 use crate::server::problem::Problem;
 
-/// A client of one service, authenticating with a bearer token.
+/// The reqwest the client is built on, re-exported so that the transport settings given to
+/// [`ServiceClientBuilder::configure`] (a [`reqwest::Certificate`], a [`reqwest::Identity`], a
+/// [`reqwest::Proxy`]) are made with the very version it takes, without a dependency to keep in
+/// step.
+pub use reqwest;
+
+/// A client of one service, sending the credential it was built with: a bearer token, a header
+/// of the service's own (an API key), or none.
 ///
 /// `complete: true` speaks of the scope the server names, so a client checks that it is the
 /// scope it asked for before it takes the answer for the whole ([`Scope::differs_from`]):
@@ -37,12 +46,35 @@ use crate::server::problem::Problem;
 /// # Ok(()) }
 /// ```
 ///
+/// [`ServiceClient::new`] sends a bearer token. [`ServiceClient::builder`] sends another
+/// credential, or none, and takes transport settings of reqwest's own (roots of trust, a client
+/// certificate, a proxy, default headers):
+///
+/// ```no_run
+/// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+///
+/// use completeness_runtime::client::http::{ServiceClient, reqwest};
+///
+/// let internal_ca = reqwest::Certificate::from_pem(&std::fs::read("internal-ca.pem")?)?;
+/// let client = ServiceClient::builder("https://inventory.internal:8443")
+///     .header("X-Api-Key", &std::env::var("INVENTORY_API_KEY")?)
+///     .timeout(Duration::from_secs(10))
+///     .configure(|transport| transport.add_root_certificate(internal_ca).user_agent("cleanup/1.4"))
+///     .build()?;
+/// # Ok(()) }
+/// ```
+///
+/// Its `Debug` names the credential's header, never its value.
+///
 /// [`Scope::differs_from`]: crate::Scope::differs_from
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServiceClient {
     http: reqwest::Client,
     base: String,
-    token: String,
+    /// The credential sent with every request, each value marked sensitive (reqwest and its
+    /// logs print `Sensitive` in its place); empty when the service takes none.
+    credentials: HeaderMap,
     /// How long one request may take.
     timeout: Duration,
     /// The largest response body read.
@@ -56,56 +88,34 @@ impl ServiceClient {
     /// The largest response body read unless the client is built with another bound: 64 MiB.
     pub const DEFAULT_MAX_BODY: usize = 64 << 20;
 
-    /// A client of the service at `base_url` (e.g. `http://127.0.0.1:3000`) using
-    /// `token`, with [`ServiceClient::DEFAULT_TIMEOUT`] per request.
+    /// A client of the service at `base_url` (e.g. `http://127.0.0.1:3000`) sending `token` as
+    /// a bearer token, with [`ServiceClient::DEFAULT_TIMEOUT`] per request: the builder with
+    /// [`ServiceClientBuilder::bearer`].
     pub fn new(base_url: &str, token: &str) -> Result<ServiceClient, FetchError> {
-        ServiceClient::with_timeout(base_url, token, ServiceClient::DEFAULT_TIMEOUT)
+        ServiceClient::builder(base_url).bearer(token).build()
     }
 
-    /// A client whose requests each time out after `timeout`.
+    /// A client sending `token` as a bearer token whose requests each time out after `timeout`:
+    /// the builder with [`ServiceClientBuilder::bearer`] and [`ServiceClientBuilder::timeout`].
     ///
     /// The base URL is an absolute `http` or `https` URL without a query or a fragment (a path
     /// prefix is kept), and the token is text that fits a header; anything else is a
     /// [`FetchError::Setup`] here, not a failure of every request later.
     pub fn with_timeout(base_url: &str, token: &str, timeout: Duration) -> Result<ServiceClient, FetchError> {
-        let base = reqwest::Url::parse(base_url).map_err(|e| {
-            FetchError::Setup(format!(
-                "the base URL '{}' is not an absolute URL: {e}",
-                text_excerpt(base_url.as_bytes())
-            ))
-        })?;
-        if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() {
-            return Err(FetchError::Setup(format!(
-                "the base URL '{}' is not an http or https URL",
-                text_excerpt(base_url.as_bytes())
-            )));
-        }
-        if base.query().is_some() || base.fragment().is_some() {
-            return Err(FetchError::Setup(format!(
-                "the base URL '{}' has a query or a fragment, which every request's path would be written \
-                 after: give the query parameters to `pages`",
-                text_excerpt(base_url.as_bytes())
-            )));
-        }
-        if reqwest::header::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
-            return Err(FetchError::Setup(
-                "the token cannot be sent in an Authorization header: it holds a line break or another \
-                 character a header cannot carry"
-                    .to_owned(),
-            ));
-        }
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .redirect(reqwest::redirect::Policy::custom(same_origin_only))
-            .build()
-            .map_err(|e| transport(e, timeout))?;
-        Ok(ServiceClient {
-            http,
-            base: base_url.trim_end_matches('/').to_owned(),
-            token: token.to_owned(),
-            timeout,
+        ServiceClient::builder(base_url).bearer(token).timeout(timeout).build()
+    }
+
+    /// A client of the service at `base_url` to set up: its credential (none unless one is
+    /// given), its timeout, its bound on a body, its transport. Nothing is checked until
+    /// [`ServiceClientBuilder::build`].
+    pub fn builder(base_url: &str) -> ServiceClientBuilder {
+        ServiceClientBuilder {
+            base_url: base_url.to_owned(),
+            credentials: Vec::new(),
+            timeout: ServiceClient::DEFAULT_TIMEOUT,
             max_body: ServiceClient::DEFAULT_MAX_BODY,
-        })
+            transport: Vec::new(),
+        }
     }
 
     /// The same client reading response bodies of at most `bytes`: a longer one is a
@@ -129,7 +139,7 @@ impl ServiceClient {
     /// `GET path?query`, strictly deserialized; a problem response becomes [`FetchError::Problem`].
     /// Only a `200` with a JSON body is an answer (a read creates nothing, so a `201` is not).
     pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &[(String, String)]) -> Result<T, FetchError> {
-        self.send(self.http.get(self.url(path)).bearer_auth(&self.token).query(query), Answers::Read).await
+        self.send(self.http.get(self.url(path)).query(query), Answers::Read).await
     }
 
     /// `POST path` with a JSON body; a problem response becomes [`FetchError::Problem`].
@@ -139,17 +149,26 @@ impl ServiceClient {
         path: &str,
         body: &B,
     ) -> Result<T, FetchError> {
-        self.send(self.http.post(self.url(path)).bearer_auth(&self.token).json(body), Answers::Write).await
+        self.send(self.http.post(self.url(path)).json(body), Answers::Write).await
     }
 
+    /// Sends a request with the credential and reads its answer: every request goes through
+    /// here, so none goes out without the credential, and none with another.
     async fn send<T: DeserializeOwned>(
         &self,
         request: reqwest::RequestBuilder,
         answers: Answers,
     ) -> Result<T, FetchError> {
-        let request = request.build().map_err(|e| FetchError::Setup(format!("the request cannot be built: {e}")))?;
+        let mut request =
+            request.build().map_err(|e| FetchError::Setup(format!("the request cannot be built: {e}")))?;
+        // reqwest adds a default header only where the request has none, so one of the same name
+        // set with `configure` is not sent beside the credential.
+        for (name, value) in &self.credentials {
+            request.headers_mut().insert(name, value.clone());
+        }
         let asked = request.url().clone();
-        let response = self.http.execute(request).await.map_err(|e| transport(e, self.timeout))?;
+        let started = Instant::now();
+        let response = self.http.execute(request).await.map_err(|e| transport(e, self.timeout, started))?;
         if let Some(change) = changed_question(&asked, response.url()) {
             return Err(FetchError::Contract(format!(
                 "status {}: a redirect from {asked} to {} {change}, so its answer is not the answer to the \
@@ -158,11 +177,262 @@ impl ServiceClient {
                 response.url()
             )));
         }
-        read(response, answers, self.timeout, self.max_body).await
+        read(response, answers, self.timeout, self.max_body, started).await
     }
 
     fn url(&self, path: &str) -> String {
         format!("{}/{}", self.base, path.trim_start_matches('/'))
+    }
+}
+
+/// The credential's header names, its values left out: a `Debug` output ends up in logs and
+/// panic messages.
+impl fmt::Debug for ServiceClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServiceClient")
+            .field("base", &self.base)
+            .field("credential_headers", &self.credentials.keys().collect::<Vec<_>>())
+            .field("timeout", &self.timeout)
+            .field("max_body", &self.max_body)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Sets up a [`ServiceClient`]: from [`ServiceClient::builder`], then [`build`](Self::build).
+///
+/// The client keeps two settings of its transport for itself, whatever [`configure`](Self::configure)
+/// sets: its redirect policy, which follows a redirect only within the origin a request was sent
+/// to (reqwest drops `Authorization` across origins, but not a header of the service's own such as
+/// `X-Api-Key`, so a redirect to another origin would hand it the credential), and its timeout
+/// per request, which its error messages state. Everything else is the user's.
+#[must_use = "a builder sets nothing up until `build` is called"]
+pub struct ServiceClientBuilder {
+    base_url: String,
+    /// The credential headers as given, checked when built.
+    credentials: Vec<Given>,
+    timeout: Duration,
+    max_body: usize,
+    /// The user's transport settings, applied in the order given, before the client's own.
+    transport: Vec<Box<dyn FnOnce(reqwest::ClientBuilder) -> reqwest::ClientBuilder + Send>>,
+}
+
+/// A credential header as given to the builder.
+enum Given {
+    Bearer(String),
+    Header(String, String),
+}
+
+impl ServiceClientBuilder {
+    /// Sends `token` as `Authorization: Bearer <token>` with every request.
+    pub fn bearer(mut self, token: &str) -> ServiceClientBuilder {
+        self.credentials.push(Given::Bearer(token.to_owned()));
+        self
+    }
+
+    /// Sends the header `name: value` with every request, a credential (e.g. `X-Api-Key`): its
+    /// value is marked sensitive, so reqwest and the logs that print its requests show
+    /// `Sensitive` in its place, and [`ServiceClient`]'s `Debug` names the header only. Call it
+    /// once per header for a credential of several (a key and a secret); a name given twice,
+    /// `Authorization` with [`bearer`](Self::bearer) too, is a setup error.
+    ///
+    /// A header that is no credential, the same for every request (`User-Agent`), goes in
+    /// [`configure`](Self::configure)'s default headers.
+    pub fn header(mut self, name: &str, value: &str) -> ServiceClientBuilder {
+        self.credentials.push(Given::Header(name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// How long one request may take, from sending it to the end of its body
+    /// ([`ServiceClient::DEFAULT_TIMEOUT`] unless set).
+    pub fn timeout(mut self, timeout: Duration) -> ServiceClientBuilder {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The largest response body read ([`ServiceClient::DEFAULT_MAX_BODY`] unless set), as
+    /// [`ServiceClient::with_max_body`].
+    pub fn max_body(mut self, bytes: usize) -> ServiceClientBuilder {
+        self.max_body = bytes;
+        self
+    }
+
+    /// Transport settings on reqwest's own builder: roots of trust and a client identity
+    /// (`add_root_certificate`, `identity`), a proxy, default headers (`user_agent`,
+    /// `default_headers`), the connection pool, a connect or read timeout. Called more than
+    /// once, each applies after the last.
+    ///
+    /// A redirect policy and a timeout set here are replaced by the client's own (see
+    /// [`ServiceClientBuilder`]): set the timeout with [`timeout`](Self::timeout). A connect or
+    /// read timeout set here shorter than it ends a request earlier, and its error says so.
+    /// A credential goes in [`bearer`](Self::bearer) or [`header`](Self::header), not in a
+    /// default header, which is not marked sensitive unless you mark it.
+    pub fn configure(
+        mut self,
+        transport: impl FnOnce(reqwest::ClientBuilder) -> reqwest::ClientBuilder + Send + 'static,
+    ) -> ServiceClientBuilder {
+        self.transport.push(Box::new(transport));
+        self
+    }
+
+    /// The client, or a [`FetchError::Setup`] saying what is set up wrong: a base URL that is not
+    /// an absolute `http` or `https` URL without a query, a fragment or a user and password (a
+    /// path prefix is kept); a credential a header cannot carry, or empty; a transport reqwest
+    /// cannot build. No error names a credential's value.
+    pub fn build(self) -> Result<ServiceClient, FetchError> {
+        let base = base_url(&self.base_url)?;
+        let mut credentials = HeaderMap::new();
+        for given in &self.credentials {
+            let (name, value) = given.header()?;
+            if credentials.contains_key(&name) {
+                return Err(FetchError::Setup(format!(
+                    "the credential header '{name}' is given twice (`bearer` sends authorization): give it once"
+                )));
+            }
+            credentials.insert(name, value);
+        }
+        let transport = self.transport.into_iter().fold(reqwest::Client::builder(), |builder, set| set(builder));
+        let http = transport
+            .redirect(reqwest::redirect::Policy::custom(same_origin_only))
+            .timeout(self.timeout)
+            .build()
+            .map_err(|e| FetchError::Setup(with_causes(&e, &format!("the HTTP client cannot be built: {e}"))))?;
+        Ok(ServiceClient { http, base, credentials, timeout: self.timeout, max_body: self.max_body })
+    }
+}
+
+/// The credential's header names, its values left out, as [`ServiceClient`]'s.
+impl fmt::Debug for ServiceClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self
+            .credentials
+            .iter()
+            .map(|given| match given {
+                Given::Bearer(_) => "authorization",
+                Given::Header(name, _) if HeaderName::from_bytes(name.as_bytes()).is_ok() => name,
+                Given::Header(..) => "(not a header name)",
+            })
+            .collect();
+        f.debug_struct("ServiceClientBuilder")
+            .field("base_url", &without_userinfo(&self.base_url))
+            .field("credential_headers", &names)
+            .field("timeout", &self.timeout)
+            .field("max_body", &self.max_body)
+            .field("transport_settings", &self.transport.len())
+            .finish()
+    }
+}
+
+impl Given {
+    /// The header to send, or why it cannot be: a message that names the header, never the value.
+    fn header(&self) -> Result<(HeaderName, HeaderValue), FetchError> {
+        let (name, value) = match self {
+            Given::Bearer(token) => {
+                if token.trim().is_empty() {
+                    return Err(FetchError::Setup(
+                        "the bearer token is empty (read from a variable that is not set?): build the client \
+                         without `bearer` to send no credential"
+                            .to_owned(),
+                    ));
+                }
+                let value = sendable(&format!("Bearer {token}")).ok_or_else(|| {
+                    FetchError::Setup(
+                        "the token cannot be sent in an Authorization header: it holds a line break or another \
+                         character a header cannot carry"
+                            .to_owned(),
+                    )
+                })?;
+                (reqwest::header::AUTHORIZATION, value)
+            }
+            Given::Header(name, value) => {
+                // Not shown: a name that is no header name may be the credential, given in its place.
+                let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                    FetchError::Setup(
+                        "the name given for a credential header is not a header name (letters, digits and \
+                         !#$%&'*+-.^_`|~, without a space or a colon); it is not shown, in case it is the \
+                         credential given in its place"
+                            .to_owned(),
+                    )
+                })?;
+                if FRAMING.contains(&name) {
+                    return Err(FetchError::Setup(format!(
+                        "the header '{name}' says how the request is framed or where it goes, which the client \
+                         writes itself: it cannot carry a credential"
+                    )));
+                }
+                if value.trim().is_empty() {
+                    return Err(FetchError::Setup(format!(
+                        "the value of the credential header '{name}' is empty (read from a variable that is not \
+                         set?): build the client without `header` to send no credential"
+                    )));
+                }
+                let value = sendable(value).ok_or_else(|| {
+                    FetchError::Setup(format!(
+                        "the value of the credential header '{name}' cannot be sent: it holds a line break or \
+                         another character a header cannot carry"
+                    ))
+                })?;
+                (name, value)
+            }
+        };
+        Ok((name, value))
+    }
+}
+
+/// Headers that say how a request is framed or routed: the client (hyper) writes them, and a
+/// second one from a credential would make the request ambiguous, or another request.
+const FRAMING: [HeaderName; 8] = [
+    reqwest::header::HOST,
+    reqwest::header::CONTENT_LENGTH,
+    reqwest::header::CONTENT_TYPE,
+    reqwest::header::CONTENT_ENCODING,
+    reqwest::header::TRANSFER_ENCODING,
+    reqwest::header::CONNECTION,
+    reqwest::header::TE,
+    reqwest::header::UPGRADE,
+];
+
+/// A credential as a header value marked sensitive, when it is one: printable ASCII (and
+/// tabs). A character outside ASCII could be sent, but a server reads a header's value as
+/// ASCII text and would find no credential where one was meant.
+fn sendable(text: &str) -> Option<HeaderValue> {
+    let mut value = HeaderValue::from_str(text).ok().filter(|value| value.to_str().is_ok())?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// The base URL without a trailing `/`, or why it cannot be one.
+fn base_url(text: &str) -> Result<String, FetchError> {
+    let shown = || text_excerpt(without_userinfo(text).as_bytes());
+    let base = reqwest::Url::parse(text)
+        .map_err(|e| FetchError::Setup(format!("the base URL '{}' is not an absolute URL: {e}", shown())))?;
+    // reqwest would send a user and a password in the URL as a second credential (Basic).
+    if !base.username().is_empty() || base.password().is_some() {
+        return Err(FetchError::Setup(format!(
+            "the base URL '{}' carries a user and a password: give the credential with `bearer` or `header`",
+            shown()
+        )));
+    }
+    if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() {
+        return Err(FetchError::Setup(format!("the base URL '{}' is not an http or https URL", shown())));
+    }
+    if base.query().is_some() || base.fragment().is_some() {
+        return Err(FetchError::Setup(format!(
+            "the base URL '{}' has a query or a fragment, which every request's path would be written \
+             after: give the query parameters to `pages`",
+            shown()
+        )));
+    }
+    Ok(text.trim_end_matches('/').to_owned())
+}
+
+/// A URL as text without the user and password before its host, read from the text itself (the
+/// URL may not parse), for a message or a `Debug` that would otherwise print the password.
+fn without_userinfo(text: &str) -> String {
+    let Some(start) = text.find("://").map(|at| at + 3) else { return text.to_owned() };
+    let end = text[start..].find(['/', '?', '#']).map_or(text.len(), |at| start + at);
+    match text[start..end].rfind('@') {
+        Some(at) => format!("{}{}", &text[..start], &text[start + at + 1..]),
+        None => text.to_owned(),
     }
 }
 
@@ -217,6 +487,7 @@ async fn read<T: DeserializeOwned>(
     answers: Answers,
     timeout: Duration,
     max_body: usize,
+    started: Instant,
 ) -> Result<T, FetchError> {
     let status = response.status();
     // Seconds only; an HTTP date is left to the problem body, when it says.
@@ -237,7 +508,7 @@ async fn read<T: DeserializeOwned>(
         return Err(too_long());
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| transport(e, timeout))? {
+    while let Some(chunk) = response.chunk().await.map_err(|e| transport(e, timeout, started))? {
         if body.len() + chunk.len() > max_body {
             return Err(too_long());
         }
@@ -319,8 +590,9 @@ async fn read<T: DeserializeOwned>(
 }
 
 /// Follows a redirect only within the origin (scheme, host and port) it was sent to: the
-/// answer of another origin is not the service's, whatever it says (and it got no credential:
-/// reqwest drops `Authorization` across origins). A redirect not followed is answered as
+/// answer of another origin is not the service's, whatever it says, and another origin gets no
+/// request, so no credential (reqwest drops `Authorization` across origins, but it would send a
+/// header of the service's own, `X-Api-Key`, along). A redirect not followed is answered as
 /// itself, a status this client does not read.
 fn same_origin_only(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirect::Action {
     let origin =
@@ -377,13 +649,30 @@ fn text_excerpt(bytes: &[u8]) -> String {
     text.to_owned()
 }
 
-/// A request that got no answer: a timeout says so, any other failure comes with its causes
-/// (reqwest's own message names only the request, not why it failed).
-fn transport(error: reqwest::Error, timeout: Duration) -> FetchError {
+/// A request that got no answer, `started` when it was sent: a timeout says so, any other
+/// failure comes with its causes (reqwest's own message names only the request, not why it
+/// failed).
+fn transport(error: reqwest::Error, timeout: Duration, started: Instant) -> FetchError {
     let url = error.url().map(|url| format!(" ({url})")).unwrap_or_default();
     if error.is_timeout() {
+        let waited = started.elapsed();
+        // The client's timeout starts after `started`, so a timeout sooner is another one: a
+        // connect or read timeout set with `configure`, which the client's would misstate.
+        if waited < timeout {
+            return FetchError::Transport(format!(
+                "timed out after {:.1} s, before the client's timeout of {} s: a connect or read timeout of \
+                 the transport{url}",
+                waited.as_secs_f64(),
+                timeout.as_secs_f64()
+            ));
+        }
         return FetchError::Transport(format!("timed out after {} s{url}", timeout.as_secs_f64()));
     }
-    let causes = std::iter::successors(std::error::Error::source(&error), |cause| cause.source());
-    FetchError::Transport(causes.fold(error.to_string(), |message, cause| format!("{message}: {cause}")))
+    FetchError::Transport(with_causes(&error, &error.to_string()))
+}
+
+/// `message`, then each cause of `error` in turn.
+fn with_causes(error: &reqwest::Error, message: &str) -> String {
+    let causes = std::iter::successors(std::error::Error::source(error), |cause| cause.source());
+    causes.fold(message.to_owned(), |message, cause| format!("{message}: {cause}"))
 }
