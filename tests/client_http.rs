@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use completeness::client::http::{ServiceClient, ServiceClientBuilder, reqwest};
+use completeness::client::http::{Retries, ServiceClient, ServiceClientBuilder, reqwest};
 use completeness::client::{CollectLimits, FetchError, collect_all};
 use completeness::testing::{MemorySource, Mutation};
 use completeness::{Envelope, Problem, ProblemCode, ReasonCode, Scope};
@@ -156,11 +156,36 @@ async fn serve(source: MemorySource) -> (String, Shared) {
         .route("/success-as-problem", get(success_as_problem))
         .route("/typed/{media_type}", get(typed))
         .route("/streamed", get(streamed))
+        .route("/flaky", get(flaky))
         .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     (format!("http://{address}"), shared)
+}
+
+/// `/numbers` whose pages reached with a cursor are each refused once first, as `outage` says:
+/// `STATUS:SECONDS` (a `Retry-After` of that many seconds) or `STATUS:` (no wait named). The
+/// fetch count of the source counts only the pages answered.
+async fn flaky(State(source): State<Shared>, Query(query): Query<HashMap<String, String>>) -> Response {
+    // Each request (its whole query, cursor included) is refused once: tests that ask with other
+    // parameters get refusals of their own.
+    static REFUSED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    if let (Some(_), Some(outage)) = (query.get("cursor"), query.get("outage")) {
+        let request = format!("{:?}", query.iter().collect::<std::collections::BTreeMap<_, _>>());
+        let mut refused = REFUSED.lock().unwrap();
+        if !refused.contains(&request) {
+            refused.push(request);
+            let (status, seconds) = outage.split_once(':').unwrap();
+            let mut problem = Problem::new(ProblemCode::parse("SOURCE_DOWN"), "the source is down")
+                .with_status(status.parse().unwrap());
+            if let Ok(seconds) = seconds.parse() {
+                problem = problem.with_retry_after(seconds);
+            }
+            return problem.into_response();
+        }
+    }
+    page(&source, &query)
 }
 
 fn limits() -> CollectLimits {
@@ -707,4 +732,49 @@ async fn neither_debug_nor_an_error_shows_the_credential() {
     let error = client.pages::<u64>("/numbers", &[]).fetch(None).await.unwrap_err();
     assert!(matches!(error, FetchError::Transport(_)), "{error:?}");
     assert!(!format!("{error:?} {error}").contains(secret), "{error:?}");
+}
+
+/// A page refused with an outage, asked again after its wait, takes the refused page's place:
+/// the traversal goes on and ends complete with every item once (contract §2.4). Without
+/// `retrying`, the refusal ends the collection as an error.
+#[tokio::test]
+async fn a_retrying_fetcher_asks_a_refused_page_again_after_its_wait_and_the_traversal_goes_on() {
+    let (base, source) = serve(MemorySource::new(25, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let refused = client.pages::<u64>("/flaky", &[("outage", "503:1")]);
+    let error = collect_all(|cursor| refused.fetch(cursor), limits()).await.unwrap_err();
+    assert!(matches!(&error, FetchError::Problem(problem) if problem.status() == 503), "{error:?}");
+
+    let source_fetches = source.lock().unwrap().fetches();
+    let retries = Retries { attempts: 2, longest_wait: Duration::from_secs(5), unnamed_wait: Duration::ZERO };
+    let pages = client.pages::<u64>("/flaky", &[("outage", "503:1"), ("again", "yes")]).retrying(retries);
+    let started = std::time::Instant::now();
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+    assert!(collected.is_complete(), "{:?}", collected.completeness);
+    assert_eq!(collected.items, (1..=25).collect::<Vec<u64>>(), "every item once");
+    assert_eq!(source.lock().unwrap().fetches() - source_fetches, 3, "each page answered once");
+    assert!(started.elapsed() >= Duration::from_secs(2), "it waited as asked, twice: {:?}", started.elapsed());
+}
+
+/// What is not asked again: a 429 that names no wait, a wait longer than the fetcher takes,
+/// and a refusal still there after the last attempt; a 5xx naming no wait is asked again after
+/// `unnamed_wait`.
+#[tokio::test]
+async fn a_retrying_fetcher_returns_what_it_may_not_ask_again() {
+    let (base, _) = serve(MemorySource::new(25, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let quick = Retries { attempts: 1, longest_wait: Duration::from_secs(5), unnamed_wait: Duration::ZERO };
+    for (outage, status) in [("429:", 429), ("503:60", 503)] {
+        let pages = client.pages::<u64>("/flaky", &[("outage", outage)]).retrying(quick);
+        let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
+        assert!(matches!(&error, FetchError::Problem(p) if p.status() == status), "{outage}: {error:?}");
+    }
+    let unnamed = client.pages::<u64>("/flaky", &[("outage", "500:")]).retrying(quick);
+    let collected = collect_all(|cursor| unnamed.fetch(cursor), limits()).await.unwrap();
+    assert!(collected.is_complete(), "a 5xx naming no wait is asked again");
+    let none = Retries { attempts: 0, ..quick };
+    let pages = client.pages::<u64>("/flaky", &[("outage", "502:"), ("n", "0")]).retrying(none);
+    let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
+    assert!(matches!(&error, FetchError::Problem(p) if p.status() == 502), "no attempt left: {error:?}");
+    assert_eq!(Retries::default().wait_after(&Problem::new(ProblemCode::InvalidRequest, "no")), None, "a 4xx");
 }

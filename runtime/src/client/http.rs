@@ -132,6 +132,7 @@ impl ServiceClient {
             client: self.clone(),
             path: path.to_owned(),
             query: query.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+            retries: None,
             _items: std::marker::PhantomData,
         }
     }
@@ -442,17 +443,87 @@ pub struct PageFetcher<T> {
     client: ServiceClient,
     path: String,
     query: Vec<(String, String)>,
+    /// How a refused page is asked again; never when `None`.
+    retries: Option<Retries>,
     _items: std::marker::PhantomData<fn() -> T>,
 }
 
+/// How a [`PageFetcher`] asks again for a page whose request was refused with a problem that
+/// may be retried (contract §7: a 5xx, or a 429 that names a wait): the same request, after the
+/// wait the refusal asks for, whose answer takes the refused one's place in the traversal
+/// (contract §2.4). A refusal asking for a longer wait than [`Retries::longest_wait`], any other
+/// refusal, and the last one after [`Retries::attempts`] are returned as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retries {
+    /// How many times one page is asked again at most.
+    pub attempts: u32,
+    /// The longest wait taken before asking again.
+    pub longest_wait: Duration,
+    /// The wait after a 5xx that names none.
+    pub unnamed_wait: Duration,
+}
+
+impl Default for Retries {
+    /// 3 attempts, waits of at most 30 s, 1 s where a 5xx names none.
+    fn default() -> Self {
+        Retries { attempts: 3, longest_wait: Duration::from_secs(30), unnamed_wait: Duration::from_secs(1) }
+    }
+}
+
+impl Retries {
+    /// How long to wait before asking again after `problem`, when it may be retried: its
+    /// `Retry-After`, or else the `retry_after` continuation of its body; for a 5xx that names
+    /// neither, [`Retries::unnamed_wait`]. `None` for a refusal not to send again as it was (a
+    /// 4xx says the request, as sent, will not be served; a 429 without a wait names no time),
+    /// or one that asks for longer than [`Retries::longest_wait`].
+    pub fn wait_after(&self, problem: &Problem) -> Option<Duration> {
+        let continuation = || match serde_json::from_value(problem.extension("continuation")?.clone()) {
+            Ok(crate::contract::continuation::Continuation::RetryAfter { seconds }) => Some(seconds),
+            _ => None,
+        };
+        let named = problem.retry_after().or_else(continuation).map(Duration::from_secs);
+        let wait = match (problem.status(), named) {
+            (429 | 500..=599, Some(wait)) => wait,
+            (500..=599, None) => self.unnamed_wait,
+            _ => return None,
+        };
+        (wait <= self.longest_wait).then_some(wait)
+    }
+}
+
+impl<T> PageFetcher<T> {
+    /// The same pages, each asked again after a refusal that may be retried, as `retries` says
+    /// (by default a refused page is returned as the error it is). A traversal read through it
+    /// goes on past an outage on any of its pages, where `collect_all` would otherwise end with
+    /// the refusal; every wait it takes counts against `CollectLimits::deadline` only when the
+    /// next page is asked for.
+    pub fn retrying(mut self, retries: Retries) -> PageFetcher<T> {
+        self.retries = Some(retries);
+        self
+    }
+}
+
 impl<T: DeserializeOwned> PageFetcher<T> {
-    /// Fetches the page at `cursor` (the first page for `None`).
+    /// Fetches the page at `cursor` (the first page for `None`), asking again after a refusal
+    /// as [`PageFetcher::retrying`] says.
     pub async fn fetch(&self, cursor: Option<String>) -> Result<Envelope<T, StandardReason>, FetchError> {
         let mut query = self.query.clone();
         if let Some(cursor) = cursor {
             query.push((CURSOR.to_owned(), cursor));
         }
-        self.client.get(&self.path, &query).await
+        let mut attempts = 0;
+        loop {
+            let answer = self.client.get(&self.path, &query).await;
+            let wait = match (&answer, &self.retries) {
+                (Err(FetchError::Problem(problem)), Some(retries)) if attempts < retries.attempts => {
+                    retries.wait_after(problem)
+                }
+                _ => None,
+            };
+            let Some(wait) = wait else { return answer };
+            tokio::time::sleep(wait).await;
+            attempts += 1;
+        }
     }
 }
 
