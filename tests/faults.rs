@@ -595,8 +595,9 @@ async fn a_route_gets_only_the_faults_it_declares() {
         }
     }
     let applied: BTreeSet<String> = layer.log().iter().filter_map(|r| r.fault.as_ref().map(Fault::to_string)).collect();
-    // What it declares, and the outage every read can meet.
-    assert_eq!(applied, BTreeSet::from(["VISIBILITY_RESTRICTED".to_owned(), "SERVICE_UNAVAILABLE".to_owned()]));
+    // What it declares, and what every read can meet: a newer server's reason, an outage.
+    let expected = ["VISIBILITY_RESTRICTED", "FUTURE_REASON", "SERVICE_UNAVAILABLE"].map(str::to_owned);
+    assert_eq!(applied, BTreeSet::from(expected));
 }
 
 #[tokio::test]
@@ -613,11 +614,10 @@ async fn the_header_works_only_where_the_layer_is_installed() {
     assert_eq!(untouched, bare, "a header-only layer faults nothing else");
 }
 
-/// The outage every read a route declares can meet when it starts a traversal (no cursor): the
-/// `503` problem `SERVICE_UNAVAILABLE` in place of the answer, with a short `Retry-After` and the
-/// `retry_after` continuation of as many seconds; nothing in it reads as a list, empty or not. A
-/// read with a cursor is not offered it (a client that sent the cursor again after it would be
-/// judged as continuing a traversal a problem answered).
+/// The outage every read a route declares can meet, a first page or a later one of a paginated
+/// route: the `503` problem `SERVICE_UNAVAILABLE` in place of the answer, with a short
+/// `Retry-After` and the `retry_after` continuation of as many seconds; nothing in it reads as a
+/// list, empty or not.
 #[tokio::test]
 async fn an_outage_replaces_any_declared_read_with_a_503_that_says_when_to_ask_again() {
     use completeness::Reason;
@@ -626,6 +626,7 @@ async fn an_outage_replaces_any_declared_read_with_a_503_that_says_when_to_ask_a
     let reads = [
         "/things?n=6",
         "/things?n=6&more=1",
+        "/things?n=6&more=1&cursor=c-1",
         "/things?n=6&require_complete=true",
         "/plain",
         "/tickets",
@@ -651,15 +652,15 @@ async fn an_outage_replaces_any_declared_read_with_a_503_that_says_when_to_ask_a
         assert_eq!((record.fault.clone(), record.status), (Some(Fault::Unavailable), 503), "{record}");
         assert!(record.is_incomplete() && record.complete.is_none() && record.next_cursor.is_none(), "{record}");
     }
-    // Offered last, on requests without a cursor only.
+    // Offered last, on a first page, and on a later one of a route that pages.
     let offered = Fault::offered(&ListPlainReason::declared_set().unwrap(), false);
-    assert_eq!(offered, [Fault::Reason(ReasonCode::VisibilityRestricted), Fault::Unavailable]);
+    assert_eq!(offered, [Fault::Reason(ReasonCode::VisibilityRestricted), Fault::FutureReason, Fault::Unavailable]);
     let offered = Fault::offered(&ListThingsReason::declared_set().unwrap(), false);
     assert_eq!(offered.last(), Some(&Fault::Unavailable), "{offered:?}");
     let continued = Fault::offered(&ListThingsReason::declared_set().unwrap(), true);
-    assert!(!continued.contains(&Fault::Unavailable), "{continued:?}");
-    let (status, _, body) = send(app.clone(), "/things?n=4&more=1&cursor=c-1", Some("SERVICE_UNAVAILABLE")).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "not offered with a cursor: {body}");
+    assert_eq!(continued.last(), Some(&Fault::Unavailable), "{continued:?}");
+    let unpaged = Fault::offered(&ListPlainReason::declared_set().unwrap(), true);
+    assert!(!unpaged.contains(&Fault::Unavailable), "a cursor continues no traversal there: {unpaged:?}");
     // A request the layer cannot fault (a single resource) is refused the outage, as any fault.
     let single = Router::new()
         .route("/one", get(|| std::future::ready(completeness::Exempt::new("one thing", "a single resource"))).into())
@@ -840,7 +841,7 @@ proptest! {
                 let codes: Vec<&Value> = faulted["incomplete_reasons"].as_array().unwrap().iter().map(|r| &r["code"]).collect();
                 let hidden = codes.iter().filter(|c| **c == "VISIBILITY_RESTRICTED").count();
                 prop_assert!(hidden <= 1, "one reason is not given twice: {:?}", codes);
-                if matches!(fault, Fault::Reason(_)) {
+                if matches!(fault, Fault::Reason(_) | Fault::FutureReason) {
                     prop_assert_eq!(&faulted["complete"], &json!(false));
                     // An emptied schedule's reason leaves the incomplete and empty page (but for
                     // a source unavailable, which names one source and takes its items only).
@@ -889,7 +890,7 @@ proptest! {
         prop_assert_eq!(*strict.value(), count);
         prop_assert_eq!(&faulted["scope"], &aggregate["scope"]);
         let was = serde_json::from_value::<Aggregate<u64>>(aggregate.clone()).unwrap().relation();
-        if matches!(fault, Fault::Reason(_)) {
+        if matches!(fault, Fault::Reason(_) | Fault::FutureReason) {
             prop_assert!(!strict.completeness().is_complete());
             let lowered = if was == Relation::Exact { Relation::LowerBound } else { was };
             prop_assert_eq!(strict.relation(), lowered);
@@ -1049,4 +1050,135 @@ fn a_warning_keeps_the_cursor_of_a_page_paged_by_the_services_own_reason() {
     let ended = ended.to_json();
     check_envelope_invariants(&ended).unwrap_or_else(|v| panic!("{v:?}: {ended}"));
     assert_eq!(ended["next_cursor"], Value::Null, "{ended}");
+}
+
+/// `FUTURE_REASON`: a reason whose code no declaration of the route names, as a newer server
+/// sends one. Drawn from the seed, it carries a kind of §3.4 or none; it takes items away
+/// without adding or altering one, and the answer is incomplete as the contract's reader reads
+/// it (a code without a kind as the most cautious, §3.4). A strict reader typed by the route's
+/// own declaration refuses the whole answer.
+#[test]
+fn a_newer_servers_reason_is_reported_with_a_kind_or_none_and_only_removes_items() {
+    use completeness::{Reason, ReasonKind};
+    let declared = ListThingsReason::declared_set().unwrap();
+    let items: Vec<Value> = (0..6).map(|id| json!({"id": id, "source": "alpha"})).collect();
+    let mut page: Envelope<Value, ListThingsReason> =
+        Envelope::complete(items, Scope::new("things", "things readable by everyone"));
+    page.completeness.push_reason(completeness::reason::MorePagesAvailable::new("c-next"));
+    let page = serde_json::to_value(&page).unwrap();
+    let mut kinds = BTreeSet::new();
+    for n in 0..60 {
+        let facts = RequestFacts::default();
+        let faulted = match inject(&Fault::FutureReason, &page, &declared, &facts, &mut shape_rng(5, n)).unwrap() {
+            Faulted::Page(faulted) => faulted.to_json(),
+            other => panic!("a collection is faulted: {other:?}"),
+        };
+        check_envelope_invariants(&faulted).unwrap_or_else(|v| panic!("{v:?}: {faulted}"));
+        assert_eq!(faulted["complete"], false, "{faulted}");
+        assert!(is_subsequence(faulted["items"].as_array().unwrap(), page["items"].as_array().unwrap()), "{faulted}");
+        let reasons = faulted["incomplete_reasons"].as_array().unwrap();
+        let future: Vec<&Value> = reasons.iter().filter(|r| r["code"] == "FUTURE_REASON").collect();
+        assert_eq!(future.len(), 1, "{faulted}");
+        assert!(future[0]["message"].as_str().is_some_and(|m| !m.is_empty()), "{faulted}");
+        let kind = future[0].get("kind").map(|kind| kind.as_str().unwrap().to_owned());
+        kinds.insert(kind.clone().unwrap_or_else(|| "none".to_owned()));
+        // Read as the contract's reader reads a code it does not know.
+        let read: Envelope<Value> = serde_json::from_value(faulted.clone()).unwrap();
+        assert!(!read.completeness.is_complete());
+        let reason = read.completeness.reasons().iter().find(|r| r.code().as_str() == "FUTURE_REASON").unwrap();
+        let expected = kind.as_deref().map_or(ReasonKind::Unknown, |kind| ReasonKind::parse(kind).unwrap());
+        assert_eq!(reason.kind(), expected, "{faulted}");
+        assert_ne!(decide(&read, Intent::ClaimAbsence), Decision::Proceed, "{faulted}");
+        // A snapshot's reason ends the traversal; the others leave the next page.
+        assert_eq!(faulted["next_cursor"].is_null(), kind.as_deref() == Some("snapshot"), "{faulted}");
+        // Refused whole by a reader typed by the route's own declaration.
+        assert!(serde_json::from_value::<Envelope<Value, ListThingsReason>>(faulted.clone()).is_err(), "{faulted}");
+    }
+    let every = ["none", "truncation", "budget", "source", "visibility", "snapshot"].map(str::to_owned);
+    assert_eq!(kinds, BTreeSet::from(every), "the seed draws each kind, and none");
+}
+
+/// A kit's layer offers `FUTURE_REASON` on every read; a serving one, whose answers stay within
+/// the service's published schemas, never: the header naming it is refused there, and a
+/// schedule never draws it.
+#[tokio::test]
+async fn a_serving_layer_never_reports_a_reason_the_route_does_not_declare() {
+    let (status, _, body) =
+        send(router().layer(FaultLayer::new(Schedule::header_only())), "/things?n=6", Some("FUTURE_REASON")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["incomplete_reasons"][0]["code"], "FUTURE_REASON", "{body}");
+    let config = CompletenessConfig::new(CursorKeys::ephemeral());
+    let serving = router().layer(FaultLayer::serving(Schedule::header_only(), &config));
+    let (status, _, body) = send(serving, "/things?n=6", Some("FUTURE_REASON")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let offered = body["detail"].as_str().unwrap().split("(offered: ").nth(1).unwrap().to_owned();
+    assert!(offered.contains("VISIBILITY_RESTRICTED") && !offered.contains("FUTURE_REASON"), "{body}");
+    // The seed that draws it on a kit's layer never does on a serving one.
+    for (serves, layer) in [
+        (false, FaultLayer::new(Schedule::seeded(3, 1.0))),
+        (true, FaultLayer::serving(Schedule::seeded(3, 1.0), &config)),
+    ] {
+        let app = router().layer(layer);
+        let mut drawn = 0;
+        for _ in 0..60 {
+            let (_, _, body) = send(app.clone(), "/plain", None).await;
+            drawn += usize::from(body.to_string().contains("FUTURE_REASON"));
+        }
+        assert_eq!(drawn == 0, serves, "serving: {serves}, FUTURE_REASON drawn {drawn} times of 60");
+    }
+}
+
+/// A problem's wait is read wherever it is given: a `Retry-After` as an HTTP date (the seconds
+/// until it, 0 once past), and a `retry_after` continuation in the body of a problem the layer
+/// did not fault (as an MCP tool error carries it), the longer when both are given.
+#[tokio::test]
+async fn the_wait_of_a_problem_is_read_from_an_http_date_and_from_its_body() {
+    fn problem(retry_after: Option<String>, seconds: Option<u64>) -> axum::response::Response {
+        let mut body =
+            json!({"type": "about:blank", "title": "Later", "status": 503, "code": "BUSY", "detail": "later"});
+        if let Some(seconds) = seconds {
+            body["continuation"] = json!({"kind": "retry_after", "seconds": seconds});
+        }
+        let mut response = (StatusCode::SERVICE_UNAVAILABLE, body.to_string()).into_response();
+        let headers = response.headers_mut();
+        headers.insert("content-type", "application/problem+json".parse().unwrap());
+        if let Some(value) = retry_after {
+            headers.insert("retry-after", value.parse().unwrap());
+        }
+        response
+    }
+    use axum::response::IntoResponse;
+    let date = |from_now: i64| {
+        let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(from_now);
+        jiff::fmt::rfc2822::DateTimePrinter::new().timestamp_to_rfc9110_string(&at).unwrap()
+    };
+    let app = Router::new()
+        .route("/date", axum::routing::get(move || async move { problem(Some(date(4)), None) }))
+        .route("/past", axum::routing::get(move || async move { problem(Some(date(-60)), None) }))
+        .route("/body", axum::routing::get(|| async { problem(None, Some(7)) }))
+        .route("/both", axum::routing::get(|| async { problem(Some("2".to_owned()), Some(7)) }))
+        .route("/seconds", axum::routing::get(|| async { problem(Some("3".to_owned()), None) }));
+    let layer = FaultLayer::new(Schedule::header_only());
+    let app = app.layer(layer.clone());
+    for uri in ["/date", "/past", "/body", "/both", "/seconds"] {
+        let (status, _, body) = send(app.clone(), uri, None).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::SERVICE_UNAVAILABLE, Some("BUSY")),
+            "{uri}: sent as it is"
+        );
+    }
+    let waits: Vec<(String, Option<u64>)> = layer.log().into_iter().map(|r| (r.uri, r.wait)).collect();
+    // The date names a whole second 3 to 4 s after the answer left: 2 or 3 whole seconds.
+    assert!(matches!(waits[0].1, Some(2 | 3)), "{waits:?}");
+    assert_eq!(
+        waits[1..],
+        [
+            ("/past".to_owned(), Some(0)),
+            ("/body".to_owned(), Some(7)),
+            ("/both".to_owned(), Some(7)),
+            ("/seconds".to_owned(), Some(3))
+        ],
+        "{waits:?}"
+    );
 }

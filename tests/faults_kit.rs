@@ -141,6 +141,7 @@ async fn collect_all_keeps_the_client_contract_under_every_fault() {
         "TRAVERSAL_RESTARTED",
         "STALE_INDEX",
         "SERVICE_UNAVAILABLE",
+        "FUTURE_REASON",
     ] {
         assert!(offered.contains(&fault.to_owned()), "{fault} offered: {offered:?}");
     }
@@ -791,4 +792,313 @@ async fn the_kit_catches_a_client_that_retries_a_partial_answer_too_soon() {
             "{failure}"
         );
     }
+}
+
+/// What a hand-paging client does when a later page (one asked with a cursor) is refused with
+/// an outage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum OnLaterOutage {
+    /// Takes it for the end of the list: "the service had nothing more to serve".
+    TheEnd,
+    /// Waits as asked and sends the same request, the same cursor, again.
+    SendAgain,
+}
+
+/// Pages through the unowned accounts by hand, heeding every reason, warning and restarted
+/// traversal. An outage of its first page it waits out as asked (`Retry-After`) and asks again;
+/// one of a later page it meets as `on_later` says. Three outages a run at most, then it gives
+/// up with `Err`.
+async fn hand_paging_client(target: Target, on_later: OnLaterOutage) -> Result<Conclusion, String> {
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().map_err(|e| e.to_string())?;
+    let (mut ids, mut cursor, mut outages) = (Vec::<String>::new(), None::<String>, 0);
+    loop {
+        let mut query: Vec<(String, String)> =
+            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let url = format!("{}{}", target.url, UNOWNED.0);
+        let answer = client.get(url).bearer_auth("admin").query(&query).send().await.map_err(|e| e.to_string())?;
+        if answer.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE {
+            if cursor.is_some() && on_later == OnLaterOutage::TheEnd {
+                ids.sort();
+                return Ok(Conclusion::Complete(format!("{ids:?}")));
+            }
+            outages += 1;
+            if outages == 3 {
+                return Err("still unavailable".to_owned());
+            }
+            let wait = answer.headers().get("retry-after").and_then(|v| v.to_str().ok()?.parse().ok());
+            let seconds = wait.ok_or("a 503 without Retry-After")?;
+            tokio::time::sleep(Duration::from_secs(seconds)).await;
+            continue; // the same request again: the same cursor, or the first page
+        }
+        if !answer.status().is_success() {
+            return Ok(Conclusion::Incomplete(vec![format!("refused: {}", answer.status())]));
+        }
+        let page: Value = answer.json().await.map_err(|e| e.to_string())?;
+        let codes = |member: &str| -> Vec<String> {
+            let listed = page[member].as_array().into_iter().flatten();
+            listed.filter_map(|r| r["code"].as_str().map(str::to_owned)).collect()
+        };
+        let (reasons, warnings) = (codes("incomplete_reasons"), codes("warnings"));
+        if reasons.iter().any(|code| code != "MORE_PAGES_AVAILABLE") || !warnings.is_empty() {
+            return Ok(Conclusion::Incomplete([reasons, warnings].concat()));
+        }
+        if cursor.is_some() && page["page"]["resumed"] == false {
+            return Ok(Conclusion::Incomplete(vec!["the traversal restarted".to_owned()]));
+        }
+        ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => {
+                ids.sort();
+                return Ok(Conclusion::Complete(format!("{ids:?}")));
+            }
+        }
+    }
+}
+
+/// Waits out a first page's outage, but takes an outage on a later page for the end of the
+/// list, concluding complete with the pages before it: the outage on page 3 of 5 that hid the
+/// rest.
+async fn later_outage_is_the_end_client(target: Target) -> Result<Conclusion, String> {
+    hand_paging_client(target, OnLaterOutage::TheEnd).await
+}
+
+/// Waits out an outage on any page as asked and sends the refused request again, the same
+/// cursor on a later page: the retry continues the traversal.
+async fn sends_a_refused_page_again_client(target: Target) -> Result<Conclusion, String> {
+    hand_paging_client(target, OnLaterOutage::SendAgain).await
+}
+
+/// The second read of a run (the listing's second page, asked with a cursor) answered with
+/// the outage, the others as they are.
+fn outage_on_the_second_page() -> Schedule {
+    Schedule::sequence([None, Some("SERVICE_UNAVAILABLE")])
+}
+
+/// An outage on a later page taken for the end of the list is caught: replayed on the second
+/// page, and by the kit's own seeded schedules, which now give a later page the outage too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_takes_an_outage_on_a_later_page_for_the_end() {
+    let kit = kit().schedules(40);
+    let truth = kit.replay(Schedule::header_only(), None, &later_outage_is_the_end_client).await;
+    assert!(truth.violations.is_empty(), "{:?}", truth.violations);
+    let truth = truth.outcome.and_then(Result::ok);
+    let run = kit.replay(outage_on_the_second_page(), truth.as_ref(), &later_outage_is_the_end_client).await;
+    let log: Vec<String> = run.log.iter().map(ToString::to_string).collect();
+    assert_eq!(run.log.len(), 2, "{log:?}");
+    assert_eq!((run.log[1].had_cursor, run.log[1].status), (true, 503), "{log:?}");
+    assert!(run.violations.iter().any(|v| v.contains("took an incomplete answer for a complete one")), "{run:?}");
+    let refused = format!("{} {} was answered with a problem (503)", run.log[1].method, run.log[1].uri);
+    assert!(run.violations.iter().any(|v| v.contains(&refused)), "{refused}: {:?}", run.violations);
+
+    let report = kit.run(later_outage_is_the_end_client).await;
+    let later_outage =
+        |failure: &Failure| failure.log.iter().any(|r| r.fault == Some(Fault::Unavailable) && r.had_cursor);
+    assert!(
+        report.failures.iter().any(|failure| failure.schedule.seed() != 0 && later_outage(failure)),
+        "a seeded schedule catches it: {:?}",
+        report.failures
+    );
+    // Nothing else is wrong with the client: every failing run had a later page's outage.
+    for failure in &report.failures {
+        assert!(later_outage(failure), "{failure}");
+    }
+}
+
+/// A client that sends a later page refused with an outage again, after its wait, keeps the
+/// client contract: the retry takes the refused request's place in its traversal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_sends_a_refused_later_page_again_keeps_the_client_contract() {
+    let kit = kit().schedules(10);
+    let truth = kit.replay(Schedule::header_only(), None, &sends_a_refused_page_again_client).await;
+    let truth = truth.outcome.and_then(Result::ok);
+    let run = kit.replay(outage_on_the_second_page(), truth.as_ref(), &sends_a_refused_page_again_client).await;
+    assert_eq!(run.violations, Vec::<String>::new(), "{:?}", run.log);
+    let (refused, retry) = (&run.log[1], &run.log[2]);
+    assert_eq!((refused.status, retry.status), (503, 200), "{:?}", run.log);
+    assert!(refused.cursor.is_some() && retry.uri == refused.uri, "the same cursor again: {:?}", run.log);
+    let report = kit.run(sends_a_refused_page_again_client).await;
+    report.assert_passes();
+    assert!(report.applied.contains(&Fault::Unavailable), "{:?}", report.applied);
+}
+
+/// A cursor refused with an outage is answered when sent again, by a kit's layer and by a
+/// serving one ([`FaultLayer::serving`], the example's `--faults`), the page it would have
+/// been; a traversal one page of which was faulted partial keeps the evidence off its last
+/// page across the outage.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_refused_with_an_outage_reads_its_page_when_sent_again() {
+    use axum::body::{Body, to_bytes};
+    use completeness::testing::faults::{FAULT_HEADER, FaultLayer};
+    use tower::ServiceExt;
+    let serving = service::Config { faults: Some(Schedule::header_only()), ..e2e_support::config(300) };
+    let serving = service::build(serving, tokio_util::sync::CancellationToken::new()).await.expect("it builds").1;
+    let kits = make_router().await.layer(FaultLayer::new(Schedule::header_only()));
+    for (layer, app) in [("serving", serving), ("kit", kits)] {
+        let get = |cursor: Option<&str>, fault: Option<&str>| {
+            let mut uri = "/service-accounts?owner=none&page_size=3".to_owned();
+            if let Some(cursor) = cursor {
+                uri.push_str(&format!(
+                    "&cursor={}",
+                    form_urlencoded::byte_serialize(cursor.as_bytes()).collect::<String>()
+                ));
+            }
+            let mut request =
+                axum::http::Request::get(uri).header("Host", "localhost").header("Authorization", "Bearer admin");
+            if let Some(fault) = fault {
+                request = request.header(FAULT_HEADER, fault);
+            }
+            let app = app.clone();
+            async move {
+                let response = app.oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+                let status = response.status().as_u16();
+                let body = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+                (status, serde_json::from_slice::<Value>(&body).unwrap())
+            }
+        };
+        let page_ids = |page: &Value| -> Vec<String> {
+            page["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
+        };
+        // The second page, unfaulted.
+        let (_, first) = get(None, None).await;
+        let (_, second) = get(first["next_cursor"].as_str(), None).await;
+        // A traversal whose first page is partial, whose second is refused, then asked again.
+        let (_, partial) = get(None, Some("VISIBILITY_RESTRICTED")).await;
+        let cursor = partial["next_cursor"].as_str().unwrap_or_else(|| panic!("{layer}: {partial}")).to_owned();
+        let (status, refused) = get(Some(&cursor), Some("SERVICE_UNAVAILABLE")).await;
+        assert_eq!((status, refused["code"].as_str()), (503, Some("SERVICE_UNAVAILABLE")), "{layer}: {refused}");
+        let (status, again) = get(Some(&cursor), None).await;
+        assert_eq!(status, 200, "{layer}: {again}");
+        assert_eq!(again["page"]["resumed"], true, "{layer}: {again}");
+        assert_eq!(page_ids(&again), page_ids(&second), "{layer}: the page the cursor asks");
+        let mut last = again;
+        while let Some(next) = last["next_cursor"].as_str().map(str::to_owned) {
+            last = get(Some(&next), None).await.1;
+        }
+        assert_eq!(last["complete"], true, "{layer}: {last}");
+        assert_eq!(last["evidence"], Value::Null, "{layer}: a partial traversal gets no evidence: {last}");
+    }
+}
+
+/// The reason codes a client was written against: the standard table of contract §3.2.
+const KNOWN_CODES: [&str; 8] = [
+    "MORE_PAGES_AVAILABLE",
+    "RESULT_LIMIT_REACHED",
+    "TIME_BUDGET_EXCEEDED",
+    "SOURCE_UNAVAILABLE",
+    "VISIBILITY_RESTRICTED",
+    "QUOTA_EXHAUSTED",
+    "CLIENT_LIMIT_REACHED",
+    "SNAPSHOT_EXPIRED",
+];
+
+/// Pages through the unowned accounts by hand, reading each page's `incomplete_reasons` as a
+/// client generated from a closed list of codes ([`KNOWN_CODES`]) with a lenient decoder does:
+/// a reason of any other code is skipped. It decides completeness from the reasons it kept, not
+/// from `complete`: the list is whole when no kept reason but `MORE_PAGES_AVAILABLE` was on any
+/// page and the last page named no next cursor. It heeds warnings and restarts. A newer
+/// server's code is dropped by its decoder, and with it the only sign that items are missing.
+async fn known_codes_only_client(target: Target) -> Result<Conclusion, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
+    loop {
+        let mut query: Vec<(String, String)> =
+            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let page: Value = client.get(UNOWNED.0, &query).await.map_err(|e| e.to_string())?;
+        let listed = page["incomplete_reasons"].as_array().into_iter().flatten();
+        let known: Vec<&str> = listed.filter_map(|r| r["code"].as_str()).filter(|c| KNOWN_CODES.contains(c)).collect();
+        let warnings = page["warnings"].as_array().map_or(0, Vec::len);
+        if known.iter().any(|code| *code != "MORE_PAGES_AVAILABLE") || warnings > 0 {
+            return Ok(Conclusion::Incomplete(known.iter().map(|c| (*c).to_owned()).collect()));
+        }
+        if cursor.is_some() && page["page"]["resumed"] == false {
+            return Ok(Conclusion::Incomplete(vec!["the traversal restarted".to_owned()]));
+        }
+        ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => {
+                ids.sort();
+                return Ok(Conclusion::Complete(format!("{ids:?}")));
+            }
+        }
+    }
+}
+
+/// A client that skips the reason codes it does not know, and concludes complete without
+/// them, is caught by the reason of a newer server (`FUTURE_REASON`), which the kit gives every
+/// read it reads; nothing else catches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_skips_reason_codes_it_does_not_know() {
+    let kit = kit().schedules(0);
+    let report = kit.run(known_codes_only_client).await;
+    assert!(names(report.offered.clone()).contains(&"FUTURE_REASON".to_owned()), "{:?}", report.offered);
+    let future = report
+        .failures
+        .iter()
+        .find(|failure| failure.schedule == Schedule::always("FUTURE_REASON"))
+        .unwrap_or_else(|| panic!("the newer server's reason must catch it: {:?}", report.failures));
+    let text = future.to_string();
+    assert!(
+        text.contains("answered incomplete (MORE_PAGES_AVAILABLE, FUTURE_REASON)")
+            || text.contains("answered incomplete (FUTURE_REASON)"),
+        "{text}"
+    );
+    for failure in &report.failures {
+        assert!(failure.log.iter().any(|r| r.fault == Some(Fault::FutureReason)), "{failure}");
+    }
+    let truth = report.truth.clone().and_then(Result::ok);
+    let replay = kit.replay(future.schedule.clone(), truth.as_ref(), &known_codes_only_client).await;
+    assert_eq!(replay.violations, future.violations, "the replay breaks it the same way");
+}
+
+/// Reads every page as the listing's own declaration types it (its generated reason enum,
+/// closed over the codes it declares), refusing the whole answer when a page does not read:
+/// a strict typed client.
+async fn strict_typed_client(target: Target) -> Result<Conclusion, String> {
+    use service::inventory::ListServiceAccountsReason;
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
+    loop {
+        let mut query: Vec<(String, String)> =
+            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let page: Value = client.get(UNOWNED.0, &query).await.map_err(|e| e.to_string())?;
+        let page: completeness::Envelope<Value, ListServiceAccountsReason> =
+            serde_json::from_value(page).map_err(|e| format!("an answer this client cannot read: {e}"))?;
+        let block = &page.completeness;
+        let reasons: Vec<String> = block.reason_codes().iter().map(ToString::to_string).collect();
+        if reasons.iter().any(|code| code != "MORE_PAGES_AVAILABLE") || !block.warnings().is_empty() {
+            return Ok(Conclusion::Incomplete(reasons));
+        }
+        if block.page().is_some_and(|facts| cursor.is_some() && facts.resumed == Some(false)) {
+            return Ok(Conclusion::Incomplete(vec!["the traversal restarted".to_owned()]));
+        }
+        ids.extend(page.items.iter().filter_map(|i| i["id"].as_str().map(str::to_owned)));
+        match block.next_cursor() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => {
+                ids.sort();
+                return Ok(Conclusion::Complete(format!("{ids:?}")));
+            }
+        }
+    }
+}
+
+/// A strict typed client refuses a page with a code its types do not hold, and passes: it
+/// concluded nothing from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_strict_typed_client_that_refuses_an_unknown_code_keeps_the_client_contract() {
+    let kit = kit().schedules(10);
+    let report = kit.run(strict_typed_client).await;
+    report.assert_passes();
+    assert!(report.applied.contains(&Fault::FutureReason), "{:?}", report.applied);
+    let truth = report.truth.clone().and_then(Result::ok);
+    let run = kit.replay(Schedule::always("FUTURE_REASON"), truth.as_ref(), &strict_typed_client).await;
+    let refused = matches!(&run.outcome, Some(Err(why)) if why.contains("an answer this client cannot read"));
+    assert!(refused, "{:?}", run.outcome);
 }

@@ -22,8 +22,19 @@ pub enum Fault {
     /// while it cannot serve (its database unreachable), with `Retry-After` (1 to 5 seconds)
     /// and the `retry_after` continuation of as many seconds. It says nothing of what exists:
     /// a client that reads it as an empty list, or as the end of its traversal, takes an outage
-    /// for "nothing exists", the bug this framework exists for.
+    /// for "nothing exists", the bug this framework exists for. Offered on a first page and,
+    /// on a paginated route, on a later one: sending the same cursor again after the wait
+    /// continues the traversal (the [`Kit`](super::Kit) takes it for a retry), as starting a
+    /// new one does.
     Unavailable,
+    /// Report one reason whose code no declaration of the route names (`FUTURE_REASON`), as a
+    /// newer version of the service sends a code an older client cannot know (contract §7): it
+    /// carries a kind of §3.4 or, drawn from the seed, none (a reader then takes the most
+    /// cautious, §3.4), and takes items away as a reason of that kind does (a subset without a
+    /// kind). A client that ignores a code it does not know and concludes complete fails the
+    /// kit; one that refuses the whole answer passes. Never offered by
+    /// [`FaultLayer::serving`](super::FaultLayer::serving): see [`Fault::is_outside_declarations`].
+    FutureReason,
     /// Add this declared warning; the items and `complete` stay as they are.
     Warning(WarningCode),
 }
@@ -37,15 +48,20 @@ const TRAVERSAL_RESTARTED: &str = "TRAVERSAL_RESTARTED";
 /// The name of [`Fault::Unavailable`], and the code of the problem it answers with.
 pub(crate) const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
 
+/// The name of [`Fault::FutureReason`], and the code of the reason it reports: no standard
+/// code, and one no service is likely to declare (a route that does keeps its own).
+pub(crate) const FUTURE_REASON: &str = "FUTURE_REASON";
+
 impl Fault {
     /// The code that names the fault (`SOURCE_UNAVAILABLE`, `CURSOR_EXPIRED`,
-    /// `SERVICE_UNAVAILABLE`, `STALE_INDEX`).
+    /// `SERVICE_UNAVAILABLE`, `FUTURE_REASON`, `STALE_INDEX`).
     pub fn name(&self) -> &str {
         match self {
             Fault::Reason(code) => code.as_str(),
             Fault::CursorExpired => CURSOR_EXPIRED,
             Fault::Restarted => TRAVERSAL_RESTARTED,
             Fault::Unavailable => SERVICE_UNAVAILABLE,
+            Fault::FutureReason => FUTURE_REASON,
             Fault::Warning(code) => code.as_str(),
         }
     }
@@ -56,13 +72,17 @@ impl Fault {
     /// `CURSOR_EXPIRED` and `TRAVERSAL_RESTARTED` only on a request that continues a traversal
     /// (the last two on a paginated route); every declared warning whose details the layer can state
     /// truthfully (`STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, a service's
-    /// own warnings); and last, on a request that starts a traversal (no cursor),
-    /// `SERVICE_UNAVAILABLE` ([`Fault::Unavailable`]: an outage any route can meet), unless the
-    /// route declares a reason or warning of its own by that name, which then keeps it. (Not on a
-    /// continued one: a client that sends the same cursor again after the outage would be
-    /// judged to continue a traversal a problem answered, which the kit cannot tell from
-    /// merging across it.)
+    /// own warnings); then `FUTURE_REASON` ([`Fault::FutureReason`]: a code a newer server
+    /// sends); and last `SERVICE_UNAVAILABLE` ([`Fault::Unavailable`]: an outage any route can
+    /// meet), on a request that starts a traversal (no cursor) or continues one on a paginated
+    /// route. Either of the last two is left out when the route declares a reason or warning
+    /// of its own by its name, which then keeps it.
+    ///
+    /// Every request of a traversal can meet the outage, as a real one comes on page 3 of 5 as
+    /// well as on the first: the kit takes the same cursor sent again after it for a retry that
+    /// continues the traversal (property 1 of [`Kit`](super::Kit)).
     pub fn offered(declared: &DeclaredSet, has_cursor: bool) -> Vec<Fault> {
+        let paginated = declared.reasons.contains(&ReasonCode::MorePagesAvailable);
         let mut faults = Vec::new();
         for code in declared.reasons {
             match code {
@@ -71,7 +91,7 @@ impl Fault {
                 code => faults.push(Fault::Reason(code.clone())),
             }
         }
-        if has_cursor && declared.reasons.contains(&ReasonCode::MorePagesAvailable) {
+        if has_cursor && paginated {
             faults.push(Fault::CursorExpired);
             faults.push(Fault::Restarted);
         }
@@ -81,10 +101,29 @@ impl Fault {
                 code => faults.push(Fault::Warning(code.clone())),
             }
         }
-        if !has_cursor && !faults.iter().any(|fault| fault.name() == SERVICE_UNAVAILABLE) {
+        // A route that declares a reason or warning by the name keeps it: the name stays one fault's.
+        let own = |name: &str| {
+            declared.reasons.iter().any(|code| code.as_str() == name)
+                || declared.warnings.iter().any(|code| code.as_str() == name)
+        };
+        if !own(FUTURE_REASON) {
+            faults.push(Fault::FutureReason);
+        }
+        if (!has_cursor || paginated) && !own(SERVICE_UNAVAILABLE) {
             faults.push(Fault::Unavailable);
         }
         faults
+    }
+
+    /// True for a fault whose answer names a reason code no declaration of the route names
+    /// ([`Fault::FutureReason`]). A service's published documents (its OpenAPI document, JSON
+    /// Schemas, MCP output schemas) list the codes it declares, closed on purpose so that a
+    /// client generated from them knows every code it will meet: such an answer is outside
+    /// them. The kit's layer offers it, to test how a client meets a newer server;
+    /// [`FaultLayer::serving`](super::FaultLayer::serving), which real clients are pointed at
+    /// and which must keep answering within the service's own schemas, does not.
+    pub fn is_outside_declarations(&self) -> bool {
+        matches!(self, Fault::FutureReason)
     }
 
     /// The fault named `name` among `offered`, when it is there.
@@ -103,6 +142,8 @@ impl Fault {
                 .unwrap_or_else(|| code.standard_kind()),
             Fault::CursorExpired | Fault::Restarted => ReasonKind::Snapshot,
             Fault::Unavailable => ReasonKind::Source,
+            // Drawn for each answer (`inject`); without one, an old reader's.
+            Fault::FutureReason => ReasonKind::Unknown,
             Fault::Warning(_) => ReasonKind::Unknown,
         }
     }

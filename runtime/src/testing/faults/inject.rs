@@ -8,7 +8,7 @@ use serde::ser::SerializeMap;
 use serde_json::{Map, Value, json};
 
 use super::examples::Examples;
-use super::fault::{Fault, SERVICE_UNAVAILABLE};
+use super::fault::{FUTURE_REASON, Fault, SERVICE_UNAVAILABLE};
 use super::schedule::{below, unit};
 use crate::contract::aggregate::{Aggregate, Relation};
 use crate::contract::completeness::{Completeness, Shape};
@@ -207,20 +207,19 @@ pub fn inject(
                 }
                 code => {
                     let kind = fault.kind_in(declared);
-                    match kind {
-                        ReasonKind::Truncation | ReasonKind::Budget => {
-                            target.keep_prefix(below(rng, n + 1));
-                        }
-                        ReasonKind::Snapshot => {
-                            target.keep_prefix(below(rng, n + 1));
-                            page.ends_traversal = true;
-                        }
-                        _ => target.keep_subset(rng),
-                    }
+                    take_as(kind, &mut target, &mut page, rng);
                     facts.examples.reason_of(code).unwrap_or_else(|| custom(code, kind))
                 }
             };
             page.reason = Some(reason);
+        }
+        Fault::FutureReason => {
+            // A kind of §3.4 one time in six each, or none: a newer standard code carries its
+            // kind (contract §7), a reader takes one without as the most cautious (§3.4).
+            let drawn = below(rng, ReasonKind::DECLARABLE.len() as u64 + 1) as usize;
+            let kind = drawn.checked_sub(1).map(|at| ReasonKind::DECLARABLE[at]);
+            take_as(kind.unwrap_or(ReasonKind::Visibility), &mut target, &mut page, rng);
+            page.reason = Some(future_reason(kind));
         }
     }
     let returned = target.len();
@@ -387,6 +386,36 @@ fn items_member(data: &Map<String, Value>, named: Option<&str>) -> Option<String
         return Some("items".to_owned());
     }
     data.iter().find(|(_, v)| v.is_array()).map(|(k, _)| k.clone())
+}
+
+/// Takes items away as a reason of `kind` does: a truncation or a budget cuts the end off,
+/// a snapshot cuts it and ends the traversal, any other kind hides a subset.
+fn take_as(kind: ReasonKind, target: &mut Target<'_>, page: &mut Rebuild, rng: &mut TestRng) {
+    let n = target.len();
+    match kind {
+        ReasonKind::Truncation | ReasonKind::Budget => {
+            target.keep_prefix(below(rng, n + 1));
+        }
+        ReasonKind::Snapshot => {
+            target.keep_prefix(below(rng, n + 1));
+            page.ends_traversal = true;
+        }
+        _ => target.keep_subset(rng),
+    }
+}
+
+/// The reason of [`Fault::FutureReason`]: the code no declaration names, with `kind` when
+/// given, and without one (as a reader that does not know the code reads it: the most cautious).
+fn future_reason(kind: Option<ReasonKind>) -> StandardReason {
+    let mut details = Map::new();
+    if let Some(kind) = kind {
+        details.insert("kind".to_owned(), json!(kind.as_str()));
+    }
+    let message = format!(
+        "{FUTURE_REASON}: a reason of a newer version of the service, which this route does not declare; items \
+         were left out (fault injection)"
+    );
+    StandardReason::Custom(CustomReason::from_wire(FUTURE_REASON.to_owned(), message, details))
 }
 
 /// A service's own reason `code` of `kind`.

@@ -37,7 +37,8 @@ pub enum Conclusion {
     Incomplete(Vec<String>),
 }
 
-/// Runs a client against a service with the fault layer, under every fault its routes offer
+/// Runs a client against a service with the fault layer, under every fault its routes offer,
+/// a reason code none of them declares among them (`FUTURE_REASON`, [`Fault::FutureReason`])
 /// (each reason twice: once as drawn, once with every faulted collection empty,
 /// [`Schedule::emptied`]; an aggregate's value is never emptied) and `schedules` seeded schedules, and checks the properties every client of the contract
 /// must keep:
@@ -52,12 +53,18 @@ pub enum Conclusion {
 ///    incomplete for a reason other than pagination, refused with a problem, or stale
 ///    (contract §3.5). This part is judged from the run's own requests, so
 ///    it holds for the fault-free run too: a client that never follows a `next_cursor`, or
-///    reads a `503` as "empty", fails even when its answer happens to be right. Every first
-///    page a route declares can be answered with an outage (`SERVICE_UNAVAILABLE`,
-///    [`Fault::Unavailable`]): a client passes it by asking again later (after `Retry-After`,
-///    at most 5 seconds; a bounded number of times, since under `Schedule::always` every read
-///    is one) until the read finishes complete, or by ending without concluding complete (an
-///    `Err`, or [`Conclusion::Incomplete`]).
+///    reads a `503` as "empty", fails even when its answer happens to be right. Every read a
+///    route declares, a first page or a later one, can be answered with an outage
+///    (`SERVICE_UNAVAILABLE`, [`Fault::Unavailable`]): a client passes it by asking again
+///    later (after `Retry-After`, at most 5 seconds; a bounded number of times, since under
+///    `Schedule::always` every read is one) until the read finishes complete, or by ending
+///    without concluding complete (an `Err`, or [`Conclusion::Incomplete`]). Asking again is
+///    sending the refused request again (the same method, query and cursor), whose answer
+///    takes the refused one's place in its traversal, which goes on from there; or starting
+///    the traversal over from its first page. A traversal whose outage was never sent again
+///    did not finish, nor did one that went on past it with another cursor (one it had
+///    followed before): a client that takes the outage for its end, or steps over the page it
+///    refused, fails.
 /// 2. **No destructive action on an incomplete answer.** A `DELETE`, `PUT` or `PATCH`, and a
 ///    `POST` that was not itself answered with a completeness block (a search sent as `POST`
 ///    is a read), must follow reads that all finished as in property 1: every collection read
@@ -72,8 +79,9 @@ pub enum Conclusion {
 /// 4. **It reports what it could not cover.** A [`Conclusion::Incomplete`] names something.
 /// 5. **A retry waits as long as it was asked to.** A request that repeats an earlier one of
 ///    the run (the same method, the same query as in property 1, and the same cursor or none)
-///    answered with a wait (a `Retry-After` header, or a `retry_after` continuation in its body,
-///    a collection's or a problem's; the longer when it gave both: [`FaultRecord::wait`]) must
+///    answered with a wait (a `Retry-After` header, in seconds or as an HTTP date, or a
+///    `retry_after` continuation in its body, a collection's or a problem's, the layer's or the
+///    service's own; the longer when it gave both: [`FaultRecord::wait`]) must
 ///    arrive no sooner than that many seconds after the answer left the layer (contract §2.4,
 ///    §7). The request it repeats is the last of them answered before it arrived. A request
 ///    that continues a traversal with a new cursor, or asks another question, is no retry. The
@@ -83,9 +91,14 @@ pub enum Conclusion {
 /// What the kit leaves to others: a client that ends with `Err` breaks no property (it did
 /// not conclude; report errors yourself); the service's data does not change during a run, so
 /// a client that merges a restarted traversal (`TRAVERSAL_RESTARTED`: a cursor answered with
-/// the first page again) with the pages it read before (contract §2.5 forbids it) is caught
+/// the first page again) with the pages it read before (contract §2.5 forbids it), or that
+/// starts over after an outage on a later page and keeps the pages read before it, is caught
 /// only when that shows in its conclusion (items taken twice in a list), not when it collects
-/// into a set; a `POST` change answered with a completeness block is taken for a read (a search
+/// into a set; the judge compares requests, not items, so a retry of an outage is taken
+/// for the page its cursor asks, whatever the client does with its answer; a refusal a
+/// traversal goes on after is one that may be retried (contract §7: a 5xx, the layer's outage
+/// or the service's own, or a `429` that names a wait): any other problem in a traversal (a
+/// `410`, a `400`) ends it; a `POST` change answered with a completeness block is taken for a read (a search
 /// sent as `POST`): answer a change with `Exempt` or send it as `DELETE`, `PUT` or `PATCH`; the conclusion is compared as a string, so it must
 /// hold everything the client acted on (the ids it archived, not "archived"); evidence is the
 /// server's to check (`RequireEvidence` refuses a change without it); answers to methods other
@@ -309,7 +322,7 @@ where
         let mut schedules: Vec<Schedule> = report.offered.iter().map(|fault| Schedule::always(fault.name())).collect();
         // Each reason once more with every faulted page empty: the incomplete and empty answer a
         // client must never read as "nothing exists", which a random draw gives too rarely.
-        let reasons = report.offered.iter().filter(|fault| matches!(fault, Fault::Reason(_)));
+        let reasons = report.offered.iter().filter(|fault| matches!(fault, Fault::Reason(_) | Fault::FutureReason));
         schedules.extend(reasons.map(|fault| Schedule::always(fault.name()).emptied()));
         schedules.extend((0..self.schedules).map(|i| Schedule::seeded(self.first_seed + i, self.probability)));
         for schedule in schedules {
@@ -562,8 +575,25 @@ struct Traversal<'a> {
     /// The first answer that was incomplete for a reason other than pagination, a problem,
     /// or stale.
     spoiled: Option<&'a FaultRecord>,
+    /// Its last answer was a refusal that may be retried ([`may_be_retried`]), and the request
+    /// has not been sent again yet ([`is_retry`]): the retry takes its place. Anything else that
+    /// continues the traversal goes past a page it never read, and the refusal spoils it.
+    refused: bool,
     /// The last answer.
     last: &'a FaultRecord,
+}
+
+/// True for a refusal that says nothing of what exists and may be sent again, the same
+/// request, after its wait (contract §2.4, §7): a 5xx (the layer's outage, [`Fault::Unavailable`],
+/// or the service's own), or a 429 that names a wait.
+fn may_be_retried(record: &FaultRecord) -> bool {
+    record.status >= 500 || (record.status == 429 && record.wait.is_some())
+}
+
+/// True when `record` sends `refused` again: the same method, the same query ([`query`]) and
+/// the same cursor.
+fn is_retry(refused: &FaultRecord, record: &FaultRecord) -> bool {
+    record.method == refused.method && record.cursor == refused.cursor && query(record) == query(refused)
 }
 
 impl<'a> Reads<'a> {
@@ -598,7 +628,9 @@ impl<'a> Reads<'a> {
         // A path and a next cursor → the query whose answer issued it.
         let mut issued: Vec<(&str, &str, usize)> = Vec::new();
         for record in self.log[..before].iter().filter(|record| self.is_read(record)) {
-            let spoiled = (record.is_incomplete() || record.stale).then_some(record);
+            // An outage is held apart until the traversal shows whether it was sent again.
+            let refused = may_be_retried(record);
+            let spoiled = (!refused && (record.is_incomplete() || record.stale)).then_some(record);
             let key = query(record);
             let named = (key != path(record)).then(|| latest.iter().position(|(k, _)| *k == key)).flatten();
             // A cursor two queries were given (a service's own page token, `2`) goes to the one
@@ -617,11 +649,15 @@ impl<'a> Reads<'a> {
             let at = match continued.filter(|_| record.had_cursor) {
                 Some(at) => {
                     let earlier = latest[at].1;
-                    latest[at].1 = Traversal { spoiled: earlier.spoiled.or(spoiled), last: record };
+                    // The outage sent again is retried: the retry takes its place. Any other
+                    // request went on past the page the outage refused.
+                    let passed = (earlier.refused && !is_retry(earlier.last, record)).then_some(earlier.last);
+                    let spoiled = earlier.spoiled.or(passed).or(spoiled);
+                    latest[at].1 = Traversal { spoiled, refused, last: record };
                     at
                 }
                 None => {
-                    let traversal = Traversal { spoiled, last: record };
+                    let traversal = Traversal { spoiled, refused, last: record };
                     match latest.iter().position(|(k, _)| *k == key) {
                         Some(at) => {
                             latest[at].1 = traversal;
@@ -648,7 +684,7 @@ impl<'a> Reads<'a> {
 
 impl Traversal<'_> {
     fn is_finished(&self) -> bool {
-        self.spoiled.is_none() && self.last.complete == Some(true)
+        self.spoiled.is_none() && !self.refused && self.last.complete == Some(true)
     }
 
     /// What is wrong with it, in words.
@@ -671,6 +707,11 @@ impl Traversal<'_> {
                 record.method,
                 record.uri,
                 record.reasons.join(", ")
+            ),
+            None if self.refused => format!(
+                "{} {} was answered with a problem ({}): a refusal says nothing of what exists, and the request was \
+                 not sent again after it (nor the traversal of {query} started over)",
+                self.last.method, self.last.uri, self.last.status
             ),
             None => format!(
                 "the latest traversal of {query} ended on {} {} with more pages to come: its `next_cursor` was not \
@@ -977,6 +1018,113 @@ mod tests {
         cut.reasons = vec!["TIME_BUDGET_EXCEEDED".to_owned()];
         let retried = numbers(1, "parity=%6Fdd&time%5Fbudget%5Fms=9000", None, None);
         assert_eq!(judged(all(), &[cut, retried]), Vec::<String>::new());
+    }
+
+    /// Request `n` of `/numbers` with the cursor `cursor`, answered with the layer's outage (its
+    /// wait left out: [`asked_to_wait`] times one).
+    fn outage(request: u64, query: &str, cursor: Option<&str>) -> FaultRecord {
+        let mut record = numbers(request, query, cursor, None);
+        (record.status, record.complete, record.fault) = (503, None, Some(Fault::Unavailable));
+        record
+    }
+
+    /// An outage on a later page sent again (the same cursor, query and method) is a retry: its
+    /// answer takes the outage's place, and the traversal goes on and finishes complete. Taken
+    /// for the end, or stepped over, the outage leaves the traversal unfinished.
+    #[test]
+    fn an_outage_on_a_later_page_sent_again_continues_its_traversal() {
+        let first = numbers(0, "page_size=2", None, Some("a"));
+        let retried = [
+            first.clone(),
+            outage(1, "page_size=2", Some("a")),
+            outage(2, "page_size=2", Some("a")),
+            // Another page size, another time budget: still the same request.
+            numbers(3, "page_size=5&time_budget_ms=900", Some("a"), Some("b")),
+            numbers(4, "page_size=2", Some("b"), None),
+        ];
+        assert_eq!(judged(all(), &retried), Vec::<String>::new());
+        // Then archived: the change follows a traversal read whole.
+        let archive = on("/archive", 5, "POST", false, true, false);
+        assert_eq!(judged(all(), &[retried.to_vec(), vec![archive.clone()]].concat()), Vec::<String>::new());
+
+        // Taken for the end of the traversal: concluded on the pages before it, or acted on.
+        let ended = [first.clone(), outage(1, "page_size=2", Some("a"))];
+        let violation = only_violation(&ended);
+        assert!(
+            violation.contains(
+                "GET /numbers?page_size=2&cursor=a was answered with a problem (503): a refusal says nothing of what \
+                 exists, and the request was not sent again"
+            ),
+            "{violation}"
+        );
+        let acted = judge(None, Some(&Err("gave up".to_owned())), &[ended.to_vec(), vec![archive]].concat(), "");
+        assert_eq!(acted.len(), 1, "{acted:?}");
+        assert!(acted[0].contains("sent POST /archive?page_size=3 although GET /numbers"), "{}", acted[0]);
+
+        // Stepped over: the traversal went on with a cursor it had followed before, or the
+        // refused cursor was sent with another query. The outage spoils it.
+        let stepped = [
+            first.clone(),
+            numbers(1, "page_size=2", Some("a"), Some("b")),
+            outage(2, "page_size=2", Some("b")),
+            numbers(3, "page_size=2", Some("a"), Some("b")),
+            numbers(4, "page_size=2", Some("b"), None),
+        ];
+        let violation = only_violation(&stepped);
+        assert!(
+            violation.contains("GET /numbers?page_size=2&cursor=b was answered with a problem (503)"),
+            "{violation}"
+        );
+        let other_query =
+            [first.clone(), outage(1, "page_size=2", Some("a")), numbers(2, "parity=odd", Some("a"), None)];
+        let violation = only_violation(&other_query);
+        assert!(
+            violation.contains("GET /numbers?page_size=2&cursor=a was answered with a problem (503)"),
+            "{violation}"
+        );
+
+        // Started over from the first page instead: a new traversal, read whole.
+        let restarted = [
+            first.clone(),
+            outage(1, "page_size=2", Some("a")),
+            numbers(2, "page_size=2", None, Some("c")),
+            numbers(3, "page_size=2", Some("c"), None),
+        ];
+        assert_eq!(judged(all(), &restarted), Vec::<String>::new());
+
+        // A refusal of the service's own that may be retried is sent again the same way (contract
+        // §2.4): a 5xx, or a 429 that names a wait. A 429 naming none, or a 410, ends it.
+        let mut own = outage(1, "page_size=2", Some("a"));
+        own.fault = None;
+        assert_eq!(
+            judged(all(), &[first.clone(), own.clone(), numbers(2, "page_size=2", Some("a"), None)]),
+            Vec::<String>::new()
+        );
+        let mut limited = own.clone();
+        (limited.status, limited.wait) = (429, None);
+        let [limited, retried] = asked_to_wait(limited, 1, numbers(2, "page_size=2", Some("a"), None), 1.0);
+        assert_eq!(judged(all(), &[first.clone(), limited.clone(), retried]), Vec::<String>::new());
+        for status in [429, 410] {
+            let mut ended = limited.clone();
+            (ended.status, ended.wait) = (status, None);
+            let violation = only_violation(&[first.clone(), ended, numbers(2, "page_size=2", Some("a"), None)]);
+            assert!(violation.contains(&format!("was answered with a problem ({status})")), "{violation}");
+        }
+    }
+
+    /// The retry of a later page's outage is held to its wait, as a first page's is.
+    #[test]
+    fn a_later_page_sent_again_sooner_than_its_outage_asked_is_caught() {
+        let [refused, hasty] =
+            asked_to_wait(outage(1, "page_size=2", Some("a")), 2, numbers(2, "page_size=2", Some("a"), None), 1.5);
+        let violations = hasty_retries(&[refused.clone(), hasty]);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert!(
+            violations[0].starts_with("request #2 GET /numbers?page_size=2&cursor=a came 1.500 s"),
+            "{violations:?}"
+        );
+        let [refused, patient] = asked_to_wait(refused, 2, numbers(2, "page_size=2", Some("a"), None), 2.0);
+        assert_eq!(hasty_retries(&[refused, patient]), Vec::<String>::new());
     }
 
     /// `first` answered with a wait of `seconds` at 10 s into the run, and `then` arriving

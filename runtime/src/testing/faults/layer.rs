@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::body::{Body, to_bytes};
 use axum::extract::Request;
@@ -23,6 +23,7 @@ use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of,
 use super::schedule::{Draw, Schedule};
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
+use crate::contract::media::declares_problem;
 use crate::contract::params::CURSOR;
 use crate::contract::reason::{ReasonCode, continues};
 use crate::contract::warning::Warning;
@@ -82,6 +83,9 @@ struct Shared {
     partial_cursors: Mutex<HashSet<String>>,
     /// The service's own reasons and warnings to inject as they are ([`FaultLayer::with_examples`]).
     examples: RwLock<Arc<Examples>>,
+    /// Offers only the faults whose answers stay within the service's declarations
+    /// ([`FaultLayer::serving`], [`Fault::is_outside_declarations`]).
+    within_declarations: bool,
     /// When the layer was made: the origin of [`FaultRecord::arrived`] and [`FaultRecord::answered`].
     started: Instant,
 }
@@ -98,8 +102,14 @@ impl FaultLayer {
     /// faults partial again, with the service's keys, without the attestation the service gave
     /// it: the later pages of that traversal get no evidence from any replica, over REST or
     /// MCP, as a partial page of the service's own leads to none.
+    ///
+    /// It offers no fault whose answer leaves the service's published documents
+    /// ([`Fault::is_outside_declarations`]: a reason code no route declares), so that every
+    /// answer stays within the OpenAPI document, JSON Schemas and MCP output schemas the service
+    /// publishes, which a client may check its answers against; the kit's layer offers those too.
     pub fn serving(schedule: Schedule, config: &CompletenessConfig) -> FaultLayer {
-        FaultLayer::of(Shared { log: None, keys: Some(config.keys().clone()), ..Shared::new(schedule, None) })
+        let keys = Some(config.keys().clone());
+        FaultLayer::of(Shared { log: None, keys, within_declarations: true, ..Shared::new(schedule, None) })
     }
 
     /// A layer that answers a `429 REQUEST_LIMIT_REACHED` problem past `max_requests` requests and
@@ -193,8 +203,10 @@ pub struct FaultRecord {
     /// from current state.
     pub stale: bool,
     /// The seconds the answer asked the client to wait before asking again, as it was sent:
-    /// its `Retry-After` header (in seconds), or the `retry_after` continuation of its body, a
-    /// collection's or a problem's; the longer when it gave both. `None`: it asked for no wait.
+    /// its `Retry-After` header (in seconds, or an HTTP date, as the whole seconds from the time
+    /// the answer left the layer to it: 0 for a date past), or the `retry_after` continuation of
+    /// its body, a collection's or a problem's, faulted or the service's own; the longer when it
+    /// gave both. `None`: it asked for no wait.
     pub wait: Option<u64>,
     /// When the request reached the layer, since the layer was made.
     pub arrived: Duration,
@@ -207,7 +219,8 @@ impl FaultRecord {
     /// and whether one of its warnings is stale (as its handler declares the warning).
     fn note_reported(&mut self, reported: &Reported) {
         // A strict refusal carries the report of the answer it replaced, whose continuation is
-        // not the problem's: the problem's wait is its `Retry-After` (noted as it is sent).
+        // not the problem's: the problem's wait is its `Retry-After` and its body's own
+        // continuation (both noted as it is sent).
         if reported.refused_with.is_none() {
             // The continuation of the block is the recovery of its first reason that has one (R6).
             self.note_continuation(reported.incomplete.recoveries.iter().flatten().next());
@@ -381,7 +394,12 @@ where
                     if let Some(reported) = response.extensions().get::<Reported>() {
                         record.note_reported(reported);
                     }
-                    response
+                    // A problem's wait may be in its body only (a `retry_after` continuation,
+                    // as an MCP tool error carries it); read it where the log keeps it.
+                    match shared.log.is_some() && is_problem(&response) {
+                        true => shared.noted_problem(response, &mut record).await,
+                        false => response,
+                    }
                 }
             };
             let mut response = response;
@@ -389,9 +407,11 @@ where
                 deferred.observe(&mut response);
             }
             record.status = response.status().as_u16();
-            record.wait = record.wait.max(retry_after_header(&response));
             // Taken before the answer goes: it leaves the layer after this time, never before.
-            record.answered = shared.started.elapsed();
+            // The clock's time beside it places a `Retry-After` given as a date.
+            let (answered, now) = (shared.started.elapsed(), SystemTime::now());
+            record.wait = record.wait.max(retry_after_header(&response, now));
+            record.answered = answered;
             if let Some(log) = &shared.log {
                 log.lock().unwrap_or_else(PoisonError::into_inner).push(record);
             }
@@ -464,6 +484,7 @@ impl Shared {
             keys: None,
             partial_cursors: Mutex::new(HashSet::new()),
             examples: RwLock::default(),
+            within_declarations: false,
             started: Instant::now(),
         }
     }
@@ -477,6 +498,23 @@ impl Shared {
         };
         if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
             record.note_body(&value);
+        }
+        Response::from_parts(parts, Body::from(bytes))
+    }
+
+    /// `response`, a problem the layer did not fault, sent as it is, with the wait its body's
+    /// `retry_after` continuation asks for noted in `record` (its `Retry-After` is noted as it
+    /// is sent; the longer of the two counts).
+    async fn noted_problem(&self, response: Response, record: &mut FaultRecord) -> Response {
+        let (parts, body) = response.into_parts();
+        let Ok(bytes) = to_bytes(body, usize::MAX).await else {
+            record.forget_answer();
+            return Problem::new(ProblemCode::Internal, "the response could not be read").into_response();
+        };
+        if let Some(Continuation::RetryAfter { seconds }) =
+            serde_json::from_slice::<Value>(&bytes).ok().as_ref().and_then(continuation_in)
+        {
+            record.wait = record.wait.max(Some(seconds));
         }
         Response::from_parts(parts, Body::from(bytes))
     }
@@ -521,7 +559,10 @@ impl Shared {
         record: &mut FaultRecord,
     ) -> Response {
         let Answer { response, restart } = answer;
-        let offered = Fault::offered(declared, facts.has_cursor);
+        let mut offered = Fault::offered(declared, facts.has_cursor);
+        if self.within_declarations {
+            offered.retain(|fault| !fault.is_outside_declarations());
+        }
         // `NAME; emptied`: the fault with every faulted collection empty, as an emptied schedule
         // gives it, so that a kit's failure on an empty page is replayed by hand too.
         let (asked, emptied) = match asked.as_deref().and_then(|asked| asked.split_once(';')) {
@@ -683,11 +724,31 @@ fn continuation_of(value: &Value) -> Option<Continuation> {
     Continuation::deserialize(value).ok()
 }
 
-/// The `Retry-After` of `response`, in seconds (an HTTP date, which the framework never sends,
-/// is not read).
-fn retry_after_header(response: &Response) -> Option<u64> {
+/// True when `response` is a problem (`application/problem+json`, contract §5.4).
+fn is_problem(response: &Response) -> bool {
+    let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
+    content_type.is_some_and(declares_problem)
+}
+
+/// The `Retry-After` of `response`, in seconds, the answer leaving the layer at `now`
+/// ([`retry_after_seconds`]).
+fn retry_after_header(response: &Response, now: SystemTime) -> Option<u64> {
     let value = response.headers().get(header::RETRY_AFTER)?;
-    value.to_str().ok()?.trim().parse().ok()
+    retry_after_seconds(value.to_str().ok()?, now)
+}
+
+/// A `Retry-After` value in seconds from `now`: its delta-seconds, or its HTTP date (RFC 9110
+/// §10.2.3: the framework sends seconds, a service under test may send a date) as the whole
+/// seconds from `now` to it, rounded down, since a date names a whole second and a client that
+/// waits until it must not be judged early; a date already past asks for no wait, 0. `None`
+/// for a value that is neither.
+fn retry_after_seconds(value: &str, now: SystemTime) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse() {
+        return Some(seconds);
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    Some(date.duration_since(now).map_or(0, |wait| wait.as_secs()))
 }
 
 /// The reason codes of a collection's JSON.
@@ -715,5 +776,24 @@ mod tests {
             kit.shared.remember_partial(Some(&format!("c{n}")));
         }
         assert!(kit.shared.is_partial("c0") && kit.shared.log.is_some());
+    }
+
+    /// `Retry-After` is read in both forms of RFC 9110 §10.2.3: delta-seconds, and an HTTP
+    /// date as the whole seconds from when the answer leaves to it, 0 once it is past.
+    #[test]
+    fn retry_after_is_read_as_seconds_or_as_an_http_date() {
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        assert_eq!(retry_after_seconds("120", now), Some(120));
+        assert_eq!(retry_after_seconds(" 0 ", now), Some(0));
+        assert_eq!(retry_after_seconds("Sun, 06 Nov 1994 08:49:42 GMT", now), Some(5));
+        // The obsolete forms a recipient reads too (RFC 850, asctime).
+        assert_eq!(retry_after_seconds("Sunday, 06-Nov-94 08:49:40 GMT", now), Some(3));
+        assert_eq!(retry_after_seconds("Sun Nov  6 08:49:39 1994", now), Some(2));
+        // Rounded down: leaving half a second into 08:49:37, the date 08:49:42 is 4.5 s away.
+        assert_eq!(retry_after_seconds("Sun, 06 Nov 1994 08:49:42 GMT", now + Duration::from_millis(500)), Some(4));
+        assert_eq!(retry_after_seconds("Sun, 06 Nov 1994 08:49:30 GMT", now), Some(0), "a date past");
+        for neither in ["", "soon", "-5", "1.5", "Sun, 06 Nov 1994 25:49:42 GMT"] {
+            assert_eq!(retry_after_seconds(neither, now), None, "{neither:?}");
+        }
     }
 }

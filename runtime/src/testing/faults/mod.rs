@@ -24,7 +24,8 @@
 //! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |
 //! | `CURSOR_EXPIRED` (requests with a cursor, paginated routes) | `410` problem with `restart` |
 //! | `TRAVERSAL_RESTARTED` (requests with a cursor, paginated routes) | the route's first page again, as it answers the request without its `cursor`: `resumed: false` (contract §2.5) |
-//! | `SERVICE_UNAVAILABLE` (requests without a cursor: a first page, a search, a count) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`] |
+//! | `FUTURE_REASON` (not [`FaultLayer::serving`]) | a reason code no declaration of the route names, as a newer server sends one (contract §7): with a kind of §3.4 or, by the seed, none; items removed as that kind's reason removes them (a subset without a kind) |
+//! | `SERVICE_UNAVAILABLE` (a first page, a search, a count, and a later page of a paginated route) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`]; the same request sent again after the wait (a later page: the same cursor) is answered as it would have been |
 //! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added (an own warning: its [`Examples`] value, when given one) |
 //!
 //! Besides the first page again and the two problems (`CURSOR_EXPIRED`, `SERVICE_UNAVAILABLE`),
@@ -41,6 +42,11 @@
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
 //! declaration, other methods, other statuses and single resources pass through untouched.
+//! `FUTURE_REASON` is the one fault whose answer names a reason code the route does not
+//! declare: the documents a service publishes (OpenAPI, JSON Schema, MCP output schemas) list
+//! its declared codes and no other, on purpose, so [`FaultLayer::serving`], which real clients
+//! are pointed at, leaves it out and keeps every answer within them; a kit's layer
+//! ([`FaultLayer::new`], [`Kit`]) offers it.
 //! The layer faults the collections of declared handlers: [`Envelope`](crate::Envelope)s, and
 //! `#[derive(ResultEnvelope)]` structs, whose items are their first array member in the
 //! order the body writes them (the first collection field), whatever its name. Only the items
