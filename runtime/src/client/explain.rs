@@ -14,8 +14,9 @@ pub fn noun(resource: &str) -> String {
 }
 
 /// `count` items of `noun` (a plural, as resources are named): `"2 service accounts"`, and for
-/// one the singular by English's regular rules, `"1 service account"`, `"1 entry"`, `"1 box"`.
-/// A noun those rules do not fit (`"people"`) stays as it is.
+/// one the singular where dropping the final `s` surely gives it, `"1 service account"`. A
+/// plural that does not end so simply (`"entries"`, `"boxes"`, `"caches"`, `"statuses"`,
+/// `"people"`) stays as it is: a plural after 1 reads better than a wrong singular.
 ///
 /// ```
 /// use completeness_runtime::client::explain::counted;
@@ -23,23 +24,15 @@ pub fn noun(resource: &str) -> String {
 /// assert_eq!(counted(0, "service accounts"), "0 service accounts");
 /// assert_eq!(counted(1, "service accounts"), "1 service account");
 /// assert_eq!(counted(1, "search results"), "1 search result");
-/// assert_eq!(counted(1, "entries"), "1 entry");
-/// assert_eq!(counted(1, "addresses"), "1 address");
+/// assert_eq!(counted(1, "entries"), "1 entries");
+/// assert_eq!(counted(1, "statuses"), "1 statuses");
 /// ```
 pub fn counted(count: usize, noun: &str) -> String {
-    if count != 1 {
-        return format!("{count} {noun}");
+    let irregular = ["ies", "ses", "xes", "zes", "ches", "shes", "ss"].iter().any(|ending| noun.ends_with(ending));
+    match noun.strip_suffix('s') {
+        Some(one) if count == 1 && !irregular => format!("1 {one}"),
+        _ => format!("{count} {noun}"),
     }
-    let one = if let Some(stem) = noun.strip_suffix("ies") {
-        format!("{stem}y")
-    } else if ["sses", "shes", "ches", "xes", "zzes"].iter().any(|ending| noun.ends_with(ending)) {
-        noun[..noun.len() - 2].to_owned()
-    } else if noun.ends_with('s') && !noun.ends_with("ss") {
-        noun[..noun.len() - 1].to_owned()
-    } else {
-        noun.to_owned()
-    };
-    format!("1 {one}")
 }
 
 /// The filters of `scope` as a verdict names them, ` matching owner=none, tenant=north` (with
@@ -50,20 +43,25 @@ pub fn matching(scope: &Scope) -> String {
     if scope.filters.is_empty() {
         return String::new();
     }
-    let filters: Vec<String> = scope.filters.iter().map(|(name, value)| format!("{name}={}", shown(value))).collect();
+    let filters: Vec<String> =
+        scope.filters.iter().map(|(name, value)| format!("{}={}", on_one_line(name), shown(value))).collect();
     format!(" matching {}", filters.join(", "))
 }
 
 /// The longest filter value a verdict shows, in characters.
 const SHOWN_VALUE: usize = 64;
 
-/// A filter's value on one line: a string as it is, anything else as JSON, control characters
-/// as blanks, cut to [`SHOWN_VALUE`] characters (`…` says where).
+/// A filter's value on one line: a string as it is, anything else as JSON ([`on_one_line`]).
 fn shown(value: &Value) -> String {
-    let text = match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
+    match value {
+        Value::String(text) => on_one_line(text),
+        other => on_one_line(&other.to_string()),
+    }
+}
+
+/// `text` as a verdict shows a name or value the server echoed: control characters as blanks,
+/// so that the line stays one, cut to [`SHOWN_VALUE`] characters (`…` says where).
+fn on_one_line(text: &str) -> String {
     let mut line: String = text.chars().take(SHOWN_VALUE).map(|c| if c.is_control() { ' ' } else { c }).collect();
     if text.chars().count() > SHOWN_VALUE {
         line.push('…');
@@ -179,18 +177,21 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
     } else {
         "from a page reached with a cursor to the last page of the traversal"
     };
+    let head = verdict_head(completeness);
+    if !completeness.is_complete() {
+        let absence = if returned == 0 { "; an empty result here is not evidence of absence" } else { "" };
+        return format!("{head}: {items} returned, not {whole}{absence}.{}", what_next(completeness));
+    }
     // `decide` refuses to claim absence from a stale copy: the verdict says so in its head.
-    let stale = crate::client::decide::stale_warnings(completeness);
-    if completeness.is_complete() && !stale.is_empty() {
+    if !crate::client::decide::stale_warnings(completeness).is_empty() {
         let held = if tail { format!(" {held},") } else { format!(" in {whole},") };
         let absence = if returned == 0 { "not evidence of absence" } else { "not evidence that no others exist" };
         return format!(
-            "COMPLETE BUT STALE ({}): {items}{held} read from a copy that is not current: {absence}. Ask again \
-             later for a current answer.",
-            stale.join(", ")
+            "{head}: {items}{held} read from a copy that is not current: {absence}. Ask again later for a current \
+             answer."
         );
     }
-    if completeness.is_complete() && tail {
+    if tail {
         // Whether the pages before it were whole this page does not say; its evidence does, where
         // the server gives it: only a traversal none of whose pages was partial gets it (§6).
         let covered = match completeness.evidence() {
@@ -203,17 +204,27 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
                  the next page and was current; this page alone proves no absence"
             ),
         };
-        return format!("COMPLETE: {items} {held}: {covered}.");
+        return format!("{head}: {items} {held}: {covered}.");
     }
-    if completeness.is_complete() {
-        return match returned {
-            0 => format!("COMPLETE: no {noun}{matching} exist in {whole}."),
-            _ => format!("COMPLETE: {items}, all there are in {whole}."),
-        };
+    match returned {
+        0 => format!("{head}: no {noun}{matching} exist in {whole}."),
+        _ => format!("{head}: {items}, all there are in {whole}."),
     }
-    let codes: Vec<String> = completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
-    let absence = if returned == 0 { "; an empty result here is not evidence of absence" } else { "" };
-    format!("INCOMPLETE ({}): {items} returned, not {whole}{absence}.{}", codes.join(", "), what_next(completeness),)
+}
+
+/// The head of a verdict line: `COMPLETE`, `COMPLETE BUT STALE (CODES)` (the codes of its stale
+/// warnings, contract §3.5) or `INCOMPLETE (CODES)` (its reasons'). For a service's own verdict
+/// lines, such as a count's.
+pub fn verdict_head<R: Reason>(completeness: &Completeness<R>) -> String {
+    if !completeness.is_complete() {
+        let codes: Vec<String> = completeness.reason_codes().iter().map(|c| c.as_str().to_owned()).collect();
+        return format!("INCOMPLETE ({})", codes.join(", "));
+    }
+    let stale = crate::client::decide::stale_warnings(completeness);
+    match stale.is_empty() {
+        true => "COMPLETE".to_owned(),
+        false => format!("COMPLETE BUT STALE ({})", stale.join(", ")),
+    }
 }
 
 /// What an incomplete answer's verdict says after its first sentence, each part starting with
@@ -238,17 +249,20 @@ pub fn what_next<R: Reason>(completeness: &Completeness<R>) -> String {
         .collect();
     let sources =
         if sources.is_empty() { String::new() } else { format!(" Sources not read: {}.", sources.join(", ")) };
-    // The continuation may get more of the answer (the next page), but not what these leave
-    // out: `decide` refuses a claim of absence or a change on it, and the verdict says why.
-    let beyond = match completeness.continuation() {
-        Some(_) => beyond_the_continuation(&crate::client::decide::beyond_recovery(completeness)),
-        None => String::new(),
-    };
     // Nor does a retry, a next page or a new traversal get past a cap that is not pagination:
     // where the continuation offers one of those, or none, `decide` says to narrow the query, and so does
     // the verdict.
     let capped = crate::client::decide::past_any_retry(completeness);
     let attempts = crate::client::decide::recovered_by_a_new_attempt(completeness);
+    // Whatever step the line offers (the next page, a retry, a narrower question, a new attempt)
+    // may get more of the answer, but not what these leave out: `decide` refuses a claim of
+    // absence or a change on it, and the verdict says why. Only a line that offers no step at all
+    // says so already.
+    let offers_a_step = completeness.continuation().is_some() || !capped.is_empty() || !attempts.is_empty();
+    let beyond = match offers_a_step {
+        true => beyond_the_continuation(&crate::client::decide::beyond_recovery(completeness)),
+        false => String::new(),
+    };
     let step = match completeness.continuation() {
         None if !capped.is_empty() => format!(" To continue: narrow the query.{}", only_a_narrower_question(&capped)),
         // No way on is offered, but a new attempt is one: said as the step, not as "none".
@@ -284,6 +298,8 @@ fn also_a_new_attempt(attempts: &[(ReasonCode, ReasonKind)]) -> String {
         .map(|(code, kind)| {
             let how = match (code, kind) {
                 (ReasonCode::TimeBudgetExceeded, _) => "with a larger time budget",
+                // A snapshot gone, or pages that gave no cursor to go on with (a collector's own
+                // limit among them, which a new attempt meets again unless it is raised).
                 (_, ReasonKind::Snapshot | ReasonKind::Truncation) => "from the first page",
                 _ => "after a wait",
             };
@@ -332,27 +348,13 @@ fn beyond_the_continuation(beyond: &[(ReasonCode, ReasonKind)]) -> String {
 }
 
 /// What a reader of the verdict alone does next: the answer's continuation in words (contract
-/// §2.4), or that none is offered, so that asking again the same way gives no more.
+/// §2.4, [`Continuation::in_words`]), or that none is offered, so that asking again the same way
+/// gives no more.
 fn next_step(continuation: Option<&Continuation>) -> String {
-    let Some(continuation) = continuation else {
-        return " No way to complete it is offered.".to_owned();
-    };
-    let step = match continuation {
-        Continuation::NextCursor { .. } => "send `next_cursor` back as the cursor of the same query".to_owned(),
-        Continuation::RetryAfter { seconds } => format!("ask again after {seconds} s"),
-        Continuation::RetryWithDeadline { minimum_seconds } => {
-            // The contract's parameter, named: "1 s" read alone has sent `time_budget_ms: 1`.
-            format!(
-                "ask again with a time budget of at least {minimum_seconds} s (`time_budget_ms={}` or more)",
-                minimum_seconds.saturating_mul(1000)
-            )
-        }
-        Continuation::NarrowQuery { hint } => format!("narrow the query ({})", hint.trim_end().trim_end_matches('.')),
-        Continuation::Restart { reason } => {
-            format!("start a new traversal from the first page ({})", reason.trim_end().trim_end_matches('.'))
-        }
-    };
-    format!(" To continue: {step}.")
+    match continuation {
+        Some(continuation) => format!(" To continue: {}.", continuation.in_words()),
+        None => " No way to complete it is offered.".to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -501,12 +503,36 @@ mod tests {
         assert_eq!(decide_on(&bare, false, Intent::Report), Decision::NarrowQuery);
     }
 
-    /// Codes repeat for several failed sources; the line names the sources.
+    /// Codes repeat for several failed sources; the line names the sources, and that a new
+    /// attempt is the way on though the answer names no wait.
     #[test]
     fn an_incomplete_verdict_names_the_sources_not_read() {
         let sources = ["directory", "audit"].map(|source| SourceUnavailable::new(source).into());
         let line = verdict(&block(sources.into()), 0);
         assert!(line.starts_with("INCOMPLETE (SOURCE_UNAVAILABLE, SOURCE_UNAVAILABLE): 0 service accounts"), "{line}");
-        assert!(line.contains(" Sources not read: directory, audit."), "{line}");
+        assert!(
+            line.ends_with(
+                " Sources not read: directory, audit. To continue: make a new attempt; the answer names no wait. A \
+                 new attempt may recover what SOURCE_UNAVAILABLE (after a wait) left out."
+            ),
+            "{line}"
+        );
+    }
+
+    /// A new attempt offered beside what no attempt shows: the line says both, as `decide`
+    /// refuses (a line that said only "make a new attempt" sent agents round).
+    #[test]
+    fn a_new_attempt_beside_hidden_records_says_they_stay_hidden() {
+        use crate::client::{Decision, Intent, decide_on};
+        let answer = block(vec![VisibilityRestricted::new().into(), SourceUnavailable::new("audit").into()]);
+        let line = verdict(&answer, 0);
+        assert!(line.contains(" To continue: make a new attempt; the answer names no wait."), "{line}");
+        assert!(
+            line.ends_with(
+                " It stays incomplete however it is continued: no retry shows what VISIBILITY_RESTRICTED hides."
+            ),
+            "{line}"
+        );
+        assert_eq!(decide_on(&answer, false, Intent::Report), Decision::RefuseOrRequestReview);
     }
 }

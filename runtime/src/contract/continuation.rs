@@ -44,6 +44,24 @@ pub enum Continuation {
 }
 
 impl Continuation {
+    /// What a reader does next, in words, lower-case and without a full stop: `"ask again after
+    /// 30 s"`, `"ask again with a time budget of at least 2 s (`time_budget_ms=2000` or more)"`.
+    /// One wording for the verdicts and the problems that offer it.
+    pub fn in_words(&self) -> String {
+        let own = |text: &str| text.trim_end().trim_end_matches('.').to_owned();
+        match self {
+            Continuation::NextCursor { .. } => "send `next_cursor` back as the cursor of the same query".to_owned(),
+            Continuation::RetryAfter { seconds } => format!("ask again after {seconds} s"),
+            // The contract's parameter, named: "1 s" read alone has sent `time_budget_ms: 1`.
+            Continuation::RetryWithDeadline { minimum_seconds } => format!(
+                "ask again with a time budget of at least {minimum_seconds} s (`time_budget_ms={}` or more)",
+                minimum_seconds.saturating_mul(1000)
+            ),
+            Continuation::NarrowQuery { hint } => format!("narrow the query ({})", own(hint)),
+            Continuation::Restart { reason } => format!("start a new traversal from the first page ({})", own(reason)),
+        }
+    }
+
     /// The wire name of this continuation's kind, e.g. `"next_cursor"`.
     pub fn kind(&self) -> &'static str {
         match self {

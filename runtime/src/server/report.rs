@@ -256,33 +256,32 @@ impl Problem {
             503
         };
         // On a page, the next page is the normal course of paging, not why it was refused: the
-        // detail names the causes (`incomplete_reasons` keeps every reason).
-        let causes = report
-            .codes
-            .iter()
-            .filter(|code| !(report.paged && **code == ReasonCode::MorePagesAvailable))
-            .map(ReasonCode::as_str)
-            .collect::<Vec<_>>()
-            .join(", ");
+        // detail names the causes (`incomplete_reasons` keeps every reason), or every code when
+        // it is the only one (a demand that refused the next page alone, which §5.3 does not).
+        let named = |skip_paging: bool| {
+            let codes = report.codes.iter();
+            let codes = codes.filter(|code| !(skip_paging && **code == ReasonCode::MorePagesAvailable));
+            codes.map(ReasonCode::as_str).collect::<Vec<_>>().join(", ")
+        };
+        let causes = match named(report.paged) {
+            causes if causes.is_empty() => named(false),
+            causes => causes,
+        };
         let recovery = new_attempt(report, status);
         let way_on = match (status, &recovery) {
             (403, _) => "No retry shows what is hidden: ask a narrower question this credential reads whole, or \
                          have a person with a credential that reads the whole scope ask."
                 .to_owned(),
-            (_, Some(Continuation::NarrowQuery { hint })) => {
-                format!(
-                    "Asking again cuts it the same way: narrow the query ({}).",
-                    hint.trim_end().trim_end_matches('.')
-                )
+            (_, Some(narrower @ Continuation::NarrowQuery { .. })) => {
+                format!("Asking again cuts it the same way: {}.", narrower.in_words())
             }
             (422, _) => "Asking again cuts it the same way: narrow the query.".to_owned(),
-            (_, Some(Continuation::RetryAfter { seconds })) => format!("Ask again after {seconds} s."),
-            (_, Some(Continuation::RetryWithDeadline { minimum_seconds })) => format!(
-                "Ask again with a time budget of at least {minimum_seconds} s (`time_budget_ms={}` or more).",
-                minimum_seconds.saturating_mul(1000)
-            ),
-            (_, Some(Continuation::Restart { .. })) => "Ask again from the first page.".to_owned(),
-            (_, _) => "A new attempt may get a complete answer later; none is promised.".to_owned(),
+            (_, Some(recovery)) => {
+                let words = recovery.in_words();
+                let mut first = words.chars();
+                first.next().map(|c| format!("{}{}.", c.to_uppercase(), first.as_str())).unwrap_or_default()
+            }
+            (_, None) => "A new attempt may get a complete answer later; none is promised.".to_owned(),
         };
         let mut problem = Problem::new(
             ProblemCode::CompleteResultUnavailable,
