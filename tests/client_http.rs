@@ -157,6 +157,7 @@ async fn serve(source: MemorySource) -> (String, Shared) {
         .route("/typed/{media_type}", get(typed))
         .route("/streamed", get(streamed))
         .route("/flaky", get(flaky))
+        .layer(axum::Extension(Refused::default()))
         .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -167,25 +168,55 @@ async fn serve(source: MemorySource) -> (String, Shared) {
 /// `/numbers` whose pages reached with a cursor are each refused once first, as `outage` says:
 /// `STATUS:SECONDS` (a `Retry-After` of that many seconds) or `STATUS:` (no wait named). The
 /// fetch count of the source counts only the pages answered.
-async fn flaky(State(source): State<Shared>, Query(query): Query<HashMap<String, String>>) -> Response {
-    // Each request (its whole query, cursor included) is refused once: tests that ask with other
-    // parameters get refusals of their own.
-    static REFUSED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+async fn flaky(
+    State(source): State<Shared>,
+    axum::Extension(refused): axum::Extension<Refused>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    // Each request of this server (its whole query, cursor included) is refused once: a run
+    // that asks with other parameters gets refusals of its own.
     if let (Some(_), Some(outage)) = (query.get("cursor"), query.get("outage")) {
         let request = format!("{:?}", query.iter().collect::<std::collections::BTreeMap<_, _>>());
-        let mut refused = REFUSED.lock().unwrap();
+        let mut refused = refused.lock().unwrap();
         if !refused.contains(&request) {
             refused.push(request);
-            let (status, seconds) = outage.split_once(':').unwrap();
+            let (status, wait) = outage.split_once(':').unwrap();
             let mut problem = Problem::new(ProblemCode::parse("SOURCE_DOWN"), "the source is down")
                 .with_status(status.parse().unwrap());
-            if let Ok(seconds) = seconds.parse() {
+            if let Ok(seconds) = wait.parse() {
                 problem = problem.with_retry_after(seconds);
             }
-            return problem.into_response();
+            // `body`: the wait in the body's continuation instead; `deadline`: a larger budget.
+            match query.get("also").map(String::as_str) {
+                Some("body") => {
+                    let longer = completeness::Continuation::RetryAfter { seconds: 2 };
+                    problem = problem.with_continuation(&longer);
+                }
+                Some("deadline") => {
+                    let budget = completeness::Continuation::RetryWithDeadline { minimum_seconds: 1 };
+                    problem = problem.with_continuation(&budget);
+                }
+                _ => {}
+            }
+            let mut response = problem.into_response();
+            if wait == "date" {
+                let in_two_seconds = std::time::SystemTime::now() + Duration::from_secs(2);
+                let date = httpdate_of(in_two_seconds);
+                response.headers_mut().insert(header::RETRY_AFTER, date.parse().unwrap());
+            }
+            return response;
         }
     }
     page(&source, &query)
+}
+
+/// The requests `/flaky` refused already, per server.
+type Refused = Arc<Mutex<Vec<String>>>;
+
+/// `time` as an HTTP date (RFC 9110 section 5.6.7), rounded up to the next whole second.
+fn httpdate_of(time: std::time::SystemTime) -> String {
+    let seconds = time.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 1;
+    jiff::Timestamp::from_second(seconds as i64).unwrap().strftime("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }
 
 fn limits() -> CollectLimits {
@@ -688,7 +719,21 @@ fn a_credential_that_cannot_be_sent_is_refused_when_built_without_saying_it() {
         ),
         (
             ServiceClient::builder(&format!("http://audit:{secret}@127.0.0.1:3000")),
-            "'http://127.0.0.1:3000' carries a user and a password",
+            "'http://127.0.0.1:3000/' carries a user and a password",
+        ),
+        // Where the parser finds a user and password that a reading of the text would not.
+        (
+            ServiceClient::builder(&format!("http:audit:{secret}@127.0.0.1:3000")),
+            "'http://127.0.0.1:3000/' carries a user and a password",
+        ),
+        (
+            ServiceClient::builder(&format!("http:\\\\audit:{secret}@127.0.0.1:3000")),
+            "'http://127.0.0.1:3000/' carries a user and a password",
+        ),
+        // A URL that does not parse, with an `@`: not shown at all.
+        (
+            ServiceClient::builder(&format!("http://audit:x#{secret}@127.0.0.1:3000")),
+            "'(not shown: it may hold a password)' is not an absolute URL",
         ),
     ];
     for (builder, said) in cases {
@@ -777,4 +822,28 @@ async fn a_retrying_fetcher_returns_what_it_may_not_ask_again() {
     let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
     assert!(matches!(&error, FetchError::Problem(p) if p.status() == 502), "no attempt left: {error:?}");
     assert_eq!(Retries::default().wait_after(&Problem::new(ProblemCode::InvalidRequest, "no")), None, "a 4xx");
+}
+
+/// The wait a refusal names is read as the server wrote it: a `Retry-After` as an HTTP date, the
+/// longer of a header and a body's `retry_after`; a continuation of another kind (a larger
+/// budget) is not a wait, and the page is not asked again as it was.
+#[tokio::test]
+async fn a_retrying_fetcher_waits_for_a_date_and_for_the_longer_wait_and_not_past_another_way_on() {
+    let (base, _) = serve(MemorySource::new(25, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let retries = Retries { attempts: 1, longest_wait: Duration::from_secs(5), unnamed_wait: Duration::ZERO };
+    for (query, waited) in
+        [([("outage", "503:date"), ("also", "none")], 1), ([("outage", "503:1"), ("also", "body")], 2)]
+    {
+        let pages = client.pages::<u64>("/flaky", &query).retrying(retries);
+        let started = std::time::Instant::now();
+        let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+        assert!(collected.is_complete(), "{query:?}");
+        // Two pages refused once each.
+        let least = Duration::from_secs(2 * waited);
+        assert!(started.elapsed() >= least, "{query:?}: waited {:?}, at least {least:?}", started.elapsed());
+    }
+    let pages = client.pages::<u64>("/flaky", &[("outage", "503:"), ("also", "deadline")]).retrying(retries);
+    let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
+    assert!(matches!(&error, FetchError::Problem(p) if p.status() == 503), "{error:?}");
 }

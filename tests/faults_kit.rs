@@ -9,7 +9,7 @@ use crate::e2e_support;
 
 use std::time::Duration;
 
-use completeness::client::http::ServiceClient;
+use completeness::client::http::{Retries, ServiceClient};
 use completeness::testing::faults::{Conclusion, Failure, Fault, FaultRecord, Kit, Schedule, Target};
 use completeness::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
 use e2e_support::service;
@@ -874,6 +874,41 @@ async fn sends_a_refused_page_again_client(target: Target) -> Result<Conclusion,
 /// the outage, the others as they are.
 fn outage_on_the_second_page() -> Schedule {
     Schedule::sequence([None, Some("SERVICE_UNAVAILABLE")])
+}
+
+/// `collect_all` over the unowned listing through the crate's own retrying page fetcher: a
+/// page refused with an outage is asked again after its wait (contract §2.4).
+async fn retrying_client(target: Target) -> Result<Conclusion, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let retries = Retries { attempts: 3, longest_wait: Duration::from_secs(6), unnamed_wait: Duration::from_secs(1) };
+    let pages = client.pages::<Value>(UNOWNED.0, UNOWNED.1).retrying(retries);
+    let limits = CollectLimits { max_pages: 50, ..CollectLimits::default() };
+    let listing = collect_all(|cursor| pages.fetch(cursor), limits).await.map_err(|e| e.to_string())?;
+    match (listing.completeness.is_complete(), stale(&listing).is_empty()) {
+        (true, true) => Ok(Conclusion::Complete(format!("unowned {:?}", ids(&listing)))),
+        _ => Ok(Conclusion::Incomplete([reasons(&listing), stale(&listing)].concat())),
+    }
+}
+
+/// The crate's retrying fetcher keeps the client contract (its waits too, property 5) and goes
+/// on past an outage on a later page to the complete answer, where `collect_all` alone ends with
+/// the refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_crates_retrying_fetcher_goes_on_past_a_later_outage_and_keeps_the_client_contract() {
+    let kit = kit().schedules(10);
+    let truth = kit.replay(Schedule::header_only(), None, &retrying_client).await;
+    let truth = truth.outcome.and_then(Result::ok);
+    assert!(matches!(truth, Some(Conclusion::Complete(_))), "{truth:?}");
+    let run = kit.replay(outage_on_the_second_page(), truth.as_ref(), &retrying_client).await;
+    assert_eq!(run.violations, Vec::<String>::new(), "{:?}", run.log);
+    assert_eq!(run.outcome.clone().and_then(Result::ok), truth, "the same complete answer: {:?}", run.log);
+    let (refused, retry) = (&run.log[1], &run.log[2]);
+    assert_eq!((refused.status, retry.status), (503, 200), "{:?}", run.log);
+    assert_eq!(retry.uri, refused.uri, "the same cursor again: {:?}", run.log);
+    let report = kit.run(retrying_client).await;
+    report.assert_passes();
+    assert!(report.applied.contains(&Fault::Unavailable), "{:?}", report.applied);
 }
 
 /// An outage on a later page taken for the end of the list is caught: replayed on the second

@@ -26,7 +26,8 @@ use crate::server::report::{CompletenessReport, ReportsCompleteness};
 ///
 /// Limits are checked before each fetch: a fetched page is never cut in half (its
 /// items are kept, so `max_items` may be exceeded by at most one page), and a single
-/// slow fetch is bounded by the fetcher's own request timeout, not by `deadline`.
+/// slow fetch is bounded by the fetcher's own request timeout, not by `deadline` (nor, for a
+/// fetcher that asks a refused page again, are its waits: they count once the next page is due).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CollectLimits {
     /// The most pages to fetch.

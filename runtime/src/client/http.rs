@@ -5,8 +5,8 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use crate::client::collect::FetchError;
 use crate::contract::envelope::Envelope;
@@ -98,9 +98,11 @@ impl ServiceClient {
     /// A client sending `token` as a bearer token whose requests each time out after `timeout`:
     /// the builder with [`ServiceClientBuilder::bearer`] and [`ServiceClientBuilder::timeout`].
     ///
-    /// The base URL is an absolute `http` or `https` URL without a query or a fragment (a path
-    /// prefix is kept), and the token is text that fits a header; anything else is a
-    /// [`FetchError::Setup`] here, not a failure of every request later.
+    /// The base URL is an absolute `http` or `https` URL without a query, a fragment or a user
+    /// and password (a path prefix is kept), and the token is text that fits a header, not empty
+    /// (a variable that was not set: build without [`ServiceClientBuilder::bearer`] to send no
+    /// credential); anything else is a [`FetchError::Setup`] here, not a failure of every
+    /// request later.
     pub fn with_timeout(base_url: &str, token: &str, timeout: Duration) -> Result<ServiceClient, FetchError> {
         ServiceClient::builder(base_url).bearer(token).timeout(timeout).build()
     }
@@ -426,14 +428,20 @@ fn base_url(text: &str) -> Result<String, FetchError> {
     Ok(text.trim_end_matches('/').to_owned())
 }
 
-/// A URL as text without the user and password before its host, read from the text itself (the
-/// URL may not parse), for a message or a `Debug` that would otherwise print the password.
+/// A URL as a message or a `Debug` may show it: without its user and password when it parses
+/// (the parser finds them where a reading of the text would not: `http:u:p@host`,
+/// `http://u:p#ss@host`), and not at all when it does not parse and holds an `@`, which may
+/// begin its host after a password.
 fn without_userinfo(text: &str) -> String {
-    let Some(start) = text.find("://").map(|at| at + 3) else { return text.to_owned() };
-    let end = text[start..].find(['/', '?', '#']).map_or(text.len(), |at| start + at);
-    match text[start..end].rfind('@') {
-        Some(at) => format!("{}{}", &text[..start], &text[start + at + 1..]),
-        None => text.to_owned(),
+    match reqwest::Url::parse(text) {
+        Ok(mut url) => {
+            // Only a URL that cannot have a user and password refuses these; it has none.
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        Err(_) if text.contains('@') => "(not shown: it may hold a password)".to_owned(),
+        Err(_) => text.to_owned(),
     }
 }
 
@@ -471,17 +479,20 @@ impl Default for Retries {
 }
 
 impl Retries {
-    /// How long to wait before asking again after `problem`, when it may be retried: its
-    /// `Retry-After`, or else the `retry_after` continuation of its body; for a 5xx that names
+    /// How long to wait before asking again after `problem`, when it may be retried: the longer
+    /// of its `Retry-After` and the `retry_after` continuation of its body; for a 5xx that names
     /// neither, [`Retries::unnamed_wait`]. `None` for a refusal not to send again as it was (a
-    /// 4xx says the request, as sent, will not be served; a 429 without a wait names no time),
-    /// or one that asks for longer than [`Retries::longest_wait`].
+    /// 4xx says the request, as sent, will not be served; a 429 without a wait names no time; a
+    /// continuation of another kind says what to change first, a larger budget or a new
+    /// traversal, contract §2.4), or one that asks for longer than [`Retries::longest_wait`].
     pub fn wait_after(&self, problem: &Problem) -> Option<Duration> {
-        let continuation = || match serde_json::from_value(problem.extension("continuation")?.clone()) {
-            Ok(crate::contract::continuation::Continuation::RetryAfter { seconds }) => Some(seconds),
-            _ => None,
+        use crate::contract::continuation::Continuation;
+        let continuation = match problem.extension("continuation").map(Continuation::deserialize) {
+            None => None,
+            Some(Ok(Continuation::RetryAfter { seconds })) => Some(seconds),
+            Some(_) => return None,
         };
-        let named = problem.retry_after().or_else(continuation).map(Duration::from_secs);
+        let named = problem.retry_after().max(continuation).map(Duration::from_secs);
         let wait = match (problem.status(), named) {
             (429 | 500..=599, Some(wait)) => wait,
             (500..=599, None) => self.unnamed_wait,
@@ -495,8 +506,8 @@ impl<T> PageFetcher<T> {
     /// The same pages, each asked again after a refusal that may be retried, as `retries` says
     /// (by default a refused page is returned as the error it is). A traversal read through it
     /// goes on past an outage on any of its pages, where `collect_all` would otherwise end with
-    /// the refusal; every wait it takes counts against `CollectLimits::deadline` only when the
-    /// next page is asked for.
+    /// the refusal. One fetch then takes at most `attempts + 1` requests and `attempts` waits of at
+    /// most `longest_wait`; `CollectLimits::deadline` is checked only before the next page.
     pub fn retrying(mut self, retries: Retries) -> PageFetcher<T> {
         self.retries = Some(retries);
         self
@@ -561,12 +572,14 @@ async fn read<T: DeserializeOwned>(
     started: Instant,
 ) -> Result<T, FetchError> {
     let status = response.status();
-    // Seconds only; an HTTP date is left to the problem body, when it says.
+    // Seconds, or an HTTP date as the whole seconds to it, rounded up: waiting them never asks
+    // before the date.
     let retry_after = response
         .headers()
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.trim().parse::<u64>().ok());
+        .and_then(|value| crate::contract::media::retry_after_wait(value, std::time::SystemTime::now()))
+        .map(|wait| wait.as_secs() + u64::from(wait.subsec_nanos() > 0));
     // The media type alone, without its parameters (`; charset=utf-8`).
     let response_type = response
         .headers()

@@ -34,6 +34,19 @@ pub(crate) fn declares_answer(content_type: &str) -> bool {
     declares_json(content_type) && !declares_problem(content_type)
 }
 
+/// A `Retry-After` value (RFC 9110 section 10.2.3) as the wait it asks for from `now`: its
+/// delta-seconds, or the time from `now` to its HTTP date (none for a date already past). `None`
+/// for a value that is neither. The framework sends seconds; a service may send a date.
+#[cfg(any(feature = "client", feature = "faults"))]
+pub(crate) fn retry_after_wait(value: &str, now: std::time::SystemTime) -> Option<std::time::Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse() {
+        return Some(std::time::Duration::from_secs(seconds));
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    Some(date.duration_since(now).unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{declares_json, declares_problem};

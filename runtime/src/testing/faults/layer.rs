@@ -23,7 +23,7 @@ use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of,
 use super::schedule::{Draw, Schedule};
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
-use crate::contract::media::declares_problem;
+use crate::contract::media::{declares_problem, retry_after_wait};
 use crate::contract::params::CURSOR;
 use crate::contract::reason::{ReasonCode, continues};
 use crate::contract::warning::Warning;
@@ -737,18 +737,11 @@ fn retry_after_header(response: &Response, now: SystemTime) -> Option<u64> {
     retry_after_seconds(value.to_str().ok()?, now)
 }
 
-/// A `Retry-After` value in seconds from `now`: its delta-seconds, or its HTTP date (RFC 9110
-/// §10.2.3: the framework sends seconds, a service under test may send a date) as the whole
-/// seconds from `now` to it, rounded down, since a date names a whole second and a client that
-/// waits until it must not be judged early; a date already past asks for no wait, 0. `None`
-/// for a value that is neither.
+/// A `Retry-After` value in whole seconds from `now` ([`retry_after_wait`]), rounded down: a
+/// date names a whole second, and a client that waits until it must not be judged early; a date
+/// already past asks for no wait, 0.
 fn retry_after_seconds(value: &str, now: SystemTime) -> Option<u64> {
-    let value = value.trim();
-    if let Ok(seconds) = value.parse() {
-        return Some(seconds);
-    }
-    let date = httpdate::parse_http_date(value).ok()?;
-    Some(date.duration_since(now).map_or(0, |wait| wait.as_secs()))
+    retry_after_wait(value, now).map(|wait| wait.as_secs())
 }
 
 /// The reason codes of a collection's JSON.
@@ -778,7 +771,7 @@ mod tests {
         assert!(kit.shared.is_partial("c0") && kit.shared.log.is_some());
     }
 
-    /// `Retry-After` is read in both forms of RFC 9110 §10.2.3: delta-seconds, and an HTTP
+    /// `Retry-After` is read in both forms of RFC 9110 section 10.2.3: delta-seconds, and an HTTP
     /// date as the whole seconds from when the answer leaves to it, 0 once it is past.
     #[test]
     fn retry_after_is_read_as_seconds_or_as_an_http_date() {
