@@ -1670,10 +1670,13 @@ async fn protocol_versions_with_batches_are_not_agreed_to() {
         spoken_as_asked.assert_problem(400, "INVALID_REQUEST");
         let detail = spoken_as_asked.body["detail"].as_str().unwrap_or_default();
         assert!(
-            detail.contains(&format!("`MCP-Protocol-Version: {asked}` is not a version this server speaks")),
+            detail.contains(&format!("`MCP-Protocol-Version: {asked}` is not a version of a session of this server")),
             "{detail}"
         );
-        assert!(detail.contains("2025-06-18, 2025-11-25, 2026-07-28"), "{detail}");
+        assert!(detail.contains("(2025-06-18, 2025-11-25): send the version `initialize` agreed to."), "{detail}");
+        // Nor the version that has no session.
+        let sessionless = h.answer(post_in(&h, "admin", Some((&session, "2026-07-28")), &call)).await;
+        sessionless.assert_problem(400, "INVALID_REQUEST");
         let twice = post_in(&h, "admin", Some((&session, &agreed)), &call).header("mcp-protocol-version", &agreed);
         let twice = h.answer(twice).await;
         twice.assert_problem(400, "INVALID_REQUEST");

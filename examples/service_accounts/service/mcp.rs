@@ -56,7 +56,8 @@
 //!     2026-07-28 without one. 2024-11-05 and 2025-03-26, whose servers must read JSON-RPC
 //!     batches (refused here, 400 `INVALID_BODY`), are not agreed to: an `initialize` asking for
 //!     either is answered with 2025-11-25, and the client decides; a request in a session whose
-//!     `MCP-Protocol-Version` names another version is refused (400 `INVALID_REQUEST`). A
+//!     `MCP-Protocol-Version` names a version without sessions here, or none this server speaks,
+//!     is refused (400 `INVALID_REQUEST`, [`SESSION_VERSIONS`]). A
 //!     session is initialized once: another `initialize` in it is refused with `-32600` and
 //!     changes nothing.
 
@@ -79,7 +80,7 @@ use completeness::client::explain::{self, what_next};
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::{EntryPoint, UNMATCHED};
 use completeness::{
-    Aggregate, Evidence, PageRequest, Problem, ProblemCode, Reason, ReasonCode, Relation, RequireComplete, TimeBudget,
+    Aggregate, Evidence, PageRequest, Problem, ProblemCode, ReasonCode, Relation, RequireComplete, TimeBudget,
     WarningCode,
 };
 use futures_util::StreamExt;
@@ -443,24 +444,25 @@ fn too_many_sessions(credential: &str, first_to_expire: Option<Instant>) -> Resp
 
 /// A request in a session names the protocol version it speaks in `MCP-Protocol-Version`; rmcp
 /// takes there any version it knows, 2025-03-26 too, though no session here agreed to one
-/// outside [`PROTOCOL_VERSIONS`]. Such a version, a value that is no version, or two of the
-/// header, is refused (400 `INVALID_REQUEST`) before the request runs, as MCP has a server do
-/// with a version it does not support. A request without the header passes, as rmcp has it.
+/// outside [`SESSION_VERSIONS`]. Such a version (2026-07-28 too, which has no session), a value
+/// that is no version, or two of the header, is refused (400 `INVALID_REQUEST`) before the
+/// request runs, as MCP has a server do with a version it does not support. A request without
+/// the header passes, as rmcp has it. (Which of the two a session agreed to is rmcp's to know.)
 fn version_not_spoken(headers: &HeaderMap) -> Option<Problem> {
     let mut named = headers.get_all(HEADER_MCP_PROTOCOL_VERSION).iter();
     let first = named.next()?;
-    let spoken = PROTOCOL_VERSIONS.iter().map(ProtocolVersion::as_str).collect::<Vec<_>>().join(", ");
+    let spoken = SESSION_VERSIONS.iter().map(ProtocolVersion::as_str).collect::<Vec<_>>().join(", ");
     let why = if named.next().is_some() {
         "It names its protocol version twice (two `MCP-Protocol-Version` fields); send one.".to_owned()
     } else {
-        let version = first.to_str().ok().filter(|version| PROTOCOL_VERSIONS.iter().any(|v| v.as_str() == *version));
+        let version = first.to_str().ok().filter(|version| SESSION_VERSIONS.iter().any(|v| v.as_str() == *version));
         if version.is_some() {
             return None;
         }
         let excerpt: String = String::from_utf8_lossy(first.as_bytes()).chars().take(32).collect();
         format!(
-            "`MCP-Protocol-Version: {excerpt}` is not a version this server speaks ({spoken}): send the version \
-             `initialize` agreed to."
+            "`MCP-Protocol-Version: {excerpt}` is not a version of a session of this server ({spoken}): send \
+             the version `initialize` agreed to."
         )
     };
     Some(refusals::refusal_saying(StatusCode::BAD_REQUEST, Some(&why)))
@@ -1338,6 +1340,9 @@ fn rest_query<const N: usize>(caller: &Caller, pairs: [(&str, Option<String>); N
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] =
     &[ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
 
+/// The versions of [`PROTOCOL_VERSIONS`] that have sessions, which a request in a session names.
+pub const SESSION_VERSIONS: &[ProtocolVersion] = &[ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25];
+
 /// `ServerHandler` methods, each `name(params) -> result: method`, that refuse their method
 /// with [`not_offered`].
 macro_rules! not_offered_methods {
@@ -1365,7 +1370,7 @@ impl ServerHandler for InventoryTools {
                  Read `complete` before anything else, and `incomplete_reasons` when it is false; each tool's \
                  description says what its reasons mean. An empty or short answer shows that nothing else exists \
                  only when `complete` is true, no warning is stale and, on a page reached with a cursor, every page \
-                 before it lacked nothing but the next page. A refusal is a tool error starting with \
+                 before it lacked nothing but the next page and none was stale. A refusal is a tool error starting with \
                  `REFUSED (CODE)`. Archive only with the `evidence` of a complete owner=none inventory.",
             )
     }
@@ -1861,8 +1866,13 @@ fn described_tools() -> Vec<Tool> {
     let read_only = |title: &str| {
         ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)
     };
-    let whole = "the result covers the whole scope (an empty `items` then proves absence), or on a page reached \
-                 with a cursor (`page.resumed: true`) that the traversal it ends does, with the pages before it";
+    // A page reached with a cursor covers the scope only with the pages before it (contract
+    // §8), as its verdict says; a search has no pages.
+    let whole_page = "the result covers the whole scope (an empty `items` then proves absence); on a page reached \
+                      with a cursor (`page.resumed: true`), the traversal it ends covers it only if every page \
+                      before it lacked nothing but the next page and none was stale";
+    let whole = "the result covers the whole scope (an empty `items` then proves absence, unless a warning is \
+                 stale)";
     let part = "it does not";
     vec![
         Tool::new(
@@ -1871,7 +1881,7 @@ fn described_tools() -> Vec<Tool> {
                 "List service accounts that are not archived (GET /service-accounts), a page at a time at a frozen \
                  snapshot. Page with `cursor` = `next_cursor` (same filters) until `next_cursor` is null; the last \
                  page of a complete traversal carries `evidence`. {}",
-                reading(ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS, whole, part)
+                reading(ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS, whole_page, part)
             ),
             input_schema::<ListArgs>(),
         )
@@ -1881,7 +1891,8 @@ fn described_tools() -> Vec<Tool> {
             SEARCH,
             format!(
                 "Search service accounts by name (GET /search) across the directory, audit and legacy sources \
-                 within a time budget. {}",
+                 within a time budget. Hits include archived accounts and say nothing of their state: read one \
+                 with {GET} to tell. {}",
                 reading(SearchReason::ALL, SearchReason::WARNINGS, whole, part)
             ),
             input_schema::<SearchArgs>(),
@@ -2027,12 +2038,7 @@ fn field_verdict(view: &AccountView) -> Result<String, Problem> {
 /// filters it counted under; an incomplete one says that what it could not count is not in it.
 fn count_verdict(aggregate: &Aggregate<u64, CountServiceAccountsReason>) -> String {
     let completeness = aggregate.completeness();
-    let head = if completeness.is_complete() {
-        "COMPLETE".to_owned()
-    } else {
-        let codes: Vec<String> = completeness.reasons().iter().map(|r| r.code().as_str().to_owned()).collect();
-        format!("INCOMPLETE ({})", codes.join(", "))
-    };
+    let head = explain::verdict_head(completeness);
     let relation = match aggregate.relation() {
         Relation::Exact => "exactly",
         Relation::LowerBound => "at least",
