@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use completeness::client::http::{Retries, ServiceClient};
 use completeness::testing::faults::{Conclusion, Failure, Fault, FaultRecord, Kit, Schedule, Target};
-use completeness::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
+use completeness::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, ReasonCode, collect_all, decide};
 use e2e_support::service;
 use serde_json::Value;
 
@@ -492,9 +492,7 @@ async fn empty_page_is_nothing_client(target: Target) -> Result<Conclusion, Stri
     let mut found = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let mut query: Vec<(String, String)> =
-            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let query = unowned_query(cursor.as_deref());
         let page: Value = client.get("/service-accounts", &query).await.map_err(|e| e.to_string())?;
         let items = page["items"].as_array().cloned().unwrap_or_default();
         if items.is_empty() {
@@ -556,6 +554,45 @@ async fn a_schedule_naming_a_fault_no_route_offers_fails_instead_of_passing() {
     );
 }
 
+/// The query of the unowned listing the hand-paging clients read, with `cursor` when given.
+fn unowned_query(cursor: Option<&str>) -> Vec<(String, String)> {
+    let mut query: Vec<(String, String)> = UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    query.extend(cursor.map(|c| ("cursor".to_owned(), c.to_owned())));
+    query
+}
+
+/// What a hand-paging client makes of one page.
+enum Read {
+    /// Go on with this cursor.
+    Next(String),
+    /// Stop here, concluding this.
+    Concluded(Conclusion),
+}
+
+/// One page of the unowned listing as the hand-paging clients read it, taking its ids into
+/// `ids`: incomplete at a reason whose code `kept` keeps (other than the next page's) or at any
+/// warning, or at a first page again where a cursor was sent (`resumed_expected`); complete,
+/// with the sorted ids, at the page that names no next cursor.
+fn read_page(page: &Value, resumed_expected: bool, ids: &mut Vec<String>, kept: impl Fn(&str) -> bool) -> Read {
+    let codes = |member: &str| page[member].as_array().into_iter().flatten().filter_map(|r| r["code"].as_str());
+    let reasons: Vec<String> = codes("incomplete_reasons").filter(|code| kept(code)).map(str::to_owned).collect();
+    let warnings: Vec<String> = codes("warnings").map(str::to_owned).collect();
+    if reasons.iter().any(|code| code != "MORE_PAGES_AVAILABLE") || !warnings.is_empty() {
+        return Read::Concluded(Conclusion::Incomplete([reasons, warnings].concat()));
+    }
+    if resumed_expected && page["page"]["resumed"] == false {
+        return Read::Concluded(Conclusion::Incomplete(vec!["the traversal restarted".to_owned()]));
+    }
+    ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
+    match page["next_cursor"].as_str() {
+        Some(next) => Read::Next(next.to_owned()),
+        None => {
+            ids.sort();
+            Read::Concluded(Conclusion::Complete(format!("{ids:?}")))
+        }
+    }
+}
+
 /// Pages through the unowned accounts by hand, heeding every reason and warning and a traversal
 /// restarted, but reads a `503` as "nothing (more) to list": an outage taken for absence, the
 /// bug the framework exists for. Any other refusal ends it without a conclusion.
@@ -563,9 +600,7 @@ async fn outage_is_nothing_client(target: Target) -> Result<Conclusion, String> 
     let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().map_err(|e| e.to_string())?;
     let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
     loop {
-        let mut query: Vec<(String, String)> =
-            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let query = unowned_query(cursor.as_deref());
         let answer = client
             .get(format!("{}{}", target.url, UNOWNED.0))
             .bearer_auth("admin")
@@ -582,24 +617,9 @@ async fn outage_is_nothing_client(target: Target) -> Result<Conclusion, String> 
             return Err(format!("refused: {}", answer.status()));
         }
         let page: Value = answer.json().await.map_err(|e| e.to_string())?;
-        let codes = |member: &str| -> Vec<String> {
-            let listed = page[member].as_array().into_iter().flatten();
-            listed.filter_map(|r| r["code"].as_str().map(str::to_owned)).collect()
-        };
-        let (reasons, warnings) = (codes("incomplete_reasons"), codes("warnings"));
-        if reasons.iter().any(|code| code != "MORE_PAGES_AVAILABLE") || !warnings.is_empty() {
-            return Ok(Conclusion::Incomplete([reasons, warnings].concat()));
-        }
-        if cursor.is_some() && page["page"]["resumed"] == false {
-            return Ok(Conclusion::Incomplete(vec!["the traversal restarted".to_owned()]));
-        }
-        ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
-        match page["next_cursor"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => {
-                ids.sort();
-                return Ok(Conclusion::Complete(format!("{ids:?}")));
-            }
+        match read_page(&page, cursor.is_some(), &mut ids, |_| true) {
+            Read::Next(next) => cursor = Some(next),
+            Read::Concluded(conclusion) => return Ok(conclusion),
         }
     }
 }
@@ -812,9 +832,7 @@ async fn hand_paging_client(target: Target, on_later: OnLaterOutage) -> Result<C
     let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().map_err(|e| e.to_string())?;
     let (mut ids, mut cursor, mut outages) = (Vec::<String>::new(), None::<String>, 0);
     loop {
-        let mut query: Vec<(String, String)> =
-            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let query = unowned_query(cursor.as_deref());
         let url = format!("{}{}", target.url, UNOWNED.0);
         let answer = client.get(url).bearer_auth("admin").query(&query).send().await.map_err(|e| e.to_string())?;
         if answer.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE {
@@ -835,24 +853,9 @@ async fn hand_paging_client(target: Target, on_later: OnLaterOutage) -> Result<C
             return Ok(Conclusion::Incomplete(vec![format!("refused: {}", answer.status())]));
         }
         let page: Value = answer.json().await.map_err(|e| e.to_string())?;
-        let codes = |member: &str| -> Vec<String> {
-            let listed = page[member].as_array().into_iter().flatten();
-            listed.filter_map(|r| r["code"].as_str().map(str::to_owned)).collect()
-        };
-        let (reasons, warnings) = (codes("incomplete_reasons"), codes("warnings"));
-        if reasons.iter().any(|code| code != "MORE_PAGES_AVAILABLE") || !warnings.is_empty() {
-            return Ok(Conclusion::Incomplete([reasons, warnings].concat()));
-        }
-        if cursor.is_some() && page["page"]["resumed"] == false {
-            return Ok(Conclusion::Incomplete(vec!["the traversal restarted".to_owned()]));
-        }
-        ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
-        match page["next_cursor"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => {
-                ids.sort();
-                return Ok(Conclusion::Complete(format!("{ids:?}")));
-            }
+        match read_page(&page, cursor.is_some(), &mut ids, |_| true) {
+            Read::Next(next) => cursor = Some(next),
+            Read::Concluded(conclusion) => return Ok(conclusion),
         }
     }
 }
@@ -1016,20 +1019,9 @@ async fn a_cursor_refused_with_an_outage_reads_its_page_when_sent_again() {
     }
 }
 
-/// The reason codes a client was written against: the standard table of contract §3.2.
-const KNOWN_CODES: [&str; 8] = [
-    "MORE_PAGES_AVAILABLE",
-    "RESULT_LIMIT_REACHED",
-    "TIME_BUDGET_EXCEEDED",
-    "SOURCE_UNAVAILABLE",
-    "VISIBILITY_RESTRICTED",
-    "QUOTA_EXHAUSTED",
-    "CLIENT_LIMIT_REACHED",
-    "SNAPSHOT_EXPIRED",
-];
-
 /// Pages through the unowned accounts by hand, reading each page's `incomplete_reasons` as a
-/// client generated from a closed list of codes ([`KNOWN_CODES`]) with a lenient decoder does:
+/// client generated from a closed list of codes (the standard ones, contract §3.2) with a lenient
+/// decoder does:
 /// a reason of any other code is skipped. It decides completeness from the reasons it kept, not
 /// from `complete`: the list is whole when no kept reason but `MORE_PAGES_AVAILABLE` was on any
 /// page and the last page named no next cursor. It heeds warnings and restarts. A newer
@@ -1039,26 +1031,11 @@ async fn known_codes_only_client(target: Target) -> Result<Conclusion, String> {
         ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
     let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
     loop {
-        let mut query: Vec<(String, String)> =
-            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let query = unowned_query(cursor.as_deref());
         let page: Value = client.get(UNOWNED.0, &query).await.map_err(|e| e.to_string())?;
-        let listed = page["incomplete_reasons"].as_array().into_iter().flatten();
-        let known: Vec<&str> = listed.filter_map(|r| r["code"].as_str()).filter(|c| KNOWN_CODES.contains(c)).collect();
-        let warnings = page["warnings"].as_array().map_or(0, Vec::len);
-        if known.iter().any(|code| *code != "MORE_PAGES_AVAILABLE") || warnings > 0 {
-            return Ok(Conclusion::Incomplete(known.iter().map(|c| (*c).to_owned()).collect()));
-        }
-        if cursor.is_some() && page["page"]["resumed"] == false {
-            return Ok(Conclusion::Incomplete(vec!["the traversal restarted".to_owned()]));
-        }
-        ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
-        match page["next_cursor"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => {
-                ids.sort();
-                return Ok(Conclusion::Complete(format!("{ids:?}")));
-            }
+        match read_page(&page, cursor.is_some(), &mut ids, |code| ReasonCode::parse(code).is_standard()) {
+            Read::Next(next) => cursor = Some(next),
+            Read::Concluded(conclusion) => return Ok(conclusion),
         }
     }
 }
@@ -1099,9 +1076,7 @@ async fn strict_typed_client(target: Target) -> Result<Conclusion, String> {
         ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
     let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
     loop {
-        let mut query: Vec<(String, String)> =
-            UNOWNED.1.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        query.extend(cursor.iter().map(|c| ("cursor".to_owned(), c.clone())));
+        let query = unowned_query(cursor.as_deref());
         let page: Value = client.get(UNOWNED.0, &query).await.map_err(|e| e.to_string())?;
         let page: completeness::Envelope<Value, ListServiceAccountsReason> =
             serde_json::from_value(page).map_err(|e| format!("an answer this client cannot read: {e}"))?;
