@@ -420,11 +420,8 @@ impl Refusal {
     /// else is not retried: a 4xx says the request will not be served as sent (and no answer at
     /// all, a timeout or a connection refused, is no refusal: it says nothing of when one comes).
     fn retry_wait(self) -> Option<Duration> {
-        match (self.status, self.wait) {
-            (500..=599 | 429, Some(seconds)) => Some(Duration::from_secs(seconds)),
-            (500..=599, None) => Some(UNNAMED_WAIT),
-            _ => None,
-        }
+        Problem::may_be_retried(self.status, self.wait.is_some())
+            .then(|| self.wait.map_or(UNNAMED_WAIT, Duration::from_secs))
     }
 }
 

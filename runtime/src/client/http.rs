@@ -493,11 +493,10 @@ impl Retries {
             Some(_) => return None,
         };
         let named = problem.retry_after().max(continuation).map(Duration::from_secs);
-        let wait = match (problem.status(), named) {
-            (429 | 500..=599, Some(wait)) => wait,
-            (500..=599, None) => self.unnamed_wait,
-            _ => return None,
-        };
+        if !Problem::may_be_retried(problem.status(), named.is_some()) {
+            return None;
+        }
+        let wait = named.unwrap_or(self.unnamed_wait);
         (wait <= self.longest_wait).then_some(wait)
     }
 }

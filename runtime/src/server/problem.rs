@@ -354,6 +354,13 @@ impl Problem {
         self.retry_after
     }
 
+    /// True when a refusal of `status` may be sent again as it was, after its wait (contract §7):
+    /// a 5xx, or a 429 that names a wait (`Retry-After`, or a `retry_after` continuation). Any
+    /// other refusal says the request, as sent, will not be served.
+    pub fn may_be_retried(status: u16, names_a_wait: bool) -> bool {
+        (500..=599).contains(&status) || (status == 429 && names_a_wait)
+    }
+
     /// The problem, marked as observed already (its event written and counted), so that an
     /// entry point that is handed it again does not observe it twice.
     #[cfg_attr(

@@ -15,6 +15,7 @@ use super::fault::Fault;
 use super::layer::{FaultLayer, FaultRecord};
 use super::schedule::{DEFAULT_PROBABILITY, Schedule};
 use crate::contract::params;
+use crate::server::problem::Problem;
 use crate::server::query::query_pairs;
 
 /// Where one run of a client goes: the faulted service's base URL (`http://127.0.0.1:PORT`)
@@ -587,7 +588,7 @@ struct Traversal<'a> {
 /// request, after its wait (contract §2.4, §7): a 5xx (the layer's outage, [`Fault::Unavailable`],
 /// or the service's own), or a 429 that names a wait.
 fn may_be_retried(record: &FaultRecord) -> bool {
-    record.status >= 500 || (record.status == 429 && record.wait.is_some())
+    Problem::may_be_retried(record.status, record.wait.is_some())
 }
 
 /// True when `record` sends `refused` again: the same method, the same query ([`query`]) and
