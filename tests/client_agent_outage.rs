@@ -63,6 +63,18 @@ fn outage(seconds: u64) -> axum::response::Response {
     (StatusCode::SERVICE_UNAVAILABLE, headers, problem.to_string()).into_response()
 }
 
+/// An outage whose `Retry-After` says `header` seconds and whose body's `retry_after`
+/// continuation says `body`.
+fn outage_saying(header: u64, body: u64) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let mut response = outage(header);
+    let problem = json!({"type": "urn:example:service-unavailable", "title": "Service Unavailable", "status": 503,
+        "code": "SERVICE_UNAVAILABLE", "detail": "The service is unavailable. Its database cannot be reached.",
+        "continuation": {"kind": "retry_after", "seconds": body}});
+    *response.body_mut() = axum::body::Body::from(problem.to_string());
+    response.into_response()
+}
+
 /// What a service of the test's own was asked: each read's cursor (`None` for a first page) and
 /// when it came, and each archive's body.
 #[derive(Default)]
@@ -135,6 +147,26 @@ async fn the_agent_waits_out_an_outage_in_its_traversal_and_reads_the_inventory_
         "the new traversal alone, with its evidence:\n{out}"
     );
     assert!(out.contains("archived 2 accounts with evidence from snapshot s-2"), "{out}");
+}
+
+/// A refusal that names two waits, `Retry-After: 1` and a `retry_after` continuation of 2 s in its
+/// body, is waited out for the longer (contract §7), as the library's `Retries` reads it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_waits_the_longer_of_the_two_waits_a_refusal_names() {
+    use axum::response::IntoResponse;
+    let (url, asked, server) = service_answering(|n, cursor| match (n, cursor) {
+        (0, None) => outage_saying(1, 2),
+        (1, None) => axum::Json(page("s-2", &["sa-000001"], None)).into_response(),
+        other => panic!("an unexpected read: {other:?}"),
+    })
+    .await;
+    let (code, out) = agent_at(&url, &["--token", "admin"]).await;
+    server.abort();
+    assert_eq!(code, 0, "the outage was waited out:\n{out}");
+    assert!(out.contains("waiting 2 s as asked"), "the longer wait:\n{out}");
+    let asked = asked.lock().unwrap();
+    let waited = asked.reads[1].1 - asked.reads[0].1;
+    assert!(waited >= Duration::from_secs(2), "the agent waited {waited:?}, not the 2 s the body asked:\n{out}");
 }
 
 /// An outage that outlasts the agent's reads ends its tour with exit 1 after three reads and the

@@ -43,9 +43,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use completeness::client::explain::verdict;
-use completeness::client::http::ServiceClient;
+use completeness::client::http::{Retries, ServiceClient};
 use completeness::client::{CollectLimits, Collected, FetchError, collect_all};
-use completeness::{ApprovalRequest, Continuation, Decision, Intent, Problem, decide};
+use completeness::{ApprovalRequest, Decision, Intent, Problem, decide};
 use serde_json::{Map, Value, json};
 
 use mcp::McpInventory;
@@ -324,13 +324,14 @@ const LONGEST_WAIT: Duration = Duration::from_secs(30);
 const UNNAMED_WAIT: Duration = Duration::from_secs(5);
 
 /// Reads the whole inventory ([`traverse`]); a read refused in a way that may be retried
-/// ([`Refusal::retry_wait`]) is waited out, and the inventory read again from its first page:
+/// ([`Retry::after`]) is waited out, and the inventory read again from its first page:
 /// a new traversal, of which nothing read before the refusal is part (contract §2.4: a retry is
 /// a new attempt, never merged with the old one). [`READS`] reads at most, none after a wait
 /// longer than [`LONGEST_WAIT`].
 ///
-/// The library's collector has no retries of its own (`collect_all` ends on the first refusal,
-/// and drops what it read): this is the agent's one loop around it.
+/// `collect_all` ends on the first refusal and drops what it read. Over REST the library's
+/// `PageFetcher::retrying` could ask the refused page again and go on; the agent starts over
+/// instead, the one way it has over both transports (its MCP pages come from tool calls).
 async fn inventory(link: &Link, options: &Options, out: Out) -> Result<Collected<Value>, String> {
     let mut read = 1;
     loop {
@@ -340,11 +341,12 @@ async fn inventory(link: &Link, options: &Options, out: Out) -> Result<Collected
         };
         // The problem the service answered with; over MCP, an HTTP refusal of the call itself,
         // whose body rmcp does not read, has only its status and `Retry-After`.
-        let refusal = refused.problem().map(Refusal::of).or_else(|| match link {
-            Link::Mcp(session) => session.refused_with(),
-            Link::Rest(_) => None,
-        });
-        let Some(wait) = refusal.and_then(Refusal::retry_wait) else {
+        let retry = match (refused.problem(), link) {
+            (Some(problem), _) => Retry::after(problem),
+            (None, Link::Mcp(session)) => session.refused_with().and_then(Refusal::retry),
+            (None, Link::Rest(_)) => None,
+        };
+        let Some(Retry { wait, named }) = retry else {
             return Err(refused.to_string());
         };
         if wait > LONGEST_WAIT {
@@ -362,7 +364,7 @@ async fn inventory(link: &Link, options: &Options, out: Out) -> Result<Collected
             ));
         }
         read += 1;
-        let asked = if refusal.is_some_and(|refusal| refusal.wait.is_some()) { "as asked" } else { "(no wait named)" };
+        let asked = if named { "as asked" } else { "(no wait named)" };
         out.say(&format!(
             "reading the inventory was refused ({refused}); waiting {} s {asked}, then reading it again from its \
              first page (read {read} of {READS}; nothing read before is kept)",
@@ -394,8 +396,33 @@ async fn traverse(link: &Link, options: &Options) -> Result<Collected<Value>, Fe
     }
 }
 
-/// What of a refusal decides whether and when to ask again: its HTTP status, and the seconds it
-/// asks the client to wait when it names them.
+/// How the agent asks again after a refusal: the library's rule (contract §7: a 5xx, or a 429
+/// that names a wait; the longer of `Retry-After` and a `retry_after` continuation; never after
+/// a continuation that asks for something else first), with no bound of its own on the wait:
+/// [`inventory`] compares it with [`LONGEST_WAIT`] to say why it stops.
+const RETRIES: Retries = Retries { attempts: READS - 1, longest_wait: Duration::MAX, unnamed_wait: UNNAMED_WAIT };
+
+/// A refused read that may be sent again: after how long, and whether the answer named the wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Retry {
+    /// How long to wait first.
+    wait: Duration,
+    /// True when the answer named the wait; otherwise it is [`UNNAMED_WAIT`].
+    named: bool,
+}
+
+impl Retry {
+    /// The retry `problem` allows, when it allows one ([`RETRIES`]).
+    fn after(problem: &Problem) -> Option<Retry> {
+        let wait = RETRIES.wait_after(problem)?;
+        // A continuation of any other kind than `retry_after` allows none: one that is there named the wait.
+        let named = problem.retry_after().is_some() || problem.extension("continuation").is_some();
+        Some(Retry { wait, named })
+    }
+}
+
+/// An HTTP refusal of an MCP call before any tool ran, which has no problem body rmcp reads:
+/// its status, and the seconds its `Retry-After` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Refusal {
     /// The HTTP status.
@@ -405,23 +432,10 @@ struct Refusal {
 }
 
 impl Refusal {
-    /// The refusal `problem` says: its status, and its `Retry-After` or else a `retry_after`
-    /// continuation in its body (a tool error over MCP has no header).
-    fn of(problem: &Problem) -> Refusal {
-        let continuation = || match serde_json::from_value(problem.extension("continuation")?.clone()) {
-            Ok(Continuation::RetryAfter { seconds }) => Some(seconds),
-            _ => None,
-        };
-        Refusal { status: problem.status(), wait: problem.retry_after().or_else(continuation) }
-    }
-
-    /// How long to wait before asking again, when the request may be retried (contract §7): a
-    /// 5xx, after the wait it names or [`UNNAMED_WAIT`], or a 429 that names a wait. Anything
-    /// else is not retried: a 4xx says the request will not be served as sent (and no answer at
-    /// all, a timeout or a connection refused, is no refusal: it says nothing of when one comes).
-    fn retry_wait(self) -> Option<Duration> {
+    /// The retry the refusal allows: the rule of [`Retry::after`], on a status and a header.
+    fn retry(self) -> Option<Retry> {
         Problem::may_be_retried(self.status, self.wait.is_some())
-            .then(|| self.wait.map_or(UNNAMED_WAIT, Duration::from_secs))
+            .then(|| Retry { wait: self.wait.map_or(UNNAMED_WAIT, Duration::from_secs), named: self.wait.is_some() })
     }
 }
 
@@ -517,10 +531,11 @@ impl NotArchived {
         };
         match self {
             NotArchived::Refused(problem) => {
-                let later = match Refusal::of(&problem) {
-                    Refusal { status: 429 | 500..=599, wait: Some(seconds) } => format!(
-                        ". The service asks to be asked again in {seconds} s: run the agent again then, and it \
-                         reads a fresh inventory"
+                let later = match Retry::after(&problem) {
+                    Some(Retry { wait, named: true }) => format!(
+                        ". The service asks to be asked again in {} s: run the agent again then, and it reads a \
+                         fresh inventory",
+                        wait.as_secs()
                     ),
                     _ => String::new(),
                 };
