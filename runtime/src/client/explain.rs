@@ -51,10 +51,12 @@ pub fn matching(scope: &Scope) -> String {
 /// The longest filter value a verdict shows, in characters.
 const SHOWN_VALUE: usize = 64;
 
-/// A filter's value on one line: a string as it is, anything else as JSON ([`on_one_line`]).
+/// A filter's value on one line ([`on_one_line`]): a string as it is, anything else as JSON. A
+/// string that would read as JSON of its own (`"null"`, `"5"`, `"[]"`) or as nothing (`""`) is
+/// shown as the JSON string it is, so that `owner="null"` and `owner=null` stay two questions.
 fn shown(value: &Value) -> String {
     match value {
-        Value::String(text) => on_one_line(text),
+        Value::String(text) if !text.is_empty() && serde_json::from_str::<Value>(text).is_err() => on_one_line(text),
         other => on_one_line(&other.to_string()),
     }
 }
@@ -399,6 +401,19 @@ mod tests {
 
         let expired = verdict(&block(vec![SnapshotExpired::new("s-9").into()]), 0);
         assert!(expired.contains("To continue: start a new traversal from the first page ("), "{expired}");
+    }
+
+    /// The filters are named as the scope echoes them: a string that reads as JSON of its own, or
+    /// as nothing, is quoted, so that a string and the JSON value it spells are told apart.
+    #[test]
+    fn the_filters_named_tell_a_string_from_the_json_value_it_spells() {
+        let scope = Scope::new("service_accounts", "every tenant")
+            .with_filter("owner", serde_json::Value::Null)
+            .with_filter("team", "null")
+            .with_filter("tenant", "north")
+            .with_filter("limit", "5")
+            .with_filter("label", "");
+        assert_eq!(super::matching(&scope), r#" matching owner=null, team="null", tenant=north, limit="5", label="""#);
     }
 
     /// An answer nothing can complete says so, rather than leaving the reader to ask again.
