@@ -755,6 +755,8 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     let null = h.answer(raw_call(&h, "admin", 13, "list_service_accounts", "null")).await;
     assert_eq!((null.body["error"]["code"].clone(), null.body["id"].clone()), (json!(-32602), json!(13)), "{null:?}");
     assert_eq!(null.body["error"]["data"]["code"], "INVALID_ARGUMENTS", "{null:?}");
+    let said = null.body["error"]["message"].as_str().unwrap_or_default();
+    assert!(said.ends_with("not null; the tool did not run (INVALID_ARGUMENTS)"), "nothing ran, said as elsewhere: {said}");
 
     // Without an Origin (a client that is not a browser) and from this server's own origin,
     // the same request is served.

@@ -936,8 +936,11 @@ fn unfit_tool_call(message: &Head<'_>) -> Option<Response> {
     if !arguments.is_null() {
         return None;
     }
-    let message = "invalid `arguments`: a tools/call takes an object of arguments (`{}` for none), not null";
-    Some(invalid_params(id, message.to_owned(), json!({"code": "INVALID_ARGUMENTS"})))
+    let message = format!(
+        "invalid `arguments`: a tools/call takes an object of arguments (`{{}}` for none), not null; the tool did \
+         not run ({INVALID_ARGUMENTS})"
+    );
+    Some(invalid_params(id, message, json!({"code": INVALID_ARGUMENTS})))
 }
 
 /// The `id` of a JSON-RPC request, as [`members_given_once`] read it, and the route its
