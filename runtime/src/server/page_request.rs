@@ -34,7 +34,7 @@ use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::{PageSizeReduced, Warning};
 use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::credential::Credential;
-use crate::server::cursor::{CursorClaims, CursorError, CursorKeys, QueryBinding, now_ms, rfc3339};
+use crate::server::cursor::{CursorClaims, CursorError, CursorKeys, QueryBinding, after, now_ms, rfc3339, unix_ms};
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 
@@ -355,14 +355,35 @@ impl Page {
         CursorError::Invalid(crate::server::cursor::TokenError::Malformed).to_problem()
     }
 
-    /// Signs the cursor of the page after `position` (the keyset key of this page's last item).
+    /// Signs the cursor of the page after `position` (the keyset key of this page's last item),
+    /// valid for the configured lifetime.
     pub fn next_cursor(&self, position: &str) -> NextCursor {
-        let mut claims = CursorClaims::new(
-            &self.query,
-            &self.credential,
+        self.signed_next_cursor(position, None)
+    }
+
+    /// As [`Page::next_cursor`], for a position that can be read only until `deadline`: a page
+    /// token of an upstream API that expires then, say. The cursor expires at the earlier of
+    /// `deadline` and the configured lifetime, and `page.cursor.expires_at` says when, so that
+    /// no client is promised a page the service can no longer read; followed later, it is
+    /// refused as any expired cursor is (410 `CURSOR_EXPIRED`, a `restart`). A `deadline` already
+    /// past gives a cursor expired as it is issued: report what ends the traversal instead.
+    pub fn next_cursor_until(&self, position: &str, deadline: std::time::SystemTime) -> NextCursor {
+        self.signed_next_cursor(position, Some(unix_ms(deadline)))
+    }
+
+    /// The next cursor after `position`, expiring after the configured lifetime or at
+    /// `deadline_ms`, whichever comes first.
+    fn signed_next_cursor(&self, position: &str, deadline_ms: Option<u64>) -> NextCursor {
+        let now = now_ms();
+        let lifetime_ends = after(now, self.config.cursor_ttl());
+        let expires_at_ms = deadline_ms.map_or(lifetime_ends, |deadline| deadline.min(lifetime_ends));
+        let mut claims = CursorClaims::at(
+            self.query.fingerprint(),
+            self.credential.fingerprint(),
             self.snapshot.as_deref(),
             position,
-            self.config.cursor_ttl(),
+            now,
+            expires_at_ms,
         );
         if self.stale {
             claims = claims.read_stale_state();
@@ -548,4 +569,45 @@ pub(crate) fn resigned_next_cursor<R: Reason>(
     let mut reissued = MorePagesAvailable::new(change(claims)?.encode(keys));
     keep_message(&mut reissued, carrier.message());
     Some(reissued)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use super::{CompletenessConfig, Credential, CursorKeys, Page, PageRequest, QueryBinding, rfc3339};
+    use crate::server::cursor::unix_ms;
+
+    /// The page of `config`'s numbers list at `cursor` (the first page for `None`), or the problem
+    /// its cursor gets.
+    fn page(config: &CompletenessConfig, cursor: Option<&str>) -> Result<Page, String> {
+        let request = PageRequest::new(config.clone(), Credential::new("reader", 1), None, cursor)
+            .map_err(|problem| problem.code().as_str().to_owned())?;
+        request.bind(QueryBinding::new("numbers", "value ascending")).map_err(|p| p.code().as_str().to_owned())
+    }
+
+    /// A position readable for a minute (an upstream page token) gives a cursor that expires
+    /// with it, and says so; a position readable for longer than the configured lifetime is
+    /// held to that lifetime; one whose deadline has passed is refused as expired when followed.
+    #[test]
+    fn a_next_cursor_expires_no_later_than_its_position_can_be_read() {
+        let config = CompletenessConfig::new(CursorKeys::ephemeral()).with_cursor_ttl(Duration::from_secs(600));
+        let first = page(&config, None).unwrap();
+
+        let in_a_minute = SystemTime::now() + Duration::from_secs(60);
+        let upstream = first.next_cursor_until("41", in_a_minute);
+        assert_eq!(upstream.contract.expires_at, rfc3339(unix_ms(in_a_minute)), "the upstream token's deadline");
+        let next = page(&config, Some(&upstream.cursor)).expect("followed within the minute");
+        assert_eq!(next.position(), Some("41"));
+
+        let lifetime_from = |at: SystemTime| rfc3339(unix_ms(at + Duration::from_secs(600)));
+        let earliest = lifetime_from(SystemTime::now());
+        let held = first.next_cursor_until("41", SystemTime::now() + Duration::from_secs(86_400));
+        let latest = lifetime_from(SystemTime::now());
+        // The same format throughout, so the text orders as the time does.
+        assert!((earliest.as_str()..=latest.as_str()).contains(&held.contract.expires_at.as_str()), "{held:?}");
+
+        let gone = first.next_cursor_until("41", SystemTime::now() - Duration::from_secs(1));
+        assert_eq!(page(&config, Some(&gone.cursor)).err().as_deref(), Some("CURSOR_EXPIRED"));
+    }
 }

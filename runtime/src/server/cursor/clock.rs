@@ -9,6 +9,13 @@ pub(crate) fn now_ms() -> u64 {
     u64::try_from(Timestamp::now().as_millisecond()).unwrap_or(0)
 }
 
+/// `at` in milliseconds since the Unix epoch (0 before it; the last instant jiff knows after it).
+pub(crate) fn unix_ms(at: std::time::SystemTime) -> u64 {
+    let at =
+        Timestamp::try_from(at).unwrap_or(if at < std::time::UNIX_EPOCH { Timestamp::MIN } else { Timestamp::MAX });
+    u64::try_from(at.as_millisecond()).unwrap_or(0)
+}
+
 /// `now + ttl` in milliseconds, saturating.
 pub(crate) fn after(now_ms: u64, ttl: Duration) -> u64 {
     now_ms.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
@@ -27,6 +34,14 @@ pub fn rfc3339(unix_ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_system_times_as_unix_milliseconds() {
+        use std::time::{Duration, UNIX_EPOCH};
+        assert_eq!(unix_ms(UNIX_EPOCH + Duration::from_millis(1_795_983_300_123)), 1_795_983_300_123);
+        assert_eq!(unix_ms(UNIX_EPOCH - Duration::from_secs(5)), 0);
+        assert!(unix_ms(UNIX_EPOCH + Duration::from_secs(1 << 40)) >= 253_402_207_200_000, "past the year 9999");
+    }
 
     #[test]
     fn renders_rfc3339_utc() {
