@@ -1915,3 +1915,68 @@ async fn a_session_is_initialized_once() {
     }
     h.running.stop().await.unwrap();
 }
+
+/// The service started with `--faults SEED` and `schedule` as its schedule.
+async fn faulted(schedule: completeness::testing::faults::Schedule) -> Harness {
+    Harness::start(e2e_support::Config { faults: Some(schedule), ..config(60) }).await
+}
+
+/// Under `--faults`, the tools' answers are faulted as the REST routes' are, from the same
+/// layer: a partial answer is a result that says so (never an error), whose verdict names the
+/// fault, and carries no evidence; a demand for a complete result refuses it; an outage is a
+/// tool error that says when to call again; a cursor answered with the first page again says it
+/// was not resumed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_faults_the_tools_answer_as_incompletely_as_the_routes_they_stand_for() {
+    use completeness::testing::faults::Schedule;
+
+    let h = faulted(Schedule::always("VISIBILITY_RESTRICTED")).await;
+    let admin = connect(&h, "admin").await;
+    for (tool, arguments) in [
+        ("list_service_accounts", json!({"owner": "none", "page_size": 500})),
+        ("count_service_accounts", json!({"owner": "none"})),
+        ("search_service_accounts", json!({"q": "svc"})),
+    ] {
+        let result = call(&admin, tool, arguments.clone()).await.expect("tools/call answers");
+        assert_eq!(result.is_error, Some(false), "{tool}: a partial answer is not an error: {result:?}");
+        let text = &result.content[0].as_text().expect("a text block").text;
+        assert!(text.starts_with("INCOMPLETE ("), "{tool}: {text}");
+        let envelope = answer(&admin, tool, arguments.clone()).await;
+        match tool {
+            "count_service_accounts" => assert_eq!(envelope["relation"], "lower_bound", "{envelope}"),
+            _ => assert_envelope_invariants(&envelope),
+        }
+        assert_eq!(envelope["complete"], false, "{tool}: {envelope}");
+        assert!(codes(&envelope).contains(&"VISIBILITY_RESTRICTED"), "{tool}: {envelope}");
+        assert_eq!(envelope["evidence"], Value::Null, "{tool}: a faulted answer carries no evidence");
+        let mut strict = arguments;
+        strict["require_complete"] = json!(true);
+        let (code, _) = refusal(&admin, tool, strict).await;
+        assert_eq!(code, "COMPLETE_RESULT_UNAVAILABLE", "{tool}");
+    }
+    // The REST route, behind the same layer, is faulted the same way.
+    let rest = h.get("/service-accounts?owner=none", "admin").await;
+    assert_eq!(rest.body["complete"], false, "{:?}", rest.body);
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+
+    let h = faulted(Schedule::always("SERVICE_UNAVAILABLE")).await;
+    let admin = connect(&h, "admin").await;
+    let (code, text) = refusal(&admin, "list_service_accounts", json!({"owner": "none"})).await;
+    assert_eq!(code, "SERVICE_UNAVAILABLE");
+    assert!(text.contains("\nCall again in ") && text.contains(" seconds."), "when to call again: {text}");
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+
+    // A first page is never restarted; its cursor gets the first page again.
+    let h = faulted(Schedule::always("TRAVERSAL_RESTARTED")).await;
+    let admin = connect(&h, "admin").await;
+    let first = answer(&admin, "list_service_accounts", json!({"page_size": 5})).await;
+    assert_eq!(codes(&first), ["MORE_PAGES_AVAILABLE"], "{first}");
+    let cursor = first["next_cursor"].as_str().expect("a next page").to_owned();
+    let again = answer(&admin, "list_service_accounts", json!({"page_size": 5, "cursor": cursor})).await;
+    assert_envelope_invariants(&again);
+    assert_eq!((again["page"]["resumed"].clone(), ids(&again)), (json!(false), ids(&first)), "{again}");
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+}

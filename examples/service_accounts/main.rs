@@ -73,7 +73,7 @@ async fn main() {
     say(&format!("credentials (Authorization: Bearer NAME): {CREDENTIALS}"));
     if let Some(schedule) = faults {
         say(&format!(
-            "FAULT INJECTION ON (--faults, {schedule}): REST answers are incomplete on purpose (MCP tool answers are not faulted); a request names one with the header {}: CODE",
+            "FAULT INJECTION ON (--faults, {schedule}): REST and MCP answers are incomplete on purpose; a REST request names one with the header {}: CODE",
             completeness::testing::faults::FAULT_HEADER
         ));
     }

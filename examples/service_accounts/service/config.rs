@@ -131,9 +131,9 @@ usage: service_accounts [flags]
   --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms; at most 600000)
   --log-format FORMAT         request log and events on stderr: human (default) or json;
                               RUST_LOG filters them (default: info,rmcp=error)
-  --faults SEED[:PROBABILITY] make REST answers incomplete on purpose, in the ways each route declares
-                              (seeded; probability 0-1 per request, default 0.5; MCP tool answers
-                              are not faulted)
+  --faults SEED[:PROBABILITY] make REST and MCP answers incomplete on purpose, in the ways each route
+                              (or the route a tool stands for) declares (seeded; probability 0-1 per
+                              request, default 0.5)
   --demo                      run the cleanup-agent tour on an in-memory store of its own and a free
                               port, then exit (it archives there; no --db or --addr)";
 

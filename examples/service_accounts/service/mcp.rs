@@ -1229,10 +1229,24 @@ impl InventoryTools {
         // `page_size` and `cursor` are read by the REST route's extractor, from the query it
         // would have been sent: the same number gets the same code, or the same clamping.
         let page_size = args.page_size.as_ref().map(|size| Self::number_text(numbers, "page_size", size));
-        let query = rest_query(caller, [("page_size", page_size), ("cursor", args.cursor)])?;
+        let query = rest_query(caller, [("page_size", page_size.clone()), ("cursor", args.cursor.clone())])?;
         let request = PageRequest::from_parts(&query, &self.state.completeness)?;
-        let envelope =
-            inventory::list_page(&self.state, caller, &request, &inventory_query(&args.owner, &args.tenant)?).await?;
+        let inventory = inventory_query(&args.owner, &args.tenant)?;
+        let envelope = inventory::list_page(&self.state, caller, &request, &inventory).await?;
+        let envelope = match &self.state.faults {
+            None => envelope,
+            Some(faults) => {
+                let pairs = [("owner", args.owner), ("tenant", args.tenant), ("page_size", page_size.clone())];
+                let stands_for = rest_request(LIST_ROUTE, pairs, args.cursor)?;
+                let (state, caller) = (self.state.clone(), caller.clone());
+                let first_page = move || async move {
+                    let query = rest_query(&caller, [("page_size", page_size)])?;
+                    let request = PageRequest::from_parts(&query, &state.completeness)?;
+                    inventory::list_page(&state, &caller, &request, &inventory).await
+                };
+                faults.fault_answer(stands_for, envelope, first_page).await?
+            }
+        };
         entry.answer(RequireComplete(args.require_complete), &envelope)?;
         tool_result(&envelope).map_err(internal)
     }
@@ -1246,15 +1260,42 @@ impl InventoryTools {
     ) -> Result<CallToolResult, Problem> {
         // As `page_size`: the REST route's extractor reads the budget, capped the same way.
         let budget_ms = args.time_budget_ms.as_ref().map(|ms| Self::number_text(numbers, "time_budget_ms", ms));
-        let budget =
-            TimeBudget::from_parts(&rest_query(caller, [("time_budget_ms", budget_ms)])?, &self.state.completeness)?;
+        let budget = TimeBudget::from_parts(
+            &rest_query(caller, [("time_budget_ms", budget_ms.clone())])?,
+            &self.state.completeness,
+        )?;
         let envelope = search::search_records(&self.state, caller, &args.q, args.tenant.as_deref(), &budget).await?;
+        let envelope = match &self.state.faults {
+            None => envelope,
+            Some(faults) => {
+                let pairs =
+                    [("q", Some(args.q.clone())), ("tenant", args.tenant.clone()), ("time_budget_ms", budget_ms)];
+                let stands_for = rest_request(SEARCH_ROUTE, pairs, None)?;
+                let (state, caller) = (self.state.clone(), caller.clone());
+                // A search has no cursor: the layer never asks for its first page, which is itself.
+                let first_page = move || async move {
+                    search::search_records(&state, &caller, &args.q, args.tenant.as_deref(), &budget).await
+                };
+                faults.fault_answer(stands_for, envelope, first_page).await?
+            }
+        };
         entry.answer(RequireComplete(args.require_complete), &envelope)?;
         tool_result(&envelope).map_err(internal)
     }
 
     async fn count(&self, entry: &EntryPoint<'_>, caller: &Caller, args: CountArgs) -> Result<CallToolResult, Problem> {
-        let aggregate = inventory::count(&self.state, caller, &inventory_query(&args.owner, &args.tenant)?).await?;
+        let inventory = inventory_query(&args.owner, &args.tenant)?;
+        let aggregate = inventory::count(&self.state, caller, &inventory).await?;
+        let aggregate = match &self.state.faults {
+            None => aggregate,
+            Some(faults) => {
+                let stands_for = rest_request(COUNT_ROUTE, [("owner", args.owner), ("tenant", args.tenant)], None)?;
+                let (state, caller) = (self.state.clone(), caller.clone());
+                // A count has no cursor: the layer never asks for its first page, which is itself.
+                let first_page = move || async move { inventory::count(&state, &caller, &inventory).await };
+                faults.fault_answer(stands_for, aggregate, first_page).await?
+            }
+        };
         entry.answer(RequireComplete(args.require_complete), &aggregate)?;
         structured_result(&aggregate, &count_verdict(&aggregate)).map_err(internal)
     }
@@ -1304,6 +1345,32 @@ impl InventoryTools {
 /// `Retry-After`, which a tool result has no header for); empty for any other.
 fn retry_guidance(problem: &Problem) -> String {
     problem.retry_after().map_or_else(String::new, |seconds| format!("Call again in {seconds} seconds."))
+}
+
+/// The REST route `list_service_accounts` stands for, whose answers `--faults` faults as the
+/// tool's ([`FaultLayer::fault_answer`](completeness::testing::faults::FaultLayer::fault_answer)).
+const LIST_ROUTE: &str = "/service-accounts";
+/// The REST route `search_service_accounts` stands for.
+const SEARCH_ROUTE: &str = "/search";
+/// The REST route `count_service_accounts` stands for.
+const COUNT_ROUTE: &str = "/service-accounts/count";
+
+/// The `GET` of the REST route at `path` that a call with the arguments `pairs` and `cursor`
+/// stands for, as `--faults` faults it.
+fn rest_request<const N: usize>(
+    path: &str,
+    pairs: [(&str, Option<String>); N],
+    cursor: Option<String>,
+) -> Result<axum::extract::Request, Problem> {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in pairs.into_iter().chain([("cursor", cursor)]) {
+        if let Some(value) = value {
+            query.append_pair(name, &value);
+        }
+    }
+    axum::http::Request::get(format!("{path}?{}", query.finish()))
+        .body(Body::empty())
+        .map_err(|_| Problem::new(ProblemCode::InvalidRequest, "the arguments are too long to be read"))
 }
 
 /// The request parts the REST route would have read `pairs` from (its query) as `caller`, for

@@ -140,13 +140,12 @@ pub async fn build(
     if config.cursor_keys.is_none() {
         config.cursor_keys = config.key_ring().map_err(StartError::Config)?;
     }
-    let faults = config.faults.clone();
     let service = Service::open(config).await.map_err(|e| match e {
         StoreError::Config(detail) => StartError::Config(detail),
         other => StartError::Failed(format!("could not open the database: {other}")),
     })?;
     let state: AppState = Arc::new(service);
-    Ok((state.clone(), routes::router(state, mcp_sessions, faults)))
+    Ok((state.clone(), routes::router(state, mcp_sessions)))
 }
 
 /// Binds `config.addr` (port 0 picks a free one), opens the database, installs the metrics

@@ -12,7 +12,6 @@ use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use completeness::routing::{get, post};
-use completeness::testing::faults::{FaultLayer, Schedule};
 use completeness::{Problem, ProblemCode};
 use tokio_util::sync::CancellationToken;
 
@@ -96,9 +95,9 @@ async fn method_not_allowed() -> Problem {
 
 /// Every route of the example's README, `GET /metrics` and the MCP endpoint, behind the
 /// refusals, their observation and the request log. Cancelling `mcp_sessions` ends the MCP sessions. With
-/// `faults`, answers are faulted inside the request log, so that the log, the request id and
-/// the events are those of the answer sent.
-pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<Schedule>) -> Router {
+/// `--faults`, answers are faulted inside the request log, so that the log, the request id and
+/// the events are those of the answer sent (the MCP tools fault theirs with the same layer).
+pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
     let authenticated = Router::new()
         .route("/service-accounts", get(inventory::list_service_accounts).post(account::create_account).into())
         .route("/service-accounts/count", get(inventory::count_service_accounts).into())
@@ -125,9 +124,8 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken, faults: Option<S
         .merge(mcp::router(state.clone(), mcp_sessions))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
-    let router = match faults {
-        // For as long as the service runs: no log, and a faulted traversal told by its cursors.
-        Some(schedule) => router.layer(FaultLayer::serving(schedule, &state.completeness)),
+    let router = match &state.faults {
+        Some(faults) => router.layer(faults.clone()),
         None => router,
     };
     let read_timeout = state.config.read_timeout;

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use axum::extract::FromRef;
 use completeness::CursorKeys;
 use completeness::config::CompletenessConfig;
+use completeness::testing::faults::FaultLayer;
 
 use super::auth::DEFAULT_GRANTS;
 use super::config::Config;
@@ -27,6 +28,9 @@ pub struct Service {
     pub completeness: CompletenessConfig,
     /// The settings this replica records for the others (see `replicas`).
     pub replica: ReplicaSettings,
+    /// The fault layer of `--faults`, one for the REST routes and the MCP tools, which draw
+    /// their faults from its one schedule; `None` without the flag.
+    pub faults: Option<FaultLayer>,
     /// What the last check-in found other replicas disagree on, each logged once.
     disagreements: Mutex<Vec<String>>,
 }
@@ -69,7 +73,10 @@ impl Service {
             .with_cursor_ttl(config.cursor_ttl)
             .with_evidence_ttl(config.evidence_ttl)
             .with_time_budgets(config.default_time_budget, config.max_time_budget);
-        let service = Service { config, store, sources, usage, completeness, replica, disagreements: Mutex::default() };
+        // For as long as the service runs: no log, and a faulted traversal told by its cursors.
+        let faults = config.faults.clone().map(|schedule| FaultLayer::serving(schedule, &completeness));
+        let service =
+            Service { config, store, sources, usage, completeness, replica, faults, disagreements: Mutex::default() };
         service.check_in().await?;
         Ok(service)
     }

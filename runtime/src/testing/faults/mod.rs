@@ -59,6 +59,10 @@
 //! still holds as one: the fault says part of the scope was not counted). An `estimate` stays
 //! one. So a client learns that a count can be partial as well.
 //!
+//! An answer the service gives outside HTTP, such as an MCP tool's that reads what a route
+//! reads, is faulted as that route's `GET` would be by [`FaultLayer::fault_answer`], from the
+//! same schedule: a service's agents meet the same faults over its tools as its REST clients.
+//!
 //! # Choosing faults
 //!
 //! A [`Schedule`] decides: a seed and a probability ([`Schedule::seeded`], with per-fault
@@ -88,6 +92,7 @@ mod fault;
 mod inject;
 mod kit;
 mod layer;
+mod outside;
 mod schedule;
 
 pub use examples::Examples;

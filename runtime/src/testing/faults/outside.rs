@@ -1,0 +1,99 @@
+//! [`FaultLayer::fault_answer`]: the layer's faults on an answer a service gives outside HTTP,
+//! such as an MCP tool's.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use axum::body::to_bytes;
+use axum::extract::Request;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use tower::{Layer, ServiceExt};
+
+use super::layer::FaultLayer;
+use crate::contract::media::retry_after_wait;
+use crate::server::problem::{Problem, ProblemCode};
+
+/// The route's answer to the request without its cursor.
+type FirstPage = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = Response> + Send>> + Send>;
+
+/// What the route stood in for by [`FaultLayer::fault_answer`] answers, each once: the request,
+/// then (for `TRAVERSAL_RESTARTED`) the request without its cursor.
+struct Answers {
+    answer: Option<Response>,
+    first_page: Option<FirstPage>,
+}
+
+impl FaultLayer {
+    /// Faults `answer`, which the service gave outside HTTP to a call that stands for `request`
+    /// (an MCP tool call that reads what a `GET` of one of its routes reads), as this layer
+    /// faults that route's answer, and returns what to answer the call with instead: `answer`
+    /// itself, a faulted copy of it, or the problem of an outage or an expired cursor (its
+    /// `Retry-After` as [`Problem::retry_after`]). The draw is the layer's: such calls and the
+    /// requests it serves take their faults from one schedule, in the order they come.
+    ///
+    /// `request` is the `GET` the call stands for: its path, and its query with the call's
+    /// filters, `cursor`, `page_size` and `time_budget_ms`, as the route would read them (leave
+    /// out `require_complete`, and check the call's demand on the answer returned, so that a
+    /// refusal is observed as the call's). `first_page` gives the route's answer to it without
+    /// its cursor, for the fault that answers a cursor with the first page again. A single
+    /// resource, or an answer whose declarations offer no fault, comes back as it was.
+    pub async fn fault_answer<A, F, Fut>(&self, request: Request, answer: A, first_page: F) -> Result<A, Problem>
+    where
+        A: IntoResponse + DeserializeOwned,
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = Result<A, Problem>> + Send + 'static,
+    {
+        let first_page: FirstPage = Box::new(move || Box::pin(async move { first_page().await.into_response() }));
+        let answers =
+            Arc::new(Mutex::new(Answers { answer: Some(answer.into_response()), first_page: Some(first_page) }));
+        // The route as the layer meets it: the answer, then the first page if the layer asks again.
+        let route = tower::service_fn(move |_: Request| {
+            let answers = Arc::clone(&answers);
+            async move {
+                let next = {
+                    let mut answers = answers.lock().unwrap_or_else(PoisonError::into_inner);
+                    answers.answer.take().ok_or_else(|| answers.first_page.take())
+                };
+                Ok::<_, Infallible>(match next {
+                    Ok(answer) => answer,
+                    Err(Some(first_page)) => first_page().await,
+                    Err(None) => Problem::new(ProblemCode::Internal, "the fault layer asked the route a third time")
+                        .into_response(),
+                })
+            }
+        });
+        let Ok(response) = self.layer(route).oneshot(request).await;
+        read_back(response).await
+    }
+}
+
+/// The answer the layer sent, read as the route's own type, or the problem it sent.
+async fn read_back<A: DeserializeOwned>(response: Response) -> Result<A, Problem> {
+    let status = response.status();
+    // Whole seconds, rounded up: waiting them never asks before a date.
+    let wait = response
+        .headers()
+        .get(header::RETRY_AFTER)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| retry_after_wait(value, SystemTime::now()))
+        .map(|wait| wait.as_secs() + u64::from(wait.subsec_nanos() > 0));
+    let unread = |what: String| Problem::new(ProblemCode::Internal, format!("the fault layer's answer {what}"));
+    let bytes = to_bytes(response.into_body(), usize::MAX)
+        .await
+        .map_err(|error| unread(format!("could not be read: {error}")))?;
+    if status == StatusCode::OK {
+        return serde_json::from_slice(&bytes)
+            .map_err(|error| unread(format!("does not read as the route's: {error}")));
+    }
+    let problem: Problem =
+        serde_json::from_slice(&bytes).map_err(|error| unread(format!("(status {status}) is no problem: {error}")))?;
+    Err(match wait {
+        Some(seconds) => problem.with_retry_after(seconds),
+        None => problem,
+    })
+}
