@@ -49,6 +49,18 @@ fn reasons(collected: &Collected<Value>) -> Vec<String> {
 
 const UNOWNED: (&str, &[(&str, &str)]) = ("/service-accounts", &[("owner", "none"), ("page_size", "3")]);
 const SEARCH: (&str, &[(&str, &str)]) = ("/search", &[("q", "svc-north-000")]);
+/// The scopes of the two questions: their resource, and the filters asked, no fewer and no more.
+const UNOWNED_SCOPE: (&str, &[(&str, &str)]) = ("service_accounts", &[("owner", "none")]);
+const SEARCH_SCOPE: (&str, &[(&str, &str)]) = ("search_results", &[("q", "svc-north-000")]);
+
+/// How the scope `collected` names differs from `asked` (contract §8: `complete: true` speaks of
+/// the scope the answer names, and an answer without a filter asked is one to another question).
+fn another_question(collected: &Collected<Value>, asked: (&str, &[(&str, &str)])) -> Option<String> {
+    let (resource, filters) = asked;
+    let filters: Vec<(&str, Value)> = filters.iter().map(|(name, value)| (*name, Value::from(*value))).collect();
+    let difference = collected.completeness.scope().differs_from(resource, &filters)?;
+    Some(format!("an answer to another question than {resource} {filters:?}: {difference}"))
+}
 
 /// The stale warnings of a collection (contract §3.5).
 fn stale(collected: &Collected<Value>) -> Vec<String> {
@@ -60,6 +72,10 @@ fn stale(collected: &Collected<Value>) -> Vec<String> {
 async fn collect_all_client(target: Target) -> Result<Conclusion, String> {
     let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
     let search = collect(&target, SEARCH.0, SEARCH.1).await?;
+    let others = [another_question(&listing, UNOWNED_SCOPE), another_question(&search, SEARCH_SCOPE)];
+    if others.iter().any(Option::is_some) {
+        return Ok(Conclusion::Incomplete(others.into_iter().flatten().collect()));
+    }
     let not_current = [stale(&listing), stale(&search)].concat();
     if listing.completeness.is_complete() && search.completeness.is_complete() && not_current.is_empty() {
         Ok(Conclusion::Complete(format!("unowned {:?}; search {:?}", ids(&listing), ids(&search))))
@@ -82,6 +98,9 @@ async fn stale_blind_client(target: Target) -> Result<Conclusion, String> {
 /// Claims absence of every account not found, only when `decide` allows it.
 async fn decide_client(target: Target) -> Result<Conclusion, String> {
     let search = collect(&target, SEARCH.0, SEARCH.1).await?;
+    if let Some(other) = another_question(&search, SEARCH_SCOPE) {
+        return Ok(Conclusion::Incomplete(vec![other]));
+    }
     match decide(&search, Intent::ClaimAbsence) {
         Decision::Proceed => Ok(Conclusion::Complete(format!("{:?}", ids(&search)))),
         decision => Ok(Conclusion::Incomplete(
@@ -93,6 +112,9 @@ async fn decide_client(target: Target) -> Result<Conclusion, String> {
 /// Acts only when `decide(.., Mutate)` proceeds; otherwise asks a person with an approval request.
 async fn approval_client(target: Target) -> Result<Conclusion, String> {
     let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    if let Some(other) = another_question(&listing, UNOWNED_SCOPE) {
+        return Ok(Conclusion::Incomplete(vec![other]));
+    }
     if decide(&listing, Intent::Mutate) == Decision::Proceed && listing.completeness.evidence().is_some() {
         return Ok(Conclusion::Complete(format!("{:?}", ids(&listing))));
     }
@@ -142,6 +164,8 @@ async fn collect_all_keeps_the_client_contract_under_every_fault() {
         "STALE_INDEX",
         "SERVICE_UNAVAILABLE",
         "FUTURE_REASON",
+        "FILTER_DROPPED",
+        "CURSOR_REPEATED",
     ] {
         assert!(offered.contains(&fault.to_owned()), "{fault} offered: {offered:?}");
     }
@@ -267,17 +291,21 @@ async fn resumed_blind_client(target: Target) -> Result<Conclusion, String> {
 /// before it is caught by the items it took twice, with the fault named.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_kit_catches_a_client_that_merges_a_restarted_traversal() {
-    // A restart shows only in a run that then reads to the end: every other fault of its three
-    // pages (a hidden subset, an expired cursor, an outage) ends it first, so it takes a few
-    // dozen seeds.
-    let report = kit().schedules(80).run(resumed_blind_client).await;
+    let kit = kit().schedules(0);
+    let report = kit.run(resumed_blind_client).await;
     assert!(names(report.offered.clone()).contains(&"TRAVERSAL_RESTARTED".to_owned()), "{:?}", report.offered);
-    let merged = report
-        .failures
-        .iter()
-        .find(|failure| failure.violations.iter().any(|v| v.contains("merged a traversal restarted")))
-        .unwrap_or_else(|| panic!("the resumed-blind client must be caught: {:?}", report.failures));
-    assert!(merged.log.iter().any(|record| record.fault == Some(Fault::Restarted)), "{merged}");
+    // A restart shows only in a run that then reads to the end: every other fault of its pages
+    // ends it first, and under the schedule that restarts every later page it never ends. So
+    // the second read (the second page) is restarted, and nothing else.
+    let truth = report.truth.clone().and_then(Result::ok);
+    let schedule = Schedule::sequence([None, Some("TRAVERSAL_RESTARTED")]);
+    let merged = kit.replay(schedule, truth.as_ref(), &resumed_blind_client).await;
+    assert!(
+        merged.violations.iter().any(|v| v.contains("merged a traversal restarted")),
+        "the resumed-blind client must be caught: {:?}",
+        merged.violations
+    );
+    assert!(merged.log.iter().any(|record| record.fault == Some(Fault::Restarted)), "{:?}", merged.log);
 }
 
 /// Archives whatever it collected, complete or not.
@@ -561,6 +589,17 @@ fn unowned_query(cursor: Option<&str>) -> Vec<(String, String)> {
     query
 }
 
+/// How the scope of the page `page` differs from `asked` ([`another_question`]), or that it
+/// names none.
+fn another_scope(page: &Value, asked: (&str, &[(&str, &str)])) -> Option<String> {
+    let Ok(scope) = serde_json::from_value::<completeness::Scope>(page["scope"].clone()) else {
+        return Some("a page without a scope".to_owned());
+    };
+    let (resource, filters) = asked;
+    let filters: Vec<(&str, Value)> = filters.iter().map(|(name, value)| (*name, Value::from(*value))).collect();
+    scope.differs_from(resource, &filters).map(|difference| format!("an answer to another question: {difference}"))
+}
+
 /// What a hand-paging client makes of one page.
 enum Read {
     /// Go on with this cursor.
@@ -570,10 +609,21 @@ enum Read {
 }
 
 /// One page of the unowned listing as the hand-paging clients read it, taking its ids into
-/// `ids`: incomplete at a reason whose code `kept` keeps (other than the next page's) or at any
-/// warning, or at a first page again where a cursor was sent (`resumed_expected`); complete,
-/// with the sorted ids, at the page that names no next cursor.
-fn read_page(page: &Value, resumed_expected: bool, ids: &mut Vec<String>, kept: impl Fn(&str) -> bool) -> Read {
+/// `ids`: incomplete at a page over another scope than the question's (a filter dropped), at a
+/// reason whose code `kept` keeps (other than the next page's) or at any warning, or at a first
+/// page again where a cursor was sent (`resumed_expected`), or at a next cursor it was handed
+/// out before (`handed_out`: a server that loops); complete, with the sorted ids, at the page
+/// that names no next cursor.
+fn read_page(
+    page: &Value,
+    resumed_expected: bool,
+    ids: &mut Vec<String>,
+    handed_out: &mut Vec<String>,
+    kept: impl Fn(&str) -> bool,
+) -> Read {
+    if let Some(other) = another_scope(page, UNOWNED_SCOPE) {
+        return Read::Concluded(Conclusion::Incomplete(vec![other]));
+    }
     let codes = |member: &str| page[member].as_array().into_iter().flatten().filter_map(|r| r["code"].as_str());
     let reasons: Vec<String> = codes("incomplete_reasons").filter(|code| kept(code)).map(str::to_owned).collect();
     let warnings: Vec<String> = codes("warnings").map(str::to_owned).collect();
@@ -585,7 +635,13 @@ fn read_page(page: &Value, resumed_expected: bool, ids: &mut Vec<String>, kept: 
     }
     ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
     match page["next_cursor"].as_str() {
-        Some(next) => Read::Next(next.to_owned()),
+        Some(next) if handed_out.iter().any(|before| before == next) => {
+            Read::Concluded(Conclusion::Incomplete(vec!["a cursor handed out twice: the traversal loops".to_owned()]))
+        }
+        Some(next) => {
+            handed_out.push(next.to_owned());
+            Read::Next(next.to_owned())
+        }
         None => {
             ids.sort();
             Read::Concluded(Conclusion::Complete(format!("{ids:?}")))
@@ -593,12 +649,12 @@ fn read_page(page: &Value, resumed_expected: bool, ids: &mut Vec<String>, kept: 
     }
 }
 
-/// Pages through the unowned accounts by hand, heeding every reason and warning and a traversal
-/// restarted, but reads a `503` as "nothing (more) to list": an outage taken for absence, the
+/// Pages through the unowned accounts by hand, heeding every reason and warning, a traversal
+/// restarted or looping and an answer to another question ([`read_page`]), but reads a `503` as "nothing (more) to list": an outage taken for absence, the
 /// bug the framework exists for. Any other refusal ends it without a conclusion.
 async fn outage_is_nothing_client(target: Target) -> Result<Conclusion, String> {
     let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().map_err(|e| e.to_string())?;
-    let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
+    let (mut ids, mut cursor, mut handed_out) = (Vec::<String>::new(), None::<String>, Vec::new());
     loop {
         let query = unowned_query(cursor.as_deref());
         let answer = client
@@ -617,7 +673,7 @@ async fn outage_is_nothing_client(target: Target) -> Result<Conclusion, String> 
             return Err(format!("refused: {}", answer.status()));
         }
         let page: Value = answer.json().await.map_err(|e| e.to_string())?;
-        match read_page(&page, cursor.is_some(), &mut ids, |_| true) {
+        match read_page(&page, cursor.is_some(), &mut ids, &mut handed_out, |_| true) {
             Read::Next(next) => cursor = Some(next),
             Read::Concluded(conclusion) => return Ok(conclusion),
         }
@@ -824,13 +880,13 @@ enum OnLaterOutage {
     SendAgain,
 }
 
-/// Pages through the unowned accounts by hand, heeding every reason, warning and restarted
-/// traversal. An outage of its first page it waits out as asked (`Retry-After`) and asks again;
+/// Pages through the unowned accounts by hand, heeding every reason and warning, a traversal
+/// restarted or looping and an answer to another question ([`read_page`]). An outage of its first page it waits out as asked (`Retry-After`) and asks again;
 /// one of a later page it meets as `on_later` says. Three outages a run at most, then it gives
 /// up with `Err`.
 async fn hand_paging_client(target: Target, on_later: OnLaterOutage) -> Result<Conclusion, String> {
     let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().map_err(|e| e.to_string())?;
-    let (mut ids, mut cursor, mut outages) = (Vec::<String>::new(), None::<String>, 0);
+    let (mut ids, mut cursor, mut outages, mut handed_out) = (Vec::<String>::new(), None::<String>, 0, Vec::new());
     loop {
         let query = unowned_query(cursor.as_deref());
         let url = format!("{}{}", target.url, UNOWNED.0);
@@ -853,7 +909,7 @@ async fn hand_paging_client(target: Target, on_later: OnLaterOutage) -> Result<C
             return Ok(Conclusion::Incomplete(vec![format!("refused: {}", answer.status())]));
         }
         let page: Value = answer.json().await.map_err(|e| e.to_string())?;
-        match read_page(&page, cursor.is_some(), &mut ids, |_| true) {
+        match read_page(&page, cursor.is_some(), &mut ids, &mut handed_out, |_| true) {
             Read::Next(next) => cursor = Some(next),
             Read::Concluded(conclusion) => return Ok(conclusion),
         }
@@ -1024,16 +1080,19 @@ async fn a_cursor_refused_with_an_outage_reads_its_page_when_sent_again() {
 /// decoder does:
 /// a reason of any other code is skipped. It decides completeness from the reasons it kept, not
 /// from `complete`: the list is whole when no kept reason but `MORE_PAGES_AVAILABLE` was on any
-/// page and the last page named no next cursor. It heeds warnings and restarts. A newer
+/// page and the last page named no next cursor. It heeds warnings, restarts, loops and
+/// answers to another question ([`read_page`]). A newer
 /// server's code is dropped by its decoder, and with it the only sign that items are missing.
 async fn known_codes_only_client(target: Target) -> Result<Conclusion, String> {
     let client =
         ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
-    let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
+    let (mut ids, mut cursor, mut handed_out) = (Vec::<String>::new(), None::<String>, Vec::new());
     loop {
         let query = unowned_query(cursor.as_deref());
         let page: Value = client.get(UNOWNED.0, &query).await.map_err(|e| e.to_string())?;
-        match read_page(&page, cursor.is_some(), &mut ids, |code| ReasonCode::parse(code).is_standard()) {
+        match read_page(&page, cursor.is_some(), &mut ids, &mut handed_out, |code| {
+            ReasonCode::parse(code).is_standard()
+        }) {
             Read::Next(next) => cursor = Some(next),
             Read::Concluded(conclusion) => return Ok(conclusion),
         }
@@ -1069,18 +1128,24 @@ async fn the_kit_catches_a_client_that_skips_reason_codes_it_does_not_know() {
 
 /// Reads every page as the listing's own declaration types it (its generated reason enum,
 /// closed over the codes it declares), refusing the whole answer when a page does not read:
-/// a strict typed client.
+/// a strict typed client. It heeds a traversal restarted or looping, and a page over another
+/// scope than the question's.
 async fn strict_typed_client(target: Target) -> Result<Conclusion, String> {
     use service::inventory::ListServiceAccountsReason;
     let client =
         ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
-    let (mut ids, mut cursor) = (Vec::<String>::new(), None::<String>);
+    let (mut ids, mut cursor, mut handed_out) = (Vec::<String>::new(), None::<String>, Vec::<String>::new());
     loop {
         let query = unowned_query(cursor.as_deref());
         let page: Value = client.get(UNOWNED.0, &query).await.map_err(|e| e.to_string())?;
         let page: completeness::Envelope<Value, ListServiceAccountsReason> =
             serde_json::from_value(page).map_err(|e| format!("an answer this client cannot read: {e}"))?;
         let block = &page.completeness;
+        let (resource, filters) = UNOWNED_SCOPE;
+        let filters: Vec<(&str, Value)> = filters.iter().map(|(name, value)| (*name, Value::from(*value))).collect();
+        if let Some(difference) = block.scope().differs_from(resource, &filters) {
+            return Ok(Conclusion::Incomplete(vec![difference]));
+        }
         let reasons: Vec<String> = block.reason_codes().iter().map(ToString::to_string).collect();
         if reasons.iter().any(|code| code != "MORE_PAGES_AVAILABLE") || !block.warnings().is_empty() {
             return Ok(Conclusion::Incomplete(reasons));
@@ -1090,7 +1155,13 @@ async fn strict_typed_client(target: Target) -> Result<Conclusion, String> {
         }
         ids.extend(page.items.iter().filter_map(|i| i["id"].as_str().map(str::to_owned)));
         match block.next_cursor() {
-            Some(next) => cursor = Some(next.to_owned()),
+            Some(next) if handed_out.iter().any(|before| before == next) => {
+                return Ok(Conclusion::Incomplete(vec!["a cursor handed out twice: the traversal loops".to_owned()]));
+            }
+            Some(next) => {
+                handed_out.push(next.to_owned());
+                cursor = Some(next.to_owned());
+            }
             None => {
                 ids.sort();
                 return Ok(Conclusion::Complete(format!("{ids:?}")));
@@ -1111,4 +1182,102 @@ async fn a_strict_typed_client_that_refuses_an_unknown_code_keeps_the_client_con
     let run = kit.replay(Schedule::always("FUTURE_REASON"), truth.as_ref(), &strict_typed_client).await;
     let refused = matches!(&run.outcome, Some(Err(why)) if why.contains("an answer this client cannot read"));
     assert!(refused, "{:?}", run.outcome);
+}
+
+/// Trusts `complete: true` without checking the scope against the question: concludes whether
+/// any unowned account exists from whatever the listing of unowned accounts answered.
+async fn scope_blind_client(target: Target) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, &[("owner", "none"), ("page_size", "100")]).await?;
+    match listing.completeness.is_complete() {
+        true => Ok(Conclusion::Complete(format!("unowned accounts exist: {}", !listing.items.is_empty()))),
+        false => Ok(Conclusion::Incomplete(reasons(&listing))),
+    }
+}
+
+/// A listing answered without the filter it asked (a proxy that dropped `owner`) says
+/// `complete: true` of the wider question, honestly: a client that takes it for the answer to
+/// its own is caught by the scope it did not check, even where its conclusion happens to be
+/// the fault-free one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_trusts_complete_over_a_dropped_filter() {
+    let kit = kit();
+    let baseline = kit.replay(Schedule::header_only(), None, &scope_blind_client).await;
+    assert!(baseline.violations.is_empty(), "{:?}", baseline.violations);
+    let truth = baseline.outcome.and_then(Result::ok);
+    assert_eq!(truth, Some(Conclusion::Complete("unowned accounts exist: true".to_owned())));
+    let run = kit.replay(Schedule::always("FILTER_DROPPED"), truth.as_ref(), &scope_blind_client).await;
+    assert!(run.log.iter().any(|record| record.fault == Some(Fault::FilterDropped)), "{:?}", run.log);
+    // Its conclusion is the fault-free one: only the scope tells.
+    assert_eq!(run.outcome, Some(Ok(Conclusion::Complete("unowned accounts exist: true".to_owned()))));
+    assert_eq!(run.violations.len(), 1, "{:?}", run.violations);
+    assert!(
+        run.violations[0].contains(
+            "GET /service-accounts?owner=none&page_size=100 was answered over another question: its `scope` does \
+             not echo the filter `owner` the request asked (dropped on the way, contract §8)"
+        ),
+        "{:?}",
+        run.violations
+    );
+}
+
+/// Pages through the unowned accounts by hand, into a set, checking every page's reasons. With
+/// `notices`, it stops at a cursor it was handed out before, but concludes complete with what it
+/// has; without, it follows it.
+async fn loop_client(target: Target, notices: bool) -> Result<Conclusion, String> {
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let (mut ids, mut handed_out, mut cursor) = (std::collections::BTreeSet::new(), Vec::new(), None::<String>);
+    loop {
+        let mut query = vec![("owner".to_owned(), "none".to_owned()), ("page_size".to_owned(), "2".to_owned())];
+        query.extend(cursor.take().map(|cursor| ("cursor".to_owned(), cursor)));
+        let page: Value = client.get("/service-accounts", &query).await.map_err(|e| e.to_string())?;
+        let reasons: Vec<String> = page["incomplete_reasons"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["code"].as_str().map(str::to_owned))
+            .filter(|code| code != "MORE_PAGES_AVAILABLE")
+            .collect();
+        if !reasons.is_empty() {
+            return Ok(Conclusion::Incomplete(reasons));
+        }
+        ids.extend(page["items"].as_array().into_iter().flatten().filter_map(|i| i["id"].as_str().map(str::to_owned)));
+        match page["next_cursor"].as_str() {
+            Some(next) if notices && handed_out.iter().any(|seen| seen == next) => {
+                return Ok(Conclusion::Complete(format!("{ids:?}")));
+            }
+            Some(next) => {
+                handed_out.push(next.to_owned());
+                cursor = Some(next.to_owned());
+            }
+            None => return Ok(Conclusion::Complete(format!("{ids:?}"))),
+        }
+    }
+}
+
+/// A later page that hands out a cursor its traversal was handed out before (a server that
+/// loops) leaves the traversal unfinished: a client that follows it and reads on to a complete
+/// page is caught even when the set it collected is the whole one, and so is one that notices
+/// the repeat but concludes complete all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_concludes_complete_over_a_cursor_handed_out_twice() {
+    let loop_in = "handed out a cursor that GET /service-accounts?owner=none&page_size=2 had handed out before in \
+                   the same traversal of /service-accounts?owner=none: a server that loops (contract §2.5)";
+    let kit = kit();
+    for notices in [false, true] {
+        let client = move |target| loop_client(target, notices);
+        let baseline = kit.replay(Schedule::header_only(), None, &client).await;
+        assert!(baseline.violations.is_empty(), "{:?}", baseline.violations);
+        let truth = baseline.outcome.and_then(Result::ok);
+        // The second page hands out the first page's cursor again; nothing else is faulted.
+        let schedule = Schedule::sequence([None, Some("CURSOR_REPEATED")]);
+        let run = kit.replay(schedule, truth.as_ref(), &client).await;
+        assert!(run.log.iter().any(|record| record.fault == Some(Fault::CursorRepeated)), "{:?}", run.log);
+        assert!(run.violations.iter().any(|violation| violation.contains(loop_in)), "{notices}: {:?}", run.violations);
+        if !notices {
+            // Followed and read on: the set is the whole one, only the loop tells.
+            assert_eq!(run.outcome.clone().and_then(Result::ok), truth, "{:?}", run.log);
+            assert_eq!(run.violations.len(), 1, "{:?}", run.violations);
+        }
+    }
 }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::inject::RequestFacts;
 use crate::contract::declared::DeclaredSet;
 use crate::contract::reason::{ReasonCode, ReasonKind};
 use crate::contract::warning::WarningCode;
@@ -35,6 +36,29 @@ pub enum Fault {
     /// kit; one that refuses the whole answer passes. Never offered by
     /// [`FaultLayer::serving`](super::FaultLayer::serving): see [`Fault::is_outside_declarations`].
     FutureReason,
+    /// Forward a request that starts a traversal without one of its filter parameters (drawn
+    /// from the seed among those the route's answer echoes in `scope.filters`), as a proxy or an
+    /// older server that drops a query parameter it does not know does, and answer with the
+    /// route's own answer to that wider question, its later pages too: the layer forwards every
+    /// request that continues the traversal without the parameter as well, so that its cursors
+    /// keep working. The answer is honest about itself: its `scope` does not echo the dropped
+    /// filter, and it may well say `complete: true` (contract §8: that is no complete answer to
+    /// the question asked). A client that takes it without checking its scope against the
+    /// question ([`Scope::differs_from`](crate::Scope::differs_from)) fails the kit; one that
+    /// refuses it passes. Offered on a request without a cursor that sends a parameter the
+    /// route's answer echoes as a filter. Never offered by
+    /// [`FaultLayer::serving`](super::FaultLayer::serving): see [`Fault::is_kit_only`].
+    FilterDropped,
+    /// Hand out again, as a later page's `next_cursor`, a cursor the same traversal was handed
+    /// out before (drawn from the seed among them, this page's own cursor included), as a server
+    /// whose keyset loops does (contract §2.5 forbids it). The items and the other members stay
+    /// as they are. A client that follows it reads pages it has read, maybe without end (the
+    /// kit's `max_requests` stops it); one that notices stops, and must not conclude complete:
+    /// the traversal cannot be finished by following it. Offered on a request with a cursor of
+    /// a paginated route whose answer hands out a next cursor, when the layer knows the cursors
+    /// handed out before in its traversal (a kit's layer remembers them). Never offered by
+    /// [`FaultLayer::serving`](super::FaultLayer::serving): see [`Fault::is_kit_only`].
+    CursorRepeated,
     /// Add this declared warning; the items and `complete` stay as they are.
     Warning(WarningCode),
 }
@@ -52,6 +76,12 @@ pub(crate) const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
 /// code, and one no service is likely to declare (a route that does keeps its own).
 pub(crate) const FUTURE_REASON: &str = "FUTURE_REASON";
 
+/// The name of [`Fault::FilterDropped`].
+const FILTER_DROPPED: &str = "FILTER_DROPPED";
+
+/// The name of [`Fault::CursorRepeated`].
+const CURSOR_REPEATED: &str = "CURSOR_REPEATED";
+
 impl Fault {
     /// The code that names the fault (`SOURCE_UNAVAILABLE`, `CURSOR_EXPIRED`,
     /// `SERVICE_UNAVAILABLE`, `FUTURE_REASON`, `STALE_INDEX`).
@@ -62,27 +92,48 @@ impl Fault {
             Fault::Restarted => TRAVERSAL_RESTARTED,
             Fault::Unavailable => SERVICE_UNAVAILABLE,
             Fault::FutureReason => FUTURE_REASON,
+            Fault::FilterDropped => FILTER_DROPPED,
+            Fault::CursorRepeated => CURSOR_REPEATED,
             Fault::Warning(code) => code.as_str(),
         }
     }
 
-    /// The faults a route that declares `declared` can produce on one request, in declaration
-    /// order: every declared reason a server reports (not `MORE_PAGES_AVAILABLE`, which is
-    /// pagination, nor `CLIENT_LIMIT_REACHED`, which collectors report); `SNAPSHOT_EXPIRED`,
-    /// `CURSOR_EXPIRED` and `TRAVERSAL_RESTARTED` only on a request that continues a traversal
-    /// (the last two on a paginated route); every declared warning whose details the layer can state
+    /// The faults a route that declares `declared` can produce on any request, with a cursor
+    /// or without (`has_cursor`), whatever else it sends: [`Fault::offered_on`] for a request
+    /// that sends no filter and continues no traversal the layer knows, so without
+    /// `FILTER_DROPPED` and `CURSOR_REPEATED`, which the layer offers on the requests they fit.
+    pub fn offered(declared: &DeclaredSet, has_cursor: bool) -> Vec<Fault> {
+        Fault::offered_on(declared, &RequestFacts { has_cursor, ..RequestFacts::default() })
+    }
+
+    /// The faults a route that declares `declared` can produce on one request, whose facts
+    /// (and the route's answer's) are `request`, in declaration order: every declared reason a
+    /// server reports (not `MORE_PAGES_AVAILABLE`, which is pagination, nor
+    /// `CLIENT_LIMIT_REACHED`, which collectors report); `SNAPSHOT_EXPIRED`, `CURSOR_EXPIRED`
+    /// and `TRAVERSAL_RESTARTED` only on a request that continues a traversal (the last two on
+    /// a paginated route); `CURSOR_REPEATED` ([`Fault::CursorRepeated`]) on a request that
+    /// continues one on a paginated route, when [`RequestFacts::handed_out`] names cursors the
+    /// answer can hand out again; every declared warning whose details the layer can state
     /// truthfully (`STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, a service's
-    /// own warnings); then `FUTURE_REASON` ([`Fault::FutureReason`]: a code a newer server
-    /// sends); and last `SERVICE_UNAVAILABLE` ([`Fault::Unavailable`]: an outage any route can
-    /// meet), on a request that starts a traversal (no cursor) or continues one on a paginated
-    /// route. Either of the last two is left out when the route declares a reason or warning
-    /// of its own by its name, which then keeps it.
+    /// own warnings); `FILTER_DROPPED` ([`Fault::FilterDropped`]) on a request that starts a
+    /// traversal with a filter parameter ([`RequestFacts::filters`]); then `FUTURE_REASON`
+    /// ([`Fault::FutureReason`]: a code a newer server sends); and last `SERVICE_UNAVAILABLE`
+    /// ([`Fault::Unavailable`]: an outage any route can meet), on a request that starts a
+    /// traversal (no cursor) or continues one on a paginated route. Each of the last four is
+    /// left out when the route declares a reason or warning of its own by its name, which then
+    /// keeps it.
     ///
     /// Every request of a traversal can meet the outage, as a real one comes on page 3 of 5 as
     /// well as on the first: the kit takes the same cursor sent again after it for a retry that
     /// continues the traversal (property 1 of [`Kit`](super::Kit)).
-    pub fn offered(declared: &DeclaredSet, has_cursor: bool) -> Vec<Fault> {
+    pub fn offered_on(declared: &DeclaredSet, request: &RequestFacts) -> Vec<Fault> {
+        let has_cursor = request.has_cursor;
         let paginated = declared.reasons.contains(&ReasonCode::MorePagesAvailable);
+        // A route that declares a reason or warning by the name keeps it: the name stays one fault's.
+        let own = |name: &str| {
+            declared.reasons.iter().any(|code| code.as_str() == name)
+                || declared.warnings.iter().any(|code| code.as_str() == name)
+        };
         let mut faults = Vec::new();
         for code in declared.reasons {
             match code {
@@ -94,6 +145,9 @@ impl Fault {
         if has_cursor && paginated {
             faults.push(Fault::CursorExpired);
             faults.push(Fault::Restarted);
+            if !request.handed_out.is_empty() && !own(CURSOR_REPEATED) {
+                faults.push(Fault::CursorRepeated);
+            }
         }
         for code in declared.warnings {
             match code {
@@ -101,11 +155,9 @@ impl Fault {
                 code => faults.push(Fault::Warning(code.clone())),
             }
         }
-        // A route that declares a reason or warning by the name keeps it: the name stays one fault's.
-        let own = |name: &str| {
-            declared.reasons.iter().any(|code| code.as_str() == name)
-                || declared.warnings.iter().any(|code| code.as_str() == name)
-        };
+        if !has_cursor && !request.filters.is_empty() && !own(FILTER_DROPPED) {
+            faults.push(Fault::FilterDropped);
+        }
         if !own(FUTURE_REASON) {
             faults.push(Fault::FutureReason);
         }
@@ -115,13 +167,30 @@ impl Fault {
         faults
     }
 
+    /// True for a fault a kit's layer offers and [`FaultLayer::serving`](super::FaultLayer::serving),
+    /// which real clients are pointed at for as long as it runs, does not: one whose answer the
+    /// service itself would never send, so that a serving layer keeps every answer within what
+    /// the service publishes and the contract allows.
+    ///
+    /// - `FUTURE_REASON` names a code no declaration names ([`Fault::is_outside_declarations`]).
+    /// - `FILTER_DROPPED` answers another question than the one asked: a broken proxy's or an
+    ///   older server's doing, not the service's, whose answers a serving layer stands for (a
+    ///   client pointed at it would act on the wider set, as on no fault the service can send).
+    /// - `CURSOR_REPEATED` hands out a cursor twice in one traversal, which the contract forbids
+    ///   a server (§2.5); it needs the traversal's cursors, too, which a serving layer does not
+    ///   keep.
+    pub fn is_kit_only(&self) -> bool {
+        self.is_outside_declarations() || matches!(self, Fault::FilterDropped | Fault::CursorRepeated)
+    }
+
     /// True for a fault whose answer names a reason code no declaration of the route names
     /// ([`Fault::FutureReason`]). A service's published documents (its OpenAPI document, JSON
     /// Schemas, MCP output schemas) list the codes it declares, closed on purpose so that a
     /// client generated from them knows every code it will meet: such an answer is outside
     /// them. The kit's layer offers it, to test how a client meets a newer server;
     /// [`FaultLayer::serving`](super::FaultLayer::serving), which real clients are pointed at
-    /// and which must keep answering within the service's own schemas, does not.
+    /// and which must keep answering within the service's own schemas, does not (it leaves out
+    /// every fault [`Fault::is_kit_only`] names).
     pub fn is_outside_declarations(&self) -> bool {
         matches!(self, Fault::FutureReason)
     }
@@ -140,7 +209,8 @@ impl Fault {
                 .position(|declared| declared == code)
                 .and_then(|i| declared.kinds.get(i).copied())
                 .unwrap_or_else(|| code.standard_kind()),
-            Fault::CursorExpired | Fault::Restarted => ReasonKind::Snapshot,
+            Fault::CursorExpired | Fault::Restarted | Fault::CursorRepeated => ReasonKind::Snapshot,
+            Fault::FilterDropped => ReasonKind::Unknown,
             Fault::Unavailable => ReasonKind::Source,
             // Drawn for each answer (`inject`); without one, an old reader's.
             Fault::FutureReason => ReasonKind::Unknown,

@@ -16,8 +16,8 @@ use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
 use crate::contract::params;
 use crate::contract::reason::{
-    CustomReason, Progress, QuotaExhausted, Reason, ReasonCode, ReasonKind, ResultLimitReached, SnapshotExpired,
-    SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
+    CustomReason, MorePagesAvailable, Progress, QuotaExhausted, Reason, ReasonCode, ReasonKind, ResultLimitReached,
+    SnapshotExpired, SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
 };
 use crate::contract::warning::{DefaultScopeApplied, OrderingDefaulted, StaleIndex, Warning, WarningCode};
 use crate::server::budget::TimeBudget;
@@ -44,6 +44,13 @@ pub struct RequestFacts {
     pub emptied: bool,
     /// The service's own reasons and warnings to inject as they are ([`Examples`]).
     pub examples: Arc<Examples>,
+    /// The request's filter parameters: those of its query parameters the route's answer echoes
+    /// in `scope.filters`, by name, each once. [`Fault::FilterDropped`] drops one of them.
+    pub filters: Vec<String>,
+    /// The cursors handed out before this page in the traversal the request continues, oldest
+    /// first (the request's own last), when the layer knows them (a kit's layer remembers them)
+    /// and the answer hands out a next cursor: those [`Fault::CursorRepeated`] can hand out again.
+    pub handed_out: Vec<String>,
 }
 
 /// The data member that holds the items of the collection `body`: `items`, or else its first
@@ -160,9 +167,28 @@ pub fn inject(
     match fault {
         // Answered with a problem above.
         Fault::CursorExpired | Fault::Unavailable => return Ok(Faulted::Unchanged),
-        // The first page again is the route's own answer to another request: the layer asks
-        // the route for it ([`FaultLayer`](super::FaultLayer)); nothing to change in this one.
-        Fault::Restarted => return Ok(Faulted::Unchanged),
+        // The first page again, and the answer without a filter, are the route's own answers to
+        // another request: the layer asks the route for them ([`FaultLayer`](super::FaultLayer));
+        // nothing to change in this one.
+        Fault::Restarted | Fault::FilterDropped => return Ok(Faulted::Unchanged),
+        Fault::CursorRepeated => {
+            let repeated = match facts.handed_out.len() as u64 {
+                0 => return Ok(Faulted::Unchanged),
+                n => facts.handed_out[below(rng, n) as usize].clone(),
+            };
+            let returned = target.len();
+            let mut block = page.finish(returned);
+            // The next page's cursor (`MORE_PAGES_AVAILABLE`'s, not a service's own reason's),
+            // and the continuation that is it, point back; the cursor's contract (`page.cursor`)
+            // is the same kind of cursor's.
+            let carrier = block.next_cursor_carrier().map(|at| block.reasons()[at].code());
+            if carrier != Some(ReasonCode::MorePagesAvailable)
+                || block.reissue_next_cursor(MorePagesAvailable::new(repeated).into()).is_none()
+            {
+                return Ok(Faulted::Unchanged);
+            }
+            return Ok(Faulted::Page(Box::new(FaultedPage { block, data, shape, items_member })));
+        }
         Fault::Warning(code) => {
             let example = (!code.is_standard()).then(|| facts.examples.warning_of(code)).flatten();
             page.warning = Some(example.unwrap_or_else(|| warning(code, fault.is_stale_in(declared), &page.block)));

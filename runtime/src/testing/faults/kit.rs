@@ -39,20 +39,33 @@ pub enum Conclusion {
 }
 
 /// Runs a client against a service with the fault layer, under every fault its routes offer,
-/// a reason code none of them declares among them (`FUTURE_REASON`, [`Fault::FutureReason`])
+/// a reason code none of them declares among them (`FUTURE_REASON`, [`Fault::FutureReason`]),
+/// and, where they fit, a filter dropped on the way (`FILTER_DROPPED`, [`Fault::FilterDropped`])
+/// and a cursor handed out twice (`CURSOR_REPEATED`, [`Fault::CursorRepeated`])
 /// (each reason twice: once as drawn, once with every faulted collection empty,
 /// [`Schedule::emptied`]; an aggregate's value is never emptied) and `schedules` seeded schedules, and checks the properties every client of the contract
 /// must keep:
 ///
 /// 1. **No claim of completeness on an incomplete answer.** A [`Conclusion::Complete`] must
-///    equal what the client concludes with no fault: the layer only removes items, so any
-///    other conclusion took an incomplete answer (or an empty one) for the whole scope. And
+///    equal what the client concludes with no fault: the layer only removes items (or answers
+///    a wider question, `FILTER_DROPPED`), so any other conclusion took an incomplete answer
+///    (or an empty one, or one to another question) for the whole scope. And
 ///    every collection the run read must have finished complete: for each query (a path and
 ///    its parameters but `cursor`, `page_size`, `time_budget_ms` and `require_complete`), the
 ///    latest traversal (from its last
 ///    request without a cursor) ended on a `complete: true` page, with no answer in it
-///    incomplete for a reason other than pagination, refused with a problem, or stale
-///    (contract §3.5). This part is judged from the run's own requests, so
+///    incomplete for a reason other than pagination, refused with a problem, stale
+///    (contract §3.5), or over another question: an answer whose `scope` does not echo a
+///    filter the request asked ([`FaultRecord::unechoed`]: a parameter the route echoes in
+///    `scope.filters` answering the request as sent, dropped on the way by `FILTER_DROPPED`)
+///    answers a wider one, whatever its `complete` says (contract §8). Nor did a traversal
+///    finish in which a page handed out a cursor that a page answering another cursor had
+///    handed out before (a server that loops, `CURSOR_REPEATED`, contract §2.5), whether the
+///    client stopped there or followed the cursor on to a `complete: true` page; a page that
+///    says it is a first page (`page.resumed: false`) starts its traversal over, and the same
+///    request sent again (a retry) may hand out what it handed out. A client passes by
+///    stopping without concluding complete, or by starting the traversal over. This part is
+///    judged from the run's own requests, so
 ///    it holds for the fault-free run too: a client that never follows a `next_cursor`, or
 ///    reads a `503` as "empty", fails even when its answer happens to be right. Every read a
 ///    route declares, a first page or a later one, can be answered with an outage
@@ -106,7 +119,14 @@ pub enum Conclusion {
 /// than `GET` are not faulted. A wait (property 5) binds only the same request sent again: a
 /// traversal started over from its first page after a later page asked for a wait is another
 /// request, and a request body is not compared (a write sent again with another body after a
-/// `503` with `Retry-After` is a retry).
+/// `503` with `Retry-After` is a retry). An answer's scope is held to the filters the layer
+/// dropped, not to the question: the kit cannot tell a filter from another parameter but by the
+/// route's own echo, so a service whose own answer names another resource, or echoes a filter
+/// it did not apply or applies one not asked, is not caught (check `scope` against the question
+/// with [`Scope::differs_from`](crate::Scope::differs_from) in the client under test). A loop is
+/// seen by the strings of the cursors handed out: a server that goes back to an earlier position
+/// with a new string for it (contract §2.5 lets a cursor be signed again) is caught only when
+/// that shows in the client's conclusion, or by `max_requests`.
 ///
 /// Each run starts a fresh router from `make_router` on a free loopback port and serves it
 /// over real HTTP. A run without faults comes first: it gives the conclusion the others are
@@ -479,12 +499,19 @@ fn judge(
                 // A restarted traversal whose first page was merged with the pages before it
                 // holds items twice: say so where the run had one.
                 let restarted = log.iter().any(|record| record.fault == Some(Fault::Restarted));
+                let wider = log.iter().any(|record| !record.unechoed.is_empty());
                 violations.push(format!(
                     "the client concluded complete with {found:?}, but the whole scope gives {whole:?}: it took an \
-                     incomplete answer for a complete one{}",
+                     incomplete answer for a complete one{}{}",
                     if restarted {
                         ", or merged a traversal restarted with the pages read before it (a cursor answered with \
                          the first page again, `resumed: false`)"
+                    } else {
+                        ""
+                    },
+                    if wider {
+                        ", or an answer to a wider question (a filter dropped on the way, its `scope` without it) \
+                         for the answer to its own"
                     } else {
                         ""
                     }
@@ -582,6 +609,9 @@ struct Traversal<'a> {
     refused: bool,
     /// The last answer.
     last: &'a FaultRecord,
+    /// The first page that handed out a cursor an earlier page of the traversal (the second)
+    /// had handed out: a server that loops (contract §2.5).
+    looped: Option<(&'a FaultRecord, &'a FaultRecord)>,
 }
 
 /// True for a refusal that says nothing of what exists and may be sent again, the same
@@ -628,10 +658,14 @@ impl<'a> Reads<'a> {
         let mut serving: Vec<(&str, usize)> = Vec::new(); // a path → the query it last served
         // A path and a next cursor → the query whose answer issued it.
         let mut issued: Vec<(&str, &str, usize)> = Vec::new();
+        // The cursors each latest traversal handed out, with the page that handed each out.
+        let mut handed: Vec<Vec<(&str, &'a FaultRecord)>> = Vec::new();
         for record in self.log[..before].iter().filter(|record| self.is_read(record)) {
             // An outage is held apart until the traversal shows whether it was sent again.
             let refused = may_be_retried(record);
-            let spoiled = (!refused && (record.is_incomplete() || record.stale)).then_some(record);
+            // An answer that does not echo a filter asked answers another question (contract §8).
+            let another_question = !record.unechoed.is_empty();
+            let spoiled = (!refused && (record.is_incomplete() || record.stale || another_question)).then_some(record);
             let key = query(record);
             let named = (key != path(record)).then(|| latest.iter().position(|(k, _)| *k == key)).flatten();
             // A cursor two queries were given (a service's own page token, `2`) goes to the one
@@ -654,23 +688,38 @@ impl<'a> Reads<'a> {
                     // request went on past the page the outage refused.
                     let passed = (earlier.refused && !is_retry(earlier.last, record)).then_some(earlier.last);
                     let spoiled = earlier.spoiled.or(passed).or(spoiled);
-                    latest[at].1 = Traversal { spoiled, refused, last: record };
+                    // A page that says it is a first page starts the traversal over: a cursor it
+                    // hands out again is no loop. Any other that hands out a cursor a page
+                    // answering another cursor handed out before loops.
+                    if record.resumed == Some(false) {
+                        handed[at].clear();
+                    }
+                    let repeated = record.next_cursor.as_deref().and_then(|next| {
+                        handed[at].iter().find(|(cursor, page)| *cursor == next && page.cursor != record.cursor)
+                    });
+                    let looped = earlier.looped.or(repeated.map(|(_, page)| (record, *page)));
+                    latest[at].1 = Traversal { spoiled, refused, last: record, looped };
                     at
                 }
                 None => {
-                    let traversal = Traversal { spoiled, refused, last: record };
+                    let traversal = Traversal { spoiled, refused, last: record, looped: None };
                     match latest.iter().position(|(k, _)| *k == key) {
                         Some(at) => {
                             latest[at].1 = traversal;
+                            handed[at].clear();
                             at
                         }
                         None => {
                             latest.push((key, traversal));
+                            handed.push(Vec::new());
                             latest.len() - 1
                         }
                     }
                 }
             };
+            if let Some(next) = &record.next_cursor {
+                handed[at].push((next, record));
+            }
             match serving.iter_mut().find(|(p, _)| *p == path(record)) {
                 Some(entry) => entry.1 = at,
                 None => serving.push((path(record), at)),
@@ -685,11 +734,22 @@ impl<'a> Reads<'a> {
 
 impl Traversal<'_> {
     fn is_finished(&self) -> bool {
-        self.spoiled.is_none() && !self.refused && self.last.complete == Some(true)
+        self.spoiled.is_none() && !self.refused && self.looped.is_none() && self.last.complete == Some(true)
     }
 
     /// What is wrong with it, in words.
     fn why(&self, query: &str) -> String {
+        if self.spoiled.is_none()
+            && let Some((page, earlier)) = self.looped
+        {
+            return format!(
+                "{} {} handed out a cursor that {} {} had handed out before in the same traversal of {query}: a \
+                 server that loops (contract §2.5); following it reads pages already read, without end, so the \
+                 traversal cannot be finished complete: a client stops there without concluding complete, or \
+                 starts over",
+                page.method, page.uri, earlier.method, earlier.uri
+            );
+        }
         match self.spoiled {
             Some(record) if record.stale => {
                 format!(
@@ -703,6 +763,13 @@ impl Traversal<'_> {
                     record.method, record.uri, record.status
                 )
             }
+            Some(record) if !record.unechoed.is_empty() => format!(
+                "{} {} was answered over another question: its `scope` does not echo the filter `{}` the request \
+                 asked (dropped on the way, contract §8), so its `complete` says nothing of {query}",
+                record.method,
+                record.uri,
+                record.unechoed.join("`, `")
+            ),
             Some(record) => format!(
                 "{} {} answered incomplete ({}), and no later traversal of {query} was complete",
                 record.method,
@@ -732,7 +799,8 @@ fn path(record: &FaultRecord) -> &str {
 /// strictly a query is read, not what it reads: `cursor` and `page_size` (`PageRequest`),
 /// `time_budget_ms` (`TimeBudget`: a retry with the budget a `retry_with_deadline`
 /// continuation asks for reads the same query again) and `require_complete` (`RequireComplete`).
-const NOT_WHAT: [&str; 4] = [params::CURSOR, params::PAGE_SIZE, params::TIME_BUDGET_MS, params::REQUIRE_COMPLETE];
+pub(super) const NOT_WHAT: [&str; 4] =
+    [params::CURSOR, params::PAGE_SIZE, params::TIME_BUDGET_MS, params::REQUIRE_COMPLETE];
 
 /// The query a request reads: its path and its parameters, decoded and sorted, but those of
 /// [`NOT_WHAT`]. A decoded `%`, `&` or `=` is written encoded again, so that one parameter
@@ -781,6 +849,8 @@ mod tests {
             uri: format!("{path}?page_size=3"),
             had_cursor,
             cursor: had_cursor.then(|| "c".to_owned()),
+            resumed: page.then_some(had_cursor),
+            unechoed: Vec::new(),
             next_cursor: (page && !complete).then(|| "c".to_owned()),
             offered: if page { vec![Fault::Reason(ReasonCode::VisibilityRestricted)] } else { Vec::new() },
             fault: None,
@@ -1202,5 +1272,82 @@ mod tests {
         let violations = judged(all(), &[search]);
         assert_eq!(violations.len(), 1, "a conclusion, no change: {violations:?}");
         assert!(violations[0].contains("POST /search?page_size=3 answered incomplete"), "{}", violations[0]);
+    }
+
+    /// A traversal answered without a filter the request asked (its `scope` does not echo it)
+    /// does not finish complete, even when it says so and its items happen to be right: a
+    /// complete conclusion on it, or a change after it, is caught; read again echoing the
+    /// filter, it finishes.
+    #[test]
+    fn an_answer_that_does_not_echo_a_filter_asked_does_not_finish_its_traversal() {
+        let mut wider = numbers(0, "parity=odd&page_size=2", None, Some("w"));
+        wider.unechoed = vec!["parity".to_owned()];
+        let mut rest = numbers(1, "parity=odd&page_size=2", Some("w"), None);
+        rest.unechoed = vec!["parity".to_owned()];
+        let violation = only_violation(&[wider.clone(), rest.clone()]);
+        assert!(
+            violation.contains(
+                "GET /numbers?parity=odd&page_size=2 was answered over another question: its `scope` does not echo \
+                 the filter `parity` the request asked (dropped on the way, contract §8), so its `complete` says \
+                 nothing of /numbers?parity=odd"
+            ),
+            "{violation}"
+        );
+        let archive = on("/archive", 2, "POST", false, true, false);
+        let acted = judge(None, Some(&Err("gave up".to_owned())), &[wider.clone(), rest.clone(), archive], "");
+        assert_eq!(acted.len(), 1, "{acted:?}");
+        assert!(acted[0].contains("sent POST /archive?page_size=3 although GET /numbers"), "{}", acted[0]);
+        // Read again, answered over the question asked: finished.
+        let again = [wider, rest, numbers(2, "parity=odd&page_size=2", None, None)];
+        assert_eq!(judged(all(), &again), Vec::<String>::new());
+    }
+
+    /// A later page that hands out a cursor an earlier page of its traversal handed out (a server
+    /// that loops) leaves the traversal unfinished, whether the client stops there or follows it
+    /// to a complete page; the same cursor sent again (a retry) handing out the same next cursor
+    /// is no loop, nor is a first page again (`page.resumed: false`) handing out its own.
+    #[test]
+    fn a_cursor_handed_out_twice_in_a_traversal_leaves_it_unfinished() {
+        let looping = [
+            numbers(0, "page_size=2", None, Some("a")),
+            numbers(1, "page_size=2", Some("a"), Some("b")),
+            numbers(2, "page_size=2", Some("b"), Some("a")),
+        ];
+        let expected = "GET /numbers?page_size=2&cursor=b handed out a cursor that GET /numbers?page_size=2 had \
+                        handed out before in the same traversal of /numbers: a server that loops (contract §2.5)";
+        // Stopped there and concluded complete.
+        let violation = only_violation(&looping);
+        assert!(violation.contains(expected), "{violation}");
+        // Followed to the end.
+        let followed = [
+            looping.to_vec(),
+            vec![numbers(3, "page_size=2", Some("a"), Some("b2")), numbers(4, "page_size=2", Some("b2"), None)],
+        ]
+        .concat();
+        let violation = only_violation(&followed);
+        assert!(violation.contains(expected), "{violation}");
+        // Stopped without concluding: nothing to say; started over and read whole: finished.
+        let stopped = judge(None, Some(&Ok(Conclusion::Incomplete(vec!["loop".to_owned()]))), &looping, "");
+        assert_eq!(stopped, Vec::<String>::new());
+        let over = [looping.to_vec(), vec![numbers(3, "page_size=2", None, None)]].concat();
+        assert_eq!(judged(all(), &over), Vec::<String>::new());
+        // A retry of a page hands out what it handed out; a first page again hands out its own.
+        let retried = [
+            numbers(0, "page_size=2", None, Some("a")),
+            numbers(1, "page_size=2", Some("a"), Some("b")),
+            numbers(2, "page_size=2", Some("a"), Some("b")),
+            numbers(3, "page_size=2", Some("b"), None),
+        ];
+        assert_eq!(judged(all(), &retried), Vec::<String>::new());
+        let mut first_again = numbers(2, "page_size=2", Some("b"), Some("a"));
+        first_again.resumed = Some(false);
+        let restarted = [
+            numbers(0, "page_size=2", None, Some("a")),
+            numbers(1, "page_size=2", Some("a"), Some("b")),
+            first_again,
+            numbers(3, "page_size=2", Some("a"), Some("b")),
+            numbers(4, "page_size=2", Some("b"), None),
+        ];
+        assert_eq!(judged(all(), &restarted), Vec::<String>::new());
     }
 }

@@ -1,6 +1,6 @@
 //! [`FaultLayer`]: the tower layer that faults a router's real responses.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -20,7 +20,8 @@ use tokio::sync::Notify;
 use super::examples::Examples;
 use super::fault::Fault;
 use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of, without_evidence};
-use super::schedule::{Draw, Schedule};
+use super::kit::NOT_WHAT;
+use super::schedule::{Draw, Schedule, below};
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
 use crate::contract::media::{declares_problem, retry_after_wait};
@@ -81,10 +82,19 @@ struct Shared {
     /// faulted partial, kept for the layer's life (a kit run is short): the pages they lead to
     /// lose their evidence here, and pass the mark on.
     partial_cursors: Mutex<HashSet<String>>,
+    /// Without the keys (a kit's layer), every cursor handed out, with the cursors its
+    /// traversal was handed out up to it, oldest first, itself last: those a later page of it can
+    /// hand out again ([`Fault::CursorRepeated`]).
+    handed_out: Mutex<HashMap<String, Vec<String>>>,
+    /// Without the keys (a kit's layer), the next cursors of traversals whose first request was
+    /// forwarded without a filter ([`Fault::FilterDropped`]), with the parameter dropped: the
+    /// requests that continue them are forwarded without it too, as a proxy that drops a
+    /// parameter drops it from every request.
+    dropped_filters: Mutex<HashMap<String, String>>,
     /// The service's own reasons and warnings to inject as they are ([`FaultLayer::with_examples`]).
     examples: RwLock<Arc<Examples>>,
-    /// Offers only the faults whose answers stay within the service's declarations
-    /// ([`FaultLayer::serving`], [`Fault::is_outside_declarations`]).
+    /// Offers only the faults whose answers stay within the service's declarations and what it
+    /// sends itself ([`FaultLayer::serving`], [`Fault::is_kit_only`]).
     within_declarations: bool,
     /// When the layer was made: the origin of [`FaultRecord::arrived`] and [`FaultRecord::answered`].
     started: Instant,
@@ -106,7 +116,9 @@ impl FaultLayer {
     /// It offers no fault whose answer leaves the service's published documents
     /// ([`Fault::is_outside_declarations`]: a reason code no route declares), so that every
     /// answer stays within the OpenAPI document, JSON Schemas and MCP output schemas the service
-    /// publishes, which a client may check its answers against; the kit's layer offers those too.
+    /// publishes, which a client may check its answers against; nor one the service itself never
+    /// sends (an answer to another question than asked, a cursor handed out twice): it offers
+    /// none of [`Fault::is_kit_only`]'s. The kit's layer offers those too.
     pub fn serving(schedule: Schedule, config: &CompletenessConfig) -> FaultLayer {
         let keys = Some(config.keys().clone());
         FaultLayer::of(Shared { log: None, keys, within_declarations: true, ..Shared::new(schedule, None) })
@@ -186,6 +198,15 @@ pub struct FaultRecord {
     pub had_cursor: bool,
     /// The cursor it carried, decoded.
     pub cursor: Option<String>,
+    /// `page.resumed` of the answer sent, when it was a page that said it: `false` on a first
+    /// page, also one that answers a cursor (the traversal started over, contract §2.5).
+    pub resumed: Option<bool>,
+    /// The filters the request asked that the answer sent does not echo in its `scope`: the
+    /// parameters the route echoes in `scope.filters` when it answers the request as sent,
+    /// missing from the answer's. Not empty only when the request was forwarded without one
+    /// ([`Fault::FilterDropped`], and the later pages of its traversal): the answer is one to
+    /// another, wider question, whatever it says of itself (contract §8).
+    pub unechoed: Vec<String>,
     /// The `next_cursor` of the answer sent, when the layer read it (a `GET` of a declared
     /// collection answered `200`) and it named one.
     pub next_cursor: Option<String>,
@@ -239,6 +260,7 @@ impl FaultRecord {
     /// warning is stale, its next cursor.
     fn note_body(&mut self, value: &Value) {
         self.complete = value.get("complete").and_then(Value::as_bool);
+        self.resumed = value.get("page").and_then(|page| page.get("resumed")).and_then(Value::as_bool);
         self.reasons = codes(value);
         self.stale = has_stale_warning(value);
         self.next_cursor = value.get("next_cursor").and_then(Value::as_str).map(str::to_owned);
@@ -256,7 +278,7 @@ impl FaultRecord {
 
     /// Forgets what the answer read said of itself: a problem was sent instead.
     fn forget_answer(&mut self) {
-        (self.complete, self.next_cursor, self.stale, self.wait) = (None, None, false, None);
+        (self.complete, self.next_cursor, self.stale, self.wait, self.resumed) = (None, None, false, None, None);
         self.reasons.clear();
     }
 
@@ -275,6 +297,9 @@ impl fmt::Display for FaultRecord {
             Some(true) => f.write_str(" complete")?,
             Some(false) => write!(f, " partial ({})", self.reasons.join(", "))?,
             None => {}
+        }
+        if !self.unechoed.is_empty() {
+            write!(f, ", its scope without `{}`", self.unechoed.join("`, `"))?;
         }
         match self.wait {
             Some(seconds) => write!(f, ", wait {seconds} s"),
@@ -331,6 +356,8 @@ where
             uri: parts.uri.path_and_query().map_or_else(|| parts.uri.to_string(), ToString::to_string),
             had_cursor: facts.has_cursor,
             cursor,
+            resumed: None,
+            unechoed: Vec::new(),
             next_cursor: None,
             offered: Vec::new(),
             fault: None,
@@ -349,24 +376,35 @@ where
         if asks_a_fault && !faultable {
             return Box::pin(std::future::ready(Ok(no_fault_offered().into_response())));
         }
-        // The same request without its cursor, for the fault that answers with the first page again.
-        let restart = (faultable && record.cursor.is_some()).then(|| {
-            let mut first = Request::new(Body::empty());
-            *first.method_mut() = parts.method.clone();
-            *first.uri_mut() = without_cursor(&parts.uri);
-            *first.version_mut() = parts.version;
-            *first.headers_mut() = parts.headers.clone();
-            *first.extensions_mut() = parts.extensions.clone();
-            first.extensions_mut().insert(ObservedOutside);
+        // A traversal whose first request was forwarded without a filter goes on without it.
+        let mut parts = parts;
+        if let Some(name) = record.cursor.as_deref().and_then(|cursor| shared.dropped_filter(cursor)) {
+            parts.uri = without_parameter(&parts.uri, &name);
+            record.unechoed.push(name);
+        }
+        // The same request to another URI, for the faults that answer with the route's answer to
+        // another request (the first page again, the question without a filter).
+        let reask = faultable.then(|| {
+            let (method, version) = (parts.method.clone(), parts.version);
+            let (headers, extensions) = (parts.headers.clone(), parts.extensions.clone());
             let mut again = self.inner.clone();
-            let restart: Restart = Box::new(move || {
+            let reask: Reask = Box::new(move |uri| {
                 Box::pin(async move {
+                    let mut other = Request::new(Body::empty());
+                    *other.method_mut() = method;
+                    *other.uri_mut() = uri;
+                    *other.version_mut() = version;
+                    *other.headers_mut() = headers;
+                    *other.extensions_mut() = extensions;
+                    other.extensions_mut().insert(ObservedOutside);
                     std::future::poll_fn(|cx| again.poll_ready(cx)).await.ok()?;
-                    again.call(first).await.ok()
+                    again.call(other).await.ok()
                 })
             });
-            restart
+            reask
         });
+        let uri = parts.uri.clone();
+        let parameters = parameter_names(&uri);
         let mut request = Request::from_parts(parts, body);
         // The answer sent may not be the route's: the events and counts are of the one sent.
         request.extensions_mut().insert(ObservedOutside);
@@ -381,8 +419,8 @@ where
                     // or a write in between changes no fault of a later read.
                     let draw = shared.drawn.fetch_add(1, Ordering::SeqCst);
                     record.draw = Some(draw);
-                    let traversal = Traversal { of_partial: of_partial_traversal };
-                    let answer = Answer { response, restart };
+                    let traversal = Traversal { of_partial: of_partial_traversal, parameters };
+                    let answer = Answer { response, reask, uri };
                     shared.fault(draw, asked, &facts, demand, &declared, traversal, answer, &mut record).await
                 }
                 // A read that answered, of a route that declares nothing to fault (a single
@@ -412,6 +450,7 @@ where
             let (answered, now) = (shared.started.elapsed(), SystemTime::now());
             record.wait = record.wait.max(retry_after_header(&response, now));
             record.answered = answered;
+            shared.remember_handed_out(&record);
             if let Some(log) = &shared.log {
                 log.lock().unwrap_or_else(PoisonError::into_inner).push(record);
             }
@@ -433,25 +472,31 @@ fn no_fault_offered() -> Problem {
     )
 }
 
-/// Asks the route for the first page again: the request without its cursor (`None` when the
-/// route failed to answer).
-type Restart = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = Option<Response>> + Send>> + Send>;
+/// Asks the route the same request at another URI (`None` when the route failed to answer).
+type Reask = Box<dyn FnOnce(axum::http::Uri) -> Pin<Box<dyn Future<Output = Option<Response>> + Send>> + Send>;
 
-/// The route's answer to a request, and the way to ask it for the first page instead.
+/// The route's answer to a request, the URI it answered (as forwarded), and the way to ask it
+/// the same request at another URI instead (the first page again, the question without a filter).
 struct Answer {
     response: Response,
-    restart: Option<Restart>,
+    reask: Option<Reask>,
+    uri: axum::http::Uri,
 }
 
-/// `uri` without its `cursor` parameters (named as the server reads them, decoded: `c%75rsor`
-/// too); the others as written.
+/// `uri` without its `cursor` parameters ([`without_parameter`]).
 fn without_cursor(uri: &axum::http::Uri) -> axum::http::Uri {
+    without_parameter(uri, CURSOR)
+}
+
+/// `uri` without its parameters named `name` (named as the server reads them, decoded:
+/// `c%75rsor` too); the others as written.
+fn without_parameter(uri: &axum::http::Uri, name: &str) -> axum::http::Uri {
     let Some(query) = uri.query() else { return uri.clone() };
-    let is_cursor = |pair: &&str| {
-        let name = pair.split('=').next().unwrap_or_default().replace('+', " ");
-        percent_encoding::percent_decode_str(&name).decode_utf8_lossy() == CURSOR
+    let is_named = |pair: &&str| {
+        let written = pair.split('=').next().unwrap_or_default().replace('+', " ");
+        percent_encoding::percent_decode_str(&written).decode_utf8_lossy() == name
     };
-    let kept: Vec<&str> = query.split('&').filter(|pair| !is_cursor(pair)).collect();
+    let kept: Vec<&str> = query.split('&').filter(|pair| !is_named(pair)).collect();
     let path_and_query =
         if kept.is_empty() { uri.path().to_owned() } else { format!("{}?{}", uri.path(), kept.join("&")) };
     let mut parts = uri.clone().into_parts();
@@ -459,11 +504,35 @@ fn without_cursor(uri: &axum::http::Uri) -> axum::http::Uri {
     axum::http::Uri::from_parts(parts).unwrap_or_else(|_| uri.clone())
 }
 
-/// What the layer knows of the traversal a request continues.
-#[derive(Debug, Clone, Copy)]
+/// What the layer knows of the traversal a request continues, and of the request.
+#[derive(Debug, Clone)]
 struct Traversal {
     /// An earlier page of it was faulted partial.
     of_partial: bool,
+    /// The names of the request's parameters, decoded, each once, but those that say where,
+    /// how much, how long or how strictly a query is read (the kit's notion of a query): the
+    /// filters among them are those the route's answer echoes ([`echoed_filters`]).
+    parameters: Vec<String>,
+}
+
+/// The names of `uri`'s query parameters, decoded, each once, in their order, but `cursor`,
+/// `page_size`, `time_budget_ms` and `require_complete`.
+fn parameter_names(uri: &axum::http::Uri) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in query_pairs(uri).into_iter().flatten() {
+        if !NOT_WHAT.contains(&name.as_ref()) && !names.iter().any(|known| *known == name) {
+            names.push(name.into_owned());
+        }
+    }
+    names
+}
+
+/// The `parameters` that the answer `value` echoes in `scope.filters`: the request's filters.
+fn echoed_filters(value: &Value, parameters: &[String]) -> Vec<String> {
+    let Some(filters) = value.get("scope").and_then(|scope| scope.get("filters")).and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    parameters.iter().filter(|name| filters.contains_key(name.as_str())).cloned().collect()
 }
 
 /// The `cursor` parameter of a request, decoded.
@@ -483,6 +552,8 @@ impl Shared {
             log: Some(Mutex::new(Vec::new())),
             keys: None,
             partial_cursors: Mutex::new(HashSet::new()),
+            handed_out: Mutex::new(HashMap::new()),
+            dropped_filters: Mutex::new(HashMap::new()),
             examples: RwLock::default(),
             within_declarations: false,
             started: Instant::now(),
@@ -531,6 +602,44 @@ impl Shared {
         }
     }
 
+    /// The filter the traversal a request with `cursor` continues was forwarded without, when
+    /// its first request was ([`Fault::FilterDropped`]).
+    fn dropped_filter(&self, cursor: &str) -> Option<String> {
+        self.dropped_filters.lock().unwrap_or_else(PoisonError::into_inner).get(cursor).cloned()
+    }
+
+    /// The cursors the traversal of `cursor` was handed out, oldest first, `cursor` last, when
+    /// this (kit's) layer handed it out.
+    fn handed_out_up_to(&self, cursor: &str) -> Vec<String> {
+        self.handed_out.lock().unwrap_or_else(PoisonError::into_inner).get(cursor).cloned().unwrap_or_default()
+    }
+
+    /// Remembers the next cursor of the answer `record` notes (a kit's layer): the cursors its
+    /// traversal was handed out up to it (from the cursor the request continued, or none on a
+    /// first page, also one that answered a cursor: the traversal started over), and the filter
+    /// its traversal goes on without, when it was forwarded without one. A cursor handed out
+    /// again keeps what it was remembered with.
+    fn remember_handed_out(&self, record: &FaultRecord) {
+        let Some(next) = record.next_cursor.as_ref().filter(|_| self.keys.is_none() && record.status == 200) else {
+            return;
+        };
+        if let Some(name) = record.unechoed.first() {
+            let mut dropped = self.dropped_filters.lock().unwrap_or_else(PoisonError::into_inner);
+            dropped.insert(next.clone(), name.clone());
+        }
+        let mut handed_out = self.handed_out.lock().unwrap_or_else(PoisonError::into_inner);
+        if handed_out.contains_key(next) {
+            return;
+        }
+        let started_over = record.fault == Some(Fault::Restarted) || record.resumed == Some(false);
+        let mut chain = match record.cursor.as_ref().filter(|_| !started_over) {
+            Some(cursor) => handed_out.get(cursor).cloned().unwrap_or_default(),
+            None => Vec::new(),
+        };
+        chain.push(next.clone());
+        handed_out.insert(next.clone(), chain);
+    }
+
     /// Sees that the later pages of the traversal of `page`, which it faulted partial, get no
     /// evidence: with the service's keys, by signing its next cursor again without the
     /// attestation; without, by remembering the cursor.
@@ -558,10 +667,29 @@ impl Shared {
         answer: Answer,
         record: &mut FaultRecord,
     ) -> Response {
-        let Answer { response, restart } = answer;
-        let mut offered = Fault::offered(declared, facts.has_cursor);
+        let Answer { response, reask, uri } = answer;
+        let (mut parts, body) = response.into_parts();
+        let bytes = match to_bytes(body, usize::MAX).await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                return Problem::new(ProblemCode::Internal, format!("the response could not be read: {error}"))
+                    .into_response();
+            }
+        };
+        let value = serde_json::from_slice::<Value>(&bytes).ok();
+        // What the answer tells of the faults the request offers: the filters it echoes, and
+        // whether it hands out a next cursor its traversal's earlier ones could stand for.
+        let mut facts = facts.clone();
+        if let Some(value) = &value {
+            facts.filters = echoed_filters(value, &traversal.parameters);
+            let hands_out = value.get("next_cursor").and_then(Value::as_str).is_some();
+            if let Some(cursor) = record.cursor.as_deref().filter(|_| hands_out) {
+                facts.handed_out = self.handed_out_up_to(cursor);
+            }
+        }
+        let mut offered = Fault::offered_on(declared, &facts);
         if self.within_declarations {
-            offered.retain(|fault| !fault.is_outside_declarations());
+            offered.retain(|fault| !fault.is_kit_only());
         }
         // `NAME; emptied`: the fault with every faulted collection empty, as an emptied schedule
         // gives it, so that a kit's failure on an empty page is replayed by hand too.
@@ -589,31 +717,33 @@ impl Shared {
             None => self.schedule.choose(n, &offered),
         };
         record.offered = offered;
-        // The first page again, as the route answers it without the cursor.
-        let response = match (&fault, restart) {
-            (Some(Fault::Restarted), Some(restart)) => {
-                record.fault = fault.clone();
-                let Some(mut first) = restart().await else {
-                    record.forget_answer();
-                    return Problem::new(ProblemCode::Internal, "the route did not answer the first page again")
-                        .into_response();
-                };
-                // Observed as the answer sent, by the request's own observation.
-                Deferred::take(&mut first);
-                return self.noted(first, record).await;
+        // The route's answer to another request: the first page again, as the route answers the
+        // request without its cursor; the wider question, as it answers the request without one
+        // of its filters (drawn by the seed), sent as it answers it, a refusal too.
+        let other = match (&fault, reask) {
+            (Some(Fault::Restarted), Some(reask)) => Some(reask(without_cursor(&uri))),
+            (Some(Fault::FilterDropped), Some(reask)) => {
+                let mut rng = self.schedule.rng(n, Draw::Shape);
+                let at = below(&mut rng, facts.filters.len() as u64) as usize;
+                facts.filters.get(at).map(|name| {
+                    record.unechoed.push(name.clone());
+                    reask(without_parameter(&uri, name))
+                })
             }
-            _ => response,
+            _ => None,
         };
-        let (mut parts, body) = response.into_parts();
-
-        let bytes = match to_bytes(body, usize::MAX).await {
-            Ok(bytes) => bytes,
-            Err(error) => {
-                return Problem::new(ProblemCode::Internal, format!("the response could not be read: {error}"))
+        if let Some(other) = other {
+            record.fault = fault.clone();
+            let Some(mut answer) = other.await else {
+                record.forget_answer();
+                return Problem::new(ProblemCode::Internal, "the route did not answer the request sent in its place")
                     .into_response();
-            }
-        };
-        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+            };
+            // Observed as the answer sent, by the request's own observation.
+            Deferred::take(&mut answer);
+            return self.noted(answer, record).await;
+        }
+        let Some(value) = value else {
             return Response::from_parts(parts, Body::from(bytes));
         };
         let facts = &RequestFacts {
@@ -627,7 +757,7 @@ impl Shared {
                 .map(str::to_owned)
                 .or_else(|| items_member_of(&bytes)),
             emptied,
-            ..facts.clone()
+            ..facts
         };
         record.note_body(&value);
         let Some(fault) = fault else {
@@ -663,6 +793,7 @@ impl Shared {
                 record.next_cursor = page.block.next_cursor().map(str::to_owned);
                 record.reasons = page.block.reason_codes().iter().map(ToString::to_string).collect();
                 record.stale = page.block.warnings().iter().any(Warning::is_stale);
+                record.resumed = page.block.page().and_then(|page| page.resumed);
                 record.note_continuation(page.block.continuation());
                 let mut reported = Reported::of(&page.block, None);
                 reported.items = page.items_returned();
@@ -689,7 +820,9 @@ impl Shared {
                     return reported.refused_by(refused);
                 }
                 let partial = page.block.reasons().iter().any(|reason| !continues(reason));
-                if traversal.of_partial || partial || record.stale {
+                // A traversal that loops (a cursor handed out again) is no whole read either.
+                let looped = fault == Fault::CursorRepeated;
+                if traversal.of_partial || partial || record.stale || looped {
                     self.taint(&mut page);
                 }
                 // The response says what its faulted body says, and is observed as such.

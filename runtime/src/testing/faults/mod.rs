@@ -24,12 +24,17 @@
 //! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |
 //! | `CURSOR_EXPIRED` (requests with a cursor, paginated routes) | `410` problem with `restart` |
 //! | `TRAVERSAL_RESTARTED` (requests with a cursor, paginated routes) | the route's first page again, as it answers the request without its `cursor`: `resumed: false` (contract §2.5) |
+//! | `CURSOR_REPEATED` (requests with a cursor, paginated routes, a page that hands out a next cursor; a kit's layer only, not [`FaultLayer::serving`]) | the page's `next_cursor` is a cursor its traversal was handed out before (drawn by the seed, the request's own included), as a server whose keyset loops (contract §2.5 forbids it); its items stay |
+//! | `FILTER_DROPPED` (requests without a cursor that send a parameter the answer echoes in `scope.filters`; not [`FaultLayer::serving`]) | the route's answer to the request without one of those filters (drawn by the seed), as a proxy or an older server that drops a parameter it does not know gives it, and the same for every request that continues its traversal: honest about itself (its `scope` lacks the filter, and it may say `complete: true`), an answer to a wider question (contract §8) |
 //! | `FUTURE_REASON` (not [`FaultLayer::serving`]) | a reason code no declaration of the route names, as a newer server sends one (contract §7): with a kind of §3.4 or, by the seed, none; items removed as that kind's reason removes them (a subset without a kind) |
 //! | `SERVICE_UNAVAILABLE` (a first page, a search, a count, and a later page of a paginated route) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`]; the same request sent again after the wait (a later page: the same cursor) is answered as it would have been |
 //! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added (an own warning: its [`Examples`] value, when given one) |
 //!
-//! Besides the first page again and the two problems (`CURSOR_EXPIRED`, `SERVICE_UNAVAILABLE`),
-//! it only removes items and adds reasons or warnings: it never adds or alters an item. The
+//! Besides the two answers the route gives to another request (the first page again, and the
+//! wider question of `FILTER_DROPPED`, sent as the route gives them, its evidence too: an honest
+//! answer to that question), the two problems (`CURSOR_EXPIRED`, `SERVICE_UNAVAILABLE`) and a
+//! next cursor handed out again (`CURSOR_REPEATED`), it only removes items and adds reasons or
+//! warnings: it never adds or alters an item. The
 //! completeness block is rebuilt with the contract's own types, so every faulted answer keeps
 //! the rules of `docs/contract.md` §2.2 (`page.returned` recounted, `continuation` and
 //! `next_cursor` recomputed) and carries no evidence. Nor does any later page of a traversal it
@@ -46,7 +51,10 @@
 //! declare: the documents a service publishes (OpenAPI, JSON Schema, MCP output schemas) list
 //! its declared codes and no other, on purpose, so [`FaultLayer::serving`], which real clients
 //! are pointed at, leaves it out and keeps every answer within them; a kit's layer
-//! ([`FaultLayer::new`], [`Kit`]) offers it.
+//! ([`FaultLayer::new`], [`Kit`]) offers it. It leaves out `FILTER_DROPPED` and
+//! `CURSOR_REPEATED` too ([`Fault::is_kit_only`]): the service never answers another question
+//! than the one asked (a dropped filter is a broken intermediary's doing), nor hands out a
+//! cursor twice (contract §2.5), and a serving layer answers as the service does.
 //! The layer faults the collections of declared handlers: [`Envelope`](crate::Envelope)s, and
 //! `#[derive(ResultEnvelope)]` structs, whose items are their first array member in the
 //! order the body writes them (the first collection field), whatever its name. Only the items
