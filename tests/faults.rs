@@ -447,8 +447,10 @@ async fn every_declared_reason_fault_keeps_the_contract_and_only_removes_items()
                         }
                     }
                     "RESULT_LIMIT_REACHED" => {
-                        assert_eq!(reason["limit"], kept, "{context}");
-                        assert!(n == 0 || kept < n as u64, "cut below what there was: {context}");
+                        // A limit is at least 1: an emptied page keeps none of it, and one item
+                        // may be all a limit of 1 kept.
+                        assert_eq!(reason["limit"], kept.max(1), "{context}");
+                        assert!(n <= 1 || kept < n as u64, "cut below what there was: {context}");
                         if own_continuation {
                             assert_eq!(body["continuation"]["kind"], "narrow_query", "{context}");
                         }
@@ -1181,4 +1183,82 @@ async fn the_wait_of_a_problem_is_read_from_an_http_date_and_from_its_body() {
         ],
         "{waits:?}"
     );
+}
+
+/// Echoes the `shade` it is asked for as a filter.
+#[completeness(resource = "colours", reasons(VisibilityRestricted))]
+async fn list_colours(
+    axum::extract::Query(query): axum::extract::Query<Vec<(String, String)>>,
+) -> Envelope<String, ListColoursReason> {
+    let mut scope = Scope::new("colours", "every colour");
+    if let Some((_, shade)) = query.iter().find(|(name, _)| name == "shade") {
+        scope = scope.with_filter("shade", shade.as_str());
+    }
+    Envelope::complete(vec!["teal".to_owned(), "umber".to_owned()], scope)
+}
+
+/// `list_things`'s answer to `query`, as a call outside HTTP (an MCP tool's) computes it.
+async fn things(query: &[(&str, &str)]) -> Envelope<Value, ListThingsReason> {
+    let query = query.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect();
+    list_things(axum::extract::Query(query)).await
+}
+
+/// `GET uri`, the request a call outside HTTP stands for.
+fn stands_for(uri: &str) -> Request<Body> {
+    Request::get(uri).body(Body::empty()).unwrap()
+}
+
+/// An answer given outside HTTP is faulted as the route's `GET` would be: a reason added and
+/// items removed, a problem for an outage (with its wait), the first page again for a cursor
+/// (the call's own first page); a fault only the route can answer (another question) is a
+/// problem that says so, never another answer passed off as the route's.
+#[tokio::test]
+async fn an_answer_given_outside_http_is_faulted_as_its_route_would_be() {
+    let layer = |fault: &str| FaultLayer::new(Schedule::always(fault));
+    let first_page = || async { Ok(things(&[("n", "4"), ("more", "1")]).await) };
+
+    let answer = things(&[("n", "6")]).await;
+    let faulted = layer("VISIBILITY_RESTRICTED")
+        .fault_answer(stands_for("/things?n=6"), answer, first_page)
+        .await
+        .expect("a faulted answer");
+    assert!(!faulted.is_complete());
+    assert_eq!(faulted.completeness.reason_codes(), [ReasonCode::VisibilityRestricted]);
+    assert!(faulted.items.len() < 6, "items removed: {:?}", faulted.items);
+
+    let answer = things(&[("n", "6")]).await;
+    let outage = layer("SERVICE_UNAVAILABLE").fault_answer(stands_for("/things?n=6"), answer, first_page).await;
+    let problem = outage.expect_err("an outage is a problem");
+    assert_eq!((problem.code().as_str(), problem.status()), ("SERVICE_UNAVAILABLE", 503));
+    assert!(problem.retry_after().is_some_and(|seconds| (1..=5).contains(&seconds)), "{problem:?}");
+
+    let answer = things(&[("n", "2"), ("more", "1"), ("cursor", "c-1")]).await;
+    let again = layer("TRAVERSAL_RESTARTED")
+        .fault_answer(stands_for("/things?n=2&more=1&cursor=c-1"), answer, first_page)
+        .await
+        .expect("the first page");
+    assert_eq!(again.completeness.page().and_then(|page| page.resumed), Some(false));
+    assert_eq!(again.items.len(), 4, "the call's own first page: {:?}", again.items);
+
+    // The budget the call was read under, carried by the request, is the one the fault states,
+    // with the deadline a larger budget gives.
+    let budget = TimeBudget::new(Duration::from_millis(2_000), Duration::from_secs(MAX_BUDGET_SECS));
+    let mut request = stands_for("/budgeted");
+    request.extensions_mut().insert(budget);
+    let ran_out = layer("TIME_BUDGET_EXCEEDED")
+        .fault_answer(request, list_budgeted(budget).await, move || async move { Ok(list_budgeted(budget).await) })
+        .await
+        .expect("a faulted answer");
+    let reason = serde_json::to_value(&ran_out.completeness.reasons()[0]).unwrap();
+    assert_eq!(reason["budget_ms"], 2_000, "{reason}");
+    let continuation = serde_json::to_value(ran_out.completeness.continuation()).unwrap();
+    assert_eq!(continuation, json!({"kind": "retry_with_deadline", "minimum_seconds": 4}), "{continuation}");
+
+    let query = vec![("shade".to_owned(), "dark".to_owned())];
+    let answer = list_colours(axum::extract::Query(query.clone())).await;
+    let wider = || async move { Ok(list_colours(axum::extract::Query(query)).await) };
+    let dropped = layer("FILTER_DROPPED").fault_answer(stands_for("/colours?shade=dark"), answer, wider).await;
+    let problem = dropped.expect_err("another question cannot be answered here");
+    assert_eq!(problem.status(), 500);
+    assert!(problem.detail().contains("FILTER_DROPPED"), "{problem:?}");
 }

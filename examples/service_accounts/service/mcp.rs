@@ -1270,7 +1270,8 @@ impl InventoryTools {
             Some(faults) => {
                 let pairs =
                     [("q", Some(args.q.clone())), ("tenant", args.tenant.clone()), ("time_budget_ms", budget_ms)];
-                let stands_for = rest_request(SEARCH_ROUTE, pairs, None)?;
+                let mut stands_for = rest_request(SEARCH_ROUTE, pairs, None)?;
+                stands_for.extensions_mut().insert(budget);
                 let (state, caller) = (self.state.clone(), caller.clone());
                 // A search has no cursor: the layer never asks for its first page, which is itself.
                 let first_page = move || async move {

@@ -217,8 +217,9 @@ pub fn inject(
                     }
                 }
                 ReasonCode::ResultLimitReached => {
-                    let limit = target.keep_prefix(below(rng, n));
-                    ResultLimitReached::new(limit, "narrow the query: add a filter").into()
+                    // A limit is at least 1 (none returns nothing): one item may be all it kept.
+                    let limit = target.keep_prefix(below(rng, n).max(1)).max(1);
+                    ResultLimitReached::new(limit, "add a filter").into()
                 }
                 ReasonCode::QuotaExhausted => {
                     target.keep_prefix(below(rng, n + 1));
@@ -267,8 +268,10 @@ fn outage(rng: &mut TestRng) -> Problem {
     let seconds = 1 + below(rng, OUTAGE_RETRY_AFTER_MAX_SECS);
     Problem::new(
         ProblemCode::custom(SERVICE_UNAVAILABLE),
-        "The service cannot answer right now (fault injection): this says nothing of what exists. Ask again \
-         after the seconds `Retry-After` gives.",
+        format!(
+            "The service cannot answer right now (fault injection): this says nothing of what exists. Ask again \
+             the same in {seconds} seconds."
+        ),
     )
     .with_status(503)
     .with_title("Service unavailable")

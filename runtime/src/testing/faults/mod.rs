@@ -18,7 +18,7 @@
 //! | `VISIBILITY_RESTRICTED` | a random subset of the items is removed |
 //! | `SOURCE_UNAVAILABLE` | the items of one source (their `source` member) are removed; `retry_after` |
 //! | `TIME_BUDGET_EXCEEDED` | at least one item is cut; `progress` counts them; the budget is the one the route applied ([`TimeBudget`](crate::TimeBudget)), with `retry_with_deadline` only below the server's cap; a route without a budget of its own says the request's `time_budget_ms` (else 1000 ms) and offers no deadline |
-//! | `RESULT_LIMIT_REACHED` | the items are cut to `limit` (replacing a limit the answer already gave); `narrow_query` |
+//! | `RESULT_LIMIT_REACHED` | the items are cut to `limit`, at least 1 (replacing a limit the answer already gave); `narrow_query` |
 //! | `QUOTA_EXHAUSTED` | the items are cut; `retry_after` |
 //! | a service's own reason | by its declared kind: cut (truncation, budget, snapshot) or a subset removed; its [`Examples`] value, with its details and recovery, when given one |
 //! | `SNAPSHOT_EXPIRED` (requests with a cursor) | the items are cut, the traversal ends; `restart` |

@@ -9,23 +9,56 @@ use std::time::SystemTime;
 
 use axum::body::to_bytes;
 use axum::extract::Request;
-use axum::http::{StatusCode, header};
+use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use tower::{Layer, ServiceExt};
 
 use super::layer::FaultLayer;
 use crate::contract::media::retry_after_wait;
+use crate::contract::params::CURSOR;
+use crate::server::budget::TimeBudget;
 use crate::server::problem::{Problem, ProblemCode};
+use crate::server::query::query_pairs;
 
 /// The route's answer to the request without its cursor.
 type FirstPage = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = Response> + Send>> + Send>;
 
-/// What the route stood in for by [`FaultLayer::fault_answer`] answers, each once: the request,
-/// then (for `TRAVERSAL_RESTARTED`) the request without its cursor.
-struct Answers {
+/// What the route [`FaultLayer::fault_answer`] stands in for answers, each once: the request,
+/// then (for `TRAVERSAL_RESTARTED`) the same request without its cursor, whose other
+/// parameters are `first_query`.
+struct StandIn {
     answer: Option<Response>,
     first_page: Option<FirstPage>,
+    first_query: Vec<(String, String)>,
+}
+
+impl StandIn {
+    /// The answer to a request for `asked`: the call's, then its first page; a problem for anything else.
+    async fn answer(stand_in: &Mutex<StandIn>, asked: &Uri) -> Response {
+        let first_page = {
+            let mut stand_in = stand_in.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(answer) = stand_in.answer.take() {
+                return answer;
+            }
+            if query_but_cursor(asked) == stand_in.first_query { stand_in.first_page.take() } else { None }
+        };
+        match first_page {
+            Some(first_page) => first_page().await,
+            None => Problem::new(
+                ProblemCode::Internal,
+                "the fault layer asked another question than the call's, or asked it twice: a fault only the route \
+                 itself can answer (FILTER_DROPPED, which a kit's layer offers) cannot be applied outside HTTP",
+            )
+            .into_response(),
+        }
+    }
+}
+
+/// The parameters of `uri`'s query but `cursor`, in their order (none when it does not read).
+fn query_but_cursor(uri: &Uri) -> Vec<(String, String)> {
+    let pairs = query_pairs(uri).into_iter().flatten();
+    pairs.filter(|(name, _)| name != CURSOR).map(|(name, value)| (name.into_owned(), value.into_owned())).collect()
 }
 
 impl FaultLayer {
@@ -39,9 +72,14 @@ impl FaultLayer {
     /// `request` is the `GET` the call stands for: its path, and its query with the call's
     /// filters, `cursor`, `page_size` and `time_budget_ms`, as the route would read them (leave
     /// out `require_complete`, and check the call's demand on the answer returned, so that a
-    /// refusal is observed as the call's). `first_page` gives the route's answer to it without
+    /// refusal is observed as the call's), and among its extensions the [`TimeBudget`] the answer
+    /// was read under, when it was, as the route's answer carries it: a `TIME_BUDGET_EXCEEDED`
+    /// then states that budget and its real recovery. `first_page` gives the route's answer to it without
     /// its cursor, for the fault that answers a cursor with the first page again. A single
-    /// resource, or an answer whose declarations offer no fault, comes back as it was.
+    /// resource, or an answer whose declarations offer no fault, comes back as it was. A fault
+    /// that asks the route another question (`FILTER_DROPPED`, which only a kit's layer offers,
+    /// [`Fault::is_kit_only`](super::Fault::is_kit_only)) cannot be answered here, and gets a
+    /// `500` problem that says so.
     pub async fn fault_answer<A, F, Fut>(&self, request: Request, answer: A, first_page: F) -> Result<A, Problem>
     where
         A: IntoResponse + DeserializeOwned,
@@ -49,23 +87,19 @@ impl FaultLayer {
         Fut: Future<Output = Result<A, Problem>> + Send + 'static,
     {
         let first_page: FirstPage = Box::new(move || Box::pin(async move { first_page().await.into_response() }));
-        let answers =
-            Arc::new(Mutex::new(Answers { answer: Some(answer.into_response()), first_page: Some(first_page) }));
-        // The route as the layer meets it: the answer, then the first page if the layer asks again.
-        let route = tower::service_fn(move |_: Request| {
-            let answers = Arc::clone(&answers);
-            async move {
-                let next = {
-                    let mut answers = answers.lock().unwrap_or_else(PoisonError::into_inner);
-                    answers.answer.take().ok_or_else(|| answers.first_page.take())
-                };
-                Ok::<_, Infallible>(match next {
-                    Ok(answer) => answer,
-                    Err(Some(first_page)) => first_page().await,
-                    Err(None) => Problem::new(ProblemCode::Internal, "the fault layer asked the route a third time")
-                        .into_response(),
-                })
-            }
+        let mut answer = answer.into_response();
+        if let Some(budget) = request.extensions().get::<TimeBudget>().copied() {
+            answer.extensions_mut().insert(budget);
+        }
+        let stand_in = Arc::new(Mutex::new(StandIn {
+            answer: Some(answer),
+            first_page: Some(first_page),
+            first_query: query_but_cursor(request.uri()),
+        }));
+        let route = tower::service_fn(move |asked: Request| {
+            let stand_in = Arc::clone(&stand_in);
+            let asked = asked.uri().clone();
+            async move { Ok::<_, Infallible>(StandIn::answer(&stand_in, &asked).await) }
         });
         let Ok(response) = self.layer(route).oneshot(request).await;
         read_back(response).await
