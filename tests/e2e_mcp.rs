@@ -1974,9 +1974,34 @@ async fn under_faults_the_tools_answer_as_incompletely_as_the_routes_they_stand_
     let first = answer(&admin, "list_service_accounts", json!({"page_size": 5})).await;
     assert_eq!(codes(&first), ["MORE_PAGES_AVAILABLE"], "{first}");
     let cursor = first["next_cursor"].as_str().expect("a next page").to_owned();
-    let again = answer(&admin, "list_service_accounts", json!({"page_size": 5, "cursor": cursor})).await;
+    let arguments = json!({"page_size": 5, "cursor": cursor});
+    let again = answer(&admin, "list_service_accounts", arguments.clone()).await;
     assert_envelope_invariants(&again);
     assert_eq!((again["page"]["resumed"].clone(), ids(&again)), (json!(false), ids(&first)), "{again}");
+    // Its verdict says so: the line alone would read as one more page.
+    let result = call(&admin, "list_service_accounts", arguments).await.unwrap();
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.starts_with("STARTED OVER: the cursor was answered with the first page again"), "{text}");
+    admin.cancel().await.unwrap();
+    h.running.stop().await.unwrap();
+
+    // A partial first page, then pages that lack nothing: the last is complete, without
+    // evidence, and its verdict says the traversal is not whole.
+    let h = faulted(Schedule::sequence([Some("VISIBILITY_RESTRICTED")])).await;
+    let admin = connect(&h, "admin").await;
+    let pages = traverse(&admin, json!({"page_size": 25}), async |_| {}).await;
+    assert_eq!(codes(&pages[0]), ["MORE_PAGES_AVAILABLE", "VISIBILITY_RESTRICTED"], "{}", pages[0]);
+    let last = pages.last().unwrap();
+    assert_eq!((last["complete"].clone(), last["evidence"].clone()), (json!(true), Value::Null), "{last}");
+    let mut arguments = json!({"page_size": 25});
+    arguments["cursor"] = pages[pages.len() - 2]["next_cursor"].clone();
+    let result = call(&admin, "list_service_accounts", arguments).await.unwrap();
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.starts_with("COMPLETE PAGE, INCOMPLETE TRAVERSAL: "), "{text}");
+    assert!(text.lines().next().unwrap().ends_with("To continue: start a new traversal (no `cursor`)."), "{text}");
+    // Read again from its first page, the traversal is whole, and its last page says so.
+    let pages = traverse(&admin, json!({"page_size": 25}), async |_| {}).await;
+    assert!(pages.last().unwrap()["evidence"].is_string(), "{}", pages.last().unwrap());
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
