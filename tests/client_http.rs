@@ -139,10 +139,25 @@ async fn streamed() -> Response {
     axum::body::Body::from_stream(futures_util::stream::iter(chunks)).into_response()
 }
 
+/// `/numbers` from a service whose items are its member `tickets` (a derived envelope's own
+/// field); with `both`, also `items`.
+async fn tickets(State(source): State<Shared>, Query(query): Query<HashMap<String, String>>) -> Response {
+    let answer = page(&source, &query);
+    let bytes = axum::body::to_bytes(answer.into_body(), usize::MAX).await.unwrap();
+    let mut body: serde_json::Map<String, Value> = serde_json::from_slice(&bytes).unwrap();
+    let items = body.remove("items").expect("a page");
+    if query.contains_key("both") {
+        body.insert("items".to_owned(), items.clone());
+    }
+    body.insert("tickets".to_owned(), items);
+    axum::Json(body).into_response()
+}
+
 async fn serve(source: MemorySource) -> (String, Shared) {
     let shared = Arc::new(Mutex::new(source));
     let app = axum::Router::new()
         .route("/numbers", get(numbers))
+        .route("/tickets", get(tickets))
         .route("/broken", get(broken))
         .route("/busy", get(busy))
         .route("/contradicting", get(contradicting))
@@ -232,6 +247,30 @@ async fn collects_every_page_over_http_with_the_strict_deserializer() {
     assert!(collected.is_complete());
     assert_eq!(collected.items, (1..=45).collect::<Vec<u64>>());
     assert_eq!(source.lock().unwrap().fetches(), 5, "ceil(45 / 10) requests, no probe");
+}
+
+/// A service whose items are a member of its own (`tickets`) is read with that name, as strictly
+/// as any page; without it, under another name, or with `items` besides, its answer does not read.
+#[tokio::test]
+async fn a_page_whose_items_are_a_member_of_its_own_is_read_by_that_name() {
+    let (base, _source) = serve(MemorySource::new(25, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let tickets = client.pages::<u64>("/tickets", &[]).items_member("tickets");
+    let collected = collect_all(|cursor| tickets.fetch(cursor), limits()).await.unwrap();
+    assert!(collected.is_complete());
+    assert_eq!(collected.items, (1..=25).collect::<Vec<u64>>());
+
+    let refused = |fetched: Result<Envelope<u64>, FetchError>| match fetched {
+        Err(FetchError::Contract(why)) => why,
+        other => panic!("a contract error, got {other:?}"),
+    };
+    let unnamed = refused(client.pages::<u64>("/tickets", &[]).fetch(None).await);
+    assert!(unnamed.contains("missing `items`"), "{unnamed}");
+    let other = refused(client.pages::<u64>("/tickets", &[]).items_member("orders").fetch(None).await);
+    assert!(other.contains("no member `orders`, which holds its items"), "{other}");
+    let both = client.pages::<u64>("/tickets", &[("both", "1")]).items_member("tickets");
+    let both = refused(both.fetch(None).await);
+    assert!(both.contains("a member `items` besides `tickets`"), "{both}");
 }
 
 #[tokio::test]

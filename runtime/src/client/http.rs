@@ -135,6 +135,7 @@ impl ServiceClient {
             path: path.to_owned(),
             query: query.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
             retries: None,
+            items_member: None,
             _items: std::marker::PhantomData,
         }
     }
@@ -453,6 +454,8 @@ pub struct PageFetcher<T> {
     query: Vec<(String, String)>,
     /// How a refused page is asked again; never when `None`.
     retries: Option<Retries>,
+    /// The member that holds the items, when it is not `items` ([`PageFetcher::items_member`]).
+    items_member: Option<String>,
     _items: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -511,6 +514,48 @@ impl<T> PageFetcher<T> {
         self.retries = Some(retries);
         self
     }
+
+    /// The same pages, from a service whose answers hold their items in the member `name`
+    /// rather than `items`: a `#[derive(ResultEnvelope)]` struct's own field (`tickets`, or
+    /// `ticketList` under `rename_all = "camelCase"`; the completeness members keep their
+    /// names). Each answer is read as strictly as an [`Envelope`], with that member for its
+    /// items; one without it, or with an `items` member besides (which of the two is the
+    /// collection the answer does not say), does not read ([`FetchError::Contract`]).
+    pub fn items_member(mut self, name: &str) -> PageFetcher<T> {
+        self.items_member = (name != ITEMS).then(|| name.to_owned());
+        self
+    }
+}
+
+/// The member of an [`Envelope`] that holds its items.
+const ITEMS: &str = "items";
+
+/// A JSON object as the strict reader reads one: no member given twice, at any depth.
+struct DistinctObject(serde_json::Map<String, serde_json::Value>);
+
+impl<'de> Deserialize<'de> for DistinctObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::contract::members::distinct_members(deserializer).map(DistinctObject)
+    }
+}
+
+/// The page an answer's `members` make, its items in the member `name`.
+fn page_with_items_in<T: DeserializeOwned>(
+    DistinctObject(mut members): DistinctObject,
+    name: &str,
+) -> Result<Envelope<T, StandardReason>, FetchError> {
+    if members.contains_key(ITEMS) {
+        return Err(FetchError::Contract(format!(
+            "the answer has a member `{ITEMS}` besides `{name}`, which holds its items: which is the collection it \
+             does not say"
+        )));
+    }
+    let items = members
+        .remove(name)
+        .ok_or_else(|| FetchError::Contract(format!("the answer has no member `{name}`, which holds its items")))?;
+    members.insert(ITEMS.to_owned(), items);
+    Envelope::deserialize(serde_json::Value::Object(members))
+        .map_err(|e| FetchError::Contract(format!("a page whose items are `{name}` that does not read: {e}")))
 }
 
 impl<T: DeserializeOwned> PageFetcher<T> {
@@ -523,7 +568,10 @@ impl<T: DeserializeOwned> PageFetcher<T> {
         }
         let mut attempts = 0;
         loop {
-            let answer = self.client.get(&self.path, &query).await;
+            let answer = match &self.items_member {
+                None => self.client.get(&self.path, &query).await,
+                Some(name) => self.client.get(&self.path, &query).await.and_then(|page| page_with_items_in(page, name)),
+            };
             let wait = match (&answer, &self.retries) {
                 (Err(FetchError::Problem(problem)), Some(retries)) if attempts < retries.attempts => {
                     retries.wait_after(problem)
