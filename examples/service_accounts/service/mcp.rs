@@ -80,8 +80,8 @@ use completeness::client::explain::{self, what_next};
 use completeness::mcp::{structured_result, tool_error, tool_result};
 use completeness::observe::{EntryPoint, UNMATCHED};
 use completeness::{
-    Aggregate, Envelope, Evidence, PageRequest, Problem, ProblemCode, ReasonCode, Relation, RequireComplete,
-    TimeBudget, Warning, WarningCode,
+    Aggregate, Evidence, PageRequest, Problem, ProblemCode, ReasonCode, Relation, RequireComplete, TimeBudget,
+    WarningCode,
 };
 use futures_util::StreamExt;
 use rmcp::model::{
@@ -1249,7 +1249,10 @@ impl InventoryTools {
             }
         };
         entry.answer(RequireComplete(args.require_complete), &envelope)?;
-        structured_result(&envelope, &page_verdict(&envelope, cursor_sent)).map_err(internal)
+        // This service gives evidence with the last page of every whole, current traversal.
+        let traversal = explain::Traversal { cursor_sent, evidence_when_whole: true };
+        let verdict = explain::traversal_page_verdict(&envelope.completeness, envelope.items.len(), traversal);
+        structured_result(&envelope, &verdict).map_err(internal)
     }
 
     async fn search(
@@ -2129,41 +2132,6 @@ fn count_verdict(aggregate: &Aggregate<u64, CountServiceAccountsReason>) -> Stri
 
 /// What the tools' verdicts call their items.
 const NOUN: &str = "service accounts";
-
-/// The verdict line of a page of the inventory: the runtime's ([`explain::page_verdict`]), told
-/// what only this service knows of the traversal, so that an agent that reads the line alone
-/// acts on it rightly:
-/// - a call that sent a cursor answered with a first page (`page.resumed: false`: the
-///   traversal started over, on a restart or under `--faults`) says to drop the pages read
-///   before it (contract §2.5), where the line alone reads as one more page;
-/// - a complete last page without evidence says its traversal is not whole: this service gives
-///   evidence with the last page of every traversal read whole and current, so one without it
-///   followed a partial or stale page (contract §6, §8 rule 6), where the line alone says the
-///   traversal covers the scope "only if" each page before it lacked nothing.
-fn page_verdict(envelope: &Envelope<super::db::ListItem, ListServiceAccountsReason>, cursor_sent: bool) -> String {
-    let completeness = &envelope.completeness;
-    let line = explain::page_verdict(completeness, envelope.items.len());
-    let resumed = completeness.page().and_then(|page| page.resumed);
-    if cursor_sent && resumed == Some(false) {
-        return format!(
-            "STARTED OVER: the cursor was answered with the first page again (`page.resumed: false`), so drop every \
-             page read before this one: this is the first page of a new traversal. {line}"
-        );
-    }
-    let stale = completeness.warnings().iter().any(Warning::is_stale);
-    if completeness.is_complete() && resumed == Some(true) && completeness.evidence().is_none() && !stale {
-        return format!(
-            "COMPLETE PAGE, INCOMPLETE TRAVERSAL: {}{} on this last page, but no `evidence`, which this service \
-             gives with the last page of every traversal read whole and current: a page before it was partial or \
-             stale, so the pages read do not cover the whole scope ({}). To continue: start a new traversal \
-             (no `cursor`).",
-            explain::counted(envelope.items.len(), NOUN),
-            explain::matching(completeness.scope()),
-            completeness.scope().visibility
-        );
-    }
-    line
-}
 
 fn archived_verdict(done: &archive::Archived) -> String {
     format!("ARCHIVED: {}, in snapshot {}.", explain::counted(done.archived.len(), NOUN), done.snapshot)

@@ -163,6 +163,56 @@ pub fn verdict<R: Reason>(completeness: &Completeness<R>, returned: usize) -> St
     one_line(completeness, returned, false)
 }
 
+/// What a service knows of the traversal a page belongs to that the page does not say, for
+/// [`traversal_page_verdict`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traversal {
+    /// The call that got the page sent a cursor: it continued a traversal.
+    pub cursor_sent: bool,
+    /// The service gives evidence with the last page of every traversal read whole and current
+    /// (`Page::attach_evidence` on every page), so a complete last page without it ended a
+    /// traversal an earlier page of which was partial or stale (contract §6).
+    pub evidence_when_whole: bool,
+}
+
+/// The one-line verdict on one page, told what the service knows of its traversal: as
+/// [`page_verdict`], but a page answered to a cursor that says it is a first page
+/// (`page.resumed: false`: the traversal started over, contract §2.5) starts `STARTED OVER` and
+/// says to drop the pages read before it, where the line alone reads as one more page; and, on
+/// a service that gives evidence with every whole traversal, a complete last page without
+/// evidence starts `COMPLETE PAGE, INCOMPLETE TRAVERSAL` and says to start over, where the line
+/// alone says the traversal covers the scope only if every page before it lacked nothing (§8
+/// rule 6).
+pub fn traversal_page_verdict<R: Reason>(
+    completeness: &Completeness<R>,
+    returned: usize,
+    traversal: Traversal,
+) -> String {
+    let line = page_verdict(completeness, returned);
+    let resumed = completeness.page().and_then(|page| page.resumed);
+    if traversal.cursor_sent && resumed == Some(false) {
+        return format!(
+            "STARTED OVER: the cursor was answered with the first page again (`page.resumed: false`), so drop every \
+             page read before this one: this is the first page of a new traversal. {line}"
+        );
+    }
+    let whole_would_have_evidence = traversal.evidence_when_whole && resumed == Some(true);
+    let stale = !crate::client::decide::stale_warnings(completeness).is_empty();
+    if whole_would_have_evidence && completeness.is_complete() && completeness.evidence().is_none() && !stale {
+        let scope = completeness.scope();
+        return format!(
+            "COMPLETE PAGE, INCOMPLETE TRAVERSAL: {}{} on this last page, but no `evidence`, which this service \
+             gives with the last page of every traversal read whole and current: a page before it was partial or \
+             stale, so the pages read do not cover the whole scope ({}). To continue: start a new traversal \
+             (no `cursor`).",
+            counted(returned, &noun(&scope.resource)),
+            matching(scope),
+            scope.visibility
+        );
+    }
+    line
+}
+
 /// The verdict; `one_page` when the answer is one page of a traversal, not a whole result.
 fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page: bool) -> String {
     // A page without page facts cannot say it is a first page; a whole result without them
@@ -414,6 +464,56 @@ mod tests {
             .with_filter("limit", "5")
             .with_filter("label", "");
         assert_eq!(super::matching(&scope), r#" matching owner=null, team="null", tenant=north, limit="5", label="""#);
+    }
+
+    /// A page of service accounts reached with a cursor (`resumed`), complete or with a next page.
+    fn page(resumed: bool, next: bool) -> Completeness {
+        let scope = Scope::new("service_accounts", "every tenant").with_filter("owner", "none");
+        let page = crate::contract::scope::PageInfo {
+            returned: 2,
+            requested_size: None,
+            applied_size: 2,
+            ordering: "id ascending".to_owned(),
+            snapshot: None,
+            cursor: None,
+            resumed: Some(resumed),
+        };
+        match next {
+            true => Completeness::incomplete(scope, MorePagesAvailable::new("c2")).with_page(page),
+            false => Completeness::complete(scope).with_page(page),
+        }
+    }
+
+    /// A cursor answered with a first page says the traversal started over; a complete last
+    /// page without evidence, from a service that gives it with every whole traversal, says the
+    /// traversal is not whole. Anything else reads as the page's own verdict.
+    #[test]
+    fn a_page_verdict_says_what_the_service_knows_of_its_traversal() {
+        use super::{Traversal, page_verdict, traversal_page_verdict};
+        let told = Traversal { cursor_sent: true, evidence_when_whole: true };
+
+        let again = page(false, true);
+        let line = traversal_page_verdict(&again, 2, told);
+        assert!(line.starts_with("STARTED OVER: the cursor was answered with the first page again"), "{line}");
+        assert!(line.ends_with(&page_verdict(&again, 2)), "{line}");
+        let first = Traversal { cursor_sent: false, ..told };
+        assert_eq!(traversal_page_verdict(&again, 2, first), page_verdict(&again, 2), "a first page asked for");
+
+        let last = page(true, false);
+        let line = traversal_page_verdict(&last, 2, told);
+        assert!(
+            line.starts_with(
+                "COMPLETE PAGE, INCOMPLETE TRAVERSAL: 2 service accounts matching owner=none on this last page, but \
+                 no `evidence`"
+            ),
+            "{line}"
+        );
+        assert!(line.ends_with("To continue: start a new traversal (no `cursor`)."), "{line}");
+        let silent = Traversal { evidence_when_whole: false, ..told };
+        assert_eq!(traversal_page_verdict(&last, 2, silent), page_verdict(&last, 2), "no evidence is expected");
+        let mut attested = last.clone();
+        assert!(attested.attach_evidence("ev1.k.x".to_owned()));
+        assert_eq!(traversal_page_verdict(&attested, 2, told), page_verdict(&attested, 2), "a whole traversal");
     }
 
     /// An answer nothing can complete says so, rather than leaving the reader to ask again.
