@@ -232,7 +232,13 @@ fn one_line<R: Reason>(completeness: &Completeness<R>, returned: usize, one_page
     let head = verdict_head(completeness);
     if !completeness.is_complete() {
         let absence = if returned == 0 { "; an empty result here is not evidence of absence" } else { "" };
-        return format!("{head}: {items} returned, not {whole}{absence}.{}", what_next(completeness));
+        // What was returned may be behind too: said, since the head names only the reasons.
+        let stale = crate::client::decide::stale_warnings(completeness);
+        let stale = match stale.is_empty() {
+            true => String::new(),
+            false => format!(", and what was returned was read from a copy that is not current ({})", stale.join(", ")),
+        };
+        return format!("{head}: {items} returned, not {whole}{absence}{stale}.{}", what_next(completeness));
     }
     // `decide` refuses to claim absence from a stale copy: the verdict says so in its head.
     if !crate::client::decide::stale_warnings(completeness).is_empty() {
@@ -514,6 +520,21 @@ mod tests {
         let mut attested = last.clone();
         assert!(attested.attach_evidence("ev1.k.x".to_owned()));
         assert_eq!(traversal_page_verdict(&attested, 2, told), page_verdict(&attested, 2), "a whole traversal");
+    }
+
+    /// An incomplete answer that is stale too says both: its head names only the reasons.
+    #[test]
+    fn an_incomplete_verdict_names_a_stale_warning_too() {
+        let mut partial = block(vec![VisibilityRestricted::new().into()]);
+        partial.push_warning(crate::contract::warning::StaleIndex::new("audit"));
+        let line = verdict(&partial, 0);
+        assert!(
+            line.contains(
+                "not evidence of absence, and what was returned was read from a copy that is not current (STALE_INDEX)."
+            ),
+            "{line}"
+        );
+        assert!(!verdict(&block(vec![VisibilityRestricted::new().into()]), 0).contains("not current"));
     }
 
     /// An answer nothing can complete says so, rather than leaving the reader to ask again.
