@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::client::collect::FetchError;
-use crate::contract::envelope::Envelope;
+use crate::contract::envelope::{Envelope, ITEMS};
 use crate::contract::media::{declares_json, declares_problem};
 use crate::contract::params::CURSOR;
 use crate::contract::reason::StandardReason;
@@ -527,9 +527,6 @@ impl<T> PageFetcher<T> {
     }
 }
 
-/// The member of an [`Envelope`] that holds its items.
-const ITEMS: &str = "items";
-
 /// A JSON object as the strict reader reads one: no member given twice, at any depth.
 struct DistinctObject(serde_json::Map<String, serde_json::Value>);
 
@@ -625,8 +622,7 @@ async fn read<T: DeserializeOwned>(
         .headers()
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| crate::contract::media::retry_after_wait(value, std::time::SystemTime::now()))
-        .map(|wait| wait.as_secs() + u64::from(wait.subsec_nanos() > 0));
+        .and_then(|value| crate::contract::media::retry_after_seconds(value, std::time::SystemTime::now()));
     // The media type alone, without its parameters (`; charset=utf-8`).
     let response_type = response
         .headers()

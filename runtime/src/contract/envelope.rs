@@ -108,11 +108,14 @@ impl<T: utoipa::ToSchema, R: crate::schema::BlockSchemas> utoipa::ToSchema for E
     }
 }
 
+/// The member of an [`Envelope`] that holds its items.
+pub(crate) const ITEMS: &str = "items";
+
 impl<T: Serialize, R: Reason> Serialize for Envelope<T, R> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(11))?;
         self.completeness.serialize_head(&mut map)?;
-        map.serialize_entry("items", &self.items)?;
+        map.serialize_entry(ITEMS, &self.items)?;
         self.completeness.serialize_collection_tail(&mut map, self.items.len())?;
         map.end()
     }
@@ -122,7 +125,7 @@ impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Envelope<T, R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut object = crate::contract::members::distinct_members(deserializer)?;
         let completeness = Completeness::take_from(&mut object, Shape::Collection)?;
-        let items: Vec<T> = match object.remove("items") {
+        let items: Vec<T> = match object.remove(ITEMS) {
             Some(Value::Array(values)) => values
                 .into_iter()
                 .enumerate()

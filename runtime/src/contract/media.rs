@@ -47,6 +47,12 @@ pub(crate) fn retry_after_wait(value: &str, now: std::time::SystemTime) -> Optio
     Some(date.duration_since(now).unwrap_or_default())
 }
 
+/// [`retry_after_wait`] in whole seconds, rounded up: waiting them never asks before a date.
+#[cfg(any(feature = "client", feature = "faults"))]
+pub(crate) fn retry_after_seconds(value: &str, now: std::time::SystemTime) -> Option<u64> {
+    retry_after_wait(value, now).map(|wait| wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{declares_json, declares_problem};

@@ -417,7 +417,7 @@ impl<T, R: Reason> ReportsCompleteness for Envelope<T, R> {
         Some(self.items.len())
     }
     fn items_member(&self) -> Option<&'static str> {
-        Some("items")
+        Some(crate::contract::envelope::ITEMS)
     }
 }
 

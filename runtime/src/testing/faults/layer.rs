@@ -484,7 +484,7 @@ struct Answer {
 }
 
 /// `uri` without its `cursor` parameters ([`without_parameter`]).
-fn without_cursor(uri: &axum::http::Uri) -> axum::http::Uri {
+pub(super) fn without_cursor(uri: &axum::http::Uri) -> axum::http::Uri {
     without_parameter(uri, CURSOR)
 }
 

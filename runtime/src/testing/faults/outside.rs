@@ -14,23 +14,21 @@ use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use tower::{Layer, ServiceExt};
 
-use super::layer::FaultLayer;
-use crate::contract::media::retry_after_wait;
-use crate::contract::params::CURSOR;
+use super::layer::{FaultLayer, without_cursor};
+use crate::contract::media::retry_after_seconds;
 use crate::server::budget::TimeBudget;
 use crate::server::problem::{Problem, ProblemCode};
-use crate::server::query::query_pairs;
 
 /// The route's answer to the request without its cursor.
 type FirstPage = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = Response> + Send>> + Send>;
 
 /// What the route [`FaultLayer::fault_answer`] stands in for answers, each once: the request,
-/// then (for `TRAVERSAL_RESTARTED`) the same request without its cursor, whose other
-/// parameters are `first_query`.
+/// then (for `TRAVERSAL_RESTARTED`) the same request without its cursor, at `first_uri`, as the
+/// layer asks for it ([`without_cursor`]).
 struct StandIn {
     answer: Option<Response>,
     first_page: Option<FirstPage>,
-    first_query: Vec<(String, String)>,
+    first_uri: Uri,
 }
 
 impl StandIn {
@@ -41,7 +39,7 @@ impl StandIn {
             if let Some(answer) = stand_in.answer.take() {
                 return answer;
             }
-            if query_but_cursor(asked) == stand_in.first_query { stand_in.first_page.take() } else { None }
+            if *asked == stand_in.first_uri { stand_in.first_page.take() } else { None }
         };
         match first_page {
             Some(first_page) => first_page().await,
@@ -53,12 +51,6 @@ impl StandIn {
             .into_response(),
         }
     }
-}
-
-/// The parameters of `uri`'s query but `cursor`, in their order (none when it does not read).
-fn query_but_cursor(uri: &Uri) -> Vec<(String, String)> {
-    let pairs = query_pairs(uri).into_iter().flatten();
-    pairs.filter(|(name, _)| name != CURSOR).map(|(name, value)| (name.into_owned(), value.into_owned())).collect()
 }
 
 impl FaultLayer {
@@ -94,7 +86,7 @@ impl FaultLayer {
         let stand_in = Arc::new(Mutex::new(StandIn {
             answer: Some(answer),
             first_page: Some(first_page),
-            first_query: query_but_cursor(request.uri()),
+            first_uri: without_cursor(request.uri()),
         }));
         let route = tower::service_fn(move |asked: Request| {
             let stand_in = Arc::clone(&stand_in);
@@ -109,13 +101,11 @@ impl FaultLayer {
 /// The answer the layer sent, read as the route's own type, or the problem it sent.
 async fn read_back<A: DeserializeOwned>(response: Response) -> Result<A, Problem> {
     let status = response.status();
-    // Whole seconds, rounded up: waiting them never asks before a date.
     let wait = response
         .headers()
         .get(header::RETRY_AFTER)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| retry_after_wait(value, SystemTime::now()))
-        .map(|wait| wait.as_secs() + u64::from(wait.subsec_nanos() > 0));
+        .and_then(|value| retry_after_seconds(value, SystemTime::now()));
     let unread = |what: String| Problem::new(ProblemCode::Internal, format!("the fault layer's answer {what}"));
     let bytes = to_bytes(response.into_body(), usize::MAX)
         .await
