@@ -1262,3 +1262,208 @@ async fn an_answer_given_outside_http_is_faulted_as_its_route_would_be() {
     assert_eq!(problem.status(), 500);
     assert!(problem.detail().contains("FILTER_DROPPED"), "{problem:?}");
 }
+
+/// A single resource with fields it may leave out (contract §2.7): `owner_email` left out for
+/// every caller but `?admin`, `last_used_at` filled (`null`, a genuine null, for `sa-never`).
+#[derive(Debug, Clone, PartialEq, completeness::ResultEnvelope)]
+pub struct Account {
+    id: String,
+    owner: Option<String>,
+    owner_email: completeness::Field<String>,
+    last_used_at: completeness::Field<String>,
+    warnings: Vec<completeness::Warning>,
+}
+
+async fn account(
+    axum::extract::Path(id): axum::extract::Path<String>,
+    axum::extract::Query(query): axum::extract::Query<Vec<(String, String)>>,
+) -> Account {
+    use completeness::{Field, Omission};
+    let admin = query.iter().any(|(name, _)| name == "admin");
+    let owner_email =
+        if admin { Field::Filled("a@example.test".to_owned()) } else { Field::Omitted(Omission::NoAccess) };
+    let last_used_at = if id == "sa-never" { Field::Null } else { Field::Filled("2026-11-01T00:00:00Z".to_owned()) };
+    let warnings = if admin {
+        Vec::new()
+    } else {
+        vec![completeness::warning::PartialFieldSet::new(&["owner_email"], &[]).into()]
+    };
+    Account { id, owner: None, owner_email, last_used_at, warnings }
+}
+
+/// The accounts router, with `/things/one`, a resource that may leave no field out.
+fn accounts() -> Router {
+    Router::new()
+        .route("/accounts/{id}", get(account).into())
+        .route(
+            "/things/one",
+            get(|| std::future::ready(completeness::Exempt::new("one thing", "a single resource"))).into(),
+        )
+        .with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
+}
+
+/// `FIELD_OMITTED` leaves a field the resource filled out as the contract says a server does
+/// (§2.7): `null`, listed in `omitted_fields` with `NO_ACCESS` or `SOURCE_FAILED`, named in its
+/// `PARTIAL_FIELD_SET` warning; every other member as the handler wrote it. A field the
+/// resource left out itself is never drawn; emptied, every field it filled is left out; a
+/// resource that fills none offers only the outage.
+#[tokio::test]
+async fn a_single_resource_gets_a_field_left_out() {
+    let app = accounts().layer(FaultLayer::new(Schedule::header_only()));
+    let (_, _, whole) = send(app.clone(), "/accounts/sa-1?admin", None).await;
+    assert_eq!(whole["omitted_fields"], json!({}), "{whole}");
+    let mut left_out = BTreeSet::new();
+    for n in 0..40 {
+        let layer = FaultLayer::new(Schedule::seeded(n, 1.0).weight("SERVICE_UNAVAILABLE", 0.0));
+        let (status, _, body) = send(accounts().layer(layer.clone()), "/accounts/sa-1?admin", None).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let listed = body["omitted_fields"].as_object().unwrap();
+        assert_eq!(listed.len(), 1, "one field: {body}");
+        let (name, why) = listed.iter().next().unwrap();
+        assert!(["owner_email", "last_used_at"].contains(&name.as_str()), "{body}");
+        assert!(["NO_ACCESS", "SOURCE_FAILED"].contains(&why.as_str().unwrap()), "{body}");
+        assert_eq!(body[name], Value::Null, "{body}");
+        let warning = &body["warnings"][0];
+        assert_eq!((warning["code"].as_str(), &warning["fields"]), (Some("PARTIAL_FIELD_SET"), &json!([name])));
+        // The rest as the handler wrote it.
+        let mut rest = body.as_object().unwrap().clone();
+        let mut expected = whole.as_object().unwrap().clone();
+        for member in [name.as_str(), "omitted_fields", "warnings"] {
+            rest.remove(member);
+            expected.remove(member);
+        }
+        assert_eq!(rest, expected);
+        let record = &layer.log()[0];
+        assert_eq!((record.fault.clone(), record.draw), (Some(Fault::FieldOmitted), Some(0)), "{record}");
+        assert_eq!(record.offered, [Fault::FieldOmitted, Fault::Unavailable]);
+        assert!(record.omitted.as_ref().unwrap().0.contains_key(name), "{record}");
+        assert!(record.to_string().contains(&format!("fields left out: {name} ({why})").replace('"', "")), "{record}");
+        left_out.insert((name.clone(), why.as_str().unwrap().to_owned()));
+    }
+    assert_eq!(left_out.len(), 4, "each field, each code: {left_out:?}");
+
+    // Left out by the service already: only the other is drawn; its warning names both.
+    let (_, _, body) = send(app.clone(), "/accounts/sa-1", Some("FIELD_OMITTED")).await;
+    let listed = body["omitted_fields"].as_object().unwrap();
+    assert_eq!(listed["owner_email"], "NO_ACCESS", "{body}");
+    assert!(listed.contains_key("last_used_at") && body["last_used_at"].is_null(), "{body}");
+    assert_eq!(body["warnings"][0]["fields"], json!(["owner_email", "last_used_at"]), "{body}");
+    // A genuine null is a field the resource filled: left out, it is listed.
+    let (_, _, body) = send(app.clone(), "/accounts/sa-never?admin", Some("FIELD_OMITTED; emptied")).await;
+    let listed: BTreeSet<&str> = body["omitted_fields"].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(listed, BTreeSet::from(["last_used_at", "owner_email"]), "emptied: every field filled: {body}");
+    assert!(body["owner_email"].is_null() && body["last_used_at"].is_null(), "{body}");
+    assert_eq!(body["warnings"][0]["code"], "PARTIAL_FIELD_SET", "a warning added where there was none: {body}");
+    // The outage, as on a collection: a 503 problem with its wait.
+    let (status, retry_after, body) = send(app.clone(), "/accounts/sa-1", Some("SERVICE_UNAVAILABLE")).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::SERVICE_UNAVAILABLE, Some("SERVICE_UNAVAILABLE")));
+    assert!(retry_after.is_some(), "{body}");
+    // A fault a resource does not offer is refused, saying what it offers.
+    let (status, _, body) = send(app.clone(), "/accounts/sa-1", Some("VISIBILITY_RESTRICTED")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("FIELD_OMITTED, SERVICE_UNAVAILABLE"), "{body}");
+    // A resource that may leave no field out offers none, and takes no schedule number.
+    let (status, _, body) = send(app.clone(), "/things/one", Some("FIELD_OMITTED")).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("INVALID_REQUEST")), "{body}");
+    let layer = FaultLayer::new(Schedule::seeded(1, 1.0));
+    let app = accounts().layer(layer.clone());
+    send(app.clone(), "/things/one", None).await;
+    send(app.clone(), "/accounts/sa-2?admin", None).await;
+    let draws: Vec<Option<u64>> = layer.log().iter().map(|record| record.draw).collect();
+    assert_eq!(draws, [None, Some(0)]);
+}
+
+/// `Account`'s wire form, read back: each `Field` a plain option, the fields left out beside.
+#[derive(serde::Deserialize)]
+struct AccountWire {
+    id: String,
+    owner: Option<String>,
+    owner_email: Option<String>,
+    last_used_at: Option<String>,
+    warnings: Vec<completeness::Warning>,
+    omitted_fields: completeness::OmittedFields,
+}
+
+/// As a client reads it: a field listed in `omitted_fields` is left out (contract §2.7).
+impl<'de> serde::Deserialize<'de> for Account {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = AccountWire::deserialize(deserializer)?;
+        let left_out = &wire.omitted_fields;
+        Ok(Account {
+            id: wire.id,
+            owner: wire.owner,
+            owner_email: left_out.restore("owner_email", wire.owner_email),
+            last_used_at: left_out.restore("last_used_at", wire.last_used_at),
+            warnings: wire.warnings,
+        })
+    }
+}
+
+/// The same resource, read back carelessly: a `null` is a genuine null, `omitted_fields` unread.
+#[derive(Debug, Clone, PartialEq, completeness::ResultEnvelope)]
+pub struct CarelessAccount {
+    id: String,
+    owner: Option<String>,
+    owner_email: completeness::Field<String>,
+    last_used_at: completeness::Field<String>,
+    warnings: Vec<completeness::Warning>,
+}
+
+impl<'de> serde::Deserialize<'de> for CarelessAccount {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = AccountWire::deserialize(deserializer)?;
+        let field = completeness::Field::from_option;
+        Ok(CarelessAccount {
+            id: wire.id,
+            owner: wire.owner,
+            owner_email: field(wire.owner_email),
+            last_used_at: field(wire.last_used_at),
+            warnings: wire.warnings,
+        })
+    }
+}
+
+/// A single resource has no first page: the layer never asks for it.
+fn no_first_page<A>() -> std::future::Ready<Result<A, completeness::Problem>> {
+    std::future::ready(Err(completeness::Problem::new(completeness::ProblemCode::Internal, "no first page")))
+}
+
+/// A single resource given outside HTTP is faulted as its `GET` is, read back as its type: one
+/// that reads `omitted_fields` gets the field left out; one that would read its `null` as a
+/// genuine one gets a 500 problem that says so, never an answer that lost what was left out.
+#[tokio::test]
+async fn a_single_resource_given_outside_http_is_faulted_and_must_be_read_back_with_what_it_left_out() {
+    use completeness::{Field, Omission, ReportsCompleteness};
+    let layer = FaultLayer::new(Schedule::always("FIELD_OMITTED").emptied());
+    let read = |id: &str| {
+        account(axum::extract::Path(id.to_owned()), axum::extract::Query(vec![("admin".into(), String::new())]))
+    };
+    let faulted = layer
+        .fault_answer(stands_for("/accounts/sa-1?admin"), read("sa-1").await, no_first_page)
+        .await
+        .expect("a faulted account");
+    assert!(matches!(faulted.owner_email, Field::Omitted(Omission::NoAccess | Omission::SourceFailed)), "{faulted:?}");
+    assert!(matches!(faulted.last_used_at, Field::Omitted(_)), "{faulted:?}");
+    let omitted = faulted.single_report().unwrap().omitted;
+    assert_eq!(omitted.0.len(), 2, "{omitted:?}");
+
+    let careless = |account: Account| CarelessAccount {
+        id: account.id,
+        owner: account.owner,
+        owner_email: account.owner_email,
+        last_used_at: account.last_used_at,
+        warnings: account.warnings,
+    };
+    let lost =
+        layer.fault_answer(stands_for("/accounts/sa-1?admin"), careless(read("sa-1").await), no_first_page).await;
+    let problem = lost.expect_err("a field left out would be read as a genuine null");
+    assert_eq!(problem.status(), 500);
+    assert!(problem.detail().contains("its type reads back none"), "{problem:?}");
+    assert!(problem.detail().contains("OmittedFields::restore"), "{problem:?}");
+    // Unfaulted, the careless type reads back what was sent: nothing was left out.
+    let unfaulted = FaultLayer::new(Schedule::header_only())
+        .fault_answer(stands_for("/accounts/sa-1?admin"), careless(read("sa-1").await), no_first_page)
+        .await
+        .expect("the account as it was");
+    assert!(matches!(unfaulted.last_used_at, Field::Filled(_)), "{unfaulted:?}");
+}

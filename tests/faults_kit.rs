@@ -387,19 +387,33 @@ async fn the_example_started_with_faults_says_so_and_misbehaves_on_purpose() {
     assert!(banner.contains("seed 5, probability 1"), "{banner}");
     let url = url.expect("the banner names the address");
     let client = reqwest::Client::new();
-    let page: Value = client
-        .get(format!("{url}/service-accounts?owner=none"))
-        .header("Authorization", "Bearer admin")
-        .header("completeness-fault", "VISIBILITY_RESTRICTED")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    // `GET path` as admin, with `fault` named in the fault header.
+    let get = async |path: &str, fault: &str| -> Value {
+        let request = client.get(format!("{url}{path}")).header("Authorization", "Bearer admin");
+        request.header("completeness-fault", fault).send().await.unwrap().json().await.unwrap()
+    };
+    let page = get("/service-accounts?owner=none", "VISIBILITY_RESTRICTED").await;
     completeness::testing::assert_envelope_invariants(&page);
     assert_eq!(page["complete"], false, "{page}");
     assert_eq!(page["incomplete_reasons"].as_array().unwrap().last().unwrap()["code"], "VISIBILITY_RESTRICTED");
+    // An account read gets a field it filled left out, as the service leaves one out (§2.7),
+    // and is observed so: the operator's count of fields left out includes it.
+    let unfaulted = get("/service-accounts?page_size=1", "none").await;
+    let id = unfaulted["items"][0]["id"].as_str().expect("an account");
+    let account = get(&format!("/service-accounts/{id}"), "FIELD_OMITTED").await;
+    let listed = account["omitted_fields"].as_object().unwrap();
+    let (name, why) = listed.iter().find(|(_, why)| *why != "NOT_REQUESTED").expect("a field left out");
+    assert!(["owner_email", "last_used_at"].contains(&name.as_str()) && account[name].is_null(), "{account}");
+    let warning = &account["warnings"][0];
+    assert_eq!(warning["code"], "PARTIAL_FIELD_SET", "{account}");
+    assert!(warning["fields"].as_array().unwrap().contains(&Value::from(name.as_str())), "{account}");
+    let metrics = client.get(format!("{url}/metrics")).send().await.unwrap().text().await.unwrap();
+    let counted = metrics.lines().find(|line| {
+        line.starts_with("completeness_omitted_fields_total{")
+            && line.contains(&format!("code=\"{}\"", why.as_str().unwrap()))
+            && line.contains("route=\"/service-accounts/{id}\"")
+    });
+    assert!(counted.is_some(), "the field left out is counted:\n{metrics}");
     child.kill().await.expect("the example stops");
 }
 
@@ -1279,5 +1293,59 @@ async fn the_kit_catches_a_client_that_concludes_complete_over_a_cursor_handed_o
             assert_eq!(run.outcome.clone().and_then(Result::ok), truth, "{:?}", run.log);
             assert_eq!(run.violations.len(), 1, "{:?}", run.violations);
         }
+    }
+}
+
+/// Reads the unowned accounts whole, then each one (`GET /service-accounts/{id}`), and concludes
+/// which were never used: `last_used_at` is `null`. With `heeds_omissions`, a `last_used_at`
+/// listed in `omitted_fields` (contract §2.7) ends it without a conclusion, naming it; without,
+/// its `null` is read as "never used", the bug a field left out exists to prevent.
+async fn never_used(target: Target, heeds_omissions: bool) -> Result<Conclusion, String> {
+    let listing = collect(&target, UNOWNED.0, UNOWNED.1).await?;
+    if let Some(other) = another_question(&listing, UNOWNED_SCOPE) {
+        return Ok(Conclusion::Incomplete(vec![other]));
+    }
+    if !listing.completeness.is_complete() || !stale(&listing).is_empty() {
+        return Ok(Conclusion::Incomplete([reasons(&listing), stale(&listing)].concat()));
+    }
+    let client =
+        ServiceClient::with_timeout(&target.url, "admin", Duration::from_secs(30)).map_err(|e| e.to_string())?;
+    let mut never = Vec::new();
+    for id in ids(&listing) {
+        let account: Value = client.get(&format!("/service-accounts/{id}"), &[]).await.map_err(|e| e.to_string())?;
+        if let Some(why) = account["omitted_fields"].get("last_used_at").filter(|_| heeds_omissions) {
+            return Ok(Conclusion::Incomplete(vec![format!("{id}: last_used_at left out ({why})")]));
+        }
+        if account["last_used_at"].is_null() {
+            never.push(id);
+        }
+    }
+    Ok(Conclusion::Complete(format!("never used {never:?} of {:?}", ids(&listing))))
+}
+
+/// A field of a single resource left out (`FIELD_OMITTED`) is caught when a client reads its
+/// `null` as a genuine one: the accounts it calls never used are not those the service's whole
+/// answer gives. A client that reads `omitted_fields` passes, the field left out among the
+/// faults it met.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kit_catches_a_client_that_reads_a_field_left_out_as_a_genuine_null() {
+    let careful = kit().schedules(10).run(|target| never_used(target, true)).await;
+    careful.assert_passes();
+    assert!(careful.applied.contains(&Fault::FieldOmitted), "applied: {:?}", names(careful.applied.clone()));
+    assert!(careful.not_covered().is_empty(), "not covered: {:?}", names(careful.not_covered()));
+    // The truth names accounts that were used: a field left out can change the answer.
+    let Some(Ok(Conclusion::Complete(truth))) = &careful.truth else { panic!("no truth: {:?}", careful.truth) };
+    let (never, all) = truth.split_once(" of ").unwrap();
+    assert!(never.len() < all.len() + "never used ".len(), "some unowned account was used: {truth}");
+
+    let naive = kit().schedules(0).run(|target| never_used(target, false)).await;
+    assert!(!naive.failures.is_empty(), "a null read as never used is caught");
+    for failure in &naive.failures {
+        // It handles every other fault as the careful client does.
+        let left_out = failure.log.iter().find(|record| record.fault == Some(Fault::FieldOmitted));
+        let record = left_out.unwrap_or_else(|| panic!("failed without a field left out:\n{failure}"));
+        assert!(failure.to_string().contains("fields left out: "), "{failure}");
+        assert!(record.omitted.as_ref().is_some_and(|omitted| !omitted.is_empty()), "{record}");
+        assert!(failure.violations[0].contains("the client concluded complete with"), "{failure}");
     }
 }

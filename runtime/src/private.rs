@@ -428,10 +428,11 @@ pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: 
     match crate::server::report::Reported::of_response(value) {
         Some(reported) => reported.attach(&mut response),
         // A single resource: no block, by its type's word; what it says of its fields and
-        // warnings, for the observe layer.
+        // warnings, for the observe layer, and the fields it may leave out, for the fault layer.
         None => {
             response.extensions_mut().insert(crate::server::report::WithoutBlock);
-            if let Some(single) = value.single_report().filter(|single| !single.is_empty()) {
+            if let Some(single) = value.single_report().filter(|single| !single.is_empty() || !single.fields.is_empty())
+            {
                 response.extensions_mut().insert(single);
             }
         }

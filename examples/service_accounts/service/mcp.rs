@@ -1307,6 +1307,18 @@ impl InventoryTools {
 
     async fn get(&self, entry: &EntryPoint<'_>, caller: &Caller, args: GetArgs) -> Result<CallToolResult, Problem> {
         let view = account::account_view(&self.state, caller, &args.id, args.fields.iter().map(String::as_str)).await?;
+        let view = match &self.state.faults {
+            None => view,
+            Some(faults) => {
+                let fields = (!args.fields.is_empty()).then(|| args.fields.join(","));
+                let stands_for = rest_request(&format!("{LIST_ROUTE}/{}", view.id), [("fields", fields)], None)?;
+                // A single resource has no cursor: the layer never asks for its first page.
+                let no_first_page = || {
+                    std::future::ready(Err(Problem::new(ProblemCode::Internal, "a single resource has no first page")))
+                };
+                faults.fault_answer(stands_for, view, no_first_page).await?
+            }
+        };
         // Fields left out show to operators as they do over REST (a single resource demands
         // nothing, so this never refuses).
         entry.answer(RequireComplete(false), &view)?;

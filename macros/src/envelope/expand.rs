@@ -207,8 +207,8 @@ fn schema(input: &Input, data: &[&Field], schema_trait: TokenStream) -> TokenStr
     quote! { [#where_clause] #name generic #generic block [#block] omitted #omitted members [#(#members)*] }
 }
 
-/// The body of a single resource's `single_report`: its `Field`s left out and the codes of its
-/// `Vec<Warning>` fields. `None` when it has neither, so that the trait's default (`None`) stays.
+/// The body of a single resource's `single_report`: its `Field`s left out, the codes of its
+/// `Vec<Warning>` fields, and the wire names of its `Field`s. `None` when it has neither, so that the trait's default (`None`) stays.
 fn single_report(input: &Input, data: &[&Field], omitted: &Ident) -> Option<TokenStream> {
     let private = &input.private;
     let fields: Vec<&&Field> = data.iter().filter(|field| field.is_field).collect();
@@ -217,6 +217,7 @@ fn single_report(input: &Input, data: &[&Field], omitted: &Ident) -> Option<Toke
         return None;
     }
     let notes = fields.iter().map(|field| note_field(input, field, omitted));
+    let names = fields.iter().map(|field| &field.wire);
     let lists = warning_lists.iter().map(|field| &field.member);
     Some(quote! {
         let mut #omitted = <#private::OmittedFields as ::core::default::Default>::default();
@@ -226,7 +227,7 @@ fn single_report(input: &Input, data: &[&Field], omitted: &Ident) -> Option<Toke
             use #private::NoWarningCodes as _;
             #private::WarningCodes(&self.#lists).codes()
         });)*
-        ::core::option::Option::Some(#private::SingleReport { omitted: #omitted, warnings })
+        ::core::option::Option::Some(#private::SingleReport { omitted: #omitted, warnings, fields: &[#(#names),*] })
     })
 }
 

@@ -333,7 +333,10 @@ impl Caller {
                 answered(self.route(), self.method, reported, credential);
             }
         } else if let Some(single) = response.extensions_mut().remove::<SingleReport>() {
-            single_answered(self.route(), self.method, &single, credential);
+            // A resource that could have left fields out, and did not, tells nothing.
+            if !single.is_empty() {
+                single_answered(self.route(), self.method, &single, credential);
+            }
         } else if let Some(refusal) = response.extensions_mut().remove::<Refusal>() {
             problem_answered(self.route(), self.method, &refusal, response.status().as_u16(), credential);
         }

@@ -380,19 +380,24 @@ pub trait ReportsCompleteness {
     }
 }
 
-/// What a single resource said of itself: the fields it left out, with why, and the codes of
-/// its warnings. A response extension, from where the resource is turned into a response to
-/// the observe layer, which emits it once.
+/// What a single resource said of itself: the fields it left out, with why, the codes of its
+/// warnings, and the fields it may leave out. A response extension, from where the resource is
+/// turned into a response to the observe layer, which emits it once (when it tells something,
+/// [`SingleReport::is_empty`]), and to the fault layer (feature `faults`), which leaves a field
+/// out of it on purpose.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SingleReport {
     /// The fields left out, by wire name, with why (as `omitted_fields` says).
     pub omitted: OmittedFields,
     /// Its warning codes.
     pub warnings: Vec<WarningCode>,
+    /// The wire names of its `Field` members, left out or not: the fields it may leave out
+    /// (contract §2.7), in wire order.
+    pub fields: &'static [&'static str],
 }
 
 impl SingleReport {
-    /// True when it tells nothing: every field filled, no warning.
+    /// True when it tells nothing: every field filled, no warning (whatever fields it may leave out).
     pub fn is_empty(&self) -> bool {
         self.omitted.is_empty() && self.warnings.is_empty()
     }

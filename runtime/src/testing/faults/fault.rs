@@ -61,6 +61,15 @@ pub enum Fault {
     CursorRepeated,
     /// Add this declared warning; the items and `complete` stay as they are.
     Warning(WarningCode),
+    /// Leave a field of a single resource out (contract §2.7): a `Field` member it filled
+    /// (drawn from the seed; every one it filled in an emptied schedule) is written `null` and
+    /// listed in `omitted_fields` with `NO_ACCESS` or `SOURCE_FAILED` (drawn), as a service
+    /// whose credential check or source failed leaves it out, and named in its
+    /// `PARTIAL_FIELD_SET` warning when it carries `warnings`. Its other members stay. A client
+    /// that reads the `null` as a genuine one ("never used", "no owner") concludes what the
+    /// resource never said, and fails the kit; one that reads `omitted_fields` passes. Offered
+    /// on a `GET` of a single resource that has a `Field` member it filled.
+    FieldOmitted,
 }
 
 /// The name of [`Fault::CursorExpired`].
@@ -82,9 +91,12 @@ const FILTER_DROPPED: &str = "FILTER_DROPPED";
 /// The name of [`Fault::CursorRepeated`].
 const CURSOR_REPEATED: &str = "CURSOR_REPEATED";
 
+/// The name of [`Fault::FieldOmitted`].
+const FIELD_OMITTED: &str = "FIELD_OMITTED";
+
 impl Fault {
     /// The code that names the fault (`SOURCE_UNAVAILABLE`, `CURSOR_EXPIRED`,
-    /// `SERVICE_UNAVAILABLE`, `FUTURE_REASON`, `STALE_INDEX`).
+    /// `SERVICE_UNAVAILABLE`, `FUTURE_REASON`, `STALE_INDEX`, `FIELD_OMITTED`).
     pub fn name(&self) -> &str {
         match self {
             Fault::Reason(code) => code.as_str(),
@@ -95,7 +107,22 @@ impl Fault {
             Fault::FilterDropped => FILTER_DROPPED,
             Fault::CursorRepeated => CURSOR_REPEATED,
             Fault::Warning(code) => code.as_str(),
+            Fault::FieldOmitted => FIELD_OMITTED,
         }
+    }
+
+    /// The faults a single resource (contract §2.7) can produce on a `GET`: `FIELD_OMITTED`
+    /// ([`Fault::FieldOmitted`]) when it filled a field it may leave out (`fills_a_field`), and
+    /// `SERVICE_UNAVAILABLE` ([`Fault::Unavailable`]: an outage, which says nothing of whether
+    /// the resource exists). A resource that may leave out no field (a `Field` member) offers
+    /// none: it says nothing the layer could take away.
+    pub fn offered_on_resource(fills_a_field: bool) -> Vec<Fault> {
+        let mut faults = Vec::new();
+        if fills_a_field {
+            faults.push(Fault::FieldOmitted);
+        }
+        faults.push(Fault::Unavailable);
+        faults
     }
 
     /// The faults a route that declares `declared` can produce on any request, with a cursor
@@ -214,7 +241,7 @@ impl Fault {
             Fault::Unavailable => ReasonKind::Source,
             // Drawn for each answer (`inject`); without one, an old reader's.
             Fault::FutureReason => ReasonKind::Unknown,
-            Fault::Warning(_) => ReasonKind::Unknown,
+            Fault::Warning(_) | Fault::FieldOmitted => ReasonKind::Unknown,
         }
     }
 

@@ -14,14 +14,18 @@ use crate::contract::aggregate::{Aggregate, Relation};
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
+use crate::contract::field::Omission;
 use crate::contract::params;
 use crate::contract::reason::{
     CustomReason, MorePagesAvailable, Progress, QuotaExhausted, Reason, ReasonCode, ReasonKind, ResultLimitReached,
     SnapshotExpired, SourceUnavailable, StandardReason, TimeBudgetExceeded, VisibilityRestricted,
 };
-use crate::contract::warning::{DefaultScopeApplied, OrderingDefaulted, StaleIndex, Warning, WarningCode};
+use crate::contract::warning::{
+    DefaultScopeApplied, OrderingDefaulted, PartialFieldSet, StaleIndex, Warning, WarningCode,
+};
 use crate::server::budget::TimeBudget;
 use crate::server::problem::{Problem, ProblemCode};
+use completeness_codes::OMITTED_FIELDS;
 use proptest::test_runner::TestRng;
 
 /// The source named by `SOURCE_UNAVAILABLE` when the items carry no `source` member.
@@ -167,6 +171,8 @@ pub fn inject(
     match fault {
         // Answered with a problem above.
         Fault::CursorExpired | Fault::Unavailable => return Ok(Faulted::Unchanged),
+        // A single resource's fault ([`leave_out`]): a collection has no field to leave out.
+        Fault::FieldOmitted => return Ok(Faulted::Unchanged),
         // The first page again, and the answer without a filter, are the route's own answers to
         // another request: the layer asks the route for them ([`FaultLayer`](super::FaultLayer));
         // nothing to change in this one.
@@ -264,7 +270,7 @@ const OUTAGE_RETRY_AFTER_MAX_SECS: u64 = 5;
 /// The problem of an outage ([`Fault::Unavailable`]): `503 SERVICE_UNAVAILABLE` (a code of the
 /// layer's own, as a service's outage is, contract §5.4), with `Retry-After` of 1 to
 /// [`OUTAGE_RETRY_AFTER_MAX_SECS`] seconds and the `retry_after` continuation of as many.
-fn outage(rng: &mut TestRng) -> Problem {
+pub(super) fn outage(rng: &mut TestRng) -> Problem {
     let seconds = 1 + below(rng, OUTAGE_RETRY_AFTER_MAX_SECS);
     Problem::new(
         ProblemCode::custom(SERVICE_UNAVAILABLE),
@@ -277,6 +283,69 @@ fn outage(rng: &mut TestRng) -> Problem {
     .with_title("Service unavailable")
     .with_retry_after(seconds)
     .with_continuation(&Continuation::RetryAfter { seconds })
+}
+
+/// A single resource with fields left out on purpose ([`Fault::FieldOmitted`]).
+#[derive(Debug, Clone)]
+pub(super) struct LeftOut {
+    /// The resource as it is sent: the fields `null`, listed in `omitted_fields`, and named in
+    /// its `PARTIAL_FIELD_SET` warning when it carries `warnings`.
+    pub(super) body: Value,
+    /// The fields left out, with why.
+    pub(super) omitted: Vec<(String, Omission)>,
+}
+
+/// The fields of the single resource `resource` (contract §2.7) among `fields` (the wire names
+/// of its `Field` members) that it filled: present, and not listed in its `omitted_fields`.
+pub(super) fn filled_fields(resource: &Value, fields: &[&str]) -> Vec<String> {
+    let listed = |name: &str| resource.get(OMITTED_FIELDS).and_then(|omitted| omitted.get(name)).is_some();
+    let present = |name: &str| resource.get(name).is_some();
+    fields.iter().filter(|name| present(name) && !listed(name)).map(|name| (*name).to_owned()).collect()
+}
+
+/// Leaves out of the single resource `resource` one of the fields among `fields` it filled
+/// ([`filled_fields`]), drawn by `rng`, or every one when `emptied`: written `null`, listed in
+/// `omitted_fields` with one code for all (`NO_ACCESS` or `SOURCE_FAILED`, drawn), and named in
+/// the `fields` of its `PARTIAL_FIELD_SET` warning, added when it has none, when the resource
+/// carries `warnings` (contract §2.7). `None` when it filled none of them, or lists its omitted
+/// fields in no object.
+pub(super) fn leave_out(resource: &Value, fields: &[&str], emptied: bool, rng: &mut TestRng) -> Option<LeftOut> {
+    let filled = filled_fields(resource, fields);
+    let chosen = match (filled.len() as u64, emptied) {
+        (0, _) => return None,
+        (_, true) => filled,
+        (n, false) => vec![filled[below(rng, n) as usize].clone()],
+    };
+    let why = if below(rng, 2) == 0 { Omission::NoAccess } else { Omission::SourceFailed };
+    let mut body = resource.as_object()?.clone();
+    let listed = body.get_mut(OMITTED_FIELDS)?.as_object_mut()?;
+    for name in &chosen {
+        listed.insert(name.clone(), Value::from(why.as_str()));
+    }
+    for name in &chosen {
+        body.insert(name.clone(), Value::Null);
+    }
+    // A single resource carries its warnings in `warnings` (contract §2.7).
+    if let Some(warnings) = body.get_mut("warnings").and_then(Value::as_array_mut) {
+        let code = WarningCode::PartialFieldSet.as_str();
+        let named = warnings.iter_mut().find(|warning| warning["code"] == code);
+        match named.and_then(|warning| warning.get_mut("fields")).and_then(Value::as_array_mut) {
+            Some(named) => {
+                for name in &chosen {
+                    if !named.iter().any(|field| field == name.as_str()) {
+                        named.push(Value::from(name.as_str()));
+                    }
+                }
+            }
+            None => {
+                let names: Vec<&str> = chosen.iter().map(String::as_str).collect();
+                let warning = Warning::from(PartialFieldSet::new(&names, &[]));
+                warnings.push(serde_json::to_value(&warning).ok()?);
+            }
+        }
+    }
+    let omitted = chosen.into_iter().map(|name| (name, why.clone())).collect();
+    Some(LeftOut { body: Value::Object(body), omitted })
 }
 
 /// The collection `response` as it is but without its evidence: a page of a traversal an

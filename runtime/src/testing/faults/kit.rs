@@ -43,13 +43,16 @@ pub enum Conclusion {
 /// and, where they fit, a filter dropped on the way (`FILTER_DROPPED`, [`Fault::FilterDropped`])
 /// and a cursor handed out twice (`CURSOR_REPEATED`, [`Fault::CursorRepeated`])
 /// (each reason twice: once as drawn, once with every faulted collection empty,
-/// [`Schedule::emptied`]; an aggregate's value is never emptied) and `schedules` seeded schedules, and checks the properties every client of the contract
+/// [`Schedule::emptied`]; an aggregate's value is never emptied; a single resource's field left
+/// out, `FIELD_OMITTED` ([`Fault::FieldOmitted`]), likewise twice, once with every field it filled
+/// left out) and `schedules` seeded schedules, and checks the properties every client of the contract
 /// must keep:
 ///
 /// 1. **No claim of completeness on an incomplete answer.** A [`Conclusion::Complete`] must
 ///    equal what the client concludes with no fault: the layer only removes items (or answers
-///    a wider question, `FILTER_DROPPED`), so any other conclusion took an incomplete answer
-///    (or an empty one, or one to another question) for the whole scope. And
+///    a wider question, `FILTER_DROPPED`, or leaves a single resource's field out,
+///    `FIELD_OMITTED`), so any other conclusion took an incomplete answer (or an empty one, or
+///    one to another question, or a field left out for a genuine `null`) for the whole scope. And
 ///    every collection the run read must have finished complete: for each query (a path and
 ///    its parameters but `cursor`, `page_size`, `time_budget_ms` and `require_complete`), the
 ///    latest traversal (from its last
@@ -343,7 +346,11 @@ where
         let mut schedules: Vec<Schedule> = report.offered.iter().map(|fault| Schedule::always(fault.name())).collect();
         // Each reason once more with every faulted page empty: the incomplete and empty answer a
         // client must never read as "nothing exists", which a random draw gives too rarely.
-        let reasons = report.offered.iter().filter(|fault| matches!(fault, Fault::Reason(_) | Fault::FutureReason));
+        // And a single resource with every field it filled left out.
+        let reasons = report
+            .offered
+            .iter()
+            .filter(|fault| matches!(fault, Fault::Reason(_) | Fault::FutureReason | Fault::FieldOmitted));
         schedules.extend(reasons.map(|fault| Schedule::always(fault.name()).emptied()));
         schedules.extend((0..self.schedules).map(|i| Schedule::seeded(self.first_seed + i, self.probability)));
         for schedule in schedules {
@@ -590,8 +597,9 @@ fn hasty_retries(log: &[FaultRecord]) -> Vec<String> {
 /// The collection reads of a run, by query: a request without a cursor starts a traversal of
 /// its query, one with a cursor continues the traversal that issued it (see
 /// [`Reads::unfinished`]). A path is a
-/// collection's when some answer on it in the run was one (the layer offered faults, or the
-/// answer said `complete`); a problem on such a path is an answer of its traversal too.
+/// collection's when some answer on it in the run was one (the layer offered faults on a
+/// request that read no single resource, or the answer said `complete`); a problem on such a
+/// path is an answer of its traversal too.
 struct Reads<'a> {
     log: &'a [FaultRecord],
     collections: BTreeSet<&'a str>,
@@ -629,8 +637,10 @@ fn is_retry(refused: &FaultRecord, record: &FaultRecord) -> bool {
 
 impl<'a> Reads<'a> {
     fn of(log: &'a [FaultRecord]) -> Reads<'a> {
-        let collections =
-            log.iter().filter(|record| !record.offered.is_empty() || record.complete.is_some()).map(path).collect();
+        let collection = |record: &&FaultRecord| {
+            (!record.offered.is_empty() && record.omitted.is_none()) || record.complete.is_some()
+        };
+        let collections = log.iter().filter(collection).map(path).collect();
         Reads { log, collections }
     }
 
@@ -858,6 +868,7 @@ mod tests {
             complete: page.then_some(complete),
             reasons: if complete || !page { Vec::new() } else { vec!["MORE_PAGES_AVAILABLE".to_owned()] },
             stale,
+            omitted: None,
             wait: None,
             arrived: Duration::ZERO,
             answered: Duration::ZERO,

@@ -19,15 +19,18 @@ use tokio::sync::Notify;
 
 use super::examples::Examples;
 use super::fault::Fault;
-use super::inject::{Faulted, FaultedPage, RequestFacts, inject, items_member_of, without_evidence};
+use super::inject::{
+    Faulted, FaultedPage, RequestFacts, filled_fields, inject, items_member_of, leave_out, outage, without_evidence,
+};
 use super::kit::NOT_WHAT;
 use super::schedule::{Draw, Schedule, below};
 use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
+use crate::contract::field::OmittedFields;
 use crate::contract::media::{declares_problem, retry_after_wait};
 use crate::contract::params::CURSOR;
 use crate::contract::reason::{ReasonCode, continues};
-use crate::contract::warning::Warning;
+use crate::contract::warning::{Warning, WarningCode};
 use crate::server::budget::{TIME_BUDGET_HEADER, TimeBudget};
 use crate::server::config::CompletenessConfig;
 use crate::server::cursor::{CursorClaims, CursorKeys};
@@ -35,8 +38,9 @@ use crate::server::observe::{Deferred, ObservedOutside};
 use crate::server::page_request::resigned_next_cursor;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
-use crate::server::report::Reported;
+use crate::server::report::{Reported, SingleReport};
 use crate::server::require::{PREFERENCE_APPLIED, RequireComplete};
+use completeness_codes::OMITTED_FIELDS;
 
 /// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
 /// or `none`), with `; emptied` for the fault with its collection empty, as an emptied schedule
@@ -51,8 +55,10 @@ const EMPTIED: &str = "emptied";
 /// See the [module documentation](super).
 ///
 /// The requests it can fault, and only those, are numbered for its [`Schedule`], from 0 in
-/// the order they are answered: a `GET` of a route that declares its reasons, answered `200`.
-/// Any other request (a metrics scrape, `/openapi.json`, a health check, a single resource, a
+/// the order they are answered: a `GET` of a route that declares its reasons, or of a single
+/// resource with a `Field` member (a field it may leave out), answered `200`.
+/// Any other request (a metrics scrape, `/openapi.json`, a health check, a resource with no
+/// field it may leave out, a
 /// write, a refusal made before the route answered) moves no schedule, so the same schedule
 /// gives the same faults to the same reads whatever else the service is asked in between
 /// ([`FaultRecord::draw`]). (A read whose [`FAULT_HEADER`] names a fault it does not offer is
@@ -187,7 +193,7 @@ pub struct FaultRecord {
     /// The request's number among every request the layer saw, from 0.
     pub request: u64,
     /// The request's number among those the layer can fault (a `GET` of a route that declares
-    /// its reasons, answered `200`), from 0: the number its [`Schedule`] chose the fault, and
+    /// its reasons, or of a single resource with a `Field` member, answered `200`), from 0: the number its [`Schedule`] chose the fault, and
     /// drew its shape, by. `None` for any other request, which moves no schedule.
     pub draw: Option<u64>,
     /// The method.
@@ -210,7 +216,8 @@ pub struct FaultRecord {
     /// The `next_cursor` of the answer sent, when the layer read it (a `GET` of a declared
     /// collection answered `200`) and it named one.
     pub next_cursor: Option<String>,
-    /// The faults the route offered for this request (empty: not a declared collection).
+    /// The faults the route offered for this request (empty: neither a declared collection
+    /// nor a single resource with a `Field` member).
     pub offered: Vec<Fault>,
     /// The fault applied, if any.
     pub fault: Option<Fault>,
@@ -223,6 +230,10 @@ pub struct FaultRecord {
     /// A warning of the answer was stale (contract §3.5): complete or not, it was not read
     /// from current state.
     pub stale: bool,
+    /// `Some` when the request read a single resource the layer could fault (one with a `Field`
+    /// member), not a collection: the `omitted_fields` of the answer sent, the fields it left
+    /// out, faulted or by the service, with why (contract §2.7); empty when it sent a problem.
+    pub omitted: Option<OmittedFields>,
     /// The seconds the answer asked the client to wait before asking again, as it was sent:
     /// its `Retry-After` header (in seconds, or an HTTP date, as the whole seconds from the time
     /// the answer left the layer to it: 0 for a date past), or the `retry_after` continuation of
@@ -267,6 +278,12 @@ impl FaultRecord {
         self.note_continuation(continuation_in(value).as_ref());
     }
 
+    /// Notes the `omitted_fields` of the single resource `value`.
+    fn note_omitted(&mut self, value: &Value) {
+        let listed = value.get(OMITTED_FIELDS).and_then(|listed| OmittedFields::deserialize(listed).ok());
+        self.omitted = Some(listed.unwrap_or_default());
+    }
+
     /// Notes the wait `continuation`, the one the answer sent, asks for: its seconds when it is
     /// a `retry_after`, else none.
     fn note_continuation(&mut self, continuation: Option<&Continuation>) {
@@ -300,6 +317,10 @@ impl fmt::Display for FaultRecord {
         }
         if !self.unechoed.is_empty() {
             write!(f, ", its scope without `{}`", self.unechoed.join("`, `"))?;
+        }
+        if let Some(omitted) = self.omitted.as_ref().filter(|omitted| !omitted.is_empty()) {
+            let left: Vec<String> = omitted.0.iter().map(|(name, why)| format!("{name} ({why})")).collect();
+            write!(f, ", fields left out: {}", left.join(", "))?;
         }
         match self.wait {
             Some(seconds) => write!(f, ", wait {seconds} s"),
@@ -365,6 +386,7 @@ where
             complete: None,
             reasons: Vec::new(),
             stale: false,
+            omitted: None,
             wait: None,
             arrived,
             answered: Duration::ZERO,
@@ -413,18 +435,26 @@ where
             let mut response = future.await?;
             let deferred = Deferred::take(&mut response);
             let declared = response.extensions().get::<Reported>().and_then(|r| r.declared).filter(|_| faultable);
+            // A single resource that may leave fields out (its `Field` members, contract §2.7).
+            let fields = response.extensions().get::<SingleReport>().map(|single| single.fields);
+            let resource = fields.filter(|fields| faultable && declared.is_none() && !fields.is_empty());
             let response = match declared {
                 Some(declared) if response.status() == StatusCode::OK => {
-                    // Numbered among the requests it can fault only: a scrape, a single resource
-                    // or a write in between changes no fault of a later read.
+                    // Numbered among the requests it can fault only: a scrape, a resource with
+                    // no field to leave out or a write in between changes no fault of a later read.
                     let draw = shared.drawn.fetch_add(1, Ordering::SeqCst);
                     record.draw = Some(draw);
                     let traversal = Traversal { of_partial: of_partial_traversal, parameters };
                     let answer = Answer { response, reask, uri };
                     shared.fault(draw, asked, &facts, demand, &declared, traversal, answer, &mut record).await
                 }
-                // A read that answered, of a route that declares nothing to fault (a single
-                // resource): the fault it asked for cannot be applied.
+                None if resource.is_some() && response.status() == StatusCode::OK => {
+                    let draw = shared.drawn.fetch_add(1, Ordering::SeqCst);
+                    record.draw = Some(draw);
+                    shared.fault_resource(draw, asked, resource.unwrap_or_default(), response, &mut record).await
+                }
+                // A read that answered, of a route that declares nothing to fault (a resource
+                // with no field it may leave out): the fault it asked for cannot be applied.
                 None if asks_a_fault && response.status() == StatusCode::OK => no_fault_offered().into_response(),
                 _ => {
                     // Not faulted (another method, a route without a declaration): what the
@@ -461,13 +491,13 @@ where
 
 /// The 400 `INVALID_REQUEST` problem for a [`FAULT_HEADER`] naming a fault on a request the
 /// layer does not fault: only a `GET` of a route that declares its reasons (a list, a search, a
-/// count) can be faulted.
+/// count), or of a single resource with a `Field` member, can be faulted.
 fn no_fault_offered() -> Problem {
     Problem::new(
         ProblemCode::InvalidRequest,
         format!(
-            "{FAULT_HEADER}: this request offers no fault: only a GET of a list, search or count route can be \
-             faulted (send `none`, or no header)"
+            "{FAULT_HEADER}: this request offers no fault: only a GET of a list, search or count route, or of a \
+             single resource with a field it may leave out, can be faulted (send `none`, or no header)"
         ),
     )
 }
@@ -654,6 +684,96 @@ impl Shared {
         }
     }
 
+    /// The fault for request `n` of the schedule among `offered`: the one `asked` names (the
+    /// [`FAULT_HEADER`]; `none`: none), else the schedule's; and whether it empties what it
+    /// faults (`NAME; emptied`, or an emptied schedule). `Err`: the problem that refuses a name
+    /// not offered.
+    fn choose(&self, n: u64, asked: Option<String>, offered: &[Fault]) -> Result<(Option<Fault>, bool), Problem> {
+        // `NAME; emptied`: the fault with every faulted collection empty, as an emptied schedule
+        // gives it, so that a kit's failure on an empty page is replayed by hand too.
+        let (asked, emptied) = match asked.as_deref().and_then(|asked| asked.split_once(';')) {
+            Some((name, option)) if option.trim() == EMPTIED => (Some(name.trim().to_owned()), true),
+            _ => (asked, self.schedule.is_emptied()),
+        };
+        let fault = match asked.as_deref() {
+            Some("none") => None,
+            Some(name) => match Fault::find(offered, name) {
+                Some(fault) => Some(fault.clone()),
+                None => {
+                    let names: Vec<&str> = offered.iter().map(Fault::name).collect();
+                    return Err(Problem::new(
+                        ProblemCode::InvalidRequest,
+                        format!(
+                            "{FAULT_HEADER}: '{name}' is not a fault this route offers on this request (offered: {})",
+                            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                        ),
+                    )
+                    .with_parameter(FAULT_HEADER));
+                }
+            },
+            None => self.schedule.choose(n, offered),
+        };
+        Ok((fault, emptied))
+    }
+
+    /// Faults one answered single resource that may leave out `fields` (the wire names of its
+    /// `Field` members), request `n` of the schedule: leaves one out ([`Fault::FieldOmitted`]),
+    /// or answers with an outage ([`Fault::Unavailable`]).
+    async fn fault_resource(
+        &self,
+        n: u64,
+        asked: Option<String>,
+        fields: &'static [&'static str],
+        response: Response,
+        record: &mut FaultRecord,
+    ) -> Response {
+        let (mut parts, body) = response.into_parts();
+        let bytes = match read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(unread) => return unread,
+        };
+        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+            return Response::from_parts(parts, Body::from(bytes));
+        };
+        let offered = Fault::offered_on_resource(!filled_fields(&value, fields).is_empty());
+        let (fault, emptied) = match self.choose(n, asked, &offered) {
+            Ok(chosen) => chosen,
+            Err(refused) => return refused.into_response(),
+        };
+        record.offered = offered;
+        record.omitted = Some(OmittedFields::default());
+        let mut rng = self.schedule.rng(n, Draw::Shape);
+        let left_out = match &fault {
+            None => {
+                record.note_omitted(&value);
+                return Response::from_parts(parts, Body::from(bytes));
+            }
+            Some(Fault::Unavailable) => {
+                record.fault = fault;
+                let problem = outage(&mut rng);
+                record.note_continuation(problem.extension("continuation").and_then(continuation_of).as_ref());
+                return problem.into_response();
+            }
+            Some(_) => leave_out(&value, fields, emptied, &mut rng),
+        };
+        let Some(left_out) = left_out else {
+            record.note_omitted(&value);
+            return Response::from_parts(parts, Body::from(bytes));
+        };
+        record.fault = fault;
+        record.note_omitted(&left_out.body);
+        // The response says what its faulted body says, and is observed as such.
+        if let Some(single) = parts.extensions.get_mut::<SingleReport>() {
+            single.omitted.0.extend(left_out.omitted);
+            if !single.warnings.contains(&WarningCode::PartialFieldSet) && left_out.body.get("warnings").is_some() {
+                single.warnings.push(WarningCode::PartialFieldSet);
+            }
+        }
+        parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        parts.headers.remove(header::CONTENT_LENGTH);
+        Response::from_parts(parts, Body::from(left_out.body.to_string()))
+    }
+
     /// Faults one answered collection, request `n` of the schedule, by the header or the schedule.
     #[allow(clippy::too_many_arguments)]
     async fn fault(
@@ -669,12 +789,9 @@ impl Shared {
     ) -> Response {
         let Answer { response, reask, uri } = answer;
         let (mut parts, body) = response.into_parts();
-        let bytes = match to_bytes(body, usize::MAX).await {
+        let bytes = match read_body(body).await {
             Ok(bytes) => bytes,
-            Err(error) => {
-                return Problem::new(ProblemCode::Internal, format!("the response could not be read: {error}"))
-                    .into_response();
-            }
+            Err(unread) => return unread,
         };
         let value = serde_json::from_slice::<Value>(&bytes).ok();
         // What the answer tells of the faults the request offers: the filters it echoes, and
@@ -691,30 +808,9 @@ impl Shared {
         if self.within_declarations {
             offered.retain(|fault| !fault.is_kit_only());
         }
-        // `NAME; emptied`: the fault with every faulted collection empty, as an emptied schedule
-        // gives it, so that a kit's failure on an empty page is replayed by hand too.
-        let (asked, emptied) = match asked.as_deref().and_then(|asked| asked.split_once(';')) {
-            Some((name, option)) if option.trim() == EMPTIED => (Some(name.trim().to_owned()), true),
-            _ => (asked, self.schedule.is_emptied()),
-        };
-        let fault = match asked.as_deref() {
-            Some("none") => None,
-            Some(name) => match Fault::find(&offered, name) {
-                Some(fault) => Some(fault.clone()),
-                None => {
-                    let names: Vec<&str> = offered.iter().map(Fault::name).collect();
-                    return Problem::new(
-                        ProblemCode::InvalidRequest,
-                        format!(
-                            "{FAULT_HEADER}: '{name}' is not a fault this route offers on this request (offered: {})",
-                            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
-                        ),
-                    )
-                    .with_parameter(FAULT_HEADER)
-                    .into_response();
-                }
-            },
-            None => self.schedule.choose(n, &offered),
+        let (fault, emptied) = match self.choose(n, asked, &offered) {
+            Ok(chosen) => chosen,
+            Err(refused) => return refused.into_response(),
         };
         record.offered = offered;
         // The route's answer to another request: the first page again, as the route answers the
@@ -831,6 +927,13 @@ impl Shared {
             }
         }
     }
+}
+
+/// The bytes of the answer's `body`, or the 500 problem that says it could not be read.
+async fn read_body(body: Body) -> Result<axum::body::Bytes, Response> {
+    to_bytes(body, usize::MAX).await.map_err(|error| {
+        Problem::new(ProblemCode::Internal, format!("the response could not be read: {error}")).into_response()
+    })
 }
 
 /// The response of `parts` with the body of `page`.

@@ -27,14 +27,16 @@
 //! | `CURSOR_REPEATED` (requests with a cursor, paginated routes, a page that hands out a next cursor; a kit's layer only, not [`FaultLayer::serving`]) | the page's `next_cursor` is a cursor its traversal was handed out before (drawn by the seed, the request's own included), as a server whose keyset loops (contract §2.5 forbids it); its items stay |
 //! | `FILTER_DROPPED` (requests without a cursor that send a parameter the answer echoes in `scope.filters`; not [`FaultLayer::serving`]) | the route's answer to the request without one of those filters (drawn by the seed), as a proxy or an older server that drops a parameter it does not know gives it, and the same for every request that continues its traversal: honest about itself (its `scope` lacks the filter, and it may say `complete: true`), an answer to a wider question (contract §8) |
 //! | `FUTURE_REASON` (not [`FaultLayer::serving`]) | a reason code no declaration of the route names, as a newer server sends one (contract §7): with a kind of §3.4 or, by the seed, none; items removed as that kind's reason removes them (a subset without a kind) |
-//! | `SERVICE_UNAVAILABLE` (a first page, a search, a count, and a later page of a paginated route) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`]; the same request sent again after the wait (a later page: the same cursor) is answered as it would have been |
+//! | `SERVICE_UNAVAILABLE` (a first page, a search, a count, a later page of a paginated route, and a single resource with a `Field` member) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`]; the same request sent again after the wait (a later page: the same cursor) is answered as it would have been |
 //! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added (an own warning: its [`Examples`] value, when given one) |
+//! | `FIELD_OMITTED` (a single resource with a `Field` member it filled) | the field (every one it filled, emptied) is `null` and listed in `omitted_fields` with `NO_ACCESS` or `SOURCE_FAILED`, and named in its `PARTIAL_FIELD_SET` warning when it carries `warnings` (contract §2.7); its other members stay |
 //!
 //! Besides the two answers the route gives to another request (the first page again, and the
 //! wider question of `FILTER_DROPPED`, sent as the route gives them, its evidence too: an honest
 //! answer to that question), the two problems (`CURSOR_EXPIRED`, `SERVICE_UNAVAILABLE`) and a
 //! next cursor handed out again (`CURSOR_REPEATED`), it only removes items and adds reasons or
-//! warnings: it never adds or alters an item. The
+//! warnings, and leaves a single resource's fields out (`FIELD_OMITTED`): it never adds or
+//! alters an item. The
 //! completeness block is rebuilt with the contract's own types, so every faulted answer keeps
 //! the rules of `docs/contract.md` §2.2 (`page.returned` recounted, `continuation` and
 //! `next_cursor` recomputed) and carries no evidence. Nor does any later page of a traversal it
@@ -46,7 +48,8 @@
 //! A request that demanded a complete
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
-//! declaration, other methods, other statuses and single resources pass through untouched.
+//! declaration, other methods, other statuses and single resources without a `Field` member
+//! pass through untouched.
 //! `FUTURE_REASON` is the one fault whose answer names a reason code the route does not
 //! declare: the documents a service publishes (OpenAPI, JSON Schema, MCP output schemas) list
 //! its declared codes and no other, on purpose, so [`FaultLayer::serving`], which real clients
@@ -81,8 +84,9 @@
 //! schedule gives the same faults to the same sequence of requests it can fault, so a failure
 //! is replayed from its schedule, which [`Schedule::code`] writes as Rust (a client that sends
 //! requests at once may order them differently from run to run). Only those requests (a `GET`
-//! of a declared route answered `200`) move the schedule: a metrics scrape, `/openapi.json`, a
-//! health check, a single resource or a write in between changes no fault
+//! of a declared route, or of a single resource with a `Field` member, answered `200`) move the
+//! schedule: a metrics scrape, `/openapi.json`, a health check, a resource with no field it may
+//! leave out or a write in between changes no fault
 //! ([`FaultRecord::draw`]).
 //! [`FaultLayer::log`] lists what every request got.
 //!

@@ -15,9 +15,11 @@ use serde::de::DeserializeOwned;
 use tower::{Layer, ServiceExt};
 
 use super::layer::{FaultLayer, without_cursor};
+use crate::contract::field::OmittedFields;
 use crate::contract::media::retry_after_seconds;
 use crate::server::budget::TimeBudget;
 use crate::server::problem::{Problem, ProblemCode};
+use crate::server::report::{ReportsCompleteness, SingleReport};
 
 /// The route's answer to the request without its cursor.
 type FirstPage = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = Response> + Send>> + Send>;
@@ -67,14 +69,19 @@ impl FaultLayer {
     /// refusal is observed as the call's), and among its extensions the [`TimeBudget`] the answer
     /// was read under, when it was, as the route's answer carries it: a `TIME_BUDGET_EXCEEDED`
     /// then states that budget and its real recovery. `first_page` gives the route's answer to it without
-    /// its cursor, for the fault that answers a cursor with the first page again. A single
-    /// resource, or an answer whose declarations offer no fault, comes back as it was. A fault
+    /// its cursor, for the fault that answers a cursor with the first page again (a single
+    /// resource has none: give a closure that is never called). A single resource with a `Field`
+    /// member is faulted as its `GET` is (a field left out, an outage): the type it is read back
+    /// as must read a field listed in `omitted_fields` as left out (a `Deserialize` that restores
+    /// its `Field`s with [`OmittedFields::restore`]); one that reads the `null` as a genuine one
+    /// gets a `500` problem that says so, rather than an answer that lost what was left out. An
+    /// answer whose declarations offer no fault comes back as it was. A fault
     /// that asks the route another question (`FILTER_DROPPED`, which only a kit's layer offers,
     /// [`Fault::is_kit_only`](super::Fault::is_kit_only)) cannot be answered here, and gets a
     /// `500` problem that says so.
     pub async fn fault_answer<A, F, Fut>(&self, request: Request, answer: A, first_page: F) -> Result<A, Problem>
     where
-        A: IntoResponse + DeserializeOwned,
+        A: IntoResponse + DeserializeOwned + ReportsCompleteness,
         F: FnOnce() -> Fut + Send + 'static,
         Fut: Future<Output = Result<A, Problem>> + Send + 'static,
     {
@@ -98,9 +105,12 @@ impl FaultLayer {
     }
 }
 
-/// The answer the layer sent, read as the route's own type, or the problem it sent.
-async fn read_back<A: DeserializeOwned>(response: Response) -> Result<A, Problem> {
+/// The answer the layer sent, read as the route's own type, or the problem it sent. A single
+/// resource read back must report the fields its body left out.
+async fn read_back<A: DeserializeOwned + ReportsCompleteness>(response: Response) -> Result<A, Problem> {
     let status = response.status();
+    // A single resource with a `Field` member, as the route's answer said.
+    let single = response.extensions().get::<SingleReport>().is_some_and(|single| !single.fields.is_empty());
     let wait = response
         .headers()
         .get(header::RETRY_AFTER)
@@ -111,8 +121,20 @@ async fn read_back<A: DeserializeOwned>(response: Response) -> Result<A, Problem
         .await
         .map_err(|error| unread(format!("could not be read: {error}")))?;
     if status == StatusCode::OK {
-        return serde_json::from_slice(&bytes)
-            .map_err(|error| unread(format!("does not read as the route's: {error}")));
+        let answer: A =
+            serde_json::from_slice(&bytes).map_err(|error| unread(format!("does not read as the route's: {error}")))?;
+        let sent =
+            serde_json::from_slice::<LeftOut>(&bytes).ok().filter(|_| single).and_then(|sent| sent.omitted_fields);
+        let read = answer.single_report().map(|single| single.omitted).unwrap_or_default();
+        return match sent {
+            Some(sent) if sent != read => Err(unread(format!(
+                "leaves out {}, but its type reads back {}: read a field listed in `omitted_fields` as left out \
+                 (`OmittedFields::restore`), not as a genuine null",
+                listed(&sent),
+                listed(&read)
+            ))),
+            _ => Ok(answer),
+        };
     }
     let problem: Problem =
         serde_json::from_slice(&bytes).map_err(|error| unread(format!("(status {status}) is no problem: {error}")))?;
@@ -120,4 +142,16 @@ async fn read_back<A: DeserializeOwned>(response: Response) -> Result<A, Problem
         Some(seconds) => problem.with_retry_after(seconds),
         None => problem,
     })
+}
+
+/// The `omitted_fields` of a single resource's body, when it has one (contract §2.7).
+#[derive(serde::Deserialize)]
+struct LeftOut {
+    omitted_fields: Option<OmittedFields>,
+}
+
+/// The fields of `omitted` with why, or `none`.
+fn listed(omitted: &OmittedFields) -> String {
+    let fields: Vec<String> = omitted.0.iter().map(|(name, why)| format!("{name} ({why})")).collect();
+    if fields.is_empty() { "none".to_owned() } else { fields.join(", ") }
 }

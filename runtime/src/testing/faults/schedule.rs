@@ -13,15 +13,17 @@ use super::fault::Fault;
 /// replayed by its schedule.
 ///
 /// The layer numbers, from 0 in the order it answers them, only the requests it can fault: a
-/// `GET` of a route that declares its reasons, answered `200` ([`FaultRecord::draw`](super::FaultRecord::draw)).
-/// A request it cannot fault (a metrics scrape, `/openapi.json`, a health check, a single
-/// resource, a write, a refusal made before the route answered) takes no number: sent between
+/// `GET` of a route that declares its reasons, or of a single resource with a `Field` member,
+/// answered `200` ([`FaultRecord::draw`](super::FaultRecord::draw)).
+/// A request it cannot fault (a metrics scrape, `/openapi.json`, a health check, a resource
+/// with no field it may leave out, a write, a refusal made before the route answered) takes no number: sent between
 /// two reads, it changes neither
 /// fault, so the same seed misbehaves the same way again whatever else the service is asked.
 ///
 /// A request may also name its fault in the [`FAULT_HEADER`](super::FAULT_HEADER) header,
 /// which wins over the schedule; a fault the request does not offer (the route does not declare
-/// it, or the request is not a `GET` of a route that declares its reasons) is refused with 400
+/// it, or the request is not a `GET` of a route that declares its reasons or of a single
+/// resource with a `Field` member) is refused with 400
 /// `INVALID_REQUEST`, a write before it runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schedule {
