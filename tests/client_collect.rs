@@ -427,6 +427,10 @@ fn a_cursor_answered_with_a_first_page_is_not_merged() {
     let json = serde_json::to_value(&collected).unwrap();
     assert_eq!(json["continuation"]["kind"], "restart", "{json}");
     assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains("first page"), "{json}");
+    // Its snapshot is still there: the restart claims no expiry, nor does the verdict.
+    assert_eq!(json["continuation"]["reason"], "the traversal cannot be continued", "{json}");
+    let said = completeness::client::explain::verdict(&collected.completeness, collected.items.len());
+    assert!(!said.contains("no longer retained") && said.contains("first page"), "{said}");
     assert_envelope_invariants(&json);
 
     // Said to be reached with the cursor, or not said at all (an older server), it is merged.

@@ -201,8 +201,17 @@ async fn flaky(
             if let Ok(seconds) = wait.parse() {
                 problem = problem.with_retry_after(seconds);
             }
-            // `body`: the wait in the body's continuation instead; `deadline`: a larger budget.
+            // `body`: the wait in the body's continuation instead; `deadline`: a larger budget;
+            // `plain`: no problem at all, a proxy's page with the status and `Retry-After`.
             match query.get("also").map(String::as_str) {
+                Some("plain") => {
+                    let mut response =
+                        (StatusCode::from_u16(status.parse().unwrap()).unwrap(), "upstream busy").into_response();
+                    if let Ok(seconds) = wait.parse::<u64>() {
+                        response.headers_mut().insert(header::RETRY_AFTER, seconds.into());
+                    }
+                    return response;
+                }
                 Some("body") => {
                     let longer = completeness::Continuation::RetryAfter { seconds: 2 };
                     problem = problem.with_continuation(&longer);
@@ -229,7 +238,7 @@ async fn flaky(
 type Refused = Arc<Mutex<Vec<String>>>;
 
 /// `time` as an HTTP date (RFC 9110 section 5.6.7), rounded up to the next whole second.
-fn httpdate_of(time: std::time::SystemTime) -> String {
+pub(crate) fn httpdate_of(time: std::time::SystemTime) -> String {
     let seconds = time.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 1;
     jiff::Timestamp::from_second(seconds as i64).unwrap().strftime("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }
@@ -360,10 +369,10 @@ async fn problems_keep_retry_after_and_bodies_that_contradict_or_lack_a_problem_
         other => panic!("expected a contract error, got {other:?}"),
     }
     match fetch("/gateway").await {
-        FetchError::Transport(message) => {
+        FetchError::Unserved { status: 502, message, .. } => {
             assert!(message.contains("502") && message.contains("Bad Gateway"), "{message}")
         }
-        other => panic!("expected a transport error, got {other:?}"),
+        other => panic!("expected no answer of the service's, got {other:?}"),
     }
 }
 
@@ -446,10 +455,10 @@ async fn only_a_whole_answer_of_the_service_itself_is_read() {
     }
     let pages = client.pages::<u64>("/binary", &[]);
     match collect_all(|cursor| pages.fetch(cursor), limits()).await {
-        Err(FetchError::Transport(message)) => {
+        Err(FetchError::Unserved { status: 502, retry_after: None, message }) => {
             assert!(message.ends_with("without a problem body: (14 bytes that are not text)"), "{message}")
         }
-        other => panic!("a compressed 502: expected a transport error, got {other:?}"),
+        other => panic!("a compressed 502: expected no answer of the service's, got {other:?}"),
     }
     let pages = client.pages::<u64>("/redirect", &[("to", base.as_str())]);
     let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.expect("a redirect within the origin");
@@ -861,6 +870,30 @@ async fn a_retrying_fetcher_returns_what_it_may_not_ask_again() {
     let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
     assert!(matches!(&error, FetchError::Problem(p) if p.status() == 502), "no attempt left: {error:?}");
     assert_eq!(Retries::default().wait_after(&Problem::new(ProblemCode::InvalidRequest, "no")), None, "a 4xx");
+}
+
+/// A 5xx or `429` without a problem body (a proxy's page) is no answer of the service's, and is
+/// asked again as a problem with its status would be: after its `Retry-After`, or not at all for
+/// a `429` that names no wait.
+#[tokio::test]
+async fn a_retrying_fetcher_asks_again_after_a_refusal_without_a_problem_body() {
+    let (base, _) = serve(MemorySource::new(25, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let retries = Retries { attempts: 1, longest_wait: Duration::from_secs(5), unnamed_wait: Duration::ZERO };
+    let refused = client.pages::<u64>("/flaky", &[("outage", "503:1"), ("also", "plain")]);
+    let error = collect_all(|cursor| refused.fetch(cursor), limits()).await.unwrap_err();
+    assert!(matches!(&error, FetchError::Unserved { status: 503, retry_after: Some(1), .. }), "{error:?}");
+    assert_eq!(retries.wait_after_error(&error), Some(Duration::from_secs(1)));
+    let pages = client.pages::<u64>("/flaky", &[("outage", "503:1"), ("also", "plain"), ("n", "1")]).retrying(retries);
+    let started = std::time::Instant::now();
+    let collected = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap();
+    assert_eq!(collected.items, (1..=25).collect::<Vec<u64>>(), "every item once");
+    assert!(started.elapsed() >= Duration::from_secs(2), "it waited as asked, twice: {:?}", started.elapsed());
+    let pages = client.pages::<u64>("/flaky", &[("outage", "429:"), ("also", "plain")]).retrying(retries);
+    let error = collect_all(|cursor| pages.fetch(cursor), limits()).await.unwrap_err();
+    assert!(matches!(&error, FetchError::Unserved { status: 429, retry_after: None, .. }), "{error:?}");
+    assert_eq!(retries.wait_after_error(&error), None, "a 429 that names no wait");
+    assert_eq!(retries.wait_after_error(&FetchError::Transport("reset".into())), None, "no answer at all");
 }
 
 /// The wait a refusal names is read as the server wrote it: a `Retry-After` as an HTTP date, the

@@ -53,6 +53,18 @@ pub enum FetchError {
     Problem(Problem),
     /// No answer: the server could not be reached, the exchange broke off, or it timed out.
     Transport(String),
+    /// No answer of the service's: a server error (5xx) or a `429` without a problem body, most
+    /// likely a proxy's or a load balancer's page. It says nothing of what exists, and may be
+    /// sent again (contract §7: a 5xx, or a `429` that names a wait), after `retry_after` seconds
+    /// when its `Retry-After` names them ([`Retries::wait_after_error`](crate::client::http::Retries::wait_after_error)).
+    Unserved {
+        /// The HTTP status.
+        status: u16,
+        /// The seconds its `Retry-After` asks to wait (given in seconds or as a date).
+        retry_after: Option<u64>,
+        /// What it said: the status and an excerpt of the body.
+        message: String,
+    },
     /// The server answered, but not with a valid envelope or problem: the strict
     /// deserializer rejected it (e.g. `complete` missing or an invariant violated), or its
     /// body exceeded the client's bound.
@@ -81,7 +93,9 @@ impl fmt::Display for FetchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FetchError::Problem(problem) => write!(f, "the server refused the request: {problem}"),
-            FetchError::Transport(message) => write!(f, "no answer from the server: {message}"),
+            FetchError::Transport(message) | FetchError::Unserved { message, .. } => {
+                write!(f, "no answer from the server: {message}")
+            }
             FetchError::Contract(message) => write!(f, "the response breaks the completeness contract: {message}"),
             FetchError::Setup(message) => write!(f, "the client is set up wrong: {message}"),
         }

@@ -119,6 +119,12 @@ pub fn explain_reason(reason: &StandardReason, returned: usize, noun: &str) -> S
             "a quota ran out after {returned} {noun} were returned; it refills in {} seconds",
             r.retry_after_seconds
         ),
+        // In its own words too, when the client gave them (what to change, say).
+        StandardReason::ClientLimitReached(r) if r.message() != r.default_message() => format!(
+            "the collecting client stopped at its own limit of {} after {returned} {noun}: {}",
+            r.limit_kind.describe(r.limit),
+            r.message().trim_end().trim_end_matches('.')
+        ),
         StandardReason::ClientLimitReached(r) => format!(
             "the collecting client stopped at its own limit of {} after {returned} {noun}",
             r.limit_kind.describe(r.limit)

@@ -459,8 +459,17 @@ pub struct PageFetcher<T> {
     _items: std::marker::PhantomData<fn() -> T>,
 }
 
+/// The whole seconds a `Retry-After` value asks to wait from `now` (RFC 9110 section 10.2.3):
+/// its delta-seconds, or the time to its HTTP date rounded up (0 for a date past); `None` for a
+/// value that is neither. [`ServiceClient`] reads the header so; this is for a client that reads
+/// it itself, such as from an MCP transport's HTTP refusal.
+pub fn retry_after_seconds(value: &str, now: std::time::SystemTime) -> Option<u64> {
+    crate::contract::media::retry_after_seconds(value, now)
+}
+
 /// How a [`PageFetcher`] asks again for a page whose request was refused with a problem that
-/// may be retried (contract §7: a 5xx, or a 429 that names a wait): the same request, after the
+/// may be retried (contract §7: a 5xx, or a 429 that names a wait), or with such a status and no
+/// problem body ([`FetchError::Unserved`]): the same request, after the
 /// wait the refusal asks for, whose answer takes the refused one's place in the traversal
 /// (contract §2.4). A refusal asking for a longer wait than [`Retries::longest_wait`], any other
 /// refusal, and the last one after [`Retries::attempts`] are returned as they are.
@@ -495,11 +504,27 @@ impl Retries {
             Some(Ok(Continuation::RetryAfter { seconds })) => Some(seconds),
             Some(_) => return None,
         };
-        let named = problem.retry_after().max(continuation).map(Duration::from_secs);
-        if !Problem::may_be_retried(problem.status(), named.is_some()) {
+        self.wait(problem.status(), problem.retry_after().max(continuation))
+    }
+
+    /// How long to wait before asking again after `error`, when it may be retried: a problem
+    /// as [`Retries::wait_after`] says; a 5xx or `429` without a problem body
+    /// ([`FetchError::Unserved`]) by its status and `Retry-After` alike. `None` for any other
+    /// error: no answer at all, or one that breaks the contract, is not waited out here.
+    pub fn wait_after_error(&self, error: &FetchError) -> Option<Duration> {
+        match error {
+            FetchError::Problem(problem) => self.wait_after(problem),
+            FetchError::Unserved { status, retry_after, .. } => self.wait(*status, *retry_after),
+            _ => None,
+        }
+    }
+
+    /// The wait after a refusal with `status` that names `named` seconds, when it may be retried.
+    fn wait(&self, status: u16, named: Option<u64>) -> Option<Duration> {
+        if !Problem::may_be_retried(status, named.is_some()) {
             return None;
         }
-        let wait = named.unwrap_or(self.unnamed_wait);
+        let wait = named.map_or(self.unnamed_wait, Duration::from_secs);
         (wait <= self.longest_wait).then_some(wait)
     }
 }
@@ -570,9 +595,7 @@ impl<T: DeserializeOwned> PageFetcher<T> {
                 Some(name) => self.client.get(&self.path, &query).await.and_then(|page| page_with_items_in(page, name)),
             };
             let wait = match (&answer, &self.retries) {
-                (Err(FetchError::Problem(problem)), Some(retries)) if attempts < retries.attempts => {
-                    retries.wait_after(problem)
-                }
+                (Err(error), Some(retries)) if attempts < retries.attempts => retries.wait_after_error(error),
                 _ => None,
             };
             let Some(wait) = wait else { return answer };
@@ -709,9 +732,13 @@ async fn read<T: DeserializeOwned>(
             excerpt()
         ))),
         Err(_) => {
-            let said = format!("status {status} without a problem body: {}", excerpt());
-            // A server error without a problem is most likely a proxy's page: the service did not answer.
-            Err(if status.is_server_error() { FetchError::Transport(said) } else { FetchError::Contract(said) })
+            let message = format!("status {status} without a problem body: {}", excerpt());
+            // A server error (or a 429) without a problem is most likely a proxy's page: the
+            // service did not answer, and may after a wait.
+            Err(match status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+                true => FetchError::Unserved { status: status.as_u16(), retry_after, message },
+                false => FetchError::Contract(message),
+            })
         }
     }
 }

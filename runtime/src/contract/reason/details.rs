@@ -484,8 +484,15 @@ impl ReasonDetails for SnapshotExpired {
     fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
         Ok(SnapshotExpired { snapshot: str_field(object, "SNAPSHOT_EXPIRED", "snapshot")?, message: None })
     }
+    /// A new traversal, for the reason its default message gives (the snapshot is gone). A
+    /// message of its own may say another (a collector that stopped a traversal which started
+    /// over or looped, with its snapshot still there): the restart then claims no expiry.
     fn recovery(&self) -> Option<Continuation> {
-        Some(Continuation::Restart { reason: format!("snapshot {} is no longer retained", self.snapshot) })
+        let reason = match self.message() == self.default_message() {
+            true => format!("snapshot {} is no longer retained", self.snapshot),
+            false => "the traversal cannot be continued".to_owned(),
+        };
+        Some(Continuation::Restart { reason })
     }
     fn restore(&mut self, recovery: &Continuation) -> bool {
         matches!(recovery, Continuation::Restart { .. })
