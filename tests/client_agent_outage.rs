@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
 use completeness::reason::MorePagesAvailable;
 use completeness::{Envelope, Scope, StandardReason};
 use e2e_support::{Config, Harness, config};
@@ -55,7 +56,6 @@ fn page(snapshot: &str, ids: &[&str], next: Option<&str>) -> Value {
 /// The service's answer while its database cannot be reached: 503 `SERVICE_UNAVAILABLE` with
 /// `Retry-After: seconds`.
 fn outage(seconds: u64) -> axum::response::Response {
-    use axum::response::IntoResponse;
     let problem = json!({"type": "urn:example:service-unavailable", "title": "Service Unavailable", "status": 503,
         "code": "SERVICE_UNAVAILABLE", "detail": "The service is unavailable. Its database cannot be reached."});
     let headers =
@@ -66,7 +66,6 @@ fn outage(seconds: u64) -> axum::response::Response {
 /// An outage whose `Retry-After` says `header` seconds and whose body's `retry_after`
 /// continuation says `body`.
 fn outage_saying(header: u64, body: u64) -> axum::response::Response {
-    use axum::response::IntoResponse;
     let mut response = outage(header);
     let problem = json!({"type": "urn:example:service-unavailable", "title": "Service Unavailable", "status": 503,
         "code": "SERVICE_UNAVAILABLE", "detail": "The service is unavailable. Its database cannot be reached.",
@@ -89,6 +88,15 @@ struct Asked {
 async fn service_answering(
     answer: fn(usize, Option<&str>) -> axum::response::Response,
 ) -> (String, Arc<Mutex<Asked>>, tokio::task::JoinHandle<()>) {
+    service_archiving(answer, |_, body| axum::Json(json!({"archived": body["ids"], "snapshot": "s-2"})).into_response())
+        .await
+}
+
+/// [`service_answering`], whose `n`th archive request (from 0) is answered with `archive(n, body)`.
+async fn service_archiving(
+    answer: fn(usize, Option<&str>) -> axum::response::Response,
+    archive: fn(usize, &Value) -> axum::response::Response,
+) -> (String, Arc<Mutex<Asked>>, tokio::task::JoinHandle<()>) {
     use axum::extract::{Query, State};
     use std::collections::HashMap;
     let asked = Arc::new(Mutex::new(Asked::default()));
@@ -101,9 +109,13 @@ async fn service_answering(
         };
         answer(n, cursor.as_deref())
     };
-    let archive = |State(asked): State<Arc<Mutex<Asked>>>, axum::Json(body): axum::Json<Value>| async move {
-        asked.lock().unwrap().archives.push(body.clone());
-        axum::Json(json!({"archived": body["ids"], "snapshot": "s-2"}))
+    let archive = move |State(asked): State<Arc<Mutex<Asked>>>, axum::Json(body): axum::Json<Value>| async move {
+        let n = {
+            let mut asked = asked.lock().unwrap();
+            asked.archives.push(body.clone());
+            asked.archives.len() - 1
+        };
+        archive(n, &body)
     };
     let app = axum::Router::new()
         .route("/service-accounts", axum::routing::get(read))
@@ -122,7 +134,6 @@ async fn service_answering(
 /// before the outage (`sa-000002`) is merged into it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_waits_out_an_outage_in_its_traversal_and_reads_the_inventory_again_from_the_start() {
-    use axum::response::IntoResponse;
     let (url, asked, server) = service_answering(|n, cursor| match (n, cursor) {
         (0, None) => axum::Json(page("s-1", &["sa-000001", "sa-000002"], Some("c1"))).into_response(),
         (1, Some("c1")) => outage(1),
@@ -153,7 +164,6 @@ async fn the_agent_waits_out_an_outage_in_its_traversal_and_reads_the_inventory_
 /// body, is waited out for the longer (contract §7), as the library's `Retries` reads it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_waits_the_longer_of_the_two_waits_a_refusal_names() {
-    use axum::response::IntoResponse;
     let (url, asked, server) = service_answering(|n, cursor| match (n, cursor) {
         (0, None) => outage_saying(1, 2),
         (1, None) => axum::Json(page("s-2", &["sa-000001"], None)).into_response(),
@@ -323,4 +333,147 @@ async fn an_archive_refused_in_an_outage_is_reported_as_archiving_nothing_over_e
         assert!(!out.contains("may or may not"), "over {transport}, a refusal is not an unknown outcome:\n{out}");
         assert_eq!(h.store().fingerprint().await.unwrap(), before, "over {transport}, nothing was archived");
     }
+}
+
+/// A proxy's page in the service's place: a 503 with `Retry-After: 1` and a body that is no
+/// problem (a load balancer's). It is no answer of the service's, and is waited out as asked, as
+/// the service's own outage is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_waits_out_a_proxys_503_without_a_problem_body() {
+    let (url, asked, server) = service_answering(|n, cursor| match (n, cursor) {
+        (0, None) => {
+            let headers = [(header::CONTENT_TYPE, "text/html"), (header::RETRY_AFTER, "1")];
+            (StatusCode::SERVICE_UNAVAILABLE, headers, "<html>upstream unavailable</html>").into_response()
+        }
+        (1, None) => axum::Json(page("s-2", &["sa-000001"], None)).into_response(),
+        other => panic!("an unexpected read: {other:?}"),
+    })
+    .await;
+    let (code, out) = agent_at(&url, &["--token", "admin"]).await;
+    server.abort();
+    assert_eq!(code, 0, "the proxy's outage was waited out:\n{out}");
+    assert!(out.contains("waiting 1 s as asked, then reading it again from its first page"), "{out}");
+    let asked = asked.lock().unwrap();
+    assert!(asked.reads[1].1 - asked.reads[0].1 >= Duration::from_secs(1), "it waited as asked:\n{out}");
+    assert_eq!(asked.archives, [json!({"ids": ["sa-000001"], "evidence": "ev.s-2"})], "{out}");
+}
+
+/// `--max-items` bounds what one run changes: a complete inventory of more accounts (its one
+/// page read whole) is shown with the agent's own `CLIENT_LIMIT_REACHED`, not archived (exit 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inventory_larger_than_max_items_is_not_archived_even_when_complete() {
+    let (url, asked, server) = service_answering(|_, _| {
+        axum::Json(page("s-1", &["sa-000001", "sa-000002", "sa-000003"], None)).into_response()
+    })
+    .await;
+    for json in [false, true] {
+        let mut args = vec!["--token", "admin", "--max-items", "2"];
+        if json {
+            args.push("--json");
+        }
+        let (code, out) = agent_at(&url, &args).await;
+        assert_eq!(code, 2, "{out}");
+        assert!(out.contains("CLIENT_LIMIT_REACHED"), "{out}");
+        assert!(out.contains("The inventory holds 3 accounts, more than --max-items 2"), "{out}");
+        assert!(out.contains("nothing was changed"), "{out}");
+    }
+    let (code, out) = agent_at(&url, &["--token", "admin", "--max-items", "3"]).await;
+    server.abort();
+    assert_eq!(code, 0, "within the limit, it archives:\n{out}");
+    assert_eq!(asked.lock().unwrap().archives.len(), 1, "only the run within its limit archived:\n{out}");
+}
+
+/// A batch refused after others were archived: the agent says which accounts the batches before
+/// it archived, that the refused batch archived none (the service's "nothing was changed" is of
+/// that request), and which accounts the refusal names; with `--json`, standard output is one
+/// document saying the same: `{"error", "archived", "outcome": "partial"}`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_refused_after_others_is_told_with_what_was_archived_also_as_json() {
+    let (url, _, server) = service_archiving(
+        |_, _| {
+            let ids: Vec<String> = (1..=1001).map(|n| format!("sa-{n:06}")).collect();
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            axum::Json(page("s-1", &ids, None)).into_response()
+        },
+        |n, body| match n {
+            0 => axum::Json(json!({"archived": body["ids"], "snapshot": "s-2"})).into_response(),
+            _ => completeness::Evidence::targets_changed(["sa-001001"]).into_response(),
+        },
+    )
+    .await;
+    let output = tokio::process::Command::new(built_example::binary("cleanup_agent"))
+        .args(["--server", &url, "--token", "admin", "--json"])
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("the agent runs");
+    server.abort();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("batch 2 of 2 was refused (409 TARGET_CHANGED: ")
+            && stderr.contains(
+                "that batch archived none of its accounts, but the 1000 accounts of the batches before it were archived"
+            )
+            && stderr.contains("The accounts it names: sa-001001"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("archived before the error (1000): sa-000001, sa-000002, "), "{stderr}");
+    let document: Value = serde_json::from_str(&stdout).expect("standard output is one JSON document");
+    assert_eq!(document["outcome"], "partial", "{document}");
+    assert_eq!(document["archived"].as_array().unwrap().len(), 1000, "{document}");
+    assert_eq!(document["archived"][0], "sa-000001", "{document}");
+    assert!(document["error"].as_str().unwrap().contains("TARGET_CHANGED"), "{document}");
+}
+
+/// A loopback proxy to the service at `to` that answers the first MCP tool call with a `503`
+/// before any tool runs (as a gateway in front of the endpoint would), its `Retry-After` an HTTP
+/// date `wait` ahead; every other request it passes on as it is.
+async fn proxy_refusing_the_first_tool_call(to: String, wait: Duration) -> (String, tokio::task::JoinHandle<()>) {
+    let refused = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let http = reqwest::Client::new();
+    let pass = move |request: axum::extract::Request| {
+        let (refused, http, to) = (refused.clone(), http.clone(), to.clone());
+        async move {
+            let (parts, body) = request.into_parts();
+            let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let tool_call = String::from_utf8_lossy(&body).contains("\"tools/call\"");
+            if tool_call && !refused.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                let date = crate::client_http::httpdate_of(std::time::SystemTime::now() + wait);
+                return (StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, date)], "busy").into_response();
+            }
+            let url = format!("{to}{}", parts.uri.path_and_query().map_or("/", |p| p.as_str()));
+            let mut headers = parts.headers.clone();
+            headers.remove(header::HOST);
+            let answer = http.request(parts.method, url).headers(headers).body(body).send().await.unwrap();
+            let (status, headers) = (answer.status(), answer.headers().clone());
+            let mut response = (status, answer.bytes().await.unwrap()).into_response();
+            for (name, value) in &headers {
+                if name != header::CONTENT_LENGTH && name != header::TRANSFER_ENCODING {
+                    response.headers_mut().insert(name, value.clone());
+                }
+            }
+            response
+        }
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let app = axum::Router::new().fallback(pass);
+    (url, tokio::spawn(async move { axum::serve(listener, app).await.unwrap() }))
+}
+
+/// Over MCP, an HTTP refusal of a tool call whose `Retry-After` is an HTTP date (RFC 9110
+/// section 10.2.3) is waited out until that date, as over REST, not as a wait left unnamed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_mcp_a_retry_after_given_as_a_date_is_waited_out_as_asked() {
+    let h = Harness::start(config(60)).await;
+    let (through, proxy) = proxy_refusing_the_first_tool_call(h.running.url(), Duration::from_secs(2)).await;
+    let started = Instant::now();
+    let (code, out) = agent_at(&through, &["--transport", "mcp", "--token", "admin"]).await;
+    proxy.abort();
+    assert_eq!(code, 0, "the refusal was waited out:\n{out}");
+    assert!(out.contains("HTTP 503") && out.contains(" s as asked, then reading it again"), "{out}");
+    assert!(!out.contains("(no wait named)"), "the date names the wait:\n{out}");
+    assert!(started.elapsed() >= Duration::from_secs(2), "it waited until the date:\n{out}");
+    assert!(out.contains("archived "), "{out}");
 }

@@ -33,8 +33,15 @@
 //! does not read), may or may not have been applied, and the agent says to read the inventory
 //! again before acting on it. It never sends an archive again by itself; either way it exits 1.
 //!
-//! With `--json`, standard output carries one JSON document (the approval request, or the
-//! archive's answer) and the story goes to standard error.
+//! `--max-pages`, `--max-items` and `--deadline-secs` bound one run: a read one of them stops is
+//! incomplete (`CLIENT_LIMIT_REACHED`), and changes nothing; `--max-items` bounds what a run
+//! changes too: a page is read whole, so an inventory can end complete past it, and such an
+//! inventory is shown, not archived (exit 2).
+//!
+//! With `--json`, standard output carries one JSON document (the approval request, the
+//! archive's answer, or after an error `{"error", "archived", "outcome"}`: the accounts archived
+//! before it, and whether that is all, `unchanged` or `partial`, or the failed batch may have
+//! been applied too, `unknown`) and the story goes to standard error.
 
 mod mcp;
 
@@ -45,7 +52,10 @@ use std::time::Duration;
 use completeness::client::explain::verdict;
 use completeness::client::http::{Retries, ServiceClient};
 use completeness::client::{CollectLimits, Collected, FetchError, collect_all};
-use completeness::{ApprovalRequest, Decision, Intent, Problem, decide};
+use completeness::reason::ClientLimitReached;
+use completeness::{
+    ApprovalRequest, Decision, Envelope, Intent, LimitKind, Problem, ReasonCode, StandardReason, WithMessage, decide,
+};
 use serde_json::{Map, Value, json};
 
 use mcp::McpInventory;
@@ -57,10 +67,14 @@ const USAGE: &str = "usage: cleanup_agent [--transport rest|mcp] --server URL --
                      A read of the inventory refused for a while (a 5xx, or a 429 with Retry-After: an outage) \
                      is waited out as the answer asks (5 s when a 5xx names no wait) and the inventory read again \
                      from its first page, 3 reads at most; still refused, or asked to wait over 30 s, it exits 1.\n\
+                     --max-pages, --max-items, --deadline-secs: limits of one run (default 200 pages, 100000 \
+                     items, 60 s). A read they stop changes nothing (exit 2); so does an inventory of more accounts \
+                     than --max-items, which a page read whole can pass.\n\
                      Exit codes: 0 archived (or nothing to archive), 2 approval required (nothing changed), 1 an \
                      error (nothing changed, unless it says an archive batch may have been applied).\n\
-                     --json: standard output is one JSON document (the approval request or the archive's \
-                     answer); the story goes to standard error.";
+                     --json: standard output is one JSON document: the approval request, the archive's answer, \
+                     or after an error {\"error\", \"archived\", \"outcome\": unchanged|partial|unknown}; the \
+                     story goes to standard error.";
 
 /// How the agent talks to the service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,9 +228,49 @@ async fn main() -> ExitCode {
     };
     match run(&options).await {
         Ok(code) => ExitCode::from(code),
-        Err(message) => {
-            let _ = writeln!(std::io::stderr(), "cleanup_agent: {message}");
+        Err(failed) => {
+            failed.tell(Out { json: options.json });
             ExitCode::from(1)
+        }
+    }
+}
+
+/// Why the tour ended in an error (exit 1), and what it had archived by then: the accounts of
+/// the batches before the one that failed, and whether that one may have been applied.
+#[derive(Debug)]
+struct Failed {
+    message: String,
+    archived: Vec<Value>,
+    /// The failed batch may or may not have been applied.
+    unknown: bool,
+}
+
+impl From<String> for Failed {
+    /// An error before anything was archived.
+    fn from(message: String) -> Failed {
+        Failed { message, archived: Vec::new(), unknown: false }
+    }
+}
+
+impl Failed {
+    /// Says it: the message on standard error; the accounts archived before it, by id, in the
+    /// story; with `--json`, standard output's one document, `{"error", "archived", "outcome"}`,
+    /// whose `outcome` is `unchanged` (nothing archived), `partial` (exactly `archived`) or
+    /// `unknown` (`archived`, and the failed batch may have been too).
+    fn tell(self, out: Out) {
+        write_ignoring_closed(std::io::stderr(), &format!("cleanup_agent: {}", self.message));
+        let ids: Vec<&str> = self.archived.iter().filter_map(Value::as_str).collect();
+        if !ids.is_empty() {
+            out.say(&format!("archived before the error ({}): {}", ids.len(), ids.join(", ")));
+        }
+        if out.json {
+            let outcome = match (self.unknown, ids.is_empty()) {
+                (true, _) => "unknown",
+                (false, true) => "unchanged",
+                (false, false) => "partial",
+            };
+            let document = json!({"error": self.message, "archived": self.archived, "outcome": outcome});
+            out.result(&serde_json::to_string_pretty(&document).unwrap_or_else(|_| document.to_string()));
         }
     }
 }
@@ -269,12 +323,14 @@ fn write_ignoring_closed(mut to: impl std::io::Write, text: &str) {
 }
 
 /// Collects, decides, and acts; returns the exit code.
-async fn run(options: &Options) -> Result<u8, String> {
+async fn run(options: &Options) -> Result<u8, Failed> {
     let link = match options.transport {
         Transport::Rest => Link::Rest(
             ServiceClient::with_timeout(&options.server, &options.token, options.timeout).map_err(|e| e.to_string())?,
         ),
-        Transport::Mcp => Link::Mcp(McpInventory::connect(&options.server, &options.token, options.timeout).await?),
+        Transport::Mcp => Link::Mcp(
+            McpInventory::connect(&options.server, &options.token, options.timeout).await.map_err(Failed::from)?,
+        ),
     };
     let outcome = tour(&link, options).await;
     if let Link::Mcp(session) = link {
@@ -284,23 +340,24 @@ async fn run(options: &Options) -> Result<u8, String> {
 }
 
 /// The same tour over either transport.
-async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
+async fn tour(link: &Link, options: &Options) -> Result<u8, Failed> {
     let out = Out { json: options.json };
     let collected = inventory(link, options, out).await?;
     answers_the_question(&collected).map_err(|why| format!("{why}; nothing was changed"))?;
+    let judged = within_item_limit(&collected, options.limits.max_items);
 
-    out.say(&verdict(&collected.completeness, collected.items.len()));
+    out.say(&verdict(&judged.completeness, judged.items.len()));
     out.say(&format!("pages fetched: {}", collected.pages_fetched()));
-    let decision = decide(&collected, Intent::Mutate);
+    let decision = decide(&judged, Intent::Mutate);
     out.say(&format!("decision for archiving: {}", serde_json::to_value(decision).unwrap_or(Value::Null)));
 
-    match (decision, collected.completeness.evidence()) {
+    match (decision, judged.completeness.evidence()) {
         (Decision::Proceed, Some(evidence)) => archive(link, &collected, evidence, out).await,
         _ => {
             let scope = format!("unowned service accounts (owner=none) visible to credential '{}'", options.token);
             // The archive takes evidence only: acting on the ids read so far is no option.
             let request =
-                ApprovalRequest::new("archive every unowned service account", scope, &collected).evidence_required();
+                ApprovalRequest::new("archive every unowned service account", scope, &judged).evidence_required();
             if options.json {
                 out.result(&serde_json::to_string_pretty(&request.to_json()).map_err(|e| e.to_string())?);
             } else {
@@ -310,6 +367,24 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, String> {
             Ok(2)
         }
     }
+}
+
+/// The inventory as the agent judges it: `--max-items` bounds what one run changes as well as
+/// what it reads. A page is read whole, so a traversal can end complete past the limit (the
+/// page that passed it was its last); such an inventory is shown, not archived: it gets the
+/// collector's own `CLIENT_LIMIT_REACHED` (items, no cursor), saying so.
+fn within_item_limit(collected: &Collected<Value>, max_items: u64) -> Envelope<Value, StandardReason> {
+    let mut judged = collected.envelope().clone();
+    let held = judged.items.len();
+    let stopped = judged.completeness.reason_codes().contains(&ReasonCode::ClientLimitReached);
+    if held as u64 > max_items && !stopped {
+        let said = format!(
+            "The inventory holds {held} accounts, more than --max-items {max_items}: one run changes at most that \
+             many. Raise --max-items to archive them."
+        );
+        judged.completeness.push_reason(ClientLimitReached::new(LimitKind::Items, max_items).with_message(said));
+    }
+    judged
 }
 
 /// The most times the agent reads the inventory: the first read and two more after refusals
@@ -341,10 +416,9 @@ async fn inventory(link: &Link, options: &Options, out: Out) -> Result<Collected
         };
         // The problem the service answered with; over MCP, an HTTP refusal of the call itself,
         // whose body rmcp does not read, has only its status and `Retry-After`.
-        let retry = match (refused.problem(), link) {
-            (Some(problem), _) => Retry::after(problem),
-            (None, Link::Mcp(session)) => session.refused_with().and_then(Refusal::retry),
-            (None, Link::Rest(_)) => None,
+        let retry = match (&refused, link) {
+            (FetchError::Transport(_), Link::Mcp(session)) => session.refused_with().and_then(Refusal::retry),
+            (refused, _) => Retry::after_error(refused),
         };
         let Some(Retry { wait, named }) = retry else {
             return Err(refused.to_string());
@@ -418,6 +492,18 @@ impl Retry {
         // A continuation of any other kind than `retry_after` allows none: one that is there named the wait.
         let named = problem.retry_after().is_some() || problem.extension("continuation").is_some();
         Some(Retry { wait, named })
+    }
+
+    /// The retry a refused read allows: its problem's ([`Retry::after`]), or a 5xx or `429`
+    /// without a problem body (a proxy's page) by its status and `Retry-After` alike.
+    fn after_error(error: &FetchError) -> Option<Retry> {
+        match error {
+            FetchError::Problem(problem) => Retry::after(problem),
+            FetchError::Unserved { retry_after, .. } => {
+                RETRIES.wait_after_error(error).map(|wait| Retry { wait, named: retry_after.is_some() })
+            }
+            _ => None,
+        }
     }
 }
 
@@ -503,6 +589,12 @@ enum NotArchived {
 }
 
 impl NotArchived {
+    /// True when the batch may have been applied: an answer that says its outcome is unknown, or
+    /// none the agent could read.
+    fn may_have_changed(&self) -> bool {
+        matches!(self, NotArchived::Unknown(_) | NotArchived::Unread(_))
+    }
+
     /// The archive request that failed with `error`.
     fn of(error: FetchError) -> NotArchived {
         match error {
@@ -518,9 +610,10 @@ impl NotArchived {
     fn explain(self, n: usize, batches: usize, before: usize) -> String {
         let changed_nothing = |what: String| match before {
             0 => format!("batch {n} of {batches} {what}: nothing was archived"),
+            // The service's "nothing was changed" is of this batch's request only.
             _ => format!(
-                "batch {n} of {batches} {what}: none of its accounts was archived; the {before} accounts of the \
-                 batches before it were"
+                "batch {n} of {batches} {what}: that batch archived none of its accounts, but the {before} accounts \
+                 of the batches before it were archived"
             ),
         };
         let may_have_changed = |what: String| {
@@ -539,7 +632,7 @@ impl NotArchived {
                     ),
                     _ => String::new(),
                 };
-                format!("{}{later}", changed_nothing(format!("was refused ({problem})")))
+                format!("{}{}{later}", changed_nothing(format!("was refused ({problem})")), named_targets(&problem))
             }
             NotArchived::Unknown(problem) => {
                 may_have_changed(format!("got an answer that its outcome is unknown ({problem})"))
@@ -547,6 +640,19 @@ impl NotArchived {
             NotArchived::Unread(why) => may_have_changed(format!("got no answer the agent could read ({why})")),
             NotArchived::NotSent(why) => changed_nothing(format!("was not sent ({why})")),
         }
+    }
+}
+
+/// The accounts a refusal names in `targets` (those that changed since the inventory, or were
+/// not in it), as a sentence; empty when it names none.
+fn named_targets(problem: &Problem) -> String {
+    let Some(Value::Array(targets)) = problem.extension("targets") else { return String::new() };
+    let ids: Vec<String> =
+        targets.iter().map(|target| target.as_str().map_or_else(|| target.to_string(), str::to_owned)).collect();
+    match ids.len() {
+        0 => String::new(),
+        n if n <= 10 => format!(". The accounts it names: {}", ids.join(", ")),
+        n => format!(". The accounts it names: {} and {} more", ids[..10].join(", "), n - 10),
     }
 }
 
@@ -563,7 +669,7 @@ const BATCH: usize = 1000;
 /// Archives exactly the collected ids with the inventory's evidence, in batches of [`BATCH`]
 /// (each batch is atomic; the evidence covers them all). A refused batch stops the agent with
 /// what the batches before it archived.
-async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out: Out) -> Result<u8, String> {
+async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out: Out) -> Result<u8, Failed> {
     // Every item has a string id ([`answers_the_question`]).
     let ids: Vec<&str> = collected.items.iter().filter_map(|item| item["id"].as_str()).collect();
     if ids.is_empty() {
@@ -584,7 +690,12 @@ async fn archive(link: &Link, collected: &Collected<Value>, evidence: &str, out:
             }
             Link::Mcp(session) => session.archive(batch, evidence).await,
         };
-        let answer = answer.map_err(|error| NotArchived::of(error).explain(n + 1, batches, archived.len()))?;
+        let answer = answer.map_err(|error| {
+            let not_archived = NotArchived::of(error);
+            let unknown = not_archived.may_have_changed();
+            let message = not_archived.explain(n + 1, batches, archived.len());
+            Failed { message, archived: archived.clone(), unknown }
+        })?;
         archived.extend(answer["archived"].as_array().cloned().unwrap_or_default());
         last_snapshot = answer["snapshot"].clone();
     }

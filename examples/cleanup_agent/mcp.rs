@@ -2,9 +2,10 @@
 //! streamable HTTP, read with the same strictness as the REST answers.
 
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use completeness::client::FetchError;
+use completeness::client::http::retry_after_seconds;
 use completeness::mcp::refusal_problem;
 use completeness::{Envelope, StandardReason};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
@@ -133,7 +134,8 @@ fn http_refusal(error: &ServiceError) -> Option<Refusal> {
             _ => current.downcast_ref::<HttpStatusError>(),
         };
         if let Some(status) = status {
-            let wait = status.retry_after.as_deref().and_then(|value| value.trim().parse().ok());
+            // In seconds or as an HTTP date, as over REST.
+            let wait = status.retry_after.as_deref().and_then(|value| retry_after_seconds(value, SystemTime::now()));
             return Some(Refusal { status: status.status, wait });
         }
         cause = current.source();
