@@ -2015,6 +2015,9 @@ async fn under_faults_an_account_read_over_mcp_gets_a_field_left_out() {
 
     let h = faulted(Schedule::always("FIELD_OMITTED")).await;
     let admin = connect(&h, "admin").await;
+    let tools = admin.list_all_tools().await.expect("tools/list");
+    let schema = Value::Object(tool(&tools, "get_service_account").output_schema.as_ref().unwrap().as_ref().clone());
+    let within = jsonschema::draft202012::new(&schema).expect("the outputSchema compiles");
     // A list offers no such fault: it is answered whole.
     let page = answer(&admin, "list_service_accounts", json!({"page_size": 3})).await;
     assert_eq!(codes(&page), ["MORE_PAGES_AVAILABLE"], "{page}");
@@ -2025,6 +2028,9 @@ async fn under_faults_an_account_read_over_mcp_gets_a_field_left_out() {
         let [(name, why)] = left_out[..] else { panic!("one field left out: {view}") };
         assert!(["NO_ACCESS", "SOURCE_FAILED"].contains(&why.as_str().unwrap()), "{view}");
         assert!(view[name.as_str()].is_null(), "{view}");
+        // A faulted answer stays within what the tool publishes.
+        let errors: Vec<String> = within.iter_errors(&view).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "outside the outputSchema: {errors:?}\n{view}");
         let result = call(&admin, "get_service_account", json!({"id": id})).await.unwrap();
         let verdict = result.content[0].as_text().unwrap().text.lines().next().unwrap().to_owned();
         assert!(verdict.starts_with(&format!("ACCOUNT {id} (PARTIAL_FIELD_SET): not filled")), "{verdict}");
