@@ -297,6 +297,9 @@ async fn a_410_cursor_expired_over_http_ends_the_collection_with_snapshot_expire
         json["incomplete_reasons"][0]["message"], "snapshot s-1 is no longer retained",
         "the server's own words"
     );
+    // A real expiry, in the server's words: the restart says the snapshot is gone.
+    let restart = json["continuation"]["reason"].as_str().unwrap();
+    assert!(restart.ends_with("is no longer retained"), "{json}");
 }
 
 /// A body longer than the client's bound is refused, not read whole into memory: with its

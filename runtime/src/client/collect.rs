@@ -55,7 +55,7 @@ pub enum FetchError {
     Transport(String),
     /// No answer of the service's: a server error (5xx) or a `429` without a problem body, most
     /// likely a proxy's or a load balancer's page. It says nothing of what exists, and may be
-    /// sent again (contract §7: a 5xx, or a `429` that names a wait), after `retry_after` seconds
+    /// sent again (contract §5.4, §7: a 5xx, or a `429` that names a wait), after `retry_after` seconds
     /// when its `Retry-After` names them ([`Retries::wait_after_error`](crate::client::http::Retries::wait_after_error)).
     Unserved {
         /// The HTTP status.
@@ -582,7 +582,10 @@ impl<T> Traversal<T> {
                 };
                 completeness.push_reason(expired);
             }
-            Stop::Broken(why) => completeness.push_reason(SnapshotExpired::new(snapshot()).with_message(why)),
+            Stop::Broken(why) => {
+                let stopped = SnapshotExpired::cannot_continue(snapshot(), "the traversal cannot be continued");
+                completeness.push_reason(stopped.with_message(why));
+            }
         }
         if let Some(token) = evidence {
             // Passes the server's token through; refused unless the whole result is complete.

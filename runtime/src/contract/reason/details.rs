@@ -456,12 +456,21 @@ pub struct SnapshotExpired {
     /// The snapshot that expired.
     pub snapshot: String,
     message: Option<String>,
+    /// Why a new traversal is needed, when it is not that the snapshot is gone.
+    restart: Option<String>,
 }
 
 impl SnapshotExpired {
     /// Snapshot `snapshot` is gone.
     pub fn new(snapshot: impl Into<String>) -> Self {
-        SnapshotExpired { snapshot: snapshot.into(), message: None }
+        SnapshotExpired { snapshot: snapshot.into(), message: None, restart: None }
+    }
+
+    /// The traversal at `snapshot` cannot go on for another reason than the snapshot being gone
+    /// (`why`: a collector that stopped a traversal which started over or looped): its restart
+    /// says `why`, and claims no expiry.
+    pub fn cannot_continue(snapshot: impl Into<String>, why: impl Into<String>) -> Self {
+        SnapshotExpired { snapshot: snapshot.into(), message: None, restart: Some(why.into()) }
     }
 }
 
@@ -482,20 +491,24 @@ impl ReasonDetails for SnapshotExpired {
         map.serialize_entry("snapshot", &self.snapshot)
     }
     fn read_details(object: &Map<String, Value>) -> Result<Self, String> {
-        Ok(SnapshotExpired { snapshot: str_field(object, "SNAPSHOT_EXPIRED", "snapshot")?, message: None })
+        let snapshot = str_field(object, "SNAPSHOT_EXPIRED", "snapshot")?;
+        Ok(SnapshotExpired { snapshot, message: None, restart: None })
     }
-    /// A new traversal, for the reason its default message gives (the snapshot is gone). A
-    /// message of its own may say another (a collector that stopped a traversal which started
-    /// over or looped, with its snapshot still there): the restart then claims no expiry.
+    /// A new traversal, because the snapshot is gone, or for the reason given
+    /// ([`SnapshotExpired::cannot_continue`], or the restart the wire carried).
     fn recovery(&self) -> Option<Continuation> {
-        let reason = match self.message() == self.default_message() {
-            true => format!("snapshot {} is no longer retained", self.snapshot),
-            false => "the traversal cannot be continued".to_owned(),
-        };
+        let reason =
+            self.restart.clone().unwrap_or_else(|| format!("snapshot {} is no longer retained", self.snapshot));
         Some(Continuation::Restart { reason })
     }
     fn restore(&mut self, recovery: &Continuation) -> bool {
-        matches!(recovery, Continuation::Restart { .. })
+        match recovery {
+            Continuation::Restart { reason } => {
+                self.restart = Some(reason.clone());
+                true
+            }
+            _ => false,
+        }
     }
 }
 serialize_details!(SnapshotExpired);
