@@ -11,6 +11,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::Output;
 
 use e2e_support::Harness;
+use serde_json::{Value, json};
 
 async fn agent(harness: &Harness, args: &[&str]) -> (i32, String) {
     agent_at(&harness.running.url(), args).await
@@ -143,6 +144,14 @@ async fn the_agent_exits_1_on_errors_and_changes_nothing() {
     let (code, out) = agent(&harness, &["--token", "north", "--token", "admin"]).await;
     assert_eq!(code, 1, "{out}");
     assert!(out.starts_with("--token is given twice; give it once"), "{out}");
+    // Asked for JSON, standard output says so too, as one document.
+    let (code, out) = agent(&harness, &["--json", "--token", "north", "--token", "admin"]).await;
+    assert_eq!(code, 1, "{out}");
+    let document: Value = serde_json::from_str(&out[..out.find("\n}\n").expect("a JSON document") + 2]).unwrap();
+    assert_eq!(
+        document,
+        json!({"error": "--token is given twice; give it once", "archived": [], "outcome": "unchanged"})
+    );
     let (code, out) = agent(&harness, &["--token", "ad\nmin"]).await;
     assert_eq!(code, 1, "{out}");
     assert!(out.starts_with("--token: a credential name is visible ASCII"), "a flag error, not the server's: {out}");

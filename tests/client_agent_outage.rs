@@ -359,7 +359,8 @@ async fn the_agent_waits_out_a_proxys_503_without_a_problem_body() {
 }
 
 /// `--max-items` bounds what one run changes: a complete inventory of more accounts (its one
-/// page read whole) is shown with the agent's own `CLIENT_LIMIT_REACHED`, not archived (exit 2).
+/// page read whole) is shown complete, as it is, and not archived (exit 2), saying why; with
+/// `--json`, the approval request says so in `over_max_items`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_inventory_larger_than_max_items_is_not_archived_even_when_complete() {
     let (url, asked, server) = service_answering(|_, _| {
@@ -373,9 +374,15 @@ async fn an_inventory_larger_than_max_items_is_not_archived_even_when_complete()
         }
         let (code, out) = agent_at(&url, &args).await;
         assert_eq!(code, 2, "{out}");
-        assert!(out.contains("CLIENT_LIMIT_REACHED"), "{out}");
-        assert!(out.contains("The inventory holds 3 accounts, more than --max-items 2"), "{out}");
+        assert!(out.contains("COMPLETE: 3 service accounts") && !out.contains("CLIENT_LIMIT_REACHED"), "{out}");
+        assert!(out.contains("The inventory holds 3 unowned accounts, more than --max-items 2"), "{out}");
         assert!(out.contains("nothing was changed"), "{out}");
+        if json {
+            let document = &out[..out.find("\n}\n").expect("the JSON document") + 2];
+            let document: Value = serde_json::from_str(document).unwrap_or_else(|e| panic!("{e}: {out}"));
+            assert_eq!(document["over_max_items"]["accounts"], 3, "{document}");
+            assert_eq!(document["complete"], true, "{document}");
+        }
     }
     let (code, out) = agent_at(&url, &["--token", "admin", "--max-items", "3"]).await;
     server.abort();

@@ -18,8 +18,9 @@
 //! the inventory asked for, whatever it says of itself (another scope, the rest of a traversal,
 //! an account twice or one that is owned).
 //!
-//! A read of the inventory refused with a problem that may be retried (contract §7: a 5xx, or a
-//! 429 with `Retry-After`; an outage of the service's database is a 503 with `Retry-After: 5`),
+//! A read of the inventory refused in a way that may be retried (contract §7: a 5xx, or a 429
+//! with `Retry-After`, with a problem or, from a proxy in front of the service, without one; an
+//! outage of the service's database is a 503 with `Retry-After: 5`),
 //! on its first page or any later one, is not the end: the agent waits as long as the answer
 //! asks (`Retry-After`, or a `retry_after` continuation in the problem; 5 s for a 5xx that names
 //! no wait) and reads the inventory again from its first page, a new traversal whose pages are
@@ -52,10 +53,7 @@ use std::time::Duration;
 use completeness::client::explain::verdict;
 use completeness::client::http::{Retries, ServiceClient};
 use completeness::client::{CollectLimits, Collected, FetchError, collect_all};
-use completeness::reason::ClientLimitReached;
-use completeness::{
-    ApprovalRequest, Decision, Envelope, Intent, LimitKind, Problem, ReasonCode, StandardReason, WithMessage, decide,
-};
+use completeness::{ApprovalRequest, Decision, Intent, Problem, decide};
 use serde_json::{Map, Value, json};
 
 use mcp::McpInventory;
@@ -72,9 +70,10 @@ const USAGE: &str = "usage: cleanup_agent [--transport rest|mcp] --server URL --
                      than --max-items, which a page read whole can pass.\n\
                      Exit codes: 0 archived (or nothing to archive), 2 approval required (nothing changed), 1 an \
                      error (nothing changed, unless it says an archive batch may have been applied).\n\
-                     --json: standard output is one JSON document: the approval request, the archive's answer, \
-                     or after an error {\"error\", \"archived\", \"outcome\": unchanged|partial|unknown}; the \
-                     story goes to standard error.";
+                     --json: standard output is one JSON document: the approval request (with over_max_items when \
+                     a complete inventory is larger than --max-items), the archive's answer, or after an error \
+                     {\"error\", \"archived\", \"outcome\": unchanged|partial|unknown}; the story goes to standard \
+                     error.";
 
 /// How the agent talks to the service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,6 +222,12 @@ async fn main() -> ExitCode {
         }
         Err(message) => {
             let _ = writeln!(std::io::stderr(), "{message}");
+            // Asked for JSON, a program reads standard output even when the arguments are refused
+            // (the why, without the usage text that follows it).
+            if std::env::args_os().any(|argument| argument == "--json") {
+                let why = message.lines().next().unwrap_or_default().to_owned();
+                Out { json: true }.result(&Failed::from(why).document());
+            }
             return ExitCode::from(1);
         }
     };
@@ -259,19 +264,25 @@ impl Failed {
     /// `unknown` (`archived`, and the failed batch may have been too).
     fn tell(self, out: Out) {
         write_ignoring_closed(std::io::stderr(), &format!("cleanup_agent: {}", self.message));
-        let ids: Vec<&str> = self.archived.iter().filter_map(Value::as_str).collect();
-        if !ids.is_empty() {
-            out.say(&format!("archived before the error ({}): {}", ids.len(), ids.join(", ")));
+        if !self.archived.is_empty() {
+            let ids: Vec<String> =
+                self.archived.iter().map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_owned)).collect();
+            out.say(&format!("archived before the error ({}): {}", ids.len(), listed(&ids)));
         }
         if out.json {
-            let outcome = match (self.unknown, ids.is_empty()) {
-                (true, _) => "unknown",
-                (false, true) => "unchanged",
-                (false, false) => "partial",
-            };
-            let document = json!({"error": self.message, "archived": self.archived, "outcome": outcome});
-            out.result(&serde_json::to_string_pretty(&document).unwrap_or_else(|_| document.to_string()));
+            out.result(&self.document());
         }
+    }
+
+    /// The JSON document of `--json`: `{"error", "archived", "outcome"}`.
+    fn document(&self) -> String {
+        let outcome = match (self.unknown, self.archived.is_empty()) {
+            (true, _) => "unknown",
+            (false, true) => "unchanged",
+            (false, false) => "partial",
+        };
+        let document = json!({"error": self.message, "archived": self.archived, "outcome": outcome});
+        serde_json::to_string_pretty(&document).unwrap_or_else(|_| document.to_string())
     }
 }
 
@@ -344,47 +355,46 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, Failed> {
     let out = Out { json: options.json };
     let collected = inventory(link, options, out).await?;
     answers_the_question(&collected).map_err(|why| format!("{why}; nothing was changed"))?;
-    let judged = within_item_limit(&collected, options.limits.max_items);
 
-    out.say(&verdict(&judged.completeness, judged.items.len()));
+    out.say(&verdict(&collected.completeness, collected.items.len()));
     out.say(&format!("pages fetched: {}", collected.pages_fetched()));
-    let decision = decide(&judged, Intent::Mutate);
+    let decision = decide(&collected, Intent::Mutate);
     out.say(&format!("decision for archiving: {}", serde_json::to_value(decision).unwrap_or(Value::Null)));
+    // `--max-items` bounds what one run changes as well as what it reads: a page is read whole,
+    // so a traversal can end complete past it (the page that passed it was its last). Such an
+    // inventory is complete, and shown as such, but not archived.
+    let (held, max_items) = (collected.items.len(), options.limits.max_items);
+    let over_limit = held as u64 > max_items;
 
-    match (decision, judged.completeness.evidence()) {
-        (Decision::Proceed, Some(evidence)) => archive(link, &collected, evidence, out).await,
+    match (decision, collected.completeness.evidence()) {
+        (Decision::Proceed, Some(evidence)) if !over_limit => archive(link, &collected, evidence, out).await,
         _ => {
             let scope = format!("unowned service accounts (owner=none) visible to credential '{}'", options.token);
             // The archive takes evidence only: acting on the ids read so far is no option.
             let request =
-                ApprovalRequest::new("archive every unowned service account", scope, &judged).evidence_required();
+                ApprovalRequest::new("archive every unowned service account", scope, &collected).evidence_required();
+            let limit = over_limit.then(|| {
+                format!(
+                    "The inventory holds {held} unowned accounts, more than --max-items {max_items}: one run archives \
+                     at most that many. Raise --max-items to archive them."
+                )
+            });
             if options.json {
-                out.result(&serde_json::to_string_pretty(&request.to_json()).map_err(|e| e.to_string())?);
+                let mut document = request.to_json();
+                if let Some(limit) = &limit {
+                    document["over_max_items"] = json!({"accounts": held, "max_items": max_items, "why": limit});
+                }
+                out.result(&serde_json::to_string_pretty(&document).map_err(|e| e.to_string())?);
             } else {
                 out.say(request.to_string().trim_end());
+            }
+            if let Some(limit) = &limit {
+                out.say(limit);
             }
             out.say("nothing was changed.");
             Ok(2)
         }
     }
-}
-
-/// The inventory as the agent judges it: `--max-items` bounds what one run changes as well as
-/// what it reads. A page is read whole, so a traversal can end complete past the limit (the
-/// page that passed it was its last); such an inventory is shown, not archived: it gets the
-/// collector's own `CLIENT_LIMIT_REACHED` (items, no cursor), saying so.
-fn within_item_limit(collected: &Collected<Value>, max_items: u64) -> Envelope<Value, StandardReason> {
-    let mut judged = collected.envelope().clone();
-    let held = judged.items.len();
-    let stopped = judged.completeness.reason_codes().contains(&ReasonCode::ClientLimitReached);
-    if held as u64 > max_items && !stopped {
-        let said = format!(
-            "The inventory holds {held} accounts, more than --max-items {max_items}: one run changes at most that \
-             many. Raise --max-items to archive them."
-        );
-        judged.completeness.push_reason(ClientLimitReached::new(LimitKind::Items, max_items).with_message(said));
-    }
-    judged
 }
 
 /// The most times the agent reads the inventory: the first read and two more after refusals
@@ -414,12 +424,7 @@ async fn inventory(link: &Link, options: &Options, out: Out) -> Result<Collected
             Ok(collected) => return Ok(collected),
             Err(error) => error,
         };
-        // The problem the service answered with; over MCP, an HTTP refusal of the call itself,
-        // whose body rmcp does not read, has only its status and `Retry-After`.
-        let retry = match (&refused, link) {
-            (FetchError::Transport(_), Link::Mcp(session)) => session.refused_with().and_then(Refusal::retry),
-            (refused, _) => Retry::after_error(refused),
-        };
+        let retry = Retry::after_error(&refused);
         let Some(Retry { wait, named }) = retry else {
             return Err(refused.to_string());
         };
@@ -504,24 +509,6 @@ impl Retry {
             }
             _ => None,
         }
-    }
-}
-
-/// An HTTP refusal of an MCP call before any tool ran, which has no problem body rmcp reads:
-/// its status, and the seconds its `Retry-After` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Refusal {
-    /// The HTTP status.
-    status: u16,
-    /// The seconds to wait before asking again, when the answer names them.
-    wait: Option<u64>,
-}
-
-impl Refusal {
-    /// The retry the refusal allows: the rule of [`Retry::after`], on a status and a header.
-    fn retry(self) -> Option<Retry> {
-        Problem::may_be_retried(self.status, self.wait.is_some())
-            .then(|| Retry { wait: self.wait.map_or(UNNAMED_WAIT, Duration::from_secs), named: self.wait.is_some() })
     }
 }
 
@@ -649,10 +636,14 @@ fn named_targets(problem: &Problem) -> String {
     let Some(Value::Array(targets)) = problem.extension("targets") else { return String::new() };
     let ids: Vec<String> =
         targets.iter().map(|target| target.as_str().map_or_else(|| target.to_string(), str::to_owned)).collect();
+    if ids.is_empty() { String::new() } else { format!(". The accounts it names: {}", listed(&ids)) }
+}
+
+/// The first ten of `ids`, and how many more (`--json` gives them all).
+fn listed(ids: &[String]) -> String {
     match ids.len() {
-        0 => String::new(),
-        n if n <= 10 => format!(". The accounts it names: {}", ids.join(", ")),
-        n => format!(". The accounts it names: {} and {} more", ids[..10].join(", "), n - 10),
+        n if n <= 10 => ids.join(", "),
+        n => format!("{} and {} more", ids[..10].join(", "), n - 10),
     }
 }
 

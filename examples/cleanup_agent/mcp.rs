@@ -1,7 +1,6 @@
 //! The agent's MCP transport: the service's `/mcp` tools through an rmcp client over
 //! streamable HTTP, read with the same strictness as the REST answers.
 
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use completeness::client::FetchError;
@@ -18,15 +17,11 @@ use rmcp::transport::streamable_http_client::{
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 
-use super::Refusal;
-
 /// An MCP session with the service, as one credential.
 pub struct McpInventory {
     client: RunningService<RoleClient, ClientConfig>,
     /// How long one request (the handshake, a tool call, the close) may take.
     timeout: Duration,
-    /// The HTTP refusal the last tool call got instead of a JSON-RPC answer, when it got one.
-    refused: Mutex<Option<Refusal>>,
 }
 
 impl McpInventory {
@@ -55,7 +50,7 @@ impl McpInventory {
             .await
             .map_err(|late| format!("no MCP session with {endpoint} as '{token}': {late}"))?
             .map_err(|e| format!("no MCP session with {endpoint} as '{token}': {e}"))?;
-        Ok(McpInventory { client, timeout, refused: Mutex::new(None) })
+        Ok(McpInventory { client, timeout })
     }
 
     /// One page of `list_service_accounts` with `arguments` and `cursor`: the envelope, strictly
@@ -82,40 +77,35 @@ impl McpInventory {
         self.call("archive_service_accounts", arguments).await
     }
 
-    /// The HTTP status (and `Retry-After`) that refused the last tool call before any tool ran,
-    /// when one did: a 5xx or a 429 of the endpoint itself (the service answers 503 while its
-    /// database, which authentication reads, cannot be reached). rmcp reads no such body, so the
-    /// call's error is [`FetchError::Transport`]; this is what it said of when to ask again.
-    pub fn refused_with(&self) -> Option<Refusal> {
-        *self.refused.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Ends the session (waiting at most the request timeout for the server to hear it).
     pub async fn close(self) {
         let _ = within(self.timeout, self.client.cancel()).await;
     }
 
     /// Calls `tool` with `arguments`: the `structuredContent` of its result, as the REST route's
-    /// answer; the problem of a tool error, as the route's problem; and a call that got no
-    /// result, or a result that is neither, as no answer ([`FetchError::Transport`]) or one that
-    /// does not read ([`FetchError::Contract`]).
+    /// answer; the problem of a tool error, as the route's problem; an HTTP refusal of the call
+    /// before any tool ran (a 5xx or a 429 of the endpoint itself, or of a proxy: the service
+    /// answers 503 while its database, which authentication reads, cannot be reached), whose
+    /// body rmcp does not read, as REST's refusal without a problem body
+    /// ([`FetchError::Unserved`]); and a call that got no result, or a result that is neither,
+    /// as no answer ([`FetchError::Transport`]) or one that does not read ([`FetchError::Contract`]).
     async fn call(&self, tool: &str, arguments: Map<String, Value>) -> Result<Value, FetchError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let called = within(self.timeout, self.client.call_tool(params)).await;
-        let refused = match &called {
-            Ok(Err(error)) => http_refusal(error),
-            _ => None,
-        };
-        *self.refused.lock().unwrap_or_else(PoisonError::into_inner) = refused;
-        let result = called.map_err(|late| FetchError::Transport(format!("{tool}: {late}")))?.map_err(|e| {
-            FetchError::Transport(match refused {
-                Some(Refusal { status, wait }) => format!(
-                    "{tool}: the MCP endpoint answered HTTP {status}{}, a body rmcp does not read ({e})",
-                    wait.map_or_else(String::new, |seconds| format!(" with Retry-After: {seconds}"))
-                ),
-                None => format!("{tool}: {e}"),
-            })
-        })?;
+        let result =
+            called.map_err(|late| FetchError::Transport(format!("{tool}: {late}")))?.map_err(
+                |e| match http_refusal(&e) {
+                    Some((status, retry_after)) => FetchError::Unserved {
+                        status,
+                        retry_after,
+                        message: format!(
+                            "{tool}: the MCP endpoint answered HTTP {status}{}, a body rmcp does not read ({e})",
+                            retry_after.map_or_else(String::new, |seconds| format!(" with Retry-After: {seconds} s"))
+                        ),
+                    },
+                    None => FetchError::Transport(format!("{tool}: {e}")),
+                },
+            )?;
         answer(&result).map_err(|text| match refusal_problem(&result) {
             Some(problem) => FetchError::Problem(problem),
             None => FetchError::Contract(format!("{tool}: {text}")),
@@ -125,7 +115,7 @@ impl McpInventory {
 
 /// The HTTP status, and `Retry-After` in seconds, of a call that `error` says was answered with
 /// one instead of a JSON-RPC message (rmcp's `HttpStatusError`, for a 429 or a 5xx).
-fn http_refusal(error: &ServiceError) -> Option<Refusal> {
+fn http_refusal(error: &ServiceError) -> Option<(u16, Option<u64>)> {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(current) = cause {
         // `HttpStatus` is transparent: the chain goes from the transport's error past it.
@@ -136,7 +126,7 @@ fn http_refusal(error: &ServiceError) -> Option<Refusal> {
         if let Some(status) = status {
             // In seconds or as an HTTP date, as over REST.
             let wait = status.retry_after.as_deref().and_then(|value| retry_after_seconds(value, SystemTime::now()));
-            return Some(Refusal { status: status.status, wait });
+            return Some((status.status, wait));
         }
         cause = current.source();
     }

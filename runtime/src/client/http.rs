@@ -734,8 +734,8 @@ async fn read<T: DeserializeOwned>(
         Err(_) => {
             let message = format!("status {status} without a problem body: {}", excerpt());
             // A server error (or a 429) without a problem is most likely a proxy's page: the
-            // service did not answer, and may after a wait.
-            Err(match status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            // service did not answer, and may after a wait (the statuses a wait can mend).
+            Err(match Problem::may_be_retried(status.as_u16(), true) {
                 true => FetchError::Unserved { status: status.as_u16(), retry_after, message },
                 false => FetchError::Contract(message),
             })
