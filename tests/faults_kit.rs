@@ -1335,8 +1335,9 @@ async fn the_kit_catches_a_client_that_reads_a_field_left_out_as_a_genuine_null(
     assert!(careful.not_covered().is_empty(), "not covered: {:?}", names(careful.not_covered()));
     // The truth names accounts that were used: a field left out can change the answer.
     let Some(Ok(Conclusion::Complete(truth))) = &careful.truth else { panic!("no truth: {:?}", careful.truth) };
+    let count = |list: &str| list.matches("sa-").count();
     let (never, all) = truth.split_once(" of ").unwrap();
-    assert!(never.len() < all.len() + "never used ".len(), "some unowned account was used: {truth}");
+    assert!(count(never) < count(all), "some unowned account was used: {truth}");
 
     let naive = kit().schedules(0).run(|target| never_used(target, false)).await;
     assert!(!naive.failures.is_empty(), "a null read as never used is caught");
@@ -1348,4 +1349,33 @@ async fn the_kit_catches_a_client_that_reads_a_field_left_out_as_a_genuine_null(
         assert!(record.omitted.as_ref().is_some_and(|omitted| !omitted.is_empty()), "{record}");
         assert!(failure.violations[0].contains("the client concluded complete with"), "{failure}");
     }
+}
+
+/// The example's account read back from its JSON, as `--faults` reads back a view it faulted for
+/// the MCP tool: each `Field` as it was, filled, a genuine null, or left out with why (§2.7).
+#[test]
+fn an_account_view_reads_back_what_it_left_out() {
+    use completeness::{Field, Omission};
+    use service::account::AccountView;
+    let view = AccountView {
+        id: "sa-000001".into(),
+        name: "svc-east-00001".into(),
+        tenant: "east".into(),
+        owner: None,
+        owner_email: Field::Omitted(Omission::NoAccess),
+        description: None,
+        created_at: "2025-03-07T17:42:33Z".into(),
+        last_used_at: Field::Null,
+        secret_fingerprint: Field::Filled("fp".into()),
+        archived: false,
+        warnings: Vec::new(),
+    };
+    let json = serde_json::to_value(&view).unwrap();
+    assert_eq!(json["omitted_fields"], serde_json::json!({"owner_email": "NO_ACCESS"}), "{json}");
+    assert_eq!(serde_json::from_value::<AccountView>(json).unwrap(), view);
+    // A field listed yet sent with a value reads as left out, the reading that claims less.
+    let mut listed = serde_json::to_value(&view).unwrap();
+    listed["omitted_fields"]["secret_fingerprint"] = "SOURCE_FAILED".into();
+    let read = serde_json::from_value::<AccountView>(listed).unwrap();
+    assert_eq!(read.secret_fingerprint, Field::Omitted(Omission::SourceFailed));
 }

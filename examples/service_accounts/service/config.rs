@@ -132,7 +132,8 @@ usage: service_accounts [flags]
   --log-format FORMAT         request log and events on stderr: human (default) or json;
                               RUST_LOG filters them (default: info,rmcp=error)
   --faults SEED[:PROBABILITY] make REST and MCP answers incomplete on purpose, in the ways each route
-                              (or the route a tool stands for) declares (seeded; probability 0-1 per
+                              (or the route a tool stands for) declares, an account read with a field
+                              left out, or any read with an outage (seeded; probability 0-1 per
                               request, default 0.5)
   --demo                      run the cleanup-agent tour on an in-memory store of its own and a free
                               port, then exit (it archives there; no --db or --addr)";

@@ -1311,7 +1311,7 @@ impl InventoryTools {
             None => view,
             Some(faults) => {
                 let fields = (!args.fields.is_empty()).then(|| args.fields.join(","));
-                let stands_for = rest_request(&format!("{LIST_ROUTE}/{}", view.id), [("fields", fields)], None)?;
+                let stands_for = rest_request(&ACCOUNT_ROUTE.replace("{id}", &view.id), [("fields", fields)], None)?;
                 // A single resource has no cursor: the layer never asks for its first page.
                 let no_first_page = || {
                     std::future::ready(Err(Problem::new(ProblemCode::Internal, "a single resource has no first page")))
@@ -1371,6 +1371,8 @@ const LIST_ROUTE: &str = "/service-accounts";
 const SEARCH_ROUTE: &str = "/search";
 /// The REST route `count_service_accounts` stands for.
 const COUNT_ROUTE: &str = "/service-accounts/count";
+/// The REST route `get_service_account` stands for, `{id}` its account's id.
+const ACCOUNT_ROUTE: &str = "/service-accounts/{id}";
 
 /// The `GET` of the REST route at `path` that a call with the arguments `pairs` and `cursor`
 /// stands for, as `--faults` faults it.

@@ -373,8 +373,8 @@ pub trait ReportsCompleteness {
     /// `INTERNAL` problem instead: a list never goes out without its block.
     const ANSWERS_WITH_BLOCK: bool = false;
     /// What a single resource says of itself (contract §2.7): the fields it could not fill and
-    /// its warnings, for operators' events. `None` for a collection, and for a response that has
-    /// neither `Field` nor warnings to tell of.
+    /// its warnings, for operators' events, and the fields it may leave out, for the fault layer.
+    /// `None` for a collection, and for a response that has neither `Field` nor warnings to tell of.
     fn single_report(&self) -> Option<SingleReport> {
         None
     }

@@ -26,7 +26,8 @@ pub enum Fault {
     /// for "nothing exists", the bug this framework exists for. Offered on a first page and,
     /// on a paginated route, on a later one: sending the same cursor again after the wait
     /// continues the traversal (the [`Kit`](super::Kit) takes it for a retry), as starting a
-    /// new one does.
+    /// new one does. Offered on a single resource with a `Field` member too, where it says
+    /// nothing of whether the resource exists.
     Unavailable,
     /// Report one reason whose code no declaration of the route names (`FUTURE_REASON`), as a
     /// newer version of the service sends a code an older client cannot know (contract §7): it

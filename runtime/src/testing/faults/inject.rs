@@ -296,11 +296,12 @@ pub(super) struct LeftOut {
 }
 
 /// The fields of the single resource `resource` (contract §2.7) among `fields` (the wire names
-/// of its `Field` members) that it filled: present, and not listed in its `omitted_fields`.
+/// of its `Field` members) that it filled: present, and not listed in its `omitted_fields`. None
+/// when it has no `omitted_fields` object to list one in.
 pub(super) fn filled_fields(resource: &Value, fields: &[&str]) -> Vec<String> {
-    let listed = |name: &str| resource.get(OMITTED_FIELDS).and_then(|omitted| omitted.get(name)).is_some();
+    let Some(listed) = resource.get(OMITTED_FIELDS).and_then(Value::as_object) else { return Vec::new() };
     let present = |name: &str| resource.get(name).is_some();
-    fields.iter().filter(|name| present(name) && !listed(name)).map(|name| (*name).to_owned()).collect()
+    fields.iter().filter(|name| present(name) && !listed.contains_key(**name)).map(|name| (*name).to_owned()).collect()
 }
 
 /// Leaves out of the single resource `resource` one of the fields among `fields` it filled
@@ -328,9 +329,14 @@ pub(super) fn leave_out(resource: &Value, fields: &[&str], emptied: bool, rng: &
     // A single resource carries its warnings in `warnings` (contract §2.7).
     if let Some(warnings) = body.get_mut("warnings").and_then(Value::as_array_mut) {
         let code = WarningCode::PartialFieldSet.as_str();
-        let named = warnings.iter_mut().find(|warning| warning["code"] == code);
-        match named.and_then(|warning| warning.get_mut("fields")).and_then(Value::as_array_mut) {
-            Some(named) => {
+        match warnings.iter_mut().find(|warning| warning["code"] == code).and_then(Value::as_object_mut) {
+            // Its `fields` name them too (a warning that names none gets the list).
+            Some(warning) => {
+                let named = warning.entry("fields").or_insert_with(|| Value::Array(Vec::new()));
+                if !named.is_array() {
+                    *named = Value::Array(Vec::new());
+                }
+                let named = named.as_array_mut()?;
                 for name in &chosen {
                     if !named.iter().any(|field| field == name.as_str()) {
                         named.push(Value::from(name.as_str()));

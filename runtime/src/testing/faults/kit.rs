@@ -81,7 +81,8 @@ pub enum Conclusion {
 ///    the traversal over from its first page. A traversal whose outage was never sent again
 ///    did not finish, nor did one that went on past it with another cursor (one it had
 ///    followed before): a client that takes the outage for its end, or steps over the page it
-///    refused, fails.
+///    refused, fails. A single resource is no collection: its reads (a field left out, an
+///    outage) are judged by the conclusion alone, which must be the fault-free one.
 /// 2. **No destructive action on an incomplete answer.** A `DELETE`, `PUT` or `PATCH`, and a
 ///    `POST` that was not itself answered with a completeness block (a search sent as `POST`
 ///    is a read), must follow reads that all finished as in property 1: every collection read
@@ -333,7 +334,8 @@ where
             failure.violations.push(
                 "no answer the client read offered a fault, so the kit can check nothing: the fault layer faults \
                  answers that report completeness (a `#[completeness]` handler's, routed through \
-                 `completeness::routing`); does the client read such a route?"
+                 `completeness::routing`) and single resources with a `Field` member; does the client read such \
+                 a route?"
                     .to_owned(),
             );
         }
@@ -918,6 +920,32 @@ mod tests {
             record(3, "POST", false, true, false),
         ];
         assert_eq!(judged(all(), &retried), Vec::<String>::new());
+    }
+
+    /// A single resource is no collection: its reads, a field left out or an outage among them,
+    /// leave no traversal unfinished, and a change after them is judged by the collections only
+    /// (its conclusion, against the fault-free one, judges what it made of them).
+    #[test]
+    fn single_resource_reads_are_no_collection_reads() {
+        let resource = |request: u64, status: u16, fault: Fault| {
+            let mut read = on("/things/bob", request, "GET", false, false, false);
+            (read.complete, read.next_cursor, read.resumed, read.reasons) = (None, None, None, Vec::new());
+            (read.status, read.fault) = (status, Some(fault));
+            read.offered = vec![Fault::FieldOmitted, Fault::Unavailable];
+            read.omitted = Some(Default::default());
+            read
+        };
+        let run = [
+            record(0, "GET", false, true, false),
+            resource(1, 503, Fault::Unavailable),
+            resource(2, 200, Fault::FieldOmitted),
+            on("/things/bob", 3, "DELETE", false, true, false),
+        ];
+        assert_eq!(judged(all(), &run), Vec::<String>::new());
+        // The same reads taken for a collection's: the outage would leave it unfinished.
+        let mut unmarked = run.clone();
+        unmarked[1].omitted = None;
+        assert_eq!(judged(all(), &unmarked).len(), 2, "the conclusion, and the change after it");
     }
 
     /// A `DELETE`, `PUT` or `PATCH` is a change even when answered with a completeness block

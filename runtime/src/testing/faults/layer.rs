@@ -43,9 +43,10 @@ use crate::server::require::{PREFERENCE_APPLIED, RequireComplete};
 use completeness_codes::OMITTED_FIELDS;
 
 /// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
-/// or `none`), with `; emptied` for the fault with its collection empty, as an emptied schedule
-/// gives it (`VISIBILITY_RESTRICTED; emptied`); read only by [`FaultLayer`], so it does nothing
-/// where the layer is not installed.
+/// or `none`), with `; emptied` for the fault with its collection empty (a single resource's
+/// `FIELD_OMITTED`: every field it filled left out), as an emptied schedule gives it
+/// (`VISIBILITY_RESTRICTED; emptied`); read only by [`FaultLayer`], so it does nothing where
+/// the layer is not installed.
 pub const FAULT_HEADER: &str = "completeness-fault";
 
 /// The option of [`FAULT_HEADER`] that empties the faulted collection: `VISIBILITY_RESTRICTED; emptied`.
@@ -732,9 +733,8 @@ impl Shared {
             Ok(bytes) => bytes,
             Err(unread) => return unread,
         };
-        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
-            return Response::from_parts(parts, Body::from(bytes));
-        };
+        // A body that does not read as JSON has no field to leave out; it can still meet the outage.
+        let value = serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null);
         let offered = Fault::offered_on_resource(!filled_fields(&value, fields).is_empty());
         let (fault, emptied) = match self.choose(n, asked, &offered) {
             Ok(chosen) => chosen,
@@ -765,7 +765,8 @@ impl Shared {
         // The response says what its faulted body says, and is observed as such.
         if let Some(single) = parts.extensions.get_mut::<SingleReport>() {
             single.omitted.0.extend(left_out.omitted);
-            if !single.warnings.contains(&WarningCode::PartialFieldSet) && left_out.body.get("warnings").is_some() {
+            let warned = left_out.body.get("warnings").and_then(Value::as_array).is_some();
+            if warned && !single.warnings.contains(&WarningCode::PartialFieldSet) {
                 single.warnings.push(WarningCode::PartialFieldSet);
             }
         }

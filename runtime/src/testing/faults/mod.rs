@@ -11,7 +11,9 @@
 //! `router.layer(FaultLayer::new(schedule))`). A route whose handler declares its reasons and
 //! warnings with `#[completeness]` answers with its declared set attached; the layer reads it
 //! and, on `GET` requests answered `200`, applies one fault among those the route offers
-//! ([`Fault::offered`]):
+//! ([`Fault::offered`]); a single resource with a `Field` member (a `#[derive(ResultEnvelope)]`
+//! struct) answers with its fields' names attached, and gets one of those it offers
+//! ([`Fault::offered_on_resource`]):
 //!
 //! | fault | what the client receives |
 //! | --- | --- |
@@ -47,7 +49,9 @@
 //! taken (another replica, the MCP tools, the service restarted).
 //! A request that demanded a complete
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
-//! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for. Routes without a
+//! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for (a single resource with a
+//! field left out is sent as it is: the demand is on collections and aggregates, contract §5.3).
+//! Routes without a
 //! declaration, other methods, other statuses and single resources without a `Field` member
 //! pass through untouched.
 //! `FUTURE_REASON` is the one fault whose answer names a reason code the route does not
