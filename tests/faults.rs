@@ -976,6 +976,12 @@ async fn a_fault_asked_of_a_request_that_offers_none_is_refused() {
         }
         request.body(Body::empty()).unwrap()
     };
+    // The refusal is in the log, as the request it refused.
+    let layer = FaultLayer::new(Schedule::header_only());
+    let logged = Router::new().route("/things", axum::routing::post(|| std::future::ready(StatusCode::CREATED)));
+    logged.layer(layer.clone()).oneshot(post(Some("SOURCE_UNAVAILABLE"))).await.unwrap();
+    let log = layer.log();
+    assert_eq!((log.len(), log[0].method.as_str(), log[0].status, log[0].draw), (1, "POST", 400, None), "{log:?}");
     for fault in ["SOURCE_UNAVAILABLE", "bogus"] {
         let response = app().oneshot(post(Some(fault))).await.unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{fault}");
@@ -1348,12 +1354,20 @@ async fn a_single_resource_gets_a_field_left_out() {
     assert_eq!(listed["owner_email"], "NO_ACCESS", "{body}");
     assert!(listed.contains_key("last_used_at") && body["last_used_at"].is_null(), "{body}");
     assert_eq!(body["warnings"][0]["fields"], json!(["owner_email", "last_used_at"]), "{body}");
-    // A genuine null is a field the resource filled: left out, it is listed.
-    let (_, _, body) = send(app.clone(), "/accounts/sa-never?admin", Some("FIELD_OMITTED; emptied")).await;
+    // Emptied, every field filled with a value is left out; a genuine null is not drawn (left
+    // out, it would read the same to a client that takes it for a genuine one).
+    let (_, _, body) = send(app.clone(), "/accounts/sa-1?admin", Some("FIELD_OMITTED; emptied")).await;
     let listed: BTreeSet<&str> = body["omitted_fields"].as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(listed, BTreeSet::from(["last_used_at", "owner_email"]), "emptied: every field filled: {body}");
     assert!(body["owner_email"].is_null() && body["last_used_at"].is_null(), "{body}");
     assert_eq!(body["warnings"][0]["code"], "PARTIAL_FIELD_SET", "a warning added where there was none: {body}");
+    let (_, _, body) = send(app.clone(), "/accounts/sa-never?admin", Some("FIELD_OMITTED; emptied")).await;
+    let listed: BTreeSet<&str> = body["omitted_fields"].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(listed, BTreeSet::from(["owner_email"]), "its genuine null stays one: {body}");
+    // Nothing filled with a value: the outage alone is offered.
+    let (status, _, body) = send(app.clone(), "/accounts/sa-never", Some("FIELD_OMITTED")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("(offered: SERVICE_UNAVAILABLE)"), "{body}");
     // The outage, as on a collection: a 503 problem with its wait.
     let (status, retry_after, body) = send(app.clone(), "/accounts/sa-1", Some("SERVICE_UNAVAILABLE")).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::SERVICE_UNAVAILABLE, Some("SERVICE_UNAVAILABLE")));
@@ -1458,7 +1472,7 @@ async fn a_single_resource_given_outside_http_is_faulted_and_must_be_read_back_w
         layer.fault_answer(stands_for("/accounts/sa-1?admin"), careless(read("sa-1").await), no_first_page).await;
     let problem = lost.expect_err("a field left out would be read as a genuine null");
     assert_eq!(problem.status(), 500);
-    assert!(problem.detail().contains("its type reads back none"), "{problem:?}");
+    assert!(problem.detail().contains("but its type reads back none left out"), "{problem:?}");
     assert!(problem.detail().contains("OmittedFields::restore"), "{problem:?}");
     // Unfaulted, the careless type reads back what was sent: nothing was left out.
     let unfaulted = FaultLayer::new(Schedule::header_only())

@@ -1323,6 +1323,26 @@ async fn never_used(target: Target, heeds_omissions: bool) -> Result<Conclusion,
     Ok(Conclusion::Complete(format!("never used {never:?} of {:?}", ids(&listing))))
 }
 
+/// [`never_used`], then deletes the accounts it found never used (`DELETE /service-accounts/{id}`).
+async fn deletes_never_used(target: Target, heeds_omissions: bool) -> Result<Conclusion, String> {
+    let conclusion = never_used(target.clone(), heeds_omissions).await?;
+    let Conclusion::Complete(found) = &conclusion else { return Ok(conclusion) };
+    let client = reqwest::Client::new();
+    let never = found.split_once(" of ").map_or("", |(never, _)| never);
+    for id in never.split('"').filter(|part| part.starts_with("sa-")) {
+        let response = client
+            .delete(format!("{}/service-accounts/{id}", target.url))
+            .bearer_auth("admin")
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        if !response.status().is_success() {
+            return Err(format!("DELETE {id}: {}", response.status()));
+        }
+    }
+    Ok(conclusion)
+}
+
 /// A field of a single resource left out (`FIELD_OMITTED`) is caught when a client reads its
 /// `null` as a genuine one: the accounts it calls never used are not those the service's whole
 /// answer gives. A client that reads `omitted_fields` passes, the field left out among the
@@ -1340,6 +1360,16 @@ async fn the_kit_catches_a_client_that_reads_a_field_left_out_as_a_genuine_null(
     assert!(count(never) < count(all), "some unowned account was used: {truth}");
 
     let naive = kit().schedules(0).run(|target| never_used(target, false)).await;
+    // Deleting on that reading is caught as a destructive action on a resource not seen whole,
+    // whatever the conclusion; heeding `omitted_fields`, nothing is deleted on it.
+    let deleting = kit().schedules(0).run(|target| deletes_never_used(target, false)).await;
+    let caught = deleting.failures.iter().flat_map(|failure| &failure.violations);
+    assert!(
+        caught.clone().any(|violation| violation.contains("a destructive action on a resource it could not see whole")),
+        "{:?}",
+        caught.collect::<Vec<_>>()
+    );
+    kit().schedules(0).run(|target| deletes_never_used(target, true)).await.assert_passes();
     assert!(!naive.failures.is_empty(), "a null read as never used is caught");
     for failure in &naive.failures {
         // It handles every other fault as the careful client does.

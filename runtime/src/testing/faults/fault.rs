@@ -62,14 +62,14 @@ pub enum Fault {
     CursorRepeated,
     /// Add this declared warning; the items and `complete` stay as they are.
     Warning(WarningCode),
-    /// Leave a field of a single resource out (contract §2.7): a `Field` member it filled
-    /// (drawn from the seed; every one it filled in an emptied schedule) is written `null` and
+    /// Leave a field of a single resource out (contract §2.7): a `Field` member it filled with a
+    /// value, not a genuine `null` (drawn from the seed; every one in an emptied schedule), is written `null` and
     /// listed in `omitted_fields` with `NO_ACCESS` or `SOURCE_FAILED` (drawn), as a service
     /// whose credential check or source failed leaves it out, and named in its
     /// `PARTIAL_FIELD_SET` warning when it carries `warnings`. Its other members stay. A client
     /// that reads the `null` as a genuine one ("never used", "no owner") concludes what the
     /// resource never said, and fails the kit; one that reads `omitted_fields` passes. Offered
-    /// on a `GET` of a single resource that has a `Field` member it filled.
+    /// on a `GET` of a single resource that has a `Field` member it filled with a value.
     FieldOmitted,
 }
 
@@ -113,7 +113,8 @@ impl Fault {
     }
 
     /// The faults a single resource (contract §2.7) can produce on a `GET`: `FIELD_OMITTED`
-    /// ([`Fault::FieldOmitted`]) when it filled a field it may leave out (`fills_a_field`), and
+    /// ([`Fault::FieldOmitted`]) when it filled a field it may leave out with a value
+    /// (`fills_a_field`), and
     /// `SERVICE_UNAVAILABLE` ([`Fault::Unavailable`]: an outage, which says nothing of whether
     /// the resource exists). A resource that may leave out no field (a `Field` member) offers
     /// none: it says nothing the layer could take away.

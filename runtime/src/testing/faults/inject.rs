@@ -296,12 +296,13 @@ pub(super) struct LeftOut {
 }
 
 /// The fields of the single resource `resource` (contract §2.7) among `fields` (the wire names
-/// of its `Field` members) that it filled: present, and not listed in its `omitted_fields`. None
-/// when it has no `omitted_fields` object to list one in.
+/// of its `Field` members) that it filled with a value: not `null` (a genuine null left out
+/// would read the same to a client that takes it for one, and test nothing), and not listed in
+/// its `omitted_fields`. None when it has no `omitted_fields` object to list one in.
 pub(super) fn filled_fields(resource: &Value, fields: &[&str]) -> Vec<String> {
     let Some(listed) = resource.get(OMITTED_FIELDS).and_then(Value::as_object) else { return Vec::new() };
-    let present = |name: &str| resource.get(name).is_some();
-    fields.iter().filter(|name| present(name) && !listed.contains_key(**name)).map(|name| (*name).to_owned()).collect()
+    let valued = |name: &str| resource.get(name).is_some_and(|value| !value.is_null());
+    fields.iter().filter(|name| valued(name) && !listed.contains_key(**name)).map(|name| (*name).to_owned()).collect()
 }
 
 /// Leaves out of the single resource `resource` one of the fields among `fields` it filled

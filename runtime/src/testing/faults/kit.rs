@@ -14,6 +14,7 @@ use super::examples::Examples;
 use super::fault::Fault;
 use super::layer::{FaultLayer, FaultRecord};
 use super::schedule::{DEFAULT_PROBABILITY, Schedule};
+use crate::contract::field::Omission;
 use crate::contract::params;
 use crate::server::problem::Problem;
 use crate::server::query::query_pairs;
@@ -88,7 +89,11 @@ pub enum Conclusion {
 ///    is a read), must follow reads that all finished as in property 1: every collection read
 ///    before it, every query, not only the last one. The kit cannot tell which reads a
 ///    change depends on, so it holds it to all of them: a read the change does not depend on
-///    (one for a report) goes after it.
+///    (one for a report) goes after it. And a `DELETE` or `PUT` (which replaces it whole) of a
+///    single resource the run read must follow a read of it that gave it whole: its latest
+///    read neither refused (an outage) nor with a field left out but as asked (`NOT_REQUESTED`):
+///    a client that deletes a record because a field it could not see reads `null` fails, as
+///    one that deletes it after an outage does. (A `PATCH` changes the fields it names only.)
 /// 3. **No endless loop, no endless wait, no panic.** A run may send at most `max_requests`
 ///    requests and take at most `run_timeout`; past either it is stopped and fails (past
 ///    `run_timeout`, the kit stops after that run: every later one would likely wait as long). A
@@ -551,8 +556,47 @@ fn judge(
             ));
         }
     }
+    // Rule 2, for one resource: a `DELETE` or `PUT` of a single resource the run read.
+    for (at, record) in log.iter().enumerate().filter(|(_, record)| matches!(record.method.as_str(), "DELETE" | "PUT"))
+    {
+        if let Some(why) = unread_whole(&log[..at], path(record)) {
+            violations.push(format!(
+                "the client sent {} {} although {why}: a destructive action on a resource it could not see whole",
+                record.method, record.uri
+            ));
+        }
+    }
     violations.extend(hasty_retries(log));
     violations
+}
+
+/// Why the latest read of the single resource at `path` in `log` did not give it whole, when it
+/// did not: refused (an outage), or with a field left out for another reason than the client's
+/// own choice (`NOT_REQUESTED`). `None` when it gave it whole, or the run never read it (as a
+/// single resource the layer could fault: [`FaultRecord::omitted`]).
+fn unread_whole(log: &[FaultRecord], path_of: &str) -> Option<String> {
+    let read = log.iter().rev().find(|read| read.omitted.is_some() && read.method == "GET" && path(read) == path_of)?;
+    if read.status != 200 {
+        return Some(format!(
+            "its latest read, {} {}, was answered with a problem ({}): a refusal says nothing of it",
+            read.method, read.uri, read.status
+        ));
+    }
+    let left_out: Vec<String> = read
+        .omitted
+        .iter()
+        .flat_map(|omitted| &omitted.0)
+        .filter(|(_, why)| **why != Omission::NotRequested)
+        .map(|(name, why)| format!("{name} ({why})"))
+        .collect();
+    (!left_out.is_empty()).then(|| {
+        format!(
+            "its latest read, {} {}, left fields out ({}): their `null` is no value (contract §2.7)",
+            read.method,
+            read.uri,
+            left_out.join(", ")
+        )
+    })
 }
 
 /// Rule 5: the requests that repeat one answered with a wait ([`FaultRecord::wait`]) sooner than
@@ -843,6 +887,7 @@ fn query(record: &FaultRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::field::OmittedFields;
     use crate::contract::reason::ReasonCode;
 
     /// A request of a run on `/things`, as the layer logs it: a `GET` is a page (complete, or
@@ -923,8 +968,9 @@ mod tests {
     }
 
     /// A single resource is no collection: its reads, a field left out or an outage among them,
-    /// leave no traversal unfinished, and a change after them is judged by the collections only
-    /// (its conclusion, against the fault-free one, judges what it made of them).
+    /// leave no traversal unfinished (its conclusion, against the fault-free one, judges what it
+    /// made of them); but a `DELETE` or `PUT` of the resource itself must follow a read of it
+    /// that gave it whole.
     #[test]
     fn single_resource_reads_are_no_collection_reads() {
         let resource = |request: u64, status: u16, fault: Fault| {
@@ -935,17 +981,46 @@ mod tests {
             read.omitted = Some(Default::default());
             read
         };
+        let left_out = |request: u64, why: Omission| {
+            let mut read = resource(request, 200, Fault::FieldOmitted);
+            read.omitted = Some(OmittedFields([("owner".to_owned(), why)].into()));
+            read
+        };
+        let change = |request: u64, method: &str| on("/things/bob", request, method, false, true, false);
         let run = [
             record(0, "GET", false, true, false),
             resource(1, 503, Fault::Unavailable),
-            resource(2, 200, Fault::FieldOmitted),
-            on("/things/bob", 3, "DELETE", false, true, false),
+            left_out(2, Omission::NoAccess),
+            resource(3, 200, Fault::FieldOmitted),
+            change(4, "DELETE"),
         ];
-        assert_eq!(judged(all(), &run), Vec::<String>::new());
+        assert_eq!(judged(all(), &run), Vec::<String>::new(), "read whole at last");
         // The same reads taken for a collection's: the outage would leave it unfinished.
         let mut unmarked = run.clone();
         unmarked[1].omitted = None;
         assert_eq!(judged(all(), &unmarked).len(), 2, "the conclusion, and the change after it");
+        // A delete or a put after a read that left a field out, or was refused; not a patch.
+        for (read, said) in [
+            (left_out(1, Omission::SourceFailed), "owner (SOURCE_FAILED)"),
+            (resource(1, 503, Fault::Unavailable), "(503)"),
+        ] {
+            for method in ["DELETE", "PUT", "PATCH"] {
+                let violations = judged(all(), &[read.clone(), change(2, method)]);
+                if method == "PATCH" {
+                    assert_eq!(violations, Vec::<String>::new(), "{said}");
+                    continue;
+                }
+                assert_eq!(violations.len(), 1, "{method} after {said}: {violations:?}");
+                assert!(
+                    violations[0].starts_with(&format!("the client sent {method} /things/bob")),
+                    "{}",
+                    violations[0]
+                );
+                assert!(violations[0].contains(said), "{}", violations[0]);
+            }
+        }
+        // A field left out as the client asked (`fields=`) is no field it could not see.
+        assert_eq!(judged(all(), &[left_out(1, Omission::NotRequested), change(2, "DELETE")]), Vec::<String>::new());
     }
 
     /// A `DELETE`, `PUT` or `PATCH` is a change even when answered with a completeness block

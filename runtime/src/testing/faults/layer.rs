@@ -397,7 +397,12 @@ where
         // be a write), rather than answered unfaulted as if the fault had been applied.
         let asks_a_fault = asked.as_deref().is_some_and(|name| name != "none");
         if asks_a_fault && !faultable {
-            return Box::pin(std::future::ready(Ok(no_fault_offered().into_response())));
+            let refused = no_fault_offered().into_response();
+            (record.status, record.answered) = (refused.status().as_u16(), shared.started.elapsed());
+            if let Some(log) = &shared.log {
+                log.lock().unwrap_or_else(PoisonError::into_inner).push(record);
+            }
+            return Box::pin(std::future::ready(Ok(refused)));
         }
         // A traversal whose first request was forwarded without a filter goes on without it.
         let mut parts = parts;

@@ -31,7 +31,7 @@
 //! | `FUTURE_REASON` (not [`FaultLayer::serving`]) | a reason code no declaration of the route names, as a newer server sends one (contract §7): with a kind of §3.4 or, by the seed, none; items removed as that kind's reason removes them (a subset without a kind) |
 //! | `SERVICE_UNAVAILABLE` (a first page, a search, a count, a later page of a paginated route, and a single resource with a `Field` member) | an outage: `503` problem `SERVICE_UNAVAILABLE` (a code of the layer's own, contract §5.4) with `Retry-After` of 1 to 5 seconds and a `retry_after` continuation; it says nothing of what exists, so a client that reads it as an empty list or the end of its traversal fails the [`Kit`]; the same request sent again after the wait (a later page: the same cursor) is answered as it would have been |
 //! | `STALE_INDEX`, `DEFAULT_SCOPE_APPLIED`, `ORDERING_DEFAULTED`, own warnings | the warning is added (an own warning: its [`Examples`] value, when given one) |
-//! | `FIELD_OMITTED` (a single resource with a `Field` member it filled) | the field (every one it filled, emptied) is `null` and listed in `omitted_fields` with `NO_ACCESS` or `SOURCE_FAILED`, and named in its `PARTIAL_FIELD_SET` warning when it carries `warnings` (contract §2.7); its other members stay |
+//! | `FIELD_OMITTED` (a single resource with a `Field` member it filled with a value) | the field (every one such, emptied) is `null` and listed in `omitted_fields` with `NO_ACCESS` or `SOURCE_FAILED`, and named in its `PARTIAL_FIELD_SET` warning when it carries `warnings` (contract §2.7); its other members stay |
 //!
 //! Besides the two answers the route gives to another request (the first page again, and the
 //! wider question of `FILTER_DROPPED`, sent as the route gives them, its evidence too: an honest
@@ -53,7 +53,8 @@
 //! field left out is sent as it is: the demand is on collections and aggregates, contract §5.3).
 //! Routes without a
 //! declaration, other methods, other statuses and single resources without a `Field` member
-//! pass through untouched.
+//! pass through untouched (a request of another method that names a fault in [`FAULT_HEADER`]
+//! is refused with 400 before it runs: it may be a write).
 //! `FUTURE_REASON` is the one fault whose answer names a reason code the route does not
 //! declare: the documents a service publishes (OpenAPI, JSON Schema, MCP output schemas) list
 //! its declared codes and no other, on purpose, so [`FaultLayer::serving`], which real clients

@@ -127,12 +127,16 @@ async fn read_back<A: DeserializeOwned + ReportsCompleteness>(response: Response
             serde_json::from_slice::<LeftOut>(&bytes).ok().filter(|_| single).and_then(|sent| sent.omitted_fields);
         let read = answer.single_report().map(|single| single.omitted).unwrap_or_default();
         return match sent {
-            Some(sent) if sent != read => Err(unread(format!(
-                "leaves out {}, but its type reads back {}: read a field listed in `omitted_fields` as left out \
-                 (`OmittedFields::restore`), not as a genuine null",
-                listed(&sent),
-                listed(&read)
-            ))),
+            // Left out by the fault or by the service itself: either way the type loses it.
+            Some(sent) if sent != read => Err(Problem::new(
+                ProblemCode::Internal,
+                format!(
+                    "the answer leaves out {}, but its type reads back {} left out: read a field listed in \
+                     `omitted_fields` as left out (`OmittedFields::restore`), not as a genuine null",
+                    listed(&sent),
+                    listed(&read)
+                ),
+            )),
             _ => Ok(answer),
         };
     }
