@@ -184,6 +184,9 @@ pub const AGGREGATE_MEMBERS: &[&str] =
 /// The member a single resource adds for the fields it did not fill (contract §2.7).
 pub const OMITTED_FIELDS: &str = "omitted_fields";
 
+/// The member a single resource carries its warnings in (contract §2.7).
+pub const RESOURCE_WARNINGS: &str = "warnings";
+
 /// The members of a reason object that are not its details (contract §3.1).
 pub const REASON_HEAD_MEMBERS: &[&str] = &["code", "message", "kind"];
 

@@ -4,6 +4,7 @@ use super::ast::{Field, Input};
 use super::serde;
 use crate::ctxt::Ctxt;
 use crate::types;
+use completeness_codes::RESOURCE_WARNINGS;
 
 /// Runs every rule.
 pub(crate) fn check(cx: &Ctxt, input: &Input) {
@@ -17,6 +18,36 @@ pub(crate) fn check(cx: &Ctxt, input: &Input) {
     check_block_serde(cx, input);
     check_always_written(cx, input);
     check_lists_not_optional(cx, input);
+    check_warnings_named(cx, input);
+}
+
+/// A single resource carries its warnings in `warnings` (contract §2.7), where every client
+/// looks for them: its `warnings: Vec<Warning>` field renamed (`rename`, or a `rename_all` that
+/// changes it, `WARNINGS`) would send them under a member no reader reads, and the resource would
+/// look free of warnings. (A `Vec` of some `Warning` under another field name may be data: the
+/// type check tells the two apart.)
+fn check_warnings_named(cx: &Ctxt, input: &Input) {
+    if input.tuple || input.completeness_field().is_some() {
+        return;
+    }
+    let warnings = input.data_fields().filter(|f| types::is_warning_list(f.ty) && !f.serde.skip_serializing);
+    for field in warnings.filter(|f| member_name(f) == RESOURCE_WARNINGS && f.wire_name() != RESOURCE_WARNINGS) {
+        let message = |fix: &str| {
+            format!(
+                "a single resource carries its warnings in `warnings` (contract §2.7), where clients read them, but \
+                 this field is written as `{}`: {fix}",
+                field.wire_name()
+            )
+        };
+        // On the `rename` that renames it; else on the field, which the struct's `rename_all` renames.
+        match (&field.serde.rename, &field.original.ident) {
+            (Some(rename), _) => cx.error_spanned_by(rename, message("remove the rename")),
+            (None, Some(ident)) => {
+                cx.error_spanned_by(ident, message("keep its name with a serde `rename` of the field to `warnings`"))
+            }
+            (None, None) => {}
+        }
+    }
 }
 
 /// A collection and a declared `Field<T>` are always written (contract §2.1, §2.7): an empty

@@ -25,7 +25,7 @@ use crate::contract::warning::{
 };
 use crate::server::budget::TimeBudget;
 use crate::server::problem::{Problem, ProblemCode};
-use completeness_codes::OMITTED_FIELDS;
+use completeness_codes::{OMITTED_FIELDS, RESOURCE_WARNINGS};
 use proptest::test_runner::TestRng;
 
 /// The source named by `SOURCE_UNAVAILABLE` when the items carry no `source` member.
@@ -327,8 +327,7 @@ pub(super) fn leave_out(resource: &Value, fields: &[&str], emptied: bool, rng: &
     for name in &chosen {
         body.insert(name.clone(), Value::Null);
     }
-    // A single resource carries its warnings in `warnings` (contract §2.7).
-    if let Some(warnings) = body.get_mut("warnings").and_then(Value::as_array_mut) {
+    if let Some(warnings) = body.get_mut(RESOURCE_WARNINGS).and_then(Value::as_array_mut) {
         let code = WarningCode::PartialFieldSet.as_str();
         match warnings.iter_mut().find(|warning| warning["code"] == code).and_then(Value::as_object_mut) {
             // Its `fields` name them too (a warning that names none gets the list).

@@ -40,7 +40,7 @@ use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::{Reported, SingleReport};
 use crate::server::require::{PREFERENCE_APPLIED, RequireComplete};
-use completeness_codes::OMITTED_FIELDS;
+use completeness_codes::{OMITTED_FIELDS, RESOURCE_WARNINGS};
 
 /// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
 /// or `none`), with `; emptied` for the fault with its collection empty (a single resource's
@@ -770,7 +770,7 @@ impl Shared {
         // The response says what its faulted body says, and is observed as such.
         if let Some(single) = parts.extensions.get_mut::<SingleReport>() {
             single.omitted.0.extend(left_out.omitted);
-            let warned = left_out.body.get("warnings").and_then(Value::as_array).is_some();
+            let warned = left_out.body.get(RESOURCE_WARNINGS).and_then(Value::as_array).is_some();
             if warned && !single.warnings.contains(&WarningCode::PartialFieldSet) {
                 single.warnings.push(WarningCode::PartialFieldSet);
             }
