@@ -1348,6 +1348,14 @@ async fn a_single_resource_gets_a_field_left_out() {
     }
     assert_eq!(left_out.len(), 4, "each field, each code: {left_out:?}");
 
+    // Its members as the handler wrote them, in order: it reads, and compares, the same.
+    let request = Request::get("/accounts/sa-1?admin").header(FAULT_HEADER, "FIELD_OMITTED; emptied");
+    let response = app.clone().oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+    let text = String::from_utf8(to_bytes(response.into_body(), usize::MAX).await.unwrap().to_vec()).unwrap();
+    let at = |member: &str| text.find(&format!("\"{member}\":")).unwrap_or_else(|| panic!("{member}: {text}"));
+    let order = ["id", "owner", "owner_email", "last_used_at", "warnings", "omitted_fields"].map(at);
+    assert!(order.is_sorted(), "in the handler's order: {text}");
+
     // Left out by the service already: only the other is drawn; its warning names both.
     let (_, _, body) = send(app.clone(), "/accounts/sa-1", Some("FIELD_OMITTED")).await;
     let listed = body["omitted_fields"].as_object().unwrap();

@@ -285,6 +285,49 @@ pub(super) fn outage(rng: &mut TestRng) -> Problem {
     .with_continuation(&Continuation::RetryAfter { seconds })
 }
 
+/// `value`, a JSON object, written with its members in the order the body `original` it was
+/// read from writes them (a parsed [`Value`] keeps them sorted), members `original` lacks last:
+/// a faulted answer reads, and compares, as the handler wrote it.
+pub(super) fn written_in_order_of(original: &[u8], value: &Value) -> String {
+    struct Names(Vec<String>);
+    impl<'de> serde::Deserialize<'de> for Names {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_map(NamesVisitor)
+        }
+    }
+    struct NamesVisitor;
+    impl<'de> serde::de::Visitor<'de> for NamesVisitor {
+        type Value = Names;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Names, A::Error> {
+            let mut names = Vec::new();
+            while let Some((name, serde::de::IgnoredAny)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
+                names.push(name);
+            }
+            Ok(Names(names))
+        }
+    }
+    /// The members of an object, in the order given.
+    struct Ordered<'a>(Vec<(&'a String, &'a Value)>);
+    impl Serialize for Ordered<'_> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(self.0.len()))?;
+            for (name, member) in &self.0 {
+                map.serialize_entry(name, member)?;
+            }
+            map.end()
+        }
+    }
+    let Some(object) = value.as_object() else { return value.to_string() };
+    let order = serde_json::from_slice::<Names>(original).map(|names| names.0).unwrap_or_default();
+    let rank = |name: &String| order.iter().position(|named| named == name).unwrap_or(usize::MAX);
+    let mut members: Vec<(&String, &Value)> = object.iter().collect();
+    members.sort_by_key(|(name, _)| rank(name));
+    serde_json::to_string(&Ordered(members)).unwrap_or_else(|_| value.to_string())
+}
+
 /// A single resource with fields left out on purpose ([`Fault::FieldOmitted`]).
 #[derive(Debug, Clone)]
 pub(super) struct LeftOut {

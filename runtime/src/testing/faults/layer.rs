@@ -21,6 +21,7 @@ use super::examples::Examples;
 use super::fault::Fault;
 use super::inject::{
     Faulted, FaultedPage, RequestFacts, filled_fields, inject, items_member_of, leave_out, outage, without_evidence,
+    written_in_order_of,
 };
 use super::kit::NOT_WHAT;
 use super::schedule::{Draw, Schedule, below};
@@ -777,7 +778,7 @@ impl Shared {
         }
         parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         parts.headers.remove(header::CONTENT_LENGTH);
-        Response::from_parts(parts, Body::from(left_out.body.to_string()))
+        Response::from_parts(parts, Body::from(written_in_order_of(&bytes, &left_out.body)))
     }
 
     /// Faults one answered collection, request `n` of the schedule, by the header or the schedule.
