@@ -208,9 +208,9 @@
 //!   parameter (`data: T`, also `(T, u64)`, `[T; 1]` or an associated type `S::Items`) may be a
 //!   list, so it needs the completeness field too, or
 //!   `#[envelope(bounded = "why T is one resource")]`. In a single resource, a `Vec<Warning>` is
-//!   its warnings, and must hold `completeness::Warning`; a field `warnings` keeps that name on
-//!   the wire (contract §2.7: clients read a resource's warnings there), a `rename` of it, or a
-//!   `rename_all` that changes it, is refused; in a struct with a completeness field,
+//!   its warnings, and must hold `completeness::Warning`; name it `warnings`, as it goes out
+//!   under its name and clients read a resource's warnings there (contract §2.7: a `rename` of a
+//!   field `warnings`, or a `rename_all` that changes it, is refused); in a struct with a completeness field,
 //!   whose warnings are the block's, it is a list like any other: the first unbounded list holds
 //!   the items, whatever its item type is named (`items: Vec<lint::Warning>`). In a single resource (a struct of no
 //!   type parameter), a field whose type is, behind a type alias, a standard collection (a

@@ -22,10 +22,11 @@ pub(crate) fn check(cx: &Ctxt, input: &Input) {
 }
 
 /// A single resource carries its warnings in `warnings` (contract §2.7), where every client
-/// looks for them: its `warnings: Vec<Warning>` field renamed (`rename`, or a `rename_all` that
-/// changes it, `WARNINGS`) would send them under a member no reader reads, and the resource would
-/// look free of warnings. (A `Vec` of some `Warning` under another field name may be data: the
-/// type check tells the two apart.)
+/// looks for them: its `warnings` field renamed (a `rename`, or a `rename_all` that changes it,
+/// `WARNINGS`) would send them where no reader reads them, and the resource would look free of
+/// warnings. Only the field named `warnings` is held to it: a `Vec` of some `Warning` named
+/// otherwise may be a list of the service's own records, which the type check refuses with its
+/// own advice (the derive cannot tell the two apart by their written types).
 fn check_warnings_named(cx: &Ctxt, input: &Input) {
     if input.tuple || input.completeness_field().is_some() {
         return;

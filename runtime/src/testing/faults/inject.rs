@@ -61,32 +61,39 @@ pub struct RequestFacts {
 /// array data member in the order the body writes them (a derived envelope's first collection
 /// field), which a parsed [`Value`] no longer keeps. `None` when `body` is not such an object.
 pub(crate) fn items_member_of(body: &[u8]) -> Option<String> {
-    struct FirstArray(Option<String>);
-    impl<'de> serde::Deserialize<'de> for FirstArray {
+    let members = Shape::Collection.members();
+    let arrays: Vec<String> = members_in_order(body)?
+        .into_iter()
+        .filter(|(name, value)| !members.contains(&name.as_str()) && value.is_array())
+        .map(|(name, _)| name)
+        .collect();
+    arrays.iter().find(|name| *name == "items").or(arrays.first()).cloned()
+}
+
+/// The members of the JSON object `body` in the order it writes them, which a parsed [`Value`]
+/// no longer keeps (it sorts them); `None` when `body` is no JSON object.
+fn members_in_order(body: &[u8]) -> Option<Vec<(String, Value)>> {
+    struct InOrder(Vec<(String, Value)>);
+    impl<'de> serde::Deserialize<'de> for InOrder {
         fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_map(FirstArrayVisitor)
+            deserializer.deserialize_map(InOrderVisitor)
         }
     }
-    struct FirstArrayVisitor;
-    impl<'de> serde::de::Visitor<'de> for FirstArrayVisitor {
-        type Value = FirstArray;
+    struct InOrderVisitor;
+    impl<'de> serde::de::Visitor<'de> for InOrderVisitor {
+        type Value = InOrder;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("a JSON object")
         }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<FirstArray, A::Error> {
-            let members = Shape::Collection.members();
-            let mut first = None;
-            while let Some(name) = map.next_key::<String>()? {
-                let value: Value = map.next_value()?;
-                let data = !members.contains(&name.as_str());
-                if data && value.is_array() && (first.is_none() || name == "items") {
-                    first = Some(name);
-                }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<InOrder, A::Error> {
+            let mut members = Vec::new();
+            while let Some(member) = map.next_entry()? {
+                members.push(member);
             }
-            Ok(FirstArray(first))
+            Ok(InOrder(members))
         }
     }
-    serde_json::from_slice::<FirstArray>(body).ok().and_then(|found| found.0)
+    serde_json::from_slice::<InOrder>(body).ok().map(|members| members.0)
 }
 
 impl RequestFacts {
@@ -289,26 +296,6 @@ pub(super) fn outage(rng: &mut TestRng) -> Problem {
 /// read from writes them (a parsed [`Value`] keeps them sorted), members `original` lacks last:
 /// a faulted answer reads, and compares, as the handler wrote it.
 pub(super) fn written_in_order_of(original: &[u8], value: &Value) -> String {
-    struct Names(Vec<String>);
-    impl<'de> serde::Deserialize<'de> for Names {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_map(NamesVisitor)
-        }
-    }
-    struct NamesVisitor;
-    impl<'de> serde::de::Visitor<'de> for NamesVisitor {
-        type Value = Names;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Names, A::Error> {
-            let mut names = Vec::new();
-            while let Some((name, serde::de::IgnoredAny)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
-                names.push(name);
-            }
-            Ok(Names(names))
-        }
-    }
     /// The members of an object, in the order given.
     struct Ordered<'a>(Vec<(&'a String, &'a Value)>);
     impl Serialize for Ordered<'_> {
@@ -321,7 +308,7 @@ pub(super) fn written_in_order_of(original: &[u8], value: &Value) -> String {
         }
     }
     let Some(object) = value.as_object() else { return value.to_string() };
-    let order = serde_json::from_slice::<Names>(original).map(|names| names.0).unwrap_or_default();
+    let order: Vec<String> = members_in_order(original).into_iter().flatten().map(|(name, _)| name).collect();
     let rank = |name: &String| order.iter().position(|named| named == name).unwrap_or(usize::MAX);
     let mut members: Vec<(&String, &Value)> = object.iter().collect();
     members.sort_by_key(|(name, _)| rank(name));

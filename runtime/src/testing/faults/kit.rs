@@ -45,7 +45,7 @@ pub enum Conclusion {
 /// and a cursor handed out twice (`CURSOR_REPEATED`, [`Fault::CursorRepeated`])
 /// (each reason twice: once as drawn, once with every faulted collection empty,
 /// [`Schedule::emptied`]; an aggregate's value is never emptied; a single resource's field left
-/// out, `FIELD_OMITTED` ([`Fault::FieldOmitted`]), likewise twice, once with every field it filled
+/// out, `FIELD_OMITTED` ([`Fault::FieldOmitted`]), likewise twice, once with every field it filled with a value
 /// left out) and `schedules` seeded schedules, and checks the properties every client of the contract
 /// must keep:
 ///
@@ -83,17 +83,20 @@ pub enum Conclusion {
 ///    did not finish, nor did one that went on past it with another cursor (one it had
 ///    followed before): a client that takes the outage for its end, or steps over the page it
 ///    refused, fails. A single resource is no collection: its reads (a field left out, an
-///    outage) are judged by the conclusion alone, which must be the fault-free one.
+///    outage) leave no traversal unfinished; the conclusion, which must be the fault-free one,
+///    judges what the client made of them (and property 2 a change to the resource after them).
 /// 2. **No destructive action on an incomplete answer.** A `DELETE`, `PUT` or `PATCH`, and a
 ///    `POST` that was not itself answered with a completeness block (a search sent as `POST`
 ///    is a read), must follow reads that all finished as in property 1: every collection read
 ///    before it, every query, not only the last one. The kit cannot tell which reads a
 ///    change depends on, so it holds it to all of them: a read the change does not depend on
 ///    (one for a report) goes after it. And a `DELETE` or `PUT` (which replaces it whole) of a
-///    single resource the run read must follow a read of it that gave it whole: its latest
-///    read neither refused (an outage) nor with a field left out but as asked (`NOT_REQUESTED`):
-///    a client that deletes a record because a field it could not see reads `null` fails, as
-///    one that deletes it after an outage does. (A `PATCH` changes the fields it names only.)
+///    single resource the run read must not follow a latest read of it that the layer faulted:
+///    refused (an outage) or with a field left out (`FIELD_OMITTED`); a client that deletes a
+///    record because a field it could not see reads `null` fails, as one that deletes it after
+///    an outage does, and one that reads it again first passes. (A `PATCH` changes the fields it
+///    names only; fields the service itself leaves out for the credential are its answer, which
+///    the fault-free run meets too.)
 /// 3. **No endless loop, no endless wait, no panic.** A run may send at most `max_requests`
 ///    requests and take at most `run_timeout`; past either it is stopped and fails (past
 ///    `run_timeout`, the kit stops after that run: every later one would likely wait as long). A
@@ -353,7 +356,7 @@ where
         let mut schedules: Vec<Schedule> = report.offered.iter().map(|fault| Schedule::always(fault.name())).collect();
         // Each reason once more with every faulted page empty: the incomplete and empty answer a
         // client must never read as "nothing exists", which a random draw gives too rarely.
-        // And a single resource with every field it filled left out.
+        // And a single resource with every field it filled with a value left out.
         let reasons = report
             .offered
             .iter()
@@ -570,12 +573,14 @@ fn judge(
     violations
 }
 
-/// Why the latest read of the single resource at `path` in `log` did not give it whole, when it
-/// did not: refused (an outage), or with a field left out for another reason than the client's
-/// own choice (`NOT_REQUESTED`). `None` when it gave it whole, or the run never read it (as a
-/// single resource the layer could fault: [`FaultRecord::omitted`]).
+/// Why the latest read of the single resource at `path` in `log` did not give it whole, when the
+/// layer faulted it: refused (an outage), or with a field left out. `None` when the layer did not
+/// fault it (fields the service itself leaves out for the credential, `NO_ACCESS`, are its
+/// answer, which a fault-free run meets too), or the run never read it (as a single resource
+/// the layer could fault: [`FaultRecord::omitted`]).
 fn unread_whole(log: &[FaultRecord], path_of: &str) -> Option<String> {
     let read = log.iter().rev().find(|read| read.omitted.is_some() && read.method == "GET" && path(read) == path_of)?;
+    read.fault.as_ref()?;
     if read.status != 200 {
         return Some(format!(
             "its latest read, {} {}, was answered with a problem ({}): a refusal says nothing of it",
@@ -1019,8 +1024,12 @@ mod tests {
                 assert!(violations[0].contains(said), "{}", violations[0]);
             }
         }
-        // A field left out as the client asked (`fields=`) is no field it could not see.
+        // A field left out as the client asked (`fields=`) is no field it could not see; one the
+        // service itself leaves out for the credential is its answer, met without faults too.
         assert_eq!(judged(all(), &[left_out(1, Omission::NotRequested), change(2, "DELETE")]), Vec::<String>::new());
+        let mut unfaulted = left_out(1, Omission::NoAccess);
+        unfaulted.fault = None;
+        assert_eq!(judged(all(), &[unfaulted, change(2, "DELETE")]), Vec::<String>::new());
     }
 
     /// A `DELETE`, `PUT` or `PATCH` is a change even when answered with a completeness block

@@ -45,7 +45,7 @@ use completeness_codes::{OMITTED_FIELDS, RESOURCE_WARNINGS};
 
 /// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
 /// or `none`), with `; emptied` for the fault with its collection empty (a single resource's
-/// `FIELD_OMITTED`: every field it filled left out), as an emptied schedule gives it
+/// `FIELD_OMITTED`: every field it filled with a value left out), as an emptied schedule gives it
 /// (`VISIBILITY_RESTRICTED; emptied`); read only by [`FaultLayer`], so it does nothing where
 /// the layer is not installed.
 pub const FAULT_HEADER: &str = "completeness-fault";

@@ -115,7 +115,7 @@ impl Schedule {
     /// "nothing exists". A warning or an expired cursor is given as without it; an aggregate
     /// keeps its value; `SOURCE_UNAVAILABLE` on items that name their sources removes the named
     /// source's items only (the reason names one). A single resource's `FIELD_OMITTED` leaves
-    /// out every field it filled, not one.
+    /// out every field it filled with a value, not one.
     pub fn emptied(mut self) -> Schedule {
         self.emptied = true;
         self
