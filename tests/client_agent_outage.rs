@@ -376,6 +376,7 @@ async fn an_inventory_larger_than_max_items_is_not_archived_even_when_complete()
         assert_eq!(code, 2, "{out}");
         assert!(out.contains("COMPLETE: 3 service accounts") && !out.contains("CLIENT_LIMIT_REACHED"), "{out}");
         assert!(out.contains("The inventory holds 3 unowned accounts, more than --max-items 2"), "{out}");
+        assert!(out.contains("decision for archiving: \"proceed\", held back by --max-items 2"), "{out}");
         assert!(out.contains("nothing was changed"), "{out}");
         if json {
             let document = &out[..out.find("\n}\n").expect("the JSON document") + 2];
@@ -388,6 +389,19 @@ async fn an_inventory_larger_than_max_items_is_not_archived_even_when_complete()
     server.abort();
     assert_eq!(code, 0, "within the limit, it archives:\n{out}");
     assert_eq!(asked.lock().unwrap().archives.len(), 1, "only the run within its limit archived:\n{out}");
+
+    // A read the limit stopped is incomplete, and says so itself: no claim of what it holds.
+    let (url, asked, server) = service_answering(|_, cursor| match cursor {
+        None => axum::Json(page("s-1", &["sa-000001", "sa-000002"], Some("c1"))).into_response(),
+        Some(_) => axum::Json(page("s-1", &["sa-000003"], None)).into_response(),
+    })
+    .await;
+    let (code, out) = agent_at(&url, &["--token", "admin", "--max-items", "1", "--json"]).await;
+    server.abort();
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("CLIENT_LIMIT_REACHED") && !out.contains("over_max_items"), "{out}");
+    assert!(!out.contains("The inventory holds") && !out.contains("held back"), "{out}");
+    assert!(asked.lock().unwrap().archives.is_empty(), "{out}");
 }
 
 /// A batch refused after others were archived: the agent says which accounts the batches before

@@ -359,12 +359,15 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, Failed> {
     out.say(&verdict(&collected.completeness, collected.items.len()));
     out.say(&format!("pages fetched: {}", collected.pages_fetched()));
     let decision = decide(&collected, Intent::Mutate);
-    out.say(&format!("decision for archiving: {}", serde_json::to_value(decision).unwrap_or(Value::Null)));
     // `--max-items` bounds what one run changes as well as what it reads: a page is read whole,
     // so a traversal can end complete past it (the page that passed it was its last). Such an
-    // inventory is complete, and shown as such, but not archived.
+    // inventory is complete, and shown as such, but not archived. (One the limit stopped is
+    // incomplete, and says so itself.)
     let (held, max_items) = (collected.items.len(), options.limits.max_items);
-    let over_limit = held as u64 > max_items;
+    let over_limit = collected.completeness.is_complete() && held as u64 > max_items;
+    let held_back = if over_limit { format!(", held back by --max-items {max_items}") } else { String::new() };
+    let decided = serde_json::to_value(decision).unwrap_or(Value::Null);
+    out.say(&format!("decision for archiving: {decided}{held_back}"));
 
     match (decision, collected.completeness.evidence()) {
         (Decision::Proceed, Some(evidence)) if !over_limit => archive(link, &collected, evidence, out).await,
