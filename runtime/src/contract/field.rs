@@ -135,3 +135,15 @@ impl OmittedFields {
         self.0.is_empty()
     }
 }
+
+/// Each field left out with why, `owner_email (NO_ACCESS), last_used_at (SOURCE_FAILED)`; empty
+/// when none is.
+impl fmt::Display for OmittedFields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (at, (name, why)) in self.0.iter().enumerate() {
+            let comma = if at == 0 { "" } else { ", " };
+            write!(f, "{comma}{name} ({why})")?;
+        }
+        Ok(())
+    }
+}

@@ -14,7 +14,7 @@ use super::examples::Examples;
 use super::fault::Fault;
 use super::layer::{FaultLayer, FaultRecord};
 use super::schedule::{DEFAULT_PROBABILITY, Schedule};
-use crate::contract::field::Omission;
+use crate::contract::field::{Omission, OmittedFields};
 use crate::contract::params;
 use crate::server::problem::Problem;
 use crate::server::query::query_pairs;
@@ -587,19 +587,13 @@ fn unread_whole(log: &[FaultRecord], path_of: &str) -> Option<String> {
             read.method, read.uri, read.status
         ));
     }
-    let left_out: Vec<String> = read
-        .omitted
-        .iter()
-        .flat_map(|omitted| &omitted.0)
-        .filter(|(_, why)| **why != Omission::NotRequested)
-        .map(|(name, why)| format!("{name} ({why})"))
-        .collect();
+    let asked_for = |(_, why): &(&String, &Omission)| **why != Omission::NotRequested;
+    let left_out = read.omitted.iter().flat_map(|omitted| &omitted.0).filter(asked_for);
+    let left_out = OmittedFields(left_out.map(|(name, why)| (name.clone(), why.clone())).collect());
     (!left_out.is_empty()).then(|| {
         format!(
-            "its latest read, {} {}, left fields out ({}): their `null` is no value (contract §2.7)",
-            read.method,
-            read.uri,
-            left_out.join(", ")
+            "its latest read, {} {}, left fields out ({left_out}): their `null` is no value (contract §2.7)",
+            read.method, read.uri
         )
     })
 }
@@ -892,7 +886,6 @@ fn query(record: &FaultRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::field::OmittedFields;
     use crate::contract::reason::ReasonCode;
 
     /// A request of a run on `/things`, as the layer logs it: a `GET` is a page (complete, or

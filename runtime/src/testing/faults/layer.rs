@@ -321,8 +321,7 @@ impl fmt::Display for FaultRecord {
             write!(f, ", its scope without `{}`", self.unechoed.join("`, `"))?;
         }
         if let Some(omitted) = self.omitted.as_ref().filter(|omitted| !omitted.is_empty()) {
-            let left: Vec<String> = omitted.0.iter().map(|(name, why)| format!("{name} ({why})")).collect();
-            write!(f, ", fields left out: {}", left.join(", "))?;
+            write!(f, ", fields left out: {omitted}")?;
         }
         match self.wait {
             Some(seconds) => write!(f, ", wait {seconds} s"),

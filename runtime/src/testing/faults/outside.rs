@@ -124,7 +124,7 @@ async fn read_back<A: DeserializeOwned + ReportsCompleteness>(response: Response
         let answer: A =
             serde_json::from_slice(&bytes).map_err(|error| unread(format!("does not read as the route's: {error}")))?;
         let sent =
-            serde_json::from_slice::<LeftOut>(&bytes).ok().filter(|_| single).and_then(|sent| sent.omitted_fields);
+            serde_json::from_slice::<Listed>(&bytes).ok().filter(|_| single).and_then(|sent| sent.omitted_fields);
         let read = answer.single_report().map(|single| single.omitted).unwrap_or_default();
         return match sent {
             // Left out by the fault or by the service itself: either way the type loses it.
@@ -150,12 +150,11 @@ async fn read_back<A: DeserializeOwned + ReportsCompleteness>(response: Response
 
 /// The `omitted_fields` of a single resource's body, when it has one (contract §2.7).
 #[derive(serde::Deserialize)]
-struct LeftOut {
+struct Listed {
     omitted_fields: Option<OmittedFields>,
 }
 
 /// The fields of `omitted` with why, or `none`.
 fn listed(omitted: &OmittedFields) -> String {
-    let fields: Vec<String> = omitted.0.iter().map(|(name, why)| format!("{name} ({why})")).collect();
-    if fields.is_empty() { "none".to_owned() } else { fields.join(", ") }
+    if omitted.is_empty() { "none".to_owned() } else { omitted.to_string() }
 }
