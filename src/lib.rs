@@ -194,6 +194,7 @@
 //! | `#[envelope(crate = "...")]` | the struct | the path the framework is reached by, when not `::completeness` (see [Under another name](#under-another-name)) |
 //! | `#[envelope(json_schema)]` | the struct | also `schemars::JsonSchema` (feature `json-schema`), as the struct writes itself: its data members under their wire names (required unless under `skip_serializing_if`), the block's members with its declared reasons and warnings and the rules of contract §2.2, or a single resource's `omitted_fields`; every data field's type implements `JsonSchema` |
 //! | `#[envelope(openapi)]` | the struct | also `utoipa::ToSchema` (feature `openapi`), the same members in OpenAPI: name the struct in `#[utoipa::path(.., body = TicketPage<ListTicketsReason>)]` and its component is in the document, named after the struct (a generic one's after its block too: one component per endpoint's reasons and warnings; two structs of one name in two modules need two names); utoipa writes no `if`, so add the rules of §2.2 with `completeness::schema::add_block_rules`, and a single resource's rule that a field listed in `omitted_fields` is `null` (§2.7) is in its JSON Schema only; every data field's type implements `ToSchema` |
+//! | `#[envelope(deserialize)]` | a single resource | also `serde::Deserialize`, reading back what it writes: each `Field<T>` under the name it is written by, restored from `omitted_fields` (a field listed there is left out, for its reason, whatever its `null`; contract §2.7), which must be present; the other members and the struct's serde attributes read as under serde's derive (so do not derive `Deserialize` beside it). Refused on a struct with a completeness block or a tuple struct (derive serde's `Deserialize` beside those), with the struct's serde `from`, `try_from`, `default` or `crate`, and on a `Field` with any serde key but `rename = ".."` |
 //!
 //! - A struct with a collection field (`Vec`, maps, sets, slices, also inside `Box`, `Field` or
 //!   a tuple) needs a completeness field, or `bounded` on the field; without either, the error
@@ -201,7 +202,8 @@
 //! - A struct without collection or completeness field is a single resource: it reports no
 //!   completeness, so a `#[completeness]` handler may return it only if it declares `reasons()`
 //!   (it could report none of the others). Its `Field<T>` fields fill `omitted_fields`
-//!   (contract §2.7).
+//!   (contract §2.7). serde's own `Deserialize` cannot read a `Field<T>` (a `null` alone does
+//!   not say whether it was left out): `#[envelope(deserialize)]` reads it back.
 //! - Collections are recognised by their written type: the standard collections (and `IndexMap`,
 //!   `IndexSet`, `SmallVec`, `ArrayVec`, `TinyVec`, `ThinVec`), slices, and those inside
 //!   `Option`, `Box`, `Rc`, `Arc`, `Cow`, `Field`, a reference or a tuple. A field of a type

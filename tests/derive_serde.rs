@@ -578,3 +578,98 @@ mod openapi {
         assert!(!validator.is_valid(&listed), "a member that is no declared field listed: {listed}");
     }
 }
+
+/// `#[envelope(deserialize)]`: a single resource reads back what it wrote, each `Field` as it
+/// was (filled, a genuine `null`, or left out for its reason), under serde's renames.
+mod read_back {
+    use completeness::warning::PartialFieldSet;
+    use completeness::{Field, Omission, ResultEnvelope, Warning};
+    use serde_json::json;
+
+    #[derive(Debug, Clone, PartialEq, ResultEnvelope)]
+    #[envelope(deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Profile {
+        user_id: String,
+        #[serde(rename = "mail")]
+        email: Field<String>,
+        last_login: Field<u64>,
+        #[serde(default)]
+        nickname: Option<String>,
+        warnings: Vec<Warning>,
+    }
+
+    /// A generic one: the value of a `Field` may be a type parameter.
+    #[derive(Debug, PartialEq, ResultEnvelope)]
+    #[envelope(deserialize)]
+    struct Labelled<T> {
+        #[envelope(bounded = "one label, never a list")]
+        label: T,
+        #[envelope(bounded = "a note on the label, never a list")]
+        note: Field<T>,
+    }
+
+    fn profile(email: Field<String>, last_login: Field<u64>) -> Profile {
+        let left_out: Vec<&str> = [("mail", email.omission()), ("lastLogin", last_login.omission())]
+            .into_iter()
+            .filter_map(|(name, why)| why.map(|_| name))
+            .collect();
+        let warnings = if left_out.is_empty() { vec![] } else { vec![PartialFieldSet::new(&left_out, &[]).into()] };
+        Profile { user_id: "u-1".into(), email, last_login, nickname: None, warnings }
+    }
+
+    #[test]
+    fn each_field_reads_back_filled_null_or_left_out_for_its_reason() {
+        let cases = [
+            profile(Field::Filled("a@example.com".into()), Field::Filled(1_700_000_000)),
+            profile(Field::Null, Field::Null),
+            profile(Field::Omitted(Omission::NoAccess), Field::Omitted(Omission::SourceFailed)),
+            profile(Field::Filled("b@example.com".into()), Field::Omitted(Omission::Unknown("ARCHIVED".into()))),
+        ];
+        for written in cases {
+            let wire = serde_json::to_value(&written).unwrap();
+            let read: Profile = serde_json::from_value(wire.clone()).unwrap_or_else(|e| panic!("{e}: {wire}"));
+            assert_eq!(read, written, "read back from {wire}");
+        }
+    }
+
+    #[test]
+    fn a_null_listed_in_omitted_fields_is_left_out_and_a_listed_value_is_not_believed() {
+        let left_out = json!({"userId": "u-2", "mail": null, "lastLogin": null, "nickname": null, "warnings": [],
+                              "omitted_fields": {"lastLogin": "SOURCE_FAILED"}});
+        let read: Profile = serde_json::from_value(left_out).unwrap();
+        assert_eq!(read.last_login, Field::Omitted(Omission::SourceFailed), "never read as 'never logged in'");
+        assert_eq!(read.email, Field::Null, "a null that is not listed is a genuine null");
+        // Contract §2.7: a listed field is null; one sent with a value is read as the listing says.
+        let contradicts = json!({"userId": "u-2", "mail": "a@example.com", "lastLogin": 5, "warnings": [],
+                                 "omitted_fields": {"mail": "NO_ACCESS"}});
+        let read: Profile = serde_json::from_value(contradicts).unwrap();
+        assert_eq!(read.email, Field::Omitted(Omission::NoAccess));
+        assert_eq!(read.last_login, Field::Filled(5));
+    }
+
+    #[test]
+    fn a_resource_without_omitted_fields_or_with_unknown_members_is_refused_as_its_serde_attributes_say() {
+        // Without the list, a `null` cannot be told from a field left out: refused, not guessed.
+        let unlisted = json!({"userId": "u-3", "mail": null, "lastLogin": null, "warnings": []});
+        let error = serde_json::from_value::<Profile>(unlisted).unwrap_err().to_string();
+        assert!(error.contains("missing field `omitted_fields`"), "{error}");
+        // The struct's own `deny_unknown_fields` holds, as under a `Deserialize` derive.
+        let unknown = json!({"userId": "u-3", "mail": null, "lastLogin": null, "warnings": [],
+                             "omitted_fields": {}, "role": "admin"});
+        let error = serde_json::from_value::<Profile>(unknown).unwrap_err().to_string();
+        assert!(error.contains("unknown field `role`"), "{error}");
+        // Data members keep their serde names: the snake_case name is not read.
+        let snake = json!({"user_id": "u-3", "mail": null, "lastLogin": null, "warnings": [], "omitted_fields": {}});
+        let error = serde_json::from_value::<Profile>(snake).unwrap_err().to_string();
+        assert!(error.contains("unknown field `user_id`"), "{error}");
+    }
+
+    #[test]
+    fn a_generic_resource_reads_back_its_field() {
+        let written = Labelled { label: 7_u32, note: Field::Omitted(Omission::NotRequested) };
+        let wire = serde_json::to_value(&written).unwrap();
+        assert_eq!(wire, json!({"label": 7, "note": null, "omitted_fields": {"note": "NOT_REQUESTED"}}));
+        assert_eq!(serde_json::from_value::<Labelled<u32>>(wire).unwrap(), written);
+    }
+}

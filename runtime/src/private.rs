@@ -150,14 +150,22 @@ pub fn without_a_cursor(code: &'static str, recovery: Option<Continuation>) -> O
     note = "write `completeness::Field<T>` for a value that may be left out; import a type of your own \
             of that name under another name where it is used: `use ... as OwnField;`"
 )]
-pub trait FrameworkField {
+pub trait FrameworkField: Sized {
+    /// The value it holds when filled.
+    type Value;
     /// Records the field in `omitted` when it was left out.
     fn note_in(&self, omitted: &mut OmittedFields, name: &str);
+    /// The field read back: its wire value, or left out when `omitted` lists it.
+    fn restored(omitted: &OmittedFields, name: &str, value: Option<Self::Value>) -> Self;
 }
 
 impl<T> FrameworkField for Field<T> {
+    type Value = T;
     fn note_in(&self, omitted: &mut OmittedFields, name: &str) {
         omitted.note(name, self);
+    }
+    fn restored(omitted: &OmittedFields, name: &str, value: Option<T>) -> Self {
+        omitted.restore(name, value)
     }
 }
 
@@ -166,6 +174,13 @@ impl<T> FrameworkField for Field<T> {
 #[inline]
 pub fn note_field<F: FrameworkField>(omitted: &mut OmittedFields, name: &str, field: &F) {
     field.note_in(omitted, name);
+}
+
+/// What `#[envelope(deserialize)]` reads for each `Field<T>`, spanned on its type: the field
+/// restored from its wire value and `omitted` (contract §2.7).
+#[inline]
+pub fn restore_field<F: FrameworkField>(omitted: &OmittedFields, name: &str, value: Option<F::Value>) -> F {
+    F::restored(omitted, name, value)
 }
 
 /// A type a service's own reason or warning can hold as a detail member: it is written on the

@@ -7,8 +7,8 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
 use axum::{Extension, Json};
 use completeness::warning::PartialFieldSet;
-use completeness::{Exempt, Field, JsonObject, Omission, OmittedFields, Problem, ProblemCode, ResultEnvelope, Warning};
-use serde::{Deserialize, Deserializer, Serialize};
+use completeness::{Exempt, Field, JsonObject, Omission, Problem, ProblemCode, ResultEnvelope, Warning};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::auth::Caller;
@@ -35,7 +35,12 @@ pub const FIELDS: [&str; 10] = [
 ];
 
 /// `GET /service-accounts/{id}`: every declared field present; unfilled ones listed in `omitted_fields`.
+///
+/// It reads back from its JSON as a client reads it (and as `--faults` reads back a view it
+/// faulted for an MCP tool): a field listed in `omitted_fields` is left out, whatever its
+/// `null` (contract §2.7).
 #[derive(Debug, Clone, PartialEq, ResultEnvelope)]
+#[envelope(deserialize)]
 pub struct AccountView {
     /// Stable id.
     pub id: String,
@@ -59,46 +64,6 @@ pub struct AccountView {
     pub archived: bool,
     /// `PARTIAL_FIELD_SET` when a field was not filled.
     pub warnings: Vec<Warning>,
-}
-
-/// An account read back from its JSON, as a client reads it (and as `--faults` reads back a
-/// view it faulted for an MCP tool): a field listed in `omitted_fields` is left out, whatever its
-/// `null` (contract §2.7).
-impl<'de> Deserialize<'de> for AccountView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        /// The wire form: each `Field` a plain option, and the fields left out beside them
-        /// (members it does not know, a newer service's, are passed over).
-        #[derive(Deserialize)]
-        struct Wire {
-            id: String,
-            name: String,
-            tenant: String,
-            owner: Option<String>,
-            owner_email: Option<String>,
-            description: Option<String>,
-            created_at: String,
-            last_used_at: Option<String>,
-            secret_fingerprint: Option<String>,
-            archived: bool,
-            warnings: Vec<Warning>,
-            omitted_fields: OmittedFields,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let left_out = &wire.omitted_fields;
-        Ok(AccountView {
-            id: wire.id,
-            name: wire.name,
-            tenant: wire.tenant,
-            owner: wire.owner,
-            owner_email: left_out.restore("owner_email", wire.owner_email),
-            description: wire.description,
-            created_at: wire.created_at,
-            last_used_at: left_out.restore("last_used_at", wire.last_used_at),
-            secret_fingerprint: left_out.restore("secret_fingerprint", wire.secret_fingerprint),
-            archived: wire.archived,
-            warnings: wire.warnings,
-        })
-    }
 }
 
 /// The `PARTIAL_FIELD_SET` warning for the fields of `omitted` that were not filled.

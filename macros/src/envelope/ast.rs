@@ -15,6 +15,10 @@ pub(crate) struct Input<'a> {
     pub(crate) json_schema: Option<syn::Path>,
     /// `#[envelope(openapi)]` on the struct: it asks for a `utoipa::ToSchema` impl.
     pub(crate) openapi: Option<syn::Path>,
+    /// `#[envelope(deserialize)]` on the struct: it asks for a `serde::Deserialize` impl.
+    pub(crate) deserialize: Option<syn::Path>,
+    /// The struct's own attributes (its `#[serde(...)]` ones are read again by that impl).
+    pub(crate) attrs: &'a [syn::Attribute],
     /// The framework's `__private` module, by the path `#[envelope(crate = "...")]` gives.
     pub(crate) private: TokenStream,
     /// The segments of that path, for hints that tell the framework's types from namesakes.
@@ -71,8 +75,8 @@ impl<'a> Input<'a> {
     /// Reads a derive input, whose struct attributes are `container`; enums and unions are
     /// reported and give `None`.
     pub(crate) fn from_syn(cx: &Ctxt, input: &'a DeriveInput, container: &ContainerAttrs) -> Option<Input<'a>> {
-        let (json_schema, openapi, krate) =
-            (container.json_schema.clone(), container.openapi.clone(), &container.krate);
+        let (json_schema, openapi, deserialize, krate) =
+            (container.json_schema.clone(), container.openapi.clone(), container.deserialize.clone(), &container.krate);
         let fields = match &input.data {
             Data::Struct(data) => &data.fields,
             Data::Enum(data) => {
@@ -138,6 +142,8 @@ impl<'a> Input<'a> {
             ident: &input.ident,
             json_schema,
             openapi,
+            deserialize,
+            attrs: &input.attrs,
             private: quote::quote! { #krate::__private },
             framework: krate.names(),
             generics: &input.generics,

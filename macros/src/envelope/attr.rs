@@ -63,6 +63,9 @@ pub(crate) struct ContainerAttrs {
     pub(crate) json_schema: Option<Path>,
     /// `openapi`: asks for a `utoipa::ToSchema` impl (with the runtime's `openapi` feature).
     pub(crate) openapi: Option<Path>,
+    /// `deserialize`: asks for a `serde::Deserialize` impl that restores a single resource's
+    /// `Field` members from `omitted_fields`.
+    pub(crate) deserialize: Option<Path>,
     /// `crate = "..."`: the framework's path, `::completeness` when not given.
     pub(crate) krate: Krate,
 }
@@ -71,6 +74,7 @@ pub(crate) struct ContainerAttrs {
 pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
     let mut json_schema = None;
     let mut openapi = None;
+    let mut deserialize = None;
     let mut krate = Slot::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("envelope")) {
         let result = attr.parse_nested_meta(|meta| {
@@ -80,13 +84,17 @@ pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs 
             } else if meta.path.is_ident("openapi") {
                 let duplicate = "duplicate `openapi` key: write it once";
                 meta::flag(cx, &meta, &mut openapi, "write `#[envelope(openapi)]`", duplicate)
+            } else if meta.path.is_ident("deserialize") {
+                let duplicate = "duplicate `deserialize` key: write it once";
+                meta::flag(cx, &meta, &mut deserialize, "write `#[envelope(deserialize)]`", duplicate)
             } else if meta.path.is_ident("crate") {
                 Krate::read(cx, &meta, &mut krate)
             } else {
                 cx.error_spanned_by(
                     &meta.path,
                     format!(
-                        "unknown envelope key `{}` on the struct: expected `json_schema`, `openapi` or `crate = \"...\"`; \
+                        "unknown envelope key `{}` on the struct: expected `json_schema`, `openapi`, `deserialize` or \
+                         `crate = \"...\"`; \
                          `completeness` and `bounded = \"why\"` go on a field",
                         meta::key(&meta)
                     ),
@@ -98,5 +106,5 @@ pub(crate) fn container_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs 
             cx.syn_error(error);
         }
     }
-    ContainerAttrs { json_schema, openapi, krate: Krate::from_slot(cx, &krate) }
+    ContainerAttrs { json_schema, openapi, deserialize, krate: Krate::from_slot(cx, &krate) }
 }

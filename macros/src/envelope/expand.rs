@@ -160,7 +160,9 @@ pub(crate) fn envelope(input: &Input) -> TokenStream {
         (!checks.is_empty()).then(|| quote! { const _: () = { fn __completeness_field_checks() { #(#checks)* } }; });
     let json_schema = input.json_schema.is_some().then(|| schema(input, &data, quote!(schemars::JsonSchema)));
     let openapi = input.openapi.is_some().then(|| schema(input, &data, quote!(utoipa::ToSchema)));
+    let read_back = input.deserialize.is_some().then(|| read_back(input));
     quote! {
+        #read_back
         #carries
         #field_checks
         #private::envelope_impls!(
@@ -205,6 +207,80 @@ fn schema(input: &Input, data: &[&Field], schema_trait: TokenStream) -> TokenStr
     // and a reason type's name leaves out its warnings): its name says the block's.
     let generic = input.generics.type_params().next().is_some();
     quote! { [#where_clause] #name generic #generic block [#block] omitted #omitted members [#(#members)*] }
+}
+
+/// `serde::Deserialize` for a single resource (`#[envelope(deserialize)]`): serde's own derive
+/// reads a copy of the struct whose `Field<T>` members are `Option<T>`, each under the name it
+/// is written and listed by, beside `omitted_fields`; each `Field` is then restored from that
+/// list, so a field left out reads as left out, never as a genuine `null` (contract §2.7). The
+/// other members, and the struct's serde attributes, are copied as written: they read as they
+/// would under a `Deserialize` derive beside this one (validation refuses what would not).
+fn read_back(input: &Input) -> TokenStream {
+    let private = &input.private;
+    let ident = input.ident;
+    let serde_path = quote!(#private::serde).to_string();
+    let wire = Ident::new("__CompletenessWire", Span::call_site());
+    let omitted = Ident::new("__completeness_omitted", Span::call_site());
+    let de = syn::Lifetime::new("'__completeness_de", Span::call_site());
+    let deserializer = Ident::new("__CompletenessDeserializer", Span::call_site());
+    let serde_attrs = |attrs: &[syn::Attribute]| -> Vec<syn::Attribute> {
+        attrs.iter().filter(|attr| attr.path().is_ident("serde")).cloned().collect()
+    };
+    let container = serde_attrs(input.attrs);
+    let members = input.fields.iter().map(|field| {
+        let member = &field.member;
+        match (field.is_field, types::last_segment(field.ty)) {
+            (true, Some((_, args))) if args.len() == 1 => {
+                let (name, value) = (&field.wire, args[0]);
+                quote! { #[serde(rename = #name)] #member: ::core::option::Option<#value>, }
+            }
+            _ => {
+                let (attrs, ty) = (serde_attrs(&field.original.attrs), field.ty);
+                quote! { #(#attrs)* #member: #ty, }
+            }
+        }
+    });
+    let any_field = input.fields.iter().any(|field| field.is_field);
+    let omitted_member =
+        any_field.then(|| quote! { #[serde(rename = "omitted_fields")] #omitted: #private::OmittedFields, });
+    let restored = input.fields.iter().map(|field| {
+        let member = &field.member;
+        if field.is_field {
+            let (name, ty, span) = (&field.wire, field.ty, at(field.ty.span()));
+            let private = respan(private, span);
+            quote_spanned! {span=> #member: #private::restore_field::<#ty>(&__wire.#omitted, #name, __wire.#member), }
+        } else {
+            quote! { #member: __wire.#member, }
+        }
+    });
+    let (generics, where_clause) = (input.generics, &input.generics.where_clause);
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let mut with_de = input.generics.clone();
+    with_de.params.insert(0, syn::parse_quote!(#de));
+    let bound: syn::WherePredicate = syn::parse_quote!(#wire #ty_generics: #private::serde::Deserialize<#de>);
+    with_de.make_where_clause().predicates.push(bound);
+    let (impl_generics, _, impl_where) = with_de.split_for_impl();
+    quote! {
+        const _: () = {
+            #[derive(#private::serde::Deserialize)]
+            #[serde(crate = #serde_path)]
+            #(#container)*
+            struct #wire #generics #where_clause {
+                #(#members)*
+                #omitted_member
+            }
+
+            #[automatically_derived]
+            impl #impl_generics #private::serde::Deserialize<#de> for #ident #ty_generics #impl_where {
+                fn deserialize<#deserializer: #private::serde::Deserializer<#de>>(
+                    deserializer: #deserializer,
+                ) -> ::core::result::Result<Self, #deserializer::Error> {
+                    let __wire = <#wire #ty_generics as #private::serde::Deserialize<#de>>::deserialize(deserializer)?;
+                    ::core::result::Result::Ok(#ident { #(#restored)* })
+                }
+            }
+        };
+    }
 }
 
 /// The body of a single resource's `single_report`: its `Field`s left out, the codes of its
@@ -261,8 +337,25 @@ fn with_bounds(input: &Input) -> Generics {
 
 /// What the derive emits after an error: impls with the right shape and no behaviour,
 /// so the type's other uses compile and only the real mistakes are reported.
-pub(crate) fn stub(input: &DeriveInput, private: &TokenStream) -> TokenStream {
+pub(crate) fn stub(input: &DeriveInput, private: &TokenStream, read_back: bool) -> TokenStream {
     let ident = &input.ident;
+    // (Its body never runs: the errors beside it keep the crate from compiling.)
+    let deserialize = read_back.then(|| {
+        let mut with_de = input.generics.clone();
+        with_de.params.insert(0, syn::parse_quote!('__completeness_de));
+        let (impl_generics, ty_generics, where_clause) =
+            (with_de.split_for_impl().0, input.generics.split_for_impl().1, &input.generics.where_clause);
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #private::serde::Deserialize<'__completeness_de> for #ident #ty_generics #where_clause {
+                fn deserialize<__CompletenessDeserializer: #private::serde::Deserializer<'__completeness_de>>(
+                    _: __CompletenessDeserializer,
+                ) -> ::core::result::Result<Self, __CompletenessDeserializer::Error> {
+                    ::core::unreachable!()
+                }
+            }
+        }
+    });
     let serializer = Ident::new("__CompletenessSerializer", Span::mixed_site());
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     // It carries any reason type, so that a handler returning it reports only the derive's errors.
@@ -286,5 +379,7 @@ pub(crate) fn stub(input: &DeriveInput, private: &TokenStream) -> TokenStream {
         #private::envelope_report!(
             [#impl_generics] [#ident #ty_generics] [#where_clause] self []
         );
+
+        #deserialize
     }
 }

@@ -33,9 +33,9 @@ fn expand(input: &syn::DeriveInput) -> TokenStream {
         (Ok(()), Some(parsed)) => expand::envelope(&parsed),
         (Err(errors), _) => {
             let mut tokens = errors.to_compile_error();
-            tokens.extend(expand::stub(input, &private));
+            tokens.extend(expand::stub(input, &private, container.deserialize.is_some()));
             tokens
         }
-        (Ok(()), None) => expand::stub(input, &private),
+        (Ok(()), None) => expand::stub(input, &private, container.deserialize.is_some()),
     }
 }

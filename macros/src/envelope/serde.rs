@@ -234,6 +234,21 @@ pub(crate) fn keys(cx: &Ctxt, attrs: &[Attribute]) -> Vec<(syn::Path, String)> {
     keys
 }
 
+/// Each key of every `#[serde(...)]` in `attrs`, and whether it is in serde's long form
+/// (`rename(serialize = .., deserialize = ..)`), read again without reporting what cannot be
+/// read: the first reading of the same attributes has reported it.
+pub(crate) fn keys_again(attrs: &[Attribute]) -> Vec<(syn::Path, String, bool)> {
+    let mut keys = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _unread = attr.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            keys.push((meta.path.clone(), key, meta.input.peek(syn::token::Paren)));
+            meta::skip_value(&meta)
+        });
+    }
+    keys
+}
+
 /// Calls `f` with each key of every `#[serde(...)]` in `attrs`.
 fn each(cx: &Ctxt, attrs: &[Attribute], mut f: impl FnMut(&ParseNestedMeta, &str) -> syn::Result<()>) {
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {

@@ -19,6 +19,66 @@ pub(crate) fn check(cx: &Ctxt, input: &Input) {
     check_always_written(cx, input);
     check_lists_not_optional(cx, input);
     check_warnings_named(cx, input);
+    check_read_back(cx, input);
+}
+
+/// `#[envelope(deserialize)]` reads a single resource back as it was written: each `Field`
+/// member under the name `omitted_fields` lists it by, restored from that list, since a plain
+/// `null` read as a genuine one is the "never used" a left-out `last_used_at` is not (contract
+/// §2.7). What would read it otherwise is refused, never passed over:
+/// - a struct with a completeness block, or a tuple struct (whose data is a list), has no
+///   `Field` to restore: serde's own `Deserialize` beside this derive reads it;
+/// - the struct's `from`, `try_from` and `default` would read another type or fill what is
+///   missing, and `crate` names a serde the impl does not use;
+/// - on a `Field` member, any key but `rename = ".."` reads another name, another way, or not
+///   at all (`alias`, `deserialize_with`, `default`, the long form of `rename`, ...).
+fn check_read_back(cx: &Ctxt, input: &Input) {
+    let Some(key) = &input.deserialize else { return };
+    if input.tuple || input.completeness_field().is_some() {
+        let what = if input.tuple {
+            "a tuple struct writes a list as `items`"
+        } else {
+            "this struct has a completeness block"
+        };
+        cx.error_spanned_by(
+            key,
+            format!(
+                "`deserialize` reads a single resource back, restoring its `Field` members from `omitted_fields`, \
+                 but {what}: remove `deserialize` and derive `serde::Deserialize` beside `ResultEnvelope`"
+            ),
+        );
+        return;
+    }
+    for (path, name, _) in serde::keys_again(input.attrs) {
+        let why = match name.as_str() {
+            "from" | "try_from" => "the struct would be read through another type: read that type instead",
+            "default" => "a missing member would be filled: give the fields that may be missing `#[serde(default)]`",
+            "crate" => "the impl names serde through the framework: remove it",
+            _ => continue,
+        };
+        cx.error_spanned_by(
+            &path,
+            format!("`#[serde({name})]` cannot be honoured with `#[envelope(deserialize)]`: {why}"),
+        );
+    }
+    for field in input.data_fields().filter(|field| field.is_field) {
+        for (path, name, long) in serde::keys_again(&field.original.attrs) {
+            if name == "rename" && !long {
+                continue;
+            }
+            let (name, fix) = match (name.as_str(), long) {
+                ("rename", true) => ("rename(..)".to_owned(), "give it one name, `rename = \"..\"`"),
+                _ => (name, "remove it, or write the `Deserialize` by hand"),
+            };
+            cx.error_spanned_by(
+                &path,
+                format!(
+                    "`#[serde({name})]` cannot be honoured on a `Field` read back by `#[envelope(deserialize)]`: it \
+                     is read under the name `omitted_fields` lists it by, as an `Option` of its value; {fix}"
+                ),
+            );
+        }
+    }
 }
 
 /// A single resource carries its warnings in `warnings` (contract §2.7), where every client

@@ -72,8 +72,9 @@ impl FaultLayer {
     /// its cursor, for the fault that answers a cursor with the first page again (a single
     /// resource has none: give a closure that is never called). A single resource with a `Field`
     /// member is faulted as its `GET` is (a field left out, an outage): the type it is read back
-    /// as must read a field listed in `omitted_fields` as left out (a `Deserialize` that restores
-    /// its `Field`s with [`OmittedFields::restore`]); one that reads the `null` as a genuine one
+    /// as must read a field listed in `omitted_fields` as left out (`#[envelope(deserialize)]`
+    /// on its `#[derive(ResultEnvelope)]`, or a `Deserialize` of its own that restores its
+    /// `Field`s with [`OmittedFields::restore`]); one that reads the `null` as a genuine one
     /// gets a `500` problem that says so, rather than an answer that lost what was left out. An
     /// answer whose declarations offer no fault comes back as it was. A fault
     /// that asks the route another question (`FILTER_DROPPED`, which only a kit's layer offers,
