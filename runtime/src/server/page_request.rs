@@ -375,8 +375,13 @@ impl Page {
     /// `deadline_ms`, whichever comes first.
     fn signed_next_cursor(&self, position: &str, deadline_ms: Option<u64>) -> NextCursor {
         let now = now_ms();
-        let lifetime_ends = after(now, self.config.cursor_ttl());
-        let expires_at_ms = deadline_ms.map_or(lifetime_ends, |deadline| deadline.min(lifetime_ends));
+        // On a whole second, as `expires_at` writes it (contract §2.5: the latest the cursor
+        // lives), so that a cursor is never read past the written time: the lifetime rounded up
+        // (a lifetime of one second never ends as it begins), a deadline down (no page is
+        // promised past it).
+        let lifetime_ends = after(now, self.config.cursor_ttl()).div_ceil(1000).saturating_mul(1000);
+        let expires_at_ms =
+            deadline_ms.map_or(lifetime_ends, |deadline| (deadline - deadline % 1000).min(lifetime_ends));
         let mut claims = CursorClaims::at(
             self.query.fingerprint(),
             self.credential.fingerprint(),
@@ -576,7 +581,7 @@ mod tests {
     use std::time::{Duration, SystemTime};
 
     use super::{CompletenessConfig, Credential, CursorKeys, Page, PageRequest, QueryBinding, rfc3339};
-    use crate::server::cursor::unix_ms;
+    use crate::server::cursor::{CursorClaims, unix_ms};
 
     /// The page of `config`'s numbers list at `cursor` (the first page for `None`), or the problem
     /// its cursor gets.
@@ -603,11 +608,32 @@ mod tests {
         let lifetime_from = |at: SystemTime| rfc3339(unix_ms(at + Duration::from_secs(600)));
         let earliest = lifetime_from(SystemTime::now());
         let held = first.next_cursor_until("41", SystemTime::now() + Duration::from_secs(86_400));
-        let latest = lifetime_from(SystemTime::now());
+        // (Its end rounded up to the second, as written.)
+        let latest = lifetime_from(SystemTime::now() + Duration::from_secs(1));
         // The same format throughout, so the text orders as the time does.
         assert!((earliest.as_str()..=latest.as_str()).contains(&held.contract.expires_at.as_str()), "{held:?}");
 
         let gone = first.next_cursor_until("41", SystemTime::now() - Duration::from_secs(1));
         assert_eq!(page(&config, Some(&gone.cursor)).err().as_deref(), Some("CURSOR_EXPIRED"));
+    }
+
+    /// A cursor lives until the instant its `expires_at` names, which is written to the second,
+    /// and not past it: its lifetime ends on the second after, at least as long as configured.
+    #[test]
+    fn a_cursor_expires_at_the_second_its_contract_names() {
+        for ttl in [Duration::from_millis(2_500), Duration::from_millis(2_999), Duration::from_secs(600)] {
+            let config = CompletenessConfig::new(CursorKeys::ephemeral()).with_cursor_ttl(ttl);
+            let first = page(&config, None).unwrap();
+            let next = first.next_cursor("7");
+            let claims = CursorClaims::decode(config.keys(), &next.cursor, usize::MAX).unwrap();
+            let written: jiff::Timestamp = next.contract.expires_at.parse().unwrap();
+            let at = claims.expires_at_ms();
+            assert_eq!(at, u64::try_from(written.as_millisecond()).unwrap(), "{ttl:?}");
+            let lifetime = u128::from(at - claims.issued_at_ms());
+            assert!((ttl.as_millis()..ttl.as_millis() + 1000).contains(&lifetime), "{ttl:?}: {lifetime} ms");
+            let (query, credential) = (first.query.fingerprint(), first.credential.fingerprint());
+            assert!(claims.check(&query, &credential, at - 1).is_ok(), "read until the written second");
+            assert!(claims.check(&query, &credential, at).is_err(), "refused from the written second on");
+        }
     }
 }
