@@ -31,7 +31,7 @@ pub(crate) const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("prefe
 
 /// Whether the caller demanded a complete result.
 ///
-/// Read from the `require_complete` query parameter (`true`/`false`) or a
+/// Read from the `require_complete` query parameter (`true` or `1`; `false` or `0`) or a
 /// `Prefer: handling=strict` header. A malformed `require_complete` value, or the parameter
 /// given more than once, is a 400 `INVALID_REQUEST` problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -150,8 +150,8 @@ fn prefers_strict(headers: &HeaderMap) -> bool {
 /// one (a later one is not considered, as the RFC says): its preferences are comma-separated,
 /// each `name [= value]` followed by `;` parameters (which are not preferences), with optional
 /// whitespace around `=`; a value may be a quoted string, whose commas, semicolons and equals
-/// signs are its own and whose quoted pairs (`\"`, `\i`) stand for the character they quote.
-/// Names and the value `strict` compare case-insensitively.
+/// signs are its own and whose quoted pairs (`\"`, `\i`) stand for the character they quote,
+/// and which, left open, runs to the end of the value (`handling="strict` demands). Names and the value `strict` compare case-insensitively.
 fn handling_preference(header: &str) -> Option<Handling> {
     let mut preference = Preference::default();
     let mut chars = header.chars();
