@@ -684,6 +684,39 @@ async fn a_database_that_never_answers_fails_the_start_up_in_time() {
     assert!(last.starts_with("error: could not open the database: ") && last.contains("within 1 s"), "{stderr}");
 }
 
+/// A replica listens only once its database is open: while it waits on one that never answers,
+/// a connection to its address is refused at once (a load balancer's check moves on), never
+/// accepted to wait as long as the start-up does; the start that fails never listened.
+#[tokio::test]
+async fn a_replica_refuses_connections_until_its_database_is_open() {
+    let silent = silent_server().await;
+    let addr = {
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        free.local_addr().unwrap()
+    };
+    let mut waiting = config(5);
+    waiting.addr = addr;
+    waiting.db = Some(format!("postgres://nobody@127.0.0.1:{silent}/inventory?connect_timeout=3").into());
+    let start = tokio::spawn(e2e_support::service::start(waiting));
+    let mut tries = 0;
+    while !start.is_finished() && tries < 10 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        match tokio::net::TcpStream::connect(addr).await {
+            Err(error) => assert_eq!(error.kind(), std::io::ErrorKind::ConnectionRefused, "{error}"),
+            Ok(_) => panic!("a connection to {addr} was accepted while the database was not open"),
+        }
+        tries += 1;
+    }
+    assert_eq!(tries, 10, "the start-up ended before its connect_timeout");
+    let error = match start.await.unwrap() {
+        Ok(_) => panic!("the service started on a database that never answers"),
+        Err(error) => error.to_string(),
+    };
+    assert!(error.contains("did not finish connecting within 3 s"), "{error}");
+    let refused = tokio::net::TcpStream::connect(addr).await.expect_err("a failed start left nothing listening");
+    assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
+}
+
 /// Starts the service on `database`, creates an account, restarts it on the same database:
 /// the account, the snapshot counter and the seed (not repeated) survive the restart.
 async fn survives_a_restart(database: impl Fn() -> Config) {

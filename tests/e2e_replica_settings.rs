@@ -237,3 +237,25 @@ fn the_stored_ring_reads_back() {
     assert_eq!(ReplicaSettings::from_stored("a".into(), 1000, &me.keys_text()), me);
     assert!(settings("a", 1, &[]).keys_text().is_empty());
 }
+
+/// A replica is named by the address it listens on (the port it bound, where `--addr` asked for
+/// any), so that another replica's warning points at the replica an operator can find.
+#[tokio::test]
+async fn a_replica_is_named_by_the_address_it_listens_on() {
+    let db = e2e_support::postgres::fresh_database().await;
+    let settings = Config {
+        db: Some(db.as_str().into()),
+        snapshot_retention: Duration::from_secs(60),
+        cursor_keys: Some(CursorKeys::parse(K1).unwrap()),
+        ..config(10)
+    };
+    let running = e2e_support::service::start(settings).await.expect("the replica starts");
+    let name = running.state.replica.replica.clone();
+    let addr = running.addr.to_string();
+    assert_ne!(running.addr.port(), 0);
+    assert!(name.starts_with(&format!("{addr}, pid ")) || name.starts_with(&format!("{addr} on ")), "{name}");
+    let other = replica(&db, 300, K1).await;
+    let found = other.check_in().await.unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].contains(&format!("replica {addr}")), "{}", found[0]);
+}

@@ -76,6 +76,8 @@ async fn main() {
             "FAULT INJECTION ON (--faults, {schedule}): REST and MCP answers are incomplete on purpose; a REST request names one with the header {}: CODE",
             completeness::testing::faults::FAULT_HEADER
         ));
+        // In the log too, where an operator reads the partial answers and outages it causes.
+        tracing::warn!(%schedule, "fault injection on (--faults): answers are incomplete, and outages happen, on purpose");
     }
     if ephemeral_keys {
         say(&format!(

@@ -29,7 +29,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use tokio::net::TcpSocket;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -150,18 +150,25 @@ pub async fn build(
 
 /// Binds `config.addr` (port 0 picks a free one), opens the database, installs the metrics
 /// recorder (once per process) and serves the REST routes and the MCP endpoint (`/mcp`) on it.
-/// The address is taken first: a start that cannot listen leaves no database created or seeded
-/// behind (which a corrected start would then serve as it found it).
-pub async fn start(config: Config) -> Result<Running, StartError> {
+/// The address is taken first: a start that cannot bind it (another server listens there)
+/// leaves no database created or seeded behind (which a corrected start would then serve as it
+/// found it). It listens only once the database is open and seeded: until then a connection is
+/// refused at once, so a load balancer's check, or a client, never waits on a replica that
+/// cannot answer yet (a connection accepted during a seeding of minutes would hang as long).
+pub async fn start(mut config: Config) -> Result<Running, StartError> {
     config.validate().map_err(StartError::Config)?;
     let wanted = config.addr;
-    let listening =
-        async { TcpListener::bind(wanted).await.and_then(|listener| Ok((listener.local_addr()?, listener))) };
-    let (addr, listener) =
-        listening.await.map_err(|error| StartError::Failed(format!("could not listen on {wanted}: {error}")))?;
+    let cannot_listen = |error: std::io::Error| StartError::Failed(format!("could not listen on {wanted}: {error}"));
+    let socket = bound(wanted).map_err(cannot_listen)?;
+    let addr = socket.local_addr().map_err(cannot_listen)?;
+    // The port bound, where `--addr` asked for any (`:0`): the replica is known by it.
+    config.addr = addr;
     telemetry::install_metrics();
     let mcp_sessions = CancellationToken::new();
     let (state, router) = build(config, mcp_sessions.clone()).await?;
+    let listener = socket.listen(LISTEN_BACKLOG).map_err(cannot_listen)?;
+    // The name other replicas' warnings give this one, said by this one.
+    tracing::info!(replica = %state.replica.replica, "listening");
     let (stop, stopped) = oneshot::channel::<()>();
     let read_timeout = state.config.read_timeout;
     let server = tokio::spawn(serve::serve(listener, router, read_timeout, async move {
@@ -173,6 +180,18 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         spawn_pruner(state.clone(), chores_stop.clone()),
     ];
     Ok(Running { addr, state, stop: Some(stop), mcp_sessions, server, chores_stop, chores })
+}
+
+/// The length of the queue of connections not yet accepted (what `TcpListener::bind` takes).
+const LISTEN_BACKLOG: u32 = 1024;
+
+/// A socket bound to `addr` that does not listen yet, with `SO_REUSEADDR` as
+/// `TcpListener::bind` sets it (a restart binds the port of connections still closing).
+fn bound(addr: SocketAddr) -> std::io::Result<TcpSocket> {
+    let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    Ok(socket)
 }
 
 /// The search copies' refresh, every `audit_refresh`: the lagging `audit` index copies the

@@ -10,6 +10,7 @@
 //! it, and such rings do not disagree here).
 
 use std::hash::BuildHasher;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
@@ -23,8 +24,8 @@ pub const ALIVE: Duration = Duration::from_secs(30);
 /// The settings a replica's clients depend on, as it records them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplicaSettings {
-    /// Which replica: its process id, which service of the process, a random number, and when
-    /// it started.
+    /// Which replica: the address it listens on, its host (`HOSTNAME`, when set), its process
+    /// id, which service of the process, a random number, and when it started.
     pub replica: String,
     /// How long a superseded snapshot stays readable, in milliseconds.
     pub retention_ms: i64,
@@ -35,15 +36,20 @@ pub struct ReplicaSettings {
 impl ReplicaSettings {
     /// The settings of a service this process starts (a process may start several, as the
     /// tests do: each is a replica of its own).
-    pub fn of_this_process(retention: Duration, keys: &CursorKeys) -> ReplicaSettings {
+    pub fn of_this_process(retention: Duration, keys: &CursorKeys, addr: SocketAddr) -> ReplicaSettings {
         static STARTED: AtomicU32 = AtomicU32::new(0);
         let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         let nth = STARTED.fetch_add(1, Ordering::Relaxed);
         // Pids repeat across machines (every container's first process is 1): a random number
         // from std's hasher keys, which the OS seeds, tells replicas started together apart.
         let nonce = std::hash::RandomState::new().hash_one(nth);
+        // What an operator finds the replica by: in a container, its host name (`HOSTNAME`,
+        // which Docker and Kubernetes set to the container's or the pod's name).
+        let host = std::env::var("HOSTNAME").ok().filter(|host| !host.trim().is_empty());
+        let on = host.map(|host| format!(" on {}", host.trim())).unwrap_or_default();
+        let (pid, started) = (std::process::id(), started.as_millis());
         ReplicaSettings {
-            replica: format!("pid {} #{nth} {nonce:016x} (started at {} ms)", std::process::id(), started.as_millis()),
+            replica: format!("{addr}{on}, pid {pid} #{nth} {nonce:016x} (started at {started} ms)"),
             retention_ms: i64::try_from(retention.as_millis()).unwrap_or(i64::MAX),
             keys: keys.key_checks().map(|(id, check)| (id.to_owned(), check)).collect(),
         }

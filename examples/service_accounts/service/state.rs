@@ -67,7 +67,7 @@ impl Service {
         // The ring `build` read from the flags, the file or the environment; without one, a
         // key that lives as long as the process.
         let keys = config.cursor_keys.clone().unwrap_or_else(CursorKeys::ephemeral);
-        let replica = ReplicaSettings::of_this_process(config.snapshot_retention, &keys);
+        let replica = ReplicaSettings::of_this_process(config.snapshot_retention, &keys, config.addr);
         let completeness = CompletenessConfig::new(keys)
             .with_page_sizes(u64::from(config.default_page_size), u64::from(config.max_page_size))
             .with_cursor_ttl(config.cursor_ttl)
