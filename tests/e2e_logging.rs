@@ -368,7 +368,13 @@ async fn every_refusal_has_one_problem_event_with_its_code() {
         (
             h.request(Method::GET, "/service-accounts"),
             401,
-            r#"route="/service-accounts" method="GET" code="UNAUTHENTICATED" status=401"#,
+            r#"route="/service-accounts" method="GET" code="UNAUTHENTICATED" cause="missing" status=401"#,
+        ),
+        (
+            // A token mistyped or revoked, told from one never sent.
+            h.request(Method::GET, "/service-accounts").bearer_auth("mallory"),
+            401,
+            r#"route="/service-accounts" method="GET" code="UNAUTHENTICATED" cause="unknown" status=401"#,
         ),
         (
             h.request(Method::GET, "/no/such/route").bearer_auth("admin"),

@@ -387,6 +387,32 @@ fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_to
     assert_eq!(value(&metrics, "completeness_cursor_refusals_total", &refused), 1.0);
 }
 
+/// A refused cursor's event says which of the ways `INVALID_CURSOR` covers it is (`cause`): a
+/// garbled one, one signed with a key this server does not hold (a rotation that retired a key
+/// too early), or one whose signature does not match (another secret under the same key id).
+#[test]
+fn a_refused_cursors_event_names_its_cause() {
+    let issued = {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let response = runtime.block_on(app().oneshot(get_request("/numbers"))).unwrap();
+        let body = runtime.block_on(axum::body::to_bytes(response.into_body(), usize::MAX)).unwrap();
+        let page: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        page["next_cursor"].as_str().expect("a first page of five has a next one").to_owned()
+    };
+    let flipped = if issued.ends_with('A') { 'B' } else { 'A' };
+    let altered = format!("{}{flipped}", &issued[..issued.len() - 1]);
+    let (_, rest) = issued.split_once('.').unwrap();
+    let (_, unsigned) = rest.split_once('.').unwrap();
+    let unknown_key = format!("c1.retired-key.{unsigned}");
+    let cursors = [("zzz", "malformed"), (unknown_key.as_str(), "unknown_key"), (altered.as_str(), "altered")];
+    let requests = cursors.iter().map(|(cursor, _)| get_request(&format!("/numbers?cursor={cursor}"))).collect();
+    let (capture, _, statuses) = run(requests);
+    assert_eq!(statuses, [StatusCode::BAD_REQUEST; 3]);
+    let refused = capture.of_kind("cursor_refused");
+    let causes: Vec<&str> = refused.iter().map(|event| event.field("cause")).collect();
+    assert_eq!(causes, cursors.map(|(_, cause)| cause));
+}
+
 /// Every other problem counts in `completeness_problems_total` by route, method, status and code; a
 /// code read or built at run time that this version does not know (one relayed from an
 /// upstream) as `OTHER`, so that relayed codes add no series; the event names it. A service's

@@ -74,13 +74,13 @@ pub const DEFAULT_GRANTS: [(&str, &[&str]); 3] =
 pub async fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Problem> {
     let mut headers = parts.headers.get_all(AUTHORIZATION).iter();
     let (Some(header), None) = (headers.next(), headers.next()) else {
-        let detail = if parts.headers.contains_key(AUTHORIZATION) {
-            "Send one Authorization header, not several."
+        let (detail, cause) = if parts.headers.contains_key(AUTHORIZATION) {
+            ("Send one Authorization header, not several.", "several")
         } else {
             // Not the credentials' names: here they are the tokens too.
-            "Send `Authorization: Bearer TOKEN` with a credential of this service."
+            ("Send `Authorization: Bearer TOKEN` with a credential of this service.", "missing")
         };
-        return Err(Problem::new(ProblemCode::Unauthenticated, detail));
+        return Err(Problem::new(ProblemCode::Unauthenticated, detail).with_cause(cause));
     };
     let token = header
         .to_str()
@@ -89,10 +89,14 @@ pub async fn authenticate(store: &Store, parts: &Parts) -> Result<Caller, Proble
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, token)| token.trim())
         .filter(|token| !token.is_empty())
-        .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The Authorization header must be `Bearer NAME`."))?;
-    caller(store, token)
-        .await?
-        .ok_or_else(|| Problem::new(ProblemCode::Unauthenticated, "The credential is not known to this service."))
+        .ok_or_else(|| {
+            Problem::new(ProblemCode::Unauthenticated, "The Authorization header must be `Bearer NAME`.")
+                .with_cause("malformed")
+        })?;
+    // The cause tells a mistyped or revoked token from a client that sends none, in the log.
+    caller(store, token).await?.ok_or_else(|| {
+        Problem::new(ProblemCode::Unauthenticated, "The credential is not known to this service.").with_cause("unknown")
+    })
 }
 
 /// The current permissions of credential `name`, as stored.

@@ -149,9 +149,9 @@ impl Evidence {
             let evidence = Evidence { resource, filters, snapshot, credential: name, issued_at_ms, expires_at_ms };
             r.is_done().then_some((bound_credential, evidence))
         })
-        .map_err(|why| forged(why.describe()))?;
+        .map_err(|why| forged(why.describe()).with_cause(why.cause()))?;
         let Some((bound_credential, evidence)) = decoded else {
-            return Err(forged(TokenError::Malformed.describe()));
+            return Err(forged(TokenError::Malformed.describe()).with_cause(TokenError::Malformed.cause()));
         };
         if bound_credential != credential.fingerprint() {
             return Err(Problem::new(

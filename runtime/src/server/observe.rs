@@ -46,9 +46,9 @@
 //! | `single_resource` | `INFO` | a single resource left out a field for another reason than `NOT_REQUESTED` (contract §2.7) | `route`, `method`, `omitted` (`name:CODE`, comma-separated), `warnings`, `credential` |
 //! | `single_resource` | `DEBUG` | a single resource left out only fields the client did not ask for, or carried warnings | the same |
 //! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items`, `credential` |
-//! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `status`, `credential` |
-//! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `status`, `credential` |
-//! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `status`, `credential` |
+//! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
+//! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
+//! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
 //! | `evidence_accepted` | `INFO` | a destructive action was answered with success after [`RequireEvidence`](crate::RequireEvidence) verified its evidence token (or an entry point said so, [`EntryPoint::accepted`]); a refusal after the token verified (of its targets, its filters) is an `evidence_refused` alone | `route`, `method`, `resource`, `snapshot`, `credential` |
 //! | `resource_replaced` | `WARN` | a scope (built, changed through `scope_mut`, or mapped with `map_reasons`) named another resource than the handler's `#[completeness]` declares (the declared one is used) | `declared`, `written` |
 //! | `warning_left_out` | `WARN` | `map_reasons` into a handler's declared type met a warning the handler does not declare (left out) | `warning` |
@@ -63,7 +63,10 @@
 //! when none); `items` the number of items returned, when the response knows it (an
 //! [`Envelope`](crate::Envelope)'s items, else `page.returned`); `status` the HTTP status
 //! sent; `code` the problem's stable code (`INVALID_CURSOR`, `EVIDENCE_INVALID`, ...);
-//! `credential` the name of the credential the request carried (a layer around the
+//! `cause` which of the ways its code covers the refusal is, when it was named
+//! ([`Problem::with_cause`](crate::Problem::with_cause)): for a token, `oversized`,
+//! `malformed`, `unknown_key` (a key retired too early, or another server's) or `altered` (a
+//! secret that differs under one key id, or a forgery); `credential` the name of the credential the request carried (a layer around the
 //! authentication finds it on the response, where the authentication may leave it for a refusal
 //! made after it: `response.extensions_mut().insert(credential)`); `resource` the scope's
 //! resource. A token's content is never logged.
@@ -234,17 +237,19 @@ impl Deferred {
 struct Refusal {
     refused: Option<Refused>,
     code: ProblemCode,
+    /// Which of the ways its code covers it is ([`Problem::with_cause`](crate::Problem::with_cause)).
+    cause: Option<&'static str>,
 }
 
 impl Refusal {
-    fn of(code: &ProblemCode) -> Refusal {
-        Refusal { refused: refused(code), code: code.clone() }
+    fn of(code: &ProblemCode, cause: Option<&'static str>) -> Refusal {
+        Refusal { refused: refused(code), code: code.clone(), cause }
     }
 }
 
-/// Marks a problem response with its code, for the layer.
-pub(crate) fn tag_problem(code: &ProblemCode, response: &mut Response) {
-    response.extensions_mut().insert(Refusal::of(code));
+/// Marks a problem response with its code and cause, for the layer.
+pub(crate) fn tag_problem(code: &ProblemCode, cause: Option<&'static str>, response: &mut Response) {
+    response.extensions_mut().insert(Refusal::of(code, cause));
 }
 
 /// Codes in wire order, comma-separated, written only when an event is recorded.
@@ -475,9 +480,9 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
 /// (one read or built at run time, relayed from an upstream's problems say, which is not
 /// bounded); the event names the code itself.
 fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
-    let code = refusal.code.as_str();
+    let (code, cause) = (refusal.code.as_str(), refusal.cause);
     let Some(refused) = refusal.refused else {
-        tracing::info!(target: TARGET, event = "problem", route, method, code, status, credential, "answered with a problem");
+        tracing::info!(target: TARGET, event = "problem", route, method, code, cause, status, credential, "answered with a problem");
         #[cfg(feature = "metrics")]
         {
             metrics::counter!(PROBLEMS_TOTAL, "route" => route.to_owned(), "method" => method, "status" => status.to_string(), "code" => code_label(code, refusal.code.is_bounded()))
@@ -487,11 +492,11 @@ fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status
     };
     match refused {
         Refused::Cursor => tracing::warn!(
-            target: TARGET, event = "cursor_refused", route, method, code, status, credential,
+            target: TARGET, event = "cursor_refused", route, method, code, cause, status, credential,
             "a cursor was refused"
         ),
         Refused::Evidence => tracing::warn!(
-            target: TARGET, event = "evidence_refused", route, method, code, status, credential,
+            target: TARGET, event = "evidence_refused", route, method, code, cause, status, credential,
             "evidence for a destructive action was refused"
         ),
     }
@@ -566,7 +571,13 @@ impl<'a> EntryPoint<'a> {
     /// answers with here.
     pub fn refused(&self, problem: &Problem) {
         if !problem.is_observed() {
-            problem_answered(self.route, self.method, &Refusal::of(problem.code()), problem.status(), self.credential);
+            problem_answered(
+                self.route,
+                self.method,
+                &Refusal::of(problem.code(), problem.cause()),
+                problem.status(),
+                self.credential,
+            );
         }
     }
 

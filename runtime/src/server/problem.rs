@@ -223,12 +223,15 @@ pub struct Problem {
     /// Already observed (a strict refusal an entry point's `answer` emitted and counted): no
     /// part of the problem, so not compared, written or read.
     observed: bool,
+    /// Which of the ways its code covers this refusal is, for the log ([`Problem::with_cause`]):
+    /// no part of the problem either.
+    cause: Option<&'static str>,
 }
 
 /// Two problems are equal when they say the same; whether one was observed is not said.
 impl PartialEq for Problem {
     fn eq(&self, other: &Problem) -> bool {
-        let Problem { code, status, title, detail, extensions, retry_after, observed: _ } = self;
+        let Problem { code, status, title, detail, extensions, retry_after, observed: _, cause: _ } = self;
         (code, status, title, detail, extensions, retry_after)
             == (&other.code, &other.status, &other.title, &other.detail, &other.extensions, &other.retry_after)
     }
@@ -245,6 +248,7 @@ impl Problem {
             extensions: Box::default(),
             retry_after: None,
             observed: false,
+            cause: None,
         }
     }
 
@@ -316,6 +320,21 @@ impl Problem {
     #[cfg(feature = "axum")]
     pub(crate) fn with_targets(self, targets: &[&str]) -> Self {
         self.with_extension(TARGETS, targets)
+    }
+
+    /// Names, for operators, which of the ways its code covers this refusal is: a word from a
+    /// small set written in code (`unknown_key` or `altered` for an `INVALID_CURSOR`, `missing`
+    /// or `unknown` for an `UNAUTHENTICATED`), so that a bad key rotation is not read as a
+    /// client's noise. It goes into the refusal's event as its `cause`, never on the wire: the
+    /// detail says it to the client.
+    pub fn with_cause(mut self, cause: &'static str) -> Self {
+        self.cause = Some(cause);
+        self
+    }
+
+    /// What [`Problem::with_cause`] named.
+    pub fn cause(&self) -> Option<&'static str> {
+        self.cause
     }
 
     /// Sets `Retry-After` (seconds).
@@ -489,6 +508,7 @@ impl<'de> Deserialize<'de> for Problem {
         let title = text(object.remove("title"));
         let detail = text(object.remove("detail"));
         object.remove("type");
-        Ok(Problem { code, status, title, detail, extensions: Box::new(object), retry_after: None, observed: false })
+        let extensions = Box::new(object);
+        Ok(Problem { code, status, title, detail, extensions, retry_after: None, observed: false, cause: None })
     }
 }

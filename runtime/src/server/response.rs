@@ -60,7 +60,7 @@ impl IntoResponse for Problem {
         let body = serde_json::to_vec(&self).unwrap_or_else(|_| b"{\"code\":\"INTERNAL\"}".to_vec());
         let mut response =
             (status, [(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON))], body).into_response();
-        observe::tag_problem(self.code(), &mut response);
+        observe::tag_problem(self.code(), self.cause(), &mut response);
         if let Some(seconds) = self.retry_after() {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }

@@ -113,6 +113,7 @@ impl CursorError {
                     format!("The cursor was refused: {}. {advice}", why.describe()),
                 )
                 .with_parameter(CURSOR)
+                .with_cause(why.cause())
             }
             CursorError::CredentialMismatch => Problem::new(
                 ProblemCode::CursorCredentialMismatch,

@@ -28,6 +28,17 @@ pub enum TokenError {
 }
 
 impl TokenError {
+    /// One word for the log ([`Problem::with_cause`](crate::Problem::with_cause)):
+    /// `oversized`, `malformed`, `unknown_key` or `altered`.
+    pub fn cause(self) -> &'static str {
+        match self {
+            TokenError::Oversized => "oversized",
+            TokenError::Malformed => "malformed",
+            TokenError::UnknownKey => "unknown_key",
+            TokenError::BadSignature => "altered",
+        }
+    }
+
     /// A short phrase for problem details.
     pub fn describe(self) -> &'static str {
         match self {
