@@ -34,7 +34,9 @@ use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::{PageSizeReduced, Warning};
 use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::credential::Credential;
-use crate::server::cursor::{CursorClaims, CursorError, CursorKeys, QueryBinding, after, now_ms, rfc3339, unix_ms};
+use crate::server::cursor::{
+    CursorClaims, CursorError, CursorKeys, QueryBinding, after, now_ms, rfc3339_rounded_up, unix_ms,
+};
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 
@@ -375,13 +377,8 @@ impl Page {
     /// `deadline_ms`, whichever comes first.
     fn signed_next_cursor(&self, position: &str, deadline_ms: Option<u64>) -> NextCursor {
         let now = now_ms();
-        // On a whole second, as `expires_at` writes it (contract §2.5: the latest the cursor
-        // lives), so that a cursor is never read past the written time: the lifetime rounded up
-        // (a lifetime of one second never ends as it begins), a deadline down (no page is
-        // promised past it).
-        let lifetime_ends = after(now, self.config.cursor_ttl()).div_ceil(1000).saturating_mul(1000);
-        let expires_at_ms =
-            deadline_ms.map_or(lifetime_ends, |deadline| (deadline - deadline % 1000).min(lifetime_ends));
+        let lifetime_ends = after(now, self.config.cursor_ttl());
+        let expires_at_ms = deadline_ms.map_or(lifetime_ends, |deadline| deadline.min(lifetime_ends));
         let mut claims = CursorClaims::at(
             self.query.fingerprint(),
             self.credential.fingerprint(),
@@ -402,7 +399,10 @@ impl Page {
             cursor,
             contract: CursorContract {
                 freezes_snapshot: self.snapshot.is_some(),
-                expires_at: rfc3339(claims.expires_at_ms()),
+                // To the second, rounded up (contract §2.5: the latest the cursor lives): a cursor
+                // is never read past the time written, as it was for the fraction of a second that
+                // rounding down cut off.
+                expires_at: rfc3339_rounded_up(claims.expires_at_ms()),
                 invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
             },
         }
@@ -580,8 +580,8 @@ pub(crate) fn resigned_next_cursor<R: Reason>(
 mod tests {
     use std::time::{Duration, SystemTime};
 
-    use super::{CompletenessConfig, Credential, CursorKeys, Page, PageRequest, QueryBinding, rfc3339};
-    use crate::server::cursor::{CursorClaims, unix_ms};
+    use super::{CompletenessConfig, Credential, CursorKeys, Page, PageRequest, QueryBinding, rfc3339_rounded_up};
+    use crate::server::cursor::{CursorClaims, rfc3339, unix_ms};
 
     /// The page of `config`'s numbers list at `cursor` (the first page for `None`), or the problem
     /// its cursor gets.
@@ -601,7 +601,8 @@ mod tests {
 
         let in_a_minute = SystemTime::now() + Duration::from_secs(60);
         let upstream = first.next_cursor_until("41", in_a_minute);
-        assert_eq!(upstream.contract.expires_at, rfc3339(unix_ms(in_a_minute)), "the upstream token's deadline");
+        let deadline = rfc3339_rounded_up(unix_ms(in_a_minute));
+        assert_eq!(upstream.contract.expires_at, deadline, "the upstream token's deadline");
         let next = page(&config, Some(&upstream.cursor)).expect("followed within the minute");
         assert_eq!(next.position(), Some("41"));
 
@@ -617,8 +618,8 @@ mod tests {
         assert_eq!(page(&config, Some(&gone.cursor)).err().as_deref(), Some("CURSOR_EXPIRED"));
     }
 
-    /// A cursor lives until the instant its `expires_at` names, which is written to the second,
-    /// and not past it: its lifetime ends on the second after, at least as long as configured.
+    /// A cursor is never read past the time its `expires_at` names, which is written to the
+    /// second: the end of its lifetime, rounded up.
     #[test]
     fn a_cursor_expires_at_the_second_its_contract_names() {
         for ttl in [Duration::from_millis(2_500), Duration::from_millis(2_999), Duration::from_secs(600)] {
@@ -627,13 +628,12 @@ mod tests {
             let next = first.next_cursor("7");
             let claims = CursorClaims::decode(config.keys(), &next.cursor, usize::MAX).unwrap();
             let written: jiff::Timestamp = next.contract.expires_at.parse().unwrap();
-            let at = claims.expires_at_ms();
-            assert_eq!(at, u64::try_from(written.as_millisecond()).unwrap(), "{ttl:?}");
-            let lifetime = u128::from(at - claims.issued_at_ms());
-            assert!((ttl.as_millis()..ttl.as_millis() + 1000).contains(&lifetime), "{ttl:?}: {lifetime} ms");
+            let (at, written) = (claims.expires_at_ms(), u64::try_from(written.as_millisecond()).unwrap());
+            assert!((at..at + 1000).contains(&written), "{ttl:?}: ends at {at}, written {written}");
+            assert_eq!(u128::from(at - claims.issued_at_ms()), ttl.as_millis(), "the lifetime is the configured one");
             let (query, credential) = (first.query.fingerprint(), first.credential.fingerprint());
-            assert!(claims.check(&query, &credential, at - 1).is_ok(), "read until the written second");
-            assert!(claims.check(&query, &credential, at).is_err(), "refused from the written second on");
+            assert!(claims.check(&query, &credential, at - 1).is_ok(), "read until its lifetime ends");
+            assert!(claims.check(&query, &credential, written).is_err(), "refused at the written time");
         }
     }
 }

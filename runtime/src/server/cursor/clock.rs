@@ -31,6 +31,12 @@ pub fn rfc3339(unix_ms: u64) -> String {
     at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+/// [`rfc3339`] of the second `unix_ms` falls in, rounded up: a time written to the second that
+/// is never before `unix_ms` (an expiry is not read as later than written).
+pub(crate) fn rfc3339_rounded_up(unix_ms: u64) -> String {
+    rfc3339(unix_ms.div_ceil(1000).saturating_mul(1000))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@ use crate::server::credential::Credential;
 use crate::server::problem::{Problem, ProblemCode};
 
 pub use clock::rfc3339;
-pub(crate) use clock::{after, now_ms, unix_ms};
+pub(crate) use clock::{after, now_ms, rfc3339_rounded_up, unix_ms};
 pub(crate) use codec::{Reader, Writer};
 pub use fingerprint::{QueryBinding, canonical_filters, filters_fingerprint};
 pub use keys::{CursorKeys, KEY_LEN, KeyError, MAX_KEY_ID_LEN};
