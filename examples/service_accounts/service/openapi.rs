@@ -569,7 +569,7 @@ pub fn openapi() -> OpenApi {
         warnings("CountServiceAccountsWarning", CountServiceAccountsReason::WARNINGS),
         false,
     );
-    count_members.push(("count", ObjectBuilder::new().schema_type(Type::Integer).into()));
+    count_members.push(("count", ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).into()));
     count_members.push(("relation", string().enum_values(Some(["exact", "lower_bound", "estimate"])).into()));
     // The library's own schemas of the page facts and the continuation, as it writes them.
     let components = ComponentsBuilder::new()
