@@ -609,6 +609,15 @@ mod read_back {
         note: Field<T>,
     }
 
+    /// A type parameter only a `Field` holds.
+    #[derive(Debug, PartialEq, ResultEnvelope)]
+    #[envelope(deserialize)]
+    struct Noted<T> {
+        id: String,
+        #[envelope(bounded = "a note, never a list")]
+        note: Field<T>,
+    }
+
     fn profile(email: Field<String>, last_login: Field<u64>) -> Profile {
         let left_out: Vec<&str> = [("mail", email.omission()), ("lastLogin", last_login.omission())]
             .into_iter()
@@ -665,11 +674,25 @@ mod read_back {
         assert!(error.contains("unknown field `user_id`"), "{error}");
     }
 
+    /// A declared field is always written (contract §2.7): one that is not there is refused, never
+    /// read as a genuine `null`; and a refusal names the struct.
+    #[test]
+    fn a_missing_field_is_refused_not_read_as_a_genuine_null() {
+        let missing = json!({"userId": "u-4", "mail": null, "warnings": [], "omitted_fields": {}});
+        let error = serde_json::from_value::<Profile>(missing).unwrap_err().to_string();
+        assert!(error.contains("missing field `lastLogin`"), "{error}");
+        let error = serde_json::from_value::<Profile>(json!(42)).unwrap_err().to_string();
+        assert!(error.contains("struct Profile"), "{error}");
+    }
+
     #[test]
     fn a_generic_resource_reads_back_its_field() {
         let written = Labelled { label: 7_u32, note: Field::Omitted(Omission::NotRequested) };
         let wire = serde_json::to_value(&written).unwrap();
         assert_eq!(wire, json!({"label": 7, "note": null, "omitted_fields": {"note": "NOT_REQUESTED"}}));
         assert_eq!(serde_json::from_value::<Labelled<u32>>(wire).unwrap(), written);
+        let noted = Noted { id: "n-1".into(), note: Field::Filled(3_u8) };
+        let wire = serde_json::to_value(&noted).unwrap();
+        assert_eq!(serde_json::from_value::<Noted<u8>>(wire).unwrap(), noted);
     }
 }

@@ -176,6 +176,17 @@ pub fn note_field<F: FrameworkField>(omitted: &mut OmittedFields, name: &str, fi
     field.note_in(omitted, name);
 }
 
+/// How `#[envelope(deserialize)]` reads a `Field<T>` member's value: `null` as `None`, and a
+/// member that is not there refused ("missing field"), where serde would read it as `None`, a
+/// genuine null (contract §2.7: a declared field is always written).
+pub fn present_field<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize<'de>>::deserialize(deserializer)
+}
+
 /// What `#[envelope(deserialize)]` reads for each `Field<T>`, spanned on its type: the field
 /// restored from its wire value and `omitted` (contract §2.7).
 #[inline]

@@ -227,12 +227,31 @@ fn read_back(input: &Input) -> TokenStream {
         attrs.iter().filter(|attr| attr.path().is_ident("serde")).cloned().collect()
     };
     let container = serde_attrs(input.attrs);
+    // Errors name the struct, not its copy ("expected struct Account"), unless it says what it
+    // expects itself.
+    let expects = super::serde::keys_again(input.attrs).iter().any(|(_, key, _)| key == "expecting");
+    let name = (!expects).then(|| {
+        let expecting = format!("struct {ident}");
+        quote! { #[serde(expecting = #expecting)] }
+    });
+    // A `Field` is always written: missing, it is refused, never read as a genuine null.
+    let present = format!("{}::present_field", quote!(#private));
+    let generic = input.generics.type_params().next().is_some();
     let members = input.fields.iter().map(|field| {
         let member = &field.member;
         match (field.is_field, types::last_segment(field.ty)) {
             (true, Some((_, args))) if args.len() == 1 => {
                 let (name, value) = (&field.wire, args[0]);
-                quote! { #[serde(rename = #name)] #member: ::core::option::Option<#value>, }
+                // serde infers no bound for a member it reads with a function of ours.
+                let bound = generic.then(|| {
+                    let bound = quote!(#value: #private::serde::Deserialize<'de>).to_string();
+                    quote! { #[serde(bound(deserialize = #bound))] }
+                });
+                quote! {
+                    #[serde(rename = #name, deserialize_with = #present)]
+                    #bound
+                    #member: ::core::option::Option<#value>,
+                }
             }
             _ => {
                 let (attrs, ty) = (serde_attrs(&field.original.attrs), field.ty);
@@ -264,6 +283,7 @@ fn read_back(input: &Input) -> TokenStream {
         const _: () = {
             #[derive(#private::serde::Deserialize)]
             #[serde(crate = #serde_path)]
+            #name
             #(#container)*
             struct #wire #generics #where_clause {
                 #(#members)*

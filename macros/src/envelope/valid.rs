@@ -49,13 +49,21 @@ fn check_read_back(cx: &Ctxt, input: &Input) {
         );
         return;
     }
-    for (path, name, _) in serde::keys_again(input.attrs) {
+    for (path, name, long) in serde::keys_again(input.attrs) {
         let why = match name.as_str() {
             "from" | "try_from" => "the struct would be read through another type: read that type instead",
-            "default" => "a missing member would be filled: give the fields that may be missing `#[serde(default)]`",
+            "default" => {
+                "a missing member would be filled; give the other members that may be missing `#[serde(default)]` \
+                 (a `Field` is always written)"
+            }
             "crate" => "the impl names serde through the framework: remove it",
+            "rename_all" if long => {
+                "its `Field` members are read under the names they are written by, and the others would be read \
+                 under others: give it one case, `rename_all = \"..\"`"
+            }
             _ => continue,
         };
+        let name = if long { format!("{name}(..)") } else { name };
         cx.error_spanned_by(
             &path,
             format!("`#[serde({name})]` cannot be honoured with `#[envelope(deserialize)]`: {why}"),

@@ -1,7 +1,7 @@
 // `deserialize` reads the struct's own members and restores each `Field` under the name
 // `omitted_fields` lists it by: the struct's serde keys that would read another type, fill what
-// is missing or name another serde are refused, and so is any key but `rename = ".."` on a
-// `Field`.
+// is missing, name another serde or read other names than it writes are refused, and so is any
+// key but `rename = ".."` on a `Field`.
 use completeness::{Field, ResultEnvelope};
 
 #[derive(serde::Deserialize)]
@@ -27,6 +27,13 @@ struct ThroughAnother {
 #[serde(try_from = "Other")]
 struct TriedFromAnother {
     name: Field<String>,
+}
+
+#[derive(ResultEnvelope)]
+#[envelope(deserialize)]
+#[serde(rename_all(serialize = "camelCase", deserialize = "snake_case"))]
+struct TwoCases {
+    last_used_at: Field<String>,
 }
 
 #[derive(ResultEnvelope)]
