@@ -399,8 +399,11 @@ fn a_refused_cursors_event_names_its_cause() {
         let page: serde_json::Value = serde_json::from_slice(&body).unwrap();
         page["next_cursor"].as_str().expect("a first page of five has a next one").to_owned()
     };
-    let flipped = if issued.ends_with('A') { 'B' } else { 'A' };
-    let altered = format!("{}{flipped}", &issued[..issued.len() - 1]);
+    // The signature's first character changed (every value of its six bits is one a signature
+    // can have; the last character's low bits are padding, which would read as malformed).
+    let (signed, signature) = issued.rsplit_once('.').unwrap();
+    let flipped = if signature.starts_with('A') { 'B' } else { 'A' };
+    let altered = format!("{signed}.{flipped}{}", &signature[1..]);
     let (_, rest) = issued.split_once('.').unwrap();
     let (_, unsigned) = rest.split_once('.').unwrap();
     let unknown_key = format!("c1.retired-key.{unsigned}");

@@ -151,7 +151,7 @@ impl Evidence {
         })
         .map_err(|why| forged(why.describe()).with_cause(why.cause()))?;
         let Some((bound_credential, evidence)) = decoded else {
-            return Err(forged(TokenError::Malformed.describe()).with_cause(TokenError::Malformed.cause()));
+            return Err(forged(TokenError::Unreadable.describe()).with_cause(TokenError::Unreadable.cause()));
         };
         if bound_credential != credential.fingerprint() {
             return Err(Problem::new(

@@ -65,8 +65,9 @@
 //! sent; `code` the problem's stable code (`INVALID_CURSOR`, `EVIDENCE_INVALID`, ...);
 //! `cause` which of the ways its code covers the refusal is, when it was named
 //! ([`Problem::with_cause`](crate::Problem::with_cause)): for a token, `oversized`,
-//! `malformed`, `unknown_key` (a key retired too early, or another server's) or `altered` (a
-//! secret that differs under one key id, or a forgery); `credential` the name of the credential the request carried (a layer around the
+//! `malformed`, `unknown_key` (a key retired too early, or another server's), `altered` (a
+//! secret that differs under one key id, or a forgery) or `unreadable` (signed here, written by
+//! another version of the service); `credential` the name of the credential the request carried (a layer around the
 //! authentication finds it on the response, where the authentication may leave it for a refusal
 //! made after it: `response.extensions_mut().insert(credential)`); `resource` the scope's
 //! resource. A token's content is never logged.

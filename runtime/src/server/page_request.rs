@@ -354,7 +354,7 @@ impl Page {
     /// The 400 `INVALID_CURSOR` problem for a signed position the handler cannot read
     /// (e.g. issued by another version of the service).
     pub fn unreadable_position(&self) -> Problem {
-        CursorError::Invalid(crate::server::cursor::TokenError::Malformed).to_problem()
+        CursorError::Invalid(crate::server::cursor::TokenError::Unreadable).to_problem()
     }
 
     /// Signs the cursor of the page after `position` (the keyset key of this page's last item),

@@ -97,7 +97,7 @@ impl CursorError {
                 // A key retired since the cursor was issued: the client sent it as it was given,
                 // and only a new traversal goes on.
                 let advice = match why {
-                    TokenError::UnknownKey => {
+                    TokenError::UnknownKey | TokenError::Unreadable => {
                         "If this server returned it, its key has been retired since: start a new traversal; its \
                          pages cannot be combined with a new one's."
                     }
@@ -284,7 +284,7 @@ impl CursorClaims {
         })
         .map_err(CursorError::Invalid)?;
         // Signed by us yet unreadable: only a token of another format version could be.
-        claims.ok_or(CursorError::Invalid(TokenError::Malformed))
+        claims.ok_or(CursorError::Invalid(TokenError::Unreadable))
     }
 
     /// Checks the bindings and expiry of decoded claims at `now_ms`.
@@ -397,12 +397,12 @@ mod tests {
         assert_eq!(read(&whole), whole);
         let all = current.clone().read_stale_state().read_partial_page().attested_whole();
         assert_eq!(read(&all), all);
-        // A mark out of order, or twice, is a payload no server wrote: malformed, not read.
+        // A mark out of order, or twice, is a payload no server of this version wrote: signed, not read.
         let mut w = Writer::default();
         w.u64(1).u64(2).digest(&query.fingerprint()).digest(&who.fingerprint()).opt_str(None).str("a");
         w.mark(PARTIAL_MARK).mark(STALE_MARK);
         let cursor = token::seal(&keys, CURSOR_VERSION, &w.finish());
-        assert_eq!(CursorClaims::decode(&keys, &cursor, 4096), Err(CursorError::Invalid(TokenError::Malformed)));
+        assert_eq!(CursorClaims::decode(&keys, &cursor, 4096), Err(CursorError::Invalid(TokenError::Unreadable)));
     }
 
     #[test]

@@ -14,8 +14,10 @@ use super::keys::CursorKeys;
 /// Length of the encoded MAC: 32 bytes in unpadded base64.
 const MAC_B64_LEN: usize = 43;
 
-/// Why a token was refused before its contents were looked at.
+/// Why a token was refused before its contents were looked at, or, signed by this server, could
+/// not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TokenError {
     /// Longer than the configured maximum.
     Oversized,
@@ -25,17 +27,21 @@ pub enum TokenError {
     UnknownKey,
     /// The MAC does not match: the token was altered or forged.
     BadSignature,
+    /// Signed by this server, yet its contents cannot be read: a token of another format, one
+    /// another version of the service issued (a fault of the servers', not the client's).
+    Unreadable,
 }
 
 impl TokenError {
     /// One word for the log ([`Problem::with_cause`](crate::Problem::with_cause)):
-    /// `oversized`, `malformed`, `unknown_key` or `altered`.
+    /// `oversized`, `malformed`, `unknown_key`, `altered` or `unreadable`.
     pub fn cause(self) -> &'static str {
         match self {
             TokenError::Oversized => "oversized",
             TokenError::Malformed => "malformed",
             TokenError::UnknownKey => "unknown_key",
             TokenError::BadSignature => "altered",
+            TokenError::Unreadable => "unreadable",
         }
     }
 
@@ -48,6 +54,7 @@ impl TokenError {
                 "it was signed with a key this server does not accept (one retired, or another server's)"
             }
             TokenError::BadSignature => "its signature does not match (altered or forged)",
+            TokenError::Unreadable => "this service signed it but cannot read it (another version of it issued it)",
         }
     }
 }
