@@ -581,6 +581,98 @@ async fn require_complete_gets_the_status_of_the_faulted_answer() {
     assert!(refused.headers().get_all("vary").iter().any(|v| v == "prefer"), "{:?}", refused.headers());
 }
 
+/// The codes of a body's `incomplete_reasons` (a collection's, or a strict refusal's), sorted.
+fn reason_codes(body: &Value) -> Vec<String> {
+    let reasons = body["incomplete_reasons"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut codes: Vec<String> = reasons.iter().map(|reason| reason["code"].as_str().unwrap().to_owned()).collect();
+    codes.sort();
+    codes
+}
+
+/// A strict read of `uri` under `app`, by `require_complete=true` in `uri` or, with `prefer`,
+/// by `Prefer: return=minimal` then `Prefer: handling=strict` (the other preference kept beside
+/// it), with the fault `fault` asked: its status, headers and body.
+async fn strict(app: Router, uri: &str, prefer: bool, fault: &str) -> (StatusCode, axum::http::HeaderMap, Value) {
+    let mut request = Request::get(uri).header(FAULT_HEADER, fault);
+    if prefer {
+        request = request.header("prefer", "return=minimal").header("prefer", "handling=strict");
+    }
+    let response = app.oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+    let (status, headers) = (response.status(), response.headers().clone());
+    let body = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    (status, headers, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+/// A strict request whose route's own answer is already partial (cut at its result limit), which
+/// the route alone refuses with 422, still meets the fault it asks for: the layer faults what the
+/// route answers without the demand, then applies the demand, so the refusal is the one the
+/// faulted answer calls for (403 for a hidden subset, listing both reasons), by the query or by
+/// `Prefer`, acknowledged as the route acknowledges it. Seeded faults apply to it too. With no
+/// fault, the route's own answer and refusal stand; a malformed demand still reaches the route.
+#[tokio::test]
+async fn a_strict_request_on_a_partial_answer_gets_the_refusal_of_its_faulted_answer() {
+    let layer = FaultLayer::new(Schedule::header_only());
+    let app = || router().layer(layer.clone());
+    let both = ["RESULT_LIMIT_REACHED", "VISIBILITY_RESTRICTED"];
+    for (uri, prefer) in [("/things?n=5&capped=1&require_complete=true", false), ("/things?n=5&capped=1", true)] {
+        let (status, headers, body) = strict(app(), uri, prefer, "VISIBILITY_RESTRICTED").await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{uri}, Prefer {prefer}: visibility wins: {body}");
+        assert_eq!(body["code"], "COMPLETE_RESULT_UNAVAILABLE", "{body}");
+        assert_eq!(reason_codes(&body), both, "the route's reason and the fault's: {body}");
+        let applied = headers.get("preference-applied").map(|v| v.to_str().unwrap());
+        assert_eq!(applied, prefer.then_some("handling=strict"), "{uri}: {headers:?}");
+        assert!(headers.get_all("vary").iter().any(|v| v == "prefer"), "{uri}: {headers:?}");
+        let record = layer.log().pop().unwrap();
+        assert_eq!((record.fault, record.status), (Some(Fault::Reason(ReasonCode::VisibilityRestricted)), 403));
+        assert!(record.draw.is_some() && record.next_cursor.is_none(), "a read it faulted: {:?}", record.draw);
+        // Another reason of the fault's: the limit the route met still gives the status (§5.3).
+        let (status, _, body) = strict(app(), uri, prefer, "SOURCE_UNAVAILABLE").await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{uri}: {body}");
+        assert_eq!(reason_codes(&body), ["RESULT_LIMIT_REACHED", "SOURCE_UNAVAILABLE"], "{uri}: {body}");
+        // No fault: the route's own refusal, with its reason only.
+        let (status, headers, body) = strict(app(), uri, prefer, "none").await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{uri}: {body}");
+        assert_eq!(
+            (body["code"].as_str(), reason_codes(&body)),
+            (Some("COMPLETE_RESULT_UNAVAILABLE"), vec![both[0].to_owned()])
+        );
+        let applied = headers.get("preference-applied").map(|v| v.to_str().unwrap());
+        assert_eq!(applied, prefer.then_some("handling=strict"), "{uri}: {headers:?}");
+        assert!(headers.get_all("vary").iter().any(|v| v == "prefer"), "{uri}: {headers:?}");
+        // A complete answer left unfaulted is sent as the route sends it under the demand.
+        let complete = uri.replace("capped=1&", "").replace("&capped=1", "");
+        let (status, headers, body) = strict(app(), &complete, prefer, "none").await;
+        assert_eq!((status, body["complete"].as_bool()), (StatusCode::OK, Some(true)), "{complete}: {body}");
+        assert_eq!(ids(&body).len(), 5, "{body}");
+        let applied = headers.get("preference-applied").map(|v| v.to_str().unwrap());
+        assert_eq!(applied, prefer.then_some("handling=strict"), "{complete}: {headers:?}");
+        assert!(headers.get_all("vary").iter().any(|v| v == "prefer"), "{complete}: {headers:?}");
+    }
+    // The refusal carries the report of the faulted answer it replaced, for the layers outside.
+    let request = Request::get("/things?n=5&capped=1&require_complete=true")
+        .header(FAULT_HEADER, "VISIBILITY_RESTRICTED")
+        .body(Body::empty())
+        .unwrap();
+    let refused = app().oneshot(request).await.unwrap();
+    let reported = refused.extensions().get::<Reported>().expect("the refusal carries its report");
+    assert_eq!(reported.reason_codes(), [ReasonCode::ResultLimitReached, ReasonCode::VisibilityRestricted]);
+    // A seeded schedule faults such a read as well.
+    let seeded = router().layer(FaultLayer::new(Schedule::always("VISIBILITY_RESTRICTED")));
+    let (status, _, body) = send(seeded, "/things?n=5&capped=1&require_complete=true", None).await;
+    assert_eq!((status, reason_codes(&body)), (StatusCode::FORBIDDEN, both.map(str::to_owned).to_vec()), "{body}");
+    // A malformed demand, or one given twice, reaches the route, which refuses it.
+    for malformed in ["require_complete=maybe", "require_complete=true&require_complete=true"] {
+        let uri = format!("/things?n=5&capped=1&{malformed}");
+        let (status, _, body) = strict(app(), &uri, false, "VISIBILITY_RESTRICTED").await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("INVALID_REQUEST")),
+            "{uri}: {body}"
+        );
+        assert_eq!(body["parameter"], "require_complete", "{uri}: {body}");
+    }
+}
+
 #[tokio::test]
 async fn a_route_gets_only_the_faults_it_declares() {
     let (status, _, body) =

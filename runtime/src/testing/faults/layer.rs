@@ -29,7 +29,7 @@ use crate::contract::continuation::Continuation;
 use crate::contract::declared::DeclaredSet;
 use crate::contract::field::OmittedFields;
 use crate::contract::media::{declares_problem, retry_after_wait};
-use crate::contract::params::CURSOR;
+use crate::contract::params::{CURSOR, REQUIRE_COMPLETE};
 use crate::contract::reason::{ReasonCode, continues};
 use crate::contract::warning::{Warning, WarningCode};
 use crate::server::budget::{TIME_BUDGET_HEADER, TimeBudget};
@@ -370,7 +370,6 @@ where
         // Read decoded, as the server reads it (`c%75rsor`).
         facts.has_cursor |= cursor.is_some();
         let of_partial_traversal = cursor.as_deref().is_some_and(|cursor| shared.is_partial(cursor));
-        let demand = RequireComplete::from_parts(&parts).unwrap_or_default();
         let mut record = FaultRecord {
             request: n,
             draw: None,
@@ -410,6 +409,10 @@ where
             parts.uri = without_parameter(&parts.uri, &name);
             record.unechoed.push(name);
         }
+        // A read it may fault goes to the route without its demand for a complete result, which
+        // the layer applies to the answer it sends: under the demand the route would refuse a
+        // partial answer itself, and its refusal, not a `200`, would be sent unfaulted.
+        let demand = if faultable { Demand::take(&mut parts) } else { None };
         // The same request to another URI, for the faults that answer with the route's answer to
         // another request (the first page again, the question without a filter).
         let reask = faultable.then(|| {
@@ -476,7 +479,10 @@ where
                     }
                 }
             };
-            let mut response = response;
+            let mut response = match demand {
+                Some(demand) => demand.apply(response, &mut record),
+                None => response,
+            };
             if let Some(deferred) = deferred {
                 deferred.observe(&mut response);
             }
@@ -517,6 +523,106 @@ struct Answer {
     response: Response,
     reask: Option<Reask>,
     uri: axum::http::Uri,
+}
+
+/// A demand for a complete result (`require_complete=true`, `Prefer: handling=strict`, contract
+/// §5.3) that the layer took off a read it may fault, and applies to the answer it sends.
+///
+/// The route is asked without it, so that the layer faults what the route answers without it:
+/// under the demand, a route whose own answer is partial refuses it itself, and its refusal (not
+/// a `200`) would go out unfaulted, the fault asked for dropped without a word. The demand is
+/// then applied to the answer sent, faulted or not, as the route applies it, so that a strict
+/// request gets the refusal its faulted answer calls for (403 for a hidden subset, whatever else
+/// the route's answer lacked), and never a partial `200`.
+#[derive(Debug, Clone, Copy)]
+struct Demand {
+    /// It came as `Prefer: handling=strict`, which the answer acknowledges (`Preference-Applied`).
+    preferred: bool,
+}
+
+impl Demand {
+    /// Takes the demand off `parts`, when they carry one that is well formed: the request goes on
+    /// without its `require_complete` parameter, and with a `Prefer: handling=lenient` before its
+    /// own `Prefer` headers, as only the first `handling` preference counts (RFC 7240, section 2):
+    /// its other preferences reach the route as sent. A malformed `require_complete` stays, for the
+    /// route to refuse with its 400, as does a request that demands nothing.
+    fn take(parts: &mut axum::http::request::Parts) -> Option<Demand> {
+        if !RequireComplete::from_parts(parts).is_ok_and(RequireComplete::is_demanded) {
+            return None;
+        }
+        let prefer: Vec<HeaderValue> = parts.headers.get_all(PREFER).iter().cloned().collect();
+        let preferred = prefers_strict(&prefer);
+        parts.uri = without_parameter(&parts.uri, REQUIRE_COMPLETE);
+        if preferred {
+            parts.headers.remove(PREFER);
+            parts.headers.append(PREFER, HeaderValue::from_static("handling=lenient"));
+            for value in prefer {
+                parts.headers.append(PREFER, value);
+            }
+        }
+        Some(Demand { preferred })
+    }
+
+    /// True when the demand refuses an answer that reports `reported`.
+    fn refuses(self, reported: &Reported) -> bool {
+        RequireComplete(true).check_report(&reported.incomplete).is_err()
+    }
+
+    /// Applies the demand to `response`, the answer the layer sends, as the route's own demand
+    /// layer would have: an incomplete answer is replaced by the `COMPLETE_RESULT_UNAVAILABLE`
+    /// problem, which carries its report as refused (observed once, as a strict refusal), and
+    /// an answer that reports completeness, or the problem that replaced it, says
+    /// `Preference-Applied: handling=strict` when the demand came by `Prefer`, and `Vary: Prefer`.
+    /// An answer that reports no completeness (a problem, a single resource) is sent as it is.
+    fn apply(self, response: Response, record: &mut FaultRecord) -> Response {
+        let Some(reported) = response.extensions().get::<Reported>().filter(|r| r.refused_with.is_none()).cloned()
+        else {
+            return response;
+        };
+        let mut response = match RequireComplete(true).check_report(&reported.incomplete) {
+            Ok(()) => response,
+            Err(problem) => {
+                // A problem is sent instead: no next cursor, no page, its own wait.
+                (record.complete, record.next_cursor, record.resumed) = (None, None, None);
+                record.note_continuation(problem.extension("continuation").and_then(continuation_of).as_ref());
+                let mut refused = problem.into_response();
+                // What the answer said of how the request was read stays on the problem that
+                // replaces it, as on a refusal the route makes itself: the preferences it
+                // acknowledged, that it varies with `Prefer` (contract §5.3), and the time budget
+                // applied (§5.2).
+                for name in [PREFERENCE_APPLIED, header::VARY, HeaderName::from_static(TIME_BUDGET_HEADER)] {
+                    for value in response.headers().get_all(&name) {
+                        refused.headers_mut().append(name.clone(), value.clone());
+                    }
+                }
+                reported.refused_by(refused)
+            }
+        };
+        if self.preferred {
+            response.headers_mut().insert(PREFERENCE_APPLIED, HeaderValue::from_static("handling=strict"));
+        }
+        let varies = response.headers().get_all(header::VARY).iter().any(|value| {
+            value.to_str().is_ok_and(|value| value.split(',').any(|name| name.trim().eq_ignore_ascii_case("prefer")))
+        });
+        if !varies {
+            response.headers_mut().append(header::VARY, HeaderValue::from_static("prefer"));
+        }
+        response
+    }
+}
+
+/// The request header of RFC 7240 preferences.
+const PREFER: HeaderName = HeaderName::from_static("prefer");
+
+/// True when the `Prefer` header values `prefer` demand a complete result, read as the route
+/// reads them.
+fn prefers_strict(prefer: &[HeaderValue]) -> bool {
+    let mut alone = axum::http::Request::new(());
+    for value in prefer {
+        alone.headers_mut().append(PREFER, value.clone());
+    }
+    let (parts, ()) = alone.into_parts();
+    RequireComplete::from_parts(&parts).is_ok_and(RequireComplete::is_demanded)
 }
 
 /// `uri` without its `cursor` parameters ([`without_parameter`]).
@@ -787,7 +893,7 @@ impl Shared {
         n: u64,
         asked: Option<String>,
         facts: &RequestFacts,
-        demand: RequireComplete,
+        demand: Option<Demand>,
         declared: &DeclaredSet,
         traversal: Traversal,
         answer: Answer,
@@ -905,26 +1011,13 @@ impl Shared {
                     // A page of a collection (the answer it faults was one), paged like it.
                     reported.incomplete.paged |= real.incomplete.paged;
                 }
-                if let Err(problem) = demand.check_report(&reported.incomplete) {
-                    record.complete = None;
-                    record.next_cursor = None;
-                    record.note_continuation(problem.extension("continuation").and_then(continuation_of).as_ref());
-                    let mut refused = problem.into_response();
-                    // What the answer said of how the request was read stays on the problem that
-                    // replaces it, as on a refusal the route makes itself: the acknowledgement of a
-                    // `Prefer` demand, that the answer varies with `Prefer` (contract §5.3), and the
-                    // time budget applied (§5.2).
-                    for name in [PREFERENCE_APPLIED, header::VARY, HeaderName::from_static(TIME_BUDGET_HEADER)] {
-                        for value in parts.headers.get_all(&name) {
-                            refused.headers_mut().append(name.clone(), value.clone());
-                        }
-                    }
-                    return reported.refused_by(refused);
-                }
                 let partial = page.block.reasons().iter().any(|reason| !continues(reason));
                 // A traversal that loops (a cursor handed out again) is no whole read either.
                 let looped = fault == Fault::CursorRepeated;
-                if traversal.of_partial || partial || record.stale || looped {
+                // A page the demand refuses is not sent ([`Demand::apply`]): its next cursor is
+                // handed out to no one, and no traversal goes on from it.
+                let sent = demand.is_none_or(|demand| !demand.refuses(&reported));
+                if sent && (traversal.of_partial || partial || record.stale || looped) {
                     self.taint(&mut page);
                 }
                 // The response says what its faulted body says, and is observed as such.

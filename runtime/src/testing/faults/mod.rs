@@ -50,7 +50,13 @@
 //! A request that demanded a complete
 //! result (`require_complete=true`, `Prefer: handling=strict`) gets the
 //! `COMPLETE_RESULT_UNAVAILABLE` problem its faulted answer calls for (a single resource with a
-//! field left out is sent as it is: the demand is on collections and aggregates, contract §5.3).
+//! field left out is sent as it is: the demand is on collections and aggregates, contract §5.3):
+//! the layer asks the route without the demand, faults its answer, partial already or not, and
+//! applies the demand to the answer it sends as the route would have, `Preference-Applied` and
+//! `Vary` included. So a fault is never lost to a route's own refusal: `VISIBILITY_RESTRICTED`
+//! on a search the route cut at its result limit is refused with 403, listing both reasons, where
+//! the route alone would have answered 422. (A malformed `require_complete` reaches the route,
+//! which refuses it with 400.)
 //! Routes without a
 //! declaration, other methods, other statuses and single resources without a `Field` member
 //! pass through untouched (a request of another method that names a fault in [`FAULT_HEADER`]
