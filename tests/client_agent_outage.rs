@@ -294,6 +294,38 @@ async fn the_agent_waits_out_a_database_outage_in_the_middle_of_its_traversal() 
     }
 }
 
+/// The operators' case: the service's database is down when the agent starts, and back a
+/// second later. Over REST its first read, and over MCP the `initialize` of its session (whose
+/// authentication reads the database), is answered 503 `SERVICE_UNAVAILABLE` with
+/// `Retry-After: 5`; the agent waits the five seconds, as over either transport, and takes its
+/// tour (over MCP it exited 1 at once, rmcp's words its only message).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_waits_out_a_database_outage_at_its_start_over_either_transport() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let name = url.rsplit_once('/').unwrap().1.to_owned();
+    let h = Harness::start(Config { db: Some(url.clone().into()), ..config(300) }).await;
+    for (transport, refused) in [("rest", "reading the inventory"), ("mcp", "opening the MCP session")] {
+        e2e_support::postgres::on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")).await;
+        e2e_support::postgres::on_server(&format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+        ))
+        .await;
+        let back = {
+            let name = name.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                e2e_support::postgres::on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).await;
+            })
+        };
+        let (code, out) = agent_at(&h.running.url(), &["--transport", transport, "--token", "north"]).await;
+        back.await.unwrap();
+        // `north` sees part of the inventory: asks for approval, changes nothing (exit 2).
+        assert_eq!(code, 2, "over {transport}, the outage was waited out:\n{out}");
+        assert!(out.contains(&format!("{refused} was refused (")), "over {transport}:\n{out}");
+        assert!(out.contains("503") && out.contains("waiting 5 s as asked"), "over {transport}:\n{out}");
+    }
+}
+
 /// A session of its own on the database at `url` that holds `LOCK TABLE accounts IN EXCLUSIVE
 /// MODE` (reads pass, writes wait) until it is rolled back.
 async fn lock_writes(

@@ -26,7 +26,9 @@
 //! no wait) and reads the inventory again from its first page, a new traversal whose pages are
 //! never merged with the ones read before the refusal (contract §2.4). It reads it
 //! [`READS`] times at most and waits at most [`LONGEST_WAIT`] at a time: an answer still refused
-//! after the last read, or one that asks for a longer wait, exits 1 with nothing changed.
+//! after the last read, or one that asks for a longer wait, exits 1 with nothing changed. Over
+//! MCP, the `initialize` that opens the session is refused the same way while the database is
+//! down (the service authenticates against it), and waited out the same way.
 //!
 //! An archive batch is judged by its answer (contract §5.4): a problem is a refusal, which
 //! changed nothing, unless it says `"outcome": "unknown"` (the server could not tell whether the
@@ -339,9 +341,10 @@ async fn run(options: &Options) -> Result<u8, Failed> {
         Transport::Rest => Link::Rest(
             ServiceClient::with_timeout(&options.server, &options.token, options.timeout).map_err(|e| e.to_string())?,
         ),
-        Transport::Mcp => Link::Mcp(
-            McpInventory::connect(&options.server, &options.token, options.timeout).await.map_err(Failed::from)?,
-        ),
+        Transport::Mcp => {
+            let connect = || McpInventory::connect(&options.server, &options.token, options.timeout);
+            Link::Mcp(retried(&SESSION, Out { json: options.json }, connect).await?)
+        }
     };
     let outcome = tour(&link, options).await;
     if let Link::Mcp(session) = link {
@@ -421,14 +424,49 @@ const UNNAMED_WAIT: Duration = Duration::from_secs(5);
 /// `PageFetcher::retrying` could ask the refused page again and go on; the agent starts over
 /// instead, the one way it has over both transports (its MCP pages come from tool calls).
 async fn inventory(link: &Link, options: &Options, out: Out) -> Result<Collected<Value>, String> {
-    let mut read = 1;
+    retried(&INVENTORY, out, || traverse(link, options)).await
+}
+
+/// A step of the tour that a refusal may make the agent wait out and take again, in the words
+/// it says so with.
+struct Step {
+    /// What was refused: "reading the inventory".
+    doing: &'static str,
+    /// What follows the wait: "reading it again from its first page".
+    again: &'static str,
+    /// One try: "read".
+    each: &'static str,
+    /// What the next try keeps of the last one, after a `;`, when anything is to be said.
+    kept: &'static str,
+}
+
+/// Reading the whole inventory ([`inventory`]).
+const INVENTORY: Step = Step {
+    doing: "reading the inventory",
+    again: "reading it again from its first page",
+    each: "read",
+    kept: "; nothing read before is kept",
+};
+
+/// Opening the MCP session: its `initialize` is refused like a read while the service's database
+/// cannot be reached (authentication reads it), and waited out the same way.
+const SESSION: Step = Step { doing: "opening the MCP session", again: "opening it again", each: "attempt", kept: "" };
+
+/// Takes `step` with `attempt`; a refusal that may be retried ([`Retry::after_error`]) is waited
+/// out and the step taken again, [`READS`] times at most, none after a wait longer than
+/// [`LONGEST_WAIT`]. Any other failure, or the last refusal, is the error.
+async fn retried<T, F: Future<Output = Result<T, FetchError>>>(
+    step: &Step,
+    out: Out,
+    mut attempt: impl FnMut() -> F,
+) -> Result<T, String> {
+    let mut each = 1;
     loop {
-        let refused = match traverse(link, options).await {
-            Ok(collected) => return Ok(collected),
+        let refused = match attempt().await {
+            Ok(done) => return Ok(done),
             Err(error) => error,
         };
-        let retry = Retry::after_error(&refused);
-        let Some(Retry { wait, named }) = retry else {
+        let Some(Retry { wait, named }) = Retry::after_error(&refused) else {
             return Err(refused.to_string());
         };
         if wait > LONGEST_WAIT {
@@ -439,18 +477,22 @@ async fn inventory(link: &Link, options: &Options, out: Out) -> Result<Collected
                 LONGEST_WAIT.as_secs()
             ));
         }
-        if read == READS {
+        if each == READS {
             return Err(format!(
-                "{refused}; the inventory was refused {READS} times, with the waits asked between the reads: \
-                 nothing was changed. Run the agent again later"
+                "{refused}; {} was refused {READS} times, with the waits asked between: nothing was changed. Run \
+                 the agent again later",
+                step.doing
             ));
         }
-        read += 1;
+        each += 1;
         let asked = if named { "as asked" } else { "(no wait named)" };
         out.say(&format!(
-            "reading the inventory was refused ({refused}); waiting {} s {asked}, then reading it again from its \
-             first page (read {read} of {READS}; nothing read before is kept)",
-            wait.as_secs()
+            "{} was refused ({refused}); waiting {} s {asked}, then {} ({} {each} of {READS}{})",
+            step.doing,
+            wait.as_secs(),
+            step.again,
+            step.each,
+            step.kept
         ));
         tokio::time::sleep(wait).await;
     }

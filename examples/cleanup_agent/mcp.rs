@@ -8,8 +8,7 @@ use completeness::client::http::retry_after_seconds;
 use completeness::mcp::refusal_problem;
 use completeness::{Envelope, StandardReason};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::RunningService;
-use rmcp::service::ServiceError;
+use rmcp::service::{ClientInitializeError, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::{
     HttpStatusError, StreamableHttpClientTransportConfig, StreamableHttpError,
@@ -30,8 +29,11 @@ impl McpInventory {
     /// session gives up after `timeout`, as a REST request does.
     ///
     /// The limit is on each MCP request, not on the HTTP client: a whole-request timeout there
-    /// would also cut the session's long-lived event stream.
-    pub async fn connect(server: &str, token: &str, timeout: Duration) -> Result<McpInventory, String> {
+    /// would also cut the session's long-lived event stream. A handshake the endpoint refused
+    /// with a 5xx or a 429 (the service answers 503 while its database, which authentication
+    /// reads, cannot be reached) is [`FetchError::Unserved`], which may be waited out as a
+    /// refused read is; any other failure is [`FetchError::Transport`].
+    pub async fn connect(server: &str, token: &str, timeout: Duration) -> Result<McpInventory, FetchError> {
         let server = server.trim_end_matches('/');
         let endpoint = if server.ends_with("/mcp") { server.to_owned() } else { format!("{server}/mcp") };
         let config = StreamableHttpClientTransportConfig::with_uri(endpoint.as_str()).auth_header(token);
@@ -40,16 +42,32 @@ impl McpInventory {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|e| format!("no HTTP client: {e}"))?;
+            .map_err(|e| FetchError::Transport(format!("no HTTP client: {e}")))?;
         let handshake = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("cleanup_agent", env!("CARGO_PKG_VERSION")),
         )
         .serve(StreamableHttpClientTransport::with_client(http, config));
-        let client = within(timeout, handshake)
-            .await
-            .map_err(|late| format!("no MCP session with {endpoint} as '{token}': {late}"))?
-            .map_err(|e| format!("no MCP session with {endpoint} as '{token}': {e}"))?;
+        let no_session = |why: String| format!("no MCP session with {endpoint} as '{token}': {why}");
+        let handshake = within(timeout, handshake).await.map_err(|late| FetchError::Transport(no_session(late)))?;
+        let client = handshake.map_err(|e| {
+            // The transport's error is where the status is; rmcp's initialize error gives it no `source`.
+            let refused = match &e {
+                ClientInitializeError::TransportError { error, .. } => http_refusal(error.error.as_ref()),
+                _ => None,
+            };
+            match refused {
+                Some((status, retry_after)) => FetchError::Unserved {
+                    status,
+                    retry_after,
+                    message: no_session(format!(
+                        "the MCP endpoint answered HTTP {status}{}",
+                        retry_after.map_or_else(String::new, |seconds| format!(" with Retry-After: {seconds} s"))
+                    )),
+                },
+                None => FetchError::Transport(no_session(e.to_string())),
+            }
+        })?;
         Ok(McpInventory { client, timeout })
     }
 
@@ -113,9 +131,10 @@ impl McpInventory {
     }
 }
 
-/// The HTTP status, and `Retry-After` in seconds, of a call that `error` says was answered with
-/// one instead of a JSON-RPC message (rmcp's `HttpStatusError`, for a 429 or a 5xx).
-fn http_refusal(error: &ServiceError) -> Option<(u16, Option<u64>)> {
+/// The HTTP status, and `Retry-After` in seconds, of a request that `error` (or an error it
+/// was caused by) says was answered with one instead of a JSON-RPC message (rmcp's
+/// `HttpStatusError`, for a 429 or a 5xx).
+fn http_refusal(error: &(dyn std::error::Error + 'static)) -> Option<(u16, Option<u64>)> {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(current) = cause {
         // `HttpStatus` is transparent: the chain goes from the transport's error past it.
