@@ -25,7 +25,7 @@ use crate::server::query::query_pairs;
 use crate::server::report::{IncompleteReport, Reported, ReportsCompleteness};
 
 /// The request header of RFC 7240 preferences.
-const PREFER: HeaderName = HeaderName::from_static("prefer");
+pub(crate) const PREFER: HeaderName = HeaderName::from_static("prefer");
 /// The response header naming the preferences a server honoured (RFC 7240).
 pub(crate) const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("preference-applied");
 
@@ -94,7 +94,7 @@ impl RequireComplete {
 
 /// Says that the answer to this URL depends on `Prefer` (RFC 7240, section 2): a cache must not
 /// hand a lenient partial answer to a strict caller, or the reverse.
-fn vary_by_preference(response: &mut Response) {
+pub(crate) fn vary_by_preference(response: &mut Response) {
     let named = response.headers().get_all(VARY).iter().any(|value| {
         value.to_str().is_ok_and(|value| value.split(',').any(|name| name.trim().eq_ignore_ascii_case("prefer")))
     });
@@ -140,7 +140,7 @@ fn demanded_by_query(parts: &Parts) -> Result<QueryDemand, Problem> {
 /// True when a `Prefer` header of `headers` holds `handling=strict`. A value is read as bytes:
 /// a byte outside ASCII, which RFC 9110 allows inside a quoted string, does not hide the
 /// preferences beside it.
-fn prefers_strict(headers: &HeaderMap) -> bool {
+pub(crate) fn prefers_strict(headers: &HeaderMap) -> bool {
     // Only the first `handling` preference counts, across the headers in order (RFC 7240, section 2).
     let mut values = headers.get_all(PREFER).iter();
     values.find_map(|value| handling_preference(&String::from_utf8_lossy(value.as_bytes()))) == Some(Handling::Strict)

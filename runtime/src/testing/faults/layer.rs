@@ -40,7 +40,7 @@ use crate::server::page_request::resigned_next_cursor;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::{Reported, SingleReport};
-use crate::server::require::{PREFERENCE_APPLIED, RequireComplete};
+use crate::server::require::{PREFER, PREFERENCE_APPLIED, RequireComplete, prefers_strict, vary_by_preference};
 use completeness_codes::{OMITTED_FIELDS, RESOURCE_WARNINGS};
 
 /// The request header that names the fault to apply (`completeness-fault: SOURCE_UNAVAILABLE`,
@@ -550,8 +550,8 @@ impl Demand {
         if !RequireComplete::from_parts(parts).is_ok_and(RequireComplete::is_demanded) {
             return None;
         }
+        let preferred = prefers_strict(&parts.headers);
         let prefer: Vec<HeaderValue> = parts.headers.get_all(PREFER).iter().cloned().collect();
-        let preferred = prefers_strict(&prefer);
         parts.uri = without_parameter(&parts.uri, REQUIRE_COMPLETE);
         if preferred {
             parts.headers.remove(PREFER);
@@ -601,28 +601,9 @@ impl Demand {
         if self.preferred {
             response.headers_mut().insert(PREFERENCE_APPLIED, HeaderValue::from_static("handling=strict"));
         }
-        let varies = response.headers().get_all(header::VARY).iter().any(|value| {
-            value.to_str().is_ok_and(|value| value.split(',').any(|name| name.trim().eq_ignore_ascii_case("prefer")))
-        });
-        if !varies {
-            response.headers_mut().append(header::VARY, HeaderValue::from_static("prefer"));
-        }
+        vary_by_preference(&mut response);
         response
     }
-}
-
-/// The request header of RFC 7240 preferences.
-const PREFER: HeaderName = HeaderName::from_static("prefer");
-
-/// True when the `Prefer` header values `prefer` demand a complete result, read as the route
-/// reads them.
-fn prefers_strict(prefer: &[HeaderValue]) -> bool {
-    let mut alone = axum::http::Request::new(());
-    for value in prefer {
-        alone.headers_mut().append(PREFER, value.clone());
-    }
-    let (parts, ()) = alone.into_parts();
-    RequireComplete::from_parts(&parts).is_ok_and(RequireComplete::is_demanded)
 }
 
 /// `uri` without its `cursor` parameters ([`without_parameter`]).
