@@ -223,30 +223,22 @@ fn long_form(example: &str) -> String {
     }
 }
 
-/// Each key of every `#[serde(...)]` in `attrs`, its value skipped: what validation checks on
-/// the completeness field, whose serde attributes are not honoured.
-pub(crate) fn keys(cx: &Ctxt, attrs: &[Attribute]) -> Vec<(syn::Path, String)> {
+/// Each key of every `#[serde(...)]` in `attrs`, its value skipped, and whether it is in serde's
+/// long form (`rename(serialize = .., deserialize = ..)`): what validation checks on the
+/// completeness field, and on a struct read back with `deserialize`. What cannot be read goes
+/// to `cx` (a throwaway one where the same attributes were read, and reported, before).
+pub(crate) fn keys(cx: &Ctxt, attrs: &[Attribute]) -> Vec<(syn::Path, String, bool)> {
     let mut keys = Vec::new();
     each(cx, attrs, |meta, key| {
-        keys.push((meta.path.clone(), key.to_owned()));
+        keys.push((meta.path.clone(), key.to_owned(), meta.input.peek(syn::token::Paren)));
         meta::skip_value(meta)
     });
     keys
 }
 
-/// Each key of every `#[serde(...)]` in `attrs`, and whether it is in serde's long form
-/// (`rename(serialize = .., deserialize = ..)`), read again without reporting what cannot be
-/// read: the first reading of the same attributes has reported it.
+/// [`keys`] of attributes read, and reported on, before.
 pub(crate) fn keys_again(attrs: &[Attribute]) -> Vec<(syn::Path, String, bool)> {
-    let mut keys = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _unread = attr.parse_nested_meta(|meta| {
-            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
-            keys.push((meta.path.clone(), key, meta.input.peek(syn::token::Paren)));
-            meta::skip_value(&meta)
-        });
-    }
-    keys
+    keys(&Ctxt::default(), attrs)
 }
 
 /// Calls `f` with each key of every `#[serde(...)]` in `attrs`.

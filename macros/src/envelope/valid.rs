@@ -160,7 +160,7 @@ fn check_lists_not_optional(cx: &Ctxt, input: &Input) {
 /// reading (`skip_deserializing`, `default`, ...) concern that derive alone: accepted.
 fn check_block_serde(cx: &Ctxt, input: &Input) {
     let Some(field) = input.completeness_field() else { return };
-    for (path, key) in serde::keys(cx, &field.original.attrs) {
+    for (path, key, _) in serde::keys(cx, &field.original.attrs) {
         if key == "flatten" || serde::READING_ONLY_FIELD.contains(&key.as_str()) {
             continue;
         }
