@@ -274,6 +274,7 @@ async fn the_events_of_an_mcp_tool_call_are_in_its_request_span() {
         .find(|line| line.contains("route=\"search_service_accounts\"") && line.contains("SOURCE_UNAVAILABLE"))
         .unwrap_or_else(|| panic!("the tool's incomplete answer is logged:\n{log}"));
     assert!(event.contains("request{id=\"mcp-call-1\" method=POST route=\"/mcp\"}"), "{event}");
+    assert!(event.contains(" sources=legacy "), "the source that failed is named: {event}");
     assert_finished_after_the_call(&log, "mcp-call-1");
 }
 

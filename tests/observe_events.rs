@@ -39,6 +39,24 @@ async fn empty_partial() -> Envelope<String, EmptyPartialReason> {
     Envelope::incomplete(vec![], Scope::new("", "all"), SourceUnavailable::new("legacy"))
 }
 
+/// A source of the service's own kind: its member `source` names it.
+#[derive(Debug, Clone, completeness::Reason)]
+#[reason(code = "SHARD_OFFLINE", kind = source, message = "Shard {source} is offline.")]
+struct ShardOffline {
+    source: String,
+}
+
+/// Three sources down, one of them with a name that would split a log line, and a permission
+/// filter, which names no source.
+#[completeness(resource = "accounts", reasons(SourceUnavailable, VisibilityRestricted, ShardOffline))]
+async fn sources_down() -> Envelope<String, SourcesDownReason> {
+    let completeness = Completeness::incomplete(Scope::new("", "all"), SourceUnavailable::new("directory"))
+        .with_reason(completeness::reason::VisibilityRestricted::default())
+        .with_reason(ShardOffline { source: "shard-7".into() })
+        .with_reason(SourceUnavailable::new("legacy\nevent=forged"));
+    Envelope::new(vec![], completeness)
+}
+
 #[completeness(resource = "accounts", reasons(SourceUnavailable))]
 async fn complete() -> Envelope<String, CompleteReason> {
     Envelope::complete(vec!["a".into()], Scope::new("", "all"))
@@ -196,6 +214,7 @@ fn app() -> Router {
     Router::new()
         .route("/partial", get(partial).into())
         .route("/empty-partial", get(empty_partial).into())
+        .route("/sources-down", get(sources_down).into())
         .route("/complete", get(complete).into())
         .route("/numbers", get(numbers).into())
         .route("/declared-numbers", get(declared_numbers).into())
@@ -283,6 +302,7 @@ fn a_partial_answer_emits_one_info_event_with_route_method_reasons_items_and_cre
         (event.field("reasons"), event.field("items"), event.field("warnings")),
         ("SOURCE_UNAVAILABLE", "2", "")
     );
+    assert_eq!(event.field("sources"), "legacy", "which source failed, without reading the body");
     assert_eq!((responses(&metrics, "/partial", "false"), responses(&metrics, "/partial", "true")), (1.0, 0.0));
     let reasons = value(
         &metrics,
@@ -292,6 +312,17 @@ fn a_partial_answer_emits_one_info_event_with_route_method_reasons_items_and_cre
     assert_eq!(reasons, 1.0);
     let missing = [("route", "/partial"), ("method", "GET")];
     assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 1.0, "an answer that misses data");
+}
+
+/// Every source that failed is named, a service's own kind of source too, in wire order; a
+/// reason of another kind names none, and a name cannot split the log line.
+#[test]
+fn an_answer_missing_several_sources_names_each() {
+    let (capture, metrics, _) = run(vec![get_request("/sources-down")]);
+    let event = only(capture.of_kind("response"));
+    assert_eq!(event.field("reasons"), "SOURCE_UNAVAILABLE,VISIBILITY_RESTRICTED,SHARD_OFFLINE,SOURCE_UNAVAILABLE");
+    assert_eq!(event.field("sources"), "directory,shard-7,legacy\\nevent=forged");
+    assert!(!metrics.contains("shard-7") && !metrics.contains("directory"), "no source is a label: {metrics}");
 }
 
 /// Codes relayed from an upstream are not bounded: each is named in its event, but counted
@@ -604,6 +635,7 @@ fn a_strict_refusal_emits_the_status_it_chose() {
         ("503", "/partial", "SOURCE_UNAVAILABLE", "2")
     );
     assert_eq!(event.field("credential"), "north", "who demanded a complete answer");
+    assert_eq!(event.field("sources"), "legacy", "which source the refused answer lacked");
     assert!(capture.of_kind("response").is_empty(), "the refusal is the one event of this answer");
     assert!(capture.of_kind("problem").is_empty(), "the refusal is the one event of this answer");
     assert!(!metrics.contains("completeness_problems_total"), "counted once, as a strict refusal: {metrics}");

@@ -41,11 +41,11 @@
 //!
 //! | `event` | level | when | fields |
 //! | --- | --- | --- | --- |
-//! | `response` | `INFO` | a routed handler answered with `complete: false` for a reason other than more pages | `route`, `method`, `complete`, `reasons`, `warnings`, `items`, `credential` |
-//! | `response` | `DEBUG` | a routed handler answered with `complete: true`, or with `MORE_PAGES_AVAILABLE` as its only reason | the same |
+//! | `response` | `INFO` | a routed handler answered with `complete: false` for a reason other than more pages | `route`, `method`, `complete`, `reasons`, `sources`, `warnings`, `items`, `credential` |
+//! | `response` | `DEBUG` | a routed handler answered with `complete: true`, or with `MORE_PAGES_AVAILABLE` as its only reason | the same but `sources` |
 //! | `single_resource` | `INFO` | a single resource left out a field for another reason than `NOT_REQUESTED` (contract §2.7) | `route`, `method`, `omitted` (`name:CODE`, comma-separated), `warnings`, `credential` |
 //! | `single_resource` | `DEBUG` | a single resource left out only fields the client did not ask for, or carried warnings | the same |
-//! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `items`, `credential` |
+//! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `sources`, `items`, `credential` |
 //! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
 //! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
@@ -60,7 +60,10 @@
 //! Fields: `route` is the route template (or an [`EntryPoint`]'s name); `method` the HTTP
 //! method (or an [`EntryPoint`]'s label); `complete` the answer's
 //! decision field; `reasons` and `warnings` the codes in wire order, comma-separated (empty
-//! when none); `items` the number of items returned, when the response knows it (an
+//! when none); `sources` the source each reason of kind `source` names (`SOURCE_UNAVAILABLE`'s
+//! `source`, or a service's own reason's member `source`), comma-separated, so that an operator
+//! reads which source failed without reading the body (empty when none; it is not a metric
+//! label, as a service builds its sources' names at run time); `items` the number of items returned, when the response knows it (an
 //! [`Envelope`](crate::Envelope)'s items, else `page.returned`); `status` the HTTP status
 //! sent; `code` the problem's stable code (`INVALID_CURSOR`, `EVIDENCE_INVALID`, ...);
 //! `cause` which of the ways its code covers the refusal is, when it was named
@@ -111,10 +114,10 @@ use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 
 use crate::contract::field::OmittedFields;
-use crate::contract::reason::ReasonCode;
+use crate::contract::reason::{ReasonCode, ReasonKind};
 use crate::server::credential::Credential;
 use crate::server::problem::{Problem, ProblemCode};
-use crate::server::report::{Reported, ReportsCompleteness, SingleReport};
+use crate::server::report::{IncompleteReport, Reported, ReportsCompleteness, SingleReport};
 use crate::server::require::RequireComplete;
 
 /// The tracing target of every event.
@@ -268,6 +271,27 @@ impl<C: fmt::Display> fmt::Display for Codes<'_, C> {
     }
 }
 
+/// The sources that failed: the `source` member of each reason of kind `source` that names one
+/// (`SOURCE_UNAVAILABLE`'s, a service's own), comma-separated, written only when an event is
+/// recorded. A name is the service's, not the client's, but it is written escaped all the same:
+/// a log line holds one event.
+struct Sources<'a>(&'a IncompleteReport);
+
+impl fmt::Display for Sources<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let IncompleteReport { kinds, reasons, .. } = self.0;
+        let named = kinds.iter().zip(reasons).filter(|(kind, _)| **kind == ReasonKind::Source);
+        let names = named.filter_map(|(_, reason)| reason.get("source").and_then(serde_json::Value::as_str));
+        for (i, name) in names.enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{}", name.escape_debug())?;
+        }
+        Ok(())
+    }
+}
+
 /// The `code` label of a reason or warning: the code when it is `known` (standard, or declared
 /// by the route), `OTHER` otherwise, so that codes relayed from elsewhere add no series.
 #[cfg(feature = "metrics")]
@@ -361,9 +385,11 @@ fn answered(route: &str, method: &'static str, reported: &Reported, credential: 
     let complete = reported.is_complete();
     let reasons = reported.reason_codes();
     let (reason_codes, warning_codes) = (Codes(reasons), Codes(warnings));
+    let sources = Sources(&reported.incomplete);
     match refused_with {
         Some(status) => tracing::warn!(
-            target: TARGET, event = "strict_refusal", route, method, status, reasons = %reason_codes, items, credential,
+            target: TARGET, event = "strict_refusal", route, method, status, reasons = %reason_codes,
+            sources = %sources, items, credential,
             "a complete result was demanded; the answer was incomplete and refused"
         ),
         None if complete => tracing::debug!(
@@ -376,7 +402,7 @@ fn answered(route: &str, method: &'static str, reported: &Reported, credential: 
         ),
         None => tracing::info!(
             target: TARGET, event = "response", route, method, complete, reasons = %reason_codes,
-            warnings = %warning_codes, items, credential, "incomplete answer"
+            sources = %sources, warnings = %warning_codes, items, credential, "incomplete answer"
         ),
     }
     #[cfg(feature = "metrics")]
