@@ -576,7 +576,7 @@ async fn input_rules_are_consistent() {
     // A read takes no body either: a filter sent there would be ignored and the answer given
     // for a wider scope than asked.
     let reads = ["/service-accounts?page_size=1", "/service-accounts/count", "/search?q=svc", "/service-accounts/sa-000002"];
-    for path in reads.into_iter().chain(["/openapi.json", "/metrics"]) {
+    for path in reads.into_iter().chain(["/openapi.json", "/metrics", "/ready"]) {
         for method in [Method::GET, Method::HEAD] {
             let reply = h.send(method.clone(), path, Some("admin"), Some(br#"{"owner": "none"}"#.to_vec())).await;
             assert_eq!(reply.status.as_u16(), 400, "{method} {path} with a body: {reply:?}");
@@ -588,7 +588,7 @@ async fn input_rules_are_consistent() {
         }
     }
     // The open routes read no query either: a parameter there would be ignored.
-    for path in ["/openapi.json?format=yaml", "/metrics?name[]=completeness_responses_total"] {
+    for path in ["/openapi.json?format=yaml", "/metrics?name[]=completeness_responses_total", "/ready?verbose=1"] {
         let reply = h.send(Method::GET, path, None, None).await;
         reply.assert_problem(400, "INVALID_REQUEST");
         assert!(reply.body["detail"].as_str().unwrap_or_default().contains("takes no query parameters"), "{reply:?}");
@@ -760,8 +760,12 @@ async fn the_openapi_document_gives_a_generated_client_what_the_wire_carries() {
     }
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
-            let authenticated = operation.get("security") != Some(&json!([]));
-            assert_eq!(operation["responses"]["500"].is_object(), authenticated, "{method} {path}: 500 INTERNAL");
+            // What reads the database answers its failures: every authenticated operation (the
+            // credential is read there), and the readiness check.
+            let reads_the_database = operation.get("security") != Some(&json!([])) || path == "/ready";
+            let lists = |status: &str| operation["responses"][status].is_object();
+            assert_eq!(lists("500"), reads_the_database, "{method} {path}: 500 INTERNAL");
+            assert_eq!(lists("503"), reads_the_database, "{method} {path}: 503 SERVICE_UNAVAILABLE");
         }
     }
 

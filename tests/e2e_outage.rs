@@ -33,6 +33,8 @@ async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() 
         (Method::GET, "/service-accounts/sa-000001", Some("admin"), None),
         (Method::POST, "/service-accounts", Some("admin"), Some(create)),
         (Method::DELETE, "/service-accounts/sa-000002", Some("admin"), None),
+        // The readiness check: a balancer takes the replica out of rotation.
+        (Method::GET, "/ready", None, None),
     ];
     for (method, path, token, body) in cases {
         let answer = h.send(method.clone(), path, token, body.map(<[u8]>::to_vec)).await;
@@ -54,6 +56,8 @@ async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() 
     e2e_support::postgres::on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).await;
     let again = h.get("/service-accounts?page_size=1", "admin").await;
     assert_eq!(again.status, 200, "{:?}", again.body);
+    let ready = h.send(Method::GET, "/ready", None, None).await;
+    assert_eq!((ready.status.as_u16(), &ready.body["status"]), (200, &serde_json::json!("ready")), "ready again");
 }
 
 /// A database dropped and created again (empty) under the running service is an outage too, not

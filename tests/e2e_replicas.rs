@@ -184,6 +184,19 @@ async fn traverse_round_robin(nodes: &mut [Replica], kill_after: Option<usize>) 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_traversal_across_three_replicas_under_writes_returns_exactly_its_snapshot() {
     let mut nodes = three(&[]).await;
+    // Each is ready, to a prober without a credential, and says which replica it is.
+    let mut names = Vec::new();
+    for node in &nodes {
+        let ready = client().get(format!("{}/ready", node.url)).send().await.expect("the replica answers");
+        assert_eq!(ready.status(), StatusCode::OK);
+        let body: Value = ready.json().await.unwrap();
+        let (status, name) = (body["status"].as_str(), body["replica"].as_str().unwrap_or_default().to_owned());
+        let address = node.url.trim_start_matches("http://");
+        assert!(status == Some("ready") && name.starts_with(address), "{} answered {body}", node.url);
+        names.push(name);
+    }
+    names.dedup();
+    assert_eq!(names.len(), 3, "three replicas, three names: {names:?}");
     let (seen, expected) = traverse_round_robin(&mut nodes, None).await;
     assert_eq!(seen, expected, "no item missed, none repeated, none added");
 }

@@ -410,6 +410,7 @@ async fn the_openapi_document_lists_every_route_with_its_reason_type() {
         ("/credentials/{name}/revoke-tenant/{tenant}", &["post"]),
         ("/openapi.json", &["get"]),
         ("/metrics", &["get"]),
+        ("/ready", &["get"]),
     ] {
         for method in methods {
             assert!(paths[route][method].is_object(), "{method} {route} is documented");

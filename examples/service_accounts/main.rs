@@ -85,7 +85,7 @@ async fn main() {
             service::state::KEYS_VARIABLE
         ));
     }
-    say(&format!("metrics (no credential needed): {url}/metrics"));
+    say(&format!("metrics and readiness (no credential needed): {url}/metrics, {url}/ready"));
     say("try:");
     say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'"));
     say(&format!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'"));

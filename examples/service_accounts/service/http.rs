@@ -176,21 +176,23 @@ pub fn store_problem(error: StoreError) -> Problem {
         }
         error if is_outage(&error) => {
             tracing::error!(error = %error, "the database cannot be reached or did not answer in time; answering 503");
-            // The wait in the body too: a client that reads only the problem (an MCP tool error
-            // carries the body, not the header) learns when to ask again. Not on a write whose
-            // outcome is unknown (above), which is read back before it is sent again.
-            refusal_saying(
-                StatusCode::SERVICE_UNAVAILABLE,
-                Some("Its database cannot be reached or did not answer in time."),
-            )
-            .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
-            .with_continuation(&completeness::Continuation::RetryAfter { seconds: OUTAGE_RETRY_AFTER_SECS })
+            outage("Its database cannot be reached or did not answer in time.")
         }
         error => {
             tracing::error!(error = %error, "the database failed; answering 500");
             Problem::new(ProblemCode::Internal, "The server failed; the cause is in its log.")
         }
     }
+}
+
+/// The 503 `SERVICE_UNAVAILABLE` of a database that cannot serve now, its detail followed by
+/// `what` happened, with `Retry-After`. The wait is in the body too: a client that reads only
+/// the problem (an MCP tool error carries the body, not the header) learns when to ask again.
+/// Not on a write whose outcome is unknown, which is read back before it is sent again.
+pub fn outage(what: &str) -> Problem {
+    refusal_saying(StatusCode::SERVICE_UNAVAILABLE, Some(what))
+        .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
+        .with_continuation(&completeness::Continuation::RetryAfter { seconds: OUTAGE_RETRY_AFTER_SECS })
 }
 
 /// True when `error` says the database cannot serve now, rather than that a statement failed:

@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod keyring;
 pub mod mcp;
 pub mod openapi;
+pub mod ready;
 pub mod refusals;
 pub mod replicas;
 pub mod routes;

@@ -31,6 +31,7 @@ use super::archive::{ARCHIVE_EXEMPT, MAX_TARGETS};
 use super::auth::DEFAULT_GRANTS;
 use super::credentials::GRANT_EXEMPT;
 use super::inventory::{CountServiceAccountsReason, ListServiceAccountsReason, RESOURCE};
+use super::ready::READY_EXEMPT;
 use super::refusals;
 use super::search::SearchReason;
 use super::seed::TENANTS;
@@ -513,7 +514,7 @@ pub fn openapi() -> OpenApi {
     let revoke = with_problems(revoke, problems(&[InvalidRequest, Forbidden, NotFound], None, true, false));
     let document = OperationBuilder::new()
         .operation_id(Some("openapi_document"))
-        .summary(Some("This document; with /metrics, the only routes that need no credential"))
+        .summary(Some("This document; with /metrics and /ready, the only routes that need no credential"))
         .securities(Some(Vec::<SecurityRequirement>::new()))
         .response(
             "200",
@@ -524,6 +525,36 @@ pub fn openapi() -> OpenApi {
         )
         .extensions(Some(exempt(DOCUMENT_EXEMPT)));
     let document = with_problems(document, problems(&[InvalidRequest], None, false, false));
+
+    // A prober holds no credential, yet the check reads the database: it answers its outage.
+    let mut ready_problems = problems(&[InvalidRequest], None, false, false);
+    add(&mut ready_problems, 503, refusals::refusal(StatusCode::SERVICE_UNAVAILABLE).code().as_str());
+    add(&mut ready_problems, 500, ProblemCode::Internal.as_str());
+    ready_problems.sort_by_key(|(status, _)| *status);
+    let ready = with_problems(OperationBuilder::new(), ready_problems)
+        .operation_id(Some("ready"))
+        .summary(Some("Whether this replica can serve now (its database answers); no credential needed"))
+        .securities(Some(Vec::<SecurityRequirement>::new()))
+        .extensions(Some(exempt(READY_EXEMPT)))
+        .response(
+            "200",
+            ResponseBuilder::new()
+                .description("The replica can serve")
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(
+                            ObjectBuilder::new()
+                                .property("status", string().enum_values(Some(["ready"])))
+                                .property("replica", string())
+                                .required("status")
+                                .required("replica")
+                                .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+                        ))
+                        .build(),
+                )
+                .build(),
+        );
 
     let mut service_accounts = PathItem::new(HttpMethod::Get, list);
     service_accounts.post = Some(create.build());
@@ -538,6 +569,7 @@ pub fn openapi() -> OpenApi {
         .path("/search", PathItem::new(HttpMethod::Get, with_budget_echo(search.build())))
         .path("/credentials/{name}/revoke-tenant/{tenant}", PathItem::new(HttpMethod::Post, revoke))
         .path("/openapi.json", PathItem::new(HttpMethod::Get, document))
+        .path("/ready", PathItem::new(HttpMethod::Get, ready))
         .path(
             "/metrics",
             PathItem::new(

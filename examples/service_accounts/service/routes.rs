@@ -16,7 +16,7 @@ use completeness::{Problem, ProblemCode};
 use tokio_util::sync::CancellationToken;
 
 use super::state::AppState;
-use super::{account, archive, auth, credentials, http, inventory, mcp, openapi, refusals, search, telemetry};
+use super::{account, archive, auth, credentials, http, inventory, mcp, openapi, ready, refusals, search, telemetry};
 
 /// Resolves the bearer credential; 401 problem when it is missing or unknown. A refusal made
 /// after it carries the credential back, for the observe layer around it (its `problem` event
@@ -93,7 +93,7 @@ async fn method_not_allowed() -> Problem {
     refusals::refusal(StatusCode::METHOD_NOT_ALLOWED)
 }
 
-/// Every route of the example's README, `GET /metrics` and the MCP endpoint, behind the
+/// Every route of the example's README, `GET /metrics`, `GET /ready` and the MCP endpoint, behind the
 /// refusals, their observation and the request log. Cancelling `mcp_sessions` ends the MCP sessions. With
 /// `--faults`, answers are faulted inside the request log, so that the log, the request id and
 /// the events are those of the answer sent (the MCP tools fault theirs with the same layer).
@@ -116,6 +116,7 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
     let open = Router::new()
         .route("/openapi.json", get(openapi::document).into())
         .route("/metrics", get(telemetry::metrics).into())
+        .route("/ready", get(ready::ready).into())
         .route_layer(middleware::from_fn(refuse_unread_input))
         .route_layer(middleware::from_fn(refuse_any_query));
     let router = Router::new()

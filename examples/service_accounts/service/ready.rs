@@ -1,0 +1,55 @@
+//! `GET /ready`: whether this replica can serve now, for a load balancer's health check or a
+//! readiness probe. It needs no credential, as a prober holds none, and it reads nothing a
+//! credential would be needed for: a replica whose database answers is ready; one whose
+//! database cannot be reached, or does not answer within [`READY_TIMEOUT`], answers the same
+//! 503 `SERVICE_UNAVAILABLE` with `Retry-After` as every route that needs the database, so that
+//! the balancer sends its requests to another replica in the meantime.
+//!
+//! The process being up says little by itself: a replica whose database is down answers every
+//! authenticated request with a 503, and would stay in the balancer's rotation if only the
+//! port were probed.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use completeness::{Exempt, Problem};
+use serde::Serialize;
+
+use super::http::{outage, store_problem};
+use super::state::AppState;
+
+/// Why `GET /ready` carries no completeness block.
+pub const READY_EXEMPT: &str = "whether this replica can serve now, not a list";
+
+/// How long `GET /ready` waits for the database: a prober gives up after a few seconds, and a
+/// database slower than this is not one to send requests to.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What `GET /ready` answers while the replica can serve.
+#[derive(Debug, Serialize)]
+pub struct Ready {
+    /// Always `ready`.
+    pub status: &'static str,
+    /// Which replica answered (its name in the log and in the replicas table): behind a
+    /// balancer, the one a probe reached.
+    pub replica: String,
+}
+
+/// `GET /ready`: 200 with [`Ready`] when the database answered a read within [`READY_TIMEOUT`],
+/// else the 503 of an outage (and the 500 of any other failure of the database, whose cause is
+/// logged).
+pub async fn ready(State(state): State<AppState>) -> Result<Exempt<Json<Ready>>, Problem> {
+    match tokio::time::timeout(READY_TIMEOUT, state.store.current_snapshot()).await {
+        Ok(Ok(_)) => {
+            let ready = Ready { status: "ready", replica: state.replica.replica.clone() };
+            Ok(Exempt::new(Json(ready), READY_EXEMPT))
+        }
+        Ok(Err(error)) => Err(store_problem(error)),
+        Err(_) => {
+            let waited_ms = READY_TIMEOUT.as_millis() as u64;
+            tracing::error!(waited_ms, "the database did not answer the readiness check in time; answering 503");
+            Err(outage("Its database did not answer in time."))
+        }
+    }
+}
