@@ -6,6 +6,9 @@
 //! 2. `admin` does the same; its inventory is complete, so it archives them with its evidence.
 //! 3. `north` again: it now sees no unowned account at all, and that empty, incomplete
 //!    answer still authorizes nothing.
+//!
+//! Each step checks what it claims, and the tour fails otherwise: the archive answered with
+//! exactly the ids sent, admin's inventory afterwards is complete and empty, north's empty.
 
 use completeness::client::explain::verdict;
 use completeness::client::http::ServiceClient;
@@ -17,8 +20,9 @@ use super::service::{self, Config};
 
 const ACTION: &str = "archive every unowned service account";
 
-/// Runs the tour and stops the service; an error says which step went differently.
-pub async fn run(mut config: Config) -> Result<(), String> {
+/// Runs the tour and stops the service; returns how many accounts admin archived, and an error
+/// saying which step went differently.
+pub async fn run(mut config: Config) -> Result<usize, String> {
     // The tour archives: on a store of its own in memory, never on a database named to it.
     config.db = None;
     config.addr = "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?;
@@ -59,27 +63,35 @@ pub async fn run(mut config: Config) -> Result<(), String> {
             .post("/service-accounts/archive", &json!({"ids": ids, "evidence": evidence}))
             .await
             .map_err(|e| format!("the archive was refused: {e:?}"))?;
-        println!(
-            "archived {} accounts at snapshot {}",
-            archived["archived"].as_array().map_or(0, Vec::len),
-            archived["snapshot"].as_str().unwrap_or("?")
-        );
+        let done: Vec<&str> = archived["archived"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        println!("archived {} accounts at snapshot {}", done.len(), archived["snapshot"].as_str().unwrap_or("?"));
+        if done != ids {
+            return Err(format!("the archive answered {done:?}, not the {} ids sent", ids.len()));
+        }
     }
     let after = collect(&admin).await?;
     println!("unowned accounts left: {}\n", after.items.len());
+    if !after.completeness.is_complete() || !after.items.is_empty() {
+        return Err(format!("admin still finds {} unowned accounts after the archive", after.items.len()));
+    }
 
     println!("-- 3. north again: now it sees nothing, and an empty incomplete answer still proves nothing");
     let before = running.state.store.fingerprint().await.map_err(|e| e.to_string())?;
-    refuse(&north).await?;
+    let seen = refuse(&north).await?;
+    if seen != 0 {
+        return Err(format!("north still sees {seen} unowned accounts after the archive"));
+    }
     if running.state.store.fingerprint().await.map_err(|e| e.to_string())? != before {
         return Err("north's tour changed the database".into());
     }
     println!("nothing changed");
-    running.stop().await.map_err(|e| e.to_string())
+    running.stop().await.map_err(|e| e.to_string())?;
+    Ok(ids.len())
 }
 
-/// Collects as a credential whose inventory cannot be complete; `decide` must refuse. Prints the approval request.
-async fn refuse(client: &ServiceClient) -> Result<(), String> {
+/// Collects as a credential whose inventory cannot be complete; `decide` must refuse. Prints the
+/// approval request; returns how many accounts it saw.
+async fn refuse(client: &ServiceClient) -> Result<usize, String> {
     let collected = collect(client).await?;
     let decision = decide(&collected, Intent::Mutate);
     println!("decide(.., Mutate) = {decision:?}");
@@ -90,7 +102,7 @@ async fn refuse(client: &ServiceClient) -> Result<(), String> {
         .evidence_required();
     println!("\n{request}");
     println!("as JSON:\n{}", serde_json::to_string_pretty(&request.to_json()).unwrap_or_default());
-    Ok(())
+    Ok(collected.items.len())
 }
 
 /// Collects every unowned account the client can read, printing the verdict.

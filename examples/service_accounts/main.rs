@@ -33,7 +33,7 @@ async fn main() {
     };
     if config.demo {
         match demo::run(config).await {
-            Ok(()) => return,
+            Ok(_) => return,
             Err(message) => {
                 let _ = writeln!(std::io::stderr(), "demo failed: {message}");
                 std::process::exit(1);
