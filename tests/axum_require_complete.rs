@@ -306,6 +306,18 @@ mod framing {
         serde_json::from_value(serde_json::to_value(&typed).unwrap()).unwrap()
     }
 
+    /// A single resource (contract §2.7): it never pages.
+    #[derive(completeness::ResultEnvelope)]
+    struct Numbered {
+        number: u32,
+        label: completeness::Field<String>,
+    }
+
+    #[completeness(resource = "numbers", reasons())]
+    async fn numbered() -> Numbered {
+        Numbered { number: 1, label: completeness::Field::Filled("one".into()) }
+    }
+
     async fn empty_cursor() -> Envelope<u32> {
         Envelope::incomplete(vec![1], Scope::new("numbers", "all"), MorePagesAvailable::new(""))
     }
@@ -332,6 +344,7 @@ mod framing {
             .route("/relayed-from-the-wire", get(relayed_from_the_wire).into())
             .route("/behind", get(behind).into())
             .route("/partial", get(partial_answer).into())
+            .route("/numbered", get(numbered).into())
             // A second demand layer, around the routes' own: a strict refusal passes it as it is.
             .layer(completeness::require::DemandLayer)
             .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential());
@@ -440,6 +453,15 @@ mod framing {
             let (status, body) = answered(route).await;
             assert_eq!((status, body["complete"].clone()), (StatusCode::OK, true.into()), "{route}: {body}");
         }
+        // A single resource never pages either.
+        let (status, body) = answered("/numbered?cursor=c1.k1.from-a-list").await;
+        assert_eq!(
+            (status, body["code"].as_str(), body["parameter"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("CURSOR_QUERY_MISMATCH"), Some("cursor")),
+            "{body}"
+        );
+        let (status, body) = answered("/numbered").await;
+        assert_eq!((status, body["label"].clone()), (StatusCode::OK, "one".into()), "{body}");
         // One with `next_cursor` may hand out a cursor of its own, which the handler reads.
         let (status, body) = answered("/relayed?cursor=c1.k1.from-the-upstream").await;
         assert_eq!((status, body["complete"].clone()), (StatusCode::OK, true.into()), "{body}");

@@ -456,7 +456,7 @@ pub fn json_response<T: serde::Serialize + ReportsCompleteness + ?Sized>(value: 
         // A single resource: no block, by its type's word; what it says of its fields and
         // warnings, for the observe layer, and the fields it may leave out, for the fault layer.
         None => {
-            response.extensions_mut().insert(crate::server::report::WithoutBlock);
+            response.extensions_mut().insert(crate::server::report::WithoutBlock::SingleResource);
             if let Some(single) = value.single_report().filter(|single| !single.is_empty() || !single.fields.is_empty())
             {
                 response.extensions_mut().insert(single);

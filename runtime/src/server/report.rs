@@ -620,7 +620,7 @@ impl<T: axum::response::IntoResponse> axum::response::IntoResponse for Exempt<T>
     fn into_response(self) -> axum::response::Response {
         let mut response = self.value.into_response();
         if response.extensions().get::<Reported>().is_none() {
-            response.extensions_mut().insert(WithoutBlock);
+            response.extensions_mut().insert(WithoutBlock::Exempt);
         }
         response
     }
@@ -633,5 +633,10 @@ impl<T: axum::response::IntoResponse> axum::response::IntoResponse for Exempt<T>
 /// that answers `200` with a list, a type that implements [`ReportsCompleteness`] by hand) and
 /// is answered with the 500 `INTERNAL` problem instead.
 #[cfg(feature = "axum")]
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct WithoutBlock;
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WithoutBlock {
+    /// An [`Exempt`] value: what it reads is its own business.
+    Exempt,
+    /// A derived single resource: a resource, which never pages (contract §2.5, §2.7).
+    SingleResource,
+}

@@ -326,6 +326,10 @@ where
                         if checked.is_some_and(|block_required| answers_without_saying(&response, block_required)) {
                             return Ok(unreported_success(response.status()));
                         }
+                        // A single resource never pages: a cursor sent to it is no page of it.
+                        if cursor_read.is_some_and(|read| !read.was_read()) && is_single_resource(&response) {
+                            return Ok(cursor_not_read());
+                        }
                         return Ok(response);
                     };
                     // A strict refusal carries the report of the answer it replaced, with its
@@ -369,6 +373,12 @@ fn answers_without_saying(response: &Response, block_required: bool) -> bool {
     }
     let marked = response.extensions().get::<crate::server::report::WithoutBlock>().is_some();
     !marked && is_json(response)
+}
+
+/// True when `response` is a derived single resource answered with success (contract §2.7).
+fn is_single_resource(response: &Response) -> bool {
+    let mark = response.extensions().get::<crate::server::report::WithoutBlock>();
+    response.status().is_success() && mark == Some(&crate::server::report::WithoutBlock::SingleResource)
 }
 
 /// Put on a read of a route of `completeness::routing` that carries a `cursor`; extracting a

@@ -33,7 +33,8 @@
 //! `text/plain` or `application/problem+json` body) gets the 500 `INTERNAL` problem too, since a
 //! client would lose it or not read it as the answer.
 //! And a read that sends a `cursor` to an endpoint that never pages (its `#[completeness]`
-//! reasons offer no next page) and reads none gets the 400 `CURSOR_QUERY_MISMATCH` problem, not
+//! reasons offer no next page, or it answers a single resource) and reads none gets the 400
+//! `CURSOR_QUERY_MISMATCH` problem, not
 //! its first page in place of a next one. (A handler that pages by hand, declaring
 //! `MorePagesAvailable` without taking `PageRequest`, is trusted to read its own cursors.)
 //!
