@@ -655,10 +655,13 @@ fn add_rules(document: &mut serde_json::Value, component: &str, rules: serde_jso
     true
 }
 
-/// The name of the component that the `status` response of `method` (`"get"`) on `path`
-/// (`"/documents"`) refers to for `content_type` (`"application/json"`), in `document`, an
-/// OpenAPI document as JSON: what [`add_block_rules`] takes. `None` when that response has no
-/// schema reference.
+/// In `document`, an OpenAPI document as JSON, the name of the component that the response
+/// at `path` (`"/documents"`), `method` (`"get"`), `status` (`"200"`) refers to for
+/// `content_type` (`"application/json"`), the arguments in the order a document nests them:
+/// what [`add_block_rules`] takes. `None` when that response has no schema reference (a
+/// `method` is lower-case, as in the document).
+///
+/// `response_component(&document, "/documents", "get", "200", "application/json")`
 #[cfg(feature = "openapi")]
 pub fn response_component<'a>(
     document: &'a serde_json::Value,

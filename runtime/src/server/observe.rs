@@ -94,7 +94,7 @@
 //! | `completeness_evidence_refusals_total` | `route`, `method`, `code` | refused evidence |
 //! | `completeness_evidence_accepted_total` | `route`, `method` | destructive actions carried out on verified evidence (the event `evidence_accepted`) |
 //! | `completeness_problems_total` | `route`, `method`, `status`, `code` (one read or built at run time: `OTHER`) | every other problem answered (a database outage's 503, a bad request, an unknown route under `unmatched`): answers that carried no data |
-//! | `completeness_audit_flags_total` | `route`, `method`, `problem` | with the `audit` feature too: JSON lists without completeness the [`AuditLayer`](crate::audit_layer::AuditLayer) flagged (`bare-array`, `array-without-complete`), as in its snapshot |
+//! | `completeness_audit_flags_total` | `route`, `method`, `problem` | with the `audit` feature too: JSON lists without completeness the `AuditLayer` (`completeness::audit_layer`) flagged (`bare-array`, `array-without-complete`), as in its snapshot |
 //!
 //! A reason or warning `code` label is the code when it is a standard one or one the route's
 //! handler declares, and `OTHER` for any other (codes relayed from an upstream's answers are
