@@ -66,7 +66,8 @@ fn bad_flags_are_refused_with_a_reason() {
     for (args, says) in [
         (&["--page-size", "5"][..], "unknown flag"),
         (&["--accounts", "many"], "--accounts"),
-        (&["--fail-source", "mainframe"], "unknown source"),
+        (&["--fail-source", "mainframe"], "--fail-source: unknown source 'mainframe'"),
+        (&["--slow-source", "mainframe=5"], "--slow-source: unknown source 'mainframe'"),
         (&["--slow-source", "audit"], "NAME=MS"),
         (&["--result-limit", "0"], "at least 1"),
         (&["--read-timeout", "0"], "--read-timeout must be at least 1"),

@@ -223,13 +223,13 @@ impl Config {
                 }
                 "--log-format" => config.log_format = LogFormat::parse(&value()?)?,
                 "--faults" => config.faults = Some(value()?.parse().map_err(|e| format!("--faults: {e}"))?),
-                "--fail-source" => config.fail_sources.push(source_name(&value()?)?),
+                "--fail-source" => config.fail_sources.push(source_name(&flag, &value()?)?),
                 "--slow-source" => {
                     let spec = value()?;
                     let (name, ms) =
                         spec.split_once('=').ok_or_else(|| format!("--slow-source expects NAME=MS, got '{spec}'"))?;
                     let ms: u64 = number(&flag, ms, limits::DELAY_MS)?;
-                    let name = source_name(name)?;
+                    let name = source_name(&flag, name)?;
                     // Two delays for one source: which one was meant is not ours to guess. (A
                     // delay given replaces the default one.)
                     if !slowed.insert(name.clone()) {
@@ -323,10 +323,10 @@ fn positive(flag: &str, text: &str, max: u64) -> Result<u64, String> {
     }
 }
 
-fn source_name(name: &str) -> Result<String, String> {
+fn source_name(flag: &str, name: &str) -> Result<String, String> {
     if SOURCES.contains(&name) {
         Ok(name.to_owned())
     } else {
-        Err(format!("unknown source '{name}' (known: {})", SOURCES.join(", ")))
+        Err(format!("{flag}: unknown source '{name}' (known: {})", SOURCES.join(", ")))
     }
 }
