@@ -286,6 +286,18 @@ fn a_keys_file_is_read_with_the_flags() {
     let error = parse(&["--keys-file", bad.to_str().unwrap()]).unwrap_err();
     assert!(error.starts_with(&format!("--keys-file {}: ", bad.display())), "{error}");
     assert!(error.contains("the secret of key 'k1'"), "{error}");
+
+    // Whoever reads the ring can sign what the service accepts: one readable by others is
+    // named, one only its owner reads is not.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&good, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let exposed = e2e_support::service::keyring::exposure(&good).expect("a ring others can read is named");
+        assert!(exposed.contains("(mode 644)") && exposed.contains("chmod 600"), "{exposed}");
+        std::fs::set_permissions(&good, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(e2e_support::service::keyring::exposure(&good), None);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

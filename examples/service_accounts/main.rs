@@ -49,6 +49,9 @@ async fn main() {
     let faults = config.faults.clone();
     // The flags read the ring from the file or the environment, when one was given.
     let ephemeral_keys = config.cursor_keys.is_none();
+    if let Some(exposed) = config.keys_file.as_deref().and_then(service::keyring::exposure) {
+        tracing::warn!("{exposed}");
+    }
     let store = config.location().map_or_else(|message| message, |location| location.to_string());
     let mut running = match service::start(config).await {
         Ok(running) => running,
