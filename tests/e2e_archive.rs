@@ -108,6 +108,18 @@ async fn every_row_of_the_evidence_table_refuses_atomically() {
     assert!(visibility.starts_with("unarchived service accounts"), "{visibility}");
     // archiving again: they no longer match the inventory now
     refused(archive(&h, "admin", &still, json!(evidence)).await, 409, "TARGET_CHANGED");
+
+    // An archived account is kept as it was archived: a claim on it would be answered for an
+    // account no list shows again, and a delete would undo what the evidence decided.
+    let archived_state = h.store().fingerprint().await.unwrap();
+    let one = format!("/service-accounts/{}", still[0]);
+    for owner in [json!("mallory"), json!(null)] {
+        refused(h.patch(&one, "admin", &json!({"owner": owner})).await, 409, "ACCOUNT_ARCHIVED");
+    }
+    refused(h.send(reqwest::Method::DELETE, &one, Some("admin"), None).await, 409, "ACCOUNT_ARCHIVED");
+    assert_eq!(h.store().fingerprint().await.unwrap(), archived_state, "nothing changed");
+    let kept = h.get(&one, "admin").await.body;
+    assert_eq!((kept["archived"].clone(), kept["owner"].clone()), (json!(true), json!(null)), "{kept}");
 }
 }
 

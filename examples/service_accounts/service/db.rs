@@ -200,6 +200,8 @@ pub struct SnapshotGone(pub Snapshot);
 pub enum StoreError {
     /// No current account has this id.
     NotFound,
+    /// The account is archived: it is kept as it was archived, neither changed nor deleted.
+    Archived,
     /// The snapshot is no longer retained.
     SnapshotGone(SnapshotGone),
     /// SQLite failed.
@@ -229,6 +231,7 @@ impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StoreError::NotFound => f.write_str("no such account"),
+            StoreError::Archived => f.write_str("the account is archived"),
             StoreError::SnapshotGone(SnapshotGone(s)) => {
                 write!(f, "snapshot {} is no longer retained", snapshot_label(*s))
             }
@@ -659,6 +662,9 @@ impl SqliteStore {
         let tx = write(&mut conn)?;
         Grantee::check(by, |name| grant_of(&tx, name))?;
         let mut account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
+        if account.archived {
+            return Err(StoreError::Archived);
+        }
         if account.owner == owner {
             // Nothing changes: no snapshot, so evidence and cursors of the current one hold.
             return Ok(OwnerSet { account, snapshot: current(&tx)?, opened: false });
@@ -678,6 +684,9 @@ impl SqliteStore {
         let tx = write(&mut conn)?;
         Grantee::check(by, |name| grant_of(&tx, name))?;
         let account = current_version(&tx, id)?.ok_or(StoreError::NotFound)?;
+        if account.archived {
+            return Err(StoreError::Archived);
+        }
         let snapshot = open_snapshot(&tx)?;
         close_version(&tx, id, snapshot)?;
         tx.commit()?;

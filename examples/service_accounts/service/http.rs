@@ -142,6 +142,9 @@ pub fn outcome_unknown(problem: &Problem) -> bool {
     problem.extension(OUTCOME).is_some_and(|outcome| outcome == "unknown")
 }
 
+/// The code of a write refused because its account is archived (409).
+pub const ACCOUNT_ARCHIVED: &str = "ACCOUNT_ARCHIVED";
+
 /// The problem a store failure is answered with. A database that cannot be reached is a 503
 /// `SERVICE_UNAVAILABLE` with `Retry-After`, and so is a write whose COMMIT it did not confirm,
 /// which says `"outcome": "unknown"` (it may have been made); any other failure a 500 `INTERNAL`; neither says
@@ -151,6 +154,13 @@ pub fn outcome_unknown(problem: &Problem) -> bool {
 pub fn store_problem(error: StoreError) -> Problem {
     match error {
         StoreError::NotFound => Problem::new(ProblemCode::NotFound, "No such service account."),
+        StoreError::Archived => Problem::new(
+            ProblemCode::custom(ACCOUNT_ARCHIVED),
+            "This account is archived: it is kept as it was archived, and no list shows it. An archived account \
+             is neither given an owner nor deleted; nothing was changed.",
+        )
+        .with_title("Account archived")
+        .with_status(409),
         StoreError::PermissionsChanged => Problem::new(
             ProblemCode::Forbidden,
             "This credential's permissions changed while the request was waiting; nothing was changed. Send it \

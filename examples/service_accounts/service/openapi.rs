@@ -30,6 +30,7 @@ use super::account::{FIELDS, MUTATION_EXEMPT, NAME_PATTERN, OWNER_PATTERN};
 use super::archive::{ARCHIVE_EXEMPT, MAX_TARGETS};
 use super::auth::DEFAULT_GRANTS;
 use super::credentials::GRANT_EXEMPT;
+use super::http::ACCOUNT_ARCHIVED;
 use super::inventory::{CountServiceAccountsReason, ListServiceAccountsReason, RESOURCE};
 use super::ready::READY_EXEMPT;
 use super::refusals;
@@ -464,13 +465,20 @@ pub fn openapi() -> OpenApi {
         .response("200", json_response("The account and the snapshot holding the change", "Mutation"))
         .extensions(Some(exempt(MUTATION_EXEMPT)));
     // A write whose credential lost the tenant while it waited for the write lock: FORBIDDEN.
-    let patch = with_problems(patch, problems(&[InvalidRequest, InvalidBody, NotFound, Forbidden], None, true, true));
+    let mut patch_problems = problems(&[InvalidRequest, InvalidBody, NotFound, Forbidden], None, true, true);
+    // An archived account is neither given an owner nor deleted.
+    add(&mut patch_problems, 409, ACCOUNT_ARCHIVED);
+    patch_problems.sort_by_key(|(status, _)| *status);
+    let patch = with_problems(patch, patch_problems);
     let delete = OperationBuilder::new()
         .operation_id(Some("delete_service_account"))
         .parameter(id())
         .response("200", json_response("The deleted account and the snapshot holding the change", "Mutation"))
         .extensions(Some(exempt(MUTATION_EXEMPT)));
-    let delete = with_problems(delete, problems(&[InvalidRequest, NotFound, Forbidden], None, true, false));
+    let mut delete_problems = problems(&[InvalidRequest, NotFound, Forbidden], None, true, false);
+    add(&mut delete_problems, 409, ACCOUNT_ARCHIVED);
+    delete_problems.sort_by_key(|(status, _)| *status);
+    let delete = with_problems(delete, delete_problems);
     let archive = OperationBuilder::new()
         .operation_id(Some("archive_service_accounts"))
         .summary(Some("Archive unowned accounts, with the evidence of a complete owner=none inventory"))

@@ -1528,6 +1528,9 @@ impl AccountStore for PgStore {
             let locked = Self::lock_current(&tx).await?;
             Self::check_grantee(&tx, by).await?;
             let mut account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
+            if account.archived {
+                return Err(StoreError::Archived);
+            }
             if account.owner == owner {
                 // Nothing changes: no snapshot, so evidence and cursors of the current one hold.
                 // Committed all the same: the lock may have taken a predecessor's place, and
@@ -1552,6 +1555,9 @@ impl AccountStore for PgStore {
             let locked = Self::lock_current(&tx).await?;
             Self::check_grantee(&tx, by).await?;
             let account = Self::current_version(&tx, id).await?.ok_or(StoreError::NotFound)?;
+            if account.archived {
+                return Err(StoreError::Archived);
+            }
             let snapshot = Self::open_snapshot(&tx, locked).await?;
             Self::close_version(&tx, id, snapshot).await?;
             commit(tx).await?;
