@@ -83,3 +83,36 @@ fn every_test_file_is_built() {
     }
     assert!(missing.is_empty(), "not built by any test target (add `mod NAME;` here): {missing:?}");
 }
+
+/// The facade's features, each with whether this build has it.
+const FEATURES: [(&str, bool); 9] = [
+    ("axum", cfg!(feature = "axum")),
+    ("openapi", cfg!(feature = "openapi")),
+    ("json-schema", cfg!(feature = "json-schema")),
+    ("client", cfg!(feature = "client")),
+    ("mcp", cfg!(feature = "mcp")),
+    ("testing", cfg!(feature = "testing")),
+    ("faults", cfg!(feature = "faults")),
+    ("audit", cfg!(feature = "audit")),
+    ("metrics", cfg!(feature = "metrics")),
+];
+
+/// The suite runs with every feature (`cargo test --workspace --all-features`, the README's
+/// command): the cases of a feature left off are compiled out, and would pass unseen. This fails
+/// instead, naming them; and it fails when the manifest gains a feature this list lacks.
+#[test]
+fn the_tests_run_with_every_feature() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    let section = manifest.split("\n[features]\n").nth(1).expect("a [features] section");
+    let section = section.split("\n[").next().unwrap_or(section);
+    let declared: Vec<&str> = section
+        .lines()
+        .filter_map(|line| line.split_once(" = ").map(|(name, _)| name.trim()))
+        .filter(|name| *name != "default" && !name.starts_with('#'))
+        .collect();
+    let listed: Vec<&str> = FEATURES.iter().map(|(name, _)| *name).collect();
+    assert_eq!(listed, declared, "FEATURES lists the manifest's features, in its order");
+    let off: Vec<&str> = FEATURES.iter().filter(|(_, on)| !on).map(|(name, _)| *name).collect();
+    assert!(off.is_empty(), "run the tests with --all-features: the cases of {off:?} were compiled out");
+}
