@@ -8,7 +8,7 @@ use completeness::reason::{
     VisibilityRestricted,
 };
 use completeness::warning::StaleIndex;
-use completeness::{Decision, Envelope, Intent, ReasonCode, Scope, StandardReason, Warning, decide};
+use completeness::{Decision, Envelope, Intent, ReasonCode, Scope, StandardReason, Warning, WarningCode, decide};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -51,15 +51,19 @@ fn every_fixture_case_gets_its_expected_decision() {
 }
 
 #[test]
-fn fixture_covers_every_reason_code_every_intent_and_all_four_states() {
+fn fixture_covers_every_reason_code_every_warning_code_every_intent_and_all_four_states() {
     let cases = fixture();
     let mut codes = std::collections::BTreeSet::new();
+    let mut warnings = std::collections::BTreeSet::new();
     let mut states = std::collections::BTreeSet::new();
     let mut intents = std::collections::BTreeSet::new();
     for case in &cases {
         let response = &case.response;
         for reason in response["incomplete_reasons"].as_array().unwrap() {
             codes.insert(ReasonCode::parse(reason["code"].as_str().unwrap()));
+        }
+        for warning in response["warnings"].as_array().unwrap() {
+            warnings.insert(WarningCode::parse(warning["code"].as_str().unwrap()));
         }
         let empty = response["items"].as_array().unwrap().is_empty();
         states.insert((response["complete"].as_bool().unwrap(), empty));
@@ -69,6 +73,10 @@ fn fixture_covers_every_reason_code_every_intent_and_all_four_states() {
         assert!(codes.contains(code), "no case covers {code}");
     }
     assert!(codes.iter().any(|c| matches!(c, ReasonCode::Custom(_))), "no case covers an unknown code");
+    for code in WarningCode::KNOWN {
+        assert!(warnings.contains(code), "no case covers the warning {code}");
+    }
+    assert!(warnings.iter().any(|c| !c.is_standard()), "no case covers an unknown warning code");
     assert_eq!(states.len(), 4, "the four states are not all covered: {states:?}");
     assert_eq!(intents.len(), 4, "not every intent is covered: {intents:?}");
 }
