@@ -187,6 +187,56 @@ async fn the_four_states_cross_mcp_whole_and_north_gets_visibility_restricted_on
 }
 }
 
+/// The search tool reports what the service's search does, over MCP as over REST: a result cap
+/// (`RESULT_LIMIT_REACHED` with its limit), a failed source (`SOURCE_UNAVAILABLE` naming it), a
+/// budget spent (`TIME_BUDGET_EXCEEDED` with the budget the agent asked for, not the default),
+/// and a lagging index (`STALE_INDEX`), each a result rather than an error, with the same codes
+/// and details as the REST answer to the same question.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_reason_and_warning_of_the_search_crosses_mcp_as_over_rest() {
+    let h = Harness::start(e2e_support::Config {
+        result_limit: 10,
+        fail_sources: vec!["legacy".into()],
+        slow_sources: vec![("audit".into(), Duration::from_millis(600))],
+        audit_refresh: Duration::from_secs(3600),
+        ..config(120)
+    })
+    .await;
+    let admin = connect(&h, "admin").await;
+    let rest = h.get("/search?q=svc-&time_budget_ms=100", "admin").await;
+    let tool = answer(&admin, "search_service_accounts", json!({"q": "svc-", "time_budget_ms": 100})).await;
+    assert_envelope_invariants(&tool);
+    assert_eq!(tool["complete"], false, "{tool}");
+    let mut expected = vec!["RESULT_LIMIT_REACHED", "SOURCE_UNAVAILABLE", "TIME_BUDGET_EXCEEDED"];
+    let mut got = codes(&tool);
+    got.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(got, expected, "{tool}");
+    let mut over_rest = codes(&rest.body);
+    over_rest.sort_unstable();
+    assert_eq!(got, over_rest, "the same reasons as over REST: {}", rest.body);
+    let reason = |code: &str| {
+        tool["incomplete_reasons"].as_array().unwrap().iter().find(|r| r["code"] == code).cloned().unwrap()
+    };
+    assert_eq!(reason("RESULT_LIMIT_REACHED")["limit"], 10);
+    assert_eq!(reason("SOURCE_UNAVAILABLE")["source"], "legacy");
+    assert_eq!(reason("TIME_BUDGET_EXCEEDED")["budget_ms"], 100, "the budget the agent asked for");
+    assert_eq!(ids(&tool).len(), 10, "capped at the limit");
+
+    // A write the lagging index has not copied: the answer says which copy may be stale.
+    let created = h.post("/service-accounts", "admin", &json!({"name": "svc-north-fresh", "tenant": "north"})).await;
+    assert_eq!(created.status, 201, "{:?}", created.body);
+    let stale =
+        answer(&admin, "search_service_accounts", json!({"q": "svc-north-fresh", "time_budget_ms": 5000})).await;
+    assert_envelope_invariants(&stale);
+    assert_eq!(ids(&stale), [created.body["account"]["id"].as_str().unwrap()], "{stale}");
+    let warnings = stale["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|w| w["code"] == "STALE_INDEX" && w["source"] == "audit"), "{stale}");
+    let rest = h.get("/search?q=svc-north-fresh&time_budget_ms=5000", "admin").await;
+    assert_eq!(stale["warnings"], rest.body["warnings"], "the same warnings as over REST");
+    admin.cancel().await.unwrap();
+}
+
 e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cursor_traversal_under_writes_returns_exactly_its_snapshot() {
