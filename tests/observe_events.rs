@@ -246,6 +246,31 @@ fn anonymous_app() -> Router {
         .with_state(CompletenessConfig::new(CursorKeys::ephemeral()).with_anonymous_credential())
 }
 
+/// A service that forgot both authentication and `with_anonymous_credential()`.
+fn unauthenticated_app() -> Router {
+    Router::new().route("/numbers", get(numbers).into()).with_state(CompletenessConfig::new(CursorKeys::ephemeral()))
+}
+
+/// A request without a credential where one is needed is the client's 401, and the first one
+/// of the settings tells the operator what is missing (an authentication that inserts no
+/// `Credential`, or no anonymous credential), once: every such request has the same cause.
+#[test]
+fn the_first_request_without_a_credential_tells_the_operator_once() {
+    let (capture, _, statuses) = run_on(unauthenticated_app, vec![get_request("/numbers"), get_request("/numbers")]);
+    assert_eq!(statuses, [StatusCode::UNAUTHORIZED, StatusCode::UNAUTHORIZED]);
+    let event = only(capture.of_kind("credential_missing"));
+    assert_eq!((event.level, event.field("route"), event.field("method")), (Level::WARN, "/numbers", "GET"));
+    let message = event.field("message");
+    assert!(
+        message.contains("with_anonymous_credential()") && message.contains("completeness::Credential"),
+        "{message}"
+    );
+    // A service with an anonymous credential has nothing to be told.
+    let (capture, _, statuses) = run_on(anonymous_app, vec![get_request("/numbers")]);
+    assert_eq!(statuses, [StatusCode::OK]);
+    assert!(capture.of_kind("credential_missing").is_empty());
+}
+
 /// Sends the requests to a fresh app with the capture and a local recorder installed.
 fn run(requests: Vec<Request>) -> (Capture, String, Vec<StatusCode>) {
     run_on(app, requests)

@@ -69,6 +69,7 @@
 //! ```
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::extract::FromRef;
@@ -85,6 +86,9 @@ use crate::server::cursor::{CursorKeys, DEFAULT_MAX_TOKEN_LEN};
 #[derive(Debug, Clone)]
 pub struct CompletenessConfig {
     settings: Arc<Settings>,
+    /// Set once a request without a credential was logged (`credential_missing`): the mistake
+    /// is the service's, the same for every such request, and is said once per settings.
+    missing_credential_told: Arc<AtomicBool>,
 }
 
 #[derive(Debug, Clone)]
@@ -115,7 +119,7 @@ impl CompletenessConfig {
             max_token_len: DEFAULT_MAX_TOKEN_LEN,
             anonymous: None,
         };
-        CompletenessConfig { settings: Arc::new(settings) }
+        CompletenessConfig { settings: Arc::new(settings), missing_credential_told: Arc::default() }
     }
 
     fn edit(mut self, change: impl FnOnce(&mut Settings)) -> CompletenessConfig {
@@ -220,6 +224,12 @@ impl CompletenessConfig {
     /// The credential given to requests that bring none, if the service has no authentication.
     pub fn anonymous_credential(&self) -> Option<&Credential> {
         self.settings.anonymous.as_ref()
+    }
+
+    /// True the first time it is asked: whether a request without a credential is the first
+    /// of these settings, to be logged.
+    pub(crate) fn first_missing_credential(&self) -> bool {
+        !self.missing_credential_told.swap(true, Ordering::Relaxed)
     }
 }
 

@@ -188,10 +188,27 @@ impl Credential {
     /// The credential the authentication middleware put on the request; else the
     /// configured anonymous credential ([`CompletenessConfig::with_anonymous_credential`]);
     /// else 401 `UNAUTHENTICATED`.
+    ///
+    /// The first such 401 of `config` is also a `WARN` event `credential_missing` (see
+    /// [`observe`](crate::observe)): a request without a credential reaching a handler that
+    /// needs one is the service's mistake as often as the client's (an authentication
+    /// middleware that does not insert a `Credential`, a service without authentication that
+    /// did not say so), and the client's 401 does not tell the operator.
     pub fn from_parts(parts: &Parts, config: &CompletenessConfig) -> Result<Credential, Problem> {
         match parts.extensions.get::<Credential>().or(config.anonymous_credential()) {
             Some(credential) => Ok(credential.clone()),
             None => {
+                if config.first_missing_credential() {
+                    let route = parts.extensions.get::<axum::extract::MatchedPath>().map(|path| path.as_str());
+                    tracing::warn!(
+                        target: crate::server::observe::TARGET, event = "credential_missing", route,
+                        method = %parts.method,
+                        "a request without a credential reached a handler that needs one, and the settings have \
+                         no anonymous credential: it was answered 401. An authentication middleware inserts \
+                         `completeness::Credential` into the request's extensions; a service without \
+                         authentication sets `CompletenessConfig::with_anonymous_credential()`. Said once."
+                    );
+                }
                 Err(Problem::new(ProblemCode::Unauthenticated, "This request carries no known credential; send one."))
             }
         }
