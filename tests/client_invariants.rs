@@ -221,3 +221,43 @@ fn a_served_page_without_resumed_is_a_violation() {
     let read: completeness::Envelope<Value> = serde_json::from_value(older).expect("an older server's page is read");
     assert_eq!(read.completeness.page().unwrap().resumed, None);
 }
+
+/// The contract's aggregate example.
+fn restricted_count() -> Value {
+    let text = include_str!("fixtures/contract-examples.json");
+    let file: Value = serde_json::from_str(text).unwrap();
+    let example = file["examples"].as_array().unwrap().iter().find(|e| e["body"].get("relation").is_some());
+    example.expect("the contract's aggregate example")["body"].clone()
+}
+
+/// An aggregate is checked against its own contract (§2.6): the block's rules without `page`
+/// and `evidence`, which it does not have, a relation never exact while incomplete, one value.
+#[test]
+fn an_aggregate_is_checked_against_the_aggregate_contract_naming_each_violation() {
+    let count = restricted_count();
+    completeness::testing::assert_aggregate_invariants(&count);
+    assert!(check_envelope_invariants(&count).is_err(), "the collection checker is not the aggregate's");
+    let complete = json!({
+        "status": "complete", "complete": true, "truncated": false, "count": 0, "relation": "exact",
+        "incomplete_reasons": [], "continuation": null, "next_cursor": null,
+        "scope": {"resource": "service_accounts", "visibility": "all", "snapshot": null, "filters": {}}, "warnings": []
+    });
+    completeness::testing::assert_aggregate_invariants(&complete);
+
+    let broken = |change: &dyn Fn(&mut Value), needle: &str| {
+        let mut body = count.clone();
+        change(&mut body);
+        let violations = completeness::testing::check_aggregate_invariants(&body).expect_err(needle);
+        assert!(violations.iter().any(|v| v.contains(needle)), "{needle}: {violations:?}");
+    };
+    broken(&|b| b["relation"] = json!("exact"), "\"exact\" but the aggregate is incomplete");
+    broken(&|b| drop(b.as_object_mut().unwrap().remove("relation")), "missing `relation`");
+    broken(&|b| b["relation"] = json!("about"), "`relation` is not exact, lower_bound or estimate");
+    broken(&|b| drop(b.as_object_mut().unwrap().remove("count")), "no value member");
+    broken(&|b| b["total"] = json!(40), "one value member");
+    broken(&|b| b["page"] = json!(null), "`page` is a collection's member");
+    broken(&|b| b["evidence"] = json!("ev1.k1.x.y"), "`evidence` is a collection's member");
+    broken(&|b| b["complete"] = json!(true), "R2");
+    broken(&|b| drop(b.as_object_mut().unwrap().remove("scope")), "missing `scope`");
+    assert!(completeness::testing::check_aggregate_invariants(&json!([1])).is_err());
+}

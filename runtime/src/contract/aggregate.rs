@@ -25,12 +25,12 @@ pub enum Relation {
 }
 
 /// The member that says how an aggregate's value relates to the truth.
-const RELATION: &str = "relation";
+pub(crate) const RELATION: &str = "relation";
 
 /// True for a name the value cannot have: a member of the aggregate, or of a collection
 /// response (`page`, `evidence`), which a reader would take for that member (contract §2.1).
 /// The aggregate's own members are among the collection's.
-fn reserved(name: &str) -> bool {
+pub(crate) fn reserved(name: &str) -> bool {
     name == RELATION || completeness_codes::COLLECTION_MEMBERS.contains(&name)
 }
 

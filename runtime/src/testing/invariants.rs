@@ -1,15 +1,18 @@
 //! Checks every rule of the wire contract (contract §2.2), and the server's rule on evidence
-//! (§6), on any JSON collection response.
+//! (§6), on any JSON collection response; and the rules of an aggregate (§2.6).
 
 use serde_json::Value;
 
+use crate::contract::aggregate::{RELATION, Relation, reserved};
 use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::reason::StandardReason;
 use crate::contract::rules;
 use crate::contract::warning::Warning;
 
 /// Panics, listing every violation, unless `response` keeps the collection contract
-/// (contract §2.2). Use it in any service's tests on the JSON it serves.
+/// (contract §2.2). Use it in any service's tests on the JSON it serves; a count or another
+/// aggregate is checked with [`assert_aggregate_invariants`], as it has no `page` and no
+/// `evidence`.
 ///
 /// ```
 /// use completeness_runtime::testing::assert_envelope_invariants;
@@ -86,6 +89,69 @@ pub fn check_envelope_invariants(response: &Value) -> Result<(), Vec<String>> {
         && !arrays.iter().any(|&(_, len)| len as u64 == returned)
     {
         v.extend(rules::check_page_returned(returned, name, len).map(|broken| broken.to_string()));
+    }
+    if v.is_empty() { Ok(()) } else { Err(v) }
+}
+
+/// Panics, listing every violation, unless `response` keeps the aggregate contract (contract
+/// §2.6): the block's rules (§2.2, without `page` and `evidence`, which an aggregate has not),
+/// a `relation`, never `exact` while incomplete, and one value member.
+///
+/// ```
+/// use completeness_runtime::testing::assert_aggregate_invariants;
+/// use completeness_runtime::{Aggregate, Completeness, Relation, Scope};
+/// use completeness_runtime::reason::VisibilityRestricted;
+///
+/// let scope = Scope::new("service_accounts", "service accounts readable by credential 'north'");
+/// let count: Aggregate<u64> = Aggregate::count(3, Relation::Exact, Completeness::incomplete(scope, VisibilityRestricted::new()));
+/// assert_aggregate_invariants(&serde_json::to_value(&count).unwrap()); // written lower_bound
+/// ```
+#[track_caller]
+pub fn assert_aggregate_invariants(response: &Value) {
+    if let Err(violations) = check_aggregate_invariants(response) {
+        panic!(
+            "the aggregate breaks the completeness contract:\n  - {}\nresponse: {response}",
+            violations.join("\n  - ")
+        );
+    }
+}
+
+/// Every violation of the aggregate contract (contract §2.6) in `response`, or `Ok(())`.
+pub fn check_aggregate_invariants(response: &Value) -> Result<(), Vec<String>> {
+    let Some(object) = response.as_object() else {
+        return Err(vec!["an aggregate response must be a JSON object".to_owned()]);
+    };
+    let mut v = Vec::new();
+    let mut rest = object.clone();
+    let complete = match Completeness::<StandardReason>::read_checked(&mut rest, Shape::Aggregate) {
+        Err(unreadable) => {
+            v.extend(unreadable);
+            None
+        }
+        Ok((block, violations)) => {
+            v.extend(violations.iter().map(ToString::to_string));
+            Some(block.is_complete())
+        }
+    };
+    for member in ["page", "evidence"] {
+        if rest.remove(member).is_some() {
+            v.push(format!("`{member}` is a collection's member: an aggregate has none (contract §2.6)"));
+        }
+    }
+    match rest.remove(RELATION).map(serde_json::from_value::<Relation>) {
+        None => v.push("missing `relation`: how the value relates to the truth (contract §2.6)".to_owned()),
+        Some(Err(error)) => v.push(format!("`relation` is not exact, lower_bound or estimate: {error}")),
+        Some(Ok(Relation::Exact)) if complete == Some(false) => {
+            v.push("`relation` is \"exact\" but the aggregate is incomplete (contract §2.6)".to_owned());
+        }
+        Some(Ok(_)) => {}
+    }
+    let values: Vec<&String> = rest.keys().collect();
+    match values.as_slice() {
+        [] => v.push("there is no value member (e.g. `count`)".to_owned()),
+        [name] if reserved(name) => v.push(format!("the value member `{name}` is a member of the contract (§2.1)")),
+        [_] => {}
+        several => v.push(format!("an aggregate has one value member, found {several:?}")),
     }
     if v.is_empty() { Ok(()) } else { Err(v) }
 }

@@ -8,6 +8,8 @@ mod invariants;
 mod source;
 mod strategies;
 
-pub use invariants::{assert_envelope_invariants, check_envelope_invariants};
+pub use invariants::{
+    assert_aggregate_invariants, assert_envelope_invariants, check_aggregate_invariants, check_envelope_invariants,
+};
 pub use source::{MemorySource, Mutation};
 pub use strategies::{SourcePlan, arb_envelope, arb_reason, arb_source_plan, arb_warning};
