@@ -103,7 +103,10 @@
 //! `#[cfg_attr(pred, completeness(..))]` is expanded where `pred` holds, as on a free function.
 //! Without the block's own `#[completeness]`, a handler's attribute is expanded as on a free
 //! function, and rustc refuses what it writes beside the function ("enum is not supported in
-//! `trait`s or `impl`s"): add the block's.
+//! `trait`s or `impl`s"): add the block's. utoipa's `#[utoipa::path]` cannot go on an associated function,
+//! with or without this block (it writes a struct beside the function, which rustc refuses in an
+//! `impl` in the same words): document such a handler with `#[utoipa::path]` on a free function
+//! that stands for it, or build its operation in code.
 //!
 //! ```
 //! use completeness::{Envelope, Scope, completeness};

@@ -1053,13 +1053,48 @@ fn a_raw_identifier_field_is_written_and_read_without_its_prefix() {
 mod utoipa_route {
     use super::*;
 
-    #[utoipa::path(get, path = "/documents", responses((status = 200, body = Envelope<String, ListDocumentsReason>)))]
+    #[utoipa::path(
+        get,
+        path = "/documents",
+        params(
+            completeness::schema::parameters::PagingParams,
+            completeness::schema::parameters::RequireCompleteParams
+        ),
+        responses((status = 200, body = Envelope<String, ListDocumentsReason>))
+    )]
     #[allow(dead_code)]
     async fn documents() {}
 
+    #[utoipa::path(get, path = "/search", params(completeness::schema::parameters::TimeBudgetParams))]
+    #[allow(dead_code)]
+    async fn search() {}
+
     #[derive(utoipa::OpenApi)]
-    #[openapi(paths(documents))]
+    #[openapi(paths(documents, search))]
     struct Api;
+
+    /// The framework's parameters go into utoipa's route attribute, each where its extractor
+    /// reads it (the query or a header).
+    #[test]
+    fn the_frameworks_parameters_are_params_of_a_utoipa_route() {
+        let document = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).unwrap();
+        let listed = |path: &str| -> Vec<(String, String)> {
+            let parameters = document["paths"][path]["get"]["parameters"].as_array().cloned().unwrap_or_default();
+            let place = |p: &Value| (p["name"].as_str().unwrap().to_owned(), p["in"].as_str().unwrap().to_owned());
+            parameters.iter().map(place).collect()
+        };
+        let pair = |name: &str, place: &str| (name.to_owned(), place.to_owned());
+        assert_eq!(
+            listed("/documents"),
+            [
+                pair("page_size", "query"),
+                pair("cursor", "query"),
+                pair("require_complete", "query"),
+                pair("Prefer", "header")
+            ]
+        );
+        assert_eq!(listed("/search"), [pair("time_budget_ms", "query"), pair("request-timeout", "header")]);
+    }
 
     #[tokio::test]
     async fn an_envelope_named_in_a_utoipa_route_is_a_component_its_answers_pass() {

@@ -1124,6 +1124,10 @@ const COLLECTION: &str = "A collection response with its completeness block (con
 ///     .build();
 /// assert_eq!(list.parameters.unwrap().len(), 4);
 /// ```
+///
+/// In utoipa's route attribute, the same lists are [`IntoParams`](utoipa::IntoParams) types:
+/// `#[utoipa::path(get, path = "/documents", params(parameters::PagingParams,
+/// parameters::RequireCompleteParams), ..)]`.
 #[cfg(feature = "openapi")]
 pub mod parameters {
     use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
@@ -1204,4 +1208,30 @@ pub mod parameters {
             ),
         ]
     }
+
+    /// [`paging`] as utoipa's route attribute takes it: `params(PagingParams)`.
+    #[derive(Debug, Clone, Copy)]
+    pub struct PagingParams;
+
+    /// [`time_budget`] as utoipa's route attribute takes it: `params(TimeBudgetParams)`.
+    #[derive(Debug, Clone, Copy)]
+    pub struct TimeBudgetParams;
+
+    /// [`require_complete`] as utoipa's route attribute takes it: `params(RequireCompleteParams)`.
+    #[derive(Debug, Clone, Copy)]
+    pub struct RequireCompleteParams;
+
+    /// Each list names where each of its parameters goes (the query or a header): the place
+    /// utoipa offers is not asked.
+    macro_rules! into_params {
+        ($($ty:ident => $list:ident),*) => {$(
+            impl utoipa::IntoParams for $ty {
+                fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+                    $list()
+                }
+            }
+        )*};
+    }
+
+    into_params!(PagingParams => paging, TimeBudgetParams => time_budget, RequireCompleteParams => require_complete);
 }
