@@ -1069,9 +1069,83 @@ mod utoipa_route {
     #[allow(dead_code)]
     async fn search() {}
 
+    #[utoipa::path(get, path = "/documents/count", responses((status = 200, body = completeness::Aggregate<u64, ListDocumentsReason>)))]
+    #[allow(dead_code)]
+    async fn count() {}
+
     #[derive(utoipa::OpenApi)]
-    #[openapi(paths(documents, search))]
+    #[openapi(paths(documents, search, count))]
     struct Api;
+
+    /// A count of documents as the endpoint would answer it: incomplete (a legal hold hides
+    /// some), so at least this many.
+    fn held_count() -> Value {
+        let scope = Scope::new("documents", "all").with_snapshot("s-3");
+        let block = completeness::Completeness::incomplete(scope, LegalHold { hold: "H-7".into() });
+        let count: completeness::Aggregate<u64, ListDocumentsReason> =
+            completeness::Aggregate::count(12, completeness::Relation::Exact, block);
+        serde_json::to_value(count).unwrap()
+    }
+
+    /// Answers an aggregate's schema must refuse: each breaks contract §2.6 once.
+    fn broken_counts(count: &Value) -> Vec<(&'static str, Value)> {
+        let mut exact = count.clone();
+        exact["relation"] = json!("exact");
+        let mut two = count.clone();
+        two["total"] = json!(13);
+        let mut unrelated = count.clone();
+        unrelated.as_object_mut().unwrap().remove("relation");
+        let mut paged = count.clone();
+        paged["page"] = json!(null);
+        let mut named_twice = count.clone();
+        named_twice.as_object_mut().unwrap().remove("count");
+        vec![
+            ("exact while incomplete", exact),
+            ("two values", two),
+            ("no relation", unrelated),
+            ("a page", paged),
+            ("no value", named_twice),
+        ]
+    }
+
+    /// An aggregate named in utoipa's route attribute, `body = Aggregate<T, R>`, is a component
+    /// with its block (no `page`, no `evidence`), its `relation` and its one value member (its
+    /// name is chosen at run time), and the same through JSON Schema: each passes the count the
+    /// endpoint answers and refuses each break of contract §2.6.
+    #[test]
+    fn an_aggregate_has_openapi_and_json_schemas_its_answers_pass() {
+        let mut document = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).unwrap();
+        let name =
+            completeness::schema::response_component(&document, "/documents/count", "get", "200", "application/json")
+                .unwrap_or_else(|| panic!("a reference: {document}"))
+                .to_owned();
+        assert!(completeness::schema::add_aggregate_rules::<ListDocumentsReason>(&mut document, &name));
+        let component = &document["components"]["schemas"][&name];
+        assert!(component["properties"].get("page").is_none() && component["properties"].get("evidence").is_none());
+        assert_eq!(component["properties"]["relation"]["enum"], json!(["exact", "lower_bound", "estimate"]));
+        let root = json!({"$ref": format!("#/components/schemas/{name}"), "components": document["components"]});
+        let openapi = jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{e}: {root}"));
+        let json_schema = serde_json::to_value(completeness::schema::response_json::<
+            completeness::Aggregate<u64, ListDocumentsReason>,
+        >())
+        .unwrap();
+        let json_schema = jsonschema::draft202012::new(&json_schema).unwrap();
+        let count = held_count();
+        assert_eq!(count["relation"], "lower_bound", "{count}");
+        for (which, validator) in [("openapi", &openapi), ("json schema", &json_schema)] {
+            assert!(validator.is_valid(&count), "{which}: {:?}", validator.validate(&count).err());
+            for (broken, answer) in broken_counts(&count) {
+                assert!(!validator.is_valid(&answer), "{which} lets {broken} through: {answer}");
+            }
+        }
+        // With the value's name known, the schema names it.
+        let named = completeness::schema::aggregate_openapi::<ListDocumentsReason>(
+            Some("count"),
+            <u64 as utoipa::PartialSchema>::schema(),
+        );
+        let named = serde_json::to_value(named).unwrap();
+        assert!(named["required"].as_array().unwrap().contains(&json!("count")), "{named}");
+    }
 
     /// The framework's parameters go into utoipa's route attribute, each where its extractor
     /// reads it (the query or a header).

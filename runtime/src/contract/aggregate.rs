@@ -106,6 +106,50 @@ impl<T, R: Reason> Aggregate<T, R> {
     }
 }
 
+/// The schema of the response: [`aggregate_json`](crate::schema::aggregate_json) over `T`'s
+/// schema and `R`'s reasons and warnings, the value as the one member besides the contract's
+/// (its name is chosen at run time, [`Aggregate::new`]); `aggregate_json` with the name states
+/// it exactly.
+#[cfg(feature = "json-schema")]
+impl<T: schemars::JsonSchema, R: crate::schema::BlockSchemas> schemars::JsonSchema for Aggregate<T, R> {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Owned(format!("Aggregate_{}_{}", T::schema_name(), R::schema_name()))
+    }
+    /// The full type, as [`Envelope`](crate::Envelope)'s.
+    fn schema_id() -> Cow<'static, str> {
+        Cow::Borrowed(std::any::type_name::<Self>())
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let value = generator.subschema_for::<T>();
+        crate::schema::aggregate_json::<R>(None, value, generator)
+    }
+}
+
+/// The OpenAPI schema of the response: [`aggregate_openapi`](crate::schema::aggregate_openapi)
+/// over `T`'s schema and `R`'s reasons and warnings, the value as the one member besides the
+/// contract's; its components, with `T`'s. Written as [`Envelope`](crate::Envelope)'s, so that
+/// `#[utoipa::path(.., body = Aggregate<T, R>)]` takes it.
+#[cfg(feature = "openapi")]
+impl<T: utoipa::ToSchema, R: crate::schema::BlockSchemas> utoipa::__dev::ComposeSchema for Aggregate<T, R> {
+    fn compose(
+        generics: Vec<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
+    ) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let value = generics.into_iter().next().unwrap_or_else(T::schema);
+        crate::schema::aggregate_openapi::<R>(None, value)
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl<T: utoipa::ToSchema, R: crate::schema::BlockSchemas> utoipa::ToSchema for Aggregate<T, R> {
+    fn name() -> Cow<'static, str> {
+        Cow::Owned(format!("Aggregate_{}_{}", T::name(), R::schema_name()))
+    }
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        T::schemas(schemas);
+        crate::schema::envelope_components(schemas);
+    }
+}
+
 impl<T: Serialize, R: Reason> Serialize for Aggregate<T, R> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(10))?;

@@ -18,6 +18,7 @@
 //! lists. Detail objects may gain members (§7), so a branch is open to more, except
 //! `VISIBILITY_RESTRICTED`, which never carries a detail (R12).
 
+use crate::contract::completeness::Shape as Response;
 use crate::contract::reason::{ReasonCode, ReasonKind};
 use crate::contract::warning::WarningCode;
 
@@ -623,10 +624,7 @@ pub fn add_block_rules<R: BlockSchemas>(document: &mut serde_json::Value, compon
 pub fn add_aggregate_rules<R: BlockSchemas>(document: &mut serde_json::Value, component: &str) -> bool {
     let mut rules = block_rules::<R>();
     if let serde_json::Value::Array(rules) = &mut rules {
-        rules.push(serde_json::json!({
-            "if": {"properties": {"complete": {"const": false}}, "required": ["complete"]},
-            "then": {"properties": {"relation": {"not": {"const": "exact"}}}},
-        }));
+        rules.push(never_exact_while_incomplete());
     }
     add_rules(document, component, rules)
 }
@@ -678,11 +676,12 @@ pub fn response_component<'a>(
 /// The wire form of a code (§3.1), as a pattern.
 pub(crate) const WIRE_CODE: &str = "^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$";
 
-/// The members of a collection response's completeness block (contract §2.1) over reason type
-/// `R`, and the rules of §2.2 that a schema can state ([`block_rules`]): the schema of
-/// [`Envelope`](crate::Envelope) and of a derived struct with a block, beside their data.
+/// The members of a completeness block of `shape` (contract §2.1; an aggregate's lack `page`
+/// and `evidence`, §2.6) over reason type `R`, and the rules of §2.2 that a schema can state
+/// ([`block_rules`]): the schema of [`Envelope`](crate::Envelope), of
+/// [`Aggregate`](crate::Aggregate) and of a derived struct with a block, beside their data.
 #[cfg(feature = "json-schema")]
-fn block_json<R: BlockSchemas>(generator: &mut schemars::SchemaGenerator) -> serde_json::Value {
+fn block_json<R: BlockSchemas>(generator: &mut schemars::SchemaGenerator, shape: Response) -> serde_json::Value {
     use serde_json::json;
 
     let reason = R::reason_schema(generator).to_value();
@@ -691,9 +690,9 @@ fn block_json<R: BlockSchemas>(generator: &mut schemars::SchemaGenerator) -> ser
     let page = generator.subschema_for::<Option<crate::PageInfo>>().to_value();
     let scope = generator.subschema_for::<crate::Scope>().to_value();
     let token = json!({"type": ["string", "null"], "minLength": 1});
-    json!({
+    let mut block = json!({
         "type": "object",
-        "required": completeness_codes::COLLECTION_MEMBERS,
+        "required": shape.members(),
         "properties": {
             "status": {"enum": ["complete", "partial"]},
             "complete": {"type": "boolean"},
@@ -707,7 +706,11 @@ fn block_json<R: BlockSchemas>(generator: &mut schemars::SchemaGenerator) -> ser
             "evidence": token,
         },
         "allOf": block_rules::<R>(),
-    })
+    });
+    if let Some(properties) = block["properties"].as_object_mut() {
+        properties.retain(|name, _| shape.members().contains(&name.as_str()));
+    }
+    block
 }
 
 /// Adds the data member `name` of schema `schema` to the object schema `object`, required
@@ -727,10 +730,51 @@ pub fn collection_json<R: BlockSchemas>(
     item: schemars::Schema,
     generator: &mut schemars::SchemaGenerator,
 ) -> schemars::Schema {
-    let mut schema = block_json::<R>(generator);
+    let mut schema = block_json::<R>(generator, Response::Collection);
     schema["description"] = format!("{COLLECTION} {COMPLETE_ABOUT}").into();
     add_member(&mut schema, "items", serde_json::json!({"type": "array", "items": item.to_value()}), true);
     schemars::Schema::try_from(schema).unwrap_or_default()
+}
+
+/// The JSON Schema of an aggregate (contract §2.6), [`Aggregate`](crate::Aggregate), as
+/// [`aggregate_openapi`] says it, with the rules of §2.2 and §2.6 a schema can state: the
+/// block's members without `page` and `evidence`, `relation` (never `exact` while incomplete),
+/// and the value under `name`, or, with `None`, as the one member besides them.
+#[cfg(feature = "json-schema")]
+pub fn aggregate_json<R: BlockSchemas>(
+    name: Option<&str>,
+    value: schemars::Schema,
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    let mut schema = block_json::<R>(generator, Response::Aggregate);
+    let relation = serde_json::json!({"enum": RELATIONS, "description": RELATION_ABOUT});
+    add_member(&mut schema, "relation", relation, true);
+    match name {
+        Some(name) => {
+            schema["description"] = AGGREGATE.into();
+            add_member(&mut schema, name, value.to_value(), true);
+        }
+        None => {
+            let members = Response::Aggregate.members().len() + 2;
+            schema["description"] = format!("{AGGREGATE}{OPEN_VALUE}").into();
+            schema["additionalProperties"] = value.to_value();
+            schema["minProperties"] = members.into();
+            schema["maxProperties"] = members.into();
+        }
+    }
+    if let Some(rules) = schema["allOf"].as_array_mut() {
+        rules.push(never_exact_while_incomplete());
+    }
+    schemars::Schema::try_from(schema).unwrap_or_default()
+}
+
+/// The rule of contract §2.6 a schema can state: an incomplete aggregate is never `exact`.
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+fn never_exact_while_incomplete() -> serde_json::Value {
+    serde_json::json!({
+        "if": {"properties": {"complete": {"const": false}}, "required": ["complete"]},
+        "then": {"properties": {"relation": {"not": {"const": "exact"}}}},
+    })
 }
 
 /// The JSON Schema (draft 2020-12) of what the response type `E` writes: the root schema, its
@@ -854,13 +898,13 @@ impl DerivedBlock for () {
 impl<R: BlockSchemas> DerivedBlock for crate::Completeness<R> {
     #[cfg(feature = "json-schema")]
     fn block(generator: &mut schemars::SchemaGenerator) -> serde_json::Value {
-        let mut schema = block_json::<R>(generator);
+        let mut schema = block_json::<R>(generator, Response::Collection);
         schema["description"] = DERIVED.into();
         schema
     }
     #[cfg(feature = "openapi")]
     fn block_openapi() -> utoipa::openapi::schema::ObjectBuilder {
-        block_openapi::<R>().description(Some(DERIVED))
+        block_openapi::<R>(Response::Collection).description(Some(DERIVED))
     }
     #[cfg(feature = "openapi")]
     fn openapi_components(schemas: &mut Vec<(String, openapi::Schema)>) {
@@ -950,14 +994,19 @@ impl schemars::JsonSchema for crate::Warning {
 pub fn collection_openapi<R: BlockSchemas>(item: openapi::Schema) -> openapi::Schema {
     use utoipa::openapi::schema::ArrayBuilder;
     let items: openapi::Schema = ArrayBuilder::new().items(item).into();
-    block_openapi::<R>().description(Some(COLLECTION)).property("items", items).required("items").into()
+    block_openapi::<R>(Response::Collection)
+        .description(Some(COLLECTION))
+        .property("items", items)
+        .required("items")
+        .into()
 }
 
-/// The members of a collection response's completeness block (contract §2.1) over reason type
-/// `R`, each required: the OpenAPI object of [`Envelope`](crate::Envelope) and of a derived
-/// struct with a block, beside their data.
+/// The members of a completeness block of `shape` (contract §2.1; an aggregate's lack `page`
+/// and `evidence`, §2.6) over reason type `R`, each required: the OpenAPI object of
+/// [`Envelope`](crate::Envelope), of [`Aggregate`](crate::Aggregate) and of a derived struct
+/// with a block, beside their data.
 #[cfg(feature = "openapi")]
-fn block_openapi<R: BlockSchemas>() -> utoipa::openapi::schema::ObjectBuilder {
+fn block_openapi<R: BlockSchemas>(shape: Response) -> utoipa::openapi::schema::ObjectBuilder {
     use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
     use utoipa::openapi::{Ref, RefOr};
 
@@ -995,9 +1044,54 @@ fn block_openapi<R: BlockSchemas>() -> utoipa::openapi::schema::ObjectBuilder {
         ("warnings", array(R::warning_openapi())),
         ("evidence", token(EVIDENCE_ABOUT)),
     ];
-    members.into_iter().fold(ObjectBuilder::new().schema_type(Type::Object), |object, (name, schema)| {
+    let members = members.into_iter().filter(|(name, _)| shape.members().contains(name));
+    members.fold(ObjectBuilder::new().schema_type(Type::Object), |object, (name, schema)| {
         object.property(name, schema).required(name)
     })
+}
+
+/// The values of `relation` (contract §2.6), in the order [`Relation`](crate::Relation) lists them.
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+const RELATIONS: [&str; 3] = ["exact", "lower_bound", "estimate"];
+
+/// What an aggregate's `relation` says.
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+const RELATION_ABOUT: &str = "How the value relates to the truth: exact over the whole scope, a lower bound, or an \
+                              estimate; never exact while the aggregate is incomplete (contract §2.6).";
+
+/// What an aggregate is.
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+const AGGREGATE: &str = "An aggregate (a count) with its completeness block and `relation` (contract §2.6).";
+
+/// What an aggregate's value member is, when its name is not known to the type.
+#[cfg(any(feature = "json-schema", feature = "openapi"))]
+const OPEN_VALUE: &str = " Its value is its one member besides those listed (its name is the endpoint's, e.g. \
+                          `count`).";
+
+/// The OpenAPI schema of an aggregate (contract §2.6), [`Aggregate`](crate::Aggregate): the
+/// block's members without `page` and `evidence`, `relation`, and the value under `name` of
+/// schema `value`, each required. With `name` `None`, the value is the one member besides
+/// those, of schema `value` (`additionalProperties`, and as many properties as the members
+/// and one): what `Aggregate<T, R>`'s own schema says, whose value's name is chosen at run time.
+/// [`add_aggregate_rules`] adds the rules utoipa cannot write.
+#[cfg(feature = "openapi")]
+pub fn aggregate_openapi<R: BlockSchemas>(name: Option<&str>, value: openapi::Schema) -> openapi::Schema {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+    let relation =
+        ObjectBuilder::new().schema_type(Type::String).enum_values(Some(RELATIONS)).description(Some(RELATION_ABOUT));
+    let object = block_openapi::<R>(Response::Aggregate).property("relation", relation).required("relation");
+    match name {
+        Some(name) => object.description(Some(AGGREGATE)).property(name, value).required(name).into(),
+        None => {
+            let members = Response::Aggregate.members().len() + 2;
+            object
+                .description(Some(format!("{AGGREGATE}{OPEN_VALUE}")))
+                .additional_properties(Some(AdditionalProperties::RefOr(value)))
+                .min_properties(Some(members))
+                .max_properties(Some(members))
+                .into()
+        }
+    }
 }
 
 /// The component name of a `#[derive(ResultEnvelope)]` struct named `name`: its own name, and
