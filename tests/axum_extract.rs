@@ -131,9 +131,21 @@ async fn a_body_not_declared_as_json_is_a_415_invalid_body_problem() {
         let (status, _, problem) = call(request.body(Body::empty()).unwrap()).await;
         assert_eq!((status, problem["code"].as_str()), (400, Some("INVALID_BODY")), "for {content_type:?}");
     }
-    for content_type in ["application/json", "Application/JSON; charset=utf-8", "application/merge-patch+json"] {
+    for content_type in [
+        "application/json",
+        "Application/JSON; charset=utf-8",
+        "application/json; charset=\"UTF-8\"",
+        "application/merge-patch+json",
+    ] {
         let request = Request::post("/accounts").header("content-type", content_type).body(Body::from(GOOD)).unwrap();
         assert_eq!(call(request).await.0, 200, "for {content_type}");
+    }
+    // JSON is UTF-8: a body declared in another charset would be read as UTF-8 all the same.
+    for content_type in ["application/json; charset=latin1", "application/json;charset=\"utf-16\""] {
+        let request = Request::post("/accounts").header("content-type", content_type).body(Body::from(GOOD)).unwrap();
+        let (status, _, problem) = call(request).await;
+        assert_eq!((status, problem["code"].as_str()), (415, Some("INVALID_BODY")), "{content_type}: {problem}");
+        assert!(problem["detail"].as_str().unwrap_or_default().contains("read as UTF-8"), "{problem}");
     }
 }
 

@@ -117,7 +117,8 @@ pub(crate) async fn json_body_bytes<S: Send + Sync>(request: Request, state: &S)
 }
 
 /// Refuses a request body not declared as JSON: `Content-Type: application/json`, or another
-/// `application/*+json` type, with any parameters. A body sent as another type, or with no
+/// `application/*+json` type, with any parameters but a `charset` other than UTF-8 (JSON is
+/// UTF-8, and the body is read so). A body sent as another type, or with no
 /// `Content-Type`, is the 415 `INVALID_BODY` problem rather than read as JSON anyway: a
 /// browser sends a `text/plain` form to another site without asking first, so a route that
 /// reads any body as JSON can be driven from another site with the user's cookies. Nor is a
@@ -151,13 +152,29 @@ pub fn declared_json(headers: &HeaderMap) -> Result<(), Problem> {
         }
     }
     let declared = headers.get(CONTENT_TYPE).map(|value| value.to_str().unwrap_or("(not text)"));
-    if declared.is_some_and(declares_json) {
-        return Ok(());
+    if let Some(declared) = declared.filter(|declared| declares_json(declared)) {
+        // JSON is UTF-8 (RFC 8259 section 8.1): a body declared in another charset would be
+        // read as UTF-8 all the same, its text not the one the client meant.
+        return match charset(declared) {
+            Some(charset) if !charset.eq_ignore_ascii_case("utf-8") => Err(unsupported(format!(
+                "The request body is declared `charset={charset}`; JSON is read as UTF-8: send it in UTF-8, as \
+                 `Content-Type: application/json`."
+            ))),
+            _ => Ok(()),
+        };
     }
     let sent = declared.map_or("without a `Content-Type`".to_owned(), |value| format!("as `{value}`"));
     Err(unsupported(format!(
         "The request body must be JSON, sent as `Content-Type: application/json`; it was sent {sent}."
     )))
+}
+
+/// The `charset` parameter of a `Content-Type` value, unquoted, when it has one.
+fn charset(content_type: &str) -> Option<&str> {
+    content_type.split(';').skip(1).find_map(|parameter| {
+        let (name, value) = parameter.split_once('=')?;
+        name.trim().eq_ignore_ascii_case("charset").then(|| value.trim().trim_matches('"'))
+    })
 }
 
 /// A JSON object whose members all have distinct names: a member named twice is an error.
