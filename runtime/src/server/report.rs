@@ -348,7 +348,7 @@ fn new_attempt(report: &IncompleteReport, status: u16) -> Option<Continuation> {
     message = "`{Self}` does not report completeness",
     label = "this response does not say whether it is complete",
     note = "return `completeness::Envelope<T, R>`, or a struct with `#[derive(ResultEnvelope)]` and a `#[envelope(completeness)]` field",
-    note = "for a response that is not a list, wrap it in `completeness::Exempt::new(value, \"why it cannot be truncated\")`",
+    note = "for a response that is not a list, wrap it in `completeness::Exempt::new(value, \"why it cannot be truncated\")`, or route its handler (a create, a delete) unchecked on its own: `.route(path, axum::routing::post(create))`, which axum merges with the path's checked methods",
     note = "an envelope is a JSON response itself: return it as it is, not wrapped in `Json(...)`"
 )]
 pub trait ReportsCompleteness {
