@@ -126,6 +126,45 @@ async fn database(name: &str) -> std::path::PathBuf {
     path
 }
 
+/// A SQLite file another process holds locked is an outage for the readiness check (503, the
+/// balancer takes the replica out), and it waits for the lock on a thread of its own: the
+/// routes that need no database (`/metrics`) still answer meanwhile. Once the lock is released
+/// the replica is ready again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sqlite_file_locked_by_another_process_makes_the_replica_unready_until_released() {
+    let dir = std::env::temp_dir().join(format!("service-accounts-hardening-{}-locked", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("inventory.sqlite");
+    let _ = std::fs::remove_file(&path);
+    let h = Harness::start(e2e_support::Config { db: Some(path.clone()), ..config(20) }).await;
+    assert_eq!(h.send(reqwest::Method::GET, "/ready", None, None).await.status, 200);
+
+    let (locked, release) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
+    let holder = std::thread::spawn({
+        let path = path.clone();
+        let (locked, release) = (locked.0, release.1);
+        move || {
+            let conn = rusqlite::Connection::open(path).unwrap();
+            conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
+            locked.send(()).unwrap();
+            release.recv().unwrap();
+            conn.execute_batch("COMMIT").unwrap();
+        }
+    });
+    locked.1.recv().unwrap();
+    let (ready, metrics) = tokio::join!(
+        h.send(reqwest::Method::GET, "/ready", None, None),
+        h.request(reqwest::Method::GET, "/metrics").send()
+    );
+    ready.assert_problem(503, "SERVICE_UNAVAILABLE");
+    assert_eq!(ready.retry_after.as_deref(), Some("5"), "{ready:?}");
+    assert_eq!(metrics.expect("/metrics answers while the file is locked").status(), 200);
+    release.0.send(()).unwrap();
+    holder.join().unwrap();
+    assert_eq!(h.send(reqwest::Method::GET, "/ready", None, None).await.status, 200, "ready again");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Two processes on one SQLite file take turns at writing: a write waits for the other's to
 /// end, where a transaction that read first and then wrote failed at once with "database is
 /// locked" (the 503 of an unreachable database). Two stores here, each with its own

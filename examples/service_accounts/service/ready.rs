@@ -37,15 +37,23 @@ pub struct Ready {
 }
 
 /// `GET /ready`: 200 with [`Ready`] when the database answered a read within [`READY_TIMEOUT`],
-/// else the 503 of an outage (and the 500 of any other failure of the database, whose cause is
-/// logged).
+/// else the 503 of an outage (and the 500 of any other failure of the database, a file that is
+/// no database any more say, whose cause is logged: a balancer takes the replica out for either).
 pub async fn ready(State(state): State<AppState>) -> Result<Exempt<Json<Ready>>, Problem> {
-    match tokio::time::timeout(READY_TIMEOUT, state.store.current_snapshot()).await {
-        Ok(Ok(_)) => {
+    // A task of its own: SQLite's calls run on their thread (`store::sqlite`), where a timeout
+    // around them could not fire before they return; this task's timeout fires all the same.
+    let store = state.store.clone();
+    let check = tokio::spawn(async move { store.current_snapshot().await });
+    match tokio::time::timeout(READY_TIMEOUT, check).await {
+        Ok(Ok(Ok(_))) => {
             let ready = Ready { status: "ready", replica: state.replica.replica.clone() };
             Ok(Exempt::new(Json(ready), READY_EXEMPT))
         }
-        Ok(Err(error)) => Err(store_problem(error)),
+        Ok(Ok(Err(error))) => Err(store_problem(error)),
+        Ok(Err(failed)) => {
+            tracing::error!(error = %failed, "the readiness check failed; answering 500");
+            Err(Problem::new(completeness::ProblemCode::Internal, "The server failed; the cause is in its log."))
+        }
         Err(_) => {
             let waited_ms = READY_TIMEOUT.as_millis() as u64;
             tracing::error!(waited_ms, "the database did not answer the readiness check in time; answering 503");

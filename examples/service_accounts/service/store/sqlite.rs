@@ -1,7 +1,8 @@
 //! [`AccountStore`] on SQLite: the SQL lives in [`SqliteStore`]'s own methods. Each call holds the
-//! connection's mutex for one short statement or transaction and runs on the calling task (no
-//! `spawn_blocking`): the embedded database answers in microseconds, and the handler waits for
-//! it either way.
+//! connection's mutex for one short statement or transaction, on the calling task's thread
+//! ([`blocking`]): the embedded database answers in microseconds, and the handler waits for it
+//! either way; but a file another process holds locked makes a call wait up to the busy timeout
+//! (5 s), and that wait must not hold a worker the other requests (`/metrics`, `/ready`) need.
 
 use super::super::db::{
     Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, OwnerSet, Snapshot, SqliteStore, StoreError,
@@ -11,23 +12,25 @@ use super::AccountStore;
 #[async_trait::async_trait]
 impl AccountStore for SqliteStore {
     async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<u32, StoreError> {
-        if self.is_empty()? {
-            self.seed(accounts)?;
-        }
-        self.seed_grants(grants)?;
-        self.seeded()
+        blocking(|| {
+            if self.is_empty()? {
+                self.seed(accounts)?;
+            }
+            self.seed_grants(grants)?;
+            self.seeded()
+        })
     }
     async fn grant(&self, name: &str) -> Result<Option<Grant>, StoreError> {
-        SqliteStore::grant(self, name)
+        blocking(|| SqliteStore::grant(self, name))
     }
     async fn revoke_tenant(&self, name: &str, tenant: &str) -> Result<Option<Grant>, StoreError> {
-        SqliteStore::revoke_tenant(self, name, tenant)
+        blocking(|| SqliteStore::revoke_tenant(self, name, tenant))
     }
     async fn current_snapshot(&self) -> Result<Snapshot, StoreError> {
-        SqliteStore::current_snapshot(self)
+        blocking(|| SqliteStore::current_snapshot(self))
     }
     async fn check_retained(&self, snapshot: Snapshot) -> Result<(), StoreError> {
-        SqliteStore::check_retained(self, snapshot)
+        blocking(|| SqliteStore::check_retained(self, snapshot))
     }
     async fn page(
         &self,
@@ -36,7 +39,7 @@ impl AccountStore for SqliteStore {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
-        SqliteStore::page(self, snapshot, after, filter, limit)
+        blocking(|| SqliteStore::page(self, snapshot, after, filter, limit))
     }
     async fn page_by_offset(
         &self,
@@ -45,19 +48,19 @@ impl AccountStore for SqliteStore {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<ListItem>, StoreError> {
-        SqliteStore::page_by_offset(self, snapshot, offset, filter, limit)
+        blocking(|| SqliteStore::page_by_offset(self, snapshot, offset, filter, limit))
     }
     async fn count(&self, snapshot: Snapshot, filter: &Filter) -> Result<u64, StoreError> {
-        SqliteStore::count(self, snapshot, filter)
+        blocking(|| SqliteStore::count(self, snapshot, filter))
     }
     async fn get(&self, id: &str) -> Result<Option<Account>, StoreError> {
-        SqliteStore::get(self, id)
+        blocking(|| SqliteStore::get(self, id))
     }
     async fn current_accounts(&self) -> Result<(Snapshot, Vec<Account>), StoreError> {
-        SqliteStore::current_accounts(self)
+        blocking(|| SqliteStore::current_accounts(self))
     }
     async fn create(&self, by: Option<&Grantee<'_>>, new: NewAccount) -> Result<(Account, Snapshot), StoreError> {
-        SqliteStore::create(self, by, new)
+        blocking(|| SqliteStore::create(self, by, new))
     }
     async fn set_owner(
         &self,
@@ -65,10 +68,10 @@ impl AccountStore for SqliteStore {
         id: &str,
         owner: Option<String>,
     ) -> Result<OwnerSet, StoreError> {
-        SqliteStore::set_owner(self, by, id, owner)
+        blocking(|| SqliteStore::set_owner(self, by, id, owner))
     }
     async fn delete(&self, by: Option<&Grantee<'_>>, id: &str) -> Result<(Account, Snapshot), StoreError> {
-        SqliteStore::delete(self, by, id)
+        blocking(|| SqliteStore::delete(self, by, id))
     }
     async fn archive(
         &self,
@@ -78,15 +81,26 @@ impl AccountStore for SqliteStore {
         now: &Filter,
         ids: &[String],
     ) -> Result<(ArchiveOutcome, Vec<Account>), StoreError> {
-        SqliteStore::archive(self, by, snapshot, then, now, ids)
+        blocking(|| SqliteStore::archive(self, by, snapshot, then, now, ids))
     }
     async fn prune(&self) -> Result<Snapshot, StoreError> {
-        SqliteStore::prune(self)
+        blocking(|| SqliteStore::prune(self))
     }
     async fn version_count(&self) -> Result<u64, StoreError> {
-        SqliteStore::version_count(self)
+        blocking(|| SqliteStore::version_count(self))
     }
     async fn fingerprint(&self) -> Result<String, StoreError> {
-        SqliteStore::fingerprint(self)
+        blocking(|| SqliteStore::fingerprint(self))
+    }
+}
+
+/// Runs `call` on this thread. On a multi-threaded runtime (the service's) it runs through
+/// `block_in_place`, which hands this worker's other tasks to another worker first, so a call
+/// that waits for a lock (another process's write on the same file) stalls its own request
+/// only. On a current-thread runtime (a test's) there is no other worker: it runs as it is.
+fn blocking<T>(call: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|runtime| runtime.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(call),
+        _ => call(),
     }
 }
