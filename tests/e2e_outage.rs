@@ -145,3 +145,40 @@ async fn the_openapi_document_declares_the_outage_answer_of_every_authenticated_
     }
     assert!(authenticated >= 8, "{authenticated} authenticated operations");
 }
+
+/// A server that turns read-only under the running service (a failover to a standby, here
+/// `default_transaction_read_only`) still answers reads, and refuses each write with the 503 of
+/// an outage and `Retry-After`, never a 500, writing nothing; writes pass again once it takes
+/// them.
+#[tokio::test]
+async fn a_server_turned_read_only_refuses_writes_with_a_503_until_it_takes_them_again() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let name = url.rsplit_once('/').unwrap().1.to_owned();
+    let h = Harness::start(Config { db: Some(url.clone().into()), ..config(20) }).await;
+    let read_only = |on: bool| {
+        let name = name.clone();
+        async move {
+            let setting = if on { "on" } else { "off" };
+            e2e_support::postgres::on_server(&format!(
+                "ALTER DATABASE {name} SET default_transaction_read_only = {setting}"
+            ))
+            .await;
+            // Sessions take the setting when they start: end the pool's.
+            e2e_support::postgres::on_server(&format!(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+            ))
+            .await;
+        }
+    };
+    read_only(true).await;
+    let before = h.get("/service-accounts/sa-000001", "admin").await;
+    assert_eq!(before.status, 200, "reads still work: {:?}", before.body);
+    let patched = h.patch("/service-accounts/sa-000001", "admin", &serde_json::json!({"owner": "li"})).await;
+    patched.assert_problem(503, "SERVICE_UNAVAILABLE");
+    assert_eq!(patched.retry_after.as_deref(), Some("5"), "{patched:?}");
+    assert_eq!(h.get("/service-accounts/sa-000001", "admin").await.body, before.body, "nothing was written");
+
+    read_only(false).await;
+    let patched = h.patch("/service-accounts/sa-000001", "admin", &serde_json::json!({"owner": "li"})).await;
+    assert_eq!(patched.status, 200, "{:?}", patched.body);
+}

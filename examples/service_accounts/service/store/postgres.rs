@@ -563,7 +563,11 @@ fn refused_check(hook: &HookError, code: Option<&SqlState>) -> Option<String> {
 /// fixed and name only the tables it created on start, so one missing is a database that lost
 /// its schema under the running service (dropped and created again empty, a restore in
 /// progress, `pg_restore --clean` between its drop and its create), not a fault of the request
-/// or of the service, and it ends when the schema is back. A database that does not exist
+/// or of the service, and it ends when the schema is back. So is a write refused by a server
+/// that turned read-only under the running service (25006, read_only_sql_transaction: a
+/// failover to a standby, `default_transaction_read_only` set): nothing was written, and it
+/// ends when the server takes writes again (at start-up a read-only session is a setting to
+/// fix instead, [`refused_settings`]). A database that does not exist
 /// (3D000) is not listed: the server says so only on connecting, and every failure to connect
 /// is an outage already ([`pool_error`]); at start-up it is a setting to fix
 /// ([`refused_settings`]).
@@ -572,7 +576,7 @@ fn is_outage(code: &SqlState) -> bool {
     code.starts_with("08")
         || code.starts_with("53")
         || code.starts_with("40")
-        || matches!(code, "57P01" | "57P02" | "57P03" | "42P01")
+        || matches!(code, "57P01" | "57P02" | "57P03" | "42P01" | "25006")
 }
 
 /// True when an I/O error is among the causes of `error`.
