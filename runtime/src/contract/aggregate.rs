@@ -10,7 +10,9 @@ use crate::contract::completeness::{Completeness, Shape};
 use crate::contract::reason::{Reason, StandardReason};
 use crate::contract::rules::{Rule, Violation};
 
-/// How an aggregate's value relates to the truth.
+/// How an aggregate's value relates to the truth: exact over the whole scope, a lower bound, or
+/// an estimate; never exact while the aggregate is incomplete (contract §2.6).
+// Its derived schemas are the aggregate schemas' one list of its wire names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

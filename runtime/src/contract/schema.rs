@@ -747,7 +747,7 @@ pub fn aggregate_json<R: BlockSchemas>(
     generator: &mut schemars::SchemaGenerator,
 ) -> schemars::Schema {
     let mut schema = block_json::<R>(generator, Response::Aggregate);
-    let relation = serde_json::json!({"enum": RELATIONS, "description": RELATION_ABOUT});
+    let relation = generator.subschema_for::<crate::Relation>().to_value();
     add_member(&mut schema, "relation", relation, true);
     match name {
         Some(name) => {
@@ -1050,15 +1050,6 @@ fn block_openapi<R: BlockSchemas>(shape: Response) -> utoipa::openapi::schema::O
     })
 }
 
-/// The values of `relation` (contract §2.6), in the order [`Relation`](crate::Relation) lists them.
-#[cfg(any(feature = "json-schema", feature = "openapi"))]
-const RELATIONS: [&str; 3] = ["exact", "lower_bound", "estimate"];
-
-/// What an aggregate's `relation` says.
-#[cfg(any(feature = "json-schema", feature = "openapi"))]
-const RELATION_ABOUT: &str = "How the value relates to the truth: exact over the whole scope, a lower bound, or an \
-                              estimate; never exact while the aggregate is incomplete (contract §2.6).";
-
 /// What an aggregate is.
 #[cfg(any(feature = "json-schema", feature = "openapi"))]
 const AGGREGATE: &str = "An aggregate (a count) with its completeness block and `relation` (contract §2.6).";
@@ -1076,9 +1067,8 @@ const OPEN_VALUE: &str = " Its value is its one member besides those listed (its
 /// [`add_aggregate_rules`] adds the rules utoipa cannot write.
 #[cfg(feature = "openapi")]
 pub fn aggregate_openapi<R: BlockSchemas>(name: Option<&str>, value: openapi::Schema) -> openapi::Schema {
-    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
-    let relation =
-        ObjectBuilder::new().schema_type(Type::String).enum_values(Some(RELATIONS)).description(Some(RELATION_ABOUT));
+    use utoipa::openapi::schema::AdditionalProperties;
+    let relation = <crate::Relation as utoipa::PartialSchema>::schema();
     let object = block_openapi::<R>(Response::Aggregate).property("relation", relation).required("relation");
     match name {
         Some(name) => object.description(Some(AGGREGATE)).property(name, value).required(name).into(),

@@ -25,11 +25,14 @@ use crate::contract::warning::Warning;
 /// ```
 #[track_caller]
 pub fn assert_envelope_invariants(response: &Value) {
-    if let Err(violations) = check_envelope_invariants(response) {
-        panic!(
-            "the response breaks the completeness contract:\n  - {}\nresponse: {response}",
-            violations.join("\n  - ")
-        );
+    panic_listing("the response", check_envelope_invariants(response), response);
+}
+
+/// Panics with every violation in `checked`, naming `what` broke the contract.
+#[track_caller]
+fn panic_listing(what: &str, checked: Result<(), Vec<String>>, response: &Value) {
+    if let Err(violations) = checked {
+        panic!("{what} breaks the completeness contract:\n  - {}\nresponse: {response}", violations.join("\n  - "));
     }
 }
 
@@ -108,12 +111,7 @@ pub fn check_envelope_invariants(response: &Value) -> Result<(), Vec<String>> {
 /// ```
 #[track_caller]
 pub fn assert_aggregate_invariants(response: &Value) {
-    if let Err(violations) = check_aggregate_invariants(response) {
-        panic!(
-            "the aggregate breaks the completeness contract:\n  - {}\nresponse: {response}",
-            violations.join("\n  - ")
-        );
-    }
+    panic_listing("the aggregate", check_aggregate_invariants(response), response);
 }
 
 /// Every violation of the aggregate contract (contract §2.6) in `response`, or `Ok(())`.
