@@ -361,6 +361,15 @@ fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticate
     problems
 }
 
+/// `problems` and the service's own `codes` beside them (each with its status), in status order.
+fn also(mut problems: Problems, codes: &[(u16, &str)]) -> Problems {
+    for (status, code) in codes {
+        add(&mut problems, *status, code);
+    }
+    problems.sort_by_key(|(status, _)| *status);
+    problems
+}
+
 fn with_problems(mut operation: OperationBuilder, problems: Problems) -> OperationBuilder {
     for (status, codes) in problems {
         operation = operation.response(status.to_string(), problem_response(status, &codes));
@@ -465,20 +474,16 @@ pub fn openapi() -> OpenApi {
         .response("200", json_response("The account and the snapshot holding the change", "Mutation"))
         .extensions(Some(exempt(MUTATION_EXEMPT)));
     // A write whose credential lost the tenant while it waited for the write lock: FORBIDDEN.
-    let mut patch_problems = problems(&[InvalidRequest, InvalidBody, NotFound, Forbidden], None, true, true);
     // An archived account is neither given an owner nor deleted.
-    add(&mut patch_problems, 409, ACCOUNT_ARCHIVED);
-    patch_problems.sort_by_key(|(status, _)| *status);
-    let patch = with_problems(patch, patch_problems);
+    let patch_problems = problems(&[InvalidRequest, InvalidBody, NotFound, Forbidden], None, true, true);
+    let patch = with_problems(patch, also(patch_problems, &[(409, ACCOUNT_ARCHIVED)]));
     let delete = OperationBuilder::new()
         .operation_id(Some("delete_service_account"))
         .parameter(id())
         .response("200", json_response("The deleted account and the snapshot holding the change", "Mutation"))
         .extensions(Some(exempt(MUTATION_EXEMPT)));
-    let mut delete_problems = problems(&[InvalidRequest, NotFound, Forbidden], None, true, false);
-    add(&mut delete_problems, 409, ACCOUNT_ARCHIVED);
-    delete_problems.sort_by_key(|(status, _)| *status);
-    let delete = with_problems(delete, delete_problems);
+    let delete_problems = problems(&[InvalidRequest, NotFound, Forbidden], None, true, false);
+    let delete = with_problems(delete, also(delete_problems, &[(409, ACCOUNT_ARCHIVED)]));
     let archive = OperationBuilder::new()
         .operation_id(Some("archive_service_accounts"))
         .summary(Some("Archive unowned accounts, with the evidence of a complete owner=none inventory"))
@@ -535,10 +540,12 @@ pub fn openapi() -> OpenApi {
     let document = with_problems(document, problems(&[InvalidRequest], None, false, false));
 
     // A prober holds no credential, yet the check reads the database: it answers its outage.
-    let mut ready_problems = problems(&[InvalidRequest], None, false, false);
-    add(&mut ready_problems, 503, refusals::refusal(StatusCode::SERVICE_UNAVAILABLE).code().as_str());
-    add(&mut ready_problems, 500, ProblemCode::Internal.as_str());
-    ready_problems.sort_by_key(|(status, _)| *status);
+    let outage = refusals::refusal(StatusCode::SERVICE_UNAVAILABLE);
+    let unavailable = outage.code();
+    let ready_problems = also(
+        problems(&[InvalidRequest], None, false, false),
+        &[(503, unavailable.as_str()), (500, ProblemCode::Internal.as_str())],
+    );
     let ready = with_problems(OperationBuilder::new(), ready_problems)
         .operation_id(Some("ready"))
         .summary(Some("Whether this replica can serve now (its database answers); no credential needed"))
