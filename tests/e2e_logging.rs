@@ -562,3 +562,44 @@ async fn a_request_whose_client_went_away_is_logged_and_counted_as_aborted() {
         "counted under 499:\n{metrics}"
     );
 }
+
+/// A readiness probe or a metrics scrape that succeeds, which a balancer and a scraper repeat
+/// every few seconds on every replica, writes its request line at `DEBUG`: the log at `INFO`
+/// keeps the requests that did something. One that fails is written at `INFO`, as every other.
+#[tokio::test]
+async fn a_successful_probe_or_scrape_is_logged_at_debug_and_a_failed_one_at_info() {
+    use e2e_support::service::telemetry::{REQUEST_LOG, ResponseLine, Routine};
+    use tower_http::trace::OnResponse;
+
+    let log = LogBuffer::default();
+    let writer = {
+        let log = log.clone();
+        move || log.clone()
+    };
+    let subscriber =
+        tracing_subscriber::registry().with(filter("info,request_log=debug").unwrap()).with(human_layer(writer, false));
+    let _log = tracing::subscriber::set_default(subscriber);
+    let h = Harness::start(config(20)).await;
+    assert_eq!(h.send(reqwest::Method::GET, "/ready", None, None).await.status, 200);
+    assert_eq!(h.request(reqwest::Method::GET, "/metrics").send().await.unwrap().status(), 200);
+    assert_eq!(h.get("/service-accounts?page_size=1", "admin").await.status, 200);
+    let text = log.text();
+    let level_of = |route: &str| {
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|line| line.contains(&format!("route=\"{route}\"")) && line.contains("finished processing request"))
+            .collect();
+        assert_eq!(lines.len(), 1, "one request line for {route}:\n{text}");
+        ["DEBUG", "INFO"].into_iter().find(|level| lines[0].contains(level)).unwrap_or("other")
+    };
+    assert_eq!(level_of("/ready"), "DEBUG", "{text}");
+    assert_eq!(level_of("/metrics"), "DEBUG", "{text}");
+    assert_eq!(level_of("/service-accounts"), "INFO", "{text}");
+
+    // A probe answered 503 (its database down) is a line at `INFO`.
+    let failed = axum::http::Response::builder().status(503).extension(Routine).body(()).unwrap();
+    let before = log.text().len();
+    ResponseLine.on_response(&failed, std::time::Duration::from_millis(2), &tracing::Span::none());
+    let line = log.text()[before..].to_owned();
+    assert!(line.contains("INFO") && line.contains(REQUEST_LOG) && line.contains("status=503"), "{line}");
+}

@@ -11,13 +11,14 @@
 
 use std::time::Duration;
 
-use axum::Json;
 use axum::extract::State;
+use axum::{Extension, Json};
 use completeness::{Exempt, Problem};
 use serde::Serialize;
 
 use super::http::{outage, store_problem};
 use super::state::AppState;
+use super::telemetry::Routine;
 
 /// Why `GET /ready` carries no completeness block.
 pub const READY_EXEMPT: &str = "whether this replica can serve now, not a list";
@@ -39,7 +40,7 @@ pub struct Ready {
 /// `GET /ready`: 200 with [`Ready`] when the database answered a read within [`READY_TIMEOUT`],
 /// else the 503 of an outage (and the 500 of any other failure of the database, a file that is
 /// no database any more say, whose cause is logged: a balancer takes the replica out for either).
-pub async fn ready(State(state): State<AppState>) -> Result<Exempt<Json<Ready>>, Problem> {
+pub async fn ready(State(state): State<AppState>) -> Result<Exempt<(Extension<Routine>, Json<Ready>)>, Problem> {
     // A task of its own: SQLite's calls run on their thread (`store::sqlite`), where a timeout
     // around them could not fire before they return; this task's timeout fires all the same.
     let store = state.store.clone();
@@ -47,7 +48,7 @@ pub async fn ready(State(state): State<AppState>) -> Result<Exempt<Json<Ready>>,
     match tokio::time::timeout(READY_TIMEOUT, check).await {
         Ok(Ok(Ok(_))) => {
             let ready = Ready { status: "ready", replica: state.replica.replica.clone() };
-            Ok(Exempt::new(Json(ready), READY_EXEMPT))
+            Ok(Exempt::new((Extension(Routine), Json(ready)), READY_EXEMPT))
         }
         Ok(Ok(Err(error))) => Err(store_problem(error)),
         Ok(Err(failed)) => {

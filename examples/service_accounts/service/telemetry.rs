@@ -13,6 +13,7 @@ use std::io::IsTerminal;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use axum::Extension;
 use axum::http::{HeaderValue, Request, Response, header};
 use completeness::{Exempt, Reported};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -304,15 +305,16 @@ impl Drop for Unanswered {
 }
 
 /// `GET /metrics`: the counters in the Prometheus text format (empty when no recorder is ours).
-pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], String)> {
+pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], Extension<Routine>, String)> {
     let text = METRICS.get().and_then(Option::as_ref).map(PrometheusHandle::render).unwrap_or_default();
     let content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
-    Exempt::new(([(header::CONTENT_TYPE, content_type)], text), super::openapi::METRICS_EXEMPT)
+    Exempt::new(([(header::CONTENT_TYPE, content_type)], Extension(Routine), text), super::openapi::METRICS_EXEMPT)
 }
 
 /// The request log: an `x-request-id` on every request (kept when the client sent one) and
 /// echoed on the response, a span per request with that id, the method and the route
-/// template, one `INFO` line per response with its status and latency (and a `WARN` line, status
+/// template, one `INFO` line per response with its status and latency (`DEBUG` for a successful
+/// probe or scrape, [`Routine`]; and a `WARN` line, status
 /// [`CLIENT_CLOSED_REQUEST`], for a request whose client went away while it ran), and the
 /// request in [`REQUEST_DURATION`]. The framework's
 /// events are written inside that span, so they carry the request id too.
@@ -350,9 +352,21 @@ pub const REQUEST_LOG: &str = "request_log";
 impl<B> OnResponse<B> for ResponseLine {
     fn on_response(self, response: &Response<B>, latency: Duration, _span: &tracing::Span) {
         let latency_ms = latency.as_micros() as f64 / 1000.0;
-        tracing::info!(target: REQUEST_LOG, status = response.status().as_u16(), latency_ms, "finished processing request");
+        let status = response.status().as_u16();
+        if response.status().is_success() && response.extensions().get::<Routine>().is_some() {
+            tracing::debug!(target: REQUEST_LOG, status, latency_ms, "finished processing request");
+        } else {
+            tracing::info!(target: REQUEST_LOG, status, latency_ms, "finished processing request");
+        }
     }
 }
+
+/// Marks an answer to a request a machine repeats every few seconds (a readiness probe, a
+/// metrics scrape): its request line is written at `DEBUG` when it succeeded, so that three
+/// replicas probed every 5 s and scraped every 15 s do not fill the log at `INFO` with lines
+/// that say nothing happened. One that failed is written at `INFO` as every other request.
+#[derive(Debug, Clone, Copy)]
+pub struct Routine;
 
 /// tower-http's classifier of server errors, but for answers: a 5xx that carries what its
 /// handler's answer said of its completeness is a refused partial answer (a strict demand met
