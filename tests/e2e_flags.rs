@@ -293,10 +293,22 @@ fn a_keys_file_is_read_with_the_flags() {
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&good, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let exposed = e2e_support::service::keyring::exposure(&good).expect("a ring others can read is named");
-        assert!(exposed.contains("(mode 644)") && exposed.contains("chmod 600"), "{exposed}");
-        std::fs::set_permissions(&good, std::fs::Permissions::from_mode(0o600)).unwrap();
-        assert_eq!(e2e_support::service::keyring::exposure(&good), None);
+        let exposure = |mode: u32| {
+            std::fs::set_permissions(&good, std::fs::Permissions::from_mode(mode)).unwrap();
+            e2e_support::service::keyring::exposure(&good)
+        };
+        let exposed = exposure(0o644).expect("a ring others can read is named");
+        assert!(exposed.contains("read by others") && exposed.contains("(mode 644)"), "{exposed}");
+        assert!(exposed.contains("chmod 600") && !exposed.contains("changed"), "{exposed}");
+        // One others can change is named for what that allows: a key of their own.
+        let exposed = exposure(0o620).expect("a ring others can change is named");
+        assert!(exposed.contains("changed by others") && exposed.contains("a key of their own"), "{exposed}");
+        assert!(!exposed.contains("read") && exposed.contains("(mode 620)"), "{exposed}");
+        let exposed = exposure(0o666).expect("a ring anyone can read and change is named");
+        assert!(exposed.contains("read and changed by others"), "{exposed}");
+        // An execute bit gives nothing away.
+        assert_eq!(exposure(0o711), None);
+        assert_eq!(exposure(0o600), None);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -15,23 +15,26 @@ pub fn from_file(path: &Path) -> Result<CursorKeys, String> {
     CursorKeys::parse(&spec.join(",")).map_err(|e| format!("--keys-file {}: {e}", path.display()))
 }
 
-/// What an operator is told when the ring in `path` can be read by others than its owner
-/// (group or world permission bits): whoever reads it can sign cursors and evidence tokens the
-/// service accepts. A warning, not a refusal: a secret mounted by an orchestrator is often
-/// readable by the group on purpose. `None` when it is not, or elsewhere than on Unix.
+/// What an operator is told when the ring in `path` can be read or changed by others than its
+/// owner (group or world read or write bits): whoever reads it can sign cursors and evidence
+/// tokens the service accepts, and whoever changes it can add a key of their own, accepted from
+/// the next start. A warning, not a refusal: a secret mounted by an orchestrator is often
+/// readable by the group on purpose. `None` when it is not (an execute bit alone gives nothing
+/// away), or elsewhere than on Unix.
 pub fn exposure(path: &Path) -> Option<String> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(path).ok()?.permissions().mode();
-        (mode & 0o077 != 0).then(|| {
-            format!(
-                "--keys-file {} can be read by others than its owner (mode {:o}): whoever reads it can sign cursors and \
-                 evidence the service accepts; chmod 600 it",
-                path.display(),
-                mode & 0o777
-            )
-        })
+        let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+        let signs = "whoever reads it can sign cursors and evidence the service accepts";
+        let adds = "whoever changes it can add a key of their own, which the service accepts from its next start";
+        let risk = match (mode & 0o044 != 0, mode & 0o022 != 0) {
+            (false, false) => return None,
+            (true, false) => format!("read by others than its owner (mode {mode:o}): {signs}"),
+            (false, true) => format!("changed by others than its owner (mode {mode:o}): {adds}"),
+            (true, true) => format!("read and changed by others than its owner (mode {mode:o}): {signs}, and {adds}"),
+        };
+        Some(format!("--keys-file {} can be {risk}; chmod 600 it", path.display()))
     }
     #[cfg(not(unix))]
     {
