@@ -2105,3 +2105,26 @@ async fn under_faults_an_account_read_over_mcp_gets_a_field_left_out() {
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }
+
+/// In a session, the methods of a capability the service does not offer that only sessions
+/// have (resource subscriptions) are refused as the others are: `-32601`
+/// with `data.code` `NOT_FOUND` and a message saying what is served, where rmcp answered with
+/// the bare method name and no event.
+#[tokio::test]
+async fn a_resource_subscription_in_a_session_is_refused_as_not_offered() {
+    let h = Harness::start(config(20)).await;
+    let session = raw_session(&h).await;
+    let methods = [
+        ("resources/subscribe", json!({"uri": "file:///etc/passwd"})),
+        ("resources/unsubscribe", json!({"uri": "file:///etc/passwd"})),
+    ];
+    for (id, (method, params)) in methods.into_iter().enumerate() {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let answer = session_post(&h, Some(&session), body).send().await.unwrap();
+        let answer = message(&answer.text().await.unwrap());
+        assert_eq!(answer["error"]["code"], -32601, "{method}: {answer}");
+        assert_eq!(answer["error"]["data"]["code"], "NOT_FOUND", "{method}: {answer}");
+        let said = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(said.contains(method) && said.contains("tools/call"), "{method}: {said}");
+    }
+}

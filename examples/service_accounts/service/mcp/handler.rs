@@ -13,7 +13,8 @@ use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsRequestMethod, ListPromptsResult,
     ListResourceTemplatesRequestMethod, ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
     ListToolsRequestMethod, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestMethod,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestMethod,
+    SubscribeRequestParams, Tool, UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -151,6 +152,23 @@ impl ServerHandler for InventoryTools {
         list_resource_templates(Option<PaginatedRequestParams>) -> ListResourceTemplatesResult:
             ListResourceTemplatesRequestMethod;
         read_resource(ReadResourceRequestParams) -> ReadResourceResponse: ReadResourceRequestMethod;
+    }
+
+    // The resource subscriptions of sessions, refused as the methods above are (rmcp deprecates
+    // them for the `subscriptions/listen` of 2026-07-28). The methods of tasks and skills rmcp
+    // refuses itself, before any handler, as this server declares neither capability.
+    #[allow(deprecated)]
+    async fn subscribe(&self, _: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        Err(not_offered::<SubscribeRequestMethod>(&context))
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        _: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(not_offered::<UnsubscribeRequestMethod>(&context))
     }
 }
 

@@ -49,9 +49,11 @@
 //!     `data.code`), under a bounded route ([`route_of`](messages::route_of)) and the method `MCP`. A method MCP does
 //!     not define is `-32601` with `data.code` `NOT_FOUND`, under `unmatched`; so is one of a
 //!     capability this server does not offer (`resources/list`, `resources/read`,
-//!     `prompts/list`, `prompts/get`, `completion/complete`), under `/mcp`, and so is `ping` of
-//!     protocol 2026-07-28, which has none, under `unmatched`. `logging/setLevel`, which MCP
-//!     deprecates, stays rmcp's own `-32601`, without `data` and without an event.
+//!     `resources/subscribe`, `prompts/list`, `prompts/get`, `completion/complete`), under
+//!     `/mcp`, and so is `ping` of protocol 2026-07-28, which has none, under `unmatched`.
+//!     `logging/setLevel`, which MCP deprecates, and the methods of tasks and skills, which rmcp
+//!     refuses as no capability of theirs is declared, stay rmcp's own `-32601`, without `data`
+//!     and without an event.
 //! 11. The protocol versions are [`PROTOCOL_VERSIONS`]: 2025-06-18 and 2025-11-25 with a session,
 //!     2026-07-28 without one. 2024-11-05 and 2025-03-26, whose servers must read JSON-RPC
 //!     batches (refused here, 400 `INVALID_BODY`), are not agreed to: an `initialize` asking for
