@@ -130,11 +130,9 @@ async def admin_over_a_session(url):
                 check(False, "an unknown tool is a JSON-RPC error")
             except MCPError as error:
                 check(error.error.code in (-32601, -32602), f"an unknown tool is a JSON-RPC error ({error.error.code})")
-            try:
-                await mcp.call_tool("get_service_account", {"id": 7})
-                check(False, "a malformed argument is a JSON-RPC error")
-            except MCPError as error:
-                check(error.error.code == -32602, f"a malformed argument is invalid params ({error.error.code})")
+            # Since 2025-11-25 (SEP-1303) a tool error, which reaches the model.
+            malformed = await mcp.call_tool("get_service_account", {"id": 7})
+            refusal(malformed, "a malformed argument", "INVALID_ARGUMENTS")
 
             archived = envelope(
                 await mcp.call_tool("archive_service_accounts", {"ids": ids[:2], "evidence": evidence}),

@@ -503,7 +503,7 @@ async fn every_tool_declares_schemas_that_the_answers_actually_satisfy() {
 
 e2e_support::both_backends! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors() {
+async fn unknown_credentials_are_refused_and_malformed_calls_are_refused_as_their_protocol_says() {
     let h = Harness::start(config(30)).await;
     let before = h.store().fingerprint().await.unwrap();
     let refused = connect_with(&h, "mallory", ProtocolVersion::LATEST_WITH_INITIALIZE).await;
@@ -521,33 +521,42 @@ async fn unknown_credentials_are_refused_and_malformed_calls_get_json_rpc_errors
     denied.assert_problem(401, "UNAUTHENTICATED");
 
     let admin = connect(&h, "admin").await;
+    let older = connect_with(&h, "admin", ProtocolVersion::V_2025_06_18).await.expect("a 2025-06-18 session");
     let invalid_params = |error: ServiceError| match error {
-        ServiceError::McpError(data) => (data.code.0, data.message.to_string()),
-        other => panic!("a JSON-RPC error, not {other:?}"),
-    };
-    let unknown = match call(&admin, "drop_all_tables", json!({})).await.unwrap_err() {
         ServiceError::McpError(data) => data,
         other => panic!("a JSON-RPC error, not {other:?}"),
     };
-    assert_eq!(unknown.code.0, -32602, "{unknown:?}");
-    assert!(unknown.message.contains("unknown tool 'drop_all_tables'"), "{unknown:?}");
-    assert!(unknown.message.contains("`list_service_accounts`"), "it names the tools there are: {unknown:?}");
-    assert_eq!(unknown.data, Some(json!({"code": "INVALID_ARGUMENTS", "argument": "name"})), "a stable code");
-    for malformed in [
-        json!({"page_size": "ten"}),
-        json!({"page_size": {}}),
-        json!({"owner": 7}),
-        json!({"ownr": "none"}),
-        json!({"cursor": ["a"]}),
-    ] {
-        let (code, message) =
-            invalid_params(call(&admin, "list_service_accounts", malformed.clone()).await.unwrap_err());
-        assert_eq!(code, -32602, "{malformed}: {message}");
+    // An unknown tool is a JSON-RPC error in every version.
+    for client in [&admin, &older] {
+        let unknown = invalid_params(call(client, "drop_all_tables", json!({})).await.unwrap_err());
+        assert_eq!(unknown.code.0, -32602, "{unknown:?}");
+        assert!(unknown.message.contains("unknown tool 'drop_all_tables'"), "{unknown:?}");
+        assert!(unknown.message.contains("`list_service_accounts`"), "it names the tools there are: {unknown:?}");
+        assert_eq!(unknown.data, Some(json!({"code": "INVALID_ARGUMENTS", "argument": "name"})), "a stable code");
     }
-    let (code, _) = invalid_params(call(&admin, "search_service_accounts", json!({})).await.unwrap_err());
-    assert_eq!(code, -32602, "q is required");
-    let (code, _) = invalid_params(call(&admin, "archive_service_accounts", json!({"ids": "sa-1"})).await.unwrap_err());
-    assert_eq!(code, -32602);
+    // Arguments a known tool cannot read: since 2025-11-25 a tool error, which reaches the
+    // model so that it can correct its call (SEP-1303); in 2025-06-18 a JSON-RPC error.
+    let malformed = [
+        ("list_service_accounts", json!({"page_size": "ten"}), Some("page_size")),
+        ("list_service_accounts", json!({"page_size": {}}), Some("page_size")),
+        ("list_service_accounts", json!({"owner": 7}), Some("owner")),
+        ("list_service_accounts", json!({"ownr": "none"}), Some("ownr")),
+        ("list_service_accounts", json!({"cursor": ["a"]}), Some("cursor")),
+        ("search_service_accounts", json!({}), Some("q")),
+        ("archive_service_accounts", json!({"ids": "sa-1"}), Some("ids")),
+    ];
+    for (tool, arguments, argument) in malformed {
+        let (code, text) = refusal(&admin, tool, arguments.clone()).await;
+        assert_eq!(code, "INVALID_ARGUMENTS", "{tool}({arguments}): {text}");
+        assert!(text.contains("Call the tool again with arguments that fit its inputSchema"), "{text}");
+        let problem: Value = serde_json::from_str(&text[text.find("\n{").unwrap()..]).unwrap();
+        assert_eq!((problem["status"].clone(), problem["parameter"].as_str()), (json!(400), argument), "{problem}");
+        let error = invalid_params(call(&older, tool, arguments.clone()).await.unwrap_err());
+        assert_eq!(error.code.0, -32602, "{tool}({arguments}) in 2025-06-18: {error:?}");
+        assert!(error.message.ends_with("; the tool did not run (INVALID_ARGUMENTS)"), "{error:?}");
+        assert_eq!(error.data.as_ref().map(|data| data["argument"].as_str()), Some(argument), "{error:?}");
+    }
+    older.cancel().await.unwrap();
 
     // Values the schema excludes but the type allows are refused by the shared logic, with its code.
     let (code, _) = refusal(&admin, "list_service_accounts", json!({"page_size": 0})).await;
@@ -639,12 +648,19 @@ async fn protocol_versions_are_negotiated_and_sessions_have_ids() {
         let result = message(&text);
         assert_eq!(result["result"]["isError"], false, "{result}");
         assert_eq!(result["result"]["structuredContent"]["incomplete_reasons"][0]["code"], "MORE_PAGES_AVAILABLE");
-        // A malformed call is a JSON-RPC error, not an HTTP failure.
+        // A malformed call is refused as its version has it, not as an HTTP failure: a tool
+        // error since 2025-11-25, a JSON-RPC error before.
         let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "list_service_accounts", "arguments": {"page_size": "x"}}});
         let response = post(Some(&session), Some(version), call).await.unwrap();
         assert!(response.status().is_success());
-        assert_eq!(message(&response.text().await.unwrap())["error"]["code"], -32602);
+        let refused = message(&response.text().await.unwrap());
+        if version == "2025-06-18" {
+            assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        } else {
+            assert_eq!(refused["result"]["isError"], true, "{refused}");
+            assert_eq!(problem_in(&refused["result"])["code"], "INVALID_ARGUMENTS", "{refused}");
+        }
         let ended = h
             .request(reqwest::Method::DELETE, "/mcp")
             .bearer_auth("admin")
@@ -1279,6 +1295,7 @@ async fn argument_errors_name_the_argument_and_its_type_and_no_value_reaches_the
     let _log = tracing::subscriber::set_default(subscriber);
     let h = Harness::start(config(20)).await;
     let admin = connect(&h, "admin").await;
+    let older = connect_with(&h, "admin", ProtocolVersion::V_2025_06_18).await.expect("a 2025-06-18 session");
     const SECRET: &str = "c1.secret-token-never-logged";
     // Every argument of every tool, of a JSON type it cannot have and carrying SECRET, the
     // others valid.
@@ -1303,9 +1320,17 @@ async fn argument_errors_name_the_argument_and_its_type_and_no_value_reaches_the
         (ARCHIVE, "evidence", json!({"ids": ["sa-000001"], "evidence": [SECRET]}), "a string or null"),
     ];
     for (tool, argument, arguments, expected) in cases {
-        let error = match call(&admin, tool, arguments.clone()).await {
+        let (code, text) = refusal(&admin, tool, arguments.clone()).await;
+        assert_eq!(code, "INVALID_ARGUMENTS", "{tool}({arguments}): {text}");
+        let said = format!("REFUSED (INVALID_ARGUMENTS): argument `{argument}` must be {expected}.\n");
+        assert!(text.starts_with(&said), "{tool}({arguments}): {text}");
+        let problem: Value = serde_json::from_str(&text[text.find("\n{").unwrap()..]).unwrap();
+        assert_eq!(problem["parameter"], argument, "{problem}");
+        assert!(!text.contains("secret-token"), "{text}");
+        // In 2025-06-18, a JSON-RPC error with the same words, which rmcp logs.
+        let error = match call(&older, tool, arguments.clone()).await {
             Err(ServiceError::McpError(error)) => error,
-            other => panic!("{tool}({arguments}): a JSON-RPC error, not {other:?}"),
+            other => panic!("{tool}({arguments}): a JSON-RPC error in 2025-06-18, not {other:?}"),
         };
         assert_eq!(error.code.0, -32602, "{error:?}");
         let said = format!("argument `{argument}` must be {expected}; the tool did not run (INVALID_ARGUMENTS)");
@@ -1314,10 +1339,10 @@ async fn argument_errors_name_the_argument_and_its_type_and_no_value_reaches_the
         assert!(!format!("{error:?}").contains("secret-token"), "{error:?}");
     }
     // A missing or unknown argument is named too.
-    let error = call(&admin, SEARCH, json!({})).await.unwrap_err();
-    assert!(format!("{error:?}").contains("argument `q` is missing"), "{error:?}");
-    let error = call(&admin, LIST, json!({"ownr": "none"})).await.unwrap_err();
-    assert!(format!("{error:?}").contains("unknown argument `ownr`"), "{error:?}");
+    let (_, text) = refusal(&admin, SEARCH, json!({})).await;
+    assert!(text.contains("argument `q` is missing"), "{text}");
+    let (_, text) = refusal(&admin, LIST, json!({"ownr": "none"})).await;
+    assert!(text.contains("unknown argument `ownr`"), "{text}");
     // `arguments` that are not an object: the protocol's error, without the value either.
     for arguments in [json!(SECRET), json!([SECRET])] {
         let params = json!({"name": ARCHIVE, "arguments": arguments});
@@ -1326,6 +1351,7 @@ async fn argument_errors_name_the_argument_and_its_type_and_no_value_reaches_the
         assert!(!answer.body.to_string().contains("secret-token"), "{answer:?}");
     }
     admin.cancel().await.unwrap();
+    older.cancel().await.unwrap();
     h.running.stop().await.unwrap();
     let log = log.text();
     assert!(log.contains("must be an array of strings"), "rmcp logs the errors it answers with:\n{log}");
@@ -1381,7 +1407,7 @@ async fn a_number_argument_gets_the_rest_answer_whatever_its_json_form() {
             assert_eq!((problem["code"].clone(), problem["detail"].clone()), (rest.body["code"].clone(), rest.body["detail"].clone()), "time_budget_ms {text}");
         }
     }
-    // A JSON type that is not a number at all stays a JSON-RPC error.
+    // A JSON type that is not a number at all is refused for its type, before the tool runs.
     let unfit = [
         (LIST, r#"{"page_size": "10"}"#),
         (LIST, r#"{"page_size": {}}"#),
@@ -1392,8 +1418,10 @@ async fn a_number_argument_gets_the_rest_answer_whatever_its_json_form() {
     ];
     for (tool, arguments) in unfit {
         let answer = h.answer(raw_call(&h, "admin", 3, tool, arguments)).await;
-        assert_eq!(answer.body["error"]["code"], -32602, "{arguments}: {answer:?}");
-        assert!(answer.body["error"]["message"].as_str().unwrap_or_default().contains("must be an integer"), "{answer:?}");
+        assert_eq!(answer.body["result"]["isError"], true, "{arguments}: {answer:?}");
+        let problem = problem_in(&answer.body["result"]);
+        assert_eq!(problem["code"], "INVALID_ARGUMENTS", "{arguments}: {problem}");
+        assert!(problem["detail"].as_str().unwrap_or_default().contains("must be an integer"), "{problem}");
     }
     h.running.stop().await.unwrap();
 }

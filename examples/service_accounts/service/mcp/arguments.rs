@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use completeness::observe::EntryPoint;
 use completeness::{Problem, ProblemCode};
 use rmcp::ErrorData;
-use rmcp::model::JsonObject;
+use rmcp::model::{JsonObject, ProtocolVersion};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -104,12 +104,12 @@ pub(super) struct ArchiveArgs {
 }
 
 /// Reads a tool's arguments, checked against its `inputSchema` first: an unknown member, a
-/// missing one, or one of the wrong JSON type is a JSON-RPC invalid-params error naming the
-/// argument and the type it must have, never its value (which may be a cursor or an evidence
-/// token, and rmcp logs the error). Any JSON number passes where the schema says `integer`:
-/// which numbers are valid is the shared logic's to say, with its problem code.
-pub(super) fn read<T: DeserializeOwned>(schema: &JsonObject, arguments: JsonObject) -> Result<T, ErrorData> {
-    let unfit = |argument: &str, message: String| unfit_arguments(message, Some(argument));
+/// missing one, or one of the wrong JSON type is [`Unfit`], naming the argument and the type it
+/// must have, never its value (which may be a cursor or an evidence token, and rmcp logs a
+/// JSON-RPC error). Any JSON number passes where the schema says `integer`: which numbers are
+/// valid is the shared logic's to say, with its problem code.
+pub(super) fn read<T: DeserializeOwned>(schema: &JsonObject, arguments: JsonObject) -> Result<T, Unfit> {
+    let unfit = |argument: &str, message: String| Unfit { message, argument: Some(argument.to_owned()) };
     let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
     for (name, value) in &arguments {
         let Some(property) = properties.get(name) else {
@@ -126,11 +126,63 @@ pub(super) fn read<T: DeserializeOwned>(schema: &JsonObject, arguments: JsonObje
         return Err(unfit(missing, format!("argument `{missing}` is missing")));
     }
     serde_json::from_value(Value::Object(arguments))
-        .map_err(|_| unfit_arguments("the arguments do not fit the tool's inputSchema", None))
+        .map_err(|_| Unfit { message: "the arguments do not fit the tool's inputSchema".to_owned(), argument: None })
+}
+
+/// Arguments of a known tool that cannot be read ([`read`]): why, and the argument at fault
+/// when one is (its name as the client wrote it).
+#[derive(Debug)]
+pub(super) struct Unfit {
+    message: String,
+    argument: Option<String>,
+}
+
+impl Unfit {
+    /// The refusal as a problem, code `INVALID_ARGUMENTS` and status 400, what a REST route
+    /// answers a query it cannot read; `parameter` names the argument at fault.
+    pub(super) fn problem(&self) -> Problem {
+        let problem = Problem::new(ProblemCode::custom(INVALID_ARGUMENTS), format!("{}.", self.message))
+            .with_title("Invalid arguments")
+            .with_status(400);
+        match &self.argument {
+            Some(argument) => problem.with_parameter(&shown(argument)),
+            None => problem,
+        }
+    }
+
+    /// The refusal as a JSON-RPC invalid-params error ([`unfit_arguments`]).
+    pub(super) fn into_error(self) -> ErrorData {
+        unfit_arguments(self.message, self.argument.as_deref())
+    }
+}
+
+/// How a call whose arguments cannot be read is refused, by the protocol version of its
+/// session or request. 2025-11-25 made it a tool error (SEP-1303: the result reaches the model,
+/// which can correct its call, where a JSON-RPC error stops at its host); 2025-06-18 had it a
+/// JSON-RPC invalid-params error. A call of an unknown tool, or whose params do not fit the
+/// protocol's own schema, is a JSON-RPC error in every version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum UnfitArguments {
+    /// A JSON-RPC error, `-32602` with `data.code` `INVALID_ARGUMENTS` (2025-06-18).
+    ProtocolError,
+    /// A tool error, `isError: true`, `REFUSED (INVALID_ARGUMENTS)` (2025-11-25 and later).
+    ToolError,
+}
+
+impl UnfitArguments {
+    /// How a call of protocol `version` is refused; a call whose version is not known, the
+    /// current protocol's way.
+    pub(super) fn of(version: Option<&ProtocolVersion>) -> UnfitArguments {
+        // Versions are dates, `YYYY-MM-DD`: their text sorts as they do.
+        match version {
+            Some(version) if version.as_str() < ProtocolVersion::V_2025_11_25.as_str() => UnfitArguments::ProtocolError,
+            _ => UnfitArguments::ToolError,
+        }
+    }
 }
 
 /// The stable code of a call whose arguments (or tool name) cannot be read: the service's own,
-/// in the `data` of the JSON-RPC error.
+/// in the `data` of the JSON-RPC error or the tool error's problem.
 pub(super) const INVALID_ARGUMENTS: &str = "INVALID_ARGUMENTS";
 
 /// The problem code of a JSON-RPC error's `data.code`: this service's own (counted by name in

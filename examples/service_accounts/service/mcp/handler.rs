@@ -23,7 +23,7 @@ use tracing::Instrument;
 
 use super::super::auth::Caller;
 use super::super::telemetry;
-use super::arguments::{ArgumentNumbers, problem_code, unfit_arguments};
+use super::arguments::{ArgumentNumbers, UnfitArguments, problem_code, unfit_arguments};
 use super::messages::{refused_call, route_of, shown};
 use super::{InventoryTools, PATH, PROTOCOL_VERSIONS};
 
@@ -101,7 +101,8 @@ impl ServerHandler for InventoryTools {
         let span =
             parts.map_or_else(tracing::Span::none, |parts| telemetry::request_span(&parts.extensions, &parts.method));
         let arguments = request.arguments.unwrap_or_default();
-        self.call(&caller, &request.name, arguments, &numbers).instrument(span).await.map(CallToolResponse::from)
+        let unfit = UnfitArguments::of(context.protocol_version().as_ref());
+        self.call(&caller, &request.name, arguments, &numbers, unfit).instrument(span).await.map(CallToolResponse::from)
     }
 
     /// rmcp hands over any request it could not read as the method it names. For a method

@@ -13,11 +13,14 @@
 //!    `INVALID_TIME_BUDGET`, `18446744073709551616` the same clamping (`1e400`, beyond a
 //!    float, is refused with the whole message, as unreadable JSON). Only an archive refused
 //!    for its evidence carries the approval request (what is missing, the options).
-//! 3. Arguments that cannot be read (a wrong JSON type, a missing or unknown member,
-//!    `arguments` that are not an object) and unknown tools are JSON-RPC invalid-params errors
-//!    with `data.code` `INVALID_ARGUMENTS` (an unknown tool names the tools there are),
-//!    before anything runs. The message names the argument and the type it must have, never the
-//!    value, which may be a cursor or an evidence token: rmcp logs these errors.
+//! 3. Arguments that cannot be read (a wrong JSON type, a missing or unknown member) are
+//!    refused before anything runs, as the call's protocol version has it
+//!    ([`UnfitArguments`](arguments::UnfitArguments)): a tool error `REFUSED
+//!    (INVALID_ARGUMENTS)` from 2025-11-25 on, a JSON-RPC invalid-params error with `data.code`
+//!    `INVALID_ARGUMENTS` in 2025-06-18. Unknown tools and `arguments` that are not an object
+//!    are that JSON-RPC error in every version (an unknown tool names the tools there are).
+//!    The message names the argument and the type it must have, never the value, which may be
+//!    a cursor or an evidence token: rmcp logs JSON-RPC errors.
 //! 4. A message naming a member twice in any of its objects (`"ids"` twice in `arguments`, say)
 //!    is refused before rmcp reads it, since rmcp would keep the last one as REST never does:
 //!    a request gets the JSON-RPC error `-32602` naming the member, `data.code` `INVALID_BODY`,

@@ -20,8 +20,8 @@ use super::super::state::AppState;
 use super::super::{account, archive, http, search};
 use super::PATH;
 use super::arguments::{
-    ArchiveArgs, ArgumentNumbers, CountArgs, GetArgs, ListArgs, SearchArgs, integer_digits, read, unfit_arguments,
-    unread,
+    ArchiveArgs, ArgumentNumbers, CountArgs, GetArgs, ListArgs, SearchArgs, Unfit, UnfitArguments, integer_digits,
+    read, unfit_arguments, unread,
 };
 use super::messages::shown;
 use super::tool_list::{COUNT, GET, LIST, SEARCH, tools};
@@ -40,16 +40,20 @@ impl InventoryTools {
         InventoryTools { state, tools: Arc::new(tools()) }
     }
 
+    /// Calls tool `name` with `arguments` as `caller`; arguments that cannot be read are
+    /// refused as `unfit` says for the call's protocol version.
     pub(super) async fn call(
         &self,
         caller: &Caller,
         name: &str,
         arguments: JsonObject,
         numbers: &ArgumentNumbers,
+        unfit: UnfitArguments,
     ) -> Result<CallToolResult, ErrorData> {
         let Some(tool) = self.tools.iter().find(|tool| tool.name == name) else {
-            // The tool's name is the call's first argument: refused as any other, with the
-            // stable code an agent branches on and the names it could have meant.
+            // The tool's name is the call's first argument, refused with the stable code an
+            // agent branches on and the names it could have meant; a JSON-RPC error in every
+            // protocol version, as MCP has it for an unknown tool.
             let known: Vec<String> = self.tools.iter().map(|tool| format!("`{}`", tool.name)).collect();
             let message = format!("unknown tool '{}'; this server's tools are {}", shown(name), known.join(", "));
             // Under `unmatched`, as a REST request no route matched: the name is the client's.
@@ -60,14 +64,38 @@ impl InventoryTools {
         // Answers and refusals show in the log and the counters as those of the REST routes
         // do, under the tool's name and the method `MCP`.
         let entry = EntryPoint::new(&tool.name, "MCP").with_credential(&caller.name);
-        let refuse = |error| unread(&entry, error);
+        // Arguments that cannot be read: refused before the tool runs, observed as a REST
+        // route's refusal of a query it cannot read.
+        let refuse = |refused: Unfit| {
+            let problem = refused.problem();
+            entry.refused(&problem);
+            match unfit {
+                UnfitArguments::ProtocolError => Err(refused.into_error()),
+                UnfitArguments::ToolError => Ok(tool_error(&problem, UNFIT_GUIDANCE)),
+            }
+        };
         let outcome = match name {
-            LIST => self.list(&entry, caller, read(schema, arguments).map_err(refuse)?, numbers).await,
-            SEARCH => self.search(&entry, caller, read(schema, arguments).map_err(refuse)?, numbers).await,
-            COUNT => self.count(&entry, caller, read(schema, arguments).map_err(refuse)?).await,
-            GET => self.get(&entry, caller, read(schema, arguments).map_err(refuse)?).await,
+            LIST => match read(schema, arguments) {
+                Ok(args) => self.list(&entry, caller, args, numbers).await,
+                Err(refused) => return refuse(refused),
+            },
+            SEARCH => match read(schema, arguments) {
+                Ok(args) => self.search(&entry, caller, args, numbers).await,
+                Err(refused) => return refuse(refused),
+            },
+            COUNT => match read(schema, arguments) {
+                Ok(args) => self.count(&entry, caller, args).await,
+                Err(refused) => return refuse(refused),
+            },
+            GET => match read(schema, arguments) {
+                Ok(args) => self.get(&entry, caller, args).await,
+                Err(refused) => return refuse(refused),
+            },
             _ /* ARCHIVE, the only tool left */ => {
-                return Ok(self.archive(&entry, caller, read(schema, arguments).map_err(refuse)?).await);
+                return match read(schema, arguments) {
+                    Ok(args) => Ok(self.archive(&entry, caller, args).await),
+                    Err(refused) => refuse(refused),
+                };
             }
         };
         Ok(outcome.unwrap_or_else(|problem| {
@@ -223,6 +251,9 @@ impl InventoryTools {
         }
     }
 }
+
+/// What a tool error for arguments that cannot be read tells the agent to do.
+const UNFIT_GUIDANCE: &str = "Nothing was done. Call the tool again with arguments that fit its inputSchema.";
 
 /// The REST route `list_service_accounts` stands for, whose answers `--faults` faults as the
 /// tool's ([`FaultLayer::fault_answer`](completeness::testing::faults::FaultLayer::fault_answer)).
