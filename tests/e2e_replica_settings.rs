@@ -99,7 +99,7 @@ async fn a_process_stopped_by_a_signal_checks_out() {
 
     let db = e2e_support::postgres::fresh_database().await;
     let watching = replica(&db, 300, K1).await;
-    for (signal, at_once) in [("-TERM", false), ("-INT", false), ("-TERM", true), ("-INT", true)] {
+    for (signal, at_once) in [("-TERM", false), ("-INT", false), ("-HUP", false), ("-TERM", true), ("-INT", true)] {
         let mut process = tokio::process::Command::new(crate::built_example::binary("service_accounts"))
             .args(["--addr", "127.0.0.1:0", "--db", &db, "--accounts", "10", "--snapshot-retention", "900"])
             .env("COMPLETENESS_CURSOR_KEYS", K1)

@@ -110,8 +110,13 @@ impl Served {
             .unwrap_or_else(|e| panic!("the service opens its store: {e}"));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        let server =
-            tokio::spawn(service::serve::serve(listener, router, Duration::from_secs(30), std::future::pending()));
+        let server = tokio::spawn(service::serve::serve(
+            listener,
+            router,
+            Duration::from_secs(30),
+            Duration::from_secs(15),
+            std::future::pending(),
+        ));
         let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
         Served { url, client, server, state, _database: postgres::Release::of(&db), db }
     }

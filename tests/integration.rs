@@ -50,6 +50,7 @@ mod e2e_outage;
 mod e2e_replica_settings;
 mod e2e_replicas;
 mod e2e_restore;
+mod e2e_shutdown;
 mod e2e_statement_timeout;
 mod e2e_states;
 mod e2e_traversal;

@@ -63,8 +63,8 @@ async fn main() {
             });
         }
     };
-    let stop = match stop_requested() {
-        Ok(stop) => stop,
+    let mut signals = match Signals::listen() {
+        Ok(signals) => signals,
         Err(error) => {
             fatal(log_format, &format!("cannot listen for the signals that stop the service: {error}"));
             std::process::exit(1);
@@ -95,12 +95,22 @@ async fn main() {
     say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'"));
     say(&format!("  cargo run --example cleanup_agent -- --transport mcp --server {url} --token north"));
     tokio::select! {
-        () = stop => {}
+        signal = signals.next() => tracing::info!(signal, "stopping"),
         error = running.failed() => {
             fatal(log_format, &error.to_string());
             std::process::exit(1);
         }
     }
+    // A second signal stops at once: whoever sends it does not want to wait for the open
+    // connections or the check-out.
+    tokio::spawn(async move {
+        let signal = signals.next().await;
+        fatal(
+            log_format,
+            &format!("{signal} again: stopping at once, without waiting for open connections or checking out"),
+        );
+        std::process::exit(1);
+    });
     let _ = running.stop().await;
 }
 
@@ -137,28 +147,51 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stdout(), "{line}");
 }
 
-/// Listens, from now on, for the process being asked to stop: Ctrl-C (SIGINT) or, on Unix,
-/// SIGTERM, the signal `kill`, systemd and Kubernetes stop a process with; the future resolves
-/// on the first. Either way the service stops cleanly: it answers the requests in flight and,
-/// on PostgreSQL, checks out of the replicas table. Called before the banner, so that a signal
-/// sent as soon as the banner is read is not met by the default action (death, no check-out).
-#[cfg(unix)]
-fn stop_requested() -> std::io::Result<impl Future<Output = ()>> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-    })
+/// The signals that ask the process to stop, listened for from [`Signals::listen`] on: SIGINT
+/// (Ctrl-C), and on Unix SIGTERM, the signal `kill`, systemd and Kubernetes stop a process
+/// with, and SIGHUP, the one a closed terminal sends its jobs. Each stops the service cleanly:
+/// `/ready` turns 503, and it answers the requests in flight and, on PostgreSQL, checks out of
+/// the replicas table. Listened for before the banner, so that a signal sent as soon as the
+/// banner is read is not met by the default action (death, no check-out).
+struct Signals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    hangup: tokio::signal::unix::Signal,
 }
 
-/// Ctrl-C, elsewhere than on Unix.
-#[cfg(not(unix))]
-fn stop_requested() -> std::io::Result<impl Future<Output = ()>> {
-    Ok(async {
+impl Signals {
+    #[cfg(unix)]
+    fn listen() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+            hangup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn listen() -> std::io::Result<Signals> {
+        Ok(Signals {})
+    }
+
+    /// The next signal, by name.
+    #[cfg(unix)]
+    async fn next(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.interrupt.recv() => "SIGINT",
+            _ = self.terminate.recv() => "SIGTERM",
+            _ = self.hangup.recv() => "SIGHUP",
+        }
+    }
+
+    /// The next Ctrl-C, elsewhere than on Unix.
+    #[cfg(not(unix))]
+    async fn next(&mut self) -> &'static str {
         let _ = tokio::signal::ctrl_c().await;
-    })
+        "Ctrl-C"
+    }
 }

@@ -46,6 +46,13 @@ pub struct Config {
     /// How long a client has to send a request head, from the moment its connection opens or
     /// its last answer was sent, and then again for the body (`--read-timeout SECS`).
     pub read_timeout: Duration,
+    /// How long a replica asked to stop keeps serving, with `GET /ready` answering 503, before
+    /// it stops accepting connections (`--stop-delay SECS`): the time a balancer takes to see
+    /// it leave.
+    pub stop_delay: Duration,
+    /// How long a replica that stopped accepting waits for its open connections to finish the
+    /// requests they carry before it closes them (`--stop-timeout SECS`).
+    pub stop_timeout: Duration,
     /// Run the cleanup-agent tour against the service and exit (`--demo`).
     pub demo: bool,
     /// The cursor and evidence key ring; when `None`, `COMPLETENESS_CURSOR_KEYS` or a fresh one.
@@ -75,6 +82,8 @@ pub mod limits {
     pub const DELAY_MS: u64 = 600_000;
     /// `--read-timeout`, in seconds: an hour.
     pub const READ_TIMEOUT_SECS: u64 = 3600;
+    /// `--stop-delay` and `--stop-timeout`, in seconds: an hour.
+    pub const STOP_SECS: u64 = 3600;
 }
 
 /// The sources the service knows: the three search sources and the `usage` source.
@@ -98,6 +107,8 @@ impl Default for Config {
             max_time_budget: Duration::from_millis(30_000),
             evidence_ttl: Duration::from_secs(300),
             read_timeout: Duration::from_secs(30),
+            stop_delay: Duration::ZERO,
+            stop_timeout: Duration::from_secs(15),
             demo: false,
             cursor_keys: None,
             keys_file: None,
@@ -127,6 +138,11 @@ usage: service_accounts [flags]
   --max-page-size N           largest page size (default 500, at most 10000)
   --read-timeout SECS         time a client has to send a request's head, then its body; an idle
                               connection is closed after it too (default 30, at most 3600)
+  --stop-delay SECS           once asked to stop (SIGTERM, SIGINT, SIGHUP), keep serving this long with
+                              /ready answering 503, for a balancer to take the replica out (default 0,
+                              at most 3600)
+  --stop-timeout SECS         then wait at most this long for open connections to finish their requests
+                              before closing them (default 15, at most 3600); a second signal stops at once
   --fail-source NAME          make a source fail: directory, audit, legacy or usage (repeatable)
   --slow-source NAME=MS       add latency to a source (repeatable; audit defaults to 150 ms; at most 600000)
   --log-format FORMAT         request log and events on stderr: human (default) or json;
@@ -221,6 +237,10 @@ impl Config {
                 "--read-timeout" => {
                     config.read_timeout = Duration::from_secs(positive(&flag, &value()?, limits::READ_TIMEOUT_SECS)?);
                 }
+                "--stop-delay" => config.stop_delay = Duration::from_secs(number(&flag, &value()?, limits::STOP_SECS)?),
+                "--stop-timeout" => {
+                    config.stop_timeout = Duration::from_secs(positive(&flag, &value()?, limits::STOP_SECS)?);
+                }
                 "--log-format" => config.log_format = LogFormat::parse(&value()?)?,
                 "--faults" => config.faults = Some(value()?.parse().map_err(|e| format!("--faults: {e}"))?),
                 "--fail-source" => config.fail_sources.push(source_name(&flag, &value()?)?),
@@ -271,6 +291,8 @@ impl Config {
             ("audit refresh", secs(self.audit_refresh), limits::RETENTION_SECS),
             ("time budget", secs(self.max_time_budget), limits::RETENTION_SECS),
             ("--read-timeout", secs(self.read_timeout), limits::READ_TIMEOUT_SECS),
+            ("--stop-delay", secs(self.stop_delay), limits::STOP_SECS),
+            ("--stop-timeout", secs(self.stop_timeout), limits::STOP_SECS),
         ];
         for (name, value, max) in checks {
             at_most(name, value, max)?;
@@ -287,6 +309,9 @@ impl Config {
         }
         if self.read_timeout.is_zero() {
             return Err("--read-timeout must be positive".to_owned());
+        }
+        if self.stop_timeout.is_zero() {
+            return Err("--stop-timeout must be positive".to_owned());
         }
         // Without retention every snapshot but the current one is gone: a first page read while
         // another request writes would be refused as expired before its client saw it.

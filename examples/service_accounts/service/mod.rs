@@ -89,9 +89,21 @@ impl Running {
         }
     }
 
-    /// Stops accepting requests, ends the background tasks and checks this replica out
-    /// (`replicas`; a failure to is reported on stderr, the others then forget it later).
+    /// Stops: `GET /ready` answers 503 from now on, and for `--stop-delay` every other request
+    /// is still served (a balancer sees the replica leave and sends requests elsewhere); then it
+    /// stops accepting connections, waits for the open ones as long as `--stop-timeout` says,
+    /// ends the background tasks and checks this replica out (`replicas`; a failure to is
+    /// reported on stderr, the others then forget it later).
     pub async fn stop(mut self) -> std::io::Result<()> {
+        self.state.stopping.cancel();
+        let delay = self.state.config.stop_delay;
+        if !delay.is_zero() {
+            tracing::info!(
+                delay_s = delay.as_secs(),
+                "stopping: /ready answers 503, requests are served until the delay ends"
+            );
+            tokio::time::sleep(delay).await;
+        }
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -171,8 +183,8 @@ pub async fn start(mut config: Config) -> Result<Running, StartError> {
     // The name other replicas' warnings give this one, said by this one.
     tracing::info!(replica = %state.replica.replica, "listening");
     let (stop, stopped) = oneshot::channel::<()>();
-    let read_timeout = state.config.read_timeout;
-    let server = tokio::spawn(serve::serve(listener, router, read_timeout, async move {
+    let (read_timeout, stop_timeout) = (state.config.read_timeout, state.config.stop_timeout);
+    let server = tokio::spawn(serve::serve(listener, router, read_timeout, stop_timeout, async move {
         let _ = stopped.await;
     }));
     let chores_stop = CancellationToken::new();

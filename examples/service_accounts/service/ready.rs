@@ -38,9 +38,12 @@ pub struct Ready {
 }
 
 /// `GET /ready`: 200 with [`Ready`] when the database answered a read within [`READY_TIMEOUT`],
-/// else the 503 of an outage (and the 500 of any other failure of the database, a file that is
+/// else the 503 of an outage (and that 503 once the replica is stopping, [`Running::stop`](super::Running::stop)) (and the 500 of any other failure of the database, a file that is
 /// no database any more say, whose cause is logged: a balancer takes the replica out for either).
 pub async fn ready(State(state): State<AppState>) -> Result<Exempt<(Extension<Routine>, Json<Ready>)>, Problem> {
+    if state.stopping.is_cancelled() {
+        return Err(outage("This replica is stopping: send requests to another one."));
+    }
     // A task of its own: SQLite's calls run on their thread (`store::sqlite`), where a timeout
     // around them could not fire before they return; this task's timeout fires all the same.
     let store = state.store.clone();

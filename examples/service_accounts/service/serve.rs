@@ -26,6 +26,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
 use tokio::time::{Sleep, sleep};
 
 /// The most a connection buffers of a request head: above the service's own limit on
@@ -35,16 +36,26 @@ use tokio::time::{Sleep, sleep};
 pub const MAX_BUFFERED_HEAD: usize = 64 * 1024;
 
 /// Serves `router` on `listener` until `stop` resolves, then stops accepting and waits for
-/// the connections open to finish the requests they carry (idle ones are closed at once).
+/// the connections open to finish the requests they carry (idle ones are closed at once), for
+/// at most `stop_timeout`: past it, those still open are closed, a request still running or a
+/// request head still arriving with them (which hyper would otherwise wait for up to the read
+/// timeout, and an orchestrator then kill the process before it checks out).
 ///
 /// The number of connections is not capped here: a cap taken by idle connections would refuse
 /// everyone else for the read timeout. What one connection holds is bounded instead (a head of
 /// at most [`MAX_BUFFERED_HEAD`], for at most the read timeout); cap connections in front of
 /// the service, or with the process's file descriptor limit.
-pub async fn serve(mut listener: TcpListener, router: Router, read_timeout: Duration, stop: impl Future<Output = ()>) {
+pub async fn serve(
+    mut listener: TcpListener,
+    router: Router,
+    read_timeout: Duration,
+    stop_timeout: Duration,
+    stop: impl Future<Output = ()>,
+) {
     let mut connection = http1::Builder::new();
     connection.timer(TokioTimer::new()).header_read_timeout(read_timeout).max_buf_size(MAX_BUFFERED_HEAD);
     let open = GracefulShutdown::new();
+    let mut connections = JoinSet::new();
     let mut stop = pin!(stop);
     loop {
         // axum's `Listener` retries a failed accept itself (after a pause when the process is
@@ -53,19 +64,31 @@ pub async fn serve(mut listener: TcpListener, router: Router, read_timeout: Dura
             accepted = Listener::accept(&mut listener) => accepted,
             () = &mut stop => break,
         };
+        // Connections that ended are forgotten as new ones come.
+        while connections.try_join_next().is_some() {}
         // Without Nagle's delay: an MCP answer is an event stream written in several small chunks.
         let _ = tcp.set_nodelay(true);
         let tcp = Stalls { tcp, limit: read_timeout, stalled: None };
         let serving = connection.serve_connection(TokioIo::new(tcp), TowerToHyperService::new(router.clone()));
         let serving = open.watch(serving);
-        tokio::spawn(async move {
+        connections.spawn(async move {
             // A connection's end (closed by the client, timed out, cut mid-request) is its own
             // business: the request log has every request it carried.
             let _ = serving.await;
         });
     }
     drop(listener);
-    open.shutdown().await;
+    if tokio::time::timeout(stop_timeout, open.shutdown()).await.is_err() {
+        while connections.try_join_next().is_some() {}
+        let open = connections.len();
+        tracing::warn!(
+            open,
+            waited_s = stop_timeout.as_secs(),
+            "stopping: connections still open after --stop-timeout are closed (each with a request still running or \
+             a request head still arriving)"
+        );
+        connections.abort_all();
+    }
 }
 
 /// A connection whose writes fail once the client has taken nothing for `limit`: the time it

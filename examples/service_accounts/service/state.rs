@@ -1,6 +1,7 @@
 //! The shared state every handler reads: configuration, the store (accounts and credentials), the sources.
 
 use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
 
 use axum::extract::FromRef;
 use completeness::CursorKeys;
@@ -31,6 +32,10 @@ pub struct Service {
     /// The fault layer of `--faults`, one for the REST routes and the MCP tools, which draw
     /// their faults from its one schedule; `None` without the flag.
     pub faults: Option<FaultLayer>,
+    /// Cancelled once the replica is asked to stop: `GET /ready` answers 503 from then on, so
+    /// that a balancer sends requests elsewhere while this one still serves them
+    /// (`--stop-delay`).
+    pub stopping: CancellationToken,
     /// What the last check-in found other replicas disagree on, each logged once.
     disagreements: Mutex<Vec<String>>,
 }
@@ -75,8 +80,17 @@ impl Service {
             .with_time_budgets(config.default_time_budget, config.max_time_budget);
         // For as long as the service runs: no log, and a faulted traversal told by its cursors.
         let faults = config.faults.clone().map(|schedule| FaultLayer::serving(schedule, &completeness));
-        let service =
-            Service { config, store, sources, usage, completeness, replica, faults, disagreements: Mutex::default() };
+        let service = Service {
+            config,
+            store,
+            sources,
+            usage,
+            completeness,
+            replica,
+            faults,
+            stopping: CancellationToken::new(),
+            disagreements: Mutex::default(),
+        };
         service.check_in().await?;
         Ok(service)
     }

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::Extension;
-use axum::http::{HeaderValue, Request, Response, header};
+use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use completeness::{Exempt, Reported};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tower::util::MapRequestLayer;
@@ -371,8 +371,10 @@ pub struct Routine;
 /// tower-http's classifier of server errors, but for answers: a 5xx that carries what its
 /// handler's answer said of its completeness is a refused partial answer (a strict demand met
 /// an incomplete one, `COMPLETE_RESULT_UNAVAILABLE`), the contract working, not the service
-/// failing, so it gets no `ERROR` line of its own (its `strict_refusal` event says it). A store
-/// that is down still does.
+/// failing, so it gets no `ERROR` line of its own (its `strict_refusal` event says it). Nor
+/// does a 503 with `Retry-After`: the service saying when to ask again (its database is down,
+/// the replica is stopping), whose cause the service logs once itself, where a second `ERROR`
+/// line per request doubled an outage's lines. Any other 5xx does.
 #[derive(Debug, Clone, Copy)]
 pub struct ServerFailures;
 
@@ -381,7 +383,9 @@ impl ClassifyResponse for ServerFailures {
     type ClassifyEos = NeverClassifyEos<ServerErrorsFailureClass>;
 
     fn classify_response<B>(self, response: &Response<B>) -> ClassifiedResponse<Self::FailureClass, Self::ClassifyEos> {
-        if response.extensions().get::<Reported>().is_some() {
+        let retry_later = response.status() == StatusCode::SERVICE_UNAVAILABLE
+            && response.headers().contains_key(header::RETRY_AFTER);
+        if response.extensions().get::<Reported>().is_some() || retry_later {
             return ClassifiedResponse::Ready(Ok(()));
         }
         ServerErrorsAsFailures::new().classify_response(response)

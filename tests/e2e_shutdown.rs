@@ -1,0 +1,118 @@
+//! End to end: how the example's process stops. A stop signal turns `/ready` to 503 while the
+//! replica still serves for `--stop-delay`, so that a balancer takes it out first; then the
+//! listener closes and the open connections get at most `--stop-timeout` to finish (a request
+//! head still arriving does not hold the exit for the read timeout); a second signal stops at
+//! once; SIGHUP stops cleanly as SIGTERM does.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::built_example;
+
+/// The example on a free loopback port with `flags`, logging at `info` to a pipe; its URL.
+async fn start(flags: &[&str]) -> (Child, String, tokio::task::JoinHandle<String>) {
+    let mut process = Command::new(built_example::binary("service_accounts"))
+        .args(["--addr", "127.0.0.1:0", "--accounts", "20"])
+        .args(flags)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let mut banner = BufReader::new(process.stdout.take().unwrap()).lines();
+    let first = banner.next_line().await.unwrap().unwrap_or_else(|| panic!("the example did not start"));
+    let url = first.split_whitespace().find(|w| w.starts_with("http://")).expect("a URL in the banner").to_owned();
+    tokio::spawn(async move { while let Ok(Some(_)) = banner.next_line().await {} });
+    let mut stderr = BufReader::new(process.stderr.take().unwrap()).lines();
+    let log = tokio::spawn(async move {
+        let mut text = String::new();
+        while let Ok(Some(line)) = stderr.next_line().await {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    });
+    (process, url, log)
+}
+
+fn signal(process: &Child, signal: &str) {
+    let pid = process.id().expect("a running process").to_string();
+    let sent = std::process::Command::new("kill").args([signal, &pid]).status().unwrap();
+    assert!(sent.success(), "kill {signal} {pid}");
+}
+
+/// Waits for the process to exit; it must within 30 s (far less than the read timeout of an
+/// hour the tests give it, which a connection could otherwise hold the exit for).
+async fn exit(mut process: Child) -> std::process::ExitStatus {
+    tokio::time::timeout(Duration::from_secs(30), process.wait()).await.expect("it exits").unwrap()
+}
+
+/// A connection that sent half a request head, and keeps it open.
+async fn half_sent(url: &str) -> tokio::net::TcpStream {
+    let mut tcp = tokio::net::TcpStream::connect(url.trim_start_matches("http://")).await.unwrap();
+    tcp.write_all(b"GET /ready HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    tcp
+}
+
+async fn status(request: reqwest::RequestBuilder) -> u16 {
+    request.send().await.expect("the replica answers").status().as_u16()
+}
+
+/// During `--stop-delay` the replica answers `/ready` 503 and serves everything else; then it
+/// exits 0, having said so in its log.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_stopping_replica_is_unready_while_it_still_serves_for_the_stop_delay() {
+    let (process, url, log) = start(&["--stop-delay", "20"]).await;
+    let client = reqwest::Client::new();
+    assert_eq!(status(client.get(format!("{url}/ready"))).await, 200);
+    signal(&process, "-TERM");
+    let mut ready = 200;
+    for _ in 0..100 {
+        ready = status(client.get(format!("{url}/ready"))).await;
+        if ready != 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(ready, 503, "/ready turns 503 once the replica is stopping");
+    let answer = client.get(format!("{url}/ready")).send().await.unwrap();
+    assert_eq!(answer.headers()["retry-after"], "5");
+    let problem: serde_json::Value = answer.json().await.unwrap();
+    assert_eq!(problem["code"], "SERVICE_UNAVAILABLE", "{problem}");
+    assert!(problem["detail"].as_str().unwrap().contains("This replica is stopping"), "{problem}");
+    let listed = client.get(format!("{url}/service-accounts?page_size=1")).bearer_auth("admin");
+    assert_eq!(status(listed).await, 200, "every other request is still served during the delay");
+    // The delay ends early with a second signal: at once, exit 1, saying why.
+    signal(&process, "-TERM");
+    let exited = exit(process).await;
+    assert_eq!(exited.code(), Some(1), "{exited}");
+    let log = log.await.unwrap();
+    assert!(log.contains("stopping: /ready answers 503") && log.contains("delay_s=20"), "{log}");
+    assert!(log.contains("SIGTERM again: stopping at once"), "{log}");
+    // A 503 that says when to come back is the service's answer, not a failure of it.
+    assert!(!log.contains("response failed"), "{log}");
+}
+
+/// A connection still sending its request head does not hold the exit for the read timeout
+/// (an hour here): after `--stop-timeout` it is closed and the process exits 0. So does SIGHUP,
+/// and SIGINT.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_half_sent_request_holds_the_exit_for_the_stop_timeout_only() {
+    for stop in ["-TERM", "-HUP", "-INT"] {
+        let (process, url, log) = start(&["--read-timeout", "3600", "--stop-timeout", "1"]).await;
+        let held = half_sent(&url).await;
+        signal(&process, stop);
+        let exited = exit(process).await;
+        assert!(exited.success(), "{stop}: {exited}");
+        let log = log.await.unwrap();
+        assert!(log.contains("stopping: connections still open after --stop-timeout are closed"), "{stop}: {log}");
+        assert!(log.contains("open=1"), "{stop}: {log}");
+        drop(held);
+    }
+}
