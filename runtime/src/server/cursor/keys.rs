@@ -227,9 +227,11 @@ fn check_key_id(id: &str) -> Result<(), KeyError> {
     }
 }
 
+/// What an error says of an entry without `:` or of a key id too long: its length, nothing of
+/// its text, which may be a secret written without its id (or before it): even its first
+/// characters are a part of the secret an error message would carry into a log.
 fn redact(entry: &str) -> String {
-    // An entry without ':' may be a bare secret: show only its start.
-    entry.chars().take(4).chain("…".chars()).collect()
+    format!("<{} characters>", entry.chars().count())
 }
 
 /// 32 bytes from the operating system's random source.
@@ -284,6 +286,13 @@ mod tests {
     fn bad_configurations_are_refused_with_a_reason() {
         assert_eq!(CursorKeys::parse("").unwrap_err(), KeyError::Empty);
         assert!(matches!(CursorKeys::parse("justasecretwithoutid").unwrap_err(), KeyError::MalformedEntry(_)));
+        // Nothing of a bare secret is shown, not even its start.
+        let secret = CursorKeys::generate_secret();
+        let said = CursorKeys::parse(&secret).unwrap_err().to_string();
+        assert_eq!(said, format!("key ring entry '<{} characters>' is not `kid:base64key`", secret.len()));
+        let said = CursorKeys::parse(&format!("{secret}:k1")).unwrap_err().to_string();
+        assert!(said.starts_with(&format!("key id '<{} characters>' must be", secret.len())), "{said}");
+        assert!(!said.contains(&secret[..4]), "{said}");
         assert_eq!(CursorKeys::parse(&format!("a.b:{SECRET}")).unwrap_err(), KeyError::BadKeyId("a.b".into()));
         assert_eq!(CursorKeys::parse(&format!(":{SECRET}")).unwrap_err(), KeyError::BadKeyId(String::new()));
         assert_eq!(
