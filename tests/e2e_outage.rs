@@ -176,6 +176,10 @@ async fn a_server_turned_read_only_refuses_writes_with_a_503_until_it_takes_them
     let patched = h.patch("/service-accounts/sa-000001", "admin", &serde_json::json!({"owner": "li"})).await;
     patched.assert_problem(503, "SERVICE_UNAVAILABLE");
     assert_eq!(patched.retry_after.as_deref(), Some("5"), "{patched:?}");
+    // Said as it is, not as a database that cannot be reached: an operator looks for a failover.
+    let detail = patched.body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("takes no writes now") && detail.contains("reads are still served"), "{detail}");
+    assert!(!detail.contains("cannot be reached"), "{detail}");
     assert_eq!(h.get("/service-accounts/sa-000001", "admin").await.body, before.body, "nothing was written");
 
     read_only(false).await;

@@ -211,6 +211,10 @@ pub enum StoreError {
     /// The database cannot be reached now (no connection could be had, or the server closed or
     /// refused it): a passing outage rather than a fault of the request or of the service.
     Unavailable(String),
+    /// The database takes no writes now (a PostgreSQL server that turned read-only under the
+    /// service: a failover to a standby, `default_transaction_read_only` set); it still answers
+    /// reads. A passing outage for writes, as [`StoreError::Unavailable`] is for everything.
+    ReadOnly(String),
     /// The database did not confirm a COMMIT that was sent (the deadline passed, or the
     /// connection was lost, while it was in flight): the change may have been made or not.
     OutcomeUnknown(String),
@@ -238,6 +242,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Sql(e) => write!(f, "database error: {e}"),
             StoreError::Postgres(e) => write!(f, "database error: {e}"),
             StoreError::Unavailable(e) => write!(f, "database unavailable: {e}"),
+            StoreError::ReadOnly(e) => write!(f, "database read-only: {e}"),
             StoreError::OutcomeUnknown(e) => write!(f, "outcome of a write unknown: {e}"),
             StoreError::Config(e) => write!(f, "configuration error: {e}"),
             StoreError::PermissionsChanged => f.write_str("the caller's permissions changed"),

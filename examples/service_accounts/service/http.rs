@@ -184,6 +184,12 @@ pub fn store_problem(error: StoreError) -> Problem {
                 .with_extension(OUTCOME, "unknown")
                 .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
         }
+        StoreError::ReadOnly(cause) => {
+            tracing::error!(error = %cause, "the database takes no writes now (read-only: a failover?); answering 503");
+            outage(
+                "Its database takes no writes now (it turned read-only, as during a failover); reads are still served.",
+            )
+        }
         error if is_outage(&error) => {
             tracing::error!(error = %error, "the database cannot be reached or did not answer in time; answering 503");
             outage("Its database cannot be reached or did not answer in time.")

@@ -458,7 +458,8 @@ fn seconds(duration: Duration) -> String {
 }
 
 /// A statement's failure: [`StoreError::Unavailable`] when the connection is gone or the server
-/// says it cannot serve now, [`StoreError::Postgres`] for anything else.
+/// says it cannot serve now, [`StoreError::ReadOnly`] when it takes no writes now (25006),
+/// [`StoreError::Postgres`] for anything else.
 ///
 /// A statement the server cancelled because it hit the statement timeout (57014) or waited
 /// longer than `lock_timeout` for a lock (55P03) is an outage too, saying which bound it hit:
@@ -477,6 +478,9 @@ fn pg(error: tokio_postgres::Error) -> StoreError {
             "the statement waited for a lock for longer than lock_timeout allows; the server says: {} (55P03)",
             db.message()
         )),
+        Some(db) if *db.code() == SqlState::READ_ONLY_SQL_TRANSACTION => {
+            StoreError::ReadOnly(format!("{} ({})", db.message(), db.code().code()))
+        }
         Some(db) if is_outage(db.code()) => StoreError::Unavailable(format!("{} ({})", db.message(), db.code().code())),
         Some(db) => StoreError::Postgres(format!("{} ({})", db.message(), db.code().code())),
         // No answer from the server at all: the connection closed or its socket failed.
@@ -563,11 +567,11 @@ fn refused_check(hook: &HookError, code: Option<&SqlState>) -> Option<String> {
 /// fixed and name only the tables it created on start, so one missing is a database that lost
 /// its schema under the running service (dropped and created again empty, a restore in
 /// progress, `pg_restore --clean` between its drop and its create), not a fault of the request
-/// or of the service, and it ends when the schema is back. So is a write refused by a server
-/// that turned read-only under the running service (25006, read_only_sql_transaction: a
-/// failover to a standby, `default_transaction_read_only` set): nothing was written, and it
-/// ends when the server takes writes again (at start-up a read-only session is a setting to
-/// fix instead, [`refused_settings`]). A database that does not exist
+/// or of the service, and it ends when the schema is back. (A write refused by a server that
+/// turned read-only under the running service, 25006, is an outage of its own,
+/// [`StoreError::ReadOnly`], see [`pg`]: nothing was written, and it ends when the server takes
+/// writes again; at start-up a read-only session is a setting to fix instead,
+/// [`refused_settings`].) A database that does not exist
 /// (3D000) is not listed: the server says so only on connecting, and every failure to connect
 /// is an outage already ([`pool_error`]); at start-up it is a setting to fix
 /// ([`refused_settings`]).
@@ -576,7 +580,7 @@ fn is_outage(code: &SqlState) -> bool {
     code.starts_with("08")
         || code.starts_with("53")
         || code.starts_with("40")
-        || matches!(code, "57P01" | "57P02" | "57P03" | "42P01" | "25006")
+        || matches!(code, "57P01" | "57P02" | "57P03" | "42P01")
 }
 
 /// True when an I/O error is among the causes of `error`.
