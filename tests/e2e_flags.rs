@@ -901,3 +901,48 @@ async fn an_application_role_without_create_starts_on_a_prepared_database_and_is
     e2e_support::postgres::execute(&empty, &format!("DROP OWNED BY {role}")).await;
     e2e_support::postgres::execute(server, &format!("DROP ROLE {role}")).await;
 }
+
+/// The banner says where the key ring came from and its key ids, the signing one first (never
+/// a secret); a `COMPLETENESS_CURSOR_KEYS` that `--keys-file` overrides is named in a warning,
+/// not silently ignored.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_banner_names_the_key_ring_and_a_ring_not_read_is_warned_about() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let dir = std::env::temp_dir().join(format!("service-accounts-banner-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("keys");
+    let secret = completeness::CursorKeys::generate_secret();
+    std::fs::write(&file, format!("k2:{secret}\nk1:{secret}\n")).unwrap();
+    let mut process = tokio::process::Command::new(built_example::binary("service_accounts"))
+        .args(["--addr", "127.0.0.1:0", "--accounts", "5", "--keys-file", file.to_str().unwrap()])
+        .env(e2e_support::service::state::KEYS_VARIABLE, format!("k9:{secret}"))
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let mut banner = BufReader::new(process.stdout.take().unwrap()).lines();
+    let mut said = None;
+    while let Some(line) = banner.next_line().await.unwrap() {
+        if line.starts_with("cursor and evidence keys") {
+            said = Some(line);
+            break;
+        }
+    }
+    let said = said.expect("a banner line about the key ring");
+    let expected =
+        format!("cursor and evidence keys from --keys-file {}: signing with k2, also accepting k1", file.display());
+    assert_eq!(said, expected);
+    let pid = process.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let output = tokio::time::timeout(Duration::from_secs(30), process.wait_with_output()).await.unwrap().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("COMPLETENESS_CURSOR_KEYS is set and not read: --keys-file gives the key ring"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(&secret), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -48,9 +48,15 @@ async fn main() {
     let log_format = config.log_format;
     let faults = config.faults.clone();
     // The flags read the ring from the file or the environment, when one was given.
-    let ephemeral_keys = config.cursor_keys.is_none();
+    let keys = key_ring_said(&config);
     if let Some(exposed) = config.keys_file.as_deref().and_then(service::keyring::exposure) {
         tracing::warn!("{exposed}");
+    }
+    if config.keys_file.is_some() && std::env::var_os(service::state::KEYS_VARIABLE).is_some() {
+        tracing::warn!(
+            "{} is set and not read: --keys-file gives the key ring; unset one of the two",
+            service::state::KEYS_VARIABLE
+        );
     }
     let store = config.location().map_or_else(|message| message, |location| location.to_string());
     let mut running = match service::start(config).await {
@@ -82,12 +88,7 @@ async fn main() {
         // In the log too, where an operator reads the partial answers and outages it causes.
         tracing::warn!(%schedule, "fault injection on (--faults): answers are incomplete, and outages happen, on purpose");
     }
-    if ephemeral_keys {
-        say(&format!(
-            "cursor and evidence keys: ephemeral (set {}=kid:base64key to keep them valid across restarts)",
-            service::state::KEYS_VARIABLE
-        ));
-    }
+    say(&keys);
     say(&format!("metrics and readiness (no credential needed): {url}/metrics, {url}/ready"));
     say("try:");
     say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'"));
@@ -112,6 +113,26 @@ async fn main() {
         std::process::exit(1);
     });
     let _ = running.stop().await;
+}
+
+/// The banner's line about the cursor and evidence key ring: where it comes from and its key ids
+/// (never a secret), the signing one first, so that an operator rotating keys sees which ring
+/// each replica holds.
+fn key_ring_said(config: &service::Config) -> String {
+    let Some(ring) = &config.cursor_keys else {
+        return format!(
+            "cursor and evidence keys: ephemeral (set {}=kid:base64key or --keys-file to keep them valid across \
+             restarts)",
+            service::state::KEYS_VARIABLE
+        );
+    };
+    let from = match &config.keys_file {
+        Some(file) => format!("--keys-file {}", file.display()),
+        None => service::state::KEYS_VARIABLE.to_owned(),
+    };
+    let others: Vec<&str> = ring.key_ids().skip(1).collect();
+    let accepted = if others.is_empty() { String::new() } else { format!(", also accepting {}", others.join(", ")) };
+    format!("cursor and evidence keys from {from}: signing with {}{accepted}", ring.active_key_id())
 }
 
 /// The command line without the program name; an argument that is not UTF-8 is refused by
