@@ -101,6 +101,7 @@ fn human_log() -> (impl tracing::Subscriber + Send + Sync, LogBuffer) {
 #[test]
 fn a_background_task_failure_is_an_error_event_in_the_log() {
     use e2e_support::service::chore;
+    let metrics = e2e_support::service::telemetry::install_metrics().expect("the service's recorder");
     let (subscriber, lines) = human_log();
     let _log = tracing::subscriber::set_default(subscriber);
     let every = std::time::Duration::from_secs(5);
@@ -112,6 +113,12 @@ fn a_background_task_failure_is_an_error_event_in_the_log() {
     assert!(errors[0].contains(r#"task="snapshot pruner""#) && errors[0].contains("database is locked"), "{log}");
     assert!(errors[0].contains(r#"retry_in="5s""#), "{log}");
     assert!(errors[1].contains(r#"task="source refresh""#) && errors[1].contains(r#"panic="boom""#), "{log}");
+    // And counted, by task, for an alert.
+    let counted = metrics.render();
+    for task in ["snapshot pruner", "source refresh"] {
+        let line = format!("service_background_task_failures_total{{task=\"{task}\"}} 1");
+        assert!(counted.lines().any(|l| l == line), "{line} in:\n{counted}");
+    }
 }
 
 /// An MCP request at the current protocol, as `north`, of `method`, whose body is `text` as written.

@@ -252,10 +252,15 @@ async fn next_round(ticks: &mut tokio::time::Interval, stop: &CancellationToken)
 
 /// Runs one round of a background task. A failure or a panic is an `ERROR` event in the
 /// service's log (a line of its format, JSON under `--log-format json`), and the task carries
-/// on at its next round (`every` later): it never stops silently. Returns whether the round
+/// on at its next round (`every` later): it never stops silently. Each failed round is counted
+/// too ([`telemetry::BACKGROUND_FAILURES`], by `name`), for an alert. Returns whether the round
 /// succeeded.
-pub fn chore<E: std::fmt::Display>(name: &str, every: Duration, round: impl FnOnce() -> Result<(), E>) -> bool {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(round)) {
+pub fn chore<E: std::fmt::Display>(name: &'static str, every: Duration, round: impl FnOnce() -> Result<(), E>) -> bool {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(round));
+    if !matches!(outcome, Ok(Ok(()))) {
+        metrics::counter!(telemetry::BACKGROUND_FAILURES, "task" => name).increment(1);
+    }
+    match outcome {
         Ok(Ok(())) => true,
         Ok(Err(error)) => {
             let retry_in = format!("{every:?}");

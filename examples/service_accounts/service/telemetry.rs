@@ -227,10 +227,19 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
                 "Requests answered, by route, method and status, and how long each took until its answer left \
                  (status 499: until its client went away unanswered)."
             );
+            metrics::describe_counter!(
+                BACKGROUND_FAILURES,
+                "Rounds of a background task (the snapshot pruner, the source refresh) that failed or panicked, by task; \
+                 each is an ERROR line in the log, and the task runs again at its next round."
+            );
             Some(handle)
         })
         .clone()
 }
+
+/// The counter of failed rounds of the background tasks, by `task` (their fixed names): a
+/// pruner failing for an hour is an alert, not only lines in a log.
+pub const BACKGROUND_FAILURES: &str = "service_background_task_failures_total";
 
 /// The histogram of request durations: every request the routes answer (refusals and unknown
 /// routes, under `unmatched`, too), by `route` (the template), `method` (bounded as the
