@@ -678,9 +678,7 @@ impl NotArchived {
 /// The accounts a refusal names in `targets` (those that changed since the inventory, or were
 /// not in it), as a sentence; empty when it names none.
 fn named_targets(problem: &Problem) -> String {
-    let Some(Value::Array(targets)) = problem.extension("targets") else { return String::new() };
-    let ids: Vec<String> =
-        targets.iter().map(|target| target.as_str().map_or_else(|| target.to_string(), str::to_owned)).collect();
+    let ids: Vec<String> = problem.targets().into_iter().map(str::to_owned).collect();
     if ids.is_empty() { String::new() } else { format!(". The accounts it names: {}", listed(&ids)) }
 }
 

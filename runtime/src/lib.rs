@@ -63,7 +63,7 @@ pub use server::{problem, report};
 pub use aggregate::{Aggregate, Relation};
 #[cfg(feature = "axum")]
 pub use budget::TimeBudget;
-pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, Intent, collect_all, decide};
+pub use client::{ApprovalRequest, CollectLimits, Collected, Decision, FetchError, Intent, collect_all, decide};
 #[cfg(feature = "axum")]
 pub use config::CompletenessConfig;
 pub use continuation::Continuation;

@@ -105,7 +105,6 @@ const HEAD_MEMBERS: [&str; 5] = ["type", "title", "status", "detail", "code"];
 const PARAMETER: &str = "parameter";
 const CONTINUATION: &str = "continuation";
 const INCOMPLETE_REASONS: &str = "incomplete_reasons";
-#[cfg(any(feature = "axum", feature = "openapi"))]
 const TARGETS: &str = "targets";
 
 /// Reports a change to a problem that was not taken (`member`, fixed by the contract or written
@@ -366,6 +365,40 @@ impl Problem {
     /// An extension member.
     pub fn extension(&self, key: &str) -> Option<&Value> {
         self.extensions.get(key)
+    }
+
+    /// The `parameter` extension: the query parameter, header or body member at fault, when
+    /// the problem names one.
+    pub fn parameter(&self) -> Option<&str> {
+        self.extension(PARAMETER).and_then(Value::as_str)
+    }
+
+    /// The `targets` extension of `TARGET_NOT_IN_EVIDENCE` and `TARGET_CHANGED` (contract §6):
+    /// the ids at fault, in the order sent; empty when the problem lists none. The ids a
+    /// destructive client must read again before it asks again.
+    ///
+    /// ```
+    /// use completeness_runtime::{Continuation, Problem};
+    ///
+    /// let refused: Problem = serde_json::from_value(serde_json::json!({
+    ///     "type": "about:blank", "title": "Target changed", "status": 409, "code": "TARGET_CHANGED",
+    ///     "detail": "sa-2 changed since the inventory.", "targets": ["sa-2"],
+    ///     "continuation": {"kind": "restart", "reason": "take the inventory again"},
+    /// }))
+    /// .unwrap();
+    /// assert_eq!(refused.targets(), ["sa-2"]);
+    /// assert_eq!(refused.parameter(), None);
+    /// assert!(matches!(refused.continuation(), Some(Continuation::Restart { .. })));
+    /// ```
+    pub fn targets(&self) -> Vec<&str> {
+        let listed = self.extension(TARGETS).and_then(Value::as_array);
+        listed.into_iter().flatten().filter_map(Value::as_str).collect()
+    }
+
+    /// The `continuation` extension, read: how to go on after this refusal (a restart, a wait);
+    /// `None` when the problem carries none or one this version cannot read.
+    pub fn continuation(&self) -> Option<Continuation> {
+        self.extension(CONTINUATION).and_then(|value| Continuation::deserialize(value).ok())
     }
 
     /// `Retry-After`, in seconds, when known.

@@ -4,7 +4,6 @@
 
 use completeness::client::explain::{self, what_next};
 use completeness::{Aggregate, Problem, ProblemCode, Relation};
-use serde_json::Value;
 
 use super::super::account::AccountView;
 use super::super::archive;
@@ -76,11 +75,7 @@ pub(super) fn approval_request(caller: &Caller, problem: &Problem) -> Option<Str
         return None;
     }
     let targets = {
-        let ids: Vec<&str> = problem
-            .extension("targets")
-            .and_then(Value::as_array)
-            .map(|ids| ids.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let ids = problem.targets();
         let mut named = ids.iter().take(NAMED_TARGETS).copied().collect::<Vec<_>>().join(", ");
         if ids.len() > NAMED_TARGETS {
             named.push_str(&format!(" and {} more (`targets` lists them all)", ids.len() - NAMED_TARGETS));
