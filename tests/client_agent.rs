@@ -207,7 +207,12 @@ async fn over_mcp_the_agent_takes_the_same_tour_with_the_same_exit_codes() {
     let before = harness.store().fingerprint().await.unwrap();
     let (code, out) = agent(&harness, &mcp(&["--token", "mallory"])).await;
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("no MCP session") && out.contains("UNAUTHENTICATED"), "{out}");
+    // Said as over REST: a refusal with its problem, not a server that did not answer.
+    let refused = "the server refused the request: 401 UNAUTHENTICATED: The credential is not known to this service.";
+    assert!(out.contains(refused) && !out.contains("no answer"), "{out}");
+    let (rest_code, rest_out) = agent(&harness, &["--token", "mallory"]).await;
+    assert_eq!(rest_code, 1, "{rest_out}");
+    assert!(rest_out.contains(refused), "{rest_out}");
     let (code, out) = agent(&harness, &["--transport", "carrier-pigeon", "--token", "admin"]).await;
     assert_eq!(code, 1, "{out}");
     assert_eq!(harness.store().fingerprint().await.unwrap(), before);

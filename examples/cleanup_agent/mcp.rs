@@ -52,11 +52,18 @@ impl McpInventory {
         let handshake = within(timeout, handshake).await.map_err(|late| FetchError::Transport(no_session(late)))?;
         let client = handshake.map_err(|e| {
             // The transport's error is where the status is; rmcp's initialize error gives it no `source`.
-            let refused = match &e {
-                ClientInitializeError::TransportError { error, .. } => http_refusal(error.error.as_ref()),
+            let transport = match &e {
+                ClientInitializeError::TransportError { error, .. } => {
+                    Some(error.error.as_ref() as &(dyn std::error::Error + 'static))
+                }
                 _ => None,
             };
-            match refused {
+            // A refusal with its problem (a 401 of an unknown credential) is that problem, as
+            // over REST.
+            if let Some(problem) = transport.and_then(problem_answered) {
+                return FetchError::Problem(problem);
+            }
+            match transport.and_then(http_refusal) {
                 Some((status, retry_after)) => FetchError::Unserved {
                     status,
                     retry_after,
@@ -146,6 +153,23 @@ fn http_refusal(error: &(dyn std::error::Error + 'static)) -> Option<(u16, Optio
             // In seconds or as an HTTP date, as over REST.
             let wait = status.retry_after.as_deref().and_then(|value| retry_after_seconds(value, SystemTime::now()));
             return Some((status.status, wait));
+        }
+        cause = current.source();
+    }
+    None
+}
+
+/// The problem a 4xx refusal of the endpoint carried, when the transport kept its body: rmcp
+/// reads a 401 or 403 without a challenge (which `/mcp` sends none of: it offers no OAuth) as
+/// an unexpected response, `HTTP {status}: {the start of its body}`.
+fn problem_answered(error: &(dyn std::error::Error + 'static)) -> Option<completeness::Problem> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = cause {
+        if let Some(StreamableHttpError::UnexpectedServerResponse(text)) =
+            current.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            let (_, body) = text.strip_prefix("HTTP 4")?.split_once(": ")?;
+            return serde_json::from_str(body).ok();
         }
         cause = current.source();
     }
