@@ -2156,3 +2156,29 @@ async fn a_resource_subscription_in_a_session_is_refused_as_not_offered() {
         assert!(said.contains(method) && said.contains("tools/call"), "{method}: {said}");
     }
 }
+
+/// A request in a session speaks the version its `initialize` agreed to: another version the
+/// server speaks in sessions is refused too (400 `INVALID_REQUEST`, naming the agreed one), as
+/// MCP has a server do with an invalid version, where rmcp served it under the session's rules.
+#[tokio::test]
+async fn a_request_in_a_session_naming_another_version_than_agreed_is_refused() {
+    let h = Harness::start(config(20)).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    for (agreed, other) in [("2025-06-18", "2025-11-25"), ("2025-11-25", "2025-06-18")] {
+        let (session, answered) = open_session(&h, "admin", agreed).await;
+        assert_eq!(answered, agreed);
+        let served = post_in(&h, "admin", Some((&session, agreed)), &ping).send().await.unwrap();
+        assert_eq!(served.status(), 200, "{agreed}: the agreed version is served");
+        let refused = h.answer(post_in(&h, "admin", Some((&session, other)), &ping)).await;
+        refused.assert_problem(400, "INVALID_REQUEST");
+        let detail = refused.body["detail"].as_str().unwrap_or_default();
+        let said = format!(
+            "`MCP-Protocol-Version: {other}` is not the version this session agreed to: send `MCP-Protocol-Version: \
+             {agreed}`"
+        );
+        assert!(detail.contains(&said), "{detail}");
+        // The session is still there, in its version.
+        let again = post_in(&h, "admin", Some((&session, agreed)), &ping).send().await.unwrap();
+        assert_eq!(again.status(), 200, "{agreed}: the session goes on");
+    }
+}

@@ -61,8 +61,9 @@
 //!     2026-07-28 without one. 2024-11-05 and 2025-03-26, whose servers must read JSON-RPC
 //!     batches (refused here, 400 `INVALID_BODY`), are not agreed to: an `initialize` asking for
 //!     either is answered with 2025-11-25, and the client decides; a request in a session whose
-//!     `MCP-Protocol-Version` names a version without sessions here, or none this server speaks,
-//!     is refused (400 `INVALID_REQUEST`, [`SESSION_VERSIONS`]). A
+//!     `MCP-Protocol-Version` names another version than the session agreed to (one without
+//!     sessions here, or none this server speaks, among them) is refused (400
+//!     `INVALID_REQUEST`, [`SESSION_VERSIONS`]). A
 //!     session is initialized once: another `initialize` in it is refused with `-32600` and
 //!     changes nothing.
 

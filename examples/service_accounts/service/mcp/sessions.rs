@@ -39,6 +39,8 @@ pub(super) struct Owner {
     /// ends a session once it has had no message for its idle limit, and each of its messages
     /// and answers starts that time again, none later than the request that carries it ends.
     used: Instant,
+    /// The protocol version its `initialize` agreed to, as answered.
+    agreed: Option<String>,
 }
 
 /// How a session was bound to its credential ([`Sessions::bind`]).
@@ -56,6 +58,11 @@ impl Sessions {
         self.owners.lock().unwrap_or_else(PoisonError::into_inner).get(id).map(|owner| owner.credential.clone())
     }
 
+    /// The protocol version session `id` agreed to, when known.
+    fn agreed(&self, id: &str) -> Option<String> {
+        self.owners.lock().unwrap_or_else(PoisonError::into_inner).get(id).and_then(|owner| owner.agreed.clone())
+    }
+
     fn forget(&self, id: &str) {
         self.owners.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
     }
@@ -67,16 +74,17 @@ impl Sessions {
         }
     }
 
-    /// Binds session `id` to `credential`, forgetting every session that has ended since
-    /// (expired ones included), so that the map holds no more entries than live sessions.
-    async fn bind(&self, id: &str, credential: &str) -> Bound {
+    /// Binds session `id` to `credential`, which agreed to protocol version `agreed`, forgetting
+    /// every session that has ended since (expired ones included), so that the map holds no
+    /// more entries than live sessions.
+    async fn bind(&self, id: &str, credential: &str, agreed: Option<String>) -> Bound {
         let live = self.manager.sessions.read().await;
         let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
         owners.retain(|id, _| live.contains_key(id.as_str()));
         let idle_limit = self.manager.session_config.keep_alive;
         let longest_idle = owners.values().filter(|owner| owner.credential == credential).map(|owner| owner.used).min();
         let first_to_expire = longest_idle.zip(idle_limit).and_then(|(used, limit)| used.checked_add(limit));
-        owners.insert(id.to_owned(), Owner { credential: credential.to_owned(), used: Instant::now() });
+        owners.insert(id.to_owned(), Owner { credential: credential.to_owned(), used: Instant::now(), agreed });
         let held = owners.values().filter(|owner| owner.credential == credential).count();
         Bound { held, first_to_expire }
     }
@@ -128,29 +136,51 @@ fn too_many_sessions(credential: &str, first_to_expire: Option<Instant>) -> Resp
 
 /// A request in a session names the protocol version it speaks in `MCP-Protocol-Version`; rmcp
 /// takes there any version it knows, 2025-03-26 too, though no session here agreed to one
-/// outside [`SESSION_VERSIONS`]. Such a version (2026-07-28 too, which has no session), a value
-/// that is no version, or two of the header, is refused (400 `INVALID_REQUEST`) before the
-/// request runs, as MCP has a server do with a version it does not support. A request without
-/// the header passes, as rmcp has it. (Which of the two a session agreed to is rmcp's to know.)
-fn version_not_spoken(headers: &HeaderMap) -> Option<Problem> {
+/// outside [`SESSION_VERSIONS`], and any of them whatever its session agreed to. A version
+/// other than the one the session agreed to (`agreed`, when known), one outside
+/// [`SESSION_VERSIONS`] (2026-07-28 too, which has no session), a value that is no version, or
+/// two of the header, is refused (400 `INVALID_REQUEST`) before the request runs, as MCP has a
+/// server do with an invalid or unsupported version. A request without the header passes, as
+/// rmcp has it.
+fn version_not_spoken(headers: &HeaderMap, agreed: Option<&str>) -> Option<Problem> {
     let mut named = headers.get_all(HEADER_MCP_PROTOCOL_VERSION).iter();
     let first = named.next()?;
     let spoken = SESSION_VERSIONS.iter().map(ProtocolVersion::as_str).collect::<Vec<_>>().join(", ");
+    let excerpt: String = String::from_utf8_lossy(first.as_bytes()).chars().take(32).collect();
+    let version = first.to_str().ok().filter(|version| SESSION_VERSIONS.iter().any(|v| v.as_str() == *version));
     let why = if named.next().is_some() {
         "It names its protocol version twice (two `MCP-Protocol-Version` fields); send one.".to_owned()
-    } else {
-        let version = first.to_str().ok().filter(|version| SESSION_VERSIONS.iter().any(|v| v.as_str() == *version));
-        if version.is_some() {
-            return None;
-        }
-        let excerpt: String = String::from_utf8_lossy(first.as_bytes()).chars().take(32).collect();
+    } else if version.is_none() {
         format!(
             "`MCP-Protocol-Version: {excerpt}` is not a version of a session of this server ({spoken}): send \
              the version `initialize` agreed to."
         )
+    } else {
+        match agreed {
+            Some(agreed) if version != Some(agreed) => format!(
+                "`MCP-Protocol-Version: {excerpt}` is not the version this session agreed to: send \
+                 `MCP-Protocol-Version: {agreed}`, or open a session of {excerpt}."
+            ),
+            _ => return None,
+        }
     };
     Some(refusals::refusal_saying(StatusCode::BAD_REQUEST, Some(&why)))
 }
+
+/// The protocol version an `initialize` answer agreed to: its `result.protocolVersion`, in a
+/// JSON body or in the `data` of an event of an event stream (how rmcp answers in a session).
+fn agreed_version(answer: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(answer).ok()?;
+    let data = text.lines().filter_map(|line| line.strip_prefix("data:"));
+    std::iter::once(text).chain(data).find_map(|candidate| {
+        let message: serde_json::Value = serde_json::from_str(candidate.trim()).ok()?;
+        message["result"]["protocolVersion"].as_str().map(str::to_owned)
+    })
+}
+
+/// The most bytes of an answer that opened a session this layer reads: an `initialize` result
+/// (the server's info, capabilities and instructions) takes about 1 KiB.
+const INITIALIZE_ANSWER_BYTES: usize = 64 * 1024;
 
 /// The problem code of a session refused past [`MAX_SESSIONS_PER_CREDENTIAL`]: this service's
 /// own (contract §5.4).
@@ -183,15 +213,25 @@ pub(super) async fn sessions_of_their_credential(
     let caller = request.extensions().get::<Arc<Caller>>().map(|caller| caller.name.clone());
     let Some(named) = request.headers().get(HEADER_SESSION_ID) else {
         let response = next.run(request).await;
-        let opened = response.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok());
-        if let (true, Some(id), Some(caller)) = (response.status().is_success(), opened, caller) {
-            let bound = sessions.bind(id, &caller).await;
-            if bound.held > MAX_SESSIONS_PER_CREDENTIAL {
-                sessions.end(id).await;
-                return too_many_sessions(&caller, bound.first_to_expire);
-            }
+        let opened = response.headers().get(HEADER_SESSION_ID).and_then(|id| id.to_str().ok()).map(str::to_owned);
+        let (Some(id), Some(caller), true) = (opened, caller, response.status().is_success()) else {
+            return response;
+        };
+        // The version agreed to, from the `initialize` answer (whole by now,
+        // [`whole_answers`](super::guard::whole_answers)), for the session's later requests.
+        let (parts, body) = response.into_parts();
+        let Ok(answer) = axum::body::to_bytes(body, INITIALIZE_ANSWER_BYTES).await else {
+            sessions.end(&id).await;
+            let detail = "The answer to `initialize` could not be read whole; no session was opened.";
+            return Problem::new(ProblemCode::Internal, detail).into_response();
+        };
+        let agreed = agreed_version(&answer);
+        let bound = sessions.bind(&id, &caller, agreed).await;
+        if bound.held > MAX_SESSIONS_PER_CREDENTIAL {
+            sessions.end(&id).await;
+            return too_many_sessions(&caller, bound.first_to_expire);
         }
-        return response;
+        return Response::from_parts(parts, axum::body::Body::from(answer));
     };
     let Ok(id) = named.to_str().map(str::to_owned) else {
         return session_not_found();
@@ -204,7 +244,7 @@ pub(super) async fn sessions_of_their_credential(
     if caller.is_none() || sessions.owner(&id) != caller {
         return session_not_found();
     }
-    if let Some(refused) = version_not_spoken(request.headers()) {
+    if let Some(refused) = version_not_spoken(request.headers(), sessions.agreed(&id).as_deref()) {
         return refused.into_response();
     }
     let ends = request.method() == Method::DELETE;
