@@ -836,3 +836,34 @@ fn an_item_served_twice_is_found_by_its_key() {
     let once = collect_json([first_page(more), last_page(json!("ev1.k1.token"))]);
     assert_eq!(once.first_repeated(|n| *n), None);
 }
+
+/// `MemorySource` answers as a service that filters and issues evidence does, so a client's
+/// tests can cover "complete, with evidence" and "the scope says what was asked": the filter is
+/// echoed in every page's scope, and evidence comes on the last page only where a server may
+/// give it (every page complete but for paging, current, at one snapshot), empty too.
+#[test]
+fn a_memory_source_echoes_its_filters_and_gives_evidence_only_to_a_whole_traversal() {
+    let filters = [("tenant", json!("north"))];
+    for count in [0_u64, 25] {
+        let source = RefCell::new(MemorySource::new(count, 10).with_filter("tenant", "north").issuing_evidence(true));
+        let collected = collect(&source, no_limits(), |_, _| {}).unwrap();
+        assert!(collected.is_complete(), "{count}");
+        assert_eq!(collected.completeness.scope().differs_from("numbers", &filters), None, "{count}");
+        assert!(collected.completeness.scope().differs_from("numbers", &[("tenant", json!("south"))]).is_some());
+        assert_eq!(collected.completeness.evidence(), Some("ev-s-1"), "{count}");
+        assert_eq!(decide(collected.envelope(), Intent::Mutate), Decision::Proceed, "{count}");
+        assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+    }
+    // No evidence where a server may give none: a restricted view, stale pages, a snapshot
+    // that is not held.
+    for source in [
+        MemorySource::new(25, 10).restricted(true),
+        MemorySource::new(25, 10).warning_every(Some(2)),
+        MemorySource::new(25, 10).freezing_snapshots(false),
+    ] {
+        let source = RefCell::new(source.issuing_evidence(true));
+        let collected = collect(&source, no_limits(), |_, _| {}).unwrap();
+        assert_eq!(collected.completeness.evidence(), None, "{:?}", source.borrow());
+        assert_ne!(decide(collected.envelope(), Intent::Mutate), Decision::Proceed);
+    }
+}

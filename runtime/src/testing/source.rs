@@ -10,6 +10,8 @@ use crate::contract::scope::{CursorBinding, CursorContract, PageInfo, Scope};
 use crate::contract::warning::StaleIndex;
 use crate::server::problem::{Problem, ProblemCode};
 
+use serde_json::{Map, Value};
+
 /// A change to the source between two page fetches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mutation {
@@ -41,6 +43,8 @@ pub struct MemorySource {
     restricted: bool,
     page_sizes: Vec<usize>,
     warn_every: Option<u64>,
+    filters: Map<String, Value>,
+    evidence: bool,
     fetches: u64,
 }
 
@@ -55,6 +59,8 @@ impl MemorySource {
             restricted: false,
             page_sizes: vec![page_size],
             warn_every: None,
+            filters: Map::new(),
+            evidence: false,
             fetches: 0,
         }
     }
@@ -82,6 +88,25 @@ impl MemorySource {
     /// Adds a `STALE_INDEX` warning to every `n`th page.
     pub fn warning_every(mut self, n: Option<u64>) -> Self {
         self.warn_every = n.filter(|n| *n > 0);
+        self
+    }
+
+    /// Echoes filter `name` with `value` in every page's scope, as a service that applied it
+    /// does: for a client that checks the scope against what it asked
+    /// ([`Scope::differs_from`]). The rows served are the same whatever the filters.
+    pub fn with_filter(mut self, name: &str, value: impl Into<Value>) -> Self {
+        self.filters.insert(name.to_owned(), value.into());
+        self
+    }
+
+    /// Gives the last page of a traversal evidence (`ev-s-N`, N its snapshot), as a service gives the
+    /// inventory a destructive action needs: only where a server may (contract §6), that is when
+    /// every page of the traversal was complete but for paging, at one snapshot, and read from
+    /// current state. So never when the source is `restricted`, gives stale warnings, or does not
+    /// freeze snapshots. The token is not signed: a client's tests read it, a server never
+    /// verifies it.
+    pub fn issuing_evidence(mut self, issues: bool) -> Self {
+        self.evidence = issues;
         self
     }
 
@@ -155,7 +180,8 @@ impl MemorySource {
         let more = following.next().is_some();
 
         let label = format!("s-{snapshot}");
-        let scope = Scope::new("numbers", "numbers readable by the test credential").with_snapshot(label.clone());
+        let mut scope = Scope::new("numbers", "numbers readable by the test credential").with_snapshot(label.clone());
+        scope.filters = self.filters.clone();
         let mut page = Envelope::complete(Vec::new(), scope);
         let position = items.last().copied().or(after);
         let contract = more.then(|| CursorContract {
@@ -185,6 +211,10 @@ impl MemorySource {
         }
         if self.warn_every.is_some_and(|n| self.fetches.is_multiple_of(n)) {
             page.completeness.push_warning(StaleIndex::new("numbers").observed_revision(format!("r-{}", self.fetches)));
+        }
+        let whole = self.evidence && !more && !self.restricted && self.warn_every.is_none() && self.freezes_snapshot;
+        if whole {
+            page.completeness.attach_evidence(format!("ev-s-{snapshot}"));
         }
         page.items = items;
         Ok(page)
