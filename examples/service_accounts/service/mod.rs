@@ -153,9 +153,12 @@ pub async fn build(
     if config.cursor_keys.is_none() {
         config.cursor_keys = config.key_ring().map_err(StartError::Config)?;
     }
+    // Which database, said as the banner says it (no password): the banner is not printed when
+    // opening fails, and the driver's error does not name the server.
+    let which = config.location().map_or_else(|_| "the database".to_owned(), |location| location.to_string());
     let service = Service::open(config).await.map_err(|e| match e {
         StoreError::Config(detail) => StartError::Config(detail),
-        other => StartError::Failed(format!("could not open the database: {other}")),
+        other => StartError::Failed(format!("could not open {which}: {other}")),
     })?;
     let state: AppState = Arc::new(service);
     Ok((state.clone(), routes::router(state, mcp_sessions)))
