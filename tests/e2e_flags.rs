@@ -951,3 +951,46 @@ async fn the_banner_names_the_key_ring_and_a_ring_not_read_is_warned_about() {
     assert!(!stderr.contains(&secret), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Under `--log-format json` nothing but JSON lines comes out: the banner is an `INFO` event
+/// `serving` (its URL, store and key ring), not plain text on standard output, which a
+/// collector that merges the two streams would read.
+#[cfg(unix)]
+#[tokio::test]
+async fn under_the_json_log_the_banner_is_an_event() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut process = tokio::process::Command::new(built_example::binary("service_accounts"))
+        .args(["--addr", "127.0.0.1:0", "--accounts", "5", "--log-format", "json"])
+        .env_remove(e2e_support::service::state::KEYS_VARIABLE)
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let mut log = BufReader::new(process.stderr.take().unwrap()).lines();
+    let mut serving = None;
+    while let Some(line) = log.next_line().await.unwrap() {
+        let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+        if event["fields"]["message"] == "serving" || event["message"] == "serving" {
+            serving = Some(event);
+            break;
+        }
+    }
+    let serving = serving.expect("a `serving` event");
+    let fields = if serving["fields"].is_object() { &serving["fields"] } else { &serving };
+    let url = fields["url"].as_str().expect("its URL").to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{serving}");
+    assert_eq!(fields["mcp"], format!("{url}/mcp"), "{serving}");
+    assert!(fields["keys"].as_str().unwrap_or_default().contains("ephemeral"), "{serving}");
+    let ready = reqwest::get(format!("{url}/ready")).await.unwrap();
+    assert_eq!(ready.status(), 200);
+    let pid = process.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let output = tokio::time::timeout(Duration::from_secs(30), process.wait_with_output()).await.unwrap().unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "", "nothing on standard output");
+    while let Some(line) = log.next_line().await.unwrap_or(None) {
+        assert!(serde_json::from_str::<serde_json::Value>(&line).is_ok(), "not JSON: {line}");
+    }
+}

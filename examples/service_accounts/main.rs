@@ -77,24 +77,17 @@ async fn main() {
         }
     };
     let url = running.url();
-    say(&format!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)"));
-    say(&format!("store: {store}"));
-    say(&format!("credentials (Authorization: Bearer NAME): {CREDENTIALS}"));
-    if let Some(schedule) = faults {
-        say(&format!(
-            "FAULT INJECTION ON (--faults, {schedule}): REST and MCP answers are incomplete on purpose; a REST request names one with the header {}: CODE",
-            completeness::testing::faults::FAULT_HEADER
-        ));
+    if let Some(schedule) = &faults {
         // In the log too, where an operator reads the partial answers and outages it causes.
         tracing::warn!(%schedule, "fault injection on (--faults): answers are incomplete, and outages happen, on purpose");
     }
-    say(&keys);
-    say(&format!("metrics and readiness (no credential needed): {url}/metrics, {url}/ready"));
-    say("try:");
-    say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'"));
-    say(&format!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'"));
-    say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'"));
-    say(&format!("  cargo run --example cleanup_agent -- --transport mcp --server {url} --token north"));
+    if log_format == service::telemetry::LogFormat::Json {
+        // A machine reads this process's output: what the banner says a person, as one event of
+        // the log, where a collector that merges stdout and stderr reads only JSON lines.
+        tracing::info!(%url, mcp = %format!("{url}/mcp"), %store, keys, "serving");
+    } else {
+        banner(&url, &store, &keys, faults.as_ref());
+    }
     tokio::select! {
         signal = signals.next() => tracing::info!(signal, "stopping"),
         error = running.failed() => {
@@ -160,6 +153,27 @@ fn fatal(format: service::telemetry::LogFormat, message: &str) {
     } else {
         let _ = writeln!(std::io::stderr(), "error: {message}");
     }
+}
+
+/// The banner of the human format, on standard output: where the service listens, its store,
+/// its credentials and key ring, and requests to try.
+fn banner(url: &str, store: &str, keys: &str, faults: Option<&completeness::testing::faults::Schedule>) {
+    say(&format!("service_accounts listening on {url} (MCP tools over streamable HTTP at {url}/mcp)"));
+    say(&format!("store: {store}"));
+    say(&format!("credentials (Authorization: Bearer NAME): {CREDENTIALS}"));
+    if let Some(schedule) = faults {
+        say(&format!(
+            "FAULT INJECTION ON (--faults, {schedule}): REST and MCP answers are incomplete on purpose; a REST request names one with the header {}: CODE",
+            completeness::testing::faults::FAULT_HEADER
+        ));
+    }
+    say(keys);
+    say(&format!("metrics and readiness (no credential needed): {url}/metrics, {url}/ready"));
+    say("try:");
+    say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/service-accounts?owner=none&page_size=5'"));
+    say(&format!("  curl -s -H 'Authorization: Bearer north' '{url}/service-accounts?owner=none&tenant=south'"));
+    say(&format!("  curl -s -H 'Authorization: Bearer admin' '{url}/search?q=svc-north-0004&time_budget_ms=50'"));
+    say(&format!("  cargo run --example cleanup_agent -- --transport mcp --server {url} --token north"));
 }
 
 /// Writes a line of the banner. A reader that went away (`| head -3`) does not stop the
