@@ -116,3 +116,70 @@ async fn a_half_sent_request_holds_the_exit_for_the_stop_timeout_only() {
         drop(held);
     }
 }
+
+/// An MCP tool call running when the replica is asked to stop is answered, as a REST request
+/// in flight is, before the MCP sessions end: a stateless call (2026-07-28) and one in a session
+/// (2025-11-25) each get their whole result, and the process exits 0.
+#[cfg(unix)]
+#[tokio::test]
+async fn an_mcp_call_in_flight_is_answered_before_the_replica_stops() {
+    let (process, url, log) = start(&["--slow-source", "audit=1500"]).await;
+    let client = reqwest::Client::new();
+    let mcp = |version: &str, session: Option<&str>| {
+        let request = client
+            .post(format!("{url}/mcp"))
+            .bearer_auth("admin")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", version);
+        match session {
+            Some(session) => request.header("mcp-session-id", session),
+            None => request,
+        }
+    };
+    // A 2025-11-25 session, initialized.
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = mcp("2025-11-25", None).json(&initialize).send().await.unwrap();
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    opened.text().await.unwrap();
+    let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(mcp("2025-11-25", Some(&session)).json(&initialized).send().await.unwrap().status(), 202);
+
+    let arguments = serde_json::json!({"q": "svc", "time_budget_ms": 20000});
+    let in_session = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "search_service_accounts", "arguments": arguments}});
+    let stateless = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}},
+        "name": "search_service_accounts", "arguments": arguments}});
+    let calls = [
+        mcp("2025-11-25", Some(&session)).json(&in_session).send(),
+        mcp("2026-07-28", None)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "search_service_accounts")
+            .json(&stateless)
+            .send(),
+    ];
+    let calls: Vec<_> = calls
+        .into_iter()
+        .map(|call| {
+            tokio::spawn(async move {
+                let answer = call.await?;
+                let status = answer.status().as_u16();
+                answer.text().await.map(|text| (status, text))
+            })
+        })
+        .collect();
+    // Both calls wait on the slow source; the stop comes meanwhile.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    signal(&process, "-TERM");
+    for call in calls {
+        let (status, text) = call.await.unwrap().expect("an answer");
+        // The whole result, not an empty event stream or a 500 of a call cut off.
+        assert_eq!(status, 200, "{text}");
+        assert!(text.contains(r#""structuredContent""#) && text.contains(r#""isError":false"#), "{text}");
+    }
+    let exited = exit(process).await;
+    assert!(exited.success(), "{exited}");
+    let log = log.await.unwrap();
+    assert!(!log.contains("ended unanswered") && !log.contains("ERROR"), "{log}");
+}

@@ -91,8 +91,8 @@ impl Running {
 
     /// Stops: `GET /ready` answers 503 from now on, and for `--stop-delay` every other request
     /// is still served (a balancer sees the replica leave and sends requests elsewhere); then it
-    /// stops accepting connections, waits for the open ones as long as `--stop-timeout` says,
-    /// ends the background tasks and checks this replica out (`replicas`; a failure to is
+    /// stops accepting connections, waits for the open ones and the MCP calls in flight as long
+    /// as `--stop-timeout` says (then ends the MCP sessions), ends the background tasks and checks this replica out (`replicas`; a failure to is
     /// reported on stderr, the others then forget it later).
     pub async fn stop(mut self) -> std::io::Result<()> {
         self.state.stopping.cancel();
@@ -106,6 +106,16 @@ impl Running {
         }
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
+        }
+        // The MCP calls in flight are answered first: ending the sessions ends them unanswered.
+        let (calls, limit) = (&self.state.mcp_calls, self.state.config.stop_timeout);
+        calls.close();
+        if tokio::time::timeout(limit, calls.wait()).await.is_err() {
+            tracing::warn!(
+                open = calls.len(),
+                waited_s = limit.as_secs(),
+                "stopping: MCP calls still running after --stop-timeout are ended unanswered"
+            );
         }
         self.mcp_sessions.cancel();
         // Each background task ends after its round in progress: a check-in still on its way

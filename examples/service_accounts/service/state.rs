@@ -2,6 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use axum::extract::FromRef;
 use completeness::CursorKeys;
@@ -36,6 +37,9 @@ pub struct Service {
     /// that a balancer sends requests elsewhere while this one still serves them
     /// (`--stop-delay`).
     pub stopping: CancellationToken,
+    /// The `/mcp` requests being answered: a stopping replica waits for them (up to
+    /// `--stop-timeout`) before it ends the MCP sessions, which would end them unanswered.
+    pub mcp_calls: TaskTracker,
     /// What the last check-in found other replicas disagree on, each logged once.
     disagreements: Mutex<Vec<String>>,
 }
@@ -89,6 +93,7 @@ impl Service {
             replica,
             faults,
             stopping: CancellationToken::new(),
+            mcp_calls: TaskTracker::new(),
             disagreements: Mutex::default(),
         };
         service.check_in().await?;

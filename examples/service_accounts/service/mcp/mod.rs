@@ -111,7 +111,8 @@ pub const PATH: &str = "/mcp";
 /// routes; [`routes::router`] puts them behind the same refusals and request log. Cancelling
 /// `stop` ends every session (and its event streams), so the server can stop.
 ///
-/// Around the service, outermost first: the authentication, [`transport_refusal`] (rmcp's
+/// Around the service, outermost first: the authentication, [`answered_before_sessions_end`],
+/// [`transport_refusal`] (rmcp's
 /// refusals as problems), [`same_origin_only`], [`input_as_sent`],
 /// [`sessions_of_their_credential`], [`members_given_once`], [`one_request_per_id`] and
 /// [`whole_answers`]; rmcp itself checks `Host` against [`allowed_hosts`].
@@ -146,7 +147,22 @@ pub fn router(state: AppState, stop: CancellationToken) -> Router<AppState> {
         .layer(middleware::from_fn(input_as_sent))
         .layer(middleware::from_fn(same_origin_only))
         .layer(middleware::from_fn(transport_refusal))
+        .layer(middleware::from_fn_with_state(state.mcp_calls.clone(), answered_before_sessions_end))
         .route_layer(middleware::from_fn_with_state(state, routes::authenticate))
+}
+
+/// Tracks each `/mcp` request until its answer is ready ([`Service::mcp_calls`]): a replica
+/// that stops ends the MCP sessions, and with them any tool call still running, only once the
+/// calls in flight have been answered (or `--stop-timeout` has passed), as the REST requests in
+/// flight are.
+///
+/// [`Service::mcp_calls`]: super::state::Service::mcp_calls
+async fn answered_before_sessions_end(
+    axum::extract::State(calls): axum::extract::State<tokio_util::task::TaskTracker>,
+    request: axum::extract::Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    calls.track_future(next.run(request)).await
 }
 
 /// The MCP protocol versions `/mcp` speaks, oldest first: 2025-06-18 and 2025-11-25 in a session
