@@ -2145,6 +2145,11 @@ async fn a_resource_subscription_in_a_session_is_refused_as_not_offered() {
     let methods = [
         ("resources/subscribe", json!({"uri": "file:///etc/passwd"})),
         ("resources/unsubscribe", json!({"uri": "file:///etc/passwd"})),
+        // Params rmcp cannot read: not served all the same, not an unknown method.
+        ("resources/subscribe", json!({})),
+        ("resources/unsubscribe", json!({"uri": 5})),
+        ("resources/read", json!({})),
+        ("prompts/get", json!({})),
     ];
     for (id, (method, params)) in methods.into_iter().enumerate() {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});

@@ -230,3 +230,15 @@ async fn a_resource_with_a_field_left_out_shows_in_the_counters_over_rest_and_mc
         assert_eq!(delta("completeness_missing_data_total", &missing), 1.0, "{route}:\n{after}");
     }
 }
+
+/// Each background task's failure counter is there from the start, at whatever it counted:
+/// an alert on its rate sees the first failure, which a series appearing at 1 would not show.
+#[tokio::test]
+async fn the_background_task_failures_are_counted_from_the_start() {
+    let h = Harness::start(config(5)).await;
+    let counted = h.metrics().await;
+    for task in ["snapshot pruner", "source refresh"] {
+        let series = format!("service_background_task_failures_total{{task=\"{task}\"}} ");
+        assert!(counted.lines().any(|line| line.starts_with(&series)), "{series} in:\n{counted}");
+    }
+}

@@ -205,6 +205,11 @@ pub async fn start(mut config: Config) -> Result<Running, StartError> {
         spawn_source_refresh(state.clone(), chores_stop.clone()),
         spawn_pruner(state.clone(), chores_stop.clone()),
     ];
+    // Each task's failures counted from zero, so that the first one is an increase an alert on
+    // the counter's rate sees (a series that appears at 1 is none).
+    for task in [SOURCE_REFRESH, SNAPSHOT_PRUNER] {
+        metrics::counter!(telemetry::BACKGROUND_FAILURES, "task" => task).increment(0);
+    }
     Ok(Running { addr, state, stop: Some(stop), mcp_sessions, server, chores_stop, chores })
 }
 
@@ -220,6 +225,10 @@ fn bound(addr: SocketAddr) -> std::io::Result<TcpSocket> {
     Ok(socket)
 }
 
+/// The background tasks, by the names their failures are logged and counted under.
+const SOURCE_REFRESH: &str = "source refresh";
+const SNAPSHOT_PRUNER: &str = "snapshot pruner";
+
 /// The search copies' refresh, every `audit_refresh`: the lagging `audit` index copies the
 /// accounts table, and so does every write-through copy that missed a write.
 fn spawn_source_refresh(state: AppState, stop: CancellationToken) -> JoinHandle<()> {
@@ -230,7 +239,7 @@ fn spawn_source_refresh(state: AppState, stop: CancellationToken) -> JoinHandle<
         while next_round(&mut ticks, &stop).await {
             let indexing = state.clone();
             let round = tokio::spawn(async move { indexing.refresh_sources().await }).await;
-            chore("source refresh", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
+            chore(SOURCE_REFRESH, every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })
 }
@@ -249,7 +258,7 @@ fn spawn_pruner(state: AppState, stop: CancellationToken) -> JoinHandle<()> {
                 pruning.check_in().await.map(drop)
             })
             .await;
-            chore("snapshot pruner", every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
+            chore(SNAPSHOT_PRUNER, every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
         }
     })
 }

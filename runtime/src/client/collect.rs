@@ -93,9 +93,9 @@ impl fmt::Display for FetchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FetchError::Problem(problem) => write!(f, "the server refused the request: {problem}"),
-            FetchError::Transport(message) | FetchError::Unserved { message, .. } => {
-                write!(f, "no answer from the server: {message}")
-            }
+            FetchError::Transport(message) => write!(f, "no answer from the server: {message}"),
+            // An answer, a refusal without a problem body: not served now, maybe later.
+            FetchError::Unserved { message, .. } => write!(f, "the server did not serve the request: {message}"),
             FetchError::Contract(message) => write!(f, "the response breaks the completeness contract: {message}"),
             FetchError::Setup(message) => write!(f, "the client is set up wrong: {message}"),
         }

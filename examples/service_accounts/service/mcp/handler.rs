@@ -118,6 +118,12 @@ impl ServerHandler for InventoryTools {
         let unfit = match request.method.as_str() {
             CallToolRequestMethod::VALUE => request.params_as::<CallToolRequestParams>().map(|read| read.is_some()),
             ListToolsRequestMethod::VALUE => request.params_as::<PaginatedRequestParams>().map(|read| read.is_some()),
+            // A method of a capability this server does not offer whose params rmcp could not
+            // read (`resources/subscribe` without a `uri`): refused as not served, as with
+            // params that fit, not as unknown.
+            method if UNOFFERED.iter().any(|family| method.starts_with(family)) => {
+                return Err(not_offered_method(method, &context));
+            }
             method => {
                 // As a REST request no route matched: `NOT_FOUND`, under `unmatched`.
                 let error = ErrorData::new(
@@ -177,13 +183,22 @@ impl ServerHandler for InventoryTools {
 /// resources): `-32601` with `data.code` `NOT_FOUND` and a message that names what the
 /// server offers, observed under `/mcp` as any other method's refusal.
 fn not_offered<M: ConstString>(context: &RequestContext<RoleServer>) -> ErrorData {
+    not_offered_method(M::VALUE, context)
+}
+
+/// [`not_offered`] of `method`, by name.
+fn not_offered_method(method: &str, context: &RequestContext<RoleServer>) -> ErrorData {
     let error = ErrorData::new(
         ErrorCode::METHOD_NOT_FOUND,
-        format!("`{}` is not served: this server offers tools only (`tools/list`, `tools/call`)", M::VALUE),
+        format!("`{}` is not served: this server offers tools only (`tools/list`, `tools/call`)", shown(method)),
         Some(json!({"code": ProblemCode::NotFound.as_str()})),
     );
     refused_by_handler(context, PATH, error)
 }
+
+/// The method families of the capabilities this server does not offer (resources, prompts,
+/// completions), refused by [`not_offered`] however their params read.
+const UNOFFERED: [&str; 3] = ["resources/", "prompts/", "completion/"];
 
 /// `error`, a refusal by this handler of a message rmcp read, observed under `route` and
 /// method `MCP` with the stable code of its `data`, in the name of the request's credential.
