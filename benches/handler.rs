@@ -131,6 +131,7 @@ fn main() {
             .route_layer(middleware::from_fn_with_state(state.clone(), service::routes::authenticate))
             .route_layer(middleware::map_response(service::routes::challenge)),
         state.config.read_timeout,
+        state.stopping.clone(),
     )
     .with_state(state);
     let listed = "/service-accounts?page_size=100";

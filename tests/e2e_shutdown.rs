@@ -183,3 +183,22 @@ async fn an_mcp_call_in_flight_is_answered_before_the_replica_stops() {
     let log = log.await.unwrap();
     assert!(!log.contains("ended unanswered") && !log.contains("ERROR"), "{log}");
 }
+
+/// A request still running at `--stop-timeout` is cut by the replica, and its request line says
+/// so (status 503), where it blamed the client (499, "the client went away").
+#[cfg(unix)]
+#[tokio::test]
+async fn a_request_cut_at_the_stop_timeout_is_logged_as_cut_by_the_replica() {
+    let (process, url, log) = start(&["--slow-source", "audit=8000", "--stop-timeout", "1"]).await;
+    let search = reqwest::Client::new().get(format!("{url}/search?q=svc&time_budget_ms=20000")).bearer_auth("admin");
+    let running = tokio::spawn(search.send());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    signal(&process, "-TERM");
+    let exited = exit(process).await;
+    assert!(exited.success(), "{exited}");
+    assert!(running.await.unwrap().is_err(), "the connection was closed unanswered");
+    let log = log.await.unwrap();
+    let line = log.lines().find(|line| line.contains("aborted=true")).unwrap_or_else(|| panic!("{log}"));
+    assert!(line.contains("the replica stopped before the answer") && line.contains("status=503"), "{line}");
+    assert!(!log.contains("the client went away"), "{log}");
+}

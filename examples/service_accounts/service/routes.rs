@@ -129,15 +129,20 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
         Some(faults) => router.layer(faults.clone()),
         None => router,
     };
-    let read_timeout = state.config.read_timeout;
-    outside(router, read_timeout).with_state(state)
+    let (read_timeout, stopping) = (state.config.read_timeout, state.stopping.clone());
+    outside(router, read_timeout, stopping).with_state(state)
 }
 
 /// What every route runs in, outside its own layers: the refusals made before any handler runs,
 /// their observation and the request log. The observe layer comes once more, around those
 /// refusals (a missing credential, a store that is down while authenticating, an unknown route,
 /// a body too large), so that each gets its `problem` event too, inside the request's span; what
-/// the routes' own layers observed is not observed again.
-pub fn outside<S: Clone + Send + Sync + 'static>(router: Router<S>, read_timeout: Duration) -> Router<S> {
-    telemetry::request_log(refusals::around(router, read_timeout).layer(completeness::observe::layer()))
+/// the routes' own layers observed is not observed again. `stopping` is the replica's (see
+/// [`telemetry::request_log`]).
+pub fn outside<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    read_timeout: Duration,
+    stopping: CancellationToken,
+) -> Router<S> {
+    telemetry::request_log(refusals::around(router, read_timeout).layer(completeness::observe::layer()), stopping)
 }

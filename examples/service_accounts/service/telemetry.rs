@@ -17,6 +17,7 @@ use axum::Extension;
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use completeness::{Exempt, Reported};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use tokio_util::sync::CancellationToken;
 use tower::util::MapRequestLayer;
 use tower_http::classify::{
     ClassifiedResponse, ClassifyResponse, NeverClassifyEos, ServerErrorsAsFailures, ServerErrorsFailureClass,
@@ -254,13 +255,18 @@ const DURATION_BUCKETS: &[f64] = &[0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 /// Records one request in [`REQUEST_DURATION`] when its response leaves (an MCP call's once it
 /// has been answered: see the MCP routes), and one the client gave up on before its answer
 /// ([`Unanswered`]).
-async fn measure(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+async fn measure(
+    axum::extract::State(stopping): axum::extract::State<CancellationToken>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
     let mut pending = Unanswered {
         started: std::time::Instant::now(),
         route: route_of(request.extensions()).to_owned(),
         method: completeness::observe::method_label(request.method()),
         span: tracing::Span::current(),
         status: None,
+        stopping,
     };
     let response = next.run(request).await;
     pending.status = Some(response.status().as_u16());
@@ -276,7 +282,9 @@ pub const CLIENT_CLOSED_REQUEST: u16 = 499;
 /// request's work where it stands, and nothing would say the request was ever made, although
 /// what it began may be done (a write committed before its answer was written). Dropped
 /// unanswered, it is counted with status [`CLIENT_CLOSED_REQUEST`] and writes the request log's
-/// line, at `WARN`, with that status and `aborted = true`, in the request's span.
+/// line, at `WARN`, with that status and `aborted = true`, in the request's span. Once the
+/// replica is stopping, a request dropped unanswered was cut by the replica at `--stop-timeout`
+/// (a client going away then is rare): it is counted and logged with status 503, saying so.
 struct Unanswered {
     started: std::time::Instant,
     route: String,
@@ -284,6 +292,8 @@ struct Unanswered {
     span: tracing::Span,
     /// The answer's status, once there is one.
     status: Option<u16>,
+    /// Cancelled once the replica is stopping.
+    stopping: CancellationToken,
 }
 
 impl Drop for Unanswered {
@@ -293,7 +303,9 @@ impl Drop for Unanswered {
             return;
         }
         let latency = self.started.elapsed();
-        let status = self.status.unwrap_or(CLIENT_CLOSED_REQUEST);
+        let cut_by_stop = self.stopping.is_cancelled();
+        let unanswered = if cut_by_stop { StatusCode::SERVICE_UNAVAILABLE.as_u16() } else { CLIENT_CLOSED_REQUEST };
+        let status = self.status.unwrap_or(unanswered);
         let route = std::mem::take(&mut self.route);
         metrics::histogram!(REQUEST_DURATION, "route" => route, "method" => self.method, "status" => status.to_string())
             .record(latency.as_secs_f64());
@@ -302,13 +314,24 @@ impl Drop for Unanswered {
         }
         let latency_ms = latency.as_micros() as f64 / 1000.0;
         self.span.in_scope(|| {
-            tracing::warn!(
-                target: REQUEST_LOG,
-                status = CLIENT_CLOSED_REQUEST,
-                latency_ms,
-                aborted = true,
-                "the client went away before the answer; what the request began may have been done"
-            );
+            if cut_by_stop {
+                tracing::warn!(
+                    target: REQUEST_LOG,
+                    status = unanswered,
+                    latency_ms,
+                    aborted = true,
+                    "the replica stopped before the answer (its connection was closed at --stop-timeout); what the \
+                     request began may have been done"
+                );
+            } else {
+                tracing::warn!(
+                    target: REQUEST_LOG,
+                    status = unanswered,
+                    latency_ms,
+                    aborted = true,
+                    "the client went away before the answer; what the request began may have been done"
+                );
+            }
         });
     }
 }
@@ -328,11 +351,14 @@ pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], Extens
 /// request in [`REQUEST_DURATION`]. The framework's
 /// events are written inside that span, so they carry the request id too.
 ///
+/// A request dropped unanswered once the replica is `stopping` was closed by the replica at
+/// `--stop-timeout` (see [`Unanswered`]), not by its client.
+///
 /// A client's `x-request-id` is kept only when it is printable ASCII, not empty and at most
 /// [`MAX_REQUEST_ID_BYTES`] long; any other is replaced by a fresh one, so that the id in the
 /// log is always the one echoed, and a client cannot make each request write kilobytes of log
 /// (or echo them back on a refusal).
-pub fn request_log<S>(router: axum::Router<S>) -> axum::Router<S>
+pub fn request_log<S>(router: axum::Router<S>, stopping: CancellationToken) -> axum::Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {
@@ -342,7 +368,7 @@ where
     // Layers wrap what comes before them: an unusable id is dropped first, then one is set,
     // then traced, then echoed.
     router
-        .layer(axum::middleware::from_fn(measure))
+        .layer(axum::middleware::from_fn_with_state(stopping, measure))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(trace)
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
