@@ -323,14 +323,7 @@ async fn exit_of(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
 /// Runs the built example with `args` and `env` (and no key ring from the test's own
 /// environment), in `dir` when given; it must exit within 30 seconds. Returns what it wrote.
 async fn run_example(args: &[&str], env: &[(&str, &str)], dir: Option<&std::path::Path>) -> std::process::Output {
-    let mut command = tokio::process::Command::new(built_example::binary("service_accounts"));
-    command
-        .args(args)
-        .env_remove(e2e_support::service::state::KEYS_VARIABLE)
-        .envs(env.iter().copied())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
+    let mut command = example_command(args, env);
     if let Some(dir) = dir {
         command.current_dir(dir);
     }
@@ -339,6 +332,27 @@ async fn run_example(args: &[&str], env: &[(&str, &str)], dir: Option<&std::path
         .await
         .unwrap_or_else(|_| panic!("the example did not exit within 30 s: {args:?}"))
         .unwrap()
+}
+
+/// The built example with `args` and `env` (and no key ring from the test's own environment),
+/// its output piped, killed when dropped.
+fn example_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(built_example::binary("service_accounts"));
+    command
+        .args(args)
+        .env_remove(e2e_support::service::state::KEYS_VARIABLE)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    command
+}
+
+/// Stops `process` with SIGTERM; what it wrote, once it exited (within 30 s).
+async fn terminated(process: tokio::process::Child) -> std::process::Output {
+    let pid = process.id().expect("a running process").to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    tokio::time::timeout(Duration::from_secs(30), process.wait_with_output()).await.expect("it exits").unwrap()
 }
 
 /// An argument that is not UTF-8 is a flag error (exit 2) that says which one, not a panic;
@@ -919,15 +933,10 @@ async fn the_banner_names_the_key_ring_and_a_ring_not_read_is_warned_about() {
     let file = dir.join("keys");
     let secret = completeness::CursorKeys::generate_secret();
     std::fs::write(&file, format!("k2:{secret}\nk1:{secret}\n")).unwrap();
-    let mut process = tokio::process::Command::new(built_example::binary("service_accounts"))
-        .args(["--addr", "127.0.0.1:0", "--accounts", "5", "--keys-file", file.to_str().unwrap()])
-        .env(e2e_support::service::state::KEYS_VARIABLE, format!("k9:{secret}"))
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
+    let ignored = format!("k9:{secret}");
+    let env = [(e2e_support::service::state::KEYS_VARIABLE, ignored.as_str()), ("RUST_LOG", "warn")];
+    let args = ["--addr", "127.0.0.1:0", "--accounts", "5", "--keys-file", file.to_str().unwrap()];
+    let mut process = example_command(&args, &env).spawn().expect("the example starts");
     let mut banner = BufReader::new(process.stdout.take().unwrap()).lines();
     let mut said = None;
     while let Some(line) = banner.next_line().await.unwrap() {
@@ -940,9 +949,7 @@ async fn the_banner_names_the_key_ring_and_a_ring_not_read_is_warned_about() {
     let expected =
         format!("cursor and evidence keys from --keys-file {}: signing with k2, also accepting k1", file.display());
     assert_eq!(said, expected);
-    let pid = process.id().unwrap().to_string();
-    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let output = tokio::time::timeout(Duration::from_secs(30), process.wait_with_output()).await.unwrap().unwrap();
+    let output = terminated(process).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("COMPLETENESS_CURSOR_KEYS is set and not read: --keys-file gives the key ring"),
@@ -959,15 +966,8 @@ async fn the_banner_names_the_key_ring_and_a_ring_not_read_is_warned_about() {
 #[tokio::test]
 async fn under_the_json_log_the_banner_is_an_event() {
     use tokio::io::{AsyncBufReadExt, BufReader};
-    let mut process = tokio::process::Command::new(built_example::binary("service_accounts"))
-        .args(["--addr", "127.0.0.1:0", "--accounts", "5", "--log-format", "json"])
-        .env_remove(e2e_support::service::state::KEYS_VARIABLE)
-        .env("RUST_LOG", "info")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
+    let args = ["--addr", "127.0.0.1:0", "--accounts", "5", "--log-format", "json"];
+    let mut process = example_command(&args, &[("RUST_LOG", "info")]).spawn().expect("the example starts");
     let mut log = BufReader::new(process.stderr.take().unwrap()).lines();
     let mut serving = None;
     while let Some(line) = log.next_line().await.unwrap() {
@@ -985,9 +985,7 @@ async fn under_the_json_log_the_banner_is_an_event() {
     assert!(fields["keys"].as_str().unwrap_or_default().contains("ephemeral"), "{serving}");
     let ready = reqwest::get(format!("{url}/ready")).await.unwrap();
     assert_eq!(ready.status(), 200);
-    let pid = process.id().unwrap().to_string();
-    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let output = tokio::time::timeout(Duration::from_secs(30), process.wait_with_output()).await.unwrap().unwrap();
+    let output = terminated(process).await;
     assert!(output.status.success());
     assert_eq!(String::from_utf8_lossy(&output.stdout), "", "nothing on standard output");
     while let Some(line) = log.next_line().await.unwrap_or(None) {

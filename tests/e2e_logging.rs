@@ -86,12 +86,17 @@ fn rmcp_never_logs_below_info_since_its_debug_events_carry_tokens() {
 
 /// The log lines written while `f` runs, in the example's human format.
 fn human_log() -> (impl tracing::Subscriber + Send + Sync, LogBuffer) {
+    human_log_filtered("info")
+}
+
+/// [`human_log`] with the `RUST_LOG` filter `rust_log`.
+fn human_log_filtered(rust_log: &str) -> (impl tracing::Subscriber + Send + Sync, LogBuffer) {
     let log = LogBuffer::default();
     let writer = {
         let log = log.clone();
         move || log.clone()
     };
-    let subscriber = tracing_subscriber::registry().with(filter("info").unwrap()).with(human_layer(writer, false));
+    let subscriber = tracing_subscriber::registry().with(filter(rust_log).unwrap()).with(human_layer(writer, false));
     (subscriber, log)
 }
 
@@ -578,13 +583,7 @@ async fn a_successful_probe_or_scrape_is_logged_at_debug_and_a_failed_one_at_inf
     use e2e_support::service::telemetry::{REQUEST_LOG, ResponseLine, Routine};
     use tower_http::trace::OnResponse;
 
-    let log = LogBuffer::default();
-    let writer = {
-        let log = log.clone();
-        move || log.clone()
-    };
-    let subscriber =
-        tracing_subscriber::registry().with(filter("info,request_log=debug").unwrap()).with(human_layer(writer, false));
+    let (subscriber, log) = human_log_filtered("info,request_log=debug");
     let _log = tracing::subscriber::set_default(subscriber);
     let h = Harness::start(config(20)).await;
     assert_eq!(h.send(reqwest::Method::GET, "/ready", None, None).await.status, 200);

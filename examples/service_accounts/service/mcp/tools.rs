@@ -64,37 +64,26 @@ impl InventoryTools {
         // Answers and refusals show in the log and the counters as those of the REST routes
         // do, under the tool's name and the method `MCP`.
         let entry = EntryPoint::new(&tool.name, "MCP").with_credential(&caller.name);
-        // Arguments that cannot be read: refused before the tool runs, observed as a REST
-        // route's refusal of a query it cannot read.
-        let refuse = |refused: Unfit| {
-            let problem = refused.problem();
-            entry.refused(&problem);
-            match unfit {
-                UnfitArguments::ProtocolError => Err(refused.into_error()),
-                UnfitArguments::ToolError => Ok(tool_error(&problem, UNFIT_GUIDANCE)),
-            }
+        // The arguments read, then the tool run; arguments that cannot be read are refused
+        // before it runs.
+        let outcome = async {
+            Ok::<_, Unfit>(match name {
+                LIST => self.list(&entry, caller, read(schema, arguments)?, numbers).await,
+                SEARCH => self.search(&entry, caller, read(schema, arguments)?, numbers).await,
+                COUNT => self.count(&entry, caller, read(schema, arguments)?).await,
+                GET => self.get(&entry, caller, read(schema, arguments)?).await,
+                _ /* ARCHIVE, the only tool left */ => Ok(self.archive(&entry, caller, read(schema, arguments)?).await),
+            })
         };
-        let outcome = match name {
-            LIST => match read(schema, arguments) {
-                Ok(args) => self.list(&entry, caller, args, numbers).await,
-                Err(refused) => return refuse(refused),
-            },
-            SEARCH => match read(schema, arguments) {
-                Ok(args) => self.search(&entry, caller, args, numbers).await,
-                Err(refused) => return refuse(refused),
-            },
-            COUNT => match read(schema, arguments) {
-                Ok(args) => self.count(&entry, caller, args).await,
-                Err(refused) => return refuse(refused),
-            },
-            GET => match read(schema, arguments) {
-                Ok(args) => self.get(&entry, caller, args).await,
-                Err(refused) => return refuse(refused),
-            },
-            _ /* ARCHIVE, the only tool left */ => {
-                return match read(schema, arguments) {
-                    Ok(args) => Ok(self.archive(&entry, caller, args).await),
-                    Err(refused) => refuse(refused),
+        let outcome = match outcome.await {
+            Ok(outcome) => outcome,
+            // Observed as a REST route's refusal of a query it cannot read.
+            Err(refused) => {
+                let problem = refused.problem();
+                entry.refused(&problem);
+                return match unfit {
+                    UnfitArguments::ProtocolError => Err(refused.into_error()),
+                    UnfitArguments::ToolError => Ok(tool_error(&problem, UNFIT_GUIDANCE)),
                 };
             }
         };
