@@ -313,25 +313,14 @@ impl Drop for Unanswered {
             return;
         }
         let latency_ms = latency.as_micros() as f64 / 1000.0;
+        let why = if cut_by_stop {
+            "the replica stopped before the answer (its connection was closed at --stop-timeout); what the request \
+             began may have been done"
+        } else {
+            "the client went away before the answer; what the request began may have been done"
+        };
         self.span.in_scope(|| {
-            if cut_by_stop {
-                tracing::warn!(
-                    target: REQUEST_LOG,
-                    status = unanswered,
-                    latency_ms,
-                    aborted = true,
-                    "the replica stopped before the answer (its connection was closed at --stop-timeout); what the \
-                     request began may have been done"
-                );
-            } else {
-                tracing::warn!(
-                    target: REQUEST_LOG,
-                    status = unanswered,
-                    latency_ms,
-                    aborted = true,
-                    "the client went away before the answer; what the request began may have been done"
-                );
-            }
+            tracing::warn!(target: REQUEST_LOG, status = unanswered, latency_ms, aborted = true, "{why}");
         });
     }
 }

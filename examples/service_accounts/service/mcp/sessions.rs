@@ -54,13 +54,9 @@ struct Bound {
 }
 
 impl Sessions {
-    fn owner(&self, id: &str) -> Option<String> {
-        self.owners.lock().unwrap_or_else(PoisonError::into_inner).get(id).map(|owner| owner.credential.clone())
-    }
-
-    /// The protocol version session `id` agreed to, when known.
-    fn agreed(&self, id: &str) -> Option<String> {
-        self.owners.lock().unwrap_or_else(PoisonError::into_inner).get(id).and_then(|owner| owner.agreed.clone())
+    /// Who opened session `id`, and the version it agreed to.
+    fn owner(&self, id: &str) -> Option<Owner> {
+        self.owners.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
     }
 
     fn forget(&self, id: &str) {
@@ -241,10 +237,12 @@ pub(super) async fn sessions_of_their_credential(
         sessions.forget(&id);
         return session_not_found();
     }
-    if caller.is_none() || sessions.owner(&id) != caller {
+    let owner = sessions.owner(&id);
+    if caller.is_none() || owner.as_ref().map(|owner| &owner.credential) != caller.as_ref() {
         return session_not_found();
     }
-    if let Some(refused) = version_not_spoken(request.headers(), sessions.agreed(&id).as_deref()) {
+    let agreed = owner.and_then(|owner| owner.agreed);
+    if let Some(refused) = version_not_spoken(request.headers(), agreed.as_deref()) {
         return refused.into_response();
     }
     let ends = request.method() == Method::DELETE;
