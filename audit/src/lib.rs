@@ -107,7 +107,7 @@ pub fn audit(path: &Path, progress: &mut dyn FnMut(usize)) -> Result<Report, Str
         findings.push(found);
     }
     findings.sort_by(|a, b| (&a.path, &a.method, &a.handler).cmp(&(&b.path, &b.method, &b.handler)));
-    Ok(Report { findings, skipped: sources.skipped.clone(), files: sources.files })
+    Ok(Report { findings, skipped: sources.skipped.clone(), files: sources.files, stale_baseline: Vec::new() })
 }
 
 /// A finding with its explanation and suggested fix; `checked` when the route is registered

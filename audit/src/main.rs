@@ -85,6 +85,9 @@ enum Deny {
     Unchecked,
     /// Files the audit could not read or parse: their routes were not audited.
     Skipped,
+    /// Entries of the `--baseline` that no finding matches any more (fixed, removed or renamed
+    /// routes): kept, each would let its route come back unnoticed; write the baseline again.
+    Stale,
 }
 
 impl Deny {
@@ -99,8 +102,34 @@ impl Deny {
                 return report.findings.iter().filter(|f| f.is_unchecked() && !f.baselined).count();
             }
             Deny::Skipped => return report.skipped.len(),
+            Deny::Stale => return report.stale_baseline.len(),
         };
         report.count(verdict, true)
+    }
+
+    /// One line for each finding of this kind that [`Deny::count`] counts.
+    fn lines(self, report: &Report) -> Vec<String> {
+        let verdict = match self {
+            Deny::List => Some(Verdict::ListWithoutCompleteness),
+            Deny::Nested => Some(Verdict::NestedCollection),
+            Deny::Unknown => Some(Verdict::Unknown),
+            Deny::Unchecked => None,
+            Deny::Skipped => {
+                return report.skipped.iter().map(|s| format!("skipped {}:{}", s.file, s.line)).collect();
+            }
+            Deny::Stale => {
+                return report.stale_baseline.iter().map(|key| format!("stale baseline entry `{key}`")).collect();
+            }
+        };
+        report
+            .findings
+            .iter()
+            .filter(|f| !f.baselined && verdict.map_or(f.is_unchecked(), |v| f.verdict == v))
+            .map(|f| {
+                let label = if verdict.is_some() { f.verdict.label() } else { "unchecked" };
+                format!("{label}: {} {} {} ({}:{})", f.method, f.path, f.handler, f.file, f.line)
+            })
+            .collect()
     }
 }
 
@@ -145,23 +174,11 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
         }
     };
     let mut report = cargo_completeness::audit(&args.path, &mut progress)?;
-    // An audit that found no route passes every gate on nothing: a service whose router is
-    // built where the audit cannot follow it (in another crate, by a macro, in a struct it
-    // does not read) would pass `--deny list` with every list it has. With `--deny`, an error.
-    if report.findings.is_empty() {
-        let nothing = format!(
-            "{}: no route found in {} files: the audit follows the routers the sources build, and saw none \
-             (one built in another crate or by a macro is not seen); audit the crate that builds the router",
-            args.path.display(),
-            report.files
-        );
-        if !args.deny.is_empty() {
-            return Err(format!("{nothing}; --deny passes no audit of nothing"));
-        }
-        note!("warning: {nothing}");
-    }
     let root = source::root_of(&args.path);
     let excludes: Vec<String> = args.exclude.iter().map(|dir| exclude_prefix(dir, root)).collect();
+    if let Some((written, _)) = args.exclude.iter().zip(&excludes).find(|(_, dir)| dir.is_empty()) {
+        return Err(format!("--exclude {written} names the audited directory itself: it would leave everything out"));
+    }
     let under = |file: &str, dir: &str| file == dir || file.starts_with(&format!("{dir}/"));
     for (written, dir) in args.exclude.iter().zip(&excludes) {
         let matches = report.findings.iter().map(|f| &f.file).chain(report.skipped.iter().map(|s| &s.file));
@@ -169,9 +186,33 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
             note!("warning: --exclude {written} leaves nothing out: no finding or skipped file is under it");
         }
     }
+    let found = report.findings.len();
     let excluded = |file: &str| excludes.iter().any(|dir| under(file, dir));
     report.findings.retain(|f| !excluded(&f.file));
     report.skipped.retain(|s| !excluded(&s.file));
+    // An audit that found no route passes every gate on nothing: a service whose router is
+    // built where the audit cannot follow it (in another crate, by a macro, in a struct it
+    // does not read), or whose routes `--exclude` all left out, would pass `--deny list` with
+    // every list it has; and a baseline written from it would forget every known finding.
+    // With `--deny` or `--write-baseline`, an error.
+    if report.findings.is_empty() {
+        let nothing = match found {
+            0 => format!(
+                "{}: no route found in {} files: the audit follows the routers the sources build, and saw none \
+                 (one built in another crate or by a macro is not seen); audit the crate that builds the router",
+                args.path.display(),
+                report.files
+            ),
+            _ => format!("{}: --exclude left out every one of the {found} routes found", args.path.display()),
+        };
+        if !args.deny.is_empty() {
+            return Err(format!("{nothing}; --deny passes no audit of nothing"));
+        }
+        if args.write_baseline {
+            return Err(format!("{nothing}; --write-baseline writes no baseline of nothing (the file is unchanged)"));
+        }
+        note!("warning: {nothing}");
+    }
     if let Some(path) = &args.baseline {
         if args.write_baseline {
             let count = baseline::write(&report, path)?;
@@ -186,7 +227,7 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
     let out = match args.format {
         Format::Table => report::table::render(&report),
         Format::Json => report::json(&report),
-        Format::Sarif => report::sarif::render(&report),
+        Format::Sarif => report::sarif::render(&report, root),
     };
     // A closed pipe (`| head`) ends the output, not the audit: the exit status still counts.
     // Any other failure (a full disk) leaves a report that is not the audit's: an error, so
@@ -205,8 +246,12 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
     }
     let denied: usize = kinds.iter().map(|d| d.count(&report)).sum();
     if denied > 0 {
-        if !quiet {
-            note!("audit: {denied} denied findings (not in a baseline)");
+        // The reason for the exit status, even under `--quiet`: it is the step's failure.
+        note!("audit: {denied} denied by --deny:");
+        for kind in &kinds {
+            for line in kind.lines(&report) {
+                note!("  {line}");
+            }
         }
         return Ok(ExitCode::from(1));
     }

@@ -147,6 +147,10 @@ pub struct Report {
     pub skipped: Vec<Skipped>,
     /// How many files were parsed.
     pub files: usize,
+    /// The entries of the `--baseline` read that no finding matches any more: fixed, removed or
+    /// renamed routes. Left in the baseline, each would let its route come back unnoticed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_baseline: Vec<String>,
 }
 
 impl Report {

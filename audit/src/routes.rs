@@ -371,6 +371,15 @@ impl<'i, 's> Eval<'i, 's> {
                     }
                     return Value::Other;
                 };
+                // A closure bound to a local, called (`let mount = |r: Router| r.route(..);
+                // mount(Router::new()).merge(..)`): its body, with its parameters bound to the
+                // arguments, as a function's is.
+                if let Some(name) = func.path.get_ident()
+                    && let Some((Value::Closure(closure), _)) = frame.locals.get(&name.to_string())
+                {
+                    let closure = *closure;
+                    return self.call_closure(closure, &call.args, frame, consuming);
+                }
                 let segs = self.index.written_in(frame.fn_id, segments(&func.path));
                 // Compared by the names they have where they are defined (`use completeness::routing::get as cget;`).
                 let absolute = self.index.absolute(frame.module, &segs);
@@ -588,6 +597,42 @@ impl<'i, 's> Eval<'i, 's> {
             }
             _ => Value::Other,
         }
+    }
+
+    /// The value of a call to `closure` with `args`: its body evaluated in the caller's frame
+    /// (a closure sees the locals it captures), its parameters bound to the arguments' values
+    /// for the call, and the caller's bindings of those names restored after it. A router handed
+    /// to a parameter the body did not take in is still served.
+    fn call_closure(
+        &mut self,
+        closure: &'s syn::ExprClosure,
+        args: &'s syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+        frame: &mut Frame<'s>,
+        consuming: bool,
+    ) -> Value<'s> {
+        let mut shadowed = Vec::new();
+        for (param, arg) in closure.inputs.iter().zip(args) {
+            let value = self.eval(arg, frame, true);
+            match binding_name(param) {
+                Some(name) => {
+                    let before = frame.locals.insert(name.clone(), (value, false));
+                    shadowed.push((name, before));
+                }
+                None if matches!(value, Value::Router(_)) => self.eval_free(arg, frame),
+                None => {}
+            }
+        }
+        let value = self.eval(&closure.body, frame, consuming);
+        for (name, before) in shadowed.into_iter().rev() {
+            let param = match before {
+                Some(before) => frame.locals.insert(name, before),
+                None => frame.locals.remove(&name),
+            };
+            if let Some((Value::Router(routes), false)) = param {
+                self.roots.push(routes);
+            }
+        }
+        value
     }
 
     /// An array: one router of all the routes of its elements when each is a router

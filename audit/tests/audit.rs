@@ -492,17 +492,28 @@ fn a_file_that_does_not_parse_is_reported_and_skipped() {
     let absolute = fixture("broken").join("src");
     // `..` is resolved as in the reported paths (a `#[path]` file is reported with it resolved).
     let through_parent = fixture("broken").join("src/../src");
-    for written in [
-        "./src/half_written.rs",
-        "src/",
-        absolute.to_str().unwrap(),
-        "src/../src/half_written.rs",
-        "lib/../src",
-        through_parent.to_str().unwrap(),
-    ] {
+    for written in ["./src/half_written.rs", "src/../src/half_written.rs"] {
         let out = run(&fixture("broken"), &["--deny", "skipped", "--exclude", written, "-q"]);
         assert_eq!(out.status.code(), Some(0), "--exclude {written}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // The whole of `src/`, however written, leaves out the one route too: a gate on what is
+    // left would pass on nothing, so it is an error, as an audit that found no route is.
+    for written in ["src/", absolute.to_str().unwrap(), "lib/../src", through_parent.to_str().unwrap()] {
+        let out = run(&fixture("broken"), &["--deny", "skipped", "--exclude", written, "-q"]);
+        assert_eq!(out.status.code(), Some(2), "--exclude {written}: {}", String::from_utf8_lossy(&out.stderr));
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("--exclude left out every one of the 1 routes found; --deny passes no audit of nothing"),
+            "{said}"
+        );
+    }
+    let root = fixture("broken");
+    for written in [".", "./", root.to_str().unwrap()] {
+        let out = run(&root, &["--exclude", written, "-q"]);
+        assert_eq!(out.status.code(), Some(2), "--exclude {written}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("names the audited directory itself: it would leave everything out"), "{said}");
     }
     let nothing = run(&fixture("broken"), &["--deny", "skipped", "--exclude", "src/nowhere", "-q"]);
     assert_eq!(nothing.status.code(), Some(1));
@@ -530,11 +541,17 @@ fn sarif_has_the_required_structure_of_2_1_0() {
         assert!(!result["message"]["text"].as_str().unwrap().is_empty());
         let location = &result["locations"][0]["physicalLocation"];
         assert!(location["artifactLocation"]["uri"].as_str().unwrap().starts_with("src/"));
+        assert_eq!(location["artifactLocation"]["uriBaseId"], "SRCROOT", "relative to the audited directory");
         assert!(location["region"]["startLine"].as_u64().unwrap() >= 1);
     }
     assert_eq!(results[0]["ruleId"], "list_without_completeness");
     assert_eq!(results[0]["level"], "error");
     assert_eq!(results[1]["ruleId"], "unparseable-file");
+    // The audited directory is the base the locations are relative to, so a consumer run from
+    // elsewhere (a monorepo's root) resolves them.
+    let base = runs[0]["originalUriBaseIds"]["SRCROOT"]["uri"].as_str().unwrap();
+    let expected = format!("file://{}/", fixture("broken").canonicalize().unwrap().display());
+    assert_eq!(base, expected.replace(' ', "%20"));
 
     // A module file under a directory with a space, reached with `..`: a clean relative URI.
     let spaced = scratch("sarif-uri");
@@ -681,6 +698,56 @@ fn a_baseline_lets_known_findings_pass_and_fails_new_ones() {
     // The route added above the closures moved their lines: they are still known.
     assert_eq!(fresh.len(), 1, "{report:#}");
     assert_eq!(fresh[0]["path"], "/new-list");
+    // The exit status says which findings failed it, even quiet.
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("audit: 1 denied by --deny:\n  list without completeness: GET /new-list plain_vec (src/main.rs:"),
+        "{said}"
+    );
+
+    // A known route fixed (here: removed) leaves a stale entry: named, and failed by `--deny
+    // stale`, since a route that comes back would match it and pass unnoticed.
+    let fixed = fs::read_to_string(&main).unwrap().replace(".route(\"/bare-vec\", get(bare_vec))", "");
+    fs::write(&main, fixed).unwrap();
+    let stale = run(&copy, &["--baseline", baseline_arg, "--deny", "list", "--format", "json", "-q"]);
+    assert_eq!(stale.status.code(), Some(1), "the new list still fails");
+    let report: Value = serde_json::from_slice(&stale.stdout).unwrap();
+    assert_eq!(
+        report["stale_baseline"],
+        json!(["shapes list_without_completeness GET /bare-vec bare_vec"]),
+        "{report:#}"
+    );
+    let said = String::from_utf8_lossy(&stale.stderr);
+    assert!(
+        said.contains(
+            "warning: the baseline entry `shapes list_without_completeness GET /bare-vec bare_vec` matches no finding"
+        ),
+        "{said}"
+    );
+    let denied = run(&copy, &["--baseline", baseline_arg, "--deny", "stale", "-q"]);
+    assert_eq!(denied.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&denied.stderr)
+            .contains("  stale baseline entry `shapes list_without_completeness GET /bare-vec bare_vec`")
+    );
+    run(&copy, &["--baseline", baseline_arg, "--write-baseline", "-q"]);
+    assert_eq!(
+        run(&copy, &["--baseline", baseline_arg, "--deny", "stale", "-q"]).status.code(),
+        Some(0),
+        "written again"
+    );
+
+    // A baseline written from an audit that found no route would forget every known finding:
+    // refused, the file unchanged.
+    let before = fs::read(&baseline).unwrap();
+    let empty = scratch("baseline-nothing");
+    write_under(&empty, "Cargo.toml", "[package]\nname = \"nothing\"\nversion = \"0.1.0\"\nedition = \"2024\"\n");
+    write_under(&empty, "src/lib.rs", "pub fn helper() {}\n");
+    let nothing = run(&empty, &["--baseline", baseline_arg, "--write-baseline", "-q"]);
+    assert_eq!(nothing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&nothing.stderr).contains("--write-baseline writes no baseline of nothing"));
+    assert_eq!(fs::read(&baseline).unwrap(), before, "the baseline is unchanged");
+
     let missing = run(&copy, &["--baseline", "/nonexistent/baseline.json", "-q"]);
     assert_eq!(missing.status.code(), Some(2));
     let said = String::from_utf8_lossy(&missing.stderr);
@@ -1165,6 +1232,92 @@ fn a_member_of_bytes_is_no_collection() {
     for (path, verdict) in expected {
         assert_eq!(verdict_of(&report, "GET", path), verdict, "{path}: {report:#}");
     }
+}
+
+/// A module whose `#[path]` leads back to a file it is in (rustc's circular modules) is skipped
+/// with its reason, rather than loaded again until memory runs out; one file named by two
+/// modules is read as both, as rustc reads it.
+#[test]
+fn circular_modules_are_skipped_and_a_file_shared_by_two_modules_is_read_twice() {
+    let dir = binary_crate(
+        "circular-modules",
+        "circular",
+        "#[path = \"a.rs\"]\nmod a;\n#[path = \"shared.rs\"]\nmod one;\n#[path = \"shared.rs\"]\nmod two;\n\
+         fn main() { serve(axum::Router::new().merge(one::routes()).merge(two::routes()).merge(a::routes())); }\n",
+    );
+    write_under(&dir, "src/a.rs", "#[path = \"b.rs\"]\nmod b;\npub fn routes() -> axum::Router { b::routes() }\n");
+    write_under(
+        &dir,
+        "src/b.rs",
+        "#[path = \"a.rs\"]\nmod back;\n#[path = \"b.rs\"]\nmod again;\n\
+         async fn listed() -> axum::Json<Vec<u8>> { axum::Json(vec![]) }\n\
+         pub fn routes() -> axum::Router { axum::Router::new().route(\"/b\", axum::routing::get(listed)) }\n",
+    );
+    write_under(
+        &dir,
+        "src/shared.rs",
+        "async fn shared() -> axum::Json<Vec<u8>> { axum::Json(vec![]) }\n\
+         pub fn routes() -> axum::Router { axum::Router::new().route(\"/shared\", axum::routing::get(shared)) }\n",
+    );
+    let out = run(&dir, &["--format", "json", "--deny", "skipped"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut skipped: Vec<String> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{}:{} {}", s["file"].as_str().unwrap(), s["line"], s["error"].as_str().unwrap()))
+        .collect();
+    skipped.sort();
+    assert_eq!(skipped.len(), 2, "{report:#}");
+    assert!(
+        skipped[0].starts_with("src/b.rs:1 module `back`: its file src/a.rs is a module this one is in"),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped[1].starts_with("src/b.rs:3 module `again`: its file src/b.rs is a module this one is in"),
+        "{skipped:?}"
+    );
+    let mut found = verdicts(&report);
+    found.sort();
+    found.dedup();
+    let list = |path: &str| ("GET".to_owned(), path.to_owned(), "list_without_completeness".to_owned());
+    assert_eq!(found, [list("/b"), list("/shared")], "{report:#}");
+}
+
+/// A router a local closure builds from its argument is followed through the call: what is
+/// merged or nested onto its result is served (and unknown where the audit cannot follow it),
+/// and a router handed to a parameter the closure drops is still served.
+#[test]
+fn a_router_built_by_a_local_closure_keeps_what_is_merged_onto_it() {
+    let dir = binary_crate(
+        "closure-call",
+        "closures",
+        "use axum::{Json, Router, routing::get};\n\
+         async fn health() -> &'static str { \"ok\" }\n\
+         async fn list() -> Json<Vec<u32>> { Json(vec![]) }\n\
+         fn main() {\n    \
+         let add_health = |r: Router| r.route(\"/health\", get(health));\n    \
+         let second = |_r: Router, extra: Router| extra;\n    \
+         let app = add_health(Router::new()).merge(other_crate::users_router());\n    \
+         let api = add_health(Router::new()).nest(\"/api\", other_crate::users_router());\n    \
+         let dropped = second(Router::new().route(\"/kept\", get(list)), Router::new());\n    \
+         serve(app.merge(api).merge(dropped));\n}\n",
+    );
+    let report = json(&dir, &["-q"]);
+    let mut found = verdicts(&report);
+    found.sort();
+    let expected: Vec<(String, String, String)> = [
+        ("*", "/*", "unknown"),
+        ("*", "/api", "unknown"),
+        ("GET", "/health", "not_a_list"),
+        ("GET", "/kept", "list_without_completeness"),
+    ]
+    .map(|(m, p, v)| (m.to_owned(), p.to_owned(), v.to_owned()))
+    .to_vec();
+    assert_eq!(found, expected, "{report:#}");
+    let out = run(&dir, &["-q", "--deny", "unknown"]);
+    assert_eq!(out.status.code(), Some(1), "the routers merged onto the closure's result are unknown");
 }
 
 /// A statement or block only tests compile is not audited; one under any other `cfg` is.

@@ -39,8 +39,9 @@ pub fn write(report: &Report, path: &Path) -> Result<usize, String> {
     Ok(count)
 }
 
-/// Marks the findings of `report` that `path` lists as baselined; returns warnings to show
-/// (entries without a package that match routes of several packages).
+/// Marks the findings of `report` that `path` lists as baselined, and records the entries no
+/// finding matches in [`Report::stale_baseline`]; returns warnings to show (entries without a
+/// package that match routes of several packages, and the stale entries).
 pub fn apply(report: &mut Report, path: &Path) -> Result<Vec<String>, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("--baseline {}: {e}", path.display()))?;
     let baseline: Baseline =
@@ -59,15 +60,23 @@ pub fn apply(report: &mut Report, path: &Path) -> Result<Vec<String>, String> {
         *sharing.entry(finding.key_without_crate()).or_default() += 1;
     }
     let mut ambiguous = BTreeSet::new();
+    let mut matched = BTreeSet::new();
     for finding in &mut report.findings {
+        let key = finding.key();
         let old = finding.key_without_crate();
         let by_old_key = !finding.krate.is_empty() && baseline.findings.contains(&old);
-        finding.baselined = baseline.findings.contains(&finding.key()) || (by_old_key && sharing[&old] == 1);
+        finding.baselined = baseline.findings.contains(&key) || (by_old_key && sharing[&old] == 1);
         if by_old_key && sharing[&old] > 1 {
-            ambiguous.insert(old);
+            ambiguous.insert(old.clone());
+        }
+        // An entry is in use while a finding that still asks for a change has its key.
+        if finding.is_shown() {
+            matched.insert(key);
+            matched.insert(old);
         }
     }
-    Ok(ambiguous
+    report.stale_baseline = baseline.findings.into_iter().filter(|entry| !matched.contains(entry)).collect();
+    let mut warnings: Vec<String> = ambiguous
         .into_iter()
         .map(|key| {
             format!(
@@ -75,5 +84,13 @@ pub fn apply(report: &mut Report, path: &Path) -> Result<Vec<String>, String> {
                  none of them is taken as known; write the baseline again with --write-baseline"
             )
         })
-        .collect())
+        .collect();
+    warnings.extend(report.stale_baseline.iter().map(|key| {
+        format!(
+            "warning: the baseline entry `{key}` matches no finding (fixed, removed or renamed): while it \
+             stays, the route could come back unnoticed; write the baseline again with --write-baseline \
+             (--deny stale fails on it)"
+        )
+    }));
+    Ok(warnings)
 }

@@ -1,6 +1,8 @@
 //! SARIF 2.1.0: one result per finding that asks for a change or comes with advice, and one per
 //! skipped file, so code scanning shows them inline.
 
+use std::path::Path;
+
 use serde_json::{Value, json};
 
 use crate::model::{Report, Verdict};
@@ -46,8 +48,12 @@ fn level(verdict: Verdict) -> &'static str {
     }
 }
 
-/// The report as a SARIF 2.1.0 log.
-pub fn render(report: &Report) -> String {
+/// The id of the audited directory in the log's `originalUriBaseIds`: every location's `uri`
+/// is relative to it, so a consumer run from elsewhere (the root of a monorepo) resolves them.
+const SRCROOT: &str = "SRCROOT";
+
+/// The report as a SARIF 2.1.0 log; its locations are relative to `root`, the audited directory.
+pub fn render(report: &Report, root: &Path) -> String {
     let mut results: Vec<Value> = report
         .findings
         .iter()
@@ -90,6 +96,7 @@ pub fn render(report: &Report) -> String {
                 "informationUri": "https://example.invalid/completeness",
                 "rules": rules(),
             }},
+            "originalUriBaseIds": {(SRCROOT): {"uri": directory_uri(root)}},
             "results": results,
         }],
     });
@@ -98,9 +105,21 @@ pub fn render(report: &Report) -> String {
 
 fn location(file: &str, line: usize) -> Value {
     json!({"physicalLocation": {
-        "artifactLocation": {"uri": uri(file)},
+        "artifactLocation": {"uri": uri(file), "uriBaseId": SRCROOT},
         "region": {"startLine": line.max(1)},
     }})
+}
+
+/// The `file:` URI of the directory `root` (absolute, links resolved), ending in `/` as SARIF
+/// asks of a base; relative as written when it cannot be resolved.
+fn directory_uri(root: &Path) -> String {
+    let (prefix, path) = match root.canonicalize() {
+        Ok(absolute) => ("file://", absolute),
+        Err(_) => ("", root.to_path_buf()),
+    };
+    let path = path.to_string_lossy().replace('\\', "/");
+    let path = path.trim_end_matches('/');
+    format!("{prefix}{}/", uri(path))
 }
 
 /// `file` (`/`-separated, relative to the audited directory) as a URI reference: every byte but

@@ -34,6 +34,10 @@ pub struct Module {
 /// Reads files and builds modules, recording what it could not read.
 pub(super) struct Loader<'p> {
     root: PathBuf,
+    /// The files of the module being loaded and of the modules above it (canonical paths): a
+    /// `#[path]` back to one of them is a circular module, which rustc refuses and which would
+    /// otherwise be loaded again and again.
+    loading: Vec<PathBuf>,
     modules: Vec<Module>,
     skipped: Vec<Skipped>,
     files: usize,
@@ -42,7 +46,7 @@ pub(super) struct Loader<'p> {
 
 impl<'p> Loader<'p> {
     pub(super) fn new(root: PathBuf, progress: &'p mut dyn FnMut(usize)) -> Loader<'p> {
-        Loader { root, modules: Vec::new(), skipped: Vec::new(), files: 0, progress }
+        Loader { root, loading: Vec::new(), modules: Vec::new(), skipped: Vec::new(), files: 0, progress }
     }
 
     pub(super) fn finish(self) -> (Vec<Module>, Vec<Skipped>, usize) {
@@ -60,9 +64,6 @@ impl<'p> Loader<'p> {
 
     /// Parses `file` as the module `path`; `dir` is where its child module files live.
     fn load_file(&mut self, target: &Target, path: Vec<String>, file: &Path, dir: PathBuf, depth: usize) {
-        if depth > 64 {
-            return;
-        }
         let text = match fs::read_to_string(file) {
             Ok(text) => text,
             Err(error) => return self.skip(file, 1, format!("cannot read: {error}")),
@@ -90,7 +91,9 @@ impl<'p> Loader<'p> {
         };
         self.files += 1;
         (self.progress)(self.files);
+        self.loading.push(canonical(file));
         self.add_module(target, path, file, dir, parsed.items, depth, false);
+        self.loading.pop();
     }
 
     /// Adds a module with `items` and follows its `mod` declarations.
@@ -173,6 +176,21 @@ impl<'p> Loader<'p> {
                         }
                     };
                     match found {
+                        Some((child_file, _)) if self.loading.contains(&canonical(&child_file)) => {
+                            let why = format!(
+                                "module `{name}`: its file {} is a module this one is in, a circular module \
+                                 rustc refuses: point its #[path] at another file",
+                                super::relative(&self.root, &child_file)
+                            );
+                            self.skip(file, line, why)
+                        }
+                        Some(_) if depth >= MAX_MODULE_DEPTH => {
+                            let why = format!(
+                                "module `{name}`: modules nested more than {MAX_MODULE_DEPTH} deep, which the audit \
+                                 does not read: generated code, most likely: exclude it with --exclude"
+                            );
+                            self.skip(file, line, why)
+                        }
                         Some((child_file, child_dir)) => {
                             self.load_file(target, child, &child_file, child_dir, depth + 1)
                         }
@@ -189,6 +207,15 @@ impl<'p> Loader<'p> {
             self.skipped.push(Skipped { file, line, error });
         }
     }
+}
+
+/// The deepest module the audit reads below a target's root.
+const MAX_MODULE_DEPTH: usize = 64;
+
+/// `file` as the file system resolves it (links followed), to compare files named differently;
+/// as written when it cannot be resolved.
+fn canonical(file: &Path) -> PathBuf {
+    fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf())
 }
 
 /// What a parse error says. The tokenizer's own error ("cannot parse string into token stream")
