@@ -15,8 +15,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::{FromRequestParts, Request};
-use axum::http::HeaderValue;
 use axum::http::request::Parts;
+use axum::http::{Extensions, HeaderValue};
 use axum::response::Response;
 use tokio::time::Instant;
 
@@ -324,7 +324,25 @@ mod tracker_tests {
 /// Where the time budget extractor records the budget for the response (a request's budget is
 /// the same however often it is extracted: the first record stands).
 #[derive(Debug, Clone, Default)]
-struct BudgetEcho(Arc<OnceLock<TimeBudget>>);
+pub(crate) struct BudgetEcho(Arc<OnceLock<TimeBudget>>);
+
+impl BudgetEcho {
+    /// A fresh record, left in a request's `extensions` for the extractor to fill.
+    pub(crate) fn expect(extensions: &mut Extensions) -> BudgetEcho {
+        let echo = BudgetEcho::default();
+        extensions.insert(echo.clone());
+        echo
+    }
+
+    /// Echoes the recorded budget, if the handler extracted one, on `response`: the header, and
+    /// the budget itself in its extensions.
+    pub(crate) fn onto(&self, response: &mut Response) {
+        if let Some(&budget) = self.0.get() {
+            response.headers_mut().insert(TIME_BUDGET_HEADER, HeaderValue::from(budget.applied_ms()));
+            response.extensions_mut().insert(budget);
+        }
+    }
+}
 
 /// The layer that echoes the applied budget in the `Time-Budget-Ms` response header when the
 /// handler extracted a [`TimeBudget`], and leaves the budget in the response's extensions for
@@ -366,15 +384,11 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        let echo = BudgetEcho::default();
-        request.extensions_mut().insert(echo.clone());
+        let echo = BudgetEcho::expect(request.extensions_mut());
         let response = self.inner.call(request);
         Box::pin(async move {
             let mut response = response.await?;
-            if let Some(&budget) = echo.0.get() {
-                response.headers_mut().insert(TIME_BUDGET_HEADER, HeaderValue::from(budget.applied_ms()));
-                response.extensions_mut().insert(budget);
-            }
+            echo.onto(&mut response);
             Ok(response)
         })
     }

@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use crate::contract::media::{declares_answer, declares_json};
 use crate::contract::params::{CURSOR, REQUIRE_COMPLETE};
 use crate::contract::reason::ReasonCode;
+use crate::server::budget::BudgetEcho;
 use crate::server::problem::{Problem, ProblemCode};
 use crate::server::query::query_pairs;
 use crate::server::report::{IncompleteReport, Reported, ReportsCompleteness};
@@ -268,7 +269,9 @@ impl<S> tower::Layer<S> for DemandLayer {
 /// [`DemandLayer`] on a route of `completeness::routing`, told whether the handler's success
 /// value always carries a completeness block ([`ReportsCompleteness::ANSWERS_WITH_BLOCK`]): a
 /// success without a block that its types did not vouch for is not sent
-/// ([`answers_without_saying`], [`unreported_success`]).
+/// ([`answers_without_saying`], [`unreported_success`]). It also echoes the time budget the
+/// handler took, as [`echo_layer`](crate::server::budget::echo_layer) does, on the answer that
+/// goes out.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RouteDemandLayer {
     pub(crate) block_required: bool,
@@ -307,53 +310,76 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let (mut parts, body) = request.into_parts();
-        match demanded_by_query(&parts) {
-            Err(problem) => Box::pin(std::future::ready(Ok(problem.into_response()))),
-            Ok(query) => {
-                let preferred = prefers_strict(&parts.headers);
-                let demand = RequireComplete(query.demanded || preferred);
-                let read = matches!(parts.method, axum::http::Method::GET | axum::http::Method::HEAD);
-                // A read of a checked route that carries a cursor: was it read?
-                let cursor_read = (query.has_cursor && self.checked.is_some() && read).then(CursorRead::default);
-                if let Some(read) = &cursor_read {
-                    parts.extensions.insert(read.clone());
-                }
-                let response = self.inner.call(Request::from_parts(parts, body));
-                let checked = self.checked;
-                Box::pin(async move {
-                    let response = response.await?;
-                    let Some(reported) = response.extensions().get::<Reported>() else {
-                        if checked.is_some_and(|block_required| answers_without_saying(&response, block_required)) {
-                            return Ok(unreported_success(response.status()));
-                        }
-                        // A single resource never pages: a cursor sent to it is no page of it.
-                        if cursor_read.is_some_and(|read| !read.was_read()) && is_single_resource(&response) {
-                            return Ok(cursor_not_read());
-                        }
-                        return Ok(response);
-                    };
-                    // A strict refusal carries the report of the answer it replaced, with its
-                    // error status (under a second demand layer): it is framed as a problem.
-                    if reported.refused_with.is_none()
-                        && let Some(problem) = misframed(&response, read)
-                    {
-                        return Ok(problem);
-                    }
-                    if cursor_read.is_some_and(|read| !read.was_read()) && never_pages(reported) {
-                        return Ok(cursor_not_read());
-                    }
-                    let mut response = match demand.check_report(&reported.incomplete) {
-                        Err(problem) => reported.clone().refused_by(problem.into_response()),
-                        Ok(()) => response,
-                    };
-                    if preferred {
-                        response.headers_mut().insert(PREFERENCE_APPLIED, HeaderValue::from_static("handling=strict"));
-                    }
-                    vary_by_preference(&mut response);
-                    Ok(response)
-                })
-            }
+        let query = match demanded_by_query(&parts) {
+            Err(problem) => return Box::pin(std::future::ready(Ok(problem.into_response()))),
+            Ok(query) => query,
+        };
+        let preferred = prefers_strict(&parts.headers);
+        let read = matches!(parts.method, axum::http::Method::GET | axum::http::Method::HEAD);
+        let demand = Demand { required: RequireComplete(query.demanded || preferred), preferred, read };
+        // A read of a checked route that carries a cursor: was it read?
+        let cursor_read = (query.has_cursor && self.checked.is_some() && read).then(CursorRead::default);
+        if let Some(read) = &cursor_read {
+            parts.extensions.insert(read.clone());
         }
+        // A checked route echoes its budget here, on the final answer: a strict refusal, which
+        // replaces the answer, echoes the budget the answer was given too (contract §5.2).
+        let echo = self.checked.is_some().then(|| BudgetEcho::expect(&mut parts.extensions));
+        let response = self.inner.call(Request::from_parts(parts, body));
+        let checked = self.checked;
+        Box::pin(async move {
+            let mut response = demand.apply(response.await?, checked, cursor_read);
+            if let Some(echo) = echo {
+                echo.onto(&mut response);
+            }
+            Ok(response)
+        })
+    }
+}
+
+/// What a request demanded of its answer, read before the handler ran.
+#[derive(Debug, Clone, Copy)]
+struct Demand {
+    required: RequireComplete,
+    /// The demand came as `Prefer: handling=strict`.
+    preferred: bool,
+    /// The request is a `GET` or `HEAD`.
+    read: bool,
+}
+
+impl Demand {
+    /// The response that goes out for the handler's `response`, on a route whose success value
+    /// always (`Some(true)`) or not always (`Some(false)`) carries a block, or unchecked (`None`).
+    fn apply(self, response: Response, checked: Option<bool>, cursor_read: Option<CursorRead>) -> Response {
+        let Some(reported) = response.extensions().get::<Reported>() else {
+            if checked.is_some_and(|block_required| answers_without_saying(&response, block_required)) {
+                return unreported_success(response.status());
+            }
+            // A single resource never pages: a cursor sent to it is no page of it.
+            if cursor_read.is_some_and(|read| !read.was_read()) && is_single_resource(&response) {
+                return cursor_not_read();
+            }
+            return response;
+        };
+        // A strict refusal carries the report of the answer it replaced, with its
+        // error status (under a second demand layer): it is framed as a problem.
+        if reported.refused_with.is_none()
+            && let Some(problem) = misframed(&response, self.read)
+        {
+            return problem;
+        }
+        if cursor_read.is_some_and(|read| !read.was_read()) && never_pages(reported) {
+            return cursor_not_read();
+        }
+        let mut response = match self.required.check_report(&reported.incomplete) {
+            Err(problem) => reported.clone().refused_by(problem.into_response()),
+            Ok(()) => response,
+        };
+        if self.preferred {
+            response.headers_mut().insert(PREFERENCE_APPLIED, HeaderValue::from_static("handling=strict"));
+        }
+        vary_by_preference(&mut response);
+        response
     }
 }
 

@@ -43,8 +43,10 @@
 //! method that must stay unchecked gets its own `.route(path, axum::routing::post(create))`;
 //! axum merges routes of one path. Each checked method also gets the demand layer
 //! ([`DemandLayer`](crate::server::require::DemandLayer)), which applies a caller's
-//! `require_complete` / `Prefer: handling=strict` to the handler's response, the [`observe`] layer: incomplete answers and refused tokens are traced and
-//! counted under the route's template, and the [`budget::echo_layer`].
+//! `require_complete` / `Prefer: handling=strict` to the handler's response and echoes the
+//! time budget the handler took (what [`echo_layer`](crate::server::budget::echo_layer) does on
+//! an unchecked route), and the [`observe`] layer: incomplete answers and refused tokens are
+//! traced and counted under the route's template.
 //!
 //! The router's state must carry the settings ([`CompletenessState`]): a router without them
 //! is refused when it is compiled, at the checked route ("the router state `()` does not carry
@@ -58,9 +60,9 @@ use axum::extract::Request;
 use axum::handler::Handler;
 use axum::response::IntoResponse;
 use axum::routing::{MethodFilter, MethodRouter, Route};
+use tower::layer::util::Stack;
 use tower::{Layer, Service};
 
-use crate::server::budget;
 use crate::server::config::CompletenessState;
 use crate::server::credential::Credential;
 use crate::server::observe;
@@ -143,9 +145,9 @@ impl<S> From<CheckedMethods<S>> for MethodRouter<S> {
     }
 }
 
-/// `handler` behind the demand, budget echo and observe layers, routed for `filter` only. The
-/// echo is outside the demand, so that a strict refusal, which replaces the answer, echoes the
-/// budget the answer was given too (contract §5.2).
+/// `handler` behind the demand layer (which on a checked route also echoes the time budget)
+/// and the observe layer outside it, routed for `filter` only. The two are one stack under one
+/// `Handler::layer`, so the handler is wrapped once.
 fn checked<H, T, S>(filter: MethodFilter, handler: H) -> MethodRouter<S>
 where
     H: HandlerResponse<T> + Handler<T, S> + Clone + Send + Sync + 'static,
@@ -156,7 +158,7 @@ where
     let demand = RouteDemandLayer {
         block_required: <<H as HandlerResponse<T>>::Response as ReportsCompleteness>::ANSWERS_WITH_BLOCK,
     };
-    let layered = handler.layer(demand).layer(budget::echo_layer()).layer(observe::layer());
+    let layered = handler.layer(Stack::new(demand, observe::layer()));
     axum::routing::on(filter, Configured(layered))
 }
 
