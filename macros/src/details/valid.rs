@@ -1,7 +1,9 @@
 //! The rules of a service's own reason or warning, and why each exists:
 //! 1. `code` is a wire code (SCREAMING_SNAKE_CASE): clients branch on it (contract §3.1).
 //! 2. `code` is not a standard one: a standard code has its own type with its own details,
-//!    and one code means one thing.
+//!    and one code means one thing. Nor is it one or two letters from one (`STALE_INDEXX`):
+//!    readers tell codes apart at a glance, and a slip of a standard code would pass for it
+//!    (contract §3.3).
 //! 3. A reason has a `kind` among the declarable ones: the kind decides `truncated` and how
 //!    clients classify a code they do not know (contract §3.3).
 //! 4. `message` is given: every reason and warning says in words what happened. (Its
@@ -35,6 +37,37 @@ use super::Which;
 use super::attr::Attrs;
 use crate::ctxt::Ctxt;
 
+/// `text` in SCREAMING_SNAKE_CASE as far as its letters allow (`replica-lag`, `replicaLag` and
+/// `replica lag` are `REPLICA_LAG`), for a message to suggest; rule 1 checks what comes out.
+fn screaming(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut previous: Option<char> = None;
+    for c in text.trim().chars() {
+        if matches!(c, '-' | ' ' | '.' | '_') {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+        } else {
+            if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
+                out.push('_');
+            }
+            out.extend(c.to_uppercase());
+        }
+        previous = Some(c);
+    }
+    out.trim_end_matches('_').to_owned()
+}
+
+/// The standard code `code` is a slip of (rule 2), with the table it is in and its type's name.
+fn confusable(code: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    let reasons = completeness_codes::REASONS.iter().map(|entry| (entry.code, "reason", entry.name));
+    let warnings = completeness_codes::WARNINGS.iter().map(|entry| (entry.code, "warning", entry.name));
+    let all: Vec<_> = reasons.chain(warnings).collect();
+    let codes: Vec<&'static str> = all.iter().map(|(code, ..)| *code).collect();
+    let standard = crate::names::near_miss(code, &codes)?;
+    all.into_iter().find(|(code, ..)| *code == standard)
+}
+
 /// Runs every rule.
 pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &Type)]) {
     let name = which.attribute();
@@ -62,9 +95,12 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
         Some(code) => {
             let text = code.value();
             if !completeness_codes::is_wire_code(&text) {
+                let suggested = screaming(&text);
+                let example =
+                    if completeness_codes::is_wire_code(&suggested) { suggested } else { "LEGAL_HOLD".to_owned() };
                 cx.error_spanned_by(
                     code,
-                    format!("`{text}` is not a wire code: write it in SCREAMING_SNAKE_CASE, e.g. `\"LEGAL_HOLD\"`"),
+                    format!("`{text}` is not a wire code: write it in SCREAMING_SNAKE_CASE, e.g. `\"{example}\"`"),
                 );
             } else if let Some(entry) = completeness_codes::standard_reason(&text) {
                 cx.error_spanned_by(
@@ -75,6 +111,15 @@ pub(crate) fn check(cx: &Ctxt, which: Which, attrs: &Attrs, fields: &[(&Ident, &
                 cx.error_spanned_by(
                     code,
                     format!("`{text}` is a standard warning: push `completeness::warning::{}` instead", entry.name),
+                );
+            } else if let Some((standard, what, name)) = confusable(&text) {
+                let verb = if what == "reason" { "report" } else { "push" };
+                cx.error_spanned_by(
+                    code,
+                    format!(
+                        "`{text}` is a letter or two from the standard {what} `{standard}`: {verb} \
+                         `completeness::{what}::{name}` if that is meant, or choose a code that cannot be read as it"
+                    ),
                 );
             }
         }

@@ -132,7 +132,7 @@ fn check_names(
                 let own = if completeness_codes::same_name_loosely(suggested, &written) {
                     String::new()
                 } else {
-                    format!(", or name a service's own type by its path (`crate::{what}s::{written}`)")
+                    format!(", or, for a service's own type of that name, write `self::{written}`")
                 };
                 cx.error_spanned_by(path, format!("unknown {what} `{written}`: write it as `{suggested}`{own}"));
             }
