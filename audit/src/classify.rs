@@ -819,6 +819,12 @@ impl<'i, 's> Classifier<'i, 's> {
             }
             // `(StatusCode::CREATED, Json(todo))`: read from the body, which axum takes last, so that
             // among parts of one rank the body's explanation is the one given.
+            // `(StatusCode::UNPROCESSABLE_ENTITY, Json(errors))`: an answer that is not a success,
+            // which no client reads as the list it asked for (the audit layer counts only 2xx).
+            Expr::Tuple(t) if t.elems.first().and_then(status_constant).is_some_and(|name| !is_success(&name)) => {
+                let status = t.elems.first().and_then(status_constant).unwrap_or_default();
+                Class::NotAList(format!("answers with the status `{status}`, not a success"))
+            }
             Expr::Tuple(t) => {
                 let mut parts = t.elems.iter().rev().map(|e| self.expr(code, e));
                 let body = parts.next().unwrap_or(Class::NotAList("returns `()`".to_owned()));
@@ -1636,6 +1642,35 @@ fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
         });
         found
     })
+}
+
+/// The name of the `StatusCode` constant `expr` is (`StatusCode::NOT_FOUND`, `http::StatusCode::OK`).
+fn status_constant(expr: &Expr) -> Option<String> {
+    let Expr::Path(p) = expr else { return None };
+    let segs = segments(&p.path);
+    match segs.as_slice() {
+        [.., owner, name] if owner == "StatusCode" && name.chars().all(|c| c.is_ascii_uppercase() || c == '_') => {
+            Some(name.clone())
+        }
+        _ => None,
+    }
+}
+
+/// True for the name of a 2xx `StatusCode` constant.
+fn is_success(name: &str) -> bool {
+    const SUCCESS: [&str; 10] = [
+        "OK",
+        "CREATED",
+        "ACCEPTED",
+        "NON_AUTHORITATIVE_INFORMATION",
+        "NO_CONTENT",
+        "RESET_CONTENT",
+        "PARTIAL_CONTENT",
+        "MULTI_STATUS",
+        "ALREADY_REPORTED",
+        "IM_USED",
+    ];
+    SUCCESS.contains(&name)
 }
 
 fn shorten(text: &str) -> String {

@@ -1234,6 +1234,30 @@ fn a_member_of_bytes_is_no_collection() {
     }
 }
 
+/// A list answered with an error status (`(StatusCode::UNPROCESSABLE_ENTITY, Json(errors))`) is
+/// no list a client reads as the answer; one answered with a success status still is.
+#[test]
+fn a_list_answered_with_an_error_status_is_not_a_list() {
+    let dir = binary_crate(
+        "error-status-lists",
+        "statuses",
+        "use axum::{Json, Router, http::StatusCode, response::{IntoResponse, Response}, routing::put};\n\
+         #[derive(serde::Serialize)] struct Pet { id: u32 }\n\
+         #[derive(serde::Serialize)] struct FieldError { field: String }\n\
+         async fn update(Json(body): Json<serde_json::Value>) -> Response {\n    \
+         if body.get(\"name\").is_none() {\n        \
+         let errors = vec![FieldError { field: \"name\".into() }];\n        \
+         return (StatusCode::UNPROCESSABLE_ENTITY, Json(errors)).into_response();\n    }\n    \
+         Json(Pet { id: 1 }).into_response()\n}\n\
+         async fn created() -> Response {\n    \
+         (StatusCode::CREATED, Json(vec![Pet { id: 1 }])).into_response()\n}\n\
+         fn main() { serve(Router::new().route(\"/pets/{id}\", put(update)).route(\"/pets\", put(created))); }\n",
+    );
+    let report = json(&dir, &["-q"]);
+    assert_eq!(verdict_of(&report, "PUT", "/pets/{id}"), "not_a_list", "{report:#}");
+    assert_eq!(verdict_of(&report, "PUT", "/pets"), "list_without_completeness", "{report:#}");
+}
+
 /// A module whose `#[path]` leads back to a file it is in (rustc's circular modules) is skipped
 /// with its reason, rather than loaded again until memory runs out; one file named by two
 /// modules is read as both, as rustc reads it.
