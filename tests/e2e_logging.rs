@@ -249,6 +249,17 @@ async fn the_request_id_logged_is_the_one_echoed() {
         assert!(log.contains(&format!("request{{id=\"{echoed}\"")), "the log names the echoed id {echoed}:\n{log}");
     }
     assert!(!lines.text().contains("id=\"-\""), "every request has an id in the log");
+    // Two ids: neither is taken over the other.
+    let twice = h
+        .request(reqwest::Method::GET, "/service-accounts/count")
+        .bearer_auth("admin")
+        .header("x-request-id", "first-id")
+        .header("x-request-id", "second-id")
+        .send()
+        .await
+        .unwrap();
+    let echoed: Vec<&str> = twice.headers().get_all("x-request-id").iter().map(|v| v.to_str().unwrap()).collect();
+    assert!(echoed.len() == 1 && !["first-id", "second-id"].contains(&echoed[0]), "a fresh id: {echoed:?}");
 
     // A method of the client's own making is logged only when short.
     let method = "M".repeat(5000);

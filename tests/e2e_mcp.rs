@@ -1740,6 +1740,18 @@ async fn protocol_versions_with_batches_are_not_agreed_to() {
         batch.assert_problem(400, "INVALID_BODY");
         let detail = batch.body["detail"].as_str().unwrap_or_default();
         assert!(detail.contains("a batch is not accepted") && detail.contains("2025-06-18 and later"), "{detail}");
+        // A body that is not JSON at all says so first, not that it is a message of another shape.
+        for broken in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"page_size":NaN}}}"#,
+            "{\"jsonrpc\":",
+        ] {
+            // (`post_in` declares the body JSON; the bytes sent are these.)
+            let refused = h.answer(post_in(&h, "admin", Some((&session, &agreed)), &json!({})).body(broken)).await;
+            refused.assert_problem(400, "INVALID_BODY");
+            let detail = refused.body["detail"].as_str().unwrap_or_default();
+            assert!(detail.starts_with("The body of an MCP request is not valid JSON"), "{broken}: {detail}");
+            assert!(!detail.contains("a batch is not accepted"), "{detail}");
+        }
         let answered = message(
             &post_in(&h, "admin", Some((&session, &agreed)), &call).send().await.unwrap().text().await.unwrap(),
         );

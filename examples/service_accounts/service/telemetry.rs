@@ -451,8 +451,8 @@ const MAX_METHOD_BYTES: usize = 16;
 pub const MAX_REQUEST_ID_BYTES: usize = 128;
 
 /// Removes the client's `x-request-id` when it could not be logged as sent (not printable
-/// ASCII, or empty) or is longer than [`MAX_REQUEST_ID_BYTES`], so that a fresh one is set in
-/// its place.
+/// ASCII, or empty), is longer than [`MAX_REQUEST_ID_BYTES`], or was sent twice (which one a
+/// proxy added, and which the client, cannot be told), so that a fresh one is set in its place.
 fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extract::Request {
     // (`HeaderValue::to_str` would take a tab too.)
     let usable = |value: &HeaderValue| {
@@ -461,7 +461,8 @@ fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extrac
             && bytes.iter().all(|b| (b' '..=b'~').contains(b))
             && bytes.iter().any(|b| *b != b' ')
     };
-    if request.headers().get_all(X_REQUEST_ID).iter().any(|value| !usable(value)) {
+    let sent = request.headers().get_all(X_REQUEST_ID);
+    if sent.iter().count() > 1 || sent.iter().any(|value| !usable(value)) {
         request.headers_mut().remove(X_REQUEST_ID);
     }
     request

@@ -102,6 +102,14 @@ pub(super) async fn transport_refusal(request: Request, next: Next) -> Response 
             )
             .with_status(StatusCode::BAD_REQUEST.as_u16())
         }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE if sent_as_json && said.as_deref().is_some_and(not_json) => {
+            let broken = "The body of an MCP request is not valid JSON (a JSON-RPC message is one JSON object).";
+            Problem::new(
+                ProblemCode::InvalidBody,
+                said.map_or_else(|| broken.to_owned(), |said| format!("{broken} {said}")),
+            )
+            .with_status(StatusCode::BAD_REQUEST.as_u16())
+        }
         StatusCode::UNSUPPORTED_MEDIA_TYPE if sent_as_json => {
             let unread = "The body of an MCP request must be one JSON-RPC message: a JSON object with \
                           `\"jsonrpc\": \"2.0\"` (a batch is not accepted: the protocol versions this server \
@@ -115,6 +123,28 @@ pub(super) async fn transport_refusal(request: Request, next: Next) -> Response 
         _ => refusals::refusal_saying(status, said.as_deref()),
     };
     refusals::replacing(problem, allow)
+}
+
+/// True when rmcp's refusal of a body quotes a syntax error of serde_json (the body is not JSON
+/// at all: `NaN`, a number out of range, a body cut short), not a message of another shape.
+fn not_json(said: &str) -> bool {
+    const SYNTAX: [&str; 14] = [
+        "EOF while parsing",
+        "expected value",
+        "expected `:`",
+        "expected `,` or",
+        "expected ident",
+        "invalid escape",
+        "invalid number",
+        "number out of range",
+        "invalid unicode code point",
+        "control character",
+        "key must be a string",
+        "lone leading surrogate",
+        "trailing comma",
+        "trailing characters",
+    ];
+    SYNTAX.iter().any(|syntax| said.contains(syntax))
 }
 
 /// `/mcp` reads one JSON-RPC message from its body and nothing from its query, as a write of the
