@@ -156,6 +156,15 @@ fn finding(method: &str, path: &str, handler: &str, file: String, line: usize, c
             format!("`{owner}` is a single resource whose `{field}` member is a collection"),
             Some(nested_fix(&owner, &field, holder, through)),
         ),
+        // `Router::fallback` has no checked counterpart to register it with.
+        Class::Unknown(why) if path.ends_with(routes::FALLBACK_PATH) => (
+            why,
+            Some(
+                "return the fallback's response inside `Exempt::new(.., why)` when it is not a list: a fallback is \
+                 registered with `Router::fallback`, which `completeness::routing` does not check"
+                    .to_owned(),
+            ),
+        ),
         // A type of another crate is named already: the audit needs to read it.
         Class::Unknown(why) if why.contains(classify::DEFINED_ELSEWHERE) => (
             why,

@@ -1234,6 +1234,32 @@ fn a_member_of_bytes_is_no_collection() {
     }
 }
 
+/// A fallback the audit cannot see through is fixed with `Exempt`, not by registering it with
+/// `completeness::routing`, which has no counterpart of `Router::fallback`.
+#[test]
+fn an_unknown_fallback_is_fixed_with_exempt() {
+    let dir = binary_crate(
+        "unknown-fallback",
+        "fallbacks",
+        "use axum::{Json, Router, http::StatusCode, response::{IntoResponse, Response}, routing::get};\n\
+         enum AppError { NotFound, Bad(String) }\n\
+         impl IntoResponse for AppError {\n    fn into_response(self) -> Response {\n        \
+         let (status, message) = match self {\n            \
+         AppError::NotFound => (StatusCode::NOT_FOUND, \"not found\".to_owned()),\n            \
+         AppError::Bad(m) => (StatusCode::BAD_REQUEST, m),\n        };\n        \
+         (status, Json(serde_json::json!({ \"error\": message }))).into_response()\n    }\n}\n\
+         async fn fallback() -> AppError { AppError::NotFound }\n\
+         async fn health() -> &'static str { \"ok\" }\n\
+         fn main() { serve(Router::new().route(\"/health\", get(health)).fallback(fallback)); }\n",
+    );
+    let report = json(&dir, &["-q"]);
+    let fallback = report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "(fallback)").unwrap();
+    assert_eq!(fallback["verdict"], "unknown", "{fallback}");
+    let fix = fallback["fix"].as_str().unwrap();
+    assert!(fix.starts_with("return the fallback's response inside `Exempt::new(.., why)`"), "{fix}");
+    assert!(!fix.contains("register the handler"), "{fix}");
+}
+
 /// A list answered with an error status (`(StatusCode::UNPROCESSABLE_ENTITY, Json(errors))`) is
 /// no list a client reads as the answer; one answered with a success status still is.
 #[test]
