@@ -2,7 +2,8 @@
 //! replica still serves for `--stop-delay`, so that a balancer takes it out first; then the
 //! listener closes and the open connections get at most `--stop-timeout` to finish (a request
 //! head still arriving does not hold the exit for the read timeout); a second signal stops at
-//! once; SIGHUP stops cleanly as SIGTERM does.
+//! once; SIGHUP stops cleanly as SIGTERM does; a signal during the start-up is heard, and
+//! honoured once it ends.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -201,4 +202,72 @@ async fn a_request_cut_at_the_stop_timeout_is_logged_as_cut_by_the_replica() {
     let line = log.lines().find(|line| line.contains("aborted=true")).unwrap_or_else(|| panic!("{log}"));
     assert!(line.contains("the replica stopped before the answer") && line.contains("status=503"), "{line}");
     assert!(!log.contains("the client went away"), "{log}");
+}
+
+/// The example seeding a store of many accounts, logging at `info` to a pipe: the process, its
+/// standard output and the log lines read so far, up to the one that says seeding began.
+async fn seeding() -> (Child, tokio::process::ChildStdout, tokio::io::Lines<BufReader<tokio::process::ChildStderr>>) {
+    let mut process = Command::new(built_example::binary("service_accounts"))
+        .args(["--addr", "127.0.0.1:0", "--accounts", "300000"])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example starts");
+    let mut log = BufReader::new(process.stderr.take().unwrap()).lines();
+    loop {
+        let line = log.next_line().await.unwrap().unwrap_or_else(|| panic!("the example ended before seeding"));
+        if line.contains("seeding the empty store") {
+            break;
+        }
+    }
+    let stdout = process.stdout.take().expect("piped");
+    (process, stdout, log)
+}
+
+async fn rest(mut lines: tokio::io::Lines<impl tokio::io::AsyncBufRead + Unpin>) -> String {
+    let mut text = String::new();
+    while let Ok(Some(line)) = lines.next_line().await {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+/// A stop signal during a long start-up (seeding) is heard at once and honoured once the
+/// start-up ends: exit 0, no banner, the store not cut halfway. (The default action killed the
+/// process, 143, silently.) A second one stops at once, with status 1.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_stop_signal_during_the_start_up_stops_the_service_once_started() {
+    let (process, stdout, log) = seeding().await;
+    signal(&process, "-TERM");
+    let log = tokio::spawn(rest(log));
+    let status = exit(process).await;
+    let log = log.await.unwrap();
+    assert_eq!(status.code(), Some(0), "{log}");
+    let heard = log.find("stopping as soon as the start-up ends").unwrap_or_else(|| panic!("{log}"));
+    let seeded = log.find("seeded").unwrap_or_else(|| panic!("{log}"));
+    assert!(heard < seeded, "the signal is heard during the seeding, not after it:\n{log}");
+    assert!(log.contains("stopping signal=\"SIGTERM\""), "{log}");
+    let banner = rest(BufReader::new(stdout).lines()).await;
+    assert!(banner.is_empty(), "no banner for a service that stops before serving: {banner}");
+
+    let (process, _stdout, log) = seeding().await;
+    signal(&process, "-TERM");
+    let mut log = log;
+    loop {
+        let line = log.next_line().await.unwrap().unwrap_or_else(|| panic!("the example ended early"));
+        if line.contains("stopping as soon as the start-up ends") {
+            break;
+        }
+    }
+    signal(&process, "-INT");
+    let log = tokio::spawn(rest(log));
+    let status = exit(process).await;
+    let log = log.await.unwrap();
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(log.contains("SIGINT again: stopping at once, during the start-up"), "{log}");
+    assert!(!log.contains("seeded"), "it did not wait for the seeding: {log}");
 }

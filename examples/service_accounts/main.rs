@@ -59,7 +59,34 @@ async fn main() {
         );
     }
     let store = config.location().map_or_else(|message| message, |location| location.to_string());
-    let mut running = match service::start(config).await {
+    // Listened for from before the start, so that a signal during a long one (seeding a large
+    // store) is not met by the default action: the start is not cut halfway (a half-seeded
+    // store, a replica checked in and never out), and the service stops once it has started.
+    let mut signals = match Signals::listen() {
+        Ok(signals) => signals,
+        Err(error) => {
+            fatal(log_format, &format!("cannot listen for the signals that stop the service: {error}"));
+            std::process::exit(1);
+        }
+    };
+    // On a task of its own: seeding holds its thread (SQLite runs in place), and this one
+    // hears the signals meanwhile.
+    let mut start = tokio::spawn(service::start(config));
+    let mut stop_asked = None;
+    let started = loop {
+        tokio::select! {
+            started = &mut start => break started.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())),
+            signal = signals.next() => {
+                if stop_asked.is_some() {
+                    fatal(log_format, &format!("{signal} again: stopping at once, during the start-up"));
+                    std::process::exit(1);
+                }
+                tracing::info!(signal, "stopping as soon as the start-up ends (a second signal stops at once)");
+                stop_asked = Some(signal);
+            }
+        }
+    };
+    let mut running = match started {
         Ok(running) => running,
         Err(error) => {
             fatal(log_format, &error.to_string());
@@ -69,13 +96,11 @@ async fn main() {
             });
         }
     };
-    let mut signals = match Signals::listen() {
-        Ok(signals) => signals,
-        Err(error) => {
-            fatal(log_format, &format!("cannot listen for the signals that stop the service: {error}"));
-            std::process::exit(1);
-        }
-    };
+    if let Some(signal) = stop_asked {
+        tracing::info!(signal, "stopping");
+        let _ = running.stop().await;
+        return;
+    }
     let url = running.url();
     if let Some(schedule) = &faults {
         // In the log too, where an operator reads the partial answers and outages it causes.
@@ -186,8 +211,8 @@ fn say(line: &str) {
 /// (Ctrl-C), and on Unix SIGTERM, the signal `kill`, systemd and Kubernetes stop a process
 /// with, and SIGHUP, the one a closed terminal sends its jobs. Each stops the service cleanly:
 /// `/ready` turns 503, and it answers the requests in flight and, on PostgreSQL, checks out of
-/// the replicas table. Listened for before the banner, so that a signal sent as soon as the
-/// banner is read is not met by the default action (death, no check-out).
+/// the replicas table. Listened for before the start, so that a signal sent during it (or as
+/// soon as the banner is read) is not met by the default action (death, no check-out).
 struct Signals {
     #[cfg(unix)]
     interrupt: tokio::signal::unix::Signal,

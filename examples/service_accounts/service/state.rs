@@ -66,12 +66,16 @@ impl Service {
         // The usage source knows the seeded accounts, as many as the database holds, not the flag.
         let seeded = store.prepare(config.accounts, &DEFAULT_GRANTS).await?;
         let (snapshot, accounts) = store.current_accounts().await?;
+        // Seconds for a large store: said, so that a slow start is not a silent one.
+        let indexing = std::time::Instant::now();
+        tracing::info!(accounts = accounts.len(), sources = SEARCH_SOURCES.len(), "indexing the search sources");
         let mut sources = Vec::new();
         for name in SEARCH_SOURCES {
             let source = SearchSource::new(name, config.delay_of(name), config.fails(name))?;
             source.reindex(snapshot, &accounts);
             sources.push(Arc::new(source));
         }
+        tracing::info!(seconds = indexing.elapsed().as_secs_f64(), "indexed");
         let usage = UsageSource::new(seeded, config.delay_of("usage"), config.fails("usage"))?;
         // The ring `build` read from the flags, the file or the environment; without one, a
         // key that lives as long as the process.

@@ -1286,7 +1286,10 @@ impl AccountStore for PgStore {
             Self::create_schema(&tx).await?;
             let snapshots: i64 = tx.query_one("SELECT COUNT(*) FROM snapshots", &[]).await.map_err(pg)?.get(0);
             if snapshots == 0 {
+                let started = std::time::Instant::now();
+                tracing::info!(accounts, "seeding the empty store");
                 Self::seed(&tx, accounts).await?;
+                tracing::info!(accounts, seconds = started.elapsed().as_secs_f64(), "seeded");
             }
             let credentials: i64 = tx.query_one("SELECT COUNT(*) FROM credentials", &[]).await.map_err(pg)?.get(0);
             if credentials == 0 {

@@ -14,7 +14,10 @@ impl AccountStore for SqliteStore {
     async fn prepare(&self, accounts: u32, grants: &[(&str, &[&str])]) -> Result<u32, StoreError> {
         blocking(|| {
             if self.is_empty()? {
+                let started = std::time::Instant::now();
+                tracing::info!(accounts, "seeding the empty store");
                 self.seed(accounts)?;
+                tracing::info!(accounts, seconds = started.elapsed().as_secs_f64(), "seeded");
             }
             self.seed_grants(grants)?;
             self.seeded()
