@@ -242,6 +242,24 @@ async fn the_agent_gives_up_on_a_server_that_accepts_and_never_answers() {
     silent.abort();
 }
 
+/// A server that is not there: exit 1 over both transports, saying so as the HTTP client says
+/// it, not in the words of rmcp's types.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_says_plainly_that_no_server_listens() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    for transport in ["rest", "mcp"] {
+        let (code, out) = agent_at(&url, &["--transport", transport, "--token", "admin"]).await;
+        assert_eq!(code, 1, "over {transport}:\n{out}");
+        assert!(
+            out.contains("error sending request for url") && out.contains("Connection refused"),
+            "over {transport}:\n{out}"
+        );
+        assert!(!out.contains("rmcp::") && !out.contains("Transport ["), "over {transport}:\n{out}");
+    }
+}
+
 /// The agent's arguments for the MCP transport.
 fn mcp<'a>(args: &[&'a str]) -> Vec<&'a str> {
     [&["--transport", "mcp"], args].concat()

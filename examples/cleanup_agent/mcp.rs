@@ -72,7 +72,7 @@ impl McpInventory {
                         retry_after.map_or_else(String::new, |seconds| format!(" with Retry-After: {seconds} s"))
                     )),
                 },
-                None => FetchError::Transport(no_session(e.to_string())),
+                None => FetchError::Transport(no_session(transport.map_or_else(|| e.to_string(), innermost))),
             }
         })?;
         Ok(McpInventory { client, timeout })
@@ -174,6 +174,26 @@ fn problem_answered(error: &(dyn std::error::Error + 'static)) -> Option<complet
         cause = current.source();
     }
     None
+}
+
+/// What `error` comes down to, without rmcp's wording, which names its transport's types: the
+/// HTTP client's error and its last cause (`error sending request for url (..): Connection
+/// refused (os error 111)`). rmcp's client error gives no `source`, so it is opened here.
+fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = cause {
+        if let Some(StreamableHttpError::Client(request)) =
+            current.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            let mut last: &(dyn std::error::Error + 'static) = request;
+            while let Some(next) = last.source() {
+                last = next;
+            }
+            return format!("{request}: {last}");
+        }
+        cause = current.source();
+    }
+    error.to_string()
 }
 
 /// `request`'s output, or the error that it got no answer within `timeout`.
