@@ -235,6 +235,20 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
     // A fault the route does not declare is refused, as on any other route.
     let (status, _, body) = send(app(), "/tickets", Some("SOURCE_UNAVAILABLE")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    // Each refusal says why the name is not offered here.
+    let detail = |body: &Value| body["detail"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        detail(&body).contains(
+            "'SOURCE_UNAVAILABLE' is not a fault this route offers on this request: the route does not declare it"
+        ),
+        "{body}"
+    );
+    let (_, _, body) = send(app(), "/tickets", Some("CLIENT_LIMIT_REACHED")).await;
+    assert!(detail(&body).contains("a client reports it of its own limit"), "{body}");
+    let (_, _, body) = send(app(), "/tickets", Some("CURSOR_EXPIRED")).await;
+    assert!(detail(&body).contains("only on a request that continues a traversal"), "{body}");
+    let (_, _, body) = send(app(), "/tickets", Some("NOPE")).await;
+    assert!(detail(&body).contains("no fault has that name"), "{body}");
     // So are an empty header and two of them: no one fault is named.
     let (status, _, body) = send(app(), "/tickets", Some("")).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("INVALID_REQUEST")), "{body}");

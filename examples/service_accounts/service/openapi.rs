@@ -200,7 +200,8 @@ fn demand_response(description: &str, schema: &str) -> utoipa::openapi::Response
 /// `Vary: Prefer` on an answer the demand for completeness decides between.
 fn vary_prefer() -> Header {
     HeaderBuilder::new()
-        .schema(Some(string().pattern(Some("(?i)(^|[ ,])prefer($|[ ,])"))))
+        // Header names are case-insensitive; JSON Schema's patterns are ECMA-262, which has no `(?i)`.
+        .schema(Some(string().pattern(Some("(^|[ ,])[Pp][Rr][Ee][Ff][Ee][Rr]($|[ ,])"))))
         .description(Some("names `Prefer`: the answer depends on whether the request demanded a complete one"))
         .build()
 }
@@ -243,9 +244,29 @@ const PREFERENCE_APPLIED: &str = "Preference-Applied";
 /// A problem response with `status`: `Retry-After` may come with a 503, and a refusal of an
 /// incomplete answer says whether a `Prefer` demand was applied.
 fn problem_response(status: u16, codes: &str) -> utoipa::openapi::Response {
+    // The HTTP server refuses what it cannot read at all before the service sees it, with the
+    // status alone: no problem body, no `x-request-id`.
+    let bare = match status {
+        400 => {
+            " A request the HTTP server itself cannot parse (a malformed header line or Content-Length) gets \
+                this status from it with no body."
+        }
+        414 | 431 => {
+            " A request line or head past the HTTP server's own limits gets this status from it with \
+                      no body."
+        }
+        _ => "",
+    };
     let mut response = ResponseBuilder::new()
-        .description(format!("RFC 9457 problem; codes: {codes}"))
+        .description(format!("RFC 9457 problem; codes: {codes}.{bare}"))
         .content("application/problem+json", ContentBuilder::new().schema(Some(reference("Problem"))).build());
+    if status == 401 {
+        let challenge = HeaderBuilder::new()
+            .schema(Some(string()))
+            .description(Some("`Bearer`: the scheme to authenticate with (RFC 9110)"))
+            .build();
+        response = response.header("WWW-Authenticate", challenge);
+    }
     if status == 503 {
         let seconds = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0));
         let retry = HeaderBuilder::new().schema(Some(seconds)).description(Some("seconds, when known")).build();
@@ -300,14 +321,11 @@ type Problems = Vec<(u16, String)>;
 
 /// The statuses every operation can be refused with before its handler runs ([`refusals`]).
 /// A body sent where none is read is refused too (`routes::refuse_unread_input`): too large
-/// (413), or not plain JSON (415), on any operation.
-fn transport(problems: &mut Problems, body: bool) {
+/// (413), or not plain JSON (415), on any operation; and one that does not arrive in full within
+/// the read timeout (408), on any operation, since it is read (to be refused) on a read too.
+fn transport(problems: &mut Problems) {
     for (status, code, _) in refusals::REFUSALS {
-        let applies = match status {
-            413 | 414 | 415 | 431 => true,
-            408 => body,
-            _ => false,
-        };
+        let applies = matches!(status, 408 | 413 | 414 | 415 | 431);
         if applies {
             add(problems, status, code);
         }
@@ -328,7 +346,7 @@ fn add(problems: &mut Problems, status: u16, code: &str) {
 /// The statuses of an operation's problems, from the codes it can answer with: each code's
 /// own status, plus the statuses `require_complete=true` maps its declared reasons to
 /// (contract §5.3, the rule of `Problem::complete_result_unavailable`).
-fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticated: bool, body: bool) -> Problems {
+fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticated: bool) -> Problems {
     let mut problems = Problems::new();
     if authenticated {
         add(&mut problems, 401, ProblemCode::Unauthenticated.as_str());
@@ -356,7 +374,7 @@ fn problems(codes: &[ProblemCode], declared: Option<&[ReasonCode]>, authenticate
             }
         }
     }
-    transport(&mut problems, body);
+    transport(&mut problems);
     problems.sort_by_key(|(status, _)| *status);
     problems
 }
@@ -397,6 +415,31 @@ pub const EXTENSION: &str = "x-completeness";
 /// The security scheme every route but `/openapi.json` requires.
 pub const BEARER: &str = "bearer";
 
+/// `paths` with `x-request-id` on every answer the service makes: the id of the request's log
+/// line (`telemetry::request_log`), the client's own when it sent one usable id.
+fn with_request_id(mut paths: utoipa::openapi::Paths) -> utoipa::openapi::Paths {
+    let id = HeaderBuilder::new()
+        .schema(Some(string().max_length(Some(super::telemetry::MAX_REQUEST_ID_BYTES))))
+        .description(Some(
+            "the id the service's log gives this request: the client's `x-request-id` when it sent one printable \
+             id of at most 128 bytes, else a fresh UUID",
+        ))
+        .build();
+    for item in paths.paths.values_mut() {
+        let operations = [&mut item.get, &mut item.post, &mut item.put, &mut item.patch, &mut item.delete];
+        for operation in operations.into_iter().flatten() {
+            for response in operation.responses.responses.values_mut() {
+                if let RefOr::T(response) = response {
+                    response.headers.insert(REQUEST_ID.to_owned(), RefOr::T(id.clone()));
+                }
+            }
+        }
+    }
+    paths
+}
+
+const REQUEST_ID: &str = "X-Request-Id";
+
 /// The document.
 pub fn openapi() -> OpenApi {
     use ProblemCode::*;
@@ -427,7 +470,6 @@ pub fn openapi() -> OpenApi {
             &[&[InvalidRequest, InvalidPageSize], ProblemCode::CURSOR_REFUSALS].concat(),
             Some(ListServiceAccountsReason::ALL),
             true,
-            false,
         ),
     );
     let create = OperationBuilder::new()
@@ -435,7 +477,7 @@ pub fn openapi() -> OpenApi {
         .request_body(body("NewServiceAccount"))
         .response("201", json_response("The account and the snapshot holding the change", "Mutation"))
         .extensions(Some(exempt(MUTATION_EXEMPT)));
-    let create = with_problems(create, problems(&[InvalidBody, Forbidden], None, true, true));
+    let create = with_problems(create, problems(&[InvalidBody, Forbidden], None, true));
     let count = OperationBuilder::new()
         .operation_id(Some("count_service_accounts"))
         .parameters(Some([vec![owner, tenant.clone()], parameters::require_complete()].concat()))
@@ -443,7 +485,7 @@ pub fn openapi() -> OpenApi {
         .extensions(Some(declared(RESOURCE, CountServiceAccountsReason::ALL, CountServiceAccountsReason::WARNINGS)));
     let count = with_problems(
         count,
-        problems(&[InvalidRequest, CursorQueryMismatch], Some(CountServiceAccountsReason::ALL), true, false),
+        problems(&[InvalidRequest, CursorQueryMismatch], Some(CountServiceAccountsReason::ALL), true),
     );
     let field_list = format!("^({0})(,({0}))*$", FIELDS.join("|"));
     let get = OperationBuilder::new()
@@ -466,7 +508,7 @@ pub fn openapi() -> OpenApi {
                 )
                 .build(),
         ));
-    let get = with_problems(get, problems(&[InvalidRequest, CursorQueryMismatch, NotFound], None, true, false));
+    let get = with_problems(get, problems(&[InvalidRequest, CursorQueryMismatch, NotFound], None, true));
     let patch = OperationBuilder::new()
         .operation_id(Some("set_service_account_owner"))
         .parameter(id())
@@ -475,14 +517,14 @@ pub fn openapi() -> OpenApi {
         .extensions(Some(exempt(MUTATION_EXEMPT)));
     // A write whose credential lost the tenant while it waited for the write lock: FORBIDDEN.
     // An archived account is neither given an owner nor deleted.
-    let patch_problems = problems(&[InvalidRequest, InvalidBody, NotFound, Forbidden], None, true, true);
+    let patch_problems = problems(&[InvalidRequest, InvalidBody, NotFound, Forbidden], None, true);
     let patch = with_problems(patch, also(patch_problems, &[(409, ACCOUNT_ARCHIVED)]));
     let delete = OperationBuilder::new()
         .operation_id(Some("delete_service_account"))
         .parameter(id())
         .response("200", json_response("The deleted account and the snapshot holding the change", "Mutation"))
         .extensions(Some(exempt(MUTATION_EXEMPT)));
-    let delete_problems = problems(&[InvalidRequest, NotFound, Forbidden], None, true, false);
+    let delete_problems = problems(&[InvalidRequest, NotFound, Forbidden], None, true);
     let delete = with_problems(delete, also(delete_problems, &[(409, ACCOUNT_ARCHIVED)]));
     let archive = OperationBuilder::new()
         .operation_id(Some("archive_service_accounts"))
@@ -491,7 +533,7 @@ pub fn openapi() -> OpenApi {
         .response("200", json_response("Every named account was archived", "Archived"))
         .extensions(Some(exempt(ARCHIVE_EXEMPT)));
     let archive =
-        with_problems(archive, problems(&[&[InvalidBody], ProblemCode::EVIDENCE_REFUSALS].concat(), None, true, true));
+        with_problems(archive, problems(&[&[InvalidBody], ProblemCode::EVIDENCE_REFUSALS].concat(), None, true));
     let search = OperationBuilder::new()
         .operation_id(Some("search"))
         .summary(Some("Federated search over directory, audit and legacy"))
@@ -516,7 +558,7 @@ pub fn openapi() -> OpenApi {
         .extensions(Some(declared("search_results", SearchReason::ALL, SearchReason::WARNINGS)));
     let search = with_problems(
         search,
-        problems(&[InvalidRequest, CursorQueryMismatch, InvalidTimeBudget], Some(SearchReason::ALL), true, false),
+        problems(&[InvalidRequest, CursorQueryMismatch, InvalidTimeBudget], Some(SearchReason::ALL), true),
     );
     let credential_names: Vec<&str> = DEFAULT_GRANTS.iter().map(|(name, _)| *name).collect();
     let revoke = OperationBuilder::new()
@@ -524,7 +566,7 @@ pub fn openapi() -> OpenApi {
         .parameters(Some([path("name", string().enum_values(Some(credential_names))), path("tenant", tenant_schema())]))
         .response("200", json_response("The credential's new grant and permission epoch", "Grant"))
         .extensions(Some(exempt(GRANT_EXEMPT)));
-    let revoke = with_problems(revoke, problems(&[InvalidRequest, Forbidden, NotFound], None, true, false));
+    let revoke = with_problems(revoke, problems(&[InvalidRequest, Forbidden, NotFound], None, true));
     let document = OperationBuilder::new()
         .operation_id(Some("openapi_document"))
         .summary(Some("This document; with /metrics and /ready, the only routes that need no credential"))
@@ -537,13 +579,13 @@ pub fn openapi() -> OpenApi {
                 .build(),
         )
         .extensions(Some(exempt(DOCUMENT_EXEMPT)));
-    let document = with_problems(document, problems(&[InvalidRequest], None, false, false));
+    let document = with_problems(document, problems(&[InvalidRequest], None, false));
 
     // A prober holds no credential, yet the check reads the database: it answers its outage.
     let outage = refusals::refusal(StatusCode::SERVICE_UNAVAILABLE);
     let unavailable = outage.code();
     let ready_problems = also(
-        problems(&[InvalidRequest], None, false, false),
+        problems(&[InvalidRequest], None, false),
         &[(503, unavailable.as_str()), (500, ProblemCode::Internal.as_str())],
     );
     let ready = with_problems(OperationBuilder::new(), ready_problems)
@@ -589,7 +631,7 @@ pub fn openapi() -> OpenApi {
             "/metrics",
             PathItem::new(
                 HttpMethod::Get,
-                with_problems(OperationBuilder::new(), problems(&[InvalidRequest], None, false, false))
+                with_problems(OperationBuilder::new(), problems(&[InvalidRequest], None, false))
                     .operation_id(Some("metrics"))
                     .summary(Some("Counters in the Prometheus text format; no credential needed"))
                     .securities(Some(Vec::<SecurityRequirement>::new()))
@@ -801,7 +843,7 @@ pub fn openapi() -> OpenApi {
                 .version("0.1.0")
                 .description(Some("Every list, search and count says whether it is complete, and why not.")),
         )
-        .paths(paths)
+        .paths(with_request_id(paths.build()))
         .components(Some(components))
         .security(Some([SecurityRequirement::new(BEARER, Vec::<String>::new())]))
         .build()

@@ -1192,7 +1192,8 @@ pub const EVIDENCE_ABOUT: &str = "Evidence of a complete inventory, for a destru
                                   complete answer, and on a page reached with a cursor only when no page before it \
                                   was incomplete for a reason other than more pages or carried a stale warning; null \
                                   otherwise, so a complete last page without evidence says an earlier page was \
-                                  partial.";
+                                  partial. Always null on an endpoint that issues none (a search, a count): only an \
+                                  inventory that a destructive action checks issues evidence.";
 const COLLECTION: &str = "A collection response with its completeness block (contract §2.1).";
 
 /// The OpenAPI parameters of the framework's own extractors, as they read them, for an
@@ -1245,8 +1246,10 @@ pub mod parameters {
             parameter(
                 CURSOR,
                 ParameterIn::Query,
-                "The `next_cursor` of the previous page, as sent; refused with a problem when it expired, \
-                 was tampered with, or belongs to another query or credential.",
+                "The `next_cursor` of the previous page, as sent, with the same filters and ordering as the \
+                 first page (`page_size` may change); refused with a problem when it expired, was tampered \
+                 with, or belongs to another query or credential. A page answered with `page.resumed: false` \
+                 is a first page again: the traversal started over, so drop the pages read before it.",
                 ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)),
             ),
         ]
@@ -1280,7 +1283,10 @@ pub mod parameters {
             parameter(
                 REQUIRE_COMPLETE,
                 ParameterIn::Query,
-                "true: an incomplete answer is a problem response, not a partial one (contract §5.3).",
+                "true: an answer incomplete for any reason but a next page is a problem response \
+                 (`COMPLETE_RESULT_UNAVAILABLE`), not a partial 200 (contract §5.3). A page whose only \
+                 reason is `MORE_PAGES_AVAILABLE` is still a 200 with `complete: false`: the demand judges \
+                 one page, so follow `next_cursor` until `complete: true`, and judge the traversal yourself.",
                 ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["true", "false", "1", "0"])),
             ),
             parameter(

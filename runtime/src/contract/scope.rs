@@ -110,7 +110,9 @@ pub struct PageInfo {
     pub cursor: Option<CursorContract>,
     /// True on a page reached with a cursor, false on a first page. A resumed page's items
     /// cover the scope only together with the pages before it, whose reasons still count, so
-    /// even a complete one is no evidence of absence by itself (contract §2.5, §8). A server
+    /// even a complete one is no evidence of absence by itself (contract §2.5, §8). A cursor
+    /// answered with `false` got a first page again: the traversal started over, and the pages
+    /// read before it are not to be merged with this one. A server
     /// always sends it; a server older than the member did not, and its pages cannot be told
     /// apart (read from one, it is absent).
     #[serde(default, deserialize_with = "boolean", skip_serializing_if = "Option::is_none")]

@@ -494,7 +494,18 @@ impl utoipa::PartialSchema for Problem {
             .required(detail)
             .required(code)
             .property(PARAMETER, text("The query parameter, header or member at fault."))
-            .property(CONTINUATION, Ref::from_schema_name("Continuation"))
+            .property(CONTINUATION, {
+                let mut continuation = Ref::from_schema_name("Continuation");
+                continuation.description =
+                    "How to go on after this refusal, since its caller reads no block (contract §5.3): a \
+                     `retry_after` wait (also in `Retry-After`), a `retry_with_deadline` (ask again with a time \
+                     budget of at least `minimum_seconds`, in seconds: `time_budget_ms` is in milliseconds; the \
+                     same request again fails the same way), a `narrow_query`, or a `restart` of the traversal. \
+                     Absent: a 5xx may be retried as any, with a wait and a number of attempts of the client's \
+                     own (contract §7); a 4xx other than 429 is not sent again unchanged."
+                        .to_owned();
+                continuation
+            })
             .property(
                 INCOMPLETE_REASONS,
                 ArrayBuilder::new()

@@ -160,7 +160,7 @@ impl ReasonDetails for ResultLimitReached {
         self.message.clone().unwrap_or_else(|| self.default_message())
     }
     fn default_message(&self) -> String {
-        format!("The search stopped after the configured result limit of {}.", self.limit)
+        format!("The answer stopped at the configured result limit of {}.", self.limit)
     }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("limit", &self.limit)
@@ -371,7 +371,7 @@ impl ReasonDetails for QuotaExhausted {
         self.message.clone().unwrap_or_else(|| self.default_message())
     }
     fn default_message(&self) -> String {
-        format!("A quota ran out; it refills in {} seconds.", self.retry_after_seconds)
+        format!("A quota ran out; it refills in {}.", seconds(self.retry_after_seconds))
     }
     fn write_details<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("retry_after_seconds", &self.retry_after_seconds)
@@ -512,3 +512,8 @@ impl ReasonDetails for SnapshotExpired {
     }
 }
 serialize_details!(SnapshotExpired);
+
+/// `n` seconds in words: "1 second", "2 seconds".
+pub(crate) fn seconds(n: u64) -> String {
+    if n == 1 { "1 second".to_owned() } else { format!("{n} seconds") }
+}

@@ -11,6 +11,7 @@
 mod code;
 mod custom;
 mod details;
+pub(crate) use details::seconds;
 mod standard;
 
 use std::fmt;

@@ -224,6 +224,35 @@ impl Fault {
         matches!(self, Fault::FutureReason)
     }
 
+    /// Why the fault named `name` may not be among those a route offers on a request, for the
+    /// refusal of a [`FAULT_HEADER`](super::FAULT_HEADER) that names one not offered.
+    pub(super) fn why_not_offered(name: &str) -> &'static str {
+        let reason = ReasonCode::KNOWN.iter().any(|code| code.as_str() == name);
+        let warning = WarningCode::KNOWN.iter().any(|code| code.as_str() == name);
+        match name {
+            "MORE_PAGES_AVAILABLE" => "it is pagination, which the route's own pages give",
+            "CLIENT_LIMIT_REACHED" => {
+                "a client reports it of its own limit (a collector's `max_pages`), so no server answer is faulted \
+                 with it: test it with the collector's limits"
+            }
+            "PAGE_SIZE_REDUCED" | "PARTIAL_FIELD_SET" | "DEPRECATED_FIELD" => {
+                "its details are the request's own, which the layer cannot state truthfully"
+            }
+            "SNAPSHOT_EXPIRED" | CURSOR_EXPIRED | TRAVERSAL_RESTARTED | CURSOR_REPEATED => {
+                "it is offered only on a request that continues a traversal (sends a cursor) of a paginated route"
+            }
+            FILTER_DROPPED => "it is offered only on a request that starts a traversal with a filter",
+            _ if reason || warning => "the route does not declare it",
+            FUTURE_REASON => "the route declares a code of that name itself",
+            SERVICE_UNAVAILABLE => {
+                "the route declares a code of that name itself, or the request sends a cursor to a route that \
+                 does not page"
+            }
+            FIELD_OMITTED => "it is offered only on a single resource that filled a field it may leave out",
+            _ => "no fault has that name",
+        }
+    }
+
     /// The fault named `name` among `offered`, when it is there.
     pub fn find<'a>(offered: &'a [Fault], name: &str) -> Option<&'a Fault> {
         offered.iter().find(|fault| fault.name() == name)

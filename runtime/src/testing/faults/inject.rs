@@ -283,7 +283,8 @@ pub(super) fn outage(rng: &mut TestRng) -> Problem {
         ProblemCode::custom(SERVICE_UNAVAILABLE),
         format!(
             "The service cannot answer right now (fault injection): this says nothing of what exists. Ask again \
-             the same in {seconds} seconds."
+             the same in {}.",
+            crate::contract::reason::seconds(seconds)
         ),
     )
     .with_status(503)

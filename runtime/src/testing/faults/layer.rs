@@ -797,7 +797,9 @@ impl Shared {
                     return Err(Problem::new(
                         ProblemCode::InvalidRequest,
                         format!(
-                            "{FAULT_HEADER}: '{name}' is not a fault this route offers on this request (offered: {})",
+                            "{FAULT_HEADER}: '{name}' is not a fault this route offers on this request: {} \
+                             (offered: {})",
+                            Fault::why_not_offered(name),
                             if names.is_empty() { "none".to_owned() } else { names.join(", ") }
                         ),
                     )
