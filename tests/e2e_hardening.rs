@@ -802,8 +802,21 @@ async fn the_openapi_document_gives_a_generated_client_what_the_wire_carries() {
     for (path, method) in [("/service-accounts/{id}", "patch"), ("/service-accounts/{id}", "delete")] {
         assert!(responses(path, method)["403"]["description"].as_str().unwrap().contains("FORBIDDEN"), "{method}");
     }
+    // Header patterns are ECMA-262, as JSON Schema's are: no inline flags a JS validator refuses.
+    let vary = responses("/service-accounts", "get")["200"]["headers"]["Vary"]["schema"]["pattern"].clone();
+    assert!(!vary.as_str().unwrap().contains("(?"), "{vary}");
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
+            // Any operation meets a body that does not arrive within the read timeout (it is
+            // read to be refused on a read too), answers with the request's id, and says how to
+            // authenticate with its 401.
+            for (status, response) in operation["responses"].as_object().unwrap() {
+                assert!(response["headers"]["X-Request-Id"].is_object(), "{method} {path} {status}: x-request-id");
+            }
+            assert!(operation["responses"]["408"].is_object(), "{method} {path}: 408 REQUEST_TIMEOUT");
+            if let Some(unauthenticated) = operation["responses"].get("401") {
+                assert!(unauthenticated["headers"]["WWW-Authenticate"].is_object(), "{method} {path}");
+            }
             // What reads the database answers its failures: every authenticated operation (the
             // credential is read there), and the readiness check.
             let reads_the_database = operation.get("security") != Some(&json!([])) || path == "/ready";
