@@ -143,7 +143,12 @@ pub enum Conclusion {
 /// Each run starts a fresh router from `make_router` on a free loopback port and serves it
 /// over real HTTP. A run without faults comes first: it gives the conclusion the others are
 /// held to, and the faults the routes offer; when it concludes nothing complete, or its routes
-/// offer no fault, the kit fails there, having nothing to check. A failure prints its schedule,
+/// offer no fault, the kit fails there, having nothing to check. Each fault that run offered
+/// is then forced on every request that offers it (and each reason once more with every faulted
+/// page empty), before the seeded runs. A fault that only a later request offers (an expired
+/// cursor, when the fault-free traversal is one page; a repeated cursor, when it is two) is met
+/// by the seeded runs alone, and [`KitReport::not_covered`] lists it when none drew it: let the
+/// fault-free traversal span three pages or more (a small page size) to have each forced. A failure prints its schedule,
 /// with the code that replays it ([`Kit::replay`]), and the fault sequence that broke the client. Faults go to requests in the
 /// order they arrive, so a replay gives the same faults to a client that sends its requests
 /// one after another; one that sends some at once may see them land differently.
