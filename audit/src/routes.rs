@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use proc_macro2::TokenTree;
 use quote::ToTokens;
@@ -125,8 +126,9 @@ enum Value<'s> {
     Service(&'static str),
     /// A string literal or constant: a path handed to a helper.
     Text(String),
-    /// A closure bound to a local, to be registered as a handler by its name.
-    Closure(&'s syn::ExprClosure),
+    /// A closure, to be called (its body then read with its parameters bound) or registered as
+    /// a handler by the name it is bound to.
+    Closure(Rc<ClosureDef<'s>>),
     /// A handler handed to a helper's parameter (`list_route(list_orders)` into
     /// `fn list_route<H>(h: H) -> MethodRouter { get(h) }`), registered by the parameter's name.
     Handler(Box<HandlerRef<'s>>),
@@ -136,7 +138,15 @@ enum Value<'s> {
     Other,
 }
 
-/// The bindings of one function body.
+/// A closure as written: its code, and the locals it sees, as they were where it was written
+/// (it captures them there: a name bound again after it is another binding, and a closure that
+/// calls one of the same name calls the one before it).
+struct ClosureDef<'s> {
+    expr: &'s syn::ExprClosure,
+    captured: HashMap<String, (Value<'s>, bool)>,
+}
+
+/// The bindings of one function body (or of one call of a closure).
 struct Frame<'s> {
     /// The function whose body this is: names its body declares or imports come first.
     fn_id: usize,
@@ -147,6 +157,14 @@ struct Frame<'s> {
     /// True when the function's declared return type is a router: the value of a macro at the
     /// tail of its body is then used as one.
     returns_router: bool,
+    /// The closures bound to its locals: one never called where the audit follows it (handed
+    /// to a function it does not read) is read once at the end, for the routers it builds.
+    closures: Vec<Rc<ClosureDef<'s>>>,
+    /// In a closure's call, the locals that are still the caller's (captured, not bound again
+    /// in the body): a router among them the body leaves is the caller's to serve, not its own.
+    outer: HashSet<String>,
+    /// Captured locals the body took in and then bound again: taken from the caller.
+    taken_outer: HashSet<String>,
 }
 
 struct Eval<'i, 's> {
@@ -154,13 +172,21 @@ struct Eval<'i, 's> {
     memo: HashMap<usize, Value<'s>>,
     in_progress: HashSet<usize>,
     called: HashSet<usize>,
+    /// The closures read so far (by their code), called or read at the end of their frame.
+    closures_read: HashSet<*const syn::ExprClosure>,
     roots: Vec<Vec<Registration<'s>>>,
 }
 
 /// Every route registration reachable from a root router, deduplicated, in source order.
 pub fn registrations<'s>(index: &Index<'s>) -> Vec<Registration<'s>> {
-    let mut eval =
-        Eval { index, memo: HashMap::new(), in_progress: HashSet::new(), called: HashSet::new(), roots: Vec::new() };
+    let mut eval = Eval {
+        index,
+        memo: HashMap::new(),
+        in_progress: HashSet::new(),
+        called: HashSet::new(),
+        closures_read: HashSet::new(),
+        roots: Vec::new(),
+    };
     for id in 0..index.fns().len() {
         eval.eval_fn(id);
     }
@@ -225,8 +251,12 @@ impl<'i, 's> Eval<'i, 's> {
             locals: bound.iter().map(|(name, value)| (name.clone(), (value.clone(), false))).collect(),
             returned: None,
             returns_router,
+            closures: Vec::new(),
+            outer: HashSet::new(),
+            taken_outer: HashSet::new(),
         };
         let mut value = self.eval_block(block, &mut frame);
+        self.read_uncalled_closures(&mut frame);
         // What any `return` hands back is served as well as the tail's value (`if admin {
         // return r.route(..); } r` serves either).
         if let Some(returned) = frame.returned.take() {
@@ -320,8 +350,17 @@ impl<'i, 's> Eval<'i, 's> {
     /// is still served: handed to something the audit does not follow through
     /// (`let app = SomeLayer::new().layer(app);`), it is a root rather than lost to the new binding.
     fn bind(&mut self, frame: &mut Frame<'s>, name: String, value: Value<'s>) {
-        if let Some((Value::Router(routes), false)) = frame.locals.insert(name, (value, false)) {
-            self.roots.push(routes);
+        if let Value::Closure(closure) = &value {
+            frame.closures.push(closure.clone());
+        }
+        let outer = frame.outer.remove(&name);
+        match frame.locals.insert(name.clone(), (value, false)) {
+            // A captured local bound again in a closure's body: the caller's, taken or not.
+            Some((_, true)) if outer => {
+                frame.taken_outer.insert(name);
+            }
+            Some((Value::Router(routes), false)) if !outer => self.roots.push(routes),
+            _ => {}
         }
     }
 
@@ -333,10 +372,16 @@ impl<'i, 's> Eval<'i, 's> {
     /// Evaluates an expression whose value is not kept: a router built there is a root.
     fn eval_free(&mut self, expr: &'s Expr, frame: &mut Frame<'s>) {
         let value = self.eval(expr, frame, false);
-        if let Value::Router(routes) = value
-            && !is_local(expr, frame)
-        {
-            self.roots.push(routes);
+        match value {
+            Value::Router(routes) if !is_local(expr, frame) => self.roots.push(routes),
+            // A closure written here and handed on (to `tokio::spawn`, a builder the audit does
+            // not read): a router its body builds is served.
+            Value::Closure(closure) if matches!(underneath(expr), Expr::Closure(_)) => {
+                if let Value::Router(routes) = self.call_closure(&closure, &[], frame, false) {
+                    self.roots.push(routes);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -377,8 +422,9 @@ impl<'i, 's> Eval<'i, 's> {
                 if let Some(name) = func.path.get_ident()
                     && let Some((Value::Closure(closure), _)) = frame.locals.get(&name.to_string())
                 {
-                    let closure = *closure;
-                    return self.call_closure(closure, &call.args, frame, consuming);
+                    let closure = closure.clone();
+                    let args: Vec<&'s Expr> = call.args.iter().collect();
+                    return self.call_closure(&closure, &args, frame, consuming);
                 }
                 let segs = self.index.written_in(frame.fn_id, segments(&func.path));
                 // Compared by the names they have where they are defined (`use completeness::routing::get as cget;`).
@@ -492,11 +538,9 @@ impl<'i, 's> Eval<'i, 's> {
             Expr::Block(b) => self.eval_block(&b.block, frame),
             Expr::Async(b) => self.eval_block(&b.block, frame),
             Expr::Unsafe(b) => self.eval_block(&b.block, frame),
-            // A router its body builds is served; bound to a local, it may be a handler.
-            Expr::Closure(c) => {
-                self.eval_free(&c.body, frame);
-                Value::Closure(c)
-            }
+            // Read when it is called, or else at the end of its frame (bound to a local), or
+            // where it is handed on ([`Eval::eval_free`]); bound to a local, it may be a handler.
+            Expr::Closure(c) => Value::Closure(Rc::new(ClosureDef { expr: c, captured: frame.locals.clone() })),
             Expr::Assign(assign) => {
                 if let Expr::Path(left) = &*assign.left
                     && let Some(name) = left.path.get_ident()
@@ -599,40 +643,80 @@ impl<'i, 's> Eval<'i, 's> {
         }
     }
 
-    /// The value of a call to `closure` with `args`: its body evaluated in the caller's frame
-    /// (a closure sees the locals it captures), its parameters bound to the arguments' values
-    /// for the call, and the caller's bindings of those names restored after it. A router handed
-    /// to a parameter the body did not take in is still served.
+    /// The value of a call to `closure` with `args` (evaluated first, all of them, in the
+    /// caller's `frame`): its body read in a frame of its own, of the locals it captured and its
+    /// parameters bound to the arguments. A router the body builds and nothing takes in (its own
+    /// local, or a parameter it drops) is served; a captured router the body takes in is taken
+    /// from the caller too (`move |r: Router| r.merge(api)`), so it is not served twice.
     fn call_closure(
         &mut self,
-        closure: &'s syn::ExprClosure,
-        args: &'s syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+        closure: &ClosureDef<'s>,
+        args: &[&'s Expr],
         frame: &mut Frame<'s>,
         consuming: bool,
     ) -> Value<'s> {
-        let mut shadowed = Vec::new();
-        for (param, arg) in closure.inputs.iter().zip(args) {
-            let value = self.eval(arg, frame, true);
+        self.closures_read.insert(std::ptr::from_ref(closure.expr));
+        let values: Vec<Value<'s>> = args.iter().map(|arg| self.eval(arg, frame, true)).collect();
+        let mut body = Frame {
+            fn_id: frame.fn_id,
+            module: frame.module,
+            self_ty: frame.self_ty.clone(),
+            locals: closure.captured.clone(),
+            returned: None,
+            returns_router: false,
+            closures: Vec::new(),
+            outer: closure.captured.keys().cloned().collect(),
+            taken_outer: HashSet::new(),
+        };
+        for (param, value) in closure.expr.inputs.iter().zip(values) {
             match binding_name(param) {
                 Some(name) => {
-                    let before = frame.locals.insert(name.clone(), (value, false));
-                    shadowed.push((name, before));
+                    body.outer.remove(&name);
+                    body.locals.insert(name, (value, false));
                 }
-                None if matches!(value, Value::Router(_)) => self.eval_free(arg, frame),
-                None => {}
+                // A pattern the audit does not read (`|(a, b)|`): what it was handed is served.
+                None => {
+                    if let Value::Router(routes) = value {
+                        self.roots.push(routes);
+                    }
+                }
             }
         }
-        let value = self.eval(&closure.body, frame, consuming);
-        for (name, before) in shadowed.into_iter().rev() {
-            let param = match before {
-                Some(before) => frame.locals.insert(name, before),
-                None => frame.locals.remove(&name),
-            };
-            if let Some((Value::Router(routes), false)) = param {
+        let mut value = self.eval(&closure.expr.body, &mut body, consuming);
+        if let Some(returned) = body.returned.take() {
+            value = union(returned, value);
+        }
+        self.read_uncalled_closures(&mut body);
+        // What the body took in of the caller's, the caller no longer holds; what the body built
+        // and left, nothing else serves.
+        let mut names: Vec<&String> = body.locals.keys().collect();
+        names.sort();
+        for name in names {
+            let (after, consumed) = &body.locals[name];
+            if !body.outer.contains(name) {
+                if let (Value::Router(routes), false) = (after, consumed) {
+                    self.roots.push(routes.clone());
+                }
+            } else if *consumed {
+                take_from_caller(frame, closure, name);
+            }
+        }
+        for name in &body.taken_outer {
+            take_from_caller(frame, closure, name);
+        }
+        value
+    }
+
+    /// Reads the closures bound in `frame` that no call read, for the routers they build
+    /// (served at their own paths: where the closure goes is not followed).
+    fn read_uncalled_closures(&mut self, frame: &mut Frame<'s>) {
+        for closure in std::mem::take(&mut frame.closures) {
+            if !self.closures_read.contains(&std::ptr::from_ref(closure.expr))
+                && let Value::Router(routes) = self.call_closure(&closure, &[], frame, false)
+            {
                 self.roots.push(routes);
             }
         }
-        value
     }
 
     /// An array: one router of all the routes of its elements when each is a router
@@ -1366,7 +1450,7 @@ impl<'i, 's> Eval<'i, 's> {
         // A closure bound to a local: the closure itself.
         let local_closure = match written {
             Expr::Path(p) => p.path.get_ident().and_then(|name| match frame.locals.get(&name.to_string()) {
-                Some((Value::Closure(closure), _)) => Some(*closure),
+                Some((Value::Closure(closure), _)) => Some(closure.expr),
                 _ => None,
             }),
             _ => None,
@@ -1795,6 +1879,25 @@ fn underneath(mut expr: &Expr) -> &Expr {
 }
 
 /// True when `a` and `b` are routers of the same registrations (method and path).
+/// Marks the caller's local `name` taken, when it still holds what `closure` captured of it.
+fn take_from_caller(frame: &mut Frame<'_>, closure: &ClosureDef<'_>, name: &str) {
+    if let Some((before, _)) = closure.captured.get(name)
+        && let Some((now, taken)) = frame.locals.get_mut(name)
+        && same_binding(now, before)
+    {
+        *taken = true;
+    }
+}
+
+/// True when a local holds the binding it held before: the same routes, or (for a value that is
+/// no router, whose use the audit does not track) any value.
+fn same_binding(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::Router(_), _) | (_, Value::Router(_)) => same_routes(a, b),
+        _ => true,
+    }
+}
+
 fn same_routes(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
         (Value::Router(a), Value::Router(b)) => {

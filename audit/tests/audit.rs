@@ -1370,6 +1370,67 @@ fn a_router_built_by_a_local_closure_keeps_what_is_merged_onto_it() {
     assert_eq!(out.status.code(), Some(1), "the routers merged onto the closure's result are unknown");
 }
 
+/// A closure is read as Rust runs it: its arguments are the caller's values (`join(b, a)` binds
+/// `a` to the caller's `b`), the names in its body are those it captured where it was written
+/// (so one that calls an earlier closure of its own name calls that one, not itself), its own
+/// `let`s stay its own, and a router it builds for its caller is served where the caller puts it,
+/// not also at its own paths.
+#[test]
+fn a_closure_is_read_with_its_arguments_and_the_names_it_captured() {
+    let cases = [
+        (
+            "closure-shadowed",
+            "let mount = |r: Router| r.route(\"/a\", get(la));\n    \
+             let mount = |r: Router| mount(r).route(\"/b\", get(lb));\n    serve(mount(Router::new()));",
+            vec!["/a", "/b"],
+        ),
+        (
+            "closure-swapped",
+            "let a = Router::new().route(\"/a\", get(la));\n    let b = Router::new().route(\"/b\", get(lb));\n    \
+             let join = |a: Router, b: Router| Router::new().nest(\"/x\", a).nest(\"/y\", b);\n    serve(join(b, a));",
+            vec!["/x/b", "/y/a"],
+        ),
+        (
+            "closure-nested",
+            "let mount = |r: Router| r.route(\"/a\", get(la));\n    \
+             serve(Router::new().nest(\"/api\", mount(Router::new())));",
+            vec!["/api/a"],
+        ),
+        (
+            "closure-own-let",
+            "let app = Router::new().route(\"/a\", get(la));\n    \
+             let mount = |r: Router| { let app = r.route(\"/b\", get(lb)); app };\n    \
+             let api = mount(Router::new());\n    serve(Router::new().nest(\"/v1\", app).merge(api));",
+            vec!["/b", "/v1/a"],
+        ),
+        (
+            "closure-captured",
+            "let api = Router::new().route(\"/a\", get(la));\n    \
+             let with_api = move |r: Router| r.merge(api);\n    \
+             serve(Router::new().nest(\"/v2\", with_api(Router::new().route(\"/b\", get(lb)))));",
+            vec!["/v2/a", "/v2/b"],
+        ),
+        (
+            "closure-handed-on",
+            "spawn_later(|| Router::new().route(\"/a\", get(la)));\n    serve(Router::new());",
+            vec!["/a"],
+        ),
+    ];
+    for (name, body, expected) in cases {
+        let main = format!(
+            "use axum::{{Json, Router, routing::get}};\n\
+             async fn la() -> Json<Vec<u32>> {{ Json(vec![]) }}\n\
+             async fn lb() -> Json<Vec<u32>> {{ Json(vec![]) }}\n\
+             fn main() {{\n    {body}\n}}\n"
+        );
+        let dir = binary_crate(name, "closures", &main);
+        let report = json(&dir, &["-q"]);
+        let mut found: Vec<String> = verdicts(&report).into_iter().map(|(_, path, _)| path).collect();
+        found.sort();
+        assert_eq!(found, expected, "{name}:\n{main}\n{report:#}");
+    }
+}
+
 /// A statement or block only tests compile is not audited; one under any other `cfg` is.
 #[test]
 fn statements_only_tests_compile_are_not_audited() {
