@@ -1,7 +1,9 @@
 //! `cargo completeness audit [PATH]`: lists every route of an axum service with a verdict on
 //! whether it reports completeness. Exit status: 0, or 1 when `--deny` finds a denied verdict
-//! that no baseline lists, or 2 when the audit could not run, found no route under `--deny`,
-//! or its report could not be written (a closed pipe, `| head`, only ends the output).
+//! that no baseline lists, or 2 when the audit could not run, when a flag cannot work (`--exclude`
+//! of the audited directory or outside it, `--deny stale` without `--baseline`), when it found no
+//! route (or `--exclude` left out every one) under `--deny` or `--write-baseline`, or when its
+//! report could not be written (a closed pipe, `| head`, only ends the output).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -173,12 +175,23 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
             note!("audit: {files} files parsed");
         }
     };
-    let mut report = cargo_completeness::audit(&args.path, &mut progress)?;
+    // The flags that cannot work, refused before the audit runs.
+    if args.deny.contains(&Deny::Stale) && args.baseline.is_none() {
+        return Err("--deny stale needs a --baseline to find stale entries in".to_owned());
+    }
     let root = source::root_of(&args.path);
     let excludes: Vec<String> = args.exclude.iter().map(|dir| exclude_prefix(dir, root)).collect();
-    if let Some((written, _)) = args.exclude.iter().zip(&excludes).find(|(_, dir)| dir.is_empty()) {
-        return Err(format!("--exclude {written} names the audited directory itself: it would leave everything out"));
+    for (written, dir) in args.exclude.iter().zip(&excludes) {
+        if dir.is_empty() {
+            return Err(format!(
+                "--exclude {written} names the audited directory itself: it would leave everything out"
+            ));
+        }
+        if dir == ".." || dir.starts_with("../") || Path::new(dir).is_absolute() {
+            return Err(format!("--exclude {written} is not inside the audited directory {}", root.display()));
+        }
     }
+    let mut report = cargo_completeness::audit(&args.path, &mut progress)?;
     let under = |file: &str, dir: &str| file == dir || file.starts_with(&format!("{dir}/"));
     for (written, dir) in args.exclude.iter().zip(&excludes) {
         let matches = report.findings.iter().map(|f| &f.file).chain(report.skipped.iter().map(|s| &s.file));
@@ -188,6 +201,8 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
     }
     let found = report.findings.len();
     let excluded = |file: &str| excludes.iter().any(|dir| under(file, dir));
+    // Left out, not gone: their baseline entries are not stale.
+    let left_out: Vec<_> = report.findings.iter().filter(|f| excluded(&f.file)).cloned().collect();
     report.findings.retain(|f| !excluded(&f.file));
     report.skipped.retain(|s| !excluded(&s.file));
     // An audit that found no route passes every gate on nothing: a service whose router is
@@ -220,7 +235,7 @@ fn run(args: &Audit) -> Result<ExitCode, String> {
                 note!("audit: wrote {count} findings to {}", path.display());
             }
         }
-        for warning in baseline::apply(&mut report, path)? {
+        for warning in baseline::apply(&mut report, &left_out, path)? {
             note!("{warning}");
         }
     }

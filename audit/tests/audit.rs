@@ -515,6 +515,20 @@ fn a_file_that_does_not_parse_is_reported_and_skipped() {
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(said.contains("names the audited directory itself: it would leave everything out"), "{said}");
     }
+    // The manifest named alone: the audited directory is the current one.
+    let manifest = Command::new(env!("CARGO_BIN_EXE_cargo-completeness"))
+        .args(["completeness", "audit", "Cargo.toml", "-q", "--exclude"])
+        .arg(&root)
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert_eq!(manifest.status.code(), Some(2), "{}", String::from_utf8_lossy(&manifest.stderr));
+    let outside = root.parent().unwrap();
+    for written in ["..", "../broken/..", outside.to_str().unwrap()] {
+        let out = run(&root, &["--exclude", written, "-q"]);
+        assert_eq!(out.status.code(), Some(2), "--exclude {written}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not inside the audited directory"), "{written}");
+    }
     let nothing = run(&fixture("broken"), &["--deny", "skipped", "--exclude", "src/nowhere", "-q"]);
     assert_eq!(nothing.status.code(), Some(1));
     let said = String::from_utf8_lossy(&nothing.stderr);
@@ -724,6 +738,7 @@ fn a_baseline_lets_known_findings_pass_and_fails_new_ones() {
         ),
         "{said}"
     );
+    assert!(run(&copy, &["--deny", "stale", "-q"]).status.code() == Some(2), "--deny stale without a baseline");
     let denied = run(&copy, &["--baseline", baseline_arg, "--deny", "stale", "-q"]);
     assert_eq!(denied.status.code(), Some(1));
     assert!(
@@ -752,6 +767,32 @@ fn a_baseline_lets_known_findings_pass_and_fails_new_ones() {
     assert_eq!(missing.status.code(), Some(2));
     let said = String::from_utf8_lossy(&missing.stderr);
     assert!(said.starts_with("error: --baseline /nonexistent/baseline.json: "), "the flag is named: {said}");
+}
+
+/// A baseline entry of a route `--exclude` leaves out is not stale: the route is still there,
+/// and writing the baseline again on that advice would drop it.
+#[test]
+fn a_baseline_entry_left_out_by_exclude_is_not_stale() {
+    let dir = binary_crate(
+        "baseline-left-out",
+        "leftout",
+        "mod generated;\n\
+         async fn listed() -> axum::Json<Vec<u8>> { axum::Json(vec![]) }\n\
+         fn main() { serve(axum::Router::new().route(\"/listed\", axum::routing::get(listed)).merge(generated::routes())); }\n",
+    );
+    write_under(
+        &dir,
+        "src/generated.rs",
+        "async fn made() -> axum::Json<Vec<u8>> { axum::Json(vec![]) }\n\
+         pub fn routes() -> axum::Router { axum::Router::new().route(\"/made\", axum::routing::get(made)) }\n",
+    );
+    let baseline = dir.join("baseline.json");
+    let baseline = baseline.to_str().unwrap();
+    assert_eq!(run(&dir, &["--baseline", baseline, "--write-baseline", "-q"]).status.code(), Some(0));
+    let out = run(&dir, &["--baseline", baseline, "--deny", "stale", "--exclude", "src/generated.rs", "-q"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(!said.contains("matches no finding"), "{said}");
 }
 
 /// Writes the package `name` under `dir/services`, serving `GET /orders` from `list_orders`.

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Report;
+use crate::model::{Finding, Report};
 
 /// The file format: a version and the sorted keys of the known findings.
 #[derive(Debug, Serialize, Deserialize)]
@@ -40,9 +40,10 @@ pub fn write(report: &Report, path: &Path) -> Result<usize, String> {
 }
 
 /// Marks the findings of `report` that `path` lists as baselined, and records the entries no
-/// finding matches in [`Report::stale_baseline`]; returns warnings to show (entries without a
-/// package that match routes of several packages, and the stale entries).
-pub fn apply(report: &mut Report, path: &Path) -> Result<Vec<String>, String> {
+/// finding matches in [`Report::stale_baseline`] (an entry of a finding `--exclude` left out,
+/// one of `left_out`, is not stale); returns warnings to show (entries without a package that
+/// match routes of several packages, and the stale entries).
+pub fn apply(report: &mut Report, left_out: &[Finding], path: &Path) -> Result<Vec<String>, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("--baseline {}: {e}", path.display()))?;
     let baseline: Baseline =
         serde_json::from_str(&text).map_err(|e| format!("--baseline {}: not a baseline: {e}", path.display()))?;
@@ -74,6 +75,10 @@ pub fn apply(report: &mut Report, path: &Path) -> Result<Vec<String>, String> {
             matched.insert(key);
             matched.insert(old);
         }
+    }
+    for finding in left_out.iter().filter(|f| f.is_shown()) {
+        matched.insert(finding.key());
+        matched.insert(finding.key_without_crate());
     }
     report.stale_baseline = baseline.findings.into_iter().filter(|entry| !matched.contains(entry)).collect();
     let mut warnings: Vec<String> = ambiguous

@@ -73,7 +73,9 @@ impl Sources {
 /// The directory the paths of an audit of `path` are relative to: the parent if `path` is a
 /// file, else `path`.
 pub fn root_of(path: &Path) -> &Path {
-    if path.is_file() { path.parent().unwrap_or(Path::new(".")) } else { path }
+    // `Cargo.toml` alone has the parent `""`, the current directory.
+    let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty());
+    if path.is_file() { parent.unwrap_or(Path::new(".")) } else { path }
 }
 
 /// `file` relative to `root`, with `/` separators, `.` and `..` resolved as far as the path
