@@ -204,11 +204,12 @@ async fn a_request_cut_at_the_stop_timeout_is_logged_as_cut_by_the_replica() {
     assert!(!log.contains("the client went away"), "{log}");
 }
 
-/// The example seeding a store of many accounts, logging at `info` to a pipe: the process, its
-/// standard output and the log lines read so far, up to the one that says seeding began.
+/// The example seeding a store of many accounts, with a long `--stop-delay`, logging at `info`
+/// to a pipe: the process, its standard output and its log, read up to the line that says
+/// seeding began (within two minutes, or the test fails saying so).
 async fn seeding() -> (Child, tokio::process::ChildStdout, tokio::io::Lines<BufReader<tokio::process::ChildStderr>>) {
     let mut process = Command::new(built_example::binary("service_accounts"))
-        .args(["--addr", "127.0.0.1:0", "--accounts", "300000"])
+        .args(["--addr", "127.0.0.1:0", "--accounts", "150000", "--stop-delay", "600"])
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -216,12 +217,15 @@ async fn seeding() -> (Child, tokio::process::ChildStdout, tokio::io::Lines<BufR
         .spawn()
         .expect("the example starts");
     let mut log = BufReader::new(process.stderr.take().unwrap()).lines();
-    loop {
-        let line = log.next_line().await.unwrap().unwrap_or_else(|| panic!("the example ended before seeding"));
-        if line.contains("seeding the empty store") {
-            break;
+    let began = async {
+        loop {
+            let line = log.next_line().await.unwrap().unwrap_or_else(|| panic!("the example ended before seeding"));
+            if line.contains("seeding the empty store") {
+                break;
+            }
         }
-    }
+    };
+    tokio::time::timeout(Duration::from_secs(120), began).await.expect("the log says `seeding the empty store`");
     let stdout = process.stdout.take().expect("piped");
     (process, stdout, log)
 }
@@ -236,15 +240,18 @@ async fn rest(mut lines: tokio::io::Lines<impl tokio::io::AsyncBufRead + Unpin>)
 }
 
 /// A stop signal during a long start-up (seeding) is heard at once and honoured once the
-/// start-up ends: exit 0, no banner, the store not cut halfway. (The default action killed the
-/// process, 143, silently.) A second one stops at once, with status 1.
+/// start-up ends: exit 0, no banner, the store not cut halfway, and no `--stop-delay` for a
+/// replica no balancer was told of. (The default action killed the process, 143, silently.) A
+/// second one during the start-up stops at once, with status 1.
 #[cfg(unix)]
 #[tokio::test]
 async fn a_stop_signal_during_the_start_up_stops_the_service_once_started() {
-    let (process, stdout, log) = seeding().await;
+    let (mut process, stdout, log) = seeding().await;
     signal(&process, "-TERM");
     let log = tokio::spawn(rest(log));
-    let status = exit(process).await;
+    // The start-up's seconds, and no stop delay of ten minutes.
+    let waited = tokio::time::timeout(Duration::from_secs(120), process.wait()).await;
+    let status = waited.expect("it exits once started, without the stop delay").unwrap();
     let log = log.await.unwrap();
     assert_eq!(status.code(), Some(0), "{log}");
     let heard = log.find("stopping as soon as the start-up ends").unwrap_or_else(|| panic!("{log}"));

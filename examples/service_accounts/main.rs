@@ -98,7 +98,9 @@ async fn main() {
     };
     if let Some(signal) = stop_asked {
         tracing::info!(signal, "stopping");
-        let _ = running.stop().await;
+        stop_at_a_second_signal(signals, log_format);
+        // Never announced: no balancer sends to it yet, so no `--stop-delay`.
+        let _ = running.stop_after(std::time::Duration::ZERO).await;
         return;
     }
     let url = running.url();
@@ -120,8 +122,13 @@ async fn main() {
             std::process::exit(1);
         }
     }
-    // A second signal stops at once: whoever sends it does not want to wait for the open
-    // connections or the check-out.
+    stop_at_a_second_signal(signals, log_format);
+    let _ = running.stop().await;
+}
+
+/// A second signal stops at once: whoever sends it does not want to wait for the open
+/// connections or the check-out.
+fn stop_at_a_second_signal(mut signals: Signals, log_format: service::telemetry::LogFormat) {
     tokio::spawn(async move {
         let signal = signals.next().await;
         fatal(
@@ -130,7 +137,6 @@ async fn main() {
         );
         std::process::exit(1);
     });
-    let _ = running.stop().await;
 }
 
 /// The banner's line about the cursor and evidence key ring: where it comes from and its key ids

@@ -94,9 +94,15 @@ impl Running {
     /// stops accepting connections, waits for the open ones and the MCP calls in flight as long
     /// as `--stop-timeout` says (then ends the MCP sessions), ends the background tasks and checks this replica out (`replicas`; a failure to is
     /// reported on stderr, the others then forget it later).
-    pub async fn stop(mut self) -> std::io::Result<()> {
-        self.state.stopping.cancel();
+    pub async fn stop(self) -> std::io::Result<()> {
         let delay = self.state.config.stop_delay;
+        self.stop_after(delay).await
+    }
+
+    /// [`Running::stop`] with `delay` in place of `--stop-delay`: zero for a replica stopped
+    /// before it was announced (a signal during the start-up), which no balancer sends to yet.
+    pub async fn stop_after(mut self, delay: std::time::Duration) -> std::io::Result<()> {
+        self.state.stopping.cancel();
         if !delay.is_zero() {
             tracing::info!(
                 delay_s = delay.as_secs(),
