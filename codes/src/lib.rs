@@ -286,6 +286,68 @@ pub const fn is_standard_warning_code(code: &str) -> bool {
     false
 }
 
+/// The standard code, a reason's or a warning's, that `code` is a letter or two from (at most
+/// two letters added, dropped or changed), when there is one: a service's own code so close to
+/// a standard one (`SOURCES_UNAVAILABLE`, `STALE_INDEXX`) would be read as it (contract §3.3),
+/// so the derives and `ReasonCode::custom`/`WarningCode::custom` refuse it. `None` for a
+/// standard code itself.
+pub const fn confusable_standard_code(code: &str) -> Option<&'static str> {
+    let mut at = 0;
+    while at < REASONS.len() + WARNINGS.len() {
+        let standard = if at < REASONS.len() { REASONS[at].code } else { WARNINGS[at - REASONS.len()].code };
+        if same_text(standard, code) {
+            return None;
+        }
+        at += 1;
+    }
+    let mut at = 0;
+    while at < REASONS.len() + WARNINGS.len() {
+        let standard = if at < REASONS.len() { REASONS[at].code } else { WARNINGS[at - REASONS.len()].code };
+        if within_two_edits(code.as_bytes(), standard.as_bytes()) {
+            return Some(standard);
+        }
+        at += 1;
+    }
+    None
+}
+
+/// True when `a` becomes `b` with at most two letters added, dropped or changed (Levenshtein,
+/// row by row, in a `const fn`); `b` is a standard code, short enough for the rows.
+const fn within_two_edits(a: &[u8], b: &[u8]) -> bool {
+    const ROW: usize = 64;
+    if a.len() > b.len() + 2 || b.len() > a.len() + 2 || b.len() >= ROW {
+        return false;
+    }
+    let mut previous = [0usize; ROW];
+    let mut j = 0;
+    while j <= b.len() {
+        previous[j] = j;
+        j += 1;
+    }
+    let mut i = 1;
+    while i <= a.len() {
+        let mut current = [0usize; ROW];
+        current[0] = i;
+        let mut j = 1;
+        while j <= b.len() {
+            let changed = previous[j - 1] + if a[i - 1] == b[j - 1] { 0 } else { 1 };
+            let dropped = previous[j] + 1;
+            let added = current[j - 1] + 1;
+            current[j] = if changed < dropped {
+                if changed < added { changed } else { added }
+            } else if dropped < added {
+                dropped
+            } else {
+                added
+            };
+            j += 1;
+        }
+        previous = current;
+        i += 1;
+    }
+    previous[b.len()] <= 2
+}
+
 /// `a == b`, in a `const fn` (where `==` on `str` is not available): the code tables'
 /// constant checks compare codes with it.
 pub const fn same_text(a: &str, b: &str) -> bool {
@@ -325,6 +387,17 @@ pub fn same_name_loosely(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_code_a_letter_or_two_from_a_standard_one_is_confusable() {
+        assert_eq!(confusable_standard_code("SOURCES_UNAVAILABLE"), Some("SOURCE_UNAVAILABLE"));
+        assert_eq!(confusable_standard_code("STALE_INDEXX"), Some("STALE_INDEX"));
+        assert_eq!(confusable_standard_code("STALE_IDX"), Some("STALE_INDEX"));
+        assert_eq!(confusable_standard_code("STALE_INDEX"), None, "a standard code is itself");
+        for own in ["LEGAL_HOLD", "REPLICA_LAG", "STALE_DATA", "UPSTREAM_TRUNCATED", "A"] {
+            assert_eq!(confusable_standard_code(own), None, "{own}");
+        }
+    }
 
     #[test]
     fn every_standard_code_is_a_wire_code_listed_once() {

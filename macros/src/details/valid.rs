@@ -60,12 +60,13 @@ fn screaming(text: &str) -> String {
 
 /// The standard code `code` is a slip of (rule 2), with the table it is in and its type's name.
 fn confusable(code: &str) -> Option<(&'static str, &'static str, &'static str)> {
-    let reasons = completeness_codes::REASONS.iter().map(|entry| (entry.code, "reason", entry.name));
-    let warnings = completeness_codes::WARNINGS.iter().map(|entry| (entry.code, "warning", entry.name));
-    let all: Vec<_> = reasons.chain(warnings).collect();
-    let codes: Vec<&'static str> = all.iter().map(|(code, ..)| *code).collect();
-    let standard = crate::names::near_miss(code, &codes)?;
-    all.into_iter().find(|(code, ..)| *code == standard)
+    let standard = completeness_codes::confusable_standard_code(code)?;
+    let reason =
+        completeness_codes::REASONS.iter().find(|entry| entry.code == standard).map(|entry| ("reason", entry.name));
+    let warning =
+        completeness_codes::WARNINGS.iter().find(|entry| entry.code == standard).map(|entry| ("warning", entry.name));
+    let (what, name) = reason.or(warning)?;
+    Some((standard, what, name))
 }
 
 /// Runs every rule.

@@ -30,7 +30,6 @@
 //!    type-level check cannot name.
 
 use proc_macro2::Span;
-use quote::ToTokens;
 use syn::{FnArg, Path, Type};
 
 use super::ast::Handler;
@@ -127,9 +126,11 @@ fn check_names(
         let listed = names::classify(path, table, what, other, framework);
         match listed {
             Listed::Misspelled(suggested) => {
-                let written = path.to_token_stream().to_string();
-                // Letters that differ may also be a service's own type, meant as such.
-                let own = if completeness_codes::same_name_loosely(suggested, &written) {
+                let written = names::path_key(path);
+                // Letters that differ may also be a service's own type, meant as such: named
+                // bare, it is told from the standard one by a path.
+                let bare = path.leading_colon.is_none() && path.segments.len() == 1;
+                let own = if !bare || completeness_codes::same_name_loosely(suggested, &written) {
                     String::new()
                 } else {
                     format!(", or, for a service's own type of that name, write `self::{written}`")

@@ -153,14 +153,19 @@ impl ReasonCode {
     /// A service's own code, as `#[derive(Reason)]` declares it.
     ///
     /// # Panics
-    /// When `code` is not SCREAMING_SNAKE_CASE or is a standard code (contract §3.3): a reader
-    /// would refuse every answer that carries it. As `ReasonDetails::CODE` is a constant, that
-    /// is a compile error in an implementation written by hand.
+    /// When `code` is not SCREAMING_SNAKE_CASE, is a standard code (a reader would refuse
+    /// every answer that carries it), or is a letter or two from one (it would be read as it;
+    /// contract §3.3). As `ReasonDetails::CODE` is a constant, that is a compile error in an
+    /// implementation written by hand.
     pub const fn custom(code: &'static str) -> ReasonCode {
         assert!(completeness_codes::is_wire_code(code), "a reason code is SCREAMING_SNAKE_CASE, e.g. `LEGAL_HOLD`");
         assert!(
             !completeness_codes::is_standard_reason_code(code),
             "a service's own reason code is not a standard one: report a standard reason with its own type"
+        );
+        assert!(
+            completeness_codes::confusable_standard_code(code).is_none(),
+            "a service's own reason code is not a letter or two from a standard one: choose one that cannot be read as it"
         );
         ReasonCode::Custom(CustomCode(Cow::Borrowed(code)))
     }
@@ -187,5 +192,29 @@ impl<'de> Deserialize<'de> for ReasonCode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let code = String::deserialize(deserializer)?;
         Ok(ReasonCode::parse(&code))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReasonCode;
+    use crate::contract::warning::WarningCode;
+
+    #[test]
+    #[should_panic(expected = "not a letter or two from a standard one")]
+    fn a_reason_code_a_letter_from_a_standard_one_is_refused() {
+        let _ = ReasonCode::custom("SOURCES_UNAVAILABLE");
+    }
+
+    #[test]
+    #[should_panic(expected = "not a letter or two from a standard one")]
+    fn a_warning_code_a_letter_from_a_standard_one_is_refused() {
+        let _ = WarningCode::custom("STALE_INDEXX");
+    }
+
+    #[test]
+    fn a_code_far_from_every_standard_one_is_taken() {
+        assert_eq!(ReasonCode::custom("LEGAL_HOLD").as_str(), "LEGAL_HOLD");
+        assert_eq!(WarningCode::custom("REPLICA_LAG").as_str(), "REPLICA_LAG");
     }
 }

@@ -86,8 +86,9 @@ impl WarningCode {
     /// A service's own code, as `#[derive(Warning)]` declares it.
     ///
     /// # Panics
-    /// When `code` is not SCREAMING_SNAKE_CASE or is a standard code, a warning's or a reason's
-    /// (contract §3.5): a reader would refuse every answer that carries it. As `WarningDetails::CODE` is a constant, that
+    /// When `code` is not SCREAMING_SNAKE_CASE, is a standard code, a warning's or a reason's
+    /// (a reader would refuse every answer that carries it), or is a letter or two from one (it
+    /// would be read as it; contract §3.3, §3.5). As `WarningDetails::CODE` is a constant, that
     /// is a compile error in an implementation written by hand.
     pub const fn custom(code: &'static str) -> WarningCode {
         assert!(completeness_codes::is_wire_code(code), "a warning code is SCREAMING_SNAKE_CASE, e.g. `REPLICA_LAG`");
@@ -98,6 +99,10 @@ impl WarningCode {
         assert!(
             !completeness_codes::is_standard_reason_code(code),
             "a warning code is not a standard reason's: a reason makes the answer incomplete, push it as a reason"
+        );
+        assert!(
+            completeness_codes::confusable_standard_code(code).is_none(),
+            "a service's own warning code is not a letter or two from a standard one: choose one that cannot be read as it"
         );
         WarningCode::Custom(CustomCode(Cow::Borrowed(code)))
     }
