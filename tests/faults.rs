@@ -246,9 +246,18 @@ async fn a_derived_envelope_is_faulted_through_its_own_data_member() {
     let (_, _, body) = send(app(), "/tickets", Some("CLIENT_LIMIT_REACHED")).await;
     assert!(detail(&body).contains("a client reports it of its own limit"), "{body}");
     let (_, _, body) = send(app(), "/tickets", Some("CURSOR_EXPIRED")).await;
-    assert!(detail(&body).contains("only on a request that continues a traversal"), "{body}");
+    assert!(detail(&body).contains("the route does not page"), "{body}");
+    let paged = || router().layer(FaultLayer::new(Schedule::header_only()));
+    let (_, _, body) = send(paged(), "/things?n=3", Some("CURSOR_EXPIRED")).await;
+    assert!(detail(&body).contains("only on a request that sends a cursor"), "{body}");
     let (_, _, body) = send(app(), "/tickets", Some("NOPE")).await;
     assert!(detail(&body).contains("no fault has that name"), "{body}");
+    // A layer serving real clients never gives an answer the service could not send itself.
+    let config = CompletenessConfig::new(CursorKeys::ephemeral());
+    let serving = || router().layer(FaultLayer::serving(Schedule::header_only(), &config));
+    let (status, _, body) = send(serving(), "/tickets", Some("FUTURE_REASON")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(detail(&body).contains("a layer serving real clients gives only answers"), "{body}");
     // So are an empty header and two of them: no one fault is named.
     let (status, _, body) = send(app(), "/tickets", Some("")).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("INVALID_REQUEST")), "{body}");

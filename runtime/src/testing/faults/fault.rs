@@ -224,32 +224,70 @@ impl Fault {
         matches!(self, Fault::FutureReason)
     }
 
-    /// Why the fault named `name` may not be among those a route offers on a request, for the
-    /// refusal of a [`FAULT_HEADER`](super::FAULT_HEADER) that names one not offered.
-    pub(super) fn why_not_offered(name: &str) -> &'static str {
-        let reason = ReasonCode::KNOWN.iter().any(|code| code.as_str() == name);
-        let warning = WarningCode::KNOWN.iter().any(|code| code.as_str() == name);
+    /// Why the fault named `name` is not among those offered on a request whose facts are
+    /// `request`, to a route that declares `declared` (`None`: a single resource), by a layer
+    /// that keeps to what the service declares (`within`: [`FaultLayer::serving`](super::FaultLayer::serving)),
+    /// for the refusal of a [`FAULT_HEADER`](super::FAULT_HEADER) that names it.
+    pub(super) fn why_not_offered(
+        name: &str,
+        declared: Option<&DeclaredSet>,
+        request: &RequestFacts,
+        within: bool,
+    ) -> &'static str {
+        let Some(declared) = declared else {
+            return match name {
+                FIELD_OMITTED => "the resource filled no field it may leave out",
+                _ => "a single resource offers only FIELD_OMITTED and SERVICE_UNAVAILABLE",
+            };
+        };
+        let declares = declared.reasons.iter().any(|code| code.as_str() == name)
+            || declared.warnings.iter().any(|code| code.as_str() == name);
+        // Never given, whatever the route.
         match name {
-            "MORE_PAGES_AVAILABLE" => "it is pagination, which the route's own pages give",
+            "MORE_PAGES_AVAILABLE" => return "it is pagination, which the route's own pages give",
             "CLIENT_LIMIT_REACHED" => {
-                "a client reports it of its own limit (a collector's `max_pages`), so no server answer is faulted \
-                 with it: test it with the collector's limits"
+                return "a client reports it of its own limit (a collector's `max_pages`), so no server answer is \
+                        faulted with it: test it with the collector's limits";
             }
-            "PAGE_SIZE_REDUCED" | "PARTIAL_FIELD_SET" | "DEPRECATED_FIELD" => {
-                "its details are the request's own, which the layer cannot state truthfully"
+            "PAGE_SIZE_REDUCED" | "PARTIAL_FIELD_SET" | "DEPRECATED_FIELD" if declares => {
+                return "its details are the request's own, which the layer cannot state truthfully";
             }
-            "SNAPSHOT_EXPIRED" | CURSOR_EXPIRED | TRAVERSAL_RESTARTED | CURSOR_REPEATED => {
-                "it is offered only on a request that continues a traversal (sends a cursor) of a paginated route"
+            _ => {}
+        }
+        // A code of the route's own declarations, or the name of one of the layer's faults.
+        let layer_fault = matches!(
+            name,
+            CURSOR_EXPIRED
+                | TRAVERSAL_RESTARTED
+                | SERVICE_UNAVAILABLE
+                | FUTURE_REASON
+                | FILTER_DROPPED
+                | CURSOR_REPEATED
+                | FIELD_OMITTED
+        );
+        if !layer_fault && !declares {
+            let standard = ReasonCode::KNOWN.iter().any(|code| code.as_str() == name)
+                || WarningCode::KNOWN.iter().any(|code| code.as_str() == name);
+            return if standard { "the route does not declare it" } else { "no fault has that name" };
+        }
+        if layer_fault && declares {
+            return "the route declares a code of that name itself, which keeps it";
+        }
+        if within && matches!(name, FUTURE_REASON | FILTER_DROPPED | CURSOR_REPEATED) {
+            return "a layer serving real clients gives only answers the service itself could send, and this is none";
+        }
+        let paginated = declared.reasons.contains(&ReasonCode::MorePagesAvailable);
+        match name {
+            CURSOR_EXPIRED | TRAVERSAL_RESTARTED | CURSOR_REPEATED if !paginated => "the route does not page",
+            "SNAPSHOT_EXPIRED" | CURSOR_EXPIRED | TRAVERSAL_RESTARTED | CURSOR_REPEATED if !request.has_cursor => {
+                "it is offered only on a request that sends a cursor"
             }
-            FILTER_DROPPED => "it is offered only on a request that starts a traversal with a filter",
-            _ if reason || warning => "the route does not declare it",
-            FUTURE_REASON => "the route declares a code of that name itself",
-            SERVICE_UNAVAILABLE => {
-                "the route declares a code of that name itself, or the request sends a cursor to a route that \
-                 does not page"
-            }
-            FIELD_OMITTED => "it is offered only on a single resource that filled a field it may leave out",
-            _ => "no fault has that name",
+            CURSOR_REPEATED => "it is offered only on a later page whose answer hands out a next cursor",
+            FILTER_DROPPED if request.has_cursor => "it is offered only on a request that starts a traversal",
+            FILTER_DROPPED => "it is offered only on a request with a filter the answer echoes",
+            SERVICE_UNAVAILABLE => "the request sends a cursor to a route that does not page",
+            FIELD_OMITTED => "it is offered only on a single resource",
+            _ => "the route declares it, but this request does not offer it",
         }
     }
 

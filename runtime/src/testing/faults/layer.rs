@@ -781,7 +781,13 @@ impl Shared {
     /// [`FAULT_HEADER`]; `none`: none), else the schedule's; and whether it empties what it
     /// faults (`NAME; emptied`, or an emptied schedule). `Err`: the problem that refuses a name
     /// not offered.
-    fn choose(&self, n: u64, asked: Option<String>, offered: &[Fault]) -> Result<(Option<Fault>, bool), Problem> {
+    fn choose(
+        &self,
+        n: u64,
+        asked: Option<String>,
+        offered: &[Fault],
+        why_not: impl Fn(&str) -> &'static str,
+    ) -> Result<(Option<Fault>, bool), Problem> {
         // `NAME; emptied`: the fault with every faulted collection empty, as an emptied schedule
         // gives it, so that a kit's failure on an empty page is replayed by hand too.
         let (asked, emptied) = match asked.as_deref().and_then(|asked| asked.split_once(';')) {
@@ -799,7 +805,7 @@ impl Shared {
                         format!(
                             "{FAULT_HEADER}: '{name}' is not a fault this route offers on this request: {} \
                              (offered: {})",
-                            Fault::why_not_offered(name),
+                            why_not(name),
                             if names.is_empty() { "none".to_owned() } else { names.join(", ") }
                         ),
                     )
@@ -830,7 +836,9 @@ impl Shared {
         // A body that does not read as JSON has no field to leave out; it can still meet the outage.
         let value = serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null);
         let offered = Fault::offered_on_resource(!filled_fields(&value, fields).is_empty());
-        let (fault, emptied) = match self.choose(n, asked, &offered) {
+        let why_not =
+            |name: &str| Fault::why_not_offered(name, None, &RequestFacts::default(), self.within_declarations);
+        let (fault, emptied) = match self.choose(n, asked, &offered, why_not) {
             Ok(chosen) => chosen,
             Err(refused) => return refused.into_response(),
         };
@@ -903,7 +911,8 @@ impl Shared {
         if self.within_declarations {
             offered.retain(|fault| !fault.is_kit_only());
         }
-        let (fault, emptied) = match self.choose(n, asked, &offered) {
+        let why_not = |name: &str| Fault::why_not_offered(name, Some(declared), &facts, self.within_declarations);
+        let (fault, emptied) = match self.choose(n, asked, &offered, why_not) {
             Ok(chosen) => chosen,
             Err(refused) => return refused.into_response(),
         };
