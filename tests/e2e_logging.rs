@@ -260,6 +260,10 @@ async fn the_request_id_logged_is_the_one_echoed() {
         .unwrap();
     let echoed: Vec<&str> = twice.headers().get_all("x-request-id").iter().map(|v| v.to_str().unwrap()).collect();
     assert!(echoed.len() == 1 && !["first-id", "second-id"].contains(&echoed[0]), "a fresh id: {echoed:?}");
+    // Nor when a proxy combined the two into one field.
+    let combined = sent(HeaderValue::from_static("first-id, second-id")).send().await.unwrap();
+    let echoed = combined.headers()["x-request-id"].to_str().unwrap().to_owned();
+    assert!(!echoed.contains("first-id") && !echoed.contains("second-id"), "a fresh id: {echoed}");
 
     // A method of the client's own making is logged only when short.
     let method = "M".repeat(5000);

@@ -185,11 +185,13 @@ fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
         if let Some(StreamableHttpError::Client(request)) =
             current.downcast_ref::<StreamableHttpError<reqwest::Error>>()
         {
-            let mut last: &(dyn std::error::Error + 'static) = request;
-            while let Some(next) = last.source() {
-                last = next;
+            let mut last: Option<&(dyn std::error::Error + 'static)> = None;
+            let mut next = std::error::Error::source(request);
+            while let Some(cause) = next {
+                last = Some(cause);
+                next = cause.source();
             }
-            return format!("{request}: {last}");
+            return last.map_or_else(|| request.to_string(), |last| format!("{request}: {last}"));
         }
         cause = current.source();
     }

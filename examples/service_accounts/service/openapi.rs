@@ -420,10 +420,12 @@ pub const BEARER: &str = "bearer";
 fn with_request_id(mut paths: utoipa::openapi::Paths) -> utoipa::openapi::Paths {
     let id = HeaderBuilder::new()
         .schema(Some(string().max_length(Some(super::telemetry::MAX_REQUEST_ID_BYTES))))
-        .description(Some(
+        .description(Some(format!(
             "the id the service's log gives this request: the client's `x-request-id` when it sent one printable \
-             id of at most 128 bytes, else a fresh UUID",
-        ))
+             id of at most {} bytes without a comma, else a fresh UUID (not on a refusal the HTTP server makes \
+             itself, which has no body either)",
+            super::telemetry::MAX_REQUEST_ID_BYTES
+        )))
         .build();
     for item in paths.paths.values_mut() {
         let operations = [&mut item.get, &mut item.post, &mut item.put, &mut item.patch, &mut item.delete];

@@ -451,14 +451,15 @@ const MAX_METHOD_BYTES: usize = 16;
 pub const MAX_REQUEST_ID_BYTES: usize = 128;
 
 /// Removes the client's `x-request-id` when it could not be logged as sent (not printable
-/// ASCII, or empty), is longer than [`MAX_REQUEST_ID_BYTES`], or was sent twice (which one a
-/// proxy added, and which the client, cannot be told), so that a fresh one is set in its place.
+/// ASCII, or empty), is longer than [`MAX_REQUEST_ID_BYTES`], or was sent twice, as two fields
+/// or as one that a proxy combined with a comma (RFC 9110 §5.3: which one a proxy added, and
+/// which the client, cannot be told), so that a fresh one is set in its place.
 fn drop_unusable_request_id(mut request: axum::extract::Request) -> axum::extract::Request {
     // (`HeaderValue::to_str` would take a tab too.)
     let usable = |value: &HeaderValue| {
         let bytes = value.as_bytes();
         bytes.len() <= MAX_REQUEST_ID_BYTES
-            && bytes.iter().all(|b| (b' '..=b'~').contains(b))
+            && bytes.iter().all(|b| (b' '..=b'~').contains(b) && *b != b',')
             && bytes.iter().any(|b| *b != b' ')
     };
     let sent = request.headers().get_all(X_REQUEST_ID);

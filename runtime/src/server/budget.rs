@@ -346,8 +346,10 @@ impl BudgetEcho {
 
 /// The layer that echoes the applied budget in the `Time-Budget-Ms` response header when the
 /// handler extracted a [`TimeBudget`], and leaves the budget in the response's extensions for
-/// the layers outside (the fault layer's `TIME_BUDGET_EXCEEDED` is the one this budget gives). The checked routes of [`crate::server::routing`] have it;
-/// a handler routed with `axum::routing` gets it with `.route_layer(completeness::budget::echo_layer())`.
+/// the layers outside (the fault layer's `TIME_BUDGET_EXCEEDED` is the one this budget gives).
+/// The checked routes of [`crate::server::routing`] echo the budget in their demand layer, so
+/// they need none; a handler routed with `axum::routing` gets it with
+/// `.route_layer(completeness::budget::echo_layer())`.
 pub fn echo_layer() -> EchoLayer {
     EchoLayer
 }

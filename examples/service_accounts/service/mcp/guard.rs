@@ -104,11 +104,8 @@ pub(super) async fn transport_refusal(request: Request, next: Next) -> Response 
         }
         StatusCode::UNSUPPORTED_MEDIA_TYPE if sent_as_json && said.as_deref().is_some_and(not_json) => {
             let broken = "The body of an MCP request is not valid JSON (a JSON-RPC message is one JSON object).";
-            Problem::new(
-                ProblemCode::InvalidBody,
-                said.map_or_else(|| broken.to_owned(), |said| format!("{broken} {said}")),
-            )
-            .with_status(StatusCode::BAD_REQUEST.as_u16())
+            Problem::new(ProblemCode::InvalidBody, format!("{broken} {}", said.unwrap_or_default()))
+                .with_status(StatusCode::BAD_REQUEST.as_u16())
         }
         StatusCode::UNSUPPORTED_MEDIA_TYPE if sent_as_json => {
             let unread = "The body of an MCP request must be one JSON-RPC message: a JSON object with \
