@@ -68,15 +68,15 @@ impl Service {
         let (snapshot, accounts) = store.current_accounts().await?;
         // Seconds for a large store: said, so that a slow start is not a silent one.
         let indexing = std::time::Instant::now();
-        tracing::info!(accounts = accounts.len(), sources = SEARCH_SOURCES.len(), "indexing the search sources");
+        tracing::info!(accounts = accounts.len(), sources = SEARCH_SOURCES.len() + 1, "indexing the sources");
         let mut sources = Vec::new();
         for name in SEARCH_SOURCES {
             let source = SearchSource::new(name, config.delay_of(name), config.fails(name))?;
             source.reindex(snapshot, &accounts);
             sources.push(Arc::new(source));
         }
-        tracing::info!(seconds = indexing.elapsed().as_secs_f64(), "indexed");
         let usage = UsageSource::new(seeded, config.delay_of("usage"), config.fails("usage"))?;
+        tracing::info!(ms = indexing.elapsed().as_millis(), "indexed");
         // The ring `build` read from the flags, the file or the environment; without one, a
         // key that lives as long as the process.
         let keys = config.cursor_keys.clone().unwrap_or_else(CursorKeys::ephemeral);

@@ -17,7 +17,7 @@ impl AccountStore for SqliteStore {
                 let started = std::time::Instant::now();
                 tracing::info!(accounts, "seeding the empty store");
                 self.seed(accounts)?;
-                tracing::info!(accounts, seconds = started.elapsed().as_secs_f64(), "seeded");
+                tracing::info!(accounts, ms = started.elapsed().as_millis(), "seeded");
             }
             self.seed_grants(grants)?;
             self.seeded()
