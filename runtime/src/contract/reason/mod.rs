@@ -10,8 +10,7 @@
 
 mod code;
 mod custom;
-mod details;
-pub(crate) use details::seconds;
+pub(crate) mod details;
 mod standard;
 
 use std::fmt;

@@ -284,7 +284,7 @@ pub(super) fn outage(rng: &mut TestRng) -> Problem {
         format!(
             "The service cannot answer right now (fault injection): this says nothing of what exists. Ask again \
              the same in {}.",
-            crate::contract::reason::seconds(seconds)
+            crate::contract::reason::details::seconds(seconds)
         ),
     )
     .with_status(503)
