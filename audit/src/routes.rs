@@ -540,7 +540,12 @@ impl<'i, 's> Eval<'i, 's> {
             Expr::Unsafe(b) => self.eval_block(&b.block, frame),
             // Read when it is called, or else at the end of its frame (bound to a local), or
             // where it is handed on ([`Eval::eval_free`]); bound to a local, it may be a handler.
-            Expr::Closure(c) => Value::Closure(Rc::new(ClosureDef { expr: c, captured: frame.locals.clone() })),
+            Expr::Closure(c) => {
+                let read = names_read(c);
+                let captured = frame.locals.iter().filter(|(name, _)| read.contains(*name));
+                let captured = captured.map(|(name, binding)| (name.clone(), binding.clone())).collect();
+                Value::Closure(Rc::new(ClosureDef { expr: c, captured }))
+            }
             Expr::Assign(assign) => {
                 if let Expr::Path(left) = &*assign.left
                     && let Some(name) = left.path.get_ident()
@@ -1879,6 +1884,41 @@ fn underneath(mut expr: &Expr) -> &Expr {
 }
 
 /// True when `a` and `b` are routers of the same registrations (method and path).
+/// The names `closure`'s body may read of the locals around it: every name written alone in it,
+/// in its code or in a macro's tokens (`vec![api, admin]`). A closure captures only those, so
+/// only those are kept with it (a router of thousands of routes is not copied for every
+/// `.map(|x| ..)` of the function).
+fn names_read(closure: &syn::ExprClosure) -> HashSet<String> {
+    struct Names(HashSet<String>);
+    impl Names {
+        fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
+            for token in tokens {
+                match token {
+                    TokenTree::Ident(ident) => {
+                        self.0.insert(ident.to_string());
+                    }
+                    TokenTree::Group(group) => self.tokens(group.stream()),
+                    _ => {}
+                }
+            }
+        }
+    }
+    impl<'a> syn::visit::Visit<'a> for Names {
+        fn visit_expr_path(&mut self, path: &'a syn::ExprPath) {
+            if let Some(name) = path.path.get_ident() {
+                self.0.insert(name.to_string());
+            }
+            syn::visit::visit_expr_path(self, path);
+        }
+        fn visit_macro(&mut self, mac: &'a syn::Macro) {
+            self.tokens(mac.tokens.clone());
+        }
+    }
+    let mut names = Names(HashSet::new());
+    syn::visit::Visit::visit_expr(&mut names, &closure.body);
+    names.0
+}
+
 /// Marks the caller's local `name` taken, when it still holds what `closure` captured of it.
 fn take_from_caller(frame: &mut Frame<'_>, closure: &ClosureDef<'_>, name: &str) {
     if let Some((before, _)) = closure.captured.get(name)
