@@ -804,7 +804,9 @@ async fn the_mcp_endpoint_refuses_bad_http_with_problems_and_keeps_json_rpc_erro
     let old = h.answer(post(Some(both), "application/json", call.clone()).header("mcp-protocol-version", "1999-01-01")).await;
     assert!(detail(&old).contains("Unsupported MCP-Protocol-Version: 1999-01-01"), "{old:?}");
     let unread = h.answer(post(Some(both), "application/json", b"hello".to_vec())).await;
-    assert!(detail(&unread).contains("one JSON-RPC message"), "{unread:?}");
+    assert!(detail(&unread).starts_with("The body of an MCP request is not valid JSON"), "{unread:?}");
+    let shapeless = h.answer(post(Some(both), "application/json", b"[1, 2]".to_vec())).await;
+    assert!(detail(&shapeless).contains("one JSON-RPC message"), "{shapeless:?}");
     // A message nested deeper than JSON is read says so, not that it has the wrong shape.
     let nested = format!(
         r#"{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {{"name": "list_service_accounts", "arguments": {{"owner": {}0{}}}}}}}"#,
