@@ -156,43 +156,47 @@ impl Fault {
     /// well as on the first: the kit takes the same cursor sent again after it for a retry that
     /// continues the traversal (property 1 of [`Kit`](super::Kit)).
     pub fn offered_on(declared: &DeclaredSet, request: &RequestFacts) -> Vec<Fault> {
+        let considered = Fault::considered(declared, request).into_iter();
+        considered.filter_map(|(fault, offered)| offered.is_ok().then_some(fault)).collect()
+    }
+
+    /// Every fault a route that declares `declared` may give, in [`Fault::offered_on`]'s order,
+    /// each with whether `request` is offered it, or why not: the rules of `offered_on`, each
+    /// with the words a refusal of its fault's name gives ([`Fault::why_not_offered`]).
+    fn considered(declared: &DeclaredSet, request: &RequestFacts) -> Vec<(Fault, Result<(), &'static str>)> {
         let has_cursor = request.has_cursor;
         let paginated = declared.reasons.contains(&ReasonCode::MorePagesAvailable);
+        let when = |holds: bool, otherwise: &'static str| if holds { Ok(()) } else { Err(otherwise) };
         // A route that declares a reason or warning by the name keeps it: the name stays one fault's.
-        let own = |name: &str| {
-            declared.reasons.iter().any(|code| code.as_str() == name)
-                || declared.warnings.iter().any(|code| code.as_str() == name)
+        let not_own = |name: &str| {
+            let own = declared.reasons.iter().any(|code| code.as_str() == name)
+                || declared.warnings.iter().any(|code| code.as_str() == name);
+            when(!own, "the route declares a code of that name itself, which keeps it")
         };
-        let mut faults = Vec::new();
-        for code in declared.reasons {
-            match code {
-                ReasonCode::MorePagesAvailable | ReasonCode::ClientLimitReached => {}
-                ReasonCode::SnapshotExpired if !has_cursor => {}
-                code => faults.push(Fault::Reason(code.clone())),
-            }
-        }
-        if has_cursor && paginated {
-            faults.push(Fault::CursorExpired);
-            faults.push(Fault::Restarted);
-            if !request.handed_out.is_empty() && !own(CURSOR_REPEATED) {
-                faults.push(Fault::CursorRepeated);
-            }
-        }
-        for code in declared.warnings {
-            match code {
-                WarningCode::PageSizeReduced | WarningCode::PartialFieldSet | WarningCode::DeprecatedField => {}
-                code => faults.push(Fault::Warning(code.clone())),
-            }
-        }
-        if !has_cursor && !request.filters.is_empty() && !own(FILTER_DROPPED) {
-            faults.push(Fault::FilterDropped);
-        }
-        if !own(FUTURE_REASON) {
-            faults.push(Fault::FutureReason);
-        }
-        if (!has_cursor || paginated) && !own(SERVICE_UNAVAILABLE) {
-            faults.push(Fault::Unavailable);
-        }
+        let mut faults: Vec<_> = declared
+            .reasons
+            .iter()
+            .map(|code| (Fault::Reason(code.clone()), reason_offered(code, has_cursor)))
+            .collect();
+        let continued = match paginated {
+            false => Err("the route does not page"),
+            true => when(has_cursor, ONLY_WITH_A_CURSOR),
+        };
+        faults.push((Fault::CursorExpired, continued));
+        faults.push((Fault::Restarted, continued));
+        let handed_out = when(
+            !request.handed_out.is_empty(),
+            "it is offered only on a later page whose answer hands out a next cursor",
+        );
+        faults.push((Fault::CursorRepeated, continued.and(handed_out).and(not_own(CURSOR_REPEATED))));
+        faults.extend(declared.warnings.iter().map(|code| (Fault::Warning(code.clone()), warning_offered(code))));
+        let starts = when(!has_cursor, "it is offered only on a request that starts a traversal");
+        let filtered =
+            when(!request.filters.is_empty(), "it is offered only on a request with a filter the answer echoes");
+        faults.push((Fault::FilterDropped, not_own(FILTER_DROPPED).and(starts).and(filtered)));
+        faults.push((Fault::FutureReason, not_own(FUTURE_REASON)));
+        let reachable = when(!has_cursor || paginated, "the request sends a cursor to a route that does not page");
+        faults.push((Fault::Unavailable, not_own(SERVICE_UNAVAILABLE).and(reachable)));
         faults
     }
 
@@ -227,7 +231,8 @@ impl Fault {
     /// Why the fault named `name` is not among those offered on a request whose facts are
     /// `request`, to a route that declares `declared` (`None`: a single resource), by a layer
     /// that keeps to what the service declares (`within`: [`FaultLayer::serving`](super::FaultLayer::serving)),
-    /// for the refusal of a [`FAULT_HEADER`](super::FAULT_HEADER) that names it.
+    /// for the refusal of a [`FAULT_HEADER`](super::FAULT_HEADER) that names it: the rule of
+    /// [`Fault::offered_on`] that leaves it out.
     pub(super) fn why_not_offered(
         name: &str,
         declared: Option<&DeclaredSet>,
@@ -240,54 +245,20 @@ impl Fault {
                 _ => "a single resource offers only FIELD_OMITTED and SERVICE_UNAVAILABLE",
             };
         };
-        let declares = declared.reasons.iter().any(|code| code.as_str() == name)
-            || declared.warnings.iter().any(|code| code.as_str() == name);
-        // Never given, whatever the route.
-        match name {
-            "MORE_PAGES_AVAILABLE" => return "it is pagination, which the route's own pages give",
-            "CLIENT_LIMIT_REACHED" => {
-                return "a client reports it of its own limit (a collector's `max_pages`), so no server answer is \
-                        faulted with it: test it with the collector's limits";
+        let considered = Fault::considered(declared, request);
+        match considered.into_iter().find(|(fault, _)| fault.name() == name) {
+            Some((_, Err(why))) => why,
+            Some((fault, Ok(()))) if within && fault.is_kit_only() => {
+                "a layer serving real clients gives only answers the service itself could send, and this is none"
             }
-            "PAGE_SIZE_REDUCED" | "PARTIAL_FIELD_SET" | "DEPRECATED_FIELD" if declares => {
-                return "its details are the request's own, which the layer cannot state truthfully";
-            }
-            _ => {}
-        }
-        // A code of the route's own declarations, or the name of one of the layer's faults.
-        let layer_fault = matches!(
-            name,
-            CURSOR_EXPIRED
-                | TRAVERSAL_RESTARTED
-                | SERVICE_UNAVAILABLE
-                | FUTURE_REASON
-                | FILTER_DROPPED
-                | CURSOR_REPEATED
-                | FIELD_OMITTED
-        );
-        if !layer_fault && !declares {
-            let standard = ReasonCode::KNOWN.iter().any(|code| code.as_str() == name)
-                || WarningCode::KNOWN.iter().any(|code| code.as_str() == name);
-            return if standard { "the route does not declare it" } else { "no fault has that name" };
-        }
-        if layer_fault && declares {
-            return "the route declares a code of that name itself, which keeps it";
-        }
-        if within && matches!(name, FUTURE_REASON | FILTER_DROPPED | CURSOR_REPEATED) {
-            return "a layer serving real clients gives only answers the service itself could send, and this is none";
-        }
-        let paginated = declared.reasons.contains(&ReasonCode::MorePagesAvailable);
-        match name {
-            CURSOR_EXPIRED | TRAVERSAL_RESTARTED | CURSOR_REPEATED if !paginated => "the route does not page",
-            "SNAPSHOT_EXPIRED" | CURSOR_EXPIRED | TRAVERSAL_RESTARTED | CURSOR_REPEATED if !request.has_cursor => {
-                "it is offered only on a request that sends a cursor"
-            }
-            CURSOR_REPEATED => "it is offered only on a later page whose answer hands out a next cursor",
-            FILTER_DROPPED if request.has_cursor => "it is offered only on a request that starts a traversal",
-            FILTER_DROPPED => "it is offered only on a request with a filter the answer echoes",
-            SERVICE_UNAVAILABLE => "the request sends a cursor to a route that does not page",
-            FIELD_OMITTED => "it is offered only on a single resource",
-            _ => "the route declares it, but this request does not offer it",
+            Some((_, Ok(()))) => "the route declares it, but this request does not offer it",
+            None if name == FIELD_OMITTED => "it is offered only on a single resource",
+            // A standard reason the layer never gives says why, declared or not.
+            None => match ReasonCode::KNOWN.iter().find(|code| code.as_str() == name) {
+                Some(code) => reason_offered(code, true).err().unwrap_or("the route does not declare it"),
+                None if WarningCode::KNOWN.iter().any(|code| code.as_str() == name) => "the route does not declare it",
+                None => "no fault has that name",
+            },
         }
     }
 
@@ -326,5 +297,35 @@ impl Fault {
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Why a fault's name is refused on a request without a cursor that the rule asks for.
+const ONLY_WITH_A_CURSOR: &str = "it is offered only on a request that sends a cursor";
+
+/// Whether the layer gives the declared reason `code` on a request with a cursor or without
+/// (`has_cursor`), or why not: never `MORE_PAGES_AVAILABLE`, which is pagination, nor
+/// `CLIENT_LIMIT_REACHED`, which collectors report; `SNAPSHOT_EXPIRED` only to a request that
+/// continues a traversal.
+fn reason_offered(code: &ReasonCode, has_cursor: bool) -> Result<(), &'static str> {
+    match code {
+        ReasonCode::MorePagesAvailable => Err("it is pagination, which the route's own pages give"),
+        ReasonCode::ClientLimitReached => Err(
+            "a client reports it of its own limit (a collector's `max_pages`), so no server answer is faulted with \
+             it: test it with the collector's limits",
+        ),
+        ReasonCode::SnapshotExpired if !has_cursor => Err(ONLY_WITH_A_CURSOR),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the layer gives the declared warning `code`, or why not: never one whose details are
+/// the request's own (`PAGE_SIZE_REDUCED`, `PARTIAL_FIELD_SET`, `DEPRECATED_FIELD`).
+fn warning_offered(code: &WarningCode) -> Result<(), &'static str> {
+    match code {
+        WarningCode::PageSizeReduced | WarningCode::PartialFieldSet | WarningCode::DeprecatedField => {
+            Err("its details are the request's own, which the layer cannot state truthfully")
+        }
+        _ => Ok(()),
     }
 }
