@@ -819,13 +819,13 @@ impl<'i, 's> Classifier<'i, 's> {
             }
             // `(StatusCode::CREATED, Json(todo))`: read from the body, which axum takes last, so that
             // among parts of one rank the body's explanation is the one given.
-            // `(StatusCode::UNPROCESSABLE_ENTITY, Json(errors))`: an answer that is not a success,
-            // which no client reads as the list it asked for (the audit layer counts only 2xx).
-            Expr::Tuple(t) if t.elems.first().and_then(status_constant).is_some_and(|name| !is_success(&name)) => {
-                let status = t.elems.first().and_then(status_constant).unwrap_or_default();
-                Class::NotAList(format!("answers with the status `{status}`, not a success"))
-            }
             Expr::Tuple(t) => {
+                // `(StatusCode::UNPROCESSABLE_ENTITY, Json(errors))`: an answer that is not a
+                // success, which no client reads as the list it asked for (the audit layer
+                // counts only 2xx).
+                if let Some(status) = t.elems.first().and_then(status_constant).filter(|name| !is_success(name)) {
+                    return Class::NotAList(format!("answers with the status `{status}`, not a success"));
+                }
                 let mut parts = t.elems.iter().rev().map(|e| self.expr(code, e));
                 let body = parts.next().unwrap_or(Class::NotAList("returns `()`".to_owned()));
                 parts.fold(body, Class::with_part)

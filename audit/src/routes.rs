@@ -1883,26 +1883,12 @@ fn underneath(mut expr: &Expr) -> &Expr {
     expr
 }
 
-/// True when `a` and `b` are routers of the same registrations (method and path).
 /// The names `closure`'s body may read of the locals around it: every name written alone in it,
 /// in its code or in a macro's tokens (`vec![api, admin]`). A closure captures only those, so
 /// only those are kept with it (a router of thousands of routes is not copied for every
 /// `.map(|x| ..)` of the function).
 fn names_read(closure: &syn::ExprClosure) -> HashSet<String> {
     struct Names(HashSet<String>);
-    impl Names {
-        fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
-            for token in tokens {
-                match token {
-                    TokenTree::Ident(ident) => {
-                        self.0.insert(ident.to_string());
-                    }
-                    TokenTree::Group(group) => self.tokens(group.stream()),
-                    _ => {}
-                }
-            }
-        }
-    }
     impl<'a> syn::visit::Visit<'a> for Names {
         fn visit_expr_path(&mut self, path: &'a syn::ExprPath) {
             if let Some(name) = path.path.get_ident() {
@@ -1911,7 +1897,9 @@ fn names_read(closure: &syn::ExprClosure) -> HashSet<String> {
             syn::visit::visit_expr_path(self, path);
         }
         fn visit_macro(&mut self, mac: &'a syn::Macro) {
-            self.tokens(mac.tokens.clone());
+            let mut tokens = MacroTokens::default();
+            tokens.read(mac.tokens.clone());
+            self.0.extend(tokens.idents);
         }
     }
     let mut names = Names(HashSet::new());
@@ -1938,6 +1926,7 @@ fn same_binding(a: &Value<'_>, b: &Value<'_>) -> bool {
     }
 }
 
+/// True when `a` and `b` are routers of the same registrations (method and path).
 fn same_routes(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
         (Value::Router(a), Value::Router(b)) => {

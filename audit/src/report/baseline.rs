@@ -61,25 +61,20 @@ pub fn apply(report: &mut Report, left_out: &[Finding], path: &Path) -> Result<V
         *sharing.entry(finding.key_without_crate()).or_default() += 1;
     }
     let mut ambiguous = BTreeSet::new();
-    let mut matched = BTreeSet::new();
     for finding in &mut report.findings {
-        let key = finding.key();
         let old = finding.key_without_crate();
         let by_old_key = !finding.krate.is_empty() && baseline.findings.contains(&old);
-        finding.baselined = baseline.findings.contains(&key) || (by_old_key && sharing[&old] == 1);
+        finding.baselined = baseline.findings.contains(&finding.key()) || (by_old_key && sharing[&old] == 1);
         if by_old_key && sharing[&old] > 1 {
-            ambiguous.insert(old.clone());
-        }
-        // An entry is in use while a finding that still asks for a change has its key.
-        if finding.is_shown() {
-            matched.insert(key);
-            matched.insert(old);
+            ambiguous.insert(old);
         }
     }
-    for finding in left_out.iter().filter(|f| f.is_shown()) {
-        matched.insert(finding.key());
-        matched.insert(finding.key_without_crate());
-    }
+    // An entry is in use while a finding that still asks for a change has its key, with its
+    // package or (an entry of version 1) without.
+    let matched: BTreeSet<String> = (report.findings.iter().chain(left_out))
+        .filter(|finding| finding.is_shown())
+        .flat_map(|finding| [finding.key(), finding.key_without_crate()])
+        .collect();
     report.stale_baseline = baseline.findings.into_iter().filter(|entry| !matched.contains(entry)).collect();
     let mut warnings: Vec<String> = ambiguous
         .into_iter()
