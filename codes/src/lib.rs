@@ -292,30 +292,33 @@ pub const fn is_standard_warning_code(code: &str) -> bool {
 /// so the derives and `ReasonCode::custom`/`WarningCode::custom` refuse it. `None` for a
 /// standard code itself.
 pub const fn confusable_standard_code(code: &str) -> Option<&'static str> {
+    if is_standard_reason_code(code) || is_standard_warning_code(code) {
+        return None;
+    }
     let mut at = 0;
-    while at < REASONS.len() + WARNINGS.len() {
-        let standard = if at < REASONS.len() { REASONS[at].code } else { WARNINGS[at - REASONS.len()].code };
-        if same_text(standard, code) {
-            return None;
+    while at < REASONS.len() {
+        if within_edits(code, REASONS[at].code, 2) {
+            return Some(REASONS[at].code);
         }
         at += 1;
     }
     let mut at = 0;
-    while at < REASONS.len() + WARNINGS.len() {
-        let standard = if at < REASONS.len() { REASONS[at].code } else { WARNINGS[at - REASONS.len()].code };
-        if within_two_edits(code.as_bytes(), standard.as_bytes()) {
-            return Some(standard);
+    while at < WARNINGS.len() {
+        if within_edits(code, WARNINGS[at].code, 2) {
+            return Some(WARNINGS[at].code);
         }
         at += 1;
     }
     None
 }
 
-/// True when `a` becomes `b` with at most two letters added, dropped or changed (Levenshtein,
-/// row by row, in a `const fn`); `b` is a standard code, short enough for the rows.
-const fn within_two_edits(a: &[u8], b: &[u8]) -> bool {
+/// True when `a` becomes `b` with at most `most` letters added, dropped or changed
+/// (Levenshtein, by bytes, row by row, in a `const fn`): the "did you mean" of the codes and of
+/// the macros' names. `b` is a known name, shorter than 64 bytes; a longer one is never near.
+pub const fn within_edits(a: &str, b: &str, most: usize) -> bool {
     const ROW: usize = 64;
-    if a.len() > b.len() + 2 || b.len() > a.len() + 2 || b.len() >= ROW {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() > b.len() + most || b.len() > a.len() + most || b.len() >= ROW {
         return false;
     }
     let mut previous = [0usize; ROW];
@@ -331,21 +334,18 @@ const fn within_two_edits(a: &[u8], b: &[u8]) -> bool {
         let mut j = 1;
         while j <= b.len() {
             let changed = previous[j - 1] + if a[i - 1] == b[j - 1] { 0 } else { 1 };
-            let dropped = previous[j] + 1;
-            let added = current[j - 1] + 1;
-            current[j] = if changed < dropped {
-                if changed < added { changed } else { added }
-            } else if dropped < added {
-                dropped
-            } else {
-                added
-            };
+            current[j] = least(changed, least(previous[j] + 1, current[j - 1] + 1));
             j += 1;
         }
         previous = current;
         i += 1;
     }
-    previous[b.len()] <= 2
+    previous[b.len()] <= most
+}
+
+/// The smaller of `a` and `b` (`Ord::min` is not a `const fn`).
+const fn least(a: usize, b: usize) -> usize {
+    if a < b { a } else { b }
 }
 
 /// `a == b`, in a `const fn` (where `==` on `str` is not available): the code tables'

@@ -123,25 +123,11 @@ pub(crate) fn path_key(path: &Path) -> String {
 }
 
 /// The candidate `written` is most likely a slip of: at most two letters added, dropped or
-/// changed (`reason` for `reasons`), for a "did you mean" in a message.
+/// changed (`reason` for `reasons`), for a "did you mean" in a message; the nearest (of as
+/// near, the first in alphabetical order).
 pub(crate) fn near_miss<'c>(written: &str, candidates: &[&'c str]) -> Option<&'c str> {
-    candidates.iter().copied().map(|c| (edits(written, c), c)).filter(|(n, _)| *n <= 2).min().map(|(_, c)| c)
-}
-
-/// Levenshtein distance between `a` and `b`, by characters.
-fn edits(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != *cb)).min(above + 1).min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
+    let distance = |c: &str| (0..=2).find(|&most| completeness_codes::within_edits(written, c, most));
+    candidates.iter().copied().filter_map(|c| Some((distance(c)?, c))).min().map(|(_, c)| c)
 }
 
 /// The standard reasons' type names.
