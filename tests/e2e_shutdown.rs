@@ -13,30 +13,28 @@ use tokio::process::{Child, Command};
 
 use crate::built_example;
 
-/// The example on a free loopback port with `flags`, logging at `info` to a pipe; its URL.
-async fn start(flags: &[&str]) -> (Child, String, tokio::task::JoinHandle<String>) {
-    let mut process = Command::new(built_example::binary("service_accounts"))
-        .args(["--addr", "127.0.0.1:0", "--accounts", "20"])
-        .args(flags)
+/// The example on a free loopback port with `args`, logging at `info`, its standard output
+/// (the banner) and error (the log) piped.
+fn example(args: &[&str]) -> Child {
+    Command::new(built_example::binary("service_accounts"))
+        .args(["--addr", "127.0.0.1:0"])
+        .args(args)
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("the example starts");
+        .expect("the example starts")
+}
+
+/// The example with `flags` and 20 accounts, started: the process, its URL and its whole log.
+async fn start(flags: &[&str]) -> (Child, String, tokio::task::JoinHandle<String>) {
+    let mut process = example(&[&["--accounts", "20"], flags].concat());
     let mut banner = BufReader::new(process.stdout.take().unwrap()).lines();
     let first = banner.next_line().await.unwrap().unwrap_or_else(|| panic!("the example did not start"));
     let url = first.split_whitespace().find(|w| w.starts_with("http://")).expect("a URL in the banner").to_owned();
     tokio::spawn(async move { while let Ok(Some(_)) = banner.next_line().await {} });
-    let mut stderr = BufReader::new(process.stderr.take().unwrap()).lines();
-    let log = tokio::spawn(async move {
-        let mut text = String::new();
-        while let Ok(Some(line)) = stderr.next_line().await {
-            text.push_str(&line);
-            text.push('\n');
-        }
-        text
-    });
+    let log = tokio::spawn(rest(BufReader::new(process.stderr.take().unwrap()).lines()));
     (process, url, log)
 }
 
@@ -207,29 +205,29 @@ async fn a_request_cut_at_the_stop_timeout_is_logged_as_cut_by_the_replica() {
 /// The example seeding a store of many accounts, with a long `--stop-delay`, logging at `info`
 /// to a pipe: the process, its standard output and its log, read up to the line that says
 /// seeding began (within two minutes, or the test fails saying so).
-async fn seeding() -> (Child, tokio::process::ChildStdout, tokio::io::Lines<BufReader<tokio::process::ChildStderr>>) {
-    let mut process = Command::new(built_example::binary("service_accounts"))
-        .args(["--addr", "127.0.0.1:0", "--accounts", "150000", "--stop-delay", "600"])
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example starts");
+async fn seeding() -> (Child, tokio::process::ChildStdout, Log) {
+    let mut process = example(&["--accounts", "150000", "--stop-delay", "600"]);
     let mut log = BufReader::new(process.stderr.take().unwrap()).lines();
-    let began = async {
-        loop {
-            let line = log.next_line().await.unwrap().unwrap_or_else(|| panic!("the example ended before seeding"));
-            if line.contains("seeding the empty store") {
-                break;
-            }
-        }
-    };
+    let began = until(&mut log, "seeding the empty store");
     tokio::time::timeout(Duration::from_secs(120), began).await.expect("the log says `seeding the empty store`");
     let stdout = process.stdout.take().expect("piped");
     (process, stdout, log)
 }
 
+/// The example's log, read line by line.
+type Log = tokio::io::Lines<BufReader<tokio::process::ChildStderr>>;
+
+/// Reads `log` up to the line that holds `needle`; fails when the log ends first.
+async fn until(log: &mut Log, needle: &str) {
+    loop {
+        let line = log.next_line().await.unwrap().unwrap_or_else(|| panic!("the log ended before `{needle}`"));
+        if line.contains(needle) {
+            return;
+        }
+    }
+}
+
+/// What is left of `lines`, up to their end.
 async fn rest(mut lines: tokio::io::Lines<impl tokio::io::AsyncBufRead + Unpin>) -> String {
     let mut text = String::new();
     while let Ok(Some(line)) = lines.next_line().await {
@@ -261,15 +259,9 @@ async fn a_stop_signal_during_the_start_up_stops_the_service_once_started() {
     let banner = rest(BufReader::new(stdout).lines()).await;
     assert!(banner.is_empty(), "no banner for a service that stops before serving: {banner}");
 
-    let (process, _stdout, log) = seeding().await;
+    let (process, _stdout, mut log) = seeding().await;
     signal(&process, "-TERM");
-    let mut log = log;
-    loop {
-        let line = log.next_line().await.unwrap().unwrap_or_else(|| panic!("the example ended early"));
-        if line.contains("stopping as soon as the start-up ends") {
-            break;
-        }
-    }
+    until(&mut log, "stopping as soon as the start-up ends").await;
     signal(&process, "-INT");
     let log = tokio::spawn(rest(log));
     let status = exit(process).await;

@@ -44,6 +44,11 @@ fn verdicts(report: &Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// `GET path` as a list without completeness, in the shape of [`verdicts`].
+fn listed(path: &str) -> (String, String, String) {
+    ("GET".to_owned(), path.to_owned(), "list_without_completeness".to_owned())
+}
+
 fn verdict_of(report: &Value, method: &str, path: &str) -> String {
     verdicts(report)
         .into_iter()
@@ -1372,8 +1377,7 @@ fn circular_modules_are_skipped_and_a_file_shared_by_two_modules_is_read_twice()
     let mut found = verdicts(&report);
     found.sort();
     found.dedup();
-    let list = |path: &str| ("GET".to_owned(), path.to_owned(), "list_without_completeness".to_owned());
-    assert_eq!(found, [list("/b"), list("/shared")], "{report:#}");
+    assert_eq!(found, [listed("/b"), listed("/shared")], "{report:#}");
 }
 
 /// A router a local closure builds from its argument is followed through the call: what is
@@ -1495,8 +1499,7 @@ fn statements_only_tests_compile_are_not_audited() {
     let report = json(&dir, &["-q"]);
     let mut found = verdicts(&report);
     found.sort();
-    let list = |path: &str| ("GET".to_owned(), path.to_owned(), "list_without_completeness".to_owned());
-    assert_eq!(found, [list("/feature"), list("/not-test")], "{report:#}");
+    assert_eq!(found, [listed("/feature"), listed("/not-test")], "{report:#}");
 }
 
 /// A path the audit does not evaluate is its expression in angle brackets, not axum's
