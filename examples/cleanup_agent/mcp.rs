@@ -180,22 +180,16 @@ fn problem_answered(error: &(dyn std::error::Error + 'static)) -> Option<complet
 /// HTTP client's error and its last cause (`error sending request for url (..): Connection
 /// refused (os error 111)`). rmcp's client error gives no `source`, so it is opened here.
 fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(current) = cause {
-        if let Some(StreamableHttpError::Client(request)) =
-            current.downcast_ref::<StreamableHttpError<reqwest::Error>>()
-        {
-            let mut last: Option<&(dyn std::error::Error + 'static)> = None;
-            let mut next = std::error::Error::source(request);
-            while let Some(cause) = next {
-                last = Some(cause);
-                next = cause.source();
-            }
-            return last.map_or_else(|| request.to_string(), |last| format!("{request}: {last}"));
-        }
-        cause = current.source();
+    let chain = || std::iter::successors(Some(error), |cause| cause.source());
+    let request = chain().find_map(|cause| match cause.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+        Some(StreamableHttpError::Client(request)) => Some(request),
+        _ => None,
+    });
+    let Some(request) = request else { return error.to_string() };
+    match std::iter::successors(std::error::Error::source(request), |cause| cause.source()).last() {
+        Some(last) => format!("{request}: {last}"),
+        None => request.to_string(),
     }
-    error.to_string()
 }
 
 /// `request`'s output, or the error that it got no answer within `timeout`.

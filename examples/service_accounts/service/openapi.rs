@@ -324,11 +324,10 @@ type Problems = Vec<(u16, String)>;
 /// (413), or not plain JSON (415), on any operation; and one that does not arrive in full within
 /// the read timeout (408), on any operation, since it is read (to be refused) on a read too.
 fn transport(problems: &mut Problems) {
-    for (status, code, _) in refusals::REFUSALS {
-        let applies = matches!(status, 408 | 413 | 414 | 415 | 431);
-        if applies {
-            add(problems, status, code);
-        }
+    let before_the_handler =
+        refusals::REFUSALS.iter().filter(|(status, ..)| matches!(status, 408 | 413 | 414 | 415 | 431));
+    for (status, code, _) in before_the_handler {
+        add(problems, *status, code);
     }
 }
 
