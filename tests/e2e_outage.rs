@@ -170,43 +170,42 @@ async fn a_server_turned_read_only_refuses_writes_with_a_503_until_it_takes_them
             .await;
         }
     };
-    // Ending the pool's sessions, as a failover does, leaves connections the pool finds dead on
-    // their next use: that request gets the outage's 503 with `Retry-After`, and a client asks
-    // again, as these loops do (a few times, without the wait).
-    let cut = |answer: &e2e_support::Answer| {
-        answer.status == 503 && answer.body["detail"].as_str().unwrap_or_default().contains("cannot be reached")
-    };
+    let account = "/service-accounts/sa-000001";
+    let owner = serde_json::json!({"owner": "li"});
     read_only(true).await;
-    let mut before = h.get("/service-accounts/sa-000001", "admin").await;
-    for _ in 0..10 {
-        if !cut(&before) {
-            break;
-        }
-        before = h.get("/service-accounts/sa-000001", "admin").await;
-    }
+    let before = past_ended_connections(|| h.get(account, "admin")).await;
     assert_eq!(before.status, 200, "reads still work: {:?}", before.body);
-    let mut patched = h.patch("/service-accounts/sa-000001", "admin", &serde_json::json!({"owner": "li"})).await;
-    for _ in 0..10 {
-        if !cut(&patched) {
-            break;
-        }
-        patched = h.patch("/service-accounts/sa-000001", "admin", &serde_json::json!({"owner": "li"})).await;
-    }
+    let patched = past_ended_connections(|| h.patch(account, "admin", &owner)).await;
     patched.assert_problem(503, "SERVICE_UNAVAILABLE");
     assert_eq!(patched.retry_after.as_deref(), Some("5"), "{patched:?}");
     // Said as it is, not as a database that cannot be reached: an operator looks for a failover.
     let detail = patched.body["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("takes no writes now") && detail.contains("reads are still served"), "{detail}");
     assert!(!detail.contains("cannot be reached"), "{detail}");
-    assert_eq!(h.get("/service-accounts/sa-000001", "admin").await.body, before.body, "nothing was written");
+    let after = past_ended_connections(|| h.get(account, "admin")).await;
+    assert_eq!(after.body, before.body, "nothing was written");
 
     read_only(false).await;
-    let mut patched = h.patch("/service-accounts/sa-000001", "admin", &serde_json::json!({"owner": "li"})).await;
+    let patched = past_ended_connections(|| h.patch(account, "admin", &owner)).await;
+    assert_eq!(patched.status, 200, "{:?}", patched.body);
+}
+
+/// The answer of `send` once it meets none of the pool's connections the test ended itself (as a
+/// failover does: the pool finds each dead on its next use, and that request gets the outage's
+/// 503 with `Retry-After`): asked again, as a client does, at most ten times, without the wait.
+async fn past_ended_connections<F, Sent>(send: F) -> e2e_support::Answer
+where
+    F: Fn() -> Sent,
+    Sent: std::future::Future<Output = e2e_support::Answer>,
+{
+    let mut answer = send().await;
     for _ in 0..10 {
-        if !cut(&patched) {
+        let cut =
+            answer.status == 503 && answer.body["detail"].as_str().unwrap_or_default().contains("cannot be reached");
+        if !cut {
             break;
         }
-        patched = h.patch("/service-accounts/sa-000001", "admin", &serde_json::json!({"owner": "li"})).await;
+        answer = send().await;
     }
-    assert_eq!(patched.status, 200, "{:?}", patched.body);
+    answer
 }
