@@ -148,6 +148,16 @@ async fn every_malformed_request_gets_a_4xx_problem_with_a_stable_code_and_chang
         assert!(rest.to_ascii_lowercase().contains("content-length: 0\r\n"), "{length}: {rest}");
     }
 
+    // A PATCH naming a member that cannot change is told which, before it is told that `owner`
+    // is missing: an attempt to rename is not answered "must name `owner`".
+    for (json, member) in [(r#"{"name": "svc-renamed"}"#, "name"), (r#"{"owner": "x", "tenant": "east"}"#, "tenant")] {
+        let answer =
+            h.send(Method::PATCH, "/service-accounts/sa-000001", Some("admin"), Some(json.as_bytes().to_vec())).await;
+        answer.assert_problem(400, "INVALID_BODY");
+        let detail = answer.body["detail"].as_str().unwrap_or_default();
+        assert!(detail.starts_with(&format!("`{member}` cannot be changed")), "{json}: {detail}");
+    }
+
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "no malformed request changed the database");
     assert_eq!(h.store().version_count().await.unwrap(), versions);
 }

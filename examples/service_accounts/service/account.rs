@@ -277,18 +277,21 @@ pub async fn patch_account(
 ) -> Result<MutationResponse, Problem> {
     // Distinct members: `{"owner": "zed", "owner": null}` is a mistake, not a clear.
     let JsonObject(mut object) = body(&bytes)?;
-    let owner = match object.remove("owner") {
+    let owner = object.remove("owner");
+    // A member that cannot change is named first: `{"name": ..}` is an attempt to rename,
+    // which "must name `owner`" would not explain.
+    if let Some(other) = object.keys().next() {
+        return Err(Problem::new(
+            ProblemCode::InvalidBody,
+            format!("`{other}` cannot be changed here; the body names only `owner` (a string or null)"),
+        ));
+    }
+    let owner = match owner {
         Some(Value::Null) => None,
         Some(Value::String(owner)) => Some(owner),
         Some(_) => return Err(Problem::new(ProblemCode::InvalidBody, "`owner` must be a string or null")),
         None => return Err(Problem::new(ProblemCode::InvalidBody, "the body must name `owner` (a string or null)")),
     };
-    if let Some(extra) = object.keys().next() {
-        return Err(Problem::new(
-            ProblemCode::InvalidBody,
-            format!("unknown member `{extra}`; only `owner` can change"),
-        ));
-    }
     check_owner(&owner)?;
     readable(&state, &caller, &id).await?;
     let by = caller.grantee();
