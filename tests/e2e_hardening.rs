@@ -159,9 +159,11 @@ async fn a_sqlite_file_locked_by_another_process_makes_the_replica_unready_until
     ready.assert_problem(503, "SERVICE_UNAVAILABLE");
     assert_eq!(ready.retry_after.as_deref(), Some("5"), "{ready:?}");
     assert_eq!(metrics.expect("/metrics answers while the file is locked").status(), 200);
+    assert!(h.running.state.health.in_outage(), "the outage is the service's to log and gauge");
     release.0.send(()).unwrap();
     holder.join().unwrap();
     assert_eq!(h.send(reqwest::Method::GET, "/ready", None, None).await.status, 200, "ready again");
+    assert!(!h.running.state.health.in_outage(), "and the outage ended");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -624,3 +624,58 @@ async fn a_successful_probe_or_scrape_is_logged_at_debug_and_a_failed_one_at_inf
     let line = log.text()[before..].to_owned();
     assert!(line.contains("INFO") && line.contains(REQUEST_LOG) && line.contains("status=503"), "{line}");
 }
+
+/// A database outage is logged when it begins, with its cause, and when it ends, with how long
+/// it lasted and how many operations it failed; the failures in between are debug lines, not
+/// one `ERROR` per request (a busy replica would write thousands a second), until it has lasted
+/// the reminder's interval. Reads end an unreachable database's outage, only writes a read-only
+/// one's; an answer that is a refusal (no such account) was an answer all the same.
+#[test]
+fn a_database_outage_is_logged_when_it_begins_and_ends_not_once_per_request() {
+    use e2e_support::service::db::StoreError;
+    use e2e_support::service::store::watched::Health;
+    use std::time::Duration;
+    let (subscriber, lines) = human_log();
+    let _log = tracing::subscriber::set_default(subscriber);
+    let unreachable = || Err::<(), _>(StoreError::Unavailable("connection refused".into()));
+    let errors = |log: &str| log.lines().filter(|line| line.contains("ERROR")).count();
+
+    let health = Health::reminding_every(Duration::from_secs(3600));
+    health.observe(&Ok(()), false);
+    assert!(!health.in_outage() && lines.text().is_empty(), "{}", lines.text());
+    for _ in 0..50 {
+        health.observe(&unreachable(), false);
+    }
+    let log = lines.text();
+    assert_eq!(errors(&log), 1, "{log}");
+    assert!(log.contains(r#"outage="unreachable""#) && log.contains("connection refused"), "{log}");
+    assert!(health.in_outage());
+    health.observe(&Err::<(), _>(StoreError::NotFound), false);
+    let log = lines.text();
+    let ended: Vec<&str> = log.lines().filter(|line| line.contains("the database outage ended")).collect();
+    assert_eq!(ended.len(), 1, "{log}");
+    assert!(ended[0].contains(" INFO ") && ended[0].contains("failures=50"), "{log}");
+    assert!(!health.in_outage());
+
+    // Read-only: a read served does not end it; a write does.
+    let read_only = || Err::<(), _>(StoreError::ReadOnly("cannot execute UPDATE in a read-only transaction".into()));
+    health.observe(&read_only(), true);
+    health.observe(&read_only(), true);
+    health.observe(&Ok(()), false);
+    assert!(health.in_outage(), "{}", lines.text());
+    health.observe(&Ok(()), true);
+    assert!(!health.in_outage());
+    let log = lines.text();
+    assert_eq!(errors(&log), 2, "{log}");
+    assert!(log.contains(r#"outage="read_only""#) && log.contains("failures=2"), "{log}");
+
+    // An outage that lasts is said again once the interval has passed (here at once), with the
+    // failures since the last line.
+    let reminding = Health::reminding_every(Duration::ZERO);
+    for _ in 0..3 {
+        reminding.observe(&unreachable(), false);
+    }
+    let log = lines.text();
+    assert_eq!(errors(&log), 5, "{log}");
+    assert!(log.contains("the database outage goes on") && log.contains("failures=1"), "{log}");
+}

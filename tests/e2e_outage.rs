@@ -51,6 +51,7 @@ async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() 
     }
     // What does not need the database is still served.
     assert_eq!(h.send(Method::GET, "/openapi.json", None, None).await.status, 200);
+    assert!(h.running.state.health.in_outage(), "the outage is the service's to log and gauge");
 
     // The end of the outage ends the refusals: the pool connects again.
     e2e_support::postgres::on_server(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).await;
@@ -58,6 +59,7 @@ async fn a_database_outage_is_a_503_with_retry_after_without_the_drivers_text() 
     assert_eq!(again.status, 200, "{:?}", again.body);
     let ready = h.send(Method::GET, "/ready", None, None).await;
     assert_eq!((ready.status.as_u16(), &ready.body["status"]), (200, &serde_json::json!("ready")), "ready again");
+    assert!(!h.running.state.health.in_outage(), "and the outage ended");
 }
 
 /// A database dropped and created again (empty) under the running service is an outage too, not

@@ -225,6 +225,22 @@ pub enum StoreError {
     PermissionsChanged,
 }
 
+impl StoreError {
+    /// True when the error says the database cannot serve now, rather than that a statement
+    /// failed: PostgreSQL without a connection, or SQLite's file locked by another process for
+    /// longer than its busy timeout.
+    pub fn is_outage(&self) -> bool {
+        match self {
+            StoreError::Unavailable(_) => true,
+            StoreError::Sql(e) => matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ),
+            _ => false,
+        }
+    }
+}
+
 impl From<rusqlite::Error> for StoreError {
     fn from(error: rusqlite::Error) -> Self {
         StoreError::Sql(error)

@@ -150,7 +150,8 @@ pub const ACCOUNT_ARCHIVED: &str = "ACCOUNT_ARCHIVED";
 /// which says `"outcome": "unknown"` (it may have been made); any other failure a 500 `INTERNAL`; neither says
 /// more than that to the client (the driver's text names databases, hosts and users, and is
 /// the same for every request, whoever sends it): the cause is logged at error level instead,
-/// inside the request's span.
+/// inside the request's span; an outage's once, when it begins, by the store's
+/// [`Health`](super::store::watched::Health), and at debug level for each request.
 pub fn store_problem(error: StoreError) -> Problem {
     match error {
         StoreError::NotFound => Problem::new(ProblemCode::NotFound, "No such service account."),
@@ -184,14 +185,15 @@ pub fn store_problem(error: StoreError) -> Problem {
                 .with_extension(OUTCOME, "unknown")
                 .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
         }
+        // The outage's beginning, end and cause are logged by the store's `Health`, once.
         StoreError::ReadOnly(cause) => {
-            tracing::error!(error = %cause, "the database takes no writes now (read-only: a failover?); answering 503");
+            tracing::debug!(error = %cause, "the database takes no writes now (read-only: a failover?); answering 503");
             outage(
                 "Its database takes no writes now (it turned read-only, as during a failover); reads are still served.",
             )
         }
-        error if is_outage(&error) => {
-            tracing::error!(error = %error, "the database cannot be reached or did not answer in time; answering 503");
+        error if error.is_outage() => {
+            tracing::debug!(error = %error, "the database cannot be reached or did not answer in time; answering 503");
             outage("Its database cannot be reached or did not answer in time.")
         }
         error => {
@@ -209,20 +211,6 @@ pub fn outage(what: &str) -> Problem {
     refusal_saying(StatusCode::SERVICE_UNAVAILABLE, Some(what))
         .with_retry_after(OUTAGE_RETRY_AFTER_SECS)
         .with_continuation(&completeness::Continuation::RetryAfter { seconds: OUTAGE_RETRY_AFTER_SECS })
-}
-
-/// True when `error` says the database cannot serve now, rather than that a statement failed:
-/// PostgreSQL without a connection, or SQLite's file locked by another process for longer than
-/// its busy timeout.
-fn is_outage(error: &StoreError) -> bool {
-    match error {
-        StoreError::Unavailable(_) => true,
-        StoreError::Sql(e) => matches!(
-            e.sqlite_error_code(),
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-        ),
-        _ => false,
-    }
 }
 
 /// The tenant named by a request, checked against the known tenants.

@@ -59,8 +59,7 @@ pub async fn ready(State(state): State<AppState>) -> Result<Exempt<(Extension<Ro
             Err(Problem::new(completeness::ProblemCode::Internal, "The server failed; the cause is in its log."))
         }
         Err(_) => {
-            let waited_ms = READY_TIMEOUT.as_millis() as u64;
-            tracing::error!(waited_ms, "the database did not answer the readiness check in time; answering 503");
+            state.health.unanswered(READY_TIMEOUT);
             Err(outage("Its database did not answer in time."))
         }
     }

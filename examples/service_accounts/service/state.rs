@@ -15,13 +15,16 @@ use super::db::{Change, Snapshot, StoreError};
 use super::replicas::{self, ReplicaSettings};
 use super::sources::{SEARCH_SOURCES, SearchSource, UsageSource};
 use super::store::Store;
+use super::store::watched::{Health, Watched};
 
 /// Everything the service owns, shared by the handlers.
 pub struct Service {
     /// The configuration it was started with.
     pub config: Config,
-    /// The accounts table and the credentials' grants.
+    /// The accounts table and the credentials' grants, watched by [`Service::health`].
     pub store: Store,
+    /// The database's outages, as the store's callers met them.
+    pub health: Arc<Health>,
     /// `directory`, `audit`, `legacy`, in that order.
     pub sources: Vec<Arc<SearchSource>>,
     /// When each account was last used.
@@ -62,7 +65,9 @@ impl Service {
     /// Opens the store (seeding an empty one) and builds each source's copy.
     pub async fn open(config: Config) -> Result<Service, StoreError> {
         let location = config.location().map_err(StoreError::Config)?;
-        let store = super::store::open(&location, config.snapshot_retention).await?;
+        let health = Arc::new(Health::default());
+        let store: Store =
+            Arc::new(Watched::new(super::store::open(&location, config.snapshot_retention).await?, health.clone()));
         // The usage source knows the seeded accounts, as many as the database holds, not the flag.
         let seeded = store.prepare(config.accounts, &DEFAULT_GRANTS).await?;
         let (snapshot, accounts) = store.current_accounts().await?;
@@ -91,6 +96,7 @@ impl Service {
         let service = Service {
             config,
             store,
+            health,
             sources,
             usage,
             completeness,

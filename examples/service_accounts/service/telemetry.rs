@@ -233,6 +233,11 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
                 "Rounds of a background task (the snapshot pruner, the source refresh) that failed or panicked, by task; \
                  each is an ERROR line in the log, and the task runs again at its next round."
             );
+            metrics::describe_gauge!(
+                super::store::watched::DATABASE_OUTAGE,
+                "1 while the database is in an outage, by outage: unreachable (it cannot be reached or does not \
+                 answer in time) or read_only (it takes no writes); 0 otherwise."
+            );
             Some(handle)
         })
         .clone()

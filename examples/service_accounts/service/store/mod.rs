@@ -9,6 +9,7 @@
 
 pub mod postgres;
 pub mod sqlite;
+pub mod watched;
 
 use std::sync::Arc;
 use std::time::Duration;
