@@ -302,6 +302,13 @@ async fn the_events_of_an_mcp_tool_call_are_in_its_request_span() {
         .unwrap_or_else(|| panic!("the tool's incomplete answer is logged:\n{log}"));
     assert!(event.contains("request{id=\"mcp-call-1\" method=POST route=\"/mcp\"}"), "{event}");
     assert!(event.contains(" sources=legacy "), "the source that failed is named: {event}");
+    // And why it failed, which the answer does not say, for the operator.
+    let failed = log
+        .lines()
+        .find(|line| line.contains("a search source failed"))
+        .unwrap_or_else(|| panic!("the source's failure is logged:\n{log}"));
+    assert!(failed.contains("request{id=\"mcp-call-1\"") && failed.contains("source=\"legacy\""), "{failed}");
+    assert!(failed.contains("cause=\"no such table"), "the driver's reason: {failed}");
     assert_finished_after_the_call(&log, "mcp-call-1");
 }
 

@@ -76,6 +76,13 @@ pub async fn search_records(
         fan_out.source(source.name(), Arc::clone(source).search(q.to_owned(), tenants.clone(), limit.saturating_add(1)))
     });
     let result = fan_out.run(budget).await;
+    // Why a source failed stays on the server (the answer says `SOURCE_UNAVAILABLE`, and the
+    // request's event its reasons): said here, in the request's span, for the operator.
+    for report in result.sources() {
+        if let SourceOutcome::Failed(failure) = &report.outcome {
+            tracing::info!(source = failure.source, cause = %failure.detail, "a search source failed");
+        }
+    }
     // Hits of several sources may name the same account: the cap counts accounts.
     let distinct: BTreeSet<&str> = result.items().iter().map(|hit| hit.id.as_str()).collect();
     let overflow = distinct.len() > limit
