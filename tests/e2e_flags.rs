@@ -970,14 +970,21 @@ async fn under_the_json_log_the_banner_is_an_event() {
     let mut process = example_command(&args, &[("RUST_LOG", "info")]).spawn().expect("the example starts");
     let mut log = BufReader::new(process.stderr.take().unwrap()).lines();
     let mut serving = None;
+    let mut timed = Vec::new();
     while let Some(line) = log.next_line().await.unwrap() {
         let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+        // A duration is a JSON number, which a log indexer maps once: not `"ms": "20"`.
+        if let Some(ms) = event.get("ms") {
+            assert!(ms.is_u64(), "{line}");
+            timed.push(event["message"].clone());
+        }
         if event["fields"]["message"] == "serving" || event["message"] == "serving" {
             serving = Some(event);
             break;
         }
     }
     let serving = serving.expect("a `serving` event");
+    assert_eq!(timed, ["seeded", "indexed"], "the start-up's phases with their durations");
     let fields = if serving["fields"].is_object() { &serving["fields"] } else { &serving };
     let url = fields["url"].as_str().expect("its URL").to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "{serving}");

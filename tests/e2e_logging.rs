@@ -116,7 +116,7 @@ fn a_background_task_failure_is_an_error_event_in_the_log() {
     let errors: Vec<&str> = log.lines().filter(|line| line.contains("ERROR")).collect();
     assert_eq!(errors.len(), 2, "{log}");
     assert!(errors[0].contains(r#"task="snapshot pruner""#) && errors[0].contains("database is locked"), "{log}");
-    assert!(errors[0].contains(r#"retry_in="5s""#), "{log}");
+    assert!(errors[0].contains("retry_in_ms=5000"), "{log}");
     assert!(errors[1].contains(r#"task="source refresh""#) && errors[1].contains(r#"panic="boom""#), "{log}");
     // And counted, by task, for an alert.
     let counted = metrics.render();

@@ -142,8 +142,8 @@ impl Running {
 /// in the service's log, and the other replicas then forget it within [`replicas::ALIVE`].
 async fn check_out(service: &Service) {
     if let Err(error) = service.store.check_out(&service.replica.replica).await {
-        let forgotten_within = format!("{:?}", replicas::ALIVE);
-        tracing::error!(task = "replica check-out", %error, forgotten_within, "this replica could not check out");
+        let forgotten_within_s = replicas::ALIVE.as_secs();
+        tracing::error!(task = "replica check-out", %error, forgotten_within_s, "this replica could not check out");
     }
 }
 
@@ -291,8 +291,7 @@ pub fn chore<E: std::fmt::Display>(name: &'static str, every: Duration, round: i
     match outcome {
         Ok(Ok(())) => true,
         Ok(Err(error)) => {
-            let retry_in = format!("{every:?}");
-            tracing::error!(task = name, %error, retry_in, "a background task failed");
+            tracing::error!(task = name, %error, retry_in_ms = telemetry::millis(every), "a background task failed");
             false
         }
         Err(panic) => {
@@ -301,8 +300,12 @@ pub fn chore<E: std::fmt::Display>(name: &'static str, every: Duration, round: i
                 .map(|s| (*s).to_owned())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".to_owned());
-            let retry_in = format!("{every:?}");
-            tracing::error!(task = name, panic = what, retry_in, "a background task panicked");
+            tracing::error!(
+                task = name,
+                panic = what,
+                retry_in_ms = telemetry::millis(every),
+                "a background task panicked"
+            );
             false
         }
     }

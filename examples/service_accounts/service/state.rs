@@ -81,7 +81,7 @@ impl Service {
             sources.push(Arc::new(source));
         }
         let usage = UsageSource::new(seeded, config.delay_of("usage"), config.fails("usage"))?;
-        tracing::info!(ms = indexing.elapsed().as_millis(), "indexed");
+        tracing::info!(ms = super::telemetry::millis(indexing.elapsed()), "indexed");
         // The ring `build` read from the flags, the file or the environment; without one, a
         // key that lives as long as the process.
         let keys = config.cursor_keys.clone().unwrap_or_else(CursorKeys::ephemeral);

@@ -243,6 +243,12 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
         .clone()
 }
 
+/// `duration` in whole milliseconds, as a log line's number (`as_millis` is a `u128`, which
+/// tracing writes as text: a JSON log's `"ms": "20"`).
+pub fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// The counter of failed rounds of the background tasks, by `task` (their fixed names): a
 /// pruner failing for an hour is an alert, not only lines in a log.
 pub const BACKGROUND_FAILURES: &str = "service_background_task_failures_total";

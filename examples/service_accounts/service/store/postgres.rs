@@ -1289,7 +1289,7 @@ impl AccountStore for PgStore {
                 let started = std::time::Instant::now();
                 tracing::info!(accounts, "seeding the empty store");
                 Self::seed(&tx, accounts).await?;
-                tracing::info!(accounts, ms = started.elapsed().as_millis(), "seeded");
+                tracing::info!(accounts, ms = super::super::telemetry::millis(started.elapsed()), "seeded");
             }
             let credentials: i64 = tx.query_one("SELECT COUNT(*) FROM credentials", &[]).await.map_err(pg)?.get(0);
             if credentials == 0 {

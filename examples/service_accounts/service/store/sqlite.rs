@@ -17,7 +17,7 @@ impl AccountStore for SqliteStore {
                 let started = std::time::Instant::now();
                 tracing::info!(accounts, "seeding the empty store");
                 self.seed(accounts)?;
-                tracing::info!(accounts, ms = started.elapsed().as_millis(), "seeded");
+                tracing::info!(accounts, ms = super::super::telemetry::millis(started.elapsed()), "seeded");
             }
             self.seed_grants(grants)?;
             self.seeded()

@@ -162,7 +162,7 @@ impl Health {
         let mut spells = self.spells.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(spell) = spells[outage as usize].take() {
             metrics::gauge!(DATABASE_OUTAGE, "outage" => outage.label()).set(0.0);
-            let lasted_ms = u64::try_from(spell.began.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let lasted_ms = super::super::telemetry::millis(spell.began.elapsed());
             tracing::info!(outage = outage.label(), lasted_ms, failures = spell.failures, "the database outage ended");
         }
     }
