@@ -50,10 +50,15 @@ async fn exit(mut process: Child) -> std::process::ExitStatus {
     tokio::time::timeout(Duration::from_secs(30), process.wait()).await.expect("it exits").unwrap()
 }
 
-/// A connection that sent half a request head, and keeps it open.
+/// A connection that sent half a request head, and keeps it open, accepted by the server: a
+/// request on a connection opened after it is answered first (the listener hands connections
+/// out in the order they came; one still in its queue when a stop signal closes it is never
+/// served, and holds nothing).
 async fn half_sent(url: &str) -> tokio::net::TcpStream {
     let mut tcp = tokio::net::TcpStream::connect(url.trim_start_matches("http://")).await.unwrap();
     tcp.write_all(b"GET /ready HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    let after = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
+    assert_eq!(status(after.get(format!("{url}/ready"))).await, 200);
     tcp
 }
 
