@@ -589,3 +589,49 @@ async fn a_revocation_and_an_archive_of_the_same_credential_are_ordered() {
     assert_eq!(h.store().fingerprint().await.unwrap(), before, "nothing was archived");
     drop(connection);
 }
+
+/// A replica whose pooled connections are all held (here by reads waiting on a lock another
+/// session holds) answers `/ready` with a 503 that says so, not that its database is down: the
+/// database answers, and the outage gauge stays 0. `/metrics` shows the pool's gauges. Once the
+/// lock is gone the held requests are answered and the replica is ready again.
+#[tokio::test]
+async fn a_replica_whose_connections_are_all_held_says_so_on_ready_not_that_its_database_is_down() {
+    let url = e2e_support::postgres::fresh_database().await;
+    let h = Arc::new(Harness::start(Config { db: Some(url.clone().into()), ..config(20) }).await);
+    assert_eq!(h.send(reqwest::Method::GET, "/ready", None, None).await.status, 200);
+    let max = h.store().connections().expect("a pool on PostgreSQL").max;
+
+    let lock = Lock::take(&url, "ACCESS EXCLUSIVE").await;
+    let held: Vec<_> = (0..max + 2)
+        .map(|_| {
+            let h = h.clone();
+            tokio::spawn(async move { h.get("/service-accounts?page_size=1", "admin").await })
+        })
+        .collect();
+    let started = Instant::now();
+    while !h.store().connections().unwrap().exhausted() {
+        assert!(started.elapsed() < HANG, "the pool was never exhausted: {:?}", h.store().connections());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let ready = within_hang("/ready", h.send(reqwest::Method::GET, "/ready", None, None)).await;
+    assert_outage(&ready, "/ready");
+    let detail = ready.body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("Every one of this replica's connections to its database is in use"), "{detail}");
+    assert!(!h.running.state.health.in_outage(), "the database answers: no outage");
+    let metrics = h.request(reqwest::Method::GET, "/metrics").send().await.unwrap().text().await.unwrap();
+    for series in [
+        "service_database_pool_connections{state=\"in_use\"}",
+        "service_database_pool_connections{state=\"idle\"}",
+        "service_database_pool_max_connections",
+        "service_database_pool_waiting",
+    ] {
+        assert!(metrics.contains(series), "{series} in:\n{metrics}");
+    }
+
+    lock.release().await;
+    for request in held {
+        let answer = within_hang("a held list", async { request.await.unwrap() }).await;
+        assert_eq!(answer.status, 200, "{:?}", answer.body);
+    }
+    assert_eq!(h.send(reqwest::Method::GET, "/ready", None, None).await.status, 200, "ready again");
+}

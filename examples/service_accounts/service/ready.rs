@@ -3,7 +3,9 @@
 //! credential would be needed for: a replica whose database answers is ready; one whose
 //! database cannot be reached, or does not answer within [`READY_TIMEOUT`], answers the same
 //! 503 `SERVICE_UNAVAILABLE` with `Retry-After` as every route that needs the database, so that
-//! the balancer sends its requests to another replica in the meantime.
+//! the balancer sends its requests to another replica in the meantime. So does a replica whose
+//! pooled connections are all in use for as long (its detail says so, not that the database is
+//! down): it is too busy to be sent more.
 //!
 //! The process being up says little by itself: a replica whose database is down answers every
 //! authenticated request with a 503, and would stay in the balancer's rotation if only the
@@ -58,9 +60,22 @@ pub async fn ready(State(state): State<AppState>) -> Result<Exempt<(Extension<Ro
             tracing::error!(error = %failed, "the readiness check failed; answering 500");
             Err(Problem::new(completeness::ProblemCode::Internal, "The server failed; the cause is in its log."))
         }
-        Err(_) => {
-            state.health.unanswered(READY_TIMEOUT);
-            Err(outage("Its database did not answer in time."))
-        }
+        Err(_) => match state.store.connections().filter(|pool| pool.exhausted()) {
+            // The database may be fine (a lock held elsewhere, a burst of slow requests): this
+            // replica holds every connection it may have, and is too busy to be sent more.
+            Some(pool) => {
+                tracing::warn!(
+                    connections = pool.max,
+                    waiting = pool.waiting,
+                    "the readiness check waited for a database connection for {READY_TIMEOUT:?}: every one of \
+                     this replica's is in use; answering 503"
+                );
+                Err(outage("Every one of this replica's connections to its database is in use."))
+            }
+            None => {
+                state.health.unanswered(READY_TIMEOUT);
+                Err(outage("Its database did not answer in time."))
+            }
+        },
     }
 }

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::Extension;
+use axum::extract::State;
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use completeness::{Exempt, Reported};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -33,6 +34,8 @@ use tracing_subscriber::fmt::{MakeWriter, format};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
+
+use super::state::AppState;
 
 /// How log lines are written (`--log-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -238,6 +241,16 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
                 "1 while the database is in an outage, by outage: unreachable (it cannot be reached or does not \
                  answer in time) or read_only (it takes no writes); 0 otherwise."
             );
+            metrics::describe_gauge!(
+                POOL_CONNECTIONS,
+                "The database pool's connections at the scrape, by state: in_use (held by a request or a \
+                 background task) or idle (PostgreSQL only)."
+            );
+            metrics::describe_gauge!(POOL_MAX_CONNECTIONS, "How many connections the database pool may hold.");
+            metrics::describe_gauge!(
+                POOL_WAITING,
+                "Requests waiting for a connection of the database pool at the scrape: every one is in use."
+            );
             Some(handle)
         })
         .clone()
@@ -248,6 +261,14 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
 pub fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
+
+/// The gauge of the database pool's connections, by `state` (`in_use`, `idle`), read at each
+/// scrape; a store without a pool (SQLite's) has none.
+pub const POOL_CONNECTIONS: &str = "service_database_pool_connections";
+/// The gauge of how many connections the database pool may hold.
+pub const POOL_MAX_CONNECTIONS: &str = "service_database_pool_max_connections";
+/// The gauge of requests waiting for one of the database pool's connections.
+pub const POOL_WAITING: &str = "service_database_pool_waiting";
 
 /// The counter of failed rounds of the background tasks, by `task` (their fixed names): a
 /// pruner failing for an hour is an alert, not only lines in a log.
@@ -336,8 +357,18 @@ impl Drop for Unanswered {
     }
 }
 
-/// `GET /metrics`: the counters in the Prometheus text format (empty when no recorder is ours).
-pub async fn metrics() -> Exempt<([(header::HeaderName, HeaderValue); 1], Extension<Routine>, String)> {
+/// `GET /metrics`: the counters in the Prometheus text format (empty when no recorder is ours),
+/// and the database pool's gauges ([`POOL_CONNECTIONS`]) as they are at the scrape.
+pub async fn metrics(
+    State(state): State<AppState>,
+) -> Exempt<([(header::HeaderName, HeaderValue); 1], Extension<Routine>, String)> {
+    if let Some(pool) = state.store.connections() {
+        let held = pool.open.saturating_sub(pool.idle);
+        metrics::gauge!(POOL_CONNECTIONS, "state" => "in_use").set(held as f64);
+        metrics::gauge!(POOL_CONNECTIONS, "state" => "idle").set(pool.idle as f64);
+        metrics::gauge!(POOL_MAX_CONNECTIONS).set(pool.max as f64);
+        metrics::gauge!(POOL_WAITING).set(pool.waiting as f64);
+    }
     let text = METRICS.get().and_then(Option::as_ref).map(PrometheusHandle::render).unwrap_or_default();
     let content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
     Exempt::new(([(header::CONTENT_TYPE, content_type)], Extension(Routine), text), super::openapi::METRICS_EXEMPT)

@@ -357,10 +357,34 @@ pub trait AccountStore: Send + Sync {
         let _ = replica;
         Ok(())
     }
+    /// The pool's connections now; `None` for a store that holds one connection (SQLite's).
+    fn connections(&self) -> Option<Connections> {
+        None
+    }
 }
 
 /// The store the handlers share.
 pub type Store = Arc<dyn AccountStore>;
+
+/// The connections of a store that pools them, now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Connections {
+    /// How many the pool may hold.
+    pub max: usize,
+    /// How many it holds.
+    pub open: usize,
+    /// How many of those no request holds.
+    pub idle: usize,
+    /// How many requests wait for one.
+    pub waiting: usize,
+}
+
+impl Connections {
+    /// True when every connection the pool may hold is held: a request waits for one.
+    pub fn exhausted(&self) -> bool {
+        self.idle == 0 && self.open >= self.max
+    }
+}
 
 /// Opens the store `location` names, with `retention` for superseded snapshots.
 pub async fn open(location: &Location, retention: Duration) -> Result<Store, StoreError> {

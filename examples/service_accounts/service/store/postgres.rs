@@ -76,7 +76,7 @@ use super::super::db::{
 };
 use super::super::replicas::{ALIVE, ReplicaSettings};
 use super::super::seed;
-use super::AccountStore;
+use super::{AccountStore, Connections};
 
 /// The key of the advisory lock held while the schema is created and seeded.
 const PREPARE_LOCK: i64 = 0x636f_6d70_6c65;
@@ -1762,6 +1762,10 @@ impl AccountStore for PgStore {
             client.execute("DELETE FROM replicas WHERE replica = $1", &[&replica]).await.map_err(pg).map(drop)
         })
         .await
+    }
+    fn connections(&self) -> Option<Connections> {
+        let status = self.pool.status();
+        Some(Connections { max: status.max_size, open: status.size, idle: status.available, waiting: status.waiting })
     }
 }
 

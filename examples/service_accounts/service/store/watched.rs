@@ -16,7 +16,7 @@ use super::super::db::{
     Account, ArchiveOutcome, Filter, Grant, Grantee, ListItem, NewAccount, OwnerSet, Snapshot, StoreError,
 };
 use super::super::replicas::ReplicaSettings;
-use super::AccountStore;
+use super::{AccountStore, Connections};
 
 /// The gauge of outages under way, by `outage` (`unreachable`, `read_only`): 1 while the
 /// database is in it, 0 otherwise.
@@ -275,5 +275,8 @@ impl AccountStore for Watched {
     }
     async fn check_out(&self, replica: &str) -> Result<(), StoreError> {
         self.inner.check_out(replica).await
+    }
+    fn connections(&self) -> Option<Connections> {
+        self.inner.connections()
     }
 }
