@@ -44,7 +44,9 @@ pub(crate) fn check_encoding(query: &str) -> Result<(), Problem> {
     for pair in query.split('&') {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         if [key, value].iter().any(|part| percent_encoding::percent_decode_str(part).decode_utf8().is_err()) {
-            let name = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+            // Decoded when the name is UTF-8 (its value was not), else as sent: never with a
+            // U+FFFD the client did not send.
+            let name = percent_encoding::percent_decode_str(key).decode_utf8().unwrap_or(Cow::Borrowed(key));
             return Err(refused(format!(
                 "the query parameter '{name}' does not decode to UTF-8 text: percent-encode the UTF-8 bytes of its name and value"
             ))
@@ -103,6 +105,11 @@ mod tests {
         for query in ["q=%25", "q=caf%C3%A9", "q=a+b", "q=plain&page_size=10", "q=%7e%7E", ""] {
             assert!(check_encoding(query).is_ok(), "{query}");
         }
+        // The parameter is named as the client wrote it when its name does not decode, and
+        // decoded when only its value does not.
+        let parameter = |query| check_encoding(query).unwrap_err().parameter().map(str::to_owned);
+        assert_eq!(parameter("a=1&x%FF=1"), Some("x%FF".to_owned()));
+        assert_eq!(parameter("caf%C3%A9=%FF"), Some("café".to_owned()));
         // Through the pairs every extractor reads.
         let uri: Uri = "/a?page_size=%FF".parse().unwrap();
         assert!(query_pairs(&uri).is_err());
