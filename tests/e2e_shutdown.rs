@@ -117,6 +117,8 @@ async fn a_half_sent_request_holds_the_exit_for_the_stop_timeout_only() {
         let log = log.await.unwrap();
         assert!(log.contains("stopping: connections still open after --stop-timeout are closed"), "{stop}: {log}");
         assert!(log.contains("open=1"), "{stop}: {log}");
+        // Its last line says the stop is done, so that a log that ends elsewhere tells of a crash.
+        assert!(log.lines().last().is_some_and(|line| line.ends_with(": stopped")), "{stop}: {log}");
         drop(held);
     }
 }
@@ -261,6 +263,7 @@ async fn a_stop_signal_during_the_start_up_stops_the_service_once_started() {
     let seeded = log.find("seeded").unwrap_or_else(|| panic!("{log}"));
     assert!(heard < seeded, "the signal is heard during the seeding, not after it:\n{log}");
     assert!(log.contains("stopping signal=\"SIGTERM\""), "{log}");
+    assert!(log.lines().last().is_some_and(|line| line.ends_with(": stopped")), "{log}");
     let banner = rest(BufReader::new(stdout).lines()).await;
     assert!(banner.is_empty(), "no banner for a service that stops before serving: {banner}");
 

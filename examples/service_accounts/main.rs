@@ -100,7 +100,7 @@ async fn main() {
         tracing::info!(signal, "stopping");
         stop_at_a_second_signal(signals, log_format);
         // Never announced: no balancer sends to it yet, so no `--stop-delay`.
-        let _ = running.stop_after(std::time::Duration::ZERO).await;
+        stopped(running.stop_after(std::time::Duration::ZERO).await, log_format);
         return;
     }
     let url = running.url();
@@ -123,7 +123,18 @@ async fn main() {
         }
     }
     stop_at_a_second_signal(signals, log_format);
-    let _ = running.stop().await;
+    stopped(running.stop().await, log_format);
+}
+
+/// The last line of a stop: `stopped`, or the server's failure, which exits 1.
+fn stopped(outcome: std::io::Result<()>, log_format: service::telemetry::LogFormat) {
+    match outcome {
+        Ok(()) => tracing::info!("stopped"),
+        Err(error) => {
+            fatal(log_format, &format!("the server failed while stopping: {error}"));
+            std::process::exit(1);
+        }
+    }
 }
 
 /// A second signal stops at once: whoever sends it does not want to wait for the open

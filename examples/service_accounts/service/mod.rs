@@ -200,7 +200,7 @@ pub async fn start(mut config: Config) -> Result<Running, StartError> {
     let (state, router) = build(config, mcp_sessions.clone()).await?;
     let listener = socket.listen(LISTEN_BACKLOG).map_err(cannot_listen)?;
     // The name other replicas' warnings give this one, said by this one.
-    tracing::info!(replica = %state.replica.replica, "listening");
+    tracing::info!(replica = %state.replica.replica, version = env!("CARGO_PKG_VERSION"), "listening");
     let (stop, stopped) = oneshot::channel::<()>();
     let (read_timeout, stop_timeout) = (state.config.read_timeout, state.config.stop_timeout);
     let server = tokio::spawn(serve::serve(listener, router, read_timeout, stop_timeout, async move {
