@@ -82,6 +82,8 @@ fn bad_flags_are_refused_with_a_reason() {
         ),
         (&["--accounts", "99999999999"], "--accounts: 99999999999 is more than the largest accepted value, 1000000"),
         (&["--addr"], "needs a value"),
+        (&["--addr", "127.0.0.1:99999"], "--addr: '127.0.0.1:99999' is not an IP address and port"),
+        (&["--addr", "localhost:3000"], "--addr: 'localhost:3000' is not an IP address and port"),
         // An empty `--db` (a script that printed nothing) never falls back to a throwaway database.
         (&["--db", ""], "no database named"),
         (&["--db", "sqlite:"], "no database named"),

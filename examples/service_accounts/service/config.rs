@@ -212,7 +212,12 @@ impl Config {
             let mut value = || inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{flag} needs a value"));
             match flag.as_str() {
                 "--demo" => config.demo = true,
-                "--addr" => config.addr = value()?.parse().map_err(|e| format!("--addr: {e}"))?,
+                "--addr" => {
+                    let addr = value()?;
+                    config.addr = addr.parse().map_err(|e| {
+                        format!("--addr: '{addr}' is not an IP address and port, as 127.0.0.1:3000 ({e})")
+                    })?;
+                }
                 "--db" => {
                     let db = value()?;
                     Location::parse(&db)?;
