@@ -953,3 +953,35 @@ async fn the_openapi_document_states_security_statuses_constraints_and_each_oper
     }
 }
 }
+
+/// The document states the limits the service was started with, so that a generated client or
+/// an agent knows them before its first request: the default and largest page size (the
+/// default also as the schema's `default`), how long a cursor and evidence last, and the
+/// search's default budget and cap. The MCP tools' output schemas come from the same document.
+#[tokio::test]
+async fn the_openapi_document_states_the_limits_the_service_applies() {
+    let mut cfg = config(5);
+    cfg.max_page_size = 120;
+    cfg.default_page_size = 30;
+    cfg.cursor_ttl = Duration::from_secs(90);
+    cfg.evidence_ttl = Duration::from_secs(45);
+    cfg.default_time_budget = Duration::from_millis(1500);
+    cfg.max_time_budget = Duration::from_secs(12);
+    let h = Harness::start(cfg).await;
+    let doc = h.send(Method::GET, "/openapi.json", None, None).await.body;
+    let parameter = |path: &str, name: &str| {
+        let list = doc["paths"][path]["get"]["parameters"].as_array().unwrap();
+        list.iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("{path} {name}")).clone()
+    };
+    let page_size = parameter("/service-accounts", "page_size");
+    assert_eq!(page_size["schema"]["default"], 30, "{page_size}");
+    let said = page_size["description"].as_str().unwrap();
+    assert!(said.contains("(30 when not given)") && said.contains("above 120 is reduced to 120"), "{said}");
+    let cursor = parameter("/service-accounts", "cursor");
+    assert!(cursor["description"].as_str().unwrap().contains("expires 90 s after"), "{cursor}");
+    let budget = parameter("/search", "time_budget_ms");
+    assert_eq!(budget["schema"]["default"], 1500, "{budget}");
+    assert!(budget["description"].as_str().unwrap().contains("above 12000 is capped"), "{budget}");
+    let evidence = &doc["components"]["schemas"]["ArchiveRequest"]["properties"]["evidence"]["description"];
+    assert!(evidence.as_str().unwrap().contains("expires 45 s after"), "{evidence}");
+}

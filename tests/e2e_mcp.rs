@@ -1543,6 +1543,19 @@ async fn descriptions_name_only_what_their_tool_takes_and_answers_with() {
     assert!(search.contains("STALE_INDEX") && search.contains("does not prove absence"), "{search}");
     let count = tool(&tools, COUNT).description.as_deref().unwrap_or_default();
     assert!(count.contains("`relation`") && count.contains("`count`") && !count.contains("`value`"), "{count}");
+    // The limits the service applies, so that an agent need not find them by trying.
+    let settings = &h.running.state.completeness;
+    let list = tool(&tools, LIST).description.as_deref().unwrap_or_default();
+    let sizes = format!(
+        "A page holds {} accounts unless `page_size` asks for another number, at most {}; a cursor expires {} s",
+        settings.default_page_size(),
+        settings.max_page_size(),
+        settings.cursor_ttl().as_secs()
+    );
+    assert!(list.contains(&sizes), "{sizes} in: {list}");
+    let budget =
+        format!("{} ms unless `time_budget_ms`", settings.default_time_budget().as_millis());
+    assert!(search.contains(&budget), "{budget} in: {search}");
     admin.cancel().await.unwrap();
     h.running.stop().await.unwrap();
 }

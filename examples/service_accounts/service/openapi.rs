@@ -5,10 +5,10 @@
 //! operation answers with is listed with the problem schema, bodies and parameters carry the
 //! constraints the handlers enforce, and every route but this one requires the bearer scheme.
 
-use std::sync::LazyLock;
-
 use axum::Json;
+use axum::extract::State;
 use axum::http::StatusCode;
+use completeness::config::CompletenessConfig;
 use completeness::schema::{
     COMPLETE_ABOUT, EVIDENCE_ABOUT, STATUS_ABOUT, TRUNCATED_ABOUT, add_aggregate_rules, add_block_rules, parameters,
 };
@@ -37,6 +37,7 @@ use super::refusals;
 use super::search::SearchReason;
 use super::seed::TENANTS;
 use super::sources::SEARCH_SOURCES;
+use super::state::AppState;
 
 /// Why the document carries no completeness block.
 pub const DOCUMENT_EXEMPT: &str = "the API description, not a list";
@@ -47,18 +48,17 @@ pub const METRICS_EXEMPT: &str = "the service's counters in the Prometheus text 
 /// The warnings a single account may carry.
 const ACCOUNT_WARNINGS: &[WarningCode] = &[WarningCode::PartialFieldSet];
 
-/// `GET /openapi.json`: the document built once (it depends on no setting), as anyone may ask
-/// for it without a credential.
-pub async fn document() -> Exempt<Json<Value>> {
-    static DOCUMENT: LazyLock<Value> = LazyLock::new(document_json);
-    Exempt::new(Json(DOCUMENT.clone()), DOCUMENT_EXEMPT)
+/// `GET /openapi.json`: the document the service built when it started (it states the limits
+/// its settings apply), as anyone may ask for it without a credential.
+pub async fn document(State(state): State<AppState>) -> Exempt<Json<Value>> {
+    Exempt::new(Json(Value::clone(&state.openapi)), DOCUMENT_EXEMPT)
 }
 
 /// The document as JSON, each response's schema with the rules of contract §2.2 a schema can
 /// state over its block (`completeness::schema::add_block_rules`): utoipa's builders write no `if`,
 /// so they are added to the JSON. The MCP tools' output schemas are taken from it.
-pub fn document_json() -> Value {
-    let mut value = serde_json::to_value(openapi()).unwrap_or(Value::Null);
+pub fn document_json(settings: &CompletenessConfig) -> Value {
+    let mut value = serde_json::to_value(openapi(settings)).unwrap_or(Value::Null);
     add_block_rules::<ListServiceAccountsReason>(&mut value, "ServiceAccountPage");
     add_block_rules::<SearchReason>(&mut value, "SearchResult");
     add_aggregate_rules::<CountServiceAccountsReason>(&mut value, "ServiceAccountCount");
@@ -441,8 +441,8 @@ fn with_request_id(mut paths: utoipa::openapi::Paths) -> utoipa::openapi::Paths 
 
 const REQUEST_ID: &str = "X-Request-Id";
 
-/// The document.
-pub fn openapi() -> OpenApi {
+/// The document, with the page sizes, budgets and lifetimes `settings` apply.
+pub fn openapi(settings: &CompletenessConfig) -> OpenApi {
     use ProblemCode::*;
     let owner =
         query("owner", "`none` for unowned accounts, or an owner's name", string().pattern(Some(OWNER_FILTER_PATTERN)));
@@ -461,7 +461,8 @@ pub fn openapi() -> OpenApi {
              with no source that could run out of time, so a budget could never change the answer.",
         ))
         .parameters(Some(
-            [vec![owner.clone(), tenant.clone()], parameters::paging(), parameters::require_complete()].concat(),
+            [vec![owner.clone(), tenant.clone()], parameters::paging_for(settings), parameters::require_complete()]
+                .concat(),
         ))
         .response("200", demand_response("A page of the inventory", "ServiceAccountPage"))
         .extensions(Some(declared(RESOURCE, ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS)));
@@ -550,7 +551,7 @@ pub fn openapi() -> OpenApi {
                         .build(),
                     tenant,
                 ],
-                parameters::time_budget(),
+                parameters::time_budget_for(settings),
                 parameters::require_complete(),
             ]
             .concat(),
@@ -802,7 +803,14 @@ pub fn openapi() -> OpenApi {
                     ),
                     (
                         "evidence",
-                        string().min_length(Some(1)).description(Some("the inventory's evidence token")).into(),
+                        string()
+                            .min_length(Some(1))
+                            .description(Some(format!(
+                                "the inventory's evidence token; it expires {} s after the inventory's last page \
+                                 was answered (412 EVIDENCE_EXPIRED)",
+                                settings.evidence_ttl().as_secs_f64()
+                            )))
+                            .into(),
                     ),
                 ],
                 &["ids", "evidence"],

@@ -31,6 +31,9 @@ pub struct Service {
     pub usage: UsageSource,
     /// Cursor and evidence keys, page sizes, time budgets: the framework's settings.
     pub completeness: CompletenessConfig,
+    /// The OpenAPI document, which states the limits of those settings (`GET /openapi.json`;
+    /// the MCP tools' output schemas are taken from it).
+    pub openapi: Arc<serde_json::Value>,
     /// The settings this replica records for the others (see `replicas`).
     pub replica: ReplicaSettings,
     /// The fault layer of `--faults`, one for the REST routes and the MCP tools, which draw
@@ -99,6 +102,7 @@ impl Service {
             health,
             sources,
             usage,
+            openapi: Arc::new(super::openapi::document_json(&completeness)),
             completeness,
             replica,
             faults,

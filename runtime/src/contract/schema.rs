@@ -1215,6 +1215,8 @@ const COLLECTION: &str = "A collection response with its completeness block (con
 /// parameters::RequireCompleteParams), ..)]`.
 #[cfg(feature = "openapi")]
 pub mod parameters {
+    use std::time::Duration;
+
     use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
     use utoipa::openapi::schema::{ObjectBuilder, Type};
 
@@ -1235,21 +1237,68 @@ pub mod parameters {
 
     /// `page_size` and `cursor` (`PageRequest`, contract §2.5).
     pub fn paging() -> Vec<Parameter> {
+        paging_stated(None)
+    }
+
+    /// [`paging`] with the limits `config` applies stated: the default and largest page size
+    /// (also the `page_size` schema's `default`), and how long a cursor lasts. A generated client
+    /// or an agent then knows them before its first request.
+    #[cfg(feature = "axum")]
+    pub fn paging_for(config: &crate::server::config::CompletenessConfig) -> Vec<Parameter> {
+        paging_stated(Some(Paging {
+            default: config.default_page_size(),
+            max: config.max_page_size(),
+            cursor_ttl: config.cursor_ttl(),
+        }))
+    }
+
+    /// The limits [`paging_for`] states.
+    struct Paging {
+        default: u64,
+        max: u64,
+        cursor_ttl: Duration,
+    }
+
+    fn paging_stated(limits: Option<Paging>) -> Vec<Parameter> {
+        let mut size = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1));
+        let (sizes, lasts) = match &limits {
+            Some(Paging { default, max, cursor_ttl }) => {
+                size = size.default(Some((*default).into()));
+                (
+                    format!(
+                        "Items per page, at least 1 ({default} when not given); a size above {max} is reduced \
+                         to {max}, with a PAGE_SIZE_REDUCED warning"
+                    ),
+                    format!(
+                        " A cursor expires {} after its page was answered (410 CURSOR_EXPIRED, with a `restart` \
+                         continuation).",
+                        seconds(*cursor_ttl)
+                    ),
+                )
+            }
+            None => (
+                "Items per page, at least 1; a size above the server's maximum is clamped to it, with a \
+                 PAGE_SIZE_REDUCED warning"
+                    .to_owned(),
+                String::new(),
+            ),
+        };
         vec![
             parameter(
                 PAGE_SIZE,
                 ParameterIn::Query,
-                "Items per page, at least 1; a size above the server's maximum is clamped to it, with a \
-                 PAGE_SIZE_REDUCED warning (given twice, or 0: 400 INVALID_PAGE_SIZE).",
-                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
+                &format!("{sizes} (given twice, or 0: 400 INVALID_PAGE_SIZE)."),
+                size,
             ),
             parameter(
                 CURSOR,
                 ParameterIn::Query,
-                "The `next_cursor` of the previous page, as sent, with the same filters and ordering as the \
-                 first page (`page_size` may change); refused with a problem when it expired, was tampered \
-                 with, or belongs to another query or credential. A page answered with `page.resumed: false` \
-                 is a first page again: the traversal started over, so drop the pages read before it.",
+                &format!(
+                    "The `next_cursor` of the previous page, as sent, with the same filters and ordering as the \
+                     first page (`page_size` may change); refused with a problem when it expired, was tampered \
+                     with, or belongs to another query or credential. A page answered with `page.resumed: false` \
+                     is a first page again: the traversal started over, so drop the pages read before it.{lasts}"
+                ),
                 ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)),
             ),
         ]
@@ -1257,13 +1306,36 @@ pub mod parameters {
 
     /// `time_budget_ms` and the `Request-Timeout` header (`TimeBudget`, contract §5.2).
     pub fn time_budget() -> Vec<Parameter> {
+        time_budget_stated(None)
+    }
+
+    /// [`time_budget`] with the budgets `config` applies stated: the default (also the
+    /// `time_budget_ms` schema's `default`) and the cap.
+    #[cfg(feature = "axum")]
+    pub fn time_budget_for(config: &crate::server::config::CompletenessConfig) -> Vec<Parameter> {
+        time_budget_stated(Some((config.default_time_budget(), config.max_time_budget())))
+    }
+
+    fn time_budget_stated(budgets: Option<(Duration, Duration)>) -> Vec<Parameter> {
+        let mut ms = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1));
+        let stated = match budgets {
+            Some((default, max)) => {
+                ms = ms.default(Some(u64::try_from(default.as_millis()).unwrap_or(u64::MAX).into()));
+                format!(
+                    "Positive milliseconds ({} when neither this nor Request-Timeout is given); a budget above {} \
+                     is capped to it",
+                    default.as_millis(),
+                    max.as_millis()
+                )
+            }
+            None => "Positive milliseconds; a budget above the server's maximum is capped to it".to_owned(),
+        };
         vec![
             parameter(
                 TIME_BUDGET_MS,
                 ParameterIn::Query,
-                "Positive milliseconds; a budget above the server's maximum is capped to it (given twice, \
-                 or not a positive integer: 400 INVALID_TIME_BUDGET).",
-                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)),
+                &format!("{stated} (given twice, or not a positive integer: 400 INVALID_TIME_BUDGET)."),
+                ms,
             ),
             parameter(
                 REQUEST_TIMEOUT,
@@ -1274,6 +1346,11 @@ pub mod parameters {
                 ObjectBuilder::new().schema_type(Type::String).pattern(Some(POSITIVE_SECONDS)),
             ),
         ]
+    }
+
+    /// `duration` as the descriptions say it: `900 s`, `0.5 s`.
+    fn seconds(duration: Duration) -> String {
+        format!("{} s", duration.as_secs_f64())
     }
 
     /// `require_complete` and the `Prefer: handling=strict` header (contract §5.3), read on every

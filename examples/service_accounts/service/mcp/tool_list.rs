@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use completeness::{ReasonCode, WarningCode};
 use rmcp::model::{Tool, ToolAnnotations};
+use serde_json::Value;
+
+use completeness::config::CompletenessConfig;
 
 use super::super::inventory::{CountServiceAccountsReason, ListServiceAccountsReason};
-use super::super::openapi;
 use super::super::search::SearchReason;
 use super::arguments::{ArchiveArgs, CountArgs, GetArgs, ListArgs, SearchArgs};
 use super::schemas::{input_schema, json_schema_formats_only, output_schema};
@@ -55,8 +57,8 @@ fn reading(reasons: &[ReasonCode], warnings: &[WarningCode], whole: &str, part: 
 
 /// The tools, in the order of the REST routes, each schema with only the formats JSON Schema
 /// defines ([`json_schema_formats_only`]).
-pub(super) fn tools() -> Vec<Tool> {
-    let mut tools = described_tools();
+pub(super) fn tools(document: &Value, settings: &CompletenessConfig) -> Vec<Tool> {
+    let mut tools = described_tools(document, settings);
     for tool in &mut tools {
         let mut schemas = [Some(&mut tool.input_schema), tool.output_schema.as_mut()];
         for schema in schemas.iter_mut().flatten() {
@@ -67,9 +69,8 @@ pub(super) fn tools() -> Vec<Tool> {
 }
 
 /// The tools as they are described and typed, in the order of the REST routes.
-fn described_tools() -> Vec<Tool> {
-    let document = openapi::document_json();
-    let output = |component: &str| output_schema(&document, component);
+fn described_tools(document: &Value, settings: &CompletenessConfig) -> Vec<Tool> {
+    let output = |component: &str| output_schema(document, component);
     let read_only = |title: &str| {
         ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)
     };
@@ -87,9 +88,14 @@ fn described_tools() -> Vec<Tool> {
             format!(
                 "List service accounts that are not archived (GET /service-accounts), a page at a time at a frozen \
                  snapshot. Page with `cursor` = `next_cursor` (same filters) until `next_cursor` is null; the last \
-                 page of a complete traversal carries `evidence`. A verdict starting STARTED OVER answers a cursor \
-                 with the first page again: drop the pages read before it. One starting COMPLETE PAGE, INCOMPLETE \
-                 TRAVERSAL ends a traversal an earlier page of which was partial or stale. {}",
+                 page of a complete traversal carries `evidence`. A page holds {} accounts unless `page_size` asks \
+                 for another number, at most {}; a cursor expires {} s after its page. A verdict starting STARTED \
+                 OVER answers a cursor with the first page again: drop the pages read before it. One starting \
+                 COMPLETE PAGE, INCOMPLETE TRAVERSAL ends a traversal an earlier page of which was partial or \
+                 stale. {}",
+                settings.default_page_size(),
+                settings.max_page_size(),
+                settings.cursor_ttl().as_secs_f64(),
                 reading(ListServiceAccountsReason::ALL, ListServiceAccountsReason::WARNINGS, whole_page, part)
             ),
             input_schema::<ListArgs>(),
@@ -100,8 +106,10 @@ fn described_tools() -> Vec<Tool> {
             SEARCH,
             format!(
                 "Search service accounts by name (GET /search) across the directory, audit and legacy sources \
-                 within a time budget. Hits include archived accounts and say nothing of their state: read one \
-                 with {GET} to tell. {}",
+                 within a time budget: {} ms unless `time_budget_ms` asks for another, at most {} ms. Hits include \
+                 archived accounts and say nothing of their state: read one with {GET} to tell. {}",
+                settings.default_time_budget().as_millis(),
+                settings.max_time_budget().as_millis(),
                 reading(SearchReason::ALL, SearchReason::WARNINGS, whole, part)
             ),
             input_schema::<SearchArgs>(),

@@ -37,7 +37,8 @@ pub struct InventoryTools {
 impl InventoryTools {
     /// The tools over `state`.
     pub fn new(state: AppState) -> InventoryTools {
-        InventoryTools { state, tools: Arc::new(tools()) }
+        let tools = Arc::new(tools(&state.openapi, &state.completeness));
+        InventoryTools { state, tools }
     }
 
     /// Calls tool `name` with `arguments` as `caller`; arguments that cannot be read are
