@@ -23,9 +23,9 @@ fn ui_cases_fail_and_pass_as_recorded() {
     assert_eq!(
         actual, pinned,
         "the UI expectations in tests/ui/fail/*.stderr were recorded with `{pinned}`, but this is `{actual}`.\n\
-         Compiler messages differ between releases. Either use the pinned toolchain, or regenerate them with\n\
-         `TRYBUILD=overwrite cargo test --all-features --test ui`, review every changed .stderr, and write\n\
-         `{actual}` into tests/ui/TOOLCHAIN."
+         Compiler messages differ between releases. Either use the pinned toolchain, or write `{actual}`\n\
+         into tests/ui/TOOLCHAIN first (`rustc --version > tests/ui/TOOLCHAIN`), then regenerate them with\n\
+         `TRYBUILD=overwrite cargo test --all-features --test ui` and review every changed .stderr."
     );
 
     let cases = trybuild::TestCases::new();

@@ -1,7 +1,8 @@
 //! Procedural macros of the `completeness` framework. Use them through the
 //! `completeness` facade crate, which documents them.
 //!
-//! Each macro is split like serde_derive and thiserror: `ast` borrows the syn input,
+//! Each macro is split like serde_derive and thiserror: `ast` borrows the syn input (the
+//! `Reason` and `Warning` derives, whose input is one struct, read syn's `DeriveInput` as it is),
 //! `attr` reads the helper attributes into typed slots, `valid` runs every rule and
 //! collects every error in one shared context (`ctxt.rs`), and `expand` (infallible) writes code
 //! that names everything through `::completeness::__private` (or the path a `crate = "..."` key
