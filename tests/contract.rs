@@ -1101,3 +1101,19 @@ fn the_openapi_schema_of_an_envelope_over_any_reason_takes_every_reason() {
     bare.as_object_mut().unwrap().remove("incomplete_reasons");
     assert!(!validator.is_valid(&bare), "an answer without `incomplete_reasons`: {bare}");
 }
+
+/// The public error types are errors: a caller's own error type takes them with `?` through
+/// `From<E: Error>` (anyhow, `Box<dyn Error>`), and they say what went wrong in words.
+#[test]
+fn public_error_types_implement_std_error_and_display() {
+    fn error<E: std::error::Error + Send + Sync + 'static>() {}
+    error::<completeness::Problem>();
+    error::<completeness::FetchError>();
+    error::<completeness::rules::Violation>();
+    error::<completeness::warning::CatalogProblem>();
+    error::<completeness::cursor::CursorError>();
+    error::<completeness::cursor::TokenError>();
+    error::<completeness::cursor::KeyError>();
+    let said = completeness::cursor::TokenError::BadSignature.to_string();
+    assert_eq!(said, "token refused: its signature does not match (altered or forged)");
+}

@@ -10,6 +10,7 @@ use crate::contract::warning::Warning;
 /// What the caller means to do with a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Intent {
     /// Describe what was found.
     Report,

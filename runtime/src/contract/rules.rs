@@ -100,6 +100,8 @@ impl fmt::Display for Violation {
     }
 }
 
+impl std::error::Error for Violation {}
+
 /// The members that `complete` constrains, as received: `status` and `truncated` as they are,
 /// and whether `continuation` and `evidence` are set (`evidence` is not, for a shape without it).
 pub(crate) struct Received<'a> {

@@ -30,6 +30,7 @@ pub struct WarningCatalog {
 
 /// A catalog problem: a code past its review date or missing from the catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CatalogProblem {
     /// The code's review-by date has passed.
     Overdue {
@@ -59,6 +60,8 @@ impl fmt::Display for CatalogProblem {
         }
     }
 }
+
+impl std::error::Error for CatalogProblem {}
 
 impl WarningCatalog {
     /// An empty catalog.

@@ -87,6 +87,7 @@ pub const DEFAULT_MAX_BYTES: usize = 256 * 1024;
 
 /// What the layer found in one JSON body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Problem {
     /// Rule 3: the body is a JSON array.
     BareArray,

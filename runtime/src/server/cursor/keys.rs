@@ -46,6 +46,7 @@ struct RingKey {
 
 /// Why a key ring configuration was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyError {
     /// The environment variable is not set (or not valid Unicode).
     MissingVariable(String),

@@ -70,6 +70,7 @@ const WHOLE_MARK: u8 = 0x57;
 
 /// Why a cursor was refused. Converts into the problem of contract §2.5.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CursorError {
     /// Oversized, malformed, signed by an unknown key, or altered.
     Invalid(TokenError),

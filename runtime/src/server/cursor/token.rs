@@ -59,6 +59,14 @@ impl TokenError {
     }
 }
 
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "token refused: {}", self.describe())
+    }
+}
+
+impl std::error::Error for TokenError {}
+
 /// Signs `payload` with the active key: `<version>.<kid>.<payload>.<mac>`.
 pub(crate) fn seal(keys: &CursorKeys, version: &str, payload: &[u8]) -> String {
     let (kid, mut mac) = keys.active();
