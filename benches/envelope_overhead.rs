@@ -44,19 +44,16 @@ fn envelope(items: Vec<Item>) -> Envelope<Item> {
         .with_snapshot("s-1042")
         .with_filter("owner", "none");
     let completeness = Completeness::<StandardReason>::incomplete(scope, MorePagesAvailable::new("c1.k1.AAAB.c2ln"))
-        .with_page(PageInfo {
-            returned,
-            requested_size: Some(returned),
-            applied_size: returned,
-            ordering: "id ascending".into(),
-            snapshot: Some("s-1042".into()),
-            cursor: Some(CursorContract {
-                freezes_snapshot: true,
-                expires_at: "2026-11-29T20:15:00Z".into(),
-                invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
-            }),
-            resumed: Some(false),
-        })
+        .with_page(
+            PageInfo::new(returned, Some(returned), returned, "id ascending")
+                .with_snapshot("s-1042")
+                .with_cursor(CursorContract::new(
+                    true,
+                    "2026-11-29T20:15:00Z",
+                    vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
+                ))
+                .with_resumed(false),
+        )
         .with_warning(PageSizeReduced::new(500, 100));
     Envelope::new(items, completeness)
 }

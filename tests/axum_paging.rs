@@ -273,15 +273,7 @@ async fn page_returned_counts_the_items_that_go_out_after_a_filter() {
     use completeness::scope::PageInfo;
     use completeness::{Completeness, Scope, StandardReason};
 
-    let page = PageInfo {
-        returned: 4,
-        requested_size: Some(4),
-        applied_size: 4,
-        ordering: "id ascending".into(),
-        snapshot: Some("s-1".into()),
-        cursor: None,
-        resumed: Some(false),
-    };
+    let page = PageInfo::new(4, Some(4), 4, "id ascending").with_snapshot("s-1").with_resumed(false);
     let block = Completeness::complete(Scope::new("tickets", "all").with_snapshot("s-1")).with_page(page);
     let mut envelope: Envelope<u32, StandardReason> = Envelope::new(vec![1, 2, 3, 4], block);
     envelope.items.retain(|id| id % 2 == 0);

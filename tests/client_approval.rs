@@ -23,7 +23,7 @@ const ACTION: &str = "archive every unowned service account";
 
 #[test]
 fn a_spent_time_budget_is_explained_with_counts_and_offers_a_larger_deadline() {
-    let progress = Progress { completed: 842, planned: None, unit: "rows".into() };
+    let progress = Progress::new(842, None, "rows");
     let listing: Envelope<Value> = Envelope::incomplete(
         accounts(842),
         scope("admin"),
@@ -164,7 +164,7 @@ fn reasons_read_back_from_the_wire_still_get_their_recovery_options() {
 #[test]
 fn the_first_option_is_the_step_decide_takes() {
     use completeness::{Decision, Intent, decide};
-    let progress = Progress { completed: 1, planned: Some(2), unit: "sources".into() };
+    let progress = Progress::new(1, Some(2), "sources");
     let mut listing: Envelope<Value> = Envelope::incomplete(accounts(2), scope("admin"), MorePagesAvailable::new("c2"));
     listing.completeness.push_reason(TimeBudgetExceeded::new(200, progress).retry_with_deadline(3));
     assert_eq!(decide(&listing, Intent::ClaimAbsence), Decision::RetryLater);
@@ -178,7 +178,7 @@ fn the_first_option_is_the_step_decide_takes() {
 #[test]
 fn the_first_option_is_the_step_decide_takes_for_every_pair_of_kinds() {
     use completeness::{Decision, Intent, Reason, StandardReason, decide};
-    let progress = || Progress { completed: 1, planned: Some(2), unit: "sources".into() };
+    let progress = || Progress::new(1, Some(2), "sources");
     let one_of_each_kind: Vec<StandardReason> = vec![
         VisibilityRestricted::new().into(),
         ResultLimitReached::new(2, "add a filter").into(),

@@ -87,7 +87,7 @@ fn empty_incomplete_page_never_authorizes_cleanup() {
         StandardReason::from(MorePagesAvailable::new("c2")),
         VisibilityRestricted::new().into(),
         ResultLimitReached::new(50, "add a tenant").into(),
-        TimeBudgetExceeded::new(100, Progress { completed: 0, planned: None, unit: "rows".into() }).into(),
+        TimeBudgetExceeded::new(100, Progress::new(0, None, "rows")).into(),
         ClientLimitReached::new(LimitKind::Items, 10).resume_with("c9").into(),
     ] {
         let page: Envelope<String> = Envelope::incomplete(vec![], scope(), reason.clone());

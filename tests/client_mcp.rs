@@ -161,18 +161,11 @@ fn a_complete_result_says_complete_first() {
 #[test]
 fn a_complete_page_says_it_ends_the_traversal_not_that_it_holds_the_scope() {
     let scope = Scope::new("service_accounts", "service accounts readable by credential 'admin'").with_snapshot("s-1");
-    let page = PageInfo {
-        returned: 1,
-        requested_size: Some(3),
-        applied_size: 3,
-        ordering: "id ascending".into(),
-        snapshot: Some("s-1".into()),
-        cursor: None,
-        resumed: Some(true),
-    };
+    let page = PageInfo::new(1, Some(3), 3, "id ascending").with_snapshot("s-1").with_resumed(true);
     let first: Envelope<Account> = Envelope::new(
         vec![],
-        Completeness::complete(scope.clone()).with_page(PageInfo { returned: 0, resumed: Some(false), ..page.clone() }),
+        Completeness::complete(scope.clone())
+            .with_page(PageInfo::new(0, Some(3), 3, "id ascending").with_snapshot("s-1").with_resumed(false)),
     );
     let text = tool_result(&first).unwrap().content[0].as_text().unwrap().text.clone();
     assert!(text.starts_with("COMPLETE: no service accounts exist in the whole scope"), "{text}");

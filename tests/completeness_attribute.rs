@@ -364,15 +364,7 @@ fn scope_mut_keeps_the_declared_resource() {
 /// `Envelope` serialized as it is (e.g. into an MCP tool result), and over HTTP.
 #[tokio::test]
 async fn page_returned_counts_the_items_written_whatever_the_page_facts_said() {
-    let facts = completeness::PageInfo {
-        returned: 3,
-        requested_size: None,
-        applied_size: 3,
-        ordering: "id ascending".to_owned(),
-        snapshot: None,
-        cursor: None,
-        resumed: Some(false),
-    };
+    let facts = completeness::PageInfo::new(3, None, 3, "id ascending").with_resumed(false);
     let block = || -> Completeness<ListAccountsReason> {
         Completeness::incomplete(Scope::new("", "all"), VisibilityRestricted::new()).with_page(facts.clone())
     };

@@ -40,7 +40,7 @@ fn scope() -> Scope {
 }
 
 fn every_reason() -> Vec<StandardReason> {
-    let progress = Progress { completed: 1, planned: Some(3), unit: "sources".into() };
+    let progress = Progress::new(1, Some(3), "sources");
     vec![
         MorePagesAvailable::new("c1.k2.AAAB.c2ln").into(),
         ResultLimitReached::new(50, "add a tenant filter or a longer name prefix").into(),
@@ -119,19 +119,15 @@ const COLLECTION_MEMBERS: [&str; 11] = [
 ];
 
 fn page(returned: u64, cursor: bool) -> PageInfo {
-    PageInfo {
-        returned,
-        requested_size: Some(50),
-        applied_size: 50,
-        ordering: "id ascending".into(),
-        snapshot: Some("s-1042".into()),
-        cursor: cursor.then(|| completeness::CursorContract {
-            freezes_snapshot: true,
-            expires_at: "2026-11-29T20:15:00Z".into(),
-            invalidated_by: vec![completeness::CursorBinding::Filters, completeness::CursorBinding::Credential],
-        }),
-        resumed: Some(false),
+    let facts = PageInfo::new(returned, Some(50), 50, "id ascending").with_snapshot("s-1042").with_resumed(false);
+    if !cursor {
+        return facts;
     }
+    facts.with_cursor(completeness::CursorContract::new(
+        true,
+        "2026-11-29T20:15:00Z",
+        vec![completeness::CursorBinding::Filters, completeness::CursorBinding::Credential],
+    ))
 }
 
 /// Serializes, checks the exact member set, parses strictly, and checks the wire form survives.
@@ -555,7 +551,7 @@ fn a_standard_reason_that_carries_a_kind_carries_its_own() {
 /// members of `scope` and `page` are, rather than read as "unknown".
 #[test]
 fn progress_states_planned_even_when_unknown() {
-    let progress = Progress { completed: 1, planned: None, unit: "sources".into() };
+    let progress = Progress::new(1, None, "sources");
     let json =
         serde_json::to_value(Envelope::<String>::incomplete(vec![], scope(), TimeBudgetExceeded::new(200, progress)))
             .unwrap();
@@ -616,8 +612,7 @@ fn members_a_reader_does_not_know_are_ignored_at_every_level() {
     let mut json = serde_json::to_value(Envelope::<String>::incomplete(
         vec![],
         scope(),
-        TimeBudgetExceeded::new(200, Progress { completed: 1, planned: Some(3), unit: "sources".into() })
-            .retry_with_deadline(2),
+        TimeBudgetExceeded::new(200, Progress::new(1, Some(3), "sources")).retry_with_deadline(2),
     ))
     .unwrap();
     json["incomplete_reasons"][0]["progress"]["eta_ms"] = json!(40);
@@ -863,7 +858,7 @@ fn the_reason_schemas_require_each_standard_codes_own_details_and_refuse_others(
     for (what, schema, validator) in reason_validators() {
         let branches = schema["oneOf"].as_array().unwrap_or_else(|| panic!("{what}: one branch per code: {schema}"));
         assert_eq!(branches.len(), ReasonCode::KNOWN.len(), "{what}");
-        let unsized_budget = TimeBudgetExceeded::new(70, Progress { completed: 5, planned: None, unit: "rows".into() });
+        let unsized_budget = TimeBudgetExceeded::new(70, Progress::new(5, None, "rows"));
         for reason in every_reason().into_iter().chain([unsized_budget.into()]) {
             let sent = serde_json::to_value(&reason).unwrap();
             let code = reason.code();
@@ -981,22 +976,14 @@ fn the_json_schemas_of_members_always_written_take_their_null() {
     without.as_object_mut().unwrap().remove("snapshot");
     let schema = schemars::schema_for!(Scope).to_value();
     assert!(!jsonschema::draft202012::new(&schema).unwrap().is_valid(&without), "a scope without `snapshot`");
-    let last = PageInfo {
-        returned: 3,
-        requested_size: None,
-        applied_size: 50,
-        ordering: "id ascending".into(),
-        snapshot: None,
-        cursor: None,
-        resumed: Some(true),
-    };
+    let last = PageInfo::new(3, None, 50, "id ascending").with_resumed(true);
     let last = validate(schemars::schema_for!(PageInfo), serde_json::to_value(last).unwrap(), "PageInfo");
     assert_eq!(
         (&last["requested_size"], &last["snapshot"], &last["cursor"]),
         (&Value::Null, &Value::Null, &Value::Null)
     );
     validate(schemars::schema_for!(PageInfo), serde_json::to_value(page(3, true)).unwrap(), "PageInfo with a cursor");
-    let unknown = Progress { completed: 2, planned: None, unit: "rows".into() };
+    let unknown = Progress::new(2, None, "rows");
     let unknown = validate(schemars::schema_for!(Progress), serde_json::to_value(unknown).unwrap(), "Progress");
     assert_eq!(unknown["planned"], Value::Null);
 }

@@ -111,15 +111,7 @@ fn long_forms_are_honoured_and_a_skipped_field_is_not_written() {
 /// reading struct's to check, with `check_returned`.
 #[test]
 fn a_flattened_block_checks_its_page_count_when_asked() {
-    let facts = completeness::PageInfo {
-        returned: 1,
-        requested_size: None,
-        applied_size: 5,
-        ordering: "id ascending".into(),
-        snapshot: None,
-        cursor: None,
-        resumed: Some(false),
-    };
+    let facts = completeness::PageInfo::new(1, None, 5, "id ascending").with_resumed(false);
     let sent = TicketPage::<StandardReason> {
         ticket_list: vec![Ticket { ticket_id: "t-1".into() }],
         queue: "support".into(),
@@ -212,15 +204,7 @@ page_of!(NamePage, String);
 
 #[test]
 fn a_list_envelope_declared_by_a_macro_counts_its_items_and_reports_its_block() {
-    let stale = completeness::PageInfo {
-        returned: 5,
-        requested_size: Some(10),
-        applied_size: 10,
-        ordering: "name ascending".into(),
-        snapshot: None,
-        cursor: None,
-        resumed: Some(false),
-    };
+    let stale = completeness::PageInfo::new(5, Some(10), 10, "name ascending").with_resumed(false);
     let completeness = Completeness::complete(Scope::new("names", "all names")).with_page(stale);
     let page = NamePage { items: vec!["a".into(), "b".into()], completeness };
     let json = serde_json::to_value(&page).unwrap();
@@ -255,15 +239,7 @@ mod own_warning_items {
 
     #[test]
     fn a_list_of_a_type_of_ones_own_named_warning_is_the_items() {
-        let page_info = completeness::PageInfo {
-            returned: 5,
-            requested_size: Some(10),
-            applied_size: 10,
-            ordering: "line ascending".into(),
-            snapshot: None,
-            cursor: None,
-            resumed: Some(false),
-        };
+        let page_info = completeness::PageInfo::new(5, Some(10), 10, "line ascending").with_resumed(false);
         let completeness = Completeness::complete(Scope::new("findings", "every finding")).with_page(page_info);
         let page = Findings { items: vec![lint::Warning { line: 3 }, lint::Warning { line: 9 }], completeness };
         assert_eq!(page.items_member(), Some("items"));

@@ -68,19 +68,12 @@ async fn list_things(
     if param("capped").is_some() {
         page.completeness.push_reason(completeness::reason::ResultLimitReached::new(n as u64, "add a filter"));
     }
-    page.completeness.set_page(Some(PageInfo {
-        returned: n as u64,
-        requested_size: None,
-        applied_size: 10,
-        ordering: "id ascending".to_owned(),
-        snapshot: Some("s-1".to_owned()),
-        cursor: more.then(|| CursorContract {
-            freezes_snapshot: true,
-            expires_at: "2030-01-01T00:00:00Z".to_owned(),
-            invalidated_by: vec![CursorBinding::Filters],
-        }),
-        resumed: Some(param("cursor").is_some()),
-    }));
+    let mut facts =
+        PageInfo::new(n as u64, None, 10, "id ascending").with_snapshot("s-1").with_resumed(param("cursor").is_some());
+    if more {
+        facts = facts.with_cursor(CursorContract::new(true, "2030-01-01T00:00:00Z", vec![CursorBinding::Filters]));
+    }
+    page.completeness.set_page(Some(facts));
     page
 }
 
@@ -106,15 +99,7 @@ pub struct TicketPage {
 async fn list_tickets() -> TicketPage {
     let tickets = (0..6).map(|i| json!({"id": format!("k-{i}")})).collect();
     let mut completeness = completeness::Completeness::complete(Scope::new("tickets", "every ticket"));
-    completeness.set_page(Some(PageInfo {
-        returned: 6,
-        requested_size: None,
-        applied_size: 10,
-        ordering: "id ascending".to_owned(),
-        snapshot: None,
-        cursor: None,
-        resumed: Some(false),
-    }));
+    completeness.set_page(Some(PageInfo::new(6, None, 10, "id ascending").with_resumed(false)));
     TicketPage { tickets, applied_labels: vec!["open".to_owned(), "urgent".to_owned()], completeness }
 }
 

@@ -21,7 +21,7 @@ use crate::contract::reason::{Reason, ReasonCode, ReasonKind, Recovery, Standard
 /// use completeness_runtime::{Envelope, Scope};
 ///
 /// let scope = Scope::new("service_accounts", "service accounts readable by credential 'admin'");
-/// let progress = Progress { completed: 2, planned: None, unit: "rows".into() };
+/// let progress = Progress::new(2, None, "rows");
 /// let listing: Envelope<serde_json::Value> = Envelope::incomplete(
 ///     vec![serde_json::json!({"id": "sa-1"}), serde_json::json!({"id": "sa-2"})],
 ///     scope,

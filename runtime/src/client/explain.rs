@@ -77,7 +77,7 @@ fn on_one_line(text: &str) -> String {
 /// use completeness_runtime::client::explain::explain_reason;
 /// use completeness_runtime::reason::{Progress, TimeBudgetExceeded};
 ///
-/// let reason = TimeBudgetExceeded::new(2000, Progress { completed: 842, planned: None, unit: "rows".into() });
+/// let reason = TimeBudgetExceeded::new(2000, Progress::new(842, None, "rows"));
 /// let words = explain_reason(&reason.into(), 842, "service accounts");
 /// assert!(words.starts_with("the inventory ran out of time after returning 842 of an unknown number of service accounts"));
 /// ```

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct Scope {
     /// The resource, e.g. `"service_accounts"`.
     pub resource: String,
@@ -78,11 +79,56 @@ impl Scope {
     }
 }
 
+impl PageInfo {
+    /// The facts of a page of `returned` items, read at `applied_size` of the
+    /// `requested_size` asked for (`None`: none was), in `ordering`; without a snapshot, a
+    /// cursor, or `resumed` (add them with the `with_` methods). A server builds these with
+    /// [`Page`](crate::Page); this is for a collector, a test or a hand-built answer.
+    pub fn new(returned: u64, requested_size: Option<u64>, applied_size: u64, ordering: impl Into<String>) -> Self {
+        PageInfo {
+            returned,
+            requested_size,
+            applied_size,
+            ordering: ordering.into(),
+            snapshot: None,
+            cursor: None,
+            resumed: None,
+        }
+    }
+
+    /// These facts read at `snapshot`.
+    pub fn with_snapshot(mut self, snapshot: impl Into<String>) -> Self {
+        self.snapshot = Some(snapshot.into());
+        self
+    }
+
+    /// These facts with `cursor` as the contract of `next_cursor`.
+    pub fn with_cursor(mut self, cursor: CursorContract) -> Self {
+        self.cursor = Some(cursor);
+        self
+    }
+
+    /// These facts of a page reached with a cursor (`true`) or of a first page (`false`).
+    pub fn with_resumed(mut self, resumed: bool) -> Self {
+        self.resumed = Some(resumed);
+        self
+    }
+}
+
+impl CursorContract {
+    /// A cursor that freezes the snapshot or not, refused after `expires_at` (RFC 3339), and
+    /// bound to `invalidated_by`.
+    pub fn new(freezes_snapshot: bool, expires_at: impl Into<String>, invalidated_by: Vec<CursorBinding>) -> Self {
+        CursorContract { freezes_snapshot, expires_at: expires_at.into(), invalidated_by }
+    }
+}
+
 /// Pagination facts of one page (contract §2.5).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "json-schema", schemars(transform = resumed_is_required))]
+#[non_exhaustive]
 pub struct PageInfo {
     /// Items on this page.
     #[cfg_attr(feature = "openapi", schema(format = "uint64"))]
@@ -125,6 +171,7 @@ pub struct PageInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct CursorContract {
     /// True when every page of the traversal is read at the first page's snapshot.
     pub freezes_snapshot: bool,

@@ -18,7 +18,7 @@ struct SearchResults {
 async fn search(Query(_q): Query<Vec<(String, String)>>) -> SearchResults {
     let mut completeness = Completeness::incomplete(Scope::new("", "all records"), SourceUnavailable::new("legacy"));
     completeness
-        .push_reason(TimeBudgetExceeded::new(50, Progress { completed: 1, planned: Some(3), unit: "sources".into() }));
+        .push_reason(TimeBudgetExceeded::new(50, Progress::new(1, Some(3), "sources")));
     SearchResults { hits: vec![], completeness }
 }
 

@@ -13,6 +13,7 @@ use crate::contract::scope::CursorContract;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct Progress {
     /// Units finished.
     #[cfg_attr(feature = "openapi", schema(format = "uint64"))]
@@ -24,6 +25,13 @@ pub struct Progress {
     pub planned: Option<u64>,
     /// What a unit is (`"sources"`, `"rows"`, `"pages"`).
     pub unit: String,
+}
+
+impl Progress {
+    /// `completed` of `planned` units (`None`: the total is unknown) of `unit`.
+    pub fn new(completed: u64, planned: Option<u64>, unit: impl Into<String>) -> Self {
+        Progress { completed, planned, unit: unit.into() }
+    }
 }
 
 /// Which client-side limit stopped a collector.

@@ -7,6 +7,7 @@ use super::{WarningCode, WarningDetails, member};
 
 /// `STALE_INDEX`: a source's index lags behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StaleIndex {
     /// The stable id of the source.
     pub source: String,
@@ -60,6 +61,7 @@ impl WarningDetails for StaleIndex {
 
 /// `PARTIAL_FIELD_SET`: some fields were not filled.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PartialFieldSet {
     /// The fields left out.
     pub fields: Vec<String>,
@@ -94,6 +96,7 @@ impl WarningDetails for PartialFieldSet {
 
 /// `DEFAULT_SCOPE_APPLIED`: the server narrowed an unspecified scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DefaultScopeApplied {
     /// The scope applied.
     pub scope: String,
@@ -121,6 +124,7 @@ impl WarningDetails for DefaultScopeApplied {
 
 /// `PAGE_SIZE_REDUCED`: the requested page size was clamped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageSizeReduced {
     /// The size asked for.
     pub requested: u64,
@@ -154,6 +158,7 @@ impl WarningDetails for PageSizeReduced {
 
 /// `ORDERING_DEFAULTED`: the server chose the ordering.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OrderingDefaulted {
     /// The ordering applied.
     pub ordering: String,
@@ -181,6 +186,7 @@ impl WarningDetails for OrderingDefaulted {
 
 /// `DEPRECATED_FIELD`: a requested field is deprecated.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DeprecatedField {
     /// The deprecated field.
     pub field: String,
