@@ -226,3 +226,30 @@ fn an_aggregate_value_named_like_one_of_its_members_is_refused_where_it_is_built
     assert_eq!(read.name(), "by_status");
     assert_eq!(read.value(), &json!({"open": 3}));
 }
+
+/// Two problem codes written alike are equal, and so are their statuses and titles, however
+/// each was built: `Other("CURSOR_EXPIRED")` (read by an older path, or built by hand) is 410
+/// as `CursorExpired` is, not the 400 of a code this version does not know.
+#[test]
+fn a_problem_code_written_as_a_standard_one_has_its_status_and_title() {
+    use completeness::ProblemCode;
+    for known in ProblemCode::KNOWN {
+        let other = ProblemCode::Other(known.as_str().to_owned());
+        assert_eq!(other, *known);
+        assert_eq!((other.status(), other.title()), (known.status(), known.title()), "{}", known.as_str());
+    }
+    let own = ProblemCode::Other("ACCOUNT_ARCHIVED".to_owned());
+    assert_eq!((own.status(), own.title()), (400, "Request failed"));
+}
+
+/// An omission is its code: one built by hand with a standard code's text is that code.
+#[test]
+fn an_omission_written_as_a_standard_one_is_that_one() {
+    use completeness::Omission;
+    for known in [Omission::NoAccess, Omission::SourceFailed, Omission::NotRequested] {
+        let unknown = Omission::Unknown(known.as_str().to_owned());
+        assert_eq!(unknown, known);
+        assert_eq!(unknown.cmp(&known), std::cmp::Ordering::Equal);
+    }
+    assert_ne!(Omission::Unknown("REDACTED".to_owned()), Omission::NoAccess);
+}

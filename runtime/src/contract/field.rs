@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Why a field was not filled.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Omission {
     /// `NO_ACCESS`: the credential may not read it.
@@ -38,6 +38,35 @@ impl Omission {
             "NOT_REQUESTED" => Omission::NotRequested,
             other => Omission::Unknown(other.to_owned()),
         }
+    }
+}
+
+/// Two omissions are the same when they are written alike: `Unknown("NO_ACCESS")`, built by
+/// hand, is `NoAccess`, as it is on the wire.
+impl PartialEq for Omission {
+    fn eq(&self, other: &Omission) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Omission {}
+
+impl std::hash::Hash for Omission {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+/// In the order of their codes.
+impl PartialOrd for Omission {
+    fn partial_cmp(&self, other: &Omission) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Omission {
+    fn cmp(&self, other: &Omission) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
     }
 }
 

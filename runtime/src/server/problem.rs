@@ -50,25 +50,38 @@ macro_rules! problem_codes {
 
             /// Parses the wire form.
             pub fn parse(code: &str) -> ProblemCode {
+                ProblemCode::standard(code).unwrap_or_else(|| ProblemCode::Other(code.to_owned()))
+            }
+
+            /// The standard code written `code`, if it is one.
+            fn standard(code: &str) -> Option<ProblemCode> {
                 match code {
-                    $($code => ProblemCode::$variant,)*
-                    other => ProblemCode::Other(other.to_owned()),
+                    $($code => Some(ProblemCode::$variant),)*
+                    _ => None,
                 }
             }
 
-            /// The HTTP status this code is answered with (a default for `Other`).
+            /// The HTTP status this code is answered with (a default for one of the service's
+            /// own or one this version does not know). A code equal to a standard one (two
+            /// codes are equal when they are written alike) has its status, however it was built.
             pub fn status(&self) -> u16 {
                 match self {
                     $(ProblemCode::$variant => $status,)*
-                    ProblemCode::Custom(_) | ProblemCode::Other(_) => 400,
+                    ProblemCode::Custom(_) | ProblemCode::Other(_) => {
+                        ProblemCode::standard(self.as_str()).map_or(400, |known| known.status())
+                    }
                 }
             }
 
-            /// A short human title.
+            /// A short human title (the generic `Request failed` for one of the service's own
+            /// or one this version does not know; as [`ProblemCode::status`], a code equal to a
+            /// standard one has its title).
             pub fn title(&self) -> &'static str {
                 match self {
                     $(ProblemCode::$variant => $title,)*
-                    ProblemCode::Custom(_) | ProblemCode::Other(_) => "Request failed",
+                    ProblemCode::Custom(_) | ProblemCode::Other(_) => {
+                        ProblemCode::standard(self.as_str()).map_or("Request failed", |known| known.title())
+                    }
                 }
             }
         }
