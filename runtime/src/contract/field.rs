@@ -41,21 +41,8 @@ impl Omission {
     }
 }
 
-/// Two omissions are the same when they are written alike: `Unknown("NO_ACCESS")`, built by
-/// hand, is `NoAccess`, as it is on the wire.
-impl PartialEq for Omission {
-    fn eq(&self, other: &Omission) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for Omission {}
-
-impl std::hash::Hash for Omission {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
-    }
-}
+// `Unknown("NO_ACCESS")`, built by hand, is `NoAccess`, as it is on the wire.
+super::one_code_per_text!(Omission);
 
 /// In the order of their codes.
 impl PartialOrd for Omission {

@@ -4,6 +4,27 @@
 //! ([`crate::server`]) produces it and the client side ([`crate::client`]) reads it.
 //! The rules these types keep are numbered in the contract document (`docs/contract.md`).
 
+/// `PartialEq`, `Eq` and `Hash` for a code type by its wire text (`as_str`): two codes written
+/// alike are one code, however each was built (a variant, or the text of one kept as unknown).
+macro_rules! one_code_per_text {
+    ($ty:ty) => {
+        impl PartialEq for $ty {
+            fn eq(&self, other: &$ty) -> bool {
+                self.as_str() == other.as_str()
+            }
+        }
+
+        impl Eq for $ty {}
+
+        impl std::hash::Hash for $ty {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                self.as_str().hash(state);
+            }
+        }
+    };
+}
+pub(crate) use one_code_per_text;
+
 pub mod aggregate;
 pub(crate) mod completeness;
 pub mod continuation;

@@ -135,19 +135,7 @@ fn refused_member(code: &ProblemCode, member: &str) {
     let _ = (code, member);
 }
 
-impl PartialEq for ProblemCode {
-    fn eq(&self, other: &ProblemCode) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for ProblemCode {}
-
-impl std::hash::Hash for ProblemCode {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
-    }
-}
+crate::contract::one_code_per_text!(ProblemCode);
 
 impl ProblemCode {
     /// A code of the service's own (`"SERVICE_UNAVAILABLE"`), or the standard one of that name.
