@@ -354,24 +354,29 @@ fn a_gateways_limit_that_resumes_with_the_next_cursor_is_followed_as_decide_says
     assert_eq!(collected.completeness.evidence(), Some("ev1.k1.token"));
 }
 
-/// A collection whose first fetched page was reached with a cursor (a caller's `cursor` in the
-/// query: the fetcher's first page is the tail of some traversal) is that tail, and says so: it
-/// keeps `page.resumed: true`, and `decide` does not claim absence from it (contract §8). One
-/// from a first page says `resumed: false`.
+/// A collection whose first fetched page was reached with a cursor (a caller's `cursor` put in
+/// the fetch: its first page is the tail of some traversal) is no answer to the question, though
+/// the tail's last page says `complete: true` and carries evidence: the pages before it were not
+/// read (contract §8). It is incomplete with a restart, takes none of the tail's items, and
+/// backs no change. One from a first page says `resumed: false`.
 #[test]
-fn a_collection_that_starts_on_a_resumed_page_stays_a_tail() {
+fn a_collection_that_starts_on_a_resumed_page_is_not_taken_as_the_whole() {
     use completeness::{Decision, Intent, decide};
     let mut tail = last_page(json!("ev1.k1.token"));
-    tail["items"] = json!([]);
-    tail["page"]["returned"] = json!(0);
     tail["page"]["resumed"] = json!(true);
     let fetch = |_: Option<String>| {
         std::future::ready(serde_json::from_value(tail.clone()).map_err(|e| FetchError::Contract(e.to_string())))
     };
     let collected: Collected<u32> = block_on(collect_all(fetch, no_limits())).unwrap();
-    assert!(collected.is_complete());
-    assert_eq!(collected.completeness.page().map(|page| page.resumed), Some(Some(true)));
-    assert_eq!(decide(collected.envelope(), Intent::ClaimAbsence), Decision::RefuseOrRequestReview);
+    assert!(!collected.is_complete());
+    assert!(collected.items.is_empty(), "{:?}", collected.items);
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
+    assert_eq!(collected.completeness.evidence(), None);
+    assert_eq!(decide(collected.envelope(), Intent::Mutate), Decision::RefuseOrRequestReview);
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["continuation"]["kind"], "restart", "{json}");
+    assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains("reached with a cursor"), "{json}");
+    assert_envelope_invariants(&json);
 
     let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
     let whole = collect_json([first_page(more), last_page(json!("ev1.k1.token"))]);

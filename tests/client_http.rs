@@ -258,6 +258,23 @@ async fn collects_every_page_over_http_with_the_strict_deserializer() {
     assert_eq!(source.lock().unwrap().fetches(), 5, "ceil(45 / 10) requests, no probe");
 }
 
+/// A query that names a `cursor` is refused before anything is sent: a traversal begun there is
+/// the tail of another, no answer to the question, however complete its last page says it is.
+#[tokio::test]
+async fn pages_refuse_a_query_that_names_a_cursor_and_send_nothing() {
+    let (base, source) = serve(MemorySource::new(45, 10)).await;
+    let client = ServiceClient::new(&base, "admin").unwrap();
+    let first = client.pages::<u64>("/numbers", &[]).fetch(None).await.unwrap();
+    let cursor = first.completeness.next_cursor().unwrap().to_owned();
+    let fetches = source.lock().unwrap().fetches();
+    let tail = client.pages::<u64>("/numbers", &[("cursor", cursor.as_str())]);
+    match collect_all(|cursor| tail.fetch(cursor), limits()).await {
+        Err(FetchError::Setup(why)) => assert!(why.contains("names `cursor`") && why.contains("resume"), "{why}"),
+        other => panic!("a setup error, got {other:?}"),
+    }
+    assert_eq!(source.lock().unwrap().fetches(), fetches, "nothing was sent");
+}
+
 /// A service whose items are a member of its own (`tickets`) is read with that name, as strictly
 /// as any page; without it, under another name, or with `items` besides, its answer does not read.
 #[tokio::test]

@@ -209,6 +209,9 @@ const REPEATED_CURSOR: &str = "A page gave a cursor this traversal had already f
      the same pages again, without end; the traversal must be restarted.";
 const ANOTHER_QUERY: &str = "A page answered another query than the first page (its scope or its ordering differs): \
      it is not merged, and the traversal must be restarted.";
+const MID_TRAVERSAL: &str = "The first page this traversal read was reached with a cursor (`page.resumed: true`): \
+     its items cover the scope only together with the pages before it, which this traversal did not read; it is not \
+     taken, and the traversal must be started at its first page (one a limit stopped goes on with `resume`).";
 const RESTARTED: &str = "A cursor was answered with a first page (`page.resumed: false`): the traversal was started \
      again, by the server or by something on the way that dropped the cursor, and its items would repeat the ones \
      taken; it is not merged, and the traversal must be restarted.";
@@ -259,9 +262,10 @@ enum Next {
 /// a shorter result.
 ///
 /// `fetch_page(None)` must fetch the first page of the scope: a run that starts from a
-/// cursor sees only the rest of the traversal. Its result keeps that first page's
-/// `page.resumed: true`, so that [`decide`](crate::client::decide()) does not take that rest for
-/// the whole answer (contract §8); a server that does not send `page.resumed` cannot tell it.
+/// cursor sees only the rest of the traversal, no answer to the question (contract §8). When
+/// that first page says so (`page.resumed: true`) the result is incomplete with a `restart`
+/// (`SNAPSHOT_EXPIRED`), holds none of its items and backs no change, however complete the
+/// rest says it is; a server that does not send `page.resumed` cannot tell it.
 /// To go on from `CLIENT_LIMIT_REACHED`, pass the result to [`resume`].
 ///
 /// ```
@@ -470,6 +474,11 @@ impl<T> Traversal<T> {
         // A cursor answered with a first page: its items would repeat the ones taken.
         if continuing && block.page().is_some_and(|page| page.resumed == Some(false)) {
             return Next::Stop(Stop::Broken(RESTARTED));
+        }
+        // A traversal's first page reached with a cursor (one the query or the fetch put in):
+        // what it collects from there is no answer to the question (contract §8).
+        if !continuing && self.first.is_none() && block.page().is_some_and(|page| page.resumed == Some(true)) {
+            return Next::Stop(Stop::Broken(MID_TRAVERSAL));
         }
         if let Some((scope, page)) = &self.first {
             // A page of another snapshot is not merged.

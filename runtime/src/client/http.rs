@@ -128,7 +128,10 @@ impl ServiceClient {
         self
     }
 
-    /// The pages of the list at `path` with `query`, to hand to `collect_all`.
+    /// The pages of the list at `path` with `query`, to hand to `collect_all`. The query is the
+    /// question: its filters and `page_size`, never a `cursor` (the fetcher adds each page's),
+    /// since a traversal begun at a cursor is no answer to it: such a query is refused, unsent,
+    /// with [`FetchError::Setup`] (a traversal a limit stopped goes on with `resume`).
     pub fn pages<T>(&self, path: &str, query: &[(&str, &str)]) -> PageFetcher<T> {
         PageFetcher {
             client: self.clone(),
@@ -584,6 +587,12 @@ impl<T: DeserializeOwned> PageFetcher<T> {
     /// Fetches the page at `cursor` (the first page for `None`), asking again after a refusal
     /// as [`PageFetcher::retrying`] says.
     pub async fn fetch(&self, cursor: Option<String>) -> Result<Envelope<T, StandardReason>, FetchError> {
+        if self.query.iter().any(|(name, _)| name == CURSOR) {
+            return Err(FetchError::Setup(format!(
+                "the query of `pages` names `{CURSOR}`: a traversal starts at its first page, and the fetcher adds \
+                 each next cursor (one a limit stopped goes on with `resume`)"
+            )));
+        }
         let mut query = self.query.clone();
         if let Some(cursor) = cursor {
             query.push((CURSOR.to_owned(), cursor));
