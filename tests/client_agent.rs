@@ -60,6 +60,8 @@ async fn the_agent_archives_only_on_complete_evidence_and_otherwise_asks_for_app
     assert_eq!(code, 2, "a client limit is not complete evidence:\n{out}");
     assert!(out.contains("INCOMPLETE (CLIENT_LIMIT_REACHED)"), "{out}");
     assert!(out.contains("continue collecting from cursor"), "{out}");
+    // How to continue a collection a limit stopped: `resume`, not a new one from the cursor.
+    assert!(out.contains("with `resume` on its result"), "{out}");
     assert_eq!(harness.store().fingerprint().await.unwrap(), before, "a limited admin run changed nothing");
 
     // admin reads everything: complete evidence, every unowned account archived.

@@ -376,6 +376,9 @@ fn a_collection_that_starts_on_a_resumed_page_is_not_taken_as_the_whole() {
     let json = serde_json::to_value(&collected).unwrap();
     assert_eq!(json["continuation"]["kind"], "restart", "{json}");
     assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains("reached with a cursor"), "{json}");
+    // It names the question the tail answered, and that it was a tail.
+    assert_eq!(json["scope"]["resource"], "numbers", "{json}");
+    assert_eq!(json["page"]["resumed"], true, "{json}");
     assert_envelope_invariants(&json);
 
     let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);

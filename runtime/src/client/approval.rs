@@ -150,7 +150,11 @@ impl RecoveryOption {
             RecoveryOption::RetryLater { after_seconds: Some(s) } => format!("retry in {s} s (a new collection)"),
             RecoveryOption::RetryLater { after_seconds: None } => "retry later (a new collection)".to_owned(),
             RecoveryOption::ContinueCollecting { cursor } => {
-                format!("continue collecting from cursor {cursor} (same snapshot, nothing merged from elsewhere)")
+                format!(
+                    "continue collecting from cursor {cursor} (same snapshot, nothing merged from elsewhere; after a \
+                     collector's own limit, with `resume` on its result: a new collection from that cursor holds only \
+                     the rest)"
+                )
             }
             RecoveryOption::RestartCollection => {
                 "start a new collection; the items above cannot be combined with it".to_owned()

@@ -477,7 +477,9 @@ impl<T> Traversal<T> {
         }
         // A traversal's first page reached with a cursor (one the query or the fetch put in):
         // what it collects from there is no answer to the question (contract §8).
+        // The result names the question that page answered, and says it was a tail.
         if !continuing && self.first.is_none() && block.page().is_some_and(|page| page.resumed == Some(true)) {
+            self.first = Some((block.scope().clone(), block.page().cloned()));
             return Next::Stop(Stop::Broken(MID_TRAVERSAL));
         }
         if let Some((scope, page)) = &self.first {
