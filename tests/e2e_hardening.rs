@@ -721,10 +721,12 @@ async fn operator_settings_are_bounded_at_start_up_and_background_tasks_report_a
 
     // A failing or panicking round is reported and does not end its task.
     use e2e_support::service::chore;
+    use e2e_support::service::db::StoreError;
     let every = Duration::from_secs(1);
-    assert!(!chore("test chore", every, || -> Result<(), String> { panic!("boom") }));
-    assert!(!chore("test chore", every, || Err("the database is locked")));
-    assert!(chore("test chore", every, || Ok::<(), String>(())));
+    let health = &h.running.state.health;
+    assert!(!chore("test chore", every, health, || panic!("boom")));
+    assert!(!chore("test chore", every, health, || Err(StoreError::Postgres("the statement failed".into()))));
+    assert!(chore("test chore", every, health, || Ok(())));
 }
 }
 

@@ -102,26 +102,50 @@ fn human_log_filtered(rust_log: &str) -> (impl tracing::Subscriber + Send + Sync
 
 /// A background task's failed or panicking round is an `ERROR` event in the service's log, in
 /// its format, naming the task and when it runs again: not a bare line on stderr that a log
-/// pipeline reading JSON lines or alerting on levels would miss.
+/// pipeline reading JSON lines or alerting on levels would miss. A round failed by a database
+/// outage already logged is no second `ERROR` line (a pruner running every 50 ms would write
+/// twenty a second through the outage), but it is counted all the same.
 #[test]
 fn a_background_task_failure_is_an_error_event_in_the_log() {
     use e2e_support::service::chore;
+    use e2e_support::service::db::StoreError;
+    use e2e_support::service::store::watched::Health;
     let metrics = e2e_support::service::telemetry::install_metrics().expect("the service's recorder");
     let (subscriber, lines) = human_log();
     let _log = tracing::subscriber::set_default(subscriber);
     let every = std::time::Duration::from_secs(5);
-    assert!(!chore("snapshot pruner", every, || Err("database error: database is locked")));
-    assert!(!chore("source refresh", every, || -> Result<(), String> { panic!("boom") }));
+    let health = Health::reminding_every(std::time::Duration::from_secs(3600));
+    let failed = || Err(StoreError::Postgres("relation \"replicas\" does not exist".into()));
+    assert!(!chore("snapshot pruner", every, &health, failed));
+    assert!(!chore("source refresh", every, &health, || panic!("boom")));
     let log = lines.text();
     let errors: Vec<&str> = log.lines().filter(|line| line.contains("ERROR")).collect();
     assert_eq!(errors.len(), 2, "{log}");
-    assert!(errors[0].contains(r#"task="snapshot pruner""#) && errors[0].contains("database is locked"), "{log}");
+    assert!(errors[0].contains(r#"task="snapshot pruner""#) && errors[0].contains("does not exist"), "{log}");
     assert!(errors[0].contains("retry_in_ms=5000"), "{log}");
     assert!(errors[1].contains(r#"task="source refresh""#) && errors[1].contains(r#"panic="boom""#), "{log}");
-    // And counted, by task, for an alert.
+
+    // In an outage: its one line when it began, then the rounds it fails are quiet at this level.
+    let unreachable = || Err(StoreError::Unavailable("connection refused".into()));
+    health.observe(&unreachable(), false);
+    let began = lines.text();
+    assert_eq!(began.lines().filter(|line| line.contains("ERROR")).count(), 3, "{began}");
+    for _ in 0..3 {
+        assert!(!chore("snapshot pruner", every, &health, unreachable));
+    }
+    assert_eq!(lines.text(), began, "no line per failed round in the outage");
+    // A failure of another kind in the outage is news, and is said.
+    assert!(!chore("snapshot pruner", every, &health, failed));
+    assert_eq!(lines.text().lines().filter(|line| line.contains("ERROR")).count(), 4, "{}", lines.text());
+    // Once it has ended, the same failure is news again.
+    health.observe(&Ok(()), true);
+    assert!(!chore("snapshot pruner", every, &health, unreachable));
+    assert_eq!(lines.text().lines().filter(|line| line.contains("ERROR")).count(), 5, "{}", lines.text());
+
+    // Every failed round is counted, by task, for an alert.
     let counted = metrics.render();
-    for task in ["snapshot pruner", "source refresh"] {
-        let line = format!("service_background_task_failures_total{{task=\"{task}\"}} 1");
+    for (task, failed) in [("snapshot pruner", 6), ("source refresh", 1)] {
+        let line = format!("service_background_task_failures_total{{task=\"{task}\"}} {failed}");
         assert!(counted.lines().any(|l| l == line), "{line} in:\n{counted}");
     }
 }

@@ -39,6 +39,7 @@ pub use config::Config;
 pub use state::{AppState, Service};
 
 use db::StoreError;
+use store::watched::Health;
 
 /// Why the service did not start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,7 +246,9 @@ fn spawn_source_refresh(state: AppState, stop: CancellationToken) -> JoinHandle<
         while next_round(&mut ticks, &stop).await {
             let indexing = state.clone();
             let round = tokio::spawn(async move { indexing.refresh_sources().await }).await;
-            chore(SOURCE_REFRESH, every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
+            chore(SOURCE_REFRESH, every, &state.health, || {
+                round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+            });
         }
     })
 }
@@ -264,7 +267,9 @@ fn spawn_pruner(state: AppState, stop: CancellationToken) -> JoinHandle<()> {
                 pruning.check_in().await.map(drop)
             })
             .await;
-            chore(SNAPSHOT_PRUNER, every, || round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic())));
+            chore(SNAPSHOT_PRUNER, every, &state.health, || {
+                round.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+            });
         }
     })
 }
@@ -280,18 +285,30 @@ async fn next_round(ticks: &mut tokio::time::Interval, stop: &CancellationToken)
 
 /// Runs one round of a background task. A failure or a panic is an `ERROR` event in the
 /// service's log (a line of its format, JSON under `--log-format json`), and the task carries
-/// on at its next round (`every` later): it never stops silently. Each failed round is counted
-/// too ([`telemetry::BACKGROUND_FAILURES`], by `name`), for an alert. Returns whether the round
+/// on at its next round (`every` later): it never stops silently. A failure that is the
+/// database outage `health` already logged when it began is a `debug` event instead, as each
+/// request it refuses is: one outage, one `ERROR` line. Each failed round is counted
+/// ([`telemetry::BACKGROUND_FAILURES`], by `name`), for an alert. Returns whether the round
 /// succeeded.
-pub fn chore<E: std::fmt::Display>(name: &'static str, every: Duration, round: impl FnOnce() -> Result<(), E>) -> bool {
+pub fn chore(
+    name: &'static str,
+    every: Duration,
+    health: &Health,
+    round: impl FnOnce() -> Result<(), StoreError>,
+) -> bool {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(round));
     if !matches!(outcome, Ok(Ok(()))) {
         metrics::counter!(telemetry::BACKGROUND_FAILURES, "task" => name).increment(1);
     }
+    let retry_in_ms = telemetry::millis(every);
     match outcome {
         Ok(Ok(())) => true,
+        Ok(Err(error)) if health.reports(&error) => {
+            tracing::debug!(task = name, %error, retry_in_ms, "a background task failed in the database outage");
+            false
+        }
         Ok(Err(error)) => {
-            tracing::error!(task = name, %error, retry_in_ms = telemetry::millis(every), "a background task failed");
+            tracing::error!(task = name, %error, retry_in_ms, "a background task failed");
             false
         }
         Err(panic) => {
@@ -300,12 +317,7 @@ pub fn chore<E: std::fmt::Display>(name: &'static str, every: Duration, round: i
                 .map(|s| (*s).to_owned())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".to_owned());
-            tracing::error!(
-                task = name,
-                panic = what,
-                retry_in_ms = telemetry::millis(every),
-                "a background task panicked"
-            );
+            tracing::error!(task = name, panic = what, retry_in_ms, "a background task panicked");
             false
         }
     }

@@ -89,6 +89,13 @@ impl Health {
         self.spells.lock().unwrap_or_else(PoisonError::into_inner).iter().any(Option::is_some)
     }
 
+    /// Whether `error` is of an outage under way, and so was logged when the outage began: a
+    /// caller that meets it logs it at `debug`, not again as news.
+    pub fn reports(&self, error: &StoreError) -> bool {
+        Outage::of(error)
+            .is_some_and(|outage| self.spells.lock().unwrap_or_else(PoisonError::into_inner)[outage as usize].is_some())
+    }
+
     /// Notes an operation's outcome: a write's (`wrote`) or a read's.
     pub fn observe<T>(&self, result: &Result<T, StoreError>, wrote: bool) {
         match result {
