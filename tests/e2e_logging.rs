@@ -700,6 +700,17 @@ fn a_database_outage_is_logged_when_it_begins_and_ends_not_once_per_request() {
     assert_eq!(errors(&log), 2, "{log}");
     assert!(log.contains(r#"outage="read_only""#) && log.contains("failures=2"), "{log}");
 
+    // A wait for a connection in vain is this replica's load, not its database's outage: it
+    // neither begins one nor ends one.
+    let busy = || Err::<(), _>(StoreError::Busy("every pooled connection stayed busy for 10 s".into()));
+    health.observe(&busy(), false);
+    assert!(!health.in_outage(), "{}", lines.text());
+    health.observe(&unreachable(), false);
+    health.observe(&busy(), true);
+    assert!(health.in_outage(), "{}", lines.text());
+    health.observe(&Ok(()), false);
+    assert_eq!(errors(&lines.text()), 3, "{}", lines.text());
+
     // An outage that lasts is said again once the interval has passed (here at once), with the
     // failures since the last line.
     let reminding = Health::reminding_every(Duration::ZERO);
@@ -707,6 +718,6 @@ fn a_database_outage_is_logged_when_it_begins_and_ends_not_once_per_request() {
         reminding.observe(&unreachable(), false);
     }
     let log = lines.text();
-    assert_eq!(errors(&log), 5, "{log}");
+    assert_eq!(errors(&log), 6, "{log}");
     assert!(log.contains("the database outage goes on") && log.contains("failures=1"), "{log}");
 }

@@ -592,12 +592,15 @@ async fn a_revocation_and_an_archive_of_the_same_credential_are_ordered() {
 
 /// A replica whose pooled connections are all held (here by reads waiting on a lock another
 /// session holds) answers `/ready` with a 503 that says so, not that its database is down: the
-/// database answers, and the outage gauge stays 0. `/metrics` shows the pool's gauges. Once the
-/// lock is gone the held requests are answered and the replica is ready again.
+/// database answers, and the outage gauge stays 0. So is a request that waited for a connection
+/// past the pool's wait (10 s) in vain. `/metrics` shows the pool's gauges. Once the lock is
+/// gone the held requests are answered and the replica is ready again.
 #[tokio::test]
 async fn a_replica_whose_connections_are_all_held_says_so_on_ready_not_that_its_database_is_down() {
     let url = e2e_support::postgres::fresh_database().await;
-    let h = Arc::new(Harness::start(Config { db: Some(url.clone().into()), ..config(20) }).await);
+    // Statements wait on the lock longer than the pool's wait, which is what runs out first.
+    let db = format!("{}{}options=-c%20statement_timeout%3D25s", url, if url.contains('?') { '&' } else { '?' });
+    let h = Arc::new(Harness::start(Config { db: Some(db.into()), ..config(20) }).await);
     assert_eq!(h.send(reqwest::Method::GET, "/ready", None, None).await.status, 200);
     let max = h.store().connections().expect("a pool on PostgreSQL").max;
 
@@ -627,6 +630,31 @@ async fn a_replica_whose_connections_are_all_held_says_so_on_ready_not_that_its_
     ] {
         assert!(metrics.contains(series), "{series} in:\n{metrics}");
     }
+
+    // The requests beyond the pool's size (two, or three if the pruner waits on the lock too,
+    // holding a connection) wait for one that does not come. They queued together, and give
+    // up together: a second after the first two have, every one has.
+    let mut held = held;
+    let mut waited = Vec::new();
+    let mut settled = None;
+    while settled.is_none_or(|at: Instant| at.elapsed() < Duration::from_secs(1)) {
+        assert!(started.elapsed() < HANG, "no request gave up waiting for a connection");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let (finished, waiting): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut held).into_iter().partition(|r| r.is_finished());
+        waited.extend(finished);
+        held = waiting;
+        if waited.len() >= 2 && settled.is_none() {
+            settled = Some(Instant::now());
+        }
+    }
+    for request in waited {
+        let answer = request.await.unwrap();
+        assert_outage(&answer, "a list that waited for a connection");
+        let detail = answer.body["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains("Every one of this replica's connections to its database is in use"), "{detail}");
+    }
+    assert!(!h.running.state.health.in_outage(), "the database answers all the same: no outage");
 
     lock.release().await;
     for request in held {

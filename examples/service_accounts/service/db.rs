@@ -215,6 +215,12 @@ pub enum StoreError {
     /// service: a failover to a standby, `default_transaction_read_only` set); it still answers
     /// reads. A passing outage for writes, as [`StoreError::Unavailable`] is for everything.
     ReadOnly(String),
+    /// Every connection this replica may hold to its database stayed in use past the pool's
+    /// wait: this replica is too busy now, and says nothing of the database (a lock held
+    /// elsewhere, a burst of slow requests may be all). Answered as an outage is, but it is
+    /// none: the database may be fine, and no replica's [`Health`](super::store::watched::Health)
+    /// counts it as one.
+    Busy(String),
     /// The database did not confirm a COMMIT that was sent (the deadline passed, or the
     /// connection was lost, while it was in flight): the change may have been made or not.
     OutcomeUnknown(String),
@@ -259,6 +265,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Postgres(e) => write!(f, "database error: {e}"),
             StoreError::Unavailable(e) => write!(f, "database unavailable: {e}"),
             StoreError::ReadOnly(e) => write!(f, "database read-only: {e}"),
+            StoreError::Busy(e) => write!(f, "database connections all in use: {e}"),
             StoreError::OutcomeUnknown(e) => write!(f, "outcome of a write unknown: {e}"),
             StoreError::Config(e) => write!(f, "configuration error: {e}"),
             StoreError::PermissionsChanged => f.write_str("the caller's permissions changed"),

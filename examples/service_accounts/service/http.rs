@@ -192,6 +192,10 @@ pub fn store_problem(error: StoreError) -> Problem {
                 "Its database takes no writes now (it turned read-only, as during a failover); reads are still served.",
             )
         }
+        StoreError::Busy(cause) => {
+            tracing::debug!(error = %cause, "every connection to the database is in use; answering 503");
+            outage(POOL_EXHAUSTED)
+        }
         error if error.is_outage() => {
             tracing::debug!(error = %error, "the database cannot be reached or did not answer in time; answering 503");
             outage("Its database cannot be reached or did not answer in time.")
@@ -202,6 +206,9 @@ pub fn store_problem(error: StoreError) -> Problem {
         }
     }
 }
+
+/// What a 503 of a replica whose pooled connections are all in use says happened.
+pub const POOL_EXHAUSTED: &str = "Every one of this replica's connections to its database is in use.";
 
 /// The 503 `SERVICE_UNAVAILABLE` of a database that cannot serve now, its detail followed by
 /// `what` happened, with `Retry-After`. The wait is in the body too: a client that reads only

@@ -18,7 +18,7 @@ use axum::{Extension, Json};
 use completeness::{Exempt, Problem};
 use serde::Serialize;
 
-use super::http::{outage, store_problem};
+use super::http::{POOL_EXHAUSTED, outage, store_problem};
 use super::state::AppState;
 use super::telemetry::Routine;
 
@@ -49,8 +49,12 @@ pub async fn ready(State(state): State<AppState>) -> Result<Exempt<(Extension<Ro
     // A task of its own: SQLite's calls run on their thread (`store::sqlite`), where a timeout
     // around them could not fire before they return; this task's timeout fires all the same.
     let store = state.store.clone();
-    let check = tokio::spawn(async move { store.current_snapshot().await });
-    match tokio::time::timeout(READY_TIMEOUT, check).await {
+    let mut check = tokio::spawn(async move { store.current_snapshot().await });
+    let checked = tokio::time::timeout(READY_TIMEOUT, &mut check).await;
+    // A check given up on stops here: it would end the outage it is counted in with its late
+    // answer, or wait on for a connection and be counted once more.
+    check.abort();
+    match checked {
         Ok(Ok(Ok(_))) => {
             let ready = Ready { status: "ready", replica: state.replica.replica.clone() };
             Ok(Exempt::new((Extension(Routine), Json(ready)), READY_EXEMPT))
@@ -70,7 +74,7 @@ pub async fn ready(State(state): State<AppState>) -> Result<Exempt<(Extension<Ro
                     "the readiness check waited for a database connection for {READY_TIMEOUT:?}: every one of \
                      this replica's is in use; answering 503"
                 );
-                Err(outage("Every one of this replica's connections to its database is in use."))
+                Err(outage(POOL_EXHAUSTED))
             }
             None => {
                 state.health.unanswered(READY_TIMEOUT);

@@ -234,7 +234,8 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
             metrics::describe_counter!(
                 BACKGROUND_FAILURES,
                 "Rounds of a background task (the snapshot pruner, the source refresh) that failed or panicked, by task; \
-                 each is an ERROR line in the log, and the task runs again at its next round."
+                 each is an ERROR line in the log (a debug line if a database outage already logged failed it), and \
+                 the task runs again at its next round."
             );
             metrics::describe_gauge!(
                 super::store::watched::DATABASE_OUTAGE,

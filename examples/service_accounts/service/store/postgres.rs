@@ -595,16 +595,17 @@ fn io_cause(error: &tokio_postgres::Error) -> bool {
     false
 }
 
-/// Every pool failure is an outage: no connection could be had (the server refused, did not
-/// finish connecting within `connect` (see [`PgStore::connect`]), or every connection stayed
-/// busy past [`POOL_WAIT`]).
+/// Every pool failure but a busy pool is an outage: no connection could be had (the server
+/// refused, or did not finish connecting within `connect`, see [`PgStore::connect`]). Every
+/// connection staying busy past [`POOL_WAIT`] is [`StoreError::Busy`]: this replica's load,
+/// not its database's failure.
 fn pool_error(error: PoolError, connect: Duration) -> StoreError {
     let why = match &error {
         PoolError::Timeout(TimeoutType::Create | TimeoutType::Recycle) => {
             format!("PostgreSQL did not finish connecting within {} s (connect_timeout)", connect.as_secs_f64())
         }
         PoolError::Timeout(TimeoutType::Wait) => {
-            format!("every pooled connection stayed busy for {} s", POOL_WAIT.as_secs_f64())
+            return StoreError::Busy(format!("every pooled connection stayed busy for {} s", POOL_WAIT.as_secs_f64()));
         }
         // deadpool ends a hook's failure with a line break (and gives no cause): said in one
         // line, as a server's DETAIL or HINT is.

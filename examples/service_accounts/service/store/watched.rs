@@ -108,9 +108,10 @@ impl Health {
             Err(error) => {
                 if let Some(outage) = Outage::of(error) {
                     self.failed(outage, &error.to_string());
-                } else if !matches!(error, StoreError::OutcomeUnknown(_)) {
+                } else if !matches!(error, StoreError::OutcomeUnknown(_) | StoreError::Busy(_)) {
                     // An answer, though a refusal (no such account, a statement that failed):
-                    // the database was reached. A COMMIT unconfirmed says nothing either way.
+                    // the database was reached. A COMMIT unconfirmed says nothing either way,
+                    // nor does a wait for a connection that never came.
                     self.ended(Outage::Unreachable);
                 }
             }
