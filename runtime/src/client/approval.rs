@@ -152,8 +152,8 @@ impl RecoveryOption {
             RecoveryOption::ContinueCollecting { cursor } => {
                 format!(
                     "continue collecting from cursor {cursor} (same snapshot, nothing merged from elsewhere; after a \
-                     collector's own limit, with `resume` on its result: a new collection from that cursor holds only \
-                     the rest)"
+                     collector's own limit, with `resume` on its result: a collection begun at that cursor is \
+                     reported incomplete, since it holds only the rest)"
                 )
             }
             RecoveryOption::RestartCollection => {
