@@ -186,6 +186,13 @@ async fn a_server_turned_read_only_refuses_writes_with_a_503_until_it_takes_them
     assert!(!detail.contains("cannot be reached"), "{detail}");
     let after = past_ended_connections(|| h.get(account, "admin")).await;
     assert_eq!(after.body, before.body, "nothing was written");
+    // A write the database never saw (a credential name it could not hold) does not end the
+    // outage, in the log or the gauge.
+    assert!(h.running.state.health.in_outage(), "the read-only outage is under way");
+    h.post("/credentials/no%00rth/revoke-tenant/north", "admin", &serde_json::json!({}))
+        .await
+        .assert_problem(404, "NOT_FOUND");
+    assert!(h.running.state.health.in_outage(), "a write the database never saw does not end it");
 
     read_only(false).await;
     let patched = past_ended_connections(|| h.patch(account, "admin", &owner)).await;

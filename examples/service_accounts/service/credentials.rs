@@ -44,12 +44,14 @@ pub async fn revoke_tenant(
             format!("unknown tenant '{tenant}'; tenants are {}", TENANTS.join(", ")),
         ));
     }
-    let changed = state
-        .store
-        .revoke_tenant(&name, &tenant)
-        .await
-        .map_err(store_problem)?
-        .ok_or_else(|| Problem::new(ProblemCode::NotFound, format!("no credential '{name}'")))?;
+    let no_credential = || Problem::new(ProblemCode::NotFound, format!("no credential '{name}'"));
+    // No credential's name holds a NUL: PostgreSQL's text cannot. Answered here, not by the
+    // store, which would answer it without its database and have that taken as a write the
+    // database accepted (ending a read-only outage in the log and the gauge).
+    if name.contains('\0') {
+        return Err(no_credential());
+    }
+    let changed = state.store.revoke_tenant(&name, &tenant).await.map_err(store_problem)?.ok_or_else(no_credential)?;
     let grant =
         Grant { credential: name, tenants: changed.tenants.into_iter().collect(), permission_epoch: changed.epoch };
     Ok(Exempt::new(Json(grant), GRANT_EXEMPT))
