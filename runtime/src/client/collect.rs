@@ -461,7 +461,7 @@ impl<T> Traversal<T> {
             return Some(ClientLimitReached::new(LimitKind::Items, limits.max_items));
         }
         if self.started.elapsed() >= limits.deadline {
-            let millis = u64::try_from(limits.deadline.as_millis()).unwrap_or(u64::MAX);
+            let millis = crate::contract::whole_millis(limits.deadline);
             return Some(ClientLimitReached::new(LimitKind::Deadline, millis));
         }
         None

@@ -29,6 +29,7 @@ pub mod aggregate;
 pub(crate) mod completeness;
 pub mod continuation;
 mod date;
+pub(crate) use date::whole_millis;
 pub mod declared;
 pub mod envelope;
 pub mod field;

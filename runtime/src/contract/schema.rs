@@ -1320,7 +1320,7 @@ pub mod parameters {
         let mut ms = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1));
         let stated = match budgets {
             Some((default, max)) => {
-                ms = ms.default(Some(u64::try_from(default.as_millis()).unwrap_or(u64::MAX).into()));
+                ms = ms.default(Some(crate::contract::whole_millis(default).into()));
                 format!(
                     "Positive milliseconds ({} when neither this nor Request-Timeout is given); a budget above {} \
                      is capped to it",

@@ -85,7 +85,7 @@ impl TimeBudget {
 
     /// The budget applied, in milliseconds.
     pub fn applied_ms(&self) -> u64 {
-        u64::try_from(self.applied.as_millis()).unwrap_or(u64::MAX)
+        crate::contract::whole_millis(self.applied)
     }
 
     /// The budget the request asked for, if it named one.

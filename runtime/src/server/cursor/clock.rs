@@ -18,7 +18,7 @@ pub(crate) fn unix_ms(at: std::time::SystemTime) -> u64 {
 
 /// `now + ttl` in milliseconds, saturating.
 pub(crate) fn after(now_ms: u64, ttl: Duration) -> u64 {
-    now_ms.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+    now_ms.saturating_add(crate::contract::whole_millis(ttl))
 }
 
 /// RFC 3339 UTC with second precision, e.g. `2026-11-29T20:15:00Z`; times past
