@@ -246,7 +246,7 @@ fn a_problem_code_written_as_a_standard_one_has_its_status_and_title() {
 #[test]
 fn an_omission_written_as_a_standard_one_is_that_one() {
     use completeness::Omission;
-    for known in [Omission::NoAccess, Omission::SourceFailed, Omission::NotRequested] {
+    for known in Omission::KNOWN {
         let unknown = Omission::Unknown(known.as_str().to_owned());
         assert_eq!(unknown, known);
         assert_eq!(unknown.cmp(&known), std::cmp::Ordering::Equal);

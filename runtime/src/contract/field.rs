@@ -20,6 +20,9 @@ pub enum Omission {
 }
 
 impl Omission {
+    /// The standard omissions, in the contract's order (§2.7).
+    pub const KNOWN: [Omission; 3] = [Omission::NoAccess, Omission::SourceFailed, Omission::NotRequested];
+
     /// The wire form.
     pub fn as_str(&self) -> &str {
         match self {
@@ -32,12 +35,10 @@ impl Omission {
 
     /// Parses the wire form; unknown codes are kept.
     pub fn parse(code: &str) -> Omission {
-        match code {
-            "NO_ACCESS" => Omission::NoAccess,
-            "SOURCE_FAILED" => Omission::SourceFailed,
-            "NOT_REQUESTED" => Omission::NotRequested,
-            other => Omission::Unknown(other.to_owned()),
-        }
+        Omission::KNOWN
+            .into_iter()
+            .find(|known| known.as_str() == code)
+            .unwrap_or_else(|| Omission::Unknown(code.to_owned()))
     }
 }
 
