@@ -254,6 +254,20 @@ fn collect_json(pages: [Value; 2]) -> Collected<u32> {
     block_on(collect_all(two_pages(&pages), no_limits())).unwrap()
 }
 
+/// Asserts that `collected` stopped with a restart: incomplete, `SNAPSHOT_EXPIRED` alone, no
+/// evidence, a `restart` continuation, and a reason whose message `says` why; returns its wire
+/// form, which keeps the envelope invariants. `what` names the case in a failure.
+fn assert_restarted(collected: &Collected<u32>, says: &str, what: &str) -> Value {
+    assert!(!collected.is_complete(), "{what}");
+    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired], "{what}");
+    assert_eq!(collected.completeness.evidence(), None, "{what}");
+    let json = serde_json::to_value(collected).unwrap();
+    assert_eq!(json["continuation"]["kind"], "restart", "{what}: {json}");
+    assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains(says), "{what}: {json}");
+    assert_envelope_invariants(&json);
+    json
+}
+
 #[test]
 fn a_complete_collection_carries_the_evidence_of_its_last_page() {
     let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
@@ -368,18 +382,12 @@ fn a_collection_that_starts_on_a_resumed_page_is_not_taken_as_the_whole() {
         std::future::ready(serde_json::from_value(tail.clone()).map_err(|e| FetchError::Contract(e.to_string())))
     };
     let collected: Collected<u32> = block_on(collect_all(fetch, no_limits())).unwrap();
-    assert!(!collected.is_complete());
+    let json = assert_restarted(&collected, "reached with a cursor", "a tail");
     assert!(collected.items.is_empty(), "{:?}", collected.items);
-    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
-    assert_eq!(collected.completeness.evidence(), None);
     assert_eq!(decide(collected.envelope(), Intent::Mutate), Decision::RefuseOrRequestReview);
-    let json = serde_json::to_value(&collected).unwrap();
-    assert_eq!(json["continuation"]["kind"], "restart", "{json}");
-    assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains("reached with a cursor"), "{json}");
     // It names the question the tail answered, and that it was a tail.
     assert_eq!(json["scope"]["resource"], "numbers", "{json}");
     assert_eq!(json["page"]["resumed"], true, "{json}");
-    assert_envelope_invariants(&json);
 
     let more = json!([{"code": "MORE_PAGES_AVAILABLE", "message": "more"}]);
     let whole = collect_json([first_page(more), last_page(json!("ev1.k1.token"))]);
@@ -402,15 +410,9 @@ fn a_page_of_another_query_is_not_merged_and_the_result_says_restart() {
         let mut other = last_page(json!("ev1.k1.token"));
         *other.pointer_mut(pointer).unwrap() = value;
         let collected = collect_json([first_page(more.clone()), other]);
-        assert!(!collected.is_complete(), "{what}");
+        let json = assert_restarted(&collected, "another query", what);
         assert_eq!(collected.items, vec![1], "{what}: the other query's items are not merged");
-        assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired], "{what}");
-        assert_eq!(collected.completeness.evidence(), None, "{what}");
-        let json = serde_json::to_value(&collected).unwrap();
-        assert_eq!(json["continuation"]["kind"], "restart", "{what}: {json}");
-        assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains("another query"), "{json}");
         assert_eq!(json["scope"]["filters"], json!({}), "{what}: the first page's scope is the result's");
-        assert_envelope_invariants(&json);
     }
 }
 
@@ -427,19 +429,13 @@ fn a_cursor_answered_with_a_first_page_is_not_merged() {
     again["items"] = json!([1]);
     again["page"]["resumed"] = json!(false);
     let collected = collect_json([first_page(more.clone()), again]);
-    assert!(!collected.is_complete());
+    let json = assert_restarted(&collected, "first page", "a first page again");
     assert_eq!(collected.items, vec![1], "the first page's items are not taken twice");
-    assert_eq!(collected.completeness.reason_codes(), vec![ReasonCode::SnapshotExpired]);
-    assert_eq!(collected.completeness.evidence(), None);
     assert_eq!(decide(collected.envelope(), Intent::Mutate), Decision::RefuseOrRequestReview);
-    let json = serde_json::to_value(&collected).unwrap();
-    assert_eq!(json["continuation"]["kind"], "restart", "{json}");
-    assert!(json["incomplete_reasons"][0]["message"].as_str().unwrap().contains("first page"), "{json}");
     // Its snapshot is still there: the restart claims no expiry, nor does the verdict.
     assert_eq!(json["continuation"]["reason"], "the traversal cannot be continued", "{json}");
     let said = completeness::client::explain::verdict(&collected.completeness, collected.items.len());
     assert!(!said.contains("no longer retained") && said.contains("first page"), "{said}");
-    assert_envelope_invariants(&json);
 
     // Said to be reached with the cursor, or not said at all (an older server), it is merged.
     let older = |mut page: Value| {
