@@ -22,6 +22,8 @@
 //! let app: Router = Router::new().route("/numbers", get(list).into()).with_state(config);
 //! ```
 
+use std::sync::OnceLock;
+
 use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::request::Parts;
 
@@ -178,6 +180,7 @@ impl PageRequest {
             stale: resumed.is_some_and(CursorClaims::is_stale),
             partial: resumed.is_some_and(CursorClaims::is_partial),
             attested: resumed.is_none_or(CursorClaims::is_attested_whole),
+            issued: OnceLock::new(),
         })
     }
 }
@@ -253,6 +256,9 @@ pub struct Page {
     /// Every page before this one was attested whole and current by [`Page::attach_evidence`]
     /// (true on a first page).
     attested: bool,
+    /// The first cursor this page signed, with its claims: attesting it signs them again without
+    /// reading them back from the token, which this page made and need not verify.
+    issued: OnceLock<(String, CursorClaims)>,
 }
 
 impl Page {
@@ -395,6 +401,9 @@ impl Page {
         }
         let cursor = claims.encode(self.config.keys());
         self.report_if_too_long(&cursor);
+        let expires_at = rfc3339_rounded_up(claims.expires_at_ms());
+        // The first is kept; another the handler signs is read back from its token when attested.
+        let _ = self.issued.set((cursor.clone(), claims));
         NextCursor {
             cursor,
             contract: CursorContract {
@@ -402,7 +411,7 @@ impl Page {
                 // To the second, rounded up (contract §2.5: the latest the cursor lives): a cursor
                 // is never read past the time written, as it was for the fraction of a second that
                 // rounding down cut off.
-                expires_at: rfc3339_rounded_up(claims.expires_at_ms()),
+                expires_at,
                 invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
             },
         }
@@ -528,7 +537,12 @@ impl Page {
     fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
         let pinned = |claims: CursorClaims| claims.snapshot().is_some().then(|| claims.attested_whole());
         let signed = completeness.next_cursor().map_or(0, str::len);
-        if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, pinned) {
+        let keys = self.config.keys();
+        let claims = |cursor: &str| match self.issued.get() {
+            Some((issued, claims)) if issued == cursor => Some(claims.clone()),
+            _ => CursorClaims::decode(keys, cursor, usize::MAX).ok(),
+        };
+        if let Some(attested) = resign_next_cursor(keys, completeness, claims, pinned) {
             completeness.attest_next_cursor(attested.into());
             // The attestation makes the cursor longer: reported here when only it passes the bound.
             if let Some(cursor) = completeness.next_cursor()
@@ -558,15 +572,27 @@ impl Page {
 }
 
 /// The block's next cursor as a `MORE_PAGES_AVAILABLE` reason signed again with `keys` after
-/// `change` (same position and expiry, the reason's message kept): how a page attests its cursor
-/// and the fault layer takes the attestation back. `None` when no `MORE_PAGES_AVAILABLE` carries
-/// a cursor `keys` can read (one the handler made by other means), or `change` leaves it be.
+/// `change` (same position and expiry, the reason's message kept): how the fault layer takes a
+/// page's attestation back. `None` when no `MORE_PAGES_AVAILABLE` carries a cursor `keys` can
+/// read (one the handler made by other means), or `change` leaves it be.
+#[cfg(feature = "faults")]
 pub(crate) fn resigned_next_cursor<R: Reason>(
     keys: &CursorKeys,
     completeness: &Completeness<R>,
     change: impl FnOnce(CursorClaims) -> Option<CursorClaims>,
 ) -> Option<MorePagesAvailable> {
-    let claims = CursorClaims::decode(keys, completeness.next_cursor()?, usize::MAX).ok()?;
+    resign_next_cursor(keys, completeness, |cursor| CursorClaims::decode(keys, cursor, usize::MAX).ok(), change)
+}
+
+/// [`resigned_next_cursor`] with the next cursor's claims read by `claims`: how a page attests
+/// the cursor it signed, whose claims it kept.
+fn resign_next_cursor<R: Reason>(
+    keys: &CursorKeys,
+    completeness: &Completeness<R>,
+    claims: impl FnOnce(&str) -> Option<CursorClaims>,
+    change: impl FnOnce(CursorClaims) -> Option<CursorClaims>,
+) -> Option<MorePagesAvailable> {
+    let claims = claims(completeness.next_cursor()?)?;
     let carrier = &completeness.reasons()[completeness.next_cursor_carrier()?];
     if carrier.code() != ReasonCode::MorePagesAvailable {
         return None;
@@ -634,6 +660,31 @@ mod tests {
             let (query, credential) = (first.query.fingerprint(), first.credential.fingerprint());
             assert!(claims.check(&query, &credential, at - 1).is_ok(), "read until its lifetime ends");
             assert!(claims.check(&query, &credential, written).is_err(), "refused at the written time");
+        }
+    }
+
+    /// Attesting signs again the cursor the block carries, with its position and expiry: the one
+    /// the page signed, or another the handler signed after it and put in its place.
+    #[test]
+    fn attesting_signs_again_the_cursor_the_block_carries() {
+        use crate::contract::reason::{MorePagesAvailable, StandardReason};
+        use crate::contract::scope::Scope;
+        let config = CompletenessConfig::new(CursorKeys::ephemeral());
+        let read = |cursor: &str| CursorClaims::decode(config.keys(), cursor, usize::MAX).unwrap();
+        for (signed, carried) in [(&["7"][..], "7"), (&["7", "9"][..], "9")] {
+            let mut first = page(&config, None).unwrap();
+            first.pin_snapshot("s1");
+            let cursors: Vec<_> = signed.iter().map(|position| first.next_cursor(position)).collect();
+            let next = cursors.into_iter().find(|next| read(&next.cursor).position() == carried).unwrap();
+            let unattested = read(&next.cursor);
+            let mut block = first.completeness::<StandardReason>(Scope::new("numbers", "all"), 2, None);
+            block.push_reason(MorePagesAvailable::from(next));
+            assert!(!first.attach_evidence(&mut block), "a page with a next page gets no evidence");
+            let attested = read(block.next_cursor().unwrap());
+            assert!(attested.is_attested_whole() && !unattested.is_attested_whole(), "{signed:?}");
+            assert_eq!(attested.position(), carried, "{signed:?}");
+            assert_eq!(attested.expires_at_ms(), unattested.expires_at_ms(), "{signed:?}");
+            assert_eq!(attested.attested_whole(), unattested.attested_whole(), "only the mark differs");
         }
     }
 }
