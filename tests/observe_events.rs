@@ -425,13 +425,15 @@ fn a_clamped_page_counts_its_warning_and_its_reduced_size() {
     assert_eq!(value(&metrics, "completeness_missing_data_total", &missing), 0.0, "a page misses nothing");
 }
 
+/// A garbled cursor is the client's mistake, not the service's: an `INFO` event (the causes an
+/// operator acts on are `WARN`: `a_refused_cursors_event_names_its_cause`).
 #[test]
-fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_token() {
+fn a_garbled_cursor_emits_an_event_with_code_route_and_credential_but_not_the_token() {
     let forged = "c1.eph.Zm9yZ2VkLXBheWxvYWQtc2VjcmV0.bWFj";
     let (capture, metrics, statuses) = run(vec![get_request(&format!("/numbers?cursor={forged}"))]);
     assert_eq!(statuses, [StatusCode::BAD_REQUEST]);
     let event = only(capture.of_kind("cursor_refused"));
-    assert_eq!(event.level, Level::WARN);
+    assert_eq!((event.level, event.field("cause")), (Level::INFO, "malformed"));
     assert_eq!(
         (event.field("code"), event.field("route"), event.field("method"), event.field("credential")),
         ("INVALID_CURSOR", "/numbers", "GET", "north")
@@ -446,6 +448,8 @@ fn a_forged_cursor_emits_a_warning_with_code_route_and_credential_but_not_the_to
 /// A refused cursor's event says which of the ways `INVALID_CURSOR` covers it is (`cause`): a
 /// garbled one, one signed with a key this server does not hold (a rotation that retired a key
 /// too early), or one whose signature does not match (another secret under the same key id).
+/// The last two are the service's keys, or a forgery, which an operator acts on: `WARN`; the
+/// first is the client's mistake: `INFO`.
 #[test]
 fn a_refused_cursors_event_names_its_cause() {
     let issued = {
@@ -468,8 +472,9 @@ fn a_refused_cursors_event_names_its_cause() {
     let (capture, _, statuses) = run(requests);
     assert_eq!(statuses, [StatusCode::BAD_REQUEST; 3]);
     let refused = capture.of_kind("cursor_refused");
-    let causes: Vec<&str> = refused.iter().map(|event| event.field("cause")).collect();
-    assert_eq!(causes, cursors.map(|(_, cause)| cause));
+    let causes: Vec<(&str, Level)> = refused.iter().map(|event| (event.field("cause"), event.level)).collect();
+    let levels = [Level::INFO, Level::WARN, Level::WARN];
+    assert_eq!(causes, cursors.iter().map(|(_, cause)| *cause).zip(levels).collect::<Vec<_>>());
 }
 
 /// Every other problem counts in `completeness_problems_total` by route, method, status and code; a
@@ -744,8 +749,9 @@ fn a_faulted_cursor_refusal_is_observed_as_a_refused_cursor() {
     assert_eq!(statuses, [StatusCode::GONE]);
     let event = only(capture.of_kind("cursor_refused"));
     assert_eq!(
-        (event.field("code"), event.field("route"), event.field("credential")),
-        ("CURSOR_EXPIRED", "/declared-numbers", "north")
+        (event.level, event.field("code"), event.field("route"), event.field("credential")),
+        (Level::INFO, "CURSOR_EXPIRED", "/declared-numbers", "north"),
+        "an expired cursor is the client's course"
     );
     assert_eq!(capture.of_kind("response").len(), 1, "the first page only: the second was refused");
     let refused = [("route", "/declared-numbers"), ("method", "GET"), ("code", "CURSOR_EXPIRED")];
@@ -792,7 +798,7 @@ fn an_entry_point_outside_the_routes_is_observed_as_a_route_is() {
     let refused = only(capture.of_kind("cursor_refused"));
     assert_eq!(
         (refused.level, refused.field("route"), refused.field("code"), refused.field("credential")),
-        (Level::WARN, "list_accounts", "INVALID_CURSOR", "north")
+        (Level::INFO, "list_accounts", "INVALID_CURSOR", "north")
     );
     let problem_events = capture.of_kind("problem");
     let problems: Vec<(Level, &str, &str, &str)> =

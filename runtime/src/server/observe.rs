@@ -47,7 +47,8 @@
 //! | `single_resource` | `DEBUG` | a single resource left out only fields the client did not ask for, or carried warnings | the same |
 //! | `strict_refusal` | `WARN` | `require_complete` / `Prefer: handling=strict` met an incomplete answer | `route`, `method`, `status`, `reasons`, `sources`, `items`, `credential` |
 //! | `problem` | `INFO` | an answer with a problem other than a refused token or a strict refusal (a bad page size, an unknown id, a store that is down), from a route or an [`EntryPoint`] | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
-//! | `cursor_refused` | `WARN` | a cursor was refused | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
+//! | `cursor_refused` | `WARN` | a cursor was refused for a cause an operator acts on: `unknown_key`, `altered` or `unreadable` (below) | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
+//! | `cursor_refused` | `INFO` | a cursor was refused for any other cause: expired, garbled, too long, of another query or credential (the client's course) | the same |
 //! | `evidence_refused` | `WARN` | an evidence token (or its absence) refused a destructive action | `route`, `method`, `code`, `cause` (when named), `status`, `credential` |
 //! | `evidence_accepted` | `INFO` | a destructive action was answered with success after [`RequireEvidence`](crate::RequireEvidence) verified its evidence token (or an entry point said so, [`EntryPoint::accepted`]); a refusal after the token verified (of its targets, its filters) is an `evidence_refused` alone | `route`, `method`, `resource`, `snapshot`, `credential` |
 //! | `credential_missing` | `WARN` | a request without a [`Credential`] reached an extractor that needs one ([`PageRequest`](crate::server::page_request::PageRequest), [`RequireEvidence`](crate::RequireEvidence), [`Credential`] itself) while the settings have no anonymous credential, and was answered 401: said once per settings, as the cause is usually the service's (an authentication middleware that inserts no `Credential`, or a service without authentication that does not call `with_anonymous_credential()`) | `route`, `method` |
@@ -507,6 +508,18 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
 /// of the service's own written in its code ([`ProblemCode::custom`]), and `OTHER` for any other
 /// (one read or built at run time, relayed from an upstream's problems say, which is not
 /// bounded); the event names the code itself.
+/// True for a token refused for a cause an operator acts on: signed with a key this server does
+/// not hold (`unknown_key`: a key retired too early, or replicas with different rings), a
+/// signature that does not match (`altered`: another secret under the same id, or a forgery), or
+/// signed here by a version that wrote what this one cannot read (`unreadable`). Any other
+/// refusal (expired, garbled, too long, of another query or credential) is the client's course.
+fn the_services_keys_or_a_forgery(cause: Option<&str>) -> bool {
+    use crate::server::cursor::TokenError;
+    [TokenError::UnknownKey, TokenError::BadSignature, TokenError::Unreadable]
+        .iter()
+        .any(|why| cause == Some(why.cause()))
+}
+
 fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
     let (code, cause) = (refusal.code.as_str(), refusal.cause);
     let Some(refused) = refusal.refused else {
@@ -519,7 +532,11 @@ fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status
         return;
     };
     match refused {
-        Refused::Cursor => tracing::warn!(
+        Refused::Cursor if the_services_keys_or_a_forgery(cause) => tracing::warn!(
+            target: TARGET, event = "cursor_refused", route, method, code, cause, status, credential,
+            "a cursor was refused"
+        ),
+        Refused::Cursor => tracing::info!(
             target: TARGET, event = "cursor_refused", route, method, code, cause, status, credential,
             "a cursor was refused"
         ),
