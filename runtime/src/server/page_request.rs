@@ -22,8 +22,6 @@
 //! let app: Router = Router::new().route("/numbers", get(list).into()).with_state(config);
 //! ```
 
-use std::sync::OnceLock;
-
 use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::request::Parts;
 
@@ -180,7 +178,6 @@ impl PageRequest {
             stale: resumed.is_some_and(CursorClaims::is_stale),
             partial: resumed.is_some_and(CursorClaims::is_partial),
             attested: resumed.is_none_or(CursorClaims::is_attested_whole),
-            issued: OnceLock::new(),
         })
     }
 }
@@ -256,9 +253,6 @@ pub struct Page {
     /// Every page before this one was attested whole and current by [`Page::attach_evidence`]
     /// (true on a first page).
     attested: bool,
-    /// The first cursor this page signed, with its claims: attesting it signs them again without
-    /// reading them back from the token, which this page made and need not verify.
-    issued: OnceLock<(String, CursorClaims)>,
 }
 
 impl Page {
@@ -401,9 +395,6 @@ impl Page {
         }
         let cursor = claims.encode(self.config.keys());
         self.report_if_too_long(&cursor);
-        let expires_at = rfc3339_rounded_up(claims.expires_at_ms());
-        // The first is kept; another the handler signs is read back from its token when attested.
-        let _ = self.issued.set((cursor.clone(), claims));
         NextCursor {
             cursor,
             contract: CursorContract {
@@ -411,7 +402,7 @@ impl Page {
                 // To the second, rounded up (contract §2.5: the latest the cursor lives): a cursor
                 // is never read past the time written, as it was for the fraction of a second that
                 // rounding down cut off.
-                expires_at,
+                expires_at: rfc3339_rounded_up(claims.expires_at_ms()),
                 invalidated_by: vec![CursorBinding::Filters, CursorBinding::Ordering, CursorBinding::Credential],
             },
         }
@@ -537,12 +528,7 @@ impl Page {
     fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
         let pinned = |claims: CursorClaims| claims.snapshot().is_some().then(|| claims.attested_whole());
         let signed = completeness.next_cursor().map_or(0, str::len);
-        let keys = self.config.keys();
-        let claims = |cursor: &str| match self.issued.get() {
-            Some((issued, claims)) if issued == cursor => Some(claims.clone()),
-            _ => CursorClaims::decode(keys, cursor, usize::MAX).ok(),
-        };
-        if let Some(attested) = resign_next_cursor(keys, completeness, claims, pinned) {
+        if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, pinned) {
             completeness.attest_next_cursor(attested.into());
             // The attestation makes the cursor longer: reported here when only it passes the bound.
             if let Some(cursor) = completeness.next_cursor()
@@ -572,27 +558,15 @@ impl Page {
 }
 
 /// The block's next cursor as a `MORE_PAGES_AVAILABLE` reason signed again with `keys` after
-/// `change` (same position and expiry, the reason's message kept): how the fault layer takes a
-/// page's attestation back. `None` when no `MORE_PAGES_AVAILABLE` carries a cursor `keys` can
-/// read (one the handler made by other means), or `change` leaves it be.
-#[cfg(feature = "faults")]
+/// `change` (same position and expiry, the reason's message kept): how a page attests its cursor
+/// and the fault layer takes the attestation back. `None` when no `MORE_PAGES_AVAILABLE` carries
+/// a cursor `keys` can read (one the handler made by other means), or `change` leaves it be.
 pub(crate) fn resigned_next_cursor<R: Reason>(
     keys: &CursorKeys,
     completeness: &Completeness<R>,
     change: impl FnOnce(CursorClaims) -> Option<CursorClaims>,
 ) -> Option<MorePagesAvailable> {
-    resign_next_cursor(keys, completeness, |cursor| CursorClaims::decode(keys, cursor, usize::MAX).ok(), change)
-}
-
-/// [`resigned_next_cursor`] with the next cursor's claims read by `claims`: how a page attests
-/// the cursor it signed, whose claims it kept.
-fn resign_next_cursor<R: Reason>(
-    keys: &CursorKeys,
-    completeness: &Completeness<R>,
-    claims: impl FnOnce(&str) -> Option<CursorClaims>,
-    change: impl FnOnce(CursorClaims) -> Option<CursorClaims>,
-) -> Option<MorePagesAvailable> {
-    let claims = claims(completeness.next_cursor()?)?;
+    let claims = CursorClaims::decode(keys, completeness.next_cursor()?, usize::MAX).ok()?;
     let carrier = &completeness.reasons()[completeness.next_cursor_carrier()?];
     if carrier.code() != ReasonCode::MorePagesAvailable {
         return None;
