@@ -60,9 +60,3 @@ impl fmt::Display for Date {
         write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
     }
 }
-
-/// `duration` in whole milliseconds, saturating at `u64::MAX` (`Duration::as_millis` is a
-/// `u128`): how every budget, lifetime and deadline is said on the wire.
-pub(crate) fn whole_millis(duration: std::time::Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}

@@ -25,11 +25,16 @@ macro_rules! one_code_per_text {
 }
 pub(crate) use one_code_per_text;
 
+/// `duration` in whole milliseconds, saturating at `u64::MAX` (`Duration::as_millis` is a
+/// `u128`): how every budget, lifetime and deadline is said on the wire.
+pub(crate) fn whole_millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
 pub mod aggregate;
 pub(crate) mod completeness;
 pub mod continuation;
 mod date;
-pub(crate) use date::whole_millis;
 pub mod declared;
 pub mod envelope;
 pub mod field;
