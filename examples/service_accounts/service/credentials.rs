@@ -12,6 +12,7 @@ use super::auth::Caller;
 use super::http::{no_body, store_problem};
 use super::seed::TENANTS;
 use super::state::AppState;
+use super::store::storable;
 
 /// A credential's permissions after the change.
 #[derive(Debug, Clone, Serialize)]
@@ -45,10 +46,10 @@ pub async fn revoke_tenant(
         ));
     }
     let no_credential = || Problem::new(ProblemCode::NotFound, format!("no credential '{name}'"));
-    // No credential's name holds a NUL: PostgreSQL's text cannot. Answered here, not by the
-    // store, which would answer it without its database and have that taken as a write the
-    // database accepted (ending a read-only outage in the log and the gauge).
-    if name.contains('\0') {
+    // Answered here, not by the store, which would answer it without its database and have
+    // that taken as a write the database accepted (ending a read-only outage in the log and the
+    // gauge).
+    if !storable(&name) {
         return Err(no_credential());
     }
     let changed = state.store.revoke_tenant(&name, &tenant).await.map_err(store_problem)?.ok_or_else(no_credential)?;

@@ -20,6 +20,14 @@ use super::db::{
 use super::replicas::ReplicaSettings;
 use tokio_postgres::config::{ChannelBinding, SslMode, TargetSessionAttrs};
 
+/// Whether `text` can be an id or a name the store holds: PostgreSQL's `text` cannot hold a NUL
+/// character, so no stored one does. A client's id or name with one names no row, and is
+/// answered as one that does not exist (as SQLite answers it), never sent as a query the server
+/// refuses.
+pub fn storable(text: &str) -> bool {
+    !text.contains('\0')
+}
+
 /// Where the data lives, as `--db` names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {

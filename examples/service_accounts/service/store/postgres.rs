@@ -76,7 +76,7 @@ use super::super::db::{
 };
 use super::super::replicas::{ALIVE, ReplicaSettings};
 use super::super::seed;
-use super::{AccountStore, Connections};
+use super::{AccountStore, Connections, storable};
 
 /// The key of the advisory lock held while the schema is created and seeded.
 const PREPARE_LOCK: i64 = 0x636f_6d70_6c65;
@@ -175,13 +175,6 @@ fn same_place() -> &'static str {
         )
     });
     &SAME_PLACE
-}
-
-/// PostgreSQL's `text` cannot hold a NUL character: a client's id or name with one names no
-/// row, and is answered as one that does not exist (as SQLite answers it), never sent as a
-/// query the server refuses.
-fn storable(text: &str) -> bool {
-    !text.contains('\0')
 }
 
 const SCHEMA: &str = "
