@@ -15,6 +15,10 @@
 //! decodes the REST body as JSON, and the MCP message through rmcp's model (what rmcp's client
 //! does with every response), printed beside the same message decoded as plain JSON. Last, the
 //! server alone: the example's router answering the same page in process, without a connection.
+//!
+//! For a profiler, `MCP_BENCH_SERVER=rest|mcp MCP_BENCH_REQUESTS=N` runs only that last part, one
+//! side, N requests (e.g. under `valgrind --tool=callgrind` at two values of N: the difference is
+//! the cost of the requests between them, without the service's start).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -252,6 +256,29 @@ fn paired(runtime: &Runtime, http: &reqwest::Client, url: &str, client: &Client)
 }
 
 fn main() {
+    // For a profiler (see the module doc): N requests of one side, in process, as `server_alone`
+    // sends them, and nothing else.
+    if let Ok(side) = std::env::var("MCP_BENCH_SERVER") {
+        let requests: u32 = std::env::var("MCP_BENCH_REQUESTS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .expect("MCP_BENCH_REQUESTS is the number of requests to send");
+        let mcp = match side.as_str() {
+            "rest" => false,
+            "mcp" => true,
+            other => panic!("MCP_BENCH_SERVER is rest or mcp, not {other}"),
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
+        let (_state, router) =
+            runtime.block_on(service::build(config, tokio_util::sync::CancellationToken::new())).expect("builds");
+        runtime.block_on(async {
+            for _ in 0..requests {
+                black_box(in_process(&router, mcp).await);
+            }
+        });
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (running, http, url, clients, raw_best, rest_body) = runtime.block_on(async {
         let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
