@@ -74,7 +74,8 @@ pub fn tool_result_for<R: Reason>(
 ///
 /// The JSON after the verdict is written from `response` itself, so it is the REST body byte
 /// for byte, in the contract's member order (`status`, `complete`, `truncated` before the
-/// items); a `Value` would sort the members by name.
+/// items). `structuredContent` keeps that order too: the `mcp` feature turns on serde_json's
+/// `preserve_order`, without which a `Value` sorts its members by name.
 pub fn structured_result(response: &impl Serialize, verdict: &str) -> Result<CallToolResult, serde_json::Error> {
     let structured = serde_json::to_value(response)?;
     let text = format!("{verdict}\n{}", serde_json::to_string(response)?);
