@@ -209,31 +209,46 @@ async fn in_process(router: &axum::Router, mcp: bool) -> usize {
     axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().len()
 }
 
-/// The server's share of the gap: the same page answered by the example's router in process,
-/// REST and MCP (current protocol), best of five runs of 300 calls each.
+/// The example's router on a runtime of its own with one thread, called in process: no
+/// connection, no client.
 ///
-/// On a runtime of its own with one thread: rmcp runs each call in tasks it spawns, and called
-/// from outside a multi-thread runtime's workers each of them would wake a worker thread, a
-/// cost of this harness that a served connection, already on a worker, does not pay.
+/// One thread: rmcp runs each call in tasks it spawns, and called from outside a multi-thread
+/// runtime's workers each of them would wake a worker thread, a cost of this harness that a
+/// served connection, already on a worker, does not pay.
+struct InProcess {
+    router: axum::Router,
+    /// Kept for as long as the router serves.
+    _state: service::state::AppState,
+    /// Last, so that it is dropped after what runs on it.
+    runtime: Runtime,
+}
+
+impl InProcess {
+    fn new() -> InProcess {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
+        let stop = tokio_util::sync::CancellationToken::new();
+        let (_state, router) = runtime.block_on(service::build(config, stop)).expect("the service builds");
+        InProcess { router, _state, runtime }
+    }
+
+    /// The mean time per call of `calls` requests of one side, MCP (current protocol) or REST.
+    fn per_call(&self, mcp: bool, calls: u32) -> Duration {
+        self.runtime.block_on(async {
+            let start = Instant::now();
+            for _ in 0..calls {
+                black_box(in_process(&self.router, mcp).await);
+            }
+            start.elapsed() / calls.max(1)
+        })
+    }
+}
+
+/// The server's share of the gap: the same page answered by the example's router in process
+/// ([`InProcess`]), REST and MCP (current protocol), best of five runs of 300 calls each.
 fn server_alone() {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
-    let stop = tokio_util::sync::CancellationToken::new();
-    let (_state, router) = runtime.block_on(service::build(config, stop)).expect("the service builds");
-    let best = |mcp: bool| {
-        (0..5)
-            .map(|_| {
-                runtime.block_on(async {
-                    let start = Instant::now();
-                    for _ in 0..300 {
-                        black_box(in_process(&router, mcp).await);
-                    }
-                    start.elapsed() / 300
-                })
-            })
-            .min()
-            .unwrap_or_default()
-    };
+    let server = InProcess::new();
+    let best = |mcp: bool| (0..5).map(|_| server.per_call(mcp, 300)).min().unwrap_or_default();
     let (rest, mcp) = (best(false), best(true));
     println!(
         "  server alone (its router called in process on one thread, no connection or client): REST {rest:.2?}, \
@@ -268,15 +283,7 @@ fn main() {
             "mcp" => true,
             other => panic!("MCP_BENCH_SERVER is rest or mcp, not {other}"),
         };
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let config = Config { addr: "127.0.0.1:0".parse().unwrap(), ..Config::default() };
-        let (_state, router) =
-            runtime.block_on(service::build(config, tokio_util::sync::CancellationToken::new())).expect("builds");
-        runtime.block_on(async {
-            for _ in 0..requests {
-                black_box(in_process(&router, mcp).await);
-            }
-        });
+        InProcess::new().per_call(mcp, requests);
         return;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
