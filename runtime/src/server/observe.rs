@@ -498,16 +498,6 @@ fn only_paging(reasons: &[ReasonCode]) -> bool {
     !reasons.is_empty() && reasons.iter().all(|code| *code == ReasonCode::MorePagesAvailable)
 }
 
-/// Emits the event and the count of one problem answered: a refused cursor or evidence token its
-/// own, any other problem (an outage's 503, a bad request, a `COMPLETE_RESULT_UNAVAILABLE` a
-/// handler answered itself, relaying an upstream's or from its own `RequireComplete::check`,
-/// whose answer the framework never saw) counts in [`PROBLEMS_TOTAL`], so that
-/// answers which carried no data show in the metrics as well as in the log. (A strict refusal
-/// of an answer the framework saw has its own event and count, written where that answer is
-/// known, and never comes here.) Its `code` label is a standard code as answered, or one
-/// of the service's own written in its code ([`ProblemCode::custom`]), and `OTHER` for any other
-/// (one read or built at run time, relayed from an upstream's problems say, which is not
-/// bounded); the event names the code itself.
 /// True for a token refused for a cause an operator acts on: signed with a key this server does
 /// not hold (`unknown_key`: a key retired too early, or replicas with different rings), a
 /// signature that does not match (`altered`: another secret under the same id, or a forgery), or
@@ -520,6 +510,16 @@ fn the_services_keys_or_a_forgery(cause: Option<&str>) -> bool {
         .any(|why| cause == Some(why.cause()))
 }
 
+/// Emits the event and the count of one problem answered: a refused cursor or evidence token its
+/// own, any other problem (an outage's 503, a bad request, a `COMPLETE_RESULT_UNAVAILABLE` a
+/// handler answered itself, relaying an upstream's or from its own `RequireComplete::check`,
+/// whose answer the framework never saw) counts in [`PROBLEMS_TOTAL`], so that
+/// answers which carried no data show in the metrics as well as in the log. (A strict refusal
+/// of an answer the framework saw has its own event and count, written where that answer is
+/// known, and never comes here.) Its `code` label is a standard code as answered, or one
+/// of the service's own written in its code ([`ProblemCode::custom`]), and `OTHER` for any other
+/// (one read or built at run time, relayed from an upstream's problems say, which is not
+/// bounded); the event names the code itself.
 fn problem_answered(route: &str, method: &'static str, refusal: &Refusal, status: u16, credential: Option<&str>) {
     let (code, cause) = (refusal.code.as_str(), refusal.cause);
     let Some(refused) = refusal.refused else {
