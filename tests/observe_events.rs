@@ -429,8 +429,8 @@ fn a_clamped_page_counts_its_warning_and_its_reduced_size() {
 /// operator acts on are `WARN`: `a_refused_cursors_event_names_its_cause`).
 #[test]
 fn a_garbled_cursor_emits_an_event_with_code_route_and_credential_but_not_the_token() {
-    let forged = "c1.eph.Zm9yZ2VkLXBheWxvYWQtc2VjcmV0.bWFj";
-    let (capture, metrics, statuses) = run(vec![get_request(&format!("/numbers?cursor={forged}"))]);
+    let garbled = "c1.eph.Zm9yZ2VkLXBheWxvYWQtc2VjcmV0.bWFj";
+    let (capture, metrics, statuses) = run(vec![get_request(&format!("/numbers?cursor={garbled}"))]);
     assert_eq!(statuses, [StatusCode::BAD_REQUEST]);
     let event = only(capture.of_kind("cursor_refused"));
     assert_eq!((event.level, event.field("cause")), (Level::INFO, "malformed"));
