@@ -242,3 +242,50 @@ async fn the_background_task_failures_are_counted_from_the_start() {
         assert!(counted.lines().any(|line| line.starts_with(&series)), "{series} in:\n{counted}");
     }
 }
+
+/// The counters that partial answers raise are there from the start, for every code each
+/// operation declares in the OpenAPI document (`x-completeness`) and each MCP tool its route's,
+/// so that the first partial answer of a route is an increase an alert sees.
+#[tokio::test]
+async fn the_counters_of_partial_answers_are_there_from_the_start() {
+    let h = Harness::start(config(5)).await;
+    let counted = h.metrics().await;
+    let document = h.request(reqwest::Method::GET, "/openapi.json").send().await.unwrap();
+    let document: serde_json::Value = document.json().await.unwrap();
+    let exists = |name: &str, route: &str, method: &str, code: &str| {
+        let labels = [("route", route), ("method", method), ("code", code)];
+        assert!(observe_support::series(&counted, name, &labels).is_some(), "{name}{labels:?} in:\n{counted}");
+    };
+    let tools = [("/service-accounts", "list_service_accounts"), ("/search", "search_service_accounts")];
+    let tools = tools.into_iter().chain([("/service-accounts/count", "count_service_accounts")]);
+    let mut declaring = 0;
+    for (path, tool) in tools {
+        let declared = &document["paths"][path]["get"]["x-completeness"];
+        let codes = |member: &str| -> Vec<String> {
+            let codes = declared[member].as_array().unwrap_or_else(|| panic!("{path}: {declared}"));
+            codes.iter().map(|code| code.as_str().unwrap().to_owned()).collect()
+        };
+        for (route, method) in [(path, "GET"), (tool, "MCP")] {
+            for code in codes("reasons") {
+                exists("completeness_reasons_total", route, method, &code);
+                declaring += 1;
+            }
+            for code in codes("warnings") {
+                exists("completeness_warnings_total", route, method, &code);
+            }
+            let partial = [("route", route), ("method", method), ("complete", "false")];
+            assert!(observe_support::series(&counted, "completeness_responses_total", &partial).is_some(), "{route}");
+            let missing = [("route", route), ("method", method)];
+            assert!(
+                observe_support::series(&counted, "completeness_missing_data_total", &missing).is_some(),
+                "{route}"
+            );
+        }
+    }
+    assert!(declaring >= 12, "every route declares reasons: {declaring}");
+    for (route, method) in [("/service-accounts/{id}", "GET"), ("get_service_account", "MCP")] {
+        for code in ["NO_ACCESS", "SOURCE_FAILED", "NOT_REQUESTED"] {
+            exists("completeness_omitted_fields_total", route, method, code);
+        }
+    }
+}

@@ -12,7 +12,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use completeness::config::CompletenessConfig;
 use completeness::cursor::{CursorKeys, QueryBinding};
-use completeness::observe::EntryPoint;
+use completeness::observe::{EntryPoint, zero_counters, zero_single_resource_counters};
 use completeness::page_request::PageRequest;
 use completeness::reason::{MorePagesAvailable, Reason, SourceUnavailable};
 use completeness::routing::{get, post};
@@ -23,7 +23,7 @@ use completeness::{
     RequireEvidence, ResultEnvelope, Scope, StandardReason, Warning, completeness,
 };
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
-use observe_support::{Capture, Captured, value};
+use observe_support::{Capture, Captured, series, value};
 use serde::Deserialize;
 use tower::ServiceExt;
 use tracing::Level;
@@ -548,6 +548,75 @@ fn a_single_resource_with_fields_left_out_is_observed() {
     assert_eq!((omitted("SOURCE_FAILED"), omitted("NOT_REQUESTED")), (1.0, 2.0));
     let warnings = [("route", route), ("method", "GET"), ("code", "PARTIAL_FIELD_SET")];
     assert_eq!(value(&metrics, "completeness_warnings_total", &warnings), 2.0);
+}
+
+/// Counters started at start-up are series at zero before any answer, one per code the route's
+/// reason type declares (every standard code for the standard type), so that the first partial
+/// answer is an increase an alert sees rather than a new series at 1; starting them again keeps
+/// what they counted.
+#[test]
+fn started_counters_are_series_at_zero_that_the_first_partial_answer_raises() {
+    let recorder: PrometheusRecorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let start = || {
+        zero_counters::<SourcesDownReason>("/sources-down", "GET");
+        zero_counters::<StandardReason>("/relayed/{shard}", "GET");
+        zero_single_resource_counters("/account/{case}", "GET");
+    };
+    let (started, answered) = metrics::with_local_recorder(&recorder, || {
+        start();
+        let started = handle.render();
+        let status = runtime.block_on(async { app().oneshot(get_request("/sources-down")).await.unwrap().status() });
+        assert_eq!(status, StatusCode::OK);
+        start();
+        (started, handle.render())
+    });
+
+    let route = |route| [("route", route), ("method", "GET")];
+    let coded = |name: &'static str, code| [("route", name), ("method", "GET"), ("code", code)];
+    let down = route("/sources-down");
+    let partial = [down[0], down[1], ("complete", "false")];
+    let whole = [down[0], down[1], ("complete", "true")];
+    for text in [&started, &answered] {
+        assert_eq!(series(text, "completeness_responses_total", &whole), Some(0.0), "{text}");
+    }
+    let declared = ["SOURCE_UNAVAILABLE", "VISIBILITY_RESTRICTED", "SHARD_OFFLINE"];
+    for code in declared {
+        let labels = coded("/sources-down", code);
+        assert_eq!(series(&started, "completeness_reasons_total", &labels), Some(0.0), "{code}: {started}");
+    }
+    assert_eq!(series(&started, "completeness_responses_total", &partial), Some(0.0));
+    assert_eq!(series(&started, "completeness_missing_data_total", &down), Some(0.0));
+    let undeclared = coded("/sources-down", "MORE_PAGES_AVAILABLE");
+    assert_eq!(series(&started, "completeness_reasons_total", &undeclared), None, "undeclared codes get no series");
+
+    // One answer with two sources down, a permission filter and a shard offline.
+    let raised: Vec<_> =
+        declared.map(|code| series(&answered, "completeness_reasons_total", &coded("/sources-down", code))).into();
+    assert_eq!(raised, [Some(2.0), Some(1.0), Some(1.0)]);
+    assert_eq!(series(&answered, "completeness_responses_total", &partial), Some(1.0));
+    assert_eq!(series(&answered, "completeness_missing_data_total", &down), Some(1.0), "started again, kept");
+
+    // The standard type: every standard reason and warning.
+    for code in completeness::ReasonCode::KNOWN {
+        let labels = coded("/relayed/{shard}", code.as_str());
+        assert_eq!(series(&started, "completeness_reasons_total", &labels), Some(0.0), "{code:?}");
+    }
+    for code in completeness::WarningCode::KNOWN {
+        let labels = coded("/relayed/{shard}", code.as_str());
+        assert_eq!(series(&started, "completeness_warnings_total", &labels), Some(0.0), "{code:?}");
+    }
+    let relayed = route("/relayed/{shard}");
+    assert_eq!(series(&started, "completeness_page_size_reduced_total", &relayed), Some(0.0));
+
+    // A single resource: what it may leave out, by every omission code.
+    let account = route("/account/{case}");
+    assert_eq!(series(&started, "completeness_missing_data_total", &account), Some(0.0));
+    for code in ["NO_ACCESS", "SOURCE_FAILED", "NOT_REQUESTED", "OTHER"] {
+        let labels = coded("/account/{case}", code);
+        assert_eq!(series(&started, "completeness_omitted_fields_total", &labels), Some(0.0), "{code}");
+    }
 }
 
 /// A problem that refuses no token (a bad page size here) is an `INFO` event with its code, so

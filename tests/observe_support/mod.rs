@@ -102,6 +102,12 @@ pub fn samples(text: &str) -> Vec<Sample> {
 
 /// The value of the series `name{labels}` in `text`, 0 when absent.
 pub fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
+    series(text, name, labels).unwrap_or(0.0)
+}
+
+/// The value of the series `name{labels}` in `text`, `None` when it does not exist: a series
+/// at zero is told from none.
+pub fn series(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     samples(text)
         .into_iter()
         .find(|s| {
@@ -109,5 +115,5 @@ pub fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
                 && s.labels.len() == labels.len()
                 && labels.iter().all(|(k, v)| s.labels.get(*k).map(String::as_str) == Some(*v))
         })
-        .map_or(0.0, |s| s.value)
+        .map(|s| s.value)
 }

@@ -217,6 +217,7 @@ pub async fn start(mut config: Config) -> Result<Running, StartError> {
     for task in [SOURCE_REFRESH, SNAPSHOT_PRUNER] {
         metrics::counter!(telemetry::BACKGROUND_FAILURES, "task" => task).increment(0);
     }
+    routes::zero_counters();
     Ok(Running { addr, state, stop: Some(stop), mcp_sessions, server, chores_stop, chores })
 }
 

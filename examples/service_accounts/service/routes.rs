@@ -133,6 +133,18 @@ pub fn router(state: AppState, mcp_sessions: CancellationToken) -> Router {
     outside(router, read_timeout, stopping).with_state(state)
 }
 
+/// Starts at zero, under the templates [`router`] routes, the counters that partial answers
+/// raise, and those of the MCP tools, so that the first partial answer after a start is an
+/// increase an alert sees, not a new series at 1 (`completeness::observe`, "Series from zero").
+pub fn zero_counters() {
+    use completeness::observe::{zero_counters, zero_single_resource_counters};
+    zero_counters::<inventory::ListServiceAccountsReason>("/service-accounts", "GET");
+    zero_counters::<inventory::CountServiceAccountsReason>("/service-accounts/count", "GET");
+    zero_counters::<search::SearchReason>("/search", "GET");
+    zero_single_resource_counters("/service-accounts/{id}", "GET");
+    mcp::zero_counters();
+}
+
 /// What every route runs in, outside its own layers: the refusals made before any handler runs,
 /// their observation and the request log. The observe layer comes once more, around those
 /// refusals (a missing credential, a store that is down while authenticating, an unknown route,

@@ -104,6 +104,29 @@
 //!
 //! Install any recorder (for Prometheus: `metrics-exporter-prometheus`) and call
 //! [`describe_metrics`] once to give them help texts.
+//!
+//! # Series from zero
+//!
+//! A counter's series exists from its first increment, so the first partial answer of a route
+//! creates its series at 1, and an alert on its rate or increase sees no increase: a route that
+//! misses data once a week, or once after each deploy, never alerts. At start-up, after
+//! installing the recorder, start the series an alert reads at zero, for each route with the
+//! reason type of its handler, and for each route answering single resources:
+//!
+//! ```
+//! use completeness_runtime::observe::{zero_counters, zero_single_resource_counters};
+//! use completeness_runtime::reason::StandardReason;
+//!
+//! // For a `#[completeness]` handler `list_accounts`, its `ListAccountsReason`.
+//! zero_counters::<StandardReason>("/accounts", "GET");
+//! zero_single_resource_counters("/accounts/{id}", "GET");
+//! ```
+//!
+//! The framework cannot do it for you: axum does not tell the layers a route's template before
+//! its first request. The refusals (`strict_refusals_total`, `cursor_refusals_total`,
+//! `evidence_refusals_total`, `problems_total`) start at their first occurrence, as their labels
+//! depend on the request; alert on the reasons and missing data, which every refused partial
+//! answer counts too.
 
 use std::fmt;
 use std::future::Future;
@@ -194,6 +217,76 @@ pub fn describe_metrics() {
             "JSON lists without completeness the audit layer flagged, by route, method and problem."
         );
     }
+}
+
+/// Starts at zero the counters a route (or an [`EntryPoint`]) whose answers report with reason
+/// type `R` can raise when an answer misses data: its `responses_total` for `complete` `true`
+/// and `false`, `missing_data_total`, `reasons_total` and `warnings_total` for every code it
+/// declares (every standard code, for a reason type of no `#[completeness]` endpoint, such as
+/// [`StandardReason`](crate::reason::StandardReason)), and `page_size_reduced_total` when it
+/// declares `PAGE_SIZE_REDUCED`. See [Series from zero](self#series-from-zero).
+///
+/// `route` and `method` are the labels its answers count under: the route template as routed
+/// (with a nesting router's prefix) and the method ([`method_label`]), or an entry point's name
+/// and label. Call it once the recorder is installed; a counter that already counts keeps its
+/// value. Without the `metrics` feature it does nothing.
+///
+/// ```
+/// use completeness_runtime::observe::zero_counters;
+/// use completeness_runtime::reason::StandardReason;
+///
+/// zero_counters::<StandardReason>("/accounts", "GET");
+/// ```
+pub fn zero_counters<R: crate::contract::reason::Reason>(route: &str, method: &'static str) {
+    #[cfg(feature = "metrics")]
+    {
+        use crate::contract::warning::WarningCode;
+        use metrics::counter;
+        let (reasons, warnings) = match R::declared_set() {
+            Some(declared) => (declared.reasons, declared.warnings),
+            None => (ReasonCode::KNOWN, WarningCode::KNOWN),
+        };
+        let route = route.to_owned();
+        for complete in ["true", "false"] {
+            counter!(RESPONSES_TOTAL, "route" => route.clone(), "method" => method, "complete" => complete)
+                .increment(0);
+        }
+        counter!(MISSING_DATA_TOTAL, "route" => route.clone(), "method" => method).increment(0);
+        for code in reasons {
+            counter!(REASONS_TOTAL, "route" => route.clone(), "method" => method, "code" => code.as_str().to_owned())
+                .increment(0);
+        }
+        for code in warnings {
+            counter!(WARNINGS_TOTAL, "route" => route.clone(), "method" => method, "code" => code.as_str().to_owned())
+                .increment(0);
+        }
+        if warnings.contains(&WarningCode::PageSizeReduced) {
+            counter!(PAGE_SIZE_REDUCED_TOTAL, "route" => route, "method" => method).increment(0);
+        }
+    }
+    #[cfg(not(feature = "metrics"))]
+    let _ = (route, method);
+}
+
+/// Starts at zero the counters a route (or an [`EntryPoint`]) answering with a single resource
+/// can raise when it leaves a field out (contract §2.7): its `missing_data_total`, and
+/// `omitted_fields_total` for every omission code (`OTHER` too). The labels are as for
+/// [`zero_counters`]; without the `metrics` feature it does nothing.
+pub fn zero_single_resource_counters(route: &str, method: &'static str) {
+    #[cfg(feature = "metrics")]
+    {
+        use crate::contract::field::Omission;
+        use metrics::counter;
+        let route = route.to_owned();
+        counter!(MISSING_DATA_TOTAL, "route" => route.clone(), "method" => method).increment(0);
+        for omission in Omission::KNOWN {
+            let code = omission.as_str().to_owned();
+            counter!(OMITTED_FIELDS_TOTAL, "route" => route.clone(), "method" => method, "code" => code).increment(0);
+        }
+        counter!(OMITTED_FIELDS_TOTAL, "route" => route, "method" => method, "code" => OTHER).increment(0);
+    }
+    #[cfg(not(feature = "metrics"))]
+    let _ = (route, method);
 }
 
 /// Which tokens a problem code refuses: the one table the layer reads.
@@ -294,11 +387,16 @@ impl fmt::Display for Sources<'_> {
     }
 }
 
+/// The `code` label of a code that is not bounded: one relayed from elsewhere, or read or built
+/// at run time.
+#[cfg(feature = "metrics")]
+const OTHER: &str = "OTHER";
+
 /// The `code` label of a reason or warning: the code when it is `known` (standard, or declared
 /// by the route), `OTHER` otherwise, so that codes relayed from elsewhere add no series.
 #[cfg(feature = "metrics")]
 fn code_label(code: &str, known: bool) -> String {
-    if known { code } else { "OTHER" }.to_owned()
+    if known { code } else { OTHER }.to_owned()
 }
 
 /// A bounded method label: the standard methods by name, any other as `OTHER` (a client can
@@ -461,7 +559,7 @@ fn single_answered(route: &str, method: &'static str, single: &SingleReport, cre
         }
         for why in single.omitted.0.values() {
             let code = match why {
-                crate::contract::field::Omission::Unknown(_) => "OTHER",
+                crate::contract::field::Omission::Unknown(_) => OTHER,
                 known => known.as_str(),
             };
             counter!(OMITTED_FIELDS_TOTAL, "route" => route.clone(), "method" => method, "code" => code.to_owned())

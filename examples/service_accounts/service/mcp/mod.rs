@@ -92,6 +92,7 @@ use super::state::AppState;
 use super::{refusals, routes};
 
 pub use guard::allowed_hosts;
+pub(super) use tool_list::zero_counters;
 pub use tools::InventoryTools;
 // The end-to-end tests read these as `mcp::NAME`; the service itself and the benches do not.
 #[allow(unused_imports)]

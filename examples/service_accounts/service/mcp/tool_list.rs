@@ -22,6 +22,16 @@ pub(super) const ARCHIVE: &str = "archive_service_accounts";
 /// Every tool's name.
 pub(super) const TOOLS: [&str; 5] = [LIST, SEARCH, COUNT, GET, ARCHIVE];
 
+/// Starts at zero the counters the tools' partial answers raise, under each tool's name and
+/// `MCP` (see [`completeness::observe::zero_counters`]).
+pub(in super::super) fn zero_counters() {
+    use completeness::observe::{zero_counters, zero_single_resource_counters};
+    zero_counters::<ListServiceAccountsReason>(LIST, "MCP");
+    zero_counters::<SearchReason>(SEARCH, "MCP");
+    zero_counters::<CountServiceAccountsReason>(COUNT, "MCP");
+    zero_single_resource_counters(GET, "MCP");
+}
+
 /// How to read a list, search or count whose incomplete reasons can be `reasons` and whose
 /// warnings can be `warnings` (what `complete` true and false mean for it, `whole` and `part`):
 /// what each reason means and what to do about it, and what a stale warning takes away, so
