@@ -870,8 +870,13 @@ async fn the_openapi_document_states_security_statuses_constraints_and_each_oper
             for (status, response) in operation["responses"].as_object().unwrap() {
                 assert!(status.len() == 3 && status.bytes().all(|b| b.is_ascii_digit()), "{method} {path}: {status}");
                 if status.starts_with('4') || status.starts_with('5') {
-                    let schema = &response["content"]["application/problem+json"]["schema"]["$ref"];
-                    assert_eq!(schema, "#/components/schemas/Problem", "{method} {path} {status}");
+                    // The problem schema, narrowed to the codes the description names.
+                    let schema = &response["content"]["application/problem+json"]["schema"]["allOf"];
+                    assert_eq!(schema[0]["$ref"], "#/components/schemas/Problem", "{method} {path} {status}");
+                    let codes = schema[1]["properties"]["code"]["enum"].as_array().unwrap();
+                    let codes: Vec<&str> = codes.iter().map(|code| code.as_str().unwrap()).collect();
+                    let described = response["description"].as_str().unwrap();
+                    assert!(described.contains(&format!("codes: {}.", codes.join(", "))), "{method} {path} {status}");
                 }
             }
             // Input an operation would not read is refused on every one of them: a body where
@@ -934,6 +939,21 @@ async fn the_openapi_document_states_security_statuses_constraints_and_each_oper
     for body in [&refused.body, &bad_size.body] {
         let errors: Vec<String> = strict("Problem").iter_errors(body).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{body}: {errors:?}");
+    }
+    // Each answer's code is one its operation lists for its status, and a code it does not list
+    // fails the response's schema.
+    let answered = |status: &str| {
+        let response = &doc["paths"]["/service-accounts"]["get"]["responses"][status];
+        let mut root = response["content"]["application/problem+json"]["schema"].clone();
+        root["components"] = doc["components"].clone();
+        jsonschema::draft202012::new(&root).unwrap_or_else(|e| panic!("{status}: {e}"))
+    };
+    for (status, body) in [("403", &refused.body), ("400", &bad_size.body)] {
+        let errors: Vec<String> = answered(status).iter_errors(body).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{status} {body}: {errors:?}");
+        let mut unlisted = body.clone();
+        unlisted["code"] = json!("EVIDENCE_REQUIRED");
+        assert!(!answered(status).is_valid(&unlisted), "{status} lists no EVIDENCE_REQUIRED");
     }
     for member in ["page", "continuation"] {
         let described = &schemas["ServiceAccountPage"]["properties"][member]["oneOf"];

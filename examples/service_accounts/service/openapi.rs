@@ -2,8 +2,9 @@
 //! search and count documents its own reason type, taken from the type `#[completeness]`
 //! generated for the handler, so the document cannot drift from what the code can report; the
 //! same declaration fills each operation's `x-completeness` member. Every problem status an
-//! operation answers with is listed with the problem schema, bodies and parameters carry the
-//! constraints the handlers enforce, and every route but this one requires the bearer scheme.
+//! operation answers with is listed with the problem schema, its `code` narrowed to the codes
+//! the operation answers with at that status; bodies and parameters carry the constraints the
+//! handlers enforce, and every route but this one requires the bearer scheme.
 
 use axum::Json;
 use axum::extract::State;
@@ -19,7 +20,9 @@ use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
 use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
+use utoipa::openapi::schema::{
+    AdditionalProperties, AllOfBuilder, ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type,
+};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, HttpMethod, InfoBuilder, OpenApi, OpenApiBuilder, PathItem, PathsBuilder, Ref,
@@ -243,7 +246,7 @@ const PREFERENCE_APPLIED: &str = "Preference-Applied";
 
 /// A problem response with `status`: `Retry-After` may come with a 503, and a refusal of an
 /// incomplete answer says whether a `Prefer` demand was applied.
-fn problem_response(status: u16, codes: &str) -> utoipa::openapi::Response {
+fn problem_response(status: u16, codes: &[String]) -> utoipa::openapi::Response {
     // The HTTP server refuses what it cannot read at all before the service sees it, with the
     // status alone: no problem body, no `x-request-id`.
     let bare = match status {
@@ -257,9 +260,19 @@ fn problem_response(status: u16, codes: &str) -> utoipa::openapi::Response {
         }
         _ => "",
     };
+    // The problem schema, and the codes this operation answers with at this status: a client
+    // generated from the document matches on them, and a code the document does not name fails
+    // a schema check (the fuzz step's) rather than surprising one.
+    let code = string()
+        .enum_values(Some(codes.iter().map(String::as_str)))
+        .description(Some("the codes of this status on this operation"));
+    let schema = AllOfBuilder::new()
+        .item(reference("Problem"))
+        .item(ObjectBuilder::new().property("code", code))
+        .description(Some("An RFC 9457 problem (`Problem`) with one of this response's codes."));
     let mut response = ResponseBuilder::new()
-        .description(format!("RFC 9457 problem; codes: {codes}.{bare}"))
-        .content("application/problem+json", ContentBuilder::new().schema(Some(reference("Problem"))).build());
+        .description(format!("RFC 9457 problem; codes: {}.{bare}", codes.join(", ")))
+        .content("application/problem+json", ContentBuilder::new().schema(Some(schema)).build());
     if status == 401 {
         let challenge = HeaderBuilder::new()
             .schema(Some(string()))
@@ -272,7 +285,7 @@ fn problem_response(status: u16, codes: &str) -> utoipa::openapi::Response {
         let retry = HeaderBuilder::new().schema(Some(seconds)).description(Some("seconds, when known")).build();
         response = response.header("Retry-After", retry);
     }
-    if codes.split(", ").any(|code| code == ProblemCode::CompleteResultUnavailable.as_str()) {
+    if codes.iter().any(|code| code == ProblemCode::CompleteResultUnavailable.as_str()) {
         response = response.header(PREFERENCE_APPLIED, preference_applied()).header(VARY, vary_prefer());
     }
     response.build()
@@ -317,7 +330,7 @@ fn tenant_schema() -> ObjectBuilder {
 }
 
 /// The problem statuses an operation answers with, and the codes behind each.
-type Problems = Vec<(u16, String)>;
+type Problems = Vec<(u16, Vec<String>)>;
 
 /// The statuses every operation can be refused with before its handler runs ([`refusals`]).
 /// A body sent where none is read is refused too (`routes::refuse_unread_input`): too large
@@ -333,12 +346,9 @@ fn transport(problems: &mut Problems) {
 
 fn add(problems: &mut Problems, status: u16, code: &str) {
     match problems.iter_mut().find(|(s, _)| *s == status) {
-        Some((_, codes)) if !codes.split(", ").any(|c| c == code) => {
-            codes.push_str(", ");
-            codes.push_str(code);
-        }
+        Some((_, codes)) if !codes.iter().any(|c| c == code) => codes.push(code.to_owned()),
         Some(_) => {}
-        None => problems.push((status, code.to_owned())),
+        None => problems.push((status, vec![code.to_owned()])),
     }
 }
 
