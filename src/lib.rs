@@ -342,6 +342,9 @@
 //! # fn main() { let _ = list_names; }
 //! ```
 
+// On docs.rs (`--cfg docsrs`, a nightly rustdoc), each item gated by a feature says which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub use completeness_macros::{Reason, ResultEnvelope, Warning, completeness};
 pub use completeness_runtime::*;
 // The short module paths every example uses (`completeness::routing::get`), documented here

@@ -18,6 +18,8 @@
 //! assert_eq!(json["continuation"]["cursor"], json["next_cursor"]);
 //! ```
 
+// On docs.rs (`--cfg docsrs`, a nightly rustdoc), each item gated by a feature says which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // The docs link items of every feature; they resolve in a build with all of them (as docs.rs
 // builds it), and a build with fewer leaves those links as text, without a warning for each.
 #![cfg_attr(
