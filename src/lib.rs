@@ -169,7 +169,9 @@
 //! - The framework reads the query parameters `page_size` and `cursor` ([`PageRequest`]),
 //!   `require_complete` (every route of `completeness::routing`) and `time_budget_ms`
 //!   ([`TimeBudget`]): a filter struct with `#[serde(deny_unknown_fields)]` must allow
-//!   those it shares a request with.
+//!   those it shares a request with. [`QueryParams`] answers a fault of one of them (given
+//!   twice, unreadable) with that parameter's own problem, as its extractor would, whichever
+//!   extractor runs first.
 //!
 //! ```
 //! use axum::Router;

@@ -20,6 +20,18 @@ struct Filters {
     limit: Option<u32>,
 }
 
+/// A filter struct that allows the framework's own parameters beside its own filter.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // read by serde only
+struct ListFilters {
+    status: Option<String>,
+    page_size: Option<u64>,
+    cursor: Option<String>,
+    time_budget_ms: Option<String>,
+    require_complete: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 struct Batch {
     accounts: Vec<Limits>,
@@ -44,6 +56,7 @@ fn app() -> Router {
         .route("/owners/{id}/widgets", get(|PathParams(id): PathParams<u32>| async move { id.to_string() }))
         .route("/misrouted", get(|PathParams(id): PathParams<u32>| async move { id.to_string() }))
         .route("/count", get(|QueryParams(f): QueryParams<Filters>| async move { format!("{:?}", f.limit) }))
+        .route("/list", get(|QueryParams(f): QueryParams<ListFilters>| async move { format!("{:?}", f.status) }))
 }
 
 async fn call(request: Request<Body>) -> (u16, String, serde_json::Value) {
@@ -204,4 +217,52 @@ async fn an_unreadable_query_is_a_400_invalid_request_problem() {
         assert_eq!(problem["code"], "INVALID_REQUEST");
     }
     assert_eq!(call(Request::get("/count?limit=5").body(Body::empty()).unwrap()).await.0, 200);
+}
+
+/// A fault of a parameter the struct reads is named in `parameter`, in serde's words without
+/// axum's preface.
+#[tokio::test]
+async fn a_query_parameter_at_fault_is_named() {
+    let cases = [
+        ("/list?status=open&status=closed", "status", "duplicate field `status`"),
+        ("/list?owner=none", "owner", "owner: unknown field `owner`"),
+    ];
+    for (uri, parameter, said) in cases {
+        let (status, _, problem) = call(Request::get(uri).body(Body::empty()).unwrap()).await;
+        assert_eq!(
+            (status, &problem["code"], &problem["parameter"]),
+            (400, &"INVALID_REQUEST".into(), &parameter.into()),
+            "{problem}"
+        );
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(detail.starts_with(&format!("The query string does not fit: {said}")), "{detail}");
+        assert!(!detail.contains("Failed to deserialize"), "axum's preface: {detail}");
+    }
+    let (_, _, problem) = call(Request::get("/count?limit=abc").body(Body::empty()).unwrap()).await;
+    assert_eq!(problem["parameter"], "limit", "{problem}");
+    assert!(problem["detail"].as_str().unwrap().starts_with("The query string does not fit: limit: "), "{problem}");
+}
+
+/// The framework's own parameters, given twice or unreadable, get their own problems from a
+/// filter struct that names them, as their extractors give them (contract §5.4), whatever
+/// type the struct gives them and whichever extractor runs first.
+#[tokio::test]
+async fn the_frameworks_own_parameters_keep_their_codes_in_a_filter_struct() {
+    let cases = [
+        ("/list?cursor=a&cursor=b", "INVALID_CURSOR", "cursor"),
+        ("/list?page_size=3&page_size=4", "INVALID_PAGE_SIZE", "page_size"),
+        ("/list?page_size=abc", "INVALID_PAGE_SIZE", "page_size"),
+        ("/list?time_budget_ms=5&time_budget_ms=6", "INVALID_TIME_BUDGET", "time_budget_ms"),
+        ("/list?require_complete=true&require_complete=true", "INVALID_REQUEST", "require_complete"),
+    ];
+    for (uri, code, parameter) in cases {
+        let (status, _, problem) = call(Request::get(uri).body(Body::empty()).unwrap()).await;
+        assert_eq!(
+            (status, &problem["code"], &problem["parameter"]),
+            (400, &code.into(), &parameter.into()),
+            "{uri}: {problem}"
+        );
+    }
+    let fits = "/list?status=open&page_size=3&cursor=a&time_budget_ms=5&require_complete=true";
+    assert_eq!(call(Request::get(fits).body(Body::empty()).unwrap()).await.0, 200);
 }

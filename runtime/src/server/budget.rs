@@ -50,15 +50,7 @@ impl TimeBudget {
     /// Reads the request (what the extractor does) and records the applied budget for
     /// the response header.
     pub fn from_parts(parts: &Parts, config: &CompletenessConfig) -> Result<TimeBudget, Problem> {
-        let mut requested: Option<Duration> = None;
-        for (key, value) in query_pairs(&parts.uri)? {
-            if key == TIME_BUDGET_MS {
-                if requested.is_some() {
-                    return Err(invalid("time_budget_ms was given more than once", TIME_BUDGET_MS));
-                }
-                requested = Some(parse_ms(&value)?);
-            }
-        }
+        let mut requested = requested_in_query(&parts.uri)?;
         let mut headers = parts.headers.get_all(REQUEST_TIMEOUT_HEADER).iter();
         if let Some(header) = headers.next() {
             // One budget, as the query's `time_budget_ms` is: two would leave the client
@@ -190,6 +182,21 @@ impl BudgetTracker {
     pub fn budget(&self) -> &TimeBudget {
         &self.budget
     }
+}
+
+/// The `time_budget_ms` of a query, given at most once: a second one, or an unreadable one, is
+/// a 400 `INVALID_TIME_BUDGET`.
+pub(crate) fn requested_in_query(uri: &axum::http::Uri) -> Result<Option<Duration>, Problem> {
+    let mut requested = None;
+    for (key, value) in query_pairs(uri)? {
+        if key == TIME_BUDGET_MS {
+            if requested.is_some() {
+                return Err(invalid("time_budget_ms was given more than once", TIME_BUDGET_MS));
+            }
+            requested = Some(parse_ms(&value)?);
+        }
+    }
+    Ok(requested)
 }
 
 fn invalid(detail: &str, parameter: &str) -> Problem {

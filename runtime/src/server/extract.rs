@@ -229,7 +229,16 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for PathPar
 }
 
 /// Query parameters deserialized into `T`; unreadable values (and a query string
-/// [`check_query_encoding`] refuses) are a 400 `INVALID_REQUEST` problem.
+/// [`check_query_encoding`] refuses) are a 400 `INVALID_REQUEST` problem, naming the parameter
+/// (`parameter`) when the fault is one parameter's: given twice, unknown to a
+/// `deny_unknown_fields` struct, or missing.
+///
+/// A query that `T` cannot read because of one of the framework's own parameters gets that
+/// parameter's own problem, as its extractor gives it, whichever extractor runs first: `cursor`
+/// given twice is `INVALID_CURSOR`, `page_size` given twice or unreadable `INVALID_PAGE_SIZE`,
+/// `time_budget_ms` `INVALID_TIME_BUDGET`, `require_complete` its `INVALID_REQUEST` (contract
+/// §5.4). So a filter struct may name them (to allow them under `deny_unknown_fields`) with
+/// any type.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct QueryParams<T>(pub T);
 
@@ -238,11 +247,46 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         check_query_encoding(&parts.uri)?;
-        axum::extract::Query::<T>::try_from_uri(&parts.uri).map(|query| QueryParams(query.0)).map_err(|rejection| {
-            Problem::new(
-                ProblemCode::InvalidRequest,
-                format!("The query string does not fit: {}", rejection.body_text()),
-            )
-        })
+        match axum::extract::Query::<T>::try_from_uri(&parts.uri) {
+            Ok(query) => Ok(QueryParams(query.0)),
+            Err(rejection) => {
+                crate::server::page_request::query_parameters(&parts.uri)?;
+                crate::server::budget::requested_in_query(&parts.uri)?;
+                crate::server::require::RequireComplete::from_parts(parts)?;
+                Err(query_does_not_fit(&rejection))
+            }
+        }
+    }
+}
+
+/// The problem of a query string `T` cannot read: serde's words (without axum's preface), and
+/// the parameter at fault when there is one: the one whose value does not fit, or the one serde
+/// names at the top (given twice, unknown to a `deny_unknown_fields` struct, missing).
+fn query_does_not_fit(rejection: &axum::extract::rejection::QueryRejection) -> Problem {
+    use std::error::Error;
+    /// What axum's `Query` fails with: serde's error, with the path to where it stopped.
+    type Unread = serde_path_to_error::Error<serde::de::value::Error>;
+    let unread = std::iter::successors(rejection.source(), |cause| (*cause).source())
+        .find_map(|cause| cause.downcast_ref::<Unread>());
+    let Some(unread) = unread else {
+        return Problem::new(
+            ProblemCode::InvalidRequest,
+            format!("The query string does not fit: {}", rejection.body_text()),
+        );
+    };
+    let said = unread.inner().to_string();
+    let problem = Problem::new(ProblemCode::InvalidRequest, format!("The query string does not fit: {unread}"));
+    if unread.path().iter().next().is_some() {
+        return problem.with_parameter(&unread.path().to_string());
+    }
+    // serde's own words for a field given twice, unknown or missing: "duplicate field `x`".
+    let named = ["duplicate field `", "unknown field `", "missing field `"]
+        .iter()
+        .find_map(|preface| said.strip_prefix(preface))
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(name, _)| name);
+    match named {
+        Some(name) => problem.with_parameter(name),
+        None => problem,
     }
 }

@@ -22,7 +22,10 @@
 //! let app: Router = Router::new().route("/numbers", get(list).into()).with_state(config);
 //! ```
 
+use std::borrow::Cow;
+
 use axum::extract::{FromRequestParts, MatchedPath};
+use axum::http::Uri;
 use axum::http::request::Parts;
 
 use crate::contract::completeness::Completeness;
@@ -71,23 +74,7 @@ impl PageRequest {
             read.mark_read();
         }
         let credential = Credential::from_parts(parts, config)?;
-        let mut page_size = None;
-        let mut cursor = None;
-        for (key, value) in query_pairs(&parts.uri)? {
-            match &*key {
-                PAGE_SIZE if page_size.is_some() => {
-                    return Err(invalid_page_size("page_size was given more than once"));
-                }
-                PAGE_SIZE => page_size = Some(value),
-                CURSOR if cursor.is_some() => {
-                    return Err(Problem::new(ProblemCode::InvalidCursor, "cursor was given more than once")
-                        .with_parameter(CURSOR));
-                }
-                CURSOR => cursor = Some(value),
-                _ => {}
-            }
-        }
-        let requested_size = page_size.as_deref().map(parse_page_size).transpose()?;
+        let (requested_size, cursor) = query_parameters(&parts.uri)?;
         let mut request = PageRequest::new(config.clone(), credential, requested_size, cursor.as_deref())?;
         request.route = parts.extensions.get::<MatchedPath>().cloned();
         Ok(request)
@@ -188,6 +175,29 @@ impl<S: CompletenessState> FromRequestParts<S> for PageRequest {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         PageRequest::from_parts(parts, &state.completeness())
     }
+}
+
+/// The `page_size` (read) and `cursor` (as sent) of a query, each given at most once: a second
+/// one is a 400 `INVALID_PAGE_SIZE` or `INVALID_CURSOR`, and an unreadable size the first.
+pub(crate) fn query_parameters(uri: &Uri) -> Result<(Option<u64>, Option<Cow<'_, str>>), Problem> {
+    let mut page_size = None;
+    let mut cursor = None;
+    for (key, value) in query_pairs(uri)? {
+        match &*key {
+            PAGE_SIZE if page_size.is_some() => {
+                return Err(invalid_page_size("page_size was given more than once"));
+            }
+            PAGE_SIZE => page_size = Some(value),
+            CURSOR if cursor.is_some() => {
+                return Err(
+                    Problem::new(ProblemCode::InvalidCursor, "cursor was given more than once").with_parameter(CURSOR)
+                );
+            }
+            CURSOR => cursor = Some(value),
+            _ => {}
+        }
+    }
+    Ok((page_size.as_deref().map(parse_page_size).transpose()?, cursor))
 }
 
 fn invalid_page_size(detail: impl Into<String>) -> Problem {
