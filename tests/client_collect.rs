@@ -6,7 +6,9 @@ use std::time::Duration;
 use completeness::client::{CollectLimits, Collected, FetchError, collect_all, resume};
 use completeness::reason::MorePagesAvailable;
 use completeness::testing::{MemorySource, Mutation, assert_envelope_invariants};
-use completeness::{Decision, Envelope, Intent, LimitKind, ReasonCode, Scope, StandardReason, WarningCode, decide};
+use completeness::{
+    Continuation, Decision, Envelope, Intent, LimitKind, ReasonCode, Scope, StandardReason, WarningCode, decide,
+};
 use serde_json::{Value, json};
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
@@ -110,7 +112,12 @@ fn cursor_expiry_returns_what_was_collected_with_snapshot_expired_and_does_not_r
     assert_eq!(collected.items, (1..=20).collect::<Vec<u64>>());
     assert_eq!(source.borrow().fetches(), 3, "no restart after the 410");
     assert_eq!(collected.completeness.next_cursor(), None);
-    assert_envelope_invariants(&serde_json::to_value(&collected).unwrap());
+    // The server's words, its detail and the restart it offered, not the collector's guess.
+    let json = serde_json::to_value(&collected).unwrap();
+    assert_eq!(json["incomplete_reasons"][0]["message"], "snapshot s-1 is no longer retained");
+    let restart = Continuation::Restart { reason: "snapshot gone".to_owned() };
+    assert_eq!(collected.completeness.continuation(), Some(&restart));
+    assert_envelope_invariants(&json);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde::{Serialize, Serializer};
 
 use crate::contract::completeness::Completeness;
+use crate::contract::continuation::Continuation;
 use crate::contract::envelope::Envelope;
 use crate::contract::reason::{
     ClientLimitReached, LimitKind, Reason, ReasonDetails, SnapshotExpired, StandardReason, WithMessage,
@@ -196,10 +197,28 @@ enum Stop {
     /// offered one).
     Limit(ClientLimitReached),
     /// `410 CURSOR_EXPIRED` (with what the server said), or a page read at another snapshot.
-    SnapshotGone(Option<String>),
+    SnapshotGone(Option<Refused>),
     /// A page that cannot continue this traversal, in words: it said `MORE_PAGES_AVAILABLE`
     /// without a cursor or with a cursor already followed, or answered another query.
     Broken(&'static str),
+}
+
+/// What a server said when it refused a cursor with `410 CURSOR_EXPIRED`: its detail, and the
+/// reason of the `restart` it offered.
+#[derive(Default)]
+struct Refused {
+    detail: Option<String>,
+    restart: Option<String>,
+}
+
+impl Refused {
+    fn of(problem: &Problem) -> Refused {
+        let restart = match problem.continuation() {
+            Some(Continuation::Restart { reason }) if !reason.is_empty() => Some(reason),
+            _ => None,
+        };
+        Refused { detail: Some(problem.detail().to_owned()), restart }
+    }
 }
 
 /// Why a page cannot continue its traversal (each is a server's bug, or a proxy's).
@@ -373,7 +392,7 @@ where
         let page = match fetch_page(cursor.take()).await {
             Ok(page) => page,
             Err(error) if error.is_cursor_expired() && continuing => {
-                let said = error.problem().map(|problem| problem.detail().to_owned());
+                let said = error.problem().map(Refused::of);
                 return Ok(traversal.finish(Stop::SnapshotGone(said)));
             }
             Err(error) => return Err(error),
@@ -586,10 +605,16 @@ impl<T> Traversal<T> {
             Stop::LastPage => {}
             Stop::Limit(limit) => completeness.push_reason(limit),
             Stop::SnapshotGone(said) => {
-                // The server's own words, when it refused the cursor: "expired" is not "pruned".
-                let expired = match said.filter(|said| !said.is_empty()) {
-                    Some(said) => SnapshotExpired::new(snapshot()).with_message(said),
+                // The server's own words, when it refused the cursor: "expired" is not "pruned",
+                // in the message and in the restart it offered.
+                let Refused { detail, restart } = said.unwrap_or_default();
+                let expired = match restart {
+                    Some(why) => SnapshotExpired::cannot_continue(snapshot(), why),
                     None => SnapshotExpired::new(snapshot()),
+                };
+                let expired = match detail.filter(|detail| !detail.is_empty()) {
+                    Some(detail) => expired.with_message(detail),
+                    None => expired,
                 };
                 completeness.push_reason(expired);
             }
