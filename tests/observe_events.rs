@@ -904,9 +904,20 @@ fn short_token_app() -> Router {
 
 /// [`odd_numbers`] pinned to one snapshot, its pages attested for evidence.
 async fn pinned_numbers(request: PageRequest) -> Result<Envelope<u32>, Problem> {
+    evidenced_numbers(request, true)
+}
+
+/// [`pinned_numbers`] without the pin: its handler asks for evidence all the same.
+async fn unpinned_numbers(request: PageRequest) -> Result<Envelope<u32>, Problem> {
+    evidenced_numbers(request, false)
+}
+
+fn evidenced_numbers(request: PageRequest, pinned: bool) -> Result<Envelope<u32>, Problem> {
     let scope = Scope::new("numbers", "all numbers");
     let mut page = request.bind(QueryBinding::for_scope(&scope, "value ascending"))?;
-    page.pin_snapshot("s-1");
+    if pinned {
+        page.pin_snapshot("s-1");
+    }
     let after: u32 = page.position().map_or(Ok(0), |p| p.parse().map_err(|_| page.unreadable_position()))?;
     let rows: Vec<u32> = (after + 1..100).filter(|n| n % 2 == 1).take(page.fetch_size()).collect();
     let mut envelope: Envelope<u32> = page.envelope(scope, rows, |n| n.to_string());
@@ -961,4 +972,33 @@ fn a_cursor_longer_than_the_server_accepts_is_reported_where_it_is_made() {
     assert_eq!(refusal["code"], "INVALID_CURSOR", "{refusal}");
     let detail = refusal["detail"].as_str().unwrap();
     assert!(detail.contains("longer than the longest token this server accepts"), "{detail}");
+}
+
+/// A handler that asks for evidence on a traversal it did not pin to a snapshot gets none past
+/// one page, and the operator is told once (a `WARN` event `evidence_unpinned`), since tests
+/// with little data, whose traversals are one page, do not show it. A pinned one is not told.
+#[test]
+fn a_traversal_asking_for_evidence_without_a_pinned_snapshot_is_reported_once() {
+    let app = Router::new()
+        .route("/pinned", get(pinned_numbers).into())
+        .route("/unpinned", get(unpinned_numbers).into())
+        .with_state(CompletenessConfig::new(KEYS.clone()).with_anonymous_credential());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut evidence = Vec::new();
+    let (capture, _) = observing(|| {
+        runtime.block_on(async {
+            for uri in
+                ["/pinned?page_size=5", "/unpinned?page_size=500", "/unpinned?page_size=5", "/unpinned?page_size=5"]
+            {
+                let answer = app.clone().oneshot(get_request(uri)).await.unwrap();
+                let body = axum::body::to_bytes(answer.into_body(), usize::MAX).await.unwrap();
+                let page: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                evidence.push(page["evidence"].is_string());
+            }
+        })
+    });
+    assert_eq!(evidence, [false, true, false, false], "one whole page read at once gets evidence unpinned");
+    let event = only(capture.of_kind("evidence_unpinned"));
+    assert_eq!((event.level, event.field("resource")), (Level::WARN, "numbers"));
+    assert!(event.field("message").contains("pin_snapshot"), "{event:?}");
 }

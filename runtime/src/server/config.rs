@@ -89,6 +89,9 @@ pub struct CompletenessConfig {
     /// Set once a request without a credential was logged (`credential_missing`): the mistake
     /// is the service's, the same for every such request, and is said once per settings.
     missing_credential_told: Arc<AtomicBool>,
+    /// Set once an unpinned traversal that asked for evidence was logged (`evidence_unpinned`):
+    /// the handler's mistake, the same on every such page, said once per settings.
+    unpinned_evidence_told: Arc<AtomicBool>,
 }
 
 #[derive(Debug, Clone)]
@@ -119,7 +122,11 @@ impl CompletenessConfig {
             max_token_len: DEFAULT_MAX_TOKEN_LEN,
             anonymous: None,
         };
-        CompletenessConfig { settings: Arc::new(settings), missing_credential_told: Arc::default() }
+        CompletenessConfig {
+            settings: Arc::new(settings),
+            missing_credential_told: Arc::default(),
+            unpinned_evidence_told: Arc::default(),
+        }
     }
 
     fn edit(mut self, change: impl FnOnce(&mut Settings)) -> CompletenessConfig {
@@ -230,6 +237,12 @@ impl CompletenessConfig {
     /// of these settings, to be logged.
     pub(crate) fn first_missing_credential(&self) -> bool {
         !self.missing_credential_told.swap(true, Ordering::Relaxed)
+    }
+
+    /// True the first time it is asked: whether a traversal that asked for evidence without a
+    /// pinned snapshot is the first of these settings, to be logged.
+    pub(crate) fn first_unpinned_evidence(&self) -> bool {
+        !self.unpinned_evidence_told.swap(true, Ordering::Relaxed)
     }
 }
 

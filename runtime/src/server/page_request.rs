@@ -535,8 +535,18 @@ impl Page {
     /// when it carries a snapshot: pages read at different times do not make one inventory (a
     /// row that moved across the cursor between two of them is on neither), so only a traversal
     /// pinned to one snapshot is attested.
+    ///
+    /// A traversal that is not pinned is told to the operator, once per settings (a `WARN`
+    /// event `evidence_unpinned`): the handler asked for evidence, and a traversal of more than
+    /// one page never gets it, which tests with little data do not show.
     fn attest_cursor<R: Reason + From<MorePagesAvailable>>(&self, completeness: &mut Completeness<R>) {
-        let pinned = |claims: CursorClaims| claims.snapshot().is_some().then(|| claims.attested_whole());
+        let pinned = |claims: CursorClaims| match claims.snapshot() {
+            Some(_) => Some(claims.attested_whole()),
+            None => {
+                self.report_unpinned();
+                None
+            }
+        };
         let signed = completeness.next_cursor().map_or(0, str::len);
         if let Some(attested) = resigned_next_cursor(self.config.keys(), completeness, pinned) {
             completeness.attest_next_cursor(attested.into());
@@ -546,6 +556,21 @@ impl Page {
             {
                 self.report_if_too_long(cursor);
             }
+        }
+    }
+
+    /// Reports, once per settings, a page that asked for evidence on a traversal without a pinned
+    /// snapshot ([`Page::attest_cursor`]).
+    fn report_unpinned(&self) {
+        if self.config.first_unpinned_evidence() {
+            tracing::warn!(
+                target: crate::server::observe::TARGET,
+                event = "evidence_unpinned",
+                resource = self.query.resource(),
+                "a page asked for evidence (attach_evidence) on a traversal not pinned to a snapshot: a traversal \
+                 of more than one page gets no evidence, as its pages read at different times make no one \
+                 inventory (contract §6); call Page::pin_snapshot before the page is built. Said once."
+            );
         }
     }
 
