@@ -12,7 +12,10 @@ use crate::contract::warning::Warning;
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Intent {
-    /// Describe what was found.
+    /// Describe what was found, as the answer to the question: an incomplete result gets the
+    /// step that leads to a whole one (continue, retry, narrow, refuse), never
+    /// [`Decision::Proceed`], since a report of part of the scope reads as a report of all of
+    /// it. To look at the items a partial result holds, say so: [`Intent::Investigate`].
     Report,
     /// Conclude that nothing matching exists beyond the items returned (none, for an empty
     /// result).
@@ -76,7 +79,9 @@ pub enum Decision {
 /// is of) → narrow the query; a budget, source or snapshot reason → retry later; only
 /// pagination left (`MORE_PAGES_AVAILABLE`, a resumable `CLIENT_LIMIT_REACHED`, or the one
 /// service's own truncation on the answer, whose continuation is its `next_cursor`: contract
-/// §8) → continue the search. A complete result with a stale warning
+/// §8) → continue the search. That recovery is also the answer for [`Intent::Report`] and
+/// [`Intent::ClaimAbsence`] on an incomplete result, and for [`Intent::Investigate`] on an
+/// incomplete empty one (it has nothing to look into). A complete result with a stale warning
 /// proceeds for a report or an investigation, not for a claim of absence or a mutation,
 /// which need current state.
 ///
