@@ -1007,3 +1007,23 @@ async fn the_openapi_document_states_the_limits_the_service_applies() {
     let evidence = &doc["components"]["schemas"]["ArchiveRequest"]["properties"]["evidence"]["description"];
     assert!(evidence.as_str().unwrap().contains("expires 45 s after"), "{evidence}");
 }
+
+/// A handler that panics (a bug) is answered with the 500 `INTERNAL` problem by the layers every
+/// route of the example runs in, where axum would drop the connection unanswered.
+#[tokio::test]
+async fn a_handler_that_panics_is_answered_with_the_internal_problem() {
+    use tower::ServiceExt;
+    async fn boom() -> &'static str {
+        panic!("a bug")
+    }
+    let panicking = axum::Router::new().route("/boom", axum::routing::get(boom));
+    let app = e2e_support::service::refusals::around(panicking, Duration::from_secs(5));
+    let request = axum::http::Request::get("/boom").header("host", "localhost").body(axum::body::Body::empty());
+    let response = app.oneshot(request.unwrap()).await.expect("answered");
+    assert_eq!(response.status(), 500);
+    assert_eq!(response.headers()["content-type"], "application/problem+json");
+    let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let problem: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(problem["code"], "INTERNAL", "{problem}");
+    assert!(!problem.to_string().contains("a bug"), "the panic's words stay in the log: {problem}");
+}

@@ -102,11 +102,14 @@ pub fn refusal_saying(status: StatusCode, also: Option<&str>) -> Problem {
 }
 
 /// `router` behind the refusals: [`limits`] first (the body given `read_timeout` to arrive),
-/// then every error response below it answered [`as_problem`], and a body read cut at
-/// [`MAX_BODY_BYTES`].
+/// then every error response below it answered [`as_problem`], a body read cut at
+/// [`MAX_BODY_BYTES`], and a handler that panics (a bug) answered with the 500 `INTERNAL`
+/// problem, where the connection would be dropped unanswered (the panic's message goes to the
+/// process's standard error, the request log's line is an `ERROR`).
 pub fn around<S: Clone + Send + Sync + 'static>(router: Router<S>, read_timeout: Duration) -> Router<S> {
     router
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
         .layer(middleware::map_response(as_problem))
         .layer(middleware::from_fn(move |request: Request, next: Next| limits(request, next, read_timeout)))
 }
