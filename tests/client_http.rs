@@ -292,6 +292,10 @@ async fn a_page_whose_items_are_a_member_of_its_own_is_read_by_that_name() {
     };
     let unnamed = refused(client.pages::<u64>("/tickets", &[]).fetch(None).await);
     assert!(unnamed.contains("missing `items`"), "{unnamed}");
+    assert!(
+        unnamed.contains("its one array is `tickets`") && unnamed.contains("items_member(\"tickets\")"),
+        "{unnamed}"
+    );
     let other = refused(client.pages::<u64>("/tickets", &[]).items_member("orders").fetch(None).await);
     assert!(other.contains("no member `orders`, which holds its items"), "{other}");
     let both = client.pages::<u64>("/tickets", &[("both", "1")]).items_member("tickets");

@@ -132,7 +132,18 @@ impl<'de, T: DeserializeOwned, R: Reason> Deserialize<'de> for Envelope<T, R> {
                 .map(|(i, v)| serde_json::from_value(v).map_err(|e| D::Error::custom(format!("items[{i}]: {e}"))))
                 .collect::<Result<_, _>>()?,
             Some(_) => return Err(D::Error::custom("`items` must be an array")),
-            None => return Err(D::Error::custom(Violation::new(Rule::MembersPresent, "missing `items`"))),
+            None => {
+                // A service's own page struct names its items otherwise: say which array it holds.
+                let mut arrays = object.iter().filter(|(_, value)| value.is_array()).map(|(name, _)| name);
+                let said = match (arrays.next(), arrays.next()) {
+                    (Some(only), None) => format!(
+                        "missing `items` (its one array is `{only}`: a page whose items are a member of its own is \
+                         read with its own struct, or with the client's `items_member(\"{only}\")`)"
+                    ),
+                    _ => "missing `items`".to_owned(),
+                };
+                return Err(D::Error::custom(Violation::new(Rule::MembersPresent, said)));
+            }
         };
         if let Some(violation) =
             completeness.page().and_then(|page| rules::check_page_returned(page.returned, "items", items.len()))
