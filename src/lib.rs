@@ -190,7 +190,9 @@
 //! # `#[derive(ResultEnvelope)]`
 //!
 //! On a response struct: `Serialize`, [`ReportsCompleteness`] and, with `axum`, `IntoResponse`
-//! (so the struct derives `ResultEnvelope` instead of serde's `Serialize`, not beside it).
+//! (so the struct derives `ResultEnvelope` instead of serde's `Serialize`, not beside it:
+//! `#[derive(Serialize, ResultEnvelope)]` is rustc's E0119, "conflicting implementations of
+//! trait `Serialize`"; serde's `Deserialize` beside it is fine).
 //!
 //! | attribute | on | meaning |
 //! | --- | --- | --- |
