@@ -1553,6 +1553,12 @@ async fn descriptions_name_only_what_their_tool_takes_and_answers_with() {
         settings.cursor_ttl().as_secs()
     );
     assert!(list.contains(&sizes), "{sizes} in: {list}");
+    // How long evidence lasts, where it is made and where it is spent.
+    let lasts = format!("expires {} s after that page", settings.evidence_ttl().as_secs());
+    assert!(list.contains(&lasts), "{lasts} in: {list}");
+    let archive = tool(&tools, ARCHIVE).description.as_deref().unwrap_or_default();
+    let within = format!("within {} s of that page", settings.evidence_ttl().as_secs());
+    assert!(archive.contains(&within) && archive.contains("EVIDENCE_EXPIRED"), "{within} in: {archive}");
     let budget =
         format!("{} ms unless `time_budget_ms`", settings.default_time_budget().as_millis());
     assert!(search.contains(&budget), "{budget} in: {search}");

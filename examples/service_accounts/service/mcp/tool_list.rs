@@ -98,11 +98,13 @@ fn described_tools(document: &Value, settings: &CompletenessConfig) -> Vec<Tool>
             format!(
                 "List service accounts that are not archived (GET /service-accounts), a page at a time at a frozen \
                  snapshot. Page with `cursor` = `next_cursor` (same filters) until `next_cursor` is null; the last \
-                 page of a complete traversal carries `evidence`. A page holds {} accounts unless `page_size` asks \
-                 for another number, at most {}; a cursor expires {} s after its page. A verdict starting STARTED \
+                 page of a complete traversal carries `evidence`, which expires {} s after that page. A page holds \
+                 {} accounts unless `page_size` asks for another number, at most {}; a cursor expires {} s after \
+                 its page. A verdict starting STARTED \
                  OVER answers a cursor with the first page again: drop the pages read before it. One starting \
                  COMPLETE PAGE, INCOMPLETE TRAVERSAL ends a traversal an earlier page of which was partial or \
                  stale. {}",
+                settings.evidence_ttl().as_secs_f64(),
                 settings.default_page_size(),
                 settings.max_page_size(),
                 settings.cursor_ttl().as_secs_f64(),
@@ -155,12 +157,16 @@ fn described_tools(document: &Value, settings: &CompletenessConfig) -> Vec<Tool>
         .with_annotations(read_only("Read a service account")),
         Tool::new(
             ARCHIVE,
-            "Archive unowned service accounts (POST /service-accounts/archive); `archived` lists them. Needs \
-             `evidence` from the last page of a complete list_service_accounts traversal with owner `none` \
-             (complete: true), naming only ids of that inventory. Without evidence, with evidence of another or an \
-             incomplete inventory, or when a target changed since, it is refused as a whole with a tool error \
-             (`REFUSED (CODE)`, what is missing, the options) and nothing is archived; any other refusal archives \
-             nothing either.",
+            format!(
+                "Archive unowned service accounts (POST /service-accounts/archive); `archived` lists them. Needs \
+                 `evidence` from the last page of a complete list_service_accounts traversal with owner `none` \
+                 (complete: true), naming only ids of that inventory, within {} s of that page (then it is \
+                 EVIDENCE_EXPIRED: list again). Without evidence, with evidence of another or an incomplete \
+                 inventory, or when a target changed since, it is refused as a whole with a tool error \
+                 (`REFUSED (CODE)`, what is missing, the options) and nothing is archived; any other refusal \
+                 archives nothing either.",
+                settings.evidence_ttl().as_secs_f64()
+            ),
             input_schema::<ArchiveArgs>(),
         )
         .with_raw_output_schema(output("Archived"))
