@@ -126,8 +126,19 @@ impl Deny {
 /// thread's few megabytes; the memory is only reserved, not used, until something is that deep.
 const AUDIT_STACK_BYTES: usize = 64 * 1024 * 1024;
 
+/// The arguments as cargo passes them (`cargo-completeness completeness audit ...`), also when
+/// the binary is run by its own name (`cargo-completeness audit ...`), which lacks cargo's
+/// subcommand.
+fn cargo_arguments(arguments: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut arguments: Vec<_> = arguments.collect();
+    if arguments.get(1).is_some_and(|first| first == "audit") {
+        arguments.insert(1, "completeness".into());
+    }
+    arguments
+}
+
 fn main() -> ExitCode {
-    let Cargo::Completeness(Command::Audit(args)) = Cargo::parse();
+    let Cargo::Completeness(Command::Audit(args)) = Cargo::parse_from(cargo_arguments(std::env::args_os()));
     let audit =
         std::thread::Builder::new().name("audit".to_owned()).stack_size(AUDIT_STACK_BYTES).spawn(move || run(&args));
     let result = match audit {

@@ -1870,3 +1870,17 @@ fn a_handler_handed_to_a_helper_is_classified_where_the_helper_is_called() {
         "{report:#}"
     );
 }
+
+/// Run by its own name rather than through cargo (`cargo-completeness audit PATH`), the binary
+/// audits as `cargo completeness audit PATH` does.
+#[test]
+fn the_binary_run_by_its_own_name_audits_as_through_cargo() {
+    let path = fixture("list_pages");
+    let direct = Command::new(env!("CARGO_BIN_EXE_cargo-completeness"))
+        .args(["audit", "--format", "json"])
+        .arg(&path)
+        .output()
+        .expect("the audit binary runs");
+    assert!(direct.status.success(), "{}", String::from_utf8_lossy(&direct.stderr));
+    assert_eq!(direct.stdout, run(&path, &["--format", "json"]).stdout);
+}
