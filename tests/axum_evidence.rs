@@ -72,9 +72,11 @@ async fn forged_altered_oversized_or_cursor_tokens_are_412_evidence_invalid() {
         json!("ev1.k1.".to_owned() + &"A".repeat(1 << 20)),
     ];
     for token in tokens {
-        archive(&app, "admin", json!({"ids": ["sa-003"], "evidence": token}))
-            .await
-            .assert_problem(412, "EVIDENCE_INVALID");
+        let reply = archive(&app, "admin", json!({"ids": ["sa-003"], "evidence": token.clone()})).await;
+        reply.assert_problem(412, "EVIDENCE_INVALID");
+        // A cursor is named as one, so that the client sends the evidence instead.
+        let detail = reply.body["detail"].as_str().unwrap();
+        assert_eq!(detail.contains("it is a cursor"), token == json!(cursor), "{token}: {detail}");
     }
     // Not a string at all: a wrongly typed member, like any other (400 INVALID_BODY).
     for not_a_token in [json!(42), json!(["ev1"]), json!({})] {

@@ -35,7 +35,7 @@ use crate::contract::reason::Reason;
 use crate::server::config::{CompletenessConfig, CompletenessState};
 use crate::server::credential::Credential;
 use crate::server::cursor::{
-    Reader, TokenError, Writer, after, canonical_filters, filters_fingerprint, now_ms, rfc3339, token,
+    CURSOR_VERSION, Reader, TokenError, Writer, after, canonical_filters, filters_fingerprint, now_ms, rfc3339, token,
 };
 use crate::server::extract::{JsonObject, json_body_bytes};
 use crate::server::problem::{Problem, ProblemCode};
@@ -149,7 +149,17 @@ impl Evidence {
             let evidence = Evidence { resource, filters, snapshot, credential: name, issued_at_ms, expires_at_ms };
             r.is_done().then_some((bound_credential, evidence))
         })
-        .map_err(|why| forged(why.describe()).with_cause(why.cause()))?;
+        .map_err(|why| {
+            // A cursor where evidence belongs: both are this server's tokens, so say which it is.
+            let cursor = why == TokenError::Malformed && token.split('.').next() == Some(CURSOR_VERSION);
+            let said = if cursor {
+                "it is a cursor (a page's `next_cursor`), not evidence: send the `evidence` of the last page of a \
+                 complete inventory"
+            } else {
+                why.describe()
+            };
+            forged(said).with_cause(why.cause())
+        })?;
         let Some((bound_credential, evidence)) = decoded else {
             return Err(forged(TokenError::Unreadable.describe()).with_cause(TokenError::Unreadable.cause()));
         };
