@@ -375,7 +375,9 @@ async fn tour(link: &Link, options: &Options) -> Result<u8, Failed> {
     match (decision, collected.completeness.evidence()) {
         (Decision::Proceed, Some(evidence)) if !over_limit => archive(link, &collected, evidence, out).await,
         _ => {
-            let scope = format!("unowned service accounts (owner=none) visible to credential '{}'", options.token);
+            // The scope the action is for, whatever this credential reads of it: a credential that
+            // reads part of it is why the inventory is incomplete, not a narrower target.
+            let scope = "every unowned service account (owner=none), every tenant";
             // The archive takes evidence only: acting on the ids read so far is no option.
             let request =
                 ApprovalRequest::new("archive every unowned service account", scope, &collected).evidence_required();
