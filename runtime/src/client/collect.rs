@@ -205,9 +205,8 @@ enum Stop {
 
 /// What a server said when it refused a cursor with `410 CURSOR_EXPIRED`: its detail, and the
 /// reason of the `restart` it offered.
-#[derive(Default)]
 struct Refused {
-    detail: Option<String>,
+    detail: String,
     restart: Option<String>,
 }
 
@@ -217,7 +216,7 @@ impl Refused {
             Some(Continuation::Restart { reason }) if !reason.is_empty() => Some(reason),
             _ => None,
         };
-        Refused { detail: Some(problem.detail().to_owned()), restart }
+        Refused { detail: problem.detail().to_owned(), restart }
     }
 }
 
@@ -607,14 +606,15 @@ impl<T> Traversal<T> {
             Stop::SnapshotGone(said) => {
                 // The server's own words, when it refused the cursor: "expired" is not "pruned",
                 // in the message and in the restart it offered.
-                let Refused { detail, restart } = said.unwrap_or_default();
-                let expired = match restart {
-                    Some(why) => SnapshotExpired::cannot_continue(snapshot(), why),
+                let expired = match said {
+                    Some(Refused { detail, restart }) => {
+                        let expired = match restart {
+                            Some(why) => SnapshotExpired::cannot_continue(snapshot(), why),
+                            None => SnapshotExpired::new(snapshot()),
+                        };
+                        if detail.is_empty() { expired } else { expired.with_message(detail) }
+                    }
                     None => SnapshotExpired::new(snapshot()),
-                };
-                let expired = match detail.filter(|detail| !detail.is_empty()) {
-                    Some(detail) => expired.with_message(detail),
-                    None => expired,
                 };
                 completeness.push_reason(expired);
             }
