@@ -77,6 +77,18 @@ use axum::extract::FromRef;
 use crate::server::credential::Credential;
 use crate::server::cursor::{CursorKeys, DEFAULT_MAX_TOKEN_LEN};
 
+/// A mistake of the service's, the same on every request that meets it, told once per settings
+/// (and per clone of them, which shares the flag).
+#[derive(Debug, Clone, Default)]
+struct TellOnce(Arc<AtomicBool>);
+
+impl TellOnce {
+    /// True the first time it is asked.
+    fn first(&self) -> bool {
+        !self.0.swap(true, Ordering::Relaxed)
+    }
+}
+
 /// Server settings for cursors, page sizes, time budgets and evidence.
 ///
 /// Hand it to the router as its state (`.with_state(config)`), or keep it in the service's
@@ -88,10 +100,10 @@ pub struct CompletenessConfig {
     settings: Arc<Settings>,
     /// Set once a request without a credential was logged (`credential_missing`): the mistake
     /// is the service's, the same for every such request, and is said once per settings.
-    missing_credential_told: Arc<AtomicBool>,
+    missing_credential_told: TellOnce,
     /// Set once an unpinned traversal that asked for evidence was logged (`evidence_unpinned`):
     /// the handler's mistake, the same on every such page, said once per settings.
-    unpinned_evidence_told: Arc<AtomicBool>,
+    unpinned_evidence_told: TellOnce,
 }
 
 #[derive(Debug, Clone)]
@@ -124,8 +136,8 @@ impl CompletenessConfig {
         };
         CompletenessConfig {
             settings: Arc::new(settings),
-            missing_credential_told: Arc::default(),
-            unpinned_evidence_told: Arc::default(),
+            missing_credential_told: TellOnce::default(),
+            unpinned_evidence_told: TellOnce::default(),
         }
     }
 
@@ -236,13 +248,13 @@ impl CompletenessConfig {
     /// True the first time it is asked: whether a request without a credential is the first
     /// of these settings, to be logged.
     pub(crate) fn first_missing_credential(&self) -> bool {
-        !self.missing_credential_told.swap(true, Ordering::Relaxed)
+        self.missing_credential_told.first()
     }
 
     /// True the first time it is asked: whether a traversal that asked for evidence without a
     /// pinned snapshot is the first of these settings, to be logged.
     pub(crate) fn first_unpinned_evidence(&self) -> bool {
-        !self.unpinned_evidence_told.swap(true, Ordering::Relaxed)
+        self.unpinned_evidence_told.first()
     }
 }
 
