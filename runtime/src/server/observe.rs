@@ -388,9 +388,8 @@ impl fmt::Display for Sources<'_> {
     }
 }
 
-/// The `code` label of a code that is not bounded: one relayed from elsewhere, or read or built
-/// at run time.
-#[cfg(feature = "metrics")]
+/// The label of a value that is not bounded: a code relayed from elsewhere, or read or built at
+/// run time, or a method that is not a standard one.
 const OTHER: &str = "OTHER";
 
 /// The `code` label of a reason or warning: the code when it is `known` (standard, or declared
@@ -412,7 +411,7 @@ pub fn method_label(method: &Method) -> &'static str {
         Method::PATCH => "PATCH",
         Method::DELETE => "DELETE",
         Method::OPTIONS => "OPTIONS",
-        _ => "OTHER",
+        _ => OTHER,
     }
 }
 
