@@ -260,8 +260,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
 }
 
 /// The problem of a query string `T` cannot read: serde's words (without axum's preface), and
-/// the parameter at fault when there is one: the one whose value does not fit, or the one serde
-/// names at the top (given twice, unknown to a `deny_unknown_fields` struct, missing).
+/// the parameter at fault when there is one: the one the path leads to (a value that does not
+/// fit, a parameter unknown to a `deny_unknown_fields` struct), or the one serde names at the
+/// top (given twice, missing).
 fn query_does_not_fit(rejection: &axum::extract::rejection::QueryRejection) -> Problem {
     use std::error::Error;
     /// What axum's `Query` fails with: serde's error, with the path to where it stopped.
@@ -279,8 +280,8 @@ fn query_does_not_fit(rejection: &axum::extract::rejection::QueryRejection) -> P
     if unread.path().iter().next().is_some() {
         return problem.with_parameter(&unread.path().to_string());
     }
-    // serde's own words for a field given twice, unknown or missing: "duplicate field `x`".
-    let named = ["duplicate field `", "unknown field `", "missing field `"]
+    // serde's own words for a field given twice or missing: "duplicate field `x`".
+    let named = ["duplicate field `", "missing field `"]
         .iter()
         .find_map(|preface| said.strip_prefix(preface))
         .and_then(|rest| rest.split_once('`'))
